@@ -1,0 +1,121 @@
+"""The one place where wavesmith disagrees with AMD's PDFs.
+
+Each entry names the manual, the page, what the PDF says, what is right and the
+evidence. The generator applies an entry only if the PDF still says what the entry
+claims (`pdf`); if a newer PDF fixes the mistake, generation stops and asks for the
+entry to be removed, so corrections never outlive the error they correct.
+
+Kinds:
+  field_bits  — a format field's bit range:        target (FORMAT, FIELD), pdf/fix (hi, lo)
+  code_text   — an operand code's meaning:         target (FORMAT, FIELD, code), pdf/fix text
+  add_field   — a field the PDF's table omits:     target (FORMAT, FIELD), fix (hi, lo, text)
+  add_opcode  — an opcode the PDF's table omits or calls Reserved:
+                                                   target (FORMAT, NAME), fix opcode
+  opcode_enum — an OP field's inline enumeration contradicts the Instructions chapter
+                (which wavesmith follows):        target (FORMAT, "OP"), pdf {NAME: opcode}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Erratum:
+    id: str
+    archs: tuple[str, ...]
+    page: dict            # arch -> physical PDF page of the wrong text
+    kind: str
+    target: tuple
+    pdf: object           # what the PDF says (checked before applying)
+    fix: object           # what wavesmith uses instead
+    evidence: str
+
+
+ERRATA: tuple[Erratum, ...] = (
+    Erratum(
+        "vop3p-encoding-width", ("rdna3", "rdna3.5"), {"rdna3": 176, "rdna3.5": 178},
+        "field_bits", ("VOP3P", "ENCODING"), (31, 26), (31, 24),
+        "The table gives ENCODING [31:26] = 'b11001100, an 8-bit value in a 6-bit field. "
+        "LLVM encodes v_pk_add_f16 v0, v1, v2 as 0xcc0f4000 ...: bits [31:24] = 0xcc. "
+        "A 6-bit field would also make VOP3P collide with VOPD ('b110010) and VINTERP.",
+    ),
+    Erratum(
+        "vinterp-encoding-width", ("rdna3", "rdna3.5"), {"rdna3": 181, "rdna3.5": 183},
+        "field_bits", ("VINTERP", "ENCODING"), (31, 26), (31, 24),
+        "The table gives ENCODING [31:26] = 'b11001101, an 8-bit value in a 6-bit field. "
+        "LLVM encodes v_interp_p10_f32 as 0xcd00.... (bits [31:24] = 0xcd), as the LDSDIR "
+        "table does for its own 'b11001110 in [31:24].",
+    ),
+    Erratum(
+        "sopk-sdst-m0", ("rdna3", "rdna3.5"), {"rdna3": 155, "rdna3.5": 157},
+        "code_text", ("SOPK", "SDST", 124), "M0. Memory register 0.", "NULL",
+        "The SOPK SDST list swaps M0 and NULL. Every other operand table of the same manual "
+        "gives 124 = NULL, 125 = M0, and LLVM encodes s_movk_i32 m0, 0 with sdst = 125.",
+    ),
+    Erratum(
+        "sopk-sdst-null", ("rdna3", "rdna3.5"), {"rdna3": 155, "rdna3.5": 157},
+        "code_text", ("SOPK", "SDST", 125), "NULL", "M0. Misc register 0.",
+        "See sopk-sdst-m0: LLVM encodes s_movk_i32 null, 0 with sdst = 124.",
+    ),
+    Erratum(
+        "mimg-nsa-addr3", ("rdna3", "rdna3.5"), {"rdna3": 190, "rdna3.5": 192},
+        "add_field", ("MIMG", "ADDR3"), None, (87, 80, "Fourth address register. Present only when NSA=1."),
+        "The NSA dword holds 'up to 4 unique VGPR addresses' (NSA field text) but the table "
+        "lists only ADDR1 and ADDR2; LLVM's gfx11 MIMG NSA encoding places vaddr3 in [87:80].",
+    ),
+    Erratum(
+        "mimg-nsa-addr4", ("rdna3", "rdna3.5"), {"rdna3": 190, "rdna3.5": 192},
+        "add_field", ("MIMG", "ADDR4"), None, (95, 88, "Fifth address register. Present only when NSA=1."),
+        "As mimg-nsa-addr3; LLVM places vaddr4 in [95:88] of the 96-bit NSA form.",
+    ),
+)
+
+# Instructions LLVM 22 decodes and emits that the RDNA3/RDNA3.5 opcode tables omit. The
+# evidence column quotes LLVM's disassembly of the encoding (../shared/conformance/llvm).
+_MISSING = (
+    ("SMEM", "S_ATC_PROBE", 34, {"rdna3": 160, "rdna3.5": 162}, "f4880103 ... -> s_atc_probe 4, s[6:7], s90"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 35, {"rdna3": 160, "rdna3.5": 162}, "f48c0000 ... -> s_atc_probe_buffer 0, s[0:3], s0"),
+    ("SOPK", "S_SUBVECTOR_LOOP_BEGIN", 22, {"rdna3": 155, "rdna3.5": 157}, "bb001104 -> s_subvector_loop_begin s0, 4356"),
+    ("SOPK", "S_SUBVECTOR_LOOP_END", 23, {"rdna3": 155, "rdna3.5": 157}, "bbc33d01 -> s_subvector_loop_end s67, 15617"),
+    ("SOPP", "S_WAITCNT_DEPCTR", 8, {"rdna3": 159, "rdna3.5": 161},
+     "bf885400 -> s_waitcnt_depctr ...; the table lists opcode 8 as Reserved, section 5.2 names S_WAIT_DEPCTR"),
+    ("SOPP", "S_TTRACEDATA", 58, {"rdna3": 159, "rdna3.5": 161}, "bfba0000 -> s_ttracedata"),
+    ("SOPP", "S_TTRACEDATA_IMM", 59, {"rdna3": 159, "rdna3.5": 161}, "bfbb0001 -> s_ttracedata_imm 0x1"),
+)
+
+ERRATA += tuple(
+    Erratum(f"missing-{name.lower().replace('_', '-')}", ("rdna3", "rdna3.5"), pages, "add_opcode",
+            (fmt, name), None, opcode,
+            f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx1100, gfx1151) decodes "
+            f"{evidence}; LLVM also assembles it back to the same bytes.")
+    for fmt, name, opcode, pages, evidence in _MISSING
+) + (
+    Erratum(
+        "ldsdir-op-enumeration", ("rdna3",), {"rdna3": 183},
+        "opcode_enum", ("LDSDIR", "OP"), {"LDS_DIRECT_LOAD": 0, "LDS_PARAM_LOAD": 1}, None,
+        "The LDSDIR OP field text (and the LDS chapter's field table) says 0 = LDS_DIRECT_LOAD, "
+        "1 = LDS_PARAM_LOAD; the Instructions chapter gives LDS_PARAM_LOAD 0, LDS_DIRECT_LOAD 1. "
+        "LLVM 22 agrees with the Instructions chapter: ce000000 -> lds_param_load, ce100000 -> "
+        "lds_direct_load. wavesmith follows the Instructions chapter. (RDNA3.5 fixed the field text.)",
+    ),
+)
+
+
+# RDNA3.5 names the six GWS instructions (DS_GWS_INIT ... DS_GWS_BARRIER, page 581, and the GWS
+# section, pages 145-149) but its DS opcode table shows their opcodes 24-29 as Reserved.
+_GWS = (("DS_GWS_SEMA_RELEASE_ALL", 24, "d8620000 ... -> ds_gws_sema_release_all offset:4352 gds"),
+        ("DS_GWS_INIT", 25, "d8660100 ... -> ds_gws_init v66 offset:256 gds"),
+        ("DS_GWS_SEMA_V", 26, "d86a2500 ... -> ds_gws_sema_v offset:9472 gds"),
+        ("DS_GWS_SEMA_BR", 27, "d86e0900 ... -> ds_gws_sema_br v10 offset:2304 gds"),
+        ("DS_GWS_SEMA_P", 28, "d8720000 ... -> ds_gws_sema_p gds"),
+        ("DS_GWS_BARRIER", 29, "d8760300 ... -> ds_gws_barrier v160 offset:768 gds"))
+ERRATA += tuple(
+    Erratum(f"rdna35-{name.lower().replace('_', '-')}", ("rdna3.5",), {"rdna3.5": 186}, "add_opcode",
+            ("DS", name), None, opcode,
+            f"The RDNA3.5 DS opcode table shows opcode {opcode} as Reserved, yet page 581 lists {name} "
+            f"among the DS instructions. LLVM 22 (gfx1151) decodes {evidence}.")
+    for name, opcode, evidence in _GWS)
+
+
+def for_arch(arch: str) -> list[Erratum]:
+    return [e for e in ERRATA if arch in e.archs]

@@ -1,0 +1,306 @@
+"""Assemble parsed pieces of one manual into the data the generated modules hold."""
+from __future__ import annotations
+
+import re
+
+from .. import errata as errata_mod
+from . import parse as P
+from .pdf import Line
+
+MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
+
+
+def build_spec(lines: list[Line], arch: str) -> dict:
+    sections = P.split_sections(lines)
+    tables = P.find_tables(sections)
+    summary = P.parse_format_summary(tables)
+    field_tables = P.tables_by_suffix(tables, "Fields")
+    opcode_tables = P.tables_by_suffix(tables, "Opcodes")
+    descriptions = _format_descriptions(sections, summary)
+
+    raw_fields = {name: P.parse_field_table(field_tables[name]) for name in summary if name in field_tables}
+    applied = _apply_errata(arch, raw_fields)
+
+    formats = {}
+    for name, info in summary.items():
+        fields = raw_fields.get(name)
+        fixed = {}
+        if fields is None:
+            fields, fixed = _inherit_segment_format(name, raw_fields)
+        encoding = P.encoding_of(fields)
+        if encoding and fixed:
+            value, mask = encoding
+            for fname, fvalue in fixed.items():
+                f = next(f for f in fields if f.name == fname)
+                value |= fvalue << f.lo
+                mask |= ((1 << (f.hi - f.lo + 1)) - 1) << f.lo
+            encoding = (value, mask)
+        formats[name] = {
+            "width": info["width"], "widths": info["widths"], "page": info["page"],
+            "description": descriptions.get(name, ""),
+            "encoding": encoding, "fixed": fixed,
+            "fields": [(f.name, f.hi, f.lo, " ".join(f.text)) for f in sorted(fields, key=lambda f: f.lo)],
+        }
+
+    operands = {}
+    for fmt, fields in raw_fields.items():
+        for f in fields:
+            if f.codes:
+                operands.setdefault(fmt, {})[f.name] = [
+                    c + (text,) for c, (_, _, text) in
+                    zip(P.classify_operand_codes(f.codes, f"{fmt}.{f.name} (page {f.page})"), f.codes)]
+
+    instructions, report, more_errata = _build_instructions(arch, sections, formats, raw_fields, opcode_tables)
+    applied += more_errata
+    tables_out = _aux_tables(sections, tables, instructions)
+    return {"formats": formats, "operands": operands, "instructions": instructions,
+            "tables": tables_out, "errata": applied, "report": report}
+
+
+def _format_descriptions(sections, summary) -> dict[str, str]:
+    out = {}
+    for sec in P.chapter(sections, "Microcode Formats"):
+        if sec.title in summary and sec.lines and sec.lines[0].cells[0] == "Description":
+            text = [" ".join(sec.lines[0].cells[1:])]
+            for ln in sec.lines[1:]:
+                if P.CAPTION_RE.match(ln.text) or ln.x0 < sec.lines[0].x0 + 20:
+                    break
+                text.append(ln.text)
+            out[sec.title] = " ".join(text)
+    return out
+
+
+def _inherit_segment_format(name, raw_fields):
+    """GLOBAL and SCRATCH have no field table of their own: the FLAT table says they
+    share its layout and differ only in SEG ('0 = flat, 1 = scratch, 2 = global')."""
+    for fmt, fields in raw_fields.items():
+        for f in fields:
+            for value, seg_name in re.findall(r"(\d+) = (\w+)", " ".join(f.text)):
+                if seg_name.upper() == name:
+                    return fields, {f.name: int(value)}
+    raise P.SpecParseError(f"format {name} has neither a field table nor a segment value in another table")
+
+
+def _apply_errata(arch, raw_fields) -> list[dict]:
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind not in ("field_bits", "code_text", "add_field"):
+            continue
+        fmt, fname = e.target[0], e.target[1]
+        fields = raw_fields.get(fmt)
+        if fields is None:
+            raise P.SpecParseError(f"erratum {e.id}: format {fmt} not in the {arch} manual")
+        field = next((f for f in fields if f.name == fname), None)
+        if e.kind == "add_field":
+            if field is not None:
+                raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} manual now lists {fmt}.{fname}")
+            hi, lo, text = e.fix
+            page = fields[-1].page
+            fields.append(P.RawField(fname, hi, lo, [text], [], page))
+        elif field is None:
+            raise P.SpecParseError(f"erratum {e.id}: field {fmt}.{fname} not found")
+        elif e.kind == "field_bits":
+            page = field.page
+            if (field.hi, field.lo) != e.pdf:
+                raise P.SpecParseError(f"erratum {e.id} is stale: {fmt}.{fname} is now [{field.hi}:{field.lo}]")
+            field.hi, field.lo = e.fix
+        elif e.kind == "code_text":
+            code = e.target[2]
+            idx = next((i for i, c in enumerate(field.codes) if c[0] == code == c[1]), None)
+            if idx is None or field.codes[idx][2] != e.pdf:
+                raise P.SpecParseError(f"erratum {e.id} is stale: {fmt}.{fname} code {code} no longer reads '{e.pdf}'")
+            field.codes[idx] = (code, code, e.fix)
+            page = field.page
+        else:
+            raise P.SpecParseError(f"erratum {e.id}: unknown kind {e.kind}")
+        if page != e.page[arch]:
+            raise P.SpecParseError(f"erratum {e.id}: the text is on page {page} of the {arch} manual, "
+                                   f"the errata table says {e.page[arch]}")
+        applied.append({"id": e.id, "page": page, "target": ".".join(map(str, e.target)), "evidence": e.evidence})
+    return applied
+
+
+def _opcode_lists(raw_fields, opcode_tables):
+    """Opcode tables by key ('SOP2', 'VOPDX', ...), and the enumerations some OP fields
+    carry inline (LDSDIR: '0: LDS_DIRECT_LOAD'), which are only cross-checked."""
+    lists = {key: P.parse_opcode_table(t) for key, t in opcode_tables.items()}
+    enums = {}
+    for fmt, fields in raw_fields.items():
+        for f in fields:
+            if f.name == "OP" and fmt not in lists:
+                found = dict((m.group(2), int(m.group(1))) for m in
+                             (re.match(r"^(\d+): ([A-Z][A-Z0-9_]+)$", t) for t in f.text) if m)
+                if found:
+                    enums[fmt] = (found, f.page)
+    return lists, enums
+
+
+def _single_opcode_formats(sections, formats) -> list[tuple[str, str, int]]:
+    """'The export format has only a single opcode, "EXPORT".' -> [('EXP', 'EXPORT', page)]"""
+    out = []
+    for sec in P.chapter(sections, "Microcode Formats"):
+        if sec.title in formats:
+            for ln in sec.lines:
+                m = re.search(r'only a single opcode, "([A-Z_]+)"', ln.text)
+                if m:
+                    out.append((sec.title, m.group(1), ln.page))
+    return out
+
+
+def _apply_opcode_errata(arch, lists, opcode_tables):
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind != "add_opcode":
+            continue
+        fmt, name = e.target
+        if fmt not in lists:
+            raise P.SpecParseError(f"erratum {e.id}: no {fmt} opcode table in the {arch} manual")
+        if any(n == name or op == e.fix for op, n, _ in lists[fmt]):
+            raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} {fmt} table now lists {name} or opcode {e.fix}")
+        page = opcode_tables[fmt].page
+        if page != e.page[arch]:
+            raise P.SpecParseError(f"erratum {e.id}: the {fmt} opcode table is on page {page} of the {arch} "
+                                   f"manual, the errata table says {e.page[arch]}")
+        lists[fmt].append((e.fix, name, page))
+        applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
+    return applied
+
+
+def _check_opcode_enums(arch, enums, instructions):
+    applied = []
+    by_fmt = {(d["format"], d["name"]): d["opcode"] for d in instructions}
+    for e in errata_mod.for_arch(arch):
+        if e.kind == "opcode_enum" and (e.target[0] not in enums or enums[e.target[0]][0] != e.pdf):
+            raise P.SpecParseError(f"erratum {e.id} is stale: {e.target[0]}.OP no longer reads {e.pdf}")
+    for fmt, (enum, page) in enums.items():
+        actual = {name: by_fmt.get((fmt, name)) for name in enum}
+        if actual == enum:
+            continue
+        e = next((e for e in errata_mod.for_arch(arch) if e.kind == "opcode_enum" and e.target[0] == fmt), None)
+        if e is None or e.pdf != enum or e.page[arch] != page:
+            raise P.SpecParseError(f"{fmt}.OP enumeration on page {page} says {enum} but the Instructions "
+                                   f"chapter gives {actual}; add or fix an opcode_enum erratum")
+        applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
+    return applied
+
+
+def _section_format(section_title: str, sections, formats) -> str | None:
+    """Format of an Instructions-chapter section: the format section under the Microcode
+    Formats section of the same title ('Parameter and Direct Load from LDS' -> LDSDIR), or
+    a format named by a word of the title ('EXPORT Instructions' -> EXP)."""
+    title = re.sub(r"\s+Instructions$", "", section_title)
+    fmt_chapter = P.chapter(sections, "Microcode Formats")
+    for sec in fmt_chapter:
+        if sec.title.lower() == title.lower():
+            children = [s.title for s in fmt_chapter if s.number.startswith(sec.number + ".") and s.title in formats]
+            if len(children) == 1:
+                return children[0]
+    for w in re.findall(r"[A-Za-z0-9]+", title.upper()):
+        for fmt in sorted(formats, key=len, reverse=True):
+            if w == fmt or (w.startswith(fmt) and len(fmt) >= 3):
+                return fmt
+    return None
+
+
+def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
+    raw = P.parse_instructions(sections)
+    by_name: dict[str, list[P.RawInstruction]] = P.group_by(raw, lambda r: r.name)
+    lists, enums = _opcode_lists(raw_fields, opcode_tables)
+    applied = _apply_opcode_errata(arch, lists, opcode_tables)
+    for fmt, name, page in _single_opcode_formats(sections, formats):
+        lists.setdefault(fmt, []).append((0, name, page))
+    promoted_offset = _promotion_offsets(sections)
+
+    native_of = {}
+    for key in ("VOP1", "VOP2", "VOPC"):
+        for opcode, name, _ in lists.get(key, []):
+            native_of[name] = (key, opcode)
+
+    out, seen = [], set()
+    for key in sorted(lists):
+        fmt, slot = (key[:-1], key[-1]) if key in ("VOPDX", "VOPDY") else (key, None)
+        for opcode, name, page in lists[key]:
+            if (fmt, slot, opcode) in seen:
+                raise P.SpecParseError(f"{key} opcode {opcode} listed twice (page {page})")
+            seen.add((fmt, slot, opcode))
+            out.append(_instr(name, fmt, opcode, page, slot, by_name, native_of, promoted_offset))
+
+    # Entries of the Instructions chapter that no opcode table lists (EXP's single opcode).
+    listed = {d["name"] for d in out}
+    only_in_chapter = []
+    for r in raw:
+        if r.name in listed:
+            continue
+        fmt = _section_format(r.section.split(" ", 1)[1], sections, formats)
+        if fmt is None:
+            raise P.SpecParseError(f"{r.name} (page {r.page}) is in no opcode table and its section "
+                                   f"'{r.section}' names no format")
+        only_in_chapter.append(r.name)
+        out.append(_instr(r.name, fmt, r.opcode, r.page, None, by_name, native_of, promoted_offset))
+        listed.add(r.name)
+
+    mismatched = [(d["name"], d["format"], d["opcode"], d["promoted_from"])
+                  for d in out if d["promoted_from"] and
+                  d["opcode"] != native_of[d["name"]][1] + promoted_offset.get(d["promoted_from"], d["opcode"])]
+    if mismatched:
+        raise P.SpecParseError(f"VOP3 opcodes of promoted instructions disagree with the stated offsets: {mismatched[:5]}")
+
+    applied += _check_opcode_enums(arch, enums, out)
+    report = {
+        "without_description": sorted({d["name"] for d in out if d["description"] is None}),
+        "only_in_instructions_chapter": only_in_chapter,
+        "promotion_offsets": promoted_offset,
+        "chapter_entries": len(raw),
+        "chapter_entries_with_pcode_block": sorted({r.name for r in raw if r.pcode}),
+    }
+    return out, report, applied
+
+
+def _instr(name, fmt, opcode, page, slot, by_name, native_of, promoted_offset):
+    entries = by_name.get(name, [])
+    entry = next((r for r in entries if r.opcode == opcode), entries[0] if entries else None)
+    pcode = P.normalise_pcode(entry.pcode, MONO_CHAR_WIDTH) if entry else None
+    promoted = native_of[name][0] if fmt in ("VOP3", "VOP3SD") and name in native_of else None
+    return {
+        "name": name, "format": fmt, "opcode": opcode, "slot": slot, "page": page,
+        "promoted_from": promoted,
+        "description": " ".join(entry.description) if entry else None,
+        "notes": "\n".join(entry.notes) if entry and entry.notes else None,
+        "pcode": pcode,
+        "pcode_page": entry.page if entry else None,
+        "operand_types": P.operand_types(pcode),
+    }
+
+
+def _promotion_offsets(sections) -> dict[str, int]:
+    """'16.8.1. VOP1 using VOP3 encoding ... The VOP3 opcode is: VOP2 opcode + 0x180.'"""
+    out = {}
+    for sec in P.chapter(sections, "Instructions"):
+        m = re.match(r"^([A-Z0-9]+) using VOP3", sec.title)
+        if m:
+            text = " ".join(ln.text for ln in sec.lines)
+            off = re.search(r"VOP3 opcode is: \w+ opcode \+ (0x[0-9A-Fa-f]+)", text)
+            if off:
+                out[m.group(1)] = int(off.group(1), 16)
+    return out
+
+
+def _aux_tables(sections, tables, instructions) -> dict:
+    out = {"hwreg": P.parse_hwreg_table(sections)}
+    by_title = {t.title: t for t in tables}
+    for key, title in (("status", "Status Register Fields"), ("mode", "Mode Register Fields")):
+        if title in by_title:
+            out[key] = P.parse_register_fields(by_title[title])
+    if "DPP_CTRL Enumeration" in by_title:
+        out["dpp_ctrl"] = P.parse_dpp_ctrl(by_title["DPP_CTRL Enumeration"])
+    if "Buffer and Image Data Formats" in by_title:
+        out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
+    waitcnt = next((d for d in instructions if d["name"] == "S_WAITCNT"), None)
+    if waitcnt and waitcnt["description"]:
+        out["waitcnt"] = P.parse_simm16_layout(_split_sentences(waitcnt))
+    return out
+
+
+def _split_sentences(instr) -> list[str]:
+    # descriptions are joined with spaces; the layout lines are recognisable by 'X = SIMM16[..]'
+    return re.findall(r"\w+ = SIMM16\[\d+:\d+\]", instr["description"])

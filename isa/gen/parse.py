@@ -1,0 +1,400 @@
+"""Turn the typed lines of an AMD ISA reference guide into ISA data.
+
+What is read, and from where (chapter numbers are RDNA3's; sections are found by
+title, not by number or page):
+  * "Summary of Microcode Formats" table         -> format names and widths
+  * "<FMT> Fields" tables                        -> bit fields, fixed ENCODING bits,
+                                                    operand code enumerations
+  * "<FMT> Opcodes", "VOPD X-/Y-Opcodes" tables  -> (format, opcode, name)
+  * the "Instructions" chapter                   -> description, pseudocode, notes
+  * smaller tables the emulator needs            -> hardware registers, STATUS/MODE,
+                                                    s_waitcnt layout, DPP_CTRL, data formats
+Every value keeps the physical page it came from so errata and reviews can cite it.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from .pdf import Line
+
+HEADING_RE = re.compile(r"^(?:Chapter (\d+)\.|(\d+(?:\.\d+)+)\.)\s+(.+)$")
+CAPTION_RE = re.compile(r"^Table (\d+)\.\s+(.+)$")
+FIELD_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+FIELD_ROW_RE = re.compile(r"^([A-Z][A-Z0-9_]*) \[(\d+)(?::(\d+))?\]\s*(.*)$")
+# "0-105 SGPR0 - SGPR105: ...", "249 - 252 Reserved.", "12-16 Position 0-4"; not "1 = clamp"
+CODE_ROW_RE = re.compile(r"^(\d+)\s*(?:-\s*(\d+))?\s+(?![=:])(\S.*)$")
+OPCODE_PAIR_RE = re.compile(r"(?<![\w\[])(\d+) ([A-Z][A-Z0-9_]+)\b")
+INSTR_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]+$")
+TABLE_TEXT_MAX_SIZE = 9.5   # table bodies are set in 9pt, running text in 10pt
+
+
+@dataclass
+class Section:
+    number: str
+    title: str
+    page: int
+    lines: list[Line] = field(default_factory=list)
+
+
+@dataclass
+class Table:
+    number: int
+    title: str
+    page: int
+    section: str
+    rows: list[Line]
+
+
+@dataclass
+class RawField:
+    name: str
+    hi: int
+    lo: int
+    text: list[str]
+    codes: list[tuple[int, int, str]]
+    page: int
+
+
+@dataclass
+class RawInstruction:
+    name: str
+    opcode: int
+    section: str
+    page: int
+    description: list[str] = field(default_factory=list)
+    pcode: list[tuple[float, str]] = field(default_factory=list)  # (x0, text)
+    notes: list[str] = field(default_factory=list)
+
+
+class SpecParseError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- document structure
+
+def split_sections(lines: list[Line]) -> list[Section]:
+    sections = [Section("0", "front matter", 1)]
+    for ln in lines:
+        m = HEADING_RE.match(ln.text) if ln.is_heading else None
+        if m:
+            sections.append(Section(m.group(1) or m.group(2), m.group(3), ln.page))
+        else:
+            sections[-1].lines.append(ln)
+    return sections
+
+
+def find_tables(sections: list[Section]) -> list[Table]:
+    """Captioned tables: the caption line, then the 9pt rows that follow it."""
+    tables = []
+    for sec in sections:
+        i = 0
+        while i < len(sec.lines):
+            m = CAPTION_RE.match(sec.lines[i].text)
+            if not m or sec.lines[i].size > TABLE_TEXT_MAX_SIZE + 1:
+                i += 1
+                continue
+            j = i + 1
+            rows = []
+            while j < len(sec.lines):
+                ln = sec.lines[j]
+                if ln.size >= TABLE_TEXT_MAX_SIZE:
+                    break
+                if ln.font != "bold":       # bold 9pt lines are the column headers
+                    rows.append(ln)
+                j += 1
+            tables.append(Table(int(m.group(1)), m.group(2).strip(), sec.lines[i].page, sec.number, rows))
+            i = j
+    return tables
+
+
+def chapter(sections: list[Section], title: str) -> list[Section]:
+    """The sections of the chapter whose title is `title` (matched case-insensitively)."""
+    for sec in sections:
+        if "." not in sec.number and sec.title.lower() == title.lower():
+            prefix = sec.number + "."
+            return [sec] + [s for s in sections if s.number.startswith(prefix)]
+    raise SpecParseError(f"chapter '{title}' not found")
+
+
+# ---------------------------------------------------------------- microcode formats
+
+def parse_format_summary(tables: list[Table]) -> dict[str, dict]:
+    table = _table(tables, "Summary of Microcode Formats")
+    formats, width = {}, None
+    for row in table.rows:
+        m = re.match(r"^([A-Z][A-Z0-9]+) ([A-Z][A-Z0-9]+)(?: (\d+)(?: or (\d+))?)?$", row.text)
+        if not m:
+            continue
+        if m.group(3):
+            width = int(m.group(3))
+        widths = [width] + ([int(m.group(4))] if m.group(4) else [])
+        formats[m.group(1)] = {"width": widths[0], "widths": widths, "page": row.page}
+    if not formats:
+        raise SpecParseError(f"no rows in '{table.title}' (page {table.page})")
+    return formats
+
+
+def parse_field_table(table: Table) -> list[RawField]:
+    fields: list[RawField] = []
+    for row in table.rows:
+        m = FIELD_ROW_RE.match(row.text)
+        if m:
+            hi = int(m.group(2))
+            lo = int(m.group(3)) if m.group(3) is not None else hi
+            text = [m.group(4)] if m.group(4) else []
+            fields.append(RawField(m.group(1), hi, lo, text, [], row.page))
+            continue
+        if not fields:
+            continue
+        code = CODE_ROW_RE.match(row.text)
+        if code:
+            lo = int(code.group(1))
+            hi = int(code.group(2)) if code.group(2) else lo
+            fields[-1].codes.append((lo, hi, code.group(3)))
+        else:
+            fields[-1].text.append(row.text)
+    # A field may be listed twice when its row is repeated across a page break
+    # (RDNA3 VINTERP SRC0): keep one entry, with the richer description.
+    merged: dict[str, RawField] = {}
+    for f in fields:
+        old = merged.get(f.name)
+        if old and (old.hi, old.lo) == (f.hi, f.lo):
+            if len(f.codes) > len(old.codes):
+                merged[f.name] = f
+        elif old:
+            raise SpecParseError(f"{table.title} (page {f.page}): field {f.name} listed twice "
+                                 f"with different bits [{old.hi}:{old.lo}] and [{f.hi}:{f.lo}]")
+        else:
+            merged[f.name] = f
+    return list(merged.values())
+
+
+def parse_opcode_table(table: Table) -> list[tuple[int, str, int]]:
+    out = []
+    for row in table.rows:
+        for num, name in OPCODE_PAIR_RE.findall(row.text):
+            if name != "Reserved":
+                out.append((int(num), name, row.page))
+    return out
+
+
+def encoding_of(fields: list[RawField]) -> tuple[int, int] | None:
+    """The fixed bits of a format as (value, mask), from its ENCODING field."""
+    for f in fields:
+        if f.name == "ENCODING":
+            m = re.search(r"'b([01_]+)", " ".join(f.text))
+            if not m:
+                raise SpecParseError(f"ENCODING field on page {f.page} has no 'b value: {f.text}")
+            bits = m.group(1).replace("_", "")
+            width = f.hi - f.lo + 1
+            if len(bits) != width:
+                raise SpecParseError(
+                    f"ENCODING field on page {f.page}: value 'b{bits} has {len(bits)} bits but "
+                    f"the field [{f.hi}:{f.lo}] has {width} (needs an errata entry)")
+            return int(bits, 2) << f.lo, ((1 << width) - 1) << f.lo
+    return None
+
+
+# ---------------------------------------------------------------- operand codes
+
+_OPERAND_PATTERNS = [
+    (re.compile(r"^SGPR(\d+) - SGPR(\d+)"), lambda m: ("sgpr", int(m.group(1)))),
+    (re.compile(r"^TTMP(\d+) - TTMP(\d+)"), lambda m: ("ttmp", int(m.group(1)))),
+    (re.compile(r"^VGPR (\d+) - (\d+)"), lambda m: ("vgpr", int(m.group(1)))),
+    (re.compile(r"^Signed integer (-?\d+) to (-?\d+)"), lambda m: ("int", int(m.group(1)))),
+    (re.compile(r"^(-?\d+)\.$"), lambda m: ("int", int(m.group(1)))),
+    (re.compile(r"^(-?\d+\.\d+)\.$"), lambda m: ("float", float(m.group(1)))),
+    (re.compile(r"^1/\(2\*PI\)"), lambda m: ("float", 1 / (2 * math.pi))),
+    (re.compile(r"^Literal constant"), lambda m: ("literal", None)),
+    (re.compile(r"^Reserved"), lambda m: None),
+    (re.compile(r"^([A-Z][A-Z0-9_]+)(?=$|[\s.:(])"), lambda m: ("special", m.group(1))),
+    (re.compile(r"^(.*)$"), lambda m: ("other", m.group(1))),   # e.g. EXP targets: "Primitive data"
+]
+
+
+def classify_operand_codes(codes: list[tuple[int, int, str]], where: str) -> list[tuple]:
+    """[(lo, hi, kind, base)]: what each range of an operand field's codes selects.
+
+    kind is sgpr/ttmp/vgpr (base = first register number), int (base = value at lo,
+    counting up or down as the text's range says), float (base = value), literal, or
+    special (base = name, e.g. VCC_LO, NULL, M0, SCC, SHARED_BASE, DPP16)."""
+    out = []
+    for lo, hi, text in codes:
+        for pattern, make in _OPERAND_PATTERNS:
+            m = pattern.match(text)
+            if m:
+                kind = make(m)
+                if kind is not None:
+                    out.append((lo, hi) + kind)
+                break
+        else:
+            raise SpecParseError(f"{where}: cannot classify operand code {lo}-{hi} '{text}'")
+    return out
+
+
+# ---------------------------------------------------------------- instructions chapter
+
+def parse_instructions(sections: list[Section]) -> list[RawInstruction]:
+    out: list[RawInstruction] = []
+    for sec in chapter(sections, "Instructions"):
+        current: RawInstruction | None = None
+        in_notes = False
+        for ln in sec.lines:
+            if (ln.font == "bold" and len(ln.cells) == 2 and INSTR_NAME_RE.match(ln.cells[0])
+                    and ln.cells[1].isdigit()):
+                current = RawInstruction(ln.cells[0], int(ln.cells[1]), sec.number + " " + sec.title, ln.page)
+                out.append(current)
+                in_notes = False
+            elif current is None:
+                continue
+            elif ln.font == "bold" and ln.text == "Notes":
+                in_notes = True
+            elif in_notes:
+                current.notes.append(ln.text if ln.font != "mono" else "    " + ln.text)
+            elif ln.font == "mono":
+                current.pcode.append((ln.x0, ln.text))
+            else:
+                current.description.append(ln.text)
+    return out
+
+
+def normalise_pcode(lines: list[tuple[float, str]], char_width: float) -> str | None:
+    """Pseudocode lines with indentation rebuilt from their x position (2 spaces a level)."""
+    if not lines:
+        return None
+    base = min(x for x, _ in lines)
+    out = []
+    for x, text in lines:
+        level = round((x - base) / char_width / 2)
+        out.append("  " * level + text.rstrip())
+    return "\n".join(out)
+
+
+_TYPE_RE = re.compile(r"\b(S0|S1|S2|D0|D1|SDATA|VDATA|DATA|DATA2|ADDR|RETURN_DATA|VCC|SCC|SRC0|SRC1|SRC2)"
+                      r"(\[[^\]]*\])?\.([a-z]+\d*)\b")
+_SHORT_TYPES = {"u": "u32", "i": "i32", "f": "f32", "b": "b32"}
+
+
+def operand_types(pcode: str | None) -> dict[str, str]:
+    """Data type of each operand as the pseudocode accesses it (S0.f16 -> f16).
+
+    Whole-register accesses win over sliced ones (S0[31 : 16].f16 is one half of a
+    packed operand; such operands are typed 'pk_f16')."""
+    if not pcode:
+        return {}
+    whole: dict[str, str] = {}
+    sliced: dict[str, str] = {}
+    for name, index, typ in _TYPE_RE.findall(pcode):
+        typ = _SHORT_TYPES.get(typ, typ)
+        if not re.match(r"^(u|i|f|b|bf)\d+$", typ):
+            continue
+        if not index or "laneId" in index:
+            whole.setdefault(name, typ)
+        else:
+            sliced.setdefault(name, "pk_" + typ)
+    return {k: whole.get(k) or sliced[k] for k in sorted(set(whole) | set(sliced))}
+
+
+# ---------------------------------------------------------------- auxiliary tables
+
+def parse_register_fields(table: Table) -> list[tuple[str, int, int, str]]:
+    """STATUS / MODE register field tables: (name, hi, lo, description)."""
+    out = []
+    for row in table.rows:
+        m = re.match(r"^([A-Z][A-Z0-9_]*(?:_ [A-Z0-9_]+)?) (\d+)(?::(\d+))?\b\s*(.*)$", row.text)
+        if m and not row.text.startswith("[") and row.x0 < 70:
+            hi = int(m.group(2))
+            lo = int(m.group(3)) if m.group(3) else hi
+            if m.group(3):
+                hi, lo = max(hi, lo), min(hi, lo)
+            desc = re.sub(r"^[YN] ", "", m.group(4))
+            out.append((m.group(1).replace(" ", ""), hi, lo, desc))
+        elif out:
+            out[-1] = out[-1][:3] + ((out[-1][3] + " " + row.text).strip(),)
+    return out
+
+
+def parse_hwreg_table(sections: list[Section]) -> list[tuple[int, str, str]]:
+    """The S_GETREG/S_SETREG register ids ('Code | Register' table in Wave State Registers)."""
+    for sec in sections:
+        for i, ln in enumerate(sec.lines):
+            if ln.font == "bold" and ln.cells[:2] == ("Code", "Register"):
+                out = []
+                for row in sec.lines[i + 1:]:
+                    if row.size >= TABLE_TEXT_MAX_SIZE or row.font == "bold":
+                        break
+                    if row.cells[0].isdigit() and len(row.cells) >= 2:
+                        if row.cells[1] != "Reserved":
+                            out.append((int(row.cells[0]), row.cells[1], " ".join(row.cells[2:])))
+                    elif out:
+                        out[-1] = out[-1][:2] + ((out[-1][2] + " " + row.text).strip(),)
+                return out
+    raise SpecParseError("hardware register table ('Code | Register') not found")
+
+
+def parse_simm16_layout(description: list[str]) -> list[tuple[str, int, int]]:
+    """'EXP = SIMM16[2:0]' lines of S_WAITCNT's description: (counter, hi, lo)."""
+    out = []
+    for text in description:
+        m = re.match(r"^(\w+) = SIMM16\[(\d+):(\d+)\]", text)
+        if m:
+            out.append((m.group(1), int(m.group(2)), int(m.group(3))))
+    return out
+
+
+def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
+    """DPP_CTRL enumeration: (name, first code, last code, description)."""
+    rows: list[list] = []
+    for row in table.rows:
+        m = re.match(r"^(DPP_[A-Z_]+\*?) ([0-9A-F]{3})(-?)$", row.cells[0])
+        if m:
+            rows.append([m.group(1), int(m.group(2), 16), int(m.group(2), 16), row.cells[-1] if len(row.cells) > 2 else ""])
+            continue
+        if not rows:
+            continue
+        for cell in row.cells:
+            if re.fullmatch(r"[0-9A-F]{3}", cell):
+                rows[-1][2] = int(cell, 16)
+        if re.fullmatch(r"[A-Z_]+\*?", row.cells[0]) and not re.fullmatch(r"[0-9A-F]{3}", row.cells[0]):
+            rows[-1][0] += row.cells[0]
+        if len(row.cells) >= 3:
+            rows[-1][3] = (rows[-1][3] + " " + row.cells[-1]).strip()
+    return [(name.rstrip("*"), lo, hi, desc) for name, lo, hi, desc in rows]
+
+
+def parse_number_name_table(table: Table) -> list[tuple[int, str]]:
+    """Tables of '# | Name' pairs in several columns (buffer/image data formats)."""
+    out = []
+    for row in table.rows:
+        cells = row.cells
+        for i in range(len(cells) - 1):
+            if cells[i].isdigit() and re.fullmatch(r"[A-Z0-9_]+", cells[i + 1]) and not cells[i + 1].isdigit():
+                out.append((int(cells[i]), cells[i + 1]))
+    return sorted(set(out))
+
+
+def _table(tables: list[Table], title: str) -> Table:
+    for t in tables:
+        if t.title.lower() == title.lower():
+            return t
+    raise SpecParseError(f"table '{title}' not found")
+
+
+def tables_by_suffix(tables: list[Table], suffix: str) -> dict[str, Table]:
+    """{'SOP2': Table 'SOP2 Fields', ...} for every caption '<X> <suffix>'."""
+    out = {}
+    for t in tables:
+        m = re.match(rf"^([A-Z][A-Z0-9]*)(?: ([XY]))?-? ?{suffix}$", t.title)
+        if m:
+            out[m.group(1) + (m.group(2) or "")] = t
+    return out
+
+
+def group_by(items, key):
+    out = defaultdict(list)
+    for it in items:
+        out[key(it)].append(it)
+    return out

@@ -1,0 +1,37 @@
+"""Shared fixtures: where ../shared is, and each PDF read once per test session."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("WAVESMITH_SHARED", REPO.parent / "shared"))
+
+
+def shared_path(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} not present (set WAVESMITH_SHARED to the shared resources folder)")
+    return path
+
+
+_lines_cache: dict = {}
+
+
+@pytest.fixture(scope="session")
+def pdf_lines():
+    """pdf_lines(arch) -> typed lines of that arch's PDF (skips when the PDF is absent)."""
+    from isa import sources
+    from isa.gen.pdf import read_lines
+
+    def get(arch: str):
+        if arch not in _lines_cache:
+            try:
+                path = sources.locate(arch)
+            except sources.SpecSourceError as e:
+                pytest.skip(str(e))
+            _lines_cache[arch] = read_lines(str(path), progress=False)
+        return _lines_cache[arch]
+    return get

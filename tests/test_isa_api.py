@@ -1,0 +1,143 @@
+"""The public isa API: loading, targets, formats, lookup and identification."""
+import pytest
+
+import isa
+from isa import errata
+
+ARCHS = ["rdna3", "rdna3.5"]
+
+
+@pytest.mark.parametrize("target,arch", [("rdna3", "rdna3"), ("gfx1100", "rdna3"), ("gfx1103", "rdna3"),
+                                         ("GFX1151", "rdna3.5"), ("gfx1150", "rdna3.5"), ("rdna3.5", "rdna3.5"),
+                                         ("gfx1100-w64", "rdna3")])
+def test_load_by_family_or_target(target, arch):
+    assert isa.load(target).arch == arch
+
+
+@pytest.mark.parametrize("target", ["gfx1201", "rdna4", "gfx942", "cdna3", "gfx950"])
+def test_known_but_not_generated_arch_has_clear_error(target):
+    with pytest.raises(isa.ISALoadError, match="no generated ISA definitions"):
+        isa.load(target)
+
+
+def test_unknown_target_lists_known_ones():
+    with pytest.raises(ValueError, match="unknown target 'gfx9999'.*rdna3"):
+        isa.load("gfx9999")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_every_format_required_by_the_issue_exists(arch):
+    spec = isa.load(arch)
+    required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3 VOP3SD VOP3P VOPD DPP16 DPP8 VINTERP "
+                "LDSDIR DS MUBUF MTBUF MIMG FLAT GLOBAL SCRATCH EXP").split()
+    assert set(required) <= set(spec.formats)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_fields_are_disjoint_and_inside_the_format(arch):
+    for fmt in isa.load(arch).formats.values():
+        used = 0
+        for name, hi, lo in fmt.fields:
+            assert hi >= lo, (fmt.name, name)
+            mask = ((1 << (hi - lo + 1)) - 1) << lo
+            assert used & mask == 0, f"{fmt.name}.{name} overlaps another field"
+            used |= mask
+            assert hi < max(fmt.widths) or fmt.name in ("DPP16", "DPP8"), (fmt.name, name, hi)
+        if fmt.encoding:
+            value, mask = fmt.encoding
+            assert value & ~mask == 0
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_fixed_encodings_identify_one_format(arch):
+    """No two formats share fixed bits except VOP3/VOP3SD, which split the opcode space."""
+    spec = isa.load(arch)
+    seen = {}
+    for fmt in spec.formats.values():
+        if fmt.encoding:
+            seen.setdefault(fmt.encoding, []).append(fmt.name)
+    shared = [names for names in seen.values() if len(names) > 1]
+    assert shared == [["VOP3", "VOP3SD"]]
+    vop3 = {d.opcode for d in spec.instructions if d.format == "VOP3"}
+    vop3sd = {d.opcode for d in spec.instructions if d.format == "VOP3SD"}
+    assert vop3sd and not (vop3 & vop3sd)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_opcodes_unique_per_format(arch):
+    keys = [(d.format, d.slot, d.opcode) for d in isa.load(arch).instructions]
+    assert len(keys) == len(set(keys))
+
+
+def test_lookup_accepts_llvm_suffixes_and_case():
+    spec = isa.load("rdna3")
+    both = spec.lookup("v_add_f32")
+    assert {(d.format, d.opcode) for d in both} == {("VOP2", 3), ("VOP3", 259)}
+    assert [(d.format, d.opcode) for d in spec.lookup("V_ADD_F32_e64")] == [("VOP3", 259)]
+    assert [(d.format, d.opcode) for d in spec.lookup("v_add_f32_e32")] == [("VOP2", 3)]
+    assert {d.slot for d in spec.lookup("v_dual_mov_b32")} == {"X", "Y"}
+    assert [d.name for d in spec.lookup("exp")] == ["EXPORT"]
+    assert spec.lookup("v_no_such_thing") == []
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_promoted_vop3_opcodes_follow_the_stated_offsets(arch):
+    """VOP3 copies of VOP1/VOP2/VOPC instructions sit at native opcode + the offset the
+    Instructions chapter states (16.x.1 'VOPn using VOP3 encoding')."""
+    spec = isa.load(arch)
+    offsets = spec.report["promotion_offsets"]
+    assert set(offsets) == {"VOP1", "VOP2", "VOPC"}
+    promoted = [d for d in spec.instructions if d.promoted_from]
+    assert len(promoted) > 250
+    for d in promoted:
+        native = [n for n in spec.lookup(d.name) if n.format == d.promoted_from]
+        assert native and d.opcode == native[0].opcode + offsets[d.promoted_from], d
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_every_erratum_for_the_arch_was_applied(arch):
+    spec = isa.load(arch)
+    assert {e["id"] for e in spec.errata} == {e.id for e in errata.for_arch(arch)}
+    for e in spec.errata:
+        assert e["page"] > 0 and e["evidence"]
+
+
+def test_identify_reports_short_and_unknown_input():
+    spec = isa.load("rdna3")
+    with pytest.raises(ValueError, match="at least 4 bytes"):
+        spec.identify(b"\x00")
+    with pytest.raises(ValueError, match="needs 8 bytes"):
+        spec.identify(bytes.fromhex("000404f4"))        # SMEM is 64-bit
+
+
+def test_operand_codes_are_classified():
+    spec = isa.load("rdna3")
+    codes = {c[0]: c for c in spec.operands["VOP3"]["SRC0"]}
+    assert codes[0][2:4] == ("sgpr", 0)
+    assert codes[106][2:4] == ("special", "VCC_LO")
+    assert codes[124][2:4] == ("special", "NULL") and codes[125][2:4] == ("special", "M0")
+    assert codes[129][2:4] == ("int", 1) and codes[129][1] == 192
+    assert codes[193][2:4] == ("int", -1) and codes[193][1] == 208
+    assert codes[240][2:4] == ("float", 0.5)
+    assert codes[255][2] == "literal"
+    assert codes[256][2:4] == ("vgpr", 0) and codes[256][1] == 511
+    sopk = {c[0]: c for c in spec.operands["SOPK"]["SDST"]}
+    assert sopk[124][3] == "NULL" and sopk[125][3] == "M0"     # erratum sopk-sdst-m0
+
+
+def test_operand_types_come_from_the_pseudocode():
+    spec = isa.load("rdna3")
+    fma = spec.lookup("v_fma_f16")[0]
+    assert fma.operand_types == {"D0": "f16", "S0": "f16", "S1": "f16", "S2": "f16"}
+    assert spec.lookup("v_fma_f64")[0].operand_types["S0"] == "f64"
+    assert spec.lookup("s_add_u32")[0].operand_types["S0"] == "u32"
+
+
+def test_auxiliary_tables():
+    t = isa.load("rdna3").tables
+    assert (1, "MODE") in [(i, n) for i, n, _ in t["hwreg"]]
+    assert ("FP_ROUND", 3, 0) in [r[:3] for r in t["mode"]]
+    assert ("SCC", 0, 0) in [r[:3] for r in t["status"]]
+    assert {name for name, _, _ in t["waitcnt"]} == {"EXP", "LGKM", "VM"}
+    assert ("DPP_ROW_SHARE", 0x150, 0x15F) in [r[:3] for r in t["dpp_ctrl"]]
+    assert (22, "32_FLOAT") in t["data_formats"]

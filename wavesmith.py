@@ -1,0 +1,48 @@
+"""The `wavesmith` command: one entry point for every component's tools."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _cmd_gen(args) -> int:
+    from isa.gen import run
+    return run(args)
+
+
+def _cmd_demo(args) -> int:
+    from isa.demo import demo
+    return demo(args.arch)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="wavesmith",
+        description="wavesmith — an assembly-first AMD GPU toolkit without LLVM. "
+                    "Run `wavesmith demo` for a tour, `wavesmith COMMAND --help` for details.")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    demo = sub.add_parser("demo", help="show what wavesmith can do (default job)",
+                          description="Show the generated ISA's statistics and decode a few instructions.")
+    demo.add_argument("--arch", default="gfx1100", help="target or family (default: gfx1100)")
+    demo.set_defaults(func=_cmd_demo)
+    gen = sub.add_parser("gen", help="generate ISA definitions from AMD's PDFs",
+                         description="Generate isa/generated/<arch>/ from AMD's ISA reference PDF. PDFs are "
+                                     "looked up in --pdf-dir, $WAVESMITH_SPEC_DIR, spec_pdfs/, ../shared/spec_pdfs "
+                                     "and must match spec_pdfs/manifest.json's sha256.")
+    from isa.gen import add_arguments
+    add_arguments(gen)
+    gen.set_defaults(func=_cmd_gen)
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if not getattr(args, "func", None):
+        ap.print_help()
+        return 0
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
