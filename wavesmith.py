@@ -41,7 +41,12 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         ap.print_help()
         return 0
-    return args.func(args)
+    from isa import ISALoadError
+    try:
+        return args.func(args)
+    except (ISALoadError, ValueError) as e:   # bad target, arch not generated, bad input
+        print(f"wavesmith {args.command}: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

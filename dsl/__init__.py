@@ -1,0 +1,1 @@
+"""See dsl/README.md — not yet implemented."""

@@ -1,0 +1,1 @@
+"""See emu/README.md — not yet implemented."""

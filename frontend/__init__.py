@@ -1,0 +1,1 @@
+"""See frontend/README.md — not yet implemented."""

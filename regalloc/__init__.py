@@ -1,0 +1,1 @@
+"""See regalloc/README.md — not yet implemented."""

@@ -1,0 +1,1 @@
+"""See runtime/README.md — not yet implemented."""
