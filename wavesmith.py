@@ -47,6 +47,9 @@ def main(argv=None) -> int:
     except (ISALoadError, ValueError) as e:   # bad target, arch not generated, bad input
         print(f"wavesmith {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:                    # `wavesmith demo | head`: reader went away
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

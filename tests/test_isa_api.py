@@ -141,3 +141,11 @@ def test_auxiliary_tables():
     assert {name for name, _, _ in t["waitcnt"]} == {"EXP", "LGKM", "VM"}
     assert ("DPP_ROW_SHARE", 0x150, 0x15F) in [r[:3] for r in t["dpp_ctrl"]]
     assert (22, "32_FLOAT") in t["data_formats"]
+
+
+def test_destination_restrictions_and_shared_code_tables():
+    ops = isa.load("rdna3").operands
+    assert max(c[1] for c in ops["SOP2"]["SDST"]) == 127          # "only codes 0-127 are valid"
+    assert ops["SOP2"]["SSRC1"] == ops["SOP2"]["SSRC0"]           # "Same codes as SSRC0"
+    assert ops["VOP3"]["SRC2"] == ops["VOP3"]["SRC0"]             # "Same options as SRC0"
+    assert ops["VOPD"]["SRCY0"] == ops["VOPD"]["SRCX0"]           # "See SRCX0 for enumerations"

@@ -50,11 +50,34 @@ def build_spec(lines: list[Line], arch: str) -> dict:
                     c + (text,) for c, (_, _, text) in
                     zip(P.classify_operand_codes(f.codes, f"{fmt}.{f.name} (page {f.page})"), f.codes)]
 
+    _resolve_operand_references(raw_fields, operands)
     instructions, report, more_errata = _build_instructions(arch, sections, formats, raw_fields, opcode_tables)
     applied += more_errata
     tables_out = _aux_tables(sections, tables, instructions)
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report}
+
+
+_SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")
+_ONLY_CODES_RE = re.compile(r"only codes (\d+)\s*-\s*(\d+) are valid")
+
+
+def _resolve_operand_references(raw_fields, operands) -> None:
+    """Fields described as 'Same codes as SSRC0, above except only codes 0-127 are valid'
+    (SDST), 'Same options as SRC0' (SRC1/SRC2) or 'See SRCX0 for enumerations' (VOPD SRCY0)
+    get the referenced field's code table, cut to the valid range where one is stated."""
+    for fmt, fields in raw_fields.items():
+        for f in fields:
+            text = " ".join(f.text)
+            ref = _SAME_AS_RE.search(text)
+            if f.codes or not ref or ref.group(1) not in operands.get(fmt, {}):
+                continue
+            codes = operands[fmt][ref.group(1)]
+            only = _ONLY_CODES_RE.search(text)
+            if only:
+                lo, hi = int(only.group(1)), int(only.group(2))
+                codes = [(max(c[0], lo), min(c[1], hi)) + c[2:] for c in codes if c[0] <= hi and c[1] >= lo]
+            operands[fmt][f.name] = codes
 
 
 def _format_descriptions(sections, summary) -> dict[str, str]:
