@@ -7,7 +7,8 @@ import time
 
 from .. import sources
 
-GENERATED_ARCHS = ("rdna3", "rdna3.5")
+# Every manual the manifest pins with a sha256 is generated: adding a manual is a manifest entry.
+GENERATED_ARCHS = tuple(arch for arch, entry in sources.manifest().items() if entry.get("sha256"))
 
 
 def generate(arch: str, pdf_dir=None, progress: bool = True, lines=None) -> dict[str, str]:
