@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import load
 from .gen import stats
-from .llvm_names import llvm_name
+from .mnemonics import text_mnemonic
 
 # Real RDNA3 encodings, as LLVM 22 assembles them. The demo names them using nothing
 # but the generated format and opcode tables.
@@ -29,7 +29,7 @@ def demo(target: str = "gfx1100") -> int:
         fmt, defs = spec.identify(SAMPLE[pos:])
         size = fmt.width // 8
         word = SAMPLE[pos:pos + size]
-        names = " :: ".join(llvm_name(d.name) for d in defs) or "(unused opcode)"
+        names = " :: ".join(text_mnemonic(d.name) for d in defs) or "(unused opcode)"
         print(f"  {word.hex():<16}  {fmt.name:<7} {names}")
         pos += size
     d = spec.lookup("v_fma_f32")[0]

@@ -99,7 +99,7 @@ class Spec:
     def lookup(self, mnemonic: str) -> list[InstrDef]:
         """Instructions named `mnemonic` (any case; LLVM's _e32/_e64/_dpp/_sdwa suffixes
         narrow the result to the encodings they denote). Empty list if unknown."""
-        from .llvm_names import amd_name
+        from .mnemonics import amd_name
         name = amd_name(mnemonic.strip())
         if name in self._by_name:
             return list(self._by_name[name])

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 import isa
-from isa.llvm_names import LLVM_PSEUDO, amd_name
+from isa.mnemonics import LLVM_PSEUDO, amd_name
 
 from .conftest import shared_path
 

@@ -1,4 +1,4 @@
-"""Where LLVM's AMDGPU mnemonics differ from AMD's instruction names.
+"""Where the text syntax's (LLVM AMDGPU) mnemonics differ from AMD's instruction names.
 
 wavesmith's text syntax is LLVM's, its ISA data is AMD's. This table maps the few
 LLVM spellings that are not simply AMD's name in lower case (plus an encoding suffix
@@ -25,5 +25,5 @@ def amd_name(llvm_mnemonic: str) -> str:
     return LLVM_TO_AMD[m][0] if m in LLVM_TO_AMD else m.upper()
 
 
-def llvm_name(amd: str) -> str:
+def text_mnemonic(amd: str) -> str:
     return AMD_TO_LLVM.get(amd, amd.lower())
