@@ -25,6 +25,24 @@ def _lines(items) -> str:
     return "".join(f"    {item!r},\n" for item in items)
 
 
+def _operands(operands: dict) -> str:
+    """Each distinct code table once (fields saying 'same codes as SSRC0' share it)."""
+    tables: list[list] = []
+    names: dict[str, dict[str, str]] = {}
+    for fmt, fields in operands.items():
+        for fld, codes in fields.items():
+            if codes not in tables:
+                tables.append(codes)
+            names.setdefault(fmt, {})[fld] = f"_CODES{tables.index(codes)}"
+    out = ["\n"]
+    for i, codes in enumerate(tables):
+        out.append(f"_CODES{i} = [\n" + _lines(codes) + "]\n")
+    out.append("\nOPERANDS = {\n")
+    for fmt, fields in names.items():
+        out.append(f"    {fmt!r}: {{" + ", ".join(f"{fld!r}: {ref}" for fld, ref in fields.items()) + "},\n")
+    return "".join(out) + "}\n"
+
+
 def render(arch: str, source: dict, spec: dict) -> dict[str, str]:
     """{file name: text} for one architecture's generated package."""
     h = lambda what: _header(arch, source, what)  # noqa: E731
@@ -40,12 +58,7 @@ def render(arch: str, source: dict, spec: dict) -> dict[str, str]:
     files["formats.py"] = (
         h("Microcode formats: width, fixed encoding bits, fields (name, hi, lo, text).") +
         "\nFORMATS = {\n" + "".join(f"    {name!r}: {fmt!r},\n" for name, fmt in spec["formats"].items()) + "}\n")
-    files["operands.py"] = (
-        h("Operand code tables per format field: (lo, hi, kind, base, text).") +
-        "\nOPERANDS = {\n" + "".join(
-            f"    {fmt!r}: {{\n" + "".join(f"        {fld!r}: [\n" + "".join(f"            {c!r},\n" for c in codes) + "        ],\n"
-                                       for fld, codes in fields.items()) + "    },\n"
-            for fmt, fields in spec["operands"].items()) + "}\n")
+    files["operands.py"] = h("Operand code tables per format field: (lo, hi, kind, base, text).") + _operands(spec["operands"])
     files["instructions.py"] = (
         h("Instructions: one dict per (format, opcode); pseudocode verbatim from the PDF.") +
         "\nINSTRUCTIONS = [\n" + _lines(spec["instructions"]) + "]\n")

@@ -22,7 +22,6 @@ from .pdf import Line
 
 HEADING_RE = re.compile(r"^(?:Chapter (\d+)\.|(\d+(?:\.\d+)+)\.)\s+(.+)$")
 CAPTION_RE = re.compile(r"^Table (\d+)\.\s+(.+)$")
-FIELD_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 FIELD_ROW_RE = re.compile(r"^([A-Z][A-Z0-9_]*) \[(\d+)(?::(\d+))?\]\s*(.*)$")
 # "0-105 SGPR0 - SGPR105: ...", "249 - 252 Reserved.", "12-16 Position 0-4"; not "1 = clamp"
 CODE_ROW_RE = re.compile(r"^(\d+)\s*(?:-\s*(\d+))?\s+(?![=:])(\S.*)$")
