@@ -46,9 +46,8 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     for fmt, fields in raw_fields.items():
         for f in fields:
             if f.codes:
-                operands.setdefault(fmt, {})[f.name] = [
-                    c + (text,) for c, (_, _, text) in
-                    zip(P.classify_operand_codes(f.codes, f"{fmt}.{f.name} (page {f.page})"), f.codes)]
+                operands.setdefault(fmt, {})[f.name] = P.classify_operand_codes(
+                    f.codes, f"{fmt}.{f.name} (page {f.page})")
 
     _resolve_operand_references(raw_fields, operands)
     instructions, report, more_errata = _build_instructions(arch, sections, formats, raw_fields, opcode_tables)

@@ -215,7 +215,7 @@ _OPERAND_PATTERNS = [
 
 
 def classify_operand_codes(codes: list[tuple[int, int, str]], where: str) -> list[tuple]:
-    """[(lo, hi, kind, base)]: what each range of an operand field's codes selects.
+    """[(lo, hi, kind, base, text)]: what each range of an operand field's codes selects.
 
     kind is sgpr/ttmp/vgpr (base = first register number), int (base = value at lo,
     counting up or down as the text's range says), float (base = value), literal, or
@@ -227,7 +227,7 @@ def classify_operand_codes(codes: list[tuple[int, int, str]], where: str) -> lis
             if m:
                 kind = make(m)
                 if kind is not None:
-                    out.append((lo, hi) + kind)
+                    out.append((lo, hi) + kind + (text,))
                 break
         else:
             raise SpecParseError(f"{where}: cannot classify operand code {lo}-{hi} '{text}'")
