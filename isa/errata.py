@@ -58,6 +58,20 @@ ERRATA: tuple[Erratum, ...] = (
         "See sopk-sdst-m0: LLVM encodes s_movk_i32 null, 0 with sdst = 124.",
     ),
     Erratum(
+        "smem-dlc-bit", ("rdna3", "rdna3.5"), {"rdna3": 160, "rdna3.5": 162},
+        "field_bits", ("SMEM", "DLC"), (14, 14), (13, 13),
+        "The SMEM table puts DLC at bit 14 and GLC at bit 16 (bit 16 is inside OP's neighbourhood "
+        "and bit 13 is left unassigned). LLVM 22 decodes f4282400... (bit 13 set) as "
+        "s_buffer_load_b128 ... dlc and f4284000... (bit 14 set) as ... glc, and encodes them back "
+        "the same way.",
+    ),
+    Erratum(
+        "smem-glc-bit", ("rdna3", "rdna3.5"), {"rdna3": 160, "rdna3.5": 162},
+        "field_bits", ("SMEM", "GLC"), (16, 16), (14, 14),
+        "See smem-dlc-bit: LLVM 22 decodes bit 14 as glc (f4284000... -> s_buffer_load_b128 "
+        "s[0:3], s[0:3], s0 offset:0x80002 glc).",
+    ),
+    Erratum(
         "mimg-nsa-addr3", ("rdna3", "rdna3.5"), {"rdna3": 190, "rdna3.5": 192},
         "add_field", ("MIMG", "ADDR3"), None, (87, 80, "Fourth address register. Present only when NSA=1."),
         "The NSA dword holds 'up to 4 unique VGPR addresses' (NSA field text) but the table "

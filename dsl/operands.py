@@ -1,0 +1,141 @@
+"""Operand values: what a DSL call or an assembly line passes to an instruction.
+
+    s[5], s[0:1], v[3], v[0:3], ttmp[2], v[1].h        registers (ranges inclusive, like LLVM)
+    vcc, vcc_lo, exec, m0, null, scc                    special registers
+    -v[1], abs(v[2]), neg(3)                            source modifiers
+    lit(1.0)                                            force a 32-bit literal
+Plain Python ints and floats are immediates; the instruction's operand type decides
+whether they become inline constants or a literal and how floats are converted."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+# LLVM's names for the register classes and how many registers each file has
+REG_CLASSES = {"s": 106, "v": 256, "ttmp": 16}
+
+
+class OperandError(ValueError):
+    """An operand that cannot be used where it was given. The message names the
+    instruction, the operand, what was given and what is legal."""
+
+
+@dataclass(frozen=True)
+class Reg:
+    cls: str                 # 's', 'v' or 'ttmp'
+    idx: int
+    count: int = 1
+    half: str | None = None  # 'l' / 'h': a 16-bit half of a VGPR (LLVM's true16 v1.l / v1.h)
+
+    def __post_init__(self):
+        limit = REG_CLASSES.get(self.cls)
+        if limit is None:
+            raise OperandError(f"unknown register class {self.cls!r}")
+        # Only the first register is checked: the hardware (and LLVM) accept tuples that
+        # run past the end of the file, such as v[255:256].
+        if self.count < 1 or not 0 <= self.idx < limit:
+            raise OperandError(f"register {self} is out of range: {self.cls} registers are "
+                               f"{self.cls}0..{self.cls}{limit - 1}")
+
+    @property
+    def l(self) -> "Reg":  # noqa: E743 (LLVM's spelling)
+        return self._half("l")
+
+    @property
+    def h(self) -> "Reg":
+        return self._half("h")
+
+    def _half(self, which: str) -> "Reg":
+        if self.cls != "v" or self.count != 1:
+            raise OperandError(f"only a single VGPR has 16-bit halves, not {self}")
+        return replace(self, half=which)
+
+    def __neg__(self):
+        return Mod(self, neg=True)
+
+    def __abs__(self):
+        return Mod(self, abs=True)
+
+    def __str__(self) -> str:
+        prefix = self.cls
+        if self.count == 1:
+            return f"{prefix}{self.idx}" + (f".{self.half}" if self.half else "")
+        return f"{prefix}[{self.idx}:{self.idx + self.count - 1}]"
+
+
+class RegFile:
+    """`s[5]` -> one register, `s[0:1]` -> the inclusive range s0..s1 (like LLVM's s[0:1])."""
+
+    def __init__(self, cls: str):
+        self.cls = cls
+
+    def __getitem__(self, key) -> Reg:
+        if isinstance(key, slice):
+            if key.step is not None or key.start is None or key.stop is None:
+                raise OperandError(f"{self.cls}[a:b] needs both bounds and no step, got {self.cls}[{key}]")
+            if key.stop < key.start:
+                raise OperandError(f"{self.cls}[{key.start}:{key.stop}]: the range is inclusive and must not be empty")
+            return Reg(self.cls, key.start, key.stop - key.start + 1)
+        if not isinstance(key, int):
+            raise OperandError(f"{self.cls}[...] takes an int or a range, got {key!r}")
+        return Reg(self.cls, key)
+
+    def __repr__(self) -> str:
+        return f"<register file {self.cls}>"
+
+
+s, v, ttmp = RegFile("s"), RegFile("v"), RegFile("ttmp")
+
+
+@dataclass(frozen=True)
+class Special:
+    """A named register or constant source: vcc, exec_lo, m0, null, scc, src_shared_base, ..."""
+    name: str
+
+    def __neg__(self):
+        return Mod(self, neg=True)
+
+    def __abs__(self):
+        return Mod(self, abs=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A value forced into the 32-bit literal slot, as LLVM's lit(...)."""
+    value: int | float
+
+    def __str__(self) -> str:
+        return f"lit({self.value})"
+
+
+@dataclass(frozen=True)
+class Mod:
+    """A source with modifiers. `neg` is the VOP3 NEG bit (or VOP3P NEG_LO), `abs` the ABS bit."""
+    value: object
+    neg: bool = False
+    abs: bool = False
+
+    def __neg__(self):
+        return replace(self, neg=not self.neg)
+
+    def __abs__(self):
+        return replace(self, abs=True)
+
+    def __str__(self) -> str:
+        return f"{'-' if self.neg else ''}{'|' if self.abs else ''}{self.value}{'|' if self.abs else ''}"
+
+
+def neg(x) -> Mod:
+    """The NEG source modifier (LLVM's neg(...) on constants, -x on registers)."""
+    return Mod(x.value, not x.neg, x.abs) if isinstance(x, Mod) else Mod(x, neg=True)
+
+
+def lit(x) -> Lit:
+    return Lit(x)
+
+
+SPECIAL_NAMES = ("vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "null", "scc")
+vcc, vcc_lo, vcc_hi, exec, exec_lo, exec_hi, m0, null, scc = (Special(n) for n in SPECIAL_NAMES)
+off = Special("off")

@@ -1,0 +1,669 @@
+"""Instruction -> LLVM AMDGPU text (what llvm-objdump prints)."""
+from __future__ import annotations
+
+import math
+import struct
+from functools import lru_cache
+
+from isa import Spec
+
+from . import syntax
+from .decode import DPP8FI, LITERAL, VALU_E32, Instruction
+from .signature import Operand, data_dwords, valu_signature, vopd_base
+
+
+# ---------------------------------------------------------------- operand codes
+
+
+@lru_cache(maxsize=None)
+def _code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
+    out = {}
+    for lo, hi, kind, base, _text in spec.operands.get(fmt, {}).get(field, []):
+        for c in range(lo, hi + 1):
+            out[c] = (kind, base, c - lo)
+    return out
+
+
+def reg_text(cls: str, idx: int, n: int) -> str:
+    return f"{cls}{idx}" if n == 1 else f"{cls}[{idx}:{idx + n - 1}]"
+
+
+def float_text(x: float, bits: int = 32) -> str:
+    if x == 1 / (2 * math.pi):
+        return "0.15915494309189532" if bits == 64 else "0.15915494"
+    return repr(float(x))
+
+
+def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, literal: int | None = None,
+             table=("VOP3", "SRC0"), bits: int = 32) -> str:
+    """Text of a 9-bit (or 8-bit scalar) source code spanning n registers."""
+    if code >= 256:
+        idx = code - 256
+        if t16_hi is not None:
+            return f"v{idx}.{'h' if t16_hi else 'l'}"
+        return reg_text("v", idx, n)
+    entry = _code_table(spec, *table).get(code)
+    if entry is None:
+        if code in syntax.RESERVED_SRC_NAMES:
+            return syntax.RESERVED_SRC_NAMES[code]
+        return f"<reserved {code}>"
+    kind, base, off = entry
+    if kind == "sgpr":
+        return reg_text("s", base + off, n)
+    if kind == "ttmp":
+        return reg_text("ttmp", base + off, n)
+    if kind == "int":
+        return str(base + off if base >= 0 else base - off)
+    if kind == "float":
+        return float_text(base, 64 if n == 2 else bits)
+    if kind == "literal":
+        return f"0x{(literal or 0) & ((1 << bits) - 1):x}"
+    if kind == "special":
+        t = syntax.SPECIAL_TEXT.get(base, base.lower())
+        return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
+    return f"<{kind} {code}>"
+
+
+def sreg_text(spec: Spec, code: int, n: int) -> str:
+    return src_text(spec, code, n, table=("SOP2", "SSRC0"))
+
+
+def vreg(idx: int, n: int = 1) -> str:
+    return reg_text("v", idx, n)
+
+
+def t16_vgpr(code8: int) -> str:
+    """A 16-bit VGPR in a 7+1-bit field (VOP1/2/C/DPP: bit 7 selects the high half)."""
+    return f"v{code8 & 0x7f}.{'h' if code8 & 0x80 else 'l'}"
+
+
+def inline_int(value: int | None) -> int | None:
+    """The inline-constant integer a 32-bit value equals (-16..64), else None."""
+    if value is None:
+        return None
+    signed = value - (1 << 32) if value & 0x80000000 else value
+    return signed if -16 <= signed <= 64 else None
+
+
+def hex_or_dec(x: int) -> str:
+    return f"0x{x:x}" if x > 9 or x < 0 else str(x)
+
+
+# ---------------------------------------------------------------- VALU
+
+
+def _mods(text: str, op: Operand, neg: bool, abs_: bool, is_const: bool) -> str:
+    if not op.is_float:
+        return text
+    if abs_:
+        text = f"|{text}|"
+    if neg:
+        text = f"neg({text})" if is_const and not abs_ else f"-{text}"
+    return text
+
+
+def _is_const(code: int) -> bool:
+    """Inline numbers and literals take neg(...) rather than a minus sign."""
+    return 128 <= code <= 208 or 240 <= code <= 248 or code == 255
+
+
+def _bits(value: int, n: int) -> list[int]:
+    return [(value >> i) & 1 for i in range(n)]
+
+
+def _dpp_text(inst: Instruction) -> str:
+    d = inst.dpp
+    if inst.dpp_kind == "DPP8":
+        sels = ",".join(str(d[f"LANE_SEL{i}"]) for i in range(8))
+        return f"dpp8:[{sels}]" + (" fi:1" if inst.fields.get("SRC0") == DPP8FI else "")
+    ctrl = d["DPP_CTRL"]
+    if ctrl <= 0xff:
+        c = f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
+    else:
+        names = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_share", 0x160: "row_xmask"}
+        if ctrl == 0x140:
+            c = "row_mirror"
+        elif ctrl == 0x141:
+            c = "row_half_mirror"
+        elif ctrl & ~0xf in names:
+            c = f"{names[ctrl & ~0xf]}:{ctrl & 0xf}"
+        else:
+            c = f"dpp_ctrl:0x{ctrl:x}"
+    out = f"{c} row_mask:0x{d['ROW_MASK']:x} bank_mask:0x{d['BANK_MASK']:x}"
+    if d["BC"]:
+        out += " bound_ctrl:1"
+    if d["FI"]:
+        out += " fi:1"
+    return out
+
+
+def _mnemonic(spec: Spec, inst: Instruction, enc: str) -> str:
+    d = inst.defs[0]
+    base = d.name.lower()
+    if d.name in syntax.NO_ENC_SUFFIX:
+        return base
+    has_e32 = any(x.format in VALU_E32 for x in spec.lookup(d.name))
+    has_e64 = any(x.format in ("VOP3", "VOP3SD") for x in spec.lookup(d.name))
+    if enc == "e32":
+        if inst.dpp_kind:
+            return base if d.format == "VOPC" else base + "_dpp"
+        return base + "_e32" if has_e64 else base
+    if inst.dpp_kind:
+        return base + "_e64_dpp"
+    return base + "_e64" if has_e32 else base
+
+
+def _wmma_regs(d, wave: int) -> tuple[int, int]:
+    """(A/B registers, C/D registers) of a WMMA instruction: each lane holds 16 A (and B)
+    elements; the 16x16 result is spread over the wave."""
+    parts = d.name.split("_")
+    in_type = parts[-1]
+    in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(in_type, 16)
+    return 16 * in_bits // 32, 256 // wave
+
+
+def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
+    d = inst.defs[0]
+    sig = valu_signature(d)
+    f = inst.fields
+    e32 = inst.fmt.name in VALU_E32
+    dpp = inst.dpp
+    opsel = f.get("OPSEL", 0)
+    neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
+    is_p = inst.fmt.name == "VOP3P"
+    is_wmma = d.name.startswith("V_WMMA")
+    is_mix = d.name.startswith("V_FMA_MIX")
+    ab_regs, cd_regs = _wmma_regs(d, wave) if is_wmma else (0, 0)
+    parts: list[str] = []
+    mn = _mnemonic(spec, inst, "e32" if e32 else "e64")
+    # destinations
+    for op in sig.dsts:
+        if op.name == "sdst":
+            if e32:
+                parts.append("vcc" if wave == 64 else "vcc_lo")
+            else:
+                parts.append(sreg_text(spec, f["VDST"], op.regs(wave)))
+            continue
+        if op.sgpr:
+            parts.append(sreg_text(spec, f["VDST"], 1))
+        elif is_wmma:
+            parts.append(vreg(f["VDST"], cd_regs))
+        elif op.t16 and not is_p:
+            parts.append(t16_vgpr(f["VDST"]) if e32 else f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}")
+        else:
+            parts.append(vreg(f["VDST"], op.dwords))
+    if sig.vcc_out:
+        if e32:
+            parts.append("vcc" if wave == 64 else "vcc_lo")
+    if inst.fmt.name == "VOP3SD":
+        parts.append(sreg_text(spec, f["SDST"], wave // 32))
+    # sources
+    srcs = []
+    for i, op in enumerate(sig.srcs):
+        if e32:
+            if i == 0:
+                code = f["SRC0"] if not dpp else 256 + dpp["SRC0"]
+            elif i == 1:
+                code = 256 + f["VSRC1"]
+            else:
+                break
+            if op.t16:
+                text = t16_vgpr(code - 256) if code >= 256 else src_text(spec, code, 1, literal=inst.literal,
+                                                                           bits=16)
+            else:
+                text = src_text(spec, code, op.dwords, literal=inst.literal)
+            if dpp and inst.dpp_kind == "DPP16" and i < 2:
+                text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False)
+            srcs.append(text)
+            continue
+        code = f[f"SRC{i}"]
+        if i == 0 and dpp:
+            code = 256 + dpp["SRC0"]
+        n = op.regs(wave)
+        if is_wmma:
+            n = ab_regs if i < 2 else cd_regs
+        hi = None
+        if op.t16 and code >= 256 and not is_p:
+            hi = bool(opsel >> i & 1)
+        text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=16 if op.t16 else 32)
+        if not is_p:
+            text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
+        elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
+            text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, _is_const(code))
+        elif op.is_float and neg >> i & 1 and not is_wmma and False:
+            text = "-" + text
+        srcs.append(text)
+    if sig.k_pos is not None and e32:
+        srcs.insert(sig.k_pos, f"0x{inst.literal or 0:x}")
+    parts += srcs
+    if sig.vcc_in and e32:
+        parts.append("vcc" if wave == 64 else "vcc_lo")
+    text = mn + (" " + ", ".join(parts) if parts else "")
+    # modifiers
+    tail = []
+    nsrc = len(sig.srcs)
+    if is_p:
+        hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+        neg_hi = f.get("NEG_HI", 0)
+        if opsel & ((1 << nsrc) - 1):
+            tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, nsrc)))}]")
+        default_hi = 0 if is_mix else (1 << nsrc) - 1
+        if hi_bits & ((1 << nsrc) - 1) != default_hi:
+            tail.append(f"op_sel_hi:[{','.join(map(str, _bits(hi_bits, nsrc)))}]")
+        if is_mix:
+            pass
+        elif neg & ((1 << nsrc) - 1):
+            tail.append(f"neg_lo:[{','.join(map(str, _bits(neg, nsrc)))}]")
+        if neg_hi & ((1 << nsrc) - 1) and not is_mix:
+            tail.append(f"neg_hi:[{','.join(map(str, _bits(neg_hi, nsrc)))}]")
+    elif not e32 and d.name not in syntax.NO_OPSEL:
+        if opsel and dpp and sig.is_cmp:
+            tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, nsrc)))}]")
+        elif opsel:
+            sel = _bits(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
+            tail.append(f"op_sel:[{','.join(map(str, sel))}]")
+    if not e32 and f.get("CLMP"):
+        tail.append("clamp")
+    omod = f.get("OMOD", 0)
+    if omod and not e32:
+        tail.append({1: "mul:2", 2: "mul:4", 3: "div:2"}[omod])
+    if dpp:
+        tail.append(_dpp_text(inst))
+    return text + (" " + " ".join(tail) if tail else "")
+
+
+# ---------------------------------------------------------------- scalar
+
+
+def _waitcnt_text(spec: Spec, imm: int) -> str:
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    out = []
+    for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
+        hi, lo = fields[key]
+        val = imm >> lo & ((1 << (hi - lo + 1)) - 1)
+        if val != (1 << (hi - lo + 1)) - 1:
+            out.append(f"{name}({val})")
+    return " ".join(out) if out else "0x" + format(imm, "x")
+
+
+def _delay_text(imm: int) -> str:
+    id0, skip, id1 = imm & 0xf, imm >> 4 & 7, imm >> 7 & 0xf
+    if id0 >= len(syntax.DELAY_INSTID) or id1 >= len(syntax.DELAY_INSTID) or skip >= len(syntax.DELAY_SKIP):
+        return f"0x{imm:x}"
+    out = [f"instid0({syntax.DELAY_INSTID[id0]})"] if id0 else []
+    if skip:
+        out.append(f"instskip({syntax.DELAY_SKIP[skip]})")
+    if id1:
+        out.append(f"instid1({syntax.DELAY_INSTID[id1]})")
+    return " | ".join(out) if out else "0"
+
+
+def _depctr_text(imm: int) -> str:
+    known = 0
+    out = []
+    for name, lo, width in syntax.DEPCTR_FIELDS:
+        known |= ((1 << width) - 1) << lo
+        out.append(f"{name}({imm >> lo & ((1 << width) - 1)})")
+    if imm & ~known & 0xffff:
+        return f"0x{imm:x}"
+    return " ".join(out)
+
+
+def hwreg_text(imm: int) -> str:
+    rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
+    name = syntax.HWREG_NAMES.get(rid, str(rid))
+    return f"hwreg({name}, {offset}, {size})"
+
+
+def _sendmsg_text(imm: int, rtn: bool) -> str:
+    msg = imm & 0xff
+    name = syntax.SENDMSG_RTN_NAMES.get(msg)
+    if name:
+        return f"sendmsg({name})"
+    if rtn:
+        name = syntax.SENDMSG_NAMES.get(msg)
+        return f"sendmsg({name})" if name else f"sendmsg({msg}, 0, 0)"
+    if imm >> 8 == 0 and msg in syntax.SENDMSG_NAMES:
+        return f"sendmsg({syntax.SENDMSG_NAMES[msg]})"
+    return "sendmsg(0, 0, 0)" if imm == 0 else str(imm)
+
+
+def _simm_text(style: str, imm: int) -> str:
+    if style == "hex":
+        return f"0x{imm:x}"
+    if style == "imm":
+        signed = imm - 0x10000 if imm & 0x8000 else imm
+        return str(signed) if -16 <= signed <= 64 else f"0x{imm:x}"
+    if style == "version":
+        if imm & ~0xe0ff:
+            return f"0x{imm:x}"
+        expr = str(imm & 0xff)
+        for bit, flag in ((13, "UC_VERSION_W64_BIT"), (14, "UC_VERSION_W32_BIT"), (15, "UC_VERSION_MDP_BIT")):
+            if imm >> bit & 1:
+                expr = f"({expr})|{flag}" if "|" in expr else f"{expr}|{flag}"
+        return expr
+    if style in ("dec", "opt"):
+        return str(imm)
+    if style == "branch":
+        return str(imm)
+    return str(imm)
+
+
+def print_scalar(spec: Spec, inst: Instruction) -> str:
+    d = inst.defs[0]
+    f = inst.fields
+    mn = d.name.lower()
+    fmt = inst.fmt.name
+    types = d.operand_types
+
+    def width(key):
+        t = types.get(key)
+        if t is None and key == "D0":   # DST accessor only (s_movreld): the name's size
+            return 2 if d.name.endswith("64") else 1
+        return 2 if t and t.endswith("64") else 1
+
+    if fmt in ("SOP2", "SOP1", "SOPC"):
+        parts = []
+        import re
+        pcode = d.pcode or ""
+        has_d = fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or not pcode)
+        if has_d:
+            parts.append(sreg_text(spec, f["SDST"], width("D0")))
+        if fmt == "SOP1" and d.name.startswith("S_SENDMSG_RTN"):
+            parts[0] = sreg_text(spec, f["SDST"], 2 if d.name.endswith("B64") else 1)
+            return f"{mn} {parts[0]}, {_sendmsg_text(f['SSRC0'], True)}"
+        srcs = ["SSRC0", "SSRC1"] if fmt != "SOP1" else ["SSRC0"]
+        if fmt == "SOP1" and "S0" not in types and "SRC0" in types:   # s_movrels: register number
+            types = dict(types, S0="b64" if d.name.endswith("64") else "b32")
+        keys = ["S0", "S1"]
+        if fmt == "SOP1" and not (re.search(r"\b(S0|SRC0)\b", pcode) or not pcode):
+            srcs = []
+        for fld, key in zip(srcs, keys):
+            w = width(key) if key in types else (width("SRC0") if key == "S0" and "SRC0" in types else 1)
+            parts.append(src_text(spec, f[fld], w, literal=inst.literal, table=(fmt, fld)))
+        return mn + (" " + ", ".join(parts) if parts else "")
+    if fmt == "SOPP":
+        style = syntax.SOPP_STYLE.get(mn, "hex")
+        imm = f["SIMM16"]
+        if style == "none" or (style == "opt" and imm == 0):
+            return mn
+        if style == "waitcnt":
+            return f"{mn} {_waitcnt_text(spec, imm)}"
+        if style == "delay_alu":
+            return f"{mn} {_delay_text(imm)}"
+        if style == "depctr":
+            return f"{mn} {_depctr_text(imm)}"
+        if style == "sendmsg":
+            return f"{mn} {_sendmsg_text(imm, False)}"
+        return f"{mn} {_simm_text(style, imm)}"
+    if fmt == "SOPK":
+        operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
+        imm = f["SIMM16"]
+        parts = []
+        for o in operands:
+            if o == "sdst":
+                parts.append(sreg_text(spec, f["SDST"], 2 if mn.endswith("_b64") else 1))
+            elif o == "imm":
+                parts.append(_simm_text(style, imm))
+            elif o == "hwreg":
+                parts.append(hwreg_text(imm))
+            elif o == "lit":
+                parts.append(f"0x{inst.literal or 0:x}")
+        return mn + " " + ", ".join(parts)
+    raise AssertionError(fmt)
+
+
+# ---------------------------------------------------------------- memory
+
+
+def _smem(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
+        return mn
+    sbase_n = 4 if "buffer" in mn else 2
+    if mn.startswith("s_atc_probe"):
+        first = _simm_text("imm", f["SDATA"])
+    else:
+        first = sreg_text(spec, f["SDATA"], data_dwords(d.name))
+    parts = [first, reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < 106
+             else sreg_text(spec, f["SBASE"] * 2, sbase_n)]
+    off = f["OFFSET"]
+    if off & (1 << 20):
+        off -= 1 << 21
+    soff = f["SOFFSET"]
+    if soff != 124:
+        parts.append(sreg_text(spec, soff, 1))
+        text = f"{mn} {', '.join(parts)}"
+        if off:
+            text += f" offset:{'-' if off < 0 else ''}0x{abs(off):x}"
+    else:
+        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}")
+        text = f"{mn} {', '.join(parts)}"
+    for flag in ("GLC", "DLC"):
+        if f.get(flag):
+            text += " " + flag.lower()
+    return text
+
+
+def _ds(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    n = data_dwords(d.name)
+    two = "2addr" in mn
+    rtn = "_rtn" in mn or mn.startswith("ds_load") or mn in ("ds_swizzle_b32", "ds_permute_b32",
+                                                              "ds_bpermute_b32", "ds_append", "ds_consume")
+    parts = []
+    if rtn:
+        vd = n * 2 if two or "cmpstore_rtn" in mn and False else n
+        if "condxchg32" in mn:
+            vd = 2
+        if mn in ("ds_add_gs_reg_rtn", "ds_sub_gs_reg_rtn"):
+            vd = 2
+        parts.append(vreg(f["VDST"], vd))
+    no_addr = mn in ("ds_append", "ds_consume", "ds_load_addtid_b32", "ds_store_addtid_b32", "ds_nop",
+                     "ds_gws_sema_release_all", "ds_gws_sema_v", "ds_gws_sema_p", "ds_gws_init",
+                     "ds_gws_sema_br", "ds_gws_barrier")
+    if mn in ("ds_gws_init", "ds_gws_sema_br", "ds_gws_barrier"):
+        parts.append(vreg(f["DATA0"]))
+    if not no_addr:
+        parts.append(vreg(f["ADDR"]))
+    data = 0
+    if mn.startswith(("ds_store", "ds_write")) or "mskor" in mn or "cmpstore" in mn or "wrap" in mn \
+            or (not mn.startswith(("ds_load", "ds_read", "ds_swizzle", "ds_append", "ds_consume", "ds_nop",
+                                   "ds_gws", "ds_ordered"))):
+        data = 2 if ("mskor" in mn or "cmpstore" in mn or "wrap" in mn or two) else 1
+    if mn in ("ds_store_addtid_b32",):
+        data = 1
+    if mn in ("ds_bvh_stack_rtn_b32",):
+        parts += [vreg(f["DATA0"]), vreg(f["DATA1"], 4)]
+        data = 0
+    if mn in ("ds_add_gs_reg_rtn", "ds_sub_gs_reg_rtn"):
+        data = 0
+        parts[-1] = vreg(f["DATA0"])
+    dn = 2 if "condxchg32" in mn else n
+    if data >= 1:
+        parts.append(vreg(f["DATA0"], dn))
+    if data == 2:
+        parts.append(vreg(f["DATA1"], dn))
+    text = mn + (" " + ", ".join(parts) if parts else "")
+    if two or mn == "ds_ordered_count" and False:
+        if f["OFFSET0"]:
+            text += f" offset0:{f['OFFSET0']}"
+        if f["OFFSET1"]:
+            text += f" offset1:{f['OFFSET1']}"
+    elif mn == "ds_bvh_stack_rtn_b32" or True:
+        off = f["OFFSET0"] | f["OFFSET1"] << 8
+        if off:
+            if mn == "ds_swizzle_b32":
+                text += f" offset:{_swizzle_text(off)}"
+            else:
+                text += f" offset:{off}"
+    if f.get("GDS"):
+        text += " gds"
+    return text
+
+
+def _swizzle_text(off: int) -> str:
+    if off & 0x8000:
+        return f"swizzle(QUAD_PERM,{off & 3},{off >> 2 & 3},{off >> 4 & 3},{off >> 6 & 3})"
+    and_mask, or_mask, xor_mask = off & 0x1f, off >> 5 & 0x1f, off >> 10 & 0x1f
+    bits = ""
+    for i in range(4, -1, -1):
+        a, o, x = and_mask >> i & 1, or_mask >> i & 1, xor_mask >> i & 1
+        bits += ("i" if x else "p") if a else ("1" if o ^ x else "0")
+    return f'swizzle(BITMASK_PERM,"{bits}")'
+
+
+def _flat(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    fmt = inst.fmt.name
+    n = data_dwords(d.name)
+    is_load = "_load" in mn
+    is_atomic = "_atomic" in mn
+    is_store = "_store" in mn
+    glc = f.get("GLC", 0)
+    parts = []
+    if is_load or (is_atomic and glc):
+        parts.append(vreg(f["VDST"], n))
+    if fmt == "FLAT":
+        parts.append(vreg(f["ADDR"], 2))
+    elif fmt == "GLOBAL":
+        saddr = f["SADDR"]
+        if "addtid" not in mn:
+            parts.append(vreg(f["ADDR"], 1 if saddr != 124 and saddr != 125 else 2))
+    else:  # SCRATCH
+        parts.append(vreg(f["ADDR"]) if f.get("SVE") else "off")
+    if is_store or is_atomic:
+        parts.append(vreg(f["DATA"], n * 2 if "cmpswap" in mn else n))
+    if fmt == "GLOBAL":
+        saddr = f["SADDR"]
+        parts.append("off" if saddr in (124, 125) else sreg_text(spec, saddr, 2))
+    elif fmt == "SCRATCH":
+        saddr = f["SADDR"]
+        parts.append("off" if saddr == 124 else sreg_text(spec, saddr, 1))
+    text = f"{mn} {', '.join(parts)}"
+    off = f["OFFSET"]
+    if fmt != "FLAT" and off & (1 << 12):
+        off -= 1 << 13
+    if off:
+        text += f" offset:{off}"
+    for flag in ("GLC", "SLC", "DLC"):
+        if f.get(flag):
+            text += " " + flag.lower()
+    return text
+
+
+def _buffer(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    n = data_dwords(d.name)
+    if "cmpswap" in mn:
+        n *= 2
+    if f.get("TFE"):
+        n += 1
+    idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
+    parts = [vreg(f["VDATA"], n)]
+    parts.append(vreg(f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else "off")
+    parts.append(sreg_text(spec, f["SRSRC"] * 4, 4))
+    soff = src_text(spec, f["SOFFSET"], 1, literal=inst.literal, table=("SOP2", "SSRC0"))
+    if f["SOFFSET"] == LITERAL and inline_int(inst.literal) is not None:
+        soff = f"lit({soff})"   # a literal LLVM would otherwise read back as an inline constant
+    parts.append(soff)
+    text = f"{mn} {', '.join(parts)}"
+    if inst.fmt.name == "MTBUF":
+        fmtv = f["FORMAT"]
+        names = dict(spec.tables.get("data_formats", []))
+        if fmtv != 1:
+            named = fmtv in names and fmtv < syntax.BUFFER_FORMAT_LIMIT
+            text += f" format:[BUF_FMT_{names[fmtv]}]" if named else f" format:{fmtv}"
+    if idxen:
+        text += " idxen"
+    if offen:
+        text += " offen"
+    if f["OFFSET"]:
+        text += f" offset:{f['OFFSET']}"
+    for flag in ("GLC", "SLC", "DLC", "TFE"):
+        if f.get(flag):
+            text += " " + flag.lower()
+    return text
+
+
+def _vinterp(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    sig = valu_signature(d)
+    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
+    dst = sig.dsts[0]
+    parts = [f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}" if dst.t16 else vreg(f["VDST"])]
+    for i, op in enumerate(sig.srcs[:3]):
+        code = f[f"SRC{i}"]
+        half = d.operand_types.get(f"S{i}") == "pk_f16" or op.t16
+        text = src_text(spec, code, 1, t16_hi=bool(opsel >> i & 1) if half and code >= 256 else None)
+        if neg >> i & 1:
+            text = "-" + text
+        parts.append(text)
+    text = d.name.lower() + " " + ", ".join(parts)
+    if f.get("CLMP"):
+        text += " clamp"
+    if opsel:
+        text += f" op_sel:[{','.join(map(str, _bits(opsel, 3) + [opsel >> 3 & 1]))}]"
+    return text + f" wait_exp:{f.get('WAITEXP', 0)}"
+
+
+def _ldsdir(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if mn == "lds_param_load":
+        text = f"{mn} {vreg(f['VDST'])}, attr{f['ATTR']}.{'xyzw'[f['ATTR_CHAN']]}"
+    else:
+        text = f"{mn} {vreg(f['VDST'])}"
+    return text + f" wait_vdst:{f['WAIT_VA']}"
+
+
+def _vopd(spec: Spec, inst: Instruction) -> str:
+    f = inst.fields
+    halves = []
+    for slot, d in zip("XY", inst.defs):
+        sig = valu_signature(vopd_base(spec, d))
+        vdst = f["VDSTX"] if slot == "X" else (f["VDSTY"] << 1) | ((f["VDSTX"] & 1) ^ 1)
+        src0 = f[f"SRC{slot}0"]
+        vsrc1 = f[f"VSRC{slot}1"]
+        parts = [vreg(vdst)]
+        srcs = [src_text(spec, src0, 1, literal=inst.literal)]
+        if len(sig.srcs) > 1:
+            srcs.append(vreg(vsrc1))
+        if sig.k_pos is not None:
+            srcs.insert(sig.k_pos, f"0x{inst.literal or 0:x}")
+        parts += srcs
+        halves.append(d.name.lower() + " " + ", ".join(parts))
+    return " :: ".join(halves)
+
+
+def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
+    fmt = inst.fmt.name
+    if fmt in ("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"):
+        return print_scalar(spec, inst)
+    if inst.name == "V_ILLEGAL":
+        return "v_illegal"
+    if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"):
+        return print_valu(spec, inst, wave)
+    if fmt == "SMEM":
+        return _smem(spec, inst)
+    if fmt == "DS":
+        return _ds(spec, inst)
+    if fmt in ("FLAT", "GLOBAL", "SCRATCH"):
+        return _flat(spec, inst)
+    if fmt in ("MUBUF", "MTBUF"):
+        return _buffer(spec, inst)
+    if fmt == "VINTERP":
+        return _vinterp(spec, inst)
+    if fmt == "LDSDIR":
+        return _ldsdir(spec, inst)
+    if fmt == "VOPD":
+        return _vopd(spec, inst)
+    return f"{inst.name.lower()} <{fmt} operands not printed>"
+
+
+def f16_bits(x: float) -> int:
+    return struct.unpack("<H", struct.pack("<e", x))[0]

@@ -1,0 +1,183 @@
+"""Which operands an instruction takes, in LLVM's text order, and what each holds.
+
+Derived from the ISA data: the format's fields, the pseudocode's typed accessors
+(S0.f16, D0.u64, VCC.u64[laneId] = ...) and, for memory instructions whose
+pseudocode does not type its data, the data-type suffix of the name (B64, FORMAT_XYZ,
+D16). Nothing here lists an instruction individually except syntax.py's few LLVM
+spellings."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from isa import InstrDef
+
+from . import syntax
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str           # 'vdst', 'sdst', 'src0', 'src1', 'src2', 'vcc' (implicit), 'k' (VOP2 literal)
+    dwords: int = 1     # registers it spans (a wave mask spans wave_size // 32: dwords=0 means "mask")
+    t16: bool = False   # a 16-bit value: VGPR halves v1.l / v1.h, f16 literal rules
+    ftype: str = "b"    # 'f' float, 'i' signed, 'u' unsigned, 'b' bits (decides modifiers and literals)
+    sgpr: bool = False  # a destination that is an SGPR although the field is a VDST
+    bits: int = 32      # width of the value (16, 32, 64)
+
+    @property
+    def is_mask(self) -> bool:
+        return self.dwords == 0
+
+    def regs(self, wave: int) -> int:
+        return wave // 32 if self.dwords == 0 else self.dwords
+
+    @property
+    def is_float(self) -> bool:
+        return self.ftype == "f"
+
+
+@dataclass(frozen=True)
+class ValuSig:
+    dsts: tuple[Operand, ...]
+    srcs: tuple[Operand, ...]
+    vcc_out: bool         # writes VCC (carry out): e32 prints vcc after vdst, VOP3SD has SDST
+    vcc_in: bool          # reads VCC (carry in / select): e32 prints vcc last, e64 takes it as src2
+    k_pos: int | None     # VOP2 FMAMK/FMAAK: where the 32-bit constant K sits among the sources
+    is_cmp: bool
+    is_cmpx: bool
+    reads_dst: bool = False  # accumulates into D0 (v_fmac_*): VOP3 op_sel keeps a slot for it
+
+
+_TYPE_RE = re.compile(r"^(pk_)?([fiub]|bf)(\d+)$")
+
+
+def type_info(t: str | None) -> tuple[int, str, bool]:
+    """(bits, kind, packed) of a pseudocode type such as 'f16', 'pk_f16', 'u64', 'bf16'."""
+    if not t:
+        return 32, "b", False
+    m = _TYPE_RE.match(t)
+    if not m:
+        return 32, "b", False
+    packed, kind, bits = bool(m.group(1)), m.group(2), int(m.group(3))
+    kind = "f" if kind in ("f", "bf") else kind
+    if packed:
+        return 32, kind, True
+    return bits, kind, False
+
+
+def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
+    bits, kind, packed = type_info(t)
+    if mask:
+        return Operand(name, 0, False, "b", True, 64)
+    bits = max(bits, 16) if bits < 32 else bits
+    dwords = max(1, bits // 32)
+    return Operand(name, dwords, bits == 16 and not packed, kind, sgpr, bits if bits >= 16 else 32)
+
+
+_WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
+_READS_VCC = re.compile(r"\bVCC\.u64\[laneId\](?!\s*=[^=])")
+
+
+_NAME_TYPE_RE = re.compile(r"_((?:[FIUB]|BF)(?:16|32|64))(?=_|$)")
+
+
+def _name_types(name: str) -> list[str]:
+    """Data types in an instruction name, result first (the manual's suffix convention:
+    'the first one is the result type and size, the later one(s) the input')."""
+    return [t.lower() for t in _NAME_TYPE_RE.findall(name)]
+
+
+def _low_half_only(pcode: str, key: str, name: str) -> bool:
+    """The pseudocode touches only bits [15:0] of an operand (or a 4-bit shift amount):
+    a 16-bit operand stored in a 32-bit accessor, e.g. D0.i[15 : 0] = ..."""
+    uses = re.findall(rf"\b{key}(\.\w+)?(\[(\d+) : (\d+)\])?", pcode)
+    if not uses:
+        return False
+    short = {15, 3} if re.search(r"_[BIUF]16(_|$)", name) else {15}
+    return all(sl and int(hi) in short and lo == "0" for _, sl, hi, lo in uses)
+
+
+@lru_cache(maxsize=None)
+def valu_signature(d: InstrDef) -> ValuSig:
+    """Operands of a VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P/VINTERP/VOPD instruction."""
+    types = dict(d.operand_types)
+    pcode = d.pcode or ""
+    origin = d.promoted_from or d.format
+    is_cmp = origin == "VOPC" or d.name.startswith(("V_CMP_", "V_CMPX_"))
+    is_cmpx = d.name.startswith("V_CMPX_")
+    types.setdefault("S0", types.get("SRC0"))
+    writes_d = bool(re.search(r"\b(D0|DST|VDST)\b", pcode)) or "D0" in types
+    dsts: list[Operand] = []
+    if is_cmp:
+        if not is_cmpx:
+            dsts.append(_operand("sdst", None, mask=True))
+    elif writes_d or not pcode and d.name not in syntax.NO_OPERANDS:
+        dsts.append(_operand("vdst", types.get("D0"), sgpr=d.name in syntax.SGPR_DEST_VALU))
+    vcc_out = bool(_WRITES_VCC.search(pcode)) and not is_cmp
+    vcc_in = bool(_READS_VCC.search(re.sub(r"VCC(\.u64)?\[laneId\]\s*=[^=]", "", pcode))) and not is_cmp
+    if d.format == "VOP3SD" and d.name.startswith("V_DIV_SCALE"):
+        vcc_out = True
+    n_src = 0
+    for i in range(3):
+        if f"S{i}" in types and types[f"S{i}"] is not None or re.search(rf"\bS{i}\b", pcode):
+            n_src = i + 1
+    if re.search(r"\bS\[i\]", pcode):   # for i in 0 : 2 do ... S[i]
+        n_src = 3
+    if origin == "VOPC":
+        n_src = max(n_src, 2)
+    if origin == "VOP2":
+        n_src = min(n_src, 2)   # VOP2 has two source fields (a third input is D0 or VCC)
+    if d.name in syntax.NO_OPERANDS:
+        dsts, n_src = [], 0
+    elif n_src == 0 and writes_d and d.format in ("VOP1", "VOP3") and d.name not in syntax.NO_SOURCES:
+        n_src = 1   # v_movrels / v_swaprel style: SRC0 is a register number, still an operand
+    name_types = _name_types(d.name)
+    for key in ["D0"] + [f"S{i}" for i in range(n_src)]:
+        if types.get(key) is None and name_types:
+            types[key] = name_types[0] if key == "D0" else name_types[-1]
+        elif _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and "_PK_" not in d.name:
+            types[key] = types[key][-3:-2] + "16" if types[key][-2:] == "32" else types[key]
+    if dsts and dsts[0].name == "vdst":
+        dsts[0] = _operand("vdst", types.get("D0"), sgpr=dsts[0].sgpr)
+    srcs = [_operand(f"src{i}", types.get(f"S{i}")) for i in range(n_src)]
+    for i in syntax.T16_SOURCES.get(d.name, ()):
+        if i < len(srcs):
+            srcs[i] = Operand(srcs[i].name, 1, True, srcs[i].ftype, False, 16)
+    if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
+        srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits) for s in srcs]
+    k_pos = None
+    m = re.search(r"fma\(([^)]*)\)", pcode) if "SIMM32" in pcode else None
+    if m:
+        args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
+        k_pos = args.index("SIMM32")
+    if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
+        srcs.append(_operand("src2", None, mask=True))
+    reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
+    return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst)
+
+
+def vopd_base(spec, d: InstrDef) -> InstrDef:
+    """The VOP1/VOP2 instruction a VOPD half performs (V_DUAL_MUL_F32 -> V_MUL_F32)."""
+    if d.format != "VOPD":
+        return d
+    name = d.name.replace("V_DUAL_", "V_", 1)
+    cands = [x for x in spec.lookup(name) if x.format in ("VOP2", "VOP1", "VOP3")]
+    return cands[0] if cands else InstrDef(d.name, "VOP2", d.opcode, "D0 = S0 * S1", None)
+
+
+# ---------------------------------------------------------------- memory data widths
+
+_SIZE_RE = re.compile(r"_(?:B|U|I|F)(8|16|32|64|96|128|256|512)(?:_|$)")
+_FORMAT_RE = re.compile(r"FORMAT_(X|XY|XYZ|XYZW)$")
+
+
+def data_dwords(name: str) -> int:
+    """Registers of a memory instruction's data, from the name's type suffix."""
+    fm = _FORMAT_RE.search(name)
+    if fm:
+        n = len(fm.group(1))
+        return (n + 1) // 2 if "_D16" in name else n
+    sizes = [int(x) for x in _SIZE_RE.findall(name)]
+    bits = sizes[-1] if sizes else 32
+    return max(1, bits // 32)

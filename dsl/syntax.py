@@ -1,0 +1,99 @@
+"""LLVM AMDGPU text-syntax conventions that are not ISA facts.
+
+The ISA data (isa/) says what bits mean; this module says how LLVM spells them:
+operand styles of the scalar control instructions, symbolic names LLVM uses for
+hardware registers and s_delay_alu fields, and its names for operand codes the
+manual reserves. Kept in one place so the printer and the parser agree."""
+from __future__ import annotations
+
+# ---------------------------------------------------------------- operand codes
+
+# Codes the RDNA3 operand tables call Reserved but LLVM's disassembler names (its
+# assembler rejects them for gfx11). Printing only.
+RESERVED_SRC_NAMES = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi",
+                      239: "src_pops_exiting_wave_id", 251: "src_vccz", 252: "src_execz",
+                      254: "src_lds_direct"}
+
+# LLVM's spelling of the manual's special operand names
+SPECIAL_TEXT = {"VCC_LO": "vcc_lo", "VCC_HI": "vcc_hi", "NULL": "null", "M0": "m0", "EXEC_LO": "exec_lo",
+                "EXEC_HI": "exec_hi", "SCC": "src_scc", "SHARED_BASE": "src_shared_base",
+                "SHARED_LIMIT": "src_shared_limit", "PRIVATE_BASE": "src_private_base",
+                "PRIVATE_LIMIT": "src_private_limit"}
+# names accepted on input as well (LLVM's aliases)
+SPECIAL_ALIASES = {"scc": "src_scc", "shared_base": "src_shared_base", "shared_limit": "src_shared_limit",
+                   "private_base": "src_private_base", "private_limit": "src_private_limit"}
+# 64-bit operands name the register pair by its low half's code
+PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec"}
+
+# ---------------------------------------------------------------- VALU particulars
+
+NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH"}
+NO_SOURCES: set[str] = set()
+# VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar)
+SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}
+# Sources LLVM's true16 syntax treats as 16-bit although the pseudocode reads them as 32-bit
+# (only their low bits matter: a class mask, a shift amount)
+T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B32": (2,),
+               "V_ALIGNBYTE_B32": (2,)}
+# VALU instructions LLVM prints without an encoding suffix although they have e32 and e64 forms
+# VOP3 16-bit instructions without an op_sel operand in LLVM (halves are only named by .l/.h)
+NO_OPSEL = {"V_CNDMASK_B16"}
+NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
+# Integer instructions that still take LLVM's floating-point source modifiers (neg/abs)
+FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMP_CLASS_F32", "V_CMP_CLASS_F64",
+           "V_CMPX_CLASS_F16", "V_CMPX_CLASS_F32", "V_CMPX_CLASS_F64"}
+# MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
+BUFFER_FORMAT_LIMIT = 64
+
+# ---------------------------------------------------------------- SOPP / SOPK immediates
+# style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
+# dec, hex, imm (decimal in the inline-constant range -16..64, else hex), branch (label or
+# signed offset), waitcnt, delay_alu, depctr, sendmsg, hwreg
+
+SOPP_STYLE = {
+    "s_nop": "imm", "s_endpgm": "opt", "s_branch": "branch", "s_wakeup": "none", "s_cbranch_scc0": "branch",
+    "s_cbranch_scc1": "branch", "s_cbranch_vccz": "branch", "s_cbranch_vccnz": "branch",
+    "s_cbranch_execz": "branch", "s_cbranch_execnz": "branch", "s_barrier": "none", "s_setkill": "imm",
+    "s_waitcnt": "waitcnt", "s_sethalt": "imm", "s_sleep": "imm", "s_setprio": "imm", "s_sendmsg": "sendmsg",
+    "s_sendmsghalt": "sendmsg", "s_trap": "imm", "s_icache_inv": "none", "s_incperflevel": "imm",
+    "s_decperflevel": "imm", "s_ttracedata": "none", "s_cbranch_cdbgsys": "branch",
+    "s_cbranch_cdbguser": "branch", "s_cbranch_cdbgsys_or_user": "branch",
+    "s_cbranch_cdbgsys_and_user": "branch", "s_endpgm_saved": "none", "s_endpgm_ordered_ps_done": "none",
+    "s_code_end": "none", "s_clause": "imm", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
+    "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm", "s_ttracedata_imm": "imm",
+    "s_wait_event": "imm", "s_set_inst_prefetch_distance": "imm",
+}
+
+# SOPK: (operands in order, immediate style). 'sdst' is the SDST field, 'imm' SIMM16,
+# 'hwreg' SIMM16 as hwreg(id, offset, size), 'lit' the trailing 32-bit literal.
+SOPK_STYLE = {
+    "s_version": (("imm",), "version"), "s_call_b64": (("sdst", "imm"), "branch"),
+    "s_getreg_b32": (("sdst", "hwreg"), "hwreg"), "s_setreg_b32": (("hwreg", "sdst"), "hwreg"),
+    "s_setreg_imm32_b32": (("hwreg", "lit"), "hwreg"),
+    "s_subvector_loop_begin": (("sdst", "imm"), "branch"), "s_subvector_loop_end": (("sdst", "imm"), "branch"),
+}
+SOPK_DEFAULT = (("sdst", "imm"), "hex")
+
+# LLVM's names for hardware registers in hwreg(...) (gfx11)
+HWREG_NAMES = {1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 5: "HW_REG_GPR_ALLOC",
+               6: "HW_REG_LDS_ALLOC", 7: "HW_REG_IB_STS", 15: "HW_REG_SH_MEM_BASES",
+               18: "HW_REG_PERF_SNAPSHOT_PC_LO", 19: "HW_REG_PERF_SNAPSHOT_PC_HI", 20: "HW_REG_FLAT_SCR_LO",
+               21: "HW_REG_FLAT_SCR_HI", 23: "HW_REG_HW_ID1", 24: "HW_REG_HW_ID2",
+               27: "HW_REG_PERF_SNAPSHOT_DATA", 29: "HW_REG_SHADER_CYCLES"}
+
+# s_delay_alu field values (the manual's S_DELAY_ALU description)
+DELAY_INSTID = ["NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4", "TRANS32_DEP_1",
+                "TRANS32_DEP_2", "TRANS32_DEP_3", "FMA_ACCUM_CYCLE_1", "SALU_CYCLE_1", "SALU_CYCLE_2",
+                "SALU_CYCLE_3"]
+DELAY_SKIP = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"]
+
+# s_waitcnt_depctr fields: (name, lo bit, width)
+DEPCTR_FIELDS = [("depctr_hold_cnt", 7, 1), ("depctr_sa_sdst", 0, 1), ("depctr_va_vdst", 12, 4),
+                 ("depctr_va_sdst", 9, 3), ("depctr_va_ssrc", 8, 1), ("depctr_va_vcc", 1, 1),
+                 ("depctr_vm_vsrc", 2, 3)]
+
+SENDMSG_RTN_NAMES = {128: "MSG_RTN_GET_DOORBELL", 129: "MSG_RTN_GET_DDID", 130: "MSG_RTN_GET_TMA",
+                     131: "MSG_RTN_GET_REALTIME", 132: "MSG_RTN_SAVE_WAVE", 133: "MSG_RTN_GET_TBA",
+                     134: "MSG_RTN_GET_TBA_TO_PC"}
+SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_DEALLOC_VGPRS", 9: "MSG_GS_ALLOC_REQ",
+                 15: "MSG_SYSMSG"}
