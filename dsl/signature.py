@@ -181,3 +181,89 @@ def data_dwords(name: str) -> int:
     sizes = [int(x) for x in _SIZE_RE.findall(name)]
     bits = sizes[-1] if sizes else 32
     return max(1, bits // 32)
+
+
+# ---------------------------------------------------------------- operand layouts (text order)
+# Each entry: (operand name, field, registers). Shared by the printer and the encoder.
+
+def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
+    """SOP1 / SOP2 / SOPC operands: which of SDST, SSRC0, SSRC1 appear and their widths."""
+    types, pcode, fmt = d.operand_types, d.pcode or "", d.format
+
+    def width(key: str) -> int:
+        t = types.get(key)
+        if t is None:   # DST / SRC0 accessors (s_movreld, s_movrels): the name's size
+            return 2 if d.name.endswith("64") else 1
+        return 2 if t.endswith("64") else 1
+
+    out = []
+    if d.name.startswith("S_SENDMSG_RTN"):
+        return [("sdst", "SDST", width("D0")), ("msg", "SSRC0", 1)]
+    if fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or not pcode):
+        out.append(("sdst", "SDST", width("D0")))
+    if fmt == "SOP1":
+        if re.search(r"\b(S0|SRC0)\b", pcode) or not pcode:
+            out.append(("ssrc0", "SSRC0", width("S0") if "S0" in types else width("SRC0")))
+    else:
+        out += [("ssrc0", "SSRC0", width("S0")), ("ssrc1", "SSRC1", width("S1"))]
+    return out
+
+
+_DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
+               "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
+               "DS_GWS_BARRIER"}
+
+
+def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
+    """DS operands from the name: returning forms (_RTN, loads, swizzle/permute, append)
+    have a VDST; stores and atomics have DATA0 (and DATA1 for two-operand atomics and 2ADDR)."""
+    name = d.name
+    n = data_dwords(name)
+    two = "2ADDR" in name
+    out = []
+    if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
+        return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
+    if name == "DS_BVH_STACK_RTN_B32":
+        return [("vdst", "VDST", 1), ("addr", "ADDR", 1), ("data0", "DATA0", 1), ("data1", "DATA1", 4)]
+    rtn = "_RTN" in name or name.startswith("DS_LOAD") or name in (
+        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME")
+    if "CONDXCHG32" in name:
+        n = 2
+    if rtn:
+        out.append(("vdst", "VDST", n * 2 if two and "STOREXCHG" not in name or
+                    two and "STOREXCHG" in name else n))
+    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
+        out.append(("data0", "DATA0", 1))
+    if name not in _DS_NO_ADDR:
+        out.append(("addr", "ADDR", 1))
+    data = 0
+    if not name.startswith(("DS_LOAD", "DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS",
+                            "DS_ORDERED")):
+        data = 2 if ("MSKOR" in name or "CMPSTORE" in name or "WRAP" in name or two) else 1
+    if name == "DS_STORE_ADDTID_B32":
+        data = 1
+    if data >= 1:
+        out.append(("data0", "DATA0", n))
+    if data == 2:
+        out.append(("data1", "DATA1", n))
+    return out
+
+
+def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
+    """FLAT / GLOBAL / SCRATCH operands; atomics return data only with glc."""
+    name, fmt = d.name, d.format
+    n = data_dwords(name)
+    out = []
+    if "_LOAD" in name or ("_ATOMIC" in name and glc):
+        out.append(("vdst", "VDST", n))
+    if fmt == "FLAT":
+        out.append(("vaddr", "ADDR", 2))
+    elif "ADDTID" not in name:
+        out.append(("vaddr", "ADDR", 1))
+    if "_STORE" in name or "_ATOMIC" in name:
+        out.append(("vdata", "DATA", n * 2 if "CMPSWAP" in name else n))
+    if fmt == "GLOBAL":
+        out.append(("saddr", "SADDR", 2))
+    elif fmt == "SCRATCH":
+        out.append(("saddr", "SADDR", 1))
+    return out

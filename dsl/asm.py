@@ -1,0 +1,251 @@
+"""Text assembler: LLVM AMDGPU syntax -> bytes, parsed with a lark grammar (asm.lark)."""
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+
+import isa
+
+from .operands import Lit, Mod, OperandError, Reg, Special
+from . import syntax
+
+
+class AsmError(ValueError):
+    """A line that does not assemble; the message starts with line:column."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """name(args...) in an operand position: hwreg(...), sendmsg(...), vmcnt(0), swizzle(...)."""
+    name: str
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Attr:
+    """attr0.w (lds_param_load) or a symbol name such as a branch label."""
+    name: str
+
+
+@dataclass
+class Statement:
+    mnemonic: str
+    operands: list
+    modifiers: dict
+    line: int
+    column: int
+    dual: "Statement | None" = None
+    label: str | None = None
+    text: str = ""
+
+
+def _reg(text: str) -> Reg:
+    m = re.fullmatch(r"(v|s|ttmp|a)(\d+)(?:\.([lh]))?", text)
+    cls, idx, half = m.group(1), int(m.group(2)), m.group(3)
+    return Reg(cls, idx, 1, half)
+
+
+def _regrange(text: str) -> Reg:
+    m = re.fullmatch(r"(v|s|ttmp|a)\[(\d+)(?::(\d+))?\]", text)
+    lo = int(m.group(2))
+    hi = int(m.group(3)) if m.group(3) is not None else lo
+    if hi < lo:
+        raise OperandError(f"register range {text} is empty (ranges are inclusive: {m.group(1)}[{hi}:{lo}]?)")
+    return Reg(m.group(1), lo, hi - lo + 1)
+
+
+def _int(text: str) -> int:
+    t = text.lower()
+    return int(t, 16) if t.startswith("0x") else int(t, 2) if t.startswith("0b") else int(t)
+
+
+_SEP = object()
+
+
+@v_args(inline=True)
+class _ToStatements(Transformer):
+    def reg(self, t):
+        return _reg(str(t))
+
+    def regrange(self, t):
+        return _regrange(str(t))
+
+    def number(self, t):
+        return _int(str(t))
+
+    def negnumber(self, t):
+        return -_int(str(t))
+
+    def float(self, t):
+        return float(str(t))
+
+    def string(self, t):
+        return str(t)[1:-1]
+
+    def name(self, t):
+        n = str(t)
+        low = n.lower()
+        if low in syntax.SPECIAL_ALIASES:
+            return Special(syntax.SPECIAL_ALIASES[low])
+        if low in _SPECIALS:
+            return Special(low)
+        return Attr(n)
+
+    def call(self, name, args=None):
+        n = str(name).lower()
+        args = tuple(args or ())
+        if n in ("neg", "abs") and len(args) == 1:
+            a = args[0]
+            return Mod(a, neg=True) if n == "neg" else (Mod(a.value, a.neg, True) if isinstance(a, Mod) else Mod(a, abs=True))
+        if n == "lit" and len(args) == 1:
+            return Lit(args[0])
+        return Call(n, args)
+
+    def arglist(self, *items):
+        return list(items)
+
+    def list(self, items=None):
+        return list(items or [])
+
+    def negate(self, x):
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            return -x
+        if isinstance(x, Mod):
+            return Mod(x.value, not x.neg, x.abs)
+        return Mod(x, neg=True)
+
+    def absval(self, x):
+        if isinstance(x, Mod):
+            return Mod(x.value, x.neg, True)
+        return Mod(x, abs=True)
+
+    def keyval(self, key, val):
+        return ("kv", str(key).lower(), val)
+
+    def instr(self, mnemonic, *items):
+        operands, modifiers = [], {}
+        expect_operand = True
+        for it in items:
+            if isinstance(it, Token):
+                if it.type == "COMMA":
+                    expect_operand = True
+                continue
+            if isinstance(it, tuple) and it and it[0] == "kv":
+                modifiers[it[1]] = it[2]
+            elif expect_operand:
+                operands.append(it)
+            elif isinstance(it, Attr):
+                modifiers[it.name.lower()] = True
+            elif isinstance(it, Special) and it.name == "off":
+                operands.append(it)
+            elif isinstance(it, Call):
+                modifiers[it.name] = it
+            else:
+                operands.append(it)
+            expect_operand = False
+        return Statement(str(mnemonic).lower(), operands, modifiers, mnemonic.line, mnemonic.column)
+
+    def statement(self, first, sep=None, second=None):
+        if second is not None:
+            first.dual = second
+        return first
+
+    def label(self, t):
+        return ("label", str(t)[:-1], t.line)
+
+    def directive(self, name, rest=None):
+        return ("directive", str(name), str(rest or "").strip(), name.line)
+
+    def start(self, *items):
+        return list(items)
+
+
+_SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "null", "off", "scc",
+             "src_scc", "src_shared_base", "src_shared_limit", "src_private_base", "src_private_limit",
+             "src_vccz", "src_execz", "src_lds_direct", "src_pops_exiting_wave_id",
+             "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    grammar = (Path(__file__).parent / "asm.lark").read_text()
+    return Lark(grammar, parser="lalr", lexer="contextual", transformer=_ToStatements(),
+                maybe_placeholders=False)
+
+
+# s_delay_alu joins its fields with '|', which would collide with the |abs| bars of
+# source operands, so they are joined with a space before parsing.
+_PIPE_JOIN = re.compile(r"\)\s*\|\s*(?=inst)")
+
+
+def parse(text: str) -> list:
+    """Statements, labels and directives of an assembly text (AsmError on a syntax error)."""
+    if "|" in text and "s_delay_alu" in text:
+        text = _PIPE_JOIN.sub(") ", text)
+    try:
+        return parser().parse(text if text.endswith("\n") else text + "\n")
+    except UnexpectedInput as e:
+        raise AsmError(_syntax_message(text, e)) from None
+    except VisitError as e:
+        orig = e.orig_exc
+        tok = getattr(e.obj, "meta", None)
+        raise AsmError(f"{orig}") from None
+
+
+def _syntax_message(text: str, e: UnexpectedInput) -> str:
+    line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
+    if isinstance(e, UnexpectedToken):
+        expected = sorted(x for x in e.expected if not x.startswith("_"))[:8]
+        what = f"unexpected {e.token!r}" if e.token.type != "$END" else "unexpected end of input"
+    elif isinstance(e, UnexpectedCharacters):
+        expected = sorted(x for x in e.allowed if not x.startswith("_"))[:8] if e.allowed else []
+        what = f"unexpected character {line[e.column - 1:e.column]!r}"
+    else:
+        expected, what = [], "syntax error"
+    exp = f"; expected {', '.join(expected)}" if expected else ""
+    return f"{e.line}:{e.column}: {what}{exp}\n    {line}\n    {' ' * (e.column - 1)}^"
+
+
+def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
+    """Assemble LLVM-syntax text for `arch` (e.g. 'gfx1100'). Labels resolve to branch
+    offsets. Raises AsmError naming line:column and what is wrong."""
+    from .encode import Encoder
+    spec = isa.load(arch)
+    wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
+    enc = Encoder(spec, wave)
+    lines = text.splitlines()
+    items = parse(text)
+    # pass 1: sizes and label addresses (branches are always 4 bytes, so one pass suffices)
+    out = bytearray()
+    labels: dict[str, int] = {}
+    fixups = []
+    for it in items:
+        if isinstance(it, tuple):
+            if it[0] == "label":
+                if it[1] in labels:
+                    raise AsmError(f"{it[2]}:1: label {it[1]!r} defined twice")
+                labels[it[1]] = len(out)
+            continue
+        try:
+            data, fix = enc.encode_statement(it)
+        except (OperandError, ValueError) as e:
+            src = lines[it.line - 1] if 0 < it.line <= len(lines) else ""
+            raise AsmError(f"{it.line}:{it.column}: {e}\n    {src.strip()}") from None
+        if fix is not None:
+            fixups.append((len(out), fix, it))
+        out += data
+    for pos, name, st in fixups:
+        if name not in labels:
+            raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: undefined label {name!r}")
+        delta = (labels[name] - (pos + 4)) // 4
+        if not -0x8000 <= delta <= 0x7fff:
+            raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: label {name!r} is {delta} dwords away; "
+                           f"a branch reaches -32768..32767")
+        out[pos:pos + 2] = (delta & 0xffff).to_bytes(2, "little")
+    return bytes(out)

@@ -1,0 +1,930 @@
+"""Operands -> fields -> bytes. The inverse of printer.py, shared by the text assembler
+and the Python DSL. Errors (OperandError) name the instruction, the operand, what was
+given and what is legal."""
+from __future__ import annotations
+
+import math
+import struct
+from functools import lru_cache
+
+from isa import InstrDef, Spec
+
+from . import syntax
+from .decode import DPP8, DPP8FI, DPP16, LITERAL, VALU_E32
+from .operands import Lit, Mod, OperandError, Reg, Special
+from .signature import Operand, ValuSig, data_dwords, valu_signature, vopd_base
+
+INLINE_FLOATS = (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
+INV_2PI = 1 / (2 * math.pi)
+SRC_SPECIAL = {"vcc_lo": 106, "vcc": 106, "vcc_hi": 107, "null": 124, "m0": 125, "exec_lo": 126, "exec": 126,
+               "exec_hi": 127, "src_shared_base": 235, "src_shared_limit": 236, "src_private_base": 237,
+               "src_private_limit": 238, "src_scc": 253, "scc": 253}
+SRC_SPECIAL.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
+PAIRS = {"vcc", "exec"}
+
+
+def f16_bits(x: float) -> int:
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def f32_bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def f64_bits(x: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def float_literal(x: float, bits: int) -> int:
+    """The 32-bit literal dword for a float operand of `bits` width: f16 bits in the low
+    half for 16-bit operands, the high dword of the f64 for 64-bit ones, else f32 bits."""
+    if bits == 16:
+        return f16_bits(x)
+    if bits == 64:
+        return f64_bits(x) >> 32
+    return f32_bits(x)
+
+
+def inline_float_code(x: float, bits: int) -> int | None:
+    if x in INLINE_FLOATS:
+        return 240 + INLINE_FLOATS.index(x)
+    # 1/(2*pi) as LLVM prints it (0.15915494) or exactly
+    if abs(x - INV_2PI) < 1e-8:
+        return 248
+    return None
+
+
+def _inline_float_patterns(bits: int) -> dict[int, int]:
+    conv = {16: f16_bits, 32: f32_bits, 64: lambda v: f64_bits(v) >> 32}[bits]
+    out = {conv(v): 240 + i for i, v in enumerate(INLINE_FLOATS)}
+    out[{16: 0x3118, 32: 0x3e22f983, 64: 0x3fc45f30}[bits]] = 248
+    return out
+
+
+_FLOAT_PATTERNS = {b: _inline_float_patterns(b) for b in (16, 32, 64)}
+
+
+def _name(d: InstrDef) -> str:
+    return d.name.lower()
+
+
+class Fields(dict):
+    """Field values of one instruction being built, plus its literal and DPP word."""
+
+    def __init__(self, d: InstrDef):
+        super().__init__()
+        self.d = d
+        self.literal: int | None = None
+        self.dpp: dict | None = None
+        self.dpp_kind: str | None = None
+        self.extra: dict = {}
+
+    def set_literal(self, value: int, what: str):
+        value &= 0xffffffff
+        if self.literal is not None and self.literal != value:
+            raise OperandError(f"{_name(self.d)}: {what}: an instruction has one 32-bit literal; it already "
+                               f"uses 0x{self.literal:x}, so 0x{value:x} cannot be added")
+        self.literal = value
+
+
+class Encoder:
+    def __init__(self, spec: Spec, wave: int = 32):
+        self.spec = spec
+        self.wave = wave
+        _late_imports()
+
+    # ------------------------------------------------------------ operand codes
+
+    def src_code(self, v, op: Operand, F: Fields, what: str, *, allow_literal: bool = True,
+                 allow_vgpr: bool = True) -> tuple[int, bool, bool, bool]:
+        """(9-bit code, neg, abs, high half) of a source operand."""
+        neg = ab = False
+        if isinstance(v, Mod):
+            neg, ab, v = v.neg, v.abs, v.value
+        n = op.regs(self.wave)
+        hi = False
+        if isinstance(v, Reg):
+            if v.count != n and not (v.count == 1 and n == 0):
+                raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}")
+            if v.cls == "v":
+                if not allow_vgpr:
+                    raise OperandError(f"{_name(F.d)}: {what}: a VGPR ({v}) is not allowed here; use an SGPR, "
+                                       f"constant or literal")
+                if v.half and not op.t16:
+                    raise OperandError(f"{_name(F.d)}: {what}: {v} names a 16-bit half but the operand is "
+                                       f"{op.bits}-bit")
+                return 256 + v.idx, neg, ab, v.half == "h"
+            if v.half:
+                raise OperandError(f"{_name(F.d)}: {what}: only VGPRs have .l/.h halves, got {v}")
+            return self.sreg_code(v, F, what, n), neg, ab, hi
+        if isinstance(v, Special):
+            code = SRC_SPECIAL.get(v.name)
+            if code is None:
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand")
+            if v.name in PAIRS and n == 1:
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 64 bits wide; this operand is 32-bit, "
+                                   f"use {v.name}_lo or {v.name}_hi")
+            return code, neg, ab, hi
+        forced = isinstance(v, Lit)
+        if forced:
+            v = v.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}")
+        bits = 64 if n == 2 else op.bits if op.bits in (16, 32, 64) else 32
+        if isinstance(v, float):
+            if not forced:
+                code = inline_float_code(v, bits)
+                if code is not None:
+                    return code, neg, ab, hi
+                if v.is_integer() and -16 <= v <= 64 and not op.is_float:
+                    v = int(v)
+            if isinstance(v, float):
+                lit = float_literal(v, bits if op.is_float else 32)
+                if not allow_literal:
+                    raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant and this "
+                                       f"encoding has no literal")
+                F.set_literal(lit, what)
+                return LITERAL, neg, ab, hi
+        if not forced:
+            if -16 <= v <= 64:
+                return (128 + v if v >= 0 else 192 - v), neg, ab, hi
+            if op.is_float:
+                pat = v & (0xffff if bits == 16 else 0xffffffff)
+                if pat in _FLOAT_PATTERNS[bits]:
+                    return _FLOAT_PATTERNS[bits][pat], neg, ab, hi
+            inline = v - (1 << 32) if 0x80000000 <= v <= 0xffffffff else v
+            if -16 <= inline <= 64 and bits == 32:
+                return (128 + inline if inline >= 0 else 192 - inline), neg, ab, hi
+        if not -(1 << 31) <= v < (1 << 32):
+            raise OperandError(f"{_name(F.d)}: {what}: {v} does not fit in a 32-bit literal")
+        if not allow_literal:
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant (-16..64, ±0.5, ±1, ±2, ±4, "
+                               f"1/(2π)) and this encoding has no literal")
+        F.set_literal(v, what)
+        return LITERAL, neg, ab, hi
+
+    def sreg_code(self, v, F: Fields, what: str, n: int = 1) -> int:
+        """7/8-bit scalar register code (SGPR, TTMP or a special register)."""
+        if isinstance(v, Special):
+            code = SRC_SPECIAL.get(v.name)
+            if code is None or code > 127:
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not a scalar register")
+            return code
+        if not isinstance(v, Reg) or v.cls not in ("s", "ttmp"):
+            raise OperandError(f"{_name(F.d)}: {what}: expected an SGPR{' range' if n > 1 else ''} "
+                               f"(s[..]), got {v}")
+        if v.count != n:
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n} "
+                               f"(e.g. {v.cls}[{v.idx}:{v.idx + n - 1}])" if n > 1 else
+                               f"{_name(F.d)}: {what}: {v} is {v.count} registers, this operand is one register")
+        if n > 1 and v.idx % 2:
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: SGPR tuples start at an even register")
+        if v.cls == "s":
+            if v.idx + v.count > 106:
+                raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s105)")
+            return v.idx
+        return 108 + v.idx
+
+    def vgpr(self, v, F: Fields, what: str, n: int = 1) -> int:
+        if isinstance(v, Mod) or not isinstance(v, Reg) or v.cls != "v":
+            raise OperandError(f"{_name(F.d)}: {what}: expected a VGPR{' range v[..]' if n > 1 else ''}, got {v}")
+        if v.count != n:
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}")
+        return v.idx
+
+    # ------------------------------------------------------------ statements
+
+    def encode_statement(self, st) -> tuple[bytes, str | None]:
+        if st.dual is not None:
+            return self.encode_vopd(st), None
+        mn = st.mnemonic
+        if mn == "v_illegal":
+            return b"\0\0\0\0", None
+        base, enc = split_mnemonic(mn)
+        defs = self.spec.lookup(base)
+        if not defs:
+            raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
+        cands = order_candidates(defs, enc, st.modifiers)
+        if not cands:
+            raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
+                               f"(it has: {', '.join(sorted({d.format for d in defs}))})")
+        errors = []
+        for d in cands:
+            try:
+                return self.encode_one(d, st, enc)
+            except OperandError as e:
+                errors.append(e)
+        raise errors[0] if len(errors) == 1 or enc else min(errors, key=lambda e: len(str(e)))
+
+    def encode_one(self, d: InstrDef, st, enc: str) -> tuple[bytes, str | None]:
+        F = Fields(d)
+        fmt = d.format
+        fix = None
+        mods = dict(st.modifiers)
+        if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"):
+            self.valu(d, F, st.operands, mods, fmt in VALU_E32)
+        elif fmt in ("SOP1", "SOP2", "SOPC"):
+            self.salu(d, F, st.operands)
+        elif fmt in ("SOPP", "SOPK"):
+            fix = self.sopp_sopk(d, F, st.operands, mods)
+        elif fmt == "SMEM":
+            self.smem(d, F, st.operands, mods)
+        elif fmt == "DS":
+            self.ds(d, F, st.operands, mods)
+        elif fmt in ("FLAT", "GLOBAL", "SCRATCH"):
+            self.flat(d, F, st.operands, mods)
+        elif fmt in ("MUBUF", "MTBUF"):
+            self.buffer(d, F, st.operands, mods)
+        elif fmt == "VINTERP":
+            self.vinterp(d, F, st.operands, mods)
+        elif fmt == "LDSDIR":
+            self.ldsdir(d, F, st.operands, mods)
+        else:
+            raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
+        if mods:
+            raise OperandError(f"{_name(d)}: unexpected modifier(s) {', '.join(mods)} for its {fmt} encoding")
+        return self.pack(d, F), fix
+
+    def pack(self, d: InstrDef, F: Fields, fmt_name: str | None = None) -> bytes:
+        fmt = self.spec.formats[fmt_name or d.format]
+        value = fmt.encoding[0] if fmt.encoding else 0
+        if "OP" in F:
+            pass
+        elif any(n == "OP" for n, _, _ in fmt.fields):
+            F["OP"] = d.opcode
+        width = 64 if fmt.name == "MIMG" else fmt.width
+        for name, val in F.items():
+            hi, lo = fmt.field(name)
+            if val < 0 or val >> (hi - lo + 1):
+                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {hi - lo + 1} bits")
+            value |= val << lo
+        out = value.to_bytes(width // 8, "little")
+        if F.dpp is not None:
+            dfmt = self.spec.formats[F.dpp_kind]
+            word = 0
+            for name, val in F.dpp.items():
+                hi, lo = dfmt.field(name)
+                word |= (val & ((1 << (hi - lo + 1)) - 1)) << (lo - 32)
+            out += word.to_bytes(4, "little")
+        elif F.literal is not None:
+            out += F.literal.to_bytes(4, "little")
+        return out
+
+    # ------------------------------------------------------------ VALU
+
+    def _arity(self, d, ops, expected: list[str]):
+        if len(ops) != len(expected):
+            raise OperandError(f"{_name(d)} takes {len(expected)} operand(s) ({', '.join(expected)}), "
+                               f"got {len(ops)}")
+
+    def valu(self, d: InstrDef, F: Fields, ops: list, mods: dict, e32: bool):
+        sig = valu_signature(d)
+        wave = self.wave
+        is_p = d.format == "VOP3P"
+        is_wmma = d.name.startswith("V_WMMA")
+        is_mix = d.name.startswith("V_FMA_MIX")
+        names: list[str] = [o.name for o in sig.dsts]
+        if sig.vcc_out and (e32 or d.format == "VOP3SD"):
+            names.append("sdst" if not e32 else "vcc")
+        elif d.format == "VOP3SD":
+            names.append("sdst")
+        src_names = [o.name for o in sig.srcs]
+        if sig.k_pos is not None and e32:
+            src_names.insert(sig.k_pos, "k")
+        names += src_names
+        if sig.vcc_in and e32:
+            names.append("vcc")
+        self._arity(d, ops, names)
+        dpp_kind = None
+        if any(k in mods for k in ("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
+                                   "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl")):
+            dpp_kind = "DPP16"
+        if "dpp8" in mods:
+            dpp_kind = "DPP8"
+        opsel = negb = absb = 0
+        pos = 0
+        for o in sig.dsts:
+            v = ops[pos]; pos += 1
+            if o.name == "sdst":
+                if e32:
+                    self._implicit_vcc(d, v)
+                else:
+                    F["VDST"] = self.sreg_code(v, F, "sdst", o.regs(wave))
+                continue
+            if o.sgpr:
+                F["VDST"] = self.sreg_code(v, F, "vdst")
+                continue
+            n = (256 // wave) if is_wmma else o.dwords
+            idx = self.vgpr(v.value if isinstance(v, Mod) else v, F, "vdst", n)
+            if o.t16 and not is_p:
+                if not (isinstance(v, Reg) and v.half):
+                    raise OperandError(f"{_name(d)}: vdst is a 16-bit operand: write {v}.l or {v}.h")
+                if e32:
+                    if idx > 127:
+                        raise OperandError(f"{_name(d)}: vdst {v}: the 32-bit encoding reaches v0..v127 halves")
+                    idx |= 0x80 if v.half == "h" else 0
+                elif v.half == "h":
+                    opsel |= 8
+            F["VDST"] = idx
+        if names[pos:pos + 1] in (["vcc"], ["sdst"]) and sig.vcc_out:
+            v = ops[pos]; pos += 1
+            if e32:
+                self._implicit_vcc(d, v)
+            else:
+                F["SDST"] = self.sreg_code(v, F, "sdst", wave // 32)
+        elif d.format == "VOP3SD":
+            F["SDST"] = self.sreg_code(ops[pos], F, "sdst", wave // 32); pos += 1
+        src_vals = ops[pos:pos + len(src_names)]
+        pos += len(src_names)
+        if sig.k_pos is not None and e32:
+            k = src_vals.pop(sig.k_pos)
+            if isinstance(k, Lit):
+                k = k.value
+            if isinstance(k, float):
+                k = float_literal(k, sig.srcs[0].bits)
+            if not isinstance(k, int):
+                raise OperandError(f"{_name(d)}: the constant K must be a number, got {k}")
+            F.set_literal(k, "K")
+        if sig.vcc_in and e32:
+            self._implicit_vcc(d, ops[pos]); pos += 1
+        ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
+        for i, (o, v) in enumerate(zip(sig.srcs, src_vals)):
+            what = f"src{i}"
+            if e32:
+                if dpp_kind and i == 0:
+                    vv = v.value if isinstance(v, Mod) else v
+                    idx = self.vgpr(vv, F, what, o.dwords)
+                    if o.t16:
+                        idx |= 0x80 if vv.half == "h" else 0
+                    F.setdefault("_dpp_src0", idx)
+                    if isinstance(v, Mod):
+                        if dpp_kind != "DPP16" or not o.is_float:
+                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding")
+                        F["_neg0"], F["_abs0"] = v.neg, v.abs
+                    continue
+                if i == 1:
+                    vv = v.value if isinstance(v, Mod) else v
+                    if isinstance(v, Mod):
+                        if dpp_kind != "DPP16" or not o.is_float:
+                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding")
+                        F["_neg1"], F["_abs1"] = v.neg, v.abs
+                    if not (isinstance(vv, Reg) and vv.cls == "v"):
+                        raise OperandError(f"{_name(d)}: {what} must be a VGPR in the 32-bit encoding, got {vv}")
+                    idx = self.vgpr(vv, F, what, o.dwords)
+                    if o.t16:
+                        if idx > 127:
+                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 halves")
+                        idx |= 0x80 if vv.half == "h" else 0
+                    F["VSRC1"] = idx
+                    continue
+                if isinstance(v, Mod):
+                    raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding")
+                code, _, _, hi = self.src_code(v, o, F, what)
+                if o.t16 and code >= 256:
+                    if code - 256 > 127:
+                        raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves")
+                    code |= 0x80 if hi else 0
+                F["SRC0"] = code
+                continue
+            op = o
+            if is_wmma:
+                op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, o.ftype, False, 32)
+            code, ng, ab, hi = self.src_code(v, op, F, what)
+            if (ng or ab) and not (o.is_float or is_p):
+                raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only")
+            if dpp_kind and i == 0:
+                if code < 256:
+                    raise OperandError(f"{_name(d)}: src0 of a DPP instruction must be a VGPR")
+                F["_dpp_src0"] = code - 256
+                code = 0
+            if hi:
+                opsel |= 1 << i
+            if is_p and not is_mix:
+                if ab:
+                    raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier")
+                negb |= ng << i
+            elif is_mix:
+                negb |= ng << i
+                F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i
+            else:
+                negb |= ng << i
+                absb |= ab << i
+            F[f"SRC{i}"] = code
+        if not e32:
+            if "op_sel" in mods:
+                bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
+                if not is_p:
+                    nsrc = len(sig.srcs)
+                    if len(bits) > nsrc:   # the last entry is the destination
+                        opsel |= bits[-1] << 3
+                        bits = bits[:-1]
+                    for i, b in enumerate(bits[:3]):
+                        opsel |= b << i
+                else:
+                    for i, b in enumerate(bits):
+                        opsel |= b << i
+            if is_p:
+                nsrc = len(sig.srcs)
+                hi_default = [0] * nsrc if is_mix else [1] * nsrc
+                hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d) if "op_sel_hi" in mods else hi_default
+                hv = sum(b << i for i, b in enumerate(hib))
+                F["OPSEL_HI"] = hv & 3
+                F["OPSEL_HI2"] = hv >> 2 & 1
+                if "neg_lo" in mods:
+                    negb |= sum(b << i for i, b in enumerate(_bit_list(mods.pop("neg_lo"), "neg_lo", d)))
+                if "neg_hi" in mods:
+                    F["NEG_HI"] = F.get("NEG_HI", 0) | sum(
+                        b << i for i, b in enumerate(_bit_list(mods.pop("neg_hi"), "neg_hi", d)))
+                F.setdefault("NEG_HI", 0)
+            if opsel:
+                F["OPSEL"] = opsel
+            if negb:
+                F["NEG"] = negb
+            if absb:
+                F["ABS"] = absb
+            if mods.pop("clamp", False):
+                F["CLMP"] = 1
+            for key, val in (("mul", {2: 1, 4: 2}), ("div", {2: 3})):
+                if key in mods:
+                    m = mods.pop(key)
+                    if m not in val:
+                        raise OperandError(f"{_name(d)}: {key}:{m} is not an output modifier (mul:2, mul:4, div:2)")
+                    F["OMOD"] = val[m]
+        if dpp_kind:
+            self._dpp(d, F, mods, dpp_kind, e32)
+
+    def _implicit_vcc(self, d, v):
+        want = "vcc" if self.wave == 64 else "vcc_lo"
+        if not (isinstance(v, Special) and v.name in (want, "vcc")):
+            raise OperandError(f"{_name(d)}: the 32-bit encoding's carry/condition operand is {want}, got {v}")
+
+    def _dpp(self, d, F: Fields, mods: dict, kind: str, e32: bool):
+        src0 = F.pop("_dpp_src0", None)
+        if src0 is None:
+            raise OperandError(f"{_name(d)}: DPP needs a VGPR src0")
+        dpp = {"SRC0": src0}
+        if kind == "DPP8":
+            sels = _bit_list(mods.pop("dpp8"), "dpp8", d, limit=7)
+            if len(sels) != 8:
+                raise OperandError(f"{_name(d)}: dpp8 needs 8 lane selects, got {len(sels)}")
+            for i, s_ in enumerate(sels):
+                dpp[f"LANE_SEL{i}"] = s_
+            fi = mods.pop("fi", 0)
+            F["SRC0"] = DPP8FI if fi else DPP8
+        else:
+            ctrl = None
+            if "quad_perm" in mods:
+                q = _bit_list(mods.pop("quad_perm"), "quad_perm", d, limit=3)
+                if len(q) != 4:
+                    raise OperandError(f"{_name(d)}: quad_perm needs 4 lane selects")
+                ctrl = q[0] | q[1] << 2 | q[2] << 4 | q[3] << 6
+            for key, base in (("row_shl", 0x100), ("row_shr", 0x110), ("row_ror", 0x120), ("row_share", 0x150),
+                              ("row_xmask", 0x160)):
+                if key in mods:
+                    n = mods.pop(key)
+                    lo = 0 if key in ("row_share", "row_xmask") else 1
+                    if not isinstance(n, int) or not lo <= n <= 15:
+                        raise OperandError(f"{_name(d)}: {key}:{n} is out of range ({lo}..15)")
+                    ctrl = base + n
+            for key, val in (("row_mirror", 0x140), ("row_half_mirror", 0x141)):
+                if mods.pop(key, False):
+                    ctrl = val
+            if ctrl is None:
+                raise OperandError(f"{_name(d)}: DPP needs a control: quad_perm:[..], row_shl:n, row_shr:n, "
+                                   f"row_ror:n, row_mirror, row_half_mirror, row_share:n or row_xmask:n")
+            dpp.update(DPP_CTRL=ctrl, ROW_MASK=mods.pop("row_mask", 0xf), BANK_MASK=mods.pop("bank_mask", 0xf),
+                       BC=1 if mods.pop("bound_ctrl", 0) else 0, FI=1 if mods.pop("fi", 0) else 0)
+            for i in range(2):
+                dpp[f"SRC{i}_NEG"] = int(bool(F.pop(f"_neg{i}", 0)))
+                dpp[f"SRC{i}_ABS"] = int(bool(F.pop(f"_abs{i}", 0)))
+            F["SRC0"] = DPP16
+        F.dpp, F.dpp_kind = dpp, kind
+
+    # ------------------------------------------------------------ VOPD
+
+    def encode_vopd(self, st) -> bytes:
+        halves = []
+        for part, slot in ((st, "X"), (st.dual, "Y")):
+            d = next((x for x in self.spec.lookup(part.mnemonic) if x.format == "VOPD" and x.slot == slot), None)
+            if d is None:
+                raise OperandError(f"{part.mnemonic} is not a VOPD {'first' if slot == 'X' else 'second'} "
+                                   f"(OPX/OPY) instruction")
+            halves.append((d, part))
+        (dx, px), (dy, py) = halves
+        F = Fields(dx)
+        F["OPX"], F["OPY"] = dx.opcode, dy.opcode
+        vdst = {}
+        for slot, d, p in (("X", dx, px), ("Y", dy, py)):
+            sig = valu_signature(vopd_base(self.spec, d))
+            names = ["vdst"] + [o.name for o in sig.srcs[:2]]
+            if sig.k_pos is not None:
+                names.insert(1 + sig.k_pos, "k")
+            self._arity(d, p.operands, names)
+            vals = list(p.operands)
+            vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
+            if sig.k_pos is not None:
+                k = vals.pop(sig.k_pos)
+                k = k.value if isinstance(k, Lit) else k
+                F.set_literal(float_literal(k, 32) if isinstance(k, float) else k, "K")
+            code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0")
+            F[f"SRC{slot}0"] = code
+            F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1") if len(vals) > 1 else 0
+        if (vdst["X"] & 1) == (vdst["Y"] & 1):
+            raise OperandError(f"{_name(dx)} :: {_name(dy)}: the two destinations must be one even and one odd "
+                               f"VGPR (got v{vdst['X']} and v{vdst['Y']})")
+        F["VDSTX"] = vdst["X"]
+        F["VDSTY"] = vdst["Y"] >> 1
+        return self.pack(dx, F, "VOPD")
+
+    # ------------------------------------------------------------ scalar
+
+    def salu(self, d: InstrDef, F: Fields, ops: list):
+        from .signature import scalar_layout
+        layout = scalar_layout(d)
+        self._arity(d, ops, [name for name, _, _ in layout])
+        for (name, field, n), v in zip(layout, ops):
+            if name == "sdst":
+                F[field] = self.sreg_code(v, F, name, n)
+            elif name == "msg":
+                F[field] = _sendmsg_value(v, d)
+            else:
+                op = Operand(name, n, False, "b", False, 64 if n == 2 else 32)
+                code, ng, ab, _ = self.src_code(v, op, F, name, allow_vgpr=False)
+                if ng or ab:
+                    raise OperandError(f"{_name(d)}: {name}: scalar instructions have no neg/abs modifiers")
+                F[field] = code
+
+    def sopp_sopk(self, d: InstrDef, F: Fields, ops: list, mods: dict) -> str | None:
+        mn = _name(d)
+        fix = None
+        if d.format == "SOPP":
+            style = syntax.SOPP_STYLE.get(mn, "imm")
+            if style == "none" or (style == "opt" and not ops):
+                if ops:
+                    raise OperandError(f"{mn} takes no operands")
+                F["SIMM16"] = 0
+                return None
+            if style == "waitcnt":
+                F["SIMM16"] = self._waitcnt(d, ops, mods)
+                return None
+            if style == "delay_alu":
+                F["SIMM16"] = _delay_value(d, ops, mods)
+                return None
+            if style == "depctr":
+                F["SIMM16"] = _depctr_value(d, ops, mods)
+                return None
+            self._arity(d, ops, ["simm16"])
+            v = ops[0]
+            if style == "sendmsg":
+                F["SIMM16"] = _sendmsg_value(v, d)
+                return None
+            if style == "branch" and isinstance(v, Attr_):
+                F["SIMM16"] = 0
+                return v.name
+            F["SIMM16"] = _imm16(v, d)
+            return None
+        operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
+        self._arity(d, ops, list(operands))
+        F.setdefault("SDST", 0)
+        for name, v in zip(operands, ops):
+            if name == "sdst":
+                F["SDST"] = self.sreg_code(v, F, "sdst", 2 if mn.endswith("_b64") else 1)
+            elif name == "imm":
+                if style == "branch" and isinstance(v, Attr_):
+                    F["SIMM16"] = 0
+                    fix = v.name
+                else:
+                    F["SIMM16"] = _imm16(v, d)
+            elif name == "hwreg":
+                F["SIMM16"] = _hwreg_value(v, d)
+            elif name == "lit":
+                val = v.value if isinstance(v, Lit) else v
+                if not isinstance(val, int):
+                    raise OperandError(f"{mn}: expected a 32-bit value, got {v}")
+                F.set_literal(val, "simm32")
+        return fix
+
+    def _waitcnt(self, d, ops, mods) -> int:
+        fields = {name: (hi, lo) for name, hi, lo in self.spec.tables["waitcnt"]}
+        value = 0
+        for key in fields.values():
+            value |= ((1 << (key[0] - key[1] + 1)) - 1) << key[1]
+        calls = [o for o in ops] + [v for v in mods.values()]
+        mods.clear()
+        if len(calls) == 1 and isinstance(calls[0], int):
+            return calls[0] & 0xffff
+        names = {"vmcnt": "VM", "expcnt": "EXP", "lgkmcnt": "LGKM"}
+        from .asm import Call
+        for c in calls:
+            if not isinstance(c, Call) or c.name not in names or len(c.args) != 1:
+                raise OperandError(f"s_waitcnt: expected vmcnt(n), expcnt(n) or lgkmcnt(n), got {c}")
+            hi, lo = fields[names[c.name]]
+            n = c.args[0]
+            if not isinstance(n, int) or not 0 <= n < 1 << (hi - lo + 1):
+                raise OperandError(f"s_waitcnt: {c.name}({n}) is out of range 0..{(1 << (hi - lo + 1)) - 1}")
+            value = value & ~(((1 << (hi - lo + 1)) - 1) << lo) | n << lo
+        return value
+
+    # ------------------------------------------------------------ memory
+
+    def smem(self, d, F, ops, mods):
+        mn = _name(d)
+        if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
+            self._arity(d, ops, [])
+            F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=124)
+            return
+        sbase_n = 4 if "buffer" in mn else 2
+        names = ["sdata", "sbase", "offset"]
+        if len(ops) != 3:
+            self._arity(d, ops, names)
+        if mn.startswith("s_atc_probe"):
+            F["SDATA"] = _imm16(ops[0], d)
+        else:
+            F["SDATA"] = self.sreg_code(ops[0], F, "sdata", data_dwords(d.name))
+        F["SBASE"] = self.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
+        third = ops[2]
+        off = mods.pop("offset", None)
+        if isinstance(third, int):
+            if off is not None:
+                raise OperandError(f"{mn}: give the offset once (third operand or offset:)")
+            off, soff = third, 124
+        else:
+            soff = self.sreg_code(third, F, "soffset")
+        off = off or 0
+        if not -(1 << 20) <= off < (1 << 20):
+            raise OperandError(f"{mn}: offset {off} is out of range (21-bit signed)")
+        F["OFFSET"] = off & ((1 << 21) - 1)
+        F["SOFFSET"] = soff
+        for flag in ("glc", "dlc"):
+            if mods.pop(flag, False):
+                F[flag.upper()] = 1
+
+    def ds(self, d, F, ops, mods):
+        from .signature import ds_layout
+        layout = ds_layout(d)
+        self._arity(d, ops, [n for n, _, _ in layout])
+        F.update(ADDR=0, DATA0=0, DATA1=0, VDST=0)
+        for (name, field, n), v in zip(layout, ops):
+            F[field] = self.vgpr(v, F, name, n)
+        if "2addr" in _name(d):
+            for k in ("offset0", "offset1"):
+                val = mods.pop(k, 0)
+                if not 0 <= val <= 255:
+                    raise OperandError(f"{_name(d)}: {k}:{val} is out of range 0..255")
+                F[k.upper()] = val
+        else:
+            off = mods.pop("offset", 0)
+            if _name(d) == "ds_swizzle_b32" and not isinstance(off, int):
+                off = _swizzle_value(off, d)
+            if not 0 <= off <= 0xffff:
+                raise OperandError(f"{_name(d)}: offset:{off} is out of range 0..65535")
+            F["OFFSET0"], F["OFFSET1"] = off & 0xff, off >> 8
+        F["GDS"] = 1 if mods.pop("gds", False) else 0
+
+    def flat(self, d, F, ops, mods):
+        from .signature import flat_layout
+        glc = bool(mods.pop("glc", False))
+        layout = flat_layout(d, glc)
+        self._arity(d, ops, [n for n, _, _ in layout])
+        fmt = d.format
+        F.update(ADDR=0, DATA=0, VDST=0, SADDR=124, SVE=0)
+        for (name, field, n), v in zip(layout, ops):
+            if name == "saddr":
+                if isinstance(v, Special) and v.name == "off":
+                    F["SADDR"] = 124
+                else:
+                    F["SADDR"] = self.sreg_code(v, F, name, n)
+            elif name == "vaddr" and fmt == "SCRATCH":
+                if isinstance(v, Special) and v.name == "off":
+                    F["SVE"] = 0
+                else:
+                    F["ADDR"], F["SVE"] = self.vgpr(v, F, name), 1
+            elif name == "vaddr" and fmt == "GLOBAL":
+                n = 2 if isinstance(ops[-1], Special) and ops[-1].name == "off" else 1
+                F["ADDR"] = self.vgpr(v, F, name, n)
+            else:
+                F[field] = self.vgpr(v, F, name, n)
+        off = mods.pop("offset", 0)
+        lo, hi = (0, 4095) if fmt == "FLAT" else (-4096, 4095)
+        if not lo <= off <= hi:
+            raise OperandError(f"{_name(d)}: offset:{off} is out of range {lo}..{hi}")
+        F["OFFSET"] = off & 0x1fff
+        F["GLC"] = int(glc)
+        for flag in ("slc", "dlc"):
+            if mods.pop(flag, False):
+                F[flag.upper()] = 1
+
+    def buffer(self, d, F, ops, mods):
+        mn = _name(d)
+        tfe = bool(mods.pop("tfe", False))
+        idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
+        self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
+        n = data_dwords(d.name) * (2 if "cmpswap" in mn else 1) + tfe
+        F["VDATA"] = self.vgpr(ops[0], F, "vdata", n)
+        if isinstance(ops[1], Special) and ops[1].name == "off":
+            if idxen or offen:
+                raise OperandError(f"{mn}: vaddr is off but idxen/offen asks for an address VGPR")
+            F["VADDR"] = 0
+        else:
+            F["VADDR"] = self.vgpr(ops[1], F, "vaddr", 2 if idxen and offen else 1)
+        F["SRSRC"] = self.sreg_code(ops[2], F, "srsrc", 4) >> 2
+        code, *_ = self.src_code(ops[3], Operand("soffset"), F, "soffset", allow_vgpr=False)
+        F["SOFFSET"] = code
+        off = mods.pop("offset", 0)
+        if not 0 <= off <= 4095:
+            raise OperandError(f"{mn}: offset:{off} is out of range 0..4095")
+        F["OFFSET"] = off
+        F.update(IDXEN=int(idxen), OFFEN=int(offen), TFE=int(tfe))
+        for flag in ("glc", "slc", "dlc"):
+            if mods.pop(flag, False):
+                F[flag.upper()] = 1
+        if d.format == "MTBUF":
+            fmtv = mods.pop("format", 1)
+            if isinstance(fmtv, list):
+                names = {f"BUF_FMT_{n}": v for v, n in self.spec.tables.get("data_formats", [])}
+                if len(fmtv) != 1 or not hasattr(fmtv[0], "name") or fmtv[0].name not in names:
+                    raise OperandError(f"{mn}: unknown format {fmtv}")
+                fmtv = names[fmtv[0].name]
+            F["FORMAT"] = fmtv
+
+    def vinterp(self, d, F, ops, mods):
+        sig = valu_signature(d)
+        self._arity(d, ops, ["vdst", "src0", "src1", "src2"])
+        opsel = negb = 0
+        v = ops[0]
+        F["VDST"] = self.vgpr(v, F, "vdst")
+        if isinstance(v, Reg) and v.half == "h":
+            opsel |= 8
+        for i, v in enumerate(ops[1:]):
+            neg = False
+            if isinstance(v, Mod):
+                neg, v = v.neg, v.value
+            if not (isinstance(v, Reg) and v.cls == "v"):
+                raise OperandError(f"{_name(d)}: src{i} must be a VGPR, got {v}")
+            F[f"SRC{i}"] = 256 + v.idx
+            opsel |= (v.half == "h") << i
+            negb |= neg << i
+        if "op_sel" in mods:
+            bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
+            opsel |= sum(b << i for i, b in enumerate(bits))
+        F.update(OPSEL=opsel, NEG=negb, CLMP=int(bool(mods.pop("clamp", False))), WAITEXP=mods.pop("wait_exp", 0))
+
+    def ldsdir(self, d, F, ops, mods):
+        mn = _name(d)
+        F["VDST"] = self.vgpr(ops[0], F, "vdst")
+        F.update(ATTR=0, ATTR_CHAN=0)
+        if mn == "lds_param_load":
+            self._arity(d, ops, ["vdst", "attr"])
+            a = ops[1]
+            import re
+            m = re.fullmatch(r"attr(\d+)\.([xyzw])", getattr(a, "name", ""))
+            if not m:
+                raise OperandError(f"{mn}: expected attrN.[xyzw], got {a}")
+            F["ATTR"], F["ATTR_CHAN"] = int(m.group(1)), "xyzw".index(m.group(2))
+        else:
+            self._arity(d, ops, ["vdst"])
+        F["WAIT_VA"] = mods.pop("wait_vdst", 0)
+
+
+# ---------------------------------------------------------------- helpers
+
+class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import cycle
+    pass
+
+
+def _bit_list(v, what, d, limit=1) -> list[int]:
+    if not isinstance(v, list) or not all(isinstance(x, int) and 0 <= x <= limit for x in v):
+        raise OperandError(f"{_name(d)}: {what} expects [a,b,...] with entries 0..{limit}, got {v}")
+    return v
+
+
+def _imm16(v, d) -> int:
+    if isinstance(v, Lit):
+        v = v.value
+    if not isinstance(v, int) or not -0x8000 <= v <= 0xffff:
+        raise OperandError(f"{_name(d)}: expected a 16-bit immediate, got {v}")
+    return v & 0xffff
+
+
+def _hwreg_value(v, d) -> int:
+    from .asm import Call
+    if isinstance(v, int):
+        return v & 0xffff
+    if not isinstance(v, Call) or v.name != "hwreg" or not 1 <= len(v.args) <= 3:
+        raise OperandError(f"{_name(d)}: expected hwreg(id[, offset, size]), got {v}")
+    rid = v.args[0]
+    if not isinstance(rid, int):
+        names = {n: i for i, n in syntax.HWREG_NAMES.items()}
+        if getattr(rid, "name", None) not in names:
+            raise OperandError(f"{_name(d)}: unknown hardware register {rid}; known: {', '.join(names)}")
+        rid = names[rid.name]
+    offset = v.args[1] if len(v.args) > 1 else 0
+    size = v.args[2] if len(v.args) > 2 else 32
+    if not (0 <= rid < 64 and 0 <= offset < 32 and 1 <= size <= 32):
+        raise OperandError(f"{_name(d)}: hwreg({rid}, {offset}, {size}) out of range (id 0..63, offset 0..31, "
+                           f"size 1..32)")
+    return rid | offset << 6 | (size - 1) << 11
+
+
+def _sendmsg_value(v, d) -> int:
+    from .asm import Call
+    if isinstance(v, int):
+        return v & 0xffff
+    if not isinstance(v, Call) or v.name != "sendmsg":
+        raise OperandError(f"{_name(d)}: expected sendmsg(...), got {v}")
+    names = {n: i for i, n in {**syntax.SENDMSG_NAMES, **syntax.SENDMSG_RTN_NAMES}.items()}
+    args = list(v.args)
+    msg = args[0]
+    if not isinstance(msg, int):
+        if getattr(msg, "name", None) not in names:
+            raise OperandError(f"{_name(d)}: unknown message {msg}")
+        msg = names[msg.name]
+    op = args[1] if len(args) > 1 else 0
+    stream = args[2] if len(args) > 2 else 0
+    return msg | op << 4 | stream << 8
+
+
+def _delay_value(d, ops, mods) -> int:
+    from .asm import Call
+    calls = list(ops) + list(mods.values())
+    mods.clear()
+    if len(calls) == 1 and isinstance(calls[0], int):
+        return calls[0]
+    value = 0
+    for c in calls:
+        if not isinstance(c, Call) or len(c.args) != 1:
+            raise OperandError(f"s_delay_alu: expected instid0(...), instskip(...), instid1(...), got {c}")
+        arg = getattr(c.args[0], "name", c.args[0])
+        table = syntax.DELAY_SKIP if c.name == "instskip" else syntax.DELAY_INSTID
+        if arg not in table:
+            raise OperandError(f"s_delay_alu: {c.name}({arg}) is not one of {', '.join(table)}")
+        shift = {"instid0": 0, "instskip": 4, "instid1": 7}.get(c.name)
+        if shift is None:
+            raise OperandError(f"s_delay_alu: unknown field {c.name}")
+        value |= table.index(arg) << shift
+    return value
+
+
+def _depctr_value(d, ops, mods) -> int:
+    from .asm import Call
+    calls = list(ops) + list(mods.values())
+    mods.clear()
+    if len(calls) == 1 and isinstance(calls[0], int):
+        return calls[0]
+    fields = {name: (lo, width) for name, lo, width in syntax.DEPCTR_FIELDS}
+    value = 0xffff
+    for c in calls:
+        if not isinstance(c, Call) or c.name not in fields or len(c.args) != 1:
+            raise OperandError(f"s_waitcnt_depctr: expected one of {', '.join(fields)}(n), got {c}")
+        lo, width = fields[c.name]
+        value = value & ~(((1 << width) - 1) << lo) | (c.args[0] & ((1 << width) - 1)) << lo
+    return value
+
+
+def _swizzle_value(v, d) -> int:
+    from .asm import Call
+    if not isinstance(v, Call) or v.name != "swizzle" or not v.args:
+        raise OperandError(f"ds_swizzle_b32: expected offset:swizzle(...), got {v}")
+    mode = getattr(v.args[0], "name", None)
+    if mode == "QUAD_PERM" and len(v.args) == 5:
+        a = v.args[1:]
+        return 0x8000 | a[0] | a[1] << 2 | a[2] << 4 | a[3] << 6
+    if mode == "BITMASK_PERM" and len(v.args) == 2:
+        and_m = or_m = xor_m = 0
+        for i, ch in enumerate(reversed(v.args[1])):
+            if ch == "p":
+                and_m |= 1 << i
+            elif ch == "i":
+                and_m |= 1 << i
+                xor_m |= 1 << i
+            elif ch == "1":
+                or_m |= 1 << i
+        return and_m | or_m << 5 | xor_m << 10
+    raise OperandError(f"ds_swizzle_b32: unsupported swizzle {v}")
+
+
+def split_mnemonic(mn: str) -> tuple[str, str]:
+    for suf in ("_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa"):
+        if mn.endswith(suf):
+            return mn[: -len(suf)], suf[1:]
+    return mn, ""
+
+
+def order_candidates(defs: list[InstrDef], enc: str, mods: dict) -> list[InstrDef]:
+    """Encodings to try, shortest first (as LLVM picks for a plain mnemonic)."""
+    e32 = [d for d in defs if d.format in VALU_E32]
+    e64 = [d for d in defs if d.format in ("VOP3", "VOP3SD", "VOP3P")]
+    other = [d for d in defs if d not in e32 and d not in e64 and d.format != "VOPD"]
+    if enc == "e32":
+        return e32
+    if enc in ("e64", "e64_dpp"):
+        return e64
+    if enc == "dpp":
+        return e32 or e64
+    return e32 + e64 + other
+
+
+def _late_imports():
+    global Attr_
+    from .asm import Attr
+    Attr_ = Attr
