@@ -32,6 +32,17 @@ def build_parser() -> argparse.ArgumentParser:
     from isa.gen import add_arguments
     add_arguments(gen)
     gen.set_defaults(func=_cmd_gen)
+    asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly",
+                         description="Assemble a file of LLVM AMDGPU assembly (labels, comments, "
+                                     "every instruction format except MIMG/EXP) into machine code.")
+    from dsl.cli import add_asm_arguments, add_disasm_arguments, run_asm, run_disasm
+    add_asm_arguments(asm)
+    asm.set_defaults(func=run_asm)
+    dis = sub.add_parser("disasm", help="disassemble machine code to LLVM syntax",
+                         description="Disassemble raw machine code or hex text into LLVM AMDGPU syntax, one "
+                                     "instruction per line. Undecodable dwords print as .long with a warning.")
+    add_disasm_arguments(dis)
+    dis.set_defaults(func=run_disasm)
     return ap
 
 

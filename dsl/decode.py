@@ -53,7 +53,10 @@ def literal_fields(inst_fmt: str, d: InstrDef | None) -> tuple[str, ...]:
 
 def needs_literal(inst: Instruction, spec: Spec) -> bool:
     f = inst.fmt.name
-    if any(inst.fields.get(n) == LITERAL for n in literal_fields(f, None)):
+    if any(inst.fields.get(n) == LITERAL for n in literal_fields(f, None)) and \
+            not inst.name.startswith("S_SENDMSG_RTN"):   # its SSRC0 is a message number
+        return True
+    if f == "SOP2" and "SIMM32" in (inst.defs[0].pcode or ""):
         return True
     if f == "SOPK" and inst.name == "S_SETREG_IMM32_B32":
         return True

@@ -427,6 +427,8 @@ class Encoder:
                 nsrc = len(sig.srcs)
                 hi_default = [0] * nsrc if is_mix else [1] * nsrc
                 hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d) if "op_sel_hi" in mods else hi_default
+                # bits of sources the instruction does not have read as set (LLVM's default)
+                hib = list(hib) + [0 if is_mix else 1] * (3 - len(hib))
                 hv = sum(b << i for i, b in enumerate(hib))
                 F["OPSEL_HI"] = hv & 3
                 F["OPSEL_HI2"] = hv >> 2 & 1
@@ -539,7 +541,7 @@ class Encoder:
     # ------------------------------------------------------------ scalar
 
     def salu(self, d: InstrDef, F: Fields, ops: list):
-        from .signature import scalar_layout
+        from .signature import scalar_bits, scalar_layout
         layout = scalar_layout(d)
         self._arity(d, ops, [name for name, _, _ in layout])
         for (name, field, n), v in zip(layout, ops):
@@ -547,8 +549,13 @@ class Encoder:
                 F[field] = self.sreg_code(v, F, name, n)
             elif name == "msg":
                 F[field] = _sendmsg_value(v, d)
+            elif name == "k":
+                k = v.value if isinstance(v, Lit) else v
+                F.set_literal(float_literal(k, 32) if isinstance(k, float) else k, "K")
             else:
-                op = Operand(name, n, False, "b", False, 64 if n == 2 else 32)
+                bits = scalar_bits(d, "S0" if field == "SSRC0" else "S1")
+                op = Operand(name, n, bits == 16, "f" if "F" in d.name.split("_")[-1] else "b", False,
+                             64 if n == 2 else bits)
                 code, ng, ab, _ = self.src_code(v, op, F, name, allow_vgpr=False)
                 if ng or ab:
                     raise OperandError(f"{_name(d)}: {name}: scalar instructions have no neg/abs modifiers")
@@ -872,7 +879,7 @@ def _depctr_value(d, ops, mods) -> int:
     if len(calls) == 1 and isinstance(calls[0], int):
         return calls[0]
     fields = {name: (lo, width) for name, lo, width in syntax.DEPCTR_FIELDS}
-    value = 0xffff
+    value = sum(((1 << width) - 1) << lo for lo, width in fields.values())   # unnamed fields: no wait
     for c in calls:
         if not isinstance(c, Call) or c.name not in fields or len(c.args) != 1:
             raise OperandError(f"s_waitcnt_depctr: expected one of {', '.join(fields)}(n), got {c}")

@@ -9,7 +9,7 @@ from isa import Spec
 
 from . import syntax
 from .decode import DPP8FI, LITERAL, VALU_E32, Instruction
-from .signature import Operand, data_dwords, valu_signature, vopd_base
+from .signature import Operand, data_dwords, scalar_bits, scalar_layout, valu_signature, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -301,9 +301,11 @@ def _delay_text(imm: int) -> str:
 def _depctr_text(imm: int) -> str:
     known = 0
     out = []
-    for name, lo, width in syntax.DEPCTR_FIELDS:
+    for name, lo, width in syntax.DEPCTR_FIELDS:   # fields at their maximum (no wait) are omitted
         known |= ((1 << width) - 1) << lo
-        out.append(f"{name}({imm >> lo & ((1 << width) - 1)})")
+        val = imm >> lo & ((1 << width) - 1)
+        if val != (1 << width) - 1:
+            out.append(f"{name}({val})")
     if imm & ~known & 0xffff:
         return f"0x{imm:x}"
     return " ".join(out)
@@ -323,7 +325,7 @@ def _sendmsg_text(imm: int, rtn: bool) -> str:
     if rtn:
         name = syntax.SENDMSG_NAMES.get(msg)
         return f"sendmsg({name})" if name else f"sendmsg({msg}, 0, 0)"
-    if imm >> 8 == 0 and msg in syntax.SENDMSG_NAMES:
+    if msg in syntax.SENDMSG_NAMES:
         return f"sendmsg({syntax.SENDMSG_NAMES[msg]})"
     return "sendmsg(0, 0, 0)" if imm == 0 else str(imm)
 
@@ -364,23 +366,17 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
 
     if fmt in ("SOP2", "SOP1", "SOPC"):
         parts = []
-        import re
-        pcode = d.pcode or ""
-        has_d = fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or not pcode)
-        if has_d:
-            parts.append(sreg_text(spec, f["SDST"], width("D0")))
-        if fmt == "SOP1" and d.name.startswith("S_SENDMSG_RTN"):
-            parts[0] = sreg_text(spec, f["SDST"], 2 if d.name.endswith("B64") else 1)
-            return f"{mn} {parts[0]}, {_sendmsg_text(f['SSRC0'], True)}"
-        srcs = ["SSRC0", "SSRC1"] if fmt != "SOP1" else ["SSRC0"]
-        if fmt == "SOP1" and "S0" not in types and "SRC0" in types:   # s_movrels: register number
-            types = dict(types, S0="b64" if d.name.endswith("64") else "b32")
-        keys = ["S0", "S1"]
-        if fmt == "SOP1" and not (re.search(r"\b(S0|SRC0)\b", pcode) or not pcode):
-            srcs = []
-        for fld, key in zip(srcs, keys):
-            w = width(key) if key in types else (width("SRC0") if key == "S0" and "SRC0" in types else 1)
-            parts.append(src_text(spec, f[fld], w, literal=inst.literal, table=(fmt, fld)))
+        for name, fld, n in scalar_layout(d):
+            if name == "sdst":
+                parts.append(sreg_text(spec, f[fld], n))
+            elif name == "msg":
+                parts.append(_sendmsg_text(f[fld], True))
+            elif name == "k":
+                parts.append(f"0x{inst.literal or 0:x}")
+            else:
+                key = "S0" if fld == "SSRC0" else "S1"
+                parts.append(src_text(spec, f[fld], n, literal=inst.literal, table=(fmt, fld),
+                                      bits=scalar_bits(d, key)))
         return mn + (" " + ", ".join(parts) if parts else "")
     if fmt == "SOPP":
         style = syntax.SOPP_STYLE.get(mn, "hex")

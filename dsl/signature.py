@@ -134,10 +134,12 @@ def valu_signature(d: InstrDef) -> ValuSig:
         n_src = 1   # v_movrels / v_swaprel style: SRC0 is a register number, still an operand
     name_types = _name_types(d.name)
     for key in ["D0"] + [f"S{i}" for i in range(n_src)]:
-        if types.get(key) is None and name_types:
+        packed_result = key == "D0" and "_PK_" in d.name
+        if types.get(key) is None and name_types and not packed_result:
             types[key] = name_types[0] if key == "D0" else name_types[-1]
-        elif _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and "_PK_" not in d.name:
-            types[key] = types[key][-3:-2] + "16" if types[key][-2:] == "32" else types[key]
+        elif types.get(key) and _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and not packed_result:
+            types[key] = types[key].replace("pk_", "")[:-2] + "16" if types[key][-2:] == "32" else \
+                types[key].replace("pk_", "")
     if dsts and dsts[0].name == "vdst":
         dsts[0] = _operand("vdst", types.get("D0"), sgpr=dsts[0].sgpr)
     srcs = [_operand(f"src{i}", types.get(f"S{i}")) for i in range(n_src)]
@@ -192,7 +194,7 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
 
     def width(key: str) -> int:
         t = types.get(key)
-        if t is None:   # DST / SRC0 accessors (s_movreld, s_movrels): the name's size
+        if t is None or key == "SRC0":   # DST / SRC0 accessors (s_movreld, s_movrels): the name's size
             return 2 if d.name.endswith("64") else 1
         return 2 if t.endswith("64") else 1
 
@@ -206,7 +208,18 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
             out.append(("ssrc0", "SSRC0", width("S0") if "S0" in types else width("SRC0")))
     else:
         out += [("ssrc0", "SSRC0", width("S0")), ("ssrc1", "SSRC1", width("S1"))]
+    m = re.search(r"fma\(([^)]*)\)", pcode) if "SIMM32" in pcode else None
+    if m:   # s_fmaak / s_fmamk: the constant K sits where the pseudocode reads SIMM32
+        args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
+        out.insert(1 + args.index("SIMM32"), ("k", "", 1))
     return out
+
+
+def scalar_bits(d: InstrDef, key: str) -> int:
+    """Value width of a scalar operand (16 for RDNA3.5's f16 SALU, else 32/64)."""
+    t = d.operand_types.get(key)
+    bits, _, packed = type_info(t)
+    return 16 if bits == 16 and not packed else 64 if bits == 64 else 32
 
 
 _DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",

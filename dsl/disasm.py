@@ -1,0 +1,44 @@
+"""Bytes -> LLVM-syntax text, one instruction per line."""
+from __future__ import annotations
+
+import warnings
+
+import isa
+
+from .decode import DecodeError, decode_one
+from .printer import print_instruction
+
+
+class DisassemblyWarning(UserWarning):
+    """Bytes that do not decode; they are printed as .long and decoding continues."""
+
+
+def disassemble(data: bytes, arch: str, wave_size: int | None = None, *, offsets: bool = False) -> str:
+    """LLVM-syntax text of `data` for `arch` (e.g. 'gfx1100'); `wave_size` defaults to the
+    arch's (32 on RDNA) and decides how VCC operands print, as LLVM's +wavefrontsize64 does.
+    Undecodable dwords become `.long 0x...` with a DisassemblyWarning."""
+    spec = isa.load(arch)
+    wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
+    if wave not in (32, 64):
+        raise ValueError(f"wave_size must be 32 or 64, got {wave}")
+    data = bytes(data)
+    lines = []
+    pos = 0
+    while pos < len(data):
+        if len(data) - pos < 4:
+            tail = data[pos:]
+            warnings.warn(f"offset 0x{pos:x}: {len(tail)} trailing byte(s) are not an instruction",
+                          DisassemblyWarning, stacklevel=2)
+            lines.append((pos, ".byte " + ", ".join(f"0x{b:02x}" for b in tail)))
+            break
+        try:
+            inst = decode_one(spec, data, pos)
+            text, size = print_instruction(spec, inst, wave), inst.size
+        except DecodeError as e:
+            warnings.warn(str(e), DisassemblyWarning, stacklevel=2)
+            text, size = f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}", 4
+        lines.append((pos, text))
+        pos += size
+    if offsets:
+        return "\n".join(f"{text:<60s} // {pos:06X}" for pos, text in lines)
+    return "\n".join(text for _, text in lines)
