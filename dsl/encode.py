@@ -132,6 +132,8 @@ class Encoder:
             raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}")
         bits = 64 if n == 2 else op.bits if op.bits in (16, 32, 64) else 32
         if isinstance(v, float):
+            if not forced and v == 0.0 and math.copysign(1.0, v) > 0:
+                return 128, neg, ab, hi    # +0.0 is the inline integer 0 (all bits clear)
             if not forced:
                 code = inline_float_code(v, bits)
                 if code is not None:
@@ -214,7 +216,8 @@ class Encoder:
                 return self.encode_one(d, st, enc)
             except OperandError as e:
                 errors.append(e)
-        raise errors[0] if len(errors) == 1 or enc else min(errors, key=lambda e: len(str(e)))
+        # the last candidate is the most general encoding (VOP3): its complaint is the real one
+        raise errors[-1]
 
     def encode_one(self, d: InstrDef, st, enc: str) -> tuple[bytes, str | None]:
         F = Fields(d)
@@ -303,11 +306,15 @@ class Encoder:
             dpp_kind = "DPP8"
         opsel = negb = absb = 0
         pos = 0
+        if sig.is_cmpx and not e32:
+            F["VDST"] = 126   # v_cmpx writes EXEC: LLVM fills VDST with exec_lo's code
         for o in sig.dsts:
             v = ops[pos]; pos += 1
             if o.name == "sdst":
                 if e32:
                     self._implicit_vcc(d, v)
+                elif isinstance(v, Special) and v.name in SRC_SPECIAL:   # the 8-bit VDST field takes any
+                    F["VDST"] = SRC_SPECIAL[v.name]                      # scalar source code
                 else:
                     F["VDST"] = self.sreg_code(v, F, "sdst", o.regs(wave))
                 continue

@@ -57,7 +57,10 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
     if kind == "float":
         return float_text(base, 64 if n == 2 else bits)
     if kind == "literal":
-        return f"0x{(literal or 0) & ((1 << bits) - 1):x}"
+        value = (literal or 0) & ((1 << bits) - 1)
+        if inline_int(value) is not None or value in (INLINE_F32_BITS if bits == 32 else INLINE_F16_BITS):
+            return f"lit(0x{value:x})"   # would read back as an inline constant
+        return f"0x{value:x}"
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
@@ -75,6 +78,14 @@ def vreg(idx: int, n: int = 1) -> str:
 def t16_vgpr(code8: int) -> str:
     """A 16-bit VGPR in a 7+1-bit field (VOP1/2/C/DPP: bit 7 selects the high half)."""
     return f"v{code8 & 0x7f}.{'h' if code8 & 0x80 else 'l'}"
+
+
+INLINE_F32_BITS = {struct.unpack("<I", struct.pack("<f", x))[0]
+                   for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3e22f983}
+
+
+INLINE_F16_BITS = {struct.unpack("<H", struct.pack("<e", x))[0]
+                   for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3118}
 
 
 def inline_int(value: int | None) -> int | None:
