@@ -203,7 +203,7 @@ class Encoder:
         if mn == "v_illegal":
             return b"\0\0\0\0", None
         base, enc = split_mnemonic(mn)
-        defs = self.spec.lookup(base)
+        defs = self.spec.lookup(base) or self.spec.lookup(old_name(base))
         if not defs:
             raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
         cands = order_candidates(defs, enc, st.modifiers)
@@ -324,8 +324,8 @@ class Encoder:
             n = (256 // wave) if is_wmma else o.dwords
             idx = self.vgpr(v.value if isinstance(v, Mod) else v, F, "vdst", n)
             if o.t16 and not is_p:
-                if not (isinstance(v, Reg) and v.half):
-                    raise OperandError(f"{_name(d)}: vdst is a 16-bit operand: write {v}.l or {v}.h")
+                if isinstance(v, Reg) and not v.half:
+                    v = Reg(v.cls, v.idx, 1, "l")   # LLVM's true16 syntax reads a plain vN as vN.l
                 if e32:
                     if idx > 127:
                         raise OperandError(f"{_name(d)}: vdst {v}: the 32-bit encoding reaches v0..v127 halves")
@@ -915,6 +915,17 @@ def _swizzle_value(v, d) -> int:
                 or_m |= 1 << i
         return and_m | or_m << 5 | xor_m << 10
     raise OperandError(f"ds_swizzle_b32: unsupported swizzle {v}")
+
+
+def old_name(mn: str) -> str:
+    """The gfx11 name for a pre-gfx11 spelling LLVM still accepts (s_andn2_b32, flat_load_dword)."""
+    if mn in syntax.OLD_NAMES:
+        return syntax.OLD_NAMES[mn]
+    head, _, rest = mn.partition("_")
+    for old, new in syntax.OLD_MEMORY_WORDS:
+        if head in ("flat", "global", "scratch") and rest.startswith(old) and rest[len(old):] in ("", "_d16"):
+            return f"{head}_{new}{rest[len(old):]}"
+    return mn
 
 
 def split_mnemonic(mn: str) -> tuple[str, str]:

@@ -97,3 +97,30 @@ SENDMSG_RTN_NAMES = {128: "MSG_RTN_GET_DOORBELL", 129: "MSG_RTN_GET_DDID", 130: 
                      134: "MSG_RTN_GET_TBA_TO_PC"}
 SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_DEALLOC_VGPRS", 9: "MSG_GS_ALLOC_REQ",
                  15: "MSG_SYSMSG"}
+
+# ---------------------------------------------------------------- accepted old spellings
+# Pre-gfx11 mnemonics LLVM still accepts for gfx11 (input only; output uses the new names).
+OLD_NAMES = {
+    "s_andn2_b32": "s_and_not1_b32", "s_andn2_b64": "s_and_not1_b64", "s_orn2_b32": "s_or_not1_b32",
+    "s_orn2_b64": "s_or_not1_b64", "s_ff1_i32_b32": "s_ctz_i32_b32", "s_ff1_i32_b64": "s_ctz_i32_b64",
+    "s_flbit_i32_b32": "s_clz_i32_u32", "s_flbit_i32_b64": "s_clz_i32_u64", "s_flbit_i32": "s_cls_i32",
+    "s_flbit_i32_i64": "s_cls_i32_i64", "s_inst_prefetch": "s_set_inst_prefetch_distance",
+    "v_ffbh_u32": "v_clz_i32_u32", "v_ffbh_i32": "v_cls_i32", "v_ffbl_b32": "v_ctz_i32_b32",
+    "v_cvt_flr_i32_f32": "v_cvt_floor_i32_f32", "v_cvt_rpi_i32_f32": "v_cvt_nearest_i32_f32",
+    "v_cvt_pkrtz_f16_f32": "v_cvt_pk_rtz_f16_f32", "v_dot2c_f32_f16": "v_dot2acc_f32_f16",
+    "v_mul_legacy_f32": "v_mul_dx9_zero_f32", "v_fma_legacy_f32": "v_fma_dx9_zero_f32",
+    "v_fmac_legacy_f32": "v_fmac_dx9_zero_f32", "global_atomic_csub": "global_atomic_csub_u32",
+}
+for _pre in ("andn1", "orn1", "andn2", "orn2"):
+    for _kind in ("saveexec", "wrexec"):
+        for _w in ("b32", "b64"):
+            _new = {"andn1": "and_not0", "orn1": "or_not0", "andn2": "and_not1", "orn2": "or_not1"}[_pre]
+            OLD_NAMES[f"s_{_pre}_{_kind}_{_w}"] = f"s_{_new}_{_kind}_{_w}"
+# memory instructions: old data-type words -> gfx11 ones, applied to the part after the prefix
+OLD_MEMORY_WORDS = [
+    ("load_dwordx4", "load_b128"), ("load_dwordx3", "load_b96"), ("load_dwordx2", "load_b64"),
+    ("load_dword", "load_b32"), ("store_dwordx4", "store_b128"), ("store_dwordx3", "store_b96"),
+    ("store_dwordx2", "store_b64"), ("store_dword", "store_b32"), ("load_sbyte", "load_i8"),
+    ("load_ubyte", "load_u8"), ("load_sshort", "load_i16"), ("load_ushort", "load_u16"),
+    ("store_byte", "store_b8"), ("store_short", "store_b16"),
+]
