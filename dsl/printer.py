@@ -1,4 +1,4 @@
-"""Instruction -> LLVM AMDGPU text (what llvm-objdump prints)."""
+"""Instruction -> text in LLVM's AMDGPU assembly syntax."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,7 @@ from isa import Spec
 
 from . import syntax
 from .decode import DPP8FI, LITERAL, VALU_E32, Instruction
-from .signature import Operand, data_dwords, scalar_bits, scalar_layout, valu_signature, vopd_base
+from .signature import Operand, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout, valu_signature, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -447,68 +447,25 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     else:
         parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}")
         text = f"{mn} {', '.join(parts)}"
-    for flag in ("GLC", "DLC"):
-        if f.get(flag):
-            text += " " + flag.lower()
-    return text
+    return text + _flags(f, ("GLC", "DLC"))
+
+
+def _flags(f: dict, names: tuple[str, ...]) -> str:
+    return "".join(" " + n.lower() for n in names if f.get(n))
 
 
 def _ds(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    n = data_dwords(d.name)
-    two = "2addr" in mn
-    rtn = "_rtn" in mn or mn.startswith("ds_load") or mn in ("ds_swizzle_b32", "ds_permute_b32",
-                                                              "ds_bpermute_b32", "ds_append", "ds_consume")
-    parts = []
-    if rtn:
-        vd = n * 2 if two or "cmpstore_rtn" in mn and False else n
-        if "condxchg32" in mn:
-            vd = 2
-        if mn in ("ds_add_gs_reg_rtn", "ds_sub_gs_reg_rtn"):
-            vd = 2
-        parts.append(vreg(f["VDST"], vd))
-    no_addr = mn in ("ds_append", "ds_consume", "ds_load_addtid_b32", "ds_store_addtid_b32", "ds_nop",
-                     "ds_gws_sema_release_all", "ds_gws_sema_v", "ds_gws_sema_p", "ds_gws_init",
-                     "ds_gws_sema_br", "ds_gws_barrier")
-    if mn in ("ds_gws_init", "ds_gws_sema_br", "ds_gws_barrier"):
-        parts.append(vreg(f["DATA0"]))
-    if not no_addr:
-        parts.append(vreg(f["ADDR"]))
-    data = 0
-    if mn.startswith(("ds_store", "ds_write")) or "mskor" in mn or "cmpstore" in mn or "wrap" in mn \
-            or (not mn.startswith(("ds_load", "ds_read", "ds_swizzle", "ds_append", "ds_consume", "ds_nop",
-                                   "ds_gws", "ds_ordered"))):
-        data = 2 if ("mskor" in mn or "cmpstore" in mn or "wrap" in mn or two) else 1
-    if mn in ("ds_store_addtid_b32",):
-        data = 1
-    if mn in ("ds_bvh_stack_rtn_b32",):
-        parts += [vreg(f["DATA0"]), vreg(f["DATA1"], 4)]
-        data = 0
-    if mn in ("ds_add_gs_reg_rtn", "ds_sub_gs_reg_rtn"):
-        data = 0
-        parts[-1] = vreg(f["DATA0"])
-    dn = 2 if "condxchg32" in mn else n
-    if data >= 1:
-        parts.append(vreg(f["DATA0"], dn))
-    if data == 2:
-        parts.append(vreg(f["DATA1"], dn))
+    parts = [vreg(f[field], n) for _, field, n in ds_layout(d)]
     text = mn + (" " + ", ".join(parts) if parts else "")
-    if two or mn == "ds_ordered_count" and False:
-        if f["OFFSET0"]:
-            text += f" offset0:{f['OFFSET0']}"
-        if f["OFFSET1"]:
-            text += f" offset1:{f['OFFSET1']}"
-    elif mn == "ds_bvh_stack_rtn_b32" or True:
+    if "2addr" in mn:
+        text += "".join(f" {k.lower()}:{f[k]}" for k in ("OFFSET0", "OFFSET1") if f[k])
+    else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
         if off:
-            if mn == "ds_swizzle_b32":
-                text += f" offset:{_swizzle_text(off)}"
-            else:
-                text += f" offset:{off}"
-    if f.get("GDS"):
-        text += " gds"
-    return text
+            text += f" offset:{_swizzle_text(off) if mn == 'ds_swizzle_b32' else off}"
+    return text + _flags(f, ("GDS",))
 
 
 def _swizzle_text(off: int) -> str:
@@ -524,42 +481,25 @@ def _swizzle_text(off: int) -> str:
 
 def _flat(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
     fmt = inst.fmt.name
-    n = data_dwords(d.name)
-    is_load = "_load" in mn
-    is_atomic = "_atomic" in mn
-    is_store = "_store" in mn
-    glc = f.get("GLC", 0)
     parts = []
-    if is_load or (is_atomic and glc):
-        parts.append(vreg(f["VDST"], n))
-    if fmt == "FLAT":
-        parts.append(vreg(f["ADDR"], 2))
-    elif fmt == "GLOBAL":
-        saddr = f["SADDR"]
-        if "addtid" not in mn:
-            parts.append(vreg(f["ADDR"], 1 if saddr != 124 and saddr != 125 else 2))
-    else:  # SCRATCH
-        parts.append(vreg(f["ADDR"]) if f.get("SVE") else "off")
-    if is_store or is_atomic:
-        parts.append(vreg(f["DATA"], n * 2 if "cmpswap" in mn else n))
-    if fmt == "GLOBAL":
-        saddr = f["SADDR"]
-        parts.append("off" if saddr in (124, 125) else sreg_text(spec, saddr, 2))
-    elif fmt == "SCRATCH":
-        saddr = f["SADDR"]
-        parts.append("off" if saddr == 124 else sreg_text(spec, saddr, 1))
-    text = f"{mn} {', '.join(parts)}"
+    for name, field, n in flat_layout(d, bool(f.get("GLC"))):
+        if name == "saddr":   # null turns the scalar base off (GLOBAL also names m0's code off)
+            off_codes = (124, 125) if fmt == "GLOBAL" else (124,)
+            parts.append("off" if f[field] in off_codes else sreg_text(spec, f[field], n))
+        elif name == "vaddr" and fmt == "SCRATCH":
+            parts.append(vreg(f[field]) if f.get("SVE") else "off")
+        elif name == "vaddr" and fmt == "GLOBAL":   # no scalar base: a 64-bit VGPR address
+            parts.append(vreg(f[field], 2 if f["SADDR"] in (124, 125) else 1))
+        else:
+            parts.append(vreg(f[field], n))
+    text = f"{d.name.lower()} {', '.join(parts)}"
     off = f["OFFSET"]
     if fmt != "FLAT" and off & (1 << 12):
         off -= 1 << 13
     if off:
         text += f" offset:{off}"
-    for flag in ("GLC", "SLC", "DLC"):
-        if f.get(flag):
-            text += " " + flag.lower()
-    return text
+    return text + _flags(f, ("GLC", "SLC", "DLC"))
 
 
 def _buffer(spec: Spec, inst: Instruction) -> str:
@@ -591,10 +531,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
         text += " offen"
     if f["OFFSET"]:
         text += f" offset:{f['OFFSET']}"
-    for flag in ("GLC", "SLC", "DLC", "TFE"):
-        if f.get(flag):
-            text += " " + flag.lower()
-    return text
+    return text + _flags(f, ("GLC", "SLC", "DLC", "TFE"))
 
 
 def _vinterp(spec: Spec, inst: Instruction) -> str:
