@@ -65,7 +65,10 @@ def _int(text: str) -> int:
     return int(t, 16) if t.startswith("0x") else int(t, 2) if t.startswith("0b") else int(t)
 
 
-_SEP = object()
+@dataclass(frozen=True)
+class BitOr:
+    """a|b|... with a symbolic part (UC_VERSION_W64_BIT); numbers alone are folded by the parser."""
+    parts: tuple
 
 
 @v_args(inline=True)
@@ -124,6 +127,15 @@ class _ToStatements(Transformer):
         if isinstance(x, Mod):
             return Mod(x.value, x.neg, True)
         return Mod(x, abs=True)
+
+    def bitor(self, *items):
+        parts = [x for x in items if not isinstance(x, Token)]
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in parts):
+            value = 0
+            for x in parts:
+                value |= x
+            return value
+        return BitOr(tuple(parts))
 
     def keyval(self, key, val):
         return ("kv", str(key).lower(), val)

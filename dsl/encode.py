@@ -21,6 +21,7 @@ SRC_SPECIAL = {"vcc_lo": 106, "vcc": 106, "vcc_hi": 107, "null": 124, "m0": 125,
                "src_private_limit": 238, "src_scc": 253, "scc": 253}
 SRC_SPECIAL.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
 PAIRS = {"vcc", "exec"}
+MEMORY_FORMATS = {"DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "SMEM"}
 
 
 def f16_bits(x: float) -> int:
@@ -203,7 +204,7 @@ class Encoder:
         if mn == "v_illegal":
             return b"\0\0\0\0", None
         base, enc = split_mnemonic(mn)
-        defs = self.spec.lookup(base) or self.spec.lookup(old_name(base))
+        defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
         if not defs:
             raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
         cands = order_candidates(defs, enc, st.modifiers)
@@ -224,24 +225,31 @@ class Encoder:
         fmt = d.format
         fix = None
         mods = dict(st.modifiers)
+        operands = st.operands
+        if fmt in MEMORY_FORMATS:
+            # memory operands are registers (or off): a bare word is a flag modifier written where an
+            # operand could start, as in `ds_gws_sema_p gds`
+            while operands and isinstance(operands[-1], Attr_):
+                mods[operands[-1].name.lower()] = True
+                operands = operands[:-1]
         if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"):
-            self.valu(d, F, st.operands, mods, fmt in VALU_E32)
+            self.valu(d, F, operands, mods, fmt in VALU_E32)
         elif fmt in ("SOP1", "SOP2", "SOPC"):
-            self.salu(d, F, st.operands)
+            self.salu(d, F, operands)
         elif fmt in ("SOPP", "SOPK"):
-            fix = self.sopp_sopk(d, F, st.operands, mods)
+            fix = self.sopp_sopk(d, F, operands, mods)
         elif fmt == "SMEM":
-            self.smem(d, F, st.operands, mods)
+            self.smem(d, F, operands, mods)
         elif fmt == "DS":
-            self.ds(d, F, st.operands, mods)
+            self.ds(d, F, operands, mods)
         elif fmt in ("FLAT", "GLOBAL", "SCRATCH"):
-            self.flat(d, F, st.operands, mods)
+            self.flat(d, F, operands, mods)
         elif fmt in ("MUBUF", "MTBUF"):
-            self.buffer(d, F, st.operands, mods)
+            self.buffer(d, F, operands, mods)
         elif fmt == "VINTERP":
-            self.vinterp(d, F, st.operands, mods)
+            self.vinterp(d, F, operands, mods)
         elif fmt == "LDSDIR":
-            self.ldsdir(d, F, st.operands, mods)
+            self.ldsdir(d, F, operands, mods)
         else:
             raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
         if mods:
@@ -607,6 +615,8 @@ class Encoder:
                 if style == "branch" and isinstance(v, Attr_):
                     F["SIMM16"] = 0
                     fix = v.name
+                elif style == "version":
+                    F["SIMM16"] = _imm16(_version_value(v, d), d)
                 else:
                     F["SIMM16"] = _imm16(v, d)
             elif name == "hwreg":
@@ -645,7 +655,7 @@ class Encoder:
         mn = _name(d)
         if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
             self._arity(d, ops, [])
-            F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=124)
+            F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=0)
             return
         sbase_n = 4 if "buffer" in mn else 2
         names = ["sdata", "sbase", "offset"]
@@ -840,6 +850,21 @@ def _hwreg_value(v, d) -> int:
     return rid | offset << 6 | (size - 1) << 11
 
 
+def _version_value(v, d) -> int:
+    """s_version's operand: a number, a UC_VERSION_* name or an a|b|... of them."""
+    from .asm import BitOr
+    if isinstance(v, BitOr):
+        value = 0
+        for part in v.parts:
+            value |= _version_value(part, d)
+        return value
+    if isinstance(v, Attr_):
+        if v.name.upper() not in syntax.VERSION_NAMES:
+            raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}")
+        return syntax.VERSION_NAMES[v.name.upper()]
+    return v
+
+
 def _sendmsg_value(v, d) -> int:
     from .asm import Call
     if isinstance(v, int):
@@ -895,37 +920,79 @@ def _depctr_value(d, ops, mods) -> int:
     return value
 
 
+def _bitmask_swizzle(and_mask: int, or_mask: int = 0, xor_mask: int = 0) -> int:
+    """Bit-mask mode (offset[15] = 0): lane' = ((lane & and) | or) ^ xor within groups of 32."""
+    return and_mask | or_mask << 5 | xor_mask << 10
+
+
+def _group_size(n, d, lo: int, hi: int) -> int:
+    if not isinstance(n, int) or n & (n - 1) or not lo <= n <= hi:
+        raise OperandError(f"{_name(d)}: swizzle group size {n} must be a power of two in {lo}..{hi}")
+    return n
+
+
+def _swizzle_bits(mask, d) -> int:
+    if not isinstance(mask, str) or len(mask) != 5 or set(mask) - set("01pi"):
+        raise OperandError(f"{_name(d)}: BITMASK_PERM takes a 5-character mask of 0, 1, p (preserve) and "
+                           f"i (invert), most significant lane bit first; got {mask!r}")
+    bit = {c: sum(1 << i for i, ch in enumerate(reversed(mask)) if ch == c) for c in "01pi"}
+    return _bitmask_swizzle(bit["p"] | bit["i"], bit["1"], bit["i"])
+
+
+def _in_range(x, lo: int, hi: int, what: str, d) -> int:
+    if not isinstance(x, int) or not lo <= x <= hi:
+        raise OperandError(f"{_name(d)}: swizzle {what} {x} is out of range {lo}..{hi}")
+    return x
+
+
+# LLVM's swizzle(MODE, ...) macros: mode -> (argument names, offset from the arguments)
+_SWIZZLE_MODES = {
+    "QUAD_PERM": (("lane0", "lane1", "lane2", "lane3"),
+                  lambda d, *a: 0x8000 | sum(_in_range(x, 0, 3, "lane", d) << 2 * i for i, x in enumerate(a))),
+    "BITMASK_PERM": (("mask",), lambda d, m: _swizzle_bits(m, d)),
+    "BROADCAST": (("group_size", "lane"), lambda d, g, lane: _bitmask_swizzle(
+        0x20 - _group_size(g, d, 2, 32), _in_range(lane, 0, g - 1, "lane", d))),
+    "SWAP": (("group_size",), lambda d, g: _bitmask_swizzle(0x1f, 0, _group_size(g, d, 1, 16))),
+    "REVERSE": (("group_size",), lambda d, g: _bitmask_swizzle(0x1f, 0, _group_size(g, d, 2, 32) - 1)),
+    "FFT": (("mode",), lambda d, n: 0xe000 | _in_range(n, 0, 31, "FFT mode", d)),
+    "ROTATE": (("direction", "count"), lambda d, r, n: 0xc000 | _in_range(r, 0, 1, "direction", d) << 10
+               | _in_range(n, 0, 31, "rotate count", d) << 5),
+}
+
+
 def _swizzle_value(v, d) -> int:
     from .asm import Call
     if not isinstance(v, Call) or v.name != "swizzle" or not v.args:
-        raise OperandError(f"ds_swizzle_b32: expected offset:swizzle(...), got {v}")
-    mode = getattr(v.args[0], "name", None)
-    if mode == "QUAD_PERM" and len(v.args) == 5:
-        a = v.args[1:]
-        return 0x8000 | a[0] | a[1] << 2 | a[2] << 4 | a[3] << 6
-    if mode == "BITMASK_PERM" and len(v.args) == 2:
-        and_m = or_m = xor_m = 0
-        for i, ch in enumerate(reversed(v.args[1])):
-            if ch == "p":
-                and_m |= 1 << i
-            elif ch == "i":
-                and_m |= 1 << i
-                xor_m |= 1 << i
-            elif ch == "1":
-                or_m |= 1 << i
-        return and_m | or_m << 5 | xor_m << 10
-    raise OperandError(f"ds_swizzle_b32: unsupported swizzle {v}")
+        raise OperandError(f"{_name(d)}: expected offset:swizzle(MODE, ...) or a number, got {v}")
+    mode = getattr(v.args[0], "name", v.args[0])
+    if mode not in _SWIZZLE_MODES:
+        raise OperandError(f"{_name(d)}: unknown swizzle mode {mode}; known: {', '.join(_SWIZZLE_MODES)}")
+    params, value = _SWIZZLE_MODES[mode]
+    if len(v.args) - 1 != len(params):
+        raise OperandError(f"{_name(d)}: swizzle({mode}, {', '.join(params)}) takes {len(params)} argument(s), "
+                           f"got {len(v.args) - 1}")
+    return value(d, *v.args[1:])
 
 
-def old_name(mn: str) -> str:
-    """The gfx11 name for a pre-gfx11 spelling LLVM still accepts (s_andn2_b32, flat_load_dword)."""
-    if mn in syntax.OLD_NAMES:
-        return syntax.OLD_NAMES[mn]
-    head, _, rest = mn.partition("_")
-    for old, new in syntax.OLD_MEMORY_WORDS:
-        if head in ("flat", "global", "scratch") and rest.startswith(old) and rest[len(old):] in ("", "_d16"):
-            return f"{head}_{new}{rest[len(old):]}"
-    return mn
+_OLD_SPELLINGS: dict[str, dict[str, str]] = {}
+
+
+def old_spellings(spec: Spec) -> dict[str, str]:
+    """Pre-gfx11 mnemonic -> gfx11 mnemonic for every old spelling LLVM still accepts on this
+    target: syntax.OLD_NAMES, plus the LDS ones derived from the target's ds_ instructions by
+    their verb (ds_load_2addr_b32 <- ds_read2_b32; the longest matching verb wins, so
+    ds_read_2addr_b32 is not an old spelling of anything)."""
+    table = _OLD_SPELLINGS.get(spec.arch)
+    if table is None:
+        table = {old: new for old, new in syntax.OLD_NAMES.items() if spec.lookup(new)}
+        verbs = sorted(syntax.OLD_DS_VERBS.items(), key=lambda kv: -len(kv[1]))
+        for name in sorted({d.name.lower() for d in spec.instructions if d.name.startswith("DS_")}):
+            for old, new in verbs:
+                if name.startswith(f"ds_{new}_"):
+                    table[f"ds_{old}_{name[len(new) + 4:]}"] = name
+                    break
+        _OLD_SPELLINGS[spec.arch] = table
+    return table
 
 
 def split_mnemonic(mn: str) -> tuple[str, str]:

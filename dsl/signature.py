@@ -98,6 +98,12 @@ def _low_half_only(pcode: str, key: str, name: str) -> bool:
     return all(sl and int(hi) in short and lo == "0" for _, sl, hi, lo in uses)
 
 
+def _sliced_bits(pcode: str, key: str) -> int:
+    """Width in whole dwords' bits that an operand's bit slices (S0[55 : 24]) reach; 0 if none."""
+    his = [int(hi) for hi in re.findall(rf"\b{key}\[(\d+) : \d+\]", pcode)]
+    return -(-(max(his) + 1) // 32) * 32 if his else 0
+
+
 @lru_cache(maxsize=None)
 def valu_signature(d: InstrDef) -> ValuSig:
     """Operands of a VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P/VINTERP/VOPD instruction."""
@@ -140,6 +146,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
         elif types.get(key) and _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and not packed_result:
             types[key] = types[key].replace("pk_", "")[:-2] + "16" if types[key][-2:] == "32" else \
                 types[key].replace("pk_", "")
+        wide = _sliced_bits(pcode, key)
+        if wide > 32:   # D0[127 : 96] = ...: the operand spans as many dwords as its bit slices reach
+            types[key] = f"u{wide}"
     if dsts and dsts[0].name == "vdst":
         dsts[0] = _operand("vdst", types.get("D0"), sgpr=dsts[0].sgpr)
     srcs = [_operand(f"src{i}", types.get(f"S{i}")) for i in range(n_src)]
@@ -239,14 +248,14 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     if name == "DS_BVH_STACK_RTN_B32":
         return [("vdst", "VDST", 1), ("addr", "ADDR", 1), ("data0", "DATA0", 1), ("data1", "DATA1", 4)]
     rtn = "_RTN" in name or name.startswith("DS_LOAD") or name in (
-        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME")
+        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME", "DS_ORDERED_COUNT")
     if "CONDXCHG32" in name:
         n = 2
     if rtn:
         out.append(("vdst", "VDST", n * 2 if two and "STOREXCHG" not in name or
                     two and "STOREXCHG" in name else n))
     if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-        out.append(("data0", "DATA0", 1))
+        out.append(("data0", "ADDR", 1))   # LLVM encodes the GWS data VGPR in the ADDR byte
     if name not in _DS_NO_ADDR:
         out.append(("addr", "ADDR", 1))
     data = 0
