@@ -540,17 +540,18 @@ def _vinterp(spec: Spec, inst: Instruction) -> str:
     opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
     dst = sig.dsts[0]
     parts = [f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}" if dst.t16 else vreg(f["VDST"])]
+    # 16-bit inputs: f16 in RDNA3.5's pseudocode, one half of a packed operand in RDNA3's
+    halves = [op.t16 or d.operand_types.get(f"S{i}") == "pk_f16" for i, op in enumerate(sig.srcs[:3])]
     for i, op in enumerate(sig.srcs[:3]):
         code = f[f"SRC{i}"]
-        half = d.operand_types.get(f"S{i}") == "pk_f16" or op.t16
-        text = src_text(spec, code, 1, t16_hi=bool(opsel >> i & 1) if half and code >= 256 else None)
+        text = src_text(spec, code, 1, t16_hi=bool(opsel >> i & 1) if halves[i] and code >= 256 else None)
         if neg >> i & 1:
             text = "-" + text
         parts.append(text)
     text = d.name.lower() + " " + ", ".join(parts)
     if f.get("CLMP"):
         text += " clamp"
-    if opsel:
+    if opsel and (dst.t16 or any(halves)):   # all-f32 forms have no op_sel operand
         text += f" op_sel:[{','.join(map(str, _bits(opsel, 3) + [opsel >> 3 & 1]))}]"
     return text + f" wait_exp:{f.get('WAITEXP', 0)}"
 

@@ -98,6 +98,15 @@ def _low_half_only(pcode: str, key: str, name: str) -> bool:
     return all(sl and int(hi) in short and lo == "0" for _, sl, hi, lo in uses)
 
 
+def _sliced_bits(pcode: str, key: str) -> int:
+    """Bits an operand spans when the pseudocode only slices it (v_mqsad_u32_u8:
+    D0[127 : 96] = ..., S0[55 : 24]): one past the highest bit touched, else 0."""
+    if re.search(rf"\b{key}\.\w+", pcode):
+        return 0
+    his = re.findall(rf"\b{key}\[(\d+) : \d+\]", pcode)
+    return max(int(h) for h in his) + 1 if his else 0
+
+
 @lru_cache(maxsize=None)
 def valu_signature(d: InstrDef) -> ValuSig:
     """Operands of a VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P/VINTERP/VOPD instruction."""
@@ -135,7 +144,10 @@ def valu_signature(d: InstrDef) -> ValuSig:
     name_types = _name_types(d.name)
     for key in ["D0"] + [f"S{i}" for i in range(n_src)]:
         packed_result = key == "D0" and "_PK_" in d.name
-        if types.get(key) is None and name_types and not packed_result:
+        wide = _sliced_bits(pcode, key)
+        if wide > 32 or wide and types.get(key) is None:   # read/written in pieces only
+            types[key] = f"b{-(-wide // 32) * 32}"
+        elif types.get(key) is None and name_types and not packed_result:
             types[key] = name_types[0] if key == "D0" else name_types[-1]
         elif types.get(key) and _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and not packed_result:
             types[key] = types[key].replace("pk_", "")[:-2] + "16" if types[key][-2:] == "32" else \
