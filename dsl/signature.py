@@ -47,6 +47,7 @@ class ValuSig:
     is_cmp: bool
     is_cmpx: bool
     reads_dst: bool = False  # accumulates into D0 (v_fmac_*): VOP3 op_sel keeps a slot for it
+    opsel_flags: int = 0     # OPSEL bits the description redefines as flags (v_permlane16: FI, BOUND_CTRL)
 
 
 _TYPE_RE = re.compile(r"^(pk_)?([fiub]|bf)(\d+)$")
@@ -168,7 +169,12 @@ def valu_signature(d: InstrDef) -> ValuSig:
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(_operand("src2", None, mask=True))
     reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
-    return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst)
+    opsel_flags = len(set(_OPSEL_OVERLOAD_RE.findall(d.description or "")))
+    return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags)
+
+
+# "OPSEL[0] is overloaded to represent the DPP 'FI' (Fetch Inactive) bit"
+_OPSEL_OVERLOAD_RE = re.compile(r"OPSEL\[(\d)\] is overloaded")
 
 
 def vopd_base(spec, d: InstrDef) -> InstrDef:
@@ -251,14 +257,17 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     if name == "DS_BVH_STACK_RTN_B32":
         return [("vdst", "VDST", 1), ("addr", "ADDR", 1), ("data0", "DATA0", 1), ("data1", "DATA1", 4)]
     rtn = "_RTN" in name or name.startswith("DS_LOAD") or name in (
-        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME")
+        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME") or \
+        "VGPR_DST is the VGPR the result is written to" in (d.description or "")   # ds_ordered_count
     if "CONDXCHG32" in name:
         n = 2
     if rtn:
         out.append(("vdst", "VDST", n * 2 if two and "STOREXCHG" not in name or
                     two and "STOREXCHG" in name else n))
     if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-        out.append(("data0", "DATA0", 1))
+        # the GWS value VGPR sits in the ADDR byte (LLVM 22, gfx1151: d8660100 42000000 ->
+        # ds_gws_init v66 offset:256 gds); the manual's GWS section does not place it
+        out.append(("data0", "ADDR", 1))
     if name not in _DS_NO_ADDR:
         out.append(("addr", "ADDR", 1))
     data = 0
