@@ -166,11 +166,11 @@ def vgpr_encoding_granule(target: Target, wave_size: int) -> int:
 
 
 def extra_sgprs(target: Target, reserve_vcc: bool, reserve_flat_scratch: bool, reserve_xnack: bool) -> int:
-    """SGPRs the hardware takes beyond the kernel's own on GFX9 (VCC, FLAT_SCRATCH, XNACK_MASK
-    sit at the top of the SGPR file); GFX10+ allocates them separately."""
-    if target.major >= 10:
-        return 0
+    """SGPRs counted beyond the kernel's own: VCC, and on GFX9 FLAT_SCRATCH and XNACK_MASK,
+    which sit at the top of the SGPR file there."""
     extra = 2 if reserve_vcc else 0
+    if target.major >= 10:
+        return extra
     if reserve_xnack:
         extra = 4
     if reserve_flat_scratch or target.gfx90a_plus and target.name != "gfx90a":   # architected flat scratch

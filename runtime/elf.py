@@ -268,28 +268,26 @@ def hash_section(symbols: list[Symbol]) -> bytes:
 
 
 def write_elf(*, osabi: int, abi_version: int, etype: int, flags: int, sections: list[Section],
-              segments: list[Segment]) -> bytes:
-    """An ELF file from laid-out sections (offset/addr already set; index = position) and
-    program headers. Section 0 must be the NULL section; the last is .shstrtab."""
+              segments: list[Segment], shstrndx: int) -> bytes:
+    """An ELF file from laid-out sections (offset/addr set, section 0 the NULL section,
+    names present in sections[shstrndx]) and program headers (placed right after the
+    ELF header); the section header table goes at the end."""
     phoff = EHDR.size
-    end = max([s.offset + (0 if s.type == SHT_NOBITS else len(s.data)) for s in sections] +
+    end = max([s.offset + len(s.data) for s in sections if s.type != SHT_NOBITS] +
               [phoff + PHDR.size * len(segments)])
     shoff = end + (-end % 8)
     out = bytearray(shoff + SHDR.size * len(sections))
     ident = ELF_MAGIC + bytes([ELFCLASS64, ELFDATA2LSB, EV_CURRENT, osabi, abi_version]) + bytes(7)
     EHDR.pack_into(out, 0, ident, etype, EM_AMDGPU, EV_CURRENT, 0, phoff if segments else 0, shoff, flags,
-                   EHDR.size, PHDR.size if segments else 0, len(segments), SHDR.size, len(sections),
-                   len(sections) - 1)
+                   EHDR.size, PHDR.size if segments else 0, len(segments), SHDR.size, len(sections), shstrndx)
     for i, p in enumerate(segments):
         PHDR.pack_into(out, phoff + i * PHDR.size, p.type, p.flags, p.offset, p.vaddr, p.vaddr, p.filesz,
                        p.memsz, p.align)
-    shstrtab = StringTable()
-    name_offsets = [shstrtab.add(s.name) for s in sections]
-    sections[-1].data = bytes(shstrtab.data)   # .shstrtab: filled last, it was sized by the caller
+    names = sections[shstrndx].data
     for i, s in enumerate(sections):
         if s.type != SHT_NOBITS and s.data:
             out[s.offset:s.offset + len(s.data)] = s.data
-        size = s.size if s.type == SHT_NOBITS else len(s.data)
-        SHDR.pack_into(out, shoff + i * SHDR.size, name_offsets[i], s.type, s.flags, s.addr, s.offset, size,
+        name = names.find(s.name.encode() + b"\0") if s.name else 0
+        SHDR.pack_into(out, shoff + i * SHDR.size, name, s.type, s.flags, s.addr, s.offset, s.size,
                        s.link, s.info, s.align, s.entsize)
     return bytes(out)
