@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
 import isa
@@ -66,9 +66,13 @@ class Directive:
 
 
 def _reg(text: str) -> Reg:
-    m = re.fullmatch(r"(v|s|ttmp|a)(\d+)(?:\.([lh]))?", text)
-    cls, idx, half = m.group(1), int(m.group(2)), m.group(3)
-    return Reg(cls, idx, 1, half)
+    """v1, s5, ttmp3, a0, v7.l / v7.h (the REG terminal has checked the shape)."""
+    half = None
+    if text[-2] == ".":
+        text, half = text[:-2], text[-1]
+    if text[0] == "t":
+        return Reg("ttmp", int(text[4:]), 1, half)
+    return Reg(text[0], int(text[1:]), 1, half)
 
 
 def _regrange(text: str) -> Reg:
@@ -81,8 +85,32 @@ def _regrange(text: str) -> Reg:
 
 
 def _int(text: str) -> int:
-    t = text.lower()
-    return int(t, 16) if t.startswith("0x") else int(t, 2) if t.startswith("0b") else int(t)
+    return int(text, 0) if text[:2] in ("0x", "0X", "0b", "0B") else int(text)
+
+
+def _name(text: str):
+    """A bare word: a special register (vcc, exec_lo, off, ...) or a symbol (label, attr0.x)."""
+    low = text.lower()
+    if low in syntax.SPECIAL_ALIASES:
+        return Special(syntax.SPECIAL_ALIASES[low])
+    if low in _SPECIALS:
+        return Special(low)
+    return Attr(text)
+
+
+def _keynum(text: str) -> tuple:
+    key, _, num = text.partition(":")
+    return ("kv", key.lower(), -_int(num[1:]) if num[0] == "-" else _int(num))
+
+
+def _keylist(text: str) -> tuple:
+    key, _, items = text.partition(":")
+    return ("kv", key.lower(), [int(x) for x in items[1:-1].split(",")])
+
+
+# tokens `instr` takes directly -> their operand values
+_TOKEN_VALUE = {"REG": _reg, "REGRANGE": _regrange, "NUMBER": _int, "FLOAT": float, "IDENT": _name,
+                "KEYNUM": _keynum, "KEYLIST": _keylist}
 
 
 @dataclass(frozen=True)
@@ -91,38 +119,38 @@ class BitOr:
     parts: tuple
 
 
-@v_args(inline=True)
+class _Items(list):
+    """The growing list of a left-recursive `items` / `lines` rule."""
+
+
 class _ToStatements(Transformer):
-    def reg(self, t):
-        return _reg(str(t))
+    """Parse callbacks: each takes its rule's children as one list (lark calls a plain
+    method directly; v_args wrappers would add two calls per reduction)."""
 
-    def regrange(self, t):
-        return _regrange(str(t))
+    def reg(self, c):
+        return _reg(c[0])
 
-    def number(self, t):
-        return _int(str(t))
+    def regrange(self, c):
+        return _regrange(c[0])
 
-    def negnumber(self, t):
-        return -_int(str(t))
+    def number(self, c):
+        return _int(c[0])
 
-    def float(self, t):
-        return float(str(t))
+    def negnumber(self, c):
+        return -_int(c[0])
 
-    def string(self, t):
-        return str(t)[1:-1]
+    def float(self, c):
+        return float(c[0])
 
-    def name(self, t):
-        n = str(t)
-        low = n.lower()
-        if low in syntax.SPECIAL_ALIASES:
-            return Special(syntax.SPECIAL_ALIASES[low])
-        if low in _SPECIALS:
-            return Special(low)
-        return Attr(n)
+    def string(self, c):
+        return str(c[0])[1:-1]
 
-    def call(self, name, args=None):
-        n = str(name).lower()
-        args = tuple(args or ())
+    def name(self, c):
+        return _name(str(c[0]))
+
+    def call(self, c):
+        n = c[0].lower()
+        args = tuple(c[1]) if len(c) > 1 else ()
         if n in ("neg", "abs") and len(args) == 1:
             a = args[0]
             return Mod(a, neg=True) if n == "neg" else (Mod(a.value, a.neg, True) if isinstance(a, Mod) else Mod(a, abs=True))
@@ -130,26 +158,28 @@ class _ToStatements(Transformer):
             return Lit(args[0])
         return Call(n, args)
 
-    def arglist(self, *items):
-        return list(items)
+    def arglist(self, c):
+        return [x for x in c if type(x) is not Token]
 
-    def list(self, items=None):
-        return list(items or [])
+    def list(self, c):
+        return list(c[0]) if c else []
 
-    def negate(self, x):
+    def negate(self, c):
+        x = c[0]
         if isinstance(x, (int, float)) and not isinstance(x, bool):
             return -x
         if isinstance(x, Mod):
             return Mod(x.value, not x.neg, x.abs)
         return Mod(x, neg=True)
 
-    def absval(self, x):
+    def absval(self, c):
+        x = c[0]
         if isinstance(x, Mod):
             return Mod(x.value, x.neg, True)
         return Mod(x, abs=True)
 
-    def bitor(self, *items):
-        parts = [x for x in items if not isinstance(x, Token)]
+    def bitor(self, c):
+        parts = [x for x in c if type(x) is not Token]
         if all(isinstance(x, int) and not isinstance(x, bool) for x in parts):
             value = 0
             for x in parts:
@@ -157,18 +187,29 @@ class _ToStatements(Transformer):
             return value
         return BitOr(tuple(parts))
 
-    def keyval(self, key, val):
-        return ("kv", str(key).lower(), val)
+    def keyval(self, c):
+        return ("kv", c[0].lower(), c[1])
 
-    def instr(self, mnemonic, *items):
+    def items(self, c):
+        if len(c) == 2:
+            c[0].append(c[1])
+            return c[0]
+        return _Items(c)
+
+    def instr(self, c):
+        mnemonic = c[0]
         operands, modifiers = [], {}
         expect_operand = True
-        for it in items:
-            if isinstance(it, Token):
-                if it.type == "COMMA":
+        for it in (c[1] if len(c) > 1 else ()):
+            if type(it) is Token:
+                kind = it.type
+                if kind == "COMMA":
                     expect_operand = True
-                continue
-            if isinstance(it, tuple) and it and it[0] == "kv":
+                    continue
+                if kind == "AMP":
+                    continue
+                it = _TOKEN_VALUE[kind](it)
+            if type(it) is tuple:
                 modifiers[it[1]] = it[2]
             elif expect_operand:
                 operands.append(it)
@@ -181,21 +222,36 @@ class _ToStatements(Transformer):
             else:
                 operands.append(it)
             expect_operand = False
-        return Statement(str(mnemonic).lower(), operands, modifiers, mnemonic.line, mnemonic.column)
+        return Statement(mnemonic.lower(), operands, modifiers, mnemonic.line, mnemonic.column)
 
-    def statement(self, first, sep=None, second=None):
-        if second is not None:
-            first.dual = second
+    def statement(self, c):
+        first = c[0]
+        if len(c) > 1:
+            first.dual = c[2]
         return first
 
-    def label(self, t):
+    def line(self, c):
+        return c
+
+    def lines(self, c):
+        if c and type(c[0]) is _Items:
+            acc = c[0]
+            if len(c) > 1:
+                acc.extend(c[1])
+            return acc
+        return _Items(c[0] if c else ())
+
+    def label(self, c):
+        t = c[0]
         return Label(str(t)[:-1], t.line, t.column)
 
-    def directive(self, name, rest=None):
-        return Directive(str(name).lower(), str(rest or "").strip(), name.line, name.column)
+    def directive(self, c):
+        name = c[0]
+        rest = c[1] if len(c) > 1 else ""
+        return Directive(str(name).lower(), str(rest).strip(), name.line, name.column)
 
-    def start(self, *items):
-        return list(items)
+    def start(self, c):
+        return list(c[0])
 
 
 _SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "null", "off", "scc",

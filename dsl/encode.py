@@ -92,6 +92,11 @@ class Encoder:
     def __init__(self, spec: Spec, wave: int = 32):
         self.spec = spec
         self.wave = wave
+        self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
+        # format -> {field: (lo bit, width)}, and the fixed encoding bits
+        self._layout = {name: ({n: (lo, hi - lo + 1) for n, hi, lo in f.fields},
+                               f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields})
+                        for name, f in spec.formats.items()}
         _late_imports()
 
     # ------------------------------------------------------------ operand codes
@@ -197,20 +202,28 @@ class Encoder:
 
     # ------------------------------------------------------------ statements
 
+    def candidates(self, mn: str) -> tuple[list[InstrDef], str]:
+        """(encodings to try in order, suffix) for a mnemonic; cached per mnemonic."""
+        hit = self._candidates.get(mn)
+        if hit is None:
+            base, enc = split_mnemonic(mn)
+            defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
+            if not defs:
+                raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
+            cands = order_candidates(defs, enc)
+            if not cands:
+                raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
+                                   f"(it has: {', '.join(sorted({d.format for d in defs}))})")
+            hit = self._candidates[mn] = (cands, enc)
+        return hit
+
     def encode_statement(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st), None
         mn = st.mnemonic
         if mn == "v_illegal":
             return b"\0\0\0\0", None
-        base, enc = split_mnemonic(mn)
-        defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
-        if not defs:
-            raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
-        cands = order_candidates(defs, enc, st.modifiers)
-        if not cands:
-            raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
-                               f"(it has: {', '.join(sorted({d.format for d in defs}))})")
+        cands, enc = self.candidates(mn)
         errors = []
         for d in cands:
             try:
@@ -257,17 +270,18 @@ class Encoder:
         return self.pack(d, F), fix
 
     def pack(self, d: InstrDef, F: Fields, fmt_name: str | None = None) -> bytes:
-        fmt = self.spec.formats[fmt_name or d.format]
-        value = fmt.encoding[0] if fmt.encoding else 0
-        if "OP" in F:
-            pass
-        elif any(n == "OP" for n, _, _ in fmt.fields):
+        fmt_name = fmt_name or d.format
+        fields, value, has_op = self._layout[fmt_name]
+        if has_op and "OP" not in F:
             F["OP"] = d.opcode
-        width = 64 if fmt.name == "MIMG" else fmt.width
+        width = 64 if fmt_name == "MIMG" else self.spec.formats[fmt_name].width
         for name, val in F.items():
-            hi, lo = fmt.field(name)
-            if val < 0 or val >> (hi - lo + 1):
-                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {hi - lo + 1} bits")
+            try:
+                lo, bits = fields[name]
+            except KeyError:
+                raise KeyError(f"format {fmt_name} has no field {name!r} (fields: {', '.join(fields)})") from None
+            if val < 0 or val >> bits:
+                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
             value |= val << lo
         out = value.to_bytes(width // 8, "little")
         if F.dpp is not None:
@@ -294,21 +308,10 @@ class Encoder:
         is_p = d.format == "VOP3P"
         is_wmma = d.name.startswith("V_WMMA")
         is_mix = d.name.startswith("V_FMA_MIX")
-        names: list[str] = [o.name for o in sig.dsts]
-        if sig.vcc_out and (e32 or d.format == "VOP3SD"):
-            names.append("sdst" if not e32 else "vcc")
-        elif d.format == "VOP3SD":
-            names.append("sdst")
-        src_names = [o.name for o in sig.srcs]
-        if sig.k_pos is not None and e32:
-            src_names.insert(sig.k_pos, "k")
-        names += src_names
-        if sig.vcc_in and e32:
-            names.append("vcc")
+        names, src_names = _valu_operand_names(d, e32)
         self._arity(d, ops, names)
         dpp_kind = None
-        if any(k in mods for k in ("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
-                                   "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl")):
+        if not _DPP16_MODIFIERS.isdisjoint(mods):
             dpp_kind = "DPP16"
         if "dpp8" in mods:
             dpp_kind = "DPP8"
@@ -816,6 +819,28 @@ class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import c
     pass
 
 
+_DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
+                              "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl"))
+
+
+@lru_cache(maxsize=None)
+def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
+    """(all operand names in text order, source names) of a VALU encoding."""
+    sig = valu_signature(d)
+    names: list[str] = [o.name for o in sig.dsts]
+    if sig.vcc_out and (e32 or d.format == "VOP3SD"):
+        names.append("sdst" if not e32 else "vcc")
+    elif d.format == "VOP3SD":
+        names.append("sdst")
+    src_names = [o.name for o in sig.srcs]
+    if sig.k_pos is not None and e32:
+        src_names.insert(sig.k_pos, "k")
+    names += src_names
+    if sig.vcc_in and e32:
+        names.append("vcc")
+    return names, src_names
+
+
 def _bit_list(v, what, d, limit=1) -> list[int]:
     if not isinstance(v, list) or not all(isinstance(x, int) and 0 <= x <= limit for x in v):
         raise OperandError(f"{_name(d)}: {what} expects [a,b,...] with entries 0..{limit}, got {v}")
@@ -1002,7 +1027,7 @@ def split_mnemonic(mn: str) -> tuple[str, str]:
     return mn, ""
 
 
-def order_candidates(defs: list[InstrDef], enc: str, mods: dict) -> list[InstrDef]:
+def order_candidates(defs: list[InstrDef], enc: str) -> list[InstrDef]:
     """Encodings to try, shortest first (as LLVM picks for a plain mnemonic)."""
     e32 = [d for d in defs if d.format in VALU_E32]
     e64 = [d for d in defs if d.format in ("VOP3", "VOP3SD", "VOP3P")]
