@@ -25,6 +25,10 @@ DATA_SIZES = {".byte": 1, ".short": 2, ".2byte": 2, ".hword": 2, ".value": 2, ".
 # Directives with no effect on the object we write (debug info, toolchain bookkeeping).
 IGNORED = {".ident", ".file", ".loc", ".addrsig", ".addrsig_sym", ".amdgpu_hsa_kernel", ".cfi_startproc",
            ".cfi_endproc", ".cfi_sections", ".end_amdgpu_metadata"}
+# Symbol attribute directives: the table each one writes (binding or visibility) and the value.
+SYMBOL_ATTRIBUTES = {".globl": ("bind", elf.STB_GLOBAL), ".global": ("bind", elf.STB_GLOBAL),
+                     ".weak": ("bind", elf.STB_WEAK), ".local": ("bind", elf.STB_LOCAL),
+                     ".protected": ("visibility", elf.STV_PROTECTED), ".hidden": ("visibility", elf.STV_HIDDEN)}
 FLAG_LETTERS = {"a": elf.SHF_ALLOC, "w": elf.SHF_WRITE, "x": elf.SHF_EXECINSTR}
 
 
@@ -144,6 +148,8 @@ class _Module:
             return handler(d, args)
         if name in DATA_SIZES:
             return self.data(d, DATA_SIZES[name], args)
+        if name in SYMBOL_ATTRIBUTES:
+            return self.symbol_attribute(d, args)
         if name in KNOWN_SECTIONS:
             self.current = self._section(name)
             return
@@ -186,26 +192,10 @@ class _Module:
             self.fail(d, f"{d.name} needs symbol names, got {args!r}")
         return names
 
-    def d_globl(self, d, args):
+    def symbol_attribute(self, d, args):
+        table, value = SYMBOL_ATTRIBUTES[d.name]
         for n in self._symbols(d, args):
-            self.bind[n] = elf.STB_GLOBAL
-    d_global = d_globl
-
-    def d_weak(self, d, args):
-        for n in self._symbols(d, args):
-            self.bind[n] = elf.STB_WEAK
-
-    def d_local(self, d, args):
-        for n in self._symbols(d, args):
-            self.bind[n] = elf.STB_LOCAL
-
-    def d_protected(self, d, args):
-        for n in self._symbols(d, args):
-            self.visibility[n] = elf.STV_PROTECTED
-
-    def d_hidden(self, d, args):
-        for n in self._symbols(d, args):
-            self.visibility[n] = 2
+            getattr(self, table)[n] = value
 
     def d_type(self, d, args):
         parts = split_args(args)
