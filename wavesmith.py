@@ -43,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
                                      "instruction per line. Undecodable dwords print as .long with a warning.")
     add_disasm_arguments(dis)
     dis.set_defaults(func=run_disasm)
+    emu = sub.add_parser("emu", help="emulator tools (semantics coverage)",
+                         description="Emulator tools. --coverage prints, per instruction format, how many "
+                                     "instructions have semantics generated from the PDF pseudocode, hand-written, "
+                                     "or none.")
+    from emu.coverage import add_arguments as add_emu_arguments, run as run_emu
+    add_emu_arguments(emu)
+    emu.set_defaults(func=run_emu)
     return ap
 
 
