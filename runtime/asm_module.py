@@ -50,6 +50,9 @@ class _Kernel:
     section: str
     offset: int
     where: str
+    descriptor: object = None      # set at .end_amdhsa_kernel
+    regs: dict = field(default_factory=dict)
+    wave: int = 0
 
 
 class _Module:
@@ -269,9 +272,6 @@ class _Module:
     def d_asciz(self, d, args):
         self.d_ascii(d, args, b"\0")
     d_string = d_asciz
-
-    def d_text(self, d, args):
-        self.current = self._section(".text")
 
     def d_amdhsa_kernel(self, d, args):
         name = args.strip()
