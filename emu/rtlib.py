@@ -631,3 +631,28 @@ def call_instruction(ctx, name: str, args: list):
     from .semantics import Ctx
     out = sem.fn(Ctx(**{**ctx.__dict__, "inputs": sub_inputs}))
     return out["D0"]
+
+
+def _to_norm(x, signed: bool, bits: int):
+    """Float -> normalised integer: clamp to [-1, 1] (signed) or [0, 1], scale by the
+    largest code, round to nearest even; NaN -> 0."""
+    top = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    a = np.nan_to_num(np.asarray(x, np.float64), nan=0.0)
+    v = np.rint(np.clip(a, -1.0 if signed else 0.0, 1.0) * top).astype(np.int64)
+    return v if signed else v.astype(U64)
+
+
+def f16_to_snorm(x):
+    return _to_norm(x, True, 16)
+
+
+def f16_to_unorm(x):
+    return _to_norm(x, False, 16)
+
+
+def f32_to_snorm(x):
+    return _to_norm(x, True, 16)
+
+
+def f32_to_unorm(x):
+    return _to_norm(x, False, 16)
