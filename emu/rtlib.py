@@ -449,28 +449,8 @@ def f32_to_bf16(x):
     return np.where(nan, (r >> U64(16)) | U64(0x40), rounded) & U64(0xFFFF)
 
 
-def trunc(x):
-    return np.trunc(x)
-
-
-def floor(x):
-    return np.floor(x)
-
-
-def sqrt(x):
-    return np.sqrt(x)
-
-
-def sin(x):
-    return np.sin(x)
-
-
-def cos(x):
-    return np.cos(x)
-
-
-def log2(x):
-    return np.log2(x)
+# the pseudocode's math functions are numpy's (IEEE, element-wise, keep the float type)
+trunc, floor, sqrt, sin, cos, log2 = np.trunc, np.floor, np.sqrt, np.sin, np.cos, np.log2
 
 
 def pow(x, y):  # noqa: A001 - the pseudocode's name
