@@ -77,17 +77,17 @@ def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState
     wave_group = np.repeat(np.arange(groups), per)                            # chunk-local group of each wave
     wave_in_group = np.tile(np.arange(per), groups)
     n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
-    st.sgpr[:, :len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)
+    st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
     s = n_user
     for axis, on in enumerate(d.workgroup_id):
         if on:
-            st.sgpr[:, s] = wg_xyz[wave_group, axis]
+            st.sgpr[s] = wg_xyz[wave_group, axis]
             s += 1
     if d.workgroup_info:    # bits 5:0 waves in the group, the rest are hardware details left 0
-        st.sgpr[:, s] = per
+        st.sgpr[s] = per
         s += 1
     if d.private_segment_wave_offset:   # scratch is per lane here (emu/memory.py), the offset is unused
-        st.sgpr[:, s] = 0
+        st.sgpr[s] = 0
         s += 1
     # work-item ids: lane l of wave w is local linear id w*L + l
     bx, by, bz = d.block
@@ -96,7 +96,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState
     x, y, z = local % bx, (local // bx) % by, local // (bx * by)
     dims = d.workitem_id_dims
     v0 = x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0)
-    st.vgpr[:, 0, :] = np.where(local < items, v0, 0).astype(np.uint32)
+    st.vgpr[0] = np.where(local < items, v0, 0).astype(np.uint32)
     valid = local < items
     exec_bits = (valid.astype(np.uint64) << np.arange(L, dtype=np.uint64)[None, :]).sum(1, dtype=np.uint64)
     st.write_mask(slice(None), EXEC_LO, exec_bits[:, None])

@@ -94,7 +94,7 @@ class _Vgprs:
         lane = np.arange(self.st.lanes)[None, :] if lane is None else lane
         reg, lane = np.asarray(reg, np.int64), np.asarray(lane, np.int64)
         self._check(reg, lane)
-        return self.st.vgpr[self.waves, reg, lane]
+        return self.st.vgpr[reg, self.waves, lane]
 
     def write(self, reg, lane, value, mask=None):
         reg, lane = np.asarray(reg, np.int64), np.asarray(lane, np.int64)
@@ -103,7 +103,7 @@ class _Vgprs:
         if mask is not None:
             m = np.broadcast_to(mask, w.shape)
             w, r, l, v = w[m], r[m], l[m], v[m]
-        self.st.vgpr[w, r, l] = v
+        self.st.vgpr[r, w, l] = v
 
     def _check(self, reg, lane):
         if reg.size and (reg.min() < 0 or reg.max() >= self.st.vgprs):
@@ -118,14 +118,14 @@ class _Sgprs:
         self.waves = np.arange(st.waves)[sel][:, None]
 
     def read(self, reg, lane=None):
-        return self.st.sgpr[self.waves, np.asarray(reg, np.int64) % 128]
+        return self.st.sgpr[np.asarray(reg, np.int64) % 128, self.waves]
 
     def write(self, reg, lane, value, mask=None):
         w, r, v = np.broadcast_arrays(self.waves, np.asarray(reg, np.int64) % 128, np.asarray(value, np.uint32))
         if mask is not None:
             m = np.broadcast_to(mask, w.shape)
             w, r, v = w[m], r[m], v[m]
-        self.st.sgpr[w, r] = v
+        self.st.sgpr[r, w] = v
 
 
 class _Hwregs(_Sgprs):

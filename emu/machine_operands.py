@@ -59,7 +59,7 @@ class SourceCodes:
                 raise OperandError(f"v{reg} is beyond the {vgprs} VGPRs the kernel allocates")
             if bits == 16:
                 shift = np.uint32(16 * half)
-                return lambda st, sel: (st.vgpr[sel, reg] >> shift) & np.uint32(0xFFFF)
+                return lambda st, sel: (st.vgpr[reg, sel] >> shift) & np.uint32(0xFFFF)
             return lambda st, sel: st.read_vgprs(sel, reg, dwords)
         if kind in ("sgpr", "ttmp") or (kind == "special" and base in ("VCC_LO", "VCC_HI", "M0",
                                                                           "EXEC_LO", "EXEC_HI", "NULL")):
@@ -67,7 +67,7 @@ class SourceCodes:
                 return _const(0, bits)
             if bits == 16:
                 shift = np.uint32(16 * half)
-                return lambda st, sel: (st.sgpr[sel, code:code + 1] >> shift) & np.uint32(0xFFFF)
+                return lambda st, sel: (st.sreg(sel, code) >> shift) & np.uint32(0xFFFF)
             return lambda st, sel: st.read_sgprs(sel, code, dwords)
         if code == SCC_CODE:
             return lambda st, sel: st.scc[sel].astype(np.uint64 if bits == 64 else np.uint32)

@@ -72,7 +72,7 @@ def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
         if post is not None:
             value = post(value)
         if half is not None:
-            old = st.vgpr[sel, reg]
+            old = st.vgpr[reg, sel]
             low = np.asarray(value).astype(np.uint32) & np.uint32(0xFFFF)
             value = (old & np.uint32(0xFFFF0000)) | low if half == 0 else (old & np.uint32(0xFFFF)) | (low << np.uint32(16))
         st.write_vgprs(sel, reg, dwords, value, active)
@@ -102,7 +102,7 @@ def _write_exec(bits: int):
     def write(st, sel, value, active):
         value = np.asarray(value).reshape(-1, 1).astype(np.uint64)
         if bits == 32 or st.mask_dwords == 1:
-            st.sgpr[sel, EXEC_LO:EXEC_LO + 1] = value.astype(np.uint32)
+            st.set_sreg(sel, EXEC_LO, value)
         else:
             st.write_mask(sel, EXEC_LO, value)
     return write
@@ -175,7 +175,7 @@ class Preparer:
         if "VCC" in want:
             p.inputs.setdefault("VCC", lambda st, sel: st.read_mask(sel, VCC_LO))
         if "M0" in want:
-            p.inputs.setdefault("M0", lambda st, sel: st.sgpr[sel, M0:M0 + 1])
+            p.inputs.setdefault("M0", lambda st, sel: st.sreg(sel, M0))
         pc = constant(p.pc, 64)
         p.inputs.setdefault("PC", lambda st, sel: pc)
         p.writers.setdefault("SCC", _write_scc)
@@ -222,7 +222,7 @@ class Preparer:
             a = st.read_sgprs(sel, base, 2) & np.uint64(0xFFFF_FFFF_FFFF)   # buffer descriptors: base is bits 47:0
             a = a + np.uint64(offset & (2**64 - 1))
             if soffset != NULL:
-                a = a + st.sgpr[sel, soffset:soffset + 1].astype(np.uint64)
+                a = a + st.sreg(sel, soffset).astype(np.uint64)
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
         p.memory, p.inputs["ADDR"], p.inputs["OFFSET"] = "global", addr, offset
         dwords = _bits(p.sem.writes.get("SDATA"), data_dwords(d.name))
@@ -325,7 +325,7 @@ class Preparer:
         reg = code - 256
         if code < 256 or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
-        return lambda st, sel: np.moveaxis(st.vgpr[sel, reg:reg + dwords], 1, 2)
+        return lambda st, sel: np.moveaxis(st.vgpr[reg:reg + dwords, sel], 0, 2)
 
     def _packed(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
@@ -431,7 +431,7 @@ class Preparer:
             va = self._vgpr_data(vaddr, 1) if f["SVE"] else None
 
             def addr(st, sel):
-                a = st.sgpr[sel, saddr:saddr + 1].astype(np.uint64) if use_saddr else np.zeros((1, 1), np.uint64)
+                a = st.sreg(sel, saddr).astype(np.uint64) if use_saddr else np.zeros((1, 1), np.uint64)
                 return a + va(st, sel).astype(np.uint64) if va is not None else a
         off = np.uint64(offset & (2**64 - 1))
         p.inputs["ADDR"] = lambda st, sel: addr(st, sel) + off

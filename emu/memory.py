@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 _DTYPES = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_SHIFT = {1: 0, 2: 1, 4: 2, 8: 3}
 ALIGN = 256          # allocation alignment (the largest access, a b512 SMEM load, is 64 bytes)
 GUARD = 256          # unmapped bytes after each allocation: small overruns fault instead of landing next door
 GLOBAL_BASE = 0x1000_0000
@@ -44,27 +45,32 @@ def _first(mask: np.ndarray) -> tuple:
 
 
 def _gather(data: np.ndarray, offset: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
-    """Little-endian values of nbytes at data[offset]; offsets already checked (0 where masked)."""
+    """Little-endian values of nbytes at data[offset]; offsets already checked. Masked-off
+    elements read 0 (their offsets may be anything)."""
     out_dtype = np.uint64 if nbytes == 8 else np.uint32
-    offset = np.where(mask, offset, 0)
-    if not (offset % nbytes).any():       # aligned: one gather in the access's own dtype
-        value = data.view(_DTYPES[nbytes])[offset // nbytes].astype(out_dtype)
-    else:                                 # unaligned: assemble byte by byte
+    every = bool(mask.all())
+    if not every:
+        offset = np.where(mask, offset, 0)
+    if not (offset & (nbytes - 1)).any():    # aligned: one gather in the access's own dtype
+        value = data.view(_DTYPES[nbytes])[offset >> _SHIFT[nbytes]].astype(out_dtype, copy=False)
+    else:                                     # unaligned: assemble byte by byte
         value = np.zeros(offset.shape, out_dtype)
         for i in range(nbytes):
             value |= data[offset + i].astype(out_dtype) << out_dtype(8 * i)
-    return np.where(mask, value, out_dtype(0))
+    return value if every else np.where(mask, value, out_dtype(0))
 
 
 def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
     """Store the low nbytes of value at data[offset] for masked-in elements; when offsets
     repeat, the last element in C order (the highest lane) wins, as numpy assignment does."""
+    value = np.broadcast_to(value, offset.shape)
     mask = np.broadcast_to(mask, offset.shape)
-    offset = offset[mask]
-    value = np.broadcast_to(value, mask.shape)[mask].astype(np.uint64)
-    if not (offset % nbytes).any():
-        data.view(_DTYPES[nbytes])[offset // nbytes] = value.astype(_DTYPES[nbytes])
+    if not mask.all():
+        offset, value = offset[mask], value[mask]
+    if not (offset & (nbytes - 1)).any():
+        data.view(_DTYPES[nbytes])[offset >> _SHIFT[nbytes]] = value.astype(_DTYPES[nbytes], copy=False)
     else:
+        value = value.astype(np.uint64)
         for i in range(nbytes):
             data[offset + i] = ((value >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint8)
 
@@ -148,11 +154,11 @@ class DeviceMemory:
     # ------------------------------------------------------------------ device access (Memory protocol)
     def _check(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         """Arena offsets of addr (int64), raising MemoryFault for any active out-of-bounds lane."""
-        addr = np.asarray(addr).astype(np.int64)   # device addresses are < 2**63 by construction
+        addr = np.asarray(addr).astype(np.int64, copy=False)   # device addresses are < 2**63
         mask = np.broadcast_to(mask, addr.shape)
-        active = addr[mask]
+        active = addr if mask.all() else addr[mask]
         if active.size:
-            lo, hi = active.min(), active.max()
+            lo, hi = int(active.min()), int(active.max())
             i = np.searchsorted(self._starts, [lo, hi], "right") - 1
             if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]]):   # slow path: per lane
                 j = np.searchsorted(self._starts, addr, "right") - 1
