@@ -29,7 +29,8 @@ def dpp16_sources(spec, ctrl: int, lanes: int) -> np.ndarray:
     for name, lo, hi, _ in spec.tables["dpp_ctrl"]:
         if lo <= ctrl <= hi and name in _ROW_RULES:
             lane = np.arange(lanes)
-            row_lane = _ROW_RULES[name](lane & 15, ctrl - lo if name != "DPP_QUAD_PERM" else ctrl)
+            # the operand n is the code's low 4 bits (row_shl:1 is 0x101) or the quad_perm selects
+            row_lane = _ROW_RULES[name](lane & 15, ctrl & 0xF if name != "DPP_QUAD_PERM" else ctrl)
             return np.where(row_lane >= 0, (lane & ~15) + row_lane, -1)
     raise DppError(f"DPP_CTRL 0x{ctrl:x} is reserved")
 
@@ -60,15 +61,16 @@ class Dpp:
         self.gather = np.where(self.valid, self.src, 0)
 
     def permute(self, value: np.ndarray, active: np.ndarray):
-        """Lane-permuted src0 and the lanes allowed to write. An inactive source lane reads 0
-        unless FI is set; an out-of-range source lane reads 0 when BOUND_CTRL is set and
-        otherwise disables the write of the lane that reads it."""
+        """Lane-permuted src0 and the lanes allowed to write (the manual's BC/FI table): a
+        source lane out of its row or inactive is 'invalid'; with FI set an inactive source
+        is read anyway. An invalid source disables the write when BOUND_CTRL is clear
+        (DPP16 without FI), otherwise it reads 0."""
         value = np.broadcast_to(value, active.shape)
-        readable = np.broadcast_to(self.valid[None, :], active.shape)
+        valid = np.broadcast_to(self.valid[None, :], active.shape)
         if not self.fetch_inactive:
-            readable = readable & active[:, self.gather]
-        out = np.where(readable, value[:, self.gather], value.dtype.type(0))
-        writes = active if self.bound_zero else active & self.valid[None, :]
+            valid = valid & active[:, self.gather]
+        out = np.where(valid, value[:, self.gather], value.dtype.type(0))
+        writes = active if (self.bound_zero or self.fetch_inactive) else active & valid
         if self.write_lanes is not None:
             writes = writes & self.write_lanes
         return out, writes

@@ -176,6 +176,8 @@ class Preparer:
             p.inputs.setdefault("VCC", lambda st, sel: st.read_mask(sel, VCC_LO))
         if "M0" in want:
             p.inputs.setdefault("M0", lambda st, sel: st.sreg(sel, M0))
+        if "EXEC" in want:           # pseudocode that reads EXEC as a value (ds_bpermute, permlane)
+            p.inputs.setdefault("EXEC", lambda st, sel: st.exec_mask(sel))
         pc = constant(p.pc, 64)
         p.inputs.setdefault("PC", lambda st, sel: pc)
         p.writers.setdefault("SCC", _write_scc)
