@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .wave import EXEC_LO, WaveState
+from .wave import EXEC_LO, WaveState, pack_mask
 
 
 class LaunchError(ValueError):
@@ -89,17 +89,16 @@ def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState
     if d.private_segment_wave_offset:   # scratch is per lane here (emu/memory.py), the offset is unused
         st.sgpr[s] = 0
         s += 1
-    # work-item ids: lane l of wave w is local linear id w*L + l
+    # work-item ids: lane l of wave w is local linear id w*L + l. Every work-group has the
+    # same pattern: compute it for one group and repeat it.
     bx, by, bz = d.block
-    local = wave_in_group[:, None] * L + np.arange(L)[None, :]
-    items = bx * by * bz
+    local = np.arange(per * L).reshape(per, L)
     x, y, z = local % bx, (local // bx) % by, local // (bx * by)
     dims = d.workitem_id_dims
-    v0 = x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0)
-    st.vgpr[0] = np.where(local < items, v0, 0).astype(np.uint32)
-    valid = local < items
-    exec_bits = (valid.astype(np.uint64) << np.arange(L, dtype=np.uint64)[None, :]).sum(1, dtype=np.uint64)
-    st.write_mask(slice(None), EXEC_LO, exec_bits[:, None])
+    valid = local < bx * by * bz
+    v0 = np.where(valid, x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0), 0).astype(np.uint32)
+    st.vgpr[0] = np.tile(v0, (groups, 1))
+    st.write_mask(slice(None), EXEC_LO, np.tile(pack_mask(valid), (groups, 1)))
     st.pc[:] = d.entry
     st.mode[:] = d.mode
     return st, wave_group
