@@ -83,12 +83,18 @@ class _Inputs(dict):
         return value
 
 
-class _Vgprs:
-    """RegFile over the VGPRs of a batch (cross-lane semantics index VGPR[lane][reg])."""
-
+class _BatchRegs:
     def __init__(self, st: WaveState, sel):
         self.st, self.sel = st, sel
-        self.waves = np.arange(st.waves)[sel][:, None]
+
+    @property
+    def waves(self) -> np.ndarray:
+        """(W, 1) wave indices of the batch (built only when a semantic indexes registers)."""
+        return np.arange(self.st.waves)[self.sel][:, None]
+
+
+class _Vgprs(_BatchRegs):
+    """RegFile over the VGPRs of a batch (cross-lane semantics index VGPR[lane][reg])."""
 
     def read(self, reg, lane=None):
         lane = np.arange(self.st.lanes)[None, :] if lane is None else lane
@@ -112,10 +118,8 @@ class _Vgprs:
             raise SemanticsError(f"lane index {int(lane.max())} outside the wave's {self.st.lanes} lanes")
 
 
-class _Sgprs:
-    def __init__(self, st: WaveState, sel):
-        self.st, self.sel = st, sel
-        self.waves = np.arange(st.waves)[sel][:, None]
+class _Sgprs(_BatchRegs):
+    """RegFile over the SGPRs of a batch (SGPR[addr] of s_movrels and friends)."""
 
     def read(self, reg, lane=None):
         return self.st.sgpr[np.asarray(reg, np.int64) % 128, self.waves]
