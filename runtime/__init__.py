@@ -1,8 +1,16 @@
-"""See runtime/README.md. Devices: `from runtime import Device` (Device("emu", arch=...))."""
+"""HSA code objects: read (runtime.codeobj), write (runtime.writer), assemble from text
+with .amdhsa directives (runtime.asm_module); devices: `Device("emu", arch=...)`
+(runtime.device). See runtime/README.md."""
+from .codeobj import CodeObject, KernelArg, KernelInfo, read_code_object
+from .descriptor import KernelDescriptor
+from .elf import CodeObjectError
+
+__all__ = ["read_code_object", "CodeObject", "KernelInfo", "KernelArg", "KernelDescriptor", "CodeObjectError",
+           "Device", "Buffer", "Program", "DeviceError"]
 
 
 def __getattr__(name):
-    # Device pulls in the emulator; load it only when asked for
+    # Device pulls in the emulator; it is loaded only when asked for
     if name in ("Device", "Buffer", "Program", "DeviceError"):
         from . import device
         return getattr(device, name)
