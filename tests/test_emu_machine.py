@@ -22,7 +22,7 @@ def launch(src: str, buffers: dict[str, np.ndarray], *, grid=(1, 1, 1), block=(6
         mem.write(addrs[name], a)
     table = mem.alloc(8 * max(len(buffers), 1), "kernarg")
     mem.write(table, np.array(list(addrs.values()) or [0], np.uint64))
-    code = dsl.assemble(src, arch)
+    code = dsl.assemble(src, arch, wave if wave in (32, 64) else None)
     at = mem.alloc(len(code), "code")
     mem.write(at, code)
     d = Dispatch("test_kernel", at, grid=grid, block=block, wave_size=wave, vgprs=32,
@@ -332,3 +332,101 @@ def test_bad_dispatch_is_refused():
         launch("s_endpgm", {}, wave=48)
     with pytest.raises(LaunchError, match="1088 work-items"):
         launch("s_endpgm", {}, block=(1088, 1, 1))
+
+
+def test_cross_lane_readlane_writelane_bpermute_mbcnt():
+    x = np.random.default_rng(8).integers(0, 2**31, 64).astype(np.uint32)
+    z = np.zeros(64, np.uint32)
+    src = loads("x", "rl", "wl", "bp", "mb") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_readlane_b32 s24, v3, 5
+        v_mov_b32 v4, s24
+        v_mov_b32 v5, 0
+        v_writelane_b32 v5, s24, 7
+        v_add_nc_u32 v6, 1, v0                   // source lane (id + 1) % 32, as a byte address
+        v_and_b32 v6, 31, v6
+        v_lshlrev_b32 v6, 2, v6
+        ds_bpermute_b32 v7, v6, v3
+        v_mbcnt_lo_u32_b32 v8, -1, 100
+        s_waitcnt lgkmcnt(0)
+        global_store_b32 v2, v4, s[6:7]
+        global_store_b32 v2, v5, s[8:9]
+        global_store_b32 v2, v7, s[10:11]
+        global_store_b32 v2, v8, s[12:13]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "rl": z, "wl": z, "bp": z, "mb": z})
+    waves = x.reshape(2, 32)
+    assert (got["rl"] == np.repeat(waves[:, 5], 32)).all()
+    assert (got["wl"] == np.where(np.arange(64) % 32 == 7, np.repeat(waves[:, 5], 32), 0)).all()
+    assert (got["bp"] == np.roll(waves, -1, axis=1).reshape(-1)).all()
+    assert (got["mb"] == 100 + np.arange(64) % 32).all()
+
+
+def test_wave64_masks_saveexec_and_vcc():
+    n = 128
+    x = np.random.default_rng(9).integers(0, 100, n).astype(np.uint32)
+    src = loads("x", "out") + global_id(128) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_mov_b32 v4, 7
+        v_cmp_lt_u32 vcc, 50, v3                  // 64-bit VCC in wave64
+        s_and_saveexec_b64 s[24:25], vcc
+        v_mov_b32 v4, 9                           // only lanes with x > 50
+        s_or_b64 exec, exec, s[24:25]
+        v_cndmask_b32 v5, 0, 1, vcc
+        v_add_nc_u32 v4, v4, v5
+        global_store_b32 v2, v4, s[6:7]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "out": np.zeros(n, np.uint32)}, block=(128, 1, 1), wave=64)
+    assert (got["out"] == np.where(x > 50, 10, 7)).all()
+
+
+def test_f16_halves_opsel_modifiers_clamp_and_omod():
+    rng = np.random.default_rng(10)
+    a = rng.uniform(-2, 2, 64).astype(np.float32)
+    h = rng.uniform(-2, 2, 64).astype(np.float16)
+    z = np.zeros(64, np.uint32)
+    src = loads("a", "h", "o1", "o2", "o3") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        v_lshlrev_b32 v9, 1, v1
+        global_load_u16 v4, v9, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_mov_b32 v5, 0x12345678
+        v_add_f16 v5.h, v4.l, v4.l                // high half = 2h, low half kept
+        v_add_f32 v6, -|v3|, 1.0 clamp            // clamp(1 - |a|) to [0, 1]
+        v_mul_f32 v7, v3, v3 mul:4                // output modifier x4
+        global_store_b32 v2, v5, s[8:9]
+        global_store_b32 v2, v6, s[10:11]
+        global_store_b32 v2, v7, s[12:13]
+        s_endpgm"""
+    got, _ = launch(src, {"a": a, "h": h, "o1": z, "o2": z, "o3": z})
+    twice = (h.astype(np.float32) * 2).astype(np.float16).view(np.uint16).astype(np.uint32)
+    assert (got["o1"] == (twice << 16) | 0x5678).all()
+    assert (got["o2"].view(np.float32) == np.clip(np.float32(1) - np.abs(a), 0, 1)).all()
+    assert (got["o3"].view(np.float32) == (a * a) * np.float32(4)).all()
+
+
+def test_64bit_carries_and_literals():
+    x = np.random.default_rng(11).integers(0, 2**63, 64, dtype=np.uint64)
+    src = loads("x", "out", "s") + global_id(64) + """
+        v_lshlrev_b32 v2, 3, v1
+        global_load_b64 v[4:5], v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_add_co_u32 v6, vcc_lo, v4, 0x80000000   // + 2**31 with the carry into the high dword
+        v_add_co_ci_u32 v7, vcc_lo, 0, v5, vcc_lo
+        v_lshlrev_b64 v[6:7], 1, v[6:7]
+        global_store_b64 v2, v[6:7], s[6:7]
+        s_mov_b32 s24, -1
+        s_add_u32 s24, s24, 1                     // carry out into SCC
+        s_addc_u32 s25, 0, 0
+        s_mov_b64 s[26:27], 0xfffffff0           // a literal as unsigned 64-bit: zero-extended
+        v_mov_b32 v8, s25
+        v_mov_b32 v9, s27
+        v_mov_b32 v10, 0
+        global_store_b32 v10, v8, s[8:9]
+        global_store_b32 v10, v9, s[8:9] offset:4
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "out": np.zeros(64, np.uint64), "s": np.zeros(2, np.uint32)})
+    assert (got["out"] == (x + np.uint64(2**31)) << np.uint64(1)).all()
+    assert got["s"].tolist() == [1, 0]
