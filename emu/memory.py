@@ -51,8 +51,9 @@ def _gather(data: np.ndarray, offset: np.ndarray, nbytes: int, mask: np.ndarray)
     every = bool(mask.all())
     if not every:
         offset = np.where(mask, offset, 0)
-    if not (offset & (nbytes - 1)).any():    # aligned: one gather in the access's own dtype
-        value = data.view(_DTYPES[nbytes])[offset >> _SHIFT[nbytes]].astype(out_dtype, copy=False)
+    if nbytes == 1 or not (offset & (nbytes - 1)).any():    # aligned: one gather in the access's own dtype
+        index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
+        value = data.view(_DTYPES[nbytes])[index].astype(out_dtype, copy=False)
     else:                                     # unaligned: assemble byte by byte
         value = np.zeros(offset.shape, out_dtype)
         for i in range(nbytes):
@@ -67,7 +68,7 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
     mask = np.broadcast_to(mask, offset.shape)
     if not mask.all():
         offset, value = offset[mask], value[mask]
-    if not (offset & (nbytes - 1)).any():
+    if nbytes == 1 or not (offset & (nbytes - 1)).any():
         data.view(_DTYPES[nbytes])[offset >> _SHIFT[nbytes]] = value.astype(_DTYPES[nbytes], copy=False)
     else:
         value = value.astype(np.uint64)
@@ -154,7 +155,9 @@ class DeviceMemory:
     # ------------------------------------------------------------------ device access (Memory protocol)
     def _check(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         """Arena offsets of addr (int64), raising MemoryFault for any active out-of-bounds lane."""
-        addr = np.asarray(addr).astype(np.int64, copy=False)   # device addresses are < 2**63
+        addr = np.asarray(addr)
+        # device addresses are < 2**63: reinterpret, no copy (a wrapped address reads as negative: a fault)
+        addr = addr.view(np.int64) if addr.dtype == np.uint64 else addr.astype(np.int64)
         mask = np.broadcast_to(mask, addr.shape)
         active = addr if mask.all() else addr[mask]
         if active.size:
@@ -168,7 +171,8 @@ class DeviceMemory:
                     pos = _first(bad)
                     a = int(addr[pos]) & (2**64 - 1)
                     raise MemoryFault("global", a, nbytes, pos, self.nearest(a))
-        return addr - self.base
+        offset = addr - self.base
+        return offset
 
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         return _gather(self.data, self._check(addr, nbytes, mask), nbytes, np.broadcast_to(mask, np.shape(addr)))
