@@ -165,17 +165,23 @@ def _dpp_text(inst: Instruction) -> str:
 
 
 def _mnemonic(spec: Spec, inst: Instruction, enc: str) -> str:
-    d = inst.defs[0]
+    return _mnemonic_of(spec, inst.defs[0], enc, bool(inst.dpp_kind))
+
+
+@lru_cache(maxsize=None)
+def _mnemonic_of(spec: Spec, d, enc: str, dpp: bool) -> str:
+    """LLVM's mnemonic: the encoding suffix only where the instruction has both e32 and e64 forms."""
     base = d.name.lower()
     if d.name in syntax.NO_ENC_SUFFIX:
         return base
-    has_e32 = any(x.format in VALU_E32 for x in spec.lookup(d.name))
-    has_e64 = any(x.format in ("VOP3", "VOP3SD") for x in spec.lookup(d.name))
+    forms = {x.format for x in spec.lookup(d.name)}
+    has_e32 = bool(forms & set(VALU_E32))
+    has_e64 = bool(forms & {"VOP3", "VOP3SD"})
     if enc == "e32":
-        if inst.dpp_kind:
+        if dpp:
             return base if d.format == "VOPC" else base + "_dpp"
         return base + "_e32" if has_e64 else base
-    if inst.dpp_kind:
+    if dpp:
         return base + "_e64_dpp"
     return base + "_e64" if has_e32 else base
 
