@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 import struct
 from functools import lru_cache
 
@@ -626,6 +627,30 @@ def _vopd(spec: Spec, inst: Instruction) -> str:
     return " :: ".join(halves)
 
 
+@lru_cache(maxsize=None)
+def _export_targets(spec: Spec) -> dict[int, str]:
+    """EXP TARGET codes -> LLVM names, from the manual's TARGET list ('0..7 MRT 0..7', '8 Z',
+    '12-16 Position 0-4', ...) and syntax.EXPORT_TARGETS."""
+    out = {}
+    fmt = spec.formats["EXP"]
+    m = re.search(r"(\d+)\.\.(\d+) MRT", fmt.field_text.get("TARGET", ""))
+    if m:
+        out.update({c: f"mrt{c - int(m.group(1))}" for c in range(int(m.group(1)), int(m.group(2)) + 1)})
+    for lo, hi, _kind, base, _text in spec.operands.get("EXP", {}).get("TARGET", []):
+        name = syntax.EXPORT_TARGETS.get(re.sub(r"\s*\d+-\d+$", "", base))
+        if name:
+            out.update({c: name if lo == hi else f"{name}{c - lo}" for c in range(lo, hi + 1)})
+    return out
+
+
+def _export(spec: Spec, inst: Instruction) -> str:
+    f = inst.fields
+    target = _export_targets(spec).get(f["TARGET"], f"invalid_target_{f['TARGET']}")
+    srcs = [vreg(f[f"VSRC{i}"]) if f["EN"] >> i & 1 else "off" for i in range(4)]
+    return f"exp {target} {', '.join(srcs)}" + (" done" if f.get("DONE") else "") + \
+        (" row_en" if f.get("ROW") else "")
+
+
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     fmt = inst.fmt.name
     if fmt in ("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"):
@@ -648,6 +673,8 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
         return _ldsdir(spec, inst)
     if fmt == "VOPD":
         return _vopd(spec, inst)
+    if fmt == "EXP":
+        return _export(spec, inst)
     return f"{inst.name.lower()} <{fmt} operands not printed>"
 
 
