@@ -10,7 +10,7 @@ from isa import Spec
 
 from . import syntax
 from .decode import DPP8FI, LITERAL, VALU_E32, Instruction
-from .signature import Operand, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout, valu_signature, vopd_base
+from .signature import Operand, data_dwords, ds_layout, flat_layout, image_address_words, image_data_dwords, scalar_bits, scalar_layout, valu_signature, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -651,6 +651,39 @@ def _export(spec: Spec, inst: Instruction) -> str:
         (" row_en" if f.get("ROW") else "")
 
 
+def _image(spec: Spec, inst: Instruction) -> str:
+    """MIMG: vdata, vaddr (or NSA's [addresses]), the resource (and sampler) SGPRs, then
+    dmask, dim and the flags in LLVM's order."""
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    dim, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
+    data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
+    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
+    if "ATOMIC" in d.name and data > 3 and not inst.extra:
+        # no LLVM register class for it: LLVM keeps its defaults (the atomic's own data, one address)
+        data, words = (2 if "CMPSWAP" in d.name else 1), 1
+    if inst.extra:   # NSA: one VGPR per address dword, the last field takes what remains;
+        # LLVM also lists unneeded address fields up to the last non-zero one
+        regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")]
+        used = max([i + 1 for i, r in enumerate(regs) if r] + [1])
+        n = min(max(words, used), len(regs))
+        words = max(words, n)
+        addr = [vreg(r) for r in regs[:n - 1]] + [vreg(regs[n - 1], words - n + 1)]
+        vaddr = f"[{', '.join(addr)}]"
+    else:
+        vaddr = vreg(f["VADDR"], words if words <= 12 else 16)   # VGPR tuples: 1-12, then 16
+    parts = [vreg(f["VDATA"], data), vaddr, sreg_text(spec, f["SRSRC"] * 4, 8)]
+    if d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD")):
+        parts.append(sreg_text(spec, f["SSAMP"] * 4, 4))
+    text = f"{mn} {', '.join(parts)}"
+    if f["DMASK"]:
+        text += f" dmask:0x{f['DMASK']:x}"
+    text += f" dim:SQ_RSRC_IMG_{dim}"
+    if f.get("UNRM"):
+        text += " unorm"
+    return text + _flags(f, ("GLC", "SLC", "DLC", "R128", "A16", "TFE", "LWE", "D16"))
+
+
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     fmt = inst.fmt.name
     if fmt in ("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"):
@@ -675,6 +708,8 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
         return _vopd(spec, inst)
     if fmt == "EXP":
         return _export(spec, inst)
+    if fmt == "MIMG" and "BVH" not in inst.name:   # BVH ray queries: operands not printed yet
+        return _image(spec, inst)
     return f"{inst.name.lower()} <{fmt} operands not printed>"
 
 
