@@ -13,7 +13,7 @@ and address with the nearest buffer; a per-wave instruction budget stops runaway
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -55,7 +55,6 @@ class Stats:
     lane_ops: int = 0            # active lanes summed over vector instructions
     batches: int = 0             # machine steps (one instruction over a batch of waves)
     seconds: float = 0.0
-    mnemonics: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
         rate = self.lane_ops / self.seconds if self.seconds else 0.0

@@ -477,3 +477,40 @@ def test_work_groups_run_in_chunks(monkeypatch):
     got, stats = launch(src, {"x": x, "y": np.zeros(n, np.float32)}, grid=(32, 1, 1))
     assert stats.workgroups == 32
     assert np.allclose(got["y"], want, rtol=2e-7, equal_nan=True)
+
+
+def test_packed_math_op_sel_and_neg():
+    rng = np.random.default_rng(13)
+    a, b = rng.uniform(-4, 4, (2, 64, 2)).astype(np.float16)
+    z = np.zeros(64, np.uint32)
+    src = loads("a", "b", "o1", "o2", "o3") + global_id(64) + """
+        global_load_b32 v1, v2, s[4:5]
+        global_load_b32 v3, v2, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_pk_add_f16 v4, v1, v3 op_sel:[1,0] op_sel_hi:[0,1]      // (a.hi + b.lo, a.lo + b.hi)
+        v_pk_mul_f16 v5, v1, v3 neg_lo:[1,0] neg_hi:[0,1]         // (-a.lo * b.lo, a.hi * -b.hi)
+        v_dot2_f32_f16 v6, v1, v3, 1.0
+        global_store_b32 v2, v4, s[8:9]
+        global_store_b32 v2, v5, s[10:11]
+        global_store_b32 v2, v6, s[12:13]
+        s_endpgm"""
+    got, _ = launch(src, {"a": a.view(np.uint32).reshape(-1), "b": b.view(np.uint32).reshape(-1),
+                          "o1": z, "o2": z, "o3": z})
+    lo, hi = 0, 1
+    add = np.stack([a[:, hi] + b[:, lo], a[:, lo] + b[:, hi]], 1)
+    mul = np.stack([-a[:, lo] * b[:, lo], a[:, hi] * -b[:, hi]], 1)
+    assert (got["o1"].view(np.float16).reshape(64, 2) == add).all()
+    assert (got["o2"].view(np.float16).reshape(64, 2) == mul).all()
+    dot = (a.astype(np.float64) * b.astype(np.float64)).sum(1) + 1.0
+    assert np.allclose(got["o3"].view(np.float32), dot, rtol=1e-6)
+
+
+def test_mode_register_starts_as_the_dispatch_says():
+    src = loads("out") + """
+        s_getreg_b32 s24, hwreg(HW_REG_MODE)
+        v_mov_b32 v1, s24
+        v_mov_b32 v2, 0
+        global_store_b32 v2, v1, s[4:5]
+        s_endpgm"""
+    got, _ = launch(src, {"out": np.zeros(1, np.uint32)}, block=(1, 1, 1), mode=0x3F0)
+    assert got["out"][0] == 0x3F0
