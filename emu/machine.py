@@ -225,14 +225,15 @@ class _Chunk:
 
     def run(self) -> None:
         st, stats = self.st, self.stats
+        parked = np.iinfo(np.int64).max
         while True:
-            runnable = st.run == RUNNING
-            if not runnable.any():
+            key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
+            pc = int(key.min())
+            if pc == parked:
                 if (st.run == AT_BARRIER).any():
                     raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
                 return
-            pc = int(st.pc[runnable].min())
-            idx = np.flatnonzero(runnable & (st.pc == pc))
+            idx = np.flatnonzero(key == pc)
             sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
             p = self.prepared.get(pc)
             if p is None:
