@@ -28,6 +28,9 @@ from .semantics import Ctx, SemanticsError
 from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
+# control events that only advance the PC here: memory completes in order (waits), no
+# scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
+_NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message")
 
 
 class EmuError(Exception):
@@ -262,18 +265,8 @@ class _Chunk:
     def step(self, p: Prepared, sel, idx) -> None:
         st = self.st
         control = p.control
-        if control is not None and control != "barrier" and control != "end" and control not in ("wait", "nop", "sleep"):
-            raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} ({control}) "
-                                         f"stops the wave: the machine does not model it")
         if control is not None:
-            if control == "end":
-                st.run[sel] = ENDED
-                self.release(idx)
-            else:
-                st.pc[sel] += p.inst.size
-                if control == "barrier":
-                    st.run[sel] = AT_BARRIER
-                    self.release(idx)
+            self.event(p, sel, idx, control)
             return
         exec_mask = st.exec_mask(sel)
         active = None
@@ -294,6 +287,26 @@ class _Chunk:
                 writer(st, sel, value, write_active)
         if not p.sem.branch:
             st.pc[sel] += p.inst.size
+
+    def event(self, p: Prepared, sel, idx, control: str) -> None:
+        """Machine events of hand-written control instructions (emu/handwritten.py)."""
+        st, simm16 = self.st, p.inst.fields.get("SIMM16", 0)
+        if control == "end":
+            st.run[sel] = ENDED
+            self.release(idx)
+            return
+        if control == "trap" or (control == "halt" and simm16 & 1):
+            where = f"work-group {self.group_xyz(int(self.wave_group[idx[0]]))}"
+            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {self.m.text(p.inst)} in {where}: the kernel "
+                           f"{'trapped' if control == 'trap' else 'halted its wave'} (a trap or abort it executes "
+                           f"on purpose, e.g. an assertion)")
+        if control not in _NO_EFFECT and control not in ("barrier", "halt"):
+            raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} ({control}): "
+                                         f"the machine does not model this event")
+        st.pc[sel] += p.inst.size
+        if control == "barrier":
+            st.run[sel] = AT_BARRIER
+            self.release(idx)
 
     def execute(self, p: Prepared, sel, idx, exec_mask, active):
         st = self.st
