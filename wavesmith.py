@@ -11,7 +11,10 @@ def _cmd_gen(args) -> int:
 
 
 def _cmd_demo(args) -> int:
-    from isa.demo import demo
+    if args.isa:
+        from isa.demo import demo as isa_tour
+        return isa_tour(args.arch)
+    from runtime.demo import demo
     return demo(args.arch)
 
 
@@ -22,8 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "Run `wavesmith demo` for a tour, `wavesmith COMMAND --help` for details.")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="show what wavesmith can do (default job)",
-                          description="Show the generated ISA's statistics and decode a few instructions.")
-    demo.add_argument("--arch", default="gfx1100", help="target or family (default: gfx1100)")
+                          description="Build a kernel with the DSL, write it as a code object, run it on "
+                                      "Device('emu'), check it against numpy and print its disassembly and "
+                                      "launch statistics. --isa shows the generated ISA's statistics instead.")
+    demo.add_argument("--arch", default="gfx1100", help="target (default: gfx1100)")
+    demo.add_argument("--isa", action="store_true", help="tour of the generated ISA tables instead")
     demo.set_defaults(func=_cmd_demo)
     gen = sub.add_parser("gen", help="generate ISA definitions from AMD's PDFs",
                          description="Generate isa/generated/<arch>/ from AMD's ISA reference PDF. PDFs are "
@@ -32,19 +38,28 @@ def build_parser() -> argparse.ArgumentParser:
     from isa.gen import add_arguments
     add_arguments(gen)
     gen.set_defaults(func=_cmd_gen)
-    asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly",
-                         description="Assemble a file of LLVM AMDGPU assembly (labels, comments, "
-                                     "every instruction format except MIMG/EXP) into machine code.")
-    from dsl.cli import add_asm_arguments, add_disasm_arguments, run_asm
+    asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly (to a code object with -o x.hsaco)",
+                         description="Assemble a file of LLVM AMDGPU assembly (labels, comments, every "
+                                     "instruction format except MIMG/EXP). A source with .amdhsa_kernel blocks, "
+                                     "sections or symbols becomes an HSA code object (-o FILE.hsaco); plain "
+                                     "instructions become raw machine code.")
+    from dsl.cli import add_asm_arguments, add_disasm_arguments
     add_asm_arguments(asm)
-    asm.set_defaults(func=run_asm)
     dis = sub.add_parser("disasm", help="disassemble machine code or a code object to LLVM syntax",
                          description="Disassemble raw machine code, hex text, or each kernel of a code object "
                                      "(.hsaco; its target and wave size come from the object) into LLVM AMDGPU "
                                      "syntax. Undecodable dwords print as .long with a warning.")
     add_disasm_arguments(dis)
-    from runtime.cli import add_readobj_arguments, run_disasm, run_readobj
+    from runtime.cli import add_readobj_arguments, run_asm, run_disasm, run_readobj
+    asm.set_defaults(func=run_asm)
     dis.set_defaults(func=run_disasm)
+    emu = sub.add_parser("emu", help="emulator tools (semantics coverage)",
+                         description="Emulator tools. --coverage prints, per instruction format, how many "
+                                     "instructions have semantics generated from the PDF pseudocode, hand-written, "
+                                     "or none.")
+    from emu.coverage import add_arguments as add_emu_arguments, run as run_emu
+    add_emu_arguments(emu)
+    emu.set_defaults(func=run_emu)
     readobj = sub.add_parser("readobj", help="list a code object's kernels, descriptors and arguments",
                              description="Print a code object's target, loadable segments and, per kernel, "
                                          "entry, register counts, segment sizes, arguments and descriptor "

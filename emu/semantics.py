@@ -103,7 +103,8 @@ def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
         return np.broadcast_to(value.astype(bool), ctx.shape)
     if op is not None and op.bits > 64:
         return np.broadcast_to(value.astype(np.uint32), ctx.shape + (op.bits // 32,))
-    dtype = np.uint64 if (op is not None and op.bits == 64) or value.dtype.itemsize == 8 else np.uint32
+    wide = op.bits > 32 if op is not None else value.dtype.itemsize == 8
+    dtype = np.uint64 if wide else np.uint32
     return np.broadcast_to(value.astype(dtype), ctx.shape)
 
 
@@ -121,7 +122,7 @@ class Ctx:
     exec_mask: np.ndarray                 # uint64 (W, 1): EXEC of each wave
     inputs: dict[str, object] = field(default_factory=dict)
     scalar: bool = False                  # per-wave instruction: batch shape is (W, 1)
-    mode: np.ndarray | int = 0            # MODE hardware register per wave (rounding, denormals, IEEE)
+    mode: np.ndarray | int = 0x3F0        # MODE per wave; default: RNE, denormals kept, DX10_CLAMP, IEEE
     status: np.ndarray | int = 0          # STATUS hardware register per wave
     mem: Memory | None = None             # MEM[...] / LDS(...) accesses
     vgpr: RegFile | None = None           # VGPR[lane][reg]
