@@ -65,8 +65,10 @@ class Directive:
     body: str | None = None
 
 
+@lru_cache(maxsize=4096)   # a pure function of the token text (Reg is immutable)
 def _reg(text: str) -> Reg:
     """v1, s5, ttmp3, a0, v7.l / v7.h (the REG terminal has checked the shape)."""
+    text = text.rstrip(_BLANK_COMMA)
     half = None
     if text[-2] == ".":
         text, half = text[:-2], text[-1]
@@ -75,7 +77,9 @@ def _reg(text: str) -> Reg:
     return Reg(text[0], int(text[1:]), 1, half)
 
 
+@lru_cache(maxsize=4096)
 def _regrange(text: str) -> Reg:
+    text = text.rstrip(_BLANK_COMMA)
     m = re.fullmatch(r"(v|s|ttmp|a)\[(\d+)(?::(\d+))?\]", text)
     lo = int(m.group(2))
     hi = int(m.group(3)) if m.group(3) is not None else lo
@@ -84,12 +88,18 @@ def _regrange(text: str) -> Reg:
     return Reg(m.group(1), lo, hi - lo + 1)
 
 
+# what operand tokens may carry after their text (see asm.lark)
+_BLANK_COMMA = " \t,"
+
+
 def _int(text: str) -> int:
+    text = text.rstrip(_BLANK_COMMA)
     return int(text, 0) if text[:2] in ("0x", "0X", "0b", "0B") else int(text)
 
 
 def _name(text: str):
     """A bare word: a special register (vcc, exec_lo, off, ...) or a symbol (label, attr0.x)."""
+    text = text.rstrip(_BLANK_COMMA)
     low = text.lower()
     if low in syntax.SPECIAL_ALIASES:
         return Special(syntax.SPECIAL_ALIASES[low])
@@ -99,18 +109,20 @@ def _name(text: str):
 
 
 def _keynum(text: str) -> tuple:
-    key, _, num = text.partition(":")
+    key, _, num = text.rstrip().partition(":")
     return ("kv", key.lower(), -_int(num[1:]) if num[0] == "-" else _int(num))
 
 
 def _keylist(text: str) -> tuple:
-    key, _, items = text.partition(":")
+    key, _, items = text.rstrip().partition(":")
     return ("kv", key.lower(), [int(x) for x in items[1:-1].split(",")])
 
 
-# tokens `instr` takes directly -> their operand values
-_TOKEN_VALUE = {"REG": _reg, "REGRANGE": _regrange, "NUMBER": _int, "FLOAT": float, "IDENT": _name,
-                "KEYNUM": _keynum, "KEYLIST": _keylist}
+# tokens `instr` takes directly -> (their operand value, whether they end with the operand's comma)
+_TOKEN_VALUE = {"REG": (_reg, False), "REG_C": (_reg, True), "REGRANGE": (_regrange, False),
+                "REGRANGE_C": (_regrange, True), "NUMBER": (_int, False), "NUMBER_C": (_int, True),
+                "FLOAT": (float, False), "IDENT": (_name, False), "IDENT_C": (_name, True),
+                "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False)}
 
 
 @dataclass(frozen=True)
@@ -149,7 +161,7 @@ class _ToStatements(Transformer):
         return _name(str(c[0]))
 
     def call(self, c):
-        n = c[0].lower()
+        n = c[0].rstrip().lower()
         args = tuple(c[1]) if len(c) > 1 else ()
         if n in ("neg", "abs") and len(args) == 1:
             a = args[0]
@@ -188,7 +200,7 @@ class _ToStatements(Transformer):
         return BitOr(tuple(parts))
 
     def keyval(self, c):
-        return ("kv", c[0].lower(), c[1])
+        return ("kv", c[0].rstrip().lower(), c[1])
 
     def items(self, c):
         if len(c) == 2:
@@ -201,6 +213,7 @@ class _ToStatements(Transformer):
         operands, modifiers = [], {}
         expect_operand = True
         for it in (c[1] if len(c) > 1 else ()):
+            comma = False
             if type(it) is Token:
                 kind = it.type
                 if kind == "COMMA":
@@ -208,7 +221,8 @@ class _ToStatements(Transformer):
                     continue
                 if kind == "AMP":
                     continue
-                it = _TOKEN_VALUE[kind](it)
+                convert, comma = _TOKEN_VALUE[kind]
+                it = convert(it)
             if type(it) is tuple:
                 modifiers[it[1]] = it[2]
             elif expect_operand:
@@ -221,25 +235,20 @@ class _ToStatements(Transformer):
                 modifiers[it.name] = it
             else:
                 operands.append(it)
-            expect_operand = False
-        return Statement(mnemonic.lower(), operands, modifiers, mnemonic.line, mnemonic.column)
-
-    def statement(self, c):
-        first = c[0]
-        if len(c) > 1:
-            first.dual = c[2]
-        return first
-
-    def line(self, c):
-        return c
+            expect_operand = comma
+        return Statement(mnemonic.rstrip().lower(), operands, modifiers, mnemonic.line, mnemonic.column)
 
     def lines(self, c):
+        """One line: [lines so far] [label] [instruction [:: instruction] | directive]."""
         if c and type(c[0]) is _Items:
-            acc = c[0]
-            if len(c) > 1:
-                acc.extend(c[1])
-            return acc
-        return _Items(c[0] if c else ())
+            acc, c = c[0], c[1:]
+        else:
+            acc = _Items()
+        if len(c) >= 3 and type(c[-2]) is Token:     # a VOPD pair: X :: Y
+            c[-3].dual = c[-1]
+            c = c[:-2]
+        acc.extend(c)
+        return acc
 
     def label(self, c):
         t = c[0]
@@ -264,7 +273,7 @@ _SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "nul
 def parser() -> Lark:
     grammar = (Path(__file__).parent / "asm.lark").read_text()
     return Lark(grammar, parser="lalr", lexer="contextual", transformer=_ToStatements(),
-                maybe_placeholders=False)
+                maybe_placeholders=False, cache=True)
 
 
 # s_delay_alu joins its fields with '|', which would collide with the |abs| bars of

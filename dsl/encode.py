@@ -12,7 +12,15 @@ from isa import InstrDef, Spec
 from . import syntax
 from .decode import DPP8, DPP8FI, DPP16, LITERAL, VALU_E32
 from .operands import Lit, Mod, OperandError, Reg, Special
-from .signature import Operand, ValuSig, data_dwords, valu_signature, vopd_base
+from . import signature
+from .signature import Operand, ValuSig, valu_signature, vopd_base
+
+# operand layouts are pure functions of the instruction: computed once per instruction
+data_dwords = lru_cache(maxsize=None)(signature.data_dwords)
+scalar_layout = lru_cache(maxsize=None)(signature.scalar_layout)
+scalar_bits = lru_cache(maxsize=None)(signature.scalar_bits)
+ds_layout = lru_cache(maxsize=None)(signature.ds_layout)
+flat_layout = lru_cache(maxsize=None)(signature.flat_layout)
 
 INLINE_FLOATS = (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
 INV_2PI = 1 / (2 * math.pi)
@@ -559,7 +567,6 @@ class Encoder:
     # ------------------------------------------------------------ scalar
 
     def salu(self, d: InstrDef, F: Fields, ops: list):
-        from .signature import scalar_bits, scalar_layout
         layout = scalar_layout(d)
         self._arity(d, ops, [name for name, _, _ in layout])
         for (name, field, n), v in zip(layout, ops):
@@ -687,7 +694,6 @@ class Encoder:
                 F[flag.upper()] = 1
 
     def ds(self, d, F, ops, mods):
-        from .signature import ds_layout
         layout = ds_layout(d)
         self._arity(d, ops, [n for n, _, _ in layout])
         F.update(ADDR=0, DATA0=0, DATA1=0, VDST=0)
@@ -709,7 +715,6 @@ class Encoder:
         F["GDS"] = 1 if mods.pop("gds", False) else 0
 
     def flat(self, d, F, ops, mods):
-        from .signature import flat_layout
         glc = bool(mods.pop("glc", False))
         layout = flat_layout(d, glc)
         self._arity(d, ops, [n for n, _, _ in layout])
