@@ -651,34 +651,61 @@ def _export(spec: Spec, inst: Instruction) -> str:
         (" row_en" if f.get("ROW") else "")
 
 
+def _image_widths(d, f: dict, sampler: bool, nsa_last: int | None) -> tuple[int, int, bool]:
+    """(data VGPRs, address VGPRs, whether the addresses print as single registers) as LLVM
+    prints them. Where its disassembler has no instruction form for the widths an encoding
+    asks for, LLVM prints those of the first form in its tables: one data VGPR (two for
+    gathers and cmpswap) and the shortest address, or with NSA the longest one (the cases
+    below are those seen in LLVM 22's corpora)."""
+    _, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
+    data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
+    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
+    dims, forms = _image_address_forms(d, sampler)
+    natural = 2 if "CMPSWAP" in d.name else 1   # an atomic's data: 32-bit, or 64-bit plus TFE
+    nsa = nsa_last is not None
+    if nsa:   # NSA forms hold two to five address fields, the last one a range if need be
+        no_address_form = words <= 2 or words > max(dims)
+        past_v255 = nsa_last + words - 4 > 256
+    else:
+        no_address_form = words not in forms
+        past_v255 = f["VADDR"] + words > 256
+    no_data_form = ("GATHER4" in d.name and f.get("D16") and f.get("TFE")
+                    or "ATOMIC" in d.name and not natural <= data <= 2 * natural + 1)
+    if no_address_form or no_data_form or past_v255 or f["VDATA"] + data > 256:
+        return (2 if "GATHER4" in d.name else natural), (min(max(dims), 5) if nsa else min(forms)), True
+    return data, words, False
+
+
+@lru_cache(maxsize=None)
+def _image_address_forms(d, sampler: bool) -> tuple[frozenset[int], frozenset[int]]:
+    """Address widths of the dims an opcode takes (sampling: no MSAA), with and without A16;
+    and those LLVM has a sequential-address form for: these plus the largest rounded up to a
+    power of two (its register class)."""
+    dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
+                     if not (sampler and "MSAA" in name) for a16 in (False, True))
+    return dims, dims | {1 << (max(dims) - 1).bit_length()}
+
+
 def _image(spec: Spec, inst: Instruction) -> str:
     """MIMG: vdata, vaddr (or NSA's [addresses]), the resource (and sampler) SGPRs, then
     dmask, dim and the flags in LLVM's order."""
     d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    dim, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
-    data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
-    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
-    if "ATOMIC" in d.name and data > 3 and not inst.extra:
-        # no LLVM register class for it: LLVM keeps its defaults (the atomic's own data, one address)
-        data, words = (2 if "CMPSWAP" in d.name else 1), 1
-    if inst.extra:   # NSA: one VGPR per address dword, the last field takes what remains;
-        # LLVM also lists unneeded address fields up to the last non-zero one
-        regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")]
-        used = max([i + 1 for i, r in enumerate(regs) if r] + [1])
-        n = min(max(words, used), len(regs))
-        words = max(words, n)
-        addr = [vreg(r) for r in regs[:n - 1]] + [vreg(regs[n - 1], words - n + 1)]
-        vaddr = f"[{', '.join(addr)}]"
+    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
+    nsa_regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")] if inst.extra else []
+    data, words, singles = _image_widths(d, f, sampler, nsa_regs[-1] if nsa_regs else None)
+    if nsa_regs:   # one VGPR per address field; the last one takes what remains
+        n = min(words, len(nsa_regs))
+        tail = 1 if singles else words - n + 1
+        vaddr = "[" + ", ".join([vreg(r) for r in nsa_regs[:n - 1]] + [vreg(nsa_regs[n - 1], tail)]) + "]"
     else:
         vaddr = vreg(f["VADDR"], words if words <= 12 else 16)   # VGPR tuples: 1-12, then 16
     parts = [vreg(f["VDATA"], data), vaddr, sreg_text(spec, f["SRSRC"] * 4, 8)]
-    if d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD")):
+    if sampler:
         parts.append(sreg_text(spec, f["SSAMP"] * 4, 4))
-    text = f"{mn} {', '.join(parts)}"
+    text = f"{d.name.lower()} {', '.join(parts)}"
     if f["DMASK"]:
         text += f" dmask:0x{f['DMASK']:x}"
-    text += f" dim:SQ_RSRC_IMG_{dim}"
+    text += f" dim:SQ_RSRC_IMG_{syntax.MIMG_DIMS[f['DIM']][0]}"
     if f.get("UNRM"):
         text += " unorm"
     return text + _flags(f, ("GLC", "SLC", "DLC", "R128", "A16", "TFE", "LWE", "D16"))

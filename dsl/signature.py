@@ -307,9 +307,7 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
     four texels of one channel), halved for D16, plus the TFE status dword."""
     if "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD":
-        return 2 if d16 else 4 + tfe   # LLVM has no D16 gather form with the TFE dword
-    if d.name == "IMAGE_ATOMIC_CMPSWAP" and not dmask:   # data and compare value
-        return 2
+        return (2 if d16 else 4) + tfe
     n = max(1, bin(dmask).count("1"))
     return (n + 1) // 2 + tfe if d16 else n + tfe
 
