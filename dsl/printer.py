@@ -10,7 +10,7 @@ from isa import Spec
 
 from . import syntax
 from .decode import DPP8FI, LITERAL, VALU_E32, Instruction
-from .signature import Operand, data_dwords, ds_layout, flat_layout, image_address_words, image_data_dwords, scalar_bits, scalar_layout, valu_signature, vopd_base
+from .signature import Operand, data_dwords, ds_layout, flat_layout, image_address_words, image_data_dwords, ray_address_groups, scalar_bits, scalar_layout, valu_signature, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -686,6 +686,20 @@ def _image_address_forms(d, sampler: bool) -> tuple[frozenset[int], frozenset[in
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
 
 
+def _ray(spec: Spec, inst: Instruction) -> str:
+    """IMAGE_BVH*_INTERSECT_RAY: four result VGPRs, the ray's address operands (NSA: one field
+    per operand), a 128-bit resource; only A16 among the flags."""
+    d, f = inst.defs[0], inst.fields
+    groups = ray_address_groups(d, bool(f.get("A16")))
+    if inst.extra:
+        fields = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")]
+        vaddr = "[" + ", ".join(vreg(r, n) for r, n in zip(fields, groups)) + "]"
+    else:
+        vaddr = vreg(f["VADDR"], sum(groups))
+    text = f"{d.name.lower()} {vreg(f['VDATA'], 4)}, {vaddr}, {sreg_text(spec, f['SRSRC'] * 4, 4)}"
+    return text + _flags(f, ("A16",))
+
+
 def _image(spec: Spec, inst: Instruction) -> str:
     """MIMG: vdata, vaddr (or NSA's [addresses]), the resource (and sampler) SGPRs, then
     dmask, dim and the flags in LLVM's order."""
@@ -735,8 +749,8 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
         return _vopd(spec, inst)
     if fmt == "EXP":
         return _export(spec, inst)
-    if fmt == "MIMG" and "BVH" not in inst.name:   # BVH ray queries: operands not printed yet
-        return _image(spec, inst)
+    if fmt == "MIMG":
+        return _ray(spec, inst) if "BVH" in inst.name else _image(spec, inst)
     return f"{inst.name.lower()} <{fmt} operands not printed>"
 
 

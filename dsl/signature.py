@@ -325,3 +325,10 @@ def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> 
     if "D" in parts:
         words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
     return words
+
+
+def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
+    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (64-bit for
+    BVH64), ray extent, origin (x, y, z), direction and inverse direction (x, y, z each; A16
+    packs the two 16-bit vectors into three VGPRs)."""
+    return [2 if "BVH64" in d.name else 1, 1, 3] + ([3] if a16 else [3, 3])
