@@ -45,6 +45,26 @@ class Statement:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class Label:
+    """`name:` at the start of a line."""
+    name: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Directive:
+    """`.name args` with its arguments as raw text (trailing comment removed). A block
+    directive whose body is not assembly (`.amdgpu_metadata` YAML) carries that body's
+    raw lines in `body`; its end directive is consumed with it."""
+    name: str
+    args: str
+    line: int
+    column: int
+    body: str | None = None
+
+
 def _reg(text: str) -> Reg:
     m = re.fullmatch(r"(v|s|ttmp|a)(\d+)(?:\.([lh]))?", text)
     cls, idx, half = m.group(1), int(m.group(2)), m.group(3)
@@ -157,10 +177,10 @@ class _ToStatements(Transformer):
         return first
 
     def label(self, t):
-        return ("label", str(t)[:-1], t.line)
+        return Label(str(t)[:-1], t.line, t.column)
 
     def directive(self, name, rest=None):
-        return ("directive", str(name), str(rest or "").strip(), name.line)
+        return Directive(str(name).lower(), str(rest or "").strip(), name.line, name.column)
 
     def start(self, *items):
         return list(items)
@@ -184,18 +204,55 @@ def parser() -> Lark:
 _PIPE_JOIN = re.compile(r"\)\s*\|\s*(?=inst)")
 
 
+# Directives whose body is another language (YAML) up to an end directive; the body is cut
+# out before the lark parse (its lines become blank, so line numbers stay true) and handed
+# over whole in Directive.body.
+RAW_BLOCKS = {".amdgpu_metadata": ".end_amdgpu_metadata"}
+_RAW_BLOCK_START = re.compile(r"^([ \t]*)(" + "|".join(re.escape(k) for k in RAW_BLOCKS) + r")\b", re.M | re.I)
+
+
+def _cut_raw_blocks(text: str) -> tuple[str, list[Directive]]:
+    if not _RAW_BLOCK_START.search(text):
+        return text, []
+    lines = text.split("\n")
+    blocks = []
+    i = 0
+    while i < len(lines):
+        m = _RAW_BLOCK_START.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        name, end = m.group(2).lower(), RAW_BLOCKS[m.group(2).lower()]
+        j = i + 1
+        while j < len(lines) and lines[j].strip().lower() != end:
+            j += 1
+        if j == len(lines):
+            raise AsmError(f"{i + 1}:{len(m.group(1)) + 1}: {name} has no {end}")
+        blocks.append(Directive(name, lines[i][m.end():].strip(), i + 1, len(m.group(1)) + 1,
+                                body="\n".join(lines[i + 1:j]) + "\n"))
+        for k in range(i, j + 1):
+            lines[k] = ""
+        i = j + 1
+    return "\n".join(lines), blocks
+
+
 def parse(text: str) -> list:
-    """Statements, labels and directives of an assembly text (AsmError on a syntax error)."""
+    """Labels (Label), instructions (Statement) and directives (Directive) of an assembly
+    text in source order (AsmError on a syntax error)."""
     if "|" in text and "s_delay_alu" in text:
         text = _PIPE_JOIN.sub(") ", text)
+    text, blocks = _cut_raw_blocks(text)
     try:
-        return parser().parse(text if text.endswith("\n") else text + "\n")
+        items = parser().parse(text if text.endswith("\n") else text + "\n")
     except UnexpectedInput as e:
         raise AsmError(_syntax_message(text, e)) from None
     except VisitError as e:
         orig = e.orig_exc
         tok = getattr(e.obj, "meta", None)
         raise AsmError(f"{orig}") from None
+    if blocks:
+        items = sorted(items + blocks, key=lambda it: it.line)   # stable: same-line order kept
+    return items
 
 
 def _syntax_message(text: str, e: UnexpectedInput) -> str:
@@ -212,34 +269,62 @@ def _syntax_message(text: str, e: UnexpectedInput) -> str:
     return f"{e.line}:{e.column}: {what}{exp}\n    {line}\n    {' ' * (e.column - 1)}^"
 
 
+# Directives an instruction-only text may carry without changing its bytes.
+_HARMLESS_DIRECTIVES = {".text"}
+
+
 def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
     """Assemble LLVM-syntax text for `arch` (e.g. 'gfx1100'). Labels resolve to branch
-    offsets. Raises AsmError naming line:column and what is wrong."""
-    from .encode import Encoder
-    spec = isa.load(arch)
-    wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
-    enc = Encoder(spec, wave)
+    offsets. Raises AsmError naming line:column and what is wrong. Sections, data and
+    kernel directives need a code object: runtime.asm_module / `wavesmith asm -o x.hsaco`."""
+    enc = encoder(arch, wave_size)
     lines = text.splitlines()
-    items = parse(text)
-    # pass 1: sizes and label addresses (branches are always 4 bytes, so one pass suffices)
     out = bytearray()
     labels: dict[str, int] = {}
     fixups = []
-    for it in items:
-        if isinstance(it, tuple):
-            if it[0] == "label":
-                if it[1] in labels:
-                    raise AsmError(f"{it[2]}:1: label {it[1]!r} defined twice")
-                labels[it[1]] = len(out)
-            continue
-        try:
-            data, fix = enc.encode_statement(it)
-        except (OperandError, ValueError) as e:
-            src = lines[it.line - 1] if 0 < it.line <= len(lines) else ""
-            raise AsmError(f"{it.line}:{it.column}: {e}\n    {src.strip()}") from None
-        if fix is not None:
-            fixups.append((len(out), fix, it))
-        out += data
+    for it in parse(text):
+        if isinstance(it, Label):
+            define_label(labels, it, len(out))
+        elif isinstance(it, Directive):
+            if it.name not in _HARMLESS_DIRECTIVES:
+                raise AsmError(f"{it.line}:{it.column}: directive {it.name} needs a code object; "
+                               f"assemble with runtime.asm_module.assemble_module() or "
+                               f"`wavesmith asm FILE -o FILE.hsaco`")
+        else:
+            out += encode_at(enc, it, lines, len(out), fixups)
+    resolve_branches(out, fixups, labels)
+    return bytes(out)
+
+
+def encoder(arch: str, wave_size: int | None = None):
+    """The instruction encoder for `arch` and wave size (the arch's own by default)."""
+    from .encode import Encoder
+    spec = isa.load(arch)
+    return Encoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
+
+
+def define_label(labels: dict, label: Label, offset: int) -> None:
+    if label.name in labels:
+        raise AsmError(f"{label.line}:{label.column}: label {label.name!r} defined twice")
+    labels[label.name] = offset
+
+
+def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -> bytes:
+    """Bytes of one instruction placed at `offset`; a branch to a label appends
+    (offset, label, statement) to `fixups` for resolve_branches (branches are always
+    4 bytes, so label addresses are known after one pass)."""
+    try:
+        data, fix = enc.encode_statement(st)
+    except (OperandError, ValueError) as e:
+        src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
+        raise AsmError(f"{st.line}:{st.column}: {e}\n    {src.strip()}") from None
+    if fix is not None:
+        fixups.append((offset, fix, st))
+    return data
+
+
+def resolve_branches(code: bytearray, fixups: list, labels: dict[str, int]) -> None:
+    """Patch each branch's 16-bit dword offset to its label (offsets within `code`)."""
     for pos, name, st in fixups:
         if name not in labels:
             raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: undefined label {name!r}")
@@ -247,5 +332,4 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
         if not -0x8000 <= delta <= 0x7fff:
             raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: label {name!r} is {delta} dwords away; "
                            f"a branch reaches -32768..32767")
-        out[pos:pos + 2] = (delta & 0xffff).to_bytes(2, "little")
-    return bytes(out)
+        code[pos:pos + 2] = (delta & 0xffff).to_bytes(2, "little")

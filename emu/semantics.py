@@ -1,0 +1,157 @@
+"""The semantics contract: what one instruction's semantic function receives and returns.
+
+A `Semantic` is the meaning of one instruction, independent of encoding, registers and
+memory layout: it reads operand *values* (raw bits) from a `Ctx` and returns the values it
+writes. The machine (wave state, operand fetch, writeback, memory, branches) builds the
+`Ctx` for a batch of waves sitting at the same instruction and applies the returned writes.
+See emu/README.md, "Semantics contract", for the full rules; this module is their code form.
+
+Shapes: every per-lane value is a numpy array of shape (W, L) (W waves of the batch, L = 32
+or 64 lanes); every per-wave value has shape (W, 1) so it broadcasts against (W, L).
+Scalar instructions (SOP*, SMEM, branches) use W x 1 for everything.
+Dtypes (raw bits): uint32 for operands of <= 32 bits (16-bit values in bits 15:0),
+uint64 for 64-bit operands, uint32 with a trailing dword axis (W, L, n) for wider ones
+(n = bits / 32, dword 0 = bits 31:0). Lane-bit writes (VCC.u64[laneId] = ...) are bool (W, L).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+
+class SemanticsError(Exception):
+    """An instruction cannot be executed by its semantics (unsupported construct, bad operand).
+    The message names the instruction; the machine adds PC and wave."""
+
+
+class Memory(Protocol):
+    """Byte-addressed memory the machine hands to memory instructions (global/flat/scratch
+    memory for FLAT/GLOBAL/SCRATCH/MUBUF/SMEM, the workgroup's LDS for DS).
+
+    `addr` is a uint64 array of any shape, `mask` a bool array broadcastable to it: lanes
+    with mask False are neither read nor written (and may hold garbage addresses).
+    Accesses are little-endian. Faults (address outside any allocation) are the memory's
+    to report, as an exception naming the address and the lanes."""
+
+    def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+        """nbytes in (1, 2, 4, 8): zero-extended values, uint32 (nbytes <= 4) or uint64,
+        shaped like addr; masked-off lanes read as 0."""
+
+    def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
+        """Write the low nbytes of each value. Within one call addresses of active lanes
+        may repeat; the highest lane (last in C order) wins, as in hardware lane order."""
+
+
+class RegFile(Protocol):
+    """Direct register access for the few instructions whose pseudocode indexes a register
+    file (VGPR[lane][reg] in readlane/writelane/permlane, SGPR[addr] in movrel,
+    HW_REGISTERS[id] in getreg/setreg). Indices are ints or integer arrays broadcastable
+    against the batch; the wave index is implicit (axis 0 of the batch).
+    For VGPRs: read(reg, lane) / write(reg, lane, value, mask); for SGPRs and hardware
+    registers `lane` is None. Values are uint32."""
+
+    def read(self, reg, lane=None) -> np.ndarray: ...
+
+    def write(self, reg, lane, value: np.ndarray, mask: np.ndarray | None = None) -> None: ...
+
+
+@dataclass(frozen=True)
+class Operand:
+    """How a semantic uses one named operand."""
+    name: str        # 'S0', 'D0', 'SCC', 'VCC', 'EXEC', 'M0', 'PC', 'ADDR', 'DATA', 'VDATA', ...
+    bits: int        # width read or written (32, 64, 96, 128, ... ; 1 for SCC and lane bits)
+    type: str        # the pseudocode's type for it: 'u32', 'f16', 'b64', 'i32', ...
+    lane_bit: bool = False   # used as X.u64[laneId]: one bit per lane of a per-wave mask
+
+
+@dataclass(frozen=True)
+class Semantic:
+    """One instruction's semantics plus what the machine needs to know to run it."""
+    name: str                      # AMD's name, 'V_ADD_CO_U32'
+    fn: Callable[["Ctx"], dict]    # the implementation; call through execute()
+    origin: str                    # 'generated' (from the PDF pseudocode) or 'hand-written'
+    reads: dict[str, Operand] = field(default_factory=dict)
+    writes: dict[str, Operand] = field(default_factory=dict)
+    scalar: bool = False           # runs once per wave: all arrays are (W, 1)
+    cross_lane: bool = False       # reads/writes other lanes (uses ctx.vgpr, or whole-wave loops)
+    branch: bool = False           # writes PC (returned for every wave, taken or not)
+    memory: str | None = None      # 'load', 'store', 'atomic' (reads and writes MEM) or None
+    control: str | None = None     # hand-written machine events: 'end', 'barrier', 'wait', 'nop', ...
+    source: str = ""               # the pseudocode (generated) or a one-line description
+
+    @property
+    def reads_d0(self) -> bool:
+        """D0 (or VDATA/RETURN_DATA) must be supplied with its old value: the pseudocode reads
+        it or writes only some of its bits (D16 loads, v_swap, accumulate ops)."""
+        return any(n in self.reads for n in ("D0", "VDATA", "RETURN_DATA", "SDATA"))
+
+    def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
+        """Run on a batch. Returns {operand name: new value}, each broadcast to the batch
+        shape ((W, L) or (W, 1), plus the dword axis for wide values) in the contract's
+        dtype. Writes are NOT EXEC-masked: applying EXEC to the writeback is the machine's
+        job (memory accesses and pseudocode-level VGPR writes are masked here)."""
+        with np.errstate(all="ignore"):   # inactive lanes compute on garbage; IEEE results are wanted
+            out = self.fn(ctx)
+        return {name: _fit(ctx, self.writes.get(name), value) for name, value in out.items()}
+
+
+def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
+    value = np.asarray(value)
+    if op is not None and op.lane_bit:
+        return np.broadcast_to(value.astype(bool), ctx.shape)
+    if op is not None and op.bits > 64:
+        return np.broadcast_to(value.astype(np.uint32), ctx.shape + (op.bits // 32,))
+    dtype = np.uint64 if (op is not None and op.bits == 64) or value.dtype.itemsize == 8 else np.uint32
+    return np.broadcast_to(value.astype(dtype), ctx.shape)
+
+
+@dataclass
+class Ctx:
+    """Everything a semantic function may read for one batch of waves.
+
+    inputs: operand values by name (see emu/README.md for the list): S0 S1 S2 D0 (old value,
+    only if Semantic.reads_d0), SCC, VCC, M0, PC, ADDR, ADDR_BASE, DATA, DATA2, VDATA,
+    SIMM16, SIMM32, OFFSET, OFFSET0, OFFSET1, and register numbers (SRC0, VDST, DST, DATA0)
+    for instructions that index a register file. Per-lane values are (W, L) arrays, per-wave
+    values (W, 1) arrays, instruction-word fields plain Python ints.
+    """
+    lanes: int                            # wave size: 32 or 64
+    exec_mask: np.ndarray                 # uint64 (W, 1): EXEC of each wave
+    inputs: dict[str, object] = field(default_factory=dict)
+    scalar: bool = False                  # per-wave instruction: batch shape is (W, 1)
+    mode: np.ndarray | int = 0            # MODE hardware register per wave (rounding, denormals, IEEE)
+    status: np.ndarray | int = 0          # STATUS hardware register per wave
+    mem: Memory | None = None             # MEM[...] / LDS(...) accesses
+    vgpr: RegFile | None = None           # VGPR[lane][reg]
+    sgpr: RegFile | None = None           # SGPR[reg]
+    hwreg: RegFile | None = None          # HW_REGISTERS[id]
+
+    @property
+    def waves(self) -> int:
+        return int(np.shape(self.exec_mask)[0])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.waves, 1) if self.scalar else (self.waves, self.lanes)
+
+    @property
+    def lane_id(self) -> np.ndarray:
+        """uint32 (1, L): laneId of every lane (0 for scalar instructions)."""
+        return np.zeros((1, 1), np.uint32) if self.scalar else np.arange(self.lanes, dtype=np.uint32)[None, :]
+
+    @property
+    def active(self) -> np.ndarray:
+        """bool (W, L): the lanes EXEC enables ((W, 1) all True for scalar instructions)."""
+        if self.scalar:
+            return np.ones((self.waves, 1), bool)
+        bits = (np.asarray(self.exec_mask, np.uint64) >> self.lane_id.astype(np.uint64)) & np.uint64(1)
+        return bits.astype(bool)
+
+    def get(self, name: str, instruction: str = "?"):
+        try:
+            return self.inputs[name]
+        except KeyError:
+            raise SemanticsError(f"{instruction}: operand {name} was not supplied "
+                                 f"(supplied: {', '.join(sorted(self.inputs)) or 'none'})") from None
