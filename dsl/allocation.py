@@ -137,6 +137,16 @@ def role(n: Noted, glc: bool) -> tuple[bool, bool]:
 
 # ---------------------------------------------------------------- Kernel -> Program
 
+def statement_text(st: Statement) -> str:
+    """The instruction as written (virtual registers by name), for messages."""
+    parts = [st] + ([st.dual] if st.dual is not None else [])
+    out = []
+    for p in parts:
+        mods = " ".join(k if v is True else f"{k}:{v}" for k, v in p.modifiers.items())
+        out.append(f"{p.mnemonic} {', '.join(str(o) for o in p.operands)}".rstrip() + (f" {mods}" if mods else ""))
+    return " :: ".join(out)
+
+
 def _ref(reg: Reg) -> Ref | None:
     if isinstance(reg, VReg):
         return Ref(reg.cls, reg.vid, reg.offset, reg.count, True)
@@ -203,6 +213,7 @@ _COPY = re.compile(r"D0\.(\w+) = S0\.\1")
 def build_program(kernel) -> Program:
     """regalloc.Program of a Kernel's instructions (virtual and physical registers)."""
     prog = Program(virtuals=[Virtual(v.cls, v.width, v.name) for v in kernel.virtuals])
+    in_flight: list[Ref] = []    # results of memory loads not yet waited for
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
         glc = bool(inst.statement.modifiers.get("glc"))
@@ -218,6 +229,14 @@ def build_program(kernel) -> Program:
             if writes:
                 defs.append(ref)
         d = rec.definition
+        # A load writes its result when the data arrives, not when it issues: the result's
+        # registers stay taken until the next s_waitcnt* in program order (or the end), so
+        # no other value is placed where late data would land.
+        if d is not None and (d.name.startswith("S_WAITCNT") or i == len(kernel.items) - 1):
+            uses += in_flight
+            in_flight = []
+        if d is not None and d.format in MEMORY_FORMATS:
+            in_flight += defs
         pc = (d.pcode or "") if d is not None else ""
         target = kernel.labels.get(inst.label) if inst.label is not None else None
         if inst.label is not None and target is None:
@@ -230,7 +249,7 @@ def build_program(kernel) -> Program:
                 and not any(n.reg.half for n in noted) and not any(isinstance(o, Mod) for o in inst.statement.operands)):
             copy = (defs[0], uses[0])
         prog.instrs.append(Instr(tuple(uses), tuple(defs), target,
-                                 not (ends or (jumps and "if" not in pc)), str(inst),
+                                 not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else ()))
     return prog
 

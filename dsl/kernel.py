@@ -21,6 +21,7 @@ import isa
 import regalloc
 
 from .allocation import RecordingEncoder, build_program, check_virtuals_noted, physical_statement
+from .allocation import statement_text
 from .asm import Attr, Call, Statement
 from .decode import decode_one
 from .encode import Encoder, split_mnemonic
@@ -54,18 +55,12 @@ class Inst:
 
     def __str__(self) -> str:
         if self.has_virtual:     # the encoding holds placeholders: print what was written
-            return " :: ".join(_statement_text(p) for p in
-                               [self.statement] + ([self.statement.dual] if self.statement.dual else []))
+            return statement_text(self.statement)
         spec = self.encoder.spec
         text = print_instruction(spec, decode_one(spec, self.data), self.encoder.wave)
         if self.label is not None:
             text = text.rsplit(" ", 1)[0] + " " + self.label
         return text
-
-
-def _statement_text(st: Statement) -> str:
-    mods = " ".join(k if v is True else f"{k}:{v}" for k, v in st.modifiers.items())
-    return f"{st.mnemonic} {', '.join(str(o) for o in st.operands)}".rstrip() + (f" {mods}" if mods else "")
 
 
 @dataclass

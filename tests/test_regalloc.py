@@ -247,3 +247,15 @@ def test_allocated_code_matches_llvm_encoding():
     ours = k.assemble()
     assert len(llvm) == len(ours)
     assert all(x is None or x == y for x, y in zip(llvm, ours))
+
+
+def test_load_results_stay_reserved_until_waitcnt():
+    k = Kernel("gfx1100")
+    dead, x = k.vreg(4, name="dead"), k.vreg(name="x")
+    k += global_load_b128(dead, v[0], s[0:1])   # result never read: still in flight
+    k += v_mov_b32(x, 1.0)                      # must not take dead's registers
+    k += global_store_b32(v[0], x, s[0:1])
+    k += s_waitcnt(0)
+    k += s_endpgm()
+    a = checked(k)
+    assert not a.base[dead.vid] <= a.base[x.vid] < a.base[dead.vid] + 4
