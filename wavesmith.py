@@ -35,14 +35,22 @@ def build_parser() -> argparse.ArgumentParser:
     asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly",
                          description="Assemble a file of LLVM AMDGPU assembly (labels, comments, "
                                      "every instruction format except MIMG/EXP) into machine code.")
-    from dsl.cli import add_asm_arguments, add_disasm_arguments, run_asm, run_disasm
+    from dsl.cli import add_asm_arguments, add_disasm_arguments, run_asm
     add_asm_arguments(asm)
     asm.set_defaults(func=run_asm)
-    dis = sub.add_parser("disasm", help="disassemble machine code to LLVM syntax",
-                         description="Disassemble raw machine code or hex text into LLVM AMDGPU syntax, one "
-                                     "instruction per line. Undecodable dwords print as .long with a warning.")
+    dis = sub.add_parser("disasm", help="disassemble machine code or a code object to LLVM syntax",
+                         description="Disassemble raw machine code, hex text, or each kernel of a code object "
+                                     "(.hsaco; its target and wave size come from the object) into LLVM AMDGPU "
+                                     "syntax. Undecodable dwords print as .long with a warning.")
     add_disasm_arguments(dis)
+    from runtime.cli import add_readobj_arguments, run_disasm, run_readobj
     dis.set_defaults(func=run_disasm)
+    readobj = sub.add_parser("readobj", help="list a code object's kernels, descriptors and arguments",
+                             description="Print a code object's target, loadable segments and, per kernel, "
+                                         "entry, register counts, segment sizes, arguments and descriptor "
+                                         "(as .amdhsa_* directives).")
+    add_readobj_arguments(readobj)
+    readobj.set_defaults(func=run_readobj)
     return ap
 
 

@@ -77,7 +77,7 @@ def run_disasm(args) -> int:
     from . import disassemble
     raw = _read(args.file)
     if raw[:4] == b"\x7fELF":
-        raise ValueError(f"{args.file} is an ELF code object; reading code objects arrives with runtime/ "
-                         f"(issue 4). Pass the raw .text bytes for now.")
+        raise ValueError(f"{args.file} is an ELF code object: `wavesmith disasm` (runtime.cli) reads those; "
+                         f"this raw-code path takes machine code or hex text")
     print(disassemble(_as_code(raw), args.arch, wave_size=64 if args.wave64 else None, offsets=args.offsets))
     return 0

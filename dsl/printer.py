@@ -35,8 +35,10 @@ def float_text(x: float, bits: int = 32) -> str:
 
 
 def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, literal: int | None = None,
-             table=("VOP3", "SRC0"), bits: int = 32) -> str:
-    """Text of a 9-bit (or 8-bit scalar) source code spanning n registers."""
+             table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False) -> str:
+    """Text of a 9-bit (or 8-bit scalar) source code spanning n registers. `bits` is the
+    operand's value width (16 for true16 operands); `wide_float` spells inline floats as a
+    64-bit operand's (WMMA accumulators)."""
     if code >= 256:
         idx = code - 256
         if t16_hi is not None:
@@ -55,12 +57,9 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
     if kind == "int":
         return str(base + off if base >= 0 else base - off)
     if kind == "float":
-        return float_text(base, 64 if n == 2 else bits)
+        return float_text(base, 64 if n == 2 or wide_float else bits)
     if kind == "literal":
-        value = (literal or 0) & ((1 << bits) - 1)
-        if inline_int(value) is not None or value in (INLINE_F32_BITS if bits == 32 else INLINE_F16_BITS):
-            return f"lit(0x{value:x})"   # would read back as an inline constant
-        return f"0x{value:x}"
+        return literal_text(literal or 0, bits, is_float)
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
@@ -88,6 +87,23 @@ INLINE_F16_BITS = {struct.unpack("<H", struct.pack("<e", x))[0]
                    for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3118}
 
 
+def literal_text(value: int, bits: int, is_float: bool) -> str:
+    """A 32-bit literal dword as LLVM prints it; lit(...) where the text would otherwise read
+    back as an inline constant. A 16-bit operand uses the low half: an f16 operand whose low
+    half is an inline value keeps the whole dword in lit(...), an integer one is lit(...) only
+    when the whole dword is an inline integer."""
+    if bits == 16:
+        low = value & 0xffff
+        if is_float:
+            signed = low - 0x10000 if low & 0x8000 else low
+            inline = -16 <= signed <= 64 or low in INLINE_F16_BITS
+            return f"lit(0x{value:x})" if inline else f"0x{low:x}"
+        return f"lit(0x{low:x})" if inline_int(value) is not None else f"0x{low:x}"
+    if inline_int(value) is not None or value in INLINE_F32_BITS:
+        return f"lit(0x{value:x})"
+    return f"0x{value:x}"
+
+
 def inline_int(value: int | None) -> int | None:
     """The inline-constant integer a 32-bit value equals (-16..64), else None."""
     if value is None:
@@ -103,8 +119,8 @@ def hex_or_dec(x: int) -> str:
 # ---------------------------------------------------------------- VALU
 
 
-def _mods(text: str, op: Operand, neg: bool, abs_: bool, is_const: bool) -> str:
-    if not op.is_float:
+def _mods(text: str, op: Operand, neg: bool, abs_: bool, is_const: bool, force: bool = False) -> str:
+    if not op.is_float and not force:
         return text
     if abs_:
         text = f"|{text}|"
@@ -220,11 +236,12 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                 break
             if op.t16:
                 text = t16_vgpr(code - 256) if code >= 256 else src_text(spec, code, 1, literal=inst.literal,
-                                                                           bits=16)
+                                                                           bits=16, is_float=op.is_float)
             else:
                 text = src_text(spec, code, op.dwords, literal=inst.literal)
-            if dpp and inst.dpp_kind == "DPP16" and i < 2:
-                text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False)
+            if dpp and inst.dpp_kind == "DPP16" and i < 2:   # DPP16 carries e32's only modifiers
+                text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False,
+                             force=d.name in syntax.FP_MODS)
             srcs.append(text)
             continue
         code = f[f"SRC{i}"]
@@ -236,13 +253,15 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         hi = None
         if op.t16 and code >= 256 and not is_p:
             hi = bool(opsel >> i & 1)
-        text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=16 if op.t16 else 32)
+        if is_wmma:   # the accumulator's constants are spelled as a 64-bit operand's, literals in full
+            text = src_text(spec, code, n, literal=inst.literal, wide_float=True)
+        else:
+            text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=16 if op.t16 else 32,
+                            is_float=op.is_float)
         if not is_p:
             text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
             text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, _is_const(code))
-        elif op.is_float and neg >> i & 1 and not is_wmma and False:
-            text = "-" + text
         srcs.append(text)
     if sig.k_pos is not None and e32:
         srcs.insert(sig.k_pos, f"0x{inst.literal or 0:x}")
@@ -268,7 +287,10 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         if neg_hi & ((1 << nsrc) - 1) and not is_mix:
             tail.append(f"neg_hi:[{','.join(map(str, _bits(neg_hi, nsrc)))}]")
     elif not e32 and d.name not in syntax.NO_OPSEL:
-        if opsel and dpp and sig.is_cmp:
+        if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
+            if opsel & ((1 << sig.opsel_flags) - 1):
+                tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, sig.opsel_flags)))}]")
+        elif opsel and (dpp and sig.is_cmp or sig.is_cmpx):   # no destination half to select
             tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, nsrc)))}]")
         elif opsel:
             sel = _bits(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
@@ -328,17 +350,14 @@ def hwreg_text(imm: int) -> str:
     return f"hwreg({name}, {offset}, {size})"
 
 
-def _sendmsg_text(imm: int, rtn: bool) -> str:
+def _sendmsg_text(imm: int) -> str:
+    """gfx11 messages are the low byte: a named message ignores the other bits, an unnamed
+    one prints as sendmsg(id, 0, 0) when they are clear and as a plain number otherwise."""
     msg = imm & 0xff
-    name = syntax.SENDMSG_RTN_NAMES.get(msg)
+    name = syntax.SENDMSG_NAMES.get(msg) or syntax.SENDMSG_RTN_NAMES.get(msg)
     if name:
         return f"sendmsg({name})"
-    if rtn:
-        name = syntax.SENDMSG_NAMES.get(msg)
-        return f"sendmsg({name})" if name else f"sendmsg({msg}, 0, 0)"
-    if msg in syntax.SENDMSG_NAMES:
-        return f"sendmsg({syntax.SENDMSG_NAMES[msg]})"
-    return "sendmsg(0, 0, 0)" if imm == 0 else str(imm)
+    return f"sendmsg({msg}, 0, 0)" if imm == msg else str(imm)
 
 
 def _simm_text(style: str, imm: int) -> str:
@@ -350,7 +369,7 @@ def _simm_text(style: str, imm: int) -> str:
     if style == "version":
         if imm & ~0xe0ff:
             return f"0x{imm:x}"
-        expr = str(imm & 0xff)
+        expr = syntax.UC_VERSION_NAMES.get(imm & 0xff, str(imm & 0xff))
         for bit, flag in ((13, "UC_VERSION_W64_BIT"), (14, "UC_VERSION_W32_BIT"), (15, "UC_VERSION_MDP_BIT")):
             if imm >> bit & 1:
                 expr = f"({expr})|{flag}" if "|" in expr else f"{expr}|{flag}"
@@ -381,13 +400,14 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
             if name == "sdst":
                 parts.append(sreg_text(spec, f[fld], n))
             elif name == "msg":
-                parts.append(_sendmsg_text(f[fld], True))
+                parts.append(_sendmsg_text(f[fld]))
             elif name == "k":
                 parts.append(f"0x{inst.literal or 0:x}")
             else:
-                key = "S0" if fld == "SSRC0" else "S1"
+                bits = scalar_bits(d, "S0" if fld == "SSRC0" else "S1")
+                rule = syntax.SALU_LITERAL16.get(fmt) if bits == 16 else None
                 parts.append(src_text(spec, f[fld], n, literal=inst.literal, table=(fmt, fld),
-                                      bits=scalar_bits(d, key)))
+                                      bits=16 if rule else 32, is_float=rule == "float"))
         return mn + (" " + ", ".join(parts) if parts else "")
     if fmt == "SOPP":
         style = syntax.SOPP_STYLE.get(mn, "hex")
@@ -401,7 +421,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
         if style == "depctr":
             return f"{mn} {_depctr_text(imm)}"
         if style == "sendmsg":
-            return f"{mn} {_sendmsg_text(imm, False)}"
+            return f"{mn} {_sendmsg_text(imm)}"
         return f"{mn} {_simm_text(style, imm)}"
     if fmt == "SOPK":
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
@@ -469,13 +489,31 @@ def _ds(spec: Spec, inst: Instruction) -> str:
 
 
 def _swizzle_text(off: int) -> str:
-    if off & 0x8000:
+    """ds_swizzle_b32's offset in LLVM's swizzle(...) macros (the manual's DS_SWIZZLE_B32
+    modes: offset[15] = 0 bit-mask mode, 0x80xx quad permute, 0xc000 rotate, 0xe000 FFT);
+    other values print as a number."""
+    if off & 0xff00 == 0x8000:
         return f"swizzle(QUAD_PERM,{off & 3},{off >> 2 & 3},{off >> 4 & 3},{off >> 6 & 3})"
+    if off & 0xe000 == 0xe000:
+        return f"swizzle(FFT,{off & 0x1f})"
+    if off & 0xe000 == 0xc000:
+        return f"swizzle(ROTATE,{off >> 10 & 1},{off >> 5 & 0x1f})"
+    if off & 0x8000:
+        return str(off)
     and_mask, or_mask, xor_mask = off & 0x1f, off >> 5 & 0x1f, off >> 10 & 0x1f
+    if and_mask == 0x1f and or_mask == 0 and xor_mask and xor_mask & (xor_mask - 1) == 0:
+        return f"swizzle(SWAP,{xor_mask})"
+    if and_mask == 0x1f and or_mask == 0 and xor_mask and (xor_mask + 1) & xor_mask == 0:
+        return f"swizzle(REVERSE,{xor_mask + 1})"
+    group = 0x20 - and_mask
+    if 1 < group and group & (group - 1) == 0 and or_mask < group and xor_mask == 0:
+        return f"swizzle(BROADCAST,{group},{or_mask})"
+    # per lane-id bit: what it becomes for an id bit of 0 and of 1 -> 0, 1, p(reserve), i(nvert)
     bits = ""
     for i in range(4, -1, -1):
-        a, o, x = and_mask >> i & 1, or_mask >> i & 1, xor_mask >> i & 1
-        bits += ("i" if x else "p") if a else ("1" if o ^ x else "0")
+        lo = (or_mask ^ xor_mask) >> i & 1
+        hi = ((and_mask | or_mask) ^ xor_mask) >> i & 1
+        bits += str(lo) if lo == hi else "p" if lo == 0 else "i"
     return f'swizzle(BITMASK_PERM,"{bits}")'
 
 
@@ -514,10 +552,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
     parts = [vreg(f["VDATA"], n)]
     parts.append(vreg(f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else "off")
     parts.append(sreg_text(spec, f["SRSRC"] * 4, 4))
-    soff = src_text(spec, f["SOFFSET"], 1, literal=inst.literal, table=("SOP2", "SSRC0"))
-    if f["SOFFSET"] == LITERAL and inline_int(inst.literal) is not None:
-        soff = f"lit({soff})"   # a literal LLVM would otherwise read back as an inline constant
-    parts.append(soff)
+    parts.append(src_text(spec, f["SOFFSET"], 1, literal=inst.literal, table=("SOP2", "SSRC0")))
     text = f"{mn} {', '.join(parts)}"
     if inst.fmt.name == "MTBUF":
         fmtv = f["FORMAT"]
@@ -540,17 +575,18 @@ def _vinterp(spec: Spec, inst: Instruction) -> str:
     opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
     dst = sig.dsts[0]
     parts = [f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}" if dst.t16 else vreg(f["VDST"])]
+    # 16-bit inputs: f16 in RDNA3.5's pseudocode, one half of a packed operand in RDNA3's
+    halves = [op.t16 or d.operand_types.get(f"S{i}") == "pk_f16" for i, op in enumerate(sig.srcs[:3])]
     for i, op in enumerate(sig.srcs[:3]):
         code = f[f"SRC{i}"]
-        half = d.operand_types.get(f"S{i}") == "pk_f16" or op.t16
-        text = src_text(spec, code, 1, t16_hi=bool(opsel >> i & 1) if half and code >= 256 else None)
+        text = src_text(spec, code, 1, t16_hi=bool(opsel >> i & 1) if halves[i] and code >= 256 else None)
         if neg >> i & 1:
             text = "-" + text
         parts.append(text)
     text = d.name.lower() + " " + ", ".join(parts)
     if f.get("CLMP"):
         text += " clamp"
-    if opsel:
+    if opsel and (dst.t16 or any(halves)):   # all-f32 forms have no op_sel operand
         text += f" op_sel:[{','.join(map(str, _bits(opsel, 3) + [opsel >> 3 & 1]))}]"
     return text + f" wait_exp:{f.get('WAITEXP', 0)}"
 

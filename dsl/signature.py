@@ -47,6 +47,7 @@ class ValuSig:
     is_cmp: bool
     is_cmpx: bool
     reads_dst: bool = False  # accumulates into D0 (v_fmac_*): VOP3 op_sel keeps a slot for it
+    opsel_flags: int = 0     # OPSEL bits the description redefines as flags (v_permlane16: FI, BOUND_CTRL)
 
 
 _TYPE_RE = re.compile(r"^(pk_)?([fiub]|bf)(\d+)$")
@@ -98,6 +99,15 @@ def _low_half_only(pcode: str, key: str, name: str) -> bool:
     return all(sl and int(hi) in short and lo == "0" for _, sl, hi, lo in uses)
 
 
+def _sliced_bits(pcode: str, key: str) -> int:
+    """Bits an operand spans when the pseudocode only slices it (v_mqsad_u32_u8:
+    D0[127 : 96] = ..., S0[55 : 24]): one past the highest bit touched, else 0."""
+    if re.search(rf"\b{key}\.\w+", pcode):
+        return 0
+    his = re.findall(rf"\b{key}\[(\d+) : \d+\]", pcode)
+    return max(int(h) for h in his) + 1 if his else 0
+
+
 @lru_cache(maxsize=None)
 def valu_signature(d: InstrDef) -> ValuSig:
     """Operands of a VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P/VINTERP/VOPD instruction."""
@@ -135,7 +145,10 @@ def valu_signature(d: InstrDef) -> ValuSig:
     name_types = _name_types(d.name)
     for key in ["D0"] + [f"S{i}" for i in range(n_src)]:
         packed_result = key == "D0" and "_PK_" in d.name
-        if types.get(key) is None and name_types and not packed_result:
+        wide = _sliced_bits(pcode, key)
+        if wide > 32 or wide and types.get(key) is None:   # read/written in pieces only
+            types[key] = f"b{-(-wide // 32) * 32}"
+        elif types.get(key) is None and name_types and not packed_result:
             types[key] = name_types[0] if key == "D0" else name_types[-1]
         elif types.get(key) and _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and not packed_result:
             types[key] = types[key].replace("pk_", "")[:-2] + "16" if types[key][-2:] == "32" else \
@@ -156,7 +169,12 @@ def valu_signature(d: InstrDef) -> ValuSig:
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(_operand("src2", None, mask=True))
     reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
-    return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst)
+    opsel_flags = len(set(_OPSEL_OVERLOAD_RE.findall(d.description or "")))
+    return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags)
+
+
+# "OPSEL[0] is overloaded to represent the DPP 'FI' (Fetch Inactive) bit"
+_OPSEL_OVERLOAD_RE = re.compile(r"OPSEL\[(\d)\] is overloaded")
 
 
 def vopd_base(spec, d: InstrDef) -> InstrDef:
@@ -239,14 +257,17 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     if name == "DS_BVH_STACK_RTN_B32":
         return [("vdst", "VDST", 1), ("addr", "ADDR", 1), ("data0", "DATA0", 1), ("data1", "DATA1", 4)]
     rtn = "_RTN" in name or name.startswith("DS_LOAD") or name in (
-        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME")
+        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME") or \
+        "VGPR_DST is the VGPR the result is written to" in (d.description or "")   # ds_ordered_count
     if "CONDXCHG32" in name:
         n = 2
     if rtn:
         out.append(("vdst", "VDST", n * 2 if two and "STOREXCHG" not in name or
                     two and "STOREXCHG" in name else n))
     if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-        out.append(("data0", "DATA0", 1))
+        # the GWS value VGPR sits in the ADDR byte (LLVM 22, gfx1151: d8660100 42000000 ->
+        # ds_gws_init v66 offset:256 gds); the manual's GWS section does not place it
+        out.append(("data0", "ADDR", 1))
     if name not in _DS_NO_ADDR:
         out.append(("addr", "ADDR", 1))
     data = 0

@@ -40,8 +40,12 @@ T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B3
 NO_OPSEL = {"V_CNDMASK_B16"}
 NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
 # Integer instructions that still take LLVM's floating-point source modifiers (neg/abs)
-FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMP_CLASS_F32", "V_CMP_CLASS_F64",
-           "V_CMPX_CLASS_F16", "V_CMPX_CLASS_F32", "V_CMPX_CLASS_F64"}
+# (v_cmp_class_f32/f64 take them on the value only: their class-mask source prints none)
+FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"}
+# How LLVM prints a literal for a 16-bit SALU operand (RDNA3.5), by format: SOP2 (s_add_f16) as
+# an f16 VALU operand, SOPC (s_cmp_*_f16) as a 16-bit integer one; SOP1 (s_ceil_f16,
+# s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See printer.literal_text.
+SALU_LITERAL16 = {"SOP2": "float", "SOPC": "int"}
 # MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
 BUFFER_FORMAT_LIMIT = 64
 
@@ -60,8 +64,8 @@ SOPP_STYLE = {
     "s_cbranch_cdbguser": "branch", "s_cbranch_cdbgsys_or_user": "branch",
     "s_cbranch_cdbgsys_and_user": "branch", "s_endpgm_saved": "none", "s_endpgm_ordered_ps_done": "none",
     "s_code_end": "none", "s_clause": "imm", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
-    "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm", "s_ttracedata_imm": "imm",
-    "s_wait_event": "imm", "s_set_inst_prefetch_distance": "imm",
+    "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm",
+    "s_wait_event": "imm", "s_set_inst_prefetch_distance": "imm", "s_ttracedata_imm": "hex",
 }
 
 # SOPK: (operands in order, immediate style). 'sdst' is the SDST field, 'imm' SIMM16,
@@ -95,8 +99,11 @@ DEPCTR_FIELDS = [("depctr_hold_cnt", 7, 1), ("depctr_sa_sdst", 0, 1), ("depctr_v
 SENDMSG_RTN_NAMES = {128: "MSG_RTN_GET_DOORBELL", 129: "MSG_RTN_GET_DDID", 130: "MSG_RTN_GET_TMA",
                      131: "MSG_RTN_GET_REALTIME", 132: "MSG_RTN_SAVE_WAVE", 133: "MSG_RTN_GET_TBA",
                      134: "MSG_RTN_GET_TBA_TO_PC"}
-SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_DEALLOC_VGPRS", 9: "MSG_GS_ALLOC_REQ",
-                 15: "MSG_SYSMSG"}
+# gfx11 message names (LLVM rejects the older MSG_GS, MSG_SYSMSG for gfx11 and prints 15 as a number)
+SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_HS_TESSFACTOR", 3: "MSG_DEALLOC_VGPRS", 5: "MSG_STALL_WAVE_GEN",
+                 6: "MSG_HALT_WAVES", 9: "MSG_GS_ALLOC_REQ"}
+# s_version's low byte: LLVM's names for microcode versions
+UC_VERSION_NAMES = {0: "UC_VERSION_GFX7", 4: "UC_VERSION_GFX10", 6: "UC_VERSION_GFX11", 9: "UC_VERSION_GFX12"}
 
 # ---------------------------------------------------------------- accepted old spellings
 # Pre-gfx11 mnemonics LLVM still accepts for gfx11 (input only; output uses the new names).

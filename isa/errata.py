@@ -13,6 +13,8 @@ Kinds:
                                                    target (FORMAT, NAME), fix opcode
   opcode_enum — an OP field's inline enumeration contradicts the Instructions chapter
                 (which wavesmith follows):        target (FORMAT, "OP"), pdf {NAME: opcode}
+  pcode_text  — wrong text in an instruction's pseudocode (page = its Instructions-chapter entry):
+                                                   target (FORMAT, NAME), pdf/fix text
 """
 from __future__ import annotations
 
@@ -129,6 +131,21 @@ ERRATA += tuple(
             f"The RDNA3.5 DS opcode table shows opcode {opcode} as Reserved, yet page 581 lists {name} "
             f"among the DS instructions. LLVM 22 (gfx1151) decodes {evidence}.")
     for name, opcode, evidence in _GWS)
+
+
+ERRATA += (
+    Erratum(
+        "rdna35-interp-p2-rtz-result", ("rdna3.5",), {"rdna3.5": 541},
+        "pcode_text", ("VINTERP", "V_INTERP_P2_RTZ_F16_F32"),
+        "D0.f32 = fma(32'F(VGPR[(laneId.u32 & 0xfffffffcU) + 2U][SRC0.u32].f16), S1.f32, S2.f32)",
+        "D0.f16 = 16'F(fma(32'F(VGPR[(laneId.u32 & 0xfffffffcU) + 2U][SRC0.u32].f16), S1.f32, S2.f32))",
+        "The entry writes a 32-bit result, unlike its own name (result type F16 first, the manual's "
+        "suffix convention), V_INTERP_P2_F16_F32 on page 540 (D0.f16 = 16'F(fma(...))) which it "
+        "differs from only in rounding, and RDNA3's 'Same as V_INTERP_P2_F16_F32 except rounding "
+        "mode'. LLVM 22 (gfx1151) decodes 003305cd5a41b267 as v_interp_p2_rtz_f16_f32 v0.l, ...: "
+        "a 16-bit destination half.",
+    ),
+)
 
 
 def for_arch(arch: str) -> list[Erratum]:

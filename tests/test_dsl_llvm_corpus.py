@@ -3,7 +3,8 @@
 disassemble(bytes) must print LLVM's text and assemble(LLVM's text) must give LLVM's
 re-encoding. Agreement is printed per encoding family; graphics-only MIMG and EXP are
 reported separately. Assembly is held to the issue's bar (99.5%); disassembly to the level
-reached so far (the bar is 99.5%), so that any regression fails."""
+reached (every compute row agrees; the floor leaves room for a handful of rows only), so that
+any regression fails."""
 from __future__ import annotations
 
 import collections
@@ -17,7 +18,7 @@ from dsl import assemble, disassemble
 
 TARGETS = {"gfx1100": ("gfx1100", 32), "gfx1100-w64": ("gfx1100", 64), "gfx1151": ("gfx1151", 32)}
 GRAPHICS = ("MIMG", "EXP")
-FLOOR = {"disasm": 0.96, "asm": 0.995}
+FLOOR = {"disasm": 0.9995, "asm": 0.995}
 
 
 def corpus(name: str) -> list[list[str]]:

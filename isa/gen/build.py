@@ -268,12 +268,15 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
         raise P.SpecParseError(f"VOP3 opcodes of promoted instructions disagree with the stated offsets: {mismatched[:5]}")
 
     applied += _check_opcode_enums(arch, enums, out)
+    applied += _apply_pcode_errata(arch, out)
+    same_as = _inherit_same_as_types(out)
     report = {
         "without_description": sorted({d["name"] for d in out if d["description"] is None}),
         "only_in_instructions_chapter": only_in_chapter,
         "promotion_offsets": promoted_offset,
         "chapter_entries": len(raw),
         "chapter_entries_with_pcode_block": sorted({r.name for r in raw if r.pcode}),
+        "operand_types_from_same_as": same_as,
     }
     return out, report, applied
 
@@ -292,6 +295,46 @@ def _instr(name, fmt, opcode, page, slot, by_name, native_of, promoted_offset):
         "pcode_page": entry.page if entry else None,
         "operand_types": P.operand_types(pcode),
     }
+
+
+def _apply_pcode_errata(arch, instructions) -> list[dict]:
+    """pcode_text errata: replace the quoted text of an instruction's pseudocode (all its
+    encodings) and type its operands again from the corrected text."""
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind != "pcode_text":
+            continue
+        fmt, name = e.target
+        hits = [d for d in instructions if d["name"] == name and d["format"] in (fmt, "VOP3", "VOP3SD")]
+        if not hits or any(e.pdf not in (d["pcode"] or "") for d in hits):
+            raise P.SpecParseError(f"erratum {e.id} is stale: {name}'s pseudocode no longer reads {e.pdf!r}")
+        page = hits[0]["pcode_page"]
+        if page != e.page[arch]:
+            raise P.SpecParseError(f"erratum {e.id}: {name}'s pseudocode is on page {page} of the {arch} "
+                                   f"manual, the errata table says {e.page[arch]}")
+        for d in hits:
+            d["pcode"] = d["pcode"].replace(e.pdf, e.fix)
+            d["operand_types"] = P.operand_types(d["pcode"])
+        applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
+    return applied
+
+
+_SAME_AS_INSTR_RE = re.compile(r"^Same as ([A-Z][A-Z0-9_]+) except\b")
+
+
+def _inherit_same_as_types(instructions) -> dict[str, str]:
+    """Entries without pseudocode whose description reads 'Same as V_INTERP_P10_F16_F32 except
+    rounding mode is ...' take the operand types of the instruction they name (only the types:
+    the pseudocode stays absent, since the behaviour differs)."""
+    by_key = {(d["format"], d["name"]): d for d in instructions}
+    out = {}
+    for d in instructions:
+        m = _SAME_AS_INSTR_RE.match(d["description"] or "")
+        base = by_key.get((d["format"], m.group(1))) if m and not d["pcode"] else None
+        if base and base["operand_types"]:
+            d["operand_types"] = dict(base["operand_types"])
+            out[d["name"]] = base["name"]
+    return dict(sorted(out.items()))
 
 
 def _promotion_offsets(sections) -> dict[str, int]:

@@ -294,7 +294,16 @@ def operand_types(pcode: str | None) -> dict[str, str]:
             whole.setdefault(name, typ)
         else:
             sliced.setdefault(name, "pk_" + typ)
+    # RDNA3.5 reads interpolation inputs as VGPR[lane][SRC0.u32].f16: the field is a register
+    # number, the value read through it is the source operand S0 and has the accessor's type
+    for index, typ in _VGPR_READ_RE.findall(pcode):
+        typ = _SHORT_TYPES.get(typ, typ)
+        if re.match(r"^(u|i|f|b|bf)\d+$", typ):
+            whole.setdefault(f"S{index}", typ)
     return {k: whole.get(k) or sliced[k] for k in sorted(set(whole) | set(sliced))}
+
+
+_VGPR_READ_RE = re.compile(r"\bVGPR\[[^\]]*\]\[SRC(\d)\.u32\]\.([a-z]+\d*)\b")
 
 
 # ---------------------------------------------------------------- auxiliary tables

@@ -29,6 +29,7 @@ ERRATA_APPLIED = [
     {'id': 'rdna35-ds-gws-sema-br', 'page': 186, 'target': 'DS.DS_GWS_SEMA_BR', 'evidence': 'The RDNA3.5 DS opcode table shows opcode 27 as Reserved, yet page 581 lists DS_GWS_SEMA_BR among the DS instructions. LLVM 22 (gfx1151) decodes d86e0900 ... -> ds_gws_sema_br v10 offset:2304 gds.'},
     {'id': 'rdna35-ds-gws-sema-p', 'page': 186, 'target': 'DS.DS_GWS_SEMA_P', 'evidence': 'The RDNA3.5 DS opcode table shows opcode 28 as Reserved, yet page 581 lists DS_GWS_SEMA_P among the DS instructions. LLVM 22 (gfx1151) decodes d8720000 ... -> ds_gws_sema_p gds.'},
     {'id': 'rdna35-ds-gws-barrier', 'page': 186, 'target': 'DS.DS_GWS_BARRIER', 'evidence': 'The RDNA3.5 DS opcode table shows opcode 29 as Reserved, yet page 581 lists DS_GWS_BARRIER among the DS instructions. LLVM 22 (gfx1151) decodes d8760300 ... -> ds_gws_barrier v160 offset:768 gds.'},
+    {'id': 'rdna35-interp-p2-rtz-result', 'page': 541, 'target': 'VINTERP.V_INTERP_P2_RTZ_F16_F32', 'evidence': "The entry writes a 32-bit result, unlike its own name (result type F16 first, the manual's suffix convention), V_INTERP_P2_F16_F32 on page 540 (D0.f16 = 16'F(fma(...))) which it differs from only in rounding, and RDNA3's 'Same as V_INTERP_P2_F16_F32 except rounding mode'. LLVM 22 (gfx1151) decodes 003305cd5a41b267 as v_interp_p2_rtz_f16_f32 v0.l, ...: a 16-bit destination half."},
 ]
 
 from .formats import FORMATS  # noqa: E402

@@ -1,0 +1,61 @@
+"""LLVM 22 tools as test oracles: locate them (tests skip without them) and parse their output."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+
+def tool(name: str) -> str:
+    """Path of an LLVM 22 tool, e.g. tool('llvm-objdump'); skips the test when absent."""
+    path = shutil.which(f"{name}-22") or shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name}-22 not installed (apt-get install llvm-22)")
+    return path
+
+
+def run(*argv, stdin: bytes | None = None) -> str:
+    done = subprocess.run(argv, input=stdin, capture_output=True, check=False)
+    if done.returncode:
+        raise AssertionError(f"{' '.join(map(str, argv))} failed:\n{done.stderr.decode()}")
+    return done.stdout.decode()
+
+
+def readelf_metadata(path) -> dict:
+    """The NT_AMDGPU_METADATA note as llvm-readelf --notes prints it (YAML)."""
+    out = run(tool("llvm-readelf"), "--notes", str(path))
+    m = re.search(r"^\s*---\n(.*?)^\.\.\.$", out, re.S | re.M)
+    assert m, f"no metadata in llvm-readelf --notes output of {path}"
+    return yaml.safe_load(m.group(1))
+
+
+def objdump_symbols(path, symbols: list[str], mattr: str | None = None) -> dict[str, dict]:
+    """llvm-objdump -D restricted to `symbols`: for code symbols {'address', 'bytes', 'text'},
+    for <name>.kd {'address', 'directives': {'.amdhsa_x': value}, 'comments': {'FIELD': value}}."""
+    argv = [tool("llvm-objdump"), "-D", "--disassemble-symbols=" + ",".join(symbols), str(path)]
+    if mattr:
+        argv.insert(1, f"--mattr={mattr}")
+    out, cur = {}, None
+    for line in run(*argv).splitlines():
+        head = re.match(r"^([0-9a-f]{16}) <(.+)>:$", line)
+        if head:
+            cur = out[head.group(2)] = {"address": int(head.group(1), 16), "bytes": bytearray(), "text": [],
+                                       "directives": {}, "comments": {}}
+            continue
+        if cur is None or not line.strip():
+            continue
+        d = re.match(r"^\s*(\.amdhsa_\w+)\s+(-?\d+)$", line)
+        c = re.match(r"^\s*;\s*([A-Z_0-9]+)\s+(\d+)$", line)
+        ins = re.match(r"^\s+(\S.*?)\s*//\s*[0-9A-F]+:((?:\s[0-9A-F]{8})+)", line)
+        if d:
+            cur["directives"][d.group(1)] = int(d.group(2))
+        elif c:
+            cur["comments"][c.group(1)] = int(c.group(2))
+        elif ins:
+            cur["text"].append(ins.group(1))
+            for word in ins.group(2).split():
+                cur["bytes"] += int(word, 16).to_bytes(4, "little")
+    return out
