@@ -35,6 +35,7 @@ class Generator:
             k += v_add_f64(x, rng.choice(pairs), rng.choice(pairs))
         elif width == 4 and rng.random() < 0.5:
             k += global_load_b128(x, v[0], s[0:1])
+            k += s_waitcnt(0)
         else:
             for part in range(width):           # built one dword at a time
                 src = rng.choice(singles) if singles and rng.random() < 0.5 else float(part)
