@@ -259,3 +259,37 @@ def test_load_results_stay_reserved_until_waitcnt():
     k += s_endpgm()
     a = checked(k)
     assert not a.base[dead.vid] <= a.base[x.vid] < a.base[dead.vid] + 4
+
+
+def test_code_object_descriptor_agrees_with_kernel_stats():
+    """The runtime's writer counts registers off the disassembled code; its descriptor and
+    metadata must agree with what the allocator reports."""
+    from runtime import read_code_object
+    from runtime.writer import from_dsl_kernel
+    k = Kernel("gfx1100", name="stats_check")
+    vals = [k.vreg(2) for _ in range(5)]
+    for i, x in enumerate(vals):
+        k += v_lshlrev_b64(x, i, v[0:1])
+    for x in vals:
+        k += global_store_b64(v[0], x, s[0:1])
+    k += s_endpgm()
+    info = read_code_object(from_dsl_kernel(k, user_sgpr_kernarg_segment_ptr=1)).kernels["stats_check"]
+    assert info.vgpr_count == k.vgprs >= k.peak_vgprs == 11     # v0, v1 (v1 dies at the last shift) + 5 pairs
+    assert info.descriptor.granulated_workitem_vgpr_count == -(-k.vgprs // 8) - 1   # wave32 blocks of 8
+
+
+def test_operand_roles_follow_the_pseudocode():
+    """Reads/writes of result operands: accumulate (v_fmac), compare-only (s_cmpk), conditional
+    (s_cmov), 16-bit half and D16 loads keep the rest of the register (read + write)."""
+    k = Kernel("gfx1100")
+    a, b, c, h = k.vreg(name="a"), k.vreg(name="b"), k.sreg(name="c"), k.vreg(name="h")
+    cases = [v_fmac_f32(a, b, b), s_cmpk_eq_u32(c, 5), s_cmov_b32(c, 1), v_add_f16(h.h, h.l, h.l),
+             global_load_d16_hi_b16(h, v[0], s[0:1]), v_add_f32(a, b, b), s_movk_i32(c, 3)]
+    expect = [(True, True), (True, False), (True, True), (True, True), (True, True), (False, True), (False, True)]
+    for inst in cases:
+        k += inst
+    prog = k.program()
+    for inst, ins, (reads, writes) in zip(cases, prog.instrs, expect):
+        dst = inst.record.noted[0].reg
+        assert any(r.virtual and r.reg == dst.vid for r in ins.uses) == reads, str(inst)
+        assert any(r.virtual and r.reg == dst.vid for r in ins.defs) == writes, str(inst)
