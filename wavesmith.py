@@ -45,6 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_disasm_arguments(dis)
     from runtime.cli import add_readobj_arguments, run_disasm, run_readobj
     dis.set_defaults(func=run_disasm)
+    emu = sub.add_parser("emu", help="emulator tools (semantics coverage)",
+                         description="Emulator tools. --coverage prints, per instruction format, how many "
+                                     "instructions have semantics generated from the PDF pseudocode, hand-written, "
+                                     "or none.")
+    from emu.coverage import add_arguments as add_emu_arguments, run as run_emu
+    add_emu_arguments(emu)
+    emu.set_defaults(func=run_emu)
     readobj = sub.add_parser("readobj", help="list a code object's kernels, descriptors and arguments",
                              description="Print a code object's target, loadable segments and, per kernel, "
                                          "entry, register counts, segment sizes, arguments and descriptor "

@@ -1,10 +1,16 @@
 """Bytes -> Instruction: split an instruction into its format's fields.
 
 An Instruction is the common currency of dsl/: the decoder produces it, the
-encoder (encode.py) packs it, the printer (printer.py) turns it into LLVM text."""
+encoder (encode.py) packs it, the printer (printer.py) turns it into LLVM text.
+
+Decoding looks each opcode up once: the format (from the fixed encoding bits) and the
+opcode select a cached DecodePlan holding everything that does not depend on operand
+values (the instruction definitions, which fields to extract, which ones may call for a
+literal dword), so a long stream costs a few dictionary look-ups per instruction."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from isa import Format, InstrDef, Spec
 
@@ -38,12 +44,7 @@ class Instruction:
         return self.defs[0].name
 
 
-def _fields(fmt: Format, value: int, width: int) -> dict[str, int]:
-    return {n: (value >> lo) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in fmt.fields
-            if n != "ENCODING" and hi < width}
-
-
-def literal_fields(inst_fmt: str, d: InstrDef | None) -> tuple[str, ...]:
+def literal_fields(inst_fmt: str) -> tuple[str, ...]:
     """The 9-bit source fields that can select the literal constant (code 255)."""
     return {"SOP2": ("SSRC0", "SSRC1"), "SOPC": ("SSRC0", "SSRC1"), "SOP1": ("SSRC0",),
             "VOP1": ("SRC0",), "VOP2": ("SRC0",), "VOPC": ("SRC0",), "VOP3": ("SRC0", "SRC1", "SRC2"),
@@ -51,59 +52,131 @@ def literal_fields(inst_fmt: str, d: InstrDef | None) -> tuple[str, ...]:
             "VOPD": ("SRCX0", "SRCY0"), "MUBUF": ("SOFFSET",), "MTBUF": ("SOFFSET",)}.get(inst_fmt, ())
 
 
-def needs_literal(inst: Instruction, spec: Spec) -> bool:
-    f = inst.fmt.name
-    if any(inst.fields.get(n) == LITERAL for n in literal_fields(f, None)) and \
-            not inst.name.startswith("S_SENDMSG_RTN"):   # its SSRC0 is a message number
+def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
+    """A literal dword follows whatever the operands are: s_fmaak-style SIMM32, s_setreg_imm32,
+    the VOP2/VOPD K constant (v_fmaak_f32)."""
+    d = defs[0]
+    if fmt == "SOP2" and "SIMM32" in (d.pcode or ""):
         return True
-    if f == "SOP2" and "SIMM32" in (inst.defs[0].pcode or ""):
+    if fmt == "SOPK" and d.name == "S_SETREG_IMM32_B32":
         return True
-    if f == "SOPK" and inst.name == "S_SETREG_IMM32_B32":
-        return True
-    return any(valu_signature(vopd_base(spec, d)).k_pos is not None for d in inst.defs
-               if d.format in ("VOP2", "VOPD"))
+    return any(valu_signature(vopd_base(spec, x)).k_pos is not None for x in defs if x.format in ("VOP2", "VOPD"))
+
+
+@dataclass(frozen=True)
+class DecodePlan:
+    """What decoding one (format, opcode) needs, computed once per opcode."""
+    fmt: Format
+    defs: tuple[InstrDef, ...]
+    width: int                                   # bits of the base instruction
+    fields: tuple[tuple[str, int, int], ...]     # (name, lo, mask) within the base width
+    literal_fields: tuple[str, ...]              # fields whose code 255 adds a literal dword
+    always_literal: bool
+    dpp_capable: bool                            # VALU: SRC0 may select a DPP16/DPP8 dword
+
+    def fields_of(self, value: int) -> dict[str, int]:
+        return {n: (value >> lo) & mask for n, lo, mask in self.fields}
+
+
+class _DecodeTable:
+    """Format by the fixed encoding bits, then plan by opcode, both memoised."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.order = spec.decode_order
+        self.fixed_mask = 0
+        for f in self.order:
+            self.fixed_mask |= f.encoding[1]
+        self.by_fixed: dict[int, Format | None] = {}
+        self.op_mask: dict[str, int] = {}
+        for f in self.order:   # formats sharing fixed bits (VOP3/VOP3SD) must key on all their OP bits
+            mask = 0
+            for g in self.order:
+                if g.encoding == f.encoding:
+                    mask |= sum(((1 << (hi - lo + 1)) - 1) << lo for n, hi, lo in g.fields
+                                if n in ("OP", "OPX", "OPY") and hi < 32)
+            self.op_mask[f.name] = mask
+        self.plans: dict[int, DecodePlan | None] = {}
+        self.has_illegal = bool(spec.lookup("V_ILLEGAL"))
+
+    def format_of(self, word: int) -> Format | None:
+        key = word & self.fixed_mask
+        try:
+            return self.by_fixed[key]
+        except KeyError:
+            fmt = next((f for f in self.order if f.matches(key)), None)
+            self.by_fixed[key] = fmt
+            return fmt
+
+    def plan(self, fmt: Format, word: int) -> DecodePlan | None:
+        key = word & (self.fixed_mask | self.op_mask[fmt.name])
+        try:
+            return self.plans[key]
+        except KeyError:
+            pass
+        probe = key.to_bytes(4, "little") + bytes(12)   # identify() reads only these bits
+        real_fmt, defs = self.spec.identify(probe)
+        plan = None
+        if defs:
+            width = 64 if real_fmt.name == "MIMG" else real_fmt.width
+            plan = DecodePlan(
+                real_fmt, tuple(defs), width,
+                tuple((n, lo, (1 << (hi - lo + 1)) - 1) for n, hi, lo in real_fmt.fields
+                      if n != "ENCODING" and hi < width),
+                () if defs[0].name.startswith("S_SENDMSG_RTN") else literal_fields(real_fmt.name),
+                _always_literal(self.spec, real_fmt.name, tuple(defs)),
+                real_fmt.name in VALU_E32 or real_fmt.name in VALU_E64)
+        self.plans[key] = plan
+        return plan
+
+
+@lru_cache(maxsize=None)
+def _table(spec: Spec) -> _DecodeTable:
+    return _DecodeTable(spec)
 
 
 def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
     """Decode the instruction at data[offset:]. DecodeError if it is not one."""
-    view = data[offset:]
-    try:
-        fmt, defs = spec.identify(view)
-    except ValueError as e:
-        raise DecodeError(f"offset 0x{offset:x}: {e}") from None
-    if not defs and view[:4] == b"\0\0\0\0" and "V_ILLEGAL" not in {d.name for d in spec.instructions}:
-        # LLVM's v_illegal (isa.mnemonics.LLVM_PSEUDO): the all-zero dword
-        inst = Instruction((ILLEGAL,), fmt, {}, size=4)
-        return inst
-    if not defs:
-        word = int.from_bytes(view[:4], "little")
+    view = memoryview(data)[offset:]   # no copy of the rest of the stream
+    size = len(view)
+    if size < 4:
+        raise DecodeError(f"offset 0x{offset:x}: need at least 4 bytes to identify an instruction, got {size}")
+    word = int.from_bytes(view[:4], "little")
+    table = _table(spec)
+    fmt = table.format_of(word)
+    if fmt is None:
+        raise DecodeError(f"offset 0x{offset:x}: 0x{word:08x} matches no {spec.arch} instruction format")
+    if fmt.width > 32 and size < fmt.width // 8:
+        raise DecodeError(f"offset 0x{offset:x}: {fmt.name} instruction needs {fmt.width // 8} bytes, got {size}")
+    plan = table.plan(fmt, word)
+    if plan is None:
+        if word == 0 and not table.has_illegal:
+            # LLVM's v_illegal (isa.mnemonics.LLVM_PSEUDO): the all-zero dword
+            return Instruction((ILLEGAL,), fmt, {}, size=4)
         raise DecodeError(f"offset 0x{offset:x}: 0x{word:08x} is a {fmt.name} encoding with an opcode "
                           f"{spec.arch} does not define")
-    width = fmt.width
-    if fmt.name == "MIMG":
-        width = 64
-    value = int.from_bytes(view[: width // 8], "little")
-    inst = Instruction(tuple(defs), fmt, _fields(fmt, value, width), size=width // 8)
-    f = fmt.name
-    if f == "MIMG" and inst.fields.get("NSA"):
-        if len(view) < 12:
+    fmt, nbytes = plan.fmt, plan.width // 8
+    value = int.from_bytes(view[:nbytes], "little")
+    inst = Instruction(plan.defs, fmt, plan.fields_of(value), size=nbytes)
+    f = inst.fields
+    if fmt.name == "MIMG" and f.get("NSA"):
+        if size < 12:
             raise DecodeError(f"offset 0x{offset:x}: MIMG NSA instruction needs 12 bytes")
         nsa = int.from_bytes(view[8:12], "little")
         inst.extra = {n: (nsa >> (lo - 64)) & 0xff for n, hi, lo in fmt.fields if lo >= 64}
         inst.size = 12
-    src0 = inst.fields.get("SRC0")
-    if (f in VALU_E32 or f in VALU_E64) and src0 in (DPP16, DPP8, DPP8FI):
-        if len(view) < inst.size + 4:
-            raise DecodeError(f"offset 0x{offset:x}: {f} DPP instruction is truncated")
+    src0 = f.get("SRC0")
+    if plan.dpp_capable and src0 in (DPP16, DPP8, DPP8FI):
+        if size < inst.size + 4:
+            raise DecodeError(f"offset 0x{offset:x}: {fmt.name} DPP instruction is truncated")
         kind = "DPP16" if src0 == DPP16 else "DPP8"
-        word = int.from_bytes(view[inst.size: inst.size + 4], "little")
-        dfmt = spec.formats[kind]
-        inst.dpp = {n: (word >> (lo - 32)) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in dfmt.fields}
+        word2 = int.from_bytes(view[inst.size: inst.size + 4], "little")
+        inst.dpp = {n: (word2 >> (lo - 32)) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in spec.formats[kind].fields}
         inst.dpp_kind = kind
         inst.size += 4
-    elif needs_literal(inst, spec):
-        if len(view) < inst.size + 4:
-            raise DecodeError(f"offset 0x{offset:x}: {defs[0].name.lower()} needs a 32-bit literal, "
+    elif plan.always_literal or any(f.get(n) == LITERAL for n in plan.literal_fields):
+        if size < inst.size + 4:
+            raise DecodeError(f"offset 0x{offset:x}: {plan.defs[0].name.lower()} needs a 32-bit literal, "
                               f"the data ends")
         inst.literal = int.from_bytes(view[inst.size: inst.size + 4], "little")
         inst.size += 4

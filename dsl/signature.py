@@ -301,3 +301,29 @@ def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     elif fmt == "SCRATCH":
         out.append(("saddr", "SADDR", 1))
     return out
+
+
+def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
+    """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
+    four texels of one channel), halved for D16, plus the TFE status dword."""
+    if "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD":
+        return 2 if d16 else 4 + tfe   # LLVM has no D16 gather form with the TFE dword
+    if d.name == "IMAGE_ATOMIC_CMPSWAP" and not dmask:   # data and compare value
+        return 2
+    n = max(1, bin(dmask).count("1"))
+    return (n + 1) // 2 + tfe if d16 else n + tfe
+
+
+def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
+    """Address VGPRs of a MIMG instruction, from the manual's name suffixes: _C compare, _B bias
+    and _O offset add a dword each; _D adds derivatives (packed in pairs with _G16); _L, _CL and
+    MIP add one component to the coordinates, which A16 packs two per dword. GET_RESINFO takes
+    only the mip level."""
+    parts = d.name.split("_")[1:]
+    extra = sum(p in ("C", "B", "O") for p in parts)
+    comps = 0 if d.name == "IMAGE_GET_RESINFO" else coords
+    comps += any(p in ("L", "CL", "MIP", "RESINFO") for p in parts)
+    words = extra + (-(-comps // 2) if a16 else comps)
+    if "D" in parts:
+        words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
+    return words

@@ -46,6 +46,12 @@ FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F1
 # an f16 VALU operand, SOPC (s_cmp_*_f16) as a 16-bit integer one; SOP1 (s_ceil_f16,
 # s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See printer.literal_text.
 SALU_LITERAL16 = {"SOP2": "float", "SOPC": "int"}
+# LLVM's names for the manual's export targets (EXP TARGET field; numbered ones get the index)
+EXPORT_TARGETS = {"Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
+                  "Dual Source Blend Right": "dual_src_blend1"}
+# MIMG DIM field values: LLVM's name, address coordinates and derivative (gradient) components
+MIMG_DIMS = [("1D", 1, 2), ("2D", 2, 4), ("3D", 3, 6), ("CUBE", 3, 4), ("1D_ARRAY", 2, 2), ("2D_ARRAY", 3, 4),
+             ("2D_MSAA", 3, 4), ("2D_MSAA_ARRAY", 4, 4)]
 # MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
 BUFFER_FORMAT_LIMIT = 64
 

@@ -103,7 +103,8 @@ def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
         return np.broadcast_to(value.astype(bool), ctx.shape)
     if op is not None and op.bits > 64:
         return np.broadcast_to(value.astype(np.uint32), ctx.shape + (op.bits // 32,))
-    dtype = np.uint64 if (op is not None and op.bits == 64) or value.dtype.itemsize == 8 else np.uint32
+    wide = op.bits > 32 if op is not None else value.dtype.itemsize == 8
+    dtype = np.uint64 if wide else np.uint32
     return np.broadcast_to(value.astype(dtype), ctx.shape)
 
 

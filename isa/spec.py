@@ -118,6 +118,11 @@ class Spec:
         fmts = [f for f in self.formats.values() if f.encoding]
         return sorted(fmts, key=lambda f: bin(f.encoding[1]).count("1"), reverse=True)
 
+    @property
+    def decode_order(self) -> list[Format]:
+        """The formats with fixed encoding bits, most specific first: the order identify() tries."""
+        return self._decode_order
+
     def identify(self, data: bytes) -> tuple[Format, list[InstrDef]]:
         """The format of the instruction starting at data[0:4] and the instruction(s)
         its opcode fields select (two for VOPD: X then Y; empty if the opcode is unused).

@@ -19,6 +19,14 @@ from dsl import assemble, disassemble
 TARGETS = {"gfx1100": ("gfx1100", 32), "gfx1100-w64": ("gfx1100", 64), "gfx1151": ("gfx1151", 32)}
 GRAPHICS = ("MIMG", "EXP")
 FLOOR = {"disasm": 0.9995, "asm": 0.995}
+# graphics rows, held to what the printer reaches (MIMG: see KNOWN_GAPS)
+GRAPHICS_FLOOR = {"EXP": 0.999, "MIMG": 0.88}
+# why the remaining disassembly mismatches differ, printed with them
+KNOWN_GAPS = {
+    "MIMG": "where LLVM cannot build the register widths an encoding asks for (a range past v255, "
+            "an MSAA dim on a sampling opcode, more NSA addresses than fields, d16+tfe gathers) it "
+            "prints its decoder table's default widths; those defaults are not modelled",
+}
 
 
 def corpus(name: str) -> list[list[str]]:
@@ -34,13 +42,9 @@ def _report(kind: str, name: str, ok, total, bad) -> float:
     for f in sorted(total):
         tag = "  (graphics, reported separately)" if f in GRAPHICS else ""
         print(f"  {f:12s} {ok[f]:5d}/{total[f]:5d} {100 * ok[f] / total[f]:6.2f}%{tag}")
-    shown = 0
     for f, rows in sorted(bad.items()):
-        if f in GRAPHICS:
-            continue
         for row in rows[:2]:
-            print(f"  mismatch {f}: {row}")
-            shown += 1
+            print(f"  mismatch {f}: {row}" + (f"  [{KNOWN_GAPS[f]}]" if f in KNOWN_GAPS else ""))
     return n_ok / n
 
 
@@ -59,6 +63,8 @@ def test_disassembly_matches_llvm(name):
                 bad[fam].append(f"{hx}: want {text!r} got {out!r}")
     assert sum(total.values()) > 30000
     assert _report("disassemble", name, ok, total, bad) >= FLOOR["disasm"]
+    for f, floor in GRAPHICS_FLOOR.items():
+        assert ok[f] / total[f] >= floor, f"{f}: {ok[f]}/{total[f]} below {floor}"
 
 
 @pytest.mark.parametrize("name", TARGETS)

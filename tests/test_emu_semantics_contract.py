@@ -23,3 +23,22 @@ def test_execute_broadcasts_outputs_to_the_batch_and_keeps_lane_bits_bool():
 def test_missing_operand_is_named():
     with pytest.raises(SemanticsError, match="V_X: operand S1 was not supplied"):
         Ctx(lanes=32, exec_mask=np.zeros((1, 1), np.uint64), inputs={"S0": 1}).get("S1", "V_X")
+
+
+def test_coverage_command_reports_per_format_and_total(capsys):
+    import wavesmith
+    assert wavesmith.main(["emu", "--coverage", "--arch", "gfx1100"]) == 0
+    out = capsys.readouterr().out
+    assert "VOPC" in out and "(graphics)" in out
+    pct = float(out.strip().splitlines()[-1].split("(")[-1].rstrip("%)"))
+    assert pct >= 93.0
+
+
+def test_unsupported_pseudocode_is_reported_not_crashing():
+    from emu.table import load_semantics
+    tab = load_semantics("gfx1100")
+    d = tab.spec.lookup("v_wmma_f32_16x16x16_f16")[0]
+    e = tab.entry(d)
+    assert e.status in ("unsupported", "hand-written")
+    if e.status == "unsupported":
+        assert "V_WMMA_F32_16X16X16_F16" in e.reason

@@ -1,0 +1,55 @@
+"""`wavesmith emu --coverage`: per format, how many instructions have generated,
+hand-written or no semantics; the total counts compute instructions only (graphics-only
+formats MIMG, EXP, VINTERP and LDSDIR are listed but left out of the percentage)."""
+from __future__ import annotations
+
+from collections import Counter
+
+from .table import GRAPHICS_FORMATS, load_semantics
+
+STATUSES = ("generated", "hand-written", "unsupported")
+
+
+def coverage(arch: str) -> tuple[dict[str, Counter], list[tuple[str, str, str]]]:
+    """({format: Counter(status)}, [(format, name, reason) of unsupported instructions])."""
+    per_format: dict[str, Counter] = {}
+    missing = []
+    for d, e in load_semantics(arch).entries():
+        per_format.setdefault(d.format, Counter())[e.status] += 1
+        if e.status == "unsupported":
+            missing.append((d.format, d.name, e.reason))
+    return per_format, missing
+
+
+def report(arch: str, verbose: bool = False) -> str:
+    per_format, missing = coverage(arch)
+    lines = [f"{'format':<10}{'generated':>11}{'hand-written':>14}{'unsupported':>13}"]
+    total = Counter()
+    for fmt in sorted(per_format):
+        c = per_format[fmt]
+        note = "  (graphics)" if fmt in GRAPHICS_FORMATS else ""
+        lines.append(f"{fmt:<10}{c['generated']:>11}{c['hand-written']:>14}{c['unsupported']:>13}{note}")
+        if fmt not in GRAPHICS_FORMATS:
+            total.update(c)
+    n = sum(total.values())
+    done = total["generated"] + total["hand-written"]
+    lines.append(f"{'compute':<10}{total['generated']:>11}{total['hand-written']:>14}{total['unsupported']:>13}")
+    lines.append(f"{load_semantics(arch).arch}: {done}/{n} compute instructions have semantics "
+                 f"({100.0 * done / max(n, 1):.1f}%)")
+    if verbose:
+        lines += [f"  {fmt:<8} {name:<32} {reason}" for fmt, name, reason in missing]
+    return "\n".join(lines)
+
+
+def add_arguments(ap):
+    ap.add_argument("--coverage", action="store_true", help="print the semantics coverage table")
+    ap.add_argument("--arch", default="gfx1100", help="target or family (default: gfx1100)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="also list every unsupported instruction and why")
+
+
+def run(args) -> int:
+    if not args.coverage:
+        print("wavesmith emu: nothing to do (try --coverage)")
+        return 2
+    print(report(args.arch, args.verbose))
+    return 0

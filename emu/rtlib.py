@@ -1,0 +1,633 @@
+"""Runtime library of the generated semantics: value representation and the functions the
+pseudocode calls, all numpy and vectorised over the batch.
+
+Representation (chosen by emu/pcode/translate.py): integers of up to 64 bits are uint64
+(unsigned / bit types) or int64 (signed) arrays, evaluated at 64-bit width and truncated
+only when stored or read through a typed accessor; floats are numpy float16/32/64; wider
+integers (65'B(...)) are object arrays of Python ints; conditions are bool arrays.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .semantics import SemanticsError
+
+U64 = np.uint64
+FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
+UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+_ALL = (1 << 64) - 1
+
+
+def _mask(bits: int) -> int:
+    return (1 << bits) - 1
+
+
+# ---- raw bits <-> typed values -------------------------------------------------------
+
+def raw(x) -> np.ndarray:
+    """The bits of any value as uint64 (floats by their IEEE encoding, signed two's complement)."""
+    if isinstance(x, (bool, np.bool_)):
+        return U64(int(x))
+    if isinstance(x, int):
+        return U64(x & _ALL)
+    if isinstance(x, float):
+        return np.float64(x).view(U64)
+    a = np.asarray(x)
+    k = a.dtype.kind
+    if k == "f":
+        return a.view(UINT[a.dtype.itemsize * 8]).astype(U64)
+    if k == "O":
+        return (a & _ALL).astype(U64)
+    return a.astype(U64)
+
+
+def access(x, kind: str, bits: int):
+    """`x.<kind><bits>`: reinterpret the low `bits` bits of x as that type."""
+    r = raw(x)
+    if kind == "f":
+        return (r & U64(_mask(bits))).astype(UINT[bits]).view(FLOAT[bits])
+    if bits < 64:
+        r = r & U64(_mask(bits))
+    if kind == "i":
+        return sign_extend(r, bits)
+    return r
+
+
+def sign_extend(r, bits: int):
+    r = raw(r)
+    if bits >= 64:
+        return r.view(np.int64) if isinstance(r, np.ndarray) else np.int64(np.uint64(r).view(np.int64))
+    r = r & U64(_mask(bits))
+    sign = U64(1 << (bits - 1))
+    return ((r ^ sign).astype(np.int64) - np.int64(1 << (bits - 1)))
+
+
+def store(x, kind: str, bits: int):
+    """Raw uint64 bits (wide: Python ints) of value x written to a location typed kind/bits."""
+    a = np.asarray(x) if not isinstance(x, (int, float)) else x
+    if kind == "f":
+        if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
+            a = float(a)
+        return np.asarray(a).astype(FLOAT[bits]).view(UINT[bits]).astype(U64)
+    if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
+        a = to_int(a, kind == "i", bits)
+    if bits > 64:
+        return wide(a) & _mask(bits)
+    return raw(a) & U64(_mask(bits)) if bits < 64 else raw(a)
+
+
+def to_int(x, signed: bool, bits: int):
+    """Float -> integer value conversion, truncating toward zero, saturating (NaN -> 0)."""
+    x = np.asarray(x, np.float64)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    t = np.trunc(np.nan_to_num(x, nan=0.0))
+    t = np.clip(t, lo, hi)
+    return t.astype(np.int64) if signed else t.astype(np.float64).astype(U64) if bits < 64 else _f2u64(t)
+
+
+def _f2u64(t):
+    big = t >= 2.0 ** 63
+    return np.where(big, (t - 2.0 ** 63).astype(U64) + U64(1 << 63), np.where(big, 0, t).astype(U64))
+
+
+def U(x):
+    return raw(x)
+
+
+def I(x):
+    if isinstance(x, int):
+        return np.int64(x)
+    a = np.asarray(x)
+    return a if a.dtype == np.int64 else a.astype(np.int64)
+
+
+def F(x, bits: int):
+    return np.asarray(x).astype(FLOAT[bits])
+
+
+def wide(x):
+    """Object array of Python ints (for values wider than 64 bits)."""
+    a = np.asarray(x)
+    if a.dtype.kind == "O":
+        return a
+    if a.dtype.kind == "i":
+        return a.astype(object)
+    return raw(a).astype(object) if a.ndim else np.asarray(int(raw(a)), object)
+
+
+def cast_int(x, signed: bool, bits: int):
+    """N'U(x) / N'I(x) / N'B(x) of an integer or bool x."""
+    if bits > 64:
+        return wide(x)
+    a = np.asarray(x)
+    if a.dtype.kind == "O":
+        a = (a & _mask(64)).astype(U64)
+    if signed:
+        return sign_extend(raw(a), bits) if bits < 64 else I(a)
+    return raw(a) & U64(_mask(bits)) if bits < 64 else raw(a)
+
+
+def bits_of(x, hi, lo):
+    """x[hi:lo] (hi < lo: the bits in reverse order, as in s_brev's S0.u[0 : 31])."""
+    if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi < lo:
+        n = lo - hi + 1
+        v = bits_of(x, lo, hi)
+        return reverse_bits(v, n)
+    a = np.asarray(x)
+    if a.dtype.kind == "O":
+        return ((a >> int(lo)) & _mask(int(hi) - int(lo) + 1)).astype(U64) if int(hi) - int(lo) < 64 else (a >> int(lo)) & _mask(int(hi) - int(lo) + 1)
+    r = raw(x)
+    width = raw(hi).astype(np.int64) - raw(lo).astype(np.int64) + 1
+    return shr(r, lo) & (shl(U64(1), width) - U64(1))
+
+
+def set_bits(old, hi, lo, value):
+    """old with bits hi:lo replaced by value (old is raw uint64 or a wide object array)."""
+    o = np.asarray(old)
+    if o.dtype.kind == "O":
+        m = _mask(int(hi) - int(lo) + 1) << int(lo)
+        return (o & ~m) | ((wide(value) << int(lo)) & m)
+    width = raw(hi).astype(np.int64) - raw(lo).astype(np.int64) + 1
+    m = shl(shl(U64(1), width) - U64(1), lo)
+    return (raw(old) & ~m) | (shl(raw(value), lo) & m)
+
+
+def reverse_bits(v, n: int = 32):
+    v = raw(v)
+    out = np.zeros_like(v)
+    for i in range(n):          # over bit positions of one value, vectorised over lanes
+        out |= ((v >> U64(i)) & U64(1)) << U64(n - 1 - i)
+    return out
+
+
+def shl(x, n):
+    """x << n at 64-bit width; shifts >= 64 give 0 (not the host's shift-count wrap)."""
+    n = np.asarray(n).astype(np.int64)
+    if np.asarray(x).dtype.kind == "O":
+        return np.asarray(x) << n.astype(object)
+    signed = np.asarray(x).dtype == np.int64
+    r = raw(x)
+    out = np.where(n >= 64, U64(0), r << np.minimum(n, 63).astype(U64))
+    return out.view(np.int64) if signed else out
+
+
+def shr(x, n):
+    """x >> n: arithmetic for signed values, logical otherwise; shifts >= 64 saturate."""
+    n = np.asarray(n).astype(np.int64)
+    a = np.asarray(x)
+    if a.dtype.kind == "O":
+        return a >> n.astype(object)
+    if a.dtype == np.int64:
+        return a >> np.minimum(n, 63)
+    r = raw(x)
+    return np.where(n >= 64, U64(0), r >> np.minimum(n, 63).astype(U64))
+
+
+def truth(x):
+    a = np.asarray(x)
+    return a if a.dtype == bool else a != 0
+
+
+def where(cond, a, b):
+    if cond is None:
+        return a
+    if isinstance(cond, (bool, np.bool_)):
+        return a if cond else b
+    ta, tb = np.asarray(a), np.asarray(b)
+    if ta.dtype != tb.dtype and ta.dtype.kind != "O" and tb.dtype.kind != "O":
+        dtype = np.result_type(ta.dtype, tb.dtype)
+        if {ta.dtype.kind, tb.dtype.kind} == {"i", "u"}:
+            dtype = U64
+        ta, tb = ta.astype(dtype), tb.astype(dtype)
+    return np.where(cond, ta, tb)
+
+
+def AND(a, b):
+    return np.logical_and(a, b) if not (a is None or b is None) else (b if a is None else a)
+
+
+def pick(elements: list, index):
+    """elements[index] with a per-lane index (declared arrays of the pseudocode)."""
+    idx = np.asarray(index).astype(np.int64)
+    if idx.ndim == 0:
+        return elements[int(idx)]
+    stacked = np.stack(np.broadcast_arrays(*[np.asarray(e) for e in elements]))
+    idx = np.clip(idx, 0, len(elements) - 1)
+    return np.take_along_axis(stacked, np.broadcast_to(idx, stacked.shape[1:])[None], 0)[0]
+
+
+def loop_bound(x) -> int:
+    a = np.asarray(x).reshape(-1)
+    if a.size and (a != a[0]).any():
+        raise SemanticsError("loop bound differs between lanes")
+    return int(a[0]) if a.size else 0
+
+
+def concat(parts):
+    """{a, b, ...}: parts as (value, bits), most significant first."""
+    total = sum(b for _, b in parts)
+    if total > 64:
+        out = np.asarray(0, object)
+        for v, b in parts:
+            out = (out << b) | (wide(raw(v)) & _mask(b))
+        return out
+    out = U64(0)
+    for v, b in parts:
+        out = (out << U64(b)) | (raw(v) & U64(_mask(b)))
+    return out
+
+
+def split(value, widths):
+    """Inverse of concat for `{ D1.u1, D0.u64 } = v`: values for each part, msb first."""
+    a = np.asarray(value)
+    out = []
+    shift = 0
+    for b in reversed(widths):
+        part = (a >> shift) & _mask(b) if a.dtype.kind == "O" else shr(raw(a), shift) & U64(_mask(b))
+        out.append(np.asarray(part).astype(U64) if b <= 64 else part)
+        shift += b
+    return out[::-1]
+
+
+# ---- floating point helpers -----------------------------------------------------------
+
+def fbits(x) -> int:
+    return np.asarray(x).dtype.itemsize * 8
+
+
+def _exp_bits(x):
+    b = fbits(x)
+    man = {16: 10, 32: 23, 64: 52}[b]
+    return man, {16: 0x1F, 32: 0xFF, 64: 0x7FF}[b]
+
+
+def isNAN(x):
+    return np.isnan(x)
+
+
+def isQuietNAN(x):
+    man, _ = _exp_bits(x)
+    return np.isnan(x) & ((raw(x) >> U64(man - 1)) & U64(1)).astype(bool)
+
+
+def isSignalNAN(x):
+    return np.isnan(x) & ~isQuietNAN(x)
+
+
+def cvtToQuietNAN(x):
+    man, _ = _exp_bits(x)
+    a = np.asarray(x)
+    q = (raw(a) | U64(1 << (man - 1))).astype(UINT[fbits(a)]).view(a.dtype)
+    return np.where(np.isnan(a), q, a)
+
+
+def isINF(x):
+    return np.isinf(x)
+
+
+def sign(x):
+    """Sign bit of a float (1 for -0.0 and negative NaNs) or signed integer."""
+    a = np.asarray(x)
+    if a.dtype.kind == "f":
+        return (raw(a) >> U64(fbits(a) - 1)).astype(U64)
+    return (a < 0).astype(U64)
+
+
+def exponent(x):
+    """Biased exponent field of a float."""
+    man, emask = _exp_bits(x)
+    return ((raw(x) >> U64(man)) & U64(emask)).astype(np.int64)
+
+
+def mantissa(x):
+    """frexp mantissa in [0.5, 1) with the sign of x."""
+    return np.frexp(x)[0].astype(np.asarray(x).dtype)
+
+
+def is_denorm(x):
+    a = np.asarray(x)
+    return (exponent(a) == 0) & (a != 0)
+
+
+def isEven(x):
+    return (np.asarray(x) % 2) == 0
+
+
+def fabs(x):
+    a = np.asarray(x)
+    return np.abs(a) if a.dtype.kind in "fi" else a
+
+
+def fma(a, b, c):
+    """Fused multiply-add with a single rounding: f16/f32 via exact float64 products and a
+    round-to-odd sum, f64 with math.fma-equivalent exactness through Python fractions."""
+    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    dtype = np.result_type(a.dtype, b.dtype, c.dtype)
+    if dtype == np.float64:
+        return _fma64(a, b, c)
+    p = a.astype(np.float64) * b.astype(np.float64)     # exact (<= 48 significant bits)
+    s = p + c.astype(np.float64)
+    # error of the sum (TwoSum), then force the last bit odd if inexact: round-to-odd in f64
+    bb = s - p
+    err = (p - (s - bb)) + (c.astype(np.float64) - bb)
+    inexact = (err != 0) & np.isfinite(s)
+    toward = np.where(np.sign(err) == np.sign(s), s, np.nextafter(s, 0.0))
+    odd = (raw(toward) | U64(1)).view(np.float64)
+    s = np.where(inexact, odd, s)
+    return s.astype(dtype)
+
+
+def _fma64(a, b, c):
+    from fractions import Fraction
+    out = (a * b + c).astype(np.float64)
+    fin = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & np.isfinite(a * b)
+    idx = np.nonzero(fin & (a != 0) & (b != 0))
+    for i in zip(*idx):     # exact path per element: Python floats have no fused multiply-add before 3.13
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        out[i] = _round_fraction(exact) if exact != 0 else (a[i] * b[i] + c[i])
+    return out
+
+
+def _round_fraction(q):
+    try:
+        return float(q)         # Fraction -> float rounds to nearest even correctly
+    except OverflowError:
+        return math.copysign(math.inf, q)
+
+
+def ldexp(x, e):
+    a = np.asarray(x)
+    return np.ldexp(a, np.clip(np.asarray(e).astype(np.int64), -2000, 2000).astype(np.int32)).astype(a.dtype)
+
+
+def power(base, exp):
+    """`2.0F ** n`: exact powers of two via ldexp; other bases with numpy power."""
+    b = np.asarray(base)
+    if np.asarray(exp).dtype.kind in "iu" or isinstance(exp, int):
+        if b.dtype.kind == "f" and np.all(b == 2.0):
+            return ldexp(np.ones_like(b), exp)
+    return np.power(b, exp)
+
+
+def signext(x):
+    return I(x) if np.asarray(x).dtype.kind != "f" else x
+
+
+def signextFromBit(x, width):
+    """Sign-extend the low `width` bits of x (width 0 -> 0)."""
+    w = np.asarray(width).astype(np.int64)
+    r = raw(x)
+    m = shl(U64(1), w) - U64(1)
+    v = r & m
+    sign_bit = shr(v, np.maximum(w - 1, 0)) & U64(1)
+    ext = np.where((sign_bit == 1) & (w > 0), v | ~m, v)
+    return np.where(w == 0, U64(0), ext).view(np.int64)
+
+
+def countbits(x):
+    r = raw(x)
+    n = np.zeros(np.shape(r), np.int64)
+    for i in range(64):     # bit positions, vectorised over lanes
+        n += ((r >> U64(i)) & U64(1)).astype(np.int64)
+    return n
+
+
+def fract(x):
+    a = np.asarray(x)
+    return np.where(np.isinf(a), a.dtype.type(np.nan) if a.dtype.kind == "f" else 0, a - np.floor(a)).astype(a.dtype)
+
+
+def s_ff1_i32_b32(x):
+    return _ff1(x, 32)
+
+
+def s_ff1_i32_b64(x):
+    return _ff1(x, 64)
+
+
+def _ff1(x, n):
+    r = raw(x)
+    out = np.full(np.shape(r), -1, np.int64)
+    for i in reversed(range(n)):    # lowest set bit wins: scan from the top
+        out = np.where(((r >> U64(i)) & U64(1)) == 1, i, out)
+    return out
+
+
+# conversions named in the pseudocode: <from>_to_<to>
+def _conv(src_kind: str, dst: str):
+    kind, bits = dst[0], int(dst[1:]) if dst[1:] else 32
+
+    def f(x):
+        a = np.asarray(x)
+        if kind == "f":
+            return a.astype(FLOAT[bits])
+        return to_int(a, kind == "i", bits) if a.dtype.kind == "f" else cast_int(a, kind == "i", bits)
+    return f
+
+
+for _s in ("f16", "f32", "f64", "i16", "i32", "u16", "u32", "u8"):
+    for _d in ("f16", "f32", "f64", "i16", "i32", "u16", "u32", "u8"):
+        if _s != _d:
+            globals()[f"{_s}_to_{_d}"] = _conv(_s[0], _d)
+
+
+def f32_to_f16(x):
+    return np.asarray(x, np.float32).astype(np.float16)
+
+
+def bf16_to_f32(x):
+    return (raw(x) << U64(16)).astype(np.uint32).view(np.float32)
+
+
+def f32_to_bf16(x):
+    """Round to nearest even on the upper 16 bits; NaN stays NaN (quiet)."""
+    r = np.asarray(x, np.float32).view(np.uint32).astype(U64)
+    rounded = (r + U64(0x7FFF) + ((r >> U64(16)) & U64(1))) >> U64(16)
+    nan = np.isnan(np.asarray(x, np.float32))
+    return np.where(nan, (r >> U64(16)) | U64(0x40), rounded) & U64(0xFFFF)
+
+
+def trunc(x):
+    return np.trunc(x)
+
+
+def floor(x):
+    return np.floor(x)
+
+
+def sqrt(x):
+    return np.sqrt(x)
+
+
+def sin(x):
+    return np.sin(x)
+
+
+def cos(x):
+    return np.cos(x)
+
+
+def log2(x):
+    return np.log2(x)
+
+
+def pow(x, y):  # noqa: A001 - the pseudocode's name
+    return power(x, y)
+
+
+def nop():
+    return None
+
+
+def MIN(a, b):
+    return np.minimum(a, b)
+
+
+# ---- machine state the pseudocode names ----------------------------------------------
+
+_MODE_FIELDS = {"FP_ROUND": (3, 0), "FP_DENORM": (7, 4), "DX10_CLAMP": (8, 8), "IEEE": (9, 9)}
+
+
+def mode_field(ctx, name: str):
+    hi, lo = _MODE_FIELDS.get(name, (None, None))
+    if hi is None:
+        raise SemanticsError(f"MODE field {name} is not modelled")
+    return (np.asarray(ctx.mode, U64) >> U64(lo)) & U64(_mask(hi - lo + 1))
+
+
+def status_field(ctx, name: str):
+    fields = {"SCC": 0, "PRIV": 5, "COND_DBG_USER": 20, "COND_DBG_SYS": 21}
+    if name not in fields:
+        raise SemanticsError(f"STATUS field {name} is not modelled")
+    return (np.asarray(ctx.status, U64) >> U64(fields[name])) & U64(1)
+
+
+def operand(ctx, name: str, bits: int, instruction: str):
+    v = ctx.get(name, instruction)
+    a = np.asarray(v)
+    if bits > 64:
+        return a.astype(np.uint32)
+    return a.astype(U64) if a.dtype.kind != "f" else raw(a)
+
+
+def lane_id(ctx):
+    return ctx.lane_id.astype(U64)
+
+
+def active(ctx, pred):
+    return ctx.active if pred is None else np.logical_and(ctx.active, pred)
+
+
+def mem_load(ctx, addr, nbytes: int, pred):
+    if ctx.mem is None:
+        raise SemanticsError("memory access without a memory (ctx.mem is None)")
+    a = np.broadcast_to(raw(addr), ctx.shape)
+    return np.asarray(ctx.mem.load(a, nbytes, np.broadcast_to(active(ctx, pred), ctx.shape))).astype(U64)
+
+
+def mem_store(ctx, addr, nbytes: int, value, pred):
+    if ctx.mem is None:
+        raise SemanticsError("memory access without a memory (ctx.mem is None)")
+    a = np.broadcast_to(raw(addr), ctx.shape)
+    v = np.broadcast_to(raw(value), ctx.shape)
+    ctx.mem.store(a, nbytes, v, np.broadcast_to(active(ctx, pred), ctx.shape))
+
+
+def dw_get(arr, lo: int, bits: int):
+    """Aligned 32/64-bit field of a wide operand held as uint32 dwords (..., n)."""
+    k = lo // 32
+    v = arr[..., k].astype(U64)
+    if bits == 64:
+        v = v | (arr[..., k + 1].astype(U64) << U64(32))
+    return v
+
+
+def dw_set(arr, lo: int, bits: int, value):
+    out = np.array(np.broadcast_to(arr, np.broadcast_shapes(arr.shape, np.shape(value) + arr.shape[-1:])))
+    k = lo // 32
+    v = raw(value)
+    out[..., k] = (v & U64(0xFFFFFFFF)).astype(np.uint32)
+    if bits == 64:
+        out[..., k + 1] = (v >> U64(32)).astype(np.uint32)
+    return out
+
+
+def dw_zeros(ctx, n: int):
+    return np.zeros(ctx.shape + (n,), np.uint32)
+
+
+def vgpr_read(ctx, reg, lane):
+    if ctx.vgpr is None:
+        raise SemanticsError("VGPR[lane][reg] access without ctx.vgpr")
+    return np.asarray(ctx.vgpr.read(raw(reg).astype(np.int64), raw(lane).astype(np.int64))).astype(U64)
+
+
+def vgpr_write(ctx, reg, lane, value, pred):
+    if ctx.vgpr is None:
+        raise SemanticsError("VGPR[lane][reg] access without ctx.vgpr")
+    mask = np.ones((ctx.waves, 1), bool) if pred is None else np.asarray(pred)
+    ctx.vgpr.write(raw(reg).astype(np.int64), raw(lane).astype(np.int64), raw(value).astype(np.uint32), mask)
+
+
+def sgpr_read(ctx, reg):
+    if ctx.sgpr is None:
+        raise SemanticsError("SGPR[reg] access without ctx.sgpr")
+    return np.asarray(ctx.sgpr.read(raw(reg).astype(np.int64))).astype(U64)
+
+
+def sgpr_write(ctx, reg, value, pred):
+    if ctx.sgpr is None:
+        raise SemanticsError("SGPR[reg] access without ctx.sgpr")
+    ctx.sgpr.write(raw(reg).astype(np.int64), None, raw(value), pred)
+
+
+def hwreg_read(ctx, reg):
+    if ctx.hwreg is None:
+        raise SemanticsError("HW_REGISTERS access without ctx.hwreg")
+    return np.asarray(ctx.hwreg.read(raw(reg).astype(np.int64))).astype(U64)
+
+
+def hwreg_write(ctx, reg, value, pred):
+    if ctx.hwreg is None:
+        raise SemanticsError("HW_REGISTERS access without ctx.hwreg")
+    ctx.hwreg.write(raw(reg).astype(np.int64), None, raw(value), pred)
+
+
+CONSTANTS = {"PI": math.pi, "INF": math.inf, "NAN": math.nan, "OVERFLOW_F32": float(np.finfo(np.float32).max),
+             "OVERFLOW_F64": float(np.finfo(np.float64).max), "UNDERFLOW_F32": float(np.finfo(np.float32).tiny),
+             "UNDERFLOW_F64": float(np.finfo(np.float64).tiny), "MAX_FLOAT_F32": float(np.finfo(np.float32).max)}
+
+
+def idiv(a, b):
+    """Integer division truncating toward zero (C semantics); x / 0 gives all ones."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    safe = np.where(b == 0, 1, b)
+    if a.dtype == np.int64:
+        q = np.abs(a) // np.abs(safe) * np.sign(a) * np.sign(safe)
+        return np.where(b == 0, -1, q)
+    return np.where(b == 0, U64(_ALL), a // safe)
+
+
+def imod(a, b):
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    safe = np.where(b == 0, 1, b)
+    if a.dtype == np.int64:
+        return np.where(b == 0, a, np.fmod(a, safe))
+    return np.where(b == 0, a, a % safe)
+
+
+def call_instruction(ctx, name: str, args: list):
+    """D0 of another instruction (the pseudocode of v_max3_f32 calls v_max_f32)."""
+    from .table import load_semantics
+    sem = load_semantics(getattr(ctx, "arch", None) or "gfx1100").lookup(name)
+    if sem is None:
+        raise SemanticsError(f"{name} has no semantics to call")
+    sub_inputs = dict(ctx.inputs)
+    for i, a in enumerate(args):
+        bits = sem.reads.get(f"S{i}").bits if f"S{i}" in sem.reads else 32
+        sub_inputs[f"S{i}"] = raw(a) & U64(_mask(bits)) if bits < 64 else raw(a)
+    from .semantics import Ctx
+    out = sem.fn(Ctx(**{**ctx.__dict__, "inputs": sub_inputs}))
+    return out["D0"]

@@ -1,0 +1,205 @@
+"""The semantics of every instruction of an architecture: generated from the pseudocode,
+hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name.
+
+Generated Python source is cached on disk keyed by the pseudocode text, the instruction's
+operand types and the translator's own source, so the first load translates (a few
+seconds) and later loads only compile. Cache directory: $WAVESMITH_CACHE or
+~/.cache/wavesmith; delete it freely.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+import isa
+
+from . import handwritten, rtlib
+from .pcode import Translator, Unsupported, parse
+from .semantics import Ctx, Operand, Semantic, SemanticsError
+
+SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
+GRAPHICS_FORMATS = {"MIMG", "EXP", "VINTERP", "LDSDIR"}
+
+
+@lru_cache(maxsize=1)
+def _translator_digest() -> str:
+    h = hashlib.sha256()
+    for f in ("pcode/translate.py", "pcode/pcode.lark", "pcode/parse.py"):
+        h.update((Path(__file__).parent / f).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("WAVESMITH_CACHE") or Path.home() / ".cache" / "wavesmith") / "emu"
+
+
+class _SourceCache:
+    """{key: translation} in one JSON file per translator version."""
+
+    def __init__(self):
+        self.path = cache_dir() / f"pcode-{_translator_digest()}.json"
+        self.dirty = False
+        try:
+            self.entries = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.entries = {}
+
+    def key(self, d: isa.InstrDef, scalar: bool) -> str:
+        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def save(self):
+        if not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(self.entries))
+            tmp.replace(self.path)
+            self.dirty = False
+        except OSError:
+            pass        # a read-only home only costs re-translation
+
+
+def _operands(d: dict) -> dict[str, Operand]:
+    return {k: Operand(*v) for k, v in d.items()}
+
+
+def translate(d: isa.InstrDef, scalar: bool) -> dict:
+    """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}."""
+    try:
+        tree = parse(d.pcode, d.name)
+        r = Translator(d.name, d.operand_types, scalar).translate(tree)
+    except (Unsupported, SemanticsError) as e:
+        return {"error": str(e)}
+    except Exception as e:   # a translator bug must not hide the other instructions
+        if os.environ.get("WAVESMITH_EMU_DEBUG"):
+            raise
+        return {"error": f"{d.name}: translator error {type(e).__name__}: {e}"}
+    return {"source": r.source, "reads": {k: list(v.__dict__.values()) for k, v in r.reads.items()},
+            "writes": {k: list(v.__dict__.values()) for k, v in r.writes.items()},
+            "branch": r.branch, "memory": r.memory, "cross_lane": r.cross_lane}
+
+
+def compile_source(source: str, name: str):
+    namespace = {"R": rtlib, "np": np}
+    exec(compile(source, f"<pseudocode {name}>", "exec"), namespace)   # our own translator's output
+    return namespace["semantic"]
+
+
+def serialise_atomics(fn):
+    """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
+    one after another in lane order (wave-major), as the memory system serialises them."""
+    def run(ctx: Ctx):
+        addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
+        active = ctx.active
+        flat_addr, flat_act = addr.reshape(-1), active.reshape(-1)
+        order = np.lexsort((np.arange(flat_addr.size), flat_addr))
+        sorted_addr = flat_addr[order]
+        group_start = np.r_[True, sorted_addr[1:] != sorted_addr[:-1]]
+        # rank of each active lane among the active lanes with the same address
+        act_sorted = flat_act[order].astype(np.int64)
+        csum = np.cumsum(act_sorted)
+        start_idx = np.maximum.accumulate(np.where(group_start, np.arange(csum.size), 0))
+        before = csum - act_sorted - np.where(start_idx > 0, csum[start_idx - 1], 0)
+        rank = np.empty_like(before)
+        rank[order] = before
+        rank = np.where(flat_act, rank, -1).reshape(ctx.shape)
+        if rank.max(initial=-1) <= 0:
+            return fn(ctx)
+        merged = None
+        lanes = np.arange(ctx.shape[1], dtype=np.uint64)
+        for r in range(int(rank.max()) + 1):
+            sel = rank == r
+            exec_r = np.bitwise_or.reduce(np.where(sel, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
+            sub = Ctx(**{**ctx.__dict__, "exec_mask": exec_r})
+            out = fn(sub)
+            if merged is None:
+                merged = {k: np.array(np.broadcast_to(v, ctx.shape + np.shape(v)[2:])) for k, v in out.items()}
+            else:
+                for k, v in out.items():
+                    m = sel.reshape(sel.shape + (1,) * (np.ndim(v) - 2))
+                    merged[k] = np.where(m, v, merged[k])
+        return merged
+    return run
+
+
+@dataclass
+class Entry:
+    semantic: Semantic | None
+    status: str           # 'generated' | 'hand-written' | 'unsupported'
+    reason: str = ""
+
+
+class SemanticTable:
+    """Semantics of one architecture. `get(instr_def)` -> Semantic or None."""
+
+    def __init__(self, arch: str):
+        self.spec = isa.load(arch)
+        self.arch = self.spec.arch
+        self._entries: dict[tuple, Entry] = {}
+        self._cache = _SourceCache()
+
+    def get(self, d: isa.InstrDef) -> Semantic | None:
+        return self.entry(d).semantic
+
+    def lookup(self, mnemonic: str) -> Semantic | None:
+        """The semantic of an instruction by name (first encoding that has one)."""
+        for d in self.spec.lookup(mnemonic):
+            s = self.get(d)
+            if s is not None:
+                return s
+        return None
+
+    def entry(self, d: isa.InstrDef) -> Entry:
+        key = (d.format, d.slot, d.opcode)
+        if key not in self._entries:
+            self._entries[key] = self._build(d)
+            self._cache.save()
+        return self._entries[key]
+
+    def entries(self):
+        out = [(d, self.entry(d)) for d in self.spec.instructions]
+        self._cache.save()
+        return out
+
+    def _build(self, d: isa.InstrDef) -> Entry:
+        scalar = d.format in SCALAR_FORMATS
+        hand = handwritten.semantic(d.name, scalar)
+        if hand is not None:
+            return Entry(hand, "hand-written")
+        if d.format == "VOPD":
+            base = d.name.replace("V_DUAL_", "V_", 1)
+            for other in self.spec.lookup(base):
+                if other.format in ("VOP2", "VOP1", "VOP3"):
+                    e = self.entry(other)
+                    return Entry(e.semantic, e.status, e.reason)
+            return Entry(None, "unsupported", f"{d.name}: no VOP2 instruction {base}")
+        if not d.pcode:
+            return Entry(None, "unsupported", f"{d.name}: the manual gives no pseudocode")
+        k = self._cache.key(d, scalar)
+        t = self._cache.entries.get(k)
+        if t is None:
+            t = translate(d, scalar)
+            self._cache.entries[k] = t
+            self._cache.dirty = True
+        if "error" in t:
+            return Entry(None, "unsupported", t["error"])
+        fn = compile_source(t["source"], d.name)
+        if t["memory"] == "atomic" and not scalar:
+            fn = serialise_atomics(fn)
+        sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
+                       t["cross_lane"], t["branch"], t["memory"], None, d.pcode)
+        return Entry(sem, "generated")
+
+
+@lru_cache(maxsize=None)
+def load_semantics(arch: str) -> SemanticTable:
+    """The semantic table of a target or family ('gfx1100', 'rdna3', 'gfx1151', ...)."""
+    return SemanticTable(arch)

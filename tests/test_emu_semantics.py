@@ -1,0 +1,455 @@
+"""Generated instruction semantics vs independent numpy references (written from the ISA's
+prose and IEEE 754, not from the pseudocode) on random inputs plus edge cases."""
+import numpy as np
+import pytest
+
+from emu.semantics import Ctx
+from emu.table import load_semantics
+
+W, L = 2, 32
+rng = np.random.default_rng(20240605)
+TABLE = load_semantics("gfx1100")
+
+EDGE_F32 = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1.0, -1.5, 3.4e38, -3.4e38,
+                     1.17549435e-38, 2.0 ** -149, 65504.0, 1e10, -7.25], np.float32)
+EDGE_U32 = np.array([0, 1, 2, 31, 32, 33, 63, 64, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFFE, 0x12345678,
+                     0x80000001, 255, 65535], np.uint32)
+
+
+def run(name, lanes=L, exec_mask=None, **inputs):
+    sem = TABLE.lookup(name)
+    assert sem is not None, f"{name} has no semantics"
+    shape = (1, 1) if sem.scalar else (W, lanes)
+    if exec_mask is None:
+        exec_mask = np.full((shape[0], 1), (1 << lanes) - 1, np.uint64)
+    if sem.reads_d0 and "D0" not in inputs:
+        inputs["D0"] = np.zeros(shape, np.uint64 if sem.reads["D0"].bits == 64 else np.uint32)
+    return sem.execute(Ctx(lanes=lanes, exec_mask=exec_mask, inputs=inputs, scalar=sem.scalar, mode=0x3F0))
+
+
+def u32(n=W * L, edge=EDGE_U32):
+    v = rng.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    v[: len(edge)] = edge
+    return v.reshape(W, L)
+
+
+def u64():
+    return (u32().astype(np.uint64) << np.uint64(32)) | u32()[:, ::-1].astype(np.uint64)
+
+
+def f32(edge=EDGE_F32):
+    v = (rng.standard_normal(W * L) * 10.0 ** rng.integers(-5, 5, W * L)).astype(np.float32)
+    v[: len(edge)] = edge
+    rng.shuffle(v[len(edge):])
+    return v.reshape(W, L)
+
+
+def bits(a):
+    return np.asarray(a).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[np.asarray(a).dtype.itemsize])
+
+
+def same_float(got_bits, want):
+    want = np.asarray(want)
+    got = np.asarray(got_bits).astype({2: np.uint16, 4: np.uint32, 8: np.uint64}[want.dtype.itemsize]).view(want.dtype)
+    both_nan = np.isnan(got) & np.isnan(want)
+    ok = both_nan | (got.view(bits(want).dtype) == bits(want))
+    assert ok.all(), f"got {got[~ok][:5]} want {want[~ok][:5]}"
+
+
+# ---------------- integer VALU ----------------
+INT_BINARY = {
+    "v_add_nc_u32": lambda a, b: a + b,
+    "v_sub_nc_u32": lambda a, b: a - b,
+    "v_subrev_nc_u32": lambda a, b: b - a,
+    "v_mul_lo_u32": lambda a, b: a * b,
+    "v_mul_hi_u32": lambda a, b: ((a.astype(np.uint64) * b.astype(np.uint64)) >> np.uint64(32)).astype(np.uint32),
+    "v_mul_hi_i32": lambda a, b: ((a.view(np.int32).astype(np.int64) * b.view(np.int32).astype(np.int64)) >> 32).astype(np.uint32),
+    "v_and_b32": np.bitwise_and, "v_or_b32": np.bitwise_or, "v_xor_b32": np.bitwise_xor,
+    "v_xnor_b32": lambda a, b: ~(a ^ b),
+    "v_lshlrev_b32": lambda a, b: b << (a & 31),
+    "v_lshrrev_b32": lambda a, b: b >> (a & 31),
+    "v_ashrrev_i32": lambda a, b: (b.view(np.int32) >> (a & 31).astype(np.int32)).view(np.uint32),
+    "v_max_u32": np.maximum, "v_min_u32": np.minimum,
+    "v_max_i32": lambda a, b: np.maximum(a.view(np.int32), b.view(np.int32)).view(np.uint32),
+    "v_min_i32": lambda a, b: np.minimum(a.view(np.int32), b.view(np.int32)).view(np.uint32),
+    "v_mul_u32_u24": lambda a, b: (a & 0xFFFFFF) * (b & 0xFFFFFF),
+    "v_bfm_b32": lambda a, b: (((np.uint64(1) << (a & 31).astype(np.uint64)) - np.uint64(1)) << (b & 31).astype(np.uint64)).astype(np.uint32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INT_BINARY))
+def test_integer_binary(name):
+    a, b = u32(), u32()[:, ::-1].copy()
+    with np.errstate(over="ignore"):
+        want = INT_BINARY[name](a, b).astype(np.uint32)
+    assert (run(name, S0=a, S1=b)["D0"] == want).all()
+
+
+def test_add_carry_out_and_carry_in():
+    a, b = u32(), u32()[:, ::-1].copy()
+    wide = a.astype(np.uint64) + b.astype(np.uint64)
+    out = run("v_add_co_u32", S0=a, S1=b)
+    assert (out["D0"] == (wide & np.uint64(0xFFFFFFFF))).all()
+    assert (out["VCC"] == (wide >> np.uint64(32)).astype(bool)).all()
+    vcc = np.array([[0xF0F0F0F0], [0x0000FFFF]], np.uint64)
+    cin = ((vcc >> np.arange(L, dtype=np.uint64)) & np.uint64(1))
+    out = run("v_add_co_ci_u32", S0=a, S1=b, VCC=vcc)
+    total = wide + cin
+    assert (out["D0"] == (total & np.uint64(0xFFFFFFFF))).all()
+    assert (out["VCC"] == (total >> np.uint64(32)).astype(bool)).all()
+    out = run("v_sub_co_u32", S0=a, S1=b)
+    assert (out["D0"] == (a - b)).all() and (out["VCC"] == (b > a)).all()
+
+
+def test_mad_u64_u32_carry():
+    a, b, c = u32(), u32()[:, ::-1].copy(), u64()
+    exact = [int(x) * int(y) + int(z) for x, y, z in zip(a.ravel(), b.ravel(), c.ravel())]
+    out = run("v_mad_u64_u32", S0=a, S1=b, S2=c)
+    assert out["D0"].ravel().tolist() == [e & (2 ** 64 - 1) for e in exact]
+    assert out["D1"].ravel().tolist() == [e >> 64 == 1 for e in exact]
+
+
+def test_64bit_shifts_including_count_ge_width():
+    a = u32() & np.uint32(63)
+    a[0, :3] = [0, 63, 32]
+    b = u64()
+    sh = a.astype(np.uint64)
+    assert (run("v_lshlrev_b64", S0=a, S1=b)["D0"] == (b << sh)).all()
+    assert (run("v_lshrrev_b64", S0=a, S1=b)["D0"] == (b >> sh)).all()
+    assert (run("v_ashrrev_i64", S0=a, S1=b)["D0"] == (b.view(np.int64) >> sh.astype(np.int64)).view(np.uint64)).all()
+    # the count is 6 bits: 64 and above wrap to the low bits
+    assert (run("v_lshlrev_b64", S0=np.full((W, L), 65, np.uint32), S1=b)["D0"] == (b << np.uint64(1))).all()
+
+
+def test_bitfield_extract_insert():
+    a, off, width = u32(), u32() & np.uint32(31), u32() & np.uint32(31)
+    mask = ((np.uint64(1) << width.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
+    ext = (a >> off) & mask
+    assert (run("v_bfe_u32", S0=a, S1=off, S2=width)["D0"] == ext).all()
+    ext = (a.view(np.int32) >> off.astype(np.int32)).view(np.uint32) & mask   # the signed form shifts arithmetically
+    sign = np.where(width == 0, 0, (ext >> np.maximum(width, 1).astype(np.uint32) - 1) & 1).astype(bool)
+    want_i = np.where(width == 0, 0, np.where(sign, ext | ~mask, ext)).astype(np.uint32)
+    assert (run("v_bfe_i32", S0=a, S1=off, S2=width)["D0"] == want_i).all()
+    b, c = u32(), u32()[:, ::-1].copy()
+    assert (run("v_bfi_b32", S0=a, S1=b, S2=c)["D0"] == ((a & b) | (~a & c))).all()
+
+
+def test_perm_and_alignbit_and_sad():
+    s0, s1, sel = u32(), u32()[:, ::-1].copy(), u32()
+    sel = sel & np.uint32(0x0F0F0F0F)
+    pool = (s0.astype(np.uint64) << np.uint64(32)) | s1.astype(np.uint64)   # bytes 0..7, byte 0 = s1 lsb
+    want = np.zeros_like(s0)
+    for k in range(4):
+        sk = (sel >> np.uint32(8 * k)) & np.uint32(0xFF)
+        byte = ((pool >> (8 * np.minimum(sk, 7)).astype(np.uint64)) & np.uint64(0xFF)).astype(np.uint32)
+        sign_of = {8: 1, 9: 3, 10: 5, 11: 7}
+        for s, src in sign_of.items():
+            sb = ((pool >> np.uint64(8 * src + 7)) & np.uint64(1)).astype(np.uint32) * np.uint32(0xFF)
+            byte = np.where(sk == s, sb, byte)
+        byte = np.where(sk == 12, 0, np.where(sk >= 13, 0xFF, byte)).astype(np.uint32)
+        want |= byte << np.uint32(8 * k)
+    assert (run("v_perm_b32", S0=s0, S1=s1, S2=sel)["D0"] == want).all()
+    sh = u32() & np.uint32(31)
+    assert (run("v_alignbit_b32", S0=s0, S1=s1, S2=sh)["D0"] == ((pool >> sh.astype(np.uint64)) & np.uint64(0xFFFFFFFF))).all()
+    acc = u32() & np.uint32(0xFFFF)
+    diffs = sum(np.abs(((s0 >> np.uint32(8 * k)) & 0xFF).astype(np.int64) - ((s1 >> np.uint32(8 * k)) & 0xFF).astype(np.int64))
+                for k in range(4))
+    assert (run("v_sad_u8", S0=s0, S1=s1, S2=acc)["D0"] == (acc + diffs).astype(np.uint32)).all()
+
+
+def test_bit_counts_and_mbcnt():
+    a, b = u32(), u32() & np.uint32(0xFF)
+    pop = np.array([bin(int(x)).count("1") for x in a.ravel()], np.uint32).reshape(a.shape)
+    assert (run("v_bcnt_u32_b32", S0=a, S1=b)["D0"] == pop + b).all()
+    lanes = np.arange(L, dtype=np.uint64)
+    below = np.array([bin(int(x) & ((1 << int(l)) - 1)).count("1") for x, l in
+                      zip(a.ravel(), np.tile(lanes, W))], np.uint32).reshape(a.shape)
+    assert (run("v_mbcnt_lo_u32_b32", S0=a, S1=b)["D0"] == below + b).all()
+
+
+INT_COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+               "ge": np.greater_equal}
+
+
+@pytest.mark.parametrize("op", sorted(INT_COMPARE))
+def test_vopc_integer_compares_write_lane_bits(op):
+    a = u32()
+    b = np.where(rng.random((W, L)) < 0.3, a, u32()[:, ::-1]).astype(np.uint32)
+    assert (run(f"v_cmp_{op}_u32", S0=a, S1=b)["D0"] == INT_COMPARE[op](a, b)).all()
+    assert (run(f"v_cmp_{op}_i32", S0=a, S1=b)["D0"] == INT_COMPARE[op](a.view(np.int32), b.view(np.int32))).all()
+    a64, b64 = u64(), u64()
+    b64[:, ::3] = a64[:, ::3]
+    assert (run(f"v_cmp_{op}_i64", S0=a64, S1=b64)["D0"] == INT_COMPARE[op](a64.view(np.int64), b64.view(np.int64))).all()
+    assert (run(f"v_cmpx_{op}_u32", S0=a, S1=b)["EXEC"] == INT_COMPARE[op](a, b)).all()
+
+
+def test_cndmask_selects_by_vcc_bit():
+    a, b = u32(), u32()[:, ::-1].copy()
+    vcc = np.array([[0xDEADBEEF], [0x00FF00FF]], np.uint64)
+    bit = ((vcc >> np.arange(L, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    assert (run("v_cndmask_b32", S0=a, S1=b, VCC=vcc)["D0"] == np.where(bit, b, a)).all()
+
+
+# ---------------- float VALU ----------------
+F32_BINARY = {"v_add_f32": np.add, "v_sub_f32": np.subtract, "v_mul_f32": np.multiply,
+              "v_subrev_f32": lambda a, b: b - a}
+
+
+@pytest.mark.parametrize("name", sorted(F32_BINARY))
+def test_f32_arithmetic_is_ieee(name):
+    a, b = f32(), f32()[:, ::-1].copy()
+    with np.errstate(all="ignore"):
+        same_float(run(name, S0=bits(a), S1=bits(b))["D0"], F32_BINARY[name](a, b))
+
+
+def test_f32_fma_single_rounding():
+    a, b, c = f32(), f32()[:, ::-1].copy(), f32()
+    # cases where a*b+c rounded twice differs from the fused result
+    a[0, 20], b[0, 20], c[0, 20] = np.float32(1 + 2 ** -12), np.float32(1 + 2 ** -12), np.float32(-1.0)
+    a[0, 21], b[0, 21], c[0, 21] = np.float32(1 + 2 ** -23), np.float32(1 - 2 ** -23), np.float32(-1.0)
+    # reference: exact product and sum via Python fractions, one rounding to f32
+    from fractions import Fraction
+    ref = []
+    for x, y, z in zip(a.ravel(), b.ravel(), c.ravel()):
+        if all(np.isfinite([x, y, z])) and np.isfinite(np.float64(x) * np.float64(y)):
+            q = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+            zero = np.float32(np.float64(x) * np.float64(y) + np.float64(z))   # signed zero rules
+            ref.append(_round_fraction_f32(q) if q != 0 else zero)
+        else:
+            with np.errstate(all="ignore"):
+                ref.append(np.float32(np.float64(x) * np.float64(y) + np.float64(z)))
+    same_float(run("v_fma_f32", S0=bits(a), S1=bits(b), S2=bits(c))["D0"], np.array(ref, np.float32).reshape(a.shape))
+
+
+def _round_fraction_f32(q):
+    """Round an exact rational to the nearest f32, ties to even (independent of numpy's paths)."""
+    from fractions import Fraction
+    f = np.float32(float(q))
+    if not np.isfinite(f):
+        return f
+    cands = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    best = min(cands, key=lambda c: (abs(Fraction(float(c)) - q), int(np.float32(c).view(np.uint32)) & 1))
+    return np.float32(best)
+
+
+def test_f32_min_max_ieee_mode():
+    a, b = f32(), f32()[:, ::-1].copy()
+    a[1, :4] = [0.0, -0.0, np.nan, 1.0]
+    b[1, :4] = [-0.0, 0.0, 2.0, np.nan]
+    def ref(x, y, take_max):
+        out = np.where(np.isnan(x), y, np.where(np.isnan(y), x, np.maximum(x, y) if take_max else np.minimum(x, y)))
+        zero = (x == 0) & (y == 0)
+        signed = np.where(take_max, np.where(np.signbit(x), y, x), np.where(np.signbit(x), x, y))
+        return np.where(zero, signed, out).astype(np.float32)
+    same_float(run("v_max_f32", S0=bits(a), S1=bits(b))["D0"], ref(a, b, True))
+    same_float(run("v_min_f32", S0=bits(a), S1=bits(b))["D0"], ref(a, b, False))
+
+
+F_COMPARE = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "eq": np.equal,
+             "lg": lambda a, b: (a < b) | (a > b), "neq": lambda a, b: ~(a == b), "nlt": lambda a, b: ~(a < b),
+             "o": lambda a, b: ~np.isnan(a) & ~np.isnan(b), "u": lambda a, b: np.isnan(a) | np.isnan(b)}
+
+
+@pytest.mark.parametrize("op", sorted(F_COMPARE))
+def test_float_compares_with_nan(op):
+    a, b = f32(), f32()[:, ::-1].copy()
+    b[:, ::4] = a[:, ::4]
+    assert (run(f"v_cmp_{op}_f32", S0=bits(a), S1=bits(b))["D0"] == F_COMPARE[op](a, b)).all()
+    a16, b16 = a.astype(np.float16), b.astype(np.float16)
+    assert (run(f"v_cmp_{op}_f16", S0=a16.view(np.uint16).astype(np.uint32),
+                S1=b16.view(np.uint16).astype(np.uint32))["D0"] == F_COMPARE[op](a16, b16)).all()
+    a64, b64 = a.astype(np.float64) * 1e300, b.astype(np.float64) * 1e300
+    assert (run(f"v_cmp_{op}_f64", S0=bits(a64), S1=bits(b64))["D0"] == F_COMPARE[op](a64, b64)).all()
+
+
+def test_cmp_class_f32():
+    a = f32()
+    a[0, :4] = np.array([0x7F800001, 0xFFC00000, 0x00000001, 0x80000000], np.uint32).view(np.float32)
+    mask = u32() & np.uint32(0x3FF)
+    u = a.view(np.uint32)
+    exp, man, neg = (u >> 23) & 0xFF, u & 0x7FFFFF, (u >> 31).astype(bool)
+    cls = np.select([(exp == 255) & (man != 0) & ((man >> 22) == 0), (exp == 255) & (man != 0),
+                     (exp == 255) & neg, (exp != 0) & neg, (exp == 0) & (man != 0) & neg, (exp == 0) & neg,
+                     (exp == 0) & (man == 0), (exp == 0), (exp != 255)], [0, 1, 2, 3, 4, 5, 6, 7, 8], 9)
+    want = ((mask >> cls.astype(np.uint32)) & 1).astype(bool)
+    assert (run("v_cmp_class_f32", S0=u, S1=mask)["D0"] == want).all()
+
+
+def test_conversions():
+    a = f32()
+    with np.errstate(all="ignore"):
+        same_float(run("v_cvt_f16_f32", S0=bits(a))["D0"], a.astype(np.float16))
+        h = a.astype(np.float16)
+        same_float(run("v_cvt_f32_f16", S0=h.view(np.uint16).astype(np.uint32))["D0"], h.astype(np.float32))
+        same_float(run("v_cvt_f64_f32", S0=bits(a))["D0"], a.astype(np.float64))
+        d = a.astype(np.float64) * 3.3
+        same_float(run("v_cvt_f32_f64", S0=bits(d))["D0"], d.astype(np.float32))
+        i = u32()
+        same_float(run("v_cvt_f32_u32", S0=i)["D0"], i.astype(np.float32))
+        same_float(run("v_cvt_f32_i32", S0=i)["D0"], i.view(np.int32).astype(np.float32))
+        # float -> int: truncate, saturate, NaN -> 0
+        sat_i = np.where(np.isnan(a), 0, np.clip(np.trunc(a.astype(np.float64)), -2 ** 31, 2 ** 31 - 1)).astype(np.int64)
+        assert (run("v_cvt_i32_f32", S0=bits(a))["D0"] == sat_i.astype(np.uint32)).all()
+        sat_u = np.where(np.isnan(a), 0, np.clip(np.trunc(a.astype(np.float64)), 0, 2 ** 32 - 1)).astype(np.uint64)
+        assert (run("v_cvt_u32_f32", S0=bits(a))["D0"] == sat_u.astype(np.uint32)).all()
+
+
+def test_f16_arithmetic_and_packed():
+    a, b = f32().astype(np.float16), f32()[:, ::-1].astype(np.float16)
+    ua, ub = a.view(np.uint16).astype(np.uint32), b.view(np.uint16).astype(np.uint32)
+    with np.errstate(all="ignore"):
+        same_float(run("v_add_f16", S0=ua, S1=ub)["D0"].astype(np.uint16), a + b)
+        same_float(run("v_mul_f16", S0=ua, S1=ub)["D0"].astype(np.uint16), a * b)
+        pk_a, pk_b = ua | (ub << np.uint32(16)), ub | (ua << np.uint32(16))
+        got = run("v_pk_add_f16", S0=pk_a, S1=pk_b)["D0"]
+        same_float((got & np.uint32(0xFFFF)).astype(np.uint16), a + b)
+        same_float((got >> np.uint32(16)).astype(np.uint16), b + a)
+
+
+def test_f64_arithmetic():
+    a, b = f32().astype(np.float64) * 1.1, f32()[:, ::-1].astype(np.float64) / 3
+    with np.errstate(all="ignore"):
+        same_float(run("v_add_f64", S0=bits(a), S1=bits(b))["D0"], a + b)
+        same_float(run("v_mul_f64", S0=bits(a), S1=bits(b))["D0"], a * b)
+
+
+def test_ldexp_f32_with_negative_exponents():
+    a = f32()
+    e = (rng.integers(-160, 160, (W, L))).astype(np.int32)
+    with np.errstate(all="ignore"):
+        same_float(run("v_ldexp_f32", S0=bits(a), S1=e.view(np.uint32))["D0"], np.ldexp(a, e))
+
+
+# ---------------- SALU ----------------
+def srun(name, **inputs):
+    return run(name, **{k: np.asarray(v).reshape(1, 1) if not isinstance(v, int) else v for k, v in inputs.items()})
+
+
+@pytest.mark.parametrize("a,b", [(0xFFFFFFFF, 1), (5, 7), (0x80000000, 0x80000000), (0, 0), (0x7FFFFFFF, 1)])
+def test_salu_add_sub_scc(a, b):
+    out = srun("s_add_u32", S0=np.uint32(a), S1=np.uint32(b))
+    assert int(out["D0"][0, 0]) == (a + b) & 0xFFFFFFFF and int(out["SCC"][0, 0]) == int(a + b > 0xFFFFFFFF)
+    out = srun("s_sub_u32", S0=np.uint32(a), S1=np.uint32(b))
+    assert int(out["D0"][0, 0]) == (a - b) & 0xFFFFFFFF and int(out["SCC"][0, 0]) == int(b > a)
+    sa, sb = np.int32(np.uint32(a).view(np.int32)), np.int32(np.uint32(b).view(np.int32))
+    out = srun("s_add_i32", S0=np.uint32(a), S1=np.uint32(b))
+    exact = int(sa) + int(sb)
+    assert int(out["D0"][0, 0]) == exact & 0xFFFFFFFF and int(out["SCC"][0, 0]) == int(not -2 ** 31 <= exact < 2 ** 31)
+    out = srun("s_addc_u32", S0=np.uint32(a), S1=np.uint32(b), SCC=np.uint32(1))
+    assert int(out["D0"][0, 0]) == (a + b + 1) & 0xFFFFFFFF and int(out["SCC"][0, 0]) == int(a + b + 1 > 0xFFFFFFFF)
+
+
+def test_salu_shifts_bitops_and_compares():
+    for a in EDGE_U32:
+        for s in (0, 1, 31, 32, 33):
+            out = srun("s_lshl_b32", S0=a, S1=np.uint32(s))
+            want = (int(a) << (s & 31)) & 0xFFFFFFFF
+            assert int(out["D0"][0, 0]) == want and int(out["SCC"][0, 0]) == int(want != 0)
+            out = srun("s_ashr_i32", S0=a, S1=np.uint32(s))
+            assert int(out["D0"][0, 0]) == (int(np.int32(a.view(np.int32))) >> (s & 31)) & 0xFFFFFFFF
+        out = srun("s_brev_b32", S0=a)
+        assert int(out["D0"][0, 0]) == int(f"{int(a):032b}"[::-1], 2)
+        out = srun("s_bcnt1_i32_b32", S0=a)
+        assert int(out["D0"][0, 0]) == bin(int(a)).count("1")
+        out = srun("s_ctz_i32_b32", S0=a)
+        assert int(np.uint32(out["D0"][0, 0]).view(np.int32)) == ((int(a) & -int(a)).bit_length() - 1 if a else -1)
+        out = srun("s_cmp_lt_i32", S0=a, S1=np.uint32(5))
+        assert int(out["SCC"][0, 0]) == int(int(np.uint32(a).view(np.int32)) < 5)
+        out = srun("s_bitcmp1_b32", S0=a, S1=np.uint32(31))
+        assert int(out["SCC"][0, 0]) == int(a) >> 31
+
+
+def test_saveexec_and_branches():
+    sem = TABLE.lookup("s_and_saveexec_b32")
+    got = sem.execute(Ctx(lanes=32, exec_mask=np.array([[0xFF00]], np.uint64), scalar=True,
+                          inputs={"S0": np.array([[0x0FF0]], np.uint32)}))
+    assert int(got["EXEC"][0, 0]) == 0x0F00 and int(got["D0"][0, 0]) == 0xFF00 and int(got["SCC"][0, 0]) == 1
+    for scc, taken in ((0, True), (1, False)):
+        pc = np.array([[0x1000]], np.uint64)
+        got = srun("s_cbranch_scc0", SCC=np.uint32(scc), PC=pc, SIMM16=0xFFFE)   # -2 dwords
+        assert int(got["PC"][0, 0]) == (0x1000 + 4 - 8 if taken else 0x1004)
+    got = srun("s_branch", PC=np.array([[0x1000]], np.uint64), SIMM16=0x7FFF)
+    assert int(got["PC"][0, 0]) == 0x1000 + 4 + 0x7FFF * 4
+    assert TABLE.lookup("s_cbranch_execz").branch and not TABLE.lookup("s_add_u32").branch
+
+
+# ---------------- memory ----------------
+class FakeMemory:
+    """Flat little-endian byte array; independent of the semantics under test."""
+
+    def __init__(self, size=4096):
+        self.data = np.zeros(size, np.uint8)
+
+    def load(self, addr, nbytes, mask):
+        out = np.zeros(addr.shape, np.uint64)
+        for k in range(nbytes):
+            byte = self.data[np.where(mask, addr + np.uint64(k), 0).astype(np.int64)].astype(np.uint64)
+            out |= np.where(mask, byte, 0).astype(np.uint64) << np.uint64(8 * k)
+        return out
+
+    def store(self, addr, nbytes, value, mask):
+        a, v = addr[mask].astype(np.int64), value[mask].astype(np.uint64)
+        for k in range(nbytes):
+            self.data[a + k] = ((v >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8)
+
+
+def mrun(name, mem, exec_mask=None, **inputs):
+    sem = TABLE.lookup(name)
+    if exec_mask is None:
+        exec_mask = np.full((W, 1), (1 << L) - 1, np.uint64)
+    if sem.reads_d0:
+        for k in ("VDATA", "RETURN_DATA"):
+            if k in sem.reads and k not in inputs:
+                inputs[k] = np.zeros((W, L), np.uint32)
+    return sem.execute(Ctx(lanes=L, exec_mask=exec_mask, inputs=inputs, mem=mem, scalar=sem.scalar))
+
+
+def test_global_load_store_widths_and_exec_mask():
+    mem = FakeMemory()
+    addr = (np.arange(W * L, dtype=np.uint64) * 16).reshape(W, L)
+    data = [u32() for _ in range(4)]
+    vdata = np.stack(data, -1)
+    exec_mask = np.array([[0xFFFFFFFF], [0x0000FFFF]], np.uint64)
+    mrun("global_store_b128", mem, exec_mask=exec_mask, ADDR=addr, VDATA=vdata)
+    words = mem.data.view(np.uint32)
+    active = ((exec_mask >> np.arange(L, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    for k in range(4):
+        stored = words[(addr // 4 + k).astype(np.int64)]
+        assert (stored[active] == data[k][active]).all() and (stored[~active] == 0).all()
+    out = mrun("global_load_b128", mem, ADDR=addr)["VDATA"]
+    assert out.shape == (W, L, 4) and (out[active] == vdata[active]).all()
+    b = mrun("global_load_u8", mem, ADDR=addr + np.uint64(1))["VDATA"]
+    assert (b[active] == ((data[0] >> 8) & 0xFF)[active]).all()
+    sb = mrun("global_load_i16", mem, ADDR=addr + np.uint64(2))["VDATA"]
+    assert (sb[active] == (data[0] >> 16).astype(np.uint16).view(np.int16).astype(np.int32).view(np.uint32)[active]).all()
+
+
+def test_ds_atomics_serialise_lanes_sharing_an_address():
+    mem = FakeMemory()
+    addr = np.zeros((W, L), np.uint64)
+    addr[:, ::2] = 64
+    ones = np.ones((W, L), np.uint32)
+    out = mrun("ds_add_rtn_u32", mem, ADDR=addr, DATA=ones)
+    assert mem.data.view(np.uint32)[0] == W * L // 2 and mem.data.view(np.uint32)[16] == W * L // 2
+    # each lane sees the value before its own add, in lane order
+    ret = out["RETURN_DATA"]
+    assert sorted(ret[addr == 0].tolist()) == list(range(W * L // 2))
+    mem2 = FakeMemory()
+    a = np.arange(W * L, dtype=np.uint64).reshape(W, L) * 4
+    mem2.data.view(np.uint32)[: W * L] = 7
+    cmp = np.where(rng.random((W, L)) < 0.5, 7, 8).astype(np.uint32)
+    mrun("ds_cmpstore_rtn_b32", mem2, ADDR=a, DATA=np.full((W, L), 99, np.uint32), DATA2=cmp)
+    assert (mem2.data.view(np.uint32)[: W * L].reshape(W, L) == np.where(cmp == 7, 99, 7)).all()
+
+
+def test_ds_2addr_and_smem():
+    mem = FakeMemory()
+    mem.data.view(np.uint32)[:] = np.arange(1024, dtype=np.uint32)
+    base = (np.arange(W * L, dtype=np.uint64) * 4).reshape(W, L)
+    out = mrun("ds_load_2addr_b32", mem, ADDR_BASE=base, OFFSET0=1, OFFSET1=3)
+    d = out["RETURN_DATA"]
+    assert (d & np.uint64(0xFFFFFFFF) == base // 4 + 1).all() and (d >> np.uint64(32) == base // 4 + 3).all()
+    sem = TABLE.lookup("s_load_b256")
+    got = sem.execute(Ctx(lanes=32, exec_mask=np.ones((1, 1), np.uint64), scalar=True, mem=mem,
+                          inputs={"ADDR": np.array([[40]], np.uint64)}))
+    assert got["SDATA"].shape == (1, 1, 8) and got["SDATA"][0, 0].tolist() == list(range(10, 18))
