@@ -11,7 +11,10 @@ def _cmd_gen(args) -> int:
 
 
 def _cmd_demo(args) -> int:
-    from isa.demo import demo
+    if args.isa:
+        from isa.demo import demo as isa_tour
+        return isa_tour(args.arch)
+    from runtime.demo import demo
     return demo(args.arch)
 
 
@@ -22,8 +25,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "Run `wavesmith demo` for a tour, `wavesmith COMMAND --help` for details.")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="show what wavesmith can do (default job)",
-                          description="Show the generated ISA's statistics and decode a few instructions.")
-    demo.add_argument("--arch", default="gfx1100", help="target or family (default: gfx1100)")
+                          description="Build a kernel with the DSL, write it as a code object, run it on "
+                                      "Device('emu'), check it against numpy and print its disassembly and "
+                                      "launch statistics. --isa shows the generated ISA's statistics instead.")
+    demo.add_argument("--arch", default="gfx1100", help="target (default: gfx1100)")
+    demo.add_argument("--isa", action="store_true", help="tour of the generated ISA tables instead")
     demo.set_defaults(func=_cmd_demo)
     gen = sub.add_parser("gen", help="generate ISA definitions from AMD's PDFs",
                          description="Generate isa/generated/<arch>/ from AMD's ISA reference PDF. PDFs are "

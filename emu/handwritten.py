@@ -6,7 +6,9 @@ data-parallel operations the manual describes in prose or matrix notation (WMMA,
 """
 from __future__ import annotations
 
-from .semantics import Semantic
+import numpy as np
+
+from .semantics import Operand, Semantic
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -14,7 +16,10 @@ CONTROL = {
     "S_BARRIER": "barrier",
     "S_WAITCNT": "wait", "S_WAITCNT_VSCNT": "wait", "S_WAITCNT_VMCNT": "wait", "S_WAITCNT_EXPCNT": "wait",
     "S_WAITCNT_LGKMCNT": "wait", "S_WAITCNT_DEPCTR": "wait", "S_WAIT_IDLE": "wait", "S_WAIT_EVENT": "wait",
-    "S_SLEEP": "sleep",
+    "S_SLEEP": "sleep", "S_WAKEUP": "wakeup",
+    "S_ENDPGM_ORDERED_PS_DONE": "end", "S_SETHALT": "halt", "S_TRAP": "trap",
+    "S_SENDMSG": "message", "S_SENDMSGHALT": "message",
+    "S_SETKILL": "nop",             # pixel-shader kill mask: no effect on compute waves
     # scheduling and cache hints: no architectural effect in an emulator that executes in order
     "S_NOP": "nop", "S_CLAUSE": "nop", "S_DELAY_ALU": "nop", "S_SET_INST_PREFETCH_DISTANCE": "nop",
     "S_SETPRIO": "nop", "S_INCPERFLEVEL": "nop", "S_DECPERFLEVEL": "nop", "S_ICACHE_INV": "nop",
@@ -27,7 +32,26 @@ def _nothing(ctx):
     return {}
 
 
+def _set_mode_field(lo: int, width: int):
+    """s_round_mode / s_denorm_mode: SIMM16[width-1:0] replaces MODE[lo+width-1:lo]
+    (FP_ROUND is MODE[3:0], FP_DENORM MODE[7:4]; isa tables 'mode')."""
+    mask = ((1 << width) - 1) << lo
+
+    def fn(ctx):
+        simm = int(ctx.get("SIMM16")) & ((1 << width) - 1)
+        mode = np.asarray(ctx.mode, np.uint64).reshape(-1, 1)
+        return {"MODE": (mode & np.uint64(~mask & 0xFFFFFFFF)) | np.uint64(simm << lo)}
+    return fn
+
+
+MODE_WRITERS = {"S_ROUND_MODE": _set_mode_field(0, 4), "S_DENORM_MODE": _set_mode_field(4, 4)}
+
+
 def semantic(name: str, scalar: bool) -> Semantic | None:
+    if name in MODE_WRITERS:
+        return Semantic(name, MODE_WRITERS[name], "hand-written", reads={"SIMM16": Operand("SIMM16", 16, "u16")},
+                        writes={"MODE": Operand("MODE", 32, "u32")}, scalar=True,
+                        source="MODE field <- SIMM16 (the manual describes it in prose)")
     if name in CONTROL:
         return Semantic(name, _nothing, "hand-written", scalar=scalar, control=CONTROL[name],
                         source=f"machine event: {CONTROL[name]}")

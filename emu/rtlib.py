@@ -449,28 +449,8 @@ def f32_to_bf16(x):
     return np.where(nan, (r >> U64(16)) | U64(0x40), rounded) & U64(0xFFFF)
 
 
-def trunc(x):
-    return np.trunc(x)
-
-
-def floor(x):
-    return np.floor(x)
-
-
-def sqrt(x):
-    return np.sqrt(x)
-
-
-def sin(x):
-    return np.sin(x)
-
-
-def cos(x):
-    return np.cos(x)
-
-
-def log2(x):
-    return np.log2(x)
+# the pseudocode's math functions are numpy's (IEEE, element-wise, keep the float type)
+trunc, floor, sqrt, sin, cos, log2 = np.trunc, np.floor, np.sqrt, np.sin, np.cos, np.log2
 
 
 def pow(x, y):  # noqa: A001 - the pseudocode's name
@@ -631,3 +611,28 @@ def call_instruction(ctx, name: str, args: list):
     from .semantics import Ctx
     out = sem.fn(Ctx(**{**ctx.__dict__, "inputs": sub_inputs}))
     return out["D0"]
+
+
+def _to_norm(x, signed: bool, bits: int):
+    """Float -> normalised integer: clamp to [-1, 1] (signed) or [0, 1], scale by the
+    largest code, round to nearest even; NaN -> 0."""
+    top = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    a = np.nan_to_num(np.asarray(x, np.float64), nan=0.0)
+    v = np.rint(np.clip(a, -1.0 if signed else 0.0, 1.0) * top).astype(np.int64)
+    return v if signed else v.astype(U64)
+
+
+def f16_to_snorm(x):
+    return _to_norm(x, True, 16)
+
+
+def f16_to_unorm(x):
+    return _to_norm(x, False, 16)
+
+
+def f32_to_snorm(x):
+    return _to_norm(x, True, 16)
+
+
+def f32_to_unorm(x):
+    return _to_norm(x, False, 16)

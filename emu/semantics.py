@@ -122,7 +122,7 @@ class Ctx:
     exec_mask: np.ndarray                 # uint64 (W, 1): EXEC of each wave
     inputs: dict[str, object] = field(default_factory=dict)
     scalar: bool = False                  # per-wave instruction: batch shape is (W, 1)
-    mode: np.ndarray | int = 0            # MODE hardware register per wave (rounding, denormals, IEEE)
+    mode: np.ndarray | int = 0x3F0        # MODE per wave; default: RNE, denormals kept, DX10_CLAMP, IEEE
     status: np.ndarray | int = 0          # STATUS hardware register per wave
     mem: Memory | None = None             # MEM[...] / LDS(...) accesses
     vgpr: RegFile | None = None           # VGPR[lane][reg]

@@ -27,8 +27,15 @@ def test_gen_stats_needs_no_pdf(capsys):
     assert "VOP3P" in out and "with pseudocode" in out
 
 
-def test_demo_decodes_with_generated_tables(capsys):
+def test_demo_runs_a_dsl_kernel_on_the_emulator(capsys):
     assert wavesmith.main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "v_fmac_f32" in out and "s_endpgm" in out            # the disassembly
+    assert "lane-ops" in out and "identical for all" in out     # launch statistics, numpy check
+
+
+def test_isa_tour_decodes_with_generated_tables(capsys):
+    assert wavesmith.main(["demo", "--isa"]) == 0
     out = capsys.readouterr().out
     assert "v_dual_mul_f32 :: v_dual_add_f32" in out and "s_endpgm" in out
 

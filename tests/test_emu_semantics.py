@@ -453,3 +453,27 @@ def test_ds_2addr_and_smem():
     got = sem.execute(Ctx(lanes=32, exec_mask=np.ones((1, 1), np.uint64), scalar=True, mem=mem,
                           inputs={"ADDR": np.array([[40]], np.uint64)}))
     assert got["SDATA"].shape == (1, 1, 8) and got["SDATA"][0, 0].tolist() == list(range(10, 18))
+
+
+def test_normalised_conversions_clamp_and_round_to_even():
+    a = f32()
+    a[0, :6] = [0.5, -0.5, 2.0, -3.0, np.nan, 1.0 / 65535 * 2.5]
+    h = a.astype(np.float16)
+    x = np.nan_to_num(h.astype(np.float64), nan=0.0)
+    with np.errstate(all="ignore"):
+        want_s = np.rint(np.clip(x, -1, 1) * 32767).astype(np.int64)
+        want_u = np.rint(np.clip(x, 0, 1) * 65535).astype(np.int64)
+    hu = h.view(np.uint16).astype(np.uint32)
+    assert (run("v_cvt_norm_i16_f16", S0=hu)["D0"] & 0xFFFF == want_s.astype(np.uint16)).all()
+    assert (run("v_cvt_norm_u16_f16", S0=hu)["D0"] & 0xFFFF == want_u.astype(np.uint16)).all()
+
+
+def test_round_and_denorm_mode_set_their_mode_fields():
+    sem = TABLE.lookup("s_denorm_mode")
+    got = sem.execute(Ctx(lanes=32, exec_mask=np.ones((2, 1), np.uint64), scalar=True, inputs={"SIMM16": 0x5},
+                          mode=np.array([[0x3F3], [0x000]], np.uint32)))
+    assert got["MODE"].ravel().tolist() == [0x353, 0x050]
+    sem = TABLE.lookup("s_round_mode")
+    got = sem.execute(Ctx(lanes=32, exec_mask=np.ones((1, 1), np.uint64), scalar=True, inputs={"SIMM16": 0xA},
+                          mode=np.array([[0x3F3]], np.uint32)))
+    assert got["MODE"].ravel().tolist() == [0x3FA]

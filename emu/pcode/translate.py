@@ -559,11 +559,14 @@ class Translator:
             return "(ctx.lanes == 64)", BOOL
         if name == "WAVE32":
             return "(ctx.lanes == 32)", BOOL
+        if name == "EXEC_LO":
+            c, _ = self.read_operand("EXEC")
+            return f"({c} & R.U64(0xFFFFFFFF))", Ty("u", 32)
         if name in ("EXECZ", "VCCZ"):
             src = name[:-1]
             c, _ = self.read_operand(src)
             return f"R.U64({c} == 0)", Ty("u", 1)
-        if name in ("PI", "INF", "NAN", "OVERFLOW_F32", "OVERFLOW_F64", "UNDERFLOW_F32", "UNDERFLOW_F64"):
+        if name in ("PI", "INF", "NAN", "OVERFLOW_F32", "OVERFLOW_F64", "UNDERFLOW_F32", "UNDERFLOW_F64", "MAX_FLOAT_F32"):
             return f"R.CONSTANTS[{name!r}]", Ty("lit", 64)
         if name in OPERANDS:
             return self.read_operand(name)
@@ -962,7 +965,9 @@ RESULT_TYPES: dict = {n: BOOL for n in BOOLS}
 RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": Ty("i", 32),
                      "s_ff1_i32_b32": Ty("i", 32), "s_ff1_i32_b64": Ty("i", 32), "signext": Ty("i", 64),
                      "signextFromBit": Ty("i", 64), "bf16_to_f32": Ty("f", 32), "f32_to_bf16": Ty("u", 16),
-                     "nop": LIT, "fma": _first_float, "ldexp": _first_float})
+                     "nop": LIT, "fma": _first_float, "ldexp": _first_float,
+                     "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
+                     "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16)})
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):
     if re.fullmatch(r"[fiu]\d+_to_[fiu]\d+", _n):
         RESULT_TYPES[_n] = _conv_type(_n)

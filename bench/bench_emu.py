@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Emulator speed: lane-operations per second and the ratio to numpy computing the same
+result in the same run.
+
+  elementwise: y = a * x + b over N (default 1M) f32 elements, a kernel assembled with dsl
+               (bounds check, global loads, v_fma_f32, global store), 256-item work-groups
+  sgemm:       C = A @ B, 128 x 128 x 128 f32, the corpus's clang-built sgemm_tiled_lds
+               (16x16 tiles staged in LDS, two barriers per K step) through Device("emu")
+
+Each is run once to warm up (decoding, semantics compilation) and then timed with the best of
+--repeat runs; numpy is timed the same way. Goal: elementwise within 30x of numpy.
+
+    python bench/bench_emu.py [--n 1048576] [--arch gfx1100] [--repeat 3] [--profile]
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+SHARED = Path(os.environ.get("WAVESMITH_SHARED", REPO.parent / "shared"))
+
+import dsl  # noqa: E402
+from emu.launch import Dispatch  # noqa: E402
+from emu.machine import Machine  # noqa: E402
+from emu.memory import DeviceMemory  # noqa: E402
+
+ELEMENTWISE = """
+    s_load_b128 s[4:7], s[0:1], 0x0          // x, y
+    s_load_b64 s[8:9], s[0:1], 0x10          // a, b (f32 bits)
+    s_load_b32 s10, s[0:1], 0x18             // n
+    s_lshl_b32 s11, s2, 8
+    s_waitcnt lgkmcnt(0)
+    v_add_nc_u32 v1, s11, v0
+    v_cmpx_gt_u32 s10, v1
+    s_cbranch_execz done
+    v_lshlrev_b32 v1, 2, v1
+    global_load_b32 v2, v1, s[4:5]
+    s_waitcnt vmcnt(0)
+    v_fma_f32 v2, s8, v2, s9
+    global_store_b32 v1, v2, s[6:7]
+done:
+    s_endpgm
+"""
+
+
+def best(fn, repeat: int):
+    times, result = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), result
+
+
+def report(name: str, stats, emu_s: float, numpy_s: float, ok: bool, goal: float | None = None) -> None:
+    ratio = emu_s / numpy_s
+    print(f"{name}: {stats.lane_ops / emu_s / 1e6:8.1f} M lane-ops/s  ({stats.lane_ops} lane-ops, "
+          f"{stats.instructions} wave-instructions in {stats.batches} batches, {stats.waves} waves)")
+    print(f"{'':{len(name)}}  emulator {emu_s * 1e3:9.1f} ms   numpy {numpy_s * 1e3:8.3f} ms   "
+          f"ratio {ratio:7.1f}x" + (f"  (goal <= {goal:g}x: {'met' if ratio <= goal else 'NOT met'})" if goal else "")
+          + f"   result {'matches numpy' if ok else 'DIFFERS from numpy'}")
+
+
+def elementwise(arch: str, n: int, repeat: int) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n).astype(np.float32)
+    a, b = np.float32(1.5), np.float32(-0.25)
+    mem = DeviceMemory()
+    xa, ya = mem.alloc(x.nbytes, "x"), mem.alloc(x.nbytes, "y")
+    mem.write(xa, x)
+    kernarg = mem.alloc(64, "kernarg")
+    mem.write(kernarg, np.array([xa, ya], np.uint64).tobytes() + np.array([a, b], np.float32).tobytes()
+              + np.uint32(n).tobytes())
+    code = dsl.assemble(ELEMENTWISE, arch)
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    machine = Machine(arch, mem)
+    d = Dispatch("elementwise", at, grid=(-(-n // 256), 1, 1), block=(256, 1, 1), vgprs=8,
+                 user_sgprs=[kernarg & 0xFFFFFFFF, kernarg >> 32])
+    machine.run(d)                                      # warm-up: decode, compile semantics
+    emu_s, stats = best(lambda: machine.run(d), repeat)
+    np_s, want = best(lambda: a * x + b, repeat)
+    got = np.frombuffer(mem.read(ya, x.nbytes), np.float32)
+    report(f"elementwise {n} ({arch})", stats, emu_s, np_s, bool(np.allclose(got, want, rtol=1e-6, atol=1e-6)), 30)
+
+
+def sgemm(arch: str, size: int, repeat: int) -> None:
+    from runtime import Device
+    folder = SHARED / "kernels" / "sgemm_tiled_lds"
+    if not folder.exists():
+        print(f"sgemm: {folder} not found (set WAVESMITH_SHARED); skipped")
+        return
+    manifest = json.loads((folder / "manifest.json").read_text())
+    rng = np.random.default_rng(0)
+    A = rng.uniform(-1, 1, (size, size)).astype(np.float32)
+    B = rng.uniform(-1, 1, (size, size)).astype(np.float32)
+    dev = Device("emu", arch=arch)
+    prg = dev.load((folder / manifest["code_objects"][arch]).read_bytes())
+    bufs = [dev.alloc(A.nbytes, "A").copyin(A), dev.alloc(B.nbytes, "B").copyin(B), dev.alloc(A.nbytes, "C")]
+    dims = [np.uint32(size)] * 3
+    tiles = size // 16
+
+    def launch():
+        return prg.launch(manifest["kernel"], grid=(tiles, tiles, 1), block=(16, 16, 1), args=bufs + dims)
+    launch()
+    emu_s, stats = best(launch, repeat)
+    np_s, want = best(lambda: A @ B, repeat)
+    got = bufs[2].copyout(np.float32).reshape(size, size)
+    report(f"sgemm {size}x{size}x{size} tiled ({arch})", stats, emu_s, np_s,
+           bool(np.allclose(got, want, rtol=1e-4, atol=1e-4)))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=1 << 20, help="elements of the elementwise kernel")
+    ap.add_argument("--size", type=int, default=128, help="M = N = K of the SGEMM (a multiple of 16)")
+    ap.add_argument("--arch", default="gfx1100")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--profile", action="store_true", help="cProfile one elementwise run (top 20 by own time)")
+    args = ap.parse_args()
+    elementwise(args.arch, args.n, args.repeat)
+    sgemm(args.arch, args.size, args.repeat)
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.runcall(elementwise, args.arch, args.n, 1)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

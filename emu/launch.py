@@ -1,0 +1,104 @@
+"""What the hardware receives for one dispatch: the initial state of every wave.
+
+`Dispatch` is the hardware-level launch (no code objects, no kernel arguments): where
+the code starts, the grid, and which SGPRs/VGPRs the dispatcher initialises. The runtime
+(runtime/device.py) builds it from a kernel descriptor; tests can build it directly.
+System SGPRs follow the user SGPRs in the order the hardware writes them (LLVM's
+AMDGPUUsage, "Initial Kernel Execution State"): work-group id X, Y, Z, work-group info,
+private segment wave offset — each only if enabled.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .wave import EXEC_LO, WaveState, pack_mask
+
+
+class LaunchError(ValueError):
+    """A dispatch the hardware would refuse (bad sizes, too many registers)."""
+
+
+@dataclass
+class Dispatch:
+    kernel: str
+    entry: int                              # device address of the first instruction
+    grid: tuple[int, int, int]              # work-groups per dimension
+    block: tuple[int, int, int]             # work-items per work-group and dimension
+    wave_size: int = 32
+    vgprs: int = 256                        # VGPRs each wave has (the descriptor's allocation)
+    user_sgprs: list[int] = field(default_factory=list)   # s0.. values, the same in every wave
+    user_sgpr_count: int | None = None      # where system SGPRs start (default: len(user_sgprs))
+    workgroup_id: tuple[bool, bool, bool] = (True, False, False)
+    workgroup_info: bool = False
+    private_segment_wave_offset: bool = False
+    workitem_id_dims: int = 0               # 0: x, 1: x and y, 2: x, y and z (packed in v0)
+    lds_size: int = 0                       # bytes of LDS per work-group
+    scratch_size: int = 0                   # bytes of private memory per work-item
+    mode: int = 0                           # initial MODE register
+    budget: int = 5_000_000                 # instructions any one wave may issue
+
+    def validate(self) -> None:
+        if self.wave_size not in (32, 64):
+            raise LaunchError(f"{self.kernel}: wave size {self.wave_size} (must be 32 or 64)")
+        for what, v in (("grid", self.grid), ("block", self.block)):
+            if len(v) != 3 or any(int(x) < 1 for x in v):
+                raise LaunchError(f"{self.kernel}: {what} {tuple(v)} must be three sizes >= 1")
+        items = int(np.prod(self.block))
+        if items > 1024:
+            raise LaunchError(f"{self.kernel}: block {tuple(self.block)} has {items} work-items (at most 1024)")
+        if not 1 <= self.vgprs <= 256:
+            raise LaunchError(f"{self.kernel}: {self.vgprs} VGPRs per wave (1..256)")
+        n = self.user_sgpr_count if self.user_sgpr_count is not None else len(self.user_sgprs)
+        if n + sum(self.workgroup_id) + self.workgroup_info + self.private_segment_wave_offset > 106:
+            raise LaunchError(f"{self.kernel}: {n} user SGPRs plus system SGPRs exceed the 106 SGPRs")
+        if self.lds_size > 65536:
+            raise LaunchError(f"{self.kernel}: {self.lds_size} bytes of LDS per work-group (at most 64 KiB)")
+
+    @property
+    def waves_per_group(self) -> int:
+        return -(-int(np.prod(self.block)) // self.wave_size)
+
+    @property
+    def groups(self) -> int:
+        return int(np.prod(self.grid))
+
+
+def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState, np.ndarray]:
+    """Wave state for work-groups [first_group, first_group + groups) (linear ids, x fastest),
+    and the work-group (chunk-local) of every wave."""
+    L, per = d.wave_size, d.waves_per_group
+    nw = groups * per
+    st = WaveState(nw, L, d.vgprs)
+    gid = first_group + np.arange(groups)
+    gx, gy, gz = d.grid
+    wg_xyz = np.stack([gid % gx, (gid // gx) % gy, gid // (gx * gy)], 1)      # (groups, 3)
+    wave_group = np.repeat(np.arange(groups), per)                            # chunk-local group of each wave
+    wave_in_group = np.tile(np.arange(per), groups)
+    n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
+    st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
+    s = n_user
+    for axis, on in enumerate(d.workgroup_id):
+        if on:
+            st.sgpr[s] = wg_xyz[wave_group, axis]
+            s += 1
+    if d.workgroup_info:    # bits 5:0 waves in the group, the rest are hardware details left 0
+        st.sgpr[s] = per
+        s += 1
+    if d.private_segment_wave_offset:   # scratch is per lane here (emu/memory.py), the offset is unused
+        st.sgpr[s] = 0
+        s += 1
+    # work-item ids: lane l of wave w is local linear id w*L + l. Every work-group has the
+    # same pattern: compute it for one group and repeat it.
+    bx, by, bz = d.block
+    local = np.arange(per * L).reshape(per, L)
+    x, y, z = local % bx, (local // bx) % by, local // (bx * by)
+    dims = d.workitem_id_dims
+    valid = local < bx * by * bz
+    v0 = np.where(valid, x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0), 0).astype(np.uint32)
+    st.vgpr[0] = np.tile(v0, (groups, 1))
+    st.write_mask(slice(None), EXEC_LO, np.tile(pack_mask(valid), (groups, 1)))
+    st.pc[:] = d.entry
+    st.mode[:] = d.mode
+    return st, wave_group

@@ -1,0 +1,342 @@
+"""The machine: runs a Dispatch on a DeviceMemory, every wave of the grid at once.
+
+Execution is batched: each step takes the lowest PC any runnable wave sits at, and runs
+that instruction for every such wave together — a (W, L) numpy slab per operand — through
+the instruction's Semantic (emu/semantics.py). Decoding and operand routing happen once
+per PC (machine_prepare.py) and are cached. Barriers park waves until every live wave of
+their work-group arrived; s_endpgm retires them. Work-groups run in chunks so that the
+register state stays within a memory bound.
+
+Errors name the kernel, PC, instruction and, for memory faults, the wave, lane, work-item
+and address with the nearest buffer; a per-wave instruction budget stops runaway loops.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import isa
+from dsl.decode import DecodeError, decode_one
+from dsl.printer import print_instruction
+
+from .launch import Dispatch, initial_state
+from .machine_prepare import Prepared, PrepareError, Preparer
+from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
+from .semantics import Ctx, SemanticsError
+from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
+
+STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
+
+
+class EmuError(Exception):
+    """Any error while running a kernel; the message names kernel and PC."""
+
+
+class UnsupportedInstruction(EmuError):
+    pass
+
+
+class EmuFault(EmuError):
+    """A memory access outside every buffer (or LDS / scratch bound)."""
+
+
+class BudgetExceeded(EmuError):
+    pass
+
+
+@dataclass
+class Stats:
+    kernel: str = ""
+    waves: int = 0
+    workgroups: int = 0
+    instructions: int = 0        # wave-instructions issued
+    lane_ops: int = 0            # active lanes summed over vector instructions
+    batches: int = 0             # machine steps (one instruction over a batch of waves)
+    seconds: float = 0.0
+    mnemonics: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        rate = self.lane_ops / self.seconds if self.seconds else 0.0
+        return (f"{self.kernel}: {self.workgroups} work-groups, {self.waves} waves, {self.instructions} "
+                f"wave-instructions in {self.batches} batches, {self.lane_ops} lane-ops, "
+                f"{self.seconds * 1e3:.1f} ms ({rate / 1e6:.1f} M lane-ops/s)")
+
+
+def default_semantics(arch: str):
+    from .table import load_semantics     # the semantics library (emu/table.py)
+    return load_semantics(arch)
+
+
+class _Inputs(dict):
+    """Semantic inputs; the optional ones (old destination values) are read on first use."""
+
+    def __init__(self, lazy, st, sel):
+        super().__init__()
+        self.lazy, self.st, self.sel = lazy, st, sel
+
+    def __missing__(self, name):
+        if name not in self.lazy:
+            raise KeyError(name)
+        value = self[name] = self.lazy[name](self.st, self.sel)
+        return value
+
+
+class _BatchRegs:
+    def __init__(self, st: WaveState, sel):
+        self.st, self.sel = st, sel
+
+    @property
+    def waves(self) -> np.ndarray:
+        """(W, 1) wave indices of the batch (built only when a semantic indexes registers)."""
+        return np.arange(self.st.waves)[self.sel][:, None]
+
+
+class _Vgprs(_BatchRegs):
+    """RegFile over the VGPRs of a batch (cross-lane semantics index VGPR[lane][reg])."""
+
+    def read(self, reg, lane=None):
+        lane = np.arange(self.st.lanes)[None, :] if lane is None else lane
+        reg, lane = np.asarray(reg, np.int64), np.asarray(lane, np.int64)
+        self._check(reg, lane)
+        return self.st.vgpr[reg, self.waves, lane]
+
+    def write(self, reg, lane, value, mask=None):
+        reg, lane = np.asarray(reg, np.int64), np.asarray(lane, np.int64)
+        self._check(reg, lane)
+        w, r, l, v = np.broadcast_arrays(self.waves, reg, lane, np.asarray(value, np.uint32))
+        if mask is not None:
+            m = np.broadcast_to(mask, w.shape)
+            w, r, l, v = w[m], r[m], l[m], v[m]
+        self.st.vgpr[r, w, l] = v
+
+    def _check(self, reg, lane):
+        if reg.size and (reg.min() < 0 or reg.max() >= self.st.vgprs):
+            raise SemanticsError(f"VGPR index {int(reg.max())} outside the {self.st.vgprs} allocated")
+        if lane.size and (lane.min() < 0 or lane.max() >= self.st.lanes):
+            raise SemanticsError(f"lane index {int(lane.max())} outside the wave's {self.st.lanes} lanes")
+
+
+class _Sgprs(_BatchRegs):
+    """RegFile over the SGPRs of a batch (SGPR[addr] of s_movrels and friends)."""
+
+    def read(self, reg, lane=None):
+        return self.st.sgpr[np.asarray(reg, np.int64) % 128, self.waves]
+
+    def write(self, reg, lane, value, mask=None):
+        w, r, v = np.broadcast_arrays(self.waves, np.asarray(reg, np.int64) % 128, np.asarray(value, np.uint32))
+        if mask is not None:
+            m = np.broadcast_to(mask, w.shape)
+            w, r, v = w[m], r[m], v[m]
+        self.st.sgpr[r, w] = v
+
+
+class _Hwregs(_Sgprs):
+    """HW_REGISTERS[id]: MODE (1) and STATUS (2) live in the wave state, the rest in st.hwreg."""
+
+    def read(self, reg, lane=None):
+        reg = int(np.asarray(reg).flat[0])
+        src = {1: self.st.mode, 2: self.st.status}.get(reg)
+        return src[self.sel] if src is not None else self.st.hwreg[self.sel, reg % 64][:, None]
+
+    def write(self, reg, lane, value, mask=None):
+        reg = int(np.asarray(reg).flat[0])
+        value = np.broadcast_to(np.asarray(value, np.uint32).reshape(-1, 1), (len(self.waves), 1))
+        dst = {1: self.st.mode, 2: self.st.status}.get(reg)
+        if dst is not None:
+            dst[self.sel] = value
+        else:
+            self.st.hwreg[self.sel, reg % 64] = value[:, 0]
+
+
+class Machine:
+    """One architecture's machine bound to a device memory. `run(dispatch)` executes a
+    launch to completion and returns Stats; decoded instructions are cached per PC."""
+
+    def __init__(self, arch: str, memory: DeviceMemory, semantics=None):
+        self.arch, self.memory = arch, memory
+        self.spec = isa.load(arch)
+        self.semantics = semantics if semantics is not None else default_semantics(arch)
+        self._decoded: dict[int, object] = {}
+        self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
+        self.wave_size = 32
+
+    # ------------------------------------------------------------------ decoding
+    def decode(self, pc: int):
+        inst = self._decoded.get(pc)
+        if inst is None:
+            off = pc - self.memory.base
+            if not 0 <= off < len(self.memory.data) or self.memory.allocation_at(pc) is None:
+                raise EmuFault(f"instruction fetch at PC 0x{pc:x} outside any buffer; {self.memory.nearest(pc)}")
+            try:
+                inst = decode_one(self.spec, self.memory.data[off:off + 16].tobytes())
+            except DecodeError as e:
+                raise UnsupportedInstruction(f"PC 0x{pc:x}: cannot decode: {e}") from None
+            self._decoded[pc] = inst
+        return inst
+
+    def text(self, inst) -> str:
+        try:
+            return print_instruction(self.spec, inst, self.wave_size)
+        except Exception:       # the printer is a nicety in an error message; never mask the real error
+            return inst.name.lower()
+
+    # ------------------------------------------------------------------ running
+    def run(self, d: Dispatch) -> Stats:
+        d.validate()
+        self.wave_size = d.wave_size
+        t0 = time.perf_counter()
+        stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group)
+        preparer = Preparer(self.spec, self.semantics, d.wave_size, d.vgprs)
+        prepared: dict[int, Prepared] = {}
+        per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
+            + d.scratch_size * d.waves_per_group * d.wave_size
+        chunk = max(1, STATE_BYTES // max(per_group, 1))
+        for first in range(0, d.groups, chunk):
+            _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats).run()
+        stats.seconds = time.perf_counter() - t0
+        return stats
+
+
+class _Chunk:
+    """The waves of some work-groups, run until all ended."""
+
+    def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
+        self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
+        self.st, self.wave_group = initial_state(d, first, groups)
+        self.groups = groups
+        self.per_group = d.waves_per_group
+        L = d.wave_size
+        self.full = np.uint64((1 << L) - 1)
+        self.lds = np.zeros(groups * d.lds_size + 8, np.uint8)
+        self.lds_base = (self.wave_group * d.lds_size).astype(np.int64)[:, None]
+        scratch_lanes = self.st.waves * L
+        self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
+        self.scratch_base = (np.arange(scratch_lanes, dtype=np.int64) * d.scratch_size).reshape(self.st.waves, L)
+
+    def memory(self, kind: str | None, sel):
+        if kind is None:
+            return None
+        if kind == "global":
+            return self.m.memory
+        lds = RegionMemory("LDS", self.lds, self.d.lds_size, self.lds_base[sel])
+        scratch = RegionMemory("scratch", self.scratch, self.d.scratch_size, self.scratch_base[sel])
+        return {"lds": lds, "scratch": scratch}.get(kind) or FlatMemory(self.m.memory, lds, scratch)
+
+    def run(self) -> None:
+        st, stats = self.st, self.stats
+        while True:
+            runnable = st.run == RUNNING
+            if not runnable.any():
+                if (st.run == AT_BARRIER).any():
+                    raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
+                return
+            pc = int(st.pc[runnable].min())
+            idx = np.flatnonzero(runnable & (st.pc == pc))
+            sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
+            p = self.prepared.get(pc)
+            if p is None:
+                p = self.prepare(pc)
+            st.issued[sel] += 1
+            stats.batches += 1
+            stats.instructions += len(idx)
+            if st.issued[idx[0]] > self.d.budget:
+                raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
+                                     f"at PC 0x{pc:x} ({p.mnemonic}) in work-group "
+                                     f"{self.group_xyz(int(self.wave_group[idx[0]]))}: a runaway loop?")
+            self.step(p, sel, idx)
+            if self.m.tracer is not None:
+                self.m.tracer(p, st, sel)
+
+    def prepare(self, pc: int) -> Prepared:
+        inst = self.m.decode(pc)
+        try:
+            p = self.preparer.prepare(inst, pc)
+        except PrepareError as e:
+            raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{pc:x}: `{self.m.text(inst)}` "
+                                         f"({inst.fmt.name}): {e}") from None
+        self.prepared[pc] = p
+        return p
+
+    def step(self, p: Prepared, sel, idx) -> None:
+        st = self.st
+        control = p.control
+        if control is not None and control != "barrier" and control != "end" and control not in ("wait", "nop", "sleep"):
+            raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} ({control}) "
+                                         f"stops the wave: the machine does not model it")
+        if control is not None:
+            if control == "end":
+                st.run[sel] = ENDED
+                self.release(idx)
+            else:
+                st.pc[sel] += p.inst.size
+                if control == "barrier":
+                    st.run[sel] = AT_BARRIER
+                    self.release(idx)
+            return
+        exec_mask = st.exec_mask(sel)
+        active = None
+        if not p.scalar:
+            self.stats.lane_ops += int(np.bitwise_count(exec_mask).sum())
+            if not (exec_mask == self.full).all() or p.dpp is not None:
+                active = unpack_mask(exec_mask, st.lanes)
+        halves = [p] if p.second is None else [p, p.second]
+        results = []
+        for h in halves:
+            results.append(self.execute(h, sel, idx, exec_mask, active))
+        for h, (out, write_active) in zip(halves, results):
+            for name, value in out.items():
+                writer = h.writers.get(name)
+                if writer is None:
+                    raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {h.mnemonic} writes {name}, "
+                                                 f"which the machine does not route for {h.inst.fmt.name}")
+                writer(st, sel, value, write_active)
+        if not p.sem.branch:
+            st.pc[sel] += p.inst.size
+
+    def execute(self, p: Prepared, sel, idx, exec_mask, active):
+        st = self.st
+        inputs = _Inputs(p.lazy, st, sel)
+        inputs.update((k, f(st, sel) if callable(f) else f) for k, f in p.inputs.items())
+        write_active = active
+        if p.dpp is not None:
+            full_active = active if active is not None else np.ones((len(idx), st.lanes), bool)
+            inputs["S0"], write_active = p.dpp.permute(inputs["S0"], full_active)
+        ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar, mode=st.mode[sel],
+                  status=st.status[sel], mem=self.memory(p.memory, sel),
+                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel))
+        try:
+            return p.sem.execute(ctx), write_active
+        except MemoryFault as e:
+            raise self.fault(p, idx, e) from None
+        except SemanticsError as e:
+            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+
+    # ------------------------------------------------------------------ reports
+    def group_xyz(self, local_group: int) -> tuple[int, int, int]:
+        g = self.first + local_group
+        gx, gy, _ = self.d.grid
+        return (g % gx, (g // gx) % gy, g // (gx * gy))
+
+    def fault(self, p: Prepared, idx, e: MemoryFault) -> EmuFault:
+        wave = int(idx[e.position[0]]) if e.position else int(idx[0])
+        lane = int(e.position[1]) if len(e.position) > 1 else None
+        group = int(self.wave_group[wave])
+        wave_in_group = wave - group * self.per_group
+        where = f"work-group {self.group_xyz(group)}, wave {wave_in_group}"
+        if lane is not None:
+            local = wave_in_group * self.d.wave_size + lane
+            bx, by, _ = self.d.block
+            where += f", lane {lane} (work-item {(local % bx, (local // bx) % by, local // (bx * by))})"
+        return EmuFault(f"{self.d.kernel}: memory fault at PC 0x{p.pc:x} `{self.m.text(p.inst)}`, {where}: "
+                        f"{e.space} address 0x{e.address:x} ({e.nbytes} bytes): {e.detail}")
+
+    def release(self, idx) -> None:
+        """Let the waves of every work-group whose live waves all wait at the barrier go on."""
+        states = self.st.run.reshape(self.groups, self.per_group)       # a view: writes land in st.run
+        release = (states == AT_BARRIER).any(1) & ~(states == RUNNING).any(1)
+        if release.any():
+            block = states[release]
+            block[block == AT_BARRIER] = RUNNING
+            states[release] = block

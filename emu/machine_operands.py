@@ -1,0 +1,118 @@
+"""Operand codes -> values: how one source field of a decoded instruction is read.
+
+A source is prepared once per instruction (per PC) into a `Fetch`: a small callable
+`fetch(state, sel) -> array` that reads the registers of a batch of waves. Constants
+(inline constants, literals, apertures) become numpy scalars shaped (1, 1) that
+broadcast over the batch. All rules come from the ISA's operand-code tables
+(`spec.operands[fmt][field]`): the kind of each code range (sgpr, special, int, float,
+literal, vgpr) and its value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .memory import APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE
+from .wave import NULL, SCC_CODE, WaveState
+
+SIGN = {16: 0x8000, 32: 0x8000_0000, 64: 0x8000_0000_0000_0000}
+APERTURES = {"SHARED_BASE": SHARED_APERTURE, "SHARED_LIMIT": SHARED_APERTURE + APERTURE_SIZE - 1,
+             "PRIVATE_BASE": PRIVATE_APERTURE, "PRIVATE_LIMIT": PRIVATE_APERTURE + APERTURE_SIZE - 1}
+
+
+class OperandError(Exception):
+    """An operand code the machine cannot read (reserved code, register out of range)."""
+
+
+def float_bits(value: float, bits: int) -> int:
+    dtype = {16: np.float16, 32: np.float32, 64: np.float64}[bits]
+    return int(np.array(value, dtype).view({16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]))
+
+
+def constant(value: int, bits: int) -> np.ndarray:
+    """A per-batch constant: shape (1, 1), uint32 or uint64."""
+    return np.full((1, 1), value & ((1 << bits) - 1) if bits <= 64 else value,
+                   np.uint64 if bits == 64 else np.uint32)
+
+
+class SourceCodes:
+    """The 9-bit source-operand code table of one architecture (the VOP3 SRC0 field's, whose
+    codes are a superset of the scalar ones), resolved to readers."""
+
+    def __init__(self, spec):
+        self.rows = spec.operands["VOP3"]["SRC0"]
+
+    def row(self, code: int):
+        for row in self.rows:
+            if row[0] <= code <= row[1]:
+                return row
+        raise OperandError(f"operand code {code} is reserved")
+
+    def fetch(self, code: int, bits: int, ftype: str, literal: int | None, *, signed: bool = False,
+              half: int = 0, vgprs: int = 256):
+        """A reader for source `code` holding a `bits`-wide value of type `ftype` ('f', 'i', 'u',
+        'b'). half=1 reads bits 31:16 of a 32-bit register (16-bit operands)."""
+        lo, hi, kind, base, _ = self.row(code)
+        dwords = 2 if bits == 64 else 1
+        if kind == "vgpr":
+            reg = code - 256
+            if reg + dwords > vgprs:
+                raise OperandError(f"v{reg} is beyond the {vgprs} VGPRs the kernel allocates")
+            if bits == 16:
+                shift = np.uint32(16 * half)
+                return lambda st, sel: (st.vgpr[reg, sel] >> shift) & np.uint32(0xFFFF)
+            return lambda st, sel: st.read_vgprs(sel, reg, dwords)
+        if kind in ("sgpr", "ttmp") or (kind == "special" and base in ("VCC_LO", "VCC_HI", "M0",
+                                                                          "EXEC_LO", "EXEC_HI", "NULL")):
+            if code == NULL:
+                return _const(0, bits)
+            if bits == 16:
+                shift = np.uint32(16 * half)
+                return lambda st, sel: (st.sreg(sel, code) >> shift) & np.uint32(0xFFFF)
+            return lambda st, sel: st.read_sgprs(sel, code, dwords)
+        if code == SCC_CODE:
+            return lambda st, sel: st.scc[sel].astype(np.uint64 if bits == 64 else np.uint32)
+        if kind == "int":
+            value = base + (code - lo) if base >= 0 else base - (code - lo)
+            return _const(value, bits)
+        if kind == "float":
+            return _const(float_bits(base, max(bits, 16) if bits in (16, 32, 64) else 32), bits)
+        if kind == "literal":
+            if literal is None:
+                raise OperandError("literal operand without a literal dword")
+            if bits == 64:
+                value = literal << 32 if ftype == "f" else \
+                    literal - (1 << 32) if (signed and literal & 0x8000_0000) else literal
+            else:
+                value = literal
+            return _const(value, bits)
+        if kind == "special" and base in APERTURES:
+            value = APERTURES[base]
+            return _const(value if bits == 64 else value >> 32, bits)
+        raise OperandError(f"operand code {code} ({base}) cannot be read as a source")
+
+
+def _const(value: int, bits: int):
+    c = constant(value, 64 if bits == 64 else 32)
+    if bits == 16:
+        c = c & np.uint32(0xFFFF)
+    return lambda st, sel: c
+
+
+def modifiers(value: np.ndarray, bits: int, neg: bool, abs_: bool) -> np.ndarray:
+    """Float input modifiers on raw bits: |x| clears, -x flips the sign bit."""
+    if not (neg or abs_):
+        return value
+    sign = value.dtype.type(SIGN[bits])
+    if abs_:
+        value = value & ~sign
+    if neg:
+        value = value ^ sign
+    return value
+
+
+def sign_extend(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+__all__ = ["SourceCodes", "OperandError", "modifiers", "constant", "sign_extend", "WaveState"]

@@ -1,0 +1,458 @@
+"""Per-instruction preparation: how each format's fields become semantic inputs and where
+each semantic output is written back.
+
+`prepare(...)` runs once per PC (the machine caches it) and returns a `Prepared`:
+`inputs` maps contract names (S0, D0, ADDR, DATA, ...) to readers `f(state, sel)` and
+`writers` maps output names to `f(state, sel, value, active)`. Widths and types come from
+dsl.signature (VALU operands, scalar/DS/FLAT layouts) and from the semantic's own
+`reads`/`writes`; nothing is listed per instruction.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
+
+from .machine_dpp import Dpp
+from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend
+from .wave import EXEC_LO, M0, NULL, VCC_LO, pack_mask
+
+VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
+SCALAR = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
+FLAT_LIKE = ("FLAT", "GLOBAL", "SCRATCH")
+OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
+FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
+
+
+_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b")
+
+
+class PrepareError(Exception):
+    """The machine cannot run this instruction (no semantics, an operand it cannot route)."""
+
+
+@dataclass
+class Prepared:
+    pc: int
+    inst: object                  # dsl.decode.Instruction
+    sem: object                   # emu.semantics.Semantic (VOPD: the X half)
+    scalar: bool
+    memory: str | None = None     # 'global', 'lds', 'scratch', 'flat': which memory ctx.mem gets
+    inputs: dict = field(default_factory=dict)
+    lazy: dict = field(default_factory=dict)     # inputs read only if the semantic asks (old D0, SDATA, ...)
+    writers: dict = field(default_factory=dict)
+    dpp: Dpp | None = None
+    cross_lane: bool = False
+    second: "Prepared | None" = None   # VOPD's Y half (reads before either half writes)
+
+    @property
+    def control(self):
+        return self.sem.control
+
+    @property
+    def mnemonic(self) -> str:
+        return " + ".join(d.name.lower() for d in self.inst.defs)
+
+
+# ------------------------------------------------------------------ writers
+
+def _write_sgprs(code: int, dwords: int):
+    def write(st, sel, value, active):
+        st.write_sgprs(sel, code, dwords, np.asarray(value)[:, :1])
+    return write
+
+
+def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
+    """VGPR destination; `half` = 0/1 writes only bits 15:0 / 31:16 (16-bit results),
+    `post` transforms the value first (clamp / output modifier)."""
+    def write(st, sel, value, active):
+        if post is not None:
+            value = post(value)
+        if half is not None:
+            old = st.vgpr[reg, sel]
+            low = np.asarray(value).astype(np.uint32) & np.uint32(0xFFFF)
+            value = (old & np.uint32(0xFFFF0000)) | low if half == 0 else (old & np.uint32(0xFFFF)) | (low << np.uint32(16))
+        st.write_vgprs(sel, reg, dwords, value, active)
+    return write
+
+
+def _write_lane_bits(code: int):
+    """Lane-bit results (VOPC, carry-out, V_CMPX) packed into the wave mask at `code`;
+    inactive lanes write 0."""
+    def write(st, sel, value, active):
+        bits = np.asarray(value).astype(bool)
+        if active is not None:
+            bits = bits & active
+        st.write_mask(sel, code, pack_mask(bits))
+    return write
+
+
+def _write_scc(st, sel, value, active):
+    st.scc[sel] = np.asarray(value).reshape(-1, 1).astype(np.uint32) & np.uint32(1)
+
+
+def _write_pc(st, sel, value, active):
+    st.pc[sel] = np.asarray(value).reshape(-1).astype(np.int64)
+
+
+def _write_exec(bits: int):
+    def write(st, sel, value, active):
+        value = np.asarray(value).reshape(-1, 1).astype(np.uint64)
+        if bits == 32 or st.mask_dwords == 1:
+            st.set_sreg(sel, EXEC_LO, value)
+        else:
+            st.write_mask(sel, EXEC_LO, value)
+    return write
+
+
+def _clamp_omod(bits: int, clamp: bool, omod: int):
+    """Output modifiers on a float result: multiply by 2/4/0.5, clamp to [0, 1] (NaN -> 0)."""
+    ftype, utype = FLOAT[bits]
+
+    def post(value):
+        x = np.asarray(value).astype(utype).view(ftype)
+        with np.errstate(all="ignore"):
+            if omod:
+                x = (x * ftype(OMOD[omod])).astype(ftype)
+            if clamp:
+                x = np.where(np.isnan(x), ftype(0), np.clip(x, ftype(0), ftype(1))).astype(ftype)
+        return x.view(utype).astype(np.uint64 if bits == 64 else np.uint32)
+    return post
+
+
+# ------------------------------------------------------------------ prepare
+
+class Preparer:
+    """Builds Prepared instructions for one architecture and launch shape."""
+
+    def __init__(self, spec, semantics, lanes: int, vgprs: int):
+        self.spec, self.semantics, self.lanes, self.vgprs = spec, semantics, lanes, vgprs
+        self.codes = SourceCodes(spec)
+
+    def semantic(self, d, pc):
+        sem = self.semantics.get(d)
+        if sem is None:
+            raise PrepareError(f"{d.name.lower()} ({d.format}) has no semantics yet")
+        return sem
+
+    def prepare(self, inst, pc: int) -> Prepared:
+        fmt = inst.fmt.name
+        d = inst.defs[0]
+        try:
+            if fmt == "VOPD":
+                return self._vopd(inst, pc)
+            sem = self.semantic(d, pc)
+            p = Prepared(pc, inst, sem, scalar=sem.scalar or fmt in SCALAR or fmt == "SMEM",
+                         cross_lane=sem.cross_lane)
+            if sem.control is not None:
+                pass                       # machine events (end, barrier, waits, cache hints): no operands
+            elif fmt in SCALAR:
+                self._scalar(p, d)
+            elif fmt == "SMEM":
+                self._smem(p, d)
+            elif fmt in VALU:
+                self._valu(p, d, inst.fields, inst.literal)
+            elif fmt == "DS":
+                self._ds(p, d)
+            elif fmt in FLAT_LIKE:
+                self._flat(p, d)
+            else:
+                raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
+        except OperandError as e:
+            raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
+        self._common(p)
+        return p
+
+    def _common(self, p: Prepared):
+        """Per-wave inputs every semantic may read; cheap (W, 1) slabs."""
+        sem = p.sem
+        want = set(sem.reads) | {"SCC", "VCC", "M0", "PC"}
+        if "SCC" in want:
+            p.inputs.setdefault("SCC", lambda st, sel: st.scc[sel])
+        if "VCC" in want:
+            p.inputs.setdefault("VCC", lambda st, sel: st.read_mask(sel, VCC_LO))
+        if "M0" in want:
+            p.inputs.setdefault("M0", lambda st, sel: st.sreg(sel, M0))
+        if "EXEC" in want:           # pseudocode that reads EXEC as a value (ds_bpermute, permlane)
+            p.inputs.setdefault("EXEC", lambda st, sel: st.exec_mask(sel))
+        pc = constant(p.pc, 64)
+        p.inputs.setdefault("PC", lambda st, sel: pc)
+        p.writers.setdefault("SCC", _write_scc)
+        p.writers.setdefault("PC", _write_pc)
+        p.writers.setdefault("M0", _write_sgprs(M0, 1))
+        if "EXEC" in sem.writes and not sem.writes["EXEC"].lane_bit:
+            p.writers.setdefault("EXEC", _write_exec(sem.writes["EXEC"].bits))
+        if "VCC" in sem.writes and p.scalar:
+            p.writers.setdefault("VCC", lambda st, sel, v, a: st.write_mask(sel, VCC_LO, np.asarray(v)[:, :1]))
+
+    def _src(self, code, bits, ftype, literal, signed=False, half=0):
+        return self.codes.fetch(code, bits, ftype, literal, signed=signed, half=half, vgprs=self.vgprs)
+
+    # -------------------------------------------------------------- scalar
+    def _scalar(self, p: Prepared, d):
+        f, literal = p.inst.fields, p.inst.literal
+        p.inputs["SIMM16"] = f.get("SIMM16", 0)
+        if literal is not None:
+            p.inputs["SIMM32"] = literal
+        for name, fld, dwords in scalar_layout(d) if d.format not in ("SOPP", "SOPK") else ():
+            key = {"sdst": "D0", "ssrc0": "S0", "ssrc1": "S1"}.get(name)
+            if key is None or key == "D0":
+                continue
+            bits = scalar_bits(d, key)
+            t = d.operand_types.get(key) or ""
+            p.inputs[key] = self._src(f[fld], 64 if dwords == 2 else bits, type_info(t)[1], literal,
+                                      signed=t.startswith("i"))
+        if d.format == "SOPK":     # SDST is also the source of s_cmpk / s_setreg and D0 of s_addk
+            code, dwords = f["SDST"], 2 if (d.operand_types.get("D0") or "").endswith("64") else 1
+            p.inputs["S0"] = self._src(code, 32, "u", None) if code != NULL else (lambda st, sel: constant(0, 32))
+            p.inputs["D0"] = p.inputs["S0"]
+            p.writers["D0"] = _write_sgprs(code, dwords)
+        elif "SDST" in f:
+            dwords = next((w for n, _, w in scalar_layout(d) if n == "sdst"), 1)
+            if "D0" in p.sem.reads:
+                p.inputs["D0"] = self._src(f["SDST"], 64 if dwords == 2 else 32, "u", None)
+            p.writers["D0"] = _write_sgprs(f["SDST"], dwords)
+
+    def _smem(self, p: Prepared, d):
+        f = p.inst.fields
+        base, offset, soffset = f["SBASE"] * 2, sign_extend(f["OFFSET"], 21), f["SOFFSET"]
+
+        def addr(st, sel):
+            a = st.read_sgprs(sel, base, 2) & np.uint64(0xFFFF_FFFF_FFFF)   # buffer descriptors: base is bits 47:0
+            a = a + np.uint64(offset & (2**64 - 1))
+            if soffset != NULL:
+                a = a + st.sreg(sel, soffset).astype(np.uint64)
+            return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
+        p.memory, p.inputs["ADDR"], p.inputs["OFFSET"] = "global", addr, offset
+        dwords = _bits(p.sem.writes.get("SDATA"), data_dwords(d.name))
+        p.writers["SDATA"] = _write_sgprs(f["SDATA"], dwords)
+        p.lazy["SDATA"] = lambda st, sel: st.read_sgprs(sel, f["SDATA"], dwords)   # written slice by slice
+
+    # -------------------------------------------------------------- vector ALU
+    def _valu(self, p: Prepared, d, f, literal, vopd=None):
+        """VOP1/2/C (e32), VOP3/VOP3SD/VOP3P (e64) and, with `vopd` = (src0, vsrc1, vdst)
+        codes, one half of a VOPD."""
+        sem, fmt = p.sem, d.format
+        sig = valu_signature(vopd_base(self.spec, d))
+        e32 = fmt in ("VOP1", "VOP2", "VOPC") or vopd is not None
+        if vopd is not None:
+            codes = list(vopd[:2])
+        elif e32:
+            codes = [f["SRC0"], f.get("VSRC1", 0) + 256]
+        else:
+            codes = [f["SRC0"], f["SRC1"], f["SRC2"]]
+        if p.inst.dpp:
+            p.dpp = Dpp(self.spec, p.inst, self.lanes)
+            codes[0] = p.inst.dpp["SRC0"] + 256
+        opsel = f.get("OPSEL", 0)
+        neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
+        if p.inst.dpp_kind == "DPP16" and e32:
+            neg = p.inst.dpp["SRC0_NEG"] | p.inst.dpp["SRC1_NEG"] << 1
+            abs_ = p.inst.dpp["SRC0_ABS"] | p.inst.dpp["SRC1_ABS"] << 1
+        if literal is not None:
+            p.inputs["SIMM32"] = literal
+        raw_opsel = "OPSEL" in (sem.source or "")       # v_fma_mix*: the pseudocode picks halves itself
+        if fmt == "VOP3P":
+            opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+            p.inputs.update(OPSEL=opsel, OPSEL_HI=opsel_hi, NEG=neg, NEG_HI=f.get("NEG_HI", 0))
+        srcs = [s for s in sig.srcs if not s.is_mask]
+        if sig.k_pos is not None:        # fmamk/fmaak: the constant is SIMM32, not a source field
+            srcs = srcs[:2]
+        for i, s in enumerate(srcs):
+            key = f"S{i}"
+            if i >= len(codes):
+                break
+            code = codes[i]
+            wide = sem.reads.get(key)
+            if wide is not None and wide.bits > 64:           # WMMA-style register blocks
+                p.inputs[key] = self._block(code, wide.bits // 32)
+                continue
+            if fmt == "VOP3P" and not raw_opsel:
+                p.inputs[key] = self._packed(code, s, i, opsel, f, literal, neg, f.get("NEG_HI", 0), d)
+                continue
+            half = 0
+            if s.t16:
+                half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= 256 else 0
+                if e32 and code >= 256:
+                    code = 256 + ((code - 256) & 0x7F)
+            fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half)
+            if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
+                fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
+            p.inputs[key] = fetch
+            if p.cross_lane and code >= 256:
+                p.inputs[f"SRC{i}"] = code - 256
+        if sig.vcc_in:
+            # a mask source in the encoding (v_cndmask_b32_e64's src2), else the implicit VCC
+            mask_code = f["SRC2"] if not e32 and any(x.is_mask for x in sig.srcs) else VCC_LO
+            p.inputs["VCC"] = lambda st, sel, c=mask_code: st.read_mask(sel, c)
+        # destinations
+        dst = sig.dsts[0] if sig.dsts else None
+        vdst = vopd[2] if vopd is not None else f.get("VDST", 0)
+        clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0)
+        if sig.is_cmp:
+            code = EXEC_LO if sig.is_cmpx else (VCC_LO if e32 else vdst)
+            p.writers["D0"] = _write_lane_bits(code)
+            p.writers["EXEC"] = _write_lane_bits(EXEC_LO)
+        elif dst is not None and dst.sgpr:
+            p.writers["D0"] = _write_sgprs(vdst, 1)
+        elif dst is not None:
+            half = None
+            if dst.t16:
+                half = (vdst >> 7) & 1 if e32 else (opsel >> 3) & 1
+                vdst = vdst & 0x7F if e32 else vdst
+            if vdst + dst.dwords > self.vgprs:
+                raise OperandError(f"v{vdst} is beyond the {self.vgprs} VGPRs the kernel allocates")
+            post = None
+            if clamp or omod:
+                if not dst.is_float:
+                    raise PrepareError(f"{d.name.lower()}: clamp on an integer result is not supported")
+                post = _clamp_omod(dst.bits, clamp, omod)
+            wide = sem.writes.get("D0")
+            dwords = wide.bits // 32 if wide is not None and wide.bits > 64 else dst.dwords
+            p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
+            p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
+                if dwords <= 2 else self._block(256 + vdst, dwords)
+            if p.cross_lane:
+                p.inputs["VDST"] = vdst
+        sd = f.get("SDST", VCC_LO) if fmt == "VOP3SD" else VCC_LO
+        p.writers["VCC"] = _write_lane_bits(sd)
+        p.writers["D1"] = _write_lane_bits(sd)
+        if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
+            p.writers["S0"] = _write_vgprs(codes[0] - 256, srcs[0].dwords if srcs else 1)
+
+    def _block(self, code: int, dwords: int):
+        reg = code - 256
+        if code < 256 or reg + dwords > self.vgprs:
+            raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
+        return lambda st, sel: np.moveaxis(st.vgpr[reg:reg + dwords, sel], 0, 2)
+
+    def _packed(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
+        """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
+        32/64-bit sources of VOP3P (dot products' accumulators) pass unchanged."""
+        packed = type_info(d.operand_types.get(f"S{i}"))[2] or s.bits == 16
+        fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal)
+        if not packed:
+            return _modified(fetch, s.bits, bool((neg >> i) & 1), False) if s.is_float else fetch
+        opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+        lo_shift, hi_shift = np.uint32(16 * ((opsel >> i) & 1)), np.uint32(16 * ((opsel_hi >> i) & 1))
+        flip = np.uint32((0x8000 if (neg >> i) & 1 else 0) | (0x8000_0000 if (neg_hi >> i) & 1 else 0))
+        if not s.is_float:
+            flip = np.uint32(0)
+
+        def fetch_packed(st, sel):
+            v = np.asarray(fetch(st, sel)).astype(np.uint32)
+            lo = (v >> lo_shift) & np.uint32(0xFFFF)
+            hi = (v >> hi_shift) & np.uint32(0xFFFF)
+            return (lo | (hi << np.uint32(16))) ^ flip
+        return fetch_packed
+
+    def _vopd(self, inst, pc) -> Prepared:
+        f, literal = inst.fields, inst.literal
+        dx, dy = inst.defs
+        vdst_y = (f["VDSTY"] << 1) | ((f["VDSTX"] & 1) ^ 1)
+        halves = []
+        for d, codes in ((dx, (f["SRCX0"], f["VSRCX1"] + 256, f["VDSTX"])), (dy, (f["SRCY0"], f["VSRCY1"] + 256, vdst_y))):
+            base = vopd_base(self.spec, d)
+            sem = self.semantic(base, pc)
+            h = Prepared(pc, inst, sem, scalar=False)
+            self._valu(h, base, {}, literal, vopd=codes)
+            self._common(h)
+            halves.append(h)
+        halves[0].second = halves[1]
+        return halves[0]
+
+    # -------------------------------------------------------------- memory
+    def _vgpr_data(self, reg: int, dwords: int):
+        if reg + dwords > self.vgprs:
+            raise OperandError(f"v{reg} is beyond the {self.vgprs} VGPRs the kernel allocates")
+        return lambda st, sel: st.read_vgprs(sel, reg, dwords)
+
+    def _data_inputs(self, p: Prepared, d, names: dict[str, int], default_dwords: int):
+        """DATA / DATA2 / VDATA inputs from VGPRs; widths from the semantic's reads."""
+        for name, reg in names.items():
+            op = p.sem.reads.get(name)
+            if op is not None or name in ("DATA", "VDATA"):
+                p.inputs[name] = self._vgpr_data(reg, _bits(op, default_dwords))
+
+    def _returns(self, p: Prepared, d, vdst: int, default_dwords: int):
+        for name in ("RETURN_DATA", "VDATA"):
+            op = p.sem.writes.get(name)
+            if op is not None:
+                dwords = _bits(op, default_dwords)
+                if vdst + dwords > self.vgprs:
+                    raise OperandError(f"v{vdst} is beyond the {self.vgprs} VGPRs the kernel allocates")
+                p.writers[name] = _write_vgprs(vdst, dwords)
+                if name not in p.inputs:      # written by slices (D16 loads keep the other half)
+                    p.lazy[name] = self._vgpr_data(vdst, dwords)
+
+    def _ds(self, p: Prepared, d):
+        f = p.inst.fields
+        p.memory = "lds"
+        offset = f["OFFSET1"] << 8 | f["OFFSET0"]
+        p.inputs.update(OFFSET0=f["OFFSET0"], OFFSET1=f["OFFSET1"], OFFSET=offset)
+        n = data_dwords(d.name)
+        if p.cross_lane:      # ds_bpermute / permute / swizzle: register numbers, whole-wave view
+            p.inputs.update(ADDR=f["ADDR"], DATA0=f["DATA0"], DATA1=f["DATA1"], VDST=f["VDST"])
+            return
+        layout = {name: w for name, _, w in ds_layout(d)}
+        if "addr" in layout:
+            base = self._vgpr_data(f["ADDR"], 1)
+            p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
+            # ADDR is the final address (contract), except where the pseudocode adds the
+            # instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32], MEM[ADDR + OFFSET0.u32 * 4U])
+            added = np.uint64(0 if _ADDS_OFFSET.search(p.sem.source or "") else offset)
+            p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added
+        self._data_inputs(p, d, {"DATA": f["DATA0"], "DATA2": f["DATA1"]}, layout.get("data0", n))
+        if "data0" not in layout:
+            p.inputs.pop("DATA", None)
+        if "data1" not in layout:
+            p.inputs.pop("DATA2", None)
+        self._returns(p, d, f["VDST"], layout.get("vdst", n))
+
+    def _flat(self, p: Prepared, d):
+        f, fmt = p.inst.fields, d.format
+        saddr, vaddr = f["SADDR"], f["ADDR"]
+        use_saddr = saddr not in (NULL, 0x7F)
+        if fmt == "FLAT":
+            offset, p.memory = f["OFFSET"] & 0x7FF, "flat"
+            va = self._vgpr_data(vaddr, 2)
+            addr = lambda st, sel: va(st, sel)
+        elif fmt == "GLOBAL":
+            offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
+            if use_saddr:
+                va = self._vgpr_data(vaddr, 1)
+                addr = lambda st, sel: st.read_sgprs(sel, saddr, 2) + va(st, sel).astype(np.uint64)
+            else:
+                va = self._vgpr_data(vaddr, 2)
+                addr = lambda st, sel: va(st, sel)
+        else:   # SCRATCH: an offset into the lane's private segment
+            offset, p.memory = sign_extend(f["OFFSET"], 13), "scratch"
+            va = self._vgpr_data(vaddr, 1) if f["SVE"] else None
+
+            def addr(st, sel):
+                a = st.sreg(sel, saddr).astype(np.uint64) if use_saddr else np.zeros((1, 1), np.uint64)
+                return a + va(st, sel).astype(np.uint64) if va is not None else a
+        off = np.uint64(offset & (2**64 - 1))
+        p.inputs["ADDR"] = lambda st, sel: addr(st, sel) + off
+        p.inputs["OFFSET"] = offset
+        n = data_dwords(d.name)
+        data_dwords_ = n * 2 if "CMPSWAP" in d.name else n
+        if p.sem.memory == "store":
+            p.inputs["VDATA"] = self._vgpr_data(f["DATA"], _bits(p.sem.reads.get("VDATA"), n))
+        elif p.sem.memory == "atomic":
+            p.inputs["DATA"] = self._vgpr_data(f["DATA"], _bits(p.sem.reads.get("DATA"), data_dwords_))
+        if p.sem.memory == "atomic" and not f.get("GLC"):
+            p.writers["RETURN_DATA"] = lambda st, sel, v, a: None      # no return without GLC
+        else:
+            self._returns(p, d, f["VDST"], n)
+
+
+def _bits(op, default_dwords: int) -> int:
+    return max(1, op.bits // 32) if op is not None and op.bits >= 32 else default_dwords
+
+
+def _modified(fetch, bits, neg, abs_):
+    return lambda st, sel: modifiers(np.asarray(fetch(st, sel)), bits, neg, abs_)

@@ -1,0 +1,244 @@
+"""Memories the machine gives to memory instructions: the device's flat address space
+(runtime buffers, code, kernarg segments, dispatch packets), per-work-group LDS and
+per-lane scratch, plus the FLAT view that routes each lane by aperture.
+
+Every access is vectorised over an address array and checked before it touches a byte:
+an address outside any live allocation raises `MemoryFault` naming the address, the
+lane (its position in the access array) and the nearest allocation; host memory is never
+reached because all data lives in numpy arrays indexed by checked offsets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_DTYPES = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_SHIFT = {1: 0, 2: 1, 4: 2, 8: 3}
+ALIGN = 256          # allocation alignment (the largest access, a b512 SMEM load, is 64 bytes)
+GUARD = 256          # unmapped bytes after each allocation: small overruns fault instead of landing next door
+GLOBAL_BASE = 0x1000_0000
+SHARED_APERTURE = 1 << 48      # FLAT addresses [base, base + 4 GiB) are LDS (SH_MEM_BASES-style apertures)
+PRIVATE_APERTURE = 2 << 48     # ... and these are the lane's scratch
+APERTURE_SIZE = 1 << 32
+
+
+class MemoryFault(Exception):
+    """An access outside every valid region. `position` is the index of the first faulting
+    element in the access array (for a (W, L) batch: wave-in-batch, lane)."""
+
+    def __init__(self, space: str, address: int, nbytes: int, position: tuple, detail: str):
+        self.space, self.address, self.nbytes, self.position, self.detail = space, address, nbytes, position, detail
+        super().__init__(f"{space} access of {nbytes} bytes at 0x{address:x}: {detail}")
+
+
+@dataclass
+class Allocation:
+    address: int
+    size: int
+    name: str
+    live: bool = True
+
+
+def _first(mask: np.ndarray) -> tuple:
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
+def _gather(data: np.ndarray, offset: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+    """Little-endian values of nbytes at data[offset]; offsets already checked. Masked-off
+    elements read 0 (their offsets may be anything)."""
+    out_dtype = np.uint64 if nbytes == 8 else np.uint32
+    every = bool(mask.all())
+    if not every:
+        offset = np.where(mask, offset, 0)
+    if nbytes == 1 or not (offset & (nbytes - 1)).any():    # aligned: one gather in the access's own dtype
+        index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
+        value = data.view(_DTYPES[nbytes])[index].astype(out_dtype, copy=False)
+    else:                                     # unaligned: assemble byte by byte
+        value = np.zeros(offset.shape, out_dtype)
+        for i in range(nbytes):
+            value |= data[offset + i].astype(out_dtype) << out_dtype(8 * i)
+    return value if every else np.where(mask, value, out_dtype(0))
+
+
+def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
+    """Store the low nbytes of value at data[offset] for masked-in elements; when offsets
+    repeat, the last element in C order (the highest lane) wins, as numpy assignment does."""
+    value = np.broadcast_to(value, offset.shape)
+    mask = np.broadcast_to(mask, offset.shape)
+    if not mask.all():
+        offset, value = offset[mask], value[mask]
+    if nbytes == 1 or not (offset & (nbytes - 1)).any():
+        data.view(_DTYPES[nbytes])[offset >> _SHIFT[nbytes]] = value.astype(_DTYPES[nbytes], copy=False)
+    else:
+        value = value.astype(np.uint64)
+        for i in range(nbytes):
+            data[offset + i] = ((value >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint8)
+
+
+class DeviceMemory:
+    """The device's one flat address space: a bump allocator over a growable byte arena.
+    Allocations never move and are never reused, so a stale pointer faults ("freed")."""
+
+    def __init__(self, base: int = GLOBAL_BASE):
+        self.base = base
+        self.data = np.zeros(1 << 16, np.uint8)
+        self.allocations: list[Allocation] = []
+        self._end = 0                       # bytes of the arena handed out (incl. guards)
+        self._starts = np.zeros(0, np.int64)
+        self._ends = np.zeros(0, np.int64)
+
+    # ------------------------------------------------------------------ allocation
+    def alloc(self, size: int, name: str = "buffer") -> int:
+        if size < 0:
+            raise ValueError(f"alloc({size}): size must be >= 0")
+        offset = -(-self._end // ALIGN) * ALIGN
+        need = offset + max(size, 1) + GUARD
+        if need > len(self.data):
+            grown = np.zeros(max(need, 2 * len(self.data)) + 7 & ~7, np.uint8)
+            grown[:len(self.data)] = self.data
+            self.data = grown
+        self._end = need
+        address = self.base + offset
+        self.allocations.append(Allocation(address, size, name))
+        self._refresh()
+        return address
+
+    def free(self, address: int) -> None:
+        a = self.allocation_at(address)
+        if a is None or a.address != address:
+            raise ValueError(f"free(0x{address:x}): not the start of a live allocation")
+        a.live = False
+        self._refresh()
+
+    def _refresh(self) -> None:
+        live = [a for a in self.allocations if a.live]
+        self._starts = np.array([a.address for a in live], np.int64)
+        self._ends = np.array([a.address + a.size for a in live], np.int64)
+
+    def allocation_at(self, address: int) -> Allocation | None:
+        for a in self.allocations:
+            if a.live and a.address <= address < a.address + max(a.size, 1):
+                return a
+        return None
+
+    def nearest(self, address: int) -> str:
+        """Describe the allocation closest to an address (for fault reports)."""
+        if not self.allocations:
+            return "no buffers are allocated"
+        def distance(a):
+            return 0 if a.address <= address < a.address + a.size else \
+                min(abs(address - a.address), abs(address - (a.address + a.size)))
+        a = min(self.allocations, key=distance)
+        state = "" if a.live else " (freed)"
+        rel = address - a.address
+        where = f"{rel} bytes into" if 0 <= rel < a.size else \
+            f"{rel - a.size} bytes past the end of" if rel >= a.size else f"{-rel} bytes before"
+        return f"nearest buffer: {where} '{a.name}'{state} [0x{a.address:x}, +{a.size})"
+
+    # ------------------------------------------------------------------ host access
+    def write(self, address: int, data: bytes | np.ndarray) -> None:
+        raw = np.frombuffer(bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(), np.uint8)
+        off = self._host_range(address, len(raw))
+        self.data[off:off + len(raw)] = raw
+
+    def read(self, address: int, nbytes: int) -> bytes:
+        off = self._host_range(address, nbytes)
+        return self.data[off:off + nbytes].tobytes()
+
+    def _host_range(self, address: int, nbytes: int) -> int:
+        a = self.allocation_at(address)
+        if a is None or address + nbytes > a.address + a.size:
+            raise MemoryFault("global", address, nbytes, (), "host copy outside its buffer; " + self.nearest(address))
+        return address - self.base
+
+    # ------------------------------------------------------------------ device access (Memory protocol)
+    def _check(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+        """Arena offsets of addr (int64), raising MemoryFault for any active out-of-bounds lane."""
+        addr = np.asarray(addr)
+        # device addresses are < 2**63: reinterpret, no copy (a wrapped address reads as negative: a fault)
+        addr = addr.view(np.int64) if addr.dtype == np.uint64 else addr.astype(np.int64)
+        mask = np.broadcast_to(mask, addr.shape)
+        active = addr if mask.all() else addr[mask]
+        if active.size:
+            lo, hi = int(active.min()), int(active.max())
+            i = np.searchsorted(self._starts, [lo, hi], "right") - 1
+            if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]]):   # slow path: per lane
+                j = np.searchsorted(self._starts, addr, "right") - 1
+                ok = (j >= 0) & (addr + nbytes <= self._ends[np.maximum(j, 0)]) & (addr >= self.base)
+                bad = mask & ~ok
+                if bad.any():
+                    pos = _first(bad)
+                    a = int(addr[pos]) & (2**64 - 1)
+                    raise MemoryFault("global", a, nbytes, pos, self.nearest(a))
+        offset = addr - self.base
+        return offset
+
+    def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+        return _gather(self.data, self._check(addr, nbytes, mask), nbytes, np.broadcast_to(mask, np.shape(addr)))
+
+    def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
+        _scatter(self.data, self._check(addr, nbytes, mask), nbytes, value, mask)
+
+
+class RegionMemory:
+    """Equal-sized private regions in one byte array: LDS (one region per work-group) or
+    scratch (one per lane). `base` holds, per element of the access array, the byte offset
+    of the region it addresses (broadcastable: (W, 1) for LDS, (W, L) for scratch);
+    addresses are offsets inside that region and must stay below `size`."""
+
+    def __init__(self, space: str, data: np.ndarray, size: int, base: np.ndarray):
+        self.space, self.data, self.size, self.base = space, data, size, base
+
+    def _offsets(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+        addr = np.asarray(addr).astype(np.uint64)
+        mask = np.broadcast_to(mask, addr.shape)
+        limit = self.size - nbytes          # highest valid start address
+        bad = mask if limit < 0 else mask & (addr > np.uint64(limit))
+        if bad.any():
+            pos = _first(bad)
+            raise MemoryFault(self.space, int(addr[pos]), nbytes, pos,
+                              f"outside the {self.size} bytes of {self.space} this kernel has")
+        return np.where(mask, addr.astype(np.int64) + self.base, 0)
+
+    def load(self, addr, nbytes, mask):
+        mask = np.broadcast_to(mask, np.shape(addr))
+        return _gather(self.data, self._offsets(addr, nbytes, mask), nbytes, mask)
+
+    def store(self, addr, nbytes, value, mask):
+        _scatter(self.data, self._offsets(addr, nbytes, mask), nbytes, value, mask)
+
+
+class FlatMemory:
+    """FLAT instructions: each lane's 64-bit address picks global memory, the LDS aperture
+    or the private (scratch) aperture."""
+
+    def __init__(self, device: DeviceMemory, lds: RegionMemory | None, scratch: RegionMemory | None):
+        self.device, self.lds, self.scratch = device, lds, scratch
+
+    def _split(self, addr, mask):
+        addr = np.asarray(addr).astype(np.uint64)
+        mask = np.broadcast_to(mask, addr.shape)
+        parts = []
+        for base, region in ((SHARED_APERTURE, self.lds), (PRIVATE_APERTURE, self.scratch)):
+            inside = mask & (addr >= np.uint64(base)) & (addr < np.uint64(base + APERTURE_SIZE))
+            if inside.any():
+                if region is None:
+                    pos = _first(inside)
+                    raise MemoryFault("flat", int(addr[pos]), 0, pos, "aperture of a segment this kernel lacks")
+                parts.append((region, addr - np.uint64(base), inside))
+                mask = mask & ~inside
+        return [(self.device, addr, mask)] + parts
+
+    def load(self, addr, nbytes, mask):
+        out = None
+        for mem, a, m in self._split(addr, mask):
+            if m.any() or out is None:
+                v = mem.load(a, nbytes, m)
+                out = v if out is None else out | v
+        return out
+
+    def store(self, addr, nbytes, value, mask):
+        for mem, a, m in self._split(addr, mask):
+            if m.any():
+                mem.store(a, nbytes, value, m)

@@ -1,0 +1,126 @@
+"""Architectural state of every wave of a dispatch chunk, as numpy arrays indexed by wave.
+
+Scalar registers are kept in one (128, waves) uint32 array indexed by the *operand code*
+(0-105 SGPRs, 106/107 VCC, 108-123 TTMP, 124 NULL, 125 M0, 126/127 EXEC), so one
+code-to-register rule serves every instruction. VGPRs are (vgprs, waves, lanes) so that
+one register of a batch of waves is a (W, L) slab, contiguous when the batch is. A batch is selected by `sel`: a slice
+when the waves are contiguous (views, no copies), else an index array.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = 106, 124, 125, 126, 253
+RUNNING, AT_BARRIER, ENDED = 0, 1, 2
+
+
+def unpack_mask(mask: np.ndarray, lanes: int) -> np.ndarray:
+    """uint64 (W, 1) lane masks -> bool (W, L), bit i = lane i."""
+    w = np.ascontiguousarray(np.asarray(mask, np.uint64).reshape(-1, 1))
+    bits = np.unpackbits(w.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    return bits[:, :lanes].astype(bool)
+
+
+def pack_mask(bits: np.ndarray) -> np.ndarray:
+    """bool (W, L) -> uint64 (W, 1)."""
+    bits = np.asarray(bits, bool)
+    packed = np.packbits(bits, axis=1, bitorder="little")          # (W, L/8)
+    full = np.zeros((bits.shape[0], 8), np.uint8)
+    full[:, :packed.shape[1]] = packed
+    return full.view(np.uint64)
+
+
+class WaveState:
+    def __init__(self, waves: int, lanes: int, vgprs: int):
+        self.waves, self.lanes, self.vgprs = waves, lanes, vgprs
+        self.sgpr = np.zeros((128, waves), np.uint32)       # register-major, like the VGPRs
+        self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
+        self.scc = np.zeros((waves, 1), np.uint32)
+        self.pc = np.zeros(waves, np.int64)
+        self.mode = np.zeros((waves, 1), np.uint32)
+        self.status = np.zeros((waves, 1), np.uint32)
+        self.hwreg = np.zeros((waves, 64), np.uint32)   # HW_REGISTERS other than MODE/STATUS (setreg/getreg)
+        self.run = np.full(waves, RUNNING, np.int8)
+        self.issued = np.zeros(waves, np.int64)          # instructions issued per wave (the budget)
+        self.mask_dwords = lanes // 32
+
+    # ---------------------------------------------------------------- scalar registers
+    def sreg(self, sel, code: int) -> np.ndarray:
+        """One SGPR (by operand code) of every wave of the batch: uint32 (W, 1)."""
+        return self.sgpr[code, sel][:, None]
+
+    def set_sreg(self, sel, code: int, value) -> None:
+        self.sgpr[code, sel] = np.asarray(value).reshape(-1).astype(np.uint32)
+
+    # ---------------------------------------------------------------- EXEC / VCC as wave masks
+    def read_mask(self, sel, code: int) -> np.ndarray:
+        """The lane mask in SGPR(s) starting at `code` (VCC, EXEC, an SGPR pair): uint64 (W, 1);
+        one dword in wave32."""
+        lo = self.sreg(sel, code).astype(np.uint64)
+        if self.mask_dwords == 2:
+            lo |= self.sreg(sel, code + 1).astype(np.uint64) << np.uint64(32)
+        return lo
+
+    def write_mask(self, sel, code: int, value: np.ndarray) -> None:
+        if code == NULL:
+            return
+        value = np.asarray(value, np.uint64).reshape(-1, 1)
+        self.set_sreg(sel, code, value & np.uint64(0xFFFFFFFF))
+        if self.mask_dwords == 2:
+            self.set_sreg(sel, code + 1, value >> np.uint64(32))
+
+    def exec_mask(self, sel) -> np.ndarray:
+        return self.read_mask(sel, EXEC_LO)
+
+    # ---------------------------------------------------------------- register slabs
+    def read_sgprs(self, sel, code: int, dwords: int) -> np.ndarray:
+        """dwords consecutive SGPRs as one value per wave: (W, 1) uint32 / uint64, or (W, 1, n)."""
+        if code == NULL:
+            shape = (self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
+            return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
+        regs = self.sgpr[code:code + dwords, sel].T            # (W, n)
+        return join_dwords(regs[:, None, :], dwords)
+
+    def write_sgprs(self, sel, code: int, dwords: int, value: np.ndarray) -> None:
+        if code == NULL:
+            return
+        self.sgpr[code:code + dwords, sel] = split_dwords(value, dwords)[:, 0, :].T
+
+    def read_vgprs(self, sel, reg: int, dwords: int) -> np.ndarray:
+        if dwords == 1:
+            return self.vgpr[reg, sel]
+        return join_dwords(np.moveaxis(self.vgpr[reg:reg + dwords, sel], 0, 2), dwords)
+
+    def write_vgprs(self, sel, reg: int, dwords: int, value: np.ndarray, active: np.ndarray | None) -> None:
+        """Write (W, L) values (or (W, L, n)) to VGPRs reg.., only in `active` lanes (None: all)."""
+        parts = split_dwords(value, dwords, self.lanes)                    # (W, L, n)
+        for i in range(dwords):
+            if active is None:
+                self.vgpr[reg + i, sel] = parts[..., i]
+            elif isinstance(sel, slice):        # a view: masked copy in place
+                np.copyto(self.vgpr[reg + i, sel], parts[..., i], where=active)
+            else:
+                self.vgpr[reg + i, sel] = np.where(active, parts[..., i], self.vgpr[reg + i, sel])
+
+    def _count(self, sel) -> int:
+        return len(range(self.waves)[sel]) if isinstance(sel, slice) else len(sel)
+
+
+def join_dwords(regs: np.ndarray, dwords: int) -> np.ndarray:
+    """(..., n) uint32 -> uint32 (n=1), uint64 (n=2) or the (..., n) array itself (wider)."""
+    if dwords == 1:
+        return regs[..., 0]
+    if dwords == 2:
+        return regs[..., 0].astype(np.uint64) | (regs[..., 1].astype(np.uint64) << np.uint64(32))
+    return regs
+
+
+def split_dwords(value: np.ndarray, dwords: int, lanes: int | None = None) -> np.ndarray:
+    """A value as (..., n) uint32 dwords: uint64 splits into lo/hi, (.., n) arrays pass through."""
+    value = np.asarray(value)
+    if dwords > 2 or (value.ndim == 3 and dwords > 1):
+        return value.astype(np.uint32, copy=False)
+    if dwords == 2:
+        v = value.astype(np.uint64, copy=False)
+        return np.stack([(v & np.uint64(0xFFFFFFFF)).astype(np.uint32), (v >> np.uint64(32)).astype(np.uint32)], -1)
+    return value.astype(np.uint32, copy=False)[..., None]

@@ -1,0 +1,432 @@
+"""The emulator machine on small assembled kernels, checked against numpy: launch state,
+branches and divergent loops, DPP, VOPD, LDS with barriers, scratch, atomics, and the
+error paths (faults, instruction budget, unsupported instructions)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dsl
+from emu.launch import Dispatch, LaunchError
+from emu.machine import BudgetExceeded, EmuFault, Machine, UnsupportedInstruction
+from emu.memory import DeviceMemory
+
+
+def launch(src: str, buffers: dict[str, np.ndarray], *, grid=(1, 1, 1), block=(64, 1, 1), wave=32,
+           arch="gfx1100", lds=0, scratch=0, budget=None, semantics=None, dims=0, **dispatch):
+    """Assemble `src`, give it s[0:1] = a table of the buffers' 64-bit addresses (in order)
+    and the work-group ids in s16, s17, s18, run it and return the buffers' final contents."""
+    mem = DeviceMemory()
+    addrs = {name: mem.alloc(a.nbytes, name) for name, a in buffers.items()}
+    for name, a in buffers.items():
+        mem.write(addrs[name], a)
+    table = mem.alloc(8 * max(len(buffers), 1), "kernarg")
+    mem.write(table, np.array(list(addrs.values()) or [0], np.uint64))
+    code = dsl.assemble(src, arch, wave if wave in (32, 64) else None)
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    d = Dispatch("test_kernel", at, grid=grid, block=block, wave_size=wave, vgprs=32,
+                 user_sgprs=[table & 0xFFFFFFFF, table >> 32], user_sgpr_count=16, workgroup_id=(True, True, True),
+                 workitem_id_dims=dims, lds_size=lds, scratch_size=scratch, **dispatch)
+    if budget is not None:
+        d.budget = budget
+    stats = Machine(arch, mem, semantics).run(d)
+    out = {name: np.frombuffer(mem.read(addrs[name], a.nbytes), a.dtype) for name, a in buffers.items()}
+    return out, stats
+
+
+def loads(*names) -> str:
+    """s_load of buffer addresses: names[i] -> s[4+2i:5+2i]."""
+    return "\n".join(f"s_load_b64 s[{4 + 2 * i}:{5 + 2 * i}], s[0:1], {8 * i:#x}" for i in range(len(names))) + \
+        "\ns_waitcnt lgkmcnt(0)\n"
+
+
+def global_id(block: int, wave: int = 32) -> str:
+    """v1 = work-group id x * block + work-item id x; v2 = v1 * 4 (byte offset)."""
+    shift = block.bit_length() - 1
+    return f"s_lshl_b32 s20, s16, {shift}\nv_add_nc_u32 v1, s20, v0\nv_lshlrev_b32 v2, 2, v1\n"
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_launch_state_workgroup_ids_and_packed_workitem_ids(wave):
+    grid, block = (2, 3, 2), (4, 2, 2)          # 16 work-items: wave64 leaves lanes 16..63 inactive
+    n = int(np.prod(grid) * np.prod(block))
+    out = {"ids": np.zeros(n, np.uint32), "groups": np.zeros(n, np.uint32)}
+    src = loads("ids", "groups") + """
+        s_mul_i32 s21, s17, 2           // linear group = x + 2 * (y + 3 * z)
+        s_mul_i32 s22, s18, 6
+        s_add_u32 s21, s21, s22
+        s_add_u32 s21, s21, s16
+        s_lshl_b32 s23, s21, 4          // 16 work-items per group
+        v_and_b32 v3, 0x3ff, v0
+        v_bfe_u32 v4, v0, 10, 10
+        v_bfe_u32 v5, v0, 20, 10
+        v_lshl_add_u32 v6, v4, 2, v3    // local linear id = x + 4 * (y + 2 * z)
+        v_lshl_add_u32 v6, v5, 3, v6
+        v_add_nc_u32 v7, s23, v6
+        v_lshlrev_b32 v7, 2, v7
+        global_store_b32 v7, v0, s[4:5]
+        v_mov_b32 v8, s21
+        global_store_b32 v7, v8, s[6:7]
+        s_endpgm"""
+    got, stats = launch(src, out, grid=grid, block=block, wave=wave, dims=2)
+    local = np.arange(16)
+    x, y, z = local % 4, (local // 4) % 2, local // 8
+    assert (got["ids"] == np.tile(x | y << 10 | z << 20, 12)).all()
+    assert (got["groups"] == np.repeat(np.arange(12), 16)).all()
+    assert stats.waves == 12 and stats.workgroups == 12
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_elementwise_with_bounds_check(wave):
+    n = 1000
+    x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    exec_reg = "exec_lo" if wave == 32 else "exec"
+    src = loads("x", "y") + global_id(256) + f"""
+        v_cmpx_gt_u32 {n}, v1
+        s_cbranch_execz done
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_mul_f32 v3, 2.0, v3
+        v_add_f32 v3, 1.0, v3
+        global_store_b32 v2, v3, s[6:7]
+    done:
+        s_endpgm"""
+    assert exec_reg
+    got, stats = launch(src, {"x": x, "y": np.zeros(n, np.float32)}, grid=(4, 1, 1), block=(256, 1, 1), wave=wave)
+    assert (got["y"] == x * np.float32(2) + np.float32(1)).all()
+    assert stats.lane_ops > 0
+
+
+def test_divergent_loop_and_scalar_branches():
+    n = 256
+    counts = np.random.default_rng(2).integers(0, 40, n).astype(np.uint32)
+    src = loads("n", "out") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_mov_b32 v4, 0                 // k
+        v_mov_b32 v5, 0                 // sum of k*k over k < n
+        s_mov_b32 s10, exec_lo
+    loop:
+        v_cmpx_lt_u32 v4, v3
+        s_cbranch_execz done
+        v_mad_u32_u24 v5, v4, v4, v5
+        v_add_nc_u32 v4, 1, v4
+        s_branch loop
+    done:
+        s_mov_b32 exec_lo, s10
+        s_cmp_eq_u32 s16, 1             // work-group 1 adds 1000 on a scalar branch
+        s_cbranch_scc0 store
+        v_add_nc_u32 v5, 0x3e8, v5
+    store:
+        global_store_b32 v2, v5, s[6:7]
+        s_endpgm"""
+    got, _ = launch(src, {"n": counts, "out": np.zeros(n, np.uint32)}, grid=(4, 1, 1), block=(64, 1, 1))
+    k = counts.astype(np.int64)
+    want = (k - 1) * k * (2 * k - 1) // 6 + np.where(np.arange(n) // 64 == 1, 1000, 0)
+    assert (got["out"] == want).all()
+
+
+def _dpp_kernel(modifier: str) -> str:
+    return loads("x", "y") + global_id(64) + f"""
+        global_load_b32 v3, v2, s[4:5]
+        v_mov_b32 v4, 0x7777
+        s_waitcnt vmcnt(0)
+        v_mov_b32_dpp v4, v3 {modifier}
+        global_store_b32 v2, v4, s[6:7]
+        s_endpgm"""
+
+
+_LANE = np.arange(64)
+DPP_CASES = {   # modifier -> (source lane of each lane, lanes that keep their old value)
+    "quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf": ((_LANE & ~3) | (3 - (_LANE & 3)), None),
+    "row_shr:1 row_mask:0xf bank_mask:0xf": (_LANE - 1, _LANE % 16 == 0),
+    "row_shl:2 row_mask:0xf bank_mask:0xf bound_ctrl:1": (_LANE + 2, None),   # out of row: reads 0
+    "row_ror:3 row_mask:0xf bank_mask:0xf": ((_LANE & ~15) | ((_LANE - 3) & 15), None),
+    "row_mirror row_mask:0xf bank_mask:0xf": ((_LANE & ~15) | (15 - (_LANE & 15)), None),
+    "row_half_mirror row_mask:0xf bank_mask:0xf": ((_LANE & ~7) | (7 - (_LANE & 7)), None),
+    "row_share:5 row_mask:0xf bank_mask:0xf": ((_LANE & ~15) | 5, None),
+    "row_xmask:6 row_mask:0xf bank_mask:0xf": (_LANE ^ 6, None),
+    "quad_perm:[1,1,1,1] row_mask:0x5 bank_mask:0xf": ((_LANE & ~3) | 1, (_LANE >> 4) % 2 == 1),
+    "quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0x3": (_LANE, (_LANE >> 2) % 4 >= 2),
+    "dpp8:[7,6,5,4,3,2,1,0]": ((_LANE & ~7) | (7 - (_LANE & 7)), None),
+}
+
+
+@pytest.mark.parametrize("modifier", list(DPP_CASES))
+def test_dpp_lane_selection(modifier):
+    x = np.random.default_rng(3).integers(1, 2**31, 64).astype(np.uint32)
+    got, _ = launch(_dpp_kernel(modifier), {"x": x, "y": np.zeros(64, np.uint32)}, wave=64)
+    src, keep = DPP_CASES[modifier]
+    in_row = (src >= 0) & (src >> 4 == _LANE >> 4) & (src < 64)
+    want = np.where(in_row, x[np.clip(src, 0, 63)], 0).astype(np.uint32)
+    if "bound_ctrl" not in modifier and "dpp8" not in modifier:
+        keep = (keep if keep is not None else np.zeros(64, bool)) | ~in_row
+    if keep is not None:
+        want = np.where(keep, 0x7777, want)
+    assert (got["y"] == want).all(), modifier
+
+
+@pytest.mark.parametrize("controls, even_lanes", [
+    ("", "keep"),                     # BC=0, FI=0: an inactive source disables the write
+    ("bound_ctrl:1", "zero"),         # BC=1: it reads 0
+    ("fi:1", "fetch"),                # FI=1: the inactive lane's value is read anyway
+])
+def test_dpp_inactive_source_lanes(controls, even_lanes):
+    x = np.arange(1, 33, dtype=np.uint32)
+    src = loads("x", "y") + global_id(32) + f"""
+        global_load_b32 v3, v2, s[4:5]
+        v_mov_b32 v4, 0x7777
+        s_waitcnt vmcnt(0)
+        s_mov_b32 exec_lo, 0x55555555   // even lanes only; each reads its odd neighbour
+        v_mov_b32_dpp v4, v3 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf {controls}
+        s_mov_b32 exec_lo, -1
+        global_store_b32 v2, v4, s[6:7]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "y": np.zeros(32, np.uint32)}, block=(32, 1, 1))
+    even = {"keep": 0x7777, "zero": 0, "fetch": 0}[even_lanes]
+    neighbour = x[np.arange(32) ^ 1]
+    want = np.where(np.arange(32) % 2 == 0, neighbour if even_lanes == "fetch" else even, 0x7777)
+    assert (got["y"] == want).all()
+
+
+def test_vopd_halves_read_before_either_writes():
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    src = loads("a", "b", "o1", "o2", "o3") + global_id(64) + """
+        global_load_b32 v5, v2, s[4:5]
+        global_load_b32 v6, v2, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_mov_b32 v10, v5
+        v_dual_mov_b32 v10, v6 :: v_dual_mov_b32 v11, v10       // v11 gets v10 from before the pair
+        v_dual_mul_f32 v12, v5, v6 :: v_dual_add_f32 v13, v5, v6
+        global_store_b32 v2, v11, s[8:9]
+        global_store_b32 v2, v12, s[10:11]
+        global_store_b32 v2, v13, s[12:13]
+        s_endpgm"""
+    z = np.zeros(64, np.float32)
+    got, _ = launch(src, {"a": a, "b": b, "o1": z, "o2": z, "o3": z})
+    assert (got["o1"] == a).all()
+    assert (got["o2"] == a * b).all() and (got["o3"] == a + b).all()
+
+
+def test_lds_across_waves_with_barrier():
+    block = 128                                   # four waves share the work-group's LDS
+    x = np.random.default_rng(5).integers(0, 2**32, 2 * block, dtype=np.uint64).astype(np.uint32)
+    src = loads("x", "rev", "pairs") + global_id(block) + """
+        global_load_b32 v3, v2, s[4:5]
+        v_lshlrev_b32 v4, 2, v0                   // lds byte address of this work-item
+        s_waitcnt vmcnt(0)
+        ds_store_b32 v4, v3
+        s_waitcnt lgkmcnt(0)
+        s_barrier
+        v_sub_nc_u32 v5, 0x1fc, v4                // (127 - id) * 4
+        ds_load_b32 v6, v5
+        v_and_b32 v7, 0x1f8, v4                   // even-aligned pair
+        ds_load_2addr_b32 v[8:9], v7 offset1:1
+        s_waitcnt lgkmcnt(0)
+        v_xor_b32 v8, v8, v9
+        global_store_b32 v2, v6, s[6:7]
+        global_store_b32 v2, v8, s[8:9]
+        s_endpgm"""
+    z = np.zeros(2 * block, np.uint32)
+    got, _ = launch(src, {"x": x, "rev": z, "pairs": z}, grid=(2, 1, 1), block=(block, 1, 1), lds=512)
+    groups = x.reshape(2, block)
+    assert (got["rev"] == groups[:, ::-1].reshape(-1)).all()
+    pair = groups.reshape(2, block // 2, 2)
+    assert (got["pairs"] == np.repeat(pair[..., 0] ^ pair[..., 1], 2, axis=1).reshape(-1)).all()
+
+
+def test_lds_atomics_serialise_in_lane_order():
+    src = loads("count", "ret") + global_id(64) + """
+        v_mov_b32 v3, 0
+        v_mov_b32 v4, 1
+        s_barrier
+        ds_add_rtn_u32 v5, v3, v4                 // every lane adds 1 to one LDS word
+        s_waitcnt lgkmcnt(0)
+        s_barrier
+        global_store_b32 v2, v5, s[6:7]
+        ds_load_b32 v6, v3
+        s_waitcnt lgkmcnt(0)
+        v_mov_b32 v7, 0
+        global_store_b32 v7, v6, s[4:5]
+        s_endpgm"""
+    got, _ = launch(src, {"count": np.zeros(1, np.uint32), "ret": np.zeros(64, np.uint32)}, lds=4)
+    assert got["count"][0] == 64
+    assert sorted(got["ret"].tolist()) == list(range(64))
+
+
+def test_global_atomics_histogram():
+    n = 512
+    x = np.random.default_rng(6).integers(0, 1000, n).astype(np.uint32)
+    src = loads("x", "bins", "total") + global_id(128) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_and_b32 v3, 7, v3
+        v_lshlrev_b32 v3, 2, v3
+        v_mov_b32 v4, 1
+        global_atomic_add_u32 v3, v4, s[6:7]
+        v_mov_b32 v5, 0
+        global_atomic_add_u32 v6, v5, v3, s[8:9] glc
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "bins": np.zeros(8, np.uint32), "total": np.zeros(1, np.uint32)},
+                    grid=(4, 1, 1), block=(128, 1, 1))
+    assert (got["bins"] == np.bincount(x & 7, minlength=8)).all()
+    assert got["total"][0] == ((x & 7) * 4).sum()
+
+
+def test_scratch_is_private_per_lane():
+    n = 128
+    sel = np.random.default_rng(7).integers(0, 8, n).astype(np.uint32)
+    stores = "\n".join(f"v_add_nc_u32 v4, {k}, v3\nscratch_store_b32 off, v4, off offset:{4 * k}" for k in range(8))
+    src = loads("sel", "out") + global_id(64) + f"""
+        global_load_b32 v5, v2, s[4:5]
+        v_lshlrev_b32 v3, 4, v1                   // each lane stores gid * 16 + k at its offset 4k
+        {stores}
+        s_waitcnt vmcnt(0)
+        v_lshlrev_b32 v5, 2, v5
+        scratch_load_b32 v6, v5, off
+        s_waitcnt vmcnt(0)
+        global_store_b32 v2, v6, s[6:7]
+        s_endpgm"""
+    got, _ = launch(src, {"sel": sel, "out": np.zeros(n, np.uint32)}, grid=(2, 1, 1), scratch=32)
+    assert (got["out"] == np.arange(n) * 16 + sel).all()
+
+
+def test_global_fault_names_kernel_pc_lane_address_and_buffer():
+    src = loads("x") + global_id(64) + """
+        v_lshlrev_b32 v2, 4, v1                   // 16 bytes per lane: lanes >= 4 run off the end
+        global_load_b32 v3, v2, s[4:5]
+        s_endpgm"""
+    with pytest.raises(EmuFault) as e:
+        launch(src, {"x": np.zeros(16, np.uint32)})
+    msg = str(e.value)
+    assert "test_kernel" in msg and "PC 0x" in msg and "global_load_b32" in msg
+    assert "lane 4 " in msg and "'x'" in msg and "past the end" in msg
+
+
+def test_lds_fault_reports_the_bound():
+    src = "v_mov_b32 v1, 0x100\nds_load_b32 v2, v1\ns_endpgm"
+    with pytest.raises(EmuFault, match=r"LDS address 0x100 .*256 bytes of LDS"):
+        launch(src, {}, lds=256)
+
+
+def test_runaway_loop_stops_at_the_budget():
+    with pytest.raises(BudgetExceeded, match=r"test_kernel: instruction budget of 1000 .*PC 0x"):
+        launch("loop:\ns_branch loop", {}, budget=1000)
+
+
+def test_unsupported_instruction_names_mnemonic_format_pc_and_kernel():
+    from emu.table import load_semantics
+    real = load_semantics("gfx1100")
+
+    class Without:   # the real table minus one instruction
+        def get(self, d):
+            return None if d.name == "V_ADD_F32" else real.get(d)
+    with pytest.raises(UnsupportedInstruction, match=r"test_kernel: PC 0x[0-9a-f]+: `v_add_f32_e32 v1, v2, v3` \(VOP2\)"):
+        launch("v_add_f32 v1, v2, v3\ns_endpgm", {}, semantics=Without())
+
+
+def test_bad_dispatch_is_refused():
+    with pytest.raises(LaunchError, match="wave size 48"):
+        launch("s_endpgm", {}, wave=48)
+    with pytest.raises(LaunchError, match="1088 work-items"):
+        launch("s_endpgm", {}, block=(1088, 1, 1))
+
+
+def test_cross_lane_readlane_writelane_bpermute_mbcnt():
+    x = np.random.default_rng(8).integers(0, 2**31, 64).astype(np.uint32)
+    z = np.zeros(64, np.uint32)
+    src = loads("x", "rl", "wl", "bp", "mb") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_readlane_b32 s24, v3, 5
+        v_mov_b32 v4, s24
+        v_mov_b32 v5, 0
+        v_writelane_b32 v5, s24, 7
+        v_add_nc_u32 v6, 1, v0                   // source lane (id + 1) % 32, as a byte address
+        v_and_b32 v6, 31, v6
+        v_lshlrev_b32 v6, 2, v6
+        ds_bpermute_b32 v7, v6, v3
+        v_mbcnt_lo_u32_b32 v8, -1, 100
+        s_waitcnt lgkmcnt(0)
+        global_store_b32 v2, v4, s[6:7]
+        global_store_b32 v2, v5, s[8:9]
+        global_store_b32 v2, v7, s[10:11]
+        global_store_b32 v2, v8, s[12:13]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "rl": z, "wl": z, "bp": z, "mb": z})
+    waves = x.reshape(2, 32)
+    assert (got["rl"] == np.repeat(waves[:, 5], 32)).all()
+    assert (got["wl"] == np.where(np.arange(64) % 32 == 7, np.repeat(waves[:, 5], 32), 0)).all()
+    assert (got["bp"] == np.roll(waves, -1, axis=1).reshape(-1)).all()
+    assert (got["mb"] == 100 + np.arange(64) % 32).all()
+
+
+def test_wave64_masks_saveexec_and_vcc():
+    n = 128
+    x = np.random.default_rng(9).integers(0, 100, n).astype(np.uint32)
+    src = loads("x", "out") + global_id(128) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_mov_b32 v4, 7
+        v_cmp_lt_u32 vcc, 50, v3                  // 64-bit VCC in wave64
+        s_and_saveexec_b64 s[24:25], vcc
+        v_mov_b32 v4, 9                           // only lanes with x > 50
+        s_or_b64 exec, exec, s[24:25]
+        v_cndmask_b32 v5, 0, 1, vcc
+        v_add_nc_u32 v4, v4, v5
+        global_store_b32 v2, v4, s[6:7]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "out": np.zeros(n, np.uint32)}, block=(128, 1, 1), wave=64)
+    assert (got["out"] == np.where(x > 50, 10, 7)).all()
+
+
+def test_f16_halves_opsel_modifiers_clamp_and_omod():
+    rng = np.random.default_rng(10)
+    a = rng.uniform(-2, 2, 64).astype(np.float32)
+    h = rng.uniform(-2, 2, 64).astype(np.float16)
+    z = np.zeros(64, np.uint32)
+    src = loads("a", "h", "o1", "o2", "o3") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        v_lshlrev_b32 v9, 1, v1
+        global_load_u16 v4, v9, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_mov_b32 v5, 0x12345678
+        v_add_f16 v5.h, v4.l, v4.l                // high half = 2h, low half kept
+        v_add_f32 v6, -|v3|, 1.0 clamp            // clamp(1 - |a|) to [0, 1]
+        v_mul_f32 v7, v3, v3 mul:4                // output modifier x4
+        global_store_b32 v2, v5, s[8:9]
+        global_store_b32 v2, v6, s[10:11]
+        global_store_b32 v2, v7, s[12:13]
+        s_endpgm"""
+    got, _ = launch(src, {"a": a, "h": h, "o1": z, "o2": z, "o3": z})
+    twice = (h.astype(np.float32) * 2).astype(np.float16).view(np.uint16).astype(np.uint32)
+    assert (got["o1"] == (twice << 16) | 0x5678).all()
+    assert (got["o2"].view(np.float32) == np.clip(np.float32(1) - np.abs(a), 0, 1)).all()
+    assert (got["o3"].view(np.float32) == (a * a) * np.float32(4)).all()
+
+
+def test_64bit_carries_and_literals():
+    x = np.random.default_rng(11).integers(0, 2**63, 64, dtype=np.uint64)
+    src = loads("x", "out", "s") + global_id(64) + """
+        v_lshlrev_b32 v2, 3, v1
+        global_load_b64 v[4:5], v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_add_co_u32 v6, vcc_lo, v4, 0x80000000   // + 2**31 with the carry into the high dword
+        v_add_co_ci_u32 v7, vcc_lo, 0, v5, vcc_lo
+        v_lshlrev_b64 v[6:7], 1, v[6:7]
+        global_store_b64 v2, v[6:7], s[6:7]
+        s_mov_b32 s24, -1
+        s_add_u32 s24, s24, 1                     // carry out into SCC
+        s_addc_u32 s25, 0, 0
+        s_mov_b64 s[26:27], 0xfffffff0           // a literal as unsigned 64-bit: zero-extended
+        v_mov_b32 v8, s25
+        v_mov_b32 v9, s27
+        v_mov_b32 v10, 0
+        global_store_b32 v10, v8, s[8:9]
+        global_store_b32 v10, v9, s[8:9] offset:4
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "out": np.zeros(64, np.uint64), "s": np.zeros(2, np.uint32)})
+    assert (got["out"] == (x + np.uint64(2**31)) << np.uint64(1)).all()
+    assert got["s"].tolist() == [1, 0]
