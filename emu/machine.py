@@ -13,7 +13,7 @@ and address with the nearest buffer; a per-wave instruction budget stops runaway
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from .semantics import Ctx, SemanticsError
 from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
+# control events that only advance the PC here: memory completes in order (waits), no
+# scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
+_NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message")
 
 
 class EmuError(Exception):
@@ -55,7 +58,6 @@ class Stats:
     lane_ops: int = 0            # active lanes summed over vector instructions
     batches: int = 0             # machine steps (one instruction over a batch of waves)
     seconds: float = 0.0
-    mnemonics: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
         rate = self.lane_ops / self.seconds if self.seconds else 0.0
@@ -226,14 +228,15 @@ class _Chunk:
 
     def run(self) -> None:
         st, stats = self.st, self.stats
+        parked = np.iinfo(np.int64).max
         while True:
-            runnable = st.run == RUNNING
-            if not runnable.any():
+            key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
+            pc = int(key.min())
+            if pc == parked:
                 if (st.run == AT_BARRIER).any():
                     raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
                 return
-            pc = int(st.pc[runnable].min())
-            idx = np.flatnonzero(runnable & (st.pc == pc))
+            idx = np.flatnonzero(key == pc)
             sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
             p = self.prepared.get(pc)
             if p is None:
@@ -262,18 +265,8 @@ class _Chunk:
     def step(self, p: Prepared, sel, idx) -> None:
         st = self.st
         control = p.control
-        if control is not None and control != "barrier" and control != "end" and control not in ("wait", "nop", "sleep"):
-            raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} ({control}) "
-                                         f"stops the wave: the machine does not model it")
         if control is not None:
-            if control == "end":
-                st.run[sel] = ENDED
-                self.release(idx)
-            else:
-                st.pc[sel] += p.inst.size
-                if control == "barrier":
-                    st.run[sel] = AT_BARRIER
-                    self.release(idx)
+            self.event(p, sel, idx, control)
             return
         exec_mask = st.exec_mask(sel)
         active = None
@@ -294,6 +287,26 @@ class _Chunk:
                 writer(st, sel, value, write_active)
         if not p.sem.branch:
             st.pc[sel] += p.inst.size
+
+    def event(self, p: Prepared, sel, idx, control: str) -> None:
+        """Machine events of hand-written control instructions (emu/handwritten.py)."""
+        st, simm16 = self.st, p.inst.fields.get("SIMM16", 0)
+        if control == "end":
+            st.run[sel] = ENDED
+            self.release(idx)
+            return
+        if control == "trap" or (control == "halt" and simm16 & 1):
+            where = f"work-group {self.group_xyz(int(self.wave_group[idx[0]]))}"
+            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {self.m.text(p.inst)} in {where}: the kernel "
+                           f"{'trapped' if control == 'trap' else 'halted its wave'} (a trap or abort it executes "
+                           f"on purpose, e.g. an assertion)")
+        if control not in _NO_EFFECT and control not in ("barrier", "halt"):
+            raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} ({control}): "
+                                         f"the machine does not model this event")
+        st.pc[sel] += p.inst.size
+        if control == "barrier":
+            st.run[sel] = AT_BARRIER
+            self.release(idx)
 
     def execute(self, p: Prepared, sel, idx, exec_mask, active):
         st = self.st

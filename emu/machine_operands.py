@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .memory import APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE
-from .wave import NULL, SCC_CODE, WaveState
+from .wave import NULL, SCC_CODE
 
 SIGN = {16: 0x8000, 32: 0x8000_0000, 64: 0x8000_0000_0000_0000}
 APERTURES = {"SHARED_BASE": SHARED_APERTURE, "SHARED_LIMIT": SHARED_APERTURE + APERTURE_SIZE - 1,
@@ -114,5 +114,3 @@ def sign_extend(value: int, bits: int) -> int:
     value &= (1 << bits) - 1
     return value - (1 << bits) if value >> (bits - 1) else value
 
-
-__all__ = ["SourceCodes", "OperandError", "modifiers", "constant", "sign_extend", "WaveState"]

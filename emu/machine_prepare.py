@@ -94,6 +94,10 @@ def _write_scc(st, sel, value, active):
     st.scc[sel] = np.asarray(value).reshape(-1, 1).astype(np.uint32) & np.uint32(1)
 
 
+def _write_mode(st, sel, value, active):
+    st.mode[sel] = np.asarray(value).reshape(-1, 1).astype(np.uint32)
+
+
 def _write_pc(st, sel, value, active):
     st.pc[sel] = np.asarray(value).reshape(-1).astype(np.int64)
 
@@ -183,6 +187,7 @@ class Preparer:
         p.writers.setdefault("SCC", _write_scc)
         p.writers.setdefault("PC", _write_pc)
         p.writers.setdefault("M0", _write_sgprs(M0, 1))
+        p.writers.setdefault("MODE", _write_mode)
         if "EXEC" in sem.writes and not sem.writes["EXEC"].lane_bit:
             p.writers.setdefault("EXEC", _write_exec(sem.writes["EXEC"].bits))
         if "VCC" in sem.writes and p.scalar:

@@ -78,6 +78,7 @@ class Device:
         self.memory = DeviceMemory()
         self.machine = Machine(arch, self.memory)
         self._count = 0
+        self.dispatches = 0         # dispatch id of the next launch (the dispatch_id user SGPRs)
 
     def alloc(self, nbytes: int, name: str | None = None) -> Buffer:
         self._count += 1
@@ -122,7 +123,9 @@ class Program:
         mem.write(packet, aql_packet(grid, block, desc.private_segment_fixed_size,
                                      desc.group_segment_fixed_size, self.base + k.descriptor_address, ka))
         queue = mem.alloc(QUEUE_SIZE, "queue")
-        d = self.dispatch(k, grid, block, {"dispatch_ptr": packet, "queue_ptr": queue, "kernarg_segment_ptr": ka})
+        d = self.dispatch(k, grid, block, {"dispatch_ptr": packet, "queue_ptr": queue, "kernarg_segment_ptr": ka,
+                                           "dispatch_id": self.device.dispatches})
+        self.device.dispatches += 1
         if budget is not None:
             d.budget = budget
         return self.device.machine.run(d)
@@ -156,7 +159,9 @@ class Program:
                 if what == "private_segment_size":
                     value = desc.private_segment_fixed_size
                 else:
-                    value = pointers.get(what, 0)       # private segment buffer / flat scratch / dispatch id: 0
+                    # the private segment buffer and flat scratch init stay 0: scratch is
+                    # addressed per lane by the machine (emu/memory.py), not through them
+                    value = pointers.get(what, 0)
                 user += [(value >> (32 * i)) & 0xFFFFFFFF for i in range(dwords)]
         if desc.user_sgpr_count < len(user):
             raise DeviceError(f"{k.name}: descriptor's user_sgpr_count {desc.user_sgpr_count} is less than the "

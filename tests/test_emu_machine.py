@@ -430,3 +430,105 @@ def test_64bit_carries_and_literals():
     got, _ = launch(src, {"x": x, "out": np.zeros(64, np.uint64), "s": np.zeros(2, np.uint32)})
     assert (got["out"] == (x + np.uint64(2**31)) << np.uint64(1)).all()
     assert got["s"].tolist() == [1, 0]
+
+
+def test_flat_addresses_reach_global_lds_and_scratch_through_apertures():
+    x = np.arange(100, 164, dtype=np.uint32)
+    z = np.zeros(64, np.uint32)
+    src = loads("x", "g", "l", "p") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_add_co_u32 v4, vcc_lo, s6, v2           // flat address of g[id]
+        v_add_co_ci_u32 v5, vcc_lo, s7, 0, vcc_lo
+        flat_store_b32 v[4:5], v3
+        s_mov_b64 s[24:25], src_shared_base       // LDS through the shared aperture
+        v_lshlrev_b32 v6, 2, v0
+        v_mov_b32 v7, s25
+        flat_store_b32 v[6:7], v3
+        s_mov_b64 s[24:25], src_private_base      // scratch through the private aperture
+        v_mov_b32 v8, 8
+        v_mov_b32 v9, s25
+        v_add_nc_u32 v10, 1, v3
+        flat_store_b32 v[8:9], v10
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+        ds_load_b32 v11, v6
+        scratch_load_b32 v12, off, off offset:8
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+        global_store_b32 v2, v11, s[8:9]
+        global_store_b32 v2, v12, s[10:11]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "g": z, "l": z, "p": z}, lds=256, scratch=16)
+    assert (got["g"] == x).all() and (got["l"] == x).all() and (got["p"] == x + 1).all()
+
+
+def test_work_groups_run_in_chunks(monkeypatch):
+    import emu.machine
+    monkeypatch.setattr(emu.machine, "STATE_BYTES", 20000)     # a few work-groups per chunk
+    n = 2048
+    x = np.random.default_rng(12).standard_normal(n).astype(np.float32)
+    src = loads("x", "y") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_sqrt_f32 v3, v3
+        global_store_b32 v2, v3, s[6:7]
+        s_endpgm"""
+    with np.errstate(invalid="ignore"):
+        want = np.sqrt(x)
+    got, stats = launch(src, {"x": x, "y": np.zeros(n, np.float32)}, grid=(32, 1, 1))
+    assert stats.workgroups == 32
+    assert np.allclose(got["y"], want, rtol=2e-7, equal_nan=True)
+
+
+def test_packed_math_op_sel_and_neg():
+    rng = np.random.default_rng(13)
+    a, b = rng.uniform(-4, 4, (2, 64, 2)).astype(np.float16)
+    z = np.zeros(64, np.uint32)
+    src = loads("a", "b", "o1", "o2", "o3") + global_id(64) + """
+        global_load_b32 v1, v2, s[4:5]
+        global_load_b32 v3, v2, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_pk_add_f16 v4, v1, v3 op_sel:[1,0] op_sel_hi:[0,1]      // (a.hi + b.lo, a.lo + b.hi)
+        v_pk_mul_f16 v5, v1, v3 neg_lo:[1,0] neg_hi:[0,1]         // (-a.lo * b.lo, a.hi * -b.hi)
+        v_dot2_f32_f16 v6, v1, v3, 1.0
+        global_store_b32 v2, v4, s[8:9]
+        global_store_b32 v2, v5, s[10:11]
+        global_store_b32 v2, v6, s[12:13]
+        s_endpgm"""
+    got, _ = launch(src, {"a": a.view(np.uint32).reshape(-1), "b": b.view(np.uint32).reshape(-1),
+                          "o1": z, "o2": z, "o3": z})
+    lo, hi = 0, 1
+    add = np.stack([a[:, hi] + b[:, lo], a[:, lo] + b[:, hi]], 1)
+    mul = np.stack([-a[:, lo] * b[:, lo], a[:, hi] * -b[:, hi]], 1)
+    assert (got["o1"].view(np.float16).reshape(64, 2) == add).all()
+    assert (got["o2"].view(np.float16).reshape(64, 2) == mul).all()
+    dot = (a.astype(np.float64) * b.astype(np.float64)).sum(1) + 1.0
+    assert np.allclose(got["o3"].view(np.float32), dot, rtol=1e-6)
+
+
+def test_mode_register_starts_as_the_dispatch_says():
+    src = loads("out") + """
+        s_getreg_b32 s24, hwreg(HW_REG_MODE)
+        v_mov_b32 v1, s24
+        v_mov_b32 v2, 0
+        global_store_b32 v2, v1, s[4:5]
+        s_endpgm"""
+    got, _ = launch(src, {"out": np.zeros(1, np.uint32)}, block=(1, 1, 1), mode=0x3F0)
+    assert got["out"][0] == 0x3F0
+
+
+def test_trap_stops_the_launch_with_a_clear_error():
+    from emu.machine import EmuError
+    with pytest.raises(EmuError, match=r"test_kernel: PC 0x[0-9a-f]+: s_trap 2 in work-group \(0, 0, 0\): the kernel trapped"):
+        launch("s_trap 2\ns_endpgm", {})
+
+
+def test_mode_writes_reach_the_wave_state():
+    src = loads("out") + """
+        s_round_mode 0x3                          // round toward zero for f32
+        s_getreg_b32 s24, hwreg(HW_REG_MODE)
+        v_mov_b32 v1, s24
+        v_mov_b32 v2, 0
+        global_store_b32 v2, v1, s[4:5]
+        s_endpgm"""
+    got, _ = launch(src, {"out": np.zeros(1, np.uint32)}, block=(1, 1, 1), mode=0x3F0)
+    assert got["out"][0] == 0x3F3
