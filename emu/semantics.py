@@ -64,6 +64,11 @@ class Operand:
     bits: int        # width read or written (32, 64, 96, 128, ... ; 1 for SCC and lane bits)
     type: str        # the pseudocode's type for it: 'u32', 'f16', 'b64', 'i32', ...
     lane_bit: bool = False   # used as X.u64[laneId]: one bit per lane of a per-wave mask
+    bits_wave64: int = 0     # width in a wave64 when it differs (WMMA C/D: 256 bits in wave32, 128 in wave64)
+
+    def width(self, lanes: int) -> int:
+        """Bits of this operand's register block in a wave of `lanes` lanes."""
+        return self.bits_wave64 if lanes == 64 and self.bits_wave64 else self.bits
 
 
 @dataclass(frozen=True)

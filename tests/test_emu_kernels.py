@@ -20,9 +20,8 @@ KNOWN_GAPS = {
     "ew_f16_arith": "v_fma_mix_f32 has no semantics (OPSEL_HI in its pseudocode)",
     "ew_f32_fma_minmax": "v_minmax_f32 calls v_min_f32, whose conditional result needs the old D0",
     "ew_f64_fma_sqrt_div": "v_div_fixup_f64's translation overflows a Python int",
-    "wmma_gemm_f32": "WMMA has no semantics",
 }
-KNOWN_TARGET_GAPS = {("wave_bpermute_readfirstlane", "gfx1100-w64"): "ds_bpermute_b32 in wave64 gives wrong lanes (under investigation)"}
+KNOWN_TARGET_GAPS: dict = {}
 _devices: dict = {}
 
 
