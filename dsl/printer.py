@@ -9,7 +9,7 @@ from isa import Spec
 
 from . import syntax
 from .decode import DPP8FI, VALU_E32, Instruction
-from .signature import Operand, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout, valu_signature, vopd_base
+from .signature import Operand, data_dwords, ds_layout, cache_control, flat_layout, scalar_bits, scalar_layout, valu_signature, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -370,8 +370,7 @@ def _simm_text(style: str, imm: int) -> str:
     if style == "hex":
         return f"0x{imm:x}"
     if style == "imm":
-        signed = imm - 0x10000 if imm & 0x8000 else imm
-        return str(signed) if -16 <= signed <= 64 else f"0x{imm:x}"
+        return str(imm) if imm <= 64 else f"0x{imm:x}"
     if style == "version":
         if imm & ~0xe0ff:
             return f"0x{imm:x}"
@@ -452,7 +451,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
 def _smem(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
+    if cache_control(d):
         return mn
     sbase_n = 4 if "buffer" in mn else 2
     if mn.startswith("s_atc_probe"):
@@ -470,8 +469,8 @@ def _smem(spec: Spec, inst: Instruction) -> str:
         text = f"{mn} {', '.join(parts)}"
         if off:
             text += f" offset:{'-' if off < 0 else ''}0x{abs(off):x}"
-    else:
-        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}")
+    else:   # no SGPR offset: the immediate, or null when that is 0 too
+        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}" if off else "null")
         text = f"{mn} {', '.join(parts)}"
     return text + flags_text(f, ("GLC", "DLC"))
 
@@ -549,6 +548,8 @@ def _flat(spec: Spec, inst: Instruction) -> str:
 def _buffer(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
+    if cache_control(d):
+        return mn
     n = data_dwords(d.name)
     if "cmpswap" in mn:
         n *= 2

@@ -203,6 +203,12 @@ def data_dwords(name: str) -> int:
     return max(1, bits // 32)
 
 
+def cache_control(d: InstrDef) -> bool:
+    """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
+    buffer_gl0_inv): no operands. The manual gives these no pseudocode and describes them so."""
+    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate", d.description or ""))
+
+
 # ---------------------------------------------------------------- operand layouts (text order)
 # Each entry: (operand name, field, registers). Shared by the printer and the encoder.
 

@@ -108,3 +108,26 @@ def test_ray_queries_print_as_llvm_assembles_them():
     assert len(encodings) == len(RAY_QUERIES)
     for text, code in zip(RAY_QUERIES, encodings):
         assert disassemble(code, "gfx1100") == text
+
+
+def _gfx11_code_objects():
+    import json
+    from .conftest import SHARED
+    for manifest in sorted((SHARED / "kernels").glob("*/manifest.json")):
+        m = json.loads(manifest.read_text())
+        for target, filename in m["code_objects"].items():
+            if target.startswith("gfx11"):
+                yield pytest.param(manifest.parent / filename, m["kernel"], target, id=f"{manifest.parent.name}-{target}")
+
+
+@pytest.mark.parametrize("path, symbol, target", list(_gfx11_code_objects()))
+def test_compiled_kernels_disassemble_as_llvm_objdump(path, symbol, target):
+    """Real compiler output (clang-22 kernels in ../shared/kernels): every instruction of the
+    kernel prints as llvm-objdump-22 prints it (cache invalidations, s_clause, SMEM null...)."""
+    from .llvm_tools import objdump_symbols
+    wave = 64 if target.endswith("w64") else 32
+    code = objdump_symbols(path, [symbol], "+wavefrontsize64" if wave == 64 else None)[symbol]
+    ours = disassemble(bytes(code["bytes"]), target.split("-")[0], wave_size=wave).splitlines()
+    theirs = [" ".join(t.split()) for t in code["text"]]
+    assert len(ours) == len(theirs) > 10
+    assert [(i, a, b) for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == []
