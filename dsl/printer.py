@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import math
-import re
 import struct
 from functools import lru_cache
 
 from isa import Spec
 
 from . import syntax
-from .decode import DPP8FI, LITERAL, VALU_E32, Instruction
-from .signature import Operand, data_dwords, ds_layout, flat_layout, image_address_words, image_data_dwords, scalar_bits, scalar_layout, valu_signature, vopd_base
+from .decode import DPP8FI, VALU_E32, Instruction
+from .signature import Operand, data_dwords, ds_layout, cache_control, flat_layout, scalar_bits, scalar_layout, valu_signature, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -371,8 +370,7 @@ def _simm_text(style: str, imm: int) -> str:
     if style == "hex":
         return f"0x{imm:x}"
     if style == "imm":
-        signed = imm - 0x10000 if imm & 0x8000 else imm
-        return str(signed) if -16 <= signed <= 64 else f"0x{imm:x}"
+        return str(imm) if imm <= 64 else f"0x{imm:x}"
     if style == "version":
         if imm & ~0xe0ff:
             return f"0x{imm:x}"
@@ -453,7 +451,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
 def _smem(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
+    if cache_control(d):
         return mn
     sbase_n = 4 if "buffer" in mn else 2
     if mn.startswith("s_atc_probe"):
@@ -471,13 +469,13 @@ def _smem(spec: Spec, inst: Instruction) -> str:
         text = f"{mn} {', '.join(parts)}"
         if off:
             text += f" offset:{'-' if off < 0 else ''}0x{abs(off):x}"
-    else:
-        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}")
+    else:   # no SGPR offset: the immediate, or null when that is 0 too
+        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}" if off else "null")
         text = f"{mn} {', '.join(parts)}"
-    return text + _flags(f, ("GLC", "DLC"))
+    return text + flags_text(f, ("GLC", "DLC"))
 
 
-def _flags(f: dict, names: tuple[str, ...]) -> str:
+def flags_text(f: dict, names: tuple[str, ...]) -> str:
     return "".join(" " + n.lower() for n in names if f.get(n))
 
 
@@ -492,7 +490,7 @@ def _ds(spec: Spec, inst: Instruction) -> str:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
         if off:
             text += f" offset:{_swizzle_text(off) if mn == 'ds_swizzle_b32' else off}"
-    return text + _flags(f, ("GDS",))
+    return text + flags_text(f, ("GDS",))
 
 
 def _swizzle_text(off: int) -> str:
@@ -544,12 +542,14 @@ def _flat(spec: Spec, inst: Instruction) -> str:
         off -= 1 << 13
     if off:
         text += f" offset:{off}"
-    return text + _flags(f, ("GLC", "SLC", "DLC"))
+    return text + flags_text(f, ("GLC", "SLC", "DLC"))
 
 
 def _buffer(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
+    if cache_control(d):
+        return mn
     n = data_dwords(d.name)
     if "cmpswap" in mn:
         n *= 2
@@ -573,7 +573,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
         text += " offen"
     if f["OFFSET"]:
         text += f" offset:{f['OFFSET']}"
-    return text + _flags(f, ("GLC", "SLC", "DLC", "TFE"))
+    return text + flags_text(f, ("GLC", "SLC", "DLC", "TFE"))
 
 
 def _vinterp(spec: Spec, inst: Instruction) -> str:
@@ -627,63 +627,6 @@ def _vopd(spec: Spec, inst: Instruction) -> str:
     return " :: ".join(halves)
 
 
-@lru_cache(maxsize=None)
-def _export_targets(spec: Spec) -> dict[int, str]:
-    """EXP TARGET codes -> LLVM names, from the manual's TARGET list ('0..7 MRT 0..7', '8 Z',
-    '12-16 Position 0-4', ...) and syntax.EXPORT_TARGETS."""
-    out = {}
-    fmt = spec.formats["EXP"]
-    m = re.search(r"(\d+)\.\.(\d+) MRT", fmt.field_text.get("TARGET", ""))
-    if m:
-        out.update({c: f"mrt{c - int(m.group(1))}" for c in range(int(m.group(1)), int(m.group(2)) + 1)})
-    for lo, hi, _kind, base, _text in spec.operands.get("EXP", {}).get("TARGET", []):
-        name = syntax.EXPORT_TARGETS.get(re.sub(r"\s*\d+-\d+$", "", base))
-        if name:
-            out.update({c: name if lo == hi else f"{name}{c - lo}" for c in range(lo, hi + 1)})
-    return out
-
-
-def _export(spec: Spec, inst: Instruction) -> str:
-    f = inst.fields
-    target = _export_targets(spec).get(f["TARGET"], f"invalid_target_{f['TARGET']}")
-    srcs = [vreg(f[f"VSRC{i}"]) if f["EN"] >> i & 1 else "off" for i in range(4)]
-    return f"exp {target} {', '.join(srcs)}" + (" done" if f.get("DONE") else "") + \
-        (" row_en" if f.get("ROW") else "")
-
-
-def _image(spec: Spec, inst: Instruction) -> str:
-    """MIMG: vdata, vaddr (or NSA's [addresses]), the resource (and sampler) SGPRs, then
-    dmask, dim and the flags in LLVM's order."""
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    dim, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
-    data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
-    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
-    if "ATOMIC" in d.name and data > 3 and not inst.extra:
-        # no LLVM register class for it: LLVM keeps its defaults (the atomic's own data, one address)
-        data, words = (2 if "CMPSWAP" in d.name else 1), 1
-    if inst.extra:   # NSA: one VGPR per address dword, the last field takes what remains;
-        # LLVM also lists unneeded address fields up to the last non-zero one
-        regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")]
-        used = max([i + 1 for i, r in enumerate(regs) if r] + [1])
-        n = min(max(words, used), len(regs))
-        words = max(words, n)
-        addr = [vreg(r) for r in regs[:n - 1]] + [vreg(regs[n - 1], words - n + 1)]
-        vaddr = f"[{', '.join(addr)}]"
-    else:
-        vaddr = vreg(f["VADDR"], words if words <= 12 else 16)   # VGPR tuples: 1-12, then 16
-    parts = [vreg(f["VDATA"], data), vaddr, sreg_text(spec, f["SRSRC"] * 4, 8)]
-    if d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD")):
-        parts.append(sreg_text(spec, f["SSAMP"] * 4, 4))
-    text = f"{mn} {', '.join(parts)}"
-    if f["DMASK"]:
-        text += f" dmask:0x{f['DMASK']:x}"
-    text += f" dim:SQ_RSRC_IMG_{dim}"
-    if f.get("UNRM"):
-        text += " unorm"
-    return text + _flags(f, ("GLC", "SLC", "DLC", "R128", "A16", "TFE", "LWE", "D16"))
-
-
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     fmt = inst.fmt.name
     if fmt in ("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"):
@@ -706,10 +649,9 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
         return _ldsdir(spec, inst)
     if fmt == "VOPD":
         return _vopd(spec, inst)
-    if fmt == "EXP":
-        return _export(spec, inst)
-    if fmt == "MIMG" and "BVH" not in inst.name:   # BVH ray queries: operands not printed yet
-        return _image(spec, inst)
+    if fmt in ("EXP", "MIMG"):
+        from .printer_graphics import print_graphics   # (it imports this module's helpers)
+        return print_graphics(spec, inst)
     return f"{inst.name.lower()} <{fmt} operands not printed>"
 
 

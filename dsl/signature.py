@@ -203,6 +203,12 @@ def data_dwords(name: str) -> int:
     return max(1, bits // 32)
 
 
+def cache_control(d: InstrDef) -> bool:
+    """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
+    buffer_gl0_inv): no operands. The manual gives these no pseudocode and describes them so."""
+    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate", d.description or ""))
+
+
 # ---------------------------------------------------------------- operand layouts (text order)
 # Each entry: (operand name, field, registers). Shared by the printer and the encoder.
 
@@ -307,9 +313,7 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
     four texels of one channel), halved for D16, plus the TFE status dword."""
     if "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD":
-        return 2 if d16 else 4 + tfe   # LLVM has no D16 gather form with the TFE dword
-    if d.name == "IMAGE_ATOMIC_CMPSWAP" and not dmask:   # data and compare value
-        return 2
+        return (2 if d16 else 4) + tfe
     n = max(1, bin(dmask).count("1"))
     return (n + 1) // 2 + tfe if d16 else n + tfe
 
@@ -327,3 +331,10 @@ def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> 
     if "D" in parts:
         words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
     return words
+
+
+def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
+    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (64-bit for
+    BVH64), ray extent, origin (x, y, z), direction and inverse direction (x, y, z each; A16
+    packs the two 16-bit vectors into three VGPRs)."""
+    return [2 if "BVH64" in d.name else 1, 1, 3] + ([3] if a16 else [3, 3])

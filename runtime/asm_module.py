@@ -12,7 +12,7 @@ from dsl.asm import AsmError, Directive, Label, define_label, encode_at, encoder
 
 from . import elf
 from .descriptor import DESCRIPTOR_SIZE, encode_descriptor
-from .expr import Address, ExprError, evaluate, split_args
+from .expr import Address, ExprError, UndefinedSymbol, evaluate, split_args
 from .link import R_AMDGPU_ABS64, R_AMDGPU_REL64, Fixup, LinkError, OutputSection, SymbolDef, link
 from .target import Target, parse_target
 from .writer import METADATA_VERSION, build_descriptor, kernel_metadata
@@ -119,23 +119,44 @@ class _Module:
 
     # ---- statements ----
     def run(self, items) -> None:
-        for it in items:
-            if isinstance(it, Label):
-                if self.open_kernel:
-                    self.fail(it, f"label {it.name!r} inside .amdhsa_kernel {self.open_kernel.name}")
-                if it.name in self.absolute or any(it.name in s.labels for s in self.sections.values()):
-                    self.fail(it, f"symbol {it.name!r} defined twice")
-                define_label(self.current.labels, it, len(self.current.data))
-            elif isinstance(it, Directive):
-                self.directive(it)
-            else:
-                if self.open_kernel:
-                    self.fail(it, f"instruction inside .amdhsa_kernel {self.open_kernel.name}")
-                sec = self.current
-                sec.data += encode_at(self.encoder(it), it, self.lines, len(sec.data), sec.branches)
+        self.run_block(items)
         if self.open_kernel:
             raise AsmError(f"{self.open_kernel.where}.amdhsa_kernel {self.open_kernel.name} has no "
                            f".end_amdhsa_kernel")
+
+    def run_block(self, items) -> None:
+        """Statements in order; a `.rept N` … `.endr` body runs N times (nesting allowed)."""
+        i = 0
+        while i < len(items):
+            it = items[i]
+            if isinstance(it, Directive) and it.name == ".rept":
+                end = _matching_endr(items, i)
+                if end is None:
+                    self.fail(it, ".rept has no .endr")
+                count = self.value(it, it.args)
+                if count < 0:
+                    self.fail(it, f".rept count {count} is negative")
+                for _ in range(count):
+                    self.run_block(items[i + 1:end])
+                i = end + 1
+                continue
+            self.statement(it)
+            i += 1
+
+    def statement(self, it) -> None:
+        if isinstance(it, Label):
+            if self.open_kernel:
+                self.fail(it, f"label {it.name!r} inside .amdhsa_kernel {self.open_kernel.name}")
+            if it.name in self.absolute or any(it.name in s.labels for s in self.sections.values()):
+                self.fail(it, f"symbol {it.name!r} defined twice")
+            define_label(self.current.labels, it, len(self.current.data))
+        elif isinstance(it, Directive):
+            self.directive(it)
+        else:
+            if self.open_kernel:
+                self.fail(it, f"instruction inside .amdhsa_kernel {self.open_kernel.name}")
+            sec = self.current
+            sec.data += encode_at(self.encoder(it), it, self.lines, len(sec.data), sec.branches)
 
     def directive(self, d: Directive) -> None:
         name, args = d.name, d.args
@@ -144,6 +165,8 @@ class _Module:
             return
         if name == ".end_amdhsa_kernel":
             return self.end_kernel(d)
+        if name == ".endr":
+            self.fail(d, ".endr without .rept")
         if self.open_kernel:
             self.fail(d, f"{name} inside .amdhsa_kernel {self.open_kernel.name}")
         handler = getattr(self, "d_" + name[1:], None)
@@ -249,10 +272,19 @@ class _Module:
     d_align = d_balign
 
     def data(self, d, size: int, args: str):
+        """Room for each value now; the value is taken now (so `.set` counters in a `.rept`
+        count), or at the end when it names a label further down."""
         for part in split_args(args):
             at = len(self.current.data)
+            here = Address(self.current.name, at)
+            try:
+                value = evaluate(part, lambda name: self.lookup(name, here))
+            except UndefinedSymbol:
+                value = None
+            except ExprError as e:
+                self.fail(d, f"{d.name}: {e}")
             self.current.data += bytes(size)
-            self.late_data.append((self.current, at, size, part, d))
+            self.late_data.append((self.current, at, size, part, d, value))
 
     def d_zero(self, d, args):
         parts = split_args(args)
@@ -326,8 +358,9 @@ class _Module:
     def finish(self) -> bytes:
         for sec in self.sections.values():
             resolve_branches(sec.data, sec.branches, sec.labels)
-        for sec, at, size, text, d in self.late_data:
-            v = self.value(d, text, integer=False, here=Address(sec.name, at))
+        for sec, at, size, text, d, v in self.late_data:
+            if v is None:
+                v = self.value(d, text, integer=False, here=Address(sec.name, at))
             if isinstance(v, Address):
                 if size != 8 or v.symbol is None:
                     self.fail(d, f"{d.name}: {text.strip()!r} is an address; only .quad SYMBOL[+N] can hold one")
@@ -374,6 +407,19 @@ class _Module:
                 out.append(SymbolDef(name, None, value & (1 << 64) - 1, 0, elf.STT_NOTYPE,
                                      self.bind.get(name, elf.STB_LOCAL), 0))
         return out
+
+
+def _matching_endr(items, start: int) -> int | None:
+    depth = 0
+    for j in range(start, len(items)):
+        it = items[j]
+        if isinstance(it, Directive) and it.name == ".rept":
+            depth += 1
+        elif isinstance(it, Directive) and it.name == ".endr":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
 
 
 def assemble_module(text: str, target: str | None = None, *, wave_size: int | None = None,

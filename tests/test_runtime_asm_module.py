@@ -22,8 +22,8 @@ def _wave(text: str) -> int | None:
     return 64 if "--wave64" in text else None
 
 
-def _llvm_object(src: Path, tmp_path: Path) -> tuple[bytes, bytes, dict[str, int]]:
-    """(.text bytes, .rodata bytes, {symbol: value}) of llvm-mc-22's object for `src`."""
+def _llvm_object(src: Path, tmp_path: Path) -> tuple[dict[str, bytes], dict[str, int]]:
+    """({section: bytes} for .text/.rodata/.data, {symbol: value}) of llvm-mc-22's object for `src`."""
     text = src.read_text()
     target = re.search(r"--(gfx\w+)", text).group(1)
     obj = tmp_path / (src.stem + ".o")
@@ -32,16 +32,16 @@ def _llvm_object(src: Path, tmp_path: Path) -> tuple[bytes, bytes, dict[str, int
         argv.insert(4, "-mattr=+wavefrontsize64")
     run(*argv)
     sections = {}
-    for name in (".text", ".rodata"):
+    for name in (".text", ".rodata", ".data"):
         out = tmp_path / (src.stem + name)
         run(tool("llvm-objcopy"), "-O", "binary", f"--only-section={name}", str(obj), str(out))
-        sections[name] = out.read_bytes()
+        sections[name] = out.read_bytes() if out.exists() else b""
     symbols = {}
     for line in run(tool("llvm-readelf"), "-s", str(obj)).splitlines():
         m = re.match(r"\s*\d+:\s+([0-9a-f]+)\s+\d+\s+\w+\s+\w+\s+\w+\s+\d+\s+(\S+)$", line)
         if m:
             symbols[m.group(2)] = int(m.group(1), 16)
-    return sections[".text"], sections[".rodata"], symbols
+    return sections, symbols
 
 
 @pytest.mark.parametrize("name", SOURCES)
@@ -49,10 +49,12 @@ def test_text_and_descriptors_match_llvm_mc(name, tmp_path):
     src = EXAMPLES / name
     text = src.read_text()
     co = read_code_object(assemble_module(text, wave_size=_wave(text), filename=name))
-    llvm_text, llvm_rodata, llvm_syms = _llvm_object(src, tmp_path)
-    ours_text = co.elf.section(".text").data
+    llvm, llvm_syms = _llvm_object(src, tmp_path)
+    ours_text, llvm_text, llvm_rodata = co.elf.section(".text").data, llvm[".text"], llvm[".rodata"]
     assert ours_text == llvm_text, f"{name}: .text differs from llvm-mc at byte " \
         f"{next(i for i, (a, b) in enumerate(zip(ours_text + b'?', llvm_text + b'!')) if a != b)}"
+    ours_data = co.elf.section(".data")
+    assert (ours_data.data if ours_data else b"") == llvm[".data"], name
     assert co.kernels, name
     for k in co.kernels.values():
         at = llvm_syms[k.name + ".kd"]
@@ -122,6 +124,10 @@ table:
     (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.data\n .long undefined_thing + 1\n",
      r"^3:2: .long: undefined symbol 'undefined_thing'"),
     (".text\n s_endpgm\n", r"no target"),
+    (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.text\n .rept 2\n s_nop 0\n", r"^3:2: .rept has no .endr"),
+    (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.text\n s_nop 0\n .endr\n", r"^4:2: .endr without .rept"),
+    (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.text\n .rept 2\nx:\n s_nop 0\n .endr\n",
+     r"^4:1: symbol 'x' defined twice"),
     (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.amdgpu_metadata\n---\namdhsa.kernels: [\n.end_amdgpu_metadata\n",
      r"^\d+:\d+: .amdgpu_metadata is not valid YAML"),
     (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.text\n.rodata\n.amdhsa_kernel k\n .amdhsa_next_free_vgpr 1\n"
