@@ -131,3 +131,70 @@ def test_compiled_kernels_disassemble_as_llvm_objdump(path, symbol, target):
     theirs = [" ".join(t.split()) for t in code["text"]]
     assert len(ours) == len(theirs) > 10
     assert [(i, a, b) for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == []
+
+
+# literal dwords whose spelling depends on the operand: zero, small integers, f16 and f32 inline
+# bit patterns, -16, a dword whose low half is inline, and plain values
+LITERALS = (0x0, 0x8, 0x41, 0x3800, 0x3118, 0x12343800, 0x42200008, 0xffff0008, 0x0000ffff, 0xfffffff0,
+            0x3f800000, 0x3e22f983, 0x3ff00000, 0x40490fdb)
+
+
+def _literal_probes(spec) -> list[bytes]:
+    """Every opcode that can take a literal, with SRC0 = literal and each of LITERALS."""
+    out = []
+    for d in spec.instructions:
+        fmt = spec.formats[d.format]
+        if d.format not in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "VOP3SD", "SOP1", "SOP2", "SOPC") \
+                or d.name.startswith("S_SENDMSG_RTN"):
+            continue
+        word = fmt.encoding[0]
+        for name, _hi, lo in fmt.fields:
+            word |= {"OP": d.opcode, "SRC0": 255, "SSRC0": 255, "SRC1": 256, "SRC2": 256,
+                     "SSRC1": 2 if d.format != "SOP2" or "SIMM32" not in (d.pcode or "") else 0,
+                     "OPSEL_HI": 3, "OPSEL_HI2": 1}.get(name, 0) << lo
+        out += [word.to_bytes(fmt.width // 8, "little") + v.to_bytes(4, "little") for v in LITERALS]
+    return out
+
+
+def _llvm_texts(words: list[bytes], arch: str) -> list[str | None]:
+    """llvm-mc's disassembly of each word (None where it rejects it), aligned by s_nop markers."""
+    import re
+    from .llvm_tools import tool
+    import subprocess
+    lines = []
+    for i, w in enumerate(words):
+        lines.append(" ".join(f"0x{b:02x}" for b in (0xbf800000 | i & 0xffff).to_bytes(4, "little")))
+        lines.append(" ".join(f"0x{b:02x}" for b in w))
+    done = subprocess.run([tool("llvm-mc"), "--disassemble", "-arch=amdgcn", f"-mcpu={arch}"],
+                          input="\n".join(lines).encode(), capture_output=True, check=False)
+    rejected = {(int(n) - 2) // 2 for n in re.findall(r"<stdin>:(\d+):\d+: warning", done.stderr.decode())}
+    texts, marker, cur = [None] * len(words), 0, None
+    for line in done.stdout.decode().splitlines():
+        t = " ".join(line.split())
+        if not t or t.startswith(".text"):
+            continue
+        m = re.fullmatch(r"s_nop (\S+)", t)
+        if m and int(m.group(1), 0) == marker & 0xffff:
+            cur, marker = marker, marker + 1
+        elif cur is not None and texts[cur] is None and cur not in rejected:
+            texts[cur] = t
+    return texts
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
+def test_literal_spellings_match_llvm_mc(arch):
+    """lit(...), hex widths and inline-looking values for every opcode that takes a literal
+    (16-bit, packed, 64-bit, SALU operands), as llvm-mc disassembles the same bytes."""
+    import isa
+    words = _literal_probes(isa.load(arch))
+    texts = _llvm_texts(words, arch)
+    checked, bad = 0, []
+    for w, want in zip(words, texts):
+        if want is None or "/*Invalid" in want:   # LLVM rejects the operand; nothing to match
+            continue
+        checked += 1
+        got = disassemble(w, arch)
+        if got != want:
+            bad.append((w.hex(), want, got))
+    assert checked > 8000
+    assert bad[:20] == []
