@@ -208,6 +208,19 @@ def _vopd_rules(spec, record: Record) -> tuple:
 
 
 _COPY = re.compile(r"D0\.(\w+) = S0\.\1")
+_EXEC_WRITE = re.compile(r"\bEXEC(\.\w+)?(\[[^\]]*\])?\s*=(?!=)")
+
+
+def writes_exec(st: Statement, d) -> bool:
+    """Does the instruction change the active lanes: its pseudocode assigns EXEC
+    (s_and_saveexec, v_cmpx) or its result operand is exec (s_xor_b32 exec_lo, ...)?"""
+    if d is None:
+        return False
+    if _EXEC_WRITE.search(d.pcode or ""):
+        return True
+    first = st.operands[0] if st.operands else None
+    return (getattr(first, "name", "").startswith("exec") and d.format not in MEMORY_FORMATS
+            and _result_role(d)[1] and bool(_D0_WRITE.search(d.pcode or "")))
 
 
 def build_program(kernel) -> Program:
@@ -250,7 +263,8 @@ def build_program(kernel) -> Program:
             copy = (defs[0], uses[0])
         prog.instrs.append(Instr(tuple(uses), tuple(defs), target,
                                  not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
-                                 copy, _vopd_rules(kernel.spec, rec) if rec.vopd else ()))
+                                 copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
+                                 writes_exec(inst.statement, d)))
     return prog
 
 

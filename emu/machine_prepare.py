@@ -278,6 +278,10 @@ class Preparer:
             if fmt == "VOP3P" and not raw_opsel:
                 p.inputs[key] = self._packed(code, s, i, opsel, f, literal, neg, f.get("NEG_HI", 0), d)
                 continue
+            if fmt == "VOP3P":      # the semantic picks halves itself: whole registers, its width
+                bits = wide.bits if wide is not None and wide.bits in (32, 64) else 32
+                p.inputs[key] = self._src(code, bits, s.ftype, literal)
+                continue
             half = 0
             if s.t16:
                 half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= 256 else 0

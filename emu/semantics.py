@@ -155,9 +155,25 @@ class Ctx:
         bits = (np.asarray(self.exec_mask, np.uint64) >> self.lane_id.astype(np.uint64)) & np.uint64(1)
         return bits.astype(bool)
 
+    def with_inputs(self, changes: dict) -> "Ctx":
+        """This batch with some inputs replaced; the others (including inputs the machine
+        supplies lazily on first use) still come from this Ctx."""
+        return Ctx(**{**self.__dict__, "inputs": _Overlay(self.inputs, changes)})
+
     def get(self, name: str, instruction: str = "?"):
         try:
             return self.inputs[name]
         except KeyError:
             raise SemanticsError(f"{instruction}: operand {name} was not supplied "
                                  f"(supplied: {', '.join(sorted(self.inputs)) or 'none'})") from None
+
+
+class _Overlay(dict):
+    """Inputs with replacements on top of a base mapping (looked up only when missing)."""
+
+    def __init__(self, base, changes: dict):
+        super().__init__(changes)
+        self.base = base
+
+    def __missing__(self, name):
+        return self.base[name]

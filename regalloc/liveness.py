@@ -9,7 +9,19 @@ where it is live; two units may share a register iff their point sets are disjoi
 A unit counts as live only where it may already hold a value (forward "maybe defined"
 analysis): a value read before it is ever written carries nothing worth keeping, which is
 what lets a tuple be filled part by part. Physical registers are defined at entry (the
-ABI sets them) and so stay live from entry to their last read."""
+ABI sets them) and so stay live from entry to their last read.
+
+VGPRs are per lane: a write under a partial EXEC mask changes only the active lanes and the
+others keep their old value. Which lanes are active is not known here, so the rule is
+structural. A VGPR write is *partial* -- it also reads the old value, so the earlier
+definition stays live across it -- when both
+  - EXEC may have been changed before it (it is reachable from an instruction marked
+    `writes_exec`), and
+  - another instruction writing the same dword may reach it (reaching definitions).
+That is the if/else under s_and_saveexec / s_xor exec with a value written on both sides, or
+a value set before a loop and rewritten under a shrinking EXEC inside it. A dword written by
+one instruction keeps the per-wave meaning (no lane can need an older value of it), and so
+does every write in a program that never changes EXEC: such values cost what they did."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -51,6 +63,82 @@ def _mask(lv_unit, refs, file: str) -> int:
     return m
 
 
+def _exec_may_differ(prog: Program, spans, preds) -> list[bool]:
+    """Per block: may EXEC differ from its entry value at some instruction of it?
+    (forward: reachable from an EXEC write; within a block, from that write on)."""
+    writes = [any(prog.instrs[i].writes_exec for i in range(s, e)) for s, e in spans]
+    entry = [False] * len(spans)
+    changed = True
+    while changed:
+        changed = False
+        for b in range(len(spans)):
+            if not entry[b] and any(entry[p] or writes[p] for p in preds[b]):
+                entry[b], changed = True, True
+    return entry
+
+
+def _partial_writes(prog: Program, defs: list[int], spans, preds, phys_base: int) -> dict[int, int]:
+    """instruction -> virtual VGPR dwords it writes that another instruction's write of the
+    same dword may reach (reaching definitions; partial writes never remove an earlier
+    definition, so nothing is killed and this is reachability from each other write).
+
+    Only dwords written by two or more instructions take part. Each such write is one
+    site bit; `site_of[i]` are the sites of instruction i and `others[i]` the sites of other
+    instructions writing a dword i writes, grouped per dword so the test stays per dword."""
+    if not any(ins.writes_exec for ins in prog.instrs):
+        return {}
+    exec_in = _exec_may_differ(prog, spans, preds)
+    virtual = (1 << phys_base) - 1
+    writers: dict[int, list[int]] = {}
+    for i, d in enumerate(defs):
+        for x in bits(d & virtual):
+            writers.setdefault(x, []).append(i)
+    site = {}                                  # (instruction, unit) -> site bit
+    for x, ws in writers.items():
+        if len(ws) > 1:
+            for i in ws:
+                site[(i, x)] = 1 << len(site)
+    if not site:
+        return {}
+    unit_sites: dict[int, int] = {}
+    at: dict[int, list[tuple[int, int]]] = {}  # instruction -> [(unit, its site bit)]
+    for (i, x), bit in site.items():
+        unit_sites[x] = unit_sites.get(x, 0) | bit
+        at.setdefault(i, []).append((x, bit))
+    gen = []
+    for s, e in spans:
+        g = 0
+        for i in range(s, e):
+            for _, bit in at.get(i, ()):
+                g |= bit
+        gen.append(g)
+    reach_in = [0] * len(spans)
+    changed = True
+    while changed:
+        changed = False
+        for b in range(len(spans)):
+            new = 0
+            for p in preds[b]:
+                new |= reach_in[p] | gen[p]
+            if new != reach_in[b]:
+                reach_in[b], changed = new, True
+    partial: dict[int, int] = {}
+    for b, (s, e) in enumerate(spans):
+        reach, masked = reach_in[b], exec_in[b]
+        for i in range(s, e):
+            mine = at.get(i)
+            if not mine:
+                masked |= prog.instrs[i].writes_exec
+                continue
+            for x, bit in mine:
+                if masked and reach & unit_sites[x] & ~bit:
+                    partial[i] = partial.get(i, 0) | 1 << x
+            for _, bit in mine:
+                reach |= bit
+            masked |= prog.instrs[i].writes_exec
+    return partial
+
+
 def analyze(prog: Program, file: str, registers: int) -> Liveness:
     """Live intervals of every unit of `file` ('v' or 's') in `prog`."""
     unit_of: dict[int, int] = {}
@@ -68,19 +156,20 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
     n_units += phys_top
     lv = Liveness(file, unit_of, phys_base, [[] for _ in range(n_units)], 0, -1)
 
-    uses, defs, kills = [], [], []
+    uses, defs = [], []
     for ins in prog.instrs:
-        u = _mask(lv.unit, ins.uses, file)
-        d = _mask(lv.unit, ins.defs, file)
-        uses.append(u)
-        defs.append(d)
-        kills.append(d & ~u)          # a write that keeps part of the old value is also a use
+        uses.append(_mask(lv.unit, ins.uses, file))
+        defs.append(_mask(lv.unit, ins.defs, file))
 
     spans, succs = blocks(prog)
     preds = [[] for _ in spans]
     for b, ss in enumerate(succs):
         for s in ss:
             preds[s].append(b)
+    if file == "v":
+        for i, partial in _partial_writes(prog, defs, spans, preds, phys_base).items():
+            uses[i] |= partial
+    kills = [d & ~u for d, u in zip(defs, uses)]   # a write that keeps part of the old value is also a use
     gen, killed, wrote = [], [], []
     for s, e in spans:
         g = k = w = 0

@@ -29,6 +29,8 @@ class Instr:
     copy: tuple[Ref, Ref] | None = None   # (dst, src) of a plain move: give both one register if possible
     # (a, b, m): the first registers of a and b must differ modulo m (VOPD banks and parities)
     distinct_mod: tuple[tuple[Ref, Ref, int], ...] = ()
+    # Changes which lanes are active (writes EXEC): VGPR writes it may reach can be partial.
+    writes_exec: bool = False
 
 
 @dataclass(frozen=True)

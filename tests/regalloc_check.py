@@ -7,6 +7,12 @@ all paths must find exactly that dword's value in its register; every read of a 
 register must find its own value (nothing clobbered it). It also checks alignment, the
 register-file bounds and the VOPD pairing rules on the final registers.
 
+Per lane: `exec_masks[i]` (optional) is the set of abstract lanes active at instruction i,
+as a bit mask (e.g. 0b01 for the then-side of an EXEC-masked if, 0b10 for the else-side,
+0b11 outside). A VGPR write changes only the active lanes' content and a VGPR read is checked
+in each active lane where the value is defined on every path; SGPRs are per wave (lane 0).
+Without masks every instruction runs one lane, i.e. per-wave semantics.
+
 `lower_bound(prog, registers)` recomputes, one unit at a time with plain booleans, which
 dwords are live and possibly defined at each point, and returns the most live at once."""
 from __future__ import annotations
@@ -30,16 +36,24 @@ def _dwords(ref: Ref):
     return [(ref.file, ref.reg, ref.offset + k, ref.virtual) for k in range(ref.count)]
 
 
-def _must_defined(prog: Program) -> list[set]:
-    """Virtual dwords written on every path to each instruction (intersection dataflow)."""
+def _lanes(ref: Ref, mask: int) -> list[int]:
+    """Lanes an access of `ref` touches under EXEC `mask`: VGPRs per lane, SGPRs per wave."""
+    return [j for j in range(mask.bit_length()) if mask >> j & 1] if ref.file == "v" else [0]
+
+
+def _must_defined(prog: Program, masks: list[int]) -> list[set]:
+    """(virtual dword, lane) pairs written on every path to each instruction (intersection dataflow)."""
     n = len(prog.instrs)
-    everything = {(f, r, o) for i in prog.instrs for ref in i.defs for f, r, o, virt in _dwords(ref) if virt}
+    top = max(masks, default=1)
+    everything = {(f, r, o, lane) for i in prog.instrs for ref in i.defs for f, r, o, virt in _dwords(ref) if virt
+                  for lane in _lanes(ref, (1 << top.bit_length()) - 1)}
     state = [None] * n
     state[0] = set()
     work = [0]
     while work:
         i = work.pop()
-        out = state[i] | {(f, r, o) for ref in prog.instrs[i].defs for f, r, o, v in _dwords(ref) if v}
+        out = state[i] | {(f, r, o, lane) for ref in prog.instrs[i].defs for f, r, o, v in _dwords(ref) if v
+                          for lane in _lanes(ref, masks[i])}
         for j in successors(prog, i):
             new = out if state[j] is None else state[j] & out
             if state[j] is None or new != state[j]:
@@ -48,8 +62,9 @@ def _must_defined(prog: Program) -> list[set]:
     return [s if s is not None else set(everything) for s in state]
 
 
-def verify(prog: Program, alloc: Allocation) -> dict:
+def verify(prog: Program, alloc: Allocation, exec_masks: list[int] | None = None) -> dict:
     """Raise AssertionError on a wrong allocation; returns counts of what was checked."""
+    masks = exec_masks or [1] * len(prog.instrs)
     lim = alloc.limits
     for i, ins in enumerate(prog.instrs):
         for ref in ins.uses + ins.defs:
@@ -60,9 +75,9 @@ def verify(prog: Program, alloc: Allocation) -> dict:
         for a, b, m in ins.distinct_mod:
             assert (alloc.physical(a) - alloc.physical(b)) % m, f"{prog.where(i)}: pairing rule mod {m} broken"
 
-    must = _must_defined(prog)
+    must = _must_defined(prog, masks)
     n = len(prog.instrs)
-    state: list[dict | None] = [None] * n      # (file, phys reg) -> frozenset of value tags; absent = entry value
+    state: list[dict | None] = [None] * n      # (file, phys reg, lane) -> frozenset of value tags; absent = entry value
     state[0] = {}
     work = [0]
     checked = skipped = 0
@@ -76,15 +91,16 @@ def verify(prog: Program, alloc: Allocation) -> dict:
         out = dict(cur)
         for ref in ins.defs:
             for k, (f, reg, off, virt) in enumerate(_dwords(ref)):
-                out[(f, alloc.physical(ref) + k)] = frozenset([(f, reg, off) if virt else ("entry", f, reg + off)])
+                for lane in _lanes(ref, masks[i]):
+                    out[(f, alloc.physical(ref) + k, lane)] = frozenset([(f, reg, off) if virt else ("entry", f, reg + off)])
         for j in successors(prog, i):
             if state[j] is None:
                 state[j], changed = dict(out), True
             else:
                 changed = False
                 for key in set(state[j]) | set(out):
-                    mine = out.get(key, frozenset([("entry",) + key]))
-                    theirs = state[j].get(key, frozenset([("entry",) + key]))
+                    mine = out.get(key, frozenset([("entry",) + key[:2]]))
+                    theirs = state[j].get(key, frozenset([("entry",) + key[:2]]))
                     if not mine <= theirs:
                         state[j][key] = theirs | mine
                         changed = True
@@ -95,15 +111,16 @@ def verify(prog: Program, alloc: Allocation) -> dict:
             continue      # unreachable
         for ref in ins.uses:
             for k, (f, reg, off, virt) in enumerate(_dwords(ref)):
-                key = (f, alloc.physical(ref) + k)
-                held = state[i].get(key, frozenset([("entry",) + key]))
-                want = (f, reg, off) if virt else ("entry", f, reg + off)
-                if virt and (f, reg, off) not in must[i]:
-                    skipped += 1      # read before written on some path: any content is acceptable
-                    continue
-                assert held == {want}, (f"{prog.where(i)}: reads {want} from {f}{key[1]}, which may hold "
-                                        f"{sorted(map(str, held))}")
-                checked += 1
+                for lane in _lanes(ref, masks[i]):
+                    key = (f, alloc.physical(ref) + k, lane)
+                    held = state[i].get(key, frozenset([("entry",) + key[:2]]))
+                    want = (f, reg, off) if virt else ("entry", f, reg + off)
+                    if virt and (f, reg, off, lane) not in must[i]:
+                        skipped += 1      # read before written on some path: any content is acceptable
+                        continue
+                    assert held == {want}, (f"{prog.where(i)}: lane {lane} reads {want} from {f}{key[1]}, which "
+                                            f"may hold {sorted(map(str, held))}")
+                    checked += 1
     return {"reads_checked": checked, "reads_of_undefined": skipped}
 
 
