@@ -25,6 +25,8 @@ def _code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
 
 
 def reg_text(cls: str, idx: int, n: int) -> str:
+    if n > 1 and cls in ("s", "ttmp"):   # scalar tuples are aligned (pairs even, wider ones to 4):
+        idx &= ~1 if n == 2 else ~3      # LLVM reads the low bits of an odd field as clear
     return f"{cls}{idx}" if n == 1 else f"{cls}[{idx}:{idx + n - 1}]"
 
 
@@ -352,14 +354,15 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
 
 
 def _waitcnt_text(spec: Spec, imm: int) -> str:
+    """Counters not at their maximum (no wait); all three when none is waited on."""
     fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
-    out = []
+    counts = []
     for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
         hi, lo = fields[key]
-        val = imm >> lo & ((1 << (hi - lo + 1)) - 1)
-        if val != (1 << (hi - lo + 1)) - 1:
-            out.append(f"{name}({val})")
-    return " ".join(out) if out else "0x" + format(imm, "x")
+        top = (1 << (hi - lo + 1)) - 1
+        counts.append((name, imm >> lo & top, top))
+    waited = [f"{name}({val})" for name, val, top in counts if val != top]
+    return " ".join(waited or [f"{name}({val})" for name, val, _ in counts])
 
 
 def _delay_text(imm: int) -> str:
@@ -390,7 +393,7 @@ def _depctr_text(imm: int) -> str:
 def hwreg_text(imm: int) -> str:
     rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
     name = syntax.HWREG_NAMES.get(rid, str(rid))
-    return f"hwreg({name}, {offset}, {size})"
+    return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
 
 
 def _sendmsg_text(imm: int) -> str:
