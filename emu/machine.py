@@ -279,6 +279,8 @@ class _Chunk:
         for h in halves:
             results.append(self.execute(h, sel, idx, exec_mask, active))
         for h, (out, write_active) in zip(halves, results):
+            if h.saturate is not None:
+                out = h.saturate(out)
             for name, value in out.items():
                 writer = h.writers.get(name)
                 if writer is None:
@@ -325,6 +327,9 @@ class _Chunk:
             raise self.fault(p, idx, e) from None
         except SemanticsError as e:
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+        except Exception as e:      # a defect in a semantic: report where, keep the cause chained
+            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: its semantics failed "
+                           f"({type(e).__name__}: {e})") from e
 
     # ------------------------------------------------------------------ reports
     def group_xyz(self, local_group: int) -> tuple[int, int, int]:
