@@ -231,12 +231,13 @@ class _Chunk:
         parked = np.iinfo(np.int64).max
         while True:
             key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
-            pc = int(key.min())
-            if pc == parked:
+            lowest = int(key.min())
+            if lowest == parked:
                 if (st.run == AT_BARRIER).any():
                     raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
                 return
-            idx = np.flatnonzero(key == pc)
+            idx = np.flatnonzero(key == lowest)
+            pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
             sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
             p = self.prepared.get(pc)
             if p is None:
@@ -253,7 +254,10 @@ class _Chunk:
                 self.m.tracer(p, st, sel)
 
     def prepare(self, pc: int) -> Prepared:
-        inst = self.m.decode(pc)
+        try:
+            inst = self.m.decode(pc)
+        except EmuError as e:   # a jump or fall-through out of the code
+            raise type(e)(f"{self.d.kernel}: {e}") from None
         try:
             p = self.preparer.prepare(inst, pc)
         except PrepareError as e:

@@ -477,13 +477,14 @@ def _numbers(p: Prepared, numbers: dict) -> None:
 def _integer_clamp(d, sig, clamp: bool, omod: int):
     """Clamp on an integer result saturates instead of wrapping. The machine sees only the
     wrapped result, so it supports the cases where that suffices: conversions from float
-    (which saturate already) and unsigned add/sub with a carry-out lane bit (all ones on a
-    carry, zero on a borrow). Anything else is refused rather than computed wrongly."""
+    (which saturate already), min/max/median (the result is an operand) and unsigned
+    add/sub with a carry-out lane bit (all ones on a carry, zero on a borrow). Anything else is refused rather than computed wrongly."""
     name = d.name
     if omod:
         raise PrepareError(f"{name.lower()}: an output modifier on an integer result is not supported")
-    if name.startswith("V_CVT_") and any(src.is_float for src in sig.srcs):
-        return None
+    if name.startswith("V_CVT_") and any(src.is_float for src in sig.srcs) or \
+            any(k in name for k in ("_MIN", "_MAX", "_MED3")):
+        return None         # float conversions saturate already; min/max/median pick an operand
     if sig.vcc_out and "_CO_" in name and ("ADD" in name or "SUB" in name):
         full = np.uint32(0xFFFFFFFF if "ADD" in name else 0)
 
