@@ -38,18 +38,20 @@ def build_parser() -> argparse.ArgumentParser:
     from isa.gen import add_arguments
     add_arguments(gen)
     gen.set_defaults(func=_cmd_gen)
-    asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly",
-                         description="Assemble a file of LLVM AMDGPU assembly (labels, comments, "
-                                     "every instruction format except MIMG/EXP) into machine code.")
-    from dsl.cli import add_asm_arguments, add_disasm_arguments, run_asm
+    asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly (to a code object with -o x.hsaco)",
+                         description="Assemble a file of LLVM AMDGPU assembly (labels, comments, every "
+                                     "instruction format except MIMG/EXP). A source with .amdhsa_kernel blocks, "
+                                     "sections or symbols becomes an HSA code object (-o FILE.hsaco); plain "
+                                     "instructions become raw machine code.")
+    from dsl.cli import add_asm_arguments, add_disasm_arguments
     add_asm_arguments(asm)
-    asm.set_defaults(func=run_asm)
     dis = sub.add_parser("disasm", help="disassemble machine code or a code object to LLVM syntax",
                          description="Disassemble raw machine code, hex text, or each kernel of a code object "
                                      "(.hsaco; its target and wave size come from the object) into LLVM AMDGPU "
                                      "syntax. Undecodable dwords print as .long with a warning.")
     add_disasm_arguments(dis)
-    from runtime.cli import add_readobj_arguments, run_disasm, run_readobj
+    from runtime.cli import add_readobj_arguments, run_asm, run_disasm, run_readobj
+    asm.set_defaults(func=run_asm)
     dis.set_defaults(func=run_disasm)
     emu = sub.add_parser("emu", help="emulator tools (semantics coverage)",
                          description="Emulator tools. --coverage prints, per instruction format, how many "

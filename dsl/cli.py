@@ -8,11 +8,14 @@ from pathlib import Path
 
 def add_asm_arguments(p) -> None:
     p.add_argument("file", help="assembly source (LLVM AMDGPU syntax); '-' reads stdin")
-    p.add_argument("--arch", default="gfx1100", help="target, e.g. gfx1100, gfx1151 (default: gfx1100)")
+    p.add_argument("--arch", default=None, help="target, e.g. gfx1100, gfx1151 (default: the source's "
+                                                "`.amdgcn_target`, else gfx1100)")
     p.add_argument("--wave64", action="store_true", help="assemble for wave64 (VCC is 64-bit)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--hex", action="store_true", help="print the machine code as hex, one instruction per line")
-    out.add_argument("-o", "--output", help="write raw machine code to this file (default: hex to stdout)")
+    out.add_argument("-o", "--output", help="write a code object (when the source has kernels or sections, or "
+                                            "the name ends in .hsaco/.co), else raw machine code "
+                                            "(default: hex to stdout)")
 
 
 def add_disasm_arguments(p) -> None:
@@ -48,9 +51,14 @@ def _as_code(raw: bytes) -> bytes:
     return raw
 
 
-def run_asm(args) -> int:
+def read_source(path: str) -> str:
+    return _read(path).decode("utf-8", errors="replace")
+
+
+def run_asm(args, text: str | None = None) -> int:
     from . import assemble
-    text = _read(args.file).decode("utf-8", errors="replace")
+    text = read_source(args.file) if text is None else text
+    args.arch = args.arch or "gfx1100"
     try:
         code = assemble(text, args.arch, wave_size=64 if args.wave64 else None)
     except ValueError as e:

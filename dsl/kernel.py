@@ -1,5 +1,6 @@
 """The Python DSL: one function per instruction, generated from the ISA data, and a
-Kernel builder with labels.
+Kernel builder with labels and virtual registers (k.vreg(), k.sreg(2)) that are allocated
+when the kernel is assembled.
 
     from dsl.rdna3 import *
     k = Kernel("gfx1100")
@@ -17,10 +18,14 @@ from dataclasses import dataclass, field
 
 import isa
 
+import regalloc
+
+from .allocation import RecordingEncoder, build_program, check_virtuals_noted, physical_statement
+from .allocation import statement_text
 from .asm import Attr, Call, Statement
 from .decode import decode_one
 from .encode import Encoder, split_mnemonic
-from .operands import OperandError
+from .operands import Mod, OperandError, Reg, VReg
 from .printer import print_instruction
 
 
@@ -32,13 +37,25 @@ class Inst:
     data: bytes = b""
     label: str | None = None     # branch target, resolved by Kernel.assemble()
 
+    record: object = field(default=None, repr=False)   # register operands as the encoder placed them
+
     def __post_init__(self):
         self.data, self.label = self.encoder.encode_statement(self.statement)
+        self.record = getattr(self.encoder, "record", None)
+        if self.record is not None and self.has_virtual:
+            check_virtuals_noted(self.statement, self.record)
+
+    @property
+    def has_virtual(self) -> bool:
+        parts = [self.statement] + ([self.statement.dual] if self.statement.dual else [])
+        return any(isinstance(o.value if isinstance(o, Mod) else o, VReg) for p in parts for o in p.operands)
 
     def __bytes__(self) -> bytes:
         return self.data
 
     def __str__(self) -> str:
+        if self.has_virtual:     # the encoding holds placeholders: print what was written
+            return statement_text(self.statement)
         spec = self.encoder.spec
         text = print_instruction(spec, decode_one(spec, self.data), self.encoder.wave)
         if self.label is not None:
@@ -85,7 +102,7 @@ def build_namespace(arch: str, wave_size: int | None = None) -> dict:
     """{llvm mnemonic: function} for every instruction of `arch`, with explicit
     _e32/_e64/_dpp/_e64_dpp variants where an instruction has several encodings."""
     spec = isa.load(arch)
-    enc = Encoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
+    enc = RecordingEncoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
     from isa.mnemonics import text_mnemonic
     names: dict[str, str] = {}
     for d in spec.instructions:
@@ -110,7 +127,12 @@ def build_namespace(arch: str, wave_size: int | None = None) -> dict:
 
 
 class Kernel:
-    """A program under construction: append instructions, place labels, assemble."""
+    """A program under construction: append instructions, place labels, assemble.
+
+    Registers may be physical (s[0:1], v[0]: where the ABI fixes them) or virtual:
+    k.vreg(), k.vreg(4), k.sreg(2) return registers the allocator places when the kernel
+    is assembled. Register use is reported by k.vgprs, k.sgprs, k.peak_vgprs,
+    k.peak_sgprs, k.waves_per_simd and k.stats() (physical-only kernels too)."""
 
     def __init__(self, arch: str = "gfx1100", wave_size: int | None = None, name: str = "kernel"):
         self.arch = arch
@@ -118,10 +140,44 @@ class Kernel:
         self.wave_size = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
         self.items: list = []
         self.labels: dict[str, int] = {}
+        self.virtuals: list[VReg] = []
+        self._allocation = None
+        self._allocated_for = None
+
+    @property
+    def spec(self):
+        return isa.load(self.arch)
+
+    # ------------------------------------------------------------ virtual registers
+
+    def _virtual(self, cls: str, width: int, name: str | None) -> VReg:
+        if not isinstance(width, int) or not 1 <= width <= 16:
+            raise OperandError(f"a virtual register is 1 to 16 dwords wide, got {width!r}")
+        vid = len(self.virtuals)
+        name = name or f"{cls}{vid}"
+        if any(v.name == name for v in self.virtuals):
+            raise OperandError(f"virtual register name %{name} is already used in this kernel")
+        reg = VReg(cls, 0, width, None, vid, width, 0, name, id(self))
+        self.virtuals.append(reg)
+        return reg
+
+    def vreg(self, width: int = 1, name: str | None = None) -> VReg:
+        """A virtual VGPR of `width` dwords (1-16); x[1], x[0:1] name parts of it."""
+        return self._virtual("v", width, name)
+
+    def sreg(self, width: int = 1, name: str | None = None) -> VReg:
+        """A virtual SGPR of `width` dwords (1-16); aligned as its operands require."""
+        return self._virtual("s", width, name)
+
+    # ------------------------------------------------------------ building
 
     def append(self, inst: Inst) -> "Kernel":
         if not isinstance(inst, Inst):
             raise OperandError(f"Kernel.append takes an instruction built by a DSL function, got {inst!r}")
+        if inst.has_virtual:
+            for v in _virtual_operands(inst.statement):
+                if v.owner != id(self):
+                    raise OperandError(f"{inst}: virtual register {v} was made by another Kernel")
         self.items.append(inst)
         return self
 
@@ -135,7 +191,82 @@ class Kernel:
             raise OperandError(f"label {name!r} is already defined")
         self.labels[name] = len(self.items)
 
+    # ------------------------------------------------------------ allocation
+
+    def program(self) -> regalloc.Program:
+        """The kernel as regalloc sees it: per instruction, registers read and written and successors."""
+        return build_program(self)
+
+    def allocate(self) -> regalloc.Allocation:
+        """Place the virtual registers (cached until the kernel changes). Raises
+        regalloc.RegisterPressureError naming the instruction and live values when the
+        registers do not suffice."""
+        key = (len(self.items), len(self.labels), len(self.virtuals))
+        if self._allocated_for != key:
+            if any(i.record is None for i in self.items):
+                raise OperandError("register allocation needs instructions built by this package's DSL functions")
+            self._allocation = regalloc.allocate(self.program(), regalloc.limits(self.arch, self.wave_size))
+            self._allocated_for = key
+        return self._allocation
+
+    def physical(self) -> "Kernel":
+        """A copy of the kernel with every virtual register replaced by its physical one
+        (moves the allocation made into no-ops are left out). The kernel itself if it has
+        no virtual registers."""
+        if not self.virtuals:
+            return self
+        alloc = self.allocate()
+        dropped = set(alloc.identity_copies)
+        out = Kernel(self.arch, self.wave_size, self.name)
+        new_index = []
+        for i, inst in enumerate(self.items):
+            new_index.append(len(out.items))
+            if i in dropped:
+                continue
+            out.items.append(Inst(physical_statement(inst.statement, alloc.base), inst.encoder)
+                             if inst.has_virtual else inst)
+        new_index.append(len(out.items))
+        out.labels = {name: new_index[idx] for name, idx in self.labels.items()}
+        return out
+
+    @property
+    def vgprs(self) -> int:
+        """VGPRs the kernel uses (highest VGPR + 1) after allocation."""
+        return self.allocate().vgprs
+
+    @property
+    def sgprs(self) -> int:
+        """SGPRs s0.. the kernel uses (highest + 1; VCC, EXEC, M0 not included)."""
+        return self.allocate().sgprs
+
+    @property
+    def peak_vgprs(self) -> int:
+        """Most VGPR dwords live at one program point (a lower bound on vgprs)."""
+        return self.allocate().peak["v"]
+
+    @property
+    def peak_sgprs(self) -> int:
+        return self.allocate().peak["s"]
+
+    @property
+    def waves_per_simd(self) -> int:
+        """Occupancy: waves of this kernel per SIMD as limited by its VGPRs."""
+        return self.allocate().waves_per_simd
+
+    def stats(self) -> dict:
+        a = self.allocate()
+        lim = a.limits
+        return {"vgprs": a.vgprs, "sgprs": a.sgprs, "peak_vgprs": a.peak["v"], "peak_sgprs": a.peak["s"],
+                "waves_per_simd": a.waves_per_simd, "vgpr_granule": lim.vgpr_granule,
+                "vgpr_file": lim.vgpr_file, "max_waves_per_simd": lim.max_waves_per_simd,
+                "copies_removed": len(a.identity_copies) if self.virtuals else 0, "spills": 0}
+
+    # ------------------------------------------------------------ output
+
     def assemble(self) -> bytes:
+        """Machine code; virtual registers are allocated first."""
+        if self.virtuals:
+            return self.physical().assemble()
         out = bytearray()
         addr = {}
         pos = []
@@ -166,3 +297,9 @@ class Kernel:
             lines.append("  " + str(inst))
         lines += [f"{n}:" for n in at.get(len(self.items), [])]
         return "\n".join(lines)
+
+
+def _virtual_operands(st: Statement) -> list[VReg]:
+    parts = [st] + ([st.dual] if st.dual else [])
+    return [o.value if isinstance(o, Mod) else o for p in parts for o in p.operands
+            if isinstance(o.value if isinstance(o, Mod) else o, VReg)]

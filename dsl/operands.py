@@ -62,6 +62,41 @@ class Reg:
         return f"{prefix}[{self.idx}:{self.idx + self.count - 1}]"
 
 
+@dataclass(frozen=True)
+class VReg(Reg):
+    """A virtual register (Kernel.vreg / Kernel.sreg): dwords offset..offset+count-1 of the
+    `width`-dword virtual number `vid`. `idx` stays 0, so the encoder checks the operand's
+    class, width and modifiers exactly as for a physical register; the allocator picks
+    the real registers when the kernel is assembled."""
+    vid: int = -1
+    width: int = 1
+    offset: int = 0
+    name: str = ""
+    owner: int = 0       # id() of the Kernel that made it: a virtual register belongs to one kernel
+
+    def __getitem__(self, key) -> "VReg":
+        """x[1] is its second dword, x[0:1] its first two (inclusive, like s[0:1])."""
+        if isinstance(key, slice):
+            if key.step is not None or key.start is None or key.stop is None or key.stop < key.start:
+                raise OperandError(f"{self}[a:b] needs bounds a <= b and no step, got [{key.start}:{key.stop}]")
+            lo, n = key.start, key.stop - key.start + 1
+        elif isinstance(key, int):
+            lo, n = key, 1
+        else:
+            raise OperandError(f"{self}[...] takes an int or a range, got {key!r}")
+        if self.half or not 0 <= lo or lo + n > self.count:
+            raise OperandError(f"{self}[{key.start}:{key.stop}] is outside its {self.count} dword(s)"
+                               if isinstance(key, slice) else f"{self}[{key}] is outside its {self.count} dword(s)")
+        return replace(self, count=n, offset=self.offset + lo)
+
+    def __str__(self) -> str:
+        text = f"%{self.name}"
+        if self.count != self.width:
+            last = self.offset + self.count - 1
+            text += f"[{self.offset}]" if self.count == 1 else f"[{self.offset}:{last}]"
+        return text + (f".{self.half}" if self.half else "")
+
+
 class RegFile:
     """`s[5]` -> one register, `s[0:1]` -> the inclusive range s0..s1 (like LLVM's s[0:1])."""
 

@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import math
-import re
 import struct
 from functools import lru_cache
 
 from isa import Spec
 
 from . import syntax
-from .decode import DPP8FI, LITERAL, VALU_E32, Instruction
-from .signature import Operand, data_dwords, ds_layout, flat_layout, image_address_words, image_data_dwords, scalar_bits, scalar_layout, valu_signature, vopd_base
+from .decode import DPP8FI, VALU_E32, Instruction
+from .signature import Operand, data_dwords, ds_layout, cache_control, flat_layout, scalar_bits, scalar_layout, valu_signature, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -26,6 +25,8 @@ def _code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
 
 
 def reg_text(cls: str, idx: int, n: int) -> str:
+    if n > 1 and cls in ("s", "ttmp"):   # scalar tuples are aligned (pairs even, wider ones to 4):
+        idx &= ~1 if n == 2 else ~3      # LLVM reads the low bits of an odd field as clear
     return f"{cls}{idx}" if n == 1 else f"{cls}[{idx}:{idx + n - 1}]"
 
 
@@ -36,7 +37,8 @@ def float_text(x: float, bits: int = 32) -> str:
 
 
 def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, literal: int | None = None,
-             table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False) -> str:
+             table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False,
+             packed: str = "") -> str:
     """Text of a 9-bit (or 8-bit scalar) source code spanning n registers. `bits` is the
     operand's value width (16 for true16 operands); `wide_float` spells inline floats as a
     64-bit operand's (WMMA accumulators)."""
@@ -60,7 +62,7 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
     if kind == "float":
         return float_text(base, 64 if n == 2 or wide_float else bits)
     if kind == "literal":
-        return literal_text(literal or 0, bits, is_float)
+        return literal_text(literal or 0, bits, is_float, packed)
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
@@ -88,21 +90,40 @@ INLINE_F16_BITS = {struct.unpack("<H", struct.pack("<e", x))[0]
                    for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3118}
 
 
-def literal_text(value: int, bits: int, is_float: bool) -> str:
-    """A 32-bit literal dword as LLVM prints it; lit(...) where the text would otherwise read
-    back as an inline constant. A 16-bit operand uses the low half: an f16 operand whose low
-    half is an inline value keeps the whole dword in lit(...), an integer one is lit(...) only
-    when the whole dword is an inline integer."""
+def literal_text(value: int, bits: int, is_float: bool, packed: str = "") -> str:
+    """A 32-bit literal dword as LLVM prints it for an operand of `bits`; lit(...) where the
+    text would otherwise read back as an inline constant.
+    16-bit operands print the low half, but the whole dword in lit(...) when the low half is
+    an inline value (f16) or the dword is a 32-bit inline value (integers). 64-bit operands:
+    a float literal is the high half of a double (printed as the number when that double is
+    an inline constant, never lit), an integer one is zero-extended. `packed` ('f16', 'bf16',
+    'int'): which inline constants a pair of 16-bit halves reads."""
+    inline32 = inline_int(value) is not None or value in INLINE_F32_BITS
     if bits == 16:
         low = value & 0xffff
         if is_float:
             signed = low - 0x10000 if low & 0x8000 else low
             inline = -16 <= signed <= 64 or low in INLINE_F16_BITS
-            return f"lit(0x{value:x})" if inline else f"0x{low:x}"
-        return f"lit(0x{low:x})" if inline_int(value) is not None else f"0x{low:x}"
-    if inline_int(value) is not None or value in INLINE_F32_BITS:
-        return f"lit(0x{value:x})"
-    return f"0x{value:x}"
+        else:
+            inline = inline32
+        return f"lit(0x{value:x})" if inline else f"0x{low:x}"
+    if bits == 64:
+        if is_float:
+            if value == 0:
+                return "0"
+            double = value << 32
+            return float_text(INLINE_F64[double], 64) if double in INLINE_F64 else f"0x{value:x}"
+        return f"lit(0x{value:x})" if value <= 64 else f"0x{value:x}"
+    if packed == "int":   # two integer halves: the 32-bit inline values
+        inline = inline32
+    elif packed:   # f16 halves: integer and f16 inline values; bf16: integer ones only
+        inline = inline_int(value) is not None or packed == "f16" and value in INLINE_F16_BITS
+    else:
+        inline = inline32
+    return f"lit(0x{value:x})" if inline else f"0x{value:x}"
+
+
+INLINE_F64 = {struct.unpack("<Q", struct.pack("<d", x))[0]: x for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)}
 
 
 def inline_int(value: int | None) -> int | None:
@@ -128,6 +149,20 @@ def _mods(text: str, op: Operand, neg: bool, abs_: bool, is_const: bool, force: 
     if neg:
         text = f"neg({text})" if is_const and not abs_ else f"-{text}"
     return text
+
+
+def _packed_kind(d, op: Operand) -> str:
+    """'' or which 16-bit halves a packed operand holds, for its literal rules."""
+    if not op.packed:
+        return ""
+    if op.int_value or d.name in syntax.NO_F16_INLINE:
+        return "bf16"
+    return "f16" if op.is_float else "int"
+
+
+def _value_bits(op: Operand) -> int:
+    """16, 32 or 64: the width a literal is read at."""
+    return 16 if op.t16 else 64 if op.dwords == 2 else 32
 
 
 def _is_const(code: int) -> bool:
@@ -241,11 +276,11 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                 code = 256 + f["VSRC1"]
             else:
                 break
-            if op.t16:
-                text = t16_vgpr(code - 256) if code >= 256 else src_text(spec, code, 1, literal=inst.literal,
-                                                                           bits=16, is_float=op.is_float)
+            if op.t16 and code >= 256:
+                text = t16_vgpr(code - 256)
             else:
-                text = src_text(spec, code, op.dwords, literal=inst.literal)
+                text = src_text(spec, code, op.dwords, literal=inst.literal, bits=_value_bits(op),
+                                is_float=op.is_float and not op.int_value, packed=_packed_kind(d, op))
             if dpp and inst.dpp_kind == "DPP16" and i < 2:   # DPP16 carries e32's only modifiers
                 text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False,
                              force=d.name in syntax.FP_MODS)
@@ -262,9 +297,12 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             hi = bool(opsel >> i & 1)
         if is_wmma:   # the accumulator's constants are spelled as a 64-bit operand's, literals in full
             text = src_text(spec, code, n, literal=inst.literal, wide_float=True)
+        elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
+            half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
+            text = src_text(spec, code, n, literal=inst.literal, bits=16 if half else 32)
         else:
-            text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=16 if op.t16 else 32,
-                            is_float=op.is_float)
+            text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=_value_bits(op),
+                            is_float=op.is_float and not op.int_value, packed=_packed_kind(d, op))
         if not is_p:
             text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
@@ -316,14 +354,15 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
 
 
 def _waitcnt_text(spec: Spec, imm: int) -> str:
+    """Counters not at their maximum (no wait); all three when none is waited on."""
     fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
-    out = []
+    counts = []
     for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
         hi, lo = fields[key]
-        val = imm >> lo & ((1 << (hi - lo + 1)) - 1)
-        if val != (1 << (hi - lo + 1)) - 1:
-            out.append(f"{name}({val})")
-    return " ".join(out) if out else "0x" + format(imm, "x")
+        top = (1 << (hi - lo + 1)) - 1
+        counts.append((name, imm >> lo & top, top))
+    waited = [f"{name}({val})" for name, val, top in counts if val != top]
+    return " ".join(waited or [f"{name}({val})" for name, val, _ in counts])
 
 
 def _delay_text(imm: int) -> str:
@@ -354,7 +393,7 @@ def _depctr_text(imm: int) -> str:
 def hwreg_text(imm: int) -> str:
     rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
     name = syntax.HWREG_NAMES.get(rid, str(rid))
-    return f"hwreg({name}, {offset}, {size})"
+    return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
 
 
 def _sendmsg_text(imm: int) -> str:
@@ -371,8 +410,7 @@ def _simm_text(style: str, imm: int) -> str:
     if style == "hex":
         return f"0x{imm:x}"
     if style == "imm":
-        signed = imm - 0x10000 if imm & 0x8000 else imm
-        return str(signed) if -16 <= signed <= 64 else f"0x{imm:x}"
+        return str(imm) if imm <= 64 else f"0x{imm:x}"
     if style == "version":
         if imm & ~0xe0ff:
             return f"0x{imm:x}"
@@ -414,7 +452,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
                 bits = scalar_bits(d, "S0" if fld == "SSRC0" else "S1")
                 rule = syntax.SALU_LITERAL16.get(fmt) if bits == 16 else None
                 parts.append(src_text(spec, f[fld], n, literal=inst.literal, table=(fmt, fld),
-                                      bits=16 if rule else 32, is_float=rule == "float"))
+                                      bits=16 if rule else 64 if n == 2 else 32, is_float=rule == "float"))
         return mn + (" " + ", ".join(parts) if parts else "")
     if fmt == "SOPP":
         style = syntax.SOPP_STYLE.get(mn, "hex")
@@ -453,7 +491,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
 def _smem(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
+    if cache_control(d):
         return mn
     sbase_n = 4 if "buffer" in mn else 2
     if mn.startswith("s_atc_probe"):
@@ -471,13 +509,13 @@ def _smem(spec: Spec, inst: Instruction) -> str:
         text = f"{mn} {', '.join(parts)}"
         if off:
             text += f" offset:{'-' if off < 0 else ''}0x{abs(off):x}"
-    else:
-        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}")
+    else:   # no SGPR offset: the immediate, or null when that is 0 too
+        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}" if off else "null")
         text = f"{mn} {', '.join(parts)}"
-    return text + _flags(f, ("GLC", "DLC"))
+    return text + flags_text(f, ("GLC", "DLC"))
 
 
-def _flags(f: dict, names: tuple[str, ...]) -> str:
+def flags_text(f: dict, names: tuple[str, ...]) -> str:
     return "".join(" " + n.lower() for n in names if f.get(n))
 
 
@@ -492,7 +530,7 @@ def _ds(spec: Spec, inst: Instruction) -> str:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
         if off:
             text += f" offset:{_swizzle_text(off) if mn == 'ds_swizzle_b32' else off}"
-    return text + _flags(f, ("GDS",))
+    return text + flags_text(f, ("GDS",))
 
 
 def _swizzle_text(off: int) -> str:
@@ -544,12 +582,14 @@ def _flat(spec: Spec, inst: Instruction) -> str:
         off -= 1 << 13
     if off:
         text += f" offset:{off}"
-    return text + _flags(f, ("GLC", "SLC", "DLC"))
+    return text + flags_text(f, ("GLC", "SLC", "DLC"))
 
 
 def _buffer(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
+    if cache_control(d):
+        return mn
     n = data_dwords(d.name)
     if "cmpswap" in mn:
         n *= 2
@@ -573,7 +613,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
         text += " offen"
     if f["OFFSET"]:
         text += f" offset:{f['OFFSET']}"
-    return text + _flags(f, ("GLC", "SLC", "DLC", "TFE"))
+    return text + flags_text(f, ("GLC", "SLC", "DLC", "TFE"))
 
 
 def _vinterp(spec: Spec, inst: Instruction) -> str:
@@ -627,63 +667,6 @@ def _vopd(spec: Spec, inst: Instruction) -> str:
     return " :: ".join(halves)
 
 
-@lru_cache(maxsize=None)
-def _export_targets(spec: Spec) -> dict[int, str]:
-    """EXP TARGET codes -> LLVM names, from the manual's TARGET list ('0..7 MRT 0..7', '8 Z',
-    '12-16 Position 0-4', ...) and syntax.EXPORT_TARGETS."""
-    out = {}
-    fmt = spec.formats["EXP"]
-    m = re.search(r"(\d+)\.\.(\d+) MRT", fmt.field_text.get("TARGET", ""))
-    if m:
-        out.update({c: f"mrt{c - int(m.group(1))}" for c in range(int(m.group(1)), int(m.group(2)) + 1)})
-    for lo, hi, _kind, base, _text in spec.operands.get("EXP", {}).get("TARGET", []):
-        name = syntax.EXPORT_TARGETS.get(re.sub(r"\s*\d+-\d+$", "", base))
-        if name:
-            out.update({c: name if lo == hi else f"{name}{c - lo}" for c in range(lo, hi + 1)})
-    return out
-
-
-def _export(spec: Spec, inst: Instruction) -> str:
-    f = inst.fields
-    target = _export_targets(spec).get(f["TARGET"], f"invalid_target_{f['TARGET']}")
-    srcs = [vreg(f[f"VSRC{i}"]) if f["EN"] >> i & 1 else "off" for i in range(4)]
-    return f"exp {target} {', '.join(srcs)}" + (" done" if f.get("DONE") else "") + \
-        (" row_en" if f.get("ROW") else "")
-
-
-def _image(spec: Spec, inst: Instruction) -> str:
-    """MIMG: vdata, vaddr (or NSA's [addresses]), the resource (and sampler) SGPRs, then
-    dmask, dim and the flags in LLVM's order."""
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    dim, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
-    data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
-    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
-    if "ATOMIC" in d.name and data > 3 and not inst.extra:
-        # no LLVM register class for it: LLVM keeps its defaults (the atomic's own data, one address)
-        data, words = (2 if "CMPSWAP" in d.name else 1), 1
-    if inst.extra:   # NSA: one VGPR per address dword, the last field takes what remains;
-        # LLVM also lists unneeded address fields up to the last non-zero one
-        regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")]
-        used = max([i + 1 for i, r in enumerate(regs) if r] + [1])
-        n = min(max(words, used), len(regs))
-        words = max(words, n)
-        addr = [vreg(r) for r in regs[:n - 1]] + [vreg(regs[n - 1], words - n + 1)]
-        vaddr = f"[{', '.join(addr)}]"
-    else:
-        vaddr = vreg(f["VADDR"], words if words <= 12 else 16)   # VGPR tuples: 1-12, then 16
-    parts = [vreg(f["VDATA"], data), vaddr, sreg_text(spec, f["SRSRC"] * 4, 8)]
-    if d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD")):
-        parts.append(sreg_text(spec, f["SSAMP"] * 4, 4))
-    text = f"{mn} {', '.join(parts)}"
-    if f["DMASK"]:
-        text += f" dmask:0x{f['DMASK']:x}"
-    text += f" dim:SQ_RSRC_IMG_{dim}"
-    if f.get("UNRM"):
-        text += " unorm"
-    return text + _flags(f, ("GLC", "SLC", "DLC", "R128", "A16", "TFE", "LWE", "D16"))
-
-
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     fmt = inst.fmt.name
     if fmt in ("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"):
@@ -706,10 +689,9 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
         return _ldsdir(spec, inst)
     if fmt == "VOPD":
         return _vopd(spec, inst)
-    if fmt == "EXP":
-        return _export(spec, inst)
-    if fmt == "MIMG" and "BVH" not in inst.name:   # BVH ray queries: operands not printed yet
-        return _image(spec, inst)
+    if fmt in ("EXP", "MIMG"):
+        from .printer_graphics import print_graphics   # (it imports this module's helpers)
+        return print_graphics(spec, inst)
     return f"{inst.name.lower()} <{fmt} operands not printed>"
 
 

@@ -24,6 +24,9 @@ class Operand:
     ftype: str = "b"    # 'f' float, 'i' signed, 'u' unsigned, 'b' bits (decides modifiers and literals)
     sgpr: bool = False  # a destination that is an SGPR although the field is a VDST
     bits: int = 32      # width of the value (16, 32, 64)
+    packed: bool = False  # two 16-bit halves (pk_f16): f16 inline constants also read as the value
+    int_value: bool = False  # float modifiers on a value whose literals follow the integer
+    #                          rules (syntax.FP_MODS operands, bf16)
 
     @property
     def is_mask(self) -> bool:
@@ -73,7 +76,9 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
         return Operand(name, 0, False, "b", True, 64)
     bits = max(bits, 16) if bits < 32 else bits
     dwords = max(1, bits // 32)
-    return Operand(name, dwords, bits == 16 and not packed, kind, sgpr, bits if bits >= 16 else 32)
+    # bf16 has no inline constants of its own: its literals follow the integer rules
+    return Operand(name, dwords, bits == 16 and not packed, kind, sgpr, bits if bits >= 16 else 32,
+                   packed and t is not None and t.endswith("16"), t is not None and t.endswith("bf16"))
 
 
 _WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
@@ -160,7 +165,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
         if i < len(srcs):
             srcs[i] = Operand(srcs[i].name, 1, True, srcs[i].ftype, False, 16)
     if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
-        srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits) for s in srcs]
+        srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits, s.packed, s.ftype != "f") for s in srcs]
     k_pos = None
     m = re.search(r"fma\(([^)]*)\)", pcode) if "SIMM32" in pcode else None
     if m:
@@ -201,6 +206,12 @@ def data_dwords(name: str) -> int:
     sizes = [int(x) for x in _SIZE_RE.findall(name)]
     bits = sizes[-1] if sizes else 32
     return max(1, bits // 32)
+
+
+def cache_control(d: InstrDef) -> bool:
+    """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
+    buffer_gl0_inv): no operands. The manual gives these no pseudocode and describes them so."""
+    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate", d.description or ""))
 
 
 # ---------------------------------------------------------------- operand layouts (text order)
@@ -307,9 +318,7 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
     four texels of one channel), halved for D16, plus the TFE status dword."""
     if "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD":
-        return 2 if d16 else 4 + tfe   # LLVM has no D16 gather form with the TFE dword
-    if d.name == "IMAGE_ATOMIC_CMPSWAP" and not dmask:   # data and compare value
-        return 2
+        return (2 if d16 else 4) + tfe
     n = max(1, bin(dmask).count("1"))
     return (n + 1) // 2 + tfe if d16 else n + tfe
 
@@ -327,3 +336,10 @@ def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> 
     if "D" in parts:
         words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
     return words
+
+
+def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
+    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (64-bit for
+    BVH64), ray extent, origin (x, y, z), direction and inverse direction (x, y, z each; A16
+    packs the two 16-bit vectors into three VGPRs)."""
+    return [2 if "BVH64" in d.name else 1, 1, 3] + ([3] if a16 else [3, 3])

@@ -39,6 +39,9 @@ T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B3
 # VOP3 16-bit instructions without an op_sel operand in LLVM (halves are only named by .l/.h)
 NO_OPSEL = {"V_CNDMASK_B16"}
 NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
+# Packed f16 sources for which LLVM has no f16 inline constants (v_pk_fmac_f16 is VOP2: its
+# -4.0 assembles to a literal): their literals print as for bf16 halves (integer inline values)
+NO_F16_INLINE = {"V_PK_FMAC_F16"}
 # Integer instructions that still take LLVM's floating-point source modifiers (neg/abs)
 # (v_cmp_class_f32/f64 take them on the value only: their class-mask source prints none)
 FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"}
@@ -57,7 +60,7 @@ BUFFER_FORMAT_LIMIT = 64
 
 # ---------------------------------------------------------------- SOPP / SOPK immediates
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
-# dec, hex, imm (decimal in the inline-constant range -16..64, else hex), branch (label or
+# dec, hex, imm (decimal from 0 to 64, else hex), branch (label or
 # signed offset), waitcnt, delay_alu, depctr, sendmsg, hwreg
 
 SOPP_STYLE = {
@@ -69,9 +72,9 @@ SOPP_STYLE = {
     "s_decperflevel": "imm", "s_ttracedata": "none", "s_cbranch_cdbgsys": "branch",
     "s_cbranch_cdbguser": "branch", "s_cbranch_cdbgsys_or_user": "branch",
     "s_cbranch_cdbgsys_and_user": "branch", "s_endpgm_saved": "none", "s_endpgm_ordered_ps_done": "none",
-    "s_code_end": "none", "s_clause": "imm", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
+    "s_code_end": "none", "s_clause": "hex", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
     "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm",
-    "s_wait_event": "imm", "s_set_inst_prefetch_distance": "imm", "s_ttracedata_imm": "hex",
+    "s_wait_event": "hex", "s_set_inst_prefetch_distance": "hex", "s_ttracedata_imm": "hex",
 }
 
 # SOPK: (operands in order, immediate style). 'sdst' is the SDST field, 'imm' SIMM16,

@@ -277,10 +277,14 @@ class Preparer:
                 _numbers(p, {f"SRC{i}": code - 256})
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
-                p.inputs[key] = self._block(code, wide.bits // 32)
+                p.inputs[key] = self._block(code, wide.width(self.lanes) // 32)
                 continue
             if fmt == "VOP3P" and not raw_opsel:
                 p.inputs[key] = self._packed(code, s, i, opsel, f, literal, neg, f.get("NEG_HI", 0), d)
+                continue
+            if fmt == "VOP3P":      # the semantic picks halves itself: whole registers, its width
+                bits = wide.bits if wide is not None and wide.bits in (32, 64) else 32
+                p.inputs[key] = self._src(code, bits, s.ftype, literal)
                 continue
             half = 0
             if s.t16:
@@ -320,7 +324,7 @@ class Preparer:
             elif clamp or omod:
                 p.saturate = _integer_clamp(d, sig, clamp, omod)
             wide = sem.writes.get("D0")
-            dwords = wide.bits // 32 if wide is not None and wide.bits > 64 else dst.dwords
+            dwords = wide.width(self.lanes) // 32 if wide is not None and wide.bits > 64 else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
                 if dwords <= 2 else self._block(256 + vdst, dwords)

@@ -386,12 +386,35 @@ def signextFromBit(x, width):
     return np.where(w == 0, U64(0), ext).view(np.int64)
 
 
+signext_from_bit = signextFromBit      # RDNA3.5's spelling
+
+
 def countbits(x):
-    r = raw(x)
-    n = np.zeros(np.shape(r), np.int64)
-    for i in range(64):     # bit positions, vectorised over lanes
-        n += ((r >> U64(i)) & U64(1)).astype(np.int64)
-    return n
+    return np.bitwise_count(raw(x)).astype(np.int64)
+
+
+def u4_to_u32(x):
+    return raw(x) & U64(0xF)
+
+
+def v_cvt_i16_f32(x):
+    """f32 -> i16, truncating toward zero and saturating, NaN -> 0 (as v_cvt_i32_f32 does
+    for 32 bits; v_cvt_pk_i16_f32 calls it though no such instruction exists)."""
+    return to_int(x, True, 16)
+
+
+def v_cvt_u16_f32(x):
+    """f32 -> u16, truncating toward zero and saturating, NaN -> 0."""
+    return to_int(x, False, 16)
+
+
+def f32_to_f16_rtz(x):
+    """f32 -> f16 rounded toward zero: the nearest-even result, stepped one ulp toward zero
+    where it rounded away (finite overflow becomes the largest finite f16, not inf)."""
+    x = np.asarray(x, np.float32)
+    h = x.astype(np.float16)
+    away = (np.abs(h.astype(np.float32)) > np.abs(x)) & np.isfinite(x)
+    return np.where(away, h.view(np.uint16) - np.uint16(1), h.view(np.uint16)).view(np.float16)
 
 
 def fract(x):
@@ -604,12 +627,15 @@ def call_instruction(ctx, name: str, args: list):
     sem = load_semantics(getattr(ctx, "arch", None) or "gfx1100").lookup(name)
     if sem is None:
         raise SemanticsError(f"{name} has no semantics to call")
-    sub_inputs = dict(ctx.inputs)
+    sub_inputs = {}
+    if "D0" in sem.reads:
+        # the callee's D0 is only a result here (its if/else chain writes every lane);
+        # its "old value" is never observable, so it starts as zeros
+        sub_inputs["D0"] = np.zeros(ctx.shape, np.uint64 if sem.reads["D0"].bits > 32 else np.uint32)
     for i, a in enumerate(args):
         bits = sem.reads.get(f"S{i}").bits if f"S{i}" in sem.reads else 32
         sub_inputs[f"S{i}"] = raw(a) & U64(_mask(bits)) if bits < 64 else raw(a)
-    from .semantics import Ctx
-    out = sem.fn(Ctx(**{**ctx.__dict__, "inputs": sub_inputs}))
+    out = sem.fn(ctx.with_inputs(sub_inputs))
     return out["D0"]
 
 

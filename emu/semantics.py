@@ -64,6 +64,11 @@ class Operand:
     bits: int        # width read or written (32, 64, 96, 128, ... ; 1 for SCC and lane bits)
     type: str        # the pseudocode's type for it: 'u32', 'f16', 'b64', 'i32', ...
     lane_bit: bool = False   # used as X.u64[laneId]: one bit per lane of a per-wave mask
+    bits_wave64: int = 0     # width in a wave64 when it differs (WMMA C/D: 256 bits in wave32, 128 in wave64)
+
+    def width(self, lanes: int) -> int:
+        """Bits of this operand's register block in a wave of `lanes` lanes."""
+        return self.bits_wave64 if lanes == 64 and self.bits_wave64 else self.bits
 
 
 @dataclass(frozen=True)
@@ -150,9 +155,25 @@ class Ctx:
         bits = (np.asarray(self.exec_mask, np.uint64) >> self.lane_id.astype(np.uint64)) & np.uint64(1)
         return bits.astype(bool)
 
+    def with_inputs(self, changes: dict) -> "Ctx":
+        """This batch with some inputs replaced; the others (including inputs the machine
+        supplies lazily on first use) still come from this Ctx."""
+        return Ctx(**{**self.__dict__, "inputs": _Overlay(self.inputs, changes)})
+
     def get(self, name: str, instruction: str = "?"):
         try:
             return self.inputs[name]
         except KeyError:
             raise SemanticsError(f"{instruction}: operand {name} was not supplied "
                                  f"(supplied: {', '.join(sorted(self.inputs)) or 'none'})") from None
+
+
+class _Overlay(dict):
+    """Inputs with replacements on top of a base mapping (looked up only when missing)."""
+
+    def __init__(self, base, changes: dict):
+        super().__init__(changes)
+        self.base = base
+
+    def __missing__(self, name):
+        return self.base[name]

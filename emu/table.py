@@ -130,6 +130,29 @@ def serialise_atomics(fn):
     return run
 
 
+def mix_source_modifiers(fn):
+    """V_FMA_MIX*: NEG negates and NEG_HI takes the absolute value of each source after
+    {OPSEL_HI[i], OPSEL[i]} picked it as f32 / low f16 / high f16 (manual 7.5, "VOP3P
+    Instruction Fields"; the pseudocode leaves modifiers to that description). Applied to
+    the raw source bits: the picked value's sign is bit 15 for a low f16, else bit 31."""
+    def run(ctx: Ctx):
+        opsel, opsel_hi, neg, abs_ = (int(ctx.get(k)) for k in ("OPSEL", "OPSEL_HI", "NEG", "NEG_HI"))
+        inputs = {}
+        for i in range(3):
+            if not ((neg | abs_) >> i) & 1:
+                continue
+            low_f16 = (opsel_hi >> i) & 1 and not (opsel >> i) & 1
+            sign = np.uint32(1 << (15 if low_f16 else 31))
+            v = np.asarray(ctx.get(f"S{i}")).astype(np.uint32)
+            if (abs_ >> i) & 1:
+                v = v & ~sign
+            if (neg >> i) & 1:
+                v = v ^ sign
+            inputs[f"S{i}"] = v
+        return fn(ctx.with_inputs(inputs))
+    return run
+
+
 @dataclass
 class Entry:
     semantic: Semantic | None
@@ -194,6 +217,8 @@ class SemanticTable:
         fn = compile_source(t["source"], d.name)
         if t["memory"] == "atomic" and not scalar:
             fn = serialise_atomics(fn)
+        if "OPSEL_HI" in t["reads"]:
+            fn = mix_source_modifiers(fn)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
                        t["cross_lane"], t["branch"], t["memory"], None, d.pcode)
         return Entry(sem, "generated")

@@ -1,1 +1,10 @@
-"""See regalloc/README.md — not yet implemented."""
+"""Register allocation: liveness over the control-flow graph and virtual -> physical
+register assignment under the ISA's rules. Works on the abstract `Program` (program.py)
+that dsl/ builds from a Kernel; imports nothing but isa."""
+from .assign import Allocation, AllocationError, RegisterPressureError, allocate
+from .limits import RegisterLimits, limits
+from .liveness import Liveness, analyze
+from .program import Instr, Program, Ref, Virtual, blocks
+
+__all__ = ["Allocation", "AllocationError", "RegisterPressureError", "allocate", "RegisterLimits", "limits",
+           "Liveness", "analyze", "Instr", "Program", "Ref", "Virtual", "blocks"]

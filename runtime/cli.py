@@ -2,6 +2,7 @@
 line. Raw machine code still goes to dsl.cli; this module adds the ELF cases."""
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 
@@ -74,6 +75,30 @@ def add_readobj_arguments(p) -> None:
 
 def run_readobj(args) -> int:
     print(describe_code_object(_load(args.file)))
+    return 0
+
+
+def run_asm(args) -> int:
+    """Sources with kernels or sections (or an output named .hsaco/.co) become code objects;
+    instruction-only text stays raw machine code (dsl.cli)."""
+    from dsl.asm import AsmError
+    from dsl.cli import read_source, run_asm as run_raw_asm
+    from .asm_module import assemble_module, needs_code_object
+    text = read_source(args.file)
+    wants_object = args.output is not None and args.output.endswith((".hsaco", ".co"))
+    if not (needs_code_object(text) or wants_object):
+        return run_raw_asm(args, text)
+    if not args.output:
+        raise ValueError(f"{args.file}: a code object is binary; name the output with -o FILE.hsaco")
+    try:
+        data = assemble_module(text, args.arch, wave_size=64 if args.wave64 else None, filename=args.file)
+    except AsmError as e:
+        print(f"{args.file}:{e}", file=sys.stderr)
+        return 1
+    Path(args.output).write_bytes(data)
+    co = read_code_object(data)
+    print(f"wrote {len(data)} bytes to {args.output}: {co.target_info.target_id}, kernels "
+          f"{', '.join(co.kernels) or '(none)'}", file=sys.stderr)
     return 0
 
 

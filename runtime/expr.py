@@ -21,6 +21,10 @@ class ExprError(ValueError):
     pass
 
 
+class UndefinedSymbol(ExprError):
+    """A symbol not defined (yet): data may wait for labels further down."""
+
+
 @dataclass(frozen=True)
 class Address:
     """section + offset: a location whose absolute value is fixed only at load time."""
@@ -79,7 +83,7 @@ def _eval(node, names, lookup, text):
         try:
             return lookup(names[node.id])
         except KeyError:
-            raise ExprError(f"undefined symbol {names[node.id]!r} in {text.strip()!r}") from None
+            raise UndefinedSymbol(f"undefined symbol {names[node.id]!r} in {text.strip()!r}") from None
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a, b = _eval(node.left, names, lookup, text), _eval(node.right, names, lookup, text)
         if isinstance(a, Address) or isinstance(b, Address):

@@ -71,7 +71,7 @@ def build_descriptor(target: Target, directives: dict[str, int], wave_size: int,
         values[settable[name].name] = value
     if target.major >= 10 and values.get("enable_wavefront_size32", 0) != (wave_size == 32):
         raise ValueError(f"{where}.amdhsa_wavefront_size32 {values['enable_wavefront_size32']} contradicts "
-                         f"wave{wave_size}")
+                         f"the wave{wave_size} the code was assembled for (wave64: --wave64 / wave_size=64)")
     desc = KernelDescriptor(**values)
     if ".amdhsa_user_sgpr_count" not in given:
         desc.user_sgpr_count = default_user_sgpr_count(desc)

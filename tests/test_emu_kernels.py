@@ -16,13 +16,11 @@ ROOT = SHARED / "kernels"
 CASES = cases(ROOT) if ROOT.exists() else []
 # kernel -> why it fails (the instruction the semantics library cannot run yet)
 KNOWN_GAPS = {
-    "ew_convert": "v_fma_mixlo_f16 has no semantics (OPSEL_HI in its pseudocode)",
-    "ew_f16_arith": "v_fma_mix_f32 has no semantics (OPSEL_HI in its pseudocode)",
-    "ew_f32_fma_minmax": "v_minmax_f32 calls v_min_f32, whose conditional result needs the old D0",
-    "ew_f64_fma_sqrt_div": "v_div_fixup_f64's translation overflows a Python int",
-    "wmma_gemm_f32": "WMMA has no semantics",
+    "ew_f64_fma_sqrt_div": "v_div_scale_f64: the PDF pseudocode leaves D0 unassigned when no scaling is needed "
+                           "(hardware returns S0; wants a pcode_text erratum); f64 sqrt off on gfx1100",
 }
-KNOWN_TARGET_GAPS = {("wave_bpermute_readfirstlane", "gfx1100-w64"): "ds_bpermute_b32 in wave64 gives wrong lanes (under investigation)"}
+_MIX_PROSE = "v_fma_mix*: the RDNA3.5 PDF puts a prose line into their pseudocode"
+KNOWN_TARGET_GAPS = {("ew_f16_arith", "gfx1151"): _MIX_PROSE, ("ew_convert", "gfx1151"): _MIX_PROSE}
 _devices: dict = {}
 
 

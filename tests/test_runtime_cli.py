@@ -42,3 +42,27 @@ def test_truncated_code_object_is_one_clear_error(tmp_path, capsys):
     assert wavesmith.main(["disasm", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "cut.hsaco" in err and "truncated" in err and "Traceback" not in err
+
+
+def test_asm_writes_a_code_object_that_disasm_reads_back(tmp_path, capsys):
+    from pathlib import Path
+    from runtime.codeobj import read_code_object
+    src = Path(__file__).resolve().parent.parent / "examples" / "lds_reduce.s"
+    out = tmp_path / "lds_reduce.hsaco"
+    assert wavesmith.main(["asm", str(src), "-o", str(out)]) == 0
+    co = read_code_object(out.read_bytes())
+    assert co.target == "gfx1100" and co.kernels["lds_reduce"].descriptor.group_segment_fixed_size == 1024
+    capsys.readouterr()
+    assert wavesmith.main(["disasm", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "lds_reduce:" in text and "ds_load_2addr_b32 v[2:3], v4 offset1:1" in text
+
+
+def test_asm_errors_name_file_line_and_column(tmp_path, capsys):
+    src = tmp_path / "bad.s"
+    src.write_text('.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"\n.text\nk:\n  s_endpgm\n.rodata\n'
+                   '.amdhsa_kernel k\n  .amdhsa_next_free_vgpr 1\n.end_amdhsa_kernel\n')
+    assert wavesmith.main(["asm", str(src), "-o", str(tmp_path / "bad.hsaco")]) == 1
+    err = capsys.readouterr().err
+    assert f"{src}:8:1: .amdhsa_kernel k: .amdhsa_next_free_sgpr is required" in err
+    assert not (tmp_path / "bad.hsaco").exists()

@@ -109,3 +109,13 @@ def test_bad_settings_are_named():
                                                                           "user_sgpr_dispatch_ptr": 1})])
     with pytest.raises(ValueError, match="float_denorm_mode_32 = 4 does not fit in 2 bits"):
         write_code_object("gfx1100", [KernelSpec("k", code, directives={"float_denorm_mode_32": 4})])
+
+
+@pytest.mark.parametrize("version,abi", [(4, 2), (5, 3), (6, 4)])
+def test_code_object_versions(tmp_path, version, abi):
+    code = dsl.assemble("s_endpgm", "gfx1151")
+    path = tmp_path / f"v{version}.hsaco"
+    path.write_bytes(write_code_object("gfx1151", [KernelSpec("k", code)], version=version))
+    assert f"ABI Version:                       {abi}\n" in run(tool("llvm-readelf"), "-h", str(path))
+    co = read_code_object(path.read_bytes())
+    assert co.version == version and co.metadata["amdhsa.version"] == ([1, 1] if version == 4 else [1, 2])

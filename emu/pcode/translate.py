@@ -23,8 +23,13 @@ TRANSLATOR_VERSION = 1
 # operands the machine supplies (emu/README.md, "Semantics contract")
 OPERANDS = {"S0", "S1", "S2", "D0", "D1", "SCC", "VCC", "EXEC", "M0", "PC", "ADDR", "ADDR_BASE", "DATA", "DATA2",
             "VDATA", "SDATA", "RETURN_DATA", "SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST",
-            "DST", "DATA0", "DATA1"}
-INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST", "DST", "DATA0", "DATA1"}
+            "DST", "DATA0", "DATA1", "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
+# instruction-word fields, passed as Python ints (OPSEL..NEG_HI: the raw VOP3P modifier bits,
+# for the instructions whose pseudocode interprets them itself: v_fma_mix*, v_dot*_iu*)
+INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST", "DST", "DATA0", "DATA1",
+              "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
+# `declare S : 32'B[n]` names the instruction's sources: S[i] is Si (v_fma_mix*)
+SOURCE_ARRAY = "S"
 LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
 LANE_ID_NAMES = {"laneId", "laneID"}
 TYPE_RE = re.compile(r"^(u|i|f|b|bf)(\d+)?$")
@@ -98,6 +103,7 @@ class Translator:
         self.cross_lane = False
         self.loop_breaks: list[str] = []
         self.returns: list[tuple[str, str]] = []
+        self.round_mode: str | None = None      # set between ROUND_MODE = ... assignments
 
     # ---------- helpers ----------
     def emit(self, line: str):
@@ -117,6 +123,9 @@ class Translator:
         t = self.optypes.get(name, "")
         ty = type_of_field(t.replace("pk_", "")) if t else None
         bits = self.op_bits.get(name, ty.bits if ty else DEFAULT_BITS)
+        if t.startswith("pk_") and ty and ty.bits < 32:
+            bits = max(bits, 32)        # packed sub-dword elements fill (at least) a dword
+
         if name == "SCC":
             return Ty("u", 1)
         if name in ("VCC", "EXEC", "PC"):
@@ -162,7 +171,11 @@ class Translator:
         elif kind == "declare":
             name = str(st.children[0])
             ty = type_of_decl(str(st.children[1]))
-            if len(st.children) > 2:
+            if len(st.children) > 2 and name == SOURCE_ARRAY:
+                n = int(str(st.children[2]))
+                self.vars[name] = Var(Ty("u", ty.bits), n)
+                self.emit(f"{self.pyname(name)} = [{', '.join(self.read_operand(f'S{i}')[0] for i in range(n))}]")
+            elif len(st.children) > 2:
                 n = int(str(st.children[2]))
                 self.vars[name] = Var(ty, n)
                 self.emit(f"{self.pyname(name)} = [{self.zero(ty)}] * {n}")
@@ -261,6 +274,11 @@ class Translator:
             self.fail("lambda as target", st)
         if isinstance(value, Tree) and value.data == "lambda_":
             self.lambdas[str(target.children[0])] = value
+            return
+        if _is_name(target, {"ROUND_MODE"}):
+            # `ROUND_MODE = ROUND_TOWARD_ZERO; ...; ROUND_MODE = prev_mode`: conversions in
+            # between round toward zero (R.<conversion>_rtz); anything else restores RNE
+            self.round_mode = "rtz" if _is_name(value, {"ROUND_TOWARD_ZERO"}) else None
             return
         if op != "=":
             bin_op = op[:-1]
@@ -533,7 +551,8 @@ class Translator:
             b = bits or (64 if suf == "ULL" else 32)
             return f"R.U64({v & ((1 << 64) - 1)})", Ty("u", b)
         if suf == "LL" or suffix == "I":
-            return f"np.int64({v})", Ty("i", bits or 64)
+            v &= (1 << 64) - 1          # a 64-bit pattern such as 0xfff8000000000000LL wraps
+            return f"np.int64({v - (1 << 64) if v >> 63 else v})", Ty("i", bits or 64)
         if suffix == "F":
             b = bits or 32
             return f"R.FLOAT[{b}]({float(v)!r})", Ty("f", b)
@@ -562,6 +581,8 @@ class Translator:
         if name == "EXEC_LO":
             c, _ = self.read_operand("EXEC")
             return f"({c} & R.U64(0xFFFFFFFF))", Ty("u", 32)
+        if name == "ROUND_MODE":           # only ever saved (prev_mode = ROUND_MODE) and restored
+            return "None", LIT
         if name in ("EXECZ", "VCCZ"):
             src = name[:-1]
             c, _ = self.read_operand(src)
@@ -673,6 +694,13 @@ class Translator:
         width = self._const_width(node) if _is_const(node.children[1]) and _is_const(node.children[2]) else 64
         return f"R.bits_of({code}, {hi}, {lo})", Ty("u" if bty.kind != "wide" or width <= 64 else "wide", width)
 
+    def x_slice_up(self, node):
+        """x[lo +: width] (Verilog part-select): bits lo + width - 1 down to lo."""
+        base, lo, width = node.children
+        hi = Tree("binop", [Tree("binop", [lo, Token("PLUS", "+"), width]), Token("MINUS", "-"),
+                            Tree("number", [Token("NUMBER", "1")])])
+        return self.x_slice(Tree("slice", [base, hi, lo], node.meta))
+
     def x_mem(self, node):
         addr, _ = self.expr(node.children[0])
         self.mem_read = True
@@ -686,8 +714,7 @@ class Translator:
         if k == "F":
             if bits not in (16, 32, 64):
                 self.fail(f"{bits}-bit float", node)
-            if ty.kind == "lit" and isinstance(inner, Tree) and inner.data == "number" \
-                    and str(inner.children[0]).startswith("0x"):
+            if isinstance(inner, Tree) and inner.data == "number" and str(inner.children[0]).startswith("0x"):
                 return f"R.access({code}, 'f', {bits})", Ty("f", bits)     # 32'F(0xffc00000): a bit pattern
             return f"R.F({code}, {bits})", Ty("f", bits)
         signed = k == "I"
@@ -841,6 +868,8 @@ class Translator:
             return self.call_instruction(fname.upper(), coded, node)
         if not hasattr(rtlib, fname):
             self.fail(f"function {fname}()", node)
+        if self.round_mode and hasattr(rtlib, f"{fname}_{self.round_mode}"):
+            fname = f"{fname}_{self.round_mode}"
         result = RESULT_TYPES.get(fname)
         ty = result(coded) if callable(result) else result or (coded[0][1] if coded else LIT)
         return f"R.{fname}({', '.join(c for c, _ in coded)})", ty
@@ -848,7 +877,7 @@ class Translator:
     def call_instruction(self, name, coded, node):
         """v_min_f32(a, b) inside another instruction's pseudocode: that instruction's own
         semantic, called with S0, S1, ... and returning its D0 (typed as its D0 operand)."""
-        if name == "V_NOP":
+        if name in ("V_NOP", "S_NOP"):
             return "None", LIT
         args = ", ".join(f"R.raw({c})" for c, _ in coded)
         ty = self.instruction_types(name, node)
@@ -967,7 +996,9 @@ RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": T
                      "signextFromBit": Ty("i", 64), "bf16_to_f32": Ty("f", 32), "f32_to_bf16": Ty("u", 16),
                      "nop": LIT, "fma": _first_float, "ldexp": _first_float,
                      "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
-                     "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16)})
+                     "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16), "u4_to_u32": Ty("u", 32),
+                     "v_cvt_i16_f32": Ty("i", 16), "v_cvt_u16_f32": Ty("u", 16), "f32_to_f16_rtz": Ty("f", 16),
+                     "signext_from_bit": Ty("i", 64)})
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):
     if re.fullmatch(r"[fiu]\d+_to_[fiu]\d+", _n):
         RESULT_TYPES[_n] = _conv_type(_n)

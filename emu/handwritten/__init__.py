@@ -1,14 +1,16 @@
 """The only hand-written semantics: instructions whose manual entry has no usable pseudocode.
 
 Everything else is generated from the PDF (emu/pcode). Entries here are either control
-events the machine acts on (no data effect: s_endpgm, s_barrier, waits, hints) or
-data-parallel operations the manual describes in prose or matrix notation (WMMA, ds_swizzle).
+events the machine acts on (no data effect: s_endpgm, s_barrier, waits, hints), MODE
+writers, or data-parallel operations the manual describes in prose, C or matrix notation
+(`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .semantics import Operand, Semantic
+from ..semantics import Operand, Semantic
+from . import lanes, wmma
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -47,7 +49,30 @@ def _set_mode_field(lo: int, width: int):
 MODE_WRITERS = {"S_ROUND_MODE": _set_mode_field(0, 4), "S_DENORM_MODE": _set_mode_field(4, 4)}
 
 
+def _op(name: str, bits: int = 32, ty: str = "b32") -> Operand:
+    return Operand(name, bits, ty)
+
+
+# data-parallel hand-written semantics: name -> (function, reads, writes, what it does)
+_ADDR, _DATA, _RET = _op("ADDR", 64, "u64"), _op("DATA"), _op("RETURN_DATA")
+DATA_PARALLEL = {
+    "DS_BPERMUTE_B32": (lanes.ds_bpermute, (_ADDR, _DATA), (_RET,), "lane i <- DATA[lane (ADDR/4) % 32 of its half]"),
+    "DS_PERMUTE_B32": (lanes.ds_permute, (_ADDR, _DATA), (_RET,), "DATA -> lane (ADDR/4) % 32 of its half"),
+    "DS_SWIZZLE_B32": (lanes.ds_swizzle, (_op("OFFSET", 16, "u16"), _DATA), (_RET,),
+                       "lane i <- DATA[swizzle pattern of OFFSET]"),
+}
+
+
 def semantic(name: str, scalar: bool) -> Semantic | None:
+    if name in wmma.VARIANTS:
+        reads, writes = wmma.operands(name)
+        return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
+                        cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
+                        "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
+    if name in DATA_PARALLEL:
+        fn, reads, writes, what = DATA_PARALLEL[name]
+        return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
+                        scalar=scalar, source=what)
     if name in MODE_WRITERS:
         return Semantic(name, MODE_WRITERS[name], "hand-written", reads={"SIMM16": Operand("SIMM16", 16, "u16")},
                         writes={"MODE": Operand("MODE", 32, "u32")}, scalar=True,

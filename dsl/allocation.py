@@ -1,0 +1,285 @@
+"""The bridge between Kernel and regalloc/: which registers each instruction reads and
+writes, control flow, VOPD pairing rules -> regalloc.Program; the allocation -> physical
+instructions.
+
+Which operand is read or written comes from one place: the encoder itself. A
+RecordingEncoder notes every register operand as the encoder places it (its operand name,
+register and InstrDef), so the walk over operands is the encoder's and cannot drift from
+it. The operand's role then follows from its name and the instruction's pseudocode
+(D0 assigned, D0 read back, a conditional or partial write, a 16-bit half, a D16 load)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from regalloc import Instr, Program, Ref, Virtual
+
+from .asm import Statement
+from .encode import Encoder
+from .operands import Mod, OperandError, Reg, VReg
+from .signature import valu_signature, vopd_base
+
+MEMORY_FORMATS = {"SMEM", "DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "LDSDIR"}
+VALU_FORMATS = {"VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VINTERP", "VOPD"}
+RESULT_NAMES = {"vdst", "sdst", "sdata"}    # operands that hold a result unless the pseudocode says otherwise
+
+
+@dataclass(frozen=True)
+class Noted:
+    """One register operand as the encoder placed it."""
+    what: str         # the encoder's operand name: vdst, src0, addr, sbase, ...
+    reg: Reg
+    definition: object   # InstrDef
+
+
+@dataclass
+class Record:
+    definition: object            # InstrDef of the encoding chosen
+    noted: list[Noted]
+    vopd: tuple | None = None     # (X InstrDef, X noted, Y InstrDef, Y noted) for a dual-issue pair
+
+
+class RecordingEncoder(Encoder):
+    """The encoder, noting every register operand of the encoding it settles on."""
+
+    def encode_statement(self, st):
+        self._noted, self._vopd, self._def = [], None, None
+        out = super().encode_statement(st)
+        self.record = Record(self._def, self._noted, self._vopd)
+        return out
+
+    def encode_one(self, d, st, enc):
+        self._noted, self._def = [], d     # a fresh list per candidate encoding
+        return super().encode_one(d, st, enc)
+
+    def encode_vopd(self, st):
+        # Virtual destinations are placeholders (v0); give them the parity the encoder checks
+        # (one even, one odd), which the allocator then enforces for the real registers.
+        dx, dy = st.operands[0], st.dual.operands[0]
+        if isinstance(dy, VReg) and isinstance(dx, Reg):
+            st = replace(st, dual=replace(st.dual, operands=[replace(dy, idx=(dx.idx + 1) % 2)] + st.dual.operands[1:]))
+        elif isinstance(dx, VReg) and isinstance(dy, Reg):
+            st = replace(st, operands=[replace(dx, idx=(dy.idx + 1) % 2)] + st.operands[1:])
+        out = super().encode_vopd(st)
+        cut = next(i for i, n in enumerate(self._noted) if i and n.what == "vdst")
+        dx, dy = (next(x for x in self.spec.lookup(p.mnemonic) if x.format == "VOPD" and x.slot == slot)
+                  for p, slot in ((st, "X"), (st.dual, "Y")))
+        self._vopd = (dx, self._noted[:cut], dy, self._noted[cut:])
+        self._def = dx
+        return out
+
+    def _note(self, v, what, F):
+        if isinstance(v, Mod):
+            v = v.value
+        if isinstance(v, Reg):
+            self._noted.append(Noted(what, v, F.d))
+
+    def src_code(self, v, op, F, what, **kw):
+        inner = v.value if isinstance(v, Mod) else v
+        if isinstance(inner, Reg) and inner.cls == "v":   # SGPRs are noted by sreg_code
+            self._note(inner, what, F)
+        return super().src_code(v, op, F, what, **kw)
+
+    def sreg_code(self, v, F, what, n=1):
+        self._note(v, what, F)
+        return super().sreg_code(v, F, what, n)
+
+    def vgpr(self, v, F, what, n=1):
+        self._note(v, what, F)
+        return super().vgpr(v, F, what, n)
+
+
+# ---------------------------------------------------------------- roles from the pseudocode
+
+_D0_WRITE = re.compile(r"\b(D0|VDST)(\.\w+)?(\[[^\]]*\])?(\.\w+)?\s*=(?!=)")
+_D0_ANY = re.compile(r"\b(D0|VDST)\b")
+
+
+@lru_cache(maxsize=None)
+def _result_role(d) -> tuple[bool, bool]:
+    """(reads, writes) of the result operand (vdst/sdst) of a non-memory instruction."""
+    pc = d.pcode or ""
+    if not pc:
+        return False, True
+    writes = [m for m in _D0_WRITE.finditer(pc)]
+    if not writes:
+        # SOPK compares and s_setreg name their one register sdst but only read it (S0)
+        return True, False
+    reads = len(_D0_ANY.findall(pc)) > len(writes)          # D0 also read (v_fmac, s_addk)
+    for m in writes:
+        index = m.group(3) or ""
+        line_start = pc.rfind("\n", 0, m.start()) + 1
+        conditional = pc[line_start:m.start()].strip() != "" or re.search(r"\bif\b", pc[:m.start()])
+        if (index and index != "[laneId]") or conditional or m.group(1) == "VDST":
+            reads = True       # a bit, a lane or a conditional write keeps the rest of the old value
+    return reads, True
+
+
+def role(n: Noted, glc: bool) -> tuple[bool, bool]:
+    """(reads, writes) of one noted operand."""
+    d = n.definition
+    if n.what in RESULT_NAMES:
+        if d.format in MEMORY_FORMATS:
+            return "_D16" in d.name, True            # D16 loads keep the other half of the register
+        reads, writes = _result_role(d)
+        if n.what == "vdst" and d.format in VALU_FORMATS and d.format != "VOPD":
+            sig = valu_signature(d)
+            if n.reg.half or (sig.dsts and sig.dsts[0].t16 and d.format != "VOP3P"):
+                reads = True                          # a 16-bit result keeps the other half
+        return reads, writes
+    if n.what == "vdata" and d.format in ("MUBUF", "MTBUF"):
+        if "_LOAD" in d.name:
+            return "_D16" in d.name, True
+        return True, "_ATOMIC" in d.name and glc
+    return True, False
+
+
+# ---------------------------------------------------------------- Kernel -> Program
+
+def statement_text(st: Statement) -> str:
+    """The instruction as written (virtual registers by name), for messages."""
+    parts = [st] + ([st.dual] if st.dual is not None else [])
+    out = []
+    for p in parts:
+        mods = " ".join(k if v is True else f"{k}:{v}" for k, v in p.modifiers.items())
+        out.append(f"{p.mnemonic} {', '.join(str(o) for o in p.operands)}".rstrip() + (f" {mods}" if mods else ""))
+    return " :: ".join(out)
+
+
+def _ref(reg: Reg) -> Ref | None:
+    if isinstance(reg, VReg):
+        return Ref(reg.cls, reg.vid, reg.offset, reg.count, True)
+    if reg.cls in ("v", "s"):
+        return Ref(reg.cls, reg.idx, 0, reg.count, False)
+    return None      # trap temporaries are not the allocator's
+
+
+def _virtuals_in(values) -> list[VReg]:
+    out = []
+    for v in values:
+        if isinstance(v, Mod):
+            v = v.value
+        if isinstance(v, VReg):
+            out.append(v)
+        elif isinstance(v, (list, tuple)):
+            out += _virtuals_in(v)
+    return out
+
+
+def check_virtuals_noted(st: Statement, record: Record):
+    """Every virtual register in the statement must be one the encoder placed as a register
+    operand: otherwise its liveness would be unknown."""
+    def key(v):
+        return v.vid, v.offset, v.count, v.half
+
+    noted = {key(n.reg) for n in record.noted + (record.vopd[1] + record.vopd[3] if record.vopd else [])
+             if isinstance(n.reg, VReg)}
+    parts = [st] + ([st.dual] if st.dual else [])
+    for part in parts:
+        for v in _virtuals_in(part.operands):
+            if key(v) not in noted:
+                raise OperandError(f"{part.mnemonic}: a virtual register ({v}) cannot be used in this operand; "
+                                   f"use a physical register here")
+
+
+def _vopd_rules(spec, record: Record) -> tuple:
+    """VOPD register pairing (RDNA3 ISA 7.6 Dual Issue VALU): destinations one even one odd;
+    SRC0s (when both VGPRs) in different banks (register mod 4); VSRC1s in different banks;
+    when both halves read the SRC2 port (v_fmac's accumulator, FMAMK's second input) one
+    even and one odd."""
+    dx, nx, dy, ny = record.vopd
+    ports = []
+    for d, noted in ((dx, nx), (dy, ny)):
+        sig = valu_signature(vopd_base(spec, d))
+        by = {n.what: _ref(n.reg) for n in noted if n.reg.cls == "v"}
+        port = {"vdst": by.get("vdst"), "src0": by.get("src0"), "src1": by.get("vsrc1"), "src2": None}
+        if sig.k_pos == 1:                  # fma(S0, K, S1): S1 is the addend, read through SRC2
+            port["src2"], port["src1"] = port["src1"], None
+        if sig.reads_dst:
+            port["src2"] = port["vdst"]
+        ports.append(port)
+    rules = []
+    for key, m in (("vdst", 2), ("src0", 4), ("src1", 4), ("src2", 2)):
+        a, b = ports[0][key], ports[1][key]
+        if a is not None and b is not None:
+            rules.append((a, b, m))
+    return tuple(rules)
+
+
+_COPY = re.compile(r"D0\.(\w+) = S0\.\1")
+_EXEC_WRITE = re.compile(r"\bEXEC(\.\w+)?(\[[^\]]*\])?\s*=(?!=)")
+
+
+def writes_exec(st: Statement, d) -> bool:
+    """Does the instruction change the active lanes: its pseudocode assigns EXEC
+    (s_and_saveexec, v_cmpx) or its result operand is exec (s_xor_b32 exec_lo, ...)?"""
+    if d is None:
+        return False
+    if _EXEC_WRITE.search(d.pcode or ""):
+        return True
+    first = st.operands[0] if st.operands else None
+    return (getattr(first, "name", "").startswith("exec") and d.format not in MEMORY_FORMATS
+            and _result_role(d)[1] and bool(_D0_WRITE.search(d.pcode or "")))
+
+
+def build_program(kernel) -> Program:
+    """regalloc.Program of a Kernel's instructions (virtual and physical registers)."""
+    prog = Program(virtuals=[Virtual(v.cls, v.width, v.name) for v in kernel.virtuals])
+    in_flight: list[Ref] = []    # results of memory loads not yet waited for
+    for i, inst in enumerate(kernel.items):
+        rec: Record = inst.record
+        glc = bool(inst.statement.modifiers.get("glc"))
+        uses, defs = [], []
+        noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
+        for n in noted:
+            ref = _ref(n.reg)
+            if ref is None:
+                continue
+            reads, writes = role(n, glc)
+            if reads:
+                uses.append(ref)
+            if writes:
+                defs.append(ref)
+        d = rec.definition
+        # A load writes its result when the data arrives, not when it issues: the result's
+        # registers stay taken until the next s_waitcnt* in program order (or the end), so
+        # no other value is placed where late data would land.
+        if d is not None and (d.name.startswith("S_WAITCNT") or i == len(kernel.items) - 1):
+            uses += in_flight
+            in_flight = []
+        if d is not None and d.format in MEMORY_FORMATS:
+            in_flight += defs
+        pc = (d.pcode or "") if d is not None else ""
+        target = kernel.labels.get(inst.label) if inst.label is not None else None
+        if inst.label is not None and target is None:
+            raise OperandError(f"{inst.statement.mnemonic}: undefined label {inst.label!r}")
+        jumps = bool(re.search(r"^PC = ", pc, re.M)) and not re.search(r"\bD0\b", pc)   # not a call
+        ends = d is not None and d.name.startswith("S_ENDPGM")
+        copy = None
+        if (_COPY.fullmatch(pc.strip()) and len(uses) == 1 and len(defs) == 1 and not inst.statement.modifiers
+                and uses[0].file == defs[0].file and uses[0].count == defs[0].count
+                and not any(n.reg.half for n in noted) and not any(isinstance(o, Mod) for o in inst.statement.operands)):
+            copy = (defs[0], uses[0])
+        prog.instrs.append(Instr(tuple(uses), tuple(defs), target,
+                                 not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
+                                 copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
+                                 writes_exec(inst.statement, d)))
+    return prog
+
+
+# ---------------------------------------------------------------- allocation -> physical statements
+
+def _physical(v, base: dict[int, int]):
+    if isinstance(v, Mod):
+        return replace(v, value=_physical(v.value, base))
+    if isinstance(v, VReg):
+        return Reg(v.cls, base[v.vid] + v.offset, v.count, v.half)
+    if isinstance(v, list):
+        return [_physical(x, base) for x in v]
+    return v
+
+
+def physical_statement(st: Statement, base: dict[int, int]) -> Statement:
+    dual = physical_statement(st.dual, base) if st.dual is not None else None
+    return replace(st, operands=[_physical(o, base) for o in st.operands], dual=dual)

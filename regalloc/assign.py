@@ -1,0 +1,225 @@
+"""Virtual -> physical registers: VGPRs and SGPRs are separate files, each assigned by
+walking the virtual registers in order of their first live point and giving each the lowest
+register run where all of its dwords are free for their whole live ranges (on interval
+graphs this order uses no more registers than the most values ever live at once). A
+register run must respect the operands' alignment, VOPD bank pairings and registers the
+program names itself; a plain move's destination first tries its source's register, so
+the move becomes a no-op (coalescing)."""
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+from dataclasses import dataclass, field
+
+from .limits import RegisterLimits
+from .liveness import Liveness, analyze
+from .program import Program, Ref
+
+FILE_NAMES = {"v": "VGPR", "s": "SGPR"}
+
+
+class RegisterPressureError(ValueError):
+    """The program needs more registers than the file has: names the program point and the
+    values live there."""
+
+
+class AllocationError(ValueError):
+    """The program's register rules cannot be met (e.g. contradictory alignments)."""
+
+
+@dataclass
+class Allocation:
+    limits: RegisterLimits
+    base: dict[int, int]                       # virtual id -> its first physical register
+    used: dict[str, int]                       # 'v' / 's' -> registers used (highest + 1)
+    peak: dict[str, int]                       # 'v' / 's' -> most registers live at one point
+    peak_at: dict[str, int]                    # 'v' / 's' -> instruction index of that point
+    identity_copies: list[int] = field(default_factory=list)   # moves whose source and destination coincide
+
+    def physical(self, ref: Ref) -> int:
+        return self.base[ref.reg] + ref.offset if ref.virtual else ref.reg
+
+    @property
+    def vgprs(self) -> int:
+        return self.used["v"]
+
+    @property
+    def sgprs(self) -> int:
+        return self.used["s"]
+
+    @property
+    def waves_per_simd(self) -> int:
+        return self.limits.waves_per_simd(self.vgprs)
+
+
+class _Occupancy:
+    """Per physical register, the sorted disjoint point ranges already given to some unit."""
+
+    def __init__(self, registers: int):
+        self.starts = [[] for _ in range(registers)]
+        self.ends = [[] for _ in range(registers)]
+        self.last = [0] * registers
+
+    def free(self, reg: int, ivs: list[tuple[int, int]]) -> bool:
+        if ivs[0][0] >= self.last[reg]:
+            return True
+        starts, ends = self.starts[reg], self.ends[reg]
+        for s, e in ivs:
+            j = bisect_right(starts, s)
+            if j and ends[j - 1] > s or j < len(starts) and starts[j] < e:
+                return False
+        return True
+
+    def take(self, reg: int, ivs: list[tuple[int, int]]):
+        for s, e in ivs:
+            j = bisect_right(self.starts[reg], s)
+            self.starts[reg].insert(j, s)
+            self.ends[reg].insert(j, e)
+            self.last[reg] = max(self.last[reg], e)
+
+
+def _describe_live(prog: Program, lv: Liveness, point: int) -> str:
+    units = set(lv.live_at(point))
+    names = []
+    for vid, first in lv.unit_of.items():
+        vr = prog.virtuals[vid]
+        n = sum(1 for o in range(vr.width) if first + o in units)
+        if n:
+            names.append(f"%{vr.name}" + (f" ({n} of {vr.width} dwords)" if vr.width > 1 else ""))
+    phys = sorted(u - lv.phys_base for u in units if u >= lv.phys_base)
+    names += [f"{lv.file}{r} (named by the program)" for r in phys]
+    return ", ".join(names)
+
+
+def _pressure_error(prog: Program, lv: Liveness, limit: int, what: str) -> RegisterPressureError:
+    point = lv.peak_point
+    return RegisterPressureError(
+        f"{what}: {lv.peak} {FILE_NAMES[lv.file]}s are live at {prog.where(point // 2)} "
+        f"({'before it' if point % 2 == 0 else 'after it'}); the file has {limit}. "
+        f"Live there: {_describe_live(prog, lv, point)}")
+
+
+def _alignment(prog: Program, limits: RegisterLimits, file: str) -> dict[int, tuple[int, int]]:
+    """virtual id -> (modulus, residue) its first register must satisfy."""
+    need: dict[int, tuple[int, int]] = {}
+    for i, ins in enumerate(prog.instrs):
+        for r in ins.uses + ins.defs:
+            if r.file != file or not r.virtual:
+                continue
+            a = limits.alignment(file, r.count)
+            if a == 1:
+                continue
+            res = -r.offset % a
+            m0, r0 = need.get(r.reg, (1, 0))
+            big, small = ((a, res), (m0, r0)) if a >= m0 else ((m0, r0), (a, res))
+            if big[1] % small[0] != small[1]:
+                vr = prog.virtuals[r.reg]
+                raise AllocationError(f"%{vr.name}: {prog.where(i)} needs dword {r.offset} of it {a}-aligned, "
+                                      f"which contradicts another operand's alignment of it")
+            need[r.reg] = big
+    return need
+
+
+def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[int, int]) -> Liveness:
+    limit = limits.limit(file)
+    lv = analyze(prog, file, limit)
+    if lv.peak > limit:
+        raise _pressure_error(prog, lv, limit, f"the program needs more {FILE_NAMES[file]}s than there are")
+    ivs = lv.intervals
+    occ = _Occupancy(len(ivs) - lv.phys_base)
+    for r in range(len(ivs) - lv.phys_base):
+        if ivs[lv.phys_base + r]:
+            occ.take(r, ivs[lv.phys_base + r])
+    align = _alignment(prog, limits, file)
+
+    # per virtual: pairing rules and move partners, as (my offset, other ref, modulus)
+    rules: dict[int, list[tuple[int, Ref, int]]] = {}
+    hints: dict[int, list[tuple[int, Ref]]] = {}
+    for i, ins in enumerate(prog.instrs):
+        for a, b, m in ins.distinct_mod:
+            if a.file != file:
+                continue
+            if a.virtual and b.virtual and a.reg == b.reg and (a.offset - b.offset) % m == 0:
+                raise AllocationError(f"{prog.where(i)}: the same register is used where the rule needs two "
+                                      f"registers that differ modulo {m} (VOPD banks)")
+            for x, y in ((a, b), (b, a)):
+                if x.virtual:
+                    rules.setdefault(x.reg, []).append((x.offset, y, m))
+        if ins.copy and ins.copy[0].file == file:
+            d, s = ins.copy
+            for x, y in ((d, s), (s, d)):
+                if x.virtual:
+                    hints.setdefault(x.reg, []).append((x.offset, y))
+
+    def first_reg(ref: Ref) -> int | None:
+        if not ref.virtual:
+            return ref.reg
+        b = base.get(ref.reg)
+        return None if b is None else b + ref.offset
+
+    order = []
+    for vid, first in lv.unit_of.items():
+        width = prog.virtuals[vid].width
+        unit_ivs = [ivs[first + o] for o in range(width)]
+        start = min((x[0][0] for x in unit_ivs if x), default=None)
+        order.append((start if start is not None else -1, -width, vid, unit_ivs))
+    order.sort(key=lambda t: (t[0], t[1], t[2]))
+
+    for start, neg_width, vid, unit_ivs in order:
+        width = -neg_width
+        mod, res = align.get(vid, (1, 0))
+        candidates = []
+        for off, other in hints.get(vid, ()):
+            r = first_reg(other)
+            if r is not None and r - off >= 0 and (r - off) % mod == res:
+                candidates.append(r - off)
+        my_rules = rules.get(vid, ())
+
+        def ok(b: int) -> bool:
+            if b + width > limit:
+                return False
+            for o, u in enumerate(unit_ivs):
+                if u and not occ.free(b + o, u):
+                    return False
+            for off, other, m in my_rules:
+                r = None if other.virtual and other.reg == vid else first_reg(other)   # same: checked above
+                if r is not None and (b + off - r) % m == 0:
+                    return False
+            return True
+
+        chosen = next((b for b in candidates if ok(b)), None)
+        if chosen is None:
+            chosen = next((b for b in range(res, limit - width + 1, mod) if ok(b)), None)
+        if chosen is None:
+            point = start if start >= 0 else 0
+            lv_at = Liveness(file, lv.unit_of, lv.phys_base, ivs, lv.peak, point)
+            vr = prog.virtuals[vid]
+            raise _pressure_error(prog, lv_at, limit,
+                                  f"no free run of {width} {FILE_NAMES[file]}s"
+                                  f"{f' aligned to {mod}' if mod > 1 else ''} for %{vr.name} from "
+                                  f"{prog.where(point // 2)} on (most ever live: {lv.peak})")
+        base[vid] = chosen
+        for o, u in enumerate(unit_ivs):
+            if u:
+                occ.take(chosen + o, u)
+    return lv
+
+
+def allocate(prog: Program, limits: RegisterLimits) -> Allocation:
+    """Assign every virtual register of `prog` a physical register run."""
+    base: dict[int, int] = {}
+    used, peak, peak_at = {}, {}, {}
+    for file in ("v", "s"):
+        lv = _assign_file(prog, limits, file, base)
+        peak[file] = lv.peak
+        peak_at[file] = max(lv.peak_point, 0) // 2
+    for file in ("v", "s"):
+        top = 0
+        for ins in prog.instrs:
+            for r in ins.uses + ins.defs:
+                if r.file == file:
+                    top = max(top, (base[r.reg] + r.offset if r.virtual else r.reg) + r.count)
+        used[file] = top
+    alloc = Allocation(limits, base, used, peak, peak_at)
+    alloc.identity_copies = [i for i, ins in enumerate(prog.instrs)
+                             if ins.copy and alloc.physical(ins.copy[0]) == alloc.physical(ins.copy[1])]
+    return alloc

@@ -1,0 +1,259 @@
+"""Liveness of one register file over the control-flow graph, as live intervals.
+
+Every dword of a virtual register and every physical register the program names is a
+*unit*; sets of units are Python ints used as bitsets. Instruction i has two program
+points: 2i (its sources are read; what is live into it) and 2i+1 (its results are written;
+what it defines plus what is live out of it). A unit occupies a register over the points
+where it is live; two units may share a register iff their point sets are disjoint.
+
+A unit counts as live only where it may already hold a value (forward "maybe defined"
+analysis): a value read before it is ever written carries nothing worth keeping, which is
+what lets a tuple be filled part by part. Physical registers are defined at entry (the
+ABI sets them) and so stay live from entry to their last read.
+
+VGPRs are per lane: a write under a partial EXEC mask changes only the active lanes and the
+others keep their old value. Which lanes are active is not known here, so the rule is
+structural. A VGPR write is *partial* -- it also reads the old value, so the earlier
+definition stays live across it -- when both
+  - EXEC may have been changed before it (it is reachable from an instruction marked
+    `writes_exec`), and
+  - another instruction writing the same dword may reach it (reaching definitions).
+That is the if/else under s_and_saveexec / s_xor exec with a value written on both sides, or
+a value set before a loop and rewritten under a shrinking EXEC inside it. A dword written by
+one instruction keeps the per-wave meaning (no lane can need an older value of it), and so
+does every write in a program that never changes EXEC: such values cost what they did."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .program import Program, Ref, blocks
+
+
+def bits(mask: int):
+    """Indices of the set bits of `mask`, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+@dataclass
+class Liveness:
+    file: str
+    unit_of: dict[int, int]          # virtual id (of this file) -> its first unit
+    phys_base: int                   # unit of physical register 0
+    intervals: list[list[tuple[int, int]]]   # per unit: sorted, disjoint [start, end) point ranges
+    peak: int                        # most units live at one point
+    peak_point: int                  # a point where that happens (-1 if nothing is ever live)
+
+    def unit(self, ref: Ref) -> int:
+        return self.unit_of[ref.reg] + ref.offset if ref.virtual else self.phys_base + ref.reg
+
+    def live_at(self, point: int) -> list[int]:
+        return [u for u, ivs in enumerate(self.intervals) if any(s <= point < e for s, e in ivs)]
+
+
+def _mask(lv_unit, refs, file: str) -> int:
+    m = 0
+    for r in refs:
+        if r.file == file:
+            m |= ((1 << r.count) - 1) << lv_unit(r)
+    return m
+
+
+def _exec_may_differ(prog: Program, spans, preds) -> list[bool]:
+    """Per block: may EXEC differ from its entry value at some instruction of it?
+    (forward: reachable from an EXEC write; within a block, from that write on)."""
+    writes = [any(prog.instrs[i].writes_exec for i in range(s, e)) for s, e in spans]
+    entry = [False] * len(spans)
+    changed = True
+    while changed:
+        changed = False
+        for b in range(len(spans)):
+            if not entry[b] and any(entry[p] or writes[p] for p in preds[b]):
+                entry[b], changed = True, True
+    return entry
+
+
+def _partial_writes(prog: Program, defs: list[int], spans, preds, phys_base: int) -> dict[int, int]:
+    """instruction -> virtual VGPR dwords it writes that another instruction's write of the
+    same dword may reach (reaching definitions; partial writes never remove an earlier
+    definition, so nothing is killed and this is reachability from each other write).
+
+    Only dwords written by two or more instructions take part. Each such write is one
+    site bit; `site_of[i]` are the sites of instruction i and `others[i]` the sites of other
+    instructions writing a dword i writes, grouped per dword so the test stays per dword."""
+    if not any(ins.writes_exec for ins in prog.instrs):
+        return {}
+    exec_in = _exec_may_differ(prog, spans, preds)
+    virtual = (1 << phys_base) - 1
+    writers: dict[int, list[int]] = {}
+    for i, d in enumerate(defs):
+        for x in bits(d & virtual):
+            writers.setdefault(x, []).append(i)
+    site = {}                                  # (instruction, unit) -> site bit
+    for x, ws in writers.items():
+        if len(ws) > 1:
+            for i in ws:
+                site[(i, x)] = 1 << len(site)
+    if not site:
+        return {}
+    unit_sites: dict[int, int] = {}
+    at: dict[int, list[tuple[int, int]]] = {}  # instruction -> [(unit, its site bit)]
+    for (i, x), bit in site.items():
+        unit_sites[x] = unit_sites.get(x, 0) | bit
+        at.setdefault(i, []).append((x, bit))
+    gen = []
+    for s, e in spans:
+        g = 0
+        for i in range(s, e):
+            for _, bit in at.get(i, ()):
+                g |= bit
+        gen.append(g)
+    reach_in = [0] * len(spans)
+    changed = True
+    while changed:
+        changed = False
+        for b in range(len(spans)):
+            new = 0
+            for p in preds[b]:
+                new |= reach_in[p] | gen[p]
+            if new != reach_in[b]:
+                reach_in[b], changed = new, True
+    partial: dict[int, int] = {}
+    for b, (s, e) in enumerate(spans):
+        reach, masked = reach_in[b], exec_in[b]
+        for i in range(s, e):
+            mine = at.get(i)
+            if not mine:
+                masked |= prog.instrs[i].writes_exec
+                continue
+            for x, bit in mine:
+                if masked and reach & unit_sites[x] & ~bit:
+                    partial[i] = partial.get(i, 0) | 1 << x
+            for _, bit in mine:
+                reach |= bit
+            masked |= prog.instrs[i].writes_exec
+    return partial
+
+
+def analyze(prog: Program, file: str, registers: int) -> Liveness:
+    """Live intervals of every unit of `file` ('v' or 's') in `prog`."""
+    unit_of: dict[int, int] = {}
+    n_units = 0
+    for vid, vr in enumerate(prog.virtuals):
+        if vr.file == file:
+            unit_of[vid] = n_units
+            n_units += vr.width
+    phys_base = n_units
+    phys_top = registers
+    for ins in prog.instrs:
+        for r in ins.uses + ins.defs:
+            if r.file == file and not r.virtual:
+                phys_top = max(phys_top, r.reg + r.count)
+    n_units += phys_top
+    lv = Liveness(file, unit_of, phys_base, [[] for _ in range(n_units)], 0, -1)
+
+    uses, defs = [], []
+    for ins in prog.instrs:
+        uses.append(_mask(lv.unit, ins.uses, file))
+        defs.append(_mask(lv.unit, ins.defs, file))
+
+    spans, succs = blocks(prog)
+    preds = [[] for _ in spans]
+    for b, ss in enumerate(succs):
+        for s in ss:
+            preds[s].append(b)
+    if file == "v":
+        for i, partial in _partial_writes(prog, defs, spans, preds, phys_base).items():
+            uses[i] |= partial
+    kills = [d & ~u for d, u in zip(defs, uses)]   # a write that keeps part of the old value is also a use
+    gen, killed, wrote = [], [], []
+    for s, e in spans:
+        g = k = w = 0
+        for i in range(e - 1, s - 1, -1):
+            g = (g & ~kills[i]) | uses[i]
+            k |= kills[i]
+            w |= defs[i]
+        gen.append(g)
+        killed.append(k)
+        wrote.append(w)
+
+    # forward: which units may hold a value at each block entry
+    physical = ((1 << phys_top) - 1) << phys_base
+    def_in = [0] * len(spans)
+    changed = True
+    while changed:
+        changed = False
+        for b in range(len(spans)):
+            new = (physical if b == 0 else 0)
+            for p in preds[b]:
+                new |= def_in[p] | wrote[p]
+            if new != def_in[b]:
+                def_in[b], changed = new, True
+
+    # backward: live at block exit
+    live_in = [0] * len(spans)
+    live_out = [0] * len(spans)
+    changed = True
+    while changed:
+        changed = False
+        for b in range(len(spans) - 1, -1, -1):
+            out = 0
+            for s in succs[b]:
+                out |= live_in[s]
+            new_in = gen[b] | (out & ~killed[b])
+            live_out[b] = out
+            if new_in != live_in[b]:
+                live_in[b], changed = new_in, True
+
+    ivs = lv.intervals
+    for b, (s, e) in enumerate(spans):
+        live = live_out[b]
+        ends = {u: 2 * e for u in bits(live)}
+        for i in range(e - 1, s - 1, -1):
+            d, u, k = defs[i], uses[i], kills[i]
+            for x in bits(d & ~live):          # written but never read: occupies its write point
+                ends[x] = 2 * i + 2
+            live |= d
+            for x in bits(k):
+                ivs[x].append((2 * i + 1, ends.pop(x)))
+            live &= ~k
+            for x in bits(u & ~live):
+                ends[x] = 2 * i + 1
+            live |= u
+        undefined = live & ~def_in[b]
+        first_def = {}
+        if undefined:
+            for i in range(s, e):
+                for x in bits(defs[i] & undefined):
+                    first_def.setdefault(x, 2 * i + 1)
+        for x, end in ends.items():
+            start = first_def.get(x, end) if undefined >> x & 1 else 2 * s
+            if start < end:
+                ivs[x].append((start, end))
+
+    for x, lst in enumerate(ivs):
+        if len(lst) > 1:
+            lst.sort()
+            merged = [lst[0]]
+            for a, c in lst[1:]:
+                if a <= merged[-1][1]:
+                    if c > merged[-1][1]:
+                        merged[-1] = (merged[-1][0], c)
+                else:
+                    merged.append((a, c))
+            ivs[x] = merged
+
+    flat = [iv for lst in ivs for iv in lst]
+    if flat:
+        arr = np.array(flat, dtype=np.int64)
+        delta = np.zeros(2 * len(prog.instrs) + 2, dtype=np.int64)
+        np.add.at(delta, arr[:, 0], 1)
+        np.add.at(delta, arr[:, 1], -1)
+        pressure = np.cumsum(delta)
+        lv.peak_point = int(pressure.argmax())
+        lv.peak = int(pressure[lv.peak_point])
+    return lv

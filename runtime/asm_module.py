@@ -1,0 +1,438 @@
+"""Assemble a whole kernel source file — sections, symbols, data, `.set` expressions,
+`.amdhsa_kernel` blocks and `.amdgpu_metadata` — into a code object. dsl.asm parses the
+text and encodes instructions; this module gives the directives their meaning."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from dsl.asm import AsmError, Directive, Label, define_label, encode_at, encoder, parse, resolve_branches
+
+from . import elf
+from .descriptor import DESCRIPTOR_SIZE, encode_descriptor
+from .expr import Address, ExprError, UndefinedSymbol, evaluate, split_args
+from .link import R_AMDGPU_ABS64, R_AMDGPU_REL64, Fixup, LinkError, OutputSection, SymbolDef, link
+from .target import Target, parse_target
+from .writer import METADATA_VERSION, build_descriptor, kernel_metadata
+
+# Section switches and the flags of well-known sections.
+KNOWN_SECTIONS = {".text": elf.SHF_ALLOC | elf.SHF_EXECINSTR, ".rodata": elf.SHF_ALLOC,
+                  ".data": elf.SHF_ALLOC | elf.SHF_WRITE, ".bss": elf.SHF_ALLOC | elf.SHF_WRITE}
+DATA_SIZES = {".byte": 1, ".short": 2, ".2byte": 2, ".hword": 2, ".value": 2, ".long": 4, ".4byte": 4,
+              ".int": 4, ".word": 4, ".quad": 8, ".8byte": 8}
+# Directives with no effect on the object we write (debug info, toolchain bookkeeping).
+IGNORED = {".ident", ".file", ".loc", ".addrsig", ".addrsig_sym", ".amdgpu_hsa_kernel", ".cfi_startproc",
+           ".cfi_endproc", ".cfi_sections", ".end_amdgpu_metadata"}
+# Symbol attribute directives: the table each one writes (binding or visibility) and the value.
+SYMBOL_ATTRIBUTES = {".globl": ("bind", elf.STB_GLOBAL), ".global": ("bind", elf.STB_GLOBAL),
+                     ".weak": ("bind", elf.STB_WEAK), ".local": ("bind", elf.STB_LOCAL),
+                     ".protected": ("visibility", elf.STV_PROTECTED), ".hidden": ("visibility", elf.STV_HIDDEN)}
+FLAG_LETTERS = {"a": elf.SHF_ALLOC, "w": elf.SHF_WRITE, "x": elf.SHF_EXECINSTR}
+
+
+@dataclass
+class _Section:
+    name: str
+    flags: int
+    type: int = elf.SHT_PROGBITS
+    data: bytearray = field(default_factory=bytearray)
+    align: int = 1
+    labels: dict = field(default_factory=dict)
+    branches: list = field(default_factory=list)
+
+
+@dataclass
+class _Kernel:
+    name: str
+    directives: dict
+    section: str
+    offset: int
+    where: str
+    descriptor: object = None      # set at .end_amdhsa_kernel
+    regs: dict = field(default_factory=dict)
+    wave: int = 0
+
+
+class _Module:
+    def __init__(self, text: str, target: Target | None, wave_size: int | None, filename: str):
+        self.lines = text.splitlines()
+        self.filename = filename
+        self.target, self.wave_size = target, wave_size
+        self.version = 5
+        self.sections: dict[str, _Section] = {}
+        self.current = self._section(".text")
+        self.absolute: dict[str, int] = {}          # .set / .equ
+        self.bind: dict[str, int] = {}
+        self.types: dict[str, int] = {}
+        self.visibility: dict[str, int] = {}
+        self.sizes: dict[str, tuple[str, Directive]] = {}
+        self.kernels: list[_Kernel] = []
+        self.open_kernel: _Kernel | None = None
+        self.metadata: dict | None = None
+        self.data_fixups: list[Fixup] = []
+        self.late_data: list = []                   # data whose value needs labels defined later
+        self._encoder = None
+
+    # ---- helpers ----
+    def where(self, d) -> str:
+        return f"{self.filename}:{d.line}:{d.column}: "
+
+    def fail(self, d, message: str):
+        src = self.lines[d.line - 1].strip() if 0 < d.line <= len(self.lines) else ""
+        raise AsmError(f"{d.line}:{d.column}: {message}\n    {src}")
+
+    def _section(self, name: str, flags: int | None = None, stype: int = elf.SHT_PROGBITS) -> _Section:
+        if name not in self.sections:
+            default = KNOWN_SECTIONS.get(name, elf.SHF_ALLOC if name.startswith(".rodata") else 0)
+            self.sections[name] = _Section(name, default if flags is None else flags,
+                                           elf.SHT_NOBITS if name == ".bss" else stype)
+        return self.sections[name]
+
+    def lookup(self, name: str, here: Address | None = None):
+        if name == ".":
+            return here or Address(self.current.name, len(self.current.data))
+        if name in self.absolute:
+            return self.absolute[name]
+        for s in self.sections.values():
+            if name in s.labels:
+                return Address(s.name, s.labels[name], name)
+        raise KeyError(name)
+
+    def value(self, d, text: str, *, integer=True, here: Address | None = None):
+        """`text` evaluated; `here` is what `.` means (default: the current location)."""
+        try:
+            v = evaluate(text, lambda name: self.lookup(name, here))
+        except ExprError as e:
+            self.fail(d, f"{d.name}: {e}")
+        if integer and isinstance(v, Address):
+            self.fail(d, f"{d.name}: {text.strip()!r} is an address; a number is needed here")
+        return v
+
+    def encoder(self, d):
+        if self._encoder is None:
+            if self.target is None:
+                self.fail(d, "no target: give .amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\" or --arch")
+            self._encoder = encoder(self.target.name, self.wave_size)
+        return self._encoder
+
+    # ---- statements ----
+    def run(self, items) -> None:
+        self.run_block(items)
+        if self.open_kernel:
+            raise AsmError(f"{self.open_kernel.where}.amdhsa_kernel {self.open_kernel.name} has no "
+                           f".end_amdhsa_kernel")
+
+    def run_block(self, items) -> None:
+        """Statements in order; a `.rept N` … `.endr` body runs N times (nesting allowed)."""
+        i = 0
+        while i < len(items):
+            it = items[i]
+            if isinstance(it, Directive) and it.name == ".rept":
+                end = _matching_endr(items, i)
+                if end is None:
+                    self.fail(it, ".rept has no .endr")
+                count = self.value(it, it.args)
+                if count < 0:
+                    self.fail(it, f".rept count {count} is negative")
+                for _ in range(count):
+                    self.run_block(items[i + 1:end])
+                i = end + 1
+                continue
+            self.statement(it)
+            i += 1
+
+    def statement(self, it) -> None:
+        if isinstance(it, Label):
+            if self.open_kernel:
+                self.fail(it, f"label {it.name!r} inside .amdhsa_kernel {self.open_kernel.name}")
+            if it.name in self.absolute or any(it.name in s.labels for s in self.sections.values()):
+                self.fail(it, f"symbol {it.name!r} defined twice")
+            define_label(self.current.labels, it, len(self.current.data))
+        elif isinstance(it, Directive):
+            self.directive(it)
+        else:
+            if self.open_kernel:
+                self.fail(it, f"instruction inside .amdhsa_kernel {self.open_kernel.name}")
+            sec = self.current
+            sec.data += encode_at(self.encoder(it), it, self.lines, len(sec.data), sec.branches)
+
+    def directive(self, d: Directive) -> None:
+        name, args = d.name, d.args
+        if self.open_kernel and name.startswith(".amdhsa_") and name != ".amdhsa_kernel":
+            self.open_kernel.directives[name] = (self.value(d, args), d)
+            return
+        if name == ".end_amdhsa_kernel":
+            return self.end_kernel(d)
+        if name == ".endr":
+            self.fail(d, ".endr without .rept")
+        if self.open_kernel:
+            self.fail(d, f"{name} inside .amdhsa_kernel {self.open_kernel.name}")
+        handler = getattr(self, "d_" + name[1:], None)
+        if handler:
+            return handler(d, args)
+        if name in DATA_SIZES:
+            return self.data(d, DATA_SIZES[name], args)
+        if name in SYMBOL_ATTRIBUTES:
+            return self.symbol_attribute(d, args)
+        if name in KNOWN_SECTIONS:
+            self.current = self._section(name)
+            return
+        if name in IGNORED:
+            return
+        self.fail(d, f"unknown directive {name}")
+
+    def d_amdgcn_target(self, d, args):
+        try:
+            t = parse_target(args.strip().strip('"'))
+        except ValueError as e:
+            self.fail(d, str(e))
+        if self.target is not None and t.name != self.target.name:
+            self.fail(d, f".amdgcn_target {t.name} but assembling for {self.target.name}")
+        self.target = t
+
+    def d_amdhsa_code_object_version(self, d, args):
+        self.version = self.value(d, args)
+        if self.version not in METADATA_VERSION:
+            self.fail(d, f"code object version {self.version}: 4, 5 and 6 are supported")
+
+    def d_section(self, d, args):
+        parts = split_args(args)
+        if not parts or not parts[0]:
+            self.fail(d, ".section needs a name")
+        flags = None
+        if len(parts) > 1:
+            letters = parts[1].strip('"')
+            flags = 0
+            for ch in letters:
+                if ch not in FLAG_LETTERS and ch not in "MSGTRoe":
+                    self.fail(d, f"section flag {ch!r} is not one of a, w, x")
+                flags |= FLAG_LETTERS.get(ch, 0)
+        stype = elf.SHT_NOBITS if len(parts) > 2 and parts[2] == "@nobits" else elf.SHT_PROGBITS
+        self.current = self._section(parts[0].strip('"'), flags, stype)
+
+    def _symbols(self, d, args) -> list[str]:
+        names = [n.strip() for n in split_args(args) if n.strip()]
+        if not names or not all(re.fullmatch(r"[A-Za-z_.$][\w.$]*", n) for n in names):
+            self.fail(d, f"{d.name} needs symbol names, got {args!r}")
+        return names
+
+    def symbol_attribute(self, d, args):
+        table, value = SYMBOL_ATTRIBUTES[d.name]
+        for n in self._symbols(d, args):
+            getattr(self, table)[n] = value
+
+    def d_type(self, d, args):
+        parts = split_args(args)
+        kinds = {"@function": elf.STT_FUNC, "@object": elf.STT_OBJECT, "@notype": elf.STT_NOTYPE,
+                 "%function": elf.STT_FUNC, "%object": elf.STT_OBJECT}
+        if len(parts) != 2 or parts[1] not in kinds:
+            self.fail(d, f".type takes NAME, @function|@object; got {args!r}")
+        self.types[parts[0]] = kinds[parts[1]]
+
+    def d_size(self, d, args):
+        parts = split_args(args)
+        if len(parts) != 2:
+            self.fail(d, f".size takes NAME, EXPRESSION; got {args!r}")
+        self.sizes[parts[0]] = (parts[1], d, Address(self.current.name, len(self.current.data)))
+
+    def d_set(self, d, args):
+        parts = split_args(args)
+        if len(parts) != 2:
+            self.fail(d, f"{d.name} takes NAME, EXPRESSION; got {args!r}")
+        self.absolute[parts[0]] = self.value(d, parts[1])
+    d_equ = d_set
+
+    def _align(self, d, boundary: int, fill: int | None, limit: int | None):
+        if boundary <= 0 or boundary & (boundary - 1):
+            self.fail(d, f"{d.name}: alignment {boundary} is not a power of two")
+        sec = self.current
+        sec.align = max(sec.align, boundary)
+        pad = -len(sec.data) % boundary
+        if limit is not None and pad > limit:
+            return
+        if pad and fill is None and sec.flags & elf.SHF_EXECINSTR and pad % 4 == 0:
+            nop = encode_at(self.encoder(d), parse("s_nop 0")[0], [], 0, [])
+            sec.data += nop * (pad // 4)          # code is padded with s_nop 0, as LLVM does
+        else:
+            sec.data += bytes([fill or 0]) * pad
+
+    def _align_args(self, d, args, power: bool):
+        parts = [self.value(d, p) if p else None for p in split_args(args)] + [None, None]
+        if parts[0] is None:
+            self.fail(d, f"{d.name} needs an alignment")
+        self._align(d, 1 << parts[0] if power else parts[0], parts[1], parts[2])
+
+    def d_p2align(self, d, args):
+        self._align_args(d, args, True)
+
+    def d_balign(self, d, args):
+        self._align_args(d, args, False)
+    d_align = d_balign
+
+    def data(self, d, size: int, args: str):
+        """Room for each value now; the value is taken now (so `.set` counters in a `.rept`
+        count), or at the end when it names a label further down."""
+        for part in split_args(args):
+            at = len(self.current.data)
+            here = Address(self.current.name, at)
+            try:
+                value = evaluate(part, lambda name: self.lookup(name, here))
+            except UndefinedSymbol:
+                value = None
+            except ExprError as e:
+                self.fail(d, f"{d.name}: {e}")
+            self.current.data += bytes(size)
+            self.late_data.append((self.current, at, size, part, d, value))
+
+    def d_zero(self, d, args):
+        parts = split_args(args)
+        count = self.value(d, parts[0])
+        fill = self.value(d, parts[1]) if len(parts) > 1 else 0
+        if count < 0:
+            self.fail(d, f"{d.name}: negative size {count}")
+        self.current.data += bytes([fill & 0xFF]) * count
+    d_space = d_skip = d_zero
+
+    def d_ascii(self, d, args, terminator=b""):
+        for part in split_args(args):
+            if not (len(part) >= 2 and part[0] == part[-1] == '"'):
+                self.fail(d, f"{d.name} takes quoted strings, got {part!r}")
+            self.current.data += part[1:-1].encode().decode("unicode_escape").encode("latin-1") + terminator
+
+    def d_asciz(self, d, args):
+        self.d_ascii(d, args, b"\0")
+    d_string = d_asciz
+
+    def d_amdhsa_kernel(self, d, args):
+        name = args.strip()
+        if not re.fullmatch(r"[A-Za-z_.$][\w.$]*", name):
+            self.fail(d, f".amdhsa_kernel needs a kernel name, got {args!r}")
+        self.open_kernel = _Kernel(name, {}, self.current.name, len(self.current.data), self.where(d))
+
+    def end_kernel(self, d):
+        k = self.open_kernel
+        if k is None:
+            self.fail(d, ".end_amdhsa_kernel without .amdhsa_kernel")
+        self.open_kernel = None
+        if self.current.flags & elf.SHF_EXECINSTR:
+            self.fail(d, f"kernel descriptor {k.name}.kd would go into code section {self.current.name}; "
+                         f"switch to .rodata first")
+        if self.target is None:
+            self.fail(d, "no target: give .amdgcn_target before .amdhsa_kernel")
+        wave = self.wave_size or self.target.default_wave_size
+        directives = {n: v for n, (v, _) in k.directives.items()}
+        if self.target.major >= 10:
+            directives.setdefault(".amdhsa_wavefront_size32", int(wave == 32))
+        try:
+            desc, regs = build_descriptor(self.target, directives, wave)
+        except ValueError as e:
+            self.fail(d, f".amdhsa_kernel {k.name}: {e}")
+        k.offset = len(self.current.data)
+        k.section = self.current.name
+        self.current.data += encode_descriptor(desc, self.target)
+        define_label(self.current.labels, Label(k.name + ".kd", d.line, d.column), k.offset)
+        self.kernels.append(k)
+        k.descriptor, k.regs, k.wave = desc, regs, wave
+        self.bind.setdefault(k.name + ".kd", elf.STB_GLOBAL)
+        self.types.setdefault(k.name + ".kd", elf.STT_OBJECT)
+        self.sizes.setdefault(k.name + ".kd", (str(DESCRIPTOR_SIZE), d, None))
+        self.visibility.setdefault(k.name, elf.STV_PROTECTED)
+        self.types.setdefault(k.name, elf.STT_FUNC)
+        self.bind.setdefault(k.name, elf.STB_GLOBAL)
+
+    def d_amdgpu_metadata(self, d, args):
+        try:
+            meta = yaml.safe_load(d.body or "")
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            line = d.line + 1 + (mark.line if mark else 0)
+            raise AsmError(f"{line}:{(mark.column + 1) if mark else 1}: .amdgpu_metadata is not valid YAML: "
+                           f"{getattr(e, 'problem', e)}") from None
+        if not isinstance(meta, dict) or "amdhsa.kernels" not in meta:
+            self.fail(d, ".amdgpu_metadata must be a YAML map with amdhsa.kernels")
+        self.metadata = meta
+
+    # ---- output ----
+    def finish(self) -> bytes:
+        for sec in self.sections.values():
+            resolve_branches(sec.data, sec.branches, sec.labels)
+        for sec, at, size, text, d, v in self.late_data:
+            if v is None:
+                v = self.value(d, text, integer=False, here=Address(sec.name, at))
+            if isinstance(v, Address):
+                if size != 8 or v.symbol is None:
+                    self.fail(d, f"{d.name}: {text.strip()!r} is an address; only .quad SYMBOL[+N] can hold one")
+                self.data_fixups.append(Fixup(sec.name, at, R_AMDGPU_ABS64, v.symbol,
+                                              v.offset - self.lookup(v.symbol).offset, self.where(d)))
+                continue
+            if not -(1 << (8 * size - 1)) <= v < (1 << 8 * size):
+                self.fail(d, f"{d.name}: value {v} does not fit in {size} bytes")
+            sec.data[at:at + size] = (v & ((1 << 8 * size) - 1)).to_bytes(size, "little")
+        symbols, fixups = self.symbols(), list(self.data_fixups)
+        for k in self.kernels:
+            if not any(s.name == k.name and s.section for s in symbols):
+                raise AsmError(f"{k.where}.amdhsa_kernel {k.name}: no label {k.name!r} marks its code")
+            fixups.append(Fixup(k.section, k.offset + 16, R_AMDGPU_REL64, k.name, 16, k.where))
+        metadata = self.metadata
+        if metadata is None and self.kernels:
+            metadata = {"amdhsa.version": METADATA_VERSION[self.version], "amdhsa.target": self.target.target_id,
+                        "amdhsa.kernels": [kernel_metadata(k.name, k.descriptor, k.regs, [], k.wave, self.target, {})
+                                           for k in self.kernels]}
+        sections = [OutputSection(s.name, bytes(s.data) if s.type != elf.SHT_NOBITS else b"", s.flags, s.align,
+                                  s.type, len(s.data) if s.type == elf.SHT_NOBITS else None)
+                    for s in self.sections.values() if s.data or s.labels]
+        try:
+            return link(self.target, sections, symbols, fixups, metadata, elf.ABI_VERSION[self.version])
+        except LinkError as e:
+            raise AsmError(str(e)) from None
+
+    def symbols(self) -> list[SymbolDef]:
+        out = []
+        for sec in self.sections.values():
+            for name, offset in sec.labels.items():
+                if name.startswith(".L"):
+                    continue                       # assembler-local labels stay out of the object
+                size = 0
+                if name in self.sizes:
+                    text, d, here = self.sizes[name]
+                    size = self.value(d, text, here=here)
+                out.append(SymbolDef(name, sec.name, offset, size, self.types.get(name, elf.STT_NOTYPE),
+                                     self.bind.get(name, elf.STB_LOCAL),
+                                     self.visibility.get(name, elf.STV_PROTECTED
+                                                         if self.bind.get(name) == elf.STB_GLOBAL else 0)))
+        for name, value in self.absolute.items():
+            if not name.startswith(".L"):
+                out.append(SymbolDef(name, None, value & (1 << 64) - 1, 0, elf.STT_NOTYPE,
+                                     self.bind.get(name, elf.STB_LOCAL), 0))
+        return out
+
+
+def _matching_endr(items, start: int) -> int | None:
+    depth = 0
+    for j in range(start, len(items)):
+        it = items[j]
+        if isinstance(it, Directive) and it.name == ".rept":
+            depth += 1
+        elif isinstance(it, Directive) and it.name == ".endr":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def assemble_module(text: str, target: str | None = None, *, wave_size: int | None = None,
+                    filename: str = "<source>") -> bytes:
+    """A code object from an assembly source with sections, symbols and `.amdhsa_kernel`
+    blocks. The target comes from `.amdgcn_target` or `target`; AsmError names line:column."""
+    m = _Module(text, parse_target(target) if target else None, wave_size, filename)
+    m.run(parse(text))
+    if m.target is None:
+        raise AsmError("1:1: no target: give .amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\" or a target argument")
+    return m.finish()
+
+
+def needs_code_object(text: str) -> bool:
+    """Whether a source has kernels or sections (and so assembles to a code object)."""
+    return bool(re.search(r"^\s*\.(amdhsa_kernel|amdgcn_target|section|rodata|data|globl)\b", text, re.M))
