@@ -25,6 +25,8 @@ def _code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
 
 
 def reg_text(cls: str, idx: int, n: int) -> str:
+    if n > 1 and cls in ("s", "ttmp"):   # scalar tuples are aligned (pairs even, wider ones to 4):
+        idx &= ~1 if n == 2 else ~3      # LLVM reads the low bits of an odd field as clear
     return f"{cls}{idx}" if n == 1 else f"{cls}[{idx}:{idx + n - 1}]"
 
 
@@ -35,7 +37,8 @@ def float_text(x: float, bits: int = 32) -> str:
 
 
 def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, literal: int | None = None,
-             table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False) -> str:
+             table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False,
+             packed: str = "") -> str:
     """Text of a 9-bit (or 8-bit scalar) source code spanning n registers. `bits` is the
     operand's value width (16 for true16 operands); `wide_float` spells inline floats as a
     64-bit operand's (WMMA accumulators)."""
@@ -59,7 +62,7 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
     if kind == "float":
         return float_text(base, 64 if n == 2 or wide_float else bits)
     if kind == "literal":
-        return literal_text(literal or 0, bits, is_float)
+        return literal_text(literal or 0, bits, is_float, packed)
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
@@ -87,21 +90,40 @@ INLINE_F16_BITS = {struct.unpack("<H", struct.pack("<e", x))[0]
                    for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3118}
 
 
-def literal_text(value: int, bits: int, is_float: bool) -> str:
-    """A 32-bit literal dword as LLVM prints it; lit(...) where the text would otherwise read
-    back as an inline constant. A 16-bit operand uses the low half: an f16 operand whose low
-    half is an inline value keeps the whole dword in lit(...), an integer one is lit(...) only
-    when the whole dword is an inline integer."""
+def literal_text(value: int, bits: int, is_float: bool, packed: str = "") -> str:
+    """A 32-bit literal dword as LLVM prints it for an operand of `bits`; lit(...) where the
+    text would otherwise read back as an inline constant.
+    16-bit operands print the low half, but the whole dword in lit(...) when the low half is
+    an inline value (f16) or the dword is a 32-bit inline value (integers). 64-bit operands:
+    a float literal is the high half of a double (printed as the number when that double is
+    an inline constant, never lit), an integer one is zero-extended. `packed` ('f16', 'bf16',
+    'int'): which inline constants a pair of 16-bit halves reads."""
+    inline32 = inline_int(value) is not None or value in INLINE_F32_BITS
     if bits == 16:
         low = value & 0xffff
         if is_float:
             signed = low - 0x10000 if low & 0x8000 else low
             inline = -16 <= signed <= 64 or low in INLINE_F16_BITS
-            return f"lit(0x{value:x})" if inline else f"0x{low:x}"
-        return f"lit(0x{low:x})" if inline_int(value) is not None else f"0x{low:x}"
-    if inline_int(value) is not None or value in INLINE_F32_BITS:
-        return f"lit(0x{value:x})"
-    return f"0x{value:x}"
+        else:
+            inline = inline32
+        return f"lit(0x{value:x})" if inline else f"0x{low:x}"
+    if bits == 64:
+        if is_float:
+            if value == 0:
+                return "0"
+            double = value << 32
+            return float_text(INLINE_F64[double], 64) if double in INLINE_F64 else f"0x{value:x}"
+        return f"lit(0x{value:x})" if value <= 64 else f"0x{value:x}"
+    if packed == "int":   # two integer halves: the 32-bit inline values
+        inline = inline32
+    elif packed:   # f16 halves: integer and f16 inline values; bf16: integer ones only
+        inline = inline_int(value) is not None or packed == "f16" and value in INLINE_F16_BITS
+    else:
+        inline = inline32
+    return f"lit(0x{value:x})" if inline else f"0x{value:x}"
+
+
+INLINE_F64 = {struct.unpack("<Q", struct.pack("<d", x))[0]: x for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)}
 
 
 def inline_int(value: int | None) -> int | None:
@@ -127,6 +149,20 @@ def _mods(text: str, op: Operand, neg: bool, abs_: bool, is_const: bool, force: 
     if neg:
         text = f"neg({text})" if is_const and not abs_ else f"-{text}"
     return text
+
+
+def _packed_kind(d, op: Operand) -> str:
+    """'' or which 16-bit halves a packed operand holds, for its literal rules."""
+    if not op.packed:
+        return ""
+    if op.int_value or d.name in syntax.NO_F16_INLINE:
+        return "bf16"
+    return "f16" if op.is_float else "int"
+
+
+def _value_bits(op: Operand) -> int:
+    """16, 32 or 64: the width a literal is read at."""
+    return 16 if op.t16 else 64 if op.dwords == 2 else 32
 
 
 def _is_const(code: int) -> bool:
@@ -240,11 +276,11 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                 code = 256 + f["VSRC1"]
             else:
                 break
-            if op.t16:
-                text = t16_vgpr(code - 256) if code >= 256 else src_text(spec, code, 1, literal=inst.literal,
-                                                                           bits=16, is_float=op.is_float)
+            if op.t16 and code >= 256:
+                text = t16_vgpr(code - 256)
             else:
-                text = src_text(spec, code, op.dwords, literal=inst.literal)
+                text = src_text(spec, code, op.dwords, literal=inst.literal, bits=_value_bits(op),
+                                is_float=op.is_float and not op.int_value, packed=_packed_kind(d, op))
             if dpp and inst.dpp_kind == "DPP16" and i < 2:   # DPP16 carries e32's only modifiers
                 text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False,
                              force=d.name in syntax.FP_MODS)
@@ -261,9 +297,12 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             hi = bool(opsel >> i & 1)
         if is_wmma:   # the accumulator's constants are spelled as a 64-bit operand's, literals in full
             text = src_text(spec, code, n, literal=inst.literal, wide_float=True)
+        elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
+            half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
+            text = src_text(spec, code, n, literal=inst.literal, bits=16 if half else 32)
         else:
-            text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=16 if op.t16 else 32,
-                            is_float=op.is_float)
+            text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=_value_bits(op),
+                            is_float=op.is_float and not op.int_value, packed=_packed_kind(d, op))
         if not is_p:
             text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
@@ -315,14 +354,15 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
 
 
 def _waitcnt_text(spec: Spec, imm: int) -> str:
+    """Counters not at their maximum (no wait); all three when none is waited on."""
     fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
-    out = []
+    counts = []
     for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
         hi, lo = fields[key]
-        val = imm >> lo & ((1 << (hi - lo + 1)) - 1)
-        if val != (1 << (hi - lo + 1)) - 1:
-            out.append(f"{name}({val})")
-    return " ".join(out) if out else "0x" + format(imm, "x")
+        top = (1 << (hi - lo + 1)) - 1
+        counts.append((name, imm >> lo & top, top))
+    waited = [f"{name}({val})" for name, val, top in counts if val != top]
+    return " ".join(waited or [f"{name}({val})" for name, val, _ in counts])
 
 
 def _delay_text(imm: int) -> str:
@@ -353,7 +393,7 @@ def _depctr_text(imm: int) -> str:
 def hwreg_text(imm: int) -> str:
     rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
     name = syntax.HWREG_NAMES.get(rid, str(rid))
-    return f"hwreg({name}, {offset}, {size})"
+    return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
 
 
 def _sendmsg_text(imm: int) -> str:
@@ -412,7 +452,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
                 bits = scalar_bits(d, "S0" if fld == "SSRC0" else "S1")
                 rule = syntax.SALU_LITERAL16.get(fmt) if bits == 16 else None
                 parts.append(src_text(spec, f[fld], n, literal=inst.literal, table=(fmt, fld),
-                                      bits=16 if rule else 32, is_float=rule == "float"))
+                                      bits=16 if rule else 64 if n == 2 else 32, is_float=rule == "float"))
         return mn + (" " + ", ".join(parts) if parts else "")
     if fmt == "SOPP":
         style = syntax.SOPP_STYLE.get(mn, "hex")

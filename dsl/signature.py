@@ -24,6 +24,9 @@ class Operand:
     ftype: str = "b"    # 'f' float, 'i' signed, 'u' unsigned, 'b' bits (decides modifiers and literals)
     sgpr: bool = False  # a destination that is an SGPR although the field is a VDST
     bits: int = 32      # width of the value (16, 32, 64)
+    packed: bool = False  # two 16-bit halves (pk_f16): f16 inline constants also read as the value
+    int_value: bool = False  # float modifiers on a value whose literals follow the integer
+    #                          rules (syntax.FP_MODS operands, bf16)
 
     @property
     def is_mask(self) -> bool:
@@ -73,7 +76,9 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
         return Operand(name, 0, False, "b", True, 64)
     bits = max(bits, 16) if bits < 32 else bits
     dwords = max(1, bits // 32)
-    return Operand(name, dwords, bits == 16 and not packed, kind, sgpr, bits if bits >= 16 else 32)
+    # bf16 has no inline constants of its own: its literals follow the integer rules
+    return Operand(name, dwords, bits == 16 and not packed, kind, sgpr, bits if bits >= 16 else 32,
+                   packed and t is not None and t.endswith("16"), t is not None and t.endswith("bf16"))
 
 
 _WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
@@ -160,7 +165,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
         if i < len(srcs):
             srcs[i] = Operand(srcs[i].name, 1, True, srcs[i].ftype, False, 16)
     if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
-        srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits) for s in srcs]
+        srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits, s.packed, s.ftype != "f") for s in srcs]
     k_pos = None
     m = re.search(r"fma\(([^)]*)\)", pcode) if "SIMM32" in pcode else None
     if m:

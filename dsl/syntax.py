@@ -39,6 +39,9 @@ T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B3
 # VOP3 16-bit instructions without an op_sel operand in LLVM (halves are only named by .l/.h)
 NO_OPSEL = {"V_CNDMASK_B16"}
 NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
+# Packed f16 sources for which LLVM has no f16 inline constants (v_pk_fmac_f16 is VOP2: its
+# -4.0 assembles to a literal): their literals print as for bf16 halves (integer inline values)
+NO_F16_INLINE = {"V_PK_FMAC_F16"}
 # Integer instructions that still take LLVM's floating-point source modifiers (neg/abs)
 # (v_cmp_class_f32/f64 take them on the value only: their class-mask source prints none)
 FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"}

@@ -4,16 +4,25 @@ disassemble(bytes) must print LLVM's text and assemble(LLVM's text) must give LL
 re-encoding. Agreement is printed per encoding family; graphics-only MIMG and EXP are
 reported separately. Assembly is held to the issue's bar (99.5%); disassembly to the level
 reached (every compute row agrees; the floor leaves room for a handful of rows only), so that
-any regression fails."""
+any regression fails.
+
+The corpora are random bytes; the rest of the file checks what they rarely hit against LLVM 22's
+tools directly (skipped without them): compiled kernels against llvm-objdump, literal and SOPP/
+SOPK immediate spellings for every opcode, odd scalar tuples and ray queries against llvm-mc."""
 from __future__ import annotations
 
 import collections
 import gzip
+import json
+import re
+import subprocess
 import warnings
 
 import pytest
 
-from .conftest import shared_path
+import isa
+from .conftest import SHARED, shared_path
+from .llvm_tools import objdump_symbols, run, tool
 from dsl import assemble, disassemble
 
 TARGETS = {"gfx1100": ("gfx1100", 32), "gfx1100-w64": ("gfx1100", 64), "gfx1151": ("gfx1151", 32)}
@@ -24,7 +33,7 @@ GRAPHICS_FLOOR = {"EXP": 0.999, "MIMG": 0.99}
 # why the remaining disassembly mismatches differ, printed with them
 KNOWN_GAPS = {
     "MIMG": "widths LLVM's disassembler has no instruction form for print as its tables' first form; "
-            "printer._image_widths models the cases seen, a few rows (MSAA dims on mip stores, NSA "
+            "printer_graphics._image_widths models the cases seen, a few rows (MSAA dims on mip stores, NSA "
             "address counts) still differ",
 }
 
@@ -100,8 +109,6 @@ RAY_QUERIES = [   # the corpora hold no ray queries (LLVM rejects nearly every r
 
 def test_ray_queries_print_as_llvm_assembles_them():
     """LLVM's assembler encodes each line; disassembling its bytes must give the line back."""
-    import re
-    from .llvm_tools import run, tool
     out = run(tool("llvm-mc"), "-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding",
               stdin="\n".join(RAY_QUERIES).encode())
     encodings = [bytes(int(b, 16) for b in m.split(",")) for m in re.findall(r"encoding: \[([^\]]*)\]", out)]
@@ -111,8 +118,6 @@ def test_ray_queries_print_as_llvm_assembles_them():
 
 
 def _gfx11_code_objects():
-    import json
-    from .conftest import SHARED
     for manifest in sorted((SHARED / "kernels").glob("*/manifest.json")):
         m = json.loads(manifest.read_text())
         for target, filename in m["code_objects"].items():
@@ -124,10 +129,104 @@ def _gfx11_code_objects():
 def test_compiled_kernels_disassemble_as_llvm_objdump(path, symbol, target):
     """Real compiler output (clang-22 kernels in ../shared/kernels): every instruction of the
     kernel prints as llvm-objdump-22 prints it (cache invalidations, s_clause, SMEM null...)."""
-    from .llvm_tools import objdump_symbols
     wave = 64 if target.endswith("w64") else 32
     code = objdump_symbols(path, [symbol], "+wavefrontsize64" if wave == 64 else None)[symbol]
     ours = disassemble(bytes(code["bytes"]), target.split("-")[0], wave_size=wave).splitlines()
     theirs = [" ".join(t.split()) for t in code["text"]]
     assert len(ours) == len(theirs) > 10
     assert [(i, a, b) for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == []
+
+
+# literal dwords whose spelling depends on the operand: zero, small integers, f16 and f32 inline
+# bit patterns, -16, a dword whose low half is inline, and plain values
+LITERALS = (0x0, 0x8, 0x41, 0x3800, 0x3118, 0x12343800, 0x42200008, 0xffff0008, 0x0000ffff, 0xfffffff0,
+            0x3f800000, 0x3e22f983, 0x3ff00000, 0x40490fdb)
+
+
+def _literal_probes(spec) -> list[bytes]:
+    """Every opcode that can take a literal, with SRC0 = literal and each of LITERALS."""
+    out = []
+    for d in spec.instructions:
+        fmt = spec.formats[d.format]
+        if d.format not in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3P", "VOP3SD", "SOP1", "SOP2", "SOPC") \
+                or d.name.startswith("S_SENDMSG_RTN"):
+            continue
+        word = fmt.encoding[0]
+        for name, _hi, lo in fmt.fields:
+            word |= {"OP": d.opcode, "SRC0": 255, "SSRC0": 255, "SRC1": 256, "SRC2": 256,
+                     "SSRC1": 2 if d.format != "SOP2" or "SIMM32" not in (d.pcode or "") else 0,
+                     "OPSEL_HI": 3, "OPSEL_HI2": 1}.get(name, 0) << lo
+        out += [word.to_bytes(fmt.width // 8, "little") + v.to_bytes(4, "little") for v in LITERALS]
+    return out
+
+
+def _llvm_texts(words: list[bytes], arch: str, mattr: str | None = None) -> list[str | None]:
+    """llvm-mc's disassembly of each word (None where it rejects it), aligned by s_nop markers."""
+    lines = []
+    for i, w in enumerate(words):
+        lines.append(" ".join(f"0x{b:02x}" for b in (0xbf800000 | i & 0xffff).to_bytes(4, "little")))
+        lines.append(" ".join(f"0x{b:02x}" for b in w))
+    argv = [tool("llvm-mc"), "--disassemble", "-arch=amdgcn", f"-mcpu={arch}"] + ([f"-mattr={mattr}"] if mattr else [])
+    done = subprocess.run(argv, input="\n".join(lines).encode(), capture_output=True, check=False)
+    rejected = {(int(n) - 2) // 2 for n in re.findall(r"<stdin>:(\d+):\d+: warning", done.stderr.decode())}
+    texts, marker, cur = [None] * len(words), 0, None
+    for line in done.stdout.decode().splitlines():
+        t = " ".join(line.split())
+        if not t or t.startswith(".text"):
+            continue
+        m = re.fullmatch(r"s_nop (\S+)", t)
+        if m and int(m.group(1), 0) == marker & 0xffff:
+            cur, marker = marker, marker + 1
+        elif cur is not None and texts[cur] is None and cur not in rejected:
+            texts[cur] = t
+    return texts
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
+def test_literal_spellings_match_llvm_mc(arch):
+    """lit(...), hex widths and inline-looking values for every opcode that takes a literal
+    (16-bit, packed, 64-bit, SALU operands), as llvm-mc disassembles the same bytes."""
+    words = _literal_probes(isa.load(arch))
+    texts = _llvm_texts(words, arch)
+    checked, bad = 0, []
+    for w, want in zip(words, texts):
+        if want is None or "/*Invalid" in want:   # LLVM rejects the operand; nothing to match
+            continue
+        checked += 1
+        got = disassemble(w, arch)
+        if got != want:
+            bad.append((w.hex(), want, got))
+    assert checked > 8000
+    assert bad[:20] == []
+
+
+def test_scalar_immediate_spellings_match_llvm_mc():
+    """SOPP/SOPK immediates at the edges random bytes rarely hit (0, small, all ones, field
+    maxima): waitcnt, depctr, sendmsg, hwreg, version, nop/trap/priority values."""
+    spec = isa.load("gfx1100")
+    values = (0, 1, 7, 0xf, 0x3f, 0x40, 0x41, 0x80, 0xff, 0x100, 0x801, 0x1806, 0xf801, 0xf8c1, 0xfc07,
+              0xfff7, 0xfffe, 0xffff)
+    words = []
+    for d in spec.instructions:
+        for v in values:
+            if d.format == "SOPP" and d.name != "S_DELAY_ALU":   # LLVM prints bad s_delay_alu fields as
+                words.append((0xbf800000 | d.opcode << 16 | v).to_bytes(4, "little"))   # comments
+            elif d.format == "SOPK" and d.name != "S_SETREG_IMM32_B32":
+                words.append((0xb0000000 | d.opcode << 23 | 5 << 16 | v).to_bytes(4, "little"))
+    texts = _llvm_texts(words, "gfx1100")
+    pairs = [(w.hex(), want, disassemble(w, "gfx1100")) for w, want in zip(words, texts) if want]
+    assert len(pairs) > 500
+    assert [p for p in pairs if p[1] != p[2]][:20] == []
+
+
+def test_odd_scalar_tuples_print_aligned_as_llvm_mc():
+    """A 64-bit SGPR field holding an odd register (s_mov_b64 s5 ...) or a 128/256-bit one not
+    at a multiple of 4: LLVM reads the low bits as clear; the corpora hold no such rows."""
+    words = [bytes.fromhex(h) for h in ("040185be", "050184be", "000005ba", "410108f4000000f8",
+                                        "81010cf4000000f8", "05004ad400010200", "7b0180be")]
+    for wave, mattr in ((32, None), (64, "+wavefrontsize64")):
+        texts = _llvm_texts(words, "gfx1100", mattr)
+        pairs = [(w.hex(), want, disassemble(w, "gfx1100", wave_size=wave)) for w, want in zip(words, texts) if want]
+        assert len(pairs) >= 6
+        assert [p for p in pairs if p[1] != p[2]] == []
+
