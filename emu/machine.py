@@ -231,12 +231,13 @@ class _Chunk:
         parked = np.iinfo(np.int64).max
         while True:
             key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
-            pc = int(key.min())
-            if pc == parked:
+            lowest = int(key.min())
+            if lowest == parked:
                 if (st.run == AT_BARRIER).any():
                     raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
                 return
-            idx = np.flatnonzero(key == pc)
+            idx = np.flatnonzero(key == lowest)
+            pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
             sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
             p = self.prepared.get(pc)
             if p is None:
@@ -253,7 +254,10 @@ class _Chunk:
                 self.m.tracer(p, st, sel)
 
     def prepare(self, pc: int) -> Prepared:
-        inst = self.m.decode(pc)
+        try:
+            inst = self.m.decode(pc)
+        except EmuError as e:   # a jump or fall-through out of the code
+            raise type(e)(f"{self.d.kernel}: {e}") from None
         try:
             p = self.preparer.prepare(inst, pc)
         except PrepareError as e:
@@ -279,6 +283,8 @@ class _Chunk:
         for h in halves:
             results.append(self.execute(h, sel, idx, exec_mask, active))
         for h, (out, write_active) in zip(halves, results):
+            if h.saturate is not None:
+                out = h.saturate(out)
             for name, value in out.items():
                 writer = h.writers.get(name)
                 if writer is None:
@@ -325,6 +331,9 @@ class _Chunk:
             raise self.fault(p, idx, e) from None
         except SemanticsError as e:
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+        except Exception as e:      # a defect in a semantic: report where, keep the cause chained
+            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: its semantics failed "
+                           f"({type(e).__name__}: {e})") from e
 
     # ------------------------------------------------------------------ reports
     def group_xyz(self, local_group: int) -> tuple[int, int, int]:

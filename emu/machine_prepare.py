@@ -47,6 +47,7 @@ class Prepared:
     dpp: Dpp | None = None
     cross_lane: bool = False
     second: "Prepared | None" = None   # VOPD's Y half (reads before either half writes)
+    saturate: object = None            # integer clamp: outputs -> outputs, before writeback
 
     @property
     def control(self):
@@ -200,6 +201,7 @@ class Preparer:
     def _scalar(self, p: Prepared, d):
         f, literal = p.inst.fields, p.inst.literal
         p.inputs["SIMM16"] = f.get("SIMM16", 0)
+        _numbers(p, {"SRC0": f.get("SSRC0"), "SRC1": f.get("SSRC1"), "DST": f.get("SDST")})   # s_movrel*: SGPR[..]
         if literal is not None:
             p.inputs["SIMM32"] = literal
         for name, fld, dwords in scalar_layout(d) if d.format not in ("SOPP", "SOPK") else ():
@@ -271,6 +273,8 @@ class Preparer:
             if i >= len(codes):
                 break
             code = codes[i]
+            if code >= 256:                      # register number for VGPR[lane][SRCn] pseudocode
+                _numbers(p, {f"SRC{i}": code - 256})
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
                 p.inputs[key] = self._block(code, wide.width(self.lanes) // 32)
@@ -291,22 +295,22 @@ class Preparer:
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
-            if p.cross_lane and code >= 256:
-                p.inputs[f"SRC{i}"] = code - 256
         if sig.vcc_in:
             # a mask source in the encoding (v_cndmask_b32_e64's src2), else the implicit VCC
             mask_code = f["SRC2"] if not e32 and any(x.is_mask for x in sig.srcs) else VCC_LO
+            _scalar_register("src2 (a lane mask)", mask_code)
             p.inputs["VCC"] = lambda st, sel, c=mask_code: st.read_mask(sel, c)
         # destinations
         dst = sig.dsts[0] if sig.dsts else None
         vdst = vopd[2] if vopd is not None else f.get("VDST", 0)
+        _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
         clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0)
         if sig.is_cmp:
-            code = EXEC_LO if sig.is_cmpx else (VCC_LO if e32 else vdst)
+            code = EXEC_LO if sig.is_cmpx else (VCC_LO if e32 else _scalar_register("sdst", vdst))
             p.writers["D0"] = _write_lane_bits(code)
             p.writers["EXEC"] = _write_lane_bits(EXEC_LO)
         elif dst is not None and dst.sgpr:
-            p.writers["D0"] = _write_sgprs(vdst, 1)
+            p.writers["D0"] = _write_sgprs(_scalar_register("sdst", vdst), 1)
         elif dst is not None:
             half = None
             if dst.t16:
@@ -315,18 +319,18 @@ class Preparer:
             if vdst + dst.dwords > self.vgprs:
                 raise OperandError(f"v{vdst} is beyond the {self.vgprs} VGPRs the kernel allocates")
             post = None
-            if clamp or omod:
-                if not dst.is_float:
-                    raise PrepareError(f"{d.name.lower()}: clamp on an integer result is not supported")
+            if (clamp or omod) and dst.is_float:
                 post = _clamp_omod(dst.bits, clamp, omod)
+            elif clamp or omod:
+                p.saturate = _integer_clamp(d, sig, clamp, omod)
             wide = sem.writes.get("D0")
             dwords = wide.width(self.lanes) // 32 if wide is not None and wide.bits > 64 else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
                 if dwords <= 2 else self._block(256 + vdst, dwords)
-            if p.cross_lane:
-                p.inputs["VDST"] = vdst
-        sd = f.get("SDST", VCC_LO) if fmt == "VOP3SD" else VCC_LO
+            if "S2" not in p.inputs:        # VOP2 accumulators: the pseudocode's third source is D0
+                p.lazy["S2"] = p.lazy["D0"]
+        sd = _scalar_register("sdst", f.get("SDST", VCC_LO)) if fmt == "VOP3SD" else VCC_LO
         p.writers["VCC"] = _write_lane_bits(sd)
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
@@ -457,6 +461,42 @@ class Preparer:
             p.writers["RETURN_DATA"] = lambda st, sel, v, a: None      # no return without GLC
         else:
             self._returns(p, d, f["VDST"], n)
+
+
+def _scalar_register(what: str, code: int) -> int:
+    """A lane-mask or SGPR destination/source code: SGPRs, VCC, TTMP, NULL, M0, EXEC (0-127)."""
+    if not 0 <= code < 128:
+        raise OperandError(f"{what} must be a scalar register, got operand code {code}")
+    return code
+
+
+def _numbers(p: Prepared, numbers: dict) -> None:
+    """Register numbers (ints) a pseudocode may index a register file with (VGPR[lane][SRC0],
+    SGPR[DST]), supplied only if the semantic asks for them."""
+    for name, value in numbers.items():
+        if value is not None:
+            p.lazy.setdefault(name, lambda st, sel, v=value: v)
+
+
+def _integer_clamp(d, sig, clamp: bool, omod: int):
+    """Clamp on an integer result saturates instead of wrapping. The machine sees only the
+    wrapped result, so it supports the cases where that suffices: conversions from float
+    (which saturate already), min/max/median (the result is an operand) and unsigned
+    add/sub with a carry-out lane bit (all ones on a carry, zero on a borrow). Anything else is refused rather than computed wrongly."""
+    name = d.name
+    if omod:
+        raise PrepareError(f"{name.lower()}: an output modifier on an integer result is not supported")
+    if name.startswith("V_CVT_") and any(src.is_float for src in sig.srcs) or \
+            any(k in name for k in ("_MIN", "_MAX", "_MED3")):
+        return None         # float conversions saturate already; min/max/median pick an operand
+    if sig.vcc_out and "_CO_" in name and ("ADD" in name or "SUB" in name):
+        full = np.uint32(0xFFFFFFFF if "ADD" in name else 0)
+
+        def saturate(out: dict) -> dict:
+            carry = np.asarray(out["VCC"]).astype(bool)
+            return {**out, "D0": np.where(carry, full, out["D0"])}
+        return saturate
+    raise PrepareError(f"{name.lower()}: clamp (saturation) on this integer result is not supported")
 
 
 def _bits(op, default_dwords: int) -> int:

@@ -154,5 +154,54 @@ ERRATA += (
 )
 
 
+# V_DIV_SCALE_*: the pseudocode assigns D0 only on the branches that scale, so for ordinary
+# operands (the common case) it leaves the result undefined. The entry's own description says the
+# instruction stores the first input, "scaled ... if required"; the division macro depends on it.
+_DIV_SCALE_EVIDENCE = (
+    "The pseudocode assigns D0 only where it scales, yet the description says the instruction "
+    "'scale[s] the first input for division if required' and '[s]tore[s] the scaled result into a vector "
+    "register' (RDNA3.5; RDNA3: 'S0 = Input to scale'): when no scaling is required the result is "
+    "the first input unchanged. LLVM's AMDGPU division lowering (clang-22 kernels in "
+    "../shared/kernels, ew_f64_fma_sqrt_div) feeds the result of v_div_scale straight into v_rcp and "
+    "v_div_fmas for every denominator, which only gives a quotient when the unscaled case returns S0. "
+    "The fix assigns D0 = S0 first so that every branch which does not scale keeps it.")
+ERRATA += tuple(
+    Erratum(f"div-scale-{ty}-unscaled-result", ("rdna3", "rdna3.5"), pages, "pcode_text",
+            ("VOP3SD", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
+            f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n", _DIV_SCALE_EVIDENCE)
+    for ty, pages in (("f32", {"rdna3": 437, "rdna3.5": 463}), ("f64", {"rdna3": 438, "rdna3.5": 464})))
+
+ERRATA += (
+    Erratum(
+        "rdna3-cvt-pk-rtz-round-mode", ("rdna3",), {"rdna3": 269},
+        "pcode_text", ("VOP2", "V_CVT_PK_RTZ_F16_F32"),
+        "D0[15 : 0].f16 = f32_to_f16(S0.f);\nD0[31 : 16].f16 = f32_to_f16(S1.f);",
+        "prev_mode = ROUND_MODE;\nROUND_MODE = ROUND_TOWARD_ZERO;\n"
+        "D0[15 : 0].f16 = f32_to_f16(S0.f);\nD0[31 : 16].f16 = f32_to_f16(S1.f);\n"
+        "ROUND_MODE = prev_mode;",
+        "The RDNA3 pseudocode converts with the current rounding and states the instruction's point, "
+        "'Round-toward-zero regardless of current round mode setting in hardware', only in a trailing "
+        "comment (and in its name, RTZ). The RDNA3.5 manual (page 286) gives the same instruction the "
+        "same comment and sets it in code: prev_mode = ROUND_MODE; ROUND_MODE = ROUND_TOWARD_ZERO; ... "
+        "ROUND_MODE = prev_mode. The fix is RDNA3.5's wording.",
+    ),
+)
+
+
+# RDNA3's f64 class tests call the biased exponent of 1.0 (1023) infinite: 1.5 would be +INF.
+_CLASS_F64_EVIDENCE = (
+    "exponent() is the biased exponent; an f64 is infinite (or NaN, tested first) when its 11-bit "
+    "exponent is all ones, 2047, not 1023 (the exponent of 1.0, so every value in [1, 2) would be "
+    "classed +-INF). The same manual's f32/f16 siblings test 255/31 (all ones) and V_DIV_FIXUP_F64 "
+    "tests exponent(S1.f64) == 2047; the RDNA3.5 manual gives this entry as exponent(S0.f64) == 2047. "
+    "LLVM's f64 sqrt lowering (clang-22 kernel ew_f64_fma_sqrt_div) passes the input through when "
+    "v_cmp_class_f64 mask 0x260 (+-0, +INF) holds, so with 1023 sqrt(x) = x for x in [1, 2).")
+ERRATA += tuple(
+    Erratum(f"rdna3-{name.lower().replace('_', '-')}-inf-exponent", ("rdna3",), {"rdna3": page},
+            "pcode_text", ("VOPC", name), "elsif exponent(S0.f64) == 1023 then",
+            "elsif exponent(S0.f64) == 2047 then", _CLASS_F64_EVIDENCE)
+    for name, page in (("V_CMP_CLASS_F64", 332), ("V_CMPX_CLASS_F64", 358)))
+
+
 def for_arch(arch: str) -> list[Erratum]:
     return [e for e in ERRATA if arch in e.archs]

@@ -15,12 +15,8 @@ from tests.kernel_corpus import TARGETS, cases, run
 ROOT = SHARED / "kernels"
 CASES = cases(ROOT) if ROOT.exists() else []
 # kernel -> why it fails (the instruction the semantics library cannot run yet)
-KNOWN_GAPS = {
-    "ew_f64_fma_sqrt_div": "v_div_scale_f64: the PDF pseudocode leaves D0 unassigned when no scaling is needed "
-                           "(hardware returns S0; wants a pcode_text erratum); f64 sqrt off on gfx1100",
-}
-_MIX_PROSE = "v_fma_mix*: the RDNA3.5 PDF puts a prose line into their pseudocode"
-KNOWN_TARGET_GAPS = {("ew_f16_arith", "gfx1151"): _MIX_PROSE, ("ew_convert", "gfx1151"): _MIX_PROSE}
+KNOWN_GAPS: dict[str, str] = {}
+KNOWN_TARGET_GAPS: dict[tuple[str, str], str] = {}
 _devices: dict = {}
 
 

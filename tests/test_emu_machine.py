@@ -25,7 +25,7 @@ def launch(src: str, buffers: dict[str, np.ndarray], *, grid=(1, 1, 1), block=(6
     code = dsl.assemble(src, arch, wave if wave in (32, 64) else None)
     at = mem.alloc(len(code), "code")
     mem.write(at, code)
-    d = Dispatch("test_kernel", at, grid=grid, block=block, wave_size=wave, vgprs=32,
+    d = Dispatch("test_kernel", at, grid=grid, block=block, wave_size=wave, vgprs=dispatch.pop("vgprs", 32),
                  user_sgprs=[table & 0xFFFFFFFF, table >> 32], user_sgpr_count=16, workgroup_id=(True, True, True),
                  workitem_id_dims=dims, lds_size=lds, scratch_size=scratch, **dispatch)
     if budget is not None:
@@ -532,3 +532,24 @@ def test_mode_writes_reach_the_wave_state():
         s_endpgm"""
     got, _ = launch(src, {"out": np.zeros(1, np.uint32)}, block=(1, 1, 1), mode=0x3F0)
     assert got["out"][0] == 0x3F3
+
+
+def test_integer_clamp_saturates_carries():
+    a = np.array([0xFFFFFFF0, 5, 0x80000000, 0], np.uint32)
+    b = np.array([0x20, 7, 0x80000000, 1], np.uint32)
+    z = np.zeros(4, np.uint32)
+    src = loads("a", "b", "add", "sub") + global_id(4) + """
+        global_load_b32 v3, v2, s[4:5]
+        global_load_b32 v4, v2, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_add_co_u32 v5, s24, v3, v4 clamp
+        v_sub_co_u32 v6, s24, v3, v4 clamp
+        global_store_b32 v2, v5, s[8:9]
+        global_store_b32 v2, v6, s[10:11]
+        s_endpgm"""
+    got, _ = launch(src, {"a": a, "b": b, "add": z, "sub": z}, block=(4, 1, 1))
+    wide_a, wide_b = a.astype(np.int64), b.astype(np.int64)
+    assert (got["add"] == np.minimum(wide_a + wide_b, 0xFFFFFFFF)).all()
+    assert (got["sub"] == np.maximum(wide_a - wide_b, 0)).all()
+    with pytest.raises(UnsupportedInstruction, match="v_add_nc_u32: clamp .* not supported"):
+        launch("v_add_nc_u32_e64 v1, v2, v3 clamp\ns_endpgm", {})

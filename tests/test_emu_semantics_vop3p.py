@@ -87,11 +87,7 @@ def test_dot_iu_neg_bits_choose_signedness(name, bits):
         assert (out == want.astype(np.uint32)).all(), signs
 
 
-RDNA3_RTZ_IN_COMMENT = pytest.mark.xfail(strict=True, reason="the RDNA3 PDF states RTZ only in a comment; "
-                                         "its pseudocode rounds to nearest (needs a pcode_text erratum)")
-
-
-@pytest.mark.parametrize("arch", [pytest.param("gfx1100", marks=RDNA3_RTZ_IN_COMMENT), "gfx1151"])
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
 def test_cvt_pk_rtz_rounds_toward_zero(arch):
     x = np.array([1.0 + 2 ** -11 + 2 ** -13, -(1.0 + 2 ** -11 + 2 ** -13), 70000.0, -1e9, np.inf, 2 ** -25,
                   1.0 / 3.0, -0.0] * 8, np.float32).reshape(2, 32)

@@ -61,6 +61,11 @@ def _build_line(page_no: int, chars: list[dict]) -> Line | None:
         return None
     size = _majority(round(c["size"], 1) for c in glyphs)
     font = _font_class(_majority(c["fontname"] for c in glyphs))
+    if font == "mono" and _font_class(glyphs[0]["fontname"]) != "mono":
+        # prose that quotes code inline (RDNA3.5 v_fma_mix*: "Size and location of the three
+        # inputs are controlled by { OPSEL_HI[i], OPSEL[i] }: 0=src[31:0], ...") is still prose;
+        # pseudocode lines are monospace from their first glyph
+        font = _font_class(_majority(c["fontname"] for c in glyphs if _font_class(c["fontname"]) != "mono"))
     cells: list[str] = []
     current: list[str] = []
     prev = None
