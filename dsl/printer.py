@@ -38,7 +38,7 @@ def float_text(x: float, bits: int = 32) -> str:
 
 def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, literal: int | None = None,
              table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False,
-             packed: str = "") -> str:
+             packed: str = "", f16_inline: bool = True) -> str:
     """Text of a 9-bit (or 8-bit scalar) source code spanning n registers. `bits` is the
     operand's value width (16 for true16 operands); `wide_float` spells inline floats as a
     64-bit operand's (WMMA accumulators)."""
@@ -60,6 +60,8 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
     if kind == "int":
         return str(base + off if base >= 0 else base - off)
     if kind == "float":
+        if bits == 16 and not is_float and f16_inline:   # a 16-bit integer reads its f16 bits
+            return f"0x{f16_bits(base):x}"
         return float_text(base, 64 if n == 2 or wide_float else bits)
     if kind == "literal":
         return literal_text(literal or 0, bits, is_float, packed)
@@ -155,9 +157,14 @@ def _packed_kind(d, op: Operand) -> str:
     """'' or which 16-bit halves a packed operand holds, for its literal rules."""
     if not op.packed:
         return ""
-    if op.int_value or d.name in syntax.NO_F16_INLINE:
+    if op.bf16 or d.name in syntax.NO_F16_INLINE:
         return "bf16"
     return "f16" if op.is_float else "int"
+
+
+def _float_value(op: Operand) -> bool:
+    """Whether literals follow the float rules (not for integers with float modifiers, bf16)."""
+    return op.is_float and not op.int_value and not op.bf16
 
 
 def _value_bits(op: Operand) -> int:
@@ -280,7 +287,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                 text = t16_vgpr(code - 256)
             else:
                 text = src_text(spec, code, op.dwords, literal=inst.literal, bits=_value_bits(op),
-                                is_float=op.is_float and not op.int_value, packed=_packed_kind(d, op))
+                                is_float=_float_value(op), packed=_packed_kind(d, op), f16_inline=not op.bf16)
             if dpp and inst.dpp_kind == "DPP16" and i < 2:   # DPP16 carries e32's only modifiers
                 text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False,
                              force=d.name in syntax.FP_MODS)
@@ -302,7 +309,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             text = src_text(spec, code, n, literal=inst.literal, bits=16 if half else 32)
         else:
             text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=_value_bits(op),
-                            is_float=op.is_float and not op.int_value, packed=_packed_kind(d, op))
+                            is_float=_float_value(op), packed=_packed_kind(d, op), f16_inline=not op.bf16)
         if not is_p:
             text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source

@@ -25,8 +25,8 @@ class Operand:
     sgpr: bool = False  # a destination that is an SGPR although the field is a VDST
     bits: int = 32      # width of the value (16, 32, 64)
     packed: bool = False  # two 16-bit halves (pk_f16): f16 inline constants also read as the value
-    int_value: bool = False  # float modifiers on a value whose literals follow the integer
-    #                          rules (syntax.FP_MODS operands, bf16)
+    int_value: bool = False  # an integer value that takes float modifiers (syntax.FP_MODS)
+    bf16: bool = False       # bf16 has no inline constants of its own: literals follow integer rules
 
     @property
     def is_mask(self) -> bool:
@@ -76,9 +76,8 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
         return Operand(name, 0, False, "b", True, 64)
     bits = max(bits, 16) if bits < 32 else bits
     dwords = max(1, bits // 32)
-    # bf16 has no inline constants of its own: its literals follow the integer rules
     return Operand(name, dwords, bits == 16 and not packed, kind, sgpr, bits if bits >= 16 else 32,
-                   packed and t is not None and t.endswith("16"), t is not None and t.endswith("bf16"))
+                   packed and t is not None and t.endswith("16"), bf16=t is not None and t.endswith("bf16"))
 
 
 _WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
@@ -162,8 +161,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
         dsts[0] = _operand("vdst", types.get("D0"), sgpr=dsts[0].sgpr)
     srcs = [_operand(f"src{i}", types.get(f"S{i}")) for i in range(n_src)]
     for i in syntax.T16_SOURCES.get(d.name, ()):
-        if i < len(srcs):
-            srcs[i] = Operand(srcs[i].name, 1, True, srcs[i].ftype, False, 16)
+        if i < len(srcs):   # typed as the instruction's data (name suffix): the class mask of _F16 is f16
+            kind = type_info(name_types[-1])[1] if name_types else srcs[i].ftype
+            srcs[i] = Operand(srcs[i].name, 1, True, kind, False, 16)
     if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
         srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits, s.packed, s.ftype != "f") for s in srcs]
     k_pos = None
