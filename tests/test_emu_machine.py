@@ -553,3 +553,12 @@ def test_integer_clamp_saturates_carries():
     assert (got["sub"] == np.maximum(wide_a - wide_b, 0)).all()
     with pytest.raises(UnsupportedInstruction, match="v_add_nc_u32: clamp .* not supported"):
         launch("v_add_nc_u32_e64 v1, v2, v3 clamp\ns_endpgm", {})
+
+
+@pytest.mark.parametrize("readme, section", [("emu/README.md", "## Machine"),
+                                             ("runtime/README.md", "## Devices")])
+def test_readme_examples_run(readme, section):
+    from tests.conftest import REPO
+    text = (REPO / readme).read_text()
+    block = text[text.index(section):].split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, f"{readme} example", "exec"), {})
