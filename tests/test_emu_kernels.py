@@ -90,3 +90,18 @@ def test_buffers_copy_in_and_out():
     assert (buf.copyout(np.float32) == data).all() and buf.copyout() == data.tobytes()
     with pytest.raises(DeviceError, match="copyin of 44 bytes"):
         buf.copyin(np.zeros(11, np.float32))
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("enable_vgpr_workitem_id", 3, "enable_vgpr_workitem_id is 3"),
+    ("user_sgpr_count", 1, "user_sgpr_count 1 is less than"),
+    ("group_segment_fixed_size", 1 << 17, "131072 bytes of LDS"),
+])
+def test_invalid_descriptor_fields_are_refused(field, value, message):
+    from runtime import DeviceError
+    dev, prg, case = _device_and_kernel()
+    setattr(prg.code_object.kernels["sgemm_naive"].descriptor, field, value)
+    buf = dev.alloc(64)
+    args = [buf, buf, buf, np.uint32(1), np.uint32(1), np.uint32(1), np.float32(1), np.float32(0)]
+    with pytest.raises(DeviceError, match=message):
+        prg.launch("sgemm_naive", grid=(1, 1, 1), block=(16, 16, 1), args=args)
