@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
 import isa
@@ -65,13 +65,21 @@ class Directive:
     body: str | None = None
 
 
+@lru_cache(maxsize=4096)   # a pure function of the token text (Reg is immutable)
 def _reg(text: str) -> Reg:
-    m = re.fullmatch(r"(v|s|ttmp|a)(\d+)(?:\.([lh]))?", text)
-    cls, idx, half = m.group(1), int(m.group(2)), m.group(3)
-    return Reg(cls, idx, 1, half)
+    """v1, s5, ttmp3, a0, v7.l / v7.h (the REG terminal has checked the shape)."""
+    text = text.rstrip(_BLANK_COMMA)
+    half = None
+    if text[-2] == ".":
+        text, half = text[:-2], text[-1]
+    if text[0] == "t":
+        return Reg("ttmp", int(text[4:]), 1, half)
+    return Reg(text[0], int(text[1:]), 1, half)
 
 
+@lru_cache(maxsize=4096)
 def _regrange(text: str) -> Reg:
+    text = text.rstrip(_BLANK_COMMA)
     m = re.fullmatch(r"(v|s|ttmp|a)\[(\d+)(?::(\d+))?\]", text)
     lo = int(m.group(2))
     hi = int(m.group(3)) if m.group(3) is not None else lo
@@ -80,46 +88,81 @@ def _regrange(text: str) -> Reg:
     return Reg(m.group(1), lo, hi - lo + 1)
 
 
+# what operand tokens may carry after their text (see asm.lark)
+_BLANK_COMMA = " \t,"
+
+
 def _int(text: str) -> int:
-    t = text.lower()
-    return int(t, 16) if t.startswith("0x") else int(t, 2) if t.startswith("0b") else int(t)
+    text = text.rstrip(_BLANK_COMMA)
+    return int(text, 0) if text[:2] in ("0x", "0X", "0b", "0B") else int(text)
 
 
-_SEP = object()
+def _name(text: str):
+    """A bare word: a special register (vcc, exec_lo, off, ...) or a symbol (label, attr0.x)."""
+    text = text.rstrip(_BLANK_COMMA)
+    low = text.lower()
+    if low in syntax.SPECIAL_ALIASES:
+        return Special(syntax.SPECIAL_ALIASES[low])
+    if low in _SPECIALS:
+        return Special(low)
+    return Attr(text)
 
 
-@v_args(inline=True)
+def _keynum(text: str) -> tuple:
+    key, _, num = text.rstrip().partition(":")
+    return ("kv", key.lower(), -_int(num[1:]) if num[0] == "-" else _int(num))
+
+
+def _keylist(text: str) -> tuple:
+    key, _, items = text.rstrip().partition(":")
+    return ("kv", key.lower(), [int(x) for x in items[1:-1].split(",")])
+
+
+# tokens `instr` takes directly -> (their operand value, whether they end with the operand's comma)
+_TOKEN_VALUE = {"REG": (_reg, False), "REG_C": (_reg, True), "REGRANGE": (_regrange, False),
+                "REGRANGE_C": (_regrange, True), "NUMBER": (_int, False), "NUMBER_C": (_int, True),
+                "FLOAT": (float, False), "IDENT": (_name, False), "IDENT_C": (_name, True),
+                "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False)}
+
+
+@dataclass(frozen=True)
+class BitOr:
+    """a|b|... with a symbolic part (UC_VERSION_W64_BIT); numbers alone are folded by the parser."""
+    parts: tuple
+
+
+class _Items(list):
+    """The growing list of a left-recursive `items` / `lines` rule."""
+
+
 class _ToStatements(Transformer):
-    def reg(self, t):
-        return _reg(str(t))
+    """Parse callbacks: each takes its rule's children as one list (lark calls a plain
+    method directly; v_args wrappers would add two calls per reduction)."""
 
-    def regrange(self, t):
-        return _regrange(str(t))
+    def reg(self, c):
+        return _reg(c[0])
 
-    def number(self, t):
-        return _int(str(t))
+    def regrange(self, c):
+        return _regrange(c[0])
 
-    def negnumber(self, t):
-        return -_int(str(t))
+    def number(self, c):
+        return _int(c[0])
 
-    def float(self, t):
-        return float(str(t))
+    def negnumber(self, c):
+        return -_int(c[0])
 
-    def string(self, t):
-        return str(t)[1:-1]
+    def float(self, c):
+        return float(c[0])
 
-    def name(self, t):
-        n = str(t)
-        low = n.lower()
-        if low in syntax.SPECIAL_ALIASES:
-            return Special(syntax.SPECIAL_ALIASES[low])
-        if low in _SPECIALS:
-            return Special(low)
-        return Attr(n)
+    def string(self, c):
+        return str(c[0])[1:-1]
 
-    def call(self, name, args=None):
-        n = str(name).lower()
-        args = tuple(args or ())
+    def name(self, c):
+        return _name(str(c[0]))
+
+    def call(self, c):
+        n = c[0].rstrip().lower()
+        args = tuple(c[1]) if len(c) > 1 else ()
         if n in ("neg", "abs") and len(args) == 1:
             a = args[0]
             return Mod(a, neg=True) if n == "neg" else (Mod(a.value, a.neg, True) if isinstance(a, Mod) else Mod(a, abs=True))
@@ -127,36 +170,60 @@ class _ToStatements(Transformer):
             return Lit(args[0])
         return Call(n, args)
 
-    def arglist(self, *items):
-        return list(items)
+    def arglist(self, c):
+        return [x for x in c if type(x) is not Token]
 
-    def list(self, items=None):
-        return list(items or [])
+    def list(self, c):
+        return list(c[0]) if c else []
 
-    def negate(self, x):
+    def negate(self, c):
+        x = c[0]
         if isinstance(x, (int, float)) and not isinstance(x, bool):
             return -x
         if isinstance(x, Mod):
             return Mod(x.value, not x.neg, x.abs)
         return Mod(x, neg=True)
 
-    def absval(self, x):
+    def absval(self, c):
+        x = c[0]
         if isinstance(x, Mod):
             return Mod(x.value, x.neg, True)
         return Mod(x, abs=True)
 
-    def keyval(self, key, val):
-        return ("kv", str(key).lower(), val)
+    def bitor(self, c):
+        parts = [x for x in c if type(x) is not Token]
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in parts):
+            value = 0
+            for x in parts:
+                value |= x
+            return value
+        return BitOr(tuple(parts))
 
-    def instr(self, mnemonic, *items):
+    def keyval(self, c):
+        return ("kv", c[0].rstrip().lower(), c[1])
+
+    def items(self, c):
+        if len(c) == 2:
+            c[0].append(c[1])
+            return c[0]
+        return _Items(c)
+
+    def instr(self, c):
+        mnemonic = c[0]
         operands, modifiers = [], {}
         expect_operand = True
-        for it in items:
-            if isinstance(it, Token):
-                if it.type == "COMMA":
+        for it in (c[1] if len(c) > 1 else ()):
+            comma = False
+            if type(it) is Token:
+                kind = it.type
+                if kind == "COMMA":
                     expect_operand = True
-                continue
-            if isinstance(it, tuple) and it and it[0] == "kv":
+                    continue
+                if kind == "AMP":
+                    continue
+                convert, comma = _TOKEN_VALUE[kind]
+                it = convert(it)
+            if type(it) is tuple:
                 modifiers[it[1]] = it[2]
             elif expect_operand:
                 operands.append(it)
@@ -168,22 +235,32 @@ class _ToStatements(Transformer):
                 modifiers[it.name] = it
             else:
                 operands.append(it)
-            expect_operand = False
-        return Statement(str(mnemonic).lower(), operands, modifiers, mnemonic.line, mnemonic.column)
+            expect_operand = comma
+        return Statement(mnemonic.rstrip().lower(), operands, modifiers, mnemonic.line, mnemonic.column)
 
-    def statement(self, first, sep=None, second=None):
-        if second is not None:
-            first.dual = second
-        return first
+    def lines(self, c):
+        """One line: [lines so far] [label] [instruction [:: instruction] | directive]."""
+        if c and type(c[0]) is _Items:
+            acc, c = c[0], c[1:]
+        else:
+            acc = _Items()
+        if len(c) >= 3 and type(c[-2]) is Token:     # a VOPD pair: X :: Y
+            c[-3].dual = c[-1]
+            c = c[:-2]
+        acc.extend(c)
+        return acc
 
-    def label(self, t):
+    def label(self, c):
+        t = c[0]
         return Label(str(t)[:-1], t.line, t.column)
 
-    def directive(self, name, rest=None):
-        return Directive(str(name).lower(), str(rest or "").strip(), name.line, name.column)
+    def directive(self, c):
+        name = c[0]
+        rest = c[1] if len(c) > 1 else ""
+        return Directive(str(name).lower(), str(rest).strip(), name.line, name.column)
 
-    def start(self, *items):
-        return list(items)
+    def start(self, c):
+        return list(c[0])
 
 
 _SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "null", "off", "scc",
@@ -196,7 +273,7 @@ _SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "nul
 def parser() -> Lark:
     grammar = (Path(__file__).parent / "asm.lark").read_text()
     return Lark(grammar, parser="lalr", lexer="contextual", transformer=_ToStatements(),
-                maybe_placeholders=False)
+                maybe_placeholders=False, cache=True)
 
 
 # s_delay_alu joins its fields with '|', which would collide with the |abs| bars of

@@ -12,7 +12,15 @@ from isa import InstrDef, Spec
 from . import syntax
 from .decode import DPP8, DPP8FI, DPP16, LITERAL, VALU_E32
 from .operands import Lit, Mod, OperandError, Reg, Special
-from .signature import Operand, ValuSig, data_dwords, valu_signature, vopd_base
+from . import signature
+from .signature import Operand, ValuSig, valu_signature, vopd_base
+
+# operand layouts are pure functions of the instruction: computed once per instruction
+data_dwords = lru_cache(maxsize=None)(signature.data_dwords)
+scalar_layout = lru_cache(maxsize=None)(signature.scalar_layout)
+scalar_bits = lru_cache(maxsize=None)(signature.scalar_bits)
+ds_layout = lru_cache(maxsize=None)(signature.ds_layout)
+flat_layout = lru_cache(maxsize=None)(signature.flat_layout)
 
 INLINE_FLOATS = (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
 INV_2PI = 1 / (2 * math.pi)
@@ -21,6 +29,7 @@ SRC_SPECIAL = {"vcc_lo": 106, "vcc": 106, "vcc_hi": 107, "null": 124, "m0": 125,
                "src_private_limit": 238, "src_scc": 253, "scc": 253}
 SRC_SPECIAL.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
 PAIRS = {"vcc", "exec"}
+MEMORY_FORMATS = {"DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "SMEM"}
 
 
 def f16_bits(x: float) -> int:
@@ -91,6 +100,11 @@ class Encoder:
     def __init__(self, spec: Spec, wave: int = 32):
         self.spec = spec
         self.wave = wave
+        self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
+        # format -> {field: (lo bit, width)}, and the fixed encoding bits
+        self._layout = {name: ({n: (lo, hi - lo + 1) for n, hi, lo in f.fields},
+                               f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields})
+                        for name, f in spec.formats.items()}
         _late_imports()
 
     # ------------------------------------------------------------ operand codes
@@ -196,20 +210,28 @@ class Encoder:
 
     # ------------------------------------------------------------ statements
 
+    def candidates(self, mn: str) -> tuple[list[InstrDef], str]:
+        """(encodings to try in order, suffix) for a mnemonic; cached per mnemonic."""
+        hit = self._candidates.get(mn)
+        if hit is None:
+            base, enc = split_mnemonic(mn)
+            defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
+            if not defs:
+                raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
+            cands = order_candidates(defs, enc)
+            if not cands:
+                raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
+                                   f"(it has: {', '.join(sorted({d.format for d in defs}))})")
+            hit = self._candidates[mn] = (cands, enc)
+        return hit
+
     def encode_statement(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st), None
         mn = st.mnemonic
         if mn == "v_illegal":
             return b"\0\0\0\0", None
-        base, enc = split_mnemonic(mn)
-        defs = self.spec.lookup(base) or self.spec.lookup(old_name(base))
-        if not defs:
-            raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
-        cands = order_candidates(defs, enc, st.modifiers)
-        if not cands:
-            raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
-                               f"(it has: {', '.join(sorted({d.format for d in defs}))})")
+        cands, enc = self.candidates(mn)
         errors = []
         for d in cands:
             try:
@@ -224,24 +246,31 @@ class Encoder:
         fmt = d.format
         fix = None
         mods = dict(st.modifiers)
+        operands = st.operands
+        if fmt in MEMORY_FORMATS:
+            # memory operands are registers (or off): a bare word is a flag modifier written where an
+            # operand could start, as in `ds_gws_sema_p gds`
+            while operands and isinstance(operands[-1], Attr_):
+                mods[operands[-1].name.lower()] = True
+                operands = operands[:-1]
         if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"):
-            self.valu(d, F, st.operands, mods, fmt in VALU_E32)
+            self.valu(d, F, operands, mods, fmt in VALU_E32)
         elif fmt in ("SOP1", "SOP2", "SOPC"):
-            self.salu(d, F, st.operands)
+            self.salu(d, F, operands)
         elif fmt in ("SOPP", "SOPK"):
-            fix = self.sopp_sopk(d, F, st.operands, mods)
+            fix = self.sopp_sopk(d, F, operands, mods)
         elif fmt == "SMEM":
-            self.smem(d, F, st.operands, mods)
+            self.smem(d, F, operands, mods)
         elif fmt == "DS":
-            self.ds(d, F, st.operands, mods)
+            self.ds(d, F, operands, mods)
         elif fmt in ("FLAT", "GLOBAL", "SCRATCH"):
-            self.flat(d, F, st.operands, mods)
+            self.flat(d, F, operands, mods)
         elif fmt in ("MUBUF", "MTBUF"):
-            self.buffer(d, F, st.operands, mods)
+            self.buffer(d, F, operands, mods)
         elif fmt == "VINTERP":
-            self.vinterp(d, F, st.operands, mods)
+            self.vinterp(d, F, operands, mods)
         elif fmt == "LDSDIR":
-            self.ldsdir(d, F, st.operands, mods)
+            self.ldsdir(d, F, operands, mods)
         else:
             raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
         if mods:
@@ -249,17 +278,18 @@ class Encoder:
         return self.pack(d, F), fix
 
     def pack(self, d: InstrDef, F: Fields, fmt_name: str | None = None) -> bytes:
-        fmt = self.spec.formats[fmt_name or d.format]
-        value = fmt.encoding[0] if fmt.encoding else 0
-        if "OP" in F:
-            pass
-        elif any(n == "OP" for n, _, _ in fmt.fields):
+        fmt_name = fmt_name or d.format
+        fields, value, has_op = self._layout[fmt_name]
+        if has_op and "OP" not in F:
             F["OP"] = d.opcode
-        width = 64 if fmt.name == "MIMG" else fmt.width
+        width = 64 if fmt_name == "MIMG" else self.spec.formats[fmt_name].width
         for name, val in F.items():
-            hi, lo = fmt.field(name)
-            if val < 0 or val >> (hi - lo + 1):
-                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {hi - lo + 1} bits")
+            try:
+                lo, bits = fields[name]
+            except KeyError:
+                raise KeyError(f"format {fmt_name} has no field {name!r} (fields: {', '.join(fields)})") from None
+            if val < 0 or val >> bits:
+                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
             value |= val << lo
         out = value.to_bytes(width // 8, "little")
         if F.dpp is not None:
@@ -286,21 +316,10 @@ class Encoder:
         is_p = d.format == "VOP3P"
         is_wmma = d.name.startswith("V_WMMA")
         is_mix = d.name.startswith("V_FMA_MIX")
-        names: list[str] = [o.name for o in sig.dsts]
-        if sig.vcc_out and (e32 or d.format == "VOP3SD"):
-            names.append("sdst" if not e32 else "vcc")
-        elif d.format == "VOP3SD":
-            names.append("sdst")
-        src_names = [o.name for o in sig.srcs]
-        if sig.k_pos is not None and e32:
-            src_names.insert(sig.k_pos, "k")
-        names += src_names
-        if sig.vcc_in and e32:
-            names.append("vcc")
+        names, src_names = _valu_operand_names(d, e32)
         self._arity(d, ops, names)
         dpp_kind = None
-        if any(k in mods for k in ("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
-                                   "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl")):
+        if not _DPP16_MODIFIERS.isdisjoint(mods):
             dpp_kind = "DPP16"
         if "dpp8" in mods:
             dpp_kind = "DPP8"
@@ -548,7 +567,6 @@ class Encoder:
     # ------------------------------------------------------------ scalar
 
     def salu(self, d: InstrDef, F: Fields, ops: list):
-        from .signature import scalar_bits, scalar_layout
         layout = scalar_layout(d)
         self._arity(d, ops, [name for name, _, _ in layout])
         for (name, field, n), v in zip(layout, ops):
@@ -607,6 +625,8 @@ class Encoder:
                 if style == "branch" and isinstance(v, Attr_):
                     F["SIMM16"] = 0
                     fix = v.name
+                elif style == "version":
+                    F["SIMM16"] = _imm16(_version_value(v, d), d)
                 else:
                     F["SIMM16"] = _imm16(v, d)
             elif name == "hwreg":
@@ -645,7 +665,7 @@ class Encoder:
         mn = _name(d)
         if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
             self._arity(d, ops, [])
-            F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=124)
+            F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=0)
             return
         sbase_n = 4 if "buffer" in mn else 2
         names = ["sdata", "sbase", "offset"]
@@ -674,7 +694,6 @@ class Encoder:
                 F[flag.upper()] = 1
 
     def ds(self, d, F, ops, mods):
-        from .signature import ds_layout
         layout = ds_layout(d)
         self._arity(d, ops, [n for n, _, _ in layout])
         F.update(ADDR=0, DATA0=0, DATA1=0, VDST=0)
@@ -696,7 +715,6 @@ class Encoder:
         F["GDS"] = 1 if mods.pop("gds", False) else 0
 
     def flat(self, d, F, ops, mods):
-        from .signature import flat_layout
         glc = bool(mods.pop("glc", False))
         layout = flat_layout(d, glc)
         self._arity(d, ops, [n for n, _, _ in layout])
@@ -806,6 +824,28 @@ class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import c
     pass
 
 
+_DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
+                              "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl"))
+
+
+@lru_cache(maxsize=None)
+def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
+    """(all operand names in text order, source names) of a VALU encoding."""
+    sig = valu_signature(d)
+    names: list[str] = [o.name for o in sig.dsts]
+    if sig.vcc_out and (e32 or d.format == "VOP3SD"):
+        names.append("sdst" if not e32 else "vcc")
+    elif d.format == "VOP3SD":
+        names.append("sdst")
+    src_names = [o.name for o in sig.srcs]
+    if sig.k_pos is not None and e32:
+        src_names.insert(sig.k_pos, "k")
+    names += src_names
+    if sig.vcc_in and e32:
+        names.append("vcc")
+    return names, src_names
+
+
 def _bit_list(v, what, d, limit=1) -> list[int]:
     if not isinstance(v, list) or not all(isinstance(x, int) and 0 <= x <= limit for x in v):
         raise OperandError(f"{_name(d)}: {what} expects [a,b,...] with entries 0..{limit}, got {v}")
@@ -838,6 +878,21 @@ def _hwreg_value(v, d) -> int:
         raise OperandError(f"{_name(d)}: hwreg({rid}, {offset}, {size}) out of range (id 0..63, offset 0..31, "
                            f"size 1..32)")
     return rid | offset << 6 | (size - 1) << 11
+
+
+def _version_value(v, d) -> int:
+    """s_version's operand: a number, a UC_VERSION_* name or an a|b|... of them."""
+    from .asm import BitOr
+    if isinstance(v, BitOr):
+        value = 0
+        for part in v.parts:
+            value |= _version_value(part, d)
+        return value
+    if isinstance(v, Attr_):
+        if v.name.upper() not in syntax.VERSION_NAMES:
+            raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}")
+        return syntax.VERSION_NAMES[v.name.upper()]
+    return v
 
 
 def _sendmsg_value(v, d) -> int:
@@ -895,37 +950,79 @@ def _depctr_value(d, ops, mods) -> int:
     return value
 
 
+def _bitmask_swizzle(and_mask: int, or_mask: int = 0, xor_mask: int = 0) -> int:
+    """Bit-mask mode (offset[15] = 0): lane' = ((lane & and) | or) ^ xor within groups of 32."""
+    return and_mask | or_mask << 5 | xor_mask << 10
+
+
+def _group_size(n, d, lo: int, hi: int) -> int:
+    if not isinstance(n, int) or n & (n - 1) or not lo <= n <= hi:
+        raise OperandError(f"{_name(d)}: swizzle group size {n} must be a power of two in {lo}..{hi}")
+    return n
+
+
+def _swizzle_bits(mask, d) -> int:
+    if not isinstance(mask, str) or len(mask) != 5 or set(mask) - set("01pi"):
+        raise OperandError(f"{_name(d)}: BITMASK_PERM takes a 5-character mask of 0, 1, p (preserve) and "
+                           f"i (invert), most significant lane bit first; got {mask!r}")
+    bit = {c: sum(1 << i for i, ch in enumerate(reversed(mask)) if ch == c) for c in "01pi"}
+    return _bitmask_swizzle(bit["p"] | bit["i"], bit["1"], bit["i"])
+
+
+def _in_range(x, lo: int, hi: int, what: str, d) -> int:
+    if not isinstance(x, int) or not lo <= x <= hi:
+        raise OperandError(f"{_name(d)}: swizzle {what} {x} is out of range {lo}..{hi}")
+    return x
+
+
+# LLVM's swizzle(MODE, ...) macros: mode -> (argument names, offset from the arguments)
+_SWIZZLE_MODES = {
+    "QUAD_PERM": (("lane0", "lane1", "lane2", "lane3"),
+                  lambda d, *a: 0x8000 | sum(_in_range(x, 0, 3, "lane", d) << 2 * i for i, x in enumerate(a))),
+    "BITMASK_PERM": (("mask",), lambda d, m: _swizzle_bits(m, d)),
+    "BROADCAST": (("group_size", "lane"), lambda d, g, lane: _bitmask_swizzle(
+        0x20 - _group_size(g, d, 2, 32), _in_range(lane, 0, g - 1, "lane", d))),
+    "SWAP": (("group_size",), lambda d, g: _bitmask_swizzle(0x1f, 0, _group_size(g, d, 1, 16))),
+    "REVERSE": (("group_size",), lambda d, g: _bitmask_swizzle(0x1f, 0, _group_size(g, d, 2, 32) - 1)),
+    "FFT": (("mode",), lambda d, n: 0xe000 | _in_range(n, 0, 31, "FFT mode", d)),
+    "ROTATE": (("direction", "count"), lambda d, r, n: 0xc000 | _in_range(r, 0, 1, "direction", d) << 10
+               | _in_range(n, 0, 31, "rotate count", d) << 5),
+}
+
+
 def _swizzle_value(v, d) -> int:
     from .asm import Call
     if not isinstance(v, Call) or v.name != "swizzle" or not v.args:
-        raise OperandError(f"ds_swizzle_b32: expected offset:swizzle(...), got {v}")
-    mode = getattr(v.args[0], "name", None)
-    if mode == "QUAD_PERM" and len(v.args) == 5:
-        a = v.args[1:]
-        return 0x8000 | a[0] | a[1] << 2 | a[2] << 4 | a[3] << 6
-    if mode == "BITMASK_PERM" and len(v.args) == 2:
-        and_m = or_m = xor_m = 0
-        for i, ch in enumerate(reversed(v.args[1])):
-            if ch == "p":
-                and_m |= 1 << i
-            elif ch == "i":
-                and_m |= 1 << i
-                xor_m |= 1 << i
-            elif ch == "1":
-                or_m |= 1 << i
-        return and_m | or_m << 5 | xor_m << 10
-    raise OperandError(f"ds_swizzle_b32: unsupported swizzle {v}")
+        raise OperandError(f"{_name(d)}: expected offset:swizzle(MODE, ...) or a number, got {v}")
+    mode = getattr(v.args[0], "name", v.args[0])
+    if mode not in _SWIZZLE_MODES:
+        raise OperandError(f"{_name(d)}: unknown swizzle mode {mode}; known: {', '.join(_SWIZZLE_MODES)}")
+    params, value = _SWIZZLE_MODES[mode]
+    if len(v.args) - 1 != len(params):
+        raise OperandError(f"{_name(d)}: swizzle({mode}, {', '.join(params)}) takes {len(params)} argument(s), "
+                           f"got {len(v.args) - 1}")
+    return value(d, *v.args[1:])
 
 
-def old_name(mn: str) -> str:
-    """The gfx11 name for a pre-gfx11 spelling LLVM still accepts (s_andn2_b32, flat_load_dword)."""
-    if mn in syntax.OLD_NAMES:
-        return syntax.OLD_NAMES[mn]
-    head, _, rest = mn.partition("_")
-    for old, new in syntax.OLD_MEMORY_WORDS:
-        if head in ("flat", "global", "scratch") and rest.startswith(old) and rest[len(old):] in ("", "_d16"):
-            return f"{head}_{new}{rest[len(old):]}"
-    return mn
+_OLD_SPELLINGS: dict[str, dict[str, str]] = {}
+
+
+def old_spellings(spec: Spec) -> dict[str, str]:
+    """Pre-gfx11 mnemonic -> gfx11 mnemonic for every old spelling LLVM still accepts on this
+    target: syntax.OLD_NAMES, plus the LDS ones derived from the target's ds_ instructions by
+    their verb (ds_load_2addr_b32 <- ds_read2_b32; the longest matching verb wins, so
+    ds_read_2addr_b32 is not an old spelling of anything)."""
+    table = _OLD_SPELLINGS.get(spec.arch)
+    if table is None:
+        table = {old: new for old, new in syntax.OLD_NAMES.items() if spec.lookup(new)}
+        verbs = sorted(syntax.OLD_DS_VERBS.items(), key=lambda kv: -len(kv[1]))
+        for name in sorted({d.name.lower() for d in spec.instructions if d.name.startswith("DS_")}):
+            for old, new in verbs:
+                if name.startswith(f"ds_{new}_"):
+                    table[f"ds_{old}_{name[len(new) + 4:]}"] = name
+                    break
+        _OLD_SPELLINGS[spec.arch] = table
+    return table
 
 
 def split_mnemonic(mn: str) -> tuple[str, str]:
@@ -935,7 +1032,7 @@ def split_mnemonic(mn: str) -> tuple[str, str]:
     return mn, ""
 
 
-def order_candidates(defs: list[InstrDef], enc: str, mods: dict) -> list[InstrDef]:
+def order_candidates(defs: list[InstrDef], enc: str) -> list[InstrDef]:
     """Encodings to try, shortest first (as LLVM picks for a plain mnemonic)."""
     e32 = [d for d in defs if d.format in VALU_E32]
     e64 = [d for d in defs if d.format in ("VOP3", "VOP3SD", "VOP3P")]

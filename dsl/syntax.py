@@ -113,6 +113,11 @@ SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_HS_TESSFACTOR", 3: "MSG_DEALLOC_VGP
                  6: "MSG_HALT_WAVES", 9: "MSG_GS_ALLOC_REQ"}
 # s_version's low byte: LLVM's names for microcode versions
 UC_VERSION_NAMES = {0: "UC_VERSION_GFX7", 4: "UC_VERSION_GFX10", 6: "UC_VERSION_GFX11", 9: "UC_VERSION_GFX12"}
+# s_version's flag bits and LLVM's names for them; text joins them to the version with '|'
+UC_VERSION_FLAGS = {13: "UC_VERSION_W64_BIT", 14: "UC_VERSION_W32_BIT", 15: "UC_VERSION_MDP_BIT"}
+# input: every UC_VERSION_* name -> its value
+VERSION_NAMES = {**{name: v for v, name in UC_VERSION_NAMES.items()},
+                 **{name: 1 << bit for bit, name in UC_VERSION_FLAGS.items()}}
 
 # ---------------------------------------------------------------- accepted old spellings
 # Pre-gfx11 mnemonics LLVM still accepts for gfx11 (input only; output uses the new names).
@@ -132,11 +137,41 @@ for _pre in ("andn1", "orn1", "andn2", "orn2"):
         for _w in ("b32", "b64"):
             _new = {"andn1": "and_not0", "orn1": "or_not0", "andn2": "and_not1", "orn2": "or_not1"}[_pre]
             OLD_NAMES[f"s_{_pre}_{_kind}_{_w}"] = f"s_{_new}_{_kind}_{_w}"
-# memory instructions: old data-type words -> gfx11 ones, applied to the part after the prefix
-OLD_MEMORY_WORDS = [
-    ("load_dwordx4", "load_b128"), ("load_dwordx3", "load_b96"), ("load_dwordx2", "load_b64"),
-    ("load_dword", "load_b32"), ("store_dwordx4", "store_b128"), ("store_dwordx3", "store_b96"),
-    ("store_dwordx2", "store_b64"), ("store_dword", "store_b32"), ("load_sbyte", "load_i8"),
-    ("load_ubyte", "load_u8"), ("load_sshort", "load_i16"), ("load_ushort", "load_u16"),
-    ("store_byte", "store_b8"), ("store_short", "store_b16"),
-]
+
+# Memory instructions: the operation part after the unit prefix (flat_, global_, scratch_,
+# buffer_), pre-gfx11 spelling -> gfx11 spelling.
+OLD_MEMORY_OPS = {
+    "load_dword": "load_b32", "load_dwordx2": "load_b64", "load_dwordx3": "load_b96",
+    "load_dwordx4": "load_b128", "store_dword": "store_b32", "store_dwordx2": "store_b64",
+    "store_dwordx3": "store_b96", "store_dwordx4": "store_b128", "load_sbyte": "load_i8",
+    "load_ubyte": "load_u8", "load_sshort": "load_i16", "load_ushort": "load_u16", "store_byte": "store_b8",
+    "store_short": "store_b16", "load_ubyte_d16": "load_d16_u8", "load_ubyte_d16_hi": "load_d16_hi_u8",
+    "load_sbyte_d16": "load_d16_i8", "load_sbyte_d16_hi": "load_d16_hi_i8", "load_short_d16": "load_d16_b16",
+    "load_short_d16_hi": "load_d16_hi_b16", "store_byte_d16_hi": "store_d16_hi_b8",
+    "store_short_d16_hi": "store_d16_hi_b16", "load_dword_addtid": "load_addtid_b32",
+    "store_dword_addtid": "store_addtid_b32", "load_format_d16_hi_x": "load_d16_hi_format_x",
+    "store_format_d16_hi_x": "store_d16_hi_format_x",
+}
+for _xyzw in ("x", "xy", "xyz", "xyzw"):
+    for _dir in ("load", "store"):
+        OLD_MEMORY_OPS[f"{_dir}_format_d16_{_xyzw}"] = f"{_dir}_d16_format_{_xyzw}"
+# atomics: old operation -> gfx11 operation and type letter; a bare name is 32-bit, _x2 64-bit
+OLD_ATOMICS = {"add": "add_u", "sub": "sub_u", "inc": "inc_u", "dec": "dec_u", "and": "and_b", "or": "or_b",
+               "xor": "xor_b", "swap": "swap_b", "cmpswap": "cmpswap_b", "smax": "max_i", "smin": "min_i",
+               "umax": "max_u", "umin": "min_u", "fcmpswap": "cmpswap_f", "fmin": "min_f", "fmax": "max_f",
+               "csub": "csub_u"}
+for _op, _new in OLD_ATOMICS.items():
+    OLD_MEMORY_OPS[f"atomic_{_op}"] = f"atomic_{_new}32"
+    OLD_MEMORY_OPS[f"atomic_{_op}_x2"] = f"atomic_{_new}64"
+for _unit in ("flat", "global", "scratch", "buffer"):
+    OLD_NAMES.update({f"{_unit}_{old}": f"{_unit}_{new}" for old, new in OLD_MEMORY_OPS.items()})
+# scalar memory: s_load_dwordxN / s_buffer_load_dwordxN
+for _unit in ("s", "s_buffer"):
+    for _old, _bits in (("", 32), ("x2", 64), ("x4", 128), ("x8", 256), ("x16", 512)):
+        OLD_NAMES[f"{_unit}_load_dword{_old}"] = f"{_unit}_load_b{_bits}"
+# LDS: old verb -> gfx11 verb after ds_; the rest (type, _d16, _hi) is kept: ds_read_u8_d16 ->
+# ds_load_u8_d16, ds_wrxchg2_rtn_b32 -> ds_storexchg_2addr_rtn_b32 (encode.old_spellings)
+OLD_DS_VERBS = {"read": "load", "write": "store", "read2": "load_2addr", "write2": "store_2addr",
+                "read2st64": "load_2addr_stride64", "write2st64": "store_2addr_stride64",
+                "wrxchg": "storexchg", "wrxchg2": "storexchg_2addr", "wrxchg2st64": "storexchg_2addr_stride64"}
+OLD_NAMES.update({"v_add_u32": "v_add_nc_u32", "v_sub_u32": "v_sub_nc_u32", "v_subrev_u32": "v_subrev_nc_u32"})
