@@ -21,7 +21,7 @@ import numpy as np
 import isa
 from emu.launch import Dispatch
 from emu.machine import Machine
-from emu.memory import DeviceMemory
+from emu.memory import PRIVATE_APERTURE, SHARED_APERTURE, DeviceMemory
 
 from .codeobj import CodeObject, read_code_object
 from .descriptor import USER_SGPRS, vgprs_from_granule
@@ -29,13 +29,17 @@ from .descriptor import USER_SGPRS, vgprs_from_granule
 AQL_PACKET_SIZE = 64
 QUEUE_SIZE = 128
 # hidden kernel arguments the dispatch fills (AMDGPUUsage "Code Object V5 Metadata"): kind -> value
-# from (grid in work-groups, block); kinds not listed are zero (null pointers, unused slots).
+# from (grid in work-groups, block, queue address); kinds not listed are zero (null pointers,
+# unused slots: remainders and global offsets are 0 since every work-group is full).
 HIDDEN = {
-    "hidden_block_count_x": lambda g, b: g[0], "hidden_block_count_y": lambda g, b: g[1],
-    "hidden_block_count_z": lambda g, b: g[2],
-    "hidden_group_size_x": lambda g, b: b[0], "hidden_group_size_y": lambda g, b: b[1],
-    "hidden_group_size_z": lambda g, b: b[2],
-    "hidden_grid_dims": lambda g, b: 1 + (g[1] * b[1] > 1 or g[2] * b[2] > 1) + (g[2] * b[2] > 1),
+    "hidden_block_count_x": lambda g, b, q: g[0], "hidden_block_count_y": lambda g, b, q: g[1],
+    "hidden_block_count_z": lambda g, b, q: g[2],
+    "hidden_group_size_x": lambda g, b, q: b[0], "hidden_group_size_y": lambda g, b, q: b[1],
+    "hidden_group_size_z": lambda g, b, q: b[2],
+    "hidden_grid_dims": lambda g, b, q: 1 + (g[1] * b[1] > 1 or g[2] * b[2] > 1) + (g[2] * b[2] > 1),
+    "hidden_queue_ptr": lambda g, b, q: q,
+    "hidden_private_base": lambda g, b, q: PRIVATE_APERTURE >> 32,     # aperture high dwords
+    "hidden_shared_base": lambda g, b, q: SHARED_APERTURE >> 32,
 }
 
 
@@ -113,7 +117,8 @@ class Program:
         k = co.kernels[name]
         grid, block = _dims(grid, "grid"), _dims(block, "block")
         mem = self.device.memory
-        kernarg = self._kernarg(k, grid, block, list(args))
+        queue = mem.alloc(QUEUE_SIZE, "queue")
+        kernarg = self._kernarg(k, grid, block, list(args), queue)
         # SMEM loads may read a whole b512 past the last argument, as on hardware where the
         # kernarg segment sits in a larger mapped pool: pad with 64 zero bytes
         ka = mem.alloc(-(-len(kernarg) // 64) * 64 + 64, f"kernarg segment of {name}")
@@ -122,7 +127,6 @@ class Program:
         packet = mem.alloc(AQL_PACKET_SIZE, f"dispatch packet of {name}")
         mem.write(packet, aql_packet(grid, block, desc.private_segment_fixed_size,
                                      desc.group_segment_fixed_size, self.base + k.descriptor_address, ka))
-        queue = mem.alloc(QUEUE_SIZE, "queue")
         d = self.dispatch(k, grid, block, {"dispatch_ptr": packet, "queue_ptr": queue, "kernarg_segment_ptr": ka,
                                            "dispatch_id": self.device.dispatches})
         self.device.dispatches += 1
@@ -130,7 +134,7 @@ class Program:
             d.budget = budget
         return self.device.machine.run(d)
 
-    def _kernarg(self, k, grid, block, args) -> bytes:
+    def _kernarg(self, k, grid, block, args, queue: int) -> bytes:
         explicit = [a for a in k.args if not a.hidden]
         if len(args) != len(explicit):
             names = ", ".join(f"{a.name or '?'}:{a.value_kind}" for a in explicit)
@@ -142,7 +146,7 @@ class Program:
         for a in k.args:
             if a.hidden:
                 fill = HIDDEN.get(a.value_kind)
-                raw = int(fill(grid, block) if fill else 0).to_bytes(a.size, "little")
+                raw = int(fill(grid, block, queue) if fill else 0).to_bytes(a.size, "little")
             else:
                 raw = _arg_bytes(k.name, a, next(values))
             out[a.offset:a.offset + a.size] = raw

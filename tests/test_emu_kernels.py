@@ -90,3 +90,44 @@ def test_buffers_copy_in_and_out():
     assert (buf.copyout(np.float32) == data).all() and buf.copyout() == data.tobytes()
     with pytest.raises(DeviceError, match="copyin of 44 bytes"):
         buf.copyin(np.zeros(11, np.float32))
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("enable_vgpr_workitem_id", 3, "enable_vgpr_workitem_id is 3"),
+    ("user_sgpr_count", 1, "user_sgpr_count 1 is less than"),
+    ("group_segment_fixed_size", 1 << 17, "131072 bytes of LDS"),
+])
+def test_invalid_descriptor_fields_are_refused(field, value, message):
+    from runtime import DeviceError
+    dev, prg, case = _device_and_kernel()
+    setattr(prg.code_object.kernels["sgemm_naive"].descriptor, field, value)
+    buf = dev.alloc(64)
+    args = [buf, buf, buf, np.uint32(1), np.uint32(1), np.uint32(1), np.float32(1), np.float32(0)]
+    with pytest.raises(DeviceError, match=message):
+        prg.launch("sgemm_naive", grid=(1, 1, 1), block=(16, 16, 1), args=args)
+
+
+def test_hidden_arguments_are_filled_from_the_launch():
+    """A DSL kernel whose metadata lists hidden arguments after its one buffer: it copies
+    the kernarg words that hold them into the buffer."""
+    import dsl.rdna3 as r
+    from runtime import Device, KernelArg
+    from runtime.writer import from_dsl_kernel
+    s, v = r.s, r.v
+    k = r.Kernel("gfx1100", name="hidden")
+    k += r.s_load_b64(s[2:3], s[0:1], 0)
+    k += r.s_load_b128(s[4:7], s[0:1], 8)          # block counts x, y, z and group sizes x, y
+    k += r.s_waitcnt(0)
+    for i in range(4):
+        k += r.v_mov_b32(v[1], s[4 + i])
+        k += r.v_mov_b32(v[2], 4 * i)
+        k += r.global_store_b32(v[2], v[1], s[2:3])
+    k += r.s_endpgm()
+    args = [KernelArg(0, 8, "global_buffer", "out"), KernelArg(8, 4, "hidden_block_count_x"),
+            KernelArg(12, 4, "hidden_block_count_y"), KernelArg(16, 4, "hidden_block_count_z"),
+            KernelArg(20, 2, "hidden_group_size_x"), KernelArg(22, 2, "hidden_group_size_y")]
+    dev = Device("emu", arch="gfx1100")
+    prg = dev.load(from_dsl_kernel(k, "hidden", args, user_sgpr_kernarg_segment_ptr=1))
+    out = dev.alloc(16, "out")
+    prg.launch("hidden", grid=(3, 2, 1), block=(8, 4, 1), args=[out])
+    assert out.copyout(np.uint32).tolist() == [3, 2, 1, 8 | 4 << 16]

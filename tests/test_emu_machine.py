@@ -505,33 +505,24 @@ def test_packed_math_op_sel_and_neg():
     assert np.allclose(got["o3"].view(np.float32), dot, rtol=1e-6)
 
 
-def test_mode_register_starts_as_the_dispatch_says():
-    src = loads("out") + """
+@pytest.mark.parametrize("prologue, mode", [("", 0x3F0),                    # as the dispatch set it
+                                             ("s_round_mode 0x3", 0x3F3)])   # f32 rounding toward zero
+def test_mode_register(prologue, mode):
+    src = loads("out") + f"""
+        {prologue}
         s_getreg_b32 s24, hwreg(HW_REG_MODE)
         v_mov_b32 v1, s24
         v_mov_b32 v2, 0
         global_store_b32 v2, v1, s[4:5]
         s_endpgm"""
     got, _ = launch(src, {"out": np.zeros(1, np.uint32)}, block=(1, 1, 1), mode=0x3F0)
-    assert got["out"][0] == 0x3F0
+    assert got["out"][0] == mode
 
 
 def test_trap_stops_the_launch_with_a_clear_error():
     from emu.machine import EmuError
     with pytest.raises(EmuError, match=r"test_kernel: PC 0x[0-9a-f]+: s_trap 2 in work-group \(0, 0, 0\): the kernel trapped"):
         launch("s_trap 2\ns_endpgm", {})
-
-
-def test_mode_writes_reach_the_wave_state():
-    src = loads("out") + """
-        s_round_mode 0x3                          // round toward zero for f32
-        s_getreg_b32 s24, hwreg(HW_REG_MODE)
-        v_mov_b32 v1, s24
-        v_mov_b32 v2, 0
-        global_store_b32 v2, v1, s[4:5]
-        s_endpgm"""
-    got, _ = launch(src, {"out": np.zeros(1, np.uint32)}, block=(1, 1, 1), mode=0x3F0)
-    assert got["out"][0] == 0x3F3
 
 
 def test_integer_clamp_saturates_carries():
