@@ -159,7 +159,7 @@ _DIV_SCALE_EVIDENCE = (
     "The pseudocode assigns D0 only where it scales, yet the description says the instruction "
     "'scale[s] the first input for division if required' and '[s]tore[s] the scaled result into a vector "
     "register' (RDNA3.5; RDNA3: 'S0 = Input to scale'): when no scaling is required the result is "
-    "the first input unchanged. LLVM's AMDGPU division lowering (clang-22 kernels in "
+    "the first input unchanged. LLVM's AMDGPU division lowering (the LLVM 22 compiled kernels in "
     "../shared/kernels, ew_f64_fma_sqrt_div) feeds the result of v_div_scale straight into v_rcp and "
     "v_div_fmas for every denominator, which only gives a quotient when the unscaled case returns S0. "
     "The fix assigns D0 = S0 first so that every branch which does not scale keeps it.")
@@ -192,7 +192,7 @@ _CLASS_F64_EVIDENCE = (
     "exponent is all ones, 2047, not 1023 (the exponent of 1.0, so every value in [1, 2) would be "
     "classed +-INF). The same manual's f32/f16 siblings test 255/31 (all ones) and V_DIV_FIXUP_F64 "
     "tests exponent(S1.f64) == 2047; the RDNA3.5 manual gives this entry as exponent(S0.f64) == 2047. "
-    "LLVM's f64 sqrt lowering (clang-22 kernel ew_f64_fma_sqrt_div) passes the input through when "
+    "LLVM's f64 sqrt lowering (the LLVM 22 compiled kernel ew_f64_fma_sqrt_div) passes the input through when "
     "v_cmp_class_f64 mask 0x260 (+-0, +INF) holds, so with 1023 sqrt(x) = x for x in [1, 2).")
 ERRATA += tuple(
     Erratum(f"rdna3-{name.lower().replace('_', '-')}-inf-exponent", ("rdna3",), {"rdna3": page},
