@@ -322,21 +322,40 @@ def fabs(x):
 
 def fma(a, b, c):
     """Fused multiply-add with a single rounding: f16/f32 via exact float64 products and a
-    round-to-odd sum, f64 with math.fma-equivalent exactness through Python fractions."""
-    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    float64 sum whose double rounding is repaired only where it can matter; f64 with
+    math.fma-equivalent exactness through Python fractions."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
     if dtype == np.float64:
-        return _fma64(a, b, c)
+        return _fma64(*np.broadcast_arrays(a, b, c))
+    # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     p = a.astype(np.float64) * b.astype(np.float64)     # exact (<= 48 significant bits)
-    s = p + c.astype(np.float64)
-    # error of the sum (TwoSum), then force the last bit odd if inexact: round-to-odd in f64
+    c = c.astype(np.float64)
+    s = p + c
+    if s.ndim == 0:
+        return _round_to_odd_sum(p, c, s).astype(dtype)
+    out = s.astype(dtype)
+    # Rounding s (p + c rounded to f64) to the narrow type gives the fused result unless s
+    # sits exactly on a midpoint of the narrow type: every midpoint is an f64 value, so the
+    # f64 rounding never moves the sum across one. Midpoints (and inf/NaN) have at least the
+    # low 52 - mantissa - 1 bits of their f64 encoding zero; only those lanes are redone.
+    low = np.uint64((1 << (52 - np.finfo(dtype).nmant - 1)) - 1)
+    hard = np.nonzero((s.view(U64) & low) == 0)
+    if len(hard[0]):
+        p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
+        out[hard] = _round_to_odd_sum(p[hard], c[hard], s[hard]).astype(dtype)
+    return out
+
+
+def _round_to_odd_sum(p, c, s):
+    """p + c rounded to f64 with round-to-odd (s = p + c rounded to nearest): a narrower
+    rounding of the result then equals the single rounding of the exact sum."""
     bb = s - p
-    err = (p - (s - bb)) + (c.astype(np.float64) - bb)
+    err = (p - (s - bb)) + (c - bb)          # TwoSum: the exact sum is s + err
     inexact = (err != 0) & np.isfinite(s)
-    toward = np.where(np.sign(err) == np.sign(s), s, np.nextafter(s, 0.0))
-    odd = (raw(toward) | U64(1)).view(np.float64)
-    s = np.where(inexact, odd, s)
-    return s.astype(dtype)
+    toward_zero = np.where(np.sign(err) == np.sign(s), s, np.nextafter(s, 0.0))
+    odd = (toward_zero.view(U64) | U64(1)).view(np.float64)
+    return np.where(inexact, odd, s)
 
 
 def _fma64(a, b, c):
