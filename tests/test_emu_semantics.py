@@ -497,7 +497,11 @@ def test_f32_fma_double_rounding_hard_cases():
                     for s in (sign, -sign):
                         rows.append((a, b * s * 2.0 ** (e - 24), c))
                         rows.append((a, b * s * 2.0 ** (e - 25), c))
-    rows += [(3.4028235e38, 2.0, -3.4028235e38), (3.4028235e38, 1.0, 2.0 ** 103), (np.inf, 0.0, 1.0),
+    big_denormal = 2.0 ** -126 - 2.0 ** -149        # its midpoint to the smallest normal rounds up to even
+    rows += [(2.0 ** -75 * (1 + u), 2.0 ** -75 * (1 - u), big_denormal),
+             (-(2.0 ** -75) * (1 + u), 2.0 ** -75 * (1 - u), -big_denormal),
+             (2.0 ** -75 * (1 + u), 2.0 ** -76 * (1 - u), 2.0 ** -149),
+             (3.4028235e38, 2.0, -3.4028235e38), (3.4028235e38, 1.0, 2.0 ** 103), (np.inf, 0.0, 1.0),
              (np.nan, 1.0, 2.0), (1.0, 1.0, -1.0), (-0.0, 1.0, 0.0), (2.0 ** -149, 0.5, 0.0)]
     vals = np.array(rows, np.float64).astype(np.float32)
     vals = np.resize(vals, (-(-len(vals) // (W * L)) * W * L, 3))
