@@ -127,9 +127,7 @@ _GWS = (("DS_GWS_SEMA_RELEASE_ALL", 24, "d8620000 ... -> ds_gws_sema_release_all
         ("DS_GWS_SEMA_BR", 27, "d86e0900 ... -> ds_gws_sema_br v10 offset:2304 gds"),
         ("DS_GWS_SEMA_P", 28, "d8720000 ... -> ds_gws_sema_p gds"),
         ("DS_GWS_BARRIER", 29, "d8760300 ... -> ds_gws_barrier v160 offset:768 gds"))
-# RDNA3's entry waits for the emulator's coverage floor to make room for six more DS opcodes:
-# ("rdna3", "RDNA3", 184, 546, "gfx1100")
-_GWS_MANUALS = (("rdna3.5", "RDNA3.5", 186, 581, "gfx1151"),)
+_GWS_MANUALS = (("rdna3", "RDNA3", 184, 546, "gfx1100"), ("rdna3.5", "RDNA3.5", 186, 581, "gfx1151"))
 ERRATA += tuple(
     Erratum(f"{arch.replace('.', '')}-{name.lower().replace('_', '-')}", (arch,), {arch: table_page},
             "add_opcode", ("DS", name), None, opcode,

@@ -99,7 +99,9 @@ MESSAGES = [f"s_sendmsg sendmsg({m})" for m in (
     "MSG_INTERRUPT", "MSG_HS_TESSFACTOR", "MSG_DEALLOC_VGPRS", "MSG_STALL_WAVE_GEN", "MSG_HALT_WAVES",
     "MSG_GS_ALLOC_REQ", "MSG_SYSMSG", "MSG_GS", "MSG_SAVEWAVE", "3")]
 
-OPERAND_LISTS = ["ds_ordered_count v5, v1 offset:4 gds", "s_dcache_inv", "s_gl1_inv",
+OPERAND_LISTS = ["ds_gws_init v1 gds", "ds_gws_barrier v3 offset:12 gds", "ds_gws_sema_p gds",
+                 "ds_gws_sema_v offset:8 gds", "ds_gws_sema_br v2 gds", "ds_gws_sema_release_all gds",
+                 "ds_ordered_count v5, v1 offset:4 gds", "s_dcache_inv", "s_gl1_inv",
                  "ds_append v1 gds", "ds_nop", "ds_swizzle_b32 v8, v2"]
 
 
