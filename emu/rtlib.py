@@ -40,14 +40,17 @@ def raw(x) -> np.ndarray:
         return a.view(UINT[a.dtype.itemsize * 8]).astype(U64)
     if k == "O":
         return (a & _ALL).astype(U64)
-    return a.astype(U64)
+    return a.astype(U64, copy=False)      # callers never write into the result
 
 
 def access(x, kind: str, bits: int):
     """`x.<kind><bits>`: reinterpret the low `bits` bits of x as that type."""
-    r = raw(x)
     if kind == "f":
-        return (r & U64(_mask(bits))).astype(UINT[bits]).view(FLOAT[bits])
+        a = np.asarray(x)
+        if a.dtype == UINT[bits]:           # already the register's width: reinterpret in place
+            return a.view(FLOAT[bits])
+        return raw(x).astype(UINT[bits]).view(FLOAT[bits])     # the narrowing keeps the low bits
+    r = raw(x)
     if bits < 64:
         r = r & U64(_mask(bits))
     if kind == "i":
@@ -70,7 +73,7 @@ def store(x, kind: str, bits: int):
     if kind == "f":
         if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
             a = float(a)
-        return np.asarray(a).astype(FLOAT[bits]).view(UINT[bits]).astype(U64)
+        return np.asarray(a).astype(FLOAT[bits], copy=False).view(UINT[bits]).astype(U64)
     if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
         a = to_int(a, kind == "i", bits)
     if bits > 64:
@@ -322,21 +325,44 @@ def fabs(x):
 
 def fma(a, b, c):
     """Fused multiply-add with a single rounding: f16/f32 via exact float64 products and a
-    round-to-odd sum, f64 with math.fma-equivalent exactness through Python fractions."""
-    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    float64 sum whose double rounding is repaired only where it can matter; f64 with
+    math.fma-equivalent exactness through Python fractions."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
     if dtype == np.float64:
-        return _fma64(a, b, c)
+        return _fma64(*np.broadcast_arrays(a, b, c))
+    # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     p = a.astype(np.float64) * b.astype(np.float64)     # exact (<= 48 significant bits)
-    s = p + c.astype(np.float64)
-    # error of the sum (TwoSum), then force the last bit odd if inexact: round-to-odd in f64
+    c = c.astype(np.float64)
+    s = p + c
+    if s.ndim == 0:
+        return _round_to_odd_sum(p, c, s).astype(dtype)
+    out = s.astype(dtype)
+    # Rounding s (p + c rounded to f64) to the narrow type gives the fused result unless s
+    # sits exactly on a midpoint of the narrow type: every midpoint is an f64 value, so the
+    # f64 rounding never moves the sum across one. A midpoint of normal results has the f64
+    # mantissa bit just below the narrow mantissa set and every lower bit clear (the
+    # overflow threshold too); results in the narrow denormal range have fewer mantissa
+    # bits, so those lanes are all checked. Only the candidate lanes are redone.
+    below = 52 - np.finfo(dtype).nmant - 1            # f64 mantissa bits under the half-ulp bit
+    hard = (s.view(U64) & U64((2 << below) - 1)) == U64(1 << below)
+    hard |= np.abs(out) <= np.finfo(dtype).tiny
+    if hard.any():
+        hard = np.nonzero(hard)
+        p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
+        out[hard] = _round_to_odd_sum(p[hard], c[hard], s[hard]).astype(dtype)
+    return out
+
+
+def _round_to_odd_sum(p, c, s):
+    """p + c rounded to f64 with round-to-odd (s = p + c rounded to nearest): a narrower
+    rounding of the result then equals the single rounding of the exact sum."""
     bb = s - p
-    err = (p - (s - bb)) + (c.astype(np.float64) - bb)
+    err = (p - (s - bb)) + (c - bb)          # TwoSum: the exact sum is s + err
     inexact = (err != 0) & np.isfinite(s)
-    toward = np.where(np.sign(err) == np.sign(s), s, np.nextafter(s, 0.0))
-    odd = (raw(toward) | U64(1)).view(np.float64)
-    s = np.where(inexact, odd, s)
-    return s.astype(dtype)
+    toward_zero = np.where(np.sign(err) == np.sign(s), s, np.nextafter(s, 0.0))
+    odd = (toward_zero.view(U64) | U64(1)).view(np.float64)
+    return np.where(inexact, odd, s)
 
 
 def _fma64(a, b, c):

@@ -15,7 +15,8 @@ uint64 for 64-bit operands, uint32 with a trailing dword axis (W, L, n) for wide
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable, Protocol
 
 import numpy as np
@@ -147,18 +148,23 @@ class Ctx:
         """uint32 (1, L): laneId of every lane (0 for scalar instructions)."""
         return np.zeros((1, 1), np.uint32) if self.scalar else np.arange(self.lanes, dtype=np.uint32)[None, :]
 
-    @property
+    @cached_property
     def active(self) -> np.ndarray:
-        """bool (W, L): the lanes EXEC enables ((W, 1) all True for scalar instructions)."""
+        """bool (W, L): the lanes EXEC enables ((W, 1) all True for scalar instructions).
+        Computed once per batch (the semantics ask for it per memory access and per lane
+        write); read-only, and a broadcast of one True when every lane is on."""
         if self.scalar:
             return np.ones((self.waves, 1), bool)
+        exec_mask = np.asarray(self.exec_mask, np.uint64)
+        if (exec_mask == np.uint64((1 << self.lanes) - 1)).all():
+            return np.broadcast_to(np.True_, self.shape)
         bits = (np.asarray(self.exec_mask, np.uint64) >> self.lane_id.astype(np.uint64)) & np.uint64(1)
         return bits.astype(bool)
 
     def with_inputs(self, changes: dict) -> "Ctx":
         """This batch with some inputs replaced; the others (including inputs the machine
         supplies lazily on first use) still come from this Ctx."""
-        return Ctx(**{**self.__dict__, "inputs": _Overlay(self.inputs, changes)})
+        return replace(self, inputs=_Overlay(self.inputs, changes))
 
     def get(self, name: str, instruction: str = "?"):
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -118,7 +119,7 @@ def serialise_atomics(fn):
         for r in range(int(rank.max()) + 1):
             sel = rank == r
             exec_r = np.bitwise_or.reduce(np.where(sel, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
-            sub = Ctx(**{**ctx.__dict__, "exec_mask": exec_r})
+            sub = dataclasses.replace(ctx, exec_mask=exec_r)     # not the parent's cached ctx.active
             out = fn(sub)
             if merged is None:
                 merged = {k: np.array(np.broadcast_to(v, ctx.shape + np.shape(v)[2:])) for k, v in out.items()}

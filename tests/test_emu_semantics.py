@@ -224,10 +224,14 @@ def test_f32_fma_single_rounding():
 def _round_fraction_f32(q):
     """Round an exact rational to the nearest f32, ties to even (independent of numpy's paths)."""
     from fractions import Fraction
-    f = np.float32(float(q))
-    if not np.isfinite(f):
-        return f
-    cands = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    if abs(q) >= 2 ** 128 - 2 ** 103:           # at or past the largest f32 plus half an ulp
+        return np.float32(np.inf if q > 0 else -np.inf)
+    with np.errstate(over="ignore"):
+        f = np.float32(float(q))
+        if not np.isfinite(f):
+            f = np.float32(np.finfo(np.float32).max * (1 if q > 0 else -1))
+        cands = [c for c in (np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf)))
+                 if np.isfinite(c)]
     best = min(cands, key=lambda c: (abs(Fraction(float(c)) - q), int(np.float32(c).view(np.uint32)) & 1))
     return np.float32(best)
 
@@ -477,3 +481,44 @@ def test_round_and_denorm_mode_set_their_mode_fields():
     got = sem.execute(Ctx(lanes=32, exec_mask=np.ones((1, 1), np.uint64), scalar=True, inputs={"SIMM16": 0xA},
                           mode=np.array([[0x3F3]], np.uint32)))
     assert got["MODE"].ravel().tolist() == [0x3FA]
+
+
+def test_f32_fma_double_rounding_hard_cases():
+    """Sums whose float64 rounding lands exactly on an f32 midpoint (the only place a double
+    rounding can go wrong), at normal, denormal and overflow scales, against exact rationals."""
+    from fractions import Fraction
+    u = 2.0 ** -23
+    rows = []
+    for e in (0, 20, -100, -126, -140, 100, 127):
+        for sign in (1.0, -1.0):
+            for j in (0, 1, 2, 3):                      # even and odd f32 mantissas of c
+                c = sign * 2.0 ** e * (1 + j * u)
+                for a, b in ((1 + u, 1 - u), (1 + 2 ** -12, 1 + 2 ** -12), (1 - u, 1 - u), (1 + u, 1 + u)):
+                    for s in (sign, -sign):
+                        rows.append((a, b * s * 2.0 ** (e - 24), c))
+                        rows.append((a, b * s * 2.0 ** (e - 25), c))
+    big_denormal = 2.0 ** -126 - 2.0 ** -149        # its midpoint to the smallest normal rounds up to even
+    rows += [(2.0 ** -75 * (1 + u), 2.0 ** -75 * (1 - u), big_denormal),
+             (-(2.0 ** -75) * (1 + u), 2.0 ** -75 * (1 - u), -big_denormal),
+             (2.0 ** -75 * (1 + u), 2.0 ** -76 * (1 - u), 2.0 ** -149),
+             (3.4028235e38, 2.0, -3.4028235e38), (3.4028235e38, 1.0, 2.0 ** 103), (np.inf, 0.0, 1.0),
+             (np.nan, 1.0, 2.0), (1.0, 1.0, -1.0), (-0.0, 1.0, 0.0), (2.0 ** -149, 0.5, 0.0)]
+    vals = np.array(rows, np.float64).astype(np.float32)
+    vals = np.resize(vals, (-(-len(vals) // (W * L)) * W * L, 3))
+    want = []
+    for x, y, z in vals:
+        if all(np.isfinite([x, y, z])):
+            q = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+            with np.errstate(all="ignore"):
+                zero = np.float32(np.float64(x) * np.float64(y) + np.float64(z))
+            want.append(_round_fraction_f32(q) if q != 0 else zero)
+        else:
+            with np.errstate(all="ignore"):
+                want.append(np.float32(np.float64(x) * np.float64(y) + np.float64(z)))
+    with np.errstate(all="ignore"):
+        naive = (np.float64(vals[:, 0]) * np.float64(vals[:, 1]) + np.float64(vals[:, 2])).astype(np.float32)
+    want = np.array(want, np.float32)
+    assert (naive.view(np.uint32) != want.view(np.uint32)).sum() >= 10      # the cases are hard
+    for at in range(0, len(vals), W * L):                                    # one W x L batch at a time
+        a, b, c = (vals[at:at + W * L, i].reshape(W, L) for i in range(3))
+        same_float(run("v_fma_f32", S0=bits(a), S1=bits(b), S2=bits(c))["D0"], want[at:at + W * L].reshape(W, L))
