@@ -12,7 +12,7 @@ from dsl.asm import AsmError, Directive, Label, define_label, encode_at, encoder
 
 from . import elf
 from .descriptor import DESCRIPTOR_SIZE, encode_descriptor
-from .expr import Address, ExprError, UndefinedSymbol, evaluate, split_args
+from .expr import Address, ExprError, UndefinedSymbol, amdgpu_functions, evaluate, split_args
 from .link import R_AMDGPU_ABS64, R_AMDGPU_REL64, Fixup, LinkError, OutputSection, SymbolDef, link
 from .target import Target, parse_target
 from .writer import METADATA_VERSION, build_descriptor, kernel_metadata
@@ -44,13 +44,24 @@ class _Section:
 
 
 @dataclass
+class _Deferred:
+    """A `.set` whose expression names symbols defined further down (LLVM's compiler output
+    sets `kernel.num_vgpr` after the kernel that uses it): evaluated when first needed."""
+    text: str
+    directive: Directive
+    here: Address
+    busy: bool = False
+
+
+@dataclass
 class _Kernel:
     name: str
     directives: dict
     section: str
     offset: int
     where: str
-    descriptor: object = None      # set at .end_amdhsa_kernel
+    descriptor: object = None      # set by build_kernel, after the whole file is read
+    end: Directive | None = None
     regs: dict = field(default_factory=dict)
     wave: int = 0
 
@@ -63,7 +74,7 @@ class _Module:
         self.version = 5
         self.sections: dict[str, _Section] = {}
         self.current = self._section(".text")
-        self.absolute: dict[str, int] = {}          # .set / .equ
+        self.absolute: dict[str, int | _Deferred] = {}   # .set / .equ
         self.bind: dict[str, int] = {}
         self.types: dict[str, int] = {}
         self.visibility: dict[str, int] = {}
@@ -94,7 +105,22 @@ class _Module:
         if name == ".":
             return here or Address(self.current.name, len(self.current.data))
         if name in self.absolute:
-            return self.absolute[name]
+            v = self.absolute[name]
+            if isinstance(v, _Deferred):
+                if v.busy:
+                    self.fail(v.directive, f"{name} is defined in terms of itself")
+                v.busy = True
+                try:     # an undefined name propagates: the caller may itself be deferred
+                    value = evaluate(v.text, lambda n: self.lookup(n, v.here), self.functions())
+                except UndefinedSymbol:
+                    raise
+                except ExprError as e:
+                    self.fail(v.directive, f"{v.directive.name}: {e}")
+                finally:
+                    v.busy = False
+                self.absolute[name] = value
+                return value
+            return v
         for s in self.sections.values():
             if name in s.labels:
                 return Address(s.name, s.labels[name], name)
@@ -103,12 +129,16 @@ class _Module:
     def value(self, d, text: str, *, integer=True, here: Address | None = None):
         """`text` evaluated; `here` is what `.` means (default: the current location)."""
         try:
-            v = evaluate(text, lambda name: self.lookup(name, here))
+            v = evaluate(text, lambda name: self.lookup(name, here), self.functions())
         except ExprError as e:
             self.fail(d, f"{d.name}: {e}")
         if integer and isinstance(v, Address):
             self.fail(d, f"{d.name}: {text.strip()!r} is an address; a number is needed here")
         return v
+
+    def functions(self) -> dict | None:
+        """max/min, plus LLVM's AMDGPU expression functions once the target is known."""
+        return amdgpu_functions(self.target) if self.target else None
 
     def encoder(self, d):
         if self._encoder is None:
@@ -161,7 +191,7 @@ class _Module:
     def directive(self, d: Directive) -> None:
         name, args = d.name, d.args
         if self.open_kernel and name.startswith(".amdhsa_") and name != ".amdhsa_kernel":
-            self.open_kernel.directives[name] = (self.value(d, args), d)
+            self.open_kernel.directives[name] = (args, d)    # evaluated at the end: may name later .sets
             return
         if name == ".end_amdhsa_kernel":
             return self.end_kernel(d)
@@ -241,10 +271,17 @@ class _Module:
         parts = split_args(args)
         if len(parts) != 2:
             self.fail(d, f"{d.name} takes NAME, EXPRESSION; got {args!r}")
-        self.absolute[parts[0]] = self.value(d, parts[1])
+        here = Address(self.current.name, len(self.current.data))
+        try:
+            value = evaluate(parts[1], lambda name: self.lookup(name, here), self.functions())
+        except UndefinedSymbol:
+            value = _Deferred(parts[1], d, here)
+        except ExprError as e:
+            self.fail(d, f"{d.name}: {e}")
+        self.absolute[parts[0]] = value
     d_equ = d_set
 
-    def _align(self, d, boundary: int, fill: int | None, limit: int | None):
+    def _align(self, d, boundary: int, fill: int | None, limit: int | None, fill_size: int = 1):
         if boundary <= 0 or boundary & (boundary - 1):
             self.fail(d, f"{d.name}: alignment {boundary} is not a power of two")
         sec = self.current
@@ -256,16 +293,25 @@ class _Module:
             nop = encode_at(self.encoder(d), parse("s_nop 0")[0], [], 0, [])
             sec.data += nop * (pad // 4)          # code is padded with s_nop 0, as LLVM does
         else:
-            sec.data += bytes([fill or 0]) * pad
+            if pad % fill_size:
+                self.fail(d, f"{d.name}: {pad} bytes of padding is not a whole number of {fill_size}-byte fills")
+            word = ((fill or 0) & ((1 << 8 * fill_size) - 1)).to_bytes(fill_size, "little")
+            sec.data += word * (pad // fill_size)
 
-    def _align_args(self, d, args, power: bool):
+    def _align_args(self, d, args, power: bool, fill_size: int = 1):
         parts = [self.value(d, p) if p else None for p in split_args(args)] + [None, None]
         if parts[0] is None:
             self.fail(d, f"{d.name} needs an alignment")
-        self._align(d, 1 << parts[0] if power else parts[0], parts[1], parts[2])
+        self._align(d, 1 << parts[0] if power else parts[0], parts[1], parts[2], fill_size)
 
     def d_p2align(self, d, args):
         self._align_args(d, args, True)
+
+    def d_p2alignw(self, d, args):
+        self._align_args(d, args, True, 2)
+
+    def d_p2alignl(self, d, args):
+        self._align_args(d, args, True, 4)
 
     def d_balign(self, d, args):
         self._align_args(d, args, False)
@@ -278,7 +324,7 @@ class _Module:
             at = len(self.current.data)
             here = Address(self.current.name, at)
             try:
-                value = evaluate(part, lambda name: self.lookup(name, here))
+                value = evaluate(part, lambda name: self.lookup(name, here), self.functions())
             except UndefinedSymbol:
                 value = None
             except ExprError as e:
@@ -294,6 +340,14 @@ class _Module:
             self.fail(d, f"{d.name}: negative size {count}")
         self.current.data += bytes([fill & 0xFF]) * count
     d_space = d_skip = d_zero
+
+    def d_fill(self, d, args):
+        """.fill REPEAT[, SIZE[, VALUE]]: REPEAT copies of VALUE's low SIZE (at most 8) bytes."""
+        given = [self.value(d, p) for p in split_args(args)]
+        count, size, value = given + [1, 0][len(given) - 1:] if 1 <= len(given) <= 3 else (-1, 0, 0)
+        if count < 0 or not 0 <= size <= 8:
+            self.fail(d, f".fill {count}, {size}: repeat must be >= 0 and size 0..8")
+        self.current.data += (value & ((1 << 8 * size) - 1)).to_bytes(size, "little") * count
 
     def d_ascii(self, d, args, terminator=b""):
         for part in split_args(args):
@@ -321,26 +375,31 @@ class _Module:
                          f"switch to .rodata first")
         if self.target is None:
             self.fail(d, "no target: give .amdgcn_target before .amdhsa_kernel")
-        wave = self.wave_size or self.target.default_wave_size
-        directives = {n: v for n, (v, _) in k.directives.items()}
-        if self.target.major >= 10:
-            directives.setdefault(".amdhsa_wavefront_size32", int(wave == 32))
-        try:
-            desc, regs = build_descriptor(self.target, directives, wave)
-        except ValueError as e:
-            self.fail(d, f".amdhsa_kernel {k.name}: {e}")
         k.offset = len(self.current.data)
         k.section = self.current.name
-        self.current.data += encode_descriptor(desc, self.target)
+        k.end = d
+        self.current.data += bytes(DESCRIPTOR_SIZE)          # filled in by build_kernel at the end
         define_label(self.current.labels, Label(k.name + ".kd", d.line, d.column), k.offset)
         self.kernels.append(k)
-        k.descriptor, k.regs, k.wave = desc, regs, wave
         self.bind.setdefault(k.name + ".kd", elf.STB_GLOBAL)
         self.types.setdefault(k.name + ".kd", elf.STT_OBJECT)
         self.sizes.setdefault(k.name + ".kd", (str(DESCRIPTOR_SIZE), d, None))
         self.visibility.setdefault(k.name, elf.STV_PROTECTED)
         self.types.setdefault(k.name, elf.STT_FUNC)
         self.bind.setdefault(k.name, elf.STB_GLOBAL)
+
+    def build_kernel(self, k: _Kernel) -> None:
+        """The descriptor's bytes, once every symbol its `.amdhsa_*` values name is known."""
+        wave = self.wave_size or self.target.default_wave_size
+        directives = {n: self.value(dd, text) for n, (text, dd) in k.directives.items()}
+        if self.target.major >= 10:
+            directives.setdefault(".amdhsa_wavefront_size32", int(wave == 32))
+        try:
+            desc, regs = build_descriptor(self.target, directives, wave)
+        except ValueError as e:
+            self.fail(k.end, f".amdhsa_kernel {k.name}: {e}")
+        self.sections[k.section].data[k.offset:k.offset + DESCRIPTOR_SIZE] = encode_descriptor(desc, self.target)
+        k.descriptor, k.regs, k.wave = desc, regs, wave
 
     def d_amdgpu_metadata(self, d, args):
         try:
@@ -358,6 +417,8 @@ class _Module:
     def finish(self) -> bytes:
         for sec in self.sections.values():
             resolve_branches(sec.data, sec.branches, sec.labels)
+        for k in self.kernels:
+            self.build_kernel(k)
         for sec, at, size, text, d, v in self.late_data:
             if v is None:
                 v = self.value(d, text, integer=False, here=Address(sec.name, at))
@@ -402,7 +463,13 @@ class _Module:
                                      self.bind.get(name, elf.STB_LOCAL),
                                      self.visibility.get(name, elf.STV_PROTECTED
                                                          if self.bind.get(name) == elf.STB_GLOBAL else 0)))
-        for name, value in self.absolute.items():
+        for name, defined in list(self.absolute.items()):
+            try:
+                value = self.lookup(name)
+            except UndefinedSymbol as e:
+                self.fail(defined.directive, f"{defined.directive.name}: {e}")
+            if isinstance(value, Address):
+                continue                           # an alias of a label: the label is the symbol
             if not name.startswith(".L"):
                 out.append(SymbolDef(name, None, value & (1 << 64) - 1, 0, elf.STT_NOTYPE,
                                      self.bind.get(name, elf.STB_LOCAL), 0))

@@ -136,3 +136,44 @@ table:
 def test_errors_name_the_line(src, message):
     with pytest.raises(AsmError, match=message):
         assemble_module(src)
+
+
+# The AMDGPU functions LLVM writes into register-count expressions, with target-dependent meaning.
+MC_FUNCTION_CASES = ["extrasgprs(1, 0, 1)", "extrasgprs(0, 1, 1)", "extrasgprs(0, 0, 1)", "extrasgprs(1, 0, 0)",
+                     "extrasgprs(0, 0, 0)", "totalnumvgprs(3, 5)", "totalnumvgprs(0, 7)", "totalnumvgprs(9, 2)",
+                     "alignto(5, 4)", "alignto(8, 4)", "or(1, 6, 8)", "max(1, 7, 3)", "max(k.n+extrasgprs(1, 0, 0), 1, 0)"]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx90a"])
+def test_amdgpu_expression_functions_match_llvm_mc(arch, tmp_path):
+    src = tmp_path / "f.s"
+    src.write_text("\n.set k.n, 5\n" + "".join(f".set v{i}, {e}\n" for i, e in enumerate(MC_FUNCTION_CASES)))
+    out = run(tool("llvm-mc"), "-triple", "amdgcn-amd-amdhsa", f"-mcpu={arch}", str(src))
+    theirs = {int(i): int(v) for i, v in re.findall(r"\.set v(\d+), (-?\d+)", out)}
+    assert len(theirs) == len(MC_FUNCTION_CASES)
+    co = read_code_object(assemble_module(f'.amdgcn_target "amdgcn-amd-amdhsa--{arch}"\n' + src.read_text()))
+    ours = {int(s.name[1:]): s.value for s in co.elf.symbols if re.fullmatch(r"v\d+", s.name)}
+    assert ours == theirs, arch
+
+
+def test_set_may_name_symbols_defined_later():
+    src = ('.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"\n.set a, b*2\n.set b, c+1\n.set c, 3\n'
+           '.set loop1, loop2\n.set loop2, loop1\n')
+    with pytest.raises(AsmError, match="5:1: .*loop1 is defined in terms of itself"):
+        assemble_module(src)
+    with pytest.raises(AsmError, match="2:1: .*undefined symbol 'nothere'"):
+        assemble_module(src.split("\n")[0] + "\n.set a, nothere+1\n")
+    co = read_code_object(assemble_module(src.rsplit(".set loop1", 1)[0]))
+    assert {s.name: s.value for s in co.elf.symbols if s.name in ("a", "b", "c")} == {"a": 8, "b": 4, "c": 3}
+
+
+@pytest.mark.parametrize("fill, expected", [(".fill 3", "01000000"), (".fill 2, 2", "0100000000"),
+                                            (".fill 2, 4, 0x11223344", "014433221144332211"),
+                                            (".p2alignl 3, 0xbf9f0000", "01000000" "00009fbf"),
+                                            (".p2alignw 2, 0xabcd", "0100" "cdab")])
+def test_fill_and_word_alignment(fill, expected):
+    text = f'.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"\n.data\n.byte 1\n.byte 0, 0, 0\n{fill}\n' \
+        if "alignl" in fill else f'.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"\n.data\n.byte 1\n{fill}\n'
+    if "alignw" in fill:
+        text = text.replace(".byte 1\n", ".byte 1, 0\n")
+    assert read_code_object(assemble_module(text)).elf.section(".data").data.hex() == expected
