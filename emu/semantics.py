@@ -93,14 +93,88 @@ class Semantic:
         it or writes only some of its bits (D16 loads, v_swap, accumulate ops)."""
         return any(n in self.reads for n in ("D0", "VDATA", "RETURN_DATA", "SDATA"))
 
+    @cached_property
+    def float_operands(self) -> tuple[tuple[str, int], ...]:
+        """(name, width) of the scalar float operands MODE.FP_DENORM applies to (reads and
+        writes): those the pseudocode types f16/f32/f64 at their own width. Bit-moving
+        instructions (mov, cndmask, permutes) type theirs b/u and are never flushed;
+        memory atomics follow their own rules (manual ch. 13) and packed/dot/mix operands
+        are typed by the pseudocode as whole registers, so those are left alone too."""
+        if self.memory or any(p in self.name for p in _DENORM_EXEMPT):
+            return ()
+        ops = list(self.reads.values()) + list(self.writes.values())
+        return tuple((o.name, o.bits) for o in ops if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits)
+
     def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
         """Run on a batch. Returns {operand name: new value}, each broadcast to the batch
         shape ((W, L) or (W, 1), plus the dword axis for wide values) in the contract's
         dtype. Writes are NOT EXEC-masked: applying EXEC to the writeback is the machine's
-        job (memory accesses and pseudocode-level VGPR writes are masked here)."""
+        job (memory accesses and pseudocode-level VGPR writes are masked here).
+        Denormal float inputs and results are flushed to signed zero as MODE.FP_DENORM says."""
+        flush = _denorm_flush(ctx.mode, self.float_operands) if self.float_operands else None
+        if flush:
+            ctx = ctx.with_inputs({name: _flush(ctx.inputs[name], bits, flush[bits][0])
+                                   for name, bits in self.float_operands
+                                   if name in self.reads and flush[bits][0] is not None and _supplied(ctx, name)})
         with np.errstate(all="ignore"):   # inactive lanes compute on garbage; IEEE results are wanted
             out = self.fn(ctx)
+        if flush:
+            for name, bits in self.float_operands:
+                if name in self.writes and name in out and flush[bits][1] is not None:
+                    out[name] = _flush(out[name], bits, flush[bits][1])
         return {name: _fit(ctx, self.writes.get(name), value) for name, value in out.items()}
+
+
+# Instructions whose float-typed operands are not plain scalars of that type: packed
+# halves, dot products and mixed-precision ops read registers the pseudocode types as one
+# f32 (flushing them as such would be wrong); V_CMP_CLASS inspects the encoding itself.
+_DENORM_EXEMPT = ("_PK_", "DOT", "_MIX", "WMMA", "CLASS")
+
+# MODE.FP_DENORM (MODE[7:4], RDNA3 manual "Denormalized and Rounding Modes"): [5:4] for f32,
+# [7:6] for f64 and f16; in each 2-bit field bit 0 allows input denormals, bit 1 allows
+# output denormals (a clear bit flushes).
+_DENORM_FIELD_LO = {32: 4, 16: 6, 64: 6}
+_EXP_MANT = {16: (0x7C00, 0x3FF), 32: (0x7F800000, 0x7FFFFF), 64: (0x7FF << 52, (1 << 52) - 1)}
+
+
+def _denorm_flush(mode, operands) -> dict | None:
+    """{width: (flush inputs, flush outputs)} for the widths used, each a bool per wave
+    ((W, 1) array or a plain bool) or None when no wave flushes; None overall when every
+    wave keeps all denormals (the common case costs one comparison per width)."""
+    out, any_flush = {}, False
+    for _, bits in operands:
+        if bits in out:
+            continue
+        field = (np.asarray(mode, np.uint32) >> np.uint32(_DENORM_FIELD_LO[bits])) & np.uint32(3)
+        if np.all(field == 3):
+            out[bits] = (None, None)
+            continue
+        flush_in, flush_out = (field & 1) == 0, (field & 2) == 0
+        out[bits] = (flush_in if np.any(flush_in) else None, flush_out if np.any(flush_out) else None)
+        any_flush = True
+    return out if any_flush else None
+
+
+def _supplied(ctx: "Ctx", name: str) -> bool:
+    try:
+        ctx.inputs[name]
+        return True
+    except KeyError:
+        return False
+
+
+def _flush(value, bits: int, waves) -> np.ndarray:
+    """Raw float bits with denormals (exponent 0, mantissa non-zero) replaced by zero of the
+    same sign, in the waves `waves` selects. Bits above a 16-bit value are kept."""
+    exp, mant = _EXP_MANT[bits]
+    v = np.asarray(value)
+    if v.dtype.kind == "f":          # a float result: flush its encoding
+        v = v.view(f"u{v.dtype.itemsize}")
+    dtype = v.dtype if v.dtype.kind == "u" else (np.uint64 if bits == 64 else np.uint32)
+    v = v.astype(dtype, copy=False)
+    exp, mant = dtype.type(exp), dtype.type(mant)
+    denorm = ((v & exp) == 0) & ((v & mant) != 0) & waves
+    return np.where(denorm, v & ~mant, v)
 
 
 def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
