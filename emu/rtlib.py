@@ -142,6 +142,8 @@ def bits_of(x, hi, lo):
     if a.dtype.kind == "O":
         return ((a >> int(lo)) & _mask(int(hi) - int(lo) + 1)).astype(U64) if int(hi) - int(lo) < 64 else (a >> int(lo)) & _mask(int(hi) - int(lo) + 1)
     r = raw(x)
+    if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi - lo < 64:
+        return (r >> U64(lo)) & U64(_mask(int(hi) - int(lo) + 1))     # constant field: no shift guards
     width = raw(hi).astype(np.int64) - raw(lo).astype(np.int64) + 1
     return shr(r, lo) & (shl(U64(1), width) - U64(1))
 
@@ -165,6 +167,12 @@ def reverse_bits(v, n: int = 32):
     return out
 
 
+def _in_shift_range(n: np.ndarray) -> bool:
+    """All shift counts in 0..63 (checked on the counts, which are usually per-wave or one
+    constant, so much smaller than the shifted values)."""
+    return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 64
+
+
 def shl(x, n):
     """x << n at 64-bit width; shifts >= 64 give 0 (not the host's shift-count wrap)."""
     n = np.asarray(n).astype(np.int64)
@@ -172,7 +180,10 @@ def shl(x, n):
         return np.asarray(x) << n.astype(object)
     signed = np.asarray(x).dtype == np.int64
     r = raw(x)
-    out = np.where(n >= 64, U64(0), r << np.minimum(n, 63).astype(U64))
+    if _in_shift_range(n):      # every count < 64 (the usual 5-bit field): the host shift is exact
+        out = r << n.astype(U64)
+    else:
+        out = np.where(n >= 64, U64(0), r << np.minimum(n, 63).astype(U64))
     return out.view(np.int64) if signed else out
 
 
@@ -185,6 +196,8 @@ def shr(x, n):
     if a.dtype == np.int64:
         return a >> np.minimum(n, 63)
     r = raw(x)
+    if _in_shift_range(n):
+        return r >> n.astype(U64)
     return np.where(n >= 64, U64(0), r >> np.minimum(n, 63).astype(U64))
 
 
@@ -344,13 +357,19 @@ def fma(a, b, c):
     # mantissa bit just below the narrow mantissa set and every lower bit clear (the
     # overflow threshold too); results in the narrow denormal range have fewer mantissa
     # bits, so those lanes are all checked. Only the candidate lanes are redone.
+    # Exact sums (err == 0 below) need no repair; they are common (short operands), and
+    # then half the lanes can look like midpoints, so the inexact test runs on the whole
+    # batch before any lanes are picked out.
     below = 52 - np.finfo(dtype).nmant - 1            # f64 mantissa bits under the half-ulp bit
     hard = (s.view(U64) & U64((2 << below) - 1)) == U64(1 << below)
     hard |= np.abs(out) <= np.finfo(dtype).tiny
     if hard.any():
-        hard = np.nonzero(hard)
-        p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
-        out[hard] = _round_to_odd_sum(p[hard], c[hard], s[hard]).astype(dtype)
+        bb = s - p
+        hard &= ((p - (s - bb)) + (c - bb)) != 0      # TwoSum error: the f64 sum was inexact
+        if hard.any():
+            hard = np.nonzero(hard)
+            p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
+            out[hard] = _round_to_odd_sum(p[hard], c[hard], s[hard]).astype(dtype)
     return out
 
 

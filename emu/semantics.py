@@ -111,7 +111,7 @@ def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
         return np.broadcast_to(value.astype(np.uint32), ctx.shape + (op.bits // 32,))
     wide = op.bits > 32 if op is not None else value.dtype.itemsize == 8
     dtype = np.uint64 if wide else np.uint32
-    return np.broadcast_to(value.astype(dtype), ctx.shape)
+    return np.broadcast_to(value.astype(dtype, copy=False), ctx.shape)     # read-only view: no copy needed
 
 
 @dataclass
