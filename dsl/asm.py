@@ -108,6 +108,17 @@ def _name(text: str):
     return Attr(text)
 
 
+@dataclass(frozen=True)
+class SymExpr:
+    """An operand that adds or subtracts symbols and numbers (table@rel32@lo+4, .Lend-.Lstart):
+    encoded as a 32-bit literal whose value is filled in once the symbols are placed."""
+    text: str
+
+
+def _symexpr(text: str) -> SymExpr:
+    return SymExpr("".join(text.rstrip(_BLANK_COMMA).split()))
+
+
 def _keynum(text: str) -> tuple:
     key, _, num = text.rstrip().partition(":")
     return ("kv", key.lower(), -_int(num[1:]) if num[0] == "-" else _int(num))
@@ -122,6 +133,7 @@ def _keylist(text: str) -> tuple:
 _TOKEN_VALUE = {"REG": (_reg, False), "REG_C": (_reg, True), "REGRANGE": (_regrange, False),
                 "REGRANGE_C": (_regrange, True), "NUMBER": (_int, False), "NUMBER_C": (_int, True),
                 "FLOAT": (float, False), "IDENT": (_name, False), "IDENT_C": (_name, True),
+                "SYMEXPR": (_symexpr, False), "SYMEXPR_C": (_symexpr, True),
                 "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False)}
 
 
@@ -370,6 +382,7 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
         else:
             out += encode_at(enc, it, lines, len(out), fixups)
     resolve_branches(out, fixups, labels)
+    resolve_literals(out, fixups, labels)
     return bytes(out)
 
 
@@ -389,20 +402,33 @@ def define_label(labels: dict, label: Label, offset: int) -> None:
 def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -> bytes:
     """Bytes of one instruction placed at `offset`; a branch to a label appends
     (offset, label, statement) to `fixups` for resolve_branches (branches are always
-    4 bytes, so label addresses are known after one pass)."""
+    4 bytes, so label addresses are known after one pass), a symbolic literal appends
+    (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
         data, fix = enc.encode_statement(st)
     except (OperandError, ValueError) as e:
         src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
         raise AsmError(f"{st.line}:{st.column}: {e}\n    {src.strip()}") from None
-    if fix is not None:
+    if isinstance(fix, LiteralRef):
+        fixups.append((offset + fix.at, fix, st))
+    elif fix is not None:
         fixups.append((offset, fix, st))
     return data
+
+
+@dataclass(frozen=True)
+class LiteralRef:
+    """A symbolic 32-bit literal of an encoded instruction: its expression text and the byte
+    offset of its literal dword within the instruction (the dword holds 0 until resolved)."""
+    text: str
+    at: int
 
 
 def resolve_branches(code: bytearray, fixups: list, labels: dict[str, int]) -> None:
     """Patch each branch's 16-bit dword offset to its label (offsets within `code`)."""
     for pos, name, st in fixups:
+        if type(name) is not str:
+            continue                     # a symbolic literal: resolve_literals
         if name not in labels:
             raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: undefined label {name!r}")
         delta = (labels[name] - (pos + 4)) // 4
@@ -410,3 +436,43 @@ def resolve_branches(code: bytearray, fixups: list, labels: dict[str, int]) -> N
             raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: label {name!r} is {delta} dwords away; "
                            f"a branch reaches -32768..32767")
         code[pos:pos + 2] = (delta & 0xffff).to_bytes(2, "little")
+
+
+# name@rel32@lo, name@gotpcrel32@hi, name@abs32@lo ...: which half of which relocated value
+_SPECIFIER = re.compile(r"@(rel32|gotpcrel32|abs32)@(lo|hi)\b", re.I)
+_TERM = re.compile(r"([-+]?)([A-Za-z_.$][\w.$@]*|0x[0-9a-fA-F]+|\d+)")
+
+
+def split_specifier(text: str) -> tuple[str, str | None]:
+    """(the expression without its relocation specifier, 'rel32@lo'-style specifier or None)."""
+    found = _SPECIFIER.findall(text)
+    if len(found) > 1:
+        raise AsmError(f"{text}: more than one relocation specifier")
+    return _SPECIFIER.sub("", text), "@".join(found[0]).lower() if found else None
+
+
+def resolve_literals(code: bytearray, fixups: list, labels: dict[str, int]) -> None:
+    """Fill symbolic literals that are label differences within `code` (.Lend-.Lstart+4);
+    anything naming an address (a lone symbol, @rel32/@abs32/@gotpcrel32) needs a code object."""
+    for pos, ref, st in fixups:
+        if type(ref) is not LiteralRef:
+            continue
+        where = f"{st.line}:{st.column}: {st.mnemonic}: literal {ref.text!r}"
+        expr, spec = split_specifier(ref.text)
+        code_object = ("known only when the code is placed; assemble it into a code object with "
+                       "runtime.asm_module.assemble_module() or `wavesmith asm FILE -o FILE.hsaco`")
+        if spec:
+            raise AsmError(f"{where}: @{spec} is a relocation, {code_object}")
+        value = net_labels = 0
+        for sign, term in _TERM.findall(expr):
+            k = -1 if sign == "-" else 1
+            if term[0].isdigit():
+                value += k * int(term, 0)
+                continue
+            if term not in labels:
+                raise AsmError(f"{where}: undefined symbol {term!r}")
+            value += k * labels[term]
+            net_labels += k
+        if net_labels:
+            raise AsmError(f"{where} is an address, {code_object}")
+        code[pos:pos + 4] = (value & 0xffffffff).to_bytes(4, "little")

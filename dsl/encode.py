@@ -84,16 +84,25 @@ class Fields(dict):
         super().__init__()
         self.d = d
         self.literal: int | None = None
+        self.literal_ref: str | None = None     # the literal is this symbol expression, filled in later
         self.dpp: dict | None = None
         self.dpp_kind: str | None = None
         self.extra: dict = {}
 
     def set_literal(self, value: int, what: str):
         value &= 0xffffffff
-        if self.literal is not None and self.literal != value:
+        if self.literal_ref is not None or self.literal is not None and self.literal != value:
             raise OperandError(f"{_name(self.d)}: {what}: an instruction has one 32-bit literal; it already "
-                               f"uses 0x{self.literal:x}, so 0x{value:x} cannot be added")
+                               f"uses {self.literal_ref or hex(self.literal)}, so 0x{value:x} cannot be added")
         self.literal = value
+
+    def set_literal_ref(self, text: str, what: str):
+        """The literal is a symbol expression: a zero dword now, its value patched in by the
+        assembler (label differences) or the code-object linker (addresses)."""
+        if self.literal is not None:
+            raise OperandError(f"{_name(self.d)}: {what}: an instruction has one 32-bit literal; it already "
+                               f"uses {self.literal_ref or hex(self.literal)}, so {text} cannot be added")
+        self.literal, self.literal_ref = 0, text
 
 
 class Encoder:
@@ -139,6 +148,12 @@ class Encoder:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 64 bits wide; this operand is 32-bit, "
                                    f"use {v.name}_lo or {v.name}_hi")
             return code, neg, ab, hi
+        if isinstance(v, (Attr_, SymExpr_)):
+            if not allow_literal:
+                raise OperandError(f"{_name(F.d)}: {what}: symbol operand {v} needs a literal, which this "
+                                   f"encoding has not")
+            F.set_literal_ref(v.name if isinstance(v, Attr_) else v.text, what)
+            return LITERAL, neg, ab, hi
         forced = isinstance(v, Lit)
         if forced:
             v = v.value
@@ -275,7 +290,10 @@ class Encoder:
             raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
         if mods:
             raise OperandError(f"{_name(d)}: unexpected modifier(s) {', '.join(mods)} for its {fmt} encoding")
-        return self.pack(d, F), fix
+        data = self.pack(d, F)
+        if F.literal_ref is not None:
+            fix = LiteralRef(F.literal_ref, len(data) - 4)     # the literal is the last dword
+        return data, fix
 
     def pack(self, d: InstrDef, F: Fields, fmt_name: str | None = None) -> bytes:
         fmt_name = fmt_name or d.format
@@ -820,6 +838,10 @@ class Encoder:
 
 # ---------------------------------------------------------------- helpers
 
+class SymExpr_:  # placeholder replaced below (asm.SymExpr)
+    pass
+
+
 class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import cycle
     pass
 
@@ -1047,6 +1069,6 @@ def order_candidates(defs: list[InstrDef], enc: str) -> list[InstrDef]:
 
 
 def _late_imports():
-    global Attr_
-    from .asm import Attr
-    Attr_ = Attr
+    global Attr_, SymExpr_, LiteralRef
+    from .asm import Attr, LiteralRef, SymExpr
+    Attr_, SymExpr_ = Attr, SymExpr

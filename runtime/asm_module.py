@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from dsl.asm import AsmError, Directive, Label, define_label, encode_at, encoder, parse, resolve_branches
+from dsl.asm import (AsmError, Directive, Label, LiteralRef, define_label, encode_at, encoder, parse,
+                     resolve_branches, split_specifier)
 
 from . import elf
 from .descriptor import DESCRIPTOR_SIZE, encode_descriptor
 from .expr import Address, ExprError, UndefinedSymbol, amdgpu_functions, evaluate, split_args
-from .link import R_AMDGPU_ABS64, R_AMDGPU_REL64, Fixup, LinkError, OutputSection, SymbolDef, link
+from .link import LITERAL_RELOCATIONS, R_AMDGPU_ABS64, R_AMDGPU_REL64, Fixup, LinkError, OutputSection, SymbolDef, link
 from .target import Target, parse_target
 from .writer import METADATA_VERSION, build_descriptor, kernel_metadata
 
@@ -417,6 +418,7 @@ class _Module:
     def finish(self) -> bytes:
         for sec in self.sections.values():
             resolve_branches(sec.data, sec.branches, sec.labels)
+            self.resolve_literals(sec)
         for k in self.kernels:
             self.build_kernel(k)
         for sec, at, size, text, d, v in self.late_data:
@@ -448,6 +450,32 @@ class _Module:
             return link(self.target, sections, symbols, fixups, metadata, elf.ABI_VERSION[self.version])
         except LinkError as e:
             raise AsmError(str(e)) from None
+
+    def resolve_literals(self, sec: _Section) -> None:
+        """Instruction literals naming symbols: a number (label difference, .set value) is
+        written in place; an address becomes a relocation for the linker, of the type its
+        specifier names (sym@rel32@lo -> R_AMDGPU_REL32_LO, S + A - P)."""
+        for pos, ref, st in sec.branches:
+            if type(ref) is not LiteralRef:
+                continue
+            expr, spec = split_specifier(ref.text)
+            here = Address(sec.name, pos)
+            try:
+                v = evaluate(expr, lambda name: self.lookup(name, here), self.functions())
+            except ExprError as e:
+                self.fail(st, f"{st.mnemonic}: literal {ref.text!r}: {e}")
+            if isinstance(v, Address):
+                if v.symbol is None:
+                    self.fail(st, f"{st.mnemonic}: literal {ref.text!r} names no symbol to relocate against")
+                addend = v.offset - self.lookup(v.symbol).offset
+                self.data_fixups.append(Fixup(sec.name, pos, LITERAL_RELOCATIONS[spec], v.symbol, addend,
+                                              self.where(st)))
+                continue
+            if spec:
+                self.fail(st, f"{st.mnemonic}: @{spec} needs an address, but {expr!r} is the number {v}")
+            if not -(1 << 31) <= v < (1 << 32):
+                self.fail(st, f"{st.mnemonic}: literal {ref.text!r} = {v} does not fit in 32 bits")
+            sec.data[pos:pos + 4] = (v & 0xffffffff).to_bytes(4, "little")
 
     def symbols(self) -> list[SymbolDef]:
         out = []

@@ -15,6 +15,15 @@ from .target import Target
 PAGE = 0x1000
 R_AMDGPU_ABS64, R_AMDGPU_REL32, R_AMDGPU_REL64, R_AMDGPU_REL32_LO, R_AMDGPU_REL32_HI, R_AMDGPU_RELATIVE64 = \
     3, 4, 5, 10, 11, 13
+R_AMDGPU_ABS32_LO, R_AMDGPU_ABS32_HI, R_AMDGPU_ABS32, R_AMDGPU_GOTPCREL32_LO, R_AMDGPU_GOTPCREL32_HI = 1, 2, 6, 8, 9
+# An instruction's symbolic literal: its relocation specifier -> relocation type (LLVM's AMDGPUUsage table).
+LITERAL_RELOCATIONS = {None: R_AMDGPU_ABS32, "abs32@lo": R_AMDGPU_ABS32_LO, "abs32@hi": R_AMDGPU_ABS32_HI,
+                       "rel32@lo": R_AMDGPU_REL32_LO, "rel32@hi": R_AMDGPU_REL32_HI,
+                       "gotpcrel32@lo": R_AMDGPU_GOTPCREL32_LO, "gotpcrel32@hi": R_AMDGPU_GOTPCREL32_HI}
+RELOCATION_NAMES = {R_AMDGPU_ABS64: "R_AMDGPU_ABS64", R_AMDGPU_REL32: "R_AMDGPU_REL32", R_AMDGPU_REL64: "R_AMDGPU_REL64",
+                    R_AMDGPU_RELATIVE64: "R_AMDGPU_RELATIVE64",
+                    **{t: "R_AMDGPU_" + (s or "abs32").replace("@", "_").upper()
+                       for s, t in LITERAL_RELOCATIONS.items()}}
 # PC-relative references resolve at link time: (width, value from S + A - P).
 PC_RELATIVE = {R_AMDGPU_REL32: (4, lambda v: v), R_AMDGPU_REL64: (8, lambda v: v),
                R_AMDGPU_REL32_LO: (4, lambda v: v & 0xFFFFFFFF), R_AMDGPU_REL32_HI: (4, lambda v: v >> 32)}
@@ -125,7 +134,9 @@ def link(target: Target, sections: list[OutputSection], symbols: list[SymbolDef]
             relative.append((P, value))     # the loader adds the load address
             continue
         if f.type not in PC_RELATIVE:
-            raise LinkError(f"{f.where}relocation type {f.type} against {f.symbol!r} needs a fixed load address")
+            raise LinkError(f"{f.where}{RELOCATION_NAMES.get(f.type, f'relocation type {f.type}')} against "
+                            f"{f.symbol!r} is not supported in a linked code object yet (it needs a fixed load "
+                            f"address or a global offset table); use @rel32@lo/@rel32@hi")
         width, part = PC_RELATIVE[f.type]
         v = part(value - P)
         images[f.section][f.offset:f.offset + width] = (v & ((1 << 8 * width) - 1)).to_bytes(width, "little")

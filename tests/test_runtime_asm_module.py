@@ -44,13 +44,41 @@ def _llvm_object(src: Path, tmp_path: Path) -> tuple[dict[str, bytes], dict[str,
     return sections, symbols
 
 
+def _text_relocations(obj: Path) -> list[tuple[int, str, str, int]]:
+    """(offset, type, symbol, addend) of each .rela.text entry of llvm-mc-22's object, as llvm-readelf-22 shows them."""
+    out, in_text = [], False
+    for line in run(tool("llvm-readelf"), "-r", str(obj)).splitlines():
+        if line.startswith("Relocation section"):
+            in_text = "'.rela.text'" in line
+        m = re.match(r"([0-9a-f]{16})\s+[0-9a-f]+\s+(R_AMDGPU_\w+)\s+[0-9a-f]+\s+(\S+)\s*([-+])\s*([0-9a-f]+)", line)
+        if in_text and m:
+            out.append((int(m.group(1), 16), m.group(2), m.group(3), int(m.group(5), 16) * (-1 if m.group(4) == "-" else 1)))
+    return out
+
+
+# S + A - P halves, as LLVM's AMDGPUUsage relocation table defines them (independent of runtime/link.py)
+_APPLY = {"R_AMDGPU_REL32_LO": lambda v: v & 0xFFFFFFFF, "R_AMDGPU_REL32_HI": lambda v: (v >> 32) & 0xFFFFFFFF}
+
+
+def _linked_llvm_text(co, llvm_text: bytes, relocations) -> bytes:
+    """llvm-mc's .text with its relocations applied at the addresses of our linked code object."""
+    text = bytearray(llvm_text)
+    base = co.elf.section(".text").addr
+    ours = {s.name: s.value for s in co.elf.symbols if s.name}
+    for offset, rtype, symbol, addend in relocations:
+        S = co.elf.section(symbol).addr if co.elf.section(symbol) else ours[symbol]
+        text[offset:offset + 4] = _APPLY[rtype](S + addend - (base + offset)).to_bytes(4, "little")
+    return bytes(text)
+
+
 @pytest.mark.parametrize("name", SOURCES)
 def test_text_and_descriptors_match_llvm_mc(name, tmp_path):
     src = EXAMPLES / name
     text = src.read_text()
     co = read_code_object(assemble_module(text, wave_size=_wave(text), filename=name))
     llvm, llvm_syms = _llvm_object(src, tmp_path)
-    ours_text, llvm_text, llvm_rodata = co.elf.section(".text").data, llvm[".text"], llvm[".rodata"]
+    llvm_text = _linked_llvm_text(co, llvm[".text"], _text_relocations(tmp_path / (src.stem + ".o")))
+    ours_text, llvm_rodata = co.elf.section(".text").data, llvm[".rodata"]
     assert ours_text == llvm_text, f"{name}: .text differs from llvm-mc at byte " \
         f"{next(i for i, (a, b) in enumerate(zip(ours_text + b'?', llvm_text + b'!')) if a != b)}"
     ours_data = co.elf.section(".data")
@@ -177,3 +205,52 @@ def test_fill_and_word_alignment(fill, expected):
     if "alignw" in fill:
         text = text.replace(".byte 1\n", ".byte 1, 0\n")
     assert read_code_object(assemble_module(text)).elf.section(".data").data.hex() == expected
+
+
+def test_rodata_table_through_rel32_runs_on_the_emulator(tmp_path):
+    """examples/rodata_table.s: the same relocations as llvm-mc-22 (type, symbol's place + addend),
+    and the linked kernel reads its .rodata table through s_getpc_b64 + sym@rel32@lo/hi."""
+    import numpy as np
+    from runtime import Device
+    src = EXAMPLES / "rodata_table.s"
+    hsaco = assemble_module(src.read_text(), filename=src.name)
+    co = read_code_object(hsaco)
+    _llvm_object(src, tmp_path)
+    llvm_relocs = _text_relocations(tmp_path / "rodata_table.o")
+    assert [(o, t) for o, t, _, _ in llvm_relocs] == [(0x18, "R_AMDGPU_REL32_LO"), (0x20, "R_AMDGPU_REL32_HI")]
+    table = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3], np.uint32)
+    n = 100
+    dev = Device("emu", arch="gfx1100")
+    out = dev.alloc(4 * 128, "out").copyin(np.full(128, 0xDEAD, np.uint32))
+    dev.load(hsaco).launch("table_lookup", grid=(2, 1, 1), block=(64, 1, 1), args=[out, np.uint32(n)])
+    got = out.copyout(np.uint32)
+    expected = table[np.arange(n) % 16] + table.nbytes
+    assert (got[:n] == expected).all() and (got[n:] == 0xDEAD).all()
+
+
+@pytest.mark.parametrize("src, message", [
+    ("s_add_u32 s0, s0, table@rel32@lo+4", "@rel32@lo is a relocation, known only when the code is placed"),
+    ("s_mov_b32 s0, .Lnowhere-.La\n.La:\n", "undefined symbol '.Lnowhere'"),
+    (".La:\ns_mov_b32 s0, .La+4", "is an address, known only when the code is placed"),
+])
+def test_symbolic_literal_errors_without_a_code_object(src, message):
+    import dsl
+    with pytest.raises(AsmError, match=re.escape(message)):
+        dsl.assemble(src, "gfx1100")
+
+
+def test_label_difference_literal_matches_llvm_mc(tmp_path):
+    import dsl
+    src = tmp_path / "diff.s"
+    src.write_text(".Lstart:\ns_mov_b32 s0, .Lend-.Lstart+4\nv_add_nc_u32 v0, .Lend - .Lstart, v1\n"
+                   "s_sub_u32 s1, s1, .Lend-.Lstart-100\n.Lend:\ns_endpgm\n")
+    obj, text = tmp_path / "diff.o", tmp_path / "diff.text"
+    run(tool("llvm-mc"), "-triple", "amdgcn-amd-amdhsa", "-mcpu=gfx1100", "-filetype=obj", str(src), "-o", str(obj))
+    run(tool("llvm-objcopy"), "-O", "binary", "--only-section=.text", str(obj), str(text))
+    assert dsl.assemble(src.read_text(), "gfx1100") == text.read_bytes()
+
+
+def test_unsupported_relocations_name_their_type():
+    src = (EXAMPLES / "rodata_table.s").read_text().replace("table@rel32@hi+12", "table@abs32@hi")
+    with pytest.raises(AsmError, match="R_AMDGPU_ABS32_HI against 'table'"):
+        assemble_module(src)
