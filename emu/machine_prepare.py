@@ -429,27 +429,30 @@ class Preparer:
         f, fmt = p.inst.fields, d.format
         saddr, vaddr = f["SADDR"], f["ADDR"]
         use_saddr = saddr not in (NULL, 0x7F)
+        # every address is a 64-bit modular sum, so the immediate offset is added to the
+        # narrowest term: once per wave with an SGPR base, saving a pass over the lanes
         if fmt == "FLAT":
             offset, p.memory = f["OFFSET"] & 0x7FF, "flat"
-            va = self._vgpr_data(vaddr, 2)
-            addr = lambda st, sel: va(st, sel)
+            va, off = self._vgpr_data(vaddr, 2), np.uint64(offset)
+            addr = lambda st, sel: va(st, sel) + off
         elif fmt == "GLOBAL":
             offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
+            off = np.uint64(offset & (2**64 - 1))
             if use_saddr:
                 va = self._vgpr_data(vaddr, 1)
-                addr = lambda st, sel: st.read_sgprs(sel, saddr, 2) + va(st, sel).astype(np.uint64)
+                addr = lambda st, sel: np.add(st.read_sgprs(sel, saddr, 2) + off, va(st, sel), dtype=np.uint64)
             else:
                 va = self._vgpr_data(vaddr, 2)
-                addr = lambda st, sel: va(st, sel)
+                addr = lambda st, sel: va(st, sel) + off
         else:   # SCRATCH: an offset into the lane's private segment
             offset, p.memory = sign_extend(f["OFFSET"], 13), "scratch"
             va = self._vgpr_data(vaddr, 1) if f["SVE"] else None
+            off = np.uint64(offset & (2**64 - 1))
 
             def addr(st, sel):
-                a = st.sreg(sel, saddr).astype(np.uint64) if use_saddr else np.zeros((1, 1), np.uint64)
-                return a + va(st, sel).astype(np.uint64) if va is not None else a
-        off = np.uint64(offset & (2**64 - 1))
-        p.inputs["ADDR"] = lambda st, sel: addr(st, sel) + off
+                a = (st.sreg(sel, saddr).astype(np.uint64) if use_saddr else np.zeros((1, 1), np.uint64)) + off
+                return np.add(a, va(st, sel), dtype=np.uint64) if va is not None else a
+        p.inputs["ADDR"] = addr
         p.inputs["OFFSET"] = offset
         n = data_dwords(d.name)
         data_dwords_ = n * 2 if "CMPSWAP" in d.name else n

@@ -44,16 +44,21 @@ def _first(mask: np.ndarray) -> tuple:
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
+def _aligned(offset: np.ndarray, nbytes: int) -> bool:
+    """Whether every offset is a multiple of nbytes: one OR-reduction, no temporary array."""
+    return nbytes == 1 or not int(np.bitwise_or.reduce(offset, axis=None)) & (nbytes - 1)
+
+
 def _gather(data: np.ndarray, offset: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
     """Little-endian values of nbytes at data[offset]; offsets already checked. Masked-off
-    elements read 0 (their offsets may be anything)."""
+    elements read 0 (their offsets may be anything). `offset` may be overwritten."""
     out_dtype = np.uint64 if nbytes == 8 else np.uint32
     every = bool(mask.all())
     if not every:
         offset = np.where(mask, offset, 0)
-    if nbytes == 1 or not (offset & (nbytes - 1)).any():    # aligned: one gather in the access's own dtype
+    if _aligned(offset, nbytes):              # aligned: one take in the access's own dtype
         index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
-        value = data.view(_DTYPES[nbytes])[index].astype(out_dtype, copy=False)
+        value = np.take(data.view(_DTYPES[nbytes]), index).astype(out_dtype, copy=False)
     else:                                     # unaligned: assemble byte by byte
         value = np.zeros(offset.shape, out_dtype)
         for i in range(nbytes):
@@ -63,13 +68,15 @@ def _gather(data: np.ndarray, offset: np.ndarray, nbytes: int, mask: np.ndarray)
 
 def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
     """Store the low nbytes of value at data[offset] for masked-in elements; when offsets
-    repeat, the last element in C order (the highest lane) wins, as numpy assignment does."""
+    repeat, the last element in C order (the highest lane) wins, as numpy assignment does.
+    `offset` may be overwritten."""
     value = np.broadcast_to(value, offset.shape)
     mask = np.broadcast_to(mask, offset.shape)
     if not mask.all():
         offset, value = offset[mask], value[mask]
-    if nbytes == 1 or not (offset & (nbytes - 1)).any():
-        data.view(_DTYPES[nbytes])[offset >> _SHIFT[nbytes]] = value.astype(_DTYPES[nbytes], copy=False)
+    if _aligned(offset, nbytes):
+        index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
+        data.view(_DTYPES[nbytes])[index] = value.astype(_DTYPES[nbytes], copy=False)
     else:
         value = value.astype(np.uint64)
         for i in range(nbytes):
@@ -159,9 +166,11 @@ class DeviceMemory:
         # device addresses are < 2**63: reinterpret, no copy (a wrapped address reads as negative: a fault)
         addr = addr.view(np.int64) if addr.dtype == np.uint64 else addr.astype(np.int64)
         mask = np.broadcast_to(mask, addr.shape)
-        active = addr if mask.all() else addr[mask]
-        if active.size:
-            lo, hi = int(active.min()), int(active.max())
+        every = bool(mask.all())
+        # bounds of the active addresses without compressing them out (min/max skip masked lanes)
+        lo = int(addr.min(where=mask, initial=np.iinfo(np.int64).max) if not every or not addr.size else addr.min())
+        hi = int(addr.max(where=mask, initial=np.iinfo(np.int64).min) if not every or not addr.size else addr.max())
+        if lo <= hi:                        # some lane is active
             i = np.searchsorted(self._starts, [lo, hi], "right") - 1
             if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]]):   # slow path: per lane
                 j = np.searchsorted(self._starts, addr, "right") - 1

@@ -1,0 +1,46 @@
+"""emu.memory.DeviceMemory against numpy byte arithmetic: masked lanes never fault or read,
+the first active out-of-bounds lane is the one named, unaligned accesses assemble bytes."""
+import numpy as np
+import pytest
+
+from emu.memory import DeviceMemory, MemoryFault
+
+
+def _buffer(n=64):
+    mem = DeviceMemory()
+    host = np.random.default_rng(7).integers(0, 256, n, dtype=np.uint8)
+    at = mem.alloc(n, "buf")
+    mem.write(at, host)
+    return mem, at, host
+
+
+def test_inactive_lanes_with_wild_addresses_neither_fault_nor_read():
+    mem, at, host = _buffer()
+    addr = np.array([[at, 0, at + 4, 2**63 - 8]], np.uint64)
+    mask = np.array([[True, False, True, False]])
+    got = mem.load(addr, 4, mask)
+    want = [host[0:4].view(np.uint32)[0], 0, host[4:8].view(np.uint32)[0], 0]
+    np.testing.assert_array_equal(got, np.array([want], np.uint32))
+    mem.store(addr, 4, np.array([[1, 2, 3, 4]], np.uint64), mask)
+    stored = np.frombuffer(mem.read(at, 8), np.uint32)
+    np.testing.assert_array_equal(stored, [1, 3])
+
+
+def test_first_active_out_of_bounds_lane_is_named():
+    mem, at, _ = _buffer()
+    addr = np.array([[at, at + 62, at + 200, at + 61]], np.uint64)    # lane 1: 2 bytes past the end
+    mask = np.array([[True, True, True, False]])
+    with pytest.raises(MemoryFault) as fault:
+        mem.load(addr, 4, mask)
+    assert fault.value.position == (0, 1) and fault.value.address == at + 62
+    assert "62 bytes into 'buf' [0x" in str(fault.value)     # a 4-byte access of a 64-byte buffer
+    assert mem.load(addr, 4, np.zeros((1, 4), bool)).tolist() == [[0, 0, 0, 0]]   # nothing active: no fault
+
+
+def test_unaligned_and_empty_accesses():
+    mem, at, host = _buffer()
+    addr = np.uint64(at) + np.array([[1, 6, 33]], np.uint64)
+    got = mem.load(addr, 8, np.ones((1, 3), bool))
+    want = [host[o:o + 8].view(np.uint64)[0] for o in (1, 6, 33)]
+    np.testing.assert_array_equal(got, np.array([want], np.uint64))
+    assert mem.load(np.zeros((0, 32), np.uint64), 4, np.ones((0, 32), bool)).shape == (0, 32)
