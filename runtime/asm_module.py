@@ -427,8 +427,8 @@ class _Module:
             if isinstance(v, Address):
                 if size != 8 or v.symbol is None:
                     self.fail(d, f"{d.name}: {text.strip()!r} is an address; only .quad SYMBOL[+N] can hold one")
-                self.data_fixups.append(Fixup(sec.name, at, R_AMDGPU_ABS64, v.symbol,
-                                              v.offset - self.lookup(v.symbol).offset, self.where(d)))
+                self.data_fixups.append(Fixup(sec.name, at, R_AMDGPU_ABS64, *self.relocation_target(v),
+                                              self.where(d)))
                 continue
             if not -(1 << (8 * size - 1)) <= v < (1 << 8 * size):
                 self.fail(d, f"{d.name}: value {v} does not fit in {size} bytes")
@@ -467,8 +467,7 @@ class _Module:
             if isinstance(v, Address):
                 if v.symbol is None:
                     self.fail(st, f"{st.mnemonic}: literal {ref.text!r} names no symbol to relocate against")
-                addend = v.offset - self.lookup(v.symbol).offset
-                self.data_fixups.append(Fixup(sec.name, pos, LITERAL_RELOCATIONS[spec], v.symbol, addend,
+                self.data_fixups.append(Fixup(sec.name, pos, LITERAL_RELOCATIONS[spec], *self.relocation_target(v),
                                               self.where(st)))
                 continue
             if spec:
@@ -476,6 +475,14 @@ class _Module:
             if not -(1 << 31) <= v < (1 << 32):
                 self.fail(st, f"{st.mnemonic}: literal {ref.text!r} = {v} does not fit in 32 bits")
             sec.data[pos:pos + 4] = (v & 0xffffffff).to_bytes(4, "little")
+
+    def relocation_target(self, v: Address) -> tuple[str, int]:
+        """(symbol, addend) a relocation to address `v` names. A `.L` label never reaches
+        the symbol table, so, as LLVM does, the reference is to its section (the section's
+        name stands for its start) plus the label's offset."""
+        if v.symbol.startswith(".L"):
+            return v.section, v.offset
+        return v.symbol, v.offset - self.lookup(v.symbol).offset
 
     def symbols(self) -> list[SymbolDef]:
         out = []

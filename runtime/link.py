@@ -123,6 +123,8 @@ def link(target: Target, sections: list[OutputSection], symbols: list[SymbolDef]
     address = {}
     for sym in symbols:
         address[sym.name] = sym.value if sym.section is None else placed[sym.section].addr + sym.value
+    for name, s in placed.items():          # a section's name stands for its start (LLVM's section symbols)
+        address.setdefault(name, s.addr)
     images = {name: bytearray(s.data) for name, s in placed.items() if s.type != elf.SHT_NOBITS}
     relative = []
     for f in fixups:

@@ -254,3 +254,25 @@ def test_unsupported_relocations_name_their_type():
     src = (EXAMPLES / "rodata_table.s").read_text().replace("table@rel32@hi+12", "table@abs32@hi")
     with pytest.raises(AsmError, match="R_AMDGPU_ABS32_HI against 'table'"):
         assemble_module(src)
+
+
+def test_local_labels_relocate_against_their_section_and_run_on_the_emulator(tmp_path):
+    """examples/local_rodata_table.s: REL32 and .quad references to .L labels become, as in
+    llvm-mc-22's object, relocations against the label's section; the kernel then reads its
+    .rodata table and the .data pointer to a .L constant on Device('emu')."""
+    import numpy as np
+    from runtime import Device
+    src = EXAMPLES / "local_rodata_table.s"
+    hsaco = assemble_module(src.read_text(), filename=src.name)
+    _llvm_object(src, tmp_path)
+    llvm_relocs = _text_relocations(tmp_path / "local_rodata_table.o")
+    assert [(t, s) for _, t, s, _ in llvm_relocs] == [("R_AMDGPU_REL32_LO", ".rodata"), ("R_AMDGPU_REL32_HI", ".rodata"),
+                                                     ("R_AMDGPU_REL32_LO", ".data"), ("R_AMDGPU_REL32_HI", ".data")]
+    co = read_code_object(hsaco)
+    assert not any(s.name.startswith(".L") for s in co.elf.symbols)
+    squares, bias, n = np.arange(8, dtype=np.uint32) ** 2, 1000, 150
+    dev = Device("emu", arch="gfx1100")
+    out = dev.alloc(4 * 192, "out").copyin(np.full(192, 0xDEAD, np.uint32))
+    dev.load(hsaco).launch("local_lookup", grid=(3, 1, 1), block=(64, 1, 1), args=[out, np.uint32(n)])
+    got = out.copyout(np.uint32)
+    assert (got[:n] == squares[np.arange(n) % 8] + bias).all() and (got[n:] == 0xDEAD).all()
