@@ -606,41 +606,42 @@ def dw_zeros(ctx, n: int):
     return np.zeros(ctx.shape + (n,), np.uint32)
 
 
+def _regfile(ctx, name: str, access: str):
+    """The machine's register file `name` (vgpr/sgpr/hwreg); a semantic reaching for one the
+    machine did not provide is a contract error, named by the pseudocode's access."""
+    regs = getattr(ctx, name)
+    if regs is None:
+        raise SemanticsError(f"{access} access without ctx.{name}")
+    return regs
+
+
+def _index(x):
+    return raw(x).astype(np.int64)
+
+
 def vgpr_read(ctx, reg, lane):
-    if ctx.vgpr is None:
-        raise SemanticsError("VGPR[lane][reg] access without ctx.vgpr")
-    return np.asarray(ctx.vgpr.read(raw(reg).astype(np.int64), raw(lane).astype(np.int64))).astype(U64)
+    return np.asarray(_regfile(ctx, "vgpr", "VGPR[lane][reg]").read(_index(reg), _index(lane))).astype(U64)
 
 
 def vgpr_write(ctx, reg, lane, value, pred):
-    if ctx.vgpr is None:
-        raise SemanticsError("VGPR[lane][reg] access without ctx.vgpr")
     mask = np.ones((ctx.waves, 1), bool) if pred is None else np.asarray(pred)
-    ctx.vgpr.write(raw(reg).astype(np.int64), raw(lane).astype(np.int64), raw(value).astype(np.uint32), mask)
+    _regfile(ctx, "vgpr", "VGPR[lane][reg]").write(_index(reg), _index(lane), raw(value).astype(np.uint32), mask)
 
 
 def sgpr_read(ctx, reg):
-    if ctx.sgpr is None:
-        raise SemanticsError("SGPR[reg] access without ctx.sgpr")
-    return np.asarray(ctx.sgpr.read(raw(reg).astype(np.int64))).astype(U64)
+    return np.asarray(_regfile(ctx, "sgpr", "SGPR[reg]").read(_index(reg))).astype(U64)
 
 
 def sgpr_write(ctx, reg, value, pred):
-    if ctx.sgpr is None:
-        raise SemanticsError("SGPR[reg] access without ctx.sgpr")
-    ctx.sgpr.write(raw(reg).astype(np.int64), None, raw(value), pred)
+    _regfile(ctx, "sgpr", "SGPR[reg]").write(_index(reg), None, raw(value), pred)
 
 
 def hwreg_read(ctx, reg):
-    if ctx.hwreg is None:
-        raise SemanticsError("HW_REGISTERS access without ctx.hwreg")
-    return np.asarray(ctx.hwreg.read(raw(reg).astype(np.int64))).astype(U64)
+    return np.asarray(_regfile(ctx, "hwreg", "HW_REGISTERS").read(_index(reg))).astype(U64)
 
 
 def hwreg_write(ctx, reg, value, pred):
-    if ctx.hwreg is None:
-        raise SemanticsError("HW_REGISTERS access without ctx.hwreg")
-    ctx.hwreg.write(raw(reg).astype(np.int64), None, raw(value), pred)
+    _regfile(ctx, "hwreg", "HW_REGISTERS").write(_index(reg), None, raw(value), pred)
 
 
 CONSTANTS = {"PI": math.pi, "INF": math.inf, "NAN": math.nan, "OVERFLOW_F32": float(np.finfo(np.float32).max),
