@@ -1,10 +1,13 @@
 """Runtime library of the generated semantics: value representation and the functions the
 pseudocode calls, all numpy and vectorised over the batch.
 
-Representation (chosen by emu/pcode/translate.py): integers of up to 64 bits are uint64
-(unsigned / bit types) or int64 (signed) arrays, evaluated at 64-bit width and truncated
-only when stored or read through a typed accessor; floats are numpy float16/32/64; wider
-integers (65'B(...)) are object arrays of Python ints; conditions are bool arrays.
+Representation (chosen by emu/pcode/): integers of up to 64 bits are uint64 (unsigned /
+bit types) or int64 (signed) arrays, evaluated at 64-bit width and truncated only when
+stored or read through a typed accessor; floats are numpy float16/32/64; wider integers
+(65'B(...)) are object arrays of Python ints; conditions are bool arrays.
+Operands of up to 32 bits stay the machine's uint32 until an accessor widens them (`.f`
+reinterprets them in place), and whole 32-bit results go back as uint32: statements whose
+arithmetic is exact modulo 2**32 (emu/pcode/narrow.py) never leave uint32 at all.
 """
 from __future__ import annotations
 
@@ -67,13 +70,18 @@ def sign_extend(r, bits: int):
     return ((r ^ sign).astype(np.int64) - np.int64(1 << (bits - 1)))
 
 
-def store(x, kind: str, bits: int):
-    """Raw uint64 bits (wide: Python ints) of value x written to a location typed kind/bits."""
+def store(x, kind: str, bits: int, narrow: bool = False):
+    """Raw uint64 bits (wide: Python ints) of value x written to a location typed kind/bits.
+    narrow: a whole operand's new value, whose float bits may stay uint32 (<= 32 bits) or
+    uint64 (f64) without a widening copy."""
     a = np.asarray(x) if not isinstance(x, (int, float)) else x
     if kind == "f":
         if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
             a = float(a)
-        return np.asarray(a).astype(FLOAT[bits], copy=False).view(UINT[bits]).astype(U64)
+        v = np.asarray(a).astype(FLOAT[bits], copy=False).view(UINT[bits])
+        if narrow:
+            return v if bits >= 32 else v.astype(np.uint32)
+        return v.astype(U64)
     if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
         a = to_int(a, kind == "i", bits)
     if bits > 64:
@@ -355,17 +363,28 @@ def fma(a, b, c):
     # sits exactly on a midpoint of the narrow type: every midpoint is an f64 value, so the
     # f64 rounding never moves the sum across one. A midpoint of normal results has the f64
     # mantissa bit just below the narrow mantissa set and every lower bit clear (the
-    # overflow threshold too); results in the narrow denormal range have fewer mantissa
-    # bits, so those lanes are all checked. Only the candidate lanes are redone.
-    # Exact sums (err == 0 below) need no repair; they are common (short operands), and
-    # then half the lanes can look like midpoints, so the inexact test runs on the whole
-    # batch before any lanes are picked out.
+    # overflow threshold too): shifting those bits to the top leaves exactly the sign bit.
+    # Results in the narrow denormal range have fewer mantissa bits, so those lanes are all
+    # candidates (one minimum over |out| first: usually there are none).
     below = 52 - np.finfo(dtype).nmant - 1            # f64 mantissa bits under the half-ulp bit
-    hard = (s.view(U64) & U64((2 << below) - 1)) == U64(1 << below)
-    hard |= np.abs(out) <= np.finfo(dtype).tiny
+    hard = np.left_shift(s.view(U64), U64(63 - below)) == U64(1 << 63)
+    tiny = np.finfo(dtype).tiny
+    magnitude = np.abs(out)
+    if np.fmin.reduce(magnitude, axis=None) <= tiny:      # fmin: NaN lanes do not hide the rest
+        hard |= magnitude <= tiny
+    del magnitude
     if hard.any():
-        bb = s - p
-        hard &= ((p - (s - bb)) + (c - bb)) != 0      # TwoSum error: the f64 sum was inexact
+        # Only inexact sums can be double-rounded. Exact sums are common (short operands),
+        # and then many lanes look like midpoints, so exactness is tested on the whole batch
+        # without picking lanes out: s == p + c exactly iff s - p == c and s - c == p (if
+        # not, the error is a non-zero multiple of the finer of the two ulps, too large for
+        # the subtraction that recovers the finer operand to round back to it).
+        t = s - p
+        inexact = t != c
+        np.subtract(s, c, out=t)
+        inexact |= t != p
+        hard &= inexact
+        del t, inexact
         if hard.any():
             hard = np.nonzero(hard)
             p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
@@ -553,11 +572,57 @@ def status_field(ctx, name: str):
 
 
 def operand(ctx, name: str, bits: int, instruction: str):
+    """An operand as the machine supplied it: uint32 / uint64 arrays unchanged (the
+    translator widens a uint32 where a bare operand is used as a 64-bit value)."""
     v = ctx.get(name, instruction)
     a = np.asarray(v)
     if bits > 64:
         return a.astype(np.uint32)
+    if a.dtype == np.uint32 or a.dtype == U64:
+        return a
     return a.astype(U64) if a.dtype.kind != "f" else raw(a)
+
+
+# ---- exact-modulo-2**32 statements (emu/pcode/narrow.py) ------------------------------
+
+_U32 = np.uint32
+
+
+def u32(x):
+    """The low 32 bits of an integer value as uint32 (no copy when it already is one)."""
+    a = np.asarray(x)
+    if a.dtype == _U32:
+        return a
+    return (raw(a) & U64(0xFFFFFFFF)).astype(_U32)
+
+
+def field32(x, hi: int, lo: int):
+    """x[hi:lo] (constant, at most 32 bits wide) as uint32."""
+    a = np.asarray(x)
+    if a.dtype == _U32 and hi < 32:
+        v = a >> _U32(lo) if lo else a
+        return v & _U32(_mask(hi - lo + 1)) if hi - lo < 31 else v
+    return u32(bits_of(a, hi, lo))
+
+
+def shl32(x, n):
+    """(x << n) mod 2**32 for uint32 x and any count (>= 32 gives 0, as at 64-bit width)."""
+    n = np.asarray(n)
+    if _in_shift_range32(n):
+        return np.left_shift(x, n.astype(_U32, copy=False))
+    return np.where(n >= 32, _U32(0), np.left_shift(x, np.minimum(n, 31).astype(_U32)))
+
+
+def shr32(x, n):
+    """Logical x >> n of an exact uint32 x (>= 32 gives 0)."""
+    n = np.asarray(n)
+    if _in_shift_range32(n):
+        return np.right_shift(x, n.astype(_U32, copy=False))
+    return np.where(n >= 32, _U32(0), np.right_shift(x, np.minimum(n, 31).astype(_U32)))
+
+
+def _in_shift_range32(n: np.ndarray) -> bool:
+    return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 32
 
 
 def lane_id(ctx):
@@ -568,18 +633,21 @@ def active(ctx, pred):
     return ctx.active if pred is None else np.logical_and(ctx.active, pred)
 
 
-def mem_load(ctx, addr, nbytes: int, pred):
+def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
+    """nbytes from memory per active lane: uint64, or (narrow, nbytes <= 4) the memory's uint32."""
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
     a = np.broadcast_to(raw(addr), ctx.shape)
-    return np.asarray(ctx.mem.load(a, nbytes, np.broadcast_to(active(ctx, pred), ctx.shape))).astype(U64)
+    v = np.asarray(ctx.mem.load(a, nbytes, np.broadcast_to(active(ctx, pred), ctx.shape)))
+    return v.astype(_U32 if narrow and nbytes <= 4 else U64, copy=False)
 
 
 def mem_store(ctx, addr, nbytes: int, value, pred):
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
     a = np.broadcast_to(raw(addr), ctx.shape)
-    v = np.broadcast_to(raw(value), ctx.shape)
+    value = np.asarray(value)
+    v = np.broadcast_to(value if value.dtype == _U32 else raw(value), ctx.shape)    # the low nbytes are stored
     ctx.mem.store(a, nbytes, v, np.broadcast_to(active(ctx, pred), ctx.shape))
 
 
