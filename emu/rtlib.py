@@ -80,7 +80,7 @@ def store(x, kind: str, bits: int, narrow: bool = False):
             a = float(a)
         v = np.asarray(a).astype(FLOAT[bits], copy=False).view(UINT[bits])
         if narrow:
-            return v if bits >= 32 else v.astype(np.uint32)
+            return owned(v) if bits >= 32 else v.astype(np.uint32)
         return v.astype(U64)
     if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
         a = to_int(a, kind == "i", bits)
@@ -586,6 +586,13 @@ def operand(ctx, name: str, bits: int, instruction: str):
 # ---- exact-modulo-2**32 statements (emu/pcode/narrow.py) ------------------------------
 
 _U32 = np.uint32
+
+
+def owned(x):
+    """x itself if it is a freshly computed array, else a copy: a result must never be a
+    view of an input (the machine's register file), because the machine may write one
+    register before it stores another result (VOPD halves, v_swap)."""
+    return x if not isinstance(x, np.ndarray) or x.base is None else x.copy()
 
 
 def u32(x):
