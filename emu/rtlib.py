@@ -403,22 +403,72 @@ def _round_to_odd_sum(p, c, s):
     return np.where(inexact, odd, s)
 
 
+_VELTKAMP = 2.0 ** 27 + 1      # splits a double into two halves of at most 26 significant bits
+_FMA64_SAFE = (2.0 ** -450, 2.0 ** 450)     # |a|, |b| here (and |c| < 2**900): no intermediate under/overflows
+
+
+def _two_sum(x, y):
+    """s + e == x + y exactly, s = x + y rounded to nearest (Knuth)."""
+    s = x + y
+    bb = s - x
+    return s, (x - (s - bb)) + (y - bb)
+
+
+def _two_product(x, y):
+    """p + e == x * y exactly, p = x * y rounded to nearest (Dekker, Veltkamp splitting)."""
+    p = x * y
+    t = _VELTKAMP * x
+    xh = t - (t - x)
+    xl = x - xh
+    t = _VELTKAMP * y
+    yh = t - (t - y)
+    yl = y - yh
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _add_round_to_odd(x, y):
+    """x + y rounded to odd: the neighbour with an odd last mantissa bit unless exact."""
+    s, e = _two_sum(x, y)
+    step = (e != 0) & ((s.view(U64) & U64(1)) == 0)    # inexact and even: the odd one is toward x + y
+    return np.where(step, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+
+
 def _fma64(a, b, c):
-    from fractions import Fraction
-    out = (a * b + c).astype(np.float64)
-    fin = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & np.isfinite(a * b)
-    idx = np.nonzero(fin & (a != 0) & (b != 0))
-    for i in zip(*idx):     # exact path per element: Python floats have no fused multiply-add before 3.13
-        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
-        out[i] = _round_fraction(exact) if exact != 0 else (a[i] * b[i] + c[i])
+    """f64 a * b + c with one rounding, vectorised: Boldo and Melquiond's emulation (IEEE
+    Trans. Computers 57(4), 2008): the exact product uh + ul, the exact sum th + tl of c and
+    uh, the low parts added with rounding to odd, then one rounding to nearest of th + v.
+    It needs every intermediate free of underflow and overflow, which magnitudes inside
+    _FMA64_SAFE guarantee; zero products follow IEEE's signed-zero sum, and the rare other
+    lanes (huge, tiny, non-finite) are done per element with exact rationals."""
+    a, b, c = (x.astype(np.float64, copy=False) for x in np.broadcast_arrays(a, b, c))
+    uh, ul = _two_product(a, b)
+    th, tl = _two_sum(c, uh)
+    out = th + _add_round_to_odd(tl, ul)
+    zero = (a == 0) | (b == 0)
+    lo, hi = _FMA64_SAFE
+    in_range = ((np.abs(a) >= lo) & (np.abs(a) <= hi) & (np.abs(b) >= lo) & (np.abs(b) <= hi)
+                & ((c == 0) | ((np.abs(c) >= lo * lo) & (np.abs(c) <= hi * hi))))
+    out = np.where(zero, a * b + c, out)               # an exact +-0 product: plain IEEE addition
+    rare = np.nonzero(~zero & ~in_range)
+    if rare[0].size:
+        out[rare] = [_fma64_exact(float(x), float(y), float(z)) for x, y, z in zip(a[rare], b[rare], c[rare])]
     return out
+
+
+def _fma64_exact(a: float, b: float, c: float) -> float:
+    """One element through exact rationals (non-finite operands and products: IEEE's a * b + c)."""
+    from fractions import Fraction
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and math.isfinite(a * b)):
+        return a * b + c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    return _round_fraction(exact) if exact != 0 else a * b + c
 
 
 def _round_fraction(q):
     try:
         return float(q)         # Fraction -> float rounds to nearest even correctly
     except OverflowError:
-        return math.copysign(math.inf, q)
+        return math.inf if q > 0 else -math.inf     # rounds past the largest double
 
 
 def ldexp(x, e):
