@@ -27,7 +27,8 @@ def vsharp(base, *, stride=0, num_records=0, fmt=22, swizzle=0, index_stride=0, 
             sel | fmt << 12 | index_stride << 21 | add_tid << 23 | oob << 28 | kind << 30]
 
 
-def run(body: str, data: np.ndarray, *, rsrc: dict, soffset=0, wave=32, lanes=64, out_words=64 * 4, lds=0):
+def run(body: str, data: np.ndarray, *, rsrc: dict, soffset=0, wave=32, lanes=64, out_words=64 * 4, lds=0,
+        arch="gfx1100"):
     """Run `body` with s[8:11] = the V# (over buffer 'data' unless rsrc['base'] is given),
     s12 = soffset, s[2:3] = an output buffer, v0 = lane / work-item id. Returns (data, out)."""
     mem = DeviceMemory()
@@ -44,10 +45,10 @@ def run(body: str, data: np.ndarray, *, rsrc: dict, soffset=0, wave=32, lanes=64
         s_load_b64 s[2:3], s[0:1], 0x14
         s_waitcnt lgkmcnt(0)
         v_lshlrev_b32 v20, 2, v0
-    """ + body + "\ns_endpgm", "gfx1100", wave)
+    """ + body + "\ns_endpgm", arch, wave)
     at = mem.alloc(len(code), "code")
     mem.write(at, code)
-    Machine("gfx1100", mem).run(Dispatch("buffer_kernel", at, grid=(1, 1, 1), block=(lanes, 1, 1), wave_size=wave,
+    Machine(arch, mem).run(Dispatch("buffer_kernel", at, grid=(1, 1, 1), block=(lanes, 1, 1), wave_size=wave,
                                          vgprs=32, user_sgprs=[args & 0xFFFFFFFF, args >> 32], lds_size=lds))
     return (np.frombuffer(mem.read(buf, data.nbytes), data.dtype),
             np.frombuffer(mem.read(out, 4 * out_words), np.uint32))
@@ -68,14 +69,14 @@ def gather(data: np.ndarray, byte_offsets: np.ndarray, in_range: np.ndarray) -> 
 
 
 # ------------------------------------------------------------------ addressing and range checks
-@pytest.mark.parametrize("wave", [32, 64])
-def test_raw_buffer_offsets_and_range(wave):
+@pytest.mark.parametrize("wave,arch", [(32, "gfx1100"), (64, "gfx1100"), (32, "gfx1151")])
+def test_raw_buffer_offsets_and_range(wave, arch):
     """Raw buffer (OOB_SELECT 3, stride 0): address = base + soffset + inst_offset + voffset;
     out of range when soffset + offset + 4 > num_records (num_records reduced by soffset)."""
     data = np.arange(1000, 1256, dtype=np.uint32)
     body = "v_mul_u32_u24 v1, 3, v20\n" \
            "buffer_load_b32 v2, v1, s[8:11], s12 offen offset:8\ns_waitcnt vmcnt(0)\n" + store_out(2)
-    _, out = run(body, data, rsrc=dict(num_records=600), soffset=16, wave=wave)
+    _, out = run(body, data, rsrc=dict(num_records=600), soffset=16, wave=wave, arch=arch)
     offset = 16 + 8 + 12 * np.arange(64)                 # soffset + inst offset + voffset
     ref = gather(data, offset, offset + 4 <= 600)
     assert (out[:64] == ref).all()
@@ -202,13 +203,15 @@ def test_atomic_cmpswap_without_glc_keeps_the_data_register():
 
 
 # ------------------------------------------------------------------ format conversion
-def test_load_format_xyzw_8_8_8_8_unorm_with_dst_sel():
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
+def test_load_format_xyzw_8_8_8_8_unorm_with_dst_sel(arch):
     """8_8_8_8_UNORM: each byte b -> b / 255 as f32 (p. 84: normalized data returned as
     floats); DST_SEL (B, 1, R, 0) reorders; out-of-range lanes read 0 except the SEL_1
     component, which reads 1.0 (Table 46 note 1)."""
     raw = np.arange(256, dtype=np.uint8)[::-1].copy()
     body = "buffer_load_format_xyzw v[4:7], v20, s[8:11], 0 offen\ns_waitcnt vmcnt(0)\n" + store_out(4, 4, 16)
-    _, out = run(body, raw.view(np.uint32), rsrc=dict(num_records=160, fmt=FMT["8_8_8_8_UNORM"], dst_sel=(6, 1, 4, 0)))
+    _, out = run(body, raw.view(np.uint32), rsrc=dict(num_records=160, fmt=FMT["8_8_8_8_UNORM"], dst_sel=(6, 1, 4, 0)),
+                 arch=arch)
     got = out.reshape(64, 4).view(np.float32)
     texel = raw.reshape(64, 4).astype(np.float32) / np.float32(255)
     ok = (4 * np.arange(64) + 4 <= 160)[:, None]
@@ -305,3 +308,21 @@ def test_buffer_encodings_agree_with_llvm_mc():
     want = [bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", m))
             for m in re.findall(r"encoding: \[(.*?)\]", out)]
     assert want == [dsl.assemble(line, "gfx1100") for line in lines]
+
+
+def test_device_emu_runs_the_buffer_bounds_example():
+    """examples/buffer_bounds.s on Device("emu"): 3 work-groups of 64 for n = 150; the range
+    check drops the stores of work-items >= n (c has exactly n elements, so a store that got
+    through would fault) and they load 0."""
+    from pathlib import Path
+
+    from runtime.asm_module import assemble_module
+    from runtime.device import Device
+    src = Path(__file__).resolve().parent.parent / "examples" / "buffer_bounds.s"
+    dev = Device("emu", "gfx1100")
+    prog = dev.load(assemble_module(src.read_text()))
+    n = 150
+    a = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    a_buf, c_buf = dev.alloc(a.nbytes, "a").copyin(a), dev.alloc(a.nbytes, "c")
+    prog.launch("buffer_bounds", grid=(3, 1, 1), block=(64, 1, 1), args=[a_buf, c_buf, np.uint32(n)])
+    assert (c_buf.copyout(np.float32) == a * 2).all()
