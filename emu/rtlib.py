@@ -353,8 +353,9 @@ def fma(a, b, c):
     if dtype == np.float64:
         return _fma64(*np.broadcast_arrays(a, b, c))
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
-    p = a.astype(np.float64) * b.astype(np.float64)     # exact (<= 48 significant bits)
-    c = c.astype(np.float64)
+    a, b, c = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    p = _into_owned(np.multiply, a, b)                  # exact (<= 48 significant bits)
     s = p + c
     if s.ndim == 0:
         return _round_to_odd_sum(p, c, s).astype(dtype)
@@ -365,31 +366,41 @@ def fma(a, b, c):
     # mantissa bit just below the narrow mantissa set and every lower bit clear (the
     # overflow threshold too): shifting those bits to the top leaves exactly the sign bit.
     # Results in the narrow denormal range have fewer mantissa bits, so those lanes are all
-    # candidates (one minimum over |out| first: usually there are none).
+    # candidates (one minimum over |out| first: usually there are none). The 8-byte scratch
+    # array serves every step: fresh multi-megabyte temporaries cost page faults.
     below = 52 - np.finfo(dtype).nmant - 1            # f64 mantissa bits under the half-ulp bit
-    hard = np.left_shift(s.view(U64), U64(63 - below)) == U64(1 << 63)
+    scratch = np.left_shift(s.view(U64), U64(63 - below))
+    hard = scratch == U64(1 << 63)
     tiny = np.finfo(dtype).tiny
-    magnitude = np.abs(out)
+    magnitude = np.abs(out, out=scratch.reshape(-1).view(dtype)[:out.size].reshape(out.shape))
     if np.fmin.reduce(magnitude, axis=None) <= tiny:      # fmin: NaN lanes do not hide the rest
         hard |= magnitude <= tiny
-    del magnitude
     if hard.any():
         # Only inexact sums can be double-rounded. Exact sums are common (short operands),
         # and then many lanes look like midpoints, so exactness is tested on the whole batch
         # without picking lanes out: s == p + c exactly iff s - p == c and s - c == p (if
         # not, the error is a non-zero multiple of the finer of the two ulps, too large for
         # the subtraction that recovers the finer operand to round back to it).
-        t = s - p
-        inexact = t != c
+        t = np.subtract(s, p, out=scratch.view(np.float64))
+        exact = t == c
         np.subtract(s, c, out=t)
-        inexact |= t != p
-        hard &= inexact
-        del t, inexact
+        exact &= t == p
+        hard &= ~exact
         if hard.any():
             hard = np.nonzero(hard)
-            p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
+            p, c = np.broadcast_to(p, shape), np.broadcast_to(c, shape)
             out[hard] = _round_to_odd_sum(p[hard], c[hard], s[hard]).astype(dtype)
     return out
+
+
+def _into_owned(ufunc, x, y):
+    """ufunc(x, y) written into x or y when one of them (arrays the caller made) already has
+    the result's shape: one multi-megabyte allocation fewer."""
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    for z in (y, x):
+        if z.shape == shape and z.ndim:
+            return ufunc(x, y, out=z)
+    return ufunc(x, y)
 
 
 def _round_to_odd_sum(p, c, s):
