@@ -689,6 +689,15 @@ def shr32(x, n):
     return np.where(n >= 32, _U32(0), np.right_shift(x, np.minimum(n, 31).astype(_U32)))
 
 
+def lane_bit(mask, ctx):
+    """`mask.u64[laneId]`: each lane's bit of a per-wave lane mask, as bool (W, L)."""
+    m = np.asarray(mask)
+    if ctx.scalar or m.ndim != 2 or m.shape[1] != 1:
+        return ((raw(m) >> lane_id(ctx)) & U64(1)).astype(bool)
+    wave_bytes = np.ascontiguousarray(m, dtype=U64).view(np.uint8)          # little-endian: bit i = lane i
+    return np.unpackbits(wave_bytes, axis=1, bitorder="little")[:, :ctx.lanes].astype(bool)
+
+
 def _in_shift_range32(n: np.ndarray) -> bool:
     return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 32
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from lark import Tree
 
-from .types import INT_FIELDS, LANE_ID_NAMES, LANE_MASKS, OPERANDS, is_name, type_of_field
+from .types import INT_FIELDS, LANE_ID_NAMES, LANE_MASKS, OPERANDS, Ty, is_name, type_of_field
 
 _MASK32 = (1 << 32) - 1
 _WRAPS = {"+", "-", "*"}                       # low 32 bits depend only on the operands' low 32 bits
@@ -167,6 +167,19 @@ class NarrowStatements:
             return None
         return Narrow(f"R.field32({operand[0]}, {h}, {lo_})", True, h - lo_ + 1, h - lo_ + 1)
 
+    def narrow_index(self, node) -> Narrow | None:
+        cond = self.narrow_lane_bit(node)
+        return None if cond is None else Narrow(f"np.uint32({cond})", True, 1, 1)
+
+    def narrow_lane_bit(self, node) -> str | None:
+        """`VCC.u64[laneId]`: this lane's bit of a per-wave lane mask, as a bool array."""
+        base, idx = node.children
+        if not (is_name(idx, LANE_ID_NAMES) and isinstance(base, Tree) and base.data == "field"
+                and type_of_field(str(base.children[1])) == Ty("u", 64)):
+            return None
+        operand = self._narrow_operand(base.children[0])
+        return None if operand is None else f"R.lane_bit({operand[0]}, ctx)"
+
     def narrow_unary(self, node) -> Narrow | None:
         op, v = str(node.children[0]), self.narrow_value(node.children[1])
         if v is None:
@@ -224,6 +237,8 @@ class NarrowStatements:
                 if x is None or y is None or not (x.exact and y.exact):
                     return None
                 return f"({x.code} {_COMPARE[op]} {y.code})"
+        if node.data == "index":
+            return self.narrow_lane_bit(node)
         if node.data == "unary" and str(node.children[0]) == "!":
             c = self.narrow_condition(node.children[1])
             return None if c is None else f"(~{c})"
