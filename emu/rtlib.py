@@ -673,6 +673,18 @@ def field32(x, hi: int, lo: int):
     return u32(bits_of(a, hi, lo))
 
 
+def set_field(old, hi: int, lo: int, value):
+    """old with the constant field hi:lo (at most 32 bits) set to the low bits of a uint32
+    value; a new array of old's width (uint32 when the field lies in bits 31:0 of one)."""
+    o = np.asarray(old)
+    mask = _mask(hi - lo + 1)
+    if o.dtype == _U32 and hi < 32:
+        v = np.asarray(value, _U32) & _U32(mask)
+        return (o & _U32(~(mask << lo) & 0xFFFFFFFF)) | (v << _U32(lo) if lo else v)
+    v = np.asarray(value).astype(U64) & U64(mask)
+    return (raw(o) & U64(~(mask << lo) & _ALL)) | (v << U64(lo) if lo else v)
+
+
 def shl32(x, n):
     """(x << n) mod 2**32 for uint32 x and any count (>= 32 gives 0, as at 64-bit width)."""
     n = np.asarray(n)

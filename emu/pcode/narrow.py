@@ -78,6 +78,8 @@ class NarrowStatements:
         if not self.scalar and (name == "D1" or name == "VCC" and not chain):
             return False               # lane bits of a vector op too, as write() routes them
         base = self.operand_ty(name)
+        if len(chain) == 1 and chain[0].data == "slice":
+            return self._narrow_field_write(name, base, chain, value)
         t = type_of_field(str(chain[0].children[1])) if len(chain) == 1 and chain[0].data == "field" else \
             (base if not chain else None)
         if t is None or t.kind not in ("u", "i") or not t.bits <= base.bits <= 32:
@@ -93,6 +95,23 @@ class NarrowStatements:
             self.define_operand(name, partial=self.pred is not None)
         self.writes.setdefault(name, self.operand_write(name, base))
         self.emit(f"{name} = {self.guard(name, f'R.owned({code})')}")
+        return True
+
+    def _narrow_field_write(self, name, base, chain, value) -> bool:
+        """`X[hi : lo] = v` with a constant field of at most 32 bits in an operand of at most
+        64 (a dword of RETURN_DATA, the low half of a D16 result): v in uint32, the field set
+        in place of the old bits."""
+        s = chain[0]
+        if not (all(isinstance(c, Tree) and c.data == "number" for c in s.children[1:]) and base.bits <= 64):
+            return False
+        hi, lo = (int(str(c.children[0]), 0) for c in s.children[1:])
+        v = self.narrow_value(value) if 0 <= lo <= hi < lo + 32 else None
+        if v is None:
+            return False
+        if name not in self.defined_operands:
+            self.define_operand(name, partial=True)
+        self.writes.setdefault(name, self.operand_write(name, base))
+        self.emit(f"{name} = {self.guard(name, f'R.set_field({name}, {hi}, {lo}, {v.code})')}")
         return True
 
     # ---------------------------------------------------------------- values
