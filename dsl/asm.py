@@ -12,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 import isa
 
+from .asm_lexer import ContextualScanLexer
 from .operands import Lit, Mod, OperandError, Reg, Special
 from . import syntax
 
@@ -147,6 +148,55 @@ class _Items(list):
     """The growing list of a left-recursive `items` / `lines` rule."""
 
 
+def _place(value, operands: list, modifiers: dict, expect_operand: bool) -> None:
+    """Put one term of an instruction among its operands or its modifiers: after a comma (or
+    first) it is an operand; after a blank it is a modifier (`clamp`, `offset:16`,
+    `vmcnt(0)`), except `off` and plain values."""
+    if type(value) is tuple:
+        modifiers[value[1]] = value[2]
+    elif expect_operand:
+        operands.append(value)
+    elif isinstance(value, Attr):
+        modifiers[value.name.lower()] = True
+    elif isinstance(value, Special) and value.name == "off":
+        operands.append(value)
+    elif isinstance(value, Call):
+        modifiers[value.name] = value
+    else:
+        operands.append(value)
+
+
+def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: bool) -> bool:
+    """Place the terms of a TERMS token, split into the plain tokens it is made of by those
+    tokens' own terminals, in the lexer's order; returns whether an operand comes next."""
+    text, end = str(token), len(token)
+    match = _terms_splitter()
+    pos = 0
+    while pos < end:
+        m = match(text, pos)
+        kind = m.lastgroup if m is not None else None
+        if kind is None:
+            raise AsmError(f"{token.line}:{token.column + pos}: cannot split {text!r} into terms")
+        pos = m.end()
+        if kind == "COMMA":
+            expect_operand = True
+        elif kind in _TOKEN_VALUE:
+            convert, comma = _TOKEN_VALUE[kind]
+            _place(convert(m.group()), operands, modifiers, expect_operand)
+            expect_operand = comma
+    return expect_operand
+
+
+@lru_cache(maxsize=1)
+def _terms_splitter():
+    """match(text, pos) over the terminals a TERMS token is made of (asm.lark), ordered as
+    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
+    members = set(_TOKEN_VALUE) | {"COMMA", "AMP", "BLANKS"}
+    terms = [t for t in parser().terminals if t.name in members]
+    terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)).match
+
+
 class _ToStatements(Transformer):
     """Parse callbacks: each takes its rule's children as one list (lark calls a plain
     method directly; v_args wrappers would add two calls per reduction)."""
@@ -225,29 +275,22 @@ class _ToStatements(Transformer):
         operands, modifiers = [], {}
         expect_operand = True
         for it in (c[1] if len(c) > 1 else ()):
-            comma = False
             if type(it) is Token:
                 kind = it.type
+                if kind == "TERMS":
+                    expect_operand = _place_terms(it, operands, modifiers, expect_operand)
+                    continue
                 if kind == "COMMA":
                     expect_operand = True
                     continue
                 if kind == "AMP":
                     continue
                 convert, comma = _TOKEN_VALUE[kind]
-                it = convert(it)
-            if type(it) is tuple:
-                modifiers[it[1]] = it[2]
-            elif expect_operand:
-                operands.append(it)
-            elif isinstance(it, Attr):
-                modifiers[it.name.lower()] = True
-            elif isinstance(it, Special) and it.name == "off":
-                operands.append(it)
-            elif isinstance(it, Call):
-                modifiers[it.name] = it
+                _place(convert(it), operands, modifiers, expect_operand)
+                expect_operand = comma
             else:
-                operands.append(it)
-            expect_operand = comma
+                _place(it, operands, modifiers, expect_operand)
+                expect_operand = False
         return Statement(mnemonic.rstrip().lower(), operands, modifiers, mnemonic.line, mnemonic.column)
 
     def lines(self, c):
@@ -284,7 +327,7 @@ _SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "nul
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     grammar = (Path(__file__).parent / "asm.lark").read_text()
-    return Lark(grammar, parser="lalr", lexer="contextual", transformer=_ToStatements(),
+    return Lark(grammar, parser="lalr", lexer=ContextualScanLexer, transformer=_ToStatements(),
                 maybe_placeholders=False, cache=True)
 
 
