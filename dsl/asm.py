@@ -166,35 +166,70 @@ def _place(value, operands: list, modifiers: dict, expect_operand: bool) -> None
         operands.append(value)
 
 
+# A term of a TERMS run, by kind and text as the run carries it ("v1, "), -> (its value, whether
+# it ends with the operand's comma, its role): terms recur (v0, s[0:1], off, offset:16), and
+# converting each only once halves the instruction callback. Values are immutable; a KEYLIST's
+# list is copied per use.
+_TERM_MEMO: dict[tuple[str, str], tuple] = {}
+_OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER = range(4)
+
+
+def _term(kind: str, text: str) -> tuple:
+    if len(_TERM_MEMO) > 1 << 16:
+        _TERM_MEMO.clear()
+    convert, comma = _TOKEN_VALUE[kind]
+    value = convert(text)
+    if type(value) is tuple:
+        role = _LIST_MODIFIER if type(value[2]) is list else _MODIFIER
+        if role == _LIST_MODIFIER:
+            value = (value[0], value[1], tuple(value[2]))
+    else:
+        role = _NAME if isinstance(value, Attr) else _OPERAND
+    found = _TERM_MEMO[kind, text] = (value, comma, role)
+    return found
+
+
 def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: bool) -> bool:
     """Place the terms of a TERMS token, split into the plain tokens it is made of by those
-    tokens' own terminals, in the lexer's order; returns whether an operand comes next."""
-    text, end = str(token), len(token)
-    match = _terms_splitter()
+    tokens' own terminals, in the lexer's order (so exactly as they would lex one by one);
+    returns whether an operand comes next. The same placement as _place: a name after a
+    blank is a flag modifier, key:value terms are modifiers, the rest operands."""
     pos = 0
-    while pos < end:
-        m = match(text, pos)
-        kind = m.lastgroup if m is not None else None
-        if kind is None:
-            raise AsmError(f"{token.line}:{token.column + pos}: cannot split {text!r} into terms")
+    memo = _TERM_MEMO
+    for m in _terms_splitter()(token):
+        if m.start() != pos:
+            break
         pos = m.end()
+        kind = m.lastgroup
         if kind == "COMMA":
             expect_operand = True
-        elif kind in _TOKEN_VALUE:
-            convert, comma = _TOKEN_VALUE[kind]
-            _place(convert(m.group()), operands, modifiers, expect_operand)
-            expect_operand = comma
+            continue
+        if kind == "BLANKS" or kind == "AMP":
+            continue
+        text = m.group()
+        value, comma, role = memo.get((kind, text)) or _term(kind, text)
+        if role == _OPERAND or role == _NAME and expect_operand:
+            operands.append(value)
+        elif role == _NAME:
+            modifiers[value.name.lower()] = True
+        elif role == _MODIFIER:
+            modifiers[value[1]] = value[2]
+        else:
+            modifiers[value[1]] = list(value[2])
+        expect_operand = comma
+    if pos != len(token):
+        raise AsmError(f"{token.line}:{token.column + pos}: cannot split {str(token)!r} into terms")
     return expect_operand
 
 
 @lru_cache(maxsize=1)
 def _terms_splitter():
-    """match(text, pos) over the terminals a TERMS token is made of (asm.lark), ordered as
+    """finditer(text) over the terminals a TERMS token is made of (asm.lark), ordered as
     lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
     members = set(_TOKEN_VALUE) | {"COMMA", "AMP", "BLANKS"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)).match
+    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)).finditer
 
 
 class _ToStatements(Transformer):
@@ -391,7 +426,8 @@ def _syntax_message(text: str, e: UnexpectedInput) -> str:
     line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
     if isinstance(e, UnexpectedToken):
         expected = sorted(x for x in e.expected if not x.startswith("_"))[:8]
-        what = f"unexpected {e.token!r}" if e.token.type != "$END" else "unexpected end of input"
+        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS") else
+                "unexpected end of input" if e.token.type == "$END" else f"unexpected {str(e.token).rstrip()!r}")
     elif isinstance(e, UnexpectedCharacters):
         expected = sorted(x for x in e.allowed if not x.startswith("_"))[:8] if e.allowed else []
         what = f"unexpected character {line[e.column - 1:e.column]!r}"
