@@ -371,10 +371,10 @@ def parser() -> Lark:
 _PIPE_JOIN = re.compile(r"\)\s*\|\s*(?=inst)")
 
 
-# Directives whose body is another language (YAML) up to an end directive; the body is cut
-# out before the lark parse (its lines become blank, so line numbers stay true) and handed
-# over whole in Directive.body.
-RAW_BLOCKS = {".amdgpu_metadata": ".end_amdgpu_metadata"}
+# Directives whose body is not assembly yet (YAML metadata; a macro body, assembly only once its
+# parameters are substituted) up to an end directive; the body is cut out before the lark parse
+# (its lines become blank, so line numbers stay true) and handed over whole in Directive.body.
+RAW_BLOCKS = {".amdgpu_metadata": (".end_amdgpu_metadata",), ".macro": (".endm", ".endmacro")}
 _RAW_BLOCK_START = re.compile(r"^([ \t]*)(" + "|".join(re.escape(k) for k in RAW_BLOCKS) + r")\b", re.M | re.I)
 
 
@@ -389,12 +389,12 @@ def _cut_raw_blocks(text: str) -> tuple[str, list[Directive]]:
         if not m:
             i += 1
             continue
-        name, end = m.group(2).lower(), RAW_BLOCKS[m.group(2).lower()]
+        name, ends = m.group(2).lower(), RAW_BLOCKS[m.group(2).lower()]
         j = i + 1
-        while j < len(lines) and lines[j].strip().lower() != end:
+        while j < len(lines) and lines[j].strip().lower() not in ends:
             j += 1
         if j == len(lines):
-            raise AsmError(f"{i + 1}:{len(m.group(1)) + 1}: {name} has no {end}")
+            raise AsmError(f"{i + 1}:{len(m.group(1)) + 1}: {name} has no {ends[0]}")
         blocks.append(Directive(name, lines[i][m.end():].strip(), i + 1, len(m.group(1)) + 1,
                                 body="\n".join(lines[i + 1:j]) + "\n"))
         for k in range(i, j + 1):

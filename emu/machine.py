@@ -21,6 +21,7 @@ import isa
 from dsl.decode import DecodeError, decode_one
 from dsl.printer import print_instruction
 
+from .buffer import BufferMemory
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
@@ -322,8 +323,16 @@ class _Chunk:
         if p.dpp is not None:
             full_active = active if active is not None else np.ones((len(idx), st.lanes), bool)
             inputs["S0"], write_active = p.dpp.permute(inputs["S0"], full_active)
+        mem = self.memory(p.memory, sel)
+        if p.buffer is not None:        # MUBUF/MTBUF: addresses and range limits from the V# (emu/buffer.py)
+            try:
+                extra, limit = p.buffer(st, sel, np.arange(st.lanes)[None, :])
+            except SemanticsError as e:
+                raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+            inputs.update(extra)
+            mem = BufferMemory(mem, limit)
         ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar, mode=st.mode[sel],
-                  status=st.status[sel], mem=self.memory(p.memory, sel),
+                  status=st.status[sel], mem=mem,
                   vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel))
         try:
             return p.sem.execute(ctx), write_active

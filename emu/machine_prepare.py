@@ -16,6 +16,7 @@ import numpy as np
 
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
 
+from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses
 from .machine_dpp import Dpp
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend
 from .wave import EXEC_LO, M0, NULL, VCC_LO, pack_mask
@@ -23,6 +24,7 @@ from .wave import EXEC_LO, M0, NULL, VCC_LO, pack_mask
 VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
 SCALAR = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
 FLAT_LIKE = ("FLAT", "GLOBAL", "SCRATCH")
+BUFFER = ("MUBUF", "MTBUF")
 OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
 
@@ -48,6 +50,7 @@ class Prepared:
     cross_lane: bool = False
     second: "Prepared | None" = None   # VOPD's Y half (reads before either half writes)
     saturate: object = None            # integer clamp: outputs -> outputs, before writeback
+    buffer: object = None              # MUBUF/MTBUF: f(state, sel, lane_id) -> (inputs, range limit per lane)
 
     @property
     def control(self):
@@ -164,6 +167,8 @@ class Preparer:
                 self._ds(p, d)
             elif fmt in FLAT_LIKE:
                 self._flat(p, d)
+            elif fmt in BUFFER:
+                self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
         except OperandError as e:
@@ -454,16 +459,49 @@ class Preparer:
                 return np.add(a, va(st, sel), dtype=np.uint64) if va is not None else a
         p.inputs["ADDR"] = addr
         p.inputs["OFFSET"] = offset
+        self._vmem_data(p, d, f["DATA"], f["VDST"])
+
+    def _vmem_data(self, p: Prepared, d, data: int, vdst: int):
+        """Store data, atomic data and the returned value of a vector-memory instruction."""
         n = data_dwords(d.name)
         data_dwords_ = n * 2 if "CMPSWAP" in d.name else n
         if p.sem.memory == "store":
-            p.inputs["VDATA"] = self._vgpr_data(f["DATA"], _bits(p.sem.reads.get("VDATA"), n))
+            p.inputs["VDATA"] = self._vgpr_data(data, _bits(p.sem.reads.get("VDATA"), n))
         elif p.sem.memory == "atomic":
-            p.inputs["DATA"] = self._vgpr_data(f["DATA"], _bits(p.sem.reads.get("DATA"), data_dwords_))
-        if p.sem.memory == "atomic" and not f.get("GLC"):
+            p.inputs["DATA"] = self._vgpr_data(data, _bits(p.sem.reads.get("DATA"), data_dwords_))
+        if p.sem.memory == "atomic" and not p.inst.fields.get("GLC"):
             p.writers["RETURN_DATA"] = lambda st, sel, v, a: None      # no return without GLC
         else:
-            self._returns(p, d, f["VDST"], n)
+            self._returns(p, d, vdst, n)
+
+    def _buffer(self, p: Prepared, d):
+        """MUBUF/MTBUF: VADDR holds the index (IDXEN) and/or offset (OFFEN), in that order;
+        SRSRC names four SGPRs holding the V#; SOFFSET an SGPR, M0, NULL or an inline
+        constant (manual ch. 9, Table 37 and 40). emu/buffer.py turns them into addresses."""
+        f = p.inst.fields
+        if f["TFE"]:
+            raise PrepareError("TFE (partially resident texture status) is not modelled")
+        idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], f["OFFSET"]
+        reg, nregs = f["VADDR"], idxen + offen
+        if nregs:
+            self._vgpr_data(reg, nregs)               # the address registers exist
+        rsrc = f["SRSRC"] * 4
+        soffset = self._src(f["SOFFSET"], 32, "u", None)
+        typed = d.format == "MTBUF"
+        formats = dict(self.spec.tables["data_formats"])
+
+        def access(st, sel, lane_id):
+            res = Resource.of(st.sgpr[rsrc:rsrc + 4, sel].T)
+            v = st.vgpr[reg:reg + nregs, sel]
+            index = v[0] if idxen else 0
+            offset = (v[idxen].astype(np.int64) if offen else 0) + inst_offset
+            addr, limit = lane_addresses(res, index, offset, soffset(st, sel), lane_id, typed)
+            extra = {"ADDR": addr, "FORMAT": np.full_like(res.format, f["FORMAT"]) if typed else res.format,
+                     "DST_SEL": res.dst_sel if not typed else IDENTITY_DST_SEL, "FORMATS": formats}
+            return extra, limit
+        p.memory, p.buffer = "global", access
+        p.inputs["OFFSET"] = inst_offset
+        self._vmem_data(p, d, f["VDATA"], f["VDATA"])
 
 
 def _scalar_register(what: str, code: int) -> int:

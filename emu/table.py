@@ -195,7 +195,7 @@ class SemanticTable:
 
     def _build(self, d: isa.InstrDef) -> Entry:
         scalar = d.format in SCALAR_FORMATS
-        hand = handwritten.semantic(d.name, scalar)
+        hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(hand, "hand-written")
         if d.format == "VOPD":

@@ -11,6 +11,7 @@ import yaml
 from dsl.asm import (AsmError, Directive, Label, LiteralRef, define_label, encode_at, encoder, parse,
                      resolve_branches, split_specifier)
 
+from . import asm_control as control
 from . import elf
 from .descriptor import DESCRIPTOR_SIZE, encode_descriptor
 from .expr import Address, ExprError, UndefinedSymbol, amdgpu_functions, evaluate, split_args
@@ -86,14 +87,26 @@ class _Module:
         self.data_fixups: list[Fixup] = []
         self.late_data: list = []                   # data whose value needs labels defined later
         self._encoder = None
+        self.macros: dict[str, control.Macro] = {}
+        self.expansions = 0                          # macro expansions so far: what `\@` counts
+        self.expanded: list[tuple[int, list[str]]] = []   # (first line, text) of the expansions running
 
     # ---- helpers ----
     def where(self, d) -> str:
         return f"{self.filename}:{d.line}:{d.column}: "
 
     def fail(self, d, message: str):
-        src = self.lines[d.line - 1].strip() if 0 < d.line <= len(self.lines) else ""
-        raise AsmError(f"{d.line}:{d.column}: {message}\n    {src}")
+        raise AsmError(f"{d.line}:{d.column}: {message}\n    {self.source_line(d.line).strip()}")
+
+    def source_line(self, line: int) -> str:
+        """Source text of a line; inside a running macro expansion, the expanded text."""
+        for first, text in reversed(self.expanded):
+            if first <= line < first + len(text):
+                return text[line - first]
+        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+    def defined(self, name: str) -> bool:
+        return name in self.absolute or any(name in s.labels for s in self.sections.values())
 
     def _section(self, name: str, flags: int | None = None, stype: int = elf.SHT_PROGBITS) -> _Section:
         if name not in self.sections:
@@ -156,10 +169,18 @@ class _Module:
                            f".end_amdhsa_kernel")
 
     def run_block(self, items) -> None:
-        """Statements in order; a `.rept N` … `.endr` body runs N times (nesting allowed)."""
+        """Statements in order; a `.rept N` … `.endr` body runs N times, a conditional runs its
+        first arm whose condition holds (nesting allowed)."""
         i = 0
         while i < len(items):
             it = items[i]
+            if isinstance(it, Directive) and it.name in control.OPENERS:
+                arms, end = control.conditional_arms(self, items, i)
+                arm = next((a for a in arms if control.holds(self, a.condition)), None)
+                if arm is not None:
+                    self.run_block(items[arm.start:arm.end])
+                i = end + 1
+                continue
             if isinstance(it, Directive) and it.name == ".rept":
                 end = _matching_endr(items, i)
                 if end is None:
@@ -183,11 +204,14 @@ class _Module:
             define_label(self.current.labels, it, len(self.current.data))
         elif isinstance(it, Directive):
             self.directive(it)
+        elif it.mnemonic in self.macros:
+            self.invoke(self.macros[it.mnemonic], it)
         else:
             if self.open_kernel:
                 self.fail(it, f"instruction inside .amdhsa_kernel {self.open_kernel.name}")
             sec = self.current
-            sec.data += encode_at(self.encoder(it), it, self.lines, len(sec.data), sec.branches)
+            lines = self.lines if not self.expanded else _SourceView(self)
+            sec.data += encode_at(self.encoder(it), it, lines, len(sec.data), sec.branches)
 
     def directive(self, d: Directive) -> None:
         name, args = d.name, d.args
@@ -198,6 +222,12 @@ class _Module:
             return self.end_kernel(d)
         if name == ".endr":
             self.fail(d, ".endr without .rept")
+        if name in control.ARM_DIRECTIVES:
+            self.fail(d, f"{name} without .if")
+        if name == ".exitm":
+            if not self.expanded:
+                self.fail(d, ".exitm outside a macro")
+            raise _ExitMacro
         if self.open_kernel:
             self.fail(d, f"{name} inside .amdhsa_kernel {self.open_kernel.name}")
         handler = getattr(self, "d_" + name[1:], None)
@@ -267,6 +297,41 @@ class _Module:
         if len(parts) != 2:
             self.fail(d, f".size takes NAME, EXPRESSION; got {args!r}")
         self.sizes[parts[0]] = (parts[1], d, Address(self.current.name, len(self.current.data)))
+
+    # ---- macros ----
+    def d_macro(self, d, args):
+        macro = control.define_macro(self, d)
+        if macro.name in self.macros:
+            self.fail(d, f"macro {macro.name} is already defined (at line {self.macros[macro.name].line})")
+        self.macros[macro.name] = macro
+
+    def d_purgem(self, d, args):
+        if self.macros.pop(args.strip().lower(), None) is None:
+            self.fail(d, f".purgem: no macro named {args.strip()!r}")
+
+    def invoke(self, macro: control.Macro, st) -> None:
+        """Run one expansion of `macro` for the invocation `st`."""
+        if len(self.expanded) >= control.MAX_MACRO_DEPTH:
+            self.fail(st, f"macro {macro.name}: expansions nested {control.MAX_MACRO_DEPTH} deep (a macro that "
+                          f"invokes itself without end?)")
+        source = self.source_line(st.line)
+        raw = re.split(r"//|;|#", source[st.column - 1:], maxsplit=1)[0]
+        raw = raw.strip()[len(macro.name):]
+        text = control.expand(self, macro, st, control.macro_arguments(self, macro, st, raw), self.expansions)
+        self.expansions += 1
+        items = control.parse_expansion(text, macro, st)
+        self.expanded.append((macro.line + 1, text.split("\n")))
+        try:
+            self.run_block(items)
+        except _ExitMacro:
+            pass
+        except AsmError as e:
+            context = f"\n  in expansion of macro {macro.name} at line {st.line}"
+            if str(e).count("\n  in expansion") < 8:      # a runaway recursion names only its first levels
+                raise AsmError(f"{e}{context}") from None
+            raise
+        finally:
+            self.expanded.pop()
 
     def d_set(self, d, args):
         parts = split_args(args)
@@ -509,6 +574,23 @@ class _Module:
                 out.append(SymbolDef(name, None, value & (1 << 64) - 1, 0, elf.STT_NOTYPE,
                                      self.bind.get(name, elf.STB_LOCAL), 0))
         return out
+
+
+class _SourceView:
+    """The source lines as an error message quotes them: a running macro expansion's lines
+    read as expanded text (a macro body lies within the file, so the length is the file's)."""
+    def __init__(self, module: _Module):
+        self.module = module
+
+    def __len__(self) -> int:
+        return len(self.module.lines)
+
+    def __getitem__(self, index: int) -> str:
+        return self.module.source_line(index + 1)
+
+
+class _ExitMacro(Exception):
+    """`.exitm`: the rest of the running expansion is skipped."""
 
 
 def _matching_endr(items, start: int) -> int | None:

@@ -160,12 +160,16 @@ class Program:
         for enable, dwords in USER_SGPRS.items():
             if getattr(desc, enable):
                 what = enable.removeprefix("enable_sgpr_")
+                if what in ("private_segment_buffer", "flat_scratch_init") and target.architected_flat_scratch:
+                    raise DeviceError(f"{k.name}: descriptor's {enable} is set, which {target.name} does not "
+                                      f"support (architected flat scratch: the field must be 0)")
                 if what == "private_segment_size":
                     value = desc.private_segment_fixed_size
+                elif what in pointers:
+                    value = pointers[what]
                 else:
-                    # the private segment buffer and flat scratch init stay 0: scratch is
-                    # addressed per lane by the machine (emu/memory.py), not through them
-                    value = pointers.get(what, 0)
+                    raise DeviceError(f"{k.name}: descriptor's {enable} is set; the emulator does not "
+                                      f"provide it on {target.name}")
                 user += [(value >> (32 * i)) & 0xFFFFFFFF for i in range(dwords)]
         if desc.user_sgpr_count < len(user):
             raise DeviceError(f"{k.name}: descriptor's user_sgpr_count {desc.user_sgpr_count} is less than the "

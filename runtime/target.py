@@ -43,6 +43,13 @@ class Target:
         return self.major == 9 and self.name >= "gfx90a"
 
     @property
+    def architected_flat_scratch(self) -> bool:
+        """gfx94x, gfx950 and GFX11+: the hardware sets FLAT_SCRATCH itself, so the descriptor's
+        private segment buffer and flat scratch init user SGPRs are not supported (AMDGPUUsage,
+        kernel descriptor: "must be 0" for targets with the Architected flat scratch property)."""
+        return self.major >= 11 or (self.major == 9 and self.name >= "gfx940")
+
+    @property
     def default_wave_size(self) -> int:
         return 32 if self.major >= 10 else 64
 

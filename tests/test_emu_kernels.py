@@ -96,6 +96,9 @@ def test_buffers_copy_in_and_out():
     ("enable_vgpr_workitem_id", 3, "enable_vgpr_workitem_id is 3"),
     ("user_sgpr_count", 1, "user_sgpr_count 1 is less than"),
     ("group_segment_fixed_size", 1 << 17, "131072 bytes of LDS"),
+    # gfx11 has architected flat scratch: AMDGPUUsage says these enables must be 0 there
+    ("enable_sgpr_private_segment_buffer", 1, "enable_sgpr_private_segment_buffer is set, which gfx1100 does not"),
+    ("enable_sgpr_flat_scratch_init", 1, "enable_sgpr_flat_scratch_init is set, which gfx1100 does not"),
 ])
 def test_invalid_descriptor_fields_are_refused(field, value, message):
     from runtime import DeviceError

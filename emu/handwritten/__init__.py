@@ -3,14 +3,17 @@
 Everything else is generated from the PDF (emu/pcode). Entries here are either control
 events the machine acts on (no data effect: s_endpgm, s_barrier, waits, hints), MODE
 writers, or data-parallel operations the manual describes in prose, C or matrix notation
-(`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA).
+(`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA; `buffer_format.py`: the buffer
+loads/stores with format conversion; `append.py`: ds_append/ds_consume; `hwreg.py`: s_setreg).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..semantics import Operand, Semantic
-from . import lanes, wmma
+import re
+
+from . import append, buffer_format, hwreg, lanes, wmma
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -63,7 +66,41 @@ DATA_PARALLEL = {
 }
 
 
-def semantic(name: str, scalar: bool) -> Semantic | None:
+_BUFFER_FORMAT = re.compile(r"^T?BUFFER_(LOAD|STORE)_(D16_(HI_)?)?FORMAT_(X|XY|XYZ|XYZW)$")
+_BUFFER_INPUTS = (_ADDR, _op("FORMAT", 32, "u32"), _op("DST_SEL", 32, "u32"), _op("FORMATS", 0, "table"))
+
+
+def _buffer_format(name: str, scalar: bool) -> Semantic:
+    """Loads write VDATA (and read its old value where a D16 half stays); stores read it."""
+    m = _BUFFER_FORMAT.match(name)
+    components = len(m.group(4))
+    dwords = (components + 1) // 2 if m.group(2) else components
+    vdata = _op("VDATA", 32 * dwords, f"b{32 * dwords}")
+    if m.group(1) == "LOAD":
+        reads = _BUFFER_INPUTS + ((vdata,) if m.group(2) and (m.group(3) or components % 2) else ())
+        fn, writes = buffer_format.load(name), (vdata,)
+    else:
+        reads, fn, writes = _BUFFER_INPUTS + (vdata,), buffer_format.store(name), ()
+    return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
+                    scalar=scalar, memory=m.group(1).lower(),
+                    source="format conversion per the buffer data format (emu/handwritten/buffer_format.py)")
+
+
+def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
+    """The hand-written semantic of `name`, or None. `spec` (isa.Spec) supplies the tables
+    some of them read (s_setreg's writable bits)."""
+    if _BUFFER_FORMAT.match(name):
+        return _buffer_format(name, scalar)
+    if name in ("DS_APPEND", "DS_CONSUME"):
+        return Semantic(name, append.counter(name, +1 if name == "DS_APPEND" else -1), "hand-written",
+                        {"M0": _op("M0"), "OFFSET": _op("OFFSET", 16, "u16")}, {"RETURN_DATA": _RET},
+                        scalar=scalar, memory="atomic",
+                        source="LDS[M0[15:0] + offset] += / -= countbits(EXEC) once per wave; lanes get the old value")
+    if name in ("S_SETREG_B32", "S_SETREG_IMM32_B32") and spec is not None:
+        source = _op("SIMM32") if "IMM32" in name else _op("S0")
+        return Semantic(name, hwreg.setreg(name, spec), "hand-written",
+                        {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
+                        source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
     if name in wmma.VARIANTS:
         reads, writes = wmma.operands(name)
         return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
