@@ -1,10 +1,13 @@
 """Runtime library of the generated semantics: value representation and the functions the
 pseudocode calls, all numpy and vectorised over the batch.
 
-Representation (chosen by emu/pcode/translate.py): integers of up to 64 bits are uint64
-(unsigned / bit types) or int64 (signed) arrays, evaluated at 64-bit width and truncated
-only when stored or read through a typed accessor; floats are numpy float16/32/64; wider
-integers (65'B(...)) are object arrays of Python ints; conditions are bool arrays.
+Representation (chosen by emu/pcode/): integers of up to 64 bits are uint64 (unsigned /
+bit types) or int64 (signed) arrays, evaluated at 64-bit width and truncated only when
+stored or read through a typed accessor; floats are numpy float16/32/64; wider integers
+(65'B(...)) are object arrays of Python ints; conditions are bool arrays.
+Operands of up to 32 bits stay the machine's uint32 until an accessor widens them (`.f`
+reinterprets them in place), and whole 32-bit results go back as uint32: statements whose
+arithmetic is exact modulo 2**32 (emu/pcode/narrow.py) never leave uint32 at all.
 """
 from __future__ import annotations
 
@@ -67,13 +70,18 @@ def sign_extend(r, bits: int):
     return ((r ^ sign).astype(np.int64) - np.int64(1 << (bits - 1)))
 
 
-def store(x, kind: str, bits: int):
-    """Raw uint64 bits (wide: Python ints) of value x written to a location typed kind/bits."""
+def store(x, kind: str, bits: int, narrow: bool = False):
+    """Raw uint64 bits (wide: Python ints) of value x written to a location typed kind/bits.
+    narrow: a whole operand's new value, whose float bits may stay uint32 (<= 32 bits) or
+    uint64 (f64) without a widening copy."""
     a = np.asarray(x) if not isinstance(x, (int, float)) else x
     if kind == "f":
         if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
             a = float(a)
-        return np.asarray(a).astype(FLOAT[bits], copy=False).view(UINT[bits]).astype(U64)
+        v = np.asarray(a).astype(FLOAT[bits], copy=False).view(UINT[bits])
+        if narrow:
+            return owned(v) if bits >= 32 else v.astype(np.uint32)
+        return v.astype(U64)
     if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
         a = to_int(a, kind == "i", bits)
     if bits > 64:
@@ -355,17 +363,28 @@ def fma(a, b, c):
     # sits exactly on a midpoint of the narrow type: every midpoint is an f64 value, so the
     # f64 rounding never moves the sum across one. A midpoint of normal results has the f64
     # mantissa bit just below the narrow mantissa set and every lower bit clear (the
-    # overflow threshold too); results in the narrow denormal range have fewer mantissa
-    # bits, so those lanes are all checked. Only the candidate lanes are redone.
-    # Exact sums (err == 0 below) need no repair; they are common (short operands), and
-    # then half the lanes can look like midpoints, so the inexact test runs on the whole
-    # batch before any lanes are picked out.
+    # overflow threshold too): shifting those bits to the top leaves exactly the sign bit.
+    # Results in the narrow denormal range have fewer mantissa bits, so those lanes are all
+    # candidates (one minimum over |out| first: usually there are none).
     below = 52 - np.finfo(dtype).nmant - 1            # f64 mantissa bits under the half-ulp bit
-    hard = (s.view(U64) & U64((2 << below) - 1)) == U64(1 << below)
-    hard |= np.abs(out) <= np.finfo(dtype).tiny
+    hard = np.left_shift(s.view(U64), U64(63 - below)) == U64(1 << 63)
+    tiny = np.finfo(dtype).tiny
+    magnitude = np.abs(out)
+    if np.fmin.reduce(magnitude, axis=None) <= tiny:      # fmin: NaN lanes do not hide the rest
+        hard |= magnitude <= tiny
+    del magnitude
     if hard.any():
-        bb = s - p
-        hard &= ((p - (s - bb)) + (c - bb)) != 0      # TwoSum error: the f64 sum was inexact
+        # Only inexact sums can be double-rounded. Exact sums are common (short operands),
+        # and then many lanes look like midpoints, so exactness is tested on the whole batch
+        # without picking lanes out: s == p + c exactly iff s - p == c and s - c == p (if
+        # not, the error is a non-zero multiple of the finer of the two ulps, too large for
+        # the subtraction that recovers the finer operand to round back to it).
+        t = s - p
+        inexact = t != c
+        np.subtract(s, c, out=t)
+        inexact |= t != p
+        hard &= inexact
+        del t, inexact
         if hard.any():
             hard = np.nonzero(hard)
             p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
@@ -384,22 +403,72 @@ def _round_to_odd_sum(p, c, s):
     return np.where(inexact, odd, s)
 
 
+_VELTKAMP = 2.0 ** 27 + 1      # splits a double into two halves of at most 26 significant bits
+_FMA64_SAFE = (2.0 ** -450, 2.0 ** 450)     # |a|, |b| here (and |c| < 2**900): no intermediate under/overflows
+
+
+def _two_sum(x, y):
+    """s + e == x + y exactly, s = x + y rounded to nearest (Knuth)."""
+    s = x + y
+    bb = s - x
+    return s, (x - (s - bb)) + (y - bb)
+
+
+def _two_product(x, y):
+    """p + e == x * y exactly, p = x * y rounded to nearest (Dekker, Veltkamp splitting)."""
+    p = x * y
+    t = _VELTKAMP * x
+    xh = t - (t - x)
+    xl = x - xh
+    t = _VELTKAMP * y
+    yh = t - (t - y)
+    yl = y - yh
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _add_round_to_odd(x, y):
+    """x + y rounded to odd: the neighbour with an odd last mantissa bit unless exact."""
+    s, e = _two_sum(x, y)
+    step = (e != 0) & ((s.view(U64) & U64(1)) == 0)    # inexact and even: the odd one is toward x + y
+    return np.where(step, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+
+
 def _fma64(a, b, c):
-    from fractions import Fraction
-    out = (a * b + c).astype(np.float64)
-    fin = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & np.isfinite(a * b)
-    idx = np.nonzero(fin & (a != 0) & (b != 0))
-    for i in zip(*idx):     # exact path per element: Python floats have no fused multiply-add before 3.13
-        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
-        out[i] = _round_fraction(exact) if exact != 0 else (a[i] * b[i] + c[i])
+    """f64 a * b + c with one rounding, vectorised: Boldo and Melquiond's emulation (IEEE
+    Trans. Computers 57(4), 2008): the exact product uh + ul, the exact sum th + tl of c and
+    uh, the low parts added with rounding to odd, then one rounding to nearest of th + v.
+    It needs every intermediate free of underflow and overflow, which magnitudes inside
+    _FMA64_SAFE guarantee; zero products follow IEEE's signed-zero sum, and the rare other
+    lanes (huge, tiny, non-finite) are done per element with exact rationals."""
+    a, b, c = (x.astype(np.float64, copy=False) for x in np.broadcast_arrays(a, b, c))
+    uh, ul = _two_product(a, b)
+    th, tl = _two_sum(c, uh)
+    out = th + _add_round_to_odd(tl, ul)
+    zero = (a == 0) | (b == 0)
+    lo, hi = _FMA64_SAFE
+    in_range = ((np.abs(a) >= lo) & (np.abs(a) <= hi) & (np.abs(b) >= lo) & (np.abs(b) <= hi)
+                & ((c == 0) | ((np.abs(c) >= lo * lo) & (np.abs(c) <= hi * hi))))
+    out = np.where(zero, a * b + c, out)               # an exact +-0 product: plain IEEE addition
+    rare = np.nonzero(~zero & ~in_range)
+    if rare[0].size:
+        out[rare] = [_fma64_exact(float(x), float(y), float(z)) for x, y, z in zip(a[rare], b[rare], c[rare])]
     return out
+
+
+def _fma64_exact(a: float, b: float, c: float) -> float:
+    """One element through exact rationals (non-finite operands and products: IEEE's a * b + c)."""
+    from fractions import Fraction
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and math.isfinite(a * b)):
+        return a * b + c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    return _round_fraction(exact) if exact != 0 else a * b + c
 
 
 def _round_fraction(q):
     try:
         return float(q)         # Fraction -> float rounds to nearest even correctly
     except OverflowError:
-        return math.copysign(math.inf, q)
+        return math.inf if q > 0 else -math.inf     # rounds past the largest double
 
 
 def ldexp(x, e):
@@ -553,11 +622,64 @@ def status_field(ctx, name: str):
 
 
 def operand(ctx, name: str, bits: int, instruction: str):
+    """An operand as the machine supplied it: uint32 / uint64 arrays unchanged (the
+    translator widens a uint32 where a bare operand is used as a 64-bit value)."""
     v = ctx.get(name, instruction)
     a = np.asarray(v)
     if bits > 64:
         return a.astype(np.uint32)
+    if a.dtype == np.uint32 or a.dtype == U64:
+        return a
     return a.astype(U64) if a.dtype.kind != "f" else raw(a)
+
+
+# ---- exact-modulo-2**32 statements (emu/pcode/narrow.py) ------------------------------
+
+_U32 = np.uint32
+
+
+def owned(x):
+    """x itself if it is a freshly computed array, else a copy: a result must never be a
+    view of an input (the machine's register file), because the machine may write one
+    register before it stores another result (VOPD halves, v_swap)."""
+    return x if not isinstance(x, np.ndarray) or x.base is None else x.copy()
+
+
+def u32(x):
+    """The low 32 bits of an integer value as uint32 (no copy when it already is one)."""
+    a = np.asarray(x)
+    if a.dtype == _U32:
+        return a
+    return (raw(a) & U64(0xFFFFFFFF)).astype(_U32)
+
+
+def field32(x, hi: int, lo: int):
+    """x[hi:lo] (constant, at most 32 bits wide) as uint32."""
+    a = np.asarray(x)
+    if a.dtype == _U32 and hi < 32:
+        v = a >> _U32(lo) if lo else a
+        return v & _U32(_mask(hi - lo + 1)) if hi - lo < 31 else v
+    return u32(bits_of(a, hi, lo))
+
+
+def shl32(x, n):
+    """(x << n) mod 2**32 for uint32 x and any count (>= 32 gives 0, as at 64-bit width)."""
+    n = np.asarray(n)
+    if _in_shift_range32(n):
+        return np.left_shift(x, n.astype(_U32, copy=False))
+    return np.where(n >= 32, _U32(0), np.left_shift(x, np.minimum(n, 31).astype(_U32)))
+
+
+def shr32(x, n):
+    """Logical x >> n of an exact uint32 x (>= 32 gives 0)."""
+    n = np.asarray(n)
+    if _in_shift_range32(n):
+        return np.right_shift(x, n.astype(_U32, copy=False))
+    return np.where(n >= 32, _U32(0), np.right_shift(x, np.minimum(n, 31).astype(_U32)))
+
+
+def _in_shift_range32(n: np.ndarray) -> bool:
+    return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 32
 
 
 def lane_id(ctx):
@@ -568,18 +690,21 @@ def active(ctx, pred):
     return ctx.active if pred is None else np.logical_and(ctx.active, pred)
 
 
-def mem_load(ctx, addr, nbytes: int, pred):
+def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
+    """nbytes from memory per active lane: uint64, or (narrow, nbytes <= 4) the memory's uint32."""
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
     a = np.broadcast_to(raw(addr), ctx.shape)
-    return np.asarray(ctx.mem.load(a, nbytes, np.broadcast_to(active(ctx, pred), ctx.shape))).astype(U64)
+    v = np.asarray(ctx.mem.load(a, nbytes, np.broadcast_to(active(ctx, pred), ctx.shape)))
+    return v.astype(_U32 if narrow and nbytes <= 4 else U64, copy=False)
 
 
 def mem_store(ctx, addr, nbytes: int, value, pred):
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
     a = np.broadcast_to(raw(addr), ctx.shape)
-    v = np.broadcast_to(raw(value), ctx.shape)
+    value = np.asarray(value)
+    v = np.broadcast_to(value if value.dtype == _U32 else raw(value), ctx.shape)    # the low nbytes are stored
     ctx.mem.store(a, nbytes, v, np.broadcast_to(active(ctx, pred), ctx.shape))
 
 

@@ -165,13 +165,22 @@ def _supplied(ctx: "Ctx", name: str) -> bool:
 
 def _flush(value, bits: int, waves) -> np.ndarray:
     """Raw float bits with denormals (exponent 0, mantissa non-zero) replaced by zero of the
-    same sign, in the waves `waves` selects. Bits above a 16-bit value are kept."""
+    same sign, in the waves `waves` selects. Bits above a 16-bit value are kept. Denormals
+    are rare, so one pass first asks whether any lane holds one; only then are lanes rewritten."""
     exp, mant = _EXP_MANT[bits]
     v = np.asarray(value)
     if v.dtype.kind == "f":          # a float result: flush its encoding
         v = v.view(f"u{v.dtype.itemsize}")
     dtype = v.dtype if v.dtype.kind == "u" else (np.uint64 if bits == 64 else np.uint32)
     v = v.astype(dtype, copy=False)
+    # shifted left so the exponent and mantissa are the top bits (sign and bits above a
+    # 16-bit value fall off): a denormal is then a non-zero value <= mantissa << shift,
+    # i.e. `shifted - 1 < mantissa << shift` in wrapping unsigned arithmetic (zero wraps)
+    shift = dtype.type(dtype.itemsize * 8 - bits + 1)
+    t = np.left_shift(v, shift)
+    t -= dtype.type(1)
+    if not np.less(t, dtype.type(mant) << shift).any():
+        return v
     exp, mant = dtype.type(exp), dtype.type(mant)
     denorm = ((v & exp) == 0) & ((v & mant) != 0) & waves
     return np.where(denorm, v & ~mant, v)

@@ -31,8 +31,8 @@ GRAPHICS_FORMATS = {"MIMG", "EXP", "VINTERP", "LDSDIR"}
 @lru_cache(maxsize=1)
 def _translator_digest() -> str:
     h = hashlib.sha256()
-    for f in ("pcode/translate.py", "pcode/pcode.lark", "pcode/parse.py"):
-        h.update((Path(__file__).parent / f).read_bytes())
+    for f in sorted((Path(__file__).parent / "pcode").glob("*.py")) + [Path(__file__).parent / "pcode" / "pcode.lark"]:
+        h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
 

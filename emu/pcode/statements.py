@@ -1,0 +1,385 @@
+"""Statements of the pseudocode -> lines of Python: declarations, predicated if/elsif/else
+(`where` under a per-lane condition), loops with per-lane break masks, and assignments to
+operands (whole, typed, bit slices), lane bits, locals, memory and register files."""
+from __future__ import annotations
+
+from lark import Token, Tree
+
+from .types import OPERANDS, INT_FIELDS, SOURCE_ARRAY, LANE_MASKS, LANE_ID_NAMES, LIT, Ty, Var, Unsupported, type_of_field, type_of_decl, is_name, is_const
+from ..semantics import Operand
+
+
+class Statements:
+    """Mixin of Translator: statement translation and every kind of write."""
+
+    # ---------- statements ----------
+    def stmts(self, tree: Tree):
+        for st in tree.children:
+            self.stmt(st)
+            if self.loop_breaks and self.loop_breaks[-1] and st.data in ("if_",):
+                pass
+
+    def stmt(self, st: Tree):
+        kind = st.data
+        if kind == "assign":
+            self.assign(st)
+        elif kind == "declare":
+            name = str(st.children[0])
+            ty = type_of_decl(str(st.children[1]))
+            if len(st.children) > 2 and name == SOURCE_ARRAY:
+                n = int(str(st.children[2]))
+                self.vars[name] = Var(Ty("u", ty.bits), n)
+                self.emit(f"{self.pyname(name)} = [{', '.join(self.expr(Tree('name', [f'S{i}']))[0] for i in range(n))}]")
+            elif len(st.children) > 2:
+                n = int(str(st.children[2]))
+                self.vars[name] = Var(ty, n)
+                self.emit(f"{self.pyname(name)} = [{self.zero(ty)}] * {n}")
+            elif name in OPERANDS:
+                pass        # `declare OFFSET : 16'U` documents an operand's width
+            else:
+                self.vars[name] = Var(ty)
+                self.emit(f"{self.pyname(name)} = {self.zero(ty)}")
+        elif kind == "if_":
+            self.if_(st)
+        elif kind == "for_":
+            self.for_(st)
+        elif kind == "expr_stmt":
+            e = st.children[0]
+            if not (isinstance(e, Tree) and e.data == "call"):
+                self.fail("statement is not an assignment or a call", st)
+            code, _ = self.expr(e)
+            self.emit(code)
+        elif kind == "break_":
+            if not self.loop_breaks:
+                self.fail("break outside a loop", st)
+            b = self.loop_breaks[-1]
+            self.emit(f"{b} = np.asarray({b}) | np.asarray({self.pred or 'True'})")
+        elif kind == "return_":
+            if not self.returns:
+                self.fail("return outside a lambda", st)
+            ret, done = self.returns[-1]
+            code, _ = self.expr(st.children[0])
+            p = self.pred or "True"
+            self.emit(f"{ret} = R.where(R.AND({p}, ~{done}), {code}, {ret})")
+            self.emit(f"{done} = {done} | R.AND({p}, ~{done})")
+        elif kind == "eval_":
+            self.fail("eval \"...\" (matrix pseudocode) needs a hand-written semantic", st)
+        else:
+            self.fail(f"statement {kind}", st)
+
+    def if_(self, st: Tree):
+        cond, then, elifs = st.children[0], st.children[1], st.children[2]
+        els = st.children[3] if len(st.children) > 3 else None
+        branches = [(cond, then)] + [(elifs.children[i], elifs.children[i + 1])
+                                    for i in range(0, len(elifs.children), 2)]
+        outer = self.pred
+        taken = self.fresh("taken")
+        self.emit(f"{taken} = False")
+        for c, body in branches:
+            code, ty = self.expr(c)
+            cv = self.fresh("c")
+            self.emit(f"{cv} = R.AND(R.AND({outer or 'None'}, ~R.truth({taken})), R.truth({code}))")
+            self.emit(f"{taken} = R.truth({taken}) | {cv}")
+            self.pred = cv
+            self.stmts(body)
+            self.pred = outer
+        if els is not None:
+            cv = self.fresh("c")
+            self.emit(f"{cv} = R.AND({outer or 'None'}, ~R.truth({taken}))")
+            self.pred = cv
+            self.stmts(els)
+            self.pred = outer
+
+    def for_(self, st: Tree):
+        var, lo, hi, body = str(st.children[0]), st.children[1], st.children[2], st.children[3]
+        lo_c, _ = self.expr(lo)
+        hi_c, _ = self.expr(hi)
+        py = self.pyname(var)
+        self.vars[var] = Var(LIT)
+        has_break = any(t.data == "break_" for t in body.iter_subtrees())
+        brk = None
+        if has_break:
+            brk = self.fresh("brk")
+            self.emit(f"{brk} = False")
+        self.emit(f"for {py} in range(R.loop_bound({lo_c}), R.loop_bound({hi_c}) + 1):")
+        self.indent += 1
+        outer = self.pred
+        if brk:
+            self.loop_breaks.append(brk)
+            for st2 in body.children:
+                pv = self.fresh("p")
+                self.emit(f"{pv} = R.AND({outer or 'None'}, ~np.asarray({brk}))")
+                self.pred = pv
+                self.stmt(st2)
+            self.loop_breaks.pop()
+        else:
+            self.stmts(body)
+        self.pred = outer
+        self.emit("pass")
+        self.indent -= 1
+
+    # ---------- assignment ----------
+    def assign(self, st: Tree):
+        target = st.children[0]
+        if len(st.children) == 2:           # x++
+            op, value = "+=", Tree("number", [Token("NUMBER", "1")])
+        else:
+            op, value = str(st.children[1]), st.children[2]
+        if isinstance(target, Tree) and target.data == "lambda_":
+            self.fail("lambda as target", st)
+        if isinstance(value, Tree) and value.data == "lambda_":
+            self.lambdas[str(target.children[0])] = value
+            return
+        if is_name(target, {"ROUND_MODE"}):
+            # `ROUND_MODE = ROUND_TOWARD_ZERO; ...; ROUND_MODE = prev_mode`: conversions in
+            # between round toward zero (R.<conversion>_rtz); anything else restores RNE
+            self.round_mode = "rtz" if is_name(value, {"ROUND_TOWARD_ZERO"}) else None
+            return
+        if op == "=" and target.data != "concat_target" and self.narrow_assign(target, value):
+            return
+        if op != "=":
+            bin_op = op[:-1]
+            code, ty = self.binop(bin_op, self.expr(target), self.expr(value))
+        else:
+            code, ty = self.expr(value)
+        if target.data == "concat_target":
+            parts = [self.lvalue_type(p) for p in target.children]
+            v = self.fresh("v")
+            self.emit(f"{v} = R.split({code}, {[t.bits for t in parts]})")
+            for i, (p, t) in enumerate(zip(target.children, parts)):
+                self.write(p, f"{v}[{i}]", Ty("u", t.bits))
+            return
+        self.write(target, code, ty)
+
+    def lvalue_type(self, node) -> Ty:
+        if node.data == "field":
+            t = type_of_field(str(node.children[1]))
+            if t:
+                return t
+        return Ty("u", 32)
+
+    def write(self, target: Tree, code: str, ty: Ty):
+        """Store `code` (of type ty) into the location `target` names."""
+        chain = []
+        node = target
+        while node.data in ("field", "index", "slice"):
+            chain.append(node)
+            node = node.children[0]
+        chain.reverse()
+        if node.data == "mem":
+            return self.write_mem(node, chain, code, ty, target)
+        if node.data == "index" or node.data != "name":
+            pass
+        if node.data != "name":
+            # VGPR[lane][reg] / SGPR[...] / HW_REGISTERS[...]: node is the innermost index
+            self.fail("assignment target", target)
+        name = str(node.children[0])
+        if name in ("VGPR", "SGPR", "HW_REGISTERS"):
+            return self.write_regfile(name, chain, code, ty, target)
+        # lane-bit write: X.u64[laneId] = v
+        if name in LANE_MASKS and not self.scalar and self._is_lane_bit(chain):
+            return self.write_lane_bit(name, code)
+        if name == "D1" and not self.scalar:       # carry-out of v_mad_u64_u32: one bit per lane
+            return self.write_lane_bit(name, code)
+        if name == "VCC" and not self.scalar and not chain:
+            return self.write_lane_bit(name, f"R.raw({code}) & R.U64(1)")
+        if name in OPERANDS:
+            return self.write_operand(name, chain, code, ty, target)
+        return self.write_local(name, chain, code, ty, target)
+
+    def _is_lane_bit(self, chain) -> bool:
+        idx = [c for c in chain if c.data == "index"]
+        return len(idx) == 1 and chain[-1].data == "index" and is_name(idx[0].children[1], LANE_ID_NAMES)
+
+    def write_lane_bit(self, name: str, code: str):
+        var = f"{name}__lanes"
+        if name not in self.lane_writes:
+            self.lane_writes.add(name)
+            self.emit(f"{var} = np.zeros(ctx.shape, bool)")
+        self.writes[name] = Operand(name, 64 if name != "D1" else 1, "u64" if name != "D1" else "u1", lane_bit=True)
+        self.emit(f"{var} = R.where({self.pred or 'None'}, R.truth({code}), {var})")
+
+    def guard(self, var: str, new: str) -> str:
+        return new if self.pred is None else f"R.where({self.pred}, {new}, {var})"
+
+    def write_operand(self, name, chain, code, ty, target):
+        base = self.operand_ty(name)
+        wide = base.bits > 64
+        if name not in self.defined_operands:
+            self.define_operand(name, partial=(self._partial(chain, base) or self.pred is not None) and not wide)
+        self.writes.setdefault(name, self.operand_write(name, base))
+        new = self.store_chain(name, base, chain, code, ty, target, wide, narrow=True)
+        self.emit(f"{name} = {self.guard(name, new)}")
+
+    def operand_write(self, name, base) -> Operand:
+        return Operand(name, base.bits, self._type_name(name, base))
+
+    def _partial(self, chain, base) -> bool:
+        """Does this write leave some of the operand's bits as they were?"""
+        for c in chain:
+            if c.data == "index":
+                return True
+            if c.data == "slice":
+                if not (is_const(c.children[1]) and is_const(c.children[2])):
+                    return True
+                hi, lo = (int(str(c.children[k].children[0]), 0) for k in (1, 2))
+                if min(hi, lo) != 0 or max(hi, lo) + 1 < base.bits:
+                    return True
+        return False
+
+    def _type_name(self, name, base):
+        t = self.optypes.get(name)
+        return t.replace("pk_", "") if t else str(base)
+
+    def define_operand(self, name, partial):
+        """First write to an operand: start from its old value if bits survive, else zeros."""
+        self.defined_operands.add(name)
+        base = self.operand_ty(name)
+        if partial and name not in self.reads and name not in INT_FIELDS:
+            self.reads[name] = Operand(name, base.bits, self._type_name(name, base))
+            self.emit(f"{name} = R.operand(ctx, {name!r}, {base.bits}, {self.name!r})")
+        elif name not in self.reads:
+            self.emit(f"{name} = " + (f"R.dw_zeros(ctx, {base.bits // 32})" if base.bits > 64 else "R.U64(0)"))
+
+    def store_chain(self, var, base, chain, code, ty, target, wide, narrow=False):
+        """Source of var's new raw value after writing `code` through the accessor chain.
+        narrow: var is an operand, whose whole new float value may keep its own width."""
+        # forms: [] | [.T] | [slice] | [slice .T] | [.T slice] | [index] | [.T index] | [index .T]
+        access = [c for c in chain if c.data == "field"]
+        sel = [c for c in chain if c.data in ("slice", "index")]
+        tty = type_of_field(str(access[-1].children[1])) if access else None
+        if access and tty is None:
+            self.fail(f"field .{access[-1].children[1]} in an assignment", target)
+        if len(sel) > 1:
+            self.fail("more than one bit selection in an assignment", target)
+        if not sel:
+            t = tty or base
+            if wide:
+                self.fail("whole-value write of a wide operand", target)
+            keep = ", narrow=True" if narrow and t.kind == "f" else ""
+            return f"R.store({self.conv(code, ty, t)}, {t.kind!r}, {min(t.bits, 64) if t.kind != 'f' else t.bits}{keep})"
+        s = sel[0]
+        if s.data == "slice":
+            hi, _ = self.expr(s.children[1])
+            lo, _ = self.expr(s.children[2])
+            width_t = tty if (tty and chain.index(s) < chain.index(access[-1])) else None
+            vt = width_t or tty or Ty("u", self._const_width(s))
+        else:
+            hi, _ = self.expr(s.children[1])
+            lo = hi
+            vt = Ty("u", 1)
+        val = f"R.store({self.conv(code, ty, vt)}, {vt.kind!r}, {vt.bits})"
+        if wide:
+            lo_c, bits = self._const_slice(s, target)
+            return f"R.dw_set({var}, {lo_c}, {bits}, {val})"
+        return f"R.set_bits({var}, {hi}, {lo}, {val})"
+
+    def _const_width(self, s):
+        try:
+            return self._const_slice(s, s)[1]
+        except Unsupported:
+            return 64
+
+    def _const_slice(self, s, target):
+        try:
+            hi = int(str(s.children[1].children[0]), 0)
+            lo = int(str(s.children[2].children[0]), 0)
+        except (AttributeError, ValueError, IndexError):
+            self.fail("bit range of a wide operand must be constant", target)
+        if lo % 32 or (hi - lo + 1) not in (32, 64):
+            self.fail(f"bit range [{hi}:{lo}] of a wide operand is not dword aligned", target)
+        return lo, hi - lo + 1
+
+    def write_local(self, name, chain, code, ty, target):
+        py = self.pyname(name)
+        var = self.vars.get(name)
+        if var is not None and var.array:
+            if not chain or chain[0].data != "index":
+                self.fail(f"whole-array assignment to {name}", target)
+            idx, _ = self.expr(chain[0].children[1])
+            if len(chain) > 1:
+                self.fail("sub-element write of an array element", target)
+            new = self.conv(code, ty, var.ty)
+            self.emit(f"{py}[R.loop_bound({idx})] = {self.guard(f'{py}[R.loop_bound({idx})]', new)}")
+            return
+        if not chain:
+            if var is None:
+                vty = ty if ty.kind != "lit" else ty
+                self.vars[name] = Var(vty)
+                new = code
+                if self.pred is not None:
+                    self.emit(f"{py} = R.where({self.pred}, {new}, 0)")
+                else:
+                    self.emit(f"{py} = {new}")
+                return
+            new = self.conv(code, ty, var.ty)
+            if var.ty.kind in "ui" and var.ty.bits < 64 and name in self.declared_sized:
+                new = f"R.cast_int({new}, {var.ty.kind == 'i'}, {var.ty.bits})"
+            self.emit(f"{py} = {self.guard(py, new)}")
+            return
+        if var is None:
+            self.vars[name] = Var(Ty("u", 64))
+            self.emit(f"{py} = R.U64(0)")
+            var = self.vars[name]
+        old = f"R.raw({py})"
+        new = self.store_chain(old, var.ty, chain, code, ty, target, False)
+        if var.ty.kind == "lit":
+            var.ty = Ty("u", 64)
+        self.emit(f"{py} = {self.guard(py, self.conv(new, Ty('u', 64), var.ty))}")
+
+    def write_mem(self, node, chain, code, ty, target):
+        addr, _ = self.expr(node.children[0])
+        nbytes = self.mem_width(chain, target)
+        self.mem_write = True
+        self.emit(f"R.mem_store(ctx, {addr}, {nbytes}, R.store({self.conv(code, ty, Ty('u', nbytes * 8))}, 'u', "
+                  f"{nbytes * 8}), {self.pred or 'None'})")
+
+    def mem_width(self, chain, node) -> int:
+        bits = 32
+        for c in chain:
+            if c.data == "field":
+                t = type_of_field(str(c.children[1]))
+                if t is None:
+                    self.fail(f"MEM field .{c.children[1]}", node)
+                bits = t.bits
+            elif c.data == "slice":
+                bits = self._slice_bits(c, node)
+        if bits not in (8, 16, 32, 64):
+            self.fail(f"{bits}-bit memory access", node)
+        return bits // 8
+
+    def _slice_bits(self, c, node):
+        try:
+            return int(str(c.children[1].children[0]), 0) - int(str(c.children[2].children[0]), 0) + 1
+        except (AttributeError, ValueError):
+            self.fail("non-constant slice of MEM", node)
+
+    def write_regfile(self, name, chain, code, ty, target):
+        self.cross_lane = True
+        idx = [c for c in chain if c.data == "index"]
+        if name == "VGPR":
+            if len(idx) != 2:
+                self.fail("VGPR[lane][reg] needs two indices", target)
+            lane, _ = self.expr(idx[0].children[1])
+            reg, _ = self.expr(idx[1].children[1])
+            self.emit(f"R.vgpr_write(ctx, {reg}, {lane}, R.store({self.conv(code, ty, Ty('u', 32))}, 'u', 32), "
+                      f"{self.pred or 'None'})")
+        else:
+            reg, _ = self.expr(idx[0].children[1])
+            fn = "sgpr_write" if name == "SGPR" else "hwreg_write"
+            self.emit(f"R.{fn}(ctx, {reg}, R.raw({code}), {self.pred or 'None'})")
+
+    # ---------- expressions ----------
+    def conv(self, code: str, src: Ty, dst: Ty) -> str:
+        """Value conversion for assignment into a location of type dst."""
+        if src.kind == dst.kind or dst.kind in ("lit",):
+            return code
+        if dst.kind == "f":
+            if src.kind == "lit":
+                return f"R.F({code}, {dst.bits})"
+            if src.kind in ("u", "i", "bool") and src.kind != "f":
+                return f"R.F({code}, {dst.bits})"
+            return code
+        if src.kind == "f" and dst.kind in ("u", "i"):
+            return f"R.to_int({code}, {dst.kind == 'i'}, {dst.bits})"
+        return code

@@ -1,0 +1,91 @@
+"""Static types of the pseudocode translator and the tree shapes its parts recognise.
+
+Every expression is translated to (python source, static type). Types are Ty(kind, bits):
+kind 'u' (unsigned/bit), 'i' (signed), 'f' (float), 'bool', 'lit' (a weakly typed Python
+constant that takes the type of the other operand), 'wide' (> 64 bits, object ints) or
+'dw' (an operand wider than 64 bits held as uint32 dwords).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lark import Tree
+
+from ..semantics import SemanticsError
+
+# operands the machine supplies (emu/README.md, "Semantics contract")
+OPERANDS = {"S0", "S1", "S2", "D0", "D1", "SCC", "VCC", "EXEC", "M0", "PC", "ADDR", "ADDR_BASE", "DATA", "DATA2",
+            "VDATA", "SDATA", "RETURN_DATA", "SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST",
+            "DST", "DATA0", "DATA1", "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
+# instruction-word fields, passed as Python ints (OPSEL..NEG_HI: the raw VOP3P modifier bits,
+# for the instructions whose pseudocode interprets them itself: v_fma_mix*, v_dot*_iu*)
+INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST", "DST", "DATA0", "DATA1",
+              "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
+# `declare S : 32'B[n]` names the instruction's sources: S[i] is Si (v_fma_mix*)
+SOURCE_ARRAY = "S"
+LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
+LANE_ID_NAMES = {"laneId", "laneID"}
+TYPE_RE = re.compile(r"^(u|i|f|b|bf)(\d+)?$")
+DEFAULT_BITS = 32
+
+
+class Unsupported(SemanticsError):
+    """The pseudocode uses a construct the translator does not model."""
+
+
+@dataclass(frozen=True)
+class Ty:
+    kind: str
+    bits: int = 64
+
+    def __str__(self):
+        return f"{self.kind}{self.bits}"
+
+
+LIT = Ty("lit", 64)
+BOOL = Ty("bool", 1)
+
+
+def type_of_field(name: str) -> Ty | None:
+    m = TYPE_RE.match(name)
+    if not m:
+        return None
+    kind, bits = m.group(1), int(m.group(2) or 32)
+    if kind == "bf":
+        return Ty("bf", 16)
+    return Ty("u" if kind == "b" else kind, bits)
+
+
+def type_of_decl(text: str) -> Ty:
+    bits, k = text.split("'")
+    return Ty({"U": "u", "B": "u", "I": "i", "F": "f"}[k], int(bits))
+
+
+@dataclass
+class Var:
+    ty: Ty
+    array: int = 0          # declared `name : T[n]`: a Python list of n values
+
+
+def is_name(node, names) -> bool:
+    return isinstance(node, Tree) and node.data == "name" and str(node.children[0]) in names
+
+
+def is_operand(node) -> bool:
+    return is_name(node, OPERANDS)
+
+
+def is_pow2(node) -> bool:
+    """`2.0 ** n` / `2.0F ** n`."""
+    return (isinstance(node, Tree) and node.data == "binop" and str(node.children[1]) == "**"
+            and isinstance(node.children[0], Tree) and node.children[0].data == "number"
+            and str(node.children[0].children[0]).rstrip("F") == "2.0")
+
+
+def is_const(node) -> bool:
+    return isinstance(node, Tree) and node.data == "number"
+
+
+def is_denorm(node) -> bool:
+    return isinstance(node, Tree) and node.data == "field" and is_name(node.children[0], {"DENORM"})

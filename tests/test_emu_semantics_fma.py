@@ -1,0 +1,121 @@
+"""v_fma_f64 and v_fma_f16 (one rounding of a * b + c) against exact rationals: Python's
+Fraction products and sums, rounded to nearest-even by an independent routine, on random
+operands plus cases built so that rounding twice goes wrong (the product cancelling c,
+c placing the product's low half on a half ulp, exactly representable midpoints) and
+extreme magnitudes (subnormal, near overflow, infinities, NaN, signed zeros)."""
+from fractions import Fraction
+
+import numpy as np
+
+from emu.semantics import Ctx
+from emu.table import load_semantics
+
+TABLE = load_semantics("gfx1100")
+W, L = 4, 32
+rng = np.random.default_rng(31337)
+
+
+def execute(name, a, b, c, uint):
+    sem = TABLE.lookup(name)
+    shape = (-1, L)
+    inputs = {f"S{i}": np.asarray(x).view(uint).reshape(shape).astype(np.uint32 if uint != np.uint64 else uint)
+              for i, x in enumerate((a, b, c))}
+    ctx = Ctx(lanes=L, exec_mask=np.full((inputs["S0"].shape[0], 1), (1 << L) - 1, np.uint64), inputs=inputs,
+              mode=0x3F0)
+    return np.asarray(sem.execute(ctx)["D0"]).astype(uint).reshape(-1)
+
+
+def round_to(q: Fraction, mant: int, emin: int, emax: int) -> float:
+    """q rounded to nearest-even in a binary format with `mant` fraction bits, normal exponents
+    emin..emax and gradual underflow; +-inf past the largest finite value plus half an ulp."""
+    if q == 0:
+        return 0.0
+    sign, q = (-1 if q < 0 else 1), abs(q)
+    e = max(q.numerator.bit_length() - q.denominator.bit_length(), emin)
+    while Fraction(2) ** e > q and e > emin:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= q:
+        e += 1
+    ulp = Fraction(2) ** (max(e, emin) - mant)
+    n, rem = divmod(q, ulp)
+    if rem * 2 > ulp or (rem * 2 == ulp and n % 2 == 1):
+        n += 1
+    value = n * ulp
+    if value >= Fraction(2) ** (emax + 1):
+        return sign * float("inf")
+    return sign * float(value)
+
+
+def reference(a, b, c, mant, emin, emax, dtype):
+    out = []
+    for x, y, z in zip(a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)):
+        with np.errstate(all="ignore"):
+            ieee = dtype(np.float64(x) * np.float64(y) + np.float64(z)) if dtype != np.float64 else x * y + z
+        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z) and np.isfinite(x * y)) and dtype == np.float64:
+            out.append(ieee)          # infinities and NaN follow IEEE arithmetic
+            continue
+        if not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z)):
+            out.append(ieee)
+            continue
+        q = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        out.append(ieee if q == 0 else round_to(q, mant, emin, emax))   # exact zero: IEEE's sign rule
+    return np.array(out, dtype)
+
+
+def check(got_bits, want, uint):
+    ok = (got_bits == want.view(uint)) | (np.isnan(got_bits.view(want.dtype)) & np.isnan(want))
+    assert ok.all(), f"{ok.size - ok.sum()} wrong, first: got {got_bits.view(want.dtype)[~ok][:4]} want {want[~ok][:4]}"
+
+
+def magnitudes(n, lo, hi):
+    return np.ldexp(rng.uniform(1, 2, n) * rng.choice([-1.0, 1.0], n), rng.integers(lo, hi, n))
+
+
+def test_fma_f64_single_rounding():
+    n = W * L * 6
+    a, b, c = magnitudes(n, -40, 40), magnitudes(n, -40, 40), magnitudes(n, -40, 40)
+    k = n // 6
+    c[:k] = -(a[:k] * b[:k]) * (1 + rng.integers(-3, 4, k) * 2.0 ** -52)       # cancellation
+    exp = np.frexp(a[k:2 * k] * b[k:2 * k])[1]
+    c[k:2 * k] = np.ldexp(rng.choice([-1.0, 1.0], k), exp + rng.integers(51, 56, k))   # low half near a half ulp
+    short = lambda m: np.ldexp(1 + rng.integers(0, 2 ** 27, m) * 2.0 ** -27, rng.integers(-4, 4, m))
+    a[2 * k:3 * k], b[2 * k:3 * k] = short(k), short(k)                          # exact midpoints
+    c[2 * k:3 * k] = np.ldexp(rng.integers(-2 ** 20, 2 ** 20, k).astype(np.float64), rng.integers(-60, 4, k))
+    # (1 + i d)(1 - i d) 2**s = 2**s - i*i d*d 2**s, d = 2**-52, lands a half ulp above c = 1 + odd d: the
+    # sum ties in double precision, and only the last 2**-157-sized part says which way to round
+    i, s, sign = rng.integers(1, 8, k), rng.integers(-20, 20, k), rng.choice([-1.0, 1.0], k)
+    a[5 * k:], b[5 * k:] = sign * np.ldexp(1 + i * 2.0 ** -52, s), np.ldexp(1 - i * 2.0 ** -52, -53)
+    c[5 * k:] = sign * np.ldexp(1 + (2 * rng.integers(0, 4, k) + 1) * 2.0 ** -52, s)
+    a[3 * k:4 * k], b[3 * k:4 * k], c[3 * k:4 * k] = (magnitudes(k, -1074, 1024) for _ in range(3))   # extremes
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1.7976931348623157e308,
+                        2.0 ** -1022, 1.0, -1.0, 2.0 ** 600, 2.0 ** -600])
+    for x in (a, b, c):
+        x[4 * k:5 * k] = rng.choice(special, k)
+    with np.errstate(all="ignore"):
+        naive = a * b + c
+    want = reference(a, b, c, 52, -1022, 1023, np.float64)
+    assert (naive[:3 * k] != want[:3 * k]).sum() > k // 4          # the built cases are hard
+    assert (naive[5 * k:] != want[5 * k:]).all()
+    check(execute("v_fma_f64", a, b, c, np.uint64), want, np.uint64)
+
+
+def test_fma_f16_single_rounding():
+    n = W * L * 4
+    f16 = lambda m, lo, hi: magnitudes(m, lo, hi).astype(np.float16)
+    a, b, c = f16(n, -8, 8), f16(n, -8, 8), f16(n, -8, 8)
+    k = n // 4
+    u, e = 2.0 ** -10, rng.integers(-10, 14, k)
+    # a * b = 2**(e-11) * (1 +- 2**-20): a half ulp of c = 2**e * (1 + j u) plus or minus a
+    # sliver, which f32 rounds onto the f16 midpoint exactly
+    a[:k] = rng.choice([-1.0, 1.0], k) * (1 + u)
+    b[:k] = (np.ldexp(1.0, e - 11) * (1 + rng.choice([-1.0, 1.0], k) * u)).astype(np.float16)
+    c[:k] = (rng.choice([-1.0, 1.0], k) * np.ldexp(1 + rng.integers(0, 4, k) * u, e)).astype(np.float16)
+    a[k:2 * k], b[k:2 * k], c[k:2 * k] = f16(k, -24, 16), f16(k, -24, 16), f16(k, -24, 16)   # denormal / overflow range
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -24, 65504.0, 2.0 ** -14], np.float16)
+    for x in (a, b, c):
+        x[2 * k:2 * k + k // 2] = rng.choice(special, k // 2)
+    with np.errstate(all="ignore"):
+        naive = (a.astype(np.float32) * b.astype(np.float32) + c.astype(np.float32)).astype(np.float16)
+    want = reference(a, b, c, 10, -14, 15, np.float16)
+    assert (naive.view(np.uint16) != want.view(np.uint16)).sum() >= k // 8    # f32 arithmetic double-rounds these
+    check(execute("v_fma_f16", a, b, c, np.uint16).astype(np.uint16), want, np.uint16)
