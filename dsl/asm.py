@@ -12,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 import isa
 
+from .asm_lexer import ContextualScanLexer
 from .operands import Lit, Mod, OperandError, Reg, Special
 from . import syntax
 
@@ -147,6 +148,90 @@ class _Items(list):
     """The growing list of a left-recursive `items` / `lines` rule."""
 
 
+def _place(value, operands: list, modifiers: dict, expect_operand: bool) -> None:
+    """Put one term of an instruction among its operands or its modifiers: after a comma (or
+    first) it is an operand; after a blank it is a modifier (`clamp`, `offset:16`,
+    `vmcnt(0)`), except `off` and plain values."""
+    if type(value) is tuple:
+        modifiers[value[1]] = value[2]
+    elif expect_operand:
+        operands.append(value)
+    elif isinstance(value, Attr):
+        modifiers[value.name.lower()] = True
+    elif isinstance(value, Special) and value.name == "off":
+        operands.append(value)
+    elif isinstance(value, Call):
+        modifiers[value.name] = value
+    else:
+        operands.append(value)
+
+
+# A term of a TERMS run, by kind and text as the run carries it ("v1, "), -> (its value, whether
+# it ends with the operand's comma, its role): terms recur (v0, s[0:1], off, offset:16), and
+# converting each only once halves the instruction callback. Values are immutable; a KEYLIST's
+# list is copied per use.
+_TERM_MEMO: dict[tuple[str, str], tuple] = {}
+_OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER = range(4)
+
+
+def _term(kind: str, text: str) -> tuple:
+    if len(_TERM_MEMO) > 1 << 16:
+        _TERM_MEMO.clear()
+    convert, comma = _TOKEN_VALUE[kind]
+    value = convert(text)
+    if type(value) is tuple:
+        role = _LIST_MODIFIER if type(value[2]) is list else _MODIFIER
+        if role == _LIST_MODIFIER:
+            value = (value[0], value[1], tuple(value[2]))
+    else:
+        role = _NAME if isinstance(value, Attr) else _OPERAND
+    found = _TERM_MEMO[kind, text] = (value, comma, role)
+    return found
+
+
+def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: bool) -> bool:
+    """Place the terms of a TERMS token, split into the plain tokens it is made of by those
+    tokens' own terminals, in the lexer's order (so exactly as they would lex one by one);
+    returns whether an operand comes next. The same placement as _place: a name after a
+    blank is a flag modifier, key:value terms are modifiers, the rest operands."""
+    pos = 0
+    memo = _TERM_MEMO
+    for m in _terms_splitter()(token):
+        if m.start() != pos:
+            break
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "COMMA":
+            expect_operand = True
+            continue
+        if kind == "BLANKS" or kind == "AMP":
+            continue
+        text = m.group()
+        value, comma, role = memo.get((kind, text)) or _term(kind, text)
+        if role == _OPERAND or role == _NAME and expect_operand:
+            operands.append(value)
+        elif role == _NAME:
+            modifiers[value.name.lower()] = True
+        elif role == _MODIFIER:
+            modifiers[value[1]] = value[2]
+        else:
+            modifiers[value[1]] = list(value[2])
+        expect_operand = comma
+    if pos != len(token):
+        raise AsmError(f"{token.line}:{token.column + pos}: cannot split {str(token)!r} into terms")
+    return expect_operand
+
+
+@lru_cache(maxsize=1)
+def _terms_splitter():
+    """finditer(text) over the terminals a TERMS token is made of (asm.lark), ordered as
+    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
+    members = set(_TOKEN_VALUE) | {"COMMA", "AMP", "BLANKS"}
+    terms = [t for t in parser().terminals if t.name in members]
+    terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)).finditer
+
+
 class _ToStatements(Transformer):
     """Parse callbacks: each takes its rule's children as one list (lark calls a plain
     method directly; v_args wrappers would add two calls per reduction)."""
@@ -225,29 +310,22 @@ class _ToStatements(Transformer):
         operands, modifiers = [], {}
         expect_operand = True
         for it in (c[1] if len(c) > 1 else ()):
-            comma = False
             if type(it) is Token:
                 kind = it.type
+                if kind == "TERMS":
+                    expect_operand = _place_terms(it, operands, modifiers, expect_operand)
+                    continue
                 if kind == "COMMA":
                     expect_operand = True
                     continue
                 if kind == "AMP":
                     continue
                 convert, comma = _TOKEN_VALUE[kind]
-                it = convert(it)
-            if type(it) is tuple:
-                modifiers[it[1]] = it[2]
-            elif expect_operand:
-                operands.append(it)
-            elif isinstance(it, Attr):
-                modifiers[it.name.lower()] = True
-            elif isinstance(it, Special) and it.name == "off":
-                operands.append(it)
-            elif isinstance(it, Call):
-                modifiers[it.name] = it
+                _place(convert(it), operands, modifiers, expect_operand)
+                expect_operand = comma
             else:
-                operands.append(it)
-            expect_operand = comma
+                _place(it, operands, modifiers, expect_operand)
+                expect_operand = False
         return Statement(mnemonic.rstrip().lower(), operands, modifiers, mnemonic.line, mnemonic.column)
 
     def lines(self, c):
@@ -284,7 +362,7 @@ _SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "nul
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     grammar = (Path(__file__).parent / "asm.lark").read_text()
-    return Lark(grammar, parser="lalr", lexer="contextual", transformer=_ToStatements(),
+    return Lark(grammar, parser="lalr", lexer=ContextualScanLexer, transformer=_ToStatements(),
                 maybe_placeholders=False, cache=True)
 
 
@@ -348,7 +426,8 @@ def _syntax_message(text: str, e: UnexpectedInput) -> str:
     line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
     if isinstance(e, UnexpectedToken):
         expected = sorted(x for x in e.expected if not x.startswith("_"))[:8]
-        what = f"unexpected {e.token!r}" if e.token.type != "$END" else "unexpected end of input"
+        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS") else
+                "unexpected end of input" if e.token.type == "$END" else f"unexpected {str(e.token).rstrip()!r}")
     elif isinstance(e, UnexpectedCharacters):
         expected = sorted(x for x in e.allowed if not x.startswith("_"))[:8] if e.allowed else []
         what = f"unexpected character {line[e.column - 1:e.column]!r}"
