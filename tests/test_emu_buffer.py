@@ -399,3 +399,21 @@ def test_float_atomics_keep_float_bits_in_global_and_lds():
     stored, out = run(body, buf, rsrc=dict(num_records=buf.nbytes), lds=256)
     assert (stored[:64].view(np.float32) == m + d).all()
     assert (out[:64].view(np.float32) == m).all() and (out[64:128].view(np.float32) == np.maximum(m, d)).all()
+
+
+@pytest.mark.parametrize("stride,num_records", [(0, 40), (12, 3)])
+def test_s_buffer_load_range_check_per_dword(stride, num_records):
+    """s_buffer_load_b256 at soffset 8 + offset 8: dword k at byte offset 16 + 4k is zero when
+    16 + 4k >= (stride or 1) * num_records (p. 79), the others load (here 40 and 36 bytes)."""
+    data = np.arange(100, 164, dtype=np.uint32)
+    body = """
+        s_buffer_load_b256 s[20:27], s[8:11], s12 offset:0x8
+        s_waitcnt lgkmcnt(0)
+        v_mov_b32 v1, 0
+    """ + "".join(f"v_mov_b32 v{2 + k}, s{20 + k}\n" for k in range(8)) + \
+        "global_store_b128 v1, v[2:5], s[2:3]\nglobal_store_b128 v1, v[6:9], s[2:3] offset:16\n"
+    _, out = run(body, data, rsrc=dict(stride=stride, num_records=num_records), soffset=8, lanes=32)
+    offset = 16 + 4 * np.arange(8)
+    size = (stride or 1) * num_records
+    assert (out[:8] == np.where(offset < size, data[offset // 4], 0)).all()
+    assert 0 < (offset < size).sum() < 8
