@@ -181,10 +181,29 @@ class NarrowStatements:
         if not (isinstance(hi, Tree) and hi.data == "number" and isinstance(lo, Tree) and lo.data == "number"):
             return None
         h, lo_ = int(str(hi.children[0]), 0), int(str(lo.children[0]), 0)
-        operand = self._narrow_operand(base)
-        if operand is None or not 0 <= lo_ <= h < lo_ + 32:
+        if not 0 <= lo_ <= h < lo_ + 32:
             return None
-        return Narrow(f"R.field32({operand[0]}, {h}, {lo_})", True, h - lo_ + 1, h - lo_ + 1)
+        width = h - lo_ + 1
+        operand = self._narrow_operand(base)
+        if operand is not None:
+            return Narrow(f"R.field32({operand[0]}, {h}, {lo_})", True, width, width)
+        v = self.narrow_value(base)          # a field of another exact value (S1.u[4 : 0])
+        if v is None or not v.exact or h >= 32:
+            return None
+        shifted = f"({v.code} >> np.uint32({lo_}))" if lo_ else v.code
+        return Narrow(f"({shifted} & np.uint32({(1 << width) - 1}))", True, width, width)
+
+    def narrow_cast(self, node) -> Narrow | None:
+        """N'U(x) / N'B(x) / 64'I(x): truncation to N <= 32 bits makes any value exact."""
+        bits, kind = int(str(node.children[0]).split("'")[0]), str(node.children[0]).split("'")[1][0]
+        v = self.narrow_value(node.children[1])
+        if v is None or kind not in "UBI" or bits > 64 or (kind == "I" and bits < 32):
+            return None
+        if kind == "I":                      # sign extension: only a 64-bit image of an exact value keeps it
+            return Narrow(v.code, v.exact and bits == 64, bits, v.span)
+        if bits < v.span:
+            return Narrow(f"({v.code} & np.uint32({(1 << bits) - 1}))", True, bits, bits)
+        return Narrow(v.code, v.exact or bits <= 32, bits, v.span)
 
     def narrow_index(self, node) -> Narrow | None:
         cond = self.narrow_lane_bit(node)
