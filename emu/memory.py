@@ -208,15 +208,22 @@ class RegionMemory:
         self.space, self.data, self.size, self.base = space, data, size, base
 
     def _offsets(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
-        addr = np.asarray(addr).astype(np.uint64)
+        addr = np.asarray(addr)
+        if addr.dtype != np.uint64:
+            addr = addr.astype(np.uint64)
         mask = np.broadcast_to(mask, addr.shape)
         limit = self.size - nbytes          # highest valid start address
-        bad = mask if limit < 0 else mask & (addr > np.uint64(limit))
-        if bad.any():
-            pos = _first(bad)
-            raise MemoryFault(self.space, int(addr[pos]), nbytes, pos,
-                              f"outside the {self.size} bytes of {self.space} this kernel has")
-        return np.where(mask, addr.astype(np.int64) + self.base, 0)
+        every = _every(mask)
+        # one maximum over the active addresses decides; the per-lane test only names a fault
+        top = int(addr.max(initial=0) if every else addr.max(where=mask, initial=0))
+        if limit < 0 or top > limit:
+            bad = mask if limit < 0 else mask & (addr > np.uint64(limit))
+            if bad.any():
+                pos = _first(bad)
+                raise MemoryFault(self.space, int(addr[pos]), nbytes, pos,
+                                  f"outside the {self.size} bytes of {self.space} this kernel has")
+        offset = addr.astype(np.int64) + self.base
+        return offset if every else np.where(mask, offset, 0)
 
     def load(self, addr, nbytes, mask):
         mask = np.broadcast_to(mask, np.shape(addr))

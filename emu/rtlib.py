@@ -722,22 +722,27 @@ def active(ctx, pred):
     return ctx.active if pred is None else np.logical_and(ctx.active, pred)
 
 
+def _batch(x, ctx):
+    """x at the batch shape (a broadcast view only when it is not already that shape)."""
+    return x if np.shape(x) == ctx.shape else np.broadcast_to(x, ctx.shape)
+
+
 def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
     """nbytes from memory per active lane: uint64, or (narrow, nbytes <= 4) the memory's uint32."""
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
-    a = np.broadcast_to(raw(addr), ctx.shape)
-    v = np.asarray(ctx.mem.load(a, nbytes, np.broadcast_to(active(ctx, pred), ctx.shape)))
+    a = _batch(raw(addr), ctx)
+    v = np.asarray(ctx.mem.load(a, nbytes, _batch(active(ctx, pred), ctx)))
     return v.astype(_U32 if narrow and nbytes <= 4 else U64, copy=False)
 
 
 def mem_store(ctx, addr, nbytes: int, value, pred):
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
-    a = np.broadcast_to(raw(addr), ctx.shape)
+    a = _batch(raw(addr), ctx)
     value = np.asarray(value)
-    v = np.broadcast_to(value if value.dtype == _U32 else raw(value), ctx.shape)    # the low nbytes are stored
-    ctx.mem.store(a, nbytes, v, np.broadcast_to(active(ctx, pred), ctx.shape))
+    v = _batch(value if value.dtype == _U32 else raw(value), ctx)    # the low nbytes are stored
+    ctx.mem.store(a, nbytes, v, _batch(active(ctx, pred), ctx))
 
 
 def dw_get(arr, lo: int, bits: int):
