@@ -417,6 +417,8 @@ class Preparer:
 
     def _ds(self, p: Prepared, d):
         f = p.inst.fields
+        if f.get("GDS"):
+            raise PrepareError("GDS (the global data share) is not modelled; only LDS")
         p.memory = "lds"
         offset = f["OFFSET1"] << 8 | f["OFFSET0"]
         p.inputs.update(OFFSET0=f["OFFSET0"], OFFSET1=f["OFFSET1"], OFFSET=offset)

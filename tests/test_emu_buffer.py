@@ -288,6 +288,8 @@ def test_unmodelled_format_and_reserved_swizzle_and_tfe_are_refused():
     data = np.zeros(64, np.uint32)
     with pytest.raises(EmuError, match=r"buffer_load_format_x.*data format 30 \(10_11_11_FLOAT\) is not modelled"):
         run("buffer_load_format_x v3, v20, s[8:11], 0 offen\n", data, rsrc=dict(num_records=64, fmt=30))
+    with pytest.raises(EmuError, match=r"tbuffer_load_format_x.*data format is 0 \(INVALID\)"):
+        run("tbuffer_load_format_x v3, v20, s[8:11], 0 format:0 offen\n", data, rsrc=dict(num_records=64))
     with pytest.raises(EmuError, match=r"PC 0x.*swizzle_enable is 2"):
         run("buffer_load_b32 v3, v20, s[8:11], 0 offen\n", data, rsrc=dict(num_records=64, swizzle=2))
     with pytest.raises(EmuError, match=r"type field .* is 2"):
