@@ -29,6 +29,10 @@ from .semantics import Ctx, SemanticsError
 from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
+# lanes of one semantic call: a larger batch runs in slices of waves, one after another, so
+# that each instruction's temporaries stay in the CPU cache (waves of a batch are independent
+# within one instruction, and slices keep wave order for stores and atomics)
+SLICE_LANES = 1 << 17
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message")
@@ -252,7 +256,14 @@ class _Chunk:
                 raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
                                      f"at PC 0x{pc:x} ({p.mnemonic}) in work-group "
                                      f"{self.group_xyz(int(self.wave_group[idx[0]]))}: a runaway loop?")
-            self.step(p, sel, idx)
+            width = 1 if p.scalar else st.lanes
+            if p.control is None and len(idx) * width > SLICE_LANES:
+                per = max(1, SLICE_LANES // width)
+                for k in range(0, len(idx), per):
+                    part = idx[k:k + per]
+                    self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+            else:
+                self.step(p, sel, idx)
             if self.m.tracer is not None:
                 self.m.tracer(p, st, sel)
 
