@@ -34,7 +34,7 @@ class Attr:
     name: str
 
 
-@dataclass
+@dataclass(slots=True)     # one per instruction line: slots make it cheaper to build and to keep
 class Statement:
     mnemonic: str
     operands: list
