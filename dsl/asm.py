@@ -333,7 +333,7 @@ class _ToStatements(Transformer):
     def lines(self, c):
         """One line: [lines so far] [label] [instruction [:: instruction] | directive]."""
         if c and type(c[0]) is _Items:
-            acc, c = c[0], c[1:]
+            acc, c = c[0], c[2:]                     # the lines so far, their newline
         else:
             acc = _Items()
         if len(c) >= 3 and type(c[-2]) is Token:     # a VOPD pair: X :: Y
@@ -446,11 +446,11 @@ def _parse(text: str) -> list:
 def _syntax_message(text: str, e: UnexpectedInput) -> str:
     line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
     if isinstance(e, UnexpectedToken):
-        expected = sorted(x for x in e.expected if not x.startswith("_"))[:8]
+        expected = sorted(x for x in e.expected if not x.startswith("_") and x != "NL")[:8]
         what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS") else
                 "unexpected end of input" if e.token.type == "$END" else f"unexpected {str(e.token).rstrip()!r}")
     elif isinstance(e, UnexpectedCharacters):
-        expected = sorted(x for x in e.allowed if not x.startswith("_"))[:8] if e.allowed else []
+        expected = sorted(x for x in e.allowed if not x.startswith("_") and x != "NL")[:8] if e.allowed else []
         what = f"unexpected character {line[e.column - 1:e.column]!r}"
     else:
         expected, what = [], "syntax error"
