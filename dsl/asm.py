@@ -196,18 +196,16 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
     tokens' own terminals, in the lexer's order (so exactly as they would lex one by one);
     returns whether an operand comes next. The same placement as _place: a name after a
     blank is a flag modifier, key:value terms are modifiers, the rest operands."""
-    pos = 0
     memo = _TERM_MEMO
     for m in _terms_splitter()(token):
-        if m.start() != pos:
-            break
-        pos = m.end()
         kind = m.lastgroup
         if kind == "COMMA":
             expect_operand = True
             continue
         if kind == "BLANKS" or kind == "AMP":
             continue
+        if kind == _UNSPLIT:
+            raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
         text = m.group()
         value, comma, role = memo.get((kind, text)) or _term(kind, text)
         if role == _OPERAND or role == _NAME and expect_operand:
@@ -219,8 +217,6 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
         else:
             modifiers[value[1]] = list(value[2])
         expect_operand = comma
-    if pos != len(token):
-        raise AsmError(f"{token.line}:{token.column + pos}: cannot split {str(token)!r} into terms")
     return expect_operand
 
 
@@ -231,7 +227,12 @@ def _terms_splitter():
     members = set(_TOKEN_VALUE) | {"COMMA", "AMP", "BLANKS"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)).finditer
+    # a last alternative takes any character the terminals do not, so no character is skipped
+    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
+                      + f"|(?P<{_UNSPLIT}>.)", re.S).finditer
+
+
+_UNSPLIT = "UNSPLIT"
 
 
 class _ToStatements(Transformer):
