@@ -202,7 +202,7 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
         if kind == "COMMA":
             expect_operand = True
             continue
-        if kind == "BLANKS" or kind == "AMP":
+        if kind in _SKIPPED_IN_TERMS:
             continue
         if kind == _UNSPLIT:
             raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
@@ -224,7 +224,7 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
 def _terms_splitter():
     """finditer(text) over the terminals a TERMS token is made of (asm.lark), ordered as
     lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
-    members = set(_TOKEN_VALUE) | {"COMMA", "AMP", "BLANKS"}
+    members = set(_TOKEN_VALUE) | _SKIPPED_IN_TERMS | {"COMMA"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
     # a last alternative takes any character the terminals do not, so no character is skipped
@@ -233,6 +233,8 @@ def _terms_splitter():
 
 
 _UNSPLIT = "UNSPLIT"
+# terminals in a run (a TERMS_NL ends with its line's comment and newline) that are no terms
+_SKIPPED_IN_TERMS = frozenset(("AMP", "BLANKS", "COMMENT", "NL"))
 
 
 class _ToStatements(Transformer):
@@ -315,7 +317,7 @@ class _ToStatements(Transformer):
         for it in (c[1] if len(c) > 1 else ()):
             if type(it) is Token:
                 kind = it.type
-                if kind == "TERMS":
+                if kind == "TERMS" or kind == "TERMS_NL":
                     expect_operand = _place_terms(it, operands, modifiers, expect_operand)
                     continue
                 if kind == "COMMA":
@@ -331,10 +333,18 @@ class _ToStatements(Transformer):
                 expect_operand = False
         return Statement(mnemonic.rstrip().lower(), operands, modifiers, mnemonic.line, mnemonic.column)
 
+    def instr_nl(self, c):
+        """An instruction whose last token, a run of terms, ends its line."""
+        if len(c) == 3:
+            c[1].append(c[2])
+            return self.instr(c[:2])
+        return self.instr([c[0], c[1:]])
+
     def lines(self, c):
         """One line: [lines so far] [label] [instruction [:: instruction] | directive]."""
-        if c and type(c[0]) is _Items:
-            acc, c = c[0], c[2:]                     # the lines so far, their newline
+        if c and type(c[0]) is _Items:              # the lines so far, and their newline unless
+            acc = c[0]                              # it ended a TERMS_NL
+            c = c[2:] if len(c) > 1 and type(c[1]) is Token and c[1].type == "NL" else c[1:]
         else:
             acc = _Items()
         if len(c) >= 3 and type(c[-2]) is Token:     # a VOPD pair: X :: Y
@@ -351,6 +361,8 @@ class _ToStatements(Transformer):
         name = c[0]
         rest = c[1] if len(c) > 1 else ""
         return Directive(str(name).lower(), str(rest).strip(), name.line, name.column)
+
+    lines_nl = lines
 
     def start(self, c):
         return list(c[0])
@@ -448,7 +460,7 @@ def _syntax_message(text: str, e: UnexpectedInput) -> str:
     line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
     if isinstance(e, UnexpectedToken):
         expected = sorted(x for x in e.expected if not x.startswith("_") and x != "NL")[:8]
-        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS") else
+        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS", "TERMS_NL") else
                 "unexpected end of input" if e.token.type == "$END" else f"unexpected {str(e.token).rstrip()!r}")
     elif isinstance(e, UnexpectedCharacters):
         expected = sorted(x for x in e.allowed if not x.startswith("_") and x != "NL")[:8] if e.allowed else []
