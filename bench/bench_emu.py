@@ -8,7 +8,9 @@ result in the same run.
                (16x16 tiles staged in LDS, two barriers per K step) through Device("emu")
 
 Each is run once to warm up (decoding, semantics compilation) and then timed with the best of
---repeat runs; numpy is timed the same way. Goal: elementwise within 30x of numpy.
+--repeat runs; numpy is timed the same way. Goal: elementwise within 30x of numpy. Wall time
+and the process's CPU time are both shown: on a machine shared with other work the CPU
+time (and its ratio) is the steadier figure.
 
     python bench/bench_emu.py [--n 1048576] [--arch gfx1100] [--repeat 3] [--profile]
 """
@@ -54,21 +56,26 @@ done:
 
 
 def best(fn, repeat: int):
-    times, result = [], None
+    """(best wall seconds, best CPU seconds, last result) over `repeat` calls."""
+    wall, cpu, result = [], [], None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), result
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - t)
+    return min(wall), min(cpu), result
 
 
-def report(name: str, stats, emu_s: float, numpy_s: float, ok: bool, goal: float | None = None) -> None:
+def report(name: str, stats, emu: tuple, numpy: tuple, ok: bool, goal: float | None = None) -> None:
+    (emu_s, emu_cpu), (numpy_s, numpy_cpu) = emu, numpy
     ratio = emu_s / numpy_s
     print(f"{name}: {stats.lane_ops / emu_s / 1e6:8.1f} M lane-ops/s  ({stats.lane_ops} lane-ops, "
           f"{stats.instructions} wave-instructions in {stats.batches} batches, {stats.waves} waves)")
     print(f"{'':{len(name)}}  emulator {emu_s * 1e3:9.1f} ms   numpy {numpy_s * 1e3:8.3f} ms   "
           f"ratio {ratio:7.1f}x" + (f"  (goal <= {goal:g}x: {'met' if ratio <= goal else 'NOT met'})" if goal else "")
           + f"   result {'matches numpy' if ok else 'DIFFERS from numpy'}")
+    print(f"{'':{len(name)}}  CPU time: emulator {emu_cpu * 1e3:9.1f} ms   numpy {numpy_cpu * 1e3:8.3f} ms   "
+          f"ratio {emu_cpu / max(numpy_cpu, 1e-9):7.1f}x")
 
 
 def elementwise(arch: str, n: int, repeat: int) -> None:
@@ -88,10 +95,10 @@ def elementwise(arch: str, n: int, repeat: int) -> None:
     d = Dispatch("elementwise", at, grid=(-(-n // 256), 1, 1), block=(256, 1, 1), vgprs=8,
                  user_sgprs=[kernarg & 0xFFFFFFFF, kernarg >> 32])
     machine.run(d)                                      # warm-up: decode, compile semantics
-    emu_s, stats = best(lambda: machine.run(d), repeat)
-    np_s, want = best(lambda: a * x + b, repeat)
+    *emu, stats = best(lambda: machine.run(d), repeat)
+    *np_t, want = best(lambda: a * x + b, repeat)
     got = np.frombuffer(mem.read(ya, x.nbytes), np.float32)
-    report(f"elementwise {n} ({arch})", stats, emu_s, np_s, bool(np.allclose(got, want, rtol=1e-6, atol=1e-6)), 30)
+    report(f"elementwise {n} ({arch})", stats, emu, np_t, bool(np.allclose(got, want, rtol=1e-6, atol=1e-6)), 30)
 
 
 def sgemm(arch: str, size: int, repeat: int) -> None:
@@ -113,10 +120,10 @@ def sgemm(arch: str, size: int, repeat: int) -> None:
     def launch():
         return prg.launch(manifest["kernel"], grid=(tiles, tiles, 1), block=(16, 16, 1), args=bufs + dims)
     launch()
-    emu_s, stats = best(launch, repeat)
-    np_s, want = best(lambda: A @ B, repeat)
+    *emu, stats = best(launch, repeat)
+    *np_t, want = best(lambda: A @ B, repeat)
     got = bufs[2].copyout(np.float32).reshape(size, size)
-    report(f"sgemm {size}x{size}x{size} tiled ({arch})", stats, emu_s, np_s,
+    report(f"sgemm {size}x{size}x{size} tiled ({arch})", stats, emu, np_t,
            bool(np.allclose(got, want, rtol=1e-4, atol=1e-4)))
 
 

@@ -98,6 +98,14 @@ def lane_addresses(res: Resource, index, offset, soffset, lane_id, typed: bool) 
     return address.astype(np.uint64), np.broadcast_to(limit, address.shape)
 
 
+def scalar_limit(res: Resource) -> np.ndarray:
+    """S_BUFFER_LOAD's range (8.1.2 and 8.4.1, p. 77-79): the dword at byte offset o from the
+    dword-aligned base is out of range when o >= (stride == 0 ? 1 : stride) * num_records
+    (no swizzle, no OOB_SELECT); as a limit on 4-byte accesses, base + size + 3."""
+    size = np.where(res.stride == 0, 1, res.stride) * res.num_records
+    return (res.base & ~3) + size + 3
+
+
 class BufferMemory:
     """Global memory seen through a buffer resource: accesses of out-of-range lanes read 0
     and are not written (p. 88, 9.4.1); in-range accesses go to the device memory, which

@@ -216,7 +216,9 @@ class _Chunk:
         self.lds_base = (self.wave_group * d.lds_size).astype(np.int64)[:, None]
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
-        self.scratch_base = (np.arange(scratch_lanes, dtype=np.int64) * d.scratch_size).reshape(self.st.waves, L)
+        # without scratch every lane's (empty) region starts at 0: no per-lane array to build
+        self.scratch_base = (np.arange(scratch_lanes, dtype=np.int64) * d.scratch_size).reshape(self.st.waves, L) \
+            if d.scratch_size else np.zeros((self.st.waves, 1), np.int64)
 
     def memory(self, kind: str | None, sel):
         if kind is None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
 
-from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses
+from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend
 from .wave import EXEC_LO, M0, NULL, VCC_LO, pack_mask
@@ -238,7 +238,16 @@ class Preparer:
             if soffset != NULL:
                 a = a + st.sreg(sel, soffset).astype(np.uint64)
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
-        p.memory, p.inputs["ADDR"], p.inputs["OFFSET"] = "global", addr, offset
+        p.memory, p.inputs["OFFSET"] = "global", offset
+        if d.name.startswith("S_BUFFER_"):       # SBASE names a V#: its size bounds the dwords read
+            if base + 4 > 128:
+                raise OperandError(f"s[{base}:{base + 3}] is not a 4-SGPR buffer resource")
+
+            def access(st, sel, lane_id):
+                return {"ADDR": addr(st, sel)}, scalar_limit(Resource.of(st.sgpr[base:base + 4, sel].T))
+            p.buffer = access
+        else:
+            p.inputs["ADDR"] = addr
         dwords = _bits(p.sem.writes.get("SDATA"), data_dwords(d.name))
         p.writers["SDATA"] = _write_sgprs(f["SDATA"], dwords)
         p.lazy["SDATA"] = lambda st, sel: st.read_sgprs(sel, f["SDATA"], dwords)   # written slice by slice
@@ -408,6 +417,8 @@ class Preparer:
 
     def _ds(self, p: Prepared, d):
         f = p.inst.fields
+        if f.get("GDS"):
+            raise PrepareError("GDS (the global data share) is not modelled; only LDS")
         p.memory = "lds"
         offset = f["OFFSET1"] << 8 | f["OFFSET0"]
         p.inputs.update(OFFSET0=f["OFFSET0"], OFFSET1=f["OFFSET1"], OFFSET=offset)

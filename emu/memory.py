@@ -44,6 +44,14 @@ def _first(mask: np.ndarray) -> tuple:
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
+def _every(mask: np.ndarray) -> bool:
+    """mask.all(), looking at each broadcast value once (an all-lanes mask is usually one
+    True broadcast to the batch: visiting it per element costs a pass over the lanes)."""
+    if mask.ndim and 0 in mask.strides:
+        mask = mask[tuple(slice(0, 1) if stride == 0 else slice(None) for stride in mask.strides)]
+    return bool(mask.all())
+
+
 def _aligned(offset: np.ndarray, nbytes: int) -> bool:
     """Whether every offset is a multiple of nbytes: one OR-reduction, no temporary array."""
     return nbytes == 1 or not int(np.bitwise_or.reduce(offset, axis=None)) & (nbytes - 1)
@@ -53,7 +61,7 @@ def _gather(data: np.ndarray, offset: np.ndarray, nbytes: int, mask: np.ndarray)
     """Little-endian values of nbytes at data[offset]; offsets already checked. Masked-off
     elements read 0 (their offsets may be anything). `offset` may be overwritten."""
     out_dtype = np.uint64 if nbytes == 8 else np.uint32
-    every = bool(mask.all())
+    every = _every(mask)
     if not every:
         offset = np.where(mask, offset, 0)
     if _aligned(offset, nbytes):              # aligned: one take in the access's own dtype
@@ -72,7 +80,7 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
     `offset` may be overwritten."""
     value = np.broadcast_to(value, offset.shape)
     mask = np.broadcast_to(mask, offset.shape)
-    if not mask.all():
+    if not _every(mask):
         offset, value = offset[mask], value[mask]
     if _aligned(offset, nbytes):
         index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
@@ -166,7 +174,7 @@ class DeviceMemory:
         # device addresses are < 2**63: reinterpret, no copy (a wrapped address reads as negative: a fault)
         addr = addr.view(np.int64) if addr.dtype == np.uint64 else addr.astype(np.int64)
         mask = np.broadcast_to(mask, addr.shape)
-        every = bool(mask.all())
+        every = _every(mask)
         # bounds of the active addresses without compressing them out (min/max skip masked lanes)
         lo = int(addr.min(where=mask, initial=np.iinfo(np.int64).max) if not every or not addr.size else addr.min())
         hi = int(addr.max(where=mask, initial=np.iinfo(np.int64).min) if not every or not addr.size else addr.max())
@@ -200,15 +208,22 @@ class RegionMemory:
         self.space, self.data, self.size, self.base = space, data, size, base
 
     def _offsets(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
-        addr = np.asarray(addr).astype(np.uint64)
+        addr = np.asarray(addr)
+        if addr.dtype != np.uint64:
+            addr = addr.astype(np.uint64)
         mask = np.broadcast_to(mask, addr.shape)
         limit = self.size - nbytes          # highest valid start address
-        bad = mask if limit < 0 else mask & (addr > np.uint64(limit))
-        if bad.any():
-            pos = _first(bad)
-            raise MemoryFault(self.space, int(addr[pos]), nbytes, pos,
-                              f"outside the {self.size} bytes of {self.space} this kernel has")
-        return np.where(mask, addr.astype(np.int64) + self.base, 0)
+        every = _every(mask)
+        # one maximum over the active addresses decides; the per-lane test only names a fault
+        top = int(addr.max(initial=0) if every else addr.max(where=mask, initial=0))
+        if limit < 0 or top > limit:
+            bad = mask if limit < 0 else mask & (addr > np.uint64(limit))
+            if bad.any():
+                pos = _first(bad)
+                raise MemoryFault(self.space, int(addr[pos]), nbytes, pos,
+                                  f"outside the {self.size} bytes of {self.space} this kernel has")
+        offset = addr.astype(np.int64) + self.base
+        return offset if every else np.where(mask, offset, 0)
 
     def load(self, addr, nbytes, mask):
         mask = np.broadcast_to(mask, np.shape(addr))

@@ -353,8 +353,9 @@ def fma(a, b, c):
     if dtype == np.float64:
         return _fma64(*np.broadcast_arrays(a, b, c))
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
-    p = a.astype(np.float64) * b.astype(np.float64)     # exact (<= 48 significant bits)
-    c = c.astype(np.float64)
+    a, b, c = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    p = _into_owned(np.multiply, a, b)                  # exact (<= 48 significant bits)
     s = p + c
     if s.ndim == 0:
         return _round_to_odd_sum(p, c, s).astype(dtype)
@@ -365,31 +366,41 @@ def fma(a, b, c):
     # mantissa bit just below the narrow mantissa set and every lower bit clear (the
     # overflow threshold too): shifting those bits to the top leaves exactly the sign bit.
     # Results in the narrow denormal range have fewer mantissa bits, so those lanes are all
-    # candidates (one minimum over |out| first: usually there are none).
+    # candidates (one minimum over |out| first: usually there are none). The 8-byte scratch
+    # array serves every step: fresh multi-megabyte temporaries cost page faults.
     below = 52 - np.finfo(dtype).nmant - 1            # f64 mantissa bits under the half-ulp bit
-    hard = np.left_shift(s.view(U64), U64(63 - below)) == U64(1 << 63)
+    scratch = np.left_shift(s.view(U64), U64(63 - below))
+    hard = scratch == U64(1 << 63)
     tiny = np.finfo(dtype).tiny
-    magnitude = np.abs(out)
+    magnitude = np.abs(out, out=scratch.reshape(-1).view(dtype)[:out.size].reshape(out.shape))
     if np.fmin.reduce(magnitude, axis=None) <= tiny:      # fmin: NaN lanes do not hide the rest
         hard |= magnitude <= tiny
-    del magnitude
     if hard.any():
         # Only inexact sums can be double-rounded. Exact sums are common (short operands),
         # and then many lanes look like midpoints, so exactness is tested on the whole batch
         # without picking lanes out: s == p + c exactly iff s - p == c and s - c == p (if
         # not, the error is a non-zero multiple of the finer of the two ulps, too large for
         # the subtraction that recovers the finer operand to round back to it).
-        t = s - p
-        inexact = t != c
+        t = np.subtract(s, p, out=scratch.view(np.float64))
+        exact = t == c
         np.subtract(s, c, out=t)
-        inexact |= t != p
-        hard &= inexact
-        del t, inexact
+        exact &= t == p
+        hard &= ~exact
         if hard.any():
             hard = np.nonzero(hard)
-            p, c = np.broadcast_to(p, s.shape), np.broadcast_to(c, s.shape)
+            p, c = np.broadcast_to(p, shape), np.broadcast_to(c, shape)
             out[hard] = _round_to_odd_sum(p[hard], c[hard], s[hard]).astype(dtype)
     return out
+
+
+def _into_owned(ufunc, x, y):
+    """ufunc(x, y) written into x or y when one of them (arrays the caller made) already has
+    the result's shape: one multi-megabyte allocation fewer."""
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    for z in (y, x):
+        if z.shape == shape and z.ndim:
+            return ufunc(x, y, out=z)
+    return ufunc(x, y)
 
 
 def _round_to_odd_sum(p, c, s):
@@ -662,6 +673,18 @@ def field32(x, hi: int, lo: int):
     return u32(bits_of(a, hi, lo))
 
 
+def set_field(old, hi: int, lo: int, value):
+    """old with the constant field hi:lo (at most 32 bits) set to the low bits of a uint32
+    value; a new array of old's width (uint32 when the field lies in bits 31:0 of one)."""
+    o = np.asarray(old)
+    mask = _mask(hi - lo + 1)
+    if o.dtype == _U32 and hi < 32:
+        v = np.asarray(value, _U32) & _U32(mask)
+        return (o & _U32(~(mask << lo) & 0xFFFFFFFF)) | (v << _U32(lo) if lo else v)
+    v = np.asarray(value).astype(U64) & U64(mask)
+    return (raw(o) & U64(~(mask << lo) & _ALL)) | (v << U64(lo) if lo else v)
+
+
 def shl32(x, n):
     """(x << n) mod 2**32 for uint32 x and any count (>= 32 gives 0, as at 64-bit width)."""
     n = np.asarray(n)
@@ -678,6 +701,15 @@ def shr32(x, n):
     return np.where(n >= 32, _U32(0), np.right_shift(x, np.minimum(n, 31).astype(_U32)))
 
 
+def lane_bit(mask, ctx):
+    """`mask.u64[laneId]`: each lane's bit of a per-wave lane mask, as bool (W, L)."""
+    m = np.asarray(mask)
+    if ctx.scalar or m.ndim != 2 or m.shape[1] != 1:
+        return ((raw(m) >> lane_id(ctx)) & U64(1)).astype(bool)
+    wave_bytes = np.ascontiguousarray(m, dtype=U64).view(np.uint8)          # little-endian: bit i = lane i
+    return np.unpackbits(wave_bytes, axis=1, bitorder="little")[:, :ctx.lanes].astype(bool)
+
+
 def _in_shift_range32(n: np.ndarray) -> bool:
     return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 32
 
@@ -690,22 +722,27 @@ def active(ctx, pred):
     return ctx.active if pred is None else np.logical_and(ctx.active, pred)
 
 
+def _batch(x, ctx):
+    """x at the batch shape (a broadcast view only when it is not already that shape)."""
+    return x if np.shape(x) == ctx.shape else np.broadcast_to(x, ctx.shape)
+
+
 def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
     """nbytes from memory per active lane: uint64, or (narrow, nbytes <= 4) the memory's uint32."""
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
-    a = np.broadcast_to(raw(addr), ctx.shape)
-    v = np.asarray(ctx.mem.load(a, nbytes, np.broadcast_to(active(ctx, pred), ctx.shape)))
+    a = _batch(raw(addr), ctx)
+    v = np.asarray(ctx.mem.load(a, nbytes, _batch(active(ctx, pred), ctx)))
     return v.astype(_U32 if narrow and nbytes <= 4 else U64, copy=False)
 
 
 def mem_store(ctx, addr, nbytes: int, value, pred):
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
-    a = np.broadcast_to(raw(addr), ctx.shape)
+    a = _batch(raw(addr), ctx)
     value = np.asarray(value)
-    v = np.broadcast_to(value if value.dtype == _U32 else raw(value), ctx.shape)    # the low nbytes are stored
-    ctx.mem.store(a, nbytes, v, np.broadcast_to(active(ctx, pred), ctx.shape))
+    v = _batch(value if value.dtype == _U32 else raw(value), ctx)    # the low nbytes are stored
+    ctx.mem.store(a, nbytes, v, _batch(active(ctx, pred), ctx))
 
 
 def dw_get(arr, lo: int, bits: int):

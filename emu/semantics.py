@@ -179,7 +179,7 @@ def _flush(value, bits: int, waves) -> np.ndarray:
     shift = dtype.type(dtype.itemsize * 8 - bits + 1)
     t = np.left_shift(v, shift)
     t -= dtype.type(1)
-    if not np.less(t, dtype.type(mant) << shift).any():
+    if t.min() >= dtype.type(mant) << shift:
         return v
     exp, mant = dtype.type(exp), dtype.type(mant)
     denorm = ((v & exp) == 0) & ((v & mant) != 0) & waves

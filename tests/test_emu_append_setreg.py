@@ -8,7 +8,7 @@ import pytest
 
 import dsl
 from emu.launch import Dispatch
-from emu.machine import EmuError, Machine
+from emu.machine import EmuError, Machine, UnsupportedInstruction
 from emu.memory import DeviceMemory
 
 
@@ -137,3 +137,8 @@ def test_setreg_mode_change_takes_effect():
 def test_setreg_unknown_register_is_refused():
     with pytest.raises(EmuError, match=r"state_kernel: PC 0x.*s_setreg_imm32_b32.*hwreg id 40 is not a hardware register"):
         run("s_setreg_imm32_b32 hwreg(40, 0, 8), 1", lanes=32)
+
+
+def test_gds_is_refused_not_run_on_lds():
+    with pytest.raises(UnsupportedInstruction, match=r"ds_append v3 gds.*GDS .*not modelled"):
+        run("s_mov_b32 m0, 0\nds_append v3 gds", lanes=32)

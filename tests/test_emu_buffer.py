@@ -288,6 +288,8 @@ def test_unmodelled_format_and_reserved_swizzle_and_tfe_are_refused():
     data = np.zeros(64, np.uint32)
     with pytest.raises(EmuError, match=r"buffer_load_format_x.*data format 30 \(10_11_11_FLOAT\) is not modelled"):
         run("buffer_load_format_x v3, v20, s[8:11], 0 offen\n", data, rsrc=dict(num_records=64, fmt=30))
+    with pytest.raises(EmuError, match=r"tbuffer_load_format_x.*data format is 0 \(INVALID\)"):
+        run("tbuffer_load_format_x v3, v20, s[8:11], 0 format:0 offen\n", data, rsrc=dict(num_records=64))
     with pytest.raises(EmuError, match=r"PC 0x.*swizzle_enable is 2"):
         run("buffer_load_b32 v3, v20, s[8:11], 0 offen\n", data, rsrc=dict(num_records=64, swizzle=2))
     with pytest.raises(EmuError, match=r"type field .* is 2"):
@@ -326,3 +328,94 @@ def test_device_emu_runs_the_buffer_bounds_example():
     a_buf, c_buf = dev.alloc(a.nbytes, "a").copyin(a), dev.alloc(a.nbytes, "c")
     prog.launch("buffer_bounds", grid=(3, 1, 1), block=(64, 1, 1), args=[a_buf, c_buf, np.uint32(n)])
     assert (c_buf.copyout(np.float32) == a * 2).all()
+
+
+# Table 39 (p. 83-84): dst (memory) and src (data) per lane, the new memory value; 64-bit
+# variants read and write register pairs
+_ATOMICS = {
+    "sub_u32": lambda m, d: m - d,
+    "min_i32": lambda m, d: np.minimum(m.view(np.int32), d.view(np.int32)).view(np.uint32),
+    "max_u32": np.maximum,
+    "xor_b32": np.bitwise_xor,
+    "inc_u32": lambda m, d: np.where(m >= d, 0, m + 1).astype(np.uint32),
+    "dec_u32": lambda m, d: np.where((m == 0) | (m > d), d, m - 1).astype(np.uint32),
+    "csub_u32": lambda m, d: np.where(d > m, 0, m - d).astype(np.uint32),
+    "swap_b32": lambda m, d: d,
+    "add_f32": lambda m, d: (m.view(np.float32) + d.view(np.float32)).view(np.uint32),
+    "min_f32": lambda m, d: np.minimum(m.view(np.float32), d.view(np.float32)).view(np.uint32),
+    "add_u64": lambda m, d: m + d,
+    "min_i64": lambda m, d: np.minimum(m.view(np.int64), d.view(np.int64)).view(np.uint64),
+    "max_u64": np.maximum,
+}
+
+
+@pytest.mark.parametrize("op", sorted(_ATOMICS))
+def test_buffer_atomics_per_lane(op):
+    """Each lane updates its own element (no conflicts) with GLC: memory ends as the
+    manual's expression and the lane gets the value from before."""
+    wide = op.endswith("64")
+    dtype, rng = (np.uint64 if wide else np.uint32), np.random.default_rng(hash(op) % 2**32)
+    if op.endswith("f32"):
+        mem0 = rng.standard_normal(64).astype(np.float32).view(np.uint32)
+        data = rng.standard_normal(64).astype(np.float32).view(np.uint32)
+    else:
+        mem0 = rng.integers(0, 2**63 if wide else 2**32, 64, dtype=np.uint64).astype(dtype)
+        data = rng.integers(0, 2**63 if wide else 2**32, 64, dtype=np.uint64).astype(dtype)
+        mem0[:8], data[:8] = mem0[:8] % 5, data[:8] % 5          # small values: the inc/dec/csub edges
+    n = 8 if wide else 4
+    buf = np.concatenate([mem0.view(np.uint32), data.view(np.uint32)])
+    v = "v[2:3]" if wide else "v2"
+    body = f"""
+        v_mul_u32_u24 v1, {n}, v0
+        v_add_nc_u32 v5, {64 * n}, v1
+        buffer_load_b{8 * n} {v}, v5, s[8:11], 0 offen
+        s_waitcnt vmcnt(0)
+        buffer_atomic_{op} {v}, v1, s[8:11], 0 offen glc
+        s_waitcnt vmcnt(0)
+    """ + store_out(2, 2 if wide else 1, n)
+    stored, out = run(body, buf, rsrc=dict(num_records=buf.nbytes))
+    ret = out[:64 * n // 4].view(dtype)
+    assert (ret == mem0).all()
+    assert (stored[:64 * n // 4].view(dtype) == _ATOMICS[op](mem0, data).astype(dtype)).all()
+
+
+def test_float_atomics_keep_float_bits_in_global_and_lds():
+    """The same f32 atomics outside buffers (the translation fix they share): global_atomic
+    add_f32 (memory = m + d) and ds_max_rtn_f32 (memory = max, the lane gets the old value)."""
+    rng = np.random.default_rng(7)
+    m, d = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    buf = np.concatenate([m.view(np.uint32), d.view(np.uint32)])
+    body = """
+        v_add_nc_u32 v5, 0x100, v20
+        global_load_b32 v2, v5, s[8:9]
+        global_load_b32 v3, v20, s[8:9]
+        s_waitcnt vmcnt(0)
+        global_atomic_add_f32 v20, v2, s[8:9]
+        ds_store_b32 v20, v3
+        ds_max_rtn_f32 v4, v20, v2
+        ds_load_b32 v6, v20
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+        global_store_b32 v20, v4, s[2:3]
+        global_store_b32 v20, v6, s[2:3] offset:256
+    """
+    stored, out = run(body, buf, rsrc=dict(num_records=buf.nbytes), lds=256)
+    assert (stored[:64].view(np.float32) == m + d).all()
+    assert (out[:64].view(np.float32) == m).all() and (out[64:128].view(np.float32) == np.maximum(m, d)).all()
+
+
+@pytest.mark.parametrize("stride,num_records", [(0, 40), (12, 3)])
+def test_s_buffer_load_range_check_per_dword(stride, num_records):
+    """s_buffer_load_b256 at soffset 8 + offset 8: dword k at byte offset 16 + 4k is zero when
+    16 + 4k >= (stride or 1) * num_records (p. 79), the others load (here 40 and 36 bytes)."""
+    data = np.arange(100, 164, dtype=np.uint32)
+    body = """
+        s_buffer_load_b256 s[20:27], s[8:11], s12 offset:0x8
+        s_waitcnt lgkmcnt(0)
+        v_mov_b32 v1, 0
+    """ + "".join(f"v_mov_b32 v{2 + k}, s{20 + k}\n" for k in range(8)) + \
+        "global_store_b128 v1, v[2:5], s[2:3]\nglobal_store_b128 v1, v[6:9], s[2:3] offset:16\n"
+    _, out = run(body, data, rsrc=dict(stride=stride, num_records=num_records), soffset=8, lanes=32)
+    offset = 16 + 4 * np.arange(8)
+    size = (stride or 1) * num_records
+    assert (out[:8] == np.where(offset < size, data[offset // 4], 0)).all()
+    assert 0 < (offset < size).sum() < 8

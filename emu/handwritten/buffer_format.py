@@ -40,6 +40,8 @@ _FLOAT_KINDS = ("UNORM", "SNORM", "USCALED", "SSCALED", "FLOAT")
 def layout(fmt: int, names: dict) -> tuple[int, int, str]:
     """(channels, bits per channel, number format) of data format `fmt`, or an error."""
     name = names.get(fmt, "?")
+    if name == "INVALID":
+        raise SemanticsError("the instruction's data format is 0 (INVALID)")
     m = _EQUAL_CHANNELS.match(name)
     if m is None or (m.group(2) == "FLOAT" and m.group(1) == "8"):
         raise SemanticsError(f"buffer data format {fmt} ({name}) is not modelled "

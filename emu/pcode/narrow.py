@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from lark import Tree
 
-from .types import INT_FIELDS, LANE_ID_NAMES, LANE_MASKS, OPERANDS, is_name, type_of_field
+from .types import INT_FIELDS, LANE_ID_NAMES, LANE_MASKS, OPERANDS, Ty, is_name, type_of_field
 
 _MASK32 = (1 << 32) - 1
 _WRAPS = {"+", "-", "*"}                       # low 32 bits depend only on the operands' low 32 bits
@@ -78,6 +78,8 @@ class NarrowStatements:
         if not self.scalar and (name == "D1" or name == "VCC" and not chain):
             return False               # lane bits of a vector op too, as write() routes them
         base = self.operand_ty(name)
+        if len(chain) == 1 and chain[0].data == "slice":
+            return self._narrow_field_write(name, base, chain, value)
         t = type_of_field(str(chain[0].children[1])) if len(chain) == 1 and chain[0].data == "field" else \
             (base if not chain else None)
         if t is None or t.kind not in ("u", "i") or not t.bits <= base.bits <= 32:
@@ -93,6 +95,23 @@ class NarrowStatements:
             self.define_operand(name, partial=self.pred is not None)
         self.writes.setdefault(name, self.operand_write(name, base))
         self.emit(f"{name} = {self.guard(name, f'R.owned({code})')}")
+        return True
+
+    def _narrow_field_write(self, name, base, chain, value) -> bool:
+        """`X[hi : lo] = v` with a constant field of at most 32 bits in an operand of at most
+        64 (a dword of RETURN_DATA, the low half of a D16 result): v in uint32, the field set
+        in place of the old bits."""
+        s = chain[0]
+        if not (all(isinstance(c, Tree) and c.data == "number" for c in s.children[1:]) and base.bits <= 64):
+            return False
+        hi, lo = (int(str(c.children[0]), 0) for c in s.children[1:])
+        v = self.narrow_value(value) if 0 <= lo <= hi < lo + 32 else None
+        if v is None:
+            return False
+        if name not in self.defined_operands:
+            self.define_operand(name, partial=True)
+        self.writes.setdefault(name, self.operand_write(name, base))
+        self.emit(f"{name} = {self.guard(name, f'R.set_field({name}, {hi}, {lo}, {v.code})')}")
         return True
 
     # ---------------------------------------------------------------- values
@@ -162,10 +181,42 @@ class NarrowStatements:
         if not (isinstance(hi, Tree) and hi.data == "number" and isinstance(lo, Tree) and lo.data == "number"):
             return None
         h, lo_ = int(str(hi.children[0]), 0), int(str(lo.children[0]), 0)
-        operand = self._narrow_operand(base)
-        if operand is None or not 0 <= lo_ <= h < lo_ + 32:
+        if not 0 <= lo_ <= h < lo_ + 32:
             return None
-        return Narrow(f"R.field32({operand[0]}, {h}, {lo_})", True, h - lo_ + 1, h - lo_ + 1)
+        width = h - lo_ + 1
+        operand = self._narrow_operand(base)
+        if operand is not None:
+            return Narrow(f"R.field32({operand[0]}, {h}, {lo_})", True, width, width)
+        v = self.narrow_value(base)          # a field of another exact value (S1.u[4 : 0])
+        if v is None or not v.exact or h >= 32:
+            return None
+        shifted = f"({v.code} >> np.uint32({lo_}))" if lo_ else v.code
+        return Narrow(f"({shifted} & np.uint32({(1 << width) - 1}))", True, width, width)
+
+    def narrow_cast(self, node) -> Narrow | None:
+        """N'U(x) / N'B(x) / 64'I(x): truncation to N <= 32 bits makes any value exact."""
+        bits, kind = int(str(node.children[0]).split("'")[0]), str(node.children[0]).split("'")[1][0]
+        v = self.narrow_value(node.children[1])
+        if v is None or kind not in "UBI" or bits > 64 or (kind == "I" and bits < 32):
+            return None
+        if kind == "I":                      # sign extension: only a 64-bit image of an exact value keeps it
+            return Narrow(v.code, v.exact and bits == 64, bits, v.span)
+        if bits < v.span:
+            return Narrow(f"({v.code} & np.uint32({(1 << bits) - 1}))", True, bits, bits)
+        return Narrow(v.code, v.exact or bits <= 32, bits, v.span)
+
+    def narrow_index(self, node) -> Narrow | None:
+        cond = self.narrow_lane_bit(node)
+        return None if cond is None else Narrow(f"np.uint32({cond})", True, 1, 1)
+
+    def narrow_lane_bit(self, node) -> str | None:
+        """`VCC.u64[laneId]`: this lane's bit of a per-wave lane mask, as a bool array."""
+        base, idx = node.children
+        if not (is_name(idx, LANE_ID_NAMES) and isinstance(base, Tree) and base.data == "field"
+                and type_of_field(str(base.children[1])) == Ty("u", 64)):
+            return None
+        operand = self._narrow_operand(base.children[0])
+        return None if operand is None else f"R.lane_bit({operand[0]}, ctx)"
 
     def narrow_unary(self, node) -> Narrow | None:
         op, v = str(node.children[0]), self.narrow_value(node.children[1])
@@ -224,6 +275,8 @@ class NarrowStatements:
                 if x is None or y is None or not (x.exact and y.exact):
                     return None
                 return f"({x.code} {_COMPARE[op]} {y.code})"
+        if node.data == "index":
+            return self.narrow_lane_bit(node)
         if node.data == "unary" and str(node.children[0]) == "!":
             c = self.narrow_condition(node.children[1])
             return None if c is None else f"(~{c})"

@@ -254,6 +254,8 @@ class Statements:
             self.fail("more than one bit selection in an assignment", target)
         if not sel:
             t = tty or base
+            if tty is None and ty.kind == "f" and t.kind != "f" and ty.bits == t.bits:
+                t = ty              # X = float value, no accessor: the value's bits (RETURN_DATA = tmp)
             if wide:
                 self.fail("whole-value write of a wide operand", target)
             keep = ", narrow=True" if narrow and t.kind == "f" else ""
@@ -331,7 +333,10 @@ class Statements:
         addr, _ = self.expr(node.children[0])
         nbytes = self.mem_width(chain, target)
         self.mem_write = True
-        self.emit(f"R.mem_store(ctx, {addr}, {nbytes}, R.store({self.conv(code, ty, Ty('u', nbytes * 8))}, 'u', "
+        # MEM[a].f = x stores x's float bits (f32/f64 atomics), any other accessor an integer
+        fields = [type_of_field(str(c.children[1])) for c in chain if c.data == "field"]
+        kind = "f" if fields and fields[-1].kind == "f" else "u"
+        self.emit(f"R.mem_store(ctx, {addr}, {nbytes}, R.store({self.conv(code, ty, Ty(kind, nbytes * 8))}, '{kind}', "
                   f"{nbytes * 8}), {self.pred or 'None'})")
 
     def mem_width(self, chain, node) -> int:
