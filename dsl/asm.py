@@ -1,8 +1,10 @@
 """Text assembler: LLVM AMDGPU syntax -> bytes, parsed with a lark grammar (asm.lark)."""
 from __future__ import annotations
 
+import gc
 import re
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +36,7 @@ class Attr:
     name: str
 
 
-@dataclass
+@dataclass(slots=True)     # one per instruction line: slots make it cheaper to build and to keep
 class Statement:
     mnemonic: str
     operands: list
@@ -194,18 +196,16 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
     tokens' own terminals, in the lexer's order (so exactly as they would lex one by one);
     returns whether an operand comes next. The same placement as _place: a name after a
     blank is a flag modifier, key:value terms are modifiers, the rest operands."""
-    pos = 0
     memo = _TERM_MEMO
     for m in _terms_splitter()(token):
-        if m.start() != pos:
-            break
-        pos = m.end()
         kind = m.lastgroup
         if kind == "COMMA":
             expect_operand = True
             continue
-        if kind == "BLANKS" or kind == "AMP":
+        if kind in _SKIPPED_IN_TERMS:
             continue
+        if kind == _UNSPLIT:
+            raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
         text = m.group()
         value, comma, role = memo.get((kind, text)) or _term(kind, text)
         if role == _OPERAND or role == _NAME and expect_operand:
@@ -217,8 +217,6 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
         else:
             modifiers[value[1]] = list(value[2])
         expect_operand = comma
-    if pos != len(token):
-        raise AsmError(f"{token.line}:{token.column + pos}: cannot split {str(token)!r} into terms")
     return expect_operand
 
 
@@ -226,10 +224,17 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
 def _terms_splitter():
     """finditer(text) over the terminals a TERMS token is made of (asm.lark), ordered as
     lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
-    members = set(_TOKEN_VALUE) | {"COMMA", "AMP", "BLANKS"}
+    members = set(_TOKEN_VALUE) | _SKIPPED_IN_TERMS | {"COMMA"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)).finditer
+    # a last alternative takes any character the terminals do not, so no character is skipped
+    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
+                      + f"|(?P<{_UNSPLIT}>.)", re.S).finditer
+
+
+_UNSPLIT = "UNSPLIT"
+# terminals in a run (a TERMS_NL ends with its line's comment and newline) that are no terms
+_SKIPPED_IN_TERMS = frozenset(("AMP", "BLANKS", "COMMENT", "NL"))
 
 
 class _ToStatements(Transformer):
@@ -312,7 +317,7 @@ class _ToStatements(Transformer):
         for it in (c[1] if len(c) > 1 else ()):
             if type(it) is Token:
                 kind = it.type
-                if kind == "TERMS":
+                if kind == "TERMS" or kind == "TERMS_NL":
                     expect_operand = _place_terms(it, operands, modifiers, expect_operand)
                     continue
                 if kind == "COMMA":
@@ -328,10 +333,18 @@ class _ToStatements(Transformer):
                 expect_operand = False
         return Statement(mnemonic.rstrip().lower(), operands, modifiers, mnemonic.line, mnemonic.column)
 
+    def instr_nl(self, c):
+        """An instruction whose last token, a run of terms, ends its line."""
+        if len(c) == 3:
+            c[1].append(c[2])
+            return self.instr(c[:2])
+        return self.instr([c[0], c[1:]])
+
     def lines(self, c):
         """One line: [lines so far] [label] [instruction [:: instruction] | directive]."""
-        if c and type(c[0]) is _Items:
-            acc, c = c[0], c[1:]
+        if c and type(c[0]) is _Items:              # the lines so far, and their newline unless
+            acc = c[0]                              # it ended a TERMS_NL
+            c = c[2:] if len(c) > 1 and type(c[1]) is Token and c[1].type == "NL" else c[1:]
         else:
             acc = _Items()
         if len(c) >= 3 and type(c[-2]) is Token:     # a VOPD pair: X :: Y
@@ -348,6 +361,8 @@ class _ToStatements(Transformer):
         name = c[0]
         rest = c[1] if len(c) > 1 else ""
         return Directive(str(name).lower(), str(rest).strip(), name.line, name.column)
+
+    lines_nl = lines
 
     def start(self, c):
         return list(c[0])
@@ -403,9 +418,28 @@ def _cut_raw_blocks(text: str) -> tuple[str, list[Directive]]:
     return "\n".join(lines), blocks
 
 
+@contextmanager
+def collector_paused():
+    """Pause CPython's cyclic garbage collector for a whole-file parse or assembly: it builds a
+    few small objects per line and no reference cycles, yet the collector would rescan all
+    statements built so far every few thousand lines (8% of assembling 100k lines)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse(text: str) -> list:
     """Labels (Label), instructions (Statement) and directives (Directive) of an assembly
     text in source order (AsmError on a syntax error)."""
+    with collector_paused():
+        return _parse(text)
+
+
+def _parse(text: str) -> list:
     if "|" in text and "s_delay_alu" in text:
         text = _PIPE_JOIN.sub(") ", text)
     text, blocks = _cut_raw_blocks(text)
@@ -425,11 +459,11 @@ def parse(text: str) -> list:
 def _syntax_message(text: str, e: UnexpectedInput) -> str:
     line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
     if isinstance(e, UnexpectedToken):
-        expected = sorted(x for x in e.expected if not x.startswith("_"))[:8]
-        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS") else
+        expected = sorted(x for x in e.expected if not x.startswith("_") and x != "NL")[:8]
+        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS", "TERMS_NL") else
                 "unexpected end of input" if e.token.type == "$END" else f"unexpected {str(e.token).rstrip()!r}")
     elif isinstance(e, UnexpectedCharacters):
-        expected = sorted(x for x in e.allowed if not x.startswith("_"))[:8] if e.allowed else []
+        expected = sorted(x for x in e.allowed if not x.startswith("_") and x != "NL")[:8] if e.allowed else []
         what = f"unexpected character {line[e.column - 1:e.column]!r}"
     else:
         expected, what = [], "syntax error"
@@ -445,7 +479,11 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
     """Assemble LLVM-syntax text for `arch` (e.g. 'gfx1100'). Labels resolve to branch
     offsets. Raises AsmError naming line:column and what is wrong. Sections, data and
     kernel directives need a code object: runtime.asm_module / `wavesmith asm -o x.hsaco`."""
-    enc = encoder(arch, wave_size)
+    with collector_paused():
+        return _assemble(text, encoder(arch, wave_size))
+
+
+def _assemble(text: str, enc) -> bytes:
     lines = text.splitlines()
     out = bytearray()
     labels: dict[str, int] = {}

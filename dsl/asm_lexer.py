@@ -29,8 +29,9 @@ class ContextualScanLexer(Lexer):
         self.root = self._scanner(frozenset(t.name for t in conf.terminals))
 
     def _scanner(self, names: frozenset) -> tuple:
-        """(match, callbacks, newline terminal names) for a set of acceptable terminals;
-        lark's BasicLexer builds it, so order and keyword handling are lark's."""
+        """(match, {terminal: (has newlines, ignored, callback)} for the terminals needing more
+        than a plain Token) for a set of acceptable terminals; lark's BasicLexer builds the
+        regex, so order and keyword handling (its callbacks) are lark's."""
         if names not in self.by_accepts:
             conf = copy(self.conf)
             conf.terminals = [t for t in self.conf.terminals if t.name in names or t.name in self.ignore]
@@ -39,7 +40,10 @@ class ContextualScanLexer(Lexer):
             scanner = basic.scanner
             if len(scanner._mres) != 1:
                 raise AssertionError("a parser state's terminals need more than one regex")
-            self.by_accepts[names] = (scanner._mres[0].match, basic.callback, basic.newline_types)
+            special = {t.name: (t.name in basic.newline_types, t.name in self.ignore, basic.callback.get(t.name))
+                       for t in conf.terminals
+                       if t.name in basic.newline_types or t.name in self.ignore or t.name in basic.callback}
+            self.by_accepts[names] = (scanner._mres[0].match, special)
         return self.by_accepts[names]
 
     def _state_scanner(self, parser_state, state) -> tuple:
@@ -53,41 +57,45 @@ class ContextualScanLexer(Lexer):
         counter = lexer_state.line_ctr
         pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
         stack = parser_state.state_stack
-        by_state, ignore, new = self.by_state, self.ignore, str.__new__
+        by_state, new = self.by_state, str.__new__
         token = None
         try:
             while pos < end:
                 state = stack[-1]
-                match, callbacks, newline_types = by_state.get(state) or self._state_scanner(parser_state, state)
+                match, special = by_state.get(state) or self._state_scanner(parser_state, state)
                 m = match(text, pos, end)
                 if m is None:
                     self._unexpected(text, pos, line, pos - line_start + 1, token, parser_state, state)
                 kind = m.lastgroup
+                value = m.group()
                 stop = m.end()
-                if kind in newline_types:
-                    value = m.group()
+                column = pos - line_start + 1
+                how = special.get(kind)
+                if how is None:                      # the usual token: one line, kept, no callback
+                    token = new(Token, value)
+                    token.type, token.value, token.start_pos = kind, value, pos
+                    token.line, token.column = line, column
+                    token.end_line, token.end_column, token.end_pos = line, column + stop - pos, stop
+                    pos = stop
+                    yield token
+                    continue
+                has_newlines, ignored, callback = how
+                first_line = line
+                if has_newlines:
                     newlines = value.count("\n")
-                    first_line, first_column = line, pos - line_start + 1
                     if newlines:
                         line += newlines
                         line_start = pos + value.rindex("\n") + 1
-                    if kind in ignore:
-                        pos = stop
-                        continue
-                elif kind in ignore:
+                if not ignored:
+                    token = new(Token, value)
+                    token.type, token.value, token.start_pos = kind, value, pos
+                    token.line, token.column = first_line, column
+                    token.end_line, token.end_column, token.end_pos = line, stop - line_start + 1, stop
+                    if callback is not None:
+                        token = callback(token)
                     pos = stop
-                    continue
-                else:
-                    value = m.group()
-                    first_line, first_column = line, pos - line_start + 1
-                token = new(Token, value)
-                token.type, token.value, token.start_pos = kind, value, pos
-                token.line, token.column = first_line, first_column
-                token.end_line, token.end_column, token.end_pos = line, stop - line_start + 1, stop
-                if kind in callbacks:
-                    token = callbacks[kind](token)
+                    yield token
                 pos = stop
-                yield token
         finally:
             counter.char_pos, counter.line, counter.line_start_pos = pos, line, line_start
             counter.column = pos - line_start + 1

@@ -15,12 +15,32 @@ from .operands import Lit, Mod, OperandError, Reg, Special
 from . import signature
 from .signature import Operand, ValuSig, valu_signature, vopd_base
 
+
+
+def per_instruction(fn):
+    """fn(d, *args), a pure function of an instruction, memoised by the InstrDef's identity:
+    an InstrDef hashes all its fields (its pseudocode text included) on every dictionary
+    lookup, which several lookups per instruction made a tenth of the encoder's time. The
+    entry keeps d, so an id reused by another object is never mistaken for it."""
+    memo: dict = {}
+
+    def memoised(d, *args):
+        key = (id(d), args)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not d:
+            hit = memo[key] = (d, fn(d, *args))
+        return hit[1]
+    memoised.__doc__ = fn.__doc__
+    return memoised
+
+
 # operand layouts are pure functions of the instruction: computed once per instruction
-data_dwords = lru_cache(maxsize=None)(signature.data_dwords)
-scalar_layout = lru_cache(maxsize=None)(signature.scalar_layout)
-scalar_bits = lru_cache(maxsize=None)(signature.scalar_bits)
-ds_layout = lru_cache(maxsize=None)(signature.ds_layout)
-flat_layout = lru_cache(maxsize=None)(signature.flat_layout)
+data_dwords = lru_cache(maxsize=None)(signature.data_dwords)      # of the name (a str)
+scalar_layout = per_instruction(signature.scalar_layout)
+scalar_bits = per_instruction(signature.scalar_bits)
+ds_layout = per_instruction(signature.ds_layout)
+flat_layout = per_instruction(signature.flat_layout)
+valu_signature = per_instruction(valu_signature)
 
 INLINE_FLOATS = (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
 INV_2PI = 1 / (2 * math.pi)
@@ -78,16 +98,15 @@ def _name(d: InstrDef) -> str:
 
 
 class Fields(dict):
-    """Field values of one instruction being built, plus its literal and DPP word."""
+    """Field values of one instruction being built, plus its literal and DPP word (class
+    attributes until set: one Fields is built per instruction encoded)."""
+    literal: int | None = None
+    literal_ref: str | None = None      # the literal is this symbol expression, filled in later
+    dpp: dict | None = None
+    dpp_kind: str | None = None
 
     def __init__(self, d: InstrDef):
-        super().__init__()
         self.d = d
-        self.literal: int | None = None
-        self.literal_ref: str | None = None     # the literal is this symbol expression, filled in later
-        self.dpp: dict | None = None
-        self.dpp_kind: str | None = None
-        self.extra: dict = {}
 
     def set_literal(self, value: int, what: str):
         value &= 0xffffffff
@@ -110,9 +129,10 @@ class Encoder:
         self.spec = spec
         self.wave = wave
         self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
-        # format -> {field: (lo bit, width)}, and the fixed encoding bits
+        # format -> ({field: (lo bit, width)}, the fixed encoding bits, has an OP field, bytes)
         self._layout = {name: ({n: (lo, hi - lo + 1) for n, hi, lo in f.fields},
-                               f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields})
+                               f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields},
+                               (64 if name == "MIMG" else f.width) // 8)
                         for name, f in spec.formats.items()}
         _late_imports()
 
@@ -297,25 +317,24 @@ class Encoder:
 
     def pack(self, d: InstrDef, F: Fields, fmt_name: str | None = None) -> bytes:
         fmt_name = fmt_name or d.format
-        fields, value, has_op = self._layout[fmt_name]
+        fields, value, has_op, size = self._layout[fmt_name]
         if has_op and "OP" not in F:
             F["OP"] = d.opcode
-        width = 64 if fmt_name == "MIMG" else self.spec.formats[fmt_name].width
         for name, val in F.items():
             try:
                 lo, bits = fields[name]
             except KeyError:
                 raise KeyError(f"format {fmt_name} has no field {name!r} (fields: {', '.join(fields)})") from None
-            if val < 0 or val >> bits:
+            if val >> bits:         # also nonzero for a negative value
                 raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
             value |= val << lo
-        out = value.to_bytes(width // 8, "little")
+        out = value.to_bytes(size, "little")
         if F.dpp is not None:
-            dfmt = self.spec.formats[F.dpp_kind]
+            dpp_fields = self._layout[F.dpp_kind][0]
             word = 0
             for name, val in F.dpp.items():
-                hi, lo = dfmt.field(name)
-                word |= (val & ((1 << (hi - lo + 1)) - 1)) << (lo - 32)
+                lo, bits = dpp_fields[name]
+                word |= (val & ((1 << bits) - 1)) << (lo - 32)
             out += word.to_bytes(4, "little")
         elif F.literal is not None:
             out += F.literal.to_bytes(4, "little")
@@ -585,9 +604,9 @@ class Encoder:
     # ------------------------------------------------------------ scalar
 
     def salu(self, d: InstrDef, F: Fields, ops: list):
-        layout = scalar_layout(d)
-        self._arity(d, ops, [name for name, _, _ in layout])
-        for (name, field, n), v in zip(layout, ops):
+        layout, names = _scalar_operands(d)
+        self._arity(d, ops, names)
+        for (name, field, n, op), v in zip(layout, ops):
             if name == "sdst":
                 F[field] = self.sreg_code(v, F, name, n)
             elif name == "msg":
@@ -596,9 +615,6 @@ class Encoder:
                 k = v.value if isinstance(v, Lit) else v
                 F.set_literal(float_literal(k, 32) if isinstance(k, float) else k, "K")
             else:
-                bits = scalar_bits(d, "S0" if field == "SSRC0" else "S1")
-                op = Operand(name, n, bits == 16, "f" if "F" in d.name.split("_")[-1] else "b", False,
-                             64 if n == 2 else bits)
                 code, ng, ab, _ = self.src_code(v, op, F, name, allow_vgpr=False)
                 if ng or ab:
                     raise OperandError(f"{_name(d)}: {name}: scalar instructions have no neg/abs modifiers")
@@ -791,7 +807,7 @@ class Encoder:
         if d.format == "MTBUF":
             fmtv = mods.pop("format", 1)
             if isinstance(fmtv, list):
-                names = {f"BUF_FMT_{n}": v for v, n in self.spec.tables.get("data_formats", [])}
+                names = _buffer_format_codes(self.spec)
                 if len(fmtv) != 1 or not hasattr(fmtv[0], "name") or fmtv[0].name not in names:
                     raise OperandError(f"{mn}: unknown format {fmtv}")
                 fmtv = names[fmtv[0].name]
@@ -850,7 +866,21 @@ _DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row
                               "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl"))
 
 
-@lru_cache(maxsize=None)
+@per_instruction
+def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | None]], list[str]]:
+    """([(name, field, registers, source Operand or None)], names) of a SOP1/SOP2/SOPC instruction."""
+    layout = []
+    for name, field, n in scalar_layout(d):
+        op = None
+        if name not in ("sdst", "msg", "k"):
+            bits = scalar_bits(d, "S0" if field == "SSRC0" else "S1")
+            op = Operand(name, n, bits == 16, "f" if "F" in d.name.split("_")[-1] else "b", False,
+                         64 if n == 2 else bits)
+        layout.append((name, field, n, op))
+    return layout, [name for name, _, _, _ in layout]
+
+
+@per_instruction
 def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
     """(all operand names in text order, source names) of a VALU encoding."""
     sig = valu_signature(d)
@@ -868,8 +898,19 @@ def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
     return names, src_names
 
 
+@lru_cache(maxsize=None)
+def _buffer_format_codes(spec: Spec) -> dict[str, int]:
+    """BUF_FMT_* name -> its MTBUF format code."""
+    return {f"BUF_FMT_{n}": v for v, n in spec.tables.get("data_formats", [])}
+
+
+_INTEGER_TYPES = frozenset((int, bool))
+_BIT_VALUES = {limit: frozenset(range(limit + 1)) for limit in (1, 3, 7)}
+
+
 def _bit_list(v, what, d, limit=1) -> list[int]:
-    if not isinstance(v, list) or not all(isinstance(x, int) and 0 <= x <= limit for x in v):
+    if (not isinstance(v, list) or not _INTEGER_TYPES.issuperset(map(type, v))
+            or not _BIT_VALUES[limit].issuperset(v)):
         raise OperandError(f"{_name(d)}: {what} expects [a,b,...] with entries 0..{limit}, got {v}")
     return v
 
