@@ -159,13 +159,15 @@ class _Hwregs(_Sgprs):
 
 class Machine:
     """One architecture's machine bound to a device memory. `run(dispatch)` executes a
-    launch to completion and returns Stats; decoded instructions are cached per PC."""
+    launch to completion and returns Stats; decoded instructions are cached per PC, and
+    their preparation per PC and launch shape (wave size, VGPR count)."""
 
     def __init__(self, arch: str, memory: DeviceMemory, semantics=None):
         self.arch, self.memory = arch, memory
         self.spec = isa.load(arch)
         self.semantics = semantics if semantics is not None else default_semantics(arch)
         self._decoded: dict[int, object] = {}
+        self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
         self.wave_size = 32
 
@@ -195,8 +197,10 @@ class Machine:
         self.wave_size = d.wave_size
         t0 = time.perf_counter()
         stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group)
-        preparer = Preparer(self.spec, self.semantics, d.wave_size, d.vgprs)
-        prepared: dict[int, Prepared] = {}
+        shape = (d.wave_size, d.vgprs)
+        if shape not in self._prepared:
+            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs), {})
+        preparer, prepared = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
         chunk = max(1, STATE_BYTES // max(per_group, 1))
