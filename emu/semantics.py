@@ -189,7 +189,7 @@ def _flush(value, bits: int, waves) -> np.ndarray:
 def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
     value = np.asarray(value)
     if op is not None and op.lane_bit:
-        return np.broadcast_to(value.astype(bool), ctx.shape)
+        return np.broadcast_to(value.astype(bool, copy=False), ctx.shape)
     if op is not None and op.bits > 64:
         return np.broadcast_to(value.astype(np.uint32), ctx.shape + (op.bits // 32,))
     wide = op.bits > 32 if op is not None else value.dtype.itemsize == 8
