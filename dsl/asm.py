@@ -176,10 +176,10 @@ _TERM_MEMO: dict[tuple[str, str], tuple] = {}
 _OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER = range(4)
 
 
-def _term(kind: str, text: str) -> tuple:
+def _term(group: str, text: str) -> tuple:
     if len(_TERM_MEMO) > 1 << 16:
         _TERM_MEMO.clear()
-    convert, comma = _TOKEN_VALUE[kind]
+    convert, comma = _TOKEN_VALUE[group.removesuffix(_FAST)]
     value = convert(text)
     if type(value) is tuple:
         role = _LIST_MODIFIER if type(value[2]) is list else _MODIFIER
@@ -187,7 +187,7 @@ def _term(kind: str, text: str) -> tuple:
             value = (value[0], value[1], tuple(value[2]))
     else:
         role = _NAME if isinstance(value, Attr) else _OPERAND
-    found = _TERM_MEMO[kind, text] = (value, comma, role)
+    found = _TERM_MEMO[group, text] = (value, comma, role)
     return found
 
 
@@ -222,13 +222,33 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
 @lru_cache(maxsize=1)
 def _terms_splitter():
     """finditer(text) over the terminals a TERMS token is made of (asm.lark), ordered as
-    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
+    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one.
+    The common terms are tried first by _FAST_TERMS, each guarded so that it matches only
+    where none of the terminals before it in lark's order does."""
     members = set(_TOKEN_VALUE) | _SKIPPED_IN_TERMS | {"COMMA"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    fast = "|".join(f"(?P<{name}{_FAST}>{pattern})" for name, pattern in _FAST_TERMS)
     # a last alternative takes any character the terminals do not, so no character is skipped
-    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
+    return re.compile(fast + "|" + "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
                       + f"|(?P<{_UNSPLIT}>.)", re.S).finditer
+
+
+# Common terms as lark's lexer would take them, each written so that no terminal before it in
+# lark's order (SYMEXPR_C, KEYLIST, KEYNUM, NUMBER_C, REGRANGE_C, REG_C, SYMEXPR, FLOAT, NUMBER,
+# REG, REGRANGE, IDENT_C, IDENT) can match where it does: not followed by `-`/`+` (SYMEXPR),
+# `:` (KEYNUM, KEYLIST) or, without its comma, a comma (the _C forms); a name is neither a
+# register nor a register range (REG, REGRANGE) nor inf/nan (FLOAT). Only the lookup is
+# faster: test_dsl_asm_parse checks the parse against lark's own lexing.
+_FAST = "__fast"
+_REG = r"(?:v|s|ttmp|a)\d++(?:\.[lh])?"
+_NAME = r"(?!inf|nan)(?!(?:v|s|ttmp|a)[\d\[])[A-Za-z_.$][\w.$@]*+"
+_FAST_TERMS = [("REG_C", _REG + r"[ \t]*,[ \t]*"),
+               ("REG", _REG + r"(?![\w\[])[ \t]*+(?![-+,])"),
+               ("NUMBER_C", r"(?:0x[0-9a-fA-F]++|0b[01]++|\d++)[ \t]*,[ \t]*"),
+               ("NUMBER", r"(?:0x[0-9a-fA-F]++|0b[01]++|\d++(?![.\deE]))[ \t]*+(?!,)"),
+               ("IDENT_C", _NAME + r"[ \t]*+,[ \t]*"),
+               ("IDENT", _NAME + r"[ \t]*+(?![-+,:])")]
 
 
 _UNSPLIT = "UNSPLIT"
