@@ -75,7 +75,6 @@ def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState
     gx, gy, gz = d.grid
     wg_xyz = np.stack([gid % gx, (gid // gx) % gy, gid // (gx * gy)], 1)      # (groups, 3)
     wave_group = np.repeat(np.arange(groups), per)                            # chunk-local group of each wave
-    wave_in_group = np.tile(np.arange(per), groups)
     n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
     st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
     s = n_user
@@ -97,7 +96,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState
     dims = d.workitem_id_dims
     valid = local < bx * by * bz
     v0 = np.where(valid, x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0), 0).astype(np.uint32)
-    st.vgpr[0] = np.tile(v0, (groups, 1))
+    st.vgpr[0].reshape(groups, per, L)[:] = v0          # broadcast into the register: no tiled copy
     st.write_mask(slice(None), EXEC_LO, np.tile(pack_mask(valid), (groups, 1)))
     st.pc[:] = d.entry
     st.mode[:] = d.mode

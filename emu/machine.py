@@ -29,6 +29,10 @@ from .semantics import Ctx, SemanticsError
 from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
+# lanes of one semantic call: a larger batch runs in slices of waves, one after another, so
+# that each instruction's temporaries stay in the CPU cache (waves of a batch are independent
+# within one instruction, and slices keep wave order for stores and atomics)
+SLICE_LANES = 1 << 17
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message")
@@ -155,13 +159,15 @@ class _Hwregs(_Sgprs):
 
 class Machine:
     """One architecture's machine bound to a device memory. `run(dispatch)` executes a
-    launch to completion and returns Stats; decoded instructions are cached per PC."""
+    launch to completion and returns Stats; decoded instructions are cached per PC, and
+    their preparation per PC and launch shape (wave size, VGPR count)."""
 
     def __init__(self, arch: str, memory: DeviceMemory, semantics=None):
         self.arch, self.memory = arch, memory
         self.spec = isa.load(arch)
         self.semantics = semantics if semantics is not None else default_semantics(arch)
         self._decoded: dict[int, object] = {}
+        self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
         self.wave_size = 32
 
@@ -191,8 +197,10 @@ class Machine:
         self.wave_size = d.wave_size
         t0 = time.perf_counter()
         stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group)
-        preparer = Preparer(self.spec, self.semantics, d.wave_size, d.vgprs)
-        prepared: dict[int, Prepared] = {}
+        shape = (d.wave_size, d.vgprs)
+        if shape not in self._prepared:
+            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs), {})
+        preparer, prepared = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
         chunk = max(1, STATE_BYTES // max(per_group, 1))
@@ -252,7 +260,14 @@ class _Chunk:
                 raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
                                      f"at PC 0x{pc:x} ({p.mnemonic}) in work-group "
                                      f"{self.group_xyz(int(self.wave_group[idx[0]]))}: a runaway loop?")
-            self.step(p, sel, idx)
+            width = 1 if p.scalar else st.lanes
+            if p.control is None and len(idx) * width > SLICE_LANES:
+                per = max(1, SLICE_LANES // width)
+                for k in range(0, len(idx), per):
+                    part = idx[k:k + per]
+                    self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+            else:
+                self.step(p, sel, idx)
             if self.m.tracer is not None:
                 self.m.tracer(p, st, sel)
 

@@ -344,14 +344,32 @@ def fabs(x):
     return np.abs(a) if a.dtype.kind in "fi" else a
 
 
+_BLOCK = 1 << 15      # lanes per block of a large fma: its float64 temporaries stay in cache
+
+
 def fma(a, b, c):
     """Fused multiply-add with a single rounding: f16/f32 via exact float64 products and a
-    float64 sum whose double rounding is repaired only where it can matter; f64 with
-    math.fma-equivalent exactness through Python fractions."""
+    float64 sum whose double rounding is repaired only where it can matter; f64 vectorised
+    with an exact product and round-to-odd (_fma64). A large batch is done in blocks of
+    waves: a dozen multi-megabyte float64 temporaries otherwise cost more in memory traffic
+    and page faults than the arithmetic."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
-    if dtype == np.float64:
-        return _fma64(*np.broadcast_arrays(a, b, c))
+    one = _fma64 if dtype == np.float64 else _fma_narrow
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    size = math.prod(shape)
+    if not shape or size <= 2 * _BLOCK:
+        return one(a, b, c, dtype)
+    rows = max(1, _BLOCK * shape[0] // size)
+    out = np.empty(shape, dtype)
+    for i in range(0, shape[0], rows):
+        part = [x[i:i + rows] if x.ndim == len(shape) and x.shape[0] > 1 else x for x in (a, b, c)]
+        out[i:i + rows] = one(*part, dtype)
+    return out
+
+
+def _fma_narrow(a, b, c, dtype):
+    """f16/f32 fma of one block (see fma)."""
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     a, b, c = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
@@ -444,7 +462,7 @@ def _add_round_to_odd(x, y):
     return np.where(step, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
 
 
-def _fma64(a, b, c):
+def _fma64(a, b, c, dtype=np.float64):
     """f64 a * b + c with one rounding, vectorised: Boldo and Melquiond's emulation (IEEE
     Trans. Computers 57(4), 2008): the exact product uh + ul, the exact sum th + tl of c and
     uh, the low parts added with rounding to odd, then one rounding to nearest of th + v.

@@ -105,12 +105,24 @@ class Semantic:
         ops = list(self.reads.values()) + list(self.writes.values())
         return tuple((o.name, o.bits) for o in ops if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits)
 
+    @cached_property
+    def rounded_widths(self) -> tuple[int, ...]:
+        """Widths of the float results this instruction rounds (MODE.FP_ROUND applies): results
+        the pseudocode types f16/f32/f64, unless the operation is exact (min/max, floor, moves,
+        compares) or rounds by its own rule."""
+        if self.memory or any(p in self.name for p in _ROUND_EXEMPT):
+            return ()
+        return tuple(sorted({o.bits for o in self.writes.values()
+                             if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits}))
+
     def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
         """Run on a batch. Returns {operand name: new value}, each broadcast to the batch
         shape ((W, L) or (W, 1), plus the dword axis for wide values) in the contract's
         dtype. Writes are NOT EXEC-masked: applying EXEC to the writeback is the machine's
         job (memory accesses and pseudocode-level VGPR writes are masked here).
         Denormal float inputs and results are flushed to signed zero as MODE.FP_DENORM says."""
+        if self.rounded_widths:
+            _check_round_mode(self.name, ctx.mode, self.rounded_widths)
         flush = _denorm_flush(ctx.mode, self.float_operands) if self.float_operands else None
         if flush:
             ctx = ctx.with_inputs({name: _flush(ctx.inputs[name], bits, flush[bits][0])
@@ -129,6 +141,29 @@ class Semantic:
 # halves, dot products and mixed-precision ops read registers the pseudocode types as one
 # f32 (flushing them as such would be wrong); V_CMP_CLASS inspects the encoding itself.
 _DENORM_EXEMPT = ("_PK_", "DOT", "_MIX", "WMMA", "CLASS")
+
+# Results that never need rounding, or round by a rule of their own (V_CVT_PK_RTZ: toward zero).
+_ROUND_EXEMPT = ("_MIN", "_MAX", "MED3", "FLOOR", "CEIL", "TRUNC", "RNDNE", "FREXP", "CMP", "CLASS",
+                 "CNDMASK", "MOV", "_RTZ", "_PK_", "DOT", "_MIX", "WMMA")
+# MODE.FP_ROUND (MODE[3:0], same manual section): [1:0] for f32, [3:2] for f64 and f16.
+_ROUND_FIELD_LO = {32: 0, 16: 2, 64: 2}
+_ROUND_MODES = ("to nearest even", "toward +infinity", "toward -infinity", "toward zero")
+
+
+def _check_round_mode(name: str, mode, widths) -> None:
+    """numpy rounds to nearest even only: a wave whose MODE asks for another rounding of these
+    results is refused rather than given round-to-nearest results silently."""
+    m = np.asarray(mode, np.uint32)
+    if not (m & np.uint32(0xF)).any():
+        return
+    for bits in widths:
+        field = (m >> np.uint32(_ROUND_FIELD_LO[bits])) & np.uint32(3)
+        if field.any():
+            raise SemanticsError(f"{name}: MODE.FP_ROUND asks to round {bits}-bit results "
+                                 f"{_ROUND_MODES[int(field.max())]}; the emulator models only round to "
+                                 f"nearest even (s_round_mode / s_setreg of MODE[3:0] or the descriptor's "
+                                 f"float_round_mode)")
+
 
 # MODE.FP_DENORM (MODE[7:4], RDNA3 manual "Denormalized and Rounding Modes"): [5:4] for f32,
 # [7:6] for f64 and f16; in each 2-bit field bit 0 allows input denormals, bit 1 allows
@@ -189,7 +224,7 @@ def _flush(value, bits: int, waves) -> np.ndarray:
 def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
     value = np.asarray(value)
     if op is not None and op.lane_bit:
-        return np.broadcast_to(value.astype(bool), ctx.shape)
+        return np.broadcast_to(value.astype(bool, copy=False), ctx.shape)
     if op is not None and op.bits > 64:
         return np.broadcast_to(value.astype(np.uint32), ctx.shape + (op.bits // 32,))
     wide = op.bits > 32 if op is not None else value.dtype.itemsize == 8

@@ -39,10 +39,18 @@ class WaveState:
         self.pc = np.zeros(waves, np.int64)
         self.mode = np.zeros((waves, 1), np.uint32)
         self.status = np.zeros((waves, 1), np.uint32)
-        self.hwreg = np.zeros((waves, 64), np.uint32)   # HW_REGISTERS other than MODE/STATUS (setreg/getreg)
+        self._hwreg: np.ndarray | None = None
         self.run = np.full(waves, RUNNING, np.int8)
         self.issued = np.zeros(waves, np.int64)          # instructions issued per wave (the budget)
         self.mask_dwords = lanes // 32
+
+    @property
+    def hwreg(self) -> np.ndarray:
+        """HW_REGISTERS other than MODE/STATUS (s_setreg/s_getreg): (waves, 64) uint32, made
+        on first use (most kernels never touch them; zeroing 256 bytes per wave is not free)."""
+        if self._hwreg is None:
+            self._hwreg = np.zeros((self.waves, 64), np.uint32)
+        return self._hwreg
 
     # ---------------------------------------------------------------- scalar registers
     def sreg(self, sel, code: int) -> np.ndarray:

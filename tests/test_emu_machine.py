@@ -553,3 +553,15 @@ def test_readme_examples_run(readme, section):
     text = (REPO / readme).read_text()
     block = text[text.index(section):].split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(block, f"{readme} example", "exec"), {})
+
+
+@pytest.mark.parametrize("test", [test_lds_atomics_serialise_in_lane_order, test_global_atomics_histogram,
+                                  test_cross_lane_readlane_writelane_bpermute_mbcnt, test_wave64_masks_saveexec_and_vcc,
+                                  test_vopd_halves_read_before_either_writes,
+                                  test_global_fault_names_kernel_pc_lane_address_and_buffer])
+def test_large_batches_run_in_slices_of_waves(monkeypatch, test):
+    """A batch wider than SLICE_LANES runs as consecutive slices of waves: atomics still
+    serialise in lane order, cross-lane ops see whole waves, faults name the right wave."""
+    import emu.machine
+    monkeypatch.setattr(emu.machine, "SLICE_LANES", 32)     # one wave per semantic call
+    test()

@@ -161,3 +161,45 @@ def test_dsl_kernel_switches_with_s_denorm_mode():
     out = buf.copyout(np.float32).reshape(32, 2)
     assert bits_equal(out[:, 0], ftz(x * np.float32(0.5)))
     assert bits_equal(out[:, 1], x * np.float32(0.5)) and (np.abs(out[:, 1]) < tiny).any()
+
+
+def test_round_modes_other_than_nearest_even_are_refused_not_ignored():
+    """numpy rounds to nearest even only: after s_round_mode asks f32 results to round toward
+    zero, an f32 add stops the kernel with an error naming PC, instruction and mode, while exact
+    operations (max) and the untouched f16/f64 field still run; the same kernel without the
+    mode change runs and matches numpy."""
+    import dsl.rdna3 as r
+    from emu.machine import EmuError
+    from runtime import Device, KernelArg
+    from runtime.writer import from_dsl_kernel
+
+    s, v = r.s, r.v
+
+    def kernel(round_mode: int | None, op):
+        k = r.Kernel("gfx1100", name="rounding")
+        k += r.s_load_b64(s[4:5], s[0:1], 0)
+        k += r.s_waitcnt(0)
+        k += r.v_lshlrev_b32(v[1], 2, v[0])
+        k += r.global_load_b32(v[2], v[1], s[4:5])
+        k += r.s_waitcnt(0)
+        if round_mode is not None:
+            k += r.s_round_mode(round_mode)
+        k += op(v[3], 0.1, v[2])
+        k += r.global_store_b32(v[1], v[3], s[4:5])
+        k += r.s_endpgm()
+        return from_dsl_kernel(k, "rounding", [KernelArg(0, 8, "global_buffer", "io")], user_sgpr_kernarg_segment_ptr=1)
+
+    x = np.linspace(1, 2, 32, dtype=np.float32)
+    dev = Device("emu", arch="gfx1100")
+
+    def launch(hsaco):
+        buf = dev.alloc(x.nbytes, "io").copyin(x)
+        dev.load(hsaco).launch("rounding", grid=(1, 1, 1), block=(32, 1, 1), args=[buf])
+        return buf.copyout(np.float32)
+
+    assert (launch(kernel(None, r.v_add_f32)) == x + np.float32(0.1)).all()
+    assert (launch(kernel(0xC, r.v_add_f32)) == x + np.float32(0.1)).all()      # only f16/f64 toward zero
+    assert (launch(kernel(0x3, r.v_max_f32)) == np.maximum(x, np.float32(0.1))).all()
+    with pytest.raises(EmuError, match=r"PC 0x[0-9a-f]+: v_add_f32.*32-bit results toward zero; the emulator "
+                                       r"models only round to nearest even"):
+        launch(kernel(0x3, r.v_add_f32))

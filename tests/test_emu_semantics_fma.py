@@ -6,7 +6,9 @@ extreme magnitudes (subnormal, near overflow, infinities, NaN, signed zeros)."""
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
+from emu import rtlib
 from emu.semantics import Ctx
 from emu.table import load_semantics
 
@@ -71,7 +73,14 @@ def magnitudes(n, lo, hi):
     return np.ldexp(rng.uniform(1, 2, n) * rng.choice([-1.0, 1.0], n), rng.integers(lo, hi, n))
 
 
-def test_fma_f64_single_rounding():
+@pytest.fixture(params=["whole", "blocks"])
+def blocks(request, monkeypatch):
+    """Large batches run in blocks of waves (rtlib._BLOCK lanes): force that path too."""
+    if request.param == "blocks":
+        monkeypatch.setattr(rtlib, "_BLOCK", L // 2)
+
+
+def test_fma_f64_single_rounding(blocks):
     n = W * L * 6
     a, b, c = magnitudes(n, -40, 40), magnitudes(n, -40, 40), magnitudes(n, -40, 40)
     k = n // 6
@@ -99,7 +108,7 @@ def test_fma_f64_single_rounding():
     check(execute("v_fma_f64", a, b, c, np.uint64), want, np.uint64)
 
 
-def test_fma_f16_single_rounding():
+def test_fma_f16_single_rounding(blocks):
     n = W * L * 4
     f16 = lambda m, lo, hi: magnitudes(m, lo, hi).astype(np.float16)
     a, b, c = f16(n, -8, 8), f16(n, -8, 8), f16(n, -8, 8)
@@ -119,3 +128,20 @@ def test_fma_f16_single_rounding():
     want = reference(a, b, c, 10, -14, 15, np.float16)
     assert (naive.view(np.uint16) != want.view(np.uint16)).sum() >= k // 8    # f32 arithmetic double-rounds these
     check(execute("v_fma_f16", a, b, c, np.uint16).astype(np.uint16), want, np.uint16)
+
+
+def test_fma_f32_single_rounding(blocks):
+    n = W * L * 2
+    k = n // 2
+    u, e = 2.0 ** -23, rng.integers(-100, 100, k)
+    a, b, c = (magnitudes(n, -60, 60).astype(np.float32) for _ in range(3))
+    # a * b = 2**(e-24) * (1 +- 2**-46): half an ulp of c = 2**e * (1 + j u) and a sliver the
+    # float64 sum rounds away, onto the f32 midpoint
+    a[:k] = rng.choice([-1.0, 1.0], k) * (1 + u)
+    b[:k] = np.ldexp(1 + rng.choice([-1.0, 1.0], k) * u, e - 24)
+    c[:k] = rng.choice([-1.0, 1.0], k) * np.ldexp(1 + rng.integers(0, 4, k) * u, e)
+    with np.errstate(all="ignore"):
+        naive = (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+    want = reference(a, b, c, 23, -126, 127, np.float32)
+    assert (naive.view(np.uint32) != want.view(np.uint32)).sum() >= k // 8      # float64 double-rounds these
+    check(execute("v_fma_f32", a, b, c, np.uint32), want, np.uint32)

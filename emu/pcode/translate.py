@@ -7,6 +7,12 @@ Control flow is predicated, because a condition differs per lane: inside `if c` 
 assignment becomes `x = where(P & c, new, x)` and memory / register-file writes take the
 predicate as their mask. Loops run in Python over their (uniform) index range; `break`
 and lambda `return` keep per-lane "done" masks.
+
+The translator is one class made of mixins, one module each: `types.py` (static types and
+tree shapes), `expressions.py` (x_<tree node> -> source and type), `statements.py`
+(statements and every kind of write), `narrow.py` (statements that can stay in uint32).
+This module holds the driver: per-instruction state, the operand-width pre-pass and the
+emitted `semantic(ctx)` function.
 """
 from __future__ import annotations
 
@@ -34,6 +40,8 @@ class Result:
 
 
 class Translator(NarrowStatements, Statements, Expressions):
+    """One instruction's pseudocode -> `Result` (see the module docstring)."""
+
     def __init__(self, name: str, operand_types: dict[str, str], scalar: bool):
         self.name = name
         self.optypes = operand_types
