@@ -65,18 +65,24 @@ class Dispatch:
         return int(np.prod(self.grid))
 
 
-def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState, np.ndarray]:
+def initial_state(d: Dispatch, first_group: int, groups: int,
+                  spare: WaveState | None = None) -> tuple[WaveState, np.ndarray]:
     """Wave state for work-groups [first_group, first_group + groups) (linear ids, x fastest),
-    and the work-group (chunk-local) of every wave."""
+    and the work-group (chunk-local) of every wave. A `spare` state of the same shape (an
+    ended chunk's) is reset and reused instead of allocating new register files."""
     L, per = d.wave_size, d.waves_per_group
     nw = groups * per
-    st = WaveState(nw, L, d.vgprs)
+    if spare is not None and (spare.waves, spare.lanes, spare.vgprs) == (nw, L, d.vgprs):
+        st = spare.reset(rewritten_vgprs=1)         # v0 is written below in every lane
+    else:
+        st = WaveState(nw, L, d.vgprs)
     gid = first_group + np.arange(groups)
     gx, gy, gz = d.grid
     wg_xyz = np.stack([gid % gx, (gid // gx) % gy, gid // (gx * gy)], 1)      # (groups, 3)
     wave_group = np.repeat(np.arange(groups), per)                            # chunk-local group of each wave
     n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
     st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
+    st.sgpr_written[:len(d.user_sgprs)] = True
     s = n_user
     for axis, on in enumerate(d.workgroup_id):
         if on:
@@ -88,6 +94,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState
     if d.private_segment_wave_offset:   # scratch is per lane here (emu/memory.py), the offset is unused
         st.sgpr[s] = 0
         s += 1
+    st.sgpr_written[n_user:s] = True
     # work-item ids: lane l of wave w is local linear id w*L + l. Every work-group has the
     # same pattern: compute it for one group and repeat it.
     bx, by, bz = d.block
@@ -97,6 +104,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int) -> tuple[WaveState
     valid = local < bx * by * bz
     v0 = np.where(valid, x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0), 0).astype(np.uint32)
     st.vgpr[0].reshape(groups, per, L)[:] = v0          # broadcast into the register: no tiled copy
+    st.vgpr_written[0] = True
     st.write_mask(slice(None), EXEC_LO, np.tile(pack_mask(valid), (groups, 1)))
     st.pc[:] = d.entry
     st.mode[:] = d.mode

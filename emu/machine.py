@@ -117,6 +117,7 @@ class _Vgprs(_BatchRegs):
             m = np.broadcast_to(mask, w.shape)
             w, r, l, v = w[m], r[m], l[m], v[m]
         self.st.vgpr[r, w, l] = v
+        self.st.vgpr_written[r] = True
 
     def _check(self, reg, lane):
         if reg.size and (reg.min() < 0 or reg.max() >= self.st.vgprs):
@@ -137,6 +138,7 @@ class _Sgprs(_BatchRegs):
             m = np.broadcast_to(mask, w.shape)
             w, r, v = w[m], r[m], v[m]
         self.st.sgpr[r, w] = v
+        self.st.sgpr_written[r] = True
 
 
 class _Hwregs(_Sgprs):
@@ -169,6 +171,7 @@ class Machine:
         self._decoded: dict[int, object] = {}
         self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
+        self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
         self.wave_size = 32
 
     # ------------------------------------------------------------------ decoding
@@ -215,7 +218,8 @@ class _Chunk:
 
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
-        self.st, self.wave_group = initial_state(d, first, groups)
+        self.st, self.wave_group = initial_state(d, first, groups, m.spare_state)
+        m.spare_state = None        # handed back when this chunk ends
         self.groups = groups
         self.per_group = d.waves_per_group
         L = d.wave_size
@@ -246,6 +250,7 @@ class _Chunk:
             if lowest == parked:
                 if (st.run == AT_BARRIER).any():
                     raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
+                self.m.spare_state = st
                 return
             idx = np.flatnonzero(key == lowest)
             pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64

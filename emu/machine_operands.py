@@ -48,9 +48,12 @@ class SourceCodes:
         raise OperandError(f"operand code {code} is reserved")
 
     def fetch(self, code: int, bits: int, ftype: str, literal: int | None, *, signed: bool = False,
-              half: int = 0, vgprs: int = 256):
+              half: int = 0, vgprs: int = 256, per_lane: bool = False):
         """A reader for source `code` holding a `bits`-wide value of type `ftype` ('f', 'i', 'u',
-        'b'). half=1 reads bits 31:16 of a 32-bit register (16-bit operands)."""
+        'b'). half=1 reads bits 31:16 of a 32-bit register (16-bit operands). per_lane: the
+        instruction computes per lane, so a scalar register that holds the same value in
+        every wave of the batch is read as one (1, 1) value, like a constant (numpy combines
+        a (W, 1) array with a (W, L) one 3-4 times slower than a (1, 1) one)."""
         lo, hi, kind, base, _ = self.row(code)
         dwords = 2 if bits == 64 else 1
         if kind == "vgpr":
@@ -67,8 +70,10 @@ class SourceCodes:
                 return _const(0, bits)
             if bits == 16:
                 shift = np.uint32(16 * half)
-                return lambda st, sel: (st.sreg(sel, code) >> shift) & np.uint32(0xFFFF)
-            return lambda st, sel: st.read_sgprs(sel, code, dwords)
+                read = lambda st, sel: (st.sreg(sel, code) >> shift) & np.uint32(0xFFFF)
+            else:
+                read = lambda st, sel: st.read_sgprs(sel, code, dwords)
+            return (lambda st, sel: uniform(read(st, sel))) if per_lane else read
         if code == SCC_CODE:
             return lambda st, sel: st.scc[sel].astype(np.uint64 if bits == 64 else np.uint32)
         if kind == "int":
@@ -89,6 +94,14 @@ class SourceCodes:
             value = APERTURES[base]
             return _const(value if bits == 64 else value >> 32, bits)
         raise OperandError(f"operand code {code} ({base}) cannot be read as a source")
+
+
+def uniform(value: np.ndarray) -> np.ndarray:
+    """A per-wave (W, 1) value as (1, 1) when every wave holds the same value (one pass
+    over W elements, not W * L)."""
+    if value.ndim == 2 and value.shape[0] > 1 and value.shape[1] == 1 and (value == value[0, 0]).all():
+        return value[:1]
+    return value
 
 
 def _const(value: int, bits: int):

@@ -18,7 +18,7 @@ from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, ty
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp
-from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend
+from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .wave import EXEC_LO, M0, NULL, VCC_LO, pack_mask
 
 VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
@@ -199,8 +199,9 @@ class Preparer:
         if "VCC" in sem.writes and p.scalar:
             p.writers.setdefault("VCC", lambda st, sel, v, a: st.write_mask(sel, VCC_LO, np.asarray(v)[:, :1]))
 
-    def _src(self, code, bits, ftype, literal, signed=False, half=0):
-        return self.codes.fetch(code, bits, ftype, literal, signed=signed, half=half, vgprs=self.vgprs)
+    def _src(self, code, bits, ftype, literal, signed=False, half=0, per_lane=False):
+        return self.codes.fetch(code, bits, ftype, literal, signed=signed, half=half, vgprs=self.vgprs,
+                                per_lane=per_lane)
 
     # -------------------------------------------------------------- scalar
     def _scalar(self, p: Prepared, d):
@@ -298,14 +299,14 @@ class Preparer:
                 continue
             if fmt == "VOP3P":      # the semantic picks halves itself: whole registers, its width
                 bits = wide.bits if wide is not None and wide.bits in (32, 64) else 32
-                p.inputs[key] = self._src(code, bits, s.ftype, literal)
+                p.inputs[key] = self._src(code, bits, s.ftype, literal, per_lane=True)
                 continue
             half = 0
             if s.t16:
                 half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= 256 else 0
                 if e32 and code >= 256:
                     code = 256 + ((code - 256) & 0x7F)
-            fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half)
+            fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True)
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
@@ -360,7 +361,7 @@ class Preparer:
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
         32/64-bit sources of VOP3P (dot products' accumulators) pass unchanged."""
         packed = type_info(d.operand_types.get(f"S{i}"))[2] or s.bits == 16
-        fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal)
+        fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True)
         if not packed:
             return _modified(fetch, s.bits, bool((neg >> i) & 1), False) if s.is_float else fetch
         opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
@@ -456,7 +457,10 @@ class Preparer:
             off = np.uint64(offset & (2**64 - 1))
             if use_saddr:
                 va = self._vgpr_data(vaddr, 1)
-                addr = lambda st, sel: np.add(st.read_sgprs(sel, saddr, 2) + off, va(st, sel), dtype=np.uint64)
+                def addr(st, sel):      # widen, then add in place: a mixed-dtype add costs twice as much
+                    a = va(st, sel).astype(np.uint64)
+                    a += uniform(st.read_sgprs(sel, saddr, 2)) + off
+                    return a
             else:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off

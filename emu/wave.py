@@ -35,6 +35,28 @@ class WaveState:
         self.waves, self.lanes, self.vgprs = waves, lanes, vgprs
         self.sgpr = np.zeros((128, waves), np.uint32)       # register-major, like the VGPRs
         self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
+        # registers written since they were last all zero, so that reset() re-zeroes only
+        # those: code that writes self.sgpr / self.vgpr directly must mark them here too
+        self.sgpr_written = np.zeros(128, bool)
+        self.vgpr_written = np.zeros(len(self.vgpr), bool)
+        self._reset_small()
+
+    def reset(self, rewritten_vgprs: int = 0) -> "WaveState":
+        """This state as a fresh one of the same shape: every register zero again, without
+        new allocations (tens of MiB of register files for a large grid cost page faults
+        when first written and again when freed). Only registers written since the last
+        reset are cleared, except VGPRs below `rewritten_vgprs`, which the caller is about
+        to overwrite in every lane."""
+        for written, regs, skip in ((self.sgpr_written, self.sgpr, 0), (self.vgpr_written, self.vgpr, rewritten_vgprs)):
+            for reg in np.flatnonzero(written[skip:]) + skip:
+                regs[reg] = 0
+            written[skip:] = False
+        self._reset_small()
+        return self
+
+    def _reset_small(self) -> None:
+        """The per-wave state other than register files (a few bytes per wave)."""
+        waves = self.waves
         self.scc = np.zeros((waves, 1), np.uint32)
         self.pc = np.zeros(waves, np.int64)
         self.mode = np.zeros((waves, 1), np.uint32)
@@ -42,7 +64,7 @@ class WaveState:
         self._hwreg: np.ndarray | None = None
         self.run = np.full(waves, RUNNING, np.int8)
         self.issued = np.zeros(waves, np.int64)          # instructions issued per wave (the budget)
-        self.mask_dwords = lanes // 32
+        self.mask_dwords = self.lanes // 32
 
     @property
     def hwreg(self) -> np.ndarray:
@@ -59,6 +81,7 @@ class WaveState:
 
     def set_sreg(self, sel, code: int, value) -> None:
         self.sgpr[code, sel] = np.asarray(value).reshape(-1).astype(np.uint32)
+        self.sgpr_written[code] = True
 
     # ---------------------------------------------------------------- EXEC / VCC as wave masks
     def read_mask(self, sel, code: int) -> np.ndarray:
@@ -93,6 +116,7 @@ class WaveState:
         if code == NULL:
             return
         self.sgpr[code:code + dwords, sel] = split_dwords(value, dwords)[:, 0, :].T
+        self.sgpr_written[code:code + dwords] = True
 
     def read_vgprs(self, sel, reg: int, dwords: int) -> np.ndarray:
         if dwords == 1:
@@ -102,6 +126,7 @@ class WaveState:
     def write_vgprs(self, sel, reg: int, dwords: int, value: np.ndarray, active: np.ndarray | None) -> None:
         """Write (W, L) values (or (W, L, n)) to VGPRs reg.., only in `active` lanes (None: all)."""
         parts = split_dwords(value, dwords, self.lanes)                    # (W, L, n)
+        self.vgpr_written[reg:reg + dwords] = True
         for i in range(dwords):
             if active is None:
                 self.vgpr[reg + i, sel] = parts[..., i]

@@ -479,6 +479,31 @@ def test_work_groups_run_in_chunks(monkeypatch):
     assert np.allclose(got["y"], want, rtol=2e-7, equal_nan=True)
 
 
+def test_reused_register_files_read_as_zero(monkeypatch):
+    """Chunks (and launches) of one shape reuse the register files: whatever a chunk wrote
+    (VALU and cross-lane VGPR writes, SGPRs, VCC) reads as zero in the next one."""
+    import emu.machine
+    monkeypatch.setattr(emu.machine, "STATE_BYTES", 6000)      # one work-group per chunk
+    src = loads("v5", "v8", "s30", "vcc") + global_id(32) + """
+        v_mov_b32 v9, s30
+        v_mov_b32 v10, vcc_lo
+        global_store_b32 v2, v5, s[4:5]
+        global_store_b32 v2, v8, s[6:7]
+        global_store_b32 v2, v9, s[8:9]
+        global_store_b32 v2, v10, s[10:11]
+        v_mov_b32 v5, 7
+        s_mov_b32 s30, 9
+        v_writelane_b32 v8, s30, 3
+        v_cmp_gt_u32 vcc_lo, 5, v0
+        s_endpgm"""
+    names = ("v5", "v8", "s30", "vcc")
+    got, stats = launch(src, {name: np.full(4 * 32, 0xDEAD, np.uint32) for name in names}, grid=(4, 1, 1),
+                        block=(32, 1, 1))
+    assert stats.workgroups == 4
+    for name in names:
+        assert (got[name] == 0).all(), name
+
+
 def test_packed_math_op_sel_and_neg():
     rng = np.random.default_rng(13)
     a, b = rng.uniform(-4, 4, (2, 64, 2)).astype(np.float16)
