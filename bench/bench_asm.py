@@ -16,7 +16,10 @@ process or of the llvm-mc child): on a shared machine the CPU ratio is the stead
 The assembler's row is split into its lark parse and the encoding. Goal: dsl.assemble
 within 3x of llvm-mc.
 
-    python bench/bench_asm.py [--lines 100000] [--arch gfx1100] [--repeat 1] [--profile]
+`--breakdown` splits the parse further: lark's lexer and LALR loop alone (the same grammar
+with no-op callbacks) and the callbacks that build statements from the tokens.
+
+    python bench/bench_asm.py [--lines 100000] [--arch gfx1100] [--repeat 1] [--profile] [--breakdown]
 """
 from __future__ import annotations
 
@@ -78,6 +81,21 @@ def dsl_accepted(rows, arch: str):
         differ += got.hex() != reenc
         kept.append((text, reenc))
     return kept, rejected, differ
+
+
+def lark_alone(text: str):
+    """The parse of `text` by the same grammar and lexer with callbacks that build nothing."""
+    from lark import Lark, Transformer, Tree
+    global _NO_OP_PARSER
+    if "_NO_OP_PARSER" not in globals():
+        class NoOp(Transformer):
+            def __default__(self, data, children, meta):      # lark's own helper rules need their list
+                return Tree(data, children) if data.startswith("_") else None
+        grammar = (Path(dsl.asm.__file__).parent / "asm.lark").read_text()
+        _NO_OP_PARSER = Lark(grammar, parser="lalr", lexer=dsl.asm.ContextualScanLexer, transformer=NoOp(),
+                             maybe_placeholders=False)
+    with dsl.asm.collector_paused():
+        return _NO_OP_PARSER.parse(dsl.asm._PIPE_JOIN.sub(") ", text))
 
 
 def cycle(rows, n: int):
@@ -155,6 +173,8 @@ def main(argv=None) -> int:
     ap.add_argument("--arch", default="gfx1100", help="target; reads conformance/llvm/<arch>.tsv.gz (default gfx1100)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per measurement, best is kept (default 1)")
     ap.add_argument("--profile", action="store_true", help="also cProfile dsl.assemble and print the top 15 cumulative")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="split the parse into lark's lexer + LALR loop and the statement callbacks")
     ap.add_argument("--keep", metavar="DIR", help="write the generated .s / hex files here instead of a temp dir")
     args = ap.parse_args(argv)
 
@@ -192,8 +212,12 @@ def main(argv=None) -> int:
         t_asm = best_of(args.repeat, lambda: dsl.assemble(text, args.arch))
         t_parse = best_of(args.repeat, lambda: dsl.asm.parse(text))
         rows = [("dsl.assemble", t_asm, f"{len(t_asm.result)} bytes"),
-                ("  of which: parse (lark)", t_parse, f"{100 * t_parse.cpu / t_asm.cpu:.0f}% of the CPU time"),
-                ("  of which: encode", Timing(t_asm.wall - t_parse.wall, t_asm.cpu - t_parse.cpu), "")]
+                ("  of which: parse (lark)", t_parse, f"{100 * t_parse.cpu / t_asm.cpu:.0f}% of the CPU time")]
+        if args.breakdown:
+            t_lark = best_of(args.repeat, lambda: lark_alone(text))
+            rows += [("    lexer + LALR loop", t_lark, "no-op callbacks"),
+                     ("    statement callbacks", Timing(t_parse.wall - t_lark.wall, t_parse.cpu - t_lark.cpu), "")]
+        rows.append(("  of which: encode", Timing(t_asm.wall - t_parse.wall, t_asm.cpu - t_parse.cpu), ""))
         if llvm is not None:
             start = run_llvm(args.repeat, base + ["-filetype=obj", "-o", os.devnull, str(empty_path)])
             t_mc = run_llvm(args.repeat, base + ["-filetype=obj", "-o", os.devnull, str(asm_path)])

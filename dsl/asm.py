@@ -176,10 +176,10 @@ _TERM_MEMO: dict[tuple[str, str], tuple] = {}
 _OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER = range(4)
 
 
-def _term(kind: str, text: str) -> tuple:
+def _term(group: str, text: str) -> tuple:
     if len(_TERM_MEMO) > 1 << 16:
         _TERM_MEMO.clear()
-    convert, comma = _TOKEN_VALUE[kind]
+    convert, comma = _TOKEN_VALUE[group.removesuffix(_FAST)]
     value = convert(text)
     if type(value) is tuple:
         role = _LIST_MODIFIER if type(value[2]) is list else _MODIFIER
@@ -187,7 +187,7 @@ def _term(kind: str, text: str) -> tuple:
             value = (value[0], value[1], tuple(value[2]))
     else:
         role = _NAME if isinstance(value, Attr) else _OPERAND
-    found = _TERM_MEMO[kind, text] = (value, comma, role)
+    found = _TERM_MEMO[group, text] = (value, comma, role)
     return found
 
 
@@ -196,19 +196,18 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
     tokens' own terminals, in the lexer's order (so exactly as they would lex one by one);
     returns whether an operand comes next. The same placement as _place: a name after a
     blank is a flag modifier, key:value terms are modifiers, the rest operands."""
-    memo = _TERM_MEMO
+    memo, between = _TERM_MEMO, _BETWEEN_TERMS
     for m in _terms_splitter()(token):
         kind = m.lastgroup
-        if kind == "COMMA":
-            expect_operand = True
+        if kind in between:
+            if kind == "COMMA":
+                expect_operand = True
+            elif kind == _UNSPLIT:
+                raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
             continue
-        if kind in _SKIPPED_IN_TERMS:
-            continue
-        if kind == _UNSPLIT:
-            raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
         text = m.group()
         value, comma, role = memo.get((kind, text)) or _term(kind, text)
-        if role == _OPERAND or role == _NAME and expect_operand:
+        if not role or role == _NAME and expect_operand:     # _OPERAND is 0
             operands.append(value)
         elif role == _NAME:
             modifiers[value.name.lower()] = True
@@ -223,18 +222,75 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
 @lru_cache(maxsize=1)
 def _terms_splitter():
     """finditer(text) over the terminals a TERMS token is made of (asm.lark), ordered as
-    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
+    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one.
+    The common terms are tried first by _FAST_TERMS, each guarded so that it matches only
+    where none of the terminals before it in lark's order does."""
     members = set(_TOKEN_VALUE) | _SKIPPED_IN_TERMS | {"COMMA"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+    fast = "|".join(f"(?P<{name}{_FAST}>{pattern})" for name, pattern in _FAST_TERMS)
     # a last alternative takes any character the terminals do not, so no character is skipped
-    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
+    return re.compile(fast + "|" + "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
                       + f"|(?P<{_UNSPLIT}>.)", re.S).finditer
+
+
+# Common terms as lark's lexer would take them, each written so that no terminal before it in
+# lark's order (SYMEXPR_C, KEYLIST, KEYNUM, NUMBER_C, REGRANGE_C, REG_C, SYMEXPR, FLOAT, NUMBER,
+# REG, REGRANGE, IDENT_C, IDENT) can match where it does: not followed by `-`/`+` (SYMEXPR),
+# `:` (KEYNUM, KEYLIST) or, without its comma, a comma (the _C forms); a name is neither a
+# register nor a register range (REG, REGRANGE) nor inf/nan (FLOAT). Only the lookup is
+# faster: test_dsl_asm_parse checks the parse against lark's own lexing.
+_FAST = "__fast"
+_REG = r"(?:v|s|ttmp|a)\d++(?:\.[lh])?"
+_NAME = r"(?!inf|nan)(?!(?:v|s|ttmp|a)[\d\[])[A-Za-z_.$][\w.$@]*+"
+_FAST_TERMS = [("REG_C", _REG + r"[ \t]*,[ \t]*"),
+               ("REG", _REG + r"(?![\w\[])[ \t]*+(?![-+,])"),
+               ("NUMBER_C", r"(?:0x[0-9a-fA-F]++|0b[01]++|\d++)[ \t]*,[ \t]*"),
+               ("NUMBER", r"(?:0x[0-9a-fA-F]++|0b[01]++|\d++(?![.\deE]))[ \t]*+(?!,)"),
+               ("IDENT_C", _NAME + r"[ \t]*+,[ \t]*"),
+               ("IDENT", _NAME + r"[ \t]*+(?![-+,:])")]
 
 
 _UNSPLIT = "UNSPLIT"
 # terminals in a run (a TERMS_NL ends with its line's comment and newline) that are no terms
 _SKIPPED_IN_TERMS = frozenset(("AMP", "BLANKS", "COMMENT", "NL"))
+_BETWEEN_TERMS = _SKIPPED_IN_TERMS | {"COMMA", _UNSPLIT}
+
+
+def _statement(mnemonic: Token, items) -> Statement:
+    """An instruction from its mnemonic token and its terms: tokens and nested values."""
+    operands, modifiers = [], {}
+    expect_operand = True
+    for it in items:
+        if type(it) is Token:
+            kind = it.type
+            if kind == "TERMS" or kind == "TERMS_NL":
+                expect_operand = _place_terms(it, operands, modifiers, expect_operand)
+                continue
+            if kind == "COMMA":
+                expect_operand = True
+                continue
+            if kind == "AMP":
+                continue
+            convert, comma = _TOKEN_VALUE[kind]
+            _place(convert(it), operands, modifiers, expect_operand)
+            expect_operand = comma
+        else:
+            _place(it, operands, modifiers, expect_operand)
+            expect_operand = False
+    return Statement(_MNEMONICS.get(mnemonic) or _mnemonic(mnemonic), operands, modifiers,
+                     mnemonic.line, mnemonic.column)
+
+
+# mnemonic token text ("V_ADD_F32 ") -> the mnemonic ("v_add_f32"), each worked out once
+_MNEMONICS: dict[str, str] = {}
+
+
+def _mnemonic(text: str) -> str:
+    if len(_MNEMONICS) > 1 << 14:
+        _MNEMONICS.clear()
+    found = _MNEMONICS[text] = text.rstrip().lower()
+    return found
 
 
 class _ToStatements(Transformer):
@@ -311,37 +367,24 @@ class _ToStatements(Transformer):
         return _Items(c)
 
     def instr(self, c):
-        mnemonic = c[0]
-        operands, modifiers = [], {}
-        expect_operand = True
-        for it in (c[1] if len(c) > 1 else ()):
-            if type(it) is Token:
-                kind = it.type
-                if kind == "TERMS" or kind == "TERMS_NL":
-                    expect_operand = _place_terms(it, operands, modifiers, expect_operand)
-                    continue
-                if kind == "COMMA":
-                    expect_operand = True
-                    continue
-                if kind == "AMP":
-                    continue
-                convert, comma = _TOKEN_VALUE[kind]
-                _place(convert(it), operands, modifiers, expect_operand)
-                expect_operand = comma
-            else:
-                _place(it, operands, modifiers, expect_operand)
-                expect_operand = False
-        return Statement(mnemonic.rstrip().lower(), operands, modifiers, mnemonic.line, mnemonic.column)
+        return _statement(c[0], c[1] if len(c) > 1 else ())
 
     def instr_nl(self, c):
         """An instruction whose last token, a run of terms, ends its line."""
         if len(c) == 3:
             c[1].append(c[2])
-            return self.instr(c[:2])
-        return self.instr([c[0], c[1:]])
+            return _statement(c[0], c[1])
+        mnemonic = c[0]            # the usual line: mnemonic and one run of terms
+        operands, modifiers = [], {}
+        _place_terms(c[1], operands, modifiers, True)
+        return Statement(_MNEMONICS.get(mnemonic) or _mnemonic(mnemonic), operands, modifiers,
+                         mnemonic.line, mnemonic.column)
 
     def lines(self, c):
         """One line: [lines so far] [label] [instruction [:: instruction] | directive]."""
+        if len(c) == 2 and type(c[1]) is Statement and type(c[0]) is _Items:   # the usual line
+            c[0].append(c[1])
+            return c[0]
         if c and type(c[0]) is _Items:              # the lines so far, and their newline unless
             acc = c[0]                              # it ended a TERMS_NL
             c = c[2:] if len(c) > 1 and type(c[1]) is Token and c[1].type == "NL" else c[1:]

@@ -410,7 +410,6 @@ class Encoder:
             F.set_literal(k, "K")
         if sig.vcc_in and e32:
             self._implicit_vcc(d, ops[pos]); pos += 1
-        ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
         for i, (o, v) in enumerate(zip(sig.srcs, src_vals)):
             what = f"src{i}"
             if e32:
@@ -451,6 +450,7 @@ class Encoder:
                 continue
             op = o
             if is_wmma:
+                ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
                 op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, o.ftype, False, 32)
             code, ng, ab, hi = self.src_code(v, op, F, what)
             if (ng or ab) and not (o.is_float or is_p):
