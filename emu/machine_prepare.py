@@ -177,19 +177,16 @@ class Preparer:
         return p
 
     def _common(self, p: Prepared):
-        """Per-wave inputs every semantic may read; cheap (W, 1) slabs."""
+        """Per-wave inputs every semantic may read; cheap (W, 1) slabs, read on first use
+        (a few small numpy operations per step add up over a launch). EXEC is for pseudocode
+        that reads EXEC as a value (ds_bpermute, permlane)."""
         sem = p.sem
-        want = set(sem.reads) | {"SCC", "VCC", "M0", "PC"}
-        if "SCC" in want:
-            p.inputs.setdefault("SCC", lambda st, sel: st.scc[sel])
-        if "VCC" in want:
-            p.inputs.setdefault("VCC", lambda st, sel: st.read_mask(sel, VCC_LO))
-        if "M0" in want:
-            p.inputs.setdefault("M0", lambda st, sel: st.sreg(sel, M0))
-        if "EXEC" in want:           # pseudocode that reads EXEC as a value (ds_bpermute, permlane)
-            p.inputs.setdefault("EXEC", lambda st, sel: st.exec_mask(sel))
         pc = constant(p.pc, 64)
-        p.inputs.setdefault("PC", lambda st, sel: pc)
+        for name, read in (("SCC", lambda st, sel: st.scc[sel]), ("VCC", lambda st, sel: st.read_mask(sel, VCC_LO)),
+                           ("M0", lambda st, sel: st.sreg(sel, M0)), ("EXEC", lambda st, sel: st.exec_mask(sel)),
+                           ("PC", lambda st, sel: pc)):
+            if name not in p.inputs:
+                p.lazy.setdefault(name, read)
         p.writers.setdefault("SCC", _write_scc)
         p.writers.setdefault("PC", _write_pc)
         p.writers.setdefault("M0", _write_sgprs(M0, 1))
@@ -247,8 +244,8 @@ class Preparer:
             def access(st, sel, lane_id):
                 return {"ADDR": addr(st, sel)}, scalar_limit(Resource.of(st.sgpr[base:base + 4, sel].T))
             p.buffer = access
-        else:
-            p.inputs["ADDR"] = addr
+        else:       # the same address in every wave (a kernarg pointer) is loaded once
+            p.inputs["ADDR"] = lambda st, sel: uniform(addr(st, sel))
         dwords = _bits(p.sem.writes.get("SDATA"), data_dwords(d.name))
         p.writers["SDATA"] = _write_sgprs(f["SDATA"], dwords)
         p.lazy["SDATA"] = lambda st, sel: st.read_sgprs(sel, f["SDATA"], dwords)   # written slice by slice

@@ -749,9 +749,18 @@ def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
     """nbytes from memory per active lane: uint64, or (narrow, nbytes <= 4) the memory's uint32."""
     if ctx.mem is None:
         raise SemanticsError("memory access without a memory (ctx.mem is None)")
-    a = _batch(raw(addr), ctx)
-    v = np.asarray(ctx.mem.load(a, nbytes, _batch(active(ctx, pred), ctx)))
+    a = raw(addr)
+    if np.size(a) == 1 and pred is None and _all_active(ctx):
+        # one address for the whole batch (a uniform SMEM base): one access, broadcast by the caller
+        v = np.asarray(ctx.mem.load(a, nbytes, np.ones(np.shape(a), bool)))
+    else:
+        v = np.asarray(ctx.mem.load(_batch(a, ctx), nbytes, _batch(active(ctx, pred), ctx)))
     return v.astype(_U32 if narrow and nbytes <= 4 else U64, copy=False)
+
+
+def _all_active(ctx) -> bool:
+    """Every lane of the batch is on (scalar instructions always are)."""
+    return ctx.scalar or bool((np.asarray(ctx.exec_mask, U64) == U64((1 << ctx.lanes) - 1)).all())
 
 
 def mem_store(ctx, addr, nbytes: int, value, pred):

@@ -228,8 +228,8 @@ def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:
     if op is not None and op.bits > 64:
         return np.broadcast_to(value.astype(np.uint32), ctx.shape + (op.bits // 32,))
     wide = op.bits > 32 if op is not None else value.dtype.itemsize == 8
-    dtype = np.uint64 if wide else np.uint32
-    return np.broadcast_to(value.astype(dtype, copy=False), ctx.shape)     # read-only view: no copy needed
+    value = value.astype(np.uint64 if wide else np.uint32, copy=False)
+    return value if value.shape == ctx.shape else np.broadcast_to(value, ctx.shape)   # a read-only view: no copy
 
 
 @dataclass

@@ -305,6 +305,23 @@ def test_global_fault_names_kernel_pc_lane_address_and_buffer():
     assert "lane 4 " in msg and "'x'" in msg and "past the end" in msg
 
 
+def test_scalar_load_every_wave_shares_is_checked_once_and_reported():
+    """SMEM at an address all waves share runs one access: its fault still names the buffer;
+    in range, every wave gets the value."""
+    src = loads("x", "y") + global_id(32) + """
+        s_load_b32 s12, s[4:5], 0x4          // x[1], the same address in every wave
+        s_waitcnt lgkmcnt(0)
+        v_mov_b32 v3, s12
+        global_store_b32 v2, v3, s[6:7]
+        s_endpgm"""
+    got, _ = launch(src, {"x": np.array([5, 7, 9, 11], np.uint32), "y": np.zeros(128, np.uint32)},
+                    grid=(4, 1, 1), block=(32, 1, 1))
+    assert (got["y"] == 7).all()
+    with pytest.raises(EmuFault, match=r"s_load_b32.*past the end of 'x'"):
+        launch(src.replace("0x4 ", "0x10 "), {"x": np.zeros(4, np.uint32), "y": np.zeros(128, np.uint32)},
+               grid=(4, 1, 1), block=(32, 1, 1))
+
+
 def test_lds_fault_reports_the_bound():
     src = "v_mov_b32 v1, 0x100\nds_load_b32 v2, v1\ns_endpgm"
     with pytest.raises(EmuFault, match=r"LDS address 0x100 .*256 bytes of LDS"):
