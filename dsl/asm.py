@@ -434,10 +434,13 @@ _PIPE_JOIN = re.compile(r"\)\s*\|\s*(?=inst)")
 # (its lines become blank, so line numbers stay true) and handed over whole in Directive.body.
 RAW_BLOCKS = {".amdgpu_metadata": (".end_amdgpu_metadata",), ".macro": (".endm", ".endmacro")}
 _RAW_BLOCK_START = re.compile(r"^([ \t]*)(" + "|".join(re.escape(k) for k in RAW_BLOCKS) + r")\b", re.M | re.I)
+# the same names anywhere: a search that starts at each '.', many times faster over a large text
+# than the line-anchored one, which runs only when this finds something
+_RAW_BLOCK_NAME = re.compile(r"(?i:" + "|".join(re.escape(k) for k in RAW_BLOCKS) + r")\b")
 
 
 def _cut_raw_blocks(text: str) -> tuple[str, list[Directive]]:
-    if not _RAW_BLOCK_START.search(text):
+    if not _RAW_BLOCK_NAME.search(text) or not _RAW_BLOCK_START.search(text):
         return text, []
     lines = text.split("\n")
     blocks = []
