@@ -88,7 +88,7 @@ def _write_lane_bits(code: int):
     """Lane-bit results (VOPC, carry-out, V_CMPX) packed into the wave mask at `code`;
     inactive lanes write 0."""
     def write(st, sel, value, active):
-        bits = np.asarray(value).astype(bool)
+        bits = np.asarray(value).astype(bool, copy=False)
         if active is not None:
             bits = bits & active
         st.write_mask(sel, code, pack_mask(bits))
