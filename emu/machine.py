@@ -244,17 +244,24 @@ class _Chunk:
     def run(self) -> None:
         st, stats = self.st, self.stats
         parked = np.iinfo(np.int64).max
+        everyone, all_waves = np.arange(st.waves), slice(0, st.waves)
+        # every wave runs, at one PC: the last batch held them all and moved them on together
+        # (no branch, no machine event but waits), so the next batch is again all of them
+        together = False
         while True:
-            key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
-            lowest = int(key.min())
-            if lowest == parked:
-                if (st.run == AT_BARRIER).any():
-                    raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
-                self.m.spare_state = st
-                return
-            idx = np.flatnonzero(key == lowest)
+            if together:
+                lowest, idx, sel = int(st.pc[0]), everyone, all_waves
+            else:
+                key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
+                lowest = int(key.min())
+                if lowest == parked:
+                    if (st.run == AT_BARRIER).any():
+                        raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
+                    self.m.spare_state = st
+                    return
+                idx = np.flatnonzero(key == lowest)
+                sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
             pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
-            sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
             p = self.prepared.get(pc)
             if p is None:
                 p = self.prepare(pc)
@@ -273,6 +280,7 @@ class _Chunk:
                     self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
             else:
                 self.step(p, sel, idx)
+            together = len(idx) == st.waves and not p.sem.branch and (p.control is None or p.control in _NO_EFFECT)
             if self.m.tracer is not None:
                 self.m.tracer(p, st, sel)
 

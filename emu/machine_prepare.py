@@ -19,6 +19,7 @@ from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, ty
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
+from .memory import SplitAddresses
 from .wave import EXEC_LO, M0, NULL, VCC_LO, pack_mask
 
 VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
@@ -87,7 +88,7 @@ def _write_lane_bits(code: int):
     """Lane-bit results (VOPC, carry-out, V_CMPX) packed into the wave mask at `code`;
     inactive lanes write 0."""
     def write(st, sel, value, active):
-        bits = np.asarray(value).astype(bool)
+        bits = np.asarray(value).astype(bool, copy=False)
         if active is not None:
             bits = bits & active
         st.write_mask(sel, code, pack_mask(bits))
@@ -454,10 +455,8 @@ class Preparer:
             off = np.uint64(offset & (2**64 - 1))
             if use_saddr:
                 va = self._vgpr_data(vaddr, 1)
-                def addr(st, sel):      # widen, then add in place: a mixed-dtype add costs twice as much
-                    a = va(st, sel).astype(np.uint64)
-                    a += uniform(st.read_sgprs(sel, saddr, 2)) + off
-                    return a
+                def addr(st, sel):      # kept split: the memory bounds base and offsets separately
+                    return SplitAddresses(uniform(st.read_sgprs(sel, saddr, 2)) + off, va(st, sel))
             else:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off

@@ -92,6 +92,44 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
             data[offset + i] = ((value >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint8)
 
 
+class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
+    """64-bit addresses held as a per-wave base (uint64 (W, 1) or (1, 1)) plus a per-lane
+    32-bit offset (uint32 (W, L)), as GLOBAL instructions with an SGPR base form them.
+    DeviceMemory checks and indexes them without building the uint64 (W, L) sums (it
+    bounds the base and the offsets separately); anything else that computes with them
+    gets the sums (numpy's array protocol), so a semantic may treat them as any array."""
+
+    def __init__(self, base: np.ndarray, offset: np.ndarray):
+        self.base, self.offset = base, offset
+        self.shape, self.ndim, self.size, self.dtype = offset.shape, offset.ndim, offset.size, np.dtype(np.uint64)
+
+    def __array__(self, dtype=None, copy=None):
+        total = self.offset.astype(np.uint64)
+        total += self.base              # wraps modulo 2**64, as the hardware's sum does
+        return total if dtype is None else total.astype(dtype, copy=False)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(np.asarray(x) if isinstance(x, SplitAddresses) else x for x in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __getitem__(self, index):
+        return np.asarray(self)[index]
+
+    def indices(self, start: int, shift: int, nbytes: int) -> np.ndarray | None:
+        """(address - start) >> shift as intp when every address is a multiple of nbytes
+        (the caller checked that they lie in one allocation above start); else None."""
+        base = self.base.view(np.int64) - start
+        if (int(np.bitwise_or.reduce(base, axis=None)) | int(np.bitwise_or.reduce(self.offset, axis=None))) & (nbytes - 1):
+            return None
+        index = np.right_shift(self.offset, np.uint32(shift)).astype(np.intp)
+        index += base >> shift
+        return index
+
+    def bounds(self) -> tuple[int, int]:
+        """Lowest and highest address a lane can have (before wrapping at 2**64)."""
+        return int(self.base.min()) + int(self.offset.min()), int(self.base.max()) + int(self.offset.max())
+
+
 class DeviceMemory:
     """The device's one flat address space: a bump allocator over a growable byte arena.
     Allocations never move and are never reused, so a stale pointer faults ("freed")."""
@@ -192,11 +230,32 @@ class DeviceMemory:
         offset = addr - self.base
         return offset
 
+    def _split_indices(self, addr, nbytes: int, mask) -> np.ndarray | None:
+        """Element indices into the arena viewed as nbytes-wide values, for split addresses
+        of all-active lanes that lie, with all their lanes' bounds, in one allocation and are
+        aligned; None sends the access through the general (per-lane) path."""
+        if not isinstance(addr, SplitAddresses) or not _every(np.broadcast_to(mask, addr.shape)):
+            return None
+        lo, hi = addr.bounds()
+        i = np.searchsorted(self._starts, [lo, hi], "right") - 1
+        if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]] and hi < 2**63):
+            return None
+        return addr.indices(self.base, _SHIFT[nbytes], nbytes)
+
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+        index = self._split_indices(addr, nbytes, mask)
+        if index is not None:
+            value = np.take(self.data.view(_DTYPES[nbytes]), index, mode="clip")   # checked: see _gather
+            return value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
+        addr = np.asarray(addr)
         return _gather(self.data, self._check(addr, nbytes, mask), nbytes, np.broadcast_to(mask, np.shape(addr)))
 
     def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
-        _scatter(self.data, self._check(addr, nbytes, mask), nbytes, value, mask)
+        index = self._split_indices(addr, nbytes, mask)
+        if index is not None:
+            self.data.view(_DTYPES[nbytes])[index] = np.broadcast_to(value, index.shape).astype(_DTYPES[nbytes], copy=False)
+            return
+        _scatter(self.data, self._check(np.asarray(addr), nbytes, mask), nbytes, value, mask)
 
 
 class RegionMemory:

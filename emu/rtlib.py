@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .memory import SplitAddresses
 from .semantics import SemanticsError
 
 U64 = np.uint64
@@ -37,6 +38,8 @@ def raw(x) -> np.ndarray:
         return U64(x & _ALL)
     if isinstance(x, float):
         return np.float64(x).view(U64)
+    if isinstance(x, SplitAddresses):       # uint64 already (see memory.SplitAddresses)
+        return x
     a = np.asarray(x)
     k = a.dtype.kind
     if k == "f":
@@ -654,6 +657,8 @@ def operand(ctx, name: str, bits: int, instruction: str):
     """An operand as the machine supplied it: uint32 / uint64 arrays unchanged (the
     translator widens a uint32 where a bare operand is used as a 64-bit value)."""
     v = ctx.get(name, instruction)
+    if isinstance(v, SplitAddresses):       # stays split until something computes with it
+        return v
     a = np.asarray(v)
     if bits > 64:
         return a.astype(np.uint32)

@@ -607,3 +607,12 @@ def test_large_batches_run_in_slices_of_waves(monkeypatch, test):
     import emu.machine
     monkeypatch.setattr(emu.machine, "SLICE_LANES", 32)     # one wave per semantic call
     test()
+
+
+@pytest.mark.parametrize("lanes", [32, 64, 16])
+def test_lane_masks_pack_bit_i_as_lane_i(lanes):
+    from emu.wave import pack_mask, unpack_mask
+    bits = np.random.default_rng(lanes).random((5, lanes)) < 0.5
+    want = [sum(1 << i for i in range(lanes) if row[i]) for row in bits]
+    assert pack_mask(bits)[:, 0].tolist() == want
+    np.testing.assert_array_equal(unpack_mask(pack_mask(bits), lanes), bits)

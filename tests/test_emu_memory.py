@@ -44,3 +44,34 @@ def test_unaligned_and_empty_accesses():
     want = [host[o:o + 8].view(np.uint64)[0] for o in (1, 6, 33)]
     np.testing.assert_array_equal(got, np.array([want], np.uint64))
     assert mem.load(np.zeros((0, 32), np.uint64), 4, np.ones((0, 32), bool)).shape == (0, 32)
+
+
+@pytest.mark.parametrize("case", ["aligned", "masked", "unaligned", "past the end", "per-wave bases"])
+def test_split_addresses_behave_as_their_sums(case):
+    """SplitAddresses (per-wave base + per-lane 32-bit offset) load, store and fault exactly
+    like the uint64 sums they stand for, whichever path the memory takes."""
+    from emu.memory import SplitAddresses
+    mem, at, host = _buffer(256)
+    rng = np.random.default_rng(5)
+    base = np.full((1, 1), at, np.uint64) if case != "per-wave bases" else \
+        np.array([[at], [at + 64]], np.uint64)
+    offset = (rng.permutation(16)[:8] * 4).astype(np.uint32).reshape(2, 4)
+    offset[1] = offset[1] if case != "unaligned" else offset[1] + 1
+    if case == "past the end":
+        offset[1, 2] = 254
+    mask = np.ones((2, 4), bool) if case != "masked" else rng.random((2, 4)) < 0.5
+    split = SplitAddresses(base, offset)
+    plain = offset.astype(np.uint64) + base
+    np.testing.assert_array_equal(np.asarray(split), plain)
+    np.testing.assert_array_equal(split + np.uint64(4), plain + np.uint64(4))     # arithmetic: the sums
+    if case == "past the end":
+        with pytest.raises(MemoryFault) as fault:
+            mem.load(split, 4, mask)
+        assert fault.value.position == (1, 2) and fault.value.address == at + 254
+        return
+    np.testing.assert_array_equal(mem.load(split, 4, mask), mem.load(plain, 4, mask))
+    value = rng.integers(0, 2**32, (2, 4), dtype=np.uint64).astype(np.uint32)
+    mem.store(split, 4, value, mask)
+    twin, twin_at, _ = _buffer(256)
+    twin.store(plain - np.uint64(at) + np.uint64(twin_at), 4, value, mask)
+    assert mem.read(at, 256) == twin.read(twin_at, 256)
