@@ -125,6 +125,21 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
         index += base >> shift
         return index
 
+    def run_start(self, start: int, nbytes: int) -> int | None:
+        """The element index (address - start) / nbytes of lane 0 when the batch's addresses
+        are one unit-stride run from one base (lane i, in wave order, at lane 0 + i * nbytes:
+        the coalesced access of most kernels), so that a slice replaces gather and scatter;
+        else None. The exact span test rules out a run that wraps the 32-bit offsets."""
+        flat = self.offset.reshape(-1)
+        if self.base.size != 1 or not flat.size:
+            return None
+        first = int(self.base.reshape(())) - start + int(flat[0])
+        if first % nbytes or int(flat[-1]) - int(flat[0]) != nbytes * (flat.size - 1):
+            return None
+        if flat.size > 1 and not (np.subtract(flat[1:], flat[:-1]) == nbytes).all():
+            return None
+        return first // nbytes
+
     def bounds(self) -> tuple[int, int]:
         """Lowest and highest address a lane can have (before wrapping at 2**64)."""
         return int(self.base.min()) + int(self.offset.min()), int(self.base.max()) + int(self.offset.max())
@@ -230,21 +245,28 @@ class DeviceMemory:
         offset = addr - self.base
         return offset
 
-    def _split_indices(self, addr, nbytes: int, mask) -> np.ndarray | None:
-        """Element indices into the arena viewed as nbytes-wide values, for split addresses
-        of all-active lanes that lie, with all their lanes' bounds, in one allocation and are
-        aligned; None sends the access through the general (per-lane) path."""
+    def _split_indices(self, addr, nbytes: int, mask) -> np.ndarray | slice | None:
+        """Element indices into the arena viewed as nbytes-wide values (a slice for a
+        unit-stride run), for split addresses of all-active lanes that lie, with all their
+        lanes' bounds, in one allocation and are aligned; None sends the access through the
+        general (per-lane) path."""
         if not isinstance(addr, SplitAddresses) or not _every(np.broadcast_to(mask, addr.shape)):
             return None
         lo, hi = addr.bounds()
         i = np.searchsorted(self._starts, [lo, hi], "right") - 1
         if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]] and hi < 2**63):
             return None
+        run = addr.run_start(self.base, nbytes)
+        if run is not None:
+            return slice(run, run + addr.size)
         return addr.indices(self.base, _SHIFT[nbytes], nbytes)
 
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         index = self._split_indices(addr, nbytes, mask)
         if index is not None:
+            if isinstance(index, slice):          # one unit-stride run: a copy of the slice
+                return self.data.view(_DTYPES[nbytes])[index].reshape(addr.shape).astype(
+                    np.uint64 if nbytes == 8 else np.uint32)
             value = np.take(self.data.view(_DTYPES[nbytes]), index, mode="clip")   # checked: see _gather
             return value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
         addr = np.asarray(addr)
@@ -253,7 +275,11 @@ class DeviceMemory:
     def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
         index = self._split_indices(addr, nbytes, mask)
         if index is not None:
-            self.data.view(_DTYPES[nbytes])[index] = np.broadcast_to(value, index.shape).astype(_DTYPES[nbytes], copy=False)
+            if isinstance(index, slice):
+                self.data.view(_DTYPES[nbytes])[index].reshape(addr.shape)[...] = value   # keeps the low bytes
+            else:
+                self.data.view(_DTYPES[nbytes])[index] = np.broadcast_to(value, index.shape).astype(
+                    _DTYPES[nbytes], copy=False)
             return
         _scatter(self.data, self._check(np.asarray(addr), nbytes, mask), nbytes, value, mask)
 

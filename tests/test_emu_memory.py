@@ -46,7 +46,7 @@ def test_unaligned_and_empty_accesses():
     assert mem.load(np.zeros((0, 32), np.uint64), 4, np.ones((0, 32), bool)).shape == (0, 32)
 
 
-@pytest.mark.parametrize("case", ["aligned", "masked", "unaligned", "past the end", "per-wave bases"])
+@pytest.mark.parametrize("case", ["aligned", "masked", "unaligned", "past the end", "per-wave bases", "unit stride"])
 def test_split_addresses_behave_as_their_sums(case):
     """SplitAddresses (per-wave base + per-lane 32-bit offset) load, store and fault exactly
     like the uint64 sums they stand for, whichever path the memory takes."""
@@ -56,6 +56,8 @@ def test_split_addresses_behave_as_their_sums(case):
     base = np.full((1, 1), at, np.uint64) if case != "per-wave bases" else \
         np.array([[at], [at + 64]], np.uint64)
     offset = (rng.permutation(16)[:8] * 4).astype(np.uint32).reshape(2, 4)
+    if case == "unit stride":           # lane i of the batch at 4 * i: loaded and stored as one slice
+        offset = (np.arange(8, dtype=np.uint32) * 4 + 12).reshape(2, 4)
     offset[1] = offset[1] if case != "unaligned" else offset[1] + 1
     if case == "past the end":
         offset[1, 2] = 254
