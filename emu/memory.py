@@ -109,6 +109,11 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
         return total if dtype is None else total.astype(dtype, copy=False)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is np.add and method == "__call__" and not kwargs and len(inputs) == 2:
+            other = inputs[1] if inputs[0] is self else inputs[0]
+            if not isinstance(other, SplitAddresses) and np.size(other) == 1 and np.asarray(other).dtype == np.uint64:
+                # ADDR + 4 (the next dword of a wide access) moves the base and stays split
+                return SplitAddresses(self.base + np.asarray(other).reshape(1, 1), self.offset)
         inputs = tuple(np.asarray(x) if isinstance(x, SplitAddresses) else x for x in inputs)
         return getattr(ufunc, method)(*inputs, **kwargs)
 

@@ -66,6 +66,8 @@ def test_split_addresses_behave_as_their_sums(case):
     plain = offset.astype(np.uint64) + base
     np.testing.assert_array_equal(np.asarray(split), plain)
     np.testing.assert_array_equal(split + np.uint64(4), plain + np.uint64(4))     # arithmetic: the sums
+    np.testing.assert_array_equal(split & np.uint64(0xFF), plain & np.uint64(0xFF))
+    assert isinstance(np.uint64(4) + split, SplitAddresses)          # the next dword: still split
     if case == "past the end":
         with pytest.raises(MemoryFault) as fault:
             mem.load(split, 4, mask)
