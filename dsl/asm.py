@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer
+from lark.grammar import Rule
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
 import isa
@@ -278,7 +279,15 @@ def _statement(mnemonic: Token, items) -> Statement:
         else:
             _place(it, operands, modifiers, expect_operand)
             expect_operand = False
-    return Statement(_MNEMONICS.get(mnemonic) or _mnemonic(mnemonic), operands, modifiers,
+    return Statement(_MNEMONICS.get(mnemonic.value) or _mnemonic(mnemonic.value), operands, modifiers,
+                     mnemonic.line, mnemonic.column)
+
+
+def _terms_statement(mnemonic: Token, terms: Token) -> Statement:
+    """The usual instruction: its mnemonic and one run of terms."""
+    operands, modifiers = [], {}
+    _place_terms(terms, operands, modifiers, True)
+    return Statement(_MNEMONICS.get(mnemonic.value) or _mnemonic(mnemonic.value), operands, modifiers,
                      mnemonic.line, mnemonic.column)
 
 
@@ -374,11 +383,7 @@ class _ToStatements(Transformer):
         if len(c) == 3:
             c[1].append(c[2])
             return _statement(c[0], c[1])
-        mnemonic = c[0]            # the usual line: mnemonic and one run of terms
-        operands, modifiers = [], {}
-        _place_terms(c[1], operands, modifiers, True)
-        return Statement(_MNEMONICS.get(mnemonic) or _mnemonic(mnemonic), operands, modifiers,
-                         mnemonic.line, mnemonic.column)
+        return _terms_statement(c[0], c[1])
 
     def lines(self, c):
         """One line: [lines so far] [label] [instruction [:: instruction] | directive]."""
@@ -407,6 +412,12 @@ class _ToStatements(Transformer):
 
     lines_nl = lines
 
+    def lines_instr_nl(self, c):
+        """The lines so far, then an instruction whose run of terms ends its line."""
+        acc = c[0]
+        acc.append(_terms_statement(c[1], c[2]) if len(c) == 3 else self.instr_nl(c[1:]))
+        return acc
+
     def start(self, c):
         return list(c[0])
 
@@ -420,8 +431,33 @@ _SPECIALS = {"vcc", "vcc_lo", "vcc_hi", "exec", "exec_lo", "exec_hi", "m0", "nul
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     grammar = (Path(__file__).parent / "asm.lark").read_text()
-    return Lark(grammar, parser="lalr", lexer=ContextualScanLexer, transformer=_ToStatements(),
+    lark = Lark(grammar, parser="lalr", lexer=ContextualScanLexer, transformer=_ToStatements(),
                 maybe_placeholders=False, cache=True)
+    _rules_by_identity(lark)
+    return lark
+
+
+class _IdentityRule(Rule):
+    """A grammar rule compared and hashed by identity: lark's LALR loop compares the rule of
+    each reduction with an int (`arg != end_state`) and looks up its callback by it, which
+    lark's Rule does in two Python calls (its __hash__ and __eq__) per reduction. A parser's
+    table holds one object per rule, the very keys of its callback dict, so identity is
+    equality there."""
+    __slots__ = ()
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+
+def _rules_by_identity(lark: Lark) -> None:
+    """Make the rules of `lark`'s LALR tables _IdentityRule, their callback dict rebuilt (a
+    rule's hash changes with its class)."""
+    lalr = lark.parser.parser.parser
+    for state in lalr.parse_table.states.values():
+        for _action, arg in state.values():
+            if type(arg) is Rule:
+                arg.__class__ = _IdentityRule
+    lalr.callbacks = dict(lalr.callbacks.items())
 
 
 # s_delay_alu joins its fields with '|', which would collide with the |abs| bars of

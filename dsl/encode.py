@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 from functools import lru_cache
+from operator import lshift, rshift
 
 from isa import InstrDef, Spec
 
@@ -134,6 +136,10 @@ class Encoder:
                                f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields},
                                (64 if name == "MIMG" else f.width) // 8)
                         for name, f in spec.formats.items()}
+        # format -> ({field: lo bit}, {field: width}) for pack's C loops
+        self._shifts = {name: ({n: lo for n, (lo, _) in layout[0].items()},
+                               {n: width for n, (_, width) in layout[0].items()})
+                        for name, layout in self._layout.items()}
         _late_imports()
 
     # ------------------------------------------------------------ operand codes
@@ -141,6 +147,8 @@ class Encoder:
     def src_code(self, v, op: Operand, F: Fields, what: str, *, allow_literal: bool = True,
                  allow_vgpr: bool = True) -> tuple[int, bool, bool, bool]:
         """(9-bit code, neg, abs, high half) of a source operand."""
+        if type(v) is Reg and v.cls == "v" and not v.half and allow_vgpr and v.count == (op.dwords or self.wave >> 5):
+            return 256 + v.idx, False, False, False         # the usual source: a whole VGPR (tuple)
         neg = ab = False
         if isinstance(v, Mod):
             neg, ab, v = v.neg, v.abs, v.value
@@ -288,26 +296,13 @@ class Encoder:
             while operands and isinstance(operands[-1], Attr_):
                 mods[operands[-1].name.lower()] = True
                 operands = operands[:-1]
-        if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"):
+        if fmt in _VALU_FORMATS:
             self.valu(d, F, operands, mods, fmt in VALU_E32)
-        elif fmt in ("SOP1", "SOP2", "SOPC"):
-            self.salu(d, F, operands)
-        elif fmt in ("SOPP", "SOPK"):
-            fix = self.sopp_sopk(d, F, operands, mods)
-        elif fmt == "SMEM":
-            self.smem(d, F, operands, mods)
-        elif fmt == "DS":
-            self.ds(d, F, operands, mods)
-        elif fmt in ("FLAT", "GLOBAL", "SCRATCH"):
-            self.flat(d, F, operands, mods)
-        elif fmt in ("MUBUF", "MTBUF"):
-            self.buffer(d, F, operands, mods)
-        elif fmt == "VINTERP":
-            self.vinterp(d, F, operands, mods)
-        elif fmt == "LDSDIR":
-            self.ldsdir(d, F, operands, mods)
         else:
-            raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
+            handler = _HANDLERS.get(fmt)
+            if handler is None:
+                raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
+            fix = handler(self, d, F, operands, mods)
         if mods:
             raise OperandError(f"{_name(d)}: unexpected modifier(s) {', '.join(mods)} for its {fmt} encoding")
         data = self.pack(d, F)
@@ -320,14 +315,18 @@ class Encoder:
         fields, value, has_op, size = self._layout[fmt_name]
         if has_op and "OP" not in F:
             F["OP"] = d.opcode
-        for name, val in F.items():
-            try:
-                lo, bits = fields[name]
-            except KeyError:
-                raise KeyError(f"format {fmt_name} has no field {name!r} (fields: {', '.join(fields)})") from None
-            if val >> bits:         # also nonzero for a negative value
-                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
-            value |= val << lo
+        # the fields at once (C loops over the values): their widths checked, then their shifted
+        # values added, which is their OR as fields do not overlap
+        lo_of, bits_of = self._shifts[fmt_name]
+        try:
+            los = list(map(lo_of.__getitem__, F))
+        except KeyError:
+            missing = next(name for name in F if name not in fields)
+            raise KeyError(f"format {fmt_name} has no field {missing!r} (fields: {', '.join(fields)})") from None
+        if any(map(rshift, F.values(), map(bits_of.__getitem__, F))):     # also nonzero for a negative value
+            name, val = next((n, v) for n, v in F.items() if v >> bits_of[n])
+            raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits_of[name]} bits")
+        value |= sum(map(lshift, F.values(), los))
         out = value.to_bytes(size, "little")
         if F.dpp is not None:
             dpp_fields = self._layout[F.dpp_kind][0]
@@ -348,23 +347,22 @@ class Encoder:
                                f"got {len(ops)}")
 
     def valu(self, d: InstrDef, F: Fields, ops: list, mods: dict, e32: bool):
-        sig = valu_signature(d)
-        wave = self.wave
-        is_p = d.format == "VOP3P"
-        is_wmma = d.name.startswith("V_WMMA")
-        is_mix = d.name.startswith("V_FMA_MIX")
-        names, src_names = _valu_operand_names(d, e32)
-        self._arity(d, ops, names)
+        plan = _valu_plan(d, e32, self.wave)
+        sig, is_p, is_mix = plan.sig, plan.is_p, plan.is_mix
+        names, n_srcs = plan.names, plan.n_srcs
+        if len(ops) != len(names):
+            self._arity(d, ops, names)
         dpp_kind = None
-        if not _DPP16_MODIFIERS.isdisjoint(mods):
-            dpp_kind = "DPP16"
-        if "dpp8" in mods:
-            dpp_kind = "DPP8"
+        if mods:
+            if not _DPP16_MODIFIERS.isdisjoint(mods):
+                dpp_kind = "DPP16"
+            if "dpp8" in mods:
+                dpp_kind = "DPP8"
         opsel = negb = absb = 0
         pos = 0
-        if sig.is_cmpx and not e32:
+        if plan.cmpx_e64:
             F["VDST"] = 126   # v_cmpx writes EXEC: LLVM fills VDST with exec_lo's code
-        for o in sig.dsts:
+        for o, n in plan.dsts:
             v = ops[pos]; pos += 1
             if o.name == "sdst":
                 if e32:
@@ -372,13 +370,15 @@ class Encoder:
                 elif isinstance(v, Special) and v.name in SRC_SPECIAL:   # the 8-bit VDST field takes any
                     F["VDST"] = SRC_SPECIAL[v.name]                      # scalar source code
                 else:
-                    F["VDST"] = self.sreg_code(v, F, "sdst", o.regs(wave))
+                    F["VDST"] = self.sreg_code(v, F, "sdst", n)
                 continue
             if o.sgpr:
                 F["VDST"] = self.sreg_code(v, F, "vdst")
                 continue
-            n = (256 // wave) if is_wmma else o.dwords
-            idx = self.vgpr(v.value if isinstance(v, Mod) else v, F, "vdst", n)
+            if type(v) is Reg and v.cls == "v" and v.count == n:     # the usual destination
+                idx = v.idx
+            else:
+                idx = self.vgpr(v.value if isinstance(v, Mod) else v, F, "vdst", n)
             if o.t16 and not is_p:
                 if isinstance(v, Reg) and not v.half:
                     v = Reg(v.cls, v.idx, 1, "l")   # LLVM's true16 syntax reads a plain vN as vN.l
@@ -389,17 +389,16 @@ class Encoder:
                 elif v.half == "h":
                     opsel |= 8
             F["VDST"] = idx
-        if names[pos:pos + 1] in (["vcc"], ["sdst"]) and sig.vcc_out:
+        if plan.sdst_after:
             v = ops[pos]; pos += 1
             if e32:
                 self._implicit_vcc(d, v)
             else:
-                F["SDST"] = self.sreg_code(v, F, "sdst", wave // 32)
-        elif d.format == "VOP3SD":
-            F["SDST"] = self.sreg_code(ops[pos], F, "sdst", wave // 32); pos += 1
-        src_vals = ops[pos:pos + len(src_names)]
-        pos += len(src_names)
-        if sig.k_pos is not None and e32:
+                F["SDST"] = self.sreg_code(v, F, "sdst", self.wave // 32)
+        src_vals = ops[pos:pos + n_srcs]
+        pos += n_srcs
+        if plan.k_e32:
+            src_vals = list(src_vals)
             k = src_vals.pop(sig.k_pos)
             if isinstance(k, Lit):
                 k = k.value
@@ -408,10 +407,9 @@ class Encoder:
             if not isinstance(k, int):
                 raise OperandError(f"{_name(d)}: the constant K must be a number, got {k}")
             F.set_literal(k, "K")
-        if sig.vcc_in and e32:
+        if plan.vcc_in_e32:
             self._implicit_vcc(d, ops[pos]); pos += 1
-        for i, (o, v) in enumerate(zip(sig.srcs, src_vals)):
-            what = f"src{i}"
+        for (i, o, op, what, field), v in zip(plan.srcs, src_vals):
             if e32:
                 if dpp_kind and i == 0:
                     vv = v.value if isinstance(v, Mod) else v
@@ -448,10 +446,6 @@ class Encoder:
                     code |= 0x80 if hi else 0
                 F["SRC0"] = code
                 continue
-            op = o
-            if is_wmma:
-                ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
-                op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, o.ftype, False, 32)
             code, ng, ab, hi = self.src_code(v, op, F, what)
             if (ng or ab) and not (o.is_float or is_p):
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only")
@@ -460,21 +454,22 @@ class Encoder:
                     raise OperandError(f"{_name(d)}: src0 of a DPP instruction must be a VGPR")
                 F["_dpp_src0"] = code - 256
                 code = 0
+            if ng or ab:
+                if is_p and not is_mix:
+                    if ab:
+                        raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier")
+                    negb |= ng << i
+                elif is_mix:
+                    negb |= ng << i
+                    F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i
+                else:
+                    negb |= ng << i
+                    absb |= ab << i
             if hi:
                 opsel |= 1 << i
-            if is_p and not is_mix:
-                if ab:
-                    raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier")
-                negb |= ng << i
-            elif is_mix:
-                negb |= ng << i
-                F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i
-            else:
-                negb |= ng << i
-                absb |= ab << i
-            F[f"SRC{i}"] = code
+            F[field] = code
         if not e32:
-            if "op_sel" in mods:
+            if mods and "op_sel" in mods:
                 bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
                 if not is_p:
                     nsrc = len(sig.srcs)
@@ -507,14 +502,16 @@ class Encoder:
                 F["NEG"] = negb
             if absb:
                 F["ABS"] = absb
-            if mods.pop("clamp", False):
-                F["CLMP"] = 1
-            for key, val in (("mul", {2: 1, 4: 2}), ("div", {2: 3})):
-                if key in mods:
-                    m = mods.pop(key)
-                    if m not in val:
-                        raise OperandError(f"{_name(d)}: {key}:{m} is not an output modifier (mul:2, mul:4, div:2)")
-                    F["OMOD"] = val[m]
+            if mods:
+                if mods.pop("clamp", False):
+                    F["CLMP"] = 1
+                for key, val in (("mul", {2: 1, 4: 2}), ("div", {2: 3})):
+                    if key in mods:
+                        m = mods.pop(key)
+                        if m not in val:
+                            raise OperandError(f"{_name(d)}: {key}:{m} is not an output modifier (mul:2, mul:4, "
+                                               f"div:2)")
+                        F["OMOD"] = val[m]
         if dpp_kind:
             self._dpp(d, F, mods, dpp_kind, e32)
 
@@ -603,7 +600,7 @@ class Encoder:
 
     # ------------------------------------------------------------ scalar
 
-    def salu(self, d: InstrDef, F: Fields, ops: list):
+    def salu(self, d: InstrDef, F: Fields, ops: list, mods: dict = None):
         layout, names = _scalar_operands(d)
         self._arity(d, ops, names)
         for (name, field, n, op), v in zip(layout, ops):
@@ -852,6 +849,15 @@ class Encoder:
         F["WAIT_VA"] = mods.pop("wait_vdst", 0)
 
 
+_VALU_FORMATS = frozenset(("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"))
+# the other formats' operand handlers: (encoder, d, fields, operands, modifiers) -> a branch label or None
+_HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
+             "SOPP": Encoder.sopp_sopk, "SOPK": Encoder.sopp_sopk, "SMEM": Encoder.smem, "DS": Encoder.ds,
+             "FLAT": Encoder.flat, "GLOBAL": Encoder.flat, "SCRATCH": Encoder.flat,
+             "MUBUF": Encoder.buffer, "MTBUF": Encoder.buffer, "VINTERP": Encoder.vinterp,
+             "LDSDIR": Encoder.ldsdir}
+
+
 # ---------------------------------------------------------------- helpers
 
 class SymExpr_:  # placeholder replaced below (asm.SymExpr)
@@ -896,6 +902,44 @@ def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
     if sig.vcc_in and e32:
         names.append("vcc")
     return names, src_names
+
+
+@dataclass(frozen=True, slots=True)
+class ValuPlan:
+    """What encoding one VALU instruction in one encoding (e32 or not) needs that does not
+    depend on its operands, worked out once: the per-line work is operand conversion."""
+    sig: ValuSig
+    is_p: bool                  # VOP3P: packed, neg_lo/neg_hi, op_sel_hi
+    is_mix: bool                # v_fma_mix*: abs bits go to NEG_HI, op_sel_hi defaults to 0
+    names: list[str]            # all operand names in text order
+    n_srcs: int                 # source operands in the text (K included)
+    dsts: tuple                 # (Operand, registers it spans)
+    cmpx_e64: bool              # VDST is exec_lo's code
+    sdst_after: bool            # a vcc / sdst operand follows the destinations
+    k_e32: bool                 # the VOP2 constant K is among the sources
+    vcc_in_e32: bool            # an implicit vcc follows the sources
+    srcs: tuple                 # (index, Operand, Operand src_code checks, "srcI", "SRCI" field)
+
+
+@per_instruction
+def _valu_plan(d: InstrDef, e32: bool, wave: int) -> ValuPlan:
+    sig = valu_signature(d)
+    is_wmma = d.name.startswith("V_WMMA")
+    names, src_names = _valu_operand_names(d, e32)
+    dsts = tuple((o, o.regs(wave) if o.name == "sdst" else (256 // wave) if is_wmma else o.dwords)
+                 for o in sig.dsts)
+    srcs = []
+    for i, o in enumerate(sig.srcs):
+        op = o
+        if is_wmma and not e32:
+            ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
+            op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, o.ftype, False, 32)
+        srcs.append((i, o, op, f"src{i}", f"SRC{i}"))
+    n_dsts = len(sig.dsts)
+    return ValuPlan(sig, d.format == "VOP3P", d.name.startswith("V_FMA_MIX"), names, len(src_names), dsts,
+                    sig.is_cmpx and not e32,
+                    names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
+                    sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs))
 
 
 @lru_cache(maxsize=None)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from dsl.asm import (AsmError, Directive, Label, LiteralRef, define_label, encode_at, encoder, parse,
-                     resolve_branches, split_specifier)
+from dsl.asm import (AsmError, Directive, Label, LiteralRef, collector_paused, define_label, encode_at, encoder,
+                     parse, resolve_branches, split_specifier)
 
 from . import asm_control as control
 from . import elf
@@ -610,11 +610,12 @@ def assemble_module(text: str, target: str | None = None, *, wave_size: int | No
                     filename: str = "<source>") -> bytes:
     """A code object from an assembly source with sections, symbols and `.amdhsa_kernel`
     blocks. The target comes from `.amdgcn_target` or `target`; AsmError names line:column."""
-    m = _Module(text, parse_target(target) if target else None, wave_size, filename)
-    m.run(parse(text))
-    if m.target is None:
-        raise AsmError("1:1: no target: give .amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\" or a target argument")
-    return m.finish()
+    with collector_paused():        # a whole file's statements, encodings and symbols: no cycles
+        m = _Module(text, parse_target(target) if target else None, wave_size, filename)
+        m.run(parse(text))
+        if m.target is None:
+            raise AsmError("1:1: no target: give .amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\" or a target argument")
+        return m.finish()
 
 
 def needs_code_object(text: str) -> bool:
