@@ -3,7 +3,9 @@
 result in the same run.
 
   elementwise: y = a * x + b over N (default 1M) f32 elements, a kernel assembled with dsl
-               (bounds check, global loads, v_fma_f32, global store), 256-item work-groups
+               (bounds check, global loads, v_fma_f32, global store), 256-item work-groups;
+               run twice: with the MODE clang's kernels start with (their descriptors keep
+               f32 denormals) and with Dispatch's default MODE=0 (f32 denormals flushed)
   sgemm:       C = A @ B, 128 x 128 x 128 f32, the corpus's clang-built sgemm_tiled_lds
                (16x16 tiles staged in LDS, two barriers per K step) through Device("emu")
 
@@ -68,17 +70,36 @@ def best(fn, repeat: int):
 
 def report(name: str, stats, emu: tuple, numpy: tuple, ok: bool, goal: float | None = None) -> None:
     (emu_s, emu_cpu), (numpy_s, numpy_cpu) = emu, numpy
-    ratio = emu_s / numpy_s
-    print(f"{name}: {stats.lane_ops / emu_s / 1e6:8.1f} M lane-ops/s  ({stats.lane_ops} lane-ops, "
+
+    def ratio(e: float, n: float) -> str:
+        r = e / max(n, 1e-9)
+        return f"ratio {r:7.1f}x" + (f"  (goal <= {goal:g}x: {'met' if r <= goal else 'NOT met'})" if goal else "")
+    print(f"{name}:\n    {stats.lane_ops / emu_s / 1e6:8.1f} M lane-ops/s  ({stats.lane_ops} lane-ops, "
           f"{stats.instructions} wave-instructions in {stats.batches} batches, {stats.waves} waves)")
-    print(f"{'':{len(name)}}  emulator {emu_s * 1e3:9.1f} ms   numpy {numpy_s * 1e3:8.3f} ms   "
-          f"ratio {ratio:7.1f}x" + (f"  (goal <= {goal:g}x: {'met' if ratio <= goal else 'NOT met'})" if goal else "")
-          + f"   result {'matches numpy' if ok else 'DIFFERS from numpy'}")
-    print(f"{'':{len(name)}}  CPU time: emulator {emu_cpu * 1e3:9.1f} ms   numpy {numpy_cpu * 1e3:8.3f} ms   "
-          f"ratio {emu_cpu / max(numpy_cpu, 1e-9):7.1f}x")
+    print(f"    wall time: emulator {emu_s * 1e3:9.1f} ms   numpy {numpy_s * 1e3:8.3f} ms   {ratio(emu_s, numpy_s)}"
+          f"   result {'matches numpy' if ok else 'DIFFERS from numpy'}")
+    print(f"    CPU time:  emulator {emu_cpu * 1e3:9.1f} ms   numpy {numpy_cpu * 1e3:8.3f} ms   {ratio(emu_cpu, numpy_cpu)}")
 
 
-def elementwise(arch: str, n: int, repeat: int) -> None:
+def clang_mode(arch: str) -> tuple[int, str]:
+    """(MODE, where it came from) as the corpus's clang-built kernels start: their descriptors
+    say `.amdhsa_float_denorm_mode_32 3` (f32 denormals kept), unlike Dispatch's default 0."""
+    from runtime.codeobj import read_code_object
+    from runtime.descriptor import KernelDescriptor
+    from runtime.device import initial_mode
+    machine_spec = Machine(arch, DeviceMemory()).spec
+    folder = SHARED / "kernels" / "ew_f32_fma_minmax"
+    if folder.exists():
+        manifest = json.loads((folder / "manifest.json").read_text())
+        co = read_code_object((folder / manifest["code_objects"][arch]).read_bytes())
+        return initial_mode(machine_spec, co.kernels[manifest["kernel"]].descriptor), f"{folder.name}'s descriptor"
+    # the corpus is absent: the descriptor fields clang emits for gfx11 kernels
+    desc = KernelDescriptor(float_denorm_mode_32=3, float_denorm_mode_16_64=3, enable_dx10_clamp=1,
+                            enable_ieee_mode=1)
+    return initial_mode(machine_spec, desc), "clang's gfx11 descriptor defaults"
+
+
+def elementwise(arch: str, n: int, repeat: int, mode: int = 0, label: str = "MODE=0") -> None:
     rng = np.random.default_rng(0)
     x = rng.standard_normal(n).astype(np.float32)
     a, b = np.float32(1.5), np.float32(-0.25)
@@ -93,12 +114,12 @@ def elementwise(arch: str, n: int, repeat: int) -> None:
     mem.write(at, code)
     machine = Machine(arch, mem)
     d = Dispatch("elementwise", at, grid=(-(-n // 256), 1, 1), block=(256, 1, 1), vgprs=8,
-                 user_sgprs=[kernarg & 0xFFFFFFFF, kernarg >> 32])
+                 user_sgprs=[kernarg & 0xFFFFFFFF, kernarg >> 32], mode=mode)
     machine.run(d)                                      # warm-up: decode, compile semantics
     *emu, stats = best(lambda: machine.run(d), repeat)
     *np_t, want = best(lambda: a * x + b, repeat)
     got = np.frombuffer(mem.read(ya, x.nbytes), np.float32)
-    report(f"elementwise {n} ({arch})", stats, emu, np_t, bool(np.allclose(got, want, rtol=1e-6, atol=1e-6)), 30)
+    report(f"elementwise {n} ({arch}), {label}", stats, emu, np_t, bool(np.allclose(got, want, rtol=1e-6, atol=1e-6)), 30)
 
 
 def sgemm(arch: str, size: int, repeat: int) -> None:
@@ -134,12 +155,16 @@ def main() -> int:
     ap.add_argument("--arch", default="gfx1100")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true", help="cProfile one elementwise run (top 20 by own time)")
+    ap.add_argument("--mode", type=lambda v: int(v, 0), default=0, help="MODE of the profiled run")
     args = ap.parse_args()
-    elementwise(args.arch, args.n, args.repeat)
+    mode, source = clang_mode(args.arch)
+    elementwise(args.arch, args.n, args.repeat, mode,
+                f"MODE {mode:#x} as clang's kernels set it (f32 denormals kept; from {source})")
+    elementwise(args.arch, args.n, args.repeat, 0, "MODE=0 (f32 denormals flushed)")
     sgemm(args.arch, args.size, args.repeat)
     if args.profile:
         prof = cProfile.Profile()
-        prof.runcall(elementwise, args.arch, args.n, 1)
+        prof.runcall(elementwise, args.arch, args.n, 1, args.mode, f"MODE={args.mode:#x}")
         pstats.Stats(prof).sort_stats("tottime").print_stats(20)
     return 0
 
