@@ -108,4 +108,5 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     st.write_mask(slice(None), EXEC_LO, np.tile(pack_mask(valid), (groups, 1)))
     st.pc[:] = d.entry
     st.mode[:] = d.mode
+    st.mode_uniform = int(d.mode)
     return st, wave_group

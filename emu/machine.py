@@ -155,6 +155,8 @@ class _Hwregs(_Sgprs):
         dst = {1: self.st.mode, 2: self.st.status}.get(reg)
         if dst is not None:
             dst[self.sel] = value
+            if reg == 1:
+                self.st.mode_changed()
         else:
             self.st.hwreg[self.sel, reg % 64] = value[:, 0]
 
@@ -362,7 +364,8 @@ class _Chunk:
                 raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             inputs.update(extra)
             mem = BufferMemory(mem, limit)
-        ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar, mode=st.mode[sel],
+        ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar,
+                  mode=st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
                   status=st.status[sel], mem=mem,
                   vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel))
         try:

@@ -101,6 +101,7 @@ def _write_scc(st, sel, value, active):
 
 def _write_mode(st, sel, value, active):
     st.mode[sel] = np.asarray(value).reshape(-1, 1).astype(np.uint32)
+    st.mode_changed()
 
 
 def _write_pc(st, sel, value, active):

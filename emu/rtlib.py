@@ -81,9 +81,13 @@ def store(x, kind: str, bits: int, narrow: bool = False):
     if kind == "f":
         if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
             a = float(a)
-        v = np.asarray(a).astype(FLOAT[bits], copy=False).view(UINT[bits])
+        f = np.asarray(a).astype(FLOAT[bits], copy=False)
+        v = f.view(UINT[bits])
         if narrow:
-            return owned(v) if bits >= 32 else v.astype(np.uint32)
+            if bits < 32:
+                return v.astype(np.uint32)
+            # a view of an array the semantic computed (f owns its data) is already owned
+            return v if f.base is None else owned(v)
         return v.astype(U64)
     if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
         a = to_int(a, kind == "i", bits)

@@ -16,7 +16,7 @@ uint64 for 64-bit operands, uint32 with a trailing dword axis (W, L, n) for wide
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Callable, Protocol
 
 import numpy as np
@@ -153,6 +153,8 @@ _ROUND_MODES = ("to nearest even", "toward +infinity", "toward -infinity", "towa
 def _check_round_mode(name: str, mode, widths) -> None:
     """numpy rounds to nearest even only: a wave whose MODE asks for another rounding of these
     results is refused rather than given round-to-nearest results silently."""
+    if isinstance(mode, int) and not mode & 0xF:       # one MODE for the batch (the usual case)
+        return
     m = np.asarray(mode, np.uint32)
     if not (m & np.uint32(0xF)).any():
         return
@@ -175,7 +177,10 @@ _EXP_MANT = {16: (0x7C00, 0x3FF), 32: (0x7F800000, 0x7FFFFF), 64: (0x7FF << 52, 
 def _denorm_flush(mode, operands) -> dict | None:
     """{width: (flush inputs, flush outputs)} for the widths used, each a bool per wave
     ((W, 1) array or a plain bool) or None when no wave flushes; None overall when every
-    wave keeps all denormals (the common case costs one comparison per width)."""
+    wave keeps all denormals (the common case costs one comparison per width). A MODE
+    shared by the batch (an int) is looked up in a cache."""
+    if isinstance(mode, int):
+        return _denorm_flush_uniform(mode, operands)
     out, any_flush = {}, False
     for _, bits in operands:
         if bits in out:
@@ -188,6 +193,14 @@ def _denorm_flush(mode, operands) -> dict | None:
         out[bits] = (flush_in if np.any(flush_in) else None, flush_out if np.any(flush_out) else None)
         any_flush = True
     return out if any_flush else None
+
+
+@lru_cache(maxsize=256)
+def _denorm_flush_uniform(mode: int, operands) -> dict | None:
+    flush = _denorm_flush(np.uint32(mode), operands)
+    # plain bools: the flush masks (`& waves`) then cost nothing per wave
+    return None if flush is None else {bits: tuple(None if f is None else bool(f) for f in pair)
+                                       for bits, pair in flush.items()}
 
 
 def _supplied(ctx: "Ctx", name: str) -> bool:

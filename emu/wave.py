@@ -63,11 +63,20 @@ class WaveState:
         self.scc = np.zeros((waves, 1), np.uint32)
         self.pc = np.zeros(waves, np.int64)
         self.mode = np.zeros((waves, 1), np.uint32)
+        # MODE of every wave as one int while all hold the same (the dispatcher's value until a
+        # wave writes MODE), else None: semantics then decide rounding and flushing once, not
+        # per wave. Code that writes self.mode must call mode_changed().
+        self.mode_uniform: int | None = 0
         self.status = np.zeros((waves, 1), np.uint32)
         self._hwreg: np.ndarray | None = None
         self.run = np.full(waves, RUNNING, np.int8)
         self.issued = np.zeros(waves, np.int64)          # instructions issued per wave (the budget)
         self.mask_dwords = self.lanes // 32
+
+    def mode_changed(self) -> None:
+        """Recompute mode_uniform after a write to self.mode (rare: s_setreg, s_round_mode, ...)."""
+        first = self.mode[0, 0] if self.waves else 0
+        self.mode_uniform = int(first) if (self.mode == first).all() else None
 
     @property
     def hwreg(self) -> np.ndarray:
