@@ -275,14 +275,13 @@ class Encoder:
         if mn == "v_illegal":
             return b"\0\0\0\0", None
         cands, enc = self.candidates(mn)
-        errors = []
-        for d in cands:
+        for d in cands[:-1]:
             try:
                 return self.encode_one(d, st, enc)
-            except OperandError as e:
-                errors.append(e)
+            except OperandError:
+                pass
         # the last candidate is the most general encoding (VOP3): its complaint is the real one
-        raise errors[-1]
+        return self.encode_one(cands[-1], st, enc)
 
     def encode_one(self, d: InstrDef, st, enc: str) -> tuple[bytes, str | None]:
         F = Fields(d)
