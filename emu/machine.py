@@ -306,8 +306,9 @@ class _Chunk:
         exec_mask = st.exec_mask(sel)
         active = None
         if not p.scalar:
-            self.stats.lane_ops += int(np.bitwise_count(exec_mask).sum())
-            if not (exec_mask == self.full).all() or p.dpp is not None:
+            full = bool((exec_mask == self.full).all())
+            self.stats.lane_ops += len(exec_mask) * st.lanes if full else int(np.bitwise_count(exec_mask).sum())
+            if not full or p.dpp is not None:
                 active = unpack_mask(exec_mask, st.lanes)
         halves = [p] if p.second is None else [p, p.second]
         results = []
