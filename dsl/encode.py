@@ -7,7 +7,6 @@ import math
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import lshift, rshift
 
 from isa import InstrDef, Spec
 
@@ -136,10 +135,6 @@ class Encoder:
                                f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields},
                                (64 if name == "MIMG" else f.width) // 8)
                         for name, f in spec.formats.items()}
-        # format -> ({field: lo bit}, {field: width}) for pack's C loops
-        self._shifts = {name: ({n: lo for n, (lo, _) in layout[0].items()},
-                               {n: width for n, (_, width) in layout[0].items()})
-                        for name, layout in self._layout.items()}
         _late_imports()
 
     # ------------------------------------------------------------ operand codes
@@ -275,14 +270,13 @@ class Encoder:
         if mn == "v_illegal":
             return b"\0\0\0\0", None
         cands, enc = self.candidates(mn)
-        errors = []
-        for d in cands:
+        for d in cands[:-1]:
             try:
                 return self.encode_one(d, st, enc)
-            except OperandError as e:
-                errors.append(e)
+            except OperandError:
+                pass
         # the last candidate is the most general encoding (VOP3): its complaint is the real one
-        raise errors[-1]
+        return self.encode_one(cands[-1], st, enc)
 
     def encode_one(self, d: InstrDef, st, enc: str) -> tuple[bytes, str | None]:
         F = Fields(d)
@@ -315,18 +309,14 @@ class Encoder:
         fields, value, has_op, size = self._layout[fmt_name]
         if has_op and "OP" not in F:
             F["OP"] = d.opcode
-        # the fields at once (C loops over the values): their widths checked, then their shifted
-        # values added, which is their OR as fields do not overlap
-        lo_of, bits_of = self._shifts[fmt_name]
-        try:
-            los = list(map(lo_of.__getitem__, F))
-        except KeyError:
-            missing = next(name for name in F if name not in fields)
-            raise KeyError(f"format {fmt_name} has no field {missing!r} (fields: {', '.join(fields)})") from None
-        if any(map(rshift, F.values(), map(bits_of.__getitem__, F))):     # also nonzero for a negative value
-            name, val = next((n, v) for n, v in F.items() if v >> bits_of[n])
-            raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits_of[name]} bits")
-        value |= sum(map(lshift, F.values(), los))
+        for name, val in F.items():
+            try:
+                lo, bits = fields[name]
+            except KeyError:
+                raise KeyError(f"format {fmt_name} has no field {name!r} (fields: {', '.join(fields)})") from None
+            if val >> bits:         # also nonzero for a negative value
+                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
+            value |= val << lo
         out = value.to_bytes(size, "little")
         if F.dpp is not None:
             dpp_fields = self._layout[F.dpp_kind][0]
