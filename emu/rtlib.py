@@ -380,7 +380,7 @@ def _fma_narrow(a, b, c, dtype, out=None):
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     a, b, c = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
-    p = _into_owned(np.multiply, a, b)                  # exact (<= 48 significant bits)
+    p = _into_owned(np.multiply, a, b, shape)           # exact (<= 48 significant bits)
     s = p + c
     if s.ndim == 0:
         return _round_to_odd_sum(p, c, s).astype(dtype)
@@ -396,10 +396,9 @@ def _fma_narrow(a, b, c, dtype, out=None):
     # Results in the narrow denormal range have fewer mantissa bits, so those lanes are all
     # candidates (one minimum over |out| first: usually there are none). The 8-byte scratch
     # array serves every step: fresh multi-megabyte temporaries cost page faults.
-    below = 52 - np.finfo(dtype).nmant - 1            # f64 mantissa bits under the half-ulp bit
+    below, tiny = _NARROW_FMA[dtype]
     scratch = np.left_shift(s.view(U64), U64(63 - below))
     hard = scratch == U64(1 << 63)
-    tiny = np.finfo(dtype).tiny
     magnitude = np.abs(out, out=scratch.reshape(-1).view(dtype)[:out.size].reshape(out.shape))
     if np.fmin.reduce(magnitude, axis=None) <= tiny:      # fmin: NaN lanes do not hide the rest
         hard |= magnitude <= tiny
@@ -422,10 +421,14 @@ def _fma_narrow(a, b, c, dtype, out=None):
     return out
 
 
-def _into_owned(ufunc, x, y):
+# per narrow type: f64 mantissa bits under its half-ulp bit, its smallest normal
+_NARROW_FMA = {np.dtype(t): (52 - np.finfo(t).nmant - 1, np.finfo(t).tiny) for t in (np.float16, np.float32)}
+
+
+def _into_owned(ufunc, x, y, shape=None):
     """ufunc(x, y) written into x or y when one of them (arrays the caller made) already has
     the result's shape: one multi-megabyte allocation fewer."""
-    shape = np.broadcast_shapes(x.shape, y.shape)
+    shape = np.broadcast_shapes(x.shape, y.shape) if shape is None else shape
     for z in (y, x):
         if z.shape == shape and z.ndim:
             return ufunc(x, y, out=z)
