@@ -25,7 +25,7 @@ from .buffer import BufferMemory
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
-from .semantics import Ctx, SemanticsError
+from .semantics import NUMPY_QUIET, Ctx, SemanticsError
 from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
@@ -209,8 +209,15 @@ class Machine:
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
         chunk = max(1, STATE_BYTES // max(per_group, 1))
-        for first in range(0, d.groups, chunk):
-            _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats).run()
+        # inactive lanes compute on garbage and IEEE results are wanted: numpy's warnings are
+        # off for the whole run, so that no semantic needs to turn them off per batch
+        with np.errstate(all="ignore"):
+            quiet = NUMPY_QUIET.set(True)
+            try:
+                for first in range(0, d.groups, chunk):
+                    _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats).run()
+            finally:
+                NUMPY_QUIET.reset(quiet)
         stats.seconds = time.perf_counter() - t0
         return stats
 

@@ -369,17 +369,22 @@ def fma(a, b, c):
         return one(a, b, c, dtype)
     rows = max(1, _BLOCK * shape[0] // size)
     out = np.empty(shape, dtype)
+    if one is _fma_narrow:      # a uniform operand (one value) is converted once, not per block
+        a, b, c = (x.astype(np.float64) if x.size == 1 else x for x in (a, b, c))
     for i in range(0, shape[0], rows):
         part = [x[i:i + rows] if x.ndim == len(shape) and x.shape[0] > 1 else x for x in (a, b, c)]
-        one(*part, dtype, out=out[i:i + rows])         # each block rounds straight into the result
+        block = out[i:i + rows]
+        one(*part, dtype, out=block, shape=block.shape)     # each block rounds straight into the result
     return out
 
 
-def _fma_narrow(a, b, c, dtype, out=None):
-    """f16/f32 fma of one block (see fma), into `out` if given (a block of the result)."""
+def _fma_narrow(a, b, c, dtype, out=None, shape=None):
+    """f16/f32 fma of one block (see fma), into `out` if given (a block of the result, of
+    `shape`). Operands already float64 are one-value operands fma converted for every block:
+    never written (only arrays of the full shape are)."""
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
-    a, b, c = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
-    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    a, b, c = (x.astype(np.float64, copy=x.dtype != np.float64) for x in (a, b, c))
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape) if shape is None else shape
     p = _into_owned(np.multiply, a, b, shape)           # exact (<= 48 significant bits)
     s = p + c
     if s.ndim == 0:
@@ -476,7 +481,7 @@ def _add_round_to_odd(x, y):
     return np.where(step, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
 
 
-def _fma64(a, b, c, dtype=np.float64, out=None):
+def _fma64(a, b, c, dtype=np.float64, out=None, shape=None):
     """f64 a * b + c with one rounding, vectorised: Boldo and Melquiond's emulation (IEEE
     Trans. Computers 57(4), 2008): the exact product uh + ul, the exact sum th + tl of c and
     uh, the low parts added with rounding to odd, then one rounding to nearest of th + v.
