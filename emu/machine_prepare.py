@@ -232,8 +232,8 @@ class Preparer:
         f = p.inst.fields
         base, offset, soffset = f["SBASE"] * 2, sign_extend(f["OFFSET"], 21), f["SOFFSET"]
 
-        def addr(st, sel):
-            a = st.read_sgprs(sel, base, 2) & np.uint64(0xFFFF_FFFF_FFFF)   # buffer descriptors: base is bits 47:0
+        def addr(st, sel, one_if_uniform=False):
+            a = st.read_sgprs(sel, base, 2, uniform=one_if_uniform) & np.uint64(0xFFFF_FFFF_FFFF)   # buffer descriptors: base is bits 47:0
             a = a + np.uint64(offset & (2**64 - 1))
             if soffset != NULL:
                 a = a + st.sreg(sel, soffset).astype(np.uint64)
@@ -247,10 +247,11 @@ class Preparer:
                 return {"ADDR": addr(st, sel)}, scalar_limit(Resource.of(st.sgpr[base:base + 4, sel].T))
             p.buffer = access
         else:       # the same address in every wave (a kernarg pointer) is loaded once
-            p.inputs["ADDR"] = lambda st, sel: uniform(addr(st, sel))
+            p.inputs["ADDR"] = lambda st, sel: uniform(addr(st, sel, one_if_uniform=True))
         dwords = _bits(p.sem.writes.get("SDATA"), data_dwords(d.name))
         p.writers["SDATA"] = _write_sgprs(f["SDATA"], dwords)
-        p.lazy["SDATA"] = lambda st, sel: st.read_sgprs(sel, f["SDATA"], dwords)   # written slice by slice
+        # written slice by slice; usually the same (zero) in every wave: one value then
+        p.lazy["SDATA"] = lambda st, sel: st.read_sgprs(sel, f["SDATA"], dwords, uniform=True)
 
     # -------------------------------------------------------------- vector ALU
     def _valu(self, p: Prepared, d, f, literal, vopd=None):

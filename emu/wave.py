@@ -116,13 +116,17 @@ class WaveState:
         return self.read_mask(sel, EXEC_LO)
 
     # ---------------------------------------------------------------- register slabs
-    def read_sgprs(self, sel, code: int, dwords: int) -> np.ndarray:
-        """dwords consecutive SGPRs as one value per wave: (W, 1) uint32 / uint64, or (W, 1, n)."""
+    def read_sgprs(self, sel, code: int, dwords: int, uniform: bool = False) -> np.ndarray:
+        """dwords consecutive SGPRs as one value per wave: (W, 1) uint32 / uint64, or (W, 1, n).
+        uniform: one value, (1, 1) or (1, 1, n), when every wave holds the same (one compare
+        over the register-major rows instead of joining dwords for every wave)."""
         if code == NULL:
-            shape = (self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
+            shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
-        regs = self.sgpr[code:code + dwords, sel].T            # (W, n)
-        return join_dwords(regs[:, None, :], dwords)
+        regs = self.sgpr[code:code + dwords, sel]              # (n, W)
+        if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
+            regs = regs[:, :1]
+        return join_dwords(regs.T[:, None, :], dwords)
 
     def write_sgprs(self, sel, code: int, dwords: int, value: np.ndarray) -> None:
         if code == NULL:
