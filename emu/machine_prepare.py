@@ -66,7 +66,10 @@ class Prepared:
 
 def _write_sgprs(code: int, dwords: int):
     def write(st, sel, value, active):
-        st.write_sgprs(sel, code, dwords, np.asarray(value)[:, :1])
+        value = np.asarray(value)[:, :1]
+        if value.strides[0] == 0:      # one value broadcast to the batch (a uniform load): split it once
+            value = value[:1]
+        st.write_sgprs(sel, code, dwords, value)
     return write
 
 

@@ -815,7 +815,10 @@ def dw_set(arr, lo: int, bits: int, value):
 
 
 def dw_zeros(ctx, n: int):
-    return np.zeros(ctx.shape + (n,), np.uint32)
+    """A wide value's starting zeros as one broadcastable (1, 1, n) value: dw_set widens it
+    to the batch only when a dword set is per wave or per lane, so a uniform result (an SMEM
+    load of the address every wave shares) stays one value up to its register write."""
+    return np.zeros((1,) * len(ctx.shape) + (n,), np.uint32)
 
 
 def _regfile(ctx, name: str, access: str):
