@@ -451,9 +451,14 @@ class _IdentityRule(Rule):
 
 def _rules_by_identity(lark: Lark) -> None:
     """Make the rules of `lark`'s LALR tables _IdentityRule, their callback dict rebuilt (a
-    rule's hash changes with its class)."""
-    lalr = lark.parser.parser.parser
-    for state in lalr.parse_table.states.values():
+    rule's hash changes with its class). This reaches into lark's parser objects, which are
+    not a public API: a lark release that lays them out differently keeps lark's own rules
+    (the same parse, a little slower) instead of failing."""
+    lalr = getattr(getattr(getattr(lark, "parser", None), "parser", None), "parser", None)
+    table = getattr(getattr(lalr, "parse_table", None), "states", None)
+    if not isinstance(table, dict) or not isinstance(getattr(lalr, "callbacks", None), dict):
+        return
+    for state in table.values():
         for _action, arg in state.values():
             if type(arg) is Rule:
                 arg.__class__ = _IdentityRule
