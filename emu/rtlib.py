@@ -805,9 +805,11 @@ def dw_get(arr, lo: int, bits: int):
 
 
 def dw_set(arr, lo: int, bits: int, value):
-    out = np.array(np.broadcast_to(arr, np.broadcast_shapes(arr.shape, np.shape(value) + arr.shape[-1:])))
-    k = lo // 32
     v = raw(value)
+    shape = np.shape(v) + arr.shape[-1:]
+    # the usual case, a value of the array's own shape, copies without the broadcast machinery
+    out = arr.copy() if shape == arr.shape else np.array(np.broadcast_to(arr, np.broadcast_shapes(arr.shape, shape)))
+    k = lo // 32
     out[..., k] = (v & U64(0xFFFFFFFF)).astype(np.uint32)
     if bits == 64:
         out[..., k + 1] = (v >> U64(32)).astype(np.uint32)
