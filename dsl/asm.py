@@ -133,12 +133,39 @@ def _keylist(text: str) -> tuple:
     return ("kv", key.lower(), [int(x) for x in items[1:-1].split(",")])
 
 
+def _signed(text: str):
+    """-x, |x|, -|x| or -|-x| of a register, register range or number (a run's signed terms), as
+    the grammar's `negate` and `absval` build them from the atom inside."""
+    text = text.rstrip(_BLANK_COMMA)
+    neg = text[0] == "-"
+    inner = text[1:] if neg else text
+    bars = inner[0] == "|"
+    if bars:
+        inner = inner[1:-1]
+    inner_neg = inner[0] == "-"
+    if inner_neg:
+        inner = inner[1:]
+    if inner[0] in "vsta":
+        value = _regrange(inner) if inner[-1] == "]" else _reg(inner)
+    elif inner[:2] in ("0x", "0b") or not ("." in inner or "e" in inner or "E" in inner):
+        value = _int(inner)
+    else:
+        value = float(inner)
+    if inner_neg:
+        value = _ToStatements.negate(None, [value])
+    if bars:
+        value = _ToStatements.absval(None, [value])
+    return _ToStatements.negate(None, [value]) if neg else value
+
+
 # tokens `instr` takes directly -> (their operand value, whether they end with the operand's comma)
 _TOKEN_VALUE = {"REG": (_reg, False), "REG_C": (_reg, True), "REGRANGE": (_regrange, False),
                 "REGRANGE_C": (_regrange, True), "NUMBER": (_int, False), "NUMBER_C": (_int, True),
                 "FLOAT": (float, False), "IDENT": (_name, False), "IDENT_C": (_name, True),
                 "SYMEXPR": (_symexpr, False), "SYMEXPR_C": (_symexpr, True),
-                "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False)}
+                "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False),
+                # not tokens: a run's signed terms (see asm.lark), split out by _SIGNED_TERMS
+                "SIGNED": (_signed, False), "SIGNED_C": (_signed, True)}
 
 
 @dataclass(frozen=True)
@@ -270,8 +297,10 @@ def _terms_splitter():
     members = set(_TOKEN_VALUE) | _SKIPPED_IN_TERMS | {"COMMA"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-    # a last alternative takes any character the terminals do not, so no character is skipped
+    # the signed terms start with a character none of those terminals does (`-`, `|`); a last
+    # alternative takes any character the terminals do not, so no character is skipped
     return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
+                      + "".join(f"|(?P<{kind}>{pattern})" for kind, pattern in _SIGNED_TERMS)
                       + f"|(?P<{_UNSPLIT}>.)", re.S).finditer
 
 
@@ -300,6 +329,9 @@ def _fast_kind():
 _REG = r"(?:v|s|ttmp|a)\d++(?:\.[lh])?"
 _REGRANGE = r"(?:v|s|ttmp|a)\[\d++(?::\d++)?\]"
 _NAME_TEXT = r"(?!inf|nan)(?!(?:v|s|ttmp|a)[\d\[])[A-Za-z_.$][\w.$@]*+"
+_ATOM = rf"(?:{_REG}|{_REGRANGE}|0x[0-9a-fA-F]++|0b[01]++|\d++(?:\.\d*+)?(?:[eE][-+]?\d++)?)"
+_SIGNED = rf"(?:-?\|-?{_ATOM}\||-{_ATOM})"
+_SIGNED_TERMS = [("SIGNED_C", _SIGNED + r"[ \t]*,[ \t]*"), ("SIGNED", _SIGNED + r"[ \t]*+(?!,)")]
 _FAST_TERMS = [("REG_C", _REG + r"[ \t]*,[ \t]*"),
                ("REG", _REG + r"(?![\w\[])[ \t]*+(?![-+,])"),
                ("REGRANGE_C", _REGRANGE + r"[ \t]*,[ \t]*"),
@@ -311,6 +343,7 @@ _FAST_TERMS = [("REG_C", _REG + r"[ \t]*,[ \t]*"),
                ("KEYLIST", r"(?i:[a-z_][a-z0-9_]*+:\[[ \t]*-?\d++(?:[ \t]*,[ \t]*-?\d++)*[ \t]*\][ \t]*)"),
                ("IDENT_C", _NAME_TEXT + r"[ \t]*+,[ \t]*"),
                ("IDENT", _NAME_TEXT + r"[ \t]*+(?![-+,:])"),
+               *_SIGNED_TERMS,
                ("COMMA", r",[ \t]*"),
                ("BLANKS", r"[ \t]+"),
                ("NL", r"(?:(?://|;|#)[^\n]*)?(?:\r?\n)+")]
