@@ -463,7 +463,7 @@ class Preparer:
             if use_saddr:
                 va = self._vgpr_data(vaddr, 1)
                 def addr(st, sel):      # kept split: the memory bounds base and offsets separately
-                    return SplitAddresses(uniform(st.read_sgprs(sel, saddr, 2)) + off, va(st, sel))
+                    return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel))
             else:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off

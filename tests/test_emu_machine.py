@@ -521,6 +521,43 @@ def test_reused_register_files_read_as_zero(monkeypatch):
         assert (got[name] == 0).all(), name
 
 
+def test_work_item_ids_in_reused_register_files():
+    """A launch reusing the last one's register files keeps v0's work-item ids only when the
+    ids are for its shape and the last kernel never wrote v0; otherwise they are rewritten."""
+    mem = DeviceMemory()
+    out = mem.alloc(4 * 32, "ids")
+    table = mem.alloc(8, "kernarg")
+    mem.write(table, np.array([out], np.uint64))
+    machine = Machine("gfx1100", mem)
+
+    def run(block, dims, clobber_v0):
+        code = dsl.assemble(loads("ids") + f"""
+            v_mbcnt_lo_u32_b32 v2, -1, 0        // lane id: where the lane's v0 goes
+            v_lshlrev_b32 v2, 2, v2
+            global_store_b32 v2, v0, s[4:5]
+            {"v_mov_b32 v0, 7" if clobber_v0 else ""}
+            s_endpgm""", "gfx1100")
+        at = mem.alloc(len(code), "code")
+        mem.write(at, code)
+        machine.run(Dispatch("ids", at, grid=(1, 1, 1), block=block, vgprs=8, workitem_id_dims=dims,
+                             user_sgprs=[table & 0xFFFFFFFF, table >> 32], user_sgpr_count=16))
+        return np.frombuffer(mem.read(out, 4 * 32), np.uint32)
+
+    local = np.arange(32)
+    flat, square = local, (local % 8) | (local // 8) << 10
+    # held: the reused state's v0 holds ids (for some shape) and was not written since
+    for block, dims, clobber, want, held in [((32, 1, 1), 0, False, flat, False),    # a fresh state
+                                             ((32, 1, 1), 0, True, flat, True),       # ids kept
+                                             ((32, 1, 1), 0, False, flat, False),     # v0 was written: rewritten
+                                             ((8, 4, 1), 1, False, square, True),     # another shape: rewritten
+                                             ((8, 4, 1), 1, False, square, True)]:    # kept
+        spare = machine.spare_state
+        assert (spare is not None and spare.v0_ids is not None and not spare.vgpr_written[0]) == held
+        np.testing.assert_array_equal(run(block, dims, clobber), want)
+    spare = machine.spare_state.reset()             # a plain reset leaves zeros, as in a fresh state
+    assert not spare.vgpr.any()
+
+
 def test_packed_math_op_sel_and_neg():
     rng = np.random.default_rng(13)
     a, b = rng.uniform(-4, 4, (2, 64, 2)).astype(np.float16)
