@@ -72,21 +72,26 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     ended chunk's) is reset and reused instead of allocating new register files."""
     L, per = d.wave_size, d.waves_per_group
     nw = groups * per
+    # what v0 holds after setup: the same for every chunk of a launch and for launches of one
+    # shape, so a reused state whose v0 the kernel never wrote keeps it (4 bytes per lane)
+    ids_key = (tuple(d.block), d.workitem_id_dims, L, groups)
     if spare is not None and (spare.waves, spare.lanes, spare.vgprs) == (nw, L, d.vgprs):
-        st = spare.reset(rewritten_vgprs=1)         # v0 is written below in every lane
+        keep_ids = spare.v0_ids == ids_key and not spare.vgpr_written[0]
+        st = spare.reset(rewritten_vgprs=1)         # v0 is kept or written below in every lane
     else:
-        st = WaveState(nw, L, d.vgprs)
-    gid = first_group + np.arange(groups)
+        keep_ids, st = False, WaveState(nw, L, d.vgprs)
     gx, gy, gz = d.grid
-    wg_xyz = np.stack([gid % gx, (gid // gx) % gy, gid // (gx * gy)], 1)      # (groups, 3)
-    wave_group = np.repeat(np.arange(groups), per)                            # chunk-local group of each wave
     n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
     st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
     st.sgpr_written[:len(d.user_sgprs)] = True
     s = n_user
+    gid = None
     for axis, on in enumerate(d.workgroup_id):
         if on:
-            st.sgpr[s] = wg_xyz[wave_group, axis]
+            if gid is None:
+                gid = np.arange(first_group, first_group + groups)
+            xyz = (gid % gx, (gid // gx) % gy, gid // (gx * gy))[axis]
+            st.sgpr[s].reshape(groups, per)[:] = xyz[:, None]     # each group's id to its waves
             s += 1
     if d.workgroup_info:    # bits 5:0 waves in the group, the rest are hardware details left 0
         st.sgpr[s] = per
@@ -99,14 +104,19 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     # same pattern: compute it for one group and repeat it.
     bx, by, bz = d.block
     local = np.arange(per * L).reshape(per, L)
-    x, y, z = local % bx, (local // bx) % by, local // (bx * by)
-    dims = d.workitem_id_dims
     valid = local < bx * by * bz
-    v0 = np.where(valid, x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0), 0).astype(np.uint32)
-    st.vgpr[0].reshape(groups, per, L)[:] = v0          # broadcast into the register: no tiled copy
-    st.vgpr_written[0] = True
-    st.write_mask(slice(None), EXEC_LO, np.tile(pack_mask(valid), (groups, 1)))
+    if not keep_ids:
+        x, y, z = local % bx, (local // bx) % by, local // (bx * by)
+        dims = d.workitem_id_dims
+        v0 = np.where(valid, x | (y << 10 if dims >= 1 else 0) | (z << 20 if dims >= 2 else 0), 0).astype(np.uint32)
+        st.vgpr[0].reshape(groups, per, L)[:] = v0      # broadcast into the register: no tiled copy
+    # v0 holds ids, not zeros, while its written mark is clear (WaveState.v0_ids)
+    st.vgpr_written[0], st.v0_ids = False, ids_key
+    exec_bits = pack_mask(valid)                          # (per, 1): the same in every group
+    for k in range(st.mask_dwords):
+        st.sgpr[EXEC_LO + k].reshape(groups, per)[:] = (exec_bits[:, 0] >> np.uint64(32 * k)).astype(np.uint32)
+    st.sgpr_written[EXEC_LO:EXEC_LO + st.mask_dwords] = True
     st.pc[:] = d.entry
     st.mode[:] = d.mode
     st.mode_uniform = int(d.mode)
-    return st, wave_group
+    return st, np.repeat(np.arange(groups), per)          # the chunk-local group of each wave

@@ -227,6 +227,7 @@ class _Chunk:
 
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
+        self._direct: dict = {}          # (pc, id(prepared)) -> register of a direct D0 (destinations)
         self.st, self.wave_group = initial_state(d, first, groups, m.spare_state)
         m.spare_state = None        # handed back when this chunk ends
         self.groups = groups
@@ -234,7 +235,7 @@ class _Chunk:
         L = d.wave_size
         self.full = np.uint64((1 << L) - 1)
         self.lds = np.zeros(groups * d.lds_size + 8, np.uint8)
-        self.lds_base = (self.wave_group * d.lds_size).astype(np.int64)[:, None]
+        self._lds_base = None       # (waves, 1) offset of each wave's LDS, made on first use
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -246,7 +247,9 @@ class _Chunk:
             return None
         if kind == "global":
             return self.m.memory
-        lds = RegionMemory("LDS", self.lds, self.d.lds_size, self.lds_base[sel])
+        if self._lds_base is None:
+            self._lds_base = (self.wave_group * self.d.lds_size).astype(np.int64)[:, None]
+        lds = RegionMemory("LDS", self.lds, self.d.lds_size, self._lds_base[sel])
         scratch = RegionMemory("scratch", self.scratch, self.d.scratch_size, self.scratch_base[sel])
         return {"lds": lds, "scratch": scratch}.get(kind) or FlatMemory(self.m.memory, lds, scratch)
 
@@ -255,12 +258,20 @@ class _Chunk:
         parked = np.iinfo(np.int64).max
         everyone, all_waves = np.arange(st.waves), slice(0, st.waves)
         # every wave runs, at one PC: the last batch held them all and moved them on together
-        # (no branch, no machine event but waits), so the next batch is again all of them
-        together = False
+        # (no machine event but waits; a branch every wave took the same way), so the next
+        # batch is again all of them. A launch starts that way.
+        together = bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
+        # instructions every wave issued while together, not yet added to st.issued (one
+        # Python int instead of a pass over the waves per batch)
+        bulk = 0
         while True:
             if together:
                 lowest, idx, sel = int(st.pc[0]), everyone, all_waves
+                bulk += 1
             else:
+                if bulk:
+                    st.issued += bulk
+                    bulk = 0
                 key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
                 lowest = int(key.min())
                 if lowest == parked:
@@ -270,14 +281,14 @@ class _Chunk:
                     return
                 idx = np.flatnonzero(key == lowest)
                 sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
+                st.issued[sel] += 1
             pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
             p = self.prepared.get(pc)
             if p is None:
                 p = self.prepare(pc)
-            st.issued[sel] += 1
             stats.batches += 1
             stats.instructions += len(idx)
-            if st.issued[idx[0]] > self.d.budget:
+            if st.issued[idx[0]] + bulk > self.d.budget:
                 raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
                                      f"at PC 0x{pc:x} ({p.mnemonic}) in work-group "
                                      f"{self.group_xyz(int(self.wave_group[idx[0]]))}: a runaway loop?")
@@ -289,9 +300,16 @@ class _Chunk:
                     self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
             else:
                 self.step(p, sel, idx)
-            together = len(idx) == st.waves and not p.sem.branch and (p.control is None or p.control in _NO_EFFECT)
             if self.m.tracer is not None:
                 self.m.tracer(p, st, sel)
+            if len(idx) < st.waves or (p.control is not None and p.control not in _NO_EFFECT):
+                if p.control == "end" and len(idx) == st.waves:     # every wave ended at once
+                    st.issued += bulk
+                    self.m.spare_state = st
+                    return
+                together = False
+            else:       # after a branch: together if every wave went the same way (min = max)
+                together = not p.sem.branch or st.pc.min() == st.pc.max()
 
     def prepare(self, pc: int) -> Prepared:
         try:
@@ -322,11 +340,14 @@ class _Chunk:
         halves = [p] if p.second is None else [p, p.second]
         results = []
         for h in halves:
-            results.append(self.execute(h, sel, idx, exec_mask, active))
-        for h, (out, write_active) in zip(halves, results):
+            # VOPD's X half must not write a register before the Y half has read its sources
+            results.append(self.execute(h, sel, idx, exec_mask, active, direct=h is halves[-1]))
+        for h, (out, write_active, dest) in zip(halves, results):
             if h.saturate is not None:
                 out = h.saturate(out)
             for name, value in out.items():
+                if dest is not None and value is dest.get(name):
+                    continue            # computed straight into its register
                 writer = h.writers.get(name)
                 if writer is None:
                     raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {h.mnemonic} writes {name}, "
@@ -355,10 +376,11 @@ class _Chunk:
             st.run[sel] = AT_BARRIER
             self.release(idx)
 
-    def execute(self, p: Prepared, sel, idx, exec_mask, active):
+    def execute(self, p: Prepared, sel, idx, exec_mask, active, direct: bool = False):
         st = self.st
         inputs = _Inputs(p.lazy, st, sel)
         inputs.update((k, f(st, sel) if callable(f) else f) for k, f in p.inputs.items())
+        dest = self.destinations(p, sel) if direct and active is None and isinstance(sel, slice) else None
         write_active = active
         if p.dpp is not None:
             full_active = active if active is not None else np.ones((len(idx), st.lanes), bool)
@@ -374,9 +396,10 @@ class _Chunk:
         ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar,
                   mode=st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
                   status=st.status[sel], mem=mem,
-                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel))
+                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel),
+                  dest=dict(dest) if dest else None)
         try:
-            return p.sem.execute(ctx), write_active
+            return p.sem.execute(ctx), write_active, dest
         except MemoryFault as e:
             raise self.fault(p, idx, e) from None
         except SemanticsError as e:
@@ -384,6 +407,25 @@ class _Chunk:
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: its semantics failed "
                            f"({type(e).__name__}: {e})") from e
+
+    def destinations(self, p: Prepared, sel) -> dict | None:
+        """{output: its register slab} a semantic may compute straight into (Ctx.dest): a whole
+        32-bit VGPR D0 of a batch of contiguous waves with every lane on (the caller checks),
+        with no DPP, integer clamp or register-file access in the way. The translator uses it
+        only from a semantic's last statement (emu/pcode/translate.py keep_direct), so that
+        sources that are the destination register itself are read before it is written."""
+        try:
+            reg = self._direct[p.pc, id(p)]
+        except KeyError:
+            reg = getattr(p.writers.get("D0"), "register", None)
+            if p.cross_lane or p.dpp is not None or p.saturate is not None or p.buffer is not None \
+                    or "D0" not in p.sem.writes:
+                reg = None
+            self._direct[p.pc, id(p)] = reg
+        if reg is None:
+            return None
+        self.st.vgpr_written[reg] = True
+        return {"D0": self.st.vgpr[reg, sel]}
 
     # ------------------------------------------------------------------ reports
     def group_xyz(self, local_group: int) -> tuple[int, int, int]:
@@ -406,6 +448,8 @@ class _Chunk:
 
     def release(self, idx) -> None:
         """Let the waves of every work-group whose live waves all wait at the barrier go on."""
+        if not (self.st.run == AT_BARRIER).any():       # nobody waits (one pass, not per group)
+            return
         states = self.st.run.reshape(self.groups, self.per_group)       # a view: writes land in st.run
         release = (states == AT_BARRIER).any(1) & ~(states == RUNNING).any(1)
         if release.any():

@@ -84,6 +84,8 @@ def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
             low = np.asarray(value).astype(np.uint32) & np.uint32(0xFFFF)
             value = (old & np.uint32(0xFFFF0000)) | low if half == 0 else (old & np.uint32(0xFFFF)) | (low << np.uint32(16))
         st.write_vgprs(sel, reg, dwords, value, active)
+    # one whole register written as computed: a semantic may compute into it (machine: Ctx.dest)
+    write.register = reg if dwords == 1 and half is None and post is None else None
     return write
 
 
@@ -461,7 +463,7 @@ class Preparer:
             if use_saddr:
                 va = self._vgpr_data(vaddr, 1)
                 def addr(st, sel):      # kept split: the memory bounds base and offsets separately
-                    return SplitAddresses(uniform(st.read_sgprs(sel, saddr, 2)) + off, va(st, sel))
+                    return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel))
             else:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off

@@ -9,6 +9,7 @@ reached because all data lives in numpy arrays indexed by checked offsets.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,20 +131,21 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
         index += base >> shift
         return index
 
-    def run_start(self, start: int, nbytes: int) -> int | None:
-        """The element index (address - start) / nbytes of lane 0 when the batch's addresses
-        are one unit-stride run from one base (lane i, in wave order, at lane 0 + i * nbytes:
-        the coalesced access of most kernels), so that a slice replaces gather and scatter;
-        else None. The exact span test rules out a run that wraps the 32-bit offsets."""
+    def run_start(self, nbytes: int) -> int | None:
+        """The address of lane 0 (a Python int) when the batch's addresses are one
+        unit-stride run from one base (lane i, in wave order, at lane 0 + i * nbytes: the
+        coalesced access of most kernels), so that a slice replaces gather and scatter and
+        the run's ends are its bounds; else None. The exact span test rules out a run that
+        wraps the 32-bit offsets (every difference is then nbytes exactly, not modulo 2**32)."""
         flat = self.offset.reshape(-1)
         if self.base.size != 1 or not flat.size:
             return None
-        first = int(self.base.reshape(())) - start + int(flat[0])
-        if first % nbytes or int(flat[-1]) - int(flat[0]) != nbytes * (flat.size - 1):
+        first = int(flat[0])
+        if int(flat[-1]) - first != nbytes * (flat.size - 1):
             return None
         if flat.size > 1 and not (np.subtract(flat[1:], flat[:-1]) == nbytes).all():
             return None
-        return first // nbytes
+        return int(self.base.reshape(())) + first
 
     def bounds(self) -> tuple[int, int]:
         """Lowest and highest address a lane can have (before wrapping at 2**64)."""
@@ -159,8 +161,7 @@ class DeviceMemory:
         self.data = np.zeros(1 << 16, np.uint8)
         self.allocations: list[Allocation] = []
         self._end = 0                       # bytes of the arena handed out (incl. guards)
-        self._starts = np.zeros(0, np.int64)
-        self._ends = np.zeros(0, np.int64)
+        self._refresh()
 
     # ------------------------------------------------------------------ allocation
     def alloc(self, size: int, name: str = "buffer") -> int:
@@ -187,8 +188,10 @@ class DeviceMemory:
 
     def _refresh(self) -> None:
         live = [a for a in self.allocations if a.live]
-        self._starts = np.array([a.address for a in live], np.int64)
-        self._ends = np.array([a.address + a.size for a in live], np.int64)
+        self._start_list = [a.address for a in live]          # sorted: allocations only grow upward
+        self._end_list = [a.address + a.size for a in live]
+        self._starts = np.array(self._start_list, np.int64)
+        self._ends = np.array(self._end_list, np.int64)
 
     def allocation_at(self, address: int) -> Allocation | None:
         for a in self.allocations:
@@ -254,17 +257,23 @@ class DeviceMemory:
         """Element indices into the arena viewed as nbytes-wide values (a slice for a
         unit-stride run), for split addresses of all-active lanes that lie, with all their
         lanes' bounds, in one allocation and are aligned; None sends the access through the
-        general (per-lane) path."""
-        if not isinstance(addr, SplitAddresses) or not _every(np.broadcast_to(mask, addr.shape)):
+        general (per-lane) path. A run is bounded by its ends (no pass over the lanes)."""
+        if type(addr) is not SplitAddresses or not _every(mask):
             return None
-        lo, hi = addr.bounds()
-        i = np.searchsorted(self._starts, [lo, hi], "right") - 1
-        if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]] and hi < 2**63):
+        run = addr.run_start(nbytes)
+        lo, hi = (run, run + nbytes * (addr.size - 1)) if run is not None else addr.bounds()
+        if not self._inside_one(lo, hi + nbytes):
             return None
-        run = addr.run_start(self.base, nbytes)
-        if run is not None:
-            return slice(run, run + addr.size)
+        if run is not None and not (run - self.base) % nbytes:
+            first = (run - self.base) // nbytes
+            return slice(first, first + addr.size)
         return addr.indices(self.base, _SHIFT[nbytes], nbytes)
+
+    def _inside_one(self, lo: int, end: int) -> bool:
+        """Whether bytes [lo, end) lie in one live allocation (Python ints: a bisection over
+        the sorted starts, no array call)."""
+        i = bisect.bisect_right(self._start_list, lo) - 1
+        return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         if np.size(addr) == 1 and not isinstance(addr, SplitAddresses) and np.all(mask):
@@ -285,8 +294,7 @@ class DeviceMemory:
         """The value at one address (a uniform SMEM load) with Python-int bounds, skipping the
         array machinery of a batch access (~35 us); None when it is out of bounds, so the
         general path reports the fault."""
-        i = int(np.searchsorted(self._starts, address, "right")) - 1
-        if i < 0 or address + nbytes > self._ends[i] or address >= 2**63:
+        if not self._inside_one(address, address + nbytes):
             return None
         offset = address - self.base
         return int.from_bytes(self.data[offset:offset + nbytes].tobytes(), "little")

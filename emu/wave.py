@@ -42,6 +42,10 @@ class WaveState:
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
         self.sgpr_written = np.zeros(128, bool)
         self.vgpr_written = np.zeros(len(self.vgpr), bool)
+        # the exception: launch.initial_state leaves v0's mark clear after writing the
+        # work-item ids, and says here which launch shape they are for (None: v0 is zero
+        # unless marked), so that a launch of that shape reusing this state keeps them
+        self.v0_ids = None
         self._reset_small()
 
     def reset(self, rewritten_vgprs: int = 0) -> "WaveState":
@@ -50,15 +54,22 @@ class WaveState:
         when first written and again when freed). Only registers written since the last
         reset are cleared, except VGPRs below `rewritten_vgprs`, which the caller is about
         to overwrite in every lane."""
+        if rewritten_vgprs == 0 and self.v0_ids is not None and not self.vgpr_written[0]:
+            self.vgpr[0] = 0                # work-item ids left by a launch
+        self.v0_ids = None
         for written, regs, skip in ((self.sgpr_written, self.sgpr, 0), (self.vgpr_written, self.vgpr, rewritten_vgprs)):
             for reg in np.flatnonzero(written[skip:]) + skip:
                 regs[reg] = 0
             written[skip:] = False
-        self._reset_small()
+        for per_wave in (self.scc, self.pc, self.mode, self.status, self.issued):
+            per_wave.fill(0)            # refilled in place: fresh arrays cost page faults
+        self.run.fill(RUNNING)
+        self.mode_uniform, self._hwreg = 0, None
         return self
 
     def _reset_small(self) -> None:
-        """The per-wave state other than register files (a few bytes per wave)."""
+        """The per-wave state other than register files (a few bytes per wave); reset()
+        refills the same arrays."""
         waves = self.waves
         self.scc = np.zeros((waves, 1), np.uint32)
         self.pc = np.zeros(waves, np.int64)

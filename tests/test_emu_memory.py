@@ -46,7 +46,8 @@ def test_unaligned_and_empty_accesses():
     assert mem.load(np.zeros((0, 32), np.uint64), 4, np.ones((0, 32), bool)).shape == (0, 32)
 
 
-@pytest.mark.parametrize("case", ["aligned", "masked", "unaligned", "past the end", "per-wave bases", "unit stride"])
+@pytest.mark.parametrize("case", ["aligned", "masked", "unaligned", "past the end", "per-wave bases", "unit stride",
+                                  "unit stride past the end", "unaligned unit stride", "unit stride masked"])
 def test_split_addresses_behave_as_their_sums(case):
     """SplitAddresses (per-wave base + per-lane 32-bit offset) load, store and fault exactly
     like the uint64 sums they stand for, whichever path the memory takes."""
@@ -56,23 +57,29 @@ def test_split_addresses_behave_as_their_sums(case):
     base = np.full((1, 1), at, np.uint64) if case != "per-wave bases" else \
         np.array([[at], [at + 64]], np.uint64)
     offset = (rng.permutation(16)[:8] * 4).astype(np.uint32).reshape(2, 4)
-    if case == "unit stride":           # lane i of the batch at 4 * i: loaded and stored as one slice
-        offset = (np.arange(8, dtype=np.uint32) * 4 + 12).reshape(2, 4)
+    if case.startswith("unit stride"):      # lane i of the batch at 4 * i: loaded and stored as one slice
+        offset = (np.arange(8, dtype=np.uint32) * 4 + (228 if case.endswith("past the end") else 12)).reshape(2, 4)
+    if case == "unaligned unit stride":
+        offset = (np.arange(8, dtype=np.uint32) * 4 + 13).reshape(2, 4)
     offset[1] = offset[1] if case != "unaligned" else offset[1] + 1
     if case == "past the end":
         offset[1, 2] = 254
-    mask = np.ones((2, 4), bool) if case != "masked" else rng.random((2, 4)) < 0.5
+    mask = np.ones((2, 4), bool) if not case.endswith("masked") else rng.random((2, 4)) < 0.5
     split = SplitAddresses(base, offset)
     plain = offset.astype(np.uint64) + base
     np.testing.assert_array_equal(np.asarray(split), plain)
     np.testing.assert_array_equal(split + np.uint64(4), plain + np.uint64(4))     # arithmetic: the sums
     np.testing.assert_array_equal(split & np.uint64(0xFF), plain & np.uint64(0xFF))
     assert isinstance(np.uint64(4) + split, SplitAddresses)          # the next dword: still split
-    if case == "past the end":
-        with pytest.raises(MemoryFault) as fault:
-            mem.load(split, 4, mask)
-        assert fault.value.position == (1, 2) and fault.value.address == at + 254
+    if case.endswith("past the end"):   # the first lane whose 4 bytes leave the buffer is named
+        lane, address = ((1, 2), at + 254) if case == "past the end" else ((1, 3), at + 256)
+        for access in (lambda: mem.load(split, 4, mask), lambda: mem.store(split, 4, offset, mask)):
+            with pytest.raises(MemoryFault) as fault:
+                access()
+            assert fault.value.position == lane and fault.value.address == address
         return
+    # the slice path serves exactly the all-active aligned unit-stride run
+    assert isinstance(mem._split_indices(split, 4, mask), slice) == (case == "unit stride")
     np.testing.assert_array_equal(mem.load(split, 4, mask), mem.load(plain, 4, mask))
     value = rng.integers(0, 2**32, (2, 4), dtype=np.uint64).astype(np.uint32)
     mem.store(split, 4, value, mask)
