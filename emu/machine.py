@@ -227,6 +227,7 @@ class _Chunk:
 
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
+        self._direct: dict = {}          # (pc, id(prepared)) -> register of a direct D0 (destinations)
         self.st, self.wave_group = initial_state(d, first, groups, m.spare_state)
         m.spare_state = None        # handed back when this chunk ends
         self.groups = groups
@@ -339,11 +340,14 @@ class _Chunk:
         halves = [p] if p.second is None else [p, p.second]
         results = []
         for h in halves:
-            results.append(self.execute(h, sel, idx, exec_mask, active))
-        for h, (out, write_active) in zip(halves, results):
+            # VOPD's X half must not write a register before the Y half has read its sources
+            results.append(self.execute(h, sel, idx, exec_mask, active, direct=h is halves[-1]))
+        for h, (out, write_active, dest) in zip(halves, results):
             if h.saturate is not None:
                 out = h.saturate(out)
             for name, value in out.items():
+                if dest is not None and value is dest.get(name):
+                    continue            # computed straight into its register
                 writer = h.writers.get(name)
                 if writer is None:
                     raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {h.mnemonic} writes {name}, "
@@ -372,10 +376,11 @@ class _Chunk:
             st.run[sel] = AT_BARRIER
             self.release(idx)
 
-    def execute(self, p: Prepared, sel, idx, exec_mask, active):
+    def execute(self, p: Prepared, sel, idx, exec_mask, active, direct: bool = False):
         st = self.st
         inputs = _Inputs(p.lazy, st, sel)
         inputs.update((k, f(st, sel) if callable(f) else f) for k, f in p.inputs.items())
+        dest = self.destinations(p, sel) if direct and active is None and isinstance(sel, slice) else None
         write_active = active
         if p.dpp is not None:
             full_active = active if active is not None else np.ones((len(idx), st.lanes), bool)
@@ -391,9 +396,10 @@ class _Chunk:
         ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar,
                   mode=st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
                   status=st.status[sel], mem=mem,
-                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel))
+                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel),
+                  dest=dict(dest) if dest else None)
         try:
-            return p.sem.execute(ctx), write_active
+            return p.sem.execute(ctx), write_active, dest
         except MemoryFault as e:
             raise self.fault(p, idx, e) from None
         except SemanticsError as e:
@@ -401,6 +407,25 @@ class _Chunk:
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: its semantics failed "
                            f"({type(e).__name__}: {e})") from e
+
+    def destinations(self, p: Prepared, sel) -> dict | None:
+        """{output: its register slab} a semantic may compute straight into (Ctx.dest): a whole
+        32-bit VGPR D0 of a batch of contiguous waves with every lane on (the caller checks),
+        with no DPP, integer clamp or register-file access in the way. The translator uses it
+        only from a semantic's last statement (emu/pcode/translate.py keep_direct), so that
+        sources that are the destination register itself are read before it is written."""
+        try:
+            reg = self._direct[p.pc, id(p)]
+        except KeyError:
+            reg = getattr(p.writers.get("D0"), "register", None)
+            if p.cross_lane or p.dpp is not None or p.saturate is not None or p.buffer is not None \
+                    or "D0" not in p.sem.writes:
+                reg = None
+            self._direct[p.pc, id(p)] = reg
+        if reg is None:
+            return None
+        self.st.vgpr_written[reg] = True
+        return {"D0": self.st.vgpr[reg, sel]}
 
     # ------------------------------------------------------------------ reports
     def group_xyz(self, local_group: int) -> tuple[int, int, int]:

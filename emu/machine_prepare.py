@@ -84,6 +84,8 @@ def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
             low = np.asarray(value).astype(np.uint32) & np.uint32(0xFFFF)
             value = (old & np.uint32(0xFFFF0000)) | low if half == 0 else (old & np.uint32(0xFFFF)) | (low << np.uint32(16))
         st.write_vgprs(sel, reg, dwords, value, active)
+    # one whole register written as computed: a semantic may compute into it (machine: Ctx.dest)
+    write.register = reg if dwords == 1 and half is None and post is None else None
     return write
 
 

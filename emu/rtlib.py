@@ -12,6 +12,7 @@ arithmetic is exact modulo 2**32 (emu/pcode/narrow.py) never leave uint32 at all
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -354,21 +355,24 @@ def fabs(x):
 _BLOCK = 1 << 15      # lanes per block of a large fma: its float64 temporaries stay in cache
 
 
-def fma(a, b, c):
+def fma(a, b, c, out=None):
     """Fused multiply-add with a single rounding: f16/f32 via exact float64 products and a
     float64 sum whose double rounding is repaired only where it can matter; f64 vectorised
     with an exact product and round-to-odd (_fma64). A large batch is done in blocks of
     waves: a dozen multi-megabyte float64 temporaries otherwise cost more in memory traffic
-    and page faults than the arithmetic."""
+    and page faults than the arithmetic. `out`: an array of the result's shape and type to
+    write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
     one = _fma64 if dtype == np.float64 else _fma_narrow
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    if out is not None and (out.shape != shape or out.dtype != dtype):
+        out = None
     size = math.prod(shape)
     if not shape or size <= 2 * _BLOCK:
-        return one(a, b, c, dtype)
+        return one(a, b, c, dtype) if out is None else one(a, b, c, dtype, out=out, shape=shape)
     rows = max(1, _BLOCK * shape[0] // size)
-    out = np.empty(shape, dtype)
+    out = np.empty(shape, dtype) if out is None else out
     if one is _fma_narrow:      # a uniform operand (one value) is converted once, not per block
         a, b, c = (x.astype(np.float64) if x.size == 1 else x for x in (a, b, c))
     for i in range(0, shape[0], rows):
@@ -698,6 +702,38 @@ def owned(x):
     return x if not isinstance(x, np.ndarray) or x.base is None or type(x.base) is LentMemory else x.copy()
 
 
+# ---- results computed into the destination register (Ctx.dest) -----------------------
+
+def take_dest(ctx, name: str):
+    """The uint32 (W, L) array the machine offers for output `name` (Ctx.dest), or None;
+    handed out once, so a second result of that name (or a local still holding the first)
+    is never overwritten behind the semantic's back."""
+    dest = ctx.dest
+    return dest.pop(name, None) if dest else None
+
+
+def into(ctx, name: str, ufunc, x, y):
+    """ufunc(x, y) as the whole 32-bit value of output `name` (a uint32 statement of
+    emu/pcode/narrow.py): computed straight into the destination register when the machine
+    offers it, saving the result's allocation and the writeback copy."""
+    out = take_dest(ctx, name)
+    if out is None or np.result_type(x, y) != _U32:
+        return owned(ufunc(x, y))
+    return ufunc(x, y, out=out)
+
+
+def float_into(ctx, name: str, bits: int, compute):
+    """A whole float result (store(..., narrow=True) bits) of compute(out), where `out` is
+    the destination register viewed as the float type when the machine offers it (32-bit
+    results only; compute may ignore it) or None."""
+    dest = take_dest(ctx, name) if bits == 32 else None
+    if dest is None:
+        return store(compute(None), "f", bits, narrow=True)
+    f = dest.view(FLOAT[bits])
+    result = compute(f)
+    return dest if result is f else store(result, "f", bits, narrow=True)
+
+
 def u32(x):
     """The low 32 bits of an integer value as uint32 (no copy when it already is one)."""
     a = np.asarray(x)
@@ -916,7 +952,7 @@ def call_instruction(ctx, name: str, args: list):
     for i, a in enumerate(args):
         bits = sem.reads.get(f"S{i}").bits if f"S{i}" in sem.reads else 32
         sub_inputs[f"S{i}"] = raw(a) & U64(_mask(bits)) if bits < 64 else raw(a)
-    out = sem.fn(ctx.with_inputs(sub_inputs))
+    out = sem.fn(replace(ctx.with_inputs(sub_inputs), dest=None))      # its D0 is not ours to write
     return out["D0"]
 
 

@@ -275,6 +275,11 @@ class Ctx:
     vgpr: RegFile | None = None           # VGPR[lane][reg]
     sgpr: RegFile | None = None           # SGPR[reg]
     hwreg: RegFile | None = None          # HW_REGISTERS[id]
+    # {output name: uint32 (W, L) array} the semantic may compute that whole 32-bit result
+    # into (the machine's destination register when every lane is on and no input reads it;
+    # see rtlib.take_dest). Each is taken at most once; a result returned as that very array
+    # is already written back. None: no such place.
+    dest: dict | None = None
 
     @property
     def waves(self) -> int:

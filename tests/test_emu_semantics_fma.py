@@ -17,14 +17,18 @@ W, L = 4, 32
 rng = np.random.default_rng(31337)
 
 
-def execute(name, a, b, c, uint):
+def execute(name, a, b, c, uint, into_s1=False):
+    """D0 of the semantic; into_s1: offered S1's own array as the destination (Ctx.dest), as
+    the machine does for `v_fma_f32 v2, v1, v2, v3` (the result must then be computed there)."""
     sem = TABLE.lookup(name)
     shape = (-1, L)
     inputs = {f"S{i}": np.asarray(x).view(uint).reshape(shape).astype(np.uint32 if uint != np.uint64 else uint)
               for i, x in enumerate((a, b, c))}
     ctx = Ctx(lanes=L, exec_mask=np.full((inputs["S0"].shape[0], 1), (1 << L) - 1, np.uint64), inputs=inputs,
-              mode=0x3F0)
-    return np.asarray(sem.execute(ctx)["D0"]).astype(uint).reshape(-1)
+              mode=0x3F0, dest={"D0": inputs["S1"]} if into_s1 else None)
+    d0 = sem.execute(ctx)["D0"]
+    assert not into_s1 or d0 is inputs["S1"]
+    return np.asarray(d0).astype(uint).reshape(-1)
 
 
 def round_to(q: Fraction, mant: int, emin: int, emax: int) -> float:
@@ -130,9 +134,10 @@ def test_fma_f16_single_rounding(blocks):
     check(execute("v_fma_f16", a, b, c, np.uint16).astype(np.uint16), want, np.uint16)
 
 
-def test_fma_f32_single_rounding(blocks):
-    n = W * L * 2
-    k = n // 2
+@pytest.mark.parametrize("into_s1", [False, True])
+def test_fma_f32_single_rounding(blocks, into_s1):
+    n = W * L * 3
+    k = n // 3
     u, e = 2.0 ** -23, rng.integers(-100, 100, k)
     a, b, c = (magnitudes(n, -60, 60).astype(np.float32) for _ in range(3))
     # a * b = 2**(e-24) * (1 +- 2**-46): half an ulp of c = 2**e * (1 + j u) and a sliver the
@@ -140,8 +145,13 @@ def test_fma_f32_single_rounding(blocks):
     a[:k] = rng.choice([-1.0, 1.0], k) * (1 + u)
     b[:k] = np.ldexp(1 + rng.choice([-1.0, 1.0], k) * u, e - 24)
     c[:k] = rng.choice([-1.0, 1.0], k) * np.ldexp(1 + rng.integers(0, 4, k) * u, e)
+    # short operands (a = 1.5, c = -0.25): many float64 sums sit exactly on an f32 midpoint
+    # and are exact, so rounding them once is right
+    a[2 * k:], b[2 * k:], c[2 * k:] = 1.5, rng.standard_normal(k), -0.25
     with np.errstate(all="ignore"):
         naive = (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+        s = a[2 * k:].astype(np.float64) * b[2 * k:] + c[2 * k:]
+    assert ((s.view(np.uint64) & np.uint64(2 ** 29 - 1)) == 2 ** 28).sum() >= k // 8     # exact midpoints
     want = reference(a, b, c, 23, -126, 127, np.float32)
     assert (naive.view(np.uint32) != want.view(np.uint32)).sum() >= k // 8      # float64 double-rounds these
-    check(execute("v_fma_f32", a, b, c, np.uint32), want, np.uint32)
+    check(execute("v_fma_f32", a, b, c, np.uint32, into_s1), want, np.uint32)

@@ -27,6 +27,8 @@ _MASK32 = (1 << 32) - 1
 _WRAPS = {"+", "-", "*"}                       # low 32 bits depend only on the operands' low 32 bits
 _BITWISE = {"&", "|", "^"}
 _COMPARE = {"==": "==", "!=": "!=", "<>": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
+_UFUNCS = {"+": "np.add", "-": "np.subtract", "*": "np.multiply", "&": "np.bitwise_and", "|": "np.bitwise_or",
+           "^": "np.bitwise_xor", "<<": "np.left_shift", ">>": "np.right_shift"}
 _NUMBER = re.compile(r"(0x[0-9a-fA-F]+|\d+)(ULL|LL|U)?")
 
 
@@ -36,6 +38,7 @@ class Narrow:
     exact: bool         # holds the value itself (not just its low 32 bits)
     bits: int | None    # the general translation's static width (None: an unsized constant)
     span: int = 32      # an exact value is below 2**span (a 5-bit field: a shift count < 32)
+    ufunc: tuple | None = None    # a binary operation on top: (numpy ufunc, code of x, code of y)
 
 
 def _width(a: Narrow, b: Narrow) -> int | None:
@@ -94,6 +97,11 @@ class NarrowStatements:
         if name not in self.defined_operands:
             self.define_operand(name, partial=self.pred is not None)
         self.writes.setdefault(name, self.operand_write(name, base))
+        if name == "D0" and self.pred is None and t.bits == 32 and v.ufunc is not None:
+            # the whole result: computed into the destination register when the machine offers it
+            ufunc, x, y = v.ufunc
+            self.emit_direct(f"{name} = R.into(ctx, {name!r}, {ufunc}, {x}, {y})", f"{name} = R.owned({code})")
+            return True
         self.emit(f"{name} = {self.guard(name, f'R.owned({code})')}")
         return True
 
@@ -239,17 +247,18 @@ class NarrowStatements:
         if x is None or y is None:
             return None
         width = _width(x, y)
+        top = (_UFUNCS[op], x.code, y.code)
         if op in _WRAPS:
-            return Narrow(f"({x.code} {op} {y.code})", False, width)
+            return Narrow(f"({x.code} {op} {y.code})", False, width, ufunc=top)
         if op in _BITWISE:
             span = min(x.span, y.span) if op == "&" else max(x.span, y.span)
-            return Narrow(f"({x.code} {op} {y.code})", x.exact and y.exact, width, span)
+            return Narrow(f"({x.code} {op} {y.code})", x.exact and y.exact, width, span, ufunc=top)
         if not y.exact or (op == ">>" and not x.exact):
             return None                # a count, or bits shifted down, must be the value itself
         small = y.span <= 5            # the count is always < 32: the host shift is exact
         if op == "<<":
             code = f"({x.code} << {y.code})" if small else f"R.shl32({x.code}, {y.code})"
-            return Narrow(code, False, x.bits)
+            return Narrow(code, False, x.bits, ufunc=top if small else None)
         code = f"({x.code} >> {y.code})" if small else f"R.shr32({x.code}, {y.code})"
         return Narrow(code, True, x.bits, x.span)
 

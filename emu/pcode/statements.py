@@ -209,6 +209,13 @@ class Statements:
             self.define_operand(name, partial=(self._partial(chain, base) or self.pred is not None) and not wide)
         self.writes.setdefault(name, self.operand_write(name, base))
         new = self.store_chain(name, base, chain, code, ty, target, wide, narrow=True)
+        fields = [type_of_field(str(c.children[1])) for c in chain if c.data == "field"]
+        t = fields[-1] if len(fields) == len(chain) and fields else base if not chain else None
+        if name == "D0" and self.pred is None and t == ty == Ty("f", 32) and _whole_call(code, "R.fma"):
+            # the whole float result: fma rounds straight into the destination register
+            self.emit_direct(f"{name} = R.float_into(ctx, 'D0', 32, lambda out: {code[:-1]}, out=out))",
+                             f"{name} = {new}")
+            return
         self.emit(f"{name} = {self.guard(name, new)}")
 
     def operand_write(self, name, base) -> Operand:
@@ -388,3 +395,16 @@ class Statements:
         if src.kind == "f" and dst.kind in ("u", "i"):
             return f"R.to_int({code}, {dst.kind == 'i'}, {dst.bits})"
         return code
+
+
+def _whole_call(code: str, fn: str) -> bool:
+    """Is `code` one call of fn (`R.fma(a, b, c)`), not an expression that merely starts
+    with one (`R.fma(a, b, c) + R.x(d)`)?"""
+    if not code.startswith(fn + "(") or not code.endswith(")"):
+        return False
+    depth = 0
+    for i, ch in enumerate(code[len(fn):], len(fn)):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            return i == len(code) - 1
+    return False

@@ -61,10 +61,28 @@ class Translator(NarrowStatements, Statements, Expressions):
         self.loop_breaks: list[str] = []
         self.returns: list[tuple[str, str]] = []
         self.round_mode: str | None = None      # set between ROUND_MODE = ... assignments
+        self.direct: list[tuple[int, str]] = []  # (line, its plain form) of results computed into Ctx.dest
 
     # ---------- helpers ----------
     def emit(self, line: str):
         self.lines.append("    " * self.indent + line)
+
+    def emit_direct(self, line: str, plain: str):
+        """A statement computing D0 into the machine's destination register (R.into /
+        R.float_into), or `plain` if it turns out not to be the semantic's last statement."""
+        self.direct.append((len(self.lines), plain))
+        self.emit(line)
+
+    def keep_direct(self):
+        """Results go straight into the destination register only from the semantic's last
+        statement, at top level, when D0 is its only output: every input has been read by
+        then (the destination may be one of them: v_add_nc_u32 v1, s0, v1; one ufunc or
+        fma's block-by-block rounding reads each element before writing it), and no later
+        statement can see a register changed under it."""
+        for line, plain in self.direct:
+            if not (line == len(self.lines) - 1 and self.indent == 1 and self.lines[line].startswith("    D0 = ")
+                    and set(self.writes) == {"D0"}):
+                self.lines[line] = self.lines[line][:len(self.lines[line]) - len(self.lines[line].lstrip())] + plain
 
     def fresh(self, stem="t") -> str:
         self.tmp += 1
@@ -121,6 +139,7 @@ class Translator(NarrowStatements, Statements, Expressions):
         self.prologue = []
         self.declared_sized = {str(n.children[0]) for n in tree.iter_subtrees() if n.data == "declare"}
         self.stmts(tree.children[0])
+        self.keep_direct()
         out = []
         for name, op in self.writes.items():
             out.append(f"{name!r}: {name}__lanes" if op.lane_bit else f"{name!r}: {name}")
