@@ -667,12 +667,20 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
 
 
 def _assemble(text: str, enc) -> bytes:
-    lines = text.splitlines()
     out = bytearray()
     labels: dict[str, int] = {}
     fixups = []
+    encode = enc.encode_statement
     for it in parse(text):
-        if isinstance(it, Label):
+        if type(it) is Statement:           # encode_at, inline for the usual item
+            try:
+                data, fix = encode(it)
+            except (OperandError, ValueError) as e:
+                raise encode_error(e, it, text.splitlines()) from None
+            if fix is not None:
+                add_fixup(fixups, len(out), fix, it)
+            out += data
+        elif isinstance(it, Label):
             define_label(labels, it, len(out))
         elif isinstance(it, Directive):
             if it.name not in _HARMLESS_DIRECTIVES:
@@ -680,7 +688,7 @@ def _assemble(text: str, enc) -> bytes:
                                f"assemble with runtime.asm_module.assemble_module() or "
                                f"`wavesmith asm FILE -o FILE.hsaco`")
         else:
-            out += encode_at(enc, it, lines, len(out), fixups)
+            out += encode_at(enc, it, text.splitlines(), len(out), fixups)
     resolve_branches(out, fixups, labels)
     resolve_literals(out, fixups, labels)
     return bytes(out)
@@ -707,13 +715,24 @@ def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -
     try:
         data, fix = enc.encode_statement(st)
     except (OperandError, ValueError) as e:
-        src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
-        raise AsmError(f"{st.line}:{st.column}: {e}\n    {src.strip()}") from None
+        raise encode_error(e, st, lines) from None
+    if fix is not None:
+        add_fixup(fixups, offset, fix, st)
+    return data
+
+
+def encode_error(e: Exception, st: Statement, lines: list[str]) -> AsmError:
+    """The AsmError of an instruction the encoder rejects: line:column, the reason, the line."""
+    src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
+    return AsmError(f"{st.line}:{st.column}: {e}\n    {src.strip()}")
+
+
+def add_fixup(fixups: list, offset: int, fix, st: Statement) -> None:
+    """Note what of the instruction at `offset` is filled in later: a branch label or a LiteralRef."""
     if isinstance(fix, LiteralRef):
         fixups.append((offset + fix.at, fix, st))
-    elif fix is not None:
+    else:
         fixups.append((offset, fix, st))
-    return data
 
 
 @dataclass(frozen=True)
