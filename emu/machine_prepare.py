@@ -114,7 +114,11 @@ def _write_mode(st, sel, value, active):
 
 
 def _write_pc(st, sel, value, active):
-    st.pc[sel] = np.asarray(value).reshape(-1).astype(np.int64)
+    value = np.asarray(value).reshape(-1)
+    if isinstance(sel, slice):          # a view of the batch's PCs: the uint64 bits straight into it
+        np.copyto(st.pc[sel], value, casting="unsafe")
+    else:
+        st.pc[sel] = value.astype(np.int64)
 
 
 def _write_exec(bits: int):
