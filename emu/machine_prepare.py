@@ -462,8 +462,10 @@ class Preparer:
             off = np.uint64(offset & (2**64 - 1))
             if use_saddr:
                 va = self._vgpr_data(vaddr, 1)
+                lend = p.sem.memory == "load"      # nothing writes memory before the result's writeback
+
                 def addr(st, sel):      # kept split: the memory bounds base and offsets separately
-                    return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel))
+                    return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel), lend)
             else:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off

@@ -93,15 +93,24 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
             data[offset + i] = ((value >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint8)
 
 
+class LentMemory(np.ndarray):
+    """Marker type of the arena view behind a window of device memory that a load returns
+    in place of a copy (`SplitAddresses.lend`): such a read-only window aliases no register,
+    so rtlib.owned passes it (`type(x.base) is LentMemory`) and the register writeback is
+    the only copy of the data. numpy stops collapsing a view's base at a change of type."""
+
+
 class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
     """64-bit addresses held as a per-wave base (uint64 (W, 1) or (1, 1)) plus a per-lane
     32-bit offset (uint32 (W, L)), as GLOBAL instructions with an SGPR base form them.
     DeviceMemory checks and indexes them without building the uint64 (W, L) sums (it
     bounds the base and the offsets separately); anything else that computes with them
-    gets the sums (numpy's array protocol), so a semantic may treat them as any array."""
+    gets the sums (numpy's array protocol), so a semantic may treat them as any array.
+    `lend`: the instruction only loads (nothing writes memory before its result is written
+    back), so a unit-stride load of 4 or 8 bytes may return a read-only window of memory."""
 
-    def __init__(self, base: np.ndarray, offset: np.ndarray):
-        self.base, self.offset = base, offset
+    def __init__(self, base: np.ndarray, offset: np.ndarray, lend: bool = False):
+        self.base, self.offset, self.lend = base, offset, lend
         self.shape, self.ndim, self.size, self.dtype = offset.shape, offset.ndim, offset.size, np.dtype(np.uint64)
 
     def __array__(self, dtype=None, copy=None):
@@ -114,7 +123,7 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
             other = inputs[1] if inputs[0] is self else inputs[0]
             if not isinstance(other, SplitAddresses) and np.size(other) == 1 and np.asarray(other).dtype == np.uint64:
                 # ADDR + 4 (the next dword of a wide access) moves the base and stays split
-                return SplitAddresses(self.base + np.asarray(other).reshape(1, 1), self.offset)
+                return SplitAddresses(self.base + np.asarray(other).reshape(1, 1), self.offset, self.lend)
         inputs = tuple(np.asarray(x) if isinstance(x, SplitAddresses) else x for x in inputs)
         return getattr(ufunc, method)(*inputs, **kwargs)
 
@@ -276,13 +285,17 @@ class DeviceMemory:
         return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
-        if np.size(addr) == 1 and not isinstance(addr, SplitAddresses) and np.all(mask):
-            one = self._load_one(int(np.asarray(addr).flat[0]), nbytes)
+        if type(addr) is not SplitAddresses and np.size(addr) == 1 and np.asarray(mask).all():
+            one = self.load_one(int(np.asarray(addr).reshape(-1)[0]), nbytes)
             if one is not None:
                 return np.full(np.shape(addr), one, np.uint64 if nbytes == 8 else np.uint32)
         index = self._split_indices(addr, nbytes, mask)
         if index is not None:
-            if isinstance(index, slice):          # one unit-stride run: a copy of the slice
+            if isinstance(index, slice):          # one unit-stride run: the slice, or a copy of it
+                if addr.lend and nbytes >= 4:
+                    window = self.data.view(LentMemory).view(_DTYPES[nbytes])[index].reshape(addr.shape).view(np.ndarray)
+                    window.flags.writeable = False
+                    return window
                 return self.data.view(_DTYPES[nbytes])[index].reshape(addr.shape).astype(
                     np.uint64 if nbytes == 8 else np.uint32)
             value = np.take(self.data.view(_DTYPES[nbytes]), index, mode="clip")   # checked: see _gather
@@ -290,10 +303,10 @@ class DeviceMemory:
         addr = np.asarray(addr)
         return _gather(self.data, self._check(addr, nbytes, mask), nbytes, np.broadcast_to(mask, np.shape(addr)))
 
-    def _load_one(self, address: int, nbytes: int) -> int | None:
+    def load_one(self, address: int, nbytes: int) -> int | None:
         """The value at one address (a uniform SMEM load) with Python-int bounds, skipping the
-        array machinery of a batch access (~35 us); None when it is out of bounds, so the
-        general path reports the fault."""
+        array machinery of a batch access (~35 us); None when it is out of bounds, so that
+        the general path (`load`) reports the fault."""
         if not self._inside_one(address, address + nbytes):
             return None
         offset = address - self.base

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .memory import SplitAddresses
+from .memory import LentMemory, SplitAddresses
 from .semantics import SemanticsError
 
 U64 = np.uint64
@@ -741,8 +741,9 @@ _U32 = np.uint32
 def owned(x):
     """x itself if it is a freshly computed array, else a copy: a result must never be a
     view of an input (the machine's register file), because the machine may write one
-    register before it stores another result (VOPD halves, v_swap)."""
-    return x if not isinstance(x, np.ndarray) or x.base is None else x.copy()
+    register before it stores another result (VOPD halves, v_swap). A window of device
+    memory a load returned (memory.LentMemory) is no register: it stays a view."""
+    return x if not isinstance(x, np.ndarray) or x.base is None or type(x.base) is LentMemory else x.copy()
 
 
 # ---- results computed into the destination register (Ctx.dest) -----------------------
@@ -855,10 +856,27 @@ def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
     a = raw(addr)
     if np.size(a) == 1 and pred is None and _all_active(ctx):
         # one address for the whole batch (a uniform SMEM base): one access, broadcast by the caller
+        one = getattr(ctx.mem, "load_one", None)
+        value = one(int(np.asarray(a).reshape(-1)[0]), nbytes) if one is not None else None
+        if value is not None:       # Python-int bounds and value (DeviceMemory), no arrays
+            return np.full(np.shape(a), value, _U32 if narrow and nbytes <= 4 else U64)
         v = np.asarray(ctx.mem.load(a, nbytes, np.ones(np.shape(a), bool)))
     else:
-        v = np.asarray(ctx.mem.load(_batch(a, ctx), nbytes, _batch(active(ctx, pred), ctx)))
+        v = np.asarray(ctx.mem.load(_batch(a, ctx), nbytes, _mem_mask(ctx, pred)))
     return v.astype(_U32 if narrow and nbytes <= 4 else U64, copy=False)
+
+
+# the mask of an access every lane makes: memories take any shape that broadcasts (semantics.Memory)
+_ALL_ON = np.ones((1, 1), bool)
+_ALL_ON.flags.writeable = False
+
+
+def _mem_mask(ctx, pred):
+    """The lanes a memory access touches: one True when every lane is on and nothing else
+    predicates the access (no (W, L) mask to build), else the batch's active lanes."""
+    if pred is None and "active" not in ctx.__dict__ and _all_active(ctx):
+        return _ALL_ON
+    return _batch(active(ctx, pred), ctx)
 
 
 def _all_active(ctx) -> bool:
@@ -872,7 +890,7 @@ def mem_store(ctx, addr, nbytes: int, value, pred):
     a = _batch(raw(addr), ctx)
     value = np.asarray(value)
     v = _batch(value if value.dtype == _U32 else raw(value), ctx)    # the low nbytes are stored
-    ctx.mem.store(a, nbytes, v, _batch(active(ctx, pred), ctx))
+    ctx.mem.store(a, nbytes, v, _mem_mask(ctx, pred))
 
 
 def dw_get(arr, lo: int, bits: int):

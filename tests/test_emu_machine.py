@@ -558,6 +558,26 @@ def test_work_item_ids_in_reused_register_files():
     assert not spare.vgpr.any()
 
 
+def test_unit_stride_loads_and_atomics_read_memory_as_it_was():
+    """A unit-stride load may return a window of memory instead of a copy (nothing writes
+    memory before its writeback); the register keeps the value when memory changes later,
+    and an atomic's returned values (not lent) are those from before its own update."""
+    n = 128
+    x = np.random.default_rng(21).integers(0, 2**31, n).astype(np.uint32)
+    src = loads("x", "y", "old") + global_id(64) + """
+        v_mov_b32 v5, 5
+        global_load_b32 v3, v2, s[4:5]
+        global_atomic_add_u32 v4, v2, v5, s[4:5] glc
+        s_waitcnt vmcnt(0)
+        global_store_b32 v2, v3, s[6:7]
+        global_store_b32 v2, v4, s[8:9]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "y": np.zeros(n, np.uint32), "old": np.zeros(n, np.uint32)}, grid=(2, 1, 1))
+    np.testing.assert_array_equal(got["y"], x)
+    np.testing.assert_array_equal(got["old"], x)
+    np.testing.assert_array_equal(got["x"], x + np.uint32(5))
+
+
 def test_packed_math_op_sel_and_neg():
     rng = np.random.default_rng(13)
     a, b = rng.uniform(-4, 4, (2, 64, 2)).astype(np.float16)

@@ -86,3 +86,24 @@ def test_split_addresses_behave_as_their_sums(case):
     twin, twin_at, _ = _buffer(256)
     twin.store(plain - np.uint64(at) + np.uint64(twin_at), 4, value, mask)
     assert mem.read(at, 256) == twin.read(twin_at, 256)
+
+
+def test_loads_lend_read_only_windows_only_when_asked():
+    """A unit-stride load of an instruction that only loads may return a read-only window of
+    memory (rtlib.owned keeps it: no register aliases it); otherwise a copy, and register
+    views are still copied by owned."""
+    from emu.memory import SplitAddresses
+    from emu.rtlib import owned
+    mem, at, host = _buffer(256)
+    offset = (np.arange(8, dtype=np.uint32) * 4).reshape(2, 4)
+    base = np.full((1, 1), at, np.uint64)
+    lent = mem.load(SplitAddresses(base, offset, lend=True), 4, np.ones((1, 1), bool))
+    copy = mem.load(SplitAddresses(base, offset), 4, np.ones((1, 1), bool))
+    np.testing.assert_array_equal(lent, host[:32].view(np.uint32).reshape(2, 4))
+    np.testing.assert_array_equal(copy, lent)
+    assert not lent.flags.writeable and owned(lent) is lent
+    assert copy.flags.writeable and owned(copy) is copy
+    mem.write(at, np.zeros(32, np.uint8))
+    assert not lent.any() and copy.any()         # the window is memory; the copy is not
+    registers = np.zeros((4, 2, 4), np.uint32)
+    assert owned(registers[1]) is not registers[1] and owned(registers[1]).base is None
