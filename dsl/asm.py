@@ -133,12 +133,39 @@ def _keylist(text: str) -> tuple:
     return ("kv", key.lower(), [int(x) for x in items[1:-1].split(",")])
 
 
+def _signed(text: str):
+    """-x, |x|, -|x| or -|-x| of a register, register range or number (a run's signed terms), as
+    the grammar's `negate` and `absval` build them from the atom inside."""
+    text = text.rstrip(_BLANK_COMMA)
+    neg = text[0] == "-"
+    inner = text[1:] if neg else text
+    bars = inner[0] == "|"
+    if bars:
+        inner = inner[1:-1]
+    inner_neg = inner[0] == "-"
+    if inner_neg:
+        inner = inner[1:]
+    if inner[0] in "vsta":
+        value = _regrange(inner) if inner[-1] == "]" else _reg(inner)
+    elif inner[:2] in ("0x", "0b") or not ("." in inner or "e" in inner or "E" in inner):
+        value = _int(inner)
+    else:
+        value = float(inner)
+    if inner_neg:
+        value = _ToStatements.negate(None, [value])
+    if bars:
+        value = _ToStatements.absval(None, [value])
+    return _ToStatements.negate(None, [value]) if neg else value
+
+
 # tokens `instr` takes directly -> (their operand value, whether they end with the operand's comma)
 _TOKEN_VALUE = {"REG": (_reg, False), "REG_C": (_reg, True), "REGRANGE": (_regrange, False),
                 "REGRANGE_C": (_regrange, True), "NUMBER": (_int, False), "NUMBER_C": (_int, True),
                 "FLOAT": (float, False), "IDENT": (_name, False), "IDENT_C": (_name, True),
                 "SYMEXPR": (_symexpr, False), "SYMEXPR_C": (_symexpr, True),
-                "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False)}
+                "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False),
+                # not tokens: a run's signed terms (see asm.lark), split out by _SIGNED_TERMS
+                "SIGNED": (_signed, False), "SIGNED_C": (_signed, True)}
 
 
 @dataclass(frozen=True)
@@ -169,18 +196,21 @@ def _place(value, operands: list, modifiers: dict, expect_operand: bool) -> None
         operands.append(value)
 
 
-# A term of a TERMS run, by kind and text as the run carries it ("v1, "), -> (its value, whether
-# it ends with the operand's comma, its role): terms recur (v0, s[0:1], off, offset:16), and
-# converting each only once halves the instruction callback. Values are immutable; a KEYLIST's
-# list is copied per use.
-_TERM_MEMO: dict[tuple[str, str], tuple] = {}
-_OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER = range(4)
+# A term of a TERMS run -> (its value, whether it ends with the operand's comma, its role): terms
+# recur (v0, s[0:1], off, offset:16), and converting each only once halves the instruction
+# callback. Values are immutable; a KEYLIST's list is copied per use. Keyed by the term's text
+# alone where the text says what terminal it is (_FAST_TERMS), else by (terminal, text).
+_TERM_MEMO: dict = {}
+_OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER, _COMMA, _SKIP = range(6)
 
 
-def _term(group: str, text: str) -> tuple:
-    if len(_TERM_MEMO) > 1 << 16:
-        _TERM_MEMO.clear()
-    convert, comma = _TOKEN_VALUE[group.removesuffix(_FAST)]
+def _term(kind: str, text: str) -> tuple:
+    """(value, ends with a comma, role) of one term lexed as terminal `kind`."""
+    if kind == "COMMA":
+        return None, True, _COMMA
+    if kind in _SKIPPED_IN_TERMS:
+        return None, False, _SKIP
+    convert, comma = _TOKEN_VALUE[kind]
     value = convert(text)
     if type(value) is tuple:
         role = _LIST_MODIFIER if type(value[2]) is list else _MODIFIER
@@ -188,34 +218,74 @@ def _term(group: str, text: str) -> tuple:
             value = (value[0], value[1], tuple(value[2]))
     else:
         role = _NAME if isinstance(value, Attr) else _OPERAND
-    found = _TERM_MEMO[group, text] = (value, comma, role)
+    return value, comma, role
+
+
+def _fast_term(text: str) -> tuple:
+    if len(_TERM_MEMO) > 1 << 16:
+        _TERM_MEMO.clear()
+    found = _TERM_MEMO[text] = _term(_fast_kind()(text).lastgroup, text)
+    return found
+
+
+def _exact_term(kind: str, text: str) -> tuple:
+    if len(_TERM_MEMO) > 1 << 16:
+        _TERM_MEMO.clear()
+    found = _TERM_MEMO[kind, text] = _term(kind, text)
     return found
 
 
 def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: bool) -> bool:
-    """Place the terms of a TERMS token, split into the plain tokens it is made of by those
-    tokens' own terminals, in the lexer's order (so exactly as they would lex one by one);
-    returns whether an operand comes next. The same placement as _place: a name after a
-    blank is a flag modifier, key:value terms are modifiers, the rest operands."""
-    memo, between = _TERM_MEMO, _BETWEEN_TERMS
-    for m in _terms_splitter()(token):
-        kind = m.lastgroup
-        if kind in between:
-            if kind == "COMMA":
-                expect_operand = True
-            elif kind == _UNSPLIT:
-                raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
-            continue
-        text = m.group()
-        value, comma, role = memo.get((kind, text)) or _term(kind, text)
+    """Place the terms of a TERMS token, split into the plain tokens it is made of (as they
+    would lex one by one); returns whether an operand comes next. The same placement as
+    _place: a name after a blank is a flag modifier, key:value terms are modifiers, the rest
+    operands. Most runs are made of the common terms alone (_FAST_TERMS): one findall splits
+    them, and the lengths of its pieces adding up to the run's shows that nothing was skipped."""
+    texts = _fast_split()(token)
+    if sum(map(len, texts)) != len(token):
+        return _place_terms_exactly(token, operands, modifiers, expect_operand)
+    memo = _TERM_MEMO
+    for text in texts:
+        value, comma, role = memo.get(text) or _fast_term(text)
         if not role or role == _NAME and expect_operand:     # _OPERAND is 0
             operands.append(value)
         elif role == _NAME:
             modifiers[value.name.lower()] = True
         elif role == _MODIFIER:
             modifiers[value[1]] = value[2]
-        else:
+        elif role == _LIST_MODIFIER:
             modifiers[value[1]] = list(value[2])
+        elif role == _COMMA:
+            expect_operand = True
+            continue
+        else:
+            continue
+        expect_operand = comma
+    return expect_operand
+
+
+def _place_terms_exactly(token: Token, operands: list, modifiers: dict, expect_operand: bool) -> bool:
+    """_place_terms for any run: split by the terminals it is made of, in the lexer's order."""
+    memo = _TERM_MEMO
+    for m in _terms_splitter()(token):
+        kind = m.lastgroup
+        if kind == _UNSPLIT:
+            raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
+        text = m.group()
+        value, comma, role = memo.get((kind, text)) or _exact_term(kind, text)
+        if not role or role == _NAME and expect_operand:     # _OPERAND is 0
+            operands.append(value)
+        elif role == _NAME:
+            modifiers[value.name.lower()] = True
+        elif role == _MODIFIER:
+            modifiers[value[1]] = value[2]
+        elif role == _LIST_MODIFIER:
+            modifiers[value[1]] = list(value[2])
+        elif role == _COMMA:
+            expect_operand = True
+            continue
+        else:
+            continue
         expect_operand = comma
     return expect_operand
 
@@ -223,39 +293,65 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
 @lru_cache(maxsize=1)
 def _terms_splitter():
     """finditer(text) over the terminals a TERMS token is made of (asm.lark), ordered as
-    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one.
-    The common terms are tried first by _FAST_TERMS, each guarded so that it matches only
-    where none of the terminals before it in lark's order does."""
+    lark's lexer orders them, so a run splits exactly as those tokens would lex one by one."""
     members = set(_TOKEN_VALUE) | _SKIPPED_IN_TERMS | {"COMMA"}
     terms = [t for t in parser().terminals if t.name in members]
     terms.sort(key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-    fast = "|".join(f"(?P<{name}{_FAST}>{pattern})" for name, pattern in _FAST_TERMS)
-    # a last alternative takes any character the terminals do not, so no character is skipped
-    return re.compile(fast + "|" + "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
+    # the signed terms start with a character none of those terminals does (`-`, `|`); a last
+    # alternative takes any character the terminals do not, so no character is skipped
+    return re.compile("|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)
+                      + "".join(f"|(?P<{kind}>{pattern})" for kind, pattern in _SIGNED_TERMS)
                       + f"|(?P<{_UNSPLIT}>.)", re.S).finditer
 
 
-# Common terms as lark's lexer would take them, each written so that no terminal before it in
-# lark's order (SYMEXPR_C, KEYLIST, KEYNUM, NUMBER_C, REGRANGE_C, REG_C, SYMEXPR, FLOAT, NUMBER,
-# REG, REGRANGE, IDENT_C, IDENT) can match where it does: not followed by `-`/`+` (SYMEXPR),
-# `:` (KEYNUM, KEYLIST) or, without its comma, a comma (the _C forms); a name is neither a
-# register nor a register range (REG, REGRANGE) nor inf/nan (FLOAT). Only the lookup is
-# faster: test_dsl_asm_parse checks the parse against lark's own lexing.
-_FAST = "__fast"
+@lru_cache(maxsize=1)
+def _fast_split():
+    """findall(text): the run's common terms (_FAST_TERMS) as strings, each where lark's
+    lexer would take the same text as the same terminal; a character none of them matches
+    is skipped, which _place_terms detects by the lengths."""
+    return re.compile("|".join(f"(?:{pattern})" for _, pattern in _FAST_TERMS)).findall
+
+
+@lru_cache(maxsize=1)
+def _fast_kind():
+    """fullmatch(text) naming the terminal of a term _fast_split returned (lastgroup)."""
+    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _FAST_TERMS)).fullmatch
+
+
+# The common terms of a run as lark's lexer would take them, each written so that no terminal
+# before it in lark's order (SYMEXPR_C, KEYLIST, KEYNUM, NUMBER_C, REGRANGE_C, REG_C, SYMEXPR,
+# FLOAT, NUMBER, REG, REGRANGE, IDENT_C, IDENT, then COMMENT, BLANKS, COMMA, NL) can match
+# where it does: not followed by `-`/`+` (SYMEXPR), `:` (KEYNUM, KEYLIST) or, without its
+# comma, a comma (the _C forms); a name is neither a register nor a register range (REG,
+# REGRANGE) nor inf/nan (FLOAT). So a term's text also says which terminal it is (no two
+# patterns share a text). Only the lookup is faster: test_dsl_asm_parse checks the parse
+# against lark's own lexing.
 _REG = r"(?:v|s|ttmp|a)\d++(?:\.[lh])?"
-_NAME = r"(?!inf|nan)(?!(?:v|s|ttmp|a)[\d\[])[A-Za-z_.$][\w.$@]*+"
+_REGRANGE = r"(?:v|s|ttmp|a)\[\d++(?::\d++)?\]"
+_NAME_TEXT = r"(?!inf|nan)(?!(?:v|s|ttmp|a)[\d\[])[A-Za-z_.$][\w.$@]*+"
+_ATOM = rf"(?:{_REG}|{_REGRANGE}|0x[0-9a-fA-F]++|0b[01]++|\d++(?:\.\d*+)?(?:[eE][-+]?\d++)?)"
+_SIGNED = rf"(?:-?\|-?{_ATOM}\||-{_ATOM})"
+_SIGNED_TERMS = [("SIGNED_C", _SIGNED + r"[ \t]*,[ \t]*"), ("SIGNED", _SIGNED + r"[ \t]*+(?!,)")]
 _FAST_TERMS = [("REG_C", _REG + r"[ \t]*,[ \t]*"),
                ("REG", _REG + r"(?![\w\[])[ \t]*+(?![-+,])"),
+               ("REGRANGE_C", _REGRANGE + r"[ \t]*,[ \t]*"),
+               ("REGRANGE", _REGRANGE + r"[ \t]*+(?!,)"),
                ("NUMBER_C", r"(?:0x[0-9a-fA-F]++|0b[01]++|\d++)[ \t]*,[ \t]*"),
                ("NUMBER", r"(?:0x[0-9a-fA-F]++|0b[01]++|\d++(?![.\deE]))[ \t]*+(?!,)"),
-               ("IDENT_C", _NAME + r"[ \t]*+,[ \t]*"),
-               ("IDENT", _NAME + r"[ \t]*+(?![-+,:])")]
+               ("FLOAT", r"\d++(?:\.\d*+(?:[eE][-+]?\d++)?|[eE][-+]?\d++)"),
+               ("KEYNUM", r"(?i:[a-z_][a-z0-9_]*+:-?(?:0x[0-9a-f]++|\d++)(?![\w.])[ \t]*)"),
+               ("KEYLIST", r"(?i:[a-z_][a-z0-9_]*+:\[[ \t]*-?\d++(?:[ \t]*,[ \t]*-?\d++)*[ \t]*\][ \t]*)"),
+               ("IDENT_C", _NAME_TEXT + r"[ \t]*+,[ \t]*"),
+               ("IDENT", _NAME_TEXT + r"[ \t]*+(?![-+,:])"),
+               *_SIGNED_TERMS,
+               ("COMMA", r",[ \t]*"),
+               ("BLANKS", r"[ \t]+"),
+               ("NL", r"(?:(?://|;|#)[^\n]*)?(?:\r?\n)+")]
 
 
 _UNSPLIT = "UNSPLIT"
 # terminals in a run (a TERMS_NL ends with its line's comment and newline) that are no terms
 _SKIPPED_IN_TERMS = frozenset(("AMP", "BLANKS", "COMMENT", "NL"))
-_BETWEEN_TERMS = _SKIPPED_IN_TERMS | {"COMMA", _UNSPLIT}
 
 
 def _statement(mnemonic: Token, items) -> Statement:

@@ -27,7 +27,13 @@ TRICKY = ["s_mov_b32 s0, v1[2]", "v_mov_b32 v1, 1.5e3", "v_mov_b32 v1, 0x1e5", "
           "v_add_f32 v1, info, v2", "s_mov_b32 s0, 2|UC_VERSION_W32_BIT", "v_add_f32 v1, v2 , v3",
           "ds_add_u32 v1, v2 offset : 8 gds", "v_mov_b32 v1, v2 quad_perm : [0,1,2,3]", "s_nop 0b12",
           "v_add_f32 v1, v2, v3 clamp::v_dual_mul_f32 v1, v2, v3", "s_mov_b32 s0, s1 & s2", "v_mov_b32 v1, 1e",
-          "s_load_b32 s0, s[0:1], 0x0 glc dlc\n", "x: v_nop\n.text\n\tv_nop ; c\n/* b */ v_nop"]
+          "s_load_b32 s0, s[0:1], 0x0 glc dlc\n", "x: v_nop\n.text\n\tv_nop ; c\n/* b */ v_nop",
+          # signed terms in a run (-v1, |s2|, -|v[0:1]|, |-1|) and what must stay out of them
+          "v_add_f32 v1, v2-v3", "v_add_f32 v1, v2 -v3 clamp", "v_add_f32 v1, v2.l-v3", "v_add_f32 v1, v2 - 4, v3",
+          "v_add_f32 v1, v2 -|v3|", "v_add_f32 v1,-v2.l -v3", "v_add_f32 v1, -v2|v3", "v_add_f32 v1, |v2|v3",
+          "v_add_f32 v1, |-1|, -|-v[2:3]|", "v_add_f32 v1, -0x10, |1.5e3|, -1e", "v_add_f32 v1, - v2, | v3 |",
+          "v_add_f32 v1, -|v2|(", "v_add_f32 v1, -v2:1", "v_add_f32 v1, --v2, -|v3|, |v4||v5|", "v_nop-1",
+          "v_add_f32 v1, -vcc, |exec_lo|, -inf", "v_add_f32 v1, -v2[1], -s[2:3]x, -|v1|:: v_nop"]
 
 
 def _reference_parser() -> Lark:
