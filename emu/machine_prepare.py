@@ -465,7 +465,9 @@ class Preparer:
                 lend = p.sem.memory == "load"      # nothing writes memory before the result's writeback
 
                 def addr(st, sel):      # kept split: the memory bounds base and offsets separately
-                    return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel), lend)
+                    memo = (st.stride_memo, (vaddr, sel.start, sel.stop, int(st.vgpr_written.counts[vaddr]))) \
+                        if isinstance(sel, slice) else None
+                    return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel), lend, memo)
             else:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off

@@ -41,7 +41,12 @@ class WaveState:
         # registers written since they were last all zero, so that reset() re-zeroes only
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
         self.sgpr_written = np.zeros(128, bool)
-        self.vgpr_written = np.zeros(len(self.vgpr), bool)
+        self.vgpr_written = WriteMarks.zeros(len(self.vgpr))
+        # facts about VGPR contents, valid while the register's write count is unchanged:
+        # {(register, first wave, end wave, write count, nbytes): unit-stride?} of the memory
+        # (memory.SplitAddresses.memo): a load and a store through one address register
+        # test it once
+        self.stride_memo: dict = {}
         # the exception: launch.initial_state leaves v0's mark clear after writing the
         # work-item ids, and says here which launch shape they are for (None: v0 is zero
         # unless marked), so that a launch of that shape reusing this state keeps them
@@ -57,6 +62,7 @@ class WaveState:
         if rewritten_vgprs == 0 and self.v0_ids is not None and not self.vgpr_written[0]:
             self.vgpr[0] = 0                # work-item ids left by a launch
         self.v0_ids = None
+        self.stride_memo.clear()
         for written, regs, skip in ((self.sgpr_written, self.sgpr, 0), (self.vgpr_written, self.vgpr, rewritten_vgprs)):
             for reg in np.flatnonzero(written[skip:]) + skip:
                 regs[reg] = 0
@@ -164,6 +170,25 @@ class WaveState:
 
     def _count(self, sel) -> int:
         return len(range(self.waves)[sel]) if isinstance(sel, slice) else len(sel)
+
+
+class WriteMarks(np.ndarray):
+    """bool per register: written since it was last all zero (what reset() clears). Every
+    assignment also counts as a write of the registers it names (`counts`), so that a fact
+    derived from a register's contents can be kept until the register is written again;
+    code that writes registers directly sets the marks anyway (see WaveState)."""
+
+    counts: np.ndarray
+
+    @classmethod
+    def zeros(cls, n: int) -> "WriteMarks":
+        marks = np.zeros(n, bool).view(cls)
+        marks.counts = np.zeros(n, np.int64)
+        return marks
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self.counts[key] += 1
 
 
 def join_dwords(regs: np.ndarray, dwords: int) -> np.ndarray:

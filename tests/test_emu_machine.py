@@ -578,6 +578,31 @@ def test_unit_stride_loads_and_atomics_read_memory_as_it_was():
     np.testing.assert_array_equal(got["x"], x + np.uint32(5))
 
 
+def test_address_register_rewritten_between_accesses():
+    """The unit-stride verdict on an address register is kept only until the register is
+    written: offsets swapped in pairs (same first and last lane) after a unit-stride load
+    scatter and gather, and unit-stride ones slice again."""
+    n = 128
+    x = np.random.default_rng(22).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    swap = """
+        v_add_nc_u32 v6, 1, v1
+        v_bfe_u32 v6, v6, 1, 1
+        v_mul_u32_u24 v6, 12, v6
+        v_xor_b32 v2, v2, v6            // lanes 4k+1 and 4k+2 trade offsets"""
+    src = loads("x", "y", "z") + global_id(64) + f"""
+        global_load_b32 v3, v2, s[4:5]
+        {swap}
+        global_store_b32 v2, v3, s[6:7]
+        global_load_b32 v4, v2, s[4:5]
+        {swap}
+        global_store_b32 v2, v4, s[8:9]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "y": np.zeros(n, np.uint32), "z": np.zeros(n, np.uint32)}, grid=(2, 1, 1))
+    perm = np.arange(n) ^ np.where(np.arange(n) % 4 % 3 == 0, 0, 3)       # 4k+1 <-> 4k+2
+    np.testing.assert_array_equal(got["y"][perm], x)
+    np.testing.assert_array_equal(got["z"], x[perm])
+
+
 def test_packed_math_op_sel_and_neg():
     rng = np.random.default_rng(13)
     a, b = rng.uniform(-4, 4, (2, 64, 2)).astype(np.float16)
