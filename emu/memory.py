@@ -109,8 +109,11 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
     `lend`: the instruction only loads (nothing writes memory before its result is written
     back), so a unit-stride load of 4 or 8 bytes may return a read-only window of memory."""
 
-    def __init__(self, base: np.ndarray, offset: np.ndarray, lend: bool = False):
+    def __init__(self, base: np.ndarray, offset: np.ndarray, lend: bool = False, memo=None):
         self.base, self.offset, self.lend = base, offset, lend
+        # (dict, key): where the offsets' unit-stride verdict is kept while the register
+        # holding them is unchanged (the key names it and its write count), or None
+        self.memo = memo
         self.shape, self.ndim, self.size, self.dtype = offset.shape, offset.ndim, offset.size, np.dtype(np.uint64)
 
     def __array__(self, dtype=None, copy=None):
@@ -123,7 +126,7 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
             other = inputs[1] if inputs[0] is self else inputs[0]
             if not isinstance(other, SplitAddresses) and np.size(other) == 1 and np.asarray(other).dtype == np.uint64:
                 # ADDR + 4 (the next dword of a wide access) moves the base and stays split
-                return SplitAddresses(self.base + np.asarray(other).reshape(1, 1), self.offset, self.lend)
+                return SplitAddresses(self.base + np.asarray(other).reshape(1, 1), self.offset, self.lend, self.memo)
         inputs = tuple(np.asarray(x) if isinstance(x, SplitAddresses) else x for x in inputs)
         return getattr(ufunc, method)(*inputs, **kwargs)
 
@@ -152,9 +155,20 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
         first = int(flat[0])
         if int(flat[-1]) - first != nbytes * (flat.size - 1):
             return None
-        if flat.size > 1 and not (np.subtract(flat[1:], flat[:-1]) == nbytes).all():
+        if flat.size > 1 and not self._unit_stride(flat, nbytes):
             return None
         return int(self.base.reshape(())) + first
+
+    def _unit_stride(self, flat: np.ndarray, nbytes: int) -> bool:
+        """Every offset nbytes above the one before (one difference and compare), or the
+        verdict kept in `memo` for these offsets."""
+        if self.memo is None:
+            return bool((np.subtract(flat[1:], flat[:-1]) == nbytes).all())
+        memo, key = self.memo[0], self.memo[1] + (nbytes,)
+        unit = memo.get(key)
+        if unit is None:
+            unit = memo[key] = bool((np.subtract(flat[1:], flat[:-1]) == nbytes).all())
+        return unit
 
     def bounds(self) -> tuple[int, int]:
         """Lowest and highest address a lane can have (before wrapping at 2**64)."""

@@ -369,8 +369,11 @@ def fma(a, b, c, out=None):
     if out is not None and (out.shape != shape or out.dtype != dtype):
         out = None
     size = math.prod(shape)
-    if not shape or size <= 2 * _BLOCK:
-        return one(a, b, c, dtype) if out is None else one(a, b, c, dtype, out=out, shape=shape)
+    if not shape:
+        return one(a, b, c, dtype)
+    exact = {"exact": _sums_exact(a, b, c, dtype)} if one is _fma_narrow else {}
+    if size <= 2 * _BLOCK:
+        return one(a, b, c, dtype, **exact) if out is None else one(a, b, c, dtype, out=out, shape=shape, **exact)
     rows = max(1, _BLOCK * shape[0] // size)
     out = np.empty(shape, dtype) if out is None else out
     if one is _fma_narrow:      # a uniform operand (one value) is converted once, not per block
@@ -378,14 +381,53 @@ def fma(a, b, c, out=None):
     for i in range(0, shape[0], rows):
         part = [x[i:i + rows] if x.ndim == len(shape) and x.shape[0] > 1 else x for x in (a, b, c)]
         block = out[i:i + rows]
-        one(*part, dtype, out=block, shape=block.shape)     # each block rounds straight into the result
+        one(*part, dtype, out=block, shape=block.shape, **exact)     # each block rounds straight into the result
     return out
 
 
-def _fma_narrow(a, b, c, dtype, out=None, shape=None):
+def _sums_exact(a, b, c, dtype) -> bool:
+    """Is every a * b + c of a narrow fma exactly a float64 (so that rounding the float64 sum
+    once is the fused result, with no midpoint test)? Decided for the whole batch from a
+    few reductions: every value of an operand is a multiple of its granule (a power of two:
+    a one-value operand's lowest set bit; for an array, the ulp at its smallest magnitude,
+    or the narrow type's smallest denormal), so each a * b + c is a multiple of
+    g = min(ga * gb, gc), and any such multiple below 2**53 * g is a float64. Tried only
+    when a multiplicand is one value (an SGPR or constant): with two per-lane
+    multiplicands, products of up to 48 significant bits rarely pass. Zeros, infinities
+    and NaN decline (the midpoint test handles them)."""
+    if a.size != 1 and b.size != 1:
+        return False
+    info = np.finfo(dtype)
+    bounds = [_granule_and_max(x, info.nmant, float(info.smallest_subnormal)) for x in (a, b, c)]
+    if None in bounds:
+        return False
+    (ga, am), (gb, bm), (gc, cm) = bounds
+    # 2**51: a margin for the rounding of am * bm + cm itself
+    return am * bm + cm <= 2.0 ** 51 * min(ga * gb, gc)
+
+
+def _granule_and_max(x, nmant: int, finest: float):
+    """(a power of two every value of x is a multiple of, the largest |x|), or None when x
+    holds a zero, an infinity or a NaN."""
+    if x.size == 1:
+        v = abs(float(x.reshape(-1)[0]))
+        if not 0.0 < v < math.inf:
+            return None
+        n, d = v.as_integer_ratio()           # d is a power of two
+        return (n & -n) / d, v
+    m = np.abs(x)
+    lo, hi = float(m.min()), float(m.max())
+    if not (lo > 0.0 and hi < math.inf):      # NaN fails both
+        return None
+    # |x| >= lo: x's exponent is at least lo's, so x is a multiple of lo's ulp
+    return max(math.ldexp(1.0, math.frexp(lo)[1] - 1 - nmant), finest), hi
+
+
+def _fma_narrow(a, b, c, dtype, out=None, shape=None, exact=False):
     """f16/f32 fma of one block (see fma), into `out` if given (a block of the result, of
     `shape`). Operands already float64 are one-value operands fma converted for every block:
-    never written (only arrays of the full shape are)."""
+    never written (only arrays of the full shape are). exact: every float64 sum is exact
+    (_sums_exact), so rounding it is the result."""
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     a, b, c = (x.astype(np.float64, copy=x.dtype != np.float64) for x in (a, b, c))
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape) if shape is None else shape
@@ -397,6 +439,8 @@ def _fma_narrow(a, b, c, dtype, out=None, shape=None):
         out = s.astype(dtype)
     else:
         out[...] = s
+    if exact:
+        return out
     # Rounding s (p + c rounded to f64) to the narrow type gives the fused result unless s
     # sits exactly on a midpoint of the narrow type: every midpoint is an f64 value, so the
     # f64 rounding never moves the sum across one. A midpoint of normal results has the f64

@@ -126,9 +126,15 @@ class Semantic:
             _check_round_mode(self.name, ctx.mode, self.rounded_widths)
         flush = _denorm_flush(ctx.mode, self.float_operands) if self.float_operands else None
         if flush:
-            ctx = ctx.with_inputs({name: _flush(ctx.inputs[name], bits, flush[bits][0])
-                                   for name, bits in self.float_operands
-                                   if name in self.reads and flush[bits][0] is not None and _supplied(ctx, name)})
+            changed = {}
+            for name, bits in self.float_operands:
+                if name in self.reads and flush[bits][0] is not None and _supplied(ctx, name):
+                    value = ctx.inputs[name]
+                    flushed = _flush(value, bits, flush[bits][0])
+                    if flushed is not value:
+                        changed[name] = flushed
+            if changed:         # usually no input holds a denormal: the batch's Ctx stays as it is
+                ctx = ctx.with_inputs(changed)
         if NUMPY_QUIET.get():           # the caller (the machine's run) already ignores them
             out = self.fn(ctx)
         else:
@@ -235,10 +241,18 @@ def _flush(value, bits: int, waves) -> np.ndarray:
     # 16-bit value fall off): a denormal is then a non-zero value <= mantissa << shift,
     # i.e. `shifted - 1 < mantissa << shift` in wrapping unsigned arithmetic (zero wraps)
     shift = dtype.type(dtype.itemsize * 8 - bits + 1)
-    t = np.left_shift(v, shift)
-    t -= dtype.type(1)
-    if t.min() >= dtype.type(mant) << shift:
-        return v
+    if v.size == 1:         # a uniform operand: one Python int, no array passes
+        x = int(v.reshape(-1)[0]) & (exp | mant)
+        if x == 0 or x & exp:
+            return v
+    else:
+        t = np.left_shift(v, shift)
+        # no zero either (the common case): every shifted value is above the denormal range
+        if t.min() > dtype.type(mant) << shift:
+            return v
+        t -= dtype.type(1)
+        if t.min() >= dtype.type(mant) << shift:
+            return v
     exp, mant = dtype.type(exp), dtype.type(mant)
     denorm = ((v & exp) == 0) & ((v & mant) != 0) & waves
     return np.where(denorm, v & ~mant, v)

@@ -41,26 +41,37 @@ class WaveState:
         # registers written since they were last all zero, so that reset() re-zeroes only
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
         self.sgpr_written = np.zeros(128, bool)
-        self.vgpr_written = np.zeros(len(self.vgpr), bool)
+        self.vgpr_written = WriteMarks.zeros(len(self.vgpr))
+        # facts about VGPR contents, valid while the register's write count is unchanged:
+        # {(register, first wave, end wave, write count, nbytes): unit-stride?} of the memory
+        # (memory.SplitAddresses.memo): a load and a store through one address register
+        # test it once
+        self.stride_memo: dict = {}
+        self.wave_ids = np.arange(waves)                  # 0 .. waves-1, for batches of every wave
+        self.wave_group: tuple[int, np.ndarray] | None = None   # (waves per group, group of each wave)
         # the exception: launch.initial_state leaves v0's mark clear after writing the
         # work-item ids, and says here which launch shape they are for (None: v0 is zero
         # unless marked), so that a launch of that shape reusing this state keeps them
         self.v0_ids = None
         self._reset_small()
 
-    def reset(self, rewritten_vgprs: int = 0) -> "WaveState":
+    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=()) -> "WaveState":
         """This state as a fresh one of the same shape: every register zero again, without
         new allocations (tens of MiB of register files for a large grid cost page faults
         when first written and again when freed). Only registers written since the last
-        reset are cleared, except VGPRs below `rewritten_vgprs`, which the caller is about
-        to overwrite in every lane."""
+        reset are cleared, except VGPRs below `rewritten_vgprs` and the SGPR codes in
+        `rewritten_sgprs`, which the caller is about to overwrite in every wave and lane."""
         if rewritten_vgprs == 0 and self.v0_ids is not None and not self.vgpr_written[0]:
             self.vgpr[0] = 0                # work-item ids left by a launch
         self.v0_ids = None
-        for written, regs, skip in ((self.sgpr_written, self.sgpr, 0), (self.vgpr_written, self.vgpr, rewritten_vgprs)):
-            for reg in np.flatnonzero(written[skip:]) + skip:
-                regs[reg] = 0
-            written[skip:] = False
+        self.stride_memo.clear()
+        for reg in np.flatnonzero(self.sgpr_written):
+            if reg not in rewritten_sgprs:
+                self.sgpr[reg] = 0
+        self.sgpr_written[:] = False
+        for reg in np.flatnonzero(self.vgpr_written[rewritten_vgprs:]) + rewritten_vgprs:
+            self.vgpr[reg] = 0
+        self.vgpr_written[rewritten_vgprs:] = False
         for per_wave in (self.scc, self.pc, self.mode, self.status, self.issued):
             per_wave.fill(0)            # refilled in place: fresh arrays cost page faults
         self.run.fill(RUNNING)
@@ -164,6 +175,25 @@ class WaveState:
 
     def _count(self, sel) -> int:
         return len(range(self.waves)[sel]) if isinstance(sel, slice) else len(sel)
+
+
+class WriteMarks(np.ndarray):
+    """bool per register: written since it was last all zero (what reset() clears). Every
+    assignment also counts as a write of the registers it names (`counts`), so that a fact
+    derived from a register's contents can be kept until the register is written again;
+    code that writes registers directly sets the marks anyway (see WaveState)."""
+
+    counts: np.ndarray
+
+    @classmethod
+    def zeros(cls, n: int) -> "WriteMarks":
+        marks = np.zeros(n, bool).view(cls)
+        marks.counts = np.zeros(n, np.int64)
+        return marks
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self.counts[key] += 1
 
 
 def join_dwords(regs: np.ndarray, dwords: int) -> np.ndarray:

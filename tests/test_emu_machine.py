@@ -498,27 +498,36 @@ def test_work_groups_run_in_chunks(monkeypatch):
 
 def test_reused_register_files_read_as_zero(monkeypatch):
     """Chunks (and launches) of one shape reuse the register files: whatever a chunk wrote
-    (VALU and cross-lane VGPR writes, SGPRs, VCC) reads as zero in the next one."""
+    (VALU and cross-lane VGPR writes, SGPRs, VCC) reads as zero in the next one, and what
+    the dispatcher sets (here s3 is a user SGPR it leaves alone, s16 the work-group id) is
+    set again."""
     import emu.machine
     monkeypatch.setattr(emu.machine, "STATE_BYTES", 6000)      # one work-group per chunk
-    src = loads("v5", "v8", "s30", "vcc") + global_id(32) + """
+    src = loads("v5", "v8", "s30", "vcc", "s3", "group") + global_id(32) + """
         v_mov_b32 v9, s30
         v_mov_b32 v10, vcc_lo
+        v_mov_b32 v11, s3
+        v_mov_b32 v12, s16
         global_store_b32 v2, v5, s[4:5]
         global_store_b32 v2, v8, s[6:7]
         global_store_b32 v2, v9, s[8:9]
         global_store_b32 v2, v10, s[10:11]
+        global_store_b32 v2, v11, s[12:13]
+        global_store_b32 v2, v12, s[14:15]
         v_mov_b32 v5, 7
         s_mov_b32 s30, 9
+        s_mov_b32 s3, 11
+        s_mov_b32 s16, 13
         v_writelane_b32 v8, s30, 3
         v_cmp_gt_u32 vcc_lo, 5, v0
         s_endpgm"""
-    names = ("v5", "v8", "s30", "vcc")
-    got, stats = launch(src, {name: np.full(4 * 32, 0xDEAD, np.uint32) for name in names}, grid=(4, 1, 1),
-                        block=(32, 1, 1))
+    names = ("v5", "v8", "s30", "vcc", "s3")
+    got, stats = launch(src, {name: np.full(4 * 32, 0xDEAD, np.uint32) for name in names + ("group",)},
+                        grid=(4, 1, 1), block=(32, 1, 1))
     assert stats.workgroups == 4
     for name in names:
         assert (got[name] == 0).all(), name
+    np.testing.assert_array_equal(got["group"], np.repeat(np.arange(4), 32))
 
 
 def test_work_item_ids_in_reused_register_files():
@@ -576,6 +585,31 @@ def test_unit_stride_loads_and_atomics_read_memory_as_it_was():
     np.testing.assert_array_equal(got["y"], x)
     np.testing.assert_array_equal(got["old"], x)
     np.testing.assert_array_equal(got["x"], x + np.uint32(5))
+
+
+def test_address_register_rewritten_between_accesses():
+    """The unit-stride verdict on an address register is kept only until the register is
+    written: offsets swapped in pairs (same first and last lane) after a unit-stride load
+    scatter and gather, and unit-stride ones slice again."""
+    n = 128
+    x = np.random.default_rng(22).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    swap = """
+        v_add_nc_u32 v6, 1, v1
+        v_bfe_u32 v6, v6, 1, 1
+        v_mul_u32_u24 v6, 12, v6
+        v_xor_b32 v2, v2, v6            // lanes 4k+1 and 4k+2 trade offsets"""
+    src = loads("x", "y", "z") + global_id(64) + f"""
+        global_load_b32 v3, v2, s[4:5]
+        {swap}
+        global_store_b32 v2, v3, s[6:7]
+        global_load_b32 v4, v2, s[4:5]
+        {swap}
+        global_store_b32 v2, v4, s[8:9]
+        s_endpgm"""
+    got, _ = launch(src, {"x": x, "y": np.zeros(n, np.uint32), "z": np.zeros(n, np.uint32)}, grid=(2, 1, 1))
+    perm = np.arange(n) ^ np.where(np.arange(n) % 4 % 3 == 0, 0, 3)       # 4k+1 <-> 4k+2
+    np.testing.assert_array_equal(got["y"][perm], x)
+    np.testing.assert_array_equal(got["z"], x[perm])
 
 
 def test_packed_math_op_sel_and_neg():

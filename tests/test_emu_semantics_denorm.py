@@ -95,6 +95,22 @@ def test_arithmetic_flushes_per_mode(table, bits, field, op):
 
 
 @pytest.mark.parametrize("bits", [16, 32, 64])
+@pytest.mark.parametrize("kind", ["denormal", "zero", "normal"])
+def test_one_value_operand_and_lanes_without_denormals(table, bits, kind):
+    """A uniform (1, 1) operand is checked as one value, and lanes holding zeros but no
+    denormal keep their bits; a denormal one-value operand is still flushed."""
+    ft, ut = FLOATS[bits]
+    sub = np.finfo(ft).smallest_subnormal
+    one = np.array({"denormal": -sub * 3, "zero": -0.0, "normal": 1.5}[kind], ft)
+    lanes = np.array([0.0, 1.0, -0.0, 2.0, np.inf, np.nan, -3.25, 0.0], ft)
+    ctx = Ctx(lanes=8, exec_mask=np.array([[0xFF]], np.uint64), mode=np.array([[mode_with(bits, 0)]], np.uint32),
+              inputs={"S0": one.view(ut).astype(np.uint64 if bits == 64 else np.uint32).reshape(1, 1),
+                      "S1": lanes.view(ut).astype(np.uint64 if bits == 64 else np.uint32)[None, :]})
+    got = table.lookup(f"V_MUL_F{bits}").execute(ctx)["D0"][0].astype(ut).view(ft)
+    assert bits_equal(got, ftz(ftz(one) * lanes)), f"got {got}"
+
+
+@pytest.mark.parametrize("bits", [16, 32, 64])
 @pytest.mark.parametrize("field", [0, 3])
 def test_compare_sees_flushed_inputs(table, bits, field):
     a, b, _ = operands(bits)

@@ -155,3 +155,39 @@ def test_fma_f32_single_rounding(blocks, into_s1):
     want = reference(a, b, c, 23, -126, 127, np.float32)
     assert (naive.view(np.uint32) != want.view(np.uint32)).sum() >= k // 8      # float64 double-rounds these
     check(execute("v_fma_f32", a, b, c, np.uint32, into_s1), want, np.uint32)
+
+
+@pytest.mark.parametrize("case", ["short", "tiny", "wide"])
+def test_fma_f32_one_value_multiplicand(blocks, case):
+    """v_fma_f32 v, s, v, s: a one-value multiplicand and addend (SGPRs, (1, 1)). When every
+    float64 sum is exact (rtlib._sums_exact: a short multiplicand and operand magnitudes in a
+    modest range) the sums are rounded once without the midpoint test: "short" (a = 1.5,
+    c = -0.25, many sums exactly on f32 midpoints), "tiny" (results in the f32 denormal
+    range). "wide" magnitudes and a full-width multiplicand fall back to the midpoint test,
+    which must still repair the float64 double roundings built into b and c."""
+    n = W * L * 2
+    if case == "short":
+        a, b, c = np.float32(1.5), rng.standard_normal(n).astype(np.float32), np.full(n, -0.25, np.float32)
+    elif case == "tiny":
+        a, c = np.float32(2.0 ** -130), np.full(n, 3 * 2.0 ** -140, np.float32)
+        b = (1 + rng.integers(0, 8, n) / 8).astype(np.float32) * rng.choice([-1.0, 1.0], n).astype(np.float32)
+    else:       # a * b = +-2**(e-24) * (1 - u * u): half an ulp of c less a sliver float64 drops
+        u, e = 2.0 ** -23, rng.integers(-100, 100, n)
+        a = np.float32(1 + u)
+        b = (rng.choice([-1.0, 1.0], n) * np.ldexp(1 - u, e - 24)).astype(np.float32)
+        c = (rng.choice([-1.0, 1.0], n) * np.ldexp(1 + rng.integers(0, 4, n) * u, e)).astype(np.float32)
+    one = np.full((1, 1), a, np.float32)
+    sums_exact = rtlib._sums_exact(one, b.reshape(-1, L), c[:1].reshape(1, 1) if case != "wide" else c.reshape(-1, L),
+                                   np.dtype(np.float32))
+    assert sums_exact == (case != "wide")
+    want = reference(np.full(n, a, np.float32), b, c, 23, -126, 127, np.float32)
+    if case == "tiny":
+        assert (np.abs(want) < np.finfo(np.float32).tiny).all() and (want != 0).all()
+    if case == "wide":          # rounding the float64 sums alone would be wrong here
+        naive = (np.float64(a) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+        assert (naive.view(np.uint32) != want.view(np.uint32)).sum() >= n // 8
+    inputs = {"S0": one.view(np.uint32), "S1": b.view(np.uint32).reshape(-1, L),
+              "S2": c[:1].view(np.uint32).reshape(1, 1) if case != "wide" else c.view(np.uint32).reshape(-1, L)}
+    ctx = Ctx(lanes=L, exec_mask=np.full((n // L, 1), (1 << L) - 1, np.uint64), inputs=inputs, mode=0x3F0)
+    check(np.asarray(TABLE.lookup("v_fma_f32").execute(ctx)["D0"]).reshape(-1), want, np.uint32)
+
