@@ -75,13 +75,16 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     # what v0 holds after setup: the same for every chunk of a launch and for launches of one
     # shape, so a reused state whose v0 the kernel never wrote keeps it (4 bytes per lane)
     ids_key = (tuple(d.block), d.workitem_id_dims, L, groups)
+    n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
+    n_system = sum(d.workgroup_id) + d.workgroup_info + d.private_segment_wave_offset
     if spare is not None and (spare.waves, spare.lanes, spare.vgprs) == (nw, L, d.vgprs):
         keep_ids = spare.v0_ids == ids_key and not spare.vgpr_written[0]
-        st = spare.reset(rewritten_vgprs=1)         # v0 is kept or written below in every lane
+        # v0 is kept or written below in every lane; these SGPRs are written in every wave
+        rewritten = {*range(len(d.user_sgprs)), *range(n_user, n_user + n_system), EXEC_LO, EXEC_LO + L // 32 - 1}
+        st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten)
     else:
         keep_ids, st = False, WaveState(nw, L, d.vgprs)
     gx, gy, gz = d.grid
-    n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
     st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
     st.sgpr_written[:len(d.user_sgprs)] = True
     s = n_user
@@ -119,4 +122,6 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     st.pc[:] = d.entry
     st.mode[:] = d.mode
     st.mode_uniform = int(d.mode)
-    return st, np.repeat(np.arange(groups), per)          # the chunk-local group of each wave
+    if st.wave_group is None or st.wave_group[0] != per:
+        st.wave_group = per, st.wave_ids // per           # the chunk-local group of each wave
+    return st, st.wave_group[1]

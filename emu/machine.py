@@ -257,7 +257,7 @@ class _Chunk:
     def run(self) -> None:
         st, stats = self.st, self.stats
         parked = np.iinfo(np.int64).max
-        everyone, all_waves = np.arange(st.waves), slice(0, st.waves)
+        everyone, all_waves = st.wave_ids, slice(0, st.waves)
         # every wave runs, at one PC: the last batch held them all and moved them on together
         # (no machine event but waits; a branch every wave took the same way), so the next
         # batch is again all of them. A launch starts that way.

@@ -101,7 +101,11 @@ def _write_lane_bits(code: int):
 
 
 def _write_scc(st, sel, value, active):
-    st.scc[sel] = np.asarray(value).reshape(-1, 1).astype(np.uint32) & np.uint32(1)
+    value = np.asarray(value).reshape(-1, 1)
+    if isinstance(sel, slice):          # a view of the batch's SCCs: the bit straight into it
+        np.bitwise_and(value, np.uint32(1), out=st.scc[sel], casting="unsafe")
+    else:
+        st.scc[sel] = value.astype(np.uint32) & np.uint32(1)
 
 
 def _write_mode(st, sel, value, active):
@@ -110,7 +114,11 @@ def _write_mode(st, sel, value, active):
 
 
 def _write_pc(st, sel, value, active):
-    st.pc[sel] = np.asarray(value).reshape(-1).astype(np.int64)
+    value = np.asarray(value).reshape(-1)
+    if isinstance(sel, slice):          # a view of the batch's PCs: the uint64 bits straight into it
+        np.copyto(st.pc[sel], value, casting="unsafe")
+    else:
+        st.pc[sel] = value.astype(np.int64)
 
 
 def _write_exec(bits: int):

@@ -47,26 +47,31 @@ class WaveState:
         # (memory.SplitAddresses.memo): a load and a store through one address register
         # test it once
         self.stride_memo: dict = {}
+        self.wave_ids = np.arange(waves)                  # 0 .. waves-1, for batches of every wave
+        self.wave_group: tuple[int, np.ndarray] | None = None   # (waves per group, group of each wave)
         # the exception: launch.initial_state leaves v0's mark clear after writing the
         # work-item ids, and says here which launch shape they are for (None: v0 is zero
         # unless marked), so that a launch of that shape reusing this state keeps them
         self.v0_ids = None
         self._reset_small()
 
-    def reset(self, rewritten_vgprs: int = 0) -> "WaveState":
+    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=()) -> "WaveState":
         """This state as a fresh one of the same shape: every register zero again, without
         new allocations (tens of MiB of register files for a large grid cost page faults
         when first written and again when freed). Only registers written since the last
-        reset are cleared, except VGPRs below `rewritten_vgprs`, which the caller is about
-        to overwrite in every lane."""
+        reset are cleared, except VGPRs below `rewritten_vgprs` and the SGPR codes in
+        `rewritten_sgprs`, which the caller is about to overwrite in every wave and lane."""
         if rewritten_vgprs == 0 and self.v0_ids is not None and not self.vgpr_written[0]:
             self.vgpr[0] = 0                # work-item ids left by a launch
         self.v0_ids = None
         self.stride_memo.clear()
-        for written, regs, skip in ((self.sgpr_written, self.sgpr, 0), (self.vgpr_written, self.vgpr, rewritten_vgprs)):
-            for reg in np.flatnonzero(written[skip:]) + skip:
-                regs[reg] = 0
-            written[skip:] = False
+        for reg in np.flatnonzero(self.sgpr_written):
+            if reg not in rewritten_sgprs:
+                self.sgpr[reg] = 0
+        self.sgpr_written[:] = False
+        for reg in np.flatnonzero(self.vgpr_written[rewritten_vgprs:]) + rewritten_vgprs:
+            self.vgpr[reg] = 0
+        self.vgpr_written[rewritten_vgprs:] = False
         for per_wave in (self.scc, self.pc, self.mode, self.status, self.issued):
             per_wave.fill(0)            # refilled in place: fresh arrays cost page faults
         self.run.fill(RUNNING)

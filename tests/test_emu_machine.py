@@ -498,27 +498,36 @@ def test_work_groups_run_in_chunks(monkeypatch):
 
 def test_reused_register_files_read_as_zero(monkeypatch):
     """Chunks (and launches) of one shape reuse the register files: whatever a chunk wrote
-    (VALU and cross-lane VGPR writes, SGPRs, VCC) reads as zero in the next one."""
+    (VALU and cross-lane VGPR writes, SGPRs, VCC) reads as zero in the next one, and what
+    the dispatcher sets (here s3 is a user SGPR it leaves alone, s16 the work-group id) is
+    set again."""
     import emu.machine
     monkeypatch.setattr(emu.machine, "STATE_BYTES", 6000)      # one work-group per chunk
-    src = loads("v5", "v8", "s30", "vcc") + global_id(32) + """
+    src = loads("v5", "v8", "s30", "vcc", "s3", "group") + global_id(32) + """
         v_mov_b32 v9, s30
         v_mov_b32 v10, vcc_lo
+        v_mov_b32 v11, s3
+        v_mov_b32 v12, s16
         global_store_b32 v2, v5, s[4:5]
         global_store_b32 v2, v8, s[6:7]
         global_store_b32 v2, v9, s[8:9]
         global_store_b32 v2, v10, s[10:11]
+        global_store_b32 v2, v11, s[12:13]
+        global_store_b32 v2, v12, s[14:15]
         v_mov_b32 v5, 7
         s_mov_b32 s30, 9
+        s_mov_b32 s3, 11
+        s_mov_b32 s16, 13
         v_writelane_b32 v8, s30, 3
         v_cmp_gt_u32 vcc_lo, 5, v0
         s_endpgm"""
-    names = ("v5", "v8", "s30", "vcc")
-    got, stats = launch(src, {name: np.full(4 * 32, 0xDEAD, np.uint32) for name in names}, grid=(4, 1, 1),
-                        block=(32, 1, 1))
+    names = ("v5", "v8", "s30", "vcc", "s3")
+    got, stats = launch(src, {name: np.full(4 * 32, 0xDEAD, np.uint32) for name in names + ("group",)},
+                        grid=(4, 1, 1), block=(32, 1, 1))
     assert stats.workgroups == 4
     for name in names:
         assert (got[name] == 0).all(), name
+    np.testing.assert_array_equal(got["group"], np.repeat(np.arange(4), 32))
 
 
 def test_work_item_ids_in_reused_register_files():
