@@ -235,18 +235,23 @@ def _exact_term(kind: str, text: str) -> tuple:
     return found
 
 
-def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: bool) -> bool:
+def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: bool, start: int = 0) -> bool:
     """Place the terms of a TERMS token, split into the plain tokens it is made of (as they
     would lex one by one); returns whether an operand comes next. The same placement as
     _place: a name after a blank is a flag modifier, key:value terms are modifiers, the rest
     operands. Most runs are made of the common terms alone (_FAST_TERMS): one findall splits
-    them, and the lengths of its pieces adding up to the run's shows that nothing was skipped."""
-    texts = _fast_split()(token)
-    if sum(map(len, texts)) != len(token):
-        return _place_terms_exactly(token, operands, modifiers, expect_operand)
+    them, and the lengths of its pieces adding up to the run's shows that nothing was skipped.
+    The run starts at `start` (after the mnemonic of an INSTR_NL)."""
+    end = len(token.rstrip())      # the blanks and newline(s) that may end it are no terms
+    texts = _fast_split()(token, start, end)
+    if sum(map(len, texts)) != end - start:
+        return _place_terms_exactly(token, operands, modifiers, expect_operand, start)
     memo = _TERM_MEMO
     for text in texts:
-        value, comma, role = memo.get(text) or _fast_term(text)
+        try:
+            value, comma, role = memo[text]
+        except KeyError:
+            value, comma, role = _fast_term(text)
         if not role or role == _NAME and expect_operand:     # _OPERAND is 0
             operands.append(value)
         elif role == _NAME:
@@ -264,10 +269,10 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
     return expect_operand
 
 
-def _place_terms_exactly(token: Token, operands: list, modifiers: dict, expect_operand: bool) -> bool:
+def _place_terms_exactly(token: Token, operands: list, modifiers: dict, expect_operand: bool, start: int = 0) -> bool:
     """_place_terms for any run: split by the terminals it is made of, in the lexer's order."""
     memo = _TERM_MEMO
-    for m in _terms_splitter()(token):
+    for m in _terms_splitter()(token, start):
         kind = m.lastgroup
         if kind == _UNSPLIT:
             raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
@@ -346,7 +351,7 @@ _FAST_TERMS = [("REG_C", _REG + r"[ \t]*,[ \t]*"),
                *_SIGNED_TERMS,
                ("COMMA", r",[ \t]*"),
                ("BLANKS", r"[ \t]+"),
-               ("NL", r"(?:(?://|;|#)[^\n]*)?(?:\r?\n)+")]
+               ("COMMENT", r"(?://|;|#)[^\n]*")]
 
 
 _UNSPLIT = "UNSPLIT"
@@ -385,6 +390,18 @@ def _terms_statement(mnemonic: Token, terms: Token) -> Statement:
     _place_terms(terms, operands, modifiers, True)
     return Statement(_MNEMONICS.get(mnemonic.value) or _mnemonic(mnemonic.value), operands, modifiers,
                      mnemonic.line, mnemonic.column)
+
+
+def _line_statement(line: Token) -> Statement:
+    """The usual instruction line as one INSTR_NL token: its mnemonic, then a run of terms."""
+    start = _MNEMONIC_PART(line).end()
+    operands, modifiers = [], {}
+    _place_terms(line, operands, modifiers, True, start)
+    mnemonic = line[:start]
+    return Statement(_MNEMONICS.get(mnemonic) or _mnemonic(mnemonic), operands, modifiers, line.line, line.column)
+
+
+_MNEMONIC_PART = re.compile(r"[a-z_][a-z0-9_]*+[ \t]*+", re.I).match     # as in INSTR_NL (asm.lark)
 
 
 # mnemonic token text ("V_ADD_F32 ") -> the mnemonic ("v_add_f32"), each worked out once
@@ -476,6 +493,8 @@ class _ToStatements(Transformer):
 
     def instr_nl(self, c):
         """An instruction whose last token, a run of terms, ends its line."""
+        if len(c) == 1:
+            return _line_statement(c[0])
         if len(c) == 3:
             c[1].append(c[2])
             return _statement(c[0], c[1])
@@ -511,7 +530,8 @@ class _ToStatements(Transformer):
     def lines_instr_nl(self, c):
         """The lines so far, then an instruction whose run of terms ends its line."""
         acc = c[0]
-        acc.append(_terms_statement(c[1], c[2]) if len(c) == 3 else self.instr_nl(c[1:]))
+        acc.append(_line_statement(c[1]) if len(c) == 2 else
+                   _terms_statement(c[1], c[2]) if len(c) == 3 else self.instr_nl(c[1:]))
         return acc
 
     def start(self, c):
@@ -643,7 +663,7 @@ def _syntax_message(text: str, e: UnexpectedInput) -> str:
     line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
     if isinstance(e, UnexpectedToken):
         expected = sorted(x for x in e.expected if not x.startswith("_") and x != "NL")[:8]
-        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS", "TERMS_NL") else
+        what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS", "TERMS_NL", "INSTR_NL") else
                 "unexpected end of input" if e.token.type == "$END" else f"unexpected {str(e.token).rstrip()!r}")
     elif isinstance(e, UnexpectedCharacters):
         expected = sorted(x for x in e.allowed if not x.startswith("_") and x != "NL")[:8] if e.allowed else []
@@ -667,12 +687,20 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
 
 
 def _assemble(text: str, enc) -> bytes:
-    lines = text.splitlines()
     out = bytearray()
     labels: dict[str, int] = {}
     fixups = []
+    encode = enc.encode_statement
     for it in parse(text):
-        if isinstance(it, Label):
+        if type(it) is Statement:           # encode_at, inline for the usual item
+            try:
+                data, fix = encode(it)
+            except (OperandError, ValueError) as e:
+                raise encode_error(e, it, text.splitlines()) from None
+            if fix is not None:
+                add_fixup(fixups, len(out), fix, it)
+            out += data
+        elif isinstance(it, Label):
             define_label(labels, it, len(out))
         elif isinstance(it, Directive):
             if it.name not in _HARMLESS_DIRECTIVES:
@@ -680,7 +708,7 @@ def _assemble(text: str, enc) -> bytes:
                                f"assemble with runtime.asm_module.assemble_module() or "
                                f"`wavesmith asm FILE -o FILE.hsaco`")
         else:
-            out += encode_at(enc, it, lines, len(out), fixups)
+            out += encode_at(enc, it, text.splitlines(), len(out), fixups)
     resolve_branches(out, fixups, labels)
     resolve_literals(out, fixups, labels)
     return bytes(out)
@@ -707,13 +735,24 @@ def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -
     try:
         data, fix = enc.encode_statement(st)
     except (OperandError, ValueError) as e:
-        src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
-        raise AsmError(f"{st.line}:{st.column}: {e}\n    {src.strip()}") from None
+        raise encode_error(e, st, lines) from None
+    if fix is not None:
+        add_fixup(fixups, offset, fix, st)
+    return data
+
+
+def encode_error(e: Exception, st: Statement, lines: list[str]) -> AsmError:
+    """The AsmError of an instruction the encoder rejects: line:column, the reason, the line."""
+    src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
+    return AsmError(f"{st.line}:{st.column}: {e}\n    {src.strip()}")
+
+
+def add_fixup(fixups: list, offset: int, fix, st: Statement) -> None:
+    """Note what of the instruction at `offset` is filled in later: a branch label or a LiteralRef."""
     if isinstance(fix, LiteralRef):
         fixups.append((offset + fix.at, fix, st))
-    elif fix is not None:
+    else:
         fixups.append((offset, fix, st))
-    return data
 
 
 @dataclass(frozen=True)

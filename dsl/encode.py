@@ -130,11 +130,15 @@ class Encoder:
         self.spec = spec
         self.wave = wave
         self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
+        self._plans: dict[tuple[int, bool], tuple[InstrDef, ValuPlan]] = {}    # (id, e32) -> (d, plan)
         # format -> ({field: (lo bit, width)}, the fixed encoding bits, has an OP field, bytes)
         self._layout = {name: ({n: (lo, hi - lo + 1) for n, hi, lo in f.fields},
                                f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields},
                                (64 if name == "MIMG" else f.width) // 8)
                         for name, f in spec.formats.items()}
+        # DPP word fields: (shift within the word, mask) by DPP kind
+        self._dpp_layout = {kind: {n: (lo - 32, (1 << bits) - 1) for n, (lo, bits) in self._layout[kind][0].items()}
+                            for kind in ("DPP8", "DPP16") if kind in self._layout}
         _late_imports()
 
     # ------------------------------------------------------------ operand codes
@@ -267,14 +271,18 @@ class Encoder:
         if st.dual is not None:
             return self.encode_vopd(st), None
         mn = st.mnemonic
-        if mn == "v_illegal":
-            return b"\0\0\0\0", None
-        cands, enc = self.candidates(mn)
-        for d in cands[:-1]:
-            try:
-                return self.encode_one(d, st, enc)
-            except OperandError:
-                pass
+        hit = self._candidates.get(mn)
+        if hit is None:
+            if mn == "v_illegal":
+                return b"\0\0\0\0", None
+            hit = self.candidates(mn)
+        cands, enc = hit
+        if len(cands) > 1:
+            for d in cands[:-1]:
+                try:
+                    return self.encode_one(d, st, enc)
+                except OperandError:
+                    pass
         # the last candidate is the most general encoding (VOP3): its complaint is the real one
         return self.encode_one(cands[-1], st, enc)
 
@@ -319,11 +327,11 @@ class Encoder:
             value |= val << lo
         out = value.to_bytes(size, "little")
         if F.dpp is not None:
-            dpp_fields = self._layout[F.dpp_kind][0]
+            dpp_fields = self._dpp_layout[F.dpp_kind]
             word = 0
             for name, val in F.dpp.items():
-                lo, bits = dpp_fields[name]
-                word |= (val & ((1 << bits) - 1)) << (lo - 32)
+                shift, mask = dpp_fields[name]
+                word |= (val & mask) << shift
             out += word.to_bytes(4, "little")
         elif F.literal is not None:
             out += F.literal.to_bytes(4, "little")
@@ -337,7 +345,8 @@ class Encoder:
                                f"got {len(ops)}")
 
     def valu(self, d: InstrDef, F: Fields, ops: list, mods: dict, e32: bool):
-        plan = _valu_plan(d, e32, self.wave)
+        hit = self._plans.get((id(d), e32))      # _valu_plan's memo, without its call
+        plan = hit[1] if hit is not None and hit[0] is d else self._plan(d, e32)
         sig, is_p, is_mix = plan.sig, plan.is_p, plan.is_mix
         names, n_srcs = plan.names, plan.n_srcs
         if len(ops) != len(names):
@@ -472,19 +481,20 @@ class Encoder:
                     for i, b in enumerate(bits):
                         opsel |= b << i
             if is_p:
-                nsrc = len(sig.srcs)
-                hi_default = [0] * nsrc if is_mix else [1] * nsrc
-                hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d) if "op_sel_hi" in mods else hi_default
-                # bits of sources the instruction does not have read as set (LLVM's default)
-                hib = list(hib) + [0 if is_mix else 1] * (3 - len(hib))
-                hv = sum(b << i for i, b in enumerate(hib))
+                if "op_sel_hi" in mods:
+                    hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)
+                    hv, given = _bits_value(hib), len(hib)
+                else:
+                    given = len(sig.srcs)
+                    hv = 0 if is_mix else (1 << given) - 1
+                if given < 3 and not is_mix:    # bits of sources the instruction does not have read
+                    hv |= (7 >> given) << given  # as set (LLVM's default)
                 F["OPSEL_HI"] = hv & 3
                 F["OPSEL_HI2"] = hv >> 2 & 1
                 if "neg_lo" in mods:
-                    negb |= sum(b << i for i, b in enumerate(_bit_list(mods.pop("neg_lo"), "neg_lo", d)))
+                    negb |= _bits_value(_bit_list(mods.pop("neg_lo"), "neg_lo", d))
                 if "neg_hi" in mods:
-                    F["NEG_HI"] = F.get("NEG_HI", 0) | sum(
-                        b << i for i, b in enumerate(_bit_list(mods.pop("neg_hi"), "neg_hi", d)))
+                    F["NEG_HI"] = F.get("NEG_HI", 0) | _bits_value(_bit_list(mods.pop("neg_hi"), "neg_hi", d))
                 F.setdefault("NEG_HI", 0)
             if opsel:
                 F["OPSEL"] = opsel
@@ -495,7 +505,7 @@ class Encoder:
             if mods:
                 if mods.pop("clamp", False):
                     F["CLMP"] = 1
-                for key, val in (("mul", {2: 1, 4: 2}), ("div", {2: 3})):
+                for key, val in _OUTPUT_MODIFIERS:
                     if key in mods:
                         m = mods.pop(key)
                         if m not in val:
@@ -504,6 +514,11 @@ class Encoder:
                         F["OMOD"] = val[m]
         if dpp_kind:
             self._dpp(d, F, mods, dpp_kind, e32)
+
+    def _plan(self, d: InstrDef, e32: bool) -> "ValuPlan":
+        plan = _valu_plan(d, e32, self.wave)
+        self._plans[id(d), e32] = (d, plan)
+        return plan
 
     def _implicit_vcc(self, d, v):
         want = "vcc" if self.wave == 64 else "vcc_lo"
@@ -519,8 +534,7 @@ class Encoder:
             sels = _bit_list(mods.pop("dpp8"), "dpp8", d, limit=7)
             if len(sels) != 8:
                 raise OperandError(f"{_name(d)}: dpp8 needs 8 lane selects, got {len(sels)}")
-            for i, s_ in enumerate(sels):
-                dpp[f"LANE_SEL{i}"] = s_
+            dpp.update(zip(_LANE_SELS, sels))
             fi = mods.pop("fi", 0)
             F["SRC0"] = DPP8FI if fi else DPP8
         else:
@@ -546,9 +560,12 @@ class Encoder:
                                    f"row_ror:n, row_mirror, row_half_mirror, row_share:n or row_xmask:n")
             dpp.update(DPP_CTRL=ctrl, ROW_MASK=mods.pop("row_mask", 0xf), BANK_MASK=mods.pop("bank_mask", 0xf),
                        BC=1 if mods.pop("bound_ctrl", 0) else 0, FI=1 if mods.pop("fi", 0) else 0)
-            for i in range(2):
-                dpp[f"SRC{i}_NEG"] = int(bool(F.pop(f"_neg{i}", 0)))
-                dpp[f"SRC{i}_ABS"] = int(bool(F.pop(f"_abs{i}", 0)))
+            if "_neg0" in F or "_neg1" in F:         # DPP16 source modifiers, set by valu
+                for neg, ab, name_neg, name_abs in _DPP16_SOURCE_MODIFIERS:
+                    dpp[name_neg] = int(bool(F.pop(neg, 0)))
+                    dpp[name_abs] = int(bool(F.pop(ab, 0)))
+            else:
+                dpp.update(_DPP16_NO_SOURCE_MODIFIERS)
             F["SRC0"] = DPP16
         F.dpp, F.dpp_kind = dpp, kind
 
@@ -858,6 +875,11 @@ class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import c
     pass
 
 
+_OUTPUT_MODIFIERS = (("mul", {2: 1, 4: 2}), ("div", {2: 3}))      # key -> {value: OMOD}
+_LANE_SELS = tuple(f"LANE_SEL{i}" for i in range(8))     # DPP8's lane select fields
+# (Fields key valu sets, Fields key, DPP16 field, DPP16 field) of each source's neg/abs
+_DPP16_SOURCE_MODIFIERS = tuple((f"_neg{i}", f"_abs{i}", f"SRC{i}_NEG", f"SRC{i}_ABS") for i in range(2))
+_DPP16_NO_SOURCE_MODIFIERS = {name: 0 for *_, neg, ab in _DPP16_SOURCE_MODIFIERS for name in (neg, ab)}
 _DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
                               "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl"))
 
@@ -947,6 +969,14 @@ def _bit_list(v, what, d, limit=1) -> list[int]:
             or not _BIT_VALUES[limit].issuperset(v)):
         raise OperandError(f"{_name(d)}: {what} expects [a,b,...] with entries 0..{limit}, got {v}")
     return v
+
+
+def _bits_value(bits: list[int]) -> int:
+    """[b0, b1, ...] (checked by _bit_list) as an integer with entry i at bit i."""
+    value = 0
+    for i, b in enumerate(bits):
+        value |= b << i
+    return value
 
 
 def _imm16(v, d) -> int:

@@ -134,20 +134,6 @@ class WaveState:
         if self.mask_dwords == 2:
             self.set_sreg(sel, code + 1, value >> np.uint64(32))
 
-    def write_lane_bits(self, sel, code: int, bits: np.ndarray) -> None:
-        """bool (W, L) lane bits packed into the lane mask at `code` (bit i = lane i): one flat
-        np.packbits straight into the mask's dword rows."""
-        if code == NULL:
-            return
-        bits = np.asarray(bits, bool)
-        n = self.mask_dwords
-        if bits.ndim != 2 or bits.shape[1] != 32 * n:
-            self.write_mask(sel, code, pack_mask(bits))
-            return
-        packed = np.packbits(np.ascontiguousarray(bits).reshape(-1), bitorder="little").view(np.uint32)
-        self.sgpr[code:code + n, sel] = packed.reshape(len(bits), n).T
-        self.sgpr_written[code:code + n] = True
-
     def exec_mask(self, sel) -> np.ndarray:
         return self.read_mask(sel, EXEC_LO)
 

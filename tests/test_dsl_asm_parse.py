@@ -1,9 +1,9 @@
 """dsl.asm.parse's speed-ups change nothing it returns.
 
 parse() runs asm.lark with two shortcuts: its own contextual lexer (dsl/asm_lexer.py) and
-the TERMS terminal, a run of plain terms lexed as one token and split again in asm.py. The
-reference here is the same grammar with TERMS and TERMS_NL never matching, on lark's own
-contextual lexer: both must
+the TERMS terminals, a run of plain terms lexed as one token (with its line's mnemonic in
+INSTR_NL) and split again in asm.py. The reference here is the same grammar with TERMS,
+TERMS_NL and INSTR_NL never matching, on lark's own contextual lexer: both must
 give the same labels, statements and directives (or the same error) for LLVM's corpus and MC
 test lines, for respaced and commented variants of them, and for the examples' files."""
 from __future__ import annotations
@@ -38,8 +38,8 @@ TRICKY = ["s_mov_b32 s0, v1[2]", "v_mov_b32 v1, 1.5e3", "v_mov_b32 v1, 0x1e5", "
 
 def _reference_parser() -> Lark:
     grammar = (Path(asm.__file__).parent / "asm.lark").read_text()
-    runs = [line for line in grammar.split("\n") if line.startswith(("TERMS.", "TERMS_NL."))]
-    assert len(runs) == 2
+    runs = [line for line in grammar.split("\n") if line.startswith(("TERMS.", "TERMS_NL.", "INSTR_NL."))]
+    assert len(runs) == 3
     for line in runs:       # runs of terms never match: every term is lexed on its own
         grammar = grammar.replace(line, line.split(":")[0] + ": /(?!)x/")
     return Lark(grammar, parser="lalr", lexer="contextual", transformer=asm._ToStatements(),
