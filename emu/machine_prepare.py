@@ -20,7 +20,7 @@ from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
-from .wave import EXEC_LO, M0, NULL, VCC_LO, pack_mask
+from .wave import EXEC_LO, M0, NULL, VCC_LO
 
 VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
 SCALAR = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
@@ -96,7 +96,15 @@ def _write_lane_bits(code: int):
         bits = np.asarray(value).astype(bool, copy=False)
         if active is not None:
             bits = bits & active
-        st.write_mask(sel, code, pack_mask(bits))
+        if code == NULL:
+            return
+        # (W, 32 or 64) bits, whole dwords per wave: the flat packed bits are the mask dwords
+        # themselves (bit i = lane i, little-endian), written without a uint64 mask in between
+        words = np.packbits(np.ascontiguousarray(bits).reshape(-1), bitorder="little").view(np.uint32)
+        words = words.reshape(len(bits), st.mask_dwords)
+        for k in range(st.mask_dwords):
+            st.sgpr[code + k, sel] = words[:, k]
+        st.sgpr_written[code:code + st.mask_dwords] = True
     return write
 
 

@@ -93,6 +93,19 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
             data[offset + i] = ((value >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint8)
 
 
+_RUN_BLOCK = 1 << 17      # offsets per difference-and-compare: the temporaries stay in cache
+
+
+def _steps_of(flat: np.ndarray, step: int) -> bool:
+    """Whether each element of flat is `step` above the one before (modulo the dtype), one
+    difference and compare per block of offsets."""
+    for start in range(0, flat.size - 1, _RUN_BLOCK):
+        end = min(start + _RUN_BLOCK, flat.size - 1)
+        if not (np.subtract(flat[start + 1:end + 1], flat[start:end]) == step).all():
+            return False
+    return True
+
+
 class LentMemory(np.ndarray):
     """Marker type of the arena view behind a window of device memory that a load returns
     in place of a copy (`SplitAddresses.lend`): such a read-only window aliases no register,
@@ -160,14 +173,14 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
         return int(self.base.reshape(())) + first
 
     def _unit_stride(self, flat: np.ndarray, nbytes: int) -> bool:
-        """Every offset nbytes above the one before (one difference and compare), or the
-        verdict kept in `memo` for these offsets."""
+        """Every offset nbytes above the one before, or the verdict kept in `memo` for these
+        offsets."""
         if self.memo is None:
-            return bool((np.subtract(flat[1:], flat[:-1]) == nbytes).all())
+            return _steps_of(flat, nbytes)
         memo, key = self.memo[0], self.memo[1] + (nbytes,)
         unit = memo.get(key)
         if unit is None:
-            unit = memo[key] = bool((np.subtract(flat[1:], flat[:-1]) == nbytes).all())
+            unit = memo[key] = _steps_of(flat, nbytes)
         return unit
 
     def bounds(self) -> tuple[int, int]:

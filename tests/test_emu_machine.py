@@ -697,6 +697,7 @@ def test_large_batches_run_in_slices_of_waves(monkeypatch, test):
     serialise in lane order, cross-lane ops see whole waves, faults name the right wave."""
     import emu.machine
     monkeypatch.setattr(emu.machine, "SLICE_LANES", 32)     # one wave per semantic call
+    monkeypatch.setattr(emu.machine, "MEMORY_SLICE_LANES", 32)
     test()
 
 

@@ -107,3 +107,21 @@ def test_loads_lend_read_only_windows_only_when_asked():
     assert not lent.any() and copy.any()         # the window is memory; the copy is not
     registers = np.zeros((4, 2, 4), np.uint32)
     assert owned(registers[1]) is not registers[1] and owned(registers[1]).base is None
+
+
+def test_unit_stride_test_in_blocks(monkeypatch):
+    """The unit-stride test runs in blocks of offsets: a break inside any block, or at a
+    block's edge (first and last lane in place, so the span test passes), sends the access
+    down the general path, with the same result."""
+    import emu.memory
+    from emu.memory import SplitAddresses
+    monkeypatch.setattr(emu.memory, "_RUN_BLOCK", 3)         # the 7 steps of 8 lanes: blocks 0-2, 3-5, 6
+    mem, at, host = _buffer(256)
+    base = np.full((1, 1), at, np.uint64)
+    for broken in (None, 1, 3, 4, 6):
+        offset = np.arange(8, dtype=np.uint32) * 4
+        if broken is not None:
+            offset[broken] += 4
+        split, mask = SplitAddresses(base, offset.reshape(2, 4)), np.ones((1, 1), bool)
+        assert isinstance(mem._split_indices(split, 4, mask), slice) == (broken is None)
+        np.testing.assert_array_equal(mem.load(split, 4, mask), mem.load(np.asarray(split), 4, mask))
