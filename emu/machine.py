@@ -40,6 +40,7 @@ MEMORY_SLICE_LANES = 1 << 20
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message")
+_UNKNOWN = object()
 
 
 class EmuError(Exception):
@@ -231,7 +232,7 @@ class _Chunk:
 
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
-        self._direct: dict = {}          # (pc, id(prepared)) -> register of a direct D0 (destinations)
+        self._direct: dict = {}          # id(prepared) -> register of a direct D0 (destinations); kept alive by self.prepared
         self.st, self.wave_group = initial_state(d, first, groups, m.spare_state)
         m.spare_state = None        # handed back when this chunk ends
         self.groups = groups
@@ -338,7 +339,7 @@ class _Chunk:
         exec_mask = st.exec_mask(sel)
         active = None
         if not p.scalar:
-            full = bool((exec_mask == self.full).all())
+            full = exec_mask.min() == self.full        # no mask exceeds the full one
             self.stats.lane_ops += len(exec_mask) * st.lanes if full else int(np.bitwise_count(exec_mask).sum())
             if not full or p.dpp is not None:
                 active = unpack_mask(exec_mask, st.lanes)
@@ -419,14 +420,13 @@ class _Chunk:
         with no DPP, integer clamp or register-file access in the way. The translator uses it
         only from a semantic's last statement (emu/pcode/translate.py keep_direct), so that
         sources that are the destination register itself are read before it is written."""
-        try:
-            reg = self._direct[p.pc, id(p)]
-        except KeyError:
+        reg = self._direct.get(id(p), _UNKNOWN)
+        if reg is _UNKNOWN:
             reg = getattr(p.writers.get("D0"), "register", None)
             if p.cross_lane or p.dpp is not None or p.saturate is not None or p.buffer is not None \
                     or "D0" not in p.sem.writes:
                 reg = None
-            self._direct[p.pc, id(p)] = reg
+            self._direct[id(p)] = reg
         if reg is None:
             return None
         self.st.vgpr_written[reg] = True

@@ -371,17 +371,30 @@ def fma(a, b, c, out=None):
     size = math.prod(shape)
     if not shape:
         return one(a, b, c, dtype)
-    exact = {"exact": _sums_exact(a, b, c, dtype)} if one is _fma_narrow else {}
-    if size <= 2 * _BLOCK:
-        return one(a, b, c, dtype, **exact) if out is None else one(a, b, c, dtype, out=out, shape=shape, **exact)
     rows = max(1, _BLOCK * shape[0] // size)
-    out = np.empty(shape, dtype) if out is None else out
     if one is _fma_narrow:      # a uniform operand (one value) is converted once, not per block
+        if _sums_exact(a, b, c, dtype):
+            return _round_exact_sums(a, b, c, np.empty(shape, dtype) if out is None else out, rows)
         a, b, c = (x.astype(np.float64) if x.size == 1 else x for x in (a, b, c))
+    if size <= 2 * _BLOCK:
+        return one(a, b, c, dtype) if out is None else one(a, b, c, dtype, out=out, shape=shape)
+    out = np.empty(shape, dtype) if out is None else out
     for i in range(0, shape[0], rows):
         part = [x[i:i + rows] if x.ndim == len(shape) and x.shape[0] > 1 else x for x in (a, b, c)]
         block = out[i:i + rows]
-        one(*part, dtype, out=block, shape=block.shape, **exact)     # each block rounds straight into the result
+        one(*part, dtype, out=block, shape=block.shape)     # each block rounds straight into the result
+    return out
+
+
+def _round_exact_sums(a, b, c, out, rows: int):
+    """out = a * b + c when every float64 sum is exact (_sums_exact): per block of `rows`
+    waves, one multiply into a reused float64 block and one add that rounds into `out`."""
+    product = np.empty((min(rows, out.shape[0]),) + out.shape[1:])
+    for i in range(0, out.shape[0], rows):
+        block = out[i:i + rows]
+        a_, b_, c_ = (x[i:i + rows] if x.ndim == out.ndim and x.shape[0] > 1 else x for x in (a, b, c))
+        p = np.multiply(a_, b_, out=product[:len(block)], dtype=np.float64)       # exact (<= 48 bits)
+        np.add(p, c_, out=block, dtype=np.float64, casting="unsafe")             # the one rounding
     return out
 
 
@@ -423,11 +436,10 @@ def _granule_and_max(x, nmant: int, finest: float):
     return max(math.ldexp(1.0, math.frexp(lo)[1] - 1 - nmant), finest), hi
 
 
-def _fma_narrow(a, b, c, dtype, out=None, shape=None, exact=False):
+def _fma_narrow(a, b, c, dtype, out=None, shape=None):
     """f16/f32 fma of one block (see fma), into `out` if given (a block of the result, of
     `shape`). Operands already float64 are one-value operands fma converted for every block:
-    never written (only arrays of the full shape are). exact: every float64 sum is exact
-    (_sums_exact), so rounding it is the result."""
+    never written (only arrays of the full shape are)."""
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     a, b, c = (x.astype(np.float64, copy=x.dtype != np.float64) for x in (a, b, c))
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape) if shape is None else shape
@@ -439,8 +451,6 @@ def _fma_narrow(a, b, c, dtype, out=None, shape=None, exact=False):
         out = s.astype(dtype)
     else:
         out[...] = s
-    if exact:
-        return out
     # Rounding s (p + c rounded to f64) to the narrow type gives the fused result unless s
     # sits exactly on a midpoint of the narrow type: every midpoint is an f64 value, so the
     # f64 rounding never moves the sum across one. A midpoint of normal results has the f64

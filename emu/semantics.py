@@ -295,12 +295,13 @@ class Ctx:
     # is already written back. None: no such place.
     dest: dict | None = None
 
-    @property
+    @cached_property
     def waves(self) -> int:
         return int(np.shape(self.exec_mask)[0])
 
-    @property
+    @cached_property
     def shape(self) -> tuple[int, int]:
+        """(W, L), or (W, 1) for scalar instructions (asked often: computed once per Ctx)."""
         return (self.waves, 1) if self.scalar else (self.waves, self.lanes)
 
     @property

@@ -193,10 +193,13 @@ class Statements:
 
     def write_lane_bit(self, name: str, code: str):
         var = f"{name}__lanes"
+        self.writes[name] = Operand(name, 64 if name != "D1" else 1, "u64" if name != "D1" else "u1", lane_bit=True)
         if name not in self.lane_writes:
             self.lane_writes.add(name)
+            if self.pred is None:       # every lane written: no zeros to start from
+                self.emit(f"{var} = R.truth({code})")
+                return
             self.emit(f"{var} = np.zeros(ctx.shape, bool)")
-        self.writes[name] = Operand(name, 64 if name != "D1" else 1, "u64" if name != "D1" else "u1", lane_bit=True)
         self.emit(f"{var} = R.where({self.pred or 'None'}, R.truth({code}), {var})")
 
     def guard(self, var: str, new: str) -> str:
