@@ -393,15 +393,83 @@ def _terms_statement(mnemonic: Token, terms: Token) -> Statement:
 
 
 def _line_statement(line: Token) -> Statement:
-    """The usual instruction line as one INSTR_NL token: its mnemonic, then a run of terms."""
-    start = _MNEMONIC_PART(line).end()
+    """The usual instruction line as one INSTR_NL token: its mnemonic, then a run of terms.
+    Most such lines are words separated by blanks, each word one term as the lexer would take
+    it (and its blanks) one by one: str.split cuts them (_place_words checks that claim word by
+    word); the others are split as a run."""
+    words = line.split()
+    mnemonic = _MNEMONICS.get(words[0]) or _mnemonic_word(words[0])
     operands, modifiers = [], {}
-    _place_terms(line, operands, modifiers, True, start)
-    mnemonic = line[:start]
-    return Statement(_MNEMONICS.get(mnemonic) or _mnemonic(mnemonic), operands, modifiers, line.line, line.column)
+    if mnemonic is None or not _place_words(words, operands, modifiers):
+        start = _MNEMONIC_PART(line).end()
+        operands, modifiers = [], {}
+        _place_terms(line, operands, modifiers, True, start)
+        mnemonic = _MNEMONICS.get(line[:start]) or _mnemonic(line[:start])
+    return Statement(mnemonic, operands, modifiers, line.line, line.column)
 
 
 _MNEMONIC_PART = re.compile(r"[a-z_][a-z0-9_]*+[ \t]*+", re.I).match     # as in INSTR_NL (asm.lark)
+
+
+def _mnemonic_word(word: str) -> str | None:
+    """The mnemonic of a line's first word, or None when the mnemonic does not end at a blank."""
+    return _mnemonic(word) if _MNEMONIC_PART(word).end() == len(word) else None
+
+
+def _place_words(words: list[str], operands: list, modifiers: dict) -> bool:
+    """_place_terms over the words after the mnemonic, each a whole term of _WORD_TERMS; False
+    (and operands/modifiers to be discarded) where that does not hold: a word that is not such
+    a term, or a signed term not after a comma (`v2 -v3` lexes as SYMEXPR). A word needs no
+    look at the blanks after it: the term lookaheads that read past them (REG, NUMBER, IDENT
+    not before -, +, `,` or :) are settled by the next word's first character, which is one
+    of those only in a signed term, checked here, or in no term at all."""
+    memo = _WORD_MEMO
+    expect_operand = True
+    for word in words[1:] if len(words) > 1 else ():
+        try:
+            value, comma, role, signed = memo[word]
+        except KeyError:
+            entry = _word_term(word)
+            if entry is None:
+                return False
+            value, comma, role, signed = entry
+        if signed and not expect_operand:
+            return False
+        if not role or role == _NAME and expect_operand:     # _OPERAND is 0
+            operands.append(value)
+        elif role == _NAME:
+            modifiers[value.name.lower()] = True
+        elif role == _MODIFIER:
+            modifiers[value[1]] = value[2]
+        else:
+            modifiers[value[1]] = list(value[2])
+        expect_operand = comma
+    return True
+
+
+_WORD_MEMO: dict = {}
+
+
+def _word_term(word: str) -> tuple | None:
+    """(value, ends with a comma, role, is a signed term) of a word that is one whole term."""
+    m = _word_kind()(word)
+    if m is None:
+        return None
+    if len(_WORD_MEMO) > 1 << 16:
+        _WORD_MEMO.clear()
+    found = _WORD_MEMO[word] = (*_term(m.lastgroup, word), m.lastgroup.startswith("SIGNED"))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _word_kind():
+    """fullmatch(word) naming the term a word is, of the run's common terms (no commas alone,
+    blanks or comments)."""
+    return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _FAST_TERMS
+                               if kind not in _NOT_WORDS)).fullmatch
+
+
+_NOT_WORDS = frozenset(("COMMA", "BLANKS", "COMMENT"))
 
 
 # mnemonic token text ("V_ADD_F32 ") -> the mnemonic ("v_add_f32"), each worked out once

@@ -151,7 +151,7 @@ class Encoder:
         neg = ab = False
         if isinstance(v, Mod):
             neg, ab, v = v.neg, v.abs, v.value
-        n = op.regs(self.wave)
+        n = op.dwords or self.wave >> 5       # op.regs(wave), without its call
         hi = False
         if isinstance(v, Reg):
             if v.count != n and not (v.count == 1 and n == 0):
@@ -609,7 +609,8 @@ class Encoder:
 
     def salu(self, d: InstrDef, F: Fields, ops: list, mods: dict = None):
         layout, names = _scalar_operands(d)
-        self._arity(d, ops, names)
+        if len(ops) != len(names):
+            self._arity(d, ops, names)
         for (name, field, n, op), v in zip(layout, ops):
             if name == "sdst":
                 F[field] = self.sreg_code(v, F, name, n)
@@ -654,7 +655,8 @@ class Encoder:
             F["SIMM16"] = _imm16(v, d)
             return None
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
-        self._arity(d, ops, list(operands))
+        if len(ops) != len(operands):
+            self._arity(d, ops, list(operands))
         F.setdefault("SDST", 0)
         for name, v in zip(operands, ops):
             if name == "sdst":
@@ -733,11 +735,12 @@ class Encoder:
 
     def ds(self, d, F, ops, mods):
         layout = ds_layout(d)
-        self._arity(d, ops, [n for n, _, _ in layout])
+        if len(ops) != len(layout):
+            self._arity(d, ops, [n for n, _, _ in layout])
         F.update(ADDR=0, DATA0=0, DATA1=0, VDST=0)
         for (name, field, n), v in zip(layout, ops):
             F[field] = self.vgpr(v, F, name, n)
-        if "2addr" in _name(d):
+        if "2ADDR" in d.name:
             for k in ("offset0", "offset1"):
                 val = mods.pop(k, 0)
                 if not 0 <= val <= 255:
@@ -755,7 +758,8 @@ class Encoder:
     def flat(self, d, F, ops, mods):
         glc = bool(mods.pop("glc", False))
         layout = flat_layout(d, glc)
-        self._arity(d, ops, [n for n, _, _ in layout])
+        if len(ops) != len(layout):
+            self._arity(d, ops, [n for n, _, _ in layout])
         fmt = d.format
         F.update(ADDR=0, DATA=0, VDST=0, SADDR=124, SVE=0)
         for (name, field, n), v in zip(layout, ops):
@@ -788,7 +792,8 @@ class Encoder:
         mn = _name(d)
         tfe = bool(mods.pop("tfe", False))
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
-        self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
+        if len(ops) != 4:
+            self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
         n = data_dwords(d.name) * (2 if "cmpswap" in mn else 1) + tfe
         F["VDATA"] = self.vgpr(ops[0], F, "vdata", n)
         if isinstance(ops[1], Special) and ops[1].name == "off":
@@ -798,7 +803,7 @@ class Encoder:
         else:
             F["VADDR"] = self.vgpr(ops[1], F, "vaddr", 2 if idxen and offen else 1)
         F["SRSRC"] = self.sreg_code(ops[2], F, "srsrc", 4) >> 2
-        code, *_ = self.src_code(ops[3], Operand("soffset"), F, "soffset", allow_vgpr=False)
+        code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False)
         F["SOFFSET"] = code
         off = mods.pop("offset", 0)
         if not 0 <= off <= 4095:
@@ -818,8 +823,8 @@ class Encoder:
             F["FORMAT"] = fmtv
 
     def vinterp(self, d, F, ops, mods):
-        sig = valu_signature(d)
-        self._arity(d, ops, ["vdst", "src0", "src1", "src2"])
+        if len(ops) != 4:
+            self._arity(d, ops, ["vdst", "src0", "src1", "src2"])
         opsel = negb = 0
         v = ops[0]
         F["VDST"] = self.vgpr(v, F, "vdst")
@@ -875,6 +880,7 @@ class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import c
     pass
 
 
+_SOFFSET = Operand("soffset")     # MUBUF/MTBUF's soffset: an SGPR, constant or literal
 _OUTPUT_MODIFIERS = (("mul", {2: 1, 4: 2}), ("div", {2: 3}))      # key -> {value: OMOD}
 _LANE_SELS = tuple(f"LANE_SEL{i}" for i in range(8))     # DPP8's lane select fields
 # (Fields key valu sets, Fields key, DPP16 field, DPP16 field) of each source's neg/abs

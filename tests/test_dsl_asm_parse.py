@@ -33,7 +33,11 @@ TRICKY = ["s_mov_b32 s0, v1[2]", "v_mov_b32 v1, 1.5e3", "v_mov_b32 v1, 0x1e5", "
           "v_add_f32 v1, v2 -|v3|", "v_add_f32 v1,-v2.l -v3", "v_add_f32 v1, -v2|v3", "v_add_f32 v1, |v2|v3",
           "v_add_f32 v1, |-1|, -|-v[2:3]|", "v_add_f32 v1, -0x10, |1.5e3|, -1e", "v_add_f32 v1, - v2, | v3 |",
           "v_add_f32 v1, -|v2|(", "v_add_f32 v1, -v2:1", "v_add_f32 v1, --v2, -|v3|, |v4||v5|", "v_nop-1",
-          "v_add_f32 v1, -vcc, |exec_lo|, -inf", "v_add_f32 v1, -v2[1], -s[2:3]x, -|v1|:: v_nop"]
+          "v_add_f32 v1, -vcc, |exec_lo|, -inf", "v_add_f32 v1, -v2[1], -s[2:3]x, -|v1|:: v_nop",
+          # lines split at blanks (a word per term) and what must not be
+          "v_add_f32 v1 ,v2, v3", "v_add_f32 v1, v2 // v3 clamp", "v_add_f32\tv1,\tv2 ;x v4", "v_nop.l v1",
+          "v_pk_add_f16 v1, v2, v3 op_sel:[0, 1]", "s_mov_b32 s0, foo -4", "s_mov_b32 s0, v1 +4", "v_nop v1 :5",
+          "v_add_f32 v1, 4 -v2", "v_add_f32 v1, v2, v3 clamp -v4", "v_add_f32 v1, v2,, v3", "v_nop\tv1  \t\r\n"]
 
 
 def _reference_parser() -> Lark:
