@@ -85,8 +85,10 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     else:
         keep_ids, st = False, WaveState(nw, L, d.vgprs)
     gx, gy, gz = d.grid
-    st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
-    st.sgpr_written[:len(d.user_sgprs)] = True
+    user = np.array(d.user_sgprs, np.uint64).astype(np.uint32)
+    st.sgpr[:len(user)] = user[:, None]
+    st.sgpr_written[:len(user)] = True
+    st.note_uniform(slice(0, st.waves), 0, user)
     s = n_user
     gid = None
     for axis, on in enumerate(d.workgroup_id):

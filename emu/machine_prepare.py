@@ -20,7 +20,7 @@ from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
-from .wave import EXEC_LO, M0, NULL, VCC_LO
+from .wave import EXEC_LO, M0, NULL, VCC_LO, split_dwords
 
 VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
 SCALAR = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
@@ -70,6 +70,8 @@ def _write_sgprs(code: int, dwords: int):
         if value.strides[0] == 0:      # one value broadcast to the batch (a uniform load): split it once
             value = value[:1]
         st.write_sgprs(sel, code, dwords, value)
+        if len(value) == 1 and code != NULL:    # known uniform for later reads (WaveState.uniform_sgprs)
+            st.note_uniform(sel, code, split_dwords(value, dwords).reshape(-1))
     return write
 
 

@@ -40,8 +40,11 @@ class WaveState:
         self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
         # registers written since they were last all zero, so that reset() re-zeroes only
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
-        self.sgpr_written = np.zeros(128, bool)
+        self.sgpr_written = WriteMarks.zeros(128)
         self.vgpr_written = WriteMarks.zeros(len(self.vgpr))
+        # {SGPR row: (write count, value)}: rows known to hold one value in every wave (the
+        # dispatcher's user SGPRs, rows read_sgprs found uniform), valid until written again
+        self.uniform_sgprs: dict[int, tuple[int, int]] = {}
         # facts about VGPR contents, valid while the register's write count is unchanged:
         # {(register, first wave, end wave, write count, nbytes): unit-stride?} of the memory
         # (memory.SplitAddresses.memo): a load and a store through one address register
@@ -65,6 +68,7 @@ class WaveState:
             self.vgpr[0] = 0                # work-item ids left by a launch
         self.v0_ids = None
         self.stride_memo.clear()
+        self.uniform_sgprs.clear()
         for reg in np.flatnonzero(self.sgpr_written):
             if reg not in rewritten_sgprs:
                 self.sgpr[reg] = 0
@@ -145,10 +149,32 @@ class WaveState:
         if code == NULL:
             shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
+        if uniform:
+            known = self._uniform_values(code, dwords)
+            if known is not None:
+                return join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
         regs = self.sgpr[code:code + dwords, sel]              # (n, W)
         if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
             regs = regs[:, :1]
+            self.note_uniform(sel, code, regs[:, 0])
         return join_dwords(regs.T[:, None, :], dwords)
+
+    def note_uniform(self, sel, code: int, values) -> None:
+        """Remember that SGPR rows code.. hold `values` (one per row) in every wave, if `sel`
+        is every wave: until a row is written again (its write count changes)."""
+        if isinstance(sel, slice) and sel == slice(0, self.waves):
+            counts = self.sgpr_written.counts
+            self.uniform_sgprs.update((code + i, (int(counts[code + i]), int(v))) for i, v in enumerate(values))
+
+    def _uniform_values(self, code: int, dwords: int) -> list[int] | None:
+        """The values of SGPR rows code.. if each is known to be uniform (uniform_sgprs)."""
+        known, counts, values = self.uniform_sgprs, self.sgpr_written.counts, []
+        for row in range(code, code + dwords):
+            entry = known.get(row)
+            if entry is None or entry[0] != counts[row]:
+                return None
+            values.append(entry[1])
+        return values
 
     def write_sgprs(self, sel, code: int, dwords: int, value: np.ndarray) -> None:
         if code == NULL:

@@ -612,6 +612,27 @@ def test_address_register_rewritten_between_accesses():
     np.testing.assert_array_equal(got["z"], x[perm])
 
 
+def test_uniform_sgpr_rewritten_per_wave():
+    """An SGPR every wave holds the same value of is read as one value only until it is
+    written: after s_mov of the work-group id each wave reads its own."""
+    n = 128
+    src = loads("a", "b", "c") + global_id(64) + """
+        v_mov_b32 v3, s0            // the kernarg table's low half: one value in every wave
+        s_mov_b32 s0, s16           // now the work-group id: one per group
+        v_mov_b32 v4, s0
+        v_mov_b32 v5, s1
+        s_mov_b32 s1, 7             // one new value for every wave
+        v_add_nc_u32 v5, s1, v5
+        global_store_b32 v2, v3, s[4:5]
+        global_store_b32 v2, v4, s[6:7]
+        global_store_b32 v2, v5, s[8:9]
+        s_endpgm"""
+    got, _ = launch(src, {name: np.zeros(n, np.uint32) for name in "abc"}, grid=(2, 1, 1))
+    assert got["a"][0] != 0 and (got["a"] == got["a"][0]).all()
+    np.testing.assert_array_equal(got["b"], np.repeat(np.arange(2), 64))
+    np.testing.assert_array_equal(got["c"], 7)      # the table's high half is 0 (a low address)
+
+
 def test_packed_math_op_sel_and_neg():
     rng = np.random.default_rng(13)
     a, b = rng.uniform(-4, 4, (2, 64, 2)).astype(np.float16)
