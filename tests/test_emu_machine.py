@@ -759,14 +759,19 @@ def test_lane_masks_pack_bit_i_as_lane_i(lanes):
 
 
 @pytest.mark.parametrize("active", [64, 40])        # every lane on / a partial EXEC (masked writeback)
-def test_results_computed_into_their_registers(active):
+def test_results_computed_into_their_registers(active, monkeypatch):
     """With every lane on, whole 32-bit results are computed straight into the destination
-    register (Ctx.dest): still right when a source is that register, when VOPD's Y half reads
-    the register its X half writes, and for v_fmac's accumulator. With a partial EXEC the
-    results take the masked writeback and inactive lanes keep their old values."""
+    register (Ctx.dest): still right when a source is that register (also for an fma whose
+    float64 sums are proven exact: rtlib._sums_exact), when VOPD's Y half reads the register
+    its X half writes, and for v_fmac's accumulator. With a partial EXEC the results take the
+    masked writeback and inactive lanes keep their old values."""
+    from emu import rtlib
+    proofs = []
+    sums_exact = rtlib._sums_exact
+    monkeypatch.setattr(rtlib, "_sums_exact", lambda *args: proofs.append(sums_exact(*args)) or proofs[-1])
     rng = np.random.default_rng(7)
-    # operands of at most 12 significant bits: a * b + c is exact in float64, rounded once to f32
-    a, b = (rng.integers(-2048, 2048, 64).astype(np.float32) / np.float32(256) for _ in range(2))
+    # non-zero operands of at most 12 significant bits: a * b + c is exact in float64, rounded once to f32
+    a, b = ((rng.choice([-1, 1], 64) * rng.integers(1, 2048, 64) / 256).astype(np.float32) for _ in range(2))
     u = rng.integers(0, 2 ** 32, 64, dtype=np.uint32)
     src = loads("inputs", "out") + global_id(64) + f"""
         global_load_b32 v5, v2, s[4:5]
@@ -777,6 +782,9 @@ def test_results_computed_into_their_registers(active):
         v_mov_b32 v11, v6
         v_mov_b32 v20, v1
         v_mov_b32 v21, v5
+        v_mov_b32 v13, v5
+        s_mov_b32 s41, 0x3fc00000                // 1.5 and -0.25: one value in every wave
+        s_mov_b32 s42, 0xbe800000
         s_mov_b32 s40, exec_lo
         v_cmpx_gt_u32 {active}, v1
         v_add_nc_u32 v7, v7, v1                  // the destination is a source
@@ -784,6 +792,7 @@ def test_results_computed_into_their_registers(active):
         v_lshlrev_b32 v12, 1, v12
         v_fma_f32 v10, v10, v11, 1.5
         v_fmac_f32 v11, v5, v6                   // reads its destination as the addend
+        v_fma_f32 v13, s41, v13, s42             // sums proven exact, rounded once in place
         v_dual_fmaak_f32 v20, v21, v6, 0x3fc00000 :: v_dual_lshlrev_b32 v21, 1, v20    // each reads the other's old destination
         s_mov_b32 exec_lo, s40
         global_store_b32 v2, v7, s[6:7]
@@ -792,10 +801,11 @@ def test_results_computed_into_their_registers(active):
         global_store_b32 v2, v11, s[6:7] offset:768
         global_store_b32 v2, v20, s[6:7] offset:1024
         global_store_b32 v2, v21, s[6:7] offset:1280
+        global_store_b32 v2, v13, s[6:7] offset:1536
         s_endpgm"""
     got, _ = launch(src, {"inputs": np.concatenate([a.view(np.uint32), b.view(np.uint32), u]),
-                          "out": np.zeros(6 * 64, np.uint32)})
-    got = dict(zip([f"o{i}" for i in range(6)], got["out"].reshape(6, 64)))
+                          "out": np.zeros(7 * 64, np.uint32)})
+    got = dict(zip([f"o{i}" for i in range(7)], got["out"].reshape(7, 64)))
     on, gid = np.arange(64) < active, np.arange(64, dtype=np.uint32)
     f32 = lambda x: np.asarray(x, np.float32).view(np.uint32)
     added = u + gid
@@ -805,3 +815,5 @@ def test_results_computed_into_their_registers(active):
     assert (got["o3"] == np.where(on, f32(a * b + b), f32(b))).all()
     assert (got["o4"] == np.where(on, f32(a * b + np.float32(1.5)), gid)).all()
     assert (got["o5"] == np.where(on, gid << np.uint32(1), f32(a))).all()
+    assert (got["o6"] == np.where(on, f32(np.float32(1.5) * a - np.float32(0.25)), f32(a))).all()
+    assert True in proofs
