@@ -81,12 +81,14 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
         keep_ids = spare.v0_ids == ids_key and not spare.vgpr_written[0]
         # v0 is kept or written below in every lane; these SGPRs are written in every wave
         rewritten = {*range(len(d.user_sgprs)), *range(n_user, n_user + n_system), EXEC_LO, EXEC_LO + L // 32 - 1}
-        st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten)
+        st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten, defer=True)
     else:
         keep_ids, st = False, WaveState(nw, L, d.vgprs)
     gx, gy, gz = d.grid
-    st.sgpr[:len(d.user_sgprs)] = np.array(d.user_sgprs, np.uint64).astype(np.uint32)[:, None]
-    st.sgpr_written[:len(d.user_sgprs)] = True
+    user = np.array(d.user_sgprs, np.uint64).astype(np.uint32)
+    st.sgpr[:len(user)] = user[:, None]
+    st.sgpr_written[:len(user)] = True
+    st.note_uniform(slice(0, st.waves), 0, user)
     s = n_user
     gid = None
     for axis, on in enumerate(d.workgroup_id):

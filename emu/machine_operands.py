@@ -71,6 +71,8 @@ class SourceCodes:
             if bits == 16:
                 shift = np.uint32(16 * half)
                 read = lambda st, sel: (st.sreg(sel, code) >> shift) & np.uint32(0xFFFF)
+            elif per_lane and dwords <= 2:       # one (1, 1) value when every wave of the batch holds it
+                return lambda st, sel: st.read_sgprs(sel, code, dwords, uniform=True)
             else:
                 read = lambda st, sel: st.read_sgprs(sel, code, dwords)
             return (lambda st, sel: uniform(read(st, sel))) if per_lane else read

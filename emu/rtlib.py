@@ -388,13 +388,20 @@ def fma(a, b, c, out=None):
 
 def _round_exact_sums(a, b, c, out, rows: int):
     """out = a * b + c when every float64 sum is exact (_sums_exact): per block of `rows`
-    waves, one multiply into a reused float64 block and one add that rounds into `out`."""
-    product = np.empty((min(rows, out.shape[0]),) + out.shape[1:])
+    waves, a multiplicand converted into a float64 block, the product and the sum formed in
+    place and rounded once into `out` (four plain passes: cheaper than ufuncs that convert
+    their operands as they go)."""
+    a, b, c = (x.astype(np.float64) if x.size == 1 else x for x in (a, b, c))
+    work = np.empty((min(rows, out.shape[0]),) + out.shape[1:])
     for i in range(0, out.shape[0], rows):
         block = out[i:i + rows]
+        t = work[:len(block)]
         a_, b_, c_ = (x[i:i + rows] if x.ndim == out.ndim and x.shape[0] > 1 else x for x in (a, b, c))
-        p = np.multiply(a_, b_, out=product[:len(block)], dtype=np.float64)       # exact (<= 48 bits)
-        np.add(p, c_, out=block, dtype=np.float64, casting="unsafe")             # the one rounding
+        first, second = (b_, a_) if a_.size == 1 else (a_, b_)
+        np.copyto(t, first)
+        np.multiply(t, second, out=t)       # exact (<= 48 significant bits)
+        np.add(t, c_, out=t)                # exact (_sums_exact)
+        np.copyto(block, t)                 # the one rounding
     return out
 
 

@@ -245,17 +245,25 @@ def _flush(value, bits: int, waves) -> np.ndarray:
         x = int(v.reshape(-1)[0]) & (exp | mant)
         if x == 0 or x & exp:
             return v
+    elif dtype.itemsize * 8 == bits and _smallest_magnitude(v) > mant:
+        return v            # no zero or denormal (the common case): two reductions, no temporary
     else:
         t = np.left_shift(v, shift)
-        # no zero either (the common case): every shifted value is above the denormal range
-        if t.min() > dtype.type(mant) << shift:
-            return v
         t -= dtype.type(1)
         if t.min() >= dtype.type(mant) << shift:
             return v
     exp, mant = dtype.type(exp), dtype.type(mant)
     denorm = ((v & exp) == 0) & ((v & mant) != 0) & waves
     return np.where(denorm, v & ~mant, v)
+
+
+def _smallest_magnitude(v: np.ndarray) -> int:
+    """The smallest |x| (as its bits, sign cleared) of the floats whose raw bits fill the
+    unsigned array v: the unsigned minimum is the smallest positive value's bits (positives
+    sort below negatives), the signed minimum the smallest negative one's (-2**(n-1) + |x|)."""
+    top = 1 << (v.dtype.itemsize * 8 - 1)
+    unsigned, signed = int(v.min()), int(v.view(f"i{v.dtype.itemsize}").min())
+    return min(unsigned if unsigned < top else top, signed + top if signed < 0 else top)
 
 
 def _fit(ctx: "Ctx", op: Operand | None, value) -> np.ndarray:

@@ -40,8 +40,11 @@ class WaveState:
         self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
         # registers written since they were last all zero, so that reset() re-zeroes only
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
-        self.sgpr_written = np.zeros(128, bool)
+        self.sgpr_written = WriteMarks.zeros(128)
         self.vgpr_written = WriteMarks.zeros(len(self.vgpr))
+        # {SGPR row: (write count, value)}: rows known to hold one value in every wave (the
+        # dispatcher's user SGPRs, rows read_sgprs found uniform), valid until written again
+        self.uniform_sgprs: dict[int, tuple[int, int]] = {}
         # facts about VGPR contents, valid while the register's write count is unchanged:
         # {(register, first wave, end wave, write count, nbytes): unit-stride?} of the memory
         # (memory.SplitAddresses.memo): a load and a store through one address register
@@ -53,24 +56,36 @@ class WaveState:
         # work-item ids, and says here which launch shape they are for (None: v0 is zero
         # unless marked), so that a launch of that shape reusing this state keeps them
         self.v0_ids = None
+        # VGPRs whose contents are left from the last launch (not zero, not marked written):
+        # see reset(defer=True); code that reads st.vgpr directly outside the machine's steps
+        # must zero them first (settle_vgprs)
+        self.stale_vgprs: set[int] = set()
         self._reset_small()
 
-    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=()) -> "WaveState":
+    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=(), defer: bool = False) -> "WaveState":
         """This state as a fresh one of the same shape: every register zero again, without
         new allocations (tens of MiB of register files for a large grid cost page faults
         when first written and again when freed). Only registers written since the last
         reset are cleared, except VGPRs below `rewritten_vgprs` and the SGPR codes in
-        `rewritten_sgprs`, which the caller is about to overwrite in every wave and lane."""
+        `rewritten_sgprs`, which the caller is about to overwrite in every wave and lane.
+        defer: VGPRs to clear are left in `stale_vgprs` instead, for the machine to zero
+        before an instruction reads them (or to skip when one overwrites them whole)."""
         if rewritten_vgprs == 0 and self.v0_ids is not None and not self.vgpr_written[0]:
             self.vgpr[0] = 0                # work-item ids left by a launch
         self.v0_ids = None
         self.stride_memo.clear()
+        self.uniform_sgprs.clear()
         for reg in np.flatnonzero(self.sgpr_written):
             if reg not in rewritten_sgprs:
                 self.sgpr[reg] = 0
         self.sgpr_written[:] = False
-        for reg in np.flatnonzero(self.vgpr_written[rewritten_vgprs:]) + rewritten_vgprs:
-            self.vgpr[reg] = 0
+        clear = self.stale_vgprs.union(np.flatnonzero(self.vgpr_written[rewritten_vgprs:]) + rewritten_vgprs)
+        self.stale_vgprs = set()
+        if defer:
+            self.stale_vgprs = {int(reg) for reg in clear if reg >= rewritten_vgprs}
+        else:
+            for reg in clear:
+                self.vgpr[reg] = 0
         self.vgpr_written[rewritten_vgprs:] = False
         for per_wave in (self.scc, self.pc, self.mode, self.status, self.issued):
             per_wave.fill(0)            # refilled in place: fresh arrays cost page faults
@@ -94,6 +109,13 @@ class WaveState:
         self.run = np.full(waves, RUNNING, np.int8)
         self.issued = np.zeros(waves, np.int64)          # instructions issued per wave (the budget)
         self.mask_dwords = self.lanes // 32
+
+    def settle_vgprs(self, regs) -> None:
+        """Zero the stale VGPRs among regs (all stale ones: regs=None)."""
+        for reg in list(self.stale_vgprs) if regs is None else self.stale_vgprs.intersection(regs):
+            self.vgpr[reg] = 0
+            self.vgpr_written[reg] = False       # zero again (and counted as a write)
+            self.stale_vgprs.discard(reg)
 
     def mode_changed(self) -> None:
         """Recompute mode_uniform after a write to self.mode (rare: s_setreg, s_round_mode, ...)."""
@@ -145,10 +167,32 @@ class WaveState:
         if code == NULL:
             shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
+        if uniform:
+            known = self._uniform_values(code, dwords)
+            if known is not None:
+                return join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
         regs = self.sgpr[code:code + dwords, sel]              # (n, W)
         if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
             regs = regs[:, :1]
+            self.note_uniform(sel, code, regs[:, 0])
         return join_dwords(regs.T[:, None, :], dwords)
+
+    def note_uniform(self, sel, code: int, values) -> None:
+        """Remember that SGPR rows code.. hold `values` (one per row) in every wave, if `sel`
+        is every wave: until a row is written again (its write count changes)."""
+        if isinstance(sel, slice) and sel == slice(0, self.waves):
+            counts = self.sgpr_written.counts
+            self.uniform_sgprs.update((code + i, (int(counts[code + i]), int(v))) for i, v in enumerate(values))
+
+    def _uniform_values(self, code: int, dwords: int) -> list[int] | None:
+        """The values of SGPR rows code.. if each is known to be uniform (uniform_sgprs)."""
+        known, counts, values = self.uniform_sgprs, self.sgpr_written.counts, []
+        for row in range(code, code + dwords):
+            entry = known.get(row)
+            if entry is None or entry[0] != counts[row]:
+                return None
+            values.append(entry[1])
+        return values
 
     def write_sgprs(self, sel, code: int, dwords: int, value: np.ndarray) -> None:
         if code == NULL:

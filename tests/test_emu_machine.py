@@ -530,6 +530,33 @@ def test_reused_register_files_read_as_zero(monkeypatch):
     np.testing.assert_array_equal(got["group"], np.repeat(np.arange(4), 32))
 
 
+def test_stale_registers_of_a_reused_state_read_as_zero(monkeypatch):
+    """Registers the last chunk wrote are zeroed only when an instruction may read them: one
+    written whole in every lane is not, one read by its own writer or written under a partial
+    EXEC is (its other lanes read zero)."""
+    import emu.machine
+    monkeypatch.setattr(emu.machine, "STATE_BYTES", 6000)      # one work-group per chunk
+    src = loads("a", "b", "c") + global_id(32) + """
+        v_mov_b32 v5, v1                // written whole
+        v_add_nc_u32 v6, 1, v6          // reads the register it writes: 0 + 1
+        s_mov_b32 s30, exec_lo
+        v_cmpx_gt_u32 16, v0            // lanes 0-15
+        v_mov_b32 v7, 3
+        s_mov_b32 exec_lo, s30
+        global_store_b32 v2, v5, s[4:5]
+        global_store_b32 v2, v6, s[6:7]
+        global_store_b32 v2, v7, s[8:9]
+        v_mov_b32 v5, 0xbad             // what the next chunk finds
+        v_mov_b32 v6, 0xbad
+        v_mov_b32 v7, 0xbad
+        s_endpgm"""
+    got, stats = launch(src, {name: np.zeros(4 * 32, np.uint32) for name in "abc"}, grid=(4, 1, 1), block=(32, 1, 1))
+    assert stats.workgroups == 4
+    np.testing.assert_array_equal(got["a"], np.arange(4 * 32))
+    np.testing.assert_array_equal(got["b"], 1)
+    np.testing.assert_array_equal(got["c"], np.tile(np.where(np.arange(32) < 16, 3, 0), 4))
+
+
 def test_work_item_ids_in_reused_register_files():
     """A launch reusing the last one's register files keeps v0's work-item ids only when the
     ids are for its shape and the last kernel never wrote v0; otherwise they are rewritten."""
@@ -610,6 +637,27 @@ def test_address_register_rewritten_between_accesses():
     perm = np.arange(n) ^ np.where(np.arange(n) % 4 % 3 == 0, 0, 3)       # 4k+1 <-> 4k+2
     np.testing.assert_array_equal(got["y"][perm], x)
     np.testing.assert_array_equal(got["z"], x[perm])
+
+
+def test_uniform_sgpr_rewritten_per_wave():
+    """An SGPR every wave holds the same value of is read as one value only until it is
+    written: after s_mov of the work-group id each wave reads its own."""
+    n = 128
+    src = loads("a", "b", "c") + global_id(64) + """
+        v_mov_b32 v3, s0            // the kernarg table's low half: one value in every wave
+        s_mov_b32 s0, s16           // now the work-group id: one per group
+        v_mov_b32 v4, s0
+        v_mov_b32 v5, s1
+        s_mov_b32 s1, 7             // one new value for every wave
+        v_add_nc_u32 v5, s1, v5
+        global_store_b32 v2, v3, s[4:5]
+        global_store_b32 v2, v4, s[6:7]
+        global_store_b32 v2, v5, s[8:9]
+        s_endpgm"""
+    got, _ = launch(src, {name: np.zeros(n, np.uint32) for name in "abc"}, grid=(2, 1, 1))
+    assert got["a"][0] != 0 and (got["a"] == got["a"][0]).all()
+    np.testing.assert_array_equal(got["b"], np.repeat(np.arange(2), 64))
+    np.testing.assert_array_equal(got["c"], 7)      # the table's high half is 0 (a low address)
 
 
 def test_packed_math_op_sel_and_neg():
@@ -711,14 +759,19 @@ def test_lane_masks_pack_bit_i_as_lane_i(lanes):
 
 
 @pytest.mark.parametrize("active", [64, 40])        # every lane on / a partial EXEC (masked writeback)
-def test_results_computed_into_their_registers(active):
+def test_results_computed_into_their_registers(active, monkeypatch):
     """With every lane on, whole 32-bit results are computed straight into the destination
-    register (Ctx.dest): still right when a source is that register, when VOPD's Y half reads
-    the register its X half writes, and for v_fmac's accumulator. With a partial EXEC the
-    results take the masked writeback and inactive lanes keep their old values."""
+    register (Ctx.dest): still right when a source is that register (also for an fma whose
+    float64 sums are proven exact: rtlib._sums_exact), when VOPD's Y half reads the register
+    its X half writes, and for v_fmac's accumulator. With a partial EXEC the results take the
+    masked writeback and inactive lanes keep their old values."""
+    from emu import rtlib
+    proofs = []
+    sums_exact = rtlib._sums_exact
+    monkeypatch.setattr(rtlib, "_sums_exact", lambda *args: proofs.append(sums_exact(*args)) or proofs[-1])
     rng = np.random.default_rng(7)
-    # operands of at most 12 significant bits: a * b + c is exact in float64, rounded once to f32
-    a, b = (rng.integers(-2048, 2048, 64).astype(np.float32) / np.float32(256) for _ in range(2))
+    # non-zero operands of at most 12 significant bits: a * b + c is exact in float64, rounded once to f32
+    a, b = ((rng.choice([-1, 1], 64) * rng.integers(1, 2048, 64) / 256).astype(np.float32) for _ in range(2))
     u = rng.integers(0, 2 ** 32, 64, dtype=np.uint32)
     src = loads("inputs", "out") + global_id(64) + f"""
         global_load_b32 v5, v2, s[4:5]
@@ -729,6 +782,9 @@ def test_results_computed_into_their_registers(active):
         v_mov_b32 v11, v6
         v_mov_b32 v20, v1
         v_mov_b32 v21, v5
+        v_mov_b32 v13, v5
+        s_mov_b32 s41, 0x3fc00000                // 1.5 and -0.25: one value in every wave
+        s_mov_b32 s42, 0xbe800000
         s_mov_b32 s40, exec_lo
         v_cmpx_gt_u32 {active}, v1
         v_add_nc_u32 v7, v7, v1                  // the destination is a source
@@ -736,6 +792,7 @@ def test_results_computed_into_their_registers(active):
         v_lshlrev_b32 v12, 1, v12
         v_fma_f32 v10, v10, v11, 1.5
         v_fmac_f32 v11, v5, v6                   // reads its destination as the addend
+        v_fma_f32 v13, s41, v13, s42             // sums proven exact, rounded once in place
         v_dual_fmaak_f32 v20, v21, v6, 0x3fc00000 :: v_dual_lshlrev_b32 v21, 1, v20    // each reads the other's old destination
         s_mov_b32 exec_lo, s40
         global_store_b32 v2, v7, s[6:7]
@@ -744,10 +801,11 @@ def test_results_computed_into_their_registers(active):
         global_store_b32 v2, v11, s[6:7] offset:768
         global_store_b32 v2, v20, s[6:7] offset:1024
         global_store_b32 v2, v21, s[6:7] offset:1280
+        global_store_b32 v2, v13, s[6:7] offset:1536
         s_endpgm"""
     got, _ = launch(src, {"inputs": np.concatenate([a.view(np.uint32), b.view(np.uint32), u]),
-                          "out": np.zeros(6 * 64, np.uint32)})
-    got = dict(zip([f"o{i}" for i in range(6)], got["out"].reshape(6, 64)))
+                          "out": np.zeros(7 * 64, np.uint32)})
+    got = dict(zip([f"o{i}" for i in range(7)], got["out"].reshape(7, 64)))
     on, gid = np.arange(64) < active, np.arange(64, dtype=np.uint32)
     f32 = lambda x: np.asarray(x, np.float32).view(np.uint32)
     added = u + gid
@@ -757,3 +815,5 @@ def test_results_computed_into_their_registers(active):
     assert (got["o3"] == np.where(on, f32(a * b + b), f32(b))).all()
     assert (got["o4"] == np.where(on, f32(a * b + np.float32(1.5)), gid)).all()
     assert (got["o5"] == np.where(on, gid << np.uint32(1), f32(a))).all()
+    assert (got["o6"] == np.where(on, f32(np.float32(1.5) * a - np.float32(0.25)), f32(a))).all()
+    assert True in proofs

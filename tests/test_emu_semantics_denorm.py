@@ -96,13 +96,18 @@ def test_arithmetic_flushes_per_mode(table, bits, field, op):
 
 @pytest.mark.parametrize("bits", [16, 32, 64])
 @pytest.mark.parametrize("kind", ["denormal", "zero", "normal"])
-def test_one_value_operand_and_lanes_without_denormals(table, bits, kind):
-    """A uniform (1, 1) operand is checked as one value, and lanes holding zeros but no
-    denormal keep their bits; a denormal one-value operand is still flushed."""
+@pytest.mark.parametrize("lanes", ["zeros", "normals", "negative denormal"])
+def test_one_value_operand_and_lanes_without_denormals(table, bits, kind, lanes):
+    """A uniform (1, 1) operand is checked as one value; lanes with no zero or denormal
+    (smallest magnitude from an unsigned and a signed minimum), lanes holding zeros but no
+    denormal keep their bits; a denormal one-value operand or a negative denormal lane among
+    positive normals is still flushed."""
     ft, ut = FLOATS[bits]
     sub = np.finfo(ft).smallest_subnormal
     one = np.array({"denormal": -sub * 3, "zero": -0.0, "normal": 1.5}[kind], ft)
-    lanes = np.array([0.0, 1.0, -0.0, 2.0, np.inf, np.nan, -3.25, 0.0], ft)
+    lanes = np.array({"zeros": [0.0, 1.0, -0.0, 2.0, np.inf, np.nan, -3.25, 0.0],
+                      "normals": [1.0, -2.0, 3.5, -np.inf, np.nan, 0.5, -0.75, 6.0],
+                      "negative denormal": [1.0, 2.0, -sub * 2, 0.25, 3.0, 1.5, 7.0, np.inf]}[lanes], ft)
     ctx = Ctx(lanes=8, exec_mask=np.array([[0xFF]], np.uint64), mode=np.array([[mode_with(bits, 0)]], np.uint32),
               inputs={"S0": one.view(ut).astype(np.uint64 if bits == 64 else np.uint32).reshape(1, 1),
                       "S1": lanes.view(ut).astype(np.uint64 if bits == 64 else np.uint32)[None, :]})
