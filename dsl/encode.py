@@ -131,6 +131,7 @@ class Encoder:
         self.wave = wave
         self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
         self._plans: dict[tuple[int, bool], tuple[InstrDef, ValuPlan]] = {}    # (id, e32) -> (d, plan)
+        self._vopd_halves: dict[tuple[str, str], tuple] = {}                    # (mnemonic, slot) -> _vopd_half
         # format -> ({field: (lo bit, width)}, the fixed encoding bits, has an OP field, bytes)
         self._layout = {name: ({n: (lo, hi - lo + 1) for n, hi, lo in f.fields},
                                f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields},
@@ -571,24 +572,30 @@ class Encoder:
 
     # ------------------------------------------------------------ VOPD
 
-    def encode_vopd(self, st) -> bytes:
-        halves = []
-        for part, slot in ((st, "X"), (st.dual, "Y")):
-            d = next((x for x in self.spec.lookup(part.mnemonic) if x.format == "VOPD" and x.slot == slot), None)
+    def _vopd_half(self, mnemonic: str, slot: str) -> tuple[InstrDef, ValuSig, list[str]]:
+        """(InstrDef, signature of the VOP1/VOP2 it performs, operand names) of one VOPD half."""
+        hit = self._vopd_halves.get((mnemonic, slot))
+        if hit is None:
+            d = next((x for x in self.spec.lookup(mnemonic) if x.format == "VOPD" and x.slot == slot), None)
             if d is None:
-                raise OperandError(f"{part.mnemonic} is not a VOPD {'first' if slot == 'X' else 'second'} "
+                raise OperandError(f"{mnemonic} is not a VOPD {'first' if slot == 'X' else 'second'} "
                                    f"(OPX/OPY) instruction")
-            halves.append((d, part))
-        (dx, px), (dy, py) = halves
-        F = Fields(dx)
-        F["OPX"], F["OPY"] = dx.opcode, dy.opcode
-        vdst = {}
-        for slot, d, p in (("X", dx, px), ("Y", dy, py)):
             sig = valu_signature(vopd_base(self.spec, d))
             names = ["vdst"] + [o.name for o in sig.srcs[:2]]
             if sig.k_pos is not None:
                 names.insert(1 + sig.k_pos, "k")
-            self._arity(d, p.operands, names)
+            hit = self._vopd_halves[mnemonic, slot] = (d, sig, names)
+        return hit
+
+    def encode_vopd(self, st) -> bytes:
+        dx, sig_x, names_x = self._vopd_half(st.mnemonic, "X")
+        dy, sig_y, names_y = self._vopd_half(st.dual.mnemonic, "Y")
+        F = Fields(dx)
+        F["OPX"], F["OPY"] = dx.opcode, dy.opcode
+        vdst = {}
+        for slot, d, p, sig, names in (("X", dx, st, sig_x, names_x), ("Y", dy, st.dual, sig_y, names_y)):
+            if len(p.operands) != len(names):
+                self._arity(d, p.operands, names)
             vals = list(p.operands)
             vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
             if sig.k_pos is not None:
@@ -836,12 +843,11 @@ class Encoder:
                 neg, v = v.neg, v.value
             if not (isinstance(v, Reg) and v.cls == "v"):
                 raise OperandError(f"{_name(d)}: src{i} must be a VGPR, got {v}")
-            F[f"SRC{i}"] = 256 + v.idx
+            F[_SRC_FIELDS[i]] = 256 + v.idx
             opsel |= (v.half == "h") << i
             negb |= neg << i
         if "op_sel" in mods:
-            bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
-            opsel |= sum(b << i for i, b in enumerate(bits))
+            opsel |= _bits_value(_bit_list(mods.pop("op_sel"), "op_sel", d))
         F.update(OPSEL=opsel, NEG=negb, CLMP=int(bool(mods.pop("clamp", False))), WAITEXP=mods.pop("wait_exp", 0))
 
     def ldsdir(self, d, F, ops, mods):
@@ -880,6 +886,7 @@ class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import c
     pass
 
 
+_SRC_FIELDS = ("SRC0", "SRC1", "SRC2")
 _SOFFSET = Operand("soffset")     # MUBUF/MTBUF's soffset: an SGPR, constant or literal
 _OUTPUT_MODIFIERS = (("mul", {2: 1, 4: 2}), ("div", {2: 3}))      # key -> {value: OMOD}
 _LANE_SELS = tuple(f"LANE_SEL{i}" for i in range(8))     # DPP8's lane select fields
