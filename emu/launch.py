@@ -81,7 +81,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
         keep_ids = spare.v0_ids == ids_key and not spare.vgpr_written[0]
         # v0 is kept or written below in every lane; these SGPRs are written in every wave
         rewritten = {*range(len(d.user_sgprs)), *range(n_user, n_user + n_system), EXEC_LO, EXEC_LO + L // 32 - 1}
-        st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten)
+        st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten, defer=True)
     else:
         keep_ids, st = False, WaveState(nw, L, d.vgprs)
     gx, gy, gz = d.grid

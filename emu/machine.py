@@ -297,6 +297,8 @@ class _Chunk:
                 raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
                                      f"at PC 0x{pc:x} ({p.mnemonic}) in work-group "
                                      f"{self.group_xyz(int(self.wave_group[idx[0]]))}: a runaway loop?")
+            if st.stale_vgprs:
+                self.settle(p, idx)
             width = 1 if p.scalar else st.lanes
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
             if p.control is None and len(idx) * width > limit:
@@ -316,6 +318,22 @@ class _Chunk:
                 together = False
             else:       # after a branch: together if every wave went the same way (min = max)
                 together = not p.sem.branch or st.pc.min() == st.pc.max()
+
+    def settle(self, p: Prepared, idx) -> None:
+        """Zero the registers a reused state left stale (WaveState.stale_vgprs) that this
+        instruction may read; one it overwrites whole in every lane of every wave stays
+        unzeroed (saving a pass over it), as do registers it does not touch."""
+        st = self.st
+        if p.vgpr_effects is None:
+            st.settle_vgprs(None)
+            return
+        reads, written = p.vgpr_effects
+        st.settle_vgprs(reads)
+        if written in st.stale_vgprs:
+            if len(idx) == st.waves and st.exec_mask(slice(0, st.waves)).min() == self.full:
+                st.stale_vgprs.discard(written)         # every lane of it is written below
+            else:
+                st.settle_vgprs((written,))
 
     def prepare(self, pc: int) -> Prepared:
         try:

@@ -52,6 +52,9 @@ class Prepared:
     second: "Prepared | None" = None   # VOPD's Y half (reads before either half writes)
     saturate: object = None            # integer clamp: outputs -> outputs, before writeback
     buffer: object = None              # MUBUF/MTBUF: f(state, sel, lane_id) -> (inputs, range limit per lane)
+    # (VGPRs it may read, the VGPR it writes whole in every active lane or None), where known:
+    # the machine zeroes stale registers (WaveState.stale_vgprs) before a read; None: unknown
+    vgpr_effects: tuple[frozenset, int | None] | None = None
 
     @property
     def control(self):
@@ -199,7 +202,50 @@ class Preparer:
         except OperandError as e:
             raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
         self._common(p)
+        p.vgpr_effects = self._vgpr_effects(p, d, fmt)
         return p
+
+    def _vgpr_effects(self, p: Prepared, d, fmt: str):
+        """Prepared.vgpr_effects for plain VALU instructions (no DPP, VOPD, VOP3P, cross-lane
+        access or integer clamp) and GLOBAL loads and stores with an SGPR base; None for the
+        rest. Reads may over-count (never under-count): sources at their signature's width,
+        the destination too when the semantic reads its old value."""
+        f, sem = p.inst.fields, p.sem
+        if p.control is not None or p.scalar:
+            return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
+        reads: set[int] = set()
+        if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD"):
+            if p.inst.dpp or p.cross_lane or p.saturate is not None:
+                return None
+            sig = valu_signature(vopd_base(self.spec, d))
+            e32 = fmt in ("VOP1", "VOP2", "VOPC")
+            codes = [f["SRC0"], f.get("VSRC1", 0) + 256] if e32 else [f["SRC0"], f["SRC1"], f["SRC2"]]
+            srcs = [s for s in sig.srcs if not s.is_mask]
+            for i, code in enumerate(codes):
+                if code >= 256:
+                    width = srcs[i].dwords if i < len(srcs) else 2
+                    for reg in {code - 256, (code - 256) & 0x7F}:       # a t16 e32 code's register
+                        reads.update(range(reg, reg + width))
+            written = getattr(p.writers.get("D0"), "register", None)
+            old_d0 = sem.reads_d0 or "D0" in sem.reads or ("S2" in sem.reads and "S2" not in p.inputs) \
+                or sig.reads_dst
+            if old_d0:
+                vdst = f.get("VDST", 0)
+                reads.update(range(vdst & 0x7F, vdst + 2))
+                written = None if written is not None and written in reads else written
+            return frozenset(reads), written
+        if fmt == "GLOBAL" and f["SADDR"] not in (NULL, 0x7F) and sem.memory in ("load", "store"):
+            reads.add(f["ADDR"])
+            n = data_dwords(d.name)
+            if sem.memory == "store":
+                reads.update(range(f["DATA"], f["DATA"] + max(n, 1)))
+                return frozenset(reads), None
+            written = getattr(p.writers.get("VDATA"), "register", None)
+            if sem.reads_d0 or written is None:
+                reads.update(range(f["VDST"], f["VDST"] + max(n, 1)))
+                written = None
+            return frozenset(reads), written
+        return None
 
     def _common(self, p: Prepared):
         """Per-wave inputs every semantic may read; cheap (W, 1) slabs, read on first use

@@ -56,14 +56,20 @@ class WaveState:
         # work-item ids, and says here which launch shape they are for (None: v0 is zero
         # unless marked), so that a launch of that shape reusing this state keeps them
         self.v0_ids = None
+        # VGPRs whose contents are left from the last launch (not zero, not marked written):
+        # see reset(defer=True); code that reads st.vgpr directly outside the machine's steps
+        # must zero them first (settle_vgprs)
+        self.stale_vgprs: set[int] = set()
         self._reset_small()
 
-    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=()) -> "WaveState":
+    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=(), defer: bool = False) -> "WaveState":
         """This state as a fresh one of the same shape: every register zero again, without
         new allocations (tens of MiB of register files for a large grid cost page faults
         when first written and again when freed). Only registers written since the last
         reset are cleared, except VGPRs below `rewritten_vgprs` and the SGPR codes in
-        `rewritten_sgprs`, which the caller is about to overwrite in every wave and lane."""
+        `rewritten_sgprs`, which the caller is about to overwrite in every wave and lane.
+        defer: VGPRs to clear are left in `stale_vgprs` instead, for the machine to zero
+        before an instruction reads them (or to skip when one overwrites them whole)."""
         if rewritten_vgprs == 0 and self.v0_ids is not None and not self.vgpr_written[0]:
             self.vgpr[0] = 0                # work-item ids left by a launch
         self.v0_ids = None
@@ -73,8 +79,13 @@ class WaveState:
             if reg not in rewritten_sgprs:
                 self.sgpr[reg] = 0
         self.sgpr_written[:] = False
-        for reg in np.flatnonzero(self.vgpr_written[rewritten_vgprs:]) + rewritten_vgprs:
-            self.vgpr[reg] = 0
+        clear = self.stale_vgprs.union(np.flatnonzero(self.vgpr_written[rewritten_vgprs:]) + rewritten_vgprs)
+        self.stale_vgprs = set()
+        if defer:
+            self.stale_vgprs = {int(reg) for reg in clear if reg >= rewritten_vgprs}
+        else:
+            for reg in clear:
+                self.vgpr[reg] = 0
         self.vgpr_written[rewritten_vgprs:] = False
         for per_wave in (self.scc, self.pc, self.mode, self.status, self.issued):
             per_wave.fill(0)            # refilled in place: fresh arrays cost page faults
@@ -98,6 +109,13 @@ class WaveState:
         self.run = np.full(waves, RUNNING, np.int8)
         self.issued = np.zeros(waves, np.int64)          # instructions issued per wave (the budget)
         self.mask_dwords = self.lanes // 32
+
+    def settle_vgprs(self, regs) -> None:
+        """Zero the stale VGPRs among regs (all stale ones: regs=None)."""
+        for reg in list(self.stale_vgprs) if regs is None else self.stale_vgprs.intersection(regs):
+            self.vgpr[reg] = 0
+            self.vgpr_written[reg] = False       # zero again (and counted as a write)
+            self.stale_vgprs.discard(reg)
 
     def mode_changed(self) -> None:
         """Recompute mode_uniform after a write to self.mode (rare: s_setreg, s_round_mode, ...)."""

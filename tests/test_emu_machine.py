@@ -530,6 +530,33 @@ def test_reused_register_files_read_as_zero(monkeypatch):
     np.testing.assert_array_equal(got["group"], np.repeat(np.arange(4), 32))
 
 
+def test_stale_registers_of_a_reused_state_read_as_zero(monkeypatch):
+    """Registers the last chunk wrote are zeroed only when an instruction may read them: one
+    written whole in every lane is not, one read by its own writer or written under a partial
+    EXEC is (its other lanes read zero)."""
+    import emu.machine
+    monkeypatch.setattr(emu.machine, "STATE_BYTES", 6000)      # one work-group per chunk
+    src = loads("a", "b", "c") + global_id(32) + """
+        v_mov_b32 v5, v1                // written whole
+        v_add_nc_u32 v6, 1, v6          // reads the register it writes: 0 + 1
+        s_mov_b32 s30, exec_lo
+        v_cmpx_gt_u32 16, v0            // lanes 0-15
+        v_mov_b32 v7, 3
+        s_mov_b32 exec_lo, s30
+        global_store_b32 v2, v5, s[4:5]
+        global_store_b32 v2, v6, s[6:7]
+        global_store_b32 v2, v7, s[8:9]
+        v_mov_b32 v5, 0xbad             // what the next chunk finds
+        v_mov_b32 v6, 0xbad
+        v_mov_b32 v7, 0xbad
+        s_endpgm"""
+    got, stats = launch(src, {name: np.zeros(4 * 32, np.uint32) for name in "abc"}, grid=(4, 1, 1), block=(32, 1, 1))
+    assert stats.workgroups == 4
+    np.testing.assert_array_equal(got["a"], np.arange(4 * 32))
+    np.testing.assert_array_equal(got["b"], 1)
+    np.testing.assert_array_equal(got["c"], np.tile(np.where(np.arange(32) < 16, 3, 0), 4))
+
+
 def test_work_item_ids_in_reused_register_files():
     """A launch reusing the last one's register files keeps v0's work-item ids only when the
     ids are for its shape and the last kernel never wrote v0; otherwise they are rewritten."""
