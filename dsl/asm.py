@@ -201,7 +201,8 @@ def _place(value, operands: list, modifiers: dict, expect_operand: bool) -> None
 # callback. Values are immutable; a KEYLIST's list is copied per use. Keyed by the term's text
 # alone where the text says what terminal it is (_FAST_TERMS), else by (terminal, text).
 _TERM_MEMO: dict = {}
-_OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER, _COMMA, _SKIP = range(6)
+_OPERAND, _NAME, _MODIFIER, _LIST_MODIFIER, _COMMA, _SKIP, _NEGATED, _NOT_A_TERM_ROLE = range(8)
+_NOT_A_TERM = (None, False, _NOT_A_TERM_ROLE)
 
 
 def _term(kind: str, text: str) -> tuple:
@@ -247,37 +248,27 @@ def _place_terms(token: Token, operands: list, modifiers: dict, expect_operand: 
     if sum(map(len, texts)) != end - start:
         return _place_terms_exactly(token, operands, modifiers, expect_operand, start)
     memo = _TERM_MEMO
-    for text in texts:
-        try:
-            value, comma, role = memo[text]
-        except KeyError:
-            value, comma, role = _fast_term(text)
-        if not role or role == _NAME and expect_operand:     # _OPERAND is 0
-            operands.append(value)
-        elif role == _NAME:
-            modifiers[value.name.lower()] = True
-        elif role == _MODIFIER:
-            modifiers[value[1]] = value[2]
-        elif role == _LIST_MODIFIER:
-            modifiers[value[1]] = list(value[2])
-        elif role == _COMMA:
-            expect_operand = True
-            continue
-        else:
-            continue
-        expect_operand = comma
-    return expect_operand
+    return _place_entries([memo.get(text) or _fast_term(text) for text in texts], operands, modifiers,
+                          expect_operand)
 
 
 def _place_terms_exactly(token: Token, operands: list, modifiers: dict, expect_operand: bool, start: int = 0) -> bool:
     """_place_terms for any run: split by the terminals it is made of, in the lexer's order."""
     memo = _TERM_MEMO
+    entries = []
     for m in _terms_splitter()(token, start):
         kind = m.lastgroup
         if kind == _UNSPLIT:
             raise AsmError(f"{token.line}:{token.column + m.start()}: cannot split {str(token)!r} into terms")
         text = m.group()
-        value, comma, role = memo.get((kind, text)) or _exact_term(kind, text)
+        entries.append(memo.get((kind, text)) or _exact_term(kind, text))
+    return _place_entries(entries, operands, modifiers, expect_operand)
+
+
+def _place_entries(entries, operands: list, modifiers: dict, expect_operand: bool) -> bool | None:
+    """Place a run's terms, (value, ends with a comma, role) each, in order; returns whether an
+    operand comes next, or None (some placed) for a word of _WORD_TERMS the words cannot take."""
+    for value, comma, role in entries:
         if not role or role == _NAME and expect_operand:     # _OPERAND is 0
             operands.append(value)
         elif role == _NAME:
@@ -289,8 +280,12 @@ def _place_terms_exactly(token: Token, operands: list, modifiers: dict, expect_o
         elif role == _COMMA:
             expect_operand = True
             continue
-        else:
+        elif role == _SKIP:
             continue
+        elif role == _NEGATED and expect_operand:
+            operands.append(value)
+        else:
+            return None
         expect_operand = comma
     return expect_operand
 
@@ -394,15 +389,15 @@ def _terms_statement(mnemonic: Token, terms: Token) -> Statement:
 
 def _line_statement(line: Token) -> Statement:
     """The usual instruction line as one INSTR_NL token: its mnemonic, then a run of terms.
-    Most such lines are words separated by blanks, each word one term as the lexer would take
-    it (and its blanks) one by one: str.split cuts them (_place_words checks that claim word by
-    word); the others are split as a run."""
+    Most such lines are words separated by blanks, each word one whole term as the lexer would
+    take it and its blanks one by one (_WORD_TERMS): str.split cuts them. Other lines are split
+    as a run (_place_terms)."""
     words = line.split()
     mnemonic = _MNEMONICS.get(words[0]) or _mnemonic_word(words[0])
     operands, modifiers = [], {}
-    if mnemonic is None or not _place_words(words, operands, modifiers):
-        start = _MNEMONIC_PART(line).end()
+    if mnemonic is None or _place_entries(map(_WORD_TERMS.__getitem__, words[1:]), operands, modifiers, True) is None:
         operands, modifiers = [], {}
+        start = _MNEMONIC_PART(line).end()
         _place_terms(line, operands, modifiers, True, start)
         mnemonic = _MNEMONICS.get(line[:start]) or _mnemonic(line[:start])
     return Statement(mnemonic, operands, modifiers, line.line, line.column)
@@ -416,49 +411,28 @@ def _mnemonic_word(word: str) -> str | None:
     return _mnemonic(word) if _MNEMONIC_PART(word).end() == len(word) else None
 
 
-def _place_words(words: list[str], operands: list, modifiers: dict) -> bool:
-    """_place_terms over the words after the mnemonic, each a whole term of _WORD_TERMS; False
-    (and operands/modifiers to be discarded) where that does not hold: a word that is not such
-    a term, or a signed term not after a comma (`v2 -v3` lexes as SYMEXPR). A word needs no
+class _WordTerms(dict):
+    """A blank-separated word of an INSTR_NL line -> (value, ends with a comma, role) when the
+    word is one whole term of the run's common terms, worked out on first use. A word needs no
     look at the blanks after it: the term lookaheads that read past them (REG, NUMBER, IDENT
-    not before -, +, `,` or :) are settled by the next word's first character, which is one
-    of those only in a signed term, checked here, or in no term at all."""
-    memo = _WORD_MEMO
-    expect_operand = True
-    for word in words[1:] if len(words) > 1 else ():
-        try:
-            value, comma, role, signed = memo[word]
-        except KeyError:
-            entry = _word_term(word)
-            if entry is None:
-                return False
-            value, comma, role, signed = entry
-        if signed and not expect_operand:
-            return False
-        if not role or role == _NAME and expect_operand:     # _OPERAND is 0
-            operands.append(value)
-        elif role == _NAME:
-            modifiers[value.name.lower()] = True
-        elif role == _MODIFIER:
-            modifiers[value[1]] = value[2]
+    not before -, +, `,` or :) are settled by the next word's first character, which is one of
+    those only in a negated term (_NEGATED: it must follow a comma, as `v2 -v3` lexes as
+    SYMEXPR) or in no term at all (_NOT_A_TERM). Either ends _place_entries with None."""
+
+    def __missing__(self, word: str) -> tuple:
+        if len(self) > 1 << 16:
+            self.clear()
+        m = _word_kind()(word)
+        if m is None:
+            entry = _NOT_A_TERM
         else:
-            modifiers[value[1]] = list(value[2])
-        expect_operand = comma
-    return True
+            value, comma, role = _term(m.lastgroup, word)
+            entry = (value, comma, _NEGATED if word[0] == "-" else role)
+        self[word] = entry
+        return entry
 
 
-_WORD_MEMO: dict = {}
-
-
-def _word_term(word: str) -> tuple | None:
-    """(value, ends with a comma, role, is a signed term) of a word that is one whole term."""
-    m = _word_kind()(word)
-    if m is None:
-        return None
-    if len(_WORD_MEMO) > 1 << 16:
-        _WORD_MEMO.clear()
-    found = _WORD_MEMO[word] = (*_term(m.lastgroup, word), m.lastgroup.startswith("SIGNED"))
-    return found
+_WORD_TERMS = _WordTerms()
 
 
 @lru_cache(maxsize=1)
