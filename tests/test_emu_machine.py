@@ -838,3 +838,25 @@ def test_results_computed_into_their_registers(active, monkeypatch):
     assert (got["o5"] == np.where(on, gid << np.uint32(1), f32(a))).all()
     assert (got["o6"] == np.where(on, f32(np.float32(1.5) * a - np.float32(0.25)), f32(a))).all()
     assert True in proofs
+
+
+def test_tracer_sees_registers_of_a_reused_state_as_zero():
+    """A launch reusing the last one's register files sees zeros in registers it has not
+    written yet; so does a tracer, which reads the register files between steps."""
+    mem = DeviceMemory()
+    code = dsl.assemble("""
+        s_nop 0
+        v_mov_b32 v5, 7
+        s_endpgm""", "gfx1100")
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    machine = Machine("gfx1100", mem)
+    dispatch = Dispatch("trace", at, grid=(2, 1, 1), block=(64, 1, 1), vgprs=8)
+    seen = []
+    machine.run(dispatch)
+    assert machine.spare_state is not None and (machine.spare_state.vgpr[5] == 7).all()
+    machine.tracer = lambda p, st, sel: seen.append((p.mnemonic, st.vgpr[5].copy()))
+    machine.run(dispatch)
+    assert [m for m, _ in seen] == ["s_nop", "v_mov_b32", "s_endpgm"]
+    assert not seen[0][1].any()
+    assert (seen[1][1] == 7).all()
