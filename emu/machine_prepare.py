@@ -233,6 +233,12 @@ class Preparer:
                 vdst = f.get("VDST", 0)
                 reads.update(range(vdst & 0x7F, vdst + 2))
                 written = None if written is not None and written in reads else written
+            if written is None and "D0" in sem.writes:
+                # a D0 not written whole as one register (64-bit, a 16-bit half): its stale
+                # registers are zeroed before the write, never after it (zeroing a stale
+                # register early is always right: it reads as zero)
+                vdst = f.get("VDST", 0) & 0x7F
+                reads.update(range(vdst, vdst + max(2, -(-sem.writes["D0"].bits // 32))))
             return frozenset(reads), written
         if fmt == "GLOBAL" and f["SADDR"] not in (NULL, 0x7F) and sem.memory in ("load", "store"):
             reads.add(f["ADDR"])

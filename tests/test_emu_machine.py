@@ -557,6 +557,27 @@ def test_stale_registers_of_a_reused_state_read_as_zero(monkeypatch):
     np.testing.assert_array_equal(got["c"], np.tile(np.where(np.arange(32) < 16, 3, 0), 4))
 
 
+def test_stale_registers_written_as_a_pair_keep_their_values(monkeypatch):
+    """A 64-bit VALU result written into registers the last chunk left stale is what later
+    reads of either half see: the stale pair is zeroed before the write, never after it."""
+    import emu.machine
+    monkeypatch.setattr(emu.machine, "STATE_BYTES", 6000)      # one work-group per chunk
+    src = loads("lo", "hi") + global_id(32) + """
+        v_mov_b32 v10, v1
+        v_mov_b32 v11, 5
+        v_lshlrev_b64 v[8:9], 1, v[10:11]   // writes v8 and v9, reads neither
+        global_store_b32 v2, v8, s[4:5]
+        global_store_b32 v2, v9, s[6:7]
+        v_mov_b32 v8, 0xbad                 // what the next chunk finds
+        v_mov_b32 v9, 0xbad
+        s_endpgm"""
+    got, stats = launch(src, {name: np.zeros(4 * 32, np.uint32) for name in ("lo", "hi")},
+                        grid=(4, 1, 1), block=(32, 1, 1))
+    assert stats.workgroups == 4
+    np.testing.assert_array_equal(got["lo"], 2 * np.arange(4 * 32))
+    np.testing.assert_array_equal(got["hi"], 10)
+
+
 def test_work_item_ids_in_reused_register_files():
     """A launch reusing the last one's register files keeps v0's work-item ids only when the
     ids are for its shape and the last kernel never wrote v0; otherwise they are rewritten."""
@@ -817,3 +838,25 @@ def test_results_computed_into_their_registers(active, monkeypatch):
     assert (got["o5"] == np.where(on, gid << np.uint32(1), f32(a))).all()
     assert (got["o6"] == np.where(on, f32(np.float32(1.5) * a - np.float32(0.25)), f32(a))).all()
     assert True in proofs
+
+
+def test_tracer_sees_registers_of_a_reused_state_as_zero():
+    """A launch reusing the last one's register files sees zeros in registers it has not
+    written yet; so does a tracer, which reads the register files between steps."""
+    mem = DeviceMemory()
+    code = dsl.assemble("""
+        s_nop 0
+        v_mov_b32 v5, 7
+        s_endpgm""", "gfx1100")
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    machine = Machine("gfx1100", mem)
+    dispatch = Dispatch("trace", at, grid=(2, 1, 1), block=(64, 1, 1), vgprs=8)
+    seen = []
+    machine.run(dispatch)
+    assert machine.spare_state is not None and (machine.spare_state.vgpr[5] == 7).all()
+    machine.tracer = lambda p, st, sel: seen.append((p.mnemonic, st.vgpr[5].copy()))
+    machine.run(dispatch)
+    assert [m for m, _ in seen] == ["s_nop", "v_mov_b32", "s_endpgm"]
+    assert not seen[0][1].any()
+    assert (seen[1][1] == 7).all()
