@@ -403,7 +403,7 @@ def _line_statement(line: Token) -> Statement:
     return Statement(mnemonic, operands, modifiers, line.line, line.column)
 
 
-_MNEMONIC_PART = re.compile(r"[a-z_][a-z0-9_]*+[ \t]*+", re.I).match     # as in INSTR_NL (asm.lark)
+_MNEMONIC_PART = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+[ \t]*+").match     # as in INSTR_NL (asm.lark)
 
 
 def _mnemonic_word(word: str) -> str | None:
