@@ -31,6 +31,8 @@ FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float
 
 
 _ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b")
+_NO_BASE = np.zeros((1, 1), np.uint64)      # DS ADDR_BASE: the address VGPR alone (read-only: shared)
+_NO_BASE.flags.writeable = False
 
 
 class PrepareError(Exception):
@@ -505,11 +507,13 @@ class Preparer:
         layout = {name: w for name, _, w in ds_layout(d)}
         if "addr" in layout:
             base = self._vgpr_data(f["ADDR"], 1)
-            p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
             # ADDR is the final address (contract), except where the pseudocode adds the
-            # instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32], MEM[ADDR + OFFSET0.u32 * 4U])
-            added = np.uint64(0 if _ADDS_OFFSET.search(p.sem.source or "") else offset)
-            p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added
+            # instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32], MEM[ADDR + OFFSET0.u32 * 4U]).
+            # Both stay split (the address VGPR's uint32 plus one constant): the LDS bounds and
+            # indexes the offsets once for every access of the instruction
+            added = np.full((1, 1), 0 if _ADDS_OFFSET.search(p.sem.source or "") else offset, np.uint64)
+            p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel))
+            p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel))
         self._data_inputs(p, d, {"DATA": f["DATA0"], "DATA2": f["DATA1"]}, layout.get("data0", n))
         if "data0" not in layout:
             p.inputs.pop("DATA", None)

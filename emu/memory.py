@@ -122,11 +122,14 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
     `lend`: the instruction only loads (nothing writes memory before its result is written
     back), so a unit-stride load of 4 or 8 bytes may return a read-only window of memory."""
 
-    def __init__(self, base: np.ndarray, offset: np.ndarray, lend: bool = False, memo=None):
+    def __init__(self, base: np.ndarray, offset: np.ndarray, lend: bool = False, memo=None, facts=None):
         self.base, self.offset, self.lend = base, offset, lend
         # (dict, key): where the offsets' unit-stride verdict is kept while the register
         # holding them is unchanged (the key names it and its write count), or None
         self.memo = memo
+        # what was computed from the offsets (bounds, alignment, element indices), shared with
+        # the sums that keep them: the two accesses of a DS *_2ADDR form compute it once
+        self.facts = {} if facts is None else facts
         self.shape, self.ndim, self.size, self.dtype = offset.shape, offset.ndim, offset.size, np.dtype(np.uint64)
 
     def __array__(self, dtype=None, copy=None):
@@ -139,12 +142,31 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
             other = inputs[1] if inputs[0] is self else inputs[0]
             if not isinstance(other, SplitAddresses) and np.size(other) == 1 and np.asarray(other).dtype == np.uint64:
                 # ADDR + 4 (the next dword of a wide access) moves the base and stays split
-                return SplitAddresses(self.base + np.asarray(other).reshape(1, 1), self.offset, self.lend, self.memo)
+                return SplitAddresses(self.base + np.asarray(other).reshape(1, 1), self.offset, self.lend, self.memo,
+                                      self.facts)
+        if ufunc is np.bitwise_and and method == "__call__" and not kwargs and len(inputs) == 2 \
+                and inputs[0] is self and self._below_mask(inputs[1]):
+            return self         # ADDR.u32 of a zero base: the 32-bit offsets are the whole value
         inputs = tuple(np.asarray(x) if isinstance(x, SplitAddresses) else x for x in inputs)
         return getattr(ufunc, method)(*inputs, **kwargs)
 
     def __getitem__(self, index):
         return np.asarray(self)[index]
+
+    def _below_mask(self, mask) -> bool:
+        """Whether `self & mask` is self: a one-value mask keeping bits 31:0 and a base that is
+        one zero (the sums are then the uint32 offsets)."""
+        if np.size(mask) != 1 or self.base.size != 1:
+            return False
+        m = np.asarray(mask)
+        return m.dtype.kind == "u" and int(m.reshape(())) & 0xFFFFFFFF == 0xFFFFFFFF and not int(self.base.reshape(()))
+
+    def fact(self, name, compute):
+        """A value derived from the offsets alone, computed on first use."""
+        value = self.facts.get(name)
+        if value is None:
+            value = self.facts[name] = compute()
+        return value
 
     def indices(self, start: int, shift: int, nbytes: int) -> np.ndarray | None:
         """(address - start) >> shift as intp when every address is a multiple of nbytes
@@ -378,12 +400,48 @@ class RegionMemory:
         offset = addr.astype(np.int64) + self.base
         return offset if every else np.where(mask, offset, 0)
 
+    def _split_indices(self, addr, nbytes: int, mask) -> tuple[np.ndarray, np.ndarray] | None:
+        """(elements, index): the regions viewed as nbytes-wide values from the address base
+        on, and each lane's element index in that view, for split addresses (one base plus
+        the uint32 offsets of the address VGPR: DS) of all-active lanes that are aligned and
+        in bounds; None sends the access through the per-lane path, which also names a
+        faulting lane. Bounds, alignment and the indices are facts of the offsets
+        (SplitAddresses.fact), and the base only moves the view, so both accesses of a
+        *_2ADDR form share one index array."""
+        if type(addr) is not SplitAddresses or addr.base.size != 1 or not _every(np.asarray(mask)):
+            return None
+        off, base = addr.offset, int(addr.base.reshape(()))
+        if not off.size or self.data.size % nbytes or np.ndim(self.base) != 2 or np.shape(self.base)[-1] != 1:
+            return None
+        top = addr.fact("max", lambda: int(off.max()))
+        low_bits = addr.fact("or", lambda: int(np.bitwise_or.reduce(off, axis=None)))
+        region_bits = int(np.bitwise_or.reduce(self.base, axis=None))
+        if base + top > self.size - nbytes or (low_bits | base | region_bits) & (nbytes - 1):
+            return None
+        shift = _SHIFT[nbytes]
+        key = ("index", shift, id(self.base))     # this memory's regions: one step's, kept alive below
+        kept = addr.facts.get(key)
+        if kept is None or kept[0] is not self.base:
+            kept = addr.facts[key] = (self.base, np.add(np.right_shift(off, np.uint32(shift)), self.base >> shift))
+        return self.data.view(_DTYPES[nbytes])[base >> shift:], kept[1]
+
     def load(self, addr, nbytes, mask):
+        split = self._split_indices(addr, nbytes, mask)
+        if split is not None:
+            elements, index = split
+            value = np.take(elements, index, mode="clip")       # checked above: "clip" skips numpy's check
+            return value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
+        addr = np.asarray(addr)
         mask = np.broadcast_to(mask, np.shape(addr))
         return _gather(self.data, self._offsets(addr, nbytes, mask), nbytes, mask)
 
     def store(self, addr, nbytes, value, mask):
-        _scatter(self.data, self._offsets(addr, nbytes, mask), nbytes, value, mask)
+        split = self._split_indices(addr, nbytes, mask)
+        if split is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
+            elements, index = split
+            elements[index] = np.broadcast_to(value, index.shape).astype(_DTYPES[nbytes], copy=False)
+            return
+        _scatter(self.data, self._offsets(np.asarray(addr), nbytes, mask), nbytes, value, mask)
 
 
 class FlatMemory:

@@ -12,6 +12,7 @@ arithmetic is exact modulo 2**32 (emu/pcode/narrow.py) never leave uint32 at all
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -23,6 +24,7 @@ U64 = np.uint64
 FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
 UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 _ALL = (1 << 64) - 1
+_LITTLE = sys.byteorder == "little"      # a uint64's dword k is its uint32 view's element k
 
 
 def _mask(bits: int) -> int:
@@ -820,7 +822,15 @@ def set_field(old, hi: int, lo: int, value):
     if o.dtype == _U32 and hi < 32:
         v = np.asarray(value, _U32) & _U32(mask)
         return (o & _U32(~(mask << lo) & 0xFFFFFFFF)) | (v << _U32(lo) if lo else v)
-    v = np.asarray(value).astype(U64) & U64(mask)
+    v = np.asarray(value)
+    if o.dtype == U64 and mask == 0xFFFFFFFF and lo in (0, 32) and v.dtype == _U32 and v.shape == o.shape \
+            and _LITTLE:
+        # a whole dword of a uint64 from a uint32 (two-dword DS loads): one copy and one
+        # strided dword assignment instead of five uint64 passes
+        out = np.array(o, U64)
+        out.view(_U32).reshape(o.shape + (2,))[..., lo // 32] = v
+        return out
+    v = v.astype(U64) & U64(mask)
     return (raw(o) & U64(~(mask << lo) & _ALL)) | (v << U64(lo) if lo else v)
 
 

@@ -8,10 +8,13 @@ when the waves are contiguous (views, no copies), else an index array.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = 106, 124, 125, 126, 253
 RUNNING, AT_BARRIER, ENDED = 0, 1, 2
+_LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword then its hi dword
 
 
 def unpack_mask(mask: np.ndarray, lanes: int) -> np.ndarray:
@@ -245,6 +248,10 @@ def join_dwords(regs: np.ndarray, dwords: int) -> np.ndarray:
     if dwords == 1:
         return regs[..., 0]
     if dwords == 2:
+        if _LITTLE:     # the two dwords interleaved into one buffer read as uint64: two copies, no shifts
+            pair = np.empty(regs.shape, np.uint32)
+            pair[..., 0], pair[..., 1] = regs[..., 0], regs[..., 1]
+            return pair.view(np.uint64)[..., 0]
         return regs[..., 0].astype(np.uint64) | (regs[..., 1].astype(np.uint64) << np.uint64(32))
     return regs
 
@@ -256,5 +263,7 @@ def split_dwords(value: np.ndarray, dwords: int, lanes: int | None = None) -> np
         return value.astype(np.uint32, copy=False)
     if dwords == 2:
         v = value.astype(np.uint64, copy=False)
+        if _LITTLE and v.flags.c_contiguous:    # a uint64's dwords are its own bytes: a view, no copy
+            return v.view(np.uint32).reshape(v.shape + (2,))
         return np.stack([(v & np.uint64(0xFFFFFFFF)).astype(np.uint32), (v >> np.uint64(32)).astype(np.uint32)], -1)
     return value.astype(np.uint32, copy=False)[..., None]
