@@ -73,6 +73,7 @@ class DecodePlan:
     literal_fields: tuple[str, ...]              # fields whose code 255 adds a literal dword
     always_literal: bool
     dpp_capable: bool                            # VALU: SRC0 may select a DPP16/DPP8 dword
+    nsa_capable: bool                            # MIMG: its NSA bit adds an address dword
 
     def fields_of(self, value: int) -> dict[str, int]:
         return {n: (value >> lo) & mask for n, lo, mask in self.fields}
@@ -125,7 +126,7 @@ class _DecodeTable:
                       if n != "ENCODING" and hi < width),
                 () if defs[0].name.startswith("S_SENDMSG_RTN") else literal_fields(real_fmt.name),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
-                real_fmt.name in VALU_E32 or real_fmt.name in VALU_E64)
+                real_fmt.name in VALU_E32 or real_fmt.name in VALU_E64, real_fmt.name == "MIMG")
         self.plans[key] = plan
         return plan
 
@@ -137,11 +138,10 @@ def _table(spec: Spec) -> _DecodeTable:
 
 def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
     """Decode the instruction at data[offset:]. DecodeError if it is not one."""
-    view = memoryview(data)[offset:]   # no copy of the rest of the stream
-    size = len(view)
+    size = len(data) - offset
     if size < 4:
         raise DecodeError(f"offset 0x{offset:x}: need at least 4 bytes to identify an instruction, got {size}")
-    word = int.from_bytes(view[:4], "little")
+    word = int.from_bytes(data[offset:offset + 4], "little")
     table = _table(spec)
     fmt = table.format_of(word)
     if fmt is None:
@@ -156,28 +156,35 @@ def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
         raise DecodeError(f"offset 0x{offset:x}: 0x{word:08x} is a {fmt.name} encoding with an opcode "
                           f"{spec.arch} does not define")
     fmt, nbytes = plan.fmt, plan.width // 8
-    value = int.from_bytes(view[:nbytes], "little")
+    value = word if nbytes == 4 else int.from_bytes(data[offset:offset + nbytes], "little")
     inst = Instruction(plan.defs, fmt, plan.fields_of(value), size=nbytes)
     f = inst.fields
-    if fmt.name == "MIMG" and f.get("NSA"):
+    if plan.nsa_capable and f.get("NSA"):
         if size < 12:
             raise DecodeError(f"offset 0x{offset:x}: MIMG NSA instruction needs 12 bytes")
-        nsa = int.from_bytes(view[8:12], "little")
+        nsa = int.from_bytes(data[offset + 8:offset + 12], "little")
         inst.extra = {n: (nsa >> (lo - 64)) & 0xff for n, hi, lo in fmt.fields if lo >= 64}
         inst.size = 12
-    src0 = f.get("SRC0")
-    if plan.dpp_capable and src0 in (DPP16, DPP8, DPP8FI):
+    end = offset + inst.size
+    src0 = f.get("SRC0") if plan.dpp_capable else None
+    if src0 in (DPP16, DPP8, DPP8FI):
         if size < inst.size + 4:
             raise DecodeError(f"offset 0x{offset:x}: {fmt.name} DPP instruction is truncated")
         kind = "DPP16" if src0 == DPP16 else "DPP8"
-        word2 = int.from_bytes(view[inst.size: inst.size + 4], "little")
+        word2 = int.from_bytes(data[end:end + 4], "little")
         inst.dpp = {n: (word2 >> (lo - 32)) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in spec.formats[kind].fields}
         inst.dpp_kind = kind
         inst.size += 4
-    elif plan.always_literal or any(f.get(n) == LITERAL for n in plan.literal_fields):
-        if size < inst.size + 4:
-            raise DecodeError(f"offset 0x{offset:x}: {plan.defs[0].name.lower()} needs a 32-bit literal, "
-                              f"the data ends")
-        inst.literal = int.from_bytes(view[inst.size: inst.size + 4], "little")
-        inst.size += 4
+        return inst
+    if not plan.always_literal:
+        for n in plan.literal_fields:
+            if f.get(n) == LITERAL:
+                break
+        else:
+            return inst
+    if size < inst.size + 4:
+        raise DecodeError(f"offset 0x{offset:x}: {plan.defs[0].name.lower()} needs a 32-bit literal, "
+                          f"the data ends")
+    inst.literal = int.from_bytes(data[end:end + 4], "little")
+    inst.size += 4
     return inst

@@ -693,32 +693,31 @@ def _vopd(spec: Spec, inst: Instruction) -> str:
     return " :: ".join(halves)
 
 
+def _graphics(spec: Spec, inst: Instruction) -> str:
+    from .printer_graphics import print_graphics   # (it imports this module's helpers)
+    return print_graphics(spec, inst)
+
+
+SCALAR_FORMATS = frozenset(("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"))
+VALU_FORMATS = frozenset(("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"))
+# the other formats' printers, each (spec, inst) -> text
+_PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _buffer,
+             "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VOPD": _vopd, "EXP": _graphics,
+             "MIMG": _graphics}
+
+
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     fmt = inst.fmt.name
-    if fmt in ("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"):
+    if fmt in SCALAR_FORMATS:
         return print_scalar(spec, inst)
-    if inst.name == "V_ILLEGAL":
+    if inst.defs[0].name == "V_ILLEGAL":
         return "v_illegal"
-    if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"):
+    if fmt in VALU_FORMATS:
         return print_valu(spec, inst, wave)
-    if fmt == "SMEM":
-        return _smem(spec, inst)
-    if fmt == "DS":
-        return _ds(spec, inst)
-    if fmt in ("FLAT", "GLOBAL", "SCRATCH"):
-        return _flat(spec, inst)
-    if fmt in ("MUBUF", "MTBUF"):
-        return _buffer(spec, inst)
-    if fmt == "VINTERP":
-        return _vinterp(spec, inst)
-    if fmt == "LDSDIR":
-        return _ldsdir(spec, inst)
-    if fmt == "VOPD":
-        return _vopd(spec, inst)
-    if fmt in ("EXP", "MIMG"):
-        from .printer_graphics import print_graphics   # (it imports this module's helpers)
-        return print_graphics(spec, inst)
-    return f"{inst.name.lower()} <{fmt} operands not printed>"
+    printer = _PRINTERS.get(fmt)
+    if printer is None:
+        return f"{inst.name.lower()} <{fmt} operands not printed>"
+    return printer(spec, inst)
 
 
 def f16_bits(x: float) -> int:
