@@ -22,23 +22,24 @@ def disassemble(data: bytes, arch: str, wave_size: int | None = None, *, offsets
     if wave not in (32, 64):
         raise ValueError(f"wave_size must be 32 or 64, got {wave}")
     data = bytes(data)
-    lines = []
-    pos = 0
-    while pos < len(data):
-        if len(data) - pos < 4:
+    texts, starts = [], []   # each line's text and offset
+    pos, end = 0, len(data)
+    while pos < end:
+        starts.append(pos)
+        if end - pos < 4:
             tail = data[pos:]
             warnings.warn(f"offset 0x{pos:x}: {len(tail)} trailing byte(s) are not an instruction",
                           DisassemblyWarning, stacklevel=2)
-            lines.append((pos, ".byte " + ", ".join(f"0x{b:02x}" for b in tail)))
+            texts.append(".byte " + ", ".join(f"0x{b:02x}" for b in tail))
             break
         try:
             inst = decode_one(spec, data, pos)
-            text, size = print_instruction(spec, inst, wave), inst.size
+            texts.append(print_instruction(spec, inst, wave))
+            pos += inst.size
         except DecodeError as e:
             warnings.warn(str(e), DisassemblyWarning, stacklevel=2)
-            text, size = f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}", 4
-        lines.append((pos, text))
-        pos += size
+            texts.append(f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}")
+            pos += 4
     if offsets:
-        return "\n".join(f"{text:<60s} // {pos:06X}" for pos, text in lines)
-    return "\n".join(text for _, text in lines)
+        return "\n".join(f"{text:<60s} // {pos:06X}" for pos, text in zip(starts, texts))
+    return "\n".join(texts)

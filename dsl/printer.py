@@ -306,8 +306,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                 code = 256 + f["VSRC1"]
             else:
                 break
-            if op.t16 and code >= 256:
-                text = t16_vgpr(code - 256)
+            if code >= 256:   # (src_text's VGPR case, without its call)
+                text = t16_vgpr(code - 256) if op.t16 else f"v{code - 256}" if n == 1 else reg_text("v", code - 256, n)
             else:
                 text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed,
                                 f16_inline=f16_inline)
@@ -323,12 +323,15 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
             half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
             text = src_text(spec, code, n, literal=literal, bits=16 if half else 32)
+        elif code >= 256 and not (op.t16 and not is_p):   # a whole VGPR (src_text's case, without its call)
+            text = f"v{code - 256}" if n == 1 else reg_text("v", code - 256, n)
         else:
             hi = bool(opsel >> i & 1) if op.t16 and code >= 256 and not is_p else None
             text = src_text(spec, code, n, t16_hi=hi, literal=literal, bits=bits, is_float=is_float,
                             packed=packed, f16_inline=f16_inline)
         if not is_p:
-            text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
+            if (neg | abs_) >> i & 1:   # (_mods leaves the text alone without either)
+                text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
             text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, _is_const(code))
         srcs.append(text)
@@ -457,13 +460,6 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
     f = inst.fields
     mn = d.name.lower()
     fmt = inst.fmt.name
-    types = d.operand_types
-
-    def width(key):
-        t = types.get(key)
-        if t is None and key == "D0":   # DST accessor only (s_movreld): the name's size
-            return 2 if d.name.endswith("64") else 1
-        return 2 if t and t.endswith("64") else 1
 
     if fmt in ("SOP2", "SOP1", "SOPC"):
         parts = []
