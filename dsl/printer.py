@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 from functools import lru_cache
 
 from isa import Spec
 
 from . import syntax
 from .decode import DPP8FI, VALU_E32, Instruction
-from .signature import Operand, data_dwords, ds_layout, cache_control, flat_layout, scalar_bits, scalar_layout, valu_signature, vopd_base
+# the encoder's memoised forms (by the InstrDef's identity: an InstrDef hashes all its fields)
+from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
+from .signature import Operand, ValuSig, cache_control, vopd_base
 
 
 # ---------------------------------------------------------------- operand codes
@@ -207,12 +210,8 @@ def _dpp_text(inst: Instruction) -> str:
     return out
 
 
-def _mnemonic(spec: Spec, inst: Instruction, enc: str) -> str:
-    return _mnemonic_of(spec, inst.defs[0], enc, bool(inst.dpp_kind))
-
-
-@lru_cache(maxsize=None)
-def _mnemonic_of(spec: Spec, d, enc: str, dpp: bool) -> str:
+@per_instruction
+def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
     """LLVM's mnemonic: the encoding suffix only where the instruction has both e32 and e64 forms."""
     base = d.name.lower()
     if d.name in syntax.NO_ENC_SUFFIX:
@@ -238,44 +237,68 @@ def _wmma_regs(d, wave: int) -> tuple[int, int]:
     return 16 * in_bits // 32, 256 // wave
 
 
+@dataclass(frozen=True)
+class _ValuPlan:
+    """What printing a VALU instruction needs besides its field values, worked out once per
+    (instruction, encoding, DPP or not, wave size): the mnemonic, the signature, and for each
+    source its register count and the literal rules src_text reads it with."""
+    mn: str
+    sig: ValuSig
+    e32: bool
+    is_p: bool
+    is_wmma: bool
+    is_mix: bool
+    cd_regs: int
+    vcc: str                                  # the implicit wave mask's spelling
+    srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
+    opsel_shown: bool                         # not in syntax.NO_OPSEL
+    force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
+
+
+@per_instruction
+def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
+    sig = valu_signature(d)
+    e32 = fmt in VALU_E32
+    is_wmma = d.name.startswith("V_WMMA")
+    ab_regs, cd_regs = _wmma_regs(d, wave) if is_wmma else (0, 0)
+    srcs = []
+    for i, op in enumerate(sig.srcs):
+        n = op.dwords if e32 else ab_regs if is_wmma and i < 2 else cd_regs if is_wmma else op.regs(wave)
+        srcs.append((op, n, _value_bits(op), _float_value(op), _packed_kind(d, op), not op.bf16))
+    return _ValuPlan(_mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
+                     d.name.startswith("V_FMA_MIX"), cd_regs, "vcc" if wave == 64 else "vcc_lo",
+                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS)
+
+
 def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     d = inst.defs[0]
-    sig = valu_signature(d)
     f = inst.fields
-    e32 = inst.fmt.name in VALU_E32
     dpp = inst.dpp
+    plan = _valu_plan(d, spec, inst.fmt.name, dpp is not None, wave)
+    sig, e32, is_p, is_wmma, is_mix = plan.sig, plan.e32, plan.is_p, plan.is_wmma, plan.is_mix
     opsel = f.get("OPSEL", 0)
     neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
-    is_p = inst.fmt.name == "VOP3P"
-    is_wmma = d.name.startswith("V_WMMA")
-    is_mix = d.name.startswith("V_FMA_MIX")
-    ab_regs, cd_regs = _wmma_regs(d, wave) if is_wmma else (0, 0)
+    literal = inst.literal
     parts: list[str] = []
-    mn = _mnemonic(spec, inst, "e32" if e32 else "e64")
     # destinations
     for op in sig.dsts:
         if op.name == "sdst":
-            if e32:
-                parts.append("vcc" if wave == 64 else "vcc_lo")
-            else:
-                parts.append(sreg_text(spec, f["VDST"], op.regs(wave)))
-            continue
-        if op.sgpr:
+            parts.append(plan.vcc if e32 else sreg_text(spec, f["VDST"], op.regs(wave)))
+        elif op.sgpr:
             parts.append(sreg_text(spec, f["VDST"], 1))
         elif is_wmma:
-            parts.append(vreg(f["VDST"], cd_regs))
+            parts.append(vreg(f["VDST"], plan.cd_regs))
         elif op.t16 and not is_p:
             parts.append(t16_vgpr(f["VDST"]) if e32 else f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}")
         else:
             parts.append(vreg(f["VDST"], op.dwords))
-    if sig.vcc_out:
-        if e32:
-            parts.append("vcc" if wave == 64 else "vcc_lo")
+    if sig.vcc_out and e32:
+        parts.append(plan.vcc)
     if inst.fmt.name == "VOP3SD":
         parts.append(sreg_text(spec, f["SDST"], wave // 32))
     # sources
     srcs = []
-    for i, op in enumerate(sig.srcs):
+    for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
         if e32:
             if i == 0:
                 code = f["SRC0"] if not dpp else 256 + dpp["SRC0"]
@@ -286,41 +309,37 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             if op.t16 and code >= 256:
                 text = t16_vgpr(code - 256)
             else:
-                text = src_text(spec, code, op.dwords, literal=inst.literal, bits=_value_bits(op),
-                                is_float=_float_value(op), packed=_packed_kind(d, op), f16_inline=not op.bf16)
+                text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed,
+                                f16_inline=f16_inline)
             if dpp and inst.dpp_kind == "DPP16" and i < 2:   # DPP16 carries e32's only modifiers
-                text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False,
-                             force=d.name in syntax.FP_MODS)
+                text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False, force=plan.force_mods)
             srcs.append(text)
             continue
         code = f[f"SRC{i}"]
         if i == 0 and dpp:
             code = 256 + dpp["SRC0"]
-        n = op.regs(wave)
-        if is_wmma:
-            n = ab_regs if i < 2 else cd_regs
-        hi = None
-        if op.t16 and code >= 256 and not is_p:
-            hi = bool(opsel >> i & 1)
         if is_wmma:   # the accumulator's constants are spelled as a 64-bit operand's, literals in full
-            text = src_text(spec, code, n, literal=inst.literal, wide_float=True)
+            text = src_text(spec, code, n, literal=literal, wide_float=True)
         elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
             half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
-            text = src_text(spec, code, n, literal=inst.literal, bits=16 if half else 32)
+            text = src_text(spec, code, n, literal=literal, bits=16 if half else 32)
         else:
-            text = src_text(spec, code, n, t16_hi=hi, literal=inst.literal, bits=_value_bits(op),
-                            is_float=_float_value(op), packed=_packed_kind(d, op), f16_inline=not op.bf16)
+            hi = bool(opsel >> i & 1) if op.t16 and code >= 256 and not is_p else None
+            text = src_text(spec, code, n, t16_hi=hi, literal=literal, bits=bits, is_float=is_float,
+                            packed=packed, f16_inline=f16_inline)
         if not is_p:
             text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
             text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, _is_const(code))
         srcs.append(text)
     if sig.k_pos is not None and e32:
-        srcs.insert(sig.k_pos, f"0x{inst.literal or 0:x}")
+        srcs.insert(sig.k_pos, f"0x{literal or 0:x}")
     parts += srcs
     if sig.vcc_in and e32:
-        parts.append("vcc" if wave == 64 else "vcc_lo")
-    text = mn + (" " + ", ".join(parts) if parts else "")
+        parts.append(plan.vcc)
+    text = plan.mn + (" " + ", ".join(parts) if parts else "")
+    if e32 and not dpp:   # no modifiers in the 32-bit encoding
+        return text
     # modifiers
     tail = []
     nsrc = len(sig.srcs)
@@ -338,7 +357,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             tail.append(f"neg_lo:[{','.join(map(str, _bits(neg, nsrc)))}]")
         if neg_hi & ((1 << nsrc) - 1) and not is_mix:
             tail.append(f"neg_hi:[{','.join(map(str, _bits(neg_hi, nsrc)))}]")
-    elif not e32 and d.name not in syntax.NO_OPSEL:
+    elif not e32 and plan.opsel_shown:
         if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
             if opsel & ((1 << sig.opsel_flags) - 1):
                 tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, sig.opsel_flags)))}]")
