@@ -935,6 +935,9 @@ def dw_set(arr, lo: int, bits: int, value):
     # the usual case, a value of the array's own shape, copies without the broadcast machinery
     out = arr.copy() if shape == arr.shape else np.array(np.broadcast_to(arr, np.broadcast_shapes(arr.shape, shape)))
     k = lo // 32
+    if bits == 64 and not k % 2 and _LITTLE and not out.shape[-1] % 2 and out.flags.c_contiguous:
+        out.view(U64)[..., k // 2] = v      # dwords k, k+1 are one aligned uint64: no shifts, no splits
+        return out
     out[..., k] = (v & U64(0xFFFFFFFF)).astype(np.uint32)
     if bits == 64:
         out[..., k + 1] = (v >> U64(32)).astype(np.uint32)

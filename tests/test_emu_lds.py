@@ -29,7 +29,7 @@ def reference(data, addr, nbytes):
     return sum(data[at + i].astype(np.uint64) << np.uint64(8 * i) for i in range(nbytes))
 
 
-@pytest.mark.parametrize("nbytes", [4, 8])
+@pytest.mark.parametrize("nbytes", [1, 2, 4, 8])
 @pytest.mark.parametrize("constant", [0, 8, 16])
 def test_split_addresses_load_and_store_as_their_sums(nbytes, constant):
     data, mem = region()
@@ -41,10 +41,10 @@ def test_split_addresses_load_and_store_as_their_sums(nbytes, constant):
     assert mem._split_indices(moved, nbytes, np.ones((1, 1), bool)) is not None     # the fast side
     assert (mem.load(moved, nbytes, np.ones((1, 1), bool)) == reference(data, off + constant, nbytes)).all()
     # a store: the highest lane of a shared address wins, as the per-lane path's assignment does
-    value = RNG.integers(0, 2**32, (WAVES, LANES), dtype=np.uint64).astype(np.uint32)
+    value = RNG.integers(0, 2**63, (WAVES, LANES), dtype=np.uint64)
     fast, slow = data.copy(), data.copy()
-    RegionMemory("LDS", fast, SIZE, mem.base).store(moved, 4, value, np.ones((1, 1), bool))
-    RegionMemory("LDS", slow, SIZE, mem.base).store(np.asarray(moved), 4, value, np.ones((1, 1), bool))
+    RegionMemory("LDS", fast, SIZE, mem.base).store(moved, nbytes, value, np.ones((1, 1), bool))
+    RegionMemory("LDS", slow, SIZE, mem.base).store(np.asarray(moved), nbytes, value, np.ones((1, 1), bool))
     assert (fast == slow).all()
 
 
@@ -132,3 +132,13 @@ def test_dword_joins_splits_and_whole_dword_fields():
         assert (rtlib.set_field(want, h, l, field.astype(np.uint64)) == expect).all()     # general path
     assert (rtlib.set_field(want, 47, 16, lo) == (want & ~np.uint64(0xFFFFFFFF << 16)) |
             (lo.astype(np.uint64) << np.uint64(16))).all()
+
+
+def test_dw_set_of_a_64_bit_field():
+    value = RNG.integers(0, 2**63, (5, 32), dtype=np.uint64)
+    zeros = rtlib.dw_zeros(type("Ctx", (), {"shape": value.shape})(), 4)
+    for lo, n in ((64, 4), (32, 4), (0, 3)):       # an aligned uint64 of the dwords; else shifts
+        got = rtlib.dw_set(zeros[..., :n], lo, 64, value)
+        k = lo // 32
+        assert got.shape == value.shape + (n,) and not np.delete(got, [k, k + 1], -1).any()
+        assert (got[..., k] == value & np.uint64(0xFFFFFFFF)).all() and (got[..., k + 1] == value >> np.uint64(32)).all()
