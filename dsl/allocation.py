@@ -85,9 +85,9 @@ class RecordingEncoder(Encoder):
         self._note(v, what, F)
         return super().sreg_code(v, F, what, n)
 
-    def vgpr(self, v, F, what, n=1):
+    def vgpr(self, v, F, what, n=1, half=False):
         self._note(v, what, F)
-        return super().vgpr(v, F, what, n)
+        return super().vgpr(v, F, what, n, half)
 
 
 # ---------------------------------------------------------------- roles from the pseudocode

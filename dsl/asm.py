@@ -74,22 +74,51 @@ def _reg(text: str) -> Reg:
     """v1, s5, ttmp3, a0, v7.l / v7.h (the REG terminal has checked the shape)."""
     text = text.rstrip(_BLANK_COMMA)
     half = None
+    name = text
     if text[-2] == ".":
         text, half = text[:-2], text[-1]
-    if text[0] == "t":
-        return Reg("ttmp", int(text[4:]), 1, half)
-    return Reg(text[0], int(text[1:]), 1, half)
+    try:
+        if text[0] == "t":
+            return Reg("ttmp", int(text[4:]), 1, half)
+        if text[0] == "a":
+            raise OperandError(f"{name}: accumulation registers (a0..a255) exist only on CDNA targets")
+        return Reg(text[0], int(text[1:]), 1, half)
+    except (OperandError, ValueError) as e:
+        raise _term_error(e, name) from None
 
 
 @lru_cache(maxsize=4096)
 def _regrange(text: str) -> Reg:
     text = text.rstrip(_BLANK_COMMA)
     m = re.fullmatch(r"(v|s|ttmp|a)\[(\d+)(?::(\d+))?\]", text)
-    lo = int(m.group(2))
-    hi = int(m.group(3)) if m.group(3) is not None else lo
-    if hi < lo:
-        raise OperandError(f"register range {text} is empty (ranges are inclusive: {m.group(1)}[{hi}:{lo}]?)")
-    return Reg(m.group(1), lo, hi - lo + 1)
+    try:
+        lo = int(m.group(2))
+        hi = int(m.group(3)) if m.group(3) is not None else lo
+        if hi < lo:
+            raise OperandError(f"register range {text} is empty (ranges are inclusive: {m.group(1)}[{hi}:{lo}]?)")
+        if m.group(1) == "a":
+            raise OperandError(f"{text}: accumulation registers (a0..a255) exist only on CDNA targets")
+        return Reg(m.group(1), lo, hi - lo + 1)
+    except (OperandError, ValueError) as e:
+        raise _term_error(e, text) from None
+
+
+def _term_error(e: Exception, text: str) -> OperandError:
+    """The OperandError of a term that cannot be converted, naming its source text (the
+    statement builders turn that into a column)."""
+    if not isinstance(e, OperandError):       # int()'s digit limit
+        e = OperandError(f"{_excerpt(text, 0, 24)}: a number of {len(text)} digits is too long")
+    e.text = text
+    return e
+
+
+def _excerpt(text: str, column: int, width: int = 80) -> str:
+    """At most `width` characters of `text` around index `column`, with ... where cut: an error
+    quotes a line, and a line may be megabytes long."""
+    if len(text) <= width:
+        return text
+    start = max(0, min(column - width // 2, len(text) - width))
+    return ("..." if start else "") + text[start:start + width] + ("..." if start + width < len(text) else "")
 
 
 # what operand tokens may carry after their text (see asm.lark)
@@ -98,7 +127,18 @@ _BLANK_COMMA = " \t,"
 
 def _int(text: str) -> int:
     text = text.rstrip(_BLANK_COMMA)
-    return int(text, 0) if text[:2] in ("0x", "0X", "0b", "0B") else int(text)
+    try:
+        return int(text, 0) if text[:2] in ("0x", "0X", "0b", "0B") else int(text)
+    except ValueError as e:           # more digits than Python converts (sys.get_int_max_str_digits)
+        raise _term_error(e, text) from None
+
+
+def _float(text: str) -> float:
+    text = text.rstrip(_BLANK_COMMA)
+    try:
+        return float(text)
+    except ValueError as e:
+        raise _term_error(e, text) from None
 
 
 def _name(text: str):
@@ -130,7 +170,7 @@ def _keynum(text: str) -> tuple:
 
 def _keylist(text: str) -> tuple:
     key, _, items = text.rstrip().partition(":")
-    return ("kv", key.lower(), [int(x) for x in items[1:-1].split(",")])
+    return ("kv", key.lower(), [_int(x.strip()) for x in items[1:-1].split(",")])
 
 
 def _signed(text: str):
@@ -150,7 +190,7 @@ def _signed(text: str):
     elif inner[:2] in ("0x", "0b") or not ("." in inner or "e" in inner or "E" in inner):
         value = _int(inner)
     else:
-        value = float(inner)
+        value = _float(inner)
     if inner_neg:
         value = _ToStatements.negate(None, [value])
     if bars:
@@ -161,7 +201,7 @@ def _signed(text: str):
 # tokens `instr` takes directly -> (their operand value, whether they end with the operand's comma)
 _TOKEN_VALUE = {"REG": (_reg, False), "REG_C": (_reg, True), "REGRANGE": (_regrange, False),
                 "REGRANGE_C": (_regrange, True), "NUMBER": (_int, False), "NUMBER_C": (_int, True),
-                "FLOAT": (float, False), "IDENT": (_name, False), "IDENT_C": (_name, True),
+                "FLOAT": (_float, False), "IDENT": (_name, False), "IDENT_C": (_name, True),
                 "SYMEXPR": (_symexpr, False), "SYMEXPR_C": (_symexpr, True),
                 "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False),
                 # not tokens: a run's signed terms (see asm.lark), split out by _SIGNED_TERMS
@@ -178,22 +218,33 @@ class _Items(list):
     """The growing list of a left-recursive `items` / `lines` rule."""
 
 
+def _twice(key: str) -> OperandError:
+    """A modifier given twice (offset:4 offset:8): LLVM refuses it rather than pick one."""
+    return OperandError(f"modifier {key} is given twice", text=key)
+
+
 def _place(value, operands: list, modifiers: dict, expect_operand: bool) -> None:
     """Put one term of an instruction among its operands or its modifiers: after a comma (or
     first) it is an operand; after a blank it is a modifier (`clamp`, `offset:16`,
     `vmcnt(0)`), except `off` and plain values."""
     if type(value) is tuple:
-        modifiers[value[1]] = value[2]
+        key, value = value[1], value[2]
     elif expect_operand:
         operands.append(value)
+        return
     elif isinstance(value, Attr):
-        modifiers[value.name.lower()] = True
+        key, value = value.name.lower(), True
     elif isinstance(value, Special) and value.name == "off":
         operands.append(value)
+        return
     elif isinstance(value, Call):
-        modifiers[value.name] = value
+        key = value.name
     else:
         operands.append(value)
+        return
+    if key in modifiers:
+        raise _twice(key)
+    modifiers[key] = value
 
 
 # A term of a TERMS run -> (its value, whether it ends with the operand's comma, its role): terms
@@ -272,10 +323,17 @@ def _place_entries(entries, operands: list, modifiers: dict, expect_operand: boo
         if not role or role == _NAME and expect_operand:     # _OPERAND is 0
             operands.append(value)
         elif role == _NAME:
-            modifiers[value.name.lower()] = True
+            key = value.name.lower()
+            if key in modifiers:
+                raise _twice(key)
+            modifiers[key] = True
         elif role == _MODIFIER:
+            if value[1] in modifiers:
+                raise _twice(value[1])
             modifiers[value[1]] = value[2]
         elif role == _LIST_MODIFIER:
+            if value[1] in modifiers:
+                raise _twice(value[1])
             modifiers[value[1]] = list(value[2])
         elif role == _COMMA:
             expect_operand = True
@@ -356,6 +414,33 @@ _SKIPPED_IN_TERMS = frozenset(("AMP", "BLANKS", "COMMENT", "NL"))
 
 def _statement(mnemonic: Token, items) -> Statement:
     """An instruction from its mnemonic token and its terms: tokens and nested values."""
+    try:
+        return _items_statement(mnemonic, items)
+    except OperandError as e:
+        raise _located(e, mnemonic, [it for it in items if type(it) is Token]) from None
+
+
+def _located(e: OperandError, mnemonic: Token, tokens: list) -> AsmError:
+    """The AsmError of a term of an instruction that cannot be converted (v999, v[2:1], a
+    5000-digit number): line:column of that term (of the first token holding its text, else
+    of the mnemonic), the mnemonic and the reason; _parse adds the line."""
+    line, column = mnemonic.line, mnemonic.column
+    for token in tokens:
+        at = token.find(e.text) if e.text else -1
+        if at >= 0:
+            line, column = token.line, token.column + at
+            break
+    return located_error(line, column, f"{_mnemonic(mnemonic.value.split()[0]) if mnemonic.value.split() else ''}: {e}")
+
+
+def located_error(line: int, column: int, message: str) -> AsmError:
+    """AsmError("line:column: message") that remembers its place, for _parse to quote the line."""
+    err = AsmError(f"{line}:{column}: {message}")
+    err.line, err.column = line, column
+    return err
+
+
+def _items_statement(mnemonic: Token, items) -> Statement:
     operands, modifiers = [], {}
     expect_operand = True
     for it in items:
@@ -382,7 +467,10 @@ def _statement(mnemonic: Token, items) -> Statement:
 def _terms_statement(mnemonic: Token, terms: Token) -> Statement:
     """The usual instruction: its mnemonic and one run of terms."""
     operands, modifiers = [], {}
-    _place_terms(terms, operands, modifiers, True)
+    try:
+        _place_terms(terms, operands, modifiers, True)
+    except OperandError as e:
+        raise _located(e, mnemonic, [terms]) from None
     return Statement(_MNEMONICS.get(mnemonic.value) or _mnemonic(mnemonic.value), operands, modifiers,
                      mnemonic.line, mnemonic.column)
 
@@ -395,11 +483,15 @@ def _line_statement(line: Token) -> Statement:
     words = line.split()
     mnemonic = _MNEMONICS.get(words[0]) or _mnemonic_word(words[0])
     operands, modifiers = [], {}
-    if mnemonic is None or _place_entries(map(_WORD_TERMS.__getitem__, words[1:]), operands, modifiers, True) is None:
-        operands, modifiers = [], {}
-        start = _MNEMONIC_PART(line).end()
-        _place_terms(line, operands, modifiers, True, start)
-        mnemonic = _MNEMONICS.get(line[:start]) or _mnemonic(line[:start])
+    try:
+        if mnemonic is None or _place_entries(map(_WORD_TERMS.__getitem__, words[1:]), operands, modifiers,
+                                              True) is None:
+            operands, modifiers = [], {}
+            start = _MNEMONIC_PART(line).end()
+            _place_terms(line, operands, modifiers, True, start)
+            mnemonic = _MNEMONICS.get(line[:start]) or _mnemonic(line[:start])
+    except OperandError as e:
+        raise _located(e, line, [line]) from None
     return Statement(mnemonic, operands, modifiers, line.line, line.column)
 
 
@@ -457,24 +549,33 @@ def _mnemonic(text: str) -> str:
     return found
 
 
+def _converted(convert, token: Token):
+    """convert(token) for a term inside a nested value (-(v1), abs(v999), [..]): an OperandError
+    becomes an AsmError at the token."""
+    try:
+        return convert(token)
+    except OperandError as e:
+        raise located_error(token.line, token.column, str(e)) from None
+
+
 class _ToStatements(Transformer):
     """Parse callbacks: each takes its rule's children as one list (lark calls a plain
     method directly; v_args wrappers would add two calls per reduction)."""
 
     def reg(self, c):
-        return _reg(c[0])
+        return _converted(_reg, c[0])
 
     def regrange(self, c):
-        return _regrange(c[0])
+        return _converted(_regrange, c[0])
 
     def number(self, c):
-        return _int(c[0])
+        return _converted(_int, c[0])
 
     def negnumber(self, c):
-        return -_int(c[0])
+        return -_converted(_int, c[0])
 
     def float(self, c):
-        return float(c[0])
+        return _converted(_float, c[0])
 
     def string(self, c):
         return str(c[0])[1:-1]
@@ -692,6 +793,10 @@ def _parse(text: str) -> list:
         items = parser().parse(text if text.endswith("\n") else text + "\n")
     except UnexpectedInput as e:
         raise AsmError(_syntax_message(text, e)) from None
+    except AsmError as e:
+        if getattr(e, "column", None) is None:
+            raise
+        raise AsmError(f"{e}\n{_quote(_source_line(text, e.line), e.column)}") from None
     except VisitError as e:
         orig = e.orig_exc
         tok = getattr(e.obj, "meta", None)
@@ -701,8 +806,29 @@ def _parse(text: str) -> list:
     return items
 
 
+def _source_line(text: str, number: int) -> str:
+    """Line `number` (1-based) of `text`, or "" (found without splitting the whole text)."""
+    start = 0
+    for _ in range(number - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _quote(line: str, column: int) -> str:
+    """The source line (cut to 80 characters around `column`) and a caret under the column."""
+    line = line.rstrip("\r")
+    shown = _excerpt(line, column - 1)
+    if shown is line:
+        return f"    {line}\n    {' ' * (column - 1)}^"
+    start = max(0, min(column - 1 - 40, len(line) - 80))
+    return f"    {shown}\n    {' ' * (column - 1 - start + (3 if start else 0))}^"
+
+
 def _syntax_message(text: str, e: UnexpectedInput) -> str:
-    line = text.splitlines()[e.line - 1] if 0 < e.line <= len(text.splitlines()) else ""
+    line = _source_line(text, e.line)
     if isinstance(e, UnexpectedToken):
         expected = sorted(x for x in e.expected if not x.startswith("_") and x != "NL")[:8]
         what = (f"unexpected {e.token!r}" if e.token.type not in ("$END", "TERMS", "TERMS_NL", "INSTR_NL") else
@@ -713,7 +839,7 @@ def _syntax_message(text: str, e: UnexpectedInput) -> str:
     else:
         expected, what = [], "syntax error"
     exp = f"; expected {', '.join(expected)}" if expected else ""
-    return f"{e.line}:{e.column}: {what}{exp}\n    {line}\n    {' ' * (e.column - 1)}^"
+    return f"{e.line}:{e.column}: {_excerpt(what, 0)}{exp}\n{_quote(line, e.column)}"
 
 
 # Directives an instruction-only text may carry without changing its bytes.
@@ -784,9 +910,65 @@ def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -
 
 
 def encode_error(e: Exception, st: Statement, lines: list[str]) -> AsmError:
-    """The AsmError of an instruction the encoder rejects: line:column, the reason, the line."""
+    """The AsmError of an instruction the encoder rejects: line:column of the operand or
+    modifier it refuses (else of the mnemonic), the reason, the line."""
     src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
-    return AsmError(f"{st.line}:{st.column}: {e}\n    {src.strip()}")
+    column = _error_column(e, st, src)
+    message = str(e)
+    if not message.startswith(_MNEMONIC_STEM(st.mnemonic).group()):   # name the instruction
+        message = f"{st.mnemonic}: {message}"
+    return AsmError(f"{st.line}:{column}: {message}\n{_quote(src, column)}")
+
+
+_MNEMONIC_STEM = re.compile(r"[a-z]+_[a-z0-9]+").match     # v_add, s_load, global_load: all the encoder uses
+
+
+def _error_column(e: Exception, st: Statement, src: str) -> int:
+    """Column of what the encoder refused: OperandError.operand (found among the operands by
+    identity, then by value) or .modifier (its word after the mnemonic), else the mnemonic's."""
+    operand, modifier = getattr(e, "operand", None), getattr(e, "modifier", None)
+    parts = (st, st.dual) if st.dual is not None else (st,)
+    if operand is None and modifier is None:      # a message quoting a modifier (offset:70000 ...)
+        message = str(e)
+        modifier = next((key for part in parts for key in part.modifiers if f"{key}:" in message), None)
+    if operand is not None:
+        for same in (lambda o: o is operand, lambda o: type(o) is type(operand) and o == operand):
+            for part in parts:
+                for i, o in enumerate(part.operands):
+                    if same(o) or isinstance(o, Mod) and same(o.value):
+                        column = _operand_column(src, part.column, i)
+                        if column:
+                            return column
+    if modifier:
+        word = re.compile(rf"(?<![\w.]){re.escape(modifier)}(?![\w.])", re.I)
+        for part in reversed(parts):
+            m = word.search(src, part.column - 1 + len(part.mnemonic))
+            if m:
+                return m.start() + 1
+    return st.column
+
+
+def _operand_column(src: str, column: int, index: int) -> int | None:
+    """Column where operand `index` of the instruction whose mnemonic starts at `column` begins:
+    after `index` commas outside brackets and parentheses, its blanks skipped."""
+    m = re.compile(r"[A-Za-z0-9_]*[ \t]*").match(src, column - 1)
+    pos, depth, commas = m.end(), 0, 0
+    if index == 0:
+        return pos + 1 if pos < len(src) else None
+    for pos in range(pos, len(src)):
+        ch = src[pos]
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            commas += 1
+            if commas == index:
+                rest = len(src) - len(src[pos + 1:].lstrip(" \t"))
+                return rest + 1
+        elif ch in ":;/" and src.startswith(("::", ";", "//"), pos):
+            break
+    return None
 
 
 def add_fixup(fixups: list, offset: int, fix, st: Statement) -> None:

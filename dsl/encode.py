@@ -4,6 +4,7 @@ given and what is legal."""
 from __future__ import annotations
 
 import math
+import re
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,15 +51,22 @@ SRC_SPECIAL = {"vcc_lo": 106, "vcc": 106, "vcc_hi": 107, "null": 124, "m0": 125,
                "src_private_limit": 238, "src_scc": 253, "scc": 253}
 SRC_SPECIAL.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
 PAIRS = {"vcc", "exec"}
+HALVES_OF_PAIRS = {"vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0"}     # 32-bit specials
 MEMORY_FORMATS = {"DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "SMEM"}
 
 
 def f16_bits(x: float) -> int:
-    return struct.unpack("<H", struct.pack("<e", x))[0]
+    try:
+        return struct.unpack("<H", struct.pack("<e", x))[0]
+    except OverflowError:
+        raise OperandError(f"{x} is out of the range of a 16-bit float (±65504)", x) from None
 
 
 def f32_bits(x: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", x))[0]
+    try:
+        return struct.unpack("<I", struct.pack("<f", x))[0]
+    except OverflowError:
+        raise OperandError(f"{x} is out of the range of a 32-bit float", x) from None
 
 
 def f64_bits(x: float) -> int:
@@ -132,6 +140,7 @@ class Encoder:
         self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
         self._plans: dict[tuple[int, bool], tuple[InstrDef, ValuPlan]] = {}    # (id, e32) -> (d, plan)
         self._vopd_halves: dict[tuple[str, str], tuple] = {}                    # (mnemonic, slot) -> _vopd_half
+        self._codes: dict[str, frozenset] = {}                                  # format -> _source_codes
         # format -> ({field: (lo bit, width)}, the fixed encoding bits, has an OP field, bytes)
         self._layout = {name: ({n: (lo, hi - lo + 1) for n, hi, lo in f.fields},
                                f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields},
@@ -156,37 +165,42 @@ class Encoder:
         hi = False
         if isinstance(v, Reg):
             if v.count != n and not (v.count == 1 and n == 0):
-                raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}")
+                raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}", v)
             if v.cls == "v":
                 if not allow_vgpr:
                     raise OperandError(f"{_name(F.d)}: {what}: a VGPR ({v}) is not allowed here; use an SGPR, "
-                                       f"constant or literal")
+                                       f"constant or literal", v)
                 if v.half and not op.t16:
                     raise OperandError(f"{_name(F.d)}: {what}: {v} names a 16-bit half but the operand is "
-                                       f"{op.bits}-bit")
+                                       f"{op.bits}-bit", v)
                 return 256 + v.idx, neg, ab, v.half == "h"
             if v.half:
-                raise OperandError(f"{_name(F.d)}: {what}: only VGPRs have .l/.h halves, got {v}")
+                raise OperandError(f"{_name(F.d)}: {what}: only VGPRs have .l/.h halves, got {v}", v)
             return self.sreg_code(v, F, what, n), neg, ab, hi
         if isinstance(v, Special):
             code = SRC_SPECIAL.get(v.name)
             if code is None:
-                raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand")
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
+            if code not in self._source_codes(F.d.format):
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} (operand code {code}) is not a source of "
+                                   f"{self.spec.arch}'s {F.d.format} encoding", v)
             if v.name in PAIRS and n == 1:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 64 bits wide; this operand is 32-bit, "
-                                   f"use {v.name}_lo or {v.name}_hi")
+                                   f"use {v.name}_lo or {v.name}_hi", v)
+            if n == 2 and v.name in HALVES_OF_PAIRS:
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 32 bits wide; this operand is 64-bit", v)
             return code, neg, ab, hi
         if isinstance(v, (Attr_, SymExpr_)):
             if not allow_literal:
                 raise OperandError(f"{_name(F.d)}: {what}: symbol operand {v} needs a literal, which this "
-                                   f"encoding has not")
+                                   f"encoding has not", v)
             F.set_literal_ref(v.name if isinstance(v, Attr_) else v.text, what)
             return LITERAL, neg, ab, hi
         forced = isinstance(v, Lit)
         if forced:
             v = v.value
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}")
+            raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}", v)
         bits = 64 if n == 2 else op.bits if op.bits in (16, 32, 64) else 32
         if isinstance(v, float):
             if not forced and v == 0.0 and math.copysign(1.0, v) > 0:
@@ -201,7 +215,7 @@ class Encoder:
                 lit = float_literal(v, bits if op.is_float else 32)
                 if not allow_literal:
                     raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant and this "
-                                       f"encoding has no literal")
+                                       f"encoding has no literal", v)
                 F.set_literal(lit, what)
                 return LITERAL, neg, ab, hi
         if not forced:
@@ -215,40 +229,58 @@ class Encoder:
             if -16 <= inline <= 64 and bits == 32:
                 return (128 + inline if inline >= 0 else 192 - inline), neg, ab, hi
         if not -(1 << 31) <= v < (1 << 32):
-            raise OperandError(f"{_name(F.d)}: {what}: {v} does not fit in a 32-bit literal")
+            raise OperandError(f"{_name(F.d)}: {what}: {v} does not fit in a 32-bit literal", v)
         if not allow_literal:
             raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant (-16..64, ±0.5, ±1, ±2, ±4, "
-                               f"1/(2π)) and this encoding has no literal")
+                               f"1/(2π)) and this encoding has no literal", v)
         F.set_literal(v, what)
         return LITERAL, neg, ab, hi
+
+    def _source_codes(self, fmt: str) -> frozenset:
+        """Operand codes the source fields of `fmt` take, from the ISA's operand tables (the
+        union of all formats' for a format the tables do not list, such as MUBUF's SOFFSET)."""
+        codes = self._codes.get(fmt)
+        if codes is None:
+            tables = self.spec.operands
+            fields = [rows for name, rows in tables.get(fmt, {}).items() if "SRC" in name] or \
+                     [rows for t in tables.values() for name, rows in t.items() if "SRC" in name]
+            codes = self._codes[fmt] = frozenset(c for rows in fields for lo, hi, *_ in rows for c in range(lo, hi + 1))
+        return codes
 
     def sreg_code(self, v, F: Fields, what: str, n: int = 1) -> int:
         """7/8-bit scalar register code (SGPR, TTMP or a special register)."""
         if isinstance(v, Special):
             code = SRC_SPECIAL.get(v.name)
             if code is None or code > 127:
-                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not a scalar register")
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not a scalar register", v)
+            if (v.name in PAIRS) != (n == 2) and v.name != "null":
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is {64 if v.name in PAIRS else 32} bits wide; "
+                                   f"this operand is {32 * n}-bit", v)
             return code
         if not isinstance(v, Reg) or v.cls not in ("s", "ttmp"):
             raise OperandError(f"{_name(F.d)}: {what}: expected an SGPR{' range' if n > 1 else ''} "
-                               f"(s[..]), got {v}")
+                               f"(s[..]), got {v}", v)
         if v.count != n:
             raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n} "
                                f"(e.g. {v.cls}[{v.idx}:{v.idx + n - 1}])" if n > 1 else
-                               f"{_name(F.d)}: {what}: {v} is {v.count} registers, this operand is one register")
+                               f"{_name(F.d)}: {what}: {v} is {v.count} registers, this operand is one register", v)
         if n > 1 and v.idx % 2:
-            raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: SGPR tuples start at an even register")
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: SGPR tuples start at an even register", v)
         if v.cls == "s":
             if v.idx + v.count > 106:
-                raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s105)")
+                raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s105)", v)
             return v.idx
         return 108 + v.idx
 
-    def vgpr(self, v, F: Fields, what: str, n: int = 1) -> int:
+    def vgpr(self, v, F: Fields, what: str, n: int = 1, half: bool = False) -> int:
+        """A VGPR (range) operand's first register; `half`: the operand is 16-bit and may name
+        a half (v1.l / v1.h), which the caller encodes."""
         if isinstance(v, Mod) or not isinstance(v, Reg) or v.cls != "v":
-            raise OperandError(f"{_name(F.d)}: {what}: expected a VGPR{' range v[..]' if n > 1 else ''}, got {v}")
+            raise OperandError(f"{_name(F.d)}: {what}: expected a VGPR{' range v[..]' if n > 1 else ''}, got {v}", v)
         if v.count != n:
-            raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}")
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}", v)
+        if v.half and not half:
+            raise OperandError(f"{_name(F.d)}: {what}: {v} names a 16-bit half; this operand is a whole VGPR", v)
         return v.idx
 
     # ------------------------------------------------------------ statements
@@ -261,6 +293,9 @@ class Encoder:
             defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
             if not defs:
                 raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
+            if enc == "sdwa":
+                raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
+                                   f"the 16-bit .l/.h halves")
             cands = order_candidates(defs, enc)
             if not cands:
                 raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
@@ -270,11 +305,14 @@ class Encoder:
 
     def encode_statement(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
-            return self.encode_vopd(st), None
+            return self.encode_vopd(st)
         mn = st.mnemonic
         hit = self._candidates.get(mn)
         if hit is None:
             if mn == "v_illegal":
+                if st.operands or st.modifiers:
+                    raise OperandError("v_illegal takes no operands or modifiers",
+                                       st.operands[0] if st.operands else None)
                 return b"\0\0\0\0", None
             hit = self.candidates(mn)
         cands, enc = hit
@@ -299,7 +337,13 @@ class Encoder:
             while operands and isinstance(operands[-1], Attr_):
                 mods[operands[-1].name.lower()] = True
                 operands = operands[:-1]
+        if mods:
+            _check_modifier_values(d, mods)
+            if st.line and len(mods) > 1:       # written in text (a DSL call has keywords, in any order)
+                _check_modifier_order(d, mods)
         if fmt in _VALU_FORMATS:
+            if enc:
+                _check_forced_dpp(d, mods, enc)
             self.valu(d, F, operands, mods, fmt in VALU_E32)
         else:
             handler = _HANDLERS.get(fmt)
@@ -307,7 +351,9 @@ class Encoder:
                 raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
             fix = handler(self, d, F, operands, mods)
         if mods:
-            raise OperandError(f"{_name(d)}: unexpected modifier(s) {', '.join(mods)} for its {fmt} encoding")
+            names = ", ".join(mods)
+            raise OperandError(f"{_name(d)}: unexpected modifier(s) {names if len(names) < 80 else names[:80] + '...'} "
+                               f"for its {fmt} encoding", modifier=next(iter(mods)))
         data = self.pack(d, F)
         if F.literal_ref is not None:
             fix = LiteralRef(F.literal_ref, len(data) - 4)     # the literal is the last dword
@@ -322,7 +368,7 @@ class Encoder:
             try:
                 lo, bits = fields[name]
             except KeyError:
-                raise KeyError(f"format {fmt_name} has no field {name!r} (fields: {', '.join(fields)})") from None
+                raise OperandError(f"{_name(d)}: its {fmt_name} encoding has no {name} field") from None
             if val >> bits:         # also nonzero for a negative value
                 raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
             value |= val << lo
@@ -351,7 +397,12 @@ class Encoder:
         sig, is_p, is_mix = plan.sig, plan.is_p, plan.is_mix
         names, n_srcs = plan.names, plan.n_srcs
         if len(ops) != len(names):
-            self._arity(d, ops, names)
+            if e32 and plan.sig.is_cmp and not plan.sig.is_cmpx and len(ops) == len(names) - 1:
+                ops = [_VCC[self.wave]] + list(ops)   # LLVM's v_cmp_*_e32 src0, src1: the vcc is implied
+            else:
+                self._arity(d, ops, names)
+        if plan.t16_vgprs:
+            _check_true16(d, plan, ops)
         dpp_kind = None
         if mods:
             if not _DPP16_MODIFIERS.isdisjoint(mods):
@@ -367,18 +418,20 @@ class Encoder:
             if o.name == "sdst":
                 if e32:
                     self._implicit_vcc(d, v)
-                elif isinstance(v, Special) and v.name in SRC_SPECIAL:   # the 8-bit VDST field takes any
-                    F["VDST"] = SRC_SPECIAL[v.name]                      # scalar source code
+                elif isinstance(v, Special) and SRC_SPECIAL.get(v.name, 0) > 127:   # the 8-bit VDST field
+                    F["VDST"] = SRC_SPECIAL[v.name]                      # takes any scalar source code
                 else:
                     F["VDST"] = self.sreg_code(v, F, "sdst", n)
                 continue
             if o.sgpr:
                 F["VDST"] = self.sreg_code(v, F, "vdst")
                 continue
-            if type(v) is Reg and v.cls == "v" and v.count == n:     # the usual destination
+            if type(v) is Reg and v.cls == "v" and v.count == n and not v.half:     # the usual destination
                 idx = v.idx
             else:
-                idx = self.vgpr(v.value if isinstance(v, Mod) else v, F, "vdst", n)
+                if isinstance(v, Mod):
+                    raise OperandError(f"{_name(d)}: vdst: a destination takes no modifiers, got {v}", v)
+                idx = self.vgpr(v, F, "vdst", n, half=o.t16 and not is_p)
             if o.t16 and not is_p:
                 if isinstance(v, Reg) and not v.half:
                     v = Reg(v.cls, v.idx, 1, "l")   # LLVM's true16 syntax reads a plain vN as vN.l
@@ -399,65 +452,72 @@ class Encoder:
         pos += n_srcs
         if plan.k_e32:
             src_vals = list(src_vals)
-            k = src_vals.pop(sig.k_pos)
-            if isinstance(k, Lit):
-                k = k.value
-            if isinstance(k, float):
-                k = float_literal(k, sig.srcs[0].bits)
-            if not isinstance(k, int):
-                raise OperandError(f"{_name(d)}: the constant K must be a number, got {k}")
-            F.set_literal(k, "K")
+            self._constant_k(d, F, src_vals.pop(sig.k_pos), sig.srcs[0].bits)
         if plan.vcc_in_e32:
             self._implicit_vcc(d, ops[pos]); pos += 1
-        for (i, o, op, what, field), v in zip(plan.srcs, src_vals):
+        for (i, o, op, what, field, kind), v in zip(plan.srcs, src_vals):
             if e32:
                 if dpp_kind and i == 0:
                     vv = v.value if isinstance(v, Mod) else v
-                    idx = self.vgpr(vv, F, what, o.dwords)
+                    idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
                     if o.t16:
                         idx |= 0x80 if vv.half == "h" else 0
                     F.setdefault("_dpp_src0", idx)
                     if isinstance(v, Mod):
                         if dpp_kind != "DPP16" or not o.is_float:
-                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding")
+                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                         F["_neg0"], F["_abs0"] = v.neg, v.abs
                     continue
                 if i == 1:
                     vv = v.value if isinstance(v, Mod) else v
                     if isinstance(v, Mod):
                         if dpp_kind != "DPP16" or not o.is_float:
-                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding")
+                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                         F["_neg1"], F["_abs1"] = v.neg, v.abs
                     if not (isinstance(vv, Reg) and vv.cls == "v"):
-                        raise OperandError(f"{_name(d)}: {what} must be a VGPR in the 32-bit encoding, got {vv}")
-                    idx = self.vgpr(vv, F, what, o.dwords)
+                        raise OperandError(f"{_name(d)}: {what} must be a VGPR in the 32-bit encoding, got {vv}", v)
+                    idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
                     if o.t16:
                         if idx > 127:
-                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 halves")
+                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
+                                               f"halves", v)
                         idx |= 0x80 if vv.half == "h" else 0
                     F["VSRC1"] = idx
                     continue
                 if isinstance(v, Mod):
-                    raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding")
-                code, _, _, hi = self.src_code(v, o, F, what)
+                    raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+                if kind:
+                    self._source_kind(d, v, kind, what)
+                code, _, _, hi = self.src_code(v, o, F, what, allow_literal=kind != _SCALAR,
+                                               allow_vgpr=kind != _SCALAR)
                 if o.t16 and code >= 256:
                     if code - 256 > 127:
-                        raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves")
+                        raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
                     code |= 0x80 if hi else 0
                 F["SRC0"] = code
                 continue
-            code, ng, ab, hi = self.src_code(v, op, F, what)
+            if kind:
+                if kind == _MASK:
+                    if isinstance(v, Mod):
+                        raise OperandError(f"{_name(d)}: {what}: a lane mask takes no modifiers, got {v}", v)
+                    F[field] = self.sreg_code(v, F, what, self.wave >> 5)
+                    continue
+                self._source_kind(d, v, kind, what)
+            code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind < _SCALAR or kind == _VGPR,
+                                             allow_vgpr=kind != _SCALAR)
             if (ng or ab) and not (o.is_float or is_p):
-                raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only")
-            if dpp_kind and i == 0:
-                if code < 256:
-                    raise OperandError(f"{_name(d)}: src0 of a DPP instruction must be a VGPR")
-                F["_dpp_src0"] = code - 256
-                code = 0
+                raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
+            if dpp_kind and i < 2:
+                if code < 256 and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
+                    raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
+                                       f"got {v}", v)
+                if i == 0:
+                    F["_dpp_src0"] = code - 256
+                    code = 0
             if ng or ab:
                 if is_p and not is_mix:
                     if ab:
-                        raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier")
+                        raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier", v)
                     negb |= ng << i
                 elif is_mix:
                     negb |= ng << i
@@ -469,16 +529,40 @@ class Encoder:
                 opsel |= 1 << i
             F[field] = code
         if not e32:
+            self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
+                if not plan.opsel:
+                    raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
+                                       f"halves of" if "OPSEL" in self._layout[d.format][0] else
+                                       f"{_name(d)}: op_sel: its {d.format} encoding has no OPSEL field",
+                                       modifier="op_sel")
                 bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
                 if not is_p:
                     nsrc = len(sig.srcs)
+                    if len(bits) > max(nsrc + 1, 4) - (not sig.dsts):
+                        raise OperandError(f"{_name(d)}: op_sel:{bits}: {len(bits)} entries; this instruction "
+                                           f"has {nsrc} source(s){' and a destination' if sig.dsts else ''}",
+                                           modifier="op_sel")
                     if len(bits) > nsrc:   # the last entry is the destination
-                        opsel |= bits[-1] << 3
+                        dst_bit = bits[-1]
                         bits = bits[:-1]
+                    else:
+                        dst_bit = None
+                    given = self._halves_given(plan, ops, src_vals)
                     for i, b in enumerate(bits[:3]):
+                        if i in given and b != given[i]:
+                            raise OperandError(f"{_name(d)}: op_sel: entry {i} ({b}) contradicts the .l/.h of src{i}",
+                                               modifier="op_sel")
                         opsel |= b << i
+                    if dst_bit is not None:
+                        if "dst" in given and dst_bit != given["dst"]:
+                            raise OperandError(f"{_name(d)}: op_sel: the destination's entry ({dst_bit}) contradicts "
+                                               f"its .l/.h", modifier="op_sel")
+                        opsel |= dst_bit << 3
                 else:
+                    if len(bits) > 3:
+                        raise OperandError(f"{_name(d)}: op_sel:{bits}: a packed instruction takes at most 3 entries",
+                                           modifier="op_sel")
                     for i, b in enumerate(bits):
                         opsel |= b << i
             if is_p:
@@ -506,31 +590,95 @@ class Encoder:
             if mods:
                 if mods.pop("clamp", False):
                     F["CLMP"] = 1
+                if "mul" in mods and "div" in mods:
+                    raise OperandError(f"{_name(d)}: div: one output modifier (mul:2, mul:4 or div:2)", modifier="div")
                 for key, val in _OUTPUT_MODIFIERS:
                     if key in mods:
                         m = mods.pop(key)
+                        if not plan.omod:
+                            raise OperandError(f"{_name(d)}: {key}:{m}: output modifiers apply to floating-point "
+                                               f"results of the VOP3 encoding", modifier=key)
                         if m not in val:
                             raise OperandError(f"{_name(d)}: {key}:{m} is not an output modifier (mul:2, mul:4, "
-                                               f"div:2)")
+                                               f"div:2)", modifier=key)
                         F["OMOD"] = val[m]
         if dpp_kind:
             self._dpp(d, F, mods, dpp_kind, e32)
 
+    def _constant_k(self, d: InstrDef, F: Fields, k, bits: int) -> None:
+        """The 32-bit constant K of v_fmaak/v_fmamk (and their VOPD forms): a number or a symbol."""
+        if isinstance(k, Lit):
+            k = k.value
+        if isinstance(k, (Attr_, SymExpr_)):
+            F.set_literal_ref(k.name if isinstance(k, Attr_) else k.text, "K")
+            return
+        if isinstance(k, float):
+            k = float_literal(k, bits)
+        if type(k) is not int:
+            raise OperandError(f"{_name(d)}: the constant K must be a number, got {k}", k)
+        if not -(1 << 31) <= k < (1 << 32):
+            raise OperandError(f"{_name(d)}: the constant K ({k}) does not fit in 32 bits", k)
+        F.set_literal(k, "K")
+
+    def _source_kind(self, d: InstrDef, v, kind: int, what: str) -> None:
+        """Refuse what a _SCALAR / _VGPR / _VGPR_OR_INLINE source cannot be (src_code checks the rest)."""
+        inner = v.value if isinstance(v, Mod) else v
+        is_vgpr = isinstance(inner, Reg) and inner.cls == "v"
+        if kind == _SCALAR and is_vgpr:
+            raise OperandError(f"{_name(d)}: {what}: must be an SGPR or inline constant (a value uniform across the "
+                               f"wave), got the VGPR {inner}", v)
+        if kind == _VGPR and not is_vgpr:
+            raise OperandError(f"{_name(d)}: {what}: must be a VGPR, got {inner}", v)
+        if kind == _VGPR_OR_INLINE and not is_vgpr and not isinstance(inner, (int, float)):
+            raise OperandError(f"{_name(d)}: {what}: must be a VGPR or inline constant, got {inner}", v)
+
+    def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan") -> None:
+        """A VOP3 instruction reads at most two scalar values (distinct SGPRs, special registers but
+        null, one literal) through the constant bus."""
+        scalars = set()
+        dpp = "_dpp_src0" in F            # SRC0 holds the DPP marker, filled in later
+        for _, _, _, _, field, _ in plan.srcs:
+            code = F.get(field) if not (dpp and field == "SRC0") else None
+            if code is not None and (code < 128 and code != 124 or 235 <= code <= 238 or 251 <= code <= 255):
+                scalars.add(code)
+        if len(scalars) + plan.implicit_vcc > 2:
+            raise OperandError(f"{_name(d)}: reads {len(scalars) + plan.implicit_vcc} scalar values (SGPRs, special "
+                               f"registers, a literal{', VCC' if plan.implicit_vcc else ''}); the constant bus "
+                               f"carries two")
+
+    @staticmethod
+    def _halves_given(plan: "ValuPlan", ops: list, src_vals) -> dict:
+        """{source index or "dst": 1 for .h, 0 for .l} of the operands written with a half."""
+        given = {}
+        for i, v in enumerate(src_vals):
+            v = v.value if isinstance(v, Mod) else v
+            if isinstance(v, Reg) and v.half:
+                given[i] = int(v.half == "h")
+        if plan.dsts and isinstance(ops[0], Reg) and ops[0].half:
+            given["dst"] = int(ops[0].half == "h")
+        return given
+
     def _plan(self, d: InstrDef, e32: bool) -> "ValuPlan":
-        plan = _valu_plan(d, e32, self.wave)
+        plan = _valu_plan(d, e32, self.wave, frozenset(self._layout[d.format][0]))
         self._plans[id(d), e32] = (d, plan)
         return plan
 
     def _implicit_vcc(self, d, v):
         want = "vcc" if self.wave == 64 else "vcc_lo"
-        if not (isinstance(v, Special) and v.name in (want, "vcc")):
-            raise OperandError(f"{_name(d)}: the 32-bit encoding's carry/condition operand is {want}, got {v}")
+        if not (isinstance(v, Special) and v.name == want):
+            raise OperandError(f"{_name(d)}: the 32-bit encoding's carry/condition operand is {want}, got {v}", v)
 
     def _dpp(self, d, F: Fields, mods: dict, kind: str, e32: bool):
         src0 = F.pop("_dpp_src0", None)
         if src0 is None:
             raise OperandError(f"{_name(d)}: DPP needs a VGPR src0")
+        if F.literal is not None:       # the DPP word takes the literal's place
+            raise OperandError(f"{_name(d)}: a DPP instruction has no literal; "
+                               f"{F.literal_ref or hex(F.literal)} must be an inline constant or a register")
         dpp = {"SRC0": src0}
+        if len(_DPP_CONTROLS.intersection(mods)) > 1:
+            raise OperandError(f"{_name(d)}: {' and '.join(k for k in mods if k in _DPP_CONTROLS)}: DPP takes one "
+                               f"control", modifier=[k for k in mods if k in _DPP_CONTROLS][1])
         if kind == "DPP8":
             sels = _bit_list(mods.pop("dpp8"), "dpp8", d, limit=7)
             if len(sels) != 8:
@@ -576,7 +724,9 @@ class Encoder:
         """(InstrDef, signature of the VOP1/VOP2 it performs, operand names) of one VOPD half."""
         hit = self._vopd_halves.get((mnemonic, slot))
         if hit is None:
-            d = next((x for x in self.spec.lookup(mnemonic) if x.format == "VOPD" and x.slot == slot), None)
+            # LLVM takes an _e32 suffix on the first half (the name of a 32-bit VOP2), not on the second
+            base = mnemonic[:-4] if slot == "X" and mnemonic.endswith("_e32") else mnemonic
+            d = next((x for x in self.spec.lookup(base) if x.format == "VOPD" and x.slot == slot), None)
             if d is None:
                 raise OperandError(f"{mnemonic} is not a VOPD {'first' if slot == 'X' else 'second'} "
                                    f"(OPX/OPY) instruction")
@@ -587,30 +737,53 @@ class Encoder:
             hit = self._vopd_halves[mnemonic, slot] = (d, sig, names)
         return hit
 
-    def encode_vopd(self, st) -> bytes:
+    def encode_vopd(self, st) -> tuple[bytes, "LiteralRef | None"]:
         dx, sig_x, names_x = self._vopd_half(st.mnemonic, "X")
         dy, sig_y, names_y = self._vopd_half(st.dual.mnemonic, "Y")
         F = Fields(dx)
         F["OPX"], F["OPY"] = dx.opcode, dy.opcode
-        vdst = {}
+        vdst, src0, vsrc1 = {}, {}, {}
         for slot, d, p, sig, names in (("X", dx, st, sig_x, names_x), ("Y", dy, st.dual, sig_y, names_y)):
+            if p.modifiers:
+                key = next(iter(p.modifiers))
+                raise OperandError(f"{_name(d)}: {key}: a VOPD half takes no modifiers (no clamp, output "
+                                   f"modifier, DPP, op_sel or memory flags); write it as a VOP1/VOP2/VOP3 "
+                                   f"instruction", modifier=key)
             if len(p.operands) != len(names):
                 self._arity(d, p.operands, names)
             vals = list(p.operands)
             vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
             if sig.k_pos is not None:
-                k = vals.pop(sig.k_pos)
-                k = k.value if isinstance(k, Lit) else k
-                F.set_literal(float_literal(k, 32) if isinstance(k, float) else k, "K")
+                self._constant_k(d, F, vals.pop(sig.k_pos), 32)
+            if isinstance(vals[0], Mod):
+                raise OperandError(f"{_name(d)}: src0: a VOPD half takes no neg/abs modifiers, got {vals[0]}",
+                                   vals[0])
             code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0")
             F[f"SRC{slot}0"] = code
-            F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1") if len(vals) > 1 else 0
+            if code >= 256 and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
+                src0[slot] = code
+            if len(vals) > 1:
+                F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1")
+                if type(vals[1]) is Reg:
+                    vsrc1[slot] = F[f"VSRC{slot}1"]
+            else:
+                F[f"VSRC{slot}1"] = 0
+        where = f"{_name(dx)} :: {_name(dy)}"
         if (vdst["X"] & 1) == (vdst["Y"] & 1):
-            raise OperandError(f"{_name(dx)} :: {_name(dy)}: the two destinations must be one even and one odd "
-                               f"VGPR (got v{vdst['X']} and v{vdst['Y']})")
+            raise OperandError(f"{where}: the two destinations must be one even and one odd "
+                               f"VGPR (got v{vdst['X']} and v{vdst['Y']})", st.dual.operands[0])
+        # each half reads its VGPR sources through its own bank (register number mod 4)
+        if len(src0) == 2 and src0["X"] % 4 == src0["Y"] % 4:
+            raise OperandError(f"{where}: the src0 operands v{src0['X'] - 256} and v{src0['Y'] - 256} are in the same "
+                               f"VGPR bank (register number mod 4); VOPD reads them in one cycle",
+                               st.dual.operands[1 + (sig_y.k_pos == 0)])
+        if len(vsrc1) == 2 and vsrc1["X"] % 4 == vsrc1["Y"] % 4:
+            raise OperandError(f"{where}: the vsrc1 operands v{vsrc1['X']} and v{vsrc1['Y']} are in the same VGPR bank "
+                               f"(register number mod 4); VOPD reads them in one cycle", st.dual.operands[-1])
         F["VDSTX"] = vdst["X"]
         F["VDSTY"] = vdst["Y"] >> 1
-        return self.pack(dx, F, "VOPD")
+        data = self.pack(dx, F, "VOPD")
+        return data, LiteralRef(F.literal_ref, len(data) - 4) if F.literal_ref is not None else None
 
     # ------------------------------------------------------------ scalar
 
@@ -805,12 +978,14 @@ class Encoder:
         F["VDATA"] = self.vgpr(ops[0], F, "vdata", n)
         if isinstance(ops[1], Special) and ops[1].name == "off":
             if idxen or offen:
-                raise OperandError(f"{mn}: vaddr is off but idxen/offen asks for an address VGPR")
+                raise OperandError(f"{mn}: vaddr is off but idxen/offen asks for an address VGPR", ops[1])
             F["VADDR"] = 0
+        elif not (idxen or offen):
+            raise OperandError(f"{mn}: vaddr: without idxen or offen the address VGPR is unused; write off", ops[1])
         else:
             F["VADDR"] = self.vgpr(ops[1], F, "vaddr", 2 if idxen and offen else 1)
         F["SRSRC"] = self.sreg_code(ops[2], F, "srsrc", 4) >> 2
-        code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False)
+        code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False, allow_literal=False)
         F["SOFFSET"] = code
         off = mods.pop("offset", 0)
         if not 0 <= off <= 4095:
@@ -834,7 +1009,7 @@ class Encoder:
             self._arity(d, ops, ["vdst", "src0", "src1", "src2"])
         opsel = negb = 0
         v = ops[0]
-        F["VDST"] = self.vgpr(v, F, "vdst")
+        F["VDST"] = self.vgpr(v, F, "vdst", half=True)
         if isinstance(v, Reg) and v.half == "h":
             opsel |= 8
         for i, v in enumerate(ops[1:]):
@@ -852,6 +1027,8 @@ class Encoder:
 
     def ldsdir(self, d, F, ops, mods):
         mn = _name(d)
+        if not ops:
+            self._arity(d, ops, ["vdst", "attr"] if mn == "lds_param_load" else ["vdst"])
         F["VDST"] = self.vgpr(ops[0], F, "vdst")
         F.update(ATTR=0, ATTR_CHAN=0)
         if mn == "lds_param_load":
@@ -883,6 +1060,10 @@ class SymExpr_:  # placeholder replaced below (asm.SymExpr)
 
 
 class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import cycle
+    pass
+
+
+class Call_:  # placeholder replaced below (asm.Call)
     pass
 
 
@@ -943,28 +1124,92 @@ class ValuPlan:
     sdst_after: bool            # a vcc / sdst operand follows the destinations
     k_e32: bool                 # the VOP2 constant K is among the sources
     vcc_in_e32: bool            # an implicit vcc follows the sources
-    srcs: tuple                 # (index, Operand, Operand src_code checks, "srcI", "SRCI" field)
+    srcs: tuple                 # (index, Operand, Operand src_code checks, "srcI", "SRCI" field, _ANY.. kind)
+    implicit_vcc: bool          # VCC is read without being an operand (v_div_fmas): one more scalar value
+    opsel: bool                 # takes op_sel: 16-bit operands (true16 halves), VOP3P, OPSEL flags
+    omod: bool                  # takes mul:/div: (a VOP3 encoding with OMOD and a float input or result)
+    t16_vgprs: tuple            # positions among the operands of the 16-bit ones (true16 .l/.h or none)
 
 
 @per_instruction
-def _valu_plan(d: InstrDef, e32: bool, wave: int) -> ValuPlan:
+def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset) -> ValuPlan:
     sig = valu_signature(d)
     is_wmma = d.name.startswith("V_WMMA")
     names, src_names = _valu_operand_names(d, e32)
     dsts = tuple((o, o.regs(wave) if o.name == "sdst" else (256 // wave) if is_wmma else o.dwords)
                  for o in sig.dsts)
     srcs = []
+    kinds = _source_kinds(d, sig, is_wmma)
     for i, o in enumerate(sig.srcs):
         op = o
         if is_wmma and not e32:
             ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
             op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, o.ftype, False, 32)
-        srcs.append((i, o, op, f"src{i}", f"SRC{i}"))
+        srcs.append((i, o, op, f"src{i}", f"SRC{i}", kinds[i]))
     n_dsts = len(sig.dsts)
-    return ValuPlan(sig, d.format == "VOP3P", d.name.startswith("V_FMA_MIX"), names, len(src_names), dsts,
+    is_p = d.format == "VOP3P"
+    opsel = not e32 and "OPSEL" in fields and (
+        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts))
+    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
+        bool(sig.dsts) and sig.dsts[0].is_float or bool(sig.srcs) and sig.srcs[0].is_float)
+    return ValuPlan(sig, is_p, d.name.startswith("V_FMA_MIX"), names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
-                    sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs))
+                    sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs),
+                    sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
+                    _t16_positions(sig, names, is_p))
+
+
+def _t16_positions(sig: ValuSig, names: list[str], is_p: bool) -> tuple:
+    """Positions among the text operands of the 16-bit ones, destination and sources."""
+    if is_p:
+        return ()
+    t16 = {o.name for o in sig.dsts + sig.srcs if o.t16}
+    return tuple(i for i, name in enumerate(names) if name in t16)
+
+
+def _check_true16(d: InstrDef, plan: "ValuPlan", ops: list) -> None:
+    """LLVM reads an instruction's 16-bit VGPR operands either all as halves (true16: v1.l,
+    v2.h) or all as whole registers (v1, the low half): a mix is no instruction it has."""
+    halves = plain = None
+    for i in plan.t16_vgprs:
+        v = ops[i]
+        v = v.value if isinstance(v, Mod) else v
+        if isinstance(v, Reg) and v.cls == "v":
+            if v.half:
+                halves = halves or v
+            else:
+                plain = plain or v
+    if halves is not None and plain is not None:
+        raise OperandError(f"{_name(d)}: {plain}: write the 16-bit operands all with halves ({halves} and "
+                           f"{plain}.l) or all without", plain)
+
+
+_VCC = {32: Special("vcc_lo"), 64: Special("vcc")}
+
+
+# What a VALU source may be, beyond its width: _ANY register, constant or literal; _SCALAR an SGPR
+# or inline constant (a lane select or a value written to one lane: uniform across the wave);
+# _MASK a lane mask in SGPRs (carry-in, v_cndmask's select); _VGPR a VGPR only (a register
+# number the instruction indexes, VGPR[lane][SRC0]; WMMA's A and B matrices); _VGPR_OR_INLINE
+# WMMA's C matrix.
+_ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE = range(5)
+_VGPR_INDEXED = re.compile(r"VGPR\[[^\]]*\]\[SRC(\d)")
+_WAVE_LEVEL = re.compile(r"VGPR\[(?!laneId\])")     # another lane's VGPR, not this lane's (v_movrels)
+
+
+def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
+    """Each source's kind, from the pseudocode: an instruction that addresses VGPR[lane][...] of
+    other lanes than its own works on the wave, not per lane: a source it uses as a VGPR number (SRCn) is a
+    VGPR, its other sources are uniform values (an SGPR or inline constant)."""
+    pcode = d.pcode or ""
+    if is_wmma:
+        return [_VGPR, _VGPR, _VGPR_OR_INLINE][:len(sig.srcs)]
+    kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
+    if _WAVE_LEVEL.search(pcode):
+        indexed = {int(n) for n in _VGPR_INDEXED.findall(pcode)}
+        kinds = [_VGPR if i in indexed else _SCALAR if k == _ANY else k for i, k in enumerate(kinds)]
+    return kinds
 
 
 @lru_cache(maxsize=None)
@@ -1172,21 +1417,105 @@ def split_mnemonic(mn: str) -> tuple[str, str]:
     return mn, ""
 
 
+# formats LLVM counts as 64-bit VALU encodings: `_e64` picks them, `_e32` excludes them
+_E64_FORMATS = frozenset(("VOP3", "VOP3SD", "VOP3P", "VINTERP"))
+
+
 def order_candidates(defs: list[InstrDef], enc: str) -> list[InstrDef]:
-    """Encodings to try, shortest first (as LLVM picks for a plain mnemonic)."""
+    """Encodings to try, shortest first (as LLVM picks for a plain mnemonic). A forced encoding
+    narrows them as LLVM does: `_e32` excludes the 64-bit VALU encodings (any other instruction
+    keeps its one encoding), `_e64` takes only those, `_dpp` the DPP form of the 32-bit one,
+    `_e64_dpp` a DPP form of the 64-bit one."""
     e32 = [d for d in defs if d.format in VALU_E32]
-    e64 = [d for d in defs if d.format in ("VOP3", "VOP3SD", "VOP3P")]
+    e64 = [d for d in defs if d.format in _E64_FORMATS]
     other = [d for d in defs if d not in e32 and d not in e64 and d.format != "VOPD"]
     if enc == "e32":
-        return e32
+        return e32 + other
     if enc in ("e64", "e64_dpp"):
         return e64
     if enc == "dpp":
-        return e32 or e64
+        return e32
     return e32 + e64 + other
 
 
+# Families whose VOP3 DPP takes an SGPR or inline constant as src1 (LLVM 22 encodes them for
+# gfx1150/gfx1151, e.g. `v_cmp_lt_u32_e64_dpp s8, v0, s34 quad_perm:[2,1,0,0]`, and refuses them
+# for gfx1100 with "invalid operand for instruction").
+_DPP_SCALAR_SRC1 = frozenset(("rdna3.5",))
+
+_DPP_CONTROLS = frozenset(("dpp8", "quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
+                           "row_share", "row_xmask"))
+
+
+def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
+    """A `_dpp` / `_e64_dpp` mnemonic needs a DPP control; `_e32` / `_e64` take none."""
+    dpp = not _DPP_CONTROLS.isdisjoint(mods)
+    if enc in ("dpp", "e64_dpp") and not dpp:
+        raise OperandError(f"{_name(d)}_{enc}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, "
+                           f"row_shr:n, row_ror:n, row_mirror, row_half_mirror, row_share:n, row_xmask:n or dpp8:[..])")
+    if enc in ("e32", "e64") and dpp:
+        key = next(k for k in mods if k in _DPP_CONTROLS)
+        raise OperandError(f"{_name(d)}_{enc}: {key}: DPP controls need the _dpp or _e64_dpp encoding, not _{enc}",
+                           modifier=key)
+
+
+# What each modifier's value is: a number (offset:16), a list of numbers (op_sel:[0,1]) or a flag
+# (glc); a wrong kind (offset:sym, glc:1) is refused before any encoder reads it.
+_NUMBER, _LIST, _FLAG = "a number", "a list [a,b,...]", "a flag (no value)"
+_MODIFIER_VALUES = {
+    **dict.fromkeys(("offset", "offset0", "offset1", "row_shl", "row_shr", "row_ror", "row_share", "row_xmask",
+                     "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst",
+                     "mul", "div"), _NUMBER),
+    **dict.fromkeys(("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "quad_perm", "dpp8"), _LIST),
+    **dict.fromkeys(("clamp", "glc", "slc", "dlc", "gds", "idxen", "offen", "tfe", "lds", "row_mirror",
+                     "row_half_mirror", "nv", "unorm", "d16", "a16", "r128", "lwe"), _FLAG),
+}
+
+
+# The order LLVM's syntax gives the modifiers of each format (its matcher takes them in that
+# order only): rank of each modifier; equal ranks (the cache flags) go in any order.
+_VALU_ORDER = {"op_sel": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
+               **dict.fromkeys(_DPP_CONTROLS, 6), "row_mask": 7, "bank_mask": 8, "bound_ctrl": 9, "fi": 10}
+_FLAT_ORDER = {"offset": 0, "glc": 1, "slc": 1, "dlc": 1}
+_BUFFER_ORDER = {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "glc": 4, "slc": 4, "dlc": 4, "tfe": 5}
+_MODIFIER_ORDER = {**dict.fromkeys(_VALU_FORMATS, _VALU_ORDER),
+                   **dict.fromkeys(("FLAT", "GLOBAL", "SCRATCH"), _FLAT_ORDER),
+                   "SMEM": {"offset": 0, "glc": 1, "dlc": 1}, "DS": {"offset": 0, "offset0": 0, "offset1": 1, "gds": 2},
+                   "MUBUF": _BUFFER_ORDER, "MTBUF": _BUFFER_ORDER,
+                   "VINTERP": {"clamp": 0, "op_sel": 1, "wait_exp": 2}}
+
+
+def _check_modifier_order(d: InstrDef, mods: dict) -> None:
+    order = _MODIFIER_ORDER.get(d.format)
+    if order is None:
+        return
+    last = last_key = None
+    for key in mods:
+        rank = order.get(key)
+        if rank is None:
+            continue
+        if last is not None and rank < last:
+            raise OperandError(f"{_name(d)}: {key}: comes before {last_key} in LLVM's syntax "
+                               f"({' '.join(sorted((k for k in mods if k in order), key=order.get))})", modifier=key)
+        last, last_key = rank, key
+
+
+def _check_modifier_values(d: InstrDef, mods: dict) -> None:
+    for key, val in mods.items():
+        want = _MODIFIER_VALUES.get(key)
+        if want is None:
+            continue
+        if want is _NUMBER:
+            ok = type(val) is int or key == "offset" and isinstance(val, Call_)      # offset:swizzle(...)
+        elif want is _LIST:
+            ok = type(val) is list
+        else:
+            ok = val is True
+        if not ok:
+            raise OperandError(f"{_name(d)}: {key}: expected {want}, got {val!r}", modifier=key)
+
+
 def _late_imports():
-    global Attr_, SymExpr_, LiteralRef
-    from .asm import Attr, LiteralRef, SymExpr
-    Attr_, SymExpr_ = Attr, SymExpr
+    global Attr_, SymExpr_, LiteralRef, Call_
+    from .asm import Attr, Call, LiteralRef, SymExpr
+    Attr_, SymExpr_, Call_ = Attr, SymExpr, Call

@@ -16,7 +16,13 @@ REG_CLASSES = {"s": 106, "v": 256, "ttmp": 16}
 
 class OperandError(ValueError):
     """An operand that cannot be used where it was given. The message names the
-    instruction, the operand, what was given and what is legal."""
+    instruction, the operand, what was given and what is legal. `operand` is the value
+    refused (or None), `modifier` the modifier's name, `text` the source text refused: the
+    text assembler turns them into the column it reports."""
+
+    def __init__(self, message: str, operand=None, modifier: str | None = None, text: str | None = None):
+        super().__init__(message)
+        self.operand, self.modifier, self.text = operand, modifier, text
 
 
 @dataclass(frozen=True)
