@@ -488,8 +488,8 @@ class Encoder:
                     raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                 if kind:
                     self._source_kind(d, v, kind, what)
-                code, _, _, hi = self.src_code(v, o, F, what, allow_literal=kind != _SCALAR,
-                                               allow_vgpr=kind != _SCALAR)
+                code, _, _, hi = self.src_code(v, o, F, what, allow_literal=kind != _LANE,
+                                               allow_vgpr=kind != _SCALAR and kind != _LANE)
                 if o.t16 and code >= 256:
                     if code - 256 > 127:
                         raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
@@ -503,8 +503,8 @@ class Encoder:
                     F[field] = self.sreg_code(v, F, what, self.wave >> 5)
                     continue
                 self._source_kind(d, v, kind, what)
-            code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind < _SCALAR or kind == _VGPR,
-                                             allow_vgpr=kind != _SCALAR)
+            code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,
+                                             allow_vgpr=kind != _SCALAR and kind != _LANE)
             if (ng or ab) and not (o.is_float or is_p):
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
             if dpp_kind and i < 2:
@@ -624,8 +624,8 @@ class Encoder:
         """Refuse what a _SCALAR / _VGPR / _VGPR_OR_INLINE source cannot be (src_code checks the rest)."""
         inner = v.value if isinstance(v, Mod) else v
         is_vgpr = isinstance(inner, Reg) and inner.cls == "v"
-        if kind == _SCALAR and is_vgpr:
-            raise OperandError(f"{_name(d)}: {what}: must be an SGPR or inline constant (a value uniform across the "
+        if (kind == _SCALAR or kind == _LANE) and is_vgpr:
+            raise OperandError(f"{_name(d)}: {what}: must be an SGPR or constant (a value uniform across the "
                                f"wave), got the VGPR {inner}", v)
         if kind == _VGPR and not is_vgpr:
             raise OperandError(f"{_name(d)}: {what}: must be a VGPR, got {inner}", v)
@@ -1188,12 +1188,15 @@ def _check_true16(d: InstrDef, plan: "ValuPlan", ops: list) -> None:
 _VCC = {32: Special("vcc_lo"), 64: Special("vcc")}
 
 
-# What a VALU source may be, beyond its width: _ANY register, constant or literal; _SCALAR an SGPR
-# or inline constant (a lane select or a value written to one lane: uniform across the wave);
+# What a VALU source may be, beyond its width: _ANY register, constant or literal; _SCALAR an SGPR,
+# constant or literal (a value uniform across the wave: written to one lane, permlane's selects);
+# _LANE an SGPR or inline constant (v_readlane/v_writelane's lane number: LLVM takes no literal);
 # _MASK a lane mask in SGPRs (carry-in, v_cndmask's select); _VGPR a VGPR only (a register
 # number the instruction indexes, VGPR[lane][SRC0]; WMMA's A and B matrices); _VGPR_OR_INLINE
 # WMMA's C matrix.
-_ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE = range(5)
+_ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
+_LANE_SELECT = re.compile(r"\blane = S(\d)\b")
+_TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
 _VGPR_INDEXED = re.compile(r"VGPR\[[^\]]*\]\[SRC(\d)")
 _WAVE_LEVEL = re.compile(r"VGPR\[(?!laneId\])")     # another lane's VGPR, not this lane's (v_movrels)
 
@@ -1208,7 +1211,9 @@ def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
     if _WAVE_LEVEL.search(pcode):
         indexed = {int(n) for n in _VGPR_INDEXED.findall(pcode)}
-        kinds = [_VGPR if i in indexed else _SCALAR if k == _ANY else k for i, k in enumerate(kinds)]
+        lanes = {int(n) for n in _LANE_SELECT.findall(pcode)}
+        kinds = [_VGPR if i in indexed else _LANE if i in lanes else _SCALAR if k == _ANY else k
+                 for i, k in enumerate(kinds)]
     return kinds
 
 

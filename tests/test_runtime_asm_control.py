@@ -202,14 +202,15 @@ ADD3 = ".macro add3 d, a, b, c\n\tv_add_nc_u32_e32 \\d, \\a, \\b\n\tv_add_nc_u32
 
 
 @pytest.mark.parametrize("body, message", [
-    (ADD3 + "add3 v1, v2, s3, v4\n", "4:2: v_add_nc_u32: src1 must be a VGPR in the 32-bit encoding, got s3\n"
-                                     "    v_add_nc_u32_e32 v1, v2, s3\n  in expansion of macro add3 at line 7"),
+    (ADD3 + "add3 v1, v2, s3, v4\n", "4:27: v_add_nc_u32: src1 must be a VGPR in the 32-bit encoding, got s3\n"
+                                     "    v_add_nc_u32_e32 v1, v2, s3\n"
+                                     "                             ^\n  in expansion of macro add3 at line 7"),
     (ADD3 + "add3 v1, v2, v3, v4, v5\n", "7:1: macro add3 takes 4 argument(s); got 5"),
     (".macro m x:req\ns_nop \\x\n.endm\nm\n", "6:1: macro m: missing value for required parameter 'x'"),
     (".macro m x\ns_nop \\y\n.endm\nm 1\n", "6:1: macro m: its body names \\y, which is not one of its parameters (x)"),
     (".macro m\nm\n.endm\nm\n", "macro m: expansions nested 100 deep"),
     (".macro m x\n v_bogus \\x\n.endm\nm 1\n", "4:2: unknown instruction 'v_bogus' for rdna3\n    v_bogus 1\n"
-                                                "  in expansion of macro m at line 6"),
+                                                "    ^\n  in expansion of macro m at line 6"),
     (".macro m\n", "3:1: .macro has no .endm"),
     (".macro m a, a\n.endm\n", "3:1: .macro m: parameter 'a' given twice"),
     (".macro m\n.endm\n.macro m\n.endm\n", "5:1: macro m is already defined (at line 3)"),
