@@ -403,6 +403,13 @@ class Encoder:
                 self._arity(d, ops, names)
         if plan.t16_vgprs:
             _check_true16(d, plan, ops)
+        elif is_p:
+            for v in ops:
+                if isinstance(v, Mod):
+                    v = v.value
+                if type(v) is Reg and v.half:
+                    raise OperandError(f"{_name(d)}: {v}: a packed (VOP3P) instruction selects halves with "
+                                       f"op_sel/op_sel_hi, not .l/.h", v)
         dpp_kind = None
         if mods:
             if not _DPP16_MODIFIERS.isdisjoint(mods):
@@ -418,8 +425,9 @@ class Encoder:
             if o.name == "sdst":
                 if e32:
                     self._implicit_vcc(d, v)
-                elif isinstance(v, Special) and SRC_SPECIAL.get(v.name, 0) > 127:   # the 8-bit VDST field
-                    F["VDST"] = SRC_SPECIAL[v.name]                      # takes any scalar source code
+                elif isinstance(v, Special) and SRC_SPECIAL.get(v.name, 0) > 127 and \
+                        SRC_SPECIAL[v.name] in self._source_codes(d.format):   # the 8-bit VDST field takes
+                    F["VDST"] = SRC_SPECIAL[v.name]                             # any scalar source code
                 else:
                     F["VDST"] = self.sreg_code(v, F, "sdst", n)
                 continue
@@ -549,6 +557,12 @@ class Encoder:
                     else:
                         dst_bit = None
                     given = self._halves_given(plan, ops, src_vals)
+                    if any(bits) and not given:
+                        for i, b in enumerate(bits[:len(src_vals)]):
+                            x = src_vals[i].value if isinstance(src_vals[i], Mod) else src_vals[i]
+                            if b and sig.srcs[i].t16 and type(x) is Reg and x.cls == "v":
+                                raise OperandError(f"{_name(d)}: op_sel: src{i} is the whole VGPR {x}; select its "
+                                                   f"high half as {x}.h (LLVM's true16 syntax)", modifier="op_sel")
                     for i, b in enumerate(bits[:3]):
                         if i in given and b != given[i]:
                             raise OperandError(f"{_name(d)}: op_sel: entry {i} ({b}) contradicts the .l/.h of src{i}",
@@ -603,6 +617,8 @@ class Encoder:
                                                f"div:2)", modifier=key)
                         F["OMOD"] = val[m]
         if dpp_kind:
+            if not plan.dpp:
+                raise OperandError(f"{_name(d)}: has no DPP form", modifier=next(iter(mods), None))
             self._dpp(d, F, mods, dpp_kind, e32)
 
     def _constant_k(self, d: InstrDef, F: Fields, k, bits: int) -> None:
@@ -799,10 +815,12 @@ class Encoder:
             elif name == "k":
                 k = v.value if isinstance(v, Lit) else v
                 F.set_literal(float_literal(k, 32) if isinstance(k, float) else k, "K")
+            elif op.name in _register_number_sources(d):     # s_movrels: SGPR[SRC0 + M0]
+                F[field] = self.sreg_code(v, F, name, n)
             else:
                 code, ng, ab, _ = self.src_code(v, op, F, name, allow_vgpr=False)
                 if ng or ab:
-                    raise OperandError(f"{_name(d)}: {name}: scalar instructions have no neg/abs modifiers")
+                    raise OperandError(f"{_name(d)}: {name}: scalar instructions have no neg/abs modifiers", v)
                 F[field] = code
 
     def sopp_sopk(self, d: InstrDef, F: Fields, ops: list, mods: dict) -> str | None:
@@ -984,7 +1002,9 @@ class Encoder:
             raise OperandError(f"{mn}: vaddr: without idxen or offen the address VGPR is unused; write off", ops[1])
         else:
             F["VADDR"] = self.vgpr(ops[1], F, "vaddr", 2 if idxen and offen else 1)
-        F["SRSRC"] = self.sreg_code(ops[2], F, "srsrc", 4) >> 2
+        F["SRSRC"] = self.sreg_code(_base_sgprs(ops[2], d, "srsrc"), F, "srsrc", 4) >> 2
+        if isinstance(ops[3], Mod):
+            raise OperandError(f"{mn}: soffset: takes no modifiers, got {ops[3]}", ops[3])
         code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False, allow_literal=False)
         F["SOFFSET"] = code
         off = mods.pop("offset", 0)
@@ -1009,7 +1029,8 @@ class Encoder:
             self._arity(d, ops, ["vdst", "src0", "src1", "src2"])
         opsel = negb = 0
         v = ops[0]
-        F["VDST"] = self.vgpr(v, F, "vdst", half=True)
+        types = d.operand_types
+        F["VDST"] = self.vgpr(v, F, "vdst", half=(types.get("D0") or "").endswith("16"))
         if isinstance(v, Reg) and v.half == "h":
             opsel |= 8
         for i, v in enumerate(ops[1:]):
@@ -1017,12 +1038,21 @@ class Encoder:
             if isinstance(v, Mod):
                 neg, v = v.neg, v.value
             if not (isinstance(v, Reg) and v.cls == "v"):
-                raise OperandError(f"{_name(d)}: src{i} must be a VGPR, got {v}")
+                raise OperandError(f"{_name(d)}: src{i} must be a VGPR, got {v}", v)
+            self.vgpr(v, F, f"src{i}", half=(types.get(f"S{i}") or "").endswith("16"))
             F[_SRC_FIELDS[i]] = 256 + v.idx
             opsel |= (v.half == "h") << i
             negb |= neg << i
         if "op_sel" in mods:
-            opsel |= _bits_value(_bit_list(mods.pop("op_sel"), "op_sel", d))
+            bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
+            if len(bits) > 4:
+                raise OperandError(f"{_name(d)}: op_sel:{bits}: at most 4 entries", modifier="op_sel")
+            for i, (b, v) in enumerate(zip(bits, ops[1:] + ops[:1])):     # src0, src1, src2, vdst
+                v = v.value if isinstance(v, Mod) else v
+                if isinstance(v, Reg) and v.half and b != (v.half == "h"):
+                    raise OperandError(f"{_name(d)}: op_sel: entry {i} ({b}) contradicts the .l/.h of {v}",
+                                       modifier="op_sel")
+            opsel |= _bits_value(bits)
         F.update(OPSEL=opsel, NEG=negb, CLMP=int(bool(mods.pop("clamp", False))), WAITEXP=mods.pop("wait_exp", 0))
 
     def ldsdir(self, d, F, ops, mods):
@@ -1093,6 +1123,12 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
 
 
 @per_instruction
+def _register_number_sources(d: InstrDef) -> frozenset:
+    """Names (ssrc0, ...) of the scalar sources the pseudocode reads as a register number (SRCn)."""
+    return frozenset(f"ssrc{n}" for n in _REGISTER_NUMBER.findall(d.pcode or ""))
+
+
+@per_instruction
 def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
     """(all operand names in text order, source names) of a VALU encoding."""
     sig = valu_signature(d)
@@ -1129,6 +1165,7 @@ class ValuPlan:
     opsel: bool                 # takes op_sel: 16-bit operands (true16 halves), VOP3P, OPSEL flags
     omod: bool                  # takes mul:/div: (a VOP3 encoding with OMOD and a float input or result)
     t16_vgprs: tuple            # positions among the operands of the 16-bit ones (true16 .l/.h or none)
+    dpp: bool                   # has a DPP form: not WMMA (its sources span several VGPRs)
 
 
 @per_instruction
@@ -1150,6 +1187,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset) -> ValuPlan
     is_p = d.format == "VOP3P"
     opsel = not e32 and "OPSEL" in fields and (
         is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts))
+    if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
+        opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
         bool(sig.dsts) and sig.dsts[0].is_float or bool(sig.srcs) and sig.srcs[0].is_float)
     return ValuPlan(sig, is_p, d.name.startswith("V_FMA_MIX"), names, len(src_names), dsts,
@@ -1157,7 +1196,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset) -> ValuPlan
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
                     sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs),
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
-                    _t16_positions(sig, names, is_p))
+                    _t16_positions(sig, names, is_p), not is_wmma)
 
 
 def _t16_positions(sig: ValuSig, names: list[str], is_p: bool) -> tuple:
@@ -1197,20 +1236,22 @@ _VCC = {32: Special("vcc_lo"), 64: Special("vcc")}
 _ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
 _LANE_SELECT = re.compile(r"\blane = S(\d)\b")
 _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
-_VGPR_INDEXED = re.compile(r"VGPR\[[^\]]*\]\[SRC(\d)")
+_REGISTER_NUMBER = re.compile(r"\bSRC(\d)\b")    # the operand's register number, not its value (S0)
 _WAVE_LEVEL = re.compile(r"VGPR\[(?!laneId\])")     # another lane's VGPR, not this lane's (v_movrels)
 
 
 def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
-    """Each source's kind, from the pseudocode: an instruction that addresses VGPR[lane][...] of
-    other lanes than its own works on the wave, not per lane: a source it uses as a VGPR number (SRCn) is a
-    VGPR, its other sources are uniform values (an SGPR or inline constant)."""
+    """Each source's kind, from the pseudocode: a source it reads as a register number (SRCn,
+    not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) is a VGPR; an instruction that addresses
+    VGPR[lane][...] of other lanes than its own works on the wave, not per lane, and its other
+    sources are uniform values (SGPRs or constants)."""
     pcode = d.pcode or ""
     if is_wmma:
         return [_VGPR, _VGPR, _VGPR_OR_INLINE][:len(sig.srcs)]
     kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
+    indexed = {int(n) for n in _REGISTER_NUMBER.findall(pcode)}
+    kinds = [_VGPR if i in indexed else k for i, k in enumerate(kinds)]
     if _WAVE_LEVEL.search(pcode):
-        indexed = {int(n) for n in _VGPR_INDEXED.findall(pcode)}
         lanes = {int(n) for n in _LANE_SELECT.findall(pcode)}
         kinds = [_VGPR if i in indexed else _LANE if i in lanes else _SCALAR if k == _ANY else k
                  for i, k in enumerate(kinds)]
@@ -1503,6 +1544,14 @@ def _check_modifier_order(d: InstrDef, mods: dict) -> None:
             raise OperandError(f"{_name(d)}: {key}: comes before {last_key} in LLVM's syntax "
                                f"({' '.join(sorted((k for k in mods if k in order), key=order.get))})", modifier=key)
         last, last_key = rank, key
+
+
+def _base_sgprs(v, d: InstrDef, what: str):
+    """A memory instruction's base address or resource: SGPRs (or TTMPs), not vcc/exec/null."""
+    if isinstance(v, Special):
+        raise OperandError(f"{_name(d)}: {what}: expected SGPRs (s[..]) holding an address or resource, "
+                           f"got {v}", v)
+    return v
 
 
 def _check_modifier_values(d: InstrDef, mods: dict) -> None:

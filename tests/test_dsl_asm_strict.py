@@ -87,6 +87,15 @@ def test_vopd_sources_in_one_bank_are_refused():
     ("v_add_f32_dpp v1, v2, v3 quad_perm:[0,1,2,3] row_shl:1", r"DPP takes one control"),
     ("v_add_f32_e64_dpp v1, v2, 0x12345 quad_perm:[0,1,2,3]", r"first two sources of a DPP instruction are VGPRs"),
     ("v_illegal v1", r"v_illegal takes no operands"),
+    ("v_wmma_f32_16x16x16_f16 v[16:23], v[0:7], v[8:15], v[16:23] op_sel:[0,0,1]", r"op_sel: this instruction has no"),
+    ("v_wmma_f32_16x16x16_f16 v[16:23], v[0:7], v[8:15], v[16:23] row_mirror", r"has no DPP form"),
+    ("v_fma_mixhi_f16 v56, v155, v8, v1.l", r"selects halves with op_sel/op_sel_hi"),
+    ("s_movrels_b32 s0, 1.0", r"^1:19: s_movrels_b32: ssrc0: expected an SGPR"),
+    ("v_movrels_b32 v1, s2", r"^1:19: v_movrels_b32: src0: must be a VGPR"),
+    ("buffer_load_b32 v1, v2, null, s4 offen", r"srsrc: expected SGPRs"),
+    ("buffer_load_b32 v1, v2, s[0:3], -s4 offen", r"soffset: takes no modifiers"),
+    ("v_add_f16_e64 v1, v2, v3 op_sel:[1,0,0]", r"src0 is the whole VGPR v2; select its high half as v2.h"),
+    ("v_interp_p10_f16_f32 v73.h, v99, v31, v190", r"v73.h names a 16-bit half"),
 ])
 def test_operands_llvm_refuses_are_refused(line, message):
     assert re.search(message, refusal(line)), refusal(line)
