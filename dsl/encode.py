@@ -181,7 +181,8 @@ class Encoder:
             code = SRC_SPECIAL.get(v.name)
             if code is None:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
-            if code not in self._source_codes(F.d.format):
+            if code not in self._source_codes(F.d.format) and F.d.format != "VOPD":   # (LLVM takes
+                # src_lds_direct in a VOPD half, which the VOPD operand table does not list)
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} (operand code {code}) is not a source of "
                                    f"{self.spec.arch}'s {F.d.format} encoding", v)
             if v.name in PAIRS and n == 1:
@@ -241,10 +242,7 @@ class Encoder:
         union of all formats' for a format the tables do not list, such as MUBUF's SOFFSET)."""
         codes = self._codes.get(fmt)
         if codes is None:
-            tables = self.spec.operands
-            fields = [rows for name, rows in tables.get(fmt, {}).items() if "SRC" in name] or \
-                     [rows for t in tables.values() for name, rows in t.items() if "SRC" in name]
-            codes = self._codes[fmt] = frozenset(c for rows in fields for lo, hi, *_ in rows for c in range(lo, hi + 1))
+            codes = self._codes[fmt] = source_codes(self.spec, fmt)
         return codes
 
     def sreg_code(self, v, F: Fields, what: str, n: int = 1) -> int:
@@ -472,14 +470,14 @@ class Encoder:
                         idx |= 0x80 if vv.half == "h" else 0
                     F.setdefault("_dpp_src0", idx)
                     if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not o.is_float:
+                        if dpp_kind != "DPP16" or not (o.is_float or d.name in syntax.FP_MODS):
                             raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                         F["_neg0"], F["_abs0"] = v.neg, v.abs
                     continue
                 if i == 1:
                     vv = v.value if isinstance(v, Mod) else v
                     if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not o.is_float:
+                        if dpp_kind != "DPP16" or not (o.is_float or d.name in syntax.FP_MODS):
                             raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                         F["_neg1"], F["_abs1"] = v.neg, v.abs
                     if not (isinstance(vv, Reg) and vv.cls == "v"):
@@ -496,8 +494,10 @@ class Encoder:
                     raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                 if kind:
                     self._source_kind(d, v, kind, what)
-                code, _, _, hi = self.src_code(v, o, F, what, allow_literal=kind != _LANE,
-                                               allow_vgpr=kind != _SCALAR and kind != _LANE)
+                    code, _, _, hi = self.src_code(v, o, F, what, allow_literal=kind != _LANE,
+                                                   allow_vgpr=kind != _SCALAR and kind != _LANE)
+                else:
+                    code, _, _, hi = self.src_code(v, o, F, what)
                 if o.t16 and code >= 256:
                     if code - 256 > 127:
                         raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
@@ -511,8 +511,10 @@ class Encoder:
                     F[field] = self.sreg_code(v, F, what, self.wave >> 5)
                     continue
                 self._source_kind(d, v, kind, what)
-            code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,
-                                             allow_vgpr=kind != _SCALAR and kind != _LANE)
+                code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,
+                                                 allow_vgpr=kind != _SCALAR and kind != _LANE)
+            else:
+                code, ng, ab, hi = self.src_code(v, op, F, what)
             if (ng or ab) and not (o.is_float or is_p):
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
             if dpp_kind and i < 2:
@@ -537,7 +539,8 @@ class Encoder:
                 opsel |= 1 << i
             F[field] = code
         if not e32:
-            self._constant_bus(d, F, plan)
+            if plan.bus_check:
+                self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
@@ -645,7 +648,7 @@ class Encoder:
                                f"wave), got the VGPR {inner}", v)
         if kind == _VGPR and not is_vgpr:
             raise OperandError(f"{_name(d)}: {what}: must be a VGPR, got {inner}", v)
-        if kind == _VGPR_OR_INLINE and not is_vgpr and not isinstance(inner, (int, float)):
+        if kind == _VGPR_OR_INLINE and not is_vgpr and not isinstance(inner, (int, float)) and inner != _NULL:
             raise OperandError(f"{_name(d)}: {what}: must be a VGPR or inline constant, got {inner}", v)
 
     def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan") -> None:
@@ -793,7 +796,8 @@ class Encoder:
             raise OperandError(f"{where}: the src0 operands v{src0['X'] - 256} and v{src0['Y'] - 256} are in the same "
                                f"VGPR bank (register number mod 4); VOPD reads them in one cycle",
                                st.dual.operands[1 + (sig_y.k_pos == 0)])
-        if len(vsrc1) == 2 and vsrc1["X"] % 4 == vsrc1["Y"] % 4:
+        # (v_dual_fmamk's VSRC1 is its addend, which LLVM does not compare with the other vsrc1)
+        if len(vsrc1) == 2 and vsrc1["X"] % 4 == vsrc1["Y"] % 4 and sig_x.k_pos != 1 and sig_y.k_pos != 1:
             raise OperandError(f"{where}: the vsrc1 operands v{vsrc1['X']} and v{vsrc1['Y']} are in the same VGPR bank "
                                f"(register number mod 4); VOPD reads them in one cycle", st.dual.operands[-1])
         F["VDSTX"] = vdst["X"]
@@ -1124,8 +1128,13 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
 
 @per_instruction
 def _register_number_sources(d: InstrDef) -> frozenset:
-    """Names (ssrc0, ...) of the scalar sources the pseudocode reads as a register number (SRCn)."""
-    return frozenset(f"ssrc{n}" for n in _REGISTER_NUMBER.findall(d.pcode or ""))
+    """Names (ssrc0, ...) of the scalar sources the pseudocode reads as the number of the SGPR it
+    reads (`addr = SRC0.u; ... SGPR[addr]`: s_movrels). LLVM takes any source for
+    s_movrelsd_2_b32 (`addrs = SRC0.u`), so that one is left as it is."""
+    return frozenset(f"ssrc{n}" for n in _SGPR_NUMBER.findall(d.pcode or ""))
+
+
+_SGPR_NUMBER = re.compile(r"\baddr = SRC(\d)\b")
 
 
 @per_instruction
@@ -1166,6 +1175,7 @@ class ValuPlan:
     omod: bool                  # takes mul:/div: (a VOP3 encoding with OMOD and a float input or result)
     t16_vgprs: tuple            # positions among the operands of the 16-bit ones (true16 .l/.h or none)
     dpp: bool                   # has a DPP form: not WMMA (its sources span several VGPRs)
+    bus_check: bool             # may read more than two scalar values (three sources, or VCC besides two)
 
 
 @per_instruction
@@ -1196,7 +1206,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset) -> ValuPlan
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
                     sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs),
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
-                    _t16_positions(sig, names, is_p), not is_wmma)
+                    _t16_positions(sig, names, is_p), not is_wmma,
+                    not e32 and len(sig.srcs) + (sig.vcc_in and not any(o.is_mask for o in sig.srcs)) > 2)
 
 
 def _t16_positions(sig: ValuSig, names: list[str], is_p: bool) -> tuple:
@@ -1225,6 +1236,7 @@ def _check_true16(d: InstrDef, plan: "ValuPlan", ops: list) -> None:
 
 
 _VCC = {32: Special("vcc_lo"), 64: Special("vcc")}
+_NULL = Special("null")
 
 
 # What a VALU source may be, beyond its width: _ANY register, constant or literal; _SCALAR an SGPR,
@@ -1256,6 +1268,15 @@ def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
         kinds = [_VGPR if i in indexed else _LANE if i in lanes else _SCALAR if k == _ANY else k
                  for i, k in enumerate(kinds)]
     return kinds
+
+
+@lru_cache(maxsize=None)
+def source_codes(spec: Spec, fmt: str) -> frozenset:
+    """Operand codes the source fields of `fmt` take in the ISA's operand tables."""
+    tables = spec.operands
+    fields = [rows for name, rows in tables.get(fmt, {}).items() if "SRC" in name] or \
+             [rows for t in tables.values() for name, rows in t.items() if "SRC" in name]
+    return frozenset(c for rows in fields for lo, hi, *_ in rows for c in range(lo, hi + 1))
 
 
 @lru_cache(maxsize=None)

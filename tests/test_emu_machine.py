@@ -195,11 +195,11 @@ def test_vopd_halves_read_before_either_writes():
     a, b = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
     src = loads("a", "b", "o1", "o2", "o3") + global_id(64) + """
         global_load_b32 v5, v2, s[4:5]
-        global_load_b32 v6, v2, s[6:7]
+        global_load_b32 v7, v2, s[6:7]
         s_waitcnt vmcnt(0)
         v_mov_b32 v10, v5
-        v_dual_mov_b32 v10, v6 :: v_dual_mov_b32 v11, v10       // v11 gets v10 from before the pair
-        v_dual_mul_f32 v12, v5, v6 :: v_dual_add_f32 v13, v5, v6
+        v_dual_mov_b32 v10, v7 :: v_dual_mov_b32 v11, v10       // v11 gets v10 from before the pair
+        v_dual_mul_f32 v12, v5, v7 :: v_dual_add_f32 v13, v7, v5    // (sources in distinct VGPR banks)
         global_store_b32 v2, v11, s[8:9]
         global_store_b32 v2, v12, s[10:11]
         global_store_b32 v2, v13, s[12:13]
