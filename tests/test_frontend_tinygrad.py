@@ -18,12 +18,10 @@ tinygrad = pytest.importorskip("tinygrad")     # the `tinygrad` extra (installed
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PEER = pathlib.Path(os.environ.get("WAVESMITH_SHARED", ROOT.parent / "shared")) / "peer" / "tinygrad"
 
-# one or two tests of each family: elementwise, transcendental, compare/where, int division,
-# reductions, matmul, conv, pooling, softmax, indexing, casts (about a minute on 2 cores)
-PEER_SUBSET = ["test_add", "test_mul", "test_div_int", "test_mod", "test_exp", "test_log2", "test_sin", "test_sqrt",
-               "test_relu", "test_where", "test_cmp_lt", "test_sum_simple", "test_max", "test_argmax",
-               "test_matmul_simple", "test_small_gemm", "test_simple_conv2d", "test_max_pool2d_simple",
-               "test_softmax", "test_gather", "test_cast", "test_xor", "test_rshift", "test_cumsum", "test_pad"]
+# one test of each family: elementwise, transcendental, compare/where, int division,
+# reductions, matmul, conv, pooling, softmax, indexing (torch's import dominates the time)
+PEER_SUBSET = ["test_add", "test_div_int", "test_exp", "test_sin", "test_where", "test_sum_simple", "test_argmax",
+               "test_small_gemm", "test_simple_conv2d", "test_max_pool2d_simple", "test_softmax", "test_gather"]
 
 
 def test_device_registered_without_touching_tinygrad():
@@ -92,4 +90,14 @@ def test_peer_suite_subset():
     tail = r.stdout[-3000:] + r.stderr[-2000:]
     m = re.search(r"(\d+) passed", r.stdout)
     assert r.returncode == 0 and m, tail
-    assert int(m.group(1)) >= len(PEER_SUBSET) - 3, tail      # a few names are skipped on every device
+    assert int(m.group(1)) >= len(PEER_SUBSET), tail
+
+
+def test_module_runner_registers_the_device(tmp_path):
+    script = tmp_path / "model.py"
+    script.write_text("from tinygrad import Tensor\nprint((Tensor([1.0, 2.0, 3.0]).exp2() + 1).numpy().tolist())\n")
+    env = dict(os.environ, DEV="WAVESMITH", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "frontend.tinygrad", str(script)], env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == "[3.0, 5.0, 9.0]"
