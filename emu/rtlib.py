@@ -1009,12 +1009,20 @@ def vgpr_write(ctx, reg, lane, value, pred):
     _regfile(ctx, "vgpr", "VGPR[lane][reg]").write(_index(reg), _index(lane), raw(value).astype(np.uint32), mask)
 
 
-def sgpr_read(ctx, reg):
-    return np.asarray(_regfile(ctx, "sgpr", "SGPR[reg]").read(_index(reg))).astype(U64)
+def sgpr_read(ctx, reg, dwords: int = 1):
+    """SGPR[reg] (dwords = 2: SGPR[reg].b64, the pair reg, reg + 1)."""
+    regs = _regfile(ctx, "sgpr", "SGPR[reg]")
+    value = np.asarray(regs.read(_index(reg))).astype(U64)
+    if dwords == 2:
+        value = value | np.asarray(regs.read(_index(reg) + 1)).astype(U64) << U64(32)
+    return value
 
 
-def sgpr_write(ctx, reg, value, pred):
-    _regfile(ctx, "sgpr", "SGPR[reg]").write(_index(reg), None, raw(value), pred)
+def sgpr_write(ctx, reg, value, pred, dwords: int = 1):
+    regs = _regfile(ctx, "sgpr", "SGPR[reg]")
+    regs.write(_index(reg), None, raw(value) & U64(0xFFFFFFFF), pred)
+    if dwords == 2:
+        regs.write(_index(reg) + 1, None, raw(value) >> U64(32), pred)
 
 
 def hwreg_read(ctx, reg):

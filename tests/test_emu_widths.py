@@ -50,12 +50,9 @@ ELSEWHERE = {
 }
 # no independent reference here yet (listed, so a new wide instruction cannot slip through)
 NOT_CHECKED = {
-    **{n: "control flow / EXEC writers" for n in ("s_getpc_b64", "s_swappc_b64", "s_call_b64", "s_movrels_b64")
-       if n in WIDE},
-    **{n: "EXEC writers (wave64 masks)" for n in WIDE if re.match(r"s_\w+_(saveexec|wrexec)_b64", n)},
+    **{n: "program counter values (control flow)" for n in ("s_getpc_b64", "s_swappc_b64", "s_call_b64") if n in WIDE},
     **{n: "sum of absolute differences: no reference yet" for n in ("v_qsad_pk_u16_u8", "v_mqsad_pk_u16_u8",
                                                                       "v_mqsad_u32_u8")},
-    **{n: "bit-count results (a 32-bit value held at 64)" for n in ("s_bcnt0_i32_b64", "s_bcnt1_i32_b64")},
     **{n: "two-address exchange: no reference yet" for n in WIDE if n.startswith("ds_storexchg_2addr")},
 }
 
@@ -411,8 +408,6 @@ def _bfe_i64(a, b):
 SALU_REFS["s_bfe_i64"] = _bfe_i64
 SALU_REFS.pop("s_bitset0_b64")
 SALU_REFS.pop("s_bitset1_b64")
-NOT_CHECKED.update({"s_bitset0_b64": "reads its destination; no reference yet",
-                    "s_bitset1_b64": "reads its destination; no reference yet"})
 
 
 @pytest.mark.parametrize("mnemonic", sorted(SALU_REFS))
@@ -453,6 +448,64 @@ def test_salu_64bit_results(mnemonic):
         assert int(got["out"][0]) == ref(a, b) & M64, (mnemonic, hex(a), hex(b))
 
 
+def _scalar_run(body: str, regs: dict[int, int], out: list[int], wave=32) -> list[int]:
+    """Run scalar code with SGPRs `regs` set; return the SGPRs `out` (their dwords)."""
+    setup = "".join(f"s_mov_b32 s{r}, {v & 0xFFFFFFFF:#x}\n" for r, v in regs.items())
+    stores = "".join(f"v_mov_b32 v2, s{r}\nglobal_store_b32 v1, v2, s[4:5] offset:{4 * i}\n" for i, r in enumerate(out))
+    src = loads("out") + setup + body + "\nv_mov_b32 v1, 0\n" + stores + "s_endpgm"
+    got, _ = launch(src, {"out": np.zeros(len(out), np.uint32)}, block=(wave, 1, 1), wave=wave)
+    return got["out"].tolist()
+
+
+EXEC_OPS = {"and": lambda s, e: s & e, "or": lambda s, e: s | e, "xor": lambda s, e: s ^ e,
+            "nand": lambda s, e: ~(s & e) & M64, "nor": lambda s, e: ~(s | e) & M64, "xnor": lambda s, e: ~(s ^ e) & M64,
+            "and_not0": lambda s, e: ~s & e & M64, "and_not1": lambda s, e: s & ~e & M64,
+            "or_not0": lambda s, e: (~s | e) & M64, "or_not1": lambda s, e: (s | ~e) & M64}
+EXEC_WRITERS = sorted(n for n in WIDE if re.fullmatch(r"s_\w+_(saveexec|wrexec)_b64", n))
+
+
+@pytest.mark.parametrize("mnemonic", EXEC_WRITERS)
+def test_wave64_exec_writers(mnemonic):
+    """s_*_saveexec_b64: D0 = the old EXEC, EXEC = op(S0, EXEC); s_*_wrexec_b64: both = op(S0, EXEC)
+    (the manual's descriptions). The new EXEC is read back through s_mov_b64 after it."""
+    op = EXEC_OPS[re.fullmatch(r"s_(\w+)_(saveexec|wrexec)_b64", mnemonic).group(1)]
+    for _ in range(3):
+        s0, e = (int(v) for v in RNG.integers(1, 2**64, 2, dtype=np.uint64))
+        got = _scalar_run(f"s_mov_b64 exec, s[22:23]\n{mnemonic} s[24:25], s[20:21]\ns_mov_b64 s[26:27], exec\n"
+                          "s_mov_b64 exec, -1", {20: s0, 21: s0 >> 32, 22: e, 23: e >> 32}, [24, 25, 26, 27], wave=64)
+        d0, new = got[0] | got[1] << 32, got[2] | got[3] << 32
+        assert new == op(s0, e), mnemonic
+        assert d0 == (e if "saveexec" in mnemonic else op(s0, e)), mnemonic
+
+
+@pytest.mark.parametrize("mnemonic", ["s_bitset0_b64", "s_bitset1_b64"])
+def test_bitset_b64_sets_one_bit_of_both_dwords(mnemonic):
+    old = int(RNG.integers(0, 2**64, dtype=np.uint64))
+    for bit in (3, 31, 32, 63):
+        got = _scalar_run(f"s_mov_b32 s20, {bit}\n{mnemonic} s[24:25], s20", {24: old, 25: old >> 32}, [24, 25])
+        want = old | 1 << bit if mnemonic.endswith("1_b64") else old & ~(1 << bit)
+        assert got[0] | got[1] << 32 == want
+
+
+@pytest.mark.parametrize("mnemonic", ["s_bcnt0_i32_b64", "s_bcnt1_i32_b64"])
+def test_bcnt_b64_counts_both_dwords_into_one_register(mnemonic):
+    """A 64-bit source, a 32-bit result: s25 beside the destination keeps its value."""
+    v = int(RNG.integers(0, 2**64, dtype=np.uint64))
+    got = _scalar_run(f"{mnemonic} s24, s[20:21]", {20: v, 21: v >> 32, 25: 0x12345678}, [24, 25])
+    ones = bin(v).count("1")
+    assert got == [ones if mnemonic.startswith("s_bcnt1") else 64 - ones, 0x12345678]
+
+
+def test_movrels_b64_reads_and_movreld_b64_writes_the_pair_m0_above():
+    """SGPR[addr].b64 is the pair addr, addr + 1 (s_movreld_b64 writes through the register
+    file, so it has no D0 and the WIDE list does not name it)."""
+    v = int(RNG.integers(0, 2**64, dtype=np.uint64))
+    got = _scalar_run("s_mov_b32 m0, 2\ns_movrels_b64 s[24:25], s[20:21]", {22: v, 23: v >> 32}, [24, 25])
+    assert got[0] | got[1] << 32 == v
+    got = _scalar_run("s_mov_b32 m0, 4\ns_movreld_b64 s[20:21], s[22:23]", {22: v, 23: v >> 32}, [24, 25])
+    assert got[0] | got[1] << 32 == v
+
+
 # ---------------------------------------------------------------- coverage
 def test_rdna35_wide_results_are_rdna3s():
     """The checks above run RDNA3's list; RDNA3.5 has no wide result RDNA3 lacks."""
@@ -461,7 +514,8 @@ def test_rdna35_wide_results_are_rdna3s():
 
 def test_every_wide_result_is_checked():
     checked = set(VALU_REFS) | set(SALU_REFS) | set(DS_LOADS) | set(SMEM_LOADS) | set(BUFFER_LOADS) | set(ATOMICS) | \
-        set(_vector_loads("global") + _vector_loads("flat") + _vector_loads("scratch"))
+        set(_vector_loads("global") + _vector_loads("flat") + _vector_loads("scratch")) | set(EXEC_WRITERS) | \
+        {"s_bitset0_b64", "s_bitset1_b64", "s_bcnt0_i32_b64", "s_bcnt1_i32_b64", "s_movrels_b64"}
     unaccounted = set(WIDE) - checked - set(ELSEWHERE) - set(NOT_CHECKED)
     assert not unaccounted, f"wide results with no check: {sorted(unaccounted)}"
     assert len(checked & set(WIDE)) >= 140       # the families above found their instructions

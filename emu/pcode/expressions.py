@@ -138,6 +138,10 @@ class Expressions:
             self.mem_read = True
             nbytes = ty.bits // 8
             return f"R.access(R.mem_load(ctx, {addr}, {nbytes}, {self.pred or 'None'}), {ty.kind!r}, {ty.bits})", ty
+        if ty.bits == 64 and isinstance(base, Tree) and base.data == "index" and is_name(base.children[0], {"SGPR"}):
+            self.cross_lane = True          # SGPR[addr].b64: the pair addr, addr + 1 (s_movrels_b64)
+            reg, _ = self.expr(base.children[1])
+            return f"R.access(R.sgpr_read(ctx, {reg}, 2), {ty.kind!r}, 64)", ty
         code, bty = self.accessed(base)
         if ty.kind == "bf":
             return f"R.bf16_to_f32(R.access({code}, 'u', 16))", Ty("f", 32)

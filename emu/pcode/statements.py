@@ -392,8 +392,12 @@ class Statements:
                       f"{self.pred or 'None'})")
         else:
             reg, _ = self.expr(idx[0].children[1])
-            fn = "sgpr_write" if name == "SGPR" else "hwreg_write"
-            self.emit(f"R.{fn}(ctx, {reg}, R.raw({code}), {self.pred or 'None'})")
+            if name == "SGPR":     # SGPR[addr].b64 = x writes the pair addr, addr + 1 (s_movreld_b64)
+                fields = [type_of_field(str(c.children[1])) for c in chain if c.data == "field"]
+                dwords = 2 if fields and fields[-1] is not None and fields[-1].bits == 64 else 1
+                self.emit(f"R.sgpr_write(ctx, {reg}, R.raw({code}), {self.pred or 'None'}, {dwords})")
+            else:
+                self.emit(f"R.hwreg_write(ctx, {reg}, R.raw({code}), {self.pred or 'None'})")
 
     # ---------- expressions ----------
     def conv(self, code: str, src: Ty, dst: Ty) -> str:
