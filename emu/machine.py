@@ -368,8 +368,6 @@ class _Chunk:
             # VOPD's X half must not write a register before the Y half has read its sources
             results.append(self.execute(h, sel, idx, exec_mask, active, direct=h is halves[-1]))
         for h, (out, write_active, dest) in zip(halves, results):
-            if h.saturate is not None:
-                out = h.saturate(out)
             for name, value in out.items():
                 if dest is not None and value is dest.get(name):
                     continue            # computed straight into its register
@@ -442,7 +440,7 @@ class _Chunk:
         reg = self._direct.get(id(p), _UNKNOWN)
         if reg is _UNKNOWN:
             reg = getattr(p.writers.get("D0"), "register", None)
-            if p.cross_lane or p.dpp is not None or p.saturate is not None or p.buffer is not None \
+            if p.cross_lane or p.dpp is not None or p.buffer is not None \
                     or "D0" not in p.sem.writes:
                 reg = None
             self._direct[id(p)] = reg
