@@ -17,7 +17,9 @@ from .descriptor import DESCRIPTOR_SIZE, encode_descriptor
 from .expr import Address, ExprError, UndefinedSymbol, amdgpu_functions, evaluate, split_args
 from .link import LITERAL_RELOCATIONS, R_AMDGPU_ABS64, R_AMDGPU_REL64, Fixup, LinkError, OutputSection, SymbolDef, link
 from .target import Target, parse_target
+from .codeobj import read_code_object
 from .descriptor import FIELDS, fields_for
+from .elf import CodeObjectError
 from .writer import METADATA_VERSION, REGISTER_DIRECTIVES, build_descriptor, kernel_metadata
 
 # Section switches and the flags of well-known sections.
@@ -91,6 +93,7 @@ class _Module:
         self.kernels: list[_Kernel] = []
         self.open_kernel: _Kernel | None = None
         self.metadata: dict | None = None
+        self.metadata_directive: Directive | None = None
         self.data_fixups: list[Fixup] = []
         self.late_data: list = []                   # data whose value needs labels defined later
         self._encoder = None
@@ -603,6 +606,7 @@ class _Module:
         if problem:
             self.fail(d, f".amdgpu_metadata: {problem}")
         self.metadata = meta
+        self.metadata_directive = d
 
     # ---- output ----
     def finish(self) -> bytes:
@@ -637,9 +641,19 @@ class _Module:
                                   s.type, len(s.data) if s.type == elf.SHT_NOBITS else None)
                     for s in self.sections.values() if s.data or s.labels]
         try:
-            return link(self.target, sections, symbols, fixups, metadata, elf.ABI_VERSION[self.version])
+            data = link(self.target, sections, symbols, fixups, metadata, elf.ABI_VERSION[self.version])
         except LinkError as e:
             raise AsmError(str(e)) from None
+        if metadata is not None:
+            # the metadata is written as given: an object a loader would refuse (a kernel the
+            # metadata lists without its descriptor, a wave size the descriptor contradicts)
+            # is refused here instead of written
+            try:
+                read_code_object(data)
+            except CodeObjectError as e:
+                where = self.metadata_directive or Directive(".amdgpu_metadata", "", 1, 1)
+                self.fail(where, f".amdgpu_metadata: the object would not load: {e}")
+        return data
 
     def resolve_literals(self, sec: _Section) -> None:
         """Instruction literals naming symbols: a number (label difference, .set value) is
