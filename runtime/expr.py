@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 MASK64 = (1 << 64) - 1
-MAX_EXPRESSION = 1 << 20        # characters: a longer "expression" is a mistake, not arithmetic
+MAX_EXPRESSION = 1 << 17        # characters: a longer "expression" is a mistake, not arithmetic
 
 
 class ExprError(ValueError):
