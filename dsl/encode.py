@@ -143,7 +143,7 @@ class Encoder:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 32 bits wide; this operand is 64-bit", v)
             return code, neg, ab, hi
         if op.registers_only:
-            raise OperandError(f"{_name(F.d)}: {what}: takes a register, not {v}")
+            raise OperandError(f"{_name(F.d)}: {what}: takes a register, not {v}", v)
         if isinstance(v, (Attr_, SymExpr_)):
             if not allow_literal:
                 raise OperandError(f"{_name(F.d)}: {what}: symbol operand {v} needs a literal, which this "
@@ -177,7 +177,11 @@ class Encoder:
             return
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}", k)
-        F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K")[1], "K")
+        try:
+            F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K")[1], "K")
+        except OperandError as e:
+            e.operand = k if e.operand is None else e.operand
+            raise
 
     def _source_codes(self, fmt: str) -> frozenset:
         """Operand codes the source fields of `fmt` take, from the ISA's operand tables (the
