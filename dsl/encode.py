@@ -1108,7 +1108,9 @@ class ValuPlan:
 
 
 @per_instruction
-def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset) -> ValuPlan:
+def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(("OPSEL", "OMOD"))) -> ValuPlan:
+    """The plan of `d` in one encoding; `fields`: the field names of its format (which of OPSEL
+    and OMOD it has)."""
     sig = valu_signature(d)
     is_wmma = d.name.startswith("V_WMMA")
     names, src_names = _valu_operand_names(d, e32)
