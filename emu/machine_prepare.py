@@ -20,6 +20,7 @@ from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
+from .options import FAST, EmuOptions, current
 from .wave import EXEC_LO, M0, NULL, VCC_LO, split_dwords
 
 VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
@@ -72,10 +73,11 @@ class Prepared:
 def _write_sgprs(code: int, dwords: int):
     def write(st, sel, value, active):
         value = np.asarray(value)[:, :1]
-        if value.strides[0] == 0:      # one value broadcast to the batch (a uniform load): split it once
+        uniform = current().uniform_sgprs
+        if value.strides[0] == 0 and uniform:      # one value broadcast to the batch (a uniform load): split it once
             value = value[:1]
         st.write_sgprs(sel, code, dwords, value)
-        if len(value) == 1 and code != NULL:    # known uniform for later reads (WaveState.uniform_sgprs)
+        if len(value) == 1 and code != NULL and uniform:    # known uniform for later reads (WaveState.uniform_sgprs)
             st.note_uniform(sel, code, split_dwords(value, dwords).reshape(-1))
     return write
 
@@ -166,8 +168,9 @@ def _clamp_omod(bits: int, clamp: bool, omod: int):
 class Preparer:
     """Builds Prepared instructions for one architecture and launch shape."""
 
-    def __init__(self, spec, semantics, lanes: int, vgprs: int):
+    def __init__(self, spec, semantics, lanes: int, vgprs: int, options: EmuOptions = FAST):
         self.spec, self.semantics, self.lanes, self.vgprs = spec, semantics, lanes, vgprs
+        self.options = options
         self.codes = SourceCodes(spec)
 
     def semantic(self, d, pc):
@@ -512,8 +515,12 @@ class Preparer:
             # Both stay split (the address VGPR's uint32 plus one constant): the LDS bounds and
             # indexes the offsets once for every access of the instruction
             added = np.full((1, 1), 0 if _ADDS_OFFSET.search(p.sem.source or "") else offset, np.uint64)
-            p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel))
-            p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel))
+            if self.options.split_addresses:
+                p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel))
+                p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel))
+            else:               # the plain uint64 sums
+                p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
+                p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added
         self._data_inputs(p, d, {"DATA": f["DATA0"], "DATA2": f["DATA1"]}, layout.get("data0", n))
         if "data0" not in layout:
             p.inputs.pop("DATA", None)
@@ -534,13 +541,18 @@ class Preparer:
         elif fmt == "GLOBAL":
             offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
             off = np.uint64(offset & (2**64 - 1))
-            if use_saddr:
+            if use_saddr and not self.options.split_addresses:
                 va = self._vgpr_data(vaddr, 1)
-                lend = p.sem.memory == "load"      # nothing writes memory before the result's writeback
+                addr = lambda st, sel: st.read_sgprs(sel, saddr, 2) + off + va(st, sel).astype(np.uint64)
+            elif use_saddr:
+                va = self._vgpr_data(vaddr, 1)
+                # nothing writes memory before the result's writeback: a load may lend a window
+                lend = p.sem.memory == "load" and self.options.unit_stride_runs
+                use_memo = self.options.stride_memo
 
                 def addr(st, sel):      # kept split: the memory bounds base and offsets separately
                     memo = (st.stride_memo, (vaddr, sel.start, sel.stop, int(st.vgpr_written.counts[vaddr]))) \
-                        if isinstance(sel, slice) else None
+                        if isinstance(sel, slice) and use_memo else None
                     return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel), lend, memo)
             else:
                 va = self._vgpr_data(vaddr, 2)

@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from .memory import LentMemory, SplitAddresses
+from .options import current
 from .semantics import SemanticsError
 
 U64 = np.uint64
@@ -160,7 +161,8 @@ def bits_of(x, hi, lo):
     if a.dtype.kind == "O":
         return ((a >> int(lo)) & _mask(int(hi) - int(lo) + 1)).astype(U64) if int(hi) - int(lo) < 64 else (a >> int(lo)) & _mask(int(hi) - int(lo) + 1)
     r = raw(x)
-    if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi - lo < 64:
+    if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi - lo < 64 \
+            and current().shift_range_shortcuts:
         return (r >> U64(lo)) & U64(_mask(int(hi) - int(lo) + 1))     # constant field: no shift guards
     width = raw(hi).astype(np.int64) - raw(lo).astype(np.int64) + 1
     return shr(r, lo) & (shl(U64(1), width) - U64(1))
@@ -188,7 +190,7 @@ def reverse_bits(v, n: int = 32):
 def _in_shift_range(n: np.ndarray) -> bool:
     """All shift counts in 0..63 (checked on the counts, which are usually per-wave or one
     constant, so much smaller than the shifted values)."""
-    return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 64
+    return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 64
 
 
 def shl(x, n):
@@ -366,6 +368,8 @@ def fma(a, b, c, out=None):
     write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
+    if not current().fma_shortcuts:
+        return _fma_plain(a, b, c, dtype)
     one = _fma64 if dtype == np.float64 else _fma_narrow
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     if out is not None and (out.shape != shape or out.dtype != dtype):
@@ -386,6 +390,18 @@ def fma(a, b, c, out=None):
         block = out[i:i + rows]
         one(*part, dtype, out=block, shape=block.shape)     # each block rounds straight into the result
     return out
+
+
+def _fma_plain(a, b, c, dtype):
+    """fma without shortcuts (EmuOptions.fma_shortcuts off): f16/f32 as the float64 sum of the
+    exact float64 product, rounded to odd on every lane and then once to the narrow type
+    (the rounding to odd keeps a double rounding from deciding a tie); f64 by _fma64."""
+    if dtype == np.float64:
+        return _fma64(a, b, c)
+    a, b, c = (x.astype(np.float64) for x in np.broadcast_arrays(a, b, c))
+    p = a * b                               # exact: at most 2 * 24 significant bits
+    s = p + c
+    return np.asarray(_round_to_odd_sum(p, c, s)).astype(dtype)
 
 
 def _round_exact_sums(a, b, c, out, rows: int):
@@ -824,7 +840,7 @@ def set_field(old, hi: int, lo: int, value):
         return (o & _U32(~(mask << lo) & 0xFFFFFFFF)) | (v << _U32(lo) if lo else v)
     v = np.asarray(value)
     if o.dtype == U64 and mask == 0xFFFFFFFF and lo in (0, 32) and v.dtype == _U32 and v.shape == o.shape \
-            and _LITTLE:
+            and _LITTLE and current().dword_views:
         # a whole dword of a uint64 from a uint32 (two-dword DS loads): one copy and one
         # strided dword assignment instead of five uint64 passes
         out = np.array(o, U64)
@@ -860,7 +876,7 @@ def lane_bit(mask, ctx):
 
 
 def _in_shift_range32(n: np.ndarray) -> bool:
-    return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 32
+    return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 32
 
 
 def lane_id(ctx):
@@ -883,7 +899,7 @@ def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
     a = raw(addr)
     if np.size(a) == 1 and pred is None and _all_active(ctx):
         # one address for the whole batch (a uniform SMEM base): one access, broadcast by the caller
-        one = getattr(ctx.mem, "load_one", None)
+        one = getattr(ctx.mem, "load_one", None) if current().one_address_loads else None
         value = one(int(np.asarray(a).reshape(-1)[0]), nbytes) if one is not None else None
         if value is not None:       # Python-int bounds and value (DeviceMemory), no arrays
             return np.full(np.shape(a), value, _U32 if narrow and nbytes <= 4 else U64)
@@ -935,7 +951,8 @@ def dw_set(arr, lo: int, bits: int, value):
     # the usual case, a value of the array's own shape, copies without the broadcast machinery
     out = arr.copy() if shape == arr.shape else np.array(np.broadcast_to(arr, np.broadcast_shapes(arr.shape, shape)))
     k = lo // 32
-    if bits == 64 and not k % 2 and _LITTLE and not out.shape[-1] % 2 and out.flags.c_contiguous:
+    if bits == 64 and not k % 2 and _LITTLE and not out.shape[-1] % 2 and out.flags.c_contiguous \
+            and current().dword_views:
         out.view(U64)[..., k // 2] = v      # dwords k, k+1 are one aligned uint64: no shifts, no splits
         return out
     out[..., k] = (v & U64(0xFFFFFFFF)).astype(np.uint32)
@@ -948,6 +965,8 @@ def dw_zeros(ctx, n: int):
     """A wide value's starting zeros as one broadcastable (1, 1, n) value: dw_set widens it
     to the batch only when a dword set is per wave or per lane, so a uniform result (an SMEM
     load of the address every wave shares) stays one value up to its register write."""
+    if not current().uniform_sgprs:         # the plain way: zeros for every wave and lane
+        return np.zeros(ctx.shape + (n,), np.uint32)
     return np.zeros((1,) * len(ctx.shape) + (n,), np.uint32)
 
 
@@ -1015,7 +1034,7 @@ def imod(a, b):
 def call_instruction(ctx, name: str, args: list):
     """D0 of another instruction (the pseudocode of v_max3_f32 calls v_max_f32)."""
     from .table import load_semantics
-    sem = load_semantics(getattr(ctx, "arch", None) or "gfx1100").lookup(name)
+    sem = load_semantics(getattr(ctx, "arch", None) or "gfx1100", narrow=current().narrow_uint32).lookup(name)
     if sem is None:
         raise SemanticsError(f"{name} has no semantics to call")
     sub_inputs = {}

@@ -51,8 +51,8 @@ class _SourceCache:
         except (OSError, ValueError):
             self.entries = {}
 
-    def key(self, d: isa.InstrDef, scalar: bool) -> str:
-        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar])
+    def key(self, d: isa.InstrDef, scalar: bool, narrow: bool) -> str:
+        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar] + ([] if narrow else ["wide"]))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self):
@@ -68,15 +68,22 @@ class _SourceCache:
             pass        # a read-only home only costs re-translation
 
 
+@lru_cache(maxsize=1)
+def _shared_cache() -> _SourceCache:
+    """One cache per process for every table (fast and reference ones write the same file)."""
+    return _SourceCache()
+
+
 def _operands(d: dict) -> dict[str, Operand]:
     return {k: Operand(*v) for k, v in d.items()}
 
 
-def translate(d: isa.InstrDef, scalar: bool) -> dict:
-    """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}."""
+def translate(d: isa.InstrDef, scalar: bool, narrow: bool = True) -> dict:
+    """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}.
+    narrow=False: without the uint32 statements (EmuOptions.narrow_uint32 off)."""
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar).translate(tree)
+        r = Translator(d.name, d.operand_types, scalar, narrow).translate(tree)
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
     except Exception as e:   # a translator bug must not hide the other instructions
@@ -162,13 +169,15 @@ class Entry:
 
 
 class SemanticTable:
-    """Semantics of one architecture. `get(instr_def)` -> Semantic or None."""
+    """Semantics of one architecture. `get(instr_def)` -> Semantic or None. narrow=False
+    translates without the uint32 statements (reference mode, emu/options.py)."""
 
-    def __init__(self, arch: str):
+    def __init__(self, arch: str, narrow: bool = True):
+        self.narrow = narrow
         self.spec = isa.load(arch)
         self.arch = self.spec.arch
         self._entries: dict[tuple, Entry] = {}
-        self._cache = _SourceCache()
+        self._cache = _shared_cache()
 
     def get(self, d: isa.InstrDef) -> Semantic | None:
         return self.entry(d).semantic
@@ -207,10 +216,10 @@ class SemanticTable:
             return Entry(None, "unsupported", f"{d.name}: no VOP2 instruction {base}")
         if not d.pcode:
             return Entry(None, "unsupported", f"{d.name}: the manual gives no pseudocode")
-        k = self._cache.key(d, scalar)
+        k = self._cache.key(d, scalar, self.narrow)
         t = self._cache.entries.get(k)
         if t is None:
-            t = translate(d, scalar)
+            t = translate(d, scalar, self.narrow)
             self._cache.entries[k] = t
             self._cache.dirty = True
         if "error" in t:
@@ -226,6 +235,7 @@ class SemanticTable:
 
 
 @lru_cache(maxsize=None)
-def load_semantics(arch: str) -> SemanticTable:
-    """The semantic table of a target or family ('gfx1100', 'rdna3', 'gfx1151', ...)."""
-    return SemanticTable(arch)
+def load_semantics(arch: str, narrow: bool = True) -> SemanticTable:
+    """The semantic table of a target or family ('gfx1100', 'rdna3', 'gfx1151', ...);
+    narrow=False: generated without the uint32 statements (EmuOptions.narrow_uint32)."""
+    return SemanticTable(arch, narrow)

@@ -22,6 +22,7 @@ import isa
 from emu.launch import Dispatch
 from emu.machine import Machine
 from emu.memory import PRIVATE_APERTURE, SHARED_APERTURE, DeviceMemory
+from emu.options import EmuOptions, REFERENCE, from_environment
 
 from .codeobj import CodeObject, read_code_object
 from .descriptor import USER_SGPRS, vgprs_from_granule
@@ -74,13 +75,21 @@ class Buffer:
 
 
 class Device:
-    def __init__(self, kind: str = "emu", arch: str = "gfx1100"):
+    """reference=True runs the emulator with every fast path off (emu/options.py); `options`
+    picks switches one by one; neither given: the environment's (WAVESMITH_EMU_REFERENCE=1,
+    WAVESMITH_EMU_OFF=...), else every fast path on."""
+
+    def __init__(self, kind: str = "emu", arch: str = "gfx1100", reference: bool = False,
+                 options: EmuOptions | None = None):
         if kind != "emu":
             raise DeviceError(f"device kind {kind!r}: only 'emu' exists")
+        if reference and options is not None and not options.reference:
+            raise DeviceError("Device: reference=True and options with fast paths on contradict each other")
         self.kind, self.arch = kind, arch
         self.family = isa.resolve_arch(arch)
         self.memory = DeviceMemory()
-        self.machine = Machine(arch, self.memory)
+        self.options = REFERENCE if reference else options if options is not None else from_environment()
+        self.machine = Machine(arch, self.memory, options=self.options)
         self._count = 0
         self.dispatches = 0         # dispatch id of the next launch (the dispatch_id user SGPRs)
 

@@ -42,8 +42,9 @@ class Result:
 class Translator(NarrowStatements, Statements, Expressions):
     """One instruction's pseudocode -> `Result` (see the module docstring)."""
 
-    def __init__(self, name: str, operand_types: dict[str, str], scalar: bool):
+    def __init__(self, name: str, operand_types: dict[str, str], scalar: bool, narrow: bool = True):
         self.name = name
+        self.narrow = narrow        # uint32 statements where they are exact (narrow.py); False: the general path only
         self.optypes = operand_types
         self.scalar = scalar
         self.lines: list[str] = []
