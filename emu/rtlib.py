@@ -369,7 +369,37 @@ def fma(a, b, c, out=None):
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
     if not current().fma_shortcuts:
-        return _fma_plain(a, b, c, dtype)
+        return _first_nan(a, b, c, _fma_plain(a, b, c, dtype))
+    if dtype == np.float64:
+        return _first_nan(a, b, c, _fma_blocks(a, b, c, dtype, out))
+    seen: list = []         # _fma_narrow notes a NaN result there (its reduction finds it for free)
+    result = _fma_blocks(a, b, c, dtype, out, seen)
+    return _first_nan(a, b, c, result) if seen else result
+
+
+def _first_nan(a, b, c, out):
+    """Where an operand is NaN, the result is the first NaN operand (a, b, c order), quieted.
+    numpy's loops choose among several NaN operands by their own operand order, which
+    differs between loops (a broadcast operand comes first in some), so the choice is made
+    here, the same on every path (the manual does not say which NaN the hardware keeps)."""
+    if np.ndim(out) == 0:
+        return _first_nan(a, b, c, np.asarray(out).reshape(1))[0]
+    if not np.isnan(out).any():
+        return out
+    pick = out
+    for x in (c, b, a):
+        x = np.broadcast_to(np.asarray(x).astype(out.dtype), out.shape)
+        pick = np.where(np.isnan(x), x, pick)
+    bits = pick.view(UINT[fbits(out)]) | UINT[fbits(out)](_QUIET[fbits(out)])
+    np.copyto(out, bits.view(out.dtype), where=np.isnan(out))
+    return out
+
+
+_QUIET = {16: 1 << 9, 32: 1 << 22, 64: 1 << 51}
+
+
+def _fma_blocks(a, b, c, dtype, out=None, seen=None):
+    """fma's fast paths (EmuOptions.fma_shortcuts), block by block."""
     one = _fma64 if dtype == np.float64 else _fma_narrow
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     if out is not None and (out.shape != shape or out.dtype != dtype):
@@ -377,18 +407,19 @@ def fma(a, b, c, out=None):
     size = math.prod(shape)
     if not shape:
         return one(a, b, c, dtype)
+    extra = {} if one is _fma64 else {"seen": seen}
     rows = max(1, _BLOCK * shape[0] // size)
     if one is _fma_narrow:      # a uniform operand (one value) is converted once, not per block
         if _sums_exact(a, b, c, dtype):
             return _round_exact_sums(a, b, c, np.empty(shape, dtype) if out is None else out, rows)
         a, b, c = (x.astype(np.float64) if x.size == 1 else x for x in (a, b, c))
     if size <= 2 * _BLOCK:
-        return one(a, b, c, dtype) if out is None else one(a, b, c, dtype, out=out, shape=shape)
+        return one(a, b, c, dtype, **extra) if out is None else one(a, b, c, dtype, out=out, shape=shape, **extra)
     out = np.empty(shape, dtype) if out is None else out
     for i in range(0, shape[0], rows):
         part = [x[i:i + rows] if x.ndim == len(shape) and x.shape[0] > 1 else x for x in (a, b, c)]
         block = out[i:i + rows]
-        one(*part, dtype, out=block, shape=block.shape)     # each block rounds straight into the result
+        one(*part, dtype, out=block, shape=block.shape, **extra)     # each block rounds straight into the result
     return out
 
 
@@ -461,16 +492,18 @@ def _granule_and_max(x, nmant: int, finest: float):
     return max(math.ldexp(1.0, math.frexp(lo)[1] - 1 - nmant), finest), hi
 
 
-def _fma_narrow(a, b, c, dtype, out=None, shape=None):
+def _fma_narrow(a, b, c, dtype, out=None, shape=None, seen=None):
     """f16/f32 fma of one block (see fma), into `out` if given (a block of the result, of
     `shape`). Operands already float64 are one-value operands fma converted for every block:
-    never written (only arrays of the full shape are)."""
+    never written (only arrays of the full shape are). A NaN result appends True to `seen`."""
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     a, b, c = (x.astype(np.float64, copy=x.dtype != np.float64) for x in (a, b, c))
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape) if shape is None else shape
     p = _into_owned(np.multiply, a, b, shape)           # exact (<= 48 significant bits)
     s = p + c
     if s.ndim == 0:
+        if seen is not None and s != s:
+            seen.append(True)
         return _round_to_odd_sum(p, c, s).astype(dtype)
     if out is None:
         out = s.astype(dtype)
@@ -488,7 +521,12 @@ def _fma_narrow(a, b, c, dtype, out=None, shape=None):
     scratch = np.left_shift(s.view(U64), U64(63 - below))
     hard = scratch == U64(1 << 63)
     magnitude = np.abs(out, out=scratch.reshape(-1).view(dtype)[:out.size].reshape(out.shape))
-    if np.fmin.reduce(magnitude, axis=None) <= tiny:      # fmin: NaN lanes do not hide the rest
+    lowest = np.min(magnitude)
+    if lowest != lowest:            # a NaN lane (fma picks its payload); fmin: NaN lanes do not hide the rest
+        if seen is not None:
+            seen.append(True)
+        lowest = np.fmin.reduce(magnitude, axis=None)
+    if lowest <= tiny:
         hard |= magnitude <= tiny
     if hard.any():
         # Only inexact sums can be double-rounded. Exact sums are common (short operands),
