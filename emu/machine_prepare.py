@@ -429,7 +429,12 @@ class Preparer:
         p.writers["VCC"] = _write_lane_bits(sd)
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
-            p.writers["S0"] = _write_vgprs(codes[0] - 256, srcs[0].dwords if srcs else 1)
+            reg, half = codes[0] - 256, None
+            if srcs and srcs[0].t16:                          # v_swap_b16: the half its source names
+                half, reg = ((reg >> 7) & 1 if e32 else opsel & 1), reg & 0x7F
+            if reg + (srcs[0].dwords if srcs else 1) > self.vgprs:
+                raise OperandError(f"v{reg} is beyond the {self.vgprs} VGPRs the kernel allocates")
+            p.writers["S0"] = _write_vgprs(reg, srcs[0].dwords if srcs else 1, half)
 
     def _block(self, code: int, dwords: int):
         reg = code - 256
@@ -526,7 +531,10 @@ class Preparer:
             p.inputs.pop("DATA", None)
         if "data1" not in layout:
             p.inputs.pop("DATA2", None)
-        self._returns(p, d, f["VDST"], layout.get("vdst", n))
+        if "vdst" in layout:
+            self._returns(p, d, f["VDST"], layout["vdst"])
+        else:       # atomics without _RTN: the pseudocode's RETURN_DATA goes nowhere (VDST is unused, often 0)
+            p.writers["RETURN_DATA"] = lambda st, sel, v, a: None
 
     def _flat(self, p: Prepared, d):
         f, fmt = p.inst.fields, d.format

@@ -101,12 +101,20 @@ def compile_source(source: str, name: str):
     return namespace["semantic"]
 
 
-def serialise_atomics(fn):
+def serialise_atomics(fn, nbytes: int = 4):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
-    one after another in lane order (wave-major), as the memory system serialises them."""
+    one after another in lane order (wave-major), as the memory system serialises them.
+    An atomic of `nbytes` at an address that is not a multiple of nbytes is refused: lanes
+    whose accesses overlap without sharing an address would not be serialised."""
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         active = ctx.active
+        if nbytes > 1:
+            odd = active & (addr % np.uint64(nbytes) != 0)
+            if odd.any():
+                w, lane = (int(i) for i in np.argwhere(odd)[0])
+                raise SemanticsError(f"a {nbytes}-byte atomic at address 0x{int(addr[w, lane]):x} (lane {lane}), "
+                                     f"not a multiple of {nbytes}: misaligned atomics are not modelled")
         flat_addr, flat_act = addr.reshape(-1), active.reshape(-1)
         order = np.lexsort((np.arange(flat_addr.size), flat_addr))
         sorted_addr = flat_addr[order]
@@ -226,7 +234,9 @@ class SemanticTable:
             return Entry(None, "unsupported", t["error"])
         fn = compile_source(t["source"], d.name)
         if t["memory"] == "atomic" and not scalar:
-            fn = serialise_atomics(fn)
+            size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
+            # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
+            fn = serialise_atomics(fn, 1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,

@@ -97,6 +97,13 @@ class Program:
     block: int
     texts: list[str] = field(default_factory=list)
     drawn: dict[str, int] = field(default_factory=dict)    # class -> instructions drawn
+    insts: list = field(default_factory=list)              # the DSL instructions (to cut a program short)
+
+    def prefix(self, n: int) -> "Program":
+        """The first n instructions and s_endpgm (to find where two runs part)."""
+        code = b"".join(bytes(x) for x in self.insts[:n]) + self.code[-4:]
+        return Program(code, self.target, self.grid, self.block, self.texts[:n] + self.texts[-1:], self.drawn,
+                       self.insts[:n] + self.insts[-1:])
 
     @property
     def wave(self) -> int:
@@ -373,7 +380,8 @@ class Generator:
             top = 2 if "STRIDE64" in d.name else 16
             mods["offset0"], mods["offset1"] = (int(x) for x in rng.integers(0, top, 2))
         else:
-            mods["offset"] = int(rng.integers(0, (half - 16) // 4)) * 4
+            step = 16 if align == ~15 else 4
+            mods["offset"] = int(rng.integers(0, (half - 16) // step)) * step
             if glc:
                 mods["glc"] = True
         return pre + [self.ns[name](*ops, **mods)]
@@ -429,7 +437,7 @@ class Generator:
                 insts += made
         insts.append(self.ns["s_endpgm"]())
         code = b"".join(bytes(x) for x in insts)
-        return Program(code, self.target, grid, block, [str(x) for x in insts], drawn)
+        return Program(code, self.target, grid, block, [str(x) for x in insts], drawn, insts)
 
     def draw(self, rng, kind: str):
         """A list of instructions for one item of the body (a function of the skip length for
@@ -521,7 +529,12 @@ def fuzz(seeds, targets=TARGETS, options=None, length: int = 40, report: Report 
         for target in targets:
             gen = _GENERATORS.get(target) or _GENERATORS.setdefault(target, Generator(target))
             prog = gen.program(np.random.default_rng([seed, TARGETS.index(target)]), length)
-            fast, ref = run(prog, FAST, seed), run(prog, options, seed)
+            try:
+                fast, ref = run(prog, FAST, seed), run(prog, options, seed)
+            except Exception as e:      # noqa: BLE001 - a Python error from inside the machine is a finding
+                report.programs += 1
+                report.crashes.append((target, seed, f"{type(e).__name__}: {e}", prog.listing()))
+                continue
             report.programs += 1
             report.instructions += fast.instructions
             report.faults += fast.fault is not None

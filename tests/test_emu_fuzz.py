@@ -23,7 +23,7 @@ def test_random_programs_agree_in_fast_and_reference_mode(target):
     assert not report.crashes, "\n".join(f"{t} seed {s}: {fault}" for t, s, fault, _ in report.crashes)
 
 
-def _run(arch: str, wave: int, build, options, vgprs: int = 16):
+def _run(arch: str, wave: int, build, options, vgprs: int = 16, lds: int = 0):
     """Run a one-wave DSL program; its final VGPRs (uint32 [reg, lane])."""
     from dsl.kernel import build_namespace
     from emu.launch import Dispatch
@@ -36,7 +36,7 @@ def _run(arch: str, wave: int, build, options, vgprs: int = 16):
     mem.write(at, code)
     machine = Machine(arch, mem, options=options)
     machine.run(Dispatch("regression", at, grid=(1, 1, 1), block=(wave, 1, 1), wave_size=wave, vgprs=vgprs,
-                         mode=0x3F0))
+                         mode=0x3F0, lds_size=lds))
     st = machine.spare_state
     st.settle_vgprs(None)
     return st.vgpr[:, 0, :].copy()
@@ -92,3 +92,53 @@ def test_generator_draws_every_kind_of_instruction():
     joined = "\n".join(texts)
     for needle in ("_dpp", "_e64", "v_pk_", "v_cmp", "exec_lo", "ds_", "global_", "scratch_", "s_cbranch"):
         assert needle in joined, needle
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_ds_atomic_without_return_leaves_vdst_alone(options):
+    """Found by the fuzzer (gfx1100-w64 seed 149: ds_add_u64 v4, v[11:12]): an LDS atomic
+    without _RTN wrote its pseudocode's RETURN_DATA to the unused VDST field's register, v0,
+    and fast and reference mode wrote different garbage there. It writes no VGPR."""
+    from dsl.operands import v
+
+    def build(ns):
+        return [ns["v_lshlrev_b32"](v[1], 3, v[0]),
+                ns["v_mov_b32"](v[2], 5), ns["v_mov_b32"](v[3], 0),
+                ns["ds_add_u64"](v[1], v[2:3]),
+                ns["ds_add_rtn_u64"](v[4:5], v[1], v[2:3])]
+    regs = _run("gfx1100", 64, build, options, lds=512)
+    assert regs[0].tolist() == list(range(64))               # the work-item ids the launch wrote
+    assert regs[4].tolist() == [5] * 64 and regs[5].tolist() == [0] * 64   # the first add's sum, returned
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_misaligned_64_bit_atomic_is_refused(options):
+    """Found by the fuzzer (gfx1100-w64 seeds 105, 136: ds_sub_rtn_u64 at 4-byte aligned
+    addresses): lanes whose 8-byte accesses overlap without sharing an address were not
+    serialised, so the result depended on how waves were batched. Refused now, naming the
+    address and lane."""
+    from dsl.operands import v
+    from emu.machine import EmuError
+
+    def build(ns):
+        return [ns["v_lshlrev_b32"](v[1], 2, v[0]), ns["v_mov_b32"](v[2], 1), ns["v_mov_b32"](v[3], 0),
+                ns["ds_add_rtn_u64"](v[4:5], v[1], v[2:3])]
+    with pytest.raises(EmuError, match=r"8-byte atomic at address 0x4 \(lane 1\).*misaligned"):
+        _run("gfx1100", 32, build, options, lds=512)
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_v_swap_b16_writes_the_halves_it_names(options):
+    """Found by the fuzzer (gfx1151 seed 157: v_swap_b16_dpp v27.h, v22.h): the source's
+    writeback took the .h bit of the 8-bit VGPR code as part of the register number (an
+    IndexError past the register file)."""
+    from dsl.operands import lit, v
+
+    def build(ns):
+        return [ns["v_mov_b32"](v[1], lit(0x11112222)), ns["v_mov_b32"](v[2], lit(0x33334444)),
+                ns["v_swap_b16"](v[1].h, v[2].h, quad_perm=[0, 1, 2, 3], row_mask=0xF, bank_mask=0xF),
+                ns["v_mov_b32"](v[3], lit(0x55556666)), ns["v_mov_b32"](v[4], lit(0x77778888)),
+                ns["v_swap_b16"](v[3].l, v[4].h)]
+    regs = _run("gfx1151", 32, build, options)
+    assert (regs[1] == 0x33332222).all() and (regs[2] == 0x11114444).all()
+    assert (regs[3] == 0x55557777).all() and (regs[4] == 0x66668888).all()
