@@ -186,3 +186,22 @@ def test_llvm_mc_refuses_the_same_amdhsa_directives(tmp_path):
         done = subprocess.run([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1100", "-filetype=obj", "-o",
                                str(tmp_path / "k.o"), str(tmp_path / "k.s")], capture_output=True, text=True)
         assert done.returncode and "error" in done.stderr, directive
+
+
+@pytest.mark.parametrize("depth, refused", [(20, False), (21, True)])
+def test_macro_nesting_stops_where_llvm_stops(depth, refused, tmp_path):
+    """llvm-mc-22 refuses macro expansions nested more than 20 deep (its
+    -asm-macro-max-nesting-depth): `d` counts the levels down."""
+    src = f".macro m\n.set d, d-1\n.if d\nm\n.endif\n.endm\n.set d, {depth}\nm\n"
+    if refused:
+        _fails(HEAD + src, r"macro m: expansions nested 20 deep")
+    else:
+        read_code_object(assemble_module(HEAD + src))
+    import shutil
+    import subprocess
+    mc = shutil.which("llvm-mc-22")
+    if mc:
+        (tmp_path / "m.s").write_text(src)
+        done = subprocess.run([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1100", str(tmp_path / "m.s")],
+                              capture_output=True, text=True)
+        assert bool(done.returncode) == refused and ("nested more than 20" in done.stderr) == refused
