@@ -369,7 +369,9 @@ class Preparer:
                 _numbers(p, {f"SRC{i}": code - 256})
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
-                p.inputs[key] = self._block(code, wide.width(self.lanes) // 32)
+                dwords = wide.width(self.lanes) // 32
+                p.inputs[key] = self._block(code, dwords) if code >= 256 else \
+                    self._constant_block(code, wide.type, dwords, literal)
                 continue
             if fmt == "VOP3P" and not raw_opsel:
                 p.inputs[key] = self._packed(code, s, i, opsel, f, literal, neg, f.get("NEG_HI", 0), d)
@@ -405,7 +407,9 @@ class Preparer:
             p.writers["D0"] = _write_sgprs(_scalar_register("sdst", vdst), 1)
         elif dst is not None:
             half = None
-            if dst.t16:
+            wide = sem.writes.get("D0")
+            block = wide is not None and wide.bits > 64     # WMMA's D: the semantic merges 16-bit halves itself
+            if dst.t16 and not block:
                 half = (vdst >> 7) & 1 if e32 else (opsel >> 3) & 1
                 vdst = vdst & 0x7F if e32 else vdst
             if vdst + dst.dwords > self.vgprs:
@@ -415,8 +419,7 @@ class Preparer:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
                 p.saturate = _integer_clamp(d, sig, clamp, omod)
-            wide = sem.writes.get("D0")
-            dwords = wide.width(self.lanes) // 32 if wide is not None and wide.bits > 64 else dst.dwords
+            dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
                 if dwords <= 2 else self._block(256 + vdst, dwords)
@@ -433,6 +436,22 @@ class Preparer:
         if code < 256 or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
         return lambda st, sel: np.moveaxis(st.vgpr[reg:reg + dwords, sel], 0, 2)
+
+    def _constant_block(self, code: int, element: str, dwords: int, literal):
+        """WMMA's C matrix from an inline constant (the only operand that may be one): every
+        VGPR of the block holds the constant. Manual 7.9: 'For F16 and BF16, the inline value
+        is replicated into both low and high halves of the DWORD'; 7.5.1: F16 takes the F16
+        constant, 'BF16 uses 32-bit float constants and then the BF16 operand selects the
+        upper 16 bits of the FP32 constant'."""
+        if element == "f16":
+            half = self._src(code, 16, "f", literal)
+            dword = lambda st, sel: half(st, sel) * np.uint32(0x10001)
+        elif element == "bf16":
+            full = self._src(code, 32, "f", literal)
+            dword = lambda st, sel: (full(st, sel) >> np.uint32(16)) * np.uint32(0x10001)
+        else:
+            dword = self._src(code, 32, "f" if element.startswith("f") else "i", literal)
+        return lambda st, sel: np.broadcast_to(np.asarray(dword(st, sel), np.uint32)[..., None], (1, 1, dwords))
 
     def _packed(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
