@@ -964,11 +964,21 @@ def _index(x):
     return raw(x).astype(np.int64)
 
 
-def vgpr_read(ctx, reg, lane):
+def _never(pred) -> bool:
+    """A predicate false in every lane: the branch's register accesses do not happen (the
+    wave64-only branch of v_permlane64 names lanes 32-63, which a wave32 does not have)."""
+    return pred is not None and not np.any(pred)
+
+
+def vgpr_read(ctx, reg, lane, pred=None):
+    if _never(pred):
+        return np.zeros((1, 1), U64)
     return np.asarray(_regfile(ctx, "vgpr", "VGPR[lane][reg]").read(_index(reg), _index(lane))).astype(U64)
 
 
 def vgpr_write(ctx, reg, lane, value, pred):
+    if _never(pred):
+        return
     mask = np.ones((ctx.waves, 1), bool) if pred is None else np.asarray(pred)
     _regfile(ctx, "vgpr", "VGPR[lane][reg]").write(_index(reg), _index(lane), raw(value).astype(np.uint32), mask)
 
