@@ -17,7 +17,7 @@ import numpy as np
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
-from .machine_dpp import Dpp
+from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
 from .wave import EXEC_LO, M0, NULL, VCC_LO, split_dwords
@@ -201,7 +201,7 @@ class Preparer:
                 self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
-        except OperandError as e:
+        except (OperandError, DppError) as e:
             raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
