@@ -193,6 +193,8 @@ class Preparer:
                 self._smem(p, d)
             elif fmt in VALU:
                 self._valu(p, d, inst.fields, inst.literal)
+            elif fmt == "VINTERP":
+                self._vinterp(p)
             elif fmt == "DS":
                 self._ds(p, d)
             elif fmt in FLAT_LIKE:
@@ -430,6 +432,23 @@ class Preparer:
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
             p.writers["S0"] = _write_vgprs(codes[0] - 256, srcs[0].dwords if srcs else 1)
+
+    def _vinterp(self, p: Prepared):
+        """VINTERP: three VGPR sources at the widths the semantic reads them (16-bit ones from the
+        half OPSEL[i] names), NEG[i] negating source i; D0 into VDST (a 16-bit result into the
+        half OPSEL[3] names), CLMP clamping it to [0, 1]. WAITEXP waits for exports, which
+        compute kernels do not have: no effect."""
+        f, sem = p.inst.fields, p.sem
+        opsel, neg = f["OPSEL"], f["NEG"]
+        for i in range(3):
+            op = sem.reads[f"S{i}"]
+            fetch = self._src(f[f"SRC{i}"], op.bits, "f", None, half=(opsel >> i) & 1, per_lane=True)
+            p.inputs[f"S{i}"] = _modified(fetch, op.bits, True, False) if (neg >> i) & 1 else fetch
+        d0, vdst = sem.writes["D0"], f["VDST"]
+        if vdst >= self.vgprs:
+            raise OperandError(f"v{vdst} is beyond the {self.vgprs} VGPRs the kernel allocates")
+        post = _clamp_omod(d0.bits, True, 0) if f["CLMP"] else None
+        p.writers["D0"] = _write_vgprs(vdst, 1, (opsel >> 3) & 1 if d0.bits == 16 else None, post)
 
     def _block(self, code: int, dwords: int):
         reg = code - 256
