@@ -999,9 +999,13 @@ def hwreg_write(ctx, reg, value, pred):
     _regfile(ctx, "hwreg", "HW_REGISTERS").write(_index(reg), None, raw(value), pred)
 
 
+# The manuals use UNDERFLOW_F32/F64 only in v_div_fixup, for quotients whose exponents differ by
+# less than -150 (-1075): below half the smallest denormal, which rounds to (signed) zero. A
+# nonzero constant would make LLVM's division macro, correctly rounded on hardware, return the
+# smallest normal for such quotients (tests/test_emu_semantics_division.py, against numpy).
 CONSTANTS = {"PI": math.pi, "INF": math.inf, "NAN": math.nan, "OVERFLOW_F32": float(np.finfo(np.float32).max),
-             "OVERFLOW_F64": float(np.finfo(np.float64).max), "UNDERFLOW_F32": float(np.finfo(np.float32).tiny),
-             "UNDERFLOW_F64": float(np.finfo(np.float64).tiny), "MAX_FLOAT_F32": float(np.finfo(np.float32).max)}
+             "OVERFLOW_F64": float(np.finfo(np.float64).max), "UNDERFLOW_F32": 0.0,
+             "UNDERFLOW_F64": 0.0, "MAX_FLOAT_F32": float(np.finfo(np.float32).max)}
 
 
 def idiv(a, b):
