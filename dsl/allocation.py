@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from isa.effects import effects
 from regalloc import Instr, Program, Ref, Virtual
 
 from .asm import Statement
@@ -65,7 +66,12 @@ class RecordingEncoder(Encoder):
         cut = next(i for i, n in enumerate(self._noted) if i and n.what == "vdst")
         dx, dy = (next(x for x in self.spec.lookup(p.mnemonic) if x.format == "VOPD" and x.slot == slot)
                   for p, slot in ((st, "X"), (st.dual, "Y")))
-        self._vopd = (dx, self._noted[:cut], dy, self._noted[cut:])
+        # each half's operands take their roles from the VOP1/VOP2 instruction it performs
+        base_x, base_y = vopd_base(self.spec, dx), vopd_base(self.spec, dy)
+        nx = [replace(n, definition=base_x) for n in self._noted[:cut]]
+        ny = [replace(n, definition=base_y) for n in self._noted[cut:]]
+        self._vopd = (dx, nx, dy, ny)
+        self._noted = nx + ny
         self._def = dx
         return out
 
@@ -92,28 +98,28 @@ class RecordingEncoder(Encoder):
 
 # ---------------------------------------------------------------- roles from the pseudocode
 
-_D0_WRITE = re.compile(r"\b(D0|VDST)(\.\w+)?(\[[^\]]*\])?(\.\w+)?\s*=(?!=)")
-_D0_ANY = re.compile(r"\b(D0|VDST)\b")
-
-
 @lru_cache(maxsize=None)
 def _result_role(d) -> tuple[bool, bool]:
-    """(reads, writes) of the result operand (vdst/sdst) of a non-memory instruction."""
-    pc = d.pcode or ""
-    if not pc:
+    """(reads, writes) of the result operand (vdst/sdst) of a non-memory instruction, from
+    the pseudocode's effects on D0 (isa.effects: a write on every path is full, any other
+    write also keeps the old value, so it reads it)."""
+    if not d.pcode:
         return False, True
-    writes = [m for m in _D0_WRITE.finditer(pc)]
-    if not writes:
+    e = effects(d.pcode)
+    if "D0" not in e.writes:
         # SOPK compares and s_setreg name their one register sdst but only read it (S0)
         return True, False
-    reads = len(_D0_ANY.findall(pc)) > len(writes)          # D0 also read (v_fmac, s_addk)
-    for m in writes:
-        index = m.group(3) or ""
-        line_start = pc.rfind("\n", 0, m.start()) + 1
-        conditional = pc[line_start:m.start()].strip() != "" or re.search(r"\bif\b", pc[:m.start()])
-        if (index and index != "[laneId]") or conditional or m.group(1) == "VDST":
-            reads = True       # a bit, a lane or a conditional write keeps the rest of the old value
-    return reads, True
+    return "D0" in e.reads, True
+
+
+def _carry_role(d) -> tuple[bool, bool]:
+    """(reads, writes) of a VOP3SD sdst: the carry/VCC-like second result (VCC or D1 in the
+    pseudocode)."""
+    e = effects(d.pcode or "")
+    written = {"VCC", "D1"} & e.writes
+    if not written:
+        return True, True               # not understood: keep whatever it held
+    return bool(written & e.partial), True
 
 
 def role(n: Noted, glc: bool) -> tuple[bool, bool]:
@@ -122,7 +128,7 @@ def role(n: Noted, glc: bool) -> tuple[bool, bool]:
     if n.what in RESULT_NAMES:
         if d.format in MEMORY_FORMATS:
             return "_D16" in d.name, True            # D16 loads keep the other half of the register
-        reads, writes = _result_role(d)
+        reads, writes = _carry_role(d) if (n.what == "sdst" and d.format == "VOP3SD") else _result_role(d)
         if n.what == "vdst" and d.format in VALU_FORMATS and d.format != "VOPD":
             sig = valu_signature(d)
             if n.reg.half or (sig.dsts and sig.dsts[0].t16 and d.format != "VOP3P"):
@@ -208,7 +214,8 @@ def _vopd_rules(spec, record: Record) -> tuple:
 
 
 _COPY = re.compile(r"D0\.(\w+) = S0\.\1")
-_EXEC_WRITE = re.compile(r"\bEXEC(\.\w+)?(\[[^\]]*\])?\s*=(?!=)")
+_DPP_MODIFIERS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror", "row_share",
+                  "row_xmask", "dpp8", "row_bcast15", "row_bcast31", "wave_shl", "wave_shr", "wave_rol", "wave_ror"}
 
 
 def writes_exec(st: Statement, d) -> bool:
@@ -216,11 +223,24 @@ def writes_exec(st: Statement, d) -> bool:
     (s_and_saveexec, v_cmpx) or its result operand is exec (s_xor_b32 exec_lo, ...)?"""
     if d is None:
         return False
-    if _EXEC_WRITE.search(d.pcode or ""):
+    if "EXEC" in effects(d.pcode or "").writes:
         return True
     first = st.operands[0] if st.operands else None
     return (getattr(first, "name", "").startswith("exec") and d.format not in MEMORY_FORMATS
-            and _result_role(d)[1] and bool(_D0_WRITE.search(d.pcode or "")))
+            and "D0" in effects(d.pcode or "").writes)
+
+
+def reads_all_lanes(st: Statement, d) -> bool:
+    """Does the instruction read VGPRs in lanes other than the active ones: v_readlane,
+    v_permlane* (pseudocode indexes VGPR[lane]), DPP (a lane reads its neighbours, inactive
+    ones with fi), LDS swizzles and permutes?"""
+    if d is None:
+        return False
+    if effects(d.pcode or "").cross_lane or "DPP" in d.format or st.mnemonic.endswith("_dpp"):
+        return True
+    if any(m in _DPP_MODIFIERS for m in st.modifiers):
+        return True
+    return d.name.startswith(("DS_SWIZZLE", "DS_PERMUTE", "DS_BPERMUTE"))
 
 
 def build_program(kernel) -> Program:
@@ -264,7 +284,7 @@ def build_program(kernel) -> Program:
         prog.instrs.append(Instr(tuple(uses), tuple(defs), target,
                                  not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
-                                 writes_exec(inst.statement, d)))
+                                 writes_exec(inst.statement, d), reads_all_lanes(inst.statement, d)))
     return prog
 
 

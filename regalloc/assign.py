@@ -119,21 +119,46 @@ def _alignment(prog: Program, limits: RegisterLimits, file: str) -> dict[int, tu
     return need
 
 
-def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[int, int]) -> Liveness:
-    limit = limits.limit(file)
-    lv = analyze(prog, file, limit)
-    if lv.peak > limit:
-        raise _pressure_error(prog, lv, limit, f"the program needs more {FILE_NAMES[file]}s than there are")
-    ivs = lv.intervals
-    occ = _Occupancy(len(ivs) - lv.phys_base)
-    for r in range(len(ivs) - lv.phys_base):
-        if ivs[lv.phys_base + r]:
-            occ.take(r, ivs[lv.phys_base + r])
-    align = _alignment(prog, limits, file)
+class _Parity:
+    """Union-find over virtual registers with the parity relation the VOPD destination and
+    SRC2 rules (differ modulo 2) impose: once one member of a component has a register,
+    every other member's parity follows. Choosing each member's register greedily without
+    this can leave a value whose two partners have opposite parities (no register fits)."""
 
-    # per virtual: pairing rules and move partners, as (my offset, other ref, modulus)
+    def __init__(self):
+        self.up: dict[int, int] = {}
+        self.rel: dict[int, int] = {}        # parity of base(v) xor parity of base(up[v])
+
+    def find(self, v: int) -> tuple[int, int]:
+        rel = 0
+        path = []
+        while self.up.get(v, v) != v:
+            path.append(v)
+            rel ^= self.rel[v]
+            v = self.up[v]
+        root, acc = v, rel
+        for x in path:               # compress
+            r = self.rel[x]
+            self.up[x], self.rel[x] = root, acc
+            acc ^= r
+        return root, rel
+
+    def differ(self, a: int, b: int, flip: int) -> bool:
+        """base(a) + base(b) + flip must be odd; False if that contradicts earlier rules."""
+        (ra, pa), (rb, pb) = self.find(a), self.find(b)
+        want = 1 ^ flip
+        if ra == rb:
+            return (pa ^ pb) == want
+        self.up[ra], self.rel[ra] = rb, pa ^ pb ^ want
+        return True
+
+
+def _rules(prog: Program, file: str):
+    """Per virtual: pairing rules as (my offset, other ref, modulus), move partners as
+    (my offset, other ref), and the parity components of the modulo-2 rules."""
     rules: dict[int, list[tuple[int, Ref, int]]] = {}
     hints: dict[int, list[tuple[int, Ref]]] = {}
+    parity = _Parity()
     for i, ins in enumerate(prog.instrs):
         for a, b, m in ins.distinct_mod:
             if a.file != file:
@@ -144,11 +169,81 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
             for x, y in ((a, b), (b, a)):
                 if x.virtual:
                     rules.setdefault(x.reg, []).append((x.offset, y, m))
+            if m == 2 and a.virtual and b.virtual and not parity.differ(a.reg, b.reg, (a.offset + b.offset) & 1):
+                raise AllocationError(f"{prog.where(i)}: the VOPD rules need registers of opposite parity "
+                                      f"around an odd cycle of instructions; no assignment satisfies them")
         if ins.copy and ins.copy[0].file == file:
             d, s = ins.copy
             for x, y in ((d, s), (s, d)):
                 if x.virtual:
                     hints.setdefault(x.reg, []).append((x.offset, y))
+    return rules, hints, parity
+
+
+def _residues(prog: Program, file: str, rules, parity: _Parity, align) -> dict[int, int] | None:
+    """A residue modulo 4 for every virtual with pairing rules such that all rules hold
+    (backtracking, most constrained first); None if there is none."""
+    vids = sorted(rules, key=lambda v: -len(rules[v]))
+    out: dict[int, int] = {}
+
+    def fits(v: int, r: int) -> bool:
+        mod, res = align.get(v, (1, 0))
+        if mod > 1 and r % min(mod, 4) != res % min(mod, 4):
+            return False
+        for off, other, m in rules[v]:
+            if not other.virtual:
+                if (r + off - other.reg) % m == 0:
+                    return False
+            elif other.reg in out and (r + off - out[other.reg] - other.offset) % m == 0:
+                return False
+        return True
+
+    def search(k: int) -> bool:
+        if k == len(vids):
+            return True
+        v = vids[k]
+        for r in range(4):
+            if fits(v, r):
+                out[v] = r
+                if search(k + 1):
+                    return True
+                del out[v]
+        return False
+
+    return out if search(0) else None
+
+
+def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[int, int]) -> Liveness:
+    limit = limits.limit(file)
+    lv = analyze(prog, file, limit)
+    if lv.peak > limit:
+        raise _pressure_error(prog, lv, limit, f"the program needs more {FILE_NAMES[file]}s than there are")
+    align = _alignment(prog, limits, file)
+    rules, hints, parity = _rules(prog, file)
+    try:
+        _place(prog, lv, limit, file, base, align, rules, hints, parity, None)
+    except RegisterPressureError:
+        if not rules:
+            raise
+        # Greedy choices left a value with no register meeting its VOPD rules: fix every
+        # ruled value's register modulo 4 first, then place again.
+        forced = _residues(prog, file, rules, parity, align)
+        if forced is None:
+            raise AllocationError("the VOPD register rules (banks and parities) of this program cannot all be "
+                                  "met by any assignment") from None
+        for vid in lv.unit_of:
+            base.pop(vid, None)
+        _place(prog, lv, limit, file, base, align, rules, hints, parity, forced)
+    return lv
+
+
+def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, forced: dict[int, int] | None):
+    ivs = lv.intervals
+    occ = _Occupancy(len(ivs) - lv.phys_base)
+    for r in range(len(ivs) - lv.phys_base):
+        if ivs[lv.phys_base + r]:
+            occ.take(r, ivs[lv.phys_base + r])
+    comp_parity: dict[int, int] = {}          # parity component root -> parity of the root's base
 
     def first_reg(ref: Ref) -> int | None:
         if not ref.virtual:
@@ -167,15 +262,23 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
     for start, neg_width, vid, unit_ivs in order:
         width = -neg_width
         mod, res = align.get(vid, (1, 0))
+        if forced is not None and vid in forced:
+            step = max(mod, 4)
+            res = next(r for r in range(step) if r % 4 == forced[vid] and r % mod == res)
+            mod = step
         candidates = []
         for off, other in hints.get(vid, ()):
             r = first_reg(other)
             if r is not None and r - off >= 0 and (r - off) % mod == res:
                 candidates.append(r - off)
         my_rules = rules.get(vid, ())
+        root, rel = parity.find(vid) if my_rules else (None, 0)
+        want_parity = comp_parity[root] ^ rel if root in comp_parity else None
 
         def ok(b: int) -> bool:
             if b + width > limit:
+                return False
+            if want_parity is not None and b & 1 != want_parity:
                 return False
             for o, u in enumerate(unit_ivs):
                 if u and not occ.free(b + o, u):
@@ -198,10 +301,11 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
                                   f"{f' aligned to {mod}' if mod > 1 else ''} for %{vr.name} from "
                                   f"{prog.where(point // 2)} on (most ever live: {lv.peak})")
         base[vid] = chosen
+        if root is not None and root not in comp_parity:
+            comp_parity[root] = (chosen & 1) ^ rel
         for o, u in enumerate(unit_ivs):
             if u:
                 occ.take(chosen + o, u)
-    return lv
 
 
 def allocate(prog: Program, limits: RegisterLimits) -> Allocation:

@@ -63,79 +63,60 @@ def _mask(lv_unit, refs, file: str) -> int:
     return m
 
 
-def _exec_may_differ(prog: Program, spans, preds) -> list[bool]:
-    """Per block: may EXEC differ from its entry value at some instruction of it?
-    (forward: reachable from an EXEC write; within a block, from that write on)."""
-    writes = [any(prog.instrs[i].writes_exec for i in range(s, e)) for s, e in spans]
-    entry = [False] * len(spans)
+def _lane_partial(prog: Program, uses: list[int], defs: list[int], spans, succs) -> dict[int, int]:
+    """instruction -> VGPR units it writes whose old value a later read may still need in
+    lanes this write does not cover.
+
+    Backward dataflow over two bitsets: L (live: some later read needs the unit) and D
+    (some later read may run under a different EXEC than here: an EXEC write lies between,
+    or the read is cross-lane -- v_readlane, DPP -- and may see any lane). A write kills a
+    unit only if it is not in D; otherwise it is partial (it also uses the old value). This
+    is exact for straight-line code and conservative across EXEC changes: a value written
+    in a divergent loop and read after it, or written on both sides of an if/else, keeps
+    its other lanes; a temporary written and read under one EXEC costs nothing extra."""
+    exec_w = [ins.writes_exec for ins in prog.instrs]
+    cross = [ins.reads_all_lanes for ins in prog.instrs]
+    if not any(exec_w) and not any(cross):
+        return {}
+    n_blocks = len(spans)
+    live_in, div_in = [0] * n_blocks, [0] * n_blocks
+
+    def walk(b: int, live: int, div: int, partial: dict | None):
+        s, e = spans[b]
+        for i in range(e - 1, s - 1, -1):
+            if exec_w[i]:
+                div |= live
+            d = defs[i]
+            if d:
+                p = d & div
+                if p and partial is not None:
+                    partial[i] = p
+                kill = d & ~uses[i] & ~div
+                live &= ~kill
+            u = uses[i]
+            live |= u
+            if cross[i]:
+                div |= u
+        return live, div
+
     changed = True
     while changed:
         changed = False
-        for b in range(len(spans)):
-            if not entry[b] and any(entry[p] or writes[p] for p in preds[b]):
-                entry[b], changed = True, True
-    return entry
-
-
-def _partial_writes(prog: Program, defs: list[int], spans, preds, phys_base: int) -> dict[int, int]:
-    """instruction -> virtual VGPR dwords it writes that another instruction's write of the
-    same dword may reach (reaching definitions; partial writes never remove an earlier
-    definition, so nothing is killed and this is reachability from each other write).
-
-    Only dwords written by two or more instructions take part. Each such write is one
-    site bit; `site_of[i]` are the sites of instruction i and `others[i]` the sites of other
-    instructions writing a dword i writes, grouped per dword so the test stays per dword."""
-    if not any(ins.writes_exec for ins in prog.instrs):
-        return {}
-    exec_in = _exec_may_differ(prog, spans, preds)
-    virtual = (1 << phys_base) - 1
-    writers: dict[int, list[int]] = {}
-    for i, d in enumerate(defs):
-        for x in bits(d & virtual):
-            writers.setdefault(x, []).append(i)
-    site = {}                                  # (instruction, unit) -> site bit
-    for x, ws in writers.items():
-        if len(ws) > 1:
-            for i in ws:
-                site[(i, x)] = 1 << len(site)
-    if not site:
-        return {}
-    unit_sites: dict[int, int] = {}
-    at: dict[int, list[tuple[int, int]]] = {}  # instruction -> [(unit, its site bit)]
-    for (i, x), bit in site.items():
-        unit_sites[x] = unit_sites.get(x, 0) | bit
-        at.setdefault(i, []).append((x, bit))
-    gen = []
-    for s, e in spans:
-        g = 0
-        for i in range(s, e):
-            for _, bit in at.get(i, ()):
-                g |= bit
-        gen.append(g)
-    reach_in = [0] * len(spans)
-    changed = True
-    while changed:
-        changed = False
-        for b in range(len(spans)):
-            new = 0
-            for p in preds[b]:
-                new |= reach_in[p] | gen[p]
-            if new != reach_in[b]:
-                reach_in[b], changed = new, True
+        for b in range(n_blocks - 1, -1, -1):
+            live = div = 0
+            for t in succs[b]:
+                live |= live_in[t]
+                div |= div_in[t]
+            live, div = walk(b, live, div, None)
+            if live != live_in[b] or div != div_in[b]:
+                live_in[b], div_in[b], changed = live, div, True
     partial: dict[int, int] = {}
-    for b, (s, e) in enumerate(spans):
-        reach, masked = reach_in[b], exec_in[b]
-        for i in range(s, e):
-            mine = at.get(i)
-            if not mine:
-                masked |= prog.instrs[i].writes_exec
-                continue
-            for x, bit in mine:
-                if masked and reach & unit_sites[x] & ~bit:
-                    partial[i] = partial.get(i, 0) | 1 << x
-            for _, bit in mine:
-                reach |= bit
-            masked |= prog.instrs[i].writes_exec
+    for b in range(n_blocks):
+        live = div = 0
+        for t in succs[b]:
+            live |= live_in[t]
+            div |= div_in[t]
+        walk(b, live, div, partial)
     return partial
 
 
@@ -167,7 +148,7 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
         for s in ss:
             preds[s].append(b)
     if file == "v":
-        for i, partial in _partial_writes(prog, defs, spans, preds, phys_base).items():
+        for i, partial in _lane_partial(prog, uses, defs, spans, succs).items():
             uses[i] |= partial
     kills = [d & ~u for d, u in zip(defs, uses)]   # a write that keeps part of the old value is also a use
     gen, killed, wrote = [], [], []

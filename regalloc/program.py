@@ -31,6 +31,8 @@ class Instr:
     distinct_mod: tuple[tuple[Ref, Ref, int], ...] = ()
     # Changes which lanes are active (writes EXEC): VGPR writes it may reach can be partial.
     writes_exec: bool = False
+    # Reads VGPRs in lanes other than the active ones (v_readlane, DPP, permlanes).
+    reads_all_lanes: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,247 @@
+"""Which operands an instruction's pseudocode reads and writes, found by parsing its
+statement structure (assignments, if/elsif/else, loops) rather than by pattern matching.
+
+    from isa.effects import effects
+    e = effects("{ D1.u1, D0.u64 } = 65'B(65'U(S0.u) * 65'U(S1.u) + 65'U(S2.u64))")
+    e.full      # frozenset({'D0', 'D1'}): written whole on every path
+    e.reads     # frozenset({'S0', 'S1', 'S2'})
+
+Names are the pseudocode's operands: D0 D1 S0 S1 S2 VCC SCC EXEC M0 (VDST counts as D0,
+SRC0..2 as S0..2, EXEC_LO / VCC_LO as EXEC / VCC). A write is *full* when every path
+assigns the whole operand: `D0.u = ...`, a concatenation `{ D1.u1, D0.u64 } = ...`, or an
+if/else whose every branch assigns it. A lane-bit write `D0.u64[laneId] = ...` (VOPC, carry
+outs, v_cmpx's EXEC) is full: the hardware writes the whole mask, 0 for inactive lanes.
+Any other write -- a bit range, an index, inside a loop, in only some branches, to
+`VGPR[lane][VDST]` -- is *partial*: the old value survives in part, so it is read as well.
+A read of an operand after a full write of it on every path is not a read of the input.
+Anything the parser does not understand counts as reading every operand it names, and
+writing (partially) every operand it assigns: never less than the truth."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+ALIASES = {"VDST": "D0", "SDST": "D0", "SRC0": "S0", "SRC1": "S1", "SRC2": "S2", "EXEC_LO": "EXEC", "EXEC_HI": "EXEC",
+           "VCC_LO": "VCC", "VCC_HI": "VCC"}
+OPERANDS = {"D0", "D1", "S0", "S1", "S2", "VCC", "SCC", "EXEC", "M0"} | set(ALIASES)
+_TOKEN = re.compile(r"\d+'[A-Za-z0-9_.]*|0x[0-9A-Fa-f]+[A-Za-z]*|\d+(\.\d+)?[A-Za-z]*|[A-Za-z_]\w*|"
+                    r"==|!=|<=|>=|\+=|-=|\*=|\|=|&=|\^=|<<=|>>=|&&|\|\||<<|>>|\n|\S")
+_COMPOUND = {"+=", "-=", "*=", "|=", "&=", "^=", "<<=", ">>="}
+_LANE_REGS = {"VGPR", "SGPR"}
+
+
+@dataclass(frozen=True)
+class Effects:
+    reads: frozenset       # operands whose incoming value is read
+    full: frozenset        # written whole on every path
+    partial: frozenset     # written on some path or in part (their old value is read too)
+    cross_lane: bool       # reads a VGPR in lanes chosen by the code (VGPR[lane][...])
+
+    @property
+    def writes(self) -> frozenset:
+        return self.full | self.partial
+
+
+def _name(tok: str) -> str | None:
+    if tok in OPERANDS:
+        return ALIASES.get(tok, tok)
+    return None
+
+
+def _tokens(pcode: str) -> list[str]:
+    text = re.sub(r"//[^\n]*", "", pcode)
+    return [m.group(0) for m in _TOKEN.finditer(text)]
+
+
+def _statements(toks: list[str]) -> list[list[str]]:
+    """Split at ';' and newlines outside brackets; an if/elsif/while/for header runs on to
+    its then/do, and the statement after then/do/else starts fresh."""
+    out, cur, depth, header = [], [], 0, False
+    for t in toks:
+        if t in "([{":
+            depth += 1
+        elif t in ")]}":
+            depth = max(depth - 1, 0)
+        if depth == 0 and not header and t in (";", "\n"):
+            if cur:
+                out.append(cur)
+            cur = []
+            continue
+        if t == "\n":
+            continue
+        if depth == 0 and not cur and t in ("if", "elsif", "while", "for"):
+            header = True
+        cur.append(t)
+        if depth == 0 and header and t in ("then", "do"):
+            out.append(cur)
+            cur, header = [], False
+        elif depth == 0 and not header and t == "else" and len(cur) == 1:
+            out.append(cur)
+            cur = []
+    if cur:
+        out.append(cur)
+    return out
+
+
+class _Unknown(Exception):
+    pass
+
+
+class _Analysis:
+    def __init__(self):
+        self.reads: set = set()
+        self.written: set = set()        # assigned anywhere (full or not)
+        self.cross_lane = False
+
+    def read_all(self, toks, done: set):
+        for i, t in enumerate(toks):
+            n = _name(t)
+            if n and n not in done:
+                self.reads.add(n)
+            if t in _LANE_REGS and i + 1 < len(toks) and toks[i + 1] == "[":
+                self.cross_lane = True
+
+    def block(self, stmts: list, i: int, done: set, stop: tuple) -> tuple[int, set]:
+        """Analyse statements from i until a token in `stop` starts one; `done` = operands
+        fully written on every path so far. Returns (index, done after)."""
+        done = set(done)
+        while i < len(stmts):
+            s = stmts[i]
+            head = s[0]
+            if head in stop:
+                return i, done
+            if head == "if":
+                i, done = self.branches(stmts, i, done)
+                continue
+            if head in ("for", "while"):
+                self.read_all(s, done)
+                j, _ = self.block(stmts, i + 1, done, ("endfor", "endwhile"))
+                i = j + 1                     # a loop body may run zero times: its writes stay partial
+                continue
+            if head in ("declare", "return", "break", "nop", "endfunction", "endfor", "endwhile", "endif"):
+                i += 1
+                continue
+            self.statement(s, done)
+            i += 1
+        return i, done
+
+    def branches(self, stmts, i, done):
+        outs, has_else = [], False
+        while True:
+            s = stmts[i]
+            if s[0] in ("if", "elsif"):
+                self.read_all(s[1:], done)
+            elif s[0] == "else":
+                has_else = True
+            i, after = self.block(stmts, i + 1, done, ("elsif", "else", "endif"))
+            outs.append(after)
+            if i >= len(stmts):
+                raise _Unknown("if without endif")
+            if stmts[i][0] == "endif":
+                rest = stmts[i][1:]
+                if rest and rest != ["."]:
+                    self.statement(rest, done)
+                i += 1
+                break
+        full = set.intersection(*outs) if has_else else set(done)
+        return i, full | done
+
+    def statement(self, s: list, done: set):
+        eq = _assignment(s)
+        if eq is None:
+            self.read_all(s, done)
+            return
+        lhs, op, rhs = s[:eq], s[eq], s[eq + 1:]
+        self.read_all(rhs, done)
+        for target in _targets(lhs):
+            root = target[0]
+            n = _name(root)
+            if n is not None:
+                rest = target[1:]
+                whole = _is_whole(rest)
+                self.read_all(rest, done)       # names in indices are read
+                self.written.add(n)
+                if op in _COMPOUND and n not in done:
+                    self.reads.add(n)
+                if whole:
+                    done.add(n)
+                elif n not in done:
+                    self.reads.add(n)             # bits or lanes not written keep the old value
+            elif root in _LANE_REGS:
+                for t in target[1:]:
+                    m = _name(t)
+                    if m == "D0":
+                        self.written.add(m)
+                        if m not in done:
+                            self.reads.add(m)
+                    elif m:
+                        self.reads.add(m) if m not in done else None
+            else:
+                self.read_all(target[1:], done)
+
+
+def _assignment(s: list) -> int | None:
+    depth = 0
+    for i, t in enumerate(s):
+        if t in "([{":
+            depth += 1
+        elif t in ")]}":
+            depth -= 1
+        elif depth == 0 and (t == "=" or t in _COMPOUND):
+            return i
+        elif depth == 0 and t == "?":
+            return None
+    return None
+
+
+def _targets(lhs: list) -> list[list[str]]:
+    if lhs and lhs[0] == "{" and lhs[-1] == "}":
+        parts, cur, depth = [], [], 0
+        for t in lhs[1:-1]:
+            if t in "([{":
+                depth += 1
+            elif t in ")]}":
+                depth -= 1
+            if t == "," and depth == 0:
+                parts.append(cur)
+                cur = []
+            else:
+                cur.append(t)
+        parts.append(cur)
+        return [p for p in parts if p]
+    return [lhs]
+
+
+def _is_whole(rest: list) -> bool:
+    """`.type`, nothing, or `.type[laneId]` (a lane bit of a mask: the whole mask is written)."""
+    i = 0
+    if i < len(rest) and rest[i] == ".":
+        i += 2
+    elif i < len(rest) and rest[i].startswith("."):
+        i += 1
+    if i == len(rest):
+        return True
+    return rest[i:] == ["[", "laneId", "]"]
+
+
+@lru_cache(maxsize=None)
+def effects(pcode: str | None) -> Effects:
+    """Operands read and written by `pcode` (see the module docstring)."""
+    if not pcode:
+        return Effects(frozenset(), frozenset(), frozenset(), False)
+    toks = _tokens(pcode.replace(".\n", "\n"))
+    toks = [t for t in toks]
+    a = _Analysis()
+    try:
+        stmts = _statements(toks)
+        _, done = a.block(stmts, 0, set(), ())
+    except (_Unknown, IndexError):
+        b = _Analysis()
+        b.read_all(toks, set())
+        names = {n for t in toks if (n := _name(t))}
+        return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
+                       b.cross_lane)
+    full = frozenset(done & a.written)
+    partial = frozenset(a.written - full)
+    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane)
