@@ -572,7 +572,13 @@ class Preparer:
         elif fmt == "GLOBAL":
             offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
             off = np.uint64(offset & (2**64 - 1))
-            if use_saddr:
+            if d.name.endswith("_ADDTID_B32"):      # no VGPR address: saddr + offset + laneId * 4
+                lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
+
+                def addr(st, sel):
+                    base = st.read_sgprs(sel, saddr, 2) if use_saddr else np.zeros((1, 1), np.uint64)
+                    return base + off + lane4
+            elif use_saddr:
                 va = self._vgpr_data(vaddr, 1)
                 lend = p.sem.memory == "load"      # nothing writes memory before the result's writeback
 

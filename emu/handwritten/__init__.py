@@ -31,6 +31,9 @@ CONTROL = {
     "S_SETPRIO": "nop", "S_INCPERFLEVEL": "nop", "S_DECPERFLEVEL": "nop", "S_ICACHE_INV": "nop",
     "S_TTRACEDATA": "nop", "S_TTRACEDATA_IMM": "nop", "S_DCACHE_INV": "nop", "S_GL1_INV": "nop",
     "BUFFER_GL0_INV": "nop", "BUFFER_GL1_INV": "nop", "V_NOP": "nop", "V_PIPEFLUSH": "nop",
+    "DS_NOP": "nop",                # "Do nothing."
+    # probes of the address translation cache: no destination, no effect on data
+    "S_ATC_PROBE": "nop", "S_ATC_PROBE_BUFFER": "nop",
 }
 
 
