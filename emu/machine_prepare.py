@@ -396,8 +396,14 @@ class Preparer:
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
                 dwords = wide.width(self.lanes) // 32
-                p.inputs[key] = self._block(code, dwords) if code >= 256 else \
-                    self._constant_block(code, wide.type, dwords, literal)
+                if code >= 256:
+                    p.inputs[key] = self._block(code, dwords)
+                elif code < 128 and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
+                    if code + dwords > 128:
+                        raise OperandError(f"s[{code}:{code + dwords - 1}] runs past the scalar registers")
+                    p.inputs[key] = lambda st, sel, c=code, n=dwords: st.read_sgprs(sel, c, n)
+                else:
+                    p.inputs[key] = self._constant_block(code, wide.type, dwords, literal)
                 continue
             if fmt == "VOP3P" and not raw_opsel:
                 p.inputs[key] = self._packed(code, s, i, opsel, f, literal, neg, f.get("NEG_HI", 0), d)

@@ -142,3 +142,23 @@ def test_v_swap_b16_writes_the_halves_it_names(options):
     regs = _run("gfx1151", 32, build, options)
     assert (regs[1] == 0x33332222).all() and (regs[2] == 0x11114444).all()
     assert (regs[3] == 0x55557777).all() and (regs[4] == 0x66668888).all()
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_wide_sgpr_source_is_four_registers(options):
+    """Found by the fuzzer (gfx1100-w64 seed 0: v_mqsad_u32_u8 v[16:19], v[15:16], s28,
+    s[24:27]): a 128-bit source in SGPRs was read as an inline constant, one SGPR repeated
+    (and failed with more than one wave per batch). It is s[24:27], as the same values in
+    v[8:11] give."""
+    from dsl.operands import lit, s, v
+
+    def build(ns):
+        values = (0x01020304, 0x7F800001, 0x00FF00FF, 0x12345678)
+        out = [ns["v_mov_b32"](v[1], lit(0x0A0B0C0D)), ns["v_mov_b32"](v[2], lit(0x01FF7F80)),
+               ns["s_mov_b32"](s[4], lit(0x11223344))]
+        for i, x in enumerate(values):
+            out += [ns["s_mov_b32"](s[8 + i], lit(x)), ns["v_mov_b32"](v[8 + i], lit(x))]
+        return out + [ns["v_mqsad_u32_u8"](v[12:15], v[1:2], s[4], s[8:11]),
+                      ns["v_mqsad_u32_u8"](v[4:7], v[1:2], s[4], v[8:11])]
+    regs = _run("gfx1100", 32, build, options)
+    assert (regs[12:16] == regs[4:8]).all()
