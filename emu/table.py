@@ -23,6 +23,7 @@ import isa
 
 from . import handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
+from .buffer import BufferMemory
 from .memory import RegionMemory
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
@@ -136,7 +137,8 @@ def serialise_atomics(fn, sign: int = 0):
         rank = np.where(flat_act, rank, -1).reshape(ctx.shape)
         if rank.max(initial=-1) <= 0:
             return fn(ctx)
-        if sign and COMBINE_ATOMIC_SUMS:
+        if sign and COMBINE_ATOMIC_SUMS and not isinstance(ctx.mem, BufferMemory):
+            # (a buffer's range check is per lane: lanes out of range return 0 and add nothing)
             out = _combined_sum(fn, ctx, order[flat_act[order]], flat_addr, sign)
             if out is not None:
                 return out
