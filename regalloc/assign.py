@@ -19,7 +19,8 @@ FILE_NAMES = {"v": "VGPR", "s": "SGPR"}
 
 class RegisterPressureError(ValueError):
     """The program needs more registers than the file has: names the program point and the
-    values live there."""
+    values live there; `.file` is 'v' or 's'."""
+    file = "v"
 
 
 class AllocationError(ValueError):
@@ -57,6 +58,7 @@ class _Occupancy:
     def __init__(self, registers: int):
         self.starts = [[] for _ in range(registers)]
         self.ends = [[] for _ in range(registers)]
+        self.owners = [[] for _ in range(registers)]     # virtual id per range (None: a physical register)
         self.last = [0] * registers
 
     def free(self, reg: int, ivs: list[tuple[int, int]]) -> bool:
@@ -69,12 +71,39 @@ class _Occupancy:
                 return False
         return True
 
-    def take(self, reg: int, ivs: list[tuple[int, int]]):
+    def next_start(self, reg: int, point: int) -> int:
+        """Where the register's next occupied range after `point` begins (a large number if none)."""
+        starts = self.starts[reg]
+        j = bisect_right(starts, point - 1)
+        return starts[j] if j < len(starts) else 1 << 40
+
+    def take(self, reg: int, ivs: list[tuple[int, int]], owner: int | None = None):
         for s, e in ivs:
             j = bisect_right(self.starts[reg], s)
             self.starts[reg].insert(j, s)
             self.ends[reg].insert(j, e)
+            self.owners[reg].insert(j, owner)
             self.last[reg] = max(self.last[reg], e)
+
+    def overlapping(self, reg: int, ivs: list[tuple[int, int]]) -> set:
+        """Owners of the ranges on `reg` that overlap `ivs`."""
+        starts, ends, owners = self.starts[reg], self.ends[reg], self.owners[reg]
+        out = set()
+        for s, e in ivs:
+            j = bisect_right(starts, s)
+            if j and ends[j - 1] > s:
+                out.add(owners[j - 1])
+            while j < len(starts) and starts[j] < e:
+                out.add(owners[j])
+                j += 1
+        return out
+
+    def release(self, reg: int, owner: int):
+        keep = [k for k, o in enumerate(self.owners[reg]) if o != owner]
+        self.starts[reg] = [self.starts[reg][k] for k in keep]
+        self.ends[reg] = [self.ends[reg][k] for k in keep]
+        self.owners[reg] = [self.owners[reg][k] for k in keep]
+        self.last[reg] = max(self.ends[reg], default=0)
 
 
 def _describe_live(prog: Program, lv: Liveness, point: int) -> str:
@@ -92,10 +121,12 @@ def _describe_live(prog: Program, lv: Liveness, point: int) -> str:
 
 def _pressure_error(prog: Program, lv: Liveness, limit: int, what: str) -> RegisterPressureError:
     point = lv.peak_point
-    return RegisterPressureError(
+    err = RegisterPressureError(
         f"{what}: {lv.peak} {FILE_NAMES[lv.file]}s are live at {prog.where(point // 2)} "
         f"({'before it' if point % 2 == 0 else 'after it'}); the file has {limit}. "
         f"Live there: {_describe_live(prog, lv, point)}")
+    err.file = lv.file          # 'v' or 's': which file ran out (the spiller's cue)
+    return err
 
 
 def _alignment(prog: Program, limits: RegisterLimits, file: str) -> dict[int, tuple[int, int]]:
@@ -220,8 +251,9 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
         raise _pressure_error(prog, lv, limit, f"the program needs more {FILE_NAMES[file]}s than there are")
     align = _alignment(prog, limits, file)
     rules, hints, parity = _rules(prog, file)
+    forced = None
     try:
-        _place(prog, lv, limit, file, base, align, rules, hints, parity, None)
+        best = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, None, STRATEGIES[0])
     except RegisterPressureError:
         if not rules:
             raise
@@ -231,19 +263,46 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
         if forced is None:
             raise AllocationError("the VOPD register rules (banks and parities) of this program cannot all be "
                                   "met by any assignment") from None
-        for vid in lv.unit_of:
-            base.pop(vid, None)
-        _place(prog, lv, limit, file, base, align, rules, hints, parity, forced)
+        best = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, STRATEGIES[0])
+    # First fit in order of first live point is optimal for single registers with interval
+    # live ranges; tuples (which need adjacent free registers) and ranges with holes can
+    # leave it above the most values live at once. Other orders then often do better.
+    for strategy in STRATEGIES[1:]:
+        if _top(best, prog, lv) <= lv.peak + 1:
+            break
+        try:
+            other = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, strategy)
+        except RegisterPressureError:
+            continue
+        if _top(other, prog, lv) < _top(best, prog, lv):
+            best = other
+    base.update(best)
     return lv
 
 
-def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, forced: dict[int, int] | None):
+STRATEGIES = ("first_start", "best_fit", "aligned_tuples", "wide_first", "longest_first", "wide_longest_first")
+
+
+def _top(base: dict[int, int], prog: Program, lv: Liveness) -> int:
+    """Registers used: highest virtual or live physical register + 1."""
+    top = max((base[v] + prog.virtuals[v].width for v in lv.unit_of), default=0)
+    phys = [r for r in range(len(lv.intervals) - lv.phys_base) if lv.intervals[lv.phys_base + r]]
+    return max([top] + [r + 1 for r in phys])
+
+
+def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, forced: dict[int, int] | None,
+           strategy: str) -> dict[int, int]:
+    """First-fit placement of every virtual of `lv`'s file in an order set by `strategy`;
+    returns `base` with them added."""
     ivs = lv.intervals
     occ = _Occupancy(len(ivs) - lv.phys_base)
     for r in range(len(ivs) - lv.phys_base):
         if ivs[lv.phys_base + r]:
             occ.take(r, ivs[lv.phys_base + r])
     comp_parity: dict[int, int] = {}          # parity component root -> parity of the root's base
+    used_top = max((r + 1 for r in range(len(ivs) - lv.phys_base) if ivs[lv.phys_base + r]), default=0)
+    target = min(lv.peak + 1, limit)          # registers first fit should stay within
+    info: dict[int, tuple] = {}               # placed virtual -> (width, unit ranges, modulus, residue)
 
     def first_reg(ref: Ref) -> int | None:
         if not ref.virtual:
@@ -257,11 +316,22 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
         unit_ivs = [ivs[first + o] for o in range(width)]
         start = min((x[0][0] for x in unit_ivs if x), default=None)
         order.append((start if start is not None else -1, -width, vid, unit_ivs))
-    order.sort(key=lambda t: (t[0], t[1], t[2]))
+    if strategy == "longest_first":
+        span = {vid: sum(e - s for x in u for s, e in x) for _, _, vid, u in order}
+        order.sort(key=lambda t: (-span[t[2]], t[0], t[2]))
+    elif strategy == "wide_longest_first":
+        span = {vid: sum(e - s for x in u for s, e in x) / len(u) for _, _, vid, u in order}
+        order.sort(key=lambda t: (t[1], -span[t[2]], t[0], t[2]))
+    elif strategy == "wide_first":
+        order.sort(key=lambda t: (t[1] == -1, t[0], t[1], t[2]))
+    else:
+        order.sort(key=lambda t: (t[0], t[1], t[2]))
 
     for start, neg_width, vid, unit_ivs in order:
         width = -neg_width
         mod, res = align.get(vid, (1, 0))
+        if strategy == "aligned_tuples" and width > 1 and mod == 1 and vid not in rules:
+            mod = 2 if width == 2 else 4
         if forced is not None and vid in forced:
             step = max(mod, 4)
             res = next(r for r in range(step) if r % 4 == forced[vid] and r % mod == res)
@@ -290,8 +360,19 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
             return True
 
         chosen = next((b for b in candidates if ok(b)), None)
+        if chosen is None and strategy == "best_fit":
+            # among registers already in use, the one free for the shortest time after this
+            # value ends: long free stretches stay whole for values still to come
+            end = max(x[-1][1] for x in unit_ivs if x) if start >= 0 else 0
+            fits = [b for b in range(res, min(used_top, limit - width + 1), mod) if ok(b)]
+            if fits:
+                chosen = min(fits, key=lambda b: (occ.next_start(b, end), b))
         if chosen is None:
             chosen = next((b for b in range(res, limit - width + 1, mod) if ok(b)), None)
+        if (chosen is None or chosen + width > target) and not my_rules and start >= 0:
+            moved = _evict_into(occ, base, info, vid, width, unit_ivs, mod, res, target, rules)
+            if moved is not None:
+                chosen = moved
         if chosen is None:
             point = start if start >= 0 else 0
             lv_at = Liveness(file, lv.unit_of, lv.phys_base, ivs, lv.peak, point)
@@ -301,11 +382,69 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
                                   f"{f' aligned to {mod}' if mod > 1 else ''} for %{vr.name} from "
                                   f"{prog.where(point // 2)} on (most ever live: {lv.peak})")
         base[vid] = chosen
+        info[vid] = (width, unit_ivs, mod, res)
+        used_top = max(used_top, chosen + width)
         if root is not None and root not in comp_parity:
             comp_parity[root] = (chosen & 1) ^ rel
         for o, u in enumerate(unit_ivs):
             if u:
-                occ.take(chosen + o, u)
+                occ.take(chosen + o, u, vid)
+    return base
+
+
+def _evict_into(occ: _Occupancy, base, info, vid, width, unit_ivs, mod, res, target, rules) -> int | None:
+    """Make room for `vid` below `target` (the most values live at once, + 1) by moving at
+    most two already placed values without pairing rules to other free registers below
+    `target`. The register run where that works, or None (nothing changed)."""
+    for b in range(res, target - width + 1, mod):
+        victims = set()
+        for o, u in enumerate(unit_ivs):
+            if u:
+                victims |= occ.overlapping(b + o, u)
+                if None in victims or len(victims) > 2 or victims & rules.keys():
+                    break
+        else:
+            if not victims:
+                return b
+            for y in victims:
+                wy, ivy, _, _ = info[y]
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.release(base[y] + o, y)
+            for o, u in enumerate(unit_ivs):
+                if u:
+                    occ.take(b + o, u, vid)
+            placed = {}
+            for y in victims:
+                wy, ivy, my, ry = info[y]
+                r = next((r for r in range(ry, target - wy + 1, my)
+                          if all(not ivy[o] or occ.free(r + o, ivy[o]) for o in range(wy))), None)
+                if r is None:
+                    break
+                placed[y] = r
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.take(r + o, ivy[o], y)
+            if len(placed) == len(victims):
+                for o, u in enumerate(unit_ivs):       # the caller takes vid's ranges again
+                    if u:
+                        occ.release(b + o, vid)
+                base.update(placed)
+                return b
+            for y, r in placed.items():                # undo
+                wy, ivy, _, _ = info[y]
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.release(r + o, y)
+            for o, u in enumerate(unit_ivs):
+                if u:
+                    occ.release(b + o, vid)
+            for y in victims:
+                wy, ivy, _, _ = info[y]
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.take(base[y] + o, ivy[o], y)
+    return None
 
 
 def allocate(prog: Program, limits: RegisterLimits) -> Allocation:
