@@ -7,7 +7,7 @@ program names itself; a plain move's destination first tries its source's regist
 the move becomes a no-op (coalescing)."""
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+import numpy as np
 from dataclasses import dataclass, field
 
 from .limits import RegisterLimits
@@ -53,57 +53,81 @@ class Allocation:
 
 
 class _Occupancy:
-    """Per physical register, the sorted disjoint point ranges already given to some unit."""
+    """Which registers are taken at which program points: one bit per register in a row
+    per point (numpy uint64 words), so the registers free over a value's whole live range
+    come from one OR over its rows. Owners per register are kept for eviction."""
 
-    def __init__(self, registers: int):
-        self.starts = [[] for _ in range(registers)]
-        self.ends = [[] for _ in range(registers)]
-        self.owners = [[] for _ in range(registers)]     # virtual id per range (None: a physical register)
-        self.last = [0] * registers
+    CHUNK = 64       # points per row of the summary: long ranges OR summary rows, not points
+
+    def __init__(self, registers: int, points: int):
+        self.words = max(1, -(-registers // 64))
+        self.bits = np.zeros((points + 1, self.words), np.uint64)
+        self.summary = np.zeros((points // self.CHUNK + 2, self.words), np.uint64)
+        self.owners: list[list] = [[] for _ in range(registers)]    # (owner, ranges) per register
+
+    def blocked(self, ivs: list[tuple[int, int]]) -> int:
+        """Registers taken somewhere in `ivs`, as a Python int bit mask."""
+        acc = np.zeros(self.words, np.uint64)
+        C = self.CHUNK
+        for s, e in ivs:
+            if e - s <= 2 * C:
+                acc |= np.bitwise_or.reduce(self.bits[s:e], axis=0)
+            else:
+                c0, c1 = -(-s // C), e // C
+                acc |= np.bitwise_or.reduce(self.bits[s:c0 * C], axis=0)
+                acc |= np.bitwise_or.reduce(self.summary[c0:c1], axis=0)
+                acc |= np.bitwise_or.reduce(self.bits[c1 * C:e], axis=0)
+        return int.from_bytes(acc.tobytes(), "little")
+
+    def blocked_runs(self, unit_ivs: list) -> int:
+        """Bases b (bit b) where some dword o of a run cannot take register b + o."""
+        out = 0
+        for o, u in enumerate(unit_ivs):
+            if u:
+                out |= self.blocked(u) >> o
+        return out
 
     def free(self, reg: int, ivs: list[tuple[int, int]]) -> bool:
-        if ivs[0][0] >= self.last[reg]:
-            return True
-        starts, ends = self.starts[reg], self.ends[reg]
-        for s, e in ivs:
-            j = bisect_right(starts, s)
-            if j and ends[j - 1] > s or j < len(starts) and starts[j] < e:
-                return False
-        return True
+        return not self.blocked(ivs) >> reg & 1
 
     def next_start(self, reg: int, point: int) -> int:
-        """Where the register's next occupied range after `point` begins (a large number if none)."""
-        starts = self.starts[reg]
-        j = bisect_right(starts, point - 1)
-        return starts[j] if j < len(starts) else 1 << 40
+        """The first point from `point` on where the register is taken (a large number if none)."""
+        col = (self.bits[point:, reg // 64] >> np.uint64(reg % 64)) & np.uint64(1)
+        hit = np.flatnonzero(col)
+        return point + int(hit[0]) if len(hit) else 1 << 40
+
+    def _mark(self, reg: int, ivs, on: bool):
+        bit = np.uint64(1 << (reg % 64))
+        w, C = reg // 64, self.CHUNK
+        for s, e in ivs:
+            if on:
+                self.bits[s:e, w] |= bit
+                self.summary[s // C:(e - 1) // C + 1, w] |= bit
+            else:
+                self.bits[s:e, w] &= ~bit
+                for c in range(s // C, (e - 1) // C + 1):
+                    self.summary[c, w] = np.bitwise_or.reduce(self.bits[c * C:(c + 1) * C, w])
 
     def take(self, reg: int, ivs: list[tuple[int, int]], owner: int | None = None):
-        for s, e in ivs:
-            j = bisect_right(self.starts[reg], s)
-            self.starts[reg].insert(j, s)
-            self.ends[reg].insert(j, e)
-            self.owners[reg].insert(j, owner)
-            self.last[reg] = max(self.last[reg], e)
+        self._mark(reg, ivs, True)
+        self.owners[reg].append((owner, ivs))
 
     def overlapping(self, reg: int, ivs: list[tuple[int, int]]) -> set:
         """Owners of the ranges on `reg` that overlap `ivs`."""
-        starts, ends, owners = self.starts[reg], self.ends[reg], self.owners[reg]
         out = set()
-        for s, e in ivs:
-            j = bisect_right(starts, s)
-            if j and ends[j - 1] > s:
-                out.add(owners[j - 1])
-            while j < len(starts) and starts[j] < e:
-                out.add(owners[j])
-                j += 1
+        for owner, theirs in self.owners[reg]:
+            if any(a < e and s < b for a, b in theirs for s, e in ivs):
+                out.add(owner)
         return out
 
     def release(self, reg: int, owner: int):
-        keep = [k for k, o in enumerate(self.owners[reg]) if o != owner]
-        self.starts[reg] = [self.starts[reg][k] for k in keep]
-        self.ends[reg] = [self.ends[reg][k] for k in keep]
-        self.owners[reg] = [self.owners[reg][k] for k in keep]
-        self.last[reg] = max(self.ends[reg], default=0)
+        keep = []
+        for o, ivs in self.owners[reg]:
+            if o == owner:
+                self._mark(reg, ivs, False)
+            else:
+                keep.append((o, ivs))
+        self.owners[reg] = keep
 
 
 def _describe_live(prog: Program, lv: Liveness, point: int) -> str:
@@ -295,7 +319,7 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
     """First-fit placement of every virtual of `lv`'s file in an order set by `strategy`;
     returns `base` with them added."""
     ivs = lv.intervals
-    occ = _Occupancy(len(ivs) - lv.phys_base)
+    occ = _Occupancy(len(ivs) - lv.phys_base, 2 * len(prog.instrs) + 2)
     for r in range(len(ivs) - lv.phys_base):
         if ivs[lv.phys_base + r]:
             occ.take(r, ivs[lv.phys_base + r])
@@ -345,14 +369,13 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
         root, rel = parity.find(vid) if my_rules else (None, 0)
         want_parity = comp_parity[root] ^ rel if root in comp_parity else None
 
+        blocked = occ.blocked_runs(unit_ivs)
+
         def ok(b: int) -> bool:
-            if b + width > limit:
+            if b + width > limit or blocked >> b & 1:
                 return False
             if want_parity is not None and b & 1 != want_parity:
                 return False
-            for o, u in enumerate(unit_ivs):
-                if u and not occ.free(b + o, u):
-                    return False
             for off, other, m in my_rules:
                 r = None if other.virtual and other.reg == vid else first_reg(other)   # same: checked above
                 if r is not None and (b + off - r) % m == 0:
@@ -368,7 +391,7 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
             if fits:
                 chosen = min(fits, key=lambda b: (occ.next_start(b, end), b))
         if chosen is None:
-            chosen = next((b for b in range(res, limit - width + 1, mod) if ok(b)), None)
+            chosen = next((b for b in _clear_bits(blocked, res, mod, limit - width + 1) if ok(b)), None)
         if (chosen is None or chosen + width > target) and not my_rules and start >= 0:
             moved = _evict_into(occ, base, info, vid, width, unit_ivs, mod, res, target, rules)
             if moved is not None:
@@ -390,6 +413,20 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
             if u:
                 occ.take(chosen + o, u, vid)
     return base
+
+
+def _clear_bits(mask: int, res: int, mod: int, stop: int):
+    """b = res, res + mod, ... below stop whose bit in `mask` is clear, lowest first."""
+    free = ~mask & ((1 << stop) - 1)
+    if mod > 1:
+        pattern = 0
+        for b in range(res, stop, mod):
+            pattern |= 1 << b
+        free &= pattern
+    while free:
+        low = free & -free
+        yield low.bit_length() - 1
+        free ^= low
 
 
 def _evict_into(occ: _Occupancy, base, info, vid, width, unit_ivs, mod, res, target, rules) -> int | None:

@@ -151,16 +151,18 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
         for i, partial in _lane_partial(prog, uses, defs, spans, succs).items():
             uses[i] |= partial
     kills = [d & ~u for d, u in zip(defs, uses)]   # a write that keeps part of the old value is also a use
-    gen, killed, wrote = [], [], []
+    gen, killed, wrote, touched_in = [], [], [], []
     for s, e in spans:
-        g = k = w = 0
+        g = k = w = t = 0
         for i in range(e - 1, s - 1, -1):
             g = (g & ~kills[i]) | uses[i]
             k |= kills[i]
             w |= defs[i]
+            t |= uses[i]
         gen.append(g)
         killed.append(k)
         wrote.append(w)
+        touched_in.append(t | w)
 
     # forward: which units may hold a value at each block entry
     physical = ((1 << phys_top) - 1) << phys_base
@@ -191,8 +193,19 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
                 live_in[b], changed = new_in, True
 
     ivs = lv.intervals
+    # Units live through a whole block without being read or written in it (most of the
+    # long-lived values in a big kernel) are handled as runs over consecutive blocks; the
+    # instruction walk below only follows the units the block touches.
+    running, run_start = 0, {}
     for b, (s, e) in enumerate(spans):
-        live = live_out[b]
+        touched = touched_in[b]
+        through = live_out[b] & ~touched & def_in[b]
+        for x in bits(running & ~through):
+            ivs[x].append((run_start.pop(x), 2 * s))
+        for x in bits(through & ~running):
+            run_start[x] = 2 * s
+        running = through
+        live = live_out[b] & touched
         ends = {u: 2 * e for u in bits(live)}
         for i in range(e - 1, s - 1, -1):
             d, u, k = defs[i], uses[i], kills[i]
@@ -215,6 +228,8 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
             start = first_def.get(x, end) if undefined >> x & 1 else 2 * s
             if start < end:
                 ivs[x].append((start, end))
+    for x in bits(running):
+        ivs[x].append((run_start.pop(x), 2 * len(prog.instrs)))
 
     for x, lst in enumerate(ivs):
         if len(lst) > 1:
