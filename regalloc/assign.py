@@ -1,10 +1,11 @@
 """Virtual -> physical registers: VGPRs and SGPRs are separate files, each assigned by
 walking the virtual registers in order of their first live point and giving each the lowest
 register run where all of its dwords are free for their whole live ranges (on interval
-graphs this order uses no more registers than the most values ever live at once). A
-register run must respect the operands' alignment, VOPD bank pairings and registers the
-program names itself; a plain move's destination first tries its source's register, so
-the move becomes a no-op (coalescing)."""
+graphs this order uses no more registers than the most values ever live at once; when
+tuples or ranges with holes make it overshoot, other orders and small evictions are tried).
+A register run must respect the operands' alignment, VOPD bank and parity pairings and
+registers the program names itself; a plain move's destination first tries its source's
+register, so the move becomes a no-op (coalescing)."""
 from __future__ import annotations
 
 import numpy as np

@@ -13,15 +13,10 @@ ABI sets them) and so stay live from entry to their last read.
 
 VGPRs are per lane: a write under a partial EXEC mask changes only the active lanes and the
 others keep their old value. Which lanes are active is not known here, so the rule is
-structural. A VGPR write is *partial* -- it also reads the old value, so the earlier
-definition stays live across it -- when both
-  - EXEC may have been changed before it (it is reachable from an instruction marked
-    `writes_exec`), and
-  - another instruction writing the same dword may reach it (reaching definitions).
-That is the if/else under s_and_saveexec / s_xor exec with a value written on both sides, or
-a value set before a loop and rewritten under a shrinking EXEC inside it. A dword written by
-one instruction keeps the per-wave meaning (no lane can need an older value of it), and so
-does every write in a program that never changes EXEC: such values cost what they did."""
+structural (`_lane_partial`): a VGPR write also uses the old value when a later read of it
+may run under a different EXEC (an EXEC write lies between) or reads lanes outside EXEC
+(cross-lane instructions). Values written and read under one EXEC, and every value of a
+program that never writes EXEC, keep the per-wave meaning and cost what they did."""
 from __future__ import annotations
 
 from dataclasses import dataclass
