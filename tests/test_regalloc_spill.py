@@ -15,20 +15,20 @@ from tests.regalloc_fuzz import check
 N = 32
 
 
-def launch(k: Kernel, inp: np.ndarray) -> np.ndarray:
+def launch(k: Kernel, inp: np.ndarray, n: int = N) -> np.ndarray:
     args = [KernelArg(0, 8, "global_buffer", "inp", "global"), KernelArg(8, 8, "global_buffer", "out", "global")]
     hsaco = from_dsl_kernel(k, "t", args, user_sgpr_kernarg_segment_ptr=1, system_vgpr_workitem_id=0)
     dev = Device("emu", arch="gfx1100")
     a = dev.alloc(inp.nbytes).copyin(inp)
-    o = dev.alloc(N * 4).copyin(np.zeros(N, np.uint32))
-    dev.load(hsaco).launch("t", grid=(1, 1, 1), block=(N, 1, 1), args=[a, o])
+    o = dev.alloc(n * 4).copyin(np.zeros(n, np.uint32))
+    dev.load(hsaco).launch("t", grid=(1, 1, 1), block=(n, 1, 1), args=[a, o])
     return o.copyout(np.uint32), read_code_object(hsaco).kernels["t"]
 
 
-def many_values_kernel(n_vgpr: int, n_sgpr: int) -> Kernel:
+def many_values_kernel(n_vgpr: int, n_sgpr: int, **kernel_args) -> Kernel:
     """n_vgpr VGPR values t_j = x * (j + 3) and n_sgpr SGPR values u_j = seed + 5j, all live
     at once, then folded into acc in reverse order (add / xor alternating)."""
-    k = Kernel("gfx1100")
+    k = Kernel("gfx1100", **kernel_args)
     pin, pout, off, x, seed = k.sreg(2), k.sreg(2), k.vreg(), k.vreg(), k.sreg()
     k += s_load_b64(pin, s[0:1], 0)
     k += s_load_b64(pout, s[0:1], 8)
@@ -59,7 +59,7 @@ def many_values_kernel(n_vgpr: int, n_sgpr: int) -> Kernel:
 
 
 def expected(inp: np.ndarray, n_vgpr: int, n_sgpr: int) -> np.ndarray:
-    acc = np.zeros(N, np.uint64)
+    acc = np.zeros(len(inp), np.uint64)
     for j, m in enumerate(reversed(range(n_vgpr))):
         t = inp.astype(np.uint64) * (m + 3) & 0xFFFFFFFF
         acc = acc ^ t if j % 2 else (acc + t) & 0xFFFFFFFF
@@ -89,6 +89,15 @@ def test_requested_vgpr_limit_spills():
     inp = np.arange(N, dtype=np.uint32) * np.uint32(0x01000193)
     out, _ = launch(k, inp)
     np.testing.assert_array_equal(out, expected(inp, 40, 0))
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_requested_limits_spill_both_files(wave):
+    k = many_values_kernel(40, 30, wave_size=wave, max_vgprs=24, max_sgprs=12)
+    assert k.vgprs <= 24 and k.sgprs <= 12 and k.spills.vgprs and k.spills.sgprs
+    inp = np.arange(64, dtype=np.uint32) * np.uint32(7919) + np.uint32(11)
+    out, _ = launch(k, inp, 64)
+    np.testing.assert_array_equal(out, expected(inp, 40, 30))
 
 
 def test_pressure_error_when_spilling_cannot_help():
