@@ -8,6 +8,8 @@ registers the program names itself; a plain move's destination first tries its s
 register, so the move becomes a no-op (coalescing)."""
 from __future__ import annotations
 
+import random
+
 import numpy as np
 from dataclasses import dataclass, field
 
@@ -291,8 +293,11 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
         best = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, STRATEGIES[0])
     # First fit in order of first live point is optimal for single registers with interval
     # live ranges; tuples (which need adjacent free registers) and ranges with holes can
-    # leave it above the most values live at once. Other orders then often do better.
-    for strategy in STRATEGIES[1:]:
+    # leave it above the most values live at once. Other orders then often do better (all of
+    # them on kernels up to a few thousand instructions, the first few on bigger ones: the
+    # choice depends on the program only, so the result is reproducible).
+    tries = STRATEGIES[1:] if len(prog.instrs) <= 4000 else STRATEGIES[1:4]
+    for strategy in tries:
         if _top(best, prog, lv) <= lv.peak + 1:
             break
         try:
@@ -305,7 +310,10 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
     return lv
 
 
-STRATEGIES = ("first_start", "best_fit", "aligned_tuples", "wide_first", "longest_first", "wide_longest_first")
+JITTER = 64
+SHUFFLES = 8
+STRATEGIES = ("first_start", "best_fit", "aligned_tuples", "wide_first", "longest_first", "wide_longest_first") + \
+    tuple(f"shuffle{i}" for i in range(SHUFFLES))
 
 
 def _top(base: dict[int, int], prog: Program, lv: Liveness) -> int:
@@ -347,6 +355,10 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
     elif strategy == "wide_longest_first":
         span = {vid: sum(e - s for x in u for s, e in x) / len(u) for _, _, vid, u in order}
         order.sort(key=lambda t: (t[1], -span[t[2]], t[0], t[2]))
+    elif strategy.startswith("shuffle"):
+        rng = random.Random(strategy)
+        jitter = {vid: rng.random() for _, _, vid, _ in order}
+        order.sort(key=lambda t: (t[0] + JITTER * jitter[t[2]], t[2]))
     elif strategy == "wide_first":
         order.sort(key=lambda t: (t[1] == -1, t[0], t[1], t[2]))
     else:
