@@ -1,1 +1,1 @@
-"""See frontend/README.md — not yet implemented."""
+"""The tensor compiler: see frontend/README.md."""

@@ -1,0 +1,62 @@
+"""The frontend's pipeline: IR Program -> isel (virtual registers) -> s_waitcnt -> register
+allocation and encoding (dsl) -> HSA code object (runtime.writer); and `run()`, which
+launches a compiled kernel on Device("emu") with numpy arrays."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ir import Program
+from .isel import Selector
+from .waitcnt import insert_waitcnt
+
+
+@dataclass
+class Compiled:
+    name: str
+    hsaco: bytes
+    args: list            # runtime.codeobj.KernelArg, buffers then vars
+    kernel: object        # the dsl.Kernel (virtual registers; .physical() for the allocated one)
+    stats: dict
+
+    def disassemble(self) -> str:
+        import dsl
+        return dsl.disassemble(self.kernel.assemble(), self.kernel.arch)
+
+
+def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None = None) -> Compiled:
+    from runtime.codeobj import KernelArg
+    from runtime.writer import from_dsl_kernel
+    sel = Selector(prog, arch, wave_size)
+    k = sel.run()
+    waits = insert_waitcnt(k)
+    args, off = [], 0
+    for b in prog.buffers:
+        args.append(KernelArg(off, 8, "global_buffer", b.name, "global"))
+        off += 8
+    for v in prog.vars:
+        args.append(KernelArg(off, 4, "by_value", v.name))
+        off += 4
+    hsaco = from_dsl_kernel(k, prog.name, args, **sel.directives())
+    stats = dict(k.stats(), instructions=len(k.items), waitcnts=waits["waits"])
+    return Compiled(prog.name, hsaco, args, k, stats)
+
+
+def run(prog: Program | Compiled, arrays: dict, grid=(1, 1, 1), block=(1, 1, 1), vars: dict | None = None,
+        arch: str = "gfx1100", device=None) -> dict:
+    """Compile (if needed) and launch on Device("emu"); `arrays` maps buffer names to numpy
+    arrays (copied in); returns {name: array after the launch}."""
+    from runtime import Device
+    c = prog if isinstance(prog, Compiled) else compile_program(prog, arch)
+    dev = device or Device("emu", arch=c.kernel.arch)
+    bufs, argv = {}, []
+    for a in c.args:
+        if a.value_kind == "global_buffer":
+            arr = np.ascontiguousarray(arrays[a.name])
+            bufs[a.name] = (dev.alloc(max(arr.nbytes, 4), a.name).copyin(arr), arr.dtype, arr.shape)
+            argv.append(bufs[a.name][0])
+        else:
+            argv.append(np.array((vars or {})[a.name]).astype(np.int32)[()])
+    dev.load(c.hsaco).launch(c.name, grid=tuple(grid), block=tuple(block), args=argv)
+    return {name: b.copyout(dt)[:int(np.prod(shape))].reshape(shape) for name, (b, dt, shape) in bufs.items()}

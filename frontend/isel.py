@@ -1,0 +1,588 @@
+"""Instruction selection: an IR Program -> a dsl.Kernel with virtual registers.
+
+The selector walks the IR once, in order. Each value becomes a `values.Val`: uniform values
+(constants, work-group ids, kernel variables, loop counters and integer arithmetic on them)
+live in SGPRs and use SALU; everything that can differ per lane lives in VGPRs (divergent
+bools as lane masks in SGPRs). Control flow is structured: RANGE/END become loops with a
+scalar counter, IF/ENDIF become EXEC masking (a uniform condition becomes a scalar branch),
+gated loads and stores run under a narrowed EXEC. ALU ops, casts and the division and
+transcendental sequences are in `alu.py`; s_waitcnt comes later (`waitcnt.py`), then the
+DSL's register allocator places the virtual registers.
+
+Nothing here assumes wave32: lane masks are as wide as the wave (`Selector.mask_dwords`),
+and mask instructions take their _b32/_b64 form from the wave size."""
+from __future__ import annotations
+
+import functools
+import math
+import types
+
+import isa
+
+from . import alu
+from .ir import DType, IRError, Program
+from .values import Val, const
+
+# Work-group ids arrive in the SGPRs after the user SGPRs (here only the kernarg pointer,
+# s[0:1]), in x, y, z order of those enabled; work-item ids packed in v0 (10 bits each),
+# as the runtime's Device("emu") and the hardware's ABI deliver them on RDNA3.
+USER_SGPRS = 2
+GLOBAL_OFFSET = (-4096, 4095)     # signed 13-bit immediate offset of GLOBAL instructions on RDNA3
+DS_OFFSET_MAX = 65535             # unsigned 16-bit DS offset
+# VALU operands read from SGPRs or literals per instruction (the constant bus): 2 on RDNA
+# (RDNA3 ISA 7.1 "Constant bus"); one literal at most.
+CONSTANT_BUS = 2
+
+
+@functools.lru_cache(maxsize=None)
+def dsl_namespace(arch: str, wave_size: int):
+    """The DSL's instruction functions for `arch`, encoding for `wave_size` (VOPC/VOP3
+    lane-mask operands are one SGPR in wave32, two in wave64)."""
+    from dsl._namespace_module import COMMON
+    from dsl.kernel import build_namespace
+    return types.SimpleNamespace(**COMMON, **build_namespace(arch, wave_size))
+
+
+class CompileError(IRError):
+    """The frontend cannot compile this kernel; names the IR instruction."""
+
+
+class Selector:
+    def __init__(self, prog: Program, arch: str = "gfx1100", wave_size: int | None = None):
+        self.prog = prog
+        self.arch = arch
+        self.r = dsl_namespace(arch, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
+        self.k = self.r.Kernel(arch, wave_size, name=prog.name)
+        self.wave64 = self.k.wave_size == 64
+        self.mask_dwords = 2 if self.wave64 else 1
+        self.exec = self.r.exec if self.wave64 else self.r.exec_lo
+        self.vals: dict[int, Val] = {}
+        self.blocks: list[tuple] = []
+        self.labels = 0
+        self.cur = -1
+        self.nonneg = _nonneg(prog)
+        self.copy_on_load = _reg_loads_needing_copies(prog)
+        self.regs: dict[str, list] = {}
+        self.lds_base: dict[str, int] = {}
+        self.lds_size = 0
+        self.buf_ptr: dict[str, object] = {}
+        self.var_reg: dict[str, object] = {}
+        ids = [ins.arg[0] for ins in prog.instrs if ins.op == "group_id"]
+        self.group_axes = sorted(set(ids) | {0})
+        self.local_axes = max([ins.arg[0] for ins in prog.instrs if ins.op == "local_id"], default=0)
+        self._tid = None
+
+    # ------------------------------------------------------------ emitting
+
+    def emit(self, name: str, *ops, **mods):
+        try:
+            self.k += getattr(self.r, name)(*ops, **mods)
+        except AttributeError:
+            raise self.error(f"{name} does not exist on {self.arch}") from None
+        except ValueError as e:
+            raise self.error(f"{name}: {e}") from None
+
+    def mask_op(self, name: str) -> str:
+        """s_and_b32 -> s_and_b64 in wave64: instructions on lane masks follow the wave size."""
+        return name.replace("_b32", "_b64") if self.wave64 else name
+
+    def label(self) -> str:
+        self.labels += 1
+        return f".L{self.labels}"
+
+    def error(self, msg: str) -> CompileError:
+        where = self.prog.where(self.cur) if 0 <= self.cur < len(self.prog.instrs) else self.prog.name
+        return CompileError(f"{self.prog.name}: {where}: {msg}")
+
+    def vreg(self, dwords: int = 1):
+        return self.k.vreg(dwords)
+
+    def sreg(self, dwords: int = 1):
+        return self.k.sreg(dwords)
+
+    # ------------------------------------------------------------ operands
+
+    def imm(self, v: Val):
+        """A constant as the Python number the DSL turns into an inline constant or a literal."""
+        if v.dtype.is_float:
+            return float(v.value)
+        x = int(v.value)
+        return x - (1 << 32) if x >= 1 << 31 else x    # literals are 32-bit patterns
+
+    def vsrc(self, v: Val):
+        """A VALU source: constant, SGPR or VGPR (a lane mask becomes 0/1 in a VGPR)."""
+        if v.kind == "c":
+            if v.dtype.itemsize == 8:
+                return self.vgpr(v)
+            return self.imm(v)
+        if v.kind in ("s", "v"):
+            return v.reg
+        if v.kind == "m":
+            return self.vgpr(v)
+        raise self.error(f"a vector value where a scalar is needed ({v.dtype})")
+
+    def vgpr(self, v: Val):
+        """The value in VGPRs (moved there if it is a constant or uniform)."""
+        if v.kind == "v":
+            return v.reg
+        if v.kind == "m":
+            out = self.vreg()
+            self.emit("v_cndmask_b32", out, 0, 1, v.reg)
+            return out
+        if v.kind == "c" and v.dwords == 2:
+            out = self.vreg(2)
+            lo, hi = alu.split64(v)
+            self.emit("v_mov_b32", out[0], lo)
+            self.emit("v_mov_b32", out[1], hi)
+            return out
+        if v.kind == "c":
+            out = self.vreg()
+            self.emit("v_mov_b32", out, self.imm(v))
+            return out
+        if v.kind == "s":
+            out = self.vreg(v.dwords)
+            for j in range(v.dwords):
+                self.emit("v_mov_b32", out[j] if v.dwords > 1 else out, v.reg[j] if v.dwords > 1 else v.reg)
+            return out
+        raise self.error(f"a vector value where a scalar is needed ({v.dtype})")
+
+    def sgpr(self, v: Val):
+        """A uniform value in SGPRs (constants moved there)."""
+        if v.kind == "s":
+            return v.reg
+        if v.kind == "c":
+            out = self.sreg(v.dwords)
+            if v.dwords == 2:
+                lo, hi = alu.split64(v)
+                self.emit("s_mov_b32", out[0], lo)
+                self.emit("s_mov_b32", out[1], hi)
+            else:
+                self.emit("s_mov_b32", out, self.imm(v))
+            return out
+        raise self.error(f"expected a uniform value, got a per-lane {v.dtype}")
+
+    def ssrc(self, v: Val):
+        """A SALU source: constant or SGPR."""
+        if v.kind == "c" and v.dwords == 1:
+            return self.imm(v)
+        return self.sgpr(v)
+
+    def mask(self, v: Val):
+        """A bool as a lane mask operand (SGPRs or a constant)."""
+        if v.kind == "m":
+            return v.reg
+        if v.kind == "c":
+            return -1 if v.value else 0
+        if v.kind == "s":
+            out = self.sreg(self.mask_dwords)
+            self.emit("s_cmp_lg_u32", v.reg, 0)
+            self.emit(self.mask_op("s_cselect_b32"), out, -1, 0)
+            return out
+        if v.kind == "v":
+            out = self.sreg(self.mask_dwords)
+            self.emit("v_cmp_ne_u32", out, 0, v.reg)
+            return out
+        raise self.error("a vector bool where a scalar is needed")
+
+    def valu(self, name: str, dst, *srcs, **mods):
+        """A VALU instruction whose sources respect the constant bus: extra SGPR/literal
+        sources beyond CONSTANT_BUS (one literal at most) are moved to VGPRs first."""
+        srcs = list(srcs)
+        bus, literal = 0, False
+        for j, s in enumerate(srcs):
+            scalar = _is_sgpr(s)
+            lit = isinstance(s, (int, float)) and not _inline(s)
+            if scalar or lit:
+                if bus + 1 > CONSTANT_BUS or (lit and literal):
+                    tmp = self.vreg()
+                    self.emit("v_mov_b32", tmp, s)
+                    srcs[j] = tmp
+                    continue
+                bus += 1
+                literal |= lit
+        self.emit(name, dst, *srcs, **mods)
+
+    # ------------------------------------------------------------ driver
+
+    def run(self):
+        self.prologue()
+        for i, ins in enumerate(self.prog.instrs):
+            self.cur = i
+            handler = getattr(self, "op_" + ins.op, None)
+            try:
+                if handler is not None:
+                    out = handler(ins, i)
+                else:
+                    out = alu.select(self, ins, [self.vals[s] for s in ins.srcs])
+            except CompileError:
+                raise
+            except (ValueError, KeyError, IndexError, TypeError) as e:
+                raise self.error(f"{type(e).__name__}: {e}") from None
+            if out is not None:
+                self.vals[i] = out
+        self.cur = -1
+        self.emit("s_endpgm")
+        return self.k
+
+    def prologue(self):
+        base = self.r.s[0:1]
+        off = 0
+        used = {ins.arg for ins in self.prog.instrs if ins.op in ("load", "store", "param")}
+        for b in self.prog.buffers:
+            if b.name not in used:      # unused arguments are not loaded (their slot stays)
+                off += 8
+                continue
+            reg = self.sreg(2)
+            self.emit("s_load_b64", reg, base, off)
+            self.buf_ptr[b.name] = reg
+            off += 8
+        for v in self.prog.vars:
+            if v.name not in used:
+                off += 4
+                continue
+            reg = self.sreg()
+            self.emit("s_load_b32", reg, base, off)
+            self.var_reg[v.name] = reg
+            off += 4
+        self.kernarg_size = off
+        for a in self.prog.locals:
+            if a.space == "lds":
+                self.lds_size = -(-self.lds_size // 16) * 16
+                self.lds_base[a.name] = self.lds_size
+                self.lds_size += a.size * a.dtype.itemsize
+
+    def directives(self) -> dict:
+        # denormals kept (IEEE results, as the CPU references compute them)
+        d = {"user_sgpr_kernarg_segment_ptr": 1, "group_segment_fixed_size": self.lds_size,
+             "float_denorm_mode_32": 3, "float_denorm_mode_16_64": 3,
+             "system_vgpr_workitem_id": self.local_axes}
+        for axis, name in enumerate("xyz"):
+            d[f"system_sgpr_workgroup_id_{name}"] = int(axis in self.group_axes)
+        return d
+
+    # ------------------------------------------------------------ ids, params, consts
+
+    def op_const(self, ins, i):
+        return const(alu.held_const(ins.arg, ins.dtype), ins.dtype)
+
+    def op_group_id(self, ins, i):
+        return Val("s", ins.dtype, self.r.s[USER_SGPRS + self.group_axes.index(ins.arg[0])])
+
+    def op_local_id(self, ins, i):
+        axis, size = ins.arg
+        out = self.vreg()
+        v0 = self.r.v[0]
+        if axis == 0:
+            self.emit("v_and_b32", out, 0x3FF, v0)
+        else:
+            self.emit("v_bfe_u32", out, v0, 10 * axis, 10)
+        return Val("v", ins.dtype, out)
+
+    def op_param(self, ins, i):
+        return Val("s", ins.dtype, self.var_reg[ins.arg])
+
+    # ------------------------------------------------------------ vectors
+
+    def op_vec(self, ins, i):
+        return Val("vec", ins.dtype, parts=tuple(self.vals[s] for s in ins.srcs))
+
+    def op_gep(self, ins, i):
+        v = self.vals[ins.srcs[0]]
+        if v.kind != "vec":
+            raise self.error(f"gep of a non-vector {v.dtype}")
+        return v.parts[ins.arg]
+
+    # ------------------------------------------------------------ control flow
+
+    def op_range(self, ins, i):
+        bound = self.vals[ins.srcs[0]]
+        if not bound.uniform:
+            raise self.error("a loop bound that differs per lane is not supported")
+        counter = self.sreg()
+        body, done = self.label(), self.label()
+        self.emit("s_mov_b32", counter, 0)
+        if not (bound.kind == "c" and bound.value > 0):
+            self.emit("s_cmp_ge_i32", counter, self.ssrc(bound))
+            self.emit("s_cbranch_scc1", done)
+        self.k.label(body)
+        self.blocks.append(("range", i, counter, bound, body, done))
+        return Val("s", ins.dtype, counter)
+
+    def op_end(self, ins, i):
+        kind, at, counter, bound, body, done = self.blocks.pop()
+        self.emit("s_add_i32", counter, counter, 1)
+        self.emit("s_cmp_lt_i32", counter, self.ssrc(bound))
+        self.emit("s_cbranch_scc1", body)
+        self.k.label(done)
+
+    def op_if(self, ins, i):
+        cond = self.vals[ins.srcs[0]]
+        skip = self.label()
+        if cond.kind == "c":
+            if not cond.value:
+                self.emit("s_branch", skip)
+            self.blocks.append(("if", i, None, skip))
+        elif cond.kind == "s":
+            self.emit("s_cmp_eq_u32", cond.reg, 0)
+            self.emit("s_cbranch_scc1", skip)
+            self.blocks.append(("if", i, None, skip))
+        else:
+            saved = self.sreg(self.mask_dwords)
+            self.emit(self.mask_op("s_and_saveexec_b32"), saved, self.mask(cond))
+            self.emit("s_cbranch_execz", skip)
+            self.blocks.append(("if", i, saved, skip))
+
+    def op_endif(self, ins, i):
+        kind, at, saved, skip = self.blocks.pop()
+        self.k.label(skip)
+        if saved is not None:
+            self.emit(self.mask_op("s_mov_b32"), self.exec, saved)
+
+    def op_barrier(self, ins, i):
+        self.emit("s_barrier")
+
+    def gated(self, gate: Val | None):
+        """Narrow EXEC to the gate's lanes; returns what `ungate` needs."""
+        if gate is None or (gate.kind == "c" and gate.value):
+            return None
+        saved = self.sreg(self.mask_dwords)
+        self.emit(self.mask_op("s_and_saveexec_b32"), saved, self.mask(gate))
+        return saved
+
+    def ungate(self, saved):
+        if saved is not None:
+            self.emit(self.mask_op("s_mov_b32"), self.exec, saved)
+
+    # ------------------------------------------------------------ memory
+
+    def op_load(self, ins, i):
+        arr = self.prog.array(ins.arg)
+        idx = self.vals[ins.srcs[0]]
+        gate, alt = (self.vals[ins.srcs[1]], self.vals[ins.srcs[2]]) if len(ins.srcs) == 3 else (None, None)
+        if gate is not None and gate.kind == "c" and not gate.value:
+            return alt
+        space = getattr(arr, "space", "global")
+        if space == "reg":
+            if gate is not None:
+                raise self.error("a gated load from a register array")
+            return self.reg_load(ins, i, arr, idx)
+        n = ins.dtype.count
+        el = ins.dtype.element
+        outs = [None] * n
+        dwords = 2 if el.itemsize == 8 else 1
+        wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
+        # the destination is written by moves of the alternative value, then by the load
+        # under the gate's EXEC: lanes outside the gate keep the alternative
+        if wide:
+            dst = self.vreg(n)
+            parts = [dst[j] for j in range(n)]
+        else:
+            parts = [self.vreg(dwords) for _ in range(n)]
+        if alt is not None:
+            alts = alt.parts if alt.kind == "vec" else (alt,)
+            for j in range(n):
+                raw = alu.to_raw(self, alts[j])
+                if dwords == 2:
+                    for h in range(2):
+                        self.emit("v_mov_b32", parts[j][h], self.vsrc(raw)[h] if raw.kind != "c" else alu.split64(raw)[h])
+                else:
+                    self.emit("v_mov_b32", parts[j], self.vsrc(raw))
+        saved = self.gated(gate)
+        if wide:
+            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            self.emit(f"global_load_b{32 * n}", dst, vaddr, self.buf_ptr[arr.name], offset=off)
+        else:
+            for j in range(n):
+                vaddr, off = self.address(arr, ins.srcs[0], idx, j)
+                name = _load_name(space, el)
+                if space == "global":
+                    self.emit(name, parts[j], vaddr, self.buf_ptr[arr.name], offset=off)
+                else:
+                    self.emit(name, parts[j], vaddr, offset=off)
+        self.ungate(saved)
+        for j in range(n):
+            outs[j] = alu.from_raw(self, Val("v", DType(el.scalar) if el.itemsize >= 4 else DType("u32"), parts[j]), el)
+        return outs[0] if n == 1 else Val("vec", ins.dtype, parts=tuple(outs))
+
+    def op_store(self, ins, i):
+        arr = self.prog.array(ins.arg)
+        idx, value = self.vals[ins.srcs[0]], self.vals[ins.srcs[1]]
+        gate = self.vals[ins.srcs[2]] if len(ins.srcs) == 3 else None
+        if gate is not None and gate.kind == "c" and not gate.value:
+            return None
+        space = getattr(arr, "space", "global")
+        if space == "reg":
+            if gate is not None:
+                raise self.error("a gated store to a register array")
+            return self.reg_store(arr, idx, value)
+        vdt = self.prog.instrs[ins.srcs[1]].dtype
+        n, el = vdt.count, vdt.element
+        elems = value.parts if value.kind == "vec" else (value,)
+        raws = [alu.to_raw(self, e) for e in elems]
+        saved = self.gated(gate)
+        if space == "global" and el.itemsize == 4 and n in (2, 3, 4):
+            data = self.vreg(n)
+            for j, r in enumerate(raws):
+                self.emit("v_mov_b32", data[j], self.vsrc(r))
+            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            self.emit(f"global_store_b{32 * n}", vaddr, data, self.buf_ptr[arr.name], offset=off)
+        else:
+            for j, r in enumerate(raws):
+                vaddr, off = self.address(arr, ins.srcs[0], idx, j)
+                data = self.vgpr(r)
+                name = _store_name(space, el)
+                if space == "global":
+                    self.emit(name, vaddr, data, self.buf_ptr[arr.name], offset=off)
+                else:
+                    self.emit(name, vaddr, data, offset=off)
+        self.ungate(saved)
+
+    def address(self, arr, idx_id: int, idx: Val, element: int):
+        """(VGPR byte offset, immediate offset) for element `element` past index `idx`:
+        a constant part of the index goes into the immediate when what is left is known
+        not to be negative (the VGPR offset of GLOBAL with an SGPR base is unsigned)."""
+        size = arr.dtype.itemsize
+        space = getattr(arr, "space", "global")
+        base = self.lds_base.get(arr.name, 0)
+        lo, hi = GLOBAL_OFFSET if space == "global" else (0, DS_OFFSET_MAX)
+        cst, rest = 0, idx
+        if idx.kind == "c":
+            cst, rest = int(idx.value), None
+        else:
+            ins = self.prog.instrs[idx_id]
+            if ins.op == "add":
+                a, b = ins.srcs
+                va, vb = self.vals[a], self.vals[b]
+                if vb.kind == "c" and self.nonneg.get(a) and not va.kind == "c":
+                    cst, rest = int(vb.value), va
+                elif va.kind == "c" and self.nonneg.get(b):
+                    cst, rest = int(va.value), vb
+        imm = base + (cst + element) * size
+        if not lo <= imm <= hi:
+            imm, rest = base + element * size, idx
+            if not lo <= imm <= hi:
+                raise self.error(f"offset {imm} of {arr.name} does not fit the instruction")
+        if rest is None:
+            vaddr = self.vreg()
+            self.emit("v_mov_b32", vaddr, 0)
+        else:
+            vaddr = self.vreg()
+            shift = size.bit_length() - 1
+            src = self.vsrc(alu.as32(self, rest))
+            if shift:
+                self.valu("v_lshlrev_b32", vaddr, shift, src)
+            else:
+                self.emit("v_mov_b32", vaddr, src)
+        return vaddr, imm
+
+    # ------------------------------------------------------------ register arrays
+
+    def reg_elements(self, arr):
+        if arr.name not in self.regs:
+            dw = 2 if arr.dtype.itemsize == 8 else 1
+            self.regs[arr.name] = [self.vreg(dw) for _ in range(arr.size)]
+        return self.regs[arr.name]
+
+    def reg_index(self, arr, idx: Val) -> int:
+        if idx.kind != "c":
+            raise self.error(f"register array {arr.name} indexed by a computed value")
+        if not 0 <= idx.value < arr.size:
+            raise self.error(f"index {idx.value} outside register array {arr.name}[{arr.size}]")
+        return int(idx.value)
+
+    def reg_load(self, ins, i, arr, idx):
+        if ins.dtype.count != 1:
+            raise self.error("a vector load from a register array")
+        reg = self.reg_elements(arr)[self.reg_index(arr, idx)]
+        if i in self.copy_on_load:     # the element is stored again while this value is still read
+            out = self.vreg(2 if arr.dtype.itemsize == 8 else 1)
+            for h in range(2 if arr.dtype.itemsize == 8 else 1):
+                self.emit("v_mov_b32", out[h] if arr.dtype.itemsize == 8 else out, reg[h] if arr.dtype.itemsize == 8 else reg)
+            reg = out
+        return Val("v", arr.dtype, reg)
+
+    def reg_store(self, arr, idx, value: Val):
+        if value.kind == "vec":
+            raise self.error("a vector store to a register array")
+        reg = self.reg_elements(arr)[self.reg_index(arr, idx)]
+        if arr.dtype.itemsize == 8:
+            src = self.vsrc(value) if value.kind != "c" else None
+            for h in range(2):
+                self.emit("v_mov_b32", reg[h], alu.split64(value)[h] if value.kind == "c" else src[h])
+        else:
+            self.emit("v_mov_b32", reg, self.vsrc(value))
+
+
+def _is_sgpr(x) -> bool:
+    cls = getattr(x, "cls", None)
+    return cls == "s"
+
+
+def _inline(x) -> bool:
+    """An inline constant (free on the constant bus); 1/(2*pi) is left out (not on every target)."""
+    if isinstance(x, int):
+        return -16 <= x <= 64
+    return x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0) or (x == 0.0 and math.copysign(1, x) > 0)
+
+
+def _load_name(space: str, el: DType) -> str:
+    pre = "global_load_" if space == "global" else "ds_load_"
+    if el.itemsize == 1:
+        return pre + ("i8" if el.kind == "i" else "u8")
+    if el.itemsize == 2:
+        return pre + ("i16" if el.kind == "i" else "u16")
+    return pre + ("b32" if el.itemsize == 4 else "b64")
+
+
+def _store_name(space: str, el: DType) -> str:
+    pre = "global_store_" if space == "global" else "ds_store_"
+    return pre + {1: "b8", 2: "b16", 4: "b32", 8: "b64"}[el.itemsize]
+
+
+def _nonneg(p: Program) -> dict[int, bool]:
+    """Values known never to be negative (so an index can give up a constant part)."""
+    out: dict[int, bool] = {}
+    for i, ins in enumerate(p.instrs):
+        if ins.dtype is None or ins.dtype.count != 1:
+            continue
+        s = [out.get(x, False) for x in ins.srcs]
+        op = ins.op
+        if ins.dtype.kind == "u":
+            r = True
+        elif op == "const":
+            r = ins.dtype.kind != "f" and ins.arg >= 0
+        elif op in ("group_id", "local_id", "range"):
+            r = True
+        elif op == "param":
+            r = next(v.lo for v in p.vars if v.name == ins.arg) >= 0
+        elif op in ("add", "mul", "mulacc", "max", "idiv", "mod", "shr", "shl"):
+            r = all(s)
+        elif op == "and":
+            r = any(s)
+        else:
+            r = False
+        out[i] = r
+    return out
+
+
+def _reg_loads_needing_copies(p: Program) -> set[int]:
+    """Loads from register arrays whose element is stored again before the loaded value's
+    last use: those loads copy the element; the others read its register in place."""
+    last_use: dict[int, int] = {}
+    for i, ins in enumerate(p.instrs):
+        for s in ins.srcs:
+            last_use[s] = i
+    regs = {a.name for a in p.locals if a.space == "reg"}
+    out = set()
+    for i, ins in enumerate(p.instrs):
+        if ins.op != "load" or ins.arg not in regs:
+            continue
+        end = last_use.get(i, i)
+        for j in range(i + 1, end + 1):
+            st = p.instrs[j]
+            if st.op == "store" and st.arg == ins.arg:
+                a, b = p.instrs[st.srcs[0]], p.instrs[ins.srcs[0]]
+                if a.op != "const" or b.op != "const" or a.arg == b.arg:
+                    out.add(i)
+                    break
+    return out

