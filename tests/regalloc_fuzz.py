@@ -322,7 +322,7 @@ class Generator:
     def compare_select(self) -> list:
         a, b = self.vsrc(allow_c=False), self.vsrc()
         c = self.new("s", 1, "m")
-        x, y = self.vsrc(), self.vsrc(allow_c=False)
+        x, y = self.vsrc(), self.vsrc(allow_s=False, allow_c=False)     # the mask is the second scalar read
         d, j = self.dst("v", "u")
 
         def cmp(w: Wave):
