@@ -1,5 +1,6 @@
 """The semantics of every instruction of an architecture: generated from the pseudocode,
-hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name.
+hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name,
+GLOBAL_*_ADDTID_B32 by the dword load/store they share their data semantics with.
 
 Generated Python source is cached on disk keyed by the pseudocode text, the instruction's
 operand types and the translator's own source, so the first load translates (a few
@@ -29,6 +30,8 @@ from .semantics import Ctx, Operand, Semantic, SemanticsError
 
 SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
 GRAPHICS_FORMATS = {"MIMG", "EXP", "VINTERP", "LDSDIR"}
+# instructions with only an address description -> the instruction whose data semantics they share
+ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 
 
 @lru_cache(maxsize=1)
@@ -276,6 +279,15 @@ class SemanticTable:
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(hand, "hand-written")
+        if d.name in ADDTID:
+            # the manual describes only the address (saddr + offset + laneId * 4, computed by the
+            # machine); the data movement is the plain dword load / store's
+            e = self.entry(next(o for o in self.spec.lookup(ADDTID[d.name]) if o.format == d.format))
+            if e.semantic is None:
+                return Entry(None, "unsupported", f"{d.name}: {e.reason}")
+            return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
+                                             source=f"{ADDTID[d.name]} at ADDR = saddr + offset + laneId * 4"),
+                         "hand-written")
         if d.format == "VOPD":
             base = d.name.replace("V_DUAL_", "V_", 1)
             for other in self.spec.lookup(base):
