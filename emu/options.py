@@ -51,6 +51,7 @@ class EmuOptions:
     dword_views: bool = True          # 64-bit joins/splits and dword fields through uint32/uint64 views (off: shifts and masks)
     shift_range_shortcuts: bool = True    # shifts and fields whose counts are in range skip the range guards
     denorm_checks: bool = True        # the denormal flush first asks whether any lane is zero or denormal
+    combine_atomic_sums: bool = True  # atomic += / -= of lanes sharing an address combined into one sum (emu/table.py)
 
     def off(self) -> tuple[str, ...]:
         """Names of the switches that are off."""
