@@ -266,6 +266,9 @@ def valu_int(sel, op, srcs, d) -> Val:
         sel.valu(f"v_{op}_{sign}32", out, v[0], v[1])
     elif op == "neg":
         sel.valu("v_sub_nc_u32", out, 0, v[0])
+    elif op == "mulacc" and srcs[0].uniform and srcs[1].uniform:
+        t = salu_int(sel, "mul", srcs[:2], d)          # uniform product on SALU, per-lane add
+        sel.valu("v_add_nc_u32", out, t.reg, v[2])
     elif op == "mulacc":
         t = sel.vreg()
         sel.valu("v_mul_lo_u32", t, v[0], v[1])
