@@ -14,6 +14,11 @@ def _cmd_demo(args) -> int:
     if args.isa:
         from isa.demo import demo as isa_tour
         return isa_tour(args.arch)
+    if args.seconds is not None:
+        if not args.seconds > 0:
+            raise ValueError(f"--seconds {args.seconds}: give a positive number")
+        import os
+        os.environ["WAVESMITH_LAUNCH_SECONDS"] = repr(args.seconds)
     from runtime.demo import demo
     return demo(args.arch)
 
@@ -22,7 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="wavesmith",
         description="wavesmith — an assembly-first AMD GPU toolkit without LLVM. "
-                    "Run `wavesmith demo` for a tour, `wavesmith COMMAND --help` for details.")
+                    "Run `wavesmith demo` for a tour, `wavesmith COMMAND --help` for details.",
+        epilog="Errors print one line (exit status 1 for bad input to the assembler, 2 otherwise); "
+               "--debug (anywhere on the line) prints the Python traceback instead.")
+    ap.add_argument("--debug", action="store_true", help="on an error, show the Python traceback")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="show what wavesmith can do (default job)",
                           description="Build a kernel with the DSL, write it as a code object, run it on "
@@ -30,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "launch statistics. --isa shows the generated ISA's statistics instead.")
     demo.add_argument("--arch", default="gfx1100", help="target (default: gfx1100)")
     demo.add_argument("--isa", action="store_true", help="tour of the generated ISA tables instead")
+    demo.add_argument("--seconds", type=float, default=None,
+                      help="time budget of each kernel launch (default: $WAVESMITH_LAUNCH_SECONDS, else 30)")
     demo.set_defaults(func=_cmd_demo)
     gen = sub.add_parser("gen", help="generate ISA definitions from AMD's PDFs",
                          description="Generate isa/generated/<arch>/ from AMD's ISA reference PDF. PDFs are "
@@ -69,7 +79,23 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+PACKAGES = {"isa", "dsl", "emu", "runtime", "regalloc", "frontend"}
+
+
+def _one_line(e: BaseException) -> str:
+    """An error as the CLI prints it: its message, each line shortened to a readable length."""
+    if isinstance(e, OSError) and e.strerror:
+        text = f"{e.filename + ': ' if e.filename else ''}{e.strerror}"
+    else:
+        text = str(e) or type(e).__name__
+    return "\n".join(line if len(line) <= 300 else line[:240] + f" ... ({len(line)} characters)"
+                     for line in text.split("\n"))
+
+
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     ap = build_parser()
     args = ap.parse_args(argv)
     if not getattr(args, "func", None):
@@ -78,12 +104,28 @@ def main(argv=None) -> int:
     from isa import ISALoadError
     try:
         return args.func(args)
-    except (ISALoadError, ValueError) as e:   # bad target, arch not generated, bad input
-        print(f"wavesmith {args.command}: error: {e}", file=sys.stderr)
-        return 2
     except BrokenPipeError:                    # `wavesmith demo | head`: reader went away
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print(f"wavesmith {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (ISALoadError, ValueError, OSError) as e:   # bad target, arch not generated, bad input
+        if debug:
+            raise
+        print(f"wavesmith {args.command}: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except Exception as e:                     # noqa: BLE001 - a bug: one line, the traceback on --debug
+        if debug:
+            raise
+        if type(e).__module__.split(".")[0] in PACKAGES:    # the project's own error (a missing PDF, a fault)
+            print(f"wavesmith {args.command}: error: {_one_line(e)}", file=sys.stderr)
+            return 2
+        print(f"wavesmith {args.command}: internal error: {type(e).__name__}: {_one_line(e)} "
+              f"(run again with --debug for the traceback, and please report it)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

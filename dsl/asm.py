@@ -757,10 +757,19 @@ def _assemble(text: str, enc) -> bytes:
 
 
 def encoder(arch: str, wave_size: int | None = None):
-    """The instruction encoder for `arch` and wave size (the arch's own by default)."""
+    """The instruction encoder for `arch` and wave size (the arch's own by default), one per
+    pair: an Encoder's caches only grow with what it has encoded, and building one (its
+    format layouts) cost more than assembling a short text."""
     from .encode import Encoder
     spec = isa.load(arch)
-    return Encoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
+    wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
+    hit = _ENCODERS.get((id(spec), wave))
+    if hit is None or hit.spec is not spec:
+        hit = _ENCODERS[id(spec), wave] = Encoder(spec, wave)
+    return hit
+
+
+_ENCODERS: dict = {}
 
 
 def define_label(labels: dict, label: Label, offset: int) -> None:

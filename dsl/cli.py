@@ -1,8 +1,10 @@
 """`wavesmith asm` and `wavesmith disasm`."""
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -25,13 +27,65 @@ def add_disasm_arguments(p) -> None:
     p.add_argument("--offsets", action="store_true", help="append each instruction's byte offset")
 
 
-def _read(path: str) -> bytes:
+def read_input(path: str) -> bytes:
+    """The bytes of an input file ('-': stdin); ValueError saying why it cannot be read."""
     if path == "-":
         return sys.stdin.buffer.read()
     p = Path(path)
-    if not p.is_file():
+    if p.is_dir():
+        raise ValueError(f"{path}: is a directory, not a file")
+    if not p.exists():
         raise ValueError(f"{path}: no such file")
-    return p.read_bytes()
+    try:
+        return p.read_bytes()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+_read = read_input
+
+
+def write_output(path: str, data: bytes) -> None:
+    """Write a whole output file or nothing: the bytes go to a temporary file in the same
+    directory, which replaces `path` only once completely written (a full disk or an
+    interrupt never leaves a partial file). ValueError saying why it cannot be written."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise ValueError(f"{path}: is a directory; name the output file")
+    if not folder.is_dir():
+        raise ValueError(f"{path}: cannot write: directory {str(folder)!r} does not exist")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot write: {e.strerror or e}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def located(filename: str, error: Exception) -> str:
+    """An assembler error as `file:line:col: message` (once, even when the message names the
+    file already), every line of it shortened to a readable length."""
+    text = str(error)
+    if not text.startswith(f"{filename}:"):
+        text = f"{filename}:{text}"
+    return "\n".join(line if len(line) <= 300 else line[:240] + f" ... ({len(line)} characters)"
+                     for line in text.split("\n"))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 _HEX_TEXT = re.compile(rb"^[\s0-9a-fA-Fx,\[\]]*$")
@@ -62,10 +116,10 @@ def run_asm(args, text: str | None = None) -> int:
     try:
         code = assemble(text, args.arch, wave_size=64 if args.wave64 else None)
     except ValueError as e:
-        print(f"{args.file}:{e}", file=sys.stderr)
+        print(located(args.file, e), file=sys.stderr)
         return 1
     if args.output:
-        Path(args.output).write_bytes(code)
+        write_output(args.output, code)
         print(f"wrote {len(code)} bytes to {args.output}", file=sys.stderr)
     elif args.hex:
         from .decode import decode_one

@@ -3,15 +3,14 @@ and the Python DSL. Errors (OperandError) name the instruction, the operand, wha
 given and what is legal."""
 from __future__ import annotations
 
-import math
-import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa import InstrDef, Spec
 
 from . import syntax
 from .decode import DPP8, DPP8FI, DPP16, LITERAL, VALU_E32
+from .literals import constant, literal_kind
 from .operands import Lit, Mod, OperandError, Reg, Special
 from . import signature
 from .signature import Operand, ValuSig, valu_signature, vopd_base
@@ -43,55 +42,12 @@ ds_layout = per_instruction(signature.ds_layout)
 flat_layout = per_instruction(signature.flat_layout)
 valu_signature = per_instruction(valu_signature)
 
-INLINE_FLOATS = (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
-INV_2PI = 1 / (2 * math.pi)
 SRC_SPECIAL = {"vcc_lo": 106, "vcc": 106, "vcc_hi": 107, "null": 124, "m0": 125, "exec_lo": 126, "exec": 126,
                "exec_hi": 127, "src_shared_base": 235, "src_shared_limit": 236, "src_private_base": 237,
                "src_private_limit": 238, "src_scc": 253, "scc": 253}
 SRC_SPECIAL.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
 PAIRS = {"vcc", "exec"}
 MEMORY_FORMATS = {"DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "SMEM"}
-
-
-def f16_bits(x: float) -> int:
-    return struct.unpack("<H", struct.pack("<e", x))[0]
-
-
-def f32_bits(x: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", x))[0]
-
-
-def f64_bits(x: float) -> int:
-    return struct.unpack("<Q", struct.pack("<d", x))[0]
-
-
-def float_literal(x: float, bits: int) -> int:
-    """The 32-bit literal dword for a float operand of `bits` width: f16 bits in the low
-    half for 16-bit operands, the high dword of the f64 for 64-bit ones, else f32 bits."""
-    if bits == 16:
-        return f16_bits(x)
-    if bits == 64:
-        return f64_bits(x) >> 32
-    return f32_bits(x)
-
-
-def inline_float_code(x: float, bits: int) -> int | None:
-    if x in INLINE_FLOATS:
-        return 240 + INLINE_FLOATS.index(x)
-    # 1/(2*pi) as LLVM prints it (0.15915494) or exactly
-    if abs(x - INV_2PI) < 1e-8:
-        return 248
-    return None
-
-
-def _inline_float_patterns(bits: int) -> dict[int, int]:
-    conv = {16: f16_bits, 32: f32_bits, 64: lambda v: f64_bits(v) >> 32}[bits]
-    out = {conv(v): 240 + i for i, v in enumerate(INLINE_FLOATS)}
-    out[{16: 0x3118, 32: 0x3e22f983, 64: 0x3fc45f30}[bits]] = 248
-    return out
-
-
-_FLOAT_PATTERNS = {b: _inline_float_patterns(b) for b in (16, 32, 64)}
 
 
 def _name(d: InstrDef) -> str:
@@ -145,8 +101,9 @@ class Encoder:
     # ------------------------------------------------------------ operand codes
 
     def src_code(self, v, op: Operand, F: Fields, what: str, *, allow_literal: bool = True,
-                 allow_vgpr: bool = True) -> tuple[int, bool, bool, bool]:
-        """(9-bit code, neg, abs, high half) of a source operand."""
+                 allow_vgpr: bool = True, encoding: str = "vop3") -> tuple[int, bool, bool, bool]:
+        """(9-bit code, neg, abs, high half) of a source operand; `encoding` ('salu', 'e32',
+        'vop3', 'vop3p') with the operand's type decides how a number is taken (literals.py)."""
         if type(v) is Reg and v.cls == "v" and not v.half and allow_vgpr and v.count == (op.dwords or self.wave >> 5):
             return 256 + v.idx, False, False, False         # the usual source: a whole VGPR (tuple)
         neg = ab = False
@@ -176,6 +133,8 @@ class Encoder:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 64 bits wide; this operand is 32-bit, "
                                    f"use {v.name}_lo or {v.name}_hi")
             return code, neg, ab, hi
+        if op.registers_only:
+            raise OperandError(f"{_name(F.d)}: {what}: takes a register, not {v}")
         if isinstance(v, (Attr_, SymExpr_)):
             if not allow_literal:
                 raise OperandError(f"{_name(F.d)}: {what}: symbol operand {v} needs a literal, which this "
@@ -187,40 +146,21 @@ class Encoder:
             v = v.value
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}")
-        bits = 64 if n == 2 else op.bits if op.bits in (16, 32, 64) else 32
-        if isinstance(v, float):
-            if not forced and v == 0.0 and math.copysign(1.0, v) > 0:
-                return 128, neg, ab, hi    # +0.0 is the inline integer 0 (all bits clear)
-            if not forced:
-                code = inline_float_code(v, bits)
-                if code is not None:
-                    return code, neg, ab, hi
-                if v.is_integer() and -16 <= v <= 64 and not op.is_float:
-                    v = int(v)
-            if isinstance(v, float):
-                lit = float_literal(v, bits if op.is_float else 32)
-                if not allow_literal:
-                    raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant and this "
-                                       f"encoding has no literal")
-                F.set_literal(lit, what)
-                return LITERAL, neg, ab, hi
-        if not forced:
-            if -16 <= v <= 64:
-                return (128 + v if v >= 0 else 192 - v), neg, ab, hi
-            if op.is_float:
-                pat = v & (0xffff if bits == 16 else 0xffffffff)
-                if pat in _FLOAT_PATTERNS[bits]:
-                    return _FLOAT_PATTERNS[bits][pat], neg, ab, hi
-            inline = v - (1 << 32) if 0x80000000 <= v <= 0xffffffff else v
-            if -16 <= inline <= 64 and bits == 32:
-                return (128 + inline if inline >= 0 else 192 - inline), neg, ab, hi
-        if not -(1 << 31) <= v < (1 << 32):
-            raise OperandError(f"{_name(F.d)}: {what}: {v} does not fit in a 32-bit literal")
-        if not allow_literal:
-            raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant (-16..64, ±0.5, ±1, ±2, ±4, "
-                               f"1/(2π)) and this encoding has no literal")
-        F.set_literal(v, what)
-        return LITERAL, neg, ab, hi
+        code, literal = constant(v, literal_kind(op, encoding), forced, f"{_name(F.d)}: {what}")
+        if literal is not None:
+            if not allow_literal or op.no_literal:
+                raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant (-16..64, ±0.5, ±1, "
+                                   f"±2, ±4, 1/(2π)) and this encoding has no literal")
+            F.set_literal(literal, what)
+        return code, neg, ab, hi
+
+    def k_literal(self, k, op: Operand, encoding: str, F: Fields) -> None:
+        """The constant K of v_fmaak/v_fmamk-style instructions: always the literal, taken as
+        lit(K) on an operand of the instruction's data type."""
+        k = k.value if isinstance(k, Lit) else k
+        if isinstance(k, bool) or not isinstance(k, (int, float)):
+            raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}")
+        F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K")[1], "K")
 
     def sreg_code(self, v, F: Fields, what: str, n: int = 1) -> int:
         """7/8-bit scalar register code (SGPR, TTMP or a special register)."""
@@ -399,14 +339,7 @@ class Encoder:
         pos += n_srcs
         if plan.k_e32:
             src_vals = list(src_vals)
-            k = src_vals.pop(sig.k_pos)
-            if isinstance(k, Lit):
-                k = k.value
-            if isinstance(k, float):
-                k = float_literal(k, sig.srcs[0].bits)
-            if not isinstance(k, int):
-                raise OperandError(f"{_name(d)}: the constant K must be a number, got {k}")
-            F.set_literal(k, "K")
+            self.k_literal(src_vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
         if plan.vcc_in_e32:
             self._implicit_vcc(d, ops[pos]); pos += 1
         for (i, o, op, what, field), v in zip(plan.srcs, src_vals):
@@ -439,14 +372,14 @@ class Encoder:
                     continue
                 if isinstance(v, Mod):
                     raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding")
-                code, _, _, hi = self.src_code(v, o, F, what)
+                code, _, _, hi = self.src_code(v, o, F, what, encoding=plan.constants)
                 if o.t16 and code >= 256:
                     if code - 256 > 127:
                         raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves")
                     code |= 0x80 if hi else 0
                 F["SRC0"] = code
                 continue
-            code, ng, ab, hi = self.src_code(v, op, F, what)
+            code, ng, ab, hi = self.src_code(v, op, F, what, encoding=plan.constants)
             if (ng or ab) and not (o.is_float or is_p):
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only")
             if dpp_kind and i == 0:
@@ -469,6 +402,7 @@ class Encoder:
                 opsel |= 1 << i
             F[field] = code
         if not e32:
+            self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
                 bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
                 if not is_p:
@@ -515,6 +449,19 @@ class Encoder:
                         F["OMOD"] = val[m]
         if dpp_kind:
             self._dpp(d, F, mods, dpp_kind, e32)
+
+    def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan") -> None:
+        """At most two scalar values (one for 64-bit shifts) per VOP3/VOP3P instruction; the
+        same SGPR or literal twice counts once (RDNA3 ISA, "Instruction restrictions")."""
+        scalars = {F.get(field) for _, _, _, _, field in plan.srcs} & _SCALAR_CODES
+        if "_dpp_src0" in F:
+            scalars.discard(F.get("SRC0"))
+        if plan.implicit_vcc:
+            scalars.add(SRC_SPECIAL["vcc_lo"])
+        if len(scalars) > plan.bus_limit:
+            raise OperandError(f"{_name(d)}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, "
+                               f"the literal{', VCC implicitly' if plan.implicit_vcc else ''}); at most "
+                               f"{plan.bus_limit} may be read by one instruction (the constant bus)")
 
     def _plan(self, d: InstrDef, e32: bool) -> "ValuPlan":
         plan = _valu_plan(d, e32, self.wave)
@@ -599,10 +546,8 @@ class Encoder:
             vals = list(p.operands)
             vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
             if sig.k_pos is not None:
-                k = vals.pop(sig.k_pos)
-                k = k.value if isinstance(k, Lit) else k
-                F.set_literal(float_literal(k, 32) if isinstance(k, float) else k, "K")
-            code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0")
+                self.k_literal(vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
+            code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0", encoding="e32")
             F[f"SRC{slot}0"] = code
             F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1") if len(vals) > 1 else 0
         if (vdst["X"] & 1) == (vdst["Y"] & 1):
@@ -624,10 +569,10 @@ class Encoder:
             elif name == "msg":
                 F[field] = _sendmsg_value(v, d)
             elif name == "k":
-                k = v.value if isinstance(v, Lit) else v
-                F.set_literal(float_literal(k, 32) if isinstance(k, float) else k, "K")
+                self.k_literal(v, _SALU_K, "salu", F)
             else:
-                code, ng, ab, _ = self.src_code(v, op, F, name, allow_vgpr=False)
+                code, ng, ab, _ = self.src_code(v, op, F, name, allow_vgpr=False,
+                                                encoding="vop3" if op.t16 else "salu")
                 if ng or ab:
                     raise OperandError(f"{_name(d)}: {name}: scalar instructions have no neg/abs modifiers")
                 F[field] = code
@@ -710,7 +655,7 @@ class Encoder:
 
     def smem(self, d, F, ops, mods):
         mn = _name(d)
-        if mn in ("s_dcache_inv", "s_gl1_inv", "s_icache_inv"):
+        if signature.cache_control(d):      # s_dcache_inv, s_gl1_inv, s_icache_inv: no operands
             self._arity(d, ops, [])
             F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=0)
             return
@@ -797,6 +742,10 @@ class Encoder:
 
     def buffer(self, d, F, ops, mods):
         mn = _name(d)
+        if signature.cache_control(d):      # buffer_gl0_inv, buffer_gl1_inv: no operands
+            self._arity(d, ops, [])
+            F.update(VDATA=0, VADDR=0, SRSRC=0, SOFFSET=0, OFFSET=0)
+            return
         tfe = bool(mods.pop("tfe", False))
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
         if len(ops) != 4:
@@ -810,7 +759,7 @@ class Encoder:
         else:
             F["VADDR"] = self.vgpr(ops[1], F, "vaddr", 2 if idxen and offen else 1)
         F["SRSRC"] = self.sreg_code(ops[2], F, "srsrc", 4) >> 2
-        code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False)
+        code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False, encoding="salu")
         F["SOFFSET"] = code
         off = mods.pop("offset", 0)
         if not 0 <= off <= 4095:
@@ -888,6 +837,7 @@ class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import c
 
 _SRC_FIELDS = ("SRC0", "SRC1", "SRC2")
 _SOFFSET = Operand("soffset")     # MUBUF/MTBUF's soffset: an SGPR, constant or literal
+_SALU_K = Operand("k")            # s_fmaak_f32's K: 32 bits
 _OUTPUT_MODIFIERS = (("mul", {2: 1, 4: 2}), ("div", {2: 3}))      # key -> {value: OMOD}
 _LANE_SELS = tuple(f"LANE_SEL{i}" for i in range(8))     # DPP8's lane select fields
 # (Fields key valu sets, Fields key, DPP16 field, DPP16 field) of each source's neg/abs
@@ -905,8 +855,12 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
         op = None
         if name not in ("sdst", "msg", "k"):
             bits = scalar_bits(d, "S0" if field == "SSRC0" else "S1")
-            op = Operand(name, n, bits == 16, "f" if "F" in d.name.split("_")[-1] else "b", False,
-                         64 if n == 2 else bits)
+            original = dict(d.operand_types)
+            half = syntax.SALU_LITERAL16.get(d.format) if bits == 16 else None    # see literals.py
+            op = Operand(name, n, half is not None, "i" if half == "int" else "f" if "F" in d.name.split("_")[-1]
+                         else "b", False, 64 if n == 2 else bits if half else 32,
+                         registers_only=field == "SSRC0" and ("SRC0" in original and "S0" not in original
+                                                              or "PC = S0" in (d.pcode or "")))
         layout.append((name, field, n, op))
     return layout, [name for name, _, _, _ in layout]
 
@@ -944,6 +898,9 @@ class ValuPlan:
     k_e32: bool                 # the VOP2 constant K is among the sources
     vcc_in_e32: bool            # an implicit vcc follows the sources
     srcs: tuple                 # (index, Operand, Operand src_code checks, "srcI", "SRCI" field)
+    constants: str              # how its sources take numbers: literals.literal_kind's encoding
+    bus_limit: int              # scalar values (SGPRs, VCC, M0, EXEC, SCC, the literal) it may read
+    implicit_vcc: bool          # reads VCC without naming it (v_div_fmas in VOP3): one of them
 
 
 @per_instruction
@@ -958,13 +915,37 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int) -> ValuPlan:
         op = o
         if is_wmma and not e32:
             ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
-            op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, o.ftype, False, 32)
+            # A, B: VGPRs only; C: inline constants too, read as a 64-bit operand's (LLVM 22)
+            op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, "b", False, 64,
+                         registers_only=i < 2, no_literal=True)
+        if i in syntax.F16_CONSTANTS.get(d.name, ()):
+            op = replace(o, ftype="f")
         srcs.append((i, o, op, f"src{i}", f"SRC{i}"))
     n_dsts = len(sig.dsts)
+    if e32:
+        constants = "e32_packed" if sig.dsts and sig.dsts[0].packed else "e32"
+    else:
+        constants = "vop3p" if d.format == "VOP3P" else "vop3"
     return ValuPlan(sig, d.format == "VOP3P", d.name.startswith("V_FMA_MIX"), names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
-                    sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs))
+                    sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs), constants,
+                    1 if _is_64bit_shift(d, sig) else 2,
+                    sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs))
+
+
+def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
+    """RDNA3 ISA, "Instruction restrictions" (section 7.x, page 68 of the RDNA3 manual): "64-bit
+    shift instructions can use only one scalar value input" (v_lshlrev_b64, v_lshrrev_b64,
+    v_ashrrev_i64: a shift with a 64-bit result)."""
+    pcode = d.pcode or ""
+    return bool(sig.dsts) and sig.dsts[0].bits == 64 and ("<<" in pcode or ">>" in pcode) and \
+        any(w in d.name for w in ("LSHL", "LSHR", "ASHR"))
+
+
+# source codes that are scalar values (RDNA3 ISA, "Instruction restrictions": SGPR, VCC, M0,
+# EXEC, SCC or the literal; inline constants and null are free)
+_SCALAR_CODES = frozenset(set(range(124)) | {125, 126, 127, 235, 236, 237, 238, 253, LITERAL})
 
 
 @lru_cache(maxsize=None)

@@ -135,9 +135,19 @@ class Kernel:
     k.peak_sgprs, k.waves_per_simd and k.stats() (physical-only kernels too)."""
 
     def __init__(self, arch: str = "gfx1100", wave_size: int | None = None, name: str = "kernel"):
+        if not isinstance(arch, str):
+            raise OperandError(f"Kernel({arch!r}): give a target name such as 'gfx1100'")
+        try:
+            self.family = isa.resolve_arch(arch)
+        except ValueError as e:
+            raise OperandError(f"Kernel({arch!r}): {e}") from None
+        if wave_size is not None and wave_size not in (32, 64):
+            raise OperandError(f"Kernel({arch!r}, wave_size={wave_size!r}): a wave has 32 or 64 lanes")
+        if wave_size == 32 and isa.WAVE_SIZE[self.family] == 64:
+            raise OperandError(f"Kernel({arch!r}, wave_size=32): {self.family} runs wave64 only")
         self.arch = arch
         self.name = name
-        self.wave_size = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
+        self.wave_size = wave_size or isa.WAVE_SIZE[self.family]
         self.items: list = []
         self.labels: dict[str, int] = {}
         self.virtuals: list[VReg] = []
@@ -174,6 +184,11 @@ class Kernel:
     def append(self, inst: Inst) -> "Kernel":
         if not isinstance(inst, Inst):
             raise OperandError(f"Kernel.append takes an instruction built by a DSL function, got {inst!r}")
+        if inst.encoder.spec is not self.spec:
+            # another architecture's opcode would be a different (or no) instruction here
+            raise OperandError(f"{inst.statement.mnemonic} was built for {inst.encoder.spec.arch}, but this Kernel is "
+                               f"for {self.arch} ({self.family}); use dsl.{self.family.replace('.', '_')}'s "
+                               f"functions")
         if inst.has_virtual:
             for v in _virtual_operands(inst.statement):
                 if v.owner != id(self):

@@ -8,7 +8,7 @@ spellings."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa import InstrDef
@@ -27,6 +27,8 @@ class Operand:
     packed: bool = False  # two 16-bit halves (pk_f16): f16 inline constants also read as the value
     int_value: bool = False  # an integer value that takes float modifiers (syntax.FP_MODS)
     bf16: bool = False       # bf16 has no inline constants of its own: literals follow integer rules
+    registers_only: bool = False  # a register number, a written source or a lane mask: no constants
+    no_literal: bool = False      # inline constants only (a lane select: LLVM's SCSrc operands)
 
     @property
     def is_mask(self) -> bool:
@@ -160,6 +162,11 @@ def valu_signature(d: InstrDef) -> ValuSig:
     if dsts and dsts[0].name == "vdst":
         dsts[0] = _operand("vdst", types.get("D0"), sgpr=dsts[0].sgpr)
     srcs = [_operand(f"src{i}", types.get(f"S{i}")) for i in range(n_src)]
+    for i, o in enumerate(srcs):
+        if _register_source(d, i, pcode, types) or o.bits > 64:
+            srcs[i] = replace(o, registers_only=True)
+        elif re.search(rf"\blane = S{i}\b", pcode):
+            srcs[i] = replace(o, no_literal=True)
     for i in syntax.T16_SOURCES.get(d.name, ()):
         if i < len(srcs):   # typed as the instruction's data (name suffix): the class mask of _F16 is f16
             kind = type_info(name_types[-1])[1] if name_types else srcs[i].ftype
@@ -172,10 +179,21 @@ def valu_signature(d: InstrDef) -> ValuSig:
         args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
         k_pos = args.index("SIMM32")
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
-        srcs.append(_operand("src2", None, mask=True))
+        srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
     reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
     opsel_flags = len(set(_OPSEL_OVERLOAD_RE.findall(d.description or "")))
     return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags)
+
+
+def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
+    """Source i names a register rather than a value: the pseudocode reads the raw field
+    (SRC0: v_movrels, v_readlane's VGPR[lane][SRC0.u], v_permlane64) or writes the source
+    (v_swap_b32: S0.b = tmp). LLVM takes no constant there."""
+    original = dict(d.operand_types)
+    code = re.sub(r"//.*", "", pcode)
+    if i == 0 and "SRC0" in original and "S0" not in original and not re.search(r"\bS0\b", code):
+        return True
+    return bool(re.search(rf"^\s*S{i}(\.\w+)?\s*=[^=]", pcode, re.M))
 
 
 # "OPSEL[0] is overloaded to represent the DPP 'FI' (Fetch Inactive) bit"

@@ -49,6 +49,9 @@ FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F1
 # an f16 VALU operand, SOPC (s_cmp_*_f16) as a 16-bit integer one; SOP1 (s_ceil_f16,
 # s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See printer.literal_text.
 SALU_LITERAL16 = {"SOP2": "float", "SOPC": "int"}
+# Integer sources LLVM 22 takes constants for as f16 operands (v_ldexp_f16's exponent: 3.0 is the
+# literal 0x4200, -17 the zero-extended 0xffef)
+F16_CONSTANTS = {"V_LDEXP_F16": (1,)}
 # LLVM's names for the manual's export targets (EXP TARGET field; numbered ones get the index)
 EXPORT_TARGETS = {"Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
                   "Dual Source Blend Right": "dual_src_blend1"}

@@ -3,6 +3,7 @@ hand-written or no semantics; the total counts compute instructions only (graphi
 formats MIMG, EXP, VINTERP and LDSDIR are listed but left out of the percentage)."""
 from __future__ import annotations
 
+import sys
 from collections import Counter
 
 from .table import GRAPHICS_FORMATS, load_semantics
@@ -49,7 +50,7 @@ def add_arguments(ap):
 
 def run(args) -> int:
     if not args.coverage:
-        print("wavesmith emu: nothing to do (try --coverage)")
+        print("wavesmith emu: nothing to do (try --coverage)", file=sys.stderr)
         return 2
     print(report(args.arch, args.verbose))
     return 0

@@ -9,6 +9,7 @@ private segment wave offset — each only if enabled.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +19,22 @@ from .wave import EXEC_LO, WaveState, pack_mask
 
 class LaunchError(ValueError):
     """A dispatch the hardware would refuse (bad sizes, too many registers)."""
+
+
+DEFAULT_SECONDS = 30.0          # wall time a launch may take unless told otherwise
+MAX_SCRATCH_PER_GROUP = 1 << 30     # bytes of scratch the emulator holds for one work-group
+
+
+def default_seconds() -> float:
+    """The time budget of a launch: $WAVESMITH_LAUNCH_SECONDS, else DEFAULT_SECONDS."""
+    text = os.environ.get("WAVESMITH_LAUNCH_SECONDS", "")
+    try:
+        value = float(text) if text else DEFAULT_SECONDS
+    except ValueError:
+        raise LaunchError(f"WAVESMITH_LAUNCH_SECONDS={text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise LaunchError(f"WAVESMITH_LAUNCH_SECONDS={text!r} must be positive")
+    return value
 
 
 @dataclass
@@ -38,6 +55,8 @@ class Dispatch:
     scratch_size: int = 0                   # bytes of private memory per work-item
     mode: int = 0                           # initial MODE register
     budget: int = 5_000_000                 # instructions any one wave may issue
+    seconds: float = field(default_factory=default_seconds)    # wall time the launch may take
+    progress: bool | None = None            # progress line on stderr (None: if slow and stderr is a terminal)
 
     def validate(self) -> None:
         if self.wave_size not in (32, 64):
@@ -55,6 +74,13 @@ class Dispatch:
             raise LaunchError(f"{self.kernel}: {n} user SGPRs plus system SGPRs exceed the 106 SGPRs")
         if self.lds_size > 65536:
             raise LaunchError(f"{self.kernel}: {self.lds_size} bytes of LDS per work-group (at most 64 KiB)")
+        scratch = self.scratch_size * self.waves_per_group * self.wave_size
+        if scratch > MAX_SCRATCH_PER_GROUP:
+            raise LaunchError(f"{self.kernel}: {self.scratch_size} bytes of scratch per work-item are "
+                              f"{scratch / (1 << 30):.3g} GiB per work-group (the emulator holds at most "
+                              f"{MAX_SCRATCH_PER_GROUP >> 30} GiB)")
+        if not self.budget > 0 or not self.seconds > 0:
+            raise LaunchError(f"{self.kernel}: budget {self.budget} instructions and {self.seconds} s must be positive")
 
     @property
     def waves_per_group(self) -> int:

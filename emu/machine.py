@@ -12,6 +12,7 @@ and address with the nearest buffer; a per-wave instruction budget stops runaway
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 
@@ -166,6 +167,42 @@ class _Hwregs(_Sgprs):
             self.st.hwreg[self.sel, reg % 64] = value[:, 0]
 
 
+class _Clock:
+    """The wall-time side of a launch: its deadline (Dispatch.seconds) and, on a slow launch,
+    a progress line on stderr (when it is a terminal, or always with Dispatch.progress)."""
+    PROGRESS_AFTER = 2.0        # seconds before the first progress line
+    PROGRESS_EVERY = 1.0
+
+    def __init__(self, d: Dispatch):
+        self.d, self.start = d, time.perf_counter()
+        self.deadline = self.start + d.seconds
+        self.show = d.progress if d.progress is not None else None
+        self.next_report = self.start + self.PROGRESS_AFTER
+        self.groups_done = 0
+        self.shown = False
+
+    def tick(self, stats) -> bool:
+        """True when the deadline passed; prints progress when due."""
+        now = time.perf_counter()
+        if now > self.deadline:
+            return True
+        if now >= self.next_report and self.show is not False:
+            if self.show is None:
+                self.show = sys.stderr.isatty()
+            if self.show:
+                sys.stderr.write(f"\r{self.d.kernel}: {now - self.start:.0f} s, {stats.instructions:,} wave-instructions, "
+                                 f"work-groups done {self.groups_done}/{self.d.groups} ")
+                sys.stderr.flush()
+                self.shown = True
+            self.next_report = now + self.PROGRESS_EVERY
+        return False
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
 class Machine:
     """One architecture's machine bound to a device memory. `run(dispatch)` executes a
     launch to completion and returns Stats; decoded instructions are cached per PC, and
@@ -180,14 +217,17 @@ class Machine:
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
         self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
         self.wave_size = 32
+        self._code_generation = memory.code_generation
 
     # ------------------------------------------------------------------ decoding
     def decode(self, pc: int):
         inst = self._decoded.get(pc)
         if inst is None:
             off = pc - self.memory.base
-            if not 0 <= off < len(self.memory.data) or self.memory.allocation_at(pc) is None:
+            holder = self.memory.allocation_at(pc) if 0 <= off < len(self.memory.data) else None
+            if holder is None:
                 raise EmuFault(f"instruction fetch at PC 0x{pc:x} outside any buffer; {self.memory.nearest(pc)}")
+            holder.executed = True          # freeing or overwriting it drops the cached decodes
             try:
                 inst = decode_one(self.spec, self.memory.data[off:off + 16].tobytes())
             except DecodeError as e:
@@ -204,6 +244,12 @@ class Machine:
     # ------------------------------------------------------------------ running
     def run(self, d: Dispatch) -> Stats:
         d.validate()
+        self._clock = _Clock(d)
+        if self._code_generation != self.memory.code_generation:
+            # code the cache decoded was freed (its range may hold new code) or overwritten
+            self._decoded.clear()
+            self._prepared.clear()
+            self._code_generation = self.memory.code_generation
         self.wave_size = d.wave_size
         t0 = time.perf_counter()
         stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group)
@@ -220,9 +266,14 @@ class Machine:
             quiet = NUMPY_QUIET.set(True)
             try:
                 for first in range(0, d.groups, chunk):
+                    self._clock.groups_done = first
                     _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats).run()
+            except MemoryError:
+                raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
+                               f"({per_group} bytes each)") from None
             finally:
                 NUMPY_QUIET.reset(quiet)
+                self._clock.done()
         stats.seconds = time.perf_counter() - t0
         return stats
 
@@ -295,8 +346,12 @@ class _Chunk:
             stats.instructions += len(idx)
             if st.issued[idx[0]] + bulk > self.d.budget:
                 raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
-                                     f"at PC 0x{pc:x} ({p.mnemonic}) in work-group "
-                                     f"{self.group_xyz(int(self.wave_group[idx[0]]))}: a runaway loop?")
+                                     f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: "
+                                     f"a runaway loop? (launch(..., budget=N) raises it)")
+            if not stats.batches & 255 and self.m._clock.tick(stats):
+                raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
+                                     f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
+                                     f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
             if st.stale_vgprs:
                 self.settle(p, idx)
             width = 1 if p.scalar else st.lanes
@@ -368,8 +423,6 @@ class _Chunk:
             # VOPD's X half must not write a register before the Y half has read its sources
             results.append(self.execute(h, sel, idx, exec_mask, active, direct=h is halves[-1]))
         for h, (out, write_active, dest) in zip(halves, results):
-            if h.saturate is not None:
-                out = h.saturate(out)
             for name, value in out.items():
                 if dest is not None and value is dest.get(name):
                     continue            # computed straight into its register
@@ -442,7 +495,7 @@ class _Chunk:
         reg = self._direct.get(id(p), _UNKNOWN)
         if reg is _UNKNOWN:
             reg = getattr(p.writers.get("D0"), "register", None)
-            if p.cross_lane or p.dpp is not None or p.saturate is not None or p.buffer is not None \
+            if p.cross_lane or p.dpp is not None or p.buffer is not None \
                     or "D0" not in p.sem.writes:
                 reg = None
             self._direct[id(p)] = reg
@@ -452,6 +505,12 @@ class _Chunk:
         return {"D0": self.st.vgpr[reg, sel]}
 
     # ------------------------------------------------------------------ reports
+    def wave_name(self, wave: int) -> str:
+        """'wave 3 (wave 1 of work-group (2, 0, 0))' for a chunk-local wave index."""
+        group = int(self.wave_group[wave])
+        return (f"wave {self.first * self.per_group + wave} (wave {wave - group * self.per_group} of work-group "
+                f"{self.group_xyz(group)})")
+
     def group_xyz(self, local_group: int) -> tuple[int, int, int]:
         g = self.first + local_group
         gx, gy, _ = self.d.grid

@@ -48,9 +48,11 @@ class SourceCodes:
         raise OperandError(f"operand code {code} is reserved")
 
     def fetch(self, code: int, bits: int, ftype: str, literal: int | None, *, signed: bool = False,
-              half: int = 0, vgprs: int = 256, per_lane: bool = False):
+              half: int = 0, vgprs: int = 256, per_lane: bool = False, packed: bool = False,
+              bf16: bool = False, replicate: bool = False):
         """A reader for source `code` holding a `bits`-wide value of type `ftype` ('f', 'i', 'u',
-        'b'). half=1 reads bits 31:16 of a 32-bit register (16-bit operands). per_lane: the
+        'b'). half=1 reads bits 31:16 of a 32-bit register (16-bit operands). packed: two 16-bit
+        elements in a dword, bf16: the elements are bf16 (see `inline_16`). per_lane: the
         instruction computes per lane, so a scalar register that holds the same value in
         every wave of the batch is read as one (1, 1) value, like a constant (numpy combines
         a (W, 1) array with a (W, L) one 3-4 times slower than a (1, 1) one)."""
@@ -78,6 +80,8 @@ class SourceCodes:
             return (lambda st, sel: uniform(read(st, sel))) if per_lane else read
         if code == SCC_CODE:
             return lambda st, sel: st.scc[sel].astype(np.uint64 if bits == 64 else np.uint32)
+        if kind in ("int", "float") and (packed or bits == 16):
+            return _const(inline_16(kind, base, code - lo, bf16, replicate), 32)
         if kind == "int":
             value = base + (code - lo) if base >= 0 else base - (code - lo)
             return _const(value, bits)
@@ -96,6 +100,19 @@ class SourceCodes:
             value = APERTURES[base]
             return _const(value if bits == 64 else value >> 32, bits)
         raise OperandError(f"operand code {code} ({base}) cannot be read as a source")
+
+
+def inline_16(kind: str, base, step: int, bf16: bool, replicate: bool) -> int:
+    """An inline constant read by a 16-bit or packed 16-bit operand (RDNA3 manual 7.5.1,
+    "Inline Constants with Packed Math", p. 67): the value sits in bits 15:0 with zeros above;
+    an integer keeps its low 16 bits, a float is its f16 value, for bf16 the upper half of the
+    f32 value. `replicate`: also in bits 31:16 (DOT2_F16_F16 / DOT2_BF16_BF16 sources 0 and 1,
+    manual 7.2.1)."""
+    if kind == "int":
+        value = (base + step if base >= 0 else base - step) & 0xFFFF
+    else:
+        value = float_bits(base, 32) >> 16 if bf16 else float_bits(base, 16)
+    return value | value << 16 if replicate else value
 
 
 def uniform(value: np.ndarray) -> np.ndarray:

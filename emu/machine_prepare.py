@@ -30,6 +30,10 @@ OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
 
 
+# "Inline constants with DOT2_F16_F16 and DOT2_BF16_BF16: for these 2 instructions, the inline
+# constant for sources 0 and 1 replicate the inline constant value into bits[31:16]" (RDNA3
+# manual 7.2.1, p. 60): the manual names them, every other 16-bit operand has zeros above
+INLINE_REPLICATED = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16"})
 _ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b")
 _NO_BASE = np.zeros((1, 1), np.uint64)      # DS ADDR_BASE: the address VGPR alone (read-only: shared)
 _NO_BASE.flags.writeable = False
@@ -52,7 +56,6 @@ class Prepared:
     dpp: Dpp | None = None
     cross_lane: bool = False
     second: "Prepared | None" = None   # VOPD's Y half (reads before either half writes)
-    saturate: object = None            # integer clamp: outputs -> outputs, before writeback
     buffer: object = None              # MUBUF/MTBUF: f(state, sel, lane_id) -> (inputs, range limit per lane)
     # (VGPRs it may read, the VGPR it writes whole in every active lane or None), where known:
     # the machine zeroes stale registers (WaveState.stale_vgprs) before a read; None: unknown
@@ -85,7 +88,7 @@ def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
     `post` transforms the value first (clamp / output modifier)."""
     def write(st, sel, value, active):
         if post is not None:
-            value = post(value)
+            value = post(value, st, sel)
         if half is not None:
             old = st.vgpr[reg, sel]
             low = np.asarray(value).astype(np.uint32) & np.uint32(0xFFFF)
@@ -146,15 +149,31 @@ def _write_exec(bits: int):
     return write
 
 
-def _clamp_omod(bits: int, clamp: bool, omod: int):
-    """Output modifiers on a float result: multiply by 2/4/0.5, clamp to [0, 1] (NaN -> 0)."""
-    ftype, utype = FLOAT[bits]
+# MODE bits that switch the output modifier off (RDNA3 manual 7.2.3.1, "Output Operand
+# Modifiers", p. 60): "Output modifiers are ignored if the IEEE mode bit is set to 1", and "if
+# output denormals are enabled, then output modifiers are ignored" (FP_DENORM's output bit:
+# MODE[5] for f32, MODE[7] for f64/f16)
+MODE_IEEE = 1 << 9
+OMOD_OFF = {16: MODE_IEEE | 1 << 7, 32: MODE_IEEE | 1 << 5, 64: MODE_IEEE | 1 << 7}
 
-    def post(value):
+
+def _clamp_omod(bits: int, clamp: bool, omod: int):
+    """Output modifiers on a float result: multiply by 2/4/0.5 in the waves whose MODE lets
+    OMOD apply (then "denormals are flushed to zero ... -0 is flushed to +0"), clamp to [0, 1]
+    (NaN -> 0) in every wave."""
+    ftype, utype = FLOAT[bits]
+    tiny = np.finfo(ftype).tiny
+
+    def post(value, st, sel):
         x = np.asarray(value).astype(utype).view(ftype)
         with np.errstate(all="ignore"):
             if omod:
-                x = (x * ftype(OMOD[omod])).astype(ftype)
+                mode = st.mode_uniform if st.mode_uniform is not None else st.mode[sel]
+                applies = (np.asarray(mode) & OMOD_OFF[bits]) == 0
+                if np.any(applies):
+                    scaled = (x * ftype(OMOD[omod])).astype(ftype)
+                    scaled = np.where(np.abs(scaled) < tiny, ftype(0), scaled).astype(ftype)
+                    x = np.where(applies, scaled, x).astype(ftype)
             if clamp:
                 x = np.where(np.isnan(x), ftype(0), np.clip(x, ftype(0), ftype(1))).astype(ftype)
         return x.view(utype).astype(np.uint64 if bits == 64 else np.uint32)
@@ -217,7 +236,7 @@ class Preparer:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
         reads: set[int] = set()
         if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD"):
-            if p.inst.dpp or p.cross_lane or p.saturate is not None:
+            if p.inst.dpp or p.cross_lane:
                 return None
             sig = valu_signature(vopd_base(self.spec, d))
             e32 = fmt in ("VOP1", "VOP2", "VOPC")
@@ -275,9 +294,11 @@ class Preparer:
         if "VCC" in sem.writes and p.scalar:
             p.writers.setdefault("VCC", lambda st, sel, v, a: st.write_mask(sel, VCC_LO, np.asarray(v)[:, :1]))
 
-    def _src(self, code, bits, ftype, literal, signed=False, half=0, per_lane=False):
+    def _src(self, code, bits, ftype, literal, signed=False, half=0, per_lane=False, operand=None, replicate=False):
+        """operand: the signature's source (packed / bf16 decide how an inline constant reads)."""
+        packed, bf16 = (operand.packed or (operand.bf16 and bits == 32), operand.bf16) if operand else (False, False)
         return self.codes.fetch(code, bits, ftype, literal, signed=signed, half=half, vgprs=self.vgprs,
-                                per_lane=per_lane)
+                                per_lane=per_lane, packed=packed, bf16=bf16, replicate=replicate)
 
     # -------------------------------------------------------------- scalar
     def _scalar(self, p: Prepared, d):
@@ -383,7 +404,8 @@ class Preparer:
                 half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= 256 else 0
                 if e32 and code >= 256:
                     code = 256 + ((code - 256) & 0x7F)
-            fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True)
+            fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
+                              operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
@@ -414,7 +436,7 @@ class Preparer:
             if (clamp or omod) and dst.is_float:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
-                p.saturate = _integer_clamp(d, sig, clamp, omod)
+                p.sem = self._saturating(d, sig, omod)
             wide = sem.writes.get("D0")
             dwords = wide.width(self.lanes) // 32 if wide is not None and wide.bits > 64 else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
@@ -428,6 +450,22 @@ class Preparer:
         if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
             p.writers["S0"] = _write_vgprs(codes[0] - 256, srcs[0].dwords if srcs else 1)
 
+    def _saturating(self, d, sig, omod: int):
+        """Clamp on an integer result saturates instead of wrapping: the semantic translated
+        with saturating stores (`SemanticTable.saturating`). A 64-bit integer result cannot be
+        told from its wrapped value at the translator's 64-bit width, so its clamp is refused."""
+        name = d.name.lower()
+        if omod:
+            raise PrepareError(f"{name}: an output modifier on an integer result is not supported")
+        d0 = self.semantics.get(d).writes.get("D0")
+        if d0 is not None and d0.bits >= 64:
+            raise PrepareError(f"{name}: clamp (saturation) of a 64-bit integer result is not supported")
+        saturating = getattr(self.semantics, "saturating", None)
+        sem = saturating(d) if saturating is not None else None
+        if sem is None:
+            raise PrepareError(f"{name}: clamp (saturation) on this integer result is not supported")
+        return sem
+
     def _block(self, code: int, dwords: int):
         reg = code - 256
         if code < 256 or reg + dwords > self.vgprs:
@@ -438,7 +476,7 @@ class Preparer:
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
         32/64-bit sources of VOP3P (dot products' accumulators) pass unchanged."""
         packed = type_info(d.operand_types.get(f"S{i}"))[2] or s.bits == 16
-        fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True)
+        fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True, operand=s)
         if not packed:
             return _modified(fetch, s.bits, bool((neg >> i) & 1), False) if s.is_float else fetch
         opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
@@ -519,7 +557,11 @@ class Preparer:
             p.inputs.pop("DATA", None)
         if "data1" not in layout:
             p.inputs.pop("DATA2", None)
-        self._returns(p, d, f["VDST"], layout.get("vdst", n))
+        if "vdst" in layout:
+            self._returns(p, d, f["VDST"], layout["vdst"])
+        elif "RETURN_DATA" in p.sem.writes:
+            # a DS atomic without _RTN (ds_add_u32) has no VDST: its field (0) must not be written
+            p.writers["RETURN_DATA"] = lambda st, sel, v, a: None
 
     def _flat(self, p: Prepared, d):
         f, fmt = p.inst.fields, d.format
@@ -613,27 +655,6 @@ def _numbers(p: Prepared, numbers: dict) -> None:
     for name, value in numbers.items():
         if value is not None:
             p.lazy.setdefault(name, lambda st, sel, v=value: v)
-
-
-def _integer_clamp(d, sig, clamp: bool, omod: int):
-    """Clamp on an integer result saturates instead of wrapping. The machine sees only the
-    wrapped result, so it supports the cases where that suffices: conversions from float
-    (which saturate already), min/max/median (the result is an operand) and unsigned
-    add/sub with a carry-out lane bit (all ones on a carry, zero on a borrow). Anything else is refused rather than computed wrongly."""
-    name = d.name
-    if omod:
-        raise PrepareError(f"{name.lower()}: an output modifier on an integer result is not supported")
-    if name.startswith("V_CVT_") and any(src.is_float for src in sig.srcs) or \
-            any(k in name for k in ("_MIN", "_MAX", "_MED3")):
-        return None         # float conversions saturate already; min/max/median pick an operand
-    if sig.vcc_out and "_CO_" in name and ("ADD" in name or "SUB" in name):
-        full = np.uint32(0xFFFFFFFF if "ADD" in name else 0)
-
-        def saturate(out: dict) -> dict:
-            carry = np.asarray(out["VCC"]).astype(bool)
-            return {**out, "D0": np.where(carry, full, out["D0"])}
-        return saturate
-    raise PrepareError(f"{name.lower()}: clamp (saturation) on this integer result is not supported")
 
 
 def _bits(op, default_dwords: int) -> int:

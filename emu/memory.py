@@ -24,6 +24,10 @@ PRIVATE_APERTURE = 2 << 48     # ... and these are the lane's scratch
 APERTURE_SIZE = 1 << 32
 
 
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):.3g} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.3g} MiB"
+
+
 class MemoryFault(Exception):
     """An access outside every valid region. `position` is the index of the first faulting
     element in the access array (for a (W, L) batch: wave-in-batch, lane)."""
@@ -39,6 +43,13 @@ class Allocation:
     size: int
     name: str
     live: bool = True
+    span: int = 0               # arena bytes it holds: size, guard and alignment
+    executed: bool = False      # the machine fetched instructions from it (decodes are cached)
+
+
+class OutOfDeviceMemory(ValueError):
+    """An allocation the device's memory (its capacity, or the host's memory behind it)
+    cannot hold."""
 
 
 def _first(mask: np.ndarray) -> tuple:
@@ -211,60 +222,151 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
 
 
 class DeviceMemory:
-    """The device's one flat address space: a bump allocator over a growable byte arena.
-    Allocations never move and are never reused, so a stale pointer faults ("freed")."""
+    """The device's one flat address space: a byte arena up to `capacity` bytes with a
+    best-fit allocator. Freed ranges go to a free list, merged with free neighbours, and are
+    reused (zeroed) by later allocations; the arena grows (doubling) only when no free range
+    fits. Allocations never move. A pointer into a freed range that is not reused yet faults
+    naming the freed buffer."""
 
-    def __init__(self, base: int = GLOBAL_BASE):
-        self.base = base
+    RECENTLY_FREED = 64         # freed allocations remembered for fault messages
+
+    def __init__(self, base: int = GLOBAL_BASE, capacity: int = 4 << 30):
+        self.base, self.capacity = base, capacity
         self.data = np.zeros(1 << 16, np.uint8)
-        self.allocations: list[Allocation] = []
-        self._end = 0                       # bytes of the arena handed out (incl. guards)
+        self.live: dict[int, Allocation] = {}        # by address
+        self.freed: list[Allocation] = []            # the most recent RECENTLY_FREED
+        self.holes: list[list[int]] = []             # free [offset, size] ranges below _end, by offset
+        self._end = 0                                # arena bytes handed out or free-listed
+        self.code_generation = 0                     # bumped when memory the machine executed changes
         self._refresh()
+
+    @property
+    def allocations(self) -> list[Allocation]:
+        """Live allocations by address, then the recently freed ones."""
+        return [self.live[a] for a in self._start_list] + self.freed
+
+    @property
+    def arena_bytes(self) -> int:
+        return len(self.data)
 
     # ------------------------------------------------------------------ allocation
     def alloc(self, size: int, name: str = "buffer") -> int:
+        if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
+            raise OutOfDeviceMemory(f"alloc({size!r}): the size must be an integer")
+        size = int(size)
         if size < 0:
-            raise ValueError(f"alloc({size}): size must be >= 0")
-        offset = -(-self._end // ALIGN) * ALIGN
-        need = offset + max(size, 1) + GUARD
-        if need > len(self.data):
-            grown = np.zeros(max(need, 2 * len(self.data)) + 7 & ~7, np.uint8)
-            grown[:len(self.data)] = self.data
-            self.data = grown
-        self._end = need
+            raise OutOfDeviceMemory(f"alloc({size}): size must be >= 0")
+        span = -(-(max(size, 1) + GUARD) // ALIGN) * ALIGN
+        if span > self.capacity:
+            raise OutOfDeviceMemory(f"alloc({size}) for '{name}': larger than the device's {_gib(self.capacity)} "
+                                    f"of memory")
+        offset = self._take_hole(span)
+        if offset is None:
+            offset = self._grow(size, span, name)
+        else:
+            self.data[offset:offset + span] = 0     # reused memory starts zeroed, as fresh memory does
         address = self.base + offset
-        self.allocations.append(Allocation(address, size, name))
+        a = Allocation(address, size, name, span=span)
+        self.live[address] = a
+        # a freed allocation whose range is handed out again is no longer worth naming
+        self.freed = [f for f in self.freed if f.address + f.span <= address or f.address >= address + span]
         self._refresh()
         return address
 
+    def _take_hole(self, span: int) -> int | None:
+        """The start of the smallest free range that holds span bytes (its rest stays free)."""
+        best = None
+        for i, (offset, size) in enumerate(self.holes):
+            if size >= span and (best is None or size < self.holes[best][1]):
+                best = i
+        if best is None:
+            return None
+        offset, size = self.holes[best]
+        if size == span:
+            del self.holes[best]
+        else:
+            self.holes[best] = [offset + span, size - span]
+        return offset
+
+    def _grow(self, size: int, span: int, name: str) -> int:
+        """Room for span bytes at the top of the arena (a free range touching the top is
+        extended), growing the byte array by doubling up to the capacity."""
+        offset = self._end
+        if self.holes and sum(self.holes[-1]) == self._end:
+            offset = self.holes.pop()[0]
+        need = offset + span
+        if need > self.capacity:
+            live = sum(a.span for a in self.live.values())
+            raise OutOfDeviceMemory(f"alloc({size}) for '{name}': the device's {_gib(self.capacity)} are used up "
+                                    f"({len(self.live)} live allocations hold {_gib(live)})")
+        if need > len(self.data):
+            try:
+                grown = np.zeros(min(max(need, 2 * len(self.data)), self.capacity) + 7 & ~7, np.uint8)
+            except MemoryError:
+                raise OutOfDeviceMemory(f"alloc({size}) for '{name}': the host has no memory for a "
+                                        f"{_gib(need)} device arena") from None
+            grown[:len(self.data)] = self.data
+            self.data = grown
+        self._end = need
+        return offset
+
     def free(self, address: int) -> None:
-        a = self.allocation_at(address)
-        if a is None or a.address != address:
-            raise ValueError(f"free(0x{address:x}): not the start of a live allocation")
+        a = self.live.get(int(address)) if isinstance(address, (int, np.integer)) else None
+        if a is None:
+            what = f"0x{address:x}" if isinstance(address, (int, np.integer)) else repr(address)
+            raise OutOfDeviceMemory(f"free({what}): not the start of a live allocation")
+        del self.live[a.address]
         a.live = False
+        if a.executed:
+            self.code_generation += 1
+        self.freed = (self.freed + [a])[-self.RECENTLY_FREED:]
+        self._release(a.address - self.base, a.span)
         self._refresh()
 
+    def _release(self, offset: int, span: int) -> None:
+        """Put [offset, offset + span) on the free list, merged with free neighbours; a free
+        range reaching the top of the arena lowers the top."""
+        i = bisect.bisect_left(self.holes, [offset, 0])
+        if i < len(self.holes) and offset + span == self.holes[i][0]:
+            span += self.holes.pop(i)[1]
+        if i > 0 and sum(self.holes[i - 1]) == offset:
+            offset, span = self.holes[i - 1][0], self.holes[i - 1][1] + span
+            del self.holes[i - 1]
+            i -= 1
+        if offset + span == self._end:
+            self._end = offset
+        else:
+            self.holes.insert(i, [offset, span])
+
     def _refresh(self) -> None:
-        live = [a for a in self.allocations if a.live]
-        self._start_list = [a.address for a in live]          # sorted: allocations only grow upward
-        self._end_list = [a.address + a.size for a in live]
+        self._start_list = sorted(self.live)
+        self._end_list = [a + self.live[a].size for a in self._start_list]
         self._starts = np.array(self._start_list, np.int64)
         self._ends = np.array(self._end_list, np.int64)
 
     def allocation_at(self, address: int) -> Allocation | None:
-        for a in self.allocations:
-            if a.live and a.address <= address < a.address + max(a.size, 1):
+        i = bisect.bisect_right(self._start_list, address) - 1
+        if i >= 0:
+            a = self.live[self._start_list[i]]
+            if address < a.address + max(a.size, 1):
                 return a
         return None
 
     def nearest(self, address: int) -> str:
-        """Describe the allocation closest to an address (for fault reports)."""
-        if not self.allocations:
+        """Describe the allocation closest to an address (for fault reports); a freed one
+        is named when the address is still inside it."""
+        gone = [a for a in self.freed if a.address <= address < a.address + a.size]
+        if gone and self.allocation_at(address) is None:
+            a = gone[-1]
+            return f"nearest buffer: {address - a.address} bytes into '{a.name}' (freed) [0x{a.address:x}, +{a.size})"
+        i = bisect.bisect_right(self._start_list, address)
+        near = [self.live[self._start_list[j]] for j in (i - 1, i) if 0 <= j < len(self._start_list)]
+        if not near:
             return "no buffers are allocated"
         def distance(a):
             return 0 if a.address <= address < a.address + a.size else \
                 min(abs(address - a.address), abs(address - (a.address + a.size)))
-        a = min(self.allocations, key=distance)
+        a = min(near, key=distance)
         state = "" if a.live else " (freed)"
         rel = address - a.address
         where = f"{rel} bytes into" if 0 <= rel < a.size else \
@@ -276,6 +378,8 @@ class DeviceMemory:
         raw = np.frombuffer(bytes(data) if not isinstance(data, np.ndarray) else data.tobytes(), np.uint8)
         off = self._host_range(address, len(raw))
         self.data[off:off + len(raw)] = raw
+        if self.allocation_at(address).executed:
+            self.code_generation += 1           # the machine's decodes of this code are stale
 
     def read(self, address: int, nbytes: int) -> bytes:
         off = self._host_range(address, nbytes)

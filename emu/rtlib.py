@@ -11,6 +11,7 @@ arithmetic is exact modulo 2**32 (emu/pcode/narrow.py) never leave uint32 at all
 """
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from dataclasses import replace
@@ -99,6 +100,18 @@ def store(x, kind: str, bits: int, narrow: bool = False):
     return raw(a) & U64(_mask(bits)) if bits < 64 else raw(a)
 
 
+def saturate(x, kind: str, bits: int):
+    """Raw bits of integer value x clamped to the range of a kind/bits location (integer clamp).
+    x is the exact result held at 64 bits: a uint64 that wrapped below zero is read as the
+    negative int64 it stands for (|x| < 2**63 for every sub-64-bit clamp result)."""
+    a = np.asarray(x)
+    if a.dtype.kind == "f":
+        return store(a, kind, bits)
+    v = a.view(np.int64) if a.dtype == U64 else a.astype(np.int64)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if kind == "i" else (0, (1 << bits) - 1)
+    return raw(np.clip(v, lo, hi)) & U64(_mask(bits))
+
+
 def to_int(x, signed: bool, bits: int):
     """Float -> integer value conversion, truncating toward zero, saturating (NaN -> 0)."""
     x = np.asarray(x, np.float64)
@@ -125,7 +138,30 @@ def I(x):
 
 
 def F(x, bits: int):
-    return np.asarray(x).astype(FLOAT[bits])
+    a = np.asarray(x)
+    out = a.astype(FLOAT[bits])
+    if a.dtype.kind == "f" and a.dtype.itemsize * 8 < bits:
+        out = _keep_signalling(a, out)
+    return out
+
+
+_MANTISSA = {16: 10, 32: 23, 64: 52}
+
+
+def _keep_signalling(a, wide):
+    """A float widened by `64'F(S0.f)` keeps a signalling NaN signalling: the host's
+    conversion sets the quiet bit (an IEEE convert signals and quiets), but the pseudocode
+    widens only to classify (isSignalNAN(64'F(S0.f)) of V_CMP_CLASS, min/max, med3). The NaN
+    lanes get sign and payload bit for bit, shifted into the wider mantissa."""
+    nan = np.isnan(a)
+    if not nan.any():
+        return wide
+    nb, wb = a.dtype.itemsize * 8, wide.dtype.itemsize * 8
+    bits = a.view(UINT[nb]).astype(U64)
+    payload = (bits & U64(_mask(_MANTISSA[nb]))) << U64(_MANTISSA[wb] - _MANTISSA[nb])
+    sign = (bits >> U64(nb - 1)) << U64(wb - 1)
+    exact = (sign | U64(_mask(wb - 1 - _MANTISSA[wb]) << _MANTISSA[wb]) | payload).astype(UINT[wb]).view(FLOAT[wb])
+    return np.where(nan, exact, wide)
 
 
 def wide(x):
@@ -973,12 +1009,20 @@ def vgpr_write(ctx, reg, lane, value, pred):
     _regfile(ctx, "vgpr", "VGPR[lane][reg]").write(_index(reg), _index(lane), raw(value).astype(np.uint32), mask)
 
 
-def sgpr_read(ctx, reg):
-    return np.asarray(_regfile(ctx, "sgpr", "SGPR[reg]").read(_index(reg))).astype(U64)
+def sgpr_read(ctx, reg, dwords: int = 1):
+    """SGPR[reg] (dwords = 2: SGPR[reg].b64, the pair reg, reg + 1)."""
+    regs = _regfile(ctx, "sgpr", "SGPR[reg]")
+    value = np.asarray(regs.read(_index(reg))).astype(U64)
+    if dwords == 2:
+        value = value | np.asarray(regs.read(_index(reg) + 1)).astype(U64) << U64(32)
+    return value
 
 
-def sgpr_write(ctx, reg, value, pred):
-    _regfile(ctx, "sgpr", "SGPR[reg]").write(_index(reg), None, raw(value), pred)
+def sgpr_write(ctx, reg, value, pred, dwords: int = 1):
+    regs = _regfile(ctx, "sgpr", "SGPR[reg]")
+    regs.write(_index(reg), None, raw(value) & U64(0xFFFFFFFF), pred)
+    if dwords == 2:
+        regs.write(_index(reg) + 1, None, raw(value) >> U64(32), pred)
 
 
 def hwreg_read(ctx, reg):
@@ -987,6 +1031,26 @@ def hwreg_read(ctx, reg):
 
 def hwreg_write(ctx, reg, value, pred):
     _regfile(ctx, "hwreg", "HW_REGISTERS").write(_index(reg), None, raw(value), pred)
+
+
+@functools.lru_cache(maxsize=None)
+def two_over_pi_bits(bits: int) -> int:
+    """floor(2/pi * 2**bits): the first `bits` fraction bits of 2/pi (b_(bits-1) is the bit
+    worth 1/2), exact. pi from Machin's formula pi = 16 atan(1/5) - 4 atan(1/239) in integers
+    scaled by 2**(bits + 64); the 64 guard bits absorb the series' truncation errors (a few
+    units each), and no run of 64 equal bits follows any of 2/pi's first 1201."""
+    scale = 1 << (bits + 64)
+
+    def atan_inv(x: int) -> int:        # atan(1/x) * scale, truncated term by term
+        total, term, k, x2 = 0, scale // x, 0, x * x
+        while term:
+            total += term // (2 * k + 1) if k % 2 == 0 else -(term // (2 * k + 1))
+            term //= x2
+            k += 1
+        return total
+
+    pi_scaled = 16 * atan_inv(5) - 4 * atan_inv(239)
+    return (2 * scale * scale // pi_scaled) >> 64
 
 
 CONSTANTS = {"PI": math.pi, "INF": math.inf, "NAN": math.nan, "OVERFLOW_F32": float(np.finfo(np.float32).max),

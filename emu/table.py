@@ -22,6 +22,7 @@ import isa
 
 from . import handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
+from .memory import RegionMemory
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
 SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
@@ -51,8 +52,8 @@ class _SourceCache:
         except (OSError, ValueError):
             self.entries = {}
 
-    def key(self, d: isa.InstrDef, scalar: bool) -> str:
-        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar])
+    def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> str:
+        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar] + (["saturate"] if saturate else []))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self):
@@ -72,11 +73,12 @@ def _operands(d: dict) -> dict[str, Operand]:
     return {k: Operand(*v) for k, v in d.items()}
 
 
-def translate(d: isa.InstrDef, scalar: bool) -> dict:
-    """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}."""
+def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False) -> dict:
+    """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}.
+    saturate: the integer-clamp variant (Translator.saturate)."""
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar).translate(tree)
+        r = Translator(d.name, d.operand_types, scalar, saturate).translate(tree)
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
     except Exception as e:   # a translator bug must not hide the other instructions
@@ -99,6 +101,9 @@ def serialise_atomics(fn):
     one after another in lane order (wave-major), as the memory system serialises them."""
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
+        if isinstance(ctx.mem, RegionMemory):
+            # LDS: the same offset in two work-groups' regions is two words, not a conflict
+            addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
         active = ctx.active
         flat_addr, flat_act = addr.reshape(-1), active.reshape(-1)
         order = np.lexsort((np.arange(flat_addr.size), flat_addr))
@@ -193,6 +198,21 @@ class SemanticTable:
         self._cache.save()
         return out
 
+    def saturating(self, d: isa.InstrDef) -> Semantic | None:
+        """The instruction with integer clamp (CLMP): the same pseudocode with every typed
+        integer result of under 64 bits saturated to its type's range instead of wrapped
+        (RDNA3 manual 7.2.3.1 and the VOP3P CLMP field: signed [min_int, max_int], unsigned
+        [0, max_uint]); None when there is no generated semantic to derive it from."""
+        key = ("saturate", d.format, d.slot, d.opcode)
+        if key not in self._entries:
+            entry = self.entry(d)
+            if entry.status != "generated" or not d.pcode:
+                self._entries[key] = Entry(None, "unsupported", f"{d.name}: no generated semantic to saturate")
+            else:
+                self._entries[key] = self._generated(d, d.format in SCALAR_FORMATS, saturate=True)
+                self._cache.save()
+        return self._entries[key].semantic
+
     def _build(self, d: isa.InstrDef) -> Entry:
         scalar = d.format in SCALAR_FORMATS
         hand = handwritten.semantic(d.name, scalar, self.spec)
@@ -207,10 +227,13 @@ class SemanticTable:
             return Entry(None, "unsupported", f"{d.name}: no VOP2 instruction {base}")
         if not d.pcode:
             return Entry(None, "unsupported", f"{d.name}: the manual gives no pseudocode")
-        k = self._cache.key(d, scalar)
+        return self._generated(d, scalar)
+
+    def _generated(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> Entry:
+        k = self._cache.key(d, scalar, saturate)
         t = self._cache.entries.get(k)
         if t is None:
-            t = translate(d, scalar)
+            t = translate(d, scalar, saturate)
             self._cache.entries[k] = t
             self._cache.dirty = True
         if "error" in t:

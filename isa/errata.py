@@ -201,5 +201,24 @@ ERRATA += tuple(
     for name, page in (("V_CMP_CLASS_F64", 332), ("V_CMPX_CLASS_F64", 358)))
 
 
+_TRIG_PREOP_EVIDENCE = (
+    "Taken as written, (1201-bit 2/pi << shift) & (2**53 - 1) keeps the table's lowest 53 bits, "
+    "bits far below the segment the comments describe ('Left shift operation indicates which bits "
+    "are brought into the whole part of the number') and the description asks for ('returns an "
+    "aligned, double precision segment of 2/PI'; the result is scaled by 2**(-53 - shift)). The "
+    "whole part of the shifted fraction 0.{b_1200 ... b_0} at 53 bits is bits [1200:1148] after "
+    "the shift. Measured on RDNA3 hardware (tinygrad's RDNA3 hardware tests, as quoted in "
+    "wavesmith issue 13): S0 = 1.0, segment 0 equals 2/pi (0.6366197723675814) to 10 places, segment 1 "
+    "lies in (0, 1e-15) and segments 0-2 sum to 2/pi to 14 places; the lowest 53 bits would give "
+    "neither. The fix shifts the 53-bit window down to the whole part.")
+ERRATA += tuple(
+    Erratum(f"trig-preop-segment-window-{arch}", (arch,), {arch: page}, "pcode_text",
+            ("VOP3", "V_TRIG_PREOP_F64"),
+            f"result = 64'F((1201'B(2.0 / PI)[1200 : 0] << shift.{u}) & 1201'0x1fffffffffffff);",
+            f"result = 64'F(((1201'B(2.0 / PI)[1200 : 0] << shift.{u}) >> 1148U) & 1201'0x1fffffffffffff);",
+            _TRIG_PREOP_EVIDENCE)
+    for arch, page, u in (("rdna3", 449, "u"), ("rdna3.5", 477, "u32")))
+
+
 def for_arch(arch: str) -> list[Erratum]:
     return [e for e in ERRATA if arch in e.archs]

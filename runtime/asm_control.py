@@ -24,6 +24,7 @@ OPENERS = frozenset(VALUE_TESTS.keys() - {".elseif"} | SYMBOL_TESTS.keys() | BLA
                     | STRING_TESTS.keys())
 ARM_DIRECTIVES = frozenset({".elseif", ".else", ".endif"})
 MAX_MACRO_DEPTH = 100          # a macro that invokes itself without end stops here, with an error
+MAX_NESTING = 200              # conditionals, .rept blocks and macro expansions inside each other
 
 
 @dataclass
@@ -35,27 +36,40 @@ class Arm:
     end: int
 
 
-def conditional_arms(module, items: list, start: int) -> tuple[list[Arm], int]:
-    """The arms of the conditional opened by items[start] and the index of its `.endif`
-    (nested conditionals stay inside their arm)."""
-    head, first, depth = items[start], start + 1, 0
-    arms = []
-    for j in range(start + 1, len(items)):
-        it = items[j]
+@dataclass
+class Block:
+    """A conditional (its arms) or a `.rept` (no arms) and the index of its `.endif`/`.endr`."""
+    arms: list[Arm]
+    end: int
+
+
+def block_structure(module, items: list) -> dict[int, Block]:
+    """Every closed conditional and `.rept` of `items` by the index of its opener, found in
+    one pass with an explicit stack (no recursion, no rescans: a file of 20,000 nested
+    `.if`s costs one pass, then a clear error at the level past MAX_NESTING). An opener
+    without its closer has no entry; running it reports that."""
+    blocks, stack = {}, []       # stack entries: [opener index, arms so far, arm head, arm start]
+    for j, it in enumerate(items):
         if not isinstance(it, Directive):
             continue
-        if it.name in OPENERS:
-            depth += 1
-        elif it.name == ".endif" and depth:
-            depth -= 1
-        elif it.name in ARM_DIRECTIVES and not depth:
-            if head.name == ".else" and it.name != ".endif":
-                module.fail(it, f"{it.name} after .else (the conditional opens at line {items[start].line})")
-            arms.append(Arm(head, first, j))
-            if it.name == ".endif":
-                return arms, j
-            head, first = it, j + 1
-    module.fail(items[start], f"{items[start].name} has no .endif")
+        name = it.name
+        if name in OPENERS or name == ".rept":
+            if len(stack) >= MAX_NESTING:
+                module.fail(it, f"{name}: conditionals and .rept blocks nested more than {MAX_NESTING} deep")
+            stack.append([j, [], it, j + 1])
+        elif name in ARM_DIRECTIVES and stack and items[stack[-1][0]].name != ".rept":
+            top = stack[-1]
+            if top[2].name == ".else" and name != ".endif":
+                module.fail(it, f"{name} after .else (the conditional opens at line {items[top[0]].line})")
+            top[1].append(Arm(top[2], top[3], j))
+            if name == ".endif":
+                stack.pop()
+                blocks[top[0]] = Block(top[1], j)
+            else:
+                top[2], top[3] = it, j + 1
+        elif name == ".endr" and stack and items[stack[-1][0]].name == ".rept":
+            blocks[stack.pop()[0]] = Block([], j)
+    return blocks
 
 
 def holds(module, d: Directive) -> bool:

@@ -17,7 +17,10 @@ from .descriptor import DESCRIPTOR_SIZE, encode_descriptor
 from .expr import Address, ExprError, UndefinedSymbol, amdgpu_functions, evaluate, split_args
 from .link import LITERAL_RELOCATIONS, R_AMDGPU_ABS64, R_AMDGPU_REL64, Fixup, LinkError, OutputSection, SymbolDef, link
 from .target import Target, parse_target
-from .writer import METADATA_VERSION, build_descriptor, kernel_metadata
+from .codeobj import read_code_object
+from .descriptor import FIELDS, fields_for
+from .elf import CodeObjectError
+from .writer import METADATA_VERSION, REGISTER_DIRECTIVES, build_descriptor, kernel_metadata
 
 # Section switches and the flags of well-known sections.
 KNOWN_SECTIONS = {".text": elf.SHF_ALLOC | elf.SHF_EXECINSTR, ".rodata": elf.SHF_ALLOC,
@@ -32,6 +35,13 @@ SYMBOL_ATTRIBUTES = {".globl": ("bind", elf.STB_GLOBAL), ".global": ("bind", elf
                      ".weak": ("bind", elf.STB_WEAK), ".local": ("bind", elf.STB_LOCAL),
                      ".protected": ("visibility", elf.STV_PROTECTED), ".hidden": ("visibility", elf.STV_HIDDEN)}
 FLAG_LETTERS = {"a": elf.SHF_ALLOC, "w": elf.SHF_WRITE, "x": elf.SHF_EXECINSTR}
+# Limits that turn runaway input into a clear error instead of exhausting memory or time.
+MAX_OBJECT_BYTES = 1 << 28          # section bytes of one object (256 MiB)
+MAX_STATEMENTS = 2_000_000          # statements run, counting each .rept repetition and macro expansion
+MAX_EXPANSION_CHARS = 1 << 20       # text of one macro expansion (1 MiB)
+MAX_METADATA_NODES = 200_000        # values in .amdgpu_metadata, counting each use of a YAML alias
+# String escapes LLVM reads in .ascii/.asciz/.string (besides \x hex and \ooo octal).
+STRING_ESCAPES = {"b": 8, "f": 12, "n": 10, "r": 13, "t": 9, '"': 34, "\\": 92}
 
 
 @dataclass
@@ -52,7 +62,6 @@ class _Deferred:
     text: str
     directive: Directive
     here: Address
-    busy: bool = False
 
 
 @dataclass
@@ -84,19 +93,22 @@ class _Module:
         self.kernels: list[_Kernel] = []
         self.open_kernel: _Kernel | None = None
         self.metadata: dict | None = None
+        self.metadata_directive: Directive | None = None
         self.data_fixups: list[Fixup] = []
         self.late_data: list = []                   # data whose value needs labels defined later
         self._encoder = None
         self.macros: dict[str, control.Macro] = {}
         self.expansions = 0                          # macro expansions so far: what `\@` counts
         self.expanded: list[tuple[int, list[str]]] = []   # (first line, text) of the expansions running
+        self.depth = 0                               # blocks (conditional arms, .rept bodies, macros) running
+        self.statements = 0                          # statements run so far (MAX_STATEMENTS)
 
     # ---- helpers ----
     def where(self, d) -> str:
         return f"{self.filename}:{d.line}:{d.column}: "
 
     def fail(self, d, message: str):
-        raise AsmError(f"{d.line}:{d.column}: {message}\n    {self.source_line(d.line).strip()}")
+        raise AsmError(f"{d.line}:{d.column}: {message}\n    {_excerpt(self.source_line(d.line).strip())}")
 
     def source_line(self, line: int) -> str:
         """Source text of a line; inside a running macro expansion, the expanded text."""
@@ -120,25 +132,48 @@ class _Module:
             return here or Address(self.current.name, len(self.current.data))
         if name in self.absolute:
             v = self.absolute[name]
-            if isinstance(v, _Deferred):
-                if v.busy:
-                    self.fail(v.directive, f"{name} is defined in terms of itself")
-                v.busy = True
-                try:     # an undefined name propagates: the caller may itself be deferred
-                    value = evaluate(v.text, lambda n: self.lookup(n, v.here), self.functions())
-                except UndefinedSymbol:
-                    raise
-                except ExprError as e:
-                    self.fail(v.directive, f"{v.directive.name}: {e}")
-                finally:
-                    v.busy = False
-                self.absolute[name] = value
-                return value
-            return v
+            return self.resolve(name) if isinstance(v, _Deferred) else v
         for s in self.sections.values():
             if name in s.labels:
                 return Address(s.name, s.labels[name], name)
         raise KeyError(name)
+
+    def resolve(self, name: str):
+        """The value of a deferred `.set`, the deferred ones it names resolved first with an
+        explicit stack (a chain of 600 `.set`s costs no recursion). An undefined name
+        propagates: the caller may itself be deferred."""
+        stack, pending = [name], {name}
+        while stack:
+            top = stack[-1]
+            v = self.absolute[top]
+
+            def look(n, v=v):
+                if isinstance(self.absolute.get(n), _Deferred):
+                    raise _Pending(n)
+                return self.lookup(n, v.here)
+            try:
+                value = evaluate(v.text, look, self.functions())
+            except _Pending as p:
+                if p.name in pending:
+                    d = self.absolute[p.name].directive
+                    self.fail(d, f"{p.name} is defined in terms of itself")
+                stack.append(p.name)
+                pending.add(p.name)
+                continue
+            except UndefinedSymbol:
+                raise
+            except ExprError as e:
+                self.fail(v.directive, f"{v.directive.name}: {e}")
+            self.absolute[top] = value
+            pending.discard(stack.pop())
+        return self.absolute[name]
+
+    def room(self, d, nbytes: int) -> None:
+        """Refuse output that would pass MAX_OBJECT_BYTES (before any memory is taken)."""
+        used = sum(len(s.data) for s in self.sections.values())
+        if nbytes > MAX_OBJECT_BYTES - used:
+            self.fail(d, f"{d.name if isinstance(d, Directive) else d.mnemonic}: {nbytes} more bytes would make the "
+                         f"object larger than {MAX_OBJECT_BYTES >> 20} MiB")
 
     def value(self, d, text: str, *, integer=True, here: Address | None = None):
         """`text` evaluated; `here` is what `.` means (default: the current location)."""
@@ -163,37 +198,54 @@ class _Module:
 
     # ---- statements ----
     def run(self, items) -> None:
-        self.run_block(items)
+        self.run_block(items, control.block_structure(self, items))
         if self.open_kernel:
             raise AsmError(f"{self.open_kernel.where}.amdhsa_kernel {self.open_kernel.name} has no "
                            f".end_amdhsa_kernel")
 
-    def run_block(self, items) -> None:
-        """Statements in order; a `.rept N` … `.endr` body runs N times, a conditional runs its
-        first arm whose condition holds (nesting allowed)."""
-        i = 0
-        while i < len(items):
-            it = items[i]
-            if isinstance(it, Directive) and it.name in control.OPENERS:
-                arms, end = control.conditional_arms(self, items, i)
-                arm = next((a for a in arms if control.holds(self, a.condition)), None)
-                if arm is not None:
-                    self.run_block(items[arm.start:arm.end])
-                i = end + 1
-                continue
-            if isinstance(it, Directive) and it.name == ".rept":
-                end = _matching_endr(items, i)
-                if end is None:
-                    self.fail(it, ".rept has no .endr")
-                count = self.value(it, it.args)
-                if count < 0:
-                    self.fail(it, f".rept count {count} is negative")
-                for _ in range(count):
-                    self.run_block(items[i + 1:end])
-                i = end + 1
-                continue
-            self.statement(it)
-            i += 1
+    def run_block(self, items, blocks, start: int = 0, end: int | None = None) -> None:
+        """Statements items[start:end] in order; a `.rept N` … `.endr` body runs N times, a
+        conditional runs its first arm whose condition holds. `blocks` is the items'
+        block_structure."""
+        end = len(items) if end is None else end
+        i = start
+        self.depth += 1
+        try:
+            while i < end:
+                it = items[i]
+                self.statements += 1
+                if self.statements > MAX_STATEMENTS:
+                    self.fail(it, f"more than {MAX_STATEMENTS} statements run (counting .rept repetitions and "
+                                  f"macro expansions): an expansion without end?")
+                if isinstance(it, Directive) and (it.name in control.OPENERS or it.name == ".rept"):
+                    if self.depth > control.MAX_NESTING:
+                        self.fail(it, f"{it.name}: conditionals, .rept blocks and macros nested more than "
+                                      f"{control.MAX_NESTING} deep")
+                    block = blocks.get(i)
+                    if block is None or block.end >= end:
+                        self.fail(it, ".rept has no .endr" if it.name == ".rept" else f"{it.name} has no .endif")
+                    if it.name == ".rept":
+                        self.repeat(it, items, blocks, i + 1, block.end)
+                    else:
+                        arm = next((a for a in block.arms if control.holds(self, a.condition)), None)
+                        if arm is not None:
+                            self.run_block(items, blocks, arm.start, arm.end)
+                    i = block.end + 1
+                    continue
+                self.statement(it)
+                i += 1
+        finally:
+            self.depth -= 1
+
+    def repeat(self, d, items, blocks, start: int, end: int) -> None:
+        count = self.value(d, d.args)
+        if count < 0:
+            self.fail(d, f".rept count {count} is negative")
+        if count * max(1, end - start) > MAX_STATEMENTS - self.statements:
+            self.fail(d, f".rept {count} of {end - start} statement(s) would run more than {MAX_STATEMENTS} "
+                         f"statements")
+        for _ in range(count):
+            self.run_block(items, blocks, start, end)
 
     def statement(self, it) -> None:
         if isinstance(it, Label):
@@ -211,11 +263,16 @@ class _Module:
                 self.fail(it, f"instruction inside .amdhsa_kernel {self.open_kernel.name}")
             sec = self.current
             lines = self.lines if not self.expanded else _SourceView(self)
+            if len(sec.data) > MAX_OBJECT_BYTES:
+                self.room(it, 16)
             sec.data += encode_at(self.encoder(it), it, lines, len(sec.data), sec.branches)
 
     def directive(self, d: Directive) -> None:
         name, args = d.name, d.args
         if self.open_kernel and name.startswith(".amdhsa_") and name != ".amdhsa_kernel":
+            if name in self.open_kernel.directives:
+                self.fail(d, f".amdhsa_ directives cannot be repeated ({name} is given at line "
+                             f"{self.open_kernel.directives[name][1].line})")
             self.open_kernel.directives[name] = (args, d)    # evaluated at the end: may name later .sets
             return
         if name == ".end_amdhsa_kernel":
@@ -262,6 +319,8 @@ class _Module:
         parts = split_args(args)
         if not parts or not parts[0]:
             self.fail(d, ".section needs a name")
+        if parts[0].count('"') % 2 or parts[-1].count('"') % 2:
+            self.fail(d, f".section {args.strip()}: unterminated string constant")
         flags = None
         if len(parts) > 1:
             letters = parts[1].strip('"')
@@ -311,7 +370,7 @@ class _Module:
 
     def invoke(self, macro: control.Macro, st) -> None:
         """Run one expansion of `macro` for the invocation `st`."""
-        if len(self.expanded) >= control.MAX_MACRO_DEPTH:
+        if len(self.expanded) >= control.MAX_MACRO_DEPTH or self.depth >= control.MAX_NESTING:
             self.fail(st, f"macro {macro.name}: expansions nested {control.MAX_MACRO_DEPTH} deep (a macro that "
                           f"invokes itself without end?)")
         source = self.source_line(st.line)
@@ -319,10 +378,12 @@ class _Module:
         raw = raw.strip()[len(macro.name):]
         text = control.expand(self, macro, st, control.macro_arguments(self, macro, st, raw), self.expansions)
         self.expansions += 1
+        if len(text) > MAX_EXPANSION_CHARS:
+            self.fail(st, f"macro {macro.name}: expansion of {len(text)} characters (at most {MAX_EXPANSION_CHARS})")
         items = control.parse_expansion(text, macro, st)
         self.expanded.append((macro.line + 1, text.split("\n")))
         try:
-            self.run_block(items)
+            self.run_block(items, control.block_structure(self, items))
         except _ExitMacro:
             pass
         except AsmError as e:
@@ -350,11 +411,14 @@ class _Module:
     def _align(self, d, boundary: int, fill: int | None, limit: int | None, fill_size: int = 1):
         if boundary <= 0 or boundary & (boundary - 1):
             self.fail(d, f"{d.name}: alignment {boundary} is not a power of two")
+        if boundary > 1 << 31:
+            self.fail(d, f"{d.name}: alignment {boundary} is larger than 2**31")
         sec = self.current
         sec.align = max(sec.align, boundary)
         pad = -len(sec.data) % boundary
         if limit is not None and pad > limit:
             return
+        self.room(d, pad)
         if pad and fill is None and sec.flags & elf.SHF_EXECINSTR and pad % 4 == 0:
             nop = encode_at(self.encoder(d), parse("s_nop 0")[0], [], 0, [])
             sec.data += nop * (pad // 4)          # code is padded with s_nop 0, as LLVM does
@@ -368,6 +432,8 @@ class _Module:
         parts = [self.value(d, p) if p else None for p in split_args(args)] + [None, None]
         if parts[0] is None:
             self.fail(d, f"{d.name} needs an alignment")
+        if power and not 0 <= parts[0] <= 31:
+            self.fail(d, f"{d.name}: invalid alignment value {parts[0]} (0..31)")
         self._align(d, 1 << parts[0] if power else parts[0], parts[1], parts[2], fill_size)
 
     def d_p2align(self, d, args):
@@ -395,6 +461,7 @@ class _Module:
                 value = None
             except ExprError as e:
                 self.fail(d, f"{d.name}: {e}")
+            self.room(d, size)
             self.current.data += bytes(size)
             self.late_data.append((self.current, at, size, part, d, value))
 
@@ -404,6 +471,7 @@ class _Module:
         fill = self.value(d, parts[1]) if len(parts) > 1 else 0
         if count < 0:
             self.fail(d, f"{d.name}: negative size {count}")
+        self.room(d, count)
         self.current.data += bytes([fill & 0xFF]) * count
     d_space = d_skip = d_zero
 
@@ -413,13 +481,47 @@ class _Module:
         count, size, value = given + [1, 0][len(given) - 1:] if 1 <= len(given) <= 3 else (-1, 0, 0)
         if count < 0 or not 0 <= size <= 8:
             self.fail(d, f".fill {count}, {size}: repeat must be >= 0 and size 0..8")
+        self.room(d, count * size)
         self.current.data += (value & ((1 << 8 * size) - 1)).to_bytes(size, "little") * count
 
     def d_ascii(self, d, args, terminator=b""):
         for part in split_args(args):
             if not (len(part) >= 2 and part[0] == part[-1] == '"'):
                 self.fail(d, f"{d.name} takes quoted strings, got {part!r}")
-            self.current.data += part[1:-1].encode().decode("unicode_escape").encode("latin-1") + terminator
+            raw = self.string_bytes(d, part[1:-1]) + terminator
+            self.room(d, len(raw))
+            self.current.data += raw
+
+    def string_bytes(self, d, body: str) -> bytes:
+        """A quoted string's bytes with LLVM's escapes: b f n r t " and backslash after a
+        backslash, x and any number of hex digits (the low byte kept), or up to three octal
+        digits (at most 255); any other escape is refused, as llvm-mc does."""
+        out, i = bytearray(), 0
+        while i < len(body):
+            j = body.find("\\", i)
+            if j < 0:
+                out += body[i:].encode()
+                break
+            out += body[i:j].encode()
+            esc = body[j + 1:j + 2]
+            if esc in STRING_ESCAPES:
+                out.append(STRING_ESCAPES[esc])
+                i = j + 2
+            elif esc in ("x", "X"):
+                digits = re.match(r"[0-9a-fA-F]*", body[j + 2:]).group(0)
+                if not digits:
+                    self.fail(d, f"{d.name}: invalid hexadecimal escape sequence")
+                out.append(int(digits[-2:], 16))
+                i = j + 2 + len(digits)
+            elif esc and esc in "01234567":
+                digits = re.match(r"[0-7]{1,3}", body[j + 1:]).group(0)
+                if int(digits, 8) > 255:
+                    self.fail(d, f"{d.name}: invalid octal escape sequence \\{digits} (out of range)")
+                out.append(int(digits, 8))
+                i = j + 1 + len(digits)
+            else:
+                self.fail(d, f"{d.name}: invalid escape sequence \\{esc} (unrecognized character)")
+        return bytes(out)
 
     def d_asciz(self, d, args):
         self.d_ascii(d, args, b"\0")
@@ -457,7 +559,7 @@ class _Module:
     def build_kernel(self, k: _Kernel) -> None:
         """The descriptor's bytes, once every symbol its `.amdhsa_*` values name is known."""
         wave = self.wave_size or self.target.default_wave_size
-        directives = {n: self.value(dd, text) for n, (text, dd) in k.directives.items()}
+        directives = {n: self.descriptor_value(n, dd, text) for n, (text, dd) in k.directives.items()}
         if self.target.major >= 10:
             directives.setdefault(".amdhsa_wavefront_size32", int(wave == 32))
         try:
@@ -466,6 +568,29 @@ class _Module:
             self.fail(k.end, f".amdhsa_kernel {k.name}: {e}")
         self.sections[k.section].data[k.offset:k.offset + DESCRIPTOR_SIZE] = encode_descriptor(desc, self.target)
         k.descriptor, k.regs, k.wave = desc, regs, wave
+
+    def descriptor_value(self, name: str, d, text: str) -> int:
+        """A `.amdhsa_*` value checked as llvm-mc checks it: a known directive of this target,
+        in the range of its descriptor field (0/1 for the .amdhsa_reserve_* flags)."""
+        value = self.value(d, text)
+        fields = {f.directive: f for f in fields_for(self.target) if f.directive}
+        if name == ".amdhsa_accum_offset" and not self.target.gfx90a_plus:
+            self.fail(d, f"{name}: directive requires gfx90a+ (not {self.target.name})")
+        if name in fields:
+            top = (1 << fields[name].width) - 1
+        elif name.startswith(".amdhsa_reserve_"):
+            top = 1 if name in REGISTER_DIRECTIVES else None
+        elif name in REGISTER_DIRECTIVES:
+            top = (1 << 32) - 1
+        else:
+            top = None
+        if top is None:
+            known = any(f.directive == name for f in FIELDS)
+            self.fail(d, f"{name} " + (f"does not exist on {self.target.name}" if known
+                                       else "is not a kernel descriptor directive"))
+        if not 0 <= value <= top:
+            self.fail(d, f"{name} {value}: value out of range (0..{top})")
+        return value
 
     def d_amdgpu_metadata(self, d, args):
         try:
@@ -477,7 +602,11 @@ class _Module:
                            f"{getattr(e, 'problem', e)}") from None
         if not isinstance(meta, dict) or "amdhsa.kernels" not in meta:
             self.fail(d, ".amdgpu_metadata must be a YAML map with amdhsa.kernels")
+        problem = _metadata_problem(meta)
+        if problem:
+            self.fail(d, f".amdgpu_metadata: {problem}")
         self.metadata = meta
+        self.metadata_directive = d
 
     # ---- output ----
     def finish(self) -> bytes:
@@ -512,9 +641,19 @@ class _Module:
                                   s.type, len(s.data) if s.type == elf.SHT_NOBITS else None)
                     for s in self.sections.values() if s.data or s.labels]
         try:
-            return link(self.target, sections, symbols, fixups, metadata, elf.ABI_VERSION[self.version])
+            data = link(self.target, sections, symbols, fixups, metadata, elf.ABI_VERSION[self.version])
         except LinkError as e:
             raise AsmError(str(e)) from None
+        if metadata is not None:
+            # the metadata is written as given: an object a loader would refuse (a kernel the
+            # metadata lists without its descriptor, a wave size the descriptor contradicts)
+            # is refused here instead of written
+            try:
+                read_code_object(data)
+            except CodeObjectError as e:
+                where = self.metadata_directive or Directive(".amdgpu_metadata", "", 1, 1)
+                self.fail(where, f".amdgpu_metadata: the object would not load: {e}")
+        return data
 
     def resolve_literals(self, sec: _Section) -> None:
         """Instruction literals naming symbols: a number (label difference, .set value) is
@@ -559,6 +698,8 @@ class _Module:
                 if name in self.sizes:
                     text, d, here = self.sizes[name]
                     size = self.value(d, text, here=here)
+                    if size < 0:
+                        self.fail(d, f".size of {name} is {size}; a size is >= 0")
                 out.append(SymbolDef(name, sec.name, offset, size, self.types.get(name, elf.STT_NOTYPE),
                                      self.bind.get(name, elf.STB_LOCAL),
                                      self.visibility.get(name, elf.STV_PROTECTED
@@ -589,20 +730,46 @@ class _SourceView:
         return self.module.source_line(index + 1)
 
 
+def _excerpt(line: str, limit: int = 160) -> str:
+    """A source line as an error quotes it: a very long one (a generated 8 MB line) shortened."""
+    return line if len(line) <= limit else f"{line[:limit - 40]} ... {line[-30:]} ({len(line)} characters)"
+
+
+class _Pending(Exception):
+    """A deferred `.set` names another deferred one: resolve that first."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
 class _ExitMacro(Exception):
     """`.exitm`: the rest of the running expansion is skipped."""
 
 
-def _matching_endr(items, start: int) -> int | None:
-    depth = 0
-    for j in range(start, len(items)):
-        it = items[j]
-        if isinstance(it, Directive) and it.name == ".rept":
-            depth += 1
-        elif isinstance(it, Directive) and it.name == ".endr":
-            depth -= 1
-            if depth == 0:
-                return j
+def _metadata_problem(meta) -> str | None:
+    """Why the metadata cannot be written as the msgpack note, or None: a value it cannot
+    hold (an integer outside 64 bits, a date, a set), or more than MAX_METADATA_NODES values
+    counting every use of a YAML alias (nested anchors grow exponentially when written)."""
+    stack, seen = [(meta, "")], 0
+    while stack:
+        value, path = stack.pop()
+        seen += 1
+        if seen > MAX_METADATA_NODES:
+            return f"more than {MAX_METADATA_NODES} values (nested YAML aliases?)"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, (str, int)):
+                    return f"{path or 'top level'}: key {key!r} is not a string"
+                stack.append((item, f"{path}.{key}" if path else str(key)))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
+        elif isinstance(value, bool) or value is None or isinstance(value, (str, float)):
+            continue
+        elif isinstance(value, int):
+            if not -(1 << 63) <= value < 1 << 64:
+                return f"{path}: {value} does not fit in 64 bits"
+        else:
+            return f"{path}: a {type(value).__name__} value cannot be written"
     return None
 
 

@@ -12,11 +12,10 @@ from .elf import ELF_MAGIC
 
 
 def _load(path: str) -> CodeObject:
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"{path}: no such file")
+    from dsl.cli import read_input
+    data = read_input(path)
     try:
-        return read_code_object(p.read_bytes())
+        return read_code_object(data)
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
 
@@ -25,8 +24,11 @@ def is_code_object(path: str) -> bool:
     p = Path(path)
     if path == "-" or not p.is_file():
         return False
-    with p.open("rb") as f:
-        return f.read(4) == ELF_MAGIC
+    try:
+        with p.open("rb") as f:
+            return f.read(4) == ELF_MAGIC
+    except OSError:
+        return False            # the reader says why it cannot be read
 
 
 def disassemble_code_object(co: CodeObject, offsets: bool = False) -> str:
@@ -63,10 +65,15 @@ def describe_code_object(co: CodeObject) -> str:
                   f"LDS {k.descriptor.group_segment_fixed_size} B, scratch {k.descriptor.private_segment_fixed_size} B, "
                   f"kernarg {k.kernarg_size} B"]
         for a in k.args:
-            lines.append(f"  arg {a.offset:4d} +{a.size:<3d} {a.value_kind:24s} {a.address_space or '':8s} "
-                         f"{a.name or ''} {a.type_name or ''}".rstrip())
+            lines.append(f"  arg {a.offset:4d} +{a.size:<3d} {a.value_kind:24s} {_text(a.address_space):8s} "
+                         f"{_text(a.name)} {_text(a.type_name)}".rstrip())
         lines += [f"  {d} {v}" for d, v in directive_values(k.descriptor, co.target_info).items()]
     return "\n".join(lines)
+
+
+def _text(value) -> str:
+    """A metadata field as text (None as nothing; a number where a string belongs as the number)."""
+    return "" if value is None else str(value)
 
 
 def add_readobj_arguments(p) -> None:
@@ -82,7 +89,7 @@ def run_asm(args) -> int:
     """Sources with kernels or sections (or an output named .hsaco/.co) become code objects;
     instruction-only text stays raw machine code (dsl.cli)."""
     from dsl.asm import AsmError
-    from dsl.cli import read_source, run_asm as run_raw_asm
+    from dsl.cli import located, read_source, run_asm as run_raw_asm, write_output
     from .asm_module import assemble_module, needs_code_object
     text = read_source(args.file)
     wants_object = args.output is not None and args.output.endswith((".hsaco", ".co"))
@@ -93,9 +100,9 @@ def run_asm(args) -> int:
     try:
         data = assemble_module(text, args.arch, wave_size=64 if args.wave64 else None, filename=args.file)
     except AsmError as e:
-        print(f"{args.file}:{e}", file=sys.stderr)
+        print(located(args.file, e), file=sys.stderr)
         return 1
-    Path(args.output).write_bytes(data)
+    write_output(args.output, data)
     co = read_code_object(data)
     print(f"wrote {len(data)} bytes to {args.output}: {co.target_info.target_id}, kernels "
           f"{', '.join(co.kernels) or '(none)'}", file=sys.stderr)

@@ -16,8 +16,7 @@ def build_saxpy(arch: str):
     """y[i] = a * x[i] + y[i] for i < n, written with the DSL (dsl.rdna3 / dsl.rdna3_5).
     Kernel arguments (x, y, a, n) sit at kernarg offsets 0, 8, 16, 20; the kernarg pointer
     arrives in s[0:1] and the work-group id in s2."""
-    import isa
-    r = importlib.import_module("dsl." + isa.resolve_arch(arch).replace(".", "_"))
+    r = importlib.import_module("dsl." + dsl_family(arch).replace(".", "_"))
     s, v = r.s, r.v
     k = r.Kernel(arch, name="saxpy")
     k += r.s_load_b128(s[4:7], s[0:1], 0)                # x, y
@@ -38,8 +37,24 @@ def build_saxpy(arch: str):
     return k
 
 
+def dsl_family(arch: str) -> str:
+    """The architecture family of `arch` whose DSL module exists (dsl.rdna3, dsl.rdna3_5);
+    ValueError naming the targets that have one otherwise."""
+    import importlib.util
+
+    import isa
+    family = isa.resolve_arch(arch)
+    ready = {f: t for f, t in isa.FAMILY_TARGETS.items()
+             if importlib.util.find_spec("dsl." + f.replace(".", "_")) is not None}
+    if family not in ready:
+        raise ValueError(f"the demo needs a DSL for {arch} ({family}), which does not exist yet; it runs on "
+                         + "; ".join(f"{f}: {', '.join(t)}" for f, t in ready.items()))
+    return family
+
+
 def demo(arch: str = "gfx1100") -> int:
     import dsl
+    dsl_family(arch)
     from runtime import Device
     from runtime.codeobj import KernelArg, read_code_object
     from runtime.writer import from_dsl_kernel

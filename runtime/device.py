@@ -19,15 +19,21 @@ import struct
 import numpy as np
 
 import isa
-from emu.launch import Dispatch
+from emu.launch import Dispatch, LaunchError
 from emu.machine import Machine
-from emu.memory import PRIVATE_APERTURE, SHARED_APERTURE, DeviceMemory
+from emu.memory import PRIVATE_APERTURE, SHARED_APERTURE, DeviceMemory, MemoryFault, OutOfDeviceMemory
 
 from .codeobj import CodeObject, read_code_object
 from .descriptor import USER_SGPRS, vgprs_from_granule
 
 AQL_PACKET_SIZE = 64
 QUEUE_SIZE = 128
+MAX_KERNARG = 1 << 16          # bytes of kernel arguments a launch may have
+MAX_BLOCK = 1024               # work-items per work-group (AQL holds 16 bits per dimension)
+# numpy kinds an argument of an OpenCL scalar type takes (metadata .type_name)
+TYPE_KINDS = {**{t: "f" for t in ("half", "float", "double")},
+              **{t: "i" for t in ("char", "short", "int", "long")},
+              **{t: "u" for t in ("uchar", "ushort", "uint", "ulong", "bool", "size_t")}}
 # hidden kernel arguments the dispatch fills (AMDGPUUsage "Code Object V5 Metadata"): kind -> value
 # from (grid in work-groups, block, queue address); kinds not listed are zero (null pointers,
 # unused slots: remainders and global offsets are 0 since every work-group is full).
@@ -53,9 +59,26 @@ class Buffer:
 
     def __init__(self, device: "Device", address: int, nbytes: int, name: str):
         self.device, self.address, self.nbytes, self.name = device, address, nbytes, name
+        self.freed = False
+
+    def _live(self, what: str) -> None:
+        if self.freed:
+            raise DeviceError(f"{what} of buffer '{self.name}', which was freed")
 
     def copyin(self, data) -> "Buffer":
-        raw = np.ascontiguousarray(data).tobytes() if isinstance(data, np.ndarray) else bytes(data)
+        """Copy a numpy array (numbers or bools; its bytes as laid out in C order) or a
+        bytes-like object to the start of the buffer."""
+        self._live("copyin")
+        if isinstance(data, np.ndarray):
+            if data.dtype.kind not in "biufcV" or data.dtype.hasobject:
+                raise DeviceError(f"copyin into '{self.name}': an array of dtype {data.dtype} has no device bytes; "
+                                  f"give numbers (e.g. dtype=np.float32)")
+            raw = np.ascontiguousarray(data).tobytes()
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            raw = bytes(data)
+        else:
+            raise DeviceError(f"copyin into '{self.name}' takes a numpy array or bytes, got {type(data).__name__}; "
+                              f"write np.array(values, dtype=...) so the element type is explicit")
         if len(raw) > self.nbytes:
             raise DeviceError(f"copyin of {len(raw)} bytes into '{self.name}' of {self.nbytes} bytes")
         self.device.memory.write(self.address, raw)
@@ -63,38 +86,72 @@ class Buffer:
 
     def copyout(self, dtype=None):
         """The buffer's bytes, or a numpy array of `dtype`."""
+        self._live("copyout")
         raw = self.device.memory.read(self.address, self.nbytes)
-        return raw if dtype is None else np.frombuffer(raw, dtype).copy()
+        if dtype is None:
+            return raw
+        try:
+            dt = np.dtype(dtype)
+        except TypeError as e:
+            raise DeviceError(f"copyout of '{self.name}': {dtype!r} is not a numpy dtype ({e})") from None
+        if dt.hasobject or not dt.itemsize or self.nbytes % dt.itemsize:
+            raise DeviceError(f"copyout of '{self.name}' ({self.nbytes} bytes) as {dt}: not a whole number of "
+                              f"{dt.itemsize}-byte elements" if dt.itemsize and not dt.hasobject
+                              else f"copyout of '{self.name}' as {dt}: not a numeric dtype")
+        return np.frombuffer(raw, dt).copy()
 
     def free(self) -> None:
+        self._live("free")
         self.device.memory.free(self.address)
+        self.freed = True
 
     def __repr__(self) -> str:
         return f"Buffer('{self.name}', 0x{self.address:x}, {self.nbytes} bytes)"
 
 
 class Device:
-    def __init__(self, kind: str = "emu", arch: str = "gfx1100"):
+    def __init__(self, kind: str = "emu", arch: str = "gfx1100", memory_bytes: int = 4 << 30):
         if kind != "emu":
             raise DeviceError(f"device kind {kind!r}: only 'emu' exists")
+        if not isinstance(arch, str):
+            raise DeviceError(f"arch {arch!r}: give a target name such as 'gfx1100'")
+        if not _is_int(memory_bytes) or memory_bytes < 1 << 20:
+            raise DeviceError(f"Device(memory_bytes={memory_bytes!r}): give an integer of at least 1 MiB")
         self.kind, self.arch = kind, arch
-        self.family = isa.resolve_arch(arch)
-        self.memory = DeviceMemory()
-        self.machine = Machine(arch, self.memory)
+        self.memory = DeviceMemory(capacity=int(memory_bytes))
+        try:
+            self.family = isa.resolve_arch(arch)
+            self.machine = Machine(arch, self.memory)
+        except (ValueError, isa.ISALoadError) as e:
+            raise DeviceError(f"Device(arch={arch!r}): {e}") from None
         self._count = 0
         self.dispatches = 0         # dispatch id of the next launch (the dispatch_id user SGPRs)
 
     def alloc(self, nbytes: int, name: str | None = None) -> Buffer:
+        """A buffer of nbytes (freed memory is reused; the device holds `memory_bytes`)."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):
+            raise DeviceError(f"alloc({nbytes!r}): the size must be an integer number of bytes")
         self._count += 1
         name = name or f"buffer{self._count}"
-        return Buffer(self, self.memory.alloc(int(nbytes), name), int(nbytes), name)
+        try:
+            address = self.memory.alloc(int(nbytes), str(name))
+        except OutOfDeviceMemory as e:
+            raise DeviceError(str(e)) from None
+        return Buffer(self, address, int(nbytes), str(name))
 
     def load(self, code_object: bytes) -> "Program":
+        """Load a code object (its bytes, e.g. Path("k.hsaco").read_bytes())."""
+        if not isinstance(code_object, (bytes, bytearray, memoryview)):
+            hint = " (a path? give Path(p).read_bytes())" if isinstance(code_object, str) else ""
+            raise DeviceError(f"load takes the code object's bytes, got {type(code_object).__name__}{hint}")
         co = read_code_object(bytes(code_object))
         if isa.resolve_arch(co.target) != self.family:
             raise DeviceError(f"code object for {co.target} cannot run on a {self.arch} device")
         size = co.image_size
-        base = self.memory.alloc(size, f"code object ({', '.join(co.kernels) or 'no kernels'})")
+        try:
+            base = self.memory.alloc(size, f"code object ({', '.join(co.kernels) or 'no kernels'})")
+        except OutOfDeviceMemory as e:
+            raise DeviceError(str(e)) from None
         self.memory.write(base, bytes(co.load_image(base)))
         return Program(self, co, base)
 
@@ -109,46 +166,86 @@ class Program:
     def kernels(self) -> list[str]:
         return list(self.code_object.kernels)
 
-    def launch(self, name: str, grid, block, args=(), budget: int | None = None):
-        """Run kernel `name` on grid x block (grid counts work-groups); returns emu Stats."""
+    def launch(self, name: str, grid, block, args=(), budget: int | None = None, seconds: float | None = None,
+               progress: bool | None = None):
+        """Run kernel `name` on grid x block (grid counts work-groups); returns emu Stats.
+        `budget` (instructions any wave may issue) and `seconds` (wall time of the launch)
+        stop a runaway kernel with emu.BudgetExceeded naming the kernel, PC and wave;
+        `progress` prints a progress line to stderr (default: when the launch takes more
+        than a couple of seconds and stderr is a terminal)."""
         co = self.code_object
-        if name not in co.kernels:
+        if not isinstance(name, str) or name not in co.kernels:
             raise DeviceError(f"no kernel {name!r} in the code object (kernels: {', '.join(co.kernels) or 'none'})")
         k = co.kernels[name]
-        grid, block = _dims(grid, "grid"), _dims(block, "block")
+        grid, block = _dims(grid, "grid", name), _dims(block, "block", name)
+        for axis, (g, b) in enumerate(zip(grid, block)):
+            if g * b >= 1 << 32:
+                raise DeviceError(f"{name}: grid {grid} x block {block} is {g * b} work-items in dimension "
+                                  f"{'xyz'[axis]} (the dispatch packet holds at most 2**32-1)")
+        if isinstance(args, (str, bytes, dict)) or not hasattr(args, "__iter__"):
+            raise DeviceError(f"{name}: args must be a list of the kernel's arguments, got {type(args).__name__}")
+        args = list(args)
+        d_budget = _limit(budget, "budget", name, int)
+        d_seconds = _limit(seconds, "seconds", name, float)
         mem = self.device.memory
-        queue = mem.alloc(QUEUE_SIZE, "queue")
-        kernarg = self._kernarg(k, grid, block, list(args), queue)
-        # SMEM loads may read a whole b512 past the last argument, as on hardware where the
-        # kernarg segment sits in a larger mapped pool: pad with 64 zero bytes
-        ka = mem.alloc(-(-len(kernarg) // 64) * 64 + 64, f"kernarg segment of {name}")
-        mem.write(ka, kernarg)
-        desc = k.descriptor
-        packet = mem.alloc(AQL_PACKET_SIZE, f"dispatch packet of {name}")
-        mem.write(packet, aql_packet(grid, block, desc.private_segment_fixed_size,
-                                     desc.group_segment_fixed_size, self.base + k.descriptor_address, ka))
-        d = self.dispatch(k, grid, block, {"dispatch_ptr": packet, "queue_ptr": queue, "kernarg_segment_ptr": ka,
-                                           "dispatch_id": self.device.dispatches})
-        self.device.dispatches += 1
-        if budget is not None:
-            d.budget = budget
-        return self.device.machine.run(d)
+        self._kernarg(k, grid, block, args, 0)          # arguments checked before anything is allocated
+        allocated = []
+        try:
+            queue = mem.alloc(QUEUE_SIZE, "queue")
+            allocated.append(queue)
+            kernarg = self._kernarg(k, grid, block, args, queue)
+            # SMEM loads may read a whole b512 past the last argument, as on hardware where the
+            # kernarg segment sits in a larger mapped pool: pad with 64 zero bytes
+            ka = mem.alloc(-(-len(kernarg) // 64) * 64 + 64, f"kernarg segment of {name}")
+            allocated.append(ka)
+            mem.write(ka, kernarg)
+            desc = k.descriptor
+            packet = mem.alloc(AQL_PACKET_SIZE, f"dispatch packet of {name}")
+            allocated.append(packet)
+            mem.write(packet, aql_packet(grid, block, desc.private_segment_fixed_size,
+                                         desc.group_segment_fixed_size, self.base + k.descriptor_address, ka))
+            d = self.dispatch(k, grid, block, {"dispatch_ptr": packet, "queue_ptr": queue,
+                                               "kernarg_segment_ptr": ka, "dispatch_id": self.device.dispatches})
+            self.device.dispatches += 1
+            if d_budget is not None:
+                d.budget = d_budget
+            if d_seconds is not None:
+                d.seconds = d_seconds
+            d.progress = progress
+            try:
+                return self.device.machine.run(d)
+            except LaunchError as e:
+                raise DeviceError(str(e)) from None
+        except OutOfDeviceMemory as e:
+            raise DeviceError(f"{name}: {e}") from None
+        finally:
+            for address in allocated:      # the launch's queue, kernarg segment and packet
+                mem.free(address)
 
     def _kernarg(self, k, grid, block, args, queue: int) -> bytes:
         explicit = [a for a in k.args if not a.hidden]
         if len(args) != len(explicit):
             names = ", ".join(f"{a.name or '?'}:{a.value_kind}" for a in explicit)
             raise DeviceError(f"{k.name} takes {len(explicit)} arguments ({names}), got {len(args)}")
-        size = max(k.kernarg_size, k.metadata.get(".kernarg_segment_size", 0),
-                   max((a.offset + a.size for a in k.args), default=0))
+        declared = k.metadata.get(".kernarg_segment_size", 0)
+        if isinstance(declared, bool) or not isinstance(declared, int):
+            raise DeviceError(f"{k.name}: metadata .kernarg_segment_size {declared!r} is not an integer")
+        for a in k.args:
+            if not (0 <= a.offset <= MAX_KERNARG and 0 <= a.size <= MAX_KERNARG):
+                raise DeviceError(f"{k.name}: argument {a.name or a.offset} has offset {a.offset} and size {a.size} "
+                                  f"(a kernarg segment holds at most {MAX_KERNARG} bytes)")
+        size = max(k.kernarg_size, declared, max((a.offset + a.size for a in k.args), default=0))
+        if size > MAX_KERNARG:
+            raise DeviceError(f"{k.name}: kernarg segment of {size} bytes (at most {MAX_KERNARG})")
         out = bytearray(size)
         values = iter(args)
         for a in k.args:
             if a.hidden:
                 fill = HIDDEN.get(a.value_kind)
-                raw = int(fill(grid, block, queue) if fill else 0).to_bytes(a.size, "little")
+                value = int(fill(grid, block, queue) if fill else 0)
+                raw = (value & ((1 << 8 * a.size) - 1)).to_bytes(a.size, "little")
             else:
-                raw = _arg_bytes(k.name, a, next(values))
+                raw = _arg_bytes(k.name, a, next(values), self.device)
             out[a.offset:a.offset + a.size] = raw
         return bytes(out)
 
@@ -180,9 +277,11 @@ class Program:
         if desc.group_segment_fixed_size > 65536:
             raise DeviceError(f"{k.name}: descriptor asks for {desc.group_segment_fixed_size} bytes of LDS "
                               f"(at most 65536)")
-        if np.prod(block) > k.metadata.get(".max_flat_workgroup_size", 1024):
-            raise DeviceError(f"{k.name}: block {block} exceeds the kernel's max_flat_workgroup_size "
-                              f"{k.metadata['.max_flat_workgroup_size']}")
+        most = k.metadata.get(".max_flat_workgroup_size", 1024)
+        if isinstance(most, bool) or not isinstance(most, int) or not 1 <= most <= 1024:
+            raise DeviceError(f"{k.name}: metadata .max_flat_workgroup_size {most!r} is not an integer in 1..1024")
+        if np.prod(block) > most:
+            raise DeviceError(f"{k.name}: block {block} exceeds the kernel's max_flat_workgroup_size {most}")
         return Dispatch(
             kernel=k.name, entry=self.base + k.entry, grid=grid, block=block, wave_size=k.wave_size,
             vgprs=min(256, vgprs_from_granule(desc, target, k.wave_size)), user_sgprs=user,
@@ -216,30 +315,72 @@ def aql_packet(grid, block, private_size: int, group_size: int, kernel_object: i
                        private_size, group_size, kernel_object, kernarg, 0, 0)
 
 
-def _dims(v, what: str) -> tuple[int, int, int]:
-    t = tuple(int(x) for x in (v if hasattr(v, "__len__") else (v,)))
-    t = t + (1,) * (3 - len(t))
-    if len(t) != 3 or any(x < 1 for x in t):
-        raise DeviceError(f"{what} {v!r}: give one to three sizes >= 1")
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _dims(v, what: str, kernel: str = "") -> tuple[int, int, int]:
+    """(x, y, z) from an integer or one to three integers, each >= 1; a work-group has at most
+    1024 work-items, a grid at most 2**32-1 work-groups per dimension."""
+    items = tuple(v) if isinstance(v, (tuple, list)) else (v,) if _is_int(v) else None
+    if items is None or not 1 <= len(items) <= 3 or not all(_is_int(x) for x in items):
+        raise DeviceError(f"{kernel}: {what}={v!r}: give an integer or one to three integers (e.g. (64, 1, 1))")
+    t = tuple(int(x) for x in items) + (1,) * (3 - len(items))
+    if any(x < 1 for x in t):
+        raise DeviceError(f"{kernel}: {what} {t}: every size must be >= 1")
+    if what == "block" and int(np.prod(t)) > MAX_BLOCK:
+        raise DeviceError(f"{kernel}: block {t} has {int(np.prod(t))} work-items (at most {MAX_BLOCK})")
+    if what == "grid" and max(t) >= 1 << 32:
+        raise DeviceError(f"{kernel}: grid {t}: at most 2**32-1 work-groups per dimension")
     return t
 
 
-def _arg_bytes(kernel: str, a, value) -> bytes:
-    where = f"{kernel} argument {a.name or a.offset} ({a.value_kind}, {a.size} bytes)"
+def _limit(value, what: str, kernel: str, kind):
+    if value is None:
+        return None
+    ok = _is_int(value) if kind is int else isinstance(value, (int, float, np.integer, np.floating)) \
+        and not isinstance(value, bool)
+    if not ok or not value > 0:
+        raise DeviceError(f"{kernel}: {what}={value!r}: give a positive {'integer' if kind is int else 'number'}")
+    return kind(value)
+
+
+def _arg_bytes(kernel: str, a, value, device: "Device") -> bytes:
+    where = f"{kernel} argument {a.name or a.offset} ({a.value_kind}, {a.type_name or '?'}, {a.size} bytes)"
     if a.value_kind in ("global_buffer", "dynamic_shared_pointer"):
         if isinstance(value, Buffer):
+            if value.device is not device:
+                raise DeviceError(f"{where}: buffer '{value.name}' belongs to another Device")
+            if value.freed:
+                raise DeviceError(f"{where}: buffer '{value.name}' was freed")
             value = value.address
-        if not isinstance(value, (int, np.integer)):
+        if not _is_int(value):
             raise DeviceError(f"{where}: expected a Buffer or an address, got {type(value).__name__}")
-        return int(value).to_bytes(8, "little")
+        if not 0 <= int(value) < 1 << 8 * a.size:
+            raise DeviceError(f"{where}: address {int(value)} does not fit in {a.size} unsigned bytes")
+        return int(value).to_bytes(a.size, "little")
     if a.value_kind == "by_value":
         if isinstance(value, Buffer):
             raise DeviceError(f"{where}: passed a Buffer to a by-value argument")
-        raw = value.tobytes() if isinstance(value, (np.generic, np.ndarray)) else bytes(value) \
-            if isinstance(value, (bytes, bytearray)) else None
-        if raw is None:
-            raise DeviceError(f"{where}: give a numpy scalar (np.float32(2.0), np.int32(7)) so the bytes are exact")
+        kind = TYPE_KINDS.get((a.type_name or "").strip())
+        if isinstance(value, np.ndarray) and value.dtype.kind in "biufcV" and not value.dtype.hasobject:
+            raw = np.ascontiguousarray(value).tobytes()
+        elif isinstance(value, np.generic) and value.dtype.kind in "biufcV":
+            if kind is not None and value.dtype.kind != kind:
+                raise DeviceError(f"{where}: got {value.dtype} ({value!r}); the kernel takes a {a.type_name}, "
+                                  f"give np.{_dtype_for(kind, a.size)}(...)")
+            raw = value.tobytes()
+        elif isinstance(value, (bytes, bytearray)):
+            raw = bytes(value)
+        else:
+            raise DeviceError(f"{where}: got {type(value).__name__}; give a numpy scalar (np.float32(2.0), "
+                              f"np.int32(7)) so the bytes are exact")
         if len(raw) != a.size:
             raise DeviceError(f"{where}: value has {len(raw)} bytes")
         return raw
     raise DeviceError(f"{where}: argument kind {a.value_kind!r} is not supported")
+
+
+def _dtype_for(kind: str, size: int) -> str:
+    return {"f": {2: "float16", 4: "float32", 8: "float64"}, "i": {1: "int8", 2: "int16", 4: "int32", 8: "int64"},
+            "u": {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}}[kind].get(size, "?")

@@ -1,21 +1,21 @@
-"""Assembler expressions (`.set`, `.size`, data and `.amdhsa_*` values): integers, symbols,
-`.` (the current location), + - * / % << >> & | ^ ~ ! and max/min, as GNU as evaluates
-them. A symbol that is an address inside a section stays symbolic (Address) so that data
-can be relocated; differences of two addresses in one section are plain integers."""
+"""Assembler expressions (`.set`, `.size`, data and `.amdhsa_*` values) with the meaning
+LLVM's MC layer gives them: 64-bit two's complement integers that wrap, `/` and `%`
+truncating toward zero, comparisons giving -1 (true) or 0, `>>` a logical shift, `a ! b`
+meaning a | ~b, GNU as operator precedence, and the AMDGPU functions (max, or, alignto,
+extrasgprs, totalnumvgprs). A symbol that is an address inside a section stays symbolic
+(Address) so that data can be relocated; differences of two addresses in one section are
+plain integers.
+
+An expression is read once into postfix order (shunting-yard, no recursion: a 100,000-term
+sum or unary chain costs memory, not stack) and then evaluated on a value stack."""
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-_SYMBOL = re.compile(r'"[^"]*"|(?<![\w.$])(?:[A-Za-z_.$][\w.$]*)')
-_NUMBER = re.compile(r"\b0[bB][01]+\b|\b0[xX][0-9a-fA-F]+\b|\b\d+\b")
-_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-           ast.FloorDiv: lambda a, b: a // b, ast.Div: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
-           ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
-           ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
-_FUNCS = {"max": lambda *a: max(a), "min": lambda *a: min(a)}
-_CALL = "_fn_"      # prefix a function name gets, so `or(...)` is not read as Python's `or`
+MASK64 = (1 << 64) - 1
+MAX_EXPRESSION = 1 << 17        # characters: a longer "expression" is a mistake, not arithmetic
 
 
 class ExprError(ValueError):
@@ -24,6 +24,16 @@ class ExprError(ValueError):
 
 class UndefinedSymbol(ExprError):
     """A symbol not defined (yet): data may wait for labels further down."""
+
+    def __init__(self, message: str, name: str = ""):
+        super().__init__(message)
+        self.name = name
+
+
+def wrap(v: int) -> int:
+    """v as a signed 64-bit value (what LLVM's int64_t arithmetic leaves)."""
+    v &= MASK64
+    return v - (1 << 64) if v >> 63 else v
 
 
 @dataclass(frozen=True)
@@ -49,6 +59,51 @@ class Address:
                         f"{getattr(other, 'section', '?')}) is not known until load time")
 
 
+def _tdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _divide(a: int, b: int, remainder: bool) -> int:
+    if b == 0:
+        raise ExprError("division by zero")
+    if a == -(1 << 63) and b == -1:
+        raise ExprError(f"{a} {'%' if remainder else '/'} -1 overflows 64 bits")
+    q = _tdiv(a, b)
+    return a - b * q if remainder else q
+
+
+# GNU as precedence as LLVM's AsmParser gives it (higher binds tighter); all left-associative.
+BINARY = {
+    "||": (1, lambda a, b: int(bool(a) or bool(b))), "&&": (2, lambda a, b: int(bool(a) and bool(b))),
+    "==": (3, lambda a, b: -(a == b)), "!=": (3, lambda a, b: -(a != b)), "<>": (3, lambda a, b: -(a != b)),
+    "<": (3, lambda a, b: -(a < b)), "<=": (3, lambda a, b: -(a <= b)), ">": (3, lambda a, b: -(a > b)),
+    ">=": (3, lambda a, b: -(a >= b)),
+    "+": (4, lambda a, b: a + b), "-": (4, lambda a, b: a - b),
+    "|": (5, lambda a, b: a | b), "!": (5, lambda a, b: a | ~b), "^": (5, lambda a, b: a ^ b),
+    "&": (5, lambda a, b: a & b),
+    "*": (6, lambda a, b: a * b), "/": (6, lambda a, b: _divide(a, b, False)),
+    "%": (6, lambda a, b: _divide(a, b, True)),
+    # the shift count is taken modulo 64, as the x86-64 build of llvm-mc does
+    "<<": (6, lambda a, b: a << (b & 63)), ">>": (6, lambda a, b: (a & MASK64) >> (b & 63)),
+}
+UNARY = {"-": lambda a: -a, "+": lambda a: a, "~": lambda a: ~a, "!": lambda a: int(not a)}
+
+
+def _max(*a):
+    return max(a)
+
+
+def _or(*a):
+    out = 0
+    for x in a:
+        out |= x
+    return out
+
+
+FUNCTIONS = {"max": _max, "or": _or}
+
+
 def amdgpu_functions(target) -> dict:
     """The functions LLVM's AMDGPU backend writes into `.set` and `.amdhsa_*` values (see
     AMDGPUUsage, "AMDGPU MC expressions"), with their meaning on `target`."""
@@ -69,91 +124,189 @@ def amdgpu_functions(target) -> dict:
             return -(-vgprs // 4) * 4 + agprs
         return max(vgprs, agprs)
 
+    def alignto(x, a):
+        if a <= 0:
+            raise ExprError(f"alignto({x}, {a}): the alignment must be positive")
+        return ((x & MASK64) + a - 1) // a * a       # LLVM's alignTo on uint64_t
+
     def occupancy(*args):
         raise ExprError("occupancy(...) is not supported in values the assembler needs")
 
-    return {**_FUNCS, "or": lambda *a: _fold(lambda x, y: x | y, a), "alignto": lambda x, a: -(-x // a) * a,
-            "extrasgprs": extrasgprs, "totalnumvgprs": totalnumvgprs, "occupancy": occupancy}
+    return {**FUNCTIONS, "alignto": alignto, "extrasgprs": extrasgprs, "totalnumvgprs": totalnumvgprs,
+            "occupancy": occupancy}
 
 
-def _fold(op, args):
-    out = args[0]
-    for a in args[1:]:
-        out = op(out, a)
-    return out
+ARITY = {"alignto": (2, 2), "extrasgprs": (3, 3), "totalnumvgprs": (2, 2)}
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<num>\d[\w]*)
+  | (?P<char>'(?:\\.|[^\\'])')
+  | (?P<name>[A-Za-z_.$][\w.$]*|"[^"]*")
+  | (?P<op>\|\||&&|==|!=|<>|<=|>=|<<|>>|[-+*/%|&^!~<>(),])
+  | (?P<bad>\S))""", re.X)
+_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*")
+_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "b": 8, "f": 12}
+
+
+def _number(tok: str) -> int:
+    if not _NUMBER.fullmatch(tok):
+        if re.fullmatch(r"\d+[bf]", tok):
+            raise ExprError(f"directional label {tok!r} is not supported; name the label")
+        raise ExprError(f"{tok!r} is not a number")
+    base = 16 if tok[1:2] in "xX" and len(tok) > 1 else 2 if tok[1:2] in "bB" and len(tok) > 1 else \
+        8 if tok.startswith("0") and len(tok) > 1 else 10
+    if len(tok) > 70:
+        raise ExprError(f"literal {tok[:20]}... is out of range (64 bits)")
+    v = int(tok[2:] if base in (2, 16) else tok, base)
+    if v > MASK64:
+        raise ExprError(f"literal {tok} is out of range (64 bits)")
+    return wrap(v)
+
+
+def _char(tok: str) -> int:
+    body = tok[1:-1]
+    if body.startswith("\\"):
+        if body[1] not in _CHAR_ESCAPES:
+            raise ExprError(f"unknown escape in character {tok}")
+        return _CHAR_ESCAPES[body[1]]
+    return ord(body)
+
+
+# postfix program items: ("n", value) a number, ("s", name) a symbol, ("u", op), ("b", op),
+# ("f", name, argument count)
+@lru_cache(maxsize=4096)
+def compile_expression(text: str, functions: frozenset) -> tuple:
+    """`text` in postfix order (shunting-yard); ExprError for anything LLVM would not read."""
+    if len(text) > MAX_EXPRESSION:
+        raise ExprError(f"expression of {len(text)} characters (at most {MAX_EXPRESSION})")
+    out: list = []
+    ops: list = []        # ("u", op) / ("b", op, prec) / ("(",) / ("call", name, [argc])
+    expect_operand = True
+    tokens = [(m.lastgroup, m.group(m.lastgroup)) for m in _TOKEN.finditer(text) if m.lastgroup]
+    i = 0
+    while i < len(tokens):
+        kind, tok = tokens[i]
+        if kind == "bad":
+            raise ExprError(f"unexpected character {tok!r}")
+        if expect_operand:
+            if kind == "num":
+                out.append(("n", _number(tok)))
+                expect_operand = False
+            elif kind == "char":
+                out.append(("n", _char(tok)))
+                expect_operand = False
+            elif kind == "name":
+                if tok in functions and i + 1 < len(tokens) and tokens[i + 1][1] == "(":
+                    if ops and ops[-1][0] == "u" and tokens[i - 1][1] == ops[-1][1]:
+                        # llvm-mc reads NAME( only where a whole operand starts: "-max(1, 2)" is
+                        # refused there, "-(max(1, 2))" is not
+                        raise ExprError(f"{tok}(...) right after a unary {ops[-1][1]!r}; write "
+                                        f"{ops[-1][1]}({tok}(...))")
+                    if i + 2 < len(tokens) and tokens[i + 2][1] == ")":
+                        raise ExprError(f"empty {tok} expression")
+                    ops.append(("call", tok, [1]))
+                    i += 1                      # the "(" belongs to the call
+                else:
+                    out.append(("s", tok.strip('"')))
+                    expect_operand = False
+            elif tok in UNARY:
+                ops.append(("u", tok))
+            elif tok == "(":
+                ops.append(("(",))
+            else:
+                raise ExprError(f"expected a value, got {tok!r}" if tok else "expected a value")
+        else:
+            if kind == "op" and tok in BINARY:
+                prec = BINARY[tok][0]
+                while ops and (ops[-1][0] == "u" or (ops[-1][0] == "b" and ops[-1][2] >= prec)):
+                    out.append(ops.pop()[:2])
+                ops.append(("b", tok, prec))
+                expect_operand = True
+            elif tok in (",", ")"):
+                while ops and ops[-1][0] in ("u", "b"):
+                    out.append(ops.pop()[:2])
+                if not ops:
+                    raise ExprError(f"unexpected {tok!r}")
+                if tok == ",":
+                    if ops[-1][0] != "call":
+                        raise ExprError("unexpected ','")
+                    ops[-1][2][0] += 1
+                    expect_operand = True
+                else:
+                    top = ops.pop()
+                    if top[0] == "call":
+                        out.append(("f", top[1], top[2][0]))
+            else:
+                raise ExprError(f"expected an operator, got {tok!r}")
+        i += 1
+    if expect_operand:
+        raise ExprError("missing expression" if not tokens else "expression ends where a value is expected")
+    while ops:
+        top = ops.pop()
+        if top[0] in ("(", "call"):
+            raise ExprError("expected ')'")
+        out.append(top[:2])
+    return tuple(out)
 
 
 def evaluate(text: str, lookup, functions: dict | None = None) -> int | Address:
     """Value of `text`; lookup(name) gives a symbol's int or Address (KeyError: undefined);
-    `functions` (default max, min) are the NAME(args) calls allowed."""
-    names: dict[str, str] = {}
-    functions = _FUNCS if functions is None else functions
-
-    def name_token(m):
-        tok = m.group(0)
-        if tok.startswith('"'):
-            raise ExprError(f"a string is not a number: {tok}")
-        if tok in functions:
-            return _CALL + tok
-        key = f"_sym{len(names)}"
-        names[key] = tok
-        return key
-
-    pieces, pos = [], 0
-    for m in _NUMBER.finditer(text):        # numbers first, so 0x1f is not a symbol 'x1f'
-        pieces.append(_SYMBOL.sub(name_token, text[pos:m.start()]))
-        pieces.append(str(int(m.group(0), 0)))
-        pos = m.end()
-    pieces.append(_SYMBOL.sub(name_token, text[pos:]))
-    src = "".join(pieces).replace("!=", "<>").replace("!", " not ").replace("<>", "!=").replace("/", "//").replace("////", "//")
+    `functions` (default max, or) are the NAME(args) calls allowed."""
+    functions = FUNCTIONS if functions is None else functions
     try:
-        tree = ast.parse(src.strip(), mode="eval")
-    except SyntaxError:
-        raise ExprError(f"cannot read expression {text.strip()!r}") from None
-    return _eval(tree.body, names, lookup, text, functions)
+        program = compile_expression(text.strip(), frozenset(functions))
+    except ExprError as e:
+        raise ExprError(f"{e} in {_quote(text)}") from None
+    stack: list = []
+    try:
+        for item in program:
+            kind = item[0]
+            if kind == "n":
+                stack.append(item[1])
+            elif kind == "s":
+                try:
+                    v = lookup(item[1])
+                except KeyError:
+                    raise UndefinedSymbol(f"undefined symbol {item[1]!r} in {_quote(text)}", item[1]) from None
+                stack.append(wrap(v) if isinstance(v, int) else v)
+            elif kind == "u":
+                v = stack.pop()
+                if isinstance(v, Address):
+                    raise ExprError(f"{item[1]} of an address")
+                stack.append(wrap(UNARY[item[1]](v)))
+            elif kind == "b":
+                b, a = stack.pop(), stack.pop()
+                stack.append(_binary(item[1], a, b))
+            else:
+                _, name, argc = item
+                args = stack[len(stack) - argc:]
+                del stack[len(stack) - argc:]
+                if any(isinstance(a, Address) for a in args):
+                    raise ExprError(f"{name}() of an address")
+                lo, hi = ARITY.get(name, (1, 1 << 30))
+                if not lo <= argc <= hi:
+                    raise ExprError(f"{name}() takes {lo if lo == hi else f'at least {lo}'} argument(s), got {argc}")
+                stack.append(wrap(functions[name](*args)))
+    except UndefinedSymbol:
+        raise
+    except ExprError as e:
+        raise ExprError(f"{e} in {_quote(text)}") from None
+    return stack[0]
 
 
-def _eval(node, names, lookup, text, functions=_FUNCS):
-    if isinstance(node, ast.Constant) and isinstance(node.value, int):
-        return node.value
-    if isinstance(node, ast.Name) and (node.id in names or node.id.startswith(_CALL)):
-        name = names.get(node.id) or node.id[len(_CALL):]      # a function name not called is a symbol
-        try:
-            return lookup(name)
-        except KeyError:
-            raise UndefinedSymbol(f"undefined symbol {name!r} in {text.strip()!r}") from None
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        a, b = _eval(node.left, names, lookup, text, functions), _eval(node.right, names, lookup, text, functions)
-        if isinstance(a, Address) or isinstance(b, Address):
-            if type(node.op) is ast.Add:
-                return a + b
-            if type(node.op) is ast.Sub:
-                return a - b
-            raise ExprError(f"{text.strip()!r}: only + and - apply to addresses")
-        if type(node.op) in (ast.FloorDiv, ast.Div, ast.Mod) and b == 0:
-            raise ExprError(f"division by zero in {text.strip()!r}")
-        return _BINOPS[type(node.op)](a, b)
-    if isinstance(node, ast.UnaryOp):
-        v = _eval(node.operand, names, lookup, text, functions)
-        if isinstance(v, Address):
-            raise ExprError(f"{text.strip()!r}: an address cannot be negated")
-        return {ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Invert: lambda x: ~x,
-                ast.Not: lambda x: int(not x)}[type(node.op)](v)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith(_CALL) \
-            and node.args:
-        fname = node.func.id[len(_CALL):]
-        args = [_eval(a, names, lookup, text, functions) for a in node.args]
-        if any(isinstance(a, Address) for a in args):
-            raise ExprError(f"{text.strip()!r}: {fname}() of addresses")
-        try:
-            return functions[fname](*args)
-        except TypeError:
-            raise ExprError(f"{text.strip()!r}: wrong number of arguments to {fname}()") from None
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        a, b = _eval(node.left, names, lookup, text, functions), _eval(node.comparators[0], names, lookup, text, functions)
-        ops = {ast.Lt: a < b, ast.Gt: a > b, ast.LtE: a <= b, ast.GtE: a >= b, ast.Eq: a == b, ast.NotEq: a != b}
-        return int(ops[type(node.ops[0])])
-    raise ExprError(f"cannot evaluate {text.strip()!r}")
+def _binary(op: str, a, b):
+    if isinstance(a, Address) or isinstance(b, Address):
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        raise ExprError(f"only + and - apply to addresses ({op!r})")
+    return wrap(BINARY[op][1](a, b))
+
+
+def _quote(text: str) -> str:
+    text = text.strip()
+    return repr(text if len(text) <= 80 else text[:60] + "..." + text[-10:])
 
 
 def split_args(text: str) -> list[str]:

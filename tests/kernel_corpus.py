@@ -101,14 +101,15 @@ def cases(root: Path) -> list[Case]:
     return [Case(p.parent.name, p.parent, json.loads(p.read_text())) for p in sorted(root.glob("*/manifest.json"))]
 
 
-def run(case: Case, target: str, devices: dict) -> tuple[dict[str, str | None], object]:
-    """Launch `case` for `target` on Device("emu"); {output: None or mismatch}, Stats."""
+def run(case: Case, target: str, devices: dict, code_object: bytes | None = None) -> tuple[dict[str, str | None], object]:
+    """Launch `case` for `target` on Device("emu") (its code object from the corpus, or the
+    one given); {output: None or mismatch}, Stats."""
     from runtime import Device
     m = case.manifest
     arch = target.split("-")[0]
     dev = devices.get(arch) or devices.setdefault(arch, Device("emu", arch=arch))
     inputs = make_inputs(m)
-    prg = dev.load((case.folder / m["code_objects"][target]).read_bytes())
+    prg = dev.load(code_object if code_object is not None else (case.folder / m["code_objects"][target]).read_bytes())
     args, buffers = [], {}
     for arg in m["args"]:
         value = inputs[arg["name"]]

@@ -59,3 +59,15 @@ def objdump_symbols(path, symbols: list[str], mattr: str | None = None) -> dict[
             for word in ins.group(2).split():
                 cur["bytes"] += int(word, 16).to_bytes(4, "little")
     return out
+
+
+def mc_encodings(lines: list[str], arch: str, mattr: str | None = None) -> list[bytes | None]:
+    """llvm-mc's bytes for each assembly line, None where it reports an error on that line
+    (warnings are not errors)."""
+    import subprocess
+    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"] + ([f"-mattr={mattr}"] if mattr else [])
+    done = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True)
+    failed = {int(n) for n in re.findall(r"^<stdin>:(\d+):\d+: error", done.stderr, re.M)}
+    encodings = iter(re.findall(r"encoding: \[([^\]]*)\]", done.stdout))
+    return [None if no in failed else bytes(int(x, 16) for x in next(encodings).split(","))
+            for no in range(1, len(lines) + 1)]

@@ -744,8 +744,8 @@ def test_integer_clamp_saturates_carries():
     wide_a, wide_b = a.astype(np.int64), b.astype(np.int64)
     assert (got["add"] == np.minimum(wide_a + wide_b, 0xFFFFFFFF)).all()
     assert (got["sub"] == np.maximum(wide_a - wide_b, 0)).all()
-    with pytest.raises(UnsupportedInstruction, match="v_add_nc_u32: clamp .* not supported"):
-        launch("v_add_nc_u32_e64 v1, v2, v3 clamp\ns_endpgm", {})
+    with pytest.raises(UnsupportedInstruction, match="v_mad_u64_u32: clamp .* 64-bit integer result is not supported"):
+        launch("v_mad_u64_u32 v[4:5], s10, v2, v3, v[6:7] clamp\ns_endpgm", {})
 
 
 @pytest.mark.parametrize("readme, section", [("emu/README.md", "## Machine"),

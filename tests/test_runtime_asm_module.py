@@ -145,7 +145,7 @@ table:
 @pytest.mark.parametrize("src,message", [
     (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.text\nk:\n s_endpgm\n.rodata\n.amdhsa_kernel k\n"
      " .amdhsa_next_free_vgpr 1\n .amdhsa_bogus 1\n .amdhsa_next_free_sgpr 1\n.end_amdhsa_kernel\n",
-     r"^10:1: .amdhsa_kernel k: .amdhsa_bogus is not a kernel descriptor directive"),
+     r"^8:2: .amdhsa_bogus is not a kernel descriptor directive"),
     (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.text\nk:\n s_endpgm\n.rodata\n.amdhsa_kernel k\n"
      " .amdhsa_next_free_vgpr 1\n", r"amdhsa_kernel k has no .end_amdhsa_kernel"),
     (".amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.text\n .frobnicate 3\n", r"^3:2: unknown directive .frobnicate"),

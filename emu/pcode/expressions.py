@@ -138,6 +138,10 @@ class Expressions:
             self.mem_read = True
             nbytes = ty.bits // 8
             return f"R.access(R.mem_load(ctx, {addr}, {nbytes}, {self.pred or 'None'}), {ty.kind!r}, {ty.bits})", ty
+        if ty.bits == 64 and isinstance(base, Tree) and base.data == "index" and is_name(base.children[0], {"SGPR"}):
+            self.cross_lane = True          # SGPR[addr].b64: the pair addr, addr + 1 (s_movrels_b64)
+            reg, _ = self.expr(base.children[1])
+            return f"R.access(R.sgpr_read(ctx, {reg}, 2), {ty.kind!r}, 64)", ty
         code, bty = self.accessed(base)
         if ty.kind == "bf":
             return f"R.bf16_to_f32(R.access({code}, 'u', 16))", Ty("f", 32)
@@ -147,6 +151,8 @@ class Expressions:
             return code, ty
         if bty.kind == ty.kind and bty.bits == ty.bits and ty.kind in "ui" and not is_operand(base):
             return code, ty
+        if self.saturate and ty.kind in "ui" and bty.kind in "ui" and bty.bits > ty.bits and is_name(base, self.vars):
+            return code, ty          # D0.u = tmp.u under integer clamp: the store saturates the whole value
         return f"R.access({code}, {ty.kind!r}, {ty.bits})", ty
 
     def x_index(self, node):
@@ -221,7 +227,11 @@ class Expressions:
                 return f"R.access({code}, 'f', {bits})", Ty("f", bits)     # 32'F(0xffc00000): a bit pattern
             return f"R.F({code}, {bits})", Ty("f", bits)
         signed = k == "I"
-        if ty.kind == "f" and bits > 64:
+        if ty.kind in ("f", "lit") and bits > 64 and _is_two_over_pi(inner):
+            # 1201'B(2.0 / PI): "(2.0/PI) == 0.{b_1200, ..., b_0}", the first fraction bits of
+            # 2/pi as an integer (V_TRIG_PREOP_F64), not the integer part of a float
+            return f"R.two_over_pi_bits({bits})", Ty("wide", bits)
+        if ty.kind in ("f", "lit") and bits > 64:
             self.fail(f"{bits}-bit integer image of a float", node)
         if ty.kind == "f":
             return f"R.to_int({code}, {signed}, {min(bits, 64)})", Ty("i" if signed else "u", bits)
@@ -459,3 +469,12 @@ RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": T
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):
     if re.fullmatch(r"[fiu]\d+_to_[fiu]\d+", _n):
         RESULT_TYPES[_n] = _conv_type(_n)
+
+
+def _is_two_over_pi(node) -> bool:
+    """The pseudocode's `2.0 / PI`."""
+    return (isinstance(node, Tree) and node.data == "binop" and str(node.children[1]) == "/"
+            and isinstance(node.children[0], Tree) and node.children[0].data == "number"
+            and float(str(node.children[0].children[0]).rstrip("F")) == 2.0
+            and isinstance(node.children[2], Tree) and node.children[2].data == "name"
+            and str(node.children[2].children[0]) == "PI")

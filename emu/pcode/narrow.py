@@ -53,6 +53,8 @@ class NarrowStatements:
     def narrow_assign(self, target: Tree, value: Tree) -> bool:
         """Emit `target = value` evaluated in uint32 and return True, or return False (nothing
         emitted) when the statement needs the general 64-bit translation."""
+        if self.saturate:
+            return False               # wrapping uint32 arithmetic cannot saturate
         chain, node = [], target
         while isinstance(node, Tree) and node.data in ("field", "index", "slice"):
             chain.append(node)

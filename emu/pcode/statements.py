@@ -207,6 +207,8 @@ class Statements:
 
     def write_operand(self, name, chain, code, ty, target):
         base = self.operand_ty(name)
+        if not chain and ty.kind in ("u", "i", "f") and ty.bits > base.bits:
+            self.wider_values[name] = max(self.wider_values.get(name, 0), ty.bits)
         wide = base.bits > 64
         if name not in self.defined_operands:
             self.define_operand(name, partial=(self._partial(chain, base) or self.pred is not None) and not wide)
@@ -242,14 +244,18 @@ class Statements:
         return t.replace("pk_", "") if t else str(base)
 
     def define_operand(self, name, partial):
-        """First write to an operand: start from its old value if bits survive, else zeros."""
+        """First write to an operand: start from its old value if bits survive, else zeros.
+        Inside a loop the start goes before it (the function's prologue): emitted in the body,
+        every iteration would start again from the old value (s_bitreplicate_b64_b32 sets its
+        bits one by one in a loop)."""
         self.defined_operands.add(name)
         base = self.operand_ty(name)
+        emit = self.emit if self.indent == 1 else self.prologue.append
         if partial and name not in self.reads and name not in INT_FIELDS:
             self.reads[name] = Operand(name, base.bits, self._type_name(name, base))
-            self.emit(f"{name} = R.operand(ctx, {name!r}, {base.bits}, {self.name!r})")
+            emit(f"{name} = R.operand(ctx, {name!r}, {base.bits}, {self.name!r})")
         elif name not in self.reads:
-            self.emit(f"{name} = " + (f"R.dw_zeros(ctx, {base.bits // 32})" if base.bits > 64 else "R.U64(0)"))
+            emit(f"{name} = " + (f"R.dw_zeros(ctx, {base.bits // 32})" if base.bits > 64 else "R.U64(0)"))
 
     def store_chain(self, var, base, chain, code, ty, target, wide, narrow=False):
         """Source of var's new raw value after writing `code` through the accessor chain.
@@ -269,7 +275,7 @@ class Statements:
             if wide:
                 self.fail("whole-value write of a wide operand", target)
             keep = ", narrow=True" if narrow and t.kind == "f" else ""
-            return f"R.store({self.conv(code, ty, t)}, {t.kind!r}, {min(t.bits, 64) if t.kind != 'f' else t.bits}{keep})"
+            return f"{self.store_fn(t)}({self.conv(code, ty, t)}, {t.kind!r}, {min(t.bits, 64) if t.kind != 'f' else t.bits}{keep})"
         s = sel[0]
         if s.data == "slice":
             hi, _ = self.expr(s.children[1])
@@ -280,11 +286,16 @@ class Statements:
             hi, _ = self.expr(s.children[1])
             lo = hi
             vt = Ty("u", 1)
-        val = f"R.store({self.conv(code, ty, vt)}, {vt.kind!r}, {vt.bits})"
+        val = f"{self.store_fn(vt)}({self.conv(code, ty, vt)}, {vt.kind!r}, {vt.bits})"
         if wide:
             lo_c, bits = self._const_slice(s, target)
             return f"R.dw_set({var}, {lo_c}, {bits}, {val})"
         return f"R.set_bits({var}, {hi}, {lo}, {val})"
+
+    def store_fn(self, t: Ty) -> str:
+        """The rtlib function that fits a value into a location of type t: R.store wraps,
+        R.saturate clamps (integer clamp, see Translator.saturate)."""
+        return "R.saturate" if self.saturate and t.kind in ("u", "i") and t.bits < 64 else "R.store"
 
     def _const_width(self, s):
         try:
@@ -381,8 +392,12 @@ class Statements:
                       f"{self.pred or 'None'})")
         else:
             reg, _ = self.expr(idx[0].children[1])
-            fn = "sgpr_write" if name == "SGPR" else "hwreg_write"
-            self.emit(f"R.{fn}(ctx, {reg}, R.raw({code}), {self.pred or 'None'})")
+            if name == "SGPR":     # SGPR[addr].b64 = x writes the pair addr, addr + 1 (s_movreld_b64)
+                fields = [type_of_field(str(c.children[1])) for c in chain if c.data == "field"]
+                dwords = 2 if fields and fields[-1] is not None and fields[-1].bits == 64 else 1
+                self.emit(f"R.sgpr_write(ctx, {reg}, R.raw({code}), {self.pred or 'None'}, {dwords})")
+            else:
+                self.emit(f"R.hwreg_write(ctx, {reg}, R.raw({code}), {self.pred or 'None'})")
 
     # ---------- expressions ----------
     def conv(self, code: str, src: Ty, dst: Ty) -> str:

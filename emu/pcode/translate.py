@@ -42,8 +42,12 @@ class Result:
 class Translator(NarrowStatements, Statements, Expressions):
     """One instruction's pseudocode -> `Result` (see the module docstring)."""
 
-    def __init__(self, name: str, operand_types: dict[str, str], scalar: bool):
+    def __init__(self, name: str, operand_types: dict[str, str], scalar: bool, saturate: bool = False):
         self.name = name
+        # integer clamp (VOP3 CLMP on an integer result): typed integer stores narrower than 64
+        # bits saturate instead of wrapping, and a narrowing read of a local (D0.u = tmp.u)
+        # passes the whole value on, so the store sees the exact result
+        self.saturate = saturate
         self.optypes = operand_types
         self.scalar = scalar
         self.lines: list[str] = []
@@ -62,6 +66,7 @@ class Translator(NarrowStatements, Statements, Expressions):
         self.returns: list[tuple[str, str]] = []
         self.round_mode: str | None = None      # set between ROUND_MODE = ... assignments
         self.direct: list[tuple[int, str]] = []  # (line, its plain form) of results computed into Ctx.dest
+        self.wider_values: dict[str, int] = {}     # operand -> bits of a wider value written to it whole
 
     # ---------- helpers ----------
     def emit(self, line: str):
@@ -133,8 +138,23 @@ class Translator(NarrowStatements, Statements, Expressions):
                     self.op_bits[base] = max(self.op_bits.get(base, 0), bits)
 
     # ---------- driver ----------
-    def translate(self, tree: Tree) -> Result:
+    def translate(self, tree: Tree, widths: dict[str, int] | None = None) -> Result:
         self.scan_widths(tree)
+        for name, bits in (widths or {}).items():
+            self.op_bits[name] = max(self.op_bits.get(name, 0), bits)
+        result = self._translate(tree)
+        wider = {n: b for n, b in self.wider_values.items() if b > self.operand_ty(n).bits}
+        if wider:
+            # `RETURN_DATA = MEM[ADDR].b64`: an operand written whole, with no accessor, is as
+            # wide as the value written to it (its other uses may only say 32); translate again
+            # at that width rather than let the store drop the high bits
+            if widths and all(widths.get(n, 0) >= b for n, b in wider.items()):
+                self.fail(f"cannot widen {', '.join(wider)} to the value written to it")
+            return Translator(self.name, self.optypes, self.scalar, self.saturate).translate(
+                tree, {**(widths or {}), **wider})
+        return result
+
+    def _translate(self, tree: Tree) -> Result:
         self.defined_operands = set()
         self.prologue = []
         self.declared_sized = {str(n.children[0]) for n in tree.iter_subtrees() if n.data == "declare"}
