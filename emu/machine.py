@@ -356,13 +356,18 @@ class _Chunk:
                 self.settle(p, idx)
             width = 1 if p.scalar else st.lanes
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
-            if p.control is None and len(idx) * width > limit:
-                per = max(1, limit // width)
-                for k in range(0, len(idx), per):
-                    part = idx[k:k + per]
-                    self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
-            else:
-                self.step(p, sel, idx)
+            try:
+                if p.control is None and len(idx) * width > limit:
+                    per = max(1, limit // width)
+                    for k in range(0, len(idx), per):
+                        part = idx[k:k + per]
+                        self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+                else:
+                    self.step(p, sel, idx)
+            except EmuError:
+                raise
+            except Exception as e:      # a defect in operand routing or writeback: report where, keep the cause
+                raise self.failure(p, e) from e
             if self.m.tracer is not None:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
                 self.m.tracer(p, st, sel)
@@ -401,6 +406,11 @@ class _Chunk:
         except PrepareError as e:
             raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{pc:x}: `{self.m.text(inst)}` "
                                          f"({inst.fmt.name}): {e}") from None
+        except EmuError:
+            raise
+        except Exception as e:      # a defect in preparing this instruction: report where, keep the cause
+            raise EmuError(f"{self.d.kernel}: PC 0x{pc:x}: `{self.m.text(inst)}` ({inst.fmt.name}): preparing it "
+                           f"failed ({type(e).__name__}: {e})") from e
         self.prepared[pc] = p
         return p
 
@@ -483,8 +493,12 @@ class _Chunk:
         except SemanticsError as e:
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained
-            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: its semantics failed "
-                           f"({type(e).__name__}: {e})") from e
+            raise self.failure(p, e, "its semantics failed") from e
+
+    def failure(self, p: Prepared, e: Exception, what: str = "the machine failed") -> EmuError:
+        """Any exception out of an instruction's execution as an EmuError naming kernel, PC
+        and instruction (the cause stays chained for a traceback)."""
+        return EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: {what} ({type(e).__name__}: {e})")
 
     def destinations(self, p: Prepared, sel) -> dict | None:
         """{output: its register slab} a semantic may compute straight into (Ctx.dest): a whole

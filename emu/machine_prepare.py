@@ -17,7 +17,7 @@ import numpy as np
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
-from .machine_dpp import Dpp
+from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
 from .wave import EXEC_LO, M0, NULL, VCC_LO, split_dwords
@@ -212,6 +212,8 @@ class Preparer:
                 self._smem(p, d)
             elif fmt in VALU:
                 self._valu(p, d, inst.fields, inst.literal)
+            elif fmt == "VINTERP":
+                self._vinterp(p)
             elif fmt == "DS":
                 self._ds(p, d)
             elif fmt in FLAT_LIKE:
@@ -220,7 +222,7 @@ class Preparer:
                 self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
-        except OperandError as e:
+        except (OperandError, DppError) as e:
             raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
@@ -390,7 +392,9 @@ class Preparer:
                 _numbers(p, {f"SRC{i}": code - 256})
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
-                p.inputs[key] = self._block(code, wide.width(self.lanes) // 32)
+                dwords = wide.width(self.lanes) // 32
+                p.inputs[key] = self._block(code, dwords) if code >= 256 else \
+                    self._constant_block(code, wide.type, dwords, literal)
                 continue
             if fmt == "VOP3P" and not raw_opsel:
                 p.inputs[key] = self._packed(code, s, i, opsel, f, literal, neg, f.get("NEG_HI", 0), d)
@@ -427,7 +431,9 @@ class Preparer:
             p.writers["D0"] = _write_sgprs(_scalar_register("sdst", vdst), 1)
         elif dst is not None:
             half = None
-            if dst.t16:
+            wide = sem.writes.get("D0")
+            block = wide is not None and wide.bits > 64     # WMMA's D: the semantic merges 16-bit halves itself
+            if dst.t16 and not block:
                 half = (vdst >> 7) & 1 if e32 else (opsel >> 3) & 1
                 vdst = vdst & 0x7F if e32 else vdst
             if vdst + dst.dwords > self.vgprs:
@@ -437,8 +443,7 @@ class Preparer:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
                 p.sem = self._saturating(d, sig, omod)
-            wide = sem.writes.get("D0")
-            dwords = wide.width(self.lanes) // 32 if wide is not None and wide.bits > 64 else dst.dwords
+            dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
                 if dwords <= 2 else self._block(256 + vdst, dwords)
@@ -449,6 +454,23 @@ class Preparer:
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
             p.writers["S0"] = _write_vgprs(codes[0] - 256, srcs[0].dwords if srcs else 1)
+
+    def _vinterp(self, p: Prepared):
+        """VINTERP: three VGPR sources at the widths the semantic reads them (16-bit ones from the
+        half OPSEL[i] names), NEG[i] negating source i; D0 into VDST (a 16-bit result into the
+        half OPSEL[3] names), CLMP clamping it to [0, 1]. WAITEXP waits for exports, which
+        compute kernels do not have: no effect."""
+        f, sem = p.inst.fields, p.sem
+        opsel, neg = f["OPSEL"], f["NEG"]
+        for i in range(3):
+            op = sem.reads[f"S{i}"]
+            fetch = self._src(f[f"SRC{i}"], op.bits, "f", None, half=(opsel >> i) & 1, per_lane=True)
+            p.inputs[f"S{i}"] = _modified(fetch, op.bits, True, False) if (neg >> i) & 1 else fetch
+        d0, vdst = sem.writes["D0"], f["VDST"]
+        if vdst >= self.vgprs:
+            raise OperandError(f"v{vdst} is beyond the {self.vgprs} VGPRs the kernel allocates")
+        post = _clamp_omod(d0.bits, True, 0) if f["CLMP"] else None
+        p.writers["D0"] = _write_vgprs(vdst, 1, (opsel >> 3) & 1 if d0.bits == 16 else None, post)
 
     def _saturating(self, d, sig, omod: int):
         """Clamp on an integer result saturates instead of wrapping: the semantic translated
@@ -471,6 +493,22 @@ class Preparer:
         if code < 256 or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
         return lambda st, sel: np.moveaxis(st.vgpr[reg:reg + dwords, sel], 0, 2)
+
+    def _constant_block(self, code: int, element: str, dwords: int, literal):
+        """WMMA's C matrix from an inline constant (the only operand that may be one): every
+        VGPR of the block holds the constant. Manual 7.9: 'For F16 and BF16, the inline value
+        is replicated into both low and high halves of the DWORD'; 7.5.1: F16 takes the F16
+        constant, 'BF16 uses 32-bit float constants and then the BF16 operand selects the
+        upper 16 bits of the FP32 constant'."""
+        if element == "f16":
+            half = self._src(code, 16, "f", literal)
+            dword = lambda st, sel: half(st, sel) * np.uint32(0x10001)
+        elif element == "bf16":
+            full = self._src(code, 32, "f", literal)
+            dword = lambda st, sel: (full(st, sel) >> np.uint32(16)) * np.uint32(0x10001)
+        else:
+            dword = self._src(code, 32, "f" if element.startswith("f") else "i", literal)
+        return lambda st, sel: np.broadcast_to(np.asarray(dword(st, sel), np.uint32)[..., None], (1, 1, dwords))
 
     def _packed(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
@@ -576,7 +614,13 @@ class Preparer:
         elif fmt == "GLOBAL":
             offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
             off = np.uint64(offset & (2**64 - 1))
-            if use_saddr:
+            if d.name.endswith("_ADDTID_B32"):      # no VGPR address: saddr + offset + laneId * 4
+                lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
+
+                def addr(st, sel):
+                    base = st.read_sgprs(sel, saddr, 2) if use_saddr else np.zeros((1, 1), np.uint64)
+                    return base + off + lane4
+            elif use_saddr:
                 va = self._vgpr_data(vaddr, 1)
                 lend = p.sem.memory == "load"      # nothing writes memory before the result's writeback
 

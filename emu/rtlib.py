@@ -1000,11 +1000,21 @@ def _index(x):
     return raw(x).astype(np.int64)
 
 
-def vgpr_read(ctx, reg, lane):
+def _never(pred) -> bool:
+    """A predicate false in every lane: the branch's register accesses do not happen (the
+    wave64-only branch of v_permlane64 names lanes 32-63, which a wave32 does not have)."""
+    return pred is not None and not np.any(pred)
+
+
+def vgpr_read(ctx, reg, lane, pred=None):
+    if _never(pred):
+        return np.zeros((1, 1), U64)
     return np.asarray(_regfile(ctx, "vgpr", "VGPR[lane][reg]").read(_index(reg), _index(lane))).astype(U64)
 
 
 def vgpr_write(ctx, reg, lane, value, pred):
+    if _never(pred):
+        return
     mask = np.ones((ctx.waves, 1), bool) if pred is None else np.asarray(pred)
     _regfile(ctx, "vgpr", "VGPR[lane][reg]").write(_index(reg), _index(lane), raw(value).astype(np.uint32), mask)
 
@@ -1053,9 +1063,13 @@ def two_over_pi_bits(bits: int) -> int:
     return (2 * scale * scale // pi_scaled) >> 64
 
 
+# The manuals use UNDERFLOW_F32/F64 only in v_div_fixup, for quotients whose exponents differ by
+# less than -150 (-1075): below half the smallest denormal, which rounds to (signed) zero. A
+# nonzero constant would make LLVM's division macro, correctly rounded on hardware, return the
+# smallest normal for such quotients (tests/test_emu_semantics_division.py, against numpy).
 CONSTANTS = {"PI": math.pi, "INF": math.inf, "NAN": math.nan, "OVERFLOW_F32": float(np.finfo(np.float32).max),
-             "OVERFLOW_F64": float(np.finfo(np.float64).max), "UNDERFLOW_F32": float(np.finfo(np.float32).tiny),
-             "UNDERFLOW_F64": float(np.finfo(np.float64).tiny), "MAX_FLOAT_F32": float(np.finfo(np.float32).max)}
+             "OVERFLOW_F64": float(np.finfo(np.float64).max), "UNDERFLOW_F32": 0.0,
+             "UNDERFLOW_F64": 0.0, "MAX_FLOAT_F32": float(np.finfo(np.float32).max)}
 
 
 def idiv(a, b):

@@ -1,5 +1,6 @@
 """The semantics of every instruction of an architecture: generated from the pseudocode,
-hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name.
+hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name,
+GLOBAL_*_ADDTID_B32 by the dword load/store they share their data semantics with.
 
 Generated Python source is cached on disk keyed by the pseudocode text, the instruction's
 operand types and the translator's own source, so the first load translates (a few
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,11 +24,14 @@ import isa
 
 from . import handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
+from .buffer import BufferMemory
 from .memory import RegionMemory
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
 SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
 GRAPHICS_FORMATS = {"MIMG", "EXP", "VINTERP", "LDSDIR"}
+# instructions with only an address description -> the instruction whose data semantics they share
+ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 
 
 @lru_cache(maxsize=1)
@@ -96,9 +101,25 @@ def compile_source(source: str, name: str):
     return namespace["semantic"]
 
 
-def serialise_atomics(fn):
+# Fast path (off switch): atomics whose update is an integer MEM[ADDR] += DATA or -= DATA
+# combine the lanes sharing an address into one access with the sum of their data, and give
+# each lane the old value plus the sum of the lanes before it (what the rounds below give, in
+# one semantic call instead of one per lane on the busiest address: a histogram or a counter
+# every lane bumps). False: every atomic runs in rounds.
+COMBINE_ATOMIC_SUMS = True
+_SUMMING = re.compile(r"\bMEM\[ADDR\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
+
+
+def summing_sign(pcode: str) -> int:
+    """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
+    m = _SUMMING.search(pcode or "")
+    return 0 if m is None else 1 if m.group(2) == "+" else -1
+
+
+def serialise_atomics(fn, sign: int = 0):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
-    one after another in lane order (wave-major), as the memory system serialises them."""
+    one after another in lane order (wave-major), as the memory system serialises them.
+    sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS)."""
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         if isinstance(ctx.mem, RegionMemory):
@@ -119,6 +140,11 @@ def serialise_atomics(fn):
         rank = np.where(flat_act, rank, -1).reshape(ctx.shape)
         if rank.max(initial=-1) <= 0:
             return fn(ctx)
+        if sign and COMBINE_ATOMIC_SUMS and not isinstance(ctx.mem, BufferMemory):
+            # (a buffer's range check is per lane: lanes out of range return 0 and add nothing)
+            out = _combined_sum(fn, ctx, order[flat_act[order]], flat_addr, sign)
+            if out is not None:
+                return out
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
@@ -134,6 +160,41 @@ def serialise_atomics(fn):
                     merged[k] = np.where(m, v, merged[k])
         return merged
     return run
+
+
+def _combined_sum(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, sign: int):
+    """MEM[a] +=/-= DATA for every active lane at once: one lane per address (the first in
+    lane order) applies the sum of its address's data; lane k of an address returns the old
+    value +/- the data of the lanes before it. pos: the active lanes' flat indices sorted by
+    address, then lane. None when the semantic writes more than RETURN_DATA (use rounds)."""
+    addr = flat_addr[pos]
+    first = np.r_[True, addr[1:] != addr[:-1]]
+    starts = np.flatnonzero(first)
+    segment = np.cumsum(first) - 1
+    data = np.broadcast_to(np.asarray(ctx.get("DATA")), ctx.shape).reshape(-1)
+    d = data[pos].astype(np.uint64)                 # modular sums: uint64 wraps like u32/u64 adds
+    with np.errstate(over="ignore"):
+        before = np.cumsum(d) - d                   # the data of every earlier lane in this order
+        before = before - before[starts][segment]   # ... of this address only
+        total = np.add.reduceat(d, starts)
+    leaders = pos[starts]
+    combined = np.zeros(data.size, np.uint64)
+    combined[leaders] = total
+    lanes = np.arange(ctx.shape[1], dtype=np.uint64)
+    lead = np.zeros(data.size, bool)
+    lead[leaders] = True
+    lead = lead.reshape(ctx.shape)
+    exec_lead = np.bitwise_or.reduce(np.where(lead, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
+    sub = dataclasses.replace(ctx, exec_mask=exec_lead)          # not the parent's cached ctx.active
+    out = fn(sub.with_inputs({"DATA": combined.astype(data.dtype, copy=False).reshape(ctx.shape)}))
+    if set(out) != {"RETURN_DATA"}:
+        return None
+    old = np.broadcast_to(np.asarray(out["RETURN_DATA"]), ctx.shape).reshape(-1)
+    ret = np.array(old)
+    with np.errstate(over="ignore"):
+        step = before if sign > 0 else np.uint64(0) - before
+        ret[pos] = (old[leaders][segment].astype(np.uint64) + step).astype(old.dtype)
+    return {"RETURN_DATA": ret.reshape(ctx.shape)}
 
 
 def mix_source_modifiers(fn):
@@ -218,6 +279,15 @@ class SemanticTable:
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(hand, "hand-written")
+        if d.name in ADDTID:
+            # the manual describes only the address (saddr + offset + laneId * 4, computed by the
+            # machine); the data movement is the plain dword load / store's
+            e = self.entry(next(o for o in self.spec.lookup(ADDTID[d.name]) if o.format == d.format))
+            if e.semantic is None:
+                return Entry(None, "unsupported", f"{d.name}: {e.reason}")
+            return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
+                                             source=f"{ADDTID[d.name]} at ADDR = saddr + offset + laneId * 4"),
+                         "hand-written")
         if d.format == "VOPD":
             base = d.name.replace("V_DUAL_", "V_", 1)
             for other in self.spec.lookup(base):
@@ -240,7 +310,7 @@ class SemanticTable:
             return Entry(None, "unsupported", t["error"])
         fn = compile_source(t["source"], d.name)
         if t["memory"] == "atomic" and not scalar:
-            fn = serialise_atomics(fn)
+            fn = serialise_atomics(fn, summing_sign(d.pcode))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
