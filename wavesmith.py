@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 
 def _cmd_gen(args) -> int:
@@ -103,7 +104,11 @@ def main(argv=None) -> int:
         return 0
     from isa import ISALoadError
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            if not debug:       # a warning is one line about the input, not a line of our source
+                warnings.showwarning = lambda message, category, *rest, **kw: print(
+                    f"wavesmith {args.command}: warning: {_one_line(message)}", file=sys.stderr)
+            return args.func(args)
     except BrokenPipeError:                    # `wavesmith demo | head`: reader went away
         sys.stderr.close()
         return 0

@@ -17,29 +17,35 @@ def disassemble(data: bytes, arch: str, wave_size: int | None = None, *, offsets
     """LLVM-syntax text of `data` for `arch` (e.g. 'gfx1100'); `wave_size` defaults to the
     arch's (32 on RDNA) and decides how VCC operands print, as LLVM's +wavefrontsize64 does.
     Undecodable dwords become `.long 0x...` with a DisassemblyWarning."""
+    lines = disassemble_lines(data, arch, wave_size)
+    if offsets:
+        return "\n".join(f"{text:<60s} // {pos:06X}" for pos, _, text, _ in lines)
+    return "\n".join(text for _, _, text, _ in lines)
+
+
+def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> list[tuple]:
+    """(offset, size, text, Instruction or None) of each instruction of `data`, as
+    `disassemble` prints them (None for undecodable bytes)."""
     spec = isa.load(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     if wave not in (32, 64):
         raise ValueError(f"wave_size must be 32 or 64, got {wave}")
     data = bytes(data)
-    texts, starts = [], []   # each line's text and offset
+    out = []
     pos, end = 0, len(data)
     while pos < end:
-        starts.append(pos)
         if end - pos < 4:
             tail = data[pos:]
             warnings.warn(f"offset 0x{pos:x}: {len(tail)} trailing byte(s) are not an instruction",
-                          DisassemblyWarning, stacklevel=2)
-            texts.append(".byte " + ", ".join(f"0x{b:02x}" for b in tail))
+                          DisassemblyWarning, stacklevel=3)
+            out.append((pos, len(tail), ".byte " + ", ".join(f"0x{b:02x}" for b in tail), None))
             break
         try:
             inst = decode_one(spec, data, pos)
-            texts.append(print_instruction(spec, inst, wave))
+            out.append((pos, inst.size, print_instruction(spec, inst, wave), inst))
             pos += inst.size
         except DecodeError as e:
-            warnings.warn(str(e), DisassemblyWarning, stacklevel=2)
-            texts.append(f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}")
+            warnings.warn(str(e), DisassemblyWarning, stacklevel=3)
+            out.append((pos, 4, f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}", None))
             pos += 4
-    if offsets:
-        return "\n".join(f"{text:<60s} // {pos:06X}" for pos, text in zip(starts, texts))
-    return "\n".join(texts)
+    return out

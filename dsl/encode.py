@@ -360,6 +360,8 @@ class Encoder:
                 dpp_kind = "DPP16"
             if "dpp8" in mods:
                 dpp_kind = "DPP8"
+            if dpp_kind and sig.k_pos is not None:       # LLVM: "dpp variant of this instruction is not supported"
+                raise OperandError(f"{_name(d)}: has no DPP form (its constant K is a literal, which DPP excludes)")
         opsel = negb = absb = 0
         pos = 0
         if plan.cmpx_e64:
@@ -550,6 +552,9 @@ class Encoder:
             if negb:
                 F["NEG"] = negb
             if absb:
+                if "ABS" not in self._layout[d.format][0]:     # VOP3SD (v_div_scale, v_mad_u64_u32)
+                    raise OperandError(f"{_name(d)}: |x| (abs) cannot be encoded in {d.format}, which has no "
+                                       f"ABS field")
                 F["ABS"] = absb
             if mods:
                 if mods.pop("clamp", False):

@@ -14,7 +14,7 @@ when the kernel is assembled.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import isa
 
@@ -134,7 +134,8 @@ class Kernel:
     is assembled. Register use is reported by k.vgprs, k.sgprs, k.peak_vgprs,
     k.peak_sgprs, k.waves_per_simd and k.stats() (physical-only kernels too)."""
 
-    def __init__(self, arch: str = "gfx1100", wave_size: int | None = None, name: str = "kernel"):
+    def __init__(self, arch: str = "gfx1100", wave_size: int | None = None, name: str = "kernel",
+                 max_vgprs: int | None = None, max_sgprs: int | None = None):
         if not isinstance(arch, str):
             raise OperandError(f"Kernel({arch!r}): give a target name such as 'gfx1100'")
         try:
@@ -148,6 +149,10 @@ class Kernel:
         self.arch = arch
         self.name = name
         self.wave_size = wave_size or isa.WAVE_SIZE[self.family]
+        self.max_vgprs = max_vgprs      # fewer VGPRs than the file (an occupancy target): spill beyond it
+        self.max_sgprs = max_sgprs      # fewer SGPRs than the file: spill beyond it (into VGPR lanes)
+        self.spills = None              # SpillReport once allocated (falsy when nothing was spilled)
+        self._lowered = self            # the kernel with spill code, once allocated
         self.items: list = []
         self.labels: dict[str, int] = {}
         self.virtuals: list[VReg] = []
@@ -216,11 +221,20 @@ class Kernel:
         """Place the virtual registers (cached until the kernel changes). Raises
         regalloc.RegisterPressureError naming the instruction and live values when the
         registers do not suffice."""
-        key = (len(self.items), len(self.labels), len(self.virtuals))
+        key = (len(self.items), len(self.labels), len(self.virtuals), self.max_vgprs, self.max_sgprs)
         if self._allocated_for != key:
             if any(i.record is None for i in self.items):
                 raise OperandError("register allocation needs instructions built by this package's DSL functions")
-            self._allocation = regalloc.allocate(self.program(), regalloc.limits(self.arch, self.wave_size))
+            lim = regalloc.limits(self.arch, self.wave_size)
+            if self.max_vgprs is not None:
+                if not 1 <= self.max_vgprs <= lim.vgprs:
+                    raise OperandError(f"max_vgprs must be 1..{lim.vgprs}, got {self.max_vgprs!r}")
+                lim = replace(lim, vgprs=self.max_vgprs)
+            if self.max_sgprs is not None:
+                if not 1 <= self.max_sgprs <= lim.sgprs:
+                    raise OperandError(f"max_sgprs must be 1..{lim.sgprs}, got {self.max_sgprs!r}")
+                lim = replace(lim, sgprs=self.max_sgprs)
+            self._lowered, self._allocation, self.spills = _allocate_with_spills(self, lim)
             self._allocated_for = key
         return self._allocation
 
@@ -231,17 +245,18 @@ class Kernel:
         if not self.virtuals:
             return self
         alloc = self.allocate()
+        src = self._lowered
         dropped = set(alloc.identity_copies)
         out = Kernel(self.arch, self.wave_size, self.name)
         new_index = []
-        for i, inst in enumerate(self.items):
+        for i, inst in enumerate(src.items):
             new_index.append(len(out.items))
             if i in dropped:
                 continue
             out.items.append(Inst(physical_statement(inst.statement, alloc.base), inst.encoder)
                              if inst.has_virtual else inst)
         new_index.append(len(out.items))
-        out.labels = {name: new_index[idx] for name, idx in self.labels.items()}
+        out.labels = {name: new_index[idx] for name, idx in src.labels.items()}
         return out
 
     @property
@@ -274,7 +289,16 @@ class Kernel:
         return {"vgprs": a.vgprs, "sgprs": a.sgprs, "peak_vgprs": a.peak["v"], "peak_sgprs": a.peak["s"],
                 "waves_per_simd": a.waves_per_simd, "vgpr_granule": lim.vgpr_granule,
                 "vgpr_file": lim.vgpr_file, "max_waves_per_simd": lim.max_waves_per_simd,
-                "copies_removed": len(a.identity_copies) if self.virtuals else 0, "spills": 0}
+                "copies_removed": len(a.identity_copies) if self.virtuals else 0,
+                "spilled_vgprs": len(self.spills.vgprs) if self.spills else 0,
+                "spilled_sgprs": len(self.spills.sgprs) if self.spills else 0,
+                "scratch_bytes": self.spills.scratch_bytes if self.spills else 0}
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Scratch memory per work-item the kernel's spills need (0 without spills)."""
+        self.allocate()
+        return self.spills.scratch_bytes if self.spills else 0
 
     # ------------------------------------------------------------ output
 
@@ -312,6 +336,37 @@ class Kernel:
             lines.append("  " + str(inst))
         lines += [f"{n}:" for n in at.get(len(self.items), [])]
         return "\n".join(lines)
+
+
+def _allocate_with_spills(kernel: "Kernel", lim):
+    """(kernel with spill code, its Allocation, SpillReport). Spills only when the values do
+    not fit: first the SGPRs (into VGPR lanes), then VGPRs (to scratch), with a lower target
+    each round while first fit still finds no room (fragmented tuples, VOPD rules)."""
+    from regalloc.spill import SpillError, choose_spills
+
+    from .spill import SpillReport, spill_kernel
+    prog = kernel.program()
+    try:
+        return kernel, regalloc.allocate(prog, lim), SpillReport()
+    except regalloc.RegisterPressureError as e:
+        first_error = e
+    s_spill: list[int] = []
+    v_spill: list[int] = []
+    margin = {"v": 0, "s": 0}
+    for _ in range(10):
+        try:
+            s_spill = sorted(set(s_spill) | set(choose_spills(prog, "s", max(lim.sgprs - margin["s"], 1), lim.sgprs)))
+            holders = -(-sum(kernel.virtuals[v].width for v in s_spill) // kernel.wave_size)
+            v_spill = sorted(set(v_spill) | set(choose_spills(prog, "v", max(lim.vgprs - holders - margin["v"], 1),
+                                                              lim.vgprs)))
+        except SpillError as e:
+            raise regalloc.RegisterPressureError(f"{first_error}; spilling cannot help: {e}") from None
+        lowered, report = spill_kernel(kernel, v_spill, s_spill)
+        try:
+            return lowered, regalloc.allocate(lowered.program(), lim), report
+        except regalloc.RegisterPressureError as e:
+            margin[e.file] += 2          # first fit found no room (tuples, rules): aim lower in that file
+    raise first_error
 
 
 def _virtual_operands(st: Statement) -> list[VReg]:

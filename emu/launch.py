@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .options import FAST, EmuOptions
 from .wave import EXEC_LO, WaveState, pack_mask
 
 
@@ -92,10 +93,11 @@ class Dispatch:
 
 
 def initial_state(d: Dispatch, first_group: int, groups: int,
-                  spare: WaveState | None = None) -> tuple[WaveState, np.ndarray]:
+                  spare: WaveState | None = None, options: EmuOptions = FAST) -> tuple[WaveState, np.ndarray]:
     """Wave state for work-groups [first_group, first_group + groups) (linear ids, x fastest),
     and the work-group (chunk-local) of every wave. A `spare` state of the same shape (an
-    ended chunk's) is reset and reused instead of allocating new register files."""
+    ended chunk's) is reset and reused instead of allocating new register files (options:
+    write_marks, lazy_zeroing, keep_workitem_ids)."""
     L, per = d.wave_size, d.waves_per_group
     nw = groups * per
     # what v0 holds after setup: the same for every chunk of a launch and for launches of one
@@ -104,17 +106,20 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
     n_system = sum(d.workgroup_id) + d.workgroup_info + d.private_segment_wave_offset
     if spare is not None and (spare.waves, spare.lanes, spare.vgprs) == (nw, L, d.vgprs):
-        keep_ids = spare.v0_ids == ids_key and not spare.vgpr_written[0]
+        keep_ids = spare.v0_ids == ids_key and not spare.vgpr_written[0] and options.keep_workitem_ids \
+            and options.write_marks
         # v0 is kept or written below in every lane; these SGPRs are written in every wave
         rewritten = {*range(len(d.user_sgprs)), *range(n_user, n_user + n_system), EXEC_LO, EXEC_LO + L // 32 - 1}
-        st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten, defer=True)
+        st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten, defer=options.lazy_zeroing,
+                         everything=not options.write_marks)
     else:
         keep_ids, st = False, WaveState(nw, L, d.vgprs)
     gx, gy, gz = d.grid
     user = np.array(d.user_sgprs, np.uint64).astype(np.uint32)
     st.sgpr[:len(user)] = user[:, None]
     st.sgpr_written[:len(user)] = True
-    st.note_uniform(slice(0, st.waves), 0, user)
+    if options.uniform_sgprs:
+        st.note_uniform(slice(0, st.waves), 0, user)
     s = n_user
     gid = None
     for axis, on in enumerate(d.workgroup_id):
@@ -149,7 +154,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     st.sgpr_written[EXEC_LO:EXEC_LO + st.mask_dwords] = True
     st.pc[:] = d.entry
     st.mode[:] = d.mode
-    st.mode_uniform = int(d.mode)
+    st.mode_uniform = int(d.mode) if options.uniform_mode else None
     if st.wave_group is None or st.wave_group[0] != per:
         st.wave_group = per, st.wave_ids // per           # the chunk-local group of each wave
     return st, st.wave_group[1]

@@ -26,6 +26,7 @@ from .buffer import BufferMemory
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
+from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, SemanticsError
 from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
 
@@ -77,9 +78,9 @@ class Stats:
                 f"{self.seconds * 1e3:.1f} ms ({rate / 1e6:.1f} M lane-ops/s)")
 
 
-def default_semantics(arch: str):
+def default_semantics(arch: str, options: EmuOptions | None = None):
     from .table import load_semantics     # the semantics library (emu/table.py)
-    return load_semantics(arch)
+    return load_semantics(arch, narrow=options is None or options.narrow_uint32)
 
 
 class _Inputs(dict):
@@ -206,12 +207,15 @@ class _Clock:
 class Machine:
     """One architecture's machine bound to a device memory. `run(dispatch)` executes a
     launch to completion and returns Stats; decoded instructions are cached per PC, and
-    their preparation per PC and launch shape (wave size, VGPR count)."""
+    their preparation per PC and launch shape (wave size, VGPR count). `options` says which
+    fast paths are on (emu/options.py; default: WAVESMITH_EMU_REFERENCE / WAVESMITH_EMU_OFF,
+    else all)."""
 
-    def __init__(self, arch: str, memory: DeviceMemory, semantics=None):
+    def __init__(self, arch: str, memory: DeviceMemory, semantics=None, options: EmuOptions | None = None):
         self.arch, self.memory = arch, memory
         self.spec = isa.load(arch)
-        self.semantics = semantics if semantics is not None else default_semantics(arch)
+        self.options = options if options is not None else from_environment()
+        self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}
         self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
@@ -255,7 +259,7 @@ class Machine:
         stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group)
         shape = (d.wave_size, d.vgprs)
         if shape not in self._prepared:
-            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs), {})
+            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options), {})
         preparer, prepared = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
@@ -263,7 +267,7 @@ class Machine:
         # inactive lanes compute on garbage and IEEE results are wanted: numpy's warnings are
         # off for the whole run, so that no semantic needs to turn them off per batch
         with np.errstate(all="ignore"):
-            quiet = NUMPY_QUIET.set(True)
+            quiet, options = NUMPY_QUIET.set(True), activate(self.options)
             try:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
@@ -272,6 +276,7 @@ class Machine:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
             finally:
+                deactivate(options)
                 NUMPY_QUIET.reset(quiet)
                 self._clock.done()
         stats.seconds = time.perf_counter() - t0
@@ -284,7 +289,9 @@ class _Chunk:
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
         self._direct: dict = {}          # id(prepared) -> register of a direct D0 (destinations); kept alive by self.prepared
-        self.st, self.wave_group = initial_state(d, first, groups, m.spare_state)
+        self.options = m.options
+        spare = m.spare_state if m.options.reuse_state else None
+        self.st, self.wave_group = initial_state(d, first, groups, spare, m.options)
         m.spare_state = None        # handed back when this chunk ends
         self.groups = groups
         self.per_group = d.waves_per_group
@@ -316,7 +323,8 @@ class _Chunk:
         # every wave runs, at one PC: the last batch held them all and moved them on together
         # (no machine event but waits; a branch every wave took the same way), so the next
         # batch is again all of them. A launch starts that way.
-        together = bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
+        fast_together = self.options.together
+        together = fast_together and bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
         # instructions every wave issued while together, not yet added to st.issued (one
         # Python int instead of a pass over the waves per batch)
         bulk = 0
@@ -356,13 +364,21 @@ class _Chunk:
                 self.settle(p, idx)
             width = 1 if p.scalar else st.lanes
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
-            if p.control is None and len(idx) * width > limit:
-                per = max(1, limit // width)
-                for k in range(0, len(idx), per):
-                    part = idx[k:k + per]
-                    self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
-            else:
-                self.step(p, sel, idx)
+            try:
+                if not self.options.batch_waves and p.control is None:
+                    for wave in idx:        # one semantic call per wave, in wave order
+                        self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
+                elif p.control is None and len(idx) * width > limit:
+                    per = max(1, limit // width)
+                    for k in range(0, len(idx), per):
+                        part = idx[k:k + per]
+                        self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+                else:
+                    self.step(p, sel, idx)
+            except EmuError:
+                raise
+            except Exception as e:      # a defect in operand routing or writeback: report where, keep the cause
+                raise self.failure(p, e) from e
             if self.m.tracer is not None:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
                 self.m.tracer(p, st, sel)
@@ -373,7 +389,7 @@ class _Chunk:
                     return
                 together = False
             else:       # after a branch: together if every wave went the same way (min = max)
-                together = not p.sem.branch or st.pc.min() == st.pc.max()
+                together = fast_together and (not p.sem.branch or st.pc.min() == st.pc.max())
 
     def settle(self, p: Prepared, idx) -> None:
         """Zero the registers a reused state left stale (WaveState.stale_vgprs) that this
@@ -401,6 +417,11 @@ class _Chunk:
         except PrepareError as e:
             raise UnsupportedInstruction(f"{self.d.kernel}: PC 0x{pc:x}: `{self.m.text(inst)}` "
                                          f"({inst.fmt.name}): {e}") from None
+        except EmuError:
+            raise
+        except Exception as e:      # a defect in preparing this instruction: report where, keep the cause
+            raise EmuError(f"{self.d.kernel}: PC 0x{pc:x}: `{self.m.text(inst)}` ({inst.fmt.name}): preparing it "
+                           f"failed ({type(e).__name__}: {e})") from e
         self.prepared[pc] = p
         return p
 
@@ -483,8 +504,12 @@ class _Chunk:
         except SemanticsError as e:
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained
-            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: its semantics failed "
-                           f"({type(e).__name__}: {e})") from e
+            raise self.failure(p, e, "its semantics failed") from e
+
+    def failure(self, p: Prepared, e: Exception, what: str = "the machine failed") -> EmuError:
+        """Any exception out of an instruction's execution as an EmuError naming kernel, PC
+        and instruction (the cause stays chained for a traceback)."""
+        return EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: `{self.m.text(p.inst)}`: {what} ({type(e).__name__}: {e})")
 
     def destinations(self, p: Prepared, sel) -> dict | None:
         """{output: its register slab} a semantic may compute straight into (Ctx.dest): a whole
@@ -496,7 +521,7 @@ class _Chunk:
         if reg is _UNKNOWN:
             reg = getattr(p.writers.get("D0"), "register", None)
             if p.cross_lane or p.dpp is not None or p.buffer is not None \
-                    or "D0" not in p.sem.writes:
+                    or "D0" not in p.sem.writes or not self.options.direct_writes:
                 reg = None
             self._direct[id(p)] = reg
         if reg is None:

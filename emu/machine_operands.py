@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .memory import APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE
+from .options import current
 from .wave import NULL, SCC_CODE
 
 SIGN = {16: 0x8000, 32: 0x8000_0000, 64: 0x8000_0000_0000_0000}
@@ -118,7 +119,8 @@ def inline_16(kind: str, base, step: int, bf16: bool, replicate: bool) -> int:
 def uniform(value: np.ndarray) -> np.ndarray:
     """A per-wave (W, 1) value as (1, 1) when every wave holds the same value (one pass
     over W elements, not W * L)."""
-    if value.ndim == 2 and value.shape[0] > 1 and value.shape[1] == 1 and (value == value[0, 0]).all():
+    if value.ndim == 2 and value.shape[0] > 1 and value.shape[1] == 1 and current().uniform_sgprs \
+            and (value == value[0, 0]).all():
         return value[:1]
     return value
 

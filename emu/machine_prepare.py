@@ -17,9 +17,10 @@ import numpy as np
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
-from .machine_dpp import Dpp
+from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
+from .options import FAST, EmuOptions, current
 from .wave import EXEC_LO, M0, NULL, VCC_LO, split_dwords
 
 VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
@@ -75,10 +76,11 @@ class Prepared:
 def _write_sgprs(code: int, dwords: int):
     def write(st, sel, value, active):
         value = np.asarray(value)[:, :1]
-        if value.strides[0] == 0:      # one value broadcast to the batch (a uniform load): split it once
+        uniform = current().uniform_sgprs
+        if value.strides[0] == 0 and uniform:      # one value broadcast to the batch (a uniform load): split it once
             value = value[:1]
         st.write_sgprs(sel, code, dwords, value)
-        if len(value) == 1 and code != NULL:    # known uniform for later reads (WaveState.uniform_sgprs)
+        if len(value) == 1 and code != NULL and uniform:    # known uniform for later reads (WaveState.uniform_sgprs)
             st.note_uniform(sel, code, split_dwords(value, dwords).reshape(-1))
     return write
 
@@ -185,8 +187,9 @@ def _clamp_omod(bits: int, clamp: bool, omod: int):
 class Preparer:
     """Builds Prepared instructions for one architecture and launch shape."""
 
-    def __init__(self, spec, semantics, lanes: int, vgprs: int):
+    def __init__(self, spec, semantics, lanes: int, vgprs: int, options: EmuOptions = FAST):
         self.spec, self.semantics, self.lanes, self.vgprs = spec, semantics, lanes, vgprs
+        self.options = options
         self.codes = SourceCodes(spec)
 
     def semantic(self, d, pc):
@@ -212,6 +215,8 @@ class Preparer:
                 self._smem(p, d)
             elif fmt in VALU:
                 self._valu(p, d, inst.fields, inst.literal)
+            elif fmt == "VINTERP":
+                self._vinterp(p)
             elif fmt == "DS":
                 self._ds(p, d)
             elif fmt in FLAT_LIKE:
@@ -220,7 +225,7 @@ class Preparer:
                 self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
-        except OperandError as e:
+        except (OperandError, DppError) as e:
             raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
@@ -390,7 +395,15 @@ class Preparer:
                 _numbers(p, {f"SRC{i}": code - 256})
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
-                p.inputs[key] = self._block(code, wide.width(self.lanes) // 32)
+                dwords = wide.width(self.lanes) // 32
+                if code >= 256:
+                    p.inputs[key] = self._block(code, dwords)
+                elif code < 128 and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
+                    if code + dwords > 128:
+                        raise OperandError(f"s[{code}:{code + dwords - 1}] runs past the scalar registers")
+                    p.inputs[key] = lambda st, sel, c=code, n=dwords: st.read_sgprs(sel, c, n)
+                else:
+                    p.inputs[key] = self._constant_block(code, wide.type, dwords, literal)
                 continue
             if fmt == "VOP3P" and not raw_opsel:
                 p.inputs[key] = self._packed(code, s, i, opsel, f, literal, neg, f.get("NEG_HI", 0), d)
@@ -427,7 +440,9 @@ class Preparer:
             p.writers["D0"] = _write_sgprs(_scalar_register("sdst", vdst), 1)
         elif dst is not None:
             half = None
-            if dst.t16:
+            wide = sem.writes.get("D0")
+            block = wide is not None and wide.bits > 64     # WMMA's D: the semantic merges 16-bit halves itself
+            if dst.t16 and not block:
                 half = (vdst >> 7) & 1 if e32 else (opsel >> 3) & 1
                 vdst = vdst & 0x7F if e32 else vdst
             if vdst + dst.dwords > self.vgprs:
@@ -437,8 +452,7 @@ class Preparer:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
                 p.sem = self._saturating(d, sig, omod)
-            wide = sem.writes.get("D0")
-            dwords = wide.width(self.lanes) // 32 if wide is not None and wide.bits > 64 else dst.dwords
+            dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
                 if dwords <= 2 else self._block(256 + vdst, dwords)
@@ -448,7 +462,29 @@ class Preparer:
         p.writers["VCC"] = _write_lane_bits(sd)
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
-            p.writers["S0"] = _write_vgprs(codes[0] - 256, srcs[0].dwords if srcs else 1)
+            reg, half = codes[0] - 256, None
+            if srcs and srcs[0].t16:                          # v_swap_b16: the half its source names
+                half, reg = ((reg >> 7) & 1 if e32 else opsel & 1), reg & 0x7F
+            if reg + (srcs[0].dwords if srcs else 1) > self.vgprs:
+                raise OperandError(f"v{reg} is beyond the {self.vgprs} VGPRs the kernel allocates")
+            p.writers["S0"] = _write_vgprs(reg, srcs[0].dwords if srcs else 1, half)
+
+    def _vinterp(self, p: Prepared):
+        """VINTERP: three VGPR sources at the widths the semantic reads them (16-bit ones from the
+        half OPSEL[i] names), NEG[i] negating source i; D0 into VDST (a 16-bit result into the
+        half OPSEL[3] names), CLMP clamping it to [0, 1]. WAITEXP waits for exports, which
+        compute kernels do not have: no effect."""
+        f, sem = p.inst.fields, p.sem
+        opsel, neg = f["OPSEL"], f["NEG"]
+        for i in range(3):
+            op = sem.reads[f"S{i}"]
+            fetch = self._src(f[f"SRC{i}"], op.bits, "f", None, half=(opsel >> i) & 1, per_lane=True)
+            p.inputs[f"S{i}"] = _modified(fetch, op.bits, True, False) if (neg >> i) & 1 else fetch
+        d0, vdst = sem.writes["D0"], f["VDST"]
+        if vdst >= self.vgprs:
+            raise OperandError(f"v{vdst} is beyond the {self.vgprs} VGPRs the kernel allocates")
+        post = _clamp_omod(d0.bits, True, 0) if f["CLMP"] else None
+        p.writers["D0"] = _write_vgprs(vdst, 1, (opsel >> 3) & 1 if d0.bits == 16 else None, post)
 
     def _saturating(self, d, sig, omod: int):
         """Clamp on an integer result saturates instead of wrapping: the semantic translated
@@ -471,6 +507,22 @@ class Preparer:
         if code < 256 or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
         return lambda st, sel: np.moveaxis(st.vgpr[reg:reg + dwords, sel], 0, 2)
+
+    def _constant_block(self, code: int, element: str, dwords: int, literal):
+        """WMMA's C matrix from an inline constant (the only operand that may be one): every
+        VGPR of the block holds the constant. Manual 7.9: 'For F16 and BF16, the inline value
+        is replicated into both low and high halves of the DWORD'; 7.5.1: F16 takes the F16
+        constant, 'BF16 uses 32-bit float constants and then the BF16 operand selects the
+        upper 16 bits of the FP32 constant'."""
+        if element == "f16":
+            half = self._src(code, 16, "f", literal)
+            dword = lambda st, sel: half(st, sel) * np.uint32(0x10001)
+        elif element == "bf16":
+            full = self._src(code, 32, "f", literal)
+            dword = lambda st, sel: (full(st, sel) >> np.uint32(16)) * np.uint32(0x10001)
+        else:
+            dword = self._src(code, 32, "f" if element.startswith("f") else "i", literal)
+        return lambda st, sel: np.broadcast_to(np.asarray(dword(st, sel), np.uint32)[..., None], (1, 1, dwords))
 
     def _packed(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
@@ -550,8 +602,12 @@ class Preparer:
             # Both stay split (the address VGPR's uint32 plus one constant): the LDS bounds and
             # indexes the offsets once for every access of the instruction
             added = np.full((1, 1), 0 if _ADDS_OFFSET.search(p.sem.source or "") else offset, np.uint64)
-            p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel))
-            p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel))
+            if self.options.split_addresses:
+                p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel))
+                p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel))
+            else:               # the plain uint64 sums
+                p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
+                p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added
         self._data_inputs(p, d, {"DATA": f["DATA0"], "DATA2": f["DATA1"]}, layout.get("data0", n))
         if "data0" not in layout:
             p.inputs.pop("DATA", None)
@@ -576,13 +632,24 @@ class Preparer:
         elif fmt == "GLOBAL":
             offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
             off = np.uint64(offset & (2**64 - 1))
-            if use_saddr:
+            if d.name.endswith("_ADDTID_B32"):      # no VGPR address: saddr + offset + laneId * 4
+                lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
+
+                def addr(st, sel):
+                    base = st.read_sgprs(sel, saddr, 2) if use_saddr else np.zeros((1, 1), np.uint64)
+                    return base + off + lane4
+            elif use_saddr and not self.options.split_addresses:
                 va = self._vgpr_data(vaddr, 1)
-                lend = p.sem.memory == "load"      # nothing writes memory before the result's writeback
+                addr = lambda st, sel: st.read_sgprs(sel, saddr, 2) + off + va(st, sel).astype(np.uint64)
+            elif use_saddr:
+                va = self._vgpr_data(vaddr, 1)
+                # nothing writes memory before the result's writeback: a load may lend a window
+                lend = p.sem.memory == "load" and self.options.unit_stride_runs
+                use_memo = self.options.stride_memo
 
                 def addr(st, sel):      # kept split: the memory bounds base and offsets separately
                     memo = (st.stride_memo, (vaddr, sel.start, sel.stop, int(st.vgpr_written.counts[vaddr]))) \
-                        if isinstance(sel, slice) else None
+                        if isinstance(sel, slice) and use_memo else None
                     return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel), lend, memo)
             else:
                 va = self._vgpr_data(vaddr, 2)

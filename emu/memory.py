@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .options import current
+
 _DTYPES = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _SHIFT = {1: 0, 2: 1, 4: 2, 8: 3}
 ALIGN = 256          # allocation alignment (the largest access, a b512 SMEM load, is 64 bytes)
@@ -76,7 +78,7 @@ def _gather(data: np.ndarray, offset: np.ndarray, nbytes: int, mask: np.ndarray)
     every = _every(mask)
     if not every:
         offset = np.where(mask, offset, 0)
-    if _aligned(offset, nbytes):              # aligned: one take in the access's own dtype
+    if _aligned(offset, nbytes) and current().aligned_gathers:    # aligned: one take in the access's own dtype
         index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
         # offsets are checked already: mode "clip" only skips numpy's own per-index check (faster)
         value = np.take(data.view(_DTYPES[nbytes]), index, mode="clip").astype(out_dtype, copy=False)
@@ -95,7 +97,7 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
     mask = np.broadcast_to(mask, offset.shape)
     if not _every(mask):
         offset, value = offset[mask], value[mask]
-    if _aligned(offset, nbytes):
+    if _aligned(offset, nbytes) and current().aligned_gathers:
         index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
         data.view(_DTYPES[nbytes])[index] = value.astype(_DTYPES[nbytes], copy=False)
     else:
@@ -196,7 +198,7 @@ class SplitAddresses(np.lib.mixins.NDArrayOperatorsMixin):
         the run's ends are its bounds; else None. The exact span test rules out a run that
         wraps the 32-bit offsets (every difference is then nbytes exactly, not modulo 2**32)."""
         flat = self.offset.reshape(-1)
-        if self.base.size != 1 or not flat.size:
+        if self.base.size != 1 or not flat.size or not current().unit_stride_runs:
             return None
         first = int(flat[0])
         if int(flat[-1]) - first != nbytes * (flat.size - 1):
@@ -404,7 +406,8 @@ class DeviceMemory:
         hi = int(addr.max(where=mask, initial=np.iinfo(np.int64).min) if not every or not addr.size else addr.max())
         if lo <= hi:                        # some lane is active
             i = np.searchsorted(self._starts, [lo, hi], "right") - 1
-            if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]]):   # slow path: per lane
+            if not (i[0] == i[1] and i[0] >= 0 and hi + nbytes <= self._ends[i[0]]) \
+                    or not current().bounds_by_extremes:   # slow path: per lane
                 j = np.searchsorted(self._starts, addr, "right") - 1
                 ok = (j >= 0) & (addr + nbytes <= self._ends[np.maximum(j, 0)]) & (addr >= self.base)
                 bad = mask & ~ok
@@ -420,7 +423,7 @@ class DeviceMemory:
         unit-stride run), for split addresses of all-active lanes that lie, with all their
         lanes' bounds, in one allocation and are aligned; None sends the access through the
         general (per-lane) path. A run is bounded by its ends (no pass over the lanes)."""
-        if type(addr) is not SplitAddresses or not _every(mask):
+        if type(addr) is not SplitAddresses or not _every(mask) or not current().bounds_by_extremes:
             return None
         run = addr.run_start(nbytes)
         lo, hi = (run, run + nbytes * (addr.size - 1)) if run is not None else addr.bounds()
@@ -438,7 +441,8 @@ class DeviceMemory:
         return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
-        if type(addr) is not SplitAddresses and np.size(addr) == 1 and np.asarray(mask).all():
+        if type(addr) is not SplitAddresses and np.size(addr) == 1 and np.asarray(mask).all() \
+                and current().one_address_loads:
             one = self.load_one(int(np.asarray(addr).reshape(-1)[0]), nbytes)
             if one is not None:
                 return np.full(np.shape(addr), one, np.uint64 if nbytes == 8 else np.uint32)
@@ -495,7 +499,7 @@ class RegionMemory:
         every = _every(mask)
         # one maximum over the active addresses decides; the per-lane test only names a fault
         top = int(addr.max(initial=0) if every else addr.max(where=mask, initial=0))
-        if limit < 0 or top > limit:
+        if limit < 0 or top > limit or not current().bounds_by_extremes:
             bad = mask if limit < 0 else mask & (addr > np.uint64(limit))
             if bad.any():
                 pos = _first(bad)
@@ -512,7 +516,8 @@ class RegionMemory:
         faulting lane. Bounds, alignment and the indices are facts of the offsets
         (SplitAddresses.fact), and the base only moves the view, so both accesses of a
         *_2ADDR form share one index array."""
-        if type(addr) is not SplitAddresses or addr.base.size != 1 or not _every(np.asarray(mask)):
+        if type(addr) is not SplitAddresses or addr.base.size != 1 or not _every(np.asarray(mask)) \
+                or not current().bounds_by_extremes:
             return None
         off, base = addr.offset, int(addr.base.reshape(()))
         if not off.size or self.data.size % nbytes or np.ndim(self.base) != 2 or np.shape(self.base)[-1] != 1:

@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from .memory import LentMemory, SplitAddresses
+from .options import current
 from .semantics import SemanticsError
 
 U64 = np.uint64
@@ -196,7 +197,8 @@ def bits_of(x, hi, lo):
     if a.dtype.kind == "O":
         return ((a >> int(lo)) & _mask(int(hi) - int(lo) + 1)).astype(U64) if int(hi) - int(lo) < 64 else (a >> int(lo)) & _mask(int(hi) - int(lo) + 1)
     r = raw(x)
-    if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi - lo < 64:
+    if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi - lo < 64 \
+            and current().shift_range_shortcuts:
         return (r >> U64(lo)) & U64(_mask(int(hi) - int(lo) + 1))     # constant field: no shift guards
     width = raw(hi).astype(np.int64) - raw(lo).astype(np.int64) + 1
     return shr(r, lo) & (shl(U64(1), width) - U64(1))
@@ -224,7 +226,7 @@ def reverse_bits(v, n: int = 32):
 def _in_shift_range(n: np.ndarray) -> bool:
     """All shift counts in 0..63 (checked on the counts, which are usually per-wave or one
     constant, so much smaller than the shifted values)."""
-    return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 64
+    return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 64
 
 
 def shl(x, n):
@@ -402,6 +404,38 @@ def fma(a, b, c, out=None):
     write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
+    if not current().fma_shortcuts:
+        return _first_nan(a, b, c, _fma_plain(a, b, c, dtype))
+    if dtype == np.float64:
+        return _first_nan(a, b, c, _fma_blocks(a, b, c, dtype, out))
+    seen: list = []         # _fma_narrow notes a NaN result there (its reduction finds it for free)
+    result = _fma_blocks(a, b, c, dtype, out, seen)
+    return _first_nan(a, b, c, result) if seen else result
+
+
+def _first_nan(a, b, c, out):
+    """Where an operand is NaN, the result is the first NaN operand (a, b, c order), quieted.
+    numpy's loops choose among several NaN operands by their own operand order, which
+    differs between loops (a broadcast operand comes first in some), so the choice is made
+    here, the same on every path (the manual does not say which NaN the hardware keeps)."""
+    if np.ndim(out) == 0:
+        return _first_nan(a, b, c, np.asarray(out).reshape(1))[0]
+    if not np.isnan(out).any():
+        return out
+    pick = out
+    for x in (c, b, a):
+        x = np.broadcast_to(np.asarray(x).astype(out.dtype), out.shape)
+        pick = np.where(np.isnan(x), x, pick)
+    bits = pick.view(UINT[fbits(out)]) | UINT[fbits(out)](_QUIET[fbits(out)])
+    np.copyto(out, bits.view(out.dtype), where=np.isnan(out))
+    return out
+
+
+_QUIET = {16: 1 << 9, 32: 1 << 22, 64: 1 << 51}
+
+
+def _fma_blocks(a, b, c, dtype, out=None, seen=None):
+    """fma's fast paths (EmuOptions.fma_shortcuts), block by block."""
     one = _fma64 if dtype == np.float64 else _fma_narrow
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     if out is not None and (out.shape != shape or out.dtype != dtype):
@@ -409,19 +443,32 @@ def fma(a, b, c, out=None):
     size = math.prod(shape)
     if not shape:
         return one(a, b, c, dtype)
+    extra = {} if one is _fma64 else {"seen": seen}
     rows = max(1, _BLOCK * shape[0] // size)
     if one is _fma_narrow:      # a uniform operand (one value) is converted once, not per block
         if _sums_exact(a, b, c, dtype):
             return _round_exact_sums(a, b, c, np.empty(shape, dtype) if out is None else out, rows)
         a, b, c = (x.astype(np.float64) if x.size == 1 else x for x in (a, b, c))
     if size <= 2 * _BLOCK:
-        return one(a, b, c, dtype) if out is None else one(a, b, c, dtype, out=out, shape=shape)
+        return one(a, b, c, dtype, **extra) if out is None else one(a, b, c, dtype, out=out, shape=shape, **extra)
     out = np.empty(shape, dtype) if out is None else out
     for i in range(0, shape[0], rows):
         part = [x[i:i + rows] if x.ndim == len(shape) and x.shape[0] > 1 else x for x in (a, b, c)]
         block = out[i:i + rows]
-        one(*part, dtype, out=block, shape=block.shape)     # each block rounds straight into the result
+        one(*part, dtype, out=block, shape=block.shape, **extra)     # each block rounds straight into the result
     return out
+
+
+def _fma_plain(a, b, c, dtype):
+    """fma without shortcuts (EmuOptions.fma_shortcuts off): f16/f32 as the float64 sum of the
+    exact float64 product, rounded to odd on every lane and then once to the narrow type
+    (the rounding to odd keeps a double rounding from deciding a tie); f64 by _fma64."""
+    if dtype == np.float64:
+        return _fma64(a, b, c)
+    a, b, c = (x.astype(np.float64) for x in np.broadcast_arrays(a, b, c))
+    p = a * b                               # exact: at most 2 * 24 significant bits
+    s = p + c
+    return np.asarray(_round_to_odd_sum(p, c, s)).astype(dtype)
 
 
 def _round_exact_sums(a, b, c, out, rows: int):
@@ -481,16 +528,18 @@ def _granule_and_max(x, nmant: int, finest: float):
     return max(math.ldexp(1.0, math.frexp(lo)[1] - 1 - nmant), finest), hi
 
 
-def _fma_narrow(a, b, c, dtype, out=None, shape=None):
+def _fma_narrow(a, b, c, dtype, out=None, shape=None, seen=None):
     """f16/f32 fma of one block (see fma), into `out` if given (a block of the result, of
     `shape`). Operands already float64 are one-value operands fma converted for every block:
-    never written (only arrays of the full shape are)."""
+    never written (only arrays of the full shape are). A NaN result appends True to `seen`."""
     # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
     a, b, c = (x.astype(np.float64, copy=x.dtype != np.float64) for x in (a, b, c))
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape) if shape is None else shape
     p = _into_owned(np.multiply, a, b, shape)           # exact (<= 48 significant bits)
     s = p + c
     if s.ndim == 0:
+        if seen is not None and s != s:
+            seen.append(True)
         return _round_to_odd_sum(p, c, s).astype(dtype)
     if out is None:
         out = s.astype(dtype)
@@ -508,7 +557,12 @@ def _fma_narrow(a, b, c, dtype, out=None, shape=None):
     scratch = np.left_shift(s.view(U64), U64(63 - below))
     hard = scratch == U64(1 << 63)
     magnitude = np.abs(out, out=scratch.reshape(-1).view(dtype)[:out.size].reshape(out.shape))
-    if np.fmin.reduce(magnitude, axis=None) <= tiny:      # fmin: NaN lanes do not hide the rest
+    lowest = np.min(magnitude)
+    if lowest != lowest:            # a NaN lane (fma picks its payload); fmin: NaN lanes do not hide the rest
+        if seen is not None:
+            seen.append(True)
+        lowest = np.fmin.reduce(magnitude, axis=None)
+    if lowest <= tiny:
         hard |= magnitude <= tiny
     if hard.any():
         # Only inexact sums can be double-rounded. Exact sums are common (short operands),
@@ -860,7 +914,7 @@ def set_field(old, hi: int, lo: int, value):
         return (o & _U32(~(mask << lo) & 0xFFFFFFFF)) | (v << _U32(lo) if lo else v)
     v = np.asarray(value)
     if o.dtype == U64 and mask == 0xFFFFFFFF and lo in (0, 32) and v.dtype == _U32 and v.shape == o.shape \
-            and _LITTLE:
+            and _LITTLE and current().dword_views:
         # a whole dword of a uint64 from a uint32 (two-dword DS loads): one copy and one
         # strided dword assignment instead of five uint64 passes
         out = np.array(o, U64)
@@ -896,7 +950,7 @@ def lane_bit(mask, ctx):
 
 
 def _in_shift_range32(n: np.ndarray) -> bool:
-    return n.size > 0 and int(n.min()) >= 0 and int(n.max()) < 32
+    return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 32
 
 
 def lane_id(ctx):
@@ -919,7 +973,7 @@ def mem_load(ctx, addr, nbytes: int, pred, narrow: bool = False):
     a = raw(addr)
     if np.size(a) == 1 and pred is None and _all_active(ctx):
         # one address for the whole batch (a uniform SMEM base): one access, broadcast by the caller
-        one = getattr(ctx.mem, "load_one", None)
+        one = getattr(ctx.mem, "load_one", None) if current().one_address_loads else None
         value = one(int(np.asarray(a).reshape(-1)[0]), nbytes) if one is not None else None
         if value is not None:       # Python-int bounds and value (DeviceMemory), no arrays
             return np.full(np.shape(a), value, _U32 if narrow and nbytes <= 4 else U64)
@@ -971,7 +1025,8 @@ def dw_set(arr, lo: int, bits: int, value):
     # the usual case, a value of the array's own shape, copies without the broadcast machinery
     out = arr.copy() if shape == arr.shape else np.array(np.broadcast_to(arr, np.broadcast_shapes(arr.shape, shape)))
     k = lo // 32
-    if bits == 64 and not k % 2 and _LITTLE and not out.shape[-1] % 2 and out.flags.c_contiguous:
+    if bits == 64 and not k % 2 and _LITTLE and not out.shape[-1] % 2 and out.flags.c_contiguous \
+            and current().dword_views:
         out.view(U64)[..., k // 2] = v      # dwords k, k+1 are one aligned uint64: no shifts, no splits
         return out
     out[..., k] = (v & U64(0xFFFFFFFF)).astype(np.uint32)
@@ -984,6 +1039,8 @@ def dw_zeros(ctx, n: int):
     """A wide value's starting zeros as one broadcastable (1, 1, n) value: dw_set widens it
     to the batch only when a dword set is per wave or per lane, so a uniform result (an SMEM
     load of the address every wave shares) stays one value up to its register write."""
+    if not current().uniform_sgprs:         # the plain way: zeros for every wave and lane
+        return np.zeros(ctx.shape + (n,), np.uint32)
     return np.zeros((1,) * len(ctx.shape) + (n,), np.uint32)
 
 
@@ -1000,11 +1057,21 @@ def _index(x):
     return raw(x).astype(np.int64)
 
 
-def vgpr_read(ctx, reg, lane):
+def _never(pred) -> bool:
+    """A predicate false in every lane: the branch's register accesses do not happen (the
+    wave64-only branch of v_permlane64 names lanes 32-63, which a wave32 does not have)."""
+    return pred is not None and not np.any(pred)
+
+
+def vgpr_read(ctx, reg, lane, pred=None):
+    if _never(pred):
+        return np.zeros((1, 1), U64)
     return np.asarray(_regfile(ctx, "vgpr", "VGPR[lane][reg]").read(_index(reg), _index(lane))).astype(U64)
 
 
 def vgpr_write(ctx, reg, lane, value, pred):
+    if _never(pred):
+        return
     mask = np.ones((ctx.waves, 1), bool) if pred is None else np.asarray(pred)
     _regfile(ctx, "vgpr", "VGPR[lane][reg]").write(_index(reg), _index(lane), raw(value).astype(np.uint32), mask)
 
@@ -1053,9 +1120,13 @@ def two_over_pi_bits(bits: int) -> int:
     return (2 * scale * scale // pi_scaled) >> 64
 
 
+# The manuals use UNDERFLOW_F32/F64 only in v_div_fixup, for quotients whose exponents differ by
+# less than -150 (-1075): below half the smallest denormal, which rounds to (signed) zero. A
+# nonzero constant would make LLVM's division macro, correctly rounded on hardware, return the
+# smallest normal for such quotients (tests/test_emu_semantics_division.py, against numpy).
 CONSTANTS = {"PI": math.pi, "INF": math.inf, "NAN": math.nan, "OVERFLOW_F32": float(np.finfo(np.float32).max),
-             "OVERFLOW_F64": float(np.finfo(np.float64).max), "UNDERFLOW_F32": float(np.finfo(np.float32).tiny),
-             "UNDERFLOW_F64": float(np.finfo(np.float64).tiny), "MAX_FLOAT_F32": float(np.finfo(np.float32).max)}
+             "OVERFLOW_F64": float(np.finfo(np.float64).max), "UNDERFLOW_F32": 0.0,
+             "UNDERFLOW_F64": 0.0, "MAX_FLOAT_F32": float(np.finfo(np.float32).max)}
 
 
 def idiv(a, b):
@@ -1079,7 +1150,7 @@ def imod(a, b):
 def call_instruction(ctx, name: str, args: list):
     """D0 of another instruction (the pseudocode of v_max3_f32 calls v_max_f32)."""
     from .table import load_semantics
-    sem = load_semantics(getattr(ctx, "arch", None) or "gfx1100").lookup(name)
+    sem = load_semantics(getattr(ctx, "arch", None) or "gfx1100", narrow=current().narrow_uint32).lookup(name)
     if sem is None:
         raise SemanticsError(f"{name} has no semantics to call")
     sub_inputs = {}

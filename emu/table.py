@@ -1,5 +1,6 @@
 """The semantics of every instruction of an architecture: generated from the pseudocode,
-hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name.
+hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name,
+GLOBAL_*_ADDTID_B32 by the dword load/store they share their data semantics with.
 
 Generated Python source is cached on disk keyed by the pseudocode text, the instruction's
 operand types and the translator's own source, so the first load translates (a few
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,11 +24,15 @@ import isa
 
 from . import handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
+from .buffer import BufferMemory
 from .memory import RegionMemory
+from .options import current
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
 SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
 GRAPHICS_FORMATS = {"MIMG", "EXP", "VINTERP", "LDSDIR"}
+# instructions with only an address description -> the instruction whose data semantics they share
+ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 
 
 @lru_cache(maxsize=1)
@@ -52,8 +58,9 @@ class _SourceCache:
         except (OSError, ValueError):
             self.entries = {}
 
-    def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> str:
-        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar] + (["saturate"] if saturate else []))
+    def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> str:
+        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar] + (["saturate"] if saturate else [])
+                          + ([] if narrow else ["wide"]))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self):
@@ -69,16 +76,23 @@ class _SourceCache:
             pass        # a read-only home only costs re-translation
 
 
+@lru_cache(maxsize=1)
+def _shared_cache() -> _SourceCache:
+    """One cache per process for every table (fast and reference ones write the same file)."""
+    return _SourceCache()
+
+
 def _operands(d: dict) -> dict[str, Operand]:
     return {k: Operand(*v) for k, v in d.items()}
 
 
-def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False) -> dict:
+def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> dict:
     """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}.
-    saturate: the integer-clamp variant (Translator.saturate)."""
+    saturate: the integer-clamp variant (Translator.saturate); narrow=False: without the
+    uint32 statements (EmuOptions.narrow_uint32 off)."""
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar, saturate).translate(tree)
+        r = Translator(d.name, d.operand_types, scalar, saturate, narrow).translate(tree)
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
     except Exception as e:   # a translator bug must not hide the other instructions
@@ -96,15 +110,40 @@ def compile_source(source: str, name: str):
     return namespace["semantic"]
 
 
-def serialise_atomics(fn):
+# Fast path (off switch): atomics whose update is an integer MEM[ADDR] += DATA or -= DATA
+# combine the lanes sharing an address into one access with the sum of their data, and give
+# each lane the old value plus the sum of the lanes before it (what the rounds below give, in
+# one semantic call instead of one per lane on the busiest address: a histogram or a counter
+# every lane bumps). False: every atomic runs in rounds.
+COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
+_SUMMING = re.compile(r"\bMEM\[ADDR\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
+
+
+def summing_sign(pcode: str) -> int:
+    """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
+    m = _SUMMING.search(pcode or "")
+    return 0 if m is None else 1 if m.group(2) == "+" else -1
+
+
+def serialise_atomics(fn, sign: int = 0, nbytes: int = 4):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
-    one after another in lane order (wave-major), as the memory system serialises them."""
+    one after another in lane order (wave-major), as the memory system serialises them.
+    sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
+    EmuOptions.combine_atomic_sums). An atomic of `nbytes` at an address that is not a
+    multiple of nbytes is refused: lanes whose accesses overlap without sharing an address
+    would not be serialised."""
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
+        active = ctx.active
+        if nbytes > 1:
+            odd = active & (addr % np.uint64(nbytes) != 0)
+            if odd.any():
+                w, lane = (int(i) for i in np.argwhere(odd)[0])
+                raise SemanticsError(f"a {nbytes}-byte atomic at address 0x{int(addr[w, lane]):x} (lane {lane}), "
+                                     f"not a multiple of {nbytes}: misaligned atomics are not modelled")
         if isinstance(ctx.mem, RegionMemory):
             # LDS: the same offset in two work-groups' regions is two words, not a conflict
             addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
-        active = ctx.active
         flat_addr, flat_act = addr.reshape(-1), active.reshape(-1)
         order = np.lexsort((np.arange(flat_addr.size), flat_addr))
         sorted_addr = flat_addr[order]
@@ -119,6 +158,11 @@ def serialise_atomics(fn):
         rank = np.where(flat_act, rank, -1).reshape(ctx.shape)
         if rank.max(initial=-1) <= 0:
             return fn(ctx)
+        if sign and COMBINE_ATOMIC_SUMS and current().combine_atomic_sums and not isinstance(ctx.mem, BufferMemory):
+            # (a buffer's range check is per lane: lanes out of range return 0 and add nothing)
+            out = _combined_sum(fn, ctx, order[flat_act[order]], flat_addr, sign)
+            if out is not None:
+                return out
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
@@ -134,6 +178,41 @@ def serialise_atomics(fn):
                     merged[k] = np.where(m, v, merged[k])
         return merged
     return run
+
+
+def _combined_sum(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, sign: int):
+    """MEM[a] +=/-= DATA for every active lane at once: one lane per address (the first in
+    lane order) applies the sum of its address's data; lane k of an address returns the old
+    value +/- the data of the lanes before it. pos: the active lanes' flat indices sorted by
+    address, then lane. None when the semantic writes more than RETURN_DATA (use rounds)."""
+    addr = flat_addr[pos]
+    first = np.r_[True, addr[1:] != addr[:-1]]
+    starts = np.flatnonzero(first)
+    segment = np.cumsum(first) - 1
+    data = np.broadcast_to(np.asarray(ctx.get("DATA")), ctx.shape).reshape(-1)
+    d = data[pos].astype(np.uint64)                 # modular sums: uint64 wraps like u32/u64 adds
+    with np.errstate(over="ignore"):
+        before = np.cumsum(d) - d                   # the data of every earlier lane in this order
+        before = before - before[starts][segment]   # ... of this address only
+        total = np.add.reduceat(d, starts)
+    leaders = pos[starts]
+    combined = np.zeros(data.size, np.uint64)
+    combined[leaders] = total
+    lanes = np.arange(ctx.shape[1], dtype=np.uint64)
+    lead = np.zeros(data.size, bool)
+    lead[leaders] = True
+    lead = lead.reshape(ctx.shape)
+    exec_lead = np.bitwise_or.reduce(np.where(lead, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
+    sub = dataclasses.replace(ctx, exec_mask=exec_lead)          # not the parent's cached ctx.active
+    out = fn(sub.with_inputs({"DATA": combined.astype(data.dtype, copy=False).reshape(ctx.shape)}))
+    if set(out) != {"RETURN_DATA"}:
+        return None
+    old = np.broadcast_to(np.asarray(out["RETURN_DATA"]), ctx.shape).reshape(-1)
+    ret = np.array(old)
+    with np.errstate(over="ignore"):
+        step = before if sign > 0 else np.uint64(0) - before
+        ret[pos] = (old[leaders][segment].astype(np.uint64) + step).astype(old.dtype)
+    return {"RETURN_DATA": ret.reshape(ctx.shape)}
 
 
 def mix_source_modifiers(fn):
@@ -167,13 +246,15 @@ class Entry:
 
 
 class SemanticTable:
-    """Semantics of one architecture. `get(instr_def)` -> Semantic or None."""
+    """Semantics of one architecture. `get(instr_def)` -> Semantic or None. narrow=False
+    translates without the uint32 statements (reference mode, emu/options.py)."""
 
-    def __init__(self, arch: str):
+    def __init__(self, arch: str, narrow: bool = True):
+        self.narrow = narrow
         self.spec = isa.load(arch)
         self.arch = self.spec.arch
         self._entries: dict[tuple, Entry] = {}
-        self._cache = _SourceCache()
+        self._cache = _shared_cache()
 
     def get(self, d: isa.InstrDef) -> Semantic | None:
         return self.entry(d).semantic
@@ -218,6 +299,15 @@ class SemanticTable:
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(hand, "hand-written")
+        if d.name in ADDTID:
+            # the manual describes only the address (saddr + offset + laneId * 4, computed by the
+            # machine); the data movement is the plain dword load / store's
+            e = self.entry(next(o for o in self.spec.lookup(ADDTID[d.name]) if o.format == d.format))
+            if e.semantic is None:
+                return Entry(None, "unsupported", f"{d.name}: {e.reason}")
+            return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
+                                             source=f"{ADDTID[d.name]} at ADDR = saddr + offset + laneId * 4"),
+                         "hand-written")
         if d.format == "VOPD":
             base = d.name.replace("V_DUAL_", "V_", 1)
             for other in self.spec.lookup(base):
@@ -230,17 +320,20 @@ class SemanticTable:
         return self._generated(d, scalar)
 
     def _generated(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> Entry:
-        k = self._cache.key(d, scalar, saturate)
+        k = self._cache.key(d, scalar, saturate, self.narrow)
         t = self._cache.entries.get(k)
         if t is None:
-            t = translate(d, scalar, saturate)
+            t = translate(d, scalar, saturate, self.narrow)
             self._cache.entries[k] = t
             self._cache.dirty = True
         if "error" in t:
             return Entry(None, "unsupported", t["error"])
         fn = compile_source(t["source"], d.name)
         if t["memory"] == "atomic" and not scalar:
-            fn = serialise_atomics(fn)
+            size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
+            # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
+            fn = serialise_atomics(fn, summing_sign(d.pcode),
+                                   1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
@@ -249,6 +342,7 @@ class SemanticTable:
 
 
 @lru_cache(maxsize=None)
-def load_semantics(arch: str) -> SemanticTable:
-    """The semantic table of a target or family ('gfx1100', 'rdna3', 'gfx1151', ...)."""
-    return SemanticTable(arch)
+def load_semantics(arch: str, narrow: bool = True) -> SemanticTable:
+    """The semantic table of a target or family ('gfx1100', 'rdna3', 'gfx1151', ...);
+    narrow=False: generated without the uint32 statements (EmuOptions.narrow_uint32)."""
+    return SemanticTable(arch, narrow)

@@ -12,6 +12,8 @@ import sys
 
 import numpy as np
 
+from .options import current
+
 VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = 106, 124, 125, 126, 253
 RUNNING, AT_BARRIER, ENDED = 0, 1, 2
 _LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword then its hi dword
@@ -65,14 +67,20 @@ class WaveState:
         self.stale_vgprs: set[int] = set()
         self._reset_small()
 
-    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=(), defer: bool = False) -> "WaveState":
+    def reset(self, rewritten_vgprs: int = 0, rewritten_sgprs=(), defer: bool = False,
+              everything: bool = False) -> "WaveState":
         """This state as a fresh one of the same shape: every register zero again, without
         new allocations (tens of MiB of register files for a large grid cost page faults
         when first written and again when freed). Only registers written since the last
         reset are cleared, except VGPRs below `rewritten_vgprs` and the SGPR codes in
         `rewritten_sgprs`, which the caller is about to overwrite in every wave and lane.
         defer: VGPRs to clear are left in `stale_vgprs` instead, for the machine to zero
-        before an instruction reads them (or to skip when one overwrites them whole)."""
+        before an instruction reads them (or to skip when one overwrites them whole).
+        everything: zero every register now, marked or not (EmuOptions.write_marks off)."""
+        if everything:
+            self.sgpr_written[:] = True
+            self.vgpr_written[:] = True
+            rewritten_vgprs, rewritten_sgprs, defer = 0, (), False
         if rewritten_vgprs == 0 and self.v0_ids is not None and not self.vgpr_written[0]:
             self.vgpr[0] = 0                # work-item ids left by a launch
         self.v0_ids = None
@@ -93,7 +101,7 @@ class WaveState:
         for per_wave in (self.scc, self.pc, self.mode, self.status, self.issued):
             per_wave.fill(0)            # refilled in place: fresh arrays cost page faults
         self.run.fill(RUNNING)
-        self.mode_uniform, self._hwreg = 0, None
+        self.mode_uniform, self._hwreg = (0 if current().uniform_mode else None), None
         return self
 
     def _reset_small(self) -> None:
@@ -123,7 +131,7 @@ class WaveState:
     def mode_changed(self) -> None:
         """Recompute mode_uniform after a write to self.mode (rare: s_setreg, s_round_mode, ...)."""
         first = self.mode[0, 0] if self.waves else 0
-        self.mode_uniform = int(first) if (self.mode == first).all() else None
+        self.mode_uniform = int(first) if (self.mode == first).all() and current().uniform_mode else None
 
     @property
     def hwreg(self) -> np.ndarray:
@@ -167,6 +175,7 @@ class WaveState:
         """dwords consecutive SGPRs as one value per wave: (W, 1) uint32 / uint64, or (W, 1, n).
         uniform: one value, (1, 1) or (1, 1, n), when every wave holds the same (one compare
         over the register-major rows instead of joining dwords for every wave)."""
+        uniform = uniform and current().uniform_sgprs
         if code == NULL:
             shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
@@ -183,7 +192,7 @@ class WaveState:
     def note_uniform(self, sel, code: int, values) -> None:
         """Remember that SGPR rows code.. hold `values` (one per row) in every wave, if `sel`
         is every wave: until a row is written again (its write count changes)."""
-        if isinstance(sel, slice) and sel == slice(0, self.waves):
+        if isinstance(sel, slice) and sel == slice(0, self.waves) and current().uniform_sgprs:
             counts = self.sgpr_written.counts
             self.uniform_sgprs.update((code + i, (int(counts[code + i]), int(v))) for i, v in enumerate(values))
 
@@ -248,7 +257,7 @@ def join_dwords(regs: np.ndarray, dwords: int) -> np.ndarray:
     if dwords == 1:
         return regs[..., 0]
     if dwords == 2:
-        if _LITTLE:     # the two dwords interleaved into one buffer read as uint64: two copies, no shifts
+        if _LITTLE and current().dword_views:     # the two dwords interleaved into one buffer read as uint64: two copies, no shifts
             pair = np.empty(regs.shape, np.uint32)
             pair[..., 0], pair[..., 1] = regs[..., 0], regs[..., 1]
             return pair.view(np.uint64)[..., 0]
@@ -263,7 +272,7 @@ def split_dwords(value: np.ndarray, dwords: int, lanes: int | None = None) -> np
         return value.astype(np.uint32, copy=False)
     if dwords == 2:
         v = value.astype(np.uint64, copy=False)
-        if _LITTLE and v.flags.c_contiguous:    # a uint64's dwords are its own bytes: a view, no copy
+        if _LITTLE and v.flags.c_contiguous and current().dword_views:    # a uint64's dwords are its own bytes: a view, no copy
             return v.view(np.uint32).reshape(v.shape + (2,))
         return np.stack([(v & np.uint64(0xFFFFFFFF)).astype(np.uint32), (v >> np.uint64(32)).astype(np.uint32)], -1)
     return value.astype(np.uint32, copy=False)[..., None]

@@ -181,7 +181,20 @@ def select(sel, ins, srcs: list[Val]) -> Val:
     if any(s.kind == "vec" for s in srcs) or d.count != 1:
         raise sel.error(f"{op} on a vector ({d}); the IR's ALU ops are scalar")
     if any(s.dtype.itemsize == 8 for s in srcs) or d.itemsize == 8:
-        raise sel.error(f"{op} on 64-bit values ({', '.join(str(s.dtype) for s in srcs) or d}) is not supported yet")
+        from . import alu64
+        if any(s.dtype.scalar == "f64" for s in srcs) or d.scalar == "f64":
+            raise sel.error(f"{op} on f64 is not supported yet")
+        if op == "cast":
+            return alu64.cast64(sel, srcs[0], d)
+        if op == "bitcast" and srcs[0].dtype.itemsize == 8 and d.itemsize == 8 and srcs[0].kind != "c":
+            return Val(srcs[0].kind, d, srcs[0].reg)
+        if all(s.kind == "c" for s in srcs):
+            folded = fold(op, d, [s.value for s in srcs], [s.dtype for s in srcs])
+            if folded is not None:
+                return const(held_const(folded, d), d)
+        if op in ("idiv", "mod"):
+            raise sel.error(f"{op} on 64-bit integers is not supported yet")
+        return alu64.select64(sel, op, srcs, d)
     if op == "cast":
         return cast(sel, srcs[0], d)
     if op == "bitcast":
@@ -266,6 +279,9 @@ def valu_int(sel, op, srcs, d) -> Val:
         sel.valu(f"v_{op}_{sign}32", out, v[0], v[1])
     elif op == "neg":
         sel.valu("v_sub_nc_u32", out, 0, v[0])
+    elif op == "mulacc" and srcs[0].uniform and srcs[1].uniform:
+        t = salu_int(sel, "mul", srcs[:2], d)          # uniform product on SALU, per-lane add
+        sel.valu("v_add_nc_u32", out, t.reg, v[2])
     elif op == "mulacc":
         t = sel.vreg()
         sel.valu("v_mul_lo_u32", t, v[0], v[1])

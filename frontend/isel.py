@@ -70,7 +70,7 @@ class Selector:
         ids = [ins.arg[0] for ins in prog.instrs if ins.op == "group_id"]
         self.group_axes = sorted(set(ids) | {0})
         self.local_axes = max([ins.arg[0] for ins in prog.instrs if ins.op == "local_id"], default=0)
-        self._tid = None
+        self.addr_cache: dict = {}     # (index value, element size) -> VGPR byte offset, per block
 
     # ------------------------------------------------------------ emitting
 
@@ -295,6 +295,7 @@ class Selector:
     # ------------------------------------------------------------ control flow
 
     def op_range(self, ins, i):
+        self.addr_cache = {}
         bound = self.vals[ins.srcs[0]]
         if not bound.uniform:
             raise self.error("a loop bound that differs per lane is not supported")
@@ -309,6 +310,7 @@ class Selector:
         return Val("s", ins.dtype, counter)
 
     def op_end(self, ins, i):
+        self.addr_cache = {}
         kind, at, counter, bound, body, done = self.blocks.pop()
         self.emit("s_add_i32", counter, counter, 1)
         self.emit("s_cmp_lt_i32", counter, self.ssrc(bound))
@@ -316,6 +318,7 @@ class Selector:
         self.k.label(done)
 
     def op_if(self, ins, i):
+        self.addr_cache = {}
         cond = self.vals[ins.srcs[0]]
         skip = self.label()
         if cond.kind == "c":
@@ -333,6 +336,7 @@ class Selector:
             self.blocks.append(("if", i, saved, skip))
 
     def op_endif(self, ins, i):
+        self.addr_cache = {}
         kind, at, saved, skip = self.blocks.pop()
         self.k.label(skip)
         if saved is not None:
@@ -387,13 +391,15 @@ class Selector:
                         self.emit("v_mov_b32", parts[j][h], self.vsrc(raw)[h] if raw.kind != "c" else alu.split64(raw)[h])
                 else:
                     self.emit("v_mov_b32", parts[j], self.vsrc(raw))
+        # addresses under the full EXEC (they may be reused by later instructions)
+        addrs = [self.address(arr, ins.srcs[0], idx, j) for j in range(1 if wide else n)]
         saved = self.gated(gate)
         if wide:
-            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            vaddr, off = addrs[0]
             self.emit(f"global_load_b{32 * n}", dst, vaddr, self.buf_ptr[arr.name], offset=off)
         else:
             for j in range(n):
-                vaddr, off = self.address(arr, ins.srcs[0], idx, j)
+                vaddr, off = addrs[j]
                 name = _load_name(space, el)
                 if space == "global":
                     self.emit(name, parts[j], vaddr, self.buf_ptr[arr.name], offset=off)
@@ -419,16 +425,18 @@ class Selector:
         n, el = vdt.count, vdt.element
         elems = value.parts if value.kind == "vec" else (value,)
         raws = [alu.to_raw(self, e) for e in elems]
+        wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
+        addrs = [self.address(arr, ins.srcs[0], idx, j) for j in range(1 if wide else n)]
         saved = self.gated(gate)
-        if space == "global" and el.itemsize == 4 and n in (2, 3, 4):
+        if wide:
             data = self.vreg(n)
             for j, r in enumerate(raws):
                 self.emit("v_mov_b32", data[j], self.vsrc(r))
-            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            vaddr, off = addrs[0]
             self.emit(f"global_store_b{32 * n}", vaddr, data, self.buf_ptr[arr.name], offset=off)
         else:
             for j, r in enumerate(raws):
-                vaddr, off = self.address(arr, ins.srcs[0], idx, j)
+                vaddr, off = addrs[j]
                 data = self.vgpr(r)
                 name = _store_name(space, el)
                 if space == "global":
@@ -445,23 +453,27 @@ class Selector:
         space = getattr(arr, "space", "global")
         base = self.lds_base.get(arr.name, 0)
         lo, hi = GLOBAL_OFFSET if space == "global" else (0, DS_OFFSET_MAX)
-        cst, rest = 0, idx
+        cst, rest, rest_id = 0, idx, idx_id
         if idx.kind == "c":
-            cst, rest = int(idx.value), None
+            cst, rest, rest_id = int(idx.value), None, None
         else:
             ins = self.prog.instrs[idx_id]
             if ins.op == "add":
                 a, b = ins.srcs
                 va, vb = self.vals[a], self.vals[b]
                 if vb.kind == "c" and self.nonneg.get(a) and not va.kind == "c":
-                    cst, rest = int(vb.value), va
+                    cst, rest, rest_id = int(vb.value), va, a
                 elif va.kind == "c" and self.nonneg.get(b):
-                    cst, rest = int(va.value), vb
+                    cst, rest, rest_id = int(va.value), vb, b
         imm = base + (cst + element) * size
         if not lo <= imm <= hi:
-            imm, rest = base + element * size, idx
+            imm, rest, rest_id = base + element * size, idx, idx_id
             if not lo <= imm <= hi:
                 raise self.error(f"offset {imm} of {arr.name} does not fit the instruction")
+        # the same byte offset serves every access in this block (computed under full EXEC)
+        key = (rest_id, size)
+        if key in self.addr_cache:
+            return self.addr_cache[key], imm
         if rest is None:
             vaddr = self.vreg()
             self.emit("v_mov_b32", vaddr, 0)
@@ -473,6 +485,7 @@ class Selector:
                 self.valu("v_lshlrev_b32", vaddr, shift, src)
             else:
                 self.emit("v_mov_b32", vaddr, src)
+        self.addr_cache[key] = vaddr
         return vaddr, imm
 
     # ------------------------------------------------------------ register arrays

@@ -1,13 +1,16 @@
 """Virtual -> physical registers: VGPRs and SGPRs are separate files, each assigned by
 walking the virtual registers in order of their first live point and giving each the lowest
 register run where all of its dwords are free for their whole live ranges (on interval
-graphs this order uses no more registers than the most values ever live at once). A
-register run must respect the operands' alignment, VOPD bank pairings and registers the
-program names itself; a plain move's destination first tries its source's register, so
-the move becomes a no-op (coalescing)."""
+graphs this order uses no more registers than the most values ever live at once; when
+tuples or ranges with holes make it overshoot, other orders and small evictions are tried).
+A register run must respect the operands' alignment, VOPD bank and parity pairings and
+registers the program names itself; a plain move's destination first tries its source's
+register, so the move becomes a no-op (coalescing)."""
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+import random
+
+import numpy as np
 from dataclasses import dataclass, field
 
 from .limits import RegisterLimits
@@ -19,7 +22,8 @@ FILE_NAMES = {"v": "VGPR", "s": "SGPR"}
 
 class RegisterPressureError(ValueError):
     """The program needs more registers than the file has: names the program point and the
-    values live there."""
+    values live there; `.file` is 'v' or 's'."""
+    file = "v"
 
 
 class AllocationError(ValueError):
@@ -52,29 +56,81 @@ class Allocation:
 
 
 class _Occupancy:
-    """Per physical register, the sorted disjoint point ranges already given to some unit."""
+    """Which registers are taken at which program points: one bit per register in a row
+    per point (numpy uint64 words), so the registers free over a value's whole live range
+    come from one OR over its rows. Owners per register are kept for eviction."""
 
-    def __init__(self, registers: int):
-        self.starts = [[] for _ in range(registers)]
-        self.ends = [[] for _ in range(registers)]
-        self.last = [0] * registers
+    CHUNK = 64       # points per row of the summary: long ranges OR summary rows, not points
+
+    def __init__(self, registers: int, points: int):
+        self.words = max(1, -(-registers // 64))
+        self.bits = np.zeros((points + 1, self.words), np.uint64)
+        self.summary = np.zeros((points // self.CHUNK + 2, self.words), np.uint64)
+        self.owners: list[list] = [[] for _ in range(registers)]    # (owner, ranges) per register
+
+    def blocked(self, ivs: list[tuple[int, int]]) -> int:
+        """Registers taken somewhere in `ivs`, as a Python int bit mask."""
+        acc = np.zeros(self.words, np.uint64)
+        C = self.CHUNK
+        for s, e in ivs:
+            if e - s <= 2 * C:
+                acc |= np.bitwise_or.reduce(self.bits[s:e], axis=0)
+            else:
+                c0, c1 = -(-s // C), e // C
+                acc |= np.bitwise_or.reduce(self.bits[s:c0 * C], axis=0)
+                acc |= np.bitwise_or.reduce(self.summary[c0:c1], axis=0)
+                acc |= np.bitwise_or.reduce(self.bits[c1 * C:e], axis=0)
+        return int.from_bytes(acc.tobytes(), "little")
+
+    def blocked_runs(self, unit_ivs: list) -> int:
+        """Bases b (bit b) where some dword o of a run cannot take register b + o."""
+        out = 0
+        for o, u in enumerate(unit_ivs):
+            if u:
+                out |= self.blocked(u) >> o
+        return out
 
     def free(self, reg: int, ivs: list[tuple[int, int]]) -> bool:
-        if ivs[0][0] >= self.last[reg]:
-            return True
-        starts, ends = self.starts[reg], self.ends[reg]
-        for s, e in ivs:
-            j = bisect_right(starts, s)
-            if j and ends[j - 1] > s or j < len(starts) and starts[j] < e:
-                return False
-        return True
+        return not self.blocked(ivs) >> reg & 1
 
-    def take(self, reg: int, ivs: list[tuple[int, int]]):
+    def next_start(self, reg: int, point: int) -> int:
+        """The first point from `point` on where the register is taken (a large number if none)."""
+        col = (self.bits[point:, reg // 64] >> np.uint64(reg % 64)) & np.uint64(1)
+        hit = np.flatnonzero(col)
+        return point + int(hit[0]) if len(hit) else 1 << 40
+
+    def _mark(self, reg: int, ivs, on: bool):
+        bit = np.uint64(1 << (reg % 64))
+        w, C = reg // 64, self.CHUNK
         for s, e in ivs:
-            j = bisect_right(self.starts[reg], s)
-            self.starts[reg].insert(j, s)
-            self.ends[reg].insert(j, e)
-            self.last[reg] = max(self.last[reg], e)
+            if on:
+                self.bits[s:e, w] |= bit
+                self.summary[s // C:(e - 1) // C + 1, w] |= bit
+            else:
+                self.bits[s:e, w] &= ~bit
+                for c in range(s // C, (e - 1) // C + 1):
+                    self.summary[c, w] = np.bitwise_or.reduce(self.bits[c * C:(c + 1) * C, w])
+
+    def take(self, reg: int, ivs: list[tuple[int, int]], owner: int | None = None):
+        self._mark(reg, ivs, True)
+        self.owners[reg].append((owner, ivs))
+
+    def overlapping(self, reg: int, ivs: list[tuple[int, int]]) -> set:
+        """Owners of the ranges on `reg` that overlap `ivs`."""
+        out = set()
+        for owner, theirs in self.owners[reg]:
+            if any(a < e and s < b for a, b in theirs for s, e in ivs):
+                out.add(owner)
+        return out
+
+    def release(self, reg: int, owner: int):
+        keep = []
+        for o, ivs in self.owners[reg]:
+            if o == owner:
+                self._mark(reg, ivs, False)
+            else:
+                keep.append((o, ivs))
+        self.owners[reg] = keep
 
 
 def _describe_live(prog: Program, lv: Liveness, point: int) -> str:
@@ -92,10 +148,12 @@ def _describe_live(prog: Program, lv: Liveness, point: int) -> str:
 
 def _pressure_error(prog: Program, lv: Liveness, limit: int, what: str) -> RegisterPressureError:
     point = lv.peak_point
-    return RegisterPressureError(
+    err = RegisterPressureError(
         f"{what}: {lv.peak} {FILE_NAMES[lv.file]}s are live at {prog.where(point // 2)} "
         f"({'before it' if point % 2 == 0 else 'after it'}); the file has {limit}. "
         f"Live there: {_describe_live(prog, lv, point)}")
+    err.file = lv.file          # 'v' or 's': which file ran out (the spiller's cue)
+    return err
 
 
 def _alignment(prog: Program, limits: RegisterLimits, file: str) -> dict[int, tuple[int, int]]:
@@ -220,8 +278,9 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
         raise _pressure_error(prog, lv, limit, f"the program needs more {FILE_NAMES[file]}s than there are")
     align = _alignment(prog, limits, file)
     rules, hints, parity = _rules(prog, file)
+    forced = None
     try:
-        _place(prog, lv, limit, file, base, align, rules, hints, parity, None)
+        best = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, None, STRATEGIES[0])
     except RegisterPressureError:
         if not rules:
             raise
@@ -231,19 +290,52 @@ def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[in
         if forced is None:
             raise AllocationError("the VOPD register rules (banks and parities) of this program cannot all be "
                                   "met by any assignment") from None
-        for vid in lv.unit_of:
-            base.pop(vid, None)
-        _place(prog, lv, limit, file, base, align, rules, hints, parity, forced)
+        best = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, STRATEGIES[0])
+    # First fit in order of first live point is optimal for single registers with interval
+    # live ranges; tuples (which need adjacent free registers) and ranges with holes can
+    # leave it above the most values live at once. Other orders then often do better (all of
+    # them on kernels up to a few thousand instructions, the first few on bigger ones: the
+    # choice depends on the program only, so the result is reproducible).
+    tries = STRATEGIES[1:] if len(prog.instrs) <= 4000 else STRATEGIES[1:4]
+    for strategy in tries:
+        if _top(best, prog, lv) <= lv.peak + 1:
+            break
+        try:
+            other = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, strategy)
+        except RegisterPressureError:
+            continue
+        if _top(other, prog, lv) < _top(best, prog, lv):
+            best = other
+    base.update(best)
     return lv
 
 
-def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, forced: dict[int, int] | None):
+JITTER = 64
+SHUFFLES = 8
+STRATEGIES = ("first_start", "best_fit", "aligned_tuples", "wide_first", "longest_first", "wide_longest_first") + \
+    tuple(f"shuffle{i}" for i in range(SHUFFLES))
+
+
+def _top(base: dict[int, int], prog: Program, lv: Liveness) -> int:
+    """Registers used: highest virtual or live physical register + 1."""
+    top = max((base[v] + prog.virtuals[v].width for v in lv.unit_of), default=0)
+    phys = [r for r in range(len(lv.intervals) - lv.phys_base) if lv.intervals[lv.phys_base + r]]
+    return max([top] + [r + 1 for r in phys])
+
+
+def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, forced: dict[int, int] | None,
+           strategy: str) -> dict[int, int]:
+    """First-fit placement of every virtual of `lv`'s file in an order set by `strategy`;
+    returns `base` with them added."""
     ivs = lv.intervals
-    occ = _Occupancy(len(ivs) - lv.phys_base)
+    occ = _Occupancy(len(ivs) - lv.phys_base, 2 * len(prog.instrs) + 2)
     for r in range(len(ivs) - lv.phys_base):
         if ivs[lv.phys_base + r]:
             occ.take(r, ivs[lv.phys_base + r])
     comp_parity: dict[int, int] = {}          # parity component root -> parity of the root's base
+    used_top = max((r + 1 for r in range(len(ivs) - lv.phys_base) if ivs[lv.phys_base + r]), default=0)
+    target = min(lv.peak + 1, limit)          # registers first fit should stay within
+    info: dict[int, tuple] = {}               # placed virtual -> (width, unit ranges, modulus, residue)
 
     def first_reg(ref: Ref) -> int | None:
         if not ref.virtual:
@@ -257,11 +349,26 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
         unit_ivs = [ivs[first + o] for o in range(width)]
         start = min((x[0][0] for x in unit_ivs if x), default=None)
         order.append((start if start is not None else -1, -width, vid, unit_ivs))
-    order.sort(key=lambda t: (t[0], t[1], t[2]))
+    if strategy == "longest_first":
+        span = {vid: sum(e - s for x in u for s, e in x) for _, _, vid, u in order}
+        order.sort(key=lambda t: (-span[t[2]], t[0], t[2]))
+    elif strategy == "wide_longest_first":
+        span = {vid: sum(e - s for x in u for s, e in x) / len(u) for _, _, vid, u in order}
+        order.sort(key=lambda t: (t[1], -span[t[2]], t[0], t[2]))
+    elif strategy.startswith("shuffle"):
+        rng = random.Random(strategy)
+        jitter = {vid: rng.random() for _, _, vid, _ in order}
+        order.sort(key=lambda t: (t[0] + JITTER * jitter[t[2]], t[2]))
+    elif strategy == "wide_first":
+        order.sort(key=lambda t: (t[1] == -1, t[0], t[1], t[2]))
+    else:
+        order.sort(key=lambda t: (t[0], t[1], t[2]))
 
     for start, neg_width, vid, unit_ivs in order:
         width = -neg_width
         mod, res = align.get(vid, (1, 0))
+        if strategy == "aligned_tuples" and width > 1 and mod == 1 and vid not in rules:
+            mod = 2 if width == 2 else 4
         if forced is not None and vid in forced:
             step = max(mod, 4)
             res = next(r for r in range(step) if r % 4 == forced[vid] and r % mod == res)
@@ -275,14 +382,13 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
         root, rel = parity.find(vid) if my_rules else (None, 0)
         want_parity = comp_parity[root] ^ rel if root in comp_parity else None
 
+        blocked = occ.blocked_runs(unit_ivs)
+
         def ok(b: int) -> bool:
-            if b + width > limit:
+            if b + width > limit or blocked >> b & 1:
                 return False
             if want_parity is not None and b & 1 != want_parity:
                 return False
-            for o, u in enumerate(unit_ivs):
-                if u and not occ.free(b + o, u):
-                    return False
             for off, other, m in my_rules:
                 r = None if other.virtual and other.reg == vid else first_reg(other)   # same: checked above
                 if r is not None and (b + off - r) % m == 0:
@@ -290,8 +396,19 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
             return True
 
         chosen = next((b for b in candidates if ok(b)), None)
+        if chosen is None and strategy == "best_fit":
+            # among registers already in use, the one free for the shortest time after this
+            # value ends: long free stretches stay whole for values still to come
+            end = max(x[-1][1] for x in unit_ivs if x) if start >= 0 else 0
+            fits = [b for b in range(res, min(used_top, limit - width + 1), mod) if ok(b)]
+            if fits:
+                chosen = min(fits, key=lambda b: (occ.next_start(b, end), b))
         if chosen is None:
-            chosen = next((b for b in range(res, limit - width + 1, mod) if ok(b)), None)
+            chosen = next((b for b in _clear_bits(blocked, res, mod, limit - width + 1) if ok(b)), None)
+        if (chosen is None or chosen + width > target) and not my_rules and start >= 0:
+            moved = _evict_into(occ, base, info, vid, width, unit_ivs, mod, res, target, rules)
+            if moved is not None:
+                chosen = moved
         if chosen is None:
             point = start if start >= 0 else 0
             lv_at = Liveness(file, lv.unit_of, lv.phys_base, ivs, lv.peak, point)
@@ -301,11 +418,83 @@ def _place(prog, lv, limit, file, base, align, rules, hints, parity: _Parity, fo
                                   f"{f' aligned to {mod}' if mod > 1 else ''} for %{vr.name} from "
                                   f"{prog.where(point // 2)} on (most ever live: {lv.peak})")
         base[vid] = chosen
+        info[vid] = (width, unit_ivs, mod, res)
+        used_top = max(used_top, chosen + width)
         if root is not None and root not in comp_parity:
             comp_parity[root] = (chosen & 1) ^ rel
         for o, u in enumerate(unit_ivs):
             if u:
-                occ.take(chosen + o, u)
+                occ.take(chosen + o, u, vid)
+    return base
+
+
+def _clear_bits(mask: int, res: int, mod: int, stop: int):
+    """b = res, res + mod, ... below stop whose bit in `mask` is clear, lowest first."""
+    free = ~mask & ((1 << stop) - 1)
+    if mod > 1:
+        pattern = 0
+        for b in range(res, stop, mod):
+            pattern |= 1 << b
+        free &= pattern
+    while free:
+        low = free & -free
+        yield low.bit_length() - 1
+        free ^= low
+
+
+def _evict_into(occ: _Occupancy, base, info, vid, width, unit_ivs, mod, res, target, rules) -> int | None:
+    """Make room for `vid` below `target` (the most values live at once, + 1) by moving at
+    most two already placed values without pairing rules to other free registers below
+    `target`. The register run where that works, or None (nothing changed)."""
+    for b in range(res, target - width + 1, mod):
+        victims = set()
+        for o, u in enumerate(unit_ivs):
+            if u:
+                victims |= occ.overlapping(b + o, u)
+                if None in victims or len(victims) > 2 or victims & rules.keys():
+                    break
+        else:
+            if not victims:
+                return b
+            for y in victims:
+                wy, ivy, _, _ = info[y]
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.release(base[y] + o, y)
+            for o, u in enumerate(unit_ivs):
+                if u:
+                    occ.take(b + o, u, vid)
+            placed = {}
+            for y in victims:
+                wy, ivy, my, ry = info[y]
+                r = next((r for r in range(ry, target - wy + 1, my)
+                          if all(not ivy[o] or occ.free(r + o, ivy[o]) for o in range(wy))), None)
+                if r is None:
+                    break
+                placed[y] = r
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.take(r + o, ivy[o], y)
+            if len(placed) == len(victims):
+                for o, u in enumerate(unit_ivs):       # the caller takes vid's ranges again
+                    if u:
+                        occ.release(b + o, vid)
+                base.update(placed)
+                return b
+            for y, r in placed.items():                # undo
+                wy, ivy, _, _ = info[y]
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.release(r + o, y)
+            for o, u in enumerate(unit_ivs):
+                if u:
+                    occ.release(b + o, vid)
+            for y in victims:
+                wy, ivy, _, _ = info[y]
+                for o in range(wy):
+                    if ivy[o]:
+                        occ.take(base[y] + o, ivy[o], y)
+    return None
 
 
 def allocate(prog: Program, limits: RegisterLimits) -> Allocation:

@@ -13,15 +13,10 @@ ABI sets them) and so stay live from entry to their last read.
 
 VGPRs are per lane: a write under a partial EXEC mask changes only the active lanes and the
 others keep their old value. Which lanes are active is not known here, so the rule is
-structural. A VGPR write is *partial* -- it also reads the old value, so the earlier
-definition stays live across it -- when both
-  - EXEC may have been changed before it (it is reachable from an instruction marked
-    `writes_exec`), and
-  - another instruction writing the same dword may reach it (reaching definitions).
-That is the if/else under s_and_saveexec / s_xor exec with a value written on both sides, or
-a value set before a loop and rewritten under a shrinking EXEC inside it. A dword written by
-one instruction keeps the per-wave meaning (no lane can need an older value of it), and so
-does every write in a program that never changes EXEC: such values cost what they did."""
+structural (`_lane_partial`): a VGPR write also uses the old value when a later read of it
+may run under a different EXEC (an EXEC write lies between) or reads lanes outside EXEC
+(cross-lane instructions). Values written and read under one EXEC, and every value of a
+program that never writes EXEC, keep the per-wave meaning and cost what they did."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -151,16 +146,18 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
         for i, partial in _lane_partial(prog, uses, defs, spans, succs).items():
             uses[i] |= partial
     kills = [d & ~u for d, u in zip(defs, uses)]   # a write that keeps part of the old value is also a use
-    gen, killed, wrote = [], [], []
+    gen, killed, wrote, touched_in = [], [], [], []
     for s, e in spans:
-        g = k = w = 0
+        g = k = w = t = 0
         for i in range(e - 1, s - 1, -1):
             g = (g & ~kills[i]) | uses[i]
             k |= kills[i]
             w |= defs[i]
+            t |= uses[i]
         gen.append(g)
         killed.append(k)
         wrote.append(w)
+        touched_in.append(t | w)
 
     # forward: which units may hold a value at each block entry
     physical = ((1 << phys_top) - 1) << phys_base
@@ -191,8 +188,19 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
                 live_in[b], changed = new_in, True
 
     ivs = lv.intervals
+    # Units live through a whole block without being read or written in it (most of the
+    # long-lived values in a big kernel) are handled as runs over consecutive blocks; the
+    # instruction walk below only follows the units the block touches.
+    running, run_start = 0, {}
     for b, (s, e) in enumerate(spans):
-        live = live_out[b]
+        touched = touched_in[b]
+        through = live_out[b] & ~touched & def_in[b]
+        for x in bits(running & ~through):
+            ivs[x].append((run_start.pop(x), 2 * s))
+        for x in bits(through & ~running):
+            run_start[x] = 2 * s
+        running = through
+        live = live_out[b] & touched
         ends = {u: 2 * e for u in bits(live)}
         for i in range(e - 1, s - 1, -1):
             d, u, k = defs[i], uses[i], kills[i]
@@ -215,6 +223,8 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
             start = first_def.get(x, end) if undefined >> x & 1 else 2 * s
             if start < end:
                 ivs[x].append((start, end))
+    for x in bits(running):
+        ivs[x].append((run_start.pop(x), 2 * len(prog.instrs)))
 
     for x, lst in enumerate(ivs):
         if len(lst) > 1:

@@ -23,7 +23,7 @@ STRING_TESTS = {".ifc": True, ".ifnc": False, ".ifeqs": True, ".ifnes": False}  
 OPENERS = frozenset(VALUE_TESTS.keys() - {".elseif"} | SYMBOL_TESTS.keys() | BLANK_TESTS.keys()
                     | STRING_TESTS.keys())
 ARM_DIRECTIVES = frozenset({".elseif", ".else", ".endif"})
-MAX_MACRO_DEPTH = 100          # a macro that invokes itself without end stops here, with an error
+MAX_MACRO_DEPTH = 20           # expansions inside expansions: LLVM's limit (-asm-macro-max-nesting-depth)
 MAX_NESTING = 200              # conditionals, .rept blocks and macro expansions inside each other
 
 

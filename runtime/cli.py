@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .codeobj import CodeObject, read_code_object
 from .descriptor import directive_values
+from . import elf
 from .elf import ELF_MAGIC
 
 
@@ -32,25 +33,82 @@ def is_code_object(path: str) -> bool:
 
 
 def disassemble_code_object(co: CodeObject, offsets: bool = False) -> str:
-    """Each kernel's code as LLVM text under its name as a label; a clear note instead of
-    code for targets whose ISA is not generated yet."""
+    """Every executable section, every symbol in it, as llvm-objdump -d prints them: the
+    kernels and the functions beside them (clang's __clang_ocl_kern_imp_*), each from its
+    symbol to the next one or the section's end (padding included), an instruction per line
+    with its address, its dwords and, for branches, the target as <symbol+offset>. The wave
+    size is the kernels' (llvm-objdump needs --mattr=+wavefrontsize64 for wave64 objects).
+    `offsets` is accepted for the raw-code path's sake: addresses are always printed."""
     import isa
-    from dsl import disassemble
-    lines = [f"; {co.target_info.target_id}, code object v{co.version}"]
-    others = sorted(set(co.functions) - set(co.kernels))
-    if others:
-        lines.append(f"; functions that are not kernels: {', '.join(others)}")
+    from dsl.disasm import disassemble_lines
+    waves = sorted({k.wave_size for k in co.kernels.values()})
+    try:
+        isa.load(co.target)
+    except isa.ISALoadError as e:
+        raise ValueError(f"cannot disassemble {co.target} code ({co.target_info.target_id}): {e}") from None
+    lines = [f"; {co.target_info.target_id}, code object v{co.version}, "
+             f"wave{'/'.join(map(str, waves)) if waves else ' ' + str(isa.WAVE_SIZE[isa.resolve_arch(co.target)])}"]
     for k in co.kernels.values():
-        lines += ["", f"{k.name}:  ; entry 0x{k.entry:x}, {len(k.code)} bytes, wave{k.wave_size}"]
-        try:
+        lines.append(f"; kernel {k.name}: entry 0x{k.entry:x}, {len(k.code)} bytes, wave{k.wave_size}")
+    wave = waves[0] if len(waves) == 1 else None
+    for sec in co.elf.sections:
+        if not sec.flags & elf.SHF_EXECINSTR or not sec.size:
+            continue
+        base = sec.addr     # llvm-objdump's addresses: a relocatable object's sections start at 0
+        labels = _section_labels(co, sec, base)
+        lines += ["", f"Disassembly of section {sec.name}:"]
+        starts = sorted(labels)
+        for i, at in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else base + sec.size
+            lines += ["", f"{at:016x} <{labels[at]}>:"]
             with warnings.catch_warnings():
                 warnings.simplefilter("default")
-                text = disassemble(k.code, co.target, wave_size=k.wave_size, offsets=offsets)
-        except isa.ISALoadError as e:
-            lines.append(f"; cannot disassemble {co.target} code: {e}")
-            continue
-        lines += ["  " + line for line in text.splitlines()]
+                body = disassemble_lines(sec.data[at - base:end - base], co.target, wave)
+            for pos, size, text, inst in body:
+                addr = at + pos
+                words = sec.data[addr - base:addr - base + size]
+                hexwords = " ".join(f"{int.from_bytes(words[j:j + 4], 'little'):08X}" for j in range(0, size, 4))
+                line = f"\t{text:<59}// {addr:012X}: {hexwords}"
+                target = _branch_target(inst, addr)
+                if target is not None:
+                    line += " " + _symbolize(target, starts, labels)
+                lines.append(line)
     return "\n".join(lines)
+
+
+def _section_labels(co: CodeObject, sec, base: int) -> dict[int, str]:
+    """address -> name of the symbols in an executable section (llvm-objdump's labels)."""
+    labels: dict[int, str] = {}
+    for s in co.elf.symbols or co.elf.dynamic_symbols:
+        if s.shndx == sec.index and s.name and s.type not in (elf.STT_SECTION, _STT_FILE):
+            labels.setdefault(s.value if co.elf.type != elf.ET_REL else base + s.value, s.name)
+    if base not in labels:
+        labels[base] = sec.name
+    return labels
+
+
+_STT_FILE = 4
+
+
+def _branch_target(inst, addr: int) -> int | None:
+    """The address a SOPP/SOPK branch jumps to (PC of the next instruction + 4 * simm16)."""
+    from dsl import syntax
+    if inst is None or inst.fmt.name not in ("SOPP", "SOPK"):
+        return None
+    name = inst.defs[0].name.lower()
+    style = syntax.SOPP_STYLE.get(name) if inst.fmt.name == "SOPP" else syntax.SOPK_STYLE.get(name, ((), ""))[1]
+    if style != "branch":
+        return None
+    simm = inst.fields["SIMM16"]
+    return addr + 4 + 4 * (simm - 0x10000 if simm & 0x8000 else simm)
+
+
+def _symbolize(target: int, starts: list[int], labels: dict[int, str]) -> str:
+    before = [a for a in starts if a <= target]
+    if not before:
+        return f"<0x{target:x}>"
+    at = before[-1]
+    return f"<{labels[at]}>" if at == target else f"<{labels[at]}+0x{target - at:x}>"
 
 
 def describe_code_object(co: CodeObject) -> str:
@@ -113,5 +171,10 @@ def run_disasm(args) -> int:
     from dsl.cli import run_disasm as run_raw_disasm
     if not is_code_object(args.file):
         return run_raw_disasm(args)
-    print(disassemble_code_object(_load(args.file), offsets=args.offsets))
+    co = _load(args.file)
+    try:
+        text = disassemble_code_object(co, offsets=args.offsets)
+    except ValueError as e:
+        raise ValueError(f"{args.file}: {e}") from None
+    print(text)
     return 0

@@ -22,6 +22,7 @@ import isa
 from emu.launch import Dispatch, LaunchError
 from emu.machine import Machine
 from emu.memory import PRIVATE_APERTURE, SHARED_APERTURE, DeviceMemory, MemoryFault, OutOfDeviceMemory
+from emu.options import EmuOptions, REFERENCE, from_environment
 
 from .codeobj import CodeObject, read_code_object
 from .descriptor import USER_SGPRS, vgprs_from_granule
@@ -110,18 +111,28 @@ class Buffer:
 
 
 class Device:
-    def __init__(self, kind: str = "emu", arch: str = "gfx1100", memory_bytes: int = 4 << 30):
+    """reference=True runs the emulator with every fast path off (emu/options.py); `options`
+    picks switches one by one; neither given: the environment's (WAVESMITH_EMU_REFERENCE=1,
+    WAVESMITH_EMU_OFF=...), else every fast path on."""
+
+    def __init__(self, kind: str = "emu", arch: str = "gfx1100", memory_bytes: int = 4 << 30,
+                 reference: bool = False, options: EmuOptions | None = None):
         if kind != "emu":
             raise DeviceError(f"device kind {kind!r}: only 'emu' exists")
         if not isinstance(arch, str):
             raise DeviceError(f"arch {arch!r}: give a target name such as 'gfx1100'")
         if not _is_int(memory_bytes) or memory_bytes < 1 << 20:
             raise DeviceError(f"Device(memory_bytes={memory_bytes!r}): give an integer of at least 1 MiB")
+        if options is not None and not isinstance(options, EmuOptions):
+            raise DeviceError(f"Device(options={options!r}): give an emu.options.EmuOptions")
+        if reference and options is not None and not options.reference:
+            raise DeviceError("Device: reference=True and options with fast paths on contradict each other")
         self.kind, self.arch = kind, arch
         self.memory = DeviceMemory(capacity=int(memory_bytes))
+        self.options = REFERENCE if reference else options if options is not None else from_environment()
         try:
             self.family = isa.resolve_arch(arch)
-            self.machine = Machine(arch, self.memory)
+            self.machine = Machine(arch, self.memory, options=self.options)
         except (ValueError, isa.ISALoadError) as e:
             raise DeviceError(f"Device(arch={arch!r}): {e}") from None
         self._count = 0

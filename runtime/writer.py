@@ -163,6 +163,13 @@ def from_dsl_kernel(kernel, name: str | None = None, args: list[KernelArg] | Non
                     version: int = 5, **directives) -> bytes:
     """A code object from a dsl.Kernel: its arch and wave size, its assembled code, the
     given arguments (metadata and kernarg size) and `.amdhsa_*` settings as keywords
-    (user_sgpr_kernarg_segment_ptr=1, system_vgpr_workitem_id=2, group_segment_fixed_size=...)."""
-    spec = KernelSpec(name or kernel.name, kernel.assemble(), list(args or []), directives, kernel.wave_size)
+    (user_sgpr_kernarg_segment_ptr=1, system_vgpr_workitem_id=2, group_segment_fixed_size=...).
+    A kernel whose allocation spilled VGPRs gets its scratch (private_segment_fixed_size,
+    enable_private_segment) unless the settings say otherwise."""
+    code = kernel.assemble()
+    scratch = kernel.scratch_bytes if kernel.virtuals else 0
+    if scratch:                      # the allocator spilled VGPRs to scratch: the kernel needs its private segment
+        directives.setdefault("private_segment_fixed_size", scratch)
+        directives.setdefault("enable_private_segment", 1)
+    spec = KernelSpec(name or kernel.name, code, list(args or []), directives, kernel.wave_size)
     return write_code_object(kernel.arch, [spec], version=version)

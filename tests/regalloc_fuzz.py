@@ -198,9 +198,9 @@ class UniIf:
 # ---------------------------------------------------------------- generator
 
 class Generator:
-    def __init__(self, seed: int, size: int = 90):
+    def __init__(self, seed: int, size: int = 90, max_vgprs: int | None = None, max_sgprs: int | None = None):
         self.rng = random.Random(seed)
-        self.k = Kernel("gfx1100", name="fuzz")
+        self.k = Kernel("gfx1100", name="fuzz", max_vgprs=max_vgprs, max_sgprs=max_sgprs)
         self.size = size
         self.steps = 0
         self.labels = 0
@@ -242,7 +242,7 @@ class Generator:
     def dst(self, file: str, kind: str, fresh: float = 0.5) -> tuple[Val, int]:
         """A destination dword: a new value, or (sometimes) a rewrite of an existing one."""
         if self.rng.random() > fresh:
-            old = [x for x in self.vals if x.file == file and x.kind == kind and not x.fixed]
+            old = [x for x in self.vals if x.file == file and x.kind == kind and not x.fixed and x.width == 1]
             if old:
                 x = self.rng.choice(old)
                 return x, self.rng.randrange(x.width)
@@ -322,7 +322,7 @@ class Generator:
     def compare_select(self) -> list:
         a, b = self.vsrc(allow_c=False), self.vsrc()
         c = self.new("s", 1, "m")
-        x, y = self.vsrc(), self.vsrc(allow_c=False)
+        x, y = self.vsrc(), self.vsrc(allow_s=False, allow_c=False)     # the mask is the second scalar read
         d, j = self.dst("v", "u")
 
         def cmp(w: Wave):
@@ -760,10 +760,13 @@ class Generator:
         # outputs: a sample of every value's dwords (SGPRs through a VGPR copy)
         stored = []
         epilogue = [Step(lambda k: k.append(v_lshlrev_b32(self.ooff.reg, 8, v[0])), lambda w: None)]
-        candidates = [(x, j) for x in self.vals for j in range(x.width) if x.kind != "m"]
-        self.rng.shuffle(candidates)
-        # a third of the dwords: the others die at their last read, so registers get reused
-        for x, j in candidates[:min(OUT, max(4, len(candidates) // 3))]:
+        # a third of the values, each whole (as code stores a tuple it built): the others die
+        # at their last read, so registers get reused
+        chosen = [x for x in self.vals if x.kind != "m"]
+        self.rng.shuffle(chosen)
+        chosen = chosen[:max(2, len(chosen) // 3)]
+        candidates = [(x, j) for x in chosen for j in range(x.width)][:OUT]
+        for x, j in candidates:
             slot = len(stored)
             stored.append((x, j))
             if x.file == "s":
@@ -918,17 +921,19 @@ class Result:
     instructions: int
     vgprs: int
     peak: int
+    spilled: int = 0
     mismatches: list = field(default_factory=list)   # (slot, value name, dword, lanes)
 
 
-def check(seed: int, size: int = 90) -> Result:
-    gen = Generator(seed, size)
+def check(seed: int, size: int = 90, max_vgprs: int | None = None, max_sgprs: int | None = None) -> Result:
+    """Run one random program; `max_vgprs` / `max_sgprs` below its needs force spilling."""
+    gen = Generator(seed, size, max_vgprs, max_sgprs)
     k, program, stored = gen.build()
     inp = np.random.default_rng(seed).integers(0, 1 << 32, LANES * WAVES * ROW, dtype=np.uint64).astype(np.uint32)
     want, defined = reference(gen, program, inp)
     got = run_on_emulator(k, inp)
     alloc = k.allocate()
-    res = Result(seed, len(k.items), alloc.vgprs, alloc.peak["v"])
+    res = Result(seed, len(k.items), alloc.vgprs, alloc.peak["v"], spilled=len(k.spills.vgprs) + len(k.spills.sgprs))
     for slot, (x, j) in enumerate(stored):
         bad = np.nonzero(defined[slot] & (got[slot] != want[slot]))[0]
         if len(bad):

@@ -113,3 +113,11 @@ def test_an_internal_error_is_one_line_and_debug_shows_the_traceback(capsys, mon
     assert rc == 2 and "internal error: KeyError" in err and "--debug" in err and err.count("\n") == 1
     with pytest.raises(KeyError):
         wavesmith.main(["readobj", str(good), "--debug"])
+
+
+def test_a_warning_is_one_line_about_the_input(capsys, tmp_path):
+    src = tmp_path / "w.txt"
+    src.write_text("0xf4 0xf5 0xf6 0xf7 0x00 0x00 0x00 0x00")       # an SMEM opcode rdna3 does not define
+    rc, out, err = cli(capsys, "disasm", str(src))
+    assert rc == 0 and ".long 0xf7f6f5f4" in out
+    assert err.startswith("wavesmith disasm: warning: offset 0x0:") and err.count("\n") == 1

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from emu.machine import UnsupportedInstruction
-from .test_emu_machine import launch, loads
+from .test_emu_machine import global_id, launch, loads
 
 MODE_CLANG = 0x3F0       # clang's kernel descriptors: RNE, f32/f64/f16 denormals kept, DX10_CLAMP, IEEE
 MODE_NO_IEEE = 0x000     # everything flushed, IEEE off
@@ -44,6 +44,10 @@ def _lane_order_reference(op, addrs, data, init):
     return np.array(ret, np.uint32), mem
 
 
+COMBINE = pytest.mark.parametrize("combine", [True, False], ids=["sums-combined", "rounds"])
+
+
+@COMBINE
 @pytest.mark.parametrize("wave", [32, 64])
 @pytest.mark.parametrize("mnemonic, op", [
     ("ds_add_rtn_u32", lambda m, d: (m + d) & 0xFFFFFFFF),
@@ -53,7 +57,10 @@ def _lane_order_reference(op, addrs, data, init):
     ("ds_xor_rtn_b32", lambda m, d: m ^ d),
     ("ds_storexchg_rtn_b32", lambda m, d: d),
 ])
-def test_lds_atomics_on_shared_addresses_apply_every_lane_in_lane_order(wave, mnemonic, op):
+def test_lds_atomics_on_shared_addresses_apply_every_lane_in_lane_order(wave, mnemonic, op, combine, monkeypatch):
+    """Both ways of running conflicting lanes (emu.table.COMBINE_ATOMIC_SUMS: one access with
+    the summed data for += / -=, else rounds in lane order) give the lane-order reference."""
+    monkeypatch.setattr("emu.table.COMBINE_ATOMIC_SUMS", combine)
     rng = np.random.default_rng(21)
     addrs = rng.integers(0, 3, wave).astype(np.uint32) * 4          # three words, many lanes each
     data = rng.integers(1, 40, wave).astype(np.uint32)
@@ -83,6 +90,46 @@ def test_lds_atomics_on_shared_addresses_apply_every_lane_in_lane_order(wave, mn
     ret, mem = _lane_order_reference(op, addrs, data, init)
     assert (got["ret"] == ret).all()
     assert got["words"].tolist() == [mem[0], mem[4], mem[8]]
+
+
+@COMBINE
+@pytest.mark.parametrize("width", [32, 64])
+def test_global_atomic_add_and_sub_on_shared_addresses(width, combine, monkeypatch):
+    """Many waves and lanes on a few 32/64-bit counters: memory = np.add.at; the returned
+    values, in lane order (wave-major within the batch), the counter before each lane."""
+    monkeypatch.setattr("emu.table.COMBINE_ATOMIC_SUMS", combine)
+    rng = np.random.default_rng(24 + width)
+    n, words = 256, 5
+    dt = np.uint32 if width == 32 else np.uint64
+    slot = rng.integers(0, words, n).astype(np.uint32)
+    data = rng.integers(0, 2**width, n, dtype=np.uint64).astype(dt)
+    init = rng.integers(0, 2**width, words, dtype=np.uint64).astype(dt)
+    shift, pair = (2, "v4") if width == 32 else (3, "v[4:5]")
+    ret = pair.replace("4", "6").replace("5", "7")
+    src = loads("slot", "data", "mem", "ret") + global_id(128) + f"""
+        global_load_b32 v3, v2, s[4:5]
+        v_lshlrev_b32 v8, {shift}, v1
+        global_load_b{width} {pair}, v8, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_lshlrev_b32 v3, {shift}, v3
+        global_atomic_add_u{width} {ret}, v3, {pair}, s[8:9] glc
+        global_atomic_sub_u{width} v3, {pair}, s[8:9] offset:{words * width // 8}
+        s_waitcnt vmcnt(0)
+        global_store_b{width} v8, {ret}, s[10:11]
+        s_endpgm"""
+    mem = np.concatenate([init, init])
+    got, _ = launch(src, {"slot": slot, "data": data, "mem": mem, "ret": np.zeros(n, dt)},
+                    grid=(n // 128, 1, 1), block=(128, 1, 1))
+    m = 2**width
+    counters, want = [int(v) for v in init], []
+    for s_, d in zip(slot.tolist(), data.tolist()):
+        want.append(counters[s_])
+        counters[s_] = (counters[s_] + d) % m
+    subtracted = [int(v) for v in init]
+    for s_, d in zip(slot.tolist(), data.tolist()):
+        subtracted[s_] = (subtracted[s_] - d) % m
+    assert got["mem"].tolist() == counters + subtracted
+    assert got["ret"].tolist() == want
 
 
 def test_lds_atomic_without_return_leaves_vgprs_alone():

@@ -2,14 +2,24 @@
 gfx1100-w64 and gfx1151, compared with its numpy reference within the manifest's
 tolerance (inputs generated as the corpus README prescribes; tests/kernel_corpus.py).
 
+Each launch runs again on a device with every fast path off but wave batching
+(emu/options.py: REFERENCE with batch_waves on; tests/test_emu_reference.py runs every kernel
+with batching off too), and both must leave the same bytes in every buffer, the same final
+registers and the same fault: the launches of a target share one device per mode, in corpus
+order, so the fast device reuses register state from launch to launch as in real use.
+
 KNOWN_GAPS lists the kernels that do not pass yet, each with the reason; they are strict
 xfails, so a kernel that starts passing fails here until it is taken off the list."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from emu.options import FAST, REFERENCE
 from tests.conftest import SHARED
+from tests.emu_differential import differences, run_outcome
 from tests.kernel_corpus import TARGETS, cases, run
 
 ROOT = SHARED / "kernels"
@@ -18,6 +28,8 @@ CASES = cases(ROOT) if ROOT.exists() else []
 KNOWN_GAPS: dict[str, str] = {}
 KNOWN_TARGET_GAPS: dict[tuple[str, str], str] = {}
 _devices: dict = {}
+_reference_devices: dict = {}
+BATCHED_REFERENCE = replace(REFERENCE, batch_waves=True)
 
 
 def _params():
@@ -33,10 +45,24 @@ def _params():
 @pytest.mark.skipif(not CASES, reason=f"kernel corpus not found at {ROOT} (set WAVESMITH_SHARED)")
 @pytest.mark.parametrize("case, target", list(_params()))
 def test_kernel_matches_reference(case, target):
-    results, stats = run(case, target, _devices)
+    from runtime import Device
+    arch = target.split("-")[0]
+    fast = _devices.setdefault(arch, Device("emu", arch=arch, options=FAST))
+    plain = _reference_devices.setdefault(arch, Device("emu", arch=arch, options=BATCHED_REFERENCE))
+    got = {}
+
+    def launch(devices, key):
+        got[key], stats = run(case, target, devices)
+        return stats
+    outcomes = [run_outcome(dev.machine, lambda d=devices, k=key: launch(d, k))
+                for dev, devices, key in ((fast, _devices, "fast"), (plain, _reference_devices, "plain"))]
+    assert outcomes[0].fault is None, outcomes[0].fault
+    results = got["fast"]
     bad = {name: why for name, why in results.items() if why}
     assert results and not bad, f"{case.name} on {target}: {bad}"
-    assert stats.instructions > 0
+    assert outcomes[0].instructions > 0
+    diff = differences(*outcomes, names=("fast", "reference (waves batched)"))
+    assert not diff, f"{case.name} on {target}: fast and reference modes differ: {diff}"
 
 
 def test_corpus_covers_the_three_targets():

@@ -32,8 +32,8 @@ def test_corpus_instructions_run_or_fail_clearly(target, monkeypatch):
     rng = np.random.default_rng(0)
     initial = emu.launch.initial_state
 
-    def random_registers(d, first, groups, spare=None):
-        st, wave_group = initial(d, first, groups, spare)
+    def random_registers(d, first, groups, *rest):
+        st, wave_group = initial(d, first, groups, *rest)
         st.sgpr[:106] = rng.integers(0, 2**32, (106, st.waves), dtype=np.uint64).astype(np.uint32)
         st.vgpr[:] = rng.integers(0, 2**32, st.vgpr.shape, dtype=np.uint64).astype(np.uint32)
         st.sgpr_written[:106] = st.vgpr_written[:] = True

@@ -49,12 +49,7 @@ ELSEWHERE = {
        for n in WIDE if re.match(r"t?buffer_load_(d16_)?format", n)},
 }
 # no independent reference here yet (listed, so a new wide instruction cannot slip through)
-NOT_CHECKED = {
-    **{n: "program counter values (control flow)" for n in ("s_getpc_b64", "s_swappc_b64", "s_call_b64") if n in WIDE},
-    **{n: "sum of absolute differences: no reference yet" for n in ("v_qsad_pk_u16_u8", "v_mqsad_pk_u16_u8",
-                                                                      "v_mqsad_u32_u8")},
-    **{n: "two-address exchange: no reference yet" for n in WIDE if n.startswith("ds_storexchg_2addr")},
-}
+NOT_CHECKED: dict[str, str] = {}      # none left: a new wide instruction gets a check or a reason here
 
 
 def dword_pairs(x: np.ndarray) -> np.ndarray:
@@ -506,6 +501,143 @@ def test_movrels_b64_reads_and_movreld_b64_writes_the_pair_m0_above():
     assert got[0] | got[1] << 32 == v
 
 
+# ---------------------------------------------------------------- sums of absolute differences
+def _sad(a: int, b: int, acc: int, masked: bool) -> int:
+    """acc + sum over bytes |a_i - b_i| (masked: bytes where b_i == 0 skipped: MSAD)."""
+    return acc + sum(abs(((a >> 8 * i) & 255) - ((b >> 8 * i) & 255)) for i in range(4)
+                     if not (masked and (b >> 8 * i) & 255 == 0))
+
+
+SADS = {"v_qsad_pk_u16_u8": (False, 16, 2), "v_mqsad_pk_u16_u8": (True, 16, 2), "v_mqsad_u32_u8": (True, 32, 4)}
+
+
+@pytest.mark.parametrize("mnemonic", sorted(SADS))
+def test_quad_sads_every_element(mnemonic):
+    """Four SADs of the 32-bit reference S1 against S0's byte windows [31:0], [39:8], [47:16],
+    [55:24], each plus its element of S2 (16-bit elements packed in 64 bits, or four dwords)."""
+    masked, bits, dwords = SADS[mnemonic]
+    s0 = RNG.integers(0, 2**64, LANES, dtype=np.uint64)
+    s1 = RNG.integers(0, 2**32, LANES, dtype=np.uint64).astype(np.uint32)
+    s1 = np.where(RNG.random(LANES) < 0.3, s1 & np.uint32(0xFF00FF00), s1)      # zero bytes for MSAD
+    acc = RNG.integers(0, 2**32, (LANES, 4), dtype=np.uint64).astype(np.uint32) >> np.uint32(34 - bits)
+    s2 = (acc[:, 0] | acc[:, 1] << np.uint32(16)).astype(np.uint64) | \
+        (acc[:, 2] | acc[:, 3] << np.uint32(16)).astype(np.uint64) << np.uint64(32) if bits == 16 else None
+    s2_buf = s2 if bits == 16 else acc.reshape(-1)
+    load_s2 = "global_load_b64 v[14:15], v5, s[8:9]" if bits == 16 else \
+        "v_lshlrev_b32 v7, 4, v0\nglobal_load_b128 v[14:17], v7, s[8:9]"
+    dst = "v[20:21]" if dwords == 2 else "v[20:23]"
+    src2 = "v[14:15]" if dwords == 2 else "v[14:17]"
+    src = loads("s0", "s1", "s2", "out") + f"""
+        v_lshlrev_b32 v5, 3, v0
+        v_lshlrev_b32 v6, 2, v0
+        global_load_b64 v[10:11], v5, s[4:5]
+        global_load_b32 v12, v6, s[6:7]
+        {load_s2}
+        s_waitcnt vmcnt(0)
+        {mnemonic} {dst}, v[10:11], v12, {src2}
+        v_lshlrev_b32 v7, 4, v0
+        """ + "".join(f"global_store_b32 v7, v{20 + k}, s[10:11] offset:{4 * k}\n" for k in range(dwords)) + "s_endpgm"
+    got, _ = launch(src, {"s0": s0, "s1": s1, "s2": s2_buf, "out": np.zeros(LANES * 4, np.uint32)},
+                    block=(LANES, 1, 1), vgprs=32)
+    out = got["out"].reshape(LANES, 4)
+    for lane in range(LANES):
+        a, b = int(s0[lane]), int(s1[lane])
+        want = [_sad((a >> 8 * k) & 0xFFFFFFFF, b, int(acc[lane, k]), masked) & ((1 << bits) - 1) for k in range(4)]
+        if bits == 16:
+            want = [want[0] | want[1] << 16, want[2] | want[3] << 16]
+        assert out[lane, :dwords].tolist() == want, (mnemonic, lane)
+
+
+# ---------------------------------------------------------------- two-address exchange
+XCHG_2ADDR = sorted(n for n in WIDE if n.startswith("ds_storexchg_2addr"))
+
+
+@pytest.mark.parametrize("mnemonic", XCHG_2ADDR)
+def test_ds_storexchg_2addr_returns_both_old_values(mnemonic):
+    """Each lane swaps DATA / DATA2 into two elements (OFFSET0, OFFSET1, times 64 for STRIDE64)
+    of its own and returns both old ones: every returned dword and every stored one."""
+    elem = 8 if mnemonic.endswith("b64") else 4
+    n = elem // 4
+    scale = elem * (64 if "stride64" in mnemonic else 1)
+    off0, off1 = 1, 2
+    step = elem * (1 if "stride64" in mnemonic else 4)    # lane bases far enough apart: no element shared
+    size = LANES * step + off1 * scale + elem
+    lds0 = RNG.integers(0, 2**32, size // 4, dtype=np.uint64).astype(np.uint32)
+    d = RNG.integers(0, 2**32, (LANES, 4), dtype=np.uint64).astype(np.uint32)
+    fill = "".join(f"global_load_b32 v20, v21, s[4:5] offset:{4 * k}\ns_waitcnt vmcnt(0)\n"
+                   f"ds_store_b32 v21, v20 offset:{4 * k}\n" for k in range(-(-size // 4 // LANES)))
+    per = -(-size // 4 // LANES)
+    data = "v[12:13], v[14:15]" if n == 2 else "v12, v14"
+    dst = "v[24:27]" if n == 2 else "v[24:25]"
+    src = loads("lds", "d", "ret", "after") + f"""
+        v_mul_u32_u24 v21, {4 * per}, v0
+        {fill}
+        s_waitcnt lgkmcnt(0)
+        v_lshlrev_b32 v7, 4, v0
+        global_load_b128 v[12:15], v7, s[6:7]
+        v_mul_u32_u24 v3, {step}, v0
+        s_waitcnt vmcnt(0)
+        {mnemonic} {dst}, v3, {data} offset0:{off0} offset1:{off1}
+        s_waitcnt lgkmcnt(0)
+        """ + "".join(f"global_store_b32 v7, v{24 + k}, s[8:9] offset:{4 * k}\n" for k in range(2 * n)) + \
+        "".join(f"ds_load_b32 v20, v21 offset:{4 * k}\ns_waitcnt lgkmcnt(0)\nglobal_store_b32 v21, v20, s[10:11] "
+                f"offset:{4 * k}\n" for k in range(per)) + "s_endpgm"
+    padded = np.zeros(per * LANES, np.uint32)
+    padded[:lds0.size] = lds0
+    got, _ = launch(src, {"lds": padded, "d": d.reshape(-1), "ret": np.zeros(LANES * 4, np.uint32),
+                          "after": np.zeros(per * LANES, np.uint32)}, block=(LANES, 1, 1), lds=per * LANES * 4,
+                    vgprs=32)
+    mem = padded.copy()
+    ret = np.zeros((LANES, 4), np.uint32)
+    for lane in range(LANES):         # lanes touch distinct elements: no order question
+        for j, off in enumerate((off0, off1)):
+            w = (lane * step + off * scale) // 4
+            ret[lane, j * n:(j + 1) * n] = mem[w:w + n]
+            mem[w:w + n] = d[lane, 2 * j:2 * j + n] if n == 2 else d[lane, 2 * j]
+    assert (got["ret"].reshape(LANES, 4)[:, :2 * n] == ret[:, :2 * n]).all()
+    assert (got["after"] == mem).all()
+
+
+# ---------------------------------------------------------------- program counters
+def test_pc_results_are_the_whole_64bit_address():
+    """s_getpc_b64 / s_call_b64 / s_swappc_b64 write the address of the next instruction (the
+    manual: PC + 4) as a 64-bit value in an SGPR pair."""
+    import dsl
+    from emu.launch import Dispatch
+    from emu.machine import Machine
+    from emu.memory import DeviceMemory
+    mem = DeviceMemory()
+    out = mem.alloc(64, "out")
+    args = mem.alloc(8, "kernarg")
+    mem.write(args, np.array([out], np.uint64))
+    code = dsl.assemble("""
+        s_load_b64 s[4:5], s[0:1], 0x0
+        s_getpc_b64 s[20:21]
+        s_call_b64 s[22:23], 1
+        s_branch 2
+        s_swappc_b64 s[24:25], s[22:23]
+        s_endpgm
+        s_waitcnt lgkmcnt(0)
+        v_mov_b32 v1, 0
+        v_mov_b32 v2, s20
+        v_mov_b32 v3, s21
+        v_mov_b32 v4, s22
+        v_mov_b32 v5, s23
+        v_mov_b32 v6, s24
+        v_mov_b32 v7, s25
+        global_store_b128 v1, v[2:5], s[4:5]
+        global_store_b64 v1, v[6:7], s[4:5] offset:16
+        s_endpgm""", ARCH)
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    Machine(ARCH, mem).run(Dispatch("pc", at, grid=(1, 1, 1), block=(1, 1, 1), vgprs=8,
+                                    user_sgprs=[args & 0xFFFFFFFF, args >> 32]))
+    got = np.frombuffer(mem.read(out, 24), np.uint64)
+    # s_load_b64 is 8 bytes: s_getpc_b64 sits at at + 8, s_call_b64 at at + 12 (jumping over
+    # the s_branch at + 16 to s_swappc_b64 at + 20, which jumps back to that s_branch)
+    assert got.tolist() == [at + 12, at + 16, at + 24]
+
+
 # ---------------------------------------------------------------- coverage
 def test_rdna35_wide_results_are_rdna3s():
     """The checks above run RDNA3's list; RDNA3.5 has no wide result RDNA3 lacks."""
@@ -515,7 +647,8 @@ def test_rdna35_wide_results_are_rdna3s():
 def test_every_wide_result_is_checked():
     checked = set(VALU_REFS) | set(SALU_REFS) | set(DS_LOADS) | set(SMEM_LOADS) | set(BUFFER_LOADS) | set(ATOMICS) | \
         set(_vector_loads("global") + _vector_loads("flat") + _vector_loads("scratch")) | set(EXEC_WRITERS) | \
-        {"s_bitset0_b64", "s_bitset1_b64", "s_bcnt0_i32_b64", "s_bcnt1_i32_b64", "s_movrels_b64"}
+        {"s_bitset0_b64", "s_bitset1_b64", "s_bcnt0_i32_b64", "s_bcnt1_i32_b64", "s_movrels_b64"} | set(SADS) | \
+        set(XCHG_2ADDR) | {"s_getpc_b64", "s_call_b64", "s_swappc_b64"}
     unaccounted = set(WIDE) - checked - set(ELSEWHERE) - set(NOT_CHECKED)
     assert not unaccounted, f"wide results with no check: {sorted(unaccounted)}"
     assert len(checked & set(WIDE)) >= 140       # the families above found their instructions

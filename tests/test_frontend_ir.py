@@ -72,10 +72,10 @@ def test_program_is_immutable():
 
 def test_unsupported_op_names_the_instruction():
     p = parse("kernel k\nbuffer out i64[4]\nbuffer a i64[4]\n%0 = i32 local_id 0 4\n%1 = i64 load a[%0]\n"
-              "%2 = i64 add %1 %1\nstore out[%0] %2\n")
+              "%2 = i64 idiv %1 %1\nstore out[%0] %2\n")
     with pytest.raises(CompileError) as e:
         compile_program(p)
-    assert "%2 (%2 = i64 add %1 %1)" in str(e.value) and "64-bit" in str(e.value)
+    assert "%2 (%2 = i64 idiv %1 %1)" in str(e.value) and "64-bit" in str(e.value)
 
 
 def test_divergent_loop_bound_is_refused_with_the_instruction():

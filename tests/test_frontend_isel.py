@@ -274,3 +274,42 @@ def test_where_and_mulacc(t):
     else:
         want = (sel.astype(np.int64) * b + c).astype(NP[t])
     np.testing.assert_array_equal(got, want)
+
+
+OPS64 = ["add", "sub", "mul", "and", "or", "xor", "max", "min", "cmplt", "cmpne", "cmpeq", "shl", "shr"]
+
+
+@pytest.mark.parametrize("t", ["i64", "u64"])
+@pytest.mark.parametrize("op", OPS64)
+def test_int64_per_lane(op, t):
+    dt = {"i64": np.int64, "u64": np.uint64}[t]
+    a = rng.integers(-2**63, 2**63, N, dtype=np.int64).view(dt)
+    b = rng.integers(-2**63, 2**63, N, dtype=np.int64).view(dt)
+    a[:4] = np.array([-1, 2**63 - 1, -2**63, 0], np.int64).view(dt)
+    b[:4] = np.array([1, 1, -1, 5], np.int64).view(dt)
+    if op in ("shl", "shr"):
+        b = rng.integers(0, 64, N).astype(dt)
+    out_t = "bool" if op.startswith("cmp") else t
+    p = parse(kernel(f"%1 = {t} load a[%0]\n%2 = {t} load b[%0]\n%3 = {out_t} {op} %1 %2\nstore out[%0] %3\n",
+                     f"buffer out {out_t}[{N}]\nbuffer a {t}[{N}]\nbuffer b {t}[{N}]"))
+    got = run(p, {"out": np.zeros(N, np.bool_ if out_t == "bool" else dt), "a": a, "b": b}, block=(N, 1, 1))["out"]
+    f = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
+         "xor": np.bitwise_xor, "max": np.maximum, "min": np.minimum, "cmplt": np.less, "cmpne": np.not_equal,
+         "cmpeq": np.equal, "shl": np.left_shift, "shr": np.right_shift}[op]
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got, f(a, b))
+
+
+@pytest.mark.parametrize("src,dst", [("i32", "i64"), ("u32", "u64"), ("i64", "i32"), ("u64", "u8"), ("i8", "i64"),
+                                     ("i64", "bool"), ("bool", "u64")])
+def test_int64_casts(src, dst):
+    a = values(src) if src not in ("i64", "u64") else rng.integers(-2**63, 2**63, N, dtype=np.int64).view(NP64[src])
+    got = run_unary("cast", src, a, dst) if dst in NP else None
+    if dst not in NP:
+        p = parse(kernel(f"%1 = {src} load a[%0]\n%2 = {dst} cast %1\nstore out[%0] %2\n",
+                         f"buffer out {dst}[{N}]\nbuffer a {src}[{N}]"))
+        got = run(p, {"out": np.zeros(N, NP64[dst]), "a": a}, block=(N, 1, 1))["out"]
+    np.testing.assert_array_equal(got, a.astype(NP64.get(dst) or NP[dst]))
+
+
+NP64 = {"i64": np.int64, "u64": np.uint64}

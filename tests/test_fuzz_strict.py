@@ -107,6 +107,35 @@ def test_fuzz_module_assembler():
     assert slowest < 10
 
 
+def test_fuzz_expressions():
+    """Token soup for the expression evaluator: a value or an ExprError, never anything else."""
+    from runtime.expr import ExprError, evaluate
+    rng = random.Random(1515151)
+    pieces = TOKENS + ["1", "2", "x", "max", "or", "alignto", "(", ")", ",", "+", "*", "<", "<=", "<>", "!=", "'a'",
+                       "'\\n'", "0b1", "0x", "08", "\"q\"", "$y", "  "]
+    counts = {"value": 0, "refused": 0}
+    for i in range(int(20000 * SCALE)):
+        operands, operators = ["1", "x", "0x10", "'a'", "017", "sym", "(2)", "max(1, x)", "-3", "~a"], \
+            ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "!", "==", "<", ">=", "&&", "||"]
+        words = [rng.choice(operands)]
+        for _ in range(rng.randint(0, 6)):
+            words += [rng.choice(operators), rng.choice(operands)]
+        for _ in range(rng.choice([0, 0, 1, 2])):          # some damage
+            at = rng.randrange(len(words) + 1)
+            words[at:at + rng.randint(0, 1)] = [rng.choice(pieces)]
+        text = " ".join(words)
+        try:
+            v = evaluate(text, {"x": 3, "a": -1, "sym": 8}.__getitem__)
+            assert isinstance(v, int) and -(1 << 63) <= v < 1 << 63, (text, v)
+            counts["value"] += 1
+        except ExprError:
+            counts["refused"] += 1
+        except Exception as e:          # noqa: BLE001 - the property under test
+            pytest.fail(f"{text!r}: raw {type(e).__name__}: {e}")
+    print(f"\nexpression fuzz: {counts['value']} values, {counts['refused']} refused")
+    assert counts["value"] > 1000
+
+
 # ----------------------------------------------------------------------------- device API
 
 KERNEL = HEAD + """.text
@@ -248,7 +277,7 @@ def test_fuzz_cli(tmp_path, capsys):
         except SystemExit as e:                            # argparse's usage errors
             rc = e.code
         out, err = capsys.readouterr()
-        assert "Traceback" not in err and rc in (0, 1, 2), f"{argv}: rc {rc}\n{err[-2000:]}"
+        assert "Traceback" not in err and "Warning:" not in err and rc in (0, 1, 2), f"{argv}: rc {rc}\n{err[-2000:]}"
         if rc:
             assert err.strip(), f"{argv}: exit {rc} without a message"
         assert all(len(line) < 400 for line in err.split("\n")), f"{argv}: an error line is too long"

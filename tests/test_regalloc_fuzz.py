@@ -10,7 +10,7 @@ import pytest
 
 from tests.regalloc_fuzz import check
 
-PROGRAMS = int(os.environ.get("WAVESMITH_REGALLOC_FUZZ", "40"))
+PROGRAMS = int(os.environ.get("WAVESMITH_REGALLOC_FUZZ", "32"))
 
 
 @pytest.mark.parametrize("chunk", range(4))

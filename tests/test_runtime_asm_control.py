@@ -208,7 +208,7 @@ ADD3 = ".macro add3 d, a, b, c\n\tv_add_nc_u32_e32 \\d, \\a, \\b\n\tv_add_nc_u32
     (ADD3 + "add3 v1, v2, v3, v4, v5\n", "7:1: macro add3 takes 4 argument(s); got 5"),
     (".macro m x:req\ns_nop \\x\n.endm\nm\n", "6:1: macro m: missing value for required parameter 'x'"),
     (".macro m x\ns_nop \\y\n.endm\nm 1\n", "6:1: macro m: its body names \\y, which is not one of its parameters (x)"),
-    (".macro m\nm\n.endm\nm\n", "macro m: expansions nested 100 deep"),
+    (".macro m\nm\n.endm\nm\n", "macro m: expansions nested 20 deep"),
     (".macro m x\n v_bogus \\x\n.endm\nm 1\n", "4:2: unknown instruction 'v_bogus' for rdna3\n    v_bogus 1\n"
                                                 "    ^\n  in expansion of macro m at line 6"),
     (".macro m\n", "3:1: .macro has no .endm"),

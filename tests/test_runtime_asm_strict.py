@@ -33,7 +33,7 @@ LLVM_VALUES = [("-7/2", -3), ("-7 % 2", -1), ("5 < 6", -1), ("5 == 5", -1), ("-8
                ("1 ! 2", -3), ("3 && 4", 1), ("0 || 7", 1), ("010", 8), ("1 + 2 * 3 | 4", 7), ("1 | 2 + 3", 6),
                ("6 & 3 == 2", -1), ("0x7fffffffffffffff + 1", -(1 << 63)), ("'a'", 97), ("1 <> 2", -1),
                ("18446744073709551615", -1), ("-~3", 4), ("3 >= 2 >= 1", 0), ("~0 >> 60", 15),
-               ("max(-1, 2)", 2), ("1 << 64", 1), ("-1 >> 70", 288230376151711743)]
+               ("max(-1, 2)", 2), ("1 << 64", 1), ("1 << -1", -(1 << 63)), ("-1 >> 70", 288230376151711743)]
 
 
 @pytest.mark.parametrize("text, value", LLVM_VALUES)
@@ -186,3 +186,61 @@ def test_llvm_mc_refuses_the_same_amdhsa_directives(tmp_path):
         done = subprocess.run([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1100", "-filetype=obj", "-o",
                                str(tmp_path / "k.o"), str(tmp_path / "k.s")], capture_output=True, text=True)
         assert done.returncode and "error" in done.stderr, directive
+
+
+@pytest.mark.parametrize("depth, refused", [(20, False), (21, True)])
+def test_macro_nesting_stops_where_llvm_stops(depth, refused, tmp_path):
+    """llvm-mc-22 refuses macro expansions nested more than 20 deep (its
+    -asm-macro-max-nesting-depth): `d` counts the levels down."""
+    src = f".macro m\n.set d, d-1\n.if d\nm\n.endif\n.endm\n.set d, {depth}\nm\n"
+    if refused:
+        _fails(HEAD + src, r"macro m: expansions nested 20 deep")
+    else:
+        read_code_object(assemble_module(HEAD + src))
+    import shutil
+    import subprocess
+    mc = shutil.which("llvm-mc-22")
+    if mc:
+        (tmp_path / "m.s").write_text(src)
+        done = subprocess.run([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1100", str(tmp_path / "m.s")],
+                              capture_output=True, text=True)
+        assert bool(done.returncode) == refused and ("nested more than 20" in done.stderr) == refused
+
+
+# pieces of .ascii strings: plain text, every escape llvm-mc reads (hex with one or more
+# digits, octal with up to three), a UTF-8 character
+ESCAPES = ["a", r"\n", r"\t", r'\"', r"\\", r"\x41", r"\x4142", r"\101", r"\0", r"\1012", "é", r"\b\f\r", r"\X7f"]
+
+
+def test_data_directives_write_llvms_bytes(tmp_path):
+    """Random .byte/.short/.long/.quad values (random expressions that fit) and .ascii/.asciz
+    strings with every escape: the .data bytes equal llvm-mc-22's (-filetype=obj, llvm-objcopy)."""
+    import subprocess
+    mc, objcopy = tool("llvm-mc"), tool("llvm-objcopy")
+    rng = random.Random(1515)
+    symbols = {"x1": -5, "x2": -(1 << 63)}
+    lines = [".set x1, -5", ".set x2, 0x8000000000000000", ".data"]
+    sizes = {".byte": 1, ".short": 2, ".long": 4, ".quad": 8}
+    while len(lines) < 400:
+        if rng.random() < 0.2:
+            parts = [rng.choice(ESCAPES) for _ in range(rng.randint(0, 6))]
+            lines.append(f'{rng.choice([".ascii", ".asciz"])} "{"".join(parts)}"')
+            continue
+        directive = rng.choice(list(sizes))
+        text = _random_expression(rng)
+        try:
+            value = evaluate(text, symbols.__getitem__)
+        except ExprError:
+            continue
+        if -(1 << (8 * sizes[directive] - 1)) <= value < 1 << 8 * sizes[directive]:
+            lines.append(f"{directive} {text}")
+    src = "\n".join(lines) + "\n"
+    (tmp_path / "d.s").write_text(src)
+    subprocess.run([mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1100", "-filetype=obj", "-o", str(tmp_path / "d.o"),
+                    str(tmp_path / "d.s")], check=True, capture_output=True)
+    subprocess.run([objcopy, "-O", "binary", "--only-section=.data", str(tmp_path / "d.o"), str(tmp_path / "d.bin")],
+                   check=True, capture_output=True)
+    theirs = (tmp_path / "d.bin").read_bytes()
+    ours = bytes(read_code_object(assemble_module(HEAD + src)).elf.section(".data").data)
+    assert len(ours) == len(theirs) > 1000
+    assert ours == theirs, next(i for i in range(len(ours)) if ours[i] != theirs[i])

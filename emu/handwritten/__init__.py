@@ -4,7 +4,8 @@ Everything else is generated from the PDF (emu/pcode). Entries here are either c
 events the machine acts on (no data effect: s_endpgm, s_barrier, waits, hints), MODE
 writers, or data-parallel operations the manual describes in prose, C or matrix notation
 (`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA; `buffer_format.py`: the buffer
-loads/stores with format conversion; `append.py`: ds_append/ds_consume; `hwreg.py`: s_setreg).
+loads/stores with format conversion; `append.py`: ds_append/ds_consume; `hwreg.py`: s_setreg;
+`interp.py`: VINTERP, whose RDNA3 pseudocode is garbled or missing).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 from ..semantics import Operand, Semantic
 import re
 
-from . import append, buffer_format, hwreg, lanes, wmma
+from . import append, buffer_format, hwreg, interp, lanes, wmma
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -30,6 +31,9 @@ CONTROL = {
     "S_SETPRIO": "nop", "S_INCPERFLEVEL": "nop", "S_DECPERFLEVEL": "nop", "S_ICACHE_INV": "nop",
     "S_TTRACEDATA": "nop", "S_TTRACEDATA_IMM": "nop", "S_DCACHE_INV": "nop", "S_GL1_INV": "nop",
     "BUFFER_GL0_INV": "nop", "BUFFER_GL1_INV": "nop", "V_NOP": "nop", "V_PIPEFLUSH": "nop",
+    "DS_NOP": "nop",                # "Do nothing."
+    # probes of the address translation cache: no destination, no effect on data
+    "S_ATC_PROBE": "nop", "S_ATC_PROBE_BUFFER": "nop",
 }
 
 
@@ -106,6 +110,11 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
                         cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
                         "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
+    if name in interp.VARIANTS:
+        reads, writes = interp.operands(name)
+        return Semantic(name, lambda ctx: interp.execute(name, ctx), "hand-written", reads, writes,
+                        source="fma of attribute data from fixed lanes of the quad (manual's VINTERP entries; "
+                               "see emu/handwritten/interp.py)")
     if name in DATA_PARALLEL:
         fn, reads, writes, what = DATA_PARALLEL[name]
         return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},

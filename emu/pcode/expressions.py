@@ -161,7 +161,7 @@ class Expressions:
             self.cross_lane = True
             lane, _ = self.expr(base.children[1])
             reg, _ = self.expr(idx)
-            return f"R.vgpr_read(ctx, {reg}, {lane})", Ty("u", 32)
+            return f"R.vgpr_read(ctx, {reg}, {lane}, {self.pred or 'None'})", Ty("u", 32)
         if is_name(base, {"SGPR"}):
             self.cross_lane = True
             reg, _ = self.expr(idx)
@@ -200,7 +200,8 @@ class Expressions:
             return f"R.dw_get({code}, {lo}, {bits})", Ty("u", bits)
         hi, _ = self.expr(node.children[1])
         lo, _ = self.expr(node.children[2])
-        width = self._const_width(node) if is_const(node.children[1]) and is_const(node.children[2]) else 64
+        # a constant range has its own width ({ ~lane[5], lane[4 : 0] } is 6 bits); else up to 64
+        width = int(hi, 0) - int(lo, 0) + 1 if is_const(node.children[1]) and is_const(node.children[2]) else 64
         return f"R.bits_of({code}, {hi}, {lo})", Ty("u" if bty.kind != "wide" or width <= 64 else "wide", width)
 
     def x_slice_up(self, node):

@@ -135,7 +135,7 @@ class Statements:
             # between round toward zero (R.<conversion>_rtz); anything else restores RNE
             self.round_mode = "rtz" if is_name(value, {"ROUND_TOWARD_ZERO"}) else None
             return
-        if op == "=" and target.data != "concat_target" and self.narrow_assign(target, value):
+        if op == "=" and target.data != "concat_target" and self.narrow and self.narrow_assign(target, value):
             return
         if op != "=":
             bin_op = op[:-1]

@@ -42,12 +42,14 @@ class Result:
 class Translator(NarrowStatements, Statements, Expressions):
     """One instruction's pseudocode -> `Result` (see the module docstring)."""
 
-    def __init__(self, name: str, operand_types: dict[str, str], scalar: bool, saturate: bool = False):
+    def __init__(self, name: str, operand_types: dict[str, str], scalar: bool, saturate: bool = False,
+                 narrow: bool = True):
         self.name = name
         # integer clamp (VOP3 CLMP on an integer result): typed integer stores narrower than 64
         # bits saturate instead of wrapping, and a narrowing read of a local (D0.u = tmp.u)
         # passes the whole value on, so the store sees the exact result
         self.saturate = saturate
+        self.narrow = narrow        # uint32 statements where they are exact (narrow.py); False: the general path only
         self.optypes = operand_types
         self.scalar = scalar
         self.lines: list[str] = []
@@ -150,7 +152,7 @@ class Translator(NarrowStatements, Statements, Expressions):
             # at that width rather than let the store drop the high bits
             if widths and all(widths.get(n, 0) >= b for n, b in wider.items()):
                 self.fail(f"cannot widen {', '.join(wider)} to the value written to it")
-            return Translator(self.name, self.optypes, self.scalar, self.saturate).translate(
+            return Translator(self.name, self.optypes, self.scalar, self.saturate, self.narrow).translate(
                 tree, {**(widths or {}), **wider})
         return result
 

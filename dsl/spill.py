@@ -1,0 +1,147 @@
+"""Spill code for a Kernel whose values do not fit the register files.
+
+regalloc.spill.choose_spills() names the virtual registers to spill; `spill_kernel()`
+rewrites the kernel so each of them lives in memory and is touched only through a
+temporary that is live around one instruction:
+
+- VGPRs go to scratch (private per-lane memory): `scratch_load_b32 t, off, off offset:S`
+  + `s_waitcnt` before an instruction that reads the value, `scratch_store_b32` after one
+  that writes it (only the dwords it writes). A store under a partial EXEC writes only the
+  active lanes, so the other lanes keep their value in memory: spilled values are right per
+  lane whatever EXEC does. Instructions that touch lanes outside EXEC (v_readlane,
+  v_writelane, DPP) get their reload/store with EXEC set to all lanes and restored.
+- SGPRs go to lanes of a spill VGPR: `v_writelane_b32 vs, t, lane` after a write,
+  `v_readlane_b32 t, vs, lane` before a read (both ignore EXEC), as LLVM does.
+
+A memory instruction's result is stored only after `s_waitcnt` (the data arrives late)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from .allocation import MEMORY_FORMATS, build_program, reads_all_lanes
+from .operands import Mod, VReg, exec, exec_lo, off
+
+
+@dataclass
+class SpillReport:
+    vgprs: list[str] = field(default_factory=list)     # names of the virtual VGPRs kept in scratch
+    sgprs: list[str] = field(default_factory=list)     # names of the virtual SGPRs kept in VGPR lanes
+    scratch_bytes: int = 0                              # scratch per work-item
+    spill_vgprs: int = 0                                # VGPRs holding spilled SGPRs
+    reloads: int = 0
+    stores: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.vgprs or self.sgprs)
+
+
+@lru_cache(maxsize=None)
+def _namespace(arch: str, wave: int) -> dict:
+    from .kernel import build_namespace
+    return build_namespace(arch, wave)
+
+
+def _rename(v, old: int, new: VReg):
+    if isinstance(v, Mod):
+        return replace(v, value=_rename(v.value, old, new))
+    if isinstance(v, VReg) and v.vid == old:
+        return replace(v, vid=new.vid, name=new.name, owner=new.owner)
+    if isinstance(v, list):
+        return [_rename(x, old, new) for x in v]
+    return v
+
+
+def _renamed(st, old: int, new: VReg):
+    dual = _renamed(st.dual, old, new) if st.dual is not None else None
+    return replace(st, operands=[_rename(o, old, new) for o in st.operands], dual=dual)
+
+
+def spill_kernel(kernel, vgpr_vids, sgpr_vids):
+    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled."""
+    from .kernel import Inst, Kernel
+    ns = _namespace(kernel.arch, kernel.wave_size)
+    prog = build_program(kernel)
+    out = Kernel(kernel.arch, kernel.wave_size, kernel.name)
+    out.virtuals = list(kernel.virtuals)
+    report = SpillReport()
+    exec_reg = exec_lo if kernel.wave_size == 32 else exec
+    lanes = kernel.wave_size
+
+    slot: dict[int, int] = {}                 # VGPR vid -> scratch byte offset
+    for vid in vgpr_vids:
+        slot[vid] = report.scratch_bytes
+        report.scratch_bytes += 4 * kernel.virtuals[vid].width
+        report.vgprs.append(kernel.virtuals[vid].name)
+    lane: dict[int, tuple[VReg, int]] = {}    # SGPR vid -> (spill VGPR, first lane)
+    holders: list[VReg] = []
+    used = 0
+    for vid in sgpr_vids:
+        width = kernel.virtuals[vid].width
+        if not holders or used + width > lanes:
+            holders.append(out.vreg(1, f"sgpr_spill{len(holders)}"))
+            used = 0
+        lane[vid] = (holders[-1], used)
+        used += width
+        report.sgprs.append(kernel.virtuals[vid].name)
+    report.spill_vgprs = len(holders)
+
+    def emit(inst):
+        out.items.append(inst)
+
+    new_index = []
+    for i, inst in enumerate(kernel.items):
+        new_index.append(len(out.items))
+        ins = prog.instrs[i]
+        spilled = sorted({r.reg for r in ins.uses + ins.defs if r.virtual and (r.reg in slot or r.reg in lane)})
+        if not spilled:
+            emit(inst)
+            continue
+        d = inst.record.definition if inst.record is not None else None
+        wide_lanes = reads_all_lanes(inst.statement, d) or "VGPR[" in ((d.pcode or "") if d is not None else "")
+        st = inst.statement
+        before, after = [], []
+        for vid in spilled:
+            orig = kernel.virtuals[vid]
+            temp = out._virtual(orig.cls, orig.width, f"{orig.name}.{i}")
+            st = _renamed(st, vid, temp)
+            reads = any(r.virtual and r.reg == vid for r in ins.uses)
+            written = sorted({r.offset + k for r in ins.defs if r.virtual and r.reg == vid for k in range(r.count)})
+            part = (lambda j, t=temp: t if t.width == 1 else t[j])
+            if vid in slot:
+                if reads:
+                    before += [ns["scratch_load_b32"](part(j), off, off, offset=slot[vid] + 4 * j)
+                               for j in range(orig.width)]
+                    report.reloads += 1
+                after += [ns["scratch_store_b32"](off, part(j), off, offset=slot[vid] + 4 * j) for j in written]
+            else:
+                holder, first = lane[vid]
+                if reads:
+                    before += [ns["v_readlane_b32"](part(j), holder, first + j) for j in range(orig.width)]
+                    report.reloads += 1
+                after += [ns["v_writelane_b32"](holder, part(j), first + j) for j in written]
+            if written:
+                report.stores += 1
+        vector = any(vid in slot for vid in spilled)
+        if before:
+            if wide_lanes and vector:
+                save = out.sreg(1, f"exec_save.{i}.r")
+                before = [ns["s_mov_b32"](save, exec_reg), ns["s_mov_b32"](exec_reg, -1)] + before + \
+                         [ns["s_mov_b32"](exec_reg, save)]
+            if vector:
+                before.append(ns["s_waitcnt"](0))
+        if after:
+            if d is not None and d.format in MEMORY_FORMATS:
+                after.insert(0, ns["s_waitcnt"](0))
+            if wide_lanes and vector:
+                save = out.sreg(1, f"exec_save.{i}.s")
+                after = [ns["s_mov_b32"](save, exec_reg), ns["s_mov_b32"](exec_reg, -1)] + after + \
+                        [ns["s_mov_b32"](exec_reg, save)]
+        for x in before:
+            emit(x)
+        emit(Inst(st, inst.encoder))
+        for x in after:
+            emit(x)
+    new_index.append(len(out.items))
+    out.labels = {name: new_index[idx] for name, idx in kernel.labels.items()}
+    return out, report

@@ -1,0 +1,105 @@
+"""The emulator's speed tricks, each with its off switch, in one place.
+
+Every fast path in emu/ that computes something a plainer way could compute too is named
+here by one bool; `REFERENCE` turns them all off, and the plain semantics must then give bit
+for bit what the fast paths give (tests/test_emu_reference.py on the kernel corpus,
+tests/test_emu_fuzz.py on random programs). A new fast path comes with its field here, in the
+same commit, and the code takes the plain way when the field is False.
+
+    Device("emu", reference=True)                       # every fast path off
+    Device("emu", options=EmuOptions(narrow_uint32=False))
+    WAVESMITH_EMU_REFERENCE=1                           # the default for Machines built without options
+    WAVESMITH_EMU_OFF=split_addresses,fma_shortcuts     # ... or some switches off
+
+The machine (emu/machine.py) holds its options and makes them `current()` while it runs, so
+that code below it (memory, rtlib, the register file) asks `current()` rather than being
+handed them through every call. Semantics called outside a machine run with `FAST`.
+"""
+from __future__ import annotations
+
+import contextvars
+import os
+from dataclasses import dataclass, fields, replace
+
+
+class OptionsError(ValueError):
+    """An unknown switch name (WAVESMITH_EMU_OFF or options_from)."""
+
+
+@dataclass(frozen=True)
+class EmuOptions:
+    # ---- machine: scheduling and register state
+    batch_waves: bool = True          # every wave at a PC runs in one semantic call (off: one call per wave, in wave order)
+    together: bool = True             # no PC search while all waves run together; their issue count as one int
+    reuse_state: bool = True          # a chunk reuses the last chunk's register files (Machine.spare_state)
+    write_marks: bool = True          # a reused state re-zeroes only registers marked written (off: every register)
+    lazy_zeroing: bool = True         # stale VGPRs of a reused state zeroed before a read, skipped when overwritten whole
+    keep_workitem_ids: bool = True    # v0's work-item ids kept by a reused state of the same launch shape
+    uniform_sgprs: bool = True        # SGPRs every wave of a batch holds alike read as one (1, 1) value; the memo of such rows
+    uniform_mode: bool = True         # MODE shared by every wave held as one int (rounding/flush decisions cached)
+    direct_writes: bool = True        # whole 32-bit results computed straight into the destination register (Ctx.dest)
+    # ---- memory
+    split_addresses: bool = True      # GLOBAL (SGPR base) and DS addresses kept as one base plus 32-bit offsets
+    unit_stride_runs: bool = True     # a unit-stride access as a slice (loads: a lent read-only window of memory)
+    stride_memo: bool = True          # the unit-stride verdict on an address register kept until it is written
+    one_address_loads: bool = True    # a load of one address for the whole batch read once, with Python-int bounds
+    bounds_by_extremes: bool = True   # bounds checked by min/max of the addresses (off: every lane looked up)
+    aligned_gathers: bool = True      # aligned accesses as one gather in the access's dtype (off: byte by byte)
+    # ---- semantics (emu/rtlib.py, emu/semantics.py, emu/pcode/)
+    narrow_uint32: bool = True        # the translator's uint32 statements (emu/pcode/narrow.py); other generated code
+    fma_shortcuts: bool = True        # f16/f32 fma: the exactness proof, midpoint-only repair, blocks (off: round to odd everywhere)
+    dword_views: bool = True          # 64-bit joins/splits and dword fields through uint32/uint64 views (off: shifts and masks)
+    shift_range_shortcuts: bool = True    # shifts and fields whose counts are in range skip the range guards
+    denorm_checks: bool = True        # the denormal flush first asks whether any lane is zero or denormal
+    combine_atomic_sums: bool = True  # atomic += / -= of lanes sharing an address combined into one sum (emu/table.py)
+
+    def off(self) -> tuple[str, ...]:
+        """Names of the switches that are off."""
+        return tuple(f.name for f in fields(self) if not getattr(self, f.name))
+
+    @property
+    def reference(self) -> bool:
+        return not any(getattr(self, f.name) for f in fields(self))
+
+    def __str__(self) -> str:
+        off = self.off()
+        return "reference (every fast path off)" if self.reference else \
+            "fast" if not off else "fast without " + ", ".join(off)
+
+
+FAST = EmuOptions()
+REFERENCE = EmuOptions(**{f.name: False for f in fields(EmuOptions)})
+SWITCHES = tuple(f.name for f in fields(EmuOptions))
+
+
+def options_from(reference: bool = False, off=()) -> EmuOptions:
+    """FAST or REFERENCE with the switches named in `off` turned off."""
+    unknown = [name for name in off if name not in SWITCHES]
+    if unknown:
+        raise OptionsError(f"unknown emulator switch(es) {', '.join(unknown)}; the switches are: "
+                           f"{', '.join(SWITCHES)}")
+    return replace(REFERENCE if reference else FAST, **{name: False for name in off})
+
+
+def from_environment() -> EmuOptions:
+    """WAVESMITH_EMU_REFERENCE=1 (every fast path off) and WAVESMITH_EMU_OFF=name,name."""
+    reference = os.environ.get("WAVESMITH_EMU_REFERENCE", "").strip() not in ("", "0")
+    off = [name.strip() for name in os.environ.get("WAVESMITH_EMU_OFF", "").split(",") if name.strip()]
+    return options_from(reference, off)
+
+
+_CURRENT = contextvars.ContextVar("emu_options", default=FAST)
+
+
+def current() -> EmuOptions:
+    """The options of the machine running now (FAST outside a machine run)."""
+    return _CURRENT.get()
+
+
+def activate(options: EmuOptions):
+    """Make `options` current; returns the token for `deactivate`."""
+    return _CURRENT.set(options)
+
+
+def deactivate(token) -> None:
+    _CURRENT.reset(token)

@@ -1,0 +1,138 @@
+"""64-bit integer ops (i64/u64) for the selector, on VALU: a value is two dwords (low
+first). Add/sub carry through a lane-mask SGPR (v_add_co_u32 / v_add_co_ci_u32), the
+product is lo·lo (low and high halves) plus the two cross products' low halves, compares and
+shifts are the ISA's 64-bit VOPC/VOP3 forms, and/or/xor/select work per dword.
+Not selected: 64-bit division and modulo (a CompileError naming the instruction)."""
+from __future__ import annotations
+
+from .ir import DType
+from .values import Val
+
+
+def halves(sel, v: Val):
+    """(lo, hi) VALU operands of a 64-bit value (constants as 32-bit literals)."""
+    if v.kind == "c":
+        from .alu import split64
+        return split64(v)
+    if v.dtype.itemsize != 8:          # a 32-bit value used as 64-bit: extend
+        lo = sel.vsrc(v)
+        hi = sel.vreg()
+        if v.dtype.signed:
+            sel.valu("v_ashrrev_i32", hi, 31, lo)
+        else:
+            sel.emit("v_mov_b32", hi, 0)
+        return lo, hi
+    r = v.reg
+    return r[0], r[1]
+
+
+def whole(sel, v: Val):
+    """The value as a 2-dword register (for VOPC/VOP3 64-bit operands)."""
+    if v.kind in ("v", "s") and v.dtype.itemsize == 8:
+        return v.reg
+    out = sel.vreg(2)
+    lo, hi = halves(sel, v)
+    sel.emit("v_mov_b32", out[0], lo)
+    sel.emit("v_mov_b32", out[1], hi)
+    return out
+
+
+def select64(sel, op, srcs, d: DType) -> Val:
+    if op in ("cmplt", "cmpne", "cmpeq"):
+        t = srcs[0].dtype
+        m = sel.sreg(sel.mask_dwords)
+        cond = {"cmplt": "lt", "cmpne": "ne", "cmpeq": "eq"}[op]
+        sel.emit(f"v_cmp_{cond}_{'i' if t.signed else 'u'}64", m, whole(sel, srcs[0]), whole(sel, srcs[1]))
+        return Val("m", DType("bool"), m)
+    out = sel.vreg(2)
+    if op in ("add", "sub"):
+        (alo, ahi), (blo, bhi) = halves(sel, srcs[0]), halves(sel, srcs[1])
+        carry = sel.sreg(sel.mask_dwords)
+        a_lo, b_lo = _vgpr_first(sel, alo, blo, op == "add")
+        sel.emit("v_add_co_u32" if op == "add" else "v_sub_co_u32", out[0], carry, a_lo, b_lo)
+        sel.emit("v_add_co_ci_u32" if op == "add" else "v_sub_co_ci_u32", out[1], carry, _v(sel, ahi), _v(sel, bhi),
+                 carry)
+    elif op in ("and", "or", "xor"):
+        (alo, ahi), (blo, bhi) = halves(sel, srcs[0]), halves(sel, srcs[1])
+        for j, (x, y) in enumerate(((alo, blo), (ahi, bhi))):
+            sel.valu(f"v_{op}_b32", out[j], x, y)
+    elif op == "neg":
+        return select64(sel, "sub", [Val("c", d, value=0), srcs[0]], d)
+    elif op == "mul":
+        (alo, ahi), (blo, bhi) = halves(sel, srcs[0]), halves(sel, srcs[1])
+        t1, t2 = sel.vreg(), sel.vreg()
+        sel.valu("v_mul_lo_u32", out[0], alo, blo)
+        sel.valu("v_mul_hi_u32", t1, alo, blo)
+        sel.valu("v_mul_lo_u32", t2, alo, bhi)
+        sel.emit("v_add_nc_u32", t1, t1, t2)
+        sel.valu("v_mul_lo_u32", t2, ahi, blo)
+        sel.emit("v_add_nc_u32", out[1], t1, t2)
+    elif op in ("shl", "shr"):
+        amount = srcs[1]
+        amt = halves(sel, amount)[0] if amount.dtype.itemsize == 8 else sel.vsrc(amount)
+        name = "v_lshlrev_b64" if op == "shl" else ("v_ashrrev_i64" if d.signed else "v_lshrrev_b64")
+        sel.valu(name, out, amt, whole(sel, srcs[0]))
+    elif op == "where":
+        c, a, b = srcs
+        mask = sel.mask(c)
+        (alo, ahi), (blo, bhi) = halves(sel, a), halves(sel, b)
+        sel.valu("v_cndmask_b32", out[0], blo, alo, mask)
+        sel.valu("v_cndmask_b32", out[1], bhi, ahi, mask)
+    elif op in ("max", "min"):
+        m = sel.sreg(sel.mask_dwords)
+        sel.emit(f"v_cmp_lt_{'i' if d.signed else 'u'}64", m, whole(sel, srcs[0]), whole(sel, srcs[1]))
+        (alo, ahi), (blo, bhi) = halves(sel, srcs[0]), halves(sel, srcs[1])
+        first, second = ((alo, ahi), (blo, bhi)) if op == "max" else ((blo, bhi), (alo, ahi))
+        sel.valu("v_cndmask_b32", out[0], first[0], second[0], m)     # a < b: max takes b
+        sel.valu("v_cndmask_b32", out[1], first[1], second[1], m)
+    elif op == "mulacc":
+        p = select64(sel, "mul", srcs[:2], d)
+        return select64(sel, "add", [p, srcs[2]], d)
+    else:
+        raise sel.error(f"{op} on 64-bit integers is not supported yet")
+    return Val("v", d, out)
+
+
+def cast64(sel, v: Val, d: DType) -> Val:
+    """Casts between 64-bit integers and 32-bit-held integers or bools."""
+    s = v.dtype
+    if d.itemsize == 8 and d.is_int:
+        if s.kind == "b":
+            lo = sel.vgpr(v) if v.kind == "m" else sel.vsrc(v)
+            out = sel.vreg(2)
+            sel.emit("v_mov_b32", out[0], lo)
+            sel.emit("v_mov_b32", out[1], 0)
+            return Val("v", d, out)
+        if s.is_int:
+            if s.itemsize == 8:
+                return Val(v.kind, d, v.reg)
+            lo, hi = halves(sel, v)
+            out = sel.vreg(2)
+            sel.emit("v_mov_b32", out[0], lo)
+            sel.emit("v_mov_b32", out[1], hi)
+            return Val("v", d, out)
+    if s.itemsize == 8 and s.is_int:
+        if d.kind == "b":
+            m = sel.sreg(sel.mask_dwords)
+            sel.emit("v_cmp_ne_u64", m, 0, whole(sel, v))
+            return Val("m", d, m)
+        if d.is_int:
+            from .alu import narrow
+            lo = v.reg[0]
+            return narrow(sel, Val("v", d, lo)) if d.itemsize < 4 else Val("v", d, lo)
+    raise sel.error(f"cast {s} -> {d} is not supported yet")
+
+
+def _v(sel, x):
+    """A VGPR operand (the carry-in form takes VGPRs or constants in its first sources)."""
+    if getattr(x, "cls", None) == "v":
+        return x
+    out = sel.vreg()
+    sel.emit("v_mov_b32", out, x)
+    return out
+
+
+def _vgpr_first(sel, a, b, commutative):
+    if getattr(b, "cls", None) != "v" and getattr(a, "cls", None) == "v" and commutative:
+        return b, a
+    return a, _v(sel, b) if getattr(b, "cls", None) != "v" else b
