@@ -608,7 +608,18 @@ class Preparer:
             else:               # the plain uint64 sums
                 p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
                 p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added
-        self._data_inputs(p, d, {"DATA": f["DATA0"], "DATA2": f["DATA1"]}, layout.get("data0", n))
+        # the VGPR each data input comes from. DS_SWIZZLE_B32 "swizzles input thread data" and
+        # touches no memory: its encoding has no DATA0, the input is the ADDR field's VGPR (LLVM:
+        # `ds_swizzle_b32 vdst, vaddr offset:...`). So a semantic reading DATA from an encoding
+        # without DATA0 (and not reading ADDR) reads ADDR's VGPR; other missing fields are refused.
+        data_regs = {"DATA": f["DATA0"], "DATA2": f["DATA1"]}
+        if "data0" not in layout and "DATA" in p.sem.reads:
+            if "addr" not in layout or "ADDR" in p.sem.reads:
+                raise PrepareError(f"{d.name}: its semantics read DATA, which its encoding does not supply")
+            data_regs["DATA"], layout["data0"] = f["ADDR"], layout["addr"]
+        if "data1" not in layout and "DATA2" in p.sem.reads:
+            raise PrepareError(f"{d.name}: its semantics read DATA2, which its encoding does not supply")
+        self._data_inputs(p, d, data_regs, layout.get("data0", n))
         if "data0" not in layout:
             p.inputs.pop("DATA", None)
         if "data1" not in layout:

@@ -285,9 +285,12 @@ def pick(elements: list, index):
     idx = np.asarray(index).astype(np.int64)
     if idx.ndim == 0:
         return elements[int(idx)]
-    stacked = np.stack(np.broadcast_arrays(*[np.asarray(e) for e in elements]))
+    # the index and the elements broadcast together: a per-lane index into a table of
+    # constants or of per-wave values (SGPR sources, shape (W, 1)) gives a per-lane result
+    idx, *values = np.broadcast_arrays(idx, *[np.asarray(e) for e in elements])
+    stacked = np.stack(values)
     idx = np.clip(idx, 0, len(elements) - 1)
-    return np.take_along_axis(stacked, np.broadcast_to(idx, stacked.shape[1:])[None], 0)[0]
+    return np.take_along_axis(stacked, idx[None], 0)[0]
 
 
 def loop_bound(x) -> int:

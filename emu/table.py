@@ -24,6 +24,7 @@ import isa
 
 from . import handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
+from .pcode.lookup import description_table
 from .buffer import BufferMemory
 from .memory import RegionMemory
 from .options import current
@@ -59,7 +60,7 @@ class _SourceCache:
             self.entries = {}
 
     def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> str:
-        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar] + (["saturate"] if saturate else [])
+        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar, _tables(d)] + (["saturate"] if saturate else [])
                           + ([] if narrow else ["wide"]))
         return hashlib.sha256(text.encode()).hexdigest()
 
@@ -86,13 +87,21 @@ def _operands(d: dict) -> dict[str, Operand]:
     return {k: Operand(*v) for k, v in d.items()}
 
 
+def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
+    """The declared array the pseudocode only declares, filled from the description's lookup
+    table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
+    entries = description_table(d.description)
+    names = re.findall(r"declare (\w+_TABLE) :", d.pcode or "")
+    return {names[0]: entries} if entries is not None and len(names) == 1 else {}
+
+
 def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> dict:
     """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}.
     saturate: the integer-clamp variant (Translator.saturate); narrow=False: without the
     uint32 statements (EmuOptions.narrow_uint32 off)."""
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar, saturate, narrow).translate(tree)
+        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d)).translate(tree)
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
     except Exception as e:   # a translator bug must not hide the other instructions

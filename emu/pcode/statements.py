@@ -30,8 +30,18 @@ class Statements:
                 n = int(str(st.children[2]))
                 self.vars[name] = Var(Ty("u", ty.bits), n)
                 self.emit(f"{self.pyname(name)} = [{', '.join(self.expr(Tree('name', [f'S{i}']))[0] for i in range(n))}]")
+            elif len(st.children) > 2 and name in self.tables:
+                # a constant table listed in the description: its entries, exact in the declared type
+                n = int(str(st.children[2]))
+                if len(self.tables[name]) != n or ty.kind != "f":
+                    self.fail(f"declared table {name}[{n}] does not match the description's "
+                              f"{len(self.tables[name])} entries", st)
+                self.vars[name] = Var(ty, n)
+                self.emit(f"{self.pyname(name)} = [{', '.join(f'R.FLOAT[{ty.bits}]({v!r})' for v in self.tables[name])}]")
             elif len(st.children) > 2:
                 n = int(str(st.children[2]))
+                if name not in self.assigned:
+                    self.fail(f"the pseudocode reads table {name}[{n}] without giving its entries", st)
                 self.vars[name] = Var(ty, n)
                 self.emit(f"{self.pyname(name)} = [{self.zero(ty)}] * {n}")
             elif name in OPERANDS:

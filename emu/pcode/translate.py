@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lark import Tree
+from lark import Token, Tree
 
 from .expressions import Expressions
 from .narrow import NarrowStatements
@@ -39,12 +39,17 @@ class Result:
     cross_lane: bool
 
 
+def _tokens(node) -> list:
+    return [node] if isinstance(node, Token) else list(node.scan_values(lambda v: isinstance(v, Token)))
+
+
 class Translator(NarrowStatements, Statements, Expressions):
     """One instruction's pseudocode -> `Result` (see the module docstring)."""
 
     def __init__(self, name: str, operand_types: dict[str, str], scalar: bool, saturate: bool = False,
-                 narrow: bool = True):
+                 narrow: bool = True, tables: dict[str, list[float]] | None = None):
         self.name = name
+        self.tables = tables or {}  # declared array -> entries the description gives (lookup.py)
         # integer clamp (VOP3 CLMP on an integer result): typed integer stores narrower than 64
         # bits saturate instead of wrapping, and a narrowing read of a local (D0.u = tmp.u)
         # passes the whole value on, so the store sees the exact result
@@ -152,7 +157,7 @@ class Translator(NarrowStatements, Statements, Expressions):
             # at that width rather than let the store drop the high bits
             if widths and all(widths.get(n, 0) >= b for n, b in wider.items()):
                 self.fail(f"cannot widen {', '.join(wider)} to the value written to it")
-            return Translator(self.name, self.optypes, self.scalar, self.saturate, self.narrow).translate(
+            return Translator(self.name, self.optypes, self.scalar, self.saturate, self.narrow, self.tables).translate(
                 tree, {**(widths or {}), **wider})
         return result
 
@@ -160,6 +165,10 @@ class Translator(NarrowStatements, Statements, Expressions):
         self.defined_operands = set()
         self.prologue = []
         self.declared_sized = {str(n.children[0]) for n in tree.iter_subtrees() if n.data == "declare"}
+        # names some assignment writes (whole or an element): a declared array none writes is a
+        # table whose contents must come from elsewhere (self.tables), never silently zeros
+        self.assigned = {str(v) for n in tree.iter_subtrees() if n.data == "assign"
+                         for v in _tokens(n.children[0])}
         self.stmts(tree.children[0])
         self.keep_direct()
         out = []
