@@ -135,6 +135,7 @@ class _Vgprs(_BatchRegs):
             if bad.any():
                 raise SemanticsError(what.format(int(index.reshape(-1)[bad.argmax()]), limit))
 
+
 class _Sgprs(_BatchRegs):
     """RegFile over the SGPRs of a batch (SGPR[addr] of s_movrels and friends)."""
 
