@@ -127,10 +127,13 @@ class _Vgprs(_BatchRegs):
         self.st.vgpr_written[r] = True
 
     def _check(self, reg, lane):
-        if reg.size and (reg.min() < 0 or reg.max() >= self.st.vgprs):
-            raise SemanticsError(f"VGPR index {int(reg.max())} outside the {self.st.vgprs} allocated")
-        if lane.size and (lane.min() < 0 or lane.max() >= self.st.lanes):
-            raise SemanticsError(f"lane index {int(lane.max())} outside the wave's {self.st.lanes} lanes")
+        # Name the first offending index in wave-then-lane order: a batch of waves and the
+        # same waves run one at a time (reference mode) then report the same one.
+        for index, limit, what in ((reg, self.st.vgprs, "VGPR index {} outside the {} allocated"),
+                                   (lane, self.st.lanes, "lane index {} outside the wave's {} lanes")):
+            bad = ((index < 0) | (index >= limit)).reshape(-1)
+            if bad.any():
+                raise SemanticsError(what.format(int(index.reshape(-1)[bad.argmax()]), limit))
 
 
 class _Sgprs(_BatchRegs):

@@ -14,6 +14,8 @@ import time
 import numpy as np
 import pytest
 
+from tests.test_runtime_device_strict import STORE
+
 SCALE = float(os.environ.get("WAVESMITH_FUZZ_SCALE", "1"))
 HEAD = '.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"\n'
 
@@ -138,36 +140,8 @@ def test_fuzz_expressions():
 
 # ----------------------------------------------------------------------------- device API
 
-KERNEL = HEAD + """.text
-k:
- s_load_b64 s[2:3], s[0:1], 0
- s_load_b32 s4, s[0:1], 8
- s_waitcnt 0
- v_mov_b32 v1, s4
- v_lshlrev_b32 v0, 2, v0
- global_store_b32 v0, v1, s[2:3]
- s_endpgm
-.rodata
-.amdhsa_kernel k
- .amdhsa_next_free_vgpr 2
- .amdhsa_next_free_sgpr 5
- .amdhsa_user_sgpr_kernarg_segment_ptr 1
- .amdhsa_kernarg_size 12
-.end_amdhsa_kernel
-.amdgpu_metadata
----
-amdhsa.version: [1, 2]
-amdhsa.kernels:
-  - .name: k
-    .symbol: k.kd
-    .kernarg_segment_size: 12
-    .max_flat_workgroup_size: 256
-    .args:
-      - {.name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global}
-      - {.name: x, .offset: 8, .size: 4, .value_kind: by_value, .type_name: uint}
-...
-.end_amdgpu_metadata
-"""
+# out[i] = x, the device-API tests' kernel
+KERNEL = STORE.format(kernarg=12, scratch=0, flat=256, space="global")
 
 VALUES = [0, 1, -1, 7, 32, 256, 1025, 2 ** 31, 2 ** 32, 2 ** 64, 10 ** 13, 1.7, -0.0, float("nan"), "256", "", None,
           True, b"abc", bytearray(3), [1, 2, 300], (1, 1), (1, 1, 1, 1), (0, 1, 1), (2, 2, 2), [32], {}, object(),
