@@ -2,7 +2,7 @@
 which are refused. One rule per kind of operand, the kind read off the operand's type in
 the ISA data (`literal_kind`), shared by the text assembler and the DSL (encode.py).
 
-The rules are LLVM 22's (tests/test_dsl_literals.py compares them with llvm-mc-22 over a
+The rules are LLVM 22's (tests/test_dsl_literals.py compares them with LLVM's assembler over a
 grid of every operand kind and edge values). A number is an integer or a float *token*
 (`3` vs `3.0`; in the DSL a Python int vs float), and the token's kind matters as much as
 the operand's:

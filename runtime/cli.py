@@ -33,11 +33,11 @@ def is_code_object(path: str) -> bool:
 
 
 def disassemble_code_object(co: CodeObject, offsets: bool = False) -> str:
-    """Every executable section, every symbol in it, as llvm-objdump -d prints them: the
-    kernels and the functions beside them (clang's __clang_ocl_kern_imp_*), each from its
+    """Every executable section, every symbol in it, as LLVM's objdump -d prints them: the
+    kernels and the functions beside them (the OpenCL compiler's kernel-implementation functions), each from its
     symbol to the next one or the section's end (padding included), an instruction per line
     with its address, its dwords and, for branches, the target as <symbol+offset>. The wave
-    size is the kernels' (llvm-objdump needs --mattr=+wavefrontsize64 for wave64 objects).
+    size is the kernels' (LLVM's objdump needs --mattr=+wavefrontsize64 for wave64 objects).
     `offsets` is accepted for the raw-code path's sake: addresses are always printed."""
     import isa
     from dsl.disasm import disassemble_lines
@@ -54,7 +54,7 @@ def disassemble_code_object(co: CodeObject, offsets: bool = False) -> str:
     for sec in co.elf.sections:
         if not sec.flags & elf.SHF_EXECINSTR or not sec.size:
             continue
-        base = sec.addr     # llvm-objdump's addresses: a relocatable object's sections start at 0
+        base = sec.addr     # LLVM objdump's addresses: a relocatable object's sections start at 0
         labels = _section_labels(co, sec, base)
         lines += ["", f"Disassembly of section {sec.name}:"]
         starts = sorted(labels)
@@ -77,7 +77,7 @@ def disassemble_code_object(co: CodeObject, offsets: bool = False) -> str:
 
 
 def _section_labels(co: CodeObject, sec, base: int) -> dict[int, str]:
-    """address -> name of the symbols in an executable section (llvm-objdump's labels)."""
+    """address -> name of the symbols in an executable section (LLVM objdump's labels)."""
     labels: dict[int, str] = {}
     for s in co.elf.symbols or co.elf.dynamic_symbols:
         if s.shndx == sec.index and s.name and s.type not in (elf.STT_SECTION, _STT_FILE):
