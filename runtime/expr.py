@@ -84,7 +84,7 @@ BINARY = {
     "&": (5, lambda a, b: a & b),
     "*": (6, lambda a, b: a * b), "/": (6, lambda a, b: _divide(a, b, False)),
     "%": (6, lambda a, b: _divide(a, b, True)),
-    # the shift count is taken modulo 64, as the x86-64 build of llvm-mc does
+    # the shift count is taken modulo 64, as the x86-64 build of LLVM's assembler does
     "<<": (6, lambda a, b: a << (b & 63)), ">>": (6, lambda a, b: (a & MASK64) >> (b & 63)),
 }
 UNARY = {"-": lambda a: -a, "+": lambda a: a, "~": lambda a: ~a, "!": lambda a: int(not a)}
