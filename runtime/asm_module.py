@@ -495,7 +495,7 @@ class _Module:
     def string_bytes(self, d, body: str) -> bytes:
         """A quoted string's bytes with LLVM's escapes: b f n r t " and backslash after a
         backslash, x and any number of hex digits (the low byte kept), or up to three octal
-        digits (at most 255); any other escape is refused, as llvm-mc does."""
+        digits (at most 255); any other escape is refused, as LLVM's assembler does."""
         out, i = bytearray(), 0
         while i < len(body):
             j = body.find("\\", i)
@@ -570,7 +570,7 @@ class _Module:
         k.descriptor, k.regs, k.wave = desc, regs, wave
 
     def descriptor_value(self, name: str, d, text: str) -> int:
-        """A `.amdhsa_*` value checked as llvm-mc checks it: a known directive of this target,
+        """A `.amdhsa_*` value checked as LLVM's assembler checks it: a known directive of this target,
         in the range of its descriptor field (0/1 for the .amdhsa_reserve_* flags)."""
         value = self.value(d, text)
         fields = {f.directive: f for f in fields_for(self.target) if f.directive}

@@ -198,7 +198,7 @@ def compile_expression(text: str, functions: frozenset) -> tuple:
             elif kind == "name":
                 if tok in functions and i + 1 < len(tokens) and tokens[i + 1][1] == "(":
                     if ops and ops[-1][0] == "u" and tokens[i - 1][1] == ops[-1][1]:
-                        # llvm-mc reads NAME( only where a whole operand starts: "-max(1, 2)" is
+                        # LLVM's assembler reads NAME( only where a whole operand starts: "-max(1, 2)" is
                         # refused there, "-(max(1, 2))" is not
                         raise ExprError(f"{tok}(...) right after a unary {ops[-1][1]!r}; write "
                                         f"{ops[-1][1]}({tok}(...))")
