@@ -299,6 +299,30 @@ def _vgpr(x) -> bool:
 
 # ------------------------------------------------------------------ floats
 
+# Native ops exact only on part of the f32 range: an input x below `threshold` is first
+# moved into that range by `pre` and the result moved back by `post`, each (op, scale when
+# x is below, scale otherwise).
+#   exp2: v_exp_f32 flushes results below 2^-126: take x + 64 and scale the result by 2^-64
+#   log2: v_log_f32 takes denormal inputs as zero: scale them by 2^32 and subtract 32
+#   sqrt: below 2^-96 scale by 2^32 (exact) and the root by 2^-16, keeping denormals exact
+SCALED_NATIVE = {
+    "exp2": ("v_exp_f32", -126.0, ("v_add_f32", 64.0, 0), ("v_mul_f32", 2.0 ** -64, 1.0)),
+    "log2": ("v_log_f32", 2.0 ** -126, ("v_mul_f32", 2.0 ** 32, 1.0), ("v_sub_f32", 32.0, 0)),
+    "sqrt": ("v_sqrt_f32", 2.0 ** -96, ("v_mul_f32", 2.0 ** 32, 1.0), ("v_mul_f32", 2.0 ** -16, 1.0)),
+}
+
+
+def _scaled_native(sel, out, x, native, threshold, pre, post):
+    m, x2, sc = sel.sreg(sel.mask_dwords), sel.vreg(), sel.vreg()
+    sel.valu("v_cmp_gt_f32", m, threshold, x)          # m: threshold > x, x needs scaling
+    (pre_op, pre_below, pre_in), (post_op, post_below, post_in) = pre, post
+    sel.valu("v_cndmask_b32", sc, pre_in, pre_below, m)     # D = m ? S1 : S0
+    sel.valu(pre_op, x2, sc, x)
+    sel.emit(native, x2, x2)
+    sel.valu("v_cndmask_b32", sc, post_in, post_below, m)
+    sel.emit(post_op, out, x2, sc)
+
+
 def float_op(sel, op, srcs, d) -> Val:
     out = sel.vreg()
     v = [sel.vsrc(s) for s in srcs]
@@ -313,33 +337,8 @@ def float_op(sel, op, srcs, d) -> Val:
         sel.valu("v_xor_b32", out, 0x80000000 - (1 << 32), v[0])
     elif op in UNARY_FLOAT:
         sel.valu(UNARY_FLOAT[op], out, v[0])
-    elif op == "exp2":
-        # v_exp_f32 flushes results below 2^-126: take x + 64 and scale the result by 2^-64
-        m, x2, sc = sel.sreg(sel.mask_dwords), sel.vreg(), sel.vreg()
-        sel.valu("v_cmp_gt_f32", m, -126.0, v[0])
-        sel.valu("v_cndmask_b32", sc, 0, 64.0, m)
-        sel.valu("v_add_f32", x2, sc, v[0])
-        sel.emit("v_exp_f32", x2, x2)
-        sel.valu("v_cndmask_b32", sc, 1.0, 2.0 ** -64, m)
-        sel.emit("v_mul_f32", out, x2, sc)
-    elif op == "log2":
-        # v_log_f32 takes denormal inputs as zero: scale them by 2^32 and subtract 32
-        m, x2, sc = sel.sreg(sel.mask_dwords), sel.vreg(), sel.vreg()
-        sel.valu("v_cmp_gt_f32", m, 2.0 ** -126, v[0])
-        sel.valu("v_cndmask_b32", sc, 1.0, 2.0 ** 32, m)
-        sel.valu("v_mul_f32", x2, sc, v[0])
-        sel.emit("v_log_f32", x2, x2)
-        sel.valu("v_cndmask_b32", sc, 0, 32.0, m)
-        sel.emit("v_sub_f32", out, x2, sc)
-    elif op == "sqrt":
-        # below 2^-96 scale by 2^32 (exact) and the root by 2^-16, keeping denormals exact
-        m, x2, sc = sel.sreg(sel.mask_dwords), sel.vreg(), sel.vreg()
-        sel.valu("v_cmp_gt_f32", m, 2.0 ** -96, v[0])
-        sel.valu("v_cndmask_b32", sc, 1.0, 2.0 ** 32, m)
-        sel.valu("v_mul_f32", x2, sc, v[0])
-        sel.emit("v_sqrt_f32", x2, x2)
-        sel.valu("v_cndmask_b32", sc, 1.0, 2.0 ** -16, m)
-        sel.emit("v_mul_f32", out, x2, sc)
+    elif op in SCALED_NATIVE:
+        _scaled_native(sel, out, v[0], *SCALED_NATIVE[op])
     elif op == "sin":
         # v_sin_f32 takes revolutions and is exact only near 0: reduce x by whole turns
         # k = rint(x / 2pi), r = x - k*2pi in two fma steps (2pi = HI + LO, HI with 8
