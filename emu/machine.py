@@ -61,6 +61,13 @@ class BudgetExceeded(EmuError):
     pass
 
 
+class _BatchError(Exception):
+    """A semantic refused its input in a batch of several waves: which wave's error comes
+    first depends on the order the semantic checks things in, so the machine runs the
+    batch again one wave at a time to report the error the first failing wave gives (as
+    wave-by-wave execution, reference mode, does)."""
+
+
 @dataclass
 class Stats:
     kernel: str = ""
@@ -369,15 +376,14 @@ class _Chunk:
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
             try:
                 if not self.options.batch_waves and p.control is None:
-                    for wave in idx:        # one semantic call per wave, in wave order
-                        self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
+                    self.wave_by_wave(p, idx)
                 elif p.control is None and len(idx) * width > limit:
                     per = max(1, limit // width)
                     for k in range(0, len(idx), per):
                         part = idx[k:k + per]
-                        self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+                        self.batch(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
                 else:
-                    self.step(p, sel, idx)
+                    self.batch(p, sel, idx)
             except EmuError:
                 raise
             except Exception as e:      # a defect in operand routing or writeback: report where, keep the cause
@@ -393,6 +399,19 @@ class _Chunk:
                 together = False
             else:       # after a branch: together if every wave went the same way (min = max)
                 together = fast_together and (not p.sem.branch or st.pc.min() == st.pc.max())
+
+    def wave_by_wave(self, p: Prepared, idx) -> None:
+        for wave in idx:        # one semantic call per wave, in wave order
+            self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
+
+    def batch(self, p: Prepared, sel, idx) -> None:
+        try:
+            self.step(p, sel, idx)
+        except _BatchError:
+            # nothing was written back (the semantic raised before returning): the waves
+            # before the first failing one complete the instruction, as one at a time
+            self.wave_by_wave(p, idx)
+            raise AssertionError("a batch refused by its semantic ran wave by wave without error") from None
 
     def settle(self, p: Prepared, idx) -> None:
         """Zero the registers a reused state left stale (WaveState.stale_vgprs) that this
@@ -505,6 +524,8 @@ class _Chunk:
         except MemoryFault as e:
             raise self.fault(p, idx, e) from None
         except SemanticsError as e:
+            if len(idx) > 1 and p.sem.memory != "atomic":     # an atomic may have applied some lanes
+                raise _BatchError() from None
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained
             raise self.failure(p, e, "its semantics failed") from e
