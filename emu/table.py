@@ -28,6 +28,7 @@ from .pcode.lookup import description_table
 from .buffer import BufferMemory
 from .memory import RegionMemory
 from .options import current
+from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
 SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
@@ -337,7 +338,7 @@ class SemanticTable:
             self._cache.dirty = True
         if "error" in t:
             return Entry(None, "unsupported", t["error"])
-        fn = compile_source(t["source"], d.name)
+        fn = with_shortcut(d.name, compile_source(t["source"], d.name))
         if t["memory"] == "atomic" and not scalar:
             size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
