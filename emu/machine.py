@@ -178,6 +178,20 @@ class _Hwregs(_Sgprs):
             self.st.hwreg[self.sel, reg % 64] = value[:, 0]
 
 
+_FILES: dict = {}
+
+
+def _register_files(sem) -> bool:
+    """Whether a semantic may index SGPR[...] / HW_REGISTERS[...] (ctx.sgpr, ctx.hwreg): the
+    generated ones whose pseudocode names them, and every hand-written one."""
+    known = _FILES.get(id(sem))
+    if known is None or known[0] is not sem:
+        src = sem.source or ""
+        known = _FILES[id(sem)] = (sem, sem.origin != "generated" or sem.cross_lane or "SGPR[" in src
+                                   or "HW_REGISTERS" in src)
+    return known[1]
+
+
 class _Clock:
     """The wall-time side of a launch: its deadline (Dispatch.seconds) and, on a slow launch,
     a progress line on stderr (when it is a terminal, or always with Dispatch.progress)."""
@@ -309,6 +323,7 @@ class _Chunk:
         self.full = np.uint64((1 << L) - 1)
         self.lds = np.zeros(groups * d.lds_size + 8, np.uint8)
         self._lds_base = None       # (waves, 1) offset of each wave's LDS, made on first use
+        self._memories: dict = {}   # (kind, first wave, end) -> the memory of a batch of contiguous waves
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -320,6 +335,15 @@ class _Chunk:
             return None
         if kind == "global":
             return self.m.memory
+        key = (kind, sel.start, sel.stop) if isinstance(sel, slice) else None
+        made = self._memories.get(key) if key is not None else None
+        if made is None:
+            made = self._region_memory(kind, sel)
+            if key is not None:         # the same batch again (a loop): the same views
+                self._memories[key] = made
+        return made
+
+    def _region_memory(self, kind: str, sel):
         if self._lds_base is None:
             self._lds_base = (self.wave_group * self.d.lds_size).astype(np.int64)[:, None]
         lds = RegionMemory("LDS", self.lds, self.d.lds_size, self._lds_base[sel])
@@ -500,7 +524,8 @@ class _Chunk:
     def execute(self, p: Prepared, sel, idx, exec_mask, active, direct: bool = False):
         st = self.st
         inputs = _Inputs(p.lazy, st, sel)
-        inputs.update((k, f(st, sel) if callable(f) else f) for k, f in p.inputs.items())
+        for k, f in p.inputs.items():
+            inputs[k] = f(st, sel) if callable(f) else f
         dest = self.destinations(p, sel) if direct and active is None and isinstance(sel, slice) else None
         write_active = active
         if p.dpp is not None:
@@ -514,11 +539,13 @@ class _Chunk:
                 raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             inputs.update(extra)
             mem = BufferMemory(mem, limit)
+        # the register files only for semantics that may index them (most never do)
+        files = _register_files(p.sem)
         ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar,
                   mode=st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
                   status=st.status[sel], mem=mem,
-                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel),
-                  dest=dict(dest) if dest else None)
+                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel) if files else None,
+                  hwreg=_Hwregs(st, sel) if files else None, dest=dict(dest) if dest else None)
         try:
             return p.sem.execute(ctx), write_active, dest
         except MemoryFault as e:
