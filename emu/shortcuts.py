@@ -1,5 +1,10 @@
 """Shorter equivalents of a few generated semantics whose pseudocode costs many numpy passes
-(off switch: EmuOptions.minmax_shortcuts; off, the generated code runs).
+or Python-int arithmetic (off switches: EmuOptions.minmax_shortcuts, mad64_shortcuts; off,
+the generated code runs).
+
+V_MAD_U64_U32 (clang's address arithmetic): the pseudocode's 65-bit sum runs on Python ints
+(object arrays); in uint64 the product of two 32-bit values is exact, the sum wraps and its
+carry-out (D1) is `sum < S2`.
 
 V_MIN_F32 / V_MAX_F32 (RDNA3 manual, VOP2 opcodes 15/16): the pseudocode classifies each
 operand through 64'F widenings (signalling, quiet NaN), then compares with -0 < +0, in about
@@ -54,16 +59,29 @@ def _minmax_f32(smaller: bool):
     return choose
 
 
-SHORTCUTS = {"V_MIN_F32": _minmax_f32(True), "V_MAX_F32": _minmax_f32(False)}
+def _mad_u64_u32(ctx):
+    """{ D1.u1, D0.u64 } = 65'B(65'U(S0.u) * 65'U(S1.u) + 65'U(S2.u64)): the 32 x 32-bit
+    product is exact in uint64, the addition wraps modulo 2^64 and its carry is bit 64."""
+    product = np.asarray(ctx.inputs["S0"], np.uint32).astype(np.uint64) * \
+        np.asarray(ctx.inputs["S1"], np.uint32).astype(np.uint64)
+    s2 = np.asarray(ctx.inputs["S2"], np.uint64)
+    total = product + s2
+    return {"D1": total < s2, "D0": total}
+
+
+# name -> (the EmuOptions switch, the shorter way)
+SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
+             "V_MAX_F32": ("minmax_shortcuts", _minmax_f32(False)),
+             "V_MAD_U64_U32": ("mad64_shortcuts", _mad_u64_u32)}
 
 
 def with_shortcut(name: str, fn):
-    """fn, or a function taking SHORTCUTS[name]'s way while EmuOptions.minmax_shortcuts is on."""
-    short = SHORTCUTS.get(name)
-    if short is None:
+    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on."""
+    if name not in SHORTCUTS:
         return fn
+    switch, short = SHORTCUTS[name]
 
     def run(ctx):
-        return short(ctx) if current().minmax_shortcuts else fn(ctx)
+        return short(ctx) if getattr(current(), switch) else fn(ctx)
     run.generated = fn
     return run

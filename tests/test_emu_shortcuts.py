@@ -65,3 +65,40 @@ def test_minmax_shortcut_follows_ieee_rules():
     assert one("v_min_f32", 0x0000_0000, 0x8000_0000) == 0x8000_0000
     assert one("v_max_f32", 0x8000_0000, 0x0000_0000) == 0x0000_0000
     assert one("v_max_f32", 0x7F80_0001, 0x3F80_0000, mode=0x1F0) == 0x3F80_0000   # IEEE off: NaN S0 -> S1
+
+
+def test_mad_u64_u32_shortcut_agrees_with_the_pseudocode():
+    """Products and sums at the carry boundary (2^64 - 1 + 1, the largest product plus the
+    largest addend) and random operands, per lane and with per-wave (W, 1) operands."""
+    rng = np.random.default_rng(5)
+    edges32 = np.array([0, 1, 2, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF], np.uint32)
+    edges64 = np.array([0, 1, 2 ** 32 - 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64 - 2, 0xFFFF_FFFE_0000_0001,
+                        0x0000_0001_FFFF_FFFE], np.uint64)
+    a, b, c = np.meshgrid(edges32, edges32, edges64, indexing="ij")
+    n = a.size + 32 * 8
+    s0 = np.concatenate([a.reshape(-1), rng.integers(0, 2 ** 32, 256, dtype=np.uint64).astype(np.uint32)])
+    s1 = np.concatenate([b.reshape(-1), rng.integers(0, 2 ** 32, 256, dtype=np.uint64).astype(np.uint32)])
+    s2 = np.concatenate([c.reshape(-1), rng.integers(0, 2 ** 64, 256, dtype=np.uint64)])
+    waves = -(-n // 32)
+    shape = (waves, 32)
+    cases = [{"S0": np.resize(s0, shape), "S1": np.resize(s1, shape), "S2": np.resize(s2, shape)},
+             {"S0": np.resize(s0, shape), "S1": np.full((waves, 1), 0xFFFF_FFFF, np.uint32),
+              "S2": np.resize(s2[::-1], shape)}]
+    for inputs in cases:
+        outs = []
+        for shortcut in (True, False):
+            token = activate(replace(FAST, mad64_shortcuts=shortcut))
+            try:
+                sem = load_semantics("gfx1100").lookup("v_mad_u64_u32")
+                out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64), inputs=inputs))
+            finally:
+                deactivate(token)
+            outs.append((np.asarray(out["D0"], np.uint64), np.asarray(out["D1"], bool)))
+        assert np.array_equal(outs[0][0], outs[1][0]) and np.array_equal(outs[0][1], outs[1][1])
+    # exact integers: (2^32 - 1)^2 + 2^64 - 1 = 2^65 - 2^33: carry set, low 64 bits 0xFFFF_FFFE_0000_0000
+    x = np.full((1, 32), 0xFFFF_FFFF, np.uint32)
+    out = load_semantics("gfx1100").lookup("v_mad_u64_u32").execute(
+        Ctx(lanes=32, exec_mask=np.full((1, 1), 0xFFFF_FFFF, np.uint64),
+            inputs={"S0": x, "S1": x, "S2": np.full((1, 32), 2 ** 64 - 1, np.uint64)}))
+    want = (0xFFFF_FFFF ** 2 + 2 ** 64 - 1)
+    assert int(np.asarray(out["D0"]).reshape(-1)[0]) == want % 2 ** 64 and bool(np.asarray(out["D1"]).reshape(-1)[0]) == (want >> 64 == 1)
