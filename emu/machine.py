@@ -28,7 +28,7 @@ from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, SemanticsError
-from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
+from .wave import AT_BARRIER, ENDED, EXEC_LO, RUNNING, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
 # lanes of one semantic call: a larger batch runs in slices of waves, one after another, so
@@ -324,6 +324,7 @@ class _Chunk:
         self.lds = np.zeros(groups * d.lds_size + 8, np.uint8)
         self._lds_base = None       # (waves, 1) offset of each wave's LDS, made on first use
         self._memories: dict = {}   # (kind, first wave, end) -> the memory of a batch of contiguous waves
+        self._exec_memo: dict = {}  # (first wave, end, EXEC's write counts) -> exec_state(...)
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -371,13 +372,13 @@ class _Chunk:
                     st.issued += bulk
                     bulk = 0
                 key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
-                lowest = int(key.min())
+                lowest = int(np.minimum.reduce(key))
                 if lowest == parked:
                     if (st.run == AT_BARRIER).any():
                         raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
                     self.m.spare_state = st
                     return
-                idx = np.flatnonzero(key == lowest)
+                idx = (key == lowest).nonzero()[0]
                 sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
                 st.issued[sel] += 1
             pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
@@ -477,12 +478,12 @@ class _Chunk:
         if control is not None:
             self.event(p, sel, idx, control)
             return
-        exec_mask = st.exec_mask(sel)
-        active = None
-        if not p.scalar:
-            full = exec_mask.min() == self.full        # no mask exceeds the full one
-            self.stats.lane_ops += len(exec_mask) * st.lanes if full else int(np.bitwise_count(exec_mask).sum())
-            if not full or p.dpp is not None:
+        exec_mask, lane_ops, active = self.exec_state(sel)
+        if p.scalar:
+            active = None
+        else:
+            self.stats.lane_ops += lane_ops
+            if active is None and p.dpp is not None:
                 active = unpack_mask(exec_mask, st.lanes)
         halves = [p] if p.second is None else [p, p.second]
         results = []
@@ -500,6 +501,32 @@ class _Chunk:
                 writer(st, sel, value, write_active)
         if not p.sem.branch:
             st.pc[sel] += p.inst.size
+
+    def exec_state(self, sel):
+        """(EXEC per wave (W, 1), active lanes summed, bool (W, L) active lanes or None when
+        every lane is on) of a batch. With EmuOptions.exec_memo, kept for a batch of contiguous
+        waves until EXEC is written (its rows' write counts): a loop's steps between two EXEC
+        writes read it once. The arrays are read-only (shared by those steps)."""
+        st = self.st
+        key = None
+        if self.options.exec_memo and isinstance(sel, slice):
+            counts = st.sgpr_written.counts
+            key = (sel.start, sel.stop, int(counts[EXEC_LO]), int(counts[EXEC_LO + 1]))
+            known = self._exec_memo.get(key)
+            if known is not None:
+                return known
+        exec_mask = st.exec_mask(sel)
+        full = exec_mask.min() == self.full        # no mask exceeds the full one
+        lane_ops = len(exec_mask) * st.lanes if full else int(np.bitwise_count(exec_mask).sum())
+        active = None if full else unpack_mask(exec_mask, st.lanes)
+        if key is not None:
+            exec_mask.flags.writeable = False
+            if active is not None:
+                active.flags.writeable = False
+            if len(self._exec_memo) > 64:
+                self._exec_memo.clear()
+            self._exec_memo[key] = (exec_mask, lane_ops, active)
+        return exec_mask, lane_ops, active
 
     def event(self, p: Prepared, sel, idx, control: str) -> None:
         """Machine events of hand-written control instructions (emu/handwritten.py)."""
