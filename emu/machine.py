@@ -12,6 +12,7 @@ and address with the nearest buffer; a per-wave instruction budget stops runaway
 """
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from dataclasses import dataclass
@@ -290,8 +291,14 @@ class Machine:
         chunk = max(1, STATE_BYTES // max(per_group, 1))
         # inactive lanes compute on garbage and IEEE results are wanted: numpy's warnings are
         # off for the whole run, so that no semantic needs to turn them off per batch
+        # the cyclic collector paused (EmuOptions.pause_gc): a launch allocates many short-lived
+        # arrays and no cycles, and a full collection over the process's objects costs a pause
+        # of tens of ms at an arbitrary step
+        paused = self.options.pause_gc and gc.isenabled()
         with np.errstate(all="ignore"):
             quiet, options = NUMPY_QUIET.set(True), activate(self.options)
+            if paused:
+                gc.disable()
             try:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
@@ -300,6 +307,8 @@ class Machine:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
             finally:
+                if paused:
+                    gc.enable()
                 deactivate(options)
                 NUMPY_QUIET.reset(quiet)
                 self._clock.done()

@@ -38,6 +38,7 @@ class EmuOptions:
     uniform_sgprs: bool = True        # SGPRs every wave of a batch holds alike read as one (1, 1) value; the memo of such rows
     uniform_mode: bool = True         # MODE shared by every wave held as one int (rounding/flush decisions cached)
     direct_writes: bool = True        # whole 32-bit results computed straight into the destination register (Ctx.dest)
+    pause_gc: bool = True             # Python's cyclic garbage collector paused while a launch runs
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     # ---- memory
     split_addresses: bool = True      # GLOBAL (SGPR base) and DS addresses kept as one base plus 32-bit offsets
