@@ -22,17 +22,24 @@ class ArchTiming:
     trans_latency: int = 9           # ... after a transcendental producer (estimate; not in the traces)
     valu_occupancy: dict = field(default_factory=lambda: {
         # cycles the SIMD's VALU is busy after issuing one wave32 instruction of the class
-        "plain": 1, "trans": 4, "int64": 2, "wide_mul": 4, "fp64": 32, "wmma": 32})
+        "plain": 1, "trans": 4, "int64": 2, "wide_mul": 4, "fp64": 36, "wmma": 32})
     fp64_repeat: int = 36            # FP64 after FP64 (discover_ops: 36 between back-to-back FP64 ops)
     wave64_passes: int = 2           # a wave64 VALU instruction issues in two passes
     valu_mask_latency: int = 1       # VALU -> VALU through VCC / an SGPR (carry chains: 1)
-    memory_to_valu: int = 4          # loaded VGPR -> VALU that reads it, from the data's return (gemm: 2-4 after the wait)
+    memory_to_valu: int = 1          # loaded VGPR -> VALU that reads it, from the data's return (gemm: mostly 1 after the wait)
+    # VALU results written to SGPRs (compare masks, carries) drain in bursts: after 7 within a
+    # short window the next waits 9 (discover_ops: runs of VOPC stall 9-10 every 7-8)
+    valu_sgpr_burst: int = 7
+    valu_sgpr_window: int = 16
+    valu_sgpr_stall: int = 9
     valu_to_memory: int = 18         # a VGPR a VALU wrote, used by a memory instruction (traces: 17-18)
     valu_to_scalar: int = 16         # an SGPR/VCC/EXEC a VALU wrote, read by SALU or a branch (v_cmpx -> execz: 16-18)
     salu_writes_valu_source: int = 8  # SALU overwriting an SGPR an issued VALU still reads (gemm: 7-8)
     # --- SALU and control
     salu_latency: int = 1            # SALU -> SALU through SCC or VCC (discover_ops: 1, at times 2)
     salu_sgpr_latency: int = 2       # SALU -> SALU through another SGPR (gemm: 2)
+    salu_cycles: int = 2             # the SALU executes one instruction per 2 cycles ...
+    salu_queue: int = 4              # ... behind a queue: after a stall ~8 issue 1 apart, then 2 apart (discover_ops)
     branch_not_taken: int = 3        # a conditional branch that falls through -> next issue (gemm: 3)
     branch_taken: int = 8            # a taken branch -> target issue, code already fetched (estimate)
     branch_refill_bytes: int = 64    # a taken branch waits until this much code past the target is fetched

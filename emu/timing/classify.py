@@ -32,7 +32,7 @@ VALU_FORMATS = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VOPD", "VINT
 SCALAR_FORMATS = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
 # transcendental functions of the pseudocode (RDNA3 manual: the transcendental unit computes
 # exp, log, rcp, rsq, sqrt, sin, cos): a float op of at most 32 bits calling one of them
-_TRANS_CALL = re.compile(r"\b(pow\(2\.0|log2\(|sqrt\(|sin\(|cos\()|1\.0F? / |16'1\.0 / ")
+_TRANS_CALL = re.compile(r"\b(pow\((16')?2\.0|log2\(|sqrt\(|sin\(|cos\()|1\.0F? / |16'1\.0 / ")
 
 
 class Kind:
@@ -56,6 +56,8 @@ class OpInfo:
     conditional: bool = False     # a branch that may fall through
     writes_exec: bool = False
     dual: bool = False            # VOPD
+    accumulates: frozenset = frozenset()   # old destination VGPRs an accumulator reads (fed by its own path)
+    sgpr_result: bool = False     # a VALU instruction writing an SGPR (compare masks, carry out, readlane)
     wave64: bool = False
 
 
@@ -88,6 +90,13 @@ def _pseudo_names(pcode: str | None) -> tuple[frozenset, frozenset]:
     return e.reads, e.writes
 
 
+def _pseudo_partial(pcode: str | None) -> frozenset:
+    try:
+        return effects(pcode).partial if pcode else frozenset()
+    except Exception:
+        return frozenset()
+
+
 def _implicit(names: frozenset, wave64: bool) -> set[int]:
     out = set()
     mask = 2 if wave64 else 1
@@ -103,7 +112,11 @@ def _implicit(names: frozenset, wave64: bool) -> set[int]:
 
 
 def valu_class(d) -> str:
-    """Occupancy class of a VALU instruction from its operand types and pseudocode."""
+    """Occupancy class of a VALU instruction from its operand types and pseudocode:
+    'fp64' (an f64 value operand, not a compare), 'wide_mul' (a multiply of full 32-bit
+    integers, a 64-bit product, 4-bit dot products, multi-dword SADs: the quarter-rate
+    path), 'int64' (another 64-bit value operand: shifts, compares), 'trans', 'wmma',
+    'plain'."""
     types = d.operand_types
     pcode = d.pcode or ""
     if "WMMA" in d.name and d.format == "VOP3P":
@@ -114,11 +127,23 @@ def valu_class(d) -> str:
     sizes = {t for k, t in types.items() if t and k in ("D0", "S0", "S1", "S2") and not (k == "D0" and lane_mask)}
     if "f64" in sizes and not lane_mask:
         return "fp64"
-    if any(t.endswith("64") for t in sizes):
-        wide_product = re.search(r"64'U\(S0\.u\) \* 64'U\(S1\.u\)|64'I\(S0\.i\) \* 64'I\(S1\.i\)", pcode)
-        return "wide_mul" if wide_product or "MAD_U64" in d.name or "MAD_I64" in d.name else "int64"
-    if re.search(r"64'[UI]\(S0\.[ui]\d*\) \* 64'[UI]\(S1\.[ui]\d*\)", pcode) and "24" not in d.name:
-        return "wide_mul"     # 32-bit mul_hi / mul_lo: a 64-bit product
+    full_mul = re.search(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui]\d*\) \* 64'[UI]\(S1\.[ui]\d*\)|"
+                         r"65'[UI]\(S0\.[ui]\) \* 65'[UI]\(S1\.[ui]\)", pcode)
+    sliced = [int(x) for x in re.findall(r"\bD0\[(\d+) : \d+\]", pcode)]
+    nibbles = {"pk_u4", "pk_i4"} & set(types.values()) or re.search(r"\[i \* 4 \+ 3 : i \* 4\]", pcode)
+    if full_mul or nibbles or (sliced and max(sliced) >= 32):
+        return "wide_mul"
+    # 64-bit values (from the types, or the signature's register widths where the pseudocode
+    # names no source, e.g. v_cmp_f_f64), and byte dot products: the half-rate path
+    wide = any(t.endswith("64") for t in sizes)
+    if not wide and d.format in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD"):
+        try:
+            wide = any(o.dwords == 2 for o in valu_signature(d).srcs)
+        except Exception:
+            wide = False
+    bytes_dot = {"pk_u8", "pk_i8"} & set(types.values()) or re.search(r"\[i \* 8 \+ 7 : i \* 8\]", pcode)
+    if wide or bytes_dot:
+        return "int64"
     if d.format in ("VOP1", "VOP3") and _TRANS_CALL.search(pcode) and sizes <= {"f32", "f16"}:
         return "trans"
     return "plain"
@@ -203,6 +228,7 @@ class Classifier:
             info.kind = Kind.VMEM_LOAD if memory in ("load", "atomic") and writes else Kind.VMEM_STORE
             info.counter = "vm" if info.kind == Kind.VMEM_LOAD else "vs"
         info.reads, info.writes = frozenset(reads), frozenset(writes)
+        info.sgpr_result = info.kind == Kind.VALU and any(r < VGPR for r in writes)
         info.writes_exec = bool(set(EXEC) & writes)
         return info
 
@@ -274,7 +300,7 @@ class Classifier:
         if sig.vcc_out:
             writes |= _sgprs(f["SDST"], mask) if "SDST" in f else set(VCC[:mask])
         if sig.reads_dst or "D0" in p_reads:
-            reads |= {r for r in writes if r >= VGPR}
+            info.accumulates = frozenset(r for r in writes if r >= VGPR and r not in reads)
         reads |= _implicit(p_reads - {"VCC"}, self.wave64) & ({M0} | set(EXEC) | {SCC})
         if "EXEC" in p_reads and sig.is_cmpx:
             pass

@@ -57,10 +57,12 @@ class WaveTiming:
 
 
 class _Simd:
-    __slots__ = ("valu_free", "last_valu_class", "slot_t", "slots")
+    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts", "sgpr_writes")
 
     def __init__(self):
-        self.valu_free, self.last_valu_class = 0, ""
+        self.sgpr_writes: list[int] = []        # recent issues of VALU instructions writing SGPRs (VCC, masks)
+        self.valu_free, self.trans_free, self.last_valu_class = 0, 0, ""
+        self.salu_starts: list[int] = []        # execution start of each issued SALU instruction
         self.slot_t, self.slots = -1, set()
 
     def slot_free(self, t: int, slot: str) -> bool:
@@ -71,7 +73,7 @@ class _Simd:
 
 class _Wave:
     __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "outstanding", "not_before",
-                 "not_before_cause", "blocks_seen", "order", "barrier_at")
+                 "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
 
     def __init__(self, spec: WaveSpec, order: int):
         self.spec, self.order = spec, order
@@ -85,7 +87,7 @@ class _Wave:
         self.not_before, self.not_before_cause = 0, "launch"
         self.blocks_seen: set[int] = set()
         self.barrier_at = None
-
+        self.wait_cause, self.wait_ready = None, None    # the binding constraint while waiting, and until when
 
 class Engine:
     def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
@@ -175,8 +177,14 @@ class Engine:
         terms.append((self._fetched(w, op.pc, op.size, t), "fetch"))
         terms.append(self._deps(w, op))
         if op.kind == Kind.VALU:
-            free = simd.valu_free
-            terms.append((free, "pipe"))
+            terms.append((simd.trans_free if op.valu == "trans" else simd.valu_free, "pipe"))
+            if op.sgpr_result:
+                recent = [x for x in simd.sgpr_writes if x > t - p.valu_sgpr_window]
+                simd.sgpr_writes = recent
+                if len(recent) >= p.valu_sgpr_burst:
+                    terms.append((recent[-1] + p.valu_sgpr_stall, "pipe"))
+        elif op.kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
+            terms.append((simd.salu_starts[-p.salu_queue], "pipe"))     # the SALU queue is full
         if op.kind == Kind.WAIT:
             for counter, limit in (op.waits or {}).items():
                 q = w.outstanding.get(counter, [])
@@ -189,12 +197,21 @@ class Engine:
                     terms.append((q[-1], counter))
         ready, cause = max(terms, key=lambda x: x[0])
         if ready > t:
+            if w.wait_ready is None or ready > w.wait_ready:
+                w.wait_cause, w.wait_ready = cause, ready
             return ready
         slot = _SLOT.get(op.kind, "salu")
         if not simd.slot_free(t, slot):
+            if w.wait_ready is None or ready > w.wait_ready:
+                w.wait_cause, w.wait_ready = cause, ready
             return t + 1
         simd.slots.add(slot)
-        self._issue(w, op, t, cause if t == ready else "arbitration", simd)
+        # the gap goes to the constraint that held it longest: the wait, or losing issue slots after it
+        waited_from = w.last + 1 if w.last is not None else w.out.start
+        bound, bound_cause = (w.wait_ready, w.wait_cause) if w.wait_ready is not None else (ready, cause)
+        final = bound_cause if bound - waited_from >= t - bound or t == bound else "arbitration"
+        w.wait_cause = w.wait_ready = None
+        self._issue(w, op, t, final, simd)
         if op.kind == Kind.BARRIER and w.spec.group is not None:
             w.barrier_at = t
             return None
@@ -204,7 +221,7 @@ class Engine:
         p = self.p
         best = (0, "dependency")
         consumer = op.kind
-        for r in op.reads | op.writes:
+        for r in op.reads | op.writes | op.accumulates:
             t0 = w.reg_time.get(r)
             if t0 is None:
                 continue
@@ -214,7 +231,7 @@ class Engine:
             if producer in ("valu", "trans"):
                 if consumer == Kind.VALU:
                     if r not in op.reads:
-                        continue                # VALU writes in order
+                        continue                # VALU writes in order; an accumulator's old value is forwarded
                     if r < VGPR:
                         lat = p.valu_mask_latency     # VCC / carry / SGPR results forward at once
                     else:
@@ -256,8 +273,16 @@ class Engine:
             occ = p.valu_occupancy.get(cls, 1)
             if cls == "fp64" and simd.last_valu_class == "fp64":
                 occ = p.fp64_repeat
-            simd.valu_free = t + occ * passes
+            if cls == "trans":      # the transcendental unit is its own: other VALU ops go on
+                simd.trans_free = t + occ * passes
+                simd.valu_free = max(simd.valu_free, t + passes)
+            else:
+                simd.valu_free = t + occ * passes
             simd.last_valu_class = cls
+            if op.sgpr_result:
+                if len(simd.sgpr_writes) >= p.valu_sgpr_burst:
+                    simd.sgpr_writes = []
+                simd.sgpr_writes.append(t)
             wk = "trans" if cls == "trans" else "valu"
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, wk
@@ -265,6 +290,10 @@ class Engine:
                 if r < VGPR:
                     w.valu_reads[r] = t
         elif kind == Kind.SALU:
+            starts = simd.salu_starts
+            starts.append(max(t, starts[-1] + p.salu_cycles if starts else t))
+            if len(starts) > 64:
+                del starts[:32]
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, "salu"
         elif kind in _MEMORY:

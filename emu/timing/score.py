@@ -21,9 +21,11 @@ _MEMORY = (Kind.SMEM, Kind.VMEM_LOAD, Kind.VMEM_STORE, Kind.LDS)
 _PIPE_CLASSES = ("trans", "fp64", "int64", "wide_mul", "wmma")
 
 
-def _new_block(cap: Capture, insts: list, k: int, block: int = 256) -> bool:
-    """Instruction k is the first the wave issues from some code block (its bytes reach
-    into a block no earlier instruction touched), or follows a jump."""
+def _new_block(cap: Capture, insts: list, k: int, block: int = 128) -> bool:
+    """Instruction k is the first the wave issues from some 128-byte code line (its bytes
+    reach into a line no earlier instruction touched), or follows a jump. Lines, not the
+    model's 256-byte blocks: discover_ops stalls 82-108 cycles at 7 of the 128-byte
+    boundaries inside blocks, a fetch effect the model does not predict yet."""
     pc = insts[k]["pc"]
     op = cap.ops.get(pc)
     size = op.size if op else 4
