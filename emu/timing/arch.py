@@ -33,7 +33,7 @@ class ArchTiming:
     valu_sgpr_window: int = 16
     valu_sgpr_stall: int = 9
     valu_to_memory: int = 18         # a VGPR a VALU wrote, used by a memory instruction (traces: 17-18)
-    valu_to_scalar: int = 16         # an SGPR/VCC/EXEC a VALU wrote, read by SALU or a branch (v_cmpx -> execz: 16-18)
+    valu_to_scalar: int = 18         # an SGPR/VCC/EXEC a VALU wrote, read by SALU or a branch (v_cmpx -> execz: 16-18)
     salu_writes_valu_source: int = 8  # SALU overwriting an SGPR an issued VALU still reads (gemm: 7-8)
     # --- SALU and control
     salu_latency: int = 1            # SALU -> SALU through SCC or VCC (discover_ops: 1, at times 2)
