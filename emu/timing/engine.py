@@ -37,7 +37,7 @@ class WaveSpec:
     name: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class WaveTiming:
     name: str
     simd: tuple
@@ -46,6 +46,10 @@ class WaveTiming:
     issue: list = field(default_factory=list)        # issue cycle of each instruction (NOT_ISSUED ones: -1)
     cause: list = field(default_factory=list)        # stall cause of each gap
     end: int = 0
+
+    def moved(self, name: str, simd: tuple) -> "WaveTiming":
+        """The same timings for a wave of an identical CU (the lists are shared, read-only)."""
+        return WaveTiming(name, simd, self.start, self.pcs, self.issue, self.cause, self.end)
 
     @property
     def first_issue(self) -> int:

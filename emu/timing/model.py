@@ -3,17 +3,21 @@ GPU (work-group g on CU g mod CUs, its waves over the CU's SIMDs, as many reside
 as the VGPR file, LDS and the wave slots allow, the rest queued behind them), classify each
 executed PC once and run the engine.
 
-A launch whose waves do not interact across CUs in this model (no shared bandwidth yet) is
-timed exactly by its busiest CU: with more than `FULL_LIMIT` wave-instructions only CU 0's
-work-groups (which has the most: g mod CUs == 0) are simulated, and the report says so."""
+CUs do not interact in this model (no shared bandwidth yet), so a CU whose waves run the
+same instruction streams in the same order as one already simulated gets its timings (a
+uniform kernel is one or two CU simulations however large the grid). If the distinct CUs
+hold more than `FULL_LIMIT` wave-instructions, only the configuration most CUs share is
+timed and the report's note says so."""
 from __future__ import annotations
 
 from .arch import ArchTiming, timing_for
 from .classify import Classifier
-from .engine import Engine, WaveSpec
+import numpy as np
+
+from .engine import Engine, WaveSpec, WaveTiming
 from .report import TimingReport, build_report
 
-FULL_LIMIT = 300_000             # wave-instructions simulated in full before sampling one CU
+FULL_LIMIT = 300_000             # wave-instructions of distinct CUs simulated before sampling
 VGPRS_PER_SIMD_LANE = 1536       # RDNA3 wave32 VGPR file per SIMD lane (gfx1100: 192 KiB per SIMD)
 LDS_PER_CU = 65536
 LAUNCH_STAGGER = 24              # cycles between wave launches on one SIMD (gemm trace: 9-29)
@@ -33,34 +37,49 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
     streams = recorder.streams(total)
     classifier = Classifier(machine.spec, machine.semantics, wave64=d.wave_size == 64)
     ops = {}
-    for s in streams:
-        for pc in set(s.tolist()) - ops.keys():
-            ops[pc] = classifier.classify(machine.decode(pc), pc)
-    work = sum(len(s) for s in streams)
-    groups = range(d.groups)
-    note = ""
-    if work > FULL_LIMIT and d.groups > p.cus:
-        groups = range(0, d.groups, p.cus)
-        note = (f"estimated: {work:,} wave-instructions; timed CU 0's {len(groups)} of {d.groups} work-groups "
-                f"(work-group g runs on CU g mod {p.cus}; CUs do not interact in this model)")
+    for pc in np.unique(np.concatenate(streams)) if streams else ():
+        pc = int(pc)
+        ops[pc] = classifier.classify(machine.decode(pc), pc)
+    # streams by identity: CUs whose waves run the same streams in the same order behave
+    # identically (CUs do not interact in this model), so each distinct CU is simulated once
+    ids: dict[bytes, int] = {}
+    stream_id = [ids.setdefault(s.tobytes(), len(ids)) for s in streams]
     cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg)
-    per_simd: dict[tuple, int] = {}
-    specs, index = [], []
-    for g in groups:
-        cu = g % p.cus
-        for k in range(wpg):
-            simd = (cu, k % p.simds_per_cu)
+    cus: dict[int, list[int]] = {}
+    for g in range(d.groups):
+        cus.setdefault(g % p.cus, []).extend(range(g * wpg, (g + 1) * wpg))
+    configs: dict[tuple, list[int]] = {}
+    for cu, waves in cus.items():
+        configs.setdefault(tuple(stream_id[w] for w in waves), []).append(cu)
+    work = sum(len(streams[cus[members[0]][0]]) * len(key) for key, members in configs.items())
+    note = ""
+    if work > FULL_LIMIT and len(configs) > 1:
+        busiest = max(configs, key=len)
+        configs = {busiest: configs[busiest]}
+        note = (f"estimated: the {len(cus)} CUs run {len(set(stream_id))} distinct wave streams; timed the busiest "
+                f"CU configuration ({len(busiest)} waves) only and left out the rest")
+    timings: dict[int, WaveTiming] = {}
+    engine = Engine(ops, p)
+    for key, members in configs.items():
+        cu0 = members[0]
+        specs = []
+        per_simd: dict[int, int] = {}
+        for k, wave in enumerate(cus[cu0]):
+            g, in_group = divmod(wave, wpg)
+            simd = in_group % p.simds_per_cu
             n = per_simd.get(simd, 0)
             per_simd[simd] = n + 1
-            start = n * LAUNCH_STAGGER if n < cap else None
-            wave = g * wpg + k
-            specs.append(WaveSpec(streams[wave].tolist(), start, simd, g if wpg > 1 else None, f"wave {wave}"))
-            index.append(wave)
-    timings = Engine(ops, p).run(specs)
+            specs.append(WaveSpec(streams[wave].tolist(), n * LAUNCH_STAGGER if n < cap else None, (cu0, simd),
+                                  g if wpg > 1 else None, f"wave {wave}"))
+        result = engine.run(specs)
+        for cu in members:
+            for wave, r in zip(cus[cu], result):
+                timings[wave] = r if cu == cu0 else r.moved(f"wave {wave}", (cu, r.simd[1]))
+    waves = [timings[w] for w in sorted(timings)]
 
     def text(pc):
         return machine.text(machine.decode(pc))
-    report = build_report(d.kernel, machine.arch, p.clock_ghz, timings, ops, text)
+    report = build_report(d.kernel, machine.arch, p.clock_ghz, waves, ops, text)
     report.note = note
-    report.wave_ids = index
+    report.wave_ids = sorted(timings)
     return report

@@ -86,7 +86,16 @@ class TimingReport:
 
 def build_report(kernel: str, arch: str, clock_ghz: float, waves: list[WaveTiming], ops: dict, text) -> TimingReport:
     per_pc: dict[int, PcStats] = {}
+    seen: dict[int, int] = {}              # id(issue list) -> how many waves share it (copied CUs)
+    unique = []
     for w in waves:
+        key = id(w.issue)
+        if key not in seen:
+            seen[key] = 0
+            unique.append(w)
+        seen[key] += 1
+    for w in unique:
+        n = seen[id(w.issue)]
         prev = None
         for pc, t, cause in zip(w.pcs, w.issue, w.cause):
             s = per_pc.get(pc)
@@ -94,11 +103,11 @@ def build_report(kernel: str, arch: str, clock_ghz: float, waves: list[WaveTimin
                 s = per_pc[pc] = PcStats(pc, text(pc))
             if t < 0:
                 continue
-            s.hits += 1
-            s.issue_cycles += 1
+            s.hits += n
+            s.issue_cycles += n
             gap = t - (w.start if prev is None else prev) - (0 if prev is None else 1)
             if gap > 0:
-                s.stalls["launch" if prev is None else cause] += gap
+                s.stalls["launch" if prev is None else cause] += gap * n
             prev = t
     return TimingReport(kernel, arch, clock_ghz, waves, per_pc, ops)
 
