@@ -22,8 +22,13 @@ class ArchTiming:
     trans_latency: int = 9           # ... after a transcendental producer (estimate; not in the traces)
     valu_occupancy: dict = field(default_factory=lambda: {
         # cycles the SIMD's VALU is busy after issuing one wave32 instruction of the class
-        "plain": 1, "trans": 4, "int64": 2, "wide_mul": 4, "fp64": 36, "wmma": 32})
-    fp64_repeat: int = 36            # FP64 after FP64 (discover_ops: 36 between back-to-back FP64 ops)
+        # (discover_ops: FP64 32-48, mostly 36; transcendental 4 between trans ops only)
+        "plain": 1, "trans": 4, "int64": 2, "wide_mul": 4, "fp64": 36, "wmma": 34})
+    # WMMA: issued 1 apart into the matrix core's queue; each runs 34 cycles from 7 after
+    # issue; 2 more VALU ops pass, then each VALU op waits for the next WMMA to finish
+    # (discover_ops: six WMMAs, then VALU ops 34 apart)
+    wmma_start: int = 7
+    wmma_bypass: int = 2
     wave64_passes: int = 2           # a wave64 VALU instruction issues in two passes
     valu_mask_latency: int = 1       # VALU -> VALU through VCC / an SGPR (carry chains: 1)
     memory_to_valu: int = 1          # loaded VGPR -> VALU that reads it, from the data's return (gemm: mostly 1 after the wait)

@@ -61,9 +61,12 @@ class WaveTiming:
 
 
 class _Simd:
-    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts", "sgpr_writes")
+    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts", "sgpr_writes",
+                 "wmma_ends", "wmma_bypass")
 
     def __init__(self):
+        self.wmma_ends: list[int] = []          # completion of queued WMMA operations, in order
+        self.wmma_bypass = 0                    # VALU ops that may still pass the queued WMMAs
         self.sgpr_writes: list[int] = []        # recent issues of VALU instructions writing SGPRs (VCC, masks)
         self.valu_free, self.trans_free, self.last_valu_class = 0, 0, ""
         self.salu_starts: list[int] = []        # execution start of each issued SALU instruction
@@ -182,6 +185,10 @@ class Engine:
         terms.append(self._deps(w, op))
         if op.kind == Kind.VALU:
             terms.append((simd.trans_free if op.valu == "trans" else simd.valu_free, "pipe"))
+            if op.valu != "wmma" and simd.wmma_ends and simd.wmma_bypass <= 0:
+                pending = [e for e in simd.wmma_ends if e > (w.last or 0)]
+                if pending:         # the VALU alternates with the matrix core: wait for the next WMMA to finish
+                    terms.append((pending[0], "pipe"))
             if op.sgpr_result:
                 recent = [x for x in simd.sgpr_writes if x > t - p.valu_sgpr_window]
                 simd.sgpr_writes = recent
@@ -275,13 +282,22 @@ class Engine:
         if kind == Kind.VALU:
             cls = op.valu or "plain"
             occ = p.valu_occupancy.get(cls, 1)
-            if cls == "fp64" and simd.last_valu_class == "fp64":
-                occ = p.fp64_repeat
-            if cls == "trans":      # the transcendental unit is its own: other VALU ops go on
+            if cls == "wmma":       # queued for the matrix core, which runs them one after another
+                ends = simd.wmma_ends = [e for e in simd.wmma_ends if e > t]
+                start = max(t + p.wmma_start, ends[-1] if ends else 0)
+                ends.append(start + p.valu_occupancy["wmma"] * passes)
+                simd.wmma_bypass = p.wmma_bypass
+                simd.valu_free = max(simd.valu_free, t + 1)
+            elif cls == "trans":      # the transcendental unit is its own: other VALU ops go on
                 simd.trans_free = t + occ * passes
                 simd.valu_free = max(simd.valu_free, t + passes)
             else:
                 simd.valu_free = t + occ * passes
+                if simd.wmma_ends:
+                    if simd.wmma_bypass > 0:
+                        simd.wmma_bypass -= 1
+                    else:
+                        simd.wmma_ends = [e for e in simd.wmma_ends if e > t]
             simd.last_valu_class = cls
             if op.sgpr_result:
                 if len(simd.sgpr_writes) >= p.valu_sgpr_burst:
