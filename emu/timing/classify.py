@@ -56,6 +56,8 @@ class OpInfo:
     conditional: bool = False     # a branch that may fall through
     writes_exec: bool = False
     dual: bool = False            # VOPD
+    mask_reads: frozenset = frozenset()   # SGPRs a VALU op reads as a lane mask (carry-in, select)
+    trans: bool = False           # uses the transcendental unit (f16/f32 and f64 exp, log, rcp, rsq, sqrt, sin, cos)
     accumulates: frozenset = frozenset()   # old destination VGPRs an accumulator reads (fed by its own path)
     sgpr_result: bool = False     # a VALU instruction writing an SGPR (compare masks, carry out, readlane)
     wave64: bool = False
@@ -121,16 +123,19 @@ def valu_class(d) -> str:
     pcode = d.pcode or ""
     if "WMMA" in d.name and d.format == "VOP3P":
         return "wmma"
-    lane_mask = "D0.u64[laneId]" in pcode or "EXEC.u64[laneId]" in pcode or "VCC.u64[laneId]" in pcode
+    lane_mask = bool(re.search(r"\b(D0|EXEC|VCC)\.u64\[laneId\]\s*=(?!=)", pcode))     # writes a lane mask
     # value operands only: a lane mask (compare result, carry out in VCC) is 64 bits wide in the
     # types but no 64-bit arithmetic
     sizes = {t for k, t in types.items() if t and k in ("D0", "S0", "S1", "S2") and not (k == "D0" and lane_mask)}
     if "f64" in sizes and not lane_mask:
         return "fp64"
-    full_mul = re.search(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui]\d*\) \* 64'[UI]\(S1\.[ui]\d*\)|"
+    full_mul = re.search(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui](32)?\) \* 64'[UI]\(S1\.[ui](32)?\)|"
                          r"65'[UI]\(S0\.[ui]\) \* 65'[UI]\(S1\.[ui]\)", pcode)
     sliced = [int(x) for x in re.findall(r"\bD0\[(\d+) : \d+\]", pcode)]
-    nibbles = {"pk_u4", "pk_i4"} & set(types.values()) or re.search(r"\[i \* 4 \+ 3 : i \* 4\]", pcode)
+    # dot products: one accumulated product per statement; 8 (4-bit elements) run at quarter
+    # rate, 4 (bytes) at half rate (discover_ops: v_dot8 4 cycles, v_dot4 2, v_dot2 1)
+    products = len(re.findall(r"^\s*(?:D0|tmp)\S*\s*\+?=[^\n]*\*", pcode, re.M))
+    nibbles = products >= 8
     if full_mul or nibbles or (sliced and max(sliced) >= 32):
         return "wide_mul"
     # 64-bit values (from the types, or the signature's register widths where the pseudocode
@@ -141,8 +146,9 @@ def valu_class(d) -> str:
             wide = any(o.dwords == 2 for o in valu_signature(d).srcs)
         except Exception:
             wide = False
-    bytes_dot = {"pk_u8", "pk_i8"} & set(types.values()) or re.search(r"\[i \* 8 \+ 7 : i \* 8\]", pcode)
-    if wide or bytes_dot:
+    bytes_dot = 4 <= products < 8
+    two_results = bool(re.search(r"^\s*S0\.\w+\s*=", pcode, re.M))      # v_swap: writes its source too
+    if wide or bytes_dot or two_results:
         return "int64"
     if d.format in ("VOP1", "VOP3") and _TRANS_CALL.search(pcode) and sizes <= {"f32", "f16"}:
         return "trans"
@@ -265,7 +271,10 @@ class Classifier:
                     reads |= _vgprs(vd, 1)
             return
         d = inst.defs[0]
-        info.valu = valu_class(vopd_base(self.spec, d) if fmt != "VINTERP" else d)
+        base = vopd_base(self.spec, d) if fmt != "VINTERP" else d
+        info.valu = valu_class(base)
+        info.trans = info.valu == "trans" or (info.valu == "fp64" and fmt in ("VOP1", "VOP3")
+                                              and bool(_TRANS_CALL.search(base.pcode or "")))
         if fmt == "VINTERP":
             for field in ("SRC0", "SRC1", "SRC2"):
                 reads |= _src(f.get(field, 0), 1)
@@ -282,10 +291,9 @@ class Classifier:
         if inst.literal is not None:
             reads.discard(255)
         if sig.vcc_in:
-            if fmt == "VOP3SD" or fmt == "VOP3":
-                reads |= _src(f.get("SRC2", 0), mask)
-            else:
-                reads |= set(VCC[:mask])
+            masks = _src(f.get("SRC2", 0), mask) if fmt in ("VOP3SD", "VOP3") else set(VCC[:mask])
+            reads |= masks
+            info.mask_reads = frozenset(masks)
         if sig.is_cmpx:
             writes |= set(EXEC[:mask])
         elif sig.is_cmp:

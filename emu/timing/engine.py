@@ -184,7 +184,9 @@ class Engine:
         terms.append((self._fetched(w, op.pc, op.size, t), "fetch"))
         terms.append(self._deps(w, op))
         if op.kind == Kind.VALU:
-            terms.append((simd.trans_free if op.valu == "trans" else simd.valu_free, "pipe"))
+            terms.append((simd.valu_free, "pipe"))
+            if op.trans:
+                terms.append((simd.trans_free, "pipe"))
             if op.valu != "wmma" and simd.wmma_ends and simd.wmma_bypass <= 0:
                 pending = [e for e in simd.wmma_ends if e > (w.last or 0)]
                 if pending:         # the VALU alternates with the matrix core: wait for the next WMMA to finish
@@ -256,7 +258,12 @@ class Engine:
             elif producer == "salu":
                 if r not in op.reads:
                     continue
-                lat = p.salu_latency if r in (SCC, 106, 107) else p.salu_sgpr_latency
+                if consumer == Kind.VALU:
+                    if r not in op.mask_reads:
+                        continue
+                    lat = p.salu_to_valu_mask
+                else:
+                    lat = p.salu_latency if r in (SCC, 106, 107) else p.salu_sgpr_latency
             elif producer == "memory" and consumer == Kind.VALU and r in op.reads:
                 lat = p.memory_to_valu          # t0 is the data's return
             else:
@@ -282,6 +289,8 @@ class Engine:
         if kind == Kind.VALU:
             cls = op.valu or "plain"
             occ = p.valu_occupancy.get(cls, 1)
+            if op.trans:
+                simd.trans_free = t + p.valu_occupancy["trans"] * passes
             if cls == "wmma":       # queued for the matrix core, which runs them one after another
                 ends = simd.wmma_ends = [e for e in simd.wmma_ends if e > t]
                 start = max(t + p.wmma_start, ends[-1] if ends else 0)
@@ -289,7 +298,6 @@ class Engine:
                 simd.wmma_bypass = p.wmma_bypass
                 simd.valu_free = max(simd.valu_free, t + 1)
             elif cls == "trans":      # the transcendental unit is its own: other VALU ops go on
-                simd.trans_free = t + occ * passes
                 simd.valu_free = max(simd.valu_free, t + passes)
             else:
                 simd.valu_free = t + occ * passes
