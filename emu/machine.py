@@ -335,7 +335,7 @@ class _Chunk:
         self.lds = np.zeros(groups * d.lds_size + 8, np.uint8)
         self._lds_base = None       # (waves, 1) offset of each wave's LDS, made on first use
         self._memories: dict = {}   # (kind, first wave, end) -> the memory of a batch of contiguous waves
-        self._exec_memo: dict = {}  # (first wave, end, EXEC's write counts) -> exec_state(...)
+        self._exec_memo: dict = {}  # (the batch's waves, EXEC's write counts) -> exec_state(...)
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -517,14 +517,15 @@ class _Chunk:
 
     def exec_state(self, sel):
         """(EXEC per wave (W, 1), active lanes summed, bool (W, L) active lanes or None when
-        every lane is on) of a batch. With EmuOptions.exec_memo, kept for a batch of contiguous
-        waves until EXEC is written (its rows' write counts): a loop's steps between two EXEC
+        every lane is on) of a batch. With EmuOptions.exec_memo, kept for a batch (the same
+        waves) until EXEC is written (its rows' write counts): a loop's steps between two EXEC
         writes read it once. The arrays are read-only (shared by those steps)."""
         st = self.st
         key = None
-        if self.options.exec_memo and isinstance(sel, slice):
+        if self.options.exec_memo:
             counts = st.sgpr_written.counts
-            key = (sel.start, sel.stop, int(counts[EXEC_LO]), int(counts[EXEC_LO + 1]))
+            waves = (sel.start, sel.stop) if isinstance(sel, slice) else sel.tobytes()
+            key = (waves, int(counts[EXEC_LO]), int(counts[EXEC_LO + 1]))
             known = self._exec_memo.get(key)
             if known is not None:
                 return known

@@ -1,10 +1,12 @@
 """Shorter equivalents of a few generated semantics whose pseudocode costs many numpy passes
-or Python-int arithmetic (off switches: EmuOptions.minmax_shortcuts, mad64_shortcuts; off,
-the generated code runs).
+or Python-int arithmetic (off switches: EmuOptions.minmax_shortcuts, mad64_shortcuts,
+carry_shortcuts; off, the generated code runs).
 
 V_MAD_U64_U32 (clang's address arithmetic): the pseudocode's 65-bit sum runs on Python ints
 (object arrays); in uint64 the product of two 32-bit values is exact, the sum wraps and its
-carry-out (D1) is `sum < S2`.
+carry-out (D1) is `sum < S2`. V_ADD_CO_U32 / V_ADD_CO_CI_U32 (64-bit address additions, switch
+carry_shortcuts): the pseudocode widens to 64 bits and compares with 2^32; in uint32 a sum
+wraps exactly when it comes out below what was added to it.
 
 V_MIN_F32 / V_MAX_F32 (RDNA3 manual, VOP2 opcodes 15/16): the pseudocode classifies each
 operand through 64'F widenings (signalling, quiet NaN), then compares with -0 < +0, in about
@@ -69,10 +71,31 @@ def _mad_u64_u32(ctx):
     return {"D1": total < s2, "D0": total}
 
 
+def _add_co_u32(ctx):
+    """tmp = 64'U(S0.u) + 64'U(S1.u); VCC lane = tmp >= 2^32; D0 = tmp.u: the uint32 sum wraps
+    exactly when it comes out below an addend."""
+    s0 = np.asarray(ctx.inputs["S0"], np.uint32)
+    total = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
+    return {"VCC": total < s0, "D0": total}
+
+
+def _add_co_ci_u32(ctx):
+    """tmp = 64'U(S0.u) + 64'U(S1.u) + VCC.u64[laneId]: two wrapping uint32 additions, each
+    carrying out where its sum comes out below what it added to."""
+    s0 = np.asarray(ctx.inputs["S0"], np.uint32)
+    lane = ctx.lane_id.astype(np.uint64)
+    carry_in = ((np.asarray(ctx.inputs["VCC"], np.uint64) >> lane) & np.uint64(1)).astype(np.uint32)
+    partial = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
+    total = partial + carry_in
+    return {"VCC": (partial < s0) | (total < carry_in), "D0": total}
+
+
 # name -> (the EmuOptions switch, the shorter way)
 SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
              "V_MAX_F32": ("minmax_shortcuts", _minmax_f32(False)),
-             "V_MAD_U64_U32": ("mad64_shortcuts", _mad_u64_u32)}
+             "V_MAD_U64_U32": ("mad64_shortcuts", _mad_u64_u32),
+             "V_ADD_CO_U32": ("carry_shortcuts", _add_co_u32),
+             "V_ADD_CO_CI_U32": ("carry_shortcuts", _add_co_ci_u32)}
 
 
 def with_shortcut(name: str, fn):

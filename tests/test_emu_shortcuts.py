@@ -102,3 +102,40 @@ def test_mad_u64_u32_shortcut_agrees_with_the_pseudocode():
             inputs={"S0": x, "S1": x, "S2": np.full((1, 32), 2 ** 64 - 1, np.uint64)}))
     want = (0xFFFF_FFFF ** 2 + 2 ** 64 - 1)
     assert int(np.asarray(out["D0"]).reshape(-1)[0]) == want % 2 ** 64 and bool(np.asarray(out["D1"]).reshape(-1)[0]) == (want >> 64 == 1)
+
+
+@pytest.mark.parametrize("name", ["v_add_co_u32", "v_add_co_ci_u32"])
+@pytest.mark.parametrize("wave", [32, 64])
+def test_carry_shortcuts_agree_with_the_pseudocode(name, wave):
+    """Sums at the carry edge (0xFFFFFFFF + 1, + carry-in), random operands, per-lane and
+    per-wave (W, 1) sources, carry-in bits from a random VCC."""
+    rng = np.random.default_rng(8 + wave)
+    edges = np.array([0, 1, 2, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF], np.uint32)
+    a, b = np.meshgrid(edges, edges, indexing="ij")
+    waves = 6
+    shape = (waves, wave)
+    s0 = np.resize(np.concatenate([a.reshape(-1), rng.integers(0, 2 ** 32, 512, dtype=np.uint64).astype(np.uint32)]), shape)
+    s1 = np.resize(np.concatenate([b.reshape(-1), rng.integers(0, 2 ** 32, 512, dtype=np.uint64).astype(np.uint32)]), shape)
+    vcc = rng.integers(0, 2 ** 63, (waves, 1), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    if wave == 32:
+        vcc &= np.uint64(0xFFFF_FFFF)
+    for inputs in ({"S0": s0, "S1": s1, "VCC": vcc}, {"S0": s0[:, :1].copy(), "S1": s1, "VCC": vcc}):
+        outs = []
+        for shortcut in (True, False):
+            token = activate(replace(FAST, carry_shortcuts=shortcut))
+            try:
+                sem = load_semantics("gfx1100").lookup(name)
+                out = sem.execute(Ctx(lanes=wave, exec_mask=np.full((waves, 1), (1 << wave) - 1, np.uint64),
+                                      inputs=inputs))
+            finally:
+                deactivate(token)
+            outs.append((np.asarray(out["D0"], np.uint32), np.asarray(out["VCC"], bool)))
+        assert np.array_equal(outs[0][0], outs[1][0]) and np.array_equal(outs[0][1], outs[1][1])
+    # exact integers: the sum of lane 0 (0 + 0 + carry-in 1 from VCC bit 0) and of 0xFFFFFFFF + 0xFFFFFFFF
+    x = np.full((1, wave), 0xFFFF_FFFF, np.uint32)
+    out = load_semantics("gfx1100").lookup(name).execute(
+        Ctx(lanes=wave, exec_mask=np.full((1, 1), (1 << wave) - 1, np.uint64),
+            inputs={"S0": x, "S1": x, "VCC": np.full((1, 1), 1, np.uint64)}))
+    carry_in = 1 if name.endswith("ci_u32") else 0
+    want = 2 * 0xFFFF_FFFF + carry_in
+    assert int(np.asarray(out["D0"]).reshape(-1)[0]) == want % 2 ** 32 and bool(np.asarray(out["VCC"]).reshape(-1)[0])
