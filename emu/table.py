@@ -408,7 +408,9 @@ class SemanticTable:
             self._cache.dirty = True
         if "error" in t:
             return Entry(None, "unsupported", t["error"])
-        fn = with_shortcut(d.name, compile_source(t["source"], d.name))
+        fn = compile_source(t["source"], d.name)
+        if not saturate:        # the shortcuts compute the wrapping results only
+            fn = with_shortcut(d.name, fn)
         if t["memory"] == "atomic" and not scalar:
             size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
