@@ -10,7 +10,6 @@ from functools import lru_cache
 from isa import InstrDef, Spec
 
 from . import syntax
-from .decode import DPP8, DPP8FI, DPP16, LITERAL, VALU_E32
 from .literals import constant, literal_kind
 from .operands import Lit, Mod, OperandError, Reg, Special
 from . import signature
@@ -43,13 +42,26 @@ ds_layout = per_instruction(signature.ds_layout)
 flat_layout = per_instruction(signature.flat_layout)
 valu_signature = per_instruction(valu_signature)
 
-SRC_SPECIAL = {"vcc_lo": 106, "vcc": 106, "vcc_hi": 107, "null": 124, "m0": 125, "exec_lo": 126, "exec": 126,
-               "exec_hi": 127, "src_shared_base": 235, "src_shared_limit": 236, "src_private_base": 237,
-               "src_private_limit": 238, "src_scc": 253, "scc": 253}
-SRC_SPECIAL.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
 PAIRS = {"vcc", "exec"}
 HALVES_OF_PAIRS = {"vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0"}     # 32-bit specials
-MEMORY_FORMATS = {"DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "SMEM"}
+
+
+@lru_cache(maxsize=None)
+def special_codes(traits) -> dict[str, int]:
+    """LLVM's names of the special operands -> their codes in `traits`' family (the manual's
+    names spelled as syntax.py says, LLVM's aliases, pairs by their low half)."""
+    codes = {syntax.SPECIAL_TEXT[name]: code for name, code in traits.codes.items() if name in syntax.SPECIAL_TEXT}
+    codes.update({alias: codes[name] for alias, name in syntax.SPECIAL_ALIASES.items() if name in codes})
+    codes.update({pair: codes[lo] for lo, pair in syntax.PAIR_TEXT.items() if lo in codes})
+    codes.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
+    return codes
+
+
+def _scalar_source_codes(traits) -> frozenset:
+    """Source codes that read the constant bus: scalar registers but NULL, the apertures, SCC,
+    the literal."""
+    apertures = {traits.codes[n] for n in ("SHARED_BASE", "SHARED_LIMIT", "PRIVATE_BASE", "PRIVATE_LIMIT")}
+    return frozenset(set(traits.scalar_codes) - {traits.null} | apertures | {traits.scc, traits.literal})
 
 
 def _name(d: InstrDef) -> str:
@@ -87,6 +99,10 @@ class Encoder:
     def __init__(self, spec: Spec, wave: int = 32):
         self.spec = spec
         self.wave = wave
+        t = self.traits = spec.traits
+        self.special = special_codes(t)
+        self.scalar_sources = _scalar_source_codes(t)
+        self.vgpr_base, self.literal_code = t.vgpr_base, t.literal
         self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
         self._plans: dict[tuple[int, bool], tuple[InstrDef, ValuPlan]] = {}    # (id, e32) -> (d, plan)
         self._vopd_halves: dict[tuple[str, str], tuple] = {}                    # (mnemonic, slot) -> _vopd_half
@@ -108,7 +124,7 @@ class Encoder:
         """(9-bit code, neg, abs, high half) of a source operand; `encoding` ('salu', 'e32',
         'vop3', 'vop3p') with the operand's type decides how a number is taken (literals.py)."""
         if type(v) is Reg and v.cls == "v" and not v.half and allow_vgpr and v.count == (op.dwords or self.wave >> 5):
-            return 256 + v.idx, False, False, False         # the usual source: a whole VGPR (tuple)
+            return self.vgpr_base + v.idx, False, False, False      # the usual source: a whole VGPR (tuple)
         neg = ab = False
         if isinstance(v, Mod):
             neg, ab, v = v.neg, v.abs, v.value
@@ -124,12 +140,12 @@ class Encoder:
                 if v.half and not op.t16:
                     raise OperandError(f"{_name(F.d)}: {what}: {v} names a 16-bit half but the operand is "
                                        f"{op.bits}-bit", v)
-                return 256 + v.idx, neg, ab, v.half == "h"
+                return self.vgpr_base + v.idx, neg, ab, v.half == "h"
             if v.half:
                 raise OperandError(f"{_name(F.d)}: {what}: only VGPRs have .l/.h halves, got {v}", v)
             return self.sreg_code(v, F, what, n), neg, ab, hi
         if isinstance(v, Special):
-            code = SRC_SPECIAL.get(v.name)
+            code = self.special.get(v.name)
             if code is None:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
             if code not in self._source_codes(F.d.format) and F.d.format != "VOPD":   # (LLVM takes
@@ -149,7 +165,7 @@ class Encoder:
                 raise OperandError(f"{_name(F.d)}: {what}: symbol operand {v} needs a literal, which this "
                                    f"encoding has not", v)
             F.set_literal_ref(v.name if isinstance(v, Attr_) else v.text, what)
-            return LITERAL, neg, ab, hi
+            return self.literal_code, neg, ab, hi
         forced = isinstance(v, Lit)
         if forced:
             v = v.value
@@ -194,8 +210,8 @@ class Encoder:
     def sreg_code(self, v, F: Fields, what: str, n: int = 1) -> int:
         """7/8-bit scalar register code (SGPR, TTMP or a special register)."""
         if isinstance(v, Special):
-            code = SRC_SPECIAL.get(v.name)
-            if code is None or code > 127:
+            code = self.special.get(v.name)
+            if code is None or code not in self.traits.scalar_codes:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not a scalar register", v)
             if (v.name in PAIRS) != (n == 2) and v.name != "null":
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is {64 if v.name in PAIRS else 32} bits wide; "
@@ -211,10 +227,10 @@ class Encoder:
         if n > 1 and v.idx % 2:
             raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: SGPR tuples start at an even register", v)
         if v.cls == "s":
-            if v.idx + v.count > 106:
-                raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s105)", v)
+            if v.idx + v.count > self.traits.sgprs:
+                raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s{self.traits.sgprs - 1})", v)
             return v.idx
-        return 108 + v.idx
+        return self.traits.ttmp_base + v.idx
 
     def vgpr(self, v, F: Fields, what: str, n: int = 1, half: bool = False) -> int:
         """A VGPR (range) operand's first register; `half`: the operand is 16-bit and may name
@@ -240,7 +256,7 @@ class Encoder:
             if enc == "sdwa":
                 raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
                                    f"the 16-bit .l/.h halves")
-            cands = order_candidates(defs, enc)
+            cands = order_candidates(defs, enc, self.traits.roles)
             if not cands:
                 raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
                                    f"(it has: {', '.join(sorted({d.format for d in defs}))})")
@@ -275,7 +291,8 @@ class Encoder:
         fix = None
         mods = dict(st.modifiers)
         operands = st.operands
-        if fmt in MEMORY_FORMATS:
+        roles = self.traits.roles
+        if fmt in roles.memory:
             # memory operands are registers (or off): a bare word is a flag modifier written where an
             # operand could start, as in `ds_gws_sema_p gds`
             while operands and isinstance(operands[-1], Attr_):
@@ -285,10 +302,10 @@ class Encoder:
             _check_modifier_values(d, mods)
             if st.line and len(mods) > 1:       # written in text (a DSL call has keywords, in any order)
                 _check_modifier_order(d, mods)
-        if fmt in _VALU_FORMATS:
+        if fmt in roles.valu_e32 or fmt in roles.valu_e64:
             if enc:
                 _check_forced_dpp(d, mods, enc)
-            self.valu(d, F, operands, mods, fmt in VALU_E32)
+            self.valu(d, F, operands, mods, fmt in roles.valu_e32)
         else:
             handler = _HANDLERS.get(fmt)
             if handler is None:
@@ -365,15 +382,15 @@ class Encoder:
         opsel = negb = absb = 0
         pos = 0
         if plan.cmpx_e64:
-            F["VDST"] = 126   # v_cmpx writes EXEC: LLVM fills VDST with exec_lo's code
+            F["VDST"] = self.traits.exec_lo   # v_cmpx writes EXEC: LLVM fills VDST with exec_lo's code
         for o, n in plan.dsts:
             v = ops[pos]; pos += 1
             if o.name == "sdst":
                 if e32:
                     self._implicit_vcc(d, v)
-                elif isinstance(v, Special) and SRC_SPECIAL.get(v.name, 0) > 127 and \
-                        SRC_SPECIAL[v.name] in self._source_codes(d.format):   # the 8-bit VDST field takes
-                    F["VDST"] = SRC_SPECIAL[v.name]                             # any scalar source code
+                elif isinstance(v, Special) and self.special.get(v.name, 0) not in self.traits.scalar_codes and \
+                        self.special[v.name] in self._source_codes(d.format):   # the 8-bit VDST field takes
+                    F["VDST"] = self.special[v.name]                             # any scalar source code
                 else:
                     F["VDST"] = self.sreg_code(v, F, "sdst", n)
                 continue
@@ -447,8 +464,8 @@ class Encoder:
                                                    encoding=plan.constants)
                 else:
                     code, _, _, hi = self.src_code(v, o, F, what, encoding=plan.constants)
-                if o.t16 and code >= 256:
-                    if code - 256 > 127:
+                if o.t16 and code >= self.vgpr_base:
+                    if code - self.vgpr_base > 127:
                         raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
                     code |= 0x80 if hi else 0
                 F["SRC0"] = code
@@ -468,11 +485,11 @@ class Encoder:
             if (ng or ab) and not (o.is_float or is_p):
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
             if dpp_kind and i < 2:
-                if code < 256 and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
+                if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
                     raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
                                        f"got {v}", v)
                 if i == 0:
-                    F["_dpp_src0"] = code - 256
+                    F["_dpp_src0"] = code - self.vgpr_base
                     code = 0
             if ng or ab:
                 if is_p and not is_mix:
@@ -591,11 +608,11 @@ class Encoder:
     def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan") -> None:
         """At most two scalar values (one for 64-bit shifts) per VOP3/VOP3P instruction; the
         same SGPR or literal twice counts once (RDNA3 ISA, "Instruction restrictions")."""
-        scalars = {F.get(field) for _, _, _, _, field, _ in plan.srcs} & _SCALAR_CODES
+        scalars = {F.get(field) for _, _, _, _, field, _ in plan.srcs} & self.scalar_sources
         if "_dpp_src0" in F:
             scalars.discard(F.get("SRC0"))
         if plan.implicit_vcc:
-            scalars.add(SRC_SPECIAL["vcc_lo"])
+            scalars.add(self.traits.vcc_lo)
         if len(scalars) > plan.bus_limit:
             raise OperandError(f"{_name(d)}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, "
                                f"the literal{', VCC implicitly' if plan.implicit_vcc else ''}); at most "
@@ -640,7 +657,7 @@ class Encoder:
                 raise OperandError(f"{_name(d)}: dpp8 needs 8 lane selects, got {len(sels)}")
             dpp.update(zip(_LANE_SELS, sels))
             fi = mods.pop("fi", 0)
-            F["SRC0"] = DPP8FI if fi else DPP8
+            F["SRC0"] = self.traits.codes["DPP8FI" if fi else "DPP8"]
         else:
             ctrl = None
             if "quad_perm" in mods:
@@ -670,7 +687,7 @@ class Encoder:
                     dpp[name_abs] = int(bool(F.pop(ab, 0)))
             else:
                 dpp.update(_DPP16_NO_SOURCE_MODIFIERS)
-            F["SRC0"] = DPP16
+            F["SRC0"] = self.traits.codes["DPP16"]
         F.dpp, F.dpp_kind = dpp, kind
 
     # ------------------------------------------------------------ VOPD
@@ -715,7 +732,7 @@ class Encoder:
                                    vals[0])
             code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0", encoding="e32")
             F[f"SRC{slot}0"] = code
-            if code >= 256 and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
+            if code >= self.vgpr_base and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
                 src0[slot] = code
             if len(vals) > 1:
                 F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1")
@@ -729,7 +746,7 @@ class Encoder:
                                f"VGPR (got v{vdst['X']} and v{vdst['Y']})", st.dual.operands[0])
         # each half reads its VGPR sources through its own bank (register number mod 4)
         if len(src0) == 2 and src0["X"] % 4 == src0["Y"] % 4:
-            raise OperandError(f"{where}: the src0 operands v{src0['X'] - 256} and v{src0['Y'] - 256} are in the same "
+            raise OperandError(f"{where}: the src0 operands v{src0['X'] - self.vgpr_base} and v{src0['Y'] - self.vgpr_base} are in the same "
                                f"VGPR bank (register number mod 4); VOPD reads them in one cycle",
                                st.dual.operands[1 + (sig_y.k_pos == 0)])
         # (v_dual_fmamk's VSRC1 is its addend, which LLVM does not compare with the other vsrc1)
@@ -857,7 +874,7 @@ class Encoder:
         if isinstance(third, int):
             if off is not None:
                 raise OperandError(f"{mn}: give the offset once (third operand or offset:)")
-            off, soff = third, 124
+            off, soff = third, self.traits.null
         else:
             soff = self.sreg_code(third, F, "soffset")
         off = off or 0
@@ -897,11 +914,11 @@ class Encoder:
         if len(ops) != len(layout):
             self._arity(d, ops, [n for n, _, _ in layout])
         fmt = d.format
-        F.update(ADDR=0, DATA=0, VDST=0, SADDR=124, SVE=0)
+        F.update(ADDR=0, DATA=0, VDST=0, SADDR=self.traits.null, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
                 if isinstance(v, Special) and v.name == "off":
-                    F["SADDR"] = 124
+                    F["SADDR"] = self.traits.null
                 else:
                     F["SADDR"] = self.sreg_code(v, F, name, n)
             elif name == "vaddr" and fmt == "SCRATCH":
@@ -983,7 +1000,7 @@ class Encoder:
             if not (isinstance(v, Reg) and v.cls == "v"):
                 raise OperandError(f"{_name(d)}: src{i} must be a VGPR, got {v}", v)
             self.vgpr(v, F, f"src{i}", half=(types.get(f"S{i}") or "").endswith("16"))
-            F[_SRC_FIELDS[i]] = 256 + v.idx
+            F[_SRC_FIELDS[i]] = self.vgpr_base + v.idx
             opsel |= (v.half == "h") << i
             negb |= neg << i
         if "op_sel" in mods:
@@ -1164,7 +1181,6 @@ def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
 
 # source codes that are scalar values (RDNA3 ISA, "Instruction restrictions": SGPR, VCC, M0,
 # EXEC, SCC or the literal; inline constants and null are free)
-_SCALAR_CODES = frozenset(set(range(124)) | {125, 126, 127, 235, 236, 237, 238, 253, LITERAL})
 
 
 def _t16_positions(sig: ValuSig, names: list[str], is_p: bool) -> tuple:
@@ -1441,17 +1457,13 @@ def split_mnemonic(mn: str) -> tuple[str, str]:
     return mn, ""
 
 
-# formats LLVM counts as 64-bit VALU encodings: `_e64` picks them, `_e32` excludes them
-_E64_FORMATS = frozenset(("VOP3", "VOP3SD", "VOP3P", "VINTERP"))
-
-
-def order_candidates(defs: list[InstrDef], enc: str) -> list[InstrDef]:
+def order_candidates(defs: list[InstrDef], enc: str, roles) -> list[InstrDef]:
     """Encodings to try, shortest first (as LLVM picks for a plain mnemonic). A forced encoding
     narrows them as LLVM does: `_e32` excludes the 64-bit VALU encodings (any other instruction
     keeps its one encoding), `_e64` takes only those, `_dpp` the DPP form of the 32-bit one,
-    `_e64_dpp` a DPP form of the 64-bit one."""
-    e32 = [d for d in defs if d.format in VALU_E32]
-    e64 = [d for d in defs if d.format in _E64_FORMATS]
+    `_e64_dpp` a DPP form of the 64-bit one. LLVM counts VINTERP among the 64-bit encodings."""
+    e32 = [d for d in defs if d.format in roles.valu_e32]
+    e64 = [d for d in defs if d.format in roles.valu_e64 or d.format == "VINTERP"]
     other = [d for d in defs if d not in e32 and d not in e64 and d.format != "VOPD"]
     if enc == "e32":
         return e32 + other

@@ -9,7 +9,7 @@ from functools import lru_cache
 from isa import Spec
 
 from . import syntax
-from .decode import DPP8FI, VALU_E32, Instruction
+from .decode import Instruction
 # the encoder's memoised forms (by the InstrDef's identity: an InstrDef hashes all its fields)
 from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
 from .signature import Operand, ValuSig, cache_control, vopd_base
@@ -175,20 +175,15 @@ def _value_bits(op: Operand) -> int:
     return 16 if op.t16 else 64 if op.dwords == 2 else 32
 
 
-def _is_const(code: int) -> bool:
-    """Inline numbers and literals take neg(...) rather than a minus sign."""
-    return 128 <= code <= 208 or 240 <= code <= 248 or code == 255
-
-
 def _bits(value: int, n: int) -> list[int]:
     return [(value >> i) & 1 for i in range(n)]
 
 
-def _dpp_text(inst: Instruction) -> str:
+def _dpp_text(spec: Spec, inst: Instruction) -> str:
     d = inst.dpp
     if inst.dpp_kind == "DPP8":
         sels = ",".join(str(d[f"LANE_SEL{i}"]) for i in range(8))
-        return f"dpp8:[{sels}]" + (" fi:1" if inst.fields.get("SRC0") == DPP8FI else "")
+        return f"dpp8:[{sels}]" + (" fi:1" if inst.fields.get("SRC0") == spec.traits.codes["DPP8FI"] else "")
     ctrl = d["DPP_CTRL"]
     if ctrl <= 0xff:
         c = f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
@@ -217,7 +212,7 @@ def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
     if d.name in syntax.NO_ENC_SUFFIX:
         return base
     forms = {x.format for x in spec.lookup(d.name)}
-    has_e32 = bool(forms & set(VALU_E32))
+    has_e32 = bool(forms & spec.traits.roles.valu_e32)
     has_e64 = bool(forms & {"VOP3", "VOP3SD"})
     if enc == "e32":
         if dpp:
@@ -258,7 +253,7 @@ class _ValuPlan:
 @per_instruction
 def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
     sig = valu_signature(d)
-    e32 = fmt in VALU_E32
+    e32 = fmt in spec.traits.roles.valu_e32
     is_wmma = d.name.startswith("V_WMMA")
     ab_regs, cd_regs = _wmma_regs(d, wave) if is_wmma else (0, 0)
     srcs = []
@@ -331,9 +326,9 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                             packed=packed, f16_inline=f16_inline)
         if not is_p:
             if (neg | abs_) >> i & 1:   # (_mods leaves the text alone without either)
-                text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
+                text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, spec.traits.is_constant(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
-            text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, _is_const(code))
+            text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, spec.traits.is_constant(code))
         srcs.append(text)
     if sig.k_pos is not None and e32:
         srcs.insert(sig.k_pos, f"0x{literal or 0:x}")
@@ -375,7 +370,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     if omod and not e32:
         tail.append({1: "mul:2", 2: "mul:4", 3: "div:2"}[omod])
     if dpp:
-        tail.append(_dpp_text(inst))
+        tail.append(_dpp_text(spec, inst))
     return text + (" " + " ".join(tail) if tail else "")
 
 
@@ -520,13 +515,13 @@ def _smem(spec: Spec, inst: Instruction) -> str:
         first = _simm_text("imm", f["SDATA"])
     else:
         first = sreg_text(spec, f["SDATA"], data_dwords(d.name))
-    parts = [first, reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < 106
+    parts = [first, reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < spec.traits.sgprs
              else sreg_text(spec, f["SBASE"] * 2, sbase_n)]
     off = f["OFFSET"]
     if off & (1 << 20):
         off -= 1 << 21
     soff = f["SOFFSET"]
-    if soff != 124:
+    if soff != spec.traits.null:
         parts.append(sreg_text(spec, soff, 1))
         text = f"{mn} {', '.join(parts)}"
         if off:
@@ -588,14 +583,15 @@ def _flat(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     fmt = inst.fmt.name
     parts = []
+    t = spec.traits
     for name, field, n in flat_layout(d, bool(f.get("GLC"))):
         if name == "saddr":   # null turns the scalar base off (GLOBAL also names m0's code off)
-            off_codes = (124, 125) if fmt == "GLOBAL" else (124,)
+            off_codes = (t.null, t.m0) if fmt == "GLOBAL" else (t.null,)
             parts.append("off" if f[field] in off_codes else sreg_text(spec, f[field], n))
         elif name == "vaddr" and fmt == "SCRATCH":
             parts.append(vreg(f[field]) if f.get("SVE") else "off")
         elif name == "vaddr" and fmt == "GLOBAL":   # no scalar base: a 64-bit VGPR address
-            parts.append(vreg(f[field], 2 if f["SADDR"] in (124, 125) else 1))
+            parts.append(vreg(f[field], 2 if f["SADDR"] in (t.null, t.m0) else 1))
         else:
             parts.append(vreg(f[field], n))
     text = f"{d.name.lower()} {', '.join(parts)}"
@@ -694,8 +690,6 @@ def _graphics(spec: Spec, inst: Instruction) -> str:
     return print_graphics(spec, inst)
 
 
-SCALAR_FORMATS = frozenset(("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"))
-VALU_FORMATS = frozenset(("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"))
 # the other formats' printers, each (spec, inst) -> text
 _PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _buffer,
              "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VOPD": _vopd, "EXP": _graphics,
@@ -704,11 +698,12 @@ _PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH"
 
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     fmt = inst.fmt.name
-    if fmt in SCALAR_FORMATS:
+    roles = spec.traits.roles
+    if fmt in roles.salu:
         return print_scalar(spec, inst)
     if inst.defs[0].name == "V_ILLEGAL":
         return "v_illegal"
-    if fmt in VALU_FORMATS:
+    if fmt in roles.valu_e32 or fmt in roles.valu_e64:
         return print_valu(spec, inst, wave)
     printer = _PRINTERS.get(fmt)
     if printer is None:

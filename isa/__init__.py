@@ -7,6 +7,7 @@
 """
 from .spec import Format, InstrDef, ISALoadError, Spec, llvm_base_mnemonic, load
 from .targets import FAMILY_TARGETS, WAVE_SIZE, resolve_arch
+from .traits import FormatRoles, Traits, TraitsError, traits
 
 __all__ = ["load", "Spec", "Format", "InstrDef", "ISALoadError", "resolve_arch", "llvm_base_mnemonic",
-           "FAMILY_TARGETS", "WAVE_SIZE"]
+           "FAMILY_TARGETS", "WAVE_SIZE", "traits", "Traits", "TraitsError", "FormatRoles"]

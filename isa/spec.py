@@ -82,6 +82,12 @@ class Spec:
                      d["promoted_from"], d["notes"], d["operand_types"], d["page"], d["pcode_page"])
             for d in module.INSTRUCTIONS]
 
+    @cached_property
+    def traits(self):
+        """This family's Traits (isa/traits.py): special operand codes, register files, format roles."""
+        from .traits import traits
+        return traits(self.arch)
+
     def __repr__(self) -> str:
         return f"<Spec {self.arch}: {len(self.formats)} formats, {len(self.instructions)} instructions>"
 
