@@ -12,6 +12,7 @@ from isa import InstrDef, Spec
 from . import syntax
 from .literals import constant, literal_kind
 from .operands import Lit, Mod, OperandError, Reg, Special
+from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import signature
 from .signature import Operand, ValuSig, valu_signature, vopd_base
 
@@ -115,7 +116,6 @@ class Encoder:
         # DPP word fields: (shift within the word, mask) by DPP kind
         self._dpp_layout = {kind: {n: (lo - 32, (1 << bits) - 1) for n, (lo, bits) in self._layout[kind][0].items()}
                             for kind in ("DPP8", "DPP16") if kind in self._layout}
-        _late_imports()
 
     # ------------------------------------------------------------ operand codes
 
@@ -160,11 +160,11 @@ class Encoder:
             return code, neg, ab, hi
         if op.registers_only:
             raise OperandError(f"{_name(F.d)}: {what}: takes a register, not {v}", v)
-        if isinstance(v, (Attr_, SymExpr_)):
+        if isinstance(v, (Attr, SymExpr)):
             if not allow_literal:
                 raise OperandError(f"{_name(F.d)}: {what}: symbol operand {v} needs a literal, which this "
                                    f"encoding has not", v)
-            F.set_literal_ref(v.name if isinstance(v, Attr_) else v.text, what)
+            F.set_literal_ref(v.name if isinstance(v, Attr) else v.text, what)
             return self.literal_code, neg, ab, hi
         forced = isinstance(v, Lit)
         if forced:
@@ -188,8 +188,8 @@ class Encoder:
         """The constant K of v_fmaak/v_fmamk-style instructions: always the literal, taken as
         lit(K) on an operand of the instruction's data type."""
         k = k.value if isinstance(k, Lit) else k
-        if isinstance(k, (Attr_, SymExpr_)):          # a symbol: filled in once placed (LLVM takes it)
-            F.set_literal_ref(k.name if isinstance(k, Attr_) else k.text, "K")
+        if isinstance(k, (Attr, SymExpr)):          # a symbol: filled in once placed (LLVM takes it)
+            F.set_literal_ref(k.name if isinstance(k, Attr) else k.text, "K")
             return
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}", k)
@@ -295,7 +295,7 @@ class Encoder:
         if fmt in roles.memory:
             # memory operands are registers (or off): a bare word is a flag modifier written where an
             # operand could start, as in `ds_gws_sema_p gds`
-            while operands and isinstance(operands[-1], Attr_):
+            while operands and isinstance(operands[-1], Attr):
                 mods[operands[-1].name.lower()] = True
                 operands = operands[:-1]
         if mods:
@@ -802,7 +802,7 @@ class Encoder:
             if style == "sendmsg":
                 F["SIMM16"] = _sendmsg_value(v, d)
                 return None
-            if style == "branch" and isinstance(v, Attr_):
+            if style == "branch" and isinstance(v, Attr):
                 F["SIMM16"] = 0
                 return v.name
             F["SIMM16"] = _imm16(v, d)
@@ -815,7 +815,7 @@ class Encoder:
             if name == "sdst":
                 F["SDST"] = self.sreg_code(v, F, "sdst", 2 if mn.endswith("_b64") else 1)
             elif name == "imm":
-                if style == "branch" and isinstance(v, Attr_):
+                if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0
                     fix = v.name
                 elif style == "version":
@@ -841,7 +841,6 @@ class Encoder:
         if len(calls) == 1 and isinstance(calls[0], int):
             return calls[0] & 0xffff
         names = {"vmcnt": "VM", "expcnt": "EXP", "lgkmcnt": "LGKM"}
-        from .asm import Call
         for c in calls:
             if not isinstance(c, Call) or c.name not in names or len(c.args) != 1:
                 raise OperandError(f"s_waitcnt: expected vmcnt(n), expcnt(n) or lgkmcnt(n), got {c}")
@@ -1044,18 +1043,6 @@ _HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
 
 
 # ---------------------------------------------------------------- helpers
-
-class SymExpr_:  # placeholder replaced below (asm.SymExpr)
-    pass
-
-
-class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import cycle
-    pass
-
-
-class Call_:  # placeholder replaced below (asm.Call)
-    pass
-
 
 _SRC_FIELDS = ("SRC0", "SRC1", "SRC2")
 _SOFFSET = Operand("soffset")     # MUBUF/MTBUF's soffset: an SGPR, constant or literal
@@ -1286,7 +1273,6 @@ def _imm16(v, d) -> int:
 
 
 def _hwreg_value(v, d) -> int:
-    from .asm import Call
     if isinstance(v, int):
         return v & 0xffff
     if not isinstance(v, Call) or v.name != "hwreg" or not 1 <= len(v.args) <= 3:
@@ -1307,13 +1293,12 @@ def _hwreg_value(v, d) -> int:
 
 def _version_value(v, d) -> int:
     """s_version's operand: a number, a UC_VERSION_* name or an a|b|... of them."""
-    from .asm import BitOr
     if isinstance(v, BitOr):
         value = 0
         for part in v.parts:
             value |= _version_value(part, d)
         return value
-    if isinstance(v, Attr_):
+    if isinstance(v, Attr):
         if v.name.upper() not in syntax.VERSION_NAMES:
             raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}")
         return syntax.VERSION_NAMES[v.name.upper()]
@@ -1321,7 +1306,6 @@ def _version_value(v, d) -> int:
 
 
 def _sendmsg_value(v, d) -> int:
-    from .asm import Call
     if isinstance(v, int):
         return v & 0xffff
     if not isinstance(v, Call) or v.name != "sendmsg":
@@ -1339,7 +1323,6 @@ def _sendmsg_value(v, d) -> int:
 
 
 def _delay_value(d, ops, mods) -> int:
-    from .asm import Call
     calls = list(ops) + list(mods.values())
     mods.clear()
     if len(calls) == 1 and isinstance(calls[0], int):
@@ -1360,7 +1343,6 @@ def _delay_value(d, ops, mods) -> int:
 
 
 def _depctr_value(d, ops, mods) -> int:
-    from .asm import Call
     calls = list(ops) + list(mods.values())
     mods.clear()
     if len(calls) == 1 and isinstance(calls[0], int):
@@ -1416,7 +1398,6 @@ _SWIZZLE_MODES = {
 
 
 def _swizzle_value(v, d) -> int:
-    from .asm import Call
     if not isinstance(v, Call) or v.name != "swizzle" or not v.args:
         raise OperandError(f"{_name(d)}: expected offset:swizzle(MODE, ...) or a number, got {v}")
     mode = getattr(v.args[0], "name", v.args[0])
@@ -1550,16 +1531,10 @@ def _check_modifier_values(d: InstrDef, mods: dict) -> None:
         if want is None:
             continue
         if want is _NUMBER:
-            ok = type(val) is int or key == "offset" and isinstance(val, Call_)      # offset:swizzle(...)
+            ok = type(val) is int or key == "offset" and isinstance(val, Call)      # offset:swizzle(...)
         elif want is _LIST:
             ok = type(val) is list
         else:
             ok = val is True
         if not ok:
             raise OperandError(f"{_name(d)}: {key}: expected {want}, got {val!r}", modifier=key)
-
-
-def _late_imports():
-    global Attr_, SymExpr_, LiteralRef, Call_
-    from .asm import Attr, Call, LiteralRef, SymExpr
-    Attr_, SymExpr_, Call_ = Attr, SymExpr, Call

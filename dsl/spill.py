@@ -17,7 +17,6 @@ A memory instruction's result is stored only after `s_waitcnt` (the data arrives
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from .allocation import MEMORY_FORMATS, build_program, reads_all_lanes
 from .operands import Mod, VReg, exec, exec_lo, off
@@ -36,12 +35,6 @@ class SpillReport:
         return bool(self.vgprs or self.sgprs)
 
 
-@lru_cache(maxsize=None)
-def _namespace(arch: str, wave: int) -> dict:
-    from .kernel import build_namespace
-    return build_namespace(arch, wave)
-
-
 def _rename(v, old: int, new: VReg):
     if isinstance(v, Mod):
         return replace(v, value=_rename(v.value, old, new))
@@ -57,12 +50,12 @@ def _renamed(st, old: int, new: VReg):
     return replace(st, operands=[_rename(o, old, new) for o in st.operands], dual=dual)
 
 
-def spill_kernel(kernel, vgpr_vids, sgpr_vids):
-    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled."""
-    from .kernel import Inst, Kernel
-    ns = _namespace(kernel.arch, kernel.wave_size)
+def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
+    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled; `ns` is
+    the kernel's instruction namespace (kernel.build_namespace) and `Inst` its instruction
+    type (passed in: kernel.py calls this module, not the other way round)."""
     prog = build_program(kernel)
-    out = Kernel(kernel.arch, kernel.wave_size, kernel.name)
+    out = type(kernel)(kernel.arch, kernel.wave_size, kernel.name)
     out.virtuals = list(kernel.virtuals)
     report = SpillReport()
     exec_reg = exec_lo if kernel.wave_size == 32 else exec

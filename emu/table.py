@@ -125,9 +125,12 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
 
 
 def compile_source(source: str, name: str, arch: str):
-    """The semantic function of translated `source`; ARCH names the family whose instructions
-    the source may call (rtlib.call_instruction)."""
-    namespace = {"R": rtlib, "np": np, "ARCH": arch}
+    """The semantic function of translated `source`; INSTRUCTIONS gives the semantics of the
+    instructions of `arch` the source may call (rtlib.call_instruction), from the table of
+    the mode running (EmuOptions.narrow_uint32)."""
+    def instructions(mnemonic: str):
+        return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
+    namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
     exec(compile(source, f"<pseudocode {name}>", "exec"), namespace)   # our own translator's output
     return namespace["semantic"]
 

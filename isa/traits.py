@@ -17,9 +17,9 @@ its generated data plus one entry here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
-from .targets import FAMILY_TARGETS, resolve_arch
+from .targets import FAMILY_TARGETS
 
 
 @dataclass(frozen=True)
@@ -190,10 +190,20 @@ class Traits:
         return device if device in self.vgpr_file_wave32 else self.family_device
 
 
-def _from_operands(family: str, entry: _Entry) -> Traits:
-    from .spec import load
-    spec = load(family)
-    rows = spec.operands.get("VOP3", {}).get("SRC0") or []
+def entry(family: str) -> _Entry:
+    """The family's traits entry; TraitsError if it has none."""
+    e = _ENTRIES.get(family)
+    if e is None:
+        raise TraitsError(f"no traits entry for {family!r} (targets {', '.join(FAMILY_TARGETS.get(family, ()))}); "
+                          f"families with traits: {', '.join(_ENTRIES)}")
+    return e
+
+
+def build_traits(family: str, operands: dict) -> Traits:
+    """The Traits of `family` from its generated operand tables (Spec.operands) and its entry.
+    Spec.traits calls this once per family; use isa.traits(target) or spec.traits."""
+    entry_ = entry(family)
+    rows = operands.get("VOP3", {}).get("SRC0") or []
     if not rows:
         raise TraitsError(f"{family}: the generated operand tables have no VOP3 SRC0 table to read codes from")
     codes, ints, floats = {}, [], {}
@@ -216,19 +226,5 @@ def _from_operands(family: str, entry: _Entry) -> Traits:
     missing = [n for n in ("NULL", "M0", "VCC_LO", "VCC_HI", "EXEC_LO", "EXEC_HI", "SCC", "LITERAL") if n not in codes]
     if missing or None in (sgprs, ttmps, vgprs):
         raise TraitsError(f"{family}: the VOP3 SRC0 operand table lacks {', '.join(missing) or 'register ranges'}")
-    return Traits(family, entry.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry.agprs,
-                  tuple(ints), floats, entry.roles, entry.vgpr_file_wave32, entry.family_device)
-
-
-@lru_cache(maxsize=None)
-def _traits(family: str) -> Traits:
-    entry = _ENTRIES.get(family)
-    if entry is None:
-        raise TraitsError(f"no traits entry for {family!r} (targets {', '.join(FAMILY_TARGETS.get(family, ()))}); "
-                          f"families with traits: {', '.join(_ENTRIES)}")
-    return _from_operands(family, entry)
-
-
-def traits(target: str) -> Traits:
-    """The Traits of a target ('gfx1151') or family ('rdna3.5')."""
-    return _traits(resolve_arch(target))
+    return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
+                  tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device)

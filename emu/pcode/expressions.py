@@ -395,8 +395,8 @@ class Expressions:
             return "None", LIT
         args = ", ".join(f"R.raw({c})" for c, _ in coded)
         ty = self.instruction_types(name, node)
-        # ARCH: the family the semantic is compiled for (emu/table.py compile_source)
-        return f"R.access(R.call_instruction(ARCH, ctx, {name!r}, [{args}]), {ty.kind!r}, {ty.bits})", ty
+        # INSTRUCTIONS: the semantics of the architecture compiled for (emu/table.py compile_source)
+        return f"R.access(R.call_instruction(INSTRUCTIONS, ctx, {name!r}, [{args}]), {ty.kind!r}, {ty.bits})", ty
 
     def instruction_types(self, name, node) -> Ty:
         if self.spec is None:
