@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .allocation import MEMORY_FORMATS, build_program, reads_all_lanes
+from isa.effects import effects
+
+from .allocation import build_program, memory_formats, reads_all_lanes
 from .operands import Mod, VReg, exec, exec_lo, off
 
 
@@ -60,6 +62,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
     report = SpillReport()
     exec_reg = exec_lo if kernel.wave_size == 32 else exec
     lanes = kernel.wave_size
+    memory = memory_formats(kernel.spec.traits.roles)
 
     slot: dict[int, int] = {}                 # VGPR vid -> scratch byte offset
     for vid in vgpr_vids:
@@ -91,7 +94,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
             emit(inst)
             continue
         d = inst.record.definition if inst.record is not None else None
-        wide_lanes = reads_all_lanes(inst.statement, d) or "VGPR[" in ((d.pcode or "") if d is not None else "")
+        wide_lanes = reads_all_lanes(inst.statement, d) or (d is not None and effects(d.pcode).indexed)
         st = inst.statement
         before, after = [], []
         for vid in spilled:
@@ -124,7 +127,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
             if vector:
                 before.append(ns["s_waitcnt"](0))
         if after:
-            if d is not None and d.format in MEMORY_FORMATS:
+            if d is not None and d.format in memory:
                 after.insert(0, ns["s_waitcnt"](0))
             if wide_lanes and vector:
                 save = out.sreg(1, f"exec_save.{i}.s")
