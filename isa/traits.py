@@ -89,6 +89,9 @@ _RDNA3_ROLES = FormatRoles(
 #  [LLVM-FULL] LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
 #              VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
 #              devices have 1024 (512).
+# A new family: its generated operand tables give the codes; add one entry here (wave sizes,
+# format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
+# in tests/test_isa_traits.py.
 _ENTRIES: dict[str, _Entry] = {
     "rdna3": _Entry((32, 64), _RDNA3_ROLES,
                     {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
@@ -123,8 +126,9 @@ class Traits:
         return self.wave_sizes[0]
 
     @property
-    def null(self) -> int:
-        return self.codes["NULL"]
+    def null(self) -> int | None:
+        """NULL's code (RDNA); None where the family has no NULL register (GCN/CDNA)."""
+        return self.codes.get("NULL")
 
     @property
     def m0(self) -> int:
@@ -157,7 +161,7 @@ class Traits:
     @property
     def scalar_codes(self) -> range:
         """Codes of the 32-bit scalar register file: SGPRs, VCC, TTMPs, NULL, M0, EXEC."""
-        return range(0, max(self.codes[n] for n in ("VCC_HI", "NULL", "M0", "EXEC_HI")) + 1)
+        return range(0, max(self.codes[n] for n in ("VCC_HI", "NULL", "M0", "EXEC_HI") if n in self.codes) + 1)
 
     def inline_int(self, value: int) -> int | None:
         """The inline-constant code of integer `value`, None if it has none."""
@@ -203,9 +207,12 @@ def build_traits(family: str, operands: dict) -> Traits:
     """The Traits of `family` from its generated operand tables (Spec.operands) and its entry.
     Spec.traits calls this once per family; use isa.traits(target) or spec.traits."""
     entry_ = entry(family)
-    rows = operands.get("VOP3", {}).get("SRC0") or []
-    if not rows:
-        raise TraitsError(f"{family}: the generated operand tables have no VOP3 SRC0 table to read codes from")
+    # the widest source field's table: every code a source can name (VOP3 on RDNA, VOP3A on CDNA)
+    table = next((f for f in ("VOP3", "VOP3A", "VOP1", "VOP2", "VOPC") if operands.get(f, {}).get("SRC0")), None)
+    if table is None:
+        raise TraitsError(f"{family}: the generated operand tables have no SRC0 table (VOP3/VOP3A/VOP1) "
+                          f"to read codes from")
+    rows = operands[table]["SRC0"]
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
     for lo, hi, kind, base, _text in rows:
@@ -223,8 +230,9 @@ def build_traits(family: str, operands: dict) -> Traits:
             ints.append((lo, hi, base, 1 if base >= 0 else -1))
         elif kind == "float":
             floats[lo] = base
-    missing = [n for n in ("NULL", "M0", "VCC_LO", "VCC_HI", "EXEC_LO", "EXEC_HI", "SCC", "LITERAL") if n not in codes]
+    missing = [n for n in ("M0", "VCC_LO", "VCC_HI", "EXEC_LO", "EXEC_HI", "SCC", "LITERAL") if n not in codes]
     if missing or None in (sgprs, ttmps, vgprs):
-        raise TraitsError(f"{family}: the VOP3 SRC0 operand table lacks {', '.join(missing) or 'register ranges'}")
+        raise TraitsError(f"{family}: the {table} SRC0 operand table lacks {', '.join(missing) or 'register ranges'} "
+                          f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
                   tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device)
