@@ -70,6 +70,9 @@ class Stats:
     lane_ops: int = 0            # active lanes summed over vector instructions
     batches: int = 0             # machine steps (one instruction over a batch of waves)
     seconds: float = 0.0
+    # wave-instructions per mnemonic, kept only when Machine.count_mnemonics is set (the
+    # per-batch cost is then one dict update; off, one test of None)
+    by_mnemonic: dict | None = None
 
     def __str__(self) -> str:
         rate = self.lane_ops / self.seconds if self.seconds else 0.0
@@ -222,6 +225,7 @@ class Machine:
         self._decoded: dict[int, object] = {}
         self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
+        self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
         self.wave_size = 32
         self._code_generation = memory.code_generation
@@ -259,7 +263,8 @@ class Machine:
             self._code_generation = self.memory.code_generation
         self.wave_size = d.wave_size
         t0 = time.perf_counter()
-        stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group)
+        stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group,
+                      by_mnemonic={} if self.count_mnemonics else None)
         shape = (d.wave_size, d.vgprs)
         if shape not in self._prepared:
             self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options), {})
@@ -321,6 +326,7 @@ class _Chunk:
 
     def run(self) -> None:
         st, stats = self.st, self.stats
+        by_mnemonic = stats.by_mnemonic
         parked = np.iinfo(np.int64).max
         everyone, all_waves = st.wave_ids, slice(0, st.waves)
         # every wave runs, at one PC: the last batch held them all and moved them on together
@@ -355,6 +361,8 @@ class _Chunk:
                 p = self.prepare(pc)
             stats.batches += 1
             stats.instructions += len(idx)
+            if by_mnemonic is not None:
+                by_mnemonic[p.mnemonic] = by_mnemonic.get(p.mnemonic, 0) + len(idx)
             if st.issued[idx[0]] + bulk > self.d.budget:
                 raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
                                      f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: "

@@ -9,6 +9,7 @@ import numpy as np
 
 from .ir import Program
 from .isel import Selector
+from .loops import optimize_loops
 from .waitcnt import insert_waitcnt
 
 
@@ -25,10 +26,12 @@ class Compiled:
         return dsl.disassemble(self.kernel.assemble(), self.kernel.arch)
 
 
-def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None = None) -> Compiled:
+def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None = None,
+                    unroll: bool = True) -> Compiled:
+    """`unroll=False` keeps every loop (frontend/loops.py still hoists and simplifies)."""
     from runtime.codeobj import KernelArg
     from runtime.writer import from_dsl_kernel
-    sel = Selector(prog, arch, wave_size)
+    sel = Selector(optimize_loops(prog, unroll), arch, wave_size)
     k = sel.run()
     waits = insert_waitcnt(k)
     args, off = [], 0

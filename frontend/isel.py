@@ -13,6 +13,7 @@ Nothing here assumes wave32: lane masks are as wide as the wave (`Selector.mask_
 and mask instructions take their _b32/_b64 form from the wave size."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import types
@@ -62,6 +63,10 @@ class Selector:
         self.cur = -1
         self.nonneg = _nonneg(prog)
         self.copy_on_load = _reg_loads_needing_copies(prog)
+        self.uses = {}
+        for ins in prog.instrs:
+            for x in ins.srcs:
+                self.uses[x] = self.uses.get(x, 0) + 1
         self.regs: dict[str, list] = {}
         self.lds_base: dict[str, int] = {}
         self.lds_size = 0
@@ -206,8 +211,12 @@ class Selector:
 
     def run(self):
         self.prologue()
+        folded = self.offset_only_adds()
         for i, ins in enumerate(self.prog.instrs):
             self.cur = i
+            if i in folded:        # every use takes the constant as its immediate offset
+                self.vals[i] = Val("folded", ins.dtype)
+                continue
             handler = getattr(self, "op_" + ins.op, None)
             try:
                 if handler is not None:
@@ -223,6 +232,46 @@ class Selector:
         self.cur = -1
         self.emit("s_endpgm")
         return self.k
+
+    def offset_only_adds(self) -> set[int]:
+        """Indices `x + c` used only as element indices of global/LDS loads and stores whose
+        `address()` puts `c` into the immediate offset: they need no instruction of their own."""
+        uses: dict[int, list] = {}
+        for j, ins in enumerate(self.prog.instrs):
+            for pos, src in enumerate(ins.srcs):
+                uses.setdefault(src, []).append((j, pos))
+        out = set()
+        for i, ins in enumerate(self.prog.instrs):
+            if ins.op != "add" or ins.dtype is None or ins.dtype.count != 1 or not ins.dtype.is_int \
+                    or ins.dtype.itemsize > 4 or i not in uses:
+                continue
+            a, b = (self.prog.instrs[x] for x in ins.srcs)
+            if b.op == "const" and a.op != "const" and self.nonneg.get(ins.srcs[0]) and ins.srcs[0] not in out:
+                cst = b.arg
+            elif a.op == "const" and b.op != "const" and self.nonneg.get(ins.srcs[1]) and ins.srcs[1] not in out:
+                cst = a.arg
+            else:
+                continue
+            if all(self.offset_fits(j, pos, cst) for j, pos in uses[i]):
+                out.add(i)
+        return out
+
+    def offset_fits(self, j: int, pos: int, cst: int) -> bool:
+        """Whether instruction j, reading an index `x + cst` as source `pos`, takes it as
+        (register x, immediate) for every element it accesses."""
+        ins = self.prog.instrs[j]
+        if ins.op not in ("load", "store") or pos != 0:
+            return False
+        arr = self.prog.array(ins.arg)
+        space = getattr(arr, "space", "global")
+        if space == "reg":
+            return False
+        vdt = ins.dtype if ins.op == "load" else self.prog.instrs[ins.srcs[1]].dtype
+        n, size = vdt.count, arr.dtype.itemsize
+        wide = space == "global" and size == 4 and n in (2, 3, 4)
+        lo, hi = GLOBAL_OFFSET if space == "global" else (0, DS_OFFSET_MAX)
+        base = self.lds_base.get(arr.name, 0)
+        return all(lo <= base + (cst + e) * size <= hi for e in range(1 if wide else n))
 
     def prologue(self):
         base = self.r.s[0:1]
@@ -518,12 +567,38 @@ class Selector:
         if value.kind == "vec":
             raise self.error("a vector store to a register array")
         reg = self.reg_elements(arr)[self.reg_index(arr, idx)]
+        if arr.dtype.itemsize != 8 and self.retarget_last(value, reg):
+            return
         if arr.dtype.itemsize == 8:
             src = self.vsrc(value) if value.kind != "c" else None
             for h in range(2):
                 self.emit("v_mov_b32", reg[h], alu.split64(value)[h] if value.kind == "c" else src[h])
         else:
             self.emit("v_mov_b32", reg, self.vsrc(value))
+
+
+    def retarget_last(self, value: Val, reg) -> bool:
+        """Store `value` into the register-array element `reg` by making the instruction just
+        emitted write `reg` instead of a temporary: when that VALU instruction defined `value`'s
+        register without reading it, no label (a join) follows it, and the IR value has no use
+        but this store. Saves the v_mov of an accumulator update; the instruction may read
+        `reg`'s old value (a VALU reads its sources before it writes)."""
+        st_ins = self.prog.instrs[self.cur]
+        if value.kind != "v" or self.uses.get(st_ins.srcs[1], 0) != 1 or not self.k.items \
+                or len(self.k.items) in self.k.labels.values():
+            return False
+        last = self.k.items[-1]
+        st = getattr(last, "statement", None)
+        if st is None or st.dual is not None or not st.operands or st.operands[0] is not value.reg \
+                or not st.mnemonic.startswith("v_") or any(o is value.reg for o in st.operands[1:]):
+            return False
+        try:
+            new = type(last)(dataclasses.replace(st, operands=[reg, *st.operands[1:]]), last.encoder)
+        except ValueError:
+            return False
+        self.k.items.pop()
+        self.k.append(new)
+        return True
 
 
 def _is_sgpr(x) -> bool:

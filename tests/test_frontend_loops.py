@@ -1,0 +1,217 @@
+"""frontend/loops.py (unrolling, hoisting, simplification) and the immediate-offset folding of
+`x + c` indices in isel: results on Device("emu") against numpy, and the code's shape
+(branches, multiplies in loops, offsets) read from the disassembly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from frontend.compile import compile_program, run
+from frontend.ir import parse
+from frontend.loops import optimize_loops
+
+rng = np.random.default_rng(7)
+
+ROW_SUM = """
+kernel rowsum
+buffer out f32[{rows}]
+buffer x f32[{total}]
+reg acc f32[1]
+%0 = i32 group_id 0 {rows}
+%1 = i32 const 0
+%2 = i32 const {cols}
+%3 = f32 const 0.0
+store acc[%1] %3
+%5 = i32 range %2
+%6 = i32 mulacc %0 %2 %5
+%7 = f32 load x[%6]
+%8 = f32 load acc[%1]
+%9 = f32 add %8 %7
+store acc[%1] %9
+end %5
+%12 = f32 load acc[%1]
+store out[%0] %12
+"""
+
+
+def _row_sum(rows, cols):
+    return parse(ROW_SUM.format(rows=rows, cols=cols, total=rows * cols))
+
+
+def _launch(c, arrays, rows):
+    from runtime import Device
+    dev = Device("emu", arch="gfx1100")
+    dev.machine.count_mnemonics = True
+    bufs = {n: dev.alloc(a.nbytes, n).copyin(a) for n, a in arrays.items()}
+    stats = dev.load(c.hsaco).launch(c.name, grid=(rows, 1, 1), block=(1, 1, 1), args=[bufs["out"], bufs["x"]])
+    return bufs["out"].copyout(np.float32)[:rows], stats
+
+
+@pytest.mark.parametrize("unroll", [True, False])
+def test_row_sum_unrolled_or_not_matches_numpy(unroll):
+    rows, cols = 5, 12
+    x = rng.standard_normal(rows * cols).astype(np.float32)
+    c = compile_program(_row_sum(rows, cols), unroll=unroll)
+    got, stats = _launch(c, {"out": np.zeros(rows, np.float32), "x": x}, rows)
+    want = np.zeros(rows, np.float32)
+    for j in range(cols):                      # the kernel's order of f32 additions
+        want = want + x.reshape(rows, cols)[:, j]
+    np.testing.assert_array_equal(got, want)
+    text = c.disassemble()
+    branches = [ln for ln in text.splitlines() if "s_cbranch" in ln]
+    if unroll:
+        # no loop left; every load takes its column from the immediate offset of one address
+        assert not branches
+        offsets = sorted(int(ln.split("offset:")[1]) if "offset:" in ln else 0
+                         for ln in text.splitlines() if "global_load_b32" in ln)
+        assert offsets == [4 * j for j in range(cols)]
+        # the accumulator is updated in place: its zeroing is the only move
+        assert sum("v_mov_b32" in ln for ln in text.splitlines()) == 1
+        assert sum(stats.by_mnemonic.values()) == stats.instructions
+    else:
+        assert len(branches) == 1
+        # the row's base (group id * cols) is a product computed once, before the loop
+        lines = text.splitlines()
+        loop_start = next(i for i, ln in enumerate(lines) if "global_load_b32" in ln)
+        assert not any("s_mul_i32" in ln for ln in lines[loop_start:])
+
+
+def test_unrolling_saves_instructions():
+    rows, cols = 3, 16
+    x = rng.standard_normal(rows * cols).astype(np.float32)
+    arrays = {"out": np.zeros(rows, np.float32), "x": x}
+    _, rolled = _launch(compile_program(_row_sum(rows, cols), unroll=False), arrays, rows)
+    _, unrolled = _launch(compile_program(_row_sum(rows, cols)), arrays, rows)
+    # per iteration the loop pays increment, compare, branch, add and shift of the index
+    assert unrolled.instructions <= rolled.instructions - 4 * cols * rows
+
+
+def test_long_loop_stays_a_loop():
+    rows, cols = 2, 200                       # 200 trips: over UNROLL_MAX_TRIPS
+    x = rng.standard_normal(rows * cols).astype(np.float32)
+    c = compile_program(_row_sum(rows, cols))
+    got, _ = _launch(c, {"out": np.zeros(rows, np.float32), "x": x}, rows)
+    want = np.zeros(rows, np.float32)
+    for j in range(cols):
+        want = want + x.reshape(rows, cols)[:, j]
+    np.testing.assert_array_equal(got, want)
+    assert sum("s_cbranch" in ln for ln in c.disassemble().splitlines()) == 1
+
+
+def _ops(prog):
+    return [ins.text(i) for i, ins in enumerate(prog.instrs)]
+
+
+def test_constants_fold_with_32_bit_wrap():
+    p = optimize_loops(parse("""
+kernel k
+buffer out i32[4]
+%0 = i32 const 2147483647
+%1 = i32 const 1
+%2 = i32 add %0 %1
+%3 = i32 const 3
+%4 = i32 mul %2 %3
+%5 = i32 const 0
+store out[%5] %4
+"""))
+    want = int(((np.array([2**31 - 1], np.int32) + 1) * 3)[0])    # numpy int32 arrays wrap like the hardware
+    consts = [ins.arg for ins in p.instrs if ins.op == "const"]
+    assert want in consts and not any(ins.op in ("add", "mul") for ins in p.instrs)
+    out = run(p, {"out": np.zeros(4, np.int32)}, grid=(1, 1, 1), block=(1, 1, 1))["out"]
+    assert out[0] == want
+
+
+def test_nested_constant_adds_combine():
+    p = optimize_loops(parse("""
+kernel k
+buffer out f32[64]
+buffer x f32[64]
+%0 = i32 local_id 0 32
+%1 = i32 const 3
+%2 = i32 add %0 %1
+%3 = i32 const 4
+%4 = i32 add %2 %3
+%5 = f32 load x[%4]
+store out[%0] %5
+"""))
+    adds = [ins for ins in p.instrs if ins.op == "add"]
+    assert any(p.instrs[s].op == "const" and p.instrs[s].arg == 7 for a in adds for s in a.srcs)
+    x = rng.standard_normal(64).astype(np.float32)
+    out = run(p, {"out": np.zeros(64, np.float32), "x": x}, block=(32, 1, 1))["out"]
+    np.testing.assert_array_equal(out[:32], x[7:39])
+
+
+def test_common_value_inside_a_skipped_if_is_not_reused_after_it():
+    # the same product appears inside an IF no lane enters and after it: the second must be
+    # computed again (the first never ran)
+    prog = parse("""
+kernel k
+buffer out i32[32]
+buffer x i32[32]
+%0 = i32 local_id 0 32
+%1 = i32 load x[%0]
+%2 = i32 const 1000
+%3 = bool cmplt %2 %1
+if %3
+%5 = i32 mul %1 %1
+store out[%0] %5
+endif %4
+%8 = i32 mul %1 %1
+%9 = i32 const 1
+%10 = i32 add %8 %9
+store out[%0] %10
+""")
+    x = rng.integers(-50, 50, 32).astype(np.int32)
+    out = run(prog, {"out": np.zeros(32, np.int32), "x": x}, block=(32, 1, 1))["out"]
+    np.testing.assert_array_equal(out, x * x + 1)
+
+
+def test_zero_trip_loop_runs_nothing():
+    prog = parse("""
+kernel k
+buffer out i32[4]
+reg acc i32[1]
+%0 = i32 const 0
+%1 = i32 const 5
+store acc[%0] %1
+%3 = i32 range %0
+%4 = i32 load acc[%0]
+%5 = i32 add %4 %3
+store acc[%0] %5
+end %3
+%8 = i32 load acc[%0]
+store out[%0] %8
+""")
+    assert run(prog, {"out": np.zeros(4, np.int32)})["out"][0] == 5
+
+
+def test_index_add_with_other_uses_or_big_offset_is_computed():
+    # %3 (x + 2000 floats = 8000 bytes) does not fit the 13-bit offset; %6 is also stored as a value
+    prog = parse("""
+kernel k
+buffer out i32[4096]
+buffer x i32[4096]
+%0 = i32 local_id 0 32
+%1 = i32 const 2000
+%2 = i32 const 1
+%3 = i32 add %0 %1
+%4 = i32 load x[%3]
+%5 = i32 const 64
+%6 = i32 add %0 %5
+%7 = i32 add %4 %6
+store out[%6] %7
+""")
+    x = rng.integers(-1000, 1000, 4096).astype(np.int32)
+    out = run(prog, {"out": np.zeros(4096, np.int32), "x": x}, block=(32, 1, 1))["out"]
+    lanes = np.arange(32)
+    np.testing.assert_array_equal(out[lanes + 64], x[lanes + 2000] + lanes + 64)
+
+
+def test_mnemonic_counts_off_by_default():
+    prog = _row_sum(2, 4)
+    c = compile_program(prog)
+    from runtime import Device
+    dev = Device("emu", arch="gfx1100")
+    o, x = dev.alloc(8, "out"), dev.alloc(32, "x").copyin(np.ones(8, np.float32))
+    stats = dev.load(c.hsaco).launch(c.name, grid=(2, 1, 1), block=(1, 1, 1), args=[o, x])
+    assert stats.by_mnemonic is None and stats.instructions > 0
