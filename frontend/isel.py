@@ -30,6 +30,7 @@ from .values import Val, const
 USER_SGPRS = 2
 GLOBAL_OFFSET = (-4096, 4095)     # signed 13-bit immediate offset of GLOBAL instructions on RDNA3
 DS_OFFSET_MAX = 65535             # unsigned 16-bit DS offset
+SMEM_OFFSET_LIMIT = 1 << 20       # SMEM immediate offsets used here: 0 .. 2^20-1 (the field is 21-bit signed)
 # VALU operands read from SGPRs or literals per instruction (the constant bus): 2 on RDNA
 # (RDNA3 ISA 7.1 "Constant bus"); one literal at most.
 CONSTANT_BUS = 2
@@ -63,6 +64,7 @@ class Selector:
         self.cur = -1
         self.nonneg = _nonneg(prog)
         self.copy_on_load = _reg_loads_needing_copies(prog)
+        self.stored = {ins.arg for ins in prog.instrs if ins.op == "store"}
         self.uses = {}
         for ins in prog.instrs:
             for x in ins.srcs:
@@ -421,6 +423,9 @@ class Selector:
             return self.reg_load(ins, i, arr, idx)
         n = ins.dtype.count
         el = ins.dtype.element
+        if space == "global" and gate is None and el.itemsize == 4 and n in (1, 2, 4) \
+                and arr.name not in self.stored and self.uniform_index(ins.srcs[0], idx):
+            return self.scalar_load(ins, arr, idx, n, el)
         outs = [None] * n
         dwords = 2 if el.itemsize == 8 else 1
         wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
@@ -493,6 +498,55 @@ class Selector:
                 else:
                     self.emit(name, vaddr, data, offset=off)
         self.ungate(saved)
+
+    def uniform_index(self, idx_id: int, idx: Val) -> bool:
+        if idx.kind == "folded":        # x + c with c in the immediate: uniform when x is
+            return all(self.vals[x].uniform for x in self.prog.instrs[idx_id].srcs)
+        return idx.uniform
+
+    def scalar_load(self, ins, arr, idx: Val, n: int, el: DType) -> Val:
+        """A load every lane makes from the same address, from a buffer this kernel never
+        stores to (the scalar cache is not kept coherent with vector stores): SMEM into SGPRs."""
+        soff, imm = self.scalar_offset(ins.srcs[0], idx, el.itemsize)
+        dst = self.sreg(n)
+        name, base = f"s_load_b{32 * n}", self.buf_ptr[arr.name]
+        if soff is None:
+            self.emit(name, dst, base, imm)
+        elif imm:
+            self.emit(name, dst, base, soff, offset=imm)
+        else:
+            self.emit(name, dst, base, soff)
+        if n == 1:
+            return Val("s", el, dst)
+        return Val("vec", ins.dtype, parts=tuple(Val("s", el, dst[j]) for j in range(n)))
+
+    def scalar_offset(self, idx_id: int, idx: Val, size: int):
+        """(SGPR byte offset or None, immediate byte offset >= 0) of a uniform index."""
+        cst, rest, rest_id = 0, idx, idx_id
+        if idx.kind == "c":
+            cst, rest = int(idx.value), None
+        elif idx.kind == "folded":
+            a, b = self.prog.instrs[idx_id].srcs
+            rest_id, other = (a, b) if self.vals[b].kind == "c" else (b, a)
+            rest, cst = self.vals[rest_id], int(self.vals[other].value)
+        if not 0 <= cst * size < SMEM_OFFSET_LIMIT:   # a negative or far constant: in the SGPR
+            if rest is None:
+                t = self.sreg()
+                self.emit("s_mov_b32", t, cst * size)
+                return t, 0
+            t = self.sreg()
+            self.emit("s_add_i32", t, self.ssrc(rest), cst)
+            cst, rest, rest_id = 0, Val("s", rest.dtype, t), None
+        if rest is None:
+            return None, cst * size
+        key = ("s", rest_id, size)
+        if rest_id is not None and key in self.addr_cache:
+            return self.addr_cache[key], cst * size
+        t = self.sreg()
+        self.emit("s_lshl_b32", t, self.ssrc(rest), size.bit_length() - 1)
+        if rest_id is not None:
+            self.addr_cache[key] = t
+        return t, cst * size
 
     def address(self, arr, idx_id: int, idx: Val, element: int):
         """(VGPR byte offset, immediate offset) for element `element` past index `idx`:

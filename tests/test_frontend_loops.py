@@ -17,7 +17,7 @@ kernel rowsum
 buffer out f32[{rows}]
 buffer x f32[{total}]
 reg acc f32[1]
-%0 = i32 group_id 0 {rows}
+%0 = i32 {id} 0 {rows}
 %1 = i32 const 0
 %2 = i32 const {cols}
 %3 = f32 const 0.0
@@ -34,16 +34,19 @@ store out[%0] %12
 """
 
 
-def _row_sum(rows, cols):
-    return parse(ROW_SUM.format(rows=rows, cols=cols, total=rows * cols))
+def _row_sum(rows, cols, id="local_id"):
+    """Row r of x summed by work-item r (local_id: per-lane addresses) or work-group r
+    (group_id: every lane of a wave reads the same address)."""
+    return parse(ROW_SUM.format(rows=rows, cols=cols, total=rows * cols, id=id))
 
 
-def _launch(c, arrays, rows):
+def _launch(c, arrays, rows, by_group=False):
     from runtime import Device
     dev = Device("emu", arch="gfx1100")
     dev.machine.count_mnemonics = True
     bufs = {n: dev.alloc(a.nbytes, n).copyin(a) for n, a in arrays.items()}
-    stats = dev.load(c.hsaco).launch(c.name, grid=(rows, 1, 1), block=(1, 1, 1), args=[bufs["out"], bufs["x"]])
+    shape = dict(grid=(rows, 1, 1), block=(1, 1, 1)) if by_group else dict(grid=(1, 1, 1), block=(rows, 1, 1))
+    stats = dev.load(c.hsaco).launch(c.name, args=[bufs["out"], bufs["x"]], **shape)
     return bufs["out"].copyout(np.float32)[:rows], stats
 
 
@@ -51,7 +54,7 @@ def _launch(c, arrays, rows):
 def test_row_sum_unrolled_or_not_matches_numpy(unroll):
     rows, cols = 5, 12
     x = rng.standard_normal(rows * cols).astype(np.float32)
-    c = compile_program(_row_sum(rows, cols), unroll=unroll)
+    c = compile_program(_row_sum(rows, cols), unroll=unroll, combine=False)
     got, stats = _launch(c, {"out": np.zeros(rows, np.float32), "x": x}, rows)
     want = np.zeros(rows, np.float32)
     for j in range(cols):                      # the kernel's order of f32 additions
@@ -76,14 +79,53 @@ def test_row_sum_unrolled_or_not_matches_numpy(unroll):
         assert not any("s_mul_i32" in ln for ln in lines[loop_start:])
 
 
+@pytest.mark.parametrize("cols", [12, 7])
+def test_unrolled_loads_combine_into_vector_loads(cols):
+    rows = 3
+    x = rng.standard_normal(rows * cols).astype(np.float32)
+    c = compile_program(_row_sum(rows, cols))
+    got, _ = _launch(c, {"out": np.zeros(rows, np.float32), "x": x}, rows)
+    want = np.zeros(rows, np.float32)
+    for j in range(cols):
+        want = want + x.reshape(rows, cols)[:, j]
+    np.testing.assert_array_equal(got, want)
+    loads = [ln.split()[0] for ln in c.disassemble().splitlines() if ln.startswith("global_load")]
+    # 12 columns: three b128; 7: b128 + b96
+    assert loads == {12: ["global_load_b128"] * 3, 7: ["global_load_b128", "global_load_b96"]}[cols]
+
+
+def test_loads_do_not_combine_across_a_store_to_their_buffer():
+    prog = parse("""
+kernel k
+buffer x f32[64]
+%0 = i32 local_id 0 16
+%1 = i32 const 4
+%2 = i32 mul %0 %1
+%3 = f32 load x[%2]
+%4 = i32 const 1
+%5 = i32 add %2 %4
+store x[%5] %3
+%7 = f32 load x[%5]
+%8 = f32 add %3 %7
+store x[%2] %8
+""")
+    x = rng.standard_normal(64).astype(np.float32)
+    out = run(prog, {"x": x.copy()}, block=(16, 1, 1))["x"].reshape(16, 4)
+    v = x.reshape(16, 4)
+    # element 1 was overwritten with element 0 before it was read back
+    np.testing.assert_array_equal(out[:, 0], v[:, 0] + v[:, 0])
+    np.testing.assert_array_equal(out[:, 1], v[:, 0])
+    assert "global_load_b64" not in compile_program(prog).disassemble()
+
+
 def test_unrolling_saves_instructions():
     rows, cols = 3, 16
     x = rng.standard_normal(rows * cols).astype(np.float32)
     arrays = {"out": np.zeros(rows, np.float32), "x": x}
-    _, rolled = _launch(compile_program(_row_sum(rows, cols), unroll=False), arrays, rows)
-    _, unrolled = _launch(compile_program(_row_sum(rows, cols)), arrays, rows)
-    # per iteration the loop pays increment, compare, branch, add and shift of the index
-    assert unrolled.instructions <= rolled.instructions - 4 * cols * rows
+    _, rolled = _launch(compile_program(_row_sum(rows, cols), unroll=False, combine=False), arrays, rows)
+    _, unrolled = _launch(compile_program(_row_sum(rows, cols), combine=False), arrays, rows)
+    # one wave; per iteration the loop pays increment, compare, branch and the index's add
+    assert unrolled.instructions <= rolled.instructions - 4 * cols
 
 
 def test_long_loop_stays_a_loop():
@@ -205,6 +247,79 @@ store out[%6] %7
     out = run(prog, {"out": np.zeros(4096, np.int32), "x": x}, block=(32, 1, 1))["out"]
     lanes = np.arange(32)
     np.testing.assert_array_equal(out[lanes + 64], x[lanes + 2000] + lanes + 64)
+
+
+def test_uniform_loads_from_a_read_only_buffer_are_scalar_loads():
+    rows, cols = 4, 10
+    x = rng.standard_normal(rows * cols).astype(np.float32)
+    c = compile_program(_row_sum(rows, cols, id="group_id"))
+    got, _ = _launch(c, {"out": np.zeros(rows, np.float32), "x": x}, rows, by_group=True)
+    want = np.zeros(rows, np.float32)
+    for j in range(cols):
+        want = want + x.reshape(rows, cols)[:, j]
+    np.testing.assert_array_equal(got, want)
+    text = c.disassemble()
+    # columns 0-3, 4-7 as b128 at offsets 0 and 16, 8-9 as b64 at 32 (after the argument loads)
+    loads = [ln for ln in text.splitlines() if ln.startswith("s_load")][2:]
+    assert [ln.split()[0] for ln in loads] == ["s_load_b128", "s_load_b128", "s_load_b64"]
+    assert "offset:0x10" in loads[1] and "offset:0x20" in loads[2]
+    assert "global_load" not in text
+
+
+SCALAR_CASES = """
+kernel k
+buffer out f32[8]
+buffer x f32[4096]
+%0 = i32 group_id 0 2
+%1 = i32 const 1000
+%2 = i32 mul %0 %1
+%3 = i32 const -3
+%4 = i32 add %2 %3
+%5 = i32 const 5
+%6 = i32 add %2 %5
+%7 = i32 const 3000
+%8 = f32 load x[%7]
+%9 = f32 load x[%6]
+%10 = i32 const 1
+%11 = i32 max %4 %10
+%12 = f32 load x[%11]
+%13 = f32 add %8 %9
+%14 = f32 add %13 %12
+store out[%0] %14
+"""
+
+
+def test_scalar_load_offsets_constant_folded_and_computed():
+    x = rng.standard_normal(4096).astype(np.float32)
+    c = compile_program(parse(SCALAR_CASES))
+    got, _ = _launch_2(c, x)
+    g = np.arange(2)
+    want = (x[3000] + x[g * 1000 + 5]) + x[np.maximum(g * 1000 - 3, 1)]
+    np.testing.assert_array_equal(got[:2], want.astype(np.float32))
+    assert "global_load" not in c.disassemble()
+
+
+def test_uniform_load_from_a_buffer_the_kernel_stores_to_stays_a_vector_load():
+    prog = parse(SCALAR_CASES.replace("store out[%0] %14", "%15 = i32 const 4000\n%16 = i32 add %0 %15\n"
+                                                           "store x[%16] %14"))
+    x = rng.standard_normal(4096).astype(np.float32)
+    c = compile_program(prog)
+    assert "s_load_b32" not in "\n".join(c.disassemble().splitlines()[2:])
+    from runtime import Device
+    dev = Device("emu", arch="gfx1100")
+    o, xb = dev.alloc(32, "out"), dev.alloc(x.nbytes, "x").copyin(x)
+    dev.load(c.hsaco).launch(c.name, grid=(2, 1, 1), block=(32, 1, 1), args=[o, xb])
+    g = np.arange(2)
+    want = (x[3000] + x[g * 1000 + 5]) + x[np.maximum(g * 1000 - 3, 1)]
+    np.testing.assert_array_equal(xb.copyout(np.float32)[4000:4002], want.astype(np.float32))
+
+
+def _launch_2(c, x):
+    from runtime import Device
+    dev = Device("emu", arch="gfx1100")
+    o, xb = dev.alloc(32, "out"), dev.alloc(x.nbytes, "x").copyin(x)
+    stats = dev.load(c.hsaco).launch(c.name, grid=(2, 1, 1), block=(32, 1, 1), args=[o, xb])
+    return o.copyout(np.float32), stats
 
 
 def test_mnemonic_counts_off_by_default():
