@@ -23,6 +23,7 @@ import isa
 from . import alu
 from .ir import DType, IRError, Program
 from .values import Val, const
+from dsl.operands import VReg
 
 # Work-group ids arrive in the SGPRs after the user SGPRs (here only the kernarg pointer,
 # s[0:1]), in x, y, z order of those enabled; work-item ids packed in v0 (10 bits each),
@@ -30,6 +31,7 @@ from .values import Val, const
 USER_SGPRS = 2
 GLOBAL_OFFSET = (-4096, 4095)     # signed 13-bit immediate offset of GLOBAL instructions on RDNA3
 DS_OFFSET_MAX = 65535             # unsigned 16-bit DS offset
+DS_PAIR_OFFSET_MAX = 255          # ds_load_2addr_b32: two 8-bit offsets, in dwords
 SMEM_OFFSET_LIMIT = 1 << 20       # SMEM immediate offsets used here: 0 .. 2^20-1 (the field is 21-bit signed)
 # VALU operands read from SGPRs or literals per instruction (the constant bus): 2 on RDNA
 # (RDNA3 ISA 7.1 "Constant bus"); one literal at most.
@@ -429,8 +431,15 @@ class Selector:
         outs = [None] * n
         dwords = 2 if el.itemsize == 8 else 1
         wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
+        pair = space == "lds" and el.itemsize == 4 and n == 2 and gate is None
         # the destination is written by moves of the alternative value, then by the load
         # under the gate's EXEC: lanes outside the gate keep the alternative
+        if pair:            # two dwords in one ds_load_2addr_b32 (offsets in dwords, 4-byte aligned)
+            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            if off % 4 == 0 and off // 4 + 1 <= DS_PAIR_OFFSET_MAX:
+                dst = self.vreg(2)
+                self.emit("ds_load_2addr_b32", dst, vaddr, offset0=off // 4, offset1=off // 4 + 1)
+                return Val("vec", ins.dtype, parts=tuple(Val("v", el, dst[j]) for j in range(2)))
         if wide:
             dst = self.vreg(n)
             parts = [dst[j] for j in range(n)]
@@ -631,28 +640,41 @@ class Selector:
             self.emit("v_mov_b32", reg, self.vsrc(value))
 
 
-    def retarget_last(self, value: Val, reg) -> bool:
-        """Store `value` into the register-array element `reg` by making the instruction just
-        emitted write `reg` instead of a temporary: when that VALU instruction defined `value`'s
-        register without reading it, no label (a join) follows it, and the IR value has no use
-        but this store. Saves the v_mov of an accumulator update; the instruction may read
-        `reg`'s old value (a VALU reads its sources before it writes)."""
+    def retarget_last(self, value: Val, reg, window: int = 8) -> bool:
+        """Store `value` into the register-array element `reg` by making the instruction that
+        computed it (among the last `window` emitted) write `reg` instead of a temporary. Only
+        when the IR value has no use but this store, that instruction is a VALU op that does
+        not read the temporary, and everything after it is VALU (no EXEC change) touching
+        neither register, with no label (a join) in between. Saves the v_mov of an accumulator
+        update; the instruction may read `reg`'s old value (a VALU reads before it writes)."""
         st_ins = self.prog.instrs[self.cur]
-        if value.kind != "v" or self.uses.get(st_ins.srcs[1], 0) != 1 or not self.k.items \
-                or len(self.k.items) in self.k.labels.values():
+        if value.kind != "v" or self.uses.get(st_ins.srcs[1], 0) != 1 or not isinstance(value.reg, VReg):
             return False
-        last = self.k.items[-1]
-        st = getattr(last, "statement", None)
-        if st is None or st.dual is not None or not st.operands or st.operands[0] is not value.reg \
-                or not st.mnemonic.startswith("v_") or any(o is value.reg for o in st.operands[1:]):
-            return False
-        try:
-            new = type(last)(dataclasses.replace(st, operands=[reg, *st.operands[1:]]), last.encoder)
-        except ValueError:
-            return False
-        self.k.items.pop()
-        self.k.append(new)
-        return True
+        items, tmp = self.k.items, value.reg.vid
+        labels = set(self.k.labels.values())
+        for pos in range(len(items) - 1, max(len(items) - 1 - window, -1), -1):
+            if pos + 1 in labels:
+                return False
+            st = getattr(items[pos], "statement", None)
+            if st is None or st.dual is not None or not st.mnemonic.startswith("v_") or st.mnemonic.startswith("v_cmpx"):
+                return False
+            if st.operands and st.operands[0] == value.reg:
+                if any(_touches(o, tmp) for o in st.operands[1:]):
+                    return False
+                try:
+                    new = type(items[pos])(dataclasses.replace(st, operands=[reg, *st.operands[1:]]), items[pos].encoder)
+                except ValueError:
+                    return False
+                items[pos] = new
+                return True
+            if any(_touches(o, tmp) or _touches(o, reg.vid) for o in st.operands):
+                return False
+        return False
+
+
+def _touches(operand, vid: int) -> bool:
+    v = getattr(operand, "value", operand)       # a Mod (neg/abs) wraps its register
+    return isinstance(v, VReg) and v.vid == vid
 
 
 def _is_sgpr(x) -> bool:

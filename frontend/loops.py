@@ -19,8 +19,16 @@ from .ir import ALU, Instr, Program
 
 UNROLL_BUDGET = 512      # instructions a fully unrolled loop may produce
 UNROLL_MAX_TRIPS = 64    # ... and iterations
+PARTIAL_FACTORS = (8, 4, 2)    # copies of the body per iteration of a longer loop (dividing its trips)
+PARTIAL_BUDGET = 256     # instructions those copies may produce
 PURE = ALU | {"const", "group_id", "local_id", "param", "cast", "bitcast", "vec", "gep"}
 INT32 = ("i32", "u32")
+# integer ops folded on constants (None: left alone); results wrap to 32 bits
+FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+        "mulacc": lambda a, b, c: a * b + c, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+        "xor": lambda a, b: a ^ b, "max": max, "min": min,
+        "shl": lambda a, b: a << b if 0 <= b < 32 else None,
+        "shr": lambda a, b: a >> b if 0 <= b < 32 else None}
 
 
 def optimize_loops(prog: Program, unroll: bool = True) -> Program:
@@ -103,23 +111,42 @@ class _Rebuild:
     def simplify(self, ins: Instr):
         """An equivalent existing index, a rewritten Instr, or `ins` itself."""
         d = ins.dtype
-        if d is None or d.count != 1 or d.scalar not in INT32 or ins.op not in ("add", "mul", "mulacc"):
+        if d is None or d.count != 1 or d.scalar not in INT32 or ins.op not in FOLD:
             return ins
         cs = [self.value(s) for s in ins.srcs]
+        if all(c is not None for c in cs) and all(self.out[s].dtype == d for s in ins.srcs):
+            folded = FOLD[ins.op](*cs)
+            if folded is not None:
+                return self.const(_wrap(folded, d.scalar), d)
+        if ins.op not in ("add", "mul", "mulacc"):
+            return ins
         if ins.op == "mulacc":
             a, b, c = ins.srcs
-            if cs[2] is not None or c in self.counters:
+            if cs[0] is not None and cs[1] is not None:
+                return self.emit(Instr("add", d, (c, self.const(_wrap(cs[0] * cs[1], d.scalar), d))))
+            inner = next((n for n in reversed(self.scope) if n in self.counters), -1)
+            addend = self.out[c]
+            offset = addend.op == "add" and any(self.value(x) is not None for x in addend.srcs)
+            if cs[2] is not None or offset or c in self.counters or (inner >= 0 and max(a, b) < inner < c):
+                # the product does not change in the innermost loop, or the addend is or
+                # has a constant: split so that the product can move out and the constant fold
                 prod = self.emit(Instr("mul", d, (a, b)))
                 return self.emit(Instr("add", d, (prod, c)))
             return ins
-        if all(c is not None for c in cs):
-            x, y = cs
-            return self.const(_wrap(x + y if ins.op == "add" else x * y, d.scalar), d)
         unit = 0 if ins.op == "add" else 1
         for j in (0, 1):
             if cs[j] == unit and cs[1 - j] is None:
                 return ins.srcs[1 - j]
         if ins.op == "add":
+            # x + (y + c) -> (x + y) + c: the constant outermost, for the address immediate
+            for j in (0, 1):
+                inner = self.out[ins.srcs[1 - j]]
+                if cs[j] is None and inner.op == "add" and inner.dtype == d:
+                    ic = [self.value(s) for s in inner.srcs]
+                    for k in (0, 1):
+                        if ic[k] is not None and ic[1 - k] is None:
+                            xy = self.emit(Instr("add", d, (ins.srcs[j], inner.srcs[1 - k])))
+                            return self.emit(Instr("add", d, (xy, inner.srcs[k])))
             # (x + c1) + c2 -> x + (c1 + c2): one constant left for the address immediate
             for j in (0, 1):
                 inner = self.out[ins.srcs[1 - j]]
@@ -173,9 +200,23 @@ class _Rebuild:
                 self.env[start] = self.const(k, self.src[start].dtype)
                 self.region(start + 1, end)
             return
-        self.env[start] = self.copy(start)
-        self.counters.add(self.env[start])
-        self.scope.append(self.env[start])
-        self.region(start + 1, end)
+        factor = next((f for f in PARTIAL_FACTORS if isinstance(trips, int) and trips > f and trips % f == 0
+                       and f * body <= PARTIAL_BUDGET), None) if self.unroll and innermost else None
+        d = self.src[start].dtype
+        if factor is None:
+            self.env[start] = self.copy(start)
+        else:       # a loop over trips/factor whose body is `factor` copies, counter*factor + k in each
+            self.out.append(Instr("range", d, (self.const(trips // factor, d),)))
+            self.env[start] = len(self.out) - 1
+        counter = self.env[start]
+        self.counters.add(counter)
+        self.scope.append(counter)
+        if factor is None:
+            self.region(start + 1, end)
+        else:
+            scaled = self.emit(Instr("mul", d, (counter, self.const(factor, d))))
+            for k in range(factor):
+                self.env[start] = self.emit(Instr("add", d, (scaled, self.const(k, d))))
+                self.region(start + 1, end)
         self.scope.pop()
-        self.env[end] = self.copy(end)
+        self.env[end] = self.emit(Instr("end", None, (counter,)))

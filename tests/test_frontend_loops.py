@@ -129,7 +129,7 @@ def test_unrolling_saves_instructions():
 
 
 def test_long_loop_stays_a_loop():
-    rows, cols = 2, 200                       # 200 trips: over UNROLL_MAX_TRIPS
+    rows, cols = 2, 199                       # 199 trips (prime): over UNROLL_MAX_TRIPS, no factor
     x = rng.standard_normal(rows * cols).astype(np.float32)
     c = compile_program(_row_sum(rows, cols))
     got, _ = _launch(c, {"out": np.zeros(rows, np.float32), "x": x}, rows)
@@ -330,3 +330,88 @@ def test_mnemonic_counts_off_by_default():
     o, x = dev.alloc(8, "out"), dev.alloc(32, "x").copyin(np.ones(8, np.float32))
     stats = dev.load(c.hsaco).launch(c.name, grid=(2, 1, 1), block=(1, 1, 1), args=[o, x])
     assert stats.by_mnemonic is None and stats.instructions > 0
+
+
+LDS_SUM = """
+kernel k
+buffer out f32[64]
+buffer x f32[64]
+lds t f32[{n}]
+reg acc f32[1]
+%0 = i32 local_id 0 {n}
+%1 = f32 load x[%0]
+store t[%0] %1
+barrier
+%4 = i32 const 0
+%5 = f32 const 0.0
+store acc[%4] %5
+%7 = i32 const {n}
+%8 = i32 range %7
+%9 = f32 load t[%8]
+%10 = f32 load acc[%4]
+%11 = f32 add %10 %9
+store acc[%4] %11
+end %8
+%14 = f32 load acc[%4]
+store out[%0] %14
+"""
+
+
+@pytest.mark.parametrize("n", [16, 7])
+def test_lds_reads_at_constant_indices_pair_up(n):
+    x = rng.standard_normal(64).astype(np.float32)
+    c = compile_program(parse(LDS_SUM.format(n=n)))
+    out = run(c, {"out": np.zeros(64, np.float32), "x": x}, block=(n, 1, 1))["out"]
+    want = np.float32(0)
+    for j in range(n):
+        want = np.float32(want + x[j])
+    np.testing.assert_array_equal(out[:n], np.full(n, want))
+    text = c.disassemble()
+    pairs = [ln for ln in text.splitlines() if ln.startswith("ds_load_2addr_b32")]
+    singles = [ln for ln in text.splitlines() if ln.startswith("ds_load_b32")]
+    assert len(pairs) == n // 2 and len(singles) == n % 2
+    assert "offset0:2 offset1:3" in pairs[1]
+
+
+def test_products_with_constant_addends_split_and_fold():
+    # (g * 64 + (l * 4 + 1)) -> ((g * 64 + l * 4) + 1): one shared sum, 1 for the immediate;
+    # shifts of constants fold
+    p = optimize_loops(parse("""
+kernel k
+buffer out f32[512]
+buffer x f32[256]
+%0 = i32 group_id 0 4
+%1 = i32 local_id 0 16
+%2 = i32 const 4
+%3 = i32 const 64
+%4 = i32 const 1
+%5 = i32 mulacc %1 %2 %4
+%6 = i32 mulacc %0 %3 %5
+%7 = f32 load x[%6]
+%8 = i32 const 3
+%9 = i32 shl %4 %8
+%10 = i32 add %6 %9
+store out[%10] %7
+"""))
+    assert not any(ins.op == "mulacc" or ins.op == "shl" for ins in p.instrs)
+    load = next(ins for ins in p.instrs if ins.op == "load")
+    index = p.instrs[load.srcs[0]]
+    assert index.op == "add" and [p.instrs[s].arg for s in index.srcs if p.instrs[s].op == "const"] == [1]
+    x = rng.standard_normal(256).astype(np.float32)
+    out = run(p, {"out": np.zeros(512, np.float32), "x": x}, grid=(4, 1, 1), block=(16, 1, 1))["out"]
+    g, l = np.meshgrid(np.arange(4), np.arange(16), indexing="ij")
+    i = (g * 64 + l * 4 + 1).ravel()
+    np.testing.assert_array_equal(out[i + 8], x[i])
+
+
+def test_partially_unrolled_loop_matches_numpy():
+    rows, cols = 3, 200                        # 200 trips: 25 iterations of 8 copies
+    x = rng.standard_normal(rows * cols).astype(np.float32)
+    c = compile_program(_row_sum(rows, cols))
+    got, stats = _launch(c, {"out": np.zeros(rows, np.float32), "x": x}, rows)
+    want = np.zeros(rows, np.float32)
+    for j in range(cols):
+        want = want + x.reshape(rows, cols)[:, j]
+    np.testing.assert_array_equal(got, want)
+    assert stats.by_mnemonic["s_cbranch_scc1"] == 25
+    assert stats.by_mnemonic["global_load_b128"] == 50
