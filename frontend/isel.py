@@ -36,6 +36,7 @@ SMEM_OFFSET_LIMIT = 1 << 20       # SMEM immediate offsets used here: 0 .. 2^20-
 # VALU operands read from SGPRs or literals per instruction (the constant bus): 2 on RDNA
 # (RDNA3 ISA 7.1 "Constant bus"); one literal at most.
 CONSTANT_BUS = 2
+MASK_LAST_SOURCE = {"v_cndmask_b32", "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -198,7 +199,14 @@ class Selector:
         sources beyond CONSTANT_BUS (one literal at most) are moved to VGPRs first."""
         srcs = list(srcs)
         bus, literal = 0, False
+        # a lane-mask source (v_cndmask's selector, a carry-in) must stay in SGPRs: it takes
+        # its constant-bus slot first and the other sources move
+        fixed = len(srcs) - 1 if name in MASK_LAST_SOURCE and srcs and _is_sgpr(srcs[-1]) else None
+        if fixed is not None:
+            bus = 1
         for j, s in enumerate(srcs):
+            if j == fixed:
+                continue
             scalar = _is_sgpr(s)
             lit = isinstance(s, (int, float)) and not _inline(s)
             if scalar or lit:

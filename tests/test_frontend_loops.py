@@ -415,3 +415,30 @@ def test_partially_unrolled_loop_matches_numpy():
     np.testing.assert_array_equal(got, want)
     assert stats.by_mnemonic["s_cbranch_scc1"] == 25
     assert stats.by_mnemonic["global_load_b128"] == 50
+
+
+def test_select_between_two_uniform_loads_keeps_its_mask_in_sgprs():
+    # both sources come from scalar loads (SGPRs) and the selector is a lane mask: only two
+    # of the three may use the constant bus, so a source moves to a VGPR, never the mask
+    prog = parse("""
+kernel k
+buffer out f32[32]
+buffer c f32[32]
+buffer a f32[1]
+buffer b f32[1]
+%0 = i32 local_id 0 32
+%1 = f32 load c[%0]
+%2 = f32 const 0.0
+%3 = bool cmplt %2 %1
+%4 = i32 const 0
+%5 = f32 load a[%4]
+%6 = f32 load b[%4]
+%7 = f32 where %3 %5 %6
+store out[%0] %7
+""")
+    cv = rng.standard_normal(32).astype(np.float32)
+    a, b = np.array([1.5], np.float32), np.array([-2.5], np.float32)
+    c = compile_program(prog)
+    assert "s_load_b32" in c.disassemble()
+    out = run(c, {"out": np.zeros(32, np.float32), "c": cv, "a": a, "b": b}, block=(32, 1, 1))["out"]
+    np.testing.assert_array_equal(out, np.where(cv > 0, a[0], b[0]))
