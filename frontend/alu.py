@@ -513,7 +513,9 @@ def divide(sel, op, srcs, d) -> Val:
     one x and y is computed once per block: `mod` and `idiv` of the same operands, as
     tinygrad's floor division emits them, share it."""
     x, y = srcs
-    key = ("divide", x.kind, x.reg, x.value, y.kind, y.reg, y.value, d.signed)
+    # keyed by the IR values: a register (a register-array element read in place) may
+    # hold another value later in the block
+    key = ("divide", *sel.prog.instrs[sel.cur].srcs, d.signed)
     parts = sel.addr_cache.get(key)
     if parts is None:
         xs = sel.vsrc(x)

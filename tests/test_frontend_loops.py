@@ -442,3 +442,35 @@ store out[%0] %7
     assert "s_load_b32" in c.disassemble()
     out = run(c, {"out": np.zeros(32, np.float32), "c": cv, "a": a, "b": b}, block=(32, 1, 1))["out"]
     np.testing.assert_array_equal(out, np.where(cv > 0, a[0], b[0]))
+
+
+def test_repeated_division_of_an_updated_accumulator_is_recomputed():
+    # acc = acc / 3 three times (unrolled): each division reads the element's register in
+    # place; the register holds a new value each time, so no quotient may be reused
+    prog = parse("""
+kernel k
+buffer out i32[32]
+buffer x i32[32]
+reg acc i32[1]
+%0 = i32 local_id 0 32
+%1 = i32 load x[%0]
+%2 = i32 const 0
+store acc[%2] %1
+%4 = i32 const 3
+%5 = i32 range %4
+%6 = i32 load acc[%2]
+%7 = i32 idiv %6 %4
+%8 = i32 mod %6 %4
+%9 = i32 add %7 %8
+store acc[%2] %9
+end %5
+%12 = i32 load acc[%2]
+store out[%0] %12
+""")
+    x = rng.integers(-10**6, 10**6, 32).astype(np.int32)
+    out = run(prog, {"out": np.zeros(32, np.int32), "x": x}, block=(32, 1, 1))["out"]
+    want = x.astype(np.int64)
+    for _ in range(3):
+        q = np.trunc(want / 3).astype(np.int64)
+        want = q + (want - q * 3)
+    np.testing.assert_array_equal(out, want)
