@@ -290,16 +290,18 @@ def build_program(kernel) -> Program:
 
 # ---------------------------------------------------------------- allocation -> physical statements
 
-def _physical(v, base: dict[int, int]):
+def _physical(v, alloc):
     if isinstance(v, Mod):
-        return replace(v, value=_physical(v.value, base))
+        return replace(v, value=_physical(v.value, alloc))
     if isinstance(v, VReg):
-        return Reg(v.cls, base[v.vid] + v.offset, v.count, v.half)
+        return Reg(v.cls, alloc.register(v.vid, v.offset), v.count, v.half)
     if isinstance(v, list):
-        return [_physical(x, base) for x in v]
+        return [_physical(x, alloc) for x in v]
     return v
 
 
-def physical_statement(st: Statement, base: dict[int, int]) -> Statement:
-    dual = physical_statement(st.dual, base) if st.dual is not None else None
-    return replace(st, operands=[_physical(o, base) for o in st.operands], dual=dual)
+def physical_statement(st: Statement, alloc) -> Statement:
+    """The statement with every virtual register replaced by its physical one under
+    `alloc` (a regalloc.Allocation)."""
+    dual = physical_statement(st.dual, alloc) if st.dual is not None else None
+    return replace(st, operands=[_physical(o, alloc) for o in st.operands], dual=dual)

@@ -13,6 +13,7 @@ import random
 import numpy as np
 from dataclasses import dataclass, field
 
+from .groups import split_groups
 from .limits import RegisterLimits
 from .liveness import Liveness, analyze
 from .program import Program, Ref
@@ -33,14 +34,23 @@ class AllocationError(ValueError):
 @dataclass
 class Allocation:
     limits: RegisterLimits
-    base: dict[int, int]                       # virtual id -> its first physical register
+    base: dict[int, int]                       # virtual id -> the physical register of its dword 0
     used: dict[str, int]                       # 'v' / 's' -> registers used (highest + 1)
     peak: dict[str, int]                       # 'v' / 's' -> most registers live at one point
     peak_at: dict[str, int]                    # 'v' / 's' -> instruction index of that point
     identity_copies: list[int] = field(default_factory=list)   # moves whose source and destination coincide
+    # (virtual id, dword) -> physical register, for dwords not at base + dword: dwords that
+    # no operand names together need not be adjacent (groups.py)
+    moved: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def register(self, vid: int, dword: int = 0) -> int:
+        """The physical register of dword `dword` of virtual `vid`; the dwords an operand
+        names together are always consecutive."""
+        r = self.moved.get((vid, dword))
+        return self.base[vid] + dword if r is None else r
 
     def physical(self, ref: Ref) -> int:
-        return self.base[ref.reg] + ref.offset if ref.virtual else ref.reg
+        return self.register(ref.reg, ref.offset) if ref.virtual else ref.reg
 
     @property
     def vgprs(self) -> int:
@@ -498,21 +508,33 @@ def _evict_into(occ: _Occupancy, base, info, vid, width, unit_ivs, mod, res, tar
 
 
 def allocate(prog: Program, limits: RegisterLimits) -> Allocation:
-    """Assign every virtual register of `prog` a physical register run."""
-    base: dict[int, int] = {}
+    """Assign every virtual register of `prog` a physical register run (each group of
+    dwords that operands name together: groups.py)."""
+    grouped, where = split_groups(prog)
+    group_base: dict[int, int] = {}
     used, peak, peak_at = {}, {}, {}
     for file in ("v", "s"):
-        lv = _assign_file(prog, limits, file, base)
+        lv = _assign_file(grouped, limits, file, group_base)
         peak[file] = lv.peak
         peak_at[file] = max(lv.peak_point, 0) // 2
+    base, moved = {}, {}
+    for (vid, o), (gid, go) in where.items():
+        if gid not in group_base:
+            continue                    # a virtual no instruction names
+        r = group_base[gid] + go
+        if o == 0:
+            base[vid] = r
+    for (vid, o), (gid, go) in where.items():
+        if gid in group_base and vid in base and group_base[gid] + go != base[vid] + o:
+            moved[(vid, o)] = group_base[gid] + go
     for file in ("v", "s"):
         top = 0
-        for ins in prog.instrs:
+        for ins in grouped.instrs:
             for r in ins.uses + ins.defs:
                 if r.file == file:
-                    top = max(top, (base[r.reg] + r.offset if r.virtual else r.reg) + r.count)
+                    top = max(top, (group_base[r.reg] + r.offset if r.virtual else r.reg) + r.count)
         used[file] = top
-    alloc = Allocation(limits, base, used, peak, peak_at)
+    alloc = Allocation(limits, base, used, peak, peak_at, moved=moved)
     alloc.identity_copies = [i for i, ins in enumerate(prog.instrs)
                              if ins.copy and alloc.physical(ins.copy[0]) == alloc.physical(ins.copy[1])]
     return alloc
