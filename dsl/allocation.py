@@ -290,18 +290,18 @@ def build_program(kernel) -> Program:
 
 # ---------------------------------------------------------------- allocation -> physical statements
 
-def _physical(v, alloc):
+def _physical(v, alloc, i: int):
     if isinstance(v, Mod):
-        return replace(v, value=_physical(v.value, alloc))
+        return replace(v, value=_physical(v.value, alloc, i))
     if isinstance(v, VReg):
-        return Reg(v.cls, alloc.register(v.vid, v.offset), v.count, v.half)
+        return Reg(v.cls, alloc.register(v.vid, v.offset, i), v.count, v.half)
     if isinstance(v, list):
-        return [_physical(x, alloc) for x in v]
+        return [_physical(x, alloc, i) for x in v]
     return v
 
 
-def physical_statement(st: Statement, alloc) -> Statement:
-    """The statement with every virtual register replaced by its physical one under
-    `alloc` (a regalloc.Allocation)."""
-    dual = physical_statement(st.dual, alloc) if st.dual is not None else None
-    return replace(st, operands=[_physical(o, alloc) for o in st.operands], dual=dual)
+def physical_statement(st: Statement, alloc, i: int) -> Statement:
+    """Instruction `i` with every virtual register replaced by its physical one under
+    `alloc` (a regalloc.Allocation: a value's live ranges may sit in different registers)."""
+    dual = physical_statement(st.dual, alloc, i) if st.dual is not None else None
+    return replace(st, operands=[_physical(o, alloc, i) for o in st.operands], dual=dual)
