@@ -18,6 +18,7 @@ from regalloc import Instr, Program, Ref, Virtual
 
 from .asm import Statement
 from .encode import Encoder
+from .inflight import releases
 from .operands import Mod, OperandError, Reg, VReg
 from .signature import valu_signature, vopd_base
 
@@ -246,7 +247,6 @@ def reads_all_lanes(st: Statement, d) -> bool:
 def build_program(kernel) -> Program:
     """regalloc.Program of a Kernel's instructions (virtual and physical registers)."""
     prog = Program(virtuals=[Virtual(v.cls, v.width, v.name) for v in kernel.virtuals])
-    in_flight: list[Ref] = []    # results of memory loads not yet waited for
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
         glc = bool(inst.statement.modifiers.get("glc"))
@@ -262,14 +262,6 @@ def build_program(kernel) -> Program:
             if writes:
                 defs.append(ref)
         d = rec.definition
-        # A load writes its result when the data arrives, not when it issues: the result's
-        # registers stay taken until the next s_waitcnt* in program order (or the end), so
-        # no other value is placed where late data would land.
-        if d is not None and (d.name.startswith("S_WAITCNT") or i == len(kernel.items) - 1):
-            uses += in_flight
-            in_flight = []
-        if d is not None and d.format in MEMORY_FORMATS:
-            in_flight += defs
         pc = (d.pcode or "") if d is not None else ""
         target = kernel.labels.get(inst.label) if inst.label is not None else None
         if inst.label is not None and target is None:
@@ -285,6 +277,11 @@ def build_program(kernel) -> Program:
                                  not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
                                  writes_exec(inst.statement, d), reads_all_lanes(inst.statement, d)))
+    # A load writes its result when the data arrives, not when it issues: its registers stay
+    # taken until a wait guarantees the data is there (inflight.py), so no other value is
+    # placed where late data would land.
+    for i, refs in releases(kernel, prog).items():
+        prog.instrs[i].uses += tuple(refs)
     return prog
 
 
