@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa.effects import effects
-from regalloc import Instr, Program, Ref, Virtual
+from regalloc import Instr, Program, Ref, Virtual, blocks
 
 from .asm import Statement
 from .encode import Encoder
@@ -277,12 +277,50 @@ def build_program(kernel) -> Program:
                                  not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
                                  writes_exec(inst.statement, d), reads_all_lanes(inst.statement, d)))
+    _paired_halves(kernel, prog)
     # A load writes its result when the data arrives, not when it issues: its registers stay
     # taken until a wait guarantees the data is there (inflight.py), so no other value is
     # placed where late data would land.
     for i, refs in releases(kernel, prog).items():
         prog.instrs[i].uses += tuple(refs)
     return prog
+
+
+def _paired_halves(kernel, prog: Program):
+    """A VALU write of one 16-bit half of a VGPR keeps the other half, so it reads the old
+    value. When the next reference to that register, in the same block with EXEC unchanged,
+    is a write of the other half, the two together replace the whole register: the first
+    one's read of the old value is dropped (it could only keep a half the second overwrites)."""
+    spans, _ = blocks(prog)
+    for s, e in spans:
+        last: dict[tuple[int, int], tuple[int, str | None, int]] = {}   # dword -> (instr, pure half written, EXEC epoch)
+        epoch = 0
+        for i in range(s, e):
+            rec = kernel.items[i].record
+            d = rec.definition
+            noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
+            halves, others = {}, set()
+            for n in noted:
+                if not isinstance(n.reg, VReg):
+                    continue
+                key = (n.reg.vid, n.reg.offset)
+                if (n.what == "vdst" and n.reg.half and n.reg.count == 1 and d is not None
+                        and d.format in VALU_FORMATS and d.format != "VOPD" and key not in halves):
+                    halves[key] = n.reg.half
+                else:
+                    others.update((n.reg.vid, n.reg.offset + j) for j in range(n.reg.count))
+            for key, half in halves.items():
+                prev = last.get(key)
+                if prev and key not in others and prev[1] not in (None, half) and prev[2] == epoch:
+                    p = prog.instrs[prev[0]]
+                    p.uses = tuple(r for r in p.uses
+                                   if not (r.virtual and r.reg == key[0] and r.offset <= key[1] < r.offset + r.count))
+            for key in others:
+                last[key] = (i, None, epoch)
+            for key, half in halves.items():
+                last[key] = (i, None if key in others else half, epoch)
+            if prog.instrs[i].writes_exec:
+                epoch += 1
 
 
 # ---------------------------------------------------------------- allocation -> physical statements

@@ -82,3 +82,56 @@ def test_value_live_around_a_loop_keeps_one_register():
     for _ in range(3):
         want = (want + 7) * 3 % 2**32
     np.testing.assert_array_equal(out, want.astype(np.uint32))
+
+
+def test_lo_then_hi_half_writes_replace_the_whole_register():
+    """x.l then x.h, nothing reading x between: together a full write, so x is not live
+    around the loop (a half write alone keeps the other half, which would keep x live
+    across the back edge and beside t)."""
+    k = Kernel("gfx1100")
+    _, pout, off = prologue(k)
+    a, x, t, acc, n = k.vreg(name="a"), k.vreg(name="x"), k.vreg(name="t"), k.vreg(name="acc"), k.sreg(name="n")
+    k += v_mov_b32(acc, 0)
+    k += v_mov_b32(a, v[0])
+    k += s_mov_b32(n, 3)
+    k.label("top")
+    k += v_add_nc_u16(x.l, a.l, 1)
+    k += v_add_nc_u16(x.h, a.l, 7)
+    k += v_add_nc_u32(acc, acc, x)
+    k += v_mul_lo_u32(t, acc, 3)                     # x is dead here
+    k += v_add_nc_u32(acc, acc, t)
+    k += s_sub_u32(n, n, 1)
+    k += s_cmp_lg_u32(n, 0)
+    k += s_cbranch_scc1("top")
+    k += global_store_b32(off, acc, pout)
+    k += s_endpgm()
+    prog, alloc = k.program(), k.allocate()
+    verify(prog, alloc)
+    assert alloc.peak["v"] == 4                      # off, a, acc and one of x, t (5 if x stayed live)
+    out = run(k, np.zeros(N, np.uint32), N)
+    tid = np.arange(N, dtype=np.uint64)
+    x = ((tid + 1) & 0xFFFF) | ((tid + 7) & 0xFFFF) << 16
+    want = np.zeros(N, np.uint64)
+    for _ in range(3):
+        want = (want + x) * 4 % 2**32
+    np.testing.assert_array_equal(out, want.astype(np.uint32))
+
+
+def test_half_write_with_a_read_between_keeps_the_old_value():
+    """x.l, then a read of all of x (the old high half), then x.h: the first write still
+    keeps the old high half."""
+    k = Kernel("gfx1100")
+    _, pout, off = prologue(k)
+    x, y = k.vreg(name="x"), k.vreg(name="y")
+    k += v_mov_b32(x, 0x12345678)
+    k += v_add_nc_u16(x.l, v[0].l, 1)
+    k += v_mov_b32(y, x)                             # reads the old high half 0x1234
+    k += v_add_nc_u16(x.h, v[0].l, 7)
+    k += global_store_b32(off, x, pout)
+    k += global_store_b32(off, y, pout, offset=4 * N)
+    k += s_endpgm()
+    prog, alloc = k.program(), k.allocate()
+    verify(prog, alloc)
+    out = run(k, np.zeros(N, np.uint32), 2 * N).reshape(2, N)
+    tid = np.arange(N, dtype=np.uint32)
+    np.testing.assert_array_equal(out, [(tid + 1) | (tid + 7) << 16, (tid + 1) | 0x1234 << 16])
