@@ -46,11 +46,16 @@ def add_arguments(ap):
     ap.add_argument("--coverage", action="store_true", help="print the semantics coverage table")
     ap.add_argument("--arch", default="gfx1100", help="target or family (default: gfx1100)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list every unsupported instruction and why")
+    from .timing.cli import add_arguments as add_timing
+    add_timing(ap)
 
 
 def run(args) -> int:
+    from .timing.cli import run as run_timing, wants_timing
+    if not args.coverage and wants_timing(args):
+        return run_timing(args)
     if not args.coverage:
-        print("wavesmith emu: nothing to do (try --coverage)", file=sys.stderr)
+        print("wavesmith emu: nothing to do (try --coverage, --time or --timeline OUT.html)", file=sys.stderr)
         return 2
     print(report(args.arch, args.verbose))
     return 0

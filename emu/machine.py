@@ -70,6 +70,7 @@ class Stats:
     lane_ops: int = 0            # active lanes summed over vector instructions
     batches: int = 0             # machine steps (one instruction over a batch of waves)
     seconds: float = 0.0
+    timing: object = None        # emu.timing.TimingReport when the launch ran with timing on
 
     def __str__(self) -> str:
         rate = self.lane_ops / self.seconds if self.seconds else 0.0
@@ -222,6 +223,7 @@ class Machine:
         self._decoded: dict[int, object] = {}
         self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
+        self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
         self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
         self.wave_size = 32
         self._code_generation = memory.code_generation
@@ -363,6 +365,8 @@ class _Chunk:
                 raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
                                      f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
                                      f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
+            if self.m.recorder is not None:
+                self.m.recorder.step(pc, idx, self.first * self.per_group)
             if st.stale_vgprs:
                 self.settle(p, idx)
             width = 1 if p.scalar else st.lanes
