@@ -247,12 +247,14 @@ def reads_all_lanes(st: Statement, d) -> bool:
 def build_program(kernel) -> Program:
     """regalloc.Program of a Kernel's instructions (virtual and physical registers)."""
     prog = Program(virtuals=[Virtual(v.cls, v.width, v.name) for v in kernel.virtuals])
+    halves = False               # any 16-bit half of a virtual VGPR written (_paired_halves)
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
         glc = bool(inst.statement.modifiers.get("glc"))
         uses, defs = [], []
         noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
         for n in noted:
+            halves = halves or (n.what == "vdst" and bool(n.reg.half) and isinstance(n.reg, VReg))
             ref = _ref(n.reg)
             if ref is None:
                 continue
@@ -277,7 +279,8 @@ def build_program(kernel) -> Program:
                                  not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
                                  writes_exec(inst.statement, d), reads_all_lanes(inst.statement, d)))
-    _paired_halves(kernel, prog)
+    if halves:
+        _paired_halves(kernel, prog)
     # A load writes its result when the data arrives, not when it issues: its registers stay
     # taken until a wait guarantees the data is there (inflight.py), so no other value is
     # placed where late data would land.
