@@ -56,6 +56,7 @@ class OpInfo:
     conditional: bool = False     # a branch that may fall through
     writes_exec: bool = False
     dual: bool = False            # VOPD
+    hwreg: bool = False           # reads or writes a hardware register (s_getreg/s_setreg): waits for the SALU to drain
     mask_reads: frozenset = frozenset()   # SGPRs a VALU op reads as a lane mask (carry-in, select)
     trans: bool = False           # uses the transcendental unit (f16/f32 and f64 exp, log, rcp, rsq, sqrt, sin, cos)
     accumulates: frozenset = frozenset()   # old destination VGPRs an accumulator reads (fed by its own path)
@@ -203,6 +204,7 @@ class Classifier:
             if "VCCZ" in pcode:
                 reads |= set(VCC[:2 if self.wave64 else 1])
             info.conditional = info.kind == Kind.BRANCH and "if " in (d.pcode or "")
+            info.hwreg = "hwRegId" in pcode
         elif fmt == "SMEM":
             info.kind, info.counter = Kind.SMEM, "lgkm"
             reads |= _sgprs(f.get("SBASE", 0) << 1, 2)

@@ -196,6 +196,8 @@ class Engine:
                 simd.sgpr_writes = recent
                 if len(recent) >= p.valu_sgpr_burst:
                     terms.append((recent[-1] + p.valu_sgpr_stall, "pipe"))
+        elif op.kind == Kind.SALU and op.hwreg and simd.salu_starts:
+            terms.append((simd.salu_starts[-1] + p.salu_cycles + p.hwreg_latency, "pipe"))   # the SALU drains first
         elif op.kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
             terms.append((simd.salu_starts[-p.salu_queue], "pipe"))     # the SALU queue is full
         if op.kind == Kind.WAIT:
