@@ -46,10 +46,14 @@ class WaveTiming:
     issue: list = field(default_factory=list)        # issue cycle of each instruction (NOT_ISSUED ones: -1)
     cause: list = field(default_factory=list)        # stall cause of each gap
     end: int = 0
+    base: list | None = None                         # the simulated wave's issue list this one copies
 
-    def moved(self, name: str, simd: tuple) -> "WaveTiming":
-        """The same timings for a wave of an identical CU (the lists are shared, read-only)."""
-        return WaveTiming(name, simd, self.start, self.pcs, self.issue, self.cause, self.end)
+    def moved(self, name: str, simd: tuple, shift: int = 0) -> "WaveTiming":
+        """The same timings for a wave of an identical CU (the lists are shared, read-only),
+        `shift` cycles later."""
+        issue = self.issue if not shift else [t + shift if t >= 0 else -1 for t in self.issue]
+        return WaveTiming(name, simd, self.start + shift, self.pcs, issue, self.cause, self.end + shift,
+                          self.base if self.base is not None else self.issue)
 
     @property
     def first_issue(self) -> int:
