@@ -506,7 +506,7 @@ class Preparer:
         reg = code - 256
         if code < 256 or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
-        return lambda st, sel: np.moveaxis(st.vgpr[reg:reg + dwords, sel], 0, 2)
+        return lambda st, sel: st.vgpr[reg:reg + dwords, sel].transpose(1, 2, 0)     # (W, L, n)
 
     def _constant_block(self, code: int, element: str, dwords: int, literal):
         """WMMA's C matrix from an inline constant (the only operand that may be one): every

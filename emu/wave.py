@@ -215,10 +215,14 @@ class WaveState:
     def read_vgprs(self, sel, reg: int, dwords: int) -> np.ndarray:
         if dwords == 1:
             return self.vgpr[reg, sel]
-        return join_dwords(np.moveaxis(self.vgpr[reg:reg + dwords, sel], 0, 2), dwords)
+        return join_dwords(self.vgpr[reg:reg + dwords, sel].transpose(1, 2, 0), dwords)    # (W, L, n)
 
     def write_vgprs(self, sel, reg: int, dwords: int, value: np.ndarray, active: np.ndarray | None) -> None:
         """Write (W, L) values (or (W, L, n)) to VGPRs reg.., only in `active` lanes (None: all)."""
+        if dwords == 1 and active is None:      # the common case: one assignment (it casts as astype does)
+            self.vgpr_written[reg] = True
+            self.vgpr[reg, sel] = value
+            return
         parts = split_dwords(value, dwords, self.lanes)                    # (W, L, n)
         self.vgpr_written[reg:reg + dwords] = True
         for i in range(dwords):
