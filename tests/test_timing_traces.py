@@ -145,3 +145,28 @@ def test_sampled_estimate_matches_full_simulation(monkeypatch):
     assert "estimated" in sampled.note and not full.note
     assert len(sampled.waves) == len(full.waves) == n // 32
     assert abs(sampled.cycles - full.cycles) <= 0.02 * full.cycles
+
+
+def test_depctr_does_not_wait_for_memory():
+    """s_waitcnt_depctr waits on VALU/SALU dependency counters, not on memory: it issues long
+    before an outstanding cold load returns, while s_waitcnt vmcnt(0) waits for it."""
+    import dsl
+    import isa
+    from dsl.decode import decode_one
+    from emu.table import load_semantics
+    from emu.timing import Engine, WaveSpec, timing_for
+    from emu.timing.classify import Classifier
+    code = dsl.assemble("global_load_b32 v1, v0, s[0:1]\ns_waitcnt_depctr 0xfffe\nv_add_f32 v2, v3, v4\n"
+                        "s_waitcnt vmcnt(0)\ns_endpgm", "gfx1100")
+    spec = isa.load("gfx1100")
+    c = Classifier(spec, load_semantics("gfx1100"))
+    ops, pc = {}, 0
+    while pc < len(code):
+        inst = decode_one(spec, code, pc)
+        ops[pc] = c.classify(inst, pc)
+        pc += inst.size
+    p = timing_for("gfx1100")
+    (w,) = Engine(ops, p).run([WaveSpec(sorted(ops), 0)])
+    load, depctr, valu, wait, end = w.issue
+    assert depctr - load < 20 and valu - load < 20
+    assert wait - load >= p.vmem_load_latency

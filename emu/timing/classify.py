@@ -254,8 +254,10 @@ class Classifier:
             return out
         key = {"S_WAITCNT_VSCNT": "vs", "S_WAITCNT_VMCNT": "vm", "S_WAITCNT_LGKMCNT": "lgkm",
                "S_WAITCNT_EXPCNT": "exp"}.get(d.name)
-        if key is None:          # depctr, idle, event: wait for everything outstanding
-            return {"vm": 0, "lgkm": 0, "vs": 0}
+        if key is None:
+            # s_wait_idle waits for everything outstanding; s_waitcnt_depctr waits on the VALU/SALU
+            # dependency counters (the dependency rules model those), s_wait_event on events
+            return {"vm": 0, "lgkm": 0, "vs": 0} if d.name == "S_WAIT_IDLE" else {}
         # SOPK waits: the count is SIMM16 (+ an SGPR that is NULL in practice)
         return {key: f.get("SIMM16", 0) & 0x3F}
 
