@@ -133,6 +133,15 @@ class Engine:
                 q = self.queued.get(w.spec.simd)
                 if q:
                     self._launch(q.pop(), w.out.end + 1, heap)
+                waiting = [x for x in self.groups.get(w.spec.group, ()) if x.barrier_at is not None]
+                if waiting:     # the waves still at a barrier no longer wait for this one
+                    self._barrier(waiting[0], heap)
+            if not heap:        # waves parked at a barrier whose other waves never come (queued behind them)
+                stuck = [x for x in state if x.barrier_at is not None]
+                for x in stuck:
+                    x.barrier_at = None
+                    x.not_before, x.not_before_cause = x.last + 1 + self.p.barrier_latency, "barrier"
+                    heapq.heappush(heap, (x.not_before, x.order, x))
         return [w.out for w in state]
 
     def _launch(self, w: _Wave, start: int, heap) -> None:
