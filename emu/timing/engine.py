@@ -103,6 +103,7 @@ class _Wave:
 class Engine:
     def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
         self.ops, self.p = ops, params
+        self._regs: dict[int, tuple] = {}        # pc -> the registers its dependencies look at
 
     def run(self, waves: list[WaveSpec]) -> list[WaveTiming]:
         p = self.p
@@ -166,8 +167,11 @@ class Engine:
         """Cycle at which the code block(s) of [pc, pc+size) are there; entering a block
         requests the next one once it has arrived (one block in flight, sequential)."""
         p = self.p
+        b0 = pc // p.fetch_block
+        if b0 == (pc + size - 1) // p.fetch_block and b0 in w.blocks_seen:
+            return self.blocks[(w.spec.simd[0], b0)]        # already requested, its next one too
         ready = 0
-        for b in range(pc // p.fetch_block, (pc + size - 1) // p.fetch_block + 1):
+        for b in range(b0, (pc + size - 1) // p.fetch_block + 1):
             ready = max(ready, self._request(w, b, t))
         b = pc // p.fetch_block
         if b not in w.blocks_seen:
@@ -223,7 +227,10 @@ class Engine:
                 q = w.outstanding[counter]
                 if q:
                     terms.append((q[-1], counter))
-        ready, cause = max(terms, key=lambda x: x[0])
+        ready, cause = terms[0]
+        for term in terms:
+            if term[0] > ready:
+                ready, cause = term
         if ready > t:
             if w.wait_ready is None or ready > w.wait_ready:
                 w.wait_cause, w.wait_ready = cause, ready
@@ -249,8 +256,12 @@ class Engine:
         p = self.p
         best = (0, "dependency")
         consumer = op.kind
-        for r in op.reads | op.writes | op.accumulates:
-            t0 = w.reg_time.get(r)
+        regs = self._regs.get(op.pc)
+        if regs is None:
+            regs = self._regs[op.pc] = tuple(op.reads | op.writes | op.accumulates)
+        reg_time = w.reg_time
+        for r in regs:
+            t0 = reg_time.get(r)
             if t0 is None:
                 continue
             producer = w.reg_kind[r]
