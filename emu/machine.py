@@ -29,7 +29,7 @@ from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, SemanticsError
-from .wave import AT_BARRIER, ENDED, EXEC_LO, RUNNING, WaveState, unpack_mask
+from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
 # lanes of one semantic call: a larger batch runs in slices of waves, one after another, so
@@ -149,10 +149,10 @@ class _Sgprs(_BatchRegs):
     """RegFile over the SGPRs of a batch (SGPR[addr] of s_movrels and friends)."""
 
     def read(self, reg, lane=None):
-        return self.st.sgpr[np.asarray(reg, np.int64) % 128, self.waves]
+        return self.st.sgpr[np.asarray(reg, np.int64) % SCALAR_CODES, self.waves]
 
     def write(self, reg, lane, value, mask=None):
-        w, r, v = np.broadcast_arrays(self.waves, np.asarray(reg, np.int64) % 128, np.asarray(value, np.uint32))
+        w, r, v = np.broadcast_arrays(self.waves, np.asarray(reg, np.int64) % SCALAR_CODES, np.asarray(value, np.uint32))
         if mask is not None:
             m = np.broadcast_to(mask, w.shape)
             w, r, v = w[m], r[m], v[m]
@@ -240,6 +240,9 @@ class Machine:
     def __init__(self, arch: str, memory: DeviceMemory, semantics=None, options: EmuOptions | None = None):
         self.arch, self.memory = arch, memory
         self.spec = isa.load(arch)
+        if self.spec.traits.codes != CODES.codes or len(self.spec.traits.scalar_codes) != SCALAR_CODES:
+            raise EmuError(f"{arch}: the emulator's register layout (emu/wave.py) is {CODES.family}'s, whose "
+                               f"special operand codes {self.spec.traits.family} does not share")
         self.options = options if options is not None else from_environment()
         self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}

@@ -24,6 +24,7 @@ import isa
 
 from . import handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
+from .pcode.expressions import callee_result_type
 from .pcode.lookup import description_table
 from .buffer import BufferMemory
 from .memory import RegionMemory
@@ -31,8 +32,6 @@ from .options import current
 from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
-SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
-GRAPHICS_FORMATS = {"MIMG", "EXP", "VINTERP", "LDSDIR"}
 # instructions with only an address description -> the instruction whose data semantics they share
 ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 
@@ -60,9 +59,10 @@ class _SourceCache:
         except (OSError, ValueError):
             self.entries = {}
 
-    def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> str:
+    def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
+            spec: isa.Spec | None = None) -> str:
         text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar, _tables(d)] + (["saturate"] if saturate else [])
-                          + ([] if narrow else ["wide"]))
+                          + ([] if narrow else ["wide"]) + _callee_types(d, spec))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self):
@@ -96,13 +96,24 @@ def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
     return {names[0]: entries} if entries is not None and len(names) == 1 else {}
 
 
-def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> dict:
+def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
+    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32):
+    the translation depends on them, so the cache key does."""
+    if spec is None or not d.pcode:
+        return []
+    called = sorted(set(re.findall(r"\b([vsVS]_[A-Za-z0-9_]+)\s*\(", d.pcode)))
+    return [[n.upper(), callee_result_type(spec, n.upper())] for n in called]
+
+
+def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
+              spec: isa.Spec | None = None) -> dict:
     """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}.
     saturate: the integer-clamp variant (Translator.saturate); narrow=False: without the
-    uint32 statements (EmuOptions.narrow_uint32 off)."""
+    uint32 statements (EmuOptions.narrow_uint32 off); spec: the architecture, for pseudocode that
+    calls another instruction."""
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d)).translate(tree)
+        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec).translate(tree)
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
     except Exception as e:   # a translator bug must not hide the other instructions
@@ -114,8 +125,13 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
             "branch": r.branch, "memory": r.memory, "cross_lane": r.cross_lane}
 
 
-def compile_source(source: str, name: str):
-    namespace = {"R": rtlib, "np": np}
+def compile_source(source: str, name: str, arch: str):
+    """The semantic function of translated `source`; INSTRUCTIONS gives the semantics of the
+    instructions of `arch` the source may call (rtlib.call_instruction), from the table of
+    the mode running (EmuOptions.narrow_uint32)."""
+    def instructions(mnemonic: str):
+        return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
+    namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
     exec(compile(source, f"<pseudocode {name}>", "exec"), namespace)   # our own translator's output
     return namespace["semantic"]
 
@@ -370,12 +386,12 @@ class SemanticTable:
             if entry.status != "generated" or not d.pcode:
                 self._entries[key] = Entry(None, "unsupported", f"{d.name}: no generated semantic to saturate")
             else:
-                self._entries[key] = self._generated(d, d.format in SCALAR_FORMATS, saturate=True)
+                self._entries[key] = self._generated(d, d.format in self.spec.traits.roles.scalar, saturate=True)
                 self._cache.save()
         return self._entries[key].semantic
 
     def _build(self, d: isa.InstrDef) -> Entry:
-        scalar = d.format in SCALAR_FORMATS
+        scalar = d.format in self.spec.traits.roles.scalar
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(hand, "hand-written")
@@ -400,15 +416,15 @@ class SemanticTable:
         return self._generated(d, scalar)
 
     def _generated(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> Entry:
-        k = self._cache.key(d, scalar, saturate, self.narrow)
+        k = self._cache.key(d, scalar, saturate, self.narrow, self.spec)
         t = self._cache.entries.get(k)
         if t is None:
-            t = translate(d, scalar, saturate, self.narrow)
+            t = translate(d, scalar, saturate, self.narrow, self.spec)
             self._cache.entries[k] = t
             self._cache.dirty = True
         if "error" in t:
             return Entry(None, "unsupported", t["error"])
-        fn = with_shortcut(d.name, compile_source(t["source"], d.name))
+        fn = with_shortcut(d.name, compile_source(t["source"], d.name, self.arch))
         if t["memory"] == "atomic" and not scalar:
             size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check

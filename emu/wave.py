@@ -12,9 +12,15 @@ import sys
 
 import numpy as np
 
+from isa import traits
+
 from .options import current
 
-VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = 106, 124, 125, 126, 253
+# The scalar operand codes of the families the emulator runs, which agree on them
+# (isa/traits.py; Machine refuses a family whose codes differ from these)
+CODES = traits("rdna3")
+VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = CODES.vcc_lo, CODES.null, CODES.m0, CODES.exec_lo, CODES.scc
+SCALAR_CODES = len(CODES.scalar_codes)      # rows of WaveState.sgpr
 RUNNING, AT_BARRIER, ENDED = 0, 1, 2
 _LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword then its hi dword
 
@@ -41,11 +47,11 @@ def pack_mask(bits: np.ndarray) -> np.ndarray:
 class WaveState:
     def __init__(self, waves: int, lanes: int, vgprs: int):
         self.waves, self.lanes, self.vgprs = waves, lanes, vgprs
-        self.sgpr = np.zeros((128, waves), np.uint32)       # register-major, like the VGPRs
+        self.sgpr = np.zeros((SCALAR_CODES, waves), np.uint32)       # register-major, like the VGPRs
         self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
         # registers written since they were last all zero, so that reset() re-zeroes only
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
-        self.sgpr_written = WriteMarks.zeros(128)
+        self.sgpr_written = WriteMarks.zeros(SCALAR_CODES)
         self.vgpr_written = WriteMarks.zeros(len(self.vgpr))
         # {SGPR row: (write count, value)}: rows known to hold one value in every wave (the
         # dispatcher's user SGPRs, rows read_sgprs found uniform), valid until written again
