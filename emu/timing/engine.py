@@ -15,7 +15,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from .arch import ArchTiming
-from .classify import SCC, VGPR, Kind, OpInfo
+from .classify import SCC, VCC, VGPR, Kind, OpInfo
 
 # stall causes, in the order the reports list them
 CAUSES = ("issue", "dependency", "pipe", "vm", "lgkm", "vs", "exp", "fetch", "launch", "barrier", "nop",
@@ -289,7 +289,7 @@ class Engine:
                         continue
                     lat = p.salu_to_valu_mask
                 else:
-                    lat = p.salu_latency if r in (SCC, 106, 107) else p.salu_sgpr_latency
+                    lat = p.salu_latency if r == SCC or r in VCC else p.salu_sgpr_latency
             elif producer == "memory" and consumer == Kind.VALU and r in op.reads:
                 lat = p.memory_to_valu          # t0 is the data's return
             else:
