@@ -12,6 +12,10 @@ temporary that is live around one instruction:
   v_writelane, DPP) get their reload/store with EXEC set to all lanes and restored.
 - SGPRs go to lanes of a spill VGPR: `v_writelane_b32 vs, t, lane` after a write,
   `v_readlane_b32 t, vs, lane` before a read (both ignore EXEC), as LLVM does.
+- Constants are recomputed instead (rematerialisation): a one-dword value whose every write
+  is the same move of an immediate (`v_mov_b32 x, 5`, `s_mov_b32 x, 1.0`) loses its writes,
+  and that move into the temporary goes before each read (with EXEC set to all lanes for
+  instructions that read other lanes). `constants()` names them; the chooser takes them first.
 
 A memory instruction's result is stored only after `s_waitcnt` (the data arrives late)."""
 from __future__ import annotations
@@ -27,13 +31,43 @@ from .operands import Mod, VReg, exec, exec_lo, off
 class SpillReport:
     vgprs: list[str] = field(default_factory=list)     # names of the virtual VGPRs kept in scratch
     sgprs: list[str] = field(default_factory=list)     # names of the virtual SGPRs kept in VGPR lanes
+    rematerialised: list[str] = field(default_factory=list)   # constants recomputed at each read
     scratch_bytes: int = 0                              # scratch per work-item
     spill_vgprs: int = 0                                # VGPRs holding spilled SGPRs
     reloads: int = 0
     stores: int = 0
 
     def __bool__(self) -> bool:
-        return bool(self.vgprs or self.sgprs)
+        return bool(self.vgprs or self.sgprs or self.rematerialised)
+
+
+REMAT_MOVES = {"v_mov_b32", "s_mov_b32"}
+
+
+def constants(kernel, prog=None) -> dict[int, object]:
+    """{virtual id: the Inst that writes it}: one-dword values every write of which is the
+    same move of an immediate (no register read, no modifiers), so they can be recomputed."""
+    prog = prog or build_program(kernel)
+    found: dict[int, object] = {}
+    bad: set[int] = set()
+    for i, inst in enumerate(kernel.items):
+        ins = prog.instrs[i]
+        st = inst.statement
+        written = {r.reg for r in ins.defs if r.virtual}
+        plain = (st.mnemonic in REMAT_MOVES and st.dual is None and not st.modifiers and not ins.uses
+                 and len(ins.defs) == 1 and ins.defs[0].virtual and ins.defs[0].count == 1
+                 and kernel.virtuals[ins.defs[0].reg].width == 1 and len(st.operands) == 2
+                 and isinstance(st.operands[1], (int, float)) and not isinstance(st.operands[1], bool)
+                 and isinstance(st.operands[0], VReg) and not st.operands[0].half)
+        for vid in written:
+            if not plain:
+                bad.add(vid)
+            elif vid in found and (found[vid].statement.mnemonic, found[vid].statement.operands[1]) != \
+                    (st.mnemonic, st.operands[1]):
+                bad.add(vid)
+            else:
+                found.setdefault(vid, inst)
+    return {vid: inst for vid, inst in found.items() if vid not in bad}
 
 
 @lru_cache(maxsize=None)
@@ -58,10 +92,14 @@ def _renamed(st, old: int, new: VReg):
 
 
 def spill_kernel(kernel, vgpr_vids, sgpr_vids):
-    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled."""
+    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled
+    (constants among them recomputed at each read)."""
     from .kernel import Inst, Kernel
     ns = _namespace(kernel.arch, kernel.wave_size)
     prog = build_program(kernel)
+    remat = {vid: inst for vid, inst in constants(kernel, prog).items() if vid in set(vgpr_vids) | set(sgpr_vids)}
+    vgpr_vids = [v for v in vgpr_vids if v not in remat]
+    sgpr_vids = [v for v in sgpr_vids if v not in remat]
     out = Kernel(kernel.arch, kernel.wave_size, kernel.name)
     out.virtuals = list(kernel.virtuals)
     report = SpillReport()
@@ -85,6 +123,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
         used += width
         report.sgprs.append(kernel.virtuals[vid].name)
     report.spill_vgprs = len(holders)
+    report.rematerialised = [kernel.virtuals[vid].name for vid in sorted(remat)]
 
     def emit(inst):
         out.items.append(inst)
@@ -93,10 +132,13 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
     for i, inst in enumerate(kernel.items):
         new_index.append(len(out.items))
         ins = prog.instrs[i]
-        spilled = sorted({r.reg for r in ins.uses + ins.defs if r.virtual and (r.reg in slot or r.reg in lane)})
+        spilled = sorted({r.reg for r in ins.uses + ins.defs
+                          if r.virtual and (r.reg in slot or r.reg in lane or r.reg in remat)})
         if not spilled:
             emit(inst)
             continue
+        if all(vid in remat for vid in spilled) and any(r.virtual and r.reg in remat for r in ins.defs):
+            continue             # the move of a recomputed constant: each read makes its own
         d = inst.record.definition if inst.record is not None else None
         wide_lanes = reads_all_lanes(inst.statement, d) or "VGPR[" in ((d.pcode or "") if d is not None else "")
         st = inst.statement
@@ -108,6 +150,11 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
             reads = any(r.virtual and r.reg == vid for r in ins.uses)
             written = sorted({r.offset + k for r in ins.defs if r.virtual and r.reg == vid for k in range(r.count)})
             part = (lambda j, t=temp: t if t.width == 1 else t[j])
+            if vid in remat:
+                if reads:
+                    before.append(Inst(_renamed(remat[vid].statement, vid, temp), remat[vid].encoder))
+                    report.reloads += 1
+                continue
             if vid in slot:
                 if reads:
                     before += [ns["scratch_load_b32"](part(j), off, off, offset=slot[vid] + 4 * j)
@@ -122,13 +169,13 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
                 after += [ns["v_writelane_b32"](holder, part(j), first + j) for j in written]
             if written:
                 report.stores += 1
-        vector = any(vid in slot for vid in spilled)
+        vector = any(vid in slot or (vid in remat and kernel.virtuals[vid].cls == "v") for vid in spilled)
         if before:
             if wide_lanes and vector:
                 save = out.sreg(1, f"exec_save.{i}.r")
                 before = [ns["s_mov_b32"](save, exec_reg), ns["s_mov_b32"](exec_reg, -1)] + before + \
                          [ns["s_mov_b32"](exec_reg, save)]
-            if vector:
+            if any(vid in slot for vid in spilled):
                 before.append(ns["s_waitcnt"](0))
         if after:
             if d is not None and d.format in MEMORY_FORMATS:
