@@ -5,7 +5,7 @@ rewrites the kernel so each of them lives in memory and is touched only through 
 temporary that is live around one instruction:
 
 - VGPRs go to scratch (private per-lane memory): `scratch_load_b32 t, off, off offset:S`
-  + `s_waitcnt` before an instruction that reads the value, `scratch_store_b32` after one
+  + `s_waitcnt vmcnt(0)` before an instruction that reads the value, `scratch_store_b32` after one
   that writes it (only the dwords it writes). A store under a partial EXEC writes only the
   active lanes, so the other lanes keep their value in memory: spilled values are right per
   lane whatever EXEC does. Instructions that touch lanes outside EXEC (v_readlane,
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from .allocation import MEMORY_FORMATS, build_program, reads_all_lanes
+from .asm import Call
 from .operands import Mod, VReg, exec, exec_lo, off
 
 
@@ -176,7 +177,10 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
                 before = [ns["s_mov_b32"](save, exec_reg), ns["s_mov_b32"](exec_reg, -1)] + before + \
                          [ns["s_mov_b32"](exec_reg, save)]
             if any(vid in slot for vid in spilled):
-                before.append(ns["s_waitcnt"](0))
+                # the one dependency the hardware leaves to the program here (RDNA3 ISA 5.6:
+                # loaded data is there only after the wait; 10.8: the store's data VGPRs are
+                # protected until read): scratch loads count on VM_CNT alone
+                before.append(ns["s_waitcnt"](Call("vmcnt", (0,))))
         if after:
             if d is not None and d.format in MEMORY_FORMATS:
                 after.insert(0, ns["s_waitcnt"](0))
