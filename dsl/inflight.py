@@ -24,29 +24,28 @@ from __future__ import annotations
 
 from regalloc import Program, Ref, blocks
 
-VM_FORMATS = {"GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "MIMG", "FLAT"}
 ANY_ORDER = -1           # a counter this load may return out of order on: only a wait for 0 covers it
 SATURATE = 64            # counters are 6 bits: more younger instructions than this change nothing
 WAIT_FIELDS = {"S_WAITCNT_VMCNT": "VM", "S_WAITCNT_LGKMCNT": "LGKM", "S_WAITCNT_EXPCNT": "EXP"}
 NULL_SGPR = 124          # RDNA3 scalar operand code of `null`
 
 
-def counters(d, has_result: bool) -> tuple[dict[str, int], set[str]]:
+def counters(d, has_result: bool, roles) -> tuple[dict[str, int], set[str]]:
     """({counter: ANY_ORDER or 0} this instruction's result waits on, counters it increments
-    in issue order)."""
+    in issue order); `roles`: the family's isa FormatRoles."""
     if d is None:
         return {}, set()
     fmt, name = d.format, d.name
-    if fmt in VM_FORMATS:
+    if fmt in roles.flat or fmt in roles.buffer or fmt in roles.image:
         waits = {"VM": 0}
         if fmt == "FLAT":
             waits["LGKM"] = ANY_ORDER
         return (waits if has_result else {}), ({"VM"} if has_result else set())
-    if fmt == "DS":
+    if fmt in roles.lds:
         return ({"LGKM": 0} if has_result else {}), {"LGKM"}
-    if fmt == "SMEM" or name.startswith("S_SENDMSG_RTN"):
+    if fmt in roles.smem or name.startswith("S_SENDMSG_RTN"):
         return ({"LGKM": ANY_ORDER} if has_result else {}), set()
-    if fmt == "LDSDIR":
+    if fmt in roles.lds_param:
         return ({"EXP": ANY_ORDER} if has_result else {}), set()
     return {}, set()
 
@@ -82,7 +81,7 @@ def releases(kernel, prog: Program) -> dict[int, list[Ref]]:
     waits, loads, incs = [], {}, []
     for i, inst in enumerate(kernel.items):
         d = inst.record.definition if inst.record is not None else None
-        w, inc = counters(d, bool(prog.instrs[i].defs))
+        w, inc = counters(d, bool(prog.instrs[i].defs), kernel.spec.traits.roles)
         if w:
             loads[i] = w
         incs.append(inc)

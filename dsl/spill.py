@@ -21,9 +21,10 @@ A memory instruction's result is stored only after `s_waitcnt` (the data arrives
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
-from .allocation import MEMORY_FORMATS, build_program, reads_all_lanes
+from isa.effects import effects
+
+from .allocation import build_program, memory_formats, reads_all_lanes
 from .asm import Call
 from .operands import Mod, VReg, exec, exec_lo, off
 
@@ -71,12 +72,6 @@ def constants(kernel, prog=None) -> dict[int, object]:
     return {vid: inst for vid, inst in found.items() if vid not in bad}
 
 
-@lru_cache(maxsize=None)
-def _namespace(arch: str, wave: int) -> dict:
-    from .kernel import build_namespace
-    return build_namespace(arch, wave)
-
-
 def _rename(v, old: int, new: VReg):
     if isinstance(v, Mod):
         return replace(v, value=_rename(v.value, old, new))
@@ -92,20 +87,21 @@ def _renamed(st, old: int, new: VReg):
     return replace(st, operands=[_rename(o, old, new) for o in st.operands], dual=dual)
 
 
-def spill_kernel(kernel, vgpr_vids, sgpr_vids):
+def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
     """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled
-    (constants among them recomputed at each read)."""
-    from .kernel import Inst, Kernel
-    ns = _namespace(kernel.arch, kernel.wave_size)
+    (constants among them recomputed at each read); `ns` is the kernel's instruction
+    namespace (kernel.build_namespace) and `Inst` its instruction type (passed in: kernel.py
+    calls this module, not the other way round)."""
     prog = build_program(kernel)
     remat = {vid: inst for vid, inst in constants(kernel, prog).items() if vid in set(vgpr_vids) | set(sgpr_vids)}
     vgpr_vids = [v for v in vgpr_vids if v not in remat]
     sgpr_vids = [v for v in sgpr_vids if v not in remat]
-    out = Kernel(kernel.arch, kernel.wave_size, kernel.name)
+    out = type(kernel)(kernel.arch, kernel.wave_size, kernel.name)
     out.virtuals = list(kernel.virtuals)
     report = SpillReport()
     exec_reg = exec_lo if kernel.wave_size == 32 else exec
     lanes = kernel.wave_size
+    memory = memory_formats(kernel.spec.traits.roles)
 
     slot: dict[int, int] = {}                 # VGPR vid -> scratch byte offset
     for vid in vgpr_vids:
@@ -141,7 +137,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
         if all(vid in remat for vid in spilled) and any(r.virtual and r.reg in remat for r in ins.defs):
             continue             # the move of a recomputed constant: each read makes its own
         d = inst.record.definition if inst.record is not None else None
-        wide_lanes = reads_all_lanes(inst.statement, d) or "VGPR[" in ((d.pcode or "") if d is not None else "")
+        wide_lanes = reads_all_lanes(inst.statement, d) or (d is not None and effects(d.pcode).indexed)
         st = inst.statement
         before, after = [], []
         for vid in spilled:
@@ -182,7 +178,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
                 # protected until read): scratch loads count on VM_CNT alone
                 before.append(ns["s_waitcnt"](Call("vmcnt", (0,))))
         if after:
-            if d is not None and d.format in MEMORY_FORMATS:
+            if d is not None and d.format in memory:
                 after.insert(0, ns["s_waitcnt"](0))
             if wide_lanes and vector:
                 save = out.sreg(1, f"exec_save.{i}.s")
