@@ -13,6 +13,8 @@ Kinds:
                                                    target (FORMAT, NAME), fix opcode
   opcode_enum — an OP field's inline enumeration contradicts the Instructions chapter
                 (which wavesmith follows):        target (FORMAT, "OP"), pdf {NAME: opcode}
+  promoted_offset — a VOP3 opcode table lists one native format's promoted opcodes at another
+                offset than the text states:      target (FORMAT, NATIVE), pdf/fix offset
   pcode_text  — wrong text in an instruction's pseudocode (page = its Instructions-chapter entry):
                                                    target (FORMAT, NAME), pdf/fix text
 """
@@ -34,6 +36,27 @@ class Erratum:
 
 
 ERRATA: tuple[Erratum, ...] = (
+    Erratum(
+        "cdna3-vop3a-vop1-offset", ("cdna3",), {"cdna3": 539},
+        "promoted_offset", ("VOP3A", "VOP1"), 0x180, 0x140,
+        "The VOP3A opcode table lists the VOP1 instructions at VOP1 opcode + 0x180 (V_MOV_B32 = 385), "
+        "where 'VOP1 using VOP3 encoding' states + 0x140; at + 0x180 nine rows collide with VOP3A's own "
+        "opcodes (450 = V_FREXP_MANT_F16 and V_MAD_I32_I24). LLVM 22 (gfx942) decodes 000041d1 0b000000 "
+        "(OP = 0x141) as v_mov_b32_e64 v0, s11 and encodes it back the same way.",
+    ),
+    Erratum(
+        "cdna3-vop3p-encoding-width", ("cdna3",), {"cdna3": 547},
+        "field_bits", ("VOP3P", "ENCODING"), (31, 24), (31, 23),
+        "The table gives ENCODING [31:24] = 110100111, a 9-bit value in an 8-bit field, and OP "
+        "[22:16], leaving bit 23 unassigned. LLVM 22 (gfx942) decodes 0452a3d3... (dword 0xd3a35204, "
+        "bits [31:23] = 0b110100111, OP = 35) as v_dot2_f32_f16 and encodes it back the same way.",
+    ),
+    Erratum(
+        "cdna3-vop3p-mai-encoding-width", ("cdna3",), {"cdna3": 548},
+        "field_bits", ("VOP3P-MAI", "ENCODING"), (31, 24), (31, 23),
+        "As cdna3-vop3p-encoding-width: LLVM 22 (gfx942) decodes 0000e1d3... (dword 0xd3e10000, "
+        "bits [31:23] = 0b110100111, OP = 97) as v_mfma_f32_16x16x16_bf16.",
+    ),
     Erratum(
         "vop3p-encoding-width", ("rdna3", "rdna3.5"), {"rdna3": 176, "rdna3.5": 178},
         "field_bits", ("VOP3P", "ENCODING"), (31, 26), (31, 24),
@@ -97,6 +120,29 @@ _MISSING = (
      "bf885400 -> s_waitcnt_depctr ...; the table lists opcode 8 as Reserved, section 5.2 names S_WAIT_DEPCTR"),
     ("SOPP", "S_TTRACEDATA", 58, {"rdna3": 159, "rdna3.5": 161}, "bfba0000 -> s_ttracedata"),
     ("SOPP", "S_TTRACEDATA_IMM", 59, {"rdna3": 159, "rdna3.5": 161}, "bfbb0001 -> s_ttracedata_imm 0x1"),
+)
+
+# Instructions LLVM 22 decodes and emits for gfx942 that the CDNA3 opcode tables omit (the VOP3A
+# rows are the VOP3 forms of the VOP1 rows, at the stated + 0x140).
+_MISSING_CDNA3 = (
+    ("SOP2", "S_RFE_RESTORE_B64", 43, 521, "40ff8095 3b9b6bdd -> s_rfe_restore_b64 s[64:65], 0xdd6b9b3b"),
+    ("SOPP", "S_ENDPGM_ORDERED_PS_DONE", 30, 528, "00009ebf -> s_endpgm_ordered_ps_done"),
+    ("SMEM", "S_ATC_PROBE", 38, 528, "0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], exec_hi offset:-0x13865"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 39, 528, "00009ec0 20900000 -> s_atc_probe_buffer 0, s[0:3], 0x9020"),
+    ("VOP1", "V_SCREEN_PARTITION_4SE_B32", 55, 532, "186f2c7f -> v_screen_partition_4se_b32_e32 v150, v24"),
+    ("VOP1", "V_EXP_LEGACY_F32", 75, 532, "02966e7f -> v_exp_legacy_f32_e32 v183, s2"),
+    ("VOP1", "V_LOG_LEGACY_F32", 76, 532, "1698e47f -> v_log_legacy_f32_e32 v242, s22"),
+    ("VOP3A", "V_SCREEN_PARTITION_4SE_B32", 375, 539, "000077d1 15000000 -> v_screen_partition_4se_b32_e64 v0, s21"),
+    ("VOP3A", "V_EXP_LEGACY_F32", 395, 539, "00808bd1 6a000000 -> v_exp_legacy_f32_e64 v0, vcc_lo clamp"),
+    ("VOP3A", "V_LOG_LEGACY_F32", 396, 539, "00808cd1 45000000 -> v_log_legacy_f32_e64 v0, s69 clamp"),
+)
+
+ERRATA += tuple(
+    Erratum(f"missing-cdna3-{fmt.lower()}-{name.lower().replace('_', '-')}", ("cdna3",), {"cdna3": page},
+            "add_opcode", (fmt, name), None, opcode,
+            f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx942) decodes {evidence} "
+            f"(../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes.")
+    for fmt, name, opcode, page, evidence in _MISSING_CDNA3
 )
 
 ERRATA += tuple(

@@ -9,15 +9,26 @@ ARCHS = ["rdna3", "rdna3.5"]
 
 @pytest.mark.parametrize("target,arch", [("rdna3", "rdna3"), ("gfx1100", "rdna3"), ("gfx1103", "rdna3"),
                                          ("GFX1151", "rdna3.5"), ("gfx1150", "rdna3.5"), ("rdna3.5", "rdna3.5"),
-                                         ("gfx1100-w64", "rdna3")])
+                                         ("gfx1100-w64", "rdna3"), ("gfx942", "cdna3"), ("cdna3", "cdna3")])
 def test_load_by_family_or_target(target, arch):
     assert isa.load(target).arch == arch
 
 
-@pytest.mark.parametrize("target", ["gfx1201", "rdna4", "gfx942", "cdna3", "gfx950"])
+@pytest.mark.parametrize("target", ["gfx1201", "rdna4", "gfx950"])
 def test_known_but_not_generated_arch_has_clear_error(target):
     with pytest.raises(isa.ISALoadError, match="no generated ISA definitions"):
         isa.load(target)
+
+
+def test_a_component_refuses_a_family_it_does_not_implement():
+    """CDNA3 is generated, but the assembler and the emulator do not implement it yet."""
+    from dsl import families as dsl_families
+    from emu import families as emu_families
+    assert isa.load("gfx942").arch == "cdna3"
+    for load in (dsl_families.load, emu_families.load):
+        with pytest.raises(isa.ISALoadError, match="does not support cdna3 .*it supports rdna3, rdna3.5"):
+            load("gfx942")
+        assert load("gfx1151").arch == "rdna3.5"
 
 
 def test_unknown_target_lists_known_ones():

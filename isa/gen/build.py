@@ -8,6 +8,8 @@ from . import parse as P
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
+# the 64-bit VALU encodings that also hold VOP1/VOP2/VOPC opcodes (RDNA: VOP3/VOP3SD, CDNA: VOP3A/VOP3B)
+PROMOTED_FORMATS = ("VOP3", "VOP3SD", "VOP3A", "VOP3B")
 
 
 def build_spec(lines: list[Line], arch: str) -> dict:
@@ -188,6 +190,35 @@ def _apply_opcode_errata(arch, lists, opcode_tables):
     return applied
 
 
+def _native_opcodes(lists) -> dict[str, tuple[str, int]]:
+    """{name: (VOP1/VOP2/VOPC, opcode)} of the instructions with a 32-bit VALU encoding."""
+    return {name: (key, opcode) for key in ("VOP1", "VOP2", "VOPC") for opcode, name, _ in lists.get(key, [])}
+
+
+def _apply_promotion_errata(arch, lists, opcode_tables, native_of):
+    """promoted_offset errata: a VOP3 opcode table whose rows for one native format sit at
+    another offset than the one the text states (CDNA3 lists VOP1 at +0x180, not +0x140).
+    Applied only if every such row is at the quoted wrong offset."""
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind != "promoted_offset":
+            continue
+        fmt, native = e.target
+        rows = [(i, op, name) for i, (op, name, _) in enumerate(lists.get(fmt, []))
+                if native_of.get(name, (None,))[0] == native]
+        if not rows or any(op != native_of[name][1] + e.pdf for _, op, name in rows):
+            raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} {fmt} table no longer lists "
+                                   f"{native} opcodes at +{e.pdf:#x}")
+        page = opcode_tables[fmt].page
+        if page != e.page[arch]:
+            raise P.SpecParseError(f"erratum {e.id}: the {fmt} opcode table is on page {page} of the "
+                                   f"{arch} manual, the errata table says {e.page[arch]}")
+        for i, op, name in rows:
+            lists[fmt][i] = (native_of[name][1] + e.fix, name, lists[fmt][i][2])
+        applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
+    return applied
+
+
 def _check_opcode_enums(arch, enums, instructions):
     applied = []
     by_fmt = {(d["format"], d["name"]): d["opcode"] for d in instructions}
@@ -228,15 +259,13 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
     raw = P.parse_instructions(sections)
     by_name: dict[str, list[P.RawInstruction]] = P.group_by(raw, lambda r: r.name)
     lists, enums = _opcode_lists(raw_fields, opcode_tables)
-    applied = _apply_opcode_errata(arch, lists, opcode_tables)
+    applied = _apply_promotion_errata(arch, lists, opcode_tables, _native_opcodes(lists))
+    applied += _apply_opcode_errata(arch, lists, opcode_tables)
     for fmt, name, page in _single_opcode_formats(sections, formats):
         lists.setdefault(fmt, []).append((0, name, page))
     promoted_offset = _promotion_offsets(sections)
 
-    native_of = {}
-    for key in ("VOP1", "VOP2", "VOPC"):
-        for opcode, name, _ in lists.get(key, []):
-            native_of[name] = (key, opcode)
+    native_of = _native_opcodes(lists)
 
     out, seen = [], set()
     for key in sorted(lists):
@@ -283,9 +312,15 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
 
 def _instr(name, fmt, opcode, page, slot, by_name, native_of, promoted_offset):
     entries = by_name.get(name, [])
-    entry = next((r for r in entries if r.opcode == opcode), entries[0] if entries else None)
+    # The entry at this opcode; where it has no pseudocode, the same instruction's entry in
+    # another encoding's section that has (the CDNA3 conversion lost some VOPC/VOP1 code blocks
+    # that the VOP3A section keeps)
+    entry = next((r for r in entries if r.opcode == opcode and r.pcode),
+                 next((r for r in entries if r.opcode == opcode), entries[0] if entries else None))
+    if entry is not None and not entry.pcode:
+        entry = next((r for r in entries if r.pcode), entry)
     pcode = P.normalise_pcode(entry.pcode, MONO_CHAR_WIDTH) if entry else None
-    promoted = native_of[name][0] if fmt in ("VOP3", "VOP3SD") and name in native_of else None
+    promoted = native_of[name][0] if fmt in PROMOTED_FORMATS and name in native_of else None
     return {
         "name": name, "format": fmt, "opcode": opcode, "slot": slot, "page": page,
         "promoted_from": promoted,
@@ -357,12 +392,17 @@ def _aux_tables(sections, tables, instructions) -> dict:
         if title in by_title:
             out[key] = P.parse_register_fields(by_title[title])
     if "DPP_CTRL Enumeration" in by_title:
-        out["dpp_ctrl"] = P.parse_dpp_ctrl(by_title["DPP_CTRL Enumeration"])
+        dpp_ctrl = P.parse_dpp_ctrl(by_title["DPP_CTRL Enumeration"])
+        if dpp_ctrl:   # (the CDNA3 conversion's table has lost its row structure)
+            out["dpp_ctrl"] = dpp_ctrl
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
     waitcnt = next((d for d in instructions if d["name"] == "S_WAITCNT"), None)
     if waitcnt and waitcnt["description"]:
-        out["waitcnt"] = P.parse_simm16_layout(_split_sentences(waitcnt))
+        layout = P.parse_simm16_layout(_split_sentences(waitcnt))
+        if not layout and waitcnt["pcode"]:
+            layout = P.parse_simm16_counters(waitcnt["pcode"].splitlines())
+        out["waitcnt"] = layout
     return out
 
 

@@ -125,6 +125,11 @@ def parse_format_summary(tables: list[Table]) -> dict[str, dict]:
     formats, width = {}, None
     for row in table.rows:
         m = re.match(r"^([A-Z][A-Z0-9]+) ([A-Z][A-Z0-9]+)(?: (\d+)(?: or (\d+))?)?$", row.text)
+        if not m and len(row.cells) >= 2:
+            # the Markdown conversions run the next group's title into the name cell
+            # ("SOPC Scalar Memory Format | SOPC |") and keep hyphenated names (VOP3P-MAI)
+            m = re.match(r"^([A-Z][A-Z0-9]+(?:-[A-Z]+)?)\b.* ([A-Z][A-Z0-9]+(?:-[A-Z]+)?)(?: (\d+)(?: or (\d+))?)?$",
+                         " ".join(row.cells))
         if not m:
             continue
         if m.group(3):
@@ -184,7 +189,8 @@ def encoding_of(fields: list[RawField]) -> tuple[int, int] | None:
     """The fixed bits of a format as (value, mask), from its ENCODING field."""
     for f in fields:
         if f.name == "ENCODING":
-            m = re.search(r"'b([01_]+)", " ".join(f.text))
+            # RDNA writes 'b110100, CDNA "Must be: 110100"
+            m = re.search(r"(?:'b|Must be: )([01_]+)\b", " ".join(f.text))
             if not m:
                 raise SpecParseError(f"ENCODING field on page {f.page} has no 'b value: {f.text}")
             bits = m.group(1).replace("_", "")
@@ -200,12 +206,12 @@ def encoding_of(fields: list[RawField]) -> tuple[int, int] | None:
 # ---------------------------------------------------------------- operand codes
 
 _OPERAND_PATTERNS = [
-    (re.compile(r"^SGPR(\d+) - SGPR(\d+)"), lambda m: ("sgpr", int(m.group(1)))),
+    (re.compile(r"^SGPR(\d+) (?:-|to) SGPR(\d+)"), lambda m: ("sgpr", int(m.group(1)))),
     (re.compile(r"^TTMP(\d+) - TTMP(\d+)"), lambda m: ("ttmp", int(m.group(1)))),
     (re.compile(r"^VGPR (\d+) - (\d+)"), lambda m: ("vgpr", int(m.group(1)))),
     (re.compile(r"^Signed integer (-?\d+) to (-?\d+)"), lambda m: ("int", int(m.group(1)))),
     (re.compile(r"^(-?\d+)\.$"), lambda m: ("int", int(m.group(1)))),
-    (re.compile(r"^(-?\d+\.\d+)\.$"), lambda m: ("float", float(m.group(1)))),
+    (re.compile(r"^(-?\d+\.\d+)\.(?: \(float32\))?$"), lambda m: ("float", float(m.group(1)))),
     (re.compile(r"^1/\(2\*PI\)"), lambda m: ("float", 1 / (2 * math.pi))),
     (re.compile(r"^Literal constant"), lambda m: ("literal", None)),
     (re.compile(r"^Reserved"), lambda m: None),
@@ -353,6 +359,25 @@ def parse_simm16_layout(description: list[str]) -> list[tuple[str, int, int]]:
     return out
 
 
+_COUNTER_NAMES = (("vmcount", "VM"), ("export", "EXP"), ("lgkmcnt", "LGKM"))
+
+
+def parse_simm16_counters(lines: list[str]) -> list[tuple[str, int, int]]:
+    """CDNA's S_WAITCNT layout, 'SIMM16[3:0] = vmcount (vector memory operations) lower bits
+    [3:0],' ... 'SIMM16[15:14] = vmcount ... upper bits [5:4].': (counter, hi, lo), the upper
+    part of a split counter named <counter>_HI, in bit order."""
+    out = []
+    for text in lines:
+        m = re.match(r"^SIMM16\[(\d+):(\d+)\] = (\S+)(.*)$", text.strip())
+        if not m:
+            continue
+        name = next((n for key, n in _COUNTER_NAMES if m.group(3).lower().startswith(key)), None)
+        if name is None:
+            raise SpecParseError(f"S_WAITCNT: unknown counter in {text!r}")
+        out.append((name + ("_HI" if "upper bits" in m.group(4) else ""), int(m.group(1)), int(m.group(2))))
+    return sorted(out, key=lambda c: c[2])
+
+
 def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
     """DPP_CTRL enumeration: (name, first code, last code, description)."""
     rows: list[list] = []
@@ -395,7 +420,7 @@ def tables_by_suffix(tables: list[Table], suffix: str) -> dict[str, Table]:
     """{'SOP2': Table 'SOP2 Fields', ...} for every caption '<X> <suffix>'."""
     out = {}
     for t in tables:
-        m = re.match(rf"^([A-Z][A-Z0-9]*)(?: ([XY]))?-? ?{suffix}$", t.title)
+        m = re.match(rf"^([A-Z][A-Z0-9]*(?:-[A-Z]+)?)(?: ([XY]))?-? ?{suffix}$", t.title)
         if m:
             out[m.group(1) + (m.group(2) or "")] = t
     return out
