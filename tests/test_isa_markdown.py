@@ -138,3 +138,43 @@ def test_markdown_sha_mismatch_is_refused(tmp_path):
     (tmp_path / "cdna3_isa.md").write_text("# not the manual\n")
     with pytest.raises(sources.SpecSourceError, match="sha256 mismatch for cdna3"):
         sources.locate("cdna3", tmp_path)
+
+
+_BYTES = {"f64": 8, "f32": 4, "xf32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1,
+          "bf8_bf8": 1, "bf8_fp8": 1, "fp8_bf8": 1, "fp8_fp8": 1}
+
+
+def _registers(operand: str) -> int | None:
+    """How many registers an operand names: v[4:7] -> 4, a3 -> 1; None for a constant."""
+    if "[" in operand:
+        lo, hi = operand[operand.index("[") + 1:-1].split(":")
+        return int(hi) - int(lo) + 1
+    return 1 if operand[:1] in "va" and operand[1:].isdigit() else None
+
+
+def test_mfma_shapes_give_llvms_register_counts():
+    """tables['mfma'] (M, N, K, blocks from the names by the manual's naming rule, passes from the
+    notes) must give, for every MFMA row LLVM decoded, the register counts LLVM prints: D and C
+    hold M*N*blocks results over 64 lanes, A M*K*blocks inputs (half for the 2:4-sparse SMFMAC),
+    B N*K*blocks."""
+    spec = isa.load("gfx942")
+    shapes = {row[0]: row[1:] for row in spec.tables["mfma"]}
+    assert len(shapes) >= 40 and all(name in {d.name for d in spec.instructions} for name in shapes)
+    seen, n = set(), 0
+    for data, text in _rows("gfx942", family="MFMA"):
+        name = isa.llvm_base_mnemonic(text.split()[0]).upper()
+        m, nn, k, blocks, sparse, out_type, in_type, _ = shapes[name]
+        ops = text.split(" ", 1)[1].split(", ", 3)
+        ops[3] = ops[3].split()[0]      # modifiers follow the fourth operand (cbsz:, abid:, blgp:, neg:)
+        regs = [_registers(o.lstrip("-")) for o in ops[:4]]
+        per_lane = lambda elements, size: elements * size // 4 // 64   # noqa: E731
+        want = [per_lane(m * nn * blocks, _BYTES[out_type]),
+                per_lane(m * k * blocks, _BYTES[in_type]) // (2 if sparse else 1),
+                per_lane(nn * k * blocks, _BYTES[in_type]),
+                1 if sparse else per_lane(m * nn * blocks, _BYTES[out_type])]
+        got = [r if r is not None else w for r, w in zip(regs, want)]   # an inline-constant C
+        assert got == want, f"{text}: {got} registers, the shape {m}x{nn}x{k} x{blocks} gives {want}"
+        seen.add(name)
+        n += 1
+    print(f"\n{n} MFMA rows, {len(seen)} of {len(shapes)} matrix instructions, register counts agree")
+    assert n > 1000 and len(seen) >= 40

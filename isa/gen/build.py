@@ -397,6 +397,9 @@ def _aux_tables(sections, tables, instructions) -> dict:
             out["dpp_ctrl"] = dpp_ctrl
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
+    mfma = P.parse_mfma(instructions)
+    if mfma:
+        out["mfma"] = mfma
     waitcnt = next((d for d in instructions if d["name"] == "S_WAITCNT"), None)
     if waitcnt and waitcnt["description"]:
         layout = P.parse_simm16_layout(_split_sentences(waitcnt))

@@ -14,6 +14,8 @@ What the conversion lost is restored from what it kept, never invented:
     ("[7:0] 0 - 101 102 ...") and one description cell ("Source 0. ... SGPR0 to SGPR101:
     ... FLAT_SCRATCH_LO. ..."), are paired again code by code (`split_operand_codes`);
     a field whose codes and entries do not pair up one to one is an error;
+  * an entry's "Functional examples:" start its notes (a Notes heading is emitted before
+    them; the conversion dropped some, and the examples' code would read as pseudocode);
   * a format's field or opcode table whose caption the conversion dropped (CDNA3: the SDWA
     fields between Tables 89 and 91, the VOP3B opcodes between Tables 85 and 87) gets the
     caption "<format> Fields" / "<format> Opcodes" with the next number; reading fails if
@@ -222,6 +224,10 @@ def markdown_lines(text: str) -> list[Line]:
             label, rest = body.split(" ", 1) if " " in body else (body, "")
             emit(body, "regular", TEXT_SIZE, (label, rest) if rest else (label,))
         else:
+            if re.fullmatch(r"(?:Functional )?[Ee]xamples:", body):
+                # examples belong to an entry's notes; where the conversion dropped the Notes
+                # heading before them (CDNA3 V_SQRT_F16, V_SIN_F32) they would read as pseudocode
+                emit("Notes", "bold", SUBHEADING_SIZE)
             emit(body, "regular", TEXT_SIZE)
     flush_table()
     clash = sorted(set(restored) & captions)

@@ -378,6 +378,36 @@ def parse_simm16_counters(lines: list[str]) -> list[tuple[str, int, int]]:
     return sorted(out, key=lambda c: c[2])
 
 
+# "These instructions all have names of the form V_MFMA_[output type]_[M]X[N]X[K][_[B]B]_[input type]
+# where B (which is 1 if not specified) is the number of matrices (or blocks)" (CDNA3 7.1); the
+# sparse V_SMFMAC_* follow the same form with a 2:4-sparse A.
+_MFMA_NAME_RE = re.compile(r"^V_(S?)MFMAC?_([A-Z]+\d+)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_([A-Z0-9_]+)$")
+_MFMA_FORMULA_RE = re.compile(r"^D = A \((?:sparse )?(\d+)x(\d+)\) \* B \((\d+)x(\d+)\)")
+_PASSES_RE = re.compile(r"performs (\d+) passes")
+
+
+def parse_mfma(instructions: list[dict]) -> list[tuple]:
+    """The matrix instructions' shapes: (name, M, N, K, blocks, sparse, output type, input type,
+    passes or None), from the names by the manual's naming rule, checked against each entry's
+    'D = A (MxK) * B (KxN) + C (MxN)' line where the entry has one."""
+    out = []
+    for d in instructions:
+        m = _MFMA_NAME_RE.match(d["name"])
+        if not m or not d["name"].startswith(("V_MFMA_", "V_SMFMAC_")):
+            continue
+        sparse, out_type, mm, nn, kk, blocks, in_type = m.groups()
+        mm, nn, kk, blocks = int(mm), int(nn), int(kk), int(blocks or 1)
+        formula = _MFMA_FORMULA_RE.match(d["pcode"] or "")
+        if formula and (int(formula.group(1)), int(formula.group(2)), int(formula.group(3)),
+                        int(formula.group(4))) != (mm, kk, kk, nn):
+            raise SpecParseError(f"{d['name']} (page {d['pcode_page']}): '{formula.group(0)}' contradicts "
+                                 f"the name's {mm}x{nn}x{kk}")
+        passes = _PASSES_RE.search(d["notes"] or "")
+        out.append((d["name"], mm, nn, kk, blocks, bool(sparse), out_type.lower(), in_type.lower(),
+                    int(passes.group(1)) if passes else None))
+    return out
+
+
 def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
     """DPP_CTRL enumeration: (name, first code, last code, description)."""
     rows: list[list] = []
