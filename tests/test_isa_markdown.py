@@ -178,3 +178,27 @@ def test_mfma_shapes_give_llvms_register_counts():
         n += 1
     print(f"\n{n} MFMA rows, {len(seen)} of {len(shapes)} matrix instructions, register counts agree")
     assert n > 1000 and len(seen) >= 40
+
+
+# Where LLVM's hwreg names for gfx942 are not the manual's: a prefix, and SH_MEM_BASES, which
+# LLVM names at id 15 where the CDNA3 table reads "8 - 15 reserved".
+LLVM_HWREG_ONLY = {15: "SH_MEM_BASES"}
+
+
+def test_hwreg_ids_agree_with_llvm():
+    """s_getreg/s_setreg rows LLVM prints with a register name: the id in SIMM16[5:0] is the one
+    the manual's hardware-register table gives that name (LLVM adds HW_REG_, and SQ_ for the
+    performance-snapshot registers)."""
+    names = {code: name for code, name, _ in isa.load("gfx942").tables["hwreg"]}
+    n = 0
+    for fmt in ("SOPK",):
+        for data, text in _rows("gfx942", family=fmt):
+            if "hwreg(HW_REG_" not in text:
+                continue
+            reg_id = int.from_bytes(data[:2], "little") & 0x3F
+            llvm = text.split("hwreg(HW_REG_")[1].split(",")[0].split(")")[0]
+            ours = LLVM_HWREG_ONLY.get(reg_id) or names.get(reg_id, "")
+            assert llvm in (ours, "SQ_" + ours), f"{text}: id {reg_id} is {ours!r} in the manual's table"
+            n += 1
+    print(f"\n{n} named hwreg operands agree with the manual's register ids")
+    assert n > 30
