@@ -15,6 +15,8 @@ Kinds:
                 (which wavesmith follows):        target (FORMAT, "OP"), pdf {NAME: opcode}
   promoted_offset — a VOP3 opcode table lists one native format's promoted opcodes at another
                 offset than the text states:      target (FORMAT, NATIVE), pdf/fix offset
+  dpp_ctrl_range — a DPP_CTRL row's code range the document leaves open: target ("DPP_CTRL", NAME),
+                pdf first code, fix (lo, hi)
   pcode_text  — wrong text in an instruction's pseudocode (page = its Instructions-chapter entry):
                                                    target (FORMAT, NAME), pdf/fix text
 """
@@ -36,6 +38,13 @@ class Erratum:
 
 
 ERRATA: tuple[Erratum, ...] = (
+    Erratum(
+        "cdna3-dpp-row-newbcast-range", ("cdna3",), {"cdna3": 552},
+        "dpp_ctrl_range", ("DPP_CTRL", "DPP_ROW"), 0x150, (0x150, 0x15F),
+        "The row 'DPP_ROW* 150 - ... Broadcast thread 0-15 within a row to the whole row' gives no end "
+        "of its range (one code per source thread 0-15). LLVM 22 (gfx942) decodes DPP_CTRL 0x15f "
+        "(fa1eba7f 1e5f21f2) as v_cvt_f32_f64_dpp ... row_newbcast:15 and 0x150 as row_newbcast:0.",
+    ),
     Erratum(
         "cdna3-vop3a-vop1-offset", ("cdna3",), {"cdna3": 539},
         "promoted_offset", ("VOP3A", "VOP1"), 0x180, 0x140,

@@ -202,3 +202,29 @@ def test_hwreg_ids_agree_with_llvm():
             n += 1
     print(f"\n{n} named hwreg operands agree with the manual's register ids")
     assert n > 30
+
+
+# LLVM's DPP control spellings and the manual's DPP_CTRL names (the test's own table)
+_LLVM_DPP = {"quad_perm": "DPP_QUAD_PERM", "row_shl": "DPP_ROW_SL", "row_shr": "DPP_ROW_SR",
+             "row_ror": "DPP_ROW_RR", "wave_shl": "DPP_WF_SL1", "wave_rol": "DPP_WF_RL1",
+             "wave_shr": "DPP_WF_SR1", "wave_ror": "DPP_WF_RR1", "row_mirror": "DPP_ROW_MIRROR",
+             "row_half_mirror": "DPP_ROW_HALF_MIRROR", "row_bcast:15": "DPP_ROW_BCAST15",
+             "row_bcast:31": "DPP_ROW_BCAST31", "row_newbcast": "DPP_ROW"}
+
+
+def test_dpp_ctrl_agrees_with_llvm():
+    """Every DPP row: the DPP_CTRL code in the second dword lies in the range of the manual's
+    row LLVM's control spelling corresponds to, at the offset LLVM prints (row_shl:5 = 0x105)."""
+    ranges = {name: (lo, hi) for name, lo, hi, _ in isa.load("gfx942").tables["dpp_ctrl"]}
+    n = 0
+    for data, text in _rows("gfx942", family="DPP"):
+        ctrl = (int.from_bytes(data[4:8], "little") >> 8) & 0x1FF
+        spelled = next(w for w in text.split() if w.split(":")[0] in _LLVM_DPP or w in _LLVM_DPP)
+        key = spelled if spelled in _LLVM_DPP else spelled.split(":")[0]
+        lo, hi = ranges[_LLVM_DPP[key]]
+        assert lo <= ctrl <= hi, f"{text}: DPP_CTRL {ctrl:#x} outside {_LLVM_DPP[key]} {lo:#x}-{hi:#x}"
+        if key in ("row_shl", "row_shr", "row_ror", "row_newbcast"):
+            assert ctrl - (lo & ~0xF) == int(spelled.split(":")[1]), text
+        n += 1
+    print(f"\n{n} DPP rows: DPP_CTRL agrees with the manual's enumeration")
+    assert n > 1000

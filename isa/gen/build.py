@@ -54,7 +54,8 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     _resolve_operand_references(raw_fields, operands)
     instructions, report, more_errata = _build_instructions(arch, sections, formats, raw_fields, opcode_tables)
     applied += more_errata
-    tables_out = _aux_tables(sections, tables, instructions)
+    tables_out, dpp_errata = _aux_tables(arch, sections, tables, instructions)
+    applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report}
 
@@ -385,16 +386,19 @@ def _promotion_offsets(sections) -> dict[str, int]:
     return out
 
 
-def _aux_tables(sections, tables, instructions) -> dict:
+def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]:
     out = {"hwreg": P.parse_hwreg_table(sections)}
+    applied = []
     by_title = {t.title: t for t in tables}
     for key, title in (("status", "Status Register Fields"), ("mode", "Mode Register Fields")):
         if title in by_title:
             out[key] = P.parse_register_fields(by_title[title])
     if "DPP_CTRL Enumeration" in by_title:
-        dpp_ctrl = P.parse_dpp_ctrl(by_title["DPP_CTRL Enumeration"])
-        if dpp_ctrl:   # (the CDNA3 conversion's table has lost its row structure)
-            out["dpp_ctrl"] = dpp_ctrl
+        table = by_title["DPP_CTRL Enumeration"]
+        # the Markdown conversions keep a name cell per row but move the codes about
+        dpp_ctrl = P.parse_dpp_ctrl(table) or P.parse_dpp_ctrl_cells(table)
+        dpp_ctrl, applied = _apply_dpp_ctrl_errata(arch, table, dpp_ctrl)
+        out["dpp_ctrl"] = dpp_ctrl
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
     mfma = P.parse_mfma(instructions)
@@ -406,7 +410,31 @@ def _aux_tables(sections, tables, instructions) -> dict:
         if not layout and waitcnt["pcode"]:
             layout = P.parse_simm16_counters(waitcnt["pcode"].splitlines())
         out["waitcnt"] = layout
-    return out
+    return out, applied
+
+
+def _apply_dpp_ctrl_errata(arch, table, rows):
+    """dpp_ctrl_range errata: a DPP_CTRL row whose code range the document does not state
+    completely (rows with hi None); every such row must have an erratum."""
+    applied, out = [], []
+    fixes = {e.target[1]: e for e in errata_mod.for_arch(arch) if e.kind == "dpp_ctrl_range"}
+    for name, lo, hi, desc in rows:
+        e = fixes.pop(name, None)
+        if e is not None:
+            if hi is not None or lo != e.pdf:
+                raise P.SpecParseError(f"erratum {e.id} is stale: {name} now reads {lo:#x}-{hi}")
+            if table.page != e.page[arch]:
+                raise P.SpecParseError(f"erratum {e.id}: the DPP_CTRL table is on page {table.page} of the "
+                                       f"{arch} manual, the errata table says {e.page[arch]}")
+            lo, hi = e.fix
+            applied.append({"id": e.id, "page": table.page, "target": ".".join(e.target), "evidence": e.evidence})
+        elif hi is None:
+            raise P.SpecParseError(f"DPP_CTRL {name} (page {table.page}): the code range {lo:#x}- has no end; "
+                                   f"add a dpp_ctrl_range erratum")
+        out.append((name, lo, hi, desc))
+    if fixes:
+        raise P.SpecParseError(f"erratum {next(iter(fixes.values())).id}: no DPP_CTRL row {next(iter(fixes))}")
+    return out, applied
 
 
 def _split_sentences(instr) -> list[str]:

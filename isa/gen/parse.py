@@ -428,6 +428,27 @@ def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
     return [(name.rstrip("*"), lo, hi, desc) for name, lo, hi, desc in rows]
 
 
+def parse_dpp_ctrl_cells(table: Table) -> list[tuple]:
+    """DPP_CTRL rows as the Markdown conversions lay them out: the name in the first cell
+    (split by stray spaces: 'DPP_ROW_MIRR OR*'), the hex code or range somewhere in the others
+    ('101-10F if ...', '000- 0FF' at the end of the function text). A range whose end the
+    document lost ('150 -') has hi None (an erratum supplies it)."""
+    out = []
+    for row in table.rows:
+        name = re.sub(r"\s+", "", row.cells[0]).rstrip("*")
+        if not name.startswith("DPP_"):
+            continue
+        rest = " ".join(row.cells[1:])
+        m = re.search(r"(?<![\w.\[])([0-9A-F]{3})(?:\s*(-)\s*([0-9A-F]{3})?)?(?![\w\]])", rest)
+        if not m:
+            raise SpecParseError(f"DPP_CTRL {name} (page {row.page}): no code in {rest!r}")
+        lo = int(m.group(1), 16)
+        hi = int(m.group(3), 16) if m.group(3) else (None if m.group(2) else lo)
+        desc = row.cells[-1] if len(row.cells) >= 4 else ""
+        out.append((name, lo, hi, desc))
+    return out
+
+
 def parse_number_name_table(table: Table) -> list[tuple[int, str]]:
     """Tables of '# | Name' pairs in several columns (buffer/image data formats)."""
     out = []

@@ -21,6 +21,7 @@ ERRATA_APPLIED = [
     {'id': 'missing-cdna3-vop3a-v-screen-partition-4se-b32', 'page': 539, 'target': 'VOP3A.V_SCREEN_PARTITION_4SE_B32', 'evidence': 'The VOP3A opcode table does not list opcode 375. LLVM 22 (gfx942) decodes 000077d1 15000000 -> v_screen_partition_4se_b32_e64 v0, s21 (../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes.'},
     {'id': 'missing-cdna3-vop3a-v-exp-legacy-f32', 'page': 539, 'target': 'VOP3A.V_EXP_LEGACY_F32', 'evidence': 'The VOP3A opcode table does not list opcode 395. LLVM 22 (gfx942) decodes 00808bd1 6a000000 -> v_exp_legacy_f32_e64 v0, vcc_lo clamp (../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes.'},
     {'id': 'missing-cdna3-vop3a-v-log-legacy-f32', 'page': 539, 'target': 'VOP3A.V_LOG_LEGACY_F32', 'evidence': 'The VOP3A opcode table does not list opcode 396. LLVM 22 (gfx942) decodes 00808cd1 45000000 -> v_log_legacy_f32_e64 v0, s69 clamp (../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes.'},
+    {'id': 'cdna3-dpp-row-newbcast-range', 'page': 552, 'target': 'DPP_CTRL.DPP_ROW', 'evidence': "The row 'DPP_ROW* 150 - ... Broadcast thread 0-15 within a row to the whole row' gives no end of its range (one code per source thread 0-15). LLVM 22 (gfx942) decodes DPP_CTRL 0x15f (fa1eba7f 1e5f21f2) as v_cvt_f32_f64_dpp ... row_newbcast:15 and 0x150 as row_newbcast:0."},
 ]
 
 from .formats import FORMATS  # noqa: E402
