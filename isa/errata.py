@@ -17,6 +17,7 @@ Kinds:
                 offset than the text states:      target (FORMAT, NATIVE), pdf/fix offset
   dpp_ctrl_range — a DPP_CTRL row's code range the document leaves open: target ("DPP_CTRL", NAME),
                 pdf first code, fix (lo, hi)
+  add_pcode   — pseudocode the document lost (target (FORMAT, NAME), pdf None, fix the text)
   pcode_text  — wrong text in an instruction's pseudocode (page = its Instructions-chapter entry):
                                                    target (FORMAT, NAME), pdf/fix text
 """
@@ -38,6 +39,41 @@ class Erratum:
 
 
 ERRATA: tuple[Erratum, ...] = (
+    Erratum(
+        "cdna3-v-max3-f32-pcode", ("cdna3",), {"cdna3": 293},
+        "add_pcode", ("VOP3A", "V_MAX3_F32"), None,
+        "D0.f32 = v_max_f32(v_max_f32(S0.f32, S1.f32), S2.f32)",
+        "The conversion's V_MAX3_F32 entry ('Select the maximum of three single-precision float inputs') "
+        "has no code block; V_MIN3_F32 has D0.f32 = v_min_f32(v_min_f32(S0.f32, S1.f32), S2.f32). "
+        "LLVM 22 (gfx942) decodes 9286d3d1 64e3fd90 as v_max3_f32 v146, v100, |-0.5|, -|s63| clamp mul:4.",
+    ),
+    Erratum(
+        "cdna3-v-mul-hi-u32-pcode", ("cdna3",), {"cdna3": 293},
+        "add_pcode", ("VOP3A", "V_MUL_HI_U32"), None,
+        "D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U)",
+        "The conversion's V_MUL_HI_U32 entry keeps its description ('store the high 32 bits of the "
+        "result') but no code block; V_MUL_HI_I32 right after it has D0.i32 = 32'I((64'I(S0.i32) * "
+        "64'I(S1.i32)) >> 32U), the unsigned form is the same with U. LLVM 22 (gfx942) decodes "
+        "4a0086d2 10100100 as v_mul_hi_u32 v74, s16, 8 (two 32-bit sources).",
+    ),
+    Erratum(
+        "cdna3-v-madmk-f16-pcode", ("cdna3",), {"cdna3": 169},
+        "add_pcode", ("VOP2", "V_MADMK_F16"), None,
+        "tmp = S0.f16 * SIMM16.f16 + S1.f16;\nD0 = { 16'0, tmp.f16 }",
+        "The conversion's V_MADMK_F16 entry ('Multiply a floating point input with a literal constant "
+        "and add a second floating point input') has no code block; V_MADAK_F16 beside it has "
+        "tmp = S0.f16 * S1.f16 + SIMM16.f16; D0 = { 16'0, tmp.f16 }. LLVM 22 (gfx942) decodes "
+        "6f446148 cb7cd531 as v_madmk_f16 v48, ttmp3, 0x31d57ccb, v162: the constant multiplies.",
+    ),
+    Erratum(
+        "cdna3-s-lshr-b64-pcode", ("cdna3",), {"cdna3": 96},
+        "add_pcode", ("SOP2", "S_LSHR_B64"), None,
+        "D0.u64 = (S0.u64 >> S1[5 : 0].u32);\nSCC = D0.u64 != 0ULL",
+        "The conversion's S_LSHR_B64 entry has its description but no code block (S_LSHL_B64 and "
+        "S_LSHR_B32 beside it have theirs). The code is S_LSHL_B64's with the shift reversed, as the "
+        "RDNA3 manual gives S_LSHR_B64 (D0.u64 = (S0.u64 >> S1.u[5 : 0].u)); LLVM 22 (gfx942) reads its "
+        "shift amount as 32 bits (c616e28f -> s_lshr_b64 s[98:99], -6, s22).",
+    ),
     Erratum(
         "cdna3-dpp-row-newbcast-range", ("cdna3",), {"cdna3": 552},
         "dpp_ctrl_range", ("DPP_CTRL", "DPP_ROW"), 0x150, (0x150, 0x15F),

@@ -46,7 +46,7 @@ def test_every_format_required_by_the_issue_exists(arch):
 
 
 def test_every_cdna3_format_exists():
-    required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3A VOP3B VOP3P VOP3P-MAI DPP SDWA "
+    required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3A VOP3B VOP3P VOP3P-MAI DPP SDWA SDWAB "
                 "DS MUBUF MTBUF FLAT GLOBAL SCRATCH").split()
     assert set(required) <= set(isa.load("cdna3").formats)
 
@@ -61,7 +61,7 @@ def test_fields_are_disjoint_and_inside_the_format(arch):
             assert used & mask == 0, f"{fmt.name}.{name} overlaps another field"
             used |= mask
             # the DPP and SDWA second dwords are numbered as bits 32-63 of the instruction
-            assert hi < max(fmt.widths) or fmt.name in ("DPP16", "DPP8", "DPP", "SDWA"), (fmt.name, name, hi)
+            assert hi < max(fmt.widths) or fmt.name in ("DPP16", "DPP8", "DPP", "SDWA", "SDWAB"), (fmt.name, name, hi)
         if fmt.encoding:
             value, mask = fmt.encoding
             assert value & ~mask == 0

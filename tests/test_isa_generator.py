@@ -50,7 +50,9 @@ def test_pseudocode_captured(arch, pdf_lines):
           f"pseudocode captured for {100 * coverage:.2f}%")
     print(f"  without captured pseudocode: {', '.join(missing) or 'none'}")
     assert coverage >= 0.95
-    assert captured <= with_block
+    from isa import errata   # pseudocode the document lost, supplied by add_pcode errata
+    supplied = {e.target[1] for e in errata.for_arch(arch) if e.kind == "add_pcode"}
+    assert captured - supplied <= with_block and not supplied & with_block
 
 
 @pytest.mark.parametrize("arch", GENERATED_ARCHS)

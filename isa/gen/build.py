@@ -21,6 +21,14 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     descriptions = _format_descriptions(sections, summary)
 
     raw_fields = {name: P.parse_field_table(field_tables[name]) for name in summary if name in field_tables}
+    # a field table whose format the summary does not list (CDNA3's SDWAB, the VOPC form of the
+    # SDWA dword): its width is the dwords its fields span
+    for name in sorted(set(field_tables) - set(summary)):
+        raw_fields[name] = P.parse_field_table(field_tables[name])
+        lo = min(f.lo for f in raw_fields[name])
+        span = max(f.hi for f in raw_fields[name]) + 1 - lo // 32 * 32
+        width = -(-span // 32) * 32
+        summary[name] = {"width": width, "widths": [width], "page": field_tables[name].page}
     applied = _apply_errata(arch, raw_fields)
 
     formats = {}
@@ -338,18 +346,21 @@ def _apply_pcode_errata(arch, instructions) -> list[dict]:
     encodings) and type its operands again from the corrected text."""
     applied = []
     for e in errata_mod.for_arch(arch):
-        if e.kind != "pcode_text":
+        if e.kind not in ("pcode_text", "add_pcode"):
             continue
         fmt, name = e.target
-        hits = [d for d in instructions if d["name"] == name and d["format"] in (fmt, "VOP3", "VOP3SD")]
-        if not hits or any(e.pdf not in (d["pcode"] or "") for d in hits):
+        hits = [d for d in instructions if d["name"] == name and d["format"] in (fmt,) + PROMOTED_FORMATS]
+        if e.kind == "add_pcode":
+            if not hits or any(d["pcode"] for d in hits):
+                raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} manual now gives {name} pseudocode")
+        elif not hits or any(e.pdf not in (d["pcode"] or "") for d in hits):
             raise P.SpecParseError(f"erratum {e.id} is stale: {name}'s pseudocode no longer reads {e.pdf!r}")
         page = hits[0]["pcode_page"]
         if page != e.page[arch]:
             raise P.SpecParseError(f"erratum {e.id}: {name}'s pseudocode is on page {page} of the {arch} "
                                    f"manual, the errata table says {e.page[arch]}")
         for d in hits:
-            d["pcode"] = d["pcode"].replace(e.pdf, e.fix)
+            d["pcode"] = e.fix if e.kind == "add_pcode" else d["pcode"].replace(e.pdf, e.fix)
             d["operand_types"] = P.operand_types(d["pcode"])
         applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
     return applied
