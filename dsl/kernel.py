@@ -255,7 +255,7 @@ class Kernel:
             new_index.append(len(out.items))
             if i in dropped:
                 continue
-            out.items.append(Inst(physical_statement(inst.statement, alloc.base), inst.encoder)
+            out.items.append(Inst(physical_statement(inst.statement, alloc, i), inst.encoder)
                              if inst.has_virtual else inst)
         new_index.append(len(out.items))
         out.labels = {name: new_index[idx] for name, idx in src.labels.items()}

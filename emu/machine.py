@@ -431,6 +431,7 @@ class _Chunk:
                 raise self.failure(p, e) from e
             if self.m.tracer is not None:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
+                self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
                 self.m.tracer(p, st, sel)
             if len(idx) < st.waves or (p.control is not None and p.control not in _NO_EFFECT):
                 if p.control == "end" and len(idx) == st.waves:     # every wave ended at once
