@@ -21,6 +21,7 @@ import isa
 
 import regalloc
 
+from . import families
 from .allocation import RecordingEncoder, build_program, check_virtuals_noted, physical_statement
 from .allocation import statement_text
 from .asm import Attr, Call, Statement
@@ -102,7 +103,7 @@ def make_function(encoder: Encoder, mnemonic: str, doc: str):
 def build_namespace(arch: str, wave_size: int | None = None) -> dict:
     """{llvm mnemonic: function} for every instruction of `arch`, with explicit
     _e32/_e64/_dpp/_e64_dpp variants where an instruction has several encodings."""
-    spec = isa.load(arch)
+    spec = families.load(arch)
     enc = RecordingEncoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
     from isa.mnemonics import text_mnemonic
     names: dict[str, str] = {}
@@ -162,7 +163,7 @@ class Kernel:
 
     @property
     def spec(self):
-        return isa.load(self.arch)
+        return families.load(self.arch)
 
     # ------------------------------------------------------------ virtual registers
 
