@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import isa
 from dsl.decode import DecodeError, decode_one
 from dsl.printer import print_instruction
 
+from . import families
 from .buffer import BufferMemory
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
@@ -242,7 +242,7 @@ class Machine:
 
     def __init__(self, arch: str, memory: DeviceMemory, semantics=None, options: EmuOptions | None = None):
         self.arch, self.memory = arch, memory
-        self.spec = isa.load(arch)
+        self.spec = families.load(arch)
         if self.spec.traits.codes != CODES.codes or len(self.spec.traits.scalar_codes) != SCALAR_CODES:
             raise EmuError(f"{arch}: the emulator's register layout (emu/wave.py) is {CODES.family}'s, whose "
                                f"special operand codes {self.spec.traits.family} does not share")
@@ -439,6 +439,7 @@ class _Chunk:
                 raise self.failure(p, e) from e
             if self.m.tracer is not None:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
+                self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
                 self.m.tracer(p, st, sel)
             if len(idx) < st.waves or (p.control is not None and p.control not in _NO_EFFECT):
                 if p.control == "end" and len(idx) == st.waves:     # every wave ended at once
