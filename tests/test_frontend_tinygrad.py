@@ -74,6 +74,43 @@ def test_unsupported_kernel_is_a_clear_error_naming_the_uop():
         to_ir([bad])
 
 
+def test_kernel_the_frontend_cannot_select_names_the_uop_and_ir_instruction():
+    # tinygrad passes float64 through (the renderer does not list it); isel has no f64 ALU yet:
+    # the error must name the IR instruction and the tinygrad UOp it came from, not compute anything
+    from tinygrad.device import CompileError
+    from tinygrad.dtype import dtypes
+    with pytest.raises(CompileError) as e:
+        (_t(np.array([1.0, 2.0])).cast(dtypes.float64) * 3).numpy()
+    msg = str(e.value)
+    assert re.search(r"%\d+ \(%\d+ = f64 mul %\d+ %\d+\)", msg), msg
+    assert "from UOp MUL (dtypes.double)" in msg, msg
+
+
+def test_ir_text_carries_the_uop_of_each_instruction():
+    from frontend.ir import parse
+    from frontend.tinygrad.device import WavesmithRenderer
+    captured = []
+    real = WavesmithRenderer.render
+
+    def spy(self, uops):
+        captured.append((list(uops), real(self, uops)))
+        return captured[-1][1]
+    WavesmithRenderer.render = spy
+    try:
+        (_t(np.arange(6, dtype=np.float32)) + 1).exp2().numpy()
+    finally:
+        WavesmithRenderer.render = real
+    uops, src = captured[-1]
+    notes = []
+    prog = parse(src, notes)
+    assert len(notes) == len(prog.instrs)
+    ops = {u.op.name for u in uops}
+    for ins, note in zip(prog.instrs, notes):
+        m = re.fullmatch(r"from UOp (\w+) \(.*\)", note)
+        assert m and m.group(1) in ops, (ins, note)
+    assert any(ins.op == "exp2" and "UOp EXP2" in n for ins, n in zip(prog.instrs, notes))
+
+
 def test_peer_suite_subset():
     pytest.importorskip("torch")
     if shutil.which("clang-22") is None and shutil.which("clang") is None:

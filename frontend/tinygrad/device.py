@@ -30,15 +30,31 @@ NATIVE_DTYPES = {dtypes.bool, dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.ui
 
 
 class WavesmithCompiler(Compiler):
+    """IR text -> HSA code object. Each instruction's comment names the UOp it came from
+    (WavesmithRenderer writes it), so an error names the UOp as well as the IR instruction.
+    Code objects are kept by source for the life of the process: tinygrad's own cache is
+    keyed by kernel AST, and different ASTs often render to the same source."""
+
     def __init__(self, arch: str):
         super().__init__(None)
         self.arch = arch
+        self.cache: dict[str, bytes] = {}
 
     def compile(self, src: str) -> bytes:
+        if (lib := self.cache.get(src)) is None:
+            lib = self.cache[src] = self._compile(src)
+        return lib
+
+    def _compile(self, src: str) -> bytes:
+        notes: list[str] = []
         try:
-            return compile_program(parse(src), self.arch).hsaco
+            return compile_program(parse(src, notes), self.arch).hsaco
         except IRError as e:            # CompileError included: names the IR instruction
-            raise CompileError(f"WAVESMITH: {e}") from None
+            index = getattr(e, "index", None)
+            uop = f" [{notes[index]}]" if index is not None and index < len(notes) and notes[index] else ""
+            raise CompileError(f"WAVESMITH: {e}{uop}") from None
+        except ValueError as e:         # register allocation, encoding, code object: the project's errors
+            raise CompileError(f"WAVESMITH: {type(e).__name__}: {e}") from None
 
 
 class WavesmithRenderer(Renderer):
@@ -56,8 +72,9 @@ class WavesmithRenderer(Renderer):
         self.compiler = WavesmithCompiler(self.arch)
 
     def render(self, uops) -> str:
+        origins: list[str] = []
         try:
-            return to_ir(uops).text()
+            return to_ir(uops, origins).text(origins)
         except IRError as e:
             raise CompileError(f"WAVESMITH: {e}") from None
 
