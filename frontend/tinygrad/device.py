@@ -5,7 +5,9 @@ object through frontend/), allocator and program on wavesmith's Device("emu").
 `DEV=WAVESMITH` targets gfx1100; `DEV=WAVESMITH::gfx1151` picks another RDNA3/3.5 target."""
 from __future__ import annotations
 
+import collections
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from tinygrad.device import Allocator, Compiled, CompileError, Compiler, Program
@@ -107,9 +109,21 @@ class WavesmithAllocator(Allocator["WavesmithDevice"]):
         return EmuBuffer(buf.address + offset, size, buf.root or buf)
 
 
+@dataclass
+class Launch:
+    """One kernel launch on the emulator: what ran, how, and the emulator's statistics."""
+    name: str
+    grid: tuple
+    block: tuple
+    seconds: float
+    stats: object            # emu.machine.Stats
+    lib: bytes               # the code object that ran
+
+
 class WavesmithProgram(Program["WavesmithDevice"]):
     def __init__(self, dev: "WavesmithDevice", obj):
         self.dev, self.name = dev, obj.name
+        self.lib = obj.lib
         self.prg = dev.emu.load(obj.lib)
         self.kernel = self.prg.kernels[0]
 
@@ -117,7 +131,10 @@ class WavesmithProgram(Program["WavesmithDevice"]):
         args = [b.address for b in bufs] + [np.int32(v) for v in vals]
         st = time.perf_counter()
         self.dev.emu_stats = self.prg.launch(self.kernel, grid=tuple(global_size), block=tuple(local_size), args=args)
-        return time.perf_counter() - st if wait else None
+        seconds = time.perf_counter() - st
+        self.dev.launches.append(Launch(self.name, tuple(global_size), tuple(local_size), seconds, self.dev.emu_stats,
+                                       self.lib))
+        return seconds if wait else None
 
 
 class WavesmithDevice(Compiled):
@@ -127,4 +144,5 @@ class WavesmithDevice(Compiled):
         arch = DEV.target("WAVESMITH").arch or DEFAULT_ARCH
         self.emu = Device("emu", arch=arch)
         self.emu_stats = None
+        self.launches: collections.deque[Launch] = collections.deque(maxlen=1000)   # the latest launches
         super().__init__(device, WavesmithAllocator(self), [WavesmithRenderer], WavesmithProgram)
