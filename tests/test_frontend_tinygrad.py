@@ -1,7 +1,6 @@
 """The tinygrad device WAVESMITH (frontend/tinygrad/): registration without touching
-tinygrad's files, the UOp importer, end-to-end results against numpy, and a bounded subset
-of tinygrad's own test_ops.py (../shared/peer/tinygrad) against torch. The full peer suite
-is run as frontend/README.md says (too long for CI on 2 cores)."""
+tinygrad's files, the UOp importer, end-to-end results against numpy, and tinygrad's own
+test_ops.py (../shared/peer/tinygrad, the peer suite) against torch, in parallel."""
 from __future__ import annotations
 
 import os
@@ -18,10 +17,14 @@ tinygrad = pytest.importorskip("tinygrad")     # the `tinygrad` extra (installed
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PEER = pathlib.Path(os.environ.get("WAVESMITH_SHARED", ROOT.parent / "shared")) / "peer" / "tinygrad"
 
-# one test of each family: elementwise, transcendental, compare/where, int division,
-# reductions, matmul, conv, pooling, softmax, indexing (torch's import dominates the time)
-PEER_SUBSET = ["test_add", "test_div_int", "test_exp", "test_sin", "test_where", "test_sum_simple", "test_argmax",
-               "test_small_gemm", "test_simple_conv2d", "test_max_pool2d_simple", "test_softmax", "test_gather"]
+# The peer suite runs whole except these, each with its reason (figures: frontend/README.md).
+# Too slow on the emulator: the kernels are a reduction tinygrad leaves serial (no axis splits
+# into 16 groups) over ~10k elements, one wave issuing ~100k instructions one at a time.
+PEER_EXCLUDED = {
+    "test_masked_select": "tinygrad skips it on its PYTHON device; minutes of emulated serial loops here",
+}
+PEER_WORKERS = int(os.environ.get("WAVESMITH_PEER_WORKERS", "0")) or min(os.cpu_count() or 1, 4)
+PEER_BUDGET_SECONDS = 1500      # wall time of the whole peer run; the test fails past it
 
 
 def test_device_registered_without_touching_tinygrad():
@@ -111,23 +114,50 @@ def test_ir_text_carries_the_uop_of_each_instruction():
     assert any(ins.op == "exp2" and "UOp EXP2" in n for ins, n in zip(prog.instrs, notes))
 
 
-def test_peer_suite_subset():
+def test_peer_suite(tmp_path):
+    """tinygrad's own test_ops.py on DEV='WAVESMITH;CPU:X86' against torch: every test it runs
+    passes or is skipped by tinygrad itself; PEER_EXCLUDED is the only thing left out."""
     pytest.importorskip("torch")
     if shutil.which("clang-22") is None and shutil.which("clang") is None:
         pytest.fail("tinygrad's CPU:X86 host device needs clang (.ci/run installs clang-22)")
     if not (PEER / "test" / "backend" / "test_ops.py").exists():
         pytest.fail(f"peer suite not found at {PEER}")
-    env = dict(os.environ, DEV="WAVESMITH;CPU:X86", SKIP_SLOW_TEST="1",
+    # PARALLEL=0: tinygrad would otherwise compile in a pool of freshly spawned processes, each
+    # importing tinygrad and wavesmith again (and replaced every 16 kernels); the cores are
+    # already busy with the test workers
+    env = dict(os.environ, DEV="WAVESMITH;CPU:X86", SKIP_SLOW_TEST="1", PARALLEL="0",
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.setdefault("CC", "clang-22" if shutil.which("clang-22") else "clang")
-    expr = " or ".join(f"{n} and not {n}_" for n in PEER_SUBSET)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "frontend.tinygrad", "-q", "-p", "no:cacheprovider",
-                        "test/backend/test_ops.py", "-k", expr], cwd=PEER, env=env, capture_output=True, text=True,
-                       timeout=1500)
-    tail = r.stdout[-3000:] + r.stderr[-2000:]
-    m = re.search(r"(\d+) passed", r.stdout)
-    assert r.returncode == 0 and m, tail
-    assert int(m.group(1)) >= len(PEER_SUBSET), tail
+    report = tmp_path / "peer.xml"
+    argv = [sys.executable, "-m", "pytest", "-p", "frontend.tinygrad", "-p", "tests.peer_plugin", "-q",
+            "-p", "no:cacheprovider", "test/backend/test_ops.py", f"--junitxml={report}", "--durations=10"]
+    if PEER_WORKERS > 1:
+        argv += ["-n", str(PEER_WORKERS), "--dist", "worksteal"]
+    for name in PEER_EXCLUDED:
+        argv += ["--peer-exclude", name]
+    r = subprocess.run(argv, cwd=PEER, env=env, capture_output=True, text=True, timeout=PEER_BUDGET_SECONDS)
+    tail = r.stdout[-4000:] + r.stderr[-2000:]
+    assert report.exists(), tail
+    counts = _junit_counts(report)
+    print(f"peer suite: {counts} with {PEER_WORKERS} workers, {len(PEER_EXCLUDED)} excluded\n{tail}")
+    assert counts["failed"] == 0 and counts["errors"] == 0 and r.returncode == 0, tail
+    assert counts["passed"] >= PEER_MIN_PASSED, (counts, tail)
+
+
+def _junit_counts(path) -> dict:
+    import xml.etree.ElementTree as ET
+    counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        kinds = {child.tag for child in case}
+        if "failure" in kinds:
+            counts["failed"] += 1
+        elif "error" in kinds:
+            counts["errors"] += 1
+        elif "skipped" in kinds:
+            counts["skipped"] += 1
+        else:
+            counts["passed"] += 1
+    return counts
 
 
 def test_module_runner_registers_the_device(tmp_path):
