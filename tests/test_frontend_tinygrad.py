@@ -18,13 +18,18 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PEER = pathlib.Path(os.environ.get("WAVESMITH_SHARED", ROOT.parent / "shared")) / "peer" / "tinygrad"
 
 # The peer suite runs whole except these, each with its reason (figures: frontend/README.md).
-# Too slow on the emulator: the kernels are a reduction tinygrad leaves serial (no axis splits
-# into 16 groups) over ~10k elements, one wave issuing ~100k instructions one at a time.
+# Too slow on the emulator: reductions over all 13125 elements of a (15, 25, 35) tensor (and a
+# softmax's over a 45x65 one) that tinygrad leaves serial (no axis splits into 16 groups), so one
+# wave issues ~100k instructions one at a time; each passes, in 6-10 minutes of a 2-core run.
 PEER_EXCLUDED = {
     "test_masked_select": "tinygrad skips it on its PYTHON device; minutes of emulated serial loops here",
+    "test_std_keepdim": "serial 13125-element reductions (forward and backward)",
+    "test_var_keepdim": "serial 13125-element reductions (forward and backward)",
+    "test_softmax_argmax": "serial 45x65-element reductions",
 }
+PEER_MIN_PASSED = 356            # tinygrad 0.14.0 + torch 2.13.0 with the exclusions above (66 skipped)
 PEER_WORKERS = int(os.environ.get("WAVESMITH_PEER_WORKERS", "0")) or min(os.cpu_count() or 1, 4)
-PEER_BUDGET_SECONDS = 1500      # wall time of the whole peer run; the test fails past it
+PEER_TIMEOUT_SECONDS = 2400      # the run's hard limit (about 13 minutes on 2 idle cores)
 
 
 def test_device_registered_without_touching_tinygrad():
@@ -125,7 +130,8 @@ def test_peer_suite(tmp_path):
     # PARALLEL=0: tinygrad would otherwise compile in a pool of freshly spawned processes, each
     # importing tinygrad and wavesmith again (and replaced every 16 kernels); the cores are
     # already busy with the test workers
-    env = dict(os.environ, DEV="WAVESMITH;CPU:X86", SKIP_SLOW_TEST="1", PARALLEL="0",
+    # WAVESMITH_LAUNCH_SECONDS: a launch's time budget, generous for a loaded CI machine
+    env = dict(os.environ, DEV="WAVESMITH;CPU:X86", SKIP_SLOW_TEST="1", PARALLEL="0", WAVESMITH_LAUNCH_SECONDS="300",
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.setdefault("CC", "clang-22" if shutil.which("clang-22") else "clang")
     report = tmp_path / "peer.xml"
@@ -135,11 +141,19 @@ def test_peer_suite(tmp_path):
         argv += ["-n", str(PEER_WORKERS), "--dist", "worksteal"]
     for name in PEER_EXCLUDED:
         argv += ["--peer-exclude", name]
-    r = subprocess.run(argv, cwd=PEER, env=env, capture_output=True, text=True, timeout=PEER_BUDGET_SECONDS)
+    import resource
+    import time
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    r = subprocess.run(argv, cwd=PEER, env=env, capture_output=True, text=True, timeout=PEER_TIMEOUT_SECONDS)
+    wall = time.perf_counter() - start
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
     tail = r.stdout[-4000:] + r.stderr[-2000:]
     assert report.exists(), tail
     counts = _junit_counts(report)
-    print(f"peer suite: {counts} with {PEER_WORKERS} workers, {len(PEER_EXCLUDED)} excluded\n{tail}")
+    print(f"peer suite: {counts}, {len(PEER_EXCLUDED)} excluded, {PEER_WORKERS} workers: {wall:.0f} s wall, "
+          f"{cpu:.0f} s CPU\n{tail}")
     assert counts["failed"] == 0 and counts["errors"] == 0 and r.returncode == 0, tail
     assert counts["passed"] >= PEER_MIN_PASSED, (counts, tail)
 
