@@ -52,13 +52,16 @@ def run_model(arch: str = "gfx1100"):
     per compiled kernel in order: (frontend.compile.Compiled, [launch records])."""
     select_arch(arch)
     import frontend.tinygrad  # noqa: F401  (registers the device)
-    from tinygrad import Device, Tensor
+    from tinygrad import Context, Device, Tensor
 
     dev = Device["WAVESMITH"]
     first_launch = len(dev.launches)
     x, w1, b1, w2, b2 = weights()
     t = {name: Tensor(a, device="WAVESMITH") for name, a in zip(("x", "w1", "b1", "w2", "b2"), (x, w1, b1, w2, b2))}
-    probs = ((t["x"] @ t["w1"] + t["b1"]).relu() @ t["w2"] + t["b2"]).softmax(axis=1).numpy()
+    # PARALLEL=0: compile in this process (so the sources are at hand), not in a pool of fresh
+    # processes that each import tinygrad and wavesmith again
+    with Context(PARALLEL=0):
+        probs = ((t["x"] @ t["w1"] + t["b1"]).relu() @ t["w2"] + t["b2"]).softmax(axis=1).numpy()
 
     from frontend.compile import compile_program
     from frontend.ir import parse
@@ -66,6 +69,9 @@ def run_model(arch: str = "gfx1100"):
     kernels: dict[bytes, tuple] = {}         # code object -> (Compiled, launches), in order of first launch
     for rec in list(dev.launches)[first_launch:]:
         if rec.lib not in kernels:
+            if rec.lib not in source_of:
+                raise RuntimeError(f"{rec.name}: compiled in another process (tinygrad's worker pool); run the "
+                                   f"demo in a new process")
             c = compile_program(parse(source_of[rec.lib]), dev.renderer.compiler.arch)  # kept whole this time
             if c.hsaco != rec.lib:
                 raise RuntimeError(f"{c.name}: compiling twice gave different code objects")
