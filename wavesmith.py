@@ -71,10 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     from runtime.cli import add_readobj_arguments, run_asm, run_disasm, run_readobj
     asm.set_defaults(func=run_asm)
     dis.set_defaults(func=run_disasm)
-    emu = sub.add_parser("emu", help="emulator tools (semantics coverage)",
+    emu = sub.add_parser("emu", help="emulator tools (semantics coverage, timing model, timeline)",
                          description="Emulator tools. --coverage prints, per instruction format, how many "
                                      "instructions have semantics generated from the PDF pseudocode, hand-written, "
-                                     "or none.")
+                                     "or none. --time runs a kernel (a code object, or the built-in DSL saxpy) "
+                                     "with the cycle-approximate timing model and prints cycles and stall tables; "
+                                     "--timeline OUT.html writes a self-contained HTML timeline of its waves.",
+                         epilog="Example: wavesmith emu --time k.hsaco --grid 40 --block 128 --arg "
+                                "'float32:5000:uniform(-1,1)' --arg float32:5000 --arg uint32=5000 --timeline t.html",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     from emu.coverage import add_arguments as add_emu_arguments, run as run_emu
     add_emu_arguments(emu)
     emu.set_defaults(func=run_emu)

@@ -21,8 +21,6 @@ from .encode import Encoder
 from .operands import Mod, OperandError, Reg, VReg
 from .signature import valu_signature, vopd_base
 
-MEMORY_FORMATS = {"SMEM", "DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "LDSDIR"}
-VALU_FORMATS = {"VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VINTERP", "VOPD"}
 RESULT_NAMES = {"vdst", "sdst", "sdata"}    # operands that hold a result unless the pseudocode says otherwise
 
 
@@ -122,19 +120,24 @@ def _carry_role(d) -> tuple[bool, bool]:
     return bool(written & e.partial), True
 
 
-def role(n: Noted, glc: bool) -> tuple[bool, bool]:
-    """(reads, writes) of one noted operand."""
+def memory_formats(roles) -> frozenset:
+    """Formats whose result arrives later (loads; LDS parameter loads too)."""
+    return roles.memory | roles.lds_param
+
+
+def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
+    """(reads, writes) of one noted operand; `roles`: the family's isa FormatRoles."""
     d = n.definition
     if n.what in RESULT_NAMES:
-        if d.format in MEMORY_FORMATS:
+        if d.format in roles.memory or d.format in roles.lds_param:
             return "_D16" in d.name, True            # D16 loads keep the other half of the register
         reads, writes = _carry_role(d) if (n.what == "sdst" and d.format == "VOP3SD") else _result_role(d)
-        if n.what == "vdst" and d.format in VALU_FORMATS and d.format != "VOPD":
+        if n.what == "vdst" and d.format in roles.valu and d.format not in roles.vopd:
             sig = valu_signature(d)
             if n.reg.half or (sig.dsts and sig.dsts[0].t16 and d.format != "VOP3P"):
                 reads = True                          # a 16-bit result keeps the other half
         return reads, writes
-    if n.what == "vdata" and d.format in ("MUBUF", "MTBUF"):
+    if n.what == "vdata" and d.format in roles.buffer:
         if "_LOAD" in d.name:
             return "_D16" in d.name, True
         return True, "_ATOMIC" in d.name and glc
@@ -218,7 +221,7 @@ _DPP_MODIFIERS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "r
                   "row_xmask", "dpp8", "row_bcast15", "row_bcast31", "wave_shl", "wave_shr", "wave_rol", "wave_ror"}
 
 
-def writes_exec(st: Statement, d) -> bool:
+def writes_exec(st: Statement, d, roles) -> bool:
     """Does the instruction change the active lanes: its pseudocode assigns EXEC
     (s_and_saveexec, v_cmpx) or its result operand is exec (s_xor_b32 exec_lo, ...)?"""
     if d is None:
@@ -226,7 +229,7 @@ def writes_exec(st: Statement, d) -> bool:
     if "EXEC" in effects(d.pcode or "").writes:
         return True
     first = st.operands[0] if st.operands else None
-    return (getattr(first, "name", "").startswith("exec") and d.format not in MEMORY_FORMATS
+    return (getattr(first, "name", "").startswith("exec") and d.format not in memory_formats(roles)
             and "D0" in effects(d.pcode or "").writes)
 
 
@@ -246,6 +249,8 @@ def reads_all_lanes(st: Statement, d) -> bool:
 def build_program(kernel) -> Program:
     """regalloc.Program of a Kernel's instructions (virtual and physical registers)."""
     prog = Program(virtuals=[Virtual(v.cls, v.width, v.name) for v in kernel.virtuals])
+    roles = kernel.spec.traits.roles
+    memory = memory_formats(roles)
     in_flight: list[Ref] = []    # results of memory loads not yet waited for
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
@@ -256,7 +261,7 @@ def build_program(kernel) -> Program:
             ref = _ref(n.reg)
             if ref is None:
                 continue
-            reads, writes = role(n, glc)
+            reads, writes = role(n, glc, roles)
             if reads:
                 uses.append(ref)
             if writes:
@@ -268,7 +273,7 @@ def build_program(kernel) -> Program:
         if d is not None and (d.name.startswith("S_WAITCNT") or i == len(kernel.items) - 1):
             uses += in_flight
             in_flight = []
-        if d is not None and d.format in MEMORY_FORMATS:
+        if d is not None and d.format in memory:
             in_flight += defs
         pc = (d.pcode or "") if d is not None else ""
         target = kernel.labels.get(inst.label) if inst.label is not None else None
@@ -284,7 +289,7 @@ def build_program(kernel) -> Program:
         prog.instrs.append(Instr(tuple(uses), tuple(defs), target,
                                  not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
-                                 writes_exec(inst.statement, d), reads_all_lanes(inst.statement, d)))
+                                 writes_exec(inst.statement, d, roles), reads_all_lanes(inst.statement, d)))
     return prog
 
 

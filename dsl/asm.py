@@ -5,7 +5,6 @@ import gc
 import re
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -17,56 +16,12 @@ import isa
 
 from .asm_lexer import ContextualScanLexer
 from .operands import Lit, Mod, OperandError, Reg, Special
+from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, Statement, SymExpr
 from . import syntax
 
 
 class AsmError(ValueError):
     """A line that does not assemble; the message starts with line:column."""
-
-
-@dataclass(frozen=True)
-class Call:
-    """name(args...) in an operand position: hwreg(...), sendmsg(...), vmcnt(0), swizzle(...)."""
-    name: str
-    args: tuple
-
-
-@dataclass(frozen=True)
-class Attr:
-    """attr0.w (lds_param_load) or a symbol name such as a branch label."""
-    name: str
-
-
-@dataclass(slots=True)     # one per instruction line: slots make it cheaper to build and to keep
-class Statement:
-    mnemonic: str
-    operands: list
-    modifiers: dict
-    line: int
-    column: int
-    dual: "Statement | None" = None
-    label: str | None = None
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class Label:
-    """`name:` at the start of a line."""
-    name: str
-    line: int
-    column: int
-
-
-@dataclass(frozen=True)
-class Directive:
-    """`.name args` with its arguments as raw text (trailing comment removed). A block
-    directive whose body is not assembly (`.amdgpu_metadata` YAML) carries that body's
-    raw lines in `body`; its end directive is consumed with it."""
-    name: str
-    args: str
-    line: int
-    column: int
-    body: str | None = None
 
 
 @lru_cache(maxsize=4096)   # a pure function of the token text (Reg is immutable)
@@ -152,13 +107,6 @@ def _name(text: str):
     return Attr(text)
 
 
-@dataclass(frozen=True)
-class SymExpr:
-    """An operand that adds or subtracts symbols and numbers (table@rel32@lo+4, .Lend-.Lstart):
-    encoded as a 32-bit literal whose value is filled in once the symbols are placed."""
-    text: str
-
-
 def _symexpr(text: str) -> SymExpr:
     return SymExpr("".join(text.rstrip(_BLANK_COMMA).split()))
 
@@ -206,12 +154,6 @@ _TOKEN_VALUE = {"REG": (_reg, False), "REG_C": (_reg, True), "REGRANGE": (_regra
                 "KEYNUM": (_keynum, False), "KEYLIST": (_keylist, False),
                 # not tokens: a run's signed terms (see asm.lark), split out by _SIGNED_TERMS
                 "SIGNED": (_signed, False), "SIGNED_C": (_signed, True)}
-
-
-@dataclass(frozen=True)
-class BitOr:
-    """a|b|... with a symbolic part (UC_VERSION_W64_BIT); numbers alone are folded by the parser."""
-    parts: tuple
 
 
 class _Items(list):
@@ -985,14 +927,6 @@ def add_fixup(fixups: list, offset: int, fix, st: Statement) -> None:
         fixups.append((offset + fix.at, fix, st))
     else:
         fixups.append((offset, fix, st))
-
-
-@dataclass(frozen=True)
-class LiteralRef:
-    """A symbolic 32-bit literal of an encoded instruction: its expression text and the byte
-    offset of its literal dword within the instruction (the dword holds 0 until resolved)."""
-    text: str
-    at: int
 
 
 def resolve_branches(code: bytearray, fixups: list, labels: dict[str, int]) -> None:

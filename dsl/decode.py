@@ -16,9 +16,6 @@ from isa import Format, InstrDef, Spec
 
 from .signature import valu_signature, vopd_base
 
-LITERAL, DPP16, DPP8, DPP8FI = 255, 250, 233, 234
-VALU_E32 = ("VOP1", "VOP2", "VOPC")
-VALU_E64 = ("VOP3", "VOP3SD", "VOP3P")
 
 
 ILLEGAL = InstrDef("V_ILLEGAL", "VOP2", 0, None, "LLVM's trap-on-execute filler (all-zero dword)")
@@ -72,7 +69,8 @@ class DecodePlan:
     fields: tuple[tuple[str, int, int], ...]     # (name, lo, mask) within the base width
     literal_fields: tuple[str, ...]              # fields whose code 255 adds a literal dword
     always_literal: bool
-    dpp_capable: bool                            # VALU: SRC0 may select a DPP16/DPP8 dword
+    dpp_codes: dict[int, str]                    # VALU: SRC0 codes selecting a DPP16/DPP8 dword -> its kind
+    literal_code: int                            # the source code of the literal dword
     nsa_capable: bool                            # MIMG: its NSA bit adds an address dword
 
     def fields_of(self, value: int) -> dict[str, int]:
@@ -99,6 +97,9 @@ class _DecodeTable:
             self.op_mask[f.name] = mask
         self.plans: dict[int, DecodePlan | None] = {}
         self.has_illegal = bool(spec.lookup("V_ILLEGAL"))
+        t = spec.traits
+        self.dpp_codes = {t.codes["DPP16"]: "DPP16", t.codes["DPP8"]: "DPP8", t.codes["DPP8FI"]: "DPP8"}
+        self.valu_dpp = t.roles.valu_e32 | t.roles.valu_e64
 
     def format_of(self, word: int) -> Format | None:
         key = word & self.fixed_mask
@@ -126,7 +127,8 @@ class _DecodeTable:
                       if n != "ENCODING" and hi < width),
                 () if defs[0].name.startswith("S_SENDMSG_RTN") else literal_fields(real_fmt.name),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
-                real_fmt.name in VALU_E32 or real_fmt.name in VALU_E64, real_fmt.name == "MIMG")
+                self.dpp_codes if real_fmt.name in self.valu_dpp else {}, self.spec.traits.literal,
+                real_fmt.name == "MIMG")
         self.plans[key] = plan
         return plan
 
@@ -166,11 +168,10 @@ def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
         inst.extra = {n: (nsa >> (lo - 64)) & 0xff for n, hi, lo in fmt.fields if lo >= 64}
         inst.size = 12
     end = offset + inst.size
-    src0 = f.get("SRC0") if plan.dpp_capable else None
-    if src0 in (DPP16, DPP8, DPP8FI):
+    kind = plan.dpp_codes.get(f.get("SRC0")) if plan.dpp_codes else None
+    if kind is not None:
         if size < inst.size + 4:
             raise DecodeError(f"offset 0x{offset:x}: {fmt.name} DPP instruction is truncated")
-        kind = "DPP16" if src0 == DPP16 else "DPP8"
         word2 = int.from_bytes(data[end:end + 4], "little")
         inst.dpp = {n: (word2 >> (lo - 32)) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in spec.formats[kind].fields}
         inst.dpp_kind = kind
@@ -178,7 +179,7 @@ def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
         return inst
     if not plan.always_literal:
         for n in plan.literal_fields:
-            if f.get(n) == LITERAL:
+            if f.get(n) == plan.literal_code:
                 break
         else:
             return inst

@@ -10,9 +10,9 @@ from functools import lru_cache
 from isa import InstrDef, Spec
 
 from . import syntax
-from .decode import DPP8, DPP8FI, DPP16, LITERAL, VALU_E32
 from .literals import constant, literal_kind
 from .operands import Lit, Mod, OperandError, Reg, Special
+from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import signature
 from .signature import Operand, ValuSig, valu_signature, vopd_base
 
@@ -43,13 +43,26 @@ ds_layout = per_instruction(signature.ds_layout)
 flat_layout = per_instruction(signature.flat_layout)
 valu_signature = per_instruction(valu_signature)
 
-SRC_SPECIAL = {"vcc_lo": 106, "vcc": 106, "vcc_hi": 107, "null": 124, "m0": 125, "exec_lo": 126, "exec": 126,
-               "exec_hi": 127, "src_shared_base": 235, "src_shared_limit": 236, "src_private_base": 237,
-               "src_private_limit": 238, "src_scc": 253, "scc": 253}
-SRC_SPECIAL.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
 PAIRS = {"vcc", "exec"}
 HALVES_OF_PAIRS = {"vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0"}     # 32-bit specials
-MEMORY_FORMATS = {"DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "SMEM"}
+
+
+@lru_cache(maxsize=None)
+def special_codes(traits) -> dict[str, int]:
+    """LLVM's names of the special operands -> their codes in `traits`' family (the manual's
+    names spelled as syntax.py says, LLVM's aliases, pairs by their low half)."""
+    codes = {syntax.SPECIAL_TEXT[name]: code for name, code in traits.codes.items() if name in syntax.SPECIAL_TEXT}
+    codes.update({alias: codes[name] for alias, name in syntax.SPECIAL_ALIASES.items() if name in codes})
+    codes.update({pair: codes[lo] for lo, pair in syntax.PAIR_TEXT.items() if lo in codes})
+    codes.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
+    return codes
+
+
+def _scalar_source_codes(traits) -> frozenset:
+    """Source codes that read the constant bus: scalar registers but NULL, the apertures, SCC,
+    the literal."""
+    apertures = {traits.codes[n] for n in ("SHARED_BASE", "SHARED_LIMIT", "PRIVATE_BASE", "PRIVATE_LIMIT")}
+    return frozenset(set(traits.scalar_codes) - {traits.null} | apertures | {traits.scc, traits.literal})
 
 
 def _name(d: InstrDef) -> str:
@@ -87,6 +100,10 @@ class Encoder:
     def __init__(self, spec: Spec, wave: int = 32):
         self.spec = spec
         self.wave = wave
+        t = self.traits = spec.traits
+        self.special = special_codes(t)
+        self.scalar_sources = _scalar_source_codes(t)
+        self.vgpr_base, self.literal_code = t.vgpr_base, t.literal
         self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
         self._plans: dict[tuple[int, bool], tuple[InstrDef, ValuPlan]] = {}    # (id, e32) -> (d, plan)
         self._vopd_halves: dict[tuple[str, str], tuple] = {}                    # (mnemonic, slot) -> _vopd_half
@@ -99,7 +116,6 @@ class Encoder:
         # DPP word fields: (shift within the word, mask) by DPP kind
         self._dpp_layout = {kind: {n: (lo - 32, (1 << bits) - 1) for n, (lo, bits) in self._layout[kind][0].items()}
                             for kind in ("DPP8", "DPP16") if kind in self._layout}
-        _late_imports()
 
     # ------------------------------------------------------------ operand codes
 
@@ -108,7 +124,7 @@ class Encoder:
         """(9-bit code, neg, abs, high half) of a source operand; `encoding` ('salu', 'e32',
         'vop3', 'vop3p') with the operand's type decides how a number is taken (literals.py)."""
         if type(v) is Reg and v.cls == "v" and not v.half and allow_vgpr and v.count == (op.dwords or self.wave >> 5):
-            return 256 + v.idx, False, False, False         # the usual source: a whole VGPR (tuple)
+            return self.vgpr_base + v.idx, False, False, False      # the usual source: a whole VGPR (tuple)
         neg = ab = False
         if isinstance(v, Mod):
             neg, ab, v = v.neg, v.abs, v.value
@@ -124,12 +140,12 @@ class Encoder:
                 if v.half and not op.t16:
                     raise OperandError(f"{_name(F.d)}: {what}: {v} names a 16-bit half but the operand is "
                                        f"{op.bits}-bit", v)
-                return 256 + v.idx, neg, ab, v.half == "h"
+                return self.vgpr_base + v.idx, neg, ab, v.half == "h"
             if v.half:
                 raise OperandError(f"{_name(F.d)}: {what}: only VGPRs have .l/.h halves, got {v}", v)
             return self.sreg_code(v, F, what, n), neg, ab, hi
         if isinstance(v, Special):
-            code = SRC_SPECIAL.get(v.name)
+            code = self.special.get(v.name)
             if code is None:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
             if code not in self._source_codes(F.d.format) and F.d.format != "VOPD":   # (LLVM takes
@@ -144,12 +160,12 @@ class Encoder:
             return code, neg, ab, hi
         if op.registers_only:
             raise OperandError(f"{_name(F.d)}: {what}: takes a register, not {v}", v)
-        if isinstance(v, (Attr_, SymExpr_)):
+        if isinstance(v, (Attr, SymExpr)):
             if not allow_literal:
                 raise OperandError(f"{_name(F.d)}: {what}: symbol operand {v} needs a literal, which this "
                                    f"encoding has not", v)
-            F.set_literal_ref(v.name if isinstance(v, Attr_) else v.text, what)
-            return LITERAL, neg, ab, hi
+            F.set_literal_ref(v.name if isinstance(v, Attr) else v.text, what)
+            return self.literal_code, neg, ab, hi
         forced = isinstance(v, Lit)
         if forced:
             v = v.value
@@ -172,8 +188,8 @@ class Encoder:
         """The constant K of v_fmaak/v_fmamk-style instructions: always the literal, taken as
         lit(K) on an operand of the instruction's data type."""
         k = k.value if isinstance(k, Lit) else k
-        if isinstance(k, (Attr_, SymExpr_)):          # a symbol: filled in once placed (LLVM takes it)
-            F.set_literal_ref(k.name if isinstance(k, Attr_) else k.text, "K")
+        if isinstance(k, (Attr, SymExpr)):          # a symbol: filled in once placed (LLVM takes it)
+            F.set_literal_ref(k.name if isinstance(k, Attr) else k.text, "K")
             return
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}", k)
@@ -194,8 +210,8 @@ class Encoder:
     def sreg_code(self, v, F: Fields, what: str, n: int = 1) -> int:
         """7/8-bit scalar register code (SGPR, TTMP or a special register)."""
         if isinstance(v, Special):
-            code = SRC_SPECIAL.get(v.name)
-            if code is None or code > 127:
+            code = self.special.get(v.name)
+            if code is None or code not in self.traits.scalar_codes:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not a scalar register", v)
             if (v.name in PAIRS) != (n == 2) and v.name != "null":
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is {64 if v.name in PAIRS else 32} bits wide; "
@@ -211,10 +227,10 @@ class Encoder:
         if n > 1 and v.idx % 2:
             raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: SGPR tuples start at an even register", v)
         if v.cls == "s":
-            if v.idx + v.count > 106:
-                raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s105)", v)
+            if v.idx + v.count > self.traits.sgprs:
+                raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s{self.traits.sgprs - 1})", v)
             return v.idx
-        return 108 + v.idx
+        return self.traits.ttmp_base + v.idx
 
     def vgpr(self, v, F: Fields, what: str, n: int = 1, half: bool = False) -> int:
         """A VGPR (range) operand's first register; `half`: the operand is 16-bit and may name
@@ -240,7 +256,7 @@ class Encoder:
             if enc == "sdwa":
                 raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
                                    f"the 16-bit .l/.h halves")
-            cands = order_candidates(defs, enc)
+            cands = order_candidates(defs, enc, self.traits.roles)
             if not cands:
                 raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
                                    f"(it has: {', '.join(sorted({d.format for d in defs}))})")
@@ -275,20 +291,21 @@ class Encoder:
         fix = None
         mods = dict(st.modifiers)
         operands = st.operands
-        if fmt in MEMORY_FORMATS:
+        roles = self.traits.roles
+        if fmt in roles.memory:
             # memory operands are registers (or off): a bare word is a flag modifier written where an
             # operand could start, as in `ds_gws_sema_p gds`
-            while operands and isinstance(operands[-1], Attr_):
+            while operands and isinstance(operands[-1], Attr):
                 mods[operands[-1].name.lower()] = True
                 operands = operands[:-1]
         if mods:
             _check_modifier_values(d, mods)
             if st.line and len(mods) > 1:       # written in text (a DSL call has keywords, in any order)
                 _check_modifier_order(d, mods)
-        if fmt in _VALU_FORMATS:
+        if fmt in roles.valu_e32 or fmt in roles.valu_e64:
             if enc:
                 _check_forced_dpp(d, mods, enc)
-            self.valu(d, F, operands, mods, fmt in VALU_E32)
+            self.valu(d, F, operands, mods, fmt in roles.valu_e32)
         else:
             handler = _HANDLERS.get(fmt)
             if handler is None:
@@ -365,15 +382,15 @@ class Encoder:
         opsel = negb = absb = 0
         pos = 0
         if plan.cmpx_e64:
-            F["VDST"] = 126   # v_cmpx writes EXEC: LLVM fills VDST with exec_lo's code
+            F["VDST"] = self.traits.exec_lo   # v_cmpx writes EXEC: LLVM fills VDST with exec_lo's code
         for o, n in plan.dsts:
             v = ops[pos]; pos += 1
             if o.name == "sdst":
                 if e32:
                     self._implicit_vcc(d, v)
-                elif isinstance(v, Special) and SRC_SPECIAL.get(v.name, 0) > 127 and \
-                        SRC_SPECIAL[v.name] in self._source_codes(d.format):   # the 8-bit VDST field takes
-                    F["VDST"] = SRC_SPECIAL[v.name]                             # any scalar source code
+                elif isinstance(v, Special) and self.special.get(v.name, 0) not in self.traits.scalar_codes and \
+                        self.special[v.name] in self._source_codes(d.format):   # the 8-bit VDST field takes
+                    F["VDST"] = self.special[v.name]                             # any scalar source code
                 else:
                     F["VDST"] = self.sreg_code(v, F, "sdst", n)
                 continue
@@ -447,8 +464,8 @@ class Encoder:
                                                    encoding=plan.constants)
                 else:
                     code, _, _, hi = self.src_code(v, o, F, what, encoding=plan.constants)
-                if o.t16 and code >= 256:
-                    if code - 256 > 127:
+                if o.t16 and code >= self.vgpr_base:
+                    if code - self.vgpr_base > 127:
                         raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
                     code |= 0x80 if hi else 0
                 F["SRC0"] = code
@@ -468,11 +485,11 @@ class Encoder:
             if (ng or ab) and not (o.is_float or is_p):
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
             if dpp_kind and i < 2:
-                if code < 256 and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
+                if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
                     raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
                                        f"got {v}", v)
                 if i == 0:
-                    F["_dpp_src0"] = code - 256
+                    F["_dpp_src0"] = code - self.vgpr_base
                     code = 0
             if ng or ab:
                 if is_p and not is_mix:
@@ -591,11 +608,11 @@ class Encoder:
     def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan") -> None:
         """At most two scalar values (one for 64-bit shifts) per VOP3/VOP3P instruction; the
         same SGPR or literal twice counts once (RDNA3 ISA, "Instruction restrictions")."""
-        scalars = {F.get(field) for _, _, _, _, field, _ in plan.srcs} & _SCALAR_CODES
+        scalars = {F.get(field) for _, _, _, _, field, _ in plan.srcs} & self.scalar_sources
         if "_dpp_src0" in F:
             scalars.discard(F.get("SRC0"))
         if plan.implicit_vcc:
-            scalars.add(SRC_SPECIAL["vcc_lo"])
+            scalars.add(self.traits.vcc_lo)
         if len(scalars) > plan.bus_limit:
             raise OperandError(f"{_name(d)}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, "
                                f"the literal{', VCC implicitly' if plan.implicit_vcc else ''}); at most "
@@ -640,7 +657,7 @@ class Encoder:
                 raise OperandError(f"{_name(d)}: dpp8 needs 8 lane selects, got {len(sels)}")
             dpp.update(zip(_LANE_SELS, sels))
             fi = mods.pop("fi", 0)
-            F["SRC0"] = DPP8FI if fi else DPP8
+            F["SRC0"] = self.traits.codes["DPP8FI" if fi else "DPP8"]
         else:
             ctrl = None
             if "quad_perm" in mods:
@@ -670,7 +687,7 @@ class Encoder:
                     dpp[name_abs] = int(bool(F.pop(ab, 0)))
             else:
                 dpp.update(_DPP16_NO_SOURCE_MODIFIERS)
-            F["SRC0"] = DPP16
+            F["SRC0"] = self.traits.codes["DPP16"]
         F.dpp, F.dpp_kind = dpp, kind
 
     # ------------------------------------------------------------ VOPD
@@ -715,7 +732,7 @@ class Encoder:
                                    vals[0])
             code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0", encoding="e32")
             F[f"SRC{slot}0"] = code
-            if code >= 256 and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
+            if code >= self.vgpr_base and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
                 src0[slot] = code
             if len(vals) > 1:
                 F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1")
@@ -729,7 +746,7 @@ class Encoder:
                                f"VGPR (got v{vdst['X']} and v{vdst['Y']})", st.dual.operands[0])
         # each half reads its VGPR sources through its own bank (register number mod 4)
         if len(src0) == 2 and src0["X"] % 4 == src0["Y"] % 4:
-            raise OperandError(f"{where}: the src0 operands v{src0['X'] - 256} and v{src0['Y'] - 256} are in the same "
+            raise OperandError(f"{where}: the src0 operands v{src0['X'] - self.vgpr_base} and v{src0['Y'] - self.vgpr_base} are in the same "
                                f"VGPR bank (register number mod 4); VOPD reads them in one cycle",
                                st.dual.operands[1 + (sig_y.k_pos == 0)])
         # (v_dual_fmamk's VSRC1 is its addend, which LLVM does not compare with the other vsrc1)
@@ -785,7 +802,7 @@ class Encoder:
             if style == "sendmsg":
                 F["SIMM16"] = _sendmsg_value(v, d)
                 return None
-            if style == "branch" and isinstance(v, Attr_):
+            if style == "branch" and isinstance(v, Attr):
                 F["SIMM16"] = 0
                 return v.name
             F["SIMM16"] = _imm16(v, d)
@@ -798,7 +815,7 @@ class Encoder:
             if name == "sdst":
                 F["SDST"] = self.sreg_code(v, F, "sdst", 2 if mn.endswith("_b64") else 1)
             elif name == "imm":
-                if style == "branch" and isinstance(v, Attr_):
+                if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0
                     fix = v.name
                 elif style == "version":
@@ -824,7 +841,6 @@ class Encoder:
         if len(calls) == 1 and isinstance(calls[0], int):
             return calls[0] & 0xffff
         names = {"vmcnt": "VM", "expcnt": "EXP", "lgkmcnt": "LGKM"}
-        from .asm import Call
         for c in calls:
             if not isinstance(c, Call) or c.name not in names or len(c.args) != 1:
                 raise OperandError(f"s_waitcnt: expected vmcnt(n), expcnt(n) or lgkmcnt(n), got {c}")
@@ -857,7 +873,7 @@ class Encoder:
         if isinstance(third, int):
             if off is not None:
                 raise OperandError(f"{mn}: give the offset once (third operand or offset:)")
-            off, soff = third, 124
+            off, soff = third, self.traits.null
         else:
             soff = self.sreg_code(third, F, "soffset")
         off = off or 0
@@ -897,11 +913,11 @@ class Encoder:
         if len(ops) != len(layout):
             self._arity(d, ops, [n for n, _, _ in layout])
         fmt = d.format
-        F.update(ADDR=0, DATA=0, VDST=0, SADDR=124, SVE=0)
+        F.update(ADDR=0, DATA=0, VDST=0, SADDR=self.traits.null, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
                 if isinstance(v, Special) and v.name == "off":
-                    F["SADDR"] = 124
+                    F["SADDR"] = self.traits.null
                 else:
                     F["SADDR"] = self.sreg_code(v, F, name, n)
             elif name == "vaddr" and fmt == "SCRATCH":
@@ -983,7 +999,7 @@ class Encoder:
             if not (isinstance(v, Reg) and v.cls == "v"):
                 raise OperandError(f"{_name(d)}: src{i} must be a VGPR, got {v}", v)
             self.vgpr(v, F, f"src{i}", half=(types.get(f"S{i}") or "").endswith("16"))
-            F[_SRC_FIELDS[i]] = 256 + v.idx
+            F[_SRC_FIELDS[i]] = self.vgpr_base + v.idx
             opsel |= (v.half == "h") << i
             negb |= neg << i
         if "op_sel" in mods:
@@ -1027,18 +1043,6 @@ _HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
 
 
 # ---------------------------------------------------------------- helpers
-
-class SymExpr_:  # placeholder replaced below (asm.SymExpr)
-    pass
-
-
-class Attr_:  # placeholder replaced below (asm.Attr), kept to avoid an import cycle
-    pass
-
-
-class Call_:  # placeholder replaced below (asm.Call)
-    pass
-
 
 _SRC_FIELDS = ("SRC0", "SRC1", "SRC2")
 _SOFFSET = Operand("soffset")     # MUBUF/MTBUF's soffset: an SGPR, constant or literal
@@ -1164,7 +1168,6 @@ def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
 
 # source codes that are scalar values (RDNA3 ISA, "Instruction restrictions": SGPR, VCC, M0,
 # EXEC, SCC or the literal; inline constants and null are free)
-_SCALAR_CODES = frozenset(set(range(124)) | {125, 126, 127, 235, 236, 237, 238, 253, LITERAL})
 
 
 def _t16_positions(sig: ValuSig, names: list[str], is_p: bool) -> tuple:
@@ -1270,7 +1273,6 @@ def _imm16(v, d) -> int:
 
 
 def _hwreg_value(v, d) -> int:
-    from .asm import Call
     if isinstance(v, int):
         return v & 0xffff
     if not isinstance(v, Call) or v.name != "hwreg" or not 1 <= len(v.args) <= 3:
@@ -1291,13 +1293,12 @@ def _hwreg_value(v, d) -> int:
 
 def _version_value(v, d) -> int:
     """s_version's operand: a number, a UC_VERSION_* name or an a|b|... of them."""
-    from .asm import BitOr
     if isinstance(v, BitOr):
         value = 0
         for part in v.parts:
             value |= _version_value(part, d)
         return value
-    if isinstance(v, Attr_):
+    if isinstance(v, Attr):
         if v.name.upper() not in syntax.VERSION_NAMES:
             raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}")
         return syntax.VERSION_NAMES[v.name.upper()]
@@ -1305,7 +1306,6 @@ def _version_value(v, d) -> int:
 
 
 def _sendmsg_value(v, d) -> int:
-    from .asm import Call
     if isinstance(v, int):
         return v & 0xffff
     if not isinstance(v, Call) or v.name != "sendmsg":
@@ -1323,7 +1323,6 @@ def _sendmsg_value(v, d) -> int:
 
 
 def _delay_value(d, ops, mods) -> int:
-    from .asm import Call
     calls = list(ops) + list(mods.values())
     mods.clear()
     if len(calls) == 1 and isinstance(calls[0], int):
@@ -1344,7 +1343,6 @@ def _delay_value(d, ops, mods) -> int:
 
 
 def _depctr_value(d, ops, mods) -> int:
-    from .asm import Call
     calls = list(ops) + list(mods.values())
     mods.clear()
     if len(calls) == 1 and isinstance(calls[0], int):
@@ -1400,7 +1398,6 @@ _SWIZZLE_MODES = {
 
 
 def _swizzle_value(v, d) -> int:
-    from .asm import Call
     if not isinstance(v, Call) or v.name != "swizzle" or not v.args:
         raise OperandError(f"{_name(d)}: expected offset:swizzle(MODE, ...) or a number, got {v}")
     mode = getattr(v.args[0], "name", v.args[0])
@@ -1441,17 +1438,13 @@ def split_mnemonic(mn: str) -> tuple[str, str]:
     return mn, ""
 
 
-# formats LLVM counts as 64-bit VALU encodings: `_e64` picks them, `_e32` excludes them
-_E64_FORMATS = frozenset(("VOP3", "VOP3SD", "VOP3P", "VINTERP"))
-
-
-def order_candidates(defs: list[InstrDef], enc: str) -> list[InstrDef]:
+def order_candidates(defs: list[InstrDef], enc: str, roles) -> list[InstrDef]:
     """Encodings to try, shortest first (as LLVM picks for a plain mnemonic). A forced encoding
     narrows them as LLVM does: `_e32` excludes the 64-bit VALU encodings (any other instruction
     keeps its one encoding), `_e64` takes only those, `_dpp` the DPP form of the 32-bit one,
-    `_e64_dpp` a DPP form of the 64-bit one."""
-    e32 = [d for d in defs if d.format in VALU_E32]
-    e64 = [d for d in defs if d.format in _E64_FORMATS]
+    `_e64_dpp` a DPP form of the 64-bit one. LLVM counts VINTERP among the 64-bit encodings."""
+    e32 = [d for d in defs if d.format in roles.valu_e32]
+    e64 = [d for d in defs if d.format in roles.valu_e64 or d.format == "VINTERP"]
     other = [d for d in defs if d not in e32 and d not in e64 and d.format != "VOPD"]
     if enc == "e32":
         return e32 + other
@@ -1538,16 +1531,10 @@ def _check_modifier_values(d: InstrDef, mods: dict) -> None:
         if want is None:
             continue
         if want is _NUMBER:
-            ok = type(val) is int or key == "offset" and isinstance(val, Call_)      # offset:swizzle(...)
+            ok = type(val) is int or key == "offset" and isinstance(val, Call)      # offset:swizzle(...)
         elif want is _LIST:
             ok = type(val) is list
         else:
             ok = val is True
         if not ok:
             raise OperandError(f"{_name(d)}: {key}: expected {want}, got {val!r}", modifier=key)
-
-
-def _late_imports():
-    global Attr_, SymExpr_, LiteralRef, Call_
-    from .asm import Attr, Call, LiteralRef, SymExpr
-    Attr_, SymExpr_, Call_ = Attr, SymExpr, Call

@@ -15,6 +15,7 @@ when the kernel is assembled.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import isa
 
@@ -338,6 +339,11 @@ class Kernel:
         return "\n".join(lines)
 
 
+@lru_cache(maxsize=None)
+def _spill_namespace(arch: str, wave: int) -> dict:
+    return build_namespace(arch, wave)
+
+
 def _allocate_with_spills(kernel: "Kernel", lim):
     """(kernel with spill code, its Allocation, SpillReport). Spills only when the values do
     not fit: first the SGPRs (into VGPR lanes), then VGPRs (to scratch), with a lower target
@@ -361,7 +367,7 @@ def _allocate_with_spills(kernel: "Kernel", lim):
                                                               lim.vgprs)))
         except SpillError as e:
             raise regalloc.RegisterPressureError(f"{first_error}; spilling cannot help: {e}") from None
-        lowered, report = spill_kernel(kernel, v_spill, s_spill)
+        lowered, report = spill_kernel(kernel, v_spill, s_spill, _spill_namespace(kernel.arch, kernel.wave_size), Inst)
         try:
             return lowered, regalloc.allocate(lowered.program(), lim), report
         except regalloc.RegisterPressureError as e:

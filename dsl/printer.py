@@ -1,146 +1,17 @@
 """Instruction -> text in LLVM's AMDGPU assembly syntax."""
 from __future__ import annotations
 
-import math
-import struct
 from dataclasses import dataclass
-from functools import lru_cache
 
 from isa import Spec
 
 from . import syntax
-from .decode import DPP8FI, VALU_E32, Instruction
+from .decode import Instruction
 # the encoder's memoised forms (by the InstrDef's identity: an InstrDef hashes all its fields)
 from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
+from .printer_graphics import print_graphics
+from .printer_operands import flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
 from .signature import Operand, ValuSig, cache_control, vopd_base
-
-
-# ---------------------------------------------------------------- operand codes
-
-
-@lru_cache(maxsize=None)
-def _code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
-    out = {}
-    for lo, hi, kind, base, _text in spec.operands.get(fmt, {}).get(field, []):
-        for c in range(lo, hi + 1):
-            out[c] = (kind, base, c - lo)
-    return out
-
-
-def reg_text(cls: str, idx: int, n: int) -> str:
-    if n > 1 and cls in ("s", "ttmp"):   # scalar tuples are aligned (pairs even, wider ones to 4):
-        idx &= ~1 if n == 2 else ~3      # LLVM reads the low bits of an odd field as clear
-    return f"{cls}{idx}" if n == 1 else f"{cls}[{idx}:{idx + n - 1}]"
-
-
-def float_text(x: float, bits: int = 32) -> str:
-    if x == 1 / (2 * math.pi):
-        return "0.15915494309189532" if bits == 64 else "0.15915494"
-    return repr(float(x))
-
-
-def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, literal: int | None = None,
-             table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False,
-             packed: str = "", f16_inline: bool = True) -> str:
-    """Text of a 9-bit (or 8-bit scalar) source code spanning n registers. `bits` is the
-    operand's value width (16 for true16 operands); `wide_float` spells inline floats as a
-    64-bit operand's (WMMA accumulators)."""
-    if code >= 256:
-        idx = code - 256
-        if t16_hi is not None:
-            return f"v{idx}.{'h' if t16_hi else 'l'}"
-        return reg_text("v", idx, n)
-    entry = _code_table(spec, *table).get(code)
-    if entry is None:
-        if code in syntax.RESERVED_SRC_NAMES:
-            return syntax.RESERVED_SRC_NAMES[code]
-        return f"<reserved {code}>"
-    kind, base, off = entry
-    if kind == "sgpr":
-        return reg_text("s", base + off, n)
-    if kind == "ttmp":
-        return reg_text("ttmp", base + off, n)
-    if kind == "int":
-        return str(base + off if base >= 0 else base - off)
-    if kind == "float":
-        if bits == 16 and not is_float and f16_inline:   # a 16-bit integer reads its f16 bits
-            return f"0x{f16_bits(base):x}"
-        return float_text(base, 64 if n == 2 or wide_float else bits)
-    if kind == "literal":
-        return literal_text(literal or 0, bits, is_float, packed)
-    if kind == "special":
-        t = syntax.SPECIAL_TEXT.get(base, base.lower())
-        return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
-    return f"<{kind} {code}>"
-
-
-def sreg_text(spec: Spec, code: int, n: int) -> str:
-    return src_text(spec, code, n, table=("SOP2", "SSRC0"))
-
-
-def vreg(idx: int, n: int = 1) -> str:
-    return reg_text("v", idx, n)
-
-
-def t16_vgpr(code8: int) -> str:
-    """A 16-bit VGPR in a 7+1-bit field (VOP1/2/C/DPP: bit 7 selects the high half)."""
-    return f"v{code8 & 0x7f}.{'h' if code8 & 0x80 else 'l'}"
-
-
-INLINE_F32_BITS = {struct.unpack("<I", struct.pack("<f", x))[0]
-                   for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3e22f983}
-
-
-INLINE_F16_BITS = {struct.unpack("<H", struct.pack("<e", x))[0]
-                   for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3118}
-
-
-def literal_text(value: int, bits: int, is_float: bool, packed: str = "") -> str:
-    """A 32-bit literal dword as LLVM prints it for an operand of `bits`; lit(...) where the
-    text would otherwise read back as an inline constant.
-    16-bit operands print the low half, but the whole dword in lit(...) when the low half is
-    an inline value (f16) or the dword is a 32-bit inline value (integers). 64-bit operands:
-    a float literal is the high half of a double (printed as the number when that double is
-    an inline constant, never lit), an integer one is zero-extended. `packed` ('f16', 'bf16',
-    'int'): which inline constants a pair of 16-bit halves reads."""
-    inline32 = inline_int(value) is not None or value in INLINE_F32_BITS
-    if bits == 16:
-        low = value & 0xffff
-        if is_float:
-            signed = low - 0x10000 if low & 0x8000 else low
-            inline = -16 <= signed <= 64 or low in INLINE_F16_BITS
-        else:
-            inline = inline32
-        return f"lit(0x{value:x})" if inline else f"0x{low:x}"
-    if bits == 64:
-        if is_float:
-            if value == 0:
-                return "0"
-            double = value << 32
-            return float_text(INLINE_F64[double], 64) if double in INLINE_F64 else f"0x{value:x}"
-        return f"lit(0x{value:x})" if value <= 64 else f"0x{value:x}"
-    if packed == "int":   # two integer halves: the 32-bit inline values
-        inline = inline32
-    elif packed:   # f16 halves: integer and f16 inline values; bf16: integer ones only
-        inline = inline_int(value) is not None or packed == "f16" and value in INLINE_F16_BITS
-    else:
-        inline = inline32
-    return f"lit(0x{value:x})" if inline else f"0x{value:x}"
-
-
-INLINE_F64 = {struct.unpack("<Q", struct.pack("<d", x))[0]: x for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)}
-
-
-def inline_int(value: int | None) -> int | None:
-    """The inline-constant integer a 32-bit value equals (-16..64), else None."""
-    if value is None:
-        return None
-    signed = value - (1 << 32) if value & 0x80000000 else value
-    return signed if -16 <= signed <= 64 else None
-
-
-def hex_or_dec(x: int) -> str:
-    return f"0x{x:x}" if x > 9 or x < 0 else str(x)
 
 
 # ---------------------------------------------------------------- VALU
@@ -175,20 +46,15 @@ def _value_bits(op: Operand) -> int:
     return 16 if op.t16 else 64 if op.dwords == 2 else 32
 
 
-def _is_const(code: int) -> bool:
-    """Inline numbers and literals take neg(...) rather than a minus sign."""
-    return 128 <= code <= 208 or 240 <= code <= 248 or code == 255
-
-
 def _bits(value: int, n: int) -> list[int]:
     return [(value >> i) & 1 for i in range(n)]
 
 
-def _dpp_text(inst: Instruction) -> str:
+def _dpp_text(spec: Spec, inst: Instruction) -> str:
     d = inst.dpp
     if inst.dpp_kind == "DPP8":
         sels = ",".join(str(d[f"LANE_SEL{i}"]) for i in range(8))
-        return f"dpp8:[{sels}]" + (" fi:1" if inst.fields.get("SRC0") == DPP8FI else "")
+        return f"dpp8:[{sels}]" + (" fi:1" if inst.fields.get("SRC0") == spec.traits.codes["DPP8FI"] else "")
     ctrl = d["DPP_CTRL"]
     if ctrl <= 0xff:
         c = f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
@@ -217,7 +83,7 @@ def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
     if d.name in syntax.NO_ENC_SUFFIX:
         return base
     forms = {x.format for x in spec.lookup(d.name)}
-    has_e32 = bool(forms & set(VALU_E32))
+    has_e32 = bool(forms & spec.traits.roles.valu_e32)
     has_e64 = bool(forms & {"VOP3", "VOP3SD"})
     if enc == "e32":
         if dpp:
@@ -258,7 +124,7 @@ class _ValuPlan:
 @per_instruction
 def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
     sig = valu_signature(d)
-    e32 = fmt in VALU_E32
+    e32 = fmt in spec.traits.roles.valu_e32
     is_wmma = d.name.startswith("V_WMMA")
     ab_regs, cd_regs = _wmma_regs(d, wave) if is_wmma else (0, 0)
     srcs = []
@@ -331,9 +197,9 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                             packed=packed, f16_inline=f16_inline)
         if not is_p:
             if (neg | abs_) >> i & 1:   # (_mods leaves the text alone without either)
-                text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, _is_const(code))
+                text = _mods(text, op, neg >> i & 1, abs_ >> i & 1, spec.traits.is_constant(code))
         elif is_mix:   # v_fma_mix*: NEG is the sign, NEG_HI the absolute value of each source
-            text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, _is_const(code))
+            text = _mods(text, op, neg >> i & 1, f.get("NEG_HI", 0) >> i & 1, spec.traits.is_constant(code))
         srcs.append(text)
     if sig.k_pos is not None and e32:
         srcs.insert(sig.k_pos, f"0x{literal or 0:x}")
@@ -375,7 +241,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     if omod and not e32:
         tail.append({1: "mul:2", 2: "mul:4", 3: "div:2"}[omod])
     if dpp:
-        tail.append(_dpp_text(inst))
+        tail.append(_dpp_text(spec, inst))
     return text + (" " + " ".join(tail) if tail else "")
 
 
@@ -520,13 +386,13 @@ def _smem(spec: Spec, inst: Instruction) -> str:
         first = _simm_text("imm", f["SDATA"])
     else:
         first = sreg_text(spec, f["SDATA"], data_dwords(d.name))
-    parts = [first, reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < 106
+    parts = [first, reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < spec.traits.sgprs
              else sreg_text(spec, f["SBASE"] * 2, sbase_n)]
     off = f["OFFSET"]
     if off & (1 << 20):
         off -= 1 << 21
     soff = f["SOFFSET"]
-    if soff != 124:
+    if soff != spec.traits.null:
         parts.append(sreg_text(spec, soff, 1))
         text = f"{mn} {', '.join(parts)}"
         if off:
@@ -535,10 +401,6 @@ def _smem(spec: Spec, inst: Instruction) -> str:
         parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}" if off else "null")
         text = f"{mn} {', '.join(parts)}"
     return text + flags_text(f, ("GLC", "DLC"))
-
-
-def flags_text(f: dict, names: tuple[str, ...]) -> str:
-    return "".join(" " + n.lower() for n in names if f.get(n))
 
 
 def _ds(spec: Spec, inst: Instruction) -> str:
@@ -588,14 +450,15 @@ def _flat(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     fmt = inst.fmt.name
     parts = []
+    t = spec.traits
     for name, field, n in flat_layout(d, bool(f.get("GLC"))):
         if name == "saddr":   # null turns the scalar base off (GLOBAL also names m0's code off)
-            off_codes = (124, 125) if fmt == "GLOBAL" else (124,)
+            off_codes = (t.null, t.m0) if fmt == "GLOBAL" else (t.null,)
             parts.append("off" if f[field] in off_codes else sreg_text(spec, f[field], n))
         elif name == "vaddr" and fmt == "SCRATCH":
             parts.append(vreg(f[field]) if f.get("SVE") else "off")
         elif name == "vaddr" and fmt == "GLOBAL":   # no scalar base: a 64-bit VGPR address
-            parts.append(vreg(f[field], 2 if f["SADDR"] in (124, 125) else 1))
+            parts.append(vreg(f[field], 2 if f["SADDR"] in (t.null, t.m0) else 1))
         else:
             parts.append(vreg(f[field], n))
     text = f"{d.name.lower()} {', '.join(parts)}"
@@ -690,12 +553,9 @@ def _vopd(spec: Spec, inst: Instruction) -> str:
 
 
 def _graphics(spec: Spec, inst: Instruction) -> str:
-    from .printer_graphics import print_graphics   # (it imports this module's helpers)
     return print_graphics(spec, inst)
 
 
-SCALAR_FORMATS = frozenset(("SOP2", "SOP1", "SOPC", "SOPP", "SOPK"))
-VALU_FORMATS = frozenset(("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"))
 # the other formats' printers, each (spec, inst) -> text
 _PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _buffer,
              "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VOPD": _vopd, "EXP": _graphics,
@@ -704,17 +564,14 @@ _PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH"
 
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     fmt = inst.fmt.name
-    if fmt in SCALAR_FORMATS:
+    roles = spec.traits.roles
+    if fmt in roles.salu:
         return print_scalar(spec, inst)
     if inst.defs[0].name == "V_ILLEGAL":
         return "v_illegal"
-    if fmt in VALU_FORMATS:
+    if fmt in roles.valu_e32 or fmt in roles.valu_e64:
         return print_valu(spec, inst, wave)
     printer = _PRINTERS.get(fmt)
     if printer is None:
         return f"{inst.name.lower()} <{fmt} operands not printed>"
     return printer(spec, inst)
-
-
-def f16_bits(x: float) -> int:
-    return struct.unpack("<H", struct.pack("<e", x))[0]

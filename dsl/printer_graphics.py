@@ -8,7 +8,7 @@ from isa import Spec
 
 from . import syntax
 from .decode import Instruction
-from .printer import flags_text, sreg_text, vreg
+from .printer_operands import flags_text, sreg_text, vreg
 from .signature import image_address_words, image_data_dwords, ray_address_groups
 
 

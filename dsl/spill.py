@@ -17,9 +17,10 @@ A memory instruction's result is stored only after `s_waitcnt` (the data arrives
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
-from .allocation import MEMORY_FORMATS, build_program, reads_all_lanes
+from isa.effects import effects
+
+from .allocation import build_program, memory_formats, reads_all_lanes
 from .operands import Mod, VReg, exec, exec_lo, off
 
 
@@ -34,12 +35,6 @@ class SpillReport:
 
     def __bool__(self) -> bool:
         return bool(self.vgprs or self.sgprs)
-
-
-@lru_cache(maxsize=None)
-def _namespace(arch: str, wave: int) -> dict:
-    from .kernel import build_namespace
-    return build_namespace(arch, wave)
 
 
 def _rename(v, old: int, new: VReg):
@@ -57,16 +52,17 @@ def _renamed(st, old: int, new: VReg):
     return replace(st, operands=[_rename(o, old, new) for o in st.operands], dual=dual)
 
 
-def spill_kernel(kernel, vgpr_vids, sgpr_vids):
-    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled."""
-    from .kernel import Inst, Kernel
-    ns = _namespace(kernel.arch, kernel.wave_size)
+def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
+    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled; `ns` is
+    the kernel's instruction namespace (kernel.build_namespace) and `Inst` its instruction
+    type (passed in: kernel.py calls this module, not the other way round)."""
     prog = build_program(kernel)
-    out = Kernel(kernel.arch, kernel.wave_size, kernel.name)
+    out = type(kernel)(kernel.arch, kernel.wave_size, kernel.name)
     out.virtuals = list(kernel.virtuals)
     report = SpillReport()
     exec_reg = exec_lo if kernel.wave_size == 32 else exec
     lanes = kernel.wave_size
+    memory = memory_formats(kernel.spec.traits.roles)
 
     slot: dict[int, int] = {}                 # VGPR vid -> scratch byte offset
     for vid in vgpr_vids:
@@ -98,7 +94,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
             emit(inst)
             continue
         d = inst.record.definition if inst.record is not None else None
-        wide_lanes = reads_all_lanes(inst.statement, d) or "VGPR[" in ((d.pcode or "") if d is not None else "")
+        wide_lanes = reads_all_lanes(inst.statement, d) or (d is not None and effects(d.pcode).indexed)
         st = inst.statement
         before, after = [], []
         for vid in spilled:
@@ -131,7 +127,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids):
             if vector:
                 before.append(ns["s_waitcnt"](0))
         if after:
-            if d is not None and d.format in MEMORY_FORMATS:
+            if d is not None and d.format in memory:
                 after.insert(0, ns["s_waitcnt"](0))
             if wide_lanes and vector:
                 save = out.sreg(1, f"exec_save.{i}.s")

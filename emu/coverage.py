@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from .table import GRAPHICS_FORMATS, load_semantics
+from .table import load_semantics
 
 STATUSES = ("generated", "hand-written", "unsupported")
 
@@ -24,13 +24,14 @@ def coverage(arch: str) -> tuple[dict[str, Counter], list[tuple[str, str, str]]]
 
 def report(arch: str, verbose: bool = False) -> str:
     per_format, missing = coverage(arch)
+    graphics = load_semantics(arch).spec.traits.roles.graphics
     lines = [f"{'format':<10}{'generated':>11}{'hand-written':>14}{'unsupported':>13}"]
     total = Counter()
     for fmt in sorted(per_format):
         c = per_format[fmt]
-        note = "  (graphics)" if fmt in GRAPHICS_FORMATS else ""
+        note = "  (graphics)" if fmt in graphics else ""
         lines.append(f"{fmt:<10}{c['generated']:>11}{c['hand-written']:>14}{c['unsupported']:>13}{note}")
-        if fmt not in GRAPHICS_FORMATS:
+        if fmt not in graphics:
             total.update(c)
     n = sum(total.values())
     done = total["generated"] + total["hand-written"]
@@ -46,11 +47,16 @@ def add_arguments(ap):
     ap.add_argument("--coverage", action="store_true", help="print the semantics coverage table")
     ap.add_argument("--arch", default="gfx1100", help="target or family (default: gfx1100)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list every unsupported instruction and why")
+    from .timing.cli import add_arguments as add_timing
+    add_timing(ap)
 
 
 def run(args) -> int:
+    from .timing.cli import run as run_timing, wants_timing
+    if not args.coverage and wants_timing(args):
+        return run_timing(args)
     if not args.coverage:
-        print("wavesmith emu: nothing to do (try --coverage)", file=sys.stderr)
+        print("wavesmith emu: nothing to do (try --coverage, --time or --timeline OUT.html)", file=sys.stderr)
         return 2
     print(report(args.arch, args.verbose))
     return 0

@@ -12,6 +12,7 @@ and address with the nearest buffer; a per-wave instruction budget stops runaway
 """
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, SemanticsError
-from .wave import AT_BARRIER, ENDED, RUNNING, WaveState, unpack_mask
+from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
 # lanes of one semantic call: a larger batch runs in slices of waves, one after another, so
@@ -61,6 +62,13 @@ class BudgetExceeded(EmuError):
     pass
 
 
+class _BatchError(Exception):
+    """A semantic refused its input in a batch of several waves: which wave's error comes
+    first depends on the order the semantic checks things in, so the machine runs the
+    batch again one wave at a time to report the error the first failing wave gives (as
+    wave-by-wave execution, reference mode, does)."""
+
+
 @dataclass
 class Stats:
     kernel: str = ""
@@ -70,6 +78,7 @@ class Stats:
     lane_ops: int = 0            # active lanes summed over vector instructions
     batches: int = 0             # machine steps (one instruction over a batch of waves)
     seconds: float = 0.0
+    timing: object = None        # emu.timing.TimingReport when the launch ran with timing on
 
     def __str__(self) -> str:
         rate = self.lane_ops / self.seconds if self.seconds else 0.0
@@ -140,10 +149,10 @@ class _Sgprs(_BatchRegs):
     """RegFile over the SGPRs of a batch (SGPR[addr] of s_movrels and friends)."""
 
     def read(self, reg, lane=None):
-        return self.st.sgpr[np.asarray(reg, np.int64) % 128, self.waves]
+        return self.st.sgpr[np.asarray(reg, np.int64) % SCALAR_CODES, self.waves]
 
     def write(self, reg, lane, value, mask=None):
-        w, r, v = np.broadcast_arrays(self.waves, np.asarray(reg, np.int64) % 128, np.asarray(value, np.uint32))
+        w, r, v = np.broadcast_arrays(self.waves, np.asarray(reg, np.int64) % SCALAR_CODES, np.asarray(value, np.uint32))
         if mask is not None:
             m = np.broadcast_to(mask, w.shape)
             w, r, v = w[m], r[m], v[m]
@@ -169,6 +178,20 @@ class _Hwregs(_Sgprs):
                 self.st.mode_changed()
         else:
             self.st.hwreg[self.sel, reg % 64] = value[:, 0]
+
+
+_FILES: dict = {}
+
+
+def _register_files(sem) -> bool:
+    """Whether a semantic may index SGPR[...] / HW_REGISTERS[...] (ctx.sgpr, ctx.hwreg): the
+    generated ones whose pseudocode names them, and every hand-written one."""
+    known = _FILES.get(id(sem))
+    if known is None or known[0] is not sem:
+        src = sem.source or ""
+        known = _FILES[id(sem)] = (sem, sem.origin != "generated" or sem.cross_lane or "SGPR[" in src
+                                   or "HW_REGISTERS" in src)
+    return known[1]
 
 
 class _Clock:
@@ -217,11 +240,15 @@ class Machine:
     def __init__(self, arch: str, memory: DeviceMemory, semantics=None, options: EmuOptions | None = None):
         self.arch, self.memory = arch, memory
         self.spec = isa.load(arch)
+        if self.spec.traits.codes != CODES.codes or len(self.spec.traits.scalar_codes) != SCALAR_CODES:
+            raise EmuError(f"{arch}: the emulator's register layout (emu/wave.py) is {CODES.family}'s, whose "
+                               f"special operand codes {self.spec.traits.family} does not share")
         self.options = options if options is not None else from_environment()
         self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}
         self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
+        self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
         self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
         self.wave_size = 32
         self._code_generation = memory.code_generation
@@ -269,8 +296,14 @@ class Machine:
         chunk = max(1, STATE_BYTES // max(per_group, 1))
         # inactive lanes compute on garbage and IEEE results are wanted: numpy's warnings are
         # off for the whole run, so that no semantic needs to turn them off per batch
+        # the cyclic collector paused (EmuOptions.pause_gc): a launch allocates many short-lived
+        # arrays and no cycles, and a full collection over the process's objects costs a pause
+        # of tens of ms at an arbitrary step
+        paused = self.options.pause_gc and gc.isenabled()
         with np.errstate(all="ignore"):
             quiet, options = NUMPY_QUIET.set(True), activate(self.options)
+            if paused:
+                gc.disable()
             try:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
@@ -279,6 +312,8 @@ class Machine:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
             finally:
+                if paused:
+                    gc.enable()
                 deactivate(options)
                 NUMPY_QUIET.reset(quiet)
                 self._clock.done()
@@ -302,6 +337,8 @@ class _Chunk:
         self.full = np.uint64((1 << L) - 1)
         self.lds = np.zeros(groups * d.lds_size + 8, np.uint8)
         self._lds_base = None       # (waves, 1) offset of each wave's LDS, made on first use
+        self._memories: dict = {}   # (kind, first wave, end) -> the memory of a batch of contiguous waves
+        self._exec_memo: dict = {}  # (first wave, end, EXEC's write counts) -> exec_state(...)
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -313,6 +350,15 @@ class _Chunk:
             return None
         if kind == "global":
             return self.m.memory
+        key = (kind, sel.start, sel.stop) if isinstance(sel, slice) else None
+        made = self._memories.get(key) if key is not None else None
+        if made is None:
+            made = self._region_memory(kind, sel)
+            if key is not None:         # the same batch again (a loop): the same views
+                self._memories[key] = made
+        return made
+
+    def _region_memory(self, kind: str, sel):
         if self._lds_base is None:
             self._lds_base = (self.wave_group * self.d.lds_size).astype(np.int64)[:, None]
         lds = RegionMemory("LDS", self.lds, self.d.lds_size, self._lds_base[sel])
@@ -340,13 +386,13 @@ class _Chunk:
                     st.issued += bulk
                     bulk = 0
                 key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
-                lowest = int(key.min())
+                lowest = int(np.minimum.reduce(key))
                 if lowest == parked:
                     if (st.run == AT_BARRIER).any():
                         raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
                     self.m.spare_state = st
                     return
-                idx = np.flatnonzero(key == lowest)
+                idx = (key == lowest).nonzero()[0]
                 sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
                 st.issued[sel] += 1
             pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
@@ -363,21 +409,22 @@ class _Chunk:
                 raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
                                      f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
                                      f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
+            if self.m.recorder is not None:
+                self.m.recorder.step(pc, idx, self.first * self.per_group)
             if st.stale_vgprs:
                 self.settle(p, idx)
             width = 1 if p.scalar else st.lanes
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
             try:
                 if not self.options.batch_waves and p.control is None:
-                    for wave in idx:        # one semantic call per wave, in wave order
-                        self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
+                    self.wave_by_wave(p, idx)
                 elif p.control is None and len(idx) * width > limit:
                     per = max(1, limit // width)
                     for k in range(0, len(idx), per):
                         part = idx[k:k + per]
-                        self.step(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+                        self.batch(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
                 else:
-                    self.step(p, sel, idx)
+                    self.batch(p, sel, idx)
             except EmuError:
                 raise
             except Exception as e:      # a defect in operand routing or writeback: report where, keep the cause
@@ -393,6 +440,19 @@ class _Chunk:
                 together = False
             else:       # after a branch: together if every wave went the same way (min = max)
                 together = fast_together and (not p.sem.branch or st.pc.min() == st.pc.max())
+
+    def wave_by_wave(self, p: Prepared, idx) -> None:
+        for wave in idx:        # one semantic call per wave, in wave order
+            self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
+
+    def batch(self, p: Prepared, sel, idx) -> None:
+        try:
+            self.step(p, sel, idx)
+        except _BatchError:
+            # nothing was written back (the semantic raised before returning): the waves
+            # before the first failing one complete the instruction, as one at a time
+            self.wave_by_wave(p, idx)
+            raise AssertionError("a batch refused by its semantic ran wave by wave without error") from None
 
     def settle(self, p: Prepared, idx) -> None:
         """Zero the registers a reused state left stale (WaveState.stale_vgprs) that this
@@ -434,12 +494,12 @@ class _Chunk:
         if control is not None:
             self.event(p, sel, idx, control)
             return
-        exec_mask = st.exec_mask(sel)
-        active = None
-        if not p.scalar:
-            full = exec_mask.min() == self.full        # no mask exceeds the full one
-            self.stats.lane_ops += len(exec_mask) * st.lanes if full else int(np.bitwise_count(exec_mask).sum())
-            if not full or p.dpp is not None:
+        exec_mask, lane_ops, active = self.exec_state(sel)
+        if p.scalar:
+            active = None
+        else:
+            self.stats.lane_ops += lane_ops
+            if active is None and p.dpp is not None:
                 active = unpack_mask(exec_mask, st.lanes)
         halves = [p] if p.second is None else [p, p.second]
         results = []
@@ -457,6 +517,32 @@ class _Chunk:
                 writer(st, sel, value, write_active)
         if not p.sem.branch:
             st.pc[sel] += p.inst.size
+
+    def exec_state(self, sel):
+        """(EXEC per wave (W, 1), active lanes summed, bool (W, L) active lanes or None when
+        every lane is on) of a batch. With EmuOptions.exec_memo, kept for a batch of contiguous
+        waves until EXEC is written (its rows' write counts): a loop's steps between two EXEC
+        writes read it once. The arrays are read-only (shared by those steps)."""
+        st = self.st
+        key = None
+        if self.options.exec_memo and isinstance(sel, slice):
+            counts = st.sgpr_written.counts
+            key = (sel.start, sel.stop, int(counts[EXEC_LO]), int(counts[EXEC_LO + 1]))
+            known = self._exec_memo.get(key)
+            if known is not None:
+                return known
+        exec_mask = st.exec_mask(sel)
+        full = exec_mask.min() == self.full        # no mask exceeds the full one
+        lane_ops = len(exec_mask) * st.lanes if full else int(np.bitwise_count(exec_mask).sum())
+        active = None if full else unpack_mask(exec_mask, st.lanes)
+        if key is not None:
+            exec_mask.flags.writeable = False
+            if active is not None:
+                active.flags.writeable = False
+            if len(self._exec_memo) > 64:
+                self._exec_memo.clear()
+            self._exec_memo[key] = (exec_mask, lane_ops, active)
+        return exec_mask, lane_ops, active
 
     def event(self, p: Prepared, sel, idx, control: str) -> None:
         """Machine events of hand-written control instructions (emu/handwritten.py)."""
@@ -481,7 +567,8 @@ class _Chunk:
     def execute(self, p: Prepared, sel, idx, exec_mask, active, direct: bool = False):
         st = self.st
         inputs = _Inputs(p.lazy, st, sel)
-        inputs.update((k, f(st, sel) if callable(f) else f) for k, f in p.inputs.items())
+        for k, f in p.inputs.items():
+            inputs[k] = f(st, sel) if callable(f) else f
         dest = self.destinations(p, sel) if direct and active is None and isinstance(sel, slice) else None
         write_active = active
         if p.dpp is not None:
@@ -495,16 +582,20 @@ class _Chunk:
                 raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             inputs.update(extra)
             mem = BufferMemory(mem, limit)
+        # the register files only for semantics that may index them (most never do)
+        files = _register_files(p.sem)
         ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar,
                   mode=st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
                   status=st.status[sel], mem=mem,
-                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel), hwreg=_Hwregs(st, sel),
-                  dest=dict(dest) if dest else None)
+                  vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel) if files else None,
+                  hwreg=_Hwregs(st, sel) if files else None, dest=dict(dest) if dest else None)
         try:
             return p.sem.execute(ctx), write_active, dest
         except MemoryFault as e:
             raise self.fault(p, idx, e) from None
         except SemanticsError as e:
+            if len(idx) > 1 and p.sem.memory != "atomic":     # an atomic may have applied some lanes
+                raise _BatchError() from None
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained
             raise self.failure(p, e, "its semantics failed") from e

@@ -47,7 +47,7 @@ class Dpp:
         word = inst.dpp
         if inst.dpp_kind == "DPP8":
             self.src = dpp8_sources([word[f"LANE_SEL{i}"] for i in range(8)], lanes)
-            self.fetch_inactive = inst.fields.get("SRC0") == 234    # DPP8FI
+            self.fetch_inactive = inst.fields.get("SRC0") == spec.traits.codes["DPP8FI"]
             self.bound_zero, self.write_lanes = True, None        # every DPP8 source is in range
         else:
             self.src = dpp16_sources(spec, word["DPP_CTRL"], lanes)

@@ -21,12 +21,8 @@ from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
-from .wave import EXEC_LO, M0, NULL, VCC_LO, split_dwords
+from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, split_dwords
 
-VALU = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P")
-SCALAR = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
-FLAT_LIKE = ("FLAT", "GLOBAL", "SCRATCH")
-BUFFER = ("MUBUF", "MTBUF")
 OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
 
@@ -191,6 +187,8 @@ class Preparer:
         self.spec, self.semantics, self.lanes, self.vgprs = spec, semantics, lanes, vgprs
         self.options = options
         self.codes = SourceCodes(spec)
+        self.roles = roles = spec.traits.roles
+        self.valu_formats = roles.valu_e32 | roles.valu_e64
 
     def semantic(self, d, pc):
         sem = self.semantics.get(d)
@@ -205,23 +203,23 @@ class Preparer:
             if fmt == "VOPD":
                 return self._vopd(inst, pc)
             sem = self.semantic(d, pc)
-            p = Prepared(pc, inst, sem, scalar=sem.scalar or fmt in SCALAR or fmt == "SMEM",
-                         cross_lane=sem.cross_lane)
+            roles = self.roles
+            p = Prepared(pc, inst, sem, scalar=sem.scalar or fmt in roles.scalar, cross_lane=sem.cross_lane)
             if sem.control is not None:
                 pass                       # machine events (end, barrier, waits, cache hints): no operands
-            elif fmt in SCALAR:
+            elif fmt in roles.salu:
                 self._scalar(p, d)
-            elif fmt == "SMEM":
+            elif fmt in roles.smem:
                 self._smem(p, d)
-            elif fmt in VALU:
+            elif fmt in self.valu_formats:
                 self._valu(p, d, inst.fields, inst.literal)
-            elif fmt == "VINTERP":
+            elif fmt in roles.interp:
                 self._vinterp(p)
-            elif fmt == "DS":
+            elif fmt in roles.lds:
                 self._ds(p, d)
-            elif fmt in FLAT_LIKE:
+            elif fmt in roles.flat:
                 self._flat(p, d)
-            elif fmt in BUFFER:
+            elif fmt in roles.buffer:
                 self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
@@ -240,11 +238,11 @@ class Preparer:
         if p.control is not None or p.scalar:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
         reads: set[int] = set()
-        if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD"):
+        if fmt in self.valu_formats and fmt != "VOP3P":
             if p.inst.dpp or p.cross_lane:
                 return None
             sig = valu_signature(vopd_base(self.spec, d))
-            e32 = fmt in ("VOP1", "VOP2", "VOPC")
+            e32 = fmt in self.roles.valu_e32
             codes = [f["SRC0"], f.get("VSRC1", 0) + 256] if e32 else [f["SRC0"], f["SRC1"], f["SRC2"]]
             srcs = [s for s in sig.srcs if not s.is_mask]
             for i, code in enumerate(codes):
@@ -343,7 +341,7 @@ class Preparer:
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
         p.memory, p.inputs["OFFSET"] = "global", offset
         if d.name.startswith("S_BUFFER_"):       # SBASE names a V#: its size bounds the dwords read
-            if base + 4 > 128:
+            if base + 4 > SCALAR_CODES:
                 raise OperandError(f"s[{base}:{base + 3}] is not a 4-SGPR buffer resource")
 
             def access(st, sel, lane_id):
@@ -362,7 +360,7 @@ class Preparer:
         codes, one half of a VOPD."""
         sem, fmt = p.sem, d.format
         sig = valu_signature(vopd_base(self.spec, d))
-        e32 = fmt in ("VOP1", "VOP2", "VOPC") or vopd is not None
+        e32 = fmt in self.roles.valu_e32 or vopd is not None
         if vopd is not None:
             codes = list(vopd[:2])
         elif e32:
@@ -398,8 +396,8 @@ class Preparer:
                 dwords = wide.width(self.lanes) // 32
                 if code >= 256:
                     p.inputs[key] = self._block(code, dwords)
-                elif code < 128 and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
-                    if code + dwords > 128:
+                elif code < SCALAR_CODES and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
+                    if code + dwords > SCALAR_CODES:
                         raise OperandError(f"s[{code}:{code + dwords - 1}] runs past the scalar registers")
                     p.inputs[key] = lambda st, sel, c=code, n=dwords: st.read_sgprs(sel, c, n)
                 else:
@@ -506,7 +504,7 @@ class Preparer:
         reg = code - 256
         if code < 256 or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
-        return lambda st, sel: np.moveaxis(st.vgpr[reg:reg + dwords, sel], 0, 2)
+        return lambda st, sel: st.vgpr[reg:reg + dwords, sel].transpose(1, 2, 0)     # (W, L, n)
 
     def _constant_block(self, code: int, element: str, dwords: int, literal):
         """WMMA's C matrix from an inline constant (the only operand that may be one): every
@@ -722,7 +720,7 @@ class Preparer:
 
 def _scalar_register(what: str, code: int) -> int:
     """A lane-mask or SGPR destination/source code: SGPRs, VCC, TTMP, NULL, M0, EXEC (0-127)."""
-    if not 0 <= code < 128:
+    if not 0 <= code < SCALAR_CODES:
         raise OperandError(f"{what} must be a scalar register, got operand code {code}")
     return code
 

@@ -38,6 +38,8 @@ class EmuOptions:
     uniform_sgprs: bool = True        # SGPRs every wave of a batch holds alike read as one (1, 1) value; the memo of such rows
     uniform_mode: bool = True         # MODE shared by every wave held as one int (rounding/flush decisions cached)
     direct_writes: bool = True        # whole 32-bit results computed straight into the destination register (Ctx.dest)
+    pause_gc: bool = True             # Python's cyclic garbage collector paused while a launch runs
+    exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     # ---- memory
     split_addresses: bool = True      # GLOBAL (SGPR base) and DS addresses kept as one base plus 32-bit offsets
     unit_stride_runs: bool = True     # a unit-stride access as a slice (loads: a lent read-only window of memory)
@@ -52,6 +54,9 @@ class EmuOptions:
     shift_range_shortcuts: bool = True    # shifts and fields whose counts are in range skip the range guards
     denorm_checks: bool = True        # the denormal flush first asks whether any lane is zero or denormal
     combine_atomic_sums: bool = True  # atomic += / -= of lanes sharing an address combined into one sum (emu/table.py)
+    combine_atomic_reductions: bool = True    # atomic integer min/max, and/or/xor of lanes sharing an address combined (emu/table.py)
+    minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
+    mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)
 
     def off(self) -> tuple[str, ...]:
         """Names of the switches that are off."""

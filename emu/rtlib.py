@@ -1150,10 +1150,10 @@ def imod(a, b):
     return np.where(b == 0, a, a % safe)
 
 
-def call_instruction(ctx, name: str, args: list):
-    """D0 of another instruction (the pseudocode of v_max3_f32 calls v_max_f32)."""
-    from .table import load_semantics
-    sem = load_semantics(getattr(ctx, "arch", None) or "gfx1100", narrow=current().narrow_uint32).lookup(name)
+def call_instruction(semantic_of, ctx, name: str, args: list):
+    """D0 of another instruction (the pseudocode of v_max3_f32 calls v_max_f32); `semantic_of`
+    is the caller's architecture's name -> Semantic (emu/table.py binds it as INSTRUCTIONS)."""
+    sem = semantic_of(name)
     if sem is None:
         raise SemanticsError(f"{name} has no semantics to call")
     sub_inputs = {}

@@ -124,9 +124,17 @@ class Semantic:
         dtype. Writes are NOT EXEC-masked: applying EXEC to the writeback is the machine's
         job (memory accesses and pseudocode-level VGPR writes are masked here).
         Denormal float inputs and results are flushed to signed zero as MODE.FP_DENORM says."""
+        mode = ctx.mode
         if self.rounded_widths:
-            _check_round_mode(self.name, ctx.mode, self.rounded_widths)
-        flush = _denorm_flush(ctx.mode, self.float_operands) if self.float_operands else None
+            _check_round_mode(self.name, mode, self.rounded_widths)
+        flush = None
+        if self.float_operands:
+            if type(mode) is int:       # one MODE for the batch: looked up per semantic
+                flush = self._flush_by_mode.get(mode, _UNKNOWN)
+                if flush is _UNKNOWN:
+                    flush = self._flush_by_mode[mode] = _denorm_flush(mode, self.float_operands)
+            else:
+                flush = _denorm_flush(mode, self.float_operands)
         if flush:
             changed = {}
             for name, bits in self.float_operands:
@@ -146,8 +154,29 @@ class Semantic:
             for name, bits in self.float_operands:
                 if name in self.writes and name in out and flush[bits][1] is not None:
                     out[name] = _flush(out[name], bits, flush[bits][1])
-        return {name: _fit(ctx, self.writes.get(name), value) for name, value in out.items()}
+        shape, kinds = ctx.shape, self._result_dtypes
+        fitted = {}
+        for name, value in out.items():
+            # a result already in its contract dtype and the batch shape passes as it is
+            if type(value) is np.ndarray and value.shape == shape and value.dtype == kinds.get(name):
+                fitted[name] = value
+            else:
+                fitted[name] = _fit(ctx, self.writes.get(name), value)
+        return fitted
 
+    @cached_property
+    def _flush_by_mode(self) -> dict:
+        return {}
+
+    @cached_property
+    def _result_dtypes(self) -> dict:
+        """{output: the dtype _fit gives a result of the batch shape} (lane bits and wide
+        operands keep going through _fit)."""
+        return {name: np.dtype(np.uint64 if op.bits > 32 else np.uint32) for name, op in self.writes.items()
+                if not op.lane_bit and op.bits <= 64}
+
+
+_UNKNOWN = object()
 
 # Instructions whose float-typed operands are not plain scalars of that type: packed
 # halves, dot products and mixed-precision ops read registers the pseudocode types as one
@@ -307,14 +336,11 @@ class Ctx:
     # is already written back. None: no such place.
     dest: dict | None = None
 
-    @cached_property
-    def waves(self) -> int:
-        return int(np.shape(self.exec_mask)[0])
-
-    @cached_property
-    def shape(self) -> tuple[int, int]:
-        """(W, L), or (W, 1) for scalar instructions (asked often: computed once per Ctx)."""
-        return (self.waves, 1) if self.scalar else (self.waves, self.lanes)
+    def __post_init__(self):
+        # asked often: plain attributes, computed once per Ctx. shape: (W, L), or (W, 1) for
+        # scalar instructions
+        self.waves: int = int(np.shape(self.exec_mask)[0])
+        self.shape: tuple[int, int] = (self.waves, 1) if self.scalar else (self.waves, self.lanes)
 
     @property
     def lane_id(self) -> np.ndarray:

@@ -24,14 +24,14 @@ import isa
 
 from . import handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
+from .pcode.expressions import callee_result_type
 from .pcode.lookup import description_table
 from .buffer import BufferMemory
 from .memory import RegionMemory
 from .options import current
+from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
-SCALAR_FORMATS = {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"}
-GRAPHICS_FORMATS = {"MIMG", "EXP", "VINTERP", "LDSDIR"}
 # instructions with only an address description -> the instruction whose data semantics they share
 ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 
@@ -59,9 +59,10 @@ class _SourceCache:
         except (OSError, ValueError):
             self.entries = {}
 
-    def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> str:
+    def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
+            spec: isa.Spec | None = None) -> str:
         text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar, _tables(d)] + (["saturate"] if saturate else [])
-                          + ([] if narrow else ["wide"]))
+                          + ([] if narrow else ["wide"]) + _callee_types(d, spec))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def save(self):
@@ -95,13 +96,24 @@ def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
     return {names[0]: entries} if entries is not None and len(names) == 1 else {}
 
 
-def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True) -> dict:
+def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
+    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32):
+    the translation depends on them, so the cache key does."""
+    if spec is None or not d.pcode:
+        return []
+    called = sorted(set(re.findall(r"\b([vsVS]_[A-Za-z0-9_]+)\s*\(", d.pcode)))
+    return [[n.upper(), callee_result_type(spec, n.upper())] for n in called]
+
+
+def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
+              spec: isa.Spec | None = None) -> dict:
     """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}.
     saturate: the integer-clamp variant (Translator.saturate); narrow=False: without the
-    uint32 statements (EmuOptions.narrow_uint32 off)."""
+    uint32 statements (EmuOptions.narrow_uint32 off); spec: the architecture, for pseudocode that
+    calls another instruction."""
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d)).translate(tree)
+        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec).translate(tree)
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
     except Exception as e:   # a translator bug must not hide the other instructions
@@ -113,8 +125,13 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
             "branch": r.branch, "memory": r.memory, "cross_lane": r.cross_lane}
 
 
-def compile_source(source: str, name: str):
-    namespace = {"R": rtlib, "np": np}
+def compile_source(source: str, name: str, arch: str):
+    """The semantic function of translated `source`; INSTRUCTIONS gives the semantics of the
+    instructions of `arch` the source may call (rtlib.call_instruction), from the table of
+    the mode running (EmuOptions.narrow_uint32)."""
+    def instructions(mnemonic: str):
+        return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
+    namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
     exec(compile(source, f"<pseudocode {name}>", "exec"), namespace)   # our own translator's output
     return namespace["semantic"]
 
@@ -128,13 +145,34 @@ COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/o
 _SUMMING = re.compile(r"\bMEM\[ADDR\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
 
 
+# Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
+# bitwise and / or / xor: associative and commutative, so the lanes sharing an address combine
+# too: the first lane applies the reduction of its address's data, and each lane returns the
+# old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
+# passes). Float min/max are not combined (a NaN makes the order matter).
+COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
+_EXTREME = re.compile(r"\bMEM\[ADDR\]\.([ui](?:32|64)?) = src ([<>]) tmp \? src : tmp;")
+_BITWISE = re.compile(r"\bMEM\[ADDR\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
+_REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
+
+
+def reduction_of(pcode: str):
+    """(numpy ufunc, signed) when the pseudocode's memory update is an integer min/max or a
+    bitwise and/or/xor of DATA, else None."""
+    m = _EXTREME.search(pcode or "")
+    if m is not None:
+        return _REDUCTIONS[m.group(2)], m.group(1).startswith("i")
+    m = _BITWISE.search(pcode or "")
+    return (_REDUCTIONS[m.group(1)], False) if m is not None else None
+
+
 def summing_sign(pcode: str) -> int:
     """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
     m = _SUMMING.search(pcode or "")
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
-def serialise_atomics(fn, sign: int = 0, nbytes: int = 4):
+def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
     one after another in lane order (wave-major), as the memory system serialises them.
     sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
@@ -170,6 +208,11 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4):
         if sign and COMBINE_ATOMIC_SUMS and current().combine_atomic_sums and not isinstance(ctx.mem, BufferMemory):
             # (a buffer's range check is per lane: lanes out of range return 0 and add nothing)
             out = _combined_sum(fn, ctx, order[flat_act[order]], flat_addr, sign)
+            if out is not None:
+                return out
+        if reduction is not None and COMBINE_ATOMIC_REDUCTIONS and current().combine_atomic_reductions \
+                and not isinstance(ctx.mem, BufferMemory):
+            out = _combined_reduction(fn, ctx, order[flat_act[order]], flat_addr, *reduction)
             if out is not None:
                 return out
         merged = None
@@ -221,6 +264,50 @@ def _combined_sum(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, sign: in
     with np.errstate(over="ignore"):
         step = before if sign > 0 else np.uint64(0) - before
         ret[pos] = (old[leaders][segment].astype(np.uint64) + step).astype(old.dtype)
+    return {"RETURN_DATA": ret.reshape(ctx.shape)}
+
+
+def _combined_reduction(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, op, signed: bool):
+    """MEM[a] = op(MEM[a], DATA) for every active lane at once (op associative and
+    commutative): the first lane of each address (in lane order) applies op over its
+    address's data; lane k returns op(old, data of the lanes before it). pos: the active
+    lanes' flat indices sorted by address, then lane. None when the semantic writes more than
+    RETURN_DATA (use rounds)."""
+    addr = flat_addr[pos]
+    first = np.r_[True, addr[1:] != addr[:-1]]
+    starts = np.flatnonzero(first)
+    start_of = starts[np.cumsum(first) - 1]         # each element's segment start
+    data = np.broadcast_to(np.asarray(ctx.get("DATA")), ctx.shape).reshape(-1)
+    view = {4: np.int32, 8: np.int64}[data.dtype.itemsize] if signed else data.dtype
+    d = data[pos].view(view)
+    total = op.reduceat(d, starts)
+    # inclusive scan within each segment by doubling (Hillis-Steele): log2(longest) passes
+    scan, n, k = d.copy(), len(d), 1
+    index = np.arange(n)
+    longest = int(np.diff(np.r_[starts, n]).max())
+    while k < longest:
+        reach = index[k:][index[k:] - k >= start_of[k:]]
+        step = scan.copy()
+        step[reach] = op(scan[reach], scan[reach - k])
+        scan, k = step, k * 2
+    leaders = pos[starts]
+    reduced = np.zeros(data.size, data.dtype)
+    reduced[leaders] = total.view(data.dtype)
+    lanes = np.arange(ctx.shape[1], dtype=np.uint64)
+    lead = np.zeros(data.size, bool)
+    lead[leaders] = True
+    lead = lead.reshape(ctx.shape)
+    exec_lead = np.bitwise_or.reduce(np.where(lead, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
+    sub = dataclasses.replace(ctx, exec_mask=exec_lead)          # not the parent's cached ctx.active
+    out = fn(sub.with_inputs({"DATA": reduced.reshape(ctx.shape)}))
+    if set(out) != {"RETURN_DATA"}:
+        return None
+    old = np.broadcast_to(np.asarray(out["RETURN_DATA"]), ctx.shape).reshape(-1)
+    ret = np.array(old)
+    # the value before the address's first lane, at the data's width (and sign)
+    mine = old.astype(data.dtype)[leaders][np.cumsum(first) - 1].view(view)
+    before = np.r_[scan[:1], scan[:-1]]             # the scan up to the lane before (unused at starts)
+    ret[pos] = np.where(first, mine, op(mine, before)).view(data.dtype)
     return {"RETURN_DATA": ret.reshape(ctx.shape)}
 
 
@@ -299,12 +386,12 @@ class SemanticTable:
             if entry.status != "generated" or not d.pcode:
                 self._entries[key] = Entry(None, "unsupported", f"{d.name}: no generated semantic to saturate")
             else:
-                self._entries[key] = self._generated(d, d.format in SCALAR_FORMATS, saturate=True)
+                self._entries[key] = self._generated(d, d.format in self.spec.traits.roles.scalar, saturate=True)
                 self._cache.save()
         return self._entries[key].semantic
 
     def _build(self, d: isa.InstrDef) -> Entry:
-        scalar = d.format in SCALAR_FORMATS
+        scalar = d.format in self.spec.traits.roles.scalar
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(hand, "hand-written")
@@ -329,20 +416,21 @@ class SemanticTable:
         return self._generated(d, scalar)
 
     def _generated(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> Entry:
-        k = self._cache.key(d, scalar, saturate, self.narrow)
+        k = self._cache.key(d, scalar, saturate, self.narrow, self.spec)
         t = self._cache.entries.get(k)
         if t is None:
-            t = translate(d, scalar, saturate, self.narrow)
+            t = translate(d, scalar, saturate, self.narrow, self.spec)
             self._cache.entries[k] = t
             self._cache.dirty = True
         if "error" in t:
             return Entry(None, "unsupported", t["error"])
-        fn = compile_source(t["source"], d.name)
+        fn = with_shortcut(d.name, compile_source(t["source"], d.name, self.arch))
         if t["memory"] == "atomic" and not scalar:
             size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
             fn = serialise_atomics(fn, summing_sign(d.pcode),
-                                   1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8))
+                                   1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8),
+                                   reduction_of(d.pcode))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,

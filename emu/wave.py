@@ -12,9 +12,15 @@ import sys
 
 import numpy as np
 
+from isa import traits
+
 from .options import current
 
-VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = 106, 124, 125, 126, 253
+# The scalar operand codes of the families the emulator runs, which agree on them
+# (isa/traits.py; Machine refuses a family whose codes differ from these)
+CODES = traits("rdna3")
+VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = CODES.vcc_lo, CODES.null, CODES.m0, CODES.exec_lo, CODES.scc
+SCALAR_CODES = len(CODES.scalar_codes)      # rows of WaveState.sgpr
 RUNNING, AT_BARRIER, ENDED = 0, 1, 2
 _LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword then its hi dword
 
@@ -41,11 +47,11 @@ def pack_mask(bits: np.ndarray) -> np.ndarray:
 class WaveState:
     def __init__(self, waves: int, lanes: int, vgprs: int):
         self.waves, self.lanes, self.vgprs = waves, lanes, vgprs
-        self.sgpr = np.zeros((128, waves), np.uint32)       # register-major, like the VGPRs
+        self.sgpr = np.zeros((SCALAR_CODES, waves), np.uint32)       # register-major, like the VGPRs
         self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
         # registers written since they were last all zero, so that reset() re-zeroes only
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
-        self.sgpr_written = WriteMarks.zeros(128)
+        self.sgpr_written = WriteMarks.zeros(SCALAR_CODES)
         self.vgpr_written = WriteMarks.zeros(len(self.vgpr))
         # {SGPR row: (write count, value)}: rows known to hold one value in every wave (the
         # dispatcher's user SGPRs, rows read_sgprs found uniform), valid until written again
@@ -215,10 +221,14 @@ class WaveState:
     def read_vgprs(self, sel, reg: int, dwords: int) -> np.ndarray:
         if dwords == 1:
             return self.vgpr[reg, sel]
-        return join_dwords(np.moveaxis(self.vgpr[reg:reg + dwords, sel], 0, 2), dwords)
+        return join_dwords(self.vgpr[reg:reg + dwords, sel].transpose(1, 2, 0), dwords)    # (W, L, n)
 
     def write_vgprs(self, sel, reg: int, dwords: int, value: np.ndarray, active: np.ndarray | None) -> None:
         """Write (W, L) values (or (W, L, n)) to VGPRs reg.., only in `active` lanes (None: all)."""
+        if dwords == 1 and active is None:      # the common case: one assignment (it casts as astype does)
+            self.vgpr_written[reg] = True
+            self.vgpr[reg, sel] = value
+            return
         parts = split_dwords(value, dwords, self.lanes)                    # (W, L, n)
         self.vgpr_written[reg:reg + dwords] = True
         for i in range(dwords):

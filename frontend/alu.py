@@ -177,24 +177,10 @@ def as32(sel, v: Val) -> Val:
 # ------------------------------------------------------------------ dispatch
 
 def select(sel, ins, srcs: list[Val]) -> Val:
+    """A 32-bit (or narrower) ALU op; alu64.select takes the 64-bit ones first."""
     op, d = ins.op, ins.dtype
     if any(s.kind == "vec" for s in srcs) or d.count != 1:
         raise sel.error(f"{op} on a vector ({d}); the IR's ALU ops are scalar")
-    if any(s.dtype.itemsize == 8 for s in srcs) or d.itemsize == 8:
-        from . import alu64
-        if any(s.dtype.scalar == "f64" for s in srcs) or d.scalar == "f64":
-            raise sel.error(f"{op} on f64 is not supported yet")
-        if op == "cast":
-            return alu64.cast64(sel, srcs[0], d)
-        if op == "bitcast" and srcs[0].dtype.itemsize == 8 and d.itemsize == 8 and srcs[0].kind != "c":
-            return Val(srcs[0].kind, d, srcs[0].reg)
-        if all(s.kind == "c" for s in srcs):
-            folded = fold(op, d, [s.value for s in srcs], [s.dtype for s in srcs])
-            if folded is not None:
-                return const(held_const(folded, d), d)
-        if op in ("idiv", "mod"):
-            raise sel.error(f"{op} on 64-bit integers is not supported yet")
-        return alu64.select64(sel, op, srcs, d)
     if op == "cast":
         return cast(sel, srcs[0], d)
     if op == "bitcast":

@@ -5,14 +5,36 @@ shifts are the ISA's 64-bit VOPC/VOP3 forms, and/or/xor/select work per dword.
 Not selected: 64-bit division and modulo (a CompileError naming the instruction)."""
 from __future__ import annotations
 
+from . import alu
+from .alu import fold, held_const, narrow, split64
 from .ir import DType
-from .values import Val
+from .values import Val, const
+
+
+def select(sel, ins, srcs: list[Val]) -> Val:
+    """An ALU op: the 64-bit ones here, the rest by alu.select."""
+    op, d = ins.op, ins.dtype
+    if not (any(s.dtype.itemsize == 8 for s in srcs) or d.itemsize == 8) or \
+            any(s.kind == "vec" for s in srcs) or d.count != 1:
+        return alu.select(sel, ins, srcs)
+    if any(s.dtype.scalar == "f64" for s in srcs) or d.scalar == "f64":
+        raise sel.error(f"{op} on f64 is not supported yet")
+    if op == "cast":
+        return cast64(sel, srcs[0], d)
+    if op == "bitcast" and srcs[0].dtype.itemsize == 8 and d.itemsize == 8 and srcs[0].kind != "c":
+        return Val(srcs[0].kind, d, srcs[0].reg)
+    if all(s.kind == "c" for s in srcs):
+        folded = fold(op, d, [s.value for s in srcs], [s.dtype for s in srcs])
+        if folded is not None:
+            return const(held_const(folded, d), d)
+    if op in ("idiv", "mod"):
+        raise sel.error(f"{op} on 64-bit integers is not supported yet")
+    return select64(sel, op, srcs, d)
 
 
 def halves(sel, v: Val):
     """(lo, hi) VALU operands of a 64-bit value (constants as 32-bit literals)."""
     if v.kind == "c":
-        from .alu import split64
         return split64(v)
     if v.dtype.itemsize != 8:          # a 32-bit value used as 64-bit: extend
         lo = sel.vsrc(v)
@@ -117,7 +139,6 @@ def cast64(sel, v: Val, d: DType) -> Val:
             sel.emit("v_cmp_ne_u64", m, 0, whole(sel, v))
             return Val("m", d, m)
         if d.is_int:
-            from .alu import narrow
             lo = v.reg[0]
             return narrow(sel, Val("v", d, lo)) if d.itemsize < 4 else Val("v", d, lo)
     raise sel.error(f"cast {s} -> {d} is not supported yet")

@@ -19,7 +19,7 @@ import types
 
 import isa
 
-from . import alu
+from . import alu, alu64
 from .ir import DType, IRError, Program
 from .values import Val, const
 
@@ -219,7 +219,7 @@ class Selector:
                 if handler is not None:
                     out = handler(ins, i)
                 else:
-                    out = alu.select(self, ins, [self.vals[s] for s in ins.srcs])
+                    out = alu64.select(self, ins, [self.vals[s] for s in ins.srcs])
             except CompileError:
                 raise
             except (ValueError, KeyError, IndexError, TypeError) as e:

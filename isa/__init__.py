@@ -5,8 +5,9 @@
     spec.formats["VOP2"].fields           # [(name, hi, lo), ...]
     spec.lookup("v_add_f32_e64")          # [InstrDef(name='V_ADD_F32', format='VOP3', opcode=259, ...)]
 """
-from .spec import Format, InstrDef, ISALoadError, Spec, llvm_base_mnemonic, load
+from .traits import FormatRoles, Traits, TraitsError
+from .spec import Format, InstrDef, ISALoadError, Spec, llvm_base_mnemonic, load, traits
 from .targets import FAMILY_TARGETS, WAVE_SIZE, resolve_arch
 
 __all__ = ["load", "Spec", "Format", "InstrDef", "ISALoadError", "resolve_arch", "llvm_base_mnemonic",
-           "FAMILY_TARGETS", "WAVE_SIZE"]
+           "FAMILY_TARGETS", "WAVE_SIZE", "traits", "Traits", "TraitsError", "FormatRoles"]

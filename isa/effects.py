@@ -7,7 +7,8 @@ statement structure (assignments, if/elsif/else, loops) rather than by pattern m
     e.reads     # frozenset({'S0', 'S1', 'S2'})
 
 Names are the pseudocode's operands: D0 D1 S0 S1 S2 VCC SCC EXEC M0 (VDST counts as D0,
-SRC0..2 as S0..2, EXEC_LO / VCC_LO as EXEC / VCC). A write is *full* when every path
+SRC0..2 as S0..2, EXEC_LO / VCC_LO as EXEC / VCC; `S[i]`, the sources as an array (v_fma_mix*),
+reads S0, S1 and S2). A write is *full* when every path
 assigns the whole operand: `D0.u = ...`, a concatenation `{ D1.u1, D0.u64 } = ...`, or an
 if/else whose every branch assigns it. A lane-bit write `D0.u64[laneId] = ...` (VOPC, carry
 outs, v_cmpx's EXEC) is full: the hardware writes the whole mask, 0 for inactive lanes.
@@ -37,6 +38,8 @@ class Effects:
     full: frozenset        # written whole on every path
     partial: frozenset     # written on some path or in part (their old value is read too)
     cross_lane: bool       # reads a VGPR in lanes chosen by the code (VGPR[lane][...])
+    indexed: bool = False  # reads or writes a register chosen by a value (VGPR[..][addr], SGPR[addr]):
+    #                        registers of that file other than the named operands (s_movreld, v_movrels)
 
     @property
     def writes(self) -> frozenset:
@@ -93,14 +96,18 @@ class _Analysis:
         self.reads: set = set()
         self.written: set = set()        # assigned anywhere (full or not)
         self.cross_lane = False
+        self.indexed = False
 
     def read_all(self, toks, done: set):
         for i, t in enumerate(toks):
             n = _name(t)
             if n and n not in done:
                 self.reads.add(n)
-            if t in _LANE_REGS and i + 1 < len(toks) and toks[i + 1] == "[":
-                self.cross_lane = True
+            indexing = i + 1 < len(toks) and toks[i + 1] == "["
+            if t == "S" and indexing:           # S[i]: the sources as an array
+                self.reads.update(x for x in ("S0", "S1", "S2") if x not in done)
+            if t in _LANE_REGS and indexing:
+                self.cross_lane = self.indexed = True
 
     def block(self, stmts: list, i: int, done: set, stop: tuple) -> tuple[int, set]:
         """Analyse statements from i until a token in `stop` starts one; `done` = operands
@@ -169,6 +176,7 @@ class _Analysis:
                 elif n not in done:
                     self.reads.add(n)             # bits or lanes not written keep the old value
             elif root in _LANE_REGS:
+                self.indexed = True
                 for t in target[1:]:
                     m = _name(t)
                     if m == "D0":
@@ -241,7 +249,7 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane)
+                       b.cross_lane, b.indexed)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
-    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane)
+    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed)

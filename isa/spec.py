@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .targets import resolve_arch
+from .traits import Traits, build_traits, entry
 
 
 class ISALoadError(Exception):
@@ -81,6 +82,11 @@ class Spec:
             InstrDef(d["name"], d["format"], d["opcode"], d["pcode"], d["description"], d["slot"],
                      d["promoted_from"], d["notes"], d["operand_types"], d["page"], d["pcode_page"])
             for d in module.INSTRUCTIONS]
+
+    @cached_property
+    def traits(self) -> Traits:
+        """This family's Traits (isa/traits.py): special operand codes, register files, format roles."""
+        return build_traits(self.arch, self.operands)
 
     def __repr__(self) -> str:
         return f"<Spec {self.arch}: {len(self.formats)} formats, {len(self.instructions)} instructions>"
@@ -170,6 +176,14 @@ def load(target: str) -> Spec:
             raise
         _cache[arch] = Spec(arch, module)
     return _cache[arch]
+
+
+def traits(target: str) -> Traits:
+    """The Traits of a target ('gfx1151') or family ('rdna3.5'); TraitsError for a family
+    without a traits entry."""
+    family = resolve_arch(target)
+    entry(family)                       # (before looking for its generated tables)
+    return load(family).traits
 
 
 def llvm_base_mnemonic(mnemonic: str) -> str:

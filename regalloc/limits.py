@@ -8,9 +8,8 @@ Sources:
   [ISA-3.3.2]  same manuals, 3.3.2.1 VGPR Allocation and Alignment (p. 17): up to 256 VGPRs per
                wave, allocated in blocks of 16 (wave32) / 8 (wave64), or 24 / 12 on devices with
                1536 VGPRs per SIMD. RDNA3 VGPR tuples have no alignment rule.
-  [LLVM-FULL]  LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
-               VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
-               devices have 1024 (512).
+  [LLVM-FULL]  the VGPR file per SIMD of each device: isa/traits.py (from LLVM's
+               FeatureGFX11FullVGPRs: 1536 wave32 VGPRs on gfx1100, gfx1101, gfx1151, else 1024).
   [LLVM-WAVES] LLVM AMDGPUBaseInfo getMaxWavesPerEU: 16 waves per SIMD from gfx10.3 on.
 Occupancy is LLVM's getNumWavesPerEUWithNumVGPRs: min(max waves, file // round_up(vgprs, granule)).
 """
@@ -47,25 +46,18 @@ class RegisterLimits:
         return max(1, min(self.max_waves_per_simd, self.vgpr_file // (blocks * self.vgpr_granule)))
 
 
-# target -> VGPRs per SIMD in wave32 (wave64 has half as many 64-lane registers)  [LLVM-FULL]
-_VGPR_FILE_WAVE32 = {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024,
-                     "gfx1150": 1024, "gfx1151": 1536, "gfx1152": 1024}
-# family defaults when a family name rather than a device is given: the larger file
-_FAMILY_DEVICE = {"rdna3": "gfx1100", "rdna3.5": "gfx1151"}
-
-
 def limits(target: str, wave_size: int | None = None) -> RegisterLimits:
-    """RegisterLimits of a target ('gfx1100', 'gfx1151', 'rdna3', ...) and wave size."""
+    """RegisterLimits of a target ('gfx1100', 'gfx1151', 'rdna3', ...) and wave size; a family
+    name means its traits' `family_device` (the larger file)."""
     family = isa.resolve_arch(target)
-    device = target.strip().lower().split(":")[0].split("-")[0]
-    device = device if device in _VGPR_FILE_WAVE32 else _FAMILY_DEVICE.get(family)
-    if device is None:
-        raise ValueError(f"register limits for {target!r} ({family}) are not known yet; known: "
-                         f"{', '.join(_VGPR_FILE_WAVE32)}")
-    wave = wave_size or isa.WAVE_SIZE[family]
-    if wave not in (32, 64):
-        raise ValueError(f"wave size must be 32 or 64, got {wave}")
-    file32 = _VGPR_FILE_WAVE32[device]
-    granule32 = 24 if file32 == 1536 else 16
-    scale = wave // 32
-    return RegisterLimits(device, wave, 256, 106, file32 // scale, granule32 // scale, 16)
+    try:
+        t = isa.traits(family)
+        device = t.device(target)
+        file = t.vgpr_file(device, wave_size)
+    except isa.TraitsError as e:
+        raise ValueError(f"register limits for {target!r} ({family}) are not known yet: {e}") from None
+    wave = wave_size or t.wave_size
+    if wave not in t.wave_sizes:
+        raise ValueError(f"wave size must be one of {', '.join(map(str, t.wave_sizes))}, got {wave}")
+    granule32 = 24 if t.vgpr_file(device, 32) == 1536 else 16      # [ISA-3.3.2]
+    return RegisterLimits(device, wave, t.vgprs, t.sgprs, file, granule32 * 32 // wave, 16)

@@ -178,12 +178,15 @@ class Program:
         return list(self.code_object.kernels)
 
     def launch(self, name: str, grid, block, args=(), budget: int | None = None, seconds: float | None = None,
-               progress: bool | None = None):
+               progress: bool | None = None, timing: bool = False):
         """Run kernel `name` on grid x block (grid counts work-groups); returns emu Stats.
         `budget` (instructions any wave may issue) and `seconds` (wall time of the launch)
         stop a runaway kernel with emu.BudgetExceeded naming the kernel, PC and wave;
         `progress` prints a progress line to stderr (default: when the launch takes more
-        than a couple of seconds and stderr is a terminal)."""
+        than a couple of seconds and stderr is a terminal). `timing=True` also runs the
+        cycle-approximate timing model (emu/timing): `stats.timing` is its TimingReport
+        (cycles, time at the stated clock, per-wave start/end, per-PC stalls by cause);
+        the functional results are the same either way."""
         co = self.code_object
         if not isinstance(name, str) or name not in co.kernels:
             raise DeviceError(f"no kernel {name!r} in the code object (kernels: {', '.join(co.kernels) or 'none'})")
@@ -223,7 +226,12 @@ class Program:
             if d_seconds is not None:
                 d.seconds = d_seconds
             d.progress = progress
+            if not isinstance(timing, bool):
+                raise DeviceError(f"{name}: timing={timing!r}: give True or False")
             try:
+                if timing:
+                    from emu.timing import run_timed
+                    return run_timed(self.device.machine, d)
                 return self.device.machine.run(d)
             except LaunchError as e:
                 raise DeviceError(str(e)) from None

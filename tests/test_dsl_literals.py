@@ -20,7 +20,6 @@ import pytest
 import dsl
 import isa
 from dsl.asm import encoder, parse
-from dsl.decode import VALU_E32
 from dsl.encode import _scalar_operands, _valu_operand_names, _valu_plan
 from dsl.literals import literal_kind
 from dsl.operands import OperandError
@@ -86,7 +85,7 @@ def grid(arch: str, per_group: int | None = PER_GROUP) -> list[tuple[str, str, s
             continue
         d = cands[0]
         if d.format in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"):
-            e32 = d.format in VALU_E32
+            e32 = d.format in isa.traits(arch).roles.valu_e32
             names, _ = _valu_operand_names(d, e32)
             plan = _valu_plan(d, e32, enc.wave)
             kinds = {what: (op, plan.constants) for _, _, op, what, _, _ in plan.srcs}

@@ -150,7 +150,7 @@ def test_wide_sgpr_source_is_four_registers(options):
     s[24:27]): a 128-bit source in SGPRs was read as an inline constant, one SGPR repeated
     (and failed with more than one wave per batch). It is s[24:27], as the same values in
     v[8:11] give."""
-    from dsl.operands import lit, s, v
+    from dsl.operands import lit, m0, s, v
 
     def build(ns):
         values = (0x01020304, 0x7F800001, 0x00FF00FF, 0x12345678)
@@ -162,3 +162,32 @@ def test_wide_sgpr_source_is_four_registers(options):
                       ns["v_mqsad_u32_u8"](v[4:7], v[1:2], s[4], v[8:11])]
     regs = _run("gfx1100", 32, build, options)
     assert (regs[12:16] == regs[4:8]).all()
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_a_batch_refused_by_its_semantic_names_the_first_failing_wave(options):
+    """Found by the fuzzer (gfx1151 seed 66, v_movrelsd_2_b32): in a batch of waves the
+    semantic checks its source indexes of every wave before any destination index, so wave 1's
+    bad source was reported, while one wave at a time wave 0 fails first, on its destination.
+    Waves run in order: the first failing wave's error is the one to name, in every mode."""
+    from dsl.kernel import build_namespace
+    from dsl.operands import lit, m0, s, v
+    from emu.launch import Dispatch
+    from emu.machine import EmuError, Machine
+    from emu.memory import DeviceMemory
+    ns = build_namespace("gfx1151", 32)
+    # work-group 0 (s0 = 0): M0[25:16] = 200 moves the destination v1 to v201 (beyond 16 VGPRs);
+    # work-group 1: M0[9:0] = 100 moves the source v2 to v102
+    program = [ns["s_mov_b32"](s[4], lit(200 << 16)),
+               ns["s_cmp_eq_u32"](s[0], 0),
+               ns["s_cselect_b32"](s[3], s[4], 100),
+               ns["s_mov_b32"](m0, s[3]),
+               ns["v_movrelsd_2_b32"](v[1], v[2]),
+               ns["s_endpgm"]()]
+    code = b"".join(bytes(i) for i in program)
+    mem = DeviceMemory()
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    machine = Machine("gfx1151", mem, options=options)
+    with pytest.raises(EmuError, match="VGPR index 201 outside the 16 allocated"):
+        machine.run(Dispatch("movrel", at, grid=(2, 1, 1), block=(32, 1, 1), wave_size=32, vgprs=16, mode=0x3F0))

@@ -44,7 +44,7 @@ def _lane_order_reference(op, addrs, data, init):
     return np.array(ret, np.uint32), mem
 
 
-COMBINE = pytest.mark.parametrize("combine", [True, False], ids=["sums-combined", "rounds"])
+COMBINE = pytest.mark.parametrize("combine", [True, False], ids=["combined", "rounds"])
 
 
 @COMBINE
@@ -56,11 +56,18 @@ COMBINE = pytest.mark.parametrize("combine", [True, False], ids=["sums-combined"
     ("ds_inc_rtn_u32", lambda m, d: 0 if m >= d else m + 1),      # wraps to 0 at DATA
     ("ds_xor_rtn_b32", lambda m, d: m ^ d),
     ("ds_storexchg_rtn_b32", lambda m, d: d),
+    ("ds_min_rtn_u32", min),
+    ("ds_and_rtn_b32", lambda m, d: m & d),
+    ("ds_or_rtn_b32", lambda m, d: m | d),
+    ("ds_max_rtn_i32", lambda m, d: max(m - (m >> 31 << 32), d - (d >> 31 << 32)) & 0xFFFFFFFF),
+    ("ds_min_rtn_i32", lambda m, d: min(m - (m >> 31 << 32), d - (d >> 31 << 32)) & 0xFFFFFFFF),
 ])
 def test_lds_atomics_on_shared_addresses_apply_every_lane_in_lane_order(wave, mnemonic, op, combine, monkeypatch):
-    """Both ways of running conflicting lanes (emu.table.COMBINE_ATOMIC_SUMS: one access with
-    the summed data for += / -=, else rounds in lane order) give the lane-order reference."""
+    """Both ways of running conflicting lanes (emu.table.COMBINE_ATOMIC_SUMS /
+    COMBINE_ATOMIC_REDUCTIONS: one access with the summed or reduced data for += / -=, integer
+    min / max, and / or / xor, else rounds in lane order) give the lane-order reference."""
     monkeypatch.setattr("emu.table.COMBINE_ATOMIC_SUMS", combine)
+    monkeypatch.setattr("emu.table.COMBINE_ATOMIC_REDUCTIONS", combine)
     rng = np.random.default_rng(21)
     addrs = rng.integers(0, 3, wave).astype(np.uint32) * 4          # three words, many lanes each
     data = rng.integers(1, 40, wave).astype(np.uint32)
@@ -408,3 +415,52 @@ def test_output_modifier_scales_with_ieee_off_and_denormals_flushed(omod, factor
     # the scaled result flushes denormals and -0 to +0 (7.2.3.1: "-0 is flushed to +0")
     got = run_one(f"v_mul_f32_e64 v1, v0, -1.0 {omod}", {0: 0}, ["v1"], mode=MODE_NO_IEEE)
     assert got[0] == 0
+
+
+def _signed(v: int, bits: int) -> int:
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+@COMBINE
+@pytest.mark.parametrize("width", [32, 64])
+@pytest.mark.parametrize("name, op", [
+    ("min_i", lambda m, d, bits: min(_signed(m, bits), _signed(d, bits)) % (1 << bits)),
+    ("max_i", lambda m, d, bits: max(_signed(m, bits), _signed(d, bits)) % (1 << bits)),
+    ("min_u", lambda m, d, bits: min(m, d)),
+    ("max_u", lambda m, d, bits: max(m, d)),
+    ("and_b", lambda m, d, bits: m & d),
+    ("or_b", lambda m, d, bits: m | d),
+    ("xor_b", lambda m, d, bits: m ^ d),
+])
+def test_global_atomic_reductions_on_shared_addresses(width, name, op, combine, monkeypatch):
+    """Many waves and lanes on a few 32/64-bit words with integer min/max (signed and
+    unsigned, full-range data) and and/or/xor: the words and every lane's returned value as
+    applying the lanes one after another in lane order (wave-major) gives, with the lanes of
+    an address combined in one pass (COMBINE_ATOMIC_REDUCTIONS) and in rounds."""
+    monkeypatch.setattr("emu.table.COMBINE_ATOMIC_REDUCTIONS", combine)
+    rng = np.random.default_rng(31 + width)
+    n, words = 256, 3
+    dt = np.uint32 if width == 32 else np.uint64
+    slot = rng.integers(0, words, n).astype(np.uint32)
+    data = rng.integers(0, 2**width, n, dtype=np.uint64).astype(dt)
+    init = rng.integers(0, 2**width, words, dtype=np.uint64).astype(dt)
+    shift, pair = (2, "v4") if width == 32 else (3, "v[4:5]")
+    ret = pair.replace("4", "6").replace("5", "7")
+    src = loads("slot", "data", "mem", "ret") + global_id(128) + f"""
+        global_load_b32 v3, v2, s[4:5]
+        v_lshlrev_b32 v8, {shift}, v1
+        global_load_b{width} {pair}, v8, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_lshlrev_b32 v3, {shift}, v3
+        global_atomic_{name}{width} {ret}, v3, {pair}, s[8:9] glc
+        s_waitcnt vmcnt(0)
+        global_store_b{width} v8, {ret}, s[10:11]
+        s_endpgm"""
+    got, _ = launch(src, {"slot": slot, "data": data, "mem": init.copy(), "ret": np.zeros(n, dt)},
+                    grid=(n // 128, 1, 1), block=(128, 1, 1))
+    words_, want = [int(v) for v in init], []
+    for s_, d in zip(slot.tolist(), data.tolist()):
+        want.append(words_[s_])
+        words_[s_] = op(words_[s_], d, width)
+    assert got["mem"].tolist() == words_
+    assert got["ret"].tolist() == want

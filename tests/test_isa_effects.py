@@ -23,6 +23,9 @@ CASES = [
     ("s_bitset1_b32", {"S0", "D0"}, set(), {"D0"}, False),                    # one bit
     ("s_cmpk_eq_u32", {"S0"}, {"SCC"}, set(), False),
     ("s_getpc_b64", set(), {"D0"}, set(), False),
+    # v_fma_mix*: `declare S : 32'B[3]` and `in[i] = S[i].f`: the sources as an array, all read;
+    # D0[15 : 0] written, the high half kept
+    ("v_fma_mixlo_f16", {"S0", "S1", "S2", "D0"}, set(), {"D0"}, False),
 ]
 
 
@@ -48,3 +51,12 @@ def test_every_pseudocode_parses_without_raising():
         for d in isa.load(arch).instructions:
             e = effects(d.pcode)
             assert e.full.isdisjoint(e.partial)
+
+
+def test_indexed_register_access():
+    """s_movreld_b32: `SGPR[addr].b = S0.b` with addr = DST + M0; v_movrels_b32 reads
+    VGPR[laneId][addr]: registers other than the named operands, which `indexed` says."""
+    spec = isa.load("gfx1100")
+    for name in ("s_movreld_b32", "s_movrels_b32", "v_movrels_b32", "v_movreld_b32", "v_readlane_b32"):
+        assert effects(spec.lookup(name)[0].pcode).indexed, name
+    assert not effects(spec.lookup("v_add_f32")[0].pcode).indexed

@@ -395,16 +395,16 @@ class Expressions:
             return "None", LIT
         args = ", ".join(f"R.raw({c})" for c, _ in coded)
         ty = self.instruction_types(name, node)
-        return f"R.access(R.call_instruction(ctx, {name!r}, [{args}]), {ty.kind!r}, {ty.bits})", ty
+        # INSTRUCTIONS: the semantics of the architecture compiled for (emu/table.py compile_source)
+        return f"R.access(R.call_instruction(INSTRUCTIONS, ctx, {name!r}, [{args}]), {ty.kind!r}, {ty.bits})", ty
 
     def instruction_types(self, name, node) -> Ty:
-        import isa
-        for spec_name in ("gfx1100",):
-            for d in isa.load(spec_name).lookup(name):
-                t = d.operand_types.get("D0")
-                if t:
-                    return type_of_field(t.replace("pk_", "")) or Ty("u", 32)
-        self.fail(f"function {name.lower()}()", node)
+        if self.spec is None:
+            self.fail(f"function {name.lower()}() (translating a call needs the architecture's Spec)", node)
+        t = callee_result_type(self.spec, name)
+        if t is None:
+            self.fail(f"function {name.lower()}()", node)
+        return type_of_field(t.replace("pk_", "")) or Ty("u", 32)
 
     def call_lambda(self, fname, args, node):
         lam = self.lambdas[fname]
@@ -479,3 +479,12 @@ def _is_two_over_pi(node) -> bool:
             and float(str(node.children[0].children[0]).rstrip("F")) == 2.0
             and isinstance(node.children[2], Tree) and node.children[2].data == "name"
             and str(node.children[2].children[0]) == "PI")
+
+
+def callee_result_type(spec, name: str) -> str | None:
+    """The D0 operand type of instruction `name` in `spec` (what a call to it returns), or None."""
+    for d in spec.lookup(name):
+        t = d.operand_types.get("D0")
+        if t:
+            return t
+    return None

@@ -47,8 +47,9 @@ class Translator(NarrowStatements, Statements, Expressions):
     """One instruction's pseudocode -> `Result` (see the module docstring)."""
 
     def __init__(self, name: str, operand_types: dict[str, str], scalar: bool, saturate: bool = False,
-                 narrow: bool = True, tables: dict[str, list[float]] | None = None):
+                 narrow: bool = True, tables: dict[str, list[float]] | None = None, spec=None):
         self.name = name
+        self.spec = spec            # the isa.Spec whose instructions the pseudocode may call (v_max3 -> v_max)
         self.tables = tables or {}  # declared array -> entries the description gives (lookup.py)
         # integer clamp (VOP3 CLMP on an integer result): typed integer stores narrower than 64
         # bits saturate instead of wrapping, and a narrowing read of a local (D0.u = tmp.u)
@@ -157,7 +158,8 @@ class Translator(NarrowStatements, Statements, Expressions):
             # at that width rather than let the store drop the high bits
             if widths and all(widths.get(n, 0) >= b for n, b in wider.items()):
                 self.fail(f"cannot widen {', '.join(wider)} to the value written to it")
-            return Translator(self.name, self.optypes, self.scalar, self.saturate, self.narrow, self.tables).translate(
+            return Translator(self.name, self.optypes, self.scalar, self.saturate, self.narrow, self.tables,
+                              self.spec).translate(
                 tree, {**(widths or {}), **wider})
         return result
 

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Emulator speed where launches are narrow, atomics conflict, or the process is fresh: the
+shared corpus kernels (../shared/kernels) through Device("emu"), every figure a ratio measured
+in this process.
+
+  narrow:      sgemm_naive, ew_f32_fma_minmax, reduce_sum_lds, softmax_row on their manifest
+               grids (<= 128 waves, looping): time per machine step (one instruction over a
+               batch of waves), split by a profiled run into the semantics' share (time inside
+               Semantic.execute) and the machine's (everything else: scheduling, operand
+               fetch, writeback). Goal: <= 30 us per step.
+  atomics:     histogram_global_atomic (global atomic_add, 64 bins): fast mode against the
+               same launch with the combined-sum fast path off (every conflicting lane in its
+               own round).
+  elementwise: ew_f32_fma_minmax over 2^20 elements, one per work-item, against its numpy
+               reference, warm. Goal: <= 20x numpy.
+  first launch: a fresh Python process imports the emulator, loads the code object and
+               launches the 2^20 elementwise kernel (semantics from the on-disk translation
+               cache, $WAVESMITH_CACHE or ~/.cache/wavesmith/emu, and Python's bytecode cached
+               as usual), then launches it again: first (CPU since the process started) /
+               warm. Goal: <= 2x.
+
+CPU time of this process is the figure compared (steadier than wall time on a shared machine);
+each is the best of --repeat runs after one warm-up.
+
+    python bench/bench_emu_narrow.py [--arch gfx1100] [--repeat 5] [--profile KERNEL]
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+SHARED = Path(os.environ.get("WAVESMITH_SHARED", REPO.parent / "shared"))
+NARROW = ("sgemm_naive", "ew_f32_fma_minmax", "reduce_sum_lds", "softmax_row")
+STEP_GOAL_US, ELEMENTWISE_GOAL, FIRST_LAUNCH_GOAL = 30, 20, 2
+
+
+class Launch:
+    """One corpus kernel loaded on a device with its inputs in buffers, ready to launch again."""
+
+    def __init__(self, name: str, arch: str, options=None, params: dict | None = None, grid=None):
+        from runtime import Device
+        from tests.kernel_corpus import Case, make_inputs
+        folder = SHARED / "kernels" / name
+        manifest = json.loads((folder / "manifest.json").read_text())
+        if params:
+            manifest = dict(manifest, params=dict(manifest["params"], **params))
+        self.case, self.manifest = Case(name, folder, manifest), manifest
+        self.dev = Device("emu", arch=arch, options=options)
+        self.prg = self.dev.load((folder / manifest["code_objects"][arch]).read_bytes())
+        self.inputs = make_inputs(manifest)
+        self.args, self.buffers = [], {}
+        for arg in manifest["args"]:
+            value = self.inputs[arg["name"]]
+            if arg["kind"] == "scalar":
+                self.args.append(value)
+            else:
+                buf = self.dev.alloc(value.nbytes, arg["name"]).copyin(value)
+                self.buffers[arg["name"]] = buf
+                self.args.append(buf)
+        self.grid = grid or manifest["launch"]["grid"]
+
+    def __call__(self):
+        for arg in self.manifest["args"]:        # inout buffers start from their inputs again
+            if arg["kind"] == "buffer" and arg["role"] == "inout":
+                self.buffers[arg["name"]].copyin(self.inputs[arg["name"]])
+        return self.prg.launch(self.manifest["kernel"], grid=self.grid, block=self.manifest["launch"]["block"],
+                               args=self.args)
+
+    def reference(self):
+        params = dict(self.manifest["params"], wave_size=32, target="gfx1100")
+        return self.case.reference({k: (v.copy() if isinstance(v, np.ndarray) else v)
+                                    for k, v in self.inputs.items()}, params)
+
+    def check(self) -> str:
+        """'matches numpy' or what differs (the manifest's tolerance)."""
+        from tests.kernel_corpus import compare
+        want, bad = self.reference(), []
+        for arg in self.manifest["args"]:
+            if arg["kind"] == "buffer" and arg["role"] in ("out", "inout"):
+                why = compare(self.buffers[arg["name"]].copyout(np.dtype(arg["dtype"])), want[arg["name"]],
+                              arg.get("tolerance", self.manifest["tolerance"]))
+                if why:
+                    bad.append(f"{arg['name']}: {why}")
+        return "matches numpy" if not bad else "DIFFERS from numpy: " + "; ".join(bad)
+
+
+def best(fn, repeat: int):
+    """(best CPU seconds, best wall seconds, last result) over `repeat` calls after one warm-up."""
+    result = fn()
+    cpu, wall = [], []
+    for _ in range(repeat):
+        c, t = time.process_time(), time.perf_counter()
+        result = fn()
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - t)
+    return min(cpu), min(wall), result
+
+
+def semantics_share(fn) -> float:
+    """Fraction of a profiled call's time spent inside Semantic.execute."""
+    prof = cProfile.Profile()
+    prof.runcall(fn)
+    stats = pstats.Stats(prof)
+    total = sum(tt for (_, _, _), (_, _, tt, _, _) in stats.stats.items())
+    inside = sum(ct for (f, _, fn_name), (_, _, _, ct, _) in stats.stats.items()
+                 if f.endswith(os.path.join("emu", "semantics.py")) and fn_name == "execute")
+    return inside / total if total else 0.0
+
+
+def narrow(arch: str, repeat: int) -> None:
+    print(f"narrow launches ({arch}; goal: <= {STEP_GOAL_US} us per step)")
+    for name in NARROW:
+        launch = Launch(name, arch)
+        cpu, wall, stats = best(launch, repeat)
+        share = semantics_share(launch)
+        per = cpu / stats.batches * 1e6
+        print(f"  {name:20s} {stats.waves:4d} waves {stats.batches:5d} steps  {cpu * 1e3:7.1f} ms CPU "
+              f"({wall * 1e3:7.1f} ms wall)  {per:6.1f} us/step = machine {per * (1 - share):5.1f} + semantics "
+              f"{per * share:5.1f}  ({'met' if per <= STEP_GOAL_US else 'NOT met'})  {launch.check()}")
+
+
+def atomics(arch: str, repeat: int) -> None:
+    from emu.options import options_from
+    name = "histogram_global_atomic"
+    fast, rounds = Launch(name, arch), Launch(name, arch, options=options_from(off=["combine_atomic_sums"]))
+    f_cpu, _, stats = best(fast, repeat)
+    check = fast.check()
+    r_cpu, _, _ = best(rounds, max(1, repeat // 2))
+    print(f"atomics ({arch}): {name}, {stats.waves} waves, {stats.batches} steps: {f_cpu * 1e3:.1f} ms CPU; "
+          f"conflicting lanes in rounds (combine_atomic_sums off) {r_cpu * 1e3:.1f} ms: "
+          f"{r_cpu / f_cpu:.1f}x  {check}")
+
+
+def elementwise(arch: str, repeat: int, n: int) -> float:
+    launch = Launch("ew_f32_fma_minmax", arch, params={"N": n}, grid=[-(-n // 256), 1, 1])
+    cpu, wall, stats = best(launch, repeat)
+    np_cpu, np_wall, _ = best(launch.reference, repeat)
+    ratio = cpu / np_cpu
+    print(f"elementwise ({arch}): ew_f32_fma_minmax over {n} elements, {stats.waves} waves: emulator {cpu * 1e3:.1f} ms "
+          f"CPU ({wall * 1e3:.1f} wall), numpy reference {np_cpu * 1e3:.2f} ms: {ratio:.1f}x "
+          f"(goal <= {ELEMENTWISE_GOAL}x: {'met' if ratio <= ELEMENTWISE_GOAL else 'NOT met'})  {launch.check()}")
+    return cpu
+
+
+def first_launch_child(arch: str, n: int) -> None:
+    """In a fresh process: CPU from the process's start to the first launch's end (the
+    interpreter, imports, code object, semantics from the cache, the launch; not the inputs
+    this script generates), then of a warm launch."""
+    c = time.process_time()
+    from tests.kernel_corpus import make_inputs
+    folder = SHARED / "kernels" / "ew_f32_fma_minmax"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    make_inputs(dict(manifest, params={"N": n}))            # the inputs' cost, taken off below
+    inputs_cpu = time.process_time() - c
+    launch = Launch("ew_f32_fma_minmax", arch, params={"N": n}, grid=[-(-n // 256), 1, 1])
+    launch()
+    first = time.process_time() - inputs_cpu
+    warm = min(_cpu(launch) for _ in range(3))
+    print(json.dumps({"first": first, "warm": warm}))
+
+
+def _cpu(fn) -> float:
+    c = time.process_time()
+    fn()
+    return time.process_time() - c
+
+
+def first_launch(arch: str, n: int) -> None:
+    from emu.table import cache_dir
+    # a process as a user's: Python's bytecode cached (here under the emulator's cache, not in
+    # the checkout), as are the translated semantics; the first child fills both caches
+    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONPYCACHEPREFIX=str(cache_dir() / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, __file__, "--first-launch-child", "--arch", arch, "--n", str(n)],
+                             capture_output=True, text=True, env=env)
+        if out.returncode:
+            print(f"first launch: the child process failed:\n{out.stderr}")
+            return
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    primed, r = runs
+    ratio = r["first"] / r["warm"]
+    print(f"first launch ({arch}): fresh process, start + imports + load + launch of the {n}-element kernel "
+          f"{r['first'] * 1e3:.0f} ms CPU, warm launch {r['warm'] * 1e3:.0f} ms: {ratio:.1f}x "
+          f"(goal <= {FIRST_LAUNCH_GOAL}x: {'met' if ratio <= FIRST_LAUNCH_GOAL else 'NOT met'}); "
+          f"the run before it, filling the caches: {primed['first'] * 1e3:.0f} ms")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--arch", default="gfx1100")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--n", type=int, default=1 << 20, help="elements of the elementwise launch")
+    ap.add_argument("--profile", metavar="KERNEL", help="cProfile one launch of a corpus kernel (top 25 by own time)")
+    ap.add_argument("--first-launch-child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.first_launch_child:
+        first_launch_child(args.arch, args.n)
+        return 0
+    if not (SHARED / "kernels").exists():
+        print(f"kernel corpus not found at {SHARED / 'kernels'} (set WAVESMITH_SHARED); nothing to measure")
+        return 0
+    if args.profile:
+        launch = Launch(args.profile, args.arch)
+        launch()
+        prof = cProfile.Profile()
+        prof.runcall(launch)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        return 0
+    narrow(args.arch, args.repeat)
+    atomics(args.arch, args.repeat)
+    elementwise(args.arch, args.repeat, args.n)
+    first_launch(args.arch, args.n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

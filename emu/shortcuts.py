@@ -1,0 +1,87 @@
+"""Shorter equivalents of a few generated semantics whose pseudocode costs many numpy passes
+or Python-int arithmetic (off switches: EmuOptions.minmax_shortcuts, mad64_shortcuts; off,
+the generated code runs).
+
+V_MAD_U64_U32 (clang's address arithmetic): the pseudocode's 65-bit sum runs on Python ints
+(object arrays); in uint64 the product of two 32-bit values is exact, the sum wraps and its
+carry-out (D1) is `sum < S2`.
+
+V_MIN_F32 / V_MAX_F32 (RDNA3 manual, VOP2 opcodes 15/16): the pseudocode classifies each
+operand through 64'F widenings (signalling, quiet NaN), then compares with -0 < +0, in about
+fifty small array operations. The same decisions on the raw uint32 bits take a handful: the
+compare as float32 (denormals compare by value, as the f64 widening does), the NaN classes
+from the bits (exponent all ones, mantissa non-zero; quiet = mantissa bit 22), and a
+signalling NaN made quiet by setting bit 22 (what 32'F(cvtToQuietNAN(64'F(x))) gives: the
+payload's top 22 bits and the sign are kept). The choices apply in the pseudocode's priority
+(IEEE mode: sNaN S0, sNaN S1, qNaN S1, qNaN S0, compare; otherwise NaN S1, NaN S0, compare).
+v_min3/max3/minmax/maxmin_f32 call these through rtlib.call_instruction and so take them too.
+Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
+tests/test_emu_shortcuts.py compares every pair of a set of special values with the generated
+semantic in both IEEE modes; the fuzzer and the corpus compare with reference mode.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .options import current
+from .rtlib import mode_field
+
+_ABS = np.uint32(0x7FFF_FFFF)
+_INF = np.uint32(0x7F80_0000)
+_QUIET = np.uint32(0x0040_0000)
+_NEG_ZERO = np.uint32(0x8000_0000)
+_ZERO = np.uint32(0)
+
+
+def _minmax_f32(smaller: bool):
+    def choose(ctx):
+        x = np.asarray(ctx.inputs["S0"], np.uint32)
+        y = np.asarray(ctx.inputs["S1"], np.uint32)
+        fx, fy = x.view(np.float32), y.view(np.float32)
+        if smaller:     # LT_NEG_ZERO: a < b, or a = -0 and b = +0
+            first = (fx < fy) | ((x == _NEG_ZERO) & (y == _ZERO))
+        else:           # GT_NEG_ZERO: a > b, or a = +0 and b = -0
+            first = (fx > fy) | ((x == _ZERO) & (y == _NEG_ZERO))
+        out = np.where(first, x, y)
+        nan_x, nan_y = (x & _ABS) > _INF, (y & _ABS) > _INF
+        if not (nan_x.any() or nan_y.any()):
+            return {"D0": out}
+        ieee = mode_field(ctx, "IEEE")
+        plain = np.where(nan_y, x, np.where(nan_x, y, out))
+        if not np.any(ieee):
+            return {"D0": plain}
+        quiet_x, quiet_y = nan_x & ((x & _QUIET) != 0), nan_y & ((y & _QUIET) != 0)
+        strict = np.where(quiet_x, y, out)
+        strict = np.where(quiet_y, x, strict)
+        strict = np.where(nan_y & ~quiet_y, y | _QUIET, strict)
+        strict = np.where(nan_x & ~quiet_x, x | _QUIET, strict)
+        return {"D0": np.where(ieee != 0, strict, plain)}
+    return choose
+
+
+def _mad_u64_u32(ctx):
+    """{ D1.u1, D0.u64 } = 65'B(65'U(S0.u) * 65'U(S1.u) + 65'U(S2.u64)): the 32 x 32-bit
+    product is exact in uint64, the addition wraps modulo 2^64 and its carry is bit 64."""
+    product = np.asarray(ctx.inputs["S0"], np.uint32).astype(np.uint64) * \
+        np.asarray(ctx.inputs["S1"], np.uint32).astype(np.uint64)
+    s2 = np.asarray(ctx.inputs["S2"], np.uint64)
+    total = product + s2
+    return {"D1": total < s2, "D0": total}
+
+
+# name -> (the EmuOptions switch, the shorter way)
+SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
+             "V_MAX_F32": ("minmax_shortcuts", _minmax_f32(False)),
+             "V_MAD_U64_U32": ("mad64_shortcuts", _mad_u64_u32)}
+
+
+def with_shortcut(name: str, fn):
+    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on."""
+    if name not in SHORTCUTS:
+        return fn
+    switch, short = SHORTCUTS[name]
+
+    def run(ctx):
+        return short(ctx) if getattr(current(), switch) else fn(ctx)
+    run.generated = fn
+    return run

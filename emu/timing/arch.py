@@ -1,0 +1,91 @@
+"""Timing parameters per architecture: the one table of cycle counts the model uses.
+
+Every figure is in shader-clock cycles between *issue* timestamps (the traces in
+../shared/timing hold issue times). Where a value was measured it says where; values marked
+"calibrated" are fitted on run 0 of the shared gfx1100 traces (tests/test_timing_traces.py
+scores them on the other runs); the rest are estimates and say so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True)
+class ArchTiming:
+    name: str
+    clock_ghz: float                 # shader clock the reports convert cycles with
+    cus: int                         # compute units
+    simds_per_cu: int
+    waves_per_simd: int
+    # --- VALU
+    valu_latency: int = 5            # dependent VALU issues this long after its producer (traces: 5)
+    trans_latency: int = 9           # ... after a transcendental producer (estimate; not in the traces)
+    valu_occupancy: dict = field(default_factory=lambda: {
+        # cycles the SIMD's VALU is busy after issuing one wave32 instruction of the class
+        # (discover_ops: FP64 32-48, mostly 36; transcendental 4 between trans ops only)
+        "plain": 1, "trans": 4, "int64": 2, "wide_mul": 4, "fp64": 36, "wmma": 34})
+    # WMMA: issued 1 apart into the matrix core's queue; each runs 34 cycles from 7 after
+    # issue; 2 more VALU ops pass, then each VALU op waits for the next WMMA to finish
+    # (discover_ops: six WMMAs, then VALU ops 34 apart)
+    wmma_start: int = 7
+    wmma_bypass: int = 2
+    wave64_passes: int = 2           # a wave64 VALU instruction issues in two passes
+    valu_mask_latency: int = 1       # VALU -> VALU through VCC / an SGPR (carry chains: 1)
+    memory_to_valu: int = 1          # loaded VGPR -> VALU that reads it, from the data's return (gemm: mostly 1 after the wait)
+    # VALU results written to SGPRs (compare masks, carries) drain in bursts: after 7 within a
+    # short window the next waits 9 (discover_ops: runs of VOPC stall 9-10 every 7-8)
+    valu_sgpr_burst: int = 7
+    valu_sgpr_window: int = 16
+    valu_sgpr_stall: int = 9
+    valu_to_memory: int = 18         # a VGPR a VALU wrote, used by a memory instruction (traces: 17-18)
+    valu_to_scalar: int = 18         # an SGPR/VCC/EXEC a VALU wrote, read by SALU or a branch (v_cmpx -> execz: 16-18)
+    salu_writes_valu_source: int = 8  # SALU overwriting an SGPR an issued VALU still reads (gemm: 7-8)
+    # --- SALU and control
+    salu_latency: int = 1            # SALU -> SALU through SCC or VCC (discover_ops: 1, at times 2)
+    salu_sgpr_latency: int = 2       # SALU -> SALU through another SGPR (gemm: 2)
+    salu_to_valu_mask: int = 16      # SALU-written VCC/SGPR pair read by a VALU op as a lane mask (discover_ops: 16)
+    salu_cycles: int = 2             # the SALU executes one instruction per 2 cycles ...
+    salu_queue: int = 4              # ... behind a queue: after a stall ~8 issue 1 apart, then 2 apart (discover_ops)
+    branch_not_taken: int = 3        # a conditional branch that falls through -> next issue (gemm: 3)
+    branch_taken: int = 8            # a taken branch -> target issue, code already fetched (estimate)
+    branch_refill_bytes: int = 64    # a taken branch waits until this much code past the target is fetched
+    barrier_latency: int = 18        # last wave's s_barrier -> release (traces: 16-21)
+    # --- memory (cold caches: every trace follows a GPU reset)
+    smem_latency: int = 1300         # calibrated
+    vmem_load_latency: int = 1400    # calibrated
+    vmem_store_latency: int = 300    # store -> acknowledged (traces: store -> wave end 290-345)
+    lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
+    waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns
+    # --- instruction fetch and launch
+    fetch_block: int = 256           # bytes per instruction-cache block
+    fetch_latency: int = 390         # cold block (discover_ops: a new 256-byte block every ~390 cycles)
+    launch_latency: int = 500        # wave dispatch -> first instruction (traces: 476-554)
+    launch_fetch: int = 110          # wave dispatch -> request of its first code block (so it lands at ~500)
+
+    def with_(self, **changes) -> "ArchTiming":
+        return replace(self, **changes)
+
+
+RDNA3 = ArchTiming(name="rdna3", clock_ghz=2.5, cus=96, simds_per_cu=2, waves_per_simd=16)
+
+# LLVM processor name -> parameters. RDNA3.5 reuses RDNA3's figures until traces of it exist.
+TABLE = {
+    "gfx1100": RDNA3,
+    "gfx1101": RDNA3.with_(cus=60),
+    "gfx1102": RDNA3.with_(cus=32),
+    "gfx1103": RDNA3.with_(cus=12),
+    "gfx1150": RDNA3.with_(name="rdna3.5", cus=16),
+    "gfx1151": RDNA3.with_(name="rdna3.5", cus=40),
+    "gfx1152": RDNA3.with_(name="rdna3.5", cus=8),
+}
+
+
+class TimingError(ValueError):
+    """The timing model cannot run this (unknown target, bad parameters)."""
+
+
+def timing_for(arch: str) -> ArchTiming:
+    try:
+        return TABLE[arch]
+    except KeyError:
+        raise TimingError(f"no timing parameters for {arch!r} (known: {', '.join(TABLE)})") from None

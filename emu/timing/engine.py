@@ -1,0 +1,362 @@
+"""The cycle-approximate issue model: given each wave's instruction stream (the PCs it
+executed, recorded by the functional emulator or taken from a trace) and where and when it
+was launched, predict the cycle at which every instruction *issues*, and why it waited.
+
+One event loop over all waves in time order. A wave's next instruction may issue at the
+latest of: its previous issue + 1, register dependencies (`_deps`), the SIMD's pipe
+occupancy, wait counters (s_waitcnt with in-order return per counter), instruction fetch of
+its code block, launch, barrier; then per SIMD and cycle one instruction per pipe
+(VALU, SALU, memory, ...) goes to the oldest ready wave. The binding term names the stall
+cause; a wave that lost the issue slot to an older wave stalls for `arbitration`.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from .arch import ArchTiming
+from .classify import SCC, VGPR, Kind, OpInfo
+
+# stall causes, in the order the reports list them
+CAUSES = ("issue", "dependency", "pipe", "vm", "lgkm", "vs", "exp", "fetch", "launch", "barrier", "nop",
+          "branch", "arbitration")
+# issue slot per pipe: one instruction of each per SIMD and cycle
+_SLOT = {Kind.VALU: "valu", Kind.SALU: "salu", Kind.SMEM: "salu", Kind.VMEM_LOAD: "vmem", Kind.VMEM_STORE: "vmem",
+         Kind.LDS: "lds", Kind.BRANCH: "branch", Kind.WAIT: "salu", Kind.NOP: "salu", Kind.CLAUSE: "salu",
+         Kind.END: "branch", Kind.BARRIER: "branch", Kind.OTHER: "salu"}
+_MEMORY = (Kind.SMEM, Kind.VMEM_LOAD, Kind.VMEM_STORE, Kind.LDS)
+_NOT_ISSUED = (Kind.DELAY,)       # consumed by the instruction buffer: no issue slot, not in traces
+
+
+@dataclass
+class WaveSpec:
+    stream: list                      # PCs in execution order (the last one ends the wave)
+    start: int | None = 0             # dispatch cycle; None: when a slot on its SIMD frees (queued in order)
+    simd: tuple = (0, 0)              # (cu, simd): waves with the same key share issue slots and pipes
+    group: int | None = None          # work-group (barriers); None: alone
+    name: str = ""
+
+
+@dataclass(slots=True)
+class WaveTiming:
+    name: str
+    simd: tuple
+    start: int
+    pcs: list = field(default_factory=list)
+    issue: list = field(default_factory=list)        # issue cycle of each instruction (NOT_ISSUED ones: -1)
+    cause: list = field(default_factory=list)        # stall cause of each gap
+    end: int = 0
+
+    def moved(self, name: str, simd: tuple) -> "WaveTiming":
+        """The same timings for a wave of an identical CU (the lists are shared, read-only)."""
+        return WaveTiming(name, simd, self.start, self.pcs, self.issue, self.cause, self.end)
+
+    @property
+    def first_issue(self) -> int:
+        return next((t for t in self.issue if t >= 0), self.start)
+
+    @property
+    def lifetime(self) -> int:
+        return self.end - self.start
+
+
+class _Simd:
+    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts", "sgpr_writes",
+                 "wmma_ends", "wmma_bypass")
+
+    def __init__(self):
+        self.wmma_ends: list[int] = []          # completion of queued WMMA operations, in order
+        self.wmma_bypass = 0                    # VALU ops that may still pass the queued WMMAs
+        self.sgpr_writes: list[int] = []        # recent issues of VALU instructions writing SGPRs (VCC, masks)
+        self.valu_free, self.trans_free, self.last_valu_class = 0, 0, ""
+        self.salu_starts: list[int] = []        # execution start of each issued SALU instruction
+        self.slot_t, self.slots = -1, set()
+
+    def slot_free(self, t: int, slot: str) -> bool:
+        if self.slot_t != t:
+            self.slot_t, self.slots = t, set()
+        return slot not in self.slots
+
+
+class _Wave:
+    __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "outstanding", "not_before",
+                 "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
+
+    def __init__(self, spec: WaveSpec, order: int):
+        self.spec, self.order = spec, order
+        self.out = WaveTiming(spec.name, spec.simd, spec.start)
+        self.i = 0
+        self.last = None                        # previous issue cycle
+        self.reg_time: dict[int, int] = {}      # register -> issue cycle of its last writer
+        self.reg_kind: dict[int, str] = {}      # register -> the writer's kind ('valu', 'trans', 'salu', ...)
+        self.valu_reads: dict[int, int] = {}    # SGPR -> last VALU issue that read it
+        self.outstanding = {"vm": [], "lgkm": [], "vs": [], "exp": []}   # completion cycles, in order
+        self.not_before, self.not_before_cause = 0, "launch"
+        self.blocks_seen: set[int] = set()
+        self.barrier_at = None
+        self.wait_cause, self.wait_ready = None, None    # the binding constraint while waiting, and until when
+
+class Engine:
+    def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
+        self.ops, self.p = ops, params
+
+    def run(self, waves: list[WaveSpec]) -> list[WaveTiming]:
+        p = self.p
+        self.simds: dict[tuple, _Simd] = {}
+        self.blocks: dict[tuple, int] = {}      # (cu, block) -> arrival cycle
+        self.groups: dict[int, list[_Wave]] = {}
+        state = [_Wave(w, k) for k, w in enumerate(waves)]
+        heap = []
+        self.queued: dict[tuple, list] = {}
+        for w in state:
+            self.simds.setdefault(w.spec.simd, _Simd())
+            if w.spec.group is not None:
+                self.groups.setdefault(w.spec.group, []).append(w)
+            if w.spec.start is None:
+                self.queued.setdefault(w.spec.simd, []).append(w)
+            else:
+                self._launch(w, w.spec.start, heap)
+        for q in self.queued.values():
+            q.reverse()                         # pop() takes the oldest
+        while heap:
+            t, _, w = heapq.heappop(heap)
+            nxt = self._try_issue(w, t)
+            if nxt is not None:
+                heapq.heappush(heap, (nxt, w.order, w))
+            elif w.barrier_at is not None:
+                self._barrier(w, heap)
+            else:       # ended: its slot takes the next queued wave of the SIMD
+                q = self.queued.get(w.spec.simd)
+                if q:
+                    self._launch(q.pop(), w.out.end + 1, heap)
+        return [w.out for w in state]
+
+    def _launch(self, w: _Wave, start: int, heap) -> None:
+        p = self.p
+        w.out.start = start
+        w.not_before = start + p.launch_latency
+        if w.spec.stream:
+            self._request(w, w.spec.stream[0] // p.fetch_block, start + p.launch_fetch)
+            heapq.heappush(heap, (w.not_before, w.order, w))
+        else:
+            w.out.end = start
+
+    # ------------------------------------------------------------------ fetch
+    def _request(self, w: _Wave, block: int, t: int) -> int:
+        key = (w.spec.simd[0], block)
+        have = self.blocks.get(key)
+        if have is None:
+            have = self.blocks[key] = t + self.p.fetch_latency
+        return have
+
+    def _fetched(self, w: _Wave, pc: int, size: int, t: int) -> int:
+        """Cycle at which the code block(s) of [pc, pc+size) are there; entering a block
+        requests the next one once it has arrived (one block in flight, sequential)."""
+        p = self.p
+        ready = 0
+        for b in range(pc // p.fetch_block, (pc + size - 1) // p.fetch_block + 1):
+            ready = max(ready, self._request(w, b, t))
+        b = pc // p.fetch_block
+        if b not in w.blocks_seen:
+            w.blocks_seen.add(b)
+            self._request(w, b + 1, max(t, ready))
+        return ready
+
+    # ------------------------------------------------------------------ issue
+    def _try_issue(self, w: _Wave, t: int):
+        """Issue w's next instruction at t if it can; else the cycle to try again (None:
+        ended or parked at a barrier)."""
+        p = self.p
+        stream = w.spec.stream
+        while w.i < len(stream) and self.ops[stream[w.i]].kind in _NOT_ISSUED:
+            w.out.pcs.append(stream[w.i])
+            w.out.issue.append(-1)
+            w.out.cause.append("")
+            w.i += 1
+        if w.i >= len(stream):
+            w.out.end = w.last if w.last is not None else w.out.start
+            return None
+        op = self.ops[stream[w.i]]
+        simd = self.simds[w.spec.simd]
+        terms = [(w.not_before, w.not_before_cause)]
+        if w.last is not None:
+            terms.append((w.last + 1, "issue"))
+        terms.append((self._fetched(w, op.pc, op.size, t), "fetch"))
+        terms.append(self._deps(w, op))
+        if op.kind == Kind.VALU:
+            terms.append((simd.valu_free, "pipe"))
+            if op.trans:
+                terms.append((simd.trans_free, "pipe"))
+            if op.valu != "wmma" and simd.wmma_ends and simd.wmma_bypass <= 0:
+                pending = [e for e in simd.wmma_ends if e > (w.last or 0)]
+                if pending:         # the VALU alternates with the matrix core: wait for the next WMMA to finish
+                    terms.append((pending[0], "pipe"))
+            if op.sgpr_result:
+                recent = [x for x in simd.sgpr_writes if x > t - p.valu_sgpr_window]
+                simd.sgpr_writes = recent
+                if len(recent) >= p.valu_sgpr_burst:
+                    terms.append((recent[-1] + p.valu_sgpr_stall, "pipe"))
+        elif op.kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
+            terms.append((simd.salu_starts[-p.salu_queue], "pipe"))     # the SALU queue is full
+        if op.kind == Kind.WAIT:
+            for counter, limit in (op.waits or {}).items():
+                q = w.outstanding.get(counter, [])
+                if len(q) > limit:
+                    terms.append((q[len(q) - 1 - limit] + p.waitcnt_resume, counter))
+        if op.kind == Kind.END:
+            for counter in ("vm", "vs", "lgkm"):
+                q = w.outstanding[counter]
+                if q:
+                    terms.append((q[-1], counter))
+        ready, cause = max(terms, key=lambda x: x[0])
+        if ready > t:
+            if w.wait_ready is None or ready > w.wait_ready:
+                w.wait_cause, w.wait_ready = cause, ready
+            return ready
+        slot = _SLOT.get(op.kind, "salu")
+        if not simd.slot_free(t, slot):
+            if w.wait_ready is None or ready > w.wait_ready:
+                w.wait_cause, w.wait_ready = cause, ready
+            return t + 1
+        simd.slots.add(slot)
+        # the gap goes to the constraint that held it longest: the wait, or losing issue slots after it
+        waited_from = w.last + 1 if w.last is not None else w.out.start
+        bound, bound_cause = (w.wait_ready, w.wait_cause) if w.wait_ready is not None else (ready, cause)
+        final = bound_cause if bound - waited_from >= t - bound or t == bound else "arbitration"
+        w.wait_cause = w.wait_ready = None
+        self._issue(w, op, t, final, simd)
+        if op.kind == Kind.BARRIER and w.spec.group is not None:
+            w.barrier_at = t
+            return None
+        return w.not_before
+
+    def _deps(self, w: _Wave, op: OpInfo) -> tuple[int, str]:
+        p = self.p
+        best = (0, "dependency")
+        consumer = op.kind
+        for r in op.reads | op.writes | op.accumulates:
+            t0 = w.reg_time.get(r)
+            if t0 is None:
+                continue
+            producer = w.reg_kind[r]
+            if r in op.writes and r not in op.reads and producer not in ("valu", "trans"):
+                continue                        # write after write of a scalar/memory result: in order
+            if producer in ("valu", "trans"):
+                if consumer == Kind.VALU:
+                    if r not in op.reads:
+                        continue                # VALU writes in order; an accumulator's old value is forwarded
+                    if r < VGPR:
+                        lat = p.valu_mask_latency     # VCC / carry / SGPR results forward at once
+                    else:
+                        lat = p.trans_latency if producer == "trans" else p.valu_latency
+                elif consumer in _MEMORY:
+                    lat = p.valu_to_memory
+                elif r >= VGPR:
+                    continue
+                else:
+                    lat = p.valu_to_scalar
+            elif producer == "salu":
+                if r not in op.reads:
+                    continue
+                if consumer == Kind.VALU:
+                    if r not in op.mask_reads:
+                        continue
+                    lat = p.salu_to_valu_mask
+                else:
+                    lat = p.salu_latency if r in (SCC, 106, 107) else p.salu_sgpr_latency
+            elif producer == "memory" and consumer == Kind.VALU and r in op.reads:
+                lat = p.memory_to_valu          # t0 is the data's return
+            else:
+                continue                        # memory results otherwise: the program's s_waitcnt orders them
+            if t0 + lat > best[0]:
+                best = (t0 + lat, "dependency")
+        if consumer == Kind.SALU:
+            for r in op.writes:
+                t0 = w.valu_reads.get(r)
+                if t0 is not None and t0 + p.salu_writes_valu_source > best[0]:
+                    best = (t0 + p.salu_writes_valu_source, "dependency")
+        return best
+
+    def _issue(self, w: _Wave, op: OpInfo, t: int, cause: str, simd: _Simd) -> None:
+        p = self.p
+        w.out.pcs.append(op.pc)
+        w.out.issue.append(t)
+        w.out.cause.append(cause)
+        w.last = t
+        w.not_before, w.not_before_cause = t + 1, "issue"
+        passes = p.wave64_passes if op.wave64 else 1
+        kind = op.kind
+        if kind == Kind.VALU:
+            cls = op.valu or "plain"
+            occ = p.valu_occupancy.get(cls, 1)
+            if op.trans:
+                simd.trans_free = t + p.valu_occupancy["trans"] * passes
+            if cls == "wmma":       # queued for the matrix core, which runs them one after another
+                ends = simd.wmma_ends = [e for e in simd.wmma_ends if e > t]
+                start = max(t + p.wmma_start, ends[-1] if ends else 0)
+                ends.append(start + p.valu_occupancy["wmma"] * passes)
+                simd.wmma_bypass = p.wmma_bypass
+                simd.valu_free = max(simd.valu_free, t + 1)
+            elif cls == "trans":      # the transcendental unit is its own: other VALU ops go on
+                simd.valu_free = max(simd.valu_free, t + passes)
+            else:
+                simd.valu_free = t + occ * passes
+                if simd.wmma_ends:
+                    if simd.wmma_bypass > 0:
+                        simd.wmma_bypass -= 1
+                    else:
+                        simd.wmma_ends = [e for e in simd.wmma_ends if e > t]
+            simd.last_valu_class = cls
+            if op.sgpr_result:
+                if len(simd.sgpr_writes) >= p.valu_sgpr_burst:
+                    simd.sgpr_writes = []
+                simd.sgpr_writes.append(t)
+            wk = "trans" if cls == "trans" else "valu"
+            for r in op.writes:
+                w.reg_time[r], w.reg_kind[r] = t, wk
+            for r in op.reads:
+                if r < VGPR:
+                    w.valu_reads[r] = t
+        elif kind == Kind.SALU:
+            starts = simd.salu_starts
+            starts.append(max(t, starts[-1] + p.salu_cycles if starts else t))
+            if len(starts) > 64:
+                del starts[:32]
+            for r in op.writes:
+                w.reg_time[r], w.reg_kind[r] = t, "salu"
+        elif kind in _MEMORY:
+            lat = {Kind.SMEM: p.smem_latency, Kind.VMEM_LOAD: p.vmem_load_latency,
+                   Kind.VMEM_STORE: p.vmem_store_latency, Kind.LDS: p.lds_latency}[kind]
+            q = w.outstanding[op.counter]
+            done = max(t + lat, q[-1] if q else 0)      # each counter returns in order
+            q.append(done)
+            for r in op.writes:
+                w.reg_time[r], w.reg_kind[r] = done, "memory"
+        elif kind == Kind.NOP:
+            w.not_before, w.not_before_cause = t + 1 + op.nop, "nop"
+        w.i += 1
+        stream = w.spec.stream
+        if kind == Kind.BRANCH and w.i < len(stream):
+            target = stream[w.i]
+            if target != op.pc + op.size:         # taken (a call to the next instruction counts: it jumped)
+                ready = self._fetched(w, target, p.branch_refill_bytes, t)
+                w.not_before, w.not_before_cause = max((t + p.branch_taken, "branch"), (ready, "fetch"))
+            elif op.conditional:
+                w.not_before, w.not_before_cause = t + p.branch_not_taken, "branch"
+            else:     # s_call to the next instruction: still a jump, the buffer refills
+                ready = self._fetched(w, target, p.branch_refill_bytes, t)
+                w.not_before, w.not_before_cause = max((t + p.branch_taken, "branch"), (ready, "fetch"))
+        if kind == Kind.END or w.i >= len(stream):
+            w.out.end = t
+            w.i = len(stream)
+            w.not_before = t
+
+    def _barrier(self, w: _Wave, heap) -> None:
+        group = self.groups.get(w.spec.group, [])
+        live = [x for x in group if x.i < len(x.spec.stream)]
+        if all(x.barrier_at is not None for x in live):
+            release = max(x.barrier_at for x in live) + self.p.barrier_latency
+            for x in live:
+                x.barrier_at = None
+                x.not_before, x.not_before_cause = release, "barrier"
+                heapq.heappush(heap, (release, x.order, x))

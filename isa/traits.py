@@ -1,0 +1,238 @@
+"""Per-architecture traits: the facts about a family every package needs besides its
+instruction tables -- operand codes of the special registers and inline constants,
+register-file sizes, wave sizes, which formats play which role.
+
+    import isa
+    t = isa.traits("gfx1151")          # the family's Traits (one object per family)
+    t.null, t.m0, t.vcc_lo, t.exec_lo, t.scc, t.literal      # 124 125 106 126 253 255
+    t.sgprs, t.vgprs, t.ttmps, t.wave_size                   # 106 256 16 32
+    t.roles.valu_e32                  # frozenset({'VOP1', 'VOP2', 'VOPC'})
+    t.inline_int(-3)                  # 195
+    t.vgpr_file("gfx1151", 32)        # 1536
+
+Operand codes and register counts are read from the generated operand tables
+(isa/generated/<arch>/operands.py, i.e. from the manual); what the manual does not tabulate
+per family is one entry in `_ENTRIES` below, each number with its source. A new family is
+its generated data plus one entry here."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .targets import FAMILY_TARGETS
+
+
+@dataclass(frozen=True)
+class FormatRoles:
+    """Format names by the part of the machine they drive."""
+    salu: frozenset            # scalar ALU and program control (SOP*)
+    smem: frozenset            # scalar memory
+    valu_e32: frozenset        # 32-bit VALU encodings (LLVM's _e32)
+    valu_e64: frozenset        # 64-bit VALU encodings (LLVM's _e64)
+    vopd: frozenset            # dual-issue VALU
+    interp: frozenset          # VALU parameter interpolation
+    lds: frozenset             # LDS / GDS
+    flat: frozenset            # FLAT and its GLOBAL / SCRATCH segments
+    buffer: frozenset          # buffer loads and stores
+    image: frozenset
+    export: frozenset
+    lds_param: frozenset       # LDS parameter / direct loads
+    dpp: frozenset             # the DPP words a VALU instruction may carry
+
+    @cached_property
+    def valu(self) -> frozenset:
+        """Every encoding of a VALU instruction."""
+        return self.valu_e32 | self.valu_e64 | self.vopd | self.interp
+
+    @cached_property
+    def scalar(self) -> frozenset:
+        """Instructions executed once per wave (SALU and scalar memory)."""
+        return self.salu | self.smem
+
+    @cached_property
+    def vmem(self) -> frozenset:
+        """Vector memory: counted by the VM counter."""
+        return self.flat | self.buffer | self.image
+
+    @cached_property
+    def memory(self) -> frozenset:
+        """Formats that address memory (data-dword rules, cache bits)."""
+        return self.smem | self.lds | self.flat | self.buffer
+
+    @cached_property
+    def graphics(self) -> frozenset:
+        """Formats of the graphics pipeline (the emulator runs compute kernels)."""
+        return self.image | self.export | self.lds_param | self.interp
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What the operand tables do not say, per family."""
+    wave_sizes: tuple[int, ...]        # supported, the default first
+    roles: FormatRoles
+    vgpr_file_wave32: dict             # device -> VGPRs per SIMD in wave32
+    family_device: str                 # the device a bare family name stands for
+    agprs: int = 0
+
+
+_RDNA3_ROLES = FormatRoles(
+    salu=frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"}), smem=frozenset({"SMEM"}),
+    valu_e32=frozenset({"VOP1", "VOP2", "VOPC"}), valu_e64=frozenset({"VOP3", "VOP3SD", "VOP3P"}),
+    vopd=frozenset({"VOPD"}), interp=frozenset({"VINTERP"}), lds=frozenset({"DS"}),
+    flat=frozenset({"FLAT", "GLOBAL", "SCRATCH"}), buffer=frozenset({"MUBUF", "MTBUF"}),
+    image=frozenset({"MIMG"}), export=frozenset({"EXP"}), lds_param=frozenset({"LDSDIR"}),
+    dpp=frozenset({"DPP16", "DPP8"}))
+
+# Sources of the numbers below:
+#  [ISA-1.3]   AMD "RDNA3" / "RDNA3.5" ISA reference, 1.3 / 3.2: wave32 and wave64, wave32 the
+#              default of LLVM's code generation for gfx11 (its `wavefrontsize64` is opt-in).
+#  [LLVM-FULL] LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
+#              VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
+#              devices have 1024 (512).
+# A new family: its generated operand tables give the codes; add one entry here (wave sizes,
+# format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
+# in tests/test_isa_traits.py.
+_ENTRIES: dict[str, _Entry] = {
+    "rdna3": _Entry((32, 64), _RDNA3_ROLES,
+                    {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
+    "rdna3.5": _Entry((32, 64), _RDNA3_ROLES, {"gfx1150": 1024, "gfx1151": 1536, "gfx1152": 1024}, "gfx1151"),
+}
+
+
+class TraitsError(ValueError):
+    """A family without a traits entry or without generated operand tables."""
+
+
+@dataclass(frozen=True, eq=False)       # one object per family: compared and hashed by identity
+class Traits:
+    family: str
+    wave_sizes: tuple[int, ...]        # supported wave sizes, the default first
+    codes: dict                        # special operand name -> code: NULL, M0, VCC_LO, EXEC_LO, SCC, ...
+    sgprs: int                         # addressable SGPRs per wave (s0 .. s<sgprs-1>)
+    ttmp_base: int                     # operand code of ttmp0
+    ttmps: int
+    vgpr_base: int                     # operand code of v0 in a 9-bit source field
+    vgprs: int                         # addressable VGPRs per wave
+    agprs: int
+    inline_ints: tuple                 # ((first code, last code, value of the first code, step), ...)
+    inline_floats: dict                # code -> float value (1/(2*pi) included)
+    roles: FormatRoles
+    vgpr_file_wave32: dict = field(repr=False)
+    family_device: str = ""
+
+    # the codes every package names, as attributes
+    @property
+    def wave_size(self) -> int:
+        return self.wave_sizes[0]
+
+    @property
+    def null(self) -> int | None:
+        """NULL's code (RDNA); None where the family has no NULL register (GCN/CDNA)."""
+        return self.codes.get("NULL")
+
+    @property
+    def m0(self) -> int:
+        return self.codes["M0"]
+
+    @property
+    def vcc_lo(self) -> int:
+        return self.codes["VCC_LO"]
+
+    @property
+    def vcc_hi(self) -> int:
+        return self.codes["VCC_HI"]
+
+    @property
+    def exec_lo(self) -> int:
+        return self.codes["EXEC_LO"]
+
+    @property
+    def exec_hi(self) -> int:
+        return self.codes["EXEC_HI"]
+
+    @property
+    def scc(self) -> int:
+        return self.codes["SCC"]
+
+    @property
+    def literal(self) -> int:
+        return self.codes["LITERAL"]
+
+    @property
+    def scalar_codes(self) -> range:
+        """Codes of the 32-bit scalar register file: SGPRs, VCC, TTMPs, NULL, M0, EXEC."""
+        return range(0, max(self.codes[n] for n in ("VCC_HI", "NULL", "M0", "EXEC_HI") if n in self.codes) + 1)
+
+    def inline_int(self, value: int) -> int | None:
+        """The inline-constant code of integer `value`, None if it has none."""
+        for first, last, v0, step in self.inline_ints:
+            k = (value - v0) * step
+            if 0 <= k <= last - first:
+                return first + k
+        return None
+
+    def is_inline(self, code: int) -> bool:
+        """An inline integer or float constant."""
+        return code in self.inline_floats or any(first <= code <= last for first, last, _, _ in self.inline_ints)
+
+    def is_constant(self, code: int) -> bool:
+        """An inline constant or the literal."""
+        return code == self.literal or self.is_inline(code)
+
+    def vgpr_file(self, target: str, wave_size: int | None = None) -> int:
+        """VGPRs per SIMD of a device ('gfx1151'; a family name means its `family_device`)
+        for `wave_size` (wave64 registers are twice as wide, so half as many)."""
+        device = target.strip().lower().split(":")[0].split("-")[0]
+        device = device if device in self.vgpr_file_wave32 else self.family_device
+        if device not in self.vgpr_file_wave32:
+            raise TraitsError(f"the VGPR file size of {target!r} is not known; known: {', '.join(self.vgpr_file_wave32)}")
+        return self.vgpr_file_wave32[device] * 32 // (wave_size or self.wave_size)
+
+    def device(self, target: str) -> str:
+        """The device a target names ('rdna3' -> its family_device)."""
+        device = target.strip().lower().split(":")[0].split("-")[0]
+        return device if device in self.vgpr_file_wave32 else self.family_device
+
+
+def entry(family: str) -> _Entry:
+    """The family's traits entry; TraitsError if it has none."""
+    e = _ENTRIES.get(family)
+    if e is None:
+        raise TraitsError(f"no traits entry for {family!r} (targets {', '.join(FAMILY_TARGETS.get(family, ()))}); "
+                          f"families with traits: {', '.join(_ENTRIES)}")
+    return e
+
+
+def build_traits(family: str, operands: dict) -> Traits:
+    """The Traits of `family` from its generated operand tables (Spec.operands) and its entry.
+    Spec.traits calls this once per family; use isa.traits(target) or spec.traits."""
+    entry_ = entry(family)
+    # the widest source field's table: every code a source can name (VOP3 on RDNA, VOP3A on CDNA)
+    table = next((f for f in ("VOP3", "VOP3A", "VOP1", "VOP2", "VOPC") if operands.get(f, {}).get("SRC0")), None)
+    if table is None:
+        raise TraitsError(f"{family}: the generated operand tables have no SRC0 table (VOP3/VOP3A/VOP1) "
+                          f"to read codes from")
+    rows = operands[table]["SRC0"]
+    codes, ints, floats = {}, [], {}
+    sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
+    for lo, hi, kind, base, _text in rows:
+        if kind == "special":
+            codes[base] = lo
+        elif kind == "literal":
+            codes["LITERAL"] = lo
+        elif kind == "sgpr":
+            sgprs = hi - lo + 1
+        elif kind == "ttmp":
+            ttmp_base, ttmps = lo, hi - lo + 1
+        elif kind == "vgpr":
+            vgpr_base, vgprs = lo, hi - lo + 1
+        elif kind == "int":
+            ints.append((lo, hi, base, 1 if base >= 0 else -1))
+        elif kind == "float":
+            floats[lo] = base
+    missing = [n for n in ("M0", "VCC_LO", "VCC_HI", "EXEC_LO", "EXEC_HI", "SCC", "LITERAL") if n not in codes]
+    if missing or None in (sgprs, ttmps, vgprs):
+        raise TraitsError(f"{family}: the {table} SRC0 operand table lacks {', '.join(missing) or 'register ranges'} "
+                          f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
+    return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
+                  tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device)

@@ -1,0 +1,413 @@
+"""Empirical check of the operand-effects model (isa/effects.py) against the emulator.
+
+For each instruction the emulator runs (VALU e32/e64 and SALU; no memory, no control flow),
+one launch holds one wave per experiment, all starting from one random register state:
+wave 0 is that state; each other wave changes one register -- every register the model says
+the instruction reads, then a sample of the registers it does not name (all of them with
+`full=True`). After the instruction, the registers that differ from wave 0's (other than
+the perturbed one, unless the model says it is written whole) are the outputs that changed:
+- `undeclared_write`: wave 0 changed a register the model does not say is written;
+- `undeclared_input`: changing a register the model does not read changed an output;
+- `leak`: changing a declared input changed a register the model does not say is written;
+- `unseen_write` (soft): a declared write that no wave changed (the value written may equal
+  the old one, e.g. SCC; reported, not a failure);
+- `no_effect` (soft): a declared input that changed nothing (a read the model over-states:
+  safe for liveness; reported).
+Operand names map to registers by the ISA's operand roles: S0..S2 the sources, D0 the
+destination, D1 and VCC the carry-out (SDST in VOP3SD), VCC as input the mask source of an
+e64 encoding, EXEC/SCC/M0 themselves. Registers an instruction indexes by a value
+(`VGPR[lane][...]`, `SGPR[...]`: the model's `indexed`) may be read or written anywhere in
+that file: a finding there is reported as `indexed`, not as a failure. M0 holds a small
+value (0-7), so that M0-relative indexing (s_movrels, v_movreld) stays in the register file.
+
+    python -m tests.effects_check                     # every instruction, every register, all targets
+    python -m tests.effects_check --target gfx1151 --sample 50 --seed 3
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import isa
+from dsl.kernel import build_namespace
+from dsl.operands import OperandError, lit, s, v, vcc, vcc_lo
+from dsl.signature import scalar_layout, valu_signature
+from isa.effects import effects
+from isa.mnemonics import text_mnemonic
+from tests.emu_fuzz import EXCLUDED, _SKIP, special_dwords
+
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151")
+VGPRS = 64
+HARD = ("undeclared_write", "undeclared_input", "leak")
+SOFT = ("unseen_write", "no_effect", "indexed")
+# Registers the operands are placed in (no two overlap): sources, destinations, masks
+V_SRC, V_DST = (8, 16, 24), 40
+S_SRC, S_DST, S_MASK_SRC, S_MASK_DST, S_SDST = (8, 12, 16), 20, 32, 36, 40
+
+# Disagreements understood and accepted, each with its reason: {instruction: reason}
+KNOWN: dict[str, str] = {}
+
+
+@dataclass
+class Result:
+    name: str
+    fmt: str
+    text: str = ""
+    findings: dict = field(default_factory=lambda: defaultdict(set))   # kind -> {detail}
+    skipped: str | None = None
+
+    @property
+    def hard(self) -> bool:
+        return any(self.findings.get(k) for k in HARD)
+
+
+class Case:
+    """One encoded instruction and where each pseudocode operand name lives."""
+
+    def __init__(self, code: bytes, text: str, names: dict[str, set], scalar: bool):
+        self.code, self.text, self.names, self.scalar = code, text, names, scalar
+
+
+class Checker:
+    def __init__(self, target: str):
+        from emu.memory import DeviceMemory
+        from emu.machine import Machine
+        from emu.options import FAST
+        self.target = target
+        self.arch, self.wave = target.split("-")[0], 64 if target.endswith("w64") else 32
+        self.spec = isa.load(self.arch)
+        self.traits = self.spec.traits
+        self.ns = build_namespace(self.arch, self.wave)
+        self.mem = DeviceMemory()
+        self.machine = Machine(self.arch, self.mem, options=FAST)
+        self.mask_n = self.wave // 32
+        self.vcc = {("s", self.traits.vcc_lo + i) for i in range(self.mask_n)}
+        self.exec = {("s", self.traits.exec_lo + i) for i in range(self.mask_n)}
+        roles = self.traits.roles
+        usable = [d for d in self.spec.instructions if d.name not in EXCLUDED and not _SKIP.match(d.name)
+                  and d.pcode]
+        self.instructions = [d for d in usable if d.format in roles.valu_e32 | roles.valu_e64
+                             or d.format in (roles.salu - {"SOPP"})]
+
+    # ---------------------------------------------------------------- building
+    def _sregs(self, first: int, n: int):
+        return s[first] if n == 1 else s[first:first + n - 1]
+
+    def _keys(self, file: str, first: int, n: int) -> set:
+        return {(file, first + i) for i in range(n)}
+
+    def valu_case(self, d, rng) -> Case:
+        """VGPR sources; where the encoder refuses one (lane selects take SGPRs or constants),
+        SGPRs for the later sources, then for all of them."""
+        for k in (lit(int(special_dwords(rng, 1)[0])), lit(0x3C00)):       # (a 16-bit K for f16)
+            for scalar in ((), (1, 2), (0, 1, 2)):
+                try:
+                    return self._valu_case(d, k, scalar)
+                except OperandError as e:
+                    error = e
+        raise error
+
+    def _valu_case(self, d, k, scalar_srcs) -> Case:
+        sig = valu_signature(d)
+        e64 = d.format in self.traits.roles.valu_e64
+        base = text_mnemonic(d.name)
+        mn = base + ("_e64" if e64 and d.promoted_from else "_e32" if not e64 else "")
+        names: dict[str, set] = defaultdict(set)
+        ops = []
+        for dst in sig.dsts:
+            if dst.is_mask:              # VOPC's result: VCC in e32, SDST in e64
+                regs = self._keys("s", S_MASK_DST, self.mask_n) if e64 else self.vcc
+                ops.append(self._sregs(S_MASK_DST, self.mask_n) if e64 else (vcc_lo if self.wave == 32 else vcc))
+            elif dst.sgpr:
+                regs = self._keys("s", S_DST, 1)
+                ops.append(s[S_DST])
+            else:
+                n = max(1, dst.dwords)
+                regs = self._keys("v", V_DST, n)
+                ops.append(v[V_DST] if n == 1 else v[V_DST:V_DST + n - 1])
+            names["D0"] |= regs
+        carry = self._keys("s", S_SDST, self.mask_n) if e64 else self.vcc
+        if sig.vcc_out or d.format == "VOP3SD":     # (v_mad_u64_u32's SDST is D1 of { D1, D0 })
+            ops.append(self._sregs(S_SDST, self.mask_n) if e64 else (vcc_lo if self.wave == 32 else vcc))
+            names["D1"] |= carry
+        names["VCC_OUT"] = carry                                    # where a VCC write lands
+        names["VCC_IN"] = set(self.vcc)
+        for i, src in enumerate(sig.srcs):
+            if src.is_mask:
+                if e64:
+                    ops.append(self._sregs(S_MASK_SRC, self.mask_n))
+                    names["VCC_IN"] = self._keys("s", S_MASK_SRC, self.mask_n)
+                else:
+                    ops.append(vcc_lo if self.wave == 32 else vcc)
+                continue
+            n = max(1, src.dwords)
+            if i in scalar_srcs:
+                first = S_SRC[i] if n <= 2 else 24
+                ops.append(self._sregs(first, n))
+                names[f"S{i}"] = self._keys("s", first, n)
+            else:
+                ops.append(v[V_SRC[i]] if n == 1 else v[V_SRC[i]:V_SRC[i] + n - 1])
+                names[f"S{i}"] = self._keys("v", V_SRC[i], n)
+        if sig.k_pos is not None:
+            ops.insert(len(sig.dsts) + sig.vcc_out + sig.k_pos, k)
+        if sig.vcc_in and not e64:
+            ops.append(vcc_lo if self.wave == 32 else vcc)
+        inst = self.ns[mn](*ops)
+        return Case(bytes(inst), str(inst), names, scalar=False)
+
+    def salu_case(self, d, rng) -> Case:
+        try:
+            return self._salu_case(d, rng, scalar_layout(d))
+        except OperandError:        # SOPK without a register source (s_movk_i32 sdst, imm)
+            return self._salu_case(d, rng, [x for x in scalar_layout(d) if x[0] != "ssrc0"])
+
+    def _salu_case(self, d, rng, layout) -> Case:
+        names: dict[str, set] = defaultdict(set)
+        ops = []
+        for opname, _, dwords in layout:
+            if opname == "sdst":
+                ops.append(self._sregs(S_DST, dwords))
+                names["D0"] = self._keys("s", S_DST, dwords)
+            elif opname == "k" or (d.format == "SOPK" and opname == "ssrc1"):
+                ops.append(int(rng.integers(-32768, 32768)) if d.format == "SOPK" else lit(int(special_dwords(rng, 1)[0])))
+            else:
+                i = 0 if opname == "ssrc0" else 1
+                first = S_SRC[i] if dwords <= 2 else 24
+                ops.append(self._sregs(first, dwords))
+                names[f"S{i}"] = self._keys("s", first, dwords)
+        wide = 2 if d.name.endswith("64") else 1
+        names["VCC_IN"] = names["VCC_OUT"] = {("s", self.traits.vcc_lo + i) for i in range(max(wide, self.mask_n))}
+        inst = self.ns[text_mnemonic(d.name)](*ops)
+        return Case(bytes(inst), str(inst), names, scalar=True)
+
+    def declared(self, e, case: Case) -> tuple[set, set, set]:
+        """(registers read, registers written whole, registers written) by the model."""
+        def regs(name: str, reading: bool) -> set:
+            if name == "VCC":
+                return case.names["VCC_IN" if reading else "VCC_OUT"]
+            if name == "EXEC":
+                return self.exec
+            if name == "SCC":
+                return {("scc", 0)}
+            if name == "M0":
+                return {("s", self.traits.m0)}
+            return case.names.get(name, set())
+        reads = set().union(*(regs(n, True) for n in e.reads)) if e.reads else set()
+        full = set().union(*(regs(n, False) for n in e.full)) if e.full else set()
+        writes = set().union(*(regs(n, False) for n in e.writes)) if e.writes else set()
+        return reads, full, writes
+
+    # ---------------------------------------------------------------- running
+    def all_registers(self) -> list:
+        t = self.traits
+        out = [("v", i) for i in range(VGPRS)] + [("s", i) for i in range(t.sgprs)]
+        out += sorted(self.vcc | {("s", t.m0)} | self.exec) + [("scc", 0)]
+        return out
+
+    def run(self, d, rng, sample: int | None) -> Result:
+        r = Result(d.name, d.format)
+        try:
+            case = self.salu_case(d, rng) if d.format in self.traits.roles.salu else self.valu_case(d, rng)
+        except (OperandError, KeyError) as e:
+            r.skipped = f"not encodable with plain registers: {e}"
+            return r
+        r.text = case.text
+        e = effects(d.pcode)
+        reads, full, writes = self.declared(e, case)
+        others = [x for x in self.all_registers() if x not in reads and x not in writes]
+        if not case.scalar:
+            others = [x for x in others if x not in self.exec]     # EXEC selects the lanes a VALU writes
+        if sample is not None and len(others) > sample:
+            others = [others[i] for i in sorted(rng.choice(len(others), sample, replace=False))]
+        perturbed = [None] + sorted(reads) + others
+        try:
+            before, after = self.execute(case, len(perturbed), perturbed, rng)
+        except Exception as ex:     # noqa: BLE001 - the emulator refused: nothing to compare
+            r.skipped = f"the emulator failed: {type(ex).__name__}: {str(ex).splitlines()[0][:120]}"
+            return r
+        base_changed = {x for x in self.all_registers() if not np.array_equal(self.value(before, 0, x),
+                                                                               self.value(after, 0, x))}
+        for x in base_changed - writes:
+            r.findings["indexed" if e.indexed and x[0] in "vs" else "undeclared_write"].add(self.reg_text(x))
+        seen_writes = set(base_changed)
+        for w, x in enumerate(perturbed[1:], start=1):
+            changed = {y for y in self.all_registers()
+                       if (y != x or y in full) and not np.array_equal(self.value(after, w, y), self.value(after, 0, y))}
+            seen_writes |= changed
+            if x in reads:
+                if not changed and (x not in writes or x in full):   # (a partial write shows its own input)
+                    r.findings["no_effect"].add(self.reg_text(x))
+                for y in changed - writes:
+                    r.findings["indexed" if e.indexed and y[0] in "vs" else "leak"].add(
+                        f"{self.reg_text(x)}->{self.reg_text(y)}")
+            elif changed:
+                kind = "indexed" if e.indexed and x[0] in "vs" else "undeclared_input"
+                r.findings[kind].add(f"{self.reg_text(x)}->{','.join(sorted(self.reg_text(y) for y in changed))}")
+        for x in writes - seen_writes:
+            r.findings["unseen_write"].add(self.reg_text(x))
+        return r
+
+    @staticmethod
+    def reg_text(x) -> str:
+        return "scc" if x[0] == "scc" else f"{x[0]}{x[1]}"
+
+    @staticmethod
+    def value(state, w: int, x):
+        vg, sg, scc = state
+        if x[0] == "v":
+            return vg[x[1], w]
+        if x[0] == "s":
+            return sg[x[1], w]
+        return scc[w]
+
+    def execute(self, case: Case, waves: int, perturbed: list, rng):
+        """Run the instruction in `waves` waves (one per work-group); wave w starts from the
+        common random state with register perturbed[w] changed. (state before, state after)
+        as (VGPRs (V, W, L), SGPRs (128, W), SCC (W,))."""
+        from emu.launch import Dispatch
+        t, L = self.traits, self.wave
+        vg = np.broadcast_to(special_dwords(rng, VGPRS * L).reshape(VGPRS, 1, L), (VGPRS, waves, L)).copy()
+        sg = np.broadcast_to(special_dwords(rng, 128).reshape(128, 1), (128, waves)).copy()
+        sg[t.null] = 0
+        sg[t.ttmp_base:t.ttmp_base + t.ttmps] = 0
+        for x in self.exec:
+            sg[x[1]] = 0xFFFFFFFF
+        sg[t.m0] = int(rng.integers(0, 8))
+        if self.wave == 32:
+            sg[t.exec_hi] = 0
+        scc = np.full(waves, int(rng.integers(0, 2)), np.uint32)
+        for w, x in enumerate(perturbed):
+            if x is None:
+                continue
+            if x[0] == "v":
+                new = special_dwords(rng, L)
+                new[new == vg[x[1], w]] ^= 1
+                vg[x[1], w] = new
+            elif x[0] == "s":
+                new = int(special_dwords(rng, 1)[0])
+                if x in self.exec and new == 0:
+                    new = 0x5A5A5A5A
+                if x[1] == t.m0:
+                    new = int(rng.integers(0, 8))
+                sg[x[1], w] = new if new != sg[x[1], w] else new ^ 1
+            else:
+                scc[w] ^= 1
+        code = case.code
+        prog = bytes(self.ns["s_nop"](0)) + code + bytes(self.ns["s_endpgm"]())
+        addr = self.mem.alloc(len(prog), "code")
+        self.mem.write(addr, np.frombuffer(prog, np.uint8))
+        snap = {}
+
+        def tracer(p, st, sel):
+            if p.pc == addr:            # after s_nop: load the experiment's state
+                st.settle_vgprs(None)
+                for reg in range(VGPRS):
+                    st.write_vgprs(slice(0, waves), reg, 1, vg[reg], None)
+                rows = [r for r in range(128) if r != t.null]
+                for row in rows:
+                    st.write_sgprs(slice(0, waves), row, 1, sg[row].reshape(-1, 1))
+                st.scc[:, 0] = scc
+            elif p.pc == addr + 4:
+                snap["after"] = (st.vgpr[:VGPRS].copy(), st.sgpr.copy(), st.scc[:, 0].copy())
+        self.machine.tracer = tracer
+        try:
+            self.machine.run(Dispatch("effects", addr, grid=(waves, 1, 1), block=(L, 1, 1), wave_size=L,
+                                      vgprs=VGPRS, mode=0x3F0, budget=100))
+        finally:
+            self.machine.tracer = None
+            self.mem.free(addr)
+        if "after" not in snap:
+            raise RuntimeError("the instruction did not run")
+        return (vg, sg, scc), snap["after"]
+
+
+def check(targets=TARGETS, sample: int | None = 12, per_target: int | None = None, seed: int = 0,
+          progress=None) -> dict:
+    """{target: [Result]} over `per_target` instructions (None: all) drawn with `seed`;
+    `sample` undeclared registers per instruction (None: all)."""
+    out = {}
+    for ti, target in enumerate(targets):
+        c = Checker(target)
+        rng = np.random.default_rng([seed, ti])
+        insts = c.instructions
+        if per_target is not None and per_target < len(insts):
+            insts = [insts[i] for i in sorted(rng.choice(len(insts), per_target, replace=False))]
+        results = []
+        for k, d in enumerate(insts):
+            results.append(c.run(d, np.random.default_rng([seed, ti, k]), sample))
+            if progress:
+                progress(target, k + 1, len(insts))
+        out[target] = results
+    return out
+
+
+def table(results: list) -> str:
+    """Counts per format: checked, skipped, agreeing, hard and soft findings."""
+    per: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        c = per[r.fmt]
+        if r.skipped:
+            c["skipped"] += 1
+            continue
+        c["checked"] += 1
+        c["agree"] += not r.hard
+        for k in HARD + SOFT:
+            c[k] += bool(r.findings.get(k))
+    cols = ("checked", "agree", "skipped") + HARD + SOFT
+    lines = [f"{'format':<8}" + "".join(f"{k:>17}" for k in cols)]
+    total = Counter()
+    for fmt in sorted(per):
+        total.update(per[fmt])
+        lines.append(f"{fmt:<8}" + "".join(f"{per[fmt][k]:>17}" for k in cols))
+    lines.append(f"{'all':<8}" + "".join(f"{total[k]:>17}" for k in cols))
+    return "\n".join(lines)
+
+
+def disagreements(results: list, known: dict = KNOWN) -> list[str]:
+    """Hard findings of instructions not in `known`."""
+    out = []
+    for r in results:
+        if r.hard and r.name not in known:
+            detail = "; ".join(f"{k}: {', '.join(sorted(r.findings[k]))}" for k in HARD if r.findings.get(k))
+            out.append(f"{r.name} ({r.text}): {detail}")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--target", action="append", help=f"target(s) (default: {', '.join(TARGETS)})")
+    ap.add_argument("--sample", type=int, default=None, help="undeclared registers per instruction (default: all)")
+    ap.add_argument("--per-target", type=int, default=None, help="instructions per target (default: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--verbose", action="store_true", help="list soft findings too")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+
+    def progress(target, k, n):
+        if sys.stderr.isatty():
+            print(f"\r{target}: {k}/{n}", end="", file=sys.stderr, flush=True)
+    results = check(tuple(args.target or TARGETS), args.sample, args.per_target, args.seed, progress)
+    bad = 0
+    for target, rs in results.items():
+        print(f"\n{target}:\n{table(rs)}")
+        for line in disagreements(rs):
+            bad += 1
+            print("  DISAGREES", line)
+        for r in rs:
+            if r.name in KNOWN and r.hard:
+                print(f"  known {r.name}: {KNOWN[r.name]}")
+            if args.verbose:
+                soft = "; ".join(f"{k}: {', '.join(sorted(r.findings[k]))}" for k in SOFT if r.findings.get(k))
+                if soft or r.skipped:
+                    print(f"  {r.name}: {r.skipped or soft}")
+    print(f"\n{time.perf_counter() - t0:.1f} s; {bad} unexplained disagreements")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""isa.traits: each family's operand codes, register counts and inline constants, checked
+against LLVM 22's assembler (the code it encodes for each name) and the manual's stated sizes."""
+from __future__ import annotations
+
+import pytest
+
+import isa
+from tests.llvm_tools import mc_encodings
+
+FAMILIES = [("rdna3", "gfx1100"), ("rdna3.5", "gfx1151")]
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+def test_special_codes_are_what_llvm_encodes(family, target):
+    """s_mov_b32 s0, <name>: SOP1's SSRC0 is bits 7:0 of the first dword."""
+    t = isa.traits(family)
+    names = {"null": t.null, "m0": t.m0, "vcc_lo": t.vcc_lo, "vcc_hi": t.vcc_hi, "exec_lo": t.exec_lo,
+             "exec_hi": t.exec_hi, "src_scc": t.scc, "src_shared_base": t.codes["SHARED_BASE"],
+             "src_private_limit": t.codes["PRIVATE_LIMIT"], "ttmp0": t.ttmp_base, "ttmp15": t.ttmp_base + t.ttmps - 1,
+             f"s{t.sgprs - 1}": t.sgprs - 1, "0x12345": t.literal}
+    got = mc_encodings([f"s_mov_b32 s0, {n}" for n in names], target)
+    assert {n: b[0] for n, b in zip(names, got)} == names
+    # one SGPR past the file is refused
+    assert mc_encodings([f"s_mov_b32 s0, s{t.sgprs}"], target) == [None]
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+def test_inline_constants_are_what_llvm_encodes(family, target):
+    t = isa.traits(family)
+    values = list(range(-17, 66))
+    got = mc_encodings([f"s_mov_b32 s0, {v}" for v in values], target)
+    for v, b in zip(values, got):
+        code = b[0]
+        assert t.inline_int(v) == (code if code != t.literal else None), v
+        assert t.is_inline(code) == (code != t.literal)
+    floats = {0.5: 240, -0.5: 241, 1.0: 242, -1.0: 243, 2.0: 244, -2.0: 245, 4.0: 246, -4.0: 247}
+    got = mc_encodings([f"v_mov_b32 v0, {f}" for f in floats] + ["v_mov_b32 v0, 0x3e22f983"], target)
+    assert [b[0] for b in got] == [c for c in floats.values()] + [248]
+    assert all(t.inline_floats[b[0]] == f for f, b in zip(floats, got))
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+def test_register_files_and_roles(family, target):
+    t = isa.traits(target)
+    assert t is isa.traits(family) is isa.load(target).traits
+    # the manuals, 3.3.1 / 3.3.2: 106 SGPRs, 256 VGPRs, 16 TTMPs per wave; wave32 and wave64
+    assert (t.sgprs, t.vgprs, t.ttmps, t.wave_sizes) == (106, 256, 16, (32, 64))
+    assert t.wave_size == isa.WAVE_SIZE[family]
+    spec = isa.load(family)
+    roles = t.roles
+    named = (roles.valu | roles.scalar | roles.lds | roles.vmem | roles.export | roles.lds_param | roles.dpp)
+    assert named == set(spec.formats), "every format has exactly one role"
+    assert all(d.format in roles.valu for d in spec.instructions if d.name.startswith("V_"))
+
+
+def test_unknown_family_is_a_clear_error():
+    with pytest.raises(isa.TraitsError, match="no traits entry for 'cdna4'"):
+        isa.traits("gfx950")
+
+
+@pytest.mark.parametrize("target, family", [("gfx1100", "rdna3"), ("gfx1151", "rdna3.5")])
+def test_an_instruction_called_by_pseudocode_comes_from_the_callers_arch(monkeypatch, target, family):
+    """v_max3_f32's pseudocode calls v_max_f32: the called semantic is the kernel's family's
+    (gfx1151 code once ran rdna3's), and the result is the largest input."""
+    import numpy as np
+    import emu.table as table
+    from emu.semantics import Ctx
+    real = table.load_semantics
+    seen = []
+
+    def spy(arch, narrow=True):
+        seen.append(isa.resolve_arch(arch))
+        return real(arch, narrow)
+    sem = real(target).lookup("V_MAX3_F32")
+    monkeypatch.setattr(table, "load_semantics", spy)
+    a, b, c = (np.array([[1.5, -2.0, 7.0, 0.25]], np.float32) * k for k in (1, -3, 0.5))
+    out = sem.execute(Ctx(lanes=4, exec_mask=np.full((1, 1), 0xf, np.uint64),
+                          inputs={"S0": a.view(np.uint32), "S1": b.view(np.uint32), "S2": c.view(np.uint32)}))
+    got = np.asarray(out["D0"]).astype(np.uint32).view(np.float32)
+    assert (got == np.maximum(np.maximum(a, b), c)).all()
+    assert seen and set(seen) == {family}

@@ -1,0 +1,73 @@
+"""`wavesmith emu --time/--timeline`: the timing model from the command line, on the built-in
+DSL kernel and on a shared clang kernel, and its HTML timeline's embedded data."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("WAVESMITH_SHARED", REPO.parent / "shared"))
+CONV = SHARED / "kernels" / "conv1d" / "gfx1100.hsaco"
+
+
+def wavesmith(*args):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, str(REPO / "wavesmith.py"), *args], capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+def timeline_data(path: Path) -> dict:
+    text = path.read_text()
+    m = re.search(r'<script id="timeline-data" type="application/json">(.*?)</script>', text, re.S)
+    assert m, "no embedded data"
+    assert "http://" not in text and "https://" not in text      # self-contained: nothing fetched
+    return json.loads(m.group(1))
+
+
+def test_demo_kernel_time_and_timeline(tmp_path):
+    out = tmp_path / "t.html"
+    r = wavesmith("emu", "--time", "--timeline", str(out), "--grid", "4", "--block", "64", "--waves")
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    m = re.match(r"saxpy \(gfx1100\): ([\d,]+) cycles = ([\d.]+) us at 2.5 GHz, 8 waves", first)
+    assert m, first
+    cycles = int(m.group(1).replace(",", ""))
+    assert abs(cycles / 2.5e3 - float(m.group(2))) < 0.01
+    assert "s_waitcnt" in r.stdout and "stall" in r.stdout
+    d = timeline_data(out)
+    assert len(d["rows"]) == 8
+    # every row ends with s_endpgm and its bars are in issue order
+    for row in d["rows"]:
+        times = [it[1] for it in row["items"]]
+        assert times == sorted(times) and d["texts"][row["items"][-1][0]].startswith("s_endpgm")
+
+
+@pytest.mark.skipif(not CONV.exists(), reason="shared kernel corpus absent")
+def test_clang_kernel_timeline(tmp_path):
+    out = tmp_path / "conv.html"
+    r = wavesmith("emu", str(CONV), "--grid", "4", "--block", "128", "--arg", "float32:512:uniform(-1,1)",
+                  "--arg", "float32:15:uniform(-1,1)", "--arg", "float32:512", "--arg", "uint32=512", "--arg", "uint32=7",
+                  "--timeline", str(out), "--top", "5")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("conv1d (gfx1100):")
+    d = timeline_data(out)
+    assert len(d["rows"]) == 16          # 4 groups x 128 work-items / 32 lanes
+    assert any(t.startswith("global_load") for t in d["texts"])
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path):
+    r = wavesmith("emu", "--time", "--arg", "float99:3")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "float99" in r.stderr
+    r = wavesmith("emu", "--time", "--grid", "0")
+    assert r.returncode == 2 and "--grid" in r.stderr
+    r = wavesmith("emu", "--timeline", str(tmp_path / "missing" / "x.html"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    assert not (tmp_path / "missing").exists()
+    r = wavesmith("emu", "--help")
+    assert r.returncode == 0 and "--timeline" in r.stdout and "TYPE:COUNT" in r.stdout

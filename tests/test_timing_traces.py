@@ -1,0 +1,115 @@
+"""The timing model (emu/timing) against real RDNA3 thread traces (../shared/timing/gfx1100,
+7900 XTX, README there): the model predicts *issue* timestamps, as the traces hold.
+
+Prints the figures issue 19 asks for; the asserted floors are what the model reaches now
+(minus a little), so a regression fails:
+- pipeline: every traced instruction that is not a memory instruction, an s_waitcnt, the
+  wave's end or the first from a new code block: predicted issue gap == measured / within 1;
+- stall causes: every measured gap > 4 cycles, cycle-weighted agreement of the model's cause
+  with the cause the trace and code imply (emu/timing/score.py implied_cause);
+- whole waves: lifetimes with the memory/launch latencies calibrated on run 0 of each
+  capture and scored on the other runs, beside the measured run-to-run noise."""
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+
+import pytest
+
+TRACES = Path(os.environ.get("WAVESMITH_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "timing" / "gfx1100"
+pytestmark = pytest.mark.skipif(not (TRACES / "kernels.json").exists(), reason="../shared/timing traces absent")
+
+
+@pytest.fixture(scope="module")
+def captures():
+    from emu.timing.traces import load_captures
+    return load_captures(TRACES / "kernels.json") + load_captures(TRACES / "discover_ops.json")
+
+
+def test_pipeline_gaps_and_stall_causes(captures):
+    from emu.timing import timing_for
+    from emu.timing.score import evaluate
+    r = evaluate(captures, timing_for("gfx1100"))
+    print(f"\npipeline: {r['gaps']} non-memory non-fetch instructions: predicted issue gap == measured "
+          f"{r['exact']:.1%} (goal 90%), within 1 cycle {r['within1']:.1%} (goal 97%)")
+    print(f"stall attribution: {r['cause_cycles']} cycles in gaps > 4, cause agrees for {r['cause_agree']:.1%} "
+          f"of them (goal 90%)")
+    assert r["gaps"] > 3000
+    assert r["exact"] >= 0.82
+    assert r["within1"] >= 0.93
+    assert r["cause_agree"] >= 0.92
+
+
+def test_wave_lifetimes_calibrated_on_run0(captures):
+    from emu.timing import timing_for
+    from emu.timing.score import calibrate, lifetime_errors, run_noise
+    runs0 = [c for c in captures if c.source.endswith("run_0.pkl")]
+    rest = [c for c in captures if not c.source.endswith("run_0.pkl")]
+    params = calibrate(runs0, timing_for("gfx1100"))
+    errs = lifetime_errors(rest, params)
+    a = [abs(e) for _, e in errs]
+    noise = run_noise(captures)
+    print(f"\nlifetimes (calibrated on run 0: smem {params.smem_latency}, vmem load {params.vmem_load_latency}, "
+          f"store {params.vmem_store_latency}, launch {params.launch_latency} cycles), scored on {len(a)} waves "
+          f"of the other runs: median error {statistics.median(a):.1%}, max {max(a):.1%}, "
+          f"within 10%: {sum(x <= 0.10 for x in a) / len(a):.1%}; run-to-run noise (median per kernel) "
+          + ", ".join(f"{k} {v:.1%}" for k, v in noise.items()))
+    for kernel in sorted({k for k, _ in errs}):
+        e = [x for k, x in errs if k == kernel]
+        print(f"  {kernel}: {len(e)} waves, median {statistics.median(e):+.1%}, range {min(e):+.1%} .. {max(e):+.1%}")
+    assert statistics.median(a) <= 0.05
+    assert sum(x <= 0.10 for x in a) / len(a) >= 0.99
+
+
+def test_wave_lifetimes_leave_one_kernel_out(captures):
+    """Calibrated on run 0 of the other kernels, scored on every run of the kernel left out."""
+    from emu.timing import timing_for
+    from emu.timing.score import calibrate, lifetime_errors
+    kernels = sorted({c.kernel for c in captures})
+    medians = {}
+    worst = 0.0
+    for k in kernels:
+        train = [c for c in captures if c.kernel != k and c.source.endswith("run_0.pkl")]
+        params = calibrate(train, timing_for("gfx1100"), simds=8)
+        e = [abs(x) for _, x in lifetime_errors([c for c in captures if c.kernel == k], params)]
+        medians[k] = statistics.median(e)
+        worst = max(worst, max(e))
+    print("\nleave-one-kernel-out lifetimes, median |error| per kernel left out: "
+          + ", ".join(f"{k} {v:.1%}" for k, v in medians.items()) + f"; worst wave {worst:.1%}")
+    assert statistics.median(medians.values()) <= 0.06
+    assert worst <= 0.17
+
+
+def test_functional_results_identical_with_timing():
+    """timing=True changes nothing the kernel computes, and reports a cycle count."""
+    import numpy as np
+
+    from runtime import Device
+    from runtime.codeobj import KernelArg
+    from runtime.demo import build_saxpy
+    from runtime.writer import from_dsl_kernel
+    n, block = 3000, 256
+    hsaco = from_dsl_kernel(build_saxpy("gfx1100"), "saxpy",
+                            [KernelArg(0, 8, "global_buffer", "x", "global"), KernelArg(8, 8, "global_buffer", "y", "global"),
+                             KernelArg(16, 4, "by_value", "a"), KernelArg(20, 4, "by_value", "n")],
+                            user_sgpr_kernarg_segment_ptr=1)
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = {}
+    for timing in (False, True):
+        dev = Device("emu")
+        xb, yb = dev.alloc(x.nbytes).copyin(x), dev.alloc(y.nbytes).copyin(y)
+        stats = dev.load(hsaco).launch("saxpy", (-(-n // block), 1, 1), (block, 1, 1),
+                                       [xb, yb, np.float32(2.5), np.uint32(n)], timing=timing)
+        out[timing] = (yb.copyout(np.float32), stats)
+    assert np.array_equal(out[False][0], out[True][0])
+    assert out[False][1].timing is None
+    rep = out[True][1].timing
+    assert len(rep.waves) == out[True][1].waves
+    # every wave issues its s_endpgm after a cold global load and store: more than the measured
+    # cold load latency (720 cycles) from its launch
+    assert all(w.lifetime > 720 for w in rep.waves)
+    assert rep.cycles > 0 and rep.seconds == rep.cycles / 2.5e9
+    hits = sum(s.hits for s in rep.per_pc.values())
+    assert hits == out[True][1].instructions
