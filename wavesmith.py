@@ -83,6 +83,19 @@ def build_parser() -> argparse.ArgumentParser:
     from emu.coverage import add_arguments as add_emu_arguments, run as run_emu
     add_emu_arguments(emu)
     emu.set_defaults(func=run_emu)
+    debug = sub.add_parser("debug", help="step through a kernel on the emulator (registers, memory, breakpoints)",
+                           description="Run a kernel on the emulator one wave in focus, stopping after each of its "
+                                       "instructions as asked; commands come from the terminal or a pipe ('help' "
+                                       "lists them: step, continue, breakpoints at a PC or an offset from the entry, "
+                                       "VGPR tables lanes x registers in hex/f32/i32/u32/f16 with changed values "
+                                       "marked, SGPRs with EXEC/VCC/SCC/M0, memory, per-PC hit counts). The "
+                                       "kernel is given as for `wavesmith emu --time`.",
+                           epilog="Example: printf 's 5\\nv 0-3 f32\\nc\\n' | wavesmith debug k.hsaco --grid 4 "
+                                  "--block 64 --arg float32:256:arange --arg uint32=256",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    from emu.debug_cli import add_arguments as add_debug_arguments, run as run_debug
+    add_debug_arguments(debug)
+    debug.set_defaults(func=run_debug)
     readobj = sub.add_parser("readobj", help="list a code object's kernels, descriptors and arguments",
                              description="Print a code object's target, loadable segments and, per kernel, "
                                          "entry, register counts, segment sizes, arguments and descriptor "

@@ -14,10 +14,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa.effects import effects
-from regalloc import Instr, Program, Ref, Virtual
+from regalloc import Instr, Program, Ref, Virtual, blocks
 
 from .asm import Statement
 from .encode import Encoder
+from .inflight import releases
 from .operands import Mod, OperandError, Reg, VReg
 from .signature import valu_signature, vopd_base
 
@@ -250,14 +251,14 @@ def build_program(kernel) -> Program:
     """regalloc.Program of a Kernel's instructions (virtual and physical registers)."""
     prog = Program(virtuals=[Virtual(v.cls, v.width, v.name) for v in kernel.virtuals])
     roles = kernel.spec.traits.roles
-    memory = memory_formats(roles)
-    in_flight: list[Ref] = []    # results of memory loads not yet waited for
+    halves = False               # any 16-bit half of a virtual VGPR written (_paired_halves)
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
         glc = bool(inst.statement.modifiers.get("glc"))
         uses, defs = [], []
         noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
         for n in noted:
+            halves = halves or (n.what == "vdst" and bool(n.reg.half) and isinstance(n.reg, VReg))
             ref = _ref(n.reg)
             if ref is None:
                 continue
@@ -267,14 +268,6 @@ def build_program(kernel) -> Program:
             if writes:
                 defs.append(ref)
         d = rec.definition
-        # A load writes its result when the data arrives, not when it issues: the result's
-        # registers stay taken until the next s_waitcnt* in program order (or the end), so
-        # no other value is placed where late data would land.
-        if d is not None and (d.name.startswith("S_WAITCNT") or i == len(kernel.items) - 1):
-            uses += in_flight
-            in_flight = []
-        if d is not None and d.format in memory:
-            in_flight += defs
         pc = (d.pcode or "") if d is not None else ""
         target = kernel.labels.get(inst.label) if inst.label is not None else None
         if inst.label is not None and target is None:
@@ -290,21 +283,67 @@ def build_program(kernel) -> Program:
                                  not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
                                  writes_exec(inst.statement, d, roles), reads_all_lanes(inst.statement, d)))
+    if halves:
+        _paired_halves(kernel, prog, roles)
+    # A load writes its result when the data arrives, not when it issues: its registers stay
+    # taken until a wait guarantees the data is there (inflight.py), so no other value is
+    # placed where late data would land.
+    for i, refs in releases(kernel, prog).items():
+        prog.instrs[i].uses += tuple(refs)
     return prog
+
+
+def _paired_halves(kernel, prog: Program, roles):
+    """A VALU write of one 16-bit half of a VGPR keeps the other half, so it reads the old
+    value. When the next reference to that register, in the same block with EXEC unchanged,
+    is a write of the other half, the two together replace the whole register: the first
+    one's read of the old value is dropped (it could only keep a half the second overwrites)."""
+    spans, _ = blocks(prog)
+    for s, e in spans:
+        last: dict[tuple[int, int], tuple[int, str | None, int]] = {}   # dword -> (instr, pure half written, EXEC epoch)
+        epoch = 0
+        for i in range(s, e):
+            rec = kernel.items[i].record
+            d = rec.definition
+            noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
+            halves, others = {}, set()
+            for n in noted:
+                if not isinstance(n.reg, VReg):
+                    continue
+                key = (n.reg.vid, n.reg.offset)
+                if (n.what == "vdst" and n.reg.half and n.reg.count == 1 and d is not None
+                        and d.format in roles.valu and d.format not in roles.vopd and key not in halves):
+                    halves[key] = n.reg.half
+                else:
+                    others.update((n.reg.vid, n.reg.offset + j) for j in range(n.reg.count))
+            for key, half in halves.items():
+                prev = last.get(key)
+                if prev and key not in others and prev[1] not in (None, half) and prev[2] == epoch:
+                    p = prog.instrs[prev[0]]
+                    p.uses = tuple(r for r in p.uses
+                                   if not (r.virtual and r.reg == key[0] and r.offset <= key[1] < r.offset + r.count))
+            for key in others:
+                last[key] = (i, None, epoch)
+            for key, half in halves.items():
+                last[key] = (i, None if key in others else half, epoch)
+            if prog.instrs[i].writes_exec:
+                epoch += 1
 
 
 # ---------------------------------------------------------------- allocation -> physical statements
 
-def _physical(v, base: dict[int, int]):
+def _physical(v, alloc, i: int):
     if isinstance(v, Mod):
-        return replace(v, value=_physical(v.value, base))
+        return replace(v, value=_physical(v.value, alloc, i))
     if isinstance(v, VReg):
-        return Reg(v.cls, base[v.vid] + v.offset, v.count, v.half)
+        return Reg(v.cls, alloc.register(v.vid, v.offset, i), v.count, v.half)
     if isinstance(v, list):
-        return [_physical(x, base) for x in v]
+        return [_physical(x, alloc, i) for x in v]
     return v
 
 
-def physical_statement(st: Statement, base: dict[int, int]) -> Statement:
-    dual = physical_statement(st.dual, base) if st.dual is not None else None
-    return replace(st, operands=[_physical(o, base) for o in st.operands], dual=dual)
+def physical_statement(st: Statement, alloc, i: int) -> Statement:
+    """Instruction `i` with every virtual register replaced by its physical one under
+    `alloc` (a regalloc.Allocation: a value's live ranges may sit in different registers)."""
+    dual = physical_statement(st.dual, alloc, i) if st.dual is not None else None
+    return replace(st, operands=[_physical(o, alloc, i) for o in st.operands], dual=dual)

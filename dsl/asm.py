@@ -14,6 +14,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 import isa
 
+from . import families
 from .asm_lexer import ContextualScanLexer
 from .operands import Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, Statement, SymExpr
@@ -830,7 +831,7 @@ def encoder(arch: str, wave_size: int | None = None):
     pair: an Encoder's caches only grow with what it has encoded, and building one (its
     format layouts) cost more than assembling a short text."""
     from .encode import Encoder
-    spec = isa.load(arch)
+    spec = families.load(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     hit = _ENCODERS.get((id(spec), wave))
     if hit is None or hit.spec is not spec:

@@ -124,7 +124,8 @@ def run_asm(args, text: str | None = None) -> int:
     elif args.hex:
         from .decode import decode_one
         import isa
-        spec = isa.load(args.arch)
+        from .families import load
+        spec = load(args.arch)
         pos = 0
         while pos < len(code):
             size = decode_one(spec, code, pos).size

@@ -21,6 +21,7 @@ import isa
 
 import regalloc
 
+from . import families
 from .allocation import RecordingEncoder, build_program, check_virtuals_noted, physical_statement
 from .allocation import statement_text
 from .asm import Attr, Call, Statement
@@ -102,7 +103,7 @@ def make_function(encoder: Encoder, mnemonic: str, doc: str):
 def build_namespace(arch: str, wave_size: int | None = None) -> dict:
     """{llvm mnemonic: function} for every instruction of `arch`, with explicit
     _e32/_e64/_dpp/_e64_dpp variants where an instruction has several encodings."""
-    spec = isa.load(arch)
+    spec = families.load(arch)
     enc = RecordingEncoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
     from isa.mnemonics import text_mnemonic
     names: dict[str, str] = {}
@@ -162,7 +163,7 @@ class Kernel:
 
     @property
     def spec(self):
-        return isa.load(self.arch)
+        return families.load(self.arch)
 
     # ------------------------------------------------------------ virtual registers
 
@@ -254,7 +255,7 @@ class Kernel:
             new_index.append(len(out.items))
             if i in dropped:
                 continue
-            out.items.append(Inst(physical_statement(inst.statement, alloc.base), inst.encoder)
+            out.items.append(Inst(physical_statement(inst.statement, alloc, i), inst.encoder)
                              if inst.has_virtual else inst)
         new_index.append(len(out.items))
         out.labels = {name: new_index[idx] for name, idx in src.labels.items()}
@@ -293,6 +294,7 @@ class Kernel:
                 "copies_removed": len(a.identity_copies) if self.virtuals else 0,
                 "spilled_vgprs": len(self.spills.vgprs) if self.spills else 0,
                 "spilled_sgprs": len(self.spills.sgprs) if self.spills else 0,
+                "rematerialised": len(self.spills.rematerialised) if self.spills else 0,
                 "scratch_bytes": self.spills.scratch_bytes if self.spills else 0}
 
     @property
@@ -350,7 +352,7 @@ def _allocate_with_spills(kernel: "Kernel", lim):
     each round while first fit still finds no room (fragmented tuples, VOPD rules)."""
     from regalloc.spill import SpillError, choose_spills
 
-    from .spill import SpillReport, spill_kernel
+    from .spill import SpillReport, constants, spill_kernel
     prog = kernel.program()
     try:
         return kernel, regalloc.allocate(prog, lim), SpillReport()
@@ -358,13 +360,14 @@ def _allocate_with_spills(kernel: "Kernel", lim):
         first_error = e
     s_spill: list[int] = []
     v_spill: list[int] = []
+    cheap = frozenset(constants(kernel, prog))      # recomputed rather than stored: spilled first
     margin = {"v": 0, "s": 0}
     for _ in range(10):
         try:
-            s_spill = sorted(set(s_spill) | set(choose_spills(prog, "s", max(lim.sgprs - margin["s"], 1), lim.sgprs)))
+            s_spill = sorted(set(s_spill) | set(choose_spills(prog, "s", max(lim.sgprs - margin["s"], 1), lim.sgprs, cheap)))
             holders = -(-sum(kernel.virtuals[v].width for v in s_spill) // kernel.wave_size)
             v_spill = sorted(set(v_spill) | set(choose_spills(prog, "v", max(lim.vgprs - holders - margin["v"], 1),
-                                                              lim.vgprs)))
+                                                              lim.vgprs, cheap)))
         except SpillError as e:
             raise regalloc.RegisterPressureError(f"{first_error}; spilling cannot help: {e}") from None
         lowered, report = spill_kernel(kernel, v_spill, s_spill, _spill_namespace(kernel.arch, kernel.wave_size), Inst)

@@ -5,13 +5,17 @@ rewrites the kernel so each of them lives in memory and is touched only through 
 temporary that is live around one instruction:
 
 - VGPRs go to scratch (private per-lane memory): `scratch_load_b32 t, off, off offset:S`
-  + `s_waitcnt` before an instruction that reads the value, `scratch_store_b32` after one
+  + `s_waitcnt vmcnt(0)` before an instruction that reads the value, `scratch_store_b32` after one
   that writes it (only the dwords it writes). A store under a partial EXEC writes only the
   active lanes, so the other lanes keep their value in memory: spilled values are right per
   lane whatever EXEC does. Instructions that touch lanes outside EXEC (v_readlane,
   v_writelane, DPP) get their reload/store with EXEC set to all lanes and restored.
 - SGPRs go to lanes of a spill VGPR: `v_writelane_b32 vs, t, lane` after a write,
   `v_readlane_b32 t, vs, lane` before a read (both ignore EXEC), as LLVM does.
+- Constants are recomputed instead (rematerialisation): a one-dword value whose every write
+  is the same move of an immediate (`v_mov_b32 x, 5`, `s_mov_b32 x, 1.0`) loses its writes,
+  and that move into the temporary goes before each read (with EXEC set to all lanes for
+  instructions that read other lanes). `constants()` names them; the chooser takes them first.
 
 A memory instruction's result is stored only after `s_waitcnt` (the data arrives late)."""
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from isa.effects import effects
 
 from .allocation import build_program, memory_formats, reads_all_lanes
+from .asm import Call
 from .operands import Mod, VReg, exec, exec_lo, off
 
 
@@ -28,13 +33,43 @@ from .operands import Mod, VReg, exec, exec_lo, off
 class SpillReport:
     vgprs: list[str] = field(default_factory=list)     # names of the virtual VGPRs kept in scratch
     sgprs: list[str] = field(default_factory=list)     # names of the virtual SGPRs kept in VGPR lanes
+    rematerialised: list[str] = field(default_factory=list)   # constants recomputed at each read
     scratch_bytes: int = 0                              # scratch per work-item
     spill_vgprs: int = 0                                # VGPRs holding spilled SGPRs
     reloads: int = 0
     stores: int = 0
 
     def __bool__(self) -> bool:
-        return bool(self.vgprs or self.sgprs)
+        return bool(self.vgprs or self.sgprs or self.rematerialised)
+
+
+REMAT_MOVES = {"v_mov_b32", "s_mov_b32"}
+
+
+def constants(kernel, prog=None) -> dict[int, object]:
+    """{virtual id: the Inst that writes it}: one-dword values every write of which is the
+    same move of an immediate (no register read, no modifiers), so they can be recomputed."""
+    prog = prog or build_program(kernel)
+    found: dict[int, object] = {}
+    bad: set[int] = set()
+    for i, inst in enumerate(kernel.items):
+        ins = prog.instrs[i]
+        st = inst.statement
+        written = {r.reg for r in ins.defs if r.virtual}
+        plain = (st.mnemonic in REMAT_MOVES and st.dual is None and not st.modifiers and not ins.uses
+                 and len(ins.defs) == 1 and ins.defs[0].virtual and ins.defs[0].count == 1
+                 and kernel.virtuals[ins.defs[0].reg].width == 1 and len(st.operands) == 2
+                 and isinstance(st.operands[1], (int, float)) and not isinstance(st.operands[1], bool)
+                 and isinstance(st.operands[0], VReg) and not st.operands[0].half)
+        for vid in written:
+            if not plain:
+                bad.add(vid)
+            elif vid in found and (found[vid].statement.mnemonic, found[vid].statement.operands[1]) != \
+                    (st.mnemonic, st.operands[1]):
+                bad.add(vid)
+            else:
+                found.setdefault(vid, inst)
+    return {vid: inst for vid, inst in found.items() if vid not in bad}
 
 
 def _rename(v, old: int, new: VReg):
@@ -53,10 +88,14 @@ def _renamed(st, old: int, new: VReg):
 
 
 def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
-    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled; `ns` is
-    the kernel's instruction namespace (kernel.build_namespace) and `Inst` its instruction
-    type (passed in: kernel.py calls this module, not the other way round)."""
+    """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled
+    (constants among them recomputed at each read); `ns` is the kernel's instruction
+    namespace (kernel.build_namespace) and `Inst` its instruction type (passed in: kernel.py
+    calls this module, not the other way round)."""
     prog = build_program(kernel)
+    remat = {vid: inst for vid, inst in constants(kernel, prog).items() if vid in set(vgpr_vids) | set(sgpr_vids)}
+    vgpr_vids = [v for v in vgpr_vids if v not in remat]
+    sgpr_vids = [v for v in sgpr_vids if v not in remat]
     out = type(kernel)(kernel.arch, kernel.wave_size, kernel.name)
     out.virtuals = list(kernel.virtuals)
     report = SpillReport()
@@ -81,6 +120,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
         used += width
         report.sgprs.append(kernel.virtuals[vid].name)
     report.spill_vgprs = len(holders)
+    report.rematerialised = [kernel.virtuals[vid].name for vid in sorted(remat)]
 
     def emit(inst):
         out.items.append(inst)
@@ -89,10 +129,13 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
     for i, inst in enumerate(kernel.items):
         new_index.append(len(out.items))
         ins = prog.instrs[i]
-        spilled = sorted({r.reg for r in ins.uses + ins.defs if r.virtual and (r.reg in slot or r.reg in lane)})
+        spilled = sorted({r.reg for r in ins.uses + ins.defs
+                          if r.virtual and (r.reg in slot or r.reg in lane or r.reg in remat)})
         if not spilled:
             emit(inst)
             continue
+        if all(vid in remat for vid in spilled) and any(r.virtual and r.reg in remat for r in ins.defs):
+            continue             # the move of a recomputed constant: each read makes its own
         d = inst.record.definition if inst.record is not None else None
         wide_lanes = reads_all_lanes(inst.statement, d) or (d is not None and effects(d.pcode).indexed)
         st = inst.statement
@@ -104,6 +147,11 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
             reads = any(r.virtual and r.reg == vid for r in ins.uses)
             written = sorted({r.offset + k for r in ins.defs if r.virtual and r.reg == vid for k in range(r.count)})
             part = (lambda j, t=temp: t if t.width == 1 else t[j])
+            if vid in remat:
+                if reads:
+                    before.append(Inst(_renamed(remat[vid].statement, vid, temp), remat[vid].encoder))
+                    report.reloads += 1
+                continue
             if vid in slot:
                 if reads:
                     before += [ns["scratch_load_b32"](part(j), off, off, offset=slot[vid] + 4 * j)
@@ -118,14 +166,17 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
                 after += [ns["v_writelane_b32"](holder, part(j), first + j) for j in written]
             if written:
                 report.stores += 1
-        vector = any(vid in slot for vid in spilled)
+        vector = any(vid in slot or (vid in remat and kernel.virtuals[vid].cls == "v") for vid in spilled)
         if before:
             if wide_lanes and vector:
                 save = out.sreg(1, f"exec_save.{i}.r")
                 before = [ns["s_mov_b32"](save, exec_reg), ns["s_mov_b32"](exec_reg, -1)] + before + \
                          [ns["s_mov_b32"](exec_reg, save)]
-            if vector:
-                before.append(ns["s_waitcnt"](0))
+            if any(vid in slot for vid in spilled):
+                # the one dependency the hardware leaves to the program here (RDNA3 ISA 5.6:
+                # loaded data is there only after the wait; 10.8: the store's data VGPRs are
+                # protected until read): scratch loads count on VM_CNT alone
+                before.append(ns["s_waitcnt"](Call("vmcnt", (0,))))
         if after:
             if d is not None and d.format in memory:
                 after.insert(0, ns["s_waitcnt"](0))

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import isa
 from dsl.decode import DecodeError, decode_one
 from dsl.printer import print_instruction
 
+from . import families
 from .buffer import BufferMemory
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
@@ -78,6 +78,9 @@ class Stats:
     lane_ops: int = 0            # active lanes summed over vector instructions
     batches: int = 0             # machine steps (one instruction over a batch of waves)
     seconds: float = 0.0
+    # wave-instructions per mnemonic, kept only when Machine.count_mnemonics is set (the
+    # per-batch cost is then one dict update; off, one test of None)
+    by_mnemonic: dict | None = None
     timing: object = None        # emu.timing.TimingReport when the launch ran with timing on
 
     def __str__(self) -> str:
@@ -239,7 +242,7 @@ class Machine:
 
     def __init__(self, arch: str, memory: DeviceMemory, semantics=None, options: EmuOptions | None = None):
         self.arch, self.memory = arch, memory
-        self.spec = isa.load(arch)
+        self.spec = families.load(arch)
         if self.spec.traits.codes != CODES.codes or len(self.spec.traits.scalar_codes) != SCALAR_CODES:
             raise EmuError(f"{arch}: the emulator's register layout (emu/wave.py) is {CODES.family}'s, whose "
                                f"special operand codes {self.spec.traits.family} does not share")
@@ -248,6 +251,7 @@ class Machine:
         self._decoded: dict[int, object] = {}
         self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
+        self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
         self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
         self.wave_size = 32
@@ -286,7 +290,8 @@ class Machine:
             self._code_generation = self.memory.code_generation
         self.wave_size = d.wave_size
         t0 = time.perf_counter()
-        stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group)
+        stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group,
+                      by_mnemonic={} if self.count_mnemonics else None)
         shape = (d.wave_size, d.vgprs)
         if shape not in self._prepared:
             self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options), {})
@@ -367,6 +372,7 @@ class _Chunk:
 
     def run(self) -> None:
         st, stats = self.st, self.stats
+        by_mnemonic = stats.by_mnemonic
         parked = np.iinfo(np.int64).max
         everyone, all_waves = st.wave_ids, slice(0, st.waves)
         # every wave runs, at one PC: the last batch held them all and moved them on together
@@ -401,6 +407,8 @@ class _Chunk:
                 p = self.prepare(pc)
             stats.batches += 1
             stats.instructions += len(idx)
+            if by_mnemonic is not None:
+                by_mnemonic[p.mnemonic] = by_mnemonic.get(p.mnemonic, 0) + len(idx)
             if st.issued[idx[0]] + bulk > self.d.budget:
                 raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
                                      f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: "
@@ -431,6 +439,7 @@ class _Chunk:
                 raise self.failure(p, e) from e
             if self.m.tracer is not None:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
+                self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
                 self.m.tracer(p, st, sel)
             if len(idx) < st.waves or (p.control is not None and p.control not in _NO_EFFECT):
                 if p.control == "end" and len(idx) == st.waves:     # every wave ended at once

@@ -22,7 +22,7 @@ import numpy as np
 
 import isa
 
-from . import handwritten, rtlib
+from . import families, handwritten, rtlib
 from .pcode import Translator, Unsupported, parse
 from .pcode.expressions import callee_result_type
 from .pcode.lookup import description_table
@@ -347,7 +347,7 @@ class SemanticTable:
 
     def __init__(self, arch: str, narrow: bool = True):
         self.narrow = narrow
-        self.spec = isa.load(arch)
+        self.spec = families.load(arch)
         self.arch = self.spec.arch
         self._entries: dict[tuple, Entry] = {}
         self._cache = _shared_cache()

@@ -495,12 +495,24 @@ def magic_signed(d: int) -> tuple[int, int]:
 
 
 def divide(sel, op, srcs, d) -> Val:
+    """x / y or x % y. The quotient (and for a variable divisor the unsigned remainder) of
+    one x and y is computed once per block: `mod` and `idiv` of the same operands, as
+    tinygrad's floor division emits them, share it."""
     x, y = srcs
-    xs = sel.vsrc(x)
-    if y.kind == "c" and y.value != 0:
-        q = _div_const(sel, xs, int(y.value), d.signed)
-    else:
-        return Val("v", d, _div_var(sel, xs, sel.vsrc(y), d.signed, want_rem=(op == "mod")))
+    # keyed by the IR values: a register (a register-array element read in place) may
+    # hold another value later in the block
+    key = ("divide", *sel.prog.instrs[sel.cur].srcs, d.signed)
+    parts = sel.addr_cache.get(key)
+    if parts is None:
+        xs = sel.vsrc(x)
+        if y.kind == "c" and y.value != 0:
+            parts = (xs, _div_const(sel, xs, int(y.value), d.signed))
+        else:
+            parts = _div_var_parts(sel, xs, sel.vsrc(y), d.signed)
+        sel.addr_cache[key] = parts
+    if len(parts) == 4:
+        return Val("v", d, _div_var_finish(sel, parts, d.signed, want_rem=(op == "mod")))
+    xs, q = parts
     if op == "idiv":
         return Val("v", d, q)
     t, r = sel.vreg(), sel.vreg()
@@ -547,9 +559,10 @@ def _lit(m: int) -> int:
     return m - (1 << 32) if m >> 31 else m
 
 
-def _div_var(sel, x, y, signed: bool, want_rem: bool):
-    """x / y (or x % y) by a per-lane or uniform divisor: rcp estimate of 2^32/y, one
-    Newton step in integers, quotient by mulhi, two corrections."""
+def _div_var_parts(sel, x, y, signed: bool):
+    """x / y by a per-lane or uniform divisor: rcp estimate of 2^32/y, one Newton step in
+    integers, quotient by mulhi, two corrections. Returns (unsigned quotient, unsigned
+    remainder, sign of x, sign of y) of |x| / |y| (the signs None when unsigned)."""
     if signed:
         sx, sy, ax, ay = sel.vreg(), sel.vreg(), sel.vreg(), sel.vreg()
         sel.valu("v_ashrrev_i32", sx, 31, x)
@@ -558,17 +571,7 @@ def _div_var(sel, x, y, signed: bool, want_rem: bool):
         sel.emit("v_xor_b32", ax, ax, sx)
         sel.valu("v_add_nc_u32", ay, y, sy)
         sel.emit("v_xor_b32", ay, ay, sy)
-        q, r = _udiv(sel, ax, ay)
-        out = sel.vreg()
-        if want_rem:                       # the remainder takes the dividend's sign
-            sel.emit("v_xor_b32", out, r, sx)
-            sel.emit("v_sub_nc_u32", out, out, sx)
-        else:
-            s = sel.vreg()
-            sel.emit("v_xor_b32", s, sx, sy)
-            sel.emit("v_xor_b32", out, q, s)
-            sel.emit("v_sub_nc_u32", out, out, s)
-        return out
+        return (*_udiv(sel, ax, ay), sx, sy)
     xv = x
     if not _vgpr(x):
         xv = sel.vreg()
@@ -577,8 +580,23 @@ def _div_var(sel, x, y, signed: bool, want_rem: bool):
     if not _vgpr(y):
         yv = sel.vreg()
         sel.emit("v_mov_b32", yv, y)
-    q, r = _udiv(sel, xv, yv)
-    return r if want_rem else q
+    return (*_udiv(sel, xv, yv), None, None)
+
+
+def _div_var_finish(sel, parts, signed: bool, want_rem: bool):
+    q, r, sx, sy = parts
+    if not signed:
+        return r if want_rem else q
+    out = sel.vreg()
+    if want_rem:                       # the remainder takes the dividend's sign
+        sel.emit("v_xor_b32", out, r, sx)
+        sel.emit("v_sub_nc_u32", out, out, sx)
+    else:
+        s = sel.vreg()
+        sel.emit("v_xor_b32", s, sx, sy)
+        sel.emit("v_xor_b32", out, q, s)
+        sel.emit("v_sub_nc_u32", out, out, s)
+    return out
 
 
 def _udiv(sel, x, y):

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .ir import Program
+from .combine import combine_loads, drop_unused
 from .isel import Selector
+from .loops import optimize_loops
 from .waitcnt import insert_waitcnt
 
 
@@ -25,10 +27,15 @@ class Compiled:
         return dsl.disassemble(self.kernel.assemble(), self.kernel.arch)
 
 
-def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None = None) -> Compiled:
+def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None = None,
+                    unroll: bool = True, combine: bool = True) -> Compiled:
+    """`unroll=False` keeps every loop (frontend/loops.py still hoists and simplifies);
+    `combine=False` keeps every load as written (frontend/combine.py)."""
     from runtime.codeobj import KernelArg
     from runtime.writer import from_dsl_kernel
-    sel = Selector(prog, arch, wave_size)
+    ir = optimize_loops(prog, unroll)
+    ir = drop_unused(combine_loads(ir) if combine else ir)
+    sel = Selector(ir, arch, wave_size)
     k = sel.run()
     waits = insert_waitcnt(k)
     args, off = [], 0

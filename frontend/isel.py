@@ -13,6 +13,7 @@ Nothing here assumes wave32: lane masks are as wide as the wave (`Selector.mask_
 and mask instructions take their _b32/_b64 form from the wave size."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import types
@@ -22,6 +23,7 @@ import isa
 from . import alu, alu64
 from .ir import DType, IRError, Program
 from .values import Val, const
+from dsl.operands import VReg
 
 # Work-group ids arrive in the SGPRs after the user SGPRs (here only the kernarg pointer,
 # s[0:1]), in x, y, z order of those enabled; work-item ids packed in v0 (10 bits each),
@@ -29,9 +31,12 @@ from .values import Val, const
 USER_SGPRS = 2
 GLOBAL_OFFSET = (-4096, 4095)     # signed 13-bit immediate offset of GLOBAL instructions on RDNA3
 DS_OFFSET_MAX = 65535             # unsigned 16-bit DS offset
+DS_PAIR_OFFSET_MAX = 255          # ds_load_2addr_b32: two 8-bit offsets, in dwords
+SMEM_OFFSET_LIMIT = 1 << 20       # SMEM immediate offsets used here: 0 .. 2^20-1 (the field is 21-bit signed)
 # VALU operands read from SGPRs or literals per instruction (the constant bus): 2 on RDNA
 # (RDNA3 ISA 7.1 "Constant bus"); one literal at most.
 CONSTANT_BUS = 2
+MASK_LAST_SOURCE = {"v_cndmask_b32", "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -67,6 +72,11 @@ class Selector:
         self.cur = -1
         self.nonneg = _nonneg(prog)
         self.copy_on_load = _reg_loads_needing_copies(prog)
+        self.stored = {ins.arg for ins in prog.instrs if ins.op == "store"}
+        self.uses = {}
+        for ins in prog.instrs:
+            for x in ins.srcs:
+                self.uses[x] = self.uses.get(x, 0) + 1
         self.regs: dict[str, list] = {}
         self.lds_base: dict[str, int] = {}
         self.lds_size = 0
@@ -195,7 +205,14 @@ class Selector:
         sources beyond CONSTANT_BUS (one literal at most) are moved to VGPRs first."""
         srcs = list(srcs)
         bus, literal = 0, False
+        # a lane-mask source (v_cndmask's selector, a carry-in) must stay in SGPRs: it takes
+        # its constant-bus slot first and the other sources move
+        fixed = len(srcs) - 1 if name in MASK_LAST_SOURCE and srcs and _is_sgpr(srcs[-1]) else None
+        if fixed is not None:
+            bus = 1
         for j, s in enumerate(srcs):
+            if j == fixed:
+                continue
             scalar = _is_sgpr(s)
             lit = isinstance(s, (int, float)) and not _inline(s)
             if scalar or lit:
@@ -212,8 +229,12 @@ class Selector:
 
     def run(self):
         self.prologue()
+        folded = self.offset_only_adds()
         for i, ins in enumerate(self.prog.instrs):
             self.cur = i
+            if i in folded:        # every use takes the constant as its immediate offset
+                self.vals[i] = Val("folded", ins.dtype)
+                continue
             handler = getattr(self, "op_" + ins.op, None)
             try:
                 if handler is not None:
@@ -229,6 +250,46 @@ class Selector:
         self.cur = -1
         self.emit("s_endpgm")
         return self.k
+
+    def offset_only_adds(self) -> set[int]:
+        """Indices `x + c` used only as element indices of global/LDS loads and stores whose
+        `address()` puts `c` into the immediate offset: they need no instruction of their own."""
+        uses: dict[int, list] = {}
+        for j, ins in enumerate(self.prog.instrs):
+            for pos, src in enumerate(ins.srcs):
+                uses.setdefault(src, []).append((j, pos))
+        out = set()
+        for i, ins in enumerate(self.prog.instrs):
+            if ins.op != "add" or ins.dtype is None or ins.dtype.count != 1 or not ins.dtype.is_int \
+                    or ins.dtype.itemsize > 4 or i not in uses:
+                continue
+            a, b = (self.prog.instrs[x] for x in ins.srcs)
+            if b.op == "const" and a.op != "const" and self.nonneg.get(ins.srcs[0]) and ins.srcs[0] not in out:
+                cst = b.arg
+            elif a.op == "const" and b.op != "const" and self.nonneg.get(ins.srcs[1]) and ins.srcs[1] not in out:
+                cst = a.arg
+            else:
+                continue
+            if all(self.offset_fits(j, pos, cst) for j, pos in uses[i]):
+                out.add(i)
+        return out
+
+    def offset_fits(self, j: int, pos: int, cst: int) -> bool:
+        """Whether instruction j, reading an index `x + cst` as source `pos`, takes it as
+        (register x, immediate) for every element it accesses."""
+        ins = self.prog.instrs[j]
+        if ins.op not in ("load", "store") or pos != 0:
+            return False
+        arr = self.prog.array(ins.arg)
+        space = getattr(arr, "space", "global")
+        if space == "reg":
+            return False
+        vdt = ins.dtype if ins.op == "load" else self.prog.instrs[ins.srcs[1]].dtype
+        n, size = vdt.count, arr.dtype.itemsize
+        wide = space == "global" and size == 4 and n in (2, 3, 4)
+        lo, hi = GLOBAL_OFFSET if space == "global" else (0, DS_OFFSET_MAX)
+        base = self.lds_base.get(arr.name, 0)
+        return all(lo <= base + (cst + e) * size <= hi for e in range(1 if wide else n))
 
     def prologue(self):
         base = self.r.s[0:1]
@@ -378,11 +439,21 @@ class Selector:
             return self.reg_load(ins, i, arr, idx)
         n = ins.dtype.count
         el = ins.dtype.element
+        if space == "global" and gate is None and el.itemsize == 4 and n in (1, 2, 4) \
+                and arr.name not in self.stored and self.uniform_index(ins.srcs[0], idx):
+            return self.scalar_load(ins, arr, idx, n, el)
         outs = [None] * n
         dwords = 2 if el.itemsize == 8 else 1
         wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
+        pair = space == "lds" and el.itemsize == 4 and n == 2 and gate is None
         # the destination is written by moves of the alternative value, then by the load
         # under the gate's EXEC: lanes outside the gate keep the alternative
+        if pair:            # two dwords in one ds_load_2addr_b32 (offsets in dwords, 4-byte aligned)
+            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            if off % 4 == 0 and off // 4 + 1 <= DS_PAIR_OFFSET_MAX:
+                dst = self.vreg(2)
+                self.emit("ds_load_2addr_b32", dst, vaddr, offset0=off // 4, offset1=off // 4 + 1)
+                return Val("vec", ins.dtype, parts=tuple(Val("v", el, dst[j]) for j in range(2)))
         if wide:
             dst = self.vreg(n)
             parts = [dst[j] for j in range(n)]
@@ -450,6 +521,55 @@ class Selector:
                 else:
                     self.emit(name, vaddr, data, offset=off)
         self.ungate(saved)
+
+    def uniform_index(self, idx_id: int, idx: Val) -> bool:
+        if idx.kind == "folded":        # x + c with c in the immediate: uniform when x is
+            return all(self.vals[x].uniform for x in self.prog.instrs[idx_id].srcs)
+        return idx.uniform
+
+    def scalar_load(self, ins, arr, idx: Val, n: int, el: DType) -> Val:
+        """A load every lane makes from the same address, from a buffer this kernel never
+        stores to (the scalar cache is not kept coherent with vector stores): SMEM into SGPRs."""
+        soff, imm = self.scalar_offset(ins.srcs[0], idx, el.itemsize)
+        dst = self.sreg(n)
+        name, base = f"s_load_b{32 * n}", self.buf_ptr[arr.name]
+        if soff is None:
+            self.emit(name, dst, base, imm)
+        elif imm:
+            self.emit(name, dst, base, soff, offset=imm)
+        else:
+            self.emit(name, dst, base, soff)
+        if n == 1:
+            return Val("s", el, dst)
+        return Val("vec", ins.dtype, parts=tuple(Val("s", el, dst[j]) for j in range(n)))
+
+    def scalar_offset(self, idx_id: int, idx: Val, size: int):
+        """(SGPR byte offset or None, immediate byte offset >= 0) of a uniform index."""
+        cst, rest, rest_id = 0, idx, idx_id
+        if idx.kind == "c":
+            cst, rest = int(idx.value), None
+        elif idx.kind == "folded":
+            a, b = self.prog.instrs[idx_id].srcs
+            rest_id, other = (a, b) if self.vals[b].kind == "c" else (b, a)
+            rest, cst = self.vals[rest_id], int(self.vals[other].value)
+        if not 0 <= cst * size < SMEM_OFFSET_LIMIT:   # a negative or far constant: in the SGPR
+            if rest is None:
+                t = self.sreg()
+                self.emit("s_mov_b32", t, cst * size)
+                return t, 0
+            t = self.sreg()
+            self.emit("s_add_i32", t, self.ssrc(rest), cst)
+            cst, rest, rest_id = 0, Val("s", rest.dtype, t), None
+        if rest is None:
+            return None, cst * size
+        key = ("s", rest_id, size)
+        if rest_id is not None and key in self.addr_cache:
+            return self.addr_cache[key], cst * size
+        t = self.sreg()
+        self.emit("s_lshl_b32", t, self.ssrc(rest), size.bit_length() - 1)
+        if rest_id is not None:
+            self.addr_cache[key] = t
+        return t, cst * size
 
     def address(self, arr, idx_id: int, idx: Val, element: int):
         """(VGPR byte offset, immediate offset) for element `element` past index `idx`:
@@ -524,12 +644,51 @@ class Selector:
         if value.kind == "vec":
             raise self.error("a vector store to a register array")
         reg = self.reg_elements(arr)[self.reg_index(arr, idx)]
+        if arr.dtype.itemsize != 8 and self.retarget_last(value, reg):
+            return
         if arr.dtype.itemsize == 8:
             src = self.vsrc(value) if value.kind != "c" else None
             for h in range(2):
                 self.emit("v_mov_b32", reg[h], alu.split64(value)[h] if value.kind == "c" else src[h])
         else:
             self.emit("v_mov_b32", reg, self.vsrc(value))
+
+
+    def retarget_last(self, value: Val, reg, window: int = 8) -> bool:
+        """Store `value` into the register-array element `reg` by making the instruction that
+        computed it (among the last `window` emitted) write `reg` instead of a temporary. Only
+        when the IR value has no use but this store, that instruction is a VALU op that does
+        not read the temporary, and everything after it is VALU (no EXEC change) touching
+        neither register, with no label (a join) in between. Saves the v_mov of an accumulator
+        update; the instruction may read `reg`'s old value (a VALU reads before it writes)."""
+        st_ins = self.prog.instrs[self.cur]
+        if value.kind != "v" or self.uses.get(st_ins.srcs[1], 0) != 1 or not isinstance(value.reg, VReg):
+            return False
+        items, tmp = self.k.items, value.reg.vid
+        labels = set(self.k.labels.values())
+        for pos in range(len(items) - 1, max(len(items) - 1 - window, -1), -1):
+            if pos + 1 in labels:
+                return False
+            st = getattr(items[pos], "statement", None)
+            if st is None or st.dual is not None or not st.mnemonic.startswith("v_") or st.mnemonic.startswith("v_cmpx"):
+                return False
+            if st.operands and st.operands[0] == value.reg:
+                if any(_touches(o, tmp) for o in st.operands[1:]):
+                    return False
+                try:
+                    new = type(items[pos])(dataclasses.replace(st, operands=[reg, *st.operands[1:]]), items[pos].encoder)
+                except ValueError:
+                    return False
+                items[pos] = new
+                return True
+            if any(_touches(o, tmp) or _touches(o, reg.vid) for o in st.operands):
+                return False
+        return False
+
+
+def _touches(operand, vid: int) -> bool:
+    v = getattr(operand, "value", operand)       # a Mod (neg/abs) wraps its register
+    return isinstance(v, VReg) and v.vid == vid
 
 
 def _is_sgpr(x) -> bool:

@@ -13,9 +13,8 @@ a pending load writes (per dword), with the largest count that still covers it. 
 branch, at a label reached by falling through, and before s_barrier everything is waited
 for (a simple, safe join of the control-flow paths).
 
-Loads with a result dword nobody reads again are covered by the next wait of their
-counter: the allocator frees a load's registers at the next s_waitcnt (dsl/allocation.py),
-which is only safe if that wait really covers the load."""
+A load whose result is never read needs no wait here: the allocator keeps its registers
+taken until some wait covers it (dsl/inflight.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,7 +27,6 @@ class Pending:
     counter: str          # 'vm' or 'lgkm'
     smem: bool
     dwords: frozenset
-    dead: bool            # some result dword is never read afterwards
 
 
 def _keys(refs):
@@ -40,9 +38,6 @@ def insert_waitcnt(k) -> dict:
     r = _namespace(k)
     prog = k.program()
     n = len(k.items)
-    read_after: list[set] = [set() for _ in range(n + 1)]   # dwords read at or after i
-    for i in range(n - 1, -1, -1):
-        read_after[i] = read_after[i + 1] | _keys(prog.instrs[i].uses)
     label_at = {}
     for name, idx in k.labels.items():
         label_at.setdefault(idx, []).append(name)
@@ -64,18 +59,6 @@ def insert_waitcnt(k) -> dict:
     def wait(vm=None, lgkm=None, vs=False):
         nonlocal stores, lds_writes
         if vm is not None or lgkm is not None:
-            # cover loads with dead dwords (see the module docstring)
-            for c in ("vm", "lgkm"):
-                q = [p for p in pending if p.counter == c and not p.smem]
-                dead = [j for j, p in enumerate(q) if p.dead]
-                if dead:
-                    need = len(q) - 1 - dead[-1]
-                    if c == "vm":
-                        vm = need if vm is None else min(vm, need)
-                    else:
-                        lgkm = need if lgkm is None else min(lgkm, need)
-                if c == "lgkm" and any(p.smem and p.dead for p in pending):
-                    lgkm = 0
             items.append(r.s_waitcnt(imm(vm, lgkm)))
             if lgkm == 0:
                 lds_writes = 0
@@ -135,10 +118,9 @@ def insert_waitcnt(k) -> dict:
                 stores += 1
             elif fmt == "DS" and not defs:
                 lds_writes += 1
-                pending.append(Pending("lgkm", False, frozenset(), False))
+                pending.append(Pending("lgkm", False, frozenset()))
             elif defs:
-                pending.append(Pending("vm" if fmt in VMEM else "lgkm", fmt == "SMEM", frozenset(defs),
-                                       bool(defs - read_after[i + 1])))
+                pending.append(Pending("vm" if fmt in VMEM else "lgkm", fmt == "SMEM", frozenset(defs)))
     for idx, names in label_at.items():
         if idx >= n:
             for lab in names:

@@ -13,6 +13,11 @@ Kinds:
                                                    target (FORMAT, NAME), fix opcode
   opcode_enum — an OP field's inline enumeration contradicts the Instructions chapter
                 (which wavesmith follows):        target (FORMAT, "OP"), pdf {NAME: opcode}
+  promoted_offset — a VOP3 opcode table lists one native format's promoted opcodes at another
+                offset than the text states:      target (FORMAT, NATIVE), pdf/fix offset
+  dpp_ctrl_range — a DPP_CTRL row's code range the document leaves open: target ("DPP_CTRL", NAME),
+                pdf first code, fix (lo, hi)
+  add_pcode   — pseudocode the document lost (target (FORMAT, NAME), pdf None, fix the text)
   pcode_text  — wrong text in an instruction's pseudocode (page = its Instructions-chapter entry):
                                                    target (FORMAT, NAME), pdf/fix text
 """
@@ -34,6 +39,69 @@ class Erratum:
 
 
 ERRATA: tuple[Erratum, ...] = (
+    Erratum(
+        "cdna3-v-max3-f32-pcode", ("cdna3",), {"cdna3": 293},
+        "add_pcode", ("VOP3A", "V_MAX3_F32"), None,
+        "D0.f32 = v_max_f32(v_max_f32(S0.f32, S1.f32), S2.f32)",
+        "The conversion's V_MAX3_F32 entry ('Select the maximum of three single-precision float inputs') "
+        "has no code block; V_MIN3_F32 has D0.f32 = v_min_f32(v_min_f32(S0.f32, S1.f32), S2.f32). "
+        "LLVM 22 (gfx942) decodes 9286d3d1 64e3fd90 as v_max3_f32 v146, v100, |-0.5|, -|s63| clamp mul:4.",
+    ),
+    Erratum(
+        "cdna3-v-mul-hi-u32-pcode", ("cdna3",), {"cdna3": 293},
+        "add_pcode", ("VOP3A", "V_MUL_HI_U32"), None,
+        "D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U)",
+        "The conversion's V_MUL_HI_U32 entry keeps its description ('store the high 32 bits of the "
+        "result') but no code block; V_MUL_HI_I32 right after it has D0.i32 = 32'I((64'I(S0.i32) * "
+        "64'I(S1.i32)) >> 32U), the unsigned form is the same with U. LLVM 22 (gfx942) decodes "
+        "4a0086d2 10100100 as v_mul_hi_u32 v74, s16, 8 (two 32-bit sources).",
+    ),
+    Erratum(
+        "cdna3-v-madmk-f16-pcode", ("cdna3",), {"cdna3": 169},
+        "add_pcode", ("VOP2", "V_MADMK_F16"), None,
+        "tmp = S0.f16 * SIMM16.f16 + S1.f16;\nD0 = { 16'0, tmp.f16 }",
+        "The conversion's V_MADMK_F16 entry ('Multiply a floating point input with a literal constant "
+        "and add a second floating point input') has no code block; V_MADAK_F16 beside it has "
+        "tmp = S0.f16 * S1.f16 + SIMM16.f16; D0 = { 16'0, tmp.f16 }. LLVM 22 (gfx942) decodes "
+        "6f446148 cb7cd531 as v_madmk_f16 v48, ttmp3, 0x31d57ccb, v162: the constant multiplies.",
+    ),
+    Erratum(
+        "cdna3-s-lshr-b64-pcode", ("cdna3",), {"cdna3": 96},
+        "add_pcode", ("SOP2", "S_LSHR_B64"), None,
+        "D0.u64 = (S0.u64 >> S1[5 : 0].u32);\nSCC = D0.u64 != 0ULL",
+        "The conversion's S_LSHR_B64 entry has its description but no code block (S_LSHL_B64 and "
+        "S_LSHR_B32 beside it have theirs). The code is S_LSHL_B64's with the shift reversed, as the "
+        "RDNA3 manual gives S_LSHR_B64 (D0.u64 = (S0.u64 >> S1.u[5 : 0].u)); LLVM 22 (gfx942) reads its "
+        "shift amount as 32 bits (c616e28f -> s_lshr_b64 s[98:99], -6, s22).",
+    ),
+    Erratum(
+        "cdna3-dpp-row-newbcast-range", ("cdna3",), {"cdna3": 552},
+        "dpp_ctrl_range", ("DPP_CTRL", "DPP_ROW"), 0x150, (0x150, 0x15F),
+        "The row 'DPP_ROW* 150 - ... Broadcast thread 0-15 within a row to the whole row' gives no end "
+        "of its range (one code per source thread 0-15). LLVM 22 (gfx942) decodes DPP_CTRL 0x15f "
+        "(fa1eba7f 1e5f21f2) as v_cvt_f32_f64_dpp ... row_newbcast:15 and 0x150 as row_newbcast:0.",
+    ),
+    Erratum(
+        "cdna3-vop3a-vop1-offset", ("cdna3",), {"cdna3": 539},
+        "promoted_offset", ("VOP3A", "VOP1"), 0x180, 0x140,
+        "The VOP3A opcode table lists the VOP1 instructions at VOP1 opcode + 0x180 (V_MOV_B32 = 385), "
+        "where 'VOP1 using VOP3 encoding' states + 0x140; at + 0x180 nine rows collide with VOP3A's own "
+        "opcodes (450 = V_FREXP_MANT_F16 and V_MAD_I32_I24). LLVM 22 (gfx942) decodes 000041d1 0b000000 "
+        "(OP = 0x141) as v_mov_b32_e64 v0, s11 and encodes it back the same way.",
+    ),
+    Erratum(
+        "cdna3-vop3p-encoding-width", ("cdna3",), {"cdna3": 547},
+        "field_bits", ("VOP3P", "ENCODING"), (31, 24), (31, 23),
+        "The table gives ENCODING [31:24] = 110100111, a 9-bit value in an 8-bit field, and OP "
+        "[22:16], leaving bit 23 unassigned. LLVM 22 (gfx942) decodes 0452a3d3... (dword 0xd3a35204, "
+        "bits [31:23] = 0b110100111, OP = 35) as v_dot2_f32_f16 and encodes it back the same way.",
+    ),
+    Erratum(
+        "cdna3-vop3p-mai-encoding-width", ("cdna3",), {"cdna3": 548},
+        "field_bits", ("VOP3P-MAI", "ENCODING"), (31, 24), (31, 23),
+        "As cdna3-vop3p-encoding-width: LLVM 22 (gfx942) decodes 0000e1d3... (dword 0xd3e10000, "
+        "bits [31:23] = 0b110100111, OP = 97) as v_mfma_f32_16x16x16_bf16.",
+    ),
     Erratum(
         "vop3p-encoding-width", ("rdna3", "rdna3.5"), {"rdna3": 176, "rdna3.5": 178},
         "field_bits", ("VOP3P", "ENCODING"), (31, 26), (31, 24),
@@ -97,6 +165,29 @@ _MISSING = (
      "bf885400 -> s_waitcnt_depctr ...; the table lists opcode 8 as Reserved, section 5.2 names S_WAIT_DEPCTR"),
     ("SOPP", "S_TTRACEDATA", 58, {"rdna3": 159, "rdna3.5": 161}, "bfba0000 -> s_ttracedata"),
     ("SOPP", "S_TTRACEDATA_IMM", 59, {"rdna3": 159, "rdna3.5": 161}, "bfbb0001 -> s_ttracedata_imm 0x1"),
+)
+
+# Instructions LLVM 22 decodes and emits for gfx942 that the CDNA3 opcode tables omit (the VOP3A
+# rows are the VOP3 forms of the VOP1 rows, at the stated + 0x140).
+_MISSING_CDNA3 = (
+    ("SOP2", "S_RFE_RESTORE_B64", 43, 521, "40ff8095 3b9b6bdd -> s_rfe_restore_b64 s[64:65], 0xdd6b9b3b"),
+    ("SOPP", "S_ENDPGM_ORDERED_PS_DONE", 30, 528, "00009ebf -> s_endpgm_ordered_ps_done"),
+    ("SMEM", "S_ATC_PROBE", 38, 528, "0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], exec_hi offset:-0x13865"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 39, 528, "00009ec0 20900000 -> s_atc_probe_buffer 0, s[0:3], 0x9020"),
+    ("VOP1", "V_SCREEN_PARTITION_4SE_B32", 55, 532, "186f2c7f -> v_screen_partition_4se_b32_e32 v150, v24"),
+    ("VOP1", "V_EXP_LEGACY_F32", 75, 532, "02966e7f -> v_exp_legacy_f32_e32 v183, s2"),
+    ("VOP1", "V_LOG_LEGACY_F32", 76, 532, "1698e47f -> v_log_legacy_f32_e32 v242, s22"),
+    ("VOP3A", "V_SCREEN_PARTITION_4SE_B32", 375, 539, "000077d1 15000000 -> v_screen_partition_4se_b32_e64 v0, s21"),
+    ("VOP3A", "V_EXP_LEGACY_F32", 395, 539, "00808bd1 6a000000 -> v_exp_legacy_f32_e64 v0, vcc_lo clamp"),
+    ("VOP3A", "V_LOG_LEGACY_F32", 396, 539, "00808cd1 45000000 -> v_log_legacy_f32_e64 v0, s69 clamp"),
+)
+
+ERRATA += tuple(
+    Erratum(f"missing-cdna3-{fmt.lower()}-{name.lower().replace('_', '-')}", ("cdna3",), {"cdna3": page},
+            "add_opcode", (fmt, name), None, opcode,
+            f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx942) decodes {evidence} "
+            f"(../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes.")
+    for fmt, name, opcode, page, evidence in _MISSING_CDNA3
 )
 
 ERRATA += tuple(

@@ -12,6 +12,19 @@ LLVM_TO_AMD: dict[str, tuple[str, str]] = {
 }
 AMD_TO_LLVM: dict[str, str] = {amd: llvm for llvm, (amd, _) in LLVM_TO_AMD.items()}
 
+# Spellings that hold for one family only (keyed by isa.targets family name).
+_CDNA3_FMA_MIX = ("LLVM names the gfx940+ mixed-precision opcodes 32-34 v_fma_mix* (a fused multiply-add; "
+                  "gfx900's v_mad_mix* used the same opcodes); the CDNA3 manual keeps the MAD names.")
+LLVM_TO_AMD_BY_FAMILY: dict[str, dict[str, tuple[str, str]]] = {
+    "cdna3": {
+        "v_fma_mix_f32": ("V_MAD_MIX_F32", _CDNA3_FMA_MIX),
+        "v_fma_mixlo_f16": ("V_MAD_MIXLO_F16", _CDNA3_FMA_MIX),
+        "v_fma_mixhi_f16": ("V_MAD_MIXHI_F16", _CDNA3_FMA_MIX),
+        "v_accvgpr_read_b32": ("V_ACCVGPR_READ", "LLVM spells the AGPR-to-VGPR move with its data size."),
+        "v_accvgpr_write_b32": ("V_ACCVGPR_WRITE", "LLVM spells the VGPR-to-AGPR move with its data size."),
+    },
+}
+
 # LLVM mnemonics for encodings that are not instructions of the manual at all.
 LLVM_PSEUDO: dict[str, str] = {
     "v_illegal": "LLVM prints the all-zero dword (VOP2 opcode 0, which the manual does not define) "
@@ -19,11 +32,16 @@ LLVM_PSEUDO: dict[str, str] = {
 }
 
 
-def amd_name(llvm_mnemonic: str) -> str:
-    """AMD's instruction name for an LLVM mnemonic without encoding suffix."""
+def amd_name(llvm_mnemonic: str, family: str | None = None) -> str:
+    """AMD's instruction name for an LLVM mnemonic without encoding suffix (`family`:
+    'rdna3', 'cdna3', ... for the spellings only that family's manual uses)."""
     m = llvm_mnemonic.lower()
-    return LLVM_TO_AMD[m][0] if m in LLVM_TO_AMD else m.upper()
+    table = {**LLVM_TO_AMD, **LLVM_TO_AMD_BY_FAMILY.get(family, {})}
+    return table[m][0] if m in table else m.upper()
 
 
-def text_mnemonic(amd: str) -> str:
+def text_mnemonic(amd: str, family: str | None = None) -> str:
+    for llvm, (name, _) in LLVM_TO_AMD_BY_FAMILY.get(family, {}).items():
+        if name == amd:
+            return llvm
     return AMD_TO_LLVM.get(amd, amd.lower())

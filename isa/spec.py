@@ -58,7 +58,8 @@ class InstrDef:
     pcode_page: int | None = None   # page of the instruction's entry in the Instructions chapter
 
 
-_LLVM_SUFFIXES = {"_e32": ("VOP1", "VOP2", "VOPC"), "_e64": ("VOP3", "VOP3SD", "VOP3P"),
+# (RDNA's 64-bit VALU formats are VOP3/VOP3SD, CDNA's VOP3A/VOP3B)
+_LLVM_SUFFIXES = {"_e32": ("VOP1", "VOP2", "VOPC"), "_e64": ("VOP3", "VOP3SD", "VOP3A", "VOP3B", "VOP3P"),
                   "_dpp": ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"),
                   "_e64_dpp": ("VOP3", "VOP3SD", "VOP3P"), "_sdwa": ("VOP1", "VOP2", "VOPC")}
 
@@ -106,12 +107,12 @@ class Spec:
         """Instructions named `mnemonic` (any case; LLVM's _e32/_e64/_dpp/_sdwa suffixes
         narrow the result to the encodings they denote). Empty list if unknown."""
         from .mnemonics import amd_name
-        name = amd_name(mnemonic.strip())
+        name = amd_name(mnemonic.strip(), self.arch)
         if name in self._by_name:
             return list(self._by_name[name])
         for suffix in sorted(_LLVM_SUFFIXES, key=len, reverse=True):
             if name.endswith(suffix.upper()):
-                base = name[: -len(suffix)]
+                base = amd_name(name[: -len(suffix)], self.arch)
                 return [d for d in self._by_name.get(base, []) if d.format in _LLVM_SUFFIXES[suffix]]
         return []
 
@@ -184,6 +185,17 @@ def traits(target: str) -> Traits:
     family = resolve_arch(target)
     entry(family)                       # (before looking for its generated tables)
     return load(family).traits
+
+
+def load_supported(target: str, families: tuple[str, ...], component: str) -> Spec:
+    """load(target) for a component that implements only `families`: ISALoadError naming the
+    families it does implement otherwise, so generated ISA data of a newer family is never
+    read with another family's rules."""
+    arch = resolve_arch(target)
+    if arch not in families:
+        raise ISALoadError(f"{component} does not support {arch} (target {target!r}) yet; it supports "
+                           f"{', '.join(families)}")
+    return load(target)
 
 
 def llvm_base_mnemonic(mnemonic: str) -> str:

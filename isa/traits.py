@@ -158,10 +158,16 @@ class Traits:
     def literal(self) -> int:
         return self.codes["LITERAL"]
 
-    @property
+    @cached_property
     def scalar_codes(self) -> range:
         """Codes of the 32-bit scalar register file: SGPRs, VCC, TTMPs, NULL, M0, EXEC."""
         return range(0, max(self.codes[n] for n in ("VCC_HI", "NULL", "M0", "EXEC_HI") if n in self.codes) + 1)
+
+    @cached_property
+    def constant_codes(self) -> frozenset:
+        """The inline constants' codes and the literal's."""
+        ints = {c for first, last, _, _ in self.inline_ints for c in range(first, last + 1)}
+        return frozenset(ints | set(self.inline_floats) | {self.literal})
 
     def inline_int(self, value: int) -> int | None:
         """The inline-constant code of integer `value`, None if it has none."""
@@ -173,11 +179,11 @@ class Traits:
 
     def is_inline(self, code: int) -> bool:
         """An inline integer or float constant."""
-        return code in self.inline_floats or any(first <= code <= last for first, last, _, _ in self.inline_ints)
+        return code != self.literal and code in self.constant_codes
 
     def is_constant(self, code: int) -> bool:
         """An inline constant or the literal."""
-        return code == self.literal or self.is_inline(code)
+        return code in self.constant_codes
 
     def vgpr_file(self, target: str, wave_size: int | None = None) -> int:
         """VGPRs per SIMD of a device ('gfx1151'; a family name means its `family_device`)

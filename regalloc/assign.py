@@ -13,9 +13,10 @@ import random
 import numpy as np
 from dataclasses import dataclass, field
 
+from .groups import split_groups, split_webs
 from .limits import RegisterLimits
 from .liveness import Liveness, analyze
-from .program import Program, Ref
+from .program import Program, Ref, blocks
 
 FILE_NAMES = {"v": "VGPR", "s": "SGPR"}
 
@@ -33,14 +34,33 @@ class AllocationError(ValueError):
 @dataclass
 class Allocation:
     limits: RegisterLimits
-    base: dict[int, int]                       # virtual id -> its first physical register
+    base: dict[int, int]                       # virtual id -> the physical register of its dword 0
     used: dict[str, int]                       # 'v' / 's' -> registers used (highest + 1)
     peak: dict[str, int]                       # 'v' / 's' -> most registers live at one point
     peak_at: dict[str, int]                    # 'v' / 's' -> instruction index of that point
     identity_copies: list[int] = field(default_factory=list)   # moves whose source and destination coincide
+    # (virtual id, dword) -> physical register, for dwords not at base + dword: dwords that
+    # no operand names together need not be adjacent (groups.py)
+    # where that differs from base + dword: (virtual id, dword) -> register at the dword's
+    # first reference, and (instruction, virtual id, dword) -> register at that instruction
+    # (a value's separate live ranges may sit in different registers)
+    moved: dict[tuple[int, int], int] = field(default_factory=dict)
+    at: dict[tuple[int, int, int], int] = field(default_factory=dict)
 
-    def physical(self, ref: Ref) -> int:
-        return self.base[ref.reg] + ref.offset if ref.virtual else ref.reg
+    def register(self, vid: int, dword: int = 0, instr: int | None = None) -> int:
+        """The physical register of dword `dword` of virtual `vid` at instruction `instr`
+        (default: at the dword's first reference); the dwords an operand names together are
+        always consecutive."""
+        if instr is not None:
+            r = self.at.get((instr, vid, dword))
+            if r is not None:
+                return r
+        r = self.moved.get((vid, dword))
+        return self.base[vid] + dword if r is None else r
+
+    def physical(self, ref: Ref, instr: int | None = None) -> int:
+        """The first physical register of `ref` as instruction `instr` names it."""
+        return self.register(ref.reg, ref.offset, instr) if ref.virtual else ref.reg
 
     @property
     def vgprs(self) -> int:
@@ -271,41 +291,43 @@ def _residues(prog: Program, file: str, rules, parity: _Parity, align) -> dict[i
     return out if search(0) else None
 
 
-def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[int, int]) -> Liveness:
+def _assign_file(prog: Program, limits: RegisterLimits, file: str, base: dict[int, int],
+                 lv: Liveness | None = None) -> Liveness:
     limit = limits.limit(file)
-    lv = analyze(prog, file, limit)
+    lv = lv or analyze(prog, file, limit)
     if lv.peak > limit:
         raise _pressure_error(prog, lv, limit, f"the program needs more {FILE_NAMES[file]}s than there are")
     align = _alignment(prog, limits, file)
     rules, hints, parity = _rules(prog, file)
-    forced = None
-    try:
-        best = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, None, STRATEGIES[0])
-    except RegisterPressureError:
-        if not rules:
-            raise
-        # Greedy choices left a value with no register meeting its VOPD rules: fix every
-        # ruled value's register modulo 4 first, then place again.
-        forced = _residues(prog, file, rules, parity, align)
-        if forced is None:
-            raise AllocationError("the VOPD register rules (banks and parities) of this program cannot all be "
-                                  "met by any assignment") from None
-        best = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, STRATEGIES[0])
     # First fit in order of first live point is optimal for single registers with interval
     # live ranges; tuples (which need adjacent free registers) and ranges with holes can
     # leave it above the most values live at once. Other orders then often do better (all of
     # them on kernels up to a few thousand instructions, the first few on bigger ones: the
     # choice depends on the program only, so the result is reproducible).
-    tries = STRATEGIES[1:] if len(prog.instrs) <= 4000 else STRATEGIES[1:4]
-    for strategy in tries:
-        if _top(best, prog, lv) <= lv.peak + 1:
-            break
-        try:
-            other = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, strategy)
-        except RegisterPressureError:
-            continue
-        if _top(other, prog, lv) < _top(best, prog, lv):
-            best = other
+    tries = STRATEGIES if len(prog.instrs) <= 4000 else STRATEGIES[:4]
+    best, failure = None, None
+    for forced in (None, "residues"):
+        if forced == "residues":
+            if best is not None or not rules:
+                break
+            # Greedy choices left a value with no register meeting its VOPD rules in every
+            # order: fix every ruled value's register modulo 4 first, then place again.
+            forced = _residues(prog, file, rules, parity, align)
+            if forced is None:
+                raise AllocationError("the VOPD register rules (banks and parities) of this program cannot all "
+                                      "be met by any assignment") from None
+        for strategy in tries:
+            if best is not None and _top(best, prog, lv) <= lv.peak + 1:
+                break
+            try:
+                other = _place(prog, lv, limit, file, dict(base), align, rules, hints, parity, forced, strategy)
+            except RegisterPressureError as e:
+                failure = failure or e
+                continue
+            if best is None or _top(other, prog, lv) < _top(best, prog, lv):
+                best = other
+    if best is None:
+        raise failure
     base.update(best)
     return lv
 
@@ -498,21 +520,56 @@ def _evict_into(occ: _Occupancy, base, info, vid, width, unit_ivs, mod, res, tar
 
 
 def allocate(prog: Program, limits: RegisterLimits) -> Allocation:
-    """Assign every virtual register of `prog` a physical register run."""
-    base: dict[int, int] = {}
+    """Assign every virtual register of `prog` a physical register run: each group of
+    dwords that operands name together, and each separate live range of a one-dword value,
+    on its own (groups.py)."""
+    grouped, where = split_groups(prog)
+    spans, succs = blocks(grouped)
+    web_of: dict[tuple[int, int], int] = {}
+    liveness = {}
+    for file in ("v", "s"):
+        grouped, liveness[file], webs = split_webs(grouped, analyze(grouped, file, limits.limit(file)), spans, succs)
+        web_of.update(webs)
+    final: dict[int, int] = {}
     used, peak, peak_at = {}, {}, {}
     for file in ("v", "s"):
-        lv = _assign_file(prog, limits, file, base)
+        lv = _assign_file(grouped, limits, file, final, liveness[file])
         peak[file] = lv.peak
         peak_at[file] = max(lv.peak_point, 0) // 2
     for file in ("v", "s"):
         top = 0
-        for ins in prog.instrs:
+        for ins in grouped.instrs:
             for r in ins.uses + ins.defs:
                 if r.file == file:
-                    top = max(top, (base[r.reg] + r.offset if r.virtual else r.reg) + r.count)
+                    top = max(top, (final[r.reg] + r.offset if r.virtual else r.reg) + r.count)
         used[file] = top
-    alloc = Allocation(limits, base, used, peak, peak_at)
+    # where each original dword went: base + dword unless its group or live range moved it;
+    # those at their first reference (moved) and at every instruction where that differs (at)
+    base = {vid: final[where[(vid, 0)][0]] - where[(vid, 0)][1] for vid in range(len(prog.virtuals))}
+    webbed = {gid for _, gid in web_of}
+    affected = {vid for (vid, o), (gid, go) in where.items() if gid in webbed or gid != vid or go != o}
+    moved: dict[tuple[int, int], int] = {}
+    at: dict[tuple[int, int, int], int] = {}
+    first: dict[tuple[int, int], int] = {}
+    if affected:
+        for i, ins in enumerate(prog.instrs):
+            for r in ins.uses + ins.defs:
+                if not r.virtual or r.reg not in affected:
+                    continue
+                for o in range(r.offset, r.offset + r.count):
+                    gid, go = where[(r.reg, o)]
+                    reg = final[web_of.get((i, gid), gid)] + go
+                    if (r.reg, o) not in first:
+                        first[(r.reg, o)] = reg
+                    elif first[(r.reg, o)] != reg:
+                        at[(i, r.reg, o)] = reg
+        for vid in affected:
+            if (vid, 0) in first:
+                base[vid] = first[(vid, 0)]
+        for (vid, o), reg in first.items():
+            if base[vid] + o != reg:
+                moved[(vid, o)] = reg
+    alloc = Allocation(limits, base, used, peak, peak_at, moved=moved, at=at)
     alloc.identity_copies = [i for i, ins in enumerate(prog.instrs)
-                             if ins.copy and alloc.physical(ins.copy[0]) == alloc.physical(ins.copy[1])]
+                             if ins.copy and alloc.physical(ins.copy[0], i) == alloc.physical(ins.copy[1], i)]
     return alloc

@@ -20,9 +20,11 @@ class SpillError(ValueError):
     """Spilling cannot bring the pressure within the limit."""
 
 
-def choose_spills(prog: Program, file: str, limit: int, registers: int | None = None) -> list[int]:
+def choose_spills(prog: Program, file: str, limit: int, registers: int | None = None,
+                  cheap: frozenset[int] = frozenset()) -> list[int]:
     """Virtual ids of `file` to spill so that at most `limit` registers are live at once
-    (`registers`: the file size for physical registers the program names)."""
+    (`registers`: the file size for physical registers the program names). Values in
+    `cheap` (constants the rewrite recomputes instead of storing) go first."""
     lv = analyze(prog, file, registers or limit)
     if lv.peak <= limit:
         return []
@@ -59,7 +61,7 @@ def choose_spills(prog: Program, file: str, limit: int, registers: int | None = 
 
         def worth(vid: int) -> float:
             return sum(e - s for s, e in ranges[vid]) / (1 + len(refs.get(vid, ())))
-        vid = max(live, key=worth)
+        vid = max(live, key=lambda v: (v in cheap, worth(v)))
         chosen.append(vid)
         for s, e in ranges[vid]:
             pressure[s:e] -= 1

@@ -40,10 +40,11 @@ def disassemble_code_object(co: CodeObject, offsets: bool = False) -> str:
     size is the kernels' (LLVM's objdump needs --mattr=+wavefrontsize64 for wave64 objects).
     `offsets` is accepted for the raw-code path's sake: addresses are always printed."""
     import isa
+    from dsl import families as dsl_families
     from dsl.disasm import disassemble_lines
     waves = sorted({k.wave_size for k in co.kernels.values()})
     try:
-        isa.load(co.target)
+        dsl_families.load(co.target)
     except isa.ISALoadError as e:
         raise ValueError(f"cannot disassemble {co.target} code ({co.target_info.target_id}): {e}") from None
     lines = [f"; {co.target_info.target_id}, code object v{co.version}, "

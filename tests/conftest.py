@@ -22,16 +22,16 @@ _lines_cache: dict = {}
 
 @pytest.fixture(scope="session")
 def pdf_lines():
-    """pdf_lines(arch) -> typed lines of that arch's PDF (skips when the PDF is absent)."""
+    """pdf_lines(arch) -> typed lines of that arch's manual, its PDF or its Markdown conversion
+    (skips when the manual is absent)."""
     from isa import sources
-    from isa.gen.pdf import read_lines
 
     def get(arch: str):
         if arch not in _lines_cache:
             try:
-                path = sources.locate(arch)
+                sources.locate(arch)
             except sources.SpecSourceError as e:
                 pytest.skip(str(e))
-            _lines_cache[arch] = read_lines(str(path), progress=False)
+            _lines_cache[arch] = sources.read_lines(arch, progress=False)
         return _lines_cache[arch]
     return get

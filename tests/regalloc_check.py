@@ -68,12 +68,12 @@ def verify(prog: Program, alloc: Allocation, exec_masks: list[int] | None = None
     lim = alloc.limits
     for i, ins in enumerate(prog.instrs):
         for ref in ins.uses + ins.defs:
-            r = alloc.physical(ref)
+            r = alloc.physical(ref, i)
             assert 0 <= r and r + ref.count <= lim.limit(ref.file), f"{prog.where(i)}: {ref} -> {r} out of the file"
             a = lim.alignment(ref.file, ref.count)
             assert r % a == 0, f"{prog.where(i)}: {ref} placed at {ref.file}{r}, needs alignment {a}"
         for a, b, m in ins.distinct_mod:
-            assert (alloc.physical(a) - alloc.physical(b)) % m, f"{prog.where(i)}: pairing rule mod {m} broken"
+            assert (alloc.physical(a, i) - alloc.physical(b, i)) % m, f"{prog.where(i)}: pairing rule mod {m} broken"
 
     must = _must_defined(prog, masks)
     n = len(prog.instrs)
@@ -92,7 +92,7 @@ def verify(prog: Program, alloc: Allocation, exec_masks: list[int] | None = None
         for ref in ins.defs:
             for k, (f, reg, off, virt) in enumerate(_dwords(ref)):
                 for lane in _lanes(ref, masks[i]):
-                    out[(f, alloc.physical(ref) + k, lane)] = frozenset([(f, reg, off) if virt else ("entry", f, reg + off)])
+                    out[(f, alloc.physical(ref, i) + k, lane)] = frozenset([(f, reg, off) if virt else ("entry", f, reg + off)])
         for j in successors(prog, i):
             if state[j] is None:
                 state[j], changed = dict(out), True
@@ -112,7 +112,7 @@ def verify(prog: Program, alloc: Allocation, exec_masks: list[int] | None = None
         for ref in ins.uses:
             for k, (f, reg, off, virt) in enumerate(_dwords(ref)):
                 for lane in _lanes(ref, masks[i]):
-                    key = (f, alloc.physical(ref) + k, lane)
+                    key = (f, alloc.physical(ref, i) + k, lane)
                     held = state[i].get(key, frozenset([("entry",) + key[:2]]))
                     want = (f, reg, off) if virt else ("entry", f, reg + off)
                     if virt and (f, reg, off, lane) not in must[i]:

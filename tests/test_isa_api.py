@@ -5,19 +5,31 @@ import isa
 from isa import errata
 
 ARCHS = ["rdna3", "rdna3.5"]
+ALL_ARCHS = ARCHS + ["cdna3"]          # cdna3 from the manual's Markdown conversion
 
 
 @pytest.mark.parametrize("target,arch", [("rdna3", "rdna3"), ("gfx1100", "rdna3"), ("gfx1103", "rdna3"),
                                          ("GFX1151", "rdna3.5"), ("gfx1150", "rdna3.5"), ("rdna3.5", "rdna3.5"),
-                                         ("gfx1100-w64", "rdna3")])
+                                         ("gfx1100-w64", "rdna3"), ("gfx942", "cdna3"), ("cdna3", "cdna3")])
 def test_load_by_family_or_target(target, arch):
     assert isa.load(target).arch == arch
 
 
-@pytest.mark.parametrize("target", ["gfx1201", "rdna4", "gfx942", "cdna3", "gfx950"])
+@pytest.mark.parametrize("target", ["gfx1201", "rdna4", "gfx950"])
 def test_known_but_not_generated_arch_has_clear_error(target):
     with pytest.raises(isa.ISALoadError, match="no generated ISA definitions"):
         isa.load(target)
+
+
+def test_a_component_refuses_a_family_it_does_not_implement():
+    """CDNA3 is generated, but the assembler and the emulator do not implement it yet."""
+    from dsl import families as dsl_families
+    from emu import families as emu_families
+    assert isa.load("gfx942").arch == "cdna3"
+    for load in (dsl_families.load, emu_families.load):
+        with pytest.raises(isa.ISALoadError, match="does not support cdna3 .*it supports rdna3, rdna3.5"):
+            load("gfx942")
+        assert load("gfx1151").arch == "rdna3.5"
 
 
 def test_unknown_target_lists_known_ones():
@@ -33,7 +45,13 @@ def test_every_format_required_by_the_issue_exists(arch):
     assert set(required) <= set(spec.formats)
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+def test_every_cdna3_format_exists():
+    required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3A VOP3B VOP3P VOP3P-MAI DPP SDWA SDWAB "
+                "DS MUBUF MTBUF FLAT GLOBAL SCRATCH").split()
+    assert set(required) <= set(isa.load("cdna3").formats)
+
+
+@pytest.mark.parametrize("arch", ALL_ARCHS)
 def test_fields_are_disjoint_and_inside_the_format(arch):
     for fmt in isa.load(arch).formats.values():
         used = 0
@@ -42,7 +60,8 @@ def test_fields_are_disjoint_and_inside_the_format(arch):
             mask = ((1 << (hi - lo + 1)) - 1) << lo
             assert used & mask == 0, f"{fmt.name}.{name} overlaps another field"
             used |= mask
-            assert hi < max(fmt.widths) or fmt.name in ("DPP16", "DPP8"), (fmt.name, name, hi)
+            # the DPP and SDWA second dwords are numbered as bits 32-63 of the instruction
+            assert hi < max(fmt.widths) or fmt.name in ("DPP16", "DPP8", "DPP", "SDWA", "SDWAB"), (fmt.name, name, hi)
         if fmt.encoding:
             value, mask = fmt.encoding
             assert value & ~mask == 0
@@ -63,7 +82,23 @@ def test_fixed_encodings_identify_one_format(arch):
     assert vop3sd and not (vop3 & vop3sd)
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+def test_cdna3_formats_sharing_fixed_bits_split_the_opcodes():
+    """VOP3A/VOP3B split the 64-bit VALU opcodes; VOP3P-MAI is the layout of the VOP3P table's
+    matrix opcodes (tables['mfma']), not an opcode space of its own."""
+    spec = isa.load("cdna3")
+    seen = {}
+    for fmt in spec.formats.values():
+        if fmt.encoding:
+            seen.setdefault(fmt.encoding, []).append(fmt.name)
+    assert sorted(names for names in seen.values() if len(names) > 1) == [["VOP3A", "VOP3B"], ["VOP3P", "VOP3P-MAI"]]
+    vop3a = {d.opcode for d in spec.instructions if d.format == "VOP3A"}
+    vop3b = {d.opcode for d in spec.instructions if d.format == "VOP3B"}
+    assert vop3b and not (vop3a & vop3b)
+    vop3p = {d.name for d in spec.instructions if d.format == "VOP3P"}
+    assert {row[0] for row in spec.tables["mfma"]} <= vop3p
+
+
+@pytest.mark.parametrize("arch", ALL_ARCHS)
 def test_opcodes_unique_per_format(arch):
     keys = [(d.format, d.slot, d.opcode) for d in isa.load(arch).instructions]
     assert len(keys) == len(set(keys))
@@ -80,7 +115,7 @@ def test_lookup_accepts_llvm_suffixes_and_case():
     assert spec.lookup("v_no_such_thing") == []
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", ALL_ARCHS)
 def test_promoted_vop3_opcodes_follow_the_stated_offsets(arch):
     """VOP3 copies of VOP1/VOP2/VOPC instructions sit at native opcode + the offset the
     Instructions chapter states (16.x.1 'VOPn using VOP3 encoding')."""
@@ -94,7 +129,7 @@ def test_promoted_vop3_opcodes_follow_the_stated_offsets(arch):
         assert native and d.opcode == native[0].opcode + offsets[d.promoted_from], d
 
 
-@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("arch", ALL_ARCHS)
 def test_every_erratum_for_the_arch_was_applied(arch):
     spec = isa.load(arch)
     assert {e["id"] for e in spec.errata} == {e.id for e in errata.for_arch(arch)}

@@ -133,13 +133,16 @@ def test_vopd_parity_choices_stay_satisfiable():
     k += v_mov_b32(two, 2)
     k += v_mov_b32(a, 10)
     k += v_mov_b32(c, 20)
+    first = len(k.items)
     k += vopd(v_dual_mov_b32(a, one), v_dual_mov_b32(b, two))
     k += vopd(v_dual_mov_b32(c, two), v_dual_mov_b32(b, one))
     for j, reg in enumerate((a, b, c)):
         k += global_store_b32(off, reg, pout, offset=4 * N * j)
     k += s_endpgm()
     alloc = k.allocate()
-    assert alloc.base[a.vid] % 2 == alloc.base[c.vid] % 2 != alloc.base[b.vid] % 2
+    # ISA 7.6: the two destinations of a VOPD pair have opposite parities
+    assert alloc.register(a.vid, 0, first) % 2 != alloc.register(b.vid, 0, first) % 2
+    assert alloc.register(c.vid, 0, first + 1) % 2 != alloc.register(b.vid, 0, first + 1) % 2
     out = run(k, np.zeros(N, np.uint32), 3 * N)
     np.testing.assert_array_equal(out.reshape(3, N), np.array([[1] * N, [1] * N, [2] * N], np.uint32))
 
@@ -147,9 +150,14 @@ def test_vopd_parity_choices_stay_satisfiable():
 def test_vopd_odd_parity_cycle_is_an_allocation_error():
     k = Kernel("gfx1100")
     a, b, c = (k.vreg(name=n) for n in "abc")
-    k += vopd(v_dual_mov_b32(a, 1.0), v_dual_mov_b32(b, 1.0))
-    k += vopd(v_dual_mov_b32(b, 1.0), v_dual_mov_b32(c, 1.0))
-    k += vopd(v_dual_mov_b32(c, 1.0), v_dual_mov_b32(a, 1.0))
+    for x in (a, b, c):
+        k += v_mov_b32(x, 1.0)
+    # accumulators (read and written): one value each, live throughout, pairwise opposite parity
+    k += vopd(v_dual_fmac_f32(a, 1.0, v[0]), v_dual_fmac_f32(b, 1.0, v[1]))
+    k += vopd(v_dual_fmac_f32(b, 1.0, v[0]), v_dual_fmac_f32(c, 1.0, v[1]))
+    k += vopd(v_dual_fmac_f32(c, 1.0, v[0]), v_dual_fmac_f32(a, 1.0, v[1]))
+    for x in (a, b, c):
+        k += global_store_b32(v[0], x, s[0:1])
     k += s_endpgm()
     with pytest.raises(regalloc.AllocationError, match="odd cycle"):
         k.allocate()

@@ -116,3 +116,61 @@ def test_pressure_error_when_spilling_cannot_help():
 def test_random_programs_squeezed_into_few_registers(seed):
     r = check(seed, max_vgprs=20, max_sgprs=8)
     assert r.spilled and not r.mismatches, r.mismatches
+
+
+def constants_kernel(n_const: int, **kernel_args) -> tuple[Kernel, list[int]]:
+    """n_const constants c_j = 1000 + 37 j made at the top (v_mov_b32 of an immediate), all
+    live until they are folded into acc at the end, with x * 3 beside them."""
+    k = Kernel("gfx1100", **kernel_args)
+    pin, pout, off, x = k.sreg(2), k.sreg(2), k.vreg(), k.vreg()
+    k += s_load_b64(pin, s[0:1], 0)
+    k += s_load_b64(pout, s[0:1], 8)
+    k += s_waitcnt(0)
+    k += v_lshlrev_b32(off, 2, v[0])
+    k += global_load_b32(x, off, pin)
+    k += s_waitcnt(0)
+    values = [1000 + 37 * j for j in range(n_const)]
+    consts = []
+    for j, c in enumerate(values):
+        t = k.vreg(name=f"c{j}")
+        k += v_mov_b32(t, c)
+        consts.append(t)
+    acc = k.vreg(name="acc")
+    k += v_mul_lo_u32(acc, x, 3)
+    for j, t in enumerate(reversed(consts)):
+        k += v_xor_b32(acc, acc, t) if j % 2 else v_add_nc_u32(acc, acc, t)
+    k += global_store_b32(off, acc, pout)
+    k += s_endpgm()
+    return k, values
+
+
+def test_constants_are_recomputed_not_spilled():
+    """Over the VGPR limit with only constants to give up: each is made again before its
+    read (v_mov_b32 of the immediate), nothing goes to scratch."""
+    k, values = constants_kernel(40, max_vgprs=16)
+    assert k.vgprs <= 16
+    assert k.spills.rematerialised and not k.spills.vgprs and k.scratch_bytes == 0
+    assert k.stats()["rematerialised"] == len(k.spills.rematerialised) >= 40 - 16
+    inp = np.arange(N, dtype=np.uint32) * np.uint32(7919) + np.uint32(11)
+    out, info = launch(k, inp)
+    assert info.descriptor.private_segment_fixed_size == 0
+    acc = inp.astype(np.uint64) * 3 % 2**32
+    for j, c in enumerate(reversed(values)):
+        acc = acc ^ c if j % 2 else (acc + c) % 2**32
+    np.testing.assert_array_equal(out, acc.astype(np.uint32))
+
+
+def test_a_value_written_by_other_instructions_is_not_a_constant():
+    from dsl.spill import constants
+    k = Kernel("gfx1100")
+    a, b, c = k.vreg(name="a"), k.vreg(name="b"), k.vreg(name="c")
+    k += v_mov_b32(a, 5)
+    k += v_mov_b32(b, 5)
+    k += v_add_nc_u32(b, b, 1)                       # b also written by an add
+    k += v_mov_b32(c, 5)
+    k += v_mov_b32(c, 6)                             # c: two different immediates
+    k += global_store_b32(v[0], a, s[0:1])
+    k += global_store_b32(v[0], b, s[0:1])
+    k += global_store_b32(v[0], c, s[0:1])
+    k += s_endpgm()
+    assert set(constants(k)) == {a.vid}

@@ -71,3 +71,37 @@ def test_bad_arguments_are_one_line_errors(tmp_path):
     assert not (tmp_path / "missing").exists()
     r = wavesmith("emu", "--help")
     assert r.returncode == 0 and "--timeline" in r.stdout and "TYPE:COUNT" in r.stdout
+
+
+@pytest.mark.skipif(not __import__("shutil").which("node"), reason="node (JavaScript) not installed")
+def test_timeline_script_draws_and_hovers(tmp_path):
+    """The page's own script, run by node against a stub canvas: it draws a bar per
+    instruction and a tooltip naming PC, instruction and cause under the mouse."""
+    out = tmp_path / "t.html"
+    r = wavesmith("emu", "--timeline", str(out), "--grid", "2", "--block", "64")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    data = re.search(r'<script id="timeline-data" type="application/json">(.*?)</script>', text, re.S).group(1)
+    script = re.findall(r"<script>(.*?)</script>", text, re.S)[0]
+    stub = """
+const calls = {fillRect: 0}, handlers = {};
+const ctx = {clearRect() {}, fillRect() { calls.fillRect++; }, fillText() {}, set fillStyle(v) {}, set font(v) {}};
+const canvas = {width: 1400, height: 400, getContext() { return ctx; }, getBoundingClientRect() { return {left: 0, top: 0}; },
+                addEventListener(k, f) { handlers[k] = f; }};
+const TIP = {style: {}, textContent: ''};
+const document = {getElementById(id) { return id === 'timeline-data' ? {textContent: DATA} : id === 'c' ? canvas : TIP; }};
+const window = {addEventListener() {}};
+"""
+    probe = """
+const r = D.rows[0], it = r.items[r.items.length - 1];
+const x = LEFT + (it[1] + 0.5 - a) * (canvas.width - LEFT - 10) / (b - a);
+handlers.mousemove({clientX: x, clientY: TOP + 5});
+console.log(JSON.stringify({rects: calls.fillRect, items: D.rows.reduce((n, r) => n + r.items.length, 0), tip: TIP.textContent}));
+"""
+    js = tmp_path / "check.js"
+    js.write_text("const DATA = " + json.dumps(data) + ";\n" + stub + script + probe)
+    res = subprocess.run(["node", str(js)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    assert got["rects"] >= got["items"] > 0
+    assert "pc 0x" in got["tip"] and "s_endpgm" in got["tip"]

@@ -36,9 +36,9 @@ def test_pipeline_gaps_and_stall_causes(captures):
     print(f"stall attribution: {r['cause_cycles']} cycles in gaps > 4, cause agrees for {r['cause_agree']:.1%} "
           f"of them (goal 90%)")
     assert r["gaps"] > 3000
-    assert r["exact"] >= 0.82
-    assert r["within1"] >= 0.93
-    assert r["cause_agree"] >= 0.92
+    assert r["exact"] >= 0.87
+    assert r["within1"] >= 0.96
+    assert r["cause_agree"] >= 0.93
 
 
 def test_wave_lifetimes_calibrated_on_run0(captures):
@@ -113,3 +113,60 @@ def test_functional_results_identical_with_timing():
     assert rep.cycles > 0 and rep.seconds == rep.cycles / 2.5e9
     hits = sum(s.hits for s in rep.per_pc.values())
     assert hits == out[True][1].instructions
+
+
+def test_sampled_estimate_matches_full_simulation(monkeypatch):
+    """A CU with a long queue of work-groups is estimated from its first rounds (and says
+    so); the estimate agrees with timing every round."""
+    import numpy as np
+
+    import emu.timing.model as model
+    from runtime import Device
+    from runtime.codeobj import KernelArg
+    from runtime.demo import build_saxpy
+    from runtime.writer import from_dsl_kernel
+    n, block = 256 * 96 * 20, 256          # 20 work-groups of 8 waves per CU, 4 resident at a time
+    hsaco = from_dsl_kernel(build_saxpy("gfx1100"), "saxpy",
+                            [KernelArg(0, 8, "global_buffer", "x", "global"), KernelArg(8, 8, "global_buffer", "y", "global"),
+                             KernelArg(16, 4, "by_value", "a"), KernelArg(20, 4, "by_value", "n")],
+                            user_sgpr_kernarg_segment_ptr=1)
+    dev = Device("emu")
+    x = np.ones(n, np.float32)
+    xb, yb = dev.alloc(x.nbytes).copyin(x), dev.alloc(x.nbytes).copyin(x)
+    prg = dev.load(hsaco)
+
+    def launch():
+        return prg.launch("saxpy", (n // block, 1, 1), (block, 1, 1), [xb, yb, np.float32(2.5), np.uint32(n)],
+                          timing=True).timing
+    sampled = launch()
+    monkeypatch.setattr(model, "SAMPLE_ROUNDS", 1000)
+    full = launch()
+    print(f"\nsampled estimate {sampled.cycles} cycles, every round timed {full.cycles} cycles")
+    assert "estimated" in sampled.note and not full.note
+    assert len(sampled.waves) == len(full.waves) == n // 32
+    assert abs(sampled.cycles - full.cycles) <= 0.02 * full.cycles
+
+
+def test_depctr_does_not_wait_for_memory():
+    """s_waitcnt_depctr waits on VALU/SALU dependency counters, not on memory: it issues long
+    before an outstanding cold load returns, while s_waitcnt vmcnt(0) waits for it."""
+    import dsl
+    import isa
+    from dsl.decode import decode_one
+    from emu.table import load_semantics
+    from emu.timing import Engine, WaveSpec, timing_for
+    from emu.timing.classify import Classifier
+    code = dsl.assemble("global_load_b32 v1, v0, s[0:1]\ns_waitcnt_depctr 0xfffe\nv_add_f32 v2, v3, v4\n"
+                        "s_waitcnt vmcnt(0)\ns_endpgm", "gfx1100")
+    spec = isa.load("gfx1100")
+    c = Classifier(spec, load_semantics("gfx1100"))
+    ops, pc = {}, 0
+    while pc < len(code):
+        inst = decode_one(spec, code, pc)
+        ops[pc] = c.classify(inst, pc)
+        pc += inst.size
+    p = timing_for("gfx1100")
+    (w,) = Engine(ops, p).run([WaveSpec(sorted(ops), 0)])
+    load, depctr, valu, wait, end = w.issue
+    assert depctr - load < 20 and valu - load < 20
+    assert wait - load >= p.vmem_load_latency

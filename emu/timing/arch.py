@@ -44,6 +44,7 @@ class ArchTiming:
     salu_latency: int = 1            # SALU -> SALU through SCC or VCC (discover_ops: 1, at times 2)
     salu_sgpr_latency: int = 2       # SALU -> SALU through another SGPR (gemm: 2)
     salu_to_valu_mask: int = 16      # SALU-written VCC/SGPR pair read by a VALU op as a lane mask (discover_ops: 16)
+    hwreg_latency: int = 7           # s_getreg/s_setreg issue this long after the SALU queue drained (discover_ops: 15-17)
     salu_cycles: int = 2             # the SALU executes one instruction per 2 cycles ...
     salu_queue: int = 4              # ... behind a queue: after a stall ~8 issue 1 apart, then 2 apart (discover_ops)
     branch_not_taken: int = 3        # a conditional branch that falls through -> next issue (gemm: 3)

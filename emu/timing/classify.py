@@ -28,8 +28,6 @@ EXEC = (126, 127)
 M0 = 125
 NULL = 124
 
-VALU_FORMATS = ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VOPD", "VINTERP")
-SCALAR_FORMATS = ("SOP1", "SOP2", "SOPC", "SOPK", "SOPP")
 # transcendental functions of the pseudocode (RDNA3 manual: the transcendental unit computes
 # exp, log, rcp, rsq, sqrt, sin, cos): a float op of at most 32 bits calling one of them
 _TRANS_CALL = re.compile(r"\b(pow\((16')?2\.0|log2\(|sqrt\(|sin\(|cos\()|1\.0F? / |16'1\.0 / ")
@@ -56,6 +54,7 @@ class OpInfo:
     conditional: bool = False     # a branch that may fall through
     writes_exec: bool = False
     dual: bool = False            # VOPD
+    hwreg: bool = False           # reads or writes a hardware register (s_getreg/s_setreg): waits for the SALU to drain
     mask_reads: frozenset = frozenset()   # SGPRs a VALU op reads as a lane mask (carry-in, select)
     trans: bool = False           # uses the transcendental unit (f16/f32 and f64 exp, log, rcp, rsq, sqrt, sin, cos)
     accumulates: frozenset = frozenset()   # old destination VGPRs an accumulator reads (fed by its own path)
@@ -160,8 +159,16 @@ class Classifier:
     table (emu.table.load_semantics) for the control/branch/memory tags."""
 
     def __init__(self, spec, semantics, wave64: bool = False):
+        import isa
         self.spec, self.semantics, self.wave64 = spec, semantics, wave64
         self.waitcnt = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+        t = isa.traits(spec.arch)
+        self.roles = t.roles
+        # register keys are operand codes: the model's constants must be the family's codes
+        have = (t.vcc_lo, t.vcc_hi, t.exec_lo, t.exec_hi, t.m0, t.null, t.scc, t.vgpr_base)
+        if have != (VCC[0], VCC[1], EXEC[0], EXEC[1], M0, NULL, SCC, VGPR):
+            from .arch import TimingError
+            raise TimingError(f"{spec.arch}: special operand codes {have} differ from the timing model's")
 
     def classify(self, inst, pc: int) -> OpInfo:
         d = inst.defs[0]
@@ -184,7 +191,7 @@ class Classifier:
                 info.kind = Kind.DELAY
             elif d.name == "S_CLAUSE":
                 info.kind = Kind.CLAUSE
-        elif fmt in SCALAR_FORMATS:
+        elif fmt in self.roles.salu:
             info.kind = Kind.BRANCH if getattr(sem, "branch", False) else Kind.SALU
             if fmt != "SOPP":
                 for op, field, n in scalar_layout(d):
@@ -203,23 +210,24 @@ class Classifier:
             if "VCCZ" in pcode:
                 reads |= set(VCC[:2 if self.wave64 else 1])
             info.conditional = info.kind == Kind.BRANCH and "if " in (d.pcode or "")
-        elif fmt == "SMEM":
+            info.hwreg = "hwRegId" in pcode
+        elif fmt in self.roles.smem:
             info.kind, info.counter = Kind.SMEM, "lgkm"
             reads |= _sgprs(f.get("SBASE", 0) << 1, 2)
             if f.get("SOFFSET", NULL) != NULL:
                 reads |= _sgprs(f["SOFFSET"], 1)
             writes |= _sgprs(f.get("SDATA", NULL), data_dwords(d.name))
-        elif fmt in VALU_FORMATS:
+        elif fmt in self.roles.valu:
             info.kind = Kind.VALU
             self._valu(inst, info, reads, writes, p_reads, p_writes)
-        elif fmt == "DS":
+        elif fmt in self.roles.lds:
             info.kind, info.counter = Kind.LDS, "lgkm"
             for op, field, n in ds_layout(d):
                 (writes if op == "vdst" else reads).update(_vgprs(f.get(field, 0), n))
             reads |= _implicit(p_reads, self.wave64) & {M0}
-        elif fmt in ("FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF"):
+        elif fmt in self.roles.flat | self.roles.buffer:
             memory = getattr(sem, "memory", None)
-            if fmt in ("MUBUF", "MTBUF"):
+            if fmt in self.roles.buffer:
                 n = data_dwords(d.name)
                 reads |= _vgprs(f.get("VADDR", 0), 2) | _sgprs(f.get("SRSRC", 0) << 2, 4) | _sgprs(f.get("SOFFSET", NULL), 1)
                 (writes if memory == "load" else reads).update(_vgprs(f.get("VDATA", 0), n))
@@ -252,15 +260,17 @@ class Classifier:
             return out
         key = {"S_WAITCNT_VSCNT": "vs", "S_WAITCNT_VMCNT": "vm", "S_WAITCNT_LGKMCNT": "lgkm",
                "S_WAITCNT_EXPCNT": "exp"}.get(d.name)
-        if key is None:          # depctr, idle, event: wait for everything outstanding
-            return {"vm": 0, "lgkm": 0, "vs": 0}
+        if key is None:
+            # s_wait_idle waits for everything outstanding; s_waitcnt_depctr waits on the VALU/SALU
+            # dependency counters (the dependency rules model those), s_wait_event on events
+            return {"vm": 0, "lgkm": 0, "vs": 0} if d.name == "S_WAIT_IDLE" else {}
         # SOPK waits: the count is SIMM16 (+ an SGPR that is NULL in practice)
         return {key: f.get("SIMM16", 0) & 0x3F}
 
     def _valu(self, inst, info: OpInfo, reads, writes, p_reads, p_writes) -> None:
         f, fmt = inst.fields, inst.fmt.name
         mask = 2 if self.wave64 else 1
-        if fmt == "VOPD":
+        if fmt in self.roles.vopd:
             info.dual, info.valu = True, "plain"
             for half, (src0, vsrc1, vdst) in zip(inst.defs, (("SRCX0", "VSRCX1", "VDSTX"), ("SRCY0", "VSRCY1", "VDSTY"))):
                 r, w = _pseudo_names(vopd_base(self.spec, half).pcode)
@@ -271,22 +281,23 @@ class Classifier:
                     reads |= _vgprs(vd, 1)
             return
         d = inst.defs[0]
-        base = vopd_base(self.spec, d) if fmt != "VINTERP" else d
+        base = vopd_base(self.spec, d) if fmt not in self.roles.interp else d
         info.valu = valu_class(base)
         info.trans = info.valu == "trans" or (info.valu == "fp64" and fmt in ("VOP1", "VOP3")
                                               and bool(_TRANS_CALL.search(base.pcode or "")))
-        if fmt == "VINTERP":
+        if fmt in self.roles.interp:
             for field in ("SRC0", "SRC1", "SRC2"):
                 reads |= _src(f.get(field, 0), 1)
             writes |= _vgprs(f.get("VDST", 0), 1)
             return
         sig = valu_signature(vopd_base(self.spec, d))
         srcs = [s for s in sig.srcs if not s.is_mask]
-        codes = [f.get("SRC0", 0)] + ([f["VSRC1"] + 256] if "VSRC1" in f else []) if fmt in ("VOP1", "VOP2", "VOPC") \
+        e32 = fmt in self.roles.valu_e32
+        codes = [f.get("SRC0", 0)] + ([f["VSRC1"] + 256] if "VSRC1" in f else []) if e32 \
             else [f.get("SRC0", 0), f.get("SRC1", 0), f.get("SRC2", 0)][:max(len(srcs), 1)]
         for i, code in enumerate(codes):
             n = srcs[i].regs(64 if self.wave64 else 32) if i < len(srcs) else 1
-            reads |= _src(code & ~0x80 if fmt in ("VOP1", "VOP2", "VOPC") and code >= 256 and
+            reads |= _src(code & ~0x80 if e32 and code >= 256 and
                           srcs and i < len(srcs) and srcs[i].t16 else code, n)
         if inst.literal is not None:
             reads.discard(255)
@@ -303,7 +314,7 @@ class Classifier:
                 if dst.sgpr:
                     writes |= _sgprs(f.get("VDST", NULL), dst.regs(64 if self.wave64 else 32))
                 elif dst.name == "vdst":
-                    writes |= _vgprs(f.get("VDST", 0) & (0x7F if dst.t16 and fmt in ("VOP1", "VOP2") else 0xFF),
+                    writes |= _vgprs(f.get("VDST", 0) & (0x7F if dst.t16 and e32 else 0xFF),
                                      dst.dwords or 1)
         if sig.vcc_out:
             writes |= _sgprs(f["SDST"], mask) if "SDST" in f else set(VCC[:mask])

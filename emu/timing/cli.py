@@ -20,12 +20,9 @@ _BUFFER = re.compile(r"^(?P<type>\w+):(?P<count>\d+)(?::(?P<init>.+))?$")
 _SCALAR = re.compile(r"^(?P<type>\w+)=(?P<value>.+)$")
 
 
-def add_arguments(ap) -> None:
-    g = ap.add_argument_group("timing model (cycle-approximate; see emu/timing/README.md)")
+def add_launch_arguments(g) -> None:
+    """The kernel and its launch: shared by `wavesmith emu --time` and `wavesmith debug`."""
     g.add_argument("code", nargs="?", help="code object (.hsaco) to run; default: the built-in DSL saxpy kernel")
-    g.add_argument("--time", action="store_true", help="run the kernel with the timing model and print cycles, "
-                   "stall cycles by cause and the per-instruction stall table")
-    g.add_argument("--timeline", metavar="OUT.html", help="also write a self-contained HTML timeline (waves x cycles)")
     g.add_argument("--kernel", help="kernel name in the code object (default: its only kernel)")
     g.add_argument("--grid", default=None, help="work-groups per dimension: X or X,Y,Z (default for the demo: 8)")
     g.add_argument("--block", default=None, help="work-items per work-group: X or X,Y,Z (default for the demo: 256)")
@@ -33,6 +30,16 @@ def add_arguments(ap) -> None:
                    help="a kernel argument, in order: TYPE:COUNT[:INIT] for a buffer (INIT: zeros, ones, arange, "
                         "uniform(LO,HI), randint(LO,HI), normal), TYPE=VALUE for a scalar")
     g.add_argument("--seed", type=int, default=0, help="seed of the random buffer contents (default 0)")
+    if not any(a.dest == "arch" for a in getattr(g, "_actions", [])):
+        g.add_argument("--arch", default="gfx1100", help="target of the built-in kernel (default: gfx1100)")
+
+
+def add_arguments(ap) -> None:
+    g = ap.add_argument_group("timing model (cycle-approximate; see emu/timing/README.md)")
+    add_launch_arguments(g)
+    g.add_argument("--time", action="store_true", help="run the kernel with the timing model and print cycles, "
+                   "stall cycles by cause and the per-instruction stall table")
+    g.add_argument("--timeline", metavar="OUT.html", help="also write a self-contained HTML timeline (waves x cycles)")
     g.add_argument("--waves", action="store_true", help="also print every wave's SIMD, start, first issue and end")
     g.add_argument("--top", type=int, default=None, metavar="N",
                    help="print only the N instructions with the most stall cycles (default: all)")
@@ -103,8 +110,9 @@ def _demo(arch: str):
     return from_dsl_kernel(build_saxpy(arch), "saxpy", args, user_sgpr_kernarg_segment_ptr=1)
 
 
-def run(args) -> int:
-    from dsl.cli import read_input, write_output
+def prepare_launch(args):
+    """(program, kernel name, grid, block, launch arguments) from the command line."""
+    from dsl.cli import read_input
     from runtime import Device
     from runtime.codeobj import read_code_object
     rng = np.random.default_rng(args.seed)
@@ -130,6 +138,12 @@ def run(args) -> int:
     dev = Device("emu", arch=arch)
     prg = dev.load(code)
     launch_args = [dev.alloc(v.nbytes).copyin(v) if kind == "buffer" else v for kind, v in values]
+    return prg, name, grid, block, launch_args
+
+
+def run(args) -> int:
+    from dsl.cli import write_output
+    prg, name, grid, block, launch_args = prepare_launch(args)
     stats = prg.launch(name, grid, block, launch_args, timing=True)
     rep = stats.timing
     print(rep.summary())

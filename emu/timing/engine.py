@@ -15,7 +15,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from .arch import ArchTiming
-from .classify import SCC, VGPR, Kind, OpInfo
+from .classify import SCC, VCC, VGPR, Kind, OpInfo
 
 # stall causes, in the order the reports list them
 CAUSES = ("issue", "dependency", "pipe", "vm", "lgkm", "vs", "exp", "fetch", "launch", "barrier", "nop",
@@ -46,10 +46,14 @@ class WaveTiming:
     issue: list = field(default_factory=list)        # issue cycle of each instruction (NOT_ISSUED ones: -1)
     cause: list = field(default_factory=list)        # stall cause of each gap
     end: int = 0
+    base: list | None = None                         # the simulated wave's issue list this one copies
 
-    def moved(self, name: str, simd: tuple) -> "WaveTiming":
-        """The same timings for a wave of an identical CU (the lists are shared, read-only)."""
-        return WaveTiming(name, simd, self.start, self.pcs, self.issue, self.cause, self.end)
+    def moved(self, name: str, simd: tuple, shift: int = 0) -> "WaveTiming":
+        """The same timings for a wave of an identical CU (the lists are shared, read-only),
+        `shift` cycles later."""
+        issue = self.issue if not shift else [t + shift if t >= 0 else -1 for t in self.issue]
+        return WaveTiming(name, simd, self.start + shift, self.pcs, issue, self.cause, self.end + shift,
+                          self.base if self.base is not None else self.issue)
 
     @property
     def first_issue(self) -> int:
@@ -99,6 +103,7 @@ class _Wave:
 class Engine:
     def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
         self.ops, self.p = ops, params
+        self._regs: dict[int, tuple] = {}        # pc -> the registers its dependencies look at
 
     def run(self, waves: list[WaveSpec]) -> list[WaveTiming]:
         p = self.p
@@ -129,6 +134,15 @@ class Engine:
                 q = self.queued.get(w.spec.simd)
                 if q:
                     self._launch(q.pop(), w.out.end + 1, heap)
+                waiting = [x for x in self.groups.get(w.spec.group, ()) if x.barrier_at is not None]
+                if waiting:     # the waves still at a barrier no longer wait for this one
+                    self._barrier(waiting[0], heap)
+            if not heap:        # waves parked at a barrier whose other waves never come (queued behind them)
+                stuck = [x for x in state if x.barrier_at is not None]
+                for x in stuck:
+                    x.barrier_at = None
+                    x.not_before, x.not_before_cause = x.last + 1 + self.p.barrier_latency, "barrier"
+                    heapq.heappush(heap, (x.not_before, x.order, x))
         return [w.out for w in state]
 
     def _launch(self, w: _Wave, start: int, heap) -> None:
@@ -153,8 +167,11 @@ class Engine:
         """Cycle at which the code block(s) of [pc, pc+size) are there; entering a block
         requests the next one once it has arrived (one block in flight, sequential)."""
         p = self.p
+        b0 = pc // p.fetch_block
+        if b0 == (pc + size - 1) // p.fetch_block and b0 in w.blocks_seen:
+            return self.blocks[(w.spec.simd[0], b0)]        # already requested, its next one too
         ready = 0
-        for b in range(pc // p.fetch_block, (pc + size - 1) // p.fetch_block + 1):
+        for b in range(b0, (pc + size - 1) // p.fetch_block + 1):
             ready = max(ready, self._request(w, b, t))
         b = pc // p.fetch_block
         if b not in w.blocks_seen:
@@ -196,6 +213,8 @@ class Engine:
                 simd.sgpr_writes = recent
                 if len(recent) >= p.valu_sgpr_burst:
                     terms.append((recent[-1] + p.valu_sgpr_stall, "pipe"))
+        elif op.kind == Kind.SALU and op.hwreg and simd.salu_starts:
+            terms.append((simd.salu_starts[-1] + p.salu_cycles + p.hwreg_latency, "pipe"))   # the SALU drains first
         elif op.kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
             terms.append((simd.salu_starts[-p.salu_queue], "pipe"))     # the SALU queue is full
         if op.kind == Kind.WAIT:
@@ -208,7 +227,10 @@ class Engine:
                 q = w.outstanding[counter]
                 if q:
                     terms.append((q[-1], counter))
-        ready, cause = max(terms, key=lambda x: x[0])
+        ready, cause = terms[0]
+        for term in terms:
+            if term[0] > ready:
+                ready, cause = term
         if ready > t:
             if w.wait_ready is None or ready > w.wait_ready:
                 w.wait_cause, w.wait_ready = cause, ready
@@ -234,8 +256,12 @@ class Engine:
         p = self.p
         best = (0, "dependency")
         consumer = op.kind
-        for r in op.reads | op.writes | op.accumulates:
-            t0 = w.reg_time.get(r)
+        regs = self._regs.get(op.pc)
+        if regs is None:
+            regs = self._regs[op.pc] = tuple(op.reads | op.writes | op.accumulates)
+        reg_time = w.reg_time
+        for r in regs:
+            t0 = reg_time.get(r)
             if t0 is None:
                 continue
             producer = w.reg_kind[r]
@@ -263,7 +289,7 @@ class Engine:
                         continue
                     lat = p.salu_to_valu_mask
                 else:
-                    lat = p.salu_latency if r in (SCC, 106, 107) else p.salu_sgpr_latency
+                    lat = p.salu_latency if r == SCC or r in VCC else p.salu_sgpr_latency
             elif producer == "memory" and consumer == Kind.VALU and r in op.reads:
                 lat = p.memory_to_valu          # t0 is the data's return
             else:

@@ -20,6 +20,7 @@ from .report import TimingReport, build_report
 FULL_LIMIT = 300_000             # wave-instructions of distinct CUs simulated before sampling
 VGPRS_PER_SIMD_LANE = 1536       # RDNA3 wave32 VGPR file per SIMD lane (gfx1100: 192 KiB per SIMD)
 LDS_PER_CU = 65536
+SAMPLE_ROUNDS = 3                # rounds of resident work-groups timed per CU before the rest is repeated
 LAUNCH_STAGGER = 24              # cycles between wave launches on one SIMD (gemm trace: 9-29)
 
 
@@ -60,11 +61,21 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
                 f"CU configuration ({len(busiest)} waves) only and left out the rest")
     timings: dict[int, WaveTiming] = {}
     engine = Engine(ops, p)
+    resident_groups = max(1, cap * p.simds_per_cu // wpg)
     for key, members in configs.items():
         cu0 = members[0]
         specs = []
         per_simd: dict[int, int] = {}
-        for k, wave in enumerate(cus[cu0]):
+        waves_here = cus[cu0]
+        groups_here = len(waves_here) // wpg
+        sampled = SAMPLE_ROUNDS * resident_groups
+        if groups_here > sampled + resident_groups:
+            # a long queue of work-groups on this CU: time the first rounds and repeat the last
+            # round's timings, one round period later each (steady state)
+            waves_here = waves_here[:sampled * wpg]
+            note = note or (f"estimated: {groups_here} work-groups per CU in rounds of {resident_groups}; the first "
+                            f"{SAMPLE_ROUNDS} rounds timed, the later ones repeat the last round's timings")
+        for k, wave in enumerate(waves_here):
             g, in_group = divmod(wave, wpg)
             simd = in_group % p.simds_per_cu
             n = per_simd.get(simd, 0)
@@ -72,6 +83,15 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
             specs.append(WaveSpec(streams[wave].tolist(), n * LAUNCH_STAGGER if n < cap else None, (cu0, simd),
                                   g if wpg > 1 else None, f"wave {wave}"))
         result = engine.run(specs)
+        if len(waves_here) < len(cus[cu0]):
+            starts = [min(r.start for r in result[g * wpg:(g + 1) * wpg]) for g in range(sampled)]
+            last = sum(starts[-resident_groups:]) / resident_groups
+            before = sum(starts[-2 * resident_groups:-resident_groups]) / resident_groups
+            period = max(1, round(last - before))
+            for k in range(sampled, groups_here):
+                r_ahead = (k - sampled) // resident_groups + 1
+                src = k - r_ahead * resident_groups
+                result.extend(x.moved(x.name, x.simd, r_ahead * period) for x in result[src * wpg:(src + 1) * wpg])
         for cu in members:
             for wave, r in zip(cus[cu], result):
                 timings[wave] = r if cu == cu0 else r.moved(f"wave {wave}", (cu, r.simd[1]))

@@ -88,14 +88,14 @@ def build_report(kernel: str, arch: str, clock_ghz: float, waves: list[WaveTimin
     per_pc: dict[int, PcStats] = {}
     seen: dict[int, int] = {}              # id(issue list) -> how many waves share it (copied CUs)
     unique = []
-    for w in waves:
-        key = id(w.issue)
+    for w in waves:            # copies (shifted or not) stall exactly like the wave they copy
+        key = id(w.base if w.base is not None else w.issue)
         if key not in seen:
             seen[key] = 0
             unique.append(w)
         seen[key] += 1
     for w in unique:
-        n = seen[id(w.issue)]
+        n = seen[id(w.base if w.base is not None else w.issue)]
         prev = None
         for pc, t, cause in zip(w.pcs, w.issue, w.cause):
             s = per_pc.get(pc)

@@ -8,6 +8,8 @@ from . import parse as P
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
+# the 64-bit VALU encodings that also hold VOP1/VOP2/VOPC opcodes (RDNA: VOP3/VOP3SD, CDNA: VOP3A/VOP3B)
+PROMOTED_FORMATS = ("VOP3", "VOP3SD", "VOP3A", "VOP3B")
 
 
 def build_spec(lines: list[Line], arch: str) -> dict:
@@ -19,6 +21,14 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     descriptions = _format_descriptions(sections, summary)
 
     raw_fields = {name: P.parse_field_table(field_tables[name]) for name in summary if name in field_tables}
+    # a field table whose format the summary does not list (CDNA3's SDWAB, the VOPC form of the
+    # SDWA dword): its width is the dwords its fields span
+    for name in sorted(set(field_tables) - set(summary)):
+        raw_fields[name] = P.parse_field_table(field_tables[name])
+        lo = min(f.lo for f in raw_fields[name])
+        span = max(f.hi for f in raw_fields[name]) + 1 - lo // 32 * 32
+        width = -(-span // 32) * 32
+        summary[name] = {"width": width, "widths": [width], "page": field_tables[name].page}
     applied = _apply_errata(arch, raw_fields)
 
     formats = {}
@@ -52,7 +62,8 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     _resolve_operand_references(raw_fields, operands)
     instructions, report, more_errata = _build_instructions(arch, sections, formats, raw_fields, opcode_tables)
     applied += more_errata
-    tables_out = _aux_tables(sections, tables, instructions)
+    tables_out, dpp_errata = _aux_tables(arch, sections, tables, instructions)
+    applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report}
 
@@ -188,6 +199,35 @@ def _apply_opcode_errata(arch, lists, opcode_tables):
     return applied
 
 
+def _native_opcodes(lists) -> dict[str, tuple[str, int]]:
+    """{name: (VOP1/VOP2/VOPC, opcode)} of the instructions with a 32-bit VALU encoding."""
+    return {name: (key, opcode) for key in ("VOP1", "VOP2", "VOPC") for opcode, name, _ in lists.get(key, [])}
+
+
+def _apply_promotion_errata(arch, lists, opcode_tables, native_of):
+    """promoted_offset errata: a VOP3 opcode table whose rows for one native format sit at
+    another offset than the one the text states (CDNA3 lists VOP1 at +0x180, not +0x140).
+    Applied only if every such row is at the quoted wrong offset."""
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind != "promoted_offset":
+            continue
+        fmt, native = e.target
+        rows = [(i, op, name) for i, (op, name, _) in enumerate(lists.get(fmt, []))
+                if native_of.get(name, (None,))[0] == native]
+        if not rows or any(op != native_of[name][1] + e.pdf for _, op, name in rows):
+            raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} {fmt} table no longer lists "
+                                   f"{native} opcodes at +{e.pdf:#x}")
+        page = opcode_tables[fmt].page
+        if page != e.page[arch]:
+            raise P.SpecParseError(f"erratum {e.id}: the {fmt} opcode table is on page {page} of the "
+                                   f"{arch} manual, the errata table says {e.page[arch]}")
+        for i, op, name in rows:
+            lists[fmt][i] = (native_of[name][1] + e.fix, name, lists[fmt][i][2])
+        applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
+    return applied
+
+
 def _check_opcode_enums(arch, enums, instructions):
     applied = []
     by_fmt = {(d["format"], d["name"]): d["opcode"] for d in instructions}
@@ -228,15 +268,13 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
     raw = P.parse_instructions(sections)
     by_name: dict[str, list[P.RawInstruction]] = P.group_by(raw, lambda r: r.name)
     lists, enums = _opcode_lists(raw_fields, opcode_tables)
-    applied = _apply_opcode_errata(arch, lists, opcode_tables)
+    applied = _apply_promotion_errata(arch, lists, opcode_tables, _native_opcodes(lists))
+    applied += _apply_opcode_errata(arch, lists, opcode_tables)
     for fmt, name, page in _single_opcode_formats(sections, formats):
         lists.setdefault(fmt, []).append((0, name, page))
     promoted_offset = _promotion_offsets(sections)
 
-    native_of = {}
-    for key in ("VOP1", "VOP2", "VOPC"):
-        for opcode, name, _ in lists.get(key, []):
-            native_of[name] = (key, opcode)
+    native_of = _native_opcodes(lists)
 
     out, seen = [], set()
     for key in sorted(lists):
@@ -283,9 +321,15 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
 
 def _instr(name, fmt, opcode, page, slot, by_name, native_of, promoted_offset):
     entries = by_name.get(name, [])
-    entry = next((r for r in entries if r.opcode == opcode), entries[0] if entries else None)
+    # The entry at this opcode; where it has no pseudocode, the same instruction's entry in
+    # another encoding's section that has (the CDNA3 conversion lost some VOPC/VOP1 code blocks
+    # that the VOP3A section keeps)
+    entry = next((r for r in entries if r.opcode == opcode and r.pcode),
+                 next((r for r in entries if r.opcode == opcode), entries[0] if entries else None))
+    if entry is not None and not entry.pcode:
+        entry = next((r for r in entries if r.pcode), entry)
     pcode = P.normalise_pcode(entry.pcode, MONO_CHAR_WIDTH) if entry else None
-    promoted = native_of[name][0] if fmt in ("VOP3", "VOP3SD") and name in native_of else None
+    promoted = native_of[name][0] if fmt in PROMOTED_FORMATS and name in native_of else None
     return {
         "name": name, "format": fmt, "opcode": opcode, "slot": slot, "page": page,
         "promoted_from": promoted,
@@ -302,18 +346,21 @@ def _apply_pcode_errata(arch, instructions) -> list[dict]:
     encodings) and type its operands again from the corrected text."""
     applied = []
     for e in errata_mod.for_arch(arch):
-        if e.kind != "pcode_text":
+        if e.kind not in ("pcode_text", "add_pcode"):
             continue
         fmt, name = e.target
-        hits = [d for d in instructions if d["name"] == name and d["format"] in (fmt, "VOP3", "VOP3SD")]
-        if not hits or any(e.pdf not in (d["pcode"] or "") for d in hits):
+        hits = [d for d in instructions if d["name"] == name and d["format"] in (fmt,) + PROMOTED_FORMATS]
+        if e.kind == "add_pcode":
+            if not hits or any(d["pcode"] for d in hits):
+                raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} manual now gives {name} pseudocode")
+        elif not hits or any(e.pdf not in (d["pcode"] or "") for d in hits):
             raise P.SpecParseError(f"erratum {e.id} is stale: {name}'s pseudocode no longer reads {e.pdf!r}")
         page = hits[0]["pcode_page"]
         if page != e.page[arch]:
             raise P.SpecParseError(f"erratum {e.id}: {name}'s pseudocode is on page {page} of the {arch} "
                                    f"manual, the errata table says {e.page[arch]}")
         for d in hits:
-            d["pcode"] = d["pcode"].replace(e.pdf, e.fix)
+            d["pcode"] = e.fix if e.kind == "add_pcode" else d["pcode"].replace(e.pdf, e.fix)
             d["operand_types"] = P.operand_types(d["pcode"])
         applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
     return applied
@@ -350,20 +397,55 @@ def _promotion_offsets(sections) -> dict[str, int]:
     return out
 
 
-def _aux_tables(sections, tables, instructions) -> dict:
+def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]:
     out = {"hwreg": P.parse_hwreg_table(sections)}
+    applied = []
     by_title = {t.title: t for t in tables}
     for key, title in (("status", "Status Register Fields"), ("mode", "Mode Register Fields")):
         if title in by_title:
             out[key] = P.parse_register_fields(by_title[title])
     if "DPP_CTRL Enumeration" in by_title:
-        out["dpp_ctrl"] = P.parse_dpp_ctrl(by_title["DPP_CTRL Enumeration"])
+        table = by_title["DPP_CTRL Enumeration"]
+        # the Markdown conversions keep a name cell per row but move the codes about
+        dpp_ctrl = P.parse_dpp_ctrl(table) or P.parse_dpp_ctrl_cells(table)
+        dpp_ctrl, applied = _apply_dpp_ctrl_errata(arch, table, dpp_ctrl)
+        out["dpp_ctrl"] = dpp_ctrl
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
+    mfma = P.parse_mfma(instructions)
+    if mfma:
+        out["mfma"] = mfma
     waitcnt = next((d for d in instructions if d["name"] == "S_WAITCNT"), None)
     if waitcnt and waitcnt["description"]:
-        out["waitcnt"] = P.parse_simm16_layout(_split_sentences(waitcnt))
-    return out
+        layout = P.parse_simm16_layout(_split_sentences(waitcnt))
+        if not layout and waitcnt["pcode"]:
+            layout = P.parse_simm16_counters(waitcnt["pcode"].splitlines())
+        out["waitcnt"] = layout
+    return out, applied
+
+
+def _apply_dpp_ctrl_errata(arch, table, rows):
+    """dpp_ctrl_range errata: a DPP_CTRL row whose code range the document does not state
+    completely (rows with hi None); every such row must have an erratum."""
+    applied, out = [], []
+    fixes = {e.target[1]: e for e in errata_mod.for_arch(arch) if e.kind == "dpp_ctrl_range"}
+    for name, lo, hi, desc in rows:
+        e = fixes.pop(name, None)
+        if e is not None:
+            if hi is not None or lo != e.pdf:
+                raise P.SpecParseError(f"erratum {e.id} is stale: {name} now reads {lo:#x}-{hi}")
+            if table.page != e.page[arch]:
+                raise P.SpecParseError(f"erratum {e.id}: the DPP_CTRL table is on page {table.page} of the "
+                                       f"{arch} manual, the errata table says {e.page[arch]}")
+            lo, hi = e.fix
+            applied.append({"id": e.id, "page": table.page, "target": ".".join(e.target), "evidence": e.evidence})
+        elif hi is None:
+            raise P.SpecParseError(f"DPP_CTRL {name} (page {table.page}): the code range {lo:#x}- has no end; "
+                                   f"add a dpp_ctrl_range erratum")
+        out.append((name, lo, hi, desc))
+    if fixes:
+        raise P.SpecParseError(f"erratum {next(iter(fixes.values())).id}: no DPP_CTRL row {next(iter(fixes))}")
+    return out, applied
 
 
 def _split_sentences(instr) -> list[str]:

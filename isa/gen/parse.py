@@ -125,6 +125,11 @@ def parse_format_summary(tables: list[Table]) -> dict[str, dict]:
     formats, width = {}, None
     for row in table.rows:
         m = re.match(r"^([A-Z][A-Z0-9]+) ([A-Z][A-Z0-9]+)(?: (\d+)(?: or (\d+))?)?$", row.text)
+        if not m and len(row.cells) >= 2:
+            # the Markdown conversions run the next group's title into the name cell
+            # ("SOPC Scalar Memory Format | SOPC |") and keep hyphenated names (VOP3P-MAI)
+            m = re.match(r"^([A-Z][A-Z0-9]+(?:-[A-Z]+)?)\b.* ([A-Z][A-Z0-9]+(?:-[A-Z]+)?)(?: (\d+)(?: or (\d+))?)?$",
+                         " ".join(row.cells))
         if not m:
             continue
         if m.group(3):
@@ -184,7 +189,8 @@ def encoding_of(fields: list[RawField]) -> tuple[int, int] | None:
     """The fixed bits of a format as (value, mask), from its ENCODING field."""
     for f in fields:
         if f.name == "ENCODING":
-            m = re.search(r"'b([01_]+)", " ".join(f.text))
+            # RDNA writes 'b110100, CDNA "Must be: 110100"
+            m = re.search(r"(?:'b|Must be: )([01_]+)\b", " ".join(f.text))
             if not m:
                 raise SpecParseError(f"ENCODING field on page {f.page} has no 'b value: {f.text}")
             bits = m.group(1).replace("_", "")
@@ -200,12 +206,12 @@ def encoding_of(fields: list[RawField]) -> tuple[int, int] | None:
 # ---------------------------------------------------------------- operand codes
 
 _OPERAND_PATTERNS = [
-    (re.compile(r"^SGPR(\d+) - SGPR(\d+)"), lambda m: ("sgpr", int(m.group(1)))),
+    (re.compile(r"^SGPR(\d+) (?:-|to) SGPR(\d+)"), lambda m: ("sgpr", int(m.group(1)))),
     (re.compile(r"^TTMP(\d+) - TTMP(\d+)"), lambda m: ("ttmp", int(m.group(1)))),
     (re.compile(r"^VGPR (\d+) - (\d+)"), lambda m: ("vgpr", int(m.group(1)))),
     (re.compile(r"^Signed integer (-?\d+) to (-?\d+)"), lambda m: ("int", int(m.group(1)))),
     (re.compile(r"^(-?\d+)\.$"), lambda m: ("int", int(m.group(1)))),
-    (re.compile(r"^(-?\d+\.\d+)\.$"), lambda m: ("float", float(m.group(1)))),
+    (re.compile(r"^(-?\d+\.\d+)\.(?: \(float32\))?$"), lambda m: ("float", float(m.group(1)))),
     (re.compile(r"^1/\(2\*PI\)"), lambda m: ("float", 1 / (2 * math.pi))),
     (re.compile(r"^Literal constant"), lambda m: ("literal", None)),
     (re.compile(r"^Reserved"), lambda m: None),
@@ -353,6 +359,55 @@ def parse_simm16_layout(description: list[str]) -> list[tuple[str, int, int]]:
     return out
 
 
+_COUNTER_NAMES = (("vmcount", "VM"), ("export", "EXP"), ("lgkmcnt", "LGKM"))
+
+
+def parse_simm16_counters(lines: list[str]) -> list[tuple[str, int, int]]:
+    """CDNA's S_WAITCNT layout, 'SIMM16[3:0] = vmcount (vector memory operations) lower bits
+    [3:0],' ... 'SIMM16[15:14] = vmcount ... upper bits [5:4].': (counter, hi, lo), the upper
+    part of a split counter named <counter>_HI, in bit order."""
+    out = []
+    for text in lines:
+        m = re.match(r"^SIMM16\[(\d+):(\d+)\] = (\S+)(.*)$", text.strip())
+        if not m:
+            continue
+        name = next((n for key, n in _COUNTER_NAMES if m.group(3).lower().startswith(key)), None)
+        if name is None:
+            raise SpecParseError(f"S_WAITCNT: unknown counter in {text!r}")
+        out.append((name + ("_HI" if "upper bits" in m.group(4) else ""), int(m.group(1)), int(m.group(2))))
+    return sorted(out, key=lambda c: c[2])
+
+
+# "These instructions all have names of the form V_MFMA_[output type]_[M]X[N]X[K][_[B]B]_[input type]
+# where B (which is 1 if not specified) is the number of matrices (or blocks)" (CDNA3 7.1); the
+# sparse V_SMFMAC_* follow the same form with a 2:4-sparse A.
+_MFMA_NAME_RE = re.compile(r"^V_(S?)MFMAC?_([A-Z]+\d+)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_([A-Z0-9_]+)$")
+_MFMA_FORMULA_RE = re.compile(r"^D = A \((?:sparse )?(\d+)x(\d+)\) \* B \((\d+)x(\d+)\)")
+_PASSES_RE = re.compile(r"performs (\d+) passes")
+
+
+def parse_mfma(instructions: list[dict]) -> list[tuple]:
+    """The matrix instructions' shapes: (name, M, N, K, blocks, sparse, output type, input type,
+    passes or None), from the names by the manual's naming rule, checked against each entry's
+    'D = A (MxK) * B (KxN) + C (MxN)' line where the entry has one."""
+    out = []
+    for d in instructions:
+        m = _MFMA_NAME_RE.match(d["name"])
+        if not m or not d["name"].startswith(("V_MFMA_", "V_SMFMAC_")):
+            continue
+        sparse, out_type, mm, nn, kk, blocks, in_type = m.groups()
+        mm, nn, kk, blocks = int(mm), int(nn), int(kk), int(blocks or 1)
+        formula = _MFMA_FORMULA_RE.match(d["pcode"] or "")
+        if formula and (int(formula.group(1)), int(formula.group(2)), int(formula.group(3)),
+                        int(formula.group(4))) != (mm, kk, kk, nn):
+            raise SpecParseError(f"{d['name']} (page {d['pcode_page']}): '{formula.group(0)}' contradicts "
+                                 f"the name's {mm}x{nn}x{kk}")
+        passes = _PASSES_RE.search(d["notes"] or "")
+        out.append((d["name"], mm, nn, kk, blocks, bool(sparse), out_type.lower(), in_type.lower(),
+                    int(passes.group(1)) if passes else None))
+    return out
+
+
 def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
     """DPP_CTRL enumeration: (name, first code, last code, description)."""
     rows: list[list] = []
@@ -371,6 +426,27 @@ def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
         if len(row.cells) >= 3:
             rows[-1][3] = (rows[-1][3] + " " + row.cells[-1]).strip()
     return [(name.rstrip("*"), lo, hi, desc) for name, lo, hi, desc in rows]
+
+
+def parse_dpp_ctrl_cells(table: Table) -> list[tuple]:
+    """DPP_CTRL rows as the Markdown conversions lay them out: the name in the first cell
+    (split by stray spaces: 'DPP_ROW_MIRR OR*'), the hex code or range somewhere in the others
+    ('101-10F if ...', '000- 0FF' at the end of the function text). A range whose end the
+    document lost ('150 -') has hi None (an erratum supplies it)."""
+    out = []
+    for row in table.rows:
+        name = re.sub(r"\s+", "", row.cells[0]).rstrip("*")
+        if not name.startswith("DPP_"):
+            continue
+        rest = " ".join(row.cells[1:])
+        m = re.search(r"(?<![\w.\[])([0-9A-F]{3})(?:\s*(-)\s*([0-9A-F]{3})?)?(?![\w\]])", rest)
+        if not m:
+            raise SpecParseError(f"DPP_CTRL {name} (page {row.page}): no code in {rest!r}")
+        lo = int(m.group(1), 16)
+        hi = int(m.group(3), 16) if m.group(3) else (None if m.group(2) else lo)
+        desc = row.cells[-1] if len(row.cells) >= 4 else ""
+        out.append((name, lo, hi, desc))
+    return out
 
 
 def parse_number_name_table(table: Table) -> list[tuple[int, str]]:
@@ -395,7 +471,7 @@ def tables_by_suffix(tables: list[Table], suffix: str) -> dict[str, Table]:
     """{'SOP2': Table 'SOP2 Fields', ...} for every caption '<X> <suffix>'."""
     out = {}
     for t in tables:
-        m = re.match(rf"^([A-Z][A-Z0-9]*)(?: ([XY]))?-? ?{suffix}$", t.title)
+        m = re.match(rf"^([A-Z][A-Z0-9]*(?:-[A-Z]+)?)(?: ([XY]))?-? ?{suffix}$", t.title)
         if m:
             out[m.group(1) + (m.group(2) or "")] = t
     return out
