@@ -6,6 +6,7 @@ object through frontend/), allocator and program on wavesmith's Device("emu").
 from __future__ import annotations
 
 import collections
+import re
 import time
 from dataclasses import dataclass
 
@@ -49,14 +50,33 @@ class WavesmithCompiler(Compiler):
 
     def _compile(self, src: str) -> bytes:
         notes: list[str] = []
+        prog = None
         try:
-            return compile_program(parse(src, notes), self.arch).hsaco
+            prog = parse(src, notes)
+            return compile_program(prog, self.arch).hsaco
         except IRError as e:            # CompileError included: names the IR instruction
             index = getattr(e, "index", None)
-            uop = f" [{notes[index]}]" if index is not None and index < len(notes) and notes[index] else ""
+            uop = f" [{note}]" if (note := _uop_note(prog, notes, index, str(e))) else ""
             raise CompileError(f"WAVESMITH: {e}{uop}") from None
         except ValueError as e:         # register allocation, encoding, code object: the project's errors
             raise CompileError(f"WAVESMITH: {type(e).__name__}: {e}") from None
+
+
+def _uop_note(prog, notes: list[str], index, message: str) -> str:
+    """The note naming the UOp of the instruction a compile error names. The loop and load
+    passes may renumber instructions, so: the source's instruction at that index if the error
+    quotes it, else the one UOp note shared by every source instruction with the quoted op and
+    dtype, else nothing (never a guess)."""
+    if prog is None or index is None:
+        return ""
+    if index < len(notes) and prog.where(index) in message:
+        return notes[index]
+    m = re.search(r"\(%\d+ = (\S+) (\w+)", message)
+    if not m:
+        return ""
+    found = {notes[i] for i, ins in enumerate(prog.instrs)
+             if i < len(notes) and ins.op == m.group(2) and str(ins.dtype) == m.group(1)}
+    return found.pop() if len(found) == 1 else ""
 
 
 class WavesmithRenderer(Renderer):
