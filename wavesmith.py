@@ -20,8 +20,11 @@ def _cmd_demo(args) -> int:
             raise ValueError(f"--seconds {args.seconds}: give a positive number")
         import os
         os.environ["WAVESMITH_LAUNCH_SECONDS"] = repr(args.seconds)
-    from runtime.demo import demo
-    return demo(args.arch)
+    if args.dsl:
+        from runtime.demo import demo
+        return demo(args.arch)
+    from frontend.tinygrad.demo import demo as model_demo
+    return model_demo(args.arch, disassembly=not args.no_disasm)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,10 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--debug", action="store_true", help="on an error, show the Python traceback")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="show what wavesmith can do (default job)",
-                          description="Build a kernel with the DSL, write it as a code object, run it on "
-                                      "Device('emu'), check it against numpy and print its disassembly and "
-                                      "launch statistics. --isa shows the generated ISA's statistics instead.")
+                          description="Compile a small model (MLP + softmax, written with tinygrad) through "
+                                      "wavesmith's tensor compiler on tinygrad's WAVESMITH device, run its kernels "
+                                      "on Device('emu'), check the result against numpy and print each kernel's "
+                                      "statistics and disassembly. --dsl does the same for a kernel written with "
+                                      "the Python DSL; --isa shows the generated ISA's statistics instead.")
     demo.add_argument("--arch", default="gfx1100", help="target (default: gfx1100)")
+    demo.add_argument("--dsl", action="store_true", help="a kernel written with the DSL instead of a model")
+    demo.add_argument("--no-disasm", action="store_true", help="statistics only, without the disassembly")
     demo.add_argument("--isa", action="store_true", help="tour of the generated ISA tables instead")
     demo.add_argument("--seconds", type=float, default=None,
                       help="time budget of each kernel launch (default: $WAVESMITH_LAUNCH_SECONDS, else 30)")

@@ -46,7 +46,8 @@ def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None 
         args.append(KernelArg(off, 4, "by_value", v.name))
         off += 4
     hsaco = from_dsl_kernel(k, prog.name, args, **sel.directives())
-    stats = dict(k.stats(), instructions=len(k.items), waitcnts=waits["waits"])
+    # instructions: of the machine code (after allocation: spill code in, removed copies out)
+    stats = dict(k.stats(), instructions=len(k.physical().items), waitcnts=waits["waits"])
     return Compiled(prog.name, hsaco, args, k, stats)
 
 

@@ -217,12 +217,15 @@ class Program:
     def array(self, name: str):
         return self._arrays[name]
 
-    def text(self) -> str:
+    def text(self, notes=None) -> str:
+        """The text form; `notes[i]` (if given and not empty) becomes instruction i's comment."""
         lines = [f"kernel {self.name}"]
         lines += [f"buffer {b.name} {b.dtype}[{b.size}]" for b in self.buffers]
         lines += [f"var {v.name} {v.dtype} {v.lo}..{v.hi}" for v in self.vars]
         lines += [f"{a.space} {a.name} {a.dtype}[{a.size}]" for a in self.locals]
-        lines += [ins.text(i) for i, ins in enumerate(self.instrs)]
+        for i, ins in enumerate(self.instrs):
+            note = notes[i] if notes is not None and i < len(notes) else ""
+            lines.append(f"{ins.text(i)}  # {note}" if note else ins.text(i))
         return "\n".join(lines) + "\n"
 
     def where(self, i: int) -> str:
@@ -290,13 +293,17 @@ def validate(p: Program) -> None:
 _LINE = re.compile(r"%(\d+)\s*=\s*(\S+)\s+(\S+)\s*(.*)")
 
 
-def parse(text: str) -> Program:
-    """The text form back into a Program; IRError names the line."""
+def parse(text: str, notes: list | None = None) -> Program:
+    """The text form back into a Program; IRError names the line. If `notes` is a list, it
+    receives each instruction's trailing comment ("" where there is none)."""
     name, buffers, vars_, locals_, instrs = None, [], [], [], []
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line, _, comment = raw.partition("#")
+        line = line.strip()
         if not line:
             continue
+        if notes is not None and line.split()[0] not in ("kernel", "buffer", "lds", "reg", "var"):
+            notes.append(comment.strip())
         try:
             words = line.split()
             head = words[0]

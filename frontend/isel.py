@@ -49,7 +49,12 @@ def dsl_namespace(arch: str, wave_size: int):
 
 
 class CompileError(IRError):
-    """The frontend cannot compile this kernel; names the IR instruction."""
+    """The frontend cannot compile this kernel; names the IR instruction (`index`: its
+    position in the program, None when the error is about the whole kernel)."""
+
+    def __init__(self, msg: str, index: int | None = None):
+        super().__init__(msg)
+        self.index = index
 
 
 class Selector:
@@ -101,8 +106,9 @@ class Selector:
         return f".L{self.labels}"
 
     def error(self, msg: str) -> CompileError:
-        where = self.prog.where(self.cur) if 0 <= self.cur < len(self.prog.instrs) else self.prog.name
-        return CompileError(f"{self.prog.name}: {where}: {msg}")
+        inside = 0 <= self.cur < len(self.prog.instrs)
+        where = self.prog.where(self.cur) if inside else self.prog.name
+        return CompileError(f"{self.prog.name}: {where}: {msg}", self.cur if inside else None)
 
     def vreg(self, dwords: int = 1):
         return self.k.vreg(dwords)

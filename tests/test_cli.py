@@ -28,7 +28,7 @@ def test_gen_stats_needs_no_pdf(capsys):
 
 
 def test_demo_runs_a_dsl_kernel_on_the_emulator(capsys):
-    assert wavesmith.main(["demo"]) == 0
+    assert wavesmith.main(["demo", "--dsl"]) == 0
     out = capsys.readouterr().out
     assert "v_fmac_f32" in out and "s_endpgm" in out            # the disassembly
     assert "lane-ops" in out and "identical for all" in out     # launch statistics, numpy check

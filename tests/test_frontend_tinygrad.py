@@ -1,7 +1,6 @@
 """The tinygrad device WAVESMITH (frontend/tinygrad/): registration without touching
-tinygrad's files, the UOp importer, end-to-end results against numpy, and a bounded subset
-of tinygrad's own test_ops.py (../shared/peer/tinygrad) against torch. The full peer suite
-is run as frontend/README.md says (too long for CI on 2 cores)."""
+tinygrad's files, the UOp importer, end-to-end results against numpy, and tinygrad's own
+test_ops.py (../shared/peer/tinygrad, the peer suite) against torch, in parallel."""
 from __future__ import annotations
 
 import os
@@ -18,10 +17,26 @@ tinygrad = pytest.importorskip("tinygrad")     # the `tinygrad` extra (installed
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PEER = pathlib.Path(os.environ.get("WAVESMITH_SHARED", ROOT.parent / "shared")) / "peer" / "tinygrad"
 
-# one test of each family: elementwise, transcendental, compare/where, int division,
-# reductions, matmul, conv, pooling, softmax, indexing (torch's import dominates the time)
-PEER_SUBSET = ["test_add", "test_div_int", "test_exp", "test_sin", "test_where", "test_sum_simple", "test_argmax",
-               "test_small_gemm", "test_simple_conv2d", "test_max_pool2d_simple", "test_softmax", "test_gather"]
+# The peer suite runs whole except these, each with its reason (figures: frontend/README.md).
+# Too slow on the emulator: reductions over all 13125 elements of a (15, 25, 35) tensor (and a
+# softmax's over a 45x65 one) that tinygrad leaves serial (no axis splits into 16 groups), so one
+# wave issues ~100k instructions one at a time; each passes, in 6-10 minutes of a 2-core run.
+PEER_EXCLUDED = {
+    "test_masked_select": "tinygrad skips it on its PYTHON device; minutes of emulated serial loops here",
+    "test_std_keepdim": "serial 13125-element reductions (forward and backward)",
+    "test_var_keepdim": "serial 13125-element reductions (forward and backward)",
+    "test_softmax_argmax": "serial 45x65-element reductions",
+}
+# Known failures, each a clear compile error (never a wrong answer); the run fails if any other
+# test fails or one of these fails differently. Since main's load combining (frontend/combine.py):
+# s_load_b128 of many uniform values at once exhaust the SGPRs (RegisterPressureError).
+PEER_KNOWN_FAILURES = {
+    "test_scatter": "RegisterPressureError: more SGPRs live than the file has (combined uniform loads)",
+    "test_simple_conv2d_nhwc": "CompileError (combined uniform loads, SGPR pressure)",
+}
+PEER_MIN_PASSED = 354            # tinygrad 0.14.0 + torch 2.13.0 with the exclusions above (66 skipped)
+PEER_WORKERS = int(os.environ.get("WAVESMITH_PEER_WORKERS", "0")) or min(os.cpu_count() or 1, 4)
+PEER_TIMEOUT_SECONDS = 2400      # the run's hard limit (about 13 minutes on 2 idle cores)
 
 
 def test_device_registered_without_touching_tinygrad():
@@ -74,23 +89,100 @@ def test_unsupported_kernel_is_a_clear_error_naming_the_uop():
         to_ir([bad])
 
 
-def test_peer_suite_subset():
+def test_kernel_the_frontend_cannot_select_names_the_uop_and_ir_instruction():
+    # tinygrad passes float64 through (the renderer does not list it); isel has no f64 ALU yet:
+    # the error must name the IR instruction and the tinygrad UOp it came from, not compute anything
+    from tinygrad.device import CompileError
+    from tinygrad.dtype import dtypes
+    with pytest.raises(CompileError) as e:
+        (_t(np.array([1.0, 2.0])).cast(dtypes.float64) * 3).numpy()
+    msg = str(e.value)
+    assert re.search(r"%\d+ \(%\d+ = f64 mul %\d+ %\d+\)", msg), msg
+    assert "from UOp MUL (dtypes.double)" in msg, msg
+
+
+def test_ir_text_carries_the_uop_of_each_instruction():
+    from frontend.ir import parse
+    from frontend.tinygrad.device import WavesmithRenderer
+    captured = []
+    real = WavesmithRenderer.render
+
+    def spy(self, uops):
+        captured.append((list(uops), real(self, uops)))
+        return captured[-1][1]
+    WavesmithRenderer.render = spy
+    try:
+        (_t(np.arange(6, dtype=np.float32)) + 1).exp2().numpy()
+    finally:
+        WavesmithRenderer.render = real
+    uops, src = captured[-1]
+    notes = []
+    prog = parse(src, notes)
+    assert len(notes) == len(prog.instrs)
+    ops = {u.op.name for u in uops}
+    for ins, note in zip(prog.instrs, notes):
+        m = re.fullmatch(r"from UOp (\w+) \(.*\)", note)
+        assert m and m.group(1) in ops, (ins, note)
+    assert any(ins.op == "exp2" and "UOp EXP2" in n for ins, n in zip(prog.instrs, notes))
+
+
+def test_peer_suite(tmp_path):
+    """tinygrad's own test_ops.py on DEV='WAVESMITH;CPU:X86' against torch: every test it runs
+    passes or is skipped by tinygrad itself; PEER_EXCLUDED is the only thing left out."""
     pytest.importorskip("torch")
     if shutil.which("clang-22") is None and shutil.which("clang") is None:
         pytest.fail("tinygrad's CPU:X86 host device needs clang (.ci/run installs clang-22)")
     if not (PEER / "test" / "backend" / "test_ops.py").exists():
         pytest.fail(f"peer suite not found at {PEER}")
-    env = dict(os.environ, DEV="WAVESMITH;CPU:X86", SKIP_SLOW_TEST="1",
+    # PARALLEL=0: tinygrad would otherwise compile in a pool of freshly spawned processes, each
+    # importing tinygrad and wavesmith again (and replaced every 16 kernels); the cores are
+    # already busy with the test workers
+    # WAVESMITH_LAUNCH_SECONDS: a launch's time budget, generous for a loaded CI machine
+    env = dict(os.environ, DEV="WAVESMITH;CPU:X86", SKIP_SLOW_TEST="1", PARALLEL="0", WAVESMITH_LAUNCH_SECONDS="300",
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     env.setdefault("CC", "clang-22" if shutil.which("clang-22") else "clang")
-    expr = " or ".join(f"{n} and not {n}_" for n in PEER_SUBSET)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "frontend.tinygrad", "-q", "-p", "no:cacheprovider",
-                        "test/backend/test_ops.py", "-k", expr], cwd=PEER, env=env, capture_output=True, text=True,
-                       timeout=1500)
-    tail = r.stdout[-3000:] + r.stderr[-2000:]
-    m = re.search(r"(\d+) passed", r.stdout)
-    assert r.returncode == 0 and m, tail
-    assert int(m.group(1)) >= len(PEER_SUBSET), tail
+    report = tmp_path / "peer.xml"
+    argv = [sys.executable, "-m", "pytest", "-p", "frontend.tinygrad", "-p", "tests.peer_plugin", "-q",
+            "-p", "no:cacheprovider", "test/backend/test_ops.py", f"--junitxml={report}", "--durations=10"]
+    if PEER_WORKERS > 1:
+        argv += ["-n", str(PEER_WORKERS), "--dist", "worksteal"]
+    for name in PEER_EXCLUDED:
+        argv += ["--peer-exclude", name]
+    import resource
+    import time
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    r = subprocess.run(argv, cwd=PEER, env=env, capture_output=True, text=True, timeout=PEER_TIMEOUT_SECONDS)
+    wall = time.perf_counter() - start
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
+    tail = r.stdout[-4000:] + r.stderr[-2000:]
+    assert report.exists(), tail
+    counts = _junit_counts(report)
+    print(f"peer suite: {counts}, {len(PEER_EXCLUDED)} excluded, {PEER_WORKERS} workers: {wall:.0f} s wall, "
+          f"{cpu:.0f} s CPU\n{tail}")
+    unexpected = {n: m for n, m in counts["failures"].items()
+                  if n not in PEER_KNOWN_FAILURES or "CompileError" not in m}
+    assert not unexpected and counts["errors"] == 0, (unexpected, tail)
+    assert counts["passed"] >= PEER_MIN_PASSED, (counts, tail)
+
+
+def _junit_counts(path) -> dict:
+    import xml.etree.ElementTree as ET
+    counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "failures": {}}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        kinds = {child.tag for child in case}
+        if "failure" in kinds:
+            counts["failed"] += 1
+            failure = case.find("failure")
+            counts["failures"][case.get("name")] = (failure.get("message") or "") + (failure.text or "")
+        elif "error" in kinds:
+            counts["errors"] += 1
+        elif "skipped" in kinds:
+            counts["skipped"] += 1
+        else:
+            counts["passed"] += 1
+    return counts
 
 
 def test_module_runner_registers_the_device(tmp_path):

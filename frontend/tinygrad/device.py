@@ -5,7 +5,10 @@ object through frontend/), allocator and program on wavesmith's Device("emu").
 `DEV=WAVESMITH` targets gfx1100; `DEV=WAVESMITH::gfx1151` picks another RDNA3/3.5 target."""
 from __future__ import annotations
 
+import collections
+import re
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from tinygrad.device import Allocator, Compiled, CompileError, Compiler, Program
@@ -30,15 +33,50 @@ NATIVE_DTYPES = {dtypes.bool, dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.ui
 
 
 class WavesmithCompiler(Compiler):
+    """IR text -> HSA code object. Each instruction's comment names the UOp it came from
+    (WavesmithRenderer writes it), so an error names the UOp as well as the IR instruction.
+    Code objects are kept by source for the life of the process: tinygrad's own cache is
+    keyed by kernel AST, and different ASTs often render to the same source."""
+
     def __init__(self, arch: str):
         super().__init__(None)
         self.arch = arch
+        self.cache: dict[str, bytes] = {}
 
     def compile(self, src: str) -> bytes:
+        if (lib := self.cache.get(src)) is None:
+            lib = self.cache[src] = self._compile(src)
+        return lib
+
+    def _compile(self, src: str) -> bytes:
+        notes: list[str] = []
+        prog = None
         try:
-            return compile_program(parse(src), self.arch).hsaco
+            prog = parse(src, notes)
+            return compile_program(prog, self.arch).hsaco
         except IRError as e:            # CompileError included: names the IR instruction
-            raise CompileError(f"WAVESMITH: {e}") from None
+            index = getattr(e, "index", None)
+            uop = f" [{note}]" if (note := _uop_note(prog, notes, index, str(e))) else ""
+            raise CompileError(f"WAVESMITH: {e}{uop}") from None
+        except ValueError as e:         # register allocation, encoding, code object: the project's errors
+            raise CompileError(f"WAVESMITH: {type(e).__name__}: {e}") from None
+
+
+def _uop_note(prog, notes: list[str], index, message: str) -> str:
+    """The note naming the UOp of the instruction a compile error names. The loop and load
+    passes may renumber instructions, so: the source's instruction at that index if the error
+    quotes it, else the one UOp note shared by every source instruction with the quoted op and
+    dtype, else nothing (never a guess)."""
+    if prog is None or index is None:
+        return ""
+    if index < len(notes) and prog.where(index) in message:
+        return notes[index]
+    m = re.search(r"\(%\d+ = (\S+) (\w+)", message)
+    if not m:
+        return ""
+    found = {notes[i] for i, ins in enumerate(prog.instrs)
+             if i < len(notes) and ins.op == m.group(2) and str(ins.dtype) == m.group(1)}
+    return found.pop() if len(found) == 1 else ""
 
 
 class WavesmithRenderer(Renderer):
@@ -56,8 +94,9 @@ class WavesmithRenderer(Renderer):
         self.compiler = WavesmithCompiler(self.arch)
 
     def render(self, uops) -> str:
+        origins: list[str] = []
         try:
-            return to_ir(uops).text()
+            return to_ir(uops, origins).text(origins)
         except IRError as e:
             raise CompileError(f"WAVESMITH: {e}") from None
 
@@ -90,9 +129,21 @@ class WavesmithAllocator(Allocator["WavesmithDevice"]):
         return EmuBuffer(buf.address + offset, size, buf.root or buf)
 
 
+@dataclass
+class Launch:
+    """One kernel launch on the emulator: what ran, how, and the emulator's statistics."""
+    name: str
+    grid: tuple
+    block: tuple
+    seconds: float
+    stats: object            # emu.machine.Stats
+    lib: bytes               # the code object that ran
+
+
 class WavesmithProgram(Program["WavesmithDevice"]):
     def __init__(self, dev: "WavesmithDevice", obj):
         self.dev, self.name = dev, obj.name
+        self.lib = obj.lib
         self.prg = dev.emu.load(obj.lib)
         self.kernel = self.prg.kernels[0]
 
@@ -100,7 +151,10 @@ class WavesmithProgram(Program["WavesmithDevice"]):
         args = [b.address for b in bufs] + [np.int32(v) for v in vals]
         st = time.perf_counter()
         self.dev.emu_stats = self.prg.launch(self.kernel, grid=tuple(global_size), block=tuple(local_size), args=args)
-        return time.perf_counter() - st if wait else None
+        seconds = time.perf_counter() - st
+        self.dev.launches.append(Launch(self.name, tuple(global_size), tuple(local_size), seconds, self.dev.emu_stats,
+                                       self.lib))
+        return seconds if wait else None
 
 
 class WavesmithDevice(Compiled):
@@ -110,4 +164,5 @@ class WavesmithDevice(Compiled):
         arch = DEV.target("WAVESMITH").arch or DEFAULT_ARCH
         self.emu = Device("emu", arch=arch)
         self.emu_stats = None
+        self.launches: collections.deque[Launch] = collections.deque(maxlen=1000)   # the latest launches
         super().__init__(device, WavesmithAllocator(self), [WavesmithRenderer], WavesmithProgram)

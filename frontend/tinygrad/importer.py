@@ -36,6 +36,13 @@ def describe(u) -> str:
     return f"UOp {u.op.name} (dtype {u.dtype}, arg {u.arg!r})"
 
 
+def origin(u) -> str:
+    """A one-line note naming the UOp an IR instruction comes from (for the IR text's comments)."""
+    arg = repr(u.arg)
+    arg = f", arg {arg}" if u.arg is not None and len(arg) <= 40 else ""
+    return re.sub(r"[\s#]+", " ", f"from UOp {u.op.name} ({u.dtype}{arg})")
+
+
 def scalar_dtype(u, dt=None) -> str:
     dt = dt if dt is not None else u.dtype
     base = dt.base if hasattr(dt, "base") else dt
@@ -70,9 +77,12 @@ class _Importer:
         self.ptrs: dict = {}         # UOp (INDEX/SHRINK) -> (array name, index id, count, gate id)
         self.buffers, self.vars, self.locals = [], [], []
         self.ifs: dict = {}
+        self.origins: list[str] = []  # per IR instruction: the UOp being imported when it was made
+        self.current = None
 
     def add(self, ins: Instr, u=None) -> int:
         self.instrs.append(ins)
+        self.origins.append(origin(self.current) if self.current is not None else "")
         if u is not None:
             self.ids[u] = len(self.instrs) - 1
         return len(self.instrs) - 1
@@ -87,6 +97,7 @@ class _Importer:
 
     def run(self) -> Program:
         for u in self.uops:
+            self.current = u
             try:
                 self.one(u)
             except CompileError:
@@ -253,5 +264,11 @@ def kernel_name(uops) -> str:
     return _ident(name) or "kernel"
 
 
-def to_ir(uops) -> Program:
-    return _Importer(list(uops), kernel_name(uops)).run()
+def to_ir(uops, origins: list | None = None) -> Program:
+    """The IR Program of a linearized kernel; `origins`, if a list, receives per IR
+    instruction a note naming the UOp it was made from."""
+    imp = _Importer(list(uops), kernel_name(uops))
+    prog = imp.run()
+    if origins is not None:
+        origins.extend(imp.origins)
+    return prog
