@@ -2,7 +2,7 @@
 or Python-int arithmetic (off switches: EmuOptions.minmax_shortcuts, mad64_shortcuts,
 carry_shortcuts; off, the generated code runs).
 
-V_MAD_U64_U32 (clang's address arithmetic): the pseudocode's 65-bit sum runs on Python ints
+V_MAD_U64_U32 (compiled kernels' address arithmetic): the pseudocode's 65-bit sum runs on Python ints
 (object arrays); in uint64 the product of two 32-bit values is exact, the sum wraps and its
 carry-out (D1) is `sum < S2`. V_ADD_CO_U32 / V_ADD_CO_CI_U32 (64-bit address additions, switch
 carry_shortcuts): the pseudocode widens to 64 bits and compares with 2^32; in uint32 a sum
