@@ -111,22 +111,26 @@ def run(case: Case, target: str, devices: dict, code_object: bytes | None = None
     inputs = make_inputs(m)
     prg = dev.load(code_object if code_object is not None else (case.folder / m["code_objects"][target]).read_bytes())
     args, buffers = [], {}
-    for arg in m["args"]:
-        value = inputs[arg["name"]]
-        if arg["kind"] == "scalar":
-            args.append(value)
-        else:
-            buf = dev.alloc(value.nbytes, arg["name"]).copyin(value)
-            buffers[arg["name"]] = buf
-            args.append(buf)
-    stats = prg.launch(m["kernel"], grid=m["launch"]["grid"], block=m["launch"]["block"], args=args)
-    params = dict(m["params"], wave_size=64 if target.endswith("-w64") else 32, target=target)
-    want = case.reference({k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}, params)
-    results = {}
-    for arg in m["args"]:
-        if arg["kind"] == "buffer" and arg["role"] in ("out", "inout"):
-            got = buffers[arg["name"]].copyout(np.dtype(arg["dtype"]))
-            results[arg["name"]] = compare(got, want[arg["name"]], arg.get("tolerance", m["tolerance"]))
-    for buf in buffers.values():
-        buf.free()
-    return results, stats
+    # freed even when the launch fails (a time budget, a fault): the devices are shared by
+    # the tests after this one, whose buffer addresses must not depend on an earlier failure
+    try:
+        for arg in m["args"]:
+            value = inputs[arg["name"]]
+            if arg["kind"] == "scalar":
+                args.append(value)
+            else:
+                buf = dev.alloc(value.nbytes, arg["name"]).copyin(value)
+                buffers[arg["name"]] = buf
+                args.append(buf)
+        stats = prg.launch(m["kernel"], grid=m["launch"]["grid"], block=m["launch"]["block"], args=args)
+        params = dict(m["params"], wave_size=64 if target.endswith("-w64") else 32, target=target)
+        want = case.reference({k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}, params)
+        results = {}
+        for arg in m["args"]:
+            if arg["kind"] == "buffer" and arg["role"] in ("out", "inout"):
+                got = buffers[arg["name"]].copyout(np.dtype(arg["dtype"]))
+                results[arg["name"]] = compare(got, want[arg["name"]], arg.get("tolerance", m["tolerance"]))
+        return results, stats
+    finally:
+        for buf in buffers.values():
+            buf.free()
