@@ -447,6 +447,8 @@ class Generator:
         def src0(kinds):
             for _ in range(8):
                 op = self.vsrc(kinds, exclude=busy)
+                if op == "tid" and "tid" in used_src[:1]:
+                    continue            # both SRC0s in v0: one bank, which VOPD cannot read
                 if not (isinstance(op, tuple) and (op[0] in busy or (op[0].file == "v" and
                                                                       any(op == u for u in used_src[:1])))):
                     return op
