@@ -459,10 +459,13 @@ class Selector:
             parts = [dst[j] for j in range(n)]
         else:
             parts = [self.vreg(dwords) for _ in range(n)]
+        # narrow ints: the load extends as the held form does (u8/u16 zero, i8/i16 sign), so
+        # with the alternative moved in its held form the result needs no extending again
+        held = el.is_int and el.itemsize < 4
         if alt is not None:
             alts = alt.parts if alt.kind == "vec" else (alt,)
             for j in range(n):
-                raw = alu.to_raw(self, alts[j])
+                raw = alts[j] if held else alu.to_raw(self, alts[j])
                 if dwords == 2:
                     for h in range(2):
                         self.emit("v_mov_b32", parts[j][h], self.vsrc(raw)[h] if raw.kind != "c" else alu.split64(raw)[h])
@@ -484,7 +487,8 @@ class Selector:
                     self.emit(name, parts[j], vaddr, offset=off)
         self.ungate(saved)
         for j in range(n):
-            outs[j] = alu.from_raw(self, Val("v", DType(el.scalar) if el.itemsize >= 4 else DType("u32"), parts[j]), el)
+            outs[j] = Val("v", el, parts[j]) if held else \
+                alu.from_raw(self, Val("v", DType(el.scalar) if el.itemsize >= 4 else DType("u32"), parts[j]), el)
         return outs[0] if n == 1 else Val("vec", ins.dtype, parts=tuple(outs))
 
     def op_store(self, ins, i):

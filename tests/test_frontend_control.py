@@ -191,3 +191,41 @@ def test_wave64_compiles_and_runs():
     o32 = run(c32, {"out": np.zeros(256, np.int32), "x": x, "y": y}, grid=(4, 1, 1), block=(64, 1, 1),
               vars={"n": 3})["out"]
     np.testing.assert_array_equal(o, o32)
+
+
+@pytest.mark.parametrize("dt,np_dt", [("i8", np.int8), ("u8", np.uint8), ("i16", np.int16), ("u16", np.uint16)])
+@pytest.mark.parametrize("alt", ["const", "reg"])
+def test_gated_narrow_int_load_keeps_the_alternative_extended(dt, np_dt, alt):
+    """Lanes outside the gate keep the alternative (a constant, or another narrow load),
+    held extended like the loaded lanes: the sum and compare below see the extended values."""
+    info = np.iinfo(np_dt)
+    alt_const = -3 if info.min < 0 else info.max - 2          # all high bits set either way
+    alt_def = f"%5 = {dt} const {alt_const}" if alt == "const" else f"%5 = {dt} load y[%0]"
+    prog = parse(f"""
+kernel k
+buffer out i32[64]
+buffer x {dt}[64]
+buffer y {dt}[64]
+var n i32 0..64
+%0 = i32 local_id 0 64
+%1 = i32 param n
+%2 = bool cmplt %0 %1
+%3 = i32 const 0
+%4 = i32 add %3 %3
+{alt_def}
+%6 = {dt} load x[%0] if %2 else %5
+%7 = i32 cast %6
+%8 = {dt} const 1
+%9 = bool cmplt %6 %8
+%10 = i32 cast %9
+%11 = i32 const 1000
+%12 = i32 mulacc %10 %11 %7
+store out[%0] %12
+""")
+    x = rng.integers(info.min, info.max + 1, 64).astype(np_dt)
+    y = rng.integers(info.min, info.max + 1, 64).astype(np_dt)
+    n = 37
+    out = run(prog, {"out": np.zeros(64, np.int32), "x": x, "y": y}, block=(64, 1, 1), vars={"n": n})
+    alt_v = np.full(64, alt_const).astype(np_dt) if alt == "const" else y
+    v = np.where(np.arange(64) < n, x, alt_v).astype(np.int64)
+    np.testing.assert_array_equal(out["out"], ((v < 1) * 1000 + v).astype(np.int32))
