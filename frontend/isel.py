@@ -289,7 +289,8 @@ class Selector:
         wide = space == "global" and size == 4 and n in (2, 3, 4)
         lo, hi = GLOBAL_OFFSET if space == "global" else (0, DS_OFFSET_MAX)
         base = self.lds_base.get(arr.name, 0)
-        return all(lo <= base + (cst + e) * size <= hi for e in range(1 if wide else n))
+        # past `hi`, address() adds a window's start to x once for the accesses within it
+        return all(lo <= base + (cst + e) * size for e in range(1 if wide else n))
 
     def prologue(self):
         base = self.r.s[0:1]
@@ -596,14 +597,28 @@ class Selector:
                 elif va.kind == "c" and self.nonneg.get(b):
                     cst, rest, rest_id = int(va.value), vb, b
         imm = base + (cst + element) * size
+        if imm > hi and rest is not None:
+            # past the immediate's reach: one add of the window's start (a multiple of hi + 1)
+            # to the byte offset serves every access within the window, e.g. an unrolled loop's
+            window = imm - imm % (hi + 1)
+            key = (rest_id, size, window)
+            if key not in self.addr_cache:
+                start = self.byte_offset(rest_id, rest, size)
+                self.addr_cache[key] = self.vreg()
+                self.valu("v_add_nc_u32", self.addr_cache[key], window, start)
+            return self.addr_cache[key], imm - window
         if not lo <= imm <= hi:
             imm, rest, rest_id = base + element * size, idx, idx_id
             if not lo <= imm <= hi:
                 raise self.error(f"offset {imm} of {arr.name} does not fit the instruction")
-        # the same byte offset serves every access in this block (computed under full EXEC)
+        return self.byte_offset(rest_id, rest, size), imm
+
+    def byte_offset(self, rest_id, rest: Val | None, size: int):
+        """VGPR with index `rest` (None: 0) times `size`; the same byte offset serves every
+        access in this block (computed under full EXEC)."""
         key = (rest_id, size)
         if key in self.addr_cache:
-            return self.addr_cache[key], imm
+            return self.addr_cache[key]
         if rest is None:
             vaddr = self.vreg()
             self.emit("v_mov_b32", vaddr, 0)
@@ -616,7 +631,7 @@ class Selector:
             else:
                 self.emit("v_mov_b32", vaddr, src)
         self.addr_cache[key] = vaddr
-        return vaddr, imm
+        return vaddr
 
     # ------------------------------------------------------------ register arrays
 
