@@ -443,6 +443,8 @@ class Selector:
         if space == "global" and gate is None and el.itemsize == 4 and n in (1, 2, 4) \
                 and arr.name not in self.stored and self.uniform_index(ins.srcs[0], idx):
             return self.scalar_load(ins, arr, idx, n, el)
+        if space == "global" and gate is None and el.itemsize == 2 and n in (2, 4, 8):
+            return self.packed_load(ins, arr, idx, n, el)
         outs = [None] * n
         dwords = 2 if el.itemsize == 8 else 1
         wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
@@ -506,6 +508,13 @@ class Selector:
         vdt = self.prog.instrs[ins.srcs[1]].dtype
         n, el = vdt.count, vdt.element
         elems = value.parts if value.kind == "vec" else (value,)
+        if space == "global" and el.itemsize == 2 and n in (2, 4, 8):
+            data = self.packed(elems, el)
+            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            saved = self.gated(gate)
+            self.emit(f"global_store_b{16 * n}", vaddr, data, self.buf_ptr[arr.name], offset=off)
+            self.ungate(saved)
+            return None
         raws = [alu.to_raw(self, e) for e in elems]
         wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
         addrs = [self.address(arr, ins.srcs[0], idx, j) for j in range(1 if wide else n)]
@@ -526,6 +535,45 @@ class Selector:
                 else:
                     self.emit(name, vaddr, data, offset=off)
         self.ungate(saved)
+
+    def packed_load(self, ins, arr, idx: Val, n: int, el: DType) -> Val:
+        """n 16-bit elements in one global_load_b{16n}, two to a dword; each is then widened
+        to its held form from its half (one VALU instruction each, as from a 16-bit load)."""
+        dst = self.vreg(n // 2)
+        vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+        self.emit(f"global_load_b{16 * n}", dst, vaddr, self.buf_ptr[arr.name], offset=off)
+        outs = []
+        for j in range(n):
+            word, high = dst[j // 2], j % 2
+            out = self.vreg()
+            if el.scalar == "f16":
+                self.emit("v_cvt_f32_f16", out, word.h if high else word.l)
+            elif el.scalar == "bf16":
+                if high:
+                    self.emit("v_and_b32", out, 0xFFFF0000 - (1 << 32), word)
+                else:
+                    self.emit("v_lshlrev_b32", out, 16, word)
+            else:
+                self.emit("v_bfe_i32" if el.signed else "v_bfe_u32", out, word, 16 * high, 16)
+            outs.append(Val("v", el, out))
+        return Val("vec", ins.dtype, parts=tuple(outs))
+
+    def packed(self, elems, el: DType):
+        """16-bit elements' memory bits, two to a dword: an f16 converted straight into its
+        half, others' bits (alu.to_raw) joined by one v_perm_b32 per pair."""
+        data = self.vreg(len(elems) // 2)
+        for k in range(len(elems) // 2):
+            a, b, word = elems[2 * k], elems[2 * k + 1], data[k]
+            if a.kind == "c" and b.kind == "c":
+                bits = alu.raw_bits(a) | alu.raw_bits(b) << 16
+                self.emit("v_mov_b32", word, bits - (1 << 32) if bits >> 31 else bits)
+            elif el.scalar == "f16" and a.kind != "c" and b.kind != "c":
+                self.emit("v_cvt_f16_f32", word.l, self.vsrc(a))
+                self.emit("v_cvt_f16_f32", word.h, self.vsrc(b))
+            else:       # bytes 0-1 of the low element, then bytes 0-1 of the high one
+                lo, hi = alu.to_raw(self, a), alu.to_raw(self, b)
+                self.valu("v_perm_b32", word, self.vsrc(hi), self.vsrc(lo), 0x05040100)
+        return data
 
     def uniform_index(self, idx_id: int, idx: Val) -> bool:
         if idx.kind == "folded":        # x + c with c in the immediate: uniform when x is
