@@ -560,14 +560,15 @@ class Selector:
 
     def packed(self, elems, el: DType):
         """16-bit elements' memory bits, two to a dword: an f16 converted straight into its
-        half, others' bits (alu.to_raw) joined by one v_perm_b32 per pair."""
+        half, others' bits (alu.to_raw; an f16 an op rounded has them) joined by one
+        v_perm_b32 per pair."""
         data = self.vreg(len(elems) // 2)
         for k in range(len(elems) // 2):
             a, b, word = elems[2 * k], elems[2 * k + 1], data[k]
             if a.kind == "c" and b.kind == "c":
                 bits = alu.raw_bits(a) | alu.raw_bits(b) << 16
                 self.emit("v_mov_b32", word, bits - (1 << 32) if bits >> 31 else bits)
-            elif el.scalar == "f16" and a.kind != "c" and b.kind != "c":
+            elif el.scalar == "f16" and a.kind != "c" and b.kind != "c" and a.bits is None and b.bits is None:
                 self.emit("v_cvt_f16_f32", word.l, self.vsrc(a))
                 self.emit("v_cvt_f16_f32", word.h, self.vsrc(b))
             else:       # bytes 0-1 of the low element, then bytes 0-1 of the high one
