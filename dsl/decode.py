@@ -32,7 +32,7 @@ class Instruction:
     fields: dict[str, int]
     literal: int | None = None          # the 32-bit literal dword, if any
     dpp: dict[str, int] | None = None   # fields of the DPP16 / DPP8 dword
-    dpp_kind: str | None = None         # 'DPP16' or 'DPP8'
+    dpp_kind: str | None = None         # 'DPP16' or 'DPP8' (RDNA), 'DPP', 'SDWA' or 'SDWAB' (CDNA)
     extra: dict[str, int] = field(default_factory=dict)  # MIMG NSA address dword
     size: int = 4
 
@@ -98,7 +98,10 @@ class _DecodeTable:
         self.plans: dict[int, DecodePlan | None] = {}
         self.has_illegal = bool(spec.lookup("V_ILLEGAL"))
         t = spec.traits
-        self.dpp_codes = {t.codes["DPP16"]: "DPP16", t.codes["DPP8"]: "DPP8", t.codes["DPP8FI"]: "DPP8"}
+        # SRC0 codes that announce a second dword (the operand table's DPP16/DPP8/DPP8FI on
+        # RDNA, SDWA/DPP on CDNA): the special name is the format of that dword
+        self.dpp_codes = {code: "DPP8" if name == "DPP8FI" else name for name, code in t.codes.items()
+                          if name in t.roles.dpp or name == "DPP8FI"}
         self.valu_dpp = t.roles.valu_e32 | t.roles.valu_e64
 
     def format_of(self, word: int) -> Format | None:
@@ -173,6 +176,8 @@ def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
         if size < inst.size + 4:
             raise DecodeError(f"offset 0x{offset:x}: {fmt.name} DPP instruction is truncated")
         word2 = int.from_bytes(data[end:end + 4], "little")
+        if fmt.name == "VOPC" and kind + "B" in spec.formats:   # CDNA's SDWAB: SDWA with an SDST
+            kind += "B"
         inst.dpp = {n: (word2 >> (lo - 32)) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in spec.formats[kind].fields}
         inst.dpp_kind = kind
         inst.size += 4

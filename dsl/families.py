@@ -8,7 +8,13 @@ from __future__ import annotations
 import isa
 
 FAMILIES = ("rdna3", "rdna3.5")
+# families the disassembler reads (its printer follows the family's traits dialect)
+DISASSEMBLER_FAMILIES = FAMILIES + ("cdna3",)
 
 
 def load(arch: str) -> isa.Spec:
     return isa.load_supported(arch, FAMILIES, "wavesmith's assembler/disassembler")
+
+
+def load_for_disassembly(arch: str) -> isa.Spec:
+    return isa.load_supported(arch, DISASSEMBLER_FAMILIES, "wavesmith's disassembler")

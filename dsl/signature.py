@@ -212,7 +212,8 @@ def vopd_base(spec, d: InstrDef) -> InstrDef:
 # ---------------------------------------------------------------- memory data widths
 
 _SIZE_RE = re.compile(r"_(?:B|U|I|F)(8|16|32|64|96|128|256|512)(?:_|$)")
-_FORMAT_RE = re.compile(r"FORMAT_(X|XY|XYZ|XYZW)$")
+_FORMAT_RE = re.compile(r"FORMAT_(?:D16_)?(X|XY|XYZ|XYZW)$")
+_DWORDX_RE = re.compile(r"DWORDX(\d+)")
 
 
 def data_dwords(name: str) -> int:
@@ -222,8 +223,12 @@ def data_dwords(name: str) -> int:
         n = len(fm.group(1))
         return (n + 1) // 2 if "_D16" in name else n
     sizes = [int(x) for x in _SIZE_RE.findall(name)]
-    bits = sizes[-1] if sizes else 32
-    return max(1, bits // 32)
+    if not sizes:   # the older names (CDNA): DWORDXn, and _X2 for 64-bit atomics
+        dw = _DWORDX_RE.search(name)
+        if dw:
+            return int(dw.group(1))
+        return 2 if name.endswith("_X2") else 1
+    return max(1, sizes[-1] // 32)
 
 
 def cache_control(d: InstrDef) -> bool:

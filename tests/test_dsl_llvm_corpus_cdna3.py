@@ -1,0 +1,28 @@
+"""gfx942 (CDNA3) disassembly against LLVM 22's differential corpus
+(../shared/conformance/llvm/gfx942.tsv.gz, random encodings balanced by encoding family):
+disassemble(bytes) must print LLVM's text. Agreement is printed per family; the floor is the
+level reached, so that any regression fails."""
+from __future__ import annotations
+
+import collections
+import warnings
+
+from dsl import disassemble
+from .test_dsl_llvm_corpus import _report, corpus
+
+FLOOR = 0.993
+
+
+def test_gfx942_disassembly_matches_llvm():
+    ok, total, bad = collections.Counter(), collections.Counter(), collections.defaultdict(list)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fam, hx, text, _ in corpus("gfx942"):
+            total[fam] += 1
+            out = disassemble(bytes.fromhex(hx), "gfx942")
+            if out == text:
+                ok[fam] += 1
+            else:
+                bad[fam].append(f"{hx}: want {text!r} got {out!r}")
+    assert sum(total.values()) == 36000
+    assert _report("disassemble", "gfx942", ok, total, bad) >= FLOOR
