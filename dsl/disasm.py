@@ -30,8 +30,9 @@ def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> l
     `disassemble` prints them (None for undecodable bytes)."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
-    if wave not in (32, 64):
-        raise ValueError(f"wave_size must be 32 or 64, got {wave}")
+    if wave not in spec.traits.wave_sizes:
+        raise ValueError(f"wave_size must be one of {', '.join(map(str, spec.traits.wave_sizes))} for {arch}, "
+                         f"got {wave}")
     data = bytes(data)
     printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
     out = []
