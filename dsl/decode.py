@@ -60,6 +60,12 @@ def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
     return any(valu_signature(vopd_base(spec, x)).k_pos is not None for x in defs if x.format in ("VOP2", "VOPD"))
 
 
+def _raw_field(d: InstrDef, field: str) -> bool:
+    """The pseudocode reads the field's raw bits (SRC1.u32 for s_set_gpr_idx_on's mode), not
+    the operand it encodes: no literal dword."""
+    return field == "SSRC1" and "SRC1" in d.operand_types and "S1" not in d.operand_types
+
+
 @dataclass(frozen=True)
 class DecodePlan:
     """What decoding one (format, opcode) needs, computed once per opcode."""
@@ -128,7 +134,8 @@ class _DecodeTable:
                 real_fmt, tuple(defs), width,
                 tuple((n, lo, (1 << (hi - lo + 1)) - 1) for n, hi, lo in real_fmt.fields
                       if n != "ENCODING" and hi < width),
-                () if defs[0].name.startswith("S_SENDMSG_RTN") else literal_fields(real_fmt.name),
+                () if defs[0].name.startswith("S_SENDMSG_RTN") else
+                tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
                 self.dpp_codes if real_fmt.name in self.valu_dpp else {}, self.spec.traits.literal,
                 real_fmt.name == "MIMG")

@@ -5,7 +5,7 @@ memory names and the sc0/nt/sc1 cache bits. Shares operand text with the gfx11 p
 (printer_operands.py); what LLVM spells differently is in syntax_gfx9.py."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from isa import Spec
 from isa.mnemonics import text_mnemonic
@@ -15,7 +15,7 @@ from .decode import Instruction
 from .encode import per_instruction
 from .printer import _bits, _mods, _packed_kind, _float_value, _simm_text, print_scalar
 from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
-from .signature import Operand, ValuSig, cache_control, data_dwords, valu_signature
+from .signature import Operand, ValuSig, cache_control, data_dwords, type_info, valu_signature
 
 
 def _acc(idx: int, n: int, agpr: bool) -> str:
@@ -35,11 +35,12 @@ class _Plan:
     is_p: bool
     is_mix: bool
     fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
+    opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
 
 
 def _mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
     base = text_mnemonic(d.name, spec.arch)
-    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.ACC_OPERANDS:
+    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.NO_ENC_SUFFIX or d.name in g9.ACC_OPERANDS:
         return base
     if kind in ("DPP", "SDWA", "SDWAB"):
         return base + ("_dpp" if kind == "DPP" else "_sdwa")
@@ -55,13 +56,18 @@ def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
     if d.name in g9.NO_PCODE_OPERANDS:
         vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
         sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
+    if d.name in g9.WIDE_OPERANDS:
+        wide = g9.WIDE_OPERANDS[d.name]
+        sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
+                      sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst, sig.opsel_flags)
     e32 = fmt in spec.traits.roles.valu_e32
     srcs = []
     for op in sig.srcs:
         bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
         srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op), _packed_kind(d, op)))
     return _Plan(_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS)
+                 fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
+                 "OPSEL[3 : 2]" in (d.pcode or ""))
 
 
 def _dpp_ctrl(ctrl: int) -> str:
@@ -81,6 +87,8 @@ def _sdwa_src(spec: Spec, code8: int, scalar: int, op: Operand, n: int, sext: in
               fp_mods: bool) -> str:
     code = code8 if scalar else 256 + code8
     text = src_text(spec, code, n, bits=16 if op.t16 else 32, is_float=op.is_float)
+    if op.packed:   # packed halves take neither
+        return text
     if op.is_float or fp_mods:
         return _mods(text, op, neg, abs_, spec.traits.is_constant(code), force=True)
     return f"sext({text})" if sext else text
@@ -123,6 +131,9 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                 break
             if kind in ("SDWA", "SDWAB"):
                 code8, scalar = (dpp["SRC0"], dpp["S0"]) if i == 0 else (f["VSRC1"], dpp["S1"])
+                typed = d.operand_types.get(f"S{i}")   # the pseudocode's type (v_cmp_class's mask is u32)
+                if d.name in g9.SDWA_NO_DST_SEL or typed and type_info(typed)[1] != "f":
+                    op = replace(op, ftype="u")
                 srcs.append(_sdwa_src(spec, code8, scalar, op, n, dpp[f"SRC{i}_SEXT"], dpp[f"SRC{i}_NEG"],
                                       dpp[f"SRC{i}_ABS"], plan.fp_mods))
                 continue
@@ -150,7 +161,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     if sig.k_pos is not None and e32:
         srcs.insert(sig.k_pos, f"0x{literal or 0:x}")
     parts += srcs
-    if sig.vcc_in:
+    if sig.vcc_in and (e32 or len(plan.srcs) < 3):   # e64 reads the mask as SRC2 (v_div_fmas reads VCC itself)
         parts.append("vcc" if e32 else sreg_text(spec, f["SRC2"], 2))
     text = plan.mn + (" " + ", ".join(parts) if parts else "")
     tail = []
@@ -189,7 +200,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             if f.get("NEG_HI", 0) & ((1 << nsrc) - 1):
                 tail.append(f"neg_hi:[{','.join(map(str, _bits(f['NEG_HI'], nsrc)))}]")
     elif opsel:
-        tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, nsrc) + [opsel >> 3 & 1]))}]")
+        bits = _bits(opsel, 4) if plan.opsel_byte else _bits(opsel, nsrc) + [opsel >> 3 & 1]
+        tail.append(f"op_sel:[{','.join(map(str, bits))}]")
     if f.get("CLMP"):
         tail.append("clamp")
     if f.get("OMOD"):
@@ -348,7 +360,7 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     if f["SOE"]:
         parts.append(sreg_text(spec, f["SOFFSET"], 1))
         text = f"{mn} {', '.join(parts)}"
-        if f["IMM"] and off:
+        if f["IMM"]:   # both offsets: the immediate is printed even when 0
             text += f" offset:{imm_text}"
     elif f["IMM"]:
         text = f"{mn} {', '.join(parts + [imm_text])}"
@@ -425,8 +437,8 @@ def _flat(spec: Spec, inst: Instruction) -> str:
 def _buffer(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    if cache_control(d):
-        return mn
+    if cache_control(d):   # buffer_wbl2 / buffer_inv: which caches is the sc0/sc1 bits
+        return mn + _cache_bits(f)
     n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
     idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
     parts = [] if f.get("LDS") else [_acc(f["VDATA"], n, bool(f.get("ACC")))]   # LDS: data goes to LDS

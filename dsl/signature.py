@@ -178,6 +178,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
     if m:
         args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
         k_pos = args.index("SIMM32")
+    elif d.format == "VOP2" and re.search(r"\bSIMM(16|32)\b", pcode):   # tmp = S0 * SIMM16 + S1 (CDNA's madmk)
+        args = re.findall(r"\b(S0|S1|SIMM16|SIMM32)\b", pcode.split("\n")[0])
+        k_pos = next(i for i, a in enumerate(args) if a.startswith("SIMM"))
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
     reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
@@ -234,7 +237,7 @@ def data_dwords(name: str) -> int:
 def cache_control(d: InstrDef) -> bool:
     """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
     buffer_gl0_inv): no operands. The manual gives these no pseudocode and describes them so."""
-    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate", d.description or ""))
+    return not d.pcode and bool(re.match(r"Write back|[Ii]nvalidate", d.description or ""))
 
 
 # ---------------------------------------------------------------- operand layouts (text order)

@@ -27,7 +27,7 @@ PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec", "flat_scratch_lo": "flat_scratc
 
 # ---------------------------------------------------------------- VALU particulars
 
-NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH"}
+NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH", "V_CLREXCP"}
 NO_SOURCES: set[str] = set()
 # VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar)
 SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}

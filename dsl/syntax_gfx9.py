@@ -34,8 +34,13 @@ ACC_OPERANDS = {"V_ACCVGPR_MOV_B32": ("vdst", "src0"), "V_ACCVGPR_READ": ("src0"
 # of their one source ('f': takes float modifiers)
 NO_PCODE_OPERANDS = {"V_ACCVGPR_MOV_B32": "b", "V_ACCVGPR_READ": "b", "V_ACCVGPR_WRITE": "b",
                      "V_SCREEN_PARTITION_4SE_B32": "b", "V_EXP_LEGACY_F32": "f", "V_LOG_LEGACY_F32": "f"}
-# SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32)
+# SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32); their
+# source is bytes, so it takes sext() rather than neg/abs
 SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"}
+# VALU instructions LLVM prints without an encoding suffix although the manual gives a VOP3 form
+NO_ENC_SUFFIX = {"V_SWAP_B32", "V_CLREXCP"}
+# operands the pseudocode types as 32-bit but slices as 64 (v_pk_mov_b32: D0.u32[63 : 32]): registers
+WIDE_OPERANDS = {"V_PK_MOV_B32": 2}
 # MFMA with f64 results: LLVM prints the BLGP bits as neg:[a,b,c] (negate A, B, C)
 MFMA_NEG_TYPES = {"f64"}
 

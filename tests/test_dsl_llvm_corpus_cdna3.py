@@ -10,7 +10,7 @@ import warnings
 from dsl import disassemble
 from .test_dsl_llvm_corpus import _report, corpus
 
-FLOOR = 0.995
+FLOOR = 0.9999   # 36000/36000 rows agree; room for 3
 
 
 def test_gfx942_disassembly_matches_llvm():
