@@ -52,3 +52,6 @@ SDWA_UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD")   #
 BUF_DATA_FORMATS = ("INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10", "10_10_10_2",
                     "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32", "32_32_32_32", "RESERVED_15")
 BUF_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT")
+
+# operand names the disassembler prints for codes this target's assembler refuses
+NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}
