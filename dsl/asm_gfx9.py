@@ -859,8 +859,10 @@ def encode_line(spec: Spec, line: str) -> bytes:
 
 
 def assemble_gfx9(text: str, arch: str) -> bytes:
-    from .asm import AsmError
+    """Machine code of `text`; Gfx9AsmError whose message starts with line:column (dsl.assemble
+    raises it as an AsmError)."""
     from .families import load_for_disassembly
+    AsmError = Gfx9AsmError
     spec = load_for_disassembly(arch)
     out = bytearray()
     for no, line in enumerate(text.splitlines(), 1):
