@@ -172,6 +172,26 @@ def _modifiers(mods: list[str]) -> dict[str, str]:
     return out
 
 
+_DPP_KEYS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_newbcast", "wave_shl", "wave_rol", "wave_shr",
+             "wave_ror", "row_mirror", "row_half_mirror", "row_bcast", "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"}
+_SDWA_KEYS = {"clamp", "mul", "div", "dst_sel", "dst_unused", "src0_sel", "src1_sel"}
+_VOP3_KEYS = {"clamp", "mul", "div", "op_sel"}
+_VOP3P_KEYS = {"clamp", "op_sel", "op_sel_hi", "neg_lo", "neg_hi"}
+_MFMA_KEYS = {"cbsz", "abid", "blgp", "neg"}
+_MEMORY_KEYS = {"SMEM": {"offset", "glc", "nv"}, "DS": {"offset", "offset0", "offset1", "gds"},
+                "FLAT": {"offset", "sc0", "sc1", "nt"}, "GLOBAL": {"offset", "sc0", "sc1", "nt"},
+                "SCRATCH": {"offset", "sc0", "sc1", "nt"},
+                "MUBUF": {"idxen", "offen", "offset", "sc0", "sc1", "nt", "lds"},
+                "MTBUF": {"idxen", "offen", "offset", "sc0", "sc1", "nt", "format"}}
+
+
+def _allow(mods: dict, keys: set, what: str) -> None:
+    extra = [k for k in mods if k not in keys]
+    if extra:
+        raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
+                           + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"))
+
+
 def _list(v: str) -> list[int]:
     return [int(x) for x in v.strip("[]").split(",")]
 
@@ -302,6 +322,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     if d.name in {r[0] for r in spec.tables.get("mfma", ())}:
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
+    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWA_KEYS if kind else set() if e32 else
+           _VOP3P_KEYS if plan.is_p else _VOP3_KEYS, plan.mn)
     enc = _Enc()
     f: dict[str, int] = {}
     w2: dict[str, int] = {}
@@ -467,6 +489,7 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     if len(ops) != 4:
         raise Gfx9AsmError(f"{d.name.lower()} takes 4 operands, got {len(ops)}")
     _, m, n_, k, blocks, sparse, out_t, in_t, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
+    _allow(mods, _MFMA_KEYS, d.name.lower())
     enc = _Enc()
     f = {"OP": d.opcode}
     f["VDST"], acc_cd = _vgpr(ops[0])
@@ -845,7 +868,9 @@ def encode_line(spec: Spec, line: str) -> bytes:
         return encode_scalar(spec, defs[0], rest)
     if defs[0].format in _MEMORY:
         ops, mods = split_operands(rest)
-        return _MEMORY[defs[0].format](spec, defs[0], ops, _modifiers(mods))
+        mods_d = _modifiers(mods)
+        _allow(mods_d, _MEMORY_KEYS[defs[0].format], mn)
+        return _MEMORY[defs[0].format](spec, defs[0], ops, mods_d)
     ops, mods = split_operands(rest)
     srcs = [parse_operand(spec, o) for o in ops]
     mods_d = _modifiers(mods)
