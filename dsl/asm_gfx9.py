@@ -909,3 +909,63 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
             raise AsmError(f"{no}:{col}: {code.strip().split()[0]}: {msg}") from None
     return bytes(out)
+
+
+# ---------------------------------------------------------------- statements of a larger program
+
+
+class Gfx9Encoder:
+    """What dsl.asm.encode_at asks of an encoder, for the gfx9 syntax: each parsed statement is
+    encoded again from its source text (`encode_source`). A branch to a label returns the label
+    for resolve_branches; an operand naming symbols (sym@rel32@lo+4, .Lend-.Lstart) becomes a
+    zero literal dword and a LiteralRef for the code-object path."""
+    from_source = True
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.wave = 64
+
+    def encode_source(self, line: str, mnemonic: str):
+        from .statement import LiteralRef
+        text = re.split(r"//|;", line, maxsplit=1)[0].strip()
+        mn, _, rest = text.partition(" ")
+        defs = self.spec.lookup(amd_name(isa.llvm_base_mnemonic(mn.lower()), self.spec.arch))
+        if defs and defs[0].format in ("SOPP", "SOPK") and _branch(defs[0]):
+            ops = [o.strip() for o in rest.split(",")] if rest.strip() else []
+            if ops and _is_symbol(ops[-1]):
+                label = ops[-1]
+                code = encode_line(self.spec, " ".join([mn, ", ".join(ops[:-1] + ["0"])]))
+                return code, label
+        ops, mods = split_operands(rest)
+        symbolic = [i for i, o in enumerate(ops) if _is_symbol(o.lstrip("-")) and not self._known(o)]
+        if len(symbolic) == 1:
+            i = symbolic[0]
+            expr = ops[i]
+            ops[i] = "0x12345678"   # a placeholder the literal dword takes, found below
+            code = encode_line(self.spec, f"{mn} {', '.join(ops)}" + (" " + " ".join(mods) if mods else ""))
+            at = code.find((0x12345678).to_bytes(4, "little"), 4)
+            if at < 4:
+                raise Gfx9AsmError(f"{expr}: a symbolic operand must be a 32-bit literal")
+            code = code[:at] + bytes(4) + code[at + 4:]
+            return code, LiteralRef(expr, at)
+        return encode_line(self.spec, text), None
+
+    def _known(self, text: str) -> bool:
+        if text == "off" or re.match(r"^(hwreg|sendmsg|gpr_idx|sext|neg|abs)\(", text):
+            return True
+        try:
+            parse_operand(self.spec, text)
+            return True
+        except Gfx9AsmError:
+            return False
+
+
+def _branch(d) -> bool:
+    mn = d.name.lower()
+    style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn) if d.format == "SOPP" else \
+        (g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, ((), "")))[1]
+    return style == "branch"
+
+
+def _is_symbol(text: str) -> bool:
+    return bool(re.match(r"^[A-Za-z_.$][\w.$@]*([-+][\w.$@]+)*$", text)) and not _REG_RE.match(text)
