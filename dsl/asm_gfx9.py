@@ -2,8 +2,9 @@
 printer_gfx9.py: each operand is read back into the fields the printer reads it from, with the
 same instruction plans (signature, register counts, AGPR and SDWA rules).
 
-One instruction per line; `//` and `;` start comments; labels and directives are refused (no
-branch labels yet: branch offsets are numbers). Errors name line:column and the operand."""
+One instruction per line, optionally after a `label:`; branches take labels or dword offsets;
+`//` and `;` start comments; directives need a code object (runtime.assemble_module, which
+encodes through Gfx9Encoder). Errors name line:column and the operand."""
 from __future__ import annotations
 
 import re
@@ -895,19 +896,41 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     from .families import load_for_disassembly
     AsmError = Gfx9AsmError
     spec = load_for_disassembly(arch)
+    enc = Gfx9Encoder(spec)
     out = bytearray()
+    labels: dict[str, int] = {}
+    branches = []
     for no, line in enumerate(text.splitlines(), 1):
         code = re.split(r"//|;", line, maxsplit=1)[0]
+        m = re.match(r"^\s*([A-Za-z_.$][\w.$]*):", code)
+        if m:   # a label, perhaps followed by an instruction
+            if m.group(1) in labels:
+                raise AsmError(f"{no}:{code.index(m.group(1)) + 1}: label {m.group(1)!r} defined twice")
+            labels[m.group(1)] = len(out)
+            code = " " * m.end() + code[m.end():]
         if not code.strip():
             continue
         col = len(code) - len(code.lstrip()) + 1
-        if code.strip().endswith(":") or code.strip().startswith("."):
-            raise AsmError(f"{no}:{col}: labels and directives are not supported for {arch} yet: {code.strip()!r}")
+        if code.strip().startswith("."):
+            raise AsmError(f"{no}:{col}: directives need a code object (runtime.assemble_module or "
+                           f"`wavesmith asm FILE -o FILE.hsaco`): {code.strip()!r}")
         try:
-            out += encode_line(spec, code)
+            data, fix = enc.encode_source(code, "")
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
             raise AsmError(f"{no}:{col}: {code.strip().split()[0]}: {msg}") from None
+        if isinstance(fix, str):
+            branches.append((len(out), fix, no, col))
+        elif fix is not None:
+            raise AsmError(f"{no}:{col}: {fix.text!r} names a symbol; symbolic operands need a code object")
+        out += data
+    for at, label, no, col in branches:
+        if label not in labels:
+            raise AsmError(f"{no}:{col}: undefined label {label!r}")
+        delta = (labels[label] - (at + 4)) // 4
+        if not -0x8000 <= delta <= 0x7fff:
+            raise AsmError(f"{no}:{col}: label {label!r} is {delta} dwords away; a branch reaches -32768..32767")
+        out[at:at + 2] = (delta & 0xffff).to_bytes(2, "little")
     return bytes(out)
 
 

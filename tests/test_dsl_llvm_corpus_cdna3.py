@@ -88,3 +88,23 @@ def test_gfx942_code_objects_reassemble_from_llvm_objdump_text():
     print(f"\n{n} instructions of {len(list((SHARED / 'kernels').glob('*/gfx942.hsaco')))} gfx942 code objects "
           f"reassembled, {len(bad)} differ")
     assert n > 5000 and bad[:10] == []
+
+
+def test_gfx942_labels_and_branches_match_llvm_mc(tmp_path):
+    """A program with labels (backward and forward branches, a label on an instruction's line)
+    assembles to the .text llvm-mc-22 makes of it."""
+    from .llvm_tools import run, tool
+    src = """loop:
+  s_sub_u32 s0, s0, 1   // count down
+  s_cmp_lg_u32 s0, 0
+  s_cbranch_scc1 loop
+  v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]
+  s_cbranch_execz done
+  global_load_dword v1, v[2:3], off sc0 sc1
+  s_waitcnt vmcnt(0)
+done: s_endpgm
+"""
+    (tmp_path / "p.s").write_text(src)
+    run(tool("llvm-mc"), "-arch=amdgcn", "-mcpu=gfx942", "-filetype=obj", "-o", str(tmp_path / "p.o"), str(tmp_path / "p.s"))
+    run(tool("llvm-objcopy"), "-O", "binary", "--only-section=.text", str(tmp_path / "p.o"), str(tmp_path / "p.bin"))
+    assert assemble(src, "gfx942") == (tmp_path / "p.bin").read_bytes()
