@@ -110,7 +110,7 @@ ERRATA: tuple[Erratum, ...] = (
         "A 6-bit field would also make VOP3P collide with VOPD ('b110010) and VINTERP.",
     ),
     Erratum(
-        "vinterp-encoding-width", ("rdna3", "rdna3.5"), {"rdna3": 181, "rdna3.5": 183},
+        "vinterp-encoding-width", ("rdna3", "rdna3.5", "rdna4"), {"rdna3": 181, "rdna3.5": 183, "rdna4": 202},
         "field_bits", ("VINTERP", "ENCODING"), (31, 26), (31, 24),
         "The table gives ENCODING [31:26] = 'b11001101, an 8-bit value in a 6-bit field. "
         "LLVM encodes v_interp_p10_f32 as 0xcd00.... (bits [31:24] = 0xcd), as the LDSDIR "
@@ -140,6 +140,30 @@ ERRATA: tuple[Erratum, ...] = (
         "field_bits", ("SMEM", "GLC"), (16, 16), (14, 14),
         "See smem-dlc-bit: LLVM 22 decodes bit 14 as glc (f4284000... -> s_buffer_load_b128 "
         "s[0:3], s[0:3], s0 offset:0x80002 glc).",
+    ),
+    Erratum(
+        "rdna4-flat-op-bits", ("rdna4",), {"rdna4": 212},
+        "field_bits", ("VFLAT", "OP"), (20, 13), (21, 14),
+        "The FLAT, GLOBAL and SCRATCH field table (one table for the three formats) gives OP [20:13]. "
+        "llvm-mc-22 -mcpu=gfx1201 encodes global_load_b32 v1, v2, s[0:1] offset:4 as 0xee050000 ...: "
+        "GLOBAL_LOAD_B32 is opcode 20 in the manual's VGLOBAL table, which is bits [21:14] of that "
+        "dword ([20:13] would read 40); every FLAT/GLOBAL/SCRATCH row of LLVM 22's gfx1201 corpus "
+        "decodes to the manual's name at [21:14].",
+    ),
+    Erratum(
+        "rdna4-flat-ioffset", ("rdna4",), {"rdna4": 212},
+        "add_field", ("VFLAT", "IOFFSET"), None, (95, 72, "Address offset, signed byte."),
+        "The FLAT, GLOBAL and SCRATCH field table ends at VADDR [71:64] although the formats are 96 "
+        "bits wide and the instructions take an offset. llvm-mc-22 -mcpu=gfx1201 encodes "
+        "flat_load_b32 v1, v[2:3] offset:-1 with 0xffffff in bits [95:72] and scratch_load_b32 v1, "
+        "off, s2 offset:8 with 0x000008 there (a 24-bit signed offset, as VBUFFER's IOFFSET [95:72]).",
+    ),
+    Erratum(
+        "rdna4-vimage-vaddr4-bits", ("rdna4",), {"rdna4": 208},
+        "field_bits", ("VIMAGE", "VADDR4"), (56, 63), (63, 56),
+        "The VIMAGE field table gives VADDR4 as [56:63], high and low bit swapped. llvm-mc-22 "
+        "-mcpu=gfx1201 encodes image_bvh_intersect_ray v[0:3], [v4, v5, v[6:8], v[9:11], v[12:14]], "
+        "s[0:3] with 0x0c (v12) in bits [63:56].",
     ),
     Erratum(
         "mimg-nsa-addr3", ("rdna3", "rdna3.5"), {"rdna3": 190, "rdna3.5": 192},
@@ -188,6 +212,23 @@ ERRATA += tuple(
             f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx942) decodes {evidence} "
             f"(../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes.")
     for fmt, name, opcode, page, evidence in _MISSING_CDNA3
+)
+
+# Instructions LLVM 22 decodes for gfx1201 and assembles back to the same bytes that the RDNA4
+# opcode tables omit or call Reserved (../shared/conformance/llvm/gfx1201.tsv.gz).
+_MISSING_RDNA4 = (
+    ("SMEM", "S_ATC_PROBE", 34, 181, "004004f4 16a02628 -> s_atc_probe 0, s[0:1], s20 offset:0x26a016"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 35, 181, "026504f4 70402200 -> s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070"),
+    ("SOPP", "S_BARRIER_LEAVE", 21, 180, "000095bf -> s_barrier_leave (the table shows opcode 21 as Reserved)"),
+    ("SOPP", "S_TTRACEDATA_IMM", 59, 180, "082cbbbf -> s_ttracedata_imm 0x2c08 (the table shows opcode 59 as Reserved)"),
+)
+
+ERRATA += tuple(
+    Erratum(f"missing-rdna4-{fmt.lower()}-{name.lower().replace('_', '-')}", ("rdna4",), {"rdna4": page},
+            "add_opcode", (fmt, name), None, opcode,
+            f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx1201) decodes {evidence} "
+            f"and assembles it back to the same bytes.")
+    for fmt, name, opcode, page, evidence in _MISSING_RDNA4
 )
 
 ERRATA += tuple(

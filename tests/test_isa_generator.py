@@ -61,7 +61,12 @@ def test_every_table_instruction_is_described(arch):
     names without a chapter entry are the ones errata added (and EXP's single opcode)."""
     spec = isa.load(arch)
     from_errata = {e["target"].split(".")[1] for e in spec.errata if e["id"].startswith(("missing-", "rdna3-", "rdna35-"))}
-    assert set(spec.report["without_description"]) <= from_errata | {"EXPORT"}
+    assert set(spec.report["without_description"]) <= from_errata | {"EXPORT"} | TABLE_ONLY.get(arch, set())
+
+
+# Opcode-table rows the manual's Instructions chapter has no entry for (the RDNA4 SOPP table
+# lists S_WAIT_ALU at opcode 8, page 180; chapter 16's SOPP section goes from S_DELAY_ALU to S_WAITCNT)
+TABLE_ONLY = {"rdna4": {"S_WAIT_ALU"}}
 
 
 def test_sha_mismatch_is_a_clear_error(tmp_path):
