@@ -27,7 +27,7 @@ def disassemble(data: bytes, arch: str, wave_size: int | None = None, *, offsets
 def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> list[tuple]:
     """(offset, size, text, Instruction or None) of each instruction of `data`, as
     `disassemble` prints them (None for undecodable bytes)."""
-    spec = families.load(arch)
+    spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     if wave not in (32, 64):
         raise ValueError(f"wave_size must be 32 or 64, got {wave}")

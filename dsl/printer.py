@@ -9,6 +9,7 @@ from . import syntax
 from .decode import Instruction
 # the encoder's memoised forms (by the InstrDef's identity: an InstrDef hashes all its fields)
 from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
+from . import printer_rdna4
 from .printer_graphics import print_graphics
 from .printer_operands import flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
 from .signature import Operand, ValuSig, cache_control, vopd_base
@@ -119,6 +120,7 @@ class _ValuPlan:
     srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
     opsel_shown: bool                         # not in syntax.NO_OPSEL
     force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
+    t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
 
 
 @per_instruction
@@ -133,7 +135,8 @@ def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
         srcs.append((op, n, _value_bits(op), _float_value(op), _packed_kind(d, op), not op.bf16))
     return _ValuPlan(_mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      d.name.startswith("V_FMA_MIX"), cd_regs, "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS)
+                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
+                     spec.arch in syntax.TRUE16_FAMILIES)
 
 
 def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
@@ -154,7 +157,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             parts.append(sreg_text(spec, f["VDST"], 1))
         elif is_wmma:
             parts.append(vreg(f["VDST"], plan.cd_regs))
-        elif op.t16 and not is_p:
+        elif op.t16 and not is_p and plan.t16_regs:
             parts.append(t16_vgpr(f["VDST"]) if e32 else f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}")
         else:
             parts.append(vreg(f["VDST"], op.dwords))
@@ -173,7 +176,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             else:
                 break
             if code >= 256:   # (src_text's VGPR case, without its call)
-                text = t16_vgpr(code - 256) if op.t16 else f"v{code - 256}" if n == 1 else reg_text("v", code - 256, n)
+                text = (t16_vgpr(code - 256) if op.t16 and plan.t16_regs else f"v{code - 256}" if n == 1
+                        else reg_text("v", code - 256, n))
             else:
                 text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed,
                                 f16_inline=f16_inline)
@@ -189,10 +193,10 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
             half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
             text = src_text(spec, code, n, literal=literal, bits=16 if half else 32)
-        elif code >= 256 and not (op.t16 and not is_p):   # a whole VGPR (src_text's case, without its call)
+        elif code >= 256 and not (op.t16 and not is_p and plan.t16_regs):   # a whole VGPR (src_text's case)
             text = f"v{code - 256}" if n == 1 else reg_text("v", code - 256, n)
         else:
-            hi = bool(opsel >> i & 1) if op.t16 and code >= 256 and not is_p else None
+            hi = bool(opsel >> i & 1) if op.t16 and code >= 256 and not is_p and plan.t16_regs else None
             text = src_text(spec, code, n, t16_hi=hi, literal=literal, bits=bits, is_float=is_float,
                             packed=packed, f16_inline=f16_inline)
         if not is_p:
@@ -226,6 +230,10 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             tail.append(f"neg_lo:[{','.join(map(str, _bits(neg, nsrc)))}]")
         if neg_hi & ((1 << nsrc) - 1) and not is_mix:
             tail.append(f"neg_hi:[{','.join(map(str, _bits(neg_hi, nsrc)))}]")
+    elif not e32 and d.name in syntax.BYTE_SEL:
+        hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+        if opsel:
+            tail.append(f"byte_sel:{(opsel >> hi_bit & 1) << 1 | opsel >> lo_bit & 1}")
     elif not e32 and plan.opsel_shown:
         if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
             if opsel & ((1 << sig.opsel_flags) - 1):
@@ -250,7 +258,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
 
 def _waitcnt_text(spec: Spec, imm: int) -> str:
     """Counters not at their maximum (no wait); all three when none is waited on."""
-    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables.get("waitcnt") or syntax.WAITCNT_LAYOUT_GFX11}
     counts = []
     for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
         hi, lo = fields[key]
@@ -285,17 +293,18 @@ def _depctr_text(imm: int) -> str:
     return " ".join(out)
 
 
-def hwreg_text(imm: int) -> str:
+def hwreg_text(imm: int, family: str | None = None) -> str:
     rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
-    name = syntax.HWREG_NAMES.get(rid, str(rid))
+    name = syntax.hwreg_names(family).get(rid, str(rid))
     return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
 
 
-def _sendmsg_text(imm: int) -> str:
+def _sendmsg_text(imm: int, family: str | None = None) -> str:
     """gfx11 messages are the low byte: a named message ignores the other bits, an unnamed
     one prints as sendmsg(id, 0, 0) when they are clear and as a plain number otherwise."""
     msg = imm & 0xff
-    name = syntax.SENDMSG_NAMES.get(msg) or syntax.SENDMSG_RTN_NAMES.get(msg)
+    names, rtn_names = syntax.sendmsg_names(family)
+    name = names.get(msg) or rtn_names.get(msg)
     if name:
         return f"sendmsg({name})"
     return f"sendmsg({msg}, 0, 0)" if imm == msg else str(imm)
@@ -333,7 +342,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
             if name == "sdst":
                 parts.append(sreg_text(spec, f[fld], n))
             elif name == "msg":
-                parts.append(_sendmsg_text(f[fld]))
+                parts.append(_sendmsg_text(f[fld], spec.arch))
             elif name == "k":
                 parts.append(f"0x{inst.literal or 0:x}")
             else:
@@ -354,7 +363,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
         if style == "depctr":
             return f"{mn} {_depctr_text(imm)}"
         if style == "sendmsg":
-            return f"{mn} {_sendmsg_text(imm)}"
+            return f"{mn} {_sendmsg_text(imm, spec.arch)}"
         return f"{mn} {_simm_text(style, imm)}"
     if fmt == "SOPK":
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
@@ -366,7 +375,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
             elif o == "imm":
                 parts.append(_simm_text(style, imm))
             elif o == "hwreg":
-                parts.append(hwreg_text(imm))
+                parts.append(hwreg_text(imm, spec.arch))
             elif o == "lit":
                 parts.append(f"0x{inst.literal or 0:x}")
         return mn + " " + ", ".join(parts)
@@ -506,12 +515,14 @@ def _vinterp(spec: Spec, inst: Instruction) -> str:
     sig = valu_signature(d)
     opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
     dst = sig.dsts[0]
-    parts = [f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}" if dst.t16 else vreg(f["VDST"])]
+    t16_regs = spec.arch in syntax.TRUE16_FAMILIES
+    parts = [f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}" if dst.t16 and t16_regs else vreg(f["VDST"])]
     # 16-bit inputs: f16 in RDNA3.5's pseudocode, one half of a packed operand in RDNA3's
     halves = [op.t16 or d.operand_types.get(f"S{i}") == "pk_f16" for i, op in enumerate(sig.srcs[:3])]
     for i, op in enumerate(sig.srcs[:3]):
         code = f[f"SRC{i}"]
-        text = src_text(spec, code, 1, t16_hi=bool(opsel >> i & 1) if halves[i] and code >= 256 else None)
+        hi = bool(opsel >> i & 1) if halves[i] and code >= 256 and t16_regs else None
+        text = src_text(spec, code, 1, t16_hi=hi)
         if neg >> i & 1:
             text = "-" + text
         parts.append(text)
@@ -556,10 +567,13 @@ def _graphics(spec: Spec, inst: Instruction) -> str:
     return print_graphics(spec, inst)
 
 
-# the other formats' printers, each (spec, inst) -> text
+# the other formats' printers, each (spec, inst) -> text (RDNA4's formats: printer_rdna4)
 _PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _buffer,
              "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VOPD": _vopd, "EXP": _graphics,
-             "MIMG": _graphics}
+             "MIMG": _graphics, "VDS": _ds, "VEXPORT": _graphics, "VDSDIR": printer_rdna4.vdsdir,
+             "VFLAT": printer_rdna4.flat, "VGLOBAL": printer_rdna4.flat, "VSCRATCH": printer_rdna4.flat,
+             "VBUFFER": printer_rdna4.buffer}
+_PRINTERS_BY_FAMILY = {"rdna4": {"SMEM": printer_rdna4.smem}}
 
 
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
@@ -571,7 +585,7 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
         return "v_illegal"
     if fmt in roles.valu_e32 or fmt in roles.valu_e64:
         return print_valu(spec, inst, wave)
-    printer = _PRINTERS.get(fmt)
+    printer = _PRINTERS_BY_FAMILY.get(spec.arch, {}).get(fmt) or _PRINTERS.get(fmt)
     if printer is None:
         return f"{inst.name.lower()} <{fmt} operands not printed>"
     return printer(spec, inst)

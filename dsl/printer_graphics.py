@@ -5,6 +5,7 @@ import re
 from functools import lru_cache
 
 from isa import Spec
+from isa.mnemonics import text_mnemonic
 
 from . import syntax
 from .decode import Instruction
@@ -13,7 +14,7 @@ from .signature import image_address_words, image_data_dwords, ray_address_group
 
 
 def print_graphics(spec: Spec, inst: Instruction) -> str:
-    if inst.fmt.name == "EXP":
+    if inst.fmt.name in spec.traits.roles.export:
         return _export(spec, inst)
     return _ray(spec, inst) if "BVH" in inst.name else _image(spec, inst)
 
@@ -23,14 +24,21 @@ def _export_targets(spec: Spec) -> dict[int, str]:
     """EXP TARGET codes -> LLVM names, from the manual's TARGET list ('0..7 MRT 0..7', '8 Z',
     '12-16 Position 0-4', ...) and syntax.EXPORT_TARGETS."""
     out = {}
-    fmt = spec.formats["EXP"]
+    name = next(iter(spec.traits.roles.export))
+    fmt = spec.formats[name]
     m = re.search(r"(\d+)\.\.(\d+) MRT", fmt.field_text.get("TARGET", ""))
     if m:
         out.update({c: f"mrt{c - int(m.group(1))}" for c in range(int(m.group(1)), int(m.group(2)) + 1)})
-    for lo, hi, _kind, base, _text in spec.operands.get("EXP", {}).get("TARGET", []):
-        name = syntax.EXPORT_TARGETS.get(re.sub(r"\s*\d+-\d+$", "", base))
-        if name:
-            out.update({c: name if lo == hi else f"{name}{c - lo}" for c in range(lo, hi + 1)})
+    rows = [(lo, hi, base) for lo, hi, _kind, base, _text in spec.operands.get(name, {}).get("TARGET", [])]
+    if not rows:   # RDNA4's conversion keeps the list in the field text: '... 12-16 Position 0-4 20 Primitive data'
+        for label in syntax.EXPORT_TARGETS:
+            m = re.search(rf"\b(\d+)(?:-(\d+))? {label}\b", fmt.field_text.get("TARGET", ""))
+            if m:
+                rows.append((int(m.group(1)), int(m.group(2) or m.group(1)), label))
+    for lo, hi, base in rows:
+        target = syntax.EXPORT_TARGETS.get(re.sub(r"\s*\d+-\d+$", "", base))
+        if target:
+            out.update({c: target if lo == hi else f"{target}{c - lo}" for c in range(lo, hi + 1)})
     return out
 
 
@@ -38,7 +46,7 @@ def _export(spec: Spec, inst: Instruction) -> str:
     f = inst.fields
     target = _export_targets(spec).get(f["TARGET"], f"invalid_target_{f['TARGET']}")
     srcs = [vreg(f[f"VSRC{i}"]) if f["EN"] >> i & 1 else "off" for i in range(4)]
-    return f"exp {target} {', '.join(srcs)}" + (" done" if f.get("DONE") else "") + \
+    return f"{text_mnemonic(inst.name, spec.arch)} {target} {', '.join(srcs)}" + (" done" if f.get("DONE") else "") + \
         (" row_en" if f.get("ROW") else "")
 
 

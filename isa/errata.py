@@ -166,6 +166,57 @@ ERRATA: tuple[Erratum, ...] = (
         "s[0:3] with 0x0c (v12) in bits [63:56].",
     ),
     Erratum(
+        "rdna4-v-lshl-or-b32-pcode", ("rdna4",), {"rdna4": 432},
+        "add_pcode", ("VOP3", "V_LSHL_OR_B32"), None, "D0.u32 = ((S0.u32 << S1[4 : 0].u32) | S2.u32)",
+        "The conversion's V_LSHL_OR_B32 entry (opcode 598: 'Given a shift count in the second input, "
+        "calculate the logical shift left of the first input, then calculate the bitwise OR of the "
+        "intermediate result and the third input') has no code block; V_AND_OR_B32 after it has "
+        "D0.u32 = ((S0.u32 & S1.u32) | S2.u32), and the RDNA3 manual gives V_LSHL_OR_B32 as "
+        "D0.u = ((S0.u << S1.u[4 : 0].u) | S2.u). LLVM 22 (gfx1201) decodes 020056d6 e9691506 as "
+        "v_lshl_or_b32 v2, v233, 52, v133 (three 32-bit sources).",
+    ),
+    Erratum(
+        "rdna4-v-maximumminimum-f16-pcode", ("rdna4",), {"rdna4": 432},
+        "add_pcode", ("VOP3", "V_MAXIMUMMINIMUM_F16"), None,
+        "D0.f16 = v_minimum_f16(v_maximum_f16(S0.f16, S1.f16), S2.f16)",
+        "The conversion's V_MAXIMUMMINIMUM_F16 entry ('Select the IEEE maximum() of the first two "
+        "half-precision float inputs and then select the IEEE minimum() of that result and third "
+        "half-precision float input') has no code block; V_MINIMUMMAXIMUM_F16 has "
+        "D0.f16 = v_maximum_f16(v_minimum_f16(S0.f16, S1.f16), S2.f16), V_MAXIMUMMINIMUM_F32 the f32 "
+        "form of the fix. LLVM 22 (gfx1201) decodes 04806fd6 443bca04 as v_maximumminimum_f16 v4, v68, "
+        "v29, v50 clamp.",
+    ),
+    Erratum(
+        "rdna4-v-s-rsq-f32-pcode", ("rdna4",), {"rdna4": 432},
+        "add_pcode", ("VOP3", "V_S_RSQ_F32"), None, "D0.f32 = 1.0F / sqrt(S0.f32)",
+        "The conversion's V_S_RSQ_F32 entry ('Calculate the reciprocal of the square root of the "
+        "single-precision float input using IEEE rules and store the result into a scalar register') "
+        "has no code block before its functional examples, which are V_RSQ_F32's; V_RSQ_F32 has "
+        "D0.f32 = 1.0F / sqrt(S0.f32). LLVM 22 (gfx1201) decodes V_S_RSQ_F32 (VOP3 opcode 646) with "
+        "an SGPR destination and one f32 source.",
+    ),
+    Erratum(
+        "rdna4-s-bfm-b64-pcode", ("rdna4",), {"rdna4": 217},
+        "add_pcode", ("SOP2", "S_BFM_B64"), None,
+        "D0.u64 = (((1ULL << S0[5 : 0].u32) - 1ULL) << S1[5 : 0].u32)",
+        "The conversion's S_BFM_B64 entry ('Calculate a bitfield mask given a field offset and size') "
+        "has no code block; S_BFM_B32 before it has D0.u32 = (((1U << S0[4 : 0].u32) - 1U) << "
+        "S1[4 : 0].u32), and the RDNA3 manual gives S_BFM_B64 as D0.u64 = (((1ULL << S0.u[5 : 0].u) - "
+        "1ULL) << S1.u[5 : 0].u): 32-bit sources, a 64-bit mask. LLVM 22 (gfx1201) decodes 04c89e95 as "
+        "s_bfm_b64 s[30:31], s4, -8 (32-bit sources).",
+    ),
+    Erratum(
+        "rdna4-v-interp-p2-f32-pcode", ("rdna4",), {"rdna4": 580},
+        "add_pcode", ("VINTERP", "V_INTERP_P2_F32"), None,
+        "D0.f32 = fma(VGPR[(laneId.u32 & 0xfffffffcU) + 2U][SRC0.u32].f32, S1.f32, S2.f32)",
+        "The conversion's V_INTERP_P2_F32 entry describes the operation ('performs a V_FMA_F32 "
+        "operation using fixed DPP8 settings. S0 refers to a VGPR that contains packed interpolation "
+        "data. S1 is the J coordinate. S2 is the result of a previous V_INTERP_P10_F32 instruction', "
+        "lane select {2,2,2,2,6,6,6,6}) but has no code block; the RDNA3.5 manual gives the same "
+        "entry this code. LLVM 22 (gfx1201) decodes 000001cd 20056204 as v_interp_p2_f32 v0, v32, "
+        "v2, v24 wait_exp:0 (three f32 sources).",
+    ),
+    Erratum(
         "mimg-nsa-addr3", ("rdna3", "rdna3.5"), {"rdna3": 190, "rdna3.5": 192},
         "add_field", ("MIMG", "ADDR3"), None, (87, 80, "Fourth address register. Present only when NSA=1."),
         "The NSA dword holds 'up to 4 unique VGPR addresses' (NSA field text) but the table "
