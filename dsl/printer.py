@@ -1,6 +1,7 @@
 """Instruction -> text in LLVM's AMDGPU assembly syntax."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from isa import Spec
@@ -95,13 +96,17 @@ def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
     return base + "_e64" if has_e32 else base
 
 
-def _wmma_regs(d, wave: int) -> tuple[int, int]:
-    """(A/B registers, C/D registers) of a WMMA instruction: each lane holds 16 A (and B)
-    elements; the 16x16 result is spread over the wave."""
-    parts = d.name.split("_")
-    in_type = parts[-1]
-    in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(in_type, 16)
-    return 16 * in_bits // 32, 256 // wave
+_SHAPE_RE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
+
+
+def _wmma_regs(d, wave: int, family: str) -> dict[str, int]:
+    """VGPRs of each shaped operand of a matrix instruction (D0, S0, S1, S2; SWMMAC's S2 is its
+    index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out."""
+    if family in syntax.WMMA_REPLICATED:   # each lane holds 16 A (and B) elements
+        in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16)
+        return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
+    return {key: max(1, int(rows) * int(cols) * int(bits) // (32 * wave))
+            for key, bits, rows, cols in _SHAPE_RE.findall(d.pcode or "")}
 
 
 @dataclass(frozen=True)
@@ -121,22 +126,26 @@ class _ValuPlan:
     opsel_shown: bool                         # not in syntax.NO_OPSEL
     force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
+    matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
+    wide_constants: bool = False              # RDNA3 WMMA: C's inline floats spelled as a 64-bit operand's
 
 
 @per_instruction
 def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
     sig = valu_signature(d)
     e32 = fmt in spec.traits.roles.valu_e32
-    is_wmma = d.name.startswith("V_WMMA")
-    ab_regs, cd_regs = _wmma_regs(d, wave) if is_wmma else (0, 0)
-    srcs = []
+    is_wmma = d.name.startswith(("V_WMMA", "V_SWMMAC"))
+    regs = _wmma_regs(d, wave, spec.arch) if is_wmma else {}
+    srcs, matrix = [], []
     for i, op in enumerate(sig.srcs):
-        n = op.dwords if e32 else ab_regs if is_wmma and i < 2 else cd_regs if is_wmma else op.regs(wave)
+        n = op.dwords if e32 else regs.get(f"S{i}", 1) if is_wmma else op.regs(wave)
+        matrix.append(f"S{i}" in regs)
         srcs.append((op, n, _value_bits(op), _float_value(op), _packed_kind(d, op), not op.bf16))
     return _ValuPlan(_mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
-                     d.name.startswith("V_FMA_MIX"), cd_regs, "vcc" if wave == 64 else "vcc_lo",
+                     d.name.startswith("V_FMA_MIX"), regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
                      tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
-                     spec.arch in syntax.TRUE16_FAMILIES)
+                     spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
+                     is_wmma and spec.arch in syntax.WMMA_REPLICATED)
 
 
 def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
@@ -188,8 +197,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         code = f[f"SRC{i}"]
         if i == 0 and dpp:
             code = 256 + dpp["SRC0"]
-        if is_wmma:   # the accumulator's constants are spelled as a 64-bit operand's, literals in full
-            text = src_text(spec, code, n, literal=literal, wide_float=True)
+        if is_wmma and plan.matrix[i]:   # RDNA3: the accumulator's constants as a 64-bit operand's
+            text = src_text(spec, code, n, literal=literal, wide_float=plan.wide_constants)
         elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
             half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
             text = src_text(spec, code, n, literal=literal, bits=16 if half else 32)
@@ -219,7 +228,10 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     if is_p:
         hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
         neg_hi = f.get("NEG_HI", 0)
-        if opsel & ((1 << nsrc) - 1):
+        if is_wmma and len(plan.matrix) > 2 and not plan.matrix[2]:   # SWMMAC: OPSEL picks the index
+            if opsel:
+                tail.append(f"index_key:{opsel}")
+        elif opsel & ((1 << nsrc) - 1):
             tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, nsrc)))}]")
         default_hi = 0 if is_mix else (1 << nsrc) - 1
         if hi_bits & ((1 << nsrc) - 1) != default_hi:
@@ -572,7 +584,7 @@ _PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH"
              "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VOPD": _vopd, "EXP": _graphics,
              "MIMG": _graphics, "VDS": _ds, "VEXPORT": _graphics, "VDSDIR": printer_rdna4.vdsdir,
              "VFLAT": printer_rdna4.flat, "VGLOBAL": printer_rdna4.flat, "VSCRATCH": printer_rdna4.flat,
-             "VBUFFER": printer_rdna4.buffer}
+             "VBUFFER": printer_rdna4.buffer, "VIMAGE": printer_rdna4.image, "VSAMPLE": printer_rdna4.image}
 _PRINTERS_BY_FAMILY = {"rdna4": {"SMEM": printer_rdna4.smem}}
 
 

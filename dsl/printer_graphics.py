@@ -50,7 +50,7 @@ def _export(spec: Spec, inst: Instruction) -> str:
         (" row_en" if f.get("ROW") else "")
 
 
-def _image_widths(d, f: dict, sampler: bool, nsa_last: int | None) -> tuple[int, int, bool]:
+def image_widths(d, f: dict, sampler: bool, nsa_last: int | None, nsa_fields: int = 5) -> tuple[int, int, bool]:
     """(data VGPRs, address VGPRs, whether the addresses print as single registers) as LLVM
     prints them. Where its disassembler has no instruction form for the widths an encoding
     asks for, LLVM prints those of the first form in its tables: one data VGPR (two for
@@ -63,15 +63,15 @@ def _image_widths(d, f: dict, sampler: bool, nsa_last: int | None) -> tuple[int,
     natural = 2 if "CMPSWAP" in d.name else 1   # an atomic's data: 32-bit, or 64-bit plus TFE
     nsa = nsa_last is not None
     if nsa:   # NSA forms hold two to five address fields, the last one a range if need be
-        no_address_form = words <= 2 or words > max(dims)
-        past_v255 = nsa_last + words - 4 > 256
+        no_address_form = words <= (2 if nsa_fields == 5 and "VADDR0" not in f else 0) or words > max(dims)
+        past_v255 = nsa_last + words - (nsa_fields - 1) > 256
     else:
         no_address_form = words not in forms
         past_v255 = f["VADDR"] + words > 256
     no_data_form = ("GATHER4" in d.name and f.get("D16") and f.get("TFE")
                     or "ATOMIC" in d.name and not natural <= data <= 2 * natural + 1)
     if no_address_form or no_data_form or past_v255 or f["VDATA"] + data > 256:
-        return (2 if "GATHER4" in d.name else natural), (min(max(dims), 5) if nsa else min(forms)), True
+        return (2 if "GATHER4" in d.name else natural), (min(max(dims), nsa_fields) if nsa else min(forms)), True
     return data, words, False
 
 
@@ -80,8 +80,9 @@ def _image_address_forms(d, sampler: bool) -> tuple[frozenset[int], frozenset[in
     """Address widths of the dims an opcode takes (sampling: no MSAA), with and without A16;
     and those LLVM has a sequential-address form for: these plus the largest rounded up to a
     power of two (its register class)."""
+    no_msaa = sampler or "MIP" in d.name.split("_")   # sampling and mip levels have no MSAA forms
     dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
-                     if not (sampler and "MSAA" in name) for a16 in (False, True))
+                     if not (no_msaa and "MSAA" in name) for a16 in (False, True))
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
 
 
@@ -105,7 +106,7 @@ def _image(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
     nsa_regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")] if inst.extra else []
-    data, words, singles = _image_widths(d, f, sampler, nsa_regs[-1] if nsa_regs else None)
+    data, words, singles = image_widths(d, f, sampler, nsa_regs[-1] if nsa_regs else None)
     if nsa_regs:   # one VGPR per address field; the last one takes what remains
         n = min(words, len(nsa_regs))
         tail = 1 if singles else words - n + 1

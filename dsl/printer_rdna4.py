@@ -141,3 +141,28 @@ def vdsdir(spec: Spec, inst: Instruction) -> str:
     if mn == "ds_param_load":
         text += f", attr{f['ATTR']}.{'xyzw'[f['ATTR_CHAN']]}"
     return text + f" wait_va_vdst:{f['WAIT_VA']} wait_vm_vsrc:{f['WAIT_VMVSRC']}"
+
+
+def image(spec: Spec, inst: Instruction) -> str:
+    """VIMAGE / VSAMPLE: vdata, the address VGPRs (one field each, the last one a range if need
+    be; a single one without brackets), the resource (and sampler) SGPRs, then dmask, dim and the
+    flags in LLVM's order."""
+    from .printer_graphics import image_widths
+    d, f = inst.defs[0], inst.fields
+    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))   # (not image_msaa_load)
+    regs = [f[k] for k in ("VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4") if k in f]
+    data, words, singles = image_widths(d, f, sampler, regs[-1], len(regs))
+    n = min(words, len(regs))
+    tail = 1 if singles else words - n + 1
+    addrs = [vreg(r) for r in regs[:n - 1]] + [vreg(regs[n - 1], tail)]
+    parts = [vreg(f["VDATA"], data), addrs[0] if len(addrs) == 1 else "[" + ", ".join(addrs) + "]",
+             sreg_text(spec, f["RSRC"], 8)]
+    if sampler:
+        parts.append(sreg_text(spec, f["SAMP"], 4))
+    text = f"{d.name.lower()} {', '.join(parts)}"
+    if f["DMASK"]:
+        text += f" dmask:0x{f['DMASK']:x}"
+    text += f" dim:SQ_RSRC_IMG_{syntax.MIMG_DIMS[f['DIM']][0]}"
+    if f.get("UNRM"):
+        text += " unorm"
+    return text + cache_policy_text(d.name, f) + flags_text(f, ("NV", "R128", "A16", "TFE", "LWE", "D16"))

@@ -255,7 +255,10 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     out = []
     if d.name.startswith("S_SENDMSG_RTN"):
         return [("sdst", "SDST", width("D0")), ("msg", "SSRC0", 1)]
-    if fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or not pcode):
+    # without pseudocode a result exists if the description stores one (RDNA4's S_SLEEP_VAR only
+    # reads its input: 'S0[6:0] determines the sleep duration')
+    stores = not pcode and bool(re.search(r"\b(store|write|return)", d.description or "", re.I))
+    if fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or stores):
         out.append(("sdst", "SDST", width("D0")))
     if fmt == "SOP1":
         if re.search(r"\b(S0|SRC0)\b", pcode) or not pcode:

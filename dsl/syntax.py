@@ -44,6 +44,12 @@ T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B3
 # VOP3 16-bit instructions without an op_sel operand in LLVM (halves are only named by .l/.h)
 NO_OPSEL = {"V_CNDMASK_B16"}
 NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
+# Families whose matrix instructions (WMMA) hold 16 A and B elements in every lane, the halves of
+# the wave holding the same ones (RDNA3, RDNA3.5): LLVM spells A and B as 16 * element bits / 32
+# VGPRs and C/D as 256 / wave size. Elsewhere (gfx12) the operands are spread over the wave: an
+# operand of R x C elements of b bits spans R * C * b / (32 * wave size) VGPRs, read off the
+# shapes in the pseudocode ('D0.f32(16x16) = S0.f16(16x16) * S1.f16(32x16, index set from S2)')
+WMMA_REPLICATED = {"rdna3", "rdna3.5"}
 # VOP3 instructions whose OPSEL bits select a byte, which LLVM prints as byte_sel:N: the OPSEL
 # bits that are N's high and low bit (the fp8/bf8 conversions of gfx12: the source byte of
 # v_cvt_f32_fp8, the destination byte of v_cvt_sr_fp8_f32)
@@ -161,8 +167,8 @@ SENDMSG_RTN_NAMES = {128: "MSG_RTN_GET_DOORBELL", 129: "MSG_RTN_GET_DDID", 130: 
 # gfx11 message names (LLVM rejects the older MSG_GS, MSG_SYSMSG for gfx11 and prints 15 as a number)
 SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_HS_TESSFACTOR", 3: "MSG_DEALLOC_VGPRS", 5: "MSG_STALL_WAVE_GEN",
                  6: "MSG_HALT_WAVES", 9: "MSG_GS_ALLOC_REQ"}
-# gfx12: llvm-mc-22 -mcpu=gfx1201 refuses MSG_STALL_WAVE_GEN and MSG_HALT_WAVES ("not supported on
-# this GPU") and names message 135 MSG_RTN_GET_SE_AID_ID
+# gfx12: LLVM 22's assembler refuses MSG_STALL_WAVE_GEN and MSG_HALT_WAVES for gfx1201 ("not
+# supported on this GPU") and its disassembler names message 135 MSG_RTN_GET_SE_AID_ID
 SENDMSG_NAMES_BY_FAMILY = {"rdna4": {k: v for k, v in SENDMSG_NAMES.items() if k not in (5, 6)}}
 SENDMSG_RTN_NAMES_BY_FAMILY = {"rdna4": {**SENDMSG_RTN_NAMES, 135: "MSG_RTN_GET_SE_AID_ID"}}
 

@@ -145,7 +145,7 @@ ERRATA: tuple[Erratum, ...] = (
         "rdna4-flat-op-bits", ("rdna4",), {"rdna4": 212},
         "field_bits", ("VFLAT", "OP"), (20, 13), (21, 14),
         "The FLAT, GLOBAL and SCRATCH field table (one table for the three formats) gives OP [20:13]. "
-        "llvm-mc-22 -mcpu=gfx1201 encodes global_load_b32 v1, v2, s[0:1] offset:4 as 0xee050000 ...: "
+        "LLVM 22's assembler (gfx1201) encodes global_load_b32 v1, v2, s[0:1] offset:4 as 0xee050000 ...: "
         "GLOBAL_LOAD_B32 is opcode 20 in the manual's VGLOBAL table, which is bits [21:14] of that "
         "dword ([20:13] would read 40); every FLAT/GLOBAL/SCRATCH row of LLVM 22's gfx1201 corpus "
         "decodes to the manual's name at [21:14].",
@@ -154,15 +154,15 @@ ERRATA: tuple[Erratum, ...] = (
         "rdna4-flat-ioffset", ("rdna4",), {"rdna4": 212},
         "add_field", ("VFLAT", "IOFFSET"), None, (95, 72, "Address offset, signed byte."),
         "The FLAT, GLOBAL and SCRATCH field table ends at VADDR [71:64] although the formats are 96 "
-        "bits wide and the instructions take an offset. llvm-mc-22 -mcpu=gfx1201 encodes "
+        "bits wide and the instructions take an offset. LLVM 22's assembler (gfx1201) encodes "
         "flat_load_b32 v1, v[2:3] offset:-1 with 0xffffff in bits [95:72] and scratch_load_b32 v1, "
         "off, s2 offset:8 with 0x000008 there (a 24-bit signed offset, as VBUFFER's IOFFSET [95:72]).",
     ),
     Erratum(
         "rdna4-vimage-vaddr4-bits", ("rdna4",), {"rdna4": 208},
         "field_bits", ("VIMAGE", "VADDR4"), (56, 63), (63, 56),
-        "The VIMAGE field table gives VADDR4 as [56:63], high and low bit swapped. llvm-mc-22 "
-        "-mcpu=gfx1201 encodes image_bvh_intersect_ray v[0:3], [v4, v5, v[6:8], v[9:11], v[12:14]], "
+        "The VIMAGE field table gives VADDR4 as [56:63], high and low bit swapped. LLVM 22's assembler "
+        "(gfx1201) encodes image_bvh_intersect_ray v[0:3], [v4, v5, v[6:8], v[9:11], v[12:14]], "
         "s[0:3] with 0x0c (v12) in bits [63:56].",
     ),
     Erratum(

@@ -100,8 +100,8 @@ _RDNA4_ROLES = FormatRoles(
 #              devices have 1024 (512).
 #  [ISA-RDNA4] AMD "RDNA4" ISA reference (2025-04-07), 2.1 and 3.3.2.1: wave32 and wave64; "devices
 #              that have 1536 VGPRs per SIMD allocate in blocks of 24". LLVM 22 gives gfx1200 and
-#              gfx1201 that file: a kernel using 96 VGPRs reports occupancy 16 (1536 / 96) with
-#              llc -mcpu=gfx1200/gfx1201, 10 with gfx1102 (1024).
+#              gfx1201 that file: its code generator reports occupancy 16 (1536 / 96) for a kernel
+#              using 96 VGPRs on both, 10 on gfx1102 (1024).
 # A new family: its generated operand tables give the codes; add one entry here (wave sizes,
 # format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
 # in tests/test_isa_traits.py.
