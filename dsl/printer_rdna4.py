@@ -72,8 +72,8 @@ def smem(spec: Spec, inst: Instruction) -> str:
     if soff != spec.traits.null:
         parts.append(soff_text)
         text = f"{mn} {', '.join(parts)} offset:{_hex(off)}"   # printed even when 0
-    else:
-        parts.append(_hex(off) if off else "null")
+    else:   # no SGPR offset: the immediate, 0x0 included (gfx11 prints null for that)
+        parts.append(_hex(off))
         text = f"{mn} {', '.join(parts)}"
     return text + _tail(d.name, f)
 
@@ -83,6 +83,8 @@ _FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
 
 def flat(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
+    if cache_control(d):   # global_inv, global_wb, global_wbinv: only the scope they act on
+        return d.name.lower() + _tail(d.name, f)
     t = spec.traits
     parts = []
     returns = "_ATOMIC" not in d.name or bool(f.get("TH", 0) & 1)

@@ -235,8 +235,9 @@ def data_dwords(name: str) -> int:
 
 def cache_control(d: InstrDef) -> bool:
     """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
-    buffer_gl0_inv): no operands. The manual gives these no pseudocode and describes them so."""
-    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate", d.description or ""))
+    buffer_gl0_inv, RDNA4's global_inv / global_wb): no operands. The manual gives these no
+    pseudocode and describes them so."""
+    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate|Write back dirty", d.description or ""))
 
 
 # ---------------------------------------------------------------- operand layouts (text order)

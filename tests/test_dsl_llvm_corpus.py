@@ -143,18 +143,19 @@ def test_ray_queries_print_as_llvm_assembles_them():
         assert disassemble(code, "gfx1100") == text
 
 
-def _gfx11_code_objects():
+def _rdna_code_objects():
     for manifest in sorted((SHARED / "kernels").glob("*/manifest.json")):
         m = json.loads(manifest.read_text())
         for target, filename in m["code_objects"].items():
-            if target.startswith("gfx11"):
+            if target.startswith(("gfx11", "gfx12")):
                 yield pytest.param(manifest.parent / filename, m["kernel"], target, id=f"{manifest.parent.name}-{target}")
 
 
-@pytest.mark.parametrize("path, symbol, target", list(_gfx11_code_objects()))
+@pytest.mark.parametrize("path, symbol, target", list(_rdna_code_objects()))
 def test_compiled_kernels_disassemble_as_llvm_objdump(path, symbol, target):
     """Real compiler output (clang-22 kernels in ../shared/kernels): every instruction of the
-    kernel prints as llvm-objdump-22 prints it (cache invalidations, s_clause, SMEM null...)."""
+    kernel prints as llvm-objdump-22 prints it (cache invalidations, s_clause, SMEM null...;
+    gfx1201's split waits, global_inv scope, SMEM 0x0)."""
     wave = 64 if target.endswith("w64") else 32
     code = objdump_symbols(path, [symbol], "+wavefrontsize64" if wave == 64 else None)[symbol]
     ours = disassemble(bytes(code["bytes"]), target.split("-")[0], wave_size=wave).splitlines()

@@ -23,7 +23,8 @@ def test_committed_files_match_a_fresh_generation(arch, pdf_lines):
 
 def _instruction_headers_with_code(lines):
     """Names of instruction entries in the Instructions chapter followed by any
-    monospace text before the next entry — counted straight from the PDF layout."""
+    monospace text before the next entry or its Notes (whose code is examples, not the
+    entry's pseudocode: RDNA4's V_S_RSQ_F32) — counted straight from the PDF layout."""
     in_chapter, current, out, all_names = False, None, set(), set()
     for ln in lines:
         if ln.is_heading and re.match(r"^Chapter \d+\.", ln.text):
@@ -34,6 +35,8 @@ def _instruction_headers_with_code(lines):
         if ln.font == "bold" and len(ln.cells) == 2 and ln.cells[1].isdigit() and re.match(r"^[A-Z][A-Z0-9_]+$", ln.cells[0]):
             current = ln.cells[0]
             all_names.add(current)
+        elif ln.font == "bold" and ln.text == "Notes":
+            current = None
         elif ln.font == "mono" and current:
             out.add(current)
     return out, all_names
