@@ -300,6 +300,42 @@ ERRATA += tuple(
 )
 
 
+# Pseudocode the RDNA4 conversion lost (the entry keeps its description, the code block is gone),
+# each from its sibling entry in the same manual and, where it has the instruction, the RDNA3.5
+# manual's entry: (format, name, code, page, sibling)
+_LOST_PCODE_RDNA4 = (
+    ("SOP2", "S_OR_B32", "D0.u32 = (S0.u32 | S1.u32);\nSCC = D0.u32 != 0U", 217,
+     "S_OR_B64: D0.u64 = (S0.u64 | S1.u64); SCC = D0.u64 != 0ULL"),
+    ("SOP2", "S_CSELECT_B64", "D0.u64 = SCC ? S0.u64 : S1.u64", 217, "S_CSELECT_B32: D0.u32 = SCC ? S0.u32 : S1.u32"),
+    ("SOP2", "S_BFE_U32", "D0.u32 = ((S0.u32 >> S1[4 : 0].u32) & ((1U << S1[22 : 16].u32) - 1U));\n"
+     "SCC = D0.u32 != 0U", 217, "S_BFE_I32: tmp.i32 = ((S0.i32 >> S1[4 : 0].u32) & ((1 << S1[22 : 16].u32) - 1)); ..."),
+    ("SOP2", "S_ADD_NC_U64", "D0.u64 = S0.u64 + S1.u64", 217, "S_SUB_NC_U64: D0.u64 = S0.u64 - S1.u64 (new in RDNA4)"),
+    ("SOPC", "S_CMP_GE_I32", "SCC = S0.i32 >= S1.i32", 267, "S_CMP_LT_I32: SCC = S0.i32 < S1.i32"),
+    ("SOPC", "S_CMP_GT_U32", "SCC = S0.u32 > S1.u32", 267, "S_CMP_GE_U32: SCC = S0.u32 >= S1.u32"),
+    ("SOP1", "S_CVT_U32_F32", "D0.u32 = f32_to_u32(S0.f32)", 240, "S_CVT_I32_F32: D0.i32 = f32_to_i32(S0.f32)"),
+    ("SOP1", "S_AND_NOT0_WREXEC_B64", "EXEC.u64 = (~S0.u64 & EXEC.u64);\nD0.u64 = EXEC.u64;\nSCC = EXEC.u64 != 0ULL", 240,
+     "S_AND_NOT1_WREXEC_B64: EXEC.u64 = (S0.u64 & ~EXEC.u64); D0.u64 = EXEC.u64; SCC = EXEC.u64 != 0ULL"),
+    ("VBUFFER", "BUFFER_STORE_D16_HI_B8", "addr = CalcBufferAddr(vgpr_a.b64, sgpr_o.b64);\nMEM[addr].b8 = VDATA[23 : 16]",
+     626, "BUFFER_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
+    ("VDS", "DS_LOAD_U16_D16_HI", "RETURN_DATA[31 : 16].u16 = MEM[ADDR].u16;\n// RETURN_DATA[15:0] is preserved.", 585,
+     "DS_LOAD_U8_D16_HI: RETURN_DATA[31 : 16].u16 = 16'U({ 8'0U, MEM[ADDR].u8 })"),
+    ("VGLOBAL", "GLOBAL_LOAD_D16_I8", "addr = CalcGlobalAddr(v_addr.b64, s_saddr.b64);\n"
+     "VDATA[15 : 0].i16 = 16'I(signext(MEM[addr].i8));\n// VDATA[31:16] is preserved.", 691,
+     "GLOBAL_LOAD_D16_U8: ... VDATA[15 : 0].u16 = 16'U({ 8'0U, MEM[addr].u8 })"),
+    ("VSCRATCH", "SCRATCH_STORE_B8", "addr = CalcScratchAddr(v_addr_off.b64, s_saddr_off.b64);\n"
+     "MEM[addr].b8 = VDATA[7 : 0]", 686, "SCRATCH_STORE_B16: ... MEM[addr].b16 = VDATA[15 : 0]"),
+    ("VFLAT", "FLAT_STORE_D16_HI_B8", "addr = CalcFlatAddr(v_addr.b64, flat_scratch.b64);\n"
+     "MEM[addr].b8 = VDATA[23 : 16]", 671, "FLAT_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
+)
+ERRATA += tuple(
+    Erratum(f"rdna4-{name.lower().replace('_', '-')}-pcode", ("rdna4",), {"rdna4": page}, "add_pcode",
+            (fmt, name), None, code,
+            f"The conversion's {name} entry has its description but no code block. Its sibling entry has "
+            f"{sibling}; the fix is the same code for this entry's operation"
+            + (", as the RDNA3.5 manual gives it." if not name.startswith("S_ADD_NC") else "."))
+    for fmt, name, code, page, sibling in _LOST_PCODE_RDNA4)
+
+
 # Both manuals name the six GWS instructions (DS_GWS_INIT ... DS_GWS_BARRIER: RDNA3 page 546 and
 # its GWS section, pages 143-147; RDNA3.5 page 581 and pages 145-149) but their DS opcode tables
 # show opcodes 24-29 as Reserved (RDNA3: opcode 24 on page 184, 25-29 on page 185; RDNA3.5 from
