@@ -377,6 +377,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         acc = f"src{i}" in plan.acc
         if e32:
             if kind in ("SDWA", "SDWAB"):
+                if d.name in g9.SDWA_NO_DST_SEL and (s.sext or s.neg or s.abs):
+                    raise Gfx9AsmError(f"{s.text}: the SDWA form of {d.name.lower()} takes no source modifiers")
                 if s.kind in ("v",):
                     code8, scalar = s.val, 0
                 else:
@@ -420,6 +422,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if enc.literal is not None:
             raise Gfx9AsmError("the 64-bit encoding takes no literal constant")
         if plan.is_p:
+            if not plan.is_mix and "_PK_" not in d.name and ("op_sel" in mods or "op_sel_hi" in mods):
+                raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)")
             f["NEG"] = neg | _bits_of(_list(mods["neg_lo"])) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_list(mods["neg_hi"])) if "neg_hi" in mods else 0)
             nsrc = len(plan.srcs)
@@ -683,7 +687,7 @@ def encode_smem(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
                 and not re.match(r"^-?\d", off.text):
             if "offset" in mods:
                 value = int(mods["offset"], 0)
-                lo = 0 if "_buffer_" in mn else -(1 << 20)   # buffer offsets are unsigned
+                lo = 0 if "buffer" in mn else -(1 << 20)   # buffer offsets are unsigned
                 if not lo <= value < 1 << 20:
                     raise Gfx9AsmError(f"offset:{mods['offset']}: out of range")
                 f["SOE"], f["IMM"], f["SOFFSET"] = 1, 1, off.val
@@ -692,7 +696,7 @@ def encode_smem(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
                 f["OFFSET"] = off.val
         else:
             value = int(off.text, 0)
-            lo = 0 if "_buffer_" in mn else -(1 << 20)   # buffer offsets are unsigned
+            lo = 0 if "buffer" in mn else -(1 << 20)   # buffer offsets are unsigned
             if not lo <= value < 1 << 20:
                 raise Gfx9AsmError(f"{off.text}: expected a {'20-bit unsigned' if lo == 0 else '21-bit signed'} offset")
             f["IMM"] = 1
@@ -722,6 +726,8 @@ def encode_ds(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
             data("VDST")
         if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
             data("ADDR")
+            if f["ADDR"] % 2:   # gfx90a and later read the GWS value from an even register
+                raise Gfx9AsmError(f"{name.lower()}: the GWS value register must be even")
         if not name.startswith(_DS_NO_ADDR) and "ADDTID" not in name:
             f["ADDR"], _ = _vgpr(next(it), False)
         if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_DS_NO_DATA) and "ADDTID" not in name:

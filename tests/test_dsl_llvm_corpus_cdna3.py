@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections
 import warnings
 
-from dsl import disassemble
+from dsl import assemble, disassemble
 from .test_dsl_llvm_corpus import _report, corpus
 
 FLOOR = 0.9999   # 36000/36000 rows agree; room for 3
@@ -56,3 +56,35 @@ def test_gfx942_assembly_matches_llvm():
     print(f"  rows LLVM's assembler refuses: {refused_by_llvm}, of which we accept {accepted}")
     assert sum(total.values()) > 30000
     assert rate >= FLOOR
+    # the rest: 64-bit scalar operands LLVM takes only as registers (s_setpc_b64 src_execz),
+    # v_div_fmas_f64's implicit VCC read (its pseudocode does not show it), a few more
+    assert accepted <= 40
+
+
+def test_gfx942_code_objects_reassemble_from_llvm_objdump_text():
+    """Every instruction llvm-objdump-22 -d prints for the shared clang-compiled gfx942 code
+    objects assembles back to the dwords it prints beside it (branch targets are numbers)."""
+    import re
+    from .conftest import SHARED
+    from .llvm_tools import run, tool
+    objdump = tool("llvm-objdump")
+    n = 0
+    bad = []
+    for path in sorted((SHARED / "kernels").glob("*/gfx942.hsaco")):
+        for line in run(objdump, "-d", str(path)).splitlines():
+            m = re.match(r"^\t(\S.*?)\s*// [0-9A-F]{12}: ((?:[0-9A-F]{8} ?)+)", line)
+            if not m:
+                continue
+            text, words = m.group(1), m.group(2).split()
+            text = re.sub(r" <[^>]*>$", "", text)
+            want = b"".join(int(w, 16).to_bytes(4, "little") for w in words)
+            n += 1
+            try:
+                got = assemble(text, "gfx942")
+            except ValueError as e:
+                got = str(e).encode()
+            if got != want:
+                bad.append((path.parent.name, text, want.hex(), got))
+    print(f"\n{n} instructions of {len(list((SHARED / 'kernels').glob('*/gfx942.hsaco')))} gfx942 code objects "
+          f"reassembled, {len(bad)} differ")
+    assert n > 5000 and bad[:10] == []
