@@ -794,6 +794,14 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
     """Assemble LLVM-syntax text for `arch` (e.g. 'gfx1100'). Labels resolve to branch
     offsets. Raises AsmError naming line:column and what is wrong. Sections, data and
     kernel directives need a code object: runtime.asm_module / `wavesmith asm -o x.hsaco`."""
+    if families.gfx9_syntax(arch):   # CDNA3: instruction lines only (asm_gfx9.py)
+        from .asm_gfx9 import Gfx9AsmError, assemble_gfx9
+        if wave_size not in (None, 64):
+            raise AsmError(f"{arch} runs wave64 only, got wave_size={wave_size}")
+        try:
+            return assemble_gfx9(text, arch)
+        except Gfx9AsmError as e:
+            raise AsmError(str(e)) from None
     with collector_paused():
         return _assemble(text, encoder(arch, wave_size))
 
@@ -831,6 +839,13 @@ def encoder(arch: str, wave_size: int | None = None):
     pair: an Encoder's caches only grow with what it has encoded, and building one (its
     format layouts) cost more than assembling a short text."""
     from .encode import Encoder
+    if families.gfx9_syntax(arch):   # CDNA3: statements are encoded from their source text
+        from .asm_gfx9 import Gfx9Encoder
+        spec = families.load_for_disassembly(arch)
+        hit = _ENCODERS.get((id(spec), 64))
+        if hit is None or hit.spec is not spec:
+            hit = _ENCODERS[id(spec), 64] = Gfx9Encoder(spec)
+        return hit
     spec = families.load(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     hit = _ENCODERS.get((id(spec), wave))
@@ -854,7 +869,11 @@ def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -
     4 bytes, so label addresses are known after one pass), a symbolic literal appends
     (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
-        data, fix = enc.encode_statement(st)
+        if getattr(enc, "from_source", False):   # the gfx9 encoder reads the statement's text
+            src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
+            data, fix = enc.encode_source(src[st.column - 1:], st.mnemonic)
+        else:
+            data, fix = enc.encode_statement(st)
     except (OperandError, ValueError) as e:
         raise encode_error(e, st, lines) from None
     if fix is not None:
