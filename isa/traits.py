@@ -108,6 +108,8 @@ _CDNA3_ROLES = FormatRoles(
 #  [CDNA3-ISA] AMD "CDNA3" ISA reference: wave64 only; 256 VGPRs and 256 AGPRs per wave
 #              (ACC bits select the AGPR file); 512 unified VGPRs+AGPRs per SIMD lane in
 #              wave64, i.e. 1024 in wave32 units.
+#  [CDNA4-ISA] AMD "CDNA4" ISA reference (2025-08-05), 3.3.1-3.3.2: as [CDNA3-ISA] (16 to 102 SGPRs,
+#              "up to 512 total VGPRs, 256 of each type"); the same formats, so CDNA3's roles.
 #  [LLVM-FULL] LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
 #              VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
 #              devices have 1024 (512).
@@ -124,6 +126,7 @@ _ENTRIES: dict[str, _Entry] = {
     "rdna3.5": _Entry((32, 64), _RDNA3_ROLES, {"gfx1150": 1024, "gfx1151": 1536, "gfx1152": 1024}, "gfx1151"),
     "cdna3": _Entry((64,), _CDNA3_ROLES, {"gfx940": 1024, "gfx941": 1024, "gfx942": 1024}, "gfx942",
                     agprs=256, dialect="gfx9"),
+    "cdna4": _Entry((64,), _CDNA3_ROLES, {"gfx950": 1024}, "gfx950", agprs=256, dialect="gfx9"),
     "rdna4": _Entry((32, 64), _RDNA4_ROLES, {"gfx1200": 1536, "gfx1201": 1536}, "gfx1201"),
 }
 

@@ -54,8 +54,9 @@ def test_register_files_and_roles(family, target):
 
 
 def test_unknown_family_is_a_clear_error():
-    with pytest.raises(isa.TraitsError, match="no traits entry for 'cdna4'"):
-        isa.traits("gfx950")
+    from isa.traits import entry
+    with pytest.raises(isa.TraitsError, match="no traits entry for 'gfx9'.*families with traits: rdna3"):
+        entry("gfx9")
 
 
 @pytest.mark.parametrize("target, family", [("gfx1100", "rdna3"), ("gfx1151", "rdna3.5")])
@@ -81,11 +82,13 @@ def test_an_instruction_called_by_pseudocode_comes_from_the_callers_arch(monkeyp
     assert seen and set(seen) == {family}
 
 
-def test_cdna3_special_codes_and_files_are_what_llvm_encodes():
-    """gfx942: the CDNA3 manual's codes (no NULL register; FLAT_SCRATCH and XNACK_MASK pairs below
-    VCC; 102 SGPRs), wave64 only, 256 AGPRs beside the 256 VGPRs, and the gfx9 syntax dialect."""
-    t = isa.traits("gfx942")
-    assert t is isa.traits("cdna3") is isa.load("gfx942").traits
+@pytest.mark.parametrize("family, target", [("cdna3", "gfx942"), ("cdna4", "gfx950")])
+def test_cdna_special_codes_and_files_are_what_llvm_encodes(family, target):
+    """gfx942 and gfx950: the CDNA3/CDNA4 manuals' codes (no NULL register; FLAT_SCRATCH and
+    XNACK_MASK pairs below VCC; 102 SGPRs), wave64 only, 256 AGPRs beside the 256 VGPRs, and the gfx9
+    syntax dialect."""
+    t = isa.traits(target)
+    assert t is isa.traits(family) is isa.load(target).traits
     assert t.null is None and (t.sgprs, t.vgprs, t.agprs, t.ttmps, t.wave_sizes) == (102, 256, 256, 16, (64,))
     assert t.dialect == "gfx9" and t.source_format == "VOP3A"
     names = {"m0": t.m0, "vcc_lo": t.vcc_lo, "vcc_hi": t.vcc_hi, "exec_lo": t.exec_lo, "exec_hi": t.exec_hi,
@@ -93,14 +96,18 @@ def test_cdna3_special_codes_and_files_are_what_llvm_encodes():
              "src_shared_base": t.codes["SHARED_BASE"], "src_private_limit": t.codes["PRIVATE_LIMIT"],
              "src_vccz": t.codes["VCCZ"], "src_execz": t.codes["EXECZ"], "ttmp0": t.ttmp_base,
              "ttmp15": t.ttmp_base + t.ttmps - 1, f"s{t.sgprs - 1}": t.sgprs - 1, "0x12345": t.literal}
-    got = mc_encodings([f"s_mov_b32 s0, {n}" for n in names], "gfx942")
+    got = mc_encodings([f"s_mov_b32 s0, {n}" for n in names], target)
     assert {n: b[0] for n, b in zip(names, got)} == names
-    assert mc_encodings([f"s_mov_b32 s0, s{t.sgprs}"], "gfx942") == [None]
+    assert mc_encodings([f"s_mov_b32 s0, s{t.sgprs}"], target) == [None]
     values = list(range(-17, 66))
-    got = mc_encodings([f"s_mov_b32 s0, {v}" for v in values], "gfx942")
+    got = mc_encodings([f"s_mov_b32 s0, {v}" for v in values], target)
     for v, b in zip(values, got):
         assert t.inline_int(v) == (b[0] if b[0] != t.literal else None), v
-    spec = isa.load("gfx942")
+    floats = {0.5: 240, -0.5: 241, 1.0: 242, -1.0: 243, 2.0: 244, -2.0: 245, 4.0: 246, -4.0: 247}
+    got = mc_encodings([f"v_mov_b32 v0, {f}" for f in floats] + ["v_mov_b32 v0, 0x3e22f983"], target)
+    assert [b[0] for b in got] == list(floats.values()) + [248]
+    assert all(t.inline_floats[b[0]] == f for f, b in zip(floats, got))
+    spec = isa.load(target)
     roles = t.roles
     named = (roles.valu | roles.scalar | roles.lds | roles.vmem | roles.export | roles.lds_param | roles.dpp)
     assert named == set(spec.formats), "every format has exactly one role"
