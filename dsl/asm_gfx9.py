@@ -399,6 +399,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     w2["SRC0"], _ = _vgpr(s, acc)
                     f["SRC0"] = spec.traits.codes["DPP"]
                 else:
+                    if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
+                        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
                     f["SRC0"] = _src9(spec, s, enc, agpr_ok=acc)
             else:
                 f["VSRC1"], _ = _vgpr(s, acc)
@@ -407,6 +409,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             elif s.neg or s.abs:
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding takes no modifiers")
             continue
+        if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
+            raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=acc)
         neg |= s.neg << i
         abs_ |= s.abs << i
@@ -649,8 +653,13 @@ def encode_scalar(spec: Spec, d, rest: str) -> bytes:
         s = parse_operand(spec, text)
         if name == "sdst":
             f["SDST"] = _sreg(s)
-        else:
-            f[field] = _src9(spec, s, enc)
+            continue
+        if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
+                                                  and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here")
+        if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
+            raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant")
+        f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
 
