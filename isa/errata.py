@@ -66,7 +66,7 @@ ERRATA: tuple[Erratum, ...] = (
         "6f446148 cb7cd531 as v_madmk_f16 v48, ttmp3, 0x31d57ccb, v162: the constant multiplies.",
     ),
     Erratum(
-        "cdna3-s-lshr-b64-pcode", ("cdna3",), {"cdna3": 96},
+        "cdna3-s-lshr-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
         "add_pcode", ("SOP2", "S_LSHR_B64"), None,
         "D0.u64 = (S0.u64 >> S1[5 : 0].u32);\nSCC = D0.u64 != 0ULL",
         "The conversion's S_LSHR_B64 entry has its description but no code block (S_LSHL_B64 and "
