@@ -185,6 +185,12 @@ class _Hwregs(_Sgprs):
 _FILES: dict = {}
 
 
+def _one_pc(pc: np.ndarray, sel) -> bool:
+    """Whether the waves `sel` selects all sit at one PC."""
+    pcs = pc[sel]
+    return bool(np.minimum.reduce(pcs) == np.maximum.reduce(pcs))
+
+
 def _register_files(sem) -> bool:
     """Whether a semantic may index SGPR[...] / HW_REGISTERS[...] (ctx.sgpr, ctx.hwreg): the
     generated ones whose pseudocode names them, and every hand-written one."""
@@ -380,18 +386,22 @@ class _Chunk:
         # batch is again all of them. A launch starts that way.
         fast_together = self.options.together
         together = fast_together and bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
-        # instructions every wave issued while together, not yet added to st.issued (one
-        # Python int instead of a pass over the waves per batch)
+        # the batch while together: every running wave (at first all of them; after some
+        # ended, those left, e.g. the waves of a loop whose out-of-range waves quit early)
+        group_idx, group_sel = everyone, all_waves
+        # instructions every wave of the group issued while together, not yet added to
+        # st.issued (one Python int instead of a pass over the waves per batch)
         bulk = 0
         while True:
             if together:
-                lowest, idx, sel = int(st.pc[0]), everyone, all_waves
+                lowest, idx, sel = int(st.pc[group_idx[0]]), group_idx, group_sel
                 bulk += 1
             else:
                 if bulk:
-                    st.issued += bulk
+                    st.issued[group_sel] += bulk
                     bulk = 0
-                key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
+                running = st.run == RUNNING
+                key = np.where(running, st.pc, parked)      # PCs of the runnable waves
                 lowest = int(np.minimum.reduce(key))
                 if lowest == parked:
                     if (st.run == AT_BARRIER).any():
@@ -424,7 +434,9 @@ class _Chunk:
             width = 1 if p.scalar else st.lanes
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
             try:
-                if not self.options.batch_waves and p.control is None:
+                if p.control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
+                    st.pc[sel] += p.inst.size
+                elif not self.options.batch_waves and p.control is None:
                     self.wave_by_wave(p, idx)
                 elif p.control is None and len(idx) * width > limit:
                     per = max(1, limit // width)
@@ -441,14 +453,23 @@ class _Chunk:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
                 self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
                 self.m.tracer(p, st, sel)
-            if len(idx) < st.waves or (p.control is not None and p.control not in _NO_EFFECT):
+            if p.control is not None and p.control not in _NO_EFFECT:
                 if p.control == "end" and len(idx) == st.waves:     # every wave ended at once
                     st.issued += bulk
                     self.m.spare_state = st
                     return
+                if together:
+                    st.issued[group_sel] += bulk
+                    bulk = 0
                 together = False
-            else:       # after a branch: together if every wave went the same way (min = max)
-                together = fast_together and (not p.sem.branch or st.pc.min() == st.pc.max())
+            elif together:      # after a branch: together if every wave went the same way (min = max)
+                together = not p.sem.branch or _one_pc(st.pc, sel)
+                if not together:
+                    st.issued[group_sel] += bulk
+                    bulk = 0
+            elif fast_together and len(idx) == int(np.count_nonzero(running)) and _one_pc(st.pc, sel):
+                # every running wave was in this batch and is still at one PC: the next batch is them again
+                together, group_idx, group_sel = True, idx, sel
 
     def wave_by_wave(self, p: Prepared, idx) -> None:
         for wave in idx:        # one semantic call per wave, in wave order

@@ -25,6 +25,7 @@ from .semantics import SemanticsError
 U64 = np.uint64
 FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
 UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+_SIGNED = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 _ALL = (1 << 64) - 1
 _LITTLE = sys.byteorder == "little"      # a uint64's dword k is its uint32 view's element k
 
@@ -37,6 +38,8 @@ def _mask(bits: int) -> int:
 
 def raw(x) -> np.ndarray:
     """The bits of any value as uint64 (floats by their IEEE encoding, signed two's complement)."""
+    if type(x) is np.ndarray and x.dtype.kind in "uib":    # the usual case first: one conversion
+        return x.astype(U64, copy=False)
     if isinstance(x, (bool, np.bool_)):
         return U64(int(x))
     if isinstance(x, int):
@@ -56,6 +59,9 @@ def raw(x) -> np.ndarray:
 
 def access(x, kind: str, bits: int):
     """`x.<kind><bits>`: reinterpret the low `bits` bits of x as that type."""
+    if type(x) is np.ndarray and kind != "f" and x.dtype.kind == "u" and x.dtype.itemsize * 8 == bits:
+        # a register of exactly that width (the usual S0.u / S0.i): no mask, one conversion
+        return x.view(_SIGNED[bits]).astype(np.int64, copy=False) if kind == "i" else x.astype(U64, copy=False)
     if kind == "f":
         a = np.asarray(x)
         if a.dtype == UINT[bits]:           # already the register's width: reinterpret in place
@@ -189,6 +195,10 @@ def cast_int(x, signed: bool, bits: int):
 
 def bits_of(x, hi, lo):
     """x[hi:lo] (hi < lo: the bits in reverse order, as in s_brev's S0.u[0 : 31])."""
+    if type(hi) is int and type(lo) is int and 0 <= hi - lo < 64 and type(x) is np.ndarray \
+            and x.dtype.kind in "uib" and current().shift_range_shortcuts:
+        # the usual constant field of an integer array (the general path below, without its checks)
+        return (x.astype(U64, copy=False) >> U64(lo)) & U64(_mask(hi - lo + 1))
     if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi < lo:
         n = lo - hi + 1
         v = bits_of(x, lo, hi)
