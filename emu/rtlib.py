@@ -236,16 +236,19 @@ def reverse_bits(v, n: int = 32):
 def _in_shift_range(n: np.ndarray) -> bool:
     """All shift counts in 0..63 (checked on the counts, which are usually per-wave or one
     constant, so much smaller than the shifted values)."""
+    if n.size == 1:         # one count (a constant or a uniform register): no reductions
+        return current().shift_range_shortcuts and 0 <= n.item() < 64
     return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 64
 
 
 def shl(x, n):
     """x << n at 64-bit width; shifts >= 64 give 0 (not the host's shift-count wrap)."""
     n = np.asarray(n).astype(np.int64)
-    if np.asarray(x).dtype.kind == "O":
-        return np.asarray(x) << n.astype(object)
-    signed = np.asarray(x).dtype == np.int64
-    r = raw(x)
+    a = np.asarray(x)
+    if a.dtype.kind == "O":
+        return a << n.astype(object)
+    signed = a.dtype == np.int64
+    r = raw(a)
     if _in_shift_range(n):      # every count < 64 (the usual 5-bit field): the host shift is exact
         out = r << n.astype(U64)
     else:
@@ -261,7 +264,7 @@ def shr(x, n):
         return a >> n.astype(object)
     if a.dtype == np.int64:
         return a >> np.minimum(n, 63)
-    r = raw(x)
+    r = raw(a)
     if _in_shift_range(n):
         return r >> n.astype(U64)
     return np.where(n >= 64, U64(0), r >> np.minimum(n, 63).astype(U64))
@@ -963,6 +966,8 @@ def lane_bit(mask, ctx):
 
 
 def _in_shift_range32(n: np.ndarray) -> bool:
+    if n.size == 1:
+        return current().shift_range_shortcuts and 0 <= n.item() < 32
     return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 32
 
 
