@@ -415,6 +415,7 @@ class _Chunk:
             p = self.prepared.get(pc)
             if p is None:
                 p = self.prepare(pc)
+            control = p.control
             stats.batches += 1
             stats.instructions += len(idx)
             if by_mnemonic is not None:
@@ -434,11 +435,11 @@ class _Chunk:
             width = 1 if p.scalar else st.lanes
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
             try:
-                if p.control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
+                if control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
                     st.pc[sel] += p.inst.size
-                elif not self.options.batch_waves and p.control is None:
+                elif not self.options.batch_waves and control is None:
                     self.wave_by_wave(p, idx)
-                elif p.control is None and len(idx) * width > limit:
+                elif control is None and len(idx) * width > limit:
                     per = max(1, limit // width)
                     for k in range(0, len(idx), per):
                         part = idx[k:k + per]
@@ -453,8 +454,8 @@ class _Chunk:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
                 self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
                 self.m.tracer(p, st, sel)
-            if p.control is not None and p.control not in _NO_EFFECT:
-                if p.control == "end" and len(idx) == st.waves:     # every wave ended at once
+            if control is not None and control not in _NO_EFFECT:
+                if control == "end" and len(idx) == st.waves:     # every wave ended at once
                     st.issued += bulk
                     self.m.spare_state = st
                     return

@@ -38,8 +38,13 @@ def _mask(bits: int) -> int:
 
 def raw(x) -> np.ndarray:
     """The bits of any value as uint64 (floats by their IEEE encoding, signed two's complement)."""
-    if type(x) is np.ndarray and x.dtype.kind in "uib":    # the usual case first: one conversion
+    kind = type(x)
+    if kind is np.ndarray and x.dtype.kind in "uib":    # the usual cases first: one conversion
         return x.astype(U64, copy=False)
+    if kind is np.uint64:           # a constant of the generated code (R.U64(4))
+        return x
+    if kind is np.int64 or kind is np.uint32:
+        return x.astype(U64)
     if isinstance(x, (bool, np.bool_)):
         return U64(int(x))
     if isinstance(x, int):
@@ -88,6 +93,8 @@ def store(x, kind: str, bits: int, narrow: bool = False):
     """Raw uint64 bits (wide: Python ints) of value x written to a location typed kind/bits.
     narrow: a whole operand's new value, whose float bits may stay uint32 (<= 32 bits) or
     uint64 (f64) without a widening copy."""
+    if type(x) is np.ndarray and kind != "f" and bits <= 64 and x.dtype.kind in "uib":     # the usual integer store
+        return raw(x) & U64(_mask(bits)) if bits < 64 else raw(x)
     a = np.asarray(x) if not isinstance(x, (int, float)) else x
     if kind == "f":
         if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
