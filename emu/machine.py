@@ -386,22 +386,23 @@ class _Chunk:
         # batch is again all of them. A launch starts that way.
         fast_together = self.options.together
         together = fast_together and bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
-        # the batch while together: every running wave (at first all of them; after some
-        # ended, those left, e.g. the waves of a loop whose out-of-range waves quit early)
-        group_idx, group_sel = everyone, all_waves
+        # the batch while together: the running waves at the lowest PC (at first all of them;
+        # later e.g. the waves of a loop whose out-of-range waves branched past it), as long as
+        # they stay below the lowest PC of the other running waves (which do not move meanwhile)
+        group_idx, group_sel, others = everyone, all_waves, parked
         # instructions every wave of the group issued while together, not yet added to
         # st.issued (one Python int instead of a pass over the waves per batch)
         bulk = 0
         while True:
-            if together:
+            if together and int(st.pc[group_idx[0]]) < others:
                 lowest, idx, sel = int(st.pc[group_idx[0]]), group_idx, group_sel
                 bulk += 1
             else:
+                together = False
                 if bulk:
                     st.issued[group_sel] += bulk
                     bulk = 0
-                running = st.run == RUNNING
-                key = np.where(running, st.pc, parked)      # PCs of the runnable waves
+                key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
                 lowest = int(np.minimum.reduce(key))
                 if lowest == parked:
                     if (st.run == AT_BARRIER).any():
@@ -468,9 +469,11 @@ class _Chunk:
                 if not together:
                     st.issued[group_sel] += bulk
                     bulk = 0
-            elif fast_together and len(idx) == int(np.count_nonzero(running)) and _one_pc(st.pc, sel):
-                # every running wave was in this batch and is still at one PC: the next batch is them again
-                together, group_idx, group_sel = True, idx, sel
+            elif fast_together and _one_pc(st.pc, sel):
+                # the batch is still at one PC: while that stays below every other running
+                # wave's PC, the next batches are these waves again
+                key[idx] = parked
+                together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
 
     def wave_by_wave(self, p: Prepared, idx) -> None:
         for wave in idx:        # one semantic call per wave, in wave order
