@@ -14,9 +14,14 @@ from functools import lru_cache
 
 from isa import Format, InstrDef, Spec
 
+from . import syntax
 from .signature import valu_signature, vopd_base
 
 
+
+# Fields one family's manual names differently from another's, by the name dsl/ reads them
+# under (RDNA4 calls the clamp bit CM where RDNA3 writes CLMP)
+FIELD_NAMES = {"CM": "CLMP"}
 
 ILLEGAL = InstrDef("V_ILLEGAL", "VOP2", 0, None, "LLVM's trap-on-execute filler (all-zero dword)")
 
@@ -132,8 +137,10 @@ class _DecodeTable:
             width = 64 if real_fmt.name == "MIMG" else real_fmt.width
             plan = DecodePlan(
                 real_fmt, tuple(defs), width,
-                tuple((n, lo, (1 << (hi - lo + 1)) - 1) for n, hi, lo in real_fmt.fields
-                      if n != "ENCODING" and hi < width),
+                tuple((FIELD_NAMES.get(n, n), lo, (1 << (hi - lo + 1)) - 1) for n, hi, lo in real_fmt.fields
+                      if n != "ENCODING" and hi < width) +
+                tuple((flag.upper(), bit, 1) for bit, flag in
+                      syntax.LLVM_ONLY_BITS.get(self.spec.arch, {}).get(real_fmt.name, ()) if bit < width),
                 () if defs[0].name.startswith("S_SENDMSG_RTN") else
                 tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),

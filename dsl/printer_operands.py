@@ -66,6 +66,8 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
+    if code in syntax.RESERVED_SRC_NAMES:   # RDNA4's 64-bit literal code (254): LLVM 22 names it
+        return syntax.RESERVED_SRC_NAMES[code]
     return f"<{kind} {code}>"
 
 

@@ -85,6 +85,15 @@ _RDNA3_ROLES = FormatRoles(
     image=frozenset({"MIMG"}), export=frozenset({"EXP"}), lds_param=frozenset({"LDSDIR"}),
     dpp=frozenset({"DPP16", "DPP8"}))
 
+# RDNA4's manual names the memory, export and LDS-direct formats with a V prefix (VDS, VFLAT,
+# VBUFFER for MUBUF and MTBUF alike, VIMAGE and VSAMPLE for MIMG, VEXPORT, VDSDIR)
+_RDNA4_ROLES = FormatRoles(
+    salu=_RDNA3_ROLES.salu, smem=_RDNA3_ROLES.smem, valu_e32=_RDNA3_ROLES.valu_e32,
+    valu_e64=_RDNA3_ROLES.valu_e64, vopd=_RDNA3_ROLES.vopd, interp=_RDNA3_ROLES.interp,
+    lds=frozenset({"VDS"}), flat=frozenset({"VFLAT", "VGLOBAL", "VSCRATCH"}), buffer=frozenset({"VBUFFER"}),
+    image=frozenset({"VIMAGE", "VSAMPLE"}), export=frozenset({"VEXPORT"}), lds_param=frozenset({"VDSDIR"}),
+    dpp=_RDNA3_ROLES.dpp)
+
 _CDNA3_ROLES = FormatRoles(
     salu=frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"}), smem=frozenset({"SMEM"}),
     valu_e32=frozenset({"VOP1", "VOP2", "VOPC"}), valu_e64=frozenset({"VOP3A", "VOP3B", "VOP3P", "VOP3P-MAI"}),
@@ -102,6 +111,10 @@ _CDNA3_ROLES = FormatRoles(
 #  [LLVM-FULL] LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
 #              VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
 #              devices have 1024 (512).
+#  [ISA-RDNA4] AMD "RDNA4" ISA reference (2025-04-07), 2.1 and 3.3.2.1: wave32 and wave64; "devices
+#              that have 1536 VGPRs per SIMD allocate in blocks of 24". LLVM 22 gives gfx1200 and
+#              gfx1201 that file: its code generator reports occupancy 16 (1536 / 96) for a kernel
+#              using 96 VGPRs on both, 10 on gfx1102 (1024).
 # A new family: its generated operand tables give the codes; add one entry here (wave sizes,
 # format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
 # in tests/test_isa_traits.py.
@@ -111,6 +124,7 @@ _ENTRIES: dict[str, _Entry] = {
     "rdna3.5": _Entry((32, 64), _RDNA3_ROLES, {"gfx1150": 1024, "gfx1151": 1536, "gfx1152": 1024}, "gfx1151"),
     "cdna3": _Entry((64,), _CDNA3_ROLES, {"gfx940": 1024, "gfx941": 1024, "gfx942": 1024}, "gfx942",
                     agprs=256, dialect="gfx9"),
+    "rdna4": _Entry((32, 64), _RDNA4_ROLES, {"gfx1200": 1536, "gfx1201": 1536}, "gfx1201"),
 }
 
 

@@ -5,17 +5,18 @@ import isa
 from isa import errata
 
 ARCHS = ["rdna3", "rdna3.5"]
-ALL_ARCHS = ARCHS + ["cdna3"]          # cdna3 from the manual's Markdown conversion
+ALL_ARCHS = ARCHS + ["cdna3", "rdna4"]   # cdna3 and rdna4 from the manuals' Markdown conversions
 
 
 @pytest.mark.parametrize("target,arch", [("rdna3", "rdna3"), ("gfx1100", "rdna3"), ("gfx1103", "rdna3"),
                                          ("GFX1151", "rdna3.5"), ("gfx1150", "rdna3.5"), ("rdna3.5", "rdna3.5"),
-                                         ("gfx1100-w64", "rdna3"), ("gfx942", "cdna3"), ("cdna3", "cdna3")])
+                                         ("gfx1100-w64", "rdna3"), ("gfx942", "cdna3"), ("cdna3", "cdna3"),
+                                         ("gfx1201", "rdna4"), ("gfx1200", "rdna4"), ("rdna4", "rdna4")])
 def test_load_by_family_or_target(target, arch):
     assert isa.load(target).arch == arch
 
 
-@pytest.mark.parametrize("target", ["gfx1201", "rdna4", "gfx950"])
+@pytest.mark.parametrize("target", ["gfx950", "cdna4"])
 def test_known_but_not_generated_arch_has_clear_error(target):
     with pytest.raises(isa.ISALoadError, match="no generated ISA definitions"):
         isa.load(target)
@@ -30,6 +31,14 @@ def test_a_component_refuses_a_family_it_does_not_implement():
         with pytest.raises(isa.ISALoadError, match="does not support cdna3 .*it supports rdna3, rdna3.5"):
             load("gfx942")
         assert load("gfx1151").arch == "rdna3.5"
+
+
+def test_rdna4_is_disassembled_but_not_assembled():
+    from dsl import assemble, disassemble, families as dsl_families
+    assert dsl_families.load_for_disassembly("gfx1201").arch == "rdna4"
+    assert disassemble(bytes.fromhex("0bb9967e"), "gfx1201") == "v_ceil_f16_e32 v75, v11"   # LLVM 22's text
+    with pytest.raises(isa.ISALoadError, match="assembler and DSL does not support rdna4 .*it supports rdna3, rdna3.5"):
+        assemble("s_nop 0", "gfx1201")
 
 
 def test_unknown_target_lists_known_ones():
@@ -49,6 +58,13 @@ def test_every_cdna3_format_exists():
     required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3A VOP3B VOP3P VOP3P-MAI DPP SDWA SDWAB "
                 "DS MUBUF MTBUF FLAT GLOBAL SCRATCH").split()
     assert set(required) <= set(isa.load("cdna3").formats)
+
+
+def test_every_rdna4_format_exists():
+    """RDNA4's manual renames the memory formats (VBUFFER for MUBUF/MTBUF, VIMAGE/VSAMPLE for MIMG)."""
+    required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3 VOP3SD VOP3P VOPD DPP16 DPP8 VINTERP "
+                "VDSDIR VDS VBUFFER VIMAGE VSAMPLE VFLAT VGLOBAL VSCRATCH VEXPORT").split()
+    assert set(required) <= set(isa.load("gfx1201").formats)
 
 
 @pytest.mark.parametrize("arch", ALL_ARCHS)

@@ -7,7 +7,7 @@ import pytest
 import isa
 from tests.llvm_tools import mc_encodings
 
-FAMILIES = [("rdna3", "gfx1100"), ("rdna3.5", "gfx1151")]
+FAMILIES = [("rdna3", "gfx1100"), ("rdna3.5", "gfx1151"), ("rdna4", "gfx1201")]
 
 
 @pytest.mark.parametrize("family, target", FAMILIES)
