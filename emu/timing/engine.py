@@ -103,7 +103,9 @@ class _Wave:
 class Engine:
     def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
         self.ops, self.p = ops, params
-        self._regs: dict[int, tuple] = {}        # pc -> the registers its dependencies look at
+        self._regs: dict[int, tuple] = {}        # pc -> (register, wait after its writer by writer kind)
+        self._memory_latency = {Kind.SMEM: params.smem_latency, Kind.VMEM_LOAD: params.vmem_load_latency,
+                                Kind.VMEM_STORE: params.vmem_store_latency, Kind.LDS: params.lds_latency}
 
     def run(self, waves: list[WaveSpec]) -> list[WaveTiming]:
         p = self.p
@@ -185,7 +187,8 @@ class Engine:
         ended or parked at a barrier)."""
         p = self.p
         stream = w.spec.stream
-        while w.i < len(stream) and self.ops[stream[w.i]].kind in _NOT_ISSUED:
+        ops = self.ops
+        while w.i < len(stream) and ops[stream[w.i]].kind in _NOT_ISSUED:
             w.out.pcs.append(stream[w.i])
             w.out.issue.append(-1)
             w.out.cause.append("")
@@ -193,50 +196,63 @@ class Engine:
         if w.i >= len(stream):
             w.out.end = w.last if w.last is not None else w.out.start
             return None
-        op = self.ops[stream[w.i]]
+        op = ops[stream[w.i]]
         simd = self.simds[w.spec.simd]
-        terms = [(w.not_before, w.not_before_cause)]
-        if w.last is not None:
-            terms.append((w.last + 1, "issue"))
-        terms.append((self._fetched(w, op.pc, op.size, t), "fetch"))
-        terms.append(self._deps(w, op))
-        if op.kind == Kind.VALU:
-            terms.append((simd.valu_free, "pipe"))
-            if op.trans:
-                terms.append((simd.trans_free, "pipe"))
+        # the binding constraint: the latest of the terms below, the first named on a tie
+        ready, cause = w.not_before, w.not_before_cause
+        if w.last is not None and w.last + 1 > ready:
+            ready, cause = w.last + 1, "issue"
+        pc = op.pc
+        block = pc // p.fetch_block
+        if block in w.blocks_seen and block == (pc + op.size - 1) // p.fetch_block:
+            fetched = self.blocks[(w.spec.simd[0], block)]      # already requested, its next one too
+        else:
+            fetched = self._fetched(w, pc, op.size, t)
+        if fetched > ready:
+            ready, cause = fetched, "fetch"
+        dep = self._deps(w, op)
+        if dep > ready:
+            ready, cause = dep, "dependency"
+        kind = op.kind
+        if kind == Kind.VALU:
+            if simd.valu_free > ready:
+                ready, cause = simd.valu_free, "pipe"
+            if op.trans and simd.trans_free > ready:
+                ready, cause = simd.trans_free, "pipe"
             if op.valu != "wmma" and simd.wmma_ends and simd.wmma_bypass <= 0:
                 pending = [e for e in simd.wmma_ends if e > (w.last or 0)]
-                if pending:         # the VALU alternates with the matrix core: wait for the next WMMA to finish
-                    terms.append((pending[0], "pipe"))
+                if pending and pending[0] > ready:   # the VALU alternates with the matrix core: wait for the next WMMA
+                    ready, cause = pending[0], "pipe"
             if op.sgpr_result:
                 recent = [x for x in simd.sgpr_writes if x > t - p.valu_sgpr_window]
                 simd.sgpr_writes = recent
-                if len(recent) >= p.valu_sgpr_burst:
-                    terms.append((recent[-1] + p.valu_sgpr_stall, "pipe"))
-        elif op.kind == Kind.SALU and op.hwreg and simd.salu_starts:
-            terms.append((simd.salu_starts[-1] + p.salu_cycles + p.hwreg_latency, "pipe"))   # the SALU drains first
-        elif op.kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
-            terms.append((simd.salu_starts[-p.salu_queue], "pipe"))     # the SALU queue is full
-        if op.kind == Kind.WAIT:
+                if len(recent) >= p.valu_sgpr_burst and recent[-1] + p.valu_sgpr_stall > ready:
+                    ready, cause = recent[-1] + p.valu_sgpr_stall, "pipe"
+        elif kind == Kind.SALU and op.hwreg and simd.salu_starts:
+            drained = simd.salu_starts[-1] + p.salu_cycles + p.hwreg_latency     # the SALU drains first
+            if drained > ready:
+                ready, cause = drained, "pipe"
+        elif kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
+            if simd.salu_starts[-p.salu_queue] > ready:                       # the SALU queue is full
+                ready, cause = simd.salu_starts[-p.salu_queue], "pipe"
+        if kind == Kind.WAIT:
             for counter, limit in (op.waits or {}).items():
                 q = w.outstanding.get(counter, [])
-                if len(q) > limit:
-                    terms.append((q[len(q) - 1 - limit] + p.waitcnt_resume, counter))
-        if op.kind == Kind.END:
+                if len(q) > limit and q[len(q) - 1 - limit] + p.waitcnt_resume > ready:
+                    ready, cause = q[len(q) - 1 - limit] + p.waitcnt_resume, counter
+        elif kind == Kind.END:
             for counter in ("vm", "vs", "lgkm"):
                 q = w.outstanding[counter]
-                if q:
-                    terms.append((q[-1], counter))
-        ready, cause = terms[0]
-        for term in terms:
-            if term[0] > ready:
-                ready, cause = term
+                if q and q[-1] > ready:
+                    ready, cause = q[-1], counter
         if ready > t:
             if w.wait_ready is None or ready > w.wait_ready:
                 w.wait_cause, w.wait_ready = cause, ready
             return ready
-        slot = _SLOT.get(op.kind, "salu")
-        if not simd.slot_free(t, slot):
+        slot = _SLOT.get(kind, "salu")
+        if simd.slot_t != t:
+            simd.slot_t, simd.slots = t, set()
+        elif slot in simd.slots:
             if w.wait_ready is None or ready > w.wait_ready:
                 w.wait_cause, w.wait_ready = cause, ready
             return t + 1
@@ -247,29 +263,47 @@ class Engine:
         final = bound_cause if bound - waited_from >= t - bound or t == bound else "arbitration"
         w.wait_cause = w.wait_ready = None
         self._issue(w, op, t, final, simd)
-        if op.kind == Kind.BARRIER and w.spec.group is not None:
+        if kind == Kind.BARRIER and w.spec.group is not None:
             w.barrier_at = t
             return None
         return w.not_before
 
-    def _deps(self, w: _Wave, op: OpInfo) -> tuple[int, str]:
-        p = self.p
-        best = (0, "dependency")
-        consumer = op.kind
-        regs = self._regs.get(op.pc)
-        if regs is None:
-            regs = self._regs[op.pc] = tuple(op.reads | op.writes | op.accumulates)
-        reg_time = w.reg_time
-        for r in regs:
+    def _deps(self, w: _Wave, op: OpInfo) -> int:
+        """The cycle from which op's register dependencies allow it to issue."""
+        table = self._regs.get(op.pc)
+        if table is None:
+            table = self._regs[op.pc] = tuple((r, lat) for r in op.reads | op.writes | op.accumulates
+                                              if (lat := self._latencies(op, r)))
+        best = 0
+        reg_time, reg_kind = w.reg_time, w.reg_kind
+        for r, lat in table:
             t0 = reg_time.get(r)
-            if t0 is None:
-                continue
-            producer = w.reg_kind[r]
-            if r in op.writes and r not in op.reads and producer not in ("valu", "trans"):
+            if t0 is not None:
+                wait = lat.get(reg_kind[r])
+                if wait is not None and t0 + wait > best:
+                    best = t0 + wait
+        if op.kind == Kind.SALU:
+            after = self.p.salu_writes_valu_source
+            for r in op.writes:
+                t0 = w.valu_reads.get(r)
+                if t0 is not None and t0 + after > best:
+                    best = t0 + after
+        return best
+
+    def _latencies(self, op: OpInfo, r: int) -> dict:
+        """How long after its last writer op may read or overwrite register r, by the kind of
+        that writer ('valu', 'trans', 'salu', 'memory'; absent: no wait). For memory
+        writers the time is counted from the data's return."""
+        p = self.p
+        consumer = op.kind
+        reads = r in op.reads
+        out = {}
+        for producer in ("valu", "trans", "salu", "memory"):
+            if r in op.writes and not reads and producer not in ("valu", "trans"):
                 continue                        # write after write of a scalar/memory result: in order
             if producer in ("valu", "trans"):
                 if consumer == Kind.VALU:
-                    if r not in op.reads:
+                    if not reads:
                         continue                # VALU writes in order; an accumulator's old value is forwarded
                     if r < VGPR:
                         lat = p.valu_mask_latency     # VCC / carry / SGPR results forward at once
@@ -282,7 +316,7 @@ class Engine:
                 else:
                     lat = p.valu_to_scalar
             elif producer == "salu":
-                if r not in op.reads:
+                if not reads:
                     continue
                 if consumer == Kind.VALU:
                     if r not in op.mask_reads:
@@ -290,18 +324,12 @@ class Engine:
                     lat = p.salu_to_valu_mask
                 else:
                     lat = p.salu_latency if r == SCC or r in VCC else p.salu_sgpr_latency
-            elif producer == "memory" and consumer == Kind.VALU and r in op.reads:
-                lat = p.memory_to_valu          # t0 is the data's return
+            elif consumer == Kind.VALU and reads:
+                lat = p.memory_to_valu          # the loaded data's return
             else:
                 continue                        # memory results otherwise: the program's s_waitcnt orders them
-            if t0 + lat > best[0]:
-                best = (t0 + lat, "dependency")
-        if consumer == Kind.SALU:
-            for r in op.writes:
-                t0 = w.valu_reads.get(r)
-                if t0 is not None and t0 + p.salu_writes_valu_source > best[0]:
-                    best = (t0 + p.salu_writes_valu_source, "dependency")
-        return best
+            out[producer] = lat
+        return out
 
     def _issue(self, w: _Wave, op: OpInfo, t: int, cause: str, simd: _Simd) -> None:
         p = self.p
@@ -351,8 +379,7 @@ class Engine:
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, "salu"
         elif kind in _MEMORY:
-            lat = {Kind.SMEM: p.smem_latency, Kind.VMEM_LOAD: p.vmem_load_latency,
-                   Kind.VMEM_STORE: p.vmem_store_latency, Kind.LDS: p.lds_latency}[kind]
+            lat = self._memory_latency[kind]
             q = w.outstanding[op.counter]
             done = max(t + lat, q[-1] if q else 0)      # each counter returns in order
             q.append(done)

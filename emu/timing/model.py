@@ -116,5 +116,5 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
         return machine.text(machine.decode(pc))
     report = build_report(d.kernel, machine.arch, p.clock_ghz, waves, ops, text)
     report.note = note
-    report.wave_ids = waves.ids.tolist()
+    report.wave_ids = waves.ids          # global wave index of each entry of report.waves
     return report

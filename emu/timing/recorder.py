@@ -46,11 +46,15 @@ class Recorder:
         flat, offsets = self._flat(total_waves)
         return [flat[offsets[i]:offsets[i + 1]] for i in range(total_waves)]
 
-    def stream_table(self, total_waves: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    def stream_table(self, total_waves: int, by_ranges: bool = True) -> tuple[np.ndarray, list[np.ndarray]]:
         """(ids, streams): ids[w] numbers wave w's PC sequence, equal numbers exactly for
         equal sequences; streams[i] is sequence i. Waves of one length are compared as rows
         of a matrix: a hash proposes the classes, an element-wise comparison confirms them
-        (on a collision the rows are sorted out exactly)."""
+        (on a collision the rows are sorted out exactly). `by_ranges=False` turns off the
+        shortcut for batches of consecutive waves (`_range_table`)."""
+        table = self._range_table(total_waves) if by_ranges else None
+        if table is not None:
+            return table
         flat, offsets = self._flat(total_waves)
         lengths = np.diff(offsets)
         ids = np.empty(total_waves, np.int64)
@@ -69,3 +73,34 @@ class Recorder:
             ids[members] = len(streams) + inverse.reshape(-1)
             streams.extend(rows[f] for f in first)
         return ids, streams
+
+    def _range_table(self, total_waves: int, limit: int = 4_000_000):
+        """stream_table when every batch is a run of consecutive waves (no divergence, the
+        usual case): waves between two consecutive batch boundaries were in exactly the
+        same batches, so they ran the same stream; one stream per such run. None when some
+        batch is not a run (or the runs x batches table would be large)."""
+        if not self.batches:
+            return None
+        firsts = np.empty(len(self.batches), np.int64)
+        ends = np.empty(len(self.batches), np.int64)
+        for k, (b, off) in enumerate(zip(self.batches, self.offsets)):
+            b = np.asarray(b)
+            if not len(b) or b[-1] - b[0] + 1 != len(b) or (len(b) > 1 and not (np.diff(b) == 1).all()):
+                return None
+            firsts[k], ends[k] = b[0] + off, b[-1] + off + 1
+        cuts = np.unique(np.concatenate([firsts, ends, [0, total_waves]]))
+        cuts = cuts[(cuts >= 0) & (cuts <= total_waves)]
+        reps = cuts[:-1]
+        if len(reps) * len(firsts) > limit:
+            return None
+        member = (firsts[None, :] <= reps[:, None]) & (reps[:, None] < ends[None, :])
+        pcs = np.asarray(self.pcs, np.int64)
+        known: dict[bytes, int] = {}
+        streams: list[np.ndarray] = []
+        run_ids = np.empty(len(reps), np.int64)
+        for k in range(len(reps)):
+            s = pcs[member[k]]
+            run_ids[k] = known.setdefault(s.tobytes(), len(known))
+            if run_ids[k] == len(streams):
+                streams.append(s)
+        return np.repeat(run_ids, np.diff(cuts)), streams
