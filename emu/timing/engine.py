@@ -26,6 +26,8 @@ _SLOT = {Kind.VALU: "valu", Kind.SALU: "salu", Kind.SMEM: "salu", Kind.VMEM_LOAD
          Kind.END: "branch", Kind.BARRIER: "branch", Kind.OTHER: "salu"}
 _MEMORY = (Kind.SMEM, Kind.VMEM_LOAD, Kind.VMEM_STORE, Kind.LDS)
 _NOT_ISSUED = (Kind.DELAY,)       # consumed by the instruction buffer: no issue slot, not in traces
+# scalar-pipe instructions that wait for the wave's vector memory instruction to hand over its operands
+_AFTER_VMEM = (Kind.SALU, Kind.CLAUSE, Kind.NOP, Kind.WAIT, Kind.OTHER)
 
 
 @dataclass
@@ -35,6 +37,8 @@ class WaveSpec:
     simd: tuple = (0, 0)              # (cu, simd): waves with the same key share issue slots and pipes
     group: int | None = None          # work-group (barriers); None: alone
     name: str = ""
+    released: dict | None = None      # stream index of an s_waitcnt -> cycle its counters are satisfied
+                                      # (replaying a measured trace: the memory returns as measured)
 
 
 @dataclass(slots=True)
@@ -65,13 +69,12 @@ class WaveTiming:
 
 
 class _Simd:
-    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts", "sgpr_writes",
+    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts",
                  "wmma_ends", "wmma_bypass")
 
     def __init__(self):
         self.wmma_ends: list[int] = []          # completion of queued WMMA operations, in order
         self.wmma_bypass = 0                    # VALU ops that may still pass the queued WMMAs
-        self.sgpr_writes: list[int] = []        # recent issues of VALU instructions writing SGPRs (VCC, masks)
         self.valu_free, self.trans_free, self.last_valu_class = 0, 0, ""
         self.salu_starts: list[int] = []        # execution start of each issued SALU instruction
         self.slot_t, self.slots = -1, set()
@@ -83,8 +86,8 @@ class _Simd:
 
 
 class _Wave:
-    __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "outstanding", "not_before",
-                 "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
+    __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "last_salu", "last_lds", "last_vmem",
+                 "sgpr_writes", "outstanding", "not_before", "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
 
     def __init__(self, spec: WaveSpec, order: int):
         self.spec, self.order = spec, order
@@ -93,7 +96,11 @@ class _Wave:
         self.last = None                        # previous issue cycle
         self.reg_time: dict[int, int] = {}      # register -> issue cycle of its last writer
         self.reg_kind: dict[int, str] = {}      # register -> the writer's kind ('valu', 'trans', 'salu', ...)
-        self.valu_reads: dict[int, int] = {}    # SGPR -> last VALU issue that read it
+        self.valu_reads: dict[int, int] = {}    # register -> last VALU issue that read it
+        self.last_salu = None                   # issue cycle of the wave's last SALU instruction
+        self.last_lds = None                    # ... of its last LDS instruction
+        self.last_vmem = None                   # ... of its last vector memory instruction
+        self.sgpr_writes: list[int] = []        # when its last VALU ops writing SGPRs (VCC, masks) finished their passes
         self.outstanding = {"vm": [], "lgkm": [], "vs": [], "exp": []}   # completion cycles, in order
         self.not_before, self.not_before_cause = 0, "launch"
         self.blocks_seen: set[int] = set()
@@ -214,6 +221,14 @@ class Engine:
         if dep > ready:
             ready, cause = dep, "dependency"
         kind = op.kind
+        # per wave, between pipes: a VALU op after an LDS instruction, a scalar-pipe one after a
+        # vector memory instruction, a scalar load after a SALU op (it reads SGPRs once the SALU retired)
+        if kind == Kind.VALU and w.last_lds is not None and w.last_lds + p.lds_to_valu > ready:
+            ready, cause = w.last_lds + p.lds_to_valu, "pipe"
+        elif kind in _AFTER_VMEM and w.last_vmem is not None and w.last_vmem + p.vmem_to_scalar > ready:
+            ready, cause = w.last_vmem + p.vmem_to_scalar, "pipe"
+        elif kind == Kind.SMEM and w.last_salu is not None and w.last_salu + p.salu_to_smem > ready:
+            ready, cause = w.last_salu + p.salu_to_smem, "pipe"
         if kind == Kind.VALU:
             if simd.valu_free > ready:
                 ready, cause = simd.valu_free, "pipe"
@@ -224,10 +239,9 @@ class Engine:
                 if pending and pending[0] > ready:   # the VALU alternates with the matrix core: wait for the next WMMA
                     ready, cause = pending[0], "pipe"
             if op.sgpr_result:
-                recent = [x for x in simd.sgpr_writes if x > t - p.valu_sgpr_window]
-                simd.sgpr_writes = recent
-                if len(recent) >= p.valu_sgpr_burst and recent[-1] + p.valu_sgpr_stall > ready:
-                    ready, cause = recent[-1] + p.valu_sgpr_stall, "pipe"
+                recent = w.sgpr_writes        # the last `valu_sgpr_inflight` such writes (end of their passes), oldest first
+                if len(recent) >= p.valu_sgpr_inflight and recent[-p.valu_sgpr_inflight] + p.valu_sgpr_cycles > ready:
+                    ready, cause = recent[-p.valu_sgpr_inflight] + p.valu_sgpr_cycles, "pipe"
         elif kind == Kind.SALU and op.hwreg and simd.salu_starts:
             drained = simd.salu_starts[-1] + p.salu_cycles + p.hwreg_latency     # the SALU drains first
             if drained > ready:
@@ -236,10 +250,13 @@ class Engine:
             if simd.salu_starts[-p.salu_queue] > ready:                       # the SALU queue is full
                 ready, cause = simd.salu_starts[-p.salu_queue], "pipe"
         if kind == Kind.WAIT:
+            released = w.spec.released.get(w.i) if w.spec.released else None
             for counter, limit in (op.waits or {}).items():
                 q = w.outstanding.get(counter, [])
-                if len(q) > limit and q[len(q) - 1 - limit] + p.waitcnt_resume > ready:
-                    ready, cause = q[len(q) - 1 - limit] + p.waitcnt_resume, counter
+                if len(q) > limit:
+                    at = q[len(q) - 1 - limit] + p.waitcnt_resume if released is None else released
+                    if at > ready:
+                        ready, cause = at, counter
         elif kind == Kind.END:
             for counter in ("vm", "vs", "lgkm"):
                 q = w.outstanding[counter]
@@ -284,6 +301,12 @@ class Engine:
                     best = t0 + wait
         if op.kind == Kind.SALU:
             after = self.p.salu_writes_valu_source
+            for r in op.writes:
+                t0 = w.valu_reads.get(r)
+                if t0 is not None and t0 + after > best:
+                    best = t0 + after
+        elif op.kind in _MEMORY:
+            after = self.p.valu_to_memory       # a load must not overwrite a VGPR before the VALU that reads it has
             for r in op.writes:
                 t0 = w.valu_reads.get(r)
                 if t0 is not None and t0 + after > best:
@@ -362,15 +385,14 @@ class Engine:
                         simd.wmma_ends = [e for e in simd.wmma_ends if e > t]
             simd.last_valu_class = cls
             if op.sgpr_result:
-                if len(simd.sgpr_writes) >= p.valu_sgpr_burst:
-                    simd.sgpr_writes = []
-                simd.sgpr_writes.append(t)
+                w.sgpr_writes.append(t + occ * passes)        # when its passes are done
+                if len(w.sgpr_writes) > p.valu_sgpr_inflight:
+                    del w.sgpr_writes[0]
             wk = "trans" if cls == "trans" else "valu"
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, wk
             for r in op.reads:
-                if r < VGPR:
-                    w.valu_reads[r] = t
+                w.valu_reads[r] = t
         elif kind == Kind.SALU:
             starts = simd.salu_starts
             starts.append(max(t, starts[-1] + p.salu_cycles if starts else t))
@@ -378,10 +400,15 @@ class Engine:
                 del starts[:32]
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, "salu"
+            w.last_salu = t
         elif kind in _MEMORY:
             lat = self._memory_latency[kind]
             q = w.outstanding[op.counter]
             done = max(t + lat, q[-1] if q else 0)      # each counter returns in order
+            if kind == Kind.LDS:
+                w.last_lds = t
+            elif kind != Kind.SMEM:
+                w.last_vmem = t
             q.append(done)
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = done, "memory"
