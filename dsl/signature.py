@@ -178,6 +178,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
     if m:
         args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
         k_pos = args.index("SIMM32")
+    elif d.format == "VOP2" and re.search(r"\bSIMM(16|32)\b", pcode):   # tmp = S0 * SIMM16 + S1 (CDNA's madmk)
+        args = re.findall(r"\b(S0|S1|SIMM16|SIMM32)\b", pcode.split("\n")[0])
+        k_pos = next(i for i, a in enumerate(args) if a.startswith("SIMM"))
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
     reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
@@ -212,7 +215,8 @@ def vopd_base(spec, d: InstrDef) -> InstrDef:
 # ---------------------------------------------------------------- memory data widths
 
 _SIZE_RE = re.compile(r"_(?:B|U|I|F)(8|16|32|64|96|128|256|512)(?:_|$)")
-_FORMAT_RE = re.compile(r"FORMAT_(X|XY|XYZ|XYZW)$")
+_FORMAT_RE = re.compile(r"FORMAT_(?:D16_)?(X|XY|XYZ|XYZW)$")
+_DWORDX_RE = re.compile(r"DWORDX(\d+)")
 
 
 def data_dwords(name: str) -> int:
@@ -222,14 +226,18 @@ def data_dwords(name: str) -> int:
         n = len(fm.group(1))
         return (n + 1) // 2 if "_D16" in name else n
     sizes = [int(x) for x in _SIZE_RE.findall(name)]
-    bits = sizes[-1] if sizes else 32
-    return max(1, bits // 32)
+    if not sizes:   # the older names (CDNA): DWORDXn, and _X2 for 64-bit atomics
+        dw = _DWORDX_RE.search(name)
+        if dw:
+            return int(dw.group(1))
+        return 2 if name.endswith("_X2") else 1
+    return max(1, sizes[-1] // 32)
 
 
 def cache_control(d: InstrDef) -> bool:
     """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
     buffer_gl0_inv): no operands. The manual gives these no pseudocode and describes them so."""
-    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate", d.description or ""))
+    return not d.pcode and bool(re.match(r"Write back|[Ii]nvalidate", d.description or ""))
 
 
 # ---------------------------------------------------------------- operand layouts (text order)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 # Codes the RDNA3 operand tables call Reserved but LLVM's disassembler names (its
 # assembler rejects them for gfx11). Printing only.
-RESERVED_SRC_NAMES = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi",
+RESERVED_SRC_NAMES = {125: "null", 230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi",
                       239: "src_pops_exiting_wave_id", 251: "src_vccz", 252: "src_execz",
                       254: "src_lds_direct"}
 
@@ -18,16 +18,16 @@ RESERVED_SRC_NAMES = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_ba
 SPECIAL_TEXT = {"VCC_LO": "vcc_lo", "VCC_HI": "vcc_hi", "NULL": "null", "M0": "m0", "EXEC_LO": "exec_lo",
                 "EXEC_HI": "exec_hi", "SCC": "src_scc", "SHARED_BASE": "src_shared_base",
                 "SHARED_LIMIT": "src_shared_limit", "PRIVATE_BASE": "src_private_base",
-                "PRIVATE_LIMIT": "src_private_limit"}
+                "PRIVATE_LIMIT": "src_private_limit", "VCCZ": "src_vccz", "EXECZ": "src_execz"}
 # names accepted on input as well (LLVM's aliases)
 SPECIAL_ALIASES = {"scc": "src_scc", "shared_base": "src_shared_base", "shared_limit": "src_shared_limit",
                    "private_base": "src_private_base", "private_limit": "src_private_limit"}
 # 64-bit operands name the register pair by its low half's code
-PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec"}
+PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec", "flat_scratch_lo": "flat_scratch", "xnack_mask_lo": "xnack_mask"}
 
 # ---------------------------------------------------------------- VALU particulars
 
-NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH"}
+NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH", "V_CLREXCP"}
 NO_SOURCES: set[str] = set()
 # VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar)
 SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}

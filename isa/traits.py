@@ -73,6 +73,8 @@ class _Entry:
     vgpr_file_wave32: dict             # device -> VGPRs per SIMD in wave32
     family_device: str                 # the device a bare family name stands for
     agprs: int = 0
+    dialect: str = "gfx11"             # the text syntax generation: "gfx11" (true16, DPP16/DPP8,
+                                       # VOPD) or "gfx9" (SDWA, GFX9 DPP, AGPRs, cache bits sc0/sc1/nt)
 
 
 _RDNA3_ROLES = FormatRoles(
@@ -83,9 +85,20 @@ _RDNA3_ROLES = FormatRoles(
     image=frozenset({"MIMG"}), export=frozenset({"EXP"}), lds_param=frozenset({"LDSDIR"}),
     dpp=frozenset({"DPP16", "DPP8"}))
 
+_CDNA3_ROLES = FormatRoles(
+    salu=frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"}), smem=frozenset({"SMEM"}),
+    valu_e32=frozenset({"VOP1", "VOP2", "VOPC"}), valu_e64=frozenset({"VOP3A", "VOP3B", "VOP3P", "VOP3P-MAI"}),
+    vopd=frozenset(), interp=frozenset(), lds=frozenset({"DS"}),
+    flat=frozenset({"FLAT", "GLOBAL", "SCRATCH"}), buffer=frozenset({"MUBUF", "MTBUF"}),
+    image=frozenset(), export=frozenset(), lds_param=frozenset(),
+    dpp=frozenset({"DPP", "SDWA", "SDWAB"}))
+
 # Sources of the numbers below:
 #  [ISA-1.3]   AMD "RDNA3" / "RDNA3.5" ISA reference, 1.3 / 3.2: wave32 and wave64, wave32 the
 #              default of LLVM's code generation for gfx11 (its `wavefrontsize64` is opt-in).
+#  [CDNA3-ISA] AMD "CDNA3" ISA reference: wave64 only; 256 VGPRs and 256 AGPRs per wave
+#              (ACC bits select the AGPR file); 512 unified VGPRs+AGPRs per SIMD lane in
+#              wave64, i.e. 1024 in wave32 units.
 #  [LLVM-FULL] LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
 #              VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
 #              devices have 1024 (512).
@@ -96,6 +109,8 @@ _ENTRIES: dict[str, _Entry] = {
     "rdna3": _Entry((32, 64), _RDNA3_ROLES,
                     {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
     "rdna3.5": _Entry((32, 64), _RDNA3_ROLES, {"gfx1150": 1024, "gfx1151": 1536, "gfx1152": 1024}, "gfx1151"),
+    "cdna3": _Entry((64,), _CDNA3_ROLES, {"gfx940": 1024, "gfx941": 1024, "gfx942": 1024}, "gfx942",
+                    agprs=256, dialect="gfx9"),
 }
 
 
@@ -119,6 +134,8 @@ class Traits:
     roles: FormatRoles
     vgpr_file_wave32: dict = field(repr=False)
     family_device: str = ""
+    dialect: str = "gfx11"             # text syntax generation (see _Entry)
+    source_format: str = "VOP3"        # the format whose SRC0 table names every source code
 
     # the codes every package names, as attributes
     @property
@@ -241,4 +258,5 @@ def build_traits(family: str, operands: dict) -> Traits:
         raise TraitsError(f"{family}: the {table} SRC0 operand table lacks {', '.join(missing) or 'register ranges'} "
                           f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
-                  tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device)
+                  tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
+                  entry_.dialect, table)
