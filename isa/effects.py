@@ -40,6 +40,10 @@ class Effects:
     cross_lane: bool       # reads a VGPR in lanes chosen by the code (VGPR[lane][...])
     indexed: bool = False  # reads or writes a register chosen by a value (VGPR[..][addr], SGPR[addr]):
     #                        registers of that file other than the named operands (s_movreld, v_movrels)
+    copy: bool = False     # the whole pseudocode is `D0.T = S0.T` (one type): a register copy
+    jump: bool = False     # control never reaches the next instruction: PC is assigned by a statement
+    #                        outside any if/loop, nothing is conditional, and no return address (D0)
+    #                        is written (s_branch, s_setpc; not s_cbranch_*, s_swappc, s_call)
 
     @property
     def writes(self) -> frozenset:
@@ -233,13 +237,25 @@ def _is_whole(rest: list) -> bool:
     return rest[i:] == ["[", "laneId", "]"]
 
 
+def _copy(stmts: list) -> bool:
+    """One statement `D0.T = S0.T`, the same type T on both sides."""
+    return len(stmts) == 1 and len(stmts[0]) == 7 and stmts[0][:2] == ["D0", "."] and stmts[0][3:6] == ["=", "S0", "."] \
+        and stmts[0][2] == stmts[0][6]
+
+
+def _jump(stmts: list, names: set) -> bool:
+    """PC assigned by a top-level statement, no conditional anywhere, no D0 (a call's return address)."""
+    if "D0" in names or any(s[0] in ("if", "elsif", "while", "for") for s in stmts):
+        return False
+    return any(s[0] == "PC" and _assignment(s) is not None for s in stmts)
+
+
 @lru_cache(maxsize=None)
 def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring)."""
     if not pcode:
         return Effects(frozenset(), frozenset(), frozenset(), False)
     toks = _tokens(pcode.replace(".\n", "\n"))
-    toks = [t for t in toks]
     a = _Analysis()
     try:
         stmts = _statements(toks)
@@ -252,4 +268,6 @@ def effects(pcode: str | None) -> Effects:
                        b.cross_lane, b.indexed)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
-    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed)
+    names = {n for t in toks if (n := _name(t))}
+    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
+                   copy=_copy(stmts), jump=_jump(stmts, names))
