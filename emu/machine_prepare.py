@@ -377,7 +377,8 @@ class Preparer:
             abs_ = p.inst.dpp["SRC0_ABS"] | p.inst.dpp["SRC1_ABS"] << 1
         if literal is not None:
             p.inputs["SIMM32"] = literal
-        raw_opsel = "OPSEL" in (sem.source or "")       # v_fma_mix*: the pseudocode picks halves itself
+        # the semantic reads OPSEL itself and picks halves (v_fma_mix*'s pseudocode, WMMA)
+        raw_opsel = "OPSEL" in sem.reads
         if fmt == "VOP3P":
             opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
             p.inputs.update(OPSEL=opsel, OPSEL_HI=opsel_hi, NEG=neg, NEG_HI=f.get("NEG_HI", 0))
