@@ -349,6 +349,14 @@ def test_bad_dispatch_is_refused():
         launch("s_endpgm", {}, wave=48)
     with pytest.raises(LaunchError, match="1088 work-items"):
         launch("s_endpgm", {}, block=(1088, 1, 1))
+    # the family's limits (the manual, 3.3: 106 SGPRs and 256 VGPRs per wave; wave32 and wave64)
+    with pytest.raises(LaunchError, match=r"wave size 48 \(must be 32 or 64\)"):
+        launch("s_endpgm", {}, wave=48, arch="gfx1151")
+    with pytest.raises(LaunchError, match=r"257 VGPRs per wave \(1\.\.256\)"):
+        launch("s_endpgm", {}, vgprs=257)
+    with pytest.raises(LaunchError, match="104 user SGPRs plus system SGPRs exceed the 106 SGPRs"):
+        Machine("gfx1100", DeviceMemory()).run(Dispatch("k", 0, grid=(1, 1, 1), block=(32, 1, 1),
+                                                         user_sgpr_count=104, workgroup_id=(True, True, True)))
 
 
 def test_cross_lane_readlane_writelane_bpermute_mbcnt():
