@@ -172,7 +172,7 @@ class Encoder:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}", v)
         try:
-            code, literal = constant(v, literal_kind(op, encoding), forced, f"{_name(F.d)}: {what}")
+            code, literal = constant(v, literal_kind(op, encoding), forced, f"{_name(F.d)}: {what}", self.traits)
         except OperandError as e:        # the number refused: its column
             if e.operand is None:
                 e.operand = v
@@ -194,7 +194,7 @@ class Encoder:
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}", k)
         try:
-            F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K")[1], "K")
+            F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K", self.traits)[1], "K")
         except OperandError as e:
             e.operand = k if e.operand is None else e.operand
             raise

@@ -16,6 +16,8 @@ per family is one entry in `_ENTRIES` below, each number with its source. A new 
 its generated data plus one entry here."""
 from __future__ import annotations
 
+import math
+import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -92,6 +94,12 @@ _RDNA3_ROLES = FormatRoles(
 # A new family: its generated operand tables give the codes; add one entry here (wave sizes,
 # format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
 # in tests/test_isa_traits.py.
+# The manuals' operand tables name the inline constant 1/(2*pi) by its value only; the bits
+# an operand of each format reads are LLVM 22's (it encodes exactly these as the inline code,
+# and refuses the f64 one rounded to nearest, 0x3fc45f306dc9c883, as a literal: see
+# tests/test_isa_traits.py): f64 is rounded toward zero, bf16 is the f32's high half.
+_INV_2PI_BITS = {16: 0x3118, 32: 0x3e22f983, 64: 0x3fc45f306dc9c882, "bf16": 0x3e22}
+
 _ENTRIES: dict[str, _Entry] = {
     "rdna3": _Entry((32, 64), _RDNA3_ROLES,
                     {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
@@ -168,6 +176,23 @@ class Traits:
         """The inline constants' codes and the literal's."""
         ints = {c for first, last, _, _ in self.inline_ints for c in range(first, last + 1)}
         return frozenset(ints | set(self.inline_floats) | {self.literal})
+
+    @cached_property
+    def inline_float_bits(self) -> dict:
+        """{format: {code: bit pattern}} of the inline float constants as an operand of that
+        format reads them: 16, 32, 64 or 'bf16' (the f32 pattern's high half). Exact values
+        are themselves in every format; 1/(2*pi) is the hardware's pattern (_INV_2PI_BITS)."""
+        out = {}
+        for fmt, pack in ((16, "<e"), (32, "<f"), (64, "<d"), ("bf16", "<f")):
+            codes = {}
+            for code, x in self.inline_floats.items():
+                if math.isclose(x, 1 / (2 * math.pi), rel_tol=1e-9):
+                    codes[code] = _INV_2PI_BITS[fmt]
+                else:
+                    bits = int.from_bytes(struct.pack(pack, x), "little")
+                    codes[code] = bits >> 16 if fmt == "bf16" else bits
+            out[fmt] = codes
+        return out
 
     def inline_int(self, value: int) -> int | None:
         """The inline-constant code of integer `value`, None if it has none."""

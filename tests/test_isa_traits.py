@@ -79,3 +79,23 @@ def test_an_instruction_called_by_pseudocode_comes_from_the_callers_arch(monkeyp
     got = np.asarray(out["D0"]).astype(np.uint32).view(np.float32)
     assert (got == np.maximum(np.maximum(a, b), c)).all()
     assert seen and set(seen) == {family}
+
+
+# an instruction with a source of each format and the byte holding that source's code
+_FLOAT_OPERANDS = {16: ("v_add_f16 v0, {}, v1", 0), 32: ("v_add_f32 v0, {}, v1", 0),
+                   64: ("v_add_f64 v[0:1], {}, v[2:3]", 4), "bf16": ("v_dot2_bf16_bf16 v0, {}, v1, v2", 4)}
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+@pytest.mark.parametrize("fmt", [16, 32, 64, "bf16"])
+def test_inline_float_bit_patterns_are_what_llvm_encodes(family, target, fmt):
+    """Each inline float's bits in the operand's format assemble to its inline code: for
+    1/(2*pi) as f64 that is 0x3fc45f306dc9c882 (the nearest double, ...883, is refused)."""
+    t = isa.traits(family)
+    line, at = _FLOAT_OPERANDS[fmt]
+    patterns = t.inline_float_bits[fmt]
+    assert set(patterns) == set(t.inline_floats)
+    got = mc_encodings([line.format(hex(bits)) for bits in patterns.values()], target)
+    assert [b[at] for b in got] == list(patterns)
+    if fmt == 64:
+        assert mc_encodings([line.format("0x3fc45f306dc9c883")], target) == [None]
