@@ -16,7 +16,10 @@ Any other write -- a bit range, an index, inside a loop, in only some branches, 
 `VGPR[lane][VDST]` -- is *partial*: the old value survives in part, so it is read as well.
 A read of an operand after a full write of it on every path is not a read of the input.
 Anything the parser does not understand counts as reading every operand it names, and
-writing (partially) every operand it assigns: never less than the truth."""
+writing (partially) every operand it assigns: never less than the truth. WMMA's
+`eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
+fills half of each register: a partial write). Besides the operands: `copy` (the whole
+pseudocode is `D0.T = S0.T`) and `jump` (control does not reach the next instruction)."""
 from __future__ import annotations
 
 import re
@@ -56,8 +59,21 @@ def _name(tok: str) -> str | None:
     return None
 
 
+_EVAL = re.compile(r'\beval\s+"([^"]*)"')
+_SHAPE = re.compile(r"\.(\w+)\(\s*\d+\s*x\s*\d+\s*\)")
+
+
+def _matrix(m: re.Match) -> str:
+    """`.f32(16x16)`: a whole matrix, `.f32`; a matrix of 16-bit elements fills one half of
+    each register (OPSEL picks which: the manual's WMMA section), so it is a part: `.f16[half]`."""
+    return f".{m.group(1)}" + ("[half]" if m.group(1).endswith("16") else "")
+
+
 def _tokens(pcode: str) -> list[str]:
     text = re.sub(r"//[^\n]*", "", pcode)
+    # WMMA: `eval "D0.f32(16x16) = S0.f16(16x16) * ..."` states the statement as a string, its
+    # operands as matrices (the (MxN) shape): read it as the statement it quotes
+    text = _EVAL.sub(lambda m: _SHAPE.sub(_matrix, m.group(1)), text)
     return [m.group(0) for m in _TOKEN.finditer(text)]
 
 

@@ -26,6 +26,11 @@ CASES = [
     # v_fma_mix*: `declare S : 32'B[3]` and `in[i] = S[i].f`: the sources as an array, all read;
     # D0[15 : 0] written, the high half kept
     ("v_fma_mixlo_f16", {"S0", "S1", "S2", "D0"}, set(), {"D0"}, False),
+    # WMMA: `eval "D0.f32(16x16) = S0.f16(16x16) * S1.f16(16x16) + S2.f32(16x16)"` between saving
+    # and restoring EXEC: D written whole; an f16 D fills the half OPSEL names (manual 7.9), the
+    # other half kept
+    ("v_wmma_f32_16x16x16_f16", {"S0", "S1", "S2", "EXEC"}, {"D0", "EXEC"}, set(), False),
+    ("v_wmma_f16_16x16x16_f16", {"S0", "S1", "S2", "EXEC", "D0"}, {"EXEC"}, {"D0"}, False),
 ]
 
 
