@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
+from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp, DppError
@@ -233,7 +234,9 @@ class Preparer:
         """Prepared.vgpr_effects for plain VALU instructions (no DPP, VOPD, VOP3P, cross-lane
         access or integer clamp) and GLOBAL loads and stores with an SGPR base; None for the
         rest. Reads may over-count (never under-count): sources at their signature's width,
-        the destination too when the semantic reads its old value."""
+        the destination too when the instruction reads its old value (the pseudocode's operand
+        effects, isa/effects.py, for generated semantics: an accumulator, a partial or
+        conditional write; the contract's reads for hand-written ones)."""
         f, sem = p.inst.fields, p.sem
         if p.control is not None or p.scalar:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
@@ -251,8 +254,9 @@ class Preparer:
                     for reg in {code - 256, (code - 256) & 0x7F}:       # a t16 e32 code's register
                         reads.update(range(reg, reg + width))
             written = getattr(p.writers.get("D0"), "register", None)
-            old_d0 = sem.reads_d0 or "D0" in sem.reads or ("S2" in sem.reads and "S2" not in p.inputs) \
-                or sig.reads_dst
+            reads_d0 = "D0" in effects(d.pcode).reads if sem.origin == "generated" else \
+                sem.reads_d0 or "D0" in sem.reads
+            old_d0 = reads_d0 or ("S2" in sem.reads and "S2" not in p.inputs) or sig.reads_dst
             if old_d0:
                 vdst = f.get("VDST", 0)
                 reads.update(range(vdst & 0x7F, vdst + 2))
