@@ -11,7 +11,8 @@ decoded instruction, the ISA data and the emulator's semantics table:
 - wait-counter fields (s_waitcnt and the SOPK waits), s_nop length, s_delay_alu.
 
 Registers are keys in one integer space: SGPR operand codes 0..127 as the encoding names them
-(VCC_LO 106, M0 125, EXEC_LO 126), SCC 253, VGPR n as 256 + n.
+(VCC_LO 106, M0 125, EXEC_LO 126), SCC 253, VGPR n as 256 + n -- the codes of the families
+the emulator runs (isa traits, as emu/wave.py reads them).
 """
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from dataclasses import dataclass
 from dsl.signature import data_dwords, ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 from isa.effects import effects
 
-VGPR = 256
-SCC = 253
-VCC = (106, 107)
-EXEC = (126, 127)
-M0 = 125
-NULL = 124
+from ..wave import CODES, SCALAR_CODES
+
+VGPR = CODES.vgpr_base
+SCC = CODES.scc
+VCC = (CODES.vcc_lo, CODES.vcc_hi)
+EXEC = (CODES.exec_lo, CODES.exec_hi)
+M0 = CODES.m0
+NULL = CODES.null
 
 # transcendental functions of the pseudocode (RDNA3 manual: the transcendental unit computes
 # exp, log, rcp, rsq, sqrt, sin, cos): a float op of at most 32 bits calling one of them
@@ -63,9 +66,9 @@ class OpInfo:
 
 
 def _sgprs(code: int, n: int) -> set[int]:
-    if code >= 128 or code == NULL:
+    if code >= SCALAR_CODES or code == NULL:
         return set()
-    return set(range(code, min(code + n, 128)))
+    return set(range(code, min(code + n, SCALAR_CODES)))
 
 
 def _vgprs(code: int, n: int) -> set[int]:
@@ -300,7 +303,7 @@ class Classifier:
             reads |= _src(code & ~0x80 if e32 and code >= 256 and
                           srcs and i < len(srcs) and srcs[i].t16 else code, n)
         if inst.literal is not None:
-            reads.discard(255)
+            reads.discard(CODES.literal)
         if sig.vcc_in:
             masks = _src(f.get("SRC2", 0), mask) if fmt in ("VOP3SD", "VOP3") else set(VCC[:mask])
             reads |= masks
