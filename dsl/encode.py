@@ -913,11 +913,12 @@ class Encoder:
         if len(ops) != len(layout):
             self._arity(d, ops, [n for n, _, _ in layout])
         fmt = d.format
-        F.update(ADDR=0, DATA=0, VDST=0, SADDR=self.traits.null, SVE=0)
+        no_saddr = self.traits.saddr_off[0]    # the code an assembler writes for `off`
+        F.update(ADDR=0, DATA=0, VDST=0, SADDR=no_saddr, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
                 if isinstance(v, Special) and v.name == "off":
-                    F["SADDR"] = self.traits.null
+                    F["SADDR"] = no_saddr
                 else:
                     F["SADDR"] = self.sreg_code(v, F, name, n)
             elif name == "vaddr" and fmt == "SCRATCH":

@@ -268,7 +268,7 @@ class Preparer:
                 vdst = f.get("VDST", 0) & 0x7F
                 reads.update(range(vdst, vdst + max(2, -(-sem.writes["D0"].bits // 32))))
             return frozenset(reads), written
-        if fmt == "GLOBAL" and f["SADDR"] not in (NULL, 0x7F) and sem.memory in ("load", "store"):
+        if fmt == "GLOBAL" and f["SADDR"] not in self.spec.traits.saddr_off and sem.memory in ("load", "store"):
             reads.add(f["ADDR"])
             n = data_dwords(d.name)
             if sem.memory == "store":
@@ -636,7 +636,7 @@ class Preparer:
     def _flat(self, p: Prepared, d):
         f, fmt = p.inst.fields, d.format
         saddr, vaddr = f["SADDR"], f["ADDR"]
-        use_saddr = saddr not in (NULL, 0x7F)
+        use_saddr = saddr not in self.spec.traits.saddr_off       # (the manual's "disable" codes)
         # every address is a 64-bit modular sum, so the immediate offset is added to the
         # narrowest term: once per wave with an SGPR base, saving a pass over the lanes
         if fmt == "FLAT":

@@ -17,6 +17,7 @@ its generated data plus one entry here."""
 from __future__ import annotations
 
 import math
+import re
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -127,6 +128,8 @@ class Traits:
     roles: FormatRoles
     vgpr_file_wave32: dict = field(repr=False)
     family_device: str = ""
+    saddr_off: tuple = ()              # SADDR codes that mean "no SGPR address" (FLAT/GLOBAL/SCRATCH),
+    #                                    the one an assembler writes for `off` first
 
     # the codes every package names, as attributes
     @property
@@ -234,9 +237,10 @@ def entry(family: str) -> _Entry:
     return e
 
 
-def build_traits(family: str, operands: dict) -> Traits:
-    """The Traits of `family` from its generated operand tables (Spec.operands) and its entry.
-    Spec.traits calls this once per family; use isa.traits(target) or spec.traits."""
+def build_traits(family: str, operands: dict, formats: dict | None = None) -> Traits:
+    """The Traits of `family` from its generated operand tables (Spec.operands), its formats'
+    field descriptions (Spec.formats) and its entry. Spec.traits calls this once per family;
+    use isa.traits(target) or spec.traits."""
     entry_ = entry(family)
     # the widest source field's table: every code a source can name (VOP3 on RDNA, VOP3A on CDNA)
     table = next((f for f in ("VOP3", "VOP3A", "VOP1", "VOP2", "VOPC") if operands.get(f, {}).get("SRC0")), None)
@@ -244,6 +248,7 @@ def build_traits(family: str, operands: dict) -> Traits:
         raise TraitsError(f"{family}: the generated operand tables have no SRC0 table (VOP3/VOP3A/VOP1) "
                           f"to read codes from")
     rows = operands[table]["SRC0"]
+    saddr_off = _saddr_off(formats or {}, operands[table]["SRC0"])
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
     for lo, hi, kind, base, _text in rows:
@@ -266,4 +271,20 @@ def build_traits(family: str, operands: dict) -> Traits:
         raise TraitsError(f"{family}: the {table} SRC0 operand table lacks {', '.join(missing) or 'register ranges'} "
                           f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
-                  tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device)
+                  tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
+                  saddr_off=saddr_off)
+
+
+_SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")
+
+
+def _saddr_off(formats: dict, src_rows: list) -> tuple:
+    """The SADDR codes the manual's GLOBAL SADDR description names as disabling it ("Set this
+    field to NULL or 0x7f to disable use" on RDNA3, "... to 0x7f ..." on CDNA3), in its order."""
+    fmt = formats.get("GLOBAL") or formats.get("FLAT")
+    m = _SADDR_OFF.search(fmt.field_text.get("SADDR", "")) if fmt is not None else None
+    if m is None:
+        return ()
+    null = next((lo for lo, _hi, kind, base, _ in src_rows if kind == "special" and base == "NULL"), None)
+    return tuple(null if name == "NULL" else int(name, 16) for name in m.group(1).split(" or ")
+                 if name != "NULL" or null is not None)

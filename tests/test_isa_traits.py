@@ -99,3 +99,16 @@ def test_inline_float_bit_patterns_are_what_llvm_encodes(family, target, fmt):
     assert [b[at] for b in got] == list(patterns)
     if fmt == 64:
         assert mc_encodings([line.format("0x3fc45f306dc9c883")], target) == [None]
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+def test_saddr_off_codes(family, target):
+    """The GLOBAL SADDR codes the manual says disable the SGPR address ("Set this field to NULL
+    or 0x7f"); the first is what llvm-mc-22 and the assembler write for `off`."""
+    import dsl
+    t = isa.traits(family)
+    assert t.saddr_off == (t.null, 0x7F)
+    line = "global_load_b32 v1, v[2:3], off"
+    want = mc_encodings([line], target)[0]
+    assert want[6] == t.saddr_off[0]
+    assert dsl.assemble(line, target) == want

@@ -167,6 +167,7 @@ class Classifier:
         self.waitcnt = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
         t = isa.traits(spec.arch)
         self.roles = t.roles
+        self.saddr_off = t.saddr_off        # SADDR codes meaning "no SGPR base"
         # register keys are operand codes: the model's constants must be the family's codes
         have = (t.vcc_lo, t.vcc_hi, t.exec_lo, t.exec_hi, t.m0, t.null, t.scc, t.vgpr_base)
         if have != (VCC[0], VCC[1], EXEC[0], EXEC[1], M0, NULL, SCC, VGPR):
@@ -236,10 +237,10 @@ class Classifier:
                 (writes if memory == "load" else reads).update(_vgprs(f.get("VDATA", 0), n))
             else:
                 for op, field, n in flat_layout(d, bool(f.get("GLC", 0) or f.get("SC0", 0))):
-                    if op == "vaddr" and fmt == "GLOBAL" and f.get("SADDR", NULL) in (NULL, 0x7F):
+                    if op == "vaddr" and fmt == "GLOBAL" and f.get("SADDR", NULL) in self.saddr_off:
                         n = 2           # no SGPR base: a 64-bit address in VGPRs
                     if op == "saddr":
-                        reads |= _sgprs(f.get(field, NULL), n) if f.get(field, NULL) != 0x7F else set()
+                        reads |= _sgprs(f.get(field, NULL), n) if f.get(field, NULL) not in self.saddr_off else set()
                     else:
                         (writes if op == "vdst" else reads).update(_vgprs(f.get(field, 0), n))
             info.kind = Kind.VMEM_LOAD if memory in ("load", "atomic") and writes else Kind.VMEM_STORE
