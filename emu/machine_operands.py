@@ -13,7 +13,7 @@ import numpy as np
 
 from .memory import APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE
 from .options import current
-from .wave import NULL, SCC_CODE
+from .wave import CODES, NULL, SCC_CODE, VGPR_BASE
 
 SIGN = {16: 0x8000, 32: 0x8000_0000, 64: 0x8000_0000_0000_0000}
 APERTURES = {"SHARED_BASE": SHARED_APERTURE, "SHARED_LIMIT": SHARED_APERTURE + APERTURE_SIZE - 1,
@@ -45,7 +45,7 @@ class SourceCodes:
         raise OperandError(f"operand code {code} is reserved")
 
     def fetch(self, code: int, bits: int, ftype: str, literal: int | None, *, signed: bool = False,
-              half: int = 0, vgprs: int = 256, per_lane: bool = False, packed: bool = False,
+              half: int = 0, vgprs: int = CODES.vgprs, per_lane: bool = False, packed: bool = False,
               bf16: bool = False, replicate: bool = False):
         """A reader for source `code` holding a `bits`-wide value of type `ftype` ('f', 'i', 'u',
         'b'). half=1 reads bits 31:16 of a 32-bit register (16-bit operands). packed: two 16-bit
@@ -56,7 +56,7 @@ class SourceCodes:
         lo, hi, kind, base, _ = self.row(code)
         dwords = 2 if bits == 64 else 1
         if kind == "vgpr":
-            reg = code - 256
+            reg = code - VGPR_BASE
             if reg + dwords > vgprs:
                 raise OperandError(f"v{reg} is beyond the {vgprs} VGPRs the kernel allocates")
             if bits == 16:

@@ -22,7 +22,7 @@ from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
-from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, split_dwords
+from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
 
 OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
@@ -246,12 +246,12 @@ class Preparer:
                 return None
             sig = valu_signature(vopd_base(self.spec, d))
             e32 = fmt in self.roles.valu_e32
-            codes = [f["SRC0"], f.get("VSRC1", 0) + 256] if e32 else [f["SRC0"], f["SRC1"], f["SRC2"]]
+            codes = [f["SRC0"], f.get("VSRC1", 0) + VGPR_BASE] if e32 else [f["SRC0"], f["SRC1"], f["SRC2"]]
             srcs = [s for s in sig.srcs if not s.is_mask]
             for i, code in enumerate(codes):
-                if code >= 256:
+                if code >= VGPR_BASE:
                     width = srcs[i].dwords if i < len(srcs) else 2
-                    for reg in {code - 256, (code - 256) & 0x7F}:       # a t16 e32 code's register
+                    for reg in {code - VGPR_BASE, (code - VGPR_BASE) & 0x7F}:    # a t16 e32 code's register
                         reads.update(range(reg, reg + width))
             written = getattr(p.writers.get("D0"), "register", None)
             reads_d0 = "D0" in effects(d.pcode).reads if sem.origin == "generated" else \
@@ -368,12 +368,12 @@ class Preparer:
         if vopd is not None:
             codes = list(vopd[:2])
         elif e32:
-            codes = [f["SRC0"], f.get("VSRC1", 0) + 256]
+            codes = [f["SRC0"], f.get("VSRC1", 0) + VGPR_BASE]
         else:
             codes = [f["SRC0"], f["SRC1"], f["SRC2"]]
         if p.inst.dpp:
             p.dpp = Dpp(self.spec, p.inst, self.lanes)
-            codes[0] = p.inst.dpp["SRC0"] + 256
+            codes[0] = p.inst.dpp["SRC0"] + VGPR_BASE
         opsel = f.get("OPSEL", 0)
         neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
         if p.inst.dpp_kind == "DPP16" and e32:
@@ -394,12 +394,12 @@ class Preparer:
             if i >= len(codes):
                 break
             code = codes[i]
-            if code >= 256:                      # register number for VGPR[lane][SRCn] pseudocode
-                _numbers(p, {f"SRC{i}": code - 256})
+            if code >= VGPR_BASE:                # register number for VGPR[lane][SRCn] pseudocode
+                _numbers(p, {f"SRC{i}": code - VGPR_BASE})
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
                 dwords = wide.width(self.lanes) // 32
-                if code >= 256:
+                if code >= VGPR_BASE:
                     p.inputs[key] = self._block(code, dwords)
                 elif code < SCALAR_CODES and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
                     if code + dwords > SCALAR_CODES:
@@ -417,9 +417,9 @@ class Preparer:
                 continue
             half = 0
             if s.t16:
-                half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= 256 else 0
-                if e32 and code >= 256:
-                    code = 256 + ((code - 256) & 0x7F)
+                half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= VGPR_BASE else 0
+                if e32 and code >= VGPR_BASE:
+                    code = VGPR_BASE + ((code - VGPR_BASE) & 0x7F)
             fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
                               operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
@@ -457,15 +457,15 @@ class Preparer:
                 p.sem = self._saturating(d, sig, omod)
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
-            p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
-                if dwords <= 2 else self._block(256 + vdst, dwords)
+            p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half or 0) \
+                if dwords <= 2 else self._block(VGPR_BASE + vdst, dwords)
             if "S2" not in p.inputs:        # VOP2 accumulators: the pseudocode's third source is D0
                 p.lazy["S2"] = p.lazy["D0"]
         sd = _scalar_register("sdst", f.get("SDST", VCC_LO)) if fmt == "VOP3SD" else VCC_LO
         p.writers["VCC"] = _write_lane_bits(sd)
         p.writers["D1"] = _write_lane_bits(sd)
-        if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
-            reg, half = codes[0] - 256, None
+        if "S0" in sem.writes and codes[0] >= VGPR_BASE:     # v_swap writes its source
+            reg, half = codes[0] - VGPR_BASE, None
             if srcs and srcs[0].t16:                          # v_swap_b16: the half its source names
                 half, reg = ((reg >> 7) & 1 if e32 else opsel & 1), reg & 0x7F
             if reg + (srcs[0].dwords if srcs else 1) > self.vgprs:
@@ -506,8 +506,8 @@ class Preparer:
         return sem
 
     def _block(self, code: int, dwords: int):
-        reg = code - 256
-        if code < 256 or reg + dwords > self.vgprs:
+        reg = code - VGPR_BASE
+        if code < VGPR_BASE or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
         return lambda st, sel: st.vgpr[reg:reg + dwords, sel].transpose(1, 2, 0)     # (W, L, n)
 
@@ -552,7 +552,8 @@ class Preparer:
         dx, dy = inst.defs
         vdst_y = (f["VDSTY"] << 1) | ((f["VDSTX"] & 1) ^ 1)
         halves = []
-        for d, codes in ((dx, (f["SRCX0"], f["VSRCX1"] + 256, f["VDSTX"])), (dy, (f["SRCY0"], f["VSRCY1"] + 256, vdst_y))):
+        for d, codes in ((dx, (f["SRCX0"], f["VSRCX1"] + VGPR_BASE, f["VDSTX"])),
+                         (dy, (f["SRCY0"], f["VSRCY1"] + VGPR_BASE, vdst_y))):
             base = vopd_base(self.spec, d)
             sem = self.semantic(base, pc)
             h = Prepared(pc, inst, sem, scalar=False)
