@@ -82,6 +82,23 @@ def _rename(v, old: int, new: VReg):
     return v
 
 
+def _named_virtuals(st) -> set[int]:
+    out = set()
+    def visit(v):
+        if isinstance(v, Mod):
+            visit(v.value)
+        elif isinstance(v, VReg):
+            out.add(v.vid)
+        elif isinstance(v, list):
+            for x in v:
+                visit(x)
+    for part in (st, st.dual):
+        if part is not None:
+            for o in part.operands:
+                visit(o)
+    return out
+
+
 def _renamed(st, old: int, new: VReg):
     dual = _renamed(st.dual, old, new) if st.dual is not None else None
     return replace(st, operands=[_rename(o, old, new) for o in st.operands], dual=dual)
@@ -129,8 +146,11 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
     for i, inst in enumerate(kernel.items):
         new_index.append(len(out.items))
         ins = prog.instrs[i]
+        # only the registers the instruction names: a wait's in-flight reads of a load's result
+        # (dsl/inflight.py) need no reload, the spilled load waits for its data itself
+        named = _named_virtuals(inst.statement)
         spilled = sorted({r.reg for r in ins.uses + ins.defs
-                          if r.virtual and (r.reg in slot or r.reg in lane or r.reg in remat)})
+                          if r.virtual and r.reg in named and (r.reg in slot or r.reg in lane or r.reg in remat)})
         if not spilled:
             emit(inst)
             continue

@@ -20,6 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 VMEM = {"GLOBAL", "FLAT", "MUBUF", "MTBUF", "SCRATCH"}
+# Most SGPR dwords scalar loads may have in flight: the registers of a load in flight cannot
+# be spilled (the data may arrive any time until a wait), so a wait guaranteeing more than the
+# file holds would leave the allocator no way out; a wait for all SMEM comes first instead.
+SMEM_IN_FLIGHT = 32
 
 
 @dataclass
@@ -108,10 +112,13 @@ def insert_waitcnt(k) -> dict:
                 younger_ds = sum(1 for x in lg_q[j + 1:] if not x.smem)
                 c = 0 if p.smem else younger_ds
                 lgkm_need = c if lgkm_need is None else min(lgkm_need, c)
+        fmt = d.format if d is not None else ""
+        if fmt == "SMEM" and ins.defs and lgkm_need != 0 and \
+                sum(len(p.dwords) for p in lg_q if p.smem) + len(_keys(ins.defs)) > SMEM_IN_FLIGHT:
+            lgkm_need = 0
         if vm_need is not None or lgkm_need is not None:
             wait(vm_need, lgkm_need)
         items.append(inst)
-        fmt = d.format if d is not None else ""
         if fmt in VMEM or fmt == "SMEM" or fmt == "DS":
             defs = _keys(ins.defs)
             if fmt in VMEM and not defs:

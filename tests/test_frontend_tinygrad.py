@@ -28,13 +28,9 @@ PEER_EXCLUDED = {
     "test_softmax_argmax": "serial 45x65-element reductions",
 }
 # Known failures, each a clear compile error (never a wrong answer); the run fails if any other
-# test fails or one of these fails differently. Since main's load combining (frontend/combine.py):
-# s_load_b128 of many uniform values at once exhaust the SGPRs (RegisterPressureError).
-PEER_KNOWN_FAILURES = {
-    "test_scatter": "RegisterPressureError: more SGPRs live than the file has (combined uniform loads)",
-    "test_simple_conv2d_nhwc": "CompileError (combined uniform loads, SGPR pressure)",
-}
-PEER_MIN_PASSED = 354            # tinygrad 0.14.0 + torch 2.13.0 with the exclusions above (66 skipped)
+# test fails or one of these fails differently. None at present.
+PEER_KNOWN_FAILURES: dict[str, str] = {}
+PEER_MIN_PASSED = 356            # tinygrad 0.14.0 + torch 2.13.0 with the exclusions above (66 skipped)
 PEER_WORKERS = int(os.environ.get("WAVESMITH_PEER_WORKERS", "0")) or min(os.cpu_count() or 1, 4)
 PEER_TIMEOUT_SECONDS = 2400      # the run's hard limit (about 13 minutes on 2 idle cores)
 
