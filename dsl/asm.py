@@ -794,6 +794,14 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
     """Assemble LLVM-syntax text for `arch` (e.g. 'gfx1100'). Labels resolve to branch
     offsets. Raises AsmError naming line:column and what is wrong. Sections, data and
     kernel directives need a code object: runtime.asm_module / `wavesmith asm -o x.hsaco`."""
+    if families.gfx9_syntax(arch):   # CDNA3: instruction lines only (asm_gfx9.py)
+        from .asm_gfx9 import Gfx9AsmError, assemble_gfx9
+        if wave_size not in (None, 64):
+            raise AsmError(f"{arch} runs wave64 only, got wave_size={wave_size}")
+        try:
+            return assemble_gfx9(text, arch)
+        except Gfx9AsmError as e:
+            raise AsmError(str(e)) from None
     with collector_paused():
         return _assemble(text, encoder(arch, wave_size))
 

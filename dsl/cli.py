@@ -124,8 +124,8 @@ def run_asm(args, text: str | None = None) -> int:
     elif args.hex:
         from .decode import decode_one
         import isa
-        from .families import load
-        spec = load(args.arch)
+        from .families import load_for_disassembly
+        spec = load_for_disassembly(args.arch)
         pos = 0
         while pos < len(code):
             size = decode_one(spec, code, pos).size

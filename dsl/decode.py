@@ -14,9 +14,14 @@ from functools import lru_cache
 
 from isa import Format, InstrDef, Spec
 
+from . import syntax
 from .signature import valu_signature, vopd_base
 
 
+
+# Fields one family's manual names differently from another's, by the name dsl/ reads them
+# under (RDNA4 calls the clamp bit CM where RDNA3 writes CLMP)
+FIELD_NAMES = {"CM": "CLMP"}
 
 ILLEGAL = InstrDef("V_ILLEGAL", "VOP2", 0, None, "LLVM's trap-on-execute filler (all-zero dword)")
 
@@ -32,7 +37,7 @@ class Instruction:
     fields: dict[str, int]
     literal: int | None = None          # the 32-bit literal dword, if any
     dpp: dict[str, int] | None = None   # fields of the DPP16 / DPP8 dword
-    dpp_kind: str | None = None         # 'DPP16' or 'DPP8'
+    dpp_kind: str | None = None         # 'DPP16' or 'DPP8' (RDNA), 'DPP', 'SDWA' or 'SDWAB' (CDNA)
     extra: dict[str, int] = field(default_factory=dict)  # MIMG NSA address dword
     size: int = 4
 
@@ -58,6 +63,12 @@ def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
     if fmt == "SOPK" and d.name == "S_SETREG_IMM32_B32":
         return True
     return any(valu_signature(vopd_base(spec, x)).k_pos is not None for x in defs if x.format in ("VOP2", "VOPD"))
+
+
+def _raw_field(d: InstrDef, field: str) -> bool:
+    """The pseudocode reads the field's raw bits (SRC1.u32 for s_set_gpr_idx_on's mode), not
+    the operand it encodes: no literal dword."""
+    return field == "SSRC1" and "SRC1" in d.operand_types and "S1" not in d.operand_types
 
 
 @dataclass(frozen=True)
@@ -98,7 +109,10 @@ class _DecodeTable:
         self.plans: dict[int, DecodePlan | None] = {}
         self.has_illegal = bool(spec.lookup("V_ILLEGAL"))
         t = spec.traits
-        self.dpp_codes = {t.codes["DPP16"]: "DPP16", t.codes["DPP8"]: "DPP8", t.codes["DPP8FI"]: "DPP8"}
+        # SRC0 codes that announce a second dword (the operand table's DPP16/DPP8/DPP8FI on
+        # RDNA, SDWA/DPP on CDNA): the special name is the format of that dword
+        self.dpp_codes = {code: "DPP8" if name == "DPP8FI" else name for name, code in t.codes.items()
+                          if name in t.roles.dpp or name == "DPP8FI"}
         self.valu_dpp = t.roles.valu_e32 | t.roles.valu_e64
 
     def format_of(self, word: int) -> Format | None:
@@ -123,9 +137,12 @@ class _DecodeTable:
             width = 64 if real_fmt.name == "MIMG" else real_fmt.width
             plan = DecodePlan(
                 real_fmt, tuple(defs), width,
-                tuple((n, lo, (1 << (hi - lo + 1)) - 1) for n, hi, lo in real_fmt.fields
-                      if n != "ENCODING" and hi < width),
-                () if defs[0].name.startswith("S_SENDMSG_RTN") else literal_fields(real_fmt.name),
+                tuple((FIELD_NAMES.get(n, n), lo, (1 << (hi - lo + 1)) - 1) for n, hi, lo in real_fmt.fields
+                      if n != "ENCODING" and hi < width) +
+                tuple((flag.upper(), bit, 1) for bit, flag in
+                      syntax.LLVM_ONLY_BITS.get(self.spec.arch, {}).get(real_fmt.name, ()) if bit < width),
+                () if defs[0].name.startswith("S_SENDMSG_RTN") else
+                tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
                 self.dpp_codes if real_fmt.name in self.valu_dpp else {}, self.spec.traits.literal,
                 real_fmt.name == "MIMG")
@@ -173,6 +190,8 @@ def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
         if size < inst.size + 4:
             raise DecodeError(f"offset 0x{offset:x}: {fmt.name} DPP instruction is truncated")
         word2 = int.from_bytes(data[end:end + 4], "little")
+        if fmt.name == "VOPC" and kind + "B" in spec.formats:   # CDNA's SDWAB: SDWA with an SDST
+            kind += "B"
         inst.dpp = {n: (word2 >> (lo - 32)) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in spec.formats[kind].fields}
         inst.dpp_kind = kind
         inst.size += 4

@@ -8,6 +8,7 @@ import isa
 from . import families
 from .decode import DecodeError, decode_one
 from .printer import print_instruction
+from .printer_gfx9 import print_instruction as print_gfx9
 
 
 class DisassemblyWarning(UserWarning):
@@ -27,11 +28,13 @@ def disassemble(data: bytes, arch: str, wave_size: int | None = None, *, offsets
 def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> list[tuple]:
     """(offset, size, text, Instruction or None) of each instruction of `data`, as
     `disassemble` prints them (None for undecodable bytes)."""
-    spec = families.load(arch)
+    spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
-    if wave not in (32, 64):
-        raise ValueError(f"wave_size must be 32 or 64, got {wave}")
+    if wave not in spec.traits.wave_sizes:
+        raise ValueError(f"wave_size must be one of {', '.join(map(str, spec.traits.wave_sizes))} for {arch}, "
+                         f"got {wave}")
     data = bytes(data)
+    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
     out = []
     pos, end = 0, len(data)
     while pos < end:
@@ -43,7 +46,7 @@ def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> l
             break
         try:
             inst = decode_one(spec, data, pos)
-            out.append((pos, inst.size, print_instruction(spec, inst, wave), inst))
+            out.append((pos, inst.size, printer(spec, inst, wave), inst))
             pos += inst.size
         except DecodeError as e:
             warnings.warn(str(e), DisassemblyWarning, stacklevel=3)

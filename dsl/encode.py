@@ -54,7 +54,7 @@ def special_codes(traits) -> dict[str, int]:
     codes = {syntax.SPECIAL_TEXT[name]: code for name, code in traits.codes.items() if name in syntax.SPECIAL_TEXT}
     codes.update({alias: codes[name] for alias, name in syntax.SPECIAL_ALIASES.items() if name in codes})
     codes.update({pair: codes[lo] for lo, pair in syntax.PAIR_TEXT.items() if lo in codes})
-    codes.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items()})
+    codes.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items() if name not in codes})
     return codes
 
 

@@ -8,7 +8,25 @@ from __future__ import annotations
 import isa
 
 FAMILIES = ("rdna3", "rdna3.5")
+# families the disassembler reads (its printer follows the family's traits dialect); RDNA4 is
+# disassembled but not yet assembled (the encoder has no forms for its memory formats and
+# cache-policy operands)
+DISASSEMBLER_FAMILIES = FAMILIES + ("cdna3", "rdna4")
 
 
 def load(arch: str) -> isa.Spec:
     return isa.load_supported(arch, FAMILIES, "wavesmith's assembler/disassembler")
+
+
+def load_for_disassembly(arch: str) -> isa.Spec:
+    return isa.load_supported(arch, DISASSEMBLER_FAMILIES, "wavesmith's disassembler")
+
+
+def gfx9_syntax(arch: str) -> bool:
+    """A target whose text is LLVM's gfx9 syntax generation (CDNA3): assembled and printed by
+    asm_gfx9.py / printer_gfx9.py, not by the gfx11 assembler and DSL."""
+    try:
+        family = isa.resolve_arch(arch)
+    except ValueError:
+        return False
+    return family in DISASSEMBLER_FAMILIES and family not in FAMILIES and isa.traits(family).dialect == "gfx9"

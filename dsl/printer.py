@@ -1,6 +1,7 @@
 """Instruction -> text in LLVM's AMDGPU assembly syntax."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from isa import Spec
@@ -9,6 +10,7 @@ from . import syntax
 from .decode import Instruction
 # the encoder's memoised forms (by the InstrDef's identity: an InstrDef hashes all its fields)
 from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
+from . import printer_rdna4
 from .printer_graphics import print_graphics
 from .printer_operands import flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
 from .signature import Operand, ValuSig, cache_control, vopd_base
@@ -94,13 +96,17 @@ def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
     return base + "_e64" if has_e32 else base
 
 
-def _wmma_regs(d, wave: int) -> tuple[int, int]:
-    """(A/B registers, C/D registers) of a WMMA instruction: each lane holds 16 A (and B)
-    elements; the 16x16 result is spread over the wave."""
-    parts = d.name.split("_")
-    in_type = parts[-1]
-    in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(in_type, 16)
-    return 16 * in_bits // 32, 256 // wave
+_SHAPE_RE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
+
+
+def _wmma_regs(d, wave: int, family: str) -> dict[str, int]:
+    """VGPRs of each shaped operand of a matrix instruction (D0, S0, S1, S2; SWMMAC's S2 is its
+    index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out."""
+    if family in syntax.WMMA_REPLICATED:   # each lane holds 16 A (and B) elements
+        in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16)
+        return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
+    return {key: max(1, int(rows) * int(cols) * int(bits) // (32 * wave))
+            for key, bits, rows, cols in _SHAPE_RE.findall(d.pcode or "")}
 
 
 @dataclass(frozen=True)
@@ -119,21 +125,27 @@ class _ValuPlan:
     srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
     opsel_shown: bool                         # not in syntax.NO_OPSEL
     force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
+    t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
+    matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
+    wide_constants: bool = False              # RDNA3 WMMA: C's inline floats spelled as a 64-bit operand's
 
 
 @per_instruction
 def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
     sig = valu_signature(d)
     e32 = fmt in spec.traits.roles.valu_e32
-    is_wmma = d.name.startswith("V_WMMA")
-    ab_regs, cd_regs = _wmma_regs(d, wave) if is_wmma else (0, 0)
-    srcs = []
+    is_wmma = d.name.startswith(("V_WMMA", "V_SWMMAC"))
+    regs = _wmma_regs(d, wave, spec.arch) if is_wmma else {}
+    srcs, matrix = [], []
     for i, op in enumerate(sig.srcs):
-        n = op.dwords if e32 else ab_regs if is_wmma and i < 2 else cd_regs if is_wmma else op.regs(wave)
+        n = op.dwords if e32 else regs.get(f"S{i}", 1) if is_wmma else op.regs(wave)
+        matrix.append(f"S{i}" in regs)
         srcs.append((op, n, _value_bits(op), _float_value(op), _packed_kind(d, op), not op.bf16))
     return _ValuPlan(_mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
-                     d.name.startswith("V_FMA_MIX"), cd_regs, "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS)
+                     d.name.startswith("V_FMA_MIX"), regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
+                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
+                     spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
+                     is_wmma and spec.arch in syntax.WMMA_REPLICATED)
 
 
 def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
@@ -155,7 +167,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             parts.append(sreg_text(spec, f["VDST"], 1))
         elif is_wmma:
             parts.append(vreg(f["VDST"], plan.cd_regs))
-        elif op.t16 and not is_p:
+        elif op.t16 and not is_p and plan.t16_regs:
             parts.append(t16_vgpr(f["VDST"]) if e32 else f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}")
         else:
             parts.append(vreg(f["VDST"], op.dwords))
@@ -174,8 +186,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             else:
                 break
             if code >= vgpr0:   # (src_text's VGPR case, without its call)
-                reg = code - vgpr0
-                text = t16_vgpr(reg) if op.t16 else f"v{reg}" if n == 1 else reg_text("v", reg, n)
+                text = (t16_vgpr(code - vgpr0) if op.t16 and plan.t16_regs else f"v{code - vgpr0}" if n == 1
+                        else reg_text("v", code - vgpr0, n))
             else:
                 text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed,
                                 f16_inline=f16_inline)
@@ -186,15 +198,15 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         code = f[f"SRC{i}"]
         if i == 0 and dpp:
             code = vgpr0 + dpp["SRC0"]
-        if is_wmma:   # the accumulator's constants are spelled as a 64-bit operand's, literals in full
-            text = src_text(spec, code, n, literal=literal, wide_float=True)
+        if is_wmma and plan.matrix[i]:   # RDNA3: the accumulator's constants as a 64-bit operand's
+            text = src_text(spec, code, n, literal=literal, wide_float=plan.wide_constants)
         elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
             half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
             text = src_text(spec, code, n, literal=literal, bits=16 if half else 32)
-        elif code >= vgpr0 and not (op.t16 and not is_p):   # a whole VGPR (src_text's case, without its call)
+        elif code >= vgpr0 and not (op.t16 and not is_p and plan.t16_regs):   # a whole VGPR (src_text's case)
             text = f"v{code - vgpr0}" if n == 1 else reg_text("v", code - vgpr0, n)
         else:
-            hi = bool(opsel >> i & 1) if op.t16 and code >= vgpr0 and not is_p else None
+            hi = bool(opsel >> i & 1) if op.t16 and code >= vgpr0 and not is_p and plan.t16_regs else None
             text = src_text(spec, code, n, t16_hi=hi, literal=literal, bits=bits, is_float=is_float,
                             packed=packed, f16_inline=f16_inline)
         if not is_p:
@@ -217,7 +229,10 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     if is_p:
         hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
         neg_hi = f.get("NEG_HI", 0)
-        if opsel & ((1 << nsrc) - 1):
+        if is_wmma and len(plan.matrix) > 2 and not plan.matrix[2]:   # SWMMAC: OPSEL picks the index
+            if opsel:
+                tail.append(f"index_key:{opsel}")
+        elif opsel & ((1 << nsrc) - 1):
             tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, nsrc)))}]")
         default_hi = 0 if is_mix else (1 << nsrc) - 1
         if hi_bits & ((1 << nsrc) - 1) != default_hi:
@@ -228,6 +243,10 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             tail.append(f"neg_lo:[{','.join(map(str, _bits(neg, nsrc)))}]")
         if neg_hi & ((1 << nsrc) - 1) and not is_mix:
             tail.append(f"neg_hi:[{','.join(map(str, _bits(neg_hi, nsrc)))}]")
+    elif not e32 and d.name in syntax.BYTE_SEL:
+        hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+        if opsel:
+            tail.append(f"byte_sel:{(opsel >> hi_bit & 1) << 1 | opsel >> lo_bit & 1}")
     elif not e32 and plan.opsel_shown:
         if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
             if opsel & ((1 << sig.opsel_flags) - 1):
@@ -252,7 +271,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
 
 def _waitcnt_text(spec: Spec, imm: int) -> str:
     """Counters not at their maximum (no wait); all three when none is waited on."""
-    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables.get("waitcnt") or syntax.WAITCNT_LAYOUT_GFX11}
     counts = []
     for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
         hi, lo = fields[key]
@@ -287,17 +306,18 @@ def _depctr_text(imm: int) -> str:
     return " ".join(out)
 
 
-def hwreg_text(imm: int) -> str:
+def hwreg_text(imm: int, family: str | None = None) -> str:
     rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
-    name = syntax.HWREG_NAMES.get(rid, str(rid))
+    name = syntax.hwreg_names(family).get(rid, str(rid))
     return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
 
 
-def _sendmsg_text(imm: int) -> str:
+def _sendmsg_text(imm: int, family: str | None = None) -> str:
     """gfx11 messages are the low byte: a named message ignores the other bits, an unnamed
     one prints as sendmsg(id, 0, 0) when they are clear and as a plain number otherwise."""
     msg = imm & 0xff
-    name = syntax.SENDMSG_NAMES.get(msg) or syntax.SENDMSG_RTN_NAMES.get(msg)
+    names, rtn_names = syntax.sendmsg_names(family)
+    name = names.get(msg) or rtn_names.get(msg)
     if name:
         return f"sendmsg({name})"
     return f"sendmsg({msg}, 0, 0)" if imm == msg else str(imm)
@@ -335,7 +355,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
             if name == "sdst":
                 parts.append(sreg_text(spec, f[fld], n))
             elif name == "msg":
-                parts.append(_sendmsg_text(f[fld]))
+                parts.append(_sendmsg_text(f[fld], spec.arch))
             elif name == "k":
                 parts.append(f"0x{inst.literal or 0:x}")
             else:
@@ -356,7 +376,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
         if style == "depctr":
             return f"{mn} {_depctr_text(imm)}"
         if style == "sendmsg":
-            return f"{mn} {_sendmsg_text(imm)}"
+            return f"{mn} {_sendmsg_text(imm, spec.arch)}"
         return f"{mn} {_simm_text(style, imm)}"
     if fmt == "SOPK":
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
@@ -368,7 +388,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
             elif o == "imm":
                 parts.append(_simm_text(style, imm))
             elif o == "hwreg":
-                parts.append(hwreg_text(imm))
+                parts.append(hwreg_text(imm, spec.arch))
             elif o == "lit":
                 parts.append(f"0x{inst.literal or 0:x}")
         return mn + " " + ", ".join(parts)
@@ -508,12 +528,13 @@ def _vinterp(spec: Spec, inst: Instruction) -> str:
     sig = valu_signature(d)
     opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
     dst = sig.dsts[0]
-    parts = [f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}" if dst.t16 else vreg(f["VDST"])]
+    t16_regs = spec.arch in syntax.TRUE16_FAMILIES
+    parts = [f"v{f['VDST']}.{'h' if opsel >> 3 & 1 else 'l'}" if dst.t16 and t16_regs else vreg(f["VDST"])]
     # 16-bit inputs: f16 in RDNA3.5's pseudocode, one half of a packed operand in RDNA3's
     halves = [op.t16 or d.operand_types.get(f"S{i}") == "pk_f16" for i, op in enumerate(sig.srcs[:3])]
     for i, op in enumerate(sig.srcs[:3]):
         code = f[f"SRC{i}"]
-        hi = bool(opsel >> i & 1) if halves[i] and code >= spec.traits.vgpr_base else None
+        hi = bool(opsel >> i & 1) if halves[i] and code >= spec.traits.vgpr_base and t16_regs else None
         text = src_text(spec, code, 1, t16_hi=hi)
         if neg >> i & 1:
             text = "-" + text
@@ -559,10 +580,13 @@ def _graphics(spec: Spec, inst: Instruction) -> str:
     return print_graphics(spec, inst)
 
 
-# the other formats' printers, each (spec, inst) -> text
+# the other formats' printers, each (spec, inst) -> text (RDNA4's formats: printer_rdna4)
 _PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _buffer,
              "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VOPD": _vopd, "EXP": _graphics,
-             "MIMG": _graphics}
+             "MIMG": _graphics, "VDS": _ds, "VEXPORT": _graphics, "VDSDIR": printer_rdna4.vdsdir,
+             "VFLAT": printer_rdna4.flat, "VGLOBAL": printer_rdna4.flat, "VSCRATCH": printer_rdna4.flat,
+             "VBUFFER": printer_rdna4.buffer, "VIMAGE": printer_rdna4.image, "VSAMPLE": printer_rdna4.image}
+_PRINTERS_BY_FAMILY = {"rdna4": {"SMEM": printer_rdna4.smem}}
 
 
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
@@ -574,7 +598,7 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
         return "v_illegal"
     if fmt in roles.valu_e32 or fmt in roles.valu_e64:
         return print_valu(spec, inst, wave)
-    printer = _PRINTERS.get(fmt)
+    printer = _PRINTERS_BY_FAMILY.get(spec.arch, {}).get(fmt) or _PRINTERS.get(fmt)
     if printer is None:
         return f"{inst.name.lower()} <{fmt} operands not printed>"
     return printer(spec, inst)

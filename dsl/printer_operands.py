@@ -32,7 +32,7 @@ def float_text(x: float, bits: int = 32) -> str:
 
 
 def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, literal: int | None = None,
-             table=("VOP3", "SRC0"), bits: int = 32, is_float: bool = True, wide_float: bool = False,
+             table=None, bits: int = 32, is_float: bool = True, wide_float: bool = False,
              packed: str = "", f16_inline: bool = True) -> str:
     """Text of a 9-bit (or 8-bit scalar) source code spanning n registers. `bits` is the
     operand's value width (16 for true16 operands); `wide_float` spells inline floats as a
@@ -42,12 +42,14 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
         if t16_hi is not None:
             return f"v{idx}.{'h' if t16_hi else 'l'}"
         return reg_text("v", idx, n)
-    entry = _code_table(spec, *table).get(code)
+    entry = _code_table(spec, *(table or (spec.traits.source_format, "SRC0"))).get(code)
     if entry is None:
         if code in syntax.RESERVED_SRC_NAMES:
             return syntax.RESERVED_SRC_NAMES[code]
         return f"<reserved {code}>"
     kind, base, off = entry
+    if kind == "special" and base == "RESERVED" and code in syntax.RESERVED_SRC_NAMES:   # a table row for a reserved code
+        return syntax.RESERVED_SRC_NAMES[code]
     if kind == "sgpr":
         return reg_text("s", base + off, n)
     if kind == "ttmp":
@@ -63,6 +65,8 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
+    if code in syntax.RESERVED_SRC_NAMES:   # RDNA4's 64-bit literal code (254): LLVM 22 names it
+        return syntax.RESERVED_SRC_NAMES[code]
     return f"<{kind} {code}>"
 
 

@@ -86,6 +86,10 @@ _WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
 _READS_VCC = re.compile(r"\bVCC\.u64\[laneId\](?!\s*=[^=])")
 
 
+# a VALU instruction whose result goes to an SGPR (RDNA4's V_S_EXP_F32 ...: "Calculate 2 raised to
+# the power of the ... input and store the result into a scalar register")
+_SCALAR_RESULT_RE = re.compile(r"\b[Ss]tore the result into a scalar register")
+
 _NAME_TYPE_RE = re.compile(r"_((?:[FIUB]|BF)(?:16|32|64))(?=_|$)")
 
 
@@ -129,7 +133,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
         if not is_cmpx:
             dsts.append(_operand("sdst", None, mask=True))
     elif writes_d or not pcode and d.name not in syntax.NO_OPERANDS:
-        dsts.append(_operand("vdst", types.get("D0"), sgpr=d.name in syntax.SGPR_DEST_VALU))
+        sgpr = d.name in syntax.SGPR_DEST_VALU or bool(_SCALAR_RESULT_RE.search(d.description or ""))
+        dsts.append(_operand("vdst", types.get("D0"), sgpr=sgpr))
     vcc_out = bool(_WRITES_VCC.search(pcode)) and not is_cmp
     vcc_in = bool(_READS_VCC.search(re.sub(r"VCC(\.u64)?\[laneId\]\s*=[^=]", "", pcode))) and not is_cmp
     if d.format == "VOP3SD" and d.name.startswith("V_DIV_SCALE"):
@@ -178,6 +183,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
     if m:
         args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
         k_pos = args.index("SIMM32")
+    elif d.format == "VOP2" and re.search(r"\bSIMM(16|32)\b", pcode):   # tmp = S0 * SIMM16 + S1 (CDNA's madmk)
+        args = re.findall(r"\b(S0|S1|SIMM16|SIMM32)\b", pcode.split("\n")[0])
+        k_pos = next(i for i, a in enumerate(args) if a.startswith("SIMM"))
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
     reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
@@ -212,24 +220,32 @@ def vopd_base(spec, d: InstrDef) -> InstrDef:
 # ---------------------------------------------------------------- memory data widths
 
 _SIZE_RE = re.compile(r"_(?:B|U|I|F)(8|16|32|64|96|128|256|512)(?:_|$)")
-_FORMAT_RE = re.compile(r"FORMAT_(X|XY|XYZ|XYZW)$")
+_FORMAT_RE = re.compile(r"FORMAT_(?:D16_)?(X|XY|XYZ|XYZW)$")
+_DWORDX_RE = re.compile(r"DWORDX(\d+)")
 
 
 def data_dwords(name: str) -> int:
     """Registers of a memory instruction's data, from the name's type suffix."""
+    if name.endswith("_LOAD_BLOCK") or name.endswith("_STORE_BLOCK"):   # RDNA4: 32 VGPRs at once
+        return 32
     fm = _FORMAT_RE.search(name)
     if fm:
         n = len(fm.group(1))
         return (n + 1) // 2 if "_D16" in name else n
     sizes = [int(x) for x in _SIZE_RE.findall(name)]
-    bits = sizes[-1] if sizes else 32
-    return max(1, bits // 32)
+    if not sizes:   # the older names (CDNA): DWORDXn, and _X2 for 64-bit atomics
+        dw = _DWORDX_RE.search(name)
+        if dw:
+            return int(dw.group(1))
+        return 2 if name.endswith("_X2") else 1
+    return max(1, sizes[-1] // 32)
 
 
 def cache_control(d: InstrDef) -> bool:
     """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
-    buffer_gl0_inv): no operands. The manual gives these no pseudocode and describes them so."""
-    return not d.pcode and bool(re.match(r"(Write back and )?[Ii]nvalidate", d.description or ""))
+    buffer_gl0_inv, RDNA4's global_inv / global_wb): no operands. The manual gives these no
+    pseudocode and describes them so."""
+    return not d.pcode and bool(re.match(r"Write back|[Ii]nvalidate", d.description or ""))
 
 
 # ---------------------------------------------------------------- operand layouts (text order)
@@ -248,7 +264,10 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     out = []
     if d.name.startswith("S_SENDMSG_RTN"):
         return [("sdst", "SDST", width("D0")), ("msg", "SSRC0", 1)]
-    if fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or not pcode):
+    # without pseudocode a result exists if the description stores one (RDNA4's S_SLEEP_VAR only
+    # reads its input: 'S0[6:0] determines the sleep duration')
+    stores = not pcode and bool(re.search(r"\b(store|write|return)", d.description or "", re.I))
+    if fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or stores):
         out.append(("sdst", "SDST", width("D0")))
     if fmt == "SOP1":
         if re.search(r"\b(S0|SRC0)\b", pcode) or not pcode:
@@ -283,10 +302,12 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     out = []
     if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
         return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
-    if name == "DS_BVH_STACK_RTN_B32":
-        return [("vdst", "VDST", 1), ("addr", "ADDR", 1), ("data0", "DATA0", 1), ("data1", "DATA1", 4)]
-    rtn = "_RTN" in name or name.startswith("DS_LOAD") or name in (
-        "DS_SWIZZLE_B32", "DS_PERMUTE_B32", "DS_BPERMUTE_B32", "DS_APPEND", "DS_CONSUME") or \
+    if name.startswith("DS_BVH_STACK"):   # pushes 4 node pointers, RDNA4's forms as many as PUSHn says
+        pushed = re.search(r"_PUSH(\d+)_", name)
+        return [("vdst", "VDST", n), ("addr", "ADDR", 1), ("data0", "DATA0", 1),
+                ("data1", "DATA1", int(pushed.group(1)) if pushed else 4)]
+    rtn = "_RTN" in name or name.startswith(("DS_LOAD", "DS_PERMUTE", "DS_BPERMUTE")) or name in (
+        "DS_SWIZZLE_B32", "DS_APPEND", "DS_CONSUME") or \
         "VGPR_DST is the VGPR the result is written to" in (d.description or "")   # ds_ordered_count
     if "CONDXCHG32" in name:
         n = 2
@@ -313,21 +334,22 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
 
 
 def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
-    """FLAT / GLOBAL / SCRATCH operands; atomics return data only with glc."""
-    name, fmt = d.name, d.format
+    """FLAT / GLOBAL / SCRATCH operands (the segment is the name's prefix: RDNA4 calls the
+    formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit)."""
+    name = d.name
     n = data_dwords(name)
     out = []
     if "_LOAD" in name or ("_ATOMIC" in name and glc):
         out.append(("vdst", "VDST", n))
-    if fmt == "FLAT":
+    if name.startswith("FLAT_"):
         out.append(("vaddr", "ADDR", 2))
     elif "ADDTID" not in name:
         out.append(("vaddr", "ADDR", 1))
     if "_STORE" in name or "_ATOMIC" in name:
         out.append(("vdata", "DATA", n * 2 if "CMPSWAP" in name else n))
-    if fmt == "GLOBAL":
+    if name.startswith("GLOBAL_"):
         out.append(("saddr", "SADDR", 2))
-    elif fmt == "SCRATCH":
+    elif name.startswith("SCRATCH_"):
         out.append(("saddr", "SADDR", 1))
     return out
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 # Codes the RDNA3 operand tables call Reserved but LLVM's disassembler names (its
 # assembler rejects them for gfx11). Printing only.
-RESERVED_SRC_NAMES = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi",
+RESERVED_SRC_NAMES = {125: "null", 230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_base_hi",
                       239: "src_pops_exiting_wave_id", 251: "src_vccz", 252: "src_execz",
                       254: "src_lds_direct"}
 
@@ -18,16 +18,21 @@ RESERVED_SRC_NAMES = {230: "src_flat_scratch_base_lo", 231: "src_flat_scratch_ba
 SPECIAL_TEXT = {"VCC_LO": "vcc_lo", "VCC_HI": "vcc_hi", "NULL": "null", "M0": "m0", "EXEC_LO": "exec_lo",
                 "EXEC_HI": "exec_hi", "SCC": "src_scc", "SHARED_BASE": "src_shared_base",
                 "SHARED_LIMIT": "src_shared_limit", "PRIVATE_BASE": "src_private_base",
-                "PRIVATE_LIMIT": "src_private_limit"}
+                "PRIVATE_LIMIT": "src_private_limit", "VCCZ": "src_vccz", "EXECZ": "src_execz"}
 # names accepted on input as well (LLVM's aliases)
 SPECIAL_ALIASES = {"scc": "src_scc", "shared_base": "src_shared_base", "shared_limit": "src_shared_limit",
                    "private_base": "src_private_base", "private_limit": "src_private_limit"}
 # 64-bit operands name the register pair by its low half's code
-PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec"}
+PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec", "flat_scratch_lo": "flat_scratch", "xnack_mask_lo": "xnack_mask"}
 
 # ---------------------------------------------------------------- VALU particulars
 
-NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH"}
+# Families whose 16-bit VALU operands LLVM 22 prints in true16 syntax (v1.l, v1.h; the 32-bit
+# encodings' 7+1-bit VGPR fields); on the others (gfx12) it prints whole VGPRs v0-v255 and
+# selects halves with op_sel only
+TRUE16_FAMILIES = {"rdna3", "rdna3.5"}
+
+NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH", "V_CLREXCP"}
 NO_SOURCES: set[str] = set()
 # VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar)
 SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}
@@ -39,6 +44,17 @@ T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B3
 # VOP3 16-bit instructions without an op_sel operand in LLVM (halves are only named by .l/.h)
 NO_OPSEL = {"V_CNDMASK_B16"}
 NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
+# Families whose matrix instructions (WMMA) hold 16 A and B elements in every lane, the halves of
+# the wave holding the same ones (RDNA3, RDNA3.5): LLVM spells A and B as 16 * element bits / 32
+# VGPRs and C/D as 256 / wave size. Elsewhere (gfx12) the operands are spread over the wave: an
+# operand of R x C elements of b bits spans R * C * b / (32 * wave size) VGPRs, read off the
+# shapes in the pseudocode ('D0.f32(16x16) = S0.f16(16x16) * S1.f16(32x16, index set from S2)')
+WMMA_REPLICATED = {"rdna3", "rdna3.5"}
+# VOP3 instructions whose OPSEL bits select a byte, which LLVM prints as byte_sel:N: the OPSEL
+# bits that are N's high and low bit (the fp8/bf8 conversions of gfx12: the source byte of
+# v_cvt_f32_fp8, the destination byte of v_cvt_sr_fp8_f32)
+BYTE_SEL = {"V_CVT_F32_FP8": (0, 1), "V_CVT_F32_BF8": (0, 1), "V_CVT_SR_FP8_F32": (3, 2),
+            "V_CVT_SR_BF8_F32": (3, 2)}
 # Packed f16 sources for which LLVM has no f16 inline constants (v_pk_fmac_f16 is VOP2: its
 # -4.0 assembles to a literal): their literals print as for bf16 halves (integer inline values)
 NO_F16_INLINE = {"V_PK_FMAC_F16"}
@@ -61,6 +77,25 @@ MIMG_DIMS = [("1D", 1, 2), ("2D", 2, 4), ("3D", 3, 6), ("CUBE", 3, 4), ("1D_ARRA
 # MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
 BUFFER_FORMAT_LIMIT = 64
 
+# ---------------------------------------------------------------- gfx12 (RDNA4) memory operands
+# The TH (temporal hint) and SCOPE fields of SMEM and the vector memory formats as LLVM 22 prints
+# them (read off its gfx1201 disassembly). A load's or store's TH 3 is BYPASS at system scope;
+# an atomic's TH is bit 0 return, bit 1 non-temporal, bit 2 cascade (named only at device or
+# system scope, else printed as a number); unnamed values print as numbers.
+SCOPE_NAMES = (None, "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS")
+TH_LOAD_NAMES = (None, "TH_LOAD_NT", "TH_LOAD_HT", "TH_LOAD_LU", "TH_LOAD_NT_RT", "TH_LOAD_RT_NT",
+                 "TH_LOAD_NT_HT", None)
+TH_STORE_NAMES = (None, "TH_STORE_NT", "TH_STORE_HT", "TH_STORE_WB", "TH_STORE_NT_RT", "TH_STORE_RT_NT",
+                  "TH_STORE_NT_HT", "TH_STORE_NT_WB")
+# Bits the RDNA4 manual leaves unassigned that LLVM 22's disassembler prints as later gfx12
+# parts' flags (its assembler refuses them for gfx1201: every such corpus row has reenc '-').
+# Printing only: format -> ((bit, flag), ...)
+LLVM_ONLY_BITS = {"rdna4": {
+    "SMEM": ((56, "scale_offset"), (20, "nv")),
+    "VFLAT": ((48, "scale_offset"), (7, "nv")), "VGLOBAL": ((48, "scale_offset"), (7, "nv")),
+    "VSCRATCH": ((48, "scale_offset"), (7, "nv")),
+    "VBUFFER": ((7, "nv"),), "VIMAGE": ((7, "nv"),), "VSAMPLE": ((7, "nv"),)}}
+
 # ---------------------------------------------------------------- SOPP / SOPK immediates
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
 # dec, hex, imm (decimal from 0 to 64, else hex), branch (label or
@@ -78,6 +113,7 @@ SOPP_STYLE = {
     "s_code_end": "none", "s_clause": "hex", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
     "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm",
     "s_wait_event": "hex", "s_set_inst_prefetch_distance": "hex", "s_ttracedata_imm": "hex",
+    "s_wait_alu": "depctr", "s_barrier_leave": "none",
 }
 
 # SOPK: (operands in order, immediate style). 'sdst' is the SDST field, 'imm' SIMM16,
@@ -97,6 +133,23 @@ HWREG_NAMES = {1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 5: "HW
                21: "HW_REG_FLAT_SCR_HI", 23: "HW_REG_HW_ID1", 24: "HW_REG_HW_ID2",
                27: "HW_REG_PERF_SNAPSHOT_DATA", 29: "HW_REG_SHADER_CYCLES"}
 
+# gfx12 (RDNA4): LLVM 22's hwreg names (read off its disassembly of every id in the gfx1201
+# corpus); the wave-state registers carry a WAVE_ prefix, ids it does not name print as numbers
+HWREG_NAMES_BY_FAMILY = {"rdna4": {
+    1: "HW_REG_WAVE_MODE", 2: "HW_REG_WAVE_STATUS", 4: "HW_REG_WAVE_STATE_PRIV", 5: "HW_REG_WAVE_GPR_ALLOC",
+    6: "HW_REG_WAVE_LDS_ALLOC", 7: "HW_REG_IB_STS", 10: "HW_REG_PERF_SNAPSHOT_DATA",
+    11: "HW_REG_PERF_SNAPSHOT_PC_LO", 12: "HW_REG_PERF_SNAPSHOT_PC_HI", 15: "HW_REG_PERF_SNAPSHOT_DATA1",
+    16: "HW_REG_PERF_SNAPSHOT_DATA2", 17: "HW_REG_WAVE_EXCP_FLAG_PRIV", 18: "HW_REG_WAVE_EXCP_FLAG_USER",
+    19: "HW_REG_WAVE_TRAP_CTRL", 20: "HW_REG_WAVE_SCRATCH_BASE_LO", 21: "HW_REG_WAVE_SCRATCH_BASE_HI",
+    23: "HW_REG_WAVE_HW_ID1", 24: "HW_REG_WAVE_HW_ID2", 26: "HW_REG_WAVE_SCHED_MODE",
+    29: "HW_REG_SHADER_CYCLES_LO", 30: "HW_REG_SHADER_CYCLES_HI", 31: "HW_REG_WAVE_DVGPR_ALLOC_LO",
+    32: "HW_REG_WAVE_DVGPR_ALLOC_HI"}}
+
+
+def hwreg_names(family: str | None) -> dict[int, str]:
+    return HWREG_NAMES_BY_FAMILY.get(family, HWREG_NAMES)
+
+
 # s_delay_alu field values (the manual's S_DELAY_ALU description)
 DELAY_INSTID = ["NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4", "TRANS32_DEP_1",
                 "TRANS32_DEP_2", "TRANS32_DEP_3", "FMA_ACCUM_CYCLE_1", "SALU_CYCLE_1", "SALU_CYCLE_2",
@@ -114,6 +167,23 @@ SENDMSG_RTN_NAMES = {128: "MSG_RTN_GET_DOORBELL", 129: "MSG_RTN_GET_DDID", 130: 
 # gfx11 message names (LLVM rejects the older MSG_GS, MSG_SYSMSG for gfx11 and prints 15 as a number)
 SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_HS_TESSFACTOR", 3: "MSG_DEALLOC_VGPRS", 5: "MSG_STALL_WAVE_GEN",
                  6: "MSG_HALT_WAVES", 9: "MSG_GS_ALLOC_REQ"}
+# gfx12: LLVM 22's assembler refuses MSG_STALL_WAVE_GEN and MSG_HALT_WAVES for gfx1201 ("not
+# supported on this GPU") and its disassembler names message 135 MSG_RTN_GET_SE_AID_ID
+SENDMSG_NAMES_BY_FAMILY = {"rdna4": {k: v for k, v in SENDMSG_NAMES.items() if k not in (5, 6)}}
+SENDMSG_RTN_NAMES_BY_FAMILY = {"rdna4": {**SENDMSG_RTN_NAMES, 135: "MSG_RTN_GET_SE_AID_ID"}}
+
+
+def sendmsg_names(family: str | None) -> tuple[dict[int, str], dict[int, str]]:
+    """(message names, returning-message names) LLVM uses on the family."""
+    return (SENDMSG_NAMES_BY_FAMILY.get(family, SENDMSG_NAMES),
+            SENDMSG_RTN_NAMES_BY_FAMILY.get(family, SENDMSG_RTN_NAMES))
+
+
+# s_waitcnt on a family whose manual gives its operand no layout (RDNA4: "the operand is ignored
+# for compatibility"): LLVM 22 still prints it with gfx11's counters (0x0604 -> vmcnt(1) expcnt(4)
+# lgkmcnt(32) on gfx1201)
+WAITCNT_LAYOUT_GFX11 = [("EXP", 2, 0), ("LGKM", 9, 4), ("VM", 15, 10)]
+
 # s_version's low byte: LLVM's names for microcode versions
 UC_VERSION_NAMES = {0: "UC_VERSION_GFX7", 4: "UC_VERSION_GFX10", 6: "UC_VERSION_GFX11", 9: "UC_VERSION_GFX12"}
 # s_version's flag bits and LLVM's names for them; text joins them to the version with '|'

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from dsl.decode import DecodeError, decode_one
-from dsl.printer import print_instruction
 
 from . import families
 from .buffer import BufferMemory
@@ -274,6 +273,7 @@ class Machine:
         return inst
 
     def text(self, inst) -> str:
+        from dsl.printer import print_instruction      # error messages only: the printer is not loaded to run
         try:
             return print_instruction(self.spec, inst, self.wave_size)
         except Exception:       # the printer is a nicety in an error message; never mask the real error

@@ -23,9 +23,7 @@ import numpy as np
 import isa
 
 from . import families, handwritten, rtlib
-from .pcode import Translator, Unsupported, parse
-from .pcode.expressions import callee_result_type
-from .pcode.lookup import description_table
+from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .memory import RegionMemory
 from .options import current
@@ -58,6 +56,8 @@ class _SourceCache:
             self.entries = json.loads(self.path.read_text())
         except (OSError, ValueError):
             self.entries = {}
+        if not isinstance(self.entries, dict):      # a damaged file only costs re-translation
+            self.entries = {}
 
     def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
             spec: isa.Spec | None = None) -> str:
@@ -68,6 +68,14 @@ class _SourceCache:
     def save(self):
         if not self.dirty:
             return
+        try:
+            # other processes (parallel test runs) save into the same file: keep what they
+            # added since this one read it, or each save would drop the others' entries
+            on_disk = json.loads(self.path.read_text())
+            if isinstance(on_disk, dict):
+                self.entries = {**on_disk, **self.entries}
+        except (OSError, ValueError):
+            pass
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
@@ -82,6 +90,16 @@ class _SourceCache:
 def _shared_cache() -> _SourceCache:
     """One cache per process for every table (fast and reference ones write the same file)."""
     return _SourceCache()
+
+
+def _well_formed(t) -> bool:
+    """Whether a cached translation has the fields `_generated` reads."""
+    if not isinstance(t, dict):
+        return False
+    if "error" in t:
+        return isinstance(t["error"], str)
+    return (isinstance(t.get("source"), str) and isinstance(t.get("reads"), dict) and isinstance(t.get("writes"), dict)
+            and {"branch", "memory", "cross_lane"} <= t.keys())
 
 
 def _operands(d: dict) -> dict[str, Operand]:
@@ -111,6 +129,10 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
     saturate: the integer-clamp variant (Translator.saturate); narrow=False: without the
     uint32 statements (EmuOptions.narrow_uint32 off); spec: the architecture, for pseudocode that
     calls another instruction."""
+    # the grammar and translator load only when something is not in the cache
+    from .pcode.grammar import parse
+    from .pcode.translate import Translator
+    from .pcode.types import Unsupported
     try:
         tree = parse(d.pcode, d.name)
         r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec).translate(tree)
@@ -418,7 +440,7 @@ class SemanticTable:
     def _generated(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> Entry:
         k = self._cache.key(d, scalar, saturate, self.narrow, self.spec)
         t = self._cache.entries.get(k)
-        if t is None:
+        if not _well_formed(t):             # absent, or a damaged cache file's entry
             t = translate(d, scalar, saturate, self.narrow, self.spec)
             self._cache.entries[k] = t
             self._cache.dirty = True

@@ -110,7 +110,7 @@ ERRATA: tuple[Erratum, ...] = (
         "A 6-bit field would also make VOP3P collide with VOPD ('b110010) and VINTERP.",
     ),
     Erratum(
-        "vinterp-encoding-width", ("rdna3", "rdna3.5"), {"rdna3": 181, "rdna3.5": 183},
+        "vinterp-encoding-width", ("rdna3", "rdna3.5", "rdna4"), {"rdna3": 181, "rdna3.5": 183, "rdna4": 202},
         "field_bits", ("VINTERP", "ENCODING"), (31, 26), (31, 24),
         "The table gives ENCODING [31:26] = 'b11001101, an 8-bit value in a 6-bit field. "
         "LLVM encodes v_interp_p10_f32 as 0xcd00.... (bits [31:24] = 0xcd), as the LDSDIR "
@@ -140,6 +140,81 @@ ERRATA: tuple[Erratum, ...] = (
         "field_bits", ("SMEM", "GLC"), (16, 16), (14, 14),
         "See smem-dlc-bit: LLVM 22 decodes bit 14 as glc (f4284000... -> s_buffer_load_b128 "
         "s[0:3], s[0:3], s0 offset:0x80002 glc).",
+    ),
+    Erratum(
+        "rdna4-flat-op-bits", ("rdna4",), {"rdna4": 212},
+        "field_bits", ("VFLAT", "OP"), (20, 13), (21, 14),
+        "The FLAT, GLOBAL and SCRATCH field table (one table for the three formats) gives OP [20:13]. "
+        "LLVM 22's assembler (gfx1201) encodes global_load_b32 v1, v2, s[0:1] offset:4 as 0xee050000 ...: "
+        "GLOBAL_LOAD_B32 is opcode 20 in the manual's VGLOBAL table, which is bits [21:14] of that "
+        "dword ([20:13] would read 40); every FLAT/GLOBAL/SCRATCH row of LLVM 22's gfx1201 corpus "
+        "decodes to the manual's name at [21:14].",
+    ),
+    Erratum(
+        "rdna4-flat-ioffset", ("rdna4",), {"rdna4": 212},
+        "add_field", ("VFLAT", "IOFFSET"), None, (95, 72, "Address offset, signed byte."),
+        "The FLAT, GLOBAL and SCRATCH field table ends at VADDR [71:64] although the formats are 96 "
+        "bits wide and the instructions take an offset. LLVM 22's assembler (gfx1201) encodes "
+        "flat_load_b32 v1, v[2:3] offset:-1 with 0xffffff in bits [95:72] and scratch_load_b32 v1, "
+        "off, s2 offset:8 with 0x000008 there (a 24-bit signed offset, as VBUFFER's IOFFSET [95:72]).",
+    ),
+    Erratum(
+        "rdna4-vimage-vaddr4-bits", ("rdna4",), {"rdna4": 208},
+        "field_bits", ("VIMAGE", "VADDR4"), (56, 63), (63, 56),
+        "The VIMAGE field table gives VADDR4 as [56:63], high and low bit swapped. LLVM 22's assembler "
+        "(gfx1201) encodes image_bvh_intersect_ray v[0:3], [v4, v5, v[6:8], v[9:11], v[12:14]], "
+        "s[0:3] with 0x0c (v12) in bits [63:56].",
+    ),
+    Erratum(
+        "rdna4-v-lshl-or-b32-pcode", ("rdna4",), {"rdna4": 432},
+        "add_pcode", ("VOP3", "V_LSHL_OR_B32"), None, "D0.u32 = ((S0.u32 << S1[4 : 0].u32) | S2.u32)",
+        "The conversion's V_LSHL_OR_B32 entry (opcode 598: 'Given a shift count in the second input, "
+        "calculate the logical shift left of the first input, then calculate the bitwise OR of the "
+        "intermediate result and the third input') has no code block; V_AND_OR_B32 after it has "
+        "D0.u32 = ((S0.u32 & S1.u32) | S2.u32), and the RDNA3 manual gives V_LSHL_OR_B32 as "
+        "D0.u = ((S0.u << S1.u[4 : 0].u) | S2.u). LLVM 22 (gfx1201) decodes 020056d6 e9691506 as "
+        "v_lshl_or_b32 v2, v233, 52, v133 (three 32-bit sources).",
+    ),
+    Erratum(
+        "rdna4-v-maximumminimum-f16-pcode", ("rdna4",), {"rdna4": 432},
+        "add_pcode", ("VOP3", "V_MAXIMUMMINIMUM_F16"), None,
+        "D0.f16 = v_minimum_f16(v_maximum_f16(S0.f16, S1.f16), S2.f16)",
+        "The conversion's V_MAXIMUMMINIMUM_F16 entry ('Select the IEEE maximum() of the first two "
+        "half-precision float inputs and then select the IEEE minimum() of that result and third "
+        "half-precision float input') has no code block; V_MINIMUMMAXIMUM_F16 has "
+        "D0.f16 = v_maximum_f16(v_minimum_f16(S0.f16, S1.f16), S2.f16), V_MAXIMUMMINIMUM_F32 the f32 "
+        "form of the fix. LLVM 22 (gfx1201) decodes 04806fd6 443bca04 as v_maximumminimum_f16 v4, v68, "
+        "v29, v50 clamp.",
+    ),
+    Erratum(
+        "rdna4-v-s-rsq-f32-pcode", ("rdna4",), {"rdna4": 432},
+        "add_pcode", ("VOP3", "V_S_RSQ_F32"), None, "D0.f32 = 1.0F / sqrt(S0.f32)",
+        "The conversion's V_S_RSQ_F32 entry ('Calculate the reciprocal of the square root of the "
+        "single-precision float input using IEEE rules and store the result into a scalar register') "
+        "has no code block before its functional examples, which are V_RSQ_F32's; V_RSQ_F32 has "
+        "D0.f32 = 1.0F / sqrt(S0.f32). LLVM 22 (gfx1201) decodes V_S_RSQ_F32 (VOP3 opcode 646) with "
+        "an SGPR destination and one f32 source.",
+    ),
+    Erratum(
+        "rdna4-s-bfm-b64-pcode", ("rdna4",), {"rdna4": 217},
+        "add_pcode", ("SOP2", "S_BFM_B64"), None,
+        "D0.u64 = (((1ULL << S0[5 : 0].u32) - 1ULL) << S1[5 : 0].u32)",
+        "The conversion's S_BFM_B64 entry ('Calculate a bitfield mask given a field offset and size') "
+        "has no code block; S_BFM_B32 before it has D0.u32 = (((1U << S0[4 : 0].u32) - 1U) << "
+        "S1[4 : 0].u32), and the RDNA3 manual gives S_BFM_B64 as D0.u64 = (((1ULL << S0.u[5 : 0].u) - "
+        "1ULL) << S1.u[5 : 0].u): 32-bit sources, a 64-bit mask. LLVM 22 (gfx1201) decodes 04c89e95 as "
+        "s_bfm_b64 s[30:31], s4, -8 (32-bit sources).",
+    ),
+    Erratum(
+        "rdna4-v-interp-p2-f32-pcode", ("rdna4",), {"rdna4": 580},
+        "add_pcode", ("VINTERP", "V_INTERP_P2_F32"), None,
+        "D0.f32 = fma(VGPR[(laneId.u32 & 0xfffffffcU) + 2U][SRC0.u32].f32, S1.f32, S2.f32)",
+        "The conversion's V_INTERP_P2_F32 entry describes the operation ('performs a V_FMA_F32 "
+        "operation using fixed DPP8 settings. S0 refers to a VGPR that contains packed interpolation "
+        "data. S1 is the J coordinate. S2 is the result of a previous V_INTERP_P10_F32 instruction', "
+        "lane select {2,2,2,2,6,6,6,6}) but has no code block; the RDNA3.5 manual gives the same "
+        "entry this code. LLVM 22 (gfx1201) decodes 000001cd 20056204 as v_interp_p2_f32 v0, v32, "
+        "v2, v24 wait_exp:0 (three f32 sources).",
     ),
     Erratum(
         "mimg-nsa-addr3", ("rdna3", "rdna3.5"), {"rdna3": 190, "rdna3.5": 192},
@@ -190,6 +265,23 @@ ERRATA += tuple(
     for fmt, name, opcode, page, evidence in _MISSING_CDNA3
 )
 
+# Instructions LLVM 22 decodes for gfx1201 and assembles back to the same bytes that the RDNA4
+# opcode tables omit or call Reserved (../shared/conformance/llvm/gfx1201.tsv.gz).
+_MISSING_RDNA4 = (
+    ("SMEM", "S_ATC_PROBE", 34, 181, "004004f4 16a02628 -> s_atc_probe 0, s[0:1], s20 offset:0x26a016"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 35, 181, "026504f4 70402200 -> s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070"),
+    ("SOPP", "S_BARRIER_LEAVE", 21, 180, "000095bf -> s_barrier_leave (the table shows opcode 21 as Reserved)"),
+    ("SOPP", "S_TTRACEDATA_IMM", 59, 180, "082cbbbf -> s_ttracedata_imm 0x2c08 (the table shows opcode 59 as Reserved)"),
+)
+
+ERRATA += tuple(
+    Erratum(f"missing-rdna4-{fmt.lower()}-{name.lower().replace('_', '-')}", ("rdna4",), {"rdna4": page},
+            "add_opcode", (fmt, name), None, opcode,
+            f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx1201) decodes {evidence} "
+            f"and assembles it back to the same bytes.")
+    for fmt, name, opcode, page, evidence in _MISSING_RDNA4
+)
+
 ERRATA += tuple(
     Erratum(f"missing-{name.lower().replace('_', '-')}", ("rdna3", "rdna3.5"), pages, "add_opcode",
             (fmt, name), None, opcode,
@@ -206,6 +298,42 @@ ERRATA += tuple(
         "lds_direct_load. wavesmith follows the Instructions chapter. (RDNA3.5 fixed the field text.)",
     ),
 )
+
+
+# Pseudocode the RDNA4 conversion lost (the entry keeps its description, the code block is gone),
+# each from its sibling entry in the same manual and, where it has the instruction, the RDNA3.5
+# manual's entry: (format, name, code, page, sibling)
+_LOST_PCODE_RDNA4 = (
+    ("SOP2", "S_OR_B32", "D0.u32 = (S0.u32 | S1.u32);\nSCC = D0.u32 != 0U", 217,
+     "S_OR_B64: D0.u64 = (S0.u64 | S1.u64); SCC = D0.u64 != 0ULL"),
+    ("SOP2", "S_CSELECT_B64", "D0.u64 = SCC ? S0.u64 : S1.u64", 217, "S_CSELECT_B32: D0.u32 = SCC ? S0.u32 : S1.u32"),
+    ("SOP2", "S_BFE_U32", "D0.u32 = ((S0.u32 >> S1[4 : 0].u32) & ((1U << S1[22 : 16].u32) - 1U));\n"
+     "SCC = D0.u32 != 0U", 217, "S_BFE_I32: tmp.i32 = ((S0.i32 >> S1[4 : 0].u32) & ((1 << S1[22 : 16].u32) - 1)); ..."),
+    ("SOP2", "S_ADD_NC_U64", "D0.u64 = S0.u64 + S1.u64", 217, "S_SUB_NC_U64: D0.u64 = S0.u64 - S1.u64 (new in RDNA4)"),
+    ("SOPC", "S_CMP_GE_I32", "SCC = S0.i32 >= S1.i32", 267, "S_CMP_LT_I32: SCC = S0.i32 < S1.i32"),
+    ("SOPC", "S_CMP_GT_U32", "SCC = S0.u32 > S1.u32", 267, "S_CMP_GE_U32: SCC = S0.u32 >= S1.u32"),
+    ("SOP1", "S_CVT_U32_F32", "D0.u32 = f32_to_u32(S0.f32)", 240, "S_CVT_I32_F32: D0.i32 = f32_to_i32(S0.f32)"),
+    ("SOP1", "S_AND_NOT0_WREXEC_B64", "EXEC.u64 = (~S0.u64 & EXEC.u64);\nD0.u64 = EXEC.u64;\nSCC = EXEC.u64 != 0ULL", 240,
+     "S_AND_NOT1_WREXEC_B64: EXEC.u64 = (S0.u64 & ~EXEC.u64); D0.u64 = EXEC.u64; SCC = EXEC.u64 != 0ULL"),
+    ("VBUFFER", "BUFFER_STORE_D16_HI_B8", "addr = CalcBufferAddr(vgpr_a.b64, sgpr_o.b64);\nMEM[addr].b8 = VDATA[23 : 16]",
+     626, "BUFFER_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
+    ("VDS", "DS_LOAD_U16_D16_HI", "RETURN_DATA[31 : 16].u16 = MEM[ADDR].u16;\n// RETURN_DATA[15:0] is preserved.", 585,
+     "DS_LOAD_U8_D16_HI: RETURN_DATA[31 : 16].u16 = 16'U({ 8'0U, MEM[ADDR].u8 })"),
+    ("VGLOBAL", "GLOBAL_LOAD_D16_I8", "addr = CalcGlobalAddr(v_addr.b64, s_saddr.b64);\n"
+     "VDATA[15 : 0].i16 = 16'I(signext(MEM[addr].i8));\n// VDATA[31:16] is preserved.", 691,
+     "GLOBAL_LOAD_D16_U8: ... VDATA[15 : 0].u16 = 16'U({ 8'0U, MEM[addr].u8 })"),
+    ("VSCRATCH", "SCRATCH_STORE_B8", "addr = CalcScratchAddr(v_addr_off.b64, s_saddr_off.b64);\n"
+     "MEM[addr].b8 = VDATA[7 : 0]", 686, "SCRATCH_STORE_B16: ... MEM[addr].b16 = VDATA[15 : 0]"),
+    ("VFLAT", "FLAT_STORE_D16_HI_B8", "addr = CalcFlatAddr(v_addr.b64, flat_scratch.b64);\n"
+     "MEM[addr].b8 = VDATA[23 : 16]", 671, "FLAT_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
+)
+ERRATA += tuple(
+    Erratum(f"rdna4-{name.lower().replace('_', '-')}-pcode", ("rdna4",), {"rdna4": page}, "add_pcode",
+            (fmt, name), None, code,
+            f"The conversion's {name} entry has its description but no code block. Its sibling entry has "
+            f"{sibling}; the fix is the same code for this entry's operation"
+            + (", as the RDNA3.5 manual gives it." if not name.startswith("S_ADD_NC") else "."))
+    for fmt, name, code, page, sibling in _LOST_PCODE_RDNA4)
 
 
 # Both manuals name the six GWS instructions (DS_GWS_INIT ... DS_GWS_BARRIER: RDNA3 page 546 and

@@ -23,6 +23,8 @@ LLVM_TO_AMD_BY_FAMILY: dict[str, dict[str, tuple[str, str]]] = {
         "v_accvgpr_read_b32": ("V_ACCVGPR_READ", "LLVM spells the AGPR-to-VGPR move with its data size."),
         "v_accvgpr_write_b32": ("V_ACCVGPR_WRITE", "LLVM spells the VGPR-to-AGPR move with its data size."),
     },
+    "rdna4": {"export": ("EXPORT", "LLVM spells gfx12's export instruction as the manual names it "
+                                   "(gfx11's is 'exp').")},
 }
 
 # LLVM mnemonics for encodings that are not instructions of the manual at all.

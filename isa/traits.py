@@ -76,6 +76,8 @@ class _Entry:
     vgpr_file_wave32: dict             # device -> VGPRs per SIMD in wave32
     family_device: str                 # the device a bare family name stands for
     agprs: int = 0
+    dialect: str = "gfx11"             # the text syntax generation: "gfx11" (true16, DPP16/DPP8,
+                                       # VOPD) or "gfx9" (SDWA, GFX9 DPP, AGPRs, cache bits sc0/sc1/nt)
 
 
 _RDNA3_ROLES = FormatRoles(
@@ -86,12 +88,36 @@ _RDNA3_ROLES = FormatRoles(
     image=frozenset({"MIMG"}), export=frozenset({"EXP"}), lds_param=frozenset({"LDSDIR"}),
     dpp=frozenset({"DPP16", "DPP8"}))
 
+# RDNA4's manual names the memory, export and LDS-direct formats with a V prefix (VDS, VFLAT,
+# VBUFFER for MUBUF and MTBUF alike, VIMAGE and VSAMPLE for MIMG, VEXPORT, VDSDIR)
+_RDNA4_ROLES = FormatRoles(
+    salu=_RDNA3_ROLES.salu, smem=_RDNA3_ROLES.smem, valu_e32=_RDNA3_ROLES.valu_e32,
+    valu_e64=_RDNA3_ROLES.valu_e64, vopd=_RDNA3_ROLES.vopd, interp=_RDNA3_ROLES.interp,
+    lds=frozenset({"VDS"}), flat=frozenset({"VFLAT", "VGLOBAL", "VSCRATCH"}), buffer=frozenset({"VBUFFER"}),
+    image=frozenset({"VIMAGE", "VSAMPLE"}), export=frozenset({"VEXPORT"}), lds_param=frozenset({"VDSDIR"}),
+    dpp=_RDNA3_ROLES.dpp)
+
+_CDNA3_ROLES = FormatRoles(
+    salu=frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"}), smem=frozenset({"SMEM"}),
+    valu_e32=frozenset({"VOP1", "VOP2", "VOPC"}), valu_e64=frozenset({"VOP3A", "VOP3B", "VOP3P", "VOP3P-MAI"}),
+    vopd=frozenset(), interp=frozenset(), lds=frozenset({"DS"}),
+    flat=frozenset({"FLAT", "GLOBAL", "SCRATCH"}), buffer=frozenset({"MUBUF", "MTBUF"}),
+    image=frozenset(), export=frozenset(), lds_param=frozenset(),
+    dpp=frozenset({"DPP", "SDWA", "SDWAB"}))
+
 # Sources of the numbers below:
 #  [ISA-1.3]   AMD "RDNA3" / "RDNA3.5" ISA reference, 1.3 / 3.2: wave32 and wave64, wave32 the
 #              default of LLVM's code generation for gfx11 (its `wavefrontsize64` is opt-in).
+#  [CDNA3-ISA] AMD "CDNA3" ISA reference: wave64 only; 256 VGPRs and 256 AGPRs per wave
+#              (ACC bits select the AGPR file); 512 unified VGPRs+AGPRs per SIMD lane in
+#              wave64, i.e. 1024 in wave32 units.
 #  [LLVM-FULL] LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
 #              VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
 #              devices have 1024 (512).
+#  [ISA-RDNA4] AMD "RDNA4" ISA reference (2025-04-07), 2.1 and 3.3.2.1: wave32 and wave64; "devices
+#              that have 1536 VGPRs per SIMD allocate in blocks of 24". LLVM 22 gives gfx1200 and
+#              gfx1201 that file: its code generator reports occupancy 16 (1536 / 96) for a kernel
+#              using 96 VGPRs on both, 10 on gfx1102 (1024).
 # A new family: its generated operand tables give the codes; add one entry here (wave sizes,
 # format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
 # in tests/test_isa_traits.py.
@@ -105,6 +131,9 @@ _ENTRIES: dict[str, _Entry] = {
     "rdna3": _Entry((32, 64), _RDNA3_ROLES,
                     {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
     "rdna3.5": _Entry((32, 64), _RDNA3_ROLES, {"gfx1150": 1024, "gfx1151": 1536, "gfx1152": 1024}, "gfx1151"),
+    "cdna3": _Entry((64,), _CDNA3_ROLES, {"gfx940": 1024, "gfx941": 1024, "gfx942": 1024}, "gfx942",
+                    agprs=256, dialect="gfx9"),
+    "rdna4": _Entry((32, 64), _RDNA4_ROLES, {"gfx1200": 1536, "gfx1201": 1536}, "gfx1201"),
 }
 
 
@@ -128,6 +157,8 @@ class Traits:
     roles: FormatRoles
     vgpr_file_wave32: dict = field(repr=False)
     family_device: str = ""
+    dialect: str = "gfx11"             # text syntax generation (see _Entry)
+    source_format: str = "VOP3"        # the format whose SRC0 table names every source code
     saddr_off: tuple = ()              # SADDR codes that mean "no SGPR address" (FLAT/GLOBAL/SCRATCH),
     #                                    the one an assembler writes for `off` first
 
@@ -272,7 +303,7 @@ def build_traits(family: str, operands: dict, formats: dict | None = None) -> Tr
                           f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
                   tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
-                  saddr_off=saddr_off)
+                  entry_.dialect, table, saddr_off=saddr_off)
 
 
 _SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")

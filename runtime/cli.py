@@ -44,7 +44,7 @@ def disassemble_code_object(co: CodeObject, offsets: bool = False) -> str:
     from dsl.disasm import disassemble_lines
     waves = sorted({k.wave_size for k in co.kernels.values()})
     try:
-        dsl_families.load(co.target)
+        dsl_families.load_for_disassembly(co.target)
     except isa.ISALoadError as e:
         raise ValueError(f"cannot disassemble {co.target} code ({co.target_info.target_id}): {e}") from None
     lines = [f"; {co.target_info.target_id}, code object v{co.version}, "

@@ -96,6 +96,32 @@ def test_assembly_matches_llvm(name):
     assert _report("assemble", name, ok, total, bad) >= FLOOR["asm"]
 
 
+# RDNA4 (gfx1201) is disassembled but not yet assembled; held to the level reached (all rows,
+# graphics included: 99.65%), with the per-family figures printed. The rows left are LLVM's, not
+# RDNA4 instructions or LLVM misprints: GFX9/10's VOP3P encoding of v_fma_mix* that LLVM also
+# decodes on gfx12 (RDNA4 uses those bits for VIMAGE; 140 MIMG rows), s_barrier_init/join (SOP1
+# opcodes 81/82, which LLVM's assembler refuses for gfx1201), and v_cndmask_b32_dpp with |..|
+# around 'v146, vcc_lo' (3 rows)
+GFX1201_FLOOR = 0.9965
+
+
+def test_gfx1201_disassembly_matches_llvm():
+    ok, total, bad = collections.Counter(), collections.Counter(), collections.defaultdict(list)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fam, hx, text, _ in corpus("gfx1201"):
+            total[fam] += 1
+            out = disassemble(bytes.fromhex(hx), "gfx1201")
+            if out == text:
+                ok[fam] += 1
+            else:
+                bad[fam].append(f"{hx}: want {text!r} got {out!r}")
+    _report("disassemble", "gfx1201", ok, total, bad)
+    n_ok, n = sum(ok.values()), sum(total.values())
+    print(f"  all rows: {n_ok}/{n} = {100 * n_ok / n:.2f}%")
+    assert n > 50000 and n_ok / n >= GFX1201_FLOOR
+
+
 RAY_QUERIES = [   # the corpora hold no ray queries (LLVM rejects nearly every random encoding of them)
     "image_bvh_intersect_ray v[4:7], v[9:19], s[4:7]",
     "image_bvh_intersect_ray v[240:243], v[0:7], ttmp[4:7] a16",
@@ -117,18 +143,19 @@ def test_ray_queries_print_as_llvm_assembles_them():
         assert disassemble(code, "gfx1100") == text
 
 
-def _gfx11_code_objects():
+def _rdna_code_objects():
     for manifest in sorted((SHARED / "kernels").glob("*/manifest.json")):
         m = json.loads(manifest.read_text())
         for target, filename in m["code_objects"].items():
-            if target.startswith("gfx11"):
+            if target.startswith(("gfx11", "gfx12")):
                 yield pytest.param(manifest.parent / filename, m["kernel"], target, id=f"{manifest.parent.name}-{target}")
 
 
-@pytest.mark.parametrize("path, symbol, target", list(_gfx11_code_objects()))
+@pytest.mark.parametrize("path, symbol, target", list(_rdna_code_objects()))
 def test_compiled_kernels_disassemble_as_llvm_objdump(path, symbol, target):
     """Real compiler output (clang-22 kernels in ../shared/kernels): every instruction of the
-    kernel prints as llvm-objdump-22 prints it (cache invalidations, s_clause, SMEM null...)."""
+    kernel prints as llvm-objdump-22 prints it (cache invalidations, s_clause, SMEM null...;
+    gfx1201's split waits, global_inv scope, SMEM 0x0)."""
     wave = 64 if target.endswith("w64") else 32
     code = objdump_symbols(path, [symbol], "+wavefrontsize64" if wave == 64 else None)[symbol]
     ours = disassemble(bytes(code["bytes"]), target.split("-")[0], wave_size=wave).splitlines()

@@ -5,17 +5,18 @@ import isa
 from isa import errata
 
 ARCHS = ["rdna3", "rdna3.5"]
-ALL_ARCHS = ARCHS + ["cdna3"]          # cdna3 from the manual's Markdown conversion
+ALL_ARCHS = ARCHS + ["cdna3", "rdna4"]   # cdna3 and rdna4 from the manuals' Markdown conversions
 
 
 @pytest.mark.parametrize("target,arch", [("rdna3", "rdna3"), ("gfx1100", "rdna3"), ("gfx1103", "rdna3"),
                                          ("GFX1151", "rdna3.5"), ("gfx1150", "rdna3.5"), ("rdna3.5", "rdna3.5"),
-                                         ("gfx1100-w64", "rdna3"), ("gfx942", "cdna3"), ("cdna3", "cdna3")])
+                                         ("gfx1100-w64", "rdna3"), ("gfx942", "cdna3"), ("cdna3", "cdna3"),
+                                         ("gfx1201", "rdna4"), ("gfx1200", "rdna4"), ("rdna4", "rdna4")])
 def test_load_by_family_or_target(target, arch):
     assert isa.load(target).arch == arch
 
 
-@pytest.mark.parametrize("target", ["gfx1201", "rdna4", "gfx950"])
+@pytest.mark.parametrize("target", ["gfx950", "cdna4"])
 def test_known_but_not_generated_arch_has_clear_error(target):
     with pytest.raises(isa.ISALoadError, match="no generated ISA definitions"):
         isa.load(target)
@@ -49,6 +50,13 @@ def test_every_cdna3_format_exists():
     required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3A VOP3B VOP3P VOP3P-MAI DPP SDWA SDWAB "
                 "DS MUBUF MTBUF FLAT GLOBAL SCRATCH").split()
     assert set(required) <= set(isa.load("cdna3").formats)
+
+
+def test_every_rdna4_format_exists():
+    """RDNA4's manual renames the memory formats (VBUFFER for MUBUF/MTBUF, VIMAGE/VSAMPLE for MIMG)."""
+    required = ("SOP1 SOP2 SOPK SOPC SOPP SMEM VOP1 VOP2 VOPC VOP3 VOP3SD VOP3P VOPD DPP16 DPP8 VINTERP "
+                "VDSDIR VDS VBUFFER VIMAGE VSAMPLE VFLAT VGLOBAL VSCRATCH VEXPORT").split()
+    assert set(required) <= set(isa.load("gfx1201").formats)
 
 
 @pytest.mark.parametrize("arch", ALL_ARCHS)

@@ -7,7 +7,7 @@ import pytest
 import isa
 from tests.llvm_tools import mc_encodings
 
-FAMILIES = [("rdna3", "gfx1100"), ("rdna3.5", "gfx1151")]
+FAMILIES = [("rdna3", "gfx1100"), ("rdna3.5", "gfx1151"), ("rdna4", "gfx1201")]
 
 
 @pytest.mark.parametrize("family, target", FAMILIES)
@@ -81,6 +81,32 @@ def test_an_instruction_called_by_pseudocode_comes_from_the_callers_arch(monkeyp
     assert seen and set(seen) == {family}
 
 
+def test_cdna3_special_codes_and_files_are_what_llvm_encodes():
+    """gfx942: the CDNA3 manual's codes (no NULL register; FLAT_SCRATCH and XNACK_MASK pairs below
+    VCC; 102 SGPRs), wave64 only, 256 AGPRs beside the 256 VGPRs, and the gfx9 syntax dialect."""
+    t = isa.traits("gfx942")
+    assert t is isa.traits("cdna3") is isa.load("gfx942").traits
+    assert t.null is None and (t.sgprs, t.vgprs, t.agprs, t.ttmps, t.wave_sizes) == (102, 256, 256, 16, (64,))
+    assert t.dialect == "gfx9" and t.source_format == "VOP3A"
+    names = {"m0": t.m0, "vcc_lo": t.vcc_lo, "vcc_hi": t.vcc_hi, "exec_lo": t.exec_lo, "exec_hi": t.exec_hi,
+             "src_scc": t.scc, "flat_scratch_lo": t.codes["FLAT_SCRATCH_LO"], "xnack_mask_hi": t.codes["XNACK_MASK_HI"],
+             "src_shared_base": t.codes["SHARED_BASE"], "src_private_limit": t.codes["PRIVATE_LIMIT"],
+             "src_vccz": t.codes["VCCZ"], "src_execz": t.codes["EXECZ"], "ttmp0": t.ttmp_base,
+             "ttmp15": t.ttmp_base + t.ttmps - 1, f"s{t.sgprs - 1}": t.sgprs - 1, "0x12345": t.literal}
+    got = mc_encodings([f"s_mov_b32 s0, {n}" for n in names], "gfx942")
+    assert {n: b[0] for n, b in zip(names, got)} == names
+    assert mc_encodings([f"s_mov_b32 s0, s{t.sgprs}"], "gfx942") == [None]
+    values = list(range(-17, 66))
+    got = mc_encodings([f"s_mov_b32 s0, {v}" for v in values], "gfx942")
+    for v, b in zip(values, got):
+        assert t.inline_int(v) == (b[0] if b[0] != t.literal else None), v
+    spec = isa.load("gfx942")
+    roles = t.roles
+    named = (roles.valu | roles.scalar | roles.lds | roles.vmem | roles.export | roles.lds_param | roles.dpp)
+    assert named == set(spec.formats), "every format has exactly one role"
+    assert all(d.format in roles.valu for d in spec.instructions if d.name.startswith("V_"))
+
+
 # an instruction with a source of each format and the byte holding that source's code
 _FLOAT_OPERANDS = {16: ("v_add_f16 v0, {}, v1", 0), 32: ("v_add_f32 v0, {}, v1", 0),
                    64: ("v_add_f64 v[0:1], {}, v[2:3]", 4), "bf16": ("v_dot2_bf16_bf16 v0, {}, v1, v2", 4)}
@@ -112,3 +138,11 @@ def test_saddr_off_codes(family, target):
     want = mc_encodings([line], target)[0]
     assert want[6] == t.saddr_off[0]
     assert dsl.assemble(line, target) == want
+
+
+def test_cdna3_saddr_off_is_0x7f():
+    """CDNA3's manual: "Set this field to 0x7f to disable use" (no NULL register); llvm-mc-22
+    writes 0x7f for gfx942's `off`."""
+    t = isa.traits("gfx942")
+    assert t.saddr_off == (0x7F,)
+    assert mc_encodings(["global_load_dword v1, v[2:3], off"], "gfx942")[0][6] == t.saddr_off[0]

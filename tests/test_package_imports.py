@@ -187,3 +187,46 @@ def test_product_code_never_runs_llvm_or_another_process():
                 if m and ("/" in node.value or node.value.strip() == m.group(0)):   # a command, not prose
                     bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: names the tool {m.group(0)!r}")
     assert not bad, "\n".join(bad)
+
+
+RUN_FROM_MACHINE_CODE = """
+import sys
+import numpy as np
+from emu.launch import Dispatch
+from emu.machine import Machine
+from emu.memory import DeviceMemory
+code = bytes.fromhex(sys.argv[1])
+mem = DeviceMemory()
+out = mem.alloc(64 * 4, "out")
+args = mem.alloc(8, "kernarg"); mem.write(args, np.uint64(out).tobytes())
+at = mem.alloc(len(code), "code"); mem.write(at, code)
+Machine("gfx1100", mem).run(Dispatch("squares", at, grid=(1, 1, 1), block=(64, 1, 1), vgprs=8,
+                                     user_sgprs=[args & 0xFFFFFFFF, args >> 32]))
+assert (np.frombuffer(mem.read(out, 256), np.uint32) == np.arange(64) ** 2).all()
+print(" ".join(sorted(m for m in sys.modules if m == "lark" or m.startswith(("lark.", "emu.pcode.grammar",
+      "emu.pcode.translate", "dsl.asm", "dsl.disasm", "dsl.printer", "dsl.encode")))))
+"""
+
+
+def test_running_machine_code_loads_neither_the_grammar_nor_the_text_assembler(tmp_path):
+    """The emulator runs a code object with cached semantics without importing lark, the
+    pseudocode translator or the text assembler/disassembler (they are a first launch's largest
+    imports). The first process translates (and may load them); the second reads the cache."""
+    import os
+    import subprocess
+    import sys
+    import dsl
+    code = dsl.assemble("""
+        s_load_b64 s[2:3], s[0:1], 0x0
+        v_lshlrev_b32 v1, 2, v0
+        v_mul_u32_u24 v2, v0, v0
+        s_waitcnt lgkmcnt(0)
+        global_store_b32 v1, v2, s[2:3]
+        s_endpgm""", "gfx1100")
+    env = dict(os.environ, WAVESMITH_CACHE=str(tmp_path), PYTHONPATH=str(ROOT))
+    runs = [subprocess.run([sys.executable, "-c", RUN_FROM_MACHINE_CODE, code.hex()], capture_output=True,
+                           text=True, env=env, cwd=ROOT) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    assert "lark" in runs[0].stdout.split()         # the translation happened in the first process
+    assert runs[1].stdout.strip() == "", f"loaded to run from the cache: {runs[1].stdout}"

@@ -8,6 +8,7 @@ import re
 from lark import Token, Tree
 
 from .. import rtlib
+from .lookup import callee_result_type
 from .types import OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
@@ -479,12 +480,3 @@ def _is_two_over_pi(node) -> bool:
             and float(str(node.children[0].children[0]).rstrip("F")) == 2.0
             and isinstance(node.children[2], Tree) and node.children[2].data == "name"
             and str(node.children[2].children[0]) == "PI")
-
-
-def callee_result_type(spec, name: str) -> str | None:
-    """The D0 operand type of instruction `name` in `spec` (what a call to it returns), or None."""
-    for d in spec.lookup(name):
-        t = d.operand_types.get("D0")
-        if t:
-            return t
-    return None

@@ -1,4 +1,7 @@
-"""Contents of declared lookup tables that the manual gives in an instruction's description,
+"""Facts the translation reads from the spec rather than the pseudocode (no parser needed,
+so the semantics table computes its cache keys without loading the grammar).
+
+Contents of declared lookup tables that the manual gives in an instruction's description,
 not in its pseudocode.
 
 v_cvt_off_f32_i4's pseudocode reads `CVT_OFF_TABLE[S0.u[3 : 0]]` from a table it only
@@ -30,3 +33,12 @@ def description_table(description: str | None) -> list[float] | None:
     if sorted(rows) != list(range(size)):
         return None
     return [rows[i] for i in range(size)]
+
+
+def callee_result_type(spec, name: str) -> str | None:
+    """The D0 operand type of instruction `name` in `spec` (what a call to it returns), or None."""
+    for d in spec.lookup(name):
+        t = d.operand_types.get("D0")
+        if t:
+            return t
+    return None

@@ -20,16 +20,24 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     opcode_tables = P.tables_by_suffix(tables, "Opcodes")
     descriptions = _format_descriptions(sections, summary)
 
-    raw_fields = {name: P.parse_field_table(field_tables[name]) for name in summary if name in field_tables}
+    own_table = {name: P.table_for_format(name, field_tables, summary) for name in summary}
+    raw_fields = {name: P.parse_field_table(field_tables[key]) for name, key in own_table.items() if key}
+    opcode_tables = {name: opcode_tables[key] for name in summary
+                     if (key := P.table_for_format(name, opcode_tables, summary))} | \
+        {key: t for key, t in opcode_tables.items() if key not in summary and "V" + key not in summary}
     # a field table whose format the summary does not list (CDNA3's SDWAB, the VOPC form of the
     # SDWA dword): its width is the dwords its fields span
-    for name in sorted(set(field_tables) - set(summary)):
+    for name in sorted(set(field_tables) - set(summary) - set(own_table.values())):
         raw_fields[name] = P.parse_field_table(field_tables[name])
         lo = min(f.lo for f in raw_fields[name])
         span = max(f.hi for f in raw_fields[name]) + 1 - lo // 32 * 32
         width = -(-span // 32) * 32
         summary[name] = {"width": width, "widths": [width], "page": field_tables[name].page}
-    applied = _apply_errata(arch, raw_fields)
+    # formats read from one shared table (RDNA4's FLAT, GLOBAL and SCRATCH Fields): an erratum
+    # naming one of them corrects the table, so all of them
+    sharing = {name: [n for n, k in own_table.items() if k and field_tables[k] is field_tables[key]]
+               for name, key in own_table.items() if key}
+    applied = _apply_errata(arch, raw_fields, sharing)
 
     formats = {}
     for name, info in summary.items():
@@ -37,7 +45,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
         fixed = {}
         if fields is None:
             fields, fixed = _inherit_segment_format(name, raw_fields)
-        encoding = P.encoding_of(fields)
+        encoding = P.encoding_of(fields, name)
         if encoding and fixed:
             value, mask = encoding
             for fname, fvalue in fixed.items():
@@ -114,43 +122,50 @@ def _inherit_segment_format(name, raw_fields):
     raise P.SpecParseError(f"format {name} has neither a field table nor a segment value in another table")
 
 
-def _apply_errata(arch, raw_fields) -> list[dict]:
+def _apply_errata(arch, raw_fields, sharing) -> list[dict]:
     applied = []
     for e in errata_mod.for_arch(arch):
         if e.kind not in ("field_bits", "code_text", "add_field"):
             continue
         fmt, fname = e.target[0], e.target[1]
-        fields = raw_fields.get(fmt)
-        if fields is None:
+        if fmt not in raw_fields:
             raise P.SpecParseError(f"erratum {e.id}: format {fmt} not in the {arch} manual")
-        field = next((f for f in fields if f.name == fname), None)
-        if e.kind == "add_field":
-            if field is not None:
-                raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} manual now lists {fmt}.{fname}")
-            hi, lo, text = e.fix
-            page = fields[-1].page
-            fields.append(P.RawField(fname, hi, lo, [text], [], page))
-        elif field is None:
-            raise P.SpecParseError(f"erratum {e.id}: field {fmt}.{fname} not found")
-        elif e.kind == "field_bits":
-            page = field.page
-            if (field.hi, field.lo) != e.pdf:
-                raise P.SpecParseError(f"erratum {e.id} is stale: {fmt}.{fname} is now [{field.hi}:{field.lo}]")
-            field.hi, field.lo = e.fix
-        elif e.kind == "code_text":
-            code = e.target[2]
-            idx = next((i for i, c in enumerate(field.codes) if c[0] == code == c[1]), None)
-            if idx is None or field.codes[idx][2] != e.pdf:
-                raise P.SpecParseError(f"erratum {e.id} is stale: {fmt}.{fname} code {code} no longer reads '{e.pdf}'")
-            field.codes[idx] = (code, code, e.fix)
-            page = field.page
-        else:
-            raise P.SpecParseError(f"erratum {e.id}: unknown kind {e.kind}")
+        for each in sharing.get(fmt, [fmt]):
+            page = _apply_field_erratum(e, arch, each, raw_fields[each])
         if page != e.page[arch]:
             raise P.SpecParseError(f"erratum {e.id}: the text is on page {page} of the {arch} manual, "
                                    f"the errata table says {e.page[arch]}")
         applied.append({"id": e.id, "page": page, "target": ".".join(map(str, e.target)), "evidence": e.evidence})
     return applied
+
+
+def _apply_field_erratum(e, arch, fmt, fields) -> int:
+    """Apply a field erratum to one format's fields; the page of the corrected text."""
+    fname = e.target[1]
+    field = next((f for f in fields if f.name == fname), None)
+    if e.kind == "add_field":
+        if field is not None:
+            raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} manual now lists {fmt}.{fname}")
+        hi, lo, text = e.fix
+        page = fields[-1].page
+        fields.append(P.RawField(fname, hi, lo, [text], [], page))
+    elif field is None:
+        raise P.SpecParseError(f"erratum {e.id}: field {fmt}.{fname} not found")
+    elif e.kind == "field_bits":
+        page = field.page
+        if (field.hi, field.lo) != e.pdf:
+            raise P.SpecParseError(f"erratum {e.id} is stale: {fmt}.{fname} is now [{field.hi}:{field.lo}]")
+        field.hi, field.lo = e.fix
+    elif e.kind == "code_text":
+        code = e.target[2]
+        idx = next((i for i, c in enumerate(field.codes) if c[0] == code == c[1]), None)
+        if idx is None or field.codes[idx][2] != e.pdf:
+            raise P.SpecParseError(f"erratum {e.id} is stale: {fmt}.{fname} code {code} no longer reads '{e.pdf}'")
+        field.codes[idx] = (code, code, e.fix)
+        page = field.page
+    else:
+        raise P.SpecParseError(f"erratum {e.id}: unknown kind {e.kind}")
+    return page
 
 
 def _opcode_lists(raw_fields, opcode_tables):

@@ -62,7 +62,7 @@ def clean(text: str) -> str:
 # Where one operand entry of a crammed description starts: a register range, a constant,
 # "Reserved", or a register/constant name in capitals (M0, VCC_LO:, SDWA, SHARED_BASE ...).
 _ENTRY_START_RE = re.compile(
-    r"^(?:SGPR\d+|TTMP\d+|VGPR|Signed|Literal|Reserved\.?|RESERVED|-?\d+(?:\.\d+)?\.|1/\(2\*PI\)\.?"
+    r"^(?:SGPR\d+|TTMP\d+|VGPR|Signed|Literal|(?:32|64)-bit|Reserved\.?|RESERVED|-?\d+(?:\.\d+)?\.|1/\(2\*PI\)\.?"
     r"|[A-Z][A-Z0-9_]*[A-Z0-9]:?\.?)$")
 
 
@@ -76,8 +76,10 @@ def split_operand_codes(bits_rest: str, description: str, where: str) -> tuple[s
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
         bare_previous = bool(entries) and len(entries[-1]) == 1 and not entries[-1][0].endswith((".", ":"))
-        starts = _ENTRY_START_RE.match(w) and (prev.endswith(".") or re.fullmatch(r"\(\w+\)", prev) or bare_previous)
-        if starts and not entries and not re.match(r"^(SGPR|TTMP|VGPR|Reserved|RESERVED|Signed|Literal|-?\d)", w) \
+        starts = _ENTRY_START_RE.match(w) and (prev.endswith((".", ")")) or bare_previous)
+        if re.fullmatch(r"\d+-bit", prev):
+            starts = False          # "64-bit Literal constant." is one entry (RDNA4)
+        if starts and not entries and not re.match(r"^(SGPR|TTMP|VGPR|Reserved|RESERVED|Signed|Literal|(?:32|64)-bit|-?\d)", w) \
                 and not re.match(r"^[A-Z][A-Z0-9_]*[A-Z0-9]:?\.?$", w):
             starts = False
         if starts:
@@ -147,7 +149,12 @@ def markdown_lines(text: str) -> list[Line]:
             restored.append(last_caption)
             emit(f"Table {last_caption}. {section_title} {kind}", "regular", TEXT_SIZE)
         previous_header[0] = header
-        emit(" ".join(c for c in header if c), "bold", TABLE_SIZE, [c for c in header if c])
+        if header and re.fullmatch(r"\d+", header[0]):
+            # a table without a header row, whose first data row the conversion made the header
+            # (RDNA4's VOPD X-/Y-opcode tables: "| 0 | V_DUAL_FMAC_F32 | 7 | ... |")
+            rows = [[]] + rows
+        else:
+            emit(" ".join(c for c in header if c), "bold", TABLE_SIZE, [c for c in header if c])
         for row in rows[1:]:
             cells = [c for c in row if c]
             if not cells:

@@ -185,12 +185,22 @@ def parse_opcode_table(table: Table) -> list[tuple[int, str, int]]:
     return out
 
 
-def encoding_of(fields: list[RawField]) -> tuple[int, int] | None:
-    """The fixed bits of a format as (value, mask), from its ENCODING field."""
+def encoding_of(fields: list[RawField], fmt: str = "") -> tuple[int, int] | None:
+    """The fixed bits of format `fmt` as (value, mask), from its ENCODING field. A field
+    shared by several formats names each one's value ("Flat='b11101100, Global='b11101110",
+    RDNA4; VFLAT takes Flat's)."""
     for f in fields:
         if f.name == "ENCODING":
+            text = " ".join(f.text)
+            named = {n.upper(): v for n, v in re.findall(r"\b([A-Za-z]+)='b([01_]+)", text)}
+            if named:
+                key = fmt if fmt in named else fmt[1:] if fmt.startswith("V") and fmt[1:] in named else None
+                if key is None:
+                    raise SpecParseError(f"ENCODING field on page {f.page} names values for {', '.join(named)} "
+                                         f"but not for {fmt}: {text}")
+                text = "'b" + named[key]
             # RDNA writes 'b110100, CDNA "Must be: 110100"
-            m = re.search(r"(?:'b|Must be: )([01_]+)\b", " ".join(f.text))
+            m = re.search(r"(?:'b|Must be: )([01_]+)\b", text)
             if not m:
                 raise SpecParseError(f"ENCODING field on page {f.page} has no 'b value: {f.text}")
             bits = m.group(1).replace("_", "")
@@ -213,7 +223,8 @@ _OPERAND_PATTERNS = [
     (re.compile(r"^(-?\d+)\.$"), lambda m: ("int", int(m.group(1)))),
     (re.compile(r"^(-?\d+\.\d+)\.(?: \(float32\))?$"), lambda m: ("float", float(m.group(1)))),
     (re.compile(r"^1/\(2\*PI\)"), lambda m: ("float", 1 / (2 * math.pi))),
-    (re.compile(r"^Literal constant"), lambda m: ("literal", None)),
+    (re.compile(r"^(?:32-bit )?Literal constant"), lambda m: ("literal", None)),
+    (re.compile(r"^64-bit Literal constant"), lambda m: ("literal64", None)),   # RDNA4's code 254
     (re.compile(r"^Reserved"), lambda m: None),
     (re.compile(r"^([A-Z][A-Z0-9_]+)(?=$|[\s.:(])"), lambda m: ("special", m.group(1))),
     (re.compile(r"^(.*)$"), lambda m: ("other", m.group(1))),   # e.g. EXP targets: "Primitive data"
@@ -332,17 +343,19 @@ def parse_register_fields(table: Table) -> list[tuple[str, int, int, str]]:
 
 
 def parse_hwreg_table(sections: list[Section]) -> list[tuple[int, str, str]]:
-    """The S_GETREG/S_SETREG register ids ('Code | Register' table in Wave State Registers)."""
+    """The S_GETREG/S_SETREG register ids ('Code | Register' table in Wave State Registers;
+    RDNA4: 'Index | Writable? | Register')."""
     for sec in sections:
         for i, ln in enumerate(sec.lines):
-            if ln.font == "bold" and ln.cells[:2] == ("Code", "Register"):
+            if ln.font == "bold" and ln.cells[:2] in (("Code", "Register"), ("Index", "Writable?")):
+                name_at = ln.cells.index("Register")
                 out = []
                 for row in sec.lines[i + 1:]:
                     if row.size >= TABLE_TEXT_MAX_SIZE or row.font == "bold":
                         break
-                    if row.cells[0].isdigit() and len(row.cells) >= 2:
-                        if row.cells[1] != "Reserved":
-                            out.append((int(row.cells[0]), row.cells[1], " ".join(row.cells[2:])))
+                    if row.cells[0].isdigit() and len(row.cells) > name_at:
+                        if row.cells[name_at] != "Reserved":
+                            out.append((int(row.cells[0]), row.cells[name_at], " ".join(row.cells[name_at + 1:])))
                     elif out:
                         out[-1] = out[-1][:2] + ((out[-1][2] + " " + row.text).strip(),)
                 return out
@@ -474,7 +487,24 @@ def tables_by_suffix(tables: list[Table], suffix: str) -> dict[str, Table]:
         m = re.match(rf"^([A-Z][A-Z0-9]*(?:-[A-Z]+)?)(?: ([XY]))?-? ?{suffix}$", t.title)
         if m:
             out[m.group(1) + (m.group(2) or "")] = t
+            continue
+        # one table for several formats: 'FLAT, GLOBAL and SCRATCH Fields' (RDNA4)
+        m = re.match(rf"^((?:[A-Z][A-Z0-9]*, )*[A-Z][A-Z0-9]*) and ([A-Z][A-Z0-9]*) {suffix}$", t.title)
+        if m:
+            for name in m.group(1).split(", ") + [m.group(2)]:
+                out[name] = t
     return out
+
+
+def table_for_format(name: str, by_name: dict, formats) -> str | None:
+    """The key of format `name`'s table: its own name, or the name without RDNA4's V prefix
+    (the summary lists VDS, VFLAT, VEXPORT; their tables are captioned 'DS Fields',
+    'FLAT, GLOBAL and SCRATCH Fields') when no format of that shorter name exists."""
+    if name in by_name:
+        return name
+    if name.startswith("V") and name[1:] in by_name and name[1:] not in formats:
+        return name[1:]
+    return None
 
 
 def group_by(items, key):

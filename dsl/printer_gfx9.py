@@ -1,0 +1,481 @@
+"""Instruction -> text in LLVM's gfx9 syntax generation (CDNA3: gfx940-942), for families whose
+traits say `dialect == "gfx9"`: wave64 only, no true16 halves, AGPRs (a0..a255) selected by ACC
+bits, SDWA and GFX9 DPP second dwords, VOP3A/VOP3B, MFMA in the VOP3P-MAI layout, DWORD-style
+memory names and the sc0/nt/sc1 cache bits. Shares operand text with the gfx11 printer
+(printer_operands.py); what LLVM spells differently is in syntax_gfx9.py."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from isa import Spec
+from isa.mnemonics import text_mnemonic
+
+from . import syntax, syntax_gfx9 as g9
+from .decode import Instruction
+from .encode import per_instruction
+from .printer import _bits, _mods, _packed_kind, _float_value, _simm_text, print_scalar
+from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
+from .signature import Operand, ValuSig, cache_control, data_dwords, type_info, valu_signature
+
+
+def _acc(idx: int, n: int, agpr: bool) -> str:
+    return reg_text("a" if agpr else "v", idx, n)
+
+
+# ---------------------------------------------------------------- VALU
+
+
+@dataclass(frozen=True)
+class _Plan:
+    mn: str                   # mnemonic without the _dpp/_sdwa suffix rule applied
+    sig: ValuSig
+    e32: bool
+    srcs: tuple               # (Operand, registers, literal bits, is_float, packed kind)
+    acc: tuple                # operand names that are AGPRs (v_accvgpr_*)
+    is_p: bool
+    is_mix: bool
+    fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
+    opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
+
+
+def _mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
+    base = text_mnemonic(d.name, spec.arch)
+    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.NO_ENC_SUFFIX or d.name in g9.ACC_OPERANDS:
+        return base
+    if kind in ("DPP", "SDWA", "SDWAB"):
+        return base + ("_dpp" if kind == "DPP" else "_sdwa")
+    forms = {x.format for x in spec.lookup(d.name)}
+    if e32:
+        return base + "_e32" if forms & {"VOP3A", "VOP3B"} else base
+    return base + "_e64" if forms & spec.traits.roles.valu_e32 else base
+
+
+@per_instruction
+def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
+    sig = valu_signature(d)
+    if d.name in g9.NO_PCODE_OPERANDS:
+        vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
+        sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
+    if d.name in g9.WIDE_OPERANDS:
+        wide = g9.WIDE_OPERANDS[d.name]
+        sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
+                      sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst, sig.opsel_flags)
+    e32 = fmt in spec.traits.roles.valu_e32
+    srcs = []
+    for op in sig.srcs:
+        bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
+        srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op), _packed_kind(d, op)))
+    return _Plan(_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
+                 fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
+                 "OPSEL[3 : 2]" in (d.pcode or ""))
+
+
+def _dpp_ctrl(ctrl: int) -> str:
+    if ctrl <= 0xff:
+        return f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
+    named = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13c: "wave_ror:1",
+             0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
+    if ctrl in named:
+        return named[ctrl]
+    rows = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_newbcast"}
+    if ctrl & ~0xf in rows and (ctrl & 0xf or ctrl & ~0xf == 0x150):
+        return f"{rows[ctrl & ~0xf]}:{ctrl & 0xf}"
+    return f"dpp_ctrl:0x{ctrl:x}"
+
+
+def _sdwa_src(spec: Spec, code8: int, scalar: int, op: Operand, n: int, sext: int, neg: int, abs_: int,
+              fp_mods: bool) -> str:
+    code = code8 if scalar else 256 + code8
+    text = src_text(spec, code, n, bits=16 if op.t16 else 32, is_float=op.is_float)
+    if op.packed:   # packed halves take neither
+        return text
+    if op.is_float or fp_mods:
+        return _mods(text, op, neg, abs_, spec.traits.is_constant(code), force=True)
+    return f"sext({text})" if sext else text
+
+
+def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
+    d = inst.defs[0]
+    f = inst.fields
+    kind = inst.dpp_kind
+    plan = _plan(d, spec, inst.fmt.name, kind)
+    if d.name in {row[0] for row in spec.tables.get("mfma", ())}:
+        return _mfma(spec, inst)
+    sig, e32 = plan.sig, plan.e32
+    dpp = inst.dpp
+    literal = inst.literal
+    parts: list[str] = []
+    # destinations
+    mask = None
+    if sig.is_cmp:   # gfx9 v_cmpx writes EXEC and the compare mask too
+        mask = sreg_text(spec, dpp["SDST"], 2) if kind == "SDWAB" and dpp["SD"] else \
+            "vcc" if e32 else sreg_text(spec, f["VDST"], 2)
+        parts.append(mask)
+    for op in sig.dsts:
+        if op.name == "sdst":
+            continue
+        elif op.sgpr:
+            parts.append(sreg_text(spec, f["VDST"], 1))
+        else:
+            parts.append(_acc(f["VDST"], op.dwords, "vdst" in plan.acc))
+    if sig.vcc_out:
+        parts.append("vcc" if e32 else sreg_text(spec, f["SDST"], 2) if "SDST" in f else "vcc")
+    elif "SDST" in f and not e32:
+        parts.append(sreg_text(spec, f["SDST"], 2))
+    # sources
+    srcs = []
+    for i, (op, n, bits, is_float, packed) in enumerate(plan.srcs):
+        acc = f"src{i}" in plan.acc
+        if e32:
+            if i > 1:
+                break
+            if kind in ("SDWA", "SDWAB"):
+                code8, scalar = (dpp["SRC0"], dpp["S0"]) if i == 0 else (f["VSRC1"], dpp["S1"])
+                typed = d.operand_types.get(f"S{i}")   # the pseudocode's type (v_cmp_class's mask is u32)
+                if d.name in g9.SDWA_NO_DST_SEL or typed and type_info(typed)[1] != "f":
+                    op = replace(op, ftype="u")
+                srcs.append(_sdwa_src(spec, code8, scalar, op, n, dpp[f"SRC{i}_SEXT"], dpp[f"SRC{i}_NEG"],
+                                      dpp[f"SRC{i}_ABS"], plan.fp_mods))
+                continue
+            code = (256 + dpp["SRC0"] if kind == "DPP" else f["SRC0"]) if i == 0 else 256 + f["VSRC1"]
+            if code >= 256:
+                text = _acc(code - 256, n, acc)
+            else:
+                text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed)
+            if kind == "DPP":
+                text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False, force=plan.fp_mods)
+            srcs.append(text)
+            continue
+        code = f[f"SRC{i}"]
+        if plan.is_mix:
+            half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
+            text = src_text(spec, code, n, literal=literal, bits=16 if half else 32)
+        elif code >= 256:
+            text = _acc(code - 256, n, acc)
+        else:
+            text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed)
+        neg, abs_ = f.get("NEG", 0) >> i & 1, (f.get("ABS", 0) if not plan.is_p else f.get("NEG_HI", 0)) >> i & 1
+        if not plan.is_p or plan.is_mix:
+            text = _mods(text, op, neg, abs_, spec.traits.is_constant(code))
+        srcs.append(text)
+    if sig.k_pos is not None and e32:
+        srcs.insert(sig.k_pos, f"0x{literal or 0:x}")
+    parts += srcs
+    if sig.vcc_in and (e32 or len(plan.srcs) < 3):   # e64 reads the mask as SRC2 (v_div_fmas reads VCC itself)
+        parts.append("vcc" if e32 else sreg_text(spec, f["SRC2"], 2))
+    text = plan.mn + (" " + ", ".join(parts) if parts else "")
+    tail = []
+    if kind in ("SDWA", "SDWAB"):
+        if dpp.get("CLMP"):
+            tail.append("clamp")
+        if dpp.get("OMOD"):
+            tail.append({1: "mul:2", 2: "mul:4", 3: "div:2"}[dpp["OMOD"]])
+        if kind == "SDWA" and d.name not in g9.SDWA_NO_DST_SEL:
+            tail.append(f"dst_sel:{g9.SDWA_SEL[dpp['DST_SEL']] if dpp['DST_SEL'] < 7 else dpp['DST_SEL']}")
+            tail.append(f"dst_unused:{g9.SDWA_UNUSED[dpp['DST_U']] if dpp['DST_U'] < 4 else dpp['DST_U']}")
+        for i in range(min(2, len(plan.srcs))):
+            sel = dpp[f"SRC{i}_SEL"]
+            tail.append(f"src{i}_sel:{g9.SDWA_SEL[sel] if sel < 7 else sel}")
+        return text + " " + " ".join(tail)
+    if kind == "DPP":
+        tail.append(_dpp_ctrl(dpp["DPP_CTRL"]))
+        tail.append(f"row_mask:0x{dpp['ROW_MASK']:x} bank_mask:0x{dpp['BANK_MASK']:x}")
+        if dpp["BC"]:
+            tail.append("bound_ctrl:1")
+        return text + " " + " ".join(tail)
+    if e32:
+        return text
+    nsrc = len(plan.srcs)
+    opsel = f.get("OPSEL", 0)
+    if plan.is_p:
+        hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+        if opsel & ((1 << nsrc) - 1):
+            tail.append(f"op_sel:[{','.join(map(str, _bits(opsel, nsrc)))}]")
+        default_hi = 0 if plan.is_mix else (1 << nsrc) - 1
+        if hi_bits & ((1 << nsrc) - 1) != default_hi:
+            tail.append(f"op_sel_hi:[{','.join(map(str, _bits(hi_bits, nsrc)))}]")
+        if not plan.is_mix:
+            if f.get("NEG", 0) & ((1 << nsrc) - 1):
+                tail.append(f"neg_lo:[{','.join(map(str, _bits(f['NEG'], nsrc)))}]")
+            if f.get("NEG_HI", 0) & ((1 << nsrc) - 1):
+                tail.append(f"neg_hi:[{','.join(map(str, _bits(f['NEG_HI'], nsrc)))}]")
+    elif opsel:
+        bits = _bits(opsel, 4) if plan.opsel_byte else _bits(opsel, nsrc) + [opsel >> 3 & 1]
+        tail.append(f"op_sel:[{','.join(map(str, bits))}]")
+    if f.get("CLMP"):
+        tail.append("clamp")
+    if f.get("OMOD"):
+        tail.append({1: "mul:2", 2: "mul:4", 3: "div:2"}[f["OMOD"]])
+    return text + (" " + " ".join(tail) if tail else "")
+
+
+_TYPE_BYTES = {"f64": 8, "f32": 4, "xf32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+
+
+def _mfma(spec: Spec, inst: Instruction) -> str:
+    """Matrix instructions: the VOP3P-MAI layout of the same bits (CBSZ, ABID, ACC_CD, ACC, BLGP);
+    register counts from the shape table (tables['mfma']): D and C hold M*N*blocks results over
+    the wave's 64 lanes, A M*K*blocks inputs (half for the 2:4-sparse SMFMAC, whose C is the
+    index VGPR), B N*K*blocks."""
+    d = inst.defs[0]
+    raw = sum(v << lo for (n, hi, lo), v in ((fl, inst.fields.get(fl[0], 0)) for fl in inst.fmt.fields)
+              if n != "ENCODING") | inst.fmt.encoding[0]
+    mai = spec.formats["VOP3P-MAI"]
+    f = {n: (raw >> lo) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in mai.fields}
+    _, m, n_, k, blocks, sparse, out_t, in_t, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
+    out_b, in_b = _TYPE_BYTES.get(out_t, 4), _TYPE_BYTES.get(in_t, 1)
+    regs_d = m * n_ * blocks * out_b // 256
+    regs_a = m * k * blocks * in_b // 256 // (2 if sparse else 1)
+    regs_b = n_ * k * blocks * in_b // 256
+    acc_cd, acc = f["ACC_CD"], f["ACC"]
+    parts = [_acc(f["VDST"], regs_d, acc_cd)]
+    for i, n in enumerate((regs_a, regs_b)):
+        code = f[f"SRC{i}"]
+        parts.append(_acc(code - 256, n, acc >> i & 1) if code >= 256 else src_text(spec, code, n))
+    code = f["SRC2"]
+    if sparse:
+        parts.append(_acc(code - 256, 1, False) if code >= 256 else src_text(spec, code, 1))
+    else:
+        parts.append(_acc(code - 256, regs_d, acc_cd) if code >= 256 else
+                     src_text(spec, code, regs_d, bits=64 if out_b == 8 else 32))
+    text = f"{text_mnemonic(d.name, spec.arch)} {', '.join(parts)}"
+    for name in ("CBSZ", "ABID", "BLGP"):
+        if not f[name]:
+            continue
+        if name == "BLGP" and out_t in g9.MFMA_NEG_TYPES:
+            text += f" neg:[{','.join(map(str, _bits(f[name], 3)))}]"
+        else:
+            text += f" {name.lower()}:{f[name]}"
+    return text
+
+
+# ---------------------------------------------------------------- scalar
+
+
+def _sendmsg(imm: int) -> str:
+    msg, op, stream = imm & 0xf, imm >> 4 & 7, imm >> 8 & 3
+    name = g9.SENDMSG_NAMES.get(msg)
+    if name in ("MSG_GS", "MSG_GS_DONE"):
+        ok = op in g9.GS_OPS and (op != 0 or name == "MSG_GS_DONE") and (op != 0 or stream == 0)
+        if ok:
+            return f"sendmsg({name}, {g9.GS_OPS[op]}" + (f", {stream})" if op else ")")
+    elif name == "MSG_SYSMSG":
+        if op in g9.SYSMSG_OPS and stream == 0:
+            return f"sendmsg({name}, {g9.SYSMSG_OPS[op]})"
+    elif name and op == 0 and stream == 0:
+        return f"sendmsg({name})"
+    return f"sendmsg({msg}, {op}, {stream})" if imm == msg | op << 4 | stream << 8 else str(imm)
+
+
+def _gpr_idx(imm: int) -> str:
+    if imm > 15:
+        return hex_or_dec(imm) if imm > 9 else str(imm)
+    return "gpr_idx(" + ",".join(n for i, n in enumerate(g9.GPR_IDX_MODES) if imm >> i & 1) + ")"
+
+
+def _waitcnt(spec: Spec, imm: int) -> str:
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    vm = imm & 0xf | (imm >> fields["VM_HI"][1] & 3) << 4
+    counts = [("vmcnt", vm, 63), ("expcnt", imm >> 4 & 7, 7), ("lgkmcnt", imm >> 8 & 0xf, 15)]
+    waited = [f"{n}({v})" for n, v, top in counts if v != top]
+    return " ".join(waited or [f"{n}({v})" for n, v, _ in counts])
+
+
+def hwreg_text(spec: Spec, imm: int) -> str:
+    rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
+    names = {code: name for code, name, _ in spec.tables["hwreg"] if name != "reserved"}
+    name = g9.HWREG_EXTRA.get(rid) or names.get(rid)
+    if name:
+        prefix = next((p for k, p in g9.HWREG_PREFIXES.items() if name.startswith(k)), "HW_REG_")
+        name = prefix + name
+    else:
+        name = str(rid)
+    return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
+
+
+def print_gfx9_scalar(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    fmt = inst.fmt.name
+    if d.name in g9.SCALAR_LAYOUT:
+        return mn + " " + ", ".join(src_text(spec, f[fld], n, literal=inst.literal, table=(fmt, fld),
+                                             bits=64 if n == 2 else 32) for _, fld, n in g9.SCALAR_LAYOUT[d.name])
+    if mn == "s_set_gpr_idx_on":
+        return f"{mn} {src_text(spec, f['SSRC0'], 1, literal=inst.literal, table=(fmt, 'SSRC0'))}, " \
+               f"{_gpr_idx(f['SSRC1'])}"
+    if fmt == "SOPP":
+        style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn, "hex")
+        imm = f["SIMM16"]
+        if style == "none" or (style == "opt" and imm == 0):
+            return mn
+        if style == "waitcnt":
+            return f"{mn} {_waitcnt(spec, imm)}"
+        if style == "sendmsg":
+            return f"{mn} {_sendmsg(imm)}"
+        if style == "gpr_idx":
+            return f"{mn} {_gpr_idx(imm)}"
+        return f"{mn} {_simm_text(style, imm)}"
+    if fmt == "SOPK":
+        operands, style = g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
+        imm = f["SIMM16"]
+        parts = []
+        for o in operands:
+            if o in ("sdst", "sdst64"):
+                parts.append(sreg_text(spec, f["SDST"], 2 if o == "sdst64" or mn.endswith("_b64") else 1))
+            elif o == "imm":
+                parts.append(_simm_text(style, imm))
+            elif o == "hwreg":
+                parts.append(hwreg_text(spec, imm))
+            elif o == "lit":
+                parts.append(f"0x{inst.literal or 0:x}")
+        return mn + " " + ", ".join(parts)
+    return print_scalar(spec, inst)
+
+
+# ---------------------------------------------------------------- memory
+
+
+def _cache_bits(f: dict) -> str:
+    return "".join(f" {n.lower()}" for n in ("SC0", "NT", "SC1") if f.get(n))
+
+
+def _smem(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if cache_control(d):
+        return mn
+    n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
+    parts = []
+    if mn in ("s_memtime", "s_memrealtime"):
+        return f"{mn} {sreg_text(spec, f['SDATA'], 2)}"
+    if mn.startswith("s_atc_probe"):
+        parts.append(_simm_text("imm", f["SDATA"]))
+    elif not mn.startswith("s_dcache_discard"):
+        parts.append(sreg_text(spec, f["SDATA"], n))
+    parts.append(sreg_text(spec, f["SBASE"] * 2, 4 if "buffer" in mn else 2))
+    off = f["OFFSET"]
+    if off & (1 << 20):
+        off -= 1 << 21
+    imm_text = f"{'-' if off < 0 else ''}0x{abs(off):x}"
+    if f["SOE"]:
+        parts.append(sreg_text(spec, f["SOFFSET"], 1))
+        text = f"{mn} {', '.join(parts)}"
+        if f["IMM"]:   # both offsets: the immediate is printed even when 0
+            text += f" offset:{imm_text}"
+    elif f["IMM"]:
+        text = f"{mn} {', '.join(parts + [imm_text])}"
+    else:
+        text = f"{mn} {', '.join(parts + [sreg_text(spec, f['OFFSET'] & 0x7f, 1)])}"
+    return text + (" glc" if f["GLC"] else "") + (" nv" if f["NV"] else "")
+
+
+_DS_RTN = ("DS_READ", "DS_SWIZZLE", "DS_PERMUTE", "DS_BPERMUTE", "DS_APPEND", "DS_CONSUME", "DS_ORDERED_COUNT")
+_DS_NO_DATA = ("DS_READ", "DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS", "DS_ORDERED")
+_DS_NO_ADDR = ("DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS_SEMA", "DS_GWS_INIT", "DS_GWS_BARRIER")
+
+
+def _ds(spec: Spec, inst: Instruction) -> str:
+    from .printer import _swizzle_text
+    d, f = inst.defs[0], inst.fields
+    name, mn = d.name, d.name.lower()
+    n = data_dwords(name)
+    two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
+    acc = bool(f.get("ACC"))
+    parts = []
+    if "_RTN" in name or name.startswith(_DS_RTN):
+        nd = n * 2 if two or "CMPST" in name and "RTN" in name and False else n
+        parts.append(_acc(f["VDST"], nd, acc))
+    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):   # the value VGPR is in the ADDR byte
+        parts.append(_acc(f["ADDR"], 1, acc))
+    if not name.startswith(_DS_NO_ADDR) and "ADDTID" not in name:
+        parts.append(_acc(f["ADDR"], 1, False))
+    if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_DS_NO_DATA) and "ADDTID" not in name:
+        parts.append(_acc(f["DATA0"], n, acc))
+        if any(t in name for t in ("MSKOR", "CMPST", "WRAP")) or two:
+            parts.append(_acc(f["DATA1"], n, acc))
+    text = mn + (" " + ", ".join(parts) if parts else "")
+    if two:
+        text += "".join(f" {k.lower()}:{f[k]}" for k in ("OFFSET0", "OFFSET1") if f[k])
+    else:
+        off = f["OFFSET0"] | f["OFFSET1"] << 8
+        if off:
+            text += f" offset:{_swizzle_text(off) if mn == 'ds_swizzle_b32' else off}"
+    return text + (" gds" if f.get("GDS") else "")
+
+
+def _flat(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    name, fmt = d.name, inst.fmt.name
+    n = data_dwords(name)
+    acc = bool(f.get("ACC"))
+    off_saddr = f["SADDR"] == 0x7f
+    parts = []
+    lds = "_LOAD_LDS_" in name
+    if ("_LOAD" in name and not lds) or ("_ATOMIC" in name and f.get("SC0")):
+        parts.append(_acc(f["VDST"], n * (2 if "CMPSWAP" in name and False else 1), acc))
+    if fmt == "FLAT":
+        parts.append(reg_text("v", f["ADDR"], 2))
+    elif fmt == "SCRATCH":   # the LDS bit enables the VGPR address on scratch (LLVM's sve)
+        parts.append(reg_text("v", f["ADDR"], 1) if f.get("LDS") else "off")
+    else:
+        parts.append(reg_text("v", f["ADDR"], 2 if off_saddr else 1))
+    if "_STORE" in name or "_ATOMIC" in name:
+        parts.append(_acc(f["DATA"], n * 2 if "CMPSWAP" in name else n, acc))
+    if fmt == "GLOBAL":
+        parts.append("off" if off_saddr else sreg_text(spec, f["SADDR"], 2))
+    elif fmt == "SCRATCH":
+        parts.append("off" if off_saddr else sreg_text(spec, f["SADDR"], 1))
+    text = f"{d.name.lower()} {', '.join(parts)}"
+    off = f["OFFSET"]
+    if fmt != "FLAT" and off & (1 << 12):
+        off -= 1 << 13
+    if off:
+        text += f" offset:{off}"
+    return text + _cache_bits(f)
+
+
+def _buffer(spec: Spec, inst: Instruction) -> str:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if cache_control(d):   # buffer_wbl2 / buffer_inv: which caches is the sc0/sc1 bits
+        return mn + _cache_bits(f)
+    n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
+    idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
+    parts = [] if f.get("LDS") else [_acc(f["VDATA"], n, bool(f.get("ACC")))]   # LDS: data goes to LDS
+    parts.append(reg_text("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else "off")
+    parts.append(sreg_text(spec, f["SRSRC"] * 4, 4))
+    parts.append(src_text(spec, f["SOFFSET"], 1, literal=inst.literal, table=("SOP2", "SSRC0")))
+    text = f"{mn} {', '.join(parts)}"
+    if inst.fmt.name == "MTBUF":
+        dfmt, nfmt = f["DFMT"], f["NFMT"]
+        if (dfmt, nfmt) != (1, 0):
+            names = [f"BUF_DATA_FORMAT_{g9.BUF_DATA_FORMATS[dfmt]}"] if dfmt != 1 else []
+            if nfmt:
+                names.append(f"BUF_NUM_FORMAT_{g9.BUF_NUM_FORMATS[nfmt]}")
+            text += f" format:[{','.join(names)}]"
+    if idxen:
+        text += " idxen"
+    if offen:
+        text += " offen"
+    if f["OFFSET"]:
+        text += f" offset:{f['OFFSET']}"
+    return text + _cache_bits(f) + (" lds" if f.get("LDS") else "")
+
+
+_PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _buffer,
+             "MTBUF": _buffer}
+
+
+def print_instruction(spec: Spec, inst: Instruction, wave: int = 64) -> str:
+    fmt = inst.fmt.name
+    roles = spec.traits.roles
+    if fmt in roles.salu:
+        return print_gfx9_scalar(spec, inst)
+    if inst.defs[0].name == "V_ILLEGAL":
+        return "v_illegal"
+    if fmt in roles.valu_e32 or fmt in roles.valu_e64:
+        return print_valu(spec, inst, wave)
+    printer = _PRINTERS.get(fmt)
+    if printer is None:
+        return f"{inst.name.lower()} <{fmt} operands not printed>"
+    return printer(spec, inst)

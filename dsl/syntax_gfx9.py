@@ -1,0 +1,57 @@
+"""LLVM AMDGPU text conventions of the gfx9 syntax generation (CDNA3 = gfx940-942), where they
+differ from gfx11's (syntax.py). Like syntax.py: how LLVM spells things, not ISA facts."""
+from __future__ import annotations
+
+# SOPP immediates (styles as syntax.SOPP_STYLE); the rest print as syntax.SOPP_STYLE says
+SOPP_STYLE = {"s_set_gpr_idx_off": "none", "s_set_gpr_idx_mode": "gpr_idx", "s_endpgm": "opt",
+              "s_sendmsghalt": "sendmsg"}
+
+# SOPK: (operands, immediate style) where gfx9 differs from syntax.SOPK_STYLE
+SOPK_STYLE = {"s_cbranch_i_fork": (("sdst64", "imm"), "branch"), "s_call_b64": (("sdst64", "imm"), "branch")}
+
+# s_set_gpr_idx_on / _mode: the 4 mode bits by name (LLVM's gpr_idx(...) operand)
+GPR_IDX_MODES = ("SRC0", "SRC1", "SRC2", "DST")
+
+# gfx9 messages (s_sendmsg SIMM16[3:0]); operations by message; streams apply to GS operations
+SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN",
+                 6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE", 8: "MSG_EARLY_PRIM_DEALLOC",
+                 9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL", 15: "MSG_SYSMSG"}
+GS_OPS = {0: "GS_OP_NOP", 1: "GS_OP_CUT", 2: "GS_OP_EMIT", 3: "GS_OP_EMIT_CUT"}
+SYSMSG_OPS = {1: "SYSMSG_OP_ECC_ERR_INTERRUPT", 2: "SYSMSG_OP_REG_RD", 4: "SYSMSG_OP_TTRACE_PC"}
+
+# hwreg(...) names: the manual's table (isa tables['hwreg']) with LLVM's prefix; LLVM adds SQ_ to
+# the performance-snapshot registers and names id 15, which the CDNA3 table reserves
+HWREG_PREFIXES = {"PERF_SNAPSHOT": "HW_REG_SQ_"}
+HWREG_EXTRA = {15: "SH_MEM_BASES"}
+
+# Scalar instructions whose operands the pseudocode does not give: (operand, field, registers)
+SCALAR_LAYOUT = {"S_RFE_RESTORE_B64": (("ssrc0", "SSRC0", 2), ("ssrc1", "SSRC1", 1))}
+
+# VALU instructions without pseudocode: which operands name AGPRs (a0..a255) instead of VGPRs
+# (the manual's descriptions: "accumulator vector register" -> "architectural vector register")
+ACC_OPERANDS = {"V_ACCVGPR_MOV_B32": ("vdst", "src0"), "V_ACCVGPR_READ": ("src0",), "V_ACCVGPR_WRITE": ("vdst",)}
+# VALU instructions the manual gives no pseudocode (isa/errata.py adds some of them): the type
+# of their one source ('f': takes float modifiers)
+NO_PCODE_OPERANDS = {"V_ACCVGPR_MOV_B32": "b", "V_ACCVGPR_READ": "b", "V_ACCVGPR_WRITE": "b",
+                     "V_SCREEN_PARTITION_4SE_B32": "b", "V_EXP_LEGACY_F32": "f", "V_LOG_LEGACY_F32": "f"}
+# SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32); their
+# source is bytes, so it takes sext() rather than neg/abs
+SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"}
+# VALU instructions LLVM prints without an encoding suffix although the manual gives a VOP3 form
+NO_ENC_SUFFIX = {"V_SWAP_B32", "V_CLREXCP"}
+# operands the pseudocode types as 32-bit but slices as 64 (v_pk_mov_b32: D0.u32[63 : 32]): registers
+WIDE_OPERANDS = {"V_PK_MOV_B32": 2}
+# MFMA with f64 results: LLVM prints the BLGP bits as neg:[a,b,c] (negate A, B, C)
+MFMA_NEG_TYPES = {"f64"}
+
+# SDWA selects (SRC*_SEL / DST_SEL) and DST_UNUSED as LLVM names them
+SDWA_SEL = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
+SDWA_UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD")   # 3 reads as PAD
+
+# MTBUF DFMT / NFMT names
+BUF_DATA_FORMATS = ("INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10", "10_10_10_2",
+                    "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32", "32_32_32_32", "RESERVED_15")
+BUF_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT")
+
+# operand names the disassembler prints for codes this target's assembler refuses
+NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}
