@@ -279,7 +279,7 @@ def build_traits(family: str, operands: dict, formats: dict | None = None) -> Tr
         raise TraitsError(f"{family}: the generated operand tables have no SRC0 table (VOP3/VOP3A/VOP1) "
                           f"to read codes from")
     rows = operands[table]["SRC0"]
-    saddr_off = _saddr_off(formats or {}, operands[table]["SRC0"])
+    saddr_off = _saddr_off(formats or {}, entry_.roles.flat, operands[table]["SRC0"])
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
     for lo, hi, kind, base, _text in rows:
@@ -309,11 +309,12 @@ def build_traits(family: str, operands: dict, formats: dict | None = None) -> Tr
 _SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")
 
 
-def _saddr_off(formats: dict, src_rows: list) -> tuple:
-    """The SADDR codes the manual's GLOBAL SADDR description names as disabling it ("Set this
-    field to NULL or 0x7f to disable use" on RDNA3, "... to 0x7f ..." on CDNA3), in its order."""
-    fmt = formats.get("GLOBAL") or formats.get("FLAT")
-    m = _SADDR_OFF.search(fmt.field_text.get("SADDR", "")) if fmt is not None else None
+def _saddr_off(formats: dict, flat_formats, src_rows: list) -> tuple:
+    """The SADDR codes the manual's FLAT/GLOBAL/SCRATCH SADDR description names as disabling it
+    ("Set this field to NULL or 0x7f to disable use" on RDNA3, "... to NULL ..." on RDNA4,
+    "... to 0x7f ..." on CDNA3), in its order."""
+    texts = [formats[f].field_text.get("SADDR", "") for f in sorted(flat_formats) if f in formats]
+    m = next((m for m in map(_SADDR_OFF.search, texts) if m), None)
     if m is None:
         return ()
     null = next((lo for lo, _hi, kind, base, _ in src_rows if kind == "special" and base == "NULL"), None)

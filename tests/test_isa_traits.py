@@ -109,7 +109,7 @@ def test_cdna3_special_codes_and_files_are_what_llvm_encodes():
 
 # an instruction with a source of each format and the byte holding that source's code
 _FLOAT_OPERANDS = {16: ("v_add_f16 v0, {}, v1", 0), 32: ("v_add_f32 v0, {}, v1", 0),
-                   64: ("v_add_f64 v[0:1], {}, v[2:3]", 4), "bf16": ("v_dot2_bf16_bf16 v0, {}, v1, v2", 4)}
+                   64: ("v_add_f64_e64 v[0:1], {}, v[2:3]", 4), "bf16": ("v_dot2_bf16_bf16 v0, {}, v1, v2", 4)}
 
 
 @pytest.mark.parametrize("family, target", FAMILIES)
@@ -130,14 +130,18 @@ def test_inline_float_bit_patterns_are_what_llvm_encodes(family, target, fmt):
 @pytest.mark.parametrize("family, target", FAMILIES)
 def test_saddr_off_codes(family, target):
     """The GLOBAL SADDR codes the manual says disable the SGPR address ("Set this field to NULL
-    or 0x7f"); the first is what llvm-mc-22 and the assembler write for `off`."""
+    or 0x7f to disable use" in RDNA3/3.5, "... to NULL ..." in RDNA4); the first is what
+    llvm-mc-22 (and our assembler, where it supports the family) writes for `off`."""
     import dsl
     t = isa.traits(family)
-    assert t.saddr_off == (t.null, 0x7F)
+    assert t.saddr_off == ((t.null,) if family == "rdna4" else (t.null, 0x7F))
     line = "global_load_b32 v1, v[2:3], off"
     want = mc_encodings([line], target)[0]
-    assert want[6] == t.saddr_off[0]
-    assert dsl.assemble(line, target) == want
+    spec = isa.load(family)
+    fmt = next(f for f in ("GLOBAL", "VGLOBAL") if f in spec.formats)
+    assert spec.formats[fmt].get(int.from_bytes(want, "little"), "SADDR") == t.saddr_off[0]
+    if family != "rdna4":
+        assert dsl.assemble(line, target) == want
 
 
 def test_cdna3_saddr_off_is_0x7f():
