@@ -839,6 +839,13 @@ def encoder(arch: str, wave_size: int | None = None):
     pair: an Encoder's caches only grow with what it has encoded, and building one (its
     format layouts) cost more than assembling a short text."""
     from .encode import Encoder
+    if families.gfx9_syntax(arch):   # CDNA3: statements are encoded from their source text
+        from .asm_gfx9 import Gfx9Encoder
+        spec = families.load_for_disassembly(arch)
+        hit = _ENCODERS.get((id(spec), 64))
+        if hit is None or hit.spec is not spec:
+            hit = _ENCODERS[id(spec), 64] = Gfx9Encoder(spec)
+        return hit
     spec = families.load(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     hit = _ENCODERS.get((id(spec), wave))
@@ -862,7 +869,11 @@ def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -
     4 bytes, so label addresses are known after one pass), a symbolic literal appends
     (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
-        data, fix = enc.encode_statement(st)
+        if getattr(enc, "from_source", False):   # the gfx9 encoder reads the statement's text
+            src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
+            data, fix = enc.encode_source(src[st.column - 1:], st.mnemonic)
+        else:
+            data, fix = enc.encode_statement(st)
     except (OperandError, ValueError) as e:
         raise encode_error(e, st, lines) from None
     if fix is not None:

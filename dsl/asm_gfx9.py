@@ -2,8 +2,9 @@
 printer_gfx9.py: each operand is read back into the fields the printer reads it from, with the
 same instruction plans (signature, register counts, AGPR and SDWA rules).
 
-One instruction per line; `//` and `;` start comments; labels and directives are refused (no
-branch labels yet: branch offsets are numbers). Errors name line:column and the operand."""
+One instruction per line, optionally after a `label:`; branches take labels or dword offsets;
+`//` and `;` start comments; directives need a code object (runtime.assemble_module, which
+encodes through Gfx9Encoder). Errors name line:column and the operand."""
 from __future__ import annotations
 
 import re
@@ -398,6 +399,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     w2["SRC0"], _ = _vgpr(s, acc)
                     f["SRC0"] = spec.traits.codes["DPP"]
                 else:
+                    if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
+                        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
                     f["SRC0"] = _src9(spec, s, enc, agpr_ok=acc)
             else:
                 f["VSRC1"], _ = _vgpr(s, acc)
@@ -406,6 +409,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             elif s.neg or s.abs:
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding takes no modifiers")
             continue
+        if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
+            raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=acc)
         neg |= s.neg << i
         abs_ |= s.abs << i
@@ -648,8 +653,13 @@ def encode_scalar(spec: Spec, d, rest: str) -> bytes:
         s = parse_operand(spec, text)
         if name == "sdst":
             f["SDST"] = _sreg(s)
-        else:
-            f[field] = _src9(spec, s, enc)
+            continue
+        if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
+                                                  and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here")
+        if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
+            raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant")
+        f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
 
@@ -895,17 +905,99 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     from .families import load_for_disassembly
     AsmError = Gfx9AsmError
     spec = load_for_disassembly(arch)
+    enc = Gfx9Encoder(spec)
     out = bytearray()
+    labels: dict[str, int] = {}
+    branches = []
     for no, line in enumerate(text.splitlines(), 1):
         code = re.split(r"//|;", line, maxsplit=1)[0]
+        m = re.match(r"^\s*([A-Za-z_.$][\w.$]*):", code)
+        if m:   # a label, perhaps followed by an instruction
+            if m.group(1) in labels:
+                raise AsmError(f"{no}:{code.index(m.group(1)) + 1}: label {m.group(1)!r} defined twice")
+            labels[m.group(1)] = len(out)
+            code = " " * m.end() + code[m.end():]
         if not code.strip():
             continue
         col = len(code) - len(code.lstrip()) + 1
-        if code.strip().endswith(":") or code.strip().startswith("."):
-            raise AsmError(f"{no}:{col}: labels and directives are not supported for {arch} yet: {code.strip()!r}")
+        if code.strip().startswith("."):
+            raise AsmError(f"{no}:{col}: directives need a code object (runtime.assemble_module or "
+                           f"`wavesmith asm FILE -o FILE.hsaco`): {code.strip()!r}")
         try:
-            out += encode_line(spec, code)
+            data, fix = enc.encode_source(code, "")
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
             raise AsmError(f"{no}:{col}: {code.strip().split()[0]}: {msg}") from None
+        if isinstance(fix, str):
+            branches.append((len(out), fix, no, col))
+        elif fix is not None:
+            raise AsmError(f"{no}:{col}: {fix.text!r} names a symbol; symbolic operands need a code object")
+        out += data
+    for at, label, no, col in branches:
+        if label not in labels:
+            raise AsmError(f"{no}:{col}: undefined label {label!r}")
+        delta = (labels[label] - (at + 4)) // 4
+        if not -0x8000 <= delta <= 0x7fff:
+            raise AsmError(f"{no}:{col}: label {label!r} is {delta} dwords away; a branch reaches -32768..32767")
+        out[at:at + 2] = (delta & 0xffff).to_bytes(2, "little")
     return bytes(out)
+
+
+# ---------------------------------------------------------------- statements of a larger program
+
+
+class Gfx9Encoder:
+    """What dsl.asm.encode_at asks of an encoder, for the gfx9 syntax: each parsed statement is
+    encoded again from its source text (`encode_source`). A branch to a label returns the label
+    for resolve_branches; an operand naming symbols (sym@rel32@lo+4, .Lend-.Lstart) becomes a
+    zero literal dword and a LiteralRef for the code-object path."""
+    from_source = True
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.wave = 64
+
+    def encode_source(self, line: str, mnemonic: str):
+        from .statement import LiteralRef
+        text = re.split(r"//|;", line, maxsplit=1)[0].strip()
+        mn, _, rest = text.partition(" ")
+        defs = self.spec.lookup(amd_name(isa.llvm_base_mnemonic(mn.lower()), self.spec.arch))
+        if defs and defs[0].format in ("SOPP", "SOPK") and _branch(defs[0]):
+            ops = [o.strip() for o in rest.split(",")] if rest.strip() else []
+            if ops and _is_symbol(ops[-1]):
+                label = ops[-1]
+                code = encode_line(self.spec, " ".join([mn, ", ".join(ops[:-1] + ["0"])]))
+                return code, label
+        ops, mods = split_operands(rest)
+        symbolic = [i for i, o in enumerate(ops) if _is_symbol(o.lstrip("-")) and not self._known(o)]
+        if len(symbolic) == 1:
+            i = symbolic[0]
+            expr = ops[i]
+            ops[i] = "0x12345678"   # a placeholder the literal dword takes, found below
+            code = encode_line(self.spec, f"{mn} {', '.join(ops)}" + (" " + " ".join(mods) if mods else ""))
+            at = code.find((0x12345678).to_bytes(4, "little"), 4)
+            if at < 4:
+                raise Gfx9AsmError(f"{expr}: a symbolic operand must be a 32-bit literal")
+            code = code[:at] + bytes(4) + code[at + 4:]
+            return code, LiteralRef(expr, at)
+        return encode_line(self.spec, text), None
+
+    def _known(self, text: str) -> bool:
+        if text == "off" or re.match(r"^(hwreg|sendmsg|gpr_idx|sext|neg|abs)\(", text):
+            return True
+        try:
+            parse_operand(self.spec, text)
+            return True
+        except Gfx9AsmError:
+            return False
+
+
+def _branch(d) -> bool:
+    mn = d.name.lower()
+    style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn) if d.format == "SOPP" else \
+        (g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, ((), "")))[1]
+    return style == "branch"
+
+
+def _is_symbol(text: str) -> bool:
+    return bool(re.match(r"^[A-Za-z_.$][\w.$@]*([-+][\w.$@]+)*$", text)) and not _REG_RE.match(text)

@@ -15,7 +15,7 @@ DISASSEMBLER_FAMILIES = FAMILIES + ("cdna3", "rdna4")
 
 
 def load(arch: str) -> isa.Spec:
-    return isa.load_supported(arch, FAMILIES, "wavesmith's assembler/disassembler")
+    return isa.load_supported(arch, FAMILIES, "wavesmith's assembler and DSL")
 
 
 def load_for_disassembly(arch: str) -> isa.Spec:

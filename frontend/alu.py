@@ -93,10 +93,14 @@ def to_raw(sel, v: Val, clean: bool = False) -> Val:
     if d.kind == "b":
         return Val("v", U32, sel.vgpr(v)) if v.kind == "m" else Val(v.kind, U32, v.reg)
     if d.scalar == "f16":
+        bits = v.bits                        # rounded by an op: its bits are at hand
+        if bits is None:
+            bits = sel.vreg()
+            sel.emit("v_cvt_f16_f32", bits, sel.vsrc(v))
+        if not clean:
+            return Val("v", U32, bits)
         out = sel.vreg()
-        sel.emit("v_cvt_f16_f32", out, sel.vsrc(v))
-        if clean:
-            sel.emit("v_and_b32", out, 0xFFFF, out)
+        sel.emit("v_and_b32", out, 0xFFFF, bits)
         return Val("v", U32, out)
     if d.scalar == "bf16":
         return Val("v", U32, _bf16_bits(sel, v))
@@ -157,7 +161,7 @@ def narrow(sel, v: Val) -> Val:
         h, out = sel.vreg(), sel.vreg()
         sel.emit("v_cvt_f16_f32", h, sel.vsrc(v))
         sel.emit("v_cvt_f32_f16", out, h)
-        return Val("v", d, out)
+        return Val("v", d, out, bits=h)
     if d.scalar == "bf16":
         bits = _bf16_bits(sel, v)
         out = sel.vreg()

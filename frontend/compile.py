@@ -9,6 +9,7 @@ import numpy as np
 
 from .ir import Program
 from .combine import combine_loads, drop_unused
+from .dead import drop_dead
 from .isel import Selector
 from .loops import optimize_loops
 from .waitcnt import insert_waitcnt
@@ -37,6 +38,7 @@ def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None 
     ir = drop_unused(combine_loads(ir) if combine else ir)
     sel = Selector(ir, arch, wave_size)
     k = sel.run()
+    dead = drop_dead(k)
     waits = insert_waitcnt(k)
     args, off = [], 0
     for b in prog.buffers:
@@ -47,7 +49,7 @@ def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None 
         off += 4
     hsaco = from_dsl_kernel(k, prog.name, args, **sel.directives())
     # instructions: of the machine code (after allocation: spill code in, removed copies out)
-    stats = dict(k.stats(), instructions=len(k.physical().items), waitcnts=waits["waits"])
+    stats = dict(k.stats(), instructions=len(k.physical().items), waitcnts=waits["waits"], dead=dead)
     return Compiled(prog.name, hsaco, args, k, stats)
 
 

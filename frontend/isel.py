@@ -289,7 +289,8 @@ class Selector:
         wide = space == "global" and size == 4 and n in (2, 3, 4)
         lo, hi = GLOBAL_OFFSET if space == "global" else (0, DS_OFFSET_MAX)
         base = self.lds_base.get(arr.name, 0)
-        return all(lo <= base + (cst + e) * size <= hi for e in range(1 if wide else n))
+        # past `hi`, address() adds a window's start to x once for the accesses within it
+        return all(lo <= base + (cst + e) * size for e in range(1 if wide else n))
 
     def prologue(self):
         base = self.r.s[0:1]
@@ -442,6 +443,8 @@ class Selector:
         if space == "global" and gate is None and el.itemsize == 4 and n in (1, 2, 4) \
                 and arr.name not in self.stored and self.uniform_index(ins.srcs[0], idx):
             return self.scalar_load(ins, arr, idx, n, el)
+        if space == "global" and gate is None and el.itemsize == 2 and n in (2, 4, 8):
+            return self.packed_load(ins, arr, idx, n, el)
         outs = [None] * n
         dwords = 2 if el.itemsize == 8 else 1
         wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
@@ -459,10 +462,13 @@ class Selector:
             parts = [dst[j] for j in range(n)]
         else:
             parts = [self.vreg(dwords) for _ in range(n)]
+        # narrow ints: the load extends as the held form does (u8/u16 zero, i8/i16 sign), so
+        # with the alternative moved in its held form the result needs no extending again
+        held = el.is_int and el.itemsize < 4
         if alt is not None:
             alts = alt.parts if alt.kind == "vec" else (alt,)
             for j in range(n):
-                raw = alu.to_raw(self, alts[j])
+                raw = alts[j] if held else alu.to_raw(self, alts[j])
                 if dwords == 2:
                     for h in range(2):
                         self.emit("v_mov_b32", parts[j][h], self.vsrc(raw)[h] if raw.kind != "c" else alu.split64(raw)[h])
@@ -484,7 +490,8 @@ class Selector:
                     self.emit(name, parts[j], vaddr, offset=off)
         self.ungate(saved)
         for j in range(n):
-            outs[j] = alu.from_raw(self, Val("v", DType(el.scalar) if el.itemsize >= 4 else DType("u32"), parts[j]), el)
+            outs[j] = Val("v", el, parts[j]) if held else \
+                alu.from_raw(self, Val("v", DType(el.scalar) if el.itemsize >= 4 else DType("u32"), parts[j]), el)
         return outs[0] if n == 1 else Val("vec", ins.dtype, parts=tuple(outs))
 
     def op_store(self, ins, i):
@@ -501,6 +508,13 @@ class Selector:
         vdt = self.prog.instrs[ins.srcs[1]].dtype
         n, el = vdt.count, vdt.element
         elems = value.parts if value.kind == "vec" else (value,)
+        if space == "global" and el.itemsize == 2 and n in (2, 4, 8):
+            data = self.packed(elems, el)
+            vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+            saved = self.gated(gate)
+            self.emit(f"global_store_b{16 * n}", vaddr, data, self.buf_ptr[arr.name], offset=off)
+            self.ungate(saved)
+            return None
         raws = [alu.to_raw(self, e) for e in elems]
         wide = space == "global" and el.itemsize == 4 and n in (2, 3, 4)
         addrs = [self.address(arr, ins.srcs[0], idx, j) for j in range(1 if wide else n)]
@@ -521,6 +535,46 @@ class Selector:
                 else:
                     self.emit(name, vaddr, data, offset=off)
         self.ungate(saved)
+
+    def packed_load(self, ins, arr, idx: Val, n: int, el: DType) -> Val:
+        """n 16-bit elements in one global_load_b{16n}, two to a dword; each is then widened
+        to its held form from its half (one VALU instruction each, as from a 16-bit load)."""
+        dst = self.vreg(n // 2)
+        vaddr, off = self.address(arr, ins.srcs[0], idx, 0)
+        self.emit(f"global_load_b{16 * n}", dst, vaddr, self.buf_ptr[arr.name], offset=off)
+        outs = []
+        for j in range(n):
+            word, high = dst[j // 2], j % 2
+            out = self.vreg()
+            if el.scalar == "f16":
+                self.emit("v_cvt_f32_f16", out, word.h if high else word.l)
+            elif el.scalar == "bf16":
+                if high:
+                    self.emit("v_and_b32", out, 0xFFFF0000 - (1 << 32), word)
+                else:
+                    self.emit("v_lshlrev_b32", out, 16, word)
+            else:
+                self.emit("v_bfe_i32" if el.signed else "v_bfe_u32", out, word, 16 * high, 16)
+            outs.append(Val("v", el, out))
+        return Val("vec", ins.dtype, parts=tuple(outs))
+
+    def packed(self, elems, el: DType):
+        """16-bit elements' memory bits, two to a dword: an f16 converted straight into its
+        half, others' bits (alu.to_raw; an f16 an op rounded has them) joined by one
+        v_perm_b32 per pair."""
+        data = self.vreg(len(elems) // 2)
+        for k in range(len(elems) // 2):
+            a, b, word = elems[2 * k], elems[2 * k + 1], data[k]
+            if a.kind == "c" and b.kind == "c":
+                bits = alu.raw_bits(a) | alu.raw_bits(b) << 16
+                self.emit("v_mov_b32", word, bits - (1 << 32) if bits >> 31 else bits)
+            elif el.scalar == "f16" and a.kind != "c" and b.kind != "c" and a.bits is None and b.bits is None:
+                self.emit("v_cvt_f16_f32", word.l, self.vsrc(a))
+                self.emit("v_cvt_f16_f32", word.h, self.vsrc(b))
+            else:       # bytes 0-1 of the low element, then bytes 0-1 of the high one
+                lo, hi = alu.to_raw(self, a), alu.to_raw(self, b)
+                self.valu("v_perm_b32", word, self.vsrc(hi), self.vsrc(lo), 0x05040100)
+        return data
 
     def uniform_index(self, idx_id: int, idx: Val) -> bool:
         if idx.kind == "folded":        # x + c with c in the immediate: uniform when x is
@@ -592,14 +646,28 @@ class Selector:
                 elif va.kind == "c" and self.nonneg.get(b):
                     cst, rest, rest_id = int(va.value), vb, b
         imm = base + (cst + element) * size
+        if imm > hi and rest is not None:
+            # past the immediate's reach: one add of the window's start (a multiple of hi + 1)
+            # to the byte offset serves every access within the window, e.g. an unrolled loop's
+            window = imm - imm % (hi + 1)
+            key = (rest_id, size, window)
+            if key not in self.addr_cache:
+                start = self.byte_offset(rest_id, rest, size)
+                self.addr_cache[key] = self.vreg()
+                self.valu("v_add_nc_u32", self.addr_cache[key], window, start)
+            return self.addr_cache[key], imm - window
         if not lo <= imm <= hi:
             imm, rest, rest_id = base + element * size, idx, idx_id
             if not lo <= imm <= hi:
                 raise self.error(f"offset {imm} of {arr.name} does not fit the instruction")
-        # the same byte offset serves every access in this block (computed under full EXEC)
+        return self.byte_offset(rest_id, rest, size), imm
+
+    def byte_offset(self, rest_id, rest: Val | None, size: int):
+        """VGPR with index `rest` (None: 0) times `size`; the same byte offset serves every
+        access in this block (computed under full EXEC)."""
         key = (rest_id, size)
         if key in self.addr_cache:
-            return self.addr_cache[key], imm
+            return self.addr_cache[key]
         if rest is None:
             vaddr = self.vreg()
             self.emit("v_mov_b32", vaddr, 0)
@@ -612,7 +680,7 @@ class Selector:
             else:
                 self.emit("v_mov_b32", vaddr, src)
         self.addr_cache[key] = vaddr
-        return vaddr, imm
+        return vaddr
 
     # ------------------------------------------------------------ register arrays
 

@@ -22,6 +22,8 @@ class Val:
     reg: object = None          # dsl register (VReg or physical Reg) for 's' 'v' 'm'
     value: object = None        # Python value for 'c'
     parts: tuple = ()           # element Vals for 'vec'
+    bits: object = None         # f16 rounded by an op: a VGPR whose low half holds its bits
+                                # (a store takes them; the widened `reg` may then go unread)
 
     @property
     def uniform(self) -> bool:

@@ -20,10 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 VMEM = {"GLOBAL", "FLAT", "MUBUF", "MTBUF", "SCRATCH"}
-# Most SGPR dwords scalar loads may have in flight: the registers of a load in flight cannot
-# be spilled (the data may arrive any time until a wait), so a wait guaranteeing more than the
-# file holds would leave the allocator no way out; a wait for all SMEM comes first instead.
+# Most dwords loads may have in flight: the registers of a load in flight cannot be spilled
+# (the data may arrive any time until a wait), so more of them than the file holds would leave
+# the allocator no way out. Before a load that would exceed the bound, a wait: for all SMEM
+# (any order), for the oldest vector loads (in order) until the rest fit. About a third of the
+# SGPR file (106) and half of the VGPRs (256), leaving room for the values around them.
 SMEM_IN_FLIGHT = 32
+VMEM_IN_FLIGHT = 128
 
 
 @dataclass
@@ -116,6 +119,14 @@ def insert_waitcnt(k) -> dict:
         if fmt == "SMEM" and ins.defs and lgkm_need != 0 and \
                 sum(len(p.dwords) for p in lg_q if p.smem) + len(_keys(ins.defs)) > SMEM_IN_FLIGHT:
             lgkm_need = 0
+        if fmt in VMEM and ins.defs:
+            sizes = [len(p.dwords) for p in vm_q]
+            keep, total = len(sizes), sum(sizes) + len(_keys(ins.defs))
+            while keep and total > VMEM_IN_FLIGHT:
+                total -= sizes[len(sizes) - keep]
+                keep -= 1
+            if keep < len(sizes):
+                vm_need = keep if vm_need is None else min(vm_need, keep)
         if vm_need is not None or lgkm_need is not None:
             wait(vm_need, lgkm_need)
         items.append(inst)

@@ -358,6 +358,24 @@ ERRATA += tuple(
 
 ERRATA += (
     Erratum(
+        "cdna3-v-div-fmas-f64-pcode", ("cdna3",), {"cdna3": 293},
+        "pcode_text", ("VOP3A", "V_DIV_FMAS_F64"),
+        "D0.f64 = fma(S0.f64, S1.f64, S2.f64)",
+        "if VCC.u64[laneId] then\n  D0.f64 = 2.0 ** 64 * fma(S0.f64, S1.f64, S2.f64)\nelse\n"
+        "  D0.f64 = fma(S0.f64, S1.f64, S2.f64)\nendif",
+        "The conversion turned the entry's code block into a prose line ('if VCC.u64[laneId] then "
+        "D0.f64 = 2.0 ** 64 * fma(S0.f64, S1.f64, S2.f64) else') and a code span holding only the else "
+        "branch, so the generated pseudocode lost the VCC-selected scaling that the description states "
+        "('scale the exponent of the result by a fixed factor if the vector condition code is set') and "
+        "V_DIV_FMAS_F32 beside it has (2.0F ** 32). LLVM 22's assembler (gfx942) refuses "
+        "v_div_fmas_f64 v[92:93], -v[230:231], s[0:1], s[0:1] for the constant bus, as it does "
+        "v_div_fmas_f32 with an SGPR source: the instruction reads VCC.",
+    ),
+)
+
+
+ERRATA += (
+    Erratum(
         "rdna35-interp-p2-rtz-result", ("rdna3.5",), {"rdna3.5": 541},
         "pcode_text", ("VINTERP", "V_INTERP_P2_RTZ_F16_F32"),
         "D0.f32 = fma(32'F(VGPR[(laneId.u32 & 0xfffffffcU) + 2U][SRC0.u32].f16), S1.f32, S2.f32)",

@@ -92,9 +92,9 @@ def build_descriptor(target: Target, directives: dict[str, int], wave_size: int,
     desc.granulated_wavefront_sgpr_count = granulated_sgprs(sgpr_count, target)
     if target.gfx90a_plus:
         accum = given[".amdhsa_accum_offset"]
-        if not (4 <= accum <= 256 and accum % 4 == 0 and accum <= max(vgprs, 4)):
+        if not (4 <= accum <= 256 and accum % 4 == 0 and accum <= -(-max(vgprs, 1) // 4) * 4):
             raise ValueError(f"{where}.amdhsa_accum_offset {accum} must be a multiple of 4 in 4..256 "
-                             f"and at most .amdhsa_next_free_vgpr")
+                             f"and at most .amdhsa_next_free_vgpr rounded up to a multiple of 4")
         desc.accum_offset = accum // 4 - 1
     encode_descriptor(desc, target)          # range-check every field now, with the kernel named
     return desc, {"next_free_vgpr": vgprs, "next_free_sgpr": sgprs, "sgpr_count": sgpr_count}

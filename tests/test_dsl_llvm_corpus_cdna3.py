@@ -56,9 +56,8 @@ def test_gfx942_assembly_matches_llvm():
     print(f"  rows LLVM's assembler refuses: {refused_by_llvm}, of which we accept {accepted}")
     assert sum(total.values()) > 30000
     assert rate >= FLOOR
-    # the rest: 64-bit scalar operands LLVM takes only as registers (s_setpc_b64 src_execz),
-    # v_div_fmas_f64's implicit VCC read (its pseudocode does not show it), a few more
-    assert accepted <= 40
+    # the rest: one sparse MFMA with a scalar index register
+    assert accepted <= 2
 
 
 def test_gfx942_code_objects_reassemble_from_llvm_objdump_text():
@@ -88,3 +87,23 @@ def test_gfx942_code_objects_reassemble_from_llvm_objdump_text():
     print(f"\n{n} instructions of {len(list((SHARED / 'kernels').glob('*/gfx942.hsaco')))} gfx942 code objects "
           f"reassembled, {len(bad)} differ")
     assert n > 5000 and bad[:10] == []
+
+
+def test_gfx942_labels_and_branches_match_llvm_mc(tmp_path):
+    """A program with labels (backward and forward branches, a label on an instruction's line)
+    assembles to the .text llvm-mc-22 makes of it."""
+    from .llvm_tools import run, tool
+    src = """loop:
+  s_sub_u32 s0, s0, 1   // count down
+  s_cmp_lg_u32 s0, 0
+  s_cbranch_scc1 loop
+  v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]
+  s_cbranch_execz done
+  global_load_dword v1, v[2:3], off sc0 sc1
+  s_waitcnt vmcnt(0)
+done: s_endpgm
+"""
+    (tmp_path / "p.s").write_text(src)
+    run(tool("llvm-mc"), "-arch=amdgcn", "-mcpu=gfx942", "-filetype=obj", "-o", str(tmp_path / "p.o"), str(tmp_path / "p.s"))
+    run(tool("llvm-objcopy"), "-O", "binary", "--only-section=.text", str(tmp_path / "p.o"), str(tmp_path / "p.bin"))
+    assert assemble(src, "gfx942") == (tmp_path / "p.bin").read_bytes()

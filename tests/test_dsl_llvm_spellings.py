@@ -110,3 +110,17 @@ OPERAND_LISTS = ["ds_gws_init v1 gds", "ds_gws_barrier v3 offset:12 gds", "ds_gw
 def test_macros_and_names_encode_as_llvm_does(lines):
     bad = disagreements(lines)
     assert not bad, "\n".join(bad)
+
+
+def test_gfx12_message_names_are_what_llvm_encodes():
+    """syntax.sendmsg_names('rdna4'): every name the printer uses for gfx1201 encodes to its id
+    with LLVM 22's assembler, and the gfx11 names it leaves out are refused for gfx1201."""
+    from dsl import syntax
+    from tests.llvm_tools import mc_encodings
+    names, rtn_names = syntax.sendmsg_names("rdna4")
+    lines = [f"s_sendmsg sendmsg({n})" for n in names.values()] + \
+            [f"s_sendmsg_rtn_b32 s0, sendmsg({n})" for n in rtn_names.values()]
+    got = mc_encodings(lines, "gfx1201")
+    assert [b[0] if b else None for b in got] == list(names) + list(rtn_names)
+    dropped = [n for k, n in syntax.SENDMSG_NAMES.items() if k not in names]
+    assert dropped and mc_encodings([f"s_sendmsg sendmsg({n})" for n in dropped], "gfx1201") == [None] * len(dropped)

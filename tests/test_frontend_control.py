@@ -191,3 +191,133 @@ def test_wave64_compiles_and_runs():
     o32 = run(c32, {"out": np.zeros(256, np.int32), "x": x, "y": y}, grid=(4, 1, 1), block=(64, 1, 1),
               vars={"n": 3})["out"]
     np.testing.assert_array_equal(o, o32)
+
+
+@pytest.mark.parametrize("dt,np_dt", [("i8", np.int8), ("u8", np.uint8), ("i16", np.int16), ("u16", np.uint16)])
+@pytest.mark.parametrize("alt", ["const", "reg"])
+def test_gated_narrow_int_load_keeps_the_alternative_extended(dt, np_dt, alt):
+    """Lanes outside the gate keep the alternative (a constant, or another narrow load),
+    held extended like the loaded lanes: the sum and compare below see the extended values."""
+    info = np.iinfo(np_dt)
+    alt_const = -3 if info.min < 0 else info.max - 2          # all high bits set either way
+    alt_def = f"%5 = {dt} const {alt_const}" if alt == "const" else f"%5 = {dt} load y[%0]"
+    prog = parse(f"""
+kernel k
+buffer out i32[64]
+buffer x {dt}[64]
+buffer y {dt}[64]
+var n i32 0..64
+%0 = i32 local_id 0 64
+%1 = i32 param n
+%2 = bool cmplt %0 %1
+%3 = i32 const 0
+%4 = i32 add %3 %3
+{alt_def}
+%6 = {dt} load x[%0] if %2 else %5
+%7 = i32 cast %6
+%8 = {dt} const 1
+%9 = bool cmplt %6 %8
+%10 = i32 cast %9
+%11 = i32 const 1000
+%12 = i32 mulacc %10 %11 %7
+store out[%0] %12
+""")
+    x = rng.integers(info.min, info.max + 1, 64).astype(np_dt)
+    y = rng.integers(info.min, info.max + 1, 64).astype(np_dt)
+    n = 37
+    out = run(prog, {"out": np.zeros(64, np.int32), "x": x, "y": y}, block=(64, 1, 1), vars={"n": n})
+    alt_v = np.full(64, alt_const).astype(np_dt) if alt == "const" else y
+    v = np.where(np.arange(64) < n, x, alt_v).astype(np.int64)
+    np.testing.assert_array_equal(out["out"], ((v < 1) * 1000 + v).astype(np.int32))
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+@pytest.mark.parametrize("dt", ["f16", "bf16", "i16", "u16"])
+def test_vector_loads_and_stores_of_16_bit_elements(dt, n):
+    """x[4i : 4i+n] as one load of n halves, each element widened from its half; every element
+    stored on its own (as f32 / i32) and the vector stored back whole: both against the bits."""
+    wide = "f32" if dt in ("f16", "bf16") else "i32"
+    lines = ["kernel k", f"buffer out {wide}[512]", f"buffer back {dt}[512]", f"buffer x {dt}[512]",
+             "%0 = i32 local_id 0 64", "%1 = i32 const 8", "%2 = i32 mul %0 %1",
+             f"%3 = {dt}x{n} load x[%2]"]
+    for j in range(n):
+        b = len(lines) - 4
+        lines += [f"%{b} = {dt} gep %3 {j}", f"%{b + 1} = {wide} cast %{b}", f"%{b + 2} = i32 const {j}",
+                  f"%{b + 3} = i32 add %2 %{b + 2}", f"store out[%{b + 3}] %{b + 1}"]
+    lines.append("store back[%2] %3")
+    prog = compile_program(parse("\n".join(lines) + "\n"))
+    assert f"global_load_b{16 * n} " in prog.disassemble()            # one load for the vector
+    bits = rng.integers(0, 1 << 16, 512).astype(np.uint16)
+    if dt == "f16":
+        bits = np.where(np.isnan(bits.view(np.float16)), 0x3C00, bits).astype(np.uint16)
+        want = bits.view(np.float16).astype(np.float32)
+    elif dt == "bf16":
+        bits = np.where((bits & 0x7F80) == 0x7F80, 0x3F80, bits).astype(np.uint16)   # no NaN/inf
+        want = (bits.astype(np.uint32) << 16).view(np.float32)
+    else:
+        want = bits.view(np.int16 if dt == "i16" else np.uint16).astype(np.int32)
+    x = bits.view(np.float16) if dt == "f16" else bits.view(np.int16) if dt == "i16" else bits
+    out = run(prog, {"out": np.zeros(512, want.dtype), "back": np.zeros(512, x.dtype), "x": x},
+              block=(64, 1, 1))
+    got = out["out"].reshape(64, 8)[:, :n]
+    np.testing.assert_array_equal(got.view(np.uint32), want.reshape(64, 8)[:, :n].view(np.uint32))
+    back = out["back"].view(np.uint16).reshape(64, 8)
+    np.testing.assert_array_equal(back[:, :n], bits.reshape(64, 8)[:, :n])
+    assert (back[:, n:] == 0).all()
+
+
+@pytest.mark.parametrize("dt", ["f16", "bf16", "i16", "u16"])
+def test_vector_store_of_16_bit_constants_and_values_gated(dt):
+    """A 16-bit vector store packs pairs of constants, of a constant and a value and of two
+    values; gated to lanes < n, the other lanes' memory stays untouched."""
+    c0, c1, c2 = ("1.5", "-2.0", "65504.0") if dt in ("f16", "bf16") else \
+        ("-7", "300", "-32768") if dt == "i16" else ("7", "300", "65535")
+    if dt == "bf16":
+        c2 = "-0.375"
+    prog = compile_program(parse(f"""
+kernel k
+buffer out {dt}[256]
+buffer x {dt}[256]
+var n i32 0..64
+%0 = i32 local_id 0 64
+%1 = i32 param n
+%2 = bool cmplt %0 %1
+%3 = i32 const 4
+%4 = i32 mul %0 %3
+%5 = {dt}x2 load x[%4]
+%6 = {dt} gep %5 0
+%7 = {dt} gep %5 1
+%8 = {dt} const {c0}
+%9 = {dt} const {c1}
+%10 = {dt} const {c2}
+%11 = {dt}x4 vec %8 %9 %7 %10
+store out[%4] %11 if %2
+%13 = {dt}x2 vec %7 %6
+store x[%4] %13 if %2
+"""))
+    text = prog.disassemble()
+    assert "global_store_b64 " in text and "global_store_b32 " in text and "v_perm_b32" in text
+    np_dt = {"f16": np.float16, "bf16": np.uint16, "i16": np.int16, "u16": np.uint16}[dt]
+    bits = rng.integers(0, 1 << 16, 256).astype(np.uint16)
+    if dt == "f16":
+        bits = np.where(np.isnan(bits.view(np.float16)), 0x3C00, bits).astype(np.uint16)
+    if dt == "bf16":
+        bits = np.where((bits & 0x7F80) == 0x7F80, 0x3F80, bits).astype(np.uint16)
+
+    def const_bits(c):
+        if dt == "f16":
+            return int(np.float16(float(c)).view(np.uint16))
+        if dt == "bf16":
+            return int(np.float32(float(c)).view(np.uint32)) >> 16
+        return int(c) & 0xFFFF
+    nv = 37
+    before = rng.integers(0, 1 << 16, 256).astype(np.uint16)
+    out = run(prog, {"out": before.view(np_dt), "x": bits.view(np_dt)}, block=(64, 1, 1), vars={"n": nv})
+    got, x_after = out["out"].view(np.uint16).reshape(64, 4), out["x"].view(np.uint16).reshape(64, 4)
+    rows, x4 = before.reshape(64, 4).copy(), bits.reshape(64, 4)
+    want_x = x4.copy()
+    rows[:nv] = np.stack([np.full(nv, const_bits(c0)), np.full(nv, const_bits(c1)), x4[:nv, 1],
+                          np.full(nv, const_bits(c2))], axis=1)
+    want_x[:nv, 0], want_x[:nv, 1] = x4[:nv, 1], x4[:nv, 0]
+    np.testing.assert_array_equal(got, rows)
+    np.testing.assert_array_equal(x_after, want_x)

@@ -313,3 +313,38 @@ def test_int64_casts(src, dst):
 
 
 NP64 = {"i64": np.int64, "u64": np.uint64}
+
+
+def test_f16_result_stored_from_its_rounded_bits():
+    """An f16 op rounds its f32 result to f16; a store takes those bits, so the widening back
+    to f32 nobody reads is dropped (frontend/dead.py). Against numpy's float16 arithmetic."""
+    prog = parse("""
+kernel k
+buffer out f16[128]
+buffer bits i32[128]
+buffer a f16[128]
+buffer b f16[128]
+%0 = i32 local_id 0 64
+%1 = i32 group_id 0 2
+%2 = i32 const 64
+%3 = i32 mulacc %1 %2 %0
+%4 = f16 load a[%3]
+%5 = f16 load b[%3]
+%6 = f16 add %4 %5
+%7 = f16 mul %6 %4
+store out[%3] %7
+%9 = f16 sub %6 %5
+%10 = i16 bitcast %9
+%11 = i32 cast %10
+store bits[%3] %11
+""")
+    c = compile_program(prog)
+    text = c.disassemble()
+    assert c.stats["dead"] >= 1 and text.count("v_cvt_f32_f16") == 3, text   # a, b and %6 (read by %7, %9)
+    a = (rng.standard_normal(128) * 4).astype(np.float16)
+    b = (rng.standard_normal(128) * 4).astype(np.float16)
+    out = run(c, {"out": np.zeros(128, np.float16), "bits": np.zeros(128, np.int32), "a": a, "b": b},
+              grid=(2, 1, 1), block=(64, 1, 1))
+    s = a + b
+    np.testing.assert_array_equal(out["out"].view(np.uint16), (s * a).view(np.uint16))
+    np.testing.assert_array_equal(out["bits"], (s - b).view(np.int16).astype(np.int32))

@@ -474,3 +474,34 @@ store out[%0] %12
         q = np.trunc(want / 3).astype(np.int64)
         want = q + (want - q * 3)
     np.testing.assert_array_equal(out, want)
+
+
+def test_far_constant_offsets_share_one_add_per_window():
+    """x + c with 4c past the 13-bit immediate: one add of a 4096-byte window's start serves
+    every access inside that window (an unrolled loop's loads), gated loads and stores too."""
+    ks = [0, 1, 900, 1030, 1100, 2047, 2050, 3000, 5000, 5001]
+    lines = ["kernel k", "buffer out i32[8192]", "buffer x i32[8192]", "var n i32 0..64",
+             "%0 = i32 local_id 0 64", "%1 = i32 param n", "%2 = bool cmplt %0 %1", "%3 = i32 const 7"]
+    acc = 3
+    for k in ks:
+        n = len(lines) - 4
+        lines += [f"%{n} = i32 const {k}", f"%{n + 1} = i32 add %0 %{n}",
+                  f"%{n + 2} = i32 load x[%{n + 1}] if %2 else %3", f"%{n + 3} = i32 add %{acc} %{n + 2}"]
+        acc = n + 3
+    n = len(lines) - 4
+    lines += [f"%{n} = i32 const 6000", f"%{n + 1} = i32 add %0 %{n}", f"store out[%{n + 1}] %{acc} if %2",
+              f"store out[%0] %{acc}"]
+    c = compile_program(parse("\n".join(lines) + "\n"))
+    text = c.disassemble().splitlines()
+    windows = {4 * k // 4096 for k in ks + [6000]} - {0}
+    adds = [t for t in text if t.startswith("v_add_nc_u32")]
+    assert len(adds) <= len(ks) + len(windows), text          # the sums, and one add per window
+    assert sum(t.startswith("v_lshlrev_b32") for t in text) == 1, text
+    x = rng.integers(-1000, 1000, 8192).astype(np.int32)
+    nv = 45
+    out = run(c, {"out": np.zeros(8192, np.int32), "x": x}, block=(64, 1, 1), vars={"n": nv})["out"]
+    lanes = np.arange(64)
+    want = 7 + sum(np.where(lanes < nv, x[(lanes + k) % 8192], 7) for k in ks)
+    np.testing.assert_array_equal(out[lanes], want)
+    np.testing.assert_array_equal(out[6000 + lanes[:nv]], want[:nv])
+    assert (out[6000 + nv:6064] == 0).all()

@@ -75,3 +75,48 @@ def test_scalar_loads_in_flight_are_bounded():
         in_flight += dwords.get(mnemonic, 0)
         peak = max(peak, in_flight)
     assert 16 <= peak <= SMEM_IN_FLIGHT
+
+
+def _per_lane_table_kernel(quads: int) -> str:
+    """Every work-item loads `4 * quads` words of its own row of `u` (vector loads into VGPRs),
+    all before the first use, and folds them in reverse order: more than 256 VGPRs live."""
+    lines = ["kernel rows", "buffer out i32[64]", f"buffer u i32[{4 * quads * 64}]",
+             "%0 = i32 local_id 0 64", f"%1 = i32 const {4 * quads}", "%2 = i32 mul %0 %1", "%3 = i32 const 3"]
+    n = len(lines) - 3
+    loads = []
+    for q in range(quads):
+        lines += [f"%{n} = i32 const {4 * q}", f"%{n + 1} = i32 add %2 %{n}", f"%{n + 2} = i32x4 load u[%{n + 1}]"]
+        loads.append(n + 2)
+        n += 3
+    acc = 3
+    for load in reversed(loads):
+        for j in range(4):
+            lines += [f"%{n} = i32 gep %{load} {j}", f"%{n + 1} = i32 mulacc %{acc} %3 %{n}"]
+            acc = n + 1
+            n += 2
+    lines.append(f"store out[%0] %{acc}")
+    return "\n".join(lines) + "\n"
+
+
+def test_more_per_lane_values_than_vgprs():
+    """72 b128 loads in a row: without a bound on vector loads in flight, 288 VGPRs would be
+    reserved at once and nothing could be spilled; with it, values go to scratch."""
+    from frontend.waitcnt import VMEM_IN_FLIGHT
+    quads = 72
+    c = compile_program(parse(_per_lane_table_kernel(quads)), "gfx1100")
+    assert c.stats["spilled_vgprs"] > 0 and c.stats["vgprs"] <= 256, c.stats
+    loads = 0
+    for line in c.disassemble().splitlines():       # vmcnt(k): at most k loads stay outstanding
+        if line.startswith("global_load_b128"):
+            loads += 1
+            assert 4 * loads <= VMEM_IN_FLIGHT, line
+        elif line.startswith("s_waitcnt") and "vmcnt(" in line:
+            loads = min(loads, int(line.split("vmcnt(")[1].split(")")[0]))
+    u = rng.integers(-2**31, 2**31, 4 * quads * 64, dtype=np.int64).astype(np.int32)
+    out = run(c, {"out": np.zeros(64, np.int32), "u": u}, block=(64, 1, 1))
+    acc = np.full(64, 3, np.uint32)
+    rows = u.reshape(64, 4 * quads).astype(np.uint32)
+    for q in range(quads - 1, -1, -1):
+        for j in range(4):
+            acc = acc * np.uint32(3) + rows[:, 4 * q + j]
+    np.testing.assert_array_equal(out["out"], acc.view(np.int32))

@@ -33,6 +33,14 @@ def test_a_component_refuses_a_family_it_does_not_implement():
         assert load("gfx1151").arch == "rdna3.5"
 
 
+def test_rdna4_is_disassembled_but_not_assembled():
+    from dsl import assemble, disassemble, families as dsl_families
+    assert dsl_families.load_for_disassembly("gfx1201").arch == "rdna4"
+    assert disassemble(bytes.fromhex("0bb9967e"), "gfx1201") == "v_ceil_f16_e32 v75, v11"   # LLVM 22's text
+    with pytest.raises(isa.ISALoadError, match="assembler and DSL does not support rdna4 .*it supports rdna3, rdna3.5"):
+        assemble("s_nop 0", "gfx1201")
+
+
 def test_unknown_target_lists_known_ones():
     with pytest.raises(ValueError, match="unknown target 'gfx9999'.*rdna3"):
         isa.load("gfx9999")

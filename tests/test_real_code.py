@@ -24,7 +24,8 @@ CASES = cases(ROOT) if ROOT.exists() else []
 CLANG_FLAGS = ["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-nogpulib", "-O2"]
 TARGET_FLAGS = {"gfx1100": ["-mcpu=gfx1100", "-DKC_WAVESIZE=32"],
                 "gfx1100-w64": ["-mcpu=gfx1100", "-mwavefrontsize64", "-DKC_WAVESIZE=64"],
-                "gfx1151": ["-mcpu=gfx1151", "-DKC_WAVESIZE=32"]}
+                "gfx1151": ["-mcpu=gfx1151", "-DKC_WAVESIZE=32"],
+                "gfx942": ["-mcpu=gfx942", "-DKC_WAVESIZE=64"]}   # assembled only: no gfx942 emulator yet
 _devices: dict = {}
 
 
@@ -106,6 +107,28 @@ def test_clang_assembly_assembles_to_clangs_bytes_and_runs(case, target, clang, 
     bad = {name: why for name, why in results.items() if why}
     assert results and not bad, f"{case.name} on {target}: {bad}"
     assert stats.instructions > 0
+
+
+@pytest.mark.skipif(not CASES, reason=f"kernel corpus not found at {ROOT} (set WAVESMITH_SHARED)")
+@pytest.mark.parametrize("case", [c for c in CASES if "gfx942" in c.manifest["code_objects"]], ids=lambda c: c.name)
+def test_clang_gfx942_assembly_assembles_to_clangs_bytes(case, clang, tmp_path):
+    """CDNA3: clang-22 -S for gfx942 through our gfx9-syntax assembler gives clang's `.text` and
+    kernel descriptors (accum_offset, tg_split included) byte for byte."""
+    text, obj = clang(case, "gfx942")
+    ours = read_code_object_of(_assemble(text, "gfx942", case.name))
+    assert ours.elf.section(".text").data == _section(obj, ".text", tmp_path), f"{case.name}: .text differs"
+    rodata, symbols = _section(obj, ".rodata", tmp_path), _symbols(obj)
+    rod = ours.elf.section(".rodata")
+    assert set(ours.kernels) == {n[:-3] for n in symbols if n.endswith(".kd")}
+    for k in ours.kernels.values():
+        at = symbols[k.name + ".kd"]
+        mine = rod.data[k.descriptor_address - rod.addr:][:64]
+        assert mine[:16] + mine[24:] == rodata[at:at + 16] + rodata[at + 24:at + 64], f"{k.name}.kd differs"
+
+
+def read_code_object_of(data: bytes):
+    from runtime import read_code_object
+    return read_code_object(data)
 
 
 @pytest.mark.skipif(not CASES, reason=f"kernel corpus not found at {ROOT} (set WAVESMITH_SHARED)")

@@ -4,7 +4,11 @@
 Prints the figures issue 19 asks for; the asserted floors are what the model reaches now
 (minus a little), so a regression fails:
 - pipeline: every traced instruction that is not a memory instruction, an s_waitcnt, the
-  wave's end or the first from a new code block: predicted issue gap == measured / within 1;
+  wave's end or the first from a new code block: predicted issue gap == measured / within 1
+  (the traced waves replayed from their measured first issue, each s_waitcnt released when
+  the trace issues it: memory return times are not in the traces; the memory latencies are
+  scored on whole waves below), and the same with every mechanism fitted on a kernel turned
+  off while scoring that kernel (held out); the misses by instruction class;
 - stall causes: every measured gap > 4 cycles, cycle-weighted agreement of the model's cause
   with the cause the trace and code imply (emu/timing/score.py implied_cause);
 - whole waves: lifetimes with the memory/launch latencies calibrated on run 0 of each
@@ -29,16 +33,24 @@ def captures():
 
 def test_pipeline_gaps_and_stall_causes(captures):
     from emu.timing import timing_for
-    from emu.timing.score import evaluate
-    r = evaluate(captures, timing_for("gfx1100"))
+    from emu.timing.score import evaluate, evaluate_held_out
+    p = timing_for("gfx1100")
+    r = evaluate(captures, p)
     print(f"\npipeline: {r['gaps']} non-memory non-fetch instructions: predicted issue gap == measured "
           f"{r['exact']:.1%} (goal 90%), within 1 cycle {r['within1']:.1%} (goal 97%)")
     print(f"stall attribution: {r['cause_cycles']} cycles in gaps > 4, cause agrees for {r['cause_agree']:.1%} "
           f"of them (goal 90%)")
+    h = evaluate_held_out(captures, p)
+    print(f"held out (each kernel scored with the mechanisms fitted on it off, score.FITTED_ON): "
+          f"exact {h['exact']:.1%}, within 1 cycle {h['within1']:.1%}")
+    print("misses by (previous -> instruction) class:")
+    for key, (n, miss, far) in sorted(r["by_class"].items(), key=lambda x: -x[1][1])[:8]:
+        print(f"  {key:32s} {n:5d} gaps, {miss:4d} missed, {far:4d} by more than 1 cycle")
     assert r["gaps"] > 3000
-    assert r["exact"] >= 0.87
-    assert r["within1"] >= 0.96
+    assert r["exact"] >= 0.90
+    assert r["within1"] >= 0.97
     assert r["cause_agree"] >= 0.93
+    assert h["exact"] >= 0.84 and h["within1"] >= 0.92
 
 
 def test_wave_lifetimes_calibrated_on_run0(captures):

@@ -90,11 +90,18 @@ def implied_cause(cap: Capture, insts: list, k: int) -> str:
     return "arbitration" if op.kind != Kind.VALU else "pipe"
 
 
+def _op_class(op) -> str:
+    return f"{op.kind}/{op.valu}" if op is not None and op.valu else (op.kind if op is not None else "?")
+
+
 def evaluate(captures: list[Capture], params, verbose: bool = False) -> dict:
+    """Pipeline and stall-cause scores. `out["by_class"]` counts, per (previous instruction's
+    class -> instruction's class), the scored gaps, the misses and the misses by more than 1."""
     gaps = exact = near = 0
     cause_total = cause_agree = 0
     misses = Counter()
     cause_miss = Counter()
+    by_class: dict[str, list] = {}
     for cap in captures:
         if not cap.waves:
             continue
@@ -111,6 +118,11 @@ def evaluate(captures: list[Capture], params, verbose: bool = False) -> dict:
                     gaps += 1
                     exact += mg == pg
                     near += abs(mg - pg) <= 1
+                    row = by_class.setdefault(f"{_op_class(cap.ops.get(insts[k - 1]['pc']))} -> "
+                                              f"{_op_class(cap.ops.get(insts[k]['pc']))}", [0, 0, 0])
+                    row[0] += 1
+                    row[1] += mg != pg
+                    row[2] += abs(mg - pg) > 1
                     if mg != pg:
                         misses[(cap.text.get(insts[k - 1]["pc"], "?").split()[0], cap.text.get(insts[k]["pc"], "?").split()[0], mg, pg)] += 1
                 if mg > 4:
@@ -121,11 +133,30 @@ def evaluate(captures: list[Capture], params, verbose: bool = False) -> dict:
                     else:
                         cause_miss[(cap.text.get(insts[k]["pc"], "?").split()[0], ic, pcause[k])] += mg
     out = {"gaps": gaps, "exact": exact / max(gaps, 1), "within1": near / max(gaps, 1),
-           "cause_cycles": cause_total, "cause_agree": cause_agree / max(cause_total, 1)}
+           "cause_cycles": cause_total, "cause_agree": cause_agree / max(cause_total, 1), "by_class": by_class,
+           "counts": (gaps, exact, near)}
     if verbose:
         out["misses"] = misses
         out["cause_misses"] = cause_miss
     return out
+
+
+# Pipeline parameters fitted on one kernel's traces, and the values that leave each mechanism
+# out: `evaluate_held_out` scores every kernel with the mechanisms fitted on it turned off.
+FITTED_ON = {
+    "r_32_32_16_2": {"lds_to_valu": 0, "vmem_to_scalar": 0, "salu_to_smem": 0},
+    "discover_ops": {"valu_sgpr_inflight": 1 << 30},
+}
+
+
+def evaluate_held_out(captures: list[Capture], params) -> dict:
+    """`evaluate` with each kernel scored under the parameters not fitted on it (FITTED_ON):
+    what the mechanisms learnt from one kernel are worth on the others."""
+    gaps = exact = near = 0
+    for kernel in sorted({c.kernel for c in captures}):
+        r = evaluate([c for c in captures if c.kernel == kernel], params.with_(**FITTED_ON.get(kernel, {})))
+        gaps, exact, near = gaps + r["counts"][0], exact + r["counts"][1], near + r["counts"][2]
+    return {"gaps": gaps, "exact": exact / max(gaps, 1), "within1": near / max(gaps, 1)}
 
 
 def lifetime_errors(captures: list[Capture], params) -> list[tuple[str, float]]:
@@ -197,6 +228,11 @@ def main() -> int:
     r = evaluate(caps, p, verbose=True)
     print(f"pipeline gaps: {r['gaps']}  exact {r['exact']:.1%}  within 1 {r['within1']:.1%}")
     print(f"stall causes (gaps > 4): {r['cause_cycles']} cycles, agreement {r['cause_agree']:.1%}")
+    h = evaluate_held_out(caps, p)
+    print(f"held out (mechanisms fitted on a kernel off when scoring it): exact {h['exact']:.1%}  "
+          f"within 1 {h['within1']:.1%}")
+    for key, (n, miss, far) in sorted(r["by_class"].items(), key=lambda x: -x[1][1])[:12]:
+        print(f"  {key:32s} {n:5d} gaps, {miss:4d} missed, {far:4d} by more than 1")
     for k, v in r["misses"].most_common(40):
         print("  miss", v, k)
     for k, v in r["cause_misses"].most_common(20):
