@@ -234,15 +234,13 @@ def writes_exec(st: Statement, d, roles) -> bool:
 
 def reads_all_lanes(st: Statement, d) -> bool:
     """Does the instruction read VGPRs in lanes other than the active ones: v_readlane,
-    v_permlane* (pseudocode indexes VGPR[lane]), DPP (a lane reads its neighbours, inactive
-    ones with fi), LDS swizzles and permutes?"""
+    v_permlane*, LDS permutes and swizzles (the pseudocode's effects: VGPR[lane], thread_in[j]),
+    DPP (a lane reads its neighbours, inactive ones with fi)?"""
     if d is None:
         return False
     if effects(d.pcode or "").cross_lane or "DPP" in d.format or st.mnemonic.endswith("_dpp"):
         return True
-    if any(m in _DPP_MODIFIERS for m in st.modifiers):
-        return True
-    return d.name.startswith(("DS_SWIZZLE", "DS_PERMUTE", "DS_BPERMUTE"))
+    return any(m in _DPP_MODIFIERS for m in st.modifiers)
 
 
 def build_program(kernel) -> Program:

@@ -128,6 +128,8 @@ class _Analysis:
                 self.reads.update(x for x in ("S0", "S1", "S2") if x not in done)
             if t in _LANE_REGS and indexing:
                 self.cross_lane = self.indexed = True
+            if t == "thread_in" and indexing:      # DS_SWIZZLE's thread_in[j]: lane j's data
+                self.cross_lane = True
 
     def block(self, stmts: list, i: int, done: set, stop: tuple) -> tuple[int, set]:
         """Analyse statements from i until a token in `stop` starts one; `done` = operands

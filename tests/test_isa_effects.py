@@ -81,3 +81,12 @@ def test_copies_and_jumps(name, copy, jump):
     manual's pseudocode states them."""
     e = effects(isa.load("gfx1100").lookup(name)[0].pcode)
     assert (e.copy, e.jump) == (copy, jump)
+
+
+def test_lane_permutes_read_other_lanes():
+    """ds_swizzle_b32's pseudocode gives each lane thread_in[j], ds_(b)permute_b32 and
+    v_permlane16_b32 read VGPR[lane][..]: all read other lanes."""
+    spec = isa.load("gfx1100")
+    for name in ("ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32", "v_permlane16_b32"):
+        assert effects(spec.lookup(name)[0].pcode).cross_lane, name
+    assert not effects(spec.lookup("ds_load_b32")[0].pcode).cross_lane
