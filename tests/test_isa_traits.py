@@ -112,3 +112,48 @@ def test_cdna_special_codes_and_files_are_what_llvm_encodes(family, target):
     named = (roles.valu | roles.scalar | roles.lds | roles.vmem | roles.export | roles.lds_param | roles.dpp)
     assert named == set(spec.formats), "every format has exactly one role"
     assert all(d.format in roles.valu for d in spec.instructions if d.name.startswith("V_"))
+
+
+# an instruction with a source of each format and the byte holding that source's code
+_FLOAT_OPERANDS = {16: ("v_add_f16 v0, {}, v1", 0), 32: ("v_add_f32 v0, {}, v1", 0),
+                   64: ("v_add_f64_e64 v[0:1], {}, v[2:3]", 4), "bf16": ("v_dot2_bf16_bf16 v0, {}, v1, v2", 4)}
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+@pytest.mark.parametrize("fmt", [16, 32, 64, "bf16"])
+def test_inline_float_bit_patterns_are_what_llvm_encodes(family, target, fmt):
+    """Each inline float's bits in the operand's format assemble to its inline code: for
+    1/(2*pi) as f64 that is 0x3fc45f306dc9c882 (the nearest double, ...883, is refused)."""
+    t = isa.traits(family)
+    line, at = _FLOAT_OPERANDS[fmt]
+    patterns = t.inline_float_bits[fmt]
+    assert set(patterns) == set(t.inline_floats)
+    got = mc_encodings([line.format(hex(bits)) for bits in patterns.values()], target)
+    assert [b[at] for b in got] == list(patterns)
+    if fmt == 64:
+        assert mc_encodings([line.format("0x3fc45f306dc9c883")], target) == [None]
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+def test_saddr_off_codes(family, target):
+    """The GLOBAL SADDR codes the manual says disable the SGPR address ("Set this field to NULL
+    or 0x7f to disable use" in RDNA3/3.5, "... to NULL ..." in RDNA4); the first is what
+    llvm-mc-22 (and our assembler, where it supports the family) writes for `off`."""
+    import dsl
+    t = isa.traits(family)
+    assert t.saddr_off == ((t.null,) if family == "rdna4" else (t.null, 0x7F))
+    line = "global_load_b32 v1, v[2:3], off"
+    want = mc_encodings([line], target)[0]
+    spec = isa.load(family)
+    fmt = next(f for f in ("GLOBAL", "VGLOBAL") if f in spec.formats)
+    assert spec.formats[fmt].get(int.from_bytes(want, "little"), "SADDR") == t.saddr_off[0]
+    if family != "rdna4":
+        assert dsl.assemble(line, target) == want
+
+
+def test_cdna3_saddr_off_is_0x7f():
+    """CDNA3's manual: "Set this field to 0x7f to disable use" (no NULL register); llvm-mc-22
+    writes 0x7f for gfx942's `off`."""
+    t = isa.traits("gfx942")
+    assert t.saddr_off == (0x7F,)
+    assert mc_encodings(["global_load_dword v1, v[2:3], off"], "gfx942")[0][6] == t.saddr_off[0]
