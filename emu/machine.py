@@ -287,7 +287,7 @@ class Machine:
 
     # ------------------------------------------------------------------ running
     def run(self, d: Dispatch) -> Stats:
-        d.validate()
+        d.validate(self.spec.traits)
         self._clock = _Clock(d)
         if self._code_generation != self.memory.code_generation:
             # code the cache decoded was freed (its range may hold new code) or overwritten
