@@ -238,7 +238,7 @@ def data_dwords(name: str) -> int:
         if dw:
             return int(dw.group(1))
         return 2 if name.endswith("_X2") else 1
-    return max(1, sizes[-1] // 32)
+    return max(1, max(sizes) // 32)     # DS_READ_B64_TR_B8: 64 bits of 8-bit elements
 
 
 def cache_control(d: InstrDef) -> bool:

@@ -289,6 +289,49 @@ ERRATA += tuple(
     for fmt, name, opcode, page, evidence in _MISSING_CDNA4
 )
 
+# CDNA4 entries whose code block the Markdown conversion lost (the entry keeps its description),
+# with the CDNA3 manual's code for the same entry; the evidence is what LLVM 22 prints for gfx950
+# (../shared/conformance/llvm/gfx950.tsv.gz), the operand count and types the code implies.
+_LOST_PCODE_CDNA4 = (
+    ("VOP3A", "V_MAD_U32_U24", "D0.u32 = 32'U(S0.u24) * 32'U(S1.u24) + S2.u32", 318,
+     "LLVM 22 decodes 0280c3d1 89840802 as v_mad_u32_u24 v2, 9, s66, 2 clamp"),
+    ("VOP3A", "V_FMA_F64", "D0.f64 = fma(S0.f64, S1.f64, S2.f64)", 318,
+     "LLVM 22 decodes 1400ccd1 1e010030 as v_fma_f64 v[20:21], -v[30:31], s[0:1], s[0:1] mul:4"),
+    ("VOP3A", "V_MAX3_U32", "D0.u32 = v_max_u32(v_max_u32(S0.u32, S1.u32), S2.u32)", 318,
+     "LLVM 22 decodes 0600d5d1 a6300207 as v_max3_u32 v6, 38, v24, v192"),
+    ("VOP3A", "V_MIN3_F16", "D0.f16 = v_min_f16(v_min_f16(S0.f16, S1.f16), S2.f16)", 318,
+     "LLVM 22 decodes 0aa7f4d1 a16740ea as v_min3_f16 v10, -|v161|, -|s51|, -|16| op_sel:[0,0,1,0] clamp mul:2"),
+    ("VOP3A", "V_OR3_B32", "D0.u32 = (S0.u32 | S1.u32 | S2.u32)", 318,
+     "LLVM 22 decodes 000002d2 940c8200 as v_or3_b32 v0, 20, v6, s32"),
+)
+
+ERRATA += tuple(
+    Erratum(f"cdna4-{name.lower().replace('_', '-')}-pcode", ("cdna4",), {"cdna4": page}, "add_pcode",
+            (fmt, name), None, code,
+            f"The conversion's {name} entry has its description but no code block; the CDNA3 manual gives the "
+            f"same entry this code. {evidence}.")
+    for fmt, name, code, page, evidence in _LOST_PCODE_CDNA4)
+
+ERRATA += tuple(
+    Erratum(
+        f"cdna4-v-bitop3-b{bits}-result", ("cdna4",), {"cdna4": 318},
+        "pcode_text", ("VOP3A", f"V_BITOP3_B{bits}"), f"D.b{bits} = tmp.b{bits}", f"D0.b{bits} = tmp.b{bits}",
+        f"V_BITOP3_B{bits}'s code assigns its result to D, where every other entry of the manual writes D0 "
+        f"(the destination VGPR); LLVM 22 (gfx950) decodes {evidence}, a VGPR destination first.")
+    for bits, evidence in ((16, "0b6433d2 00020880 as v_bitop3_b16 v11, s0, s1, s2 bitop3:0x24 op_sel:[0,0,1,1]"),
+                           (32, "220134d2 167f5984 as v_bitop3_b32 v34, v22, 63, v22 bitop3:0xc")))
+
+ERRATA += (
+    Erratum(
+        "cdna4-ds-gds", ("cdna4",), {"cdna4": 600},
+        "add_field", ("DS", "GDS"), None, (16, 16, "1 = GDS, 0 = LDS."),
+        "The CDNA4 DS field table leaves bit 16 unassigned (the CDNA3 manual's table has GDS [16]), yet "
+        "the CDNA4 manual names DS_GWS_* and LLVM 22 (gfx950) decodes 000033d9 14000000 (bit 16 set) as "
+        "ds_gws_init v20 gds and assembles that text back to the same bytes.",
+    ),
+)
+
+
 # Instructions LLVM 22 decodes for gfx1201 and assembles back to the same bytes that the RDNA4
 # opcode tables omit or call Reserved (../shared/conformance/llvm/gfx1201.tsv.gz).
 _MISSING_RDNA4 = (
