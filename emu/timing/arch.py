@@ -2,7 +2,7 @@
 
 Every figure is in shader-clock cycles between *issue* timestamps (the traces in
 ../shared/timing hold issue times). Where a value was measured it says where; values marked
-"calibrated" are fitted on run 0 of the shared gfx1100 traces (tests/test_timing_traces.py
+"calibrated" are measured on run 0 of the shared gfx1100 traces (tests/test_timing_traces.py
 scores them on the other runs); the rest are estimates and say so.
 """
 from __future__ import annotations
@@ -59,8 +59,8 @@ class ArchTiming:
     branch_refill_bytes: int = 64    # a taken branch waits until this much code past the target is fetched
     barrier_latency: int = 18        # last wave's s_barrier -> release (traces: 16-21)
     # --- memory (cold caches: every trace follows a GPU reset)
-    smem_latency: int = 1300         # calibrated
-    vmem_load_latency: int = 1400    # calibrated
+    smem_latency: int = 1300         # calibrated (score.calibrate measures 1322 on the traces)
+    vmem_load_latency: int = 1400    # calibrated (traces: 1509 with 1024 waves loading, ~750 for one wave)
     vmem_store_latency: int = 300    # store -> acknowledged (traces: store -> wave end 290-345)
     lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns

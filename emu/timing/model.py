@@ -18,14 +18,15 @@ from .engine import Engine, WaveSpec, WaveTiming
 from .report import TimingReport, WaveSet, build_report
 
 FULL_LIMIT = 300_000             # wave-instructions of distinct CUs simulated before sampling
-VGPRS_PER_SIMD_LANE = 1536       # RDNA3 wave32 VGPR file per SIMD lane (gfx1100: 192 KiB per SIMD)
 LDS_PER_CU = 65536
 SAMPLE_ROUNDS = 3                # rounds of resident work-groups timed per CU before the rest is repeated
 LAUNCH_STAGGER = 24              # cycles between wave launches on one SIMD (gemm trace: 9-29)
 
 
-def resident_per_simd(params: ArchTiming, vgprs: int, lds_size: int, waves_per_group: int) -> int:
-    by_vgprs = VGPRS_PER_SIMD_LANE // max(vgprs, 1)
+def resident_per_simd(params: ArchTiming, vgprs: int, lds_size: int, waves_per_group: int, vgpr_file: int) -> int:
+    """Waves one SIMD holds at once; `vgpr_file`: the device's VGPRs per SIMD lane in wave32
+    units (isa traits: 1536 on gfx1100/1101/1151, 1024 on the other RDNA3 devices)."""
+    by_vgprs = vgpr_file // max(vgprs, 1)
     by_lds = (LDS_PER_CU // lds_size) * max(1, waves_per_group // params.simds_per_cu) if lds_size else params.waves_per_simd
     return max(1, min(params.waves_per_simd, by_vgprs, by_lds))
 
@@ -43,7 +44,7 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
     for pc in recorder.executed_pcs():
         pc = int(pc)
         ops[pc] = classifier.classify(machine.decode(pc), pc)
-    cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg)
+    cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg, machine.spec.traits.vgpr_file(machine.arch, 32))
     wave_cu = (np.arange(total) // wpg) % p.cus
     order = np.argsort(wave_cu, kind="stable")
     bounds = np.searchsorted(wave_cu[order], np.arange(p.cus + 1))

@@ -10,7 +10,6 @@ transcendental, 64-bit), a register the instruction reads that a recent instruct
 from __future__ import annotations
 
 import statistics
-from dataclasses import replace
 from collections import Counter
 from pathlib import Path
 
@@ -192,31 +191,61 @@ def run_noise(captures: list[Capture]) -> dict:
 
 
 CALIBRATED = ("launch_latency", "smem_latency", "vmem_load_latency", "vmem_store_latency")
+_LATENCY_OF = {Kind.SMEM: "smem_latency", Kind.VMEM_LOAD: "vmem_load_latency", Kind.VMEM_STORE: "vmem_store_latency"}
 
 
-def calibrate(captures: list[Capture], params, rounds: int = 1, simds: int = 24):
-    """Fit the cold-memory and launch latencies to the lifetimes of `captures` (coordinate
-    search, each kernel weighted alike: the mean over kernels of the median |error|), using
-    the waves of at most `simds` SIMDs per capture (whole SIMDs: co-resident waves stay)."""
-    sample = []
+def latency_segments(cap: Capture, resume: int = 1) -> dict[str, list[int]]:
+    """The stretches of the traced waves that show one latency each, as the engine uses it:
+    `launch_latency` from the start of the first wave of a SIMD to its first issue; a load's
+    latency from its issue to the issue of the s_waitcnt that waited for it (the one its
+    counter's threshold names: returns are in order) minus `resume`; a store's from its
+    issue to the wave's end right after it. Only gaps that stalled (> 4 cycles) count: a
+    wait that found its data back says nothing about the latency."""
+    out: dict[str, list[int]] = {}
+    first = {}
+    for lt in cap.lifetimes:
+        simd = (lt["se"], lt["cu"], lt["simd"])
+        if simd not in first or lt["start"] < first[simd]["start"]:
+            first[simd] = lt
+    for w in cap.waves:
+        insts = w["insts"]
+        f = first.get((w["se"], w["cu"], w["simd"]))
+        if f is not None and f["wave"] == w["wave"]:
+            out.setdefault("launch_latency", []).append(insts[0]["t"] - f["start"])
+        outstanding: dict[str, list] = {}
+        for k, inst in enumerate(insts):
+            op = cap.ops.get(inst["pc"])
+            if op is None:
+                continue
+            stalled = k > 0 and inst["t"] - insts[k - 1]["t"] > 4
+            if op.kind == Kind.WAIT:
+                for counter, limit in (op.waits or {}).items():
+                    q = outstanding.get(counter, [])
+                    if len(q) > limit:
+                        j, mem = q[len(q) - 1 - limit]
+                        if stalled and mem.kind in _LATENCY_OF:
+                            out.setdefault(_LATENCY_OF[mem.kind], []).append(inst["t"] - resume - insts[j]["t"])
+                        outstanding[counter] = q[len(q) - limit:] if limit else []
+            elif op.kind == Kind.END:
+                prev = cap.ops.get(insts[k - 1]["pc"]) if k else None
+                if stalled and prev is not None and prev.kind == Kind.VMEM_STORE:
+                    out.setdefault("vmem_store_latency", []).append(inst["t"] - insts[k - 1]["t"])
+            elif op.counter:
+                outstanding.setdefault(op.counter, []).append((k, op))
+    return out
+
+
+def calibrate(captures: list[Capture], params):
+    """The launch and cold-memory latencies measured on `captures`: each the median of every
+    traced stretch that shows it alone (`latency_segments`), pooled over the captures; a
+    latency no capture shows keeps its value. Measured where it shows rather than fitted to
+    whole lifetimes: a fit lets one kernel's unexplained delay (E_3 waits ~1200 cycles for
+    its first instruction, the other kernels 500-600) leak into latencies every kernel uses."""
+    pooled: dict[str, list[int]] = {}
     for c in captures:
-        keys = sorted({(x["se"], x["cu"], x["simd"]) for x in c.lifetimes})[:simds]
-        keep = set(keys)
-        sample.append(replace(c, lifetimes=[x for x in c.lifetimes if (x["se"], x["cu"], x["simd"]) in keep]))
-
-    def cost(p):
-        errs = lifetime_errors(sample, p)
-        kernels = {k for k, _ in errs}
-        return sum(statistics.median(abs(e) for k2, e in errs if k2 == k) for k in kernels) / len(kernels)
-    best, best_cost = params, cost(params)
-    for _ in range(rounds):
-        for name in CALIBRATED:
-            for factor in (0.7, 0.85, 0.93, 1.07, 1.15, 1.3):
-                cand = best.with_(**{name: int(round(getattr(best, name) * factor))})
-                c = cost(cand)
-                if c < best_cost:
-                    best, best_cost = cand, c
-    return best
+        for name, values in latency_segments(c, params.waitcnt_resume).items():
+            pooled.setdefault(name, []).extend(values)
+    return params.with_(**{name: int(round(statistics.median(v))) for name, v in pooled.items() if v})
 
 
 def main() -> int:
