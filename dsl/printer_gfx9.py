@@ -65,7 +65,9 @@ def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
     srcs = []
     for op in sig.srcs:
         bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
-        srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op), _packed_kind(d, op)))
+        # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
+        srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op) or op.bf16 and not op.packed,
+                     _packed_kind(d, op)))
     return _Plan(_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
                  fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
                  "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))

@@ -161,6 +161,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
             types[key] = f"b{-(-wide // 32) * 32}"
         elif types.get(key) is None and name_types and not packed_result:
             types[key] = name_types[0] if key == "D0" else name_types[-1]
+        elif key != "D0" and name_types and name_types[-1] == "bf16" and types.get(key) == "b16":
+            types[key] = "bf16"     # read as raw bits ({ S0.b16, 16'0U }): the name's bf16 input
         elif types.get(key) and _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and not packed_result:
             types[key] = types[key].replace("pk_", "")[:-2] + "16" if types[key][-2:] == "32" else \
                 types[key].replace("pk_", "")
