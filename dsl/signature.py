@@ -202,7 +202,9 @@ def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
     original = dict(d.operand_types)
     code = re.sub(r"//.*", "", pcode)
     if i == 0 and "SRC0" in original and "S0" not in original and not re.search(r"\bS0\b", code):
-        return True
+        # a byte of this lane's source (VGPR[laneId][SRC0.u32][hi : lo], CDNA4's scaled conversions)
+        # is a value like S0; a register number, another lane's register or an index is not
+        return bool(re.sub(r"VGPR\[laneId\]\[SRC0\.u32\]\[", "", code).count("SRC0"))
     return bool(re.search(rf"^\s*S{i}(\.\w+)?\s*=[^=]", pcode, re.M))
 
 
