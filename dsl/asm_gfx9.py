@@ -178,6 +178,7 @@ _DPP_KEYS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_newbcast", "wave
 _SDWA_KEYS = {"clamp", "mul", "div", "dst_sel", "dst_unused", "src0_sel", "src1_sel"}
 _VOP3_KEYS = {"clamp", "mul", "div", "op_sel"}
 _VOP3P_KEYS = {"clamp", "op_sel", "op_sel_hi", "neg_lo", "neg_hi"}
+_SCALE_KEYS = {"op_sel", "op_sel_hi"}                # v_mfma_ld_scale_b32
 _TRUTH_TABLE_KEYS = {"op_sel", "bitop3"}     # OMOD, ABS and NEG hold the truth table; no clamp either
 _MFMA_KEYS = {"cbsz", "abid", "blgp", "neg"}
 _MEMORY_KEYS = {"SMEM": {"offset", "glc", "nv"}, "DS": {"offset", "offset0", "offset1", "gds"},
@@ -335,7 +336,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWA_KEYS if kind else set() if e32 else
-           _VOP3P_KEYS if plan.is_p else _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
+           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else _VOP3P_KEYS if plan.is_p else
+           _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
     enc = _Enc()
     f: dict[str, int] = {}
     w2: dict[str, int] = {}
@@ -438,7 +440,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if enc.literal is not None:
             raise Gfx9AsmError("the 64-bit encoding takes no literal constant")
         if plan.is_p:
-            if not plan.is_mix and "_PK_" not in d.name and ("op_sel" in mods or "op_sel_hi" in mods):
+            if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
+                raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
+            if not plan.is_mix and "_PK_" not in d.name and sig.dsts and ("op_sel" in mods or "op_sel_hi" in mods):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)")
             f["NEG"] = neg | _bits_of(_list(mods["neg_lo"])) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_list(mods["neg_hi"])) if "neg_hi" in mods else 0)

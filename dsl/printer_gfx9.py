@@ -57,6 +57,9 @@ def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
     if d.name in g9.NO_PCODE_OPERANDS:
         vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
         sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
+    if d.name in g9.NO_PCODE_SOURCES:
+        srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
+        sig = ValuSig((), srcs, False, False, None, False, False)
     if d.name in g9.WIDE_OPERANDS:
         wide = g9.WIDE_OPERANDS[d.name]
         sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
@@ -201,7 +204,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         default_hi = 0 if plan.is_mix else (1 << nsrc) - 1
         if hi_bits & ((1 << nsrc) - 1) != default_hi:
             tail.append(f"op_sel_hi:[{','.join(map(str, _bits(hi_bits, nsrc)))}]")
-        if not plan.is_mix:
+        if not plan.is_mix and d.name not in g9.NO_PCODE_SOURCES:   # (LLVM ignores its NEG bits)
             if f.get("NEG", 0) & ((1 << nsrc) - 1):
                 tail.append(f"neg_lo:[{','.join(map(str, _bits(f['NEG'], nsrc)))}]")
             if f.get("NEG_HI", 0) & ((1 << nsrc) - 1):
