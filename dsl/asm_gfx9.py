@@ -178,6 +178,7 @@ _DPP_KEYS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_newbcast", "wave
 _SDWA_KEYS = {"clamp", "mul", "div", "dst_sel", "dst_unused", "src0_sel", "src1_sel"}
 _VOP3_KEYS = {"clamp", "mul", "div", "op_sel"}
 _VOP3P_KEYS = {"clamp", "op_sel", "op_sel_hi", "neg_lo", "neg_hi"}
+_TRUTH_TABLE_KEYS = {"op_sel", "bitop3"}     # OMOD, ABS and NEG hold the truth table; no clamp either
 _MFMA_KEYS = {"cbsz", "abid", "blgp", "neg"}
 _MEMORY_KEYS = {"SMEM": {"offset", "glc", "nv"}, "DS": {"offset", "offset0", "offset1", "gds"},
                 "FLAT": {"offset", "sc0", "sc1", "nt"}, "GLOBAL": {"offset", "sc0", "sc1", "nt"},
@@ -191,6 +192,16 @@ def _allow(mods: dict, keys: set, what: str) -> None:
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
                            + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"))
+
+
+def _int_in(text: str, lo: int, hi: int, what: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise Gfx9AsmError(f"{what}:{text}: expected an integer") from None
+    if not lo <= value <= hi:
+        raise Gfx9AsmError(f"{what}:{text}: out of range ({lo} to {hi})")
+    return value
 
 
 def _list(v: str) -> list[int]:
@@ -324,7 +335,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWA_KEYS if kind else set() if e32 else
-           _VOP3P_KEYS if plan.is_p else _VOP3_KEYS, plan.mn)
+           _VOP3P_KEYS if plan.is_p else _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
     enc = _Enc()
     f: dict[str, int] = {}
     w2: dict[str, int] = {}
@@ -440,10 +451,17 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             f["OPSEL_HI"], f["OPSEL_HI2"] = hi & 3, hi >> 2 & 1
         else:
             f["NEG"], f["ABS"] = neg, abs_
+            if plan.truth_table:    # TTBL = { OMOD[1:0], ABS[2:0], NEG[2:0] }
+                if neg or abs_:
+                    raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers (its NEG and ABS bits "
+                                       f"hold the bitop3 truth table)")
+                table = _int_in(mods.get("bitop3", "0"), 0, 255, "bitop3")
+                f["NEG"], f["ABS"], f["OMOD"] = table & 7, table >> 3 & 7, table >> 6
             if "op_sel" in mods:
                 sel = _list(mods["op_sel"])
                 f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:-1]) | sel[-1] << 3
-            f["OMOD"] = _omod(mods)
+            if not plan.truth_table:
+                f["OMOD"] = _omod(mods)
         f["CLMP"] = 1 if "clamp" in mods else 0
     elif kind in ("SDWA", "SDWAB"):
         sels = {n: i for i, n in enumerate(g9.SDWA_SEL)}
@@ -808,7 +826,7 @@ def encode_flat(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
-            f["SADDR"] = 0x7f if s is None else _sreg(s)
+            f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(s)     # `off`: the manual's disable code
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:
