@@ -949,6 +949,10 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             data, fix = enc.encode_source(code, "")
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
+            mn_end = col - 1 + len(code.strip().split()[0])
+            operand = re.match(r"^(\S+?): ", msg)   # messages about an operand start with its text
+            if operand and code.find(operand.group(1), mn_end) >= 0:
+                col = code.find(operand.group(1), mn_end) + 1
             raise AsmError(f"{no}:{col}: {code.strip().split()[0]}: {msg}") from None
         if isinstance(fix, str):
             branches.append((len(out), fix, no, col))
