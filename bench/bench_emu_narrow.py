@@ -19,7 +19,8 @@ in this process.
                as usual), then launches it again: first (CPU since the process started) /
                warm. Goal: <= 2x.
 
-CPU time of this process is the figure compared (steadier than wall time on a shared machine);
+The fresh process imports only what a user's would (the profiler and subprocess modules
+this script uses elsewhere load where they are used). CPU time of this process is the figure compared (steadier than wall time on a shared machine);
 each is the best of --repeat runs after one warm-up.
 
     python bench/bench_emu_narrow.py [--arch gfx1100] [--repeat 5] [--profile KERNEL]
@@ -27,11 +28,8 @@ each is the best of --repeat runs after one warm-up.
 from __future__ import annotations
 
 import argparse
-import cProfile
 import json
 import os
-import pstats
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -109,6 +107,8 @@ def best(fn, repeat: int):
 
 def semantics_share(fn) -> float:
     """Fraction of a profiled call's time spent inside Semantic.execute."""
+    import cProfile
+    import pstats
     prof = cProfile.Profile()
     prof.runcall(fn)
     stats = pstats.Stats(prof)
@@ -177,6 +177,7 @@ def _cpu(fn) -> float:
 
 
 def first_launch(arch: str, n: int) -> None:
+    import subprocess
     from emu.table import cache_dir
     # a process as a user's: Python's bytecode cached (here under the emulator's cache, not in
     # the checkout), as are the translated semantics; the first child fills both caches
@@ -213,6 +214,8 @@ def main() -> int:
         print(f"kernel corpus not found at {SHARED / 'kernels'} (set WAVESMITH_SHARED); nothing to measure")
         return 0
     if args.profile:
+        import cProfile
+        import pstats
         launch = Launch(args.profile, args.arch)
         launch()
         prof = cProfile.Profile()

@@ -9,7 +9,6 @@ it. The operand's role then follows from its name and the instruction's pseudoco
 (D0 assigned, D0 read back, a conditional or partial write, a 16-bit half, a D16 load)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -217,7 +216,6 @@ def _vopd_rules(spec, record: Record) -> tuple:
     return tuple(rules)
 
 
-_COPY = re.compile(r"D0\.(\w+) = S0\.\1")
 _DPP_MODIFIERS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror", "row_share",
                   "row_xmask", "dpp8", "row_bcast15", "row_bcast31", "wave_shl", "wave_shr", "wave_rol", "wave_ror"}
 
@@ -236,15 +234,13 @@ def writes_exec(st: Statement, d, roles) -> bool:
 
 def reads_all_lanes(st: Statement, d) -> bool:
     """Does the instruction read VGPRs in lanes other than the active ones: v_readlane,
-    v_permlane* (pseudocode indexes VGPR[lane]), DPP (a lane reads its neighbours, inactive
-    ones with fi), LDS swizzles and permutes?"""
+    v_permlane*, LDS permutes and swizzles (the pseudocode's effects: VGPR[lane], thread_in[j]),
+    DPP (a lane reads its neighbours, inactive ones with fi)?"""
     if d is None:
         return False
     if effects(d.pcode or "").cross_lane or "DPP" in d.format or st.mnemonic.endswith("_dpp"):
         return True
-    if any(m in _DPP_MODIFIERS for m in st.modifiers):
-        return True
-    return d.name.startswith(("DS_SWIZZLE", "DS_PERMUTE", "DS_BPERMUTE"))
+    return any(m in _DPP_MODIFIERS for m in st.modifiers)
 
 
 def build_program(kernel) -> Program:
@@ -268,19 +264,18 @@ def build_program(kernel) -> Program:
             if writes:
                 defs.append(ref)
         d = rec.definition
-        pc = (d.pcode or "") if d is not None else ""
+        e = effects(d.pcode if d is not None else None)
         target = kernel.labels.get(inst.label) if inst.label is not None else None
         if inst.label is not None and target is None:
             raise OperandError(f"{inst.statement.mnemonic}: undefined label {inst.label!r}")
-        jumps = bool(re.search(r"^PC = ", pc, re.M)) and not re.search(r"\bD0\b", pc)   # not a call
         ends = d is not None and d.name.startswith("S_ENDPGM")
         copy = None
-        if (_COPY.fullmatch(pc.strip()) and len(uses) == 1 and len(defs) == 1 and not inst.statement.modifiers
+        if (e.copy and len(uses) == 1 and len(defs) == 1 and not inst.statement.modifiers
                 and uses[0].file == defs[0].file and uses[0].count == defs[0].count
                 and not any(n.reg.half for n in noted) and not any(isinstance(o, Mod) for o in inst.statement.operands)):
             copy = (defs[0], uses[0])
         prog.instrs.append(Instr(tuple(uses), tuple(defs), target,
-                                 not (ends or (jumps and "if" not in pc)), statement_text(inst.statement),
+                                 not (ends or e.jump), statement_text(inst.statement),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
                                  writes_exec(inst.statement, d, roles), reads_all_lanes(inst.statement, d)))
     if halves:

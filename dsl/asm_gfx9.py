@@ -178,6 +178,8 @@ _DPP_KEYS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_newbcast", "wave
 _SDWA_KEYS = {"clamp", "mul", "div", "dst_sel", "dst_unused", "src0_sel", "src1_sel"}
 _VOP3_KEYS = {"clamp", "mul", "div", "op_sel"}
 _VOP3P_KEYS = {"clamp", "op_sel", "op_sel_hi", "neg_lo", "neg_hi"}
+_SCALE_KEYS = {"op_sel", "op_sel_hi"}                # v_mfma_ld_scale_b32
+_TRUTH_TABLE_KEYS = {"op_sel", "bitop3"}     # OMOD, ABS and NEG hold the truth table; no clamp either
 _MFMA_KEYS = {"cbsz", "abid", "blgp", "neg"}
 _MEMORY_KEYS = {"SMEM": {"offset", "glc", "nv"}, "DS": {"offset", "offset0", "offset1", "gds"},
                 "FLAT": {"offset", "sc0", "sc1", "nt"}, "GLOBAL": {"offset", "sc0", "sc1", "nt"},
@@ -191,6 +193,16 @@ def _allow(mods: dict, keys: set, what: str) -> None:
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
                            + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"))
+
+
+def _int_in(text: str, lo: int, hi: int, what: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise Gfx9AsmError(f"{what}:{text}: expected an integer") from None
+    if not lo <= value <= hi:
+        raise Gfx9AsmError(f"{what}:{text}: out of range ({lo} to {hi})")
+    return value
 
 
 def _list(v: str) -> list[int]:
@@ -324,7 +336,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWA_KEYS if kind else set() if e32 else
-           _VOP3P_KEYS if plan.is_p else _VOP3_KEYS, plan.mn)
+           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else _VOP3P_KEYS if plan.is_p else
+           _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
     enc = _Enc()
     f: dict[str, int] = {}
     w2: dict[str, int] = {}
@@ -399,6 +412,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     w2["SRC0"], _ = _vgpr(s, acc)
                     f["SRC0"] = spec.traits.codes["DPP"]
                 else:
+                    if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
+                        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
                     f["SRC0"] = _src9(spec, s, enc, agpr_ok=acc)
             else:
                 f["VSRC1"], _ = _vgpr(s, acc)
@@ -407,6 +422,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             elif s.neg or s.abs:
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding takes no modifiers")
             continue
+        if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
+            raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=acc)
         neg |= s.neg << i
         abs_ |= s.abs << i
@@ -423,7 +440,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if enc.literal is not None:
             raise Gfx9AsmError("the 64-bit encoding takes no literal constant")
         if plan.is_p:
-            if not plan.is_mix and "_PK_" not in d.name and ("op_sel" in mods or "op_sel_hi" in mods):
+            if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
+                raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
+            if not plan.is_mix and "_PK_" not in d.name and sig.dsts and ("op_sel" in mods or "op_sel_hi" in mods):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)")
             f["NEG"] = neg | _bits_of(_list(mods["neg_lo"])) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_list(mods["neg_hi"])) if "neg_hi" in mods else 0)
@@ -436,10 +455,17 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             f["OPSEL_HI"], f["OPSEL_HI2"] = hi & 3, hi >> 2 & 1
         else:
             f["NEG"], f["ABS"] = neg, abs_
+            if plan.truth_table:    # TTBL = { OMOD[1:0], ABS[2:0], NEG[2:0] }
+                if neg or abs_:
+                    raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers (its NEG and ABS bits "
+                                       f"hold the bitop3 truth table)")
+                table = _int_in(mods.get("bitop3", "0"), 0, 255, "bitop3")
+                f["NEG"], f["ABS"], f["OMOD"] = table & 7, table >> 3 & 7, table >> 6
             if "op_sel" in mods:
                 sel = _list(mods["op_sel"])
                 f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:-1]) | sel[-1] << 3
-            f["OMOD"] = _omod(mods)
+            if not plan.truth_table:
+                f["OMOD"] = _omod(mods)
         f["CLMP"] = 1 if "clamp" in mods else 0
     elif kind in ("SDWA", "SDWAB"):
         sels = {n: i for i, n in enumerate(g9.SDWA_SEL)}
@@ -649,8 +675,13 @@ def encode_scalar(spec: Spec, d, rest: str) -> bytes:
         s = parse_operand(spec, text)
         if name == "sdst":
             f["SDST"] = _sreg(s)
-        else:
-            f[field] = _src9(spec, s, enc)
+            continue
+        if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
+                                                  and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here")
+        if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
+            raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant")
+        f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
 
@@ -799,7 +830,7 @@ def encode_flat(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
-            f["SADDR"] = 0x7f if s is None else _sreg(s)
+            f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(s)     # `off`: the manual's disable code
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:
@@ -918,6 +949,10 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             data, fix = enc.encode_source(code, "")
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
+            mn_end = col - 1 + len(code.strip().split()[0])
+            operand = re.match(r"^(\S+?): ", msg)   # messages about an operand start with its text
+            if operand and code.find(operand.group(1), mn_end) >= 0:
+                col = code.find(operand.group(1), mn_end) + 1
             raise AsmError(f"{no}:{col}: {code.strip().split()[0]}: {msg}") from None
         if isinstance(fix, str):
             branches.append((len(out), fix, no, col))

@@ -172,7 +172,7 @@ class Encoder:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}", v)
         try:
-            code, literal = constant(v, literal_kind(op, encoding), forced, f"{_name(F.d)}: {what}")
+            code, literal = constant(v, literal_kind(op, encoding), forced, f"{_name(F.d)}: {what}", self.traits)
         except OperandError as e:        # the number refused: its column
             if e.operand is None:
                 e.operand = v
@@ -194,7 +194,7 @@ class Encoder:
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}", k)
         try:
-            F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K")[1], "K")
+            F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K", self.traits)[1], "K")
         except OperandError as e:
             e.operand = k if e.operand is None else e.operand
             raise
@@ -913,11 +913,12 @@ class Encoder:
         if len(ops) != len(layout):
             self._arity(d, ops, [n for n, _, _ in layout])
         fmt = d.format
-        F.update(ADDR=0, DATA=0, VDST=0, SADDR=self.traits.null, SVE=0)
+        no_saddr = self.traits.saddr_off[0]    # the code an assembler writes for `off`
+        F.update(ADDR=0, DATA=0, VDST=0, SADDR=no_saddr, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
                 if isinstance(v, Special) and v.name == "off":
-                    F["SADDR"] = self.traits.null
+                    F["SADDR"] = no_saddr
                 else:
                     F["SADDR"] = self.sreg_code(v, F, name, n)
             elif name == "vaddr" and fmt == "SCRATCH":

@@ -8,10 +8,11 @@ from __future__ import annotations
 import isa
 
 FAMILIES = ("rdna3", "rdna3.5")
-# families the disassembler reads (its printer follows the family's traits dialect); RDNA4 is
+# families the disassembler reads (its printer follows the family's traits dialect: CDNA3 and
+# CDNA4 print through the gfx9 printer, whose inverse asm_gfx9.py assembles them); RDNA4 is
 # disassembled but not yet assembled (the encoder has no forms for its memory formats and
 # cache-policy operands)
-DISASSEMBLER_FAMILIES = FAMILIES + ("cdna3", "rdna4")
+DISASSEMBLER_FAMILIES = FAMILIES + ("cdna3", "cdna4", "rdna4")
 
 
 def load(arch: str) -> isa.Spec:
@@ -23,7 +24,7 @@ def load_for_disassembly(arch: str) -> isa.Spec:
 
 
 def gfx9_syntax(arch: str) -> bool:
-    """A target whose text is LLVM's gfx9 syntax generation (CDNA3): assembled and printed by
+    """A target whose text is LLVM's gfx9 syntax generation (CDNA3, CDNA4): assembled and printed by
     asm_gfx9.py / printer_gfx9.py, not by the gfx11 assembler and DSL."""
     try:
         family = isa.resolve_arch(arch)

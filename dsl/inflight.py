@@ -27,7 +27,6 @@ from regalloc import Program, Ref, blocks
 ANY_ORDER = -1           # a counter this load may return out of order on: only a wait for 0 covers it
 SATURATE = 64            # counters are 6 bits: more younger instructions than this change nothing
 WAIT_FIELDS = {"S_WAITCNT_VMCNT": "VM", "S_WAITCNT_LGKMCNT": "LGKM", "S_WAITCNT_EXPCNT": "EXP"}
-NULL_SGPR = 124          # RDNA3 scalar operand code of `null`
 
 
 def counters(d, has_result: bool, roles) -> tuple[dict[str, int], set[str]]:
@@ -65,7 +64,7 @@ def wait_counts(inst, spec) -> dict[str, int] | None:
             if value < top:
                 out[field] = value
         return out
-    if (word >> 16) & 0x7F != NULL_SGPR:
+    if spec.formats[d.format].get(word, "SDST") != spec.traits.null:
         return {}            # the count comes from an SGPR: nothing is known to be waited for
     return {WAIT_FIELDS[d.name]: simm16}
 

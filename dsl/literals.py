@@ -21,35 +21,15 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .operands import OperandError
 
-# inline constant codes: 128 + n for 0..64, 192 + n for -1..-16, then the float ones
-_FLOATS = (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
-_INV_2PI = {16: 0x3118, "bf16": 0x3e22, 32: 0x3e22f983, 64: 0x3fc45f306dc9c882}
-
-
-def _float_codes(width) -> dict[int, int]:
-    pack = {16: "<e", 32: "<f", 64: "<d", "bf16": "<f"}[width]
-    codes = {}
-    for i, x in enumerate(_FLOATS):
-        bits = int.from_bytes(struct.pack(pack, x), "little")
-        codes[bits >> 16 if width == "bf16" else bits] = 240 + i
-    codes[_INV_2PI[width]] = 248
-    return codes
-
-
-# bit pattern -> inline code, per format (bf16: the high half of the f32)
-FLOAT_CODES = {16: _float_codes(16), "bf16": _float_codes("bf16"), 32: _float_codes(32), 64: _float_codes(64)}
-
-
-def int_code(value: int) -> int | None:
-    """The inline constant for an integer -16..64, else None."""
-    if 0 <= value <= 64:
-        return 128 + value
-    if -16 <= value < 0:
-        return 192 - value
-    return None
+@lru_cache(maxsize=None)
+def _float_codes(traits, fmt) -> dict[int, int]:
+    """{bit pattern: inline code} of the family's inline floats in format `fmt` (16, 32, 64,
+    'bf16': the high half of the f32), from isa traits."""
+    return {bits: code for code, bits in traits.inline_float_bits[fmt].items()}
 
 
 def _signed(value: int, bits: int) -> int:
@@ -143,43 +123,44 @@ def _in_range(x: float, fmt) -> bool:
     return not (abs(y) < smallest and y != x)
 
 
-def constant(value, kind: LiteralKind, forced: bool, what: str) -> tuple[int, int | None]:
+def constant(value, kind: LiteralKind, forced: bool, what: str, traits) -> tuple[int, int | None]:
     """(source code, literal dword or None) of a number on an operand of this kind; forced:
-    lit(value). Raises OperandError (naming `what`) where LLVM refuses the number."""
+    lit(value); `traits`: the family's isa Traits (its inline constants and literal code).
+    Raises OperandError (naming `what`) where LLVM refuses the number."""
     if isinstance(value, float):
-        return _float_constant(value, kind, forced, what)
+        return _float_constant(value, kind, forced, what, traits)
     if not -(1 << 63) <= value < (1 << 64):
         raise OperandError(f"{what}: {value} does not fit in 64 bits")
     if value >= 1 << 63:
         value -= 1 << 64                      # integer tokens are 64-bit two's complement
     if kind.int_inline_width == 0:           # 64-bit operands and 16-bit integer ones
         if not forced:
-            code = int_code(value) if kind is I16 else _inline64(value)
+            code = traits.inline_int(value) if kind is I16 else _inline64(value, traits)
             if code is not None:
                 return code, None
         if not _fits(value, kind.int_bits):
             raise OperandError(f"{what}: {_show(value)} does not fit in {kind.int_bits} bits")
         word = value & 0xffffffff
         if kind is F64 and not forced:       # an integer is the high dword of the f64
-            code = _inline64(word << 32)
+            code = _inline64(word << 32, traits)
             if code is not None:
                 return code, None
-        return LITERAL, word
+        return traits.literal, word
     if not _fits(value, kind.int_bits):
         raise OperandError(f"{what}: {_show(value)} does not fit in {kind.int_bits} bits" +
                            (" (the operand is 16-bit)" if kind.int_bits == 16 else ""))
     word = value & ((1 << kind.literal_bits) - 1)
     if not forced:
-        code = _inline(word, kind, kind.int_inline_width)
+        code = _inline(word, kind, kind.int_inline_width, traits)
         if code is not None:
             return code, None
-    return LITERAL, word
+    return traits.literal, word
 
 
-def _float_constant(x: float, kind: LiteralKind, forced: bool, what: str) -> tuple[int, int | None]:
+def _float_constant(x: float, kind: LiteralKind, forced: bool, what: str, traits) -> tuple[int, int | None]:
     fmt = kind.float_format
     if fmt is None:                           # 64-bit integer operands: inline floats only
-        code = None if forced else _inline64(_signed(_float_bits(x, 64, what), 64))
+        code = None if forced else _inline64(_signed(_float_bits(x, 64, what), 64), traits)
         if code is None:
             raise OperandError(f"{what}: a 64-bit integer operand takes no floating-point literal "
                                f"({x!r}); write its bits as an integer")
@@ -190,41 +171,40 @@ def _float_constant(x: float, kind: LiteralKind, forced: bool, what: str) -> tup
     bits = _float_bits(x, fmt, what)
     if fmt == 64:
         if not forced:
-            code = _inline64(_signed(bits, 64))
+            code = _inline64(_signed(bits, 64), traits)
             if code is not None:
                 return code, None
-        return LITERAL, bits >> 32            # the high dword; the low one is dropped
+        return traits.literal, bits >> 32            # the high dword; the low one is dropped
     if not forced:
-        code = _inline(bits, kind, kind.int_inline_width or 32)
+        code = _inline(bits, kind, kind.int_inline_width or 32, traits)
         if code is not None:
             return code, None
-    return LITERAL, bits
+    return traits.literal, bits
 
 
 _FORMAT_NAMES = {16: "f16", 32: "f32", "bf16": "bf16"}
-LITERAL = 255
 
 
-def _inline(word: int, kind: LiteralKind, int_width: int) -> int | None:
+def _inline(word: int, kind: LiteralKind, int_width: int, traits) -> int | None:
     """The inline code of a constant's bits on a 16/32-bit operand (an integer inline
-    constant when its low `int_width` bits, sign-extended, are -16..64), or None."""
-    code = int_code(_signed(word, int_width))
+    constant when its low `int_width` bits, sign-extended, are one: -16..64), or None."""
+    code = traits.inline_int(_signed(word, int_width))
     if code is not None:
         return code
     if kind.splat:
         lo, hi = word & 0xffff, word >> 16
-        return FLOAT_CODES[kind.inline_formats[0]].get(lo) if lo == hi else None
+        return _float_codes(traits, kind.inline_formats[0]).get(lo) if lo == hi else None
     for fmt in kind.inline_formats:
-        code = FLOAT_CODES[fmt].get(word)
+        code = _float_codes(traits, fmt).get(word)
         if code is not None:
             return code
     return None
 
 
-def _inline64(value: int) -> int | None:
+def _inline64(value: int, traits) -> int | None:
     """The inline code of a 64-bit operand's value (signed), or None."""
-    code = int_code(value)
-    return code if code is not None else FLOAT_CODES[64].get(value & 0xffffffffffffffff)
+    code = traits.inline_int(value)
+    return code if code is not None else _float_codes(traits, 64).get(value & 0xffffffffffffffff)
 
 
 def _show(value: int) -> str:

@@ -153,6 +153,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     f = inst.fields
     dpp = inst.dpp
     plan = _valu_plan(d, spec, inst.fmt.name, dpp is not None, wave)
+    vgpr0 = spec.traits.vgpr_base              # a source field's code of v0
     sig, e32, is_p, is_wmma, is_mix = plan.sig, plan.e32, plan.is_p, plan.is_wmma, plan.is_mix
     opsel = f.get("OPSEL", 0)
     neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
@@ -179,14 +180,14 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
         if e32:
             if i == 0:
-                code = f["SRC0"] if not dpp else 256 + dpp["SRC0"]
+                code = f["SRC0"] if not dpp else vgpr0 + dpp["SRC0"]
             elif i == 1:
-                code = 256 + f["VSRC1"]
+                code = vgpr0 + f["VSRC1"]
             else:
                 break
-            if code >= 256:   # (src_text's VGPR case, without its call)
-                text = (t16_vgpr(code - 256) if op.t16 and plan.t16_regs else f"v{code - 256}" if n == 1
-                        else reg_text("v", code - 256, n))
+            if code >= vgpr0:   # (src_text's VGPR case, without its call)
+                text = (t16_vgpr(code - vgpr0) if op.t16 and plan.t16_regs else f"v{code - vgpr0}" if n == 1
+                        else reg_text("v", code - vgpr0, n))
             else:
                 text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed,
                                 f16_inline=f16_inline)
@@ -196,16 +197,16 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             continue
         code = f[f"SRC{i}"]
         if i == 0 and dpp:
-            code = 256 + dpp["SRC0"]
+            code = vgpr0 + dpp["SRC0"]
         if is_wmma and plan.matrix[i]:   # RDNA3: the accumulator's constants as a 64-bit operand's
             text = src_text(spec, code, n, literal=literal, wide_float=plan.wide_constants)
         elif is_mix:   # each source is f16 or f32 as its OPSEL_HI bit says
             half = (f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2) >> i & 1
             text = src_text(spec, code, n, literal=literal, bits=16 if half else 32)
-        elif code >= 256 and not (op.t16 and not is_p and plan.t16_regs):   # a whole VGPR (src_text's case)
-            text = f"v{code - 256}" if n == 1 else reg_text("v", code - 256, n)
+        elif code >= vgpr0 and not (op.t16 and not is_p and plan.t16_regs):   # a whole VGPR (src_text's case)
+            text = f"v{code - vgpr0}" if n == 1 else reg_text("v", code - vgpr0, n)
         else:
-            hi = bool(opsel >> i & 1) if op.t16 and code >= 256 and not is_p and plan.t16_regs else None
+            hi = bool(opsel >> i & 1) if op.t16 and code >= vgpr0 and not is_p and plan.t16_regs else None
             text = src_text(spec, code, n, t16_hi=hi, literal=literal, bits=bits, is_float=is_float,
                             packed=packed, f16_inline=f16_inline)
         if not is_p:
@@ -533,7 +534,7 @@ def _vinterp(spec: Spec, inst: Instruction) -> str:
     halves = [op.t16 or d.operand_types.get(f"S{i}") == "pk_f16" for i, op in enumerate(sig.srcs[:3])]
     for i, op in enumerate(sig.srcs[:3]):
         code = f[f"SRC{i}"]
-        hi = bool(opsel >> i & 1) if halves[i] and code >= 256 and t16_regs else None
+        hi = bool(opsel >> i & 1) if halves[i] and code >= spec.traits.vgpr_base and t16_regs else None
         text = src_text(spec, code, 1, t16_hi=hi)
         if neg >> i & 1:
             text = "-" + text

@@ -36,6 +36,7 @@ class _Plan:
     is_mix: bool
     fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
     opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
+    truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
 
 
 def _mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -56,6 +57,9 @@ def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
     if d.name in g9.NO_PCODE_OPERANDS:
         vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
         sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
+    if d.name in g9.NO_PCODE_SOURCES:
+        srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
+        sig = ValuSig((), srcs, False, False, None, False, False)
     if d.name in g9.WIDE_OPERANDS:
         wide = g9.WIDE_OPERANDS[d.name]
         sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
@@ -64,10 +68,12 @@ def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
     srcs = []
     for op in sig.srcs:
         bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
-        srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op), _packed_kind(d, op)))
+        # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
+        srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op) or op.bf16 and not op.packed,
+                     _packed_kind(d, op)))
     return _Plan(_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
                  fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
-                 "OPSEL[3 : 2]" in (d.pcode or ""))
+                 "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
 
 
 def _dpp_ctrl(ctrl: int) -> str:
@@ -155,7 +161,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         else:
             text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed)
         neg, abs_ = f.get("NEG", 0) >> i & 1, (f.get("ABS", 0) if not plan.is_p else f.get("NEG_HI", 0)) >> i & 1
-        if not plan.is_p or plan.is_mix:
+        if (not plan.is_p or plan.is_mix) and not plan.truth_table:
             text = _mods(text, op, neg, abs_, spec.traits.is_constant(code))
         srcs.append(text)
     if sig.k_pos is not None and e32:
@@ -187,6 +193,10 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         return text
     nsrc = len(plan.srcs)
     opsel = f.get("OPSEL", 0)
+    if plan.truth_table:      # TTBL = { OMOD[1:0], ABS[2:0], NEG[2:0] }
+        table = f.get("OMOD", 0) << 6 | f.get("ABS", 0) << 3 | f.get("NEG", 0)
+        if table:
+            tail.append(f"bitop3:{table if table < 10 else hex(table)}")
     if plan.is_p:
         hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
         if opsel & ((1 << nsrc) - 1):
@@ -194,7 +204,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         default_hi = 0 if plan.is_mix else (1 << nsrc) - 1
         if hi_bits & ((1 << nsrc) - 1) != default_hi:
             tail.append(f"op_sel_hi:[{','.join(map(str, _bits(hi_bits, nsrc)))}]")
-        if not plan.is_mix:
+        if not plan.is_mix and d.name not in g9.NO_PCODE_SOURCES:   # (LLVM ignores its NEG bits)
             if f.get("NEG", 0) & ((1 << nsrc) - 1):
                 tail.append(f"neg_lo:[{','.join(map(str, _bits(f['NEG'], nsrc)))}]")
             if f.get("NEG_HI", 0) & ((1 << nsrc) - 1):
@@ -204,7 +214,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         tail.append(f"op_sel:[{','.join(map(str, bits))}]")
     if f.get("CLMP"):
         tail.append("clamp")
-    if f.get("OMOD"):
+    if f.get("OMOD") and not plan.truth_table:
         tail.append({1: "mul:2", 2: "mul:4", 3: "div:2"}[f["OMOD"]])
     return text + (" " + " ".join(tail) if tail else "")
 

@@ -3,7 +3,6 @@ literals by operand code, the flag modifiers. Shared by printer.py and printer_g
 from __future__ import annotations
 
 import math
-import struct
 from functools import lru_cache
 
 from isa import Spec
@@ -59,10 +58,10 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
         return str(base + off if base >= 0 else base - off)
     if kind == "float":
         if bits == 16 and not is_float and f16_inline:   # a 16-bit integer reads its f16 bits
-            return f"0x{f16_bits(base):x}"
+            return f"0x{spec.traits.inline_float_bits[16][code]:x}"
         return float_text(base, 64 if n == 2 or wide_float else bits)
     if kind == "literal":
-        return literal_text(literal or 0, bits, is_float, packed)
+        return literal_text(literal or 0, bits, is_float, spec.traits, packed)
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return syntax.PAIR_TEXT.get(t, t) if n >= 2 else t
@@ -84,28 +83,27 @@ def t16_vgpr(code8: int) -> str:
     return f"v{code8 & 0x7f}.{'h' if code8 & 0x80 else 'l'}"
 
 
-INLINE_F32_BITS = {struct.unpack("<I", struct.pack("<f", x))[0]
-                   for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3e22f983}
+@lru_cache(maxsize=None)
+def _inline_floats(traits, fmt) -> dict[int, float]:
+    """{bit pattern: value} of the family's inline floats in format `fmt` (isa traits)."""
+    return {bits: traits.inline_floats[code] for code, bits in traits.inline_float_bits[fmt].items()}
 
 
-INLINE_F16_BITS = {struct.unpack("<H", struct.pack("<e", x))[0]
-                   for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)} | {0x3118}
-
-
-def literal_text(value: int, bits: int, is_float: bool, packed: str = "") -> str:
+def literal_text(value: int, bits: int, is_float: bool, traits, packed: str = "") -> str:
     """A 32-bit literal dword as LLVM prints it for an operand of `bits`; lit(...) where the
     text would otherwise read back as an inline constant.
     16-bit operands print the low half, but the whole dword in lit(...) when the low half is
     an inline value (f16) or the dword is a 32-bit inline value (integers). 64-bit operands:
     a float literal is the high half of a double (printed as the number when that double is
     an inline constant, never lit), an integer one is zero-extended. `packed` ('f16', 'bf16',
-    'int'): which inline constants a pair of 16-bit halves reads."""
-    inline32 = inline_int(value) is not None or value in INLINE_F32_BITS
+    'int'): which inline constants a pair of 16-bit halves reads; `traits`: the family's isa
+    Traits (its inline constants)."""
+    inline32 = inline_int(value, traits) is not None or value in _inline_floats(traits, 32)
     if bits == 16:
         low = value & 0xffff
         if is_float:
             signed = low - 0x10000 if low & 0x8000 else low
-            inline = -16 <= signed <= 64 or low in INLINE_F16_BITS
+            inline = traits.inline_int(signed) is not None or low in _inline_floats(traits, 16)
         else:
             inline = inline32
         return f"lit(0x{value:x})" if inline else f"0x{low:x}"
@@ -114,26 +112,24 @@ def literal_text(value: int, bits: int, is_float: bool, packed: str = "") -> str
             if value == 0:
                 return "0"
             double = value << 32
-            return float_text(INLINE_F64[double], 64) if double in INLINE_F64 else f"0x{value:x}"
+            f64 = _inline_floats(traits, 64)
+            return float_text(f64[double], 64) if double in f64 else f"0x{value:x}"
         return f"lit(0x{value:x})" if value <= 64 else f"0x{value:x}"
     if packed == "int":   # two integer halves: the 32-bit inline values
         inline = inline32
     elif packed:   # f16 halves: integer and f16 inline values; bf16: integer ones only
-        inline = inline_int(value) is not None or packed == "f16" and value in INLINE_F16_BITS
+        inline = inline_int(value, traits) is not None or packed == "f16" and value in _inline_floats(traits, 16)
     else:
         inline = inline32
     return f"lit(0x{value:x})" if inline else f"0x{value:x}"
 
 
-INLINE_F64 = {struct.unpack("<Q", struct.pack("<d", x))[0]: x for x in (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0)}
-
-
-def inline_int(value: int | None) -> int | None:
-    """The inline-constant integer a 32-bit value equals (-16..64), else None."""
+def inline_int(value: int | None, traits) -> int | None:
+    """The inline-constant integer a 32-bit value equals (the family's: -16..64), else None."""
     if value is None:
         return None
     signed = value - (1 << 32) if value & 0x80000000 else value
-    return signed if -16 <= signed <= 64 else None
+    return signed if traits.inline_int(signed) is not None else None
 
 
 def hex_or_dec(x: int) -> str:
@@ -143,6 +139,3 @@ def hex_or_dec(x: int) -> str:
 def flags_text(f: dict, names: tuple[str, ...]) -> str:
     return "".join(" " + n.lower() for n in names if f.get(n))
 
-
-def f16_bits(x: float) -> int:
-    return struct.unpack("<H", struct.pack("<e", x))[0]

@@ -161,6 +161,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
             types[key] = f"b{-(-wide // 32) * 32}"
         elif types.get(key) is None and name_types and not packed_result:
             types[key] = name_types[0] if key == "D0" else name_types[-1]
+        elif key != "D0" and name_types and name_types[-1] == "bf16" and types.get(key) == "b16":
+            types[key] = "bf16"     # read as raw bits ({ S0.b16, 16'0U }): the name's bf16 input
         elif types.get(key) and _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and not packed_result:
             types[key] = types[key].replace("pk_", "")[:-2] + "16" if types[key][-2:] == "32" else \
                 types[key].replace("pk_", "")
@@ -200,7 +202,9 @@ def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
     original = dict(d.operand_types)
     code = re.sub(r"//.*", "", pcode)
     if i == 0 and "SRC0" in original and "S0" not in original and not re.search(r"\bS0\b", code):
-        return True
+        # a byte of this lane's source (VGPR[laneId][SRC0.u32][hi : lo], CDNA4's scaled conversions)
+        # is a value like S0; a register number, another lane's register or an index is not
+        return bool(re.sub(r"VGPR\[laneId\]\[SRC0\.u32\]\[", "", code).count("SRC0"))
     return bool(re.search(rf"^\s*S{i}(\.\w+)?\s*=[^=]", pcode, re.M))
 
 
@@ -238,7 +242,7 @@ def data_dwords(name: str) -> int:
         if dw:
             return int(dw.group(1))
         return 2 if name.endswith("_X2") else 1
-    return max(1, sizes[-1] // 32)
+    return max(1, max(sizes) // 32)     # DS_READ_B64_TR_B8: 64 bits of 8-bit elements
 
 
 def cache_control(d: InstrDef) -> bool:

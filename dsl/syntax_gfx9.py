@@ -34,6 +34,10 @@ ACC_OPERANDS = {"V_ACCVGPR_MOV_B32": ("vdst", "src0"), "V_ACCVGPR_READ": ("src0"
 # of their one source ('f': takes float modifiers)
 NO_PCODE_OPERANDS = {"V_ACCVGPR_MOV_B32": "b", "V_ACCVGPR_READ": "b", "V_ACCVGPR_WRITE": "b",
                      "V_SCREEN_PARTITION_4SE_B32": "b", "V_EXP_LEGACY_F32": "f", "V_LOG_LEGACY_F32": "f"}
+# VOP3P instructions the manual does not describe (isa/errata.py adds their opcodes), as LLVM
+# writes them: no destination and this many 32-bit sources (v_mfma_ld_scale_b32 loads the scales
+# of the V_MFMA_SCALE_* that follows: src0, src1 op_sel:[..] op_sel_hi:[..])
+NO_PCODE_SOURCES = {"V_MFMA_LD_SCALE_B32": 2}
 # SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32); their
 # source is bytes, so it takes sext() rather than neg/abs
 SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"}
@@ -55,3 +59,7 @@ BUF_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESE
 
 # operand names the disassembler prints for codes this target's assembler refuses
 NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}
+# 64-bit scalar sources LLVM takes as registers only (SReg_64: no constant, no src_* value)
+SCALAR_REGISTERS_ONLY = {"S_SETPC_B64", "S_RFE_B64", "S_MOVRELS_B64"}
+# ... and those that take inline constants and registers but no literal
+SCALAR_NO_LITERAL = {"S_CBRANCH_G_FORK"}

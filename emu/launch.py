@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .options import FAST, EmuOptions
-from .wave import EXEC_LO, WaveState, pack_mask
+from .wave import CODES, EXEC_LO, WaveState, pack_mask
 
 
 class LaunchError(ValueError):
@@ -59,20 +59,23 @@ class Dispatch:
     seconds: float = field(default_factory=default_seconds)    # wall time the launch may take
     progress: bool | None = None            # progress line on stderr (None: if slow and stderr is a terminal)
 
-    def validate(self) -> None:
-        if self.wave_size not in (32, 64):
-            raise LaunchError(f"{self.kernel}: wave size {self.wave_size} (must be 32 or 64)")
+    def validate(self, traits=CODES) -> None:
+        """Refuse what the family (`traits`: isa.Traits) cannot run: its wave sizes, VGPRs
+        and SGPRs per wave."""
+        if self.wave_size not in traits.wave_sizes:
+            raise LaunchError(f"{self.kernel}: wave size {self.wave_size} "
+                              f"(must be {' or '.join(map(str, sorted(traits.wave_sizes)))})")
         for what, v in (("grid", self.grid), ("block", self.block)):
             if len(v) != 3 or any(int(x) < 1 for x in v):
                 raise LaunchError(f"{self.kernel}: {what} {tuple(v)} must be three sizes >= 1")
         items = int(np.prod(self.block))
         if items > 1024:
             raise LaunchError(f"{self.kernel}: block {tuple(self.block)} has {items} work-items (at most 1024)")
-        if not 1 <= self.vgprs <= 256:
-            raise LaunchError(f"{self.kernel}: {self.vgprs} VGPRs per wave (1..256)")
+        if not 1 <= self.vgprs <= traits.vgprs:
+            raise LaunchError(f"{self.kernel}: {self.vgprs} VGPRs per wave (1..{traits.vgprs})")
         n = self.user_sgpr_count if self.user_sgpr_count is not None else len(self.user_sgprs)
-        if n + sum(self.workgroup_id) + self.workgroup_info + self.private_segment_wave_offset > 106:
-            raise LaunchError(f"{self.kernel}: {n} user SGPRs plus system SGPRs exceed the 106 SGPRs")
+        if n + sum(self.workgroup_id) + self.workgroup_info + self.private_segment_wave_offset > traits.sgprs:
+            raise LaunchError(f"{self.kernel}: {n} user SGPRs plus system SGPRs exceed the {traits.sgprs} SGPRs")
         if self.lds_size > 65536:
             raise LaunchError(f"{self.kernel}: {self.lds_size} bytes of LDS per work-group (at most 64 KiB)")
         scratch = self.scratch_size * self.waves_per_group * self.wave_size

@@ -185,6 +185,12 @@ class _Hwregs(_Sgprs):
 _FILES: dict = {}
 
 
+def _one_pc(pc: np.ndarray, sel) -> bool:
+    """Whether the waves `sel` selects all sit at one PC."""
+    pcs = pc[sel]
+    return bool(np.minimum.reduce(pcs) == np.maximum.reduce(pcs))
+
+
 def _register_files(sem) -> bool:
     """Whether a semantic may index SGPR[...] / HW_REGISTERS[...] (ctx.sgpr, ctx.hwreg): the
     generated ones whose pseudocode names them, and every hand-written one."""
@@ -281,7 +287,7 @@ class Machine:
 
     # ------------------------------------------------------------------ running
     def run(self, d: Dispatch) -> Stats:
-        d.validate()
+        d.validate(self.spec.traits)
         self._clock = _Clock(d)
         if self._code_generation != self.memory.code_generation:
             # code the cache decoded was freed (its range may hold new code) or overwritten
@@ -380,16 +386,21 @@ class _Chunk:
         # batch is again all of them. A launch starts that way.
         fast_together = self.options.together
         together = fast_together and bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
-        # instructions every wave issued while together, not yet added to st.issued (one
-        # Python int instead of a pass over the waves per batch)
+        # the batch while together: the running waves at the lowest PC (at first all of them;
+        # later e.g. the waves of a loop whose out-of-range waves branched past it), as long as
+        # they stay below the lowest PC of the other running waves (which do not move meanwhile)
+        group_idx, group_sel, others = everyone, all_waves, parked
+        # instructions every wave of the group issued while together, not yet added to
+        # st.issued (one Python int instead of a pass over the waves per batch)
         bulk = 0
         while True:
-            if together:
-                lowest, idx, sel = int(st.pc[0]), everyone, all_waves
+            if together and int(st.pc[group_idx[0]]) < others:
+                lowest, idx, sel = int(st.pc[group_idx[0]]), group_idx, group_sel
                 bulk += 1
             else:
+                together = False
                 if bulk:
-                    st.issued += bulk
+                    st.issued[group_sel] += bulk
                     bulk = 0
                 key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
                 lowest = int(np.minimum.reduce(key))
@@ -405,6 +416,7 @@ class _Chunk:
             p = self.prepared.get(pc)
             if p is None:
                 p = self.prepare(pc)
+            control = p.control
             stats.batches += 1
             stats.instructions += len(idx)
             if by_mnemonic is not None:
@@ -424,9 +436,11 @@ class _Chunk:
             width = 1 if p.scalar else st.lanes
             limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
             try:
-                if not self.options.batch_waves and p.control is None:
+                if control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
+                    st.pc[sel] += p.inst.size
+                elif not self.options.batch_waves and control is None:
                     self.wave_by_wave(p, idx)
-                elif p.control is None and len(idx) * width > limit:
+                elif control is None and len(idx) * width > limit:
                     per = max(1, limit // width)
                     for k in range(0, len(idx), per):
                         part = idx[k:k + per]
@@ -441,14 +455,25 @@ class _Chunk:
                 st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
                 self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
                 self.m.tracer(p, st, sel)
-            if len(idx) < st.waves or (p.control is not None and p.control not in _NO_EFFECT):
-                if p.control == "end" and len(idx) == st.waves:     # every wave ended at once
+            if control is not None and control not in _NO_EFFECT:
+                if control == "end" and len(idx) == st.waves:     # every wave ended at once
                     st.issued += bulk
                     self.m.spare_state = st
                     return
+                if together:
+                    st.issued[group_sel] += bulk
+                    bulk = 0
                 together = False
-            else:       # after a branch: together if every wave went the same way (min = max)
-                together = fast_together and (not p.sem.branch or st.pc.min() == st.pc.max())
+            elif together:      # after a branch: together if every wave went the same way (min = max)
+                together = not p.sem.branch or _one_pc(st.pc, sel)
+                if not together:
+                    st.issued[group_sel] += bulk
+                    bulk = 0
+            elif fast_together and _one_pc(st.pc, sel):
+                # the batch is still at one PC: while that stays below every other running
+                # wave's PC, the next batches are these waves again
+                key[idx] = parked
+                together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
 
     def wave_by_wave(self, p: Prepared, idx) -> None:
         for wave in idx:        # one semantic call per wave, in wave order

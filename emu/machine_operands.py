@@ -13,7 +13,7 @@ import numpy as np
 
 from .memory import APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE
 from .options import current
-from .wave import NULL, SCC_CODE
+from .wave import CODES, NULL, SCC_CODE, VGPR_BASE
 
 SIGN = {16: 0x8000, 32: 0x8000_0000, 64: 0x8000_0000_0000_0000}
 APERTURES = {"SHARED_BASE": SHARED_APERTURE, "SHARED_LIMIT": SHARED_APERTURE + APERTURE_SIZE - 1,
@@ -22,11 +22,6 @@ APERTURES = {"SHARED_BASE": SHARED_APERTURE, "SHARED_LIMIT": SHARED_APERTURE + A
 
 class OperandError(Exception):
     """An operand code the machine cannot read (reserved code, register out of range)."""
-
-
-def float_bits(value: float, bits: int) -> int:
-    dtype = {16: np.float16, 32: np.float32, 64: np.float64}[bits]
-    return int(np.array(value, dtype).view({16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]))
 
 
 def constant(value: int, bits: int) -> np.ndarray:
@@ -41,6 +36,7 @@ class SourceCodes:
 
     def __init__(self, spec):
         self.rows = spec.operands["VOP3"]["SRC0"]
+        self.floats = spec.traits.inline_float_bits     # {format: {code: bits}}
 
     def row(self, code: int):
         for row in self.rows:
@@ -49,7 +45,7 @@ class SourceCodes:
         raise OperandError(f"operand code {code} is reserved")
 
     def fetch(self, code: int, bits: int, ftype: str, literal: int | None, *, signed: bool = False,
-              half: int = 0, vgprs: int = 256, per_lane: bool = False, packed: bool = False,
+              half: int = 0, vgprs: int = CODES.vgprs, per_lane: bool = False, packed: bool = False,
               bf16: bool = False, replicate: bool = False):
         """A reader for source `code` holding a `bits`-wide value of type `ftype` ('f', 'i', 'u',
         'b'). half=1 reads bits 31:16 of a 32-bit register (16-bit operands). packed: two 16-bit
@@ -60,7 +56,7 @@ class SourceCodes:
         lo, hi, kind, base, _ = self.row(code)
         dwords = 2 if bits == 64 else 1
         if kind == "vgpr":
-            reg = code - 256
+            reg = code - VGPR_BASE
             if reg + dwords > vgprs:
                 raise OperandError(f"v{reg} is beyond the {vgprs} VGPRs the kernel allocates")
             if bits == 16:
@@ -82,12 +78,12 @@ class SourceCodes:
         if code == SCC_CODE:
             return lambda st, sel: st.scc[sel].astype(np.uint64 if bits == 64 else np.uint32)
         if kind in ("int", "float") and (packed or bits == 16):
-            return _const(inline_16(kind, base, code - lo, bf16, replicate), 32)
+            return _const(inline_16(kind, base, code - lo, bf16, replicate, self.floats, code), 32)
         if kind == "int":
             value = base + (code - lo) if base >= 0 else base - (code - lo)
             return _const(value, bits)
         if kind == "float":
-            return _const(float_bits(base, max(bits, 16) if bits in (16, 32, 64) else 32), bits)
+            return _const(self.floats[bits if bits in (16, 32, 64) else 32][code], bits)
         if kind == "literal":
             if literal is None:
                 raise OperandError("literal operand without a literal dword")
@@ -103,16 +99,17 @@ class SourceCodes:
         raise OperandError(f"operand code {code} ({base}) cannot be read as a source")
 
 
-def inline_16(kind: str, base, step: int, bf16: bool, replicate: bool) -> int:
+def inline_16(kind: str, base, step: int, bf16: bool, replicate: bool, floats: dict, code: int) -> int:
     """An inline constant read by a 16-bit or packed 16-bit operand (RDNA3 manual 7.5.1,
     "Inline Constants with Packed Math", p. 67): the value sits in bits 15:0 with zeros above;
     an integer keeps its low 16 bits, a float is its f16 value, for bf16 the upper half of the
     f32 value. `replicate`: also in bits 31:16 (DOT2_F16_F16 / DOT2_BF16_BF16 sources 0 and 1,
-    manual 7.2.1)."""
+    manual 7.2.1). `floats`: the inline floats' bits per format (isa Traits.inline_float_bits),
+    `code` the float's operand code."""
     if kind == "int":
         value = (base + step if base >= 0 else base - step) & 0xFFFF
     else:
-        value = float_bits(base, 32) >> 16 if bf16 else float_bits(base, 16)
+        value = floats["bf16" if bf16 else 16][code]
     return value | value << 16 if replicate else value
 
 

@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
+from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
-from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, split_dwords
+from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
 
 OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
@@ -233,7 +234,9 @@ class Preparer:
         """Prepared.vgpr_effects for plain VALU instructions (no DPP, VOPD, VOP3P, cross-lane
         access or integer clamp) and GLOBAL loads and stores with an SGPR base; None for the
         rest. Reads may over-count (never under-count): sources at their signature's width,
-        the destination too when the semantic reads its old value."""
+        the destination too when the instruction reads its old value (the pseudocode's operand
+        effects, isa/effects.py, for generated semantics: an accumulator, a partial or
+        conditional write; the contract's reads for hand-written ones)."""
         f, sem = p.inst.fields, p.sem
         if p.control is not None or p.scalar:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
@@ -243,16 +246,17 @@ class Preparer:
                 return None
             sig = valu_signature(vopd_base(self.spec, d))
             e32 = fmt in self.roles.valu_e32
-            codes = [f["SRC0"], f.get("VSRC1", 0) + 256] if e32 else [f["SRC0"], f["SRC1"], f["SRC2"]]
+            codes = [f["SRC0"], f.get("VSRC1", 0) + VGPR_BASE] if e32 else [f["SRC0"], f["SRC1"], f["SRC2"]]
             srcs = [s for s in sig.srcs if not s.is_mask]
             for i, code in enumerate(codes):
-                if code >= 256:
+                if code >= VGPR_BASE:
                     width = srcs[i].dwords if i < len(srcs) else 2
-                    for reg in {code - 256, (code - 256) & 0x7F}:       # a t16 e32 code's register
+                    for reg in {code - VGPR_BASE, (code - VGPR_BASE) & 0x7F}:    # a t16 e32 code's register
                         reads.update(range(reg, reg + width))
             written = getattr(p.writers.get("D0"), "register", None)
-            old_d0 = sem.reads_d0 or "D0" in sem.reads or ("S2" in sem.reads and "S2" not in p.inputs) \
-                or sig.reads_dst
+            reads_d0 = "D0" in effects(d.pcode).reads if sem.origin == "generated" else \
+                sem.reads_d0 or "D0" in sem.reads
+            old_d0 = reads_d0 or ("S2" in sem.reads and "S2" not in p.inputs) or sig.reads_dst
             if old_d0:
                 vdst = f.get("VDST", 0)
                 reads.update(range(vdst & 0x7F, vdst + 2))
@@ -264,7 +268,7 @@ class Preparer:
                 vdst = f.get("VDST", 0) & 0x7F
                 reads.update(range(vdst, vdst + max(2, -(-sem.writes["D0"].bits // 32))))
             return frozenset(reads), written
-        if fmt == "GLOBAL" and f["SADDR"] not in (NULL, 0x7F) and sem.memory in ("load", "store"):
+        if fmt == "GLOBAL" and f["SADDR"] not in self.spec.traits.saddr_off and sem.memory in ("load", "store"):
             reads.add(f["ADDR"])
             n = data_dwords(d.name)
             if sem.memory == "store":
@@ -364,12 +368,12 @@ class Preparer:
         if vopd is not None:
             codes = list(vopd[:2])
         elif e32:
-            codes = [f["SRC0"], f.get("VSRC1", 0) + 256]
+            codes = [f["SRC0"], f.get("VSRC1", 0) + VGPR_BASE]
         else:
             codes = [f["SRC0"], f["SRC1"], f["SRC2"]]
         if p.inst.dpp:
             p.dpp = Dpp(self.spec, p.inst, self.lanes)
-            codes[0] = p.inst.dpp["SRC0"] + 256
+            codes[0] = p.inst.dpp["SRC0"] + VGPR_BASE
         opsel = f.get("OPSEL", 0)
         neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
         if p.inst.dpp_kind == "DPP16" and e32:
@@ -377,7 +381,8 @@ class Preparer:
             abs_ = p.inst.dpp["SRC0_ABS"] | p.inst.dpp["SRC1_ABS"] << 1
         if literal is not None:
             p.inputs["SIMM32"] = literal
-        raw_opsel = "OPSEL" in (sem.source or "")       # v_fma_mix*: the pseudocode picks halves itself
+        # the semantic reads OPSEL itself and picks halves (v_fma_mix*'s pseudocode, WMMA)
+        raw_opsel = "OPSEL" in sem.reads
         if fmt == "VOP3P":
             opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
             p.inputs.update(OPSEL=opsel, OPSEL_HI=opsel_hi, NEG=neg, NEG_HI=f.get("NEG_HI", 0))
@@ -389,12 +394,12 @@ class Preparer:
             if i >= len(codes):
                 break
             code = codes[i]
-            if code >= 256:                      # register number for VGPR[lane][SRCn] pseudocode
-                _numbers(p, {f"SRC{i}": code - 256})
+            if code >= VGPR_BASE:                # register number for VGPR[lane][SRCn] pseudocode
+                _numbers(p, {f"SRC{i}": code - VGPR_BASE})
             wide = sem.reads.get(key)
             if wide is not None and wide.bits > 64:           # WMMA-style register blocks
                 dwords = wide.width(self.lanes) // 32
-                if code >= 256:
+                if code >= VGPR_BASE:
                     p.inputs[key] = self._block(code, dwords)
                 elif code < SCALAR_CODES and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
                     if code + dwords > SCALAR_CODES:
@@ -412,9 +417,9 @@ class Preparer:
                 continue
             half = 0
             if s.t16:
-                half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= 256 else 0
-                if e32 and code >= 256:
-                    code = 256 + ((code - 256) & 0x7F)
+                half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= VGPR_BASE else 0
+                if e32 and code >= VGPR_BASE:
+                    code = VGPR_BASE + ((code - VGPR_BASE) & 0x7F)
             fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
                               operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
@@ -452,15 +457,15 @@ class Preparer:
                 p.sem = self._saturating(d, sig, omod)
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
-            p.lazy["D0"] = self._src(256 + vdst, dst.bits, dst.ftype, None, half=half or 0) \
-                if dwords <= 2 else self._block(256 + vdst, dwords)
+            p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half or 0) \
+                if dwords <= 2 else self._block(VGPR_BASE + vdst, dwords)
             if "S2" not in p.inputs:        # VOP2 accumulators: the pseudocode's third source is D0
                 p.lazy["S2"] = p.lazy["D0"]
         sd = _scalar_register("sdst", f.get("SDST", VCC_LO)) if fmt == "VOP3SD" else VCC_LO
         p.writers["VCC"] = _write_lane_bits(sd)
         p.writers["D1"] = _write_lane_bits(sd)
-        if "S0" in sem.writes and codes[0] >= 256:           # v_swap writes its source
-            reg, half = codes[0] - 256, None
+        if "S0" in sem.writes and codes[0] >= VGPR_BASE:     # v_swap writes its source
+            reg, half = codes[0] - VGPR_BASE, None
             if srcs and srcs[0].t16:                          # v_swap_b16: the half its source names
                 half, reg = ((reg >> 7) & 1 if e32 else opsel & 1), reg & 0x7F
             if reg + (srcs[0].dwords if srcs else 1) > self.vgprs:
@@ -501,8 +506,8 @@ class Preparer:
         return sem
 
     def _block(self, code: int, dwords: int):
-        reg = code - 256
-        if code < 256 or reg + dwords > self.vgprs:
+        reg = code - VGPR_BASE
+        if code < VGPR_BASE or reg + dwords > self.vgprs:
             raise OperandError(f"a {dwords}-register operand needs VGPRs, got code {code}")
         return lambda st, sel: st.vgpr[reg:reg + dwords, sel].transpose(1, 2, 0)     # (W, L, n)
 
@@ -547,7 +552,8 @@ class Preparer:
         dx, dy = inst.defs
         vdst_y = (f["VDSTY"] << 1) | ((f["VDSTX"] & 1) ^ 1)
         halves = []
-        for d, codes in ((dx, (f["SRCX0"], f["VSRCX1"] + 256, f["VDSTX"])), (dy, (f["SRCY0"], f["VSRCY1"] + 256, vdst_y))):
+        for d, codes in ((dx, (f["SRCX0"], f["VSRCX1"] + VGPR_BASE, f["VDSTX"])),
+                         (dy, (f["SRCY0"], f["VSRCY1"] + VGPR_BASE, vdst_y))):
             base = vopd_base(self.spec, d)
             sem = self.semantic(base, pc)
             h = Prepared(pc, inst, sem, scalar=False)
@@ -631,7 +637,7 @@ class Preparer:
     def _flat(self, p: Prepared, d):
         f, fmt = p.inst.fields, d.format
         saddr, vaddr = f["SADDR"], f["ADDR"]
-        use_saddr = saddr not in (NULL, 0x7F)
+        use_saddr = saddr not in self.spec.traits.saddr_off       # (the manual's "disable" codes)
         # every address is a 64-bit modular sum, so the immediate offset is added to the
         # narrowest term: once per wave with an SGPR base, saving a pass over the lanes
         if fmt == "FLAT":

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .options import current
+from .semantics import broadcast
 
 _DTYPES = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _SHIFT = {1: 0, 2: 1, 4: 2, 8: 3}
@@ -93,8 +94,8 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
     """Store the low nbytes of value at data[offset] for masked-in elements; when offsets
     repeat, the last element in C order (the highest lane) wins, as numpy assignment does.
     `offset` may be overwritten."""
-    value = np.broadcast_to(value, offset.shape)
-    mask = np.broadcast_to(mask, offset.shape)
+    value = broadcast(value, offset.shape)
+    mask = broadcast(mask, offset.shape)
     if not _every(mask):
         offset, value = offset[mask], value[mask]
     if _aligned(offset, nbytes) and current().aligned_gathers:
@@ -399,7 +400,7 @@ class DeviceMemory:
         addr = np.asarray(addr)
         # device addresses are < 2**63: reinterpret, no copy (a wrapped address reads as negative: a fault)
         addr = addr.view(np.int64) if addr.dtype == np.uint64 else addr.astype(np.int64)
-        mask = np.broadcast_to(mask, addr.shape)
+        mask = broadcast(mask, addr.shape)
         every = _every(mask)
         # bounds of the active addresses without compressing them out (min/max skip masked lanes)
         lo = int(addr.min(where=mask, initial=np.iinfo(np.int64).max) if not every or not addr.size else addr.min())
@@ -458,7 +459,7 @@ class DeviceMemory:
             value = np.take(self.data.view(_DTYPES[nbytes]), index, mode="clip")   # checked: see _gather
             return value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
         addr = np.asarray(addr)
-        return _gather(self.data, self._check(addr, nbytes, mask), nbytes, np.broadcast_to(mask, np.shape(addr)))
+        return _gather(self.data, self._check(addr, nbytes, mask), nbytes, broadcast(mask, np.shape(addr)))
 
     def load_one(self, address: int, nbytes: int) -> int | None:
         """The value at one address (a uniform SMEM load) with Python-int bounds, skipping the
@@ -494,7 +495,7 @@ class RegionMemory:
         addr = np.asarray(addr)
         if addr.dtype != np.uint64:
             addr = addr.astype(np.uint64)
-        mask = np.broadcast_to(mask, addr.shape)
+        mask = broadcast(mask, addr.shape)
         limit = self.size - nbytes          # highest valid start address
         every = _every(mask)
         # one maximum over the active addresses decides; the per-lane test only names a fault
@@ -541,7 +542,7 @@ class RegionMemory:
             value = np.take(elements, index, mode="clip")       # checked above: "clip" skips numpy's check
             return value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
         addr = np.asarray(addr)
-        mask = np.broadcast_to(mask, np.shape(addr))
+        mask = broadcast(mask, np.shape(addr))
         return _gather(self.data, self._offsets(addr, nbytes, mask), nbytes, mask)
 
     def store(self, addr, nbytes, value, mask):
@@ -562,7 +563,7 @@ class FlatMemory:
 
     def _split(self, addr, mask):
         addr = np.asarray(addr).astype(np.uint64)
-        mask = np.broadcast_to(mask, addr.shape)
+        mask = broadcast(mask, addr.shape)
         parts = []
         for base, region in ((SHARED_APERTURE, self.lds), (PRIVATE_APERTURE, self.scratch)):
             inside = mask & (addr >= np.uint64(base)) & (addr < np.uint64(base + APERTURE_SIZE))

@@ -30,7 +30,7 @@ class OptionsError(ValueError):
 class EmuOptions:
     # ---- machine: scheduling and register state
     batch_waves: bool = True          # every wave at a PC runs in one semantic call (off: one call per wave, in wave order)
-    together: bool = True             # no PC search while all waves run together; their issue count as one int
+    together: bool = True             # no PC search while every running wave sits at one PC; their issue count as one int
     reuse_state: bool = True          # a chunk reuses the last chunk's register files (Machine.spare_state)
     write_marks: bool = True          # a reused state re-zeroes only registers marked written (off: every register)
     lazy_zeroing: bool = True         # stale VGPRs of a reused state zeroed before a read, skipped when overwritten whole

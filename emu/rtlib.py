@@ -25,6 +25,7 @@ from .semantics import SemanticsError
 U64 = np.uint64
 FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
 UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+_SIGNED = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 _ALL = (1 << 64) - 1
 _LITTLE = sys.byteorder == "little"      # a uint64's dword k is its uint32 view's element k
 
@@ -37,6 +38,13 @@ def _mask(bits: int) -> int:
 
 def raw(x) -> np.ndarray:
     """The bits of any value as uint64 (floats by their IEEE encoding, signed two's complement)."""
+    kind = type(x)
+    if kind is np.ndarray and x.dtype.kind in "uib":    # the usual cases first: one conversion
+        return x.astype(U64, copy=False)
+    if kind is np.uint64:           # a constant of the generated code (R.U64(4))
+        return x
+    if kind is np.int64 or kind is np.uint32:
+        return x.astype(U64)
     if isinstance(x, (bool, np.bool_)):
         return U64(int(x))
     if isinstance(x, int):
@@ -56,6 +64,9 @@ def raw(x) -> np.ndarray:
 
 def access(x, kind: str, bits: int):
     """`x.<kind><bits>`: reinterpret the low `bits` bits of x as that type."""
+    if type(x) is np.ndarray and kind != "f" and x.dtype.kind == "u" and x.dtype.itemsize * 8 == bits:
+        # a register of exactly that width (the usual S0.u / S0.i): no mask, one conversion
+        return x.view(_SIGNED[bits]).astype(np.int64, copy=False) if kind == "i" else x.astype(U64, copy=False)
     if kind == "f":
         a = np.asarray(x)
         if a.dtype == UINT[bits]:           # already the register's width: reinterpret in place
@@ -82,6 +93,8 @@ def store(x, kind: str, bits: int, narrow: bool = False):
     """Raw uint64 bits (wide: Python ints) of value x written to a location typed kind/bits.
     narrow: a whole operand's new value, whose float bits may stay uint32 (<= 32 bits) or
     uint64 (f64) without a widening copy."""
+    if type(x) is np.ndarray and kind != "f" and bits <= 64 and x.dtype.kind in "uib":     # the usual integer store
+        return raw(x) & U64(_mask(bits)) if bits < 64 else raw(x)
     a = np.asarray(x) if not isinstance(x, (int, float)) else x
     if kind == "f":
         if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
@@ -189,6 +202,10 @@ def cast_int(x, signed: bool, bits: int):
 
 def bits_of(x, hi, lo):
     """x[hi:lo] (hi < lo: the bits in reverse order, as in s_brev's S0.u[0 : 31])."""
+    if type(hi) is int and type(lo) is int and 0 <= hi - lo < 64 and type(x) is np.ndarray \
+            and x.dtype.kind in "uib" and current().shift_range_shortcuts:
+        # the usual constant field of an integer array (the general path below, without its checks)
+        return (x.astype(U64, copy=False) >> U64(lo)) & U64(_mask(hi - lo + 1))
     if isinstance(hi, (int, np.integer)) and isinstance(lo, (int, np.integer)) and hi < lo:
         n = lo - hi + 1
         v = bits_of(x, lo, hi)
@@ -226,16 +243,19 @@ def reverse_bits(v, n: int = 32):
 def _in_shift_range(n: np.ndarray) -> bool:
     """All shift counts in 0..63 (checked on the counts, which are usually per-wave or one
     constant, so much smaller than the shifted values)."""
+    if n.size == 1:         # one count (a constant or a uniform register): no reductions
+        return current().shift_range_shortcuts and 0 <= n.item() < 64
     return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 64
 
 
 def shl(x, n):
     """x << n at 64-bit width; shifts >= 64 give 0 (not the host's shift-count wrap)."""
     n = np.asarray(n).astype(np.int64)
-    if np.asarray(x).dtype.kind == "O":
-        return np.asarray(x) << n.astype(object)
-    signed = np.asarray(x).dtype == np.int64
-    r = raw(x)
+    a = np.asarray(x)
+    if a.dtype.kind == "O":
+        return a << n.astype(object)
+    signed = a.dtype == np.int64
+    r = raw(a)
     if _in_shift_range(n):      # every count < 64 (the usual 5-bit field): the host shift is exact
         out = r << n.astype(U64)
     else:
@@ -251,7 +271,7 @@ def shr(x, n):
         return a >> n.astype(object)
     if a.dtype == np.int64:
         return a >> np.minimum(n, 63)
-    r = raw(x)
+    r = raw(a)
     if _in_shift_range(n):
         return r >> n.astype(U64)
     return np.where(n >= 64, U64(0), r >> np.minimum(n, 63).astype(U64))
@@ -953,6 +973,8 @@ def lane_bit(mask, ctx):
 
 
 def _in_shift_range32(n: np.ndarray) -> bool:
+    if n.size == 1:
+        return current().shift_range_shortcuts and 0 <= n.item() < 32
     return n.size > 0 and current().shift_range_shortcuts and int(n.min()) >= 0 and int(n.max()) < 32
 
 

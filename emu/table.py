@@ -52,12 +52,20 @@ class _SourceCache:
     def __init__(self):
         self.path = cache_dir() / f"pcode-{_translator_digest()}.json"
         self.dirty = False
+        self._seen = self._stamp()          # the file as this process last read or wrote it
         try:
             self.entries = json.loads(self.path.read_text())
         except (OSError, ValueError):
             self.entries = {}
         if not isinstance(self.entries, dict):      # a damaged file only costs re-translation
             self.entries = {}
+
+    def _stamp(self):
+        try:
+            st = self.path.stat()
+            return st.st_mtime_ns, st.st_size, st.st_ino
+        except OSError:
+            return None
 
     def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
             spec: isa.Spec | None = None) -> str:
@@ -68,20 +76,22 @@ class _SourceCache:
     def save(self):
         if not self.dirty:
             return
-        try:
-            # other processes (parallel test runs) save into the same file: keep what they
-            # added since this one read it, or each save would drop the others' entries
-            on_disk = json.loads(self.path.read_text())
-            if isinstance(on_disk, dict):
-                self.entries = {**on_disk, **self.entries}
-        except (OSError, ValueError):
-            pass
+        if self._stamp() != self._seen:
+            # another process (a parallel test run) saved since this one read or wrote the
+            # file: keep what it added, or this save would drop its entries
+            try:
+                on_disk = json.loads(self.path.read_text())
+                if isinstance(on_disk, dict):
+                    self.entries = {**on_disk, **self.entries}
+            except (OSError, ValueError):
+                pass
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(self.entries))
             tmp.replace(self.path)
             self.dirty = False
+            self._seen = self._stamp()
         except OSError:
             pass        # a read-only home only costs re-translation
 

@@ -21,6 +21,7 @@ from .options import current
 CODES = traits("rdna3")
 VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = CODES.vcc_lo, CODES.null, CODES.m0, CODES.exec_lo, CODES.scc
 SCALAR_CODES = len(CODES.scalar_codes)      # rows of WaveState.sgpr
+VGPR_BASE = CODES.vgpr_base                 # a source field's code of v0
 RUNNING, AT_BARRIER, ENDED = 0, 1, 2
 _LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword then its hi dword
 

@@ -16,7 +16,10 @@ Any other write -- a bit range, an index, inside a loop, in only some branches, 
 `VGPR[lane][VDST]` -- is *partial*: the old value survives in part, so it is read as well.
 A read of an operand after a full write of it on every path is not a read of the input.
 Anything the parser does not understand counts as reading every operand it names, and
-writing (partially) every operand it assigns: never less than the truth."""
+writing (partially) every operand it assigns: never less than the truth. WMMA's
+`eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
+fills half of each register: a partial write). Besides the operands: `copy` (the whole
+pseudocode is `D0.T = S0.T`) and `jump` (control does not reach the next instruction)."""
 from __future__ import annotations
 
 import re
@@ -40,6 +43,10 @@ class Effects:
     cross_lane: bool       # reads a VGPR in lanes chosen by the code (VGPR[lane][...])
     indexed: bool = False  # reads or writes a register chosen by a value (VGPR[..][addr], SGPR[addr]):
     #                        registers of that file other than the named operands (s_movreld, v_movrels)
+    copy: bool = False     # the whole pseudocode is `D0.T = S0.T` (one type): a register copy
+    jump: bool = False     # control never reaches the next instruction: PC is assigned by a statement
+    #                        outside any if/loop, nothing is conditional, and no return address (D0)
+    #                        is written (s_branch, s_setpc; not s_cbranch_*, s_swappc, s_call)
 
     @property
     def writes(self) -> frozenset:
@@ -52,8 +59,21 @@ def _name(tok: str) -> str | None:
     return None
 
 
+_EVAL = re.compile(r'\beval\s+"([^"]*)"')
+_SHAPE = re.compile(r"\.(\w+)\(\s*\d+\s*x\s*\d+\s*\)")
+
+
+def _matrix(m: re.Match) -> str:
+    """`.f32(16x16)`: a whole matrix, `.f32`; a matrix of 16-bit elements fills one half of
+    each register (OPSEL picks which: the manual's WMMA section), so it is a part: `.f16[half]`."""
+    return f".{m.group(1)}" + ("[half]" if m.group(1).endswith("16") else "")
+
+
 def _tokens(pcode: str) -> list[str]:
     text = re.sub(r"//[^\n]*", "", pcode)
+    # WMMA: `eval "D0.f32(16x16) = S0.f16(16x16) * ..."` states the statement as a string, its
+    # operands as matrices (the (MxN) shape): read it as the statement it quotes
+    text = _EVAL.sub(lambda m: _SHAPE.sub(_matrix, m.group(1)), text)
     return [m.group(0) for m in _TOKEN.finditer(text)]
 
 
@@ -108,6 +128,8 @@ class _Analysis:
                 self.reads.update(x for x in ("S0", "S1", "S2") if x not in done)
             if t in _LANE_REGS and indexing:
                 self.cross_lane = self.indexed = True
+            if t == "thread_in" and indexing:      # DS_SWIZZLE's thread_in[j]: lane j's data
+                self.cross_lane = True
 
     def block(self, stmts: list, i: int, done: set, stop: tuple) -> tuple[int, set]:
         """Analyse statements from i until a token in `stop` starts one; `done` = operands
@@ -233,13 +255,25 @@ def _is_whole(rest: list) -> bool:
     return rest[i:] == ["[", "laneId", "]"]
 
 
+def _copy(stmts: list) -> bool:
+    """One statement `D0.T = S0.T`, the same type T on both sides."""
+    return len(stmts) == 1 and len(stmts[0]) == 7 and stmts[0][:2] == ["D0", "."] and stmts[0][3:6] == ["=", "S0", "."] \
+        and stmts[0][2] == stmts[0][6]
+
+
+def _jump(stmts: list, names: set) -> bool:
+    """PC assigned by a top-level statement, no conditional anywhere, no D0 (a call's return address)."""
+    if "D0" in names or any(s[0] in ("if", "elsif", "while", "for") for s in stmts):
+        return False
+    return any(s[0] == "PC" and _assignment(s) is not None for s in stmts)
+
+
 @lru_cache(maxsize=None)
 def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring)."""
     if not pcode:
         return Effects(frozenset(), frozenset(), frozenset(), False)
     toks = _tokens(pcode.replace(".\n", "\n"))
-    toks = [t for t in toks]
     a = _Analysis()
     try:
         stmts = _statements(toks)
@@ -252,4 +286,6 @@ def effects(pcode: str | None) -> Effects:
                        b.cross_lane, b.indexed)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
-    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed)
+    names = {n for t in toks if (n := _name(t))}
+    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
+                   copy=_copy(stmts), jump=_jump(stmts, names))

@@ -66,7 +66,7 @@ ERRATA: tuple[Erratum, ...] = (
         "6f446148 cb7cd531 as v_madmk_f16 v48, ttmp3, 0x31d57ccb, v162: the constant multiplies.",
     ),
     Erratum(
-        "cdna3-s-lshr-b64-pcode", ("cdna3",), {"cdna3": 96},
+        "cdna3-s-lshr-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
         "add_pcode", ("SOP2", "S_LSHR_B64"), None,
         "D0.u64 = (S0.u64 >> S1[5 : 0].u32);\nSCC = D0.u64 != 0ULL",
         "The conversion's S_LSHR_B64 entry has its description but no code block (S_LSHL_B64 and "
@@ -82,7 +82,7 @@ ERRATA: tuple[Erratum, ...] = (
         "(fa1eba7f 1e5f21f2) as v_cvt_f32_f64_dpp ... row_newbcast:15 and 0x150 as row_newbcast:0.",
     ),
     Erratum(
-        "cdna3-vop3a-vop1-offset", ("cdna3",), {"cdna3": 539},
+        "cdna3-vop3a-vop1-offset", ("cdna3", "cdna4"), {"cdna3": 539, "cdna4": 585},
         "promoted_offset", ("VOP3A", "VOP1"), 0x180, 0x140,
         "The VOP3A opcode table lists the VOP1 instructions at VOP1 opcode + 0x180 (V_MOV_B32 = 385), "
         "where 'VOP1 using VOP3 encoding' states + 0x140; at + 0x180 nine rows collide with VOP3A's own "
@@ -90,14 +90,14 @@ ERRATA: tuple[Erratum, ...] = (
         "(OP = 0x141) as v_mov_b32_e64 v0, s11 and encodes it back the same way.",
     ),
     Erratum(
-        "cdna3-vop3p-encoding-width", ("cdna3",), {"cdna3": 547},
+        "cdna3-vop3p-encoding-width", ("cdna3", "cdna4"), {"cdna3": 547, "cdna4": 594},
         "field_bits", ("VOP3P", "ENCODING"), (31, 24), (31, 23),
         "The table gives ENCODING [31:24] = 110100111, a 9-bit value in an 8-bit field, and OP "
         "[22:16], leaving bit 23 unassigned. LLVM 22 (gfx942) decodes 0452a3d3... (dword 0xd3a35204, "
         "bits [31:23] = 0b110100111, OP = 35) as v_dot2_f32_f16 and encodes it back the same way.",
     ),
     Erratum(
-        "cdna3-vop3p-mai-encoding-width", ("cdna3",), {"cdna3": 548},
+        "cdna3-vop3p-mai-encoding-width", ("cdna3", "cdna4"), {"cdna3": 548, "cdna4": 595},
         "field_bits", ("VOP3P-MAI", "ENCODING"), (31, 24), (31, 23),
         "As cdna3-vop3p-encoding-width: LLVM 22 (gfx942) decodes 0000e1d3... (dword 0xd3e10000, "
         "bits [31:23] = 0b110100111, OP = 97) as v_mfma_f32_16x16x16_bf16.",
@@ -242,28 +242,95 @@ _MISSING = (
     ("SOPP", "S_TTRACEDATA_IMM", 59, {"rdna3": 159, "rdna3.5": 161}, "bfbb0001 -> s_ttracedata_imm 0x1"),
 )
 
-# Instructions LLVM 22 decodes and emits for gfx942 that the CDNA3 opcode tables omit (the VOP3A
-# rows are the VOP3 forms of the VOP1 rows, at the stated + 0x140).
-_MISSING_CDNA3 = (
-    ("SOP2", "S_RFE_RESTORE_B64", 43, 521, "40ff8095 3b9b6bdd -> s_rfe_restore_b64 s[64:65], 0xdd6b9b3b"),
-    ("SOPP", "S_ENDPGM_ORDERED_PS_DONE", 30, 528, "00009ebf -> s_endpgm_ordered_ps_done"),
-    ("SMEM", "S_ATC_PROBE", 38, 528, "0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], exec_hi offset:-0x13865"),
-    ("SMEM", "S_ATC_PROBE_BUFFER", 39, 528, "00009ec0 20900000 -> s_atc_probe_buffer 0, s[0:3], 0x9020"),
-    ("VOP1", "V_SCREEN_PARTITION_4SE_B32", 55, 532, "186f2c7f -> v_screen_partition_4se_b32_e32 v150, v24"),
-    ("VOP1", "V_EXP_LEGACY_F32", 75, 532, "02966e7f -> v_exp_legacy_f32_e32 v183, s2"),
-    ("VOP1", "V_LOG_LEGACY_F32", 76, 532, "1698e47f -> v_log_legacy_f32_e32 v242, s22"),
-    ("VOP3A", "V_SCREEN_PARTITION_4SE_B32", 375, 539, "000077d1 15000000 -> v_screen_partition_4se_b32_e64 v0, s21"),
-    ("VOP3A", "V_EXP_LEGACY_F32", 395, 539, "00808bd1 6a000000 -> v_exp_legacy_f32_e64 v0, vcc_lo clamp"),
-    ("VOP3A", "V_LOG_LEGACY_F32", 396, 539, "00808cd1 45000000 -> v_log_legacy_f32_e64 v0, s69 clamp"),
+# Instructions LLVM 22 decodes and emits for gfx942 and gfx950 that the CDNA3 and CDNA4 opcode
+# tables omit (the VOP3A rows are the VOP3 forms of the VOP1 rows, at the stated + 0x140), with the
+# page of the table in each manual. The evidence quotes the gfx942 corpus; gfx950's has the same
+# mnemonics at the same opcodes (../shared/conformance/llvm/gfx950.tsv.gz).
+_MISSING_CDNA = (
+    ("SOP2", "S_RFE_RESTORE_B64", 43, {"cdna3": 521, "cdna4": 567}, "40ff8095 3b9b6bdd -> s_rfe_restore_b64 s[64:65], 0xdd6b9b3b"),
+    ("SOPP", "S_ENDPGM_ORDERED_PS_DONE", 30, {"cdna3": 528, "cdna4": 574}, "00009ebf -> s_endpgm_ordered_ps_done"),
+    ("SMEM", "S_ATC_PROBE", 38, {"cdna3": 528, "cdna4": 574}, "0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], exec_hi offset:-0x13865"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 39, {"cdna3": 528, "cdna4": 574}, "00009ec0 20900000 -> s_atc_probe_buffer 0, s[0:3], 0x9020"),
+    ("VOP1", "V_SCREEN_PARTITION_4SE_B32", 55, {"cdna3": 532, "cdna4": 578}, "186f2c7f -> v_screen_partition_4se_b32_e32 v150, v24"),
+    ("VOP1", "V_EXP_LEGACY_F32", 75, {"cdna3": 532, "cdna4": 578}, "02966e7f -> v_exp_legacy_f32_e32 v183, s2"),
+    ("VOP1", "V_LOG_LEGACY_F32", 76, {"cdna3": 532, "cdna4": 578}, "1698e47f -> v_log_legacy_f32_e32 v242, s22"),
+    ("VOP3A", "V_SCREEN_PARTITION_4SE_B32", 375, {"cdna3": 539, "cdna4": 585}, "000077d1 15000000 -> v_screen_partition_4se_b32_e64 v0, s21"),
+    ("VOP3A", "V_EXP_LEGACY_F32", 395, {"cdna3": 539, "cdna4": 585}, "00808bd1 6a000000 -> v_exp_legacy_f32_e64 v0, vcc_lo clamp"),
+    ("VOP3A", "V_LOG_LEGACY_F32", 396, {"cdna3": 539, "cdna4": 585}, "00808cd1 45000000 -> v_log_legacy_f32_e64 v0, s69 clamp"),
 )
 
 ERRATA += tuple(
-    Erratum(f"missing-cdna3-{fmt.lower()}-{name.lower().replace('_', '-')}", ("cdna3",), {"cdna3": page},
+    Erratum(f"missing-cdna-{fmt.lower()}-{name.lower().replace('_', '-')}", tuple(pages), pages,
             "add_opcode", (fmt, name), None, opcode,
             f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx942) decodes {evidence} "
-            f"(../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes.")
-    for fmt, name, opcode, page, evidence in _MISSING_CDNA3
+            f"(../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes"
+            + (", as it does for gfx950." if "cdna4" in pages else "."))
+    for fmt, name, opcode, pages, evidence in _MISSING_CDNA
 )
+
+# Instructions LLVM 22 decodes for gfx950 and assembles back to the same bytes that only the CDNA4
+# opcode tables omit (the CDNA3 manual lists the DS_GWS_* opcodes at the same numbers).
+_MISSING_CDNA4 = (
+    ("DS", "DS_GWS_INIT", 153, 600, "000033d9 14000000 -> ds_gws_init v20 gds (the CDNA3 manual's DS table: 153 DS_GWS_INIT)"),
+    ("DS", "DS_GWS_SEMA_BR", 155, 600, "0e1037d9 24000000 -> ds_gws_sema_br v36 offset:4110 gds (the CDNA3 manual's DS table: 155 DS_GWS_SEMA_BR)"),
+    ("DS", "DS_GWS_BARRIER", 157, 600, "800a3bd9 28000000 -> ds_gws_barrier v40 offset:2688 gds (the CDNA3 manual's DS table: "
+     "157 DS_GWS_BARRIER)"),
+    ("VOP3P", "V_MFMA_LD_SCALE_B32", 44, 595,
+     "0040acd3 1db10008 -> v_mfma_ld_scale_b32 v29, s88 op_sel_hi:[1,0]; it loads the scale operands of the "
+     "V_MFMA_SCALE_F32_16X16X128_F8F6F4 / _32X32X64_F8F6F4 the manual's MFMA table lists, and LLVM prints it "
+     "before them (the table has no opcode 44)"),
+)
+
+ERRATA += tuple(
+    Erratum(f"missing-cdna4-{fmt.lower()}-{name.lower().replace('_', '-')}", ("cdna4",), {"cdna4": page},
+            "add_opcode", (fmt, name), None, opcode,
+            f"The {fmt} opcode table does not list opcode {opcode}. LLVM 22 (gfx950) decodes {evidence} "
+            f"and assembles it back to the same bytes.")
+    for fmt, name, opcode, page, evidence in _MISSING_CDNA4
+)
+
+# CDNA4 entries whose code block the Markdown conversion lost (the entry keeps its description),
+# with the CDNA3 manual's code for the same entry; the evidence is what LLVM 22 prints for gfx950
+# (../shared/conformance/llvm/gfx950.tsv.gz), the operand count and types the code implies.
+_LOST_PCODE_CDNA4 = (
+    ("VOP3A", "V_MAD_U32_U24", "D0.u32 = 32'U(S0.u24) * 32'U(S1.u24) + S2.u32", 318,
+     "LLVM 22 decodes 0280c3d1 89840802 as v_mad_u32_u24 v2, 9, s66, 2 clamp"),
+    ("VOP3A", "V_FMA_F64", "D0.f64 = fma(S0.f64, S1.f64, S2.f64)", 318,
+     "LLVM 22 decodes 1400ccd1 1e010030 as v_fma_f64 v[20:21], -v[30:31], s[0:1], s[0:1] mul:4"),
+    ("VOP3A", "V_MAX3_U32", "D0.u32 = v_max_u32(v_max_u32(S0.u32, S1.u32), S2.u32)", 318,
+     "LLVM 22 decodes 0600d5d1 a6300207 as v_max3_u32 v6, 38, v24, v192"),
+    ("VOP3A", "V_MIN3_F16", "D0.f16 = v_min_f16(v_min_f16(S0.f16, S1.f16), S2.f16)", 318,
+     "LLVM 22 decodes 0aa7f4d1 a16740ea as v_min3_f16 v10, -|v161|, -|s51|, -|16| op_sel:[0,0,1,0] clamp mul:2"),
+    ("VOP3A", "V_OR3_B32", "D0.u32 = (S0.u32 | S1.u32 | S2.u32)", 318,
+     "LLVM 22 decodes 000002d2 940c8200 as v_or3_b32 v0, 20, v6, s32"),
+)
+
+ERRATA += tuple(
+    Erratum(f"cdna4-{name.lower().replace('_', '-')}-pcode", ("cdna4",), {"cdna4": page}, "add_pcode",
+            (fmt, name), None, code,
+            f"The conversion's {name} entry has its description but no code block; the CDNA3 manual gives the "
+            f"same entry this code. {evidence}.")
+    for fmt, name, code, page, evidence in _LOST_PCODE_CDNA4)
+
+ERRATA += tuple(
+    Erratum(
+        f"cdna4-v-bitop3-b{bits}-result", ("cdna4",), {"cdna4": 318},
+        "pcode_text", ("VOP3A", f"V_BITOP3_B{bits}"), f"D.b{bits} = tmp.b{bits}", f"D0.b{bits} = tmp.b{bits}",
+        f"V_BITOP3_B{bits}'s code assigns its result to D, where every other entry of the manual writes D0 "
+        f"(the destination VGPR); LLVM 22 (gfx950) decodes {evidence}, a VGPR destination first.")
+    for bits, evidence in ((16, "0b6433d2 00020880 as v_bitop3_b16 v11, s0, s1, s2 bitop3:0x24 op_sel:[0,0,1,1]"),
+                           (32, "220134d2 167f5984 as v_bitop3_b32 v34, v22, 63, v22 bitop3:0xc")))
+
+ERRATA += (
+    Erratum(
+        "cdna4-ds-gds", ("cdna4",), {"cdna4": 600},
+        "add_field", ("DS", "GDS"), None, (16, 16, "1 = GDS, 0 = LDS."),
+        "The CDNA4 DS field table leaves bit 16 unassigned (the CDNA3 manual's table has GDS [16]), yet "
+        "the CDNA4 manual names DS_GWS_* and LLVM 22 (gfx950) decodes 000033d9 14000000 (bit 16 set) as "
+        "ds_gws_init v20 gds and assembles that text back to the same bytes.",
+    ),
+)
+
 
 # Instructions LLVM 22 decodes for gfx1201 and assembles back to the same bytes that the RDNA4
 # opcode tables omit or call Reserved (../shared/conformance/llvm/gfx1201.tsv.gz).
@@ -354,6 +421,24 @@ ERRATA += tuple(
             f"{name} among the DS instructions. LLVM 22 ({target}) decodes {evidence}.")
     for arch, title, table_page, list_page, target in _GWS_MANUALS
     for name, opcode, evidence in _GWS)
+
+
+ERRATA += (
+    Erratum(
+        "cdna3-v-div-fmas-f64-pcode", ("cdna3",), {"cdna3": 293},
+        "pcode_text", ("VOP3A", "V_DIV_FMAS_F64"),
+        "D0.f64 = fma(S0.f64, S1.f64, S2.f64)",
+        "if VCC.u64[laneId] then\n  D0.f64 = 2.0 ** 64 * fma(S0.f64, S1.f64, S2.f64)\nelse\n"
+        "  D0.f64 = fma(S0.f64, S1.f64, S2.f64)\nendif",
+        "The conversion turned the entry's code block into a prose line ('if VCC.u64[laneId] then "
+        "D0.f64 = 2.0 ** 64 * fma(S0.f64, S1.f64, S2.f64) else') and a code span holding only the else "
+        "branch, so the generated pseudocode lost the VCC-selected scaling that the description states "
+        "('scale the exponent of the result by a fixed factor if the vector condition code is set') and "
+        "V_DIV_FMAS_F32 beside it has (2.0F ** 32). LLVM 22's assembler (gfx942) refuses "
+        "v_div_fmas_f64 v[92:93], -v[230:231], s[0:1], s[0:1] for the constant bus, as it does "
+        "v_div_fmas_f32 with an SGPR source: the instruction reads VCC.",
+    ),
+)
 
 
 ERRATA += (

@@ -14,9 +14,16 @@ AMD_TO_LLVM: dict[str, str] = {amd: llvm for llvm, (amd, _) in LLVM_TO_AMD.items
 
 # Spellings that hold for one family only (keyed by isa.targets family name).
 _CDNA3_FMA_MIX = ("LLVM names the gfx940+ mixed-precision opcodes 32-34 v_fma_mix* (a fused multiply-add; "
-                  "gfx900's v_mad_mix* used the same opcodes); the CDNA3 manual keeps the MAD names.")
+                  "gfx900's v_mad_mix* used the same opcodes); the CDNA3 and CDNA4 manuals keep the MAD names.")
 LLVM_TO_AMD_BY_FAMILY: dict[str, dict[str, tuple[str, str]]] = {
     "cdna3": {
+        "v_fma_mix_f32": ("V_MAD_MIX_F32", _CDNA3_FMA_MIX),
+        "v_fma_mixlo_f16": ("V_MAD_MIXLO_F16", _CDNA3_FMA_MIX),
+        "v_fma_mixhi_f16": ("V_MAD_MIXHI_F16", _CDNA3_FMA_MIX),
+        "v_accvgpr_read_b32": ("V_ACCVGPR_READ", "LLVM spells the AGPR-to-VGPR move with its data size."),
+        "v_accvgpr_write_b32": ("V_ACCVGPR_WRITE", "LLVM spells the VGPR-to-AGPR move with its data size."),
+    },
+    "cdna4": {      # gfx950 keeps gfx942's spellings
         "v_fma_mix_f32": ("V_MAD_MIX_F32", _CDNA3_FMA_MIX),
         "v_fma_mixlo_f16": ("V_MAD_MIXLO_F16", _CDNA3_FMA_MIX),
         "v_fma_mixhi_f16": ("V_MAD_MIXHI_F16", _CDNA3_FMA_MIX),

@@ -87,7 +87,7 @@ class Spec:
     @cached_property
     def traits(self) -> Traits:
         """This family's Traits (isa/traits.py): special operand codes, register files, format roles."""
-        return build_traits(self.arch, self.operands)
+        return build_traits(self.arch, self.operands, self.formats)
 
     def __repr__(self) -> str:
         return f"<Spec {self.arch}: {len(self.formats)} formats, {len(self.instructions)} instructions>"

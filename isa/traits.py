@@ -16,6 +16,9 @@ per family is one entry in `_ENTRIES` below, each number with its source. A new 
 its generated data plus one entry here."""
 from __future__ import annotations
 
+import math
+import re
+import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -108,6 +111,8 @@ _CDNA3_ROLES = FormatRoles(
 #  [CDNA3-ISA] AMD "CDNA3" ISA reference: wave64 only; 256 VGPRs and 256 AGPRs per wave
 #              (ACC bits select the AGPR file); 512 unified VGPRs+AGPRs per SIMD lane in
 #              wave64, i.e. 1024 in wave32 units.
+#  [CDNA4-ISA] AMD "CDNA4" ISA reference (2025-08-05), 3.3.1-3.3.2: as [CDNA3-ISA] (16 to 102 SGPRs,
+#              "up to 512 total VGPRs, 256 of each type"); the same formats, so CDNA3's roles.
 #  [LLVM-FULL] LLVM AMDGPU target (AMDGPU.td, FeatureGFX11FullVGPRs): the devices with 1536 wave32
 #              VGPRs (768 wave64) per SIMD are gfx1100, gfx1101 and gfx1151; the other gfx11
 #              devices have 1024 (512).
@@ -118,12 +123,19 @@ _CDNA3_ROLES = FormatRoles(
 # A new family: its generated operand tables give the codes; add one entry here (wave sizes,
 # format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
 # in tests/test_isa_traits.py.
+# The manuals' operand tables name the inline constant 1/(2*pi) by its value only; the bits
+# an operand of each format reads are LLVM 22's (it encodes exactly these as the inline code,
+# and refuses the f64 one rounded to nearest, 0x3fc45f306dc9c883, as a literal: see
+# tests/test_isa_traits.py): f64 is rounded toward zero, bf16 is the f32's high half.
+_INV_2PI_BITS = {16: 0x3118, 32: 0x3e22f983, 64: 0x3fc45f306dc9c882, "bf16": 0x3e22}
+
 _ENTRIES: dict[str, _Entry] = {
     "rdna3": _Entry((32, 64), _RDNA3_ROLES,
                     {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
     "rdna3.5": _Entry((32, 64), _RDNA3_ROLES, {"gfx1150": 1024, "gfx1151": 1536, "gfx1152": 1024}, "gfx1151"),
     "cdna3": _Entry((64,), _CDNA3_ROLES, {"gfx940": 1024, "gfx941": 1024, "gfx942": 1024}, "gfx942",
                     agprs=256, dialect="gfx9"),
+    "cdna4": _Entry((64,), _CDNA3_ROLES, {"gfx950": 1024}, "gfx950", agprs=256, dialect="gfx9"),
     "rdna4": _Entry((32, 64), _RDNA4_ROLES, {"gfx1200": 1536, "gfx1201": 1536}, "gfx1201"),
 }
 
@@ -150,6 +162,8 @@ class Traits:
     family_device: str = ""
     dialect: str = "gfx11"             # text syntax generation (see _Entry)
     source_format: str = "VOP3"        # the format whose SRC0 table names every source code
+    saddr_off: tuple = ()              # SADDR codes that mean "no SGPR address" (FLAT/GLOBAL/SCRATCH),
+    #                                    the one an assembler writes for `off` first
 
     # the codes every package names, as attributes
     @property
@@ -200,6 +214,23 @@ class Traits:
         ints = {c for first, last, _, _ in self.inline_ints for c in range(first, last + 1)}
         return frozenset(ints | set(self.inline_floats) | {self.literal})
 
+    @cached_property
+    def inline_float_bits(self) -> dict:
+        """{format: {code: bit pattern}} of the inline float constants as an operand of that
+        format reads them: 16, 32, 64 or 'bf16' (the f32 pattern's high half). Exact values
+        are themselves in every format; 1/(2*pi) is the hardware's pattern (_INV_2PI_BITS)."""
+        out = {}
+        for fmt, pack in ((16, "<e"), (32, "<f"), (64, "<d"), ("bf16", "<f")):
+            codes = {}
+            for code, x in self.inline_floats.items():
+                if math.isclose(x, 1 / (2 * math.pi), rel_tol=1e-9):
+                    codes[code] = _INV_2PI_BITS[fmt]
+                else:
+                    bits = int.from_bytes(struct.pack(pack, x), "little")
+                    codes[code] = bits >> 16 if fmt == "bf16" else bits
+            out[fmt] = codes
+        return out
+
     def inline_int(self, value: int) -> int | None:
         """The inline-constant code of integer `value`, None if it has none."""
         for first, last, v0, step in self.inline_ints:
@@ -240,9 +271,10 @@ def entry(family: str) -> _Entry:
     return e
 
 
-def build_traits(family: str, operands: dict) -> Traits:
-    """The Traits of `family` from its generated operand tables (Spec.operands) and its entry.
-    Spec.traits calls this once per family; use isa.traits(target) or spec.traits."""
+def build_traits(family: str, operands: dict, formats: dict | None = None) -> Traits:
+    """The Traits of `family` from its generated operand tables (Spec.operands), its formats'
+    field descriptions (Spec.formats) and its entry. Spec.traits calls this once per family;
+    use isa.traits(target) or spec.traits."""
     entry_ = entry(family)
     # the widest source field's table: every code a source can name (VOP3 on RDNA, VOP3A on CDNA)
     table = next((f for f in ("VOP3", "VOP3A", "VOP1", "VOP2", "VOPC") if operands.get(f, {}).get("SRC0")), None)
@@ -250,6 +282,7 @@ def build_traits(family: str, operands: dict) -> Traits:
         raise TraitsError(f"{family}: the generated operand tables have no SRC0 table (VOP3/VOP3A/VOP1) "
                           f"to read codes from")
     rows = operands[table]["SRC0"]
+    saddr_off = _saddr_off(formats or {}, entry_.roles.flat, operands[table]["SRC0"])
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
     for lo, hi, kind, base, _text in rows:
@@ -273,4 +306,20 @@ def build_traits(family: str, operands: dict) -> Traits:
                           f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
                   tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
-                  entry_.dialect, table)
+                  entry_.dialect, table, saddr_off=saddr_off)
+
+
+_SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")
+
+
+def _saddr_off(formats: dict, flat_formats, src_rows: list) -> tuple:
+    """The SADDR codes the manual's FLAT/GLOBAL/SCRATCH SADDR description names as disabling it
+    ("Set this field to NULL or 0x7f to disable use" on RDNA3, "... to NULL ..." on RDNA4,
+    "... to 0x7f ..." on CDNA3), in its order."""
+    texts = [formats[f].field_text.get("SADDR", "") for f in sorted(flat_formats) if f in formats]
+    m = next((m for m in map(_SADDR_OFF.search, texts) if m), None)
+    if m is None:
+        return ()
+    null = next((lo for lo, _hi, kind, base, _ in src_rows if kind == "special" and base == "NULL"), None)
+    return tuple(null if name == "NULL" else int(name, 16) for name in m.group(1).split(" or ")
+                 if name != "NULL" or null is not None)

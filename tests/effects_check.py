@@ -112,6 +112,14 @@ class Checker:
                     error = e
         raise error
 
+    def _block(self, d, name: str, dwords: int) -> int:
+        """Registers of operand `name`: the signature's, or the semantic's where that is wider
+        (only WMMA's matrices are: 2-8 VGPRs, fewer in wave64 for C and D)."""
+        sem = self.machine.semantics.get(d)
+        op = sem and (sem.writes.get(name) if name == "D0" else sem.reads.get(name))
+        wide = 0 if op is None or op.lane_bit else -(-op.width(self.wave) // 32)
+        return max(1, dwords, wide)
+
     def _valu_case(self, d, k, scalar_srcs) -> Case:
         sig = valu_signature(d)
         e64 = d.format in self.traits.roles.valu_e64
@@ -127,7 +135,7 @@ class Checker:
                 regs = self._keys("s", S_DST, 1)
                 ops.append(s[S_DST])
             else:
-                n = max(1, dst.dwords)
+                n = self._block(d, "D0", dst.dwords)
                 regs = self._keys("v", V_DST, n)
                 ops.append(v[V_DST] if n == 1 else v[V_DST:V_DST + n - 1])
             names["D0"] |= regs
@@ -145,7 +153,7 @@ class Checker:
                 else:
                     ops.append(vcc_lo if self.wave == 32 else vcc)
                 continue
-            n = max(1, src.dwords)
+            n = self._block(d, f"S{i}", src.dwords)
             if i in scalar_srcs:
                 first = S_SRC[i] if n <= 2 else 24
                 ops.append(self._sregs(first, n))

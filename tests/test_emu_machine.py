@@ -349,6 +349,14 @@ def test_bad_dispatch_is_refused():
         launch("s_endpgm", {}, wave=48)
     with pytest.raises(LaunchError, match="1088 work-items"):
         launch("s_endpgm", {}, block=(1088, 1, 1))
+    # the family's limits (the manual, 3.3: 106 SGPRs and 256 VGPRs per wave; wave32 and wave64)
+    with pytest.raises(LaunchError, match=r"wave size 48 \(must be 32 or 64\)"):
+        launch("s_endpgm", {}, wave=48, arch="gfx1151")
+    with pytest.raises(LaunchError, match=r"257 VGPRs per wave \(1\.\.256\)"):
+        launch("s_endpgm", {}, vgprs=257)
+    with pytest.raises(LaunchError, match="104 user SGPRs plus system SGPRs exceed the 106 SGPRs"):
+        Machine("gfx1100", DeviceMemory()).run(Dispatch("k", 0, grid=(1, 1, 1), block=(32, 1, 1),
+                                                         user_sgpr_count=104, workgroup_id=(True, True, True)))
 
 
 def test_cross_lane_readlane_writelane_bpermute_mbcnt():
@@ -860,3 +868,26 @@ def test_tracer_sees_registers_of_a_reused_state_as_zero():
     assert [m for m, _ in seen] == ["s_nop", "v_mov_b32", "s_endpgm"]
     assert not seen[0][1].any()
     assert (seen[1][1] == 7).all()
+
+
+def test_inline_one_over_two_pi_is_the_hardware_pattern():
+    """Inline constant 248 read as an f64 (VALU) and as a 64-bit SALU source is
+    0x3fc45f306dc9c882 -- the bits LLVM 22 encodes as code 248 (it refuses the nearest double,
+    ...883, as an inline constant: tests/test_isa_traits.py) -- and 0x3e22f983 as an f32."""
+    from tests.llvm_tools import mc_encodings
+    assert mc_encodings(["v_add_f64 v[0:1], 0x3fc45f306dc9c882, 0"], "gfx1100")[0][4] == 248
+    src = loads("out") + """
+        v_add_f64 v[0:1], 0x3fc45f306dc9c882, 0
+        s_mov_b64 s[8:9], 0x3fc45f306dc9c882
+        v_mov_b32 v4, 0
+        v_mov_b32 v2, s8
+        v_mov_b32 v3, s9
+        v_add_f32 v5, 0x3e22f983, 0
+        v_mov_b32 v6, 0
+        global_store_b64 v4, v[0:1], s[4:5]
+        global_store_b64 v4, v[2:3], s[4:5] offset:8
+        global_store_b64 v4, v[5:6], s[4:5] offset:16
+        s_endpgm
+    """
+    out, _ = launch(src, {"out": np.zeros(3, np.uint64)}, block=(32, 1, 1))
+    assert [hex(x) for x in out["out"]] == ["0x3fc45f306dc9c882", "0x3fc45f306dc9c882", "0x3e22f983"]

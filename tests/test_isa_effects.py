@@ -26,6 +26,11 @@ CASES = [
     # v_fma_mix*: `declare S : 32'B[3]` and `in[i] = S[i].f`: the sources as an array, all read;
     # D0[15 : 0] written, the high half kept
     ("v_fma_mixlo_f16", {"S0", "S1", "S2", "D0"}, set(), {"D0"}, False),
+    # WMMA: `eval "D0.f32(16x16) = S0.f16(16x16) * S1.f16(16x16) + S2.f32(16x16)"` between saving
+    # and restoring EXEC: D written whole; an f16 D fills the half OPSEL names (manual 7.9), the
+    # other half kept
+    ("v_wmma_f32_16x16x16_f16", {"S0", "S1", "S2", "EXEC"}, {"D0", "EXEC"}, set(), False),
+    ("v_wmma_f16_16x16x16_f16", {"S0", "S1", "S2", "EXEC", "D0"}, {"EXEC"}, {"D0"}, False),
 ]
 
 
@@ -60,3 +65,28 @@ def test_indexed_register_access():
     for name in ("s_movreld_b32", "s_movrels_b32", "v_movrels_b32", "v_movreld_b32", "v_readlane_b32"):
         assert effects(spec.lookup(name)[0].pcode).indexed, name
     assert not effects(spec.lookup("v_add_f32")[0].pcode).indexed
+
+
+@pytest.mark.parametrize("name, copy, jump", [
+    ("v_mov_b32", True, False), ("s_mov_b64", True, False),     # D0.b32 = S0.b32 / D0.b64 = S0.b64
+    ("v_cvt_f32_i32", False, False),                            # D0.f32 = i32_to_f32(S0.i32): not a copy
+    ("s_not_b32", False, False),
+    ("s_branch", False, True), ("s_setpc_b64", False, True),    # PC assigned, nothing conditional
+    ("s_cbranch_scc0", False, False),                           # if SCC ... else PC = PC + 4: falls through
+    ("s_swappc_b64", False, False), ("s_call_b64", False, False),   # calls write the return address (D0)
+    ("s_getpc_b64", False, False),
+])
+def test_copies_and_jumps(name, copy, jump):
+    """The allocator's register copies (coalescing) and block ends (no fall-through), as the
+    manual's pseudocode states them."""
+    e = effects(isa.load("gfx1100").lookup(name)[0].pcode)
+    assert (e.copy, e.jump) == (copy, jump)
+
+
+def test_lane_permutes_read_other_lanes():
+    """ds_swizzle_b32's pseudocode gives each lane thread_in[j], ds_(b)permute_b32 and
+    v_permlane16_b32 read VGPR[lane][..]: all read other lanes."""
+    spec = isa.load("gfx1100")
+    for name in ("ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32", "v_permlane16_b32"):
+        assert effects(spec.lookup(name)[0].pcode).cross_lane, name
+    assert not effects(spec.lookup("ds_load_b32")[0].pcode).cross_lane

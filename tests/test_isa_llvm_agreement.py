@@ -2,8 +2,8 @@
 
 For every row — random bytes that LLVM decoded — the format our tables identify from
 the bytes must hold an instruction with LLVM's name at the opcode the bytes carry.
-gfx942's ISA comes from the CDNA3 manual's Markdown conversion (isa/gen/markdown.py), gfx1201's
-from the RDNA4 manual's."""
+gfx942's ISA comes from the CDNA3 manual's Markdown conversion (isa/gen/markdown.py), gfx950's
+from the CDNA4 manual's, gfx1201's from the RDNA4 manual's."""
 from __future__ import annotations
 
 import gzip
@@ -83,10 +83,11 @@ def agreement(target: str):
 
 
 # the lowest agreement each corpus reached (the issue asks for 99.5%): a drop is a regression
-REACHED = {"gfx1100": 99.99, "gfx1100-w64": 99.99, "gfx1151": 99.99, "gfx942": 100.0, "gfx1201": 99.65}
+REACHED = {"gfx1100": 99.99, "gfx1100-w64": 99.99, "gfx1151": 99.99, "gfx942": 100.0, "gfx1201": 99.65,
+           "gfx950": 100.0}
 
 
-@pytest.mark.parametrize("target", ["gfx1100", "gfx1100-w64", "gfx1151", "gfx942", "gfx1201"])
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1100-w64", "gfx1151", "gfx942", "gfx1201", "gfx950"])
 def test_generated_isa_agrees_with_llvm(target):
     ok, total, bad = agreement(target)
     compute = [f for f in total if f not in GRAPHICS_ONLY]

@@ -54,8 +54,9 @@ def test_register_files_and_roles(family, target):
 
 
 def test_unknown_family_is_a_clear_error():
-    with pytest.raises(isa.TraitsError, match="no traits entry for 'cdna4'"):
-        isa.traits("gfx950")
+    from isa.traits import entry
+    with pytest.raises(isa.TraitsError, match="no traits entry for 'gfx9'.*families with traits: rdna3"):
+        entry("gfx9")
 
 
 @pytest.mark.parametrize("target, family", [("gfx1100", "rdna3"), ("gfx1151", "rdna3.5")])
@@ -81,11 +82,13 @@ def test_an_instruction_called_by_pseudocode_comes_from_the_callers_arch(monkeyp
     assert seen and set(seen) == {family}
 
 
-def test_cdna3_special_codes_and_files_are_what_llvm_encodes():
-    """gfx942: the CDNA3 manual's codes (no NULL register; FLAT_SCRATCH and XNACK_MASK pairs below
-    VCC; 102 SGPRs), wave64 only, 256 AGPRs beside the 256 VGPRs, and the gfx9 syntax dialect."""
-    t = isa.traits("gfx942")
-    assert t is isa.traits("cdna3") is isa.load("gfx942").traits
+@pytest.mark.parametrize("family, target", [("cdna3", "gfx942"), ("cdna4", "gfx950")])
+def test_cdna_special_codes_and_files_are_what_llvm_encodes(family, target):
+    """gfx942 and gfx950: the CDNA3/CDNA4 manuals' codes (no NULL register; FLAT_SCRATCH and
+    XNACK_MASK pairs below VCC; 102 SGPRs), wave64 only, 256 AGPRs beside the 256 VGPRs, and the gfx9
+    syntax dialect."""
+    t = isa.traits(target)
+    assert t is isa.traits(family) is isa.load(target).traits
     assert t.null is None and (t.sgprs, t.vgprs, t.agprs, t.ttmps, t.wave_sizes) == (102, 256, 256, 16, (64,))
     assert t.dialect == "gfx9" and t.source_format == "VOP3A"
     names = {"m0": t.m0, "vcc_lo": t.vcc_lo, "vcc_hi": t.vcc_hi, "exec_lo": t.exec_lo, "exec_hi": t.exec_hi,
@@ -93,15 +96,64 @@ def test_cdna3_special_codes_and_files_are_what_llvm_encodes():
              "src_shared_base": t.codes["SHARED_BASE"], "src_private_limit": t.codes["PRIVATE_LIMIT"],
              "src_vccz": t.codes["VCCZ"], "src_execz": t.codes["EXECZ"], "ttmp0": t.ttmp_base,
              "ttmp15": t.ttmp_base + t.ttmps - 1, f"s{t.sgprs - 1}": t.sgprs - 1, "0x12345": t.literal}
-    got = mc_encodings([f"s_mov_b32 s0, {n}" for n in names], "gfx942")
+    got = mc_encodings([f"s_mov_b32 s0, {n}" for n in names], target)
     assert {n: b[0] for n, b in zip(names, got)} == names
-    assert mc_encodings([f"s_mov_b32 s0, s{t.sgprs}"], "gfx942") == [None]
+    assert mc_encodings([f"s_mov_b32 s0, s{t.sgprs}"], target) == [None]
     values = list(range(-17, 66))
-    got = mc_encodings([f"s_mov_b32 s0, {v}" for v in values], "gfx942")
+    got = mc_encodings([f"s_mov_b32 s0, {v}" for v in values], target)
     for v, b in zip(values, got):
         assert t.inline_int(v) == (b[0] if b[0] != t.literal else None), v
-    spec = isa.load("gfx942")
+    floats = {0.5: 240, -0.5: 241, 1.0: 242, -1.0: 243, 2.0: 244, -2.0: 245, 4.0: 246, -4.0: 247}
+    got = mc_encodings([f"v_mov_b32 v0, {f}" for f in floats] + ["v_mov_b32 v0, 0x3e22f983"], target)
+    assert [b[0] for b in got] == list(floats.values()) + [248]
+    assert all(t.inline_floats[b[0]] == f for f, b in zip(floats, got))
+    spec = isa.load(target)
     roles = t.roles
     named = (roles.valu | roles.scalar | roles.lds | roles.vmem | roles.export | roles.lds_param | roles.dpp)
     assert named == set(spec.formats), "every format has exactly one role"
     assert all(d.format in roles.valu for d in spec.instructions if d.name.startswith("V_"))
+
+
+# an instruction with a source of each format and the byte holding that source's code
+_FLOAT_OPERANDS = {16: ("v_add_f16 v0, {}, v1", 0), 32: ("v_add_f32 v0, {}, v1", 0),
+                   64: ("v_add_f64_e64 v[0:1], {}, v[2:3]", 4), "bf16": ("v_dot2_bf16_bf16 v0, {}, v1, v2", 4)}
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+@pytest.mark.parametrize("fmt", [16, 32, 64, "bf16"])
+def test_inline_float_bit_patterns_are_what_llvm_encodes(family, target, fmt):
+    """Each inline float's bits in the operand's format assemble to its inline code: for
+    1/(2*pi) as f64 that is 0x3fc45f306dc9c882 (the nearest double, ...883, is refused)."""
+    t = isa.traits(family)
+    line, at = _FLOAT_OPERANDS[fmt]
+    patterns = t.inline_float_bits[fmt]
+    assert set(patterns) == set(t.inline_floats)
+    got = mc_encodings([line.format(hex(bits)) for bits in patterns.values()], target)
+    assert [b[at] for b in got] == list(patterns)
+    if fmt == 64:
+        assert mc_encodings([line.format("0x3fc45f306dc9c883")], target) == [None]
+
+
+@pytest.mark.parametrize("family, target", FAMILIES)
+def test_saddr_off_codes(family, target):
+    """The GLOBAL SADDR codes the manual says disable the SGPR address ("Set this field to NULL
+    or 0x7f to disable use" in RDNA3/3.5, "... to NULL ..." in RDNA4); the first is what
+    llvm-mc-22 (and our assembler, where it supports the family) writes for `off`."""
+    import dsl
+    t = isa.traits(family)
+    assert t.saddr_off == ((t.null,) if family == "rdna4" else (t.null, 0x7F))
+    line = "global_load_b32 v1, v[2:3], off"
+    want = mc_encodings([line], target)[0]
+    spec = isa.load(family)
+    fmt = next(f for f in ("GLOBAL", "VGLOBAL") if f in spec.formats)
+    assert spec.formats[fmt].get(int.from_bytes(want, "little"), "SADDR") == t.saddr_off[0]
+    if family != "rdna4":
+        assert dsl.assemble(line, target) == want
+
+
+def test_cdna3_saddr_off_is_0x7f():
+    """CDNA3's manual: "Set this field to 0x7f to disable use" (no NULL register); llvm-mc-22
+    writes 0x7f for gfx942's `off`."""
+    t = isa.traits("gfx942")
+    assert t.saddr_off == (0x7F,)
+    assert mc_encodings(["global_load_dword v1, v[2:3], off"], "gfx942")[0][6] == t.saddr_off[0]

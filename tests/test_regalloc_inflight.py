@@ -139,3 +139,15 @@ def test_waits_that_do_not_cover():
     prog = k.program()
     rel = {i: {prog.virtuals[r.reg].name for r in refs if r.virtual} for i, refs in releases(k, prog).items()}
     assert rel == {4: {"d"}, 7: {"m"}, 8: {"q"}}
+
+
+def test_wait_counts_of_the_split_waits():
+    """s_waitcnt_vmcnt null, N waits for N (the count is SIMM16 when SDST is null, manual
+    SOPK); with an SGPR the count is a run-time value, so nothing is known to be waited for."""
+    import isa
+    from dsl.inflight import wait_counts
+    spec = isa.load("gfx1100")
+    k = Kernel("gfx1100")
+    k += s_waitcnt_vmcnt(null, 3)
+    k += s_waitcnt_lgkmcnt(s[5], 0)
+    assert [wait_counts(inst, spec) for inst in k.items] == [{"VM": 3}, {}]

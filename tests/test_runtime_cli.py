@@ -10,12 +10,12 @@ from .llvm_tools import run, tool
 
 
 def _code_objects():
-    """The shared code objects of the targets the disassembler reads (gfx11, gfx12, gfx942)."""
+    """The shared code objects of the targets the disassembler reads (gfx11, gfx12, gfx942, gfx950)."""
     import json
     from .conftest import SHARED
     for manifest in sorted((SHARED / "kernels").glob("*/manifest.json")):
         for target, filename in json.loads(manifest.read_text())["code_objects"].items():
-            if target.startswith(("gfx11", "gfx12")) or target == "gfx942":
+            if target.startswith(("gfx11", "gfx12")) or target in ("gfx942", "gfx950"):
                 yield pytest.param(manifest.parent / filename, target, id=f"{manifest.parent.name}-{target}")
 
 
@@ -35,12 +35,18 @@ def test_disasm_prints_what_llvm_objdump_prints(path, target, capsys):
     assert len(ours) == len(theirs)
 
 
-@pytest.mark.parametrize("target", ["gfx950"])
-def test_disasm_of_a_target_without_isa_is_an_error_naming_it(target, capsys):
-    path = shared_path("kernels", "reduce_sum_lds", f"{target}.hsaco")
+def test_disasm_of_a_target_without_isa_is_an_error_naming_it(tmp_path, capsys):
+    """A code object whose e_flags name a processor without generated ISA (gfx90a here, by
+    rewriting gfx950's EF_AMDGPU_MACH byte) is refused with one line naming the file and target."""
+    data = bytearray(shared_path("kernels", "reduce_sum_lds", "gfx950.hsaco").read_bytes())
+    flags_at = 0x30                                    # e_flags in the ELF64 header
+    assert data[flags_at] == 0x4f                      # EF_AMDGPU_MACH_AMDGCN_GFX950
+    data[flags_at] = 0x3f                              # EF_AMDGPU_MACH_AMDGCN_GFX90A
+    path = tmp_path / "gfx90a.hsaco"
+    path.write_bytes(bytes(data))
     assert wavesmith.main(["disasm", str(path)]) == 2
     err = capsys.readouterr().err
-    assert f"{target}.hsaco" in err and f"cannot disassemble {target} code" in err and "Traceback" not in err
+    assert "gfx90a.hsaco" in err and "gfx90a" in err and "Traceback" not in err
 
 
 def test_readobj_lists_arguments_and_descriptor(capsys):

@@ -4,11 +4,16 @@
 Prints the figures issue 19 asks for; the asserted floors are what the model reaches now
 (minus a little), so a regression fails:
 - pipeline: every traced instruction that is not a memory instruction, an s_waitcnt, the
-  wave's end or the first from a new code block: predicted issue gap == measured / within 1;
+  wave's end or the first from a new code block: predicted issue gap == measured / within 1
+  (the traced waves replayed from their measured first issue, each s_waitcnt released when
+  the trace issues it: memory return times are not in the traces; the memory latencies are
+  scored on whole waves below), and the same with every mechanism fitted on a kernel turned
+  off while scoring that kernel (held out); the misses by instruction class;
 - stall causes: every measured gap > 4 cycles, cycle-weighted agreement of the model's cause
   with the cause the trace and code imply (emu/timing/score.py implied_cause);
-- whole waves: lifetimes with the memory/launch latencies calibrated on run 0 of each
-  capture and scored on the other runs, beside the measured run-to-run noise."""
+- whole waves: lifetimes with the memory/launch latencies measured on run 0 of each capture
+  (score.calibrate: the median of the traced stretches that show each alone) and scored on
+  the other runs and leave-one-kernel-out, beside the measured run-to-run noise."""
 from __future__ import annotations
 
 import os
@@ -29,16 +34,24 @@ def captures():
 
 def test_pipeline_gaps_and_stall_causes(captures):
     from emu.timing import timing_for
-    from emu.timing.score import evaluate
-    r = evaluate(captures, timing_for("gfx1100"))
+    from emu.timing.score import evaluate, evaluate_held_out
+    p = timing_for("gfx1100")
+    r = evaluate(captures, p)
     print(f"\npipeline: {r['gaps']} non-memory non-fetch instructions: predicted issue gap == measured "
           f"{r['exact']:.1%} (goal 90%), within 1 cycle {r['within1']:.1%} (goal 97%)")
     print(f"stall attribution: {r['cause_cycles']} cycles in gaps > 4, cause agrees for {r['cause_agree']:.1%} "
           f"of them (goal 90%)")
+    h = evaluate_held_out(captures, p)
+    print(f"held out (each kernel scored with the mechanisms fitted on it off, score.FITTED_ON): "
+          f"exact {h['exact']:.1%}, within 1 cycle {h['within1']:.1%}")
+    print("misses by (previous -> instruction) class:")
+    for key, (n, miss, far) in sorted(r["by_class"].items(), key=lambda x: -x[1][1])[:8]:
+        print(f"  {key:32s} {n:5d} gaps, {miss:4d} missed, {far:4d} by more than 1 cycle")
     assert r["gaps"] > 3000
-    assert r["exact"] >= 0.87
-    assert r["within1"] >= 0.96
+    assert r["exact"] >= 0.90
+    assert r["within1"] >= 0.97
     assert r["cause_agree"] >= 0.93
+    assert h["exact"] >= 0.84 and h["within1"] >= 0.92
 
 
 def test_wave_lifetimes_calibrated_on_run0(captures):
@@ -50,7 +63,7 @@ def test_wave_lifetimes_calibrated_on_run0(captures):
     errs = lifetime_errors(rest, params)
     a = [abs(e) for _, e in errs]
     noise = run_noise(captures)
-    print(f"\nlifetimes (calibrated on run 0: smem {params.smem_latency}, vmem load {params.vmem_load_latency}, "
+    print(f"\nlifetimes (measured on run 0: smem {params.smem_latency}, vmem load {params.vmem_load_latency}, "
           f"store {params.vmem_store_latency}, launch {params.launch_latency} cycles), scored on {len(a)} waves "
           f"of the other runs: median error {statistics.median(a):.1%}, max {max(a):.1%}, "
           f"within 10%: {sum(x <= 0.10 for x in a) / len(a):.1%}; run-to-run noise (median per kernel) "
@@ -63,22 +76,27 @@ def test_wave_lifetimes_calibrated_on_run0(captures):
 
 
 def test_wave_lifetimes_leave_one_kernel_out(captures):
-    """Calibrated on run 0 of the other kernels, scored on every run of the kernel left out."""
+    """Latencies measured on run 0 of the other kernels, scored on every run of the kernel left
+    out. The worst wave is the matmul's: its cold global loads take ~1500 cycles with 1024 waves
+    loading at once, the only other kernel with a global load (E_3, one wave) sees ~750 - a
+    memory-contention effect the model does not have yet (no bandwidth model)."""
     from emu.timing import timing_for
-    from emu.timing.score import calibrate, lifetime_errors
+    from emu.timing.score import calibrate, lifetime_errors, run_noise
     kernels = sorted({c.kernel for c in captures})
-    medians = {}
-    worst = 0.0
+    medians, worst = {}, {}
     for k in kernels:
         train = [c for c in captures if c.kernel != k and c.source.endswith("run_0.pkl")]
-        params = calibrate(train, timing_for("gfx1100"), simds=8)
+        params = calibrate(train, timing_for("gfx1100"))
         e = [abs(x) for _, x in lifetime_errors([c for c in captures if c.kernel == k], params)]
-        medians[k] = statistics.median(e)
-        worst = max(worst, max(e))
-    print("\nleave-one-kernel-out lifetimes, median |error| per kernel left out: "
-          + ", ".join(f"{k} {v:.1%}" for k, v in medians.items()) + f"; worst wave {worst:.1%}")
+        medians[k], worst[k] = statistics.median(e), max(e)
+    noise = run_noise(captures)
+    print("\nleave-one-kernel-out lifetimes, |error| per kernel left out (median / worst wave; run-to-run noise): "
+          + ", ".join(f"{k} {medians[k]:.1%} / {worst[k]:.1%} ({noise.get(k, 0):.1%})" for k in kernels)
+          + f"; worst wave {max(worst.values()):.1%} (goal 10%)")
     assert statistics.median(medians.values()) <= 0.06
-    assert worst <= 0.17
+    assert max(worst.values()) <= 0.18
+    # every kernel whose latencies another kernel shows unloaded is within the goal
+    assert max(v for k, v in worst.items() if k != "r_32_32_16_2") <= 0.10
 
 
 def test_functional_results_identical_with_timing():

@@ -2,7 +2,7 @@
 
 Every figure is in shader-clock cycles between *issue* timestamps (the traces in
 ../shared/timing hold issue times). Where a value was measured it says where; values marked
-"calibrated" are fitted on run 0 of the shared gfx1100 traces (tests/test_timing_traces.py
+"calibrated" are measured on run 0 of the shared gfx1100 traces (tests/test_timing_traces.py
 scores them on the other runs); the rest are estimates and say so.
 """
 from __future__ import annotations
@@ -32,14 +32,21 @@ class ArchTiming:
     wave64_passes: int = 2           # a wave64 VALU instruction issues in two passes
     valu_mask_latency: int = 1       # VALU -> VALU through VCC / an SGPR (carry chains: 1)
     memory_to_valu: int = 1          # loaded VGPR -> VALU that reads it, from the data's return (gemm: mostly 1 after the wait)
-    # VALU results written to SGPRs (compare masks, carries) drain in bursts: after 7 within a
-    # short window the next waits 9 (discover_ops: runs of VOPC stall 9-10 every 7-8)
-    valu_sgpr_burst: int = 7
-    valu_sgpr_window: int = 16
-    valu_sgpr_stall: int = 9
+    # VALU results written to SGPRs (compare masks, carries): at most 7 in flight, each for 16
+    # cycles after its passes are done (discover_ops: in runs of VOPC the 8th waits until 17
+    # after the 1st, 18 when that was a two-pass 64-bit compare)
+    valu_sgpr_inflight: int = 7
+    valu_sgpr_cycles: int = 16
     valu_to_memory: int = 18         # a VGPR a VALU wrote, used by a memory instruction (traces: 17-18)
     valu_to_scalar: int = 18         # an SGPR/VCC/EXEC a VALU wrote, read by SALU or a branch (v_cmpx -> execz: 16-18)
     salu_writes_valu_source: int = 8  # SALU overwriting an SGPR an issued VALU still reads (gemm: 7-8)
+    lds_to_valu: int = 7             # a VALU instruction issues this long after the wave's last LDS instruction
+                                     # (gemm: ds_load_b128 -> s_waitcnt -> v_add 7 in every traced wave)
+    vmem_to_scalar: int = 3          # SALU, s_clause, s_waitcnt, ... issue this long after the wave's last VMEM
+                                     # instruction (gemm: global_load_b64 -> s_clause 3 in every traced wave;
+                                     # discover_ops: a scalar load right after a global store 1)
+    salu_to_smem: int = 9            # a scalar load issues this long after the wave's last SALU instruction
+                                     # (gemm: s_lshl_b32 -> s_load_b64 9, 20 waves; SMEM after SMEM: 1)
     # --- SALU and control
     salu_latency: int = 1            # SALU -> SALU through SCC or VCC (discover_ops: 1, at times 2)
     salu_sgpr_latency: int = 2       # SALU -> SALU through another SGPR (gemm: 2)
@@ -52,8 +59,8 @@ class ArchTiming:
     branch_refill_bytes: int = 64    # a taken branch waits until this much code past the target is fetched
     barrier_latency: int = 18        # last wave's s_barrier -> release (traces: 16-21)
     # --- memory (cold caches: every trace follows a GPU reset)
-    smem_latency: int = 1300         # calibrated
-    vmem_load_latency: int = 1400    # calibrated
+    smem_latency: int = 1300         # calibrated (score.calibrate measures 1322 on the traces)
+    vmem_load_latency: int = 1400    # calibrated (traces: 1509 with 1024 waves loading, ~750 for one wave)
     vmem_store_latency: int = 300    # store -> acknowledged (traces: store -> wave end 290-345)
     lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns

@@ -11,7 +11,8 @@ decoded instruction, the ISA data and the emulator's semantics table:
 - wait-counter fields (s_waitcnt and the SOPK waits), s_nop length, s_delay_alu.
 
 Registers are keys in one integer space: SGPR operand codes 0..127 as the encoding names them
-(VCC_LO 106, M0 125, EXEC_LO 126), SCC 253, VGPR n as 256 + n.
+(VCC_LO 106, M0 125, EXEC_LO 126), SCC 253, VGPR n as 256 + n -- the codes of the families
+the emulator runs (isa traits, as emu/wave.py reads them).
 """
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from dataclasses import dataclass
 from dsl.signature import data_dwords, ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 from isa.effects import effects
 
-VGPR = 256
-SCC = 253
-VCC = (106, 107)
-EXEC = (126, 127)
-M0 = 125
-NULL = 124
+from ..wave import CODES, SCALAR_CODES
+
+VGPR = CODES.vgpr_base
+SCC = CODES.scc
+VCC = (CODES.vcc_lo, CODES.vcc_hi)
+EXEC = (CODES.exec_lo, CODES.exec_hi)
+M0 = CODES.m0
+NULL = CODES.null
 
 # transcendental functions of the pseudocode (RDNA3 manual: the transcendental unit computes
 # exp, log, rcp, rsq, sqrt, sin, cos): a float op of at most 32 bits calling one of them
@@ -63,9 +66,9 @@ class OpInfo:
 
 
 def _sgprs(code: int, n: int) -> set[int]:
-    if code >= 128 or code == NULL:
+    if code >= SCALAR_CODES or code == NULL:
         return set()
-    return set(range(code, min(code + n, 128)))
+    return set(range(code, min(code + n, SCALAR_CODES)))
 
 
 def _vgprs(code: int, n: int) -> set[int]:
@@ -164,6 +167,7 @@ class Classifier:
         self.waitcnt = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
         t = isa.traits(spec.arch)
         self.roles = t.roles
+        self.saddr_off = t.saddr_off        # SADDR codes meaning "no SGPR base"
         # register keys are operand codes: the model's constants must be the family's codes
         have = (t.vcc_lo, t.vcc_hi, t.exec_lo, t.exec_hi, t.m0, t.null, t.scc, t.vgpr_base)
         if have != (VCC[0], VCC[1], EXEC[0], EXEC[1], M0, NULL, SCC, VGPR):
@@ -233,10 +237,10 @@ class Classifier:
                 (writes if memory == "load" else reads).update(_vgprs(f.get("VDATA", 0), n))
             else:
                 for op, field, n in flat_layout(d, bool(f.get("GLC", 0) or f.get("SC0", 0))):
-                    if op == "vaddr" and fmt == "GLOBAL" and f.get("SADDR", NULL) in (NULL, 0x7F):
+                    if op == "vaddr" and fmt == "GLOBAL" and f.get("SADDR", NULL) in self.saddr_off:
                         n = 2           # no SGPR base: a 64-bit address in VGPRs
                     if op == "saddr":
-                        reads |= _sgprs(f.get(field, NULL), n) if f.get(field, NULL) != 0x7F else set()
+                        reads |= _sgprs(f.get(field, NULL), n) if f.get(field, NULL) not in self.saddr_off else set()
                     else:
                         (writes if op == "vdst" else reads).update(_vgprs(f.get(field, 0), n))
             info.kind = Kind.VMEM_LOAD if memory in ("load", "atomic") and writes else Kind.VMEM_STORE
@@ -300,7 +304,7 @@ class Classifier:
             reads |= _src(code & ~0x80 if e32 and code >= 256 and
                           srcs and i < len(srcs) and srcs[i].t16 else code, n)
         if inst.literal is not None:
-            reads.discard(255)
+            reads.discard(CODES.literal)
         if sig.vcc_in:
             masks = _src(f.get("SRC2", 0), mask) if fmt in ("VOP3SD", "VOP3") else set(VCC[:mask])
             reads |= masks

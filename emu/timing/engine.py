@@ -26,6 +26,8 @@ _SLOT = {Kind.VALU: "valu", Kind.SALU: "salu", Kind.SMEM: "salu", Kind.VMEM_LOAD
          Kind.END: "branch", Kind.BARRIER: "branch", Kind.OTHER: "salu"}
 _MEMORY = (Kind.SMEM, Kind.VMEM_LOAD, Kind.VMEM_STORE, Kind.LDS)
 _NOT_ISSUED = (Kind.DELAY,)       # consumed by the instruction buffer: no issue slot, not in traces
+# scalar-pipe instructions that wait for the wave's vector memory instruction to hand over its operands
+_AFTER_VMEM = (Kind.SALU, Kind.CLAUSE, Kind.NOP, Kind.WAIT, Kind.OTHER)
 
 
 @dataclass
@@ -35,6 +37,8 @@ class WaveSpec:
     simd: tuple = (0, 0)              # (cu, simd): waves with the same key share issue slots and pipes
     group: int | None = None          # work-group (barriers); None: alone
     name: str = ""
+    released: dict | None = None      # stream index of an s_waitcnt -> cycle its counters are satisfied
+                                      # (replaying a measured trace: the memory returns as measured)
 
 
 @dataclass(slots=True)
@@ -65,13 +69,12 @@ class WaveTiming:
 
 
 class _Simd:
-    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts", "sgpr_writes",
+    __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts",
                  "wmma_ends", "wmma_bypass")
 
     def __init__(self):
         self.wmma_ends: list[int] = []          # completion of queued WMMA operations, in order
         self.wmma_bypass = 0                    # VALU ops that may still pass the queued WMMAs
-        self.sgpr_writes: list[int] = []        # recent issues of VALU instructions writing SGPRs (VCC, masks)
         self.valu_free, self.trans_free, self.last_valu_class = 0, 0, ""
         self.salu_starts: list[int] = []        # execution start of each issued SALU instruction
         self.slot_t, self.slots = -1, set()
@@ -83,8 +86,8 @@ class _Simd:
 
 
 class _Wave:
-    __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "outstanding", "not_before",
-                 "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
+    __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "last_salu", "last_lds", "last_vmem",
+                 "sgpr_writes", "outstanding", "not_before", "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
 
     def __init__(self, spec: WaveSpec, order: int):
         self.spec, self.order = spec, order
@@ -93,7 +96,11 @@ class _Wave:
         self.last = None                        # previous issue cycle
         self.reg_time: dict[int, int] = {}      # register -> issue cycle of its last writer
         self.reg_kind: dict[int, str] = {}      # register -> the writer's kind ('valu', 'trans', 'salu', ...)
-        self.valu_reads: dict[int, int] = {}    # SGPR -> last VALU issue that read it
+        self.valu_reads: dict[int, int] = {}    # register -> last VALU issue that read it
+        self.last_salu = None                   # issue cycle of the wave's last SALU instruction
+        self.last_lds = None                    # ... of its last LDS instruction
+        self.last_vmem = None                   # ... of its last vector memory instruction
+        self.sgpr_writes: list[int] = []        # when its last VALU ops writing SGPRs (VCC, masks) finished their passes
         self.outstanding = {"vm": [], "lgkm": [], "vs": [], "exp": []}   # completion cycles, in order
         self.not_before, self.not_before_cause = 0, "launch"
         self.blocks_seen: set[int] = set()
@@ -103,7 +110,9 @@ class _Wave:
 class Engine:
     def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
         self.ops, self.p = ops, params
-        self._regs: dict[int, tuple] = {}        # pc -> the registers its dependencies look at
+        self._regs: dict[int, tuple] = {}        # pc -> (register, wait after its writer by writer kind)
+        self._memory_latency = {Kind.SMEM: params.smem_latency, Kind.VMEM_LOAD: params.vmem_load_latency,
+                                Kind.VMEM_STORE: params.vmem_store_latency, Kind.LDS: params.lds_latency}
 
     def run(self, waves: list[WaveSpec]) -> list[WaveTiming]:
         p = self.p
@@ -185,7 +194,8 @@ class Engine:
         ended or parked at a barrier)."""
         p = self.p
         stream = w.spec.stream
-        while w.i < len(stream) and self.ops[stream[w.i]].kind in _NOT_ISSUED:
+        ops = self.ops
+        while w.i < len(stream) and ops[stream[w.i]].kind in _NOT_ISSUED:
             w.out.pcs.append(stream[w.i])
             w.out.issue.append(-1)
             w.out.cause.append("")
@@ -193,50 +203,73 @@ class Engine:
         if w.i >= len(stream):
             w.out.end = w.last if w.last is not None else w.out.start
             return None
-        op = self.ops[stream[w.i]]
+        op = ops[stream[w.i]]
         simd = self.simds[w.spec.simd]
-        terms = [(w.not_before, w.not_before_cause)]
-        if w.last is not None:
-            terms.append((w.last + 1, "issue"))
-        terms.append((self._fetched(w, op.pc, op.size, t), "fetch"))
-        terms.append(self._deps(w, op))
-        if op.kind == Kind.VALU:
-            terms.append((simd.valu_free, "pipe"))
-            if op.trans:
-                terms.append((simd.trans_free, "pipe"))
+        # the binding constraint: the latest of the terms below, the first named on a tie
+        ready, cause = w.not_before, w.not_before_cause
+        if w.last is not None and w.last + 1 > ready:
+            ready, cause = w.last + 1, "issue"
+        pc = op.pc
+        block = pc // p.fetch_block
+        if block in w.blocks_seen and block == (pc + op.size - 1) // p.fetch_block:
+            fetched = self.blocks[(w.spec.simd[0], block)]      # already requested, its next one too
+        else:
+            fetched = self._fetched(w, pc, op.size, t)
+        if fetched > ready:
+            ready, cause = fetched, "fetch"
+        dep = self._deps(w, op)
+        if dep > ready:
+            ready, cause = dep, "dependency"
+        kind = op.kind
+        # per wave, between pipes: a VALU op after an LDS instruction, a scalar-pipe one after a
+        # vector memory instruction, a scalar load after a SALU op (it reads SGPRs once the SALU retired)
+        if kind == Kind.VALU and w.last_lds is not None and w.last_lds + p.lds_to_valu > ready:
+            ready, cause = w.last_lds + p.lds_to_valu, "pipe"
+        elif kind in _AFTER_VMEM and w.last_vmem is not None and w.last_vmem + p.vmem_to_scalar > ready:
+            ready, cause = w.last_vmem + p.vmem_to_scalar, "pipe"
+        elif kind == Kind.SMEM and w.last_salu is not None and w.last_salu + p.salu_to_smem > ready:
+            ready, cause = w.last_salu + p.salu_to_smem, "pipe"
+        if kind == Kind.VALU:
+            if simd.valu_free > ready:
+                ready, cause = simd.valu_free, "pipe"
+            if op.trans and simd.trans_free > ready:
+                ready, cause = simd.trans_free, "pipe"
             if op.valu != "wmma" and simd.wmma_ends and simd.wmma_bypass <= 0:
                 pending = [e for e in simd.wmma_ends if e > (w.last or 0)]
-                if pending:         # the VALU alternates with the matrix core: wait for the next WMMA to finish
-                    terms.append((pending[0], "pipe"))
+                if pending and pending[0] > ready:   # the VALU alternates with the matrix core: wait for the next WMMA
+                    ready, cause = pending[0], "pipe"
             if op.sgpr_result:
-                recent = [x for x in simd.sgpr_writes if x > t - p.valu_sgpr_window]
-                simd.sgpr_writes = recent
-                if len(recent) >= p.valu_sgpr_burst:
-                    terms.append((recent[-1] + p.valu_sgpr_stall, "pipe"))
-        elif op.kind == Kind.SALU and op.hwreg and simd.salu_starts:
-            terms.append((simd.salu_starts[-1] + p.salu_cycles + p.hwreg_latency, "pipe"))   # the SALU drains first
-        elif op.kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
-            terms.append((simd.salu_starts[-p.salu_queue], "pipe"))     # the SALU queue is full
-        if op.kind == Kind.WAIT:
+                recent = w.sgpr_writes        # the last `valu_sgpr_inflight` such writes (end of their passes), oldest first
+                if len(recent) >= p.valu_sgpr_inflight and recent[-p.valu_sgpr_inflight] + p.valu_sgpr_cycles > ready:
+                    ready, cause = recent[-p.valu_sgpr_inflight] + p.valu_sgpr_cycles, "pipe"
+        elif kind == Kind.SALU and op.hwreg and simd.salu_starts:
+            drained = simd.salu_starts[-1] + p.salu_cycles + p.hwreg_latency     # the SALU drains first
+            if drained > ready:
+                ready, cause = drained, "pipe"
+        elif kind == Kind.SALU and len(simd.salu_starts) >= p.salu_queue:
+            if simd.salu_starts[-p.salu_queue] > ready:                       # the SALU queue is full
+                ready, cause = simd.salu_starts[-p.salu_queue], "pipe"
+        if kind == Kind.WAIT:
+            released = w.spec.released.get(w.i) if w.spec.released else None
             for counter, limit in (op.waits or {}).items():
                 q = w.outstanding.get(counter, [])
                 if len(q) > limit:
-                    terms.append((q[len(q) - 1 - limit] + p.waitcnt_resume, counter))
-        if op.kind == Kind.END:
+                    at = q[len(q) - 1 - limit] + p.waitcnt_resume if released is None else released
+                    if at > ready:
+                        ready, cause = at, counter
+        elif kind == Kind.END:
             for counter in ("vm", "vs", "lgkm"):
                 q = w.outstanding[counter]
-                if q:
-                    terms.append((q[-1], counter))
-        ready, cause = terms[0]
-        for term in terms:
-            if term[0] > ready:
-                ready, cause = term
+                if q and q[-1] > ready:
+                    ready, cause = q[-1], counter
         if ready > t:
             if w.wait_ready is None or ready > w.wait_ready:
                 w.wait_cause, w.wait_ready = cause, ready
             return ready
-        slot = _SLOT.get(op.kind, "salu")
-        if not simd.slot_free(t, slot):
+        slot = _SLOT.get(kind, "salu")
+        if simd.slot_t != t:
+            simd.slot_t, simd.slots = t, set()
+        elif slot in simd.slots:
             if w.wait_ready is None or ready > w.wait_ready:
                 w.wait_cause, w.wait_ready = cause, ready
             return t + 1
@@ -247,29 +280,53 @@ class Engine:
         final = bound_cause if bound - waited_from >= t - bound or t == bound else "arbitration"
         w.wait_cause = w.wait_ready = None
         self._issue(w, op, t, final, simd)
-        if op.kind == Kind.BARRIER and w.spec.group is not None:
+        if kind == Kind.BARRIER and w.spec.group is not None:
             w.barrier_at = t
             return None
         return w.not_before
 
-    def _deps(self, w: _Wave, op: OpInfo) -> tuple[int, str]:
-        p = self.p
-        best = (0, "dependency")
-        consumer = op.kind
-        regs = self._regs.get(op.pc)
-        if regs is None:
-            regs = self._regs[op.pc] = tuple(op.reads | op.writes | op.accumulates)
-        reg_time = w.reg_time
-        for r in regs:
+    def _deps(self, w: _Wave, op: OpInfo) -> int:
+        """The cycle from which op's register dependencies allow it to issue."""
+        table = self._regs.get(op.pc)
+        if table is None:
+            table = self._regs[op.pc] = tuple((r, lat) for r in op.reads | op.writes | op.accumulates
+                                              if (lat := self._latencies(op, r)))
+        best = 0
+        reg_time, reg_kind = w.reg_time, w.reg_kind
+        for r, lat in table:
             t0 = reg_time.get(r)
-            if t0 is None:
-                continue
-            producer = w.reg_kind[r]
-            if r in op.writes and r not in op.reads and producer not in ("valu", "trans"):
+            if t0 is not None:
+                wait = lat.get(reg_kind[r])
+                if wait is not None and t0 + wait > best:
+                    best = t0 + wait
+        if op.kind == Kind.SALU:
+            after = self.p.salu_writes_valu_source
+            for r in op.writes:
+                t0 = w.valu_reads.get(r)
+                if t0 is not None and t0 + after > best:
+                    best = t0 + after
+        elif op.kind in _MEMORY:
+            after = self.p.valu_to_memory       # a load must not overwrite a VGPR before the VALU that reads it has
+            for r in op.writes:
+                t0 = w.valu_reads.get(r)
+                if t0 is not None and t0 + after > best:
+                    best = t0 + after
+        return best
+
+    def _latencies(self, op: OpInfo, r: int) -> dict:
+        """How long after its last writer op may read or overwrite register r, by the kind of
+        that writer ('valu', 'trans', 'salu', 'memory'; absent: no wait). For memory
+        writers the time is counted from the data's return."""
+        p = self.p
+        consumer = op.kind
+        reads = r in op.reads
+        out = {}
+        for producer in ("valu", "trans", "salu", "memory"):
+            if r in op.writes and not reads and producer not in ("valu", "trans"):
                 continue                        # write after write of a scalar/memory result: in order
             if producer in ("valu", "trans"):
                 if consumer == Kind.VALU:
-                    if r not in op.reads:
+                    if not reads:
                         continue                # VALU writes in order; an accumulator's old value is forwarded
                     if r < VGPR:
                         lat = p.valu_mask_latency     # VCC / carry / SGPR results forward at once
@@ -282,7 +339,7 @@ class Engine:
                 else:
                     lat = p.valu_to_scalar
             elif producer == "salu":
-                if r not in op.reads:
+                if not reads:
                     continue
                 if consumer == Kind.VALU:
                     if r not in op.mask_reads:
@@ -290,18 +347,12 @@ class Engine:
                     lat = p.salu_to_valu_mask
                 else:
                     lat = p.salu_latency if r == SCC or r in VCC else p.salu_sgpr_latency
-            elif producer == "memory" and consumer == Kind.VALU and r in op.reads:
-                lat = p.memory_to_valu          # t0 is the data's return
+            elif consumer == Kind.VALU and reads:
+                lat = p.memory_to_valu          # the loaded data's return
             else:
                 continue                        # memory results otherwise: the program's s_waitcnt orders them
-            if t0 + lat > best[0]:
-                best = (t0 + lat, "dependency")
-        if consumer == Kind.SALU:
-            for r in op.writes:
-                t0 = w.valu_reads.get(r)
-                if t0 is not None and t0 + p.salu_writes_valu_source > best[0]:
-                    best = (t0 + p.salu_writes_valu_source, "dependency")
-        return best
+            out[producer] = lat
+        return out
 
     def _issue(self, w: _Wave, op: OpInfo, t: int, cause: str, simd: _Simd) -> None:
         p = self.p
@@ -334,15 +385,14 @@ class Engine:
                         simd.wmma_ends = [e for e in simd.wmma_ends if e > t]
             simd.last_valu_class = cls
             if op.sgpr_result:
-                if len(simd.sgpr_writes) >= p.valu_sgpr_burst:
-                    simd.sgpr_writes = []
-                simd.sgpr_writes.append(t)
+                w.sgpr_writes.append(t + occ * passes)        # when its passes are done
+                if len(w.sgpr_writes) > p.valu_sgpr_inflight:
+                    del w.sgpr_writes[0]
             wk = "trans" if cls == "trans" else "valu"
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, wk
             for r in op.reads:
-                if r < VGPR:
-                    w.valu_reads[r] = t
+                w.valu_reads[r] = t
         elif kind == Kind.SALU:
             starts = simd.salu_starts
             starts.append(max(t, starts[-1] + p.salu_cycles if starts else t))
@@ -350,11 +400,15 @@ class Engine:
                 del starts[:32]
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, "salu"
+            w.last_salu = t
         elif kind in _MEMORY:
-            lat = {Kind.SMEM: p.smem_latency, Kind.VMEM_LOAD: p.vmem_load_latency,
-                   Kind.VMEM_STORE: p.vmem_store_latency, Kind.LDS: p.lds_latency}[kind]
+            lat = self._memory_latency[kind]
             q = w.outstanding[op.counter]
             done = max(t + lat, q[-1] if q else 0)      # each counter returns in order
+            if kind == Kind.LDS:
+                w.last_lds = t
+            elif kind != Kind.SMEM:
+                w.last_vmem = t
             q.append(done)
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = done, "memory"

@@ -22,7 +22,7 @@ MAX_WAVES = 512          # rows drawn; the page says how many were left out
 
 def timeline_html(report, title: str | None = None, max_waves: int = MAX_WAVES) -> str:
     ops = report.ops
-    pcs = sorted({pc for w in report.waves for pc in w.pcs})
+    pcs = sorted(report.per_pc)
     index = {pc: k for k, pc in enumerate(pcs)}
     texts = [report.per_pc[pc].text if pc in report.per_pc else hex(pc) for pc in pcs]
     kinds = [ops[pc].kind if pc in ops else "other" for pc in pcs]

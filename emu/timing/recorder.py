@@ -1,10 +1,13 @@
 """The functional machine's side of timing: while a launch runs with timing on, the machine
 calls `Recorder.step(pc, waves, first_wave)` once per batch (one instruction over a batch of
-waves); afterwards `streams()` gives every wave's PCs in execution order. The machine's
-results do not depend on it: it only reads the PC and the batch's wave indices."""
+waves); afterwards `streams()` gives every wave's PCs in execution order and
+`stream_table()` numbers the distinct streams. The machine's results do not depend on it:
+it only reads the PC and the batch's wave indices."""
 from __future__ import annotations
 
 import numpy as np
+
+_HASH_WEIGHTS = np.random.default_rng(0x19).integers(1, 2**63, 4096, dtype=np.uint64) | np.uint64(1)
 
 
 class Recorder:
@@ -18,14 +21,86 @@ class Recorder:
         self.batches.append(waves)
         self.offsets.append(first_wave)
 
+    def executed_pcs(self) -> np.ndarray:
+        """Every PC some wave executed, ascending."""
+        return np.unique(np.asarray(self.pcs, np.int64))
+
+    def _flat(self, total_waves: int) -> tuple[np.ndarray, np.ndarray]:
+        """(flat, offsets): all waves' PCs laid end to end in wave order, each wave's in the
+        order it executed them (batches are recorded in time order), and where wave w's
+        PCs start (offsets[w] .. offsets[w + 1])."""
+        waves = [np.asarray(b, np.int64) + off for b, off in zip(self.batches, self.offsets)]
+        lengths = np.bincount(np.concatenate(waves), minlength=total_waves) if waves else np.zeros(total_waves, np.int64)
+        offsets = np.zeros(total_waves + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = np.empty(int(offsets[-1]), np.int64)
+        cursor = offsets[:-1].copy()           # next free slot of each wave
+        for pc, w in zip(self.pcs, waves):
+            at = cursor[w]
+            flat[at] = pc
+            cursor[w] = at + 1                 # a batch names each wave once
+        return flat, offsets
+
     def streams(self, total_waves: int) -> list[np.ndarray]:
         """PCs of each wave (global wave index) in the order it executed them."""
-        if not self.pcs:
-            return [np.zeros(0, np.int64) for _ in range(total_waves)]
-        counts = np.fromiter((len(b) for b in self.batches), np.int64, len(self.batches))
-        waves = np.concatenate([np.asarray(b, np.int64) + off for b, off in zip(self.batches, self.offsets)])
-        pcs = np.repeat(np.asarray(self.pcs, np.int64), counts)
-        order = np.argsort(waves, kind="stable")       # steps are in time order: stable keeps each wave's order
-        waves, pcs = waves[order], pcs[order]
-        bounds = np.searchsorted(waves, np.arange(total_waves + 1))
-        return [pcs[bounds[i]:bounds[i + 1]] for i in range(total_waves)]
+        flat, offsets = self._flat(total_waves)
+        return [flat[offsets[i]:offsets[i + 1]] for i in range(total_waves)]
+
+    def stream_table(self, total_waves: int, by_ranges: bool = True) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(ids, streams): ids[w] numbers wave w's PC sequence, equal numbers exactly for
+        equal sequences; streams[i] is sequence i. Waves of one length are compared as rows
+        of a matrix: a hash proposes the classes, an element-wise comparison confirms them
+        (on a collision the rows are sorted out exactly). `by_ranges=False` turns off the
+        shortcut for batches of consecutive waves (`_range_table`)."""
+        table = self._range_table(total_waves) if by_ranges else None
+        if table is not None:
+            return table
+        flat, offsets = self._flat(total_waves)
+        lengths = np.diff(offsets)
+        ids = np.empty(total_waves, np.int64)
+        streams: list[np.ndarray] = []
+        for length in np.unique(lengths):
+            members = np.flatnonzero(lengths == length)
+            rows = flat[offsets[members][:, None] + np.arange(length)] if length else np.zeros((len(members), 0), np.int64)
+            if length <= len(_HASH_WEIGHTS):
+                key = rows.astype(np.uint64) @ _HASH_WEIGHTS[:length] if length else np.zeros(len(members), np.uint64)
+                _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+                exact = bool((rows == rows[first[inverse]]).all())
+            else:
+                exact = False
+            if not exact:
+                _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+            ids[members] = len(streams) + inverse.reshape(-1)
+            streams.extend(rows[f] for f in first)
+        return ids, streams
+
+    def _range_table(self, total_waves: int, limit: int = 4_000_000):
+        """stream_table when every batch is a run of consecutive waves (no divergence, the
+        usual case): waves between two consecutive batch boundaries were in exactly the
+        same batches, so they ran the same stream; one stream per such run. None when some
+        batch is not a run (or the runs x batches table would be large)."""
+        if not self.batches:
+            return None
+        firsts = np.empty(len(self.batches), np.int64)
+        ends = np.empty(len(self.batches), np.int64)
+        for k, (b, off) in enumerate(zip(self.batches, self.offsets)):
+            b = np.asarray(b)
+            if not len(b) or b[-1] - b[0] + 1 != len(b) or (len(b) > 1 and not (np.diff(b) == 1).all()):
+                return None
+            firsts[k], ends[k] = b[0] + off, b[-1] + off + 1
+        cuts = np.unique(np.concatenate([firsts, ends, [0, total_waves]]))
+        cuts = cuts[(cuts >= 0) & (cuts <= total_waves)]
+        reps = cuts[:-1]
+        if len(reps) * len(firsts) > limit:
+            return None
+        member = (firsts[None, :] <= reps[:, None]) & (reps[:, None] < ends[None, :])
+        pcs = np.asarray(self.pcs, np.int64)
+        known: dict[bytes, int] = {}
+        streams: list[np.ndarray] = []
+        run_ids = np.empty(len(reps), np.int64)
+        for k in range(len(reps)):
+            s = pcs[member[k]]
+            run_ids[k] = known.setdefault(s.tobytes(), len(known))
+            if run_ids[k] == len(streams):
+                streams.append(s)
+        return np.repeat(run_ids, np.diff(cuts)), streams

@@ -4,6 +4,7 @@ per-instruction stall table for the terminal."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +25,33 @@ class PcStats:
         return sum(self.stalls.values())
 
 
+class WaveSet(Sequence):
+    """Every wave's timing without an object per wave: wave k copies simulated wave
+    `src[k]` (its issue cycles, causes) `shift[k]` cycles later on CU `cu[k]`. Items are
+    WaveTiming objects made on access; `starts`/`ends` are arrays."""
+
+    def __init__(self, sims: list, src, shift, cu, ids):
+        self.sims = sims
+        self.src, self.shift = np.asarray(src, np.int64), np.asarray(shift, np.int64)
+        self.cu, self.ids = np.asarray(cu, np.int64), np.asarray(ids, np.int64)
+        self.starts = np.array([s.start for s in sims], np.int64)[self.src] + self.shift if sims else self.shift.copy()
+        self.ends = np.array([s.end for s in sims], np.int64)[self.src] + self.shift if sims else self.shift.copy()
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        k = range(len(self))[k]
+        s = self.sims[self.src[k]]
+        return s.moved(f"wave {self.ids[k]}", (int(self.cu[k]), s.simd[1]), int(self.shift[k]))
+
+    def multiplicity(self) -> np.ndarray:
+        """How many waves copy each simulated wave."""
+        return np.bincount(self.src, minlength=len(self.sims))
+
+
 @dataclass
 class TimingReport:
     kernel: str
@@ -37,8 +65,10 @@ class TimingReport:
     @property
     def cycles(self) -> int:
         """From the first wave's dispatch to the last wave's end."""
-        if not self.waves:
+        if not len(self.waves):
             return 0
+        if isinstance(self.waves, WaveSet):
+            return int(self.waves.ends.max() - self.waves.starts.min())
         return max(w.end for w in self.waves) - min(w.start for w in self.waves)
 
     @property
@@ -84,18 +114,21 @@ class TimingReport:
         return "\n".join(out)
 
 
-def build_report(kernel: str, arch: str, clock_ghz: float, waves: list[WaveTiming], ops: dict, text) -> TimingReport:
+def build_report(kernel: str, arch: str, clock_ghz: float, waves, ops: dict, text) -> TimingReport:
     per_pc: dict[int, PcStats] = {}
-    seen: dict[int, int] = {}              # id(issue list) -> how many waves share it (copied CUs)
-    unique = []
-    for w in waves:            # copies (shifted or not) stall exactly like the wave they copy
-        key = id(w.base if w.base is not None else w.issue)
-        if key not in seen:
-            seen[key] = 0
-            unique.append(w)
-        seen[key] += 1
-    for w in unique:
-        n = seen[id(w.base if w.base is not None else w.issue)]
+    if isinstance(waves, WaveSet):      # copies (shifted or not) stall exactly like the wave they copy
+        counted = [(w, int(n)) for w, n in zip(waves.sims, waves.multiplicity()) if n]
+    else:
+        seen: dict[int, int] = {}              # id(issue list) -> how many waves share it (copied CUs)
+        unique = []
+        for w in waves:
+            key = id(w.base if w.base is not None else w.issue)
+            if key not in seen:
+                seen[key] = 0
+                unique.append(w)
+            seen[key] += 1
+        counted = [(w, seen[id(w.base if w.base is not None else w.issue)]) for w in unique]
+    for w, n in counted:
         prev = None
         for pc, t, cause in zip(w.pcs, w.issue, w.cause):
             s = per_pc.get(pc)
@@ -114,4 +147,8 @@ def build_report(kernel: str, arch: str, clock_ghz: float, waves: list[WaveTimin
 
 def issue_matrix(report: TimingReport) -> np.ndarray:
     """(waves, 2) of first issue and end cycles (for plots and tests)."""
+    if isinstance(report.waves, WaveSet):
+        ws = report.waves
+        first = np.array([s.first_issue for s in ws.sims], np.int64)[ws.src] + ws.shift if ws.sims else ws.shift
+        return np.stack([first, ws.ends], axis=1)
     return np.array([[w.first_issue, w.end] for w in report.waves], np.int64).reshape(-1, 2)

@@ -86,16 +86,20 @@ def _key(w: dict) -> tuple:
     return (w["se"], w["cu"], w["simd"], w["wave"])
 
 
-def replay_traced(cap: Capture, params: ArchTiming) -> list[tuple[dict, WaveTiming]]:
-    """Every traced wave replayed with the waves of its SIMD, each from its measured start
-    (its measured first issue minus the model's launch latency when the trace has no start);
-    returns (measured wave, predicted timing) pairs."""
-    starts = {_key(lt): lt["start"] for lt in cap.lifetimes}
+def replay_traced(cap: Capture, params: ArchTiming, release_waits: bool = True) -> list[tuple[dict, WaveTiming]]:
+    """Every traced wave replayed with the waves of its SIMD, each launched so that its first
+    instruction issues when the trace has it (measured first issue minus the model's launch
+    latency: the traces' wave start times depend on the decoder, their README says to measure
+    from a wave's first instruction); returns (measured wave, predicted timing) pairs."""
     specs, measured = [], []
     for w in cap.waves:
         stream = [i["pc"] for i in w["insts"]]
-        start = starts.get(_key(w), w["insts"][0]["t"] - params.launch_latency)
-        specs.append(WaveSpec(stream, start, (w["se"], w["cu"], w["simd"]), None, f"se{w['se']} wave{w['wave']}"))
+        start = w["insts"][0]["t"] - params.launch_latency
+        # memory return times are not in the traces; an s_waitcnt's issue shows when they came back
+        released = {k: i["t"] for k, i in enumerate(w["insts"]) if cap.ops.get(i["pc"]) is not None
+                    and cap.ops[i["pc"]].kind == "wait"} if release_waits else None
+        specs.append(WaveSpec(stream, start, (w["se"], w["cu"], w["simd"]), None, f"se{w['se']} wave{w['wave']}",
+                              released))
         measured.append(w)
     result = Engine(cap.ops, params).run(specs)
     return list(zip(measured, result))

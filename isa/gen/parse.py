@@ -429,6 +429,8 @@ def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
         if m:
             rows.append([m.group(1), int(m.group(2), 16), int(m.group(2), 16), row.cells[-1] if len(row.cells) > 2 else ""])
             continue
+        if "DPP_" in row.cells[0]:
+            return []           # an entry in another layout (parse_dpp_ctrl_cells reads those)
         if not rows:
             continue
         for cell in row.cells:
@@ -443,22 +445,35 @@ def parse_dpp_ctrl(table: Table) -> list[tuple[str, int, int, str]]:
 
 def parse_dpp_ctrl_cells(table: Table) -> list[tuple]:
     """DPP_CTRL rows as the Markdown conversions lay them out: the name in the first cell
-    (split by stray spaces: 'DPP_ROW_MIRR OR*'), the hex code or range somewhere in the others
-    ('101-10F if ...', '000- 0FF' at the end of the function text). A range whose end the
-    document lost ('150 -') has hi None (an erratum supplies it)."""
+    (split by stray spaces: 'DPP_ROW_MIRR OR*'), the hex code or range in that cell ('DPP_ROW_SL*
+    101-10F', '140 DPP_ROW_MIRR OR*', 'DPP_QUAD_PER 000- M* 0FF') or somewhere in the others
+    ('101-10F if ...', '000- 0FF' at the end of the function text). A range left open at the end of
+    its row ('DPP_ROW* 150 -') ends at a row holding only the end code ('15F | ...'); one whose end
+    the document lost has hi None (an erratum supplies it)."""
+    code = re.compile(r"(?<![\w.\[])([0-9A-F]{3})(?:\s*(-)\s*([0-9A-F]{3})?)?(?![\w\]])")
     out = []
     for row in table.rows:
-        name = re.sub(r"\s+", "", row.cells[0]).rstrip("*")
-        if not name.startswith("DPP_"):
+        first = row.cells[0]
+        if out and out[-1][2] is None and re.fullmatch(r"[0-9A-F]{3}", first.strip()):
+            name, lo, _, desc = out[-1]                    # the end of the range the row above left open
+            out[-1] = (name, lo, int(first, 16), desc or (row.cells[-1] if len(row.cells) >= 3 else ""))
             continue
-        rest = " ".join(row.cells[1:])
-        m = re.search(r"(?<![\w.\[])([0-9A-F]{3})(?:\s*(-)\s*([0-9A-F]{3})?)?(?![\w\]])", rest)
-        if not m:
-            raise SpecParseError(f"DPP_CTRL {name} (page {row.page}): no code in {rest!r}")
+        if "DPP_" not in first:
+            continue
+        m = code.search(first)
+        if m:
+            name, desc = re.sub(r"\s+", "", code.sub("", first)), row.cells[-1] if len(row.cells) >= 3 else ""
+        else:
+            name, desc = re.sub(r"\s+", "", first), row.cells[-1] if len(row.cells) >= 4 else ""
+            rest = " ".join(row.cells[1:])
+            m = code.search(rest)
+            if not m:
+                raise SpecParseError(f"DPP_CTRL {name} (page {row.page}): no code in {rest!r}")
         lo = int(m.group(1), 16)
         hi = int(m.group(3), 16) if m.group(3) else (None if m.group(2) else lo)
-        desc = row.cells[-1] if len(row.cells) >= 4 else ""
-        out.append((name, lo, hi, desc))
+        if hi is None and code.search(first, m.end()):     # a name piece inside the range: '000- M* 0FF'
+            hi = int(code.search(first, m.end()).group(1), 16)
+        out.append((name.rstrip("*"), lo, hi, desc))
     return out
 
 
