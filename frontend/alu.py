@@ -202,6 +202,8 @@ def select(sel, ins, srcs: list[Val]) -> Val:
         return bool_op(sel, op, srcs, d)
     if op in CMP:
         return compare(sel, op, srcs)
+    if op == "mulacc" and d.scalar in ("f16", "bf16"):
+        return fma16(sel, srcs) if d.scalar == "f16" else fma_bf16(sel, srcs)
     if d.is_float:
         return narrow(sel, float_op(sel, op, srcs, d))
     if all(s.uniform for s in srcs) and op in SALU_INT | {"shr": 0, "max": 0, "min": 0, "mulacc": 0, "neg": 0}:
@@ -350,6 +352,56 @@ def float_op(sel, op, srcs, d) -> Val:
     else:
         raise sel.error(f"{op} on {d} is not supported")
     return Val("v", d, out)
+
+
+# A fused multiply-add on a narrow float must round once. An f32 fma of widened values
+# rounds to f32 and then again to the narrow type, which is wrong when the first rounding
+# lands on a narrow midpoint (e.g. f16 1 + 2^-11 + 2^-30 -> f32 1 + 2^-11, a tie, -> 1).
+
+def fma16(sel, srcs) -> Val:
+    """f16 a*b+c: the native f16 fma on the f16 bits (one rounding)."""
+    ops = [float(s.value) if s.kind == "c" else to_raw(sel, s).reg.l for s in srcs]
+    h, out = sel.vreg(), sel.vreg()
+    sel.valu("v_fma_f16", h.l, *ops)
+    sel.emit("v_cvt_f32_f16", out, h.l)
+    return Val("v", DType("f16"), out, bits=h)
+
+
+def fma_bf16(sel, srcs) -> Val:
+    """bf16 a*b+c (no bf16 fma in the ISA): in f64 the product of two bf16 values is exact and
+    the sum's rounding error is exact too (TwoSum: s + e = a*b + c). s is then rounded to f32
+    and made round-to-odd: if the f32 result f differs from the exact sum and is even, it moves
+    one unit toward the sum. Rounding to odd with more than two extra bits and then to nearest
+    is a correct rounding (Boldo & Melquiond 2008), so bf16(f) is the correctly rounded result."""
+    a, b, c = (sel.vreg(2) for _ in range(3))
+    for dst, v in zip((a, b, c), srcs):
+        sel.valu("v_cvt_f64_f32", dst, sel.vsrc(v))
+    neg = sel.r.neg
+    p, s, bb, t, u, e = (sel.vreg(2) for _ in range(6))
+    sel.emit("v_mul_f64", p, a, b)                 # exact: 16 significant bits, exponent within f64
+    sel.emit("v_add_f64", s, p, c)
+    sel.emit("v_add_f64", bb, s, neg(p))           # TwoSum (Knuth): e = (p - (s - bb)) + (c - bb)
+    sel.emit("v_add_f64", t, s, neg(bb))
+    sel.emit("v_add_f64", t, p, neg(t))
+    sel.emit("v_add_f64", u, c, neg(bb))
+    sel.emit("v_add_f64", e, t, u)
+    f, back, r = sel.vreg(), sel.vreg(2), sel.vreg(2)
+    sel.emit("v_cvt_f32_f64", f, s)
+    sel.emit("v_cvt_f64_f32", back, f)
+    sel.emit("v_add_f64", r, s, neg(back))         # exact: the bits of s below f's precision
+    sel.emit("v_add_f64", r, r, e)                 # sign of (a*b + c) - f; NaN when inputs are inf
+    moved = sel.sreg(sel.mask_dwords)
+    sel.emit("v_cmp_lg_f64", moved, r, 0)          # ordered: no step for NaN
+    step, even = sel.vreg(), sel.vreg()
+    sel.emit("v_xor_b32", step, r[1], f)           # toward the sum: +1 if signs agree, else -1
+    sel.emit("v_ashrrev_i32", step, 31, step)
+    sel.emit("v_or_b32", step, 1, step)
+    sel.emit("v_cndmask_b32", step, 0, step, moved)
+    sel.emit("v_and_b32", even, 1, f)
+    sel.emit("v_subrev_nc_u32", even, 1, even)     # even - 1: all ones when f is even, else 0
+    sel.emit("v_and_b32", step, step, even)
+    sel.emit("v_add_nc_u32", f, f, step)
+    return narrow(sel, Val("v", DType("bf16"), f))
 
 
 def _neg(sel, v: Val):
