@@ -336,7 +336,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWA_KEYS if kind else set() if e32 else
-           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else _VOP3P_KEYS if plan.is_p else
+           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
+           if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
     enc = _Enc()
     f: dict[str, int] = {}
@@ -461,6 +462,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                                        f"hold the bitop3 truth table)")
                 table = _int_in(mods.get("bitop3", "0"), 0, 255, "bitop3")
                 f["NEG"], f["ABS"], f["OMOD"] = table & 7, table >> 3 & 7, table >> 6
+            if d.name in g9.OPSEL_FLAGS:    # bound_ctrl:0 sets its bit too, as in DPP
+                order = [n for n, _ in g9.OPSEL_FLAGS[d.name] if n in mods]
+                if order != [n for n in mods if n in order]:
+                    raise Gfx9AsmError(f"{d.name.lower()}: write {' before '.join(order)}")
+                f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAGS[d.name]
+                                 if n in mods and (n == "bound_ctrl" or int(mods[n], 0)))
             if "op_sel" in mods:
                 sel = _list(mods["op_sel"])
                 f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:-1]) | sel[-1] << 3

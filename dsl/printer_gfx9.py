@@ -209,6 +209,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
                 tail.append(f"neg_lo:[{','.join(map(str, _bits(f['NEG'], nsrc)))}]")
             if f.get("NEG_HI", 0) & ((1 << nsrc) - 1):
                 tail.append(f"neg_hi:[{','.join(map(str, _bits(f['NEG_HI'], nsrc)))}]")
+    elif d.name in g9.OPSEL_FLAGS:
+        tail += [f"{name}:1" for name, bit in g9.OPSEL_FLAGS[d.name] if opsel >> bit & 1]
     elif opsel:
         bits = _bits(opsel, 4) if plan.opsel_byte else _bits(opsel, nsrc) + [opsel >> 3 & 1]
         tail.append(f"op_sel:[{','.join(map(str, bits))}]")

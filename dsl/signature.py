@@ -158,7 +158,10 @@ def valu_signature(d: InstrDef) -> ValuSig:
         packed_result = key == "D0" and "_PK_" in d.name
         wide = _sliced_bits(pcode, key)
         if wide > 32 or wide and types.get(key) is None:   # read/written in pieces only
-            types[key] = f"b{-(-wide // 32) * 32}"
+            pieces = set(re.findall(rf"\b{key}\[\d+ : \d+\]\.(\w+)", pcode))
+            float_pieces = key != "D0" and d.format != "VOP3P" and pieces and pieces <= {"f16", "f32", "f64"}
+            # sources read as float pieces only (S0[31 : 0].f32, S0[63 : 32].f32) take float modifiers
+            types[key] = f"{'f' if float_pieces else 'b'}{-(-wide // 32) * 32}"
         elif types.get(key) is None and name_types and not packed_result:
             types[key] = name_types[0] if key == "D0" else name_types[-1]
         elif key != "D0" and name_types and name_types[-1] == "bf16" and types.get(key) == "b16":
