@@ -2,7 +2,9 @@
 first). Add/sub carry through a lane-mask SGPR (v_add_co_u32 / v_add_co_ci_u32), the
 product is lo·lo (low and high halves) plus the two cross products' low halves, compares and
 shifts are the ISA's 64-bit VOPC/VOP3 forms, and/or/xor/select work per dword.
-Not selected: 64-bit division and modulo (a CompileError naming the instruction)."""
+Division and modulo (truncating) are restoring long division, one quotient bit per step,
+64 steps in straight-line code (about 700 VALU instructions: correct for every divisor, not
+fast), with the signs applied after dividing magnitudes."""
 from __future__ import annotations
 
 from . import alu, alu_f64
@@ -28,7 +30,7 @@ def select(sel, ins, srcs: list[Val]) -> Val:
         if folded is not None:
             return const(held_const(folded, d), d)
     if op in ("idiv", "mod"):
-        raise sel.error(f"{op} on 64-bit integers is not supported yet")
+        return divide64(sel, op, srcs, d)
     return select64(sel, op, srcs, d)
 
 
@@ -116,8 +118,11 @@ def select64(sel, op, srcs, d: DType) -> Val:
 
 
 def cast64(sel, v: Val, d: DType) -> Val:
-    """Casts between 64-bit integers and 32-bit-held integers or bools."""
+    """Casts between 64-bit integers and 32-bit-held integers, bools or floats (to 64-bit
+    integers only: from them to f32 and narrower is not selected yet)."""
     s = v.dtype
+    if d.itemsize == 8 and d.is_int and s.is_float:       # via f64: exact for f32, f16, bf16
+        return alu_f64.cast(sel, alu_f64.cast(sel, v, alu_f64.F64), d)
     if d.itemsize == 8 and d.is_int:
         if s.kind == "b":
             lo = sel.vgpr(v) if v.kind == "m" else sel.vsrc(v)
@@ -157,3 +162,72 @@ def _vgpr_first(sel, a, b, commutative):
     if getattr(b, "cls", None) != "v" and getattr(a, "cls", None) == "v" and commutative:
         return b, a
     return a, _v(sel, b) if getattr(b, "cls", None) != "v" else b
+
+
+def divide64(sel, op, srcs, d: DType) -> Val:
+    """x / y or x % y on 64 bits, truncating (the remainder takes x's sign). Division by zero
+    gives a quotient of all ones and the remainder x, as the 32-bit sequence does."""
+    (xlo, xhi), (ylo, yhi) = halves(sel, srcs[0]), halves(sel, srcs[1])
+    x, y = _pair(sel, xlo, xhi), _pair(sel, ylo, yhi)
+    sx = sy = None
+    if d.signed:
+        (x, sx), (y, sy) = _magnitude(sel, x), _magnitude(sel, y)
+    r = sel.vreg(2)
+    sel.emit("v_mov_b32", r[0], 0)
+    sel.emit("v_mov_b32", r[1], 0)
+    q = [sel.vreg(), sel.vreg()]
+    sel.emit("v_mov_b32", q[0], 0)
+    sel.emit("v_mov_b32", q[1], 0)
+    for i in range(63, -1, -1):
+        top, ge, take, carry = (sel.sreg(sel.mask_dwords) for _ in range(4))
+        shifted, diff, nr = sel.vreg(2), sel.vreg(2), sel.vreg(2)
+        bit, qb, nq = sel.vreg(), sel.vreg(), sel.vreg()
+        sel.emit("v_cmp_gt_i32", top, 0, r[1])                 # 2r would pass 2^64: always >= y
+        sel.emit("v_lshlrev_b64", shifted, 1, r)
+        sel.emit("v_bfe_u32", bit, x[i // 32], i % 32, 1)        # next bit of x
+        sel.emit("v_or_b32", shifted[0], shifted[0], bit)
+        sel.emit("v_cmp_ge_u64", ge, shifted, y)
+        sel.emit(sel.mask_op("s_or_b32"), take, top, ge)
+        sel.emit("v_sub_co_u32", diff[0], carry, shifted[0], y[0])
+        sel.emit("v_sub_co_ci_u32", diff[1], carry, shifted[1], y[1], carry)
+        sel.emit("v_cndmask_b32", nr[0], shifted[0], diff[0], take)
+        sel.emit("v_cndmask_b32", nr[1], shifted[1], diff[1], take)
+        sel.emit("v_cndmask_b32", qb, 0, 1, take)
+        sel.emit("v_lshl_or_b32", nq, q[i // 32], 1, qb)
+        q[i // 32], r = nq, nr
+    out = sel.vreg(2)
+    if op == "mod":
+        res, sign = r, sx
+    else:
+        res, sign = q, None
+        if d.signed:
+            sign = sel.vreg()
+            sel.emit("v_xor_b32", sign, sx, sy)
+    if sign is None:
+        sel.emit("v_mov_b32", out[0], res[0])
+        sel.emit("v_mov_b32", out[1], res[1])
+        return Val("v", d, out)
+    t, carry = sel.vreg(2), sel.sreg(sel.mask_dwords)          # (res ^ sign) - sign
+    sel.emit("v_xor_b32", t[0], res[0], sign)
+    sel.emit("v_xor_b32", t[1], res[1], sign)
+    sel.emit("v_sub_co_u32", out[0], carry, t[0], sign)
+    sel.emit("v_sub_co_ci_u32", out[1], carry, t[1], sign, carry)
+    return Val("v", d, out)
+
+
+def _pair(sel, lo, hi):
+    out = sel.vreg(2)
+    sel.emit("v_mov_b32", out[0], lo)
+    sel.emit("v_mov_b32", out[1], hi)
+    return out
+
+
+def _magnitude(sel, x):
+    """|x| of a signed 64-bit pair and its sign (0 or all ones)."""
+    sign, t, out, carry = sel.vreg(), sel.vreg(2), sel.vreg(2), sel.sreg(sel.mask_dwords)
+    sel.emit("v_ashrrev_i32", sign, 31, x[1])
+    sel.emit("v_xor_b32", t[0], x[0], sign)
+    sel.emit("v_xor_b32", t[1], x[1], sign)
+    sel.emit("v_sub_co_u32", out[0], carry, t[0], sign)
+    sel.emit("v_sub_co_ci_u32", out[1], carry, t[1], sign, carry)
+    return out, sign

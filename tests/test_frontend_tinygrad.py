@@ -86,16 +86,23 @@ def test_unsupported_kernel_is_a_clear_error_naming_the_uop():
 
 
 def test_kernel_the_frontend_cannot_select_names_the_uop_and_ir_instruction():
-    # tinygrad passes float64 through (the renderer does not list it) and hands EXP2 to the
-    # backend; isel has no f64 exp2 yet: the error must name the IR instruction and the
-    # tinygrad UOp it came from, not compute anything
+    # the device's compiler on a kernel isel refuses (ALU on a vector): the error must name
+    # the IR instruction and the tinygrad UOp noted on it, not compute anything
     from tinygrad.device import CompileError
-    from tinygrad.dtype import dtypes
+    from frontend.tinygrad.device import WavesmithCompiler
+    src = """kernel E_2
+buffer out f32x2[2]
+buffer a f32x2[2]
+%0 = i32 local_id 0 2
+%1 = f32x2 load a[%0]
+%2 = f32x2 add %1 %1  # ADD (dtypes.float.vec(2))
+store out[%0] %2
+"""
     with pytest.raises(CompileError) as e:
-        (_t(np.array([1.0, 2.0])).cast(dtypes.float64).exp2()).numpy()
+        WavesmithCompiler("gfx1100").compile(src)
     msg = str(e.value)
-    assert re.search(r"%\d+ \(%\d+ = f64 exp2 %\d+\)", msg), msg
-    assert "from UOp EXP2 (dtypes.double)" in msg, msg
+    assert re.search(r"%2 \(%2 = f32x2 add %1 %1\)", msg), msg
+    assert "[ADD (dtypes.float.vec(2))]" in msg, msg
 
 
 def test_float64_arithmetic_through_tinygrad():
@@ -106,6 +113,13 @@ def test_float64_arithmetic_through_tinygrad():
     # tinygrad fuses the multiply-add and divides by multiplying with 1/1.3: a few ulps from
     # numpy's order of rounding, far below float32's (the bit-exact per-op tests: test_frontend_f64.py)
     np.testing.assert_allclose(got, (a.astype(np.float64) * 3.1 + 0.7) / 1.3, rtol=1e-15, atol=0)
+    # exp2/log2/sin on f64: tinygrad's own f64 decompositions (sin's Payne-Hanek reduction
+    # divides 64-bit integers); a few ulps from numpy's
+    x = np.array([0.5, -3.25, 10.0, 1e-3, 700.0, 123.456, -0.1, 2.0, 100.0], np.float32).astype(np.float64)
+    t = _t(x).cast(dtypes.float64)
+    np.testing.assert_allclose(t.exp2().numpy(), np.exp2(x), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(t.abs().log2().numpy(), np.log2(np.abs(x)), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(t.sin().numpy(), np.sin(x), rtol=1e-14, atol=1e-16)
 
 
 def test_ir_text_carries_the_uop_of_each_instruction():

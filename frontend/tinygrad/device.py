@@ -14,7 +14,8 @@ import numpy as np
 from tinygrad.device import Allocator, Compiled, CompileError, Compiler, Program
 from tinygrad.dtype import dtypes
 from tinygrad.renderer import Renderer
-from tinygrad.uop.ops import Ops
+from tinygrad.codegen.decomp.transcendental import xexp2, xlog2, xsin
+from tinygrad.uop.ops import Ops, PatternMatcher, UPat
 
 from ..compile import compile_program
 from ..ir import IRError, parse
@@ -29,7 +30,7 @@ NATIVE_OPS = (Ops.ADD, Ops.SUB, Ops.MUL, Ops.CDIV, Ops.CMOD, Ops.MAX, Ops.CMPLT,
               Ops.RECIPROCAL, Ops.NEG, Ops.TRUNC)
 # dtypes the frontend selects natively; tinygrad emulates 64-bit ints with 32-bit pairs
 NATIVE_DTYPES = {dtypes.bool, dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.int32, dtypes.uint32,
-                 dtypes.float16, dtypes.bfloat16, dtypes.float32}
+                 dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64}
 
 
 class WavesmithCompiler(Compiler):
@@ -79,6 +80,12 @@ def _uop_note(prog, notes: list[str], index, message: str) -> str:
     return found.pop() if len(found) == 1 else ""
 
 
+# f64 exp2/log2/sin have no native instruction (v_exp/v_log/v_sin are f32 and f16 only):
+# tinygrad's own f64 polynomial decompositions, which it applies when a backend lacks the op
+F64_TRANSCENDENTALS = PatternMatcher([(UPat(op, dtype=dtypes.float64, src=(UPat.var("d"),)), f)
+                                      for op, f in ((Ops.EXP2, xexp2), (Ops.LOG2, xlog2), (Ops.SIN, xsin))])
+
+
 class WavesmithRenderer(Renderer):
     supports_float4 = True
     has_local = True
@@ -87,6 +94,7 @@ class WavesmithRenderer(Renderer):
     global_max = (2**31 - 1, 65535, 65535)      # work-groups per dimension
     local_max = (1024, 1024, 1024)              # work-items per group (1024 in total)
     code_for_op = {op: None for op in NATIVE_OPS}
+    extra_matcher = F64_TRANSCENDENTALS
 
     def __init__(self, target):
         super().__init__(target)
