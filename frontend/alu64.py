@@ -5,7 +5,7 @@ shifts are the ISA's 64-bit VOPC/VOP3 forms, and/or/xor/select work per dword.
 Not selected: 64-bit division and modulo (a CompileError naming the instruction)."""
 from __future__ import annotations
 
-from . import alu
+from . import alu, alu_f64
 from .alu import fold, held_const, narrow, split64
 from .ir import DType
 from .values import Val, const
@@ -18,7 +18,7 @@ def select(sel, ins, srcs: list[Val]) -> Val:
             any(s.kind == "vec" for s in srcs) or d.count != 1:
         return alu.select(sel, ins, srcs)
     if any(s.dtype.scalar == "f64" for s in srcs) or d.scalar == "f64":
-        raise sel.error(f"{op} on f64 is not supported yet")
+        return alu_f64.select(sel, ins, srcs)
     if op == "cast":
         return cast64(sel, srcs[0], d)
     if op == "bitcast" and srcs[0].dtype.itemsize == 8 and d.itemsize == 8 and srcs[0].kind != "c":

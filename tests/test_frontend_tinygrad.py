@@ -86,15 +86,26 @@ def test_unsupported_kernel_is_a_clear_error_naming_the_uop():
 
 
 def test_kernel_the_frontend_cannot_select_names_the_uop_and_ir_instruction():
-    # tinygrad passes float64 through (the renderer does not list it); isel has no f64 ALU yet:
-    # the error must name the IR instruction and the tinygrad UOp it came from, not compute anything
+    # tinygrad passes float64 through (the renderer does not list it) and hands EXP2 to the
+    # backend; isel has no f64 exp2 yet: the error must name the IR instruction and the
+    # tinygrad UOp it came from, not compute anything
     from tinygrad.device import CompileError
     from tinygrad.dtype import dtypes
     with pytest.raises(CompileError) as e:
-        (_t(np.array([1.0, 2.0])).cast(dtypes.float64) * 3).numpy()
+        (_t(np.array([1.0, 2.0])).cast(dtypes.float64).exp2()).numpy()
     msg = str(e.value)
-    assert re.search(r"%\d+ \(%\d+ = f64 mul %\d+ %\d+\)", msg), msg
-    assert "from UOp MUL (dtypes.double)" in msg, msg
+    assert re.search(r"%\d+ \(%\d+ = f64 exp2 %\d+\)", msg), msg
+    assert "from UOp EXP2 (dtypes.double)" in msg, msg
+
+
+def test_float64_arithmetic_through_tinygrad():
+    from tinygrad.dtype import dtypes
+    a = np.array([1.0, 2.0, 3.0, -0.5], np.float32)
+    got = ((_t(a).cast(dtypes.float64) * 3.1 + 0.7) / 1.3).numpy()
+    assert got.dtype == np.float64
+    # tinygrad fuses the multiply-add and divides by multiplying with 1/1.3: a few ulps from
+    # numpy's order of rounding, far below float32's (the bit-exact per-op tests: test_frontend_f64.py)
+    np.testing.assert_allclose(got, (a.astype(np.float64) * 3.1 + 0.7) / 1.3, rtol=1e-15, atol=0)
 
 
 def test_ir_text_carries_the_uop_of_each_instruction():
