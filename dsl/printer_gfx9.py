@@ -147,7 +147,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
             if code >= 256:
                 text = _acc(code - 256, n, acc)
             else:
-                text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed)
+                text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed,
+                                f16_inline=False)   # gfx9 prints a 16-bit integer's inline float as the value
             if kind == "DPP":
                 text = _mods(text, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], False, force=plan.fp_mods)
             srcs.append(text)
@@ -159,7 +160,8 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
         elif code >= 256:
             text = _acc(code - 256, n, acc)
         else:
-            text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed)
+            text = src_text(spec, code, n, literal=literal, bits=bits, is_float=is_float, packed=packed,
+                            f16_inline=False)
         neg, abs_ = f.get("NEG", 0) >> i & 1, (f.get("ABS", 0) if not plan.is_p else f.get("NEG_HI", 0)) >> i & 1
         if (not plan.is_p or plan.is_mix) and not plan.truth_table:
             text = _mods(text, op, neg, abs_, spec.traits.is_constant(code))

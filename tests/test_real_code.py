@@ -25,7 +25,8 @@ CLANG_FLAGS = ["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-no
 TARGET_FLAGS = {"gfx1100": ["-mcpu=gfx1100", "-DKC_WAVESIZE=32"],
                 "gfx1100-w64": ["-mcpu=gfx1100", "-mwavefrontsize64", "-DKC_WAVESIZE=64"],
                 "gfx1151": ["-mcpu=gfx1151", "-DKC_WAVESIZE=32"],
-                "gfx942": ["-mcpu=gfx942", "-DKC_WAVESIZE=64"]}   # assembled only: no gfx942 emulator yet
+                "gfx942": ["-mcpu=gfx942", "-DKC_WAVESIZE=64"],   # gfx942/gfx950: assembled only, no emulator yet
+                "gfx950": ["-mcpu=gfx950", "-DKC_WAVESIZE=64"]}
 _devices: dict = {}
 
 
@@ -110,12 +111,13 @@ def test_clang_assembly_assembles_to_clangs_bytes_and_runs(case, target, clang, 
 
 
 @pytest.mark.skipif(not CASES, reason=f"kernel corpus not found at {ROOT} (set WAVESMITH_SHARED)")
-@pytest.mark.parametrize("case", [c for c in CASES if "gfx942" in c.manifest["code_objects"]], ids=lambda c: c.name)
-def test_clang_gfx942_assembly_assembles_to_clangs_bytes(case, clang, tmp_path):
-    """CDNA3: clang-22 -S for gfx942 through our gfx9-syntax assembler gives clang's `.text` and
-    kernel descriptors (accum_offset, tg_split included) byte for byte."""
-    text, obj = clang(case, "gfx942")
-    ours = read_code_object_of(_assemble(text, "gfx942", case.name))
+@pytest.mark.parametrize("case, target", [pytest.param(c, t, id=f"{c.name}-{t}") for t in ("gfx942", "gfx950")
+                                          for c in CASES if t in c.manifest["code_objects"]])
+def test_clang_cdna_assembly_assembles_to_clangs_bytes(case, target, clang, tmp_path):
+    """CDNA3 and CDNA4: clang-22 -S for gfx942 / gfx950 through our gfx9-syntax assembler gives
+    clang's `.text` and kernel descriptors (accum_offset, tg_split included) byte for byte."""
+    text, obj = clang(case, target)
+    ours = read_code_object_of(_assemble(text, target, case.name))
     assert ours.elf.section(".text").data == _section(obj, ".text", tmp_path), f"{case.name}: .text differs"
     rodata, symbols = _section(obj, ".rodata", tmp_path), _symbols(obj)
     rod = ours.elf.section(".rodata")
