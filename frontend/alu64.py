@@ -118,8 +118,8 @@ def select64(sel, op, srcs, d: DType) -> Val:
 
 
 def cast64(sel, v: Val, d: DType) -> Val:
-    """Casts between 64-bit integers and 32-bit-held integers, bools or floats (to 64-bit
-    integers only: from them to f32 and narrower is not selected yet)."""
+    """Casts between 64-bit integers and 32-bit-held integers, bools or floats (both ways,
+    rounded once)."""
     s = v.dtype
     if d.itemsize == 8 and d.is_int and s.is_float:       # via f64: exact for f32, f16, bf16
         return alu_f64.cast(sel, alu_f64.cast(sel, v, alu_f64.F64), d)
@@ -138,6 +138,8 @@ def cast64(sel, v: Val, d: DType) -> Val:
             sel.emit("v_mov_b32", out[0], lo)
             sel.emit("v_mov_b32", out[1], hi)
             return Val("v", d, out)
+    if s.itemsize == 8 and s.is_int and d.is_float and v.kind != "c":
+        return alu_f64.int64_to_float(sel, Val("v", s, whole(sel, v)) if v.kind == "s" else v, d)
     if s.itemsize == 8 and s.is_int:
         if d.kind == "b":
             m = sel.sreg(sel.mask_dwords)

@@ -143,13 +143,43 @@ def round_to_odd_f32(sel, x):
     return odd_step(sel, f, r)
 
 
-def odd_step(sel, f, r):
+def int64_to_float(sel, v: Val, d: DType) -> Val:
+    """i64/u64 -> f32/f16/bf16 rounded once: high * 2^32 and low are exact f64 values, their
+    sum s and its error e (TwoSum) are exact, s is made round-to-odd at f64 precision (one
+    unit toward the sum when e is not zero and s is even), then rounded to the type."""
+    lo, hi = v.reg[0], v.reg[1]
+    hf, lf, s, bb, t, u, e = (sel.vreg(2) for _ in range(7))
+    neg = sel.r.neg
+    sel.valu("v_cvt_f64_i32" if v.dtype.signed else "v_cvt_f64_u32", hf, hi)
+    sel.emit("v_ldexp_f64", hf, hf, 32)
+    sel.valu("v_cvt_f64_u32", lf, lo)
+    sel.emit("v_add_f64", s, hf, lf)
+    sel.emit("v_add_f64", bb, s, neg(hf))
+    sel.emit("v_add_f64", t, s, neg(bb))
+    sel.emit("v_add_f64", t, hf, neg(t))
+    sel.emit("v_add_f64", u, lf, neg(bb))
+    sel.emit("v_add_f64", e, t, u)
+    step, step_hi, odd = sel.vreg(), sel.vreg(), sel.vreg(2)
+    carry = sel.sreg(sel.mask_dwords)
+    sel.emit("v_mov_b32", step, odd_step(sel, s[0], e, sign_of=s[1]))     # s[0] + step
+    sel.emit("v_sub_nc_u32", step, step, s[0])
+    sel.emit("v_ashrrev_i32", step_hi, 31, step)
+    sel.emit("v_add_co_u32", odd[0], carry, s[0], step)
+    sel.emit("v_add_co_ci_u32", odd[1], carry, s[1], step_hi, carry)
+    out = sel.vreg()
+    if d.scalar == "f32":
+        sel.emit("v_cvt_f32_f64", out, odd)
+        return Val("v", d, out)
+    return narrow(sel, Val("v", d, round_to_odd_f32(sel, odd)))
+
+
+def odd_step(sel, f, r, sign_of=None):
     """f + one unit toward the exact value when f is even and the remainder r (exact value
     minus f, as an f64) is not zero; NaN remainders (infinite inputs) leave f."""
     moved = sel.sreg(sel.mask_dwords)
     step, even, out = sel.vreg(), sel.vreg(), sel.vreg()
     sel.emit("v_cmp_lg_f64", moved, r, 0)                # ordered: no step for NaN
-    sel.emit("v_xor_b32", step, r[1], f)                 # +1 if the signs agree, else -1
+    sel.emit("v_xor_b32", step, r[1], f if sign_of is None else sign_of)   # +1 if the signs agree, else -1
     sel.emit("v_ashrrev_i32", step, 31, step)
     sel.emit("v_or_b32", step, 1, step)
     sel.emit("v_cndmask_b32", step, 0, step, moved)

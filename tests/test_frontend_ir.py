@@ -71,11 +71,11 @@ def test_program_is_immutable():
 
 
 def test_unsupported_op_names_the_instruction():
-    p = parse("kernel k\nbuffer out f32[4]\nbuffer a i64[4]\n%0 = i32 local_id 0 4\n%1 = i64 load a[%0]\n"
-              "%2 = f32 cast %1\nstore out[%0] %2\n")
+    p = parse("kernel k\nbuffer out f32x2[4]\nbuffer a f32x2[4]\n%0 = i32 local_id 0 4\n%1 = f32x2 load a[%0]\n"
+              "%2 = f32x2 add %1 %1\nstore out[%0] %2\n")
     with pytest.raises(CompileError) as e:
         compile_program(p)
-    assert "%2 (%2 = f32 cast %1)" in str(e.value) and "i64 -> f32" in str(e.value)
+    assert "%2 (%2 = f32x2 add %1 %1)" in str(e.value) and "vector" in str(e.value)
 
 
 def test_instruction_notes_round_trip_as_comments_and_locate_compile_errors():
@@ -85,11 +85,11 @@ def test_instruction_notes_round_trip_as_comments_and_locate_compile_errors():
     assert "%4 = f32 cast %3  # note 4" in text and "%0 = i32 local_id 0 64\n" in text
     got: list = []
     assert parse(text, got) == p and got == notes
-    bad = parse("kernel k\nbuffer out f32[4]\nbuffer a i64[4]\n%0 = i32 local_id 0 4  # id\n"
-                "%1 = i64 load a[%0]  # the load\n%2 = f32 cast %1  # the conversion\nstore out[%0] %2\n", got := [])
+    bad = parse("kernel k\nbuffer out f32x2[4]\nbuffer a f32x2[4]\n%0 = i32 local_id 0 4  # id\n"
+                "%1 = f32x2 load a[%0]  # the load\n%2 = f32x2 add %1 %1  # the vector add\nstore out[%0] %2\n", got := [])
     with pytest.raises(CompileError) as e:
         compile_program(bad)
-    assert e.value.index == 2 and got[e.value.index] == "the conversion"
+    assert e.value.index == 2 and got[e.value.index] == "the vector add"
 
 
 def test_divergent_loop_bound_is_refused_with_the_instruction():
