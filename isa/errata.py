@@ -552,6 +552,20 @@ def _div_scale_errata(arch: str, ty: str):
            f"(numerator; S1 = 1.0) returns NaN and sets VCC = 1; so does a denormal denominator (0x00000001) "
            f"under the flushing MODE the test kernels run with, where it is zero. The f64 form gets the same "
            f"branch (same structure, no separate measurement).")
+    if ty == "f64":
+        both = (f"elsif ((1.0 / S1.{t} == DENORM.{t}) && (S2.{t} / S1.{t} == DENORM.{t})) then\n    VCC = 0x1LL;\n"
+                f"    if S0.{t} == S1.{t} then\n        // Only scale the denominator\n        D0.{t} = ldexp(S0.{t}, ")
+        yield ("huge-denominator-scales-down", both + "128)", both + "-128)",
+               "When 1/S1 and S2/S1 are both denormal (a denominator above 2**1022) the pseudocode scales the "
+               "denominator up by 2**128, which overflows to infinity, so the standard division sequence "
+               "(v_div_scale, v_rcp, Newton steps, v_div_fmas, v_div_fixup: LLVM 22's f64 division lowering, "
+               "and the tensor compiler's) returns +inf for 1/1.7e308 instead of 5.88e-309. The branch for a "
+               "denormal 1/S1 alone scales by 2**-128, as the instruction's purpose ('scales inputs for division "
+               "to avoid subnormal terms') requires; scaling the denominator down here, with VCC set, makes "
+               "v_div_fmas (whose post-scale is 2**-128 for a quotient below 1.0) return the correctly rounded "
+               "quotient. Evidence: the f64 division sequence LLVM 22 emits for x / y, replayed in "
+               "tests/test_emu_semantics_division.py, gives numpy's quotients for denominators up to "
+               "1.797e308 with this rule and +inf without it. Not measured on hardware.")
     if ty == "f32":
         yield ("smallest-normal-quotient", f"elsif S2.{t} / S1.{t} == DENORM.{t} then\n    VCC = 0x1LL;\n"
                f"    if S0.{t} == S2.{t} then\n        // Only scale the numerator",

@@ -122,3 +122,15 @@ def test_division_macro_near_the_range_limits(arch, dtype):
     x[0, :4] = [finfo.tiny, finfo.max, finfo.smallest_subnormal * 3, 7.0]
     y[0, :4] = [3.0, 0.75, 3.0, finfo.tiny * 5]
     _check_division(arch, x, y)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_division_macro_with_huge_denominators(arch):
+    """f64 denominators above 2**1022, where 1/y and x/y are both denormal: v_div_scale must scale
+    the denominator down (erratum div-scale-f64-huge-denominator-scales-down; the manual's 2**+128
+    overflows it to infinity) for the sequence to give numpy's quotient, e.g. 1/1.7e308."""
+    y = rng.uniform(1, 2, W * L) * 2.0 ** rng.integers(1022, 1024, W * L)
+    x = rng.uniform(1, 2, W * L) * 2.0 ** rng.integers(-60, 60, W * L)
+    y[:3], x[:3] = [1.7e308, np.finfo(np.float64).max, 2.0 ** 1022 * 1.5], [1.0, -1.0, 3.0]
+    x[W * L // 2:] *= -1
+    _check_division(arch, x.reshape(W, L), y.reshape(W, L))

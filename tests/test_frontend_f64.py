@@ -146,10 +146,6 @@ def test_transcendental_is_a_clear_error():
         run_op("exp2", [np.ones(N)], ["f64"], "f64")
 
 
-@pytest.mark.xfail(strict=True, reason="1/x with a denormal result (|x| > 2^1022): the manual's V_DIV_SCALE_F64 "
-                   "pseudocode (p. 438) scales the denominator by 2^+128 when 1/S1 and S2/S1 are both denormal, "
-                   "giving inf on the emulator; scaling it by 2^-128 instead (as the branch for a denormal 1/S1 alone "
-                   "does) would make the sequence exact here. Suspected manual erratum, unverified on hardware")
 def test_reciprocal_of_the_largest_values():
     x = np.full(N, 1.7e308)
     same(run_op("recip", [x], ["f64"], "f64"), 1.0 / x)
