@@ -16,7 +16,7 @@ import isa
 
 from . import families
 from .asm_lexer import ContextualScanLexer
-from .operands import Lit, Mod, OperandError, Reg, Special
+from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, Statement, SymExpr
 from . import syntax
 
@@ -37,7 +37,9 @@ def _reg(text: str) -> Reg:
         if text[0] == "t":
             return Reg("ttmp", int(text[4:]), 1, half)
         if text[0] == "a":
-            raise OperandError(f"{name}: accumulation registers (a0..a255) exist only on CDNA targets")
+            if half is not None:
+                raise OperandError(f"{name}: only VGPRs have .l/.h halves")
+            return Agpr(int(text[1:]))
         return Reg(text[0], int(text[1:]), 1, half)
     except (OperandError, ValueError) as e:
         raise _term_error(e, name) from None
@@ -53,7 +55,7 @@ def _regrange(text: str) -> Reg:
         if hi < lo:
             raise OperandError(f"register range {text} is empty (ranges are inclusive: {m.group(1)}[{hi}:{lo}]?)")
         if m.group(1) == "a":
-            raise OperandError(f"{text}: accumulation registers (a0..a255) exist only on CDNA targets")
+            return Agpr(lo, hi - lo + 1)
         return Reg(m.group(1), lo, hi - lo + 1)
     except (OperandError, ValueError) as e:
         raise _term_error(e, text) from None

@@ -906,6 +906,13 @@ def encode_line(spec: Spec, line: str) -> bytes:
     mn = mn.lower()
     base = isa.llvm_base_mnemonic(mn)
     defs = spec.lookup(amd_name(base, spec.arch))
+    if not defs and mn.startswith("v_mfma_"):   # CDNA2's spelling without the type's underscore
+        legacy = mn                              # (v_mfma_f32_32x32x8f16) is still accepted
+        mn = re.sub(r"(\d+x\d+x\d+)(?=[a-z])", r"\1_", mn, count=1)
+        base = isa.llvm_base_mnemonic(mn)
+        defs = spec.lookup(amd_name(base, spec.arch))
+        if not defs:
+            mn = legacy
     if not defs:
         raise Gfx9AsmError(f"unknown instruction {mn!r}")
     roles = spec.traits.roles

@@ -11,7 +11,7 @@ from isa import InstrDef, Spec
 
 from . import syntax
 from .literals import constant, literal_kind
-from .operands import Lit, Mod, OperandError, Reg, Special
+from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import signature
 from .signature import Operand, ValuSig, valu_signature, vopd_base
@@ -264,6 +264,15 @@ class Encoder:
         return hit
 
     def encode_statement(self, st) -> tuple[bytes, str | None]:
+        try:
+            return self._encode_statement(st)
+        except OperandError as e:
+            if isinstance(e.operand, Agpr) and not self.traits.agprs:
+                raise OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
+                                   f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand) from None
+            raise
+
+    def _encode_statement(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st)
         mn = st.mnemonic

@@ -128,6 +128,24 @@ s, v, ttmp = RegFile("s"), RegFile("v"), RegFile("ttmp")
 
 
 @dataclass(frozen=True)
+class Agpr:
+    """An accumulation register (range) as an assembly line names it: a0, a[0:15]. Only targets
+    whose traits have AGPRs (CDNA) encode it; their encoder reads AGPRs from the source text, and
+    the other targets' encoder refuses it (so it is not a Reg, which every target encodes)."""
+    idx: int
+    count: int = 1
+    cls = "a"
+    half = None
+
+    def __post_init__(self):
+        if self.count < 1 or not 0 <= self.idx < 256:
+            raise OperandError(f"register {self} is out of range: a registers are a0..a255")
+
+    def __str__(self) -> str:
+        return f"a{self.idx}" if self.count == 1 else f"a[{self.idx}:{self.idx + self.count - 1}]"
+
+
+@dataclass(frozen=True)
 class Special:
     """A named register or constant source: vcc, exec_lo, m0, null, scc, src_shared_base, ..."""
     name: str
