@@ -18,10 +18,13 @@ schedules the op on `WAVESMITH` and lowers each kernel AST twice with the same o
 Both code objects run on `Device("emu")` with identical buffers (seeded random contents,
 every buffer of the kernel); the outputs must agree (integers exactly, floats as `agree()`
 says, NaN where NaN). Per kernel it prints dynamic wave-instructions (emu `Stats`), the
-ratio ours/LLVM, static VGPRs and SGPRs (code-object metadata) and compile times (ours:
-this process's CPU time for IR -> code object; LLVM: the three tools' CPU time), then the
-medians against the goal (<= 1.1x LLVM's instructions, no more VGPRs) and the kernels where
-we lose, each with the instruction categories that make up the difference."""
+ratio ours/LLVM, emulated cycles (both launches timed by the emulator's timing model,
+`launch(..., timing=True)`, same grid, same buffers) and their ratio, static VGPRs and SGPRs
+(code-object metadata) and compile times (ours: this process's CPU time for IR -> code
+object; LLVM: the three tools' CPU time), then the medians against the goal (<= 1.1x LLVM's
+instructions, no more VGPRs), the median cycle ratio, and the kernels where we lose (more
+instructions, VGPRs or cycles), each with the instruction categories that make up the
+difference."""
 from __future__ import annotations
 
 import argparse
@@ -239,10 +242,13 @@ def compile_ours(ir: str) -> tuple[bytes, float]:
 @dataclass
 class Side:
     instructions: int = 0
+    cycles: int = 0             # emulated cycles of the launch (emu timing model)
     vgprs: int = 0
     sgprs: int = 0
     compile_s: float = 0.0
     by_mnemonic: dict = field(default_factory=dict)
+    stalls: dict = field(default_factory=dict)       # cause -> stall cycles summed over waves
+    timing_note: str = ""                             # how the timing model estimated, if it did
     outputs: dict = field(default_factory=dict)
 
 
@@ -264,14 +270,18 @@ def launch(dev, hsaco: bytes, arg_prefix: str, low: Lowered, buffers: dict, vars
             args.append(np.int32(next(var_values)))
     grid, block = low.info.launch_dims(vars_)
     dev.machine.count_mnemonics = True
-    stats = dev.load(hsaco).launch(name, grid=tuple(grid), block=tuple(block or (1, 1, 1)), args=args)
+    stats = dev.load(hsaco).launch(name, grid=tuple(grid), block=tuple(block or (1, 1, 1)), args=args,
+                                   timing=True)
     outs = {}
     for slot, arr in buffers.items():
         b = dbufs.get(f"{arg_prefix}{slot}")
         if b is not None:
             outs[slot] = b.copyout(arr.dtype)[:arr.size].copy()
             b.free()
-    return Side(stats.instructions, k.vgpr_count, k.sgpr_count, 0.0, dict(stats.by_mnemonic or {}), outs)
+    rep = stats.timing
+    return Side(instructions=stats.instructions, cycles=rep.cycles, vgprs=k.vgpr_count, sgprs=k.sgpr_count,
+                by_mnemonic=dict(stats.by_mnemonic or {}), outputs=outs, stalls=rep.stall_totals(),
+                timing_note=rep.note)
 
 
 def agree(a: np.ndarray, b: np.ndarray) -> str | None:
@@ -324,6 +334,14 @@ class Row:
     def ratio(self) -> float:
         return self.ours.instructions / max(self.llvm.instructions, 1)
 
+    @property
+    def cycle_ratio(self) -> float:
+        return self.ours.cycles / max(self.llvm.cycles, 1)
+
+    def loses(self) -> bool:
+        return (self.ratio > GOAL_INSTRUCTIONS or self.ours.vgprs > self.llvm.vgprs
+                or self.ours.cycles > self.llvm.cycles)
+
     def why(self) -> str:
         """The instruction categories (and registers) where ours exceeds LLVM's."""
         o, l = by_category(self.ours.by_mnemonic), by_category(self.llvm.by_mnemonic)
@@ -331,6 +349,12 @@ class Row:
         parts = [f"{c} +{d}" for d, c in extra if d > 0][:3]
         if self.ours.vgprs > self.llvm.vgprs:
             parts.append(f"VGPRs {self.ours.vgprs} vs {self.llvm.vgprs}")
+        if self.ours.cycles > self.llvm.cycles:
+            so, sl = self.ours.stalls, self.llvm.stalls
+            more = sorted(((so.get(c, 0) - sl.get(c, 0), c) for c in set(so) | set(sl)), reverse=True)
+            stalled = [f"{c} +{d}" for d, c in more if d > 0][:2]
+            if stalled:
+                parts.append("wave stall cycles " + ", ".join(stalled))
         return ", ".join(parts)
 
 
@@ -368,16 +392,17 @@ def compare(op: str, ast, workdir: Path, seed: int = 1) -> Row:
 
 
 def report(rows: list[Row], losses: bool = True) -> dict:
-    print(f"{'op':<12} {'kernel':<28} {'ours':>8} {'LLVM':>8} {'ratio':>6} {'VGPR':>7} {'SGPR':>7} "
-          f"{'compile ms':>13}  result")
+    print(f"{'op':<12} {'kernel':<28} {'ours':>8} {'LLVM':>8} {'ratio':>6} {'cyc ours':>9} {'cyc LLVM':>9} "
+          f"{'c.ratio':>7} {'VGPR':>7} {'SGPR':>7} {'compile ms':>13}  result")
     good = [r for r in rows if r.ours and r.llvm]
     for r in rows:
         if not (r.ours and r.llvm):
-            print(f"{r.op:<12} {r.kernel[:28]:<28} {'':>8} {'':>8} {'':>6} {'':>7} {'':>7} {'':>13}  {r.error}")
+            print(f"{r.op:<12} {r.kernel[:28]:<28} {'':>8} {'':>8} {'':>6} {'':>9} {'':>9} {'':>7} {'':>7} {'':>7} "
+                  f"{'':>13}  {r.error}")
             continue
         o, l = r.ours, r.llvm
         print(f"{r.op:<12} {r.kernel[:28]:<28} {o.instructions:>8} {l.instructions:>8} {r.ratio:>6.2f} "
-              f"{o.vgprs:>3}/{l.vgprs:<3} {o.sgprs:>3}/{l.sgprs:<3} {o.compile_s * 1e3:>6.0f}/{l.compile_s * 1e3:<6.0f}"
+              f"{o.cycles:>9} {l.cycles:>9} {r.cycle_ratio:>7.2f} {o.vgprs:>3}/{l.vgprs:<3} {o.sgprs:>3}/{l.sgprs:<3} {o.compile_s * 1e3:>6.0f}/{l.compile_s * 1e3:<6.0f}"
               f"  {'MISMATCH ' + r.mismatch if r.mismatch else 'same'}")
     summary = {}
     if good:
@@ -388,6 +413,7 @@ def report(rows: list[Row], losses: bool = True) -> dict:
             "median_vgpr_diff": statistics.median(r.ours.vgprs - r.llvm.vgprs for r in good),
             "median_compile_ms": (statistics.median(r.ours.compile_s for r in good) * 1e3,
                                   statistics.median(r.llvm.compile_s for r in good) * 1e3),
+"median_cycle_ratio": statistics.median(r.cycle_ratio for r in good),
             "total_ratio": sum(r.ours.instructions for r in good) / max(sum(r.llvm.instructions for r in good), 1),
         }
         s = summary
@@ -395,17 +421,22 @@ def report(rows: list[Row], losses: bool = True) -> dict:
         print(f"median instructions ours/LLVM: {s['median_ratio']:.3f} (goal <= {GOAL_INSTRUCTIONS}: "
               f"{'met' if s['median_ratio'] <= GOAL_INSTRUCTIONS else 'not met'}); all kernels summed: "
               f"{s['total_ratio']:.3f}")
+        print(f"median emulated cycles ours/LLVM: {s['median_cycle_ratio']:.3f} (timing model, same launch); "
+              f"slower in cycles: {sum(r.ours.cycles > r.llvm.cycles for r in good)}")
+        for r in good:
+            for who, side in (("ours", r.ours), ("LLVM", r.llvm)):
+                if side.timing_note:
+                    print(f"  cycles of {r.op} {r.kernel} ({who}) estimated: {side.timing_note}")
         print(f"median VGPRs ours {s['median_vgprs'][0]:g}, LLVM {s['median_vgprs'][1]:g}; median difference "
               f"{s['median_vgpr_diff']:+g} (goal <= 0: {'met' if s['median_vgpr_diff'] <= 0 else 'not met'})")
         print(f"median compile time: ours {s['median_compile_ms'][0]:.0f} ms, LLVM (opt+llc+lld CPU) "
               f"{s['median_compile_ms'][1]:.0f} ms")
     if losses:
-        lost = sorted((r for r in good if r.ratio > GOAL_INSTRUCTIONS or r.ours.vgprs > r.llvm.vgprs),
-                      key=lambda r: -r.ratio)
-        print(f"\nkernels where we lose ({len(lost)}): ratio > {GOAL_INSTRUCTIONS} or more VGPRs; extra "
-              f"wave-instructions by category")
+        lost = sorted((r for r in good if r.loses()), key=lambda r: -max(r.ratio, r.cycle_ratio))
+        print(f"\nkernels where we lose ({len(lost)}): ratio > {GOAL_INSTRUCTIONS}, more VGPRs or more cycles; "
+              f"instruction and cycle ratios, extra wave-instructions by category")
         for r in lost:
-            print(f"  {r.op:<12} {r.kernel[:28]:<28} {r.ratio:5.2f}x  {r.why()}")
+            print(f"  {r.op:<12} {r.kernel[:28]:<28} {r.ratio:5.2f}x  cycles {r.cycle_ratio:5.2f}x  {r.why()}")
         totals: dict = {}
         for r in lost:
             o, l = by_category(r.ours.by_mnemonic), by_category(r.llvm.by_mnemonic)

@@ -1,7 +1,7 @@
 """bench/bench_llvm.py's harness on three tinygrad kernels: tinygrad's LLVM IR for gfx1100
 through opt/llc/ld.lld 22 and our frontend's code both run on Device("emu") with the same
-buffers and agree; counts and register figures come out of the emulator and the code
-objects. Skips without tinygrad or the LLVM 22 tools."""
+buffers and agree; counts, emulated cycles and register figures come out of the emulator
+(its timing model for cycles) and the code objects. Skips without tinygrad or the LLVM 22 tools."""
 from __future__ import annotations
 
 import sys
@@ -26,6 +26,10 @@ def test_harness_runs_both_and_they_agree(tmp_path, capsys):
         for side in (r.ours, r.llvm):
             assert side.instructions > 0 and side.vgprs > 0 and side.sgprs > 0
             assert sum(side.by_mnemonic.values()) == side.instructions
+            # a wave issues at most one instruction a cycle and the launch waits for its longest wave,
+            # so the launch takes at least the average wave's instruction count in cycles
+            per_wave = side.instructions / side.by_mnemonic["s_endpgm"]   # each wave ends with one
+            assert side.cycles >= per_wave > 0
         # LLVM's code object really came from llc: its kernel symbol is tinygrad's name
         assert (tmp_path / f"{r.kernel}.hsaco").exists()
     add = rows[0]
@@ -33,6 +37,8 @@ def test_harness_runs_both_and_they_agree(tmp_path, capsys):
     out = capsys.readouterr().out
     assert summary["kernels"] == 3 and summary["mismatches"] == 0
     assert "median instructions ours/LLVM" in out and add.kernel in out
+    assert "median emulated cycles ours/LLVM" in out
+    assert summary["median_cycle_ratio"] == sorted(r.ours.cycles / r.llvm.cycles for r in rows)[1]
 
 
 def test_mismatch_is_reported():
