@@ -848,7 +848,7 @@ def encoder(arch: str, wave_size: int | None = None):
         if hit is None or hit.spec is not spec:
             hit = _ENCODERS[id(spec), 64] = Gfx9Encoder(spec)
         return hit
-    spec = families.load(arch)
+    spec = families.load_for_assembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     hit = _ENCODERS.get((id(spec), wave))
     if hit is None or hit.spec is not spec:

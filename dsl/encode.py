@@ -10,6 +10,7 @@ from functools import lru_cache
 from isa import InstrDef, Spec
 
 from . import syntax
+from .decode import FIELD_NAMES
 from .literals import constant, literal_kind
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
@@ -109,7 +110,7 @@ class Encoder:
         self._vopd_halves: dict[tuple[str, str], tuple] = {}                    # (mnemonic, slot) -> _vopd_half
         self._codes: dict[str, frozenset] = {}                                  # format -> _source_codes
         # format -> ({field: (lo bit, width)}, the fixed encoding bits, has an OP field, bytes)
-        self._layout = {name: ({n: (lo, hi - lo + 1) for n, hi, lo in f.fields},
+        self._layout = {name: ({FIELD_NAMES.get(n, n): (lo, hi - lo + 1) for n, hi, lo in f.fields},
                                f.encoding[0] if f.encoding else 0, "OP" in {n for n, _, _ in f.fields},
                                (64 if name == "MIMG" else f.width) // 8)
                         for name, f in spec.formats.items()}
@@ -535,7 +536,7 @@ class Encoder:
                     else:
                         dst_bit = None
                     given = self._halves_given(plan, ops, src_vals)
-                    if any(bits) and not given:
+                    if any(bits) and not given and self.spec.arch in syntax.TRUE16_FAMILIES:
                         for i, b in enumerate(bits[:len(src_vals)]):
                             x = src_vals[i].value if isinstance(src_vals[i], Mod) else src_vals[i]
                             if b and sig.srcs[i].t16 and type(x) is Reg and x.cls == "v":
@@ -777,7 +778,7 @@ class Encoder:
             if name == "sdst":
                 F[field] = self.sreg_code(v, F, name, n)
             elif name == "msg":
-                F[field] = _sendmsg_value(v, d)
+                F[field] = _sendmsg_value(v, d, self.spec.arch)
             elif name == "k":
                 self.k_literal(v, _SALU_K, "salu", F)
             else:
@@ -809,7 +810,7 @@ class Encoder:
             self._arity(d, ops, ["simm16"])
             v = ops[0]
             if style == "sendmsg":
-                F["SIMM16"] = _sendmsg_value(v, d)
+                F["SIMM16"] = _sendmsg_value(v, d, self.spec.arch)
                 return None
             if style == "branch" and isinstance(v, Attr):
                 F["SIMM16"] = 0
@@ -832,7 +833,7 @@ class Encoder:
                 else:
                     F["SIMM16"] = _imm16(v, d)
             elif name == "hwreg":
-                F["SIMM16"] = _hwreg_value(v, d)
+                F["SIMM16"] = _hwreg_value(v, d, self.spec.arch)
             elif name == "lit":
                 val = v.value if isinstance(v, Lit) else v
                 if not isinstance(val, int):
@@ -841,7 +842,7 @@ class Encoder:
         return fix
 
     def _waitcnt(self, d, ops, mods) -> int:
-        fields = {name: (hi, lo) for name, hi, lo in self.spec.tables["waitcnt"]}
+        fields = {name: (hi, lo) for name, hi, lo in self.spec.tables.get("waitcnt") or syntax.WAITCNT_LAYOUT_GFX11}
         value = 0
         for key in fields.values():
             value |= ((1 << (key[0] - key[1] + 1)) - 1) << key[1]
@@ -914,7 +915,8 @@ class Encoder:
             if not 0 <= off <= 0xffff:
                 raise OperandError(f"{_name(d)}: offset:{off} is out of range 0..65535")
             F["OFFSET0"], F["OFFSET1"] = off & 0xff, off >> 8
-        F["GDS"] = 1 if mods.pop("gds", False) else 0
+        if mods.pop("gds", False):      # (RDNA4's VDS has no GDS bit: refused there by pack)
+            F["GDS"] = 1
 
     def flat(self, d, F, ops, mods):
         glc = bool(mods.pop("glc", False))
@@ -1025,22 +1027,26 @@ class Encoder:
         F.update(OPSEL=opsel, NEG=negb, CLMP=int(bool(mods.pop("clamp", False))), WAITEXP=mods.pop("wait_exp", 0))
 
     def ldsdir(self, d, F, ops, mods):
+        """LDSDIR (RDNA3) and VDSDIR (RDNA4: ds_*_load, with a second wait field, WAIT_VMVSRC)."""
         mn = _name(d)
+        param = mn.endswith("_param_load")
         if not ops:
-            self._arity(d, ops, ["vdst", "attr"] if mn == "lds_param_load" else ["vdst"])
+            self._arity(d, ops, ["vdst", "attr"] if param else ["vdst"])
         F["VDST"] = self.vgpr(ops[0], F, "vdst")
         F.update(ATTR=0, ATTR_CHAN=0)
-        if mn == "lds_param_load":
+        if param:
             self._arity(d, ops, ["vdst", "attr"])
             a = ops[1]
-            import re
             m = re.fullmatch(r"attr(\d+)\.([xyzw])", getattr(a, "name", ""))
             if not m:
                 raise OperandError(f"{mn}: expected attrN.[xyzw], got {a}")
             F["ATTR"], F["ATTR_CHAN"] = int(m.group(1)), "xyzw".index(m.group(2))
         else:
             self._arity(d, ops, ["vdst"])
-        F["WAIT_VA"] = mods.pop("wait_vdst", 0)
+        if "WAIT_VMVSRC" in self._layout[d.format][0]:
+            F["WAIT_VA"], F["WAIT_VMVSRC"] = mods.pop("wait_va_vdst", 0), mods.pop("wait_vm_vsrc", 0)
+        else:
+            F["WAIT_VA"] = mods.pop("wait_vdst", 0)
 
 
 _VALU_FORMATS = frozenset(("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"))
@@ -1049,7 +1055,8 @@ _HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
              "SOPP": Encoder.sopp_sopk, "SOPK": Encoder.sopp_sopk, "SMEM": Encoder.smem, "DS": Encoder.ds,
              "FLAT": Encoder.flat, "GLOBAL": Encoder.flat, "SCRATCH": Encoder.flat,
              "MUBUF": Encoder.buffer, "MTBUF": Encoder.buffer, "VINTERP": Encoder.vinterp,
-             "LDSDIR": Encoder.ldsdir}
+             "LDSDIR": Encoder.ldsdir,
+             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir}
 
 
 # ---------------------------------------------------------------- helpers
@@ -1282,14 +1289,14 @@ def _imm16(v, d) -> int:
     return v & 0xffff
 
 
-def _hwreg_value(v, d) -> int:
+def _hwreg_value(v, d, family: str) -> int:
     if isinstance(v, int):
         return v & 0xffff
     if not isinstance(v, Call) or v.name != "hwreg" or not 1 <= len(v.args) <= 3:
         raise OperandError(f"{_name(d)}: expected hwreg(id[, offset, size]), got {v}")
     rid = v.args[0]
     if not isinstance(rid, int):
-        names = {n: i for i, n in syntax.HWREG_NAMES.items()}
+        names = {n: i for i, n in syntax.hwreg_names(family).items()}
         if getattr(rid, "name", None) not in names:
             raise OperandError(f"{_name(d)}: unknown hardware register {rid}; known: {', '.join(names)}")
         rid = names[rid.name]
@@ -1315,12 +1322,13 @@ def _version_value(v, d) -> int:
     return v
 
 
-def _sendmsg_value(v, d) -> int:
+def _sendmsg_value(v, d, family: str) -> int:
     if isinstance(v, int):
         return v & 0xffff
     if not isinstance(v, Call) or v.name != "sendmsg":
         raise OperandError(f"{_name(d)}: expected sendmsg(...), got {v}")
-    names = {n: i for i, n in {**syntax.SENDMSG_NAMES, **syntax.SENDMSG_RTN_NAMES}.items()}
+    plain, returning = syntax.sendmsg_names(family)
+    names = {n: i for i, n in {**plain, **returning}.items()}
     args = list(v.args)
     msg = args[0]
     if not isinstance(msg, int):
@@ -1466,9 +1474,9 @@ def order_candidates(defs: list[InstrDef], enc: str, roles) -> list[InstrDef]:
 
 
 # Families whose VOP3 DPP takes an SGPR or inline constant as src1 (LLVM 22 encodes them for
-# gfx1150/gfx1151, e.g. `v_cmp_lt_u32_e64_dpp s8, v0, s34 quad_perm:[2,1,0,0]`, and refuses them
-# for gfx1100 with "invalid operand for instruction").
-_DPP_SCALAR_SRC1 = frozenset(("rdna3.5",))
+# gfx1150/gfx1151 and gfx1201, e.g. `v_cmp_lt_u32_e64_dpp s8, v0, s34 quad_perm:[2,1,0,0]`, and
+# refuses them for gfx1100 with "invalid operand for instruction").
+_DPP_SCALAR_SRC1 = frozenset(("rdna3.5", "rdna4"))
 
 _DPP_CONTROLS = frozenset(("dpp8", "quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
                            "row_share", "row_xmask"))
