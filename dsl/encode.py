@@ -14,7 +14,7 @@ from .decode import FIELD_NAMES
 from .literals import constant, literal_kind
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
-from . import signature
+from . import encode_rdna4, signature
 from .signature import Operand, ValuSig, valu_signature, vopd_base
 
 
@@ -317,7 +317,7 @@ class Encoder:
                 _check_forced_dpp(d, mods, enc)
             self.valu(d, F, operands, mods, fmt in roles.valu_e32)
         else:
-            handler = _HANDLERS.get(fmt)
+            handler = _HANDLERS_BY_FAMILY.get(self.spec.arch, {}).get(fmt) or _HANDLERS.get(fmt)
             if handler is None:
                 raise OperandError(f"{_name(d)}: assembling {fmt} instructions is not supported yet")
             fix = handler(self, d, F, operands, mods)
@@ -1056,7 +1056,9 @@ _HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
              "FLAT": Encoder.flat, "GLOBAL": Encoder.flat, "SCRATCH": Encoder.flat,
              "MUBUF": Encoder.buffer, "MTBUF": Encoder.buffer, "VINTERP": Encoder.vinterp,
              "LDSDIR": Encoder.ldsdir,
-             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir}
+             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir, **encode_rdna4.HANDLERS}
+# a format whose name two families share but whose layout differs (RDNA4's SMEM)
+_HANDLERS_BY_FAMILY = encode_rdna4.HANDLERS_BY_FAMILY
 
 
 # ---------------------------------------------------------------- helpers
@@ -1499,7 +1501,7 @@ def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
 _NUMBER, _LIST, _FLAG = "a number", "a list [a,b,...]", "a flag (no value)"
 _MODIFIER_VALUES = {
     **dict.fromkeys(("offset", "offset0", "offset1", "row_shl", "row_shr", "row_ror", "row_share", "row_xmask",
-                     "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst",
+                     "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst", "wait_vm_vsrc",
                      "mul", "div"), _NUMBER),
     **dict.fromkeys(("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "quad_perm", "dpp8"), _LIST),
     **dict.fromkeys(("clamp", "glc", "slc", "dlc", "gds", "idxen", "offen", "tfe", "lds", "row_mirror",
@@ -1517,7 +1519,10 @@ _MODIFIER_ORDER = {**dict.fromkeys(_VALU_FORMATS, _VALU_ORDER),
                    **dict.fromkeys(("FLAT", "GLOBAL", "SCRATCH"), _FLAT_ORDER),
                    "SMEM": {"offset": 0, "glc": 1, "dlc": 1}, "DS": {"offset": 0, "offset0": 0, "offset1": 1, "gds": 2},
                    "MUBUF": _BUFFER_ORDER, "MTBUF": _BUFFER_ORDER,
-                   "VINTERP": {"clamp": 0, "op_sel": 1, "wait_exp": 2}}
+                   "VINTERP": {"clamp": 0, "op_sel": 1, "wait_exp": 2},
+                   **dict.fromkeys(("VFLAT", "VGLOBAL", "VSCRATCH"), {"offset": 0, "th": 1, "scope": 2}),
+                   "VBUFFER": {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "th": 4, "scope": 5, "tfe": 6},
+                   "VDS": {"offset": 0, "offset0": 0, "offset1": 1}}
 
 
 def _check_modifier_order(d: InstrDef, mods: dict) -> None:

@@ -1,0 +1,169 @@
+"""RDNA4's (gfx12) memory formats: LLVM text -> fields. The inverse of printer_rdna4.py: SMEM,
+VBUFFER, VFLAT/VGLOBAL/VSCRATCH with their cache policy (th:, scope:) and 24-bit offsets. The
+operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by format (SMEM by
+family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
+from __future__ import annotations
+
+from . import syntax
+from .operands import Mod, OperandError, Special
+from .printer_operands import buffer_data_dwords
+from .signature import cache_control, data_dwords, flat_layout
+from .statement import Attr
+
+
+def _name(d) -> str:
+    return d.name.lower()
+
+
+def _th_codes(name: str) -> dict[str, int]:
+    """TH_* name -> TH field value for an instruction (atomics, stores and loads name it apart)."""
+    if "_ATOMIC" in name:
+        return {"TH_ATOMIC_RETURN": 1, "TH_ATOMIC_NT": 2, "TH_ATOMIC_NT_RETURN": 3,
+                "TH_ATOMIC_CASCADE_RT": 4, "TH_ATOMIC_CASCADE_NT": 6}
+    names = syntax.TH_STORE_NAMES if "_STORE" in name else syntax.TH_LOAD_NAMES
+    codes = {n: i for i, n in enumerate(names) if n}
+    codes[names[3].rsplit("_", 1)[0] + "_BYPASS"] = 3     # TH_*_BYPASS: code 3 (printed with SCOPE_SYS)
+    return codes
+
+
+def cache_policy(d, F, mods) -> None:
+    """th:NAME|n and scope:NAME|n -> the TH and SCOPE fields (both 0 when not written)."""
+    th, scope = mods.pop("th", 0), mods.pop("scope", 0)
+    if isinstance(th, Attr):
+        codes = _th_codes(d.name)
+        if th.name not in codes:
+            raise OperandError(f"{_name(d)}: th:{th.name} is not a cache policy of this instruction; "
+                               f"known: {', '.join(codes)}", modifier="th")
+        th = codes[th.name]
+    if isinstance(scope, Attr):
+        if scope.name not in syntax.SCOPE_NAMES:
+            raise OperandError(f"{_name(d)}: scope:{scope.name}; known: "
+                               f"{', '.join(n for n in syntax.SCOPE_NAMES if n)}", modifier="scope")
+        scope = syntax.SCOPE_NAMES.index(scope.name)
+    for key, value, limit in (("th", th, 7), ("scope", scope, 3)):
+        if type(value) is not int or not 0 <= value <= limit:
+            raise OperandError(f"{_name(d)}: {key}:{value} is out of range 0..{limit}", modifier=key)
+    F["TH"], F["SCOPE"] = th, scope
+
+
+def _ioffset(enc, d, off, signed: bool) -> int:
+    bits = enc._layout[d.format][0]["IOFFSET"][1]
+    lo, hi = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+    if type(off) is not int or not lo <= off <= hi:
+        raise OperandError(f"{_name(d)}: offset:{off} is out of range {lo}..{hi}", modifier="offset")
+    return off & ((1 << bits) - 1)
+
+
+def smem(enc, d, F, ops, mods):
+    mn = _name(d)
+    if cache_control(d):      # s_dcache_inv: no operands
+        enc._arity(d, ops, [])
+        return
+    null = enc.traits.null
+    sbase_n = 4 if "buffer" in mn else 2
+    if "prefetch" in mn:      # [sbase,] offset, soffset, length
+        names = ([] if mn.endswith("_pc_rel") else ["sbase"]) + ["offset", "soffset", "length"]
+        if len(ops) != len(names):
+            enc._arity(d, ops, names)
+        if len(names) == 4:
+            F["SBASE"] = enc.sreg_code(ops[0], F, "sbase", sbase_n) >> 1
+        off, soff, length = ops[-3:]
+        F["IOFFSET"] = _ioffset(enc, d, off, True)
+        F["SOFFSET"] = enc.sreg_code(soff, F, "soffset")
+        if type(length) is not int or not 0 <= length < 1 << enc._layout[d.format][0]["SDATA"][1]:
+            raise OperandError(f"{mn}: length: expected a number 0..127, got {length}", length)
+        F["SDATA"] = length
+        cache_policy(d, F, mods)
+        return
+    if len(ops) != 3:
+        enc._arity(d, ops, ["sdata", "sbase", "offset"])
+    if mn.startswith("s_atc_probe"):
+        if type(ops[0]) is not int or not 0 <= ops[0] <= 127:
+            raise OperandError(f"{mn}: expected a number 0..127, got {ops[0]}", ops[0])
+        F["SDATA"] = ops[0]
+    else:
+        F["SDATA"] = enc.sreg_code(ops[0], F, "sdata", data_dwords(d.name))
+    F["SBASE"] = enc.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
+    third = ops[2]
+    off = mods.pop("offset", None)
+    if isinstance(third, int):
+        if off is not None:
+            raise OperandError(f"{mn}: give the offset once (third operand or offset:)")
+        off, soff = third, null
+    else:
+        soff = enc.sreg_code(third, F, "soffset")
+    F["IOFFSET"] = _ioffset(enc, d, off or 0, True)
+    F["SOFFSET"] = soff
+    cache_policy(d, F, mods)
+
+
+_FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
+
+
+def flat(enc, d, F, ops, mods):
+    """VFLAT / VGLOBAL / VSCRATCH: the segment is the name's prefix; an atomic returns data when
+    its TH has the return bit, so the cache policy is read first."""
+    if cache_control(d):      # global_inv, global_wb, global_wbinv: only the scope they act on
+        enc._arity(d, ops, [])
+        cache_policy(d, F, mods)
+        return
+    cache_policy(d, F, mods)
+    returns = "_ATOMIC" not in d.name or bool(F["TH"] & 1)
+    layout = flat_layout(d, returns)
+    if len(ops) != len(layout):
+        enc._arity(d, ops, [n for n, _, _ in layout])
+    null = enc.traits.null
+    F["SADDR"] = null
+    for (name, field, n), v in zip(layout, ops):
+        field = _FLAT_FIELDS.get(field, field)
+        if name == "saddr":
+            if not (isinstance(v, Special) and v.name == "off"):
+                F["SADDR"] = enc.sreg_code(v, F, name, n)
+        elif name == "vaddr" and d.name.startswith("SCRATCH_"):
+            if not (isinstance(v, Special) and v.name == "off"):
+                F["VADDR"], F["SVE"] = enc.vgpr(v, F, name), 1
+        elif name == "vaddr" and d.name.startswith("GLOBAL_"):   # no scalar base: a 64-bit address
+            saddr_off = isinstance(ops[-1], Special) and ops[-1].name == "off"
+            F["VADDR"] = enc.vgpr(v, F, name, 2 if saddr_off else 1)
+        else:
+            F[field] = enc.vgpr(v, F, name, n)
+    F["IOFFSET"] = _ioffset(enc, d, mods.pop("offset", 0), True)
+
+
+def buffer(enc, d, F, ops, mods):
+    mn = _name(d)
+    if cache_control(d):
+        enc._arity(d, ops, [])
+        return
+    tfe = bool(mods.pop("tfe", False))
+    idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
+    if len(ops) != 4:
+        enc._arity(d, ops, ["vdata", "vaddr", "rsrc", "soffset"])
+    F["VDATA"] = enc.vgpr(ops[0], F, "vdata", buffer_data_dwords(d, {"TFE": tfe}))
+    if isinstance(ops[1], Special) and ops[1].name == "off":
+        if idxen or offen:
+            raise OperandError(f"{mn}: vaddr is off but idxen/offen asks for an address VGPR", ops[1])
+    elif not (idxen or offen):
+        raise OperandError(f"{mn}: vaddr: without idxen or offen the address VGPR is unused; write off", ops[1])
+    else:
+        F["VADDR"] = enc.vgpr(ops[1], F, "vaddr", 2 if idxen and offen else 1)
+    if isinstance(ops[2], Special):
+        raise OperandError(f"{mn}: rsrc: expected SGPRs (s[..]) holding a resource, got {ops[2]}", ops[2])
+    F["RSRC"] = enc.sreg_code(ops[2], F, "rsrc", 4)
+    if isinstance(ops[3], Mod):
+        raise OperandError(f"{mn}: soffset: takes no modifiers, got {ops[3]}", ops[3])
+    F["SOFFSET"] = enc.sreg_code(ops[3], F, "soffset")
+    fmtv = mods.pop("format", 1) if mn.startswith("tbuffer") else 1    # buffer_*: the manual's default
+    if isinstance(fmtv, list):
+        names = {f"BUF_FMT_{n}": v for v, n in enc.spec.tables.get("data_formats", [])}
+        if len(fmtv) != 1 or getattr(fmtv[0], "name", None) not in names:
+            raise OperandError(f"{mn}: unknown format {fmtv}", modifier="format")
+        fmtv = names[fmtv[0].name]
+    F["FORMAT"] = fmtv
+    F.update(IDXEN=int(idxen), OFFEN=int(offen), TFE=int(tfe))
+    F["IOFFSET"] = _ioffset(enc, d, mods.pop("offset", 0), False)
+    cache_policy(d, F, mods)
+
+
+HANDLERS = {"VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer}
+HANDLERS_BY_FAMILY = {"rdna4": {"SMEM": smem}}
