@@ -12,7 +12,7 @@ from .decode import Instruction
 from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
 from . import printer_rdna4
 from .printer_graphics import print_graphics
-from .printer_operands import flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
+from .printer_operands import buffer_data_dwords, flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
 from .signature import Operand, ValuSig, cache_control, vopd_base
 
 
@@ -497,11 +497,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     if cache_control(d):
         return mn
-    n = data_dwords(d.name)
-    if "cmpswap" in mn:
-        n *= 2
-    if f.get("TFE"):
-        n += 1
+    n = buffer_data_dwords(d, f)
     idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
     parts = [vreg(f["VDATA"], n)]
     parts.append(vreg(f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else "off")

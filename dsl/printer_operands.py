@@ -8,6 +8,7 @@ from functools import lru_cache
 from isa import Spec
 
 from . import syntax
+from .signature import data_dwords
 
 
 @lru_cache(maxsize=None)
@@ -139,3 +140,12 @@ def hex_or_dec(x: int) -> str:
 def flags_text(f: dict, names: tuple[str, ...]) -> str:
     return "".join(" " + n.lower() for n in names if f.get(n))
 
+
+
+def buffer_data_dwords(d, fields: dict) -> int:
+    """Dwords of a MUBUF/MTBUF/VBUFFER instruction's VDATA: the data size its name gives, twice
+    that for a compare-and-swap (compare value beside the data), one more with TFE (status dword)."""
+    n = data_dwords(d.name)
+    if "cmpswap" in d.name.lower():
+        n *= 2
+    return n + 1 if fields.get("TFE") else n

@@ -8,7 +8,7 @@ from isa import Spec
 from . import syntax
 from .decode import Instruction
 from .encode import data_dwords, flat_layout
-from .printer_operands import flags_text, reg_text, sreg_text, src_text, vreg
+from .printer_operands import buffer_data_dwords, flags_text, reg_text, sreg_text, src_text, vreg
 from .signature import cache_control
 
 
@@ -110,11 +110,7 @@ def buffer(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     if cache_control(d):
         return mn
-    n = data_dwords(d.name)
-    if "cmpswap" in mn:
-        n *= 2
-    if f.get("TFE"):
-        n += 1
+    n = buffer_data_dwords(d, f)
     idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
     parts = [vreg(f["VDATA"], n),
              vreg(f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else "off",
