@@ -360,7 +360,8 @@ def float_op(sel, op, srcs, d) -> Val:
 
 def fma16(sel, srcs) -> Val:
     """f16 a*b+c: the native f16 fma on the f16 bits (one rounding)."""
-    ops = [float(s.value) if s.kind == "c" else to_raw(sel, s).reg.l for s in srcs]
+    ops = [float(s.value) if s.kind == "c" else s.half if s.half is not None else to_raw(sel, s).reg.l
+           for s in srcs]
     h, out = sel.vreg(), sel.vreg()
     sel.valu("v_fma_f16", h.l, *ops)
     sel.emit("v_cvt_f32_f16", out, h.l)

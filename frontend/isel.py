@@ -555,7 +555,7 @@ class Selector:
                     self.emit("v_lshlrev_b32", out, 16, word)
             else:
                 self.emit("v_bfe_i32" if el.signed else "v_bfe_u32", out, word, 16 * high, 16)
-            outs.append(Val("v", el, out))
+            outs.append(Val("v", el, out, half=(word.h if high else word.l) if el.scalar == "f16" else None))
         return Val("vec", ins.dtype, parts=tuple(outs))
 
     def packed(self, elems, el: DType):

@@ -24,6 +24,8 @@ class Val:
     parts: tuple = ()           # element Vals for 'vec'
     bits: object = None         # f16 rounded by an op: a VGPR whose low half holds its bits
                                 # (a store takes them; the widened `reg` may then go unread)
+    half: object = None         # f16 loaded from memory: the VGPR half (.l/.h) holding its bits,
+                                # which an op on f16 bits reads in place of rounding `reg` again
 
     @property
     def uniform(self) -> bool:

@@ -5,60 +5,25 @@ per family; the floor is the level reached, so that any regression fails. The sa
 (assemble(text) == LLVM's re-encoding)."""
 from __future__ import annotations
 
-import collections
-import warnings
-
 from dsl import disassemble
-from .test_dsl_llvm_corpus import _report, corpus
+from .test_dsl_llvm_corpus_cdna3 import assembly_agreement, disassembly_agreement
 
 FLOOR = 1.0     # 28800/28800 rows agree
 
 
 def test_gfx950_disassembly_matches_llvm():
-    ok, total, bad = collections.Counter(), collections.Counter(), collections.defaultdict(list)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for fam, hx, text, _ in corpus("gfx950"):
-            total[fam] += 1
-            out = disassemble(bytes.fromhex(hx), "gfx950")
-            if out == text:
-                ok[fam] += 1
-            else:
-                bad[fam].append(f"{hx}: want {text!r} got {out!r}")
-    assert sum(total.values()) == 28800
-    assert _report("disassemble", "gfx950", ok, total, bad) >= FLOOR
+    rate, rows = disassembly_agreement("gfx950")
+    assert rows == 28800
+    assert rate >= FLOOR
 
 
 ASM_FLOOR = 0.9999  # 24873/24874 of the rows LLVM's assembler accepts (99.996%)
 
 
 def test_gfx950_assembly_matches_llvm():
-    """assemble(LLVM's text) == LLVM's re-encoding on every row LLVM's assembler accepts, through
-    the gfx9 assembler CDNA3 uses; the rows it refuses are counted apart."""
-    from dsl import assemble
-    ok, total, bad = collections.Counter(), collections.Counter(), collections.defaultdict(list)
-    refused_by_llvm = accepted = 0
-    for fam, _hx, text, reenc in corpus("gfx950"):
-        if reenc == "-":
-            refused_by_llvm += 1
-            try:
-                assemble(text, "gfx950")
-                accepted += 1
-            except ValueError:
-                pass
-            continue
-        total[fam] += 1
-        try:
-            out = assemble(text, "gfx950").hex()
-        except ValueError as e:
-            out = f"error: {e}"
-        if out == reenc:
-            ok[fam] += 1
-        else:
-            bad[fam].append(f"{text!r}: want {reenc} got {out}")
-    rate = _report("assemble", "gfx950", ok, total, bad)
-    print(f"  rows LLVM's assembler refuses: {refused_by_llvm}, of which we accept {accepted}")
-    assert sum(total.values()) == 24874
+    """Through the gfx9 assembler CDNA3 uses; the rows LLVM's assembler refuses are counted apart."""
+    rate, rows, accepted = assembly_agreement("gfx950")
+    assert rows == 24874
     assert rate >= ASM_FLOOR
     # the rest: s_movrels_b32 from src_private_base / src_private_limit
     assert accepted <= 2

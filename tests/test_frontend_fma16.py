@@ -151,3 +151,41 @@ def test_narrow_fma_constant_addend():
         z = 2.0 ** -24
         got = run_fma(fmt, a, b, [0.0] * N, c_const=z)
         check(fmt, a, b, [z] * N, got)
+
+
+def test_f16_fma_on_packed_loads_rounds_once():
+    """f16x4 loads put two elements in a dword; the fma reads each element's bits in its half
+    (the high ones through op_sel), at every position of the vector, also with one loaded
+    value as both factor and addend (tinygrad's a * b + a)."""
+    a, b, c = hard_cases("f16", N, np.random.default_rng(18))
+    lines = []
+    for j in range(4):
+        x, y, z, w, v = (8 + 5 * j + k for k in range(5))
+        lines += [f"%{x} = f16 gep %5 {j}", f"%{y} = f16 gep %6 {j}", f"%{z} = f16 gep %7 {j}",
+                  f"%{w} = f16 mulacc %{x} %{y} %{z}", f"%{v} = f16 mulacc %{x} %{y} %{x}"]
+    body = "\n".join(lines)
+    prog = parse(f"""kernel k
+buffer out f16[{N}]
+buffer out2 f16[{N}]
+buffer a f16[{N}]
+buffer b f16[{N}]
+buffer c f16[{N}]
+%0 = i32 local_id 0 {N // 4}
+%1 = i32 const 2
+%2 = i32 shl %0 %1
+%3 = i32 const 0
+%4 = i32 const 1
+%5 = f16x4 load a[%2]
+%6 = f16x4 load b[%2]
+%7 = f16x4 load c[%2]
+{body}
+%28 = f16x4 vec %11 %16 %21 %26
+store out[%2] %28
+%30 = f16x4 vec %12 %17 %22 %27
+store out2[%2] %30
+""")
+    zeros = np.zeros(N, np.float16)
+    got = run(prog, {"out": zeros, "out2": zeros.copy(), "a": to_bits(a, "f16"), "b": to_bits(b, "f16"),
+                     "c": to_bits(c, "f16")}, block=(N // 4, 1, 1))
+    check("f16", a, b, c, got["out"].astype(np.float64))
+    check("f16", a, b, a, got["out2"].astype(np.float64))
