@@ -558,6 +558,14 @@ class Encoder:
                                            modifier="op_sel")
                     for i, b in enumerate(bits):
                         opsel |= b << i
+            if mods and "index_key" in mods:    # SWMMAC: which part of the index VGPR its OPSEL selects
+                key = mods.pop("index_key")
+                if not plan.index_key:
+                    raise OperandError(f"{_name(d)}: index_key: the instruction reads no sparsity index",
+                                       modifier="index_key")
+                if key < 0:
+                    raise OperandError(f"{_name(d)}: index_key:{key} is negative", modifier="index_key")
+                opsel = key
             if is_p:
                 if "op_sel_hi" in mods:
                     hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)
@@ -641,7 +649,7 @@ class Encoder:
         return given
 
     def _plan(self, d: InstrDef, e32: bool) -> "ValuPlan":
-        plan = _valu_plan(d, e32, self.wave, frozenset(self._layout[d.format][0]))
+        plan = _valu_plan(d, e32, self.wave, frozenset(self._layout[d.format][0]), self.spec.arch)
         self._plans[id(d), e32] = (d, plan)
         return plan
 
@@ -1133,26 +1141,31 @@ class ValuPlan:
     omod: bool                  # takes mul:/div: (a VOP3 encoding with OMOD and a float input or result)
     t16_vgprs: tuple            # positions among the operands of the 16-bit ones (true16 .l/.h or none)
     dpp: bool                   # has a DPP form: not WMMA (its sources span several VGPRs)
+    index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
 
 
 @per_instruction
-def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(("OPSEL", "OMOD"))) -> ValuPlan:
+def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(("OPSEL", "OMOD")),
+               family: str = "rdna3") -> ValuPlan:
     """The plan of `d` in one encoding; `fields`: the field names of its format (which of OPSEL
-    and OMOD it has)."""
+    and OMOD it has); `family`: how its matrix operands are laid out (signature.matrix_regs)."""
     sig = valu_signature(d)
-    is_wmma = d.name.startswith("V_WMMA")
+    is_wmma = d.name.startswith(("V_WMMA", "V_SWMMAC"))
+    regs = signature.matrix_regs(d, wave, family) if is_wmma else {}
     names, src_names = _valu_operand_names(d, e32)
-    dsts = tuple((o, o.regs(wave) if o.name == "sdst" else (256 // wave) if is_wmma else o.dwords)
+    dsts = tuple((o, o.regs(wave) if o.name == "sdst" else regs["D0"] if is_wmma else o.dwords)
                  for o in sig.dsts)
     srcs = []
     kinds = _source_kinds(d, sig, is_wmma)
+    if is_wmma and len(kinds) > 2 and "S2" not in regs:     # SWMMAC's index: one VGPR
+        kinds[2] = _VGPR
+    replicated = family in syntax.WMMA_REPLICATED
     for i, o in enumerate(sig.srcs):
         op = o
-        if is_wmma and not e32:
-            ab_regs = 16 * {"IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16) // 32
-            # A, B: VGPRs only; C: inline constants too, read as a 64-bit operand's (LLVM 22)
-            op = Operand(o.name, ab_regs if i < 2 else 256 // wave, False, "b", False, 64,
-                         registers_only=i < 2, no_literal=True)
+        if is_wmma and not e32 and f"S{i}" in regs:
+            # A, B: VGPRs only; C: inline constants too (RDNA3: read as a 64-bit operand's, LLVM 22)
+            op = Operand(o.name, regs[f"S{i}"], False, "b" if replicated else o.ftype, False,
+                         64 if replicated else o.bits, registers_only=i < 2, no_literal=True)
         if i in syntax.F16_CONSTANTS.get(d.name, ()):
             op = replace(o, ftype="f")
         srcs.append((i, o, op, f"src{i}", f"SRC{i}", kinds[i]))
@@ -1174,7 +1187,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs), constants,
                     1 if _is_64bit_shift(d, sig) else 2,
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
-                    _t16_positions(sig, names, is_p), not is_wmma)
+                    _t16_positions(sig, names, is_p), not is_wmma,
+                    is_wmma and len(sig.srcs) > 2 and "S2" not in regs)
 
 def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
     """RDNA3 ISA, "Instruction restrictions" (section 7.x, page 68 of the RDNA3 manual): "64-bit
@@ -1501,7 +1515,7 @@ def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
 _NUMBER, _LIST, _FLAG = "a number", "a list [a,b,...]", "a flag (no value)"
 _MODIFIER_VALUES = {
     **dict.fromkeys(("offset", "offset0", "offset1", "row_shl", "row_shr", "row_ror", "row_share", "row_xmask",
-                     "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst", "wait_vm_vsrc",
+                     "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst", "wait_vm_vsrc", "index_key",
                      "mul", "div"), _NUMBER),
     **dict.fromkeys(("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "quad_perm", "dpp8"), _LIST),
     **dict.fromkeys(("clamp", "glc", "slc", "dlc", "gds", "idxen", "offen", "tfe", "lds", "row_mirror",
@@ -1511,7 +1525,7 @@ _MODIFIER_VALUES = {
 
 # The order LLVM's syntax gives the modifiers of each format (its matcher takes them in that
 # order only): rank of each modifier; equal ranks (the cache flags) go in any order.
-_VALU_ORDER = {"op_sel": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
+_VALU_ORDER = {"op_sel": 0, "index_key": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
                **dict.fromkeys(_DPP_CONTROLS, 6), "row_mask": 7, "bank_mask": 8, "bound_ctrl": 9, "fi": 10}
 _FLAT_ORDER = {"offset": 0, "glc": 1, "slc": 1, "dlc": 1}
 _BUFFER_ORDER = {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "glc": 4, "slc": 4, "dlc": 4, "tfe": 5}

@@ -13,7 +13,7 @@ from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar
 from . import printer_rdna4
 from .printer_graphics import print_graphics
 from .printer_operands import buffer_data_dwords, flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
-from .signature import Operand, ValuSig, cache_control, vopd_base
+from .signature import Operand, ValuSig, cache_control, matrix_regs, vopd_base
 
 
 # ---------------------------------------------------------------- VALU
@@ -96,19 +96,6 @@ def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
     return base + "_e64" if has_e32 else base
 
 
-_SHAPE_RE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
-
-
-def _wmma_regs(d, wave: int, family: str) -> dict[str, int]:
-    """VGPRs of each shaped operand of a matrix instruction (D0, S0, S1, S2; SWMMAC's S2 is its
-    index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out."""
-    if family in syntax.WMMA_REPLICATED:   # each lane holds 16 A (and B) elements
-        in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16)
-        return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
-    return {key: max(1, int(rows) * int(cols) * int(bits) // (32 * wave))
-            for key, bits, rows, cols in _SHAPE_RE.findall(d.pcode or "")}
-
-
 @dataclass(frozen=True)
 class _ValuPlan:
     """What printing a VALU instruction needs besides its field values, worked out once per
@@ -135,7 +122,7 @@ def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
     sig = valu_signature(d)
     e32 = fmt in spec.traits.roles.valu_e32
     is_wmma = d.name.startswith(("V_WMMA", "V_SWMMAC"))
-    regs = _wmma_regs(d, wave, spec.arch) if is_wmma else {}
+    regs = matrix_regs(d, wave, spec.arch) if is_wmma else {}
     srcs, matrix = [], []
     for i, op in enumerate(sig.srcs):
         n = op.dwords if e32 else regs.get(f"S{i}", 1) if is_wmma else op.regs(wave)

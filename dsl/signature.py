@@ -390,3 +390,17 @@ def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
     BVH64), ray extent, origin (x, y, z), direction and inverse direction (x, y, z each; A16
     packs the two 16-bit vectors into three VGPRs)."""
     return [2 if "BVH64" in d.name else 1, 1, 3] + ([3] if a16 else [3, 3])
+
+
+_SHAPE_RE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
+
+
+def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
+    """VGPRs of each shaped operand of a matrix instruction (D0, S0, S1, S2; SWMMAC's S2 is its
+    index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out. Shared by the
+    printer and the encoder."""
+    if family in syntax.WMMA_REPLICATED:   # each lane holds 16 A (and B) elements
+        in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16)
+        return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
+    return {key: max(1, int(rows) * int(cols) * int(bits) // (32 * wave))
+            for key, bits, rows, cols in _SHAPE_RE.findall(d.pcode or "")}
