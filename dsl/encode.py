@@ -558,6 +558,14 @@ class Encoder:
                                            modifier="op_sel")
                     for i, b in enumerate(bits):
                         opsel |= b << i
+            if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
+                if d.name not in syntax.BYTE_SEL:
+                    raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel")
+                sel = mods.pop("byte_sel")
+                if not 0 <= sel <= 3:
+                    raise OperandError(f"{_name(d)}: byte_sel:{sel} is out of range 0..3", modifier="byte_sel")
+                hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+                opsel |= (sel >> 1) << hi_bit | (sel & 1) << lo_bit
             if mods and "index_key" in mods:    # SWMMAC: which part of the index VGPR its OPSEL selects
                 key = mods.pop("index_key")
                 if not plan.index_key:
@@ -1176,7 +1184,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         constants = "vop3p" if d.format == "VOP3P" else "vop3"
     is_p = d.format == "VOP3P"
     opsel = not e32 and "OPSEL" in fields and (
-        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts))
+        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts) or "OPSEL" in (d.pcode or ""))
     if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
@@ -1242,6 +1250,9 @@ _ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
 _LANE_SELECT = re.compile(r"\blane = S(\d)\b")
 _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
 _REGISTER_NUMBER = re.compile(r"\bSRC(\d)\b")    # the operand's register number, not its value (S0)
+# ... except this lane's VGPR[laneId][SRCn]: RDNA4's manual reads the fp8/bf8 conversions' source
+# bytes so, and LLVM 22 takes any source there (v_cvt_f32_fp8_e32 v1, s12)
+_OWN_LANE_READ = re.compile(r"VGPR\[laneId\]\[SRC\d(\.u32)?\]")
 _WAVE_LEVEL = re.compile(r"VGPR\[(?!laneId\])")     # another lane's VGPR, not this lane's (v_movrels)
 
 
@@ -1254,7 +1265,7 @@ def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     if is_wmma:
         return [_VGPR, _VGPR, _VGPR_OR_INLINE][:len(sig.srcs)]
     kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
-    indexed = {int(n) for n in _REGISTER_NUMBER.findall(pcode)}
+    indexed = {int(n) for n in _REGISTER_NUMBER.findall(_OWN_LANE_READ.sub("", pcode))}
     kinds = [_VGPR if i in indexed else k for i, k in enumerate(kinds)]
     if _WAVE_LEVEL.search(pcode):
         lanes = {int(n) for n in _LANE_SELECT.findall(pcode)}
@@ -1515,7 +1526,7 @@ def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
 _NUMBER, _LIST, _FLAG = "a number", "a list [a,b,...]", "a flag (no value)"
 _MODIFIER_VALUES = {
     **dict.fromkeys(("offset", "offset0", "offset1", "row_shl", "row_shr", "row_ror", "row_share", "row_xmask",
-                     "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst", "wait_vm_vsrc", "index_key",
+                     "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst", "wait_vm_vsrc", "index_key", "byte_sel",
                      "mul", "div"), _NUMBER),
     **dict.fromkeys(("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "quad_perm", "dpp8"), _LIST),
     **dict.fromkeys(("clamp", "glc", "slc", "dlc", "gds", "idxen", "offen", "tfe", "lds", "row_mirror",
@@ -1525,7 +1536,7 @@ _MODIFIER_VALUES = {
 
 # The order LLVM's syntax gives the modifiers of each format (its matcher takes them in that
 # order only): rank of each modifier; equal ranks (the cache flags) go in any order.
-_VALU_ORDER = {"op_sel": 0, "index_key": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
+_VALU_ORDER = {"op_sel": 0, "index_key": 0, "byte_sel": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
                **dict.fromkeys(_DPP_CONTROLS, 6), "row_mask": 7, "bank_mask": 8, "bound_ctrl": 9, "fi": 10}
 _FLAT_ORDER = {"offset": 0, "glc": 1, "slc": 1, "dlc": 1}
 _BUFFER_ORDER = {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "glc": 4, "slc": 4, "dlc": 4, "tfe": 5}
