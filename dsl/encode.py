@@ -1092,6 +1092,14 @@ _DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row
 
 
 @per_instruction
+def _register_number_source(d: InstrDef) -> bool:
+    """A SALU source the pseudocode reads as its operand code (SRC0, not the value S0): a register
+    number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
+    `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`, an inline constant or M0)."""
+    types, pcode = d.operand_types, d.pcode or ""
+    return "SRC0" in types and "S0" not in types and "SRC0.i32" not in pcode
+
+
 def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | None]], list[str]]:
     """([(name, field, registers, source Operand or None)], names) of a SOP1/SOP2/SOPC instruction."""
     layout = []
@@ -1103,8 +1111,7 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
             half = syntax.SALU_LITERAL16.get(d.format) if bits == 16 else None    # see literals.py
             op = Operand(name, n, half is not None, "i" if half == "int" else "f" if "F" in d.name.split("_")[-1]
                          else "b", False, 64 if n == 2 else bits if half else 32,
-                         registers_only=field == "SSRC0" and ("SRC0" in original and "S0" not in original
-                                                              or "PC = S0" in (d.pcode or "")))
+                         registers_only=field == "SSRC0" and (_register_number_source(d) or "PC = S0" in (d.pcode or "")))
         layout.append((name, field, n, op))
     return layout, [name for name, _, _, _ in layout]
 
