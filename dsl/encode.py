@@ -1537,7 +1537,7 @@ _MODIFIER_VALUES = {
                      "mul", "div"), _NUMBER),
     **dict.fromkeys(("op_sel", "op_sel_hi", "neg_lo", "neg_hi", "quad_perm", "dpp8"), _LIST),
     **dict.fromkeys(("clamp", "glc", "slc", "dlc", "gds", "idxen", "offen", "tfe", "lds", "row_mirror",
-                     "row_half_mirror", "nv", "unorm", "d16", "a16", "r128", "lwe"), _FLAG),
+                     "row_half_mirror", "nv", "unorm", "d16", "a16", "r128", "lwe", "done", "row_en"), _FLAG),
 }
 
 

@@ -165,5 +165,26 @@ def buffer(enc, d, F, ops, mods):
     cache_policy(d, F, mods)
 
 
-HANDLERS = {"VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer}
+def export(enc, d, F, ops, mods):
+    """VEXPORT: a target name (the manual's TARGET list, as the printer reads it), four VGPRs or
+    off (EN has a bit per VGPR given), then done and row_en."""
+    from .printer_graphics import _export_targets
+    if len(ops) != 5:
+        enc._arity(d, ops, ["target", "vsrc0", "vsrc1", "vsrc2", "vsrc3"])
+    codes = {name: code for code, name in _export_targets(enc.spec).items()}
+    target = ops[0]
+    if not isinstance(target, Attr) or target.name not in codes:
+        raise OperandError(f"{_name(d)}: target: expected one of {', '.join(codes)}, got {target}", target)
+    F["TARGET"] = codes[target.name]
+    enable = 0
+    for i, v in enumerate(ops[1:]):
+        if isinstance(v, Special) and v.name == "off":
+            continue
+        F[f"VSRC{i}"] = enc.vgpr(v, F, f"vsrc{i}")
+        enable |= 1 << i
+    F["EN"] = enable
+    F["DONE"], F["ROW"] = int(bool(mods.pop("done", False))), int(bool(mods.pop("row_en", False)))
+
+
+HANDLERS = {"VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer, "VEXPORT": export}
 HANDLERS_BY_FAMILY = {"rdna4": {"SMEM": smem}}
