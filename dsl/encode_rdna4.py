@@ -5,7 +5,7 @@ family, its name being RDNA3's too). Each handler is (encoder, d, fields, operan
 from __future__ import annotations
 
 from . import syntax
-from .operands import Mod, OperandError, Special
+from .operands import Agpr, Mod, OperandError, Special
 from .printer_operands import buffer_data_dwords
 from .signature import cache_control, data_dwords, flat_layout
 from .statement import Attr
@@ -186,5 +186,56 @@ def export(enc, d, F, ops, mods):
     F["DONE"], F["ROW"] = int(bool(mods.pop("done", False))), int(bool(mods.pop("row_en", False)))
 
 
-HANDLERS = {"VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer, "VEXPORT": export}
+_IMAGE_FLAGS = (("unorm", "UNRM"), ("r128", "R128"), ("a16", "A16"), ("tfe", "TFE"), ("lwe", "LWE"), ("d16", "D16"))
+_DIM_CODES = {f"SQ_RSRC_IMG_{name}": code for code, (name, _, _) in enumerate(syntax.MIMG_DIMS)}
+
+
+def image(enc, d, F, ops, mods):
+    """VIMAGE / VSAMPLE: vdata, the address VGPRs (one per VADDRn field, the last a range if need
+    be; [...] when more than one), the resource (and sampler) SGPRs, then dmask, dim and flags.
+    The register counts must be those the printer gives these fields (printer_graphics.image_widths,
+    LLVM's instruction forms): anything else is refused."""
+    from .printer_graphics import image_widths
+    mn = _name(d)
+    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
+    names = ["vdata", "vaddr", "rsrc"] + (["samp"] if sampler else [])
+    if len(ops) == len(names) + 1 and ops[-1] == Agpr(16):   # the flag a16 reads as the AGPR a16 (no AGPRs here)
+        ops = ops[:-1]
+        mods["a16"] = True
+    if len(ops) != len(names):
+        enc._arity(d, ops, names)
+    fields = enc._layout[d.format][0]
+    F["DMASK"] = mods.pop("dmask", 0)
+    dim = mods.pop("dim", None)
+    if getattr(dim, "name", None) not in _DIM_CODES:
+        raise OperandError(f"{mn}: dim: expected one of {', '.join(_DIM_CODES)}, got {dim}", modifier="dim")
+    F["DIM"] = _DIM_CODES[dim.name]
+    for key, field in _IMAGE_FLAGS:
+        if mods.pop(key, False):
+            if field not in fields:
+                raise OperandError(f"{mn}: {key}: its {d.format} encoding has no {field} bit", modifier=key)
+            F[field] = 1
+    cache_policy(d, F, mods)
+    data, addrs = ops[0], ops[1] if isinstance(ops[1], list) else [ops[1]]
+    slots = [n for n in ("VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4") if n in fields]
+    if not addrs or len(addrs) > len(slots):
+        raise OperandError(f"{mn}: vaddr: {len(addrs)} address operands, its encoding holds 1 to {len(slots)}")
+    regs = [enc.vgpr(a, F, f"vaddr{i}", getattr(a, "count", 1)) for i, a in enumerate(addrs)]
+    values = {name: 0 for name in slots}
+    values.update(zip(slots, regs))
+    F.update(values)
+    shape = {**F, "VDATA": getattr(data, "idx", 0)}
+    n_data, words, singles = image_widths(d, shape, sampler, values[slots[-1]], len(slots))
+    n = min(words, len(slots))
+    want = [1] * (n - 1) + [1 if singles else words - n + 1]
+    given = [getattr(a, "count", 1) for a in addrs]
+    if given != want:
+        raise OperandError(f"{mn}: vaddr: {given} address VGPRs; dim and flags ask for {want}", ops[1])
+    F["VDATA"] = enc.vgpr(data, F, "vdata", n_data)
+    F["RSRC"] = enc.sreg_code(ops[2], F, "rsrc", 8)
+    if sampler:
+        F["SAMP"] = enc.sreg_code(ops[3], F, "samp", 4)
+
+
+HANDLERS = {"VIMAGE": image, "VSAMPLE": image, "VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer, "VEXPORT": export}
 HANDLERS_BY_FAMILY = {"rdna4": {"SMEM": smem}}
