@@ -1,11 +1,13 @@
-"""RDNA4's (gfx12) memory formats: LLVM text -> fields. The inverse of printer_rdna4.py: SMEM,
-VBUFFER, VFLAT/VGLOBAL/VSCRATCH with their cache policy (th:, scope:) and 24-bit offsets. The
+"""RDNA4's (gfx12) memory and graphics formats: LLVM text -> fields. The inverse of printer_rdna4.py
+and printer_graphics.py: SMEM, VBUFFER, VFLAT/VGLOBAL/VSCRATCH with their cache policy (th:,
+scope:) and 24-bit offsets, VIMAGE/VSAMPLE and VEXPORT. The
 operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by format (SMEM by
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
 
 from . import syntax
 from .operands import Agpr, Mod, OperandError, Special
+from .printer_graphics import export_targets, image_widths
 from .printer_operands import buffer_data_dwords
 from .signature import cache_control, data_dwords, flat_layout
 from .statement import Attr
@@ -168,10 +170,9 @@ def buffer(enc, d, F, ops, mods):
 def export(enc, d, F, ops, mods):
     """VEXPORT: a target name (the manual's TARGET list, as the printer reads it), four VGPRs or
     off (EN has a bit per VGPR given), then done and row_en."""
-    from .printer_graphics import _export_targets
     if len(ops) != 5:
         enc._arity(d, ops, ["target", "vsrc0", "vsrc1", "vsrc2", "vsrc3"])
-    codes = {name: code for code, name in _export_targets(enc.spec).items()}
+    codes = {name: code for code, name in export_targets(enc.spec).items()}
     target = ops[0]
     if not isinstance(target, Attr) or target.name not in codes:
         raise OperandError(f"{_name(d)}: target: expected one of {', '.join(codes)}, got {target}", target)
@@ -195,7 +196,6 @@ def image(enc, d, F, ops, mods):
     be; [...] when more than one), the resource (and sampler) SGPRs, then dmask, dim and flags.
     The register counts must be those the printer gives these fields (printer_graphics.image_widths,
     LLVM's instruction forms): anything else is refused."""
-    from .printer_graphics import image_widths
     mn = _name(d)
     sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
     names = ["vdata", "vaddr", "rsrc"] + (["samp"] if sampler else [])

@@ -20,7 +20,7 @@ def print_graphics(spec: Spec, inst: Instruction) -> str:
 
 
 @lru_cache(maxsize=None)
-def _export_targets(spec: Spec) -> dict[int, str]:
+def export_targets(spec: Spec) -> dict[int, str]:
     """EXP TARGET codes -> LLVM names, from the manual's TARGET list ('0..7 MRT 0..7', '8 Z',
     '12-16 Position 0-4', ...) and syntax.EXPORT_TARGETS."""
     out = {}
@@ -44,7 +44,7 @@ def _export_targets(spec: Spec) -> dict[int, str]:
 
 def _export(spec: Spec, inst: Instruction) -> str:
     f = inst.fields
-    target = _export_targets(spec).get(f["TARGET"], f"invalid_target_{f['TARGET']}")
+    target = export_targets(spec).get(f["TARGET"], f"invalid_target_{f['TARGET']}")
     srcs = [vreg(f[f"VSRC{i}"]) if f["EN"] >> i & 1 else "off" for i in range(4)]
     return f"{text_mnemonic(inst.name, spec.arch)} {target} {', '.join(srcs)}" + (" done" if f.get("DONE") else "") + \
         (" row_en" if f.get("ROW") else "")

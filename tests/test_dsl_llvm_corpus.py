@@ -155,6 +155,21 @@ def test_gfx1201_assembly_matches_llvm():
     assert n > 40000 and n_ok / n >= GFX1201_ASM_FLOOR
 
 
+# lines LLVM 22's assembler refuses for gfx1201 (its messages in the comments): refused here too
+GFX1201_REFUSED = [
+    "ds_add_u32 v1, v2 gds",                                          # gds modifier is not supported
+    "image_load v[0:1], v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D",     # image data size does not match dmask
+    "global_load_b32 v1, v2, s[0:1] th:TH_STORE_NT",                 # invalid th value for load instructions
+]
+
+
+@pytest.mark.parametrize("line", GFX1201_REFUSED)
+def test_gfx1201_assembler_refuses_what_llvm_refuses(line):
+    from dsl.asm import AsmError
+    with pytest.raises(AsmError, match=r"^1:\d+: "):
+        assemble(line, "gfx1201")
+
+
 RAY_QUERIES = [   # the corpora hold no ray queries (LLVM rejects nearly every random encoding of them)
     "image_bvh_intersect_ray v[4:7], v[9:19], s[4:7]",
     "image_bvh_intersect_ray v[240:243], v[0:7], ttmp[4:7] a16",
