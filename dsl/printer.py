@@ -12,7 +12,7 @@ from .decode import Instruction
 from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
 from . import printer_rdna4
 from .printer_graphics import print_graphics
-from .printer_operands import buffer_data_dwords, flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
+from .printer_operands import buffer_data_dwords, buffer_modifiers_text, flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
 from .signature import Operand, ValuSig, cache_control, matrix_regs, vopd_base
 
 
@@ -491,18 +491,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
     parts.append(sreg_text(spec, f["SRSRC"] * 4, 4))
     parts.append(src_text(spec, f["SOFFSET"], 1, literal=inst.literal, table=("SOP2", "SSRC0")))
     text = f"{mn} {', '.join(parts)}"
-    if inst.fmt.name == "MTBUF":
-        fmtv = f["FORMAT"]
-        names = dict(spec.tables.get("data_formats", []))
-        if fmtv != 1:
-            named = fmtv in names and fmtv < syntax.BUFFER_FORMAT_LIMIT
-            text += f" format:[BUF_FMT_{names[fmtv]}]" if named else f" format:{fmtv}"
-    if idxen:
-        text += " idxen"
-    if offen:
-        text += " offen"
-    if f["OFFSET"]:
-        text += f" offset:{f['OFFSET']}"
+    text += buffer_modifiers_text(spec, f, inst.fmt.name == "MTBUF", f["OFFSET"])
     return text + flags_text(f, ("GLC", "SLC", "DLC", "TFE"))
 
 

@@ -149,3 +149,19 @@ def buffer_data_dwords(d, fields: dict) -> int:
     if "cmpswap" in d.name.lower():
         n *= 2
     return n + 1 if fields.get("TFE") else n
+
+
+def buffer_modifiers_text(spec: Spec, fields: dict, typed: bool, offset: int) -> str:
+    """The modifiers after a buffer instruction's operands: a typed buffer's data format unless it
+    is the default (1), named where the manual's table names it; idxen, offen; a nonzero offset."""
+    text = ""
+    fmtv = fields.get("FORMAT", 1)
+    if typed and fmtv != 1:
+        names = dict(spec.tables.get("data_formats", []))
+        named = fmtv in names and fmtv < syntax.BUFFER_FORMAT_LIMIT
+        text += f" format:[BUF_FMT_{names[fmtv]}]" if named else f" format:{fmtv}"
+    if fields.get("IDXEN", 0):
+        text += " idxen"
+    if fields.get("OFFEN", 0):
+        text += " offen"
+    return text + (f" offset:{offset}" if offset else "")

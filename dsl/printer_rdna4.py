@@ -8,7 +8,7 @@ from isa import Spec
 from . import syntax
 from .decode import Instruction
 from .encode import data_dwords, flat_layout
-from .printer_operands import buffer_data_dwords, flags_text, reg_text, sreg_text, src_text, vreg
+from .printer_operands import buffer_data_dwords, buffer_modifiers_text, flags_text, reg_text, sreg_text, src_text, vreg
 from .signature import cache_control
 
 
@@ -117,18 +117,7 @@ def buffer(spec: Spec, inst: Instruction) -> str:
              sreg_text(spec, f["RSRC"], 4),
              src_text(spec, f["SOFFSET"], 1, table=("SOP2", "SSRC0"))]
     text = f"{mn} {', '.join(parts)}"
-    if mn.startswith("tbuffer"):
-        fmtv = f["FORMAT"]
-        names = dict(spec.tables.get("data_formats", []))
-        if fmtv != 1:
-            named = fmtv in names and fmtv < syntax.BUFFER_FORMAT_LIMIT
-            text += f" format:[BUF_FMT_{names[fmtv]}]" if named else f" format:{fmtv}"
-    if idxen:
-        text += " idxen"
-    if offen:
-        text += " offen"
-    if f["IOFFSET"]:
-        text += f" offset:{f['IOFFSET']}"
+    text += buffer_modifiers_text(spec, f, mn.startswith("tbuffer"), f["IOFFSET"])
     return text + _tail(d.name, f) + flags_text(f, ("TFE",))
 
 
