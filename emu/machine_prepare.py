@@ -19,7 +19,8 @@ from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp, DppError
-from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
+from .dialect import SEGMENTS, immediate_offset
+from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
 from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
@@ -206,8 +207,8 @@ class Preparer:
             sem = self.semantic(d, pc)
             roles = self.roles
             p = Prepared(pc, inst, sem, scalar=sem.scalar or fmt in roles.scalar, cross_lane=sem.cross_lane)
-            if sem.control is not None:
-                pass                       # machine events (end, barrier, waits, cache hints): no operands
+            if sem.control is not None:     # machine events (end, barrier, waits, cache hints): no operands
+                self._barrier_id(p, d)
             elif fmt in roles.salu:
                 self._scalar(p, d)
             elif fmt in roles.smem:
@@ -229,6 +230,16 @@ class Preparer:
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
         return p
+
+    def _barrier_id(self, p: Prepared, d):
+        """RDNA4's s_barrier_signal / s_barrier_wait name a barrier: the machine models the
+        work-group's (-1: an inline constant, or SIMM16 0xffff); named barriers are refused."""
+        f = p.inst.fields
+        if p.sem.control == "barrier_signal" and f.get("SSRC0") != self.spec.traits.inline_int(-1):
+            raise PrepareError(f"{d.name.lower()}: barrier operand code {f.get('SSRC0')}: only the work-group "
+                               f"barrier (-1) is modelled")
+        if d.name == "S_BARRIER_WAIT" and f.get("SIMM16") != 0xFFFF:
+            raise PrepareError(f"{d.name.lower()} {f.get('SIMM16')}: only the work-group barrier (-1) is modelled")
 
     def _vgpr_effects(self, p: Prepared, d, fmt: str):
         """Prepared.vgpr_effects for plain VALU instructions (no DPP, VOPD, VOP3P, cross-lane
@@ -268,7 +279,8 @@ class Preparer:
                 vdst = f.get("VDST", 0) & 0x7F
                 reads.update(range(vdst, vdst + max(2, -(-sem.writes["D0"].bits // 32))))
             return frozenset(reads), written
-        if fmt == "GLOBAL" and f["SADDR"] not in self.spec.traits.saddr_off and sem.memory in ("load", "store"):
+        if SEGMENTS.get(fmt) == "global" and f["SADDR"] not in self.spec.traits.saddr_off \
+                and sem.memory in ("load", "store"):
             reads.add(f["ADDR"])
             n = data_dwords(d.name)
             if sem.memory == "store":
@@ -335,7 +347,7 @@ class Preparer:
 
     def _smem(self, p: Prepared, d):
         f = p.inst.fields
-        base, offset, soffset = f["SBASE"] * 2, sign_extend(f["OFFSET"], 21), f["SOFFSET"]
+        base, offset, soffset = f["SBASE"] * 2, immediate_offset(d.format, f), f["SOFFSET"]
 
         def addr(st, sel, one_if_uniform=False):
             a = st.read_sgprs(sel, base, 2, uniform=one_if_uniform) & np.uint64(0xFFFF_FFFF_FFFF)   # buffer descriptors: base is bits 47:0
@@ -635,17 +647,18 @@ class Preparer:
             p.writers["RETURN_DATA"] = lambda st, sel, v, a: None
 
     def _flat(self, p: Prepared, d):
-        f, fmt = p.inst.fields, d.format
+        f, segment = p.inst.fields, SEGMENTS[d.format]
         saddr, vaddr = f["SADDR"], f["ADDR"]
+        offset = immediate_offset(d.format, f)
         use_saddr = saddr not in self.spec.traits.saddr_off       # (the manual's "disable" codes)
         # every address is a 64-bit modular sum, so the immediate offset is added to the
         # narrowest term: once per wave with an SGPR base, saving a pass over the lanes
-        if fmt == "FLAT":
-            offset, p.memory = f["OFFSET"] & 0x7FF, "flat"
+        if segment == "flat":
+            p.memory = "flat"
             va, off = self._vgpr_data(vaddr, 2), np.uint64(offset)
             addr = lambda st, sel: va(st, sel) + off
-        elif fmt == "GLOBAL":
-            offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
+        elif segment == "global":
+            p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
             if d.name.endswith("_ADDTID_B32"):      # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
@@ -670,7 +683,7 @@ class Preparer:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off
         else:   # SCRATCH: an offset into the lane's private segment
-            offset, p.memory = sign_extend(f["OFFSET"], 13), "scratch"
+            p.memory = "scratch"
             va = self._vgpr_data(vaddr, 1) if f["SVE"] else None
             off = np.uint64(offset & (2**64 - 1))
 
@@ -701,13 +714,13 @@ class Preparer:
         f = p.inst.fields
         if f["TFE"]:
             raise PrepareError("TFE (partially resident texture status) is not modelled")
-        idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], f["OFFSET"]
+        idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], immediate_offset(d.format, f)
         reg, nregs = f["VADDR"], idxen + offen
         if nregs:
             self._vgpr_data(reg, nregs)               # the address registers exist
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
-        typed = d.format == "MTBUF"
+        typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
         formats = dict(self.spec.tables["data_formats"])
 
         def access(st, sel, lane_id):

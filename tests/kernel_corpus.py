@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151")
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201")
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 

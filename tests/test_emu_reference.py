@@ -3,7 +3,7 @@
 Every kernel of ../shared/kernels runs in full reference mode and in fast mode and must
 leave the same bytes in memory, the same final registers and the same fault. One wave per
 call costs ~0.2 ms a wave-instruction, so here each kernel runs one work-group of its
-manifest's launch on one of the three gfx11 targets (taken in turn), with an instruction
+manifest's launch on one of the three gfx11 targets (taken in turn) and on gfx1201, with an instruction
 budget of about WAVE_INSTRUCTIONS for the group (a kernel that needs more stops with the
 same BudgetExceeded fault in both modes, memory compared up to there);
 test_emu_kernels.py runs every launch whole on all three targets with every fast path off
@@ -44,9 +44,15 @@ def launch(case, target: str, options, grid):
 
 
 def _one_target_each():
+    """Each kernel on one of the gfx11 targets in turn, and on every target of another family
+    (gfx1201) as well: each family's encodings reach other fast paths."""
+    rotation = [t for t in TARGETS if t.startswith("gfx11")]
     for i, case in enumerate(CASES):
-        targets = [t for t in TARGETS if t in case.manifest["code_objects"]]
-        yield pytest.param(case, targets[i % len(targets)], id=f"{case.name}-{targets[i % len(targets)]}")
+        have = [t for t in rotation if t in case.manifest["code_objects"]]
+        targets = [have[i % len(have)]] if have else []
+        targets += [t for t in TARGETS if t not in rotation and t in case.manifest["code_objects"]]
+        for target in targets:
+            yield pytest.param(case, target, id=f"{case.name}-{target}")
 
 
 @pytest.mark.skipif(not CASES, reason=f"kernel corpus not found at {ROOT} (set WAVESMITH_SHARED)")

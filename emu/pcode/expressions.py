@@ -378,6 +378,8 @@ class Expressions:
         if fname == "abs":
             code, ty = self.expr(args[0])
             return f"R.fabs({code})", ty
+        if fname in ADDRESS_FUNCTIONS:
+            return self.read_operand(self.address_operand(fname, args, node))
         coded = [self.expr(a) for a in args]
         if re.fullmatch(r"[vs]_[a-z0-9_]+", fname) and not hasattr(rtlib, fname):
             return self.call_instruction(fname.upper(), coded, node)
@@ -388,6 +390,22 @@ class Expressions:
         result = RESULT_TYPES.get(fname)
         ty = result(coded) if callable(result) else result or (coded[0][1] if coded else LIT)
         return f"R.{fname}({', '.join(c for c, _ in coded)})", ty
+
+    def address_operand(self, fname, args, node) -> str:
+        """RDNA4's pseudocode starts a memory instruction with `addr = CalcGlobalAddr(v_addr.b64,
+        s_saddr.b64)` (CalcFlatAddr, CalcScratchAddr, CalcBufferAddr, CalcDsAddr alike): the
+        address the machine computes from the instruction's fields (contract: ADDR, with the
+        instruction offset). CalcDsAddr names its offset: `CalcDsAddr(vgpr_a.b32, 0x0)` is the
+        address VGPR alone (ADDR_BASE; the pseudocode adds OFFSET, OFFSET0 * 4U itself),
+        `CalcDsAddr(vgpr_a.b32, offset.b32)` the address with the instruction offset (ADDR)."""
+        firsts, seconds = ADDRESS_FUNCTIONS[fname]
+        names = [_leading_name(a) for a in args]
+        if len(args) != 2 or names[0] not in firsts or names[1] not in seconds:
+            self.fail(f"{fname}() of ({', '.join(map(str, names))}): the machine computes it from "
+                      f"({' or '.join(firsts)}, {' or '.join(map(str, seconds))})", node)
+        if fname == "CalcDsAddr" and names[1] == 0:
+            return "ADDR_BASE"
+        return "ADDR"
 
     def call_instruction(self, name, coded, node):
         """v_min_f32(a, b) inside another instruction's pseudocode: that instruction's own
@@ -459,6 +477,31 @@ def _conv_type(fname):
 
 
 BOOLS = ("isNAN", "isQuietNAN", "isSignalNAN", "isINF", "isEven")
+# RDNA4's address functions -> the operand names their arguments may have (first, then second);
+# `0` is the literal 0x0 (Expressions.address_operand)
+ADDRESS_FUNCTIONS = {
+    "CalcGlobalAddr": (("v_addr", "sgpr_base"), ("s_saddr", "offset")),      # GLOBAL; SMEM
+    "CalcFlatAddr": (("v_addr",), ("flat_scratch",)),
+    "CalcScratchAddr": (("v_addr_off",), ("s_saddr_off",)),
+    "CalcBufferAddr": (("vgpr_a", "sgpr_base"), ("sgpr_o", "offset")),      # VBUFFER; S_BUFFER_LOAD
+    "CalcDsAddr": (("vgpr_a",), ("offset", 0)),
+}
+
+
+def _leading_name(node):
+    """`v_addr.b64` -> 'v_addr', `0x0` -> 0, anything else -> None."""
+    while isinstance(node, Tree) and node.data in ("field", "slice") and node.children:
+        node = node.children[0]
+    if isinstance(node, Tree) and node.data == "name":
+        return str(node.children[0])
+    if isinstance(node, Tree) and node.data == "number":
+        try:
+            return int(str(node.children[0]), 0)
+        except ValueError:
+            return None
+    return None
+
+
 RESULT_TYPES: dict = {n: BOOL for n in BOOLS}
 RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": Ty("i", 32),
                      "s_ff1_i32_b32": Ty("i", 32), "s_ff1_i32_b64": Ty("i", 32), "signext": Ty("i", 64),
