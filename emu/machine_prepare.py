@@ -395,6 +395,8 @@ class Preparer:
             p.inputs["SIMM32"] = literal
         # the semantic reads OPSEL itself and picks halves (v_fma_mix*'s pseudocode, WMMA)
         raw_opsel = "OPSEL" in sem.reads
+        if raw_opsel and fmt != "VOP3P":   # byte selects of RDNA4's fp8 conversions (VOP1: none, byte 0)
+            p.inputs["OPSEL"] = opsel
         if fmt == "VOP3P":
             opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
             p.inputs.update(OPSEL=opsel, OPSEL_HI=opsel_hi, NEG=neg, NEG_HI=f.get("NEG_HI", 0))

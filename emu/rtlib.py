@@ -808,6 +808,36 @@ def bf16_to_f32(x):
     return (raw(x) << U64(16)).astype(np.uint32).view(np.float32)
 
 
+def _small_float_table(exp_bits: int, man_bits: int, bias: int, infinities: bool) -> np.ndarray:
+    """The f32 value of every 8-bit pattern of a sign/exponent/mantissa format (RDNA4 manual 7.5:
+    FP8 = E4M3, bias 7, no infinity, NaN 0x7F/0xFF, max 448; BF8 = E5M2, bias 15, infinity
+    0x7C/0xFC, NaN 0x7D-0x7F/0xFD-0xFF, max 57344; both with denormals)."""
+    bits = np.arange(256)
+    sign = np.where(bits >> 7, -1.0, 1.0)
+    e = (bits >> man_bits) & ((1 << exp_bits) - 1)
+    m = bits & ((1 << man_bits) - 1)
+    value = np.where(e == 0, m / (1 << man_bits) * 2.0 ** (1 - bias),
+                     (1 + m / (1 << man_bits)) * 2.0 ** (e - bias)) * sign
+    top = e == (1 << exp_bits) - 1
+    if infinities:
+        value = np.where(top, np.where(m == 0, sign * np.inf, np.nan), value)
+    else:
+        value = np.where(top & (m == (1 << man_bits) - 1), np.nan, value)
+    return value.astype(np.float32)
+
+
+_FP8_VALUES = _small_float_table(4, 3, 7, infinities=False)
+_BF8_VALUES = _small_float_table(5, 2, 15, infinities=True)
+
+
+def fp8_to_f32(x):
+    return _FP8_VALUES[np.asarray(raw(x)).astype(np.intp) & 0xFF]
+
+
+def bf8_to_f32(x):
+    return _BF8_VALUES[np.asarray(raw(x)).astype(np.intp) & 0xFF]
+
+
 def f32_to_bf16(x):
     """Round to nearest even on the upper 16 bits; NaN stays NaN (quiet)."""
     r = np.asarray(x, np.float32).view(np.uint32).astype(U64)

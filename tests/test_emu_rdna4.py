@@ -242,3 +242,113 @@ def test_wait_counters_classified_per_manual_table_26():
         waits.append(cl.classify(inst, pc).waits)
         pc += inst.size
     assert waits == [{"vm": 3}, {"vs": 2}, {"lgkm": 1}, {"lgkm": 0}, {"vm": 5, "lgkm": 2}, {"vs": 3, "lgkm": 4}, {}]
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_permlane16_var_picks_lanes_of_its_row(wave):
+    """v_permlane16_var_b32: lane i of each 16-lane row takes the source of lane
+    row * 16 + VGPR[i][src1][3:0] (the pseudocode names the register of src1: SRC1)."""
+    rng = np.random.default_rng(9)
+    data = rng.integers(0, 2**32, wave, dtype=np.uint64).astype(np.uint32)
+    sel = rng.integers(0, 256, wave).astype(np.uint32)
+    src = loads("data", "sel", "out") + """
+        v_lshlrev_b32 v1, 2, v0
+        global_load_b32 v2, v1, s[4:5]
+        global_load_b32 v3, v1, s[6:7]
+        s_wait_loadcnt 0
+        v_permlane16_var_b32 v4, v2, v3
+        global_store_b32 v1, v4, s[8:9]
+        s_endpgm"""
+    got, _ = run(src, {"data": data, "sel": sel, "out": np.zeros(wave, np.uint32)}, block=(wave, 1, 1), wave=wave)
+    lane = np.arange(wave)
+    assert (got["out"] == data[(lane // 16) * 16 + (sel & 15)]).all()
+
+
+# values of 8-bit floats the RDNA4 manual's table (7.5) and its format definition give:
+# FP8 = {sign, exp4, mant3}, bias 7: max 448, min normal 0.015625, min denormal 0.001953125, NaN
+# 0x7F / 0xFF, no infinity; BF8 = {sign, exp5, mant2}, bias 15: max 57344, min normal 6.10352e-05,
+# min denormal 1.52588e-05, +-inf 0x7C / 0xFC, NaN 0x7D-0x7F / 0xFD-0xFF
+FP8 = {0x00: 0.0, 0x80: -0.0, 0x7E: 448.0, 0x08: 0.015625, 0x01: 0.001953125, 0x38: 1.0, 0x3C: 1.5,
+       0xC0: -2.0, 0x7F: np.nan, 0xFF: np.nan, 0x78: 256.0}
+BF8 = {0x00: 0.0, 0x80: -0.0, 0x7B: 57344.0, 0x04: 2.0 ** -14, 0x01: 2.0 ** -16, 0x3C: 1.0, 0x3E: 1.5,
+       0xC0: -2.0, 0x7C: np.inf, 0xFC: -np.inf, 0x7D: np.nan, 0xFF: np.nan}
+
+
+def _same(got_bits, want) -> bool:
+    got = np.asarray(got_bits, np.uint32).view(np.float32).astype(np.float64)
+    want = np.asarray(want, np.float64)
+    return bool(np.all((got == want) & (np.signbit(got) == np.signbit(want)) | np.isnan(got) & np.isnan(want)))
+
+
+@pytest.mark.parametrize("kind, table", [("fp8", FP8), ("bf8", BF8)])
+def test_8bit_float_conversions_by_byte(kind, table):
+    """v_cvt_f32_{fp8,bf8} of each byte (e32: byte 0; e64 byte_sel:N) and v_cvt_pk_f32_* of the
+    low or high half (op_sel), against the manual's values."""
+    codes = np.array(list(table), np.uint32)
+    values = np.array(list(table.values()))
+    n = len(codes)
+    word = np.zeros(32, np.uint32)
+    rot = [np.roll(np.resize(codes, 32), -k) for k in range(4)]        # byte k of lane i: code i + k
+    for k in range(4):
+        word |= rot[k].astype(np.uint32) << np.uint32(8 * k)
+    src = loads("w", "out") + f"""
+        v_lshlrev_b32 v1, 2, v0
+        global_load_b32 v2, v1, s[4:5]
+        v_lshlrev_b32 v9, 5, v0                         // 8 results of 4 bytes per lane
+        s_wait_loadcnt 0
+        v_cvt_f32_{kind}_e32 v3, v2
+        v_cvt_f32_{kind}_e64 v4, v2 byte_sel:1
+        v_cvt_f32_{kind}_e64 v5, v2 byte_sel:2
+        v_cvt_f32_{kind}_e64 v6, v2 byte_sel:3
+        global_store_b128 v9, v[3:6], s[6:7]
+        v_cvt_pk_f32_{kind}_e32 v[3:4], v2
+        v_cvt_pk_f32_{kind}_e64 v[5:6], v2 op_sel:[1,0]
+        global_store_b128 v9, v[3:6], s[6:7] offset:16
+        s_endpgm"""
+    got, _ = run(src, {"w": word, "out": np.zeros(32 * 8, np.uint32)}, block=(32, 1, 1))
+    out = got["out"].reshape(32, 8)
+    lookup = dict(zip(codes.tolist(), values))
+    for k, col in enumerate((0, 1, 2, 3)):
+        assert _same(out[:, col], [lookup[c] for c in rot[k]]), (kind, "byte", k)
+    for k, col in enumerate((4, 5, 6, 7)):
+        assert _same(out[:, col], [lookup[c] for c in rot[k]]), (kind, "packed", k)
+    assert n >= 10
+
+
+def test_dot4_f32_fp8_bf8_and_dot2_f32_bf16():
+    """v_dot4_f32_fp8_bf8: S2 + the sum of four fp8 x bf8 byte products (exact in f32 here);
+    v_dot2_f32_bf16: S2 + two bf16 products (the .bf16 read converts once: bf16_to_f32 of it
+    is the same value)."""
+    a = np.array([0x38, 0x3C, 0xC0, 0x7E], np.uint32)      # fp8 1.0, 1.5, -2.0, 448
+    b = np.array([0x3E, 0x40, 0x3C, 0x3C], np.uint32)      # bf8 1.5, 2.0, 1.0, 1.0
+    pack = lambda v: int(sum(int(x) << (8 * i) for i, x in enumerate(v)))
+    src = loads("out") + f"""
+        v_mov_b32 v1, {pack(a):#x}
+        v_mov_b32 v2, {pack(b):#x}
+        v_mov_b32 v3, 0.5
+        v_dot4_f32_fp8_bf8 v4, v1, v2, v3
+        v_mov_b32 v5, 0x3f804000                        // bf16 {{1.0, 2.0}}
+        v_mov_b32 v6, 0x40404080                        // bf16 {{3.0, 4.0}}
+        v_dot2_f32_bf16 v7, v5, v6, v3
+        v_mov_b32 v8, 0
+        global_store_b32 v8, v4, s[4:5]
+        global_store_b32 v8, v7, s[4:5] offset:4
+        s_endpgm"""
+    got, _ = run(src, {"out": np.zeros(2, np.uint32)}, block=(32, 1, 1))
+    f = got["out"].view(np.float32)
+    assert f[0] == 0.5 + 1.0 * 1.5 + 1.5 * 2.0 - 2.0 * 1.0 + 448.0 * 1.0
+    assert f[1] == 0.5 + 2.0 * 4.0 + 1.0 * 3.0
+
+
+@pytest.mark.parametrize("arch", ["gfx1151", "gfx1201"])
+def test_dot2_f32_bf16_converts_each_bf16_once(arch):
+    """bf16_to_f32(S0[15 : 0].bf16): the typed read is already the f32 value (was converted
+    twice, giving 0 for every product)."""
+    from emu import Ctx
+    sem = load_semantics(arch).lookup("v_dot2_f32_bf16")
+    s0 = np.array([[0x3F804000]], np.uint32)            # bf16 hi 1.0, lo 2.0
+    s1 = np.array([[0x40404080]], np.uint32)            # bf16 hi 3.0, lo 4.0
+    s2 = np.array([[np.float32(0.5).view(np.uint32)]], np.uint32)
+    out = sem.execute(Ctx(lanes=1, exec_mask=np.array([[1]], np.uint64),
+                          inputs={"S0": s0, "S1": s1, "S2": s2, "OPSEL": 0, "OPSEL_HI": 0, "NEG": 0, "NEG_HI": 0}))
+    assert out["D0"].view(np.float32)[0, 0] == 0.5 + 2.0 * 4.0 + 1.0 * 3.0

@@ -68,9 +68,9 @@ class Expressions:
             return self.pyname(name), v.ty
         if name in LANE_ID_NAMES or name == "lane":
             return "R.lane_id(ctx)", Ty("u", 32)
-        if name == "WAVE64":
+        if name in ("WAVE64", "wave64"):       # RDNA4's permlane*_var spell it in lower case too
             return "(ctx.lanes == 64)", BOOL
-        if name == "WAVE32":
+        if name in ("WAVE32", "wave32"):
             return "(ctx.lanes == 32)", BOOL
         if name == "EXEC_LO":
             c, _ = self.read_operand("EXEC")
@@ -146,6 +146,8 @@ class Expressions:
         code, bty = self.accessed(base)
         if ty.kind == "bf":
             return f"R.bf16_to_f32(R.access({code}, 'u', 16))", Ty("f", 32)
+        if ty.kind in ("fp8", "bf8"):
+            return f"R.{ty.kind}_to_f32(R.access({code}, 'u', 8))", Ty("f", 32)
         if bty.kind == "dw":
             self.fail("typed access to a wide operand without a bit range", node)
         if bty.kind == "f" and ty.kind == "f" and ty.bits == bty.bits:
@@ -381,6 +383,8 @@ class Expressions:
         if fname in ADDRESS_FUNCTIONS:
             return self.read_operand(self.address_operand(fname, args, node))
         coded = [self.expr(a) for a in args]
+        if fname in _SMALL_FLOAT_READS and len(coded) == 1 and coded[0][1] == Ty("f", 32):
+            return coded[0]         # bf16_to_f32(S0[15 : 0].bf16): the typed read already converted
         if re.fullmatch(r"[vs]_[a-z0-9_]+", fname) and not hasattr(rtlib, fname):
             return self.call_instruction(fname.upper(), coded, node)
         if not hasattr(rtlib, fname):
@@ -502,10 +506,14 @@ def _leading_name(node):
     return None
 
 
+# conversions of a small float the typed access (.bf16, .fp8, .bf8) already performs
+_SMALL_FLOAT_READS = ("bf16_to_f32", "fp8_to_f32", "bf8_to_f32")
+
 RESULT_TYPES: dict = {n: BOOL for n in BOOLS}
 RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": Ty("i", 32),
                      "s_ff1_i32_b32": Ty("i", 32), "s_ff1_i32_b64": Ty("i", 32), "signext": Ty("i", 64),
                      "signextFromBit": Ty("i", 64), "bf16_to_f32": Ty("f", 32), "f32_to_bf16": Ty("u", 16),
+                     "fp8_to_f32": Ty("f", 32), "bf8_to_f32": Ty("f", 32),
                      "nop": LIT, "fma": _first_float, "ldexp": _first_float,
                      "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
                      "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16), "u4_to_u32": Ty("u", 32),
