@@ -63,6 +63,7 @@ class OpInfo:
     accumulates: frozenset = frozenset()   # old destination VGPRs an accumulator reads (fed by its own path)
     sgpr_result: bool = False     # a VALU instruction writing an SGPR (compare masks, carry out, readlane)
     wave64: bool = False
+    lines: float = 1.0            # vector memory: distinct 128-byte lines per wave (recorded when known)
 
 
 def _sgprs(code: int, n: int) -> set[int]:

@@ -41,9 +41,12 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
     stream_id, streams = recorder.stream_table(total)
     classifier = Classifier(machine.spec, machine.semantics, wave64=d.wave_size == 64)
     ops = {}
+    lines = recorder.lines_per_wave()
     for pc in recorder.executed_pcs():
         pc = int(pc)
         ops[pc] = classifier.classify(machine.decode(pc), pc)
+        if pc in lines:
+            ops[pc].lines = lines[pc]
     cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg, machine.spec.traits.vgpr_file(machine.arch, 32))
     wave_cu = (np.arange(total) // wpg) % p.cus
     order = np.argsort(wave_cu, kind="stable")

@@ -11,15 +11,49 @@ _HASH_WEIGHTS = np.random.default_rng(0x19).integers(1, 2**63, 4096, dtype=np.ui
 
 
 class Recorder:
+    LINE = 128              # bytes per cache line of the vector memory path
+
     def __init__(self):
         self.pcs: list[int] = []
         self.batches: list = []
         self.offsets: list[int] = []
+        self._line_sums: dict[int, list] = {}    # pc -> [distinct lines summed over wave rows, rows]
 
     def step(self, pc: int, waves, first_wave: int) -> None:
         self.pcs.append(pc)
         self.batches.append(waves)
         self.offsets.append(first_wave)
+
+    def touch(self, addr, nbytes: int, mask) -> None:
+        """Global memory observer (DeviceMemory.observer): the distinct cache lines each
+        wave row of the current instruction's access touched. An instruction that accesses
+        memory in several calls (a dword each) counts each call's lines: the per-PC figure is
+        the mean over calls and wave rows. Reads the addresses only."""
+        if not self.pcs:
+            return
+        a = np.asarray(addr)
+        if a.ndim != 2 or not a.size:
+            return
+        lines = (a.view(np.int64) if a.dtype == np.uint64 else a.astype(np.int64)) // self.LINE
+        m = np.broadcast_to(np.asarray(mask, bool), lines.shape)
+        rows = m.any(axis=1)
+        if not rows.any():
+            return
+        if not m.all():         # inactive lanes repeat an active lane's line (no new line)
+            first = lines[np.arange(len(lines)), m.argmax(axis=1)][:, None]
+            lines = np.where(m, lines, first)
+        d = np.diff(lines, axis=1)
+        if (d < 0).any():
+            lines = np.sort(lines, axis=1)
+            d = np.diff(lines, axis=1)
+        distinct = int(rows.sum() + (d[rows] != 0).sum())
+        entry = self._line_sums.setdefault(self.pcs[-1], [0, 0])
+        entry[0] += distinct
+        entry[1] += int(rows.sum())
+
+    def lines_per_wave(self) -> dict[int, float]:
+        """pc -> mean distinct cache lines one wave's access touched (global memory PCs)."""
+        return {pc: total / rows for pc, (total, rows) in self._line_sums.items() if rows}
 
     def executed_pcs(self) -> np.ndarray:
         """Every PC some wave executed, ascending."""

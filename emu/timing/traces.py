@@ -23,6 +23,16 @@ from .engine import Engine, WaveSpec, WaveTiming
 
 FALLBACK = {"gfx1100": "gfx1151"}
 
+# Distinct 128-byte lines one wave's vector memory instruction touches (the traces hold no
+# addresses), by kernel and offset from the code's start, worked out from the code and its
+# launch; an instruction not listed touches one line (the one-wave kernels: E_3 adds 3
+# contiguous floats). The 32x32 matmul (grid 32x32 of 32 lanes; A 32x64, B 64x32 floats):
+# global_load_b64 reads 32 lanes x 8 contiguous bytes of A's row (2 lines); each
+# global_load_b32 reads B at lane * 256 bytes (+128 for the second): 32 lines each; the
+# store writes one float from lane 0 (tests/test_timing_traces.py runs the kernel on the
+# functional emulator and checks these against the lines its addresses touch).
+LINES = {"r_32_32_16_2": {0x6c: 2, 0x78: 32, 0x80: 32, 0x160: 1}}
+
 
 @dataclass
 class Capture:
@@ -78,6 +88,8 @@ def load_captures(path: Path, arch: str = "gfx1100", semantics_for=None) -> list
             if ops[pc].kind == "end":
                 break
             pc += ops[pc].size
+        for offset, lines in LINES.get(e["kernel"], {}).items():
+            ops[base + offset].lines = lines
         out.append(Capture(e["kernel"], e["source"], ops, text, e["waves"], e["wave_lifetimes"], straight))
     return out
 
@@ -101,7 +113,8 @@ def replay_traced(cap: Capture, params: ArchTiming, release_waits: bool = True) 
         specs.append(WaveSpec(stream, start, (w["se"], w["cu"], w["simd"]), None, f"se{w['se']} wave{w['wave']}",
                               released))
         measured.append(w)
-    result = Engine(cap.ops, params).run(specs)
+    # each wave's first issue where the trace has it, whether or not another fetched its code
+    result = Engine(cap.ops, params.with_(launch_setup=params.launch_latency)).run(specs)
     return list(zip(measured, result))
 
 
