@@ -98,9 +98,10 @@ class WaveTiming:
 
 class _Simd:
     __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts",
-                 "wmma_ends", "wmma_bypass")
+                 "wmma_ends", "wmma_bypass", "first_issue")
 
     def __init__(self):
+        self.first_issue = 0                    # launched waves take their first issue cycles in turn
         self.wmma_ends: list[int] = []          # completion of queued WMMA operations, in order
         self.wmma_bypass = 0                    # VALU ops that may still pass the queued WMMAs
         self.valu_free, self.trans_free, self.last_valu_class = 0, 0, ""
@@ -115,7 +116,7 @@ class _Simd:
 
 class _Wave:
     __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "last_salu", "last_lds", "last_vmem",
-                 "sgpr_writes", "outstanding", "returns", "not_before", "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
+                 "sgpr_writes", "outstanding", "returns", "cu", "pipe", "not_before", "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
 
     def __init__(self, spec: WaveSpec, order: int):
         self.spec, self.order = spec, order
@@ -131,6 +132,8 @@ class _Wave:
         self.sgpr_writes: list[int] = []        # when its last VALU ops writing SGPRs (VCC, masks) finished their passes
         self.outstanding = {"vm": [], "lgkm": [], "vs": [], "exp": []}   # completion cycles, in order
         self.returns: list = []                 # (stream index, _Return) of its vector memory instructions
+        self.cu = spec.simd[:-1]                # the key of its CU (instruction fetch) ...
+        self.pipe = None                        # ... and its CU's vector memory line pipe, on first use
         self.not_before, self.not_before_cause = 0, "launch"
         self.blocks_seen: set[int] = set()
         self.barrier_at = None
@@ -192,25 +195,31 @@ class Engine:
         w.out.start = start
         # a wave issues once it is set up and its first code block is there: the first wave of a
         # CU fetches it cold (`launch_latency` after dispatch), the waves after it share it
-        w.not_before = start + min(p.launch_setup, p.launch_latency)
+        # (in dispatch order, one per cycle and SIMD: what the issue arbitration gives them, without
+        # every wave waiting for the block retrying each cycle)
         if w.spec.stream:
-            self._request(w, w.spec.stream[0] // p.fetch_block, start + p.launch_latency - p.fetch_latency)
+            arrival = self._request(w, w.spec.stream[0] // p.fetch_block, start + p.launch_latency - p.fetch_latency)
+            simd = self.simds[w.spec.simd]
+            w.not_before = max(start + min(p.launch_setup, p.launch_latency), arrival, simd.first_issue)
+            simd.first_issue = w.not_before + 1
             heapq.heappush(heap, (w.not_before, w.order, w))
         else:
             w.out.end = start
 
-    def _pipe(self, simd: tuple) -> LinePipe:
-        """The line pipe of the CU holding `simd` (its key's last item is the SIMD number;
-        a trace's key names the WGP before it: SIMDs 0-1 and 2-3 are its two CUs)."""
+    def _pipe(self, w: _Wave) -> LinePipe:
+        """The line pipe of the CU holding w's SIMD (the SIMD key's last item is the SIMD
+        number; a trace's key names the WGP before it: SIMDs 0-1 and 2-3 are its two CUs)."""
+        simd = w.spec.simd
         cu = simd[:-1] + (simd[-1] // self.p.simds_per_cu,)
         pipe = self.pipes.get(cu)
         if pipe is None:
             pipe = self.pipes[cu] = LinePipe(self.p.vmem_lines_per_cycle)
+        w.pipe = pipe
         return pipe
 
     # ------------------------------------------------------------------ fetch
     def _request(self, w: _Wave, block: int, t: int) -> int:
-        key = (w.spec.simd[:-1], block)
+        key = (w.cu, block)
         have = self.blocks.get(key)
         if have is None:
             have = self.blocks[key] = t + self.p.fetch_latency
@@ -222,7 +231,7 @@ class Engine:
         p = self.p
         b0 = pc // p.fetch_block
         if b0 == (pc + size - 1) // p.fetch_block and b0 in w.blocks_seen:
-            return self.blocks[(w.spec.simd[:-1], b0)]        # already requested, its next one too
+            return self.blocks[(w.cu, b0)]        # already requested, its next one too
         ready = 0
         for b in range(b0, (pc + size - 1) // p.fetch_block + 1):
             ready = max(ready, self._request(w, b, t))
@@ -256,7 +265,7 @@ class Engine:
         pc = op.pc
         block = pc // p.fetch_block
         if block in w.blocks_seen and block == (pc + op.size - 1) // p.fetch_block:
-            fetched = self.blocks[(w.spec.simd[:-1], block)]      # already requested, its next one too
+            fetched = self.blocks[(w.cu, block)]      # already requested, its next one too
         else:
             fetched = self._fetched(w, pc, op.size, t)
         if fetched > ready:
@@ -448,7 +457,7 @@ class Engine:
             w.last_salu = t
         elif kind in _VMEM:
             # the CU's line pipe, then the latency; the counter's returns stay in order (_returned)
-            pipe = self._pipe(w.spec.simd)
+            pipe = w.pipe or self._pipe(w)
             entry = _Return(pipe.add(t, op.lines), self._memory_latency[kind], t, op.writes)
             w.outstanding[op.counter].append(entry)
             w.returns.append((w.i, entry))

@@ -16,50 +16,54 @@ from __future__ import annotations
 class Job:
     """One vector memory instruction in the CU's line pipe: `finish` is when its last line
     has gone through, as known so far (later arrivals on the CU push it back)."""
-    __slots__ = ("remaining", "finish")
+    __slots__ = ("tag", "finish")
 
-    def __init__(self, work: float):
-        self.remaining, self.finish = work, 0.0
+    def __init__(self, tag: float):
+        self.tag, self.finish = tag, 0.0
 
 
 class LinePipe:
-    """Processor sharing of one CU's line throughput among its outstanding instructions."""
-    __slots__ = ("rate", "now", "active")
+    """Processor sharing of one CU's line throughput among its outstanding instructions, in
+    virtual time: `virtual` grows by the lines each active job has been served, so a job of
+    n lines arriving at virtual time v is done when `virtual` reaches its tag v + n, and
+    jobs finish in tag order."""
+    __slots__ = ("rate", "now", "virtual", "active")
 
     def __init__(self, lines_per_cycle: float):
         self.rate = lines_per_cycle
         self.now = 0.0
-        self.active: list[Job] = []       # unfinished jobs
+        self.virtual = 0.0
+        self.active: list[Job] = []       # unfinished jobs by tag
 
     def _advance(self, t: float) -> None:
         """Serve the active jobs from `now` to t (equal shares; a job that finishes leaves
         its share to the others)."""
         active = self.active
-        while active and self.now < t:
-            k = len(active)
-            smallest = min(j.remaining for j in active)
-            span = smallest * k / self.rate           # until the smallest job is done
-            step = min(span, t - self.now)
-            served = step * self.rate / k
-            for j in active:
-                j.remaining -= served
-            self.now += step
-            if step >= span:
-                self.active = active = [j for j in active if j.remaining > 1e-9]
+        done = 0
+        while done < len(active):
+            k = len(active) - done
+            span = (active[done].tag - self.virtual) * k / self.rate    # until the next job is done
+            if self.now + span > t:
+                self.virtual += (t - self.now) * self.rate / k
+                break
+            self.virtual, self.now = active[done].tag, self.now + span
+            done += 1
+        if done:
+            del active[:done]
         self.now = max(self.now, t)
-
-    def _forecast(self) -> None:
-        """Each active job's finish if nothing else arrives."""
-        order = sorted(self.active, key=lambda j: j.remaining)
-        t, done, k = self.now, 0.0, len(order)
-        for i, j in enumerate(order):
-            t += (j.remaining - done) * (k - i) / self.rate
-            done = j.remaining
-            j.finish = t
 
     def add(self, t: int, lines: float) -> Job:
         self._advance(t)
-        job = Job(max(lines, 1.0))
-        self.active.append(job)
-        self._forecast()
+        job = Job(self.virtual + max(lines, 1.0))
+        active = self.active
+        k = len(active)
+        while k and active[k - 1].tag > job.tag:
+            k -= 1
+        active.insert(k, job)
+        # each active job's finish if nothing else arrives
+        now, v, n = self.now, self.virtual, len(active)
+        for i, j in enumerate(active):
+            now += (j.tag - v) * (n - i) / self.rate
+            v = j.tag
+            j.finish = now
         return job
