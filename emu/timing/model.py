@@ -24,8 +24,9 @@ LAUNCH_STAGGER = 24              # cycles between wave launches on one SIMD (gem
 
 
 def resident_per_simd(params: ArchTiming, vgprs: int, lds_size: int, waves_per_group: int, vgpr_file: int) -> int:
-    """Waves one SIMD holds at once; `vgpr_file`: the device's VGPRs per SIMD lane in wave32
-    units (isa traits: 1536 on gfx1100/1101/1151, 1024 on the other RDNA3 devices)."""
+    """Waves one SIMD holds at once; `vgpr_file`: the device's VGPRs per SIMD lane in units
+    of the launch's wave size (isa traits: 1536 wave32 / 768 wave64 on gfx1100/1101/1151,
+    1024 / 512 on the other RDNA3 devices), `vgprs` per wave in the same units."""
     by_vgprs = vgpr_file // max(vgprs, 1)
     by_lds = (LDS_PER_CU // lds_size) * max(1, waves_per_group // params.simds_per_cu) if lds_size else params.waves_per_simd
     return max(1, min(params.waves_per_simd, by_vgprs, by_lds))
@@ -47,7 +48,7 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
         ops[pc] = classifier.classify(machine.decode(pc), pc)
         if pc in lines:
             ops[pc].lines = lines[pc]
-    cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg, machine.spec.traits.vgpr_file(machine.arch, 32))
+    cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg, machine.spec.traits.vgpr_file(machine.arch, d.wave_size))
     wave_cu = (np.arange(total) // wpg) % p.cus
     order = np.argsort(wave_cu, kind="stable")
     bounds = np.searchsorted(wave_cu[order], np.arange(p.cus + 1))
