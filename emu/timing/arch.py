@@ -62,10 +62,11 @@ class ArchTiming:
     smem_latency: int = 1300         # calibrated (score.calibrate measures 1322 on the traces)
     vmem_load_latency: int = 1400    # calibrated (traces: 1509 with 1024 waves loading, ~750 for one wave)
     vmem_store_latency: int = 300    # store -> acknowledged (traces: store -> wave end 290-345)
-    # the vector L0 of a CU returns one 128-byte line per cycle (128 B/clk per CU, the RDNA
-    # vector L0's bandwidth; not fitted), shared by the CU's outstanding vector memory
-    # instructions (memory.py); the latencies above are those of an unloaded CU
+    # the vector L0 (one per WGP) passes one 128-byte line per cycle (128 B/clk; an estimate
+    # from the RDNA L0's published width, not fitted), shared by the WGP's outstanding vector
+    # memory instructions (memory.py); the latencies above are those of an idle WGP
     vmem_lines_per_cycle: float = 1.0
+    cus_per_wgp: int = 2
     lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns
     # --- instruction fetch and launch

@@ -140,8 +140,12 @@ class _Wave:
         self.wait_cause, self.wait_ready = None, None    # the binding constraint while waiting, and until when
 
 class Engine:
-    def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
-        self.ops, self.p = ops, params
+    def __init__(self, ops: dict[int, OpInfo], params: ArchTiming, line_share: float = 1.0):
+        """`line_share`: the part of a WGP's vector memory line pipe the waves of one SIMD
+        key's CU (the key without its last item) have: 1 when the key names the WGP (a
+        trace's (se, wgp, simd)), 1/cus_per_wgp when it names one CU whose partner runs
+        the same work (the launch model)."""
+        self.ops, self.p, self.line_rate = ops, params, params.vmem_lines_per_cycle * line_share
         self._regs: dict[int, tuple] = {}        # pc -> (register, wait after its writer by writer kind)
         self._memory_latency = {Kind.SMEM: params.smem_latency, Kind.VMEM_LOAD: params.vmem_load_latency,
                                 Kind.VMEM_STORE: params.vmem_store_latency, Kind.LDS: params.lds_latency}
@@ -150,7 +154,7 @@ class Engine:
         p = self.p
         self.simds: dict[tuple, _Simd] = {}
         self.blocks: dict[tuple, int] = {}      # (cu, block) -> arrival cycle
-        self.pipes: dict[tuple, LinePipe] = {}  # CU -> its vector memory line pipe
+        self.pipes: dict[tuple, LinePipe] = {}  # CU / WGP -> its vector memory line pipe
         self.groups: dict[int, list[_Wave]] = {}
         state = [_Wave(w, k) for k, w in enumerate(waves)]
         heap = []
@@ -207,13 +211,10 @@ class Engine:
             w.out.end = start
 
     def _pipe(self, w: _Wave) -> LinePipe:
-        """The line pipe of the CU holding w's SIMD (the SIMD key's last item is the SIMD
-        number; a trace's key names the WGP before it: SIMDs 0-1 and 2-3 are its two CUs)."""
-        simd = w.spec.simd
-        cu = simd[:-1] + (simd[-1] // self.p.simds_per_cu,)
-        pipe = self.pipes.get(cu)
+        """The line pipe w's SIMD key names (the key without its last item, the SIMD)."""
+        pipe = self.pipes.get(w.cu)
         if pipe is None:
-            pipe = self.pipes[cu] = LinePipe(self.p.vmem_lines_per_cycle)
+            pipe = self.pipes[w.cu] = LinePipe(self.line_rate)
         w.pipe = pipe
         return pipe
 

@@ -63,7 +63,7 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
         configs = {busiest: configs[busiest]}
         note = (f"estimated: the {len(cus)} CUs run {len(streams)} distinct wave streams; timed the busiest "
                 f"CU configuration ({len(cus[configs[busiest][0]])} waves) only and left out the rest")
-    engine = Engine(ops, p)
+    engine = Engine(ops, p, line_share=1 / p.cus_per_wgp)     # the CU's partner in its WGP runs the same work
     resident_groups = max(1, cap * p.simds_per_cu // wpg)
     sims: list[WaveTiming] = []
     simulated: dict[bytes, tuple[int, list]] = {}     # simulated waves' streams -> (first in sims, group starts)

@@ -24,14 +24,13 @@ from .engine import Engine, WaveSpec, WaveTiming
 FALLBACK = {"gfx1100": "gfx1151"}
 
 # Distinct 128-byte lines one wave's vector memory instruction touches (the traces hold no
-# addresses), by kernel and offset from the code's start, worked out from the code and its
-# launch; an instruction not listed touches one line (the one-wave kernels: E_3 adds 3
-# contiguous floats). The 32x32 matmul (grid 32x32 of 32 lanes; A 32x64, B 64x32 floats):
-# global_load_b64 reads 32 lanes x 8 contiguous bytes of A's row (2 lines); each
-# global_load_b32 reads B at lane * 256 bytes (+128 for the second): 32 lines each; the
-# store writes one float from lane 0 (tests/test_timing_traces.py runs the kernel on the
-# functional emulator and checks these against the lines its addresses touch).
-LINES = {"r_32_32_16_2": {0x6c: 2, 0x78: 32, 0x80: 32, 0x160: 1}}
+# addresses), by kernel and offset from the code's start; an instruction not listed touches
+# one line (the one-wave kernels: E_3 adds 3 contiguous floats). The 32x32 matmul, as
+# tests/test_timing_traces.py runs it on the functional emulator (grid 32x32 of 16 lanes,
+# A and B 32x32 floats; the recorder counts the lines its addresses touch): the
+# global_load_b64 of A's row 1 line, each global_load_b32 of a column of B 16 lines, the
+# store of lane 0 1 line.
+LINES = {"r_32_32_16_2": {0x6c: 1, 0x78: 16, 0x80: 16, 0x160: 1}}
 
 
 @dataclass
