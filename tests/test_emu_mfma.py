@@ -1,0 +1,579 @@
+"""CDNA matrix instructions (V_MFMA_*, V_SMFMAC_*; emu/handwritten/mfma.py) against numpy
+matmuls. The register layouts are written here from the manuals, element by element:
+
+- Names (CDNA3 7.1): V_MFMA_[out]_[M]X[N]X[K][_[B]B]_[in]; B = 1 when absent.
+- Input layout (7.1.4.1): K_L = K / (64 / (M * B)); A[b,i,k] is item k % K_L of lane
+  i + M * (b + B * (k / K_L)); B[b,k,j] item k % K_L of lane j + N * (b + B * (k / K_L)).
+  Items are packed little-endian: 64-bit = a register pair (low dword first), 32-bit = one
+  register, 16-bit = two per register (even items in bits 15:0), 8-bit = four per register.
+- Output layout (7.1.4.2): H = 1 for f64, else 4; B_I = ceil(64 / (N * M / H)),
+  M_I = (64 / B_I) / N, G = M / (H * M_I); D[b,i,j] is item (i % H) + H * (i / (H * M_I) +
+  G * (b / B_I)) of lane j + N * ((i / H) % M_I + M_I * (b % B_I)); C likewise.
+- Broadcasts (7.1.5): lane l reads A from lane (l % S) + S * ABID, S = 64 / (1 << CBSZ);
+  B from the lane of table 29 (BLGP). F64: BLGP[0..2] negate A, B, C.
+- Sparse (7.4): A holds two of every four K values (half the items of a dense lane); the
+  index VGPR holds 2 bits per stored A item (bits 1:0 = item 0, ...), in sets of 8 bits
+  (16-bit data) / 16 bits (8-bit data) chosen by ABID when CBSZ[1:0] = 0; each index is the
+  value's position within its group of four K values. C is the old D.
+- CDNA4 F8F6F4 (7.1.5): CBSZ / BLGP = A / B format (0 FP8, 1 BF8, 2 FP6, 3 BF6, 4 FP4);
+  small floats are bit-contiguous (FP6: 32 values in 6 registers).
+- Small float formats (table 30): CDNA3 FP8 E4M3 bias 8, BF8 E5M2 bias 16, 0x80 NaN;
+  CDNA4 FP8 E4M3 bias 7, BF8 E5M2 bias 15, FP6 E2M3 bias 1, BF6 E3M2 bias 3, FP4 E2M1 bias 1.
+
+Values are small integers and halves, so products and sums are exact in every type and the
+references do not depend on accumulation order; the rounding tests state the assumption
+they check (the sum of C and the products rounded once to f32, RNE; f64 as an fma chain).
+The clang-compiled kernel mfma_gemm_32x32x8 gives a layout check independent of the manual
+reading (its comments and the reference below), and runs through Device("emu") once the
+machine emulates gfx942.
+"""
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import isa
+from emu.handwritten import mfma, minifloat, semantic
+from emu.semantics import Ctx, SemanticsError
+
+rng = np.random.default_rng(942)
+FAMILY = {"gfx942": "cdna3", "gfx950": "cdna4"}
+BITS = {"f32": 32, "xf32": 32, "f64": 64, "f16": 16, "bf16": 16, "i8": 8, "fp8": 8, "bf8": 8,
+        "fp6": 6, "bf6": 6, "fp4": 4}
+# (exponent bits, mantissa bits, bias) per family, table 30
+SMALL = {("cdna3", "fp8"): (4, 3, 8), ("cdna3", "bf8"): (5, 2, 16), ("cdna4", "fp8"): (4, 3, 7),
+         ("cdna4", "bf8"): (5, 2, 15), ("cdna4", "fp6"): (2, 3, 1), ("cdna4", "bf6"): (3, 2, 3),
+         ("cdna4", "fp4"): (2, 1, 1)}
+F8F6F4 = ("fp8", "bf8", "fp6", "bf6", "fp4")
+
+
+def names(arch: str, prefix: str) -> list[str]:
+    return sorted(d.name for d in isa.load(arch).instructions if d.name.startswith(prefix))
+
+
+def parse(name: str):
+    g = re.match(r"V_S?MFMAC?_(F32|I32|F64)_(\d+)X(\d+)X(\d+)(?:_(\d+)B)?_(.+)$", name)
+    kinds = g[6].lower().split("_")
+    a, b = (kinds * 2)[:2]
+    return int(g[2]), int(g[3]), int(g[4]), int(g[5] or 1), a, b, g[1].lower()
+
+
+# ---------------------------------------------------------------- encoding
+def encode(x: np.ndarray, kind: str, family: str) -> np.ndarray:
+    """Exact values -> raw codes (object ints)."""
+    x = np.asarray(x, np.float64)
+    if kind in ("f32", "xf32"):
+        return x.astype(np.float32).view(np.uint32).astype(object)
+    if kind == "f64":
+        return x.view(np.uint64).astype(object)
+    if kind == "f16":
+        return x.astype(np.float16).view(np.uint16).astype(object)
+    if kind == "bf16":
+        return (x.astype(np.float32).view(np.uint32) >> 16).astype(object)
+    if kind == "i8":
+        return (x.astype(np.int64) & 0xFF).astype(object)
+    e, m, bias = SMALL[(family, kind)]
+    out = np.empty(x.shape, object)
+    for idx, v in np.ndenumerate(x):
+        if v == 0:
+            out[idx] = 0
+            continue
+        f = Fraction(abs(v))
+        exp = max(math.floor(math.log2(f)), 1 - bias)               # denormals: exponent field 0
+        mant = (f / Fraction(2) ** exp - (1 if exp + bias >= 1 and f >= Fraction(2) ** exp else 0)) * (1 << m)
+        field = exp + bias if f >= Fraction(2) ** exp else 0
+        assert mant.denominator == 1 and 0 <= mant < (1 << m) and field < (1 << e), (v, kind)
+        out[idx] = (int(v < 0) << (e + m)) | (field << m) | int(mant)
+    return out
+
+
+def pack(items: np.ndarray, bits: int) -> np.ndarray:
+    """(64, count) codes -> (64, dwords) uint32, item 0 in the lowest bits."""
+    count = items.shape[1]
+    dwords = -(-count * bits // 32)
+    out = np.zeros((64, dwords), np.uint32)
+    for lane in range(64):
+        word = sum(int(c) << (bits * r) for r, c in enumerate(items[lane]))
+        for d in range(dwords):
+            out[lane, d] = (word >> (32 * d)) & 0xFFFFFFFF
+    return out
+
+
+def as_operand(dwords: np.ndarray) -> np.ndarray:
+    """(W, 64, n) dwords -> the contract's form: uint32 (W, 64) / uint64 (W, 64) / as is."""
+    if dwords.shape[-1] == 1:
+        return dwords[..., 0]
+    if dwords.shape[-1] == 2:
+        return dwords[..., 0].astype(np.uint64) | (dwords[..., 1].astype(np.uint64) << np.uint64(32))
+    return dwords
+
+
+def as_dwords(value: np.ndarray) -> np.ndarray:
+    v = np.asarray(value)
+    if v.ndim == 2:
+        v = np.stack([v & np.uint64(0xFFFFFFFF), v >> np.uint64(32)], -1) if v.dtype == np.uint64 else v[..., None]
+    return v.astype(np.uint32)
+
+
+# ---------------------------------------------------------------- layouts (manual 7.1.4)
+def place_a(a: np.ndarray, m, k, blocks, k_lane) -> np.ndarray:
+    """a[b, i, k] -> (64, K_L) per-lane items."""
+    out = np.zeros((64, k_lane), object)
+    for b in range(blocks):
+        for i in range(m):
+            for kk in range(k):
+                out[i + m * (b + blocks * (kk // k_lane)), kk % k_lane] = a[b, i, kk]
+    return out
+
+
+def place_b(bm: np.ndarray, n, k, blocks, k_lane) -> np.ndarray:
+    out = np.zeros((64, k_lane), object)
+    for b in range(blocks):
+        for j in range(n):
+            for kk in range(k):
+                out[j + n * (b + blocks * (kk // k_lane)), kk % k_lane] = bm[b, kk, j]
+    return out
+
+
+def cd_place(m, n, blocks, f64: bool):
+    """{(b, i, j): (lane, item)} of C/D."""
+    h = 1 if f64 else 4
+    b_i = math.ceil(64 / (n * m / h))
+    m_i = (64 // b_i) // n
+    g = m // (h * m_i)
+    return {(b, i, j): (j + n * ((i // h) % m_i + m_i * (b % b_i)), (i % h) + h * (i // (h * m_i) + g * (b // b_i)))
+            for b in range(blocks) for i in range(m) for j in range(n)}
+
+
+def values(kind: str, shape, family: str = "cdna3") -> np.ndarray:
+    """Random values exact in `kind` whose products and sums are exact in f32."""
+    if kind == "i8":
+        return rng.integers(-128, 128, shape).astype(np.float64)
+    if kind == "fp4":
+        choices = [0, 0.5, 1, 1.5, 2, 3, 4, 6]
+    elif kind in ("fp6", "bf6", "fp8", "bf8"):
+        choices = [0, 0.5, 0.75, 1, 1.5, 2, 3, 4]
+    else:
+        choices = list(np.arange(-8, 8.5, 0.5))
+    v = rng.choice(choices, shape)
+    return v * rng.choice([-1, 1], shape)
+
+
+def run(arch: str, name: str, inputs: dict, waves: int = 1, mode=0x3F0) -> np.ndarray:
+    sem = semantic(name, False, isa.load(arch))
+    assert sem is not None and sem.origin == "hand-written"
+    full = {"CBSZ": 0, "ABID": 0, "BLGP": 0, **inputs}
+    ctx = Ctx(lanes=64, exec_mask=np.full((waves, 1), 2 ** 64 - 1, np.uint64), inputs=full, mode=mode)
+    return as_dwords(sem.execute(ctx)["D0"])
+
+
+def dense_case(arch: str, name: str, waves: int = 2, cbsz: int = 0, blgp: int = 0, a_kind=None, b_kind=None):
+    """Random A, B, C for `name`; returns (inputs, A, B, C, layout info)."""
+    family = FAMILY[arch]
+    m, n, k, blocks, a_kind0, b_kind0, out = parse(name)
+    a_kind, b_kind = a_kind or a_kind0, b_kind or b_kind0
+    k_lane = k // (64 // (m * blocks))
+    A = values(a_kind, (waves, blocks, m, k), family)
+    B = values(b_kind, (waves, blocks, k, n), family)
+    C = values("i8" if out == "i32" else "f16", (waves, blocks, m, n))
+    place = cd_place(m, n, blocks, out == "f64")
+    out_bits = 64 if out == "f64" else 32
+    items = m * n * blocks // 64
+    s0 = np.stack([pack(place_a(encode(A[w], a_kind, family), m, k, blocks, k_lane), BITS[a_kind]) for w in range(waves)])
+    s1 = np.stack([pack(place_b(encode(B[w], b_kind, family), n, k, blocks, k_lane), BITS[b_kind]) for w in range(waves)])
+    c_items = np.zeros((waves, 64, items), object)
+    c_kind = {"f32": "f32", "i32": "i8", "f64": "f64"}[out]
+    for w in range(waves):
+        codes = encode(C[w], c_kind, family) if out != "i32" else (C[w].astype(np.int64) & 0xFFFFFFFF).astype(object)
+        for (b, i, j), (lane, item) in place.items():
+            c_items[w, lane, item] = codes[b, i, j]
+    s2 = np.stack([pack(c_items[w], out_bits) for w in range(waves)])
+    inputs = {"S0": as_operand(s0), "S1": as_operand(s1), "S2": as_operand(s2), "CBSZ": cbsz, "BLGP": blgp}
+    return inputs, A, B, C, place, out
+
+
+def unplace(d: np.ndarray, place, out: str, shape) -> np.ndarray:
+    """D0 dwords (W, 64, n) -> D[w, b, i, j] as float64."""
+    waves = d.shape[0]
+    res = np.zeros((waves,) + shape)
+    for (b, i, j), (lane, item) in place.items():
+        if out == "f64":
+            raw = d[:, lane, 2 * item].astype(np.uint64) | (d[:, lane, 2 * item + 1].astype(np.uint64) << np.uint64(32))
+            res[:, b, i, j] = raw.view(np.float64)
+        elif out == "i32":
+            res[:, b, i, j] = d[:, lane, item].view(np.int32)
+        else:
+            res[:, b, i, j] = d[:, lane, item].view(np.float32)
+    return res
+
+
+DENSE = [(arch, n) for arch in ("gfx942", "gfx950") for n in names(arch, "V_MFMA_") if n != "V_MFMA_LD_SCALE_B32"]
+
+
+@pytest.mark.parametrize("arch,name", DENSE)
+def test_dense_matches_numpy(arch, name):
+    kinds = {}
+    if "F8F6F4" in name:
+        kinds = {"a_kind": "fp8", "b_kind": "fp8"}
+    inputs, A, B, C, place, out = dense_case(arch, name, **kinds)
+    d = run(arch, name, inputs, waves=2)
+    want = np.einsum("wbik,wbkj->wbij", A, B) + C
+    np.testing.assert_array_equal(unplace(d, place, out, A.shape[1:3] + (B.shape[3],)), want)
+
+
+@pytest.mark.parametrize("cbsz,blgp", [(1, 2), (4, 3), (2, 4), (3, 1), (4, 4), (0, 2)])
+@pytest.mark.parametrize("name", ["V_MFMA_F32_16X16X128_F8F6F4", "V_MFMA_F32_32X32X64_F8F6F4"])
+def test_f8f6f4_formats(name, cbsz, blgp):
+    """CBSZ picks A's format, BLGP B's: FP6 takes 6 registers, FP4 four (CDNA4 7.1.5)."""
+    inputs, A, B, C, place, out = dense_case("gfx950", name, cbsz=cbsz, blgp=blgp,
+                                            a_kind=F8F6F4[cbsz], b_kind=F8F6F4[blgp])
+    d = run("gfx950", name, inputs, waves=2)
+    want = np.einsum("wbik,wbkj->wbij", A, B) + C
+    np.testing.assert_array_equal(unplace(d, place, out, A.shape[1:3] + (B.shape[3],)), want)
+
+
+def test_f8f6f4_block_scales():
+    """V_MFMA_SCALE_*: lane l's selected scale byte (E8M0, bias 127) scales the 32 K values
+    lane l holds (one block of 32 along K; CDNA4 7.2)."""
+    name = "V_MFMA_F32_16X16X128_F8F6F4"
+    inputs, A, B, C, place, out = dense_case("gfx950", name, waves=1, a_kind="fp8", b_kind="fp8")
+    sa = rng.integers(120, 134, 64).astype(np.uint32)
+    sb = rng.integers(120, 134, 64).astype(np.uint32)
+    inputs.update(SCALE_A=(sa << 16)[None], SCALE_A_SEL=2, SCALE_B=(sb << 8)[None] | 0xFF, SCALE_B_SEL=1)
+    d = run("gfx950", name, inputs)
+    # A[0, i, k] sits in lane i + 16 * (k // 32); B[0, k, j] in lane j + 16 * (k // 32)
+    k = np.arange(128)
+    A2 = A[0, 0] * 2.0 ** (sa[np.arange(16)[:, None] + 16 * (k // 32)[None]].astype(np.int64) - 127)
+    B2 = B[0, 0] * 2.0 ** (sb[np.arange(16)[None] + 16 * (k // 32)[:, None]].astype(np.int64) - 127)
+    want = A2 @ B2 + C[0, 0]
+    np.testing.assert_array_equal(unplace(d, place, out, (1, 16, 16))[0, 0], want.astype(np.float32))
+
+
+@pytest.mark.parametrize("cbsz,abid", [(1, 0), (1, 1)])
+def test_cbsz_abid_broadcast_manual_example(cbsz, abid):
+    """7.1.5.1's example: V_MFMA_F32_32X32X1_2B_F32 with CBSZ=1, ABID=1 computes
+    D[b,i,j] = C[b,i,j] + A[1,i,0] * B[b,0,j]."""
+    name = "V_MFMA_F32_32X32X1_2B_F32"
+    inputs, A, B, C, place, out = dense_case("gfx942", name)
+    inputs["ABID"] = abid
+    inputs["CBSZ"] = cbsz
+    d = run("gfx942", name, inputs, waves=2)
+    want = A[:, [abid, abid]] @ B + C
+    np.testing.assert_array_equal(unplace(d, place, out, (2, 32, 32)), want)
+
+
+@pytest.mark.parametrize("cbsz,abid", [(2, 3), (4, 9), (3, 5)])
+def test_cbsz_abid_lane_permutation(cbsz, abid):
+    """The general rule: lane l reads A from lane (l % S) + S * ABID, S = 64 / 2**CBSZ
+    (V_MFMA_F32_4X4X4_16B_F16: 16 blocks of 4 lanes)."""
+    name = "V_MFMA_F32_4X4X4_16B_F16"
+    inputs, A, B, C, place, out = dense_case("gfx942", name)
+    inputs.update(CBSZ=cbsz, ABID=abid)
+    d = run("gfx942", name, inputs, waves=2)
+    size = 64 >> cbsz
+    # A[b] of 4x4x4_16B lives in lanes 4b..4b+3: block b reads the block of lane ((4b) % S) + S * ABID
+    src = [((4 * b) % size + size * abid) // 4 for b in range(16)]
+    want = A[:, src] @ B + C
+    np.testing.assert_array_equal(unplace(d, place, out, (16, 4, 4)), want)
+
+
+BLGP_TABLE = {0: lambda l: l, 1: lambda l: l % 32, 2: lambda l: l % 32 + 32, 3: lambda l: (l + 16) % 64,
+              4: lambda l: l % 16, 5: lambda l: l % 16 + 16, 6: lambda l: l % 16 + 32, 7: lambda l: l % 16 + 48}
+
+
+@pytest.mark.parametrize("blgp", range(8))
+def test_blgp_permutations(blgp):
+    """Table 29, on V_MFMA_F32_16X16X4_4B_F16 (four blocks of 16 lanes): B[b,k,j] is read
+    from lane BLGP(j + 16 b)."""
+    name = "V_MFMA_F32_16X16X4_4B_F16"
+    inputs, A, B, C, place, out = dense_case("gfx942", name)
+    inputs["BLGP"] = blgp
+    d = run("gfx942", name, inputs, waves=2)
+    Bp = np.empty_like(B)
+    for b in range(4):
+        for j in range(16):
+            src = BLGP_TABLE[blgp](j + 16 * b)
+            Bp[:, b, :, j] = B[:, src // 16, :, src % 16]
+    np.testing.assert_array_equal(unplace(d, place, out, (4, 16, 16)), A @ Bp + C)
+
+
+@pytest.mark.parametrize("name", ["V_MFMA_F64_16X16X4_F64", "V_MFMA_F64_4X4X4_4B_F64"])
+@pytest.mark.parametrize("blgp", [0b001, 0b010, 0b100, 0b111])
+def test_f64_blgp_negates(name, blgp):
+    """7.1.5.3: BLGP[0], [1], [2] negate A, B, C; CBSZ/ABID are ignored."""
+    inputs, A, B, C, place, out = dense_case("gfx942", name)
+    inputs.update(BLGP=blgp, CBSZ=3, ABID=5)
+    d = run("gfx942", name, inputs, waves=2)
+    sa, sb, sc = (-1 if blgp & bit else 1 for bit in (1, 2, 4))
+    want = (sa * A) @ (sb * B) + sc * C
+    np.testing.assert_array_equal(unplace(d, place, out, A.shape[1:3] + (B.shape[3],)), want)
+
+
+def test_f64_one_item_is_a_uint64():
+    """A 64-bit D (V_MFMA_F64_4X4X4_4B_F64: one f64 per lane) comes back as uint64 (W, 64)."""
+    inputs, *_ = dense_case("gfx942", "V_MFMA_F64_4X4X4_4B_F64")
+    sem = semantic("V_MFMA_F64_4X4X4_4B_F64", False, isa.load("gfx942"))
+    out = sem.execute(Ctx(lanes=64, exec_mask=np.full((2, 1), 2 ** 64 - 1, np.uint64),
+                          inputs={**inputs, "ABID": 0}))["D0"]
+    assert out.shape == (2, 64) and out.dtype == np.uint64
+
+
+def test_f32_sum_rounds_once():
+    """Assumption checked (f32 results): C plus the exact products, rounded once to nearest
+    even. 1 + 2^-24 + 2^-40 rounds up to 1 + 2^-23 (summing in f32 step by step would give 1)."""
+    name = "V_MFMA_F32_16X16X16_F16"
+    inputs, A, B, C, place, out = dense_case("gfx942", name, waves=1)
+    A[:] = 0
+    B[:] = 0
+    A[0, 0, 0, 0:2] = [2.0 ** -12, 2.0 ** -20]
+    B[0, 0, 0:2, 0] = [2.0 ** -12, 2.0 ** -20]
+    C[:] = 1.0
+    m, k_lane = 16, 4
+    inputs["S0"] = as_operand(pack(place_a(encode(A[0], "f16", "cdna3"), m, 16, 1, k_lane), 16)[None])
+    inputs["S1"] = as_operand(pack(place_b(encode(B[0], "f16", "cdna3"), m, 16, 1, k_lane), 16)[None])
+    inputs["S2"] = as_operand(np.full((1, 64, 4), 0x3F800000, np.uint32))
+    d = unplace(run("gfx942", name, inputs), place, out, (1, 16, 16))
+    exact = Fraction(1) + Fraction(1, 2 ** 24) + Fraction(1, 2 ** 40)
+    assert d[0, 0, 0, 0] == np.float32(float(exact)) == np.float32(1 + 2.0 ** -23)
+    assert d[0, 0, 1, 1] == 1.0
+
+
+def test_f32_k1_is_one_fma():
+    """K = 1 (V_MFMA_F32_4X4X1_16B_F32): each element is fma(a, b, c), rounded once. Checked
+    against exact rational arithmetic rounded to f32 on random f32 values, and on
+    (1 + 2^-12)^2 + 2^-80, just above an f32 tie: a float64 sum rounded again to f32 would
+    land on the tie and round down."""
+    name = "V_MFMA_F32_4X4X1_16B_F32"
+    inputs, A, B, C, place, out = dense_case("gfx942", name, waves=1)
+    a = rng.standard_normal(64).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
+    c = rng.standard_normal((64, 4)).astype(np.float32) * np.float32(1e-3)
+    a[0] = b[0] = np.float32(1 + 2.0 ** -12)
+    c[0, 0] = np.float32(2.0 ** -80)
+    inputs.update(S0=a.view(np.uint32)[None], S1=b.view(np.uint32)[None], S2=c.view(np.uint32)[None])
+    d = run("gfx942", name, inputs)[0].view(np.float32)
+    assert d[0, 0] == np.float32(1 + 2.0 ** -11 + 2.0 ** -23)
+    # A[b,i,0] in lane i + 4b, B[b,0,j] in lane j + 4b; D[b,i,j] item i of lane j + 4b
+    for lane in range(64):
+        blk, j = divmod(lane, 4)
+        for i in range(4):
+            exact = Fraction(float(a[4 * blk + i])) * Fraction(float(b[lane])) + Fraction(float(c[lane, i]))
+            assert d[lane, i] == round_f32(exact), (lane, i)
+
+
+def round_f32(x: Fraction) -> np.float32:
+    """Exact rational -> nearest f32 (ties to even), for normal magnitudes."""
+    if x == 0:
+        return np.float32(0)
+    e = math.floor(math.log2(abs(x)))
+    if Fraction(2) ** e > abs(x):
+        e -= 1
+    ulp = Fraction(2) ** (e - 23)
+    q, r = divmod(abs(x), ulp)
+    if r * 2 > ulp or (r * 2 == ulp and q % 2):
+        q += 1
+    return np.float32((1 if x > 0 else -1) * float(q * ulp))
+
+
+def test_f64_is_an_fma_chain():
+    """Assumption checked (f64 results): fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c)))),
+    each rounded to f64, on random values against exact rationals."""
+    name = "V_MFMA_F64_16X16X4_F64"
+    inputs, A, B, C, place, out = dense_case("gfx942", name, waves=1)
+    A = rng.standard_normal((1, 1, 16, 4))
+    B = rng.standard_normal((1, 1, 4, 16))
+    C = rng.standard_normal((1, 1, 16, 16))
+    inputs["S0"] = place_a(A[0].view(np.uint64).astype(object), 16, 4, 1, 1)[:, 0].astype(np.uint64)[None]
+    inputs["S1"] = place_b(B[0].view(np.uint64).astype(object), 16, 4, 1, 1)[:, 0].astype(np.uint64)[None]
+    c = np.zeros((64, 4), np.uint64)
+    for (b, i, j), (lane, item) in place.items():
+        c[lane, item] = C[0, b, i, j].view(np.uint64)
+    inputs["S2"] = np.stack([c & np.uint64(0xFFFFFFFF), c >> np.uint64(32)], -1).reshape(1, 64, 8).astype(np.uint32)
+    d = unplace(run("gfx942", name, inputs), place, out, (1, 16, 16))[0, 0]
+    for i in range(16):
+        for j in range(16):
+            acc = C[0, 0, i, j]
+            for k in range(4):
+                acc = float(Fraction(float(A[0, 0, i, k])) * Fraction(float(B[0, 0, k, j])) + Fraction(acc))
+            assert d[i, j] == acc
+
+
+def test_f32_inputs_follow_mode_denormals_others_do_not():
+    """7.3: V_MFMA_F32_*_F32 flush A/B denormals when MODE says so; XF32, 16-bit inputs and
+    C keep them whatever MODE says."""
+    tiny = np.float32(2.0 ** -130)
+    for name, flushed in (("V_MFMA_F32_16X16X4_F32", True), ("V_MFMA_F32_16X16X8_XF32", False)):
+        inputs, A, B, C, place, out = dense_case("gfx942", name, waves=1)
+        m, n, k, blocks, *_ = parse(name)
+        k_lane = k // (64 // (m * blocks))
+        A[:] = 0
+        B[:] = 0
+        A[0, 0, 0, 0] = tiny
+        B[0, 0, 0, 0] = 2.0 ** 20
+        inputs["S0"] = as_operand(pack(place_a(encode(A[0], "f32", "cdna3"), m, k, 1, k_lane), 32)[None])
+        inputs["S1"] = as_operand(pack(place_b(encode(B[0], "f32", "cdna3"), m, k, 1, k_lane), 32)[None])
+        inputs["S2"] = as_operand(np.full((1, 64, 4), np.float32(2.0 ** -140).view(np.uint32), np.uint32))
+        for mode, keep in ((0x3F0, True), (0x0C0, False)):   # MODE.FP_DENORM f32 bits 5:4 set / clear
+            d = unplace(run("gfx942", name, inputs, mode=mode), place, out, (1, 16, 16))[0, 0]
+            product = 0.0 if flushed and not keep else float(tiny) * 2.0 ** 20
+            assert d[0, 0] == np.float32(product + 2.0 ** -140), (name, hex(mode))
+            assert d[1, 1] == np.float32(2.0 ** -140)
+
+
+def test_xf32_rounds_inputs_to_10_mantissa_bits():
+    """XF32 (7.1.2): A/B mantissas rounded to 10 bits (to nearest even, the assumption):
+    1 + 3 * 2^-12 -> 1 + 2^-10, 1 + 2^-11 (a tie) -> 1, 1 + 3 * 2^-11 -> 1 + 2^-9."""
+    name = "V_MFMA_F32_16X16X8_XF32"
+    inputs, A, B, C, place, out = dense_case("gfx942", name, waves=1)
+    A[:] = 0
+    B[:] = 0
+    a = [1 + 3 * 2.0 ** -12, 1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11]
+    for i, v in enumerate(a):
+        A[0, 0, i, 0] = v
+    B[0, 0, 0, :] = 1.0
+    inputs["S0"] = as_operand(pack(place_a(encode(A[0], "f32", "cdna3"), 16, 8, 1, 2), 32)[None])
+    inputs["S1"] = as_operand(pack(place_b(encode(B[0], "f32", "cdna3"), 16, 8, 1, 2), 32)[None])
+    inputs["S2"] = np.zeros((1, 64, 4), np.uint32)
+    d = unplace(run("gfx942", name, inputs), place, out, (1, 16, 16))[0, 0]
+    assert list(d[:3, 5]) == [1 + 2.0 ** -10, 1.0, 1 + 2.0 ** -9]
+
+
+@pytest.mark.parametrize("family,kind,largest,smallest", [
+    ("cdna3", "fp8", 240, 2.0 ** -10), ("cdna3", "bf8", 57344, 2.0 ** -17),
+    ("cdna4", "fp8", 448, 2.0 ** -9), ("cdna4", "bf8", 57344, 2.0 ** -16),
+    ("cdna4", "fp6", 7.5, 0.125), ("cdna4", "bf6", 28, 0.0625), ("cdna4", "fp4", 6, 0.5)])
+def test_small_float_tables(family, kind, largest, smallest):
+    """Table 30: largest finite value and smallest denormal of each format; CDNA3's FP8/BF8
+    have one NaN (0x80), CDNA4's FP8 NaN is S.1111.111, its BF8 has IEEE infinities."""
+    t = minifloat.table(family, kind)
+    finite = t[np.isfinite(t)]
+    assert finite.max() == largest and finite[finite > 0].min() == smallest
+    if family == "cdna3":
+        assert np.isnan(t).sum() == 1 and np.isnan(t[0x80])
+    elif kind == "fp8":
+        assert np.isnan(t[0x7F]) and np.isnan(t[0xFF]) and np.isnan(t).sum() == 2
+    elif kind == "bf8":
+        assert t[0x7C] == np.inf and t[0xFC] == -np.inf and np.isnan(t[0x7D])
+    else:
+        assert not np.isnan(t).any()
+
+
+# ---------------------------------------------------------------- sparse
+def compress(dense_rows: np.ndarray, group_positions: np.ndarray):
+    """Per row: keep positions p0 < p1 of each group of 4 -> (values, 2-bit indices)."""
+    vals, idx = [], []
+    for g, (p0, p1) in enumerate(group_positions):
+        vals += [dense_rows[4 * g + p0], dense_rows[4 * g + p1]]
+        idx += [p0, p1]
+    return vals, idx
+
+
+SPARSE = [(arch, n) for arch in ("gfx942", "gfx950") for n in names(arch, "V_SMFMAC_")]
+
+
+@pytest.mark.parametrize("arch,name", SPARSE)
+def test_sparse_matches_numpy(arch, name):
+    """Dense A with 2 of every 4 K values zero, compressed as the manual lays it out.
+    CDNA3 (7.4.1), CDNA4 (7.5.1.3): B per lane as in the tables (where B takes 8 registers,
+    CDNA4 numbers K in 4-register chunks: k = c * (64/M) * K_c + K_c * (lane / M) + item % K_c,
+    K_c = values per 4 registers), A's stored values in the same K order, two per group of 4."""
+    family = FAMILY[arch]
+    m, n, k, blocks, a_kind, b_kind, out = parse(name)
+    groups = 64 // m
+    k_lane = k // groups
+    chunk = min(k_lane, 128 // BITS[b_kind])
+
+    def k_of(group, item):
+        return (item // chunk) * chunk * groups + group * chunk + item % chunk
+
+    waves = 2
+    A = values(a_kind, (waves, m, k), family)
+    B = values(b_kind, (waves, k, n), family)
+    C = values("i8" if out == "i32" else "f16", (waves, 1, m, n))
+    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    abid = 1
+    sets = 32 // k_lane               # index sets per register (2 bits per stored A value)
+    s0, s1, s2 = [], [], []
+    Adense = np.zeros_like(A)
+    for w in range(waves):
+        a_items = np.zeros((64, k_lane // 2), object)
+        b_items = np.zeros((64, k_lane), object)
+        index = np.zeros(64, np.uint64)
+        for lane in range(64):
+            row, group = lane % m, lane // m
+            lane_k = [k_of(group, r) for r in range(k_lane)]          # dense K of each item
+            chosen = [pairs[rng.integers(6)] for _ in range(k_lane // 4)]
+            vals, idx = compress(A[w, row, lane_k], chosen)
+            for g, (p0, p1) in enumerate(chosen):
+                for p in (p0, p1):
+                    Adense[w, row, lane_k[4 * g + p]] = A[w, row, lane_k[4 * g + p]]
+            a_items[lane] = encode(np.array(vals), a_kind, family)
+            bits = sum(int(x) << (2 * r) for r, x in enumerate(idx))
+            noise = int(rng.integers(0, 2 ** 32)) & ~(((1 << (2 * len(idx))) - 1) << (2 * len(idx) * (abid % sets)))
+            index[lane] = (bits << (2 * len(idx) * (abid % sets))) | (noise if sets > 1 else 0)
+            b_items[lane] = encode(B[w, lane_k, row], b_kind, family)      # column `row` of B for this lane
+        s0.append(pack(a_items, BITS[a_kind]))
+        s1.append(pack(b_items, BITS[b_kind]))
+        s2.append(index.astype(np.uint32))
+    place = cd_place(m, n, 1, False)
+    d0 = np.zeros((waves, 64, m * n // 64), np.uint32)
+    for w in range(waves):
+        for (b, i, j), (lane, item) in place.items():
+            d0[w, lane, item] = np.float32(C[w, 0, i, j]).view(np.uint32) if out == "f32" else np.int64(C[w, 0, i, j]).astype(np.uint32)
+    inputs = {"S0": as_operand(np.stack(s0)), "S1": as_operand(np.stack(s1)), "S2": np.stack(s2),
+              "D0": d0, "ABID": abid}
+    d = run(arch, name, inputs, waves=waves)
+    want = Adense @ B + C[:, 0]
+    np.testing.assert_array_equal(unplace(d, place, out, (1, m, n))[:, 0], want)
+
+
+# ---------------------------------------------------------------- coverage and errors
+def test_every_matrix_instruction_has_a_semantic():
+    """Every V_MFMA_* / V_SMFMAC_* of the CDNA3 and CDNA4 manuals, except the scale prefix
+    V_MFMA_LD_SCALE_B32 (the first half of a V_MFMA_SCALE_* pair, read with its MFMA)."""
+    for arch, total in (("gfx942", 46), ("gfx950", 66)):
+        spec = isa.load(arch)
+        found = [d.name for d in spec.instructions if "MFMA" in d.name and d.name != "V_MFMA_LD_SCALE_B32"]
+        assert len(found) == total
+        assert all(semantic(n, False, spec) is not None for n in found)
+    assert mfma.shape("V_MFMA_LD_SCALE_B32") is None
+
+
+def test_bad_fields_are_refused_by_name():
+    inputs, *_ = dense_case("gfx942", "V_MFMA_F32_32X32X8_F16", waves=1)
+    with pytest.raises(SemanticsError, match="V_MFMA_F32_32X32X8_F16: CBSZ=1"):
+        run("gfx942", "V_MFMA_F32_32X32X8_F16", {**inputs, "CBSZ": 1})
+    with pytest.raises(SemanticsError, match="ABID=1 must be below"):
+        run("gfx942", "V_MFMA_F32_32X32X8_F16", {**inputs, "ABID": 1})
+    inputs, *_ = dense_case("gfx950", "V_MFMA_F32_16X16X128_F8F6F4", waves=1, a_kind="fp8", b_kind="fp8")
+    with pytest.raises(SemanticsError, match="CBSZ=5 / BLGP=0 name no matrix format"):
+        run("gfx950", "V_MFMA_F32_16X16X128_F8F6F4", {**inputs, "CBSZ": 5})
+    sem = semantic("V_MFMA_F32_32X32X8_F16", False, isa.load("gfx942"))
+    with pytest.raises(SemanticsError, match="wave64 only"):
+        sem.execute(Ctx(lanes=32, exec_mask=np.ones((1, 1), np.uint64), inputs={}))
+
+
+def test_kernel_layout_comment_agrees():
+    """The clang-compiled kernel mfma_gemm_32x32x8 documents the layouts its code relies on
+    (A: lane holds row lane % 32, k = 4 * (lane / 32) + e; B: column lane % 32, same k;
+    D element e: row 8 * (e / 4) + 4 * (lane / 32) + e % 4, column lane % 32). Check those
+    against the semantic with numpy's A @ B + C."""
+    name = "V_MFMA_F32_32X32X8_F16"
+    A = values("f16", (32, 8))
+    B = values("f16", (8, 32))
+    C = values("f16", (32, 32))
+    lane = np.arange(64)
+    c, h = lane % 32, lane // 32
+    a = np.stack([A[c, 4 * h + e] for e in range(4)], 1).astype(np.float16)
+    b = np.stack([B[4 * h + e, c] for e in range(4)], 1).astype(np.float16)
+    acc = np.stack([C[8 * (e // 4) + 4 * h + e % 4, c] for e in range(16)], 1).astype(np.float32)
+    d = run("gfx942", name, {"S0": a.view(np.uint64)[:, 0][None], "S1": b.view(np.uint64)[:, 0][None],
+                             "S2": acc.view(np.uint32)[None]})[0].view(np.float32)
+    got = np.zeros((32, 32))
+    for e in range(16):
+        got[8 * (e // 4) + 4 * h + e % 4, c] = d[:, e]
+    np.testing.assert_array_equal(got, A @ B + C)
