@@ -180,6 +180,18 @@ def dense_case(arch: str, name: str, waves: int = 2, cbsz: int = 0, blgp: int = 
     A = values(a_kind, (waves, blocks, m, k), family)
     B = values(b_kind, (waves, blocks, k, n), family)
     C = values("i8" if out == "i32" else "f16", (waves, blocks, m, n))
+    inputs, place = build_inputs(arch, name, A, B, C, a_kind, b_kind)
+    inputs.update(CBSZ=cbsz, BLGP=blgp)
+    return inputs, A, B, C, place, out
+
+
+def build_inputs(arch: str, name: str, A, B, C, a_kind: str, b_kind: str):
+    """S0/S1/S2 of `name` holding A (W, B, M, K), B (W, B, K, N), C (W, B, M, N) as the manual
+    lays them out; returns (inputs, {(b, i, j): (lane, item)})."""
+    family = FAMILY[arch]
+    m, n, k, blocks, _, _, out = parse(name)
+    waves = A.shape[0]
+    k_lane = k // (64 // (m * blocks))
     place = cd_place(m, n, blocks, out == "f64")
     out_bits = 64 if out == "f64" else 32
     items = m * n * blocks // 64
@@ -192,8 +204,7 @@ def dense_case(arch: str, name: str, waves: int = 2, cbsz: int = 0, blgp: int = 
         for (b, i, j), (lane, item) in place.items():
             c_items[w, lane, item] = codes[b, i, j]
     s2 = np.stack([pack(c_items[w], out_bits) for w in range(waves)])
-    inputs = {"S0": as_operand(s0), "S1": as_operand(s1), "S2": as_operand(s2), "CBSZ": cbsz, "BLGP": blgp}
-    return inputs, A, B, C, place, out
+    return {"S0": as_operand(s0), "S1": as_operand(s1), "S2": as_operand(s2)}, place
 
 
 def unplace(d: np.ndarray, place, out: str, shape) -> np.ndarray:
@@ -322,24 +333,131 @@ def test_f64_one_item_is_a_uint64():
     assert out.shape == (2, 64) and out.dtype == np.uint64
 
 
-def test_f32_sum_rounds_once():
-    """Assumption checked (f32 results): C plus the exact products, rounded once to nearest
-    even. 1 + 2^-24 + 2^-40 rounds up to 1 + 2^-23 (summing in f32 step by step would give 1)."""
+@pytest.mark.parametrize("arch,want", [("gfx950", 1 + 2.0 ** -23), ("gfx942", 1.0)])
+def test_f16_sum_rounding(arch, want):
+    """C = 1 plus products 2^-24 and 2^-40. CDNA4 (assumed): the exact sum rounded once to
+    f32, 1 + 2^-23. CDNA3 (measured, MMA-Sim): the group's sum is cut to 31 bits below C's
+    exponent, losing 2^-40, and 1 + 2^-24 is a tie that rounds to even, 1. Both keep 2^-31
+    (the 31st bit) in 1 + 2^-24 + 2^-31, which rounds up to 1 + 2^-23."""
     name = "V_MFMA_F32_16X16X16_F16"
-    inputs, A, B, C, place, out = dense_case("gfx942", name, waves=1)
-    A[:] = 0
-    B[:] = 0
+    A = np.zeros((1, 1, 16, 16))
+    B = np.zeros((1, 1, 16, 16))
     A[0, 0, 0, 0:2] = [2.0 ** -12, 2.0 ** -20]
     B[0, 0, 0:2, 0] = [2.0 ** -12, 2.0 ** -20]
-    C[:] = 1.0
-    m, k_lane = 16, 4
-    inputs["S0"] = as_operand(pack(place_a(encode(A[0], "f16", "cdna3"), m, 16, 1, k_lane), 16)[None])
-    inputs["S1"] = as_operand(pack(place_b(encode(B[0], "f16", "cdna3"), m, 16, 1, k_lane), 16)[None])
-    inputs["S2"] = as_operand(np.full((1, 64, 4), 0x3F800000, np.uint32))
-    d = unplace(run("gfx942", name, inputs), place, out, (1, 16, 16))
-    exact = Fraction(1) + Fraction(1, 2 ** 24) + Fraction(1, 2 ** 40)
-    assert d[0, 0, 0, 0] == np.float32(float(exact)) == np.float32(1 + 2.0 ** -23)
-    assert d[0, 0, 1, 1] == 1.0
+    A[0, 0, 1, 0:2] = [2.0 ** -12, 2.0 ** -15]
+    B[0, 0, 0:2, 1] = [2.0 ** -12, 2.0 ** -16]
+    C = np.ones((1, 1, 16, 16))
+    inputs, place = build_inputs(arch, name, A, B, C, "f16", "f16")
+    d = unplace(run(arch, name, inputs), place, "f32", (1, 16, 16))
+    assert d[0, 0, 0, 0] == np.float32(want)
+    assert d[0, 0, 1, 1] == np.float32(1 + 2.0 ** -23)
+    assert d[0, 0, 2, 2] == 1.0
+
+
+def decompose(x: Fraction, min_exponent: int):
+    """Exact (significand, exponent) with denormals at the format's minimum exponent."""
+    if x == 0:
+        return Fraction(0), None
+    e = max(math.floor(math.log2(abs(x))), min_exponent)
+    while Fraction(2) ** e > abs(x) and e > min_exponent:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= abs(x):
+        e += 1
+    return x / Fraction(2) ** e, e
+
+
+def cut(x: Fraction, bits: int, down: bool) -> Fraction:
+    scaled = x * 2 ** bits
+    return Fraction(math.floor(scaled) if down else math.trunc(scaled), 2 ** bits)
+
+
+MIN_EXP = {"f16": -14, "bf16": -126, "xf32": -126, "fp8": -7, "bf8": -15}
+
+
+def cdna3_reference(a, b, c, a_kind, b_kind) -> np.float32:
+    """One element of D per MMA-Sim's CDNA3 model (arXiv 2511.10909), in exact rationals:
+    groups of min(8 | 4 (XF32) | 16 (FP8/BF8), K) in k order; products cut toward zero to
+    24 bits below the group's largest exponent (FP8/BF8: even and odd k summed apart, each
+    cut toward -inf to 24 bits below the larger); that sum cut toward -inf to 31 bits and
+    the running f32 sum to 24 bits below their larger exponent (FP8/BF8: the running sum
+    only within 25 of it); rounded to f32 (nearest even)."""
+    group = min({"xf32": 4, "fp8": 16, "bf8": 16}.get(a_kind, 8), len(a))
+    fp8 = a_kind in ("fp8", "bf8")
+    d = np.float32(c)
+
+    def summed(terms):
+        terms = [(s, e) for s, e in terms if e is not None]
+        if not terms:
+            return Fraction(0), None
+        top = max(e for _, e in terms)
+        return sum(cut(s * Fraction(2) ** (e - top), 24, False) for s, e in terms), top
+
+    for k0 in range(0, len(a), group):
+        terms = []
+        for x, y in zip(a[k0:k0 + group], b[k0:k0 + group]):
+            (sx, ex), (sy, ey) = decompose(Fraction(float(x)), MIN_EXP[a_kind]), decompose(Fraction(float(y)), MIN_EXP[b_kind])
+            terms.append((sx * sy, None if ex is None or ey is None else ex + ey))
+        if fp8:
+            (s0, e0), (s1, e1) = summed(terms[0::2]), summed(terms[1::2])
+            tops = [e for e in (e0, e1) if e is not None]
+            top = max(tops) if tops else None
+            s = sum((cut(v * Fraction(2) ** (e - top), 24, True) for v, e in ((s0, e0), (s1, e1)) if e is not None),
+                    Fraction(0))
+        else:
+            s, top = summed(terms)
+        sc, ec = decompose(Fraction(float(d)), -126)
+        top2 = max(e for e in (top, ec) if e is not None) if (top, ec) != (None, None) else 0
+        total = cut(s * Fraction(2) ** (top - top2), 31, True) if top is not None else Fraction(0)
+        c_part = cut(sc * Fraction(2) ** (ec - top2), 24, True) if ec is not None else Fraction(0)
+        if fp8 and ec is not None and ec < top2 - 25:
+            c_part = Fraction(0)
+        d = round_f32((total + c_part) * Fraction(2) ** top2)
+    return d
+
+
+def random_floats(kind: str, shape, family: str = "cdna3") -> np.ndarray:
+    """Random finite values of `kind` with exponents spread widely (so the cuts matter)."""
+    size = int(np.prod(shape))
+    if kind == "f16":
+        raw = (rng.integers(0, 2, size) << 15) | (rng.integers(1, 24, size) << 10) | rng.integers(0, 1024, size)
+        return raw.astype(np.uint16).view(np.float16).astype(np.float64).reshape(shape)
+    if kind == "bf16":
+        raw = (rng.integers(0, 2, size) << 15) | (rng.integers(110, 145, size) << 7) | rng.integers(0, 128, size)
+        return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64).reshape(shape)
+    if kind == "xf32":
+        raw = (rng.integers(0, 2, size) << 31) | (rng.integers(110, 145, size) << 23) | rng.integers(0, 1 << 23, size)
+        return raw.astype(np.uint32).view(np.float32).astype(np.float64).reshape(shape)
+    codes = rng.integers(0, 256, size)
+    codes[codes == 0x80] = 0x81                        # CDNA3's one NaN
+    return minifloat.table(family, kind)[codes].reshape(shape)
+
+
+@pytest.mark.parametrize("name,a_kind,b_kind", [
+    ("V_MFMA_F32_16X16X16_F16", "f16", "f16"), ("V_MFMA_F32_4X4X4_16B_F16", "f16", "f16"),
+    ("V_MFMA_F32_32X32X8_BF16", "bf16", "bf16"), ("V_MFMA_F32_16X16X8_XF32", "xf32", "xf32"),
+    ("V_MFMA_F32_16X16X32_FP8_BF8", "fp8", "bf8"), ("V_MFMA_F32_32X32X16_BF8_BF8", "bf8", "bf8")])
+def test_cdna3_measured_arithmetic(name, a_kind, b_kind):
+    """CDNA3's f32 results from 16-bit, XF32 and 8-bit inputs against an exact-rational
+    rendering of MMA-Sim's bit-accurate model (measured on MI300 hardware), on values whose
+    exponents spread widely, so the cuts toward zero / minus infinity decide bits."""
+    m, n, k, blocks, *_ = parse(name)
+    A = random_floats(a_kind, (1, blocks, m, k))
+    B = random_floats(b_kind, (1, blocks, k, n))
+    C = random_floats("bf16", (1, blocks, m, n))
+    enc = "f32" if a_kind == "xf32" else None
+    inputs, place = build_inputs("gfx942", name, A, B, C, enc or a_kind, enc or b_kind)
+    d = unplace(run("gfx942", name, inputs), place, "f32", (blocks, m, n))[0]
+    if a_kind == "xf32":        # XF32 inputs: the mantissa cut to 10 bits (toward zero)
+        A = (A.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+        B = (B.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    exact = 0
+    for b in range(blocks):
+        for i in range(m):
+            for j in range(n):
+                want = cdna3_reference(A[0, b, i], B[0, b, :, j], C[0, b, i, j], a_kind, b_kind)
+                assert d[b, i, j] == want, (b, i, j, d[b, i, j], want)
+                exact += want == np.float32(A[0, b, i] @ B[0, b, :, j] + C[0, b, i, j])
+    assert exact < blocks * m * n, "the data never exercised the cuts"
 
 
 def test_f32_k1_is_one_fma():
@@ -424,9 +542,9 @@ def test_f32_inputs_follow_mode_denormals_others_do_not():
             assert d[1, 1] == np.float32(2.0 ** -140)
 
 
-def test_xf32_rounds_inputs_to_10_mantissa_bits():
-    """XF32 (7.1.2): A/B mantissas rounded to 10 bits (to nearest even, the assumption):
-    1 + 3 * 2^-12 -> 1 + 2^-10, 1 + 2^-11 (a tie) -> 1, 1 + 3 * 2^-11 -> 1 + 2^-9."""
+def test_xf32_cuts_inputs_to_10_mantissa_bits():
+    """XF32 (7.1.2: "round the mantissa to 10 bits"): cut toward zero, as MMA-Sim measured on
+    CDNA3: 1 + 3 * 2^-12 -> 1, 1 + 2^-11 -> 1, 1 + 3 * 2^-11 -> 1 + 2^-10."""
     name = "V_MFMA_F32_16X16X8_XF32"
     inputs, A, B, C, place, out = dense_case("gfx942", name, waves=1)
     A[:] = 0
@@ -439,7 +557,7 @@ def test_xf32_rounds_inputs_to_10_mantissa_bits():
     inputs["S1"] = as_operand(pack(place_b(encode(B[0], "f32", "cdna3"), 16, 8, 1, 2), 32)[None])
     inputs["S2"] = np.zeros((1, 64, 4), np.uint32)
     d = unplace(run("gfx942", name, inputs), place, out, (1, 16, 16))[0, 0]
-    assert list(d[:3, 5]) == [1 + 2.0 ** -10, 1.0, 1 + 2.0 ** -9]
+    assert list(d[:3, 5]) == [1.0, 1.0, 1 + 2.0 ** -10]
 
 
 @pytest.mark.parametrize("family,kind,largest,smallest", [

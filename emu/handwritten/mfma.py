@@ -27,15 +27,16 @@ here follows their matrix chapter (CDNA3 ch. 7, CDNA4 ch. 7):
   gives the same D. (CDNA4's 8-register sparse B tables number K in chunks of 4 registers;
   the formula above is used for every form.)
 
-Arithmetic (what the manual leaves open is an assumption, said here): integer results are
-the exact sums wrapped to 32 bits. Float results with f32 output are the float64 sum of C and
-the products (exact for every input narrower than f32, as long as the terms' exponents span
-less than about 30 bits), rounded once to f32 with round to nearest even, which the manual
-says MFMA always uses; the K = 1 f32 forms are one fused multiply-add. F64 results are a chain
-of fused multiply-adds in k order starting from C (one rounding per k). XF32 inputs are
-f32 values rounded to 10 mantissa bits (to nearest even). Denormals: only the F32-input forms
-flush A/B per MODE.FP_DENORM (7.3); everything else keeps them. FP8/BF8 follow each family's
-format (see minifloat.py). Every lane is computed (the manual: MFMA ignores EXEC).
+Arithmetic: integer results are the exact sums wrapped to 32 bits. F32 and F64 inputs: a
+chain of fused multiply-adds in k order starting from C (CDNA3's f32 forms measured so, see
+mfma_arith.py; f64 assumed). Other float inputs on CDNA3: the matrix core's measured
+arithmetic (mfma_arith.py: products cut to 24 bits in groups of K, groups added to the
+running f32 sum; XF32 inputs cut to 10 mantissa bits); SMFMAC as its dense form over the
+dense K (assumed). On CDNA4 (not measured; an assumption): the float64 sum of C and the
+products (exact for inputs narrower than f32 unless their exponents span more than about 30
+bits), rounded once to f32 to nearest even. Denormals: only the F32-input forms flush A/B
+per MODE.FP_DENORM (7.3); everything else keeps them. FP8/BF8 follow each family's format
+(minifloat.py). Every lane is computed (the manual: MFMA ignores EXEC).
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ import numpy as np
 
 from .. import rtlib
 from ..semantics import Ctx, Operand, SemanticsError
-from . import minifloat
+from . import mfma_arith, minifloat
 
 LANES = 64
 NAME = re.compile(r"^V_(?P<kind>MFMA|SMFMAC)_(?P<out>F32|I32|F64)_(?P<m>\d+)X(?P<n>\d+)X(?P<k>\d+)"
@@ -217,10 +218,10 @@ def _values(raw: np.ndarray, kind: str, family: str, mode) -> np.ndarray:
         return raw.view(np.float64)
     if kind == "f32":
         return _flush_f32(raw, mode).astype(np.uint32).view(np.float32).astype(np.float64)
-    if kind == "xf32":          # round the mantissa to 10 bits, to nearest even; inf/NaN kept
+    if kind == "xf32":          # the mantissa cut to 10 bits (toward zero, as measured); inf/NaN kept
         special = (raw & np.uint64(0x7F800000)) == np.uint64(0x7F800000)
-        rounded = (raw + np.uint64(0xFFF) + ((raw >> np.uint64(13)) & np.uint64(1))) & np.uint64(0xFFFFE000)
-        return np.where(special, raw, rounded).astype(np.uint32).view(np.float32).astype(np.float64)
+        cut = raw & np.uint64(0xFFFFE000)
+        return np.where(special, raw, cut).astype(np.uint32).view(np.float32).astype(np.float64)
     if kind == "f16":
         return raw.astype(np.uint16).view(np.float16).astype(np.float64)
     if kind == "bf16":
@@ -301,18 +302,21 @@ def execute(name: str, family: str, ctx: Ctx) -> dict:
         c = c_raw.astype(np.uint32).view(np.int32).astype(np.int64)
         d = c + np.matmul(a_mat, b_mat)[:, ob, oi, oj]
         return {"D0": _result((d & 0xFFFFFFFF).astype(np.uint32), s)}
-    if s.out == "f64":
-        d = c_raw.view(np.float64)
+    if s.a in ("f32", "f64"):      # a chain of fused multiply-adds in k order
+        dtype = np.float64 if s.out == "f64" else np.float32
+        d = c_raw.view(np.float64) if s.out == "f64" else c_raw.astype(np.uint32).view(np.float32)
         if negate & 4:
             d = -d
-        a_out = a_mat[:, ob, oi, :]                                   # (W, 64, items, K)
-        b_out = np.swapaxes(b_mat, 2, 3)[:, ob, oj, :]
+        a_out = a_mat[:, ob, oi, :].astype(dtype)                     # (W, 64, items, K)
+        b_out = np.swapaxes(b_mat, 2, 3)[:, ob, oj, :].astype(dtype)
         for k in range(s.k):
             d = rtlib.fma(a_out[..., k], b_out[..., k], d)
-        return {"D0": _result(np.asarray(d, np.float64).view(np.uint64), s)}
+        return {"D0": _result(np.asarray(d, dtype).view(np.uint64 if s.out == "f64" else np.uint32), s)}
     c = c_raw.astype(np.uint32).view(np.float32)
-    if s.k == 1 and not s.sparse:          # one product per element: a fused multiply-add
-        d = rtlib.fma(a_mat[:, ob, oi, 0].astype(np.float32), b_mat[:, ob, 0, oj].astype(np.float32), c)
+    if family == "cdna3":          # the measured arithmetic (mfma_arith.py)
+        c_mat = np.empty(a_mat.shape[:3] + (s.n,), np.float32)
+        c_mat[:, ob, oi, oj] = c
+        d = mfma_arith.cdna3_dot(a_mat, b_mat, c_mat, a_kind, b_kind)[:, ob, oi, oj]
     else:
         d = (c.astype(np.float64) + np.matmul(a_mat, b_mat)[:, ob, oi, oj]).astype(np.float32)
     return {"D0": _result(np.asarray(d, np.float32).view(np.uint32), s)}
