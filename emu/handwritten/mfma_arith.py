@@ -19,8 +19,12 @@ k order:
 - a NaN or infinite float64 sum of the group (products and running sum) is the result;
   a product beyond the f32 range makes it an infinity of that sign (NaN for both signs).
 
-XF32 inputs are f32 values cut to 10 mantissa bits (toward zero). F32 inputs are a chain of
-fused multiply-adds in k order (one rounding each).
+XF32 inputs are f32 values cut to 10 mantissa bits (toward zero). F32 and F64 inputs are a
+chain of fused multiply-adds in k order (one rounding each).
+
+This follows the paper's released simulator (its `simulator/amd.py` MFMA model); a later
+rewrite in the same repository cuts the FP8 half sums toward zero and drops the 25-exponent
+window. Without hardware to decide, the released model stands.
 """
 from __future__ import annotations
 
