@@ -48,7 +48,8 @@ import numpy as np
 
 from .. import rtlib
 from ..semantics import Ctx, Operand, SemanticsError
-from . import mfma_arith, minifloat
+from .mfma_arith import cdna3_dot
+from .minifloat import bits as small_float_bits, decode as small_float
 
 LANES = 64
 NAME = re.compile(r"^V_(?P<kind>MFMA|SMFMAC)_(?P<out>F32|I32|F64)_(?P<m>\d+)X(?P<n>\d+)X(?P<k>\d+)"
@@ -226,13 +227,13 @@ def _values(raw: np.ndarray, kind: str, family: str, mode) -> np.ndarray:
         return raw.astype(np.uint16).view(np.float16).astype(np.float64)
     if kind == "bf16":
         return (raw.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
-    return minifloat.decode(raw, family, kind)
+    return small_float(raw, family, kind)
 
 
 def _lane_values(ctx: Ctx, name: str, key: str, kind: str, count: int, family: str) -> np.ndarray:
     """(W, 64, count) values of operand `key`, item by item."""
     dwords = _dwords(ctx.get(key, name), ctx.shape)
-    raw = _items(dwords, ELEMENT_BITS.get(kind) or minifloat.bits(family, kind), count)
+    raw = _items(dwords, ELEMENT_BITS.get(kind) or small_float_bits(family, kind), count)
     return _values(raw, kind, family, ctx.mode)
 
 
@@ -316,7 +317,7 @@ def execute(name: str, family: str, ctx: Ctx) -> dict:
     if family == "cdna3":          # the measured arithmetic (mfma_arith.py)
         c_mat = np.empty(a_mat.shape[:3] + (s.n,), np.float32)
         c_mat[:, ob, oi, oj] = c
-        d = mfma_arith.cdna3_dot(a_mat, b_mat, c_mat, a_kind, b_kind)[:, ob, oi, oj]
+        d = cdna3_dot(a_mat, b_mat, c_mat, a_kind, b_kind)[:, ob, oi, oj]
     else:
         d = (c.astype(np.float64) + np.matmul(a_mat, b_mat)[:, ob, oi, oj]).astype(np.float32)
     return {"D0": _result(np.asarray(d, np.float32).view(np.uint32), s)}
