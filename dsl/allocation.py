@@ -18,7 +18,7 @@ from regalloc import Instr, Program, Ref, Virtual, blocks
 from .asm import Statement
 from .encode import Encoder
 from .inflight import releases
-from .operands import Mod, OperandError, Reg, VReg
+from .operands import Agpr, Mod, OperandError, Reg, VReg
 from .signature import valu_signature, vopd_base
 
 RESULT_NAMES = {"vdst", "sdst", "sdata"}    # operands that hold a result unless the pseudocode says otherwise
@@ -128,6 +128,12 @@ def memory_formats(roles) -> frozenset:
 def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
     """(reads, writes) of one noted operand; `roles`: the family's isa FormatRoles."""
     d = n.definition
+    if n.what == "mdst":     # a matrix instruction's D (MFMA: D = A * B + C) is written whole
+        return False, True
+    if n.what == "msrc2":
+        # MFMA's C: D must be C itself or not overlap it (C is read over several passes while D
+        # is written; LLVM refuses a partial overlap), so C stays taken at D's write point
+        return True, True
     if n.what in RESULT_NAMES:
         if d.format in roles.memory or d.format in roles.lds_param:
             return "_D16" in d.name, True            # D16 loads keep the other half of the register
@@ -159,7 +165,7 @@ def statement_text(st: Statement) -> str:
 def _ref(reg: Reg) -> Ref | None:
     if isinstance(reg, VReg):
         return Ref(reg.cls, reg.vid, reg.offset, reg.count, True)
-    if reg.cls in ("v", "s"):
+    if reg.cls in ("v", "s", "a"):       # "a": an AGPR (operands.Agpr) on CDNA
         return Ref(reg.cls, reg.idx, 0, reg.count, False)
     return None      # trap temporaries are not the allocator's
 
@@ -250,7 +256,8 @@ def build_program(kernel) -> Program:
     halves = False               # any 16-bit half of a virtual VGPR written (_paired_halves)
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
-        glc = bool(inst.statement.modifiers.get("glc"))
+        glc = getattr(inst, "glc", None)       # the gfx9 DSL reads it off its encoding (sc0 on CDNA3)
+        glc = bool(inst.statement.modifiers.get("glc")) if glc is None else glc
         uses, defs = [], []
         noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
         for n in noted:
@@ -331,6 +338,8 @@ def _physical(v, alloc, i: int):
     if isinstance(v, Mod):
         return replace(v, value=_physical(v.value, alloc, i))
     if isinstance(v, VReg):
+        if v.cls == "a":
+            return Agpr(alloc.register(v.vid, v.offset, i), v.count)
         return Reg(v.cls, alloc.register(v.vid, v.offset, i), v.count, v.half)
     if isinstance(v, list):
         return [_physical(x, alloc, i) for x in v]

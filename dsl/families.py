@@ -15,10 +15,16 @@ ASSEMBLER_FAMILIES = FAMILIES + ("rdna4",)
 # families the disassembler reads (its printer follows the family's traits dialect: CDNA3 and
 # CDNA4 print through the gfx9 printer, whose inverse asm_gfx9.py assembles them)
 DISASSEMBLER_FAMILIES = ASSEMBLER_FAMILIES + ("cdna3", "cdna4")
+# families the DSL (Kernel, dsl.<family>) writes: the gfx9 syntax generation through kernel_gfx9.py
+DSL_FAMILIES = FAMILIES + ("cdna3", "cdna4")
 
 
 def load(arch: str) -> isa.Spec:
     return isa.load_supported(arch, FAMILIES, "wavesmith's assembler and DSL")
+
+
+def load_for_dsl(arch: str) -> isa.Spec:
+    return isa.load_supported(arch, DSL_FAMILIES, "wavesmith's DSL")
 
 
 def load_for_assembly(arch: str) -> isa.Spec:

@@ -58,12 +58,14 @@ def wait_counts(inst, spec) -> dict[str, int] | None:
     word = int.from_bytes(inst.data[:4], "little")
     simm16 = word & 0xFFFF
     if d.name == "S_WAITCNT":
-        out = {}
+        # a counter split over several bit ranges (gfx9's VM and VM_HI) is one number, the
+        # ranges in the order the table gives them, low bits first
+        value, width = {}, {}
         for field, hi, lo in spec.tables["waitcnt"]:
-            value, top = (simm16 >> lo) & ((1 << (hi - lo + 1)) - 1), (1 << (hi - lo + 1)) - 1
-            if value < top:
-                out[field] = value
-        return out
+            name, bits = field.removesuffix("_HI"), hi - lo + 1
+            value[name] = value.get(name, 0) | ((simm16 >> lo) & ((1 << bits) - 1)) << width.get(name, 0)
+            width[name] = width.get(name, 0) + bits
+        return {name: n for name, n in value.items() if n < (1 << width[name]) - 1}
     if spec.formats[d.format].get(word, "SDST") != spec.traits.null:
         return {}            # the count comes from an SGPR: nothing is known to be waited for
     return {WAIT_FIELDS[d.name]: simm16}
