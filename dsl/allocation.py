@@ -143,14 +143,24 @@ def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
             if n.reg.half or (sig.dsts and sig.dsts[0].t16 and d.format != "VOP3P"):
                 reads = True                          # a 16-bit result keeps the other half
         return reads, writes
-    if n.what == "vdata" and d.format in roles.buffer:
-        if "_LOAD" in d.name:
+    if n.what == "vdata" and (d.format in roles.buffer or d.format in roles.image):
+        # a buffer load's, or an image load's, sample's, gather's or ray query's data is its result
+        if "_LOAD" in d.name or d.format in roles.image and not ("_STORE" in d.name or "_ATOMIC" in d.name):
             return "_D16" in d.name, True
         return True, "_ATOMIC" in d.name and glc
     return True, False
 
 
 # ---------------------------------------------------------------- Kernel -> Program
+
+def returns_data(modifiers: dict) -> bool:
+    """Does an atomic return the old value: RDNA3's glc, RDNA4's th with its return bit (bit 0:
+    TH_ATOMIC_RETURN, TH_ATOMIC_NT_RETURN)?"""
+    th = modifiers.get("th")
+    if isinstance(th, int):
+        return bool(th & 1)
+    return bool(modifiers.get("glc")) or "RETURN" in getattr(th, "name", "")
+
 
 def statement_text(st: Statement) -> str:
     """The instruction as written (virtual registers by name), for messages."""
@@ -223,7 +233,8 @@ def _vopd_rules(spec, record: Record) -> tuple:
 
 
 _DPP_MODIFIERS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror", "row_share",
-                  "row_xmask", "dpp8", "row_bcast15", "row_bcast31", "wave_shl", "wave_shr", "wave_rol", "wave_ror"}
+                  "row_xmask", "dpp8", "row_bcast15", "row_bcast31", "wave_shl", "wave_shr", "wave_rol", "wave_ror",
+                  "row_bcast", "row_newbcast", "dpp_ctrl"}      # the last three: gfx9's spellings
 
 
 def writes_exec(st: Statement, d, roles) -> bool:
@@ -257,7 +268,7 @@ def build_program(kernel) -> Program:
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
         glc = getattr(inst, "glc", None)       # the gfx9 DSL reads it off its encoding (sc0 on CDNA3)
-        glc = bool(inst.statement.modifiers.get("glc")) if glc is None else glc
+        glc = returns_data(inst.statement.modifiers) if glc is None else glc
         uses, defs = [], []
         noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
         for n in noted:

@@ -104,18 +104,19 @@ def make_function(encoder: Encoder, mnemonic: str, doc: str):
 def build_namespace(arch: str, wave_size: int | None = None) -> dict:
     """{llvm mnemonic: function} for every instruction of `arch`, with explicit
     _e32/_e64/_dpp/_e64_dpp variants where an instruction has several encodings."""
-    spec = families.load(arch)
+    spec = families.load_for_dsl(arch)
     enc = RecordingEncoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
     from isa.mnemonics import text_mnemonic
     names: dict[str, str] = {}
     for d in spec.instructions:
-        base = text_mnemonic(d.name)
+        base = text_mnemonic(d.name, spec.arch)
         doc = f"{d.name} ({d.format}, opcode {d.opcode}): {d.description or ''}"
         names.setdefault(base, doc)
         if d.format in ("VOP1", "VOP2", "VOPC"):
             names.setdefault(base + "_e32", doc)
             names.setdefault(base + "_dpp", doc)
-        elif d.format in ("VOP3", "VOP3SD", "VOP3P") and d.promoted_from:
+        elif d.format in ("VOP3", "VOP3SD", "VOP3P"):
+            # VOP3-only instructions take _e64 too, and DPP where the encoder allows it
             names.setdefault(base + "_e64", doc)
             names.setdefault(base + "_e64_dpp", doc)
     ns = {name: make_function(enc, name, doc) for name, doc in names.items()}
@@ -165,11 +166,6 @@ class Kernel:
     @property
     def spec(self):
         return families.load_for_dsl(self.arch)
-
-    @property
-    def gfx9(self) -> bool:
-        """Instructions are LLVM's gfx9 syntax generation (CDNA3, CDNA4: kernel_gfx9.py)."""
-        return self.family not in families.FAMILIES
 
     # ------------------------------------------------------------ virtual registers
 
@@ -388,7 +384,7 @@ def _allocate_with_spills(kernel: "Kernel", lim):
         return kernel, regalloc.allocate(prog, lim), SpillReport()
     except regalloc.RegisterPressureError as e:
         first_error = e
-    if kernel.gfx9:
+    if kernel.family not in families.FAMILIES:     # the spill code is RDNA3's (scratch_*_b32, s_waitcnt)
         raise regalloc.RegisterPressureError(f"{first_error}; {kernel.family} kernels are not spilled yet") from None
     s_spill: list[int] = []
     v_spill: list[int] = []

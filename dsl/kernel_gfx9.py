@@ -17,8 +17,8 @@ keywords: `True` writes the flag (`sc0`, `clamp`), a number or name `key:value` 
 `dst_sel="BYTE_0"`), a list `key:[...]` (`op_sel=[0,1]`, `quad_perm=[1,0,3,2]`); s_waitcnt also
 takes `vmcnt=`, `expcnt=`, `lgkmcnt=`.
 
-Virtual registers are written as register 0 of their class while the line is checked (every
-tuple then starts aligned); which operand is read or written comes from operands_gfx9.py's
+Virtual registers are written as placeholder registers while the line is checked (vector ones
+as register 0, scalar ones 4-aligned and distinct per value: every tuple starts aligned); which operand is read or written comes from operands_gfx9.py's
 names of the decoded instruction's operands, in the order the text lists them."""
 from __future__ import annotations
 
@@ -77,7 +77,10 @@ def operand_text(x, mnemonic: str) -> str:
     if isinstance(x, VReg):
         if x.half:
             raise OperandError(f"{mnemonic}: {x}: gfx9 has no 16-bit register halves")
-        return _reg_text(x.cls, 0, x.count)
+        # distinct virtual SGPRs get distinct (4-aligned) placeholders, so a VALU instruction reading
+        # two of them is refused here as the constant bus refuses it; vector ones stay at 0 (MFMA's
+        # C and D must be the same registers or apart, which the allocator ensures)
+        return _reg_text(x.cls, 4 * (x.vid % 20) if x.cls == "s" else 0, x.count)
     if isinstance(x, Reg):
         if x.half:
             raise OperandError(f"{mnemonic}: {x}: gfx9 has no 16-bit register halves")

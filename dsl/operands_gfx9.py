@@ -65,7 +65,7 @@ def _valu_names(spec: Spec, inst: Instruction) -> list[str]:
 def _scalar_names(d) -> list[str]:
     from .signature import scalar_layout
     mn = d.name.lower()
-    if d.format == "SOPP":
+    if d.format == "SOPP":        # one immediate at most (s_endpgm, s_barrier: none), never a register
         return ["simm16"]
     if d.format == "SOPK":
         operands, _ = g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
@@ -76,7 +76,10 @@ def _scalar_names(d) -> list[str]:
 
 
 def _smem_names(d) -> list[str]:
+    from .signature import cache_control
     mn = d.name.lower()
+    if cache_control(d):      # s_dcache_inv, s_dcache_wb: no operands
+        return []
     if mn in ("s_memtime", "s_memrealtime"):
         return ["sdata"]
     if "_LOAD" in d.name:
