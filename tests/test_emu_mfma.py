@@ -859,3 +859,37 @@ def test_clang_builtins_on_the_emulator(clang_objects, kernel):
         np.testing.assert_array_equal(unplace(d, place, out, shape)[:, 0], want)
     else:
         np.testing.assert_array_equal(unplace(d, place, out, shape), want)
+
+
+FP16_OVFL = 1 << 23         # MODE[23] (the manual's Mode Register Fields table)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_fp16_ovfl_clamps_overflow(arch):
+    """7.1.2 "Clamp: ... uses the FP16_OVFL bit from MODE. If set, F32 Result on overflow is
+    clamped to +/- MAX, otherwise ... +/-INF. If set, I32 Result is clamped to +/-MAX on
+    overflow/underflow, otherwise the carry out bits are dropped." An infinity among the
+    inputs stays infinite."""
+    name = "V_MFMA_F32_4X4X1_16B_F32"
+    a = np.full(64, 2.0 ** 64, np.float32)
+    b = np.full(64, 2.0 ** 64, np.float32)
+    b[1::2] = -(2.0 ** 64)
+    a[63] = np.inf
+    c = np.zeros((64, 4), np.float32)
+    inputs = {"S0": a.view(np.uint32)[None], "S1": b.view(np.uint32)[None], "S2": c.view(np.uint32)[None]}
+    plain = run(arch, name, inputs)[0].view(np.float32)
+    clamped = run(arch, name, inputs, mode=0x3F0 | FP16_OVFL)[0].view(np.float32)
+    # D[blk, i, j] = a[4 blk + i] * b[4 blk + j]: lane j + 4 blk, item i
+    big = np.float32(np.finfo(np.float32).max)
+    assert plain[0, 0] == np.inf and plain[1, 0] == -np.inf
+    assert clamped[0, 0] == big and clamped[1, 0] == -big
+    assert clamped[62, 3] == np.inf and clamped[63, 3] == -np.inf      # a[63] = inf (item 3 of block 15): true infinities
+    name = "V_MFMA_I32_16X16X32_I8"
+    A = np.full((1, 1, 16, 32), 127.0)
+    B = np.full((1, 1, 32, 16), 127.0)
+    C = np.full((1, 1, 16, 16), 2.0 ** 31 - 1000)
+    inputs, place = build_inputs(arch, name, A, B, C, "i8", "i8")
+    wrapped = unplace(run(arch, name, inputs), place, "i32", (1, 16, 16))
+    saturated = unplace(run(arch, name, inputs, mode=0x3F0 | FP16_OVFL), place, "i32", (1, 16, 16))
+    exact = 2 ** 31 - 1000 + 32 * 127 * 127
+    assert (wrapped == exact - 2 ** 32).all() and (saturated == 2 ** 31 - 1).all()

@@ -114,7 +114,9 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
     if matrix is not None:
         reads, writes = mfma.operands(matrix)
         family = spec.arch
-        return Semantic(name, lambda ctx: mfma.execute(name, matrix, family, ctx), "hand-written", reads, writes,
+        overflow = next((lo for field, _, lo, _ in spec.tables.get("mode", ()) if field == "FP16_OVFL"), None)
+        return Semantic(name, lambda ctx: mfma.execute(name, matrix, family, ctx, overflow), "hand-written",
+                        reads, writes,
                         all_lanes=True, source="D = A x B + C on blocks of matrices across the wave64 (manual "
                         "ch. 7; CBSZ/ABID/BLGP raw, see emu/handwritten/mfma.py)")
     if name in interp.VARIANTS:

@@ -38,7 +38,9 @@ dense K (assumed). On CDNA4 (not measured; an assumption): the float64 sum of C 
 products (exact for inputs narrower than f32 unless their exponents span more than about 30
 bits), rounded once to f32 to nearest even. Denormals: only the F32-input forms flush A/B
 per MODE.FP_DENORM (7.3); everything else keeps them. FP8/BF8 follow each family's format
-(minifloat.py). Every lane is computed (the manual: MFMA ignores EXEC).
+(minifloat.py). MODE.FP16_OVFL set ("Clamp" in 7.1.2): f32 results that overflow become
++-MAX (infinite inputs stay infinite) and i32 results saturate instead of wrapping. Every lane
+is computed (the manual: MFMA ignores EXEC).
 """
 from __future__ import annotations
 
@@ -262,7 +264,8 @@ def _check_broadcast(name: str, s: Shape, cbsz: int, abid: int) -> None:
         raise SemanticsError(f"{name}: ABID={abid} must be below 1 << CBSZ = {1 << cbsz} (manual 7.1.5.1)")
 
 
-def execute(name: str, s: Shape, family: str, ctx: Ctx) -> dict:
+def execute(name: str, s: Shape, family: str, ctx: Ctx, overflow_bit: int | None = None) -> dict:
+    """D of the batch. `overflow_bit`: MODE's FP16_OVFL bit (isa tables['mode'])."""
     if ctx.lanes != LANES:
         raise SemanticsError(f"{name}: matrix instructions run in wave64 only, not wave{ctx.lanes}")
     cbsz, abid, blgp = (int(ctx.get(k, name)) for k in ("CBSZ", "ABID", "BLGP"))
@@ -297,9 +300,12 @@ def execute(name: str, s: Shape, family: str, ctx: Ctx) -> dict:
     b_mat = b[:, lane_b, item_b]                   # (W, B, K, N)
     ob, oi, oj = output_layout(s)
     c_raw = _items(_dwords(ctx.get("D0" if s.sparse else "S2", name), ctx.shape), s.out_bits, s.cd_items)
+    clamp = _overflow_clamp(ctx, overflow_bit)
     if s.out == "i32":
         c = c_raw.astype(np.uint32).view(np.int32).astype(np.int64)
         d = c + np.matmul(a_mat, b_mat)[:, ob, oi, oj]
+        if clamp is not None:
+            d = np.where(clamp, np.clip(d, -2 ** 31, 2 ** 31 - 1), d)
         return {"D0": _result((d & 0xFFFFFFFF).astype(np.uint32), s)}
     if s.a in ("f32", "f64"):      # a chain of fused multiply-adds in k order
         dtype = np.float64 if s.out == "f64" else np.float32
@@ -310,6 +316,8 @@ def execute(name: str, s: Shape, family: str, ctx: Ctx) -> dict:
         b_out = np.swapaxes(b_mat, 2, 3)[:, ob, oj, :].astype(dtype)
         for k in range(s.k):
             d = rtlib.fma(a_out[..., k], b_out[..., k], d)
+        if s.out == "f32":
+            d = _clamped(np.asarray(d, np.float32), clamp, c_raw, a_mat, b_mat, (ob, oi, oj))
         return {"D0": _result(np.asarray(d, dtype).view(np.uint64 if s.out == "f64" else np.uint32), s)}
     c = c_raw.astype(np.uint32).view(np.float32)
     if family == "cdna3":          # the measured arithmetic (mfma_arith.py)
@@ -318,7 +326,29 @@ def execute(name: str, s: Shape, family: str, ctx: Ctx) -> dict:
         d = cdna3_dot(a_mat, b_mat, c_mat, a_kind, b_kind)[:, ob, oi, oj]
     else:
         d = (c.astype(np.float64) + np.matmul(a_mat, b_mat)[:, ob, oi, oj]).astype(np.float32)
-    return {"D0": _result(np.asarray(d, np.float32).view(np.uint32), s)}
+    d = _clamped(np.asarray(d, np.float32), clamp, c_raw, a_mat, b_mat, (ob, oi, oj))
+    return {"D0": _result(d.view(np.uint32), s)}
+
+
+def _overflow_clamp(ctx: Ctx, bit: int | None):
+    """bool (W, 1, 1): the waves whose MODE.FP16_OVFL is set ("Clamp: uses the FP16_OVFL bit
+    from MODE": f32 overflow gives +-MAX, i32 saturates); None when no wave asks."""
+    if bit is None:
+        return None
+    on = ((np.asarray(ctx.mode, np.uint64).reshape(-1, 1, 1) >> np.uint64(bit)) & np.uint64(1)) == 1
+    return on if on.any() else None
+
+
+def _clamped(d: np.ndarray, clamp, c_raw, a_mat, b_mat, out) -> np.ndarray:
+    """f32 results that overflowed (infinite from finite C and products) as +-MAX where MODE
+    asks; infinities the inputs carry stay."""
+    if clamp is None or not np.isinf(d).any():
+        return d
+    ob, oi, oj = out
+    with np.errstate(all="ignore"):
+        exact = c_raw.astype(np.uint32).view(np.float32).astype(np.float64) + np.matmul(a_mat, b_mat)[:, ob, oi, oj]
+    overflow = clamp & np.isinf(d) & np.isfinite(exact)
+    return np.where(overflow, np.copysign(np.float32(np.finfo(np.float32).max), d), d)
 
 
 def _scaled(ctx: Ctx, name: str, values: np.ndarray, which: str) -> np.ndarray:
