@@ -808,34 +808,28 @@ def bf16_to_f32(x):
     return (raw(x) << U64(16)).astype(np.uint32).view(np.float32)
 
 
-def _small_float_table(exp_bits: int, man_bits: int, bias: int, infinities: bool) -> np.ndarray:
-    """The f32 value of every 8-bit pattern of a sign/exponent/mantissa format (RDNA4 manual 7.5:
-    FP8 = E4M3, bias 7, no infinity, NaN 0x7F/0xFF, max 448; BF8 = E5M2, bias 15, infinity
-    0x7C/0xFC, NaN 0x7D-0x7F/0xFD-0xFF, max 57344; both with denormals)."""
-    bits = np.arange(256)
-    sign = np.where(bits >> 7, -1.0, 1.0)
-    e = (bits >> man_bits) & ((1 << exp_bits) - 1)
-    m = bits & ((1 << man_bits) - 1)
-    value = np.where(e == 0, m / (1 << man_bits) * 2.0 ** (1 - bias),
-                     (1 + m / (1 << man_bits)) * 2.0 ** (e - bias)) * sign
-    top = e == (1 << exp_bits) - 1
-    if infinities:
-        value = np.where(top, np.where(m == 0, sign * np.inf, np.nan), value)
-    else:
-        value = np.where(top & (m == (1 << man_bits) - 1), np.nan, value)
-    return value.astype(np.float32)
+def _small_float(name: str):
+    """f32 values of RDNA4's 8-bit float `name` by raw code (emu/handwritten/minifloat.py, the
+    one table of small float formats; imported on first use)."""
+    from .handwritten.minifloat import table
+    return table("rdna4", name).astype(np.float32)
 
 
-_FP8_VALUES = _small_float_table(4, 3, 7, infinities=False)
-_BF8_VALUES = _small_float_table(5, 2, 15, infinities=True)
+_SMALL_FLOATS: dict = {}
 
 
 def fp8_to_f32(x):
-    return _FP8_VALUES[np.asarray(raw(x)).astype(np.intp) & 0xFF]
+    values = _SMALL_FLOATS.get("fp8")
+    if values is None:
+        values = _SMALL_FLOATS["fp8"] = _small_float("fp8")
+    return values[np.asarray(raw(x)).astype(np.intp) & 0xFF]
 
 
 def bf8_to_f32(x):
-    return _BF8_VALUES[np.asarray(raw(x)).astype(np.intp) & 0xFF]
+    values = _SMALL_FLOATS.get("bf8")
+    if values is None:
+        values = _SMALL_FLOATS["bf8"] = _small_float("bf8")
+    return values[np.asarray(raw(x)).astype(np.intp) & 0xFF]
 
 
 def f32_to_bf16(x):
