@@ -276,16 +276,19 @@ def test_code_object_descriptor_counts_agprs(tmp_path):
     assert (meta[".vgpr_count"], meta[".agpr_count"]) == (accum, agprs)
 
 
-def test_mfma_gemm_tile_runs_on_emulator():
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_mfma_gemm_tile_runs_on_emulator(arch):
+    """The allocated GEMM tile (K = 32: four MFMA steps around a loop) on Device("emu") against
+    numpy's product of the same f16 inputs."""
     from runtime import Device, KernelArg
     from runtime.device import DeviceError
     from runtime.writer import from_dsl_kernel
     try:
-        dev = Device("emu", arch="gfx942")
+        dev = Device("emu", arch=arch)
     except DeviceError as e:
-        pytest.skip(f"needs the gfx942 emulator with MFMA (helpers cdna3emu and mfma): {e}")
+        pytest.skip(f"needs the {arch} emulator with MFMA (helpers cdna3emu and mfma): {e}")
     K = 32
-    k = gemm_tile(K)
+    k = gemm_tile(K, arch)
     args = [KernelArg(0, 8, "global_buffer", "a", "global"), KernelArg(8, 8, "global_buffer", "bt", "global"),
             KernelArg(16, 8, "global_buffer", "c", "global")]
     hsaco = from_dsl_kernel(k, "mfma_gemm", args, user_sgpr_kernarg_segment_ptr=1)
