@@ -995,8 +995,11 @@ class Gfx9Encoder:
 
     def encode_source(self, line: str, mnemonic: str):
         from .statement import LiteralRef
-        text = re.split(r"//|;", line, maxsplit=1)[0].strip()
-        mn, _, rest = text.partition(" ")
+        toks = tokens(line)                  # the mnemonic, the rest, no comment (the parser's cut)
+        if toks and toks[-1].lstrip(BLANKS).startswith(("//", ";", "#")):
+            toks.pop()
+        mn, rest = (toks[0].strip(), "".join(toks[1:]).strip()) if toks else ("", "")
+        text = f"{mn} {rest}".strip()
         defs = self.spec.lookup(amd_name(isa.llvm_base_mnemonic(mn.lower()), self.spec.arch))
         if defs and defs[0].format in ("SOPP", "SOPK") and _branch(defs[0]):
             ops = split_operands(rest)[0]
