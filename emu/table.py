@@ -25,6 +25,7 @@ import isa
 from . import families, handwritten, rtlib
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
+from .fold import fold
 from .memory import RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
@@ -164,6 +165,10 @@ def compile_source(source: str, name: str, arch: str):
     def instructions(mnemonic: str):
         return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
     namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
+    source, folded = fold(source)         # expressions of instruction-word fields computed once (emu/fold.py)
+    for name_, f in folded.items():
+        f.bind(namespace)
+        namespace[name_] = f
     exec(compile(source, f"<pseudocode {name}>", "exec"), namespace)   # our own translator's output
     return namespace["semantic"]
 
