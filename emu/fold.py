@@ -5,8 +5,9 @@ alone: a branch's `PC + R.U(R.signext(R.U(R.access(SIMM16, 'i', 16)) * R.U64(4))
 R.U(np.int64(4))` spends most of its numpy calls on the offset, which is the same on every
 step of that instruction. `fold(source)` rewrites the source so that each largest such
 expression becomes a call of a small function that computes it on first use for those field
-values and hands the value back afterwards. Only immutable values (numpy scalars, Python
-numbers) are kept; anything else is computed every time. The expressions are calls into rtlib
+values and hands the value back afterwards. Only immutable values are kept (numpy scalars,
+Python numbers; a 0-d array as the numpy scalar of its dtype and value, which computes
+alike); anything else is computed every time. The expressions are calls into rtlib
 and numpy on constants, which depend on nothing else (the emulator's fast paths give the
 values the plain ways give, which is what reference mode checks); with the switch off, every
 call computes its expression again.
@@ -54,6 +55,14 @@ def _reads_field(stmt) -> bool:
             and stmt.targets[0].id in FIELDS and ast.unparse(stmt.value).startswith(f"R.U64(ctx.get({stmt.targets[0].id!r}"))
 
 
+_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare)
+
+
+def _operations(node) -> int:
+    """Calls and operators in an expression: one or two on literals cost less than a look-up."""
+    return sum(isinstance(n, _OPERATIONS) for n in ast.walk(node))
+
+
 class _Folder(ast.NodeTransformer):
     def __init__(self, fields: set[str]):
         self.fields, self.made = fields, {}
@@ -75,9 +84,12 @@ class _Folder(ast.NodeTransformer):
         return False
 
     def generic_visit(self, node):
-        if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare)) and self.constant(node):
+        if isinstance(node, _OPERATIONS) and self.constant(node) and (self.uses_field(node) or _operations(node) >= 3):
             return self.replace(node)
         return super().generic_visit(node)
+
+    def uses_field(self, node) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in self.fields for n in ast.walk(node))
 
     def replace(self, node):
         used = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in self.fields})
@@ -100,10 +112,12 @@ class Folded:
     def __call__(self, *values):
         if not current().fold_constants:
             return self.compute(*values)
-        key = tuple(int(v) for v in values)
-        value = self.known.get(key)
+        value = self.known.get(values)       # field values are numpy integers: hashed and compared by value
+        key = values
         if value is None:
             value = self.compute(*values)
+            if type(value) is np.ndarray and value.ndim == 0:
+                value = value[()]       # a 0-d result as the numpy scalar of the same dtype and value
             if isinstance(value, (np.generic, int, float, bool)) and len(self.known) < LIMIT:
                 self.known[key] = value
         return value

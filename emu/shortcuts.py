@@ -118,7 +118,7 @@ def _s_add_u32(carry_in: bool):
     def run(ctx):
         total = _u32(ctx, "S0").astype(np.uint64) + _u32(ctx, "S1")
         if carry_in:
-            total += _u32(ctx, "SCC") & np.uint32(1)
+            total = total + (_u32(ctx, "SCC") & np.uint32(1))      # SCC may be per wave where S0, S1 are constants
         return {"SCC": (total >> np.uint64(32)).astype(np.uint32), "D0": total.astype(np.uint32)}
     return run
 

@@ -170,6 +170,13 @@ def test_scalar_carry_shortcuts_agree_with_the_pseudocode_and_integers(name):
     s1 = np.concatenate([b.reshape(-1), rng.integers(0, 2**32, 60, dtype=np.uint64).astype(np.uint32)])
     for scc in (0, 1):
         inputs = {"S0": s0[:, None].copy(), "S1": s1[:, None].copy(), "SCC": np.full((len(s0), 1), scc, np.uint32)}
+        # constant operands (one (1, 1) value, as inline constants are) with a per-wave SCC
+        one = {"S0": s0[:1, None].copy(), "S1": s1[:1, None].copy(), "SCC": np.full((3, 1), scc, np.uint32)}
+        out = load_semantics("gfx1100").lookup(name).execute(
+            Ctx(lanes=32, exec_mask=np.full((3, 1), 0xFFFF_FFFF, np.uint64), inputs=one, scalar=True))
+        d0, carry = _SCALAR[name](int(s0[0]), int(s1[0]), scc)
+        assert np.broadcast_to(out["D0"], (3, 1)).reshape(-1).tolist() == [d0] * 3
+        assert np.broadcast_to(out["SCC"], (3, 1)).reshape(-1).tolist() == [carry] * 3
         want = [_SCALAR[name](int(x), int(y), scc) for x, y in zip(s0, s1)]
         for shortcut in (True, False):
             token = activate(replace(FAST, carry_shortcuts=shortcut))
