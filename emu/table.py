@@ -163,14 +163,8 @@ def compile_source(source: str, name: str, arch: str):
     """The semantic function of translated `source`; INSTRUCTIONS gives the semantics of the
     instructions of `arch` the source may call (rtlib.call_instruction), from the table of
     the mode running (EmuOptions.narrow_uint32)."""
-    tables = {}
-
     def instructions(mnemonic: str):
-        narrow = current().narrow_uint32
-        table = tables.get(narrow)
-        if table is None:
-            table = tables[narrow] = load_semantics(arch, narrow=narrow)
-        return table.lookup(mnemonic)
+        return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
     namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
     source, folded = fold(source)         # expressions of instruction-word fields computed once (emu/fold.py)
     for name_, f in folded.items():
