@@ -62,13 +62,20 @@ class ArchTiming:
     smem_latency: int = 1300         # calibrated (score.calibrate measures 1322 on the traces)
     vmem_load_latency: int = 1400    # calibrated (traces: 1509 with 1024 waves loading, ~750 for one wave)
     vmem_store_latency: int = 300    # store -> acknowledged (traces: store -> wave end 290-345)
+    # the vector L0 (one per WGP) passes one 128-byte line per cycle (128 B/clk; an estimate
+    # from the RDNA L0's published width, not fitted), shared by the WGP's outstanding vector
+    # memory instructions (memory.py); the latencies above are those of an idle WGP
+    vmem_lines_per_cycle: float = 1.0
+    cus_per_wgp: int = 2
     lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns
     # --- instruction fetch and launch
     fetch_block: int = 256           # bytes per instruction-cache block
     fetch_latency: int = 390         # cold block (discover_ops: a new 256-byte block every ~390 cycles)
-    launch_latency: int = 500        # wave dispatch -> first instruction (traces: 476-554)
-    launch_fetch: int = 110          # wave dispatch -> request of its first code block (so it lands at ~500)
+    launch_latency: int = 500        # wave dispatch -> first instruction of a CU's first wave, its code
+                                     # block fetched cold (calibrated; traces: 490-575, E_3 1172-1263)
+    launch_setup: int = 0            # wave dispatch -> first issue when its code is already fetched (estimate:
+                                     # the matmul's later waves issue as soon as the first's block is there)
 
     def with_(self, **changes) -> "ArchTiming":
         return replace(self, **changes)
