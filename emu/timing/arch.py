@@ -60,7 +60,9 @@ class ArchTiming:
     barrier_latency: int = 18        # last wave's s_barrier -> release (traces: 16-21)
     # --- memory (cold caches: every trace follows a GPU reset)
     smem_latency: int = 1300         # calibrated (score.calibrate measures 1322 on the traces)
-    vmem_load_latency: int = 1400    # calibrated (traces: 1509 with 1024 waves loading, ~750 for one wave)
+    vmem_load_latency: int = 800     # calibrated, unloaded: what is left of the traced waits after the line
+                                     # pipe below (score.calibrate: 801; E_3's lone wave shows 720-785, the
+                                     # matmul's 1024 waves 1440-1590 before the pipe's share is taken off)
     vmem_store_latency: int = 300    # store -> acknowledged (traces: store -> wave end 290-345)
     # the vector L0 (one per WGP) passes one 128-byte line per cycle (128 B/clk; an estimate
     # from the RDNA L0's published width, not fitted), shared by the WGP's outstanding vector
