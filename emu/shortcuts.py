@@ -87,8 +87,11 @@ def _add_co_ci_u32(ctx):
     """tmp = 64'U(S0.u) + 64'U(S1.u) + VCC.u64[laneId]: two wrapping uint32 additions, each
     carrying out where its sum comes out below what it added to."""
     s0 = np.asarray(ctx.inputs["S0"], np.uint32)
-    lane = ctx.lane_id.astype(np.uint64)
-    carry_in = ((np.asarray(ctx.inputs["VCC"], np.uint64) >> lane) & np.uint64(1)).astype(np.uint32)
+    vcc = np.asarray(ctx.inputs["VCC"], np.uint64)
+    if vcc.ndim == 2 and vcc.shape[1] == 1:     # one mask per wave: its bytes unpacked, bit i = lane i (0/1 uint8)
+        carry_in = np.unpackbits(np.ascontiguousarray(vcc).view(np.uint8), axis=1, bitorder="little")[:, :ctx.lanes]
+    else:
+        carry_in = ((vcc >> ctx.lane_id.astype(np.uint64)) & np.uint64(1)).astype(np.uint32)
     partial = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
     total = partial + carry_in
     return {"VCC": (partial < s0) | (total < carry_in), "D0": total}
