@@ -893,3 +893,24 @@ def test_fp16_ovfl_clamps_overflow(arch):
     saturated = unplace(run(arch, name, inputs, mode=0x3F0 | FP16_OVFL), place, "i32", (1, 16, 16))
     exact = 2 ** 31 - 1000 + 32 * 127 * 127
     assert (wrapped == exact - 2 ** 32).all() and (saturated == 2 ** 31 - 1).all()
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_products_beyond_f32_range(arch):
+    """BF16 products of 2^200 and -2^200 in one group: CDNA3 (MMA-Sim's model) turns a product
+    past the f32 range into an infinity of its sign, both signs into NaN; CDNA4 (the exact-sum
+    assumption) sums them to 0. One such product alone is +inf on both."""
+    name = "V_MFMA_F32_16X16X16_BF16"
+    A = np.zeros((1, 1, 16, 16))
+    B = np.zeros((1, 1, 16, 16))
+    A[0, 0, 0, 0:2] = 2.0 ** 100
+    B[0, 0, 0:2, 0] = [2.0 ** 100, -(2.0 ** 100)]
+    B[0, 0, 0, 1] = 2.0 ** 100
+    C = np.ones((1, 1, 16, 16))
+    inputs, place = build_inputs(arch, name, A, B, C, "bf16", "bf16")
+    d = unplace(run(arch, name, inputs), place, "f32", (1, 16, 16))[0, 0]
+    assert d[0, 1] == np.inf
+    if arch == "gfx942":
+        assert np.isnan(d[0, 0])
+    else:
+        assert d[0, 0] == 1.0
