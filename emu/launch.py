@@ -96,11 +96,11 @@ class Dispatch:
 
 
 def initial_state(d: Dispatch, first_group: int, groups: int,
-                  spare: WaveState | None = None, options: EmuOptions = FAST) -> tuple[WaveState, np.ndarray]:
+                  spare: WaveState | None = None, options: EmuOptions = FAST, codes=CODES) -> tuple[WaveState, np.ndarray]:
     """Wave state for work-groups [first_group, first_group + groups) (linear ids, x fastest),
     and the work-group (chunk-local) of every wave. A `spare` state of the same shape (an
     ended chunk's) is reset and reused instead of allocating new register files (options:
-    write_marks, lazy_zeroing, keep_workitem_ids)."""
+    write_marks, lazy_zeroing, keep_workitem_ids); codes: the family's traits (M0, NULL)."""
     L, per = d.wave_size, d.waves_per_group
     nw = groups * per
     # what v0 holds after setup: the same for every chunk of a launch and for launches of one
@@ -116,7 +116,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
         st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten, defer=options.lazy_zeroing,
                          everything=not options.write_marks)
     else:
-        keep_ids, st = False, WaveState(nw, L, d.vgprs)
+        keep_ids, st = False, WaveState(nw, L, d.vgprs, codes)
     gx, gy, gz = d.grid
     user = np.array(d.user_sgprs, np.uint64).astype(np.uint32)
     st.sgpr[:len(user)] = user[:, None]

@@ -20,9 +20,10 @@ from isa.effects import effects
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
+from .machine_sdwa import SdwaError, place_result, select_source, source_code
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
-from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
+from .wave import EXEC_LO, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
 
 OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
@@ -32,7 +33,9 @@ FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float
 # constant for sources 0 and 1 replicate the inline constant value into bits[31:16]" (RDNA3
 # manual 7.2.1, p. 60): the manual names them, every other 16-bit operand has zeros above
 INLINE_REPLICATED = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16"})
-_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b")
+# pseudocode that adds the DS instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32];
+# CDNA3: addr = CalcDsAddr(ADDR.b32, OFFSET0.b32, OFFSET1.b32), or (ADDR.b32, 0x0, 0x0) then addr + OFFSET.u32)
+_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b|\bCalcDsAddr\(")
 _NO_BASE = np.zeros((1, 1), np.uint64)      # DS ADDR_BASE: the address VGPR alone (read-only: shared)
 _NO_BASE.flags.writeable = False
 
@@ -77,7 +80,7 @@ def _write_sgprs(code: int, dwords: int):
         if value.strides[0] == 0 and uniform:      # one value broadcast to the batch (a uniform load): split it once
             value = value[:1]
         st.write_sgprs(sel, code, dwords, value)
-        if len(value) == 1 and code != NULL and uniform:    # known uniform for later reads (WaveState.uniform_sgprs)
+        if len(value) == 1 and code != st.null and uniform:    # known uniform for later reads (WaveState.uniform_sgprs)
             st.note_uniform(sel, code, split_dwords(value, dwords).reshape(-1))
     return write
 
@@ -98,6 +101,13 @@ def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
     return write
 
 
+def _placed(place, post, reg: int):
+    """A writer's post step putting the (post-processed) result where SDWA's DST_SEL says."""
+    def placed(value, st, sel):
+        return place(value if post is None else post(value, st, sel), st.vgpr[reg, sel])
+    return placed
+
+
 def _write_lane_bits(code: int):
     """Lane-bit results (VOPC, carry-out, V_CMPX) packed into the wave mask at `code`;
     inactive lanes write 0."""
@@ -105,7 +115,7 @@ def _write_lane_bits(code: int):
         bits = np.asarray(value).astype(bool, copy=False)
         if active is not None:
             bits = bits & active
-        if code == NULL:
+        if code == st.null:
             return
         # (W, 32 or 64) bits, whole dwords per wave: the flat packed bits are the mask dwords
         # themselves (bit i = lane i, little-endian), written without a uint64 mask in between
@@ -224,7 +234,7 @@ class Preparer:
                 self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
-        except (OperandError, DppError) as e:
+        except (OperandError, DppError, SdwaError) as e:
             raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
@@ -288,13 +298,13 @@ class Preparer:
         sem = p.sem
         pc = constant(p.pc, 64)
         for name, read in (("SCC", lambda st, sel: st.scc[sel]), ("VCC", lambda st, sel: st.read_mask(sel, VCC_LO)),
-                           ("M0", lambda st, sel: st.sreg(sel, M0)), ("EXEC", lambda st, sel: st.exec_mask(sel)),
+                           ("M0", lambda st, sel: st.sreg(sel, st.m0)), ("EXEC", lambda st, sel: st.exec_mask(sel)),
                            ("PC", lambda st, sel: pc)):
             if name not in p.inputs:
                 p.lazy.setdefault(name, read)
         p.writers.setdefault("SCC", _write_scc)
         p.writers.setdefault("PC", _write_pc)
-        p.writers.setdefault("M0", _write_sgprs(M0, 1))
+        p.writers.setdefault("M0", _write_sgprs(self.spec.traits.m0, 1))
         p.writers.setdefault("MODE", _write_mode)
         if "EXEC" in sem.writes and not sem.writes["EXEC"].lane_bit:
             p.writers.setdefault("EXEC", _write_exec(sem.writes["EXEC"].bits))
@@ -324,7 +334,7 @@ class Preparer:
                                       signed=t.startswith("i"))
         if d.format == "SOPK":     # SDST is also the source of s_cmpk / s_setreg and D0 of s_addk
             code, dwords = f["SDST"], 2 if (d.operand_types.get("D0") or "").endswith("64") else 1
-            p.inputs["S0"] = self._src(code, 32, "u", None) if code != NULL else (lambda st, sel: constant(0, 32))
+            p.inputs["S0"] = self._src(code, 32, "u", None) if code != self.spec.traits.null else (lambda st, sel: constant(0, 32))
             p.inputs["D0"] = p.inputs["S0"]
             p.writers["D0"] = _write_sgprs(code, dwords)
         elif "SDST" in f:
@@ -336,11 +346,14 @@ class Preparer:
     def _smem(self, p: Prepared, d):
         f = p.inst.fields
         base, offset, soffset = f["SBASE"] * 2, sign_extend(f["OFFSET"], 21), f["SOFFSET"]
+        if "IMM" in f:      # GFX9 (CDNA3 manual 8.2.1.1): IMM=0 makes OFFSET[6:0] the offset SGPR, SOE adds SOFFSET's
+            soffset = f["SOFFSET"] if f["SOE"] else None if f["IMM"] else f["OFFSET"] & 0x7F
+            offset = offset if f["IMM"] else 0
 
         def addr(st, sel, one_if_uniform=False):
             a = st.read_sgprs(sel, base, 2, uniform=one_if_uniform) & np.uint64(0xFFFF_FFFF_FFFF)   # buffer descriptors: base is bits 47:0
             a = a + np.uint64(offset & (2**64 - 1))
-            if soffset != NULL:
+            if soffset is not None and soffset != st.null:
                 a = a + st.sreg(sel, soffset).astype(np.uint64)
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
         p.memory, p.inputs["OFFSET"] = "global", offset
@@ -371,12 +384,16 @@ class Preparer:
             codes = [f["SRC0"], f.get("VSRC1", 0) + VGPR_BASE]
         else:
             codes = [f["SRC0"], f["SRC1"], f["SRC2"]]
-        if p.inst.dpp:
+        sdwa = p.inst.dpp if p.inst.dpp_kind in ("SDWA", "SDWAB") else None
+        if sdwa is not None:            # GFX9: sub-dword selects, sources from the SDWA dword (machine_sdwa.py)
+            codes = [source_code(sdwa, 0, 0, VGPR_BASE)] + \
+                ([source_code(sdwa, 1, f["VSRC1"], VGPR_BASE)] if "VSRC1" in f else [])
+        elif p.inst.dpp:
             p.dpp = Dpp(self.spec, p.inst, self.lanes)
             codes[0] = p.inst.dpp["SRC0"] + VGPR_BASE
         opsel = f.get("OPSEL", 0)
         neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
-        if p.inst.dpp_kind == "DPP16" and e32:
+        if p.inst.dpp_kind in ("DPP16", "DPP", "SDWA", "SDWAB") and e32:
             neg = p.inst.dpp["SRC0_NEG"] | p.inst.dpp["SRC1_NEG"] << 1
             abs_ = p.inst.dpp["SRC0_ABS"] | p.inst.dpp["SRC1_ABS"] << 1
         if literal is not None:
@@ -401,7 +418,7 @@ class Preparer:
                 dwords = wide.width(self.lanes) // 32
                 if code >= VGPR_BASE:
                     p.inputs[key] = self._block(code, dwords)
-                elif code < SCALAR_CODES and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
+                elif code < SCALAR_CODES and code != self.spec.traits.null:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
                     if code + dwords > SCALAR_CODES:
                         raise OperandError(f"s[{code}:{code + dwords - 1}] runs past the scalar registers")
                     p.inputs[key] = lambda st, sel, c=code, n=dwords: st.read_sgprs(sel, c, n)
@@ -420,8 +437,12 @@ class Preparer:
                 half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= VGPR_BASE else 0
                 if e32 and code >= VGPR_BASE:
                     code = VGPR_BASE + ((code - VGPR_BASE) & 0x7F)
-            fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
-                              operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
+            if sdwa is not None and code >= VGPR_BASE or sdwa is not None and code < SCALAR_CODES:
+                # a register: its whole dword, then the field SRCn_SEL names
+                fetch = select_source(self._src(code, 32, "u", None, per_lane=True), sdwa, i)
+            else:
+                fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
+                                  operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
@@ -435,8 +456,15 @@ class Preparer:
         vdst = vopd[2] if vopd is not None else f.get("VDST", 0)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
         clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0)
+        if sdwa is not None and "CLMP" in sdwa:
+            clamp, omod = bool(sdwa["CLMP"]), sdwa["OMOD"]
         if sig.is_cmp:
-            code = EXEC_LO if sig.is_cmpx else (VCC_LO if e32 else _scalar_register("sdst", vdst))
+            # D0 of a compare: VCC (e32; SDWAB's SDST when SD is set) or the e64 form's SDST.
+            # V_CMPX writes EXEC, and on CDNA3 D0 as well (EXEC.u64[laneId] = D0.u64[laneId] = ...)
+            if sdwa is not None:
+                code = _scalar_register("sdst", sdwa["SDST"]) if sdwa["SD"] else VCC_LO
+            else:
+                code = VCC_LO if e32 else _scalar_register("sdst", vdst)
             p.writers["D0"] = _write_lane_bits(code)
             p.writers["EXEC"] = _write_lane_bits(EXEC_LO)
         elif dst is not None and dst.sgpr:
@@ -455,13 +483,17 @@ class Preparer:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
                 p.sem = self._saturating(d, sig, omod)
+            place = place_result(sdwa, dst.bits) if sdwa is not None and "DST_SEL" in sdwa else None
+            if place is not None:       # SDWA's DST_SEL / DST_U: the result's field in the old dword
+                post = _placed(place, post, vdst)
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half or 0) \
                 if dwords <= 2 else self._block(VGPR_BASE + vdst, dwords)
             if "S2" not in p.inputs:        # VOP2 accumulators: the pseudocode's third source is D0
                 p.lazy["S2"] = p.lazy["D0"]
-        sd = _scalar_register("sdst", f.get("SDST", VCC_LO)) if fmt == "VOP3SD" else VCC_LO
+        # the carry-out's SGPRs: VOP3SD / VOP3B name them (SDST), other encodings write VCC
+        sd = _scalar_register("sdst", f["SDST"]) if "SDST" in f and not e32 else VCC_LO
         p.writers["VCC"] = _write_lane_bits(sd)
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= VGPR_BASE:     # v_swap writes its source
@@ -671,7 +703,9 @@ class Preparer:
                 addr = lambda st, sel: va(st, sel) + off
         else:   # SCRATCH: an offset into the lane's private segment
             offset, p.memory = sign_extend(f["OFFSET"], 13), "scratch"
-            va = self._vgpr_data(vaddr, 1) if f["SVE"] else None
+            # CDNA3's format table has no SVE: its bit 13 (LDS there) enables the VGPR address on
+            # scratch, as the field descriptions' "SVE: Scratch VGPR Enable" and LLVM's decoding say
+            va = self._vgpr_data(vaddr, 1) if f.get("SVE", f.get("LDS")) else None
             off = np.uint64(offset & (2**64 - 1))
 
             def addr(st, sel):

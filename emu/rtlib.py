@@ -851,6 +851,13 @@ def status_field(ctx, name: str):
     return (np.asarray(ctx.status, U64) >> U64(fields[name])) & U64(1)
 
 
+def ds_address(addr, offset0, offset1):
+    """The manual's CalcDsAddr(ADDR, OFFSET0, OFFSET1): the address VGPR plus the 16-bit
+    offset {OFFSET1, OFFSET0} (a split address stays split: the constant moves its base)."""
+    offset = (int(offset1) & 0xFF) << 8 | (int(offset0) & 0xFF)
+    return addr if offset == 0 else addr + U64(offset)
+
+
 def operand(ctx, name: str, bits: int, instruction: str):
     """An operand as the machine supplied it: uint32 / uint64 arrays unchanged (the
     translator widens a uint32 where a bare operand is used as a 64-bit value)."""

@@ -174,7 +174,9 @@ def compile_source(source: str, name: str, arch: str):
 # one semantic call instead of one per lane on the busiest address: a histogram or a counter
 # every lane bumps). False: every atomic runs in rounds.
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
-_SUMMING = re.compile(r"\bMEM\[ADDR\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
+# the memory update of an atomic, at the machine's ADDR (RDNA3) or the manual's address
+# calculation's result (CDNA3: addr = CalcGlobalAddr(...), which is ADDR)
+_SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
 
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
@@ -183,8 +185,8 @@ _SUMMING = re.compile(r"\bMEM\[ADDR\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:
 # old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
 # passes). Float min/max are not combined (a NaN makes the order matter).
 COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
-_EXTREME = re.compile(r"\bMEM\[ADDR\]\.([ui](?:32|64)?) = src ([<>]) tmp \? src : tmp;")
-_BITWISE = re.compile(r"\bMEM\[ADDR\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
+_EXTREME = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;")
+_BITWISE = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
 _REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
 
 

@@ -75,6 +75,32 @@ ERRATA: tuple[Erratum, ...] = (
         "shift amount as 32 bits (c616e28f -> s_lshr_b64 s[98:99], -6, s22).",
     ),
     Erratum(
+        "cdna3-s-mul-i32-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
+        "add_pcode", ("SOP2", "S_MUL_I32"), None,
+        "D0.i32 = S0.i32 * S1.i32",
+        "The conversion's S_MUL_I32 entry ('Multiply two signed 32-bit integer inputs and store the "
+        "result into a scalar register'; the summary table: 'D = S0 * S1. Low 32 bits of result.') has "
+        "no code block; the RDNA3 manual gives S_MUL_I32 as D0.i = S0.i * S1.i. LLVM 22 (gfx942) decodes "
+        "04010492 as s_mul_i32 s4, s4, s1 (clang's kernels multiply work-group ids by sizes with it).",
+    ),
+    Erratum(
+        "cdna3-s-xor-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
+        "add_pcode", ("SOP2", "S_XOR_B64"), None,
+        "D0.u64 = (S0.u64 ^ S1.u64);\nSCC = D0.u64 != 0ULL",
+        "The conversion's S_XOR_B64 entry ('Calculate bitwise XOR on two scalar inputs ... set SCC iff "
+        "the result is nonzero') has no code block; S_XOR_B32 beside it has D0.u32 = (S0.u32 ^ S1.u32); "
+        "SCC = D0.u32 != 0U and S_OR_B64 the same at 64 bits. LLVM 22 (gfx942) decodes 6a008088 as "
+        "s_xor_b64 s[0:1], vcc, s[0:1].",
+    ),
+    Erratum(
+        "cdna3-s-cmp-gt-u32-pcode", ("cdna3", "cdna4"), {"cdna3": 133, "cdna4": 145},
+        "add_pcode", ("SOPC", "S_CMP_GT_U32"), None,
+        "SCC = S0.u32 > S1.u32",
+        "The conversion's S_CMP_GT_U32 entry ('Set SCC to 1 iff the first scalar input is greater than "
+        "the second scalar input') has no code block; S_CMP_GE_U32 after it has SCC = S0.u32 >= S1.u32 "
+        "and S_CMP_GT_I32 SCC = S0.i32 > S1.i32. LLVM 22 (gfx942) decodes 0a8008bf as s_cmp_gt_u32 s10, 0.",
+    ),
+    Erratum(
         "cdna3-dpp-row-newbcast-range", ("cdna3",), {"cdna3": 552},
         "dpp_ctrl_range", ("DPP_CTRL", "DPP_ROW"), 0x150, (0x150, 0x15F),
         "The row 'DPP_ROW* 150 - ... Broadcast thread 0-15 within a row to the whole row' gives no end "

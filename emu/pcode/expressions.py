@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from .. import rtlib
 from .lookup import callee_result_type
-from .types import OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
+from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
 
@@ -378,6 +378,15 @@ class Expressions:
         if fname == "abs":
             code, ty = self.expr(args[0])
             return f"R.fabs({code})", ty
+        if fname in ADDRESS_FUNCTIONS:
+            return self.read_operand("ADDR")
+        if fname == DS_ADDRESS_FUNCTION:
+            if len(args) != 3 or not is_name(args[0], {"ADDR"}) and not (
+                    args[0].data == "field" and is_name(args[0].children[0], {"ADDR"})):
+                self.fail(f"{fname}() of anything but ADDR and two offsets", node)
+            addr, _ = self.read_operand("ADDR")
+            offsets = ", ".join(self.expr(a)[0] for a in args[1:])
+            return f"R.ds_address({addr}, {offsets})", Ty("u", 64)
         coded = [self.expr(a) for a in args]
         if re.fullmatch(r"[vs]_[a-z0-9_]+", fname) and not hasattr(rtlib, fname):
             return self.call_instruction(fname.upper(), coded, node)
