@@ -337,6 +337,11 @@ class Preparer:
             p.inputs["S0"] = self._src(code, 32, "u", None) if code != self.spec.traits.null else (lambda st, sel: constant(0, 32))
             p.inputs["D0"] = p.inputs["S0"]
             p.writers["D0"] = _write_sgprs(code, dwords)
+            # the CDNA3 manual names the 16-bit immediate as a source (S_MOVK_I32: signext(S0.i16),
+            # S_CMPK_EQ_U32: S0.u32 == 32'U(S1.u16)): a 16-bit source is SIMM16, S0 otherwise SDST
+            for key in ("S0", "S1"):
+                if (d.operand_types.get(key) or "")[1:] == "16":
+                    p.inputs[key] = lambda st, sel, k=constant(f["SIMM16"], 32): k
         elif "SDST" in f:
             dwords = next((w for n, _, w in scalar_layout(d) if n == "sdst"), 1)
             if "D0" in p.sem.reads:

@@ -498,6 +498,13 @@ ERRATA += tuple(
             ("VOP3SD", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
             f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n", _DIV_SCALE_EVIDENCE)
     for ty, pages in (("f32", {"rdna3": 437, "rdna3.5": 463}), ("f64", {"rdna3": 438, "rdna3.5": 464})))
+ERRATA += tuple(
+    Erratum(f"cdna3-div-scale-{ty}-unscaled-result", ("cdna3", "cdna4"), {"cdna3": 293, "cdna4": 318},
+            "pcode_text", ("VOP3B", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
+            f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n",
+            _DIV_SCALE_EVIDENCE.replace("(RDNA3.5; RDNA3: 'S0 = Input to scale')", "(CDNA3, CDNA4: as RDNA3.5)")
+            .replace("ew_f64_fma_sqrt_div)", "ew_f64_fma_sqrt_div, also for gfx942 and gfx950)"))
+    for ty in ("f32", "f64"))
 
 ERRATA += (
     Erratum(

@@ -32,8 +32,8 @@ _devices: dict = {}
 
 def _params():
     for case in CASES:
-        for target in TARGETS:
-            if target in case.manifest["code_objects"]:
+        for target in TARGETS:      # CDNA: test_clang_cdna_assembly_... below; emulated in test_emu_kernels
+            if target in case.manifest["code_objects"] and target not in ("gfx942", "gfx950"):
                 yield pytest.param(case, target, id=f"{case.name}-{target}")
 
 

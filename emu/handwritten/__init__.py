@@ -117,6 +117,10 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
                                "see emu/handwritten/interp.py)")
     if name in DATA_PARALLEL:
         fn, reads, writes, what = DATA_PARALLEL[name]
+        if name in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32") and spec is not None:
+            # the lane modulus of the architecture's pseudocode: 32 (RDNA3), 64 (CDNA3)
+            group = lanes.permute_group(next((d.pcode for d in spec.lookup(name) if d.format == "DS"), None))
+            fn, what = (lambda ctx, f=fn, g=group: f(ctx, g)), what.replace("% 32 of its half", f"% {group}")
         return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
                         scalar=scalar, source=what)
     if name in MODE_WRITERS:
