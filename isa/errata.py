@@ -557,6 +557,32 @@ ERRATA += tuple(
     for arch, page, u in (("rdna3", 449, "u"), ("rdna3.5", 477, "u32")))
 
 
+# VOPC entries whose code block the CDNA4 conversion lost (each keeps its description, "Set the
+# per-lane condition code to 1 iff ..."); the CDNA3 manual gives the same opcode this code, and
+# the CDNA4 entries beside them (V_CMP_EQ_I32 after V_CMP_LT_I32, ...) follow the same pattern.
+_CDNA4_LOST_COMPARES = (
+    ("V_CMP_LT_I32", 193, "D0.u64[laneId] = S0.i32 < S1.i32"),
+    ("V_CMP_GT_U64", 236, "D0.u64[laneId] = S0.u64 > S1.u64"),
+    ("V_CMP_LT_U16", 169, "D0.u64[laneId] = S0.u16 < S1.u16"),
+    ("V_CMPX_EQ_F32", 82, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f32 == S1.f32"),
+    ("V_CMPX_EQ_F64", 114, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f64 == S1.f64"),
+    ("V_CMPX_GT_I32", 212, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i32 > S1.i32"),
+    ("V_CMPX_GT_U16", 188, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u16 > S1.u16"),
+    ("V_CMPX_LT_I64", 241, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i64 < S1.i64"),
+    ("V_CMPX_LT_U32", 217, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u32 < S1.u32"),
+    ("V_CMPX_NGT_F16", 59, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f16 > S1.f16)"),
+    ("V_CMPX_NGT_F32", 91, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f32 > S1.f32)"),
+    ("V_CMPX_NGT_F64", 123, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f64 > S1.f64)"),
+)
+ERRATA += tuple(
+    Erratum(f"cdna4-{name.lower().replace('_', '-')}-pcode", ("cdna4",), {"cdna4": 228}, "add_pcode",
+            ("VOPC", name), None, f"{code};\n// D0 = VCC in VOPC encoding.",
+            f"The conversion's {name} entry (opcode {op}) has its description but no code block. The CDNA3 "
+            f"manual gives the same opcode '{code}; // D0 = VCC in VOPC encoding.', and the CDNA4 compares "
+            f"beside it keep theirs in that form. clang-22's gfx950 kernels in ../shared/kernels (conv1d: "
+            f"v_cmp_lt_i32, ew_i64_arith: v_cmp_gt_u64) use them as the CDNA3 code reads.")
+    for name, op, code in _CDNA4_LOST_COMPARES)
+
 def for_arch(arch: str) -> list[Erratum]:
     return [e for e in ERRATA if arch in e.archs]
 

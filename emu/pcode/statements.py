@@ -166,15 +166,12 @@ class Statements:
     def chain_assign(self, st: Tree):
         """`a = b = value` (CDNA3's V_CMPX: EXEC.u64[laneId] = D0.u64[laneId] = ...): the value
         once into a local, then each target from it, innermost first."""
-        targets = []
-        while st.data == "chain_assign":
-            targets.append(st.children[0])
-            st = st.children[2]
-        if len(st.children) != 3 or str(st.children[1]) != "=":
-            self.fail("a chained assignment ends in an update (+=, ++)", st)
-        targets.append(st.children[0])
+        targets, node = [st.children[0]], st.children[2]
+        while isinstance(node, Tree) and node.data == "chain":
+            targets.append(node.children[0])
+            node = node.children[1]
         local = Token("NAME", self.fresh("chain"))
-        self.assign(Tree("assign", [Tree("name", [local]), Token("EQUAL", "="), st.children[2]]))
+        self.assign(Tree("assign", [Tree("name", [local]), Token("EQUAL", "="), node]))
         for target in reversed(targets):
             self.assign(Tree("assign", [target, Token("EQUAL", "="), Tree("name", [local])]))
 
