@@ -302,9 +302,10 @@ class Machine:
         t0 = time.perf_counter()
         stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group,
                       by_mnemonic={} if self.count_mnemonics else None)
-        shape = (d.wave_size, d.vgprs)
+        shape = (d.wave_size, d.vgprs, d.accum_offset)
         if shape not in self._prepared:
-            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options), {})
+            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options,
+                                              d.accum_offset), {})
         preparer, prepared = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
+from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
@@ -194,12 +195,22 @@ def _clamp_omod(bits: int, clamp: bool, omod: int):
 class Preparer:
     """Builds Prepared instructions for one architecture and launch shape."""
 
-    def __init__(self, spec, semantics, lanes: int, vgprs: int, options: EmuOptions = FAST):
+    def __init__(self, spec, semantics, lanes: int, vgprs: int, options: EmuOptions = FAST,
+                 accum_offset: int | None = None):
         self.spec, self.semantics, self.lanes, self.vgprs = spec, semantics, lanes, vgprs
         self.options = options
+        self.accum_offset = accum_offset      # CDNA: AGPR a[n] is register accum_offset + n
         self.codes = SourceCodes(spec)
         self.roles = roles = spec.traits.roles
         self.valu_formats = roles.valu_e32 | roles.valu_e64
+
+    def agpr(self, reg: int, dwords: int = 1) -> int:
+        """The register file index of AGPR a[reg] (CDNA's unified VGPR/AGPR file)."""
+        if self.accum_offset is None:
+            raise OperandError(f"a{reg}: an AGPR operand, but the launch has no AGPRs (no accum_offset)")
+        if self.accum_offset + reg + dwords > self.vgprs:
+            raise OperandError(f"a{reg} is beyond the {self.vgprs - self.accum_offset} AGPRs the kernel allocates")
+        return self.accum_offset + reg
 
     def semantic(self, d, pc):
         sem = self.semantics.get(d)
@@ -250,6 +261,8 @@ class Preparer:
         f, sem = p.inst.fields, p.sem
         if p.control is not None or p.scalar:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
+        if f.get("ACC") or d.name in ACC_OPERANDS:
+            return None                       # AGPRs: the fields are not the registers' indices
         reads: set[int] = set()
         if fmt in self.valu_formats and fmt != "VOP3P":
             if p.inst.dpp or p.cross_lane:
@@ -381,7 +394,9 @@ class Preparer:
         """VOP1/2/C (e32), VOP3/VOP3SD/VOP3P (e64) and, with `vopd` = (src0, vsrc1, vdst)
         codes, one half of a VOPD."""
         sem, fmt = p.sem, d.format
-        sig = valu_signature(vopd_base(self.spec, d))
+        # v_accvgpr_* have no pseudocode to type their operands: they move as V_MOV_B32 does
+        sig = valu_signature(vopd_base(self.spec, d) if d.name not in ACC_OPERANDS else
+                             next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
         e32 = fmt in self.roles.valu_e32 or vopd is not None
         if vopd is not None:
             codes = list(vopd[:2])
@@ -396,8 +411,15 @@ class Preparer:
         elif p.inst.dpp:
             p.dpp = Dpp(self.spec, p.inst, self.lanes)
             codes[0] = p.inst.dpp["SRC0"] + VGPR_BASE
+        # fields the pseudocode reads itself (INST.NEG of v_bitop3): no modifier of the machine's
+        raw_fields = {n.split(".", 1)[1] for n in sem.reads if n.startswith("INST.")}
+        for name in raw_fields:
+            p.inputs[f"INST.{name}"] = f.get(name, 0)
+        agprs = ACC_OPERANDS.get(d.name, ())        # v_accvgpr_*: operands in the AGPR file
+        if "src0" in agprs and codes[0] >= VGPR_BASE:
+            codes[0] = VGPR_BASE + self.agpr(codes[0] - VGPR_BASE)
         opsel = f.get("OPSEL", 0)
-        neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
+        neg, abs_ = (f.get(n, 0) if n not in raw_fields else 0 for n in ("NEG", "ABS"))
         if p.inst.dpp_kind in ("DPP16", "DPP", "SDWA", "SDWAB") and e32:
             neg = p.inst.dpp["SRC0_NEG"] | p.inst.dpp["SRC1_NEG"] << 1
             abs_ = p.inst.dpp["SRC0_ABS"] | p.inst.dpp["SRC1_ABS"] << 1
@@ -459,8 +481,10 @@ class Preparer:
         # destinations
         dst = sig.dsts[0] if sig.dsts else None
         vdst = vopd[2] if vopd is not None else f.get("VDST", 0)
+        if "vdst" in agprs:
+            vdst = self.agpr(vdst)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
-        clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0)
+        clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0) if "OMOD" not in raw_fields else 0
         if sdwa is not None and "CLMP" in sdwa:
             clamp, omod = bool(sdwa["CLMP"]), sdwa["OMOD"]
         if sig.is_cmp:
@@ -653,7 +677,12 @@ class Preparer:
         # touches no memory: its encoding has no DATA0, the input is the ADDR field's VGPR (LLVM:
         # `ds_swizzle_b32 vdst, vaddr offset:...`). So a semantic reading DATA from an encoding
         # without DATA0 (and not reading ADDR) reads ADDR's VGPR; other missing fields are refused.
+        vdst = f["VDST"]
         data_regs = {"DATA": f["DATA0"], "DATA2": f["DATA1"]}
+        if f.get("ACC"):        # CDNA: the data and returned registers are AGPRs
+            n_ = max((w for _, _, w in ds_layout(d)), default=1)
+            data_regs = {k: self.agpr(v, n_) for k, v in data_regs.items()}
+            vdst = self.agpr(vdst, n_)
         if "data0" not in layout and "DATA" in p.sem.reads:
             if "addr" not in layout or "ADDR" in p.sem.reads:
                 raise PrepareError(f"{d.name}: its semantics read DATA, which its encoding does not supply")
@@ -666,7 +695,7 @@ class Preparer:
         if "data1" not in layout:
             p.inputs.pop("DATA2", None)
         if "vdst" in layout:
-            self._returns(p, d, f["VDST"], layout["vdst"])
+            self._returns(p, d, vdst, layout["vdst"])
         elif "RETURN_DATA" in p.sem.writes:
             # a DS atomic without _RTN (ds_add_u32) has no VDST: its field (0) must not be written
             p.writers["RETURN_DATA"] = lambda st, sel, v, a: None
@@ -718,7 +747,11 @@ class Preparer:
                 return np.add(a, va(st, sel), dtype=np.uint64) if va is not None else a
         p.inputs["ADDR"] = addr
         p.inputs["OFFSET"] = offset
-        self._vmem_data(p, d, f["DATA"], f["VDST"])
+        data, vdst = f["DATA"], f["VDST"]
+        if f.get("ACC"):        # CDNA: DATA and VDST name AGPRs
+            n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
+            data, vdst = self.agpr(data, n), self.agpr(vdst, n)
+        self._vmem_data(p, d, data, vdst)
 
     def _vmem_data(self, p: Prepared, d, data: int, vdst: int):
         """Store data, atomic data and the returned value of a vector-memory instruction."""
@@ -738,6 +771,10 @@ class Preparer:
         SRSRC names four SGPRs holding the V#; SOFFSET an SGPR, M0, NULL or an inline
         constant (manual ch. 9, Table 37 and 40). emu/buffer.py turns them into addresses."""
         f = p.inst.fields
+        if self.spec.traits.dialect == "gfx9":
+            # GFX9's (CDNA) V# differs from the RDNA3 one emu/buffer.py reads (CDNA3 manual Table 47:
+            # num/data format at 110:108 / 114:111, no OOB_SELECT; an all-zero V# is the unbound one)
+            raise PrepareError(f"{self.spec.traits.family} buffer resources (the GFX9 V# layout) are not modelled yet")
         if f["TFE"]:
             raise PrepareError("TFE (partially resident texture status) is not modelled")
         idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], f["OFFSET"]

@@ -32,6 +32,11 @@ from .semantics import Ctx, Operand, Semantic, SemanticsError
 
 # instructions with only an address description -> the instruction whose data semantics they share
 ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
+# CDNA's moves between the VGPR and AGPR files, which the manual describes without pseudocode
+# ("Move 32 bits of data from an accumulator vector register into an architectural vector
+# register"): V_MOV_B32's data semantics; the machine puts the AGPR operands in the AGPR file
+# (dsl.syntax_gfx9.ACC_OPERANDS)
+AGPR_MOVES = ("V_ACCVGPR_READ", "V_ACCVGPR_WRITE", "V_ACCVGPR_MOV_B32")
 
 
 @lru_cache(maxsize=1)
@@ -429,6 +434,13 @@ class SemanticTable:
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(hand, "hand-written")
+        if d.name in AGPR_MOVES:
+            e = self.entry(next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
+            if e.semantic is None:
+                return Entry(None, "unsupported", f"{d.name}: {e.reason}")
+            return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
+                                             source="D0.b32 = S0.b32 (V_MOV_B32's; between the VGPR and AGPR files)"),
+                         "hand-written")
         if d.name in ADDTID:
             # the manual describes only the address (saddr + offset + laneId * 4, computed by the
             # machine); the data movement is the plain dword load / store's

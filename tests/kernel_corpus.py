@@ -18,9 +18,6 @@ TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx942", "gfx950")
 NOT_YET: dict[tuple[str, str], str] = {
     ("mfma_gemm_32x32x8", "gfx942"): "MFMA semantics not landed yet (v_mfma_f32_32x32x8_f16 has no semantics)",
     ("mfma_gemm_32x32x8", "gfx950"): "MFMA semantics not landed yet (v_mfma_f32_32x32x8_f16 has no semantics)",
-    ("conv1d", "gfx950"): "the CDNA4 conversion lost V_CMP_LT_I32's pseudocode (no erratum yet)",
-    ("ew_i64_arith", "gfx950"): "the CDNA4 conversion lost V_CMP_GT_U64's pseudocode (no erratum yet)",
-    ("ew_u32_bitops", "gfx950"): "v_bitop3_b32 (CDNA4) has no semantics yet",
 }
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}

@@ -34,6 +34,10 @@ CONTROL = {
     "DS_NOP": "nop",                # "Do nothing."
     # probes of the address translation cache: no destination, no effect on data
     "S_ATC_PROBE": "nop", "S_ATC_PROBE_BUFFER": "nop",
+    # CDNA cache write-backs and invalidations (the emulator's memory has no caches), and
+    # V_CLREXCP ("clear this wave's exception state": exceptions are not modelled)
+    "S_DCACHE_WB": "nop", "S_DCACHE_WB_VOL": "nop", "S_DCACHE_INV_VOL": "nop", "BUFFER_WBL2": "nop",
+    "BUFFER_INV": "nop", "V_CLREXCP": "nop",
 }
 
 

@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from .. import rtlib
 from .lookup import callee_result_type
-from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
+from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
 
@@ -126,6 +126,13 @@ class Expressions:
                 return f"R.mode_field(ctx, {fname!r})", Ty("u", 1)
             if bname == "WAVE_STATUS":
                 return f"R.status_field(ctx, {fname!r})", Ty("u", 1)
+            if bname == INSTRUCTION_WORD:
+                # a field of the instruction word the pseudocode interprets itself (CDNA4's
+                # V_BITOP3: TTBL = { INST.OMOD[1 : 0], INST.ABS[2 : 0], INST.NEG[2 : 0] }): an int
+                # the machine supplies as INST.<field>, which then applies no modifier of its own
+                name = f"{INSTRUCTION_WORD}.{fname}"
+                self.reads.setdefault(name, Operand(name, 32, "u32"))
+                return f"R.U64(ctx.get({name!r}, {self.name!r}))", Ty("u", 32)
             if bname in ("NAN", "DENORM", "INF") and type_of_field(fname):
                 t = type_of_field(fname)
                 if bname == "DENORM":

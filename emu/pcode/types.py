@@ -33,6 +33,8 @@ LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
 ADDRESS_FUNCTIONS = {"CalcGlobalAddr", "CalcFlatAddr", "CalcScratchAddr", "CalcBufferAddr",
                      "CalcScalarGlobalAddr", "CalcScalarBufferAddr"}
 DS_ADDRESS_FUNCTION = "CalcDsAddr"
+# `INST.<FIELD>`: a field of the instruction word (Ctx input "INST.<FIELD>", an int)
+INSTRUCTION_WORD = "INST"
 LANE_ID_NAMES = {"laneId", "laneID"}
 TYPE_RE = re.compile(r"^(u|i|f|b|bf)(\d+)?$")
 DEFAULT_BITS = 32
