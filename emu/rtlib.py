@@ -741,6 +741,16 @@ def u4_to_u32(x):
     return raw(x) & U64(0xF)
 
 
+def i8_to_i32(x):
+    """A signed 8-bit value (its low 8 bits) widened (CDNA3's V_DOT4_I32_I8)."""
+    return sign_extend(x, 8)
+
+
+def i4_to_i32(x):
+    """A signed 4-bit value (its low 4 bits) widened (CDNA3's V_DOT8_I32_I4)."""
+    return sign_extend(x, 4)
+
+
 def v_cvt_i16_f32(x):
     """f32 -> i16, truncating toward zero and saturating, NaN -> 0 (as v_cvt_i32_f32 does
     for 32 bits; v_cvt_pk_i16_f32 calls it though no such instruction exists)."""

@@ -197,3 +197,29 @@ def test_bitop3_truth_table_gfx950():
     """, arch="gfx950")[:, 0]
     a, b, c = (LANES * np.uint32(k) for k in (0x9E3779B9, 0x85EBCA6B, 0xC2B2AE35))
     assert (got == ((a & b) | (a & c) | (b & c))).all()        # 0xe8: the majority function
+
+
+def test_integer_dot_products():
+    """V_DOT4C_I32_I8 (D0 += signed 8-bit products) and V_DOT8_I32_I4 (S2 + signed 4-bit
+    products) against numpy."""
+    got = run("""
+    s_mov_b32 s20, 0x9E3779B9
+    s_mov_b32 s21, 0x85EBCA6B
+    v_mul_lo_u32 v2, v0, s20
+    v_mul_lo_u32 v3, v0, s21
+    v_add_u32 v4, -1000, v0
+    v_mov_b32 v5, v4
+    v_dot4c_i32_i8_e32 v4, v2, v3
+    v_dot8_i32_i4 v5, v2, v3, v5
+    v_lshlrev_b32 v1, 3, v0
+    global_store_dwordx2 v1, v[4:5], s[4:5]
+    """, 2)
+    a, b = (LANES * np.uint32(k) for k in (0x9E3779B9, 0x85EBCA6B))
+    acc = LANES.astype(np.int64) - 1000
+
+    def lanes_of(x, bits):
+        parts = [(x.astype(np.int64) >> (bits * i)) & ((1 << bits) - 1) for i in range(32 // bits)]
+        return [np.where(p >= 1 << (bits - 1), p - (1 << bits), p) for p in parts]
+    dot4 = acc + sum(p * q for p, q in zip(lanes_of(a, 8), lanes_of(b, 8)))
+    dot8 = acc + sum(p * q for p, q in zip(lanes_of(a, 4), lanes_of(b, 4)))
+    assert (got[:, 0] == (dot4 & 0xFFFFFFFF)).all() and (got[:, 1] == (dot8 & 0xFFFFFFFF)).all()

@@ -482,6 +482,7 @@ RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": T
                      "nop": LIT, "fma": _first_float, "ldexp": _first_float,
                      "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
                      "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16), "u4_to_u32": Ty("u", 32),
+                     "i8_to_i32": Ty("i", 32), "i4_to_i32": Ty("i", 32),
                      "v_cvt_i16_f32": Ty("i", 16), "v_cvt_u16_f32": Ty("u", 16), "f32_to_f16_rtz": Ty("f", 16),
                      "signext_from_bit": Ty("i", 64)})
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):
