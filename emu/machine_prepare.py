@@ -394,6 +394,8 @@ class Preparer:
         """VOP1/2/C (e32), VOP3/VOP3SD/VOP3P (e64) and, with `vopd` = (src0, vsrc1, vdst)
         codes, one half of a VOPD."""
         sem, fmt = p.sem, d.format
+        if "CBSZ" in sem.reads:                 # MFMA/SMFMAC (emu/handwritten/mfma.py)
+            return self._matrix(p, d)
         # v_accvgpr_* have no pseudocode to type their operands: they move as V_MOV_B32 does
         sig = valu_signature(vopd_base(self.spec, d) if d.name not in ACC_OPERANDS else
                              next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
@@ -532,6 +534,43 @@ class Preparer:
             if reg + (srcs[0].dwords if srcs else 1) > self.vgprs:
                 raise OperandError(f"v{reg} is beyond the {self.vgprs} VGPRs the kernel allocates")
             p.writers["S0"] = _write_vgprs(reg, srcs[0].dwords if srcs else 1, half)
+
+    def _matrix(self, p: Prepared, d):
+        """MFMA/SMFMAC: the VOP3P-MAI reading of the instruction's bits (CBSZ, ABID, ACC_CD,
+        ACC, BLGP); A (S0) and B (S1) are register blocks of the widths the semantic reads,
+        AGPRs where ACC's bit 0 / 1 says, C (S2) and D the block of D's width, AGPRs with
+        ACC_CD (SMFMAC: S2 is the index VGPR and C the old D). D is written in every lane
+        (Semantic.all_lanes: MFMA ignores EXEC)."""
+        sem, inst = p.sem, p.inst
+        word = sum(v << lo for (n, hi, lo), v in ((fl, inst.fields.get(fl[0], 0)) for fl in inst.fmt.fields)
+                   if n != "ENCODING")
+        f = {n: (word >> lo) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in self.spec.formats["VOP3P-MAI"].fields}
+        p.inputs.update(CBSZ=f["CBSZ"], ABID=f["ABID"], BLGP=f["BLGP"])
+        d0 = sem.writes["D0"]
+        d_dwords = max(1, d0.bits // 32)
+        for i, key in enumerate(("S0", "S1", "S2")):
+            op, code = sem.reads[key], f[f"SRC{i}"]
+            dwords = max(1, op.bits // 32)
+            in_agprs = (f["ACC"] >> i) & 1 if i < 2 else f["ACC_CD"] and op.bits == d0.bits
+            if code >= VGPR_BASE:
+                reg = code - VGPR_BASE
+                reg = self.agpr(reg, dwords) if in_agprs else reg
+                self._vgpr_data(reg, dwords)
+                p.inputs[key] = lambda st, sel, r=reg, n=dwords: st.read_vgprs(sel, r, n)
+            elif dwords <= 2:
+                p.inputs[key] = self._src(code, 32 * dwords, op.type[:1] if op.type[:1] in "fiu" else "u",
+                                          inst.literal, per_lane=True)
+            elif op.type == "f64":      # an f64 constant C: its two dwords in every register pair
+                pair = self._src(code, 64, "f", inst.literal)
+                p.inputs[key] = lambda st, sel, v=pair, n=dwords: np.tile(
+                    split_dwords(np.asarray(v(st, sel), np.uint64), 2).reshape(1, 1, 2), (1, 1, n // 2))
+            else:      # an inline constant C: every register of the block holds it
+                p.inputs[key] = self._constant_block(code, op.type, dwords, inst.literal)
+        vdst = self.agpr(f["VDST"], d_dwords) if f["ACC_CD"] else f["VDST"]
+        self._vgpr_data(vdst, d_dwords)
+        write = _write_vgprs(vdst, d_dwords)
+        p.writers["D0"] = lambda st, sel, value, active: write(st, sel, value, None)
+        p.lazy["D0"] = lambda st, sel: st.read_vgprs(sel, vdst, d_dwords)
 
     def _vinterp(self, p: Prepared):
         """VINTERP: three VGPR sources at the widths the semantic reads them (16-bit ones from the
