@@ -15,12 +15,15 @@ import numpy as np
 
 from isa import traits
 
+from .families import FAMILIES
 from .options import current
 
-# The scalar operand codes every family the emulator runs agrees on (isa/traits.py; Machine
-# refuses a family whose codes differ from these: shares_codes). M0 and NULL differ between
-# families (RDNA3 125/124, CDNA3 124/none): they are the family's traits' (WaveState.m0/null).
-CODES = traits("rdna3")
+# The scalar operand codes every family the emulator runs agrees on (isa/traits.py), read
+# from the first family's traits; Machine refuses a family whose codes differ (shares_codes:
+# checked when its Spec is loaded, not here, where loading every family's tables would cost
+# each process ~1 s). M0 and NULL differ between families (RDNA3 125/124, CDNA3 124/none):
+# they are the family's traits' (WaveState.m0/null).
+CODES = traits(FAMILIES[0])
 VCC_LO, EXEC_LO, SCC_CODE = CODES.vcc_lo, CODES.exec_lo, CODES.scc
 SCALAR_CODES = len(CODES.scalar_codes)      # rows of WaveState.sgpr
 VGPR_BASE = CODES.vgpr_base                 # a source field's code of v0
