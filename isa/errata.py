@@ -579,7 +579,7 @@ ERRATA += tuple(
             ("VOPC", name), None, f"{code};\n// D0 = VCC in VOPC encoding.",
             f"The conversion's {name} entry (opcode {op}) has its description but no code block. The CDNA3 "
             f"manual gives the same opcode '{code}; // D0 = VCC in VOPC encoding.', and the CDNA4 compares "
-            f"beside it keep theirs in that form. clang-22's gfx950 kernels in ../shared/kernels (conv1d: "
+            f"beside it keep theirs in that form. The compiled gfx950 kernels in ../shared/kernels (conv1d: "
             f"v_cmp_lt_i32, ew_i64_arith: v_cmp_gt_u64) use them as the CDNA3 code reads.")
     for name, op, code in _CDNA4_LOST_COMPARES)
 
