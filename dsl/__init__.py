@@ -1,5 +1,5 @@
 """wavesmith's assembly layer: LLVM-syntax text assembler and disassembler, and the
-Python DSL (dsl.rdna3, dsl.rdna3_5, dsl.Kernel). See dsl/README.md.
+Python DSL (dsl.rdna3, dsl.rdna3_5, dsl.rdna4, dsl.cdna3, dsl.cdna4, dsl.Kernel). See dsl/README.md.
 
 The assembler and disassembler load on first use: a program that only decodes machine code
 (the emulator) imports `dsl.decode` without them."""

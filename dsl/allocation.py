@@ -18,7 +18,7 @@ from regalloc import Instr, Program, Ref, Virtual, blocks
 from .asm import Statement
 from .encode import Encoder
 from .inflight import releases
-from .operands import Mod, OperandError, Reg, VReg
+from .operands import Agpr, Mod, OperandError, Reg, VReg
 from .signature import valu_signature, vopd_base
 
 RESULT_NAMES = {"vdst", "sdst", "sdata"}    # operands that hold a result unless the pseudocode says otherwise
@@ -128,6 +128,12 @@ def memory_formats(roles) -> frozenset:
 def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
     """(reads, writes) of one noted operand; `roles`: the family's isa FormatRoles."""
     d = n.definition
+    if n.what == "mdst":     # a matrix instruction's D (MFMA: D = A * B + C) is written whole
+        return False, True
+    if n.what == "msrc2":
+        # MFMA's C: D must be C itself or not overlap it (C is read over several passes while D
+        # is written; LLVM refuses a partial overlap), so C stays taken at D's write point
+        return True, True
     if n.what in RESULT_NAMES:
         if d.format in roles.memory or d.format in roles.lds_param:
             return "_D16" in d.name, True            # D16 loads keep the other half of the register
@@ -137,14 +143,24 @@ def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
             if n.reg.half or (sig.dsts and sig.dsts[0].t16 and d.format != "VOP3P"):
                 reads = True                          # a 16-bit result keeps the other half
         return reads, writes
-    if n.what == "vdata" and d.format in roles.buffer:
-        if "_LOAD" in d.name:
+    if n.what == "vdata" and (d.format in roles.buffer or d.format in roles.image):
+        # a buffer load's, or an image load's, sample's, gather's or ray query's data is its result
+        if "_LOAD" in d.name or d.format in roles.image and not ("_STORE" in d.name or "_ATOMIC" in d.name):
             return "_D16" in d.name, True
         return True, "_ATOMIC" in d.name and glc
     return True, False
 
 
 # ---------------------------------------------------------------- Kernel -> Program
+
+def returns_data(modifiers: dict) -> bool:
+    """Does an atomic return the old value: RDNA3's glc, RDNA4's th with its return bit (bit 0:
+    TH_ATOMIC_RETURN, TH_ATOMIC_NT_RETURN)?"""
+    th = modifiers.get("th")
+    if isinstance(th, int):
+        return bool(th & 1)
+    return bool(modifiers.get("glc")) or "RETURN" in getattr(th, "name", "")
+
 
 def statement_text(st: Statement) -> str:
     """The instruction as written (virtual registers by name), for messages."""
@@ -159,7 +175,7 @@ def statement_text(st: Statement) -> str:
 def _ref(reg: Reg) -> Ref | None:
     if isinstance(reg, VReg):
         return Ref(reg.cls, reg.vid, reg.offset, reg.count, True)
-    if reg.cls in ("v", "s"):
+    if reg.cls in ("v", "s", "a"):       # "a": an AGPR (operands.Agpr) on CDNA
         return Ref(reg.cls, reg.idx, 0, reg.count, False)
     return None      # trap temporaries are not the allocator's
 
@@ -217,7 +233,8 @@ def _vopd_rules(spec, record: Record) -> tuple:
 
 
 _DPP_MODIFIERS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror", "row_share",
-                  "row_xmask", "dpp8", "row_bcast15", "row_bcast31", "wave_shl", "wave_shr", "wave_rol", "wave_ror"}
+                  "row_xmask", "dpp8", "row_bcast15", "row_bcast31", "wave_shl", "wave_shr", "wave_rol", "wave_ror",
+                  "row_bcast", "row_newbcast", "dpp_ctrl"}      # the last three: gfx9's spellings
 
 
 def writes_exec(st: Statement, d, roles) -> bool:
@@ -250,7 +267,8 @@ def build_program(kernel) -> Program:
     halves = False               # any 16-bit half of a virtual VGPR written (_paired_halves)
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
-        glc = bool(inst.statement.modifiers.get("glc"))
+        glc = getattr(inst, "glc", None)       # the gfx9 DSL reads it off its encoding (sc0 on CDNA3)
+        glc = returns_data(inst.statement.modifiers) if glc is None else glc
         uses, defs = [], []
         noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
         for n in noted:
@@ -331,6 +349,8 @@ def _physical(v, alloc, i: int):
     if isinstance(v, Mod):
         return replace(v, value=_physical(v.value, alloc, i))
     if isinstance(v, VReg):
+        if v.cls == "a":
+            return Agpr(alloc.register(v.vid, v.offset, i), v.count)
         return Reg(v.cls, alloc.register(v.vid, v.offset, i), v.count, v.half)
     if isinstance(v, list):
         return [_physical(x, alloc, i) for x in v]

@@ -14,6 +14,13 @@ The counters, as the manual describes them:
 - EXP_CNT: LDS parameter/direct loads (LDSDIR); taken as returning in any order (expcnt(0)).
 A FLAT load counts on both VM_CNT and LGKM_CNT and is complete when both say so.
 
+RDNA4 splits the counters (RDNA4 ISA 5.x "Dependency Checking", its counter table): LOADcnt
+counts vector memory loads in issue order (VSAMPLE's on SAMPLEcnt, BVH's on BVHcnt), DScnt LDS
+instructions in order and FLAT's LDS side, KMcnt scalar memory loads and returning messages out
+of order; each `s_wait_*cnt` names its counters and their SIMM16 bits in its description
+("Wait until LOADCNT is less than or equal to SIMM16[13:8] and DSCNT ... SIMM16[5:0]"), read
+here; `s_waitcnt` and `s_wait_idle` wait for every counter to reach zero.
+
 This runs over the control-flow graph: per load, the fewest instructions of each counter
 issued after it on any path (a join keeps the minimum), so a wait releases a load only when
 it does on every path that reaches it. Counting too few later instructions only keeps
@@ -29,12 +36,24 @@ SATURATE = 64            # counters are 6 bits: more younger instructions than t
 WAIT_FIELDS = {"S_WAITCNT_VMCNT": "VM", "S_WAITCNT_LGKMCNT": "LGKM", "S_WAITCNT_EXPCNT": "EXP"}
 
 
-def counters(d, has_result: bool, roles) -> tuple[dict[str, int], set[str]]:
+import re
+
+_SPLIT_WAIT = re.compile(r"\b([A-Z]+)CNT is less than or equal to SIMM16\[(\d+):(\d+)\]")
+
+
+def split_counters(spec) -> bool:
+    """Does the family wait on RDNA4's separate counters (s_wait_loadcnt, ...)?"""
+    return bool(spec.lookup("S_WAIT_LOADCNT"))
+
+
+def counters(d, has_result: bool, roles, split: bool = False) -> tuple[dict[str, int], set[str]]:
     """({counter: ANY_ORDER or 0} this instruction's result waits on, counters it increments
-    in issue order); `roles`: the family's isa FormatRoles."""
+    in issue order); `roles`: the family's isa FormatRoles; `split`: RDNA4's counters."""
     if d is None:
         return {}, set()
     fmt, name = d.format, d.name
+    if split:
+        return _split_counters(d, has_result, roles)
     if fmt in roles.flat or fmt in roles.buffer or fmt in roles.image:
         waits = {"VM": 0}
         if fmt == "FLAT":
@@ -49,21 +68,55 @@ def counters(d, has_result: bool, roles) -> tuple[dict[str, int], set[str]]:
     return {}, set()
 
 
+def _split_counters(d, has_result: bool, roles) -> tuple[dict[str, int], set[str]]:
+    fmt, name = d.format, d.name
+    if fmt in roles.flat or fmt in roles.buffer or fmt in roles.image:
+        counter = "BVH" if "BVH" in name else "SAMPLE" if fmt == "VSAMPLE" else "LOAD"
+        waits = {counter: 0}
+        incs = {counter} if has_result else set()
+        if fmt == "VFLAT":             # FLAT also counts on DScnt, for its LDS side
+            waits["DS"] = ANY_ORDER
+            incs.add("DS")
+        return (waits if has_result else {}), incs
+    if fmt in roles.lds:
+        return ({"DS": 0} if has_result else {}), {"DS"}
+    if fmt in roles.smem or name.startswith("S_SENDMSG_RTN"):
+        return ({"KM": ANY_ORDER} if has_result else {}), set()
+    if fmt in roles.lds_param:
+        return ({"EXP": ANY_ORDER} if has_result else {}), set()
+    return {}, set()
+
+
+def _split_wait_counts(d, simm16: int) -> dict[str, int] | None:
+    if d.name in ("S_WAITCNT", "S_WAIT_IDLE"):     # RDNA4: both wait for every counter to reach zero
+        return {c: 0 for c in ("LOAD", "SAMPLE", "BVH", "DS", "KM", "EXP", "STORE")}
+    fields = _SPLIT_WAIT.findall(d.description or "")
+    if not d.name.startswith("S_WAIT_") or not fields:
+        return None
+    return {c: (simm16 >> int(lo)) & ((1 << (int(hi) - int(lo) + 1)) - 1) for c, hi, lo in fields}
+
+
 def wait_counts(inst, spec) -> dict[str, int] | None:
     """{counter: N} an s_waitcnt* instruction waits for (counters it does not wait on left
     out), or None if it is not one."""
     d = inst.record.definition if inst.record is not None else None
-    if d is None or not d.name.startswith("S_WAITCNT") or d.name in ("S_WAITCNT_VSCNT", "S_WAITCNT_DEPCTR"):
+    if d is None or not d.name.startswith("S_WAIT"):
         return None
     word = int.from_bytes(inst.data[:4], "little")
     simm16 = word & 0xFFFF
+    if split_counters(spec):
+        return _split_wait_counts(d, simm16) if d is not None and d.format == "SOPP" else None
     if d.name == "S_WAITCNT":
-        out = {}
+        # a counter split over several bit ranges (gfx9's VM and VM_HI) is one number, the
+        # ranges in the order the table gives them, low bits first
+        value, width = {}, {}
         for field, hi, lo in spec.tables["waitcnt"]:
-            value, top = (simm16 >> lo) & ((1 << (hi - lo + 1)) - 1), (1 << (hi - lo + 1)) - 1
-            if value < top:
-                out[field] = value
-        return out
+            name, bits = field.removesuffix("_HI"), hi - lo + 1
+            value[name] = value.get(name, 0) | ((simm16 >> lo) & ((1 << bits) - 1)) << width.get(name, 0)
+            width[name] = width.get(name, 0) + bits
+        return {name: n for name, n in value.items() if n < (1 << width[name]) - 1}
+    if not d.name.startswith("S_WAITCNT") or d.name in ("S_WAITCNT_VSCNT", "S_WAITCNT_DEPCTR"):
+        return None
     if spec.formats[d.format].get(word, "SDST") != spec.traits.null:
         return {}            # the count comes from an SGPR: nothing is known to be waited for
     return {WAIT_FIELDS[d.name]: simm16}
@@ -78,9 +131,10 @@ def releases(kernel, prog: Program) -> dict[int, list[Ref]]:
     ends there) on every path}: where the allocator may reuse their registers."""
     n = len(prog.instrs)
     waits, loads, incs = [], {}, []
+    split = split_counters(kernel.spec)
     for i, inst in enumerate(kernel.items):
         d = inst.record.definition if inst.record is not None else None
-        w, inc = counters(d, bool(prog.instrs[i].defs), kernel.spec.traits.roles)
+        w, inc = counters(d, bool(prog.instrs[i].defs), kernel.spec.traits.roles, split)
         if w:
             loads[i] = w
         incs.append(inc)

@@ -27,6 +27,7 @@ from .allocation import statement_text
 from .asm import Attr, Call, Statement
 from .decode import decode_one
 from .encode import Encoder, split_mnemonic
+from .kernel_gfx9 import Gfx9Inst
 from .operands import Mod, OperandError, Reg, VReg
 from .printer import print_instruction
 
@@ -103,18 +104,19 @@ def make_function(encoder: Encoder, mnemonic: str, doc: str):
 def build_namespace(arch: str, wave_size: int | None = None) -> dict:
     """{llvm mnemonic: function} for every instruction of `arch`, with explicit
     _e32/_e64/_dpp/_e64_dpp variants where an instruction has several encodings."""
-    spec = families.load(arch)
+    spec = families.load_for_dsl(arch)
     enc = RecordingEncoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
     from isa.mnemonics import text_mnemonic
     names: dict[str, str] = {}
     for d in spec.instructions:
-        base = text_mnemonic(d.name)
+        base = text_mnemonic(d.name, spec.arch)
         doc = f"{d.name} ({d.format}, opcode {d.opcode}): {d.description or ''}"
         names.setdefault(base, doc)
         if d.format in ("VOP1", "VOP2", "VOPC"):
             names.setdefault(base + "_e32", doc)
             names.setdefault(base + "_dpp", doc)
-        elif d.format in ("VOP3", "VOP3SD", "VOP3P") and d.promoted_from:
+        elif d.format in ("VOP3", "VOP3SD", "VOP3P"):
+            # VOP3-only instructions take _e64 too, and DPP where the encoder allows it
             names.setdefault(base + "_e64", doc)
             names.setdefault(base + "_e64_dpp", doc)
     ns = {name: make_function(enc, name, doc) for name, doc in names.items()}
@@ -163,7 +165,7 @@ class Kernel:
 
     @property
     def spec(self):
-        return families.load(self.arch)
+        return families.load_for_dsl(self.arch)
 
     # ------------------------------------------------------------ virtual registers
 
@@ -186,10 +188,17 @@ class Kernel:
         """A virtual SGPR of `width` dwords (1-16); aligned as its operands require."""
         return self._virtual("s", width, name)
 
+    def areg(self, width: int = 1, name: str | None = None) -> VReg:
+        """A virtual AGPR (CDNA's accumulation registers: MFMA's C and D, v_accvgpr_*) of
+        `width` dwords (1-16); even-aligned when wider than one."""
+        if not self.spec.traits.agprs:
+            raise OperandError(f"Kernel({self.arch!r}).areg: {self.family} has no AGPRs")
+        return self._virtual("a", width, name)
+
     # ------------------------------------------------------------ building
 
     def append(self, inst: Inst) -> "Kernel":
-        if not isinstance(inst, Inst):
+        if not isinstance(inst, _instruction_types()):
             raise OperandError(f"Kernel.append takes an instruction built by a DSL function, got {inst!r}")
         if inst.encoder.spec is not self.spec:
             # another architecture's opcode would be a different (or no) instruction here
@@ -255,7 +264,7 @@ class Kernel:
             new_index.append(len(out.items))
             if i in dropped:
                 continue
-            out.items.append(Inst(physical_statement(inst.statement, alloc, i), inst.encoder)
+            out.items.append(type(inst)(physical_statement(inst.statement, alloc, i), inst.encoder)
                              if inst.has_virtual else inst)
         new_index.append(len(out.items))
         out.labels = {name: new_index[idx] for name, idx in src.labels.items()}
@@ -285,10 +294,27 @@ class Kernel:
         """Occupancy: waves of this kernel per SIMD as limited by its VGPRs."""
         return self.allocate().waves_per_simd
 
+    @property
+    def agprs(self) -> int:
+        """AGPRs the kernel uses (highest AGPR + 1; 0 without AGPRs) after allocation."""
+        return self.allocate().agprs
+
+    @property
+    def accum_offset(self) -> int:
+        """Where the AGPRs start in CDNA's unified VGPR/AGPR file: VGPRs rounded up to 4."""
+        return self.allocate().accum_offset
+
+    @property
+    def unified_vgprs(self) -> int:
+        """Registers of CDNA's unified file the kernel takes (accum_offset + AGPRs, or the VGPRs)."""
+        return self.allocate().unified_vgprs
+
     def stats(self) -> dict:
         a = self.allocate()
         lim = a.limits
-        return {"vgprs": a.vgprs, "sgprs": a.sgprs, "peak_vgprs": a.peak["v"], "peak_sgprs": a.peak["s"],
+        agpr_stats = {"agprs": a.agprs, "peak_agprs": a.peak.get("a", 0), "accum_offset": a.accum_offset,
+                      "unified_vgprs": a.unified_vgprs} if lim.agprs else {}
+        return {**agpr_stats, "vgprs": a.vgprs, "sgprs": a.sgprs, "peak_vgprs": a.peak["v"], "peak_sgprs": a.peak["s"],
                 "waves_per_simd": a.waves_per_simd, "vgpr_granule": lim.vgpr_granule,
                 "vgpr_file": lim.vgpr_file, "max_waves_per_simd": lim.max_waves_per_simd,
                 "copies_removed": len(a.identity_copies) if self.virtuals else 0,
@@ -358,6 +384,8 @@ def _allocate_with_spills(kernel: "Kernel", lim):
         return kernel, regalloc.allocate(prog, lim), SpillReport()
     except regalloc.RegisterPressureError as e:
         first_error = e
+    if kernel.family not in families.FAMILIES:     # the spill code is RDNA3's (scratch_*_b32, s_waitcnt)
+        raise regalloc.RegisterPressureError(f"{first_error}; {kernel.family} kernels are not spilled yet") from None
     s_spill: list[int] = []
     v_spill: list[int] = []
     cheap = frozenset(constants(kernel, prog))      # recomputed rather than stored: spilled first
@@ -376,6 +404,10 @@ def _allocate_with_spills(kernel: "Kernel", lim):
         except regalloc.RegisterPressureError as e:
             margin[e.file] += 2          # first fit found no room (tuples, rules): aim lower in that file
     raise first_error
+
+
+def _instruction_types() -> tuple:
+    return Inst, Gfx9Inst
 
 
 def _virtual_operands(st: Statement) -> list[VReg]:

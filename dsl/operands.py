@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 # LLVM's names for the register classes and how many registers each file has
-REG_CLASSES = {"s": 106, "v": 256, "ttmp": 16}
+REG_CLASSES = {"s": 106, "v": 256, "ttmp": 16, "a": 256}    # "a": virtual AGPRs (Kernel.areg)
 
 
 class OperandError(ValueError):

@@ -89,6 +89,7 @@ class Semantic:
     memory: str | None = None      # 'load', 'store', 'atomic' (reads and writes MEM) or None
     control: str | None = None     # hand-written machine events: 'end', 'barrier', 'wait', 'nop', ...
     source: str = ""               # the pseudocode (generated) or a one-line description
+    all_lanes: bool = False        # writes every lane whatever EXEC holds (MFMA: manual "Execution Mask")
 
     @property
     def reads_d0(self) -> bool:
@@ -180,12 +181,14 @@ _UNKNOWN = object()
 
 # Instructions whose float-typed operands are not plain scalars of that type: packed
 # halves, dot products and mixed-precision ops read registers the pseudocode types as one
-# f32 (flushing them as such would be wrong); V_CMP_CLASS inspects the encoding itself.
-_DENORM_EXEMPT = ("_PK_", "DOT", "_MIX", "WMMA", "CLASS")
+# f32 (flushing them as such would be wrong); V_CMP_CLASS inspects the encoding itself;
+# MFMA/SMFMAC apply the manual's own per-variant rules (emu/handwritten/mfma.py).
+_DENORM_EXEMPT = ("_PK_", "DOT", "_MIX", "WMMA", "CLASS", "MFMA")
 
-# Results that never need rounding, or round by a rule of their own (V_CVT_PK_RTZ: toward zero).
+# Results that never need rounding, or round by a rule of their own (V_CVT_PK_RTZ: toward zero;
+# MFMA: always to nearest even, whatever MODE says).
 _ROUND_EXEMPT = ("_MIN", "_MAX", "MED3", "FLOOR", "CEIL", "TRUNC", "RNDNE", "FREXP", "CMP", "CLASS",
-                 "CNDMASK", "MOV", "_RTZ", "_PK_", "DOT", "_MIX", "WMMA")
+                 "CNDMASK", "MOV", "_RTZ", "_PK_", "DOT", "_MIX", "WMMA", "MFMA")
 # MODE.FP_ROUND (MODE[3:0], same manual section): [1:0] for f32, [3:2] for f64 and f16.
 _ROUND_FIELD_LO = {32: 0, 16: 2, 64: 2}
 _ROUND_MODES = ("to nearest even", "toward +infinity", "toward -infinity", "toward zero")

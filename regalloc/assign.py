@@ -18,12 +18,12 @@ from .limits import RegisterLimits
 from .liveness import Liveness, analyze
 from .program import Program, Ref, blocks
 
-FILE_NAMES = {"v": "VGPR", "s": "SGPR"}
+FILE_NAMES = {"v": "VGPR", "s": "SGPR", "a": "AGPR"}
 
 
 class RegisterPressureError(ValueError):
     """The program needs more registers than the file has: names the program point and the
-    values live there; `.file` is 'v' or 's'."""
+    values live there; `.file` is 'v', 's' or 'a'."""
     file = "v"
 
 
@@ -71,8 +71,23 @@ class Allocation:
         return self.used["s"]
 
     @property
+    def agprs(self) -> int:
+        """AGPRs used (highest + 1; 0 on targets without them)."""
+        return self.used.get("a", 0)
+
+    @property
+    def accum_offset(self) -> int:
+        """Where the AGPRs start in CDNA's unified VGPR/AGPR file (the descriptor's accum_offset)."""
+        return self.limits.accum_offset(self.vgprs)
+
+    @property
+    def unified_vgprs(self) -> int:
+        """Registers of the VGPR file a wave takes: VGPRs, then AGPRs from accum_offset."""
+        return self.limits.unified_vgprs(self.vgprs, self.agprs)
+
+    @property
     def waves_per_simd(self) -> int:
-        return self.limits.waves_per_simd(self.vgprs)
+        return self.limits.waves_per_simd(self.vgprs, self.agprs)
 
 
 class _Occupancy:
@@ -527,16 +542,16 @@ def allocate(prog: Program, limits: RegisterLimits) -> Allocation:
     spans, succs = blocks(grouped)
     web_of: dict[tuple[int, int], int] = {}
     liveness = {}
-    for file in ("v", "s"):
+    for file in limits.files:
         grouped, liveness[file], webs = split_webs(grouped, analyze(grouped, file, limits.limit(file)), spans, succs)
         web_of.update(webs)
     final: dict[int, int] = {}
     used, peak, peak_at = {}, {}, {}
-    for file in ("v", "s"):
+    for file in limits.files:
         lv = _assign_file(grouped, limits, file, final, liveness[file])
         peak[file] = lv.peak
         peak_at[file] = max(lv.peak_point, 0) // 2
-    for file in ("v", "s"):
+    for file in limits.files:
         top = 0
         for ins in grouped.instrs:
             for r in ins.uses + ins.defs:

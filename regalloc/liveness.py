@@ -25,6 +25,8 @@ import numpy as np
 
 from .program import Program, Ref, blocks
 
+VECTOR_FILES = ("v", "a")      # VGPRs and AGPRs hold one value per lane
+
 
 def bits(mask: int):
     """Indices of the set bits of `mask`, lowest first."""
@@ -116,7 +118,7 @@ def _lane_partial(prog: Program, uses: list[int], defs: list[int], spans, succs)
 
 
 def analyze(prog: Program, file: str, registers: int) -> Liveness:
-    """Live intervals of every unit of `file` ('v' or 's') in `prog`."""
+    """Live intervals of every unit of `file` ('v', 'a' or 's') in `prog`."""
     unit_of: dict[int, int] = {}
     n_units = 0
     for vid, vr in enumerate(prog.virtuals):
@@ -142,7 +144,7 @@ def analyze(prog: Program, file: str, registers: int) -> Liveness:
     for b, ss in enumerate(succs):
         for s in ss:
             preds[s].append(b)
-    if file == "v":
+    if file in VECTOR_FILES:      # per-lane files: a write under a partial EXEC keeps other lanes
         for i, partial in _lane_partial(prog, uses, defs, spans, succs).items():
             uses[i] |= partial
     kills = [d & ~u for d, u in zip(defs, uses)]   # a write that keeps part of the old value is also a use

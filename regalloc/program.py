@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Ref:
-    """`count` consecutive registers of `file` ('v' or 's'): dwords offset..offset+count-1
+    """`count` consecutive registers of `file` ('v', 's' or 'a': CDNA's AGPRs): dwords offset..offset+count-1
     of virtual register `reg`, or physical registers reg..reg+count-1 if not virtual."""
     file: str
     reg: int
@@ -37,7 +37,7 @@ class Instr:
 
 @dataclass(frozen=True)
 class Virtual:
-    file: str        # 'v' or 's'
+    file: str        # 'v', 's' or 'a'
     width: int       # dwords, 1..16
     name: str
 

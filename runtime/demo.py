@@ -38,17 +38,20 @@ def build_saxpy(arch: str):
 
 
 def dsl_family(arch: str) -> str:
-    """The architecture family of `arch` whose DSL module exists (dsl.rdna3, dsl.rdna3_5);
-    ValueError naming the targets that have one otherwise."""
+    """The architecture family of `arch` the demo runs on: its kernel is written in the gfx11
+    syntax's DSL (dsl.rdna3, dsl.rdna3_5, ...) and runs on the emulator; ValueError naming the
+    targets it runs on otherwise."""
     import importlib.util
 
     import isa
+    from emu.families import FAMILIES as EMULATED
     family = isa.resolve_arch(arch)
     ready = {f: t for f, t in isa.FAMILY_TARGETS.items()
-             if importlib.util.find_spec("dsl." + f.replace(".", "_")) is not None}
+             if f in EMULATED and isa.traits(f).dialect == "gfx11"
+             and importlib.util.find_spec("dsl." + f.replace(".", "_")) is not None}
     if family not in ready:
-        raise ValueError(f"the demo needs a DSL for {arch} ({family}), which does not exist yet; it runs on "
-                         + "; ".join(f"{f}: {', '.join(t)}" for f, t in ready.items()))
+        raise ValueError(f"the demo's kernel is written for the gfx11 syntax's DSL and the emulator, not for "
+                         f"{arch} ({family}); it runs on " + "; ".join(f"{f}: {', '.join(t)}" for f, t in ready.items()))
     return family
 
 

@@ -38,19 +38,20 @@ def directive_name(name: str) -> str:
     return name if name.startswith(".amdhsa_") else ".amdhsa_" + name
 
 
-_REG = re.compile(r"\b([sv])(?:(\d+)(?:\.[lh])?\b|\[(\d+):(\d+)\])")
+_REG = re.compile(r"\b([sva])(?:(\d+)(?:\.[lh])?\b|\[(\d+):(\d+)\])")
 
 
-def registers_used(code: bytes, target: Target, wave_size: int) -> tuple[int, int, bool]:
-    """(next free VGPR, next free SGPR, VCC used) of machine code, read off its disassembly."""
+def registers_used(code: bytes, target: Target, wave_size: int) -> tuple[int, int, bool, int]:
+    """(next free VGPR, next free SGPR, VCC used, next free AGPR) of machine code, read off its
+    disassembly."""
     from dsl import disassemble
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         text = disassemble(code, target.name, wave_size=wave_size)
-    top = {"v": 0, "s": 0}
+    top = {"v": 0, "s": 0, "a": 0}
     for cls, one, lo, hi in _REG.findall(text):
         top[cls] = max(top[cls], int(one or hi) + 1)
-    return top["v"], top["s"], bool(re.search(r"\bvcc", text))
+    return top["v"], top["s"], bool(re.search(r"\bvcc", text)), top["a"]
 
 
 def build_descriptor(target: Target, directives: dict[str, int], wave_size: int, *, where: str = "") \
@@ -134,7 +135,10 @@ def write_code_object(target: str | Target, kernels: list[KernelSpec], *, versio
         wave = k.wave_size or tgt.default_wave_size
         directives = {directive_name(n): v for n, v in k.directives.items()}
         if ".amdhsa_next_free_vgpr" not in directives or ".amdhsa_next_free_sgpr" not in directives:
-            vgprs, sgprs, vcc = registers_used(k.code, tgt, wave)
+            vgprs, sgprs, vcc, agprs = registers_used(k.code, tgt, wave)
+            if agprs:      # CDNA's unified file: the AGPRs follow the VGPRs from accum_offset
+                directives.setdefault(".amdhsa_accum_offset", max(4, -(-vgprs // 4) * 4))
+                vgprs = directives[".amdhsa_accum_offset"] + agprs
             directives.setdefault(".amdhsa_next_free_vgpr", vgprs)
             directives.setdefault(".amdhsa_next_free_sgpr", sgprs)
             directives.setdefault(".amdhsa_reserve_vcc", int(vcc))

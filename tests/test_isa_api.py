@@ -43,9 +43,11 @@ def test_a_component_refuses_a_family_it_does_not_implement(monkeypatch):
         emu_families.load("gfx942")
 
 
-def test_rdna4_is_disassembled_and_assembled_but_not_in_the_dsl():
+def test_rdna4_is_disassembled_assembled_and_in_the_dsl_but_not_in_every_component():
     from dsl import assemble, disassemble, families as dsl_families
     assert dsl_families.load_for_disassembly("gfx1201").arch == "rdna4"
+    assert dsl_families.load_for_dsl("gfx1201").arch == "rdna4"
+    assert dsl_families.load_for_dsl("gfx942").arch == "cdna3"
     assert disassemble(bytes.fromhex("0bb9967e"), "gfx1201") == "v_ceil_f16_e32 v75, v11"   # LLVM 22's text
     assert assemble("v_ceil_f16_e32 v75, v11", "gfx1201") == bytes.fromhex("0bb9967e")    # LLVM 22's bytes
     with pytest.raises(isa.ISALoadError, match="assembler and DSL does not support rdna4 .*it supports rdna3, rdna3.5"):

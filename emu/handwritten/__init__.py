@@ -3,7 +3,7 @@
 Everything else is generated from the PDF (emu/pcode). Entries here are either control
 events the machine acts on (no data effect: s_endpgm, s_barrier, waits, hints), MODE
 writers, or data-parallel operations the manual describes in prose, C or matrix notation
-(`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA; `buffer_format.py`: the buffer
+(`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA; `mfma.py`: CDNA's MFMA/SMFMAC; `buffer_format.py`: the buffer
 loads/stores with format conversion; `append.py`: ds_append/ds_consume; `hwreg.py`: s_setreg;
 `interp.py`: VINTERP, whose RDNA3 pseudocode is garbled or missing).
 """
@@ -14,7 +14,7 @@ import numpy as np
 from ..semantics import Operand, Semantic
 import re
 
-from . import append, buffer_format, hwreg, interp, lanes, wmma
+from . import append, buffer_format, hwreg, interp, lanes, mfma, wmma
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -114,6 +114,12 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
                         cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
                         "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
+    if mfma.shape(name) is not None:
+        reads, writes = mfma.operands(name)
+        family = spec.arch if spec is not None else None
+        return Semantic(name, lambda ctx: mfma.execute(name, family, ctx), "hand-written", reads, writes,
+                        all_lanes=True, source="D = A x B + C on blocks of matrices across the wave64 (manual "
+                        "ch. 7; CBSZ/ABID/BLGP raw, see emu/handwritten/mfma.py)")
     if name in interp.VARIANTS:
         reads, writes = interp.operands(name)
         return Semantic(name, lambda ctx: interp.execute(name, ctx), "hand-written", reads, writes,

@@ -1,0 +1,208 @@
+"""The DSL for the gfx9 syntax generation (CDNA3 gfx940-942, CDNA4 gfx950): one function per
+instruction, writing LLVM's text for it and encoding that line with the gfx9 assembler
+(asm_gfx9.py), so the DSL and `dsl.assemble` cannot disagree.
+
+    from dsl.cdna3 import *
+    k = Kernel("gfx942")
+    acc = k.areg(16)                           # a virtual AGPR tuple
+    k += v_mfma_f32_32x32x8_f16(acc, v[0:1], v[2:3], acc, cbsz=0, abid=0, blgp=0)
+    k += v_accvgpr_read_b32(v[4], a[3])
+    k += global_store_dword(v[0:1], v[4], off, sc0=True)
+    k += s_waitcnt(vmcnt=0)
+
+Operands are registers (`v[1]`, `s[0:1]`, `a[0:15]`, virtual ones), specials (`vcc`, `exec`,
+`m0`, `off`), numbers, `-x` / `abs(x)` / `neg(x)` source modifiers, and strings (a branch
+label, or operand text the assembler reads as written: `"hwreg(HW_REG_MODE)"`). Modifiers are
+keywords: `True` writes the flag (`sc0`, `clamp`), a number or name `key:value` (`offset=16`,
+`dst_sel="BYTE_0"`), a list `key:[...]` (`op_sel=[0,1]`, `quad_perm=[1,0,3,2]`); s_waitcnt also
+takes `vmcnt=`, `expcnt=`, `lgkmcnt=`.
+
+Virtual registers are written as placeholder registers while the line is checked (vector ones
+as register 0, scalar ones 4-aligned and distinct per value: every tuple starts aligned); which operand is read or written comes from operands_gfx9.py's
+names of the decoded instruction's operands, in the order the text lists them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .allocation import Noted, Record
+from .asm_gfx9 import Gfx9AsmError, Gfx9Encoder
+from .decode import decode_one
+from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, VReg
+from .operands_gfx9 import operand_names
+from .statement import Statement
+
+WAIT_COUNTERS = ("vmcnt", "expcnt", "lgkmcnt")
+
+
+class AgprFile:
+    """`a[5]` -> one AGPR, `a[0:15]` -> the inclusive range a0..a15 (like LLVM's a[0:15])."""
+
+    def __getitem__(self, key) -> Agpr:
+        if isinstance(key, slice):
+            if key.step is not None or key.start is None or key.stop is None or key.stop < key.start:
+                raise OperandError(f"a[a:b] needs bounds a <= b and no step, got a[{key.start}:{key.stop}]")
+            return Agpr(key.start, key.stop - key.start + 1)
+        if not isinstance(key, int):
+            raise OperandError(f"a[...] takes an int or a range, got {key!r}")
+        return Agpr(key)
+
+    def __repr__(self) -> str:
+        return "<register file a>"
+
+
+a = AgprFile()
+
+
+def _reg_text(cls: str, idx: int, count: int) -> str:
+    return f"{cls}{idx}" if count == 1 else f"{cls}[{idx}:{idx + count - 1}]"
+
+
+def _number_text(x) -> str:
+    if isinstance(x, bool):
+        raise OperandError(f"{x!r} is not an operand (give a number, a register or a label)")
+    if isinstance(x, float):
+        return repr(x)
+    return str(x)
+
+
+def operand_text(x, mnemonic: str) -> str:
+    """LLVM's text of one DSL operand; virtual registers as register 0 of their class."""
+    if isinstance(x, Mod):
+        inner = operand_text(x.value, mnemonic)
+        if x.abs:
+            inner = f"|{inner}|"
+        if x.neg:
+            inner = f"-{inner}" if isinstance(x.value, (Reg, Agpr, Special)) or x.abs else f"neg({inner})"
+        return inner
+    if isinstance(x, VReg):
+        if x.half:
+            raise OperandError(f"{mnemonic}: {x}: gfx9 has no 16-bit register halves")
+        # distinct virtual SGPRs get distinct (4-aligned) placeholders, so a VALU instruction reading
+        # two of them is refused here as the constant bus refuses it; vector ones stay at 0 (MFMA's
+        # C and D must be the same registers or apart, which the allocator ensures)
+        return _reg_text(x.cls, 4 * (x.vid % 20) if x.cls == "s" else 0, x.count)
+    if isinstance(x, Reg):
+        if x.half:
+            raise OperandError(f"{mnemonic}: {x}: gfx9 has no 16-bit register halves")
+        return _reg_text(x.cls, x.idx, x.count)
+    if isinstance(x, (Agpr, Special)):
+        return str(x)
+    if isinstance(x, Lit):
+        raise OperandError(f"{mnemonic}: lit(...) is not written in the gfx9 syntax; give the number")
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (int, float)):
+        return _number_text(x)
+    raise OperandError(f"{mnemonic}: cannot use {x!r} as an operand")
+
+
+def modifier_text(key: str, value) -> str:
+    if value is True:
+        return key
+    if isinstance(value, (list, tuple)):
+        return f"{key}:[{','.join(_number_text(v) for v in value)}]"
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return f"{key}:{value}"
+    raise OperandError(f"modifier {key}={value!r}: give True, a number, a name or a list")
+
+
+def line_text(st: Statement) -> str:
+    ops = [operand_text(o, st.mnemonic) for o in st.operands]
+    mods = [modifier_text(k, v) for k, v in st.modifiers.items()]
+    return " ".join([st.mnemonic + (" " + ", ".join(ops) if ops else "")] + mods)
+
+
+def _register(x):
+    x = x.value if isinstance(x, Mod) else x
+    return x if isinstance(x, (Reg, Agpr)) else None
+
+
+@dataclass
+class Gfx9Inst:
+    """One instruction built by a gfx9 DSL function; its LLVM line is encoded (and so checked)
+    when created. The same interface as kernel.Inst (statement, encoder, data, label, record)."""
+    statement: Statement
+    encoder: Gfx9Encoder = field(repr=False)
+    data: bytes = b""
+    label: str | None = None
+    record: Record | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        st = self.statement
+        text = line_text(st)
+        try:
+            self.data, fix = self.encoder.encode_source(text, st.mnemonic)
+        except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
+            msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
+            raise OperandError(f"{st.mnemonic}: {msg} (in {text!r})") from None
+        if fix is not None and not isinstance(fix, str):
+            raise OperandError(f"{st.mnemonic}: {fix.text!r} names a symbol; symbolic operands need a code object")
+        self.label = fix
+        spec = self.encoder.spec
+        inst = decode_one(spec, self.data)
+        d = inst.defs[0]
+        names = operand_names(spec, inst)
+        noted = []
+        for i, o in enumerate(st.operands):
+            reg = _register(o)
+            if reg is None:
+                continue
+            if i >= len(names):
+                raise OperandError(f"{st.mnemonic}: operand {i + 1} ({reg}) is not one the instruction names")
+            noted.append(Noted(names[i], reg, d))
+        self.record = Record(d, noted)
+        self.glc = bool(inst.fields.get("SC0") or inst.fields.get("GLC"))   # an atomic returning data
+
+    @property
+    def has_virtual(self) -> bool:
+        return any(isinstance(_register(o), VReg) for o in self.statement.operands)
+
+    def __bytes__(self) -> bytes:
+        return self.data
+
+    def __str__(self) -> str:
+        if self.has_virtual:
+            from .allocation import statement_text
+            return statement_text(self.statement)
+        from .printer_gfx9 import print_instruction
+        text = print_instruction(self.encoder.spec, decode_one(self.encoder.spec, self.data))
+        if self.label is not None:
+            text = text.rsplit(" ", 1)[0] + " " + self.label
+        return text
+
+
+def make_function(encoder: Gfx9Encoder, mnemonic: str, doc: str, waitcnt: bool):
+    def instruction(*operands, **modifiers):
+        mods = {k: v for k, v in modifiers.items() if v is not False and v is not None}
+        ops = list(operands)
+        if waitcnt and any(k in WAIT_COUNTERS for k in mods):
+            if ops:
+                raise OperandError(f"{mnemonic}: give the counts either as one operand or as vmcnt=/expcnt=/lgkmcnt=")
+            ops = [" ".join(f"{k}({mods.pop(k)})" for k in WAIT_COUNTERS if k in mods)]
+        return Gfx9Inst(Statement(mnemonic, ops, mods, 0, 0), encoder)
+    instruction.__name__ = instruction.__qualname__ = mnemonic
+    instruction.__doc__ = doc
+    return instruction
+
+
+def build_namespace(arch: str) -> dict:
+    """{llvm mnemonic: function} for every instruction of `arch`, with _e32/_e64/_sdwa/_dpp
+    variants where an instruction has a 32-bit encoding."""
+    from isa.mnemonics import text_mnemonic
+
+    from . import families
+    from .syntax import SOPP_STYLE
+    from .syntax_gfx9 import SOPP_STYLE as G9_SOPP_STYLE
+    spec = families.load_for_dsl(arch)
+    enc = Gfx9Encoder(spec)
+    names: dict[str, str] = {}
+    e32 = spec.traits.roles.valu_e32
+    for d in spec.instructions:
+        base = text_mnemonic(d.name, spec.arch)
+        doc = f"{d.name} ({d.format}, opcode {d.opcode}): {d.description or ''}"
+        names.setdefault(base, doc)
+        if d.format in e32:
+            for suffix in ("_e32", "_e64", "_sdwa", "_dpp"):
+                names.setdefault(base + suffix, doc)
+    waits = {n for n in names if (G9_SOPP_STYLE.get(n) or SOPP_STYLE.get(n)) == "waitcnt"}
+    return {n: make_function(enc, n, doc, n in waits) for n, doc in names.items() if n.isidentifier()}

@@ -1,0 +1,121 @@
+"""What each operand of a gfx9-syntax instruction line is (CDNA3, CDNA4): its name, in text
+order, for the register allocator's roles (allocation.role: results `vdst`/`sdst`/`sdata`,
+buffer `vdata`, everything else read). The order is the one asm_gfx9.py reads the operands in
+and printer_gfx9.py prints them in, worked out from the same instruction plan (signature,
+e32 or not, implicit VCC) and the decoded fields (a DS or FLAT atomic returns data only with
+its return form / sc0)."""
+from __future__ import annotations
+
+from isa import Spec
+
+from . import syntax, syntax_gfx9 as g9
+from .decode import Instruction
+from .printer_gfx9 import _plan
+
+MFMA_NAMES = ("mdst", "src0", "src1", "msrc2")     # D written whole, C kept apart from it (allocation.role)
+
+
+def is_mfma(spec: Spec, d) -> bool:
+    return d.name in {row[0] for row in spec.tables.get("mfma", ())}
+
+
+def operand_names(spec: Spec, inst: Instruction) -> list[str]:
+    """The name of each operand of `inst` as its LLVM text lists them (modifiers excluded)."""
+    d = inst.defs[0]
+    roles = spec.traits.roles
+    if is_mfma(spec, d):
+        return list(MFMA_NAMES)
+    if d.format in roles.valu_e32 | roles.valu_e64:
+        return _valu_names(spec, inst)
+    if d.format in roles.salu:
+        return _scalar_names(d)
+    if d.format in roles.smem:
+        return _smem_names(d)
+    if d.format in roles.lds:
+        return _ds_names(d)
+    if d.format in roles.flat:
+        return _flat_names(d, inst.fields)
+    if d.format in roles.buffer:
+        from .signature import cache_control
+        if cache_control(d):
+            return []
+        return (["vdata"] if not inst.fields.get("LDS") else []) + ["vaddr", "srsrc", "soffset"]
+    return []
+
+
+def _valu_names(spec: Spec, inst: Instruction) -> list[str]:
+    d = inst.defs[0]
+    plan = _plan(d, spec, inst.fmt.name, inst.dpp_kind)
+    sig, e32 = plan.sig, plan.e32
+    has_sdst = "SDST" in {n for n, _, _ in spec.formats[d.format].fields}
+    out = ["sdst"] if sig.is_cmp else []
+    out += ["sdst" if op.sgpr else "vdst" for op in sig.dsts if op.name != "sdst"]
+    if sig.vcc_out or (has_sdst and not e32):
+        out.append("sdst")
+    srcs = min(len(plan.srcs), 2) if e32 else len(plan.srcs)
+    names = [f"src{i}" for i in range(srcs)]
+    if sig.k_pos is not None and e32:
+        names.insert(sig.k_pos, "k")
+    out += names
+    if sig.vcc_in and (e32 or len(plan.srcs) < 3):
+        out.append("src2")
+    return out
+
+
+def _scalar_names(d) -> list[str]:
+    from .signature import scalar_layout
+    mn = d.name.lower()
+    if d.format == "SOPP":        # one immediate at most (s_endpgm, s_barrier: none), never a register
+        return ["simm16"]
+    if d.format == "SOPK":
+        operands, _ = g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
+        return ["sdst" if o.startswith("sdst") else o for o in operands]
+    if mn == "s_set_gpr_idx_on":
+        return ["ssrc0", "mode"]
+    return [name for name, _, _ in g9.SCALAR_LAYOUT.get(d.name) or scalar_layout(d)]
+
+
+def _smem_names(d) -> list[str]:
+    from .signature import cache_control
+    mn = d.name.lower()
+    if cache_control(d):      # s_dcache_inv, s_dcache_wb: no operands
+        return []
+    if mn in ("s_memtime", "s_memrealtime"):
+        return ["sdata"]
+    if "_LOAD" in d.name:
+        return ["sdata", "sbase", "soffset"]
+    if mn.startswith("s_dcache_discard"):
+        return ["sbase", "soffset"]
+    # stores and atomics read their data; an atomic with glc also returns the old value there
+    return ["data", "sbase", "soffset"]
+
+
+def _ds_names(d) -> list[str]:
+    from .printer_gfx9 import _DS_NO_ADDR, _DS_NO_DATA, _DS_RTN
+    name = d.name
+    two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
+    out = []
+    if "_RTN" in name or name.startswith(_DS_RTN):
+        out.append("vdst")
+    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
+        out.append("data0")
+    if not name.startswith(_DS_NO_ADDR) and "ADDTID" not in name:
+        out.append("addr")
+    if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_DS_NO_DATA) and "ADDTID" not in name:
+        out.append("data0")
+        if any(t in name for t in ("MSKOR", "CMPST", "WRAP")) or two:
+            out.append("data1")
+    return out
+
+
+def _flat_names(d, fields: dict) -> list[str]:
+    name = d.name
+    out = []
+    if ("_LOAD" in name and "_LOAD_LDS_" not in name) or ("_ATOMIC" in name and fields.get("SC0")):
+        out.append("vdst")
+    out.append("addr")
+    if "_STORE" in name or "_ATOMIC" in name:
+        out.append("data")
+    if d.format in ("GLOBAL", "SCRATCH"):
+        out.append("saddr")
+    return out
