@@ -15,10 +15,7 @@ import numpy as np
 TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx942", "gfx950")
 # (kernel, target) -> why the emulator cannot run it yet: strict xfails in the corpus tests, so
 # a kernel that starts passing fails there until it is taken off this list
-NOT_YET: dict[tuple[str, str], str] = {
-    ("mfma_gemm_32x32x8", "gfx942"): "MFMA semantics not landed yet (v_mfma_f32_32x32x8_f16 has no semantics)",
-    ("mfma_gemm_32x32x8", "gfx950"): "MFMA semantics not landed yet (v_mfma_f32_32x32x8_f16 has no semantics)",
-}
+NOT_YET: dict[tuple[str, str], str] = {}
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 

@@ -225,7 +225,7 @@ def test_integer_dot_products():
     assert (got[:, 0] == (dot4 & 0xFFFFFFFF)).all() and (got[:, 1] == (dot8 & 0xFFFFFFFF)).all()
 
 
-@pytest.mark.parametrize("arch, floor", [("gfx942", 1372), ("gfx950", 1387)])
+@pytest.mark.parametrize("arch, floor", [("gfx942", 1418), ("gfx950", 1453)])
 def test_coverage_reports_cdna_and_names_what_is_missing(arch, floor):
     """`wavesmith emu --coverage --arch gfx942`: the level reached (a floor) and a reason for
     every instruction without semantics."""
@@ -237,3 +237,46 @@ def test_coverage_reports_cdna_and_names_what_is_missing(arch, floor):
     assert all(reason for _, _, reason in missing)
     family = {"gfx942": "cdna3", "gfx950": "cdna4"}[arch]
     assert report(arch).splitlines()[-1].startswith(f"{family}: {done}/")
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("dst, c", [("v[16:31]", "v[16:31]"), ("a[0:15]", "a[0:15]"), ("a[0:15]", "0")])
+def test_mfma_operands_from_vgprs_agprs_and_a_constant(arch, dst, c):
+    """v_mfma_f32_32x32x8_f16 with D/C in VGPRs, in AGPRs (ACC_CD) or C an inline 0, against
+    numpy with the CDNA3 manual's layouts (7.1.4): A[i, k] is half k % 4 of lane i + 32 * (k / 4),
+    B[k, j] half k % 4 of lane j + 32 * (k / 4), D[i, j] register (i % 4) + 4 * (i / 8) of lane
+    j + 32 * ((i / 4) % 2)."""
+    lane = np.arange(64)
+    a = ((lane[:, None] * 4 + np.arange(4)) % 7 - 3).astype(np.float16)          # (64, 4) halves
+    b = ((lane[:, None] * 3 + np.arange(4)) % 5 - 2).astype(np.float16)
+    c0 = 0 if c == "0" else 1
+    words = np.concatenate([a.view(np.uint32), b.view(np.uint32)], axis=1)       # (64, 4) dwords
+    store = "\n".join(f"v_accvgpr_read_b32 v{16 + r}, a{r}" for r in range(16)) if dst.startswith("a") else ""
+    init = "\n".join(f"v_mov_b32 v{16 + r}, 1.0" if dst.startswith("v") else
+                      f"v_accvgpr_write_b32 a{r}, 1.0" for r in range(16)) if c0 else ""
+    got = run(f"""
+    s_load_dwordx2 s[8:9], s[0:1], 0x8
+    v_lshlrev_b32 v6, 4, v0
+    s_waitcnt lgkmcnt(0)
+    global_load_dwordx4 v[2:5], v6, s[8:9]
+    s_waitcnt vmcnt(0)
+    {init}
+    v_mfma_f32_32x32x8_f16 {dst}, v[2:3], v[4:5], {c}
+    s_nop 15
+    s_nop 3
+    {store}
+    v_lshlrev_b32 v1, 6, v0
+    global_store_dwordx4 v1, v[16:19], s[4:5]
+    global_store_dwordx4 v1, v[20:23], s[4:5] offset:16
+    global_store_dwordx4 v1, v[24:27], s[4:5] offset:32
+    global_store_dwordx4 v1, v[28:31], s[4:5] offset:48
+    """, 16, arch, inputs=words.reshape(-1), vgprs=48, accum_offset=32)
+    A = np.zeros((32, 8)); B = np.zeros((8, 32))
+    for k in range(8):
+        A[:, k] = a[np.arange(32) + 32 * (k // 4), k % 4]
+        B[k, :] = b[np.arange(32) + 32 * (k // 4), k % 4]
+    D = A @ B + c0
+    want = np.zeros((64, 16), np.float32)
+    for i in range(32):
+        want[np.arange(32) + 32 * ((i // 4) % 2), (i % 4) + 4 * (i // 8)] = D[i]
+    assert (got.view(np.float32) == want).all()
