@@ -13,11 +13,11 @@ The decode input is LLVM's encoding (reenc) of the same N lines, given to llvm-m
 hex-byte text, one instruction per line. llvm-mc times include its process start-up, which
 is printed separately. Each row shows wall-clock and CPU seconds (user + system, of this
 process or of the llvm-mc child): on a shared machine the CPU ratio is the steadier one.
-The assembler's row is split into its lark parse and the encoding. Goal: dsl.assemble
+The assembler's row is split into its parse and the encoding. Goal: dsl.assemble
 within 3x of llvm-mc.
 
-`--breakdown` splits the parse further: lark's lexer and LALR loop alone (the same grammar
-with no-op callbacks) and the callbacks that build statements from the tokens.
+`--breakdown` splits the parse further: the lexer alone (each line's tokens, classified) and
+the parser that builds statements from them.
 
     python bench/bench_asm.py [--lines 100000] [--arch gfx1100] [--repeat 1] [--profile] [--breakdown]
 """
@@ -83,19 +83,14 @@ def dsl_accepted(rows, arch: str):
     return kept, rejected, differ
 
 
-def lark_alone(text: str):
-    """The parse of `text` by the same grammar and lexer with callbacks that build nothing."""
-    from lark import Lark, Transformer, Tree
-    global _NO_OP_PARSER
-    if "_NO_OP_PARSER" not in globals():
-        class NoOp(Transformer):
-            def __default__(self, data, children, meta):      # lark's own helper rules need their list
-                return Tree(data, children) if data.startswith("_") else None
-        grammar = (Path(dsl.asm.__file__).parent / "asm.lark").read_text()
-        _NO_OP_PARSER = Lark(grammar, parser="lalr", lexer=dsl.asm.ContextualScanLexer, transformer=NoOp(),
-                             maybe_placeholders=False)
+def lexer_alone(text: str):
+    """The tokens of every line of `text`, as the parser reads them (asm_lexer.tokens and the
+    classification of each token text), building no statements."""
+    from dsl.asm_lexer import tokens
+    from dsl.asm_parse import _ENTRIES
+    get = _ENTRIES.__getitem__
     with dsl.asm.collector_paused():
-        return _NO_OP_PARSER.parse(dsl.asm._PIPE_JOIN.sub(") ", text))
+        return [list(map(get, tokens(line))) for line in text.split("\n")]
 
 
 def cycle(rows, n: int):
@@ -174,13 +169,13 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs per measurement, best is kept (default 1)")
     ap.add_argument("--profile", action="store_true", help="also cProfile dsl.assemble and print the top 15 cumulative")
     ap.add_argument("--breakdown", action="store_true",
-                    help="split the parse into lark's lexer + LALR loop and the statement callbacks")
+                    help="split the parse into the lexer and the parser")
     ap.add_argument("--keep", metavar="DIR", help="write the generated .s / hex files here instead of a temp dir")
     args = ap.parse_args(argv)
 
     rows = load_rows(args.arch)
     t = time.perf_counter()
-    dsl.assemble("s_nop 0", args.arch)          # one-time setup: ISA tables, grammar
+    dsl.assemble("s_nop 0", args.arch)          # one-time setup: ISA tables
     setup = time.perf_counter() - t
     kept, rejected, differ = dsl_accepted(rows, args.arch)
     if not kept:
@@ -193,7 +188,7 @@ def main(argv=None) -> int:
     print(f"corpus {args.arch}: {len(rows)} rows (reenc != '-', not MIMG/EXP); dsl rejects {rejected}, "
           f"encodes {differ} differently from LLVM; {len(kept)} rows cycled to {len(lines)} lines "
           f"({len(text) / 1e6:.1f} MB text, {len(blob) / 1e6:.2f} MB code)")
-    print(f"dsl one-time setup (ISA tables, grammar): {setup:.3f} s\n")
+    print(f"dsl one-time setup (ISA tables): {setup:.3f} s\n")
 
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="wavesmith-bench-"))
     tmp.mkdir(parents=True, exist_ok=True)
@@ -208,15 +203,15 @@ def main(argv=None) -> int:
             print(f"{LLVM_MC} not on PATH: the LLVM rows are skipped\n")
         base = [llvm, "-arch=amdgcn", f"-mcpu={args.arch}"]
 
-        # ---- encode: the whole assembler, and its lark parse on its own (where the time goes)
+        # ---- encode: the whole assembler, and its parse on its own (where the time goes)
         t_asm = best_of(args.repeat, lambda: dsl.assemble(text, args.arch))
         t_parse = best_of(args.repeat, lambda: dsl.asm.parse(text))
         rows = [("dsl.assemble", t_asm, f"{len(t_asm.result)} bytes"),
-                ("  of which: parse (lark)", t_parse, f"{100 * t_parse.cpu / t_asm.cpu:.0f}% of the CPU time")]
+                ("  of which: parse", t_parse, f"{100 * t_parse.cpu / t_asm.cpu:.0f}% of the CPU time")]
         if args.breakdown:
-            t_lark = best_of(args.repeat, lambda: lark_alone(text))
-            rows += [("    lexer + LALR loop", t_lark, "no-op callbacks"),
-                     ("    statement callbacks", Timing(t_parse.wall - t_lark.wall, t_parse.cpu - t_lark.cpu), "")]
+            t_lex = best_of(args.repeat, lambda: lexer_alone(text))
+            rows += [("    lexer", t_lex, "tokens of each line, classified"),
+                     ("    parser", Timing(t_parse.wall - t_lex.wall, t_parse.cpu - t_lex.cpu), "statements from the tokens")]
         rows.append(("  of which: encode", Timing(t_asm.wall - t_parse.wall, t_asm.cpu - t_parse.cpu), ""))
         if llvm is not None:
             start = run_llvm(args.repeat, base + ["-filetype=obj", "-o", os.devnull, str(empty_path)])

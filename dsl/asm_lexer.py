@@ -1,113 +1,123 @@
-"""The lexer lark's LALR parser runs asm.lark with: lark's contextual lexing (each parser
-state matches only the terminals it can accept, which is how MNEMONIC and IDENT, or a
-directive's REST, share their text), in one loop of our own.
+"""The lexer of an assembly line: one regular expression cuts a line into tokens, and a token's
+text alone says what it is (a register, a number, a word, a punctuation mark), so each
+distinct text is classified once. asm_parse.py reads the tokens; nothing else cuts an
+instruction line into pieces.
 
-Why not lark's own ContextualLexer: per token it goes through five Python calls (the state
-lookup, the scanner, its match, Token.__new__, the line counter) and the assembler's parse
-is mostly per-token cost. Here each parser state gets one compiled alternation of its
-terminals, built on first use from the grammar's terminal definitions exactly as lark
-orders them (priority, then longest pattern), and a token is one regex match and one
-Token. Positions (line, column, end) are lark's; an unknown character raises lark's
-UnexpectedCharacters, or UnexpectedToken when another state would have accepted it."""
+A token carries the blanks before it (" v2" after "v1,"): its column is the sum of the
+lengths before it, and whether a blank precedes it is the parser's business in a few places
+(a label's colon, an or-bar between two values). The last alternative takes any one
+character, so no character of a line is skipped (blanks at its end are no token)."""
 from __future__ import annotations
 
-from copy import copy
+import re
 
-from lark import Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedToken
-from lark.lexer import BasicLexer, Lexer
+from .operands import Agpr, OperandError, Reg
+
+BLANKS = " \t\f\r"
+
+tokens = re.compile(r"""[ \t\f\r]*+(?:
+    (?://|;|\#).*+                                      # comment to the end of the line
+  | (?:v|s|ttmp|a)\[\d++(?::\d++)?\]                    # register range v[0:1], s[4]
+  | 0[xX][0-9a-fA-F]++ | 0[bB][01]++                    # hex and binary integers
+  | \d++(?:\.\d*+)?(?:[eE][-+]?\d++)?                   # decimal integer or float
+  | [A-Za-z_.$][\w.$@]*+                                # word: mnemonic, register, name, key, symbol
+  | "[^"\n]*+"                                          # string
+  | ::                                                  # between the two halves of a VOPD pair
+  | .                                                   # one punctuation mark (or a stray character)
+)""", re.X).findall
+"""tokens(line) -> the token texts of one line (without its newline), blanks before each kept."""
+
+# token kinds; a punctuation token's kind is its character (",", "(", "|", "-", ...)
+REG = "register"            # value: Reg / Agpr (v1, s[0:1], v7.h)
+NUMBER = "number"           # value: int or float
+WORD = "word"               # value: the word's text
+STRING = "string"           # value: the text between the quotes
+COMMENT = "comment"
+DUAL = "::"
+
+_REGISTER_WORD = re.compile(r"(v|s|ttmp|a)(\d++)(?:\.([lh]))?").fullmatch
+_REGISTER_RANGE = re.compile(r"(v|s|ttmp|a)\[(\d++)(?::(\d++))?\]").fullmatch
 
 
-class ContextualScanLexer(Lexer):
-    __future_interface__ = 2        # lark passes (lexer_state, parser_state) to lex()
+class Entries(dict):
+    """token text -> (kind, value, whether blanks precede it), classified on first use. A term
+    that cannot be converted (v999, v[2:1], a 5000-digit number) raises OperandError naming it
+    (and is not kept)."""
 
-    def __init__(self, conf):
-        self.conf = conf
-        self.ignore = frozenset(conf.ignore)
-        self.by_accepts: dict[frozenset, tuple] = {}
-        self.by_state: dict = {}
-        self.root = self._scanner(frozenset(t.name for t in conf.terminals))
+    def __missing__(self, token: str) -> tuple:
+        text = token.lstrip(BLANKS)
+        entry = (*classify(text), len(text) != len(token))
+        if len(self) > 1 << 16:
+            self.clear()
+        self[token] = entry
+        return entry
 
-    def _scanner(self, names: frozenset) -> tuple:
-        """(match, {terminal: (has newlines, ignored, callback)} for the terminals needing more
-        than a plain Token) for a set of acceptable terminals; lark's BasicLexer builds the
-        regex, so order and keyword handling (its callbacks) are lark's."""
-        if names not in self.by_accepts:
-            conf = copy(self.conf)
-            conf.terminals = [t for t in self.conf.terminals if t.name in names or t.name in self.ignore]
-            conf.skip_validation = True
-            basic = BasicLexer(conf)
-            scanner = basic.scanner
-            if len(scanner._mres) != 1:
-                raise AssertionError("a parser state's terminals need more than one regex")
-            special = {t.name: (t.name in basic.newline_types, t.name in self.ignore, basic.callback.get(t.name))
-                       for t in conf.terminals
-                       if t.name in basic.newline_types or t.name in self.ignore or t.name in basic.callback}
-            self.by_accepts[names] = (scanner._mres[0].match, special)
-        return self.by_accepts[names]
 
-    def _state_scanner(self, parser_state, state) -> tuple:
-        names = frozenset(k for k in parser_state.parse_conf.states[state] if k in self.conf.terminals_by_name)
-        self.by_state[state] = found = self._scanner(names)
-        return found
+def classify(text: str) -> tuple:
+    """(kind, value) of a token's text without its blanks."""
+    c = text[0]
+    if c.isdigit():
+        return NUMBER, number(text)
+    if c.isalpha() or c in "_.$":
+        if "[" in text:
+            return REG, register_range(text)
+        m = _REGISTER_WORD(text)
+        if m:
+            return REG, register(m, text)
+        if text in ("inf", "nan"):
+            return NUMBER, float(text)
+        return WORD, text
+    if c == '"' and len(text) > 1:
+        return STRING, text[1:-1]
+    if text.startswith(("//", ";", "#")):
+        return COMMENT, text
+    return text, text            # punctuation and "::"
 
-    def lex(self, lexer_state, parser_state):
-        text_slice = lexer_state.text
-        text, end = text_slice.text, text_slice.end
-        counter = lexer_state.line_ctr
-        pos, line, line_start = counter.char_pos, counter.line, counter.line_start_pos
-        stack = parser_state.state_stack
-        by_state, new = self.by_state, str.__new__
-        token = None
-        try:
-            while pos < end:
-                state = stack[-1]
-                match, special = by_state.get(state) or self._state_scanner(parser_state, state)
-                m = match(text, pos, end)
-                if m is None:
-                    self._unexpected(text, pos, line, pos - line_start + 1, token, parser_state, state)
-                kind = m.lastgroup
-                value = m.group()
-                stop = m.end()
-                column = pos - line_start + 1
-                how = special.get(kind)
-                if how is None:                      # the usual token: one line, kept, no callback
-                    token = new(Token, value)
-                    token.type, token.value, token.start_pos = kind, value, pos
-                    token.line, token.column = line, column
-                    token.end_line, token.end_column, token.end_pos = line, column + stop - pos, stop
-                    pos = stop
-                    yield token
-                    continue
-                has_newlines, ignored, callback = how
-                first_line = line
-                if has_newlines:
-                    newlines = value.count("\n")
-                    if newlines:
-                        line += newlines
-                        line_start = pos + value.rindex("\n") + 1
-                if not ignored:
-                    token = new(Token, value)
-                    token.type, token.value, token.start_pos = kind, value, pos
-                    token.line, token.column = first_line, column
-                    token.end_line, token.end_column, token.end_pos = line, stop - line_start + 1, stop
-                    if callback is not None:
-                        token = callback(token)
-                    pos = stop
-                    yield token
-                pos = stop
-        finally:
-            counter.char_pos, counter.line, counter.line_start_pos = pos, line, line_start
-            counter.column = pos - line_start + 1
-            lexer_state.last_token = token
 
-    def _unexpected(self, text, pos, line, column, last, parser_state, state):
-        """lark's contextual-lexer errors: a token of the wrong kind here, or no token at all."""
-        allowed = {k for k in parser_state.parse_conf.states[state] if k in self.conf.terminals_by_name}
-        m = self.root[0](text, pos)
-        if m is not None and m.lastgroup not in self.ignore:
-            token = Token(m.lastgroup, m.group(), pos, line, column)
-            raise UnexpectedToken(token, allowed, state=parser_state, token_history=[last],
-                                  terminals_by_name=self.conf.terminals_by_name)
-        raise UnexpectedCharacters(text, pos, line, column, allowed=allowed, state=parser_state,
-                                   token_history=last and [last], terminals_by_name=self.conf.terminals_by_name)
+def register(m: re.Match, text: str) -> Reg:
+    """v1, s5, ttmp3, a0, v7.l / v7.h."""
+    kind, number_text, half = m.groups()
+    try:
+        if kind == "a":
+            if half is not None:
+                raise OperandError(f"{text}: only VGPRs have .l/.h halves")
+            return Agpr(int(number_text))
+        return Reg(kind, int(number_text), 1, half)
+    except (OperandError, ValueError) as e:
+        raise term_error(e, text) from None
+
+
+def register_range(text: str) -> Reg:
+    """v[0:3], s[4], a[0:15] (inclusive bounds)."""
+    m = _REGISTER_RANGE(text)
+    try:
+        lo = int(m.group(2))
+        hi = int(m.group(3)) if m.group(3) is not None else lo
+        if hi < lo:
+            raise OperandError(f"register range {text} is empty (ranges are inclusive: {m.group(1)}[{hi}:{lo}]?)")
+        if m.group(1) == "a":
+            return Agpr(lo, hi - lo + 1)
+        return Reg(m.group(1), lo, hi - lo + 1)
+    except (OperandError, ValueError) as e:
+        raise term_error(e, text) from None
+
+
+def number(text: str) -> int | float:
+    """0x1f, 0b101, 42 (int) or 1.5, 2e3 (float)."""
+    try:
+        if text[:2] in ("0x", "0X", "0b", "0B"):
+            return int(text, 0)
+        if "." in text or "e" in text or "E" in text:
+            return float(text)
+        return int(text)
+    except ValueError as e:          # more digits than Python converts (sys.get_int_max_str_digits)
+        raise term_error(e, text) from None
+
+
+def term_error(e: Exception, text: str) -> OperandError:
+    """The OperandError of a term that cannot be converted, naming its source text."""
+    if not isinstance(e, OperandError):
+        shown = text if len(text) <= 24 else text[:24] + "..."
+        e = OperandError(f"{shown}: a number of {len(text)} digits is too long")
+    e.text = text
+    return e

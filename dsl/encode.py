@@ -1375,7 +1375,8 @@ def _sendmsg_value(v, d, family: str) -> int:
 
 
 def _delay_value(d, ops, mods) -> int:
-    calls = list(ops) + list(mods.values())
+    """s_delay_alu's fields, given as instid0(..) | instskip(..) | instid1(..) (or blank-separated)."""
+    calls = [part for v in list(ops) + list(mods.values()) for part in (v.parts if isinstance(v, BitOr) else (v,))]
     mods.clear()
     if len(calls) == 1 and isinstance(calls[0], int):
         return calls[0]
