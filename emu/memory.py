@@ -241,6 +241,7 @@ class DeviceMemory:
         self.holes: list[list[int]] = []             # free [offset, size] ranges below _end, by offset
         self._end = 0                                # arena bytes handed out or free-listed
         self.code_generation = 0                     # bumped when memory the machine executed changes
+        self.observer = None                         # optional callable(addr, nbytes, mask) per load/store (timing)
         self._refresh()
 
     @property
@@ -442,6 +443,8 @@ class DeviceMemory:
         return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
+        if self.observer is not None:
+            self.observer(addr, nbytes, mask)
         if type(addr) is not SplitAddresses and np.size(addr) == 1 and np.asarray(mask).all() \
                 and current().one_address_loads:
             one = self.load_one(int(np.asarray(addr).reshape(-1)[0]), nbytes)
@@ -471,6 +474,8 @@ class DeviceMemory:
         return int.from_bytes(self.data[offset:offset + nbytes].tobytes(), "little")
 
     def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
+        if self.observer is not None:
+            self.observer(addr, nbytes, mask)
         index = self._split_indices(addr, nbytes, mask)
         if index is not None:
             if isinstance(index, slice):

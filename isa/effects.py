@@ -19,7 +19,8 @@ Anything the parser does not understand counts as reading every operand it names
 writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
 fills half of each register: a partial write). Besides the operands: `copy` (the whole
-pseudocode is `D0.T = S0.T`) and `jump` (control does not reach the next instruction)."""
+pseudocode is `D0.T = S0.T`), `jump` (control does not reach the next instruction) and
+`matrix` (operands are (MxN) matrices: WMMA)."""
 from __future__ import annotations
 
 import re
@@ -47,6 +48,8 @@ class Effects:
     jump: bool = False     # control never reaches the next instruction: PC is assigned by a statement
     #                        outside any if/loop, nothing is conditional, and no return address (D0)
     #                        is written (s_branch, s_setpc; not s_cbranch_*, s_swappc, s_call)
+    matrix: bool = False   # its operands are whole matrices spread over the wave's lanes (the (MxN)
+    #                        shapes of WMMA's quoted statement): the matrix core's work
 
     @property
     def writes(self) -> frozenset:
@@ -273,6 +276,7 @@ def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring)."""
     if not pcode:
         return Effects(frozenset(), frozenset(), frozenset(), False)
+    matrix = any(_SHAPE.search(m.group(1)) for m in _EVAL.finditer(pcode))
     toks = _tokens(pcode.replace(".\n", "\n"))
     a = _Analysis()
     try:
@@ -283,9 +287,9 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed)
+                       b.cross_lane, b.indexed, matrix=matrix)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
-                   copy=_copy(stmts), jump=_jump(stmts, names))
+                   copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix)

@@ -661,7 +661,8 @@ def test_every_matrix_instruction_has_a_semantic():
         found = [d.name for d in spec.instructions if "MFMA" in d.name and d.name != "V_MFMA_LD_SCALE_B32"]
         assert len(found) == total
         assert all(semantic(n, False, spec) is not None for n in found)
-    assert mfma.shape("V_MFMA_LD_SCALE_B32") is None
+    assert "V_MFMA_LD_SCALE_B32" not in mfma.shapes(isa.load("gfx950"))
+    assert semantic("V_MFMA_LD_SCALE_B32", False, isa.load("gfx950")) is None
 
 
 def test_bad_fields_are_refused_by_name():
@@ -858,3 +859,58 @@ def test_clang_builtins_on_the_emulator(clang_objects, kernel):
         np.testing.assert_array_equal(unplace(d, place, out, shape)[:, 0], want)
     else:
         np.testing.assert_array_equal(unplace(d, place, out, shape), want)
+
+
+FP16_OVFL = 1 << 23         # MODE[23] (the manual's Mode Register Fields table)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_fp16_ovfl_clamps_overflow(arch):
+    """7.1.2 "Clamp: ... uses the FP16_OVFL bit from MODE. If set, F32 Result on overflow is
+    clamped to +/- MAX, otherwise ... +/-INF. If set, I32 Result is clamped to +/-MAX on
+    overflow/underflow, otherwise the carry out bits are dropped." An infinity among the
+    inputs stays infinite."""
+    name = "V_MFMA_F32_4X4X1_16B_F32"
+    a = np.full(64, 2.0 ** 64, np.float32)
+    b = np.full(64, 2.0 ** 64, np.float32)
+    b[1::2] = -(2.0 ** 64)
+    a[63] = np.inf
+    c = np.zeros((64, 4), np.float32)
+    inputs = {"S0": a.view(np.uint32)[None], "S1": b.view(np.uint32)[None], "S2": c.view(np.uint32)[None]}
+    plain = run(arch, name, inputs)[0].view(np.float32)
+    clamped = run(arch, name, inputs, mode=0x3F0 | FP16_OVFL)[0].view(np.float32)
+    # D[blk, i, j] = a[4 blk + i] * b[4 blk + j]: lane j + 4 blk, item i
+    big = np.float32(np.finfo(np.float32).max)
+    assert plain[0, 0] == np.inf and plain[1, 0] == -np.inf
+    assert clamped[0, 0] == big and clamped[1, 0] == -big
+    assert clamped[62, 3] == np.inf and clamped[63, 3] == -np.inf      # a[63] = inf (item 3 of block 15): true infinities
+    name = "V_MFMA_I32_16X16X32_I8"
+    A = np.full((1, 1, 16, 32), 127.0)
+    B = np.full((1, 1, 32, 16), 127.0)
+    C = np.full((1, 1, 16, 16), 2.0 ** 31 - 1000)
+    inputs, place = build_inputs(arch, name, A, B, C, "i8", "i8")
+    wrapped = unplace(run(arch, name, inputs), place, "i32", (1, 16, 16))
+    saturated = unplace(run(arch, name, inputs, mode=0x3F0 | FP16_OVFL), place, "i32", (1, 16, 16))
+    exact = 2 ** 31 - 1000 + 32 * 127 * 127
+    assert (wrapped == exact - 2 ** 32).all() and (saturated == 2 ** 31 - 1).all()
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_products_beyond_f32_range(arch):
+    """BF16 products of 2^200 and -2^200 in one group: CDNA3 (MMA-Sim's model) turns a product
+    past the f32 range into an infinity of its sign, both signs into NaN; CDNA4 (the exact-sum
+    assumption) sums them to 0. One such product alone is +inf on both."""
+    name = "V_MFMA_F32_16X16X16_BF16"
+    A = np.zeros((1, 1, 16, 16))
+    B = np.zeros((1, 1, 16, 16))
+    A[0, 0, 0, 0:2] = 2.0 ** 100
+    B[0, 0, 0:2, 0] = [2.0 ** 100, -(2.0 ** 100)]
+    B[0, 0, 0, 1] = 2.0 ** 100
+    C = np.ones((1, 1, 16, 16))
+    inputs, place = build_inputs(arch, name, A, B, C, "bf16", "bf16")
+    d = unplace(run(arch, name, inputs), place, "f32", (1, 16, 16))[0, 0]
+    assert d[0, 1] == np.inf
+    if arch == "gfx942":
+        assert np.isnan(d[0, 0])
+    else:
+        assert d[0, 0] == 1.0

@@ -90,3 +90,16 @@ def test_lane_permutes_read_other_lanes():
     for name in ("ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32", "v_permlane16_b32"):
         assert effects(spec.lookup(name)[0].pcode).cross_lane, name
     assert not effects(spec.lookup("ds_load_b32")[0].pcode).cross_lane
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_matrix_effect_marks_exactly_the_matrix_core_instructions(arch):
+    """`matrix` (whole-matrix operands in the quoted statement) holds for the manual's WMMA /
+    SWMMAC instructions and nothing else (the timing model's matrix-core class reads it)."""
+    import isa
+    from isa.effects import effects
+    spec = isa.load(arch)
+    defs = spec.instructions.values() if isinstance(spec.instructions, dict) else spec.instructions
+    marked = {d.name for d in defs if effects(d.pcode).matrix}
+    named = {d.name for d in defs if d.name.startswith(("V_WMMA_", "V_SWMMAC_"))}
+    assert marked == named and len(named) >= 6

@@ -87,12 +87,14 @@ def test_timed_launch_same_with_shortcut_off(monkeypatch):
     assert launch() == fast
 
 
-@pytest.mark.parametrize("target, waves", [("gfx1100", 6), ("gfx1151", 6), ("gfx1102", 4), ("gfx1150", 4)])
-def test_vgpr_occupancy_follows_the_device_vgpr_file(target, waves):
-    """256 VGPRs per wave: 6 waves per SIMD on the devices with 1536 wave32 VGPRs per SIMD lane
-    (gfx1100, gfx1101, gfx1151: LLVM's FeatureGFX11FullVGPRs), 4 on those with 1024."""
+@pytest.mark.parametrize("target, wave_size, waves", [("gfx1100", 32, 6), ("gfx1151", 32, 6), ("gfx1102", 32, 4),
+                                                     ("gfx1150", 32, 4), ("gfx1100", 64, 3), ("gfx1102", 64, 2)])
+def test_vgpr_occupancy_follows_the_device_vgpr_file(target, wave_size, waves):
+    """256 VGPRs per wave: 6 wave32 waves per SIMD on the devices with 1536 wave32 VGPRs per
+    SIMD lane (gfx1100, gfx1101, gfx1151: LLVM's FeatureGFX11FullVGPRs), 4 on those with
+    1024; a wave64 VGPR holds 64 lanes, two wave32 ones' worth: 3 and 2 wave64 waves."""
     import isa
     from emu.timing.arch import timing_for
     from emu.timing.model import resident_per_simd
-    vgpr_file = isa.traits(target).vgpr_file(target, 32)
+    vgpr_file = isa.traits(target).vgpr_file(target, wave_size)
     assert resident_per_simd(timing_for(target), 256, 0, 4, vgpr_file) == waves

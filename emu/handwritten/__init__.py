@@ -114,10 +114,13 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
                         cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
                         "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
-    if mfma.shape(name) is not None:
-        reads, writes = mfma.operands(name)
-        family = spec.arch if spec is not None else None
-        return Semantic(name, lambda ctx: mfma.execute(name, family, ctx), "hand-written", reads, writes,
+    matrix = mfma.shapes(spec).get(name) if spec is not None else None
+    if matrix is not None:
+        reads, writes = mfma.operands(matrix)
+        family = spec.arch
+        overflow = next((lo for field, _, lo, _ in spec.tables.get("mode", ()) if field == "FP16_OVFL"), None)
+        return Semantic(name, lambda ctx: mfma.execute(name, matrix, family, ctx, overflow), "hand-written",
+                        reads, writes,
                         all_lanes=True, source="D = A x B + C on blocks of matrices across the wave64 (manual "
                         "ch. 7; CBSZ/ABID/BLGP raw, see emu/handwritten/mfma.py)")
     if name in interp.VARIANTS:

@@ -4,8 +4,10 @@ matrices spread across a wave64.
 The manuals give no usable pseudocode ("D = A (32x8) * B (8x32) + C (32x32)"); everything
 here follows their matrix chapter (CDNA3 ch. 7, CDNA4 ch. 7):
 
-- Shape from the name (7.1): V_MFMA_[output type]_[M]X[N]X[K][_[B]B]_[input type], B blocks
-  (1 if absent); two input types (A then B) for the FP8/BF8 mixes. One rule, no table.
+- Shape: the generated table isa tables['mfma'] (M, N, K, blocks, sparse, output and input
+  types, read by the generator from the names by the manual's rule (7.1),
+  V_MFMA_[output type]_[M]X[N]X[K][_[B]B]_[input type]; two input types, A then B, for the
+  FP8/BF8 mixes).
 - Inputs (7.1.4.1): items are packed little-endian into the registers (64-bit: a register
   pair, 32-bit: one register, 16-bit: two per register, 8/6/4-bit: 4/5.33/8 per register,
   bit-contiguous). With K_L = K / (64 / (M * B)) values of K per lane, A[b,i,k] is item
@@ -36,11 +38,12 @@ dense K (assumed). On CDNA4 (not measured; an assumption): the float64 sum of C 
 products (exact for inputs narrower than f32 unless their exponents span more than about 30
 bits), rounded once to f32 to nearest even. Denormals: only the F32-input forms flush A/B
 per MODE.FP_DENORM (7.3); everything else keeps them. FP8/BF8 follow each family's format
-(minifloat.py). Every lane is computed (the manual: MFMA ignores EXEC).
+(minifloat.py). MODE.FP16_OVFL set ("Clamp" in 7.1.2): f32 results that overflow become
++-MAX (infinite inputs stay infinite) and i32 results saturate instead of wrapping. Every lane
+is computed (the manual: MFMA ignores EXEC).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -52,8 +55,6 @@ from .mfma_arith import cdna3_dot
 from .minifloat import bits as small_float_bits, decode as small_float
 
 LANES = 64
-NAME = re.compile(r"^V_(?P<kind>MFMA|SMFMAC)_(?P<out>F32|I32|F64)_(?P<m>\d+)X(?P<n>\d+)X(?P<k>\d+)"
-                  r"(?:_(?P<blocks>\d+)B)?_(?P<inputs>[A-Z0-9]+(?:_[A-Z0-9]+)?)$")
 ELEMENT_BITS = {"f32": 32, "xf32": 32, "f16": 16, "bf16": 16, "i8": 8, "f64": 64, "fp8": 8, "bf8": 8,
                 "f8f6f4": 8}
 # CBSZ / BLGP codes of the F8F6F4 forms (CDNA4 7.1.5 "Matrix Format")
@@ -107,30 +108,30 @@ class Shape:
         return self.cd_items * self.out_bits
 
 
-@lru_cache(maxsize=None)
-def shape(name: str) -> Shape | None:
-    """The shape of a matrix instruction, or None when `name` is not one."""
-    g = NAME.match(name)
-    if g is None:
-        return None
-    kinds = g["inputs"].lower().split("_")
-    if kinds[-1] == "1k":               # BF16_1K: the CDNA2 name of the full-rate bf16 forms
-        kinds = kinds[:-1]
-    if len(kinds) == 1:
-        kinds = kinds * 2
-    if any(k not in ELEMENT_BITS for k in kinds):
-        return None
-    m, n, k, blocks = int(g["m"]), int(g["n"]), int(g["k"]), int(g["blocks"] or 1)
-    s = Shape(m, n, k, blocks, kinds[0], kinds[1], g["out"].lower(), g["kind"] == "SMFMAC")
-    if m != n or LANES % (m * blocks) or k % s.groups or (s.sparse and s.k_lane % 4):
-        return None
-    return s
+_SHAPES: dict[str, dict[str, Shape]] = {}
 
 
-def operands(name: str) -> tuple[dict, dict]:
+def shapes(spec) -> dict[str, Shape]:
+    """{instruction name: Shape} of a family's matrix instructions (isa tables['mfma'] rows:
+    name, M, N, K, blocks, sparse, output type, input type, passes)."""
+    if spec.arch not in _SHAPES:
+        found = {}
+        for name, m, n, k, blocks, sparse, out, inputs, _ in spec.tables.get("mfma", ()):
+            kinds = inputs.split("_")
+            if kinds[-1] == "1k":               # BF16_1K: the CDNA2 name of the full-rate bf16 forms
+                kinds = kinds[:-1]
+            kinds = (kinds * 2)[:2]
+            s = Shape(m, n, k, blocks, kinds[0], kinds[1], out, sparse)
+            if all(x in ELEMENT_BITS for x in kinds) and m == n and LANES % (m * blocks) == 0 \
+                    and k % s.groups == 0 and not (sparse and s.k_lane % 4):
+                found[name] = s
+        _SHAPES[spec.arch] = found
+    return _SHAPES[spec.arch]
+
+
+def operands(s: Shape) -> tuple[dict, dict]:
     """(reads, writes): A/B as whole register blocks S0/S1, C as S2 (SMFMAC: S2 is the
     index VGPR and C is the old D0), the raw VOP3P-MAI fields CBSZ, ABID, BLGP."""
-    s = shape(name)
     a, b = s.bits("a"), s.bits("b")
     cd = Operand("D0", s.cd_bits, s.out)
     reads = {"S0": Operand("S0", a, f"b{a}"), "S1": Operand("S1", b, f"b{b}"),
@@ -263,8 +264,8 @@ def _check_broadcast(name: str, s: Shape, cbsz: int, abid: int) -> None:
         raise SemanticsError(f"{name}: ABID={abid} must be below 1 << CBSZ = {1 << cbsz} (manual 7.1.5.1)")
 
 
-def execute(name: str, family: str, ctx: Ctx) -> dict:
-    s = shape(name)
+def execute(name: str, s: Shape, family: str, ctx: Ctx, overflow_bit: int | None = None) -> dict:
+    """D of the batch. `overflow_bit`: MODE's FP16_OVFL bit (isa tables['mode'])."""
     if ctx.lanes != LANES:
         raise SemanticsError(f"{name}: matrix instructions run in wave64 only, not wave{ctx.lanes}")
     cbsz, abid, blgp = (int(ctx.get(k, name)) for k in ("CBSZ", "ABID", "BLGP"))
@@ -299,9 +300,12 @@ def execute(name: str, family: str, ctx: Ctx) -> dict:
     b_mat = b[:, lane_b, item_b]                   # (W, B, K, N)
     ob, oi, oj = output_layout(s)
     c_raw = _items(_dwords(ctx.get("D0" if s.sparse else "S2", name), ctx.shape), s.out_bits, s.cd_items)
+    clamp = _overflow_clamp(ctx, overflow_bit)
     if s.out == "i32":
         c = c_raw.astype(np.uint32).view(np.int32).astype(np.int64)
         d = c + np.matmul(a_mat, b_mat)[:, ob, oi, oj]
+        if clamp is not None:
+            d = np.where(clamp, np.clip(d, -2 ** 31, 2 ** 31 - 1), d)
         return {"D0": _result((d & 0xFFFFFFFF).astype(np.uint32), s)}
     if s.a in ("f32", "f64"):      # a chain of fused multiply-adds in k order
         dtype = np.float64 if s.out == "f64" else np.float32
@@ -312,6 +316,8 @@ def execute(name: str, family: str, ctx: Ctx) -> dict:
         b_out = np.swapaxes(b_mat, 2, 3)[:, ob, oj, :].astype(dtype)
         for k in range(s.k):
             d = rtlib.fma(a_out[..., k], b_out[..., k], d)
+        if s.out == "f32":
+            d = _clamped(np.asarray(d, np.float32), clamp, c_raw, a_mat, b_mat, (ob, oi, oj))
         return {"D0": _result(np.asarray(d, dtype).view(np.uint64 if s.out == "f64" else np.uint32), s)}
     c = c_raw.astype(np.uint32).view(np.float32)
     if family == "cdna3":          # the measured arithmetic (mfma_arith.py)
@@ -320,7 +326,29 @@ def execute(name: str, family: str, ctx: Ctx) -> dict:
         d = cdna3_dot(a_mat, b_mat, c_mat, a_kind, b_kind)[:, ob, oi, oj]
     else:
         d = (c.astype(np.float64) + np.matmul(a_mat, b_mat)[:, ob, oi, oj]).astype(np.float32)
-    return {"D0": _result(np.asarray(d, np.float32).view(np.uint32), s)}
+    d = _clamped(np.asarray(d, np.float32), clamp, c_raw, a_mat, b_mat, (ob, oi, oj))
+    return {"D0": _result(d.view(np.uint32), s)}
+
+
+def _overflow_clamp(ctx: Ctx, bit: int | None):
+    """bool (W, 1, 1): the waves whose MODE.FP16_OVFL is set ("Clamp: uses the FP16_OVFL bit
+    from MODE": f32 overflow gives +-MAX, i32 saturates); None when no wave asks."""
+    if bit is None:
+        return None
+    on = ((np.asarray(ctx.mode, np.uint64).reshape(-1, 1, 1) >> np.uint64(bit)) & np.uint64(1)) == 1
+    return on if on.any() else None
+
+
+def _clamped(d: np.ndarray, clamp, c_raw, a_mat, b_mat, out) -> np.ndarray:
+    """f32 results that overflowed (infinite from finite C and products) as +-MAX where MODE
+    asks; infinities the inputs carry stay."""
+    if clamp is None or not np.isinf(d).any():
+        return d
+    ob, oi, oj = out
+    with np.errstate(all="ignore"):
+        exact = c_raw.astype(np.uint32).view(np.float32).astype(np.float64) + np.matmul(a_mat, b_mat)[:, ob, oi, oj]
+    overflow = clamp & np.isinf(d) & np.isfinite(exact)
+    return np.where(overflow, np.copysign(np.float32(np.finfo(np.float32).max), d), d)
 
 
 def _scaled(ctx: Ctx, name: str, values: np.ndarray, which: str) -> np.ndarray:

@@ -50,56 +50,80 @@ def decompose(x: np.ndarray, min_exponent: int) -> tuple[np.ndarray, np.ndarray]
     return m, e
 
 
-def _cut(significand, exponent, top, bits: int, toward_minus_infinity: bool):
-    """significand * 2^exponent as a multiple of 2^(top - bits), cut toward zero or minus
-    infinity; returned scaled by 2^-top (a float64 that holds it exactly)."""
-    scaled = np.ldexp(significand, bits + exponent - top)
-    scaled = np.floor(scaled) if toward_minus_infinity else np.trunc(scaled)
-    return np.ldexp(scaled, -bits)
+_BLOCK = 1 << 21            # products per pass: waves are taken in blocks of about this many
 
 
-def _group_sum(sig, exp, axis=-1):
-    """Sum of products cut to FRACTION_BITS below their largest exponent: (s, top)."""
-    top = exp.max(axis, keepdims=True)
-    return _cut(sig, exp, top, FRACTION_BITS, False).sum(axis), top[..., 0]
+def exponents(x: np.ndarray, min_exponent: int) -> np.ndarray:
+    """The exponent decompose() gives (int64), without the significand."""
+    return decompose(x, min_exponent)[1]
 
 
 def cdna3_dot(a: np.ndarray, b: np.ndarray, c: np.ndarray, a_kind: str, b_kind: str) -> np.ndarray:
-    """D = C + A @ B as CDNA3 computes it: a (..., M, K), b (..., K, N) float64 values of
-    `a_kind` / `b_kind`, c (..., M, N) f32 values; returns float32 (..., M, N)."""
+    """D = C + A @ B as CDNA3 computes it: a (W, ..., M, K), b (W, ..., K, N) float64 values
+    of `a_kind` / `b_kind`, c (W, ..., M, N) f32 values; returns float32 (W, ..., M, N).
+    Done in blocks of waves, so the products of one group stay a few MiB."""
+    per_wave = max(1, int(np.prod(c.shape[1:])) * min(GROUP[a_kind], a.shape[-1]))
+    step = max(1, _BLOCK // per_wave)
+    if c.shape[0] <= step:
+        return _dot(a, b, c, a_kind, b_kind)
+    return np.concatenate([_dot(a[i:i + step], b[i:i + step], c[i:i + step], a_kind, b_kind)
+                           for i in range(0, c.shape[0], step)])
+
+
+def _dot(a, b, c, a_kind: str, b_kind: str) -> np.ndarray:
     k = a.shape[-1]
     group = min(GROUP[a_kind], k)
     fp8 = a_kind in ("fp8", "bf8")
-    sa, ea = decompose(a, MIN_EXPONENT[a_kind])
-    sb, eb = decompose(b, MIN_EXPONENT[b_kind])
+    ea = exponents(a, MIN_EXPONENT[a_kind])
+    eb = exponents(b, MIN_EXPONENT[b_kind])
     d = np.asarray(c, np.float32)
+    # a product beyond the f32 range needs inputs whose magnitudes multiply past 2^128
+    may_overflow = float(np.abs(a).max(initial=0)) * float(np.abs(b).max(initial=0)) >= 2.0 ** 128
     for k0 in range(0, k, group):
-        ks = slice(k0, k0 + group)
-        products = a[..., :, None, ks] * np.swapaxes(b[..., ks, :], -1, -2)[..., None, :, :]   # (..., M, N, g)
-        sig = sa[..., :, None, ks] * np.swapaxes(sb[..., ks, :], -1, -2)[..., None, :, :]
-        exp = ea[..., :, None, ks] + np.swapaxes(eb[..., ks, :], -1, -2)[..., None, :, :]
-        running = d.astype(np.float64)
-        if fp8:
-            s0, e0 = _group_sum(sig[..., 0::2], exp[..., 0::2])
-            s1, e1 = _group_sum(sig[..., 1::2], exp[..., 1::2])
-            top = np.maximum(e0, e1)
-            s = _cut(s0, e0, top, FRACTION_BITS, True) + _cut(s1, e1, top, FRACTION_BITS, True)
+        ks = range(k0, k0 + group)
+        # one (..., M, N) outer product per k: exact products and their exponents
+        products = [a[..., :, j, None] * b[..., j, None, :] for j in ks]
+        exps = [ea[..., :, j, None] + eb[..., j, None, :] for j in ks]
+        if fp8:     # even and odd k apart, each cut to 24 bits below its own top, then combined
+            s0, t0 = _truncated_sum(products[0::2], exps[0::2])
+            s1, t1 = _truncated_sum(products[1::2], exps[1::2])
+            top = np.maximum(t0, t1)
+            s = np.floor(np.ldexp(s0, t0 - top)) + np.floor(np.ldexp(s1, t1 - top))
         else:
-            s, top = _group_sum(sig, exp)
+            s, top = _truncated_sum(products, exps)
+        running = d.astype(np.float64)                     # s counts units of 2^(top - 24)
         sc, ec = decompose(running, MIN_EXPONENT["f32"])
         top2 = np.maximum(top, ec)
-        total = _cut(s, top, top2, SUM_BITS, True)
-        c_part = _cut(sc, ec, top2, FRACTION_BITS, True)
+        total = np.floor(np.ldexp(s, top + (SUM_BITS - FRACTION_BITS) - top2))     # units of 2^(top2 - 31)
+        c_part = np.floor(np.ldexp(sc, FRACTION_BITS + ec - top2))                 # units of 2^(top2 - 24)
         if fp8:
             c_part = np.where(ec >= top2 - 25, c_part, 0.0)
-        value = np.ldexp(total + c_part, top2)
+        value = np.ldexp(total + np.ldexp(c_part, SUM_BITS - FRACTION_BITS), top2 - SUM_BITS)
         with np.errstate(invalid="ignore", over="ignore"):
-            wide = products.sum(-1) + running
-            huge = np.abs(products) >= 2.0 ** 128
-            pos = (huge & (products > 0)).any(-1)
-            neg = (huge & (products < 0)).any(-1)
-        overflow = np.where(pos & neg, np.nan, np.where(pos, np.inf, -np.inf))
-        value = np.where(pos | neg, overflow, value)
+            wide = np.matmul(a[..., k0:k0 + group], b[..., k0:k0 + group, :]) + running
+        if may_overflow:
+            pos = np.zeros(value.shape, bool)
+            neg = np.zeros(value.shape, bool)
+            for p in products:
+                pos |= p >= 2.0 ** 128
+                neg |= p <= -(2.0 ** 128)
+            overflow = np.where(pos & neg, np.nan, np.where(pos, np.inf, -np.inf))
+            value = np.where(pos | neg, overflow, value)
         value = np.where(np.isfinite(wide), value, wide)
         d = value.astype(np.float32)
     return d
+
+
+def _truncated_sum(products: list, exps: list):
+    """Products cut toward zero to FRACTION_BITS below the largest exponent: (the sum in units
+    of 2^(top - FRACTION_BITS), top). p * 2^(24 - top) is exact (a power of two); an all-zero
+    group (top near -2000) scales by at most 2^1000."""
+    top = exps[0]
+    for e in exps[1:]:
+        top = np.maximum(top, e)
+    scale = np.ldexp(1.0, np.minimum(FRACTION_BITS - top, 1000))
+    total = np.zeros(top.shape)
+    for p in products:
+        with np.errstate(invalid="ignore", over="ignore"):
+            total += np.trunc(p * scale)
+    return total, top

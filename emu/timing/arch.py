@@ -59,16 +59,25 @@ class ArchTiming:
     branch_refill_bytes: int = 64    # a taken branch waits until this much code past the target is fetched
     barrier_latency: int = 18        # last wave's s_barrier -> release (traces: 16-21)
     # --- memory (cold caches: every trace follows a GPU reset)
-    smem_latency: int = 1300         # calibrated (score.calibrate measures 1322 on the traces)
-    vmem_load_latency: int = 1400    # calibrated (traces: 1509 with 1024 waves loading, ~750 for one wave)
-    vmem_store_latency: int = 300    # store -> acknowledged (traces: store -> wave end 290-345)
+    smem_latency: int = 1322         # calibrated (score.calibrate on run 0 of the traces)
+    vmem_load_latency: int = 801     # calibrated, unloaded: what is left of the traced waits after the line
+                                     # pipe below (score.calibrate: 801; E_3's lone wave shows 720-785, the
+                                     # matmul's 1024 waves 1440-1590 before the pipe's share is taken off)
+    vmem_store_latency: int = 288    # store -> acknowledged, calibrated (traces: store -> wave end 252-344)
+    # the vector L0 (one per WGP) passes one 128-byte line per cycle (128 B/clk; an estimate
+    # from the RDNA L0's published width, not fitted), shared by the WGP's outstanding vector
+    # memory instructions (memory.py); the latencies above are those of an idle WGP
+    vmem_lines_per_cycle: float = 1.0
+    cus_per_wgp: int = 2
     lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns
     # --- instruction fetch and launch
     fetch_block: int = 256           # bytes per instruction-cache block
     fetch_latency: int = 390         # cold block (discover_ops: a new 256-byte block every ~390 cycles)
-    launch_latency: int = 500        # wave dispatch -> first instruction (traces: 476-554)
-    launch_fetch: int = 110          # wave dispatch -> request of its first code block (so it lands at ~500)
+    launch_latency: int = 556        # wave dispatch -> first instruction of a CU's first wave, its code
+                                     # block fetched cold (calibrated; traces: 490-575, E_3 1172-1263)
+    launch_setup: int = 0            # wave dispatch -> first issue when its code is already fetched (estimate:
+                                     # the matmul's later waves issue as soon as the first's block is there)
 
     def with_(self, **changes) -> "ArchTiming":
         return replace(self, **changes)

@@ -63,6 +63,7 @@ class OpInfo:
     accumulates: frozenset = frozenset()   # old destination VGPRs an accumulator reads (fed by its own path)
     sgpr_result: bool = False     # a VALU instruction writing an SGPR (compare masks, carry out, readlane)
     wave64: bool = False
+    lines: float = 1.0            # vector memory: distinct 128-byte lines per wave (recorded when known)
 
 
 def _sgprs(code: int, n: int) -> set[int]:
@@ -94,6 +95,13 @@ def _pseudo_names(pcode: str | None) -> tuple[frozenset, frozenset]:
     return e.reads, e.writes
 
 
+def _pseudo_matrix(pcode: str | None) -> bool:
+    try:
+        return effects(pcode).matrix if pcode else False
+    except Exception:
+        return False
+
+
 def _pseudo_partial(pcode: str | None) -> frozenset:
     try:
         return effects(pcode).partial if pcode else frozenset()
@@ -123,8 +131,8 @@ def valu_class(d) -> str:
     'plain'."""
     types = d.operand_types
     pcode = d.pcode or ""
-    if "WMMA" in d.name and d.format == "VOP3P":
-        return "wmma"
+    if _pseudo_matrix(pcode):
+        return "wmma"           # whole-matrix operands: the matrix core
     lane_mask = bool(re.search(r"\b(D0|EXEC|VCC)\.u64\[laneId\]\s*=(?!=)", pcode))     # writes a lane mask
     # value operands only: a lane mask (compare result, carry out in VCC) is 64 bits wide in the
     # types but no 64-bit arithmetic

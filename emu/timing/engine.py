@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from .arch import ArchTiming
 from .classify import SCC, VCC, VGPR, Kind, OpInfo
+from .memory import LinePipe
 
 # stall causes, in the order the reports list them
 CAUSES = ("issue", "dependency", "pipe", "vm", "lgkm", "vs", "exp", "fetch", "launch", "barrier", "nop",
@@ -28,6 +29,31 @@ _MEMORY = (Kind.SMEM, Kind.VMEM_LOAD, Kind.VMEM_STORE, Kind.LDS)
 _NOT_ISSUED = (Kind.DELAY,)       # consumed by the instruction buffer: no issue slot, not in traces
 # scalar-pipe instructions that wait for the wave's vector memory instruction to hand over its operands
 _AFTER_VMEM = (Kind.SALU, Kind.CLAUSE, Kind.NOP, Kind.WAIT, Kind.OTHER)
+_VMEM = (Kind.VMEM_LOAD, Kind.VMEM_STORE)
+
+
+class _Return:
+    """An outstanding vector memory instruction: its data is back `latency` after its
+    lines went through the CU's line pipe (`job.finish`, pushed back by later arrivals)."""
+    __slots__ = ("job", "latency", "issued", "writes")
+
+    def __init__(self, job, latency: int, issued: int, writes=()):
+        self.job, self.latency, self.issued, self.writes = job, latency, issued, writes
+
+    @property
+    def done(self) -> int:
+        return -int(-(self.job.finish + self.latency) // 1)
+
+
+def _returned(q: list, k: int) -> int:
+    """When entry k of a counter's queue is back: returns are in order, so not before any
+    earlier entry (entries are cycles, or _Return for the vector memory pipe)."""
+    best = 0
+    for e in q[:k + 1]:
+        v = e if type(e) is int else e.done
+        if v > best:
+            best = v
+    return best
 
 
 @dataclass
@@ -51,13 +77,15 @@ class WaveTiming:
     cause: list = field(default_factory=list)        # stall cause of each gap
     end: int = 0
     base: list | None = None                         # the simulated wave's issue list this one copies
+    pipe: dict | None = None                         # vector memory instruction index -> cycle its lines
+                                                     # went through the CU's line pipe (simulated waves)
 
     def moved(self, name: str, simd: tuple, shift: int = 0) -> "WaveTiming":
         """The same timings for a wave of an identical CU (the lists are shared, read-only),
         `shift` cycles later."""
         issue = self.issue if not shift else [t + shift if t >= 0 else -1 for t in self.issue]
         return WaveTiming(name, simd, self.start + shift, self.pcs, issue, self.cause, self.end + shift,
-                          self.base if self.base is not None else self.issue)
+                          self.base if self.base is not None else self.issue, self.pipe)
 
     @property
     def first_issue(self) -> int:
@@ -70,9 +98,10 @@ class WaveTiming:
 
 class _Simd:
     __slots__ = ("valu_free", "trans_free", "last_valu_class", "slot_t", "slots", "salu_starts",
-                 "wmma_ends", "wmma_bypass")
+                 "wmma_ends", "wmma_bypass", "first_issue")
 
     def __init__(self):
+        self.first_issue = 0                    # launched waves take their first issue cycles in turn
         self.wmma_ends: list[int] = []          # completion of queued WMMA operations, in order
         self.wmma_bypass = 0                    # VALU ops that may still pass the queued WMMAs
         self.valu_free, self.trans_free, self.last_valu_class = 0, 0, ""
@@ -87,7 +116,7 @@ class _Simd:
 
 class _Wave:
     __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "last_salu", "last_lds", "last_vmem",
-                 "sgpr_writes", "outstanding", "not_before", "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
+                 "sgpr_writes", "outstanding", "returns", "cu", "pipe", "not_before", "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
 
     def __init__(self, spec: WaveSpec, order: int):
         self.spec, self.order = spec, order
@@ -102,14 +131,21 @@ class _Wave:
         self.last_vmem = None                   # ... of its last vector memory instruction
         self.sgpr_writes: list[int] = []        # when its last VALU ops writing SGPRs (VCC, masks) finished their passes
         self.outstanding = {"vm": [], "lgkm": [], "vs": [], "exp": []}   # completion cycles, in order
+        self.returns: list = []                 # (stream index, _Return) of its vector memory instructions
+        self.cu = spec.simd[:-1]                # the key of its CU (instruction fetch) ...
+        self.pipe = None                        # ... and its CU's vector memory line pipe, on first use
         self.not_before, self.not_before_cause = 0, "launch"
         self.blocks_seen: set[int] = set()
         self.barrier_at = None
         self.wait_cause, self.wait_ready = None, None    # the binding constraint while waiting, and until when
 
 class Engine:
-    def __init__(self, ops: dict[int, OpInfo], params: ArchTiming):
-        self.ops, self.p = ops, params
+    def __init__(self, ops: dict[int, OpInfo], params: ArchTiming, line_share: float = 1.0):
+        """`line_share`: the part of a WGP's vector memory line pipe the waves of one SIMD
+        key's CU (the key without its last item) have: 1 when the key names the WGP (a
+        trace's (se, wgp, simd)), 1/cus_per_wgp when it names one CU whose partner runs
+        the same work (the launch model)."""
+        self.ops, self.p, self.line_rate = ops, params, params.vmem_lines_per_cycle * line_share
         self._regs: dict[int, tuple] = {}        # pc -> (register, wait after its writer by writer kind)
         self._memory_latency = {Kind.SMEM: params.smem_latency, Kind.VMEM_LOAD: params.vmem_load_latency,
                                 Kind.VMEM_STORE: params.vmem_store_latency, Kind.LDS: params.lds_latency}
@@ -118,6 +154,7 @@ class Engine:
         p = self.p
         self.simds: dict[tuple, _Simd] = {}
         self.blocks: dict[tuple, int] = {}      # (cu, block) -> arrival cycle
+        self.pipes: dict[tuple, LinePipe] = {}  # CU / WGP -> its vector memory line pipe
         self.groups: dict[int, list[_Wave]] = {}
         state = [_Wave(w, k) for k, w in enumerate(waves)]
         heap = []
@@ -152,21 +189,38 @@ class Engine:
                     x.barrier_at = None
                     x.not_before, x.not_before_cause = x.last + 1 + self.p.barrier_latency, "barrier"
                     heapq.heappush(heap, (x.not_before, x.order, x))
+        for w in state:
+            if w.returns:
+                w.out.pipe = {i: r.job.finish for i, r in w.returns}
         return [w.out for w in state]
 
     def _launch(self, w: _Wave, start: int, heap) -> None:
         p = self.p
         w.out.start = start
-        w.not_before = start + p.launch_latency
+        # a wave issues once it is set up and its first code block is there: the first wave of a
+        # CU fetches it cold (`launch_latency` after dispatch), the waves after it share it
+        # (in dispatch order, one per cycle and SIMD: what the issue arbitration gives them, without
+        # every wave waiting for the block retrying each cycle)
         if w.spec.stream:
-            self._request(w, w.spec.stream[0] // p.fetch_block, start + p.launch_fetch)
+            arrival = self._request(w, w.spec.stream[0] // p.fetch_block, start + p.launch_latency - p.fetch_latency)
+            simd = self.simds[w.spec.simd]
+            w.not_before = max(start + min(p.launch_setup, p.launch_latency), arrival, simd.first_issue)
+            simd.first_issue = w.not_before + 1
             heapq.heappush(heap, (w.not_before, w.order, w))
         else:
             w.out.end = start
 
+    def _pipe(self, w: _Wave) -> LinePipe:
+        """The line pipe w's SIMD key names (the key without its last item, the SIMD)."""
+        pipe = self.pipes.get(w.cu)
+        if pipe is None:
+            pipe = self.pipes[w.cu] = LinePipe(self.line_rate)
+        w.pipe = pipe
+        return pipe
+
     # ------------------------------------------------------------------ fetch
     def _request(self, w: _Wave, block: int, t: int) -> int:
-        key = (w.spec.simd[0], block)
+        key = (w.cu, block)
         have = self.blocks.get(key)
         if have is None:
             have = self.blocks[key] = t + self.p.fetch_latency
@@ -178,7 +232,7 @@ class Engine:
         p = self.p
         b0 = pc // p.fetch_block
         if b0 == (pc + size - 1) // p.fetch_block and b0 in w.blocks_seen:
-            return self.blocks[(w.spec.simd[0], b0)]        # already requested, its next one too
+            return self.blocks[(w.cu, b0)]        # already requested, its next one too
         ready = 0
         for b in range(b0, (pc + size - 1) // p.fetch_block + 1):
             ready = max(ready, self._request(w, b, t))
@@ -212,7 +266,7 @@ class Engine:
         pc = op.pc
         block = pc // p.fetch_block
         if block in w.blocks_seen and block == (pc + op.size - 1) // p.fetch_block:
-            fetched = self.blocks[(w.spec.simd[0], block)]      # already requested, its next one too
+            fetched = self.blocks[(w.cu, block)]      # already requested, its next one too
         else:
             fetched = self._fetched(w, pc, op.size, t)
         if fetched > ready:
@@ -254,14 +308,15 @@ class Engine:
             for counter, limit in (op.waits or {}).items():
                 q = w.outstanding.get(counter, [])
                 if len(q) > limit:
-                    at = q[len(q) - 1 - limit] + p.waitcnt_resume if released is None else released
+                    at = _returned(q, len(q) - 1 - limit) + p.waitcnt_resume if released is None else released
                     if at > ready:
                         ready, cause = at, counter
         elif kind == Kind.END:
             for counter in ("vm", "vs", "lgkm"):
                 q = w.outstanding[counter]
-                if q and q[-1] > ready:
-                    ready, cause = q[-1], counter
+                back = _returned(q, len(q) - 1) if q else 0
+                if back > ready:
+                    ready, cause = back, counter
         if ready > t:
             if w.wait_ready is None or ready > w.wait_ready:
                 w.wait_cause, w.wait_ready = cause, ready
@@ -401,17 +456,36 @@ class Engine:
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = t, "salu"
             w.last_salu = t
+        elif kind in _VMEM:
+            # the CU's line pipe, then the latency; the counter's returns stay in order (_returned)
+            pipe = w.pipe or self._pipe(w)
+            entry = _Return(pipe.add(t, op.lines), self._memory_latency[kind], t, op.writes)
+            w.outstanding[op.counter].append(entry)
+            w.returns.append((w.i, entry))
+            w.last_vmem = t
+            done = entry.done
+            for r in op.writes:
+                w.reg_time[r], w.reg_kind[r] = done, "memory"
         elif kind in _MEMORY:
             lat = self._memory_latency[kind]
             q = w.outstanding[op.counter]
-            done = max(t + lat, q[-1] if q else 0)      # each counter returns in order
+            done = max(t + lat, _returned(q, len(q) - 1) if q else 0)      # each counter returns in order
             if kind == Kind.LDS:
                 w.last_lds = t
-            elif kind != Kind.SMEM:
-                w.last_vmem = t
             q.append(done)
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = done, "memory"
+        elif kind == Kind.WAIT:
+            for counter, limit in (op.waits or {}).items():
+                q = w.outstanding.get(counter)
+                if q is not None and len(q) > limit:      # the older entries are back: forget them
+                    back = t - p.waitcnt_resume
+                    for e in q[:len(q) - limit]:
+                        if type(e) is not int:          # its registers are back by now (a replayed
+                            for r in e.writes:          # trace releases the wait when it returned)
+                                if w.reg_kind.get(r) == "memory" and w.reg_time[r] > back:
+                                    w.reg_time[r] = back
+                    del q[:len(q) - limit]
         elif kind == Kind.NOP:
             w.not_before, w.not_before_cause = t + 1 + op.nop, "nop"
         w.i += 1

@@ -24,8 +24,9 @@ LAUNCH_STAGGER = 24              # cycles between wave launches on one SIMD (gem
 
 
 def resident_per_simd(params: ArchTiming, vgprs: int, lds_size: int, waves_per_group: int, vgpr_file: int) -> int:
-    """Waves one SIMD holds at once; `vgpr_file`: the device's VGPRs per SIMD lane in wave32
-    units (isa traits: 1536 on gfx1100/1101/1151, 1024 on the other RDNA3 devices)."""
+    """Waves one SIMD holds at once; `vgpr_file`: the device's VGPRs per SIMD lane in units
+    of the launch's wave size (isa traits: 1536 wave32 / 768 wave64 on gfx1100/1101/1151,
+    1024 / 512 on the other RDNA3 devices), `vgprs` per wave in the same units."""
     by_vgprs = vgpr_file // max(vgprs, 1)
     by_lds = (LDS_PER_CU // lds_size) * max(1, waves_per_group // params.simds_per_cu) if lds_size else params.waves_per_simd
     return max(1, min(params.waves_per_simd, by_vgprs, by_lds))
@@ -41,10 +42,13 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
     stream_id, streams = recorder.stream_table(total)
     classifier = Classifier(machine.spec, machine.semantics, wave64=d.wave_size == 64)
     ops = {}
+    lines = recorder.lines_per_wave()
     for pc in recorder.executed_pcs():
         pc = int(pc)
         ops[pc] = classifier.classify(machine.decode(pc), pc)
-    cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg, machine.spec.traits.vgpr_file(machine.arch, 32))
+        if pc in lines:
+            ops[pc].lines = lines[pc]
+    cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg, machine.spec.traits.vgpr_file(machine.arch, d.wave_size))
     wave_cu = (np.arange(total) // wpg) % p.cus
     order = np.argsort(wave_cu, kind="stable")
     bounds = np.searchsorted(wave_cu[order], np.arange(p.cus + 1))
@@ -59,7 +63,7 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
         configs = {busiest: configs[busiest]}
         note = (f"estimated: the {len(cus)} CUs run {len(streams)} distinct wave streams; timed the busiest "
                 f"CU configuration ({len(cus[configs[busiest][0]])} waves) only and left out the rest")
-    engine = Engine(ops, p)
+    engine = Engine(ops, p, line_share=1 / p.cus_per_wgp)     # the CU's partner in its WGP runs the same work
     resident_groups = max(1, cap * p.simds_per_cu // wpg)
     sims: list[WaveTiming] = []
     simulated: dict[bytes, tuple[int, list]] = {}     # simulated waves' streams -> (first in sims, group starts)

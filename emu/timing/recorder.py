@@ -11,15 +11,58 @@ _HASH_WEIGHTS = np.random.default_rng(0x19).integers(1, 2**63, 4096, dtype=np.ui
 
 
 class Recorder:
+    LINE = 128              # bytes per cache line of the vector memory path
+    SAMPLE_ROWS = 32        # wave rows of a batch whose lines are counted
+
     def __init__(self):
         self.pcs: list[int] = []
         self.batches: list = []
         self.offsets: list[int] = []
+        self._line_sums: dict[int, list] = {}    # pc -> [distinct lines summed over wave rows, rows]
 
     def step(self, pc: int, waves, first_wave: int) -> None:
         self.pcs.append(pc)
         self.batches.append(waves)
         self.offsets.append(first_wave)
+
+    def touch(self, addr, nbytes: int, mask) -> None:
+        """Global memory observer (DeviceMemory.observer): the distinct cache lines each
+        wave row of the current instruction's access touched, on up to SAMPLE_ROWS rows
+        spread over the batch (the per-PC figure is a mean anyway; reading every row of a
+        large batch would cost more than the access). An instruction that accesses memory
+        in several calls (a dword each) counts each call's lines: the per-PC figure is the
+        mean over calls and rows. Reads the addresses only."""
+        if not self.pcs or getattr(addr, "ndim", 0) != 2 or not addr.size:
+            return
+        n = addr.shape[0]
+        pick = np.linspace(0, n - 1, self.SAMPLE_ROWS).astype(np.int64) if n > self.SAMPLE_ROWS else slice(None)
+        if hasattr(addr, "offset") and hasattr(addr, "base"):       # split addresses: sum only the sampled rows
+            base = addr.base if addr.base.shape[0] == 1 else addr.base[pick]
+            a = addr.offset[pick].astype(np.uint64) + base
+        else:
+            a = np.asarray(addr)[pick]
+        lines = a.view(np.int64) // self.LINE if a.dtype == np.uint64 else a.astype(np.int64) // self.LINE
+        m = np.broadcast_to(np.asarray(mask, bool), addr.shape)[pick]
+        rows = m.any(axis=1)
+        active = int(rows.sum())
+        if not active:
+            return
+        if not m.all():         # inactive lanes repeat an active lane's line (no new line)
+            first = lines[np.arange(len(lines)), m.argmax(axis=1)][:, None]
+            lines = np.where(m, lines, first)
+        d = np.diff(lines, axis=1)
+        if (d < 0).any():
+            lines = np.sort(lines, axis=1)
+            d = np.diff(lines, axis=1)
+        mean = (active + int((d[rows] != 0).sum())) / active
+        weight = n if isinstance(pick, np.ndarray) else active
+        entry = self._line_sums.setdefault(self.pcs[-1], [0.0, 0])
+        entry[0] += mean * weight
+        entry[1] += weight
+
+    def lines_per_wave(self) -> dict[int, float]:
+        """pc -> mean distinct cache lines one wave's access touched (global memory PCs)."""
+        return {pc: total / rows for pc, (total, rows) in self._line_sums.items() if rows}
 
     def executed_pcs(self) -> np.ndarray:
         """Every PC some wave executed, ascending."""

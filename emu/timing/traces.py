@@ -23,6 +23,15 @@ from .engine import Engine, WaveSpec, WaveTiming
 
 FALLBACK = {"gfx1100": "gfx1151"}
 
+# Distinct 128-byte lines one wave's vector memory instruction touches (the traces hold no
+# addresses), by kernel and offset from the code's start; an instruction not listed touches
+# one line (the one-wave kernels: E_3 adds 3 contiguous floats). The 32x32 matmul, as
+# tests/test_timing_traces.py runs it on the functional emulator (grid 32x32 of 16 lanes,
+# A and B 32x32 floats; the recorder counts the lines its addresses touch): the
+# global_load_b64 of A's row 1 line, each global_load_b32 of a column of B 16 lines, the
+# store of lane 0 1 line.
+LINES = {"r_32_32_16_2": {0x6c: 1, 0x78: 16, 0x80: 16, 0x160: 1}}
+
 
 @dataclass
 class Capture:
@@ -78,6 +87,8 @@ def load_captures(path: Path, arch: str = "gfx1100", semantics_for=None) -> list
             if ops[pc].kind == "end":
                 break
             pc += ops[pc].size
+        for offset, lines in LINES.get(e["kernel"], {}).items():
+            ops[base + offset].lines = lines
         out.append(Capture(e["kernel"], e["source"], ops, text, e["waves"], e["wave_lifetimes"], straight))
     return out
 
@@ -101,7 +112,8 @@ def replay_traced(cap: Capture, params: ArchTiming, release_waits: bool = True) 
         specs.append(WaveSpec(stream, start, (w["se"], w["cu"], w["simd"]), None, f"se{w['se']} wave{w['wave']}",
                               released))
         measured.append(w)
-    result = Engine(cap.ops, params).run(specs)
+    # each wave's first issue where the trace has it, whether or not another fetched its code
+    result = Engine(cap.ops, params.with_(launch_setup=params.launch_latency)).run(specs)
     return list(zip(measured, result))
 
 
