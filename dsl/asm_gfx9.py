@@ -16,6 +16,7 @@ from isa import Spec
 from isa.mnemonics import amd_name
 
 from . import syntax, syntax_gfx9 as g9
+from .asm_lexer import BLANKS, tokens
 from .printer_gfx9 import _TYPE_BYTES, _plan
 
 
@@ -123,46 +124,41 @@ def _operand(spec: Spec, text: str, raw: str) -> Src:
 
 
 def split_operands(rest: str) -> tuple[list[str], list[str]]:
-    """'v1, v2, -|v3| clamp dst_sel:BYTE_0' -> operands, modifiers (commas inside brackets or
-    parentheses do not split)."""
-    parts, depth, cur = [], 0, ""
-    for ch in rest:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur.strip())
-    last = _split_blank(parts[-1])
+    """'v1, v2, -|v3| clamp dst_sel:BYTE_0' -> operands, modifiers, as the assembler's lexer
+    (asm_lexer.tokens) cuts the text: commas outside brackets and parentheses separate the
+    operands, blanks outside them the last operand and the modifiers after it."""
+    parts, words, depth = [[]], None, 0
+    for tok in tokens(rest):
+        text = tok.lstrip(BLANKS)
+        if depth == 0 and text == ",":
+            parts.append([])
+            continue
+        if depth == 0 and text != tok:           # a blank: the next word of the last part
+            parts[-1].append(None)
+        parts[-1].append(text if depth == 0 else tok)     # blanks inside brackets are kept
+        depth += (text in "([") - (text in ")]") if len(text) == 1 else 0
+    pieces = [_words(p) for p in parts]
+    ops = ["".join(w) for p in pieces[:-1] for w in (p or [[]])]
+    last = ["".join(w) for w in pieces[-1]]
     if len(parts) == 1 and last and (re.match(r"^[a-z_0-9]+:", last[0]) or last[0] in _FLAGS):
         return [], last   # modifiers only
-    parts[-1:] = last[:1]
-    return [p for p in parts if p], last[1:]
+    ops += last[:1]
+    return [o for o in ops if o], last[1:]
+
+
+def _words(part: list) -> list[list[str]]:
+    """A part's token texts, cut where a blank (None) stood."""
+    out = [[]]
+    for text in part:
+        if text is None:
+            if out[-1]:
+                out.append([])
+        else:
+            out[-1].append(text)
+    return [w for w in out if w]
 
 
 _FLAGS = {"gds", "clamp", "idxen", "offen", "glc", "nv", "sc0", "sc1", "nt", "lds"}
-
-
-def _split_blank(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == " " and depth == 0:
-            if cur:
-                out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur:
-        out.append(cur)
-    return out
 
 
 def _modifiers(mods: list[str]) -> dict[str, str]:
@@ -937,37 +933,37 @@ def encode_line(spec: Spec, line: str) -> bytes:
 
 def assemble_gfx9(text: str, arch: str) -> bytes:
     """Machine code of `text`; Gfx9AsmError whose message starts with line:column (dsl.assemble
-    raises it as an AsmError)."""
+    raises it as an AsmError). Labels, comments and statements are the assembler's parser's
+    (asm_parse.parse); each instruction is encoded from its source text."""
+    from .asm_parse import parse
     from .families import load_for_disassembly
+    from .statement import Directive, Label
     AsmError = Gfx9AsmError
     spec = load_for_disassembly(arch)
     enc = Gfx9Encoder(spec)
     out = bytearray()
     labels: dict[str, int] = {}
     branches = []
-    for no, line in enumerate(text.splitlines(), 1):
-        code = re.split(r"//|;", line, maxsplit=1)[0]
-        m = re.match(r"^\s*([A-Za-z_.$][\w.$]*):", code)
-        if m:   # a label, perhaps followed by an instruction
-            if m.group(1) in labels:
-                raise AsmError(f"{no}:{code.index(m.group(1)) + 1}: label {m.group(1)!r} defined twice")
-            labels[m.group(1)] = len(out)
-            code = " " * m.end() + code[m.end():]
-        if not code.strip():
+    lines = text.split("\n")
+    for it in parse(text):
+        no, col = it.line, it.column
+        if type(it) is Label:
+            if it.name in labels:
+                raise AsmError(f"{no}:{col}: label {it.name!r} defined twice")
+            labels[it.name] = len(out)
             continue
-        col = len(code) - len(code.lstrip()) + 1
-        if code.strip().startswith("."):
+        code = re.split(r"//|;", lines[no - 1][col - 1:], maxsplit=1)[0]
+        if type(it) is Directive:
             raise AsmError(f"{no}:{col}: directives need a code object (runtime.assemble_module or "
                            f"`wavesmith asm FILE -o FILE.hsaco`): {code.strip()!r}")
         try:
-            data, fix = enc.encode_source(code, "")
+            data, fix = enc.encode_source(code, it.mnemonic)
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
-            mn_end = col - 1 + len(code.strip().split()[0])
+            mn_end = len(code.split()[0])
             operand = re.match(r"^(\S+?): ", msg)   # messages about an operand start with its text
-            if operand and code.find(operand.group(1), mn_end) >= 0:
-                col = code.find(operand.group(1), mn_end) + 1
-            raise AsmError(f"{no}:{col}: {code.strip().split()[0]}: {msg}") from None
+            at = code.find(operand.group(1), mn_end) if operand else -1
+            raise AsmError(f"{no}:{col + max(at, 0)}: {code.split()[0]}: {msg}") from None
         if isinstance(fix, str):
             branches.append((len(out), fix, no, col))
         elif fix is not None:
@@ -999,11 +995,14 @@ class Gfx9Encoder:
 
     def encode_source(self, line: str, mnemonic: str):
         from .statement import LiteralRef
-        text = re.split(r"//|;", line, maxsplit=1)[0].strip()
-        mn, _, rest = text.partition(" ")
+        toks = tokens(line)                  # the mnemonic, the rest, no comment (the parser's cut)
+        if toks and toks[-1].lstrip(BLANKS).startswith(("//", ";", "#")):
+            toks.pop()
+        mn, rest = (toks[0].strip(), "".join(toks[1:]).strip()) if toks else ("", "")
+        text = f"{mn} {rest}".strip()
         defs = self.spec.lookup(amd_name(isa.llvm_base_mnemonic(mn.lower()), self.spec.arch))
         if defs and defs[0].format in ("SOPP", "SOPK") and _branch(defs[0]):
-            ops = [o.strip() for o in rest.split(",")] if rest.strip() else []
+            ops = split_operands(rest)[0]
             if ops and _is_symbol(ops[-1]):
                 label = ops[-1]
                 code = encode_line(self.spec, " ".join([mn, ", ".join(ops[:-1] + ["0"])]))

@@ -343,6 +343,7 @@ class _Chunk:
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
         self._direct: dict = {}          # id(prepared) -> register of a direct D0 (destinations); kept alive by self.prepared
+        self._steps: dict = {}           # id(prepared) -> its step as one closure, or False (compile_step)
         self.options = m.options
         spare = m.spare_state if m.options.reuse_state else None
         self.st, self.wave_group = initial_state(d, first, groups, spare, m.options, m.spec.traits)
@@ -528,6 +529,12 @@ class _Chunk:
         return p
 
     def step(self, p: Prepared, sel, idx) -> None:
+        compiled = self._steps.get(id(p))
+        if compiled is None:
+            compiled = self._steps[id(p)] = self.compile_step(p)
+        if compiled:
+            compiled(sel, idx)
+            return
         st = self.st
         control = p.control
         if control is not None:
@@ -556,6 +563,65 @@ class _Chunk:
                 writer(st, sel, value, write_active)
         if not p.sem.branch:
             st.pc[sel] += p.inst.size
+
+    def compile_step(self, p: Prepared):
+        """The step of a plain instruction (no machine event, VOPD, DPP, buffer descriptor,
+        cross-lane or register-file access) as one closure over what is the same on every step
+        of it (EmuOptions.compiled_steps): its readers and constant inputs, writers, semantic,
+        memory, and whether a destination register may be offered. It does what step and
+        execute do for such an instruction, without their per-step tests, calls and lists.
+        False for the other instructions, or with the switch off."""
+        if not self.options.compiled_steps or p.control is not None or p.second is not None or p.dpp is not None \
+                or p.buffer is not None or p.cross_lane or _register_files(p.sem):
+            return False
+        st, stats, sem, kernel = self.st, self.stats, p.sem, self.d.kernel
+        execute, atomic, lanes, scalar = sem.execute, sem.memory == "atomic", st.lanes, p.scalar
+        readers = tuple((name, f) for name, f in p.inputs.items() if callable(f))
+        constants = {name: f for name, f in p.inputs.items() if not callable(f)}
+        lazy, writers, kind = p.lazy, p.writers, p.memory
+        device = self.m.memory if kind == "global" else None
+        size, advance, pcs = p.inst.size, not sem.branch, st.pc
+        exec_state, memory = self.exec_state, self.memory
+        direct = self.direct_register(p) is not None        # a D0 register to offer
+
+        def step(sel, idx):
+            exec_mask, lane_ops, active = exec_state(sel)
+            if scalar:
+                active = None
+            else:
+                stats.lane_ops += lane_ops
+            inputs = _Inputs(lazy, st, sel)
+            inputs.update(constants)
+            for name, read in readers:
+                inputs[name] = read(st, sel)
+            dest = self.destinations(p, sel) if direct and active is None and type(sel) is slice else None
+            ctx = Ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
+                      st.status[sel], device if device is not None or kind is None else memory(kind, sel),
+                      None, None, None, dict(dest) if dest else None)
+            if active is not None and shared_active:
+                ctx.__dict__["active"] = active
+            try:
+                out = execute(ctx)
+            except MemoryFault as e:
+                raise self.fault(p, idx, e) from None
+            except SemanticsError as e:
+                if len(idx) > 1 and not atomic:     # wave by wave, for the first failing wave's error
+                    raise _BatchError() from None
+                raise EmuError(f"{kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+            except Exception as e:      # a defect in a semantic: report where, keep the cause chained
+                raise self.failure(p, e, "its semantics failed") from e
+            for name, value in out.items():
+                if dest is not None and value is dest.get(name):
+                    continue            # computed straight into its register
+                writer = writers.get(name)
+                if writer is None:
+                    raise UnsupportedInstruction(f"{kernel}: PC 0x{p.pc:x}: {p.mnemonic} writes {name}, which "
+                                                 f"the machine does not route for {p.inst.fmt.name}")
+                writer(st, sel, value, active)
+            if advance:
+                pcs[sel] += size
+        shared_active = self.options.shared_active_lanes
+        return step
 
     def exec_state(self, sel):
         """(EXEC per wave (W, 1), active lanes summed, bool (W, L) active lanes or None when
@@ -629,6 +695,10 @@ class _Chunk:
                   status=st.status[sel], mem=mem,
                   vgpr=_Vgprs(st, sel) if p.cross_lane else None, sgpr=_Sgprs(st, sel) if files else None,
                   hwreg=_Hwregs(st, sel) if files else None, dest=dict(dest) if dest else None)
+        if active is not None and self.options.shared_active_lanes:
+            # the batch's active lanes as exec_state unpacked them (read-only, the same bits
+            # Ctx.active would compute from exec_mask again on first use)
+            ctx.__dict__["active"] = active
         try:
             return p.sem.execute(ctx), write_active, dest
         except MemoryFault as e:
@@ -651,6 +721,14 @@ class _Chunk:
         with no DPP, integer clamp or register-file access in the way. The translator uses it
         only from a semantic's last statement (emu/pcode/translate.py keep_direct), so that
         sources that are the destination register itself are read before it is written."""
+        reg = self.direct_register(p)
+        if reg is None:
+            return None
+        self.st.vgpr_written[reg] = True
+        return {"D0": self.st.vgpr[reg, sel]}
+
+    def direct_register(self, p: Prepared) -> int | None:
+        """The VGPR `destinations` offers for p's D0, or None."""
         reg = self._direct.get(id(p), _UNKNOWN)
         if reg is _UNKNOWN:
             reg = getattr(p.writers.get("D0"), "register", None)
@@ -658,10 +736,7 @@ class _Chunk:
                     or "D0" not in p.sem.writes or not self.options.direct_writes:
                 reg = None
             self._direct[id(p)] = reg
-        if reg is None:
-            return None
-        self.st.vgpr_written[reg] = True
-        return {"D0": self.st.vgpr[reg, sel]}
+        return reg
 
     # ------------------------------------------------------------------ reports
     def wave_name(self, wave: int) -> str:

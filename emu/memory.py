@@ -514,22 +514,28 @@ class RegionMemory:
         offset = addr.astype(np.int64) + self.base
         return offset if every else np.where(mask, offset, 0)
 
-    def _split_indices(self, addr, nbytes: int, mask) -> tuple[np.ndarray, np.ndarray] | None:
-        """(elements, index): the regions viewed as nbytes-wide values from the address base
-        on, and each lane's element index in that view, for split addresses (one base plus
-        the uint32 offsets of the address VGPR: DS) of all-active lanes that are aligned and
-        in bounds; None sends the access through the per-lane path, which also names a
-        faulting lane. Bounds, alignment and the indices are facts of the offsets
-        (SplitAddresses.fact), and the base only moves the view, so both accesses of a
-        *_2ADDR form share one index array."""
-        if type(addr) is not SplitAddresses or addr.base.size != 1 or not _every(np.asarray(mask)) \
-                or not current().bounds_by_extremes:
+    def _split_indices(self, addr, nbytes: int, mask) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        """(elements, index, every): the regions viewed as nbytes-wide values from the address
+        base on, each lane's element index in that view, and whether every lane is active, for
+        split addresses (one base plus the uint32 offsets of the address VGPR: DS) that are
+        aligned and in bounds in the active lanes; None sends the access
+        through the per-lane path, which also names a faulting lane. Bounds, alignment and the
+        indices are facts of the offsets (SplitAddresses.fact), and the base only moves the
+        view, so both accesses of a *_2ADDR form share one index array. Inactive lanes
+        (EmuOptions.masked_regions: a partial EXEC, as a tree reduction's) may hold any
+        address: their indices are clipped reads the caller zeroes, and never written."""
+        if type(addr) is not SplitAddresses or addr.base.size != 1 or not current().bounds_by_extremes:
+            return None
+        mask = np.asarray(mask)
+        every = _every(mask)
+        if not every and (not current().masked_regions or mask.shape != addr.shape):
             return None
         off, base = addr.offset, int(addr.base.reshape(()))
         if not off.size or self.data.size % nbytes or np.ndim(self.base) != 2 or np.shape(self.base)[-1] != 1:
             return None
-        top = addr.fact("max", lambda: int(off.max()))
-        low_bits = addr.fact("or", lambda: int(np.bitwise_or.reduce(off, axis=None)))
+        top = addr.fact("max", lambda: int(off.max())) if every else int(off.max(where=mask, initial=0))
+        low_bits = addr.fact("or", lambda: int(np.bitwise_or.reduce(off, axis=None))) if every else \
+            int(np.bitwise_or.reduce(off, axis=None, where=mask, initial=0))
         region_bits = int(np.bitwise_or.reduce(self.base, axis=None))
         if base + top > self.size - nbytes or (low_bits | base | region_bits) & (nbytes - 1):
             return None
@@ -538,14 +544,17 @@ class RegionMemory:
         kept = addr.facts.get(key)
         if kept is None or kept[0] is not self.base:
             kept = addr.facts[key] = (self.base, np.add(np.right_shift(off, np.uint32(shift)), self.base >> shift))
-        return self.data.view(_DTYPES[nbytes])[base >> shift:], kept[1]
+        return self.data.view(_DTYPES[nbytes])[base >> shift:], kept[1], every
 
     def load(self, addr, nbytes, mask):
         split = self._split_indices(addr, nbytes, mask)
         if split is not None:
-            elements, index = split
+            elements, index, every = split
             value = np.take(elements, index, mode="clip")       # checked above: "clip" skips numpy's check
-            return value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
+            value = value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
+            if not every:           # masked-off lanes read 0 (their clipped reads are anything)
+                np.copyto(value, 0, where=~np.asarray(mask))
+            return value
         addr = np.asarray(addr)
         mask = broadcast(mask, np.shape(addr))
         return _gather(self.data, self._offsets(addr, nbytes, mask), nbytes, mask)
@@ -553,8 +562,12 @@ class RegionMemory:
     def store(self, addr, nbytes, value, mask):
         split = self._split_indices(addr, nbytes, mask)
         if split is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
-            elements, index = split
-            elements[index] = np.broadcast_to(value, index.shape).astype(_DTYPES[nbytes], copy=False)
+            elements, index, every = split
+            value = np.broadcast_to(value, index.shape)
+            if not every:
+                m = np.asarray(mask)
+                index, value = index[m], value[m]
+            elements[index] = value.astype(_DTYPES[nbytes], copy=False)
             return
         _scatter(self.data, self._offsets(np.asarray(addr), nbytes, mask), nbytes, value, mask)
 

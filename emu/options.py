@@ -40,15 +40,19 @@ class EmuOptions:
     direct_writes: bool = True        # whole 32-bit results computed straight into the destination register (Ctx.dest)
     pause_gc: bool = True             # Python's cyclic garbage collector paused while a launch runs
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
+    compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
+    shared_active_lanes: bool = True  # a semantic's ctx.active is the machine's unpacked EXEC of the step (off: Ctx unpacks it again)
     # ---- memory
     split_addresses: bool = True      # GLOBAL (SGPR base) and DS addresses kept as one base plus 32-bit offsets
     unit_stride_runs: bool = True     # a unit-stride access as a slice (loads: a lent read-only window of memory)
     stride_memo: bool = True          # the unit-stride verdict on an address register kept until it is written
     one_address_loads: bool = True    # a load of one address for the whole batch read once, with Python-int bounds
     bounds_by_extremes: bool = True   # bounds checked by min/max of the addresses (off: every lane looked up)
+    masked_regions: bool = True       # LDS/scratch accesses of some lanes indexed like all-lane ones (bounds of the active lanes)
     aligned_gathers: bool = True      # aligned accesses as one gather in the access's dtype (off: byte by byte)
     # ---- semantics (emu/rtlib.py, emu/semantics.py, emu/pcode/)
     narrow_uint32: bool = True        # the translator's uint32 statements (emu/pcode/narrow.py); other generated code
+    fold_constants: bool = True       # expressions of instruction-word fields in generated code kept per field value (emu/fold.py)
     fma_shortcuts: bool = True        # f16/f32 fma: the exactness proof, midpoint-only repair, blocks (off: round to odd everywhere)
     dword_views: bool = True          # 64-bit joins/splits and dword fields through uint32/uint64 views (off: shifts and masks)
     shift_range_shortcuts: bool = True    # shifts and fields whose counts are in range skip the range guards
@@ -57,7 +61,8 @@ class EmuOptions:
     combine_atomic_reductions: bool = True    # atomic integer min/max, and/or/xor of lanes sharing an address combined (emu/table.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)
-    carry_shortcuts: bool = True      # v_add_co_u32 / v_add_co_ci_u32 as wrapping uint32 sums and compares (emu/shortcuts.py)
+    carry_shortcuts: bool = True      # v_add_co(_ci)_u32, s_add/sub(c/b)_u32/i32 as wrapping sums and compares (emu/shortcuts.py)
+    shift64_shortcuts: bool = True    # v_lshlrev/lshrrev_b64, v_ashrrev_i64 as one uint64/int64 shift (emu/shortcuts.py)
 
     def off(self) -> tuple[str, ...]:
         """Names of the switches that are off."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from dataclasses import replace
 
 import numpy as np
 
@@ -1195,16 +1194,30 @@ def call_instruction(semantic_of, ctx, name: str, args: list):
     sem = semantic_of(name)
     if sem is None:
         raise SemanticsError(f"{name} has no semantics to call")
-    sub_inputs = {}
-    if "D0" in sem.reads:
-        # the callee's D0 is only a result here (its if/else chain writes every lane);
-        # its "old value" is never observable, so it starts as zeros
-        sub_inputs["D0"] = np.zeros(ctx.shape, np.uint64 if sem.reads["D0"].bits > 32 else np.uint32)
+    # the callee's D0 is only a result here (its if/else chain writes every lane); its "old
+    # value" is never observable, so it starts as zeros, made if the callee reads it
+    sub_inputs = _CallInputs(ctx.inputs, (ctx.shape, np.uint64 if sem.reads["D0"].bits > 32 else np.uint32)
+                             if "D0" in sem.reads else None)
     for i, a in enumerate(args):
         bits = sem.reads.get(f"S{i}").bits if f"S{i}" in sem.reads else 32
         sub_inputs[f"S{i}"] = raw(a) & U64(_mask(bits)) if bits < 64 else raw(a)
-    out = sem.fn(replace(ctx.with_inputs(sub_inputs), dest=None))      # its D0 is not ours to write
+    out = sem.fn(ctx.derive(inputs=sub_inputs, dest=None))      # its D0 is not ours to write
     return out["D0"]
+
+
+class _CallInputs(dict):
+    """A called instruction's inputs: its arguments, zeros as its D0 (`zeros`: their shape and
+    dtype, made on first read), the caller's other inputs beneath."""
+
+    def __init__(self, base, zeros):
+        super().__init__()
+        self.base, self.zeros = base, zeros
+
+    def __missing__(self, name):
+        if name == "D0" and self.zeros is not None:
+            value = self["D0"] = np.zeros(*self.zeros)
+            return value
+        return self.base[name]
 
 
 def _to_norm(x, signed: bool, bits: int):

@@ -16,7 +16,7 @@ uint64 for 64-bit operands, uint32 with a trailing dword axis (W, L, n) for wide
 from __future__ import annotations
 
 import contextvars
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Callable, Protocol
 
@@ -378,10 +378,23 @@ class Ctx:
         bits = (np.asarray(self.exec_mask, np.uint64) >> self.lane_id.astype(np.uint64)) & np.uint64(1)
         return bits.astype(bool)
 
-    def with_inputs(self, changes: dict) -> "Ctx":
+    def with_inputs(self, changes: dict, **fields) -> "Ctx":
         """This batch with some inputs replaced; the others (including inputs the machine
-        supplies lazily on first use) still come from this Ctx."""
-        return replace(self, inputs=_Overlay(self.inputs, changes))
+        supplies lazily on first use) still come from this Ctx. `fields`: other fields
+        replaced too (dest=None), but not the ones the batch's shape derives from."""
+        return self.derive(inputs=_Overlay(self.inputs, changes), **fields)
+
+    def derive(self, **changes) -> "Ctx":
+        """dataclasses.replace(self, **changes) without its per-field machinery (~10 us, paid
+        by every call of another instruction): a copy of the fields with `changes`, the
+        batch's shape computed again and the active lanes left to be unpacked again."""
+        new = object.__new__(Ctx)
+        state = new.__dict__
+        state.update(self.__dict__)
+        state.pop("active", None)
+        state.update(changes)
+        new.__post_init__()
+        return new
 
     def get(self, name: str, instruction: str = "?"):
         try:

@@ -1,12 +1,16 @@
 """Shorter equivalents of a few generated semantics whose pseudocode costs many numpy passes
 or Python-int arithmetic (off switches: EmuOptions.minmax_shortcuts, mad64_shortcuts,
-carry_shortcuts; off, the generated code runs).
+carry_shortcuts, shift64_shortcuts; off, the generated code runs).
 
 V_MAD_U64_U32 (compiled kernels' address arithmetic): the pseudocode's 65-bit sum runs on Python ints
 (object arrays); in uint64 the product of two 32-bit values is exact, the sum wraps and its
 carry-out (D1) is `sum < S2`. V_ADD_CO_U32 / V_ADD_CO_CI_U32 (64-bit address additions, switch
 carry_shortcuts): the pseudocode widens to 64 bits and compares with 2^32; in uint32 a sum
-wraps exactly when it comes out below what was added to it.
+wraps exactly when it comes out below what was added to it. The scalar adds and subtracts
+(S_ADD/SUB_I32, S_ADD/SUB_U32, S_ADDC/SUBB_U32: loop counters and 64-bit pointer arithmetic,
+same switch) widen to 64 bits the same way: one uint32 or uint64 pass each, signed overflow
+from the sign bits. V_LSHLREV/LSHRREV_B64, V_ASHRREV_I64 (address scaling; switch
+shift64_shortcuts): one uint64 / int64 shift by S0[5:0], not the general shift's range guards.
 
 V_MIN_F32 / V_MAX_F32 (RDNA3 manual, VOP2 opcodes 15/16): the pseudocode classifies each
 operand through 64'F widenings (signalling, quiet NaN), then compares with -0 < +0, in about
@@ -83,11 +87,67 @@ def _add_co_ci_u32(ctx):
     """tmp = 64'U(S0.u) + 64'U(S1.u) + VCC.u64[laneId]: two wrapping uint32 additions, each
     carrying out where its sum comes out below what it added to."""
     s0 = np.asarray(ctx.inputs["S0"], np.uint32)
-    lane = ctx.lane_id.astype(np.uint64)
-    carry_in = ((np.asarray(ctx.inputs["VCC"], np.uint64) >> lane) & np.uint64(1)).astype(np.uint32)
+    vcc = np.asarray(ctx.inputs["VCC"], np.uint64)
+    if vcc.ndim == 2 and vcc.shape[1] == 1:     # one mask per wave: its bytes unpacked, bit i = lane i (0/1 uint8)
+        carry_in = np.unpackbits(np.ascontiguousarray(vcc).view(np.uint8), axis=1, bitorder="little")[:, :ctx.lanes]
+    else:
+        carry_in = ((vcc >> ctx.lane_id.astype(np.uint64)) & np.uint64(1)).astype(np.uint32)
     partial = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
     total = partial + carry_in
     return {"VCC": (partial < s0) | (total < carry_in), "D0": total}
+
+
+def _u32(ctx, name: str) -> np.ndarray:
+    return np.asarray(ctx.get(name), np.uint32)
+
+
+def _s_add_i32(ctx):
+    """tmp = S0.i + S1.i; SCC = S0.u[31] == S1.u[31] && S0.u[31] != tmp.u[31] (signed overflow):
+    the sum wraps in uint32, and overflow is both operands' sign bits differing from the sum's."""
+    s0, s1 = _u32(ctx, "S0"), _u32(ctx, "S1")
+    total = np.add(s0, s1, dtype=np.uint32)
+    return {"SCC": ((s0 ^ total) & (s1 ^ total)) >> np.uint32(31), "D0": total}
+
+
+def _s_sub_i32(ctx):
+    """tmp = S0.i - S1.i; SCC = S0.u[31] != S1.u[31] && S0.u[31] != tmp.u[31]."""
+    s0, s1 = _u32(ctx, "S0"), _u32(ctx, "S1")
+    diff = np.subtract(s0, s1, dtype=np.uint32)
+    return {"SCC": ((s0 ^ s1) & (s0 ^ diff)) >> np.uint32(31), "D0": diff}
+
+
+def _s_add_u32(carry_in: bool):
+    """tmp = 64'U(S0.u) + 64'U(S1.u) (+ SCC.u64); SCC = tmp >= 2^32; D0 = tmp.u: one uint64 sum."""
+    def run(ctx):
+        total = _u32(ctx, "S0").astype(np.uint64) + _u32(ctx, "S1")
+        if carry_in:
+            total = total + (_u32(ctx, "SCC") & np.uint32(1))      # SCC may be per wave where S0, S1 are constants
+        return {"SCC": (total >> np.uint64(32)).astype(np.uint32), "D0": total.astype(np.uint32)}
+    return run
+
+
+def _s_sub_u32(borrow_in: bool):
+    """tmp = S0.u - S1.u (- SCC.u); SCC = S1.u (+ SCC) > S0.u (borrow out); D0 = tmp.u."""
+    def run(ctx):
+        s0, s1 = _u32(ctx, "S0"), _u32(ctx, "S1")
+        taken = s1.astype(np.uint64)
+        if borrow_in:
+            taken = taken + (_u32(ctx, "SCC") & np.uint32(1))
+        return {"SCC": (taken > s0).astype(np.uint32), "D0": (s0.astype(np.uint64) - taken).astype(np.uint32)}
+    return run
+
+
+def _shift64(arithmetic: bool, left: bool):
+    """D0.u64 = S1.u64 << S0[5:0] (or >>, arithmetic on S1.i64): one uint64 / int64 shift."""
+    def run(ctx):
+        count = np.asarray(ctx.get("S0")).astype(np.uint64) & np.uint64(63)
+        value = np.asarray(ctx.get("S1"), np.uint64)
+        if left:
+            return {"D0": value << count}
+        if arithmetic:
+            return {"D0": (value.view(np.int64) >> count.astype(np.int64)).view(np.uint64)}
+        return {"D0": value >> count}
+    return run
 
 
 # name -> (the EmuOptions switch, the shorter way)
@@ -95,7 +155,16 @@ SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
              "V_MAX_F32": ("minmax_shortcuts", _minmax_f32(False)),
              "V_MAD_U64_U32": ("mad64_shortcuts", _mad_u64_u32),
              "V_ADD_CO_U32": ("carry_shortcuts", _add_co_u32),
-             "V_ADD_CO_CI_U32": ("carry_shortcuts", _add_co_ci_u32)}
+             "V_ADD_CO_CI_U32": ("carry_shortcuts", _add_co_ci_u32),
+             "S_ADD_I32": ("carry_shortcuts", _s_add_i32),
+             "S_SUB_I32": ("carry_shortcuts", _s_sub_i32),
+             "S_ADD_U32": ("carry_shortcuts", _s_add_u32(False)),
+             "S_ADDC_U32": ("carry_shortcuts", _s_add_u32(True)),
+             "S_SUB_U32": ("carry_shortcuts", _s_sub_u32(False)),
+             "S_SUBB_U32": ("carry_shortcuts", _s_sub_u32(True)),
+             "V_LSHLREV_B64": ("shift64_shortcuts", _shift64(False, True)),
+             "V_LSHRREV_B64": ("shift64_shortcuts", _shift64(False, False)),
+             "V_ASHRREV_I64": ("shift64_shortcuts", _shift64(True, False))}
 
 
 def with_shortcut(name: str, fn):

@@ -25,11 +25,13 @@ import isa
 from . import families, handwritten, rtlib
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
+from .fold import fold
 from .memory import RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, Semantic, SemanticsError
 
+_UNKNOWN = object()
 # instructions with only an address description -> the instruction whose data semantics they share
 ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 # CDNA's moves between the VGPR and AGPR files, which the manual describes without pseudocode
@@ -169,6 +171,10 @@ def compile_source(source: str, name: str, arch: str):
     def instructions(mnemonic: str):
         return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
     namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
+    source, folded = fold(source)         # expressions of instruction-word fields computed once (emu/fold.py)
+    for name_, f in folded.items():
+        f.bind(namespace)
+        namespace[name_] = f
     exec(compile(source, f"<pseudocode {name}>", "exec"), namespace)   # our own translator's output
     return namespace["semantic"]
 
@@ -259,7 +265,7 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
         for r in range(int(rank.max()) + 1):
             sel = rank == r
             exec_r = np.bitwise_or.reduce(np.where(sel, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
-            sub = dataclasses.replace(ctx, exec_mask=exec_r)     # not the parent's cached ctx.active
+            sub = ctx.derive(exec_mask=exec_r)     # not the parent's cached ctx.active
             out = fn(sub)
             if merged is None:
                 merged = {k: np.array(np.broadcast_to(v, ctx.shape + np.shape(v)[2:])) for k, v in out.items()}
@@ -294,7 +300,7 @@ def _combined_sum(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, sign: in
     lead[leaders] = True
     lead = lead.reshape(ctx.shape)
     exec_lead = np.bitwise_or.reduce(np.where(lead, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
-    sub = dataclasses.replace(ctx, exec_mask=exec_lead)          # not the parent's cached ctx.active
+    sub = ctx.derive(exec_mask=exec_lead)          # not the parent's cached ctx.active
     out = fn(sub.with_inputs({"DATA": combined.astype(data.dtype, copy=False).reshape(ctx.shape)}))
     if set(out) != {"RETURN_DATA"}:
         return None
@@ -337,7 +343,7 @@ def _combined_reduction(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, op
     lead[leaders] = True
     lead = lead.reshape(ctx.shape)
     exec_lead = np.bitwise_or.reduce(np.where(lead, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
-    sub = dataclasses.replace(ctx, exec_mask=exec_lead)          # not the parent's cached ctx.active
+    sub = ctx.derive(exec_mask=exec_lead)          # not the parent's cached ctx.active
     out = fn(sub.with_inputs({"DATA": reduced.reshape(ctx.shape)}))
     if set(out) != {"RETURN_DATA"}:
         return None
@@ -389,18 +395,21 @@ class SemanticTable:
         self.spec = families.load(arch)
         self.arch = self.spec.arch
         self._entries: dict[tuple, Entry] = {}
+        self._by_name: dict[str, Semantic | None] = {}      # lookup(mnemonic)
         self._cache = _shared_cache()
 
     def get(self, d: isa.InstrDef) -> Semantic | None:
         return self.entry(d).semantic
 
     def lookup(self, mnemonic: str) -> Semantic | None:
-        """The semantic of an instruction by name (first encoding that has one)."""
-        for d in self.spec.lookup(mnemonic):
-            s = self.get(d)
-            if s is not None:
-                return s
-        return None
+        """The semantic of an instruction by name (first encoding that has one). Kept per name:
+        generated code calls other instructions by name on every step (v_max3_f32 ->
+        V_MAX_F32), and the name's decoding costs more than the call."""
+        known = self._by_name.get(mnemonic, _UNKNOWN)
+        if known is _UNKNOWN:
+            known = next((s for s in map(self.get, self.spec.lookup(mnemonic)) if s is not None), None)
+            self._by_name[mnemonic] = known
+        return known
 
     def entry(self, d: isa.InstrDef) -> Entry:
         key = (d.format, d.slot, d.opcode)

@@ -229,6 +229,11 @@ class WaveState:
     def write_sgprs(self, sel, code: int, dwords: int, value: np.ndarray) -> None:
         if code == self.null:
             return
+        value = np.asarray(value)
+        if dwords == 1 and value.ndim == 2 and value.dtype == np.uint32:     # one dword per wave: one assignment
+            self.sgpr[code, sel] = value[:, 0]
+            self.sgpr_written[code] = True
+            return
         self.sgpr[code:code + dwords, sel] = split_dwords(value, dwords)[:, 0, :].T
         self.sgpr_written[code:code + dwords] = True
 

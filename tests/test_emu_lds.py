@@ -48,13 +48,53 @@ def test_split_addresses_load_and_store_as_their_sums(nbytes, constant):
     assert (fast == slow).all()
 
 
-def test_partial_mask_misaligned_and_out_of_range_take_the_per_lane_path():
+def test_partial_mask_reads_and_writes_only_the_active_lanes():
+    """A partial EXEC (EmuOptions.masked_regions): the active lanes' addresses decide bounds
+    and alignment; inactive lanes may hold any address (here out of range and misaligned),
+    read as 0 and write nothing, the same as on the per-lane path (the switch off)."""
+    from emu.options import activate, deactivate, options_from
     data, mem = region()
     off = (RNG.integers(0, SIZE // 4 - 1, (WAVES, LANES)) * 4).astype(np.uint32)
     mask = RNG.random((WAVES, LANES)) < 0.5
-    split = SplitAddresses(np.full((1, 1), 4, np.uint64), off)
-    assert mem._split_indices(split, 4, mask) is None
-    assert (mem.load(split, 4, mask) == np.where(mask, reference(data, off + 4, 4), 0)).all()
+    wild = np.where(mask, off, RNG.integers(0, 2**32, (WAVES, LANES), dtype=np.uint64).astype(np.uint32))
+    split = SplitAddresses(np.full((1, 1), 4, np.uint64), wild)
+    assert mem._split_indices(split, 4, mask) is not None          # the fast side
+    want = np.where(mask, reference(data, off + 4, 4), 0)
+    assert (mem.load(split, 4, mask) == want).all()
+    value = RNG.integers(0, 2**32, (WAVES, LANES), dtype=np.uint64).astype(np.uint32)
+    fast = data.copy()
+    RegionMemory("LDS", fast, SIZE, mem.base).store(SplitAddresses(np.full((1, 1), 4, np.uint64), wild), 4, value, mask)
+    token = activate(options_from(off=["masked_regions"]))
+    try:
+        assert mem._split_indices(SplitAddresses(np.full((1, 1), 4, np.uint64), off), 4, mask) is None
+        assert (mem.load(SplitAddresses(np.full((1, 1), 4, np.uint64), off), 4, mask) == want).all()
+        slow = data.copy()
+        RegionMemory("LDS", slow, SIZE, mem.base).store(SplitAddresses(np.full((1, 1), 4, np.uint64), off), 4,
+                                                        value, mask)
+    finally:
+        deactivate(token)
+    assert (fast == slow).all() and (fast != data).any()
+    # numpy's own scatter of the active lanes: the reference for what the store wrote
+    expect = data.copy()
+    at = (off.astype(np.int64) + 4 + (np.arange(WAVES) // 2 * SIZE)[:, None])[mask]
+    for a, v in zip(at, value[mask]):
+        expect[a:a + 4] = np.frombuffer(int(v).to_bytes(4, "little"), np.uint8)
+    assert (fast == expect).all()
+    # an active lane out of range is a fault naming that lane; misaligned active lanes are
+    # assembled byte by byte (the per-lane path)
+    bad = wild.copy()
+    w, lane = np.argwhere(mask)[0]
+    bad[w, lane] = SIZE
+    with pytest.raises(MemoryFault) as fault:
+        mem.load(SplitAddresses(np.full((1, 1), 4, np.uint64), bad), 4, mask)
+    assert fault.value.position == (w, lane)
+    bad[w, lane] = 2
+    assert mem._split_indices(SplitAddresses(np.full((1, 1), 4, np.uint64), bad), 4, mask) is None
+
+
+def test_misaligned_and_out_of_range_take_the_per_lane_path():
+    data, mem = region()
+    off = (RNG.integers(0, SIZE // 4 - 1, (WAVES, LANES)) * 4).astype(np.uint32)
     odd = SplitAddresses(np.full((1, 1), 2, np.uint64), off)           # misaligned: assembled by bytes
     assert mem._split_indices(odd, 4, np.ones((1, 1), bool)) is None
     assert (mem.load(odd, 4, np.ones((1, 1), bool)) == reference(data, off + 2, 4)).all()

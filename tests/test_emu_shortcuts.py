@@ -139,3 +139,80 @@ def test_carry_shortcuts_agree_with_the_pseudocode(name, wave):
     carry_in = 1 if name.endswith("ci_u32") else 0
     want = 2 * 0xFFFF_FFFF + carry_in
     assert int(np.asarray(out["D0"]).reshape(-1)[0]) == want % 2 ** 32 and bool(np.asarray(out["VCC"]).reshape(-1)[0])
+
+
+_EDGES = [0, 1, 2, 0x7FFF_FFFE, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF]
+
+
+def _signed(v: int) -> int:
+    return v - (1 << 32) if v >> 31 else v
+
+
+# the manual's results in Python ints: (D0, SCC) of S0, S1, SCC
+_SCALAR = {
+    "s_add_i32": lambda a, b, c: ((a + b) & 0xFFFF_FFFF, int(not -2**31 <= _signed(a) + _signed(b) < 2**31)),
+    "s_sub_i32": lambda a, b, c: ((a - b) & 0xFFFF_FFFF, int(not -2**31 <= _signed(a) - _signed(b) < 2**31)),
+    "s_add_u32": lambda a, b, c: ((a + b) & 0xFFFF_FFFF, (a + b) >> 32),
+    "s_addc_u32": lambda a, b, c: ((a + b + c) & 0xFFFF_FFFF, (a + b + c) >> 32),
+    "s_sub_u32": lambda a, b, c: ((a - b) & 0xFFFF_FFFF, int(b > a)),
+    "s_subb_u32": lambda a, b, c: ((a - b - c) & 0xFFFF_FFFF, int(b + c > a)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SCALAR))
+def test_scalar_carry_shortcuts_agree_with_the_pseudocode_and_integers(name):
+    """Every pair of edge values (the signed and unsigned wrap points) plus random ones, with
+    SCC 0 and 1, per wave; shortcut on and off against Python integers."""
+    assert load_semantics("gfx1100").lookup(name).fn.generated is not None     # a shortcut is in place
+    rng = np.random.default_rng(13)
+    a, b = np.meshgrid(np.array(_EDGES, np.uint32), np.array(_EDGES, np.uint32), indexing="ij")
+    s0 = np.concatenate([a.reshape(-1), rng.integers(0, 2**32, 60, dtype=np.uint64).astype(np.uint32)])
+    s1 = np.concatenate([b.reshape(-1), rng.integers(0, 2**32, 60, dtype=np.uint64).astype(np.uint32)])
+    for scc in (0, 1):
+        inputs = {"S0": s0[:, None].copy(), "S1": s1[:, None].copy(), "SCC": np.full((len(s0), 1), scc, np.uint32)}
+        # constant operands (one (1, 1) value, as inline constants are) with a per-wave SCC
+        one = {"S0": s0[:1, None].copy(), "S1": s1[:1, None].copy(), "SCC": np.full((3, 1), scc, np.uint32)}
+        out = load_semantics("gfx1100").lookup(name).execute(
+            Ctx(lanes=32, exec_mask=np.full((3, 1), 0xFFFF_FFFF, np.uint64), inputs=one, scalar=True))
+        d0, carry = _SCALAR[name](int(s0[0]), int(s1[0]), scc)
+        assert np.broadcast_to(out["D0"], (3, 1)).reshape(-1).tolist() == [d0] * 3
+        assert np.broadcast_to(out["SCC"], (3, 1)).reshape(-1).tolist() == [carry] * 3
+        want = [_SCALAR[name](int(x), int(y), scc) for x, y in zip(s0, s1)]
+        for shortcut in (True, False):
+            token = activate(replace(FAST, carry_shortcuts=shortcut))
+            try:
+                out = load_semantics("gfx1100").lookup(name).execute(
+                    Ctx(lanes=32, exec_mask=np.full((len(s0), 1), 0xFFFF_FFFF, np.uint64), inputs=inputs, scalar=True))
+            finally:
+                deactivate(token)
+            got = list(zip(np.asarray(out["D0"]).reshape(-1).tolist(), np.asarray(out["SCC"]).reshape(-1).tolist()))
+            assert out["D0"].dtype == np.uint32 and out["SCC"].dtype == np.uint32
+            assert got == want, (name, scc, shortcut)
+
+
+@pytest.mark.parametrize("name", ["v_lshlrev_b64", "v_lshrrev_b64", "v_ashrrev_i64"])
+def test_shift64_shortcuts_agree_with_the_pseudocode_and_integers(name):
+    """Counts 0..63 and counts with bits above 5 set (only S0[5:0] counts), per lane and as
+    one (1, 1) count, on values with the sign bit set and clear."""
+    assert load_semantics("gfx1100").lookup(name).fn.generated is not None     # a shortcut is in place
+    rng = np.random.default_rng(17)
+    values = rng.integers(0, 2**64, (4, 32), dtype=np.uint64)
+    values[0, :4] = [0, 1, 0x8000_0000_0000_0000, 0xFFFF_FFFF_FFFF_FFFF]
+    counts = np.resize(np.arange(0, 64, dtype=np.uint32), (4, 32))
+    counts[3] += np.uint32(64 * 5)            # bits above S0[5:0]
+    for s0 in (counts, np.full((1, 1), 37, np.uint32)):
+        c = np.broadcast_to(s0, values.shape) & np.uint32(63)
+        if name == "v_lshlrev_b64":
+            want = [(int(v) << int(n)) & (2**64 - 1) for v, n in zip(values.reshape(-1), c.reshape(-1))]
+        elif name == "v_lshrrev_b64":
+            want = [int(v) >> int(n) for v, n in zip(values.reshape(-1), c.reshape(-1))]
+        else:
+            want = [((int(v) - (int(v) >> 63 << 64)) >> int(n)) & (2**64 - 1) for v, n in zip(values.reshape(-1), c.reshape(-1))]
+        for shortcut in (True, False):
+            token = activate(replace(FAST, shift64_shortcuts=shortcut))
+            try:
+                out = load_semantics("gfx1100").lookup(name).execute(
+                    Ctx(lanes=32, exec_mask=np.full((4, 1), 0xFFFF_FFFF, np.uint64), inputs={"S0": s0, "S1": values}))
+            finally:
+                deactivate(token)
+            assert out["D0"].dtype == np.uint64 and out["D0"].reshape(-1).tolist() == want, (name, shortcut)

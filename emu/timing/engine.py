@@ -45,12 +45,20 @@ class _Return:
         return -int(-(self.job.finish + self.latency) // 1)
 
 
+class _Fixed:
+    """An outstanding scalar or LDS memory instruction: back at a fixed cycle."""
+    __slots__ = ("done", "writes")
+
+    def __init__(self, done: int, writes=()):
+        self.done, self.writes = done, writes
+
+
 def _returned(q: list, k: int) -> int:
     """When entry k of a counter's queue is back: returns are in order, so not before any
-    earlier entry (entries are cycles, or _Return for the vector memory pipe)."""
+    earlier entry (entries are _Fixed, or _Return for the vector memory pipe)."""
     best = 0
     for e in q[:k + 1]:
-        v = e if type(e) is int else e.done
+        v = e.done
         if v > best:
             best = v
     return best
@@ -472,7 +480,7 @@ class Engine:
             done = max(t + lat, _returned(q, len(q) - 1) if q else 0)      # each counter returns in order
             if kind == Kind.LDS:
                 w.last_lds = t
-            q.append(done)
+            q.append(_Fixed(done, op.writes))
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = done, "memory"
         elif kind == Kind.WAIT:
@@ -480,11 +488,10 @@ class Engine:
                 q = w.outstanding.get(counter)
                 if q is not None and len(q) > limit:      # the older entries are back: forget them
                     back = t - p.waitcnt_resume
-                    for e in q[:len(q) - limit]:
-                        if type(e) is not int:          # its registers are back by now (a replayed
-                            for r in e.writes:          # trace releases the wait when it returned)
-                                if w.reg_kind.get(r) == "memory" and w.reg_time[r] > back:
-                                    w.reg_time[r] = back
+                    for e in q[:len(q) - limit]:    # their registers are back by now (a replayed
+                        for r in e.writes:              # trace releases the wait when they returned)
+                            if w.reg_kind.get(r) == "memory" and w.reg_time[r] > back:
+                                w.reg_time[r] = back
                     del q[:len(q) - limit]
         elif kind == Kind.NOP:
             w.not_before, w.not_before_cause = t + 1 + op.nop, "nop"
