@@ -321,7 +321,8 @@ class Kernel:
                 "spilled_vgprs": len(self.spills.vgprs) if self.spills else 0,
                 "spilled_sgprs": len(self.spills.sgprs) if self.spills else 0,
                 "rematerialised": len(self.spills.rematerialised) if self.spills else 0,
-                "scratch_bytes": self.spills.scratch_bytes if self.spills else 0}
+                "scratch_bytes": self.spills.scratch_bytes if self.spills else 0,
+                **({"spilled_to_agprs": self.spills.agpr_dwords if self.spills else 0} if lim.agprs else {})}
 
     @property
     def scratch_bytes(self) -> int:
@@ -369,13 +370,17 @@ class Kernel:
 
 @lru_cache(maxsize=None)
 def _spill_namespace(arch: str, wave: int) -> dict:
+    if isa.traits(isa.resolve_arch(arch)).dialect == "gfx9":
+        from .kernel_gfx9 import build_namespace as build_gfx9
+        return build_gfx9(arch)
     return build_namespace(arch, wave)
 
 
 def _allocate_with_spills(kernel: "Kernel", lim):
     """(kernel with spill code, its Allocation, SpillReport). Spills only when the values do
-    not fit: first the SGPRs (into VGPR lanes), then VGPRs (to scratch), with a lower target
-    each round while first fit still finds no room (fragmented tuples, VOPD rules)."""
+    not fit: first the SGPRs (into VGPR lanes), then VGPRs (to scratch, or to AGPRs on CDNA),
+    with a lower target each round while first fit still finds no room (fragmented tuples, VOPD
+    rules). AGPRs themselves are not spilled."""
     from regalloc.spill import SpillError, choose_spills
 
     from .spill import SpillReport, constants, spill_kernel
@@ -384,8 +389,9 @@ def _allocate_with_spills(kernel: "Kernel", lim):
         return kernel, regalloc.allocate(prog, lim), SpillReport()
     except regalloc.RegisterPressureError as e:
         first_error = e
-    if kernel.family not in families.FAMILIES:     # the spill code is RDNA3's (scratch_*_b32, s_waitcnt)
-        raise regalloc.RegisterPressureError(f"{first_error}; {kernel.family} kernels are not spilled yet") from None
+    if first_error.file == "a":         # AGPRs are not spilled
+        raise regalloc.RegisterPressureError(f"{first_error}; {kernel.family} kernels do not spill "
+                                             f"{regalloc.FILE_NAMES[first_error.file]}s yet") from None
     s_spill: list[int] = []
     v_spill: list[int] = []
     cheap = frozenset(constants(kernel, prog))      # recomputed rather than stored: spilled first
@@ -398,10 +404,12 @@ def _allocate_with_spills(kernel: "Kernel", lim):
                                                               lim.vgprs, cheap)))
         except SpillError as e:
             raise regalloc.RegisterPressureError(f"{first_error}; spilling cannot help: {e}") from None
-        lowered, report = spill_kernel(kernel, v_spill, s_spill, _spill_namespace(kernel.arch, kernel.wave_size), Inst)
+        lowered, report = spill_kernel(kernel, v_spill, s_spill, _spill_namespace(kernel.arch, kernel.wave_size))
         try:
             return lowered, regalloc.allocate(lowered.program(), lim), report
         except regalloc.RegisterPressureError as e:
+            if e.file == "a":            # the spilled VGPRs do not fit the AGPRs either
+                raise regalloc.RegisterPressureError(f"{first_error}; spilling to AGPRs cannot help: {e}") from None
             margin[e.file] += 2          # first fit found no room (tuples, rules): aim lower in that file
     raise first_error
 

@@ -4,8 +4,12 @@ regalloc.spill.choose_spills() names the virtual registers to spill; `spill_kern
 rewrites the kernel so each of them lives in memory and is touched only through a
 temporary that is live around one instruction:
 
-- VGPRs go to scratch (private per-lane memory): `scratch_load_b32 t, off, off offset:S`
-  + `s_waitcnt vmcnt(0)` before an instruction that reads the value, `scratch_store_b32` after one
+- VGPRs go to AGPRs on targets that have them (CDNA's unified file, as LLVM does there):
+  `v_accvgpr_read_b32 t, a` before a read, `v_accvgpr_write_b32 a, t` after a write, the AGPRs
+  virtual registers of their own the allocator places; VALU moves, so no wait, and per lane
+  under EXEC like the scratch store below.
+- Elsewhere VGPRs go to scratch (private per-lane memory): `scratch_load_b32 t, off, off offset:S`
+  + `s_waitcnt vmcnt(0)` (RDNA4: `s_wait_loadcnt 0`) before an instruction that reads the value, `scratch_store_b32` after one
   that writes it (only the dwords it writes). A store under a partial EXEC writes only the
   active lanes, so the other lanes keep their value in memory: spilled values are right per
   lane whatever EXEC does. Instructions that touch lanes outside EXEC (v_readlane,
@@ -25,17 +29,19 @@ from dataclasses import dataclass, field, replace
 from isa.effects import effects
 
 from .allocation import build_program, memory_formats, reads_all_lanes
+from .inflight import split_counters
 from .asm import Call
 from .operands import Mod, VReg, exec, exec_lo, off
 
 
 @dataclass
 class SpillReport:
-    vgprs: list[str] = field(default_factory=list)     # names of the virtual VGPRs kept in scratch
+    vgprs: list[str] = field(default_factory=list)     # names of the virtual VGPRs kept in scratch (or AGPRs)
     sgprs: list[str] = field(default_factory=list)     # names of the virtual SGPRs kept in VGPR lanes
     rematerialised: list[str] = field(default_factory=list)   # constants recomputed at each read
     scratch_bytes: int = 0                              # scratch per work-item
     spill_vgprs: int = 0                                # VGPRs holding spilled SGPRs
+    agpr_dwords: int = 0                                # AGPR dwords holding spilled VGPRs (CDNA)
     reloads: int = 0
     stores: int = 0
 
@@ -104,11 +110,10 @@ def _renamed(st, old: int, new: VReg):
     return replace(st, operands=[_rename(o, old, new) for o in st.operands], dual=dual)
 
 
-def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
+def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict):
     """(new Kernel, SpillReport): `kernel` with the given virtual registers spilled
     (constants among them recomputed at each read); `ns` is the kernel's instruction
-    namespace (kernel.build_namespace) and `Inst` its instruction type (passed in: kernel.py
-    calls this module, not the other way round)."""
+    namespace (kernel.build_namespace or kernel_gfx9.build_namespace)."""
     prog = build_program(kernel)
     remat = {vid: inst for vid, inst in constants(kernel, prog).items() if vid in set(vgpr_vids) | set(sgpr_vids)}
     vgpr_vids = [v for v in vgpr_vids if v not in remat]
@@ -117,13 +122,20 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
     out.virtuals = list(kernel.virtuals)
     report = SpillReport()
     exec_reg = exec_lo if kernel.wave_size == 32 else exec
+    exec_mov, exec_width = ("s_mov_b32", 1) if kernel.wave_size == 32 else ("s_mov_b64", 2)
     lanes = kernel.wave_size
+    to_agprs = kernel.spec.traits.agprs > 0
     memory = memory_formats(kernel.spec.traits.roles)
 
     slot: dict[int, int] = {}                 # VGPR vid -> scratch byte offset
+    acc: dict[int, VReg] = {}                 # VGPR vid -> the virtual AGPRs holding it (CDNA)
     for vid in vgpr_vids:
-        slot[vid] = report.scratch_bytes
-        report.scratch_bytes += 4 * kernel.virtuals[vid].width
+        if to_agprs:
+            acc[vid] = out.areg(kernel.virtuals[vid].width, f"{kernel.virtuals[vid].name}.acc")
+            report.agpr_dwords += kernel.virtuals[vid].width
+        else:
+            slot[vid] = report.scratch_bytes
+            report.scratch_bytes += 4 * kernel.virtuals[vid].width
         report.vgprs.append(kernel.virtuals[vid].name)
     lane: dict[int, tuple[VReg, int]] = {}    # SGPR vid -> (spill VGPR, first lane)
     holders: list[VReg] = []
@@ -149,8 +161,8 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
         # only the registers the instruction names: a wait's in-flight reads of a load's result
         # (dsl/inflight.py) need no reload, the spilled load waits for its data itself
         named = _named_virtuals(inst.statement)
-        spilled = sorted({r.reg for r in ins.uses + ins.defs
-                          if r.virtual and r.reg in named and (r.reg in slot or r.reg in lane or r.reg in remat)})
+        spilled = sorted({r.reg for r in ins.uses + ins.defs if r.virtual and r.reg in named
+                          and (r.reg in slot or r.reg in acc or r.reg in lane or r.reg in remat)})
         if not spilled:
             emit(inst)
             continue
@@ -169,10 +181,16 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
             part = (lambda j, t=temp: t if t.width == 1 else t[j])
             if vid in remat:
                 if reads:
-                    before.append(Inst(_renamed(remat[vid].statement, vid, temp), remat[vid].encoder))
+                    before.append(type(remat[vid])(_renamed(remat[vid].statement, vid, temp), remat[vid].encoder))
                     report.reloads += 1
                 continue
-            if vid in slot:
+            if vid in acc:
+                held = (lambda j, h=acc[vid]: h if h.width == 1 else h[j])
+                if reads:
+                    before += [ns["v_accvgpr_read_b32"](part(j), held(j)) for j in range(orig.width)]
+                    report.reloads += 1
+                after += [ns["v_accvgpr_write_b32"](held(j), part(j)) for j in written]
+            elif vid in slot:
                 if reads:
                     before += [ns["scratch_load_b32"](part(j), off, off, offset=slot[vid] + 4 * j)
                                for j in range(orig.width)]
@@ -186,27 +204,29 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict, Inst):
                 after += [ns["v_writelane_b32"](holder, part(j), first + j) for j in written]
             if written:
                 report.stores += 1
-        vector = any(vid in slot or (vid in remat and kernel.virtuals[vid].cls == "v") for vid in spilled)
+        vector = any(vid in slot or vid in acc or (vid in remat and kernel.virtuals[vid].cls == "v")
+                     for vid in spilled)
         if before:
             if wide_lanes and vector:
-                save = out.sreg(1, f"exec_save.{i}.r")
-                before = [ns["s_mov_b32"](save, exec_reg), ns["s_mov_b32"](exec_reg, -1)] + before + \
-                         [ns["s_mov_b32"](exec_reg, save)]
+                save = out.sreg(exec_width, f"exec_save.{i}.r")
+                before = [ns[exec_mov](save, exec_reg), ns[exec_mov](exec_reg, -1)] + before + \
+                         [ns[exec_mov](exec_reg, save)]
             if any(vid in slot for vid in spilled):
                 # the one dependency the hardware leaves to the program here (RDNA3 ISA 5.6:
                 # loaded data is there only after the wait; 10.8: the store's data VGPRs are
                 # protected until read): scratch loads count on VM_CNT alone
-                before.append(ns["s_waitcnt"](Call("vmcnt", (0,))))
+                before.append(ns["s_wait_loadcnt"](0) if split_counters(kernel.spec)    # RDNA4's counters
+                              else ns["s_waitcnt"](Call("vmcnt", (0,))))
         if after:
             if d is not None and d.format in memory:
                 after.insert(0, ns["s_waitcnt"](0))
             if wide_lanes and vector:
-                save = out.sreg(1, f"exec_save.{i}.s")
-                after = [ns["s_mov_b32"](save, exec_reg), ns["s_mov_b32"](exec_reg, -1)] + after + \
-                        [ns["s_mov_b32"](exec_reg, save)]
+                save = out.sreg(exec_width, f"exec_save.{i}.s")
+                after = [ns[exec_mov](save, exec_reg), ns[exec_mov](exec_reg, -1)] + after + \
+                        [ns[exec_mov](exec_reg, save)]
         for x in before:
             emit(x)
-        emit(Inst(st, inst.encoder))
+        emit(type(inst)(st, inst.encoder))
         for x in after:
             emit(x)
     new_index.append(len(out.items))

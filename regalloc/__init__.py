@@ -1,7 +1,7 @@
 """Register allocation: liveness over the control-flow graph and virtual -> physical
 register assignment under the ISA's rules. Works on the abstract `Program` (program.py)
 that dsl/ builds from a Kernel; imports nothing but isa."""
-from .assign import Allocation, AllocationError, RegisterPressureError, allocate
+from .assign import FILE_NAMES, Allocation, AllocationError, RegisterPressureError, allocate
 from .limits import RegisterLimits, limits
 from .liveness import Liveness, analyze
 from .program import Instr, Program, Ref, Virtual, blocks

@@ -276,16 +276,39 @@ def test_code_object_descriptor_counts_agprs(tmp_path):
     assert (meta[".vgpr_count"], meta[".agpr_count"]) == (accum, agprs)
 
 
-def test_mfma_gemm_tile_runs_on_emulator():
+def test_vgprs_spill_to_agprs_and_assemble_like_llvm_mc(tmp_path):
+    """With 4 VGPRs allowed, the GEMM tile keeps some VGPR values in AGPRs (v_accvgpr_write after a
+    write, v_accvgpr_read before a read), no scratch; the text assembles with llvm-mc-22 to the
+    DSL's bytes."""
+    k = gemm_tile()
+    k.max_vgprs = 4
+    text = str(k.physical())
+    st = k.stats()
+    assert st["vgprs"] <= 4 and st["spilled_to_agprs"] > 0 and st["scratch_bytes"] == 0
+    assert st["agprs"] == _top(text, "a") == 16 + st["spilled_to_agprs"] and _top(text, "v") <= 4
+    assert "scratch_" not in text and "v_accvgpr_write_b32" in text
+    src = tmp_path / "k.s"
+    src.write_text(text + "\n")
+    run(tool("llvm-mc"), "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-filetype=obj", "-o", str(tmp_path / "k.o"),
+        str(src))
+    run(tool("llvm-objcopy"), "-O", "binary", "--only-section=.text", str(tmp_path / "k.o"), str(tmp_path / "k.bin"))
+    assert k.assemble() == (tmp_path / "k.bin").read_bytes()
+
+
+@pytest.mark.parametrize("arch, max_vgprs", [("gfx942", None), ("gfx950", None), ("gfx942", 4)])
+def test_mfma_gemm_tile_runs_on_emulator(arch, max_vgprs):
+    """The allocated GEMM tile (K = 32: four MFMA steps around a loop) on Device("emu") against
+    numpy's product of the same f16 inputs; also with VGPRs spilled to AGPRs (max_vgprs=4)."""
     from runtime import Device, KernelArg
     from runtime.device import DeviceError
     from runtime.writer import from_dsl_kernel
     try:
-        dev = Device("emu", arch="gfx942")
+        dev = Device("emu", arch=arch)
     except DeviceError as e:
-        pytest.skip(f"needs the gfx942 emulator with MFMA (helpers cdna3emu and mfma): {e}")
+        pytest.skip(f"needs the {arch} emulator with MFMA (helpers cdna3emu and mfma): {e}")
     K = 32
-    k = gemm_tile(K)
+    k = gemm_tile(K, arch)
+    k.max_vgprs = max_vgprs
     args = [KernelArg(0, 8, "global_buffer", "a", "global"), KernelArg(8, 8, "global_buffer", "bt", "global"),
             KernelArg(16, 8, "global_buffer", "c", "global")]
     hsaco = from_dsl_kernel(k, "mfma_gemm", args, user_sgpr_kernarg_segment_ptr=1)
