@@ -57,14 +57,14 @@ def machine_fields(inst):
 
 def immediate_offset(fmt: str, fields: dict) -> int:
     """The instruction offset of a memory instruction in bytes: RDNA4's 24-bit IOFFSET (signed
-    but for VBUFFER, whose offset is unsigned), RDNA3's OFFSET (FLAT: 11 bits, GLOBAL and
+    but for VBUFFER, whose offset is unsigned), RDNA3's OFFSET (FLAT: 12 bits, GLOBAL and
     SCRATCH 13 bits signed, SMEM 21 bits signed, MUBUF/MTBUF 12 bits)."""
     if "IOFFSET" in fields:
         value = fields["IOFFSET"]
         return value & 0xFFFFFF if fmt == "VBUFFER" else sign_extend(value, 24)
     value = fields["OFFSET"]
     if fmt == "FLAT":
-        return value & 0x7FF
+        return value & 0xFFF        # 12-bit unsigned: the field's MSB (bit 12) is ignored
     if fmt in ("GLOBAL", "SCRATCH"):
         return sign_extend(value, 13)
     if fmt == "SMEM":

@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from .. import rtlib
 from .lookup import callee_result_type
-from .types import OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
+from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
 
@@ -126,6 +126,13 @@ class Expressions:
                 return f"R.mode_field(ctx, {fname!r})", Ty("u", 1)
             if bname == "WAVE_STATUS":
                 return f"R.status_field(ctx, {fname!r})", Ty("u", 1)
+            if bname == INSTRUCTION_WORD:
+                # a field of the instruction word the pseudocode interprets itself (CDNA4's
+                # V_BITOP3: TTBL = { INST.OMOD[1 : 0], INST.ABS[2 : 0], INST.NEG[2 : 0] }): an int
+                # the machine supplies as INST.<field>, which then applies no modifier of its own
+                name = f"{INSTRUCTION_WORD}.{fname}"
+                self.reads.setdefault(name, Operand(name, 32, "u32"))
+                return f"R.U64(ctx.get({name!r}, {self.name!r}))", Ty("u", 32)
             if bname in ("NAN", "DENORM", "INF") and type_of_field(fname):
                 t = type_of_field(fname)
                 if bname == "DENORM":
@@ -381,7 +388,16 @@ class Expressions:
             code, ty = self.expr(args[0])
             return f"R.fabs({code})", ty
         if fname in ADDRESS_FUNCTIONS:
-            return self.read_operand(self.address_operand(fname, args, node))
+            return self.read_operand("ADDR")
+        if fname == DS_ADDRESS_FUNCTION and len(args) == 2:
+            return self.read_operand(self.ds_address_operand(args, node))
+        if fname == DS_ADDRESS_FUNCTION:
+            if len(args) != 3 or not is_name(args[0], {"ADDR"}) and not (
+                    args[0].data == "field" and is_name(args[0].children[0], {"ADDR"})):
+                self.fail(f"{fname}() of anything but ADDR and two offsets", node)
+            addr, _ = self.read_operand("ADDR")
+            offsets = ", ".join(self.expr(a)[0] for a in args[1:])
+            return f"R.ds_address({addr}, {offsets})", Ty("u", 64)
         coded = [self.expr(a) for a in args]
         if fname in _SMALL_FLOAT_READS and len(coded) == 1 and coded[0][1] == Ty("f", 32):
             return coded[0]         # bf16_to_f32(S0[15 : 0].bf16): the typed read already converted
@@ -395,21 +411,15 @@ class Expressions:
         ty = result(coded) if callable(result) else result or (coded[0][1] if coded else LIT)
         return f"R.{fname}({', '.join(c for c, _ in coded)})", ty
 
-    def address_operand(self, fname, args, node) -> str:
-        """RDNA4's pseudocode starts a memory instruction with `addr = CalcGlobalAddr(v_addr.b64,
-        s_saddr.b64)` (CalcFlatAddr, CalcScratchAddr, CalcBufferAddr, CalcDsAddr alike): the
-        address the machine computes from the instruction's fields (contract: ADDR, with the
-        instruction offset). CalcDsAddr names its offset: `CalcDsAddr(vgpr_a.b32, 0x0)` is the
-        address VGPR alone (ADDR_BASE; the pseudocode adds OFFSET, OFFSET0 * 4U itself),
-        `CalcDsAddr(vgpr_a.b32, offset.b32)` the address with the instruction offset (ADDR)."""
-        firsts, seconds = ADDRESS_FUNCTIONS[fname]
+    def ds_address_operand(self, args, node) -> str:
+        """RDNA4's `addr = CalcDsAddr(vgpr_a.b32, 0x0)` is the address VGPR alone (ADDR_BASE:
+        the pseudocode adds OFFSET / OFFSET0 * 4U itself); `CalcDsAddr(vgpr_a.b32, offset.b32)`
+        is the address with the instruction offset (ADDR). Other arguments are refused."""
         names = [_leading_name(a) for a in args]
-        if len(args) != 2 or names[0] not in firsts or names[1] not in seconds:
-            self.fail(f"{fname}() of ({', '.join(map(str, names))}): the machine computes it from "
-                      f"({' or '.join(firsts)}, {' or '.join(map(str, seconds))})", node)
-        if fname == "CalcDsAddr" and names[1] == 0:
-            return "ADDR_BASE"
-        return "ADDR"
+        if names[0] != "vgpr_a" or names[1] not in ("offset", 0):
+            self.fail(f"CalcDsAddr() of ({', '.join(map(str, names))}): the machine computes it from "
+                      f"(vgpr_a, offset or 0x0)", node)
+        return "ADDR_BASE" if names[1] == 0 else "ADDR"
 
     def call_instruction(self, name, coded, node):
         """v_min_f32(a, b) inside another instruction's pseudocode: that instruction's own
@@ -481,17 +491,6 @@ def _conv_type(fname):
 
 
 BOOLS = ("isNAN", "isQuietNAN", "isSignalNAN", "isINF", "isEven")
-# RDNA4's address functions -> the operand names their arguments may have (first, then second);
-# `0` is the literal 0x0 (Expressions.address_operand)
-ADDRESS_FUNCTIONS = {
-    "CalcGlobalAddr": (("v_addr", "sgpr_base"), ("s_saddr", "offset")),      # GLOBAL; SMEM
-    "CalcFlatAddr": (("v_addr",), ("flat_scratch",)),
-    "CalcScratchAddr": (("v_addr_off",), ("s_saddr_off",)),
-    "CalcBufferAddr": (("vgpr_a", "sgpr_base"), ("sgpr_o", "offset")),      # VBUFFER; S_BUFFER_LOAD
-    "CalcDsAddr": (("vgpr_a",), ("offset", 0)),
-}
-
-
 def _leading_name(node):
     """`v_addr.b64` -> 'v_addr', `0x0` -> 0, anything else -> None."""
     while isinstance(node, Tree) and node.data in ("field", "slice") and node.children:
@@ -517,6 +516,7 @@ RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": T
                      "nop": LIT, "fma": _first_float, "ldexp": _first_float,
                      "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
                      "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16), "u4_to_u32": Ty("u", 32),
+                     "i8_to_i32": Ty("i", 32), "i4_to_i32": Ty("i", 32),
                      "v_cvt_i16_f32": Ty("i", 16), "v_cvt_u16_f32": Ty("u", 16), "f32_to_f16_rtz": Ty("f", 16),
                      "signext_from_bit": Ty("i", 64)})
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):

@@ -25,6 +25,20 @@ INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "SRC1"
 # `declare S : 32'B[n]` names the instruction's sources: S[i] is Si (v_fma_mix*)
 SOURCE_ARRAY = "S"
 LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
+# The manual's address calculations (CDNA3: `addr = CalcGlobalAddr(ADDR.b32, SADDR.b32,
+# OFFSET.b32)`): the machine computes memory addresses (contract: ADDR is the final byte
+# address), so such a call reads ADDR and leaves its arguments (instruction fields) unread.
+# CalcDsAddr(ADDR, OFFSET0, OFFSET1) adds the offsets it is given to the address VGPR: the
+# machine passes a DS ADDR without the instruction offset to pseudocode that calls it.
+# RDNA4 spells the same calls with its field names (`addr = CalcGlobalAddr(v_addr.b64,
+# s_saddr.b64)`, CalcGlobalAddr(sgpr_base.b64, offset.b64) for SMEM, CalcBufferAddr for
+# VBUFFER and S_BUFFER_LOAD): ADDR likewise, its IOFFSET included. Its two-argument
+# CalcDsAddr(vgpr_a, offset | 0x0) is ADDR or ADDR_BASE (Expressions.ds_address_operand).
+ADDRESS_FUNCTIONS = {"CalcGlobalAddr", "CalcFlatAddr", "CalcScratchAddr", "CalcBufferAddr",
+                     "CalcScalarGlobalAddr", "CalcScalarBufferAddr"}
+DS_ADDRESS_FUNCTION = "CalcDsAddr"
+# `INST.<FIELD>`: a field of the instruction word (Ctx input "INST.<FIELD>", an int)
+INSTRUCTION_WORD = "INST"
 LANE_ID_NAMES = {"laneId", "laneID"}
 TYPE_RE = re.compile(r"^(u|i|f|b|bf)(\d+)?$")
 DEFAULT_BITS = 32
