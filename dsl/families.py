@@ -2,8 +2,8 @@
 
 A family isa/ generates is refused here, with an error naming the supported ones, until its
 encodings and LLVM syntax are implemented, so new ISA data is never printed or encoded with
-another family's rules. FAMILIES are implemented by every component (and the only ones the DSL
-spills); the other lists say which further families each component takes."""
+another family's rules. FAMILIES are implemented by every component; the other lists say which
+further families each component takes."""
 from __future__ import annotations
 
 import isa

@@ -389,8 +389,7 @@ def _allocate_with_spills(kernel: "Kernel", lim):
         return kernel, regalloc.allocate(prog, lim), SpillReport()
     except regalloc.RegisterPressureError as e:
         first_error = e
-    if first_error.file == "a" or kernel.family not in families.FAMILIES and not lim.agprs:
-        # AGPRs are not spilled; RDNA4's waits are not those of the scratch spill code (RDNA3's)
+    if first_error.file == "a":         # AGPRs are not spilled
         raise regalloc.RegisterPressureError(f"{first_error}; {kernel.family} kernels do not spill "
                                              f"{regalloc.FILE_NAMES[first_error.file]}s yet") from None
     s_spill: list[int] = []

@@ -9,7 +9,7 @@ temporary that is live around one instruction:
   virtual registers of their own the allocator places; VALU moves, so no wait, and per lane
   under EXEC like the scratch store below.
 - Elsewhere VGPRs go to scratch (private per-lane memory): `scratch_load_b32 t, off, off offset:S`
-  + `s_waitcnt vmcnt(0)` before an instruction that reads the value, `scratch_store_b32` after one
+  + `s_waitcnt vmcnt(0)` (RDNA4: `s_wait_loadcnt 0`) before an instruction that reads the value, `scratch_store_b32` after one
   that writes it (only the dwords it writes). A store under a partial EXEC writes only the
   active lanes, so the other lanes keep their value in memory: spilled values are right per
   lane whatever EXEC does. Instructions that touch lanes outside EXEC (v_readlane,
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from isa.effects import effects
 
 from .allocation import build_program, memory_formats, reads_all_lanes
+from .inflight import split_counters
 from .asm import Call
 from .operands import Mod, VReg, exec, exec_lo, off
 
@@ -214,7 +215,8 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict):
                 # the one dependency the hardware leaves to the program here (RDNA3 ISA 5.6:
                 # loaded data is there only after the wait; 10.8: the store's data VGPRs are
                 # protected until read): scratch loads count on VM_CNT alone
-                before.append(ns["s_waitcnt"](Call("vmcnt", (0,))))
+                before.append(ns["s_wait_loadcnt"](0) if split_counters(kernel.spec)    # RDNA4's counters
+                              else ns["s_waitcnt"](Call("vmcnt", (0,))))
         if after:
             if d is not None and d.format in memory:
                 after.insert(0, ns["s_waitcnt"](0))
