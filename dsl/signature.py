@@ -297,7 +297,10 @@ def scalar_bits(d: InstrDef, key: str) -> int:
 
 _DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
                "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
-               "DS_GWS_BARRIER"}
+               "DS_GWS_BARRIER", "DS_READ_ADDTID_B32", "DS_WRITE_ADDTID_B32"}
+# GFX9's (CDNA) names of RDNA's loads (DS_READ*) and two-address forms (DS_READ2*, DS_WRITE2*, DS_WRXCHG2*)
+_DS_LOADS = ("DS_LOAD", "DS_READ")
+_DS_TWO_ADDR = re.compile(r"^DS_(READ|WRITE|WRXCHG)2|2ADDR")
 
 
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
@@ -305,7 +308,7 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     have a VDST; stores and atomics have DATA0 (and DATA1 for two-operand atomics and 2ADDR)."""
     name = d.name
     n = data_dwords(name)
-    two = "2ADDR" in name
+    two = bool(_DS_TWO_ADDR.search(name))
     out = []
     if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
         return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
@@ -313,7 +316,7 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
         pushed = re.search(r"_PUSH(\d+)_", name)
         return [("vdst", "VDST", n), ("addr", "ADDR", 1), ("data0", "DATA0", 1),
                 ("data1", "DATA1", int(pushed.group(1)) if pushed else 4)]
-    rtn = "_RTN" in name or name.startswith(("DS_LOAD", "DS_PERMUTE", "DS_BPERMUTE")) or name in (
+    rtn = "_RTN" in name or name.startswith(_DS_LOADS + ("DS_PERMUTE", "DS_BPERMUTE")) or name in (
         "DS_SWIZZLE_B32", "DS_APPEND", "DS_CONSUME") or \
         "VGPR_DST is the VGPR the result is written to" in (d.description or "")   # ds_ordered_count
     if "CONDXCHG32" in name:
@@ -328,10 +331,10 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     if name not in _DS_NO_ADDR:
         out.append(("addr", "ADDR", 1))
     data = 0
-    if not name.startswith(("DS_LOAD", "DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS",
-                            "DS_ORDERED")):
-        data = 2 if ("MSKOR" in name or "CMPSTORE" in name or "WRAP" in name or two) else 1
-    if name == "DS_STORE_ADDTID_B32":
+    if not name.startswith(_DS_LOADS + ("DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS",
+                                        "DS_ORDERED")):
+        data = 2 if ("MSKOR" in name or "CMPST" in name or "WRAP" in name or two) else 1
+    if name in ("DS_STORE_ADDTID_B32", "DS_WRITE_ADDTID_B32"):
         data = 1
     if data >= 1:
         out.append(("data0", "DATA0", n))

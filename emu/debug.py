@@ -19,7 +19,7 @@ from collections import Counter
 
 import numpy as np
 
-from .wave import M0, VCC_LO
+from .wave import VCC_LO
 
 
 class DebugError(ValueError):
@@ -169,7 +169,7 @@ class Debugger:
         _, st, local, _ = self._live()
         sel = slice(local, local + 1)
         return {"exec": int(st.exec_mask(sel)[0, 0]), "vcc": int(st.read_mask(sel, VCC_LO)[0, 0]),
-                "scc": int(st.scc[local, 0]), "m0": int(st.sgpr[M0, local]), "pc": self._state[3]}
+                "scc": int(st.scc[local, 0]), "m0": int(st.sgpr[st.m0, local]), "pc": self._state[3]}
 
     def _snapshot(self):
         if self._state is None:

@@ -45,7 +45,10 @@ class Dispatch:
     grid: tuple[int, int, int]              # work-groups per dimension
     block: tuple[int, int, int]             # work-items per work-group and dimension
     wave_size: int = 32
-    vgprs: int = 256                        # VGPRs each wave has (the descriptor's allocation)
+    vgprs: int = 256                        # VGPRs each wave has (the descriptor's allocation; CDNA: VGPRs and AGPRs)
+    # CDNA's unified VGPR/AGPR file: AGPR a[n] is register accum_offset + n of the wave's
+    # `vgprs` (the descriptor's accum_offset); None where the family has no AGPRs
+    accum_offset: int | None = None
     user_sgprs: list[int] = field(default_factory=list)   # s0.. values, the same in every wave
     user_sgpr_count: int | None = None      # where system SGPRs start (default: len(user_sgprs))
     workgroup_id: tuple[bool, bool, bool] = (True, False, False)
@@ -71,8 +74,11 @@ class Dispatch:
         items = int(np.prod(self.block))
         if items > 1024:
             raise LaunchError(f"{self.kernel}: block {tuple(self.block)} has {items} work-items (at most 1024)")
-        if not 1 <= self.vgprs <= traits.vgprs:
-            raise LaunchError(f"{self.kernel}: {self.vgprs} VGPRs per wave (1..{traits.vgprs})")
+        if not 1 <= self.vgprs <= traits.vgprs + traits.agprs:
+            raise LaunchError(f"{self.kernel}: {self.vgprs} VGPRs per wave (1..{traits.vgprs + traits.agprs})")
+        if self.accum_offset is not None and not (traits.agprs and 0 <= self.accum_offset <= self.vgprs):
+            raise LaunchError(f"{self.kernel}: accum_offset {self.accum_offset} " + (
+                f"outside the {self.vgprs} registers" if traits.agprs else f"on {traits.family}, which has no AGPRs"))
         n = self.user_sgpr_count if self.user_sgpr_count is not None else len(self.user_sgprs)
         if n + sum(self.workgroup_id) + self.workgroup_info + self.private_segment_wave_offset > traits.sgprs:
             raise LaunchError(f"{self.kernel}: {n} user SGPRs plus system SGPRs exceed the {traits.sgprs} SGPRs")
@@ -96,11 +102,11 @@ class Dispatch:
 
 
 def initial_state(d: Dispatch, first_group: int, groups: int,
-                  spare: WaveState | None = None, options: EmuOptions = FAST) -> tuple[WaveState, np.ndarray]:
+                  spare: WaveState | None = None, options: EmuOptions = FAST, codes=CODES) -> tuple[WaveState, np.ndarray]:
     """Wave state for work-groups [first_group, first_group + groups) (linear ids, x fastest),
     and the work-group (chunk-local) of every wave. A `spare` state of the same shape (an
     ended chunk's) is reset and reused instead of allocating new register files (options:
-    write_marks, lazy_zeroing, keep_workitem_ids)."""
+    write_marks, lazy_zeroing, keep_workitem_ids); codes: the family's traits (M0, NULL)."""
     L, per = d.wave_size, d.waves_per_group
     nw = groups * per
     # what v0 holds after setup: the same for every chunk of a launch and for launches of one
@@ -116,7 +122,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
         st = spare.reset(rewritten_vgprs=1, rewritten_sgprs=rewritten, defer=options.lazy_zeroing,
                          everything=not options.write_marks)
     else:
-        keep_ids, st = False, WaveState(nw, L, d.vgprs)
+        keep_ids, st = False, WaveState(nw, L, d.vgprs, codes)
     gx, gy, gz = d.grid
     user = np.array(d.user_sgprs, np.uint64).astype(np.uint32)
     st.sgpr[:len(user)] = user[:, None]

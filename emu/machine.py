@@ -28,7 +28,7 @@ from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, SemanticsError
-from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, unpack_mask
+from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, shares_codes, unpack_mask
 
 STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
 # lanes of one semantic call: a larger batch runs in slices of waves, one after another, so
@@ -248,7 +248,7 @@ class Machine:
     def __init__(self, arch: str, memory: DeviceMemory, semantics=None, options: EmuOptions | None = None):
         self.arch, self.memory = arch, memory
         self.spec = families.load(arch)
-        if self.spec.traits.codes != CODES.codes or len(self.spec.traits.scalar_codes) != SCALAR_CODES:
+        if not shares_codes(self.spec.traits):
             raise EmuError(f"{arch}: the emulator's register layout (emu/wave.py) is {CODES.family}'s, whose "
                                f"special operand codes {self.spec.traits.family} does not share")
         self.options = options if options is not None else from_environment()
@@ -279,7 +279,11 @@ class Machine:
         return inst
 
     def text(self, inst) -> str:
-        from dsl.printer import print_instruction      # error messages only: the printer is not loaded to run
+        # error messages only: the printer is not loaded to run
+        if self.spec.traits.dialect == "gfx9":
+            from dsl.printer_gfx9 import print_instruction
+        else:
+            from dsl.printer import print_instruction
         try:
             return print_instruction(self.spec, inst, self.wave_size)
         except Exception:       # the printer is a nicety in an error message; never mask the real error
@@ -298,9 +302,10 @@ class Machine:
         t0 = time.perf_counter()
         stats = Stats(kernel=d.kernel, workgroups=d.groups, waves=d.groups * d.waves_per_group,
                       by_mnemonic={} if self.count_mnemonics else None)
-        shape = (d.wave_size, d.vgprs)
+        shape = (d.wave_size, d.vgprs, d.accum_offset)
         if shape not in self._prepared:
-            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options), {})
+            self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options,
+                                              d.accum_offset), {})
         preparer, prepared = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
@@ -341,7 +346,7 @@ class _Chunk:
         self._steps: dict = {}           # id(prepared) -> its step as one closure, or False (compile_step)
         self.options = m.options
         spare = m.spare_state if m.options.reuse_state else None
-        self.st, self.wave_group = initial_state(d, first, groups, spare, m.options)
+        self.st, self.wave_group = initial_state(d, first, groups, spare, m.options, m.spec.traits)
         m.spare_state = None        # handed back when this chunk ends
         self.groups = groups
         self.per_group = d.waves_per_group

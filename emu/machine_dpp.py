@@ -1,7 +1,9 @@
-"""DPP16 and DPP8: which lane each lane's src0 comes from, and which lanes may write.
+"""DPP16 (and GFX9's DPP, CDNA) and DPP8: which lane each lane's src0 comes from, and which
+lanes may write.
 
 The DPP_CTRL code ranges come from the ISA table (`spec.tables["dpp_ctrl"]`); this module
-only says what each named range does to a lane index inside its row of 16.
+only says what each named range does to a lane index inside its row of 16, or (GFX9's wave
+shifts and row broadcasts) to a lane index of the wave.
 """
 from __future__ import annotations
 
@@ -17,6 +19,17 @@ _ROW_RULES = {
     "DPP_ROW_HALF_MIRROR": lambda i, n: (i & 8) | (7 - (i & 7)),
     "DPP_ROW_SHARE": lambda i, n: np.full_like(i, n),
     "DPP_ROW_XMASK": lambda i, n: i ^ n,
+    "DPP_ROW": lambda i, n: np.full_like(i, n),       # CDNA3 row_newbcast:n, "broadcast thread n within a row"
+}
+# name -> (lane, the code's operand n, wave size) -> source lane of the wave, or -1
+_WAVE_RULES = {
+    "DPP_WF_SL1": lambda i, n, size: np.where(i + 1 < size, i + 1, -1),     # wave_shl:1
+    "DPP_WF_RL1": lambda i, n, size: (i + 1) % size,                        # wave_rol:1
+    "DPP_WF_SR1": lambda i, n, size: i - 1,                                 # wave_shr:1 (lane 0: none)
+    "DPP_WF_RR1": lambda i, n, size: (i - 1) % size,                        # wave_ror:1
+    # "broadcast 15th thread of each row to next row", "thread 31 to rows 2 and 3"
+    "DPP_ROW_BCAST15": lambda i, n, size: np.where(i >= 16, (i & ~15) - 1, -1),
+    "DPP_ROW_BCAST31": lambda i, n, size: np.where(i >= 32, 31, -1),
 }
 
 
@@ -27,6 +40,8 @@ class DppError(Exception):
 def dpp16_sources(spec, ctrl: int, lanes: int) -> np.ndarray:
     """Source lane of every lane for a DPP16 control code: int array (L,), -1 = out of range."""
     for name, lo, hi, _ in spec.tables["dpp_ctrl"]:
+        if lo <= ctrl <= hi and name in _WAVE_RULES:
+            return _WAVE_RULES[name](np.arange(lanes), ctrl & 0xF, lanes)
         if lo <= ctrl <= hi and name in _ROW_RULES:
             lane = np.arange(lanes)
             # the operand n is the code's low 4 bits (row_shl:1 is 0x101) or the quad_perm selects
@@ -51,7 +66,7 @@ class Dpp:
             self.bound_zero, self.write_lanes = True, None        # every DPP8 source is in range
         else:
             self.src = dpp16_sources(spec, word["DPP_CTRL"], lanes)
-            self.fetch_inactive = bool(word["FI"])
+            self.fetch_inactive = bool(word.get("FI", 0))     # GFX9's DPP has no FI
             self.bound_zero = bool(word["BC"])
             lane = np.arange(lanes)
             row_ok = (word["ROW_MASK"] >> (lane >> 4)) & 1

@@ -13,7 +13,7 @@ import numpy as np
 
 from .memory import APERTURE_SIZE, PRIVATE_APERTURE, SHARED_APERTURE
 from .options import current
-from .wave import CODES, NULL, SCC_CODE, VGPR_BASE
+from .wave import CODES, SCALAR_CODES, SCC_CODE, VGPR_BASE
 
 SIGN = {16: 0x8000, 32: 0x8000_0000, 64: 0x8000_0000_0000_0000}
 APERTURES = {"SHARED_BASE": SHARED_APERTURE, "SHARED_LIMIT": SHARED_APERTURE + APERTURE_SIZE - 1,
@@ -35,7 +35,8 @@ class SourceCodes:
     codes are a superset of the scalar ones), resolved to readers."""
 
     def __init__(self, spec):
-        self.rows = spec.operands["VOP3"]["SRC0"]
+        self.rows = spec.operands[spec.traits.source_format]["SRC0"]
+        self.null = spec.traits.null
         self.floats = spec.traits.inline_float_bits     # {format: {code: bits}}
 
     def row(self, code: int):
@@ -63,9 +64,9 @@ class SourceCodes:
                 shift = np.uint32(16 * half)
                 return lambda st, sel: (st.vgpr[reg, sel] >> shift) & np.uint32(0xFFFF)
             return lambda st, sel: st.read_vgprs(sel, reg, dwords)
-        if kind in ("sgpr", "ttmp") or (kind == "special" and base in ("VCC_LO", "VCC_HI", "M0",
-                                                                          "EXEC_LO", "EXEC_HI", "NULL")):
-            if code == NULL:
+        if kind in ("sgpr", "ttmp") or (kind == "special" and code < SCALAR_CODES):
+            # special registers with a scalar code (VCC, M0, EXEC, FLAT_SCRATCH, XNACK_MASK) are rows of the SGPR file
+            if code == self.null:
                 return _const(0, bits)
             if bits == 16:
                 shift = np.uint32(16 * half)

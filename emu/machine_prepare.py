@@ -15,14 +15,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
+from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp, DppError
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
+from .machine_sdwa import SdwaError, place_result, select_source, source_code
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
-from .wave import EXEC_LO, M0, NULL, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
+from .wave import EXEC_LO, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
 
 OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
@@ -32,7 +34,9 @@ FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float
 # constant for sources 0 and 1 replicate the inline constant value into bits[31:16]" (RDNA3
 # manual 7.2.1, p. 60): the manual names them, every other 16-bit operand has zeros above
 INLINE_REPLICATED = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16"})
-_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b")
+# pseudocode that adds the DS instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32];
+# CDNA3: addr = CalcDsAddr(ADDR.b32, OFFSET0.b32, OFFSET1.b32), or (ADDR.b32, 0x0, 0x0) then addr + OFFSET.u32)
+_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b|\bCalcDsAddr\(")
 _NO_BASE = np.zeros((1, 1), np.uint64)      # DS ADDR_BASE: the address VGPR alone (read-only: shared)
 _NO_BASE.flags.writeable = False
 
@@ -77,7 +81,7 @@ def _write_sgprs(code: int, dwords: int):
         if value.strides[0] == 0 and uniform:      # one value broadcast to the batch (a uniform load): split it once
             value = value[:1]
         st.write_sgprs(sel, code, dwords, value)
-        if len(value) == 1 and code != NULL and uniform:    # known uniform for later reads (WaveState.uniform_sgprs)
+        if len(value) == 1 and code != st.null and uniform:    # known uniform for later reads (WaveState.uniform_sgprs)
             st.note_uniform(sel, code, split_dwords(value, dwords).reshape(-1))
     return write
 
@@ -98,6 +102,13 @@ def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
     return write
 
 
+def _placed(place, post, reg: int):
+    """A writer's post step putting the (post-processed) result where SDWA's DST_SEL says."""
+    def placed(value, st, sel):
+        return place(value if post is None else post(value, st, sel), st.vgpr[reg, sel])
+    return placed
+
+
 def _write_lane_bits(code: int):
     """Lane-bit results (VOPC, carry-out, V_CMPX) packed into the wave mask at `code`;
     inactive lanes write 0."""
@@ -105,7 +116,7 @@ def _write_lane_bits(code: int):
         bits = np.asarray(value).astype(bool, copy=False)
         if active is not None:
             bits = bits & active
-        if code == NULL:
+        if code == st.null:
             return
         # (W, 32 or 64) bits, whole dwords per wave: the flat packed bits are the mask dwords
         # themselves (bit i = lane i, little-endian), written without a uint64 mask in between
@@ -184,12 +195,22 @@ def _clamp_omod(bits: int, clamp: bool, omod: int):
 class Preparer:
     """Builds Prepared instructions for one architecture and launch shape."""
 
-    def __init__(self, spec, semantics, lanes: int, vgprs: int, options: EmuOptions = FAST):
+    def __init__(self, spec, semantics, lanes: int, vgprs: int, options: EmuOptions = FAST,
+                 accum_offset: int | None = None):
         self.spec, self.semantics, self.lanes, self.vgprs = spec, semantics, lanes, vgprs
         self.options = options
+        self.accum_offset = accum_offset      # CDNA: AGPR a[n] is register accum_offset + n
         self.codes = SourceCodes(spec)
         self.roles = roles = spec.traits.roles
         self.valu_formats = roles.valu_e32 | roles.valu_e64
+
+    def agpr(self, reg: int, dwords: int = 1) -> int:
+        """The register file index of AGPR a[reg] (CDNA's unified VGPR/AGPR file)."""
+        if self.accum_offset is None:
+            raise OperandError(f"a{reg}: an AGPR operand, but the launch has no AGPRs (no accum_offset)")
+        if self.accum_offset + reg + dwords > self.vgprs:
+            raise OperandError(f"a{reg} is beyond the {self.vgprs - self.accum_offset} AGPRs the kernel allocates")
+        return self.accum_offset + reg
 
     def semantic(self, d, pc):
         sem = self.semantics.get(d)
@@ -224,7 +245,7 @@ class Preparer:
                 self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
-        except (OperandError, DppError) as e:
+        except (OperandError, DppError, SdwaError) as e:
             raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
@@ -240,6 +261,8 @@ class Preparer:
         f, sem = p.inst.fields, p.sem
         if p.control is not None or p.scalar:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
+        if f.get("ACC") or d.name in ACC_OPERANDS:
+            return None                       # AGPRs: the fields are not the registers' indices
         reads: set[int] = set()
         if fmt in self.valu_formats and fmt != "VOP3P":
             if p.inst.dpp or p.cross_lane:
@@ -288,13 +311,13 @@ class Preparer:
         sem = p.sem
         pc = constant(p.pc, 64)
         for name, read in (("SCC", lambda st, sel: st.scc[sel]), ("VCC", lambda st, sel: st.read_mask(sel, VCC_LO)),
-                           ("M0", lambda st, sel: st.sreg(sel, M0)), ("EXEC", lambda st, sel: st.exec_mask(sel)),
+                           ("M0", lambda st, sel: st.sreg(sel, st.m0)), ("EXEC", lambda st, sel: st.exec_mask(sel)),
                            ("PC", lambda st, sel: pc)):
             if name not in p.inputs:
                 p.lazy.setdefault(name, read)
         p.writers.setdefault("SCC", _write_scc)
         p.writers.setdefault("PC", _write_pc)
-        p.writers.setdefault("M0", _write_sgprs(M0, 1))
+        p.writers.setdefault("M0", _write_sgprs(self.spec.traits.m0, 1))
         p.writers.setdefault("MODE", _write_mode)
         if "EXEC" in sem.writes and not sem.writes["EXEC"].lane_bit:
             p.writers.setdefault("EXEC", _write_exec(sem.writes["EXEC"].bits))
@@ -324,9 +347,14 @@ class Preparer:
                                       signed=t.startswith("i"))
         if d.format == "SOPK":     # SDST is also the source of s_cmpk / s_setreg and D0 of s_addk
             code, dwords = f["SDST"], 2 if (d.operand_types.get("D0") or "").endswith("64") else 1
-            p.inputs["S0"] = self._src(code, 32, "u", None) if code != NULL else (lambda st, sel: constant(0, 32))
+            p.inputs["S0"] = self._src(code, 32, "u", None) if code != self.spec.traits.null else (lambda st, sel: constant(0, 32))
             p.inputs["D0"] = p.inputs["S0"]
             p.writers["D0"] = _write_sgprs(code, dwords)
+            # the CDNA3 manual names the 16-bit immediate as a source (S_MOVK_I32: signext(S0.i16),
+            # S_CMPK_EQ_U32: S0.u32 == 32'U(S1.u16)): a 16-bit source is SIMM16, S0 otherwise SDST
+            for key in ("S0", "S1"):
+                if (d.operand_types.get(key) or "")[1:] == "16":
+                    p.inputs[key] = lambda st, sel, k=constant(f["SIMM16"], 32): k
         elif "SDST" in f:
             dwords = next((w for n, _, w in scalar_layout(d) if n == "sdst"), 1)
             if "D0" in p.sem.reads:
@@ -336,11 +364,14 @@ class Preparer:
     def _smem(self, p: Prepared, d):
         f = p.inst.fields
         base, offset, soffset = f["SBASE"] * 2, sign_extend(f["OFFSET"], 21), f["SOFFSET"]
+        if "IMM" in f:      # GFX9 (CDNA3 manual 8.2.1.1): IMM=0 makes OFFSET[6:0] the offset SGPR, SOE adds SOFFSET's
+            soffset = f["SOFFSET"] if f["SOE"] else None if f["IMM"] else f["OFFSET"] & 0x7F
+            offset = offset if f["IMM"] else 0
 
         def addr(st, sel, one_if_uniform=False):
             a = st.read_sgprs(sel, base, 2, uniform=one_if_uniform) & np.uint64(0xFFFF_FFFF_FFFF)   # buffer descriptors: base is bits 47:0
             a = a + np.uint64(offset & (2**64 - 1))
-            if soffset != NULL:
+            if soffset is not None and soffset != st.null:
                 a = a + st.sreg(sel, soffset).astype(np.uint64)
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
         p.memory, p.inputs["OFFSET"] = "global", offset
@@ -363,7 +394,11 @@ class Preparer:
         """VOP1/2/C (e32), VOP3/VOP3SD/VOP3P (e64) and, with `vopd` = (src0, vsrc1, vdst)
         codes, one half of a VOPD."""
         sem, fmt = p.sem, d.format
-        sig = valu_signature(vopd_base(self.spec, d))
+        if "CBSZ" in sem.reads:                 # MFMA/SMFMAC (emu/handwritten/mfma.py)
+            return self._matrix(p, d)
+        # v_accvgpr_* have no pseudocode to type their operands: they move as V_MOV_B32 does
+        sig = valu_signature(vopd_base(self.spec, d) if d.name not in ACC_OPERANDS else
+                             next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
         e32 = fmt in self.roles.valu_e32 or vopd is not None
         if vopd is not None:
             codes = list(vopd[:2])
@@ -371,12 +406,23 @@ class Preparer:
             codes = [f["SRC0"], f.get("VSRC1", 0) + VGPR_BASE]
         else:
             codes = [f["SRC0"], f["SRC1"], f["SRC2"]]
-        if p.inst.dpp:
+        sdwa = p.inst.dpp if p.inst.dpp_kind in ("SDWA", "SDWAB") else None
+        if sdwa is not None:            # GFX9: sub-dword selects, sources from the SDWA dword (machine_sdwa.py)
+            codes = [source_code(sdwa, 0, 0, VGPR_BASE)] + \
+                ([source_code(sdwa, 1, f["VSRC1"], VGPR_BASE)] if "VSRC1" in f else [])
+        elif p.inst.dpp:
             p.dpp = Dpp(self.spec, p.inst, self.lanes)
             codes[0] = p.inst.dpp["SRC0"] + VGPR_BASE
+        # fields the pseudocode reads itself (INST.NEG of v_bitop3): no modifier of the machine's
+        raw_fields = {n.split(".", 1)[1] for n in sem.reads if n.startswith("INST.")}
+        for name in raw_fields:
+            p.inputs[f"INST.{name}"] = f.get(name, 0)
+        agprs = ACC_OPERANDS.get(d.name, ())        # v_accvgpr_*: operands in the AGPR file
+        if "src0" in agprs and codes[0] >= VGPR_BASE:
+            codes[0] = VGPR_BASE + self.agpr(codes[0] - VGPR_BASE)
         opsel = f.get("OPSEL", 0)
-        neg, abs_ = f.get("NEG", 0), f.get("ABS", 0)
-        if p.inst.dpp_kind == "DPP16" and e32:
+        neg, abs_ = (f.get(n, 0) if n not in raw_fields else 0 for n in ("NEG", "ABS"))
+        if p.inst.dpp_kind in ("DPP16", "DPP", "SDWA", "SDWAB") and e32:
             neg = p.inst.dpp["SRC0_NEG"] | p.inst.dpp["SRC1_NEG"] << 1
             abs_ = p.inst.dpp["SRC0_ABS"] | p.inst.dpp["SRC1_ABS"] << 1
         if literal is not None:
@@ -401,7 +447,7 @@ class Preparer:
                 dwords = wide.width(self.lanes) // 32
                 if code >= VGPR_BASE:
                     p.inputs[key] = self._block(code, dwords)
-                elif code < SCALAR_CODES and code != NULL:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
+                elif code < SCALAR_CODES and code != self.spec.traits.null:       # SGPRs (v_mqsad_u32_u8's S2 = s[24:27]): one value per wave
                     if code + dwords > SCALAR_CODES:
                         raise OperandError(f"s[{code}:{code + dwords - 1}] runs past the scalar registers")
                     p.inputs[key] = lambda st, sel, c=code, n=dwords: st.read_sgprs(sel, c, n)
@@ -420,8 +466,12 @@ class Preparer:
                 half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= VGPR_BASE else 0
                 if e32 and code >= VGPR_BASE:
                     code = VGPR_BASE + ((code - VGPR_BASE) & 0x7F)
-            fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
-                              operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
+            if sdwa is not None and code >= VGPR_BASE or sdwa is not None and code < SCALAR_CODES:
+                # a register: its whole dword, then the field SRCn_SEL names
+                fetch = select_source(self._src(code, 32, "u", None, per_lane=True), sdwa, i)
+            else:
+                fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
+                                  operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
@@ -433,10 +483,19 @@ class Preparer:
         # destinations
         dst = sig.dsts[0] if sig.dsts else None
         vdst = vopd[2] if vopd is not None else f.get("VDST", 0)
+        if "vdst" in agprs:
+            vdst = self.agpr(vdst)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
-        clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0)
+        clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0) if "OMOD" not in raw_fields else 0
+        if sdwa is not None and "CLMP" in sdwa:
+            clamp, omod = bool(sdwa["CLMP"]), sdwa["OMOD"]
         if sig.is_cmp:
-            code = EXEC_LO if sig.is_cmpx else (VCC_LO if e32 else _scalar_register("sdst", vdst))
+            # D0 of a compare: VCC (e32; SDWAB's SDST when SD is set) or the e64 form's SDST.
+            # V_CMPX writes EXEC, and on CDNA3 D0 as well (EXEC.u64[laneId] = D0.u64[laneId] = ...)
+            if sdwa is not None:
+                code = _scalar_register("sdst", sdwa["SDST"]) if sdwa["SD"] else VCC_LO
+            else:
+                code = VCC_LO if e32 else _scalar_register("sdst", vdst)
             p.writers["D0"] = _write_lane_bits(code)
             p.writers["EXEC"] = _write_lane_bits(EXEC_LO)
         elif dst is not None and dst.sgpr:
@@ -455,13 +514,17 @@ class Preparer:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
                 p.sem = self._saturating(d, sig, omod)
+            place = place_result(sdwa, dst.bits) if sdwa is not None and "DST_SEL" in sdwa else None
+            if place is not None:       # SDWA's DST_SEL / DST_U: the result's field in the old dword
+                post = _placed(place, post, vdst)
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half or 0) \
                 if dwords <= 2 else self._block(VGPR_BASE + vdst, dwords)
             if "S2" not in p.inputs:        # VOP2 accumulators: the pseudocode's third source is D0
                 p.lazy["S2"] = p.lazy["D0"]
-        sd = _scalar_register("sdst", f.get("SDST", VCC_LO)) if fmt == "VOP3SD" else VCC_LO
+        # the carry-out's SGPRs: VOP3SD / VOP3B name them (SDST), other encodings write VCC
+        sd = _scalar_register("sdst", f["SDST"]) if "SDST" in f and not e32 else VCC_LO
         p.writers["VCC"] = _write_lane_bits(sd)
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= VGPR_BASE:     # v_swap writes its source
@@ -471,6 +534,43 @@ class Preparer:
             if reg + (srcs[0].dwords if srcs else 1) > self.vgprs:
                 raise OperandError(f"v{reg} is beyond the {self.vgprs} VGPRs the kernel allocates")
             p.writers["S0"] = _write_vgprs(reg, srcs[0].dwords if srcs else 1, half)
+
+    def _matrix(self, p: Prepared, d):
+        """MFMA/SMFMAC: the VOP3P-MAI reading of the instruction's bits (CBSZ, ABID, ACC_CD,
+        ACC, BLGP); A (S0) and B (S1) are register blocks of the widths the semantic reads,
+        AGPRs where ACC's bit 0 / 1 says, C (S2) and D the block of D's width, AGPRs with
+        ACC_CD (SMFMAC: S2 is the index VGPR and C the old D). D is written in every lane
+        (Semantic.all_lanes: MFMA ignores EXEC)."""
+        sem, inst = p.sem, p.inst
+        word = sum(v << lo for (n, hi, lo), v in ((fl, inst.fields.get(fl[0], 0)) for fl in inst.fmt.fields)
+                   if n != "ENCODING")
+        f = {n: (word >> lo) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in self.spec.formats["VOP3P-MAI"].fields}
+        p.inputs.update(CBSZ=f["CBSZ"], ABID=f["ABID"], BLGP=f["BLGP"])
+        d0 = sem.writes["D0"]
+        d_dwords = max(1, d0.bits // 32)
+        for i, key in enumerate(("S0", "S1", "S2")):
+            op, code = sem.reads[key], f[f"SRC{i}"]
+            dwords = max(1, op.bits // 32)
+            in_agprs = (f["ACC"] >> i) & 1 if i < 2 else f["ACC_CD"] and op.bits == d0.bits
+            if code >= VGPR_BASE:
+                reg = code - VGPR_BASE
+                reg = self.agpr(reg, dwords) if in_agprs else reg
+                self._vgpr_data(reg, dwords)
+                p.inputs[key] = lambda st, sel, r=reg, n=dwords: st.read_vgprs(sel, r, n)
+            elif dwords <= 2:
+                p.inputs[key] = self._src(code, 32 * dwords, op.type[:1] if op.type[:1] in "fiu" else "u",
+                                          inst.literal, per_lane=True)
+            elif op.type == "f64":      # an f64 constant C: its two dwords in every register pair
+                pair = self._src(code, 64, "f", inst.literal)
+                p.inputs[key] = lambda st, sel, v=pair, n=dwords: np.tile(
+                    split_dwords(np.asarray(v(st, sel), np.uint64), 2).reshape(1, 1, 2), (1, 1, n // 2))
+            else:      # an inline constant C: every register of the block holds it
+                p.inputs[key] = self._constant_block(code, op.type, dwords, inst.literal)
+        vdst = self.agpr(f["VDST"], d_dwords) if f["ACC_CD"] else f["VDST"]
+        self._vgpr_data(vdst, d_dwords)
+        write = _write_vgprs(vdst, d_dwords)
+        p.writers["D0"] = lambda st, sel, value, active: write(st, sel, value, None)
+        p.lazy["D0"] = lambda st, sel: st.read_vgprs(sel, vdst, d_dwords)
 
     def _vinterp(self, p: Prepared):
         """VINTERP: three VGPR sources at the widths the semantic reads them (16-bit ones from the
@@ -616,7 +716,12 @@ class Preparer:
         # touches no memory: its encoding has no DATA0, the input is the ADDR field's VGPR (LLVM:
         # `ds_swizzle_b32 vdst, vaddr offset:...`). So a semantic reading DATA from an encoding
         # without DATA0 (and not reading ADDR) reads ADDR's VGPR; other missing fields are refused.
+        vdst = f["VDST"]
         data_regs = {"DATA": f["DATA0"], "DATA2": f["DATA1"]}
+        if f.get("ACC"):        # CDNA: the data and returned registers are AGPRs
+            n_ = max((w for _, _, w in ds_layout(d)), default=1)
+            data_regs = {k: self.agpr(v, n_) for k, v in data_regs.items()}
+            vdst = self.agpr(vdst, n_)
         if "data0" not in layout and "DATA" in p.sem.reads:
             if "addr" not in layout or "ADDR" in p.sem.reads:
                 raise PrepareError(f"{d.name}: its semantics read DATA, which its encoding does not supply")
@@ -629,7 +734,7 @@ class Preparer:
         if "data1" not in layout:
             p.inputs.pop("DATA2", None)
         if "vdst" in layout:
-            self._returns(p, d, f["VDST"], layout["vdst"])
+            self._returns(p, d, vdst, layout["vdst"])
         elif "RETURN_DATA" in p.sem.writes:
             # a DS atomic without _RTN (ds_add_u32) has no VDST: its field (0) must not be written
             p.writers["RETURN_DATA"] = lambda st, sel, v, a: None
@@ -671,7 +776,9 @@ class Preparer:
                 addr = lambda st, sel: va(st, sel) + off
         else:   # SCRATCH: an offset into the lane's private segment
             offset, p.memory = sign_extend(f["OFFSET"], 13), "scratch"
-            va = self._vgpr_data(vaddr, 1) if f["SVE"] else None
+            # CDNA3's format table has no SVE: its bit 13 (LDS there) enables the VGPR address on
+            # scratch, as the field descriptions' "SVE: Scratch VGPR Enable" and LLVM's decoding say
+            va = self._vgpr_data(vaddr, 1) if f.get("SVE", f.get("LDS")) else None
             off = np.uint64(offset & (2**64 - 1))
 
             def addr(st, sel):
@@ -679,7 +786,11 @@ class Preparer:
                 return np.add(a, va(st, sel), dtype=np.uint64) if va is not None else a
         p.inputs["ADDR"] = addr
         p.inputs["OFFSET"] = offset
-        self._vmem_data(p, d, f["DATA"], f["VDST"])
+        data, vdst = f["DATA"], f["VDST"]
+        if f.get("ACC"):        # CDNA: DATA and VDST name AGPRs
+            n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
+            data, vdst = self.agpr(data, n), self.agpr(vdst, n)
+        self._vmem_data(p, d, data, vdst)
 
     def _vmem_data(self, p: Prepared, d, data: int, vdst: int):
         """Store data, atomic data and the returned value of a vector-memory instruction."""
@@ -699,6 +810,10 @@ class Preparer:
         SRSRC names four SGPRs holding the V#; SOFFSET an SGPR, M0, NULL or an inline
         constant (manual ch. 9, Table 37 and 40). emu/buffer.py turns them into addresses."""
         f = p.inst.fields
+        if self.spec.traits.dialect == "gfx9":
+            # GFX9's (CDNA) V# differs from the RDNA3 one emu/buffer.py reads (CDNA3 manual Table 47:
+            # num/data format at 110:108 / 114:111, no OOB_SELECT; an all-zero V# is the unbound one)
+            raise PrepareError(f"{self.spec.traits.family} buffer resources (the GFX9 V# layout) are not modelled yet")
         if f["TFE"]:
             raise PrepareError("TFE (partially resident texture status) is not modelled")
         idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], f["OFFSET"]

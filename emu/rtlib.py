@@ -740,6 +740,16 @@ def u4_to_u32(x):
     return raw(x) & U64(0xF)
 
 
+def i8_to_i32(x):
+    """A signed 8-bit value (its low 8 bits) widened (CDNA3's V_DOT4_I32_I8)."""
+    return sign_extend(x, 8)
+
+
+def i4_to_i32(x):
+    """A signed 4-bit value (its low 4 bits) widened (CDNA3's V_DOT8_I32_I4)."""
+    return sign_extend(x, 4)
+
+
 def v_cvt_i16_f32(x):
     """f32 -> i16, truncating toward zero and saturating, NaN -> 0 (as v_cvt_i32_f32 does
     for 32 bits; v_cvt_pk_i16_f32 calls it though no such instruction exists)."""
@@ -848,6 +858,13 @@ def status_field(ctx, name: str):
     if name not in fields:
         raise SemanticsError(f"STATUS field {name} is not modelled")
     return (np.asarray(ctx.status, U64) >> U64(fields[name])) & U64(1)
+
+
+def ds_address(addr, offset0, offset1):
+    """The manual's CalcDsAddr(ADDR, OFFSET0, OFFSET1): the address VGPR plus the 16-bit
+    offset {OFFSET1, OFFSET0} (a split address stays split: the constant moves its base)."""
+    offset = (int(offset1) & 0xFF) << 8 | (int(offset0) & 0xFF)
+    return addr if offset == 0 else addr + U64(offset)
 
 
 def operand(ctx, name: str, bits: int, instruction: str):

@@ -35,6 +35,11 @@ from .semantics import Ctx, Operand, Semantic, SemanticsError
 _UNKNOWN = object()
 # instructions with only an address description -> the instruction whose data semantics they share
 ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
+# CDNA's moves between the VGPR and AGPR files, which the manual describes without pseudocode
+# ("Move 32 bits of data from an accumulator vector register into an architectural vector
+# register"): V_MOV_B32's data semantics; the machine puts the AGPR operands in the AGPR file
+# (dsl.syntax_gfx9.ACC_OPERANDS)
+AGPR_MOVES = ("V_ACCVGPR_READ", "V_ACCVGPR_WRITE", "V_ACCVGPR_MOV_B32")
 
 
 @lru_cache(maxsize=1)
@@ -181,7 +186,9 @@ def compile_source(source: str, name: str, arch: str):
 # one semantic call instead of one per lane on the busiest address: a histogram or a counter
 # every lane bumps). False: every atomic runs in rounds.
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
-_SUMMING = re.compile(r"\bMEM\[ADDR\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
+# the memory update of an atomic, at the machine's ADDR (RDNA3) or the manual's address
+# calculation's result (CDNA3: addr = CalcGlobalAddr(...), which is ADDR)
+_SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
 
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
@@ -190,8 +197,8 @@ _SUMMING = re.compile(r"\bMEM\[ADDR\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:
 # old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
 # passes). Float min/max are not combined (a NaN makes the order matter).
 COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
-_EXTREME = re.compile(r"\bMEM\[ADDR\]\.([ui](?:32|64)?) = src ([<>]) tmp \? src : tmp;")
-_BITWISE = re.compile(r"\bMEM\[ADDR\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
+_EXTREME = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;")
+_BITWISE = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
 _REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
 
 
@@ -437,6 +444,13 @@ class SemanticTable:
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
             return Entry(_with_float_modes(hand, d), "hand-written")
+        if d.name in AGPR_MOVES:
+            e = self.entry(next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
+            if e.semantic is None:
+                return Entry(None, "unsupported", f"{d.name}: {e.reason}")
+            return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
+                                             source="D0.b32 = S0.b32 (V_MOV_B32's; between the VGPR and AGPR files)"),
+                         "hand-written")
         if d.name in ADDTID:
             # the manual describes only the address (saddr + offset + laneId * 4, computed by the
             # machine); the data movement is the plain dword load / store's

@@ -1,7 +1,8 @@
 """Architectural state of every wave of a dispatch chunk, as numpy arrays indexed by wave.
 
 Scalar registers are kept in one (128, waves) uint32 array indexed by the *operand code*
-(0-105 SGPRs, 106/107 VCC, 108-123 TTMP, 124 NULL, 125 M0, 126/127 EXEC), so one
+(RDNA3: 0-105 SGPRs, 106/107 VCC, 108-123 TTMP, 124 NULL, 125 M0, 126/127 EXEC; CDNA3:
+0-101 SGPRs, 102/103 FLAT_SCRATCH, 104/105 XNACK_MASK, 124 M0, no NULL), so one
 code-to-register rule serves every instruction. VGPRs are (vgprs, waves, lanes) so that
 one register of a batch of waves is a (W, L) slab, contiguous when the batch is. A batch is selected by `sel`: a slice
 when the waves are contiguous (views, no copies), else an index array.
@@ -14,14 +15,24 @@ import numpy as np
 
 from isa import traits
 
+from .families import FAMILIES
 from .options import current
 
-# The scalar operand codes of the families the emulator runs, which agree on them
-# (isa/traits.py; Machine refuses a family whose codes differ from these)
-CODES = traits("rdna3")
-VCC_LO, NULL, M0, EXEC_LO, SCC_CODE = CODES.vcc_lo, CODES.null, CODES.m0, CODES.exec_lo, CODES.scc
+# The scalar operand codes every family the emulator runs agrees on (isa/traits.py), read
+# from the first family's traits; Machine refuses a family whose codes differ (shares_codes:
+# checked when its Spec is loaded, not here, where loading every family's tables would cost
+# each process ~1 s). M0 and NULL differ between families (RDNA3 125/124, CDNA3 124/none):
+# they are the family's traits' (WaveState.m0/null).
+CODES = traits(FAMILIES[0])
+VCC_LO, EXEC_LO, SCC_CODE = CODES.vcc_lo, CODES.exec_lo, CODES.scc
 SCALAR_CODES = len(CODES.scalar_codes)      # rows of WaveState.sgpr
 VGPR_BASE = CODES.vgpr_base                 # a source field's code of v0
+
+
+def shares_codes(t) -> bool:
+    """Does family traits `t` agree with the codes above (the rows every family has)?"""
+    return (t.vcc_lo, t.exec_lo, t.scc, t.vgpr_base, len(t.scalar_codes)) == \
+        (VCC_LO, EXEC_LO, SCC_CODE, VGPR_BASE, SCALAR_CODES)
 RUNNING, AT_BARRIER, ENDED = 0, 1, 2
 _LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword then its hi dword
 
@@ -46,8 +57,10 @@ def pack_mask(bits: np.ndarray) -> np.ndarray:
 
 
 class WaveState:
-    def __init__(self, waves: int, lanes: int, vgprs: int):
+    def __init__(self, waves: int, lanes: int, vgprs: int, codes=CODES):
+        """codes: the family's traits (M0 and NULL's operand codes)."""
         self.waves, self.lanes, self.vgprs = waves, lanes, vgprs
+        self.m0, self.null = codes.m0, codes.null      # null: None where the family has no NULL
         self.sgpr = np.zeros((SCALAR_CODES, waves), np.uint32)       # register-major, like the VGPRs
         self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
         # registers written since they were last all zero, so that reset() re-zeroes only
@@ -167,7 +180,7 @@ class WaveState:
         return lo
 
     def write_mask(self, sel, code: int, value: np.ndarray) -> None:
-        if code == NULL:
+        if code == self.null:
             return
         value = np.asarray(value, np.uint64).reshape(-1, 1)
         self.set_sreg(sel, code, value & np.uint64(0xFFFFFFFF))
@@ -183,7 +196,7 @@ class WaveState:
         uniform: one value, (1, 1) or (1, 1, n), when every wave holds the same (one compare
         over the register-major rows instead of joining dwords for every wave)."""
         uniform = uniform and current().uniform_sgprs
-        if code == NULL:
+        if code == self.null:
             shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
         if uniform:
@@ -214,7 +227,7 @@ class WaveState:
         return values
 
     def write_sgprs(self, sel, code: int, dwords: int, value: np.ndarray) -> None:
-        if code == NULL:
+        if code == self.null:
             return
         value = np.asarray(value)
         if dwords == 1 and value.ndim == 2 and value.dtype == np.uint32:     # one dword per wave: one assignment

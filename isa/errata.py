@@ -75,6 +75,32 @@ ERRATA: tuple[Erratum, ...] = (
         "shift amount as 32 bits (c616e28f -> s_lshr_b64 s[98:99], -6, s22).",
     ),
     Erratum(
+        "cdna3-s-mul-i32-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
+        "add_pcode", ("SOP2", "S_MUL_I32"), None,
+        "D0.i32 = S0.i32 * S1.i32",
+        "The conversion's S_MUL_I32 entry ('Multiply two signed 32-bit integer inputs and store the "
+        "result into a scalar register'; the summary table: 'D = S0 * S1. Low 32 bits of result.') has "
+        "no code block; the RDNA3 manual gives S_MUL_I32 as D0.i = S0.i * S1.i. LLVM 22 (gfx942) decodes "
+        "04010492 as s_mul_i32 s4, s4, s1 (clang's kernels multiply work-group ids by sizes with it).",
+    ),
+    Erratum(
+        "cdna3-s-xor-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
+        "add_pcode", ("SOP2", "S_XOR_B64"), None,
+        "D0.u64 = (S0.u64 ^ S1.u64);\nSCC = D0.u64 != 0ULL",
+        "The conversion's S_XOR_B64 entry ('Calculate bitwise XOR on two scalar inputs ... set SCC iff "
+        "the result is nonzero') has no code block; S_XOR_B32 beside it has D0.u32 = (S0.u32 ^ S1.u32); "
+        "SCC = D0.u32 != 0U and S_OR_B64 the same at 64 bits. LLVM 22 (gfx942) decodes 6a008088 as "
+        "s_xor_b64 s[0:1], vcc, s[0:1].",
+    ),
+    Erratum(
+        "cdna3-s-cmp-gt-u32-pcode", ("cdna3", "cdna4"), {"cdna3": 133, "cdna4": 145},
+        "add_pcode", ("SOPC", "S_CMP_GT_U32"), None,
+        "SCC = S0.u32 > S1.u32",
+        "The conversion's S_CMP_GT_U32 entry ('Set SCC to 1 iff the first scalar input is greater than "
+        "the second scalar input') has no code block; S_CMP_GE_U32 after it has SCC = S0.u32 >= S1.u32 "
+        "and S_CMP_GT_I32 SCC = S0.i32 > S1.i32. LLVM 22 (gfx942) decodes 0a8008bf as s_cmp_gt_u32 s10, 0.",
+    ),
+    Erratum(
         "cdna3-dpp-row-newbcast-range", ("cdna3",), {"cdna3": 552},
         "dpp_ctrl_range", ("DPP_CTRL", "DPP_ROW"), 0x150, (0x150, 0x15F),
         "The row 'DPP_ROW* 150 - ... Broadcast thread 0-15 within a row to the whole row' gives no end "
@@ -472,6 +498,13 @@ ERRATA += tuple(
             ("VOP3SD", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
             f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n", _DIV_SCALE_EVIDENCE)
     for ty, pages in (("f32", {"rdna3": 437, "rdna3.5": 463}), ("f64", {"rdna3": 438, "rdna3.5": 464})))
+ERRATA += tuple(
+    Erratum(f"cdna3-div-scale-{ty}-unscaled-result", ("cdna3", "cdna4"), {"cdna3": 293, "cdna4": 318},
+            "pcode_text", ("VOP3B", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
+            f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n",
+            _DIV_SCALE_EVIDENCE.replace("(RDNA3.5; RDNA3: 'S0 = Input to scale')", "(CDNA3, CDNA4: as RDNA3.5)")
+            .replace("ew_f64_fma_sqrt_div)", "ew_f64_fma_sqrt_div, also for gfx942 and gfx950)"))
+    for ty in ("f32", "f64"))
 
 ERRATA += (
     Erratum(
@@ -523,6 +556,32 @@ ERRATA += tuple(
             _TRIG_PREOP_EVIDENCE)
     for arch, page, u in (("rdna3", 449, "u"), ("rdna3.5", 477, "u32")))
 
+
+# VOPC entries whose code block the CDNA4 conversion lost (each keeps its description, "Set the
+# per-lane condition code to 1 iff ..."); the CDNA3 manual gives the same opcode this code, and
+# the CDNA4 entries beside them (V_CMP_EQ_I32 after V_CMP_LT_I32, ...) follow the same pattern.
+_CDNA4_LOST_COMPARES = (
+    ("V_CMP_LT_I32", 193, "D0.u64[laneId] = S0.i32 < S1.i32"),
+    ("V_CMP_GT_U64", 236, "D0.u64[laneId] = S0.u64 > S1.u64"),
+    ("V_CMP_LT_U16", 169, "D0.u64[laneId] = S0.u16 < S1.u16"),
+    ("V_CMPX_EQ_F32", 82, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f32 == S1.f32"),
+    ("V_CMPX_EQ_F64", 114, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f64 == S1.f64"),
+    ("V_CMPX_GT_I32", 212, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i32 > S1.i32"),
+    ("V_CMPX_GT_U16", 188, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u16 > S1.u16"),
+    ("V_CMPX_LT_I64", 241, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i64 < S1.i64"),
+    ("V_CMPX_LT_U32", 217, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u32 < S1.u32"),
+    ("V_CMPX_NGT_F16", 59, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f16 > S1.f16)"),
+    ("V_CMPX_NGT_F32", 91, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f32 > S1.f32)"),
+    ("V_CMPX_NGT_F64", 123, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f64 > S1.f64)"),
+)
+ERRATA += tuple(
+    Erratum(f"cdna4-{name.lower().replace('_', '-')}-pcode", ("cdna4",), {"cdna4": 228}, "add_pcode",
+            ("VOPC", name), None, f"{code};\n// D0 = VCC in VOPC encoding.",
+            f"The conversion's {name} entry (opcode {op}) has its description but no code block. The CDNA3 "
+            f"manual gives the same opcode '{code}; // D0 = VCC in VOPC encoding.', and the CDNA4 compares "
+            f"beside it keep theirs in that form. The compiled gfx950 kernels in ../shared/kernels (conv1d: "
+            f"v_cmp_lt_i32, ew_i64_arith: v_cmp_gt_u64) use them as the CDNA3 code reads.")
+    for name, op, code in _CDNA4_LOST_COMPARES)
 
 def for_arch(arch: str) -> list[Erratum]:
     return [e for e in ERRATA if arch in e.archs]

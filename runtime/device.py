@@ -272,6 +272,7 @@ class Program:
         """Translate the kernel descriptor into the hardware launch (user SGPRs in the
         order the enables list them, system SGPRs, work-item id VGPRs, MODE)."""
         desc, target = k.descriptor, self.code_object.target_info
+        traits = self.device.machine.spec.traits
         user: list[int] = []
         for enable, dwords in USER_SGPRS.items():
             if getattr(desc, enable):
@@ -303,7 +304,9 @@ class Program:
             raise DeviceError(f"{k.name}: block {block} exceeds the kernel's max_flat_workgroup_size {most}")
         return Dispatch(
             kernel=k.name, entry=self.base + k.entry, grid=grid, block=block, wave_size=k.wave_size,
-            vgprs=min(256, vgprs_from_granule(desc, target, k.wave_size)), user_sgprs=user,
+            vgprs=min(traits.vgprs + traits.agprs, vgprs_from_granule(desc, target, k.wave_size)),
+            # CDNA2+: one file of VGPRs then AGPRs, the AGPRs from accum_offset on
+            accum_offset=(desc.accum_offset + 1) * 4 if target.gfx90a_plus else None, user_sgprs=user,
             user_sgpr_count=desc.user_sgpr_count,
             workgroup_id=(bool(desc.enable_sgpr_workgroup_id_x), bool(desc.enable_sgpr_workgroup_id_y),
                           bool(desc.enable_sgpr_workgroup_id_z)),

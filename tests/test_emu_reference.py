@@ -17,7 +17,7 @@ import pytest
 from emu.options import FAST, REFERENCE, SWITCHES, OptionsError, from_environment, options_from
 from tests.conftest import SHARED
 from tests.emu_differential import differences, run_outcome
-from tests.kernel_corpus import TARGETS, cases, make_inputs
+from tests.kernel_corpus import NOT_YET, TARGETS, cases, make_inputs, wave_size
 
 WAVE_INSTRUCTIONS = 4000
 ROOT = SHARED / "kernels"
@@ -32,7 +32,7 @@ def launches(dev, case, target: str, grid, repeat: int = 1):
     prg = dev.load((case.folder / m["code_objects"][target]).read_bytes())
     args = [inputs[a["name"]] if a["kind"] == "scalar" else
             dev.alloc(inputs[a["name"]].nbytes, a["name"]).copyin(inputs[a["name"]]) for a in m["args"]]
-    waves = -(-int(np.prod(m["launch"]["block"])) // (64 if target.endswith("w64") else 32))
+    waves = -(-int(np.prod(m["launch"]["block"])) // wave_size(target))
     budget = max(200, WAVE_INSTRUCTIONS // waves)
     return [run_outcome(dev.machine, lambda: prg.launch(m["kernel"], grid=grid, block=m["launch"]["block"],
                                                         args=args, budget=budget)) for _ in range(repeat)]
@@ -45,7 +45,9 @@ def launch(case, target: str, options, grid):
 
 def _one_target_each():
     for i, case in enumerate(CASES):
-        targets = [t for t in TARGETS if t in case.manifest["code_objects"]]
+        targets = [t for t in TARGETS if t in case.manifest["code_objects"] and (case.name, t) not in NOT_YET]
+        if not targets:
+            continue
         yield pytest.param(case, targets[i % len(targets)], id=f"{case.name}-{targets[i % len(targets)]}")
 
 

@@ -34,6 +34,10 @@ CONTROL = {
     "DS_NOP": "nop",                # "Do nothing."
     # probes of the address translation cache: no destination, no effect on data
     "S_ATC_PROBE": "nop", "S_ATC_PROBE_BUFFER": "nop",
+    # CDNA cache write-backs and invalidations (the emulator's memory has no caches), and
+    # V_CLREXCP ("clear this wave's exception state": exceptions are not modelled)
+    "S_DCACHE_WB": "nop", "S_DCACHE_WB_VOL": "nop", "S_DCACHE_INV_VOL": "nop", "BUFFER_WBL2": "nop",
+    "BUFFER_INV": "nop", "V_CLREXCP": "nop",
 }
 
 
@@ -126,6 +130,10 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
                                "see emu/handwritten/interp.py)")
     if name in DATA_PARALLEL:
         fn, reads, writes, what = DATA_PARALLEL[name]
+        if name in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32") and spec is not None:
+            # the lane modulus of the architecture's pseudocode: 32 (RDNA3), 64 (CDNA3)
+            group = lanes.permute_group(next((d.pcode for d in spec.lookup(name) if d.format == "DS"), None))
+            fn, what = (lambda ctx, f=fn, g=group: f(ctx, g)), what.replace("% 32 of its half", f"% {group}")
         return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
                         scalar=scalar, source=what)
     if name in MODE_WRITERS:

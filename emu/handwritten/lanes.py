@@ -8,20 +8,33 @@ They take values, not register numbers: ADDR is the lane's byte address (ADDR VG
 instruction offset, as for every DS instruction), DATA the DATA0 VGPR, OFFSET the 16-bit
 offset field, and the result is RETURN_DATA (written to VDST under EXEC by the machine).
 
-Wave64: the LDS crossbar permutes within each aligned half of 32 lanes (the manual's
+Wave64: the RDNA3 LDS crossbar permutes within each aligned half of 32 lanes (the manual's
 "destination lane is MOD 32 regardless of wave size"; a wave64 shuffle needs
-v_permlane64 to cross halves), so a lane's partner is `(lane & 32) | (index % 32)`.
+v_permlane64 to cross halves), so a lane's partner is `(lane & 32) | (index % 32)`. The
+CDNA3 manual's lane is `... / 4U % 64U`: the whole wave64. `group` is that modulus, read
+from the architecture's pseudocode (`permute_group`).
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from ..semantics import Ctx
 
 
-def _half_base(ctx: Ctx) -> np.ndarray:
-    """(1, L): first lane of each lane's 32-lane half."""
-    return ctx.lane_id & np.uint32(32)
+_GROUP = re.compile(r"/\s*4U?\s*%\s*(\d+)U?")
+
+
+def permute_group(pcode: str | None) -> int:
+    """The lane modulus of a permute's pseudocode (`src_lane = ... / 4 % 32`), 32 without one."""
+    m = _GROUP.search(pcode or "")
+    return int(m.group(1)) if m else 32
+
+
+def _group_base(ctx: Ctx, group: int) -> np.ndarray:
+    """(1, L): first lane of each lane's group of `group` lanes."""
+    return ctx.lane_id & ~np.uint32(group - 1)
 
 
 def _gather(values: np.ndarray, lanes: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -32,22 +45,22 @@ def _gather(values: np.ndarray, lanes: np.ndarray, valid: np.ndarray) -> np.ndar
     return np.where(ok, got, np.uint32(0))
 
 
-def ds_bpermute(ctx: Ctx) -> dict:
-    """Backward permute: lane i reads DATA of lane (ADDR/4) % 32 of its half; an inactive
+def ds_bpermute(ctx: Ctx, group: int = 32) -> dict:
+    """Backward permute: lane i reads DATA of lane (ADDR/4) % group of its group; an inactive
     source lane reads as 0."""
     data = np.broadcast_to(np.asarray(ctx.get("DATA"), np.uint32), ctx.shape)
     addr = np.asarray(ctx.get("ADDR"), np.uint64)
-    src = _half_base(ctx) | ((addr >> np.uint64(2)) & np.uint64(31)).astype(np.uint32)
+    src = _group_base(ctx, group) | ((addr >> np.uint64(2)) & np.uint64(group - 1)).astype(np.uint32)
     return {"RETURN_DATA": _gather(data, src, ctx.active)}
 
 
-def ds_permute(ctx: Ctx) -> dict:
-    """Forward permute: active lane i sends DATA to lane (ADDR/4) % 32 of its half; when
+def ds_permute(ctx: Ctx, group: int = 32) -> dict:
+    """Forward permute: active lane i sends DATA to lane (ADDR/4) % group of its group; when
     several lanes send to one lane the highest-numbered sender wins; a lane nobody sends
     to receives 0."""
     data = np.broadcast_to(np.asarray(ctx.get("DATA"), np.uint32), ctx.shape)
     addr = np.broadcast_to(np.asarray(ctx.get("ADDR"), np.uint64), ctx.shape)
-    dst = _half_base(ctx) | ((addr >> np.uint64(2)) & np.uint64(31)).astype(np.uint32)
+    dst = _group_base(ctx, group) | ((addr >> np.uint64(2)) & np.uint64(group - 1)).astype(np.uint32)
     waves, lanes = ctx.shape
     sender = np.full(ctx.shape, -1, np.int64)          # highest active lane sending to each lane
     w = np.broadcast_to(np.arange(waves)[:, None], ctx.shape)

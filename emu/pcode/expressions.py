@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from .. import rtlib
 from .lookup import callee_result_type
-from .types import OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
+from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
 
@@ -126,6 +126,13 @@ class Expressions:
                 return f"R.mode_field(ctx, {fname!r})", Ty("u", 1)
             if bname == "WAVE_STATUS":
                 return f"R.status_field(ctx, {fname!r})", Ty("u", 1)
+            if bname == INSTRUCTION_WORD:
+                # a field of the instruction word the pseudocode interprets itself (CDNA4's
+                # V_BITOP3: TTBL = { INST.OMOD[1 : 0], INST.ABS[2 : 0], INST.NEG[2 : 0] }): an int
+                # the machine supplies as INST.<field>, which then applies no modifier of its own
+                name = f"{INSTRUCTION_WORD}.{fname}"
+                self.reads.setdefault(name, Operand(name, 32, "u32"))
+                return f"R.U64(ctx.get({name!r}, {self.name!r}))", Ty("u", 32)
             if bname in ("NAN", "DENORM", "INF") and type_of_field(fname):
                 t = type_of_field(fname)
                 if bname == "DENORM":
@@ -378,6 +385,15 @@ class Expressions:
         if fname == "abs":
             code, ty = self.expr(args[0])
             return f"R.fabs({code})", ty
+        if fname in ADDRESS_FUNCTIONS:
+            return self.read_operand("ADDR")
+        if fname == DS_ADDRESS_FUNCTION:
+            if len(args) != 3 or not is_name(args[0], {"ADDR"}) and not (
+                    args[0].data == "field" and is_name(args[0].children[0], {"ADDR"})):
+                self.fail(f"{fname}() of anything but ADDR and two offsets", node)
+            addr, _ = self.read_operand("ADDR")
+            offsets = ", ".join(self.expr(a)[0] for a in args[1:])
+            return f"R.ds_address({addr}, {offsets})", Ty("u", 64)
         coded = [self.expr(a) for a in args]
         if re.fullmatch(r"[vs]_[a-z0-9_]+", fname) and not hasattr(rtlib, fname):
             return self.call_instruction(fname.upper(), coded, node)
@@ -466,6 +482,7 @@ RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": T
                      "nop": LIT, "fma": _first_float, "ldexp": _first_float,
                      "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
                      "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16), "u4_to_u32": Ty("u", 32),
+                     "i8_to_i32": Ty("i", 32), "i4_to_i32": Ty("i", 32),
                      "v_cvt_i16_f32": Ty("i", 16), "v_cvt_u16_f32": Ty("u", 16), "f32_to_f16_rtz": Ty("f", 16),
                      "signext_from_bit": Ty("i", 64)})
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):

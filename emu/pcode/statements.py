@@ -23,6 +23,8 @@ class Statements:
         kind = st.data
         if kind == "assign":
             self.assign(st)
+        elif kind == "chain_assign":
+            self.chain_assign(st)
         elif kind == "declare":
             name = str(st.children[0])
             ty = type_of_decl(str(st.children[1]))
@@ -160,6 +162,18 @@ class Statements:
                 self.write(p, f"{v}[{i}]", Ty("u", t.bits))
             return
         self.write(target, code, ty)
+
+    def chain_assign(self, st: Tree):
+        """`a = b = value` (CDNA3's V_CMPX: EXEC.u64[laneId] = D0.u64[laneId] = ...): the value
+        once into a local, then each target from it, innermost first."""
+        targets, node = [st.children[0]], st.children[2]
+        while isinstance(node, Tree) and node.data == "chain":
+            targets.append(node.children[0])
+            node = node.children[1]
+        local = Token("NAME", self.fresh("chain"))
+        self.assign(Tree("assign", [Tree("name", [local]), Token("EQUAL", "="), node]))
+        for target in reversed(targets):
+            self.assign(Tree("assign", [target, Token("EQUAL", "="), Tree("name", [local])]))
 
     def lvalue_type(self, node) -> Ty:
         if node.data == "field":

@@ -25,6 +25,16 @@ INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST"
 # `declare S : 32'B[n]` names the instruction's sources: S[i] is Si (v_fma_mix*)
 SOURCE_ARRAY = "S"
 LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
+# The manual's address calculations (CDNA3: `addr = CalcGlobalAddr(ADDR.b32, SADDR.b32,
+# OFFSET.b32)`): the machine computes memory addresses (contract: ADDR is the final byte
+# address), so such a call reads ADDR and leaves its arguments (instruction fields) unread.
+# CalcDsAddr(ADDR, OFFSET0, OFFSET1) adds the offsets it is given to the address VGPR: the
+# machine passes a DS ADDR without the instruction offset to pseudocode that calls it.
+ADDRESS_FUNCTIONS = {"CalcGlobalAddr", "CalcFlatAddr", "CalcScratchAddr", "CalcBufferAddr",
+                     "CalcScalarGlobalAddr", "CalcScalarBufferAddr"}
+DS_ADDRESS_FUNCTION = "CalcDsAddr"
+# `INST.<FIELD>`: a field of the instruction word (Ctx input "INST.<FIELD>", an int)
+INSTRUCTION_WORD = "INST"
 LANE_ID_NAMES = {"laneId", "laneID"}
 TYPE_RE = re.compile(r"^(u|i|f|b|bf)(\d+)?$")
 DEFAULT_BITS = 32
