@@ -48,10 +48,14 @@ _KNOWN = {
     "V_CVT_PK_U8_F32", "V_CVT_PK_I16_F32", "V_CVT_PK_U16_F32",
     # S0[31 : 16].f16 is a half of the register, not an f32 (the old table flushed it as one)
     "S_CVT_HI_F32_F16",
+    # CDNA's spelling of V_CVT_PK_NORM_* / V_CVT_PK_RTZ_F16_F32 escaped the "_PK_" substring: the
+    # pseudocode (halves written by conversions) now treats them as RDNA's are, not flushed
+    "V_CVT_PKNORM_I16_F32", "V_CVT_PKNORM_U16_F32", "V_CVT_PKNORM_I16_F16", "V_CVT_PKNORM_U16_F16",
+    "V_CVT_PKRTZ_F16_F32",
 }
 
 
-@pytest.mark.parametrize("family", ["rdna3", "rdna3.5"])
+@pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "cdna3", "cdna4"])
 def test_float_modes_agree_with_the_old_name_tables(family):
     from emu.table import load_semantics
     table = load_semantics(family)
@@ -69,5 +73,5 @@ def test_float_modes_agree_with_the_old_name_tables(family):
         old_rounded = () if sem.memory or any(p in sem.name for p in _OLD_ROUND_EXEMPT) else widths
         if (old_flushed, old_rounded) != (sem.float_operands, sem.rounded_widths):
             differ.add(d.name)
-    assert checked > 1300
+    assert checked > 800
     assert differ <= _KNOWN, sorted(differ - _KNOWN)
