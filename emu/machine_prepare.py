@@ -746,7 +746,7 @@ class Preparer:
         # every address is a 64-bit modular sum, so the immediate offset is added to the
         # narrowest term: once per wave with an SGPR base, saving a pass over the lanes
         if fmt == "FLAT":
-            offset, p.memory = f["OFFSET"] & 0x7FF, "flat"
+            offset, p.memory = f["OFFSET"] & 0xFFF, "flat"     # 12-bit unsigned: the field's MSB (bit 12) is ignored
             va, off = self._vgpr_data(vaddr, 2), np.uint64(offset)
             addr = lambda st, sel: va(st, sel) + off
         elif fmt == "GLOBAL":

@@ -891,3 +891,27 @@ def test_inline_one_over_two_pi_is_the_hardware_pattern():
     """
     out, _ = launch(src, {"out": np.zeros(3, np.uint64)}, block=(32, 1, 1))
     assert [hex(x) for x in out["out"]] == ["0x3fc45f306dc9c882", "0x3fc45f306dc9c882", "0x3e22f983"]
+
+
+def test_flat_offset_is_twelve_bits_unsigned():
+    """FLAT's OFFSET field is 13 bits of which FLAT uses 12, unsigned ("FLAT: 12-bit unsigned
+    offset (MSB is ignored)", RDNA3 manual's FLAT field table); LLVM 22's assembler accepts
+    offset:0..4095 on FLAT ("expected a 12-bit unsigned offset"). Offsets 2048..4095 address
+    past 2 KiB: a load at offset:3000 reads the word 3000 bytes on, not 952."""
+    words = np.arange(2048, dtype=np.uint32) * np.uint32(7) + np.uint32(1)
+    src = loads("inputs", "out") + """
+        v_mov_b32 v2, s4
+        v_mov_b32 v3, s5
+        v_mov_b32 v4, s6
+        v_mov_b32 v5, s7
+        flat_load_b32 v6, v[2:3] offset:3000
+        flat_load_b32 v7, v[2:3] offset:2048
+        flat_load_b32 v8, v[2:3] offset:4092
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+        flat_store_b32 v[4:5], v6
+        flat_store_b32 v[4:5], v7 offset:4
+        flat_store_b32 v[4:5], v8 offset:2052
+        s_endpgm"""
+    got, _ = launch(src, {"inputs": words, "out": np.zeros(1024, np.uint32)}, block=(32, 1, 1))
+    assert got["out"][0] == words[3000 // 4] and got["out"][1] == words[2048 // 4]
+    assert got["out"][2052 // 4] == words[4092 // 4]
