@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa import InstrDef
+from isa.effects import effects
 
 from . import syntax
 
@@ -124,8 +125,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
     types = dict(d.operand_types)
     pcode = d.pcode or ""
     origin = d.promoted_from or d.format
-    is_cmp = origin == "VOPC" or d.name.startswith(("V_CMP_", "V_CMPX_"))
-    is_cmpx = d.name.startswith("V_CMPX_")
+    is_cmp = origin == "VOPC"
+    is_cmpx = is_cmp and "EXEC" in effects(pcode).writes      # v_cmpx: EXEC.u64[laneId] = ...
     types.setdefault("S0", types.get("SRC0"))
     writes_d = bool(re.search(r"\b(D0|DST|VDST)\b", pcode)) or "D0" in types
     dsts: list[Operand] = []
@@ -137,8 +138,6 @@ def valu_signature(d: InstrDef) -> ValuSig:
         dsts.append(_operand("vdst", types.get("D0"), sgpr=sgpr))
     vcc_out = bool(_WRITES_VCC.search(pcode)) and not is_cmp
     vcc_in = bool(_READS_VCC.search(re.sub(r"VCC(\.u64)?\[laneId\]\s*=[^=]", "", pcode))) and not is_cmp
-    if d.format == "VOP3SD" and d.name.startswith("V_DIV_SCALE"):
-        vcc_out = True
     n_src = 0
     for i in range(3):
         if f"S{i}" in types and types[f"S{i}"] is not None or re.search(rf"\bS{i}\b", pcode):
