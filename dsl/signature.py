@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from isa import InstrDef
 from isa.effects import effects
+from isa.memory_access import memory_access
 
 from . import syntax
 
@@ -347,14 +348,15 @@ def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit)."""
     name = d.name
     n = data_dwords(name)
+    direction = memory_access(d).direction
     out = []
-    if "_LOAD" in name or ("_ATOMIC" in name and glc):
+    if direction == "load" or (direction == "atomic" and glc):
         out.append(("vdst", "VDST", n))
     if name.startswith("FLAT_"):
         out.append(("vaddr", "ADDR", 2))
     elif "ADDTID" not in name:
         out.append(("vaddr", "ADDR", 1))
-    if "_STORE" in name or "_ATOMIC" in name:
+    if direction in ("store", "atomic"):
         out.append(("vdata", "DATA", n * 2 if "CMPSWAP" in name else n))
     if name.startswith("GLOBAL_"):
         out.append(("saddr", "SADDR", 2))
