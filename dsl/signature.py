@@ -85,6 +85,7 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 
 
 _WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
+_SGPR_ACCESS = re.compile(r"\bSGPR\[\w+\]\.(\w+)")
 _READS_VCC = re.compile(r"\bVCC\.u64\[laneId\](?!\s*=[^=])")
 
 
@@ -264,8 +265,12 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
 
     def width(key: str) -> int:
         t = types.get(key)
-        if t is None or key == "SRC0":   # DST / SRC0 accessors (s_movreld, s_movrels): the name's size
-            return 2 if d.name.endswith("64") else 1
+        if t is None or key == "SRC0":
+            # DST / SRC0 accessors hold a register number (s_movreld, s_movrels): the width is the
+            # moved register's, SGPR[addr].b64; without pseudocode the name's data type (_B64)
+            moved = _SGPR_ACCESS.search(pcode)
+            names = _name_types(d.name)
+            t = moved.group(1) if moved else names[0] if names else ""
         return 2 if t.endswith("64") else 1
 
     out = []
