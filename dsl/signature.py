@@ -303,9 +303,8 @@ def scalar_bits(d: InstrDef, key: str) -> int:
 _DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
                "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
                "DS_GWS_BARRIER", "DS_READ_ADDTID_B32", "DS_WRITE_ADDTID_B32"}
-# GFX9's (CDNA) names of RDNA's loads (DS_READ*) and two-address forms (DS_READ2*, DS_WRITE2*, DS_WRXCHG2*)
+# GFX9's (CDNA) names of RDNA's loads (DS_READ*)
 _DS_LOADS = ("DS_LOAD", "DS_READ")
-_DS_TWO_ADDR = re.compile(r"^DS_(READ|WRITE|WRXCHG)2|2ADDR")
 
 
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
@@ -313,7 +312,7 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     have a VDST; stores and atomics have DATA0 (and DATA1 for two-operand atomics and 2ADDR)."""
     name = d.name
     n = data_dwords(name)
-    two = bool(_DS_TWO_ADDR.search(name))
+    two = memory_access(d).two_addresses
     out = []
     if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
         return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]

@@ -5,10 +5,14 @@
     a.direction                   # 'load', 'store', 'atomic' (reads and writes memory) or None
     a.d16                         # the loaded data arrives in 16-bit halves of the register:
                                   # the other half (or a partly written last register) keeps its value
+    a.two_addresses               # LDS two-address forms (ds_load_2addr, CDNA's ds_read2): each
+                                  # 8-bit offset addresses one element, ADDR + OFFSETn * size
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
 `tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
 D0) is assigned only as 16-bit bit ranges (`VDATA[31 : 16].b16 = ...`), the manual's D16 loads.
+two_addresses: the pseudocode scales OFFSET1 on its own as an element index (`OFFSET1.u32 * 4U`),
+not as the high byte of one 16-bit offset (`{ OFFSET1, OFFSET0 }`).
 
 Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
 descriptions, a few CDNA LDS-direct and cache instructions), the direction comes from AMD's
@@ -25,6 +29,7 @@ _MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|
 _MEM = re.compile(r"\bMEM\s*\[")
 _RESULT = r"(?:VDATA|RETURN_DATA|VDST|D0)"
 _HALF_WRITE = re.compile(_RESULT + r"\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*\.\s*\w+\s*=(?!=)")
+_OFFSET1_INDEX = re.compile(r"\bOFFSET1(?:\.\w+)?\s*\*")
 _RESULT_WRITE = re.compile(_RESULT + r"\s*(?:\[[^\]]*\])?\s*(?:\.\s*\w+\s*)?=(?!=)")
 
 
@@ -32,6 +37,7 @@ _RESULT_WRITE = re.compile(_RESULT + r"\s*(?:\[[^\]]*\])?\s*(?:\.\s*\w+\s*)?=(?!
 class MemoryAccess:
     direction: str | None    # 'load', 'store', 'atomic' or None (no memory data moved)
     d16: bool                # the result is written in 16-bit halves; the rest keeps its value
+    two_addresses: bool = False   # ADDR + OFFSET0 * size and ADDR + OFFSET1 * size (LDS 2addr forms)
 
 
 def _by_name(name: str, image: bool) -> str | None:
@@ -63,5 +69,5 @@ def memory_access(d, image: bool = False) -> MemoryAccess:
     image format (the family's traits.roles.image)."""
     if d.pcode and _MEM.search(d.pcode):
         direction, d16 = _from_pcode(d.pcode)
-        return MemoryAccess(direction, d16)
+        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)))
     return MemoryAccess(_by_name(d.name, image), "_D16" in d.name)

@@ -51,3 +51,24 @@ def test_memory_access_agrees_with_the_old_name_rule(family):
             if not loads:
                 assert (a.direction == "atomic") == ("_ATOMIC" in d.name), d.name
     assert checked > 300
+
+
+@pytest.mark.parametrize("family,name,two", [
+    ("rdna3", "DS_LOAD_2ADDR_B32", True), ("rdna3", "DS_STOREXCHG_2ADDR_STRIDE64_RTN_B64", True),
+    ("cdna3", "DS_READ2ST64_B64", True), ("cdna3", "DS_WRXCHG2_RTN_B32", True),
+    ("rdna3", "DS_LOAD_ADDTID_B32", False),      # { OFFSET1, OFFSET0 }: one 16-bit offset
+    ("rdna3", "DS_STORE_B32", False), ("rdna4", "DS_STORE_2ADDR_B64", True),
+])
+def test_two_address_forms_follow_the_manual(family, name, two):
+    d = next(d for d in isa.load(family).instructions if d.name == name)
+    assert memory_access(d).two_addresses is two
+
+
+@pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"])
+def test_two_addresses_agree_with_the_old_name_rule(family):
+    import re
+    old = re.compile(r"^DS_(READ|WRITE|WRXCHG)2|2ADDR")     # dsl/signature.py's rule before
+    spec = isa.load(family)
+    lds = [d for d in spec.instructions if d.format in spec.traits.roles.lds]
+    assert len(lds) > 100
+    assert [d.name for d in lds if memory_access(d).two_addresses != bool(old.search(d.name))] == []
