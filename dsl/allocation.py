@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa.effects import effects
+from isa.memory_access import memory_access
 from regalloc import Instr, Program, Ref, Virtual, blocks
 
 from .asm import Statement
@@ -136,7 +137,8 @@ def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
         return True, True
     if n.what in RESULT_NAMES:
         if d.format in roles.memory or d.format in roles.lds_param:
-            return "_D16" in d.name, True            # D16 loads keep the other half of the register
+            # D16 loads keep the other half of the register
+            return memory_access(d, d.format in roles.image).d16, True
         reads, writes = _carry_role(d) if (n.what == "sdst" and d.format == "VOP3SD") else _result_role(d)
         if n.what == "vdst" and d.format in roles.valu and d.format not in roles.vopd:
             sig = valu_signature(d)
@@ -145,9 +147,10 @@ def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
         return reads, writes
     if n.what == "vdata" and (d.format in roles.buffer or d.format in roles.image):
         # a buffer load's, or an image load's, sample's, gather's or ray query's data is its result
-        if "_LOAD" in d.name or d.format in roles.image and not ("_STORE" in d.name or "_ATOMIC" in d.name):
-            return "_D16" in d.name, True
-        return True, "_ATOMIC" in d.name and glc
+        access = memory_access(d, d.format in roles.image)
+        if access.direction == "load":
+            return access.d16, True
+        return True, access.direction == "atomic" and glc
     return True, False
 
 

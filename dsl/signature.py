@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa import InstrDef
+from isa.effects import effects
+from isa.memory_access import memory_access
 
 from . import syntax
 
@@ -83,6 +85,7 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 
 
 _WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
+_SGPR_ACCESS = re.compile(r"\bSGPR\[\w+\]\.(\w+)")
 _READS_VCC = re.compile(r"\bVCC\.u64\[laneId\](?!\s*=[^=])")
 
 
@@ -124,8 +127,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
     types = dict(d.operand_types)
     pcode = d.pcode or ""
     origin = d.promoted_from or d.format
-    is_cmp = origin == "VOPC" or d.name.startswith(("V_CMP_", "V_CMPX_"))
-    is_cmpx = d.name.startswith("V_CMPX_")
+    is_cmp = origin == "VOPC"
+    is_cmpx = is_cmp and "EXEC" in effects(pcode).writes      # v_cmpx: EXEC.u64[laneId] = ...
     types.setdefault("S0", types.get("SRC0"))
     for i in (1, 2):        # a VGPR the pseudocode indexes by number (VGPR[lane][SRC1.u32]: v_permlane16_var)
         if re.search(rf"VGPR\[[^\]]*\]\[SRC{i}\b", pcode):
@@ -140,8 +143,6 @@ def valu_signature(d: InstrDef) -> ValuSig:
         dsts.append(_operand("vdst", types.get("D0"), sgpr=sgpr))
     vcc_out = bool(_WRITES_VCC.search(pcode)) and not is_cmp
     vcc_in = bool(_READS_VCC.search(re.sub(r"VCC(\.u64)?\[laneId\]\s*=[^=]", "", pcode))) and not is_cmp
-    if d.format == "VOP3SD" and d.name.startswith("V_DIV_SCALE"):
-        vcc_out = True
     n_src = 0
     for i in range(3):
         if f"S{i}" in types and types[f"S{i}"] is not None or re.search(rf"\bS{i}\b", pcode):
@@ -269,8 +270,12 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
 
     def width(key: str) -> int:
         t = types.get(key)
-        if t is None or key == "SRC0":   # DST / SRC0 accessors (s_movreld, s_movrels): the name's size
-            return 2 if d.name.endswith("64") else 1
+        if t is None or key == "SRC0":
+            # DST / SRC0 accessors hold a register number (s_movreld, s_movrels): the width is the
+            # moved register's, SGPR[addr].b64; without pseudocode the name's data type (_B64)
+            moved = _SGPR_ACCESS.search(pcode)
+            names = _name_types(d.name)
+            t = moved.group(1) if moved else names[0] if names else ""
         return 2 if t.endswith("64") else 1
 
     out = []
@@ -303,9 +308,8 @@ def scalar_bits(d: InstrDef, key: str) -> int:
 _DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
                "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
                "DS_GWS_BARRIER", "DS_READ_ADDTID_B32", "DS_WRITE_ADDTID_B32"}
-# GFX9's (CDNA) names of RDNA's loads (DS_READ*) and two-address forms (DS_READ2*, DS_WRITE2*, DS_WRXCHG2*)
+# GFX9's (CDNA) names of RDNA's loads (DS_READ*)
 _DS_LOADS = ("DS_LOAD", "DS_READ")
-_DS_TWO_ADDR = re.compile(r"^DS_(READ|WRITE|WRXCHG)2|2ADDR")
 
 
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
@@ -313,7 +317,7 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     have a VDST; stores and atomics have DATA0 (and DATA1 for two-operand atomics and 2ADDR)."""
     name = d.name
     n = data_dwords(name)
-    two = bool(_DS_TWO_ADDR.search(name))
+    two = memory_access(d).two_addresses
     out = []
     if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
         return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
@@ -353,14 +357,15 @@ def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit)."""
     name = d.name
     n = data_dwords(name)
+    direction = memory_access(d).direction
     out = []
-    if "_LOAD" in name or ("_ATOMIC" in name and glc):
+    if direction == "load" or (direction == "atomic" and glc):
         out.append(("vdst", "VDST", n))
     if name.startswith("FLAT_"):
         out.append(("vaddr", "ADDR", 2))
     elif "ADDTID" not in name:
         out.append(("vaddr", "ADDR", 1))
-    if "_STORE" in name or "_ATOMIC" in name:
+    if direction in ("store", "atomic"):
         out.append(("vdata", "DATA", n * 2 if "CMPSWAP" in name else n))
     if name.startswith("GLOBAL_"):
         out.append(("saddr", "SADDR", 2))

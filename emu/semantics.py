@@ -90,6 +90,8 @@ class Semantic:
     control: str | None = None     # hand-written machine events: 'end', 'barrier', 'wait', 'nop', ...
     source: str = ""               # the pseudocode (generated) or a one-line description
     all_lanes: bool = False        # writes every lane whatever EXEC holds (MFMA: manual "Execution Mask")
+    flushes_denorms: bool = True   # MODE.FP_DENORM applies to its float operands (isa.float_modes)
+    rounds: bool = True            # MODE.FP_ROUND applies to its float results (isa.float_modes)
 
     @property
     def reads_d0(self) -> bool:
@@ -102,9 +104,9 @@ class Semantic:
         """(name, width) of the scalar float operands MODE.FP_DENORM applies to (reads and
         writes): those the pseudocode types f16/f32/f64 at their own width. Bit-moving
         instructions (mov, cndmask, permutes) type theirs b/u and are never flushed;
-        memory atomics follow their own rules (manual ch. 13) and packed/dot/mix operands
-        are typed by the pseudocode as whole registers, so those are left alone too."""
-        if self.memory or any(p in self.name for p in _DENORM_EXEMPT):
+        memory atomics follow their own rules (manual ch. 13); packed, matrix and class-test
+        instructions are left alone as `flushes_denorms` (from isa.float_modes) says."""
+        if self.memory or not self.flushes_denorms:
             return ()
         ops = list(self.reads.values()) + list(self.writes.values())
         return tuple((o.name, o.bits) for o in ops if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits)
@@ -113,8 +115,8 @@ class Semantic:
     def rounded_widths(self) -> tuple[int, ...]:
         """Widths of the float results this instruction rounds (MODE.FP_ROUND applies): results
         the pseudocode types f16/f32/f64, unless the operation is exact (min/max, floor, moves,
-        compares) or rounds by its own rule."""
-        if self.memory or any(p in self.name for p in _ROUND_EXEMPT):
+        compares) or rounds by its own rule: `rounds`, from isa.float_modes."""
+        if self.memory or not self.rounds:
             return ()
         return tuple(sorted({o.bits for o in self.writes.values()
                              if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits}))
@@ -179,16 +181,6 @@ class Semantic:
 
 _UNKNOWN = object()
 
-# Instructions whose float-typed operands are not plain scalars of that type: packed
-# halves, dot products and mixed-precision ops read registers the pseudocode types as one
-# f32 (flushing them as such would be wrong); V_CMP_CLASS inspects the encoding itself;
-# MFMA/SMFMAC apply the manual's own per-variant rules (emu/handwritten/mfma.py).
-_DENORM_EXEMPT = ("_PK_", "DOT", "_MIX", "WMMA", "CLASS", "MFMA")
-
-# Results that never need rounding, or round by a rule of their own (V_CVT_PK_RTZ: toward zero;
-# MFMA: always to nearest even, whatever MODE says).
-_ROUND_EXEMPT = ("_MIN", "_MAX", "MED3", "FLOOR", "CEIL", "TRUNC", "RNDNE", "FREXP", "CMP", "CLASS",
-                 "CNDMASK", "MOV", "_RTZ", "_PK_", "DOT", "_MIX", "WMMA", "MFMA")
 # MODE.FP_ROUND (MODE[3:0], same manual section): [1:0] for f32, [3:2] for f64 and f16.
 _ROUND_FIELD_LO = {32: 0, 16: 2, 64: 2}
 _ROUND_MODES = ("to nearest even", "toward +infinity", "toward -infinity", "toward zero")

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import isa
+from isa.float_modes import float_modes
 
 from . import families, handwritten, rtlib
 from .pcode.lookup import callee_result_type, description_table
@@ -442,7 +443,7 @@ class SemanticTable:
         scalar = d.format in self.spec.traits.roles.scalar
         hand = handwritten.semantic(d.name, scalar, self.spec)
         if hand is not None:
-            return Entry(hand, "hand-written")
+            return Entry(_with_float_modes(hand, d), "hand-written")
         if d.name in AGPR_MOVES:
             e = self.entry(next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
             if e.semantic is None:
@@ -492,7 +493,15 @@ class SemanticTable:
             fn = mix_source_modifiers(fn)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
                        t["cross_lane"], t["branch"], t["memory"], None, d.pcode)
-        return Entry(sem, "generated")
+        return Entry(_with_float_modes(sem, d), "generated")
+
+
+def _with_float_modes(sem: Semantic, d: isa.InstrDef) -> Semantic:
+    """`sem` with the MODE float rules its pseudocode implies (isa/float_modes.py)."""
+    modes = float_modes(d.pcode, d.name)
+    if (modes.flushes, modes.rounds) == (sem.flushes_denorms, sem.rounds):
+        return sem
+    return dataclasses.replace(sem, flushes_denorms=modes.flushes, rounds=modes.rounds)
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,73 @@
+"""What a memory instruction does with memory and with its data register, from its pseudocode.
+
+    from isa.memory_access import memory_access
+    a = memory_access(d)          # d: an isa InstrDef
+    a.direction                   # 'load', 'store', 'atomic' (reads and writes memory) or None
+    a.d16                         # the loaded data arrives in 16-bit halves of the register:
+                                  # the other half (or a partly written last register) keeps its value
+    a.two_addresses               # LDS two-address forms (ds_load_2addr, CDNA's ds_read2): each
+                                  # 8-bit offset addresses one element, ADDR + OFFSETn * size
+
+direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
+`tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
+D0) is assigned only as 16-bit bit ranges (`VDATA[31 : 16].b16 = ...`), the manual's D16 loads.
+two_addresses: the pseudocode scales OFFSET1 on its own as an element index (`OFFSET1.u32 * 4U`),
+not as the high byte of one 16-bit offset (`{ OFFSET1, OFFSET0 }`).
+
+Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
+descriptions, a few CDNA LDS-direct and cache instructions), the direction comes from AMD's
+naming convention, which the manuals follow for every memory instruction: `_ATOMIC` atomics,
+`_STORE` stores, `_LOAD` loads, and on image formats every other instruction (sample, gather,
+get_lod, bvh ray queries, msaa_load) returns data; `_D16` in the name marks D16 data."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|>>)?=(?!=)")
+_MEM = re.compile(r"\bMEM\s*\[")
+_RESULT = r"(?:VDATA|RETURN_DATA|VDST|D0)"
+_HALF_WRITE = re.compile(_RESULT + r"\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*\.\s*\w+\s*=(?!=)")
+_OFFSET1_INDEX = re.compile(r"\bOFFSET1(?:\.\w+)?\s*\*")
+_RESULT_WRITE = re.compile(_RESULT + r"\s*(?:\[[^\]]*\])?\s*(?:\.\s*\w+\s*)?=(?!=)")
+
+
+@dataclass(frozen=True)
+class MemoryAccess:
+    direction: str | None    # 'load', 'store', 'atomic' or None (no memory data moved)
+    d16: bool                # the result is written in 16-bit halves; the rest keeps its value
+    two_addresses: bool = False   # ADDR + OFFSET0 * size and ADDR + OFFSET1 * size (LDS 2addr forms)
+
+
+def _by_name(name: str, image: bool) -> str | None:
+    if "_ATOMIC" in name:
+        return "atomic"
+    if "_STORE" in name:
+        return "store"
+    if "_LOAD" in name or image:
+        return "load"
+    return None
+
+
+@lru_cache(maxsize=None)
+def _from_pcode(pcode: str) -> tuple[str | None, bool]:
+    text = re.sub(r"//[^\n]*", "", pcode)
+    writes = len(_MEM_WRITE.findall(text))
+    uses = len(_MEM.findall(text))
+    compound = any(m.group(0).rstrip().endswith(op) for m in _MEM_WRITE.finditer(text)
+                   for op in ("+=", "-=", "|=", "&=", "^=", "*="))
+    reads = uses > writes or compound
+    direction = "atomic" if reads and writes else "load" if reads else "store" if writes else None
+    halves = [int(hi) - int(lo) + 1 for hi, lo in _HALF_WRITE.findall(text)]
+    d16 = bool(halves) and all(w == 16 for w in halves) and len(halves) == len(_RESULT_WRITE.findall(text))
+    return direction, d16
+
+
+def memory_access(d, image: bool = False) -> MemoryAccess:
+    """How `d` (an isa InstrDef of a memory format) uses memory; image: d's format is an
+    image format (the family's traits.roles.image)."""
+    if d.pcode and _MEM.search(d.pcode):
+        direction, d16 = _from_pcode(d.pcode)
+        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)))
+    return MemoryAccess(_by_name(d.name, image), "_D16" in d.name)
