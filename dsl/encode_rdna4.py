@@ -108,6 +108,7 @@ def flat(enc, d, F, ops, mods):
     if cache_control(d):      # global_inv, global_wb, global_wbinv: only the scope they act on
         enc._arity(d, ops, [])
         cache_policy(d, F, mods)
+        F["SADDR"] = enc.traits.null        # no address: SADDR off, as LLVM encodes it
         return
     cache_policy(d, F, mods)
     returns = "_ATOMIC" not in d.name or bool(F["TH"] & 1)

@@ -142,6 +142,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
     is_cmp = origin == "VOPC"
     is_cmpx = is_cmp and "EXEC" in effects(pcode).writes      # v_cmpx: EXEC.u64[laneId] = ...
     types.setdefault("S0", types.get("SRC0"))
+    for i in (1, 2):        # a VGPR the pseudocode indexes by number (VGPR[lane][SRC1.u32]: v_permlane16_var)
+        if re.search(rf"VGPR\[[^\]]*\]\[SRC{i}\b", pcode):
+            types.setdefault(f"S{i}", types.get(f"SRC{i}"))
     writes_d = bool(re.search(r"\b(D0|DST|VDST)\b", pcode)) or "D0" in types
     dsts: list[Operand] = []
     if is_cmp:
@@ -222,6 +225,8 @@ def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
         # a byte of this lane's source (VGPR[laneId][SRC0.u32][hi : lo], CDNA4's scaled conversions)
         # is a value like S0; a register number, another lane's register or an index is not
         return bool(re.sub(r"VGPR\[laneId\]\[SRC0\.u32\]\[", "", code).count("SRC0"))
+    if i and f"S{i}" not in original and re.search(rf"VGPR\[[^\]]*\]\[SRC{i}\b", code):
+        return True             # another lane's register by number (v_permlane16_var's SRC1)
     return bool(re.search(rf"^\s*S{i}(\.\w+)?\s*=[^=]", pcode, re.M))
 
 

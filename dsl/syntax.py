@@ -50,6 +50,11 @@ NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
 # operand of R x C elements of b bits spans R * C * b / (32 * wave size) VGPRs, read off the
 # shapes in the pseudocode ('D0.f32(16x16) = S0.f16(16x16) * S1.f16(32x16, index set from S2)')
 WMMA_REPLICATED = {"rdna3", "rdna3.5"}
+# Families whose VOPD pair v_dual_mov_b32 :: v_dual_mov_b32 reads the Y source through the SRC2
+# port, so the two src0 need not be in different VGPR banks (RDNA4 manual, VOPD restrictions:
+# "V_MOV_B32 when in OPY uses SRC2 (not SRC0) if OPX is also a V_MOV_B32"; LLVM 22 accepts
+# the pair with one bank on gfx1201 and refuses it on gfx1100)
+VOPD_MOV_PAIR_USES_SRC2 = {"rdna4"}
 # VOP3 instructions whose OPSEL bits select a byte, which LLVM prints as byte_sel:N: the OPSEL
 # bits that are N's high and low bit (the fp8/bf8 conversions of gfx12: the source byte of
 # v_cvt_f32_fp8, the destination byte of v_cvt_sr_fp8_f32)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import isa
 
-FAMILIES = ("rdna3", "rdna3.5", "cdna3", "cdna4")
+FAMILIES = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4")
 
 
 def load(arch: str) -> isa.Spec:

@@ -52,6 +52,7 @@ class Dispatch:
     user_sgprs: list[int] = field(default_factory=list)   # s0.. values, the same in every wave
     user_sgpr_count: int | None = None      # where system SGPRs start (default: len(user_sgprs))
     workgroup_id: tuple[bool, bool, bool] = (True, False, False)
+    workgroup_id_ttmps: bool = False        # ids in TTMP9 (X), TTMP7 ({Z, Y}) instead (isa traits)
     workgroup_info: bool = False
     private_segment_wave_offset: bool = False
     workitem_id_dims: int = 0               # 0: x, 1: x and y, 2: x, y and z (packed in v0)
@@ -80,7 +81,7 @@ class Dispatch:
             raise LaunchError(f"{self.kernel}: accum_offset {self.accum_offset} " + (
                 f"outside the {self.vgprs} registers" if traits.agprs else f"on {traits.family}, which has no AGPRs"))
         n = self.user_sgpr_count if self.user_sgpr_count is not None else len(self.user_sgprs)
-        if n + sum(self.workgroup_id) + self.workgroup_info + self.private_segment_wave_offset > traits.sgprs:
+        if n + self.system_sgprs_for_ids + self.workgroup_info + self.private_segment_wave_offset > traits.sgprs:
             raise LaunchError(f"{self.kernel}: {n} user SGPRs plus system SGPRs exceed the {traits.sgprs} SGPRs")
         if self.lds_size > 65536:
             raise LaunchError(f"{self.kernel}: {self.lds_size} bytes of LDS per work-group (at most 64 KiB)")
@@ -93,12 +94,31 @@ class Dispatch:
             raise LaunchError(f"{self.kernel}: budget {self.budget} instructions and {self.seconds} s must be positive")
 
     @property
+    def system_sgprs_for_ids(self) -> int:
+        """SGPRs the work-group ids take after the user SGPRs (none when they are in TTMPs)."""
+        return 0 if self.workgroup_id_ttmps else sum(self.workgroup_id)
+
+    @property
     def waves_per_group(self) -> int:
         return -(-int(np.prod(self.block)) // self.wave_size)
 
     @property
     def groups(self) -> int:
         return int(np.prod(self.grid))
+
+
+def _ttmp_ids(st: WaveState, d: Dispatch, first_group: int, groups: int, per: int) -> None:
+    """Work-group ids where RDNA4 puts them for every compute wave: TTMP9 = X, TTMP7 = {Z[15:0],
+    Y[15:0]}, TTMP8 = {DebugMark 0, GridYZvalid 1, waveIDinGroup[4:0], dispatchIndex 0}."""
+    gx, gy, _ = d.grid
+    gid = np.arange(first_group, first_group + groups)
+    x, y, z = gid % gx, (gid // gx) % gy, gid // (gx * gy)
+    t = CODES.ttmp_base
+    wave_in_group = np.arange(per, dtype=np.int64)[None, :]
+    for code, value in ((t + 9, x[:, None]), (t + 7, ((z & 0xFFFF) << 16 | (y & 0xFFFF))[:, None]),
+                        (t + 8, 1 << 30 | wave_in_group << 25)):
+        st.sgpr[code].reshape(groups, per)[:] = np.broadcast_to(value, (groups, per)).astype(np.uint32)
+        st.sgpr_written[code] = True
 
 
 def initial_state(d: Dispatch, first_group: int, groups: int,
@@ -113,7 +133,7 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
     # shape, so a reused state whose v0 the kernel never wrote keeps it (4 bytes per lane)
     ids_key = (tuple(d.block), d.workitem_id_dims, L, groups)
     n_user = d.user_sgpr_count if d.user_sgpr_count is not None else len(d.user_sgprs)
-    n_system = sum(d.workgroup_id) + d.workgroup_info + d.private_segment_wave_offset
+    n_system = d.system_sgprs_for_ids + d.workgroup_info + d.private_segment_wave_offset
     if spare is not None and (spare.waves, spare.lanes, spare.vgprs) == (nw, L, d.vgprs):
         keep_ids = spare.v0_ids == ids_key and not spare.vgpr_written[0] and options.keep_workitem_ids \
             and options.write_marks
@@ -131,8 +151,10 @@ def initial_state(d: Dispatch, first_group: int, groups: int,
         st.note_uniform(slice(0, st.waves), 0, user)
     s = n_user
     gid = None
+    if d.workgroup_id_ttmps:
+        _ttmp_ids(st, d, first_group, groups, per)
     for axis, on in enumerate(d.workgroup_id):
-        if on:
+        if on and not d.workgroup_id_ttmps:
             if gid is None:
                 gid = np.arange(first_group, first_group + groups)
             xyz = (gid % gx, (gid // gx) % gy, gid // (gx * gy))[axis]

@@ -23,6 +23,7 @@ from dsl.decode import DecodeError, decode_one
 
 from . import families
 from .buffer import BufferMemory
+from .dialect import FieldError, machine_fields
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
@@ -41,7 +42,7 @@ SLICE_LANES = 1 << 17
 MEMORY_SLICE_LANES = 1 << 20
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
-_NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message")
+_NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
 _UNKNOWN = object()
 
 
@@ -272,8 +273,8 @@ class Machine:
                 raise EmuFault(f"instruction fetch at PC 0x{pc:x} outside any buffer; {self.memory.nearest(pc)}")
             holder.executed = True          # freeing or overwriting it drops the cached decodes
             try:
-                inst = decode_one(self.spec, self.memory.data[off:off + 16].tobytes())
-            except DecodeError as e:
+                inst = machine_fields(decode_one(self.spec, self.memory.data[off:off + 16].tobytes()))
+            except (DecodeError, FieldError) as e:
                 raise UnsupportedInstruction(f"PC 0x{pc:x}: cannot decode: {e}") from None
             self._decoded[pc] = inst
         return inst

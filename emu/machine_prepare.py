@@ -20,7 +20,8 @@ from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .machine_dpp import Dpp, DppError
-from .machine_operands import OperandError, SourceCodes, constant, modifiers, sign_extend, uniform
+from .dialect import SEGMENTS, immediate_offset
+from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
 from .machine_sdwa import SdwaError, place_result, select_source, source_code
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
@@ -36,7 +37,9 @@ FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float
 INLINE_REPLICATED = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16"})
 # pseudocode that adds the DS instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32];
 # CDNA3: addr = CalcDsAddr(ADDR.b32, OFFSET0.b32, OFFSET1.b32), or (ADDR.b32, 0x0, 0x0) then addr + OFFSET.u32)
-_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b|\bCalcDsAddr\(")
+# (RDNA4's CalcDsAddr(vgpr_a.b32, offset.b32) is the address with the offset: the translator
+# reads it as ADDR; its CalcDsAddr(vgpr_a.b32, 0x0) is ADDR_BASE)
+_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b|\bCalcDsAddr\(ADDR\b")
 _NO_BASE = np.zeros((1, 1), np.uint64)      # DS ADDR_BASE: the address VGPR alone (read-only: shared)
 _NO_BASE.flags.writeable = False
 
@@ -227,8 +230,8 @@ class Preparer:
             sem = self.semantic(d, pc)
             roles = self.roles
             p = Prepared(pc, inst, sem, scalar=sem.scalar or fmt in roles.scalar, cross_lane=sem.cross_lane)
-            if sem.control is not None:
-                pass                       # machine events (end, barrier, waits, cache hints): no operands
+            if sem.control is not None:     # machine events (end, barrier, waits, cache hints): no operands
+                self._barrier_id(p, d)
             elif fmt in roles.salu:
                 self._scalar(p, d)
             elif fmt in roles.smem:
@@ -250,6 +253,16 @@ class Preparer:
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
         return p
+
+    def _barrier_id(self, p: Prepared, d):
+        """RDNA4's s_barrier_signal / s_barrier_wait name a barrier: the machine models the
+        work-group's (-1: an inline constant, or SIMM16 0xffff); named barriers are refused."""
+        f = p.inst.fields
+        if p.sem.control == "barrier_signal" and f.get("SSRC0") != self.spec.traits.inline_int(-1):
+            raise PrepareError(f"{d.name.lower()}: barrier operand code {f.get('SSRC0')}: only the work-group "
+                               f"barrier (-1) is modelled")
+        if d.name == "S_BARRIER_WAIT" and f.get("SIMM16") != 0xFFFF:
+            raise PrepareError(f"{d.name.lower()} {f.get('SIMM16')}: only the work-group barrier (-1) is modelled")
 
     def _vgpr_effects(self, p: Prepared, d, fmt: str):
         """Prepared.vgpr_effects for plain VALU instructions (no DPP, VOPD, VOP3P, cross-lane
@@ -291,7 +304,8 @@ class Preparer:
                 vdst = f.get("VDST", 0) & 0x7F
                 reads.update(range(vdst, vdst + max(2, -(-sem.writes["D0"].bits // 32))))
             return frozenset(reads), written
-        if fmt == "GLOBAL" and f["SADDR"] not in self.spec.traits.saddr_off and sem.memory in ("load", "store"):
+        if SEGMENTS.get(fmt) == "global" and f["SADDR"] not in self.spec.traits.saddr_off \
+                and sem.memory in ("load", "store"):
             reads.add(f["ADDR"])
             n = data_dwords(d.name)
             if sem.memory == "store":
@@ -363,7 +377,7 @@ class Preparer:
 
     def _smem(self, p: Prepared, d):
         f = p.inst.fields
-        base, offset, soffset = f["SBASE"] * 2, sign_extend(f["OFFSET"], 21), f["SOFFSET"]
+        base, offset, soffset = f["SBASE"] * 2, immediate_offset(d.format, f), f["SOFFSET"]
         if "IMM" in f:      # GFX9 (CDNA3 manual 8.2.1.1): IMM=0 makes OFFSET[6:0] the offset SGPR, SOE adds SOFFSET's
             soffset = f["SOFFSET"] if f["SOE"] else None if f["IMM"] else f["OFFSET"] & 0x7F
             offset = offset if f["IMM"] else 0
@@ -429,6 +443,8 @@ class Preparer:
             p.inputs["SIMM32"] = literal
         # the semantic reads OPSEL itself and picks halves (v_fma_mix*'s pseudocode, WMMA)
         raw_opsel = "OPSEL" in sem.reads
+        if raw_opsel and fmt != "VOP3P":   # byte selects of RDNA4's fp8 conversions (VOP1: none, byte 0)
+            p.inputs["OPSEL"] = opsel
         if fmt == "VOP3P":
             opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
             p.inputs.update(OPSEL=opsel, OPSEL_HI=opsel_hi, NEG=neg, NEG_HI=f.get("NEG_HI", 0))
@@ -740,17 +756,18 @@ class Preparer:
             p.writers["RETURN_DATA"] = lambda st, sel, v, a: None
 
     def _flat(self, p: Prepared, d):
-        f, fmt = p.inst.fields, d.format
+        f, segment = p.inst.fields, SEGMENTS[d.format]
         saddr, vaddr = f["SADDR"], f["ADDR"]
+        offset = immediate_offset(d.format, f)
         use_saddr = saddr not in self.spec.traits.saddr_off       # (the manual's "disable" codes)
         # every address is a 64-bit modular sum, so the immediate offset is added to the
         # narrowest term: once per wave with an SGPR base, saving a pass over the lanes
-        if fmt == "FLAT":
-            offset, p.memory = f["OFFSET"] & 0xFFF, "flat"     # 12-bit unsigned: the field's MSB (bit 12) is ignored
+        if segment == "flat":
+            p.memory = "flat"
             va, off = self._vgpr_data(vaddr, 2), np.uint64(offset)
             addr = lambda st, sel: va(st, sel) + off
-        elif fmt == "GLOBAL":
-            offset, p.memory = sign_extend(f["OFFSET"], 13), "global"
+        elif segment == "global":
+            p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
             if d.name.endswith("_ADDTID_B32"):      # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
@@ -775,7 +792,7 @@ class Preparer:
                 va = self._vgpr_data(vaddr, 2)
                 addr = lambda st, sel: va(st, sel) + off
         else:   # SCRATCH: an offset into the lane's private segment
-            offset, p.memory = sign_extend(f["OFFSET"], 13), "scratch"
+            p.memory = "scratch"
             # CDNA3's format table has no SVE: its bit 13 (LDS there) enables the VGPR address on
             # scratch, as the field descriptions' "SVE: Scratch VGPR Enable" and LLVM's decoding say
             va = self._vgpr_data(vaddr, 1) if f.get("SVE", f.get("LDS")) else None
@@ -816,13 +833,13 @@ class Preparer:
             raise PrepareError(f"{self.spec.traits.family} buffer resources (the GFX9 V# layout) are not modelled yet")
         if f["TFE"]:
             raise PrepareError("TFE (partially resident texture status) is not modelled")
-        idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], f["OFFSET"]
+        idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], immediate_offset(d.format, f)
         reg, nregs = f["VADDR"], idxen + offen
         if nregs:
             self._vgpr_data(reg, nregs)               # the address registers exist
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
-        typed = d.format == "MTBUF"
+        typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
         formats = dict(self.spec.tables["data_formats"])
 
         def access(st, sel, lane_id):

@@ -817,6 +817,30 @@ def bf16_to_f32(x):
     return (raw(x) << U64(16)).astype(np.uint32).view(np.float32)
 
 
+def _small_float(name: str):
+    """f32 values of RDNA4's 8-bit float `name` by raw code (emu/handwritten/minifloat.py, the
+    one table of small float formats; imported on first use)."""
+    from .handwritten.minifloat import table
+    return table("rdna4", name).astype(np.float32)
+
+
+_SMALL_FLOATS: dict = {}
+
+
+def fp8_to_f32(x):
+    values = _SMALL_FLOATS.get("fp8")
+    if values is None:
+        values = _SMALL_FLOATS["fp8"] = _small_float("fp8")
+    return values[np.asarray(raw(x)).astype(np.intp) & 0xFF]
+
+
+def bf8_to_f32(x):
+    values = _SMALL_FLOATS.get("bf8")
+    if values is None:
+        values = _SMALL_FLOATS["bf8"] = _small_float("bf8")
+    return values[np.asarray(raw(x)).astype(np.intp) & 0xFF]
+
+
 def f32_to_bf16(x):
     """Round to nearest even on the upper 16 bits; NaN stays NaN (quiet)."""
     r = np.asarray(x, np.float32).view(np.uint32).astype(U64)

@@ -494,10 +494,11 @@ _DIV_SCALE_EVIDENCE = (
     "v_div_fmas for every denominator, which only gives a quotient when the unscaled case returns S0. "
     "The fix assigns D0 = S0 first so that every branch which does not scale keeps it.")
 ERRATA += tuple(
-    Erratum(f"div-scale-{ty}-unscaled-result", ("rdna3", "rdna3.5"), pages, "pcode_text",
+    Erratum(f"div-scale-{ty}-unscaled-result", ("rdna3", "rdna3.5", "rdna4"), pages, "pcode_text",
             ("VOP3SD", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
             f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n", _DIV_SCALE_EVIDENCE)
-    for ty, pages in (("f32", {"rdna3": 437, "rdna3.5": 463}), ("f64", {"rdna3": 438, "rdna3.5": 464})))
+    for ty, pages in (("f32", {"rdna3": 437, "rdna3.5": 463, "rdna4": 432}),
+                      ("f64", {"rdna3": 438, "rdna3.5": 464, "rdna4": 432})))
 ERRATA += tuple(
     Erratum(f"cdna3-div-scale-{ty}-unscaled-result", ("cdna3", "cdna4"), {"cdna3": 293, "cdna4": 318},
             "pcode_text", ("VOP3B", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",

@@ -78,6 +78,8 @@ class _Entry:
     agprs: int = 0
     dialect: str = "gfx11"             # the text syntax generation: "gfx11" (true16, DPP16/DPP8,
                                        # VOPD) or "gfx9" (SDWA, GFX9 DPP, AGPRs, cache bits sc0/sc1/nt)
+    workgroup_id_ttmps: bool = False   # a compute wave's work-group ids are in TTMP9 (X) and TTMP7
+                                       # ({Z, Y}), not in system SGPRs after the user SGPRs
 
 
 _RDNA3_ROLES = FormatRoles(
@@ -119,7 +121,9 @@ _CDNA3_ROLES = FormatRoles(
 #  [ISA-RDNA4] AMD "RDNA4" ISA reference (2025-04-07), 2.1 and 3.3.2.1: wave32 and wave64; "devices
 #              that have 1536 VGPRs per SIMD allocate in blocks of 24". LLVM 22 gives gfx1200 and
 #              gfx1201 that file: its code generator reports occupancy 16 (1536 / 96) for a kernel
-#              using 96 VGPRs on both, 10 on gfx1102 (1024).
+#              using 96 VGPRs on both, 10 on gfx1102 (1024). 3.5.3.4 Table 12 "CS SGPR Load": user
+#              SGPRs, then the work-group size in waves; TTMP7 = {Z[15:0], Y[15:0]}, TTMP8 =
+#              {DebugMark, GridYZvalid, waveIDinGroup[4:0], dispatchIndex[24:0]}, TTMP9 = X.
 # A new family: its generated operand tables give the codes; add one entry here (wave sizes,
 # format roles by its manual's format names, VGPR file per device, AGPRs) and its test rows
 # in tests/test_isa_traits.py.
@@ -136,7 +140,8 @@ _ENTRIES: dict[str, _Entry] = {
     "cdna3": _Entry((64,), _CDNA3_ROLES, {"gfx940": 1024, "gfx941": 1024, "gfx942": 1024}, "gfx942",
                     agprs=256, dialect="gfx9"),
     "cdna4": _Entry((64,), _CDNA3_ROLES, {"gfx950": 1024}, "gfx950", agprs=256, dialect="gfx9"),
-    "rdna4": _Entry((32, 64), _RDNA4_ROLES, {"gfx1200": 1536, "gfx1201": 1536}, "gfx1201"),
+    "rdna4": _Entry((32, 64), _RDNA4_ROLES, {"gfx1200": 1536, "gfx1201": 1536}, "gfx1201",
+                    workgroup_id_ttmps=True),
 }
 
 
@@ -164,6 +169,7 @@ class Traits:
     source_format: str = "VOP3"        # the format whose SRC0 table names every source code
     saddr_off: tuple = ()              # SADDR codes that mean "no SGPR address" (FLAT/GLOBAL/SCRATCH),
     #                                    the one an assembler writes for `off` first
+    workgroup_id_ttmps: bool = False   # work-group ids in TTMP9 / TTMP7 (see _Entry)
 
     # the codes every package names, as attributes
     @property
@@ -306,7 +312,7 @@ def build_traits(family: str, operands: dict, formats: dict | None = None) -> Tr
                           f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
                   tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
-                  entry_.dialect, table, saddr_off=saddr_off)
+                  entry_.dialect, table, saddr_off=saddr_off, workgroup_id_ttmps=entry_.workgroup_id_ttmps)
 
 
 _SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")

@@ -310,6 +310,7 @@ class Program:
             user_sgpr_count=desc.user_sgpr_count,
             workgroup_id=(bool(desc.enable_sgpr_workgroup_id_x), bool(desc.enable_sgpr_workgroup_id_y),
                           bool(desc.enable_sgpr_workgroup_id_z)),
+            workgroup_id_ttmps=self.device.machine.spec.traits.workgroup_id_ttmps,
             workgroup_info=bool(desc.enable_sgpr_workgroup_info),
             private_segment_wave_offset=bool(desc.enable_private_segment),
             workitem_id_dims=desc.enable_vgpr_workitem_id, lds_size=desc.group_segment_fixed_size,

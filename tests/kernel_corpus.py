@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx942", "gfx950")
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942", "gfx950")
 # (kernel, target) -> why the emulator cannot run it yet: strict xfails in the corpus tests, so
 # a kernel that starts passing fails there until it is taken off this list
 NOT_YET: dict[tuple[str, str], str] = {}

@@ -1,5 +1,5 @@
 """Every clang-built kernel of ../shared/kernels through Device("emu") for gfx1100,
-gfx1100-w64, gfx1151, gfx942 and gfx950, compared with its numpy reference within the manifest's
+gfx1100-w64, gfx1151, gfx1201, gfx942 and gfx950, compared with its numpy reference within the manifest's
 tolerance (inputs generated as the corpus README prescribes; tests/kernel_corpus.py).
 
 Each launch runs again on a device with every fast path off but wave batching
@@ -65,7 +65,7 @@ def test_kernel_matches_reference(case, target):
     assert not diff, f"{case.name} on {target}: fast and reference modes differ: {diff}"
 
 
-def test_corpus_covers_the_three_targets():
+def test_corpus_covers_every_target():
     if not CASES:
         pytest.skip(f"kernel corpus not found at {ROOT}")
     assert len(CASES) >= 20

@@ -25,6 +25,7 @@ CLANG_FLAGS = ["-x", "cl", "-cl-std=CL2.0", "-target", "amdgcn-amd-amdhsa", "-no
 TARGET_FLAGS = {"gfx1100": ["-mcpu=gfx1100", "-DKC_WAVESIZE=32"],
                 "gfx1100-w64": ["-mcpu=gfx1100", "-mwavefrontsize64", "-DKC_WAVESIZE=64"],
                 "gfx1151": ["-mcpu=gfx1151", "-DKC_WAVESIZE=32"],
+                "gfx1201": ["-mcpu=gfx1201", "-DKC_WAVESIZE=32"],
                 "gfx942": ["-mcpu=gfx942", "-DKC_WAVESIZE=64"],   # gfx942/gfx950: assembled here, emulated in test_emu_kernels
                 "gfx950": ["-mcpu=gfx950", "-DKC_WAVESIZE=64"]}
 _devices: dict = {}

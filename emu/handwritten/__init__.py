@@ -14,7 +14,9 @@ import numpy as np
 from ..semantics import Operand, Semantic
 import re
 
-from . import append, buffer_format, hwreg, interp, lanes, mfma, wmma
+from dsl.syntax import WMMA_REPLICATED
+
+from . import append, buffer_format, hwreg, interp, lanes, mfma, wmma, wmma_rdna4
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -22,7 +24,16 @@ CONTROL = {
     "S_BARRIER": "barrier",
     "S_WAITCNT": "wait", "S_WAITCNT_VSCNT": "wait", "S_WAITCNT_VMCNT": "wait", "S_WAITCNT_EXPCNT": "wait",
     "S_WAITCNT_LGKMCNT": "wait", "S_WAITCNT_DEPCTR": "wait", "S_WAIT_IDLE": "wait", "S_WAIT_EVENT": "wait",
-    "S_SLEEP": "sleep", "S_WAKEUP": "wakeup",
+    # RDNA4's split counters (load, store, sample, BVH, export, LDS, scalar memory, ALU
+    # dependencies): memory operations complete in program order, so no wait has an effect
+    "S_WAIT_LOADCNT": "wait", "S_WAIT_STORECNT": "wait", "S_WAIT_SAMPLECNT": "wait", "S_WAIT_BVHCNT": "wait",
+    "S_WAIT_EXPCNT": "wait", "S_WAIT_DSCNT": "wait", "S_WAIT_KMCNT": "wait", "S_WAIT_ALU": "wait",
+    "S_WAIT_LOADCNT_DSCNT": "wait", "S_WAIT_STORECNT_DSCNT": "wait",
+    # RDNA4 splits s_barrier into signal and wait: the machine parks a wave at the wait until
+    # every live wave of its work-group reached it (so each signalled first; the machine checks
+    # the barrier id is the work-group's, -1)
+    "S_BARRIER_SIGNAL": "barrier_signal", "S_BARRIER_WAIT": "barrier",
+    "S_SLEEP": "sleep", "S_WAKEUP": "wakeup", "S_SLEEP_VAR": "sleep",
     "S_ENDPGM_ORDERED_PS_DONE": "end", "S_SETHALT": "halt", "S_TRAP": "trap",
     "S_SENDMSG": "message", "S_SENDMSGHALT": "message",
     "S_SETKILL": "nop",             # pixel-shader kill mask: no effect on compute waves
@@ -34,6 +45,10 @@ CONTROL = {
     "DS_NOP": "nop",                # "Do nothing."
     # probes of the address translation cache: no destination, no effect on data
     "S_ATC_PROBE": "nop", "S_ATC_PROBE_BUFFER": "nop",
+    # RDNA4 cache write-back / invalidate and prefetches: memory here has no caches
+    "GLOBAL_WB": "nop", "GLOBAL_INV": "nop", "GLOBAL_WBINV": "nop",
+    "S_PREFETCH_INST": "nop", "S_PREFETCH_INST_PC_REL": "nop", "S_PREFETCH_DATA": "nop",
+    "S_BUFFER_PREFETCH_DATA": "nop", "S_PREFETCH_DATA_PC_REL": "nop",
     # CDNA cache write-backs and invalidations (the emulator's memory has no caches), and
     # V_CLREXCP ("clear this wave's exception state": exceptions are not modelled)
     "S_DCACHE_WB": "nop", "S_DCACHE_WB_VOL": "nop", "S_DCACHE_INV_VOL": "nop", "BUFFER_WBL2": "nop",
@@ -109,7 +124,12 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         return Semantic(name, hwreg.setreg(name, spec), "hand-written",
                         {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
                         source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
-    if name in wmma.VARIANTS:
+    if name in wmma_rdna4.VARIANTS and spec is not None and spec.traits.family not in WMMA_REPLICATED:
+        reads, writes = wmma_rdna4.operands(name)
+        return Semantic(name, lambda ctx: wmma_rdna4.execute(name, ctx), "hand-written", reads, writes,
+                        source="D = A x B + C, 16x16 matrices striped across the wave (RDNA4 manual 7.12.2; "
+                               "see emu/handwritten/wmma_rdna4.py)")
+    if name in wmma.VARIANTS and (spec is None or spec.traits.family in WMMA_REPLICATED):
         reads, writes = wmma.operands(name)
         return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
                         cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "

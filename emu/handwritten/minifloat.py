@@ -1,4 +1,5 @@
-"""Floats of 8 bits and fewer that CDNA matrix instructions read: their values as float64.
+"""Floats of 8 bits and fewer that CDNA matrix instructions (and RDNA4's fp8/bf8 conversions
+and dot products) read: their values as float64.
 
 Each format is (exponent bits, mantissa bits, bias, specials), from the tables "Small Float
 Data Formats" of the CDNA3 manual (7.2, table 30) and the CDNA4 manual (7.3, table 30).
@@ -24,6 +25,11 @@ FORMATS = {
     ("cdna4", "fp6"): (2, 3, 1, "none"),
     ("cdna4", "bf6"): (3, 2, 3, "none"),
     ("cdna4", "fp4"): (2, 1, 1, "none"),
+    # RDNA4 manual 7.5: FP8 {sign, exp4, mant3} bias 7, NaN 0x7F/0xFF, no infinity, max 448;
+    # BF8 {sign, exp5, mant2} bias 15, +-inf 0x7C/0xFC, NaN 0x7D-0x7F/0xFD-0xFF (the pseudocode's
+    # .fp8/.bf8 reads: rtlib.fp8_to_f32 / bf8_to_f32)
+    ("rdna4", "fp8"): (4, 3, 7, "nan_is_all_ones"),
+    ("rdna4", "bf8"): (5, 2, 15, "ieee"),
 }
 
 

@@ -68,9 +68,9 @@ class Expressions:
             return self.pyname(name), v.ty
         if name in LANE_ID_NAMES or name == "lane":
             return "R.lane_id(ctx)", Ty("u", 32)
-        if name == "WAVE64":
+        if name in ("WAVE64", "wave64"):       # RDNA4's permlane*_var spell it in lower case too
             return "(ctx.lanes == 64)", BOOL
-        if name == "WAVE32":
+        if name in ("WAVE32", "wave32"):
             return "(ctx.lanes == 32)", BOOL
         if name == "EXEC_LO":
             c, _ = self.read_operand("EXEC")
@@ -153,6 +153,8 @@ class Expressions:
         code, bty = self.accessed(base)
         if ty.kind == "bf":
             return f"R.bf16_to_f32(R.access({code}, 'u', 16))", Ty("f", 32)
+        if ty.kind in ("fp8", "bf8"):
+            return f"R.{ty.kind}_to_f32(R.access({code}, 'u', 8))", Ty("f", 32)
         if bty.kind == "dw":
             self.fail("typed access to a wide operand without a bit range", node)
         if bty.kind == "f" and ty.kind == "f" and ty.bits == bty.bits:
@@ -387,6 +389,8 @@ class Expressions:
             return f"R.fabs({code})", ty
         if fname in ADDRESS_FUNCTIONS:
             return self.read_operand("ADDR")
+        if fname == DS_ADDRESS_FUNCTION and len(args) == 2:
+            return self.read_operand(self.ds_address_operand(args, node))
         if fname == DS_ADDRESS_FUNCTION:
             if len(args) != 3 or not is_name(args[0], {"ADDR"}) and not (
                     args[0].data == "field" and is_name(args[0].children[0], {"ADDR"})):
@@ -395,6 +399,8 @@ class Expressions:
             offsets = ", ".join(self.expr(a)[0] for a in args[1:])
             return f"R.ds_address({addr}, {offsets})", Ty("u", 64)
         coded = [self.expr(a) for a in args]
+        if fname in _SMALL_FLOAT_READS and len(coded) == 1 and coded[0][1] == Ty("f", 32):
+            return coded[0]         # bf16_to_f32(S0[15 : 0].bf16): the typed read already converted
         if re.fullmatch(r"[vs]_[a-z0-9_]+", fname) and not hasattr(rtlib, fname):
             return self.call_instruction(fname.upper(), coded, node)
         if not hasattr(rtlib, fname):
@@ -404,6 +410,16 @@ class Expressions:
         result = RESULT_TYPES.get(fname)
         ty = result(coded) if callable(result) else result or (coded[0][1] if coded else LIT)
         return f"R.{fname}({', '.join(c for c, _ in coded)})", ty
+
+    def ds_address_operand(self, args, node) -> str:
+        """RDNA4's `addr = CalcDsAddr(vgpr_a.b32, 0x0)` is the address VGPR alone (ADDR_BASE:
+        the pseudocode adds OFFSET / OFFSET0 * 4U itself); `CalcDsAddr(vgpr_a.b32, offset.b32)`
+        is the address with the instruction offset (ADDR). Other arguments are refused."""
+        names = [_leading_name(a) for a in args]
+        if names[0] != "vgpr_a" or names[1] not in ("offset", 0):
+            self.fail(f"CalcDsAddr() of ({', '.join(map(str, names))}): the machine computes it from "
+                      f"(vgpr_a, offset or 0x0)", node)
+        return "ADDR_BASE" if names[1] == 0 else "ADDR"
 
     def call_instruction(self, name, coded, node):
         """v_min_f32(a, b) inside another instruction's pseudocode: that instruction's own
@@ -475,10 +491,28 @@ def _conv_type(fname):
 
 
 BOOLS = ("isNAN", "isQuietNAN", "isSignalNAN", "isINF", "isEven")
+def _leading_name(node):
+    """`v_addr.b64` -> 'v_addr', `0x0` -> 0, anything else -> None."""
+    while isinstance(node, Tree) and node.data in ("field", "slice") and node.children:
+        node = node.children[0]
+    if isinstance(node, Tree) and node.data == "name":
+        return str(node.children[0])
+    if isinstance(node, Tree) and node.data == "number":
+        try:
+            return int(str(node.children[0]), 0)
+        except ValueError:
+            return None
+    return None
+
+
+# conversions of a small float the typed access (.bf16, .fp8, .bf8) already performs
+_SMALL_FLOAT_READS = ("bf16_to_f32", "fp8_to_f32", "bf8_to_f32")
+
 RESULT_TYPES: dict = {n: BOOL for n in BOOLS}
 RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": Ty("i", 32),
                      "s_ff1_i32_b32": Ty("i", 32), "s_ff1_i32_b64": Ty("i", 32), "signext": Ty("i", 64),
                      "signextFromBit": Ty("i", 64), "bf16_to_f32": Ty("f", 32), "f32_to_bf16": Ty("u", 16),
+                     "fp8_to_f32": Ty("f", 32), "bf8_to_f32": Ty("f", 32),
                      "nop": LIT, "fma": _first_float, "ldexp": _first_float,
                      "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
                      "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16), "u4_to_u32": Ty("u", 32),

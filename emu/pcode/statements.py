@@ -147,6 +147,10 @@ class Statements:
             # between round toward zero (R.<conversion>_rtz); anything else restores RNE
             self.round_mode = "rtz" if is_name(value, {"ROUND_TOWARD_ZERO"}) else None
             return
+        if target.data == "field" and is_name(target.children[0], {"TRAPSTS"}):
+            # RDNA4's min/max record a signalling NaN as `TRAPSTS.INVALID = 1`: a sticky exception
+            # status bit for a trap handler; the emulator models no float exception status or traps
+            return
         if op == "=" and target.data != "concat_target" and self.narrow and self.narrow_assign(target, value):
             return
         if op != "=":

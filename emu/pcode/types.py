@@ -16,11 +16,11 @@ from ..semantics import SemanticsError
 
 # operands the machine supplies (emu/README.md, "Semantics contract")
 OPERANDS = {"S0", "S1", "S2", "D0", "D1", "SCC", "VCC", "EXEC", "M0", "PC", "ADDR", "ADDR_BASE", "DATA", "DATA2",
-            "VDATA", "SDATA", "RETURN_DATA", "SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST",
+            "VDATA", "SDATA", "RETURN_DATA", "SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "SRC1", "VDST",
             "DST", "DATA0", "DATA1", "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
 # instruction-word fields, passed as Python ints (OPSEL..NEG_HI: the raw VOP3P modifier bits,
 # for the instructions whose pseudocode interprets them itself: v_fma_mix*, v_dot*_iu*)
-INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST", "DST", "DATA0", "DATA1",
+INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "SRC1", "VDST", "DST", "DATA0", "DATA1",
               "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
 # `declare S : 32'B[n]` names the instruction's sources: S[i] is Si (v_fma_mix*)
 SOURCE_ARRAY = "S"
@@ -30,6 +30,10 @@ LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
 # address), so such a call reads ADDR and leaves its arguments (instruction fields) unread.
 # CalcDsAddr(ADDR, OFFSET0, OFFSET1) adds the offsets it is given to the address VGPR: the
 # machine passes a DS ADDR without the instruction offset to pseudocode that calls it.
+# RDNA4 spells the same calls with its field names (`addr = CalcGlobalAddr(v_addr.b64,
+# s_saddr.b64)`, CalcGlobalAddr(sgpr_base.b64, offset.b64) for SMEM, CalcBufferAddr for
+# VBUFFER and S_BUFFER_LOAD): ADDR likewise, its IOFFSET included. Its two-argument
+# CalcDsAddr(vgpr_a, offset | 0x0) is ADDR or ADDR_BASE (Expressions.ds_address_operand).
 ADDRESS_FUNCTIONS = {"CalcGlobalAddr", "CalcFlatAddr", "CalcScratchAddr", "CalcBufferAddr",
                      "CalcScalarGlobalAddr", "CalcScalarBufferAddr"}
 DS_ADDRESS_FUNCTION = "CalcDsAddr"
@@ -58,6 +62,8 @@ BOOL = Ty("bool", 1)
 
 
 def type_of_field(name: str) -> Ty | None:
+    if name in ("fp8", "bf8"):          # RDNA4's 8-bit floats (manual 7.5): read as their f32 value
+        return Ty(name, 8)
     m = TYPE_RE.match(name)
     if not m:
         return None

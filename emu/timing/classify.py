@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from dsl.signature import data_dwords, ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 from isa.effects import effects
 
+from ..dialect import SEGMENTS
 from ..wave import CODES, SCALAR_CODES
 
 VGPR = CODES.vgpr_base
@@ -165,6 +166,13 @@ def valu_class(d) -> str:
     return "plain"
 
 
+# RDNA4's split counters (manual Table 26) on the model's counters: loads on vm, stores on vs,
+# LDS and scalar memory on the one lgkm counter the model keeps
+_RDNA4_WAITS = {"S_WAIT_LOADCNT": "vm", "S_WAIT_STORECNT": "vs", "S_WAIT_DSCNT": "lgkm", "S_WAIT_KMCNT": "lgkm",
+                "S_WAIT_EXPCNT": "exp"}
+_RDNA4_PAIRED_WAITS = {"S_WAIT_LOADCNT_DSCNT": "vm", "S_WAIT_STORECNT_DSCNT": "vs"}
+
+
 class Classifier:
     """OpInfo for decoded instructions of one architecture; `semantics` is the emulator's
     table (emu.table.load_semantics) for the control/branch/memory tags."""
@@ -245,7 +253,7 @@ class Classifier:
                 (writes if memory == "load" else reads).update(_vgprs(f.get("VDATA", 0), n))
             else:
                 for op, field, n in flat_layout(d, bool(f.get("GLC", 0) or f.get("SC0", 0))):
-                    if op == "vaddr" and fmt == "GLOBAL" and f.get("SADDR", NULL) in self.saddr_off:
+                    if op == "vaddr" and SEGMENTS.get(fmt) == "global" and f.get("SADDR", NULL) in self.saddr_off:
                         n = 2           # no SGPR base: a 64-bit address in VGPRs
                     if op == "saddr":
                         reads |= _sgprs(f.get(field, NULL), n) if f.get(field, NULL) not in self.saddr_off else set()
@@ -270,8 +278,11 @@ class Classifier:
                 if value != top:
                     out[key] = value
             return out
+        simm = f.get("SIMM16", 0)
+        if d.name in _RDNA4_PAIRED_WAITS:        # SIMM16[15:8] load/store count, [7:0] DS count
+            return {_RDNA4_PAIRED_WAITS[d.name]: (simm >> 8) & 0x3F, "lgkm": simm & 0x3F}
         key = {"S_WAITCNT_VSCNT": "vs", "S_WAITCNT_VMCNT": "vm", "S_WAITCNT_LGKMCNT": "lgkm",
-               "S_WAITCNT_EXPCNT": "exp"}.get(d.name)
+               "S_WAITCNT_EXPCNT": "exp", **_RDNA4_WAITS}.get(d.name)
         if key is None:
             # s_wait_idle waits for everything outstanding; s_waitcnt_depctr waits on the VALU/SALU
             # dependency counters (the dependency rules model those), s_wait_event on events

@@ -39,6 +39,7 @@ _PAGE_RE = re.compile(r'<span id="page-(\d+)-\d+"></span>')
 _TAG_RE = re.compile(r"</?[a-zA-Z][^>]*>")
 _SECTION_RE = re.compile(r"^(?:Chapter \d+\.|\d+(?:\.\d+)+\.)\s+\S")
 _CAPTION_RE = re.compile(r"^Table (\d+)\.\s+(.+)$")
+_EXAMPLE_RE = re.compile(r"^[A-Z][A-Z0-9_]*\(.*\)\s*=>")      # S_ABS_I32(0x00000001) => 0x00000001
 _INSTR_HEADER_RE = re.compile(r"^([A-Z][A-Z0-9_]+) (\d+)$")
 _BITS_RE = re.compile(r"^\[?(\d+)(?::(\d+))?\]?(?:\s+(.*))?$")
 _CODE_RANGE_RE = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
@@ -165,11 +166,17 @@ def markdown_lines(text: str) -> list[Line]:
                 emit(" ".join(cells), "regular", TABLE_SIZE, cells)
 
     code_block: list[str] = []
+    examples_labelled = False       # the last text emitted was an "Examples:" label
 
     def flush_code():
         # the conversions indent by 2, 4 or 6 spaces; each distinct depth is one level, laid out
         # as the PDF's monospace lines are (two characters a level)
-        nonlocal code_block
+        nonlocal code_block, examples_labelled
+        if not examples_labelled and code_block and all(_EXAMPLE_RE.match(r.strip()) for r in code_block):
+            # functional examples (S_ABS_I32(0x80000000) => 0x80000000) whose label the
+            # conversion dropped (RDNA4 S_ABS_I32): notes, not more pseudocode
+            emit("Notes", "bold", SUBHEADING_SIZE)
+        examples_labelled = False
         depths = sorted({len(r) - len(r.lstrip(" ")) for r in code_block})
         for r in code_block:
             level = depths.index(len(r) - len(r.lstrip(" ")))
@@ -199,6 +206,7 @@ def markdown_lines(text: str) -> list[Line]:
         flush_table()
         if not stripped:
             continue
+        examples_labelled = False
         if stripped.startswith("#"):
             body = clean(stripped.lstrip("#"))
             cap = _CAPTION_RE.match(body)
@@ -236,6 +244,7 @@ def markdown_lines(text: str) -> list[Line]:
                 # heading before them (CDNA3 V_SQRT_F16, V_SIN_F32) they would read as pseudocode
                 emit("Notes", "bold", SUBHEADING_SIZE)
             emit(body, "regular", TEXT_SIZE)
+            examples_labelled = bool(re.fullmatch(r"(?:Functional )?[Ee]xamples:", body))
     flush_table()
     clash = sorted(set(restored) & captions)
     if clash:
