@@ -326,8 +326,10 @@ _DS_LOADS = ("DS_LOAD", "DS_READ")
 
 
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
-    """DS operands from the name: returning forms (_RTN, loads, swizzle/permute, append)
-    have a VDST; stores and atomics have DATA0 (and DATA1 for two-operand atomics and 2ADDR)."""
+    """DS operands: returning forms (_RTN, loads, swizzle/permute, append; the name, as the
+    manual gives atomics with and without return one pseudocode) have a VDST; stores and atomics
+    have DATA0 (and DATA1 for two-operand atomics and the two-address forms, which
+    isa.memory_access reads from the pseudocode)."""
     name = d.name
     n = data_dwords(name)
     two = memory_access(d).two_addresses
