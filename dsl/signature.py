@@ -85,6 +85,9 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 
 
 _WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
+# a bit range of the result assigned: D0[31 : 16] = ..., tmp[15 : 0].f16 = ... (then D0 = tmp),
+# VGPR[laneId][VDST.u32][15 : 0].b16 = ... (the rest preserved)
+_RESULT_PIECE = re.compile(r"(?:\bD0|\btmp|\[VDST(?:\.\w+)?\])\s*\[[^\]:]*:[^\]]*\]\s*(?:\.\s*(?:[a-z]+(?:8|16)))?\s*=(?!=)\s*(\{?)")
 _SGPR_ACCESS = re.compile(r"\bSGPR\[\w+\]\.(\w+)")
 _READS_VCC = re.compile(r"\bVCC\.u64\[laneId\](?!\s*=[^=])")
 
@@ -110,6 +113,15 @@ def _low_half_only(pcode: str, key: str, name: str) -> bool:
         return False
     short = {15, 3} if re.search(r"_[BIUF]16(_|$)", name) else {15}
     return all(sl and int(hi) in short and lo == "0" for _, sl, hi, lo in uses)
+
+
+def _packed_result(pcode: str) -> bool:
+    """The result holds several values side by side (v_cvt_pk_*, v_pk_*): assembled from two or
+    more bit ranges one after the other (not alternatives of an if), or one range filled with a
+    concatenation { hi, lo }. One value written to a byte or half that OPSEL chooses
+    (v_cvt_sr_fp8_f32) is a partial write, not a packed result."""
+    whole_lines = [line for line in pcode.split("\n") if line[:1] not in (" ", "\t")]
+    return len(_RESULT_PIECE.findall("\n".join(whole_lines))) >= 2 or "{" in _RESULT_PIECE.findall(pcode)
 
 
 def _sliced_bits(pcode: str, key: str) -> int:
@@ -158,8 +170,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
     elif n_src == 0 and writes_d and d.format in ("VOP1", "VOP3") and d.name not in syntax.NO_SOURCES:
         n_src = 1   # v_movrels / v_swaprel style: SRC0 is a register number, still an operand
     name_types = _name_types(d.name)
+    d0_in_pieces = _packed_result(pcode)
     for key in ["D0"] + [f"S{i}" for i in range(n_src)]:
-        packed_result = key == "D0" and "_PK_" in d.name
+        packed_result = key == "D0" and d0_in_pieces
         wide = _sliced_bits(pcode, key)
         if wide > 32 or wide and types.get(key) is None:   # read/written in pieces only
             pieces = set(re.findall(rf"\b{key}\[\d+ : \d+\]\.(\w+)", pcode))
@@ -313,8 +326,10 @@ _DS_LOADS = ("DS_LOAD", "DS_READ")
 
 
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
-    """DS operands from the name: returning forms (_RTN, loads, swizzle/permute, append)
-    have a VDST; stores and atomics have DATA0 (and DATA1 for two-operand atomics and 2ADDR)."""
+    """DS operands: returning forms (_RTN, loads, swizzle/permute, append; the name, as the
+    manual gives atomics with and without return one pseudocode) have a VDST; stores and atomics
+    have DATA0 (and DATA1 for two-operand atomics and the two-address forms, which
+    isa.memory_access reads from the pseudocode)."""
     name = d.name
     n = data_dwords(name)
     two = memory_access(d).two_addresses

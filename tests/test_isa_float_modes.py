@@ -55,7 +55,7 @@ _KNOWN = {
 }
 
 
-@pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "cdna3", "cdna4"])
+@pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"])
 def test_float_modes_agree_with_the_old_name_tables(family):
     from emu.table import load_semantics
     table = load_semantics(family)
