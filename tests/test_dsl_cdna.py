@@ -2,7 +2,8 @@
 text and encode it to LLVM 22's bytes; virtual AGPRs are placed by the allocator in CDNA's
 unified VGPR/AGPR file; an MFMA GEMM tile written with virtual registers assembles (llvm-mc-22)
 to the bytes the DSL gives, its code object's descriptor reads back in llvm-objdump-22 with the
-register counts its disassembly shows, and it runs on the emulator against numpy."""
+register counts its disassembly shows, and it runs on Device("emu") against numpy (also with
+VGPRs spilled to AGPRs)."""
 from __future__ import annotations
 
 import collections
@@ -300,12 +301,8 @@ def test_mfma_gemm_tile_runs_on_emulator(arch, max_vgprs):
     """The allocated GEMM tile (K = 32: four MFMA steps around a loop) on Device("emu") against
     numpy's product of the same f16 inputs; also with VGPRs spilled to AGPRs (max_vgprs=4)."""
     from runtime import Device, KernelArg
-    from runtime.device import DeviceError
     from runtime.writer import from_dsl_kernel
-    try:
-        dev = Device("emu", arch=arch)
-    except DeviceError as e:
-        pytest.skip(f"needs the {arch} emulator with MFMA (helpers cdna3emu and mfma): {e}")
+    dev = Device("emu", arch=arch)
     K = 32
     k = gemm_tile(K, arch)
     k.max_vgprs = max_vgprs
@@ -318,12 +315,7 @@ def test_mfma_gemm_tile_runs_on_emulator(arch, max_vgprs):
     ba = dev.alloc(A.nbytes, "a").copyin(A)
     bb = dev.alloc(B.nbytes, "bt").copyin(np.ascontiguousarray(B.T))
     bc = dev.alloc(32 * 32 * 4, "c").copyin(np.zeros(32 * 32, np.float32))
-    try:
-        dev.load(hsaco).launch("mfma_gemm", grid=(1, 1, 1), block=(64, 1, 1), args=[ba, bb, bc])
-    except Exception as e:           # the gfx942 machine may exist before its MFMA semantics do
-        if type(e).__name__ == "UnsupportedInstruction" and re.search(r"v_mfma|v_accvgpr", str(e)):
-            pytest.skip(f"needs the emulator's MFMA and v_accvgpr_* semantics (helper mfma): {e}")
-        raise
+    dev.load(hsaco).launch("mfma_gemm", grid=(1, 1, 1), block=(64, 1, 1), args=[ba, bb, bc])
     want = A.astype(np.float64) @ B.astype(np.float64)
     np.testing.assert_allclose(bc.copyout(np.float32).reshape(32, 32), want, rtol=1e-5, atol=1e-4)
 
