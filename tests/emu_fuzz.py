@@ -1,4 +1,4 @@
-"""Random-program differential fuzzer of the emulator: random valid RDNA3 programs, built with
+"""Random-program differential fuzzer of the emulator: random valid RDNA3 and RDNA4 programs, built with
 the DSL's instruction functions, run in fast mode and in reference mode (emu/options.py: every
 fast path off); memory, final registers and faults must agree bit for bit.
 
@@ -9,7 +9,8 @@ neg/abs/clamp/omod/op_sel modifiers), VOPD pairs, SALU (SOP1/SOP2/SOPC/SOPK), DS
 SCRATCH loads/stores/atomics, writes of EXEC, forward branches that make waves diverge, and
 barriers. Data includes NaN (quiet and signalling), +-inf, +-0, denormals of every width and
 extreme integers. Launches have one or two work-groups of one to three waves (the last one
-partial at times), wave32 or wave64, gfx1100 or gfx1151.
+partial at times), wave32 or wave64, gfx1100, gfx1151 or gfx1201 (RDNA4: its memory formats
+VDS/VGLOBAL/VSCRATCH, TH's return bit for atomics, split waits and barriers).
 
 Each wave's LDS and global stores go to its own slice (addresses are masked into it), so
 results never depend on the order of waves, which the two modes share anyway. Operands are
@@ -34,7 +35,7 @@ from dsl.kernel import build_namespace
 from dsl.operands import OperandError, Reg, exec_hi, exec_lo, lit, m0, null, off, s, v, vcc, vcc_hi, vcc_lo
 from dsl.signature import ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151")
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx1201-w64")
 FUZZ_VGPRS = range(8, 32)          # v8..v31 hold data; v0 ids, v1 input offset, v2 LDS base,
 V_GLOBAL, V_LDS, V_ADDR, V_ADDR64 = 3, 2, 4, 6     # v3 global slice, v4 an address, v[6:7] a 64-bit one
 FUZZ_SGPRS = range(8, 32)          # s[0:1] input, s[2:3] work buffer, s[4:5] SGPR data, s6 group id, s7 temp
@@ -53,12 +54,14 @@ EXCLUDED = {
 }
 # formats and name patterns outside the generator's program shape (straight-line code with
 # forward branches it places itself): leaving the program, jumps to computed addresses,
-# MODE rounding the emulator refuses, graphics and cross-work-group data
+# MODE rounding the emulator refuses, graphics and cross-work-group data; RDNA4's split waits and
+# barriers (placed by the generator itself) and its block loads/stores (32 VGPRs: wider than the
+# data registers)
 _SKIP = re.compile(r"^(S_SETPC|S_SWAPPC|S_RFE|S_CALL|S_SETREG|S_ROUND_MODE|S_TRAP|S_SETHALT|S_ENDPGM|S_CBRANCH|"
                    r"S_BRANCH|S_SENDMSG|S_BARRIER|S_SLEEP|S_WAITCNT|S_ICACHE|S_SUBVECTOR|S_TTRACE|S_WAKEUP|S_SETKILL|"
                    r"S_INCPERFLEVEL|S_DECPERFLEVEL|S_CLAUSE|S_DELAY_ALU|S_CODE_END|S_SET_INST_PREFETCH|S_SETPRIO|"
                    r"S_DCACHE|DS_GWS|DS_ORDERED|DS_NOP|DS_BVH|DS_ADD_GS|DS_SUB_GS|DS_APPEND|DS_CONSUME|"
-                   r".*_ADDTID_|V_INTERP|V_READFIRSTLANE_B32_DUMMY)")
+                   r".*_ADDTID_|V_INTERP|V_READFIRSTLANE_B32_DUMMY|S_WAIT_|S_BARRIER_|S_GET_BARRIER|.*_BLOCK$)")
 _SOPP_KEEP = ("S_NOP", "S_DENORM_MODE")
 
 # bit patterns the data is drawn from, besides uniform random bits
@@ -128,15 +131,16 @@ class Generator:
         from emu.table import load_semantics
         self.table = load_semantics(self.arch)
         self.mask_pair = self.wave == 64
+        self.rdna4 = isa.resolve_arch(self.arch) == "rdna4"
         usable = [d for d in self.spec.instructions if d.name not in EXCLUDED and not _SKIP.match(d.name)]
         by = lambda *fmts: [d for d in usable if d.format in fmts]
         self.pools = {
             "valu": by("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"),
             "vopd": [d for d in by("VOPD") if d.name != "V_DUAL_DOT2ACC_F32_BF16"],
             "salu": by("SOP1", "SOP2", "SOPC", "SOPK") + [d for d in by("SOPP") if d.name in _SOPP_KEEP],
-            "ds": [d for d in by("DS") if "2ADDR" in d.name or not d.name.endswith("_B96") or True],
-            "global": by("GLOBAL"),
-            "scratch": by("SCRATCH"),
+            "ds": by("DS", "VDS"),             # RDNA4 names the memory formats VDS, VGLOBAL, VSCRATCH
+            "global": by("GLOBAL", "VGLOBAL"),
+            "scratch": by("SCRATCH", "VSCRATCH"),
         }
         self.weights = {"valu": 55, "vopd": 5, "salu": 18, "ds": 8, "global": 5, "scratch": 4, "exec": 2,
                         "branch": 2, "barrier": 1}
@@ -382,8 +386,8 @@ class Generator:
         else:
             step = 16 if align == ~15 else 4
             mods["offset"] = int(rng.integers(0, (half - 16) // step)) * step
-            if glc:
-                mods["glc"] = True
+            if glc:         # RDNA4 asks for the returned value with TH's return bit
+                mods["th" if self.rdna4 else "glc"] = 1 if self.rdna4 else True
         return pre + [self.ns[name](*ops, **mods)]
 
     # ------------------------------------------------------------------ programs
@@ -402,8 +406,14 @@ class Generator:
                 ns["v_mul_u32_u24"](v[V_LDS], LDS_SLICE, v[V_LDS]),
                 ns["s_mul_i32"](s[7], s[6], waves_per_group * WORK_SLICE),
                 ns["v_add_nc_u32"](v[V_GLOBAL], s[7], v[V_GLOBAL]),
-                ns["s_waitcnt"](0)]
+] + self.wait_all()
         return out
+
+    def wait_all(self):
+        """Wait for every outstanding load (RDNA4 counts each kind apart)."""
+        if self.rdna4:
+            return [self.ns["s_wait_loadcnt"](0), self.ns["s_wait_kmcnt"](0)]
+        return [self.ns["s_waitcnt"](0)]
 
     def program(self, rng, length: int = 40) -> Program:
         waves_per_group = int(rng.integers(1, 4))
@@ -466,6 +476,8 @@ class Generator:
                      "s_cbranch_execnz"][int(rng.integers(0, 6))]
             return lambda dwords: ns[which](dwords)
         if kind == "barrier":
+            if self.rdna4:      # RDNA4 splits the barrier: signal (-1: the work-group's), then wait
+                return [ns["s_barrier_signal"](-1), ns["s_barrier_wait"](0xFFFF)]
             return [ns["s_barrier"]()]
         raise ValueError(kind)
 
@@ -579,7 +591,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.emu_fuzz", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=None, help="run programs until this much time has passed")
     ap.add_argument("--seeds", default="0:50", help="seed range a:b (default 0:50; with --seconds: the start)")
-    ap.add_argument("--target", action="append", choices=TARGETS, help="target(s) (default: all three)")
+    ap.add_argument("--target", action="append", choices=TARGETS, help="target(s) (default: all)")
     ap.add_argument("--length", type=int, default=40, help="random instructions per program (default 40)")
     ap.add_argument("--off", default=None, help="compare against fast mode with only these switches off "
                                                 "(comma-separated names; default: every switch off)")
