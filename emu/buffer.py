@@ -111,12 +111,13 @@ class BufferMemory:
     and are not written (p. 88, 9.4.1); in-range accesses go to the device memory, which
     still faults (naming lane, address and nearest buffer) outside every allocation."""
 
-    def __init__(self, device, limit: np.ndarray):
-        self.device, self.limit = device, limit
+    def __init__(self, device, limit: np.ndarray, first_byte: bool = False):
+        self.device, self.limit, self.first_byte = device, limit, first_byte
 
     def in_range(self, addr: np.ndarray, nbytes: int) -> np.ndarray:
-        """bool per lane: an access of nbytes at addr lies inside the lane's range."""
-        return np.asarray(addr).astype(np.int64) <= self.limit - nbytes
+        """bool per lane: an access of nbytes at addr lies inside the lane's range (with
+        `first_byte`, GFX9's rule: the access starts inside it, emu/buffer_gfx9.py)."""
+        return np.asarray(addr).astype(np.int64) <= self.limit - (1 if self.first_byte else nbytes)
 
     def load(self, addr, nbytes, mask):
         return self.device.load(addr, nbytes, np.asarray(mask) & self.in_range(addr, nbytes))

@@ -5,7 +5,8 @@ VGLOBAL / VSCRATCH name the address VGPR VADDR (RDNA3: ADDR) and the data VGPR V
 every memory format has a 24-bit IOFFSET (RDNA3: OFFSET of 13, 21 or 12 bits); VBUFFER's
 RSRC is the SGPR number of the V# (RDNA3's SRSRC counts groups of four); an atomic returns
 its pre-op value when TH bit 0 is set (TH_ATOMIC_RETURN; RDNA3: GLC); VOP3's clamp bit is
-CM (CLMP). `machine_fields` adds the machine's names beside the encoding's own (which stay,
+CM (CLMP). GFX9 (CDNA3 manual 9.1.10: "For atomics, SC0 indicates whether or not to return
+the pre-op memory value") names RDNA3's GLC bit SC0. `machine_fields` adds the machine's names beside the encoding's own (which stay,
 so disassembly text is unchanged), and `immediate_offset` reads the instruction offset of a
 memory format with its sign.
 """
@@ -45,6 +46,8 @@ def machine_fields(inst):
         extra.update({name: inst.fields[field] for name, field in renames.items() if field in inst.fields})
     if fmt in _TH_RETURNS and "TH" in inst.fields:
         extra["GLC"] = inst.fields["TH"] & 1
+    if "SC0" in inst.fields and "GLC" not in inst.fields:      # GFX9 vector memory formats
+        extra["GLC"] = inst.fields["SC0"]
     if fmt == "VBUFFER" and "RSRC" in inst.fields:
         rsrc = inst.fields["RSRC"]
         if rsrc % 4:

@@ -684,11 +684,11 @@ class _Chunk:
         mem = self.memory(p.memory, sel)
         if p.buffer is not None:        # MUBUF/MTBUF: addresses and range limits from the V# (emu/buffer.py)
             try:
-                extra, limit = p.buffer(st, sel, np.arange(st.lanes)[None, :])
+                extra, limit, first_byte = p.buffer(st, sel, np.arange(st.lanes)[None, :])
             except SemanticsError as e:
                 raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             inputs.update(extra)
-            mem = BufferMemory(mem, limit)
+            mem = BufferMemory(mem, limit, first_byte)
         # the register files only for semantics that may index them (most never do)
         files = _register_files(p.sem)
         ctx = Ctx(lanes=st.lanes, exec_mask=exec_mask, inputs=inputs, scalar=p.scalar,

@@ -19,6 +19,7 @@ from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
+from .buffer_gfx9 import gfx9_lane_addresses
 from .machine_dpp import Dpp, DppError
 from .dialect import SEGMENTS, immediate_offset
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
@@ -394,7 +395,7 @@ class Preparer:
                 raise OperandError(f"s[{base}:{base + 3}] is not a 4-SGPR buffer resource")
 
             def access(st, sel, lane_id):
-                return {"ADDR": addr(st, sel)}, scalar_limit(Resource.of(st.sgpr[base:base + 4, sel].T))
+                return {"ADDR": addr(st, sel)}, scalar_limit(Resource.of(st.sgpr[base:base + 4, sel].T)), False
             p.buffer = access
         else:       # the same address in every wave (a kernarg pointer) is loaded once
             p.inputs["ADDR"] = lambda st, sel: uniform(addr(st, sel, one_if_uniform=True))
@@ -827,11 +828,13 @@ class Preparer:
         SRSRC names four SGPRs holding the V#; SOFFSET an SGPR, M0, NULL or an inline
         constant (manual ch. 9, Table 37 and 40). emu/buffer.py turns them into addresses."""
         f = p.inst.fields
-        if self.spec.traits.dialect == "gfx9":
-            # GFX9's (CDNA) V# differs from the RDNA3 one emu/buffer.py reads (CDNA3 manual Table 47:
-            # num/data format at 110:108 / 114:111, no OOB_SELECT; an all-zero V# is the unbound one)
-            raise PrepareError(f"{self.spec.traits.family} buffer resources (the GFX9 V# layout) are not modelled yet")
-        if f["TFE"]:
+        gfx9 = self.spec.traits.dialect == "gfx9"      # CDNA: the GFX9 V# and range check (emu/buffer_gfx9.py)
+        if gfx9 and (d.name.startswith("TBUFFER_") or "_FORMAT_" in d.name):
+            raise PrepareError(f"{self.spec.traits.family} buffer format conversion (the GFX9 "
+                               f"dfmt/nfmt) is not modelled yet")
+        if gfx9 and f.get("LDS"):
+            raise PrepareError("the LDS form (buffer load into LDS, 9.1.9) is not modelled yet")
+        if f.get("TFE"):
             raise PrepareError("TFE (partially resident texture status) is not modelled")
         idxen, offen, inst_offset = f["IDXEN"], f["OFFEN"], immediate_offset(d.format, f)
         reg, nregs = f["VADDR"], idxen + offen
@@ -840,17 +843,21 @@ class Preparer:
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
         typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
-        formats = dict(self.spec.tables["data_formats"])
+        formats = dict(self.spec.tables.get("data_formats", ()))
 
         def access(st, sel, lane_id):
-            res = Resource.of(st.sgpr[rsrc:rsrc + 4, sel].T)
             v = st.vgpr[reg:reg + nregs, sel]
             index = v[0] if idxen else 0
             offset = (v[idxen].astype(np.int64) if offen else 0) + inst_offset
+            if gfx9:
+                addr, limit = gfx9_lane_addresses(st.sgpr[rsrc:rsrc + 4, sel].T, bool(idxen), index, offset,
+                                                  soffset(st, sel), lane_id)
+                return {"ADDR": addr}, limit, True
+            res = Resource.of(st.sgpr[rsrc:rsrc + 4, sel].T)
             addr, limit = lane_addresses(res, index, offset, soffset(st, sel), lane_id, typed)
             extra = {"ADDR": addr, "FORMAT": np.full_like(res.format, f["FORMAT"]) if typed else res.format,
                      "DST_SEL": res.dst_sel if not typed else IDENTITY_DST_SEL, "FORMATS": formats}
-            return extra, limit
+            return extra, limit, False
         p.memory, p.buffer = "global", access
         p.inputs["OFFSET"] = inst_offset
         self._vmem_data(p, d, f["VDATA"], f["VDATA"])

@@ -178,9 +178,31 @@ def test_bpermute_spans_the_whole_wave64():
     assert (got == 500 + 63 - LANES).all()
 
 
-def test_buffer_resources_are_refused_with_the_reason():
-    with pytest.raises(UnsupportedInstruction, match="buffer_load_dword.*V# layout"):
-        run("s_mov_b32 s8, 0\nbuffer_load_dword v2, v1, s[8:11], 0 offen")
+def test_global_atomic_returns_the_pre_op_value_only_with_sc0():
+    """CDNA3 manual 9.1.10: "For atomics, SC0 indicates whether or not to return the "pre-op"
+    memory value"; without SC0 the data register keeps its value. (MUBUF: test_emu_buffer_cdna.py)"""
+    data = LANES * 3
+    got = run("""
+    s_load_dwordx2 s[6:7], s[0:1], 0x8
+    v_mov_b32 v3, 1
+    v_mov_b32 v2, 0x55
+    s_waitcnt lgkmcnt(0)
+    global_atomic_add v2, v1, v3, s[6:7] sc0
+    global_atomic_add v1, v3, s[6:7]
+    s_waitcnt vmcnt(0)
+    global_load_dword v5, v1, s[6:7]
+    v_mov_b32 v4, 0x66
+    global_atomic_add v1, v4, s[6:7]
+    s_waitcnt vmcnt(0)
+    v_lshlrev_b32 v6, 3, v0
+    global_store_dwordx2 v6, v[4:5], s[4:5]
+    global_store_dword v1, v2, s[4:5] offset:512
+    s_waitcnt vmcnt(0)
+    """, out_dwords=3, inputs=data.copy())
+    flat = got.reshape(-1)
+    assert (flat[:128].reshape(64, 2)[:, 0] == 0x66).all()          # no SC0: v4 unchanged
+    assert (flat[:128].reshape(64, 2)[:, 1] == data + 2).all()      # both adds landed
+    assert (flat[128:] == data).all()                               # SC0: the pre-op value
 
 
 def test_bitop3_truth_table_gfx950():

@@ -1,0 +1,174 @@
+"""MUBUF on CDNA3 (gfx942) and CDNA4 (gfx950): the GFX9 buffer resource (V#) built in SGPRs
+and the CDNA range check, each kernel's results checked against numpy and the CDNA3 ISA
+manual's rules:
+
+- 9.1.8, Table 47: base 47:0, stride 61:48, swizzle enable 63, num_records 95:64, add_tid 119,
+  type 127:126; "A resource set to all zeros acts as an unbound texture or buffer".
+- 9.1.5.1 "Range Checking": raw buffer (AddTID 0, SwizzleEn 0, IdxEn 0) out of range if
+  InstOffset + (OffEN ? vgpr_offset : 0) >= NumRecords (the SGPR offset is not in the test and
+  the access's size is not either); structured (AddTID 0, Stride != 0, IdxEn 1) out of range
+  if Index >= NumRecords; private (AddTID 1, IdxEn 0) not checked. Out-of-range reads return
+  zero, writes and atomics are dropped; dword-x2..4 are checked per component.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import dsl
+from emu.machine import EmuError, UnsupportedInstruction
+from tests.llvm_tools import run as run_tool, tool
+from tests.test_emu_machine import launch
+
+LANE = np.arange(64, dtype=np.int64)
+
+
+def vsharp(buffer: int, *, stride=0, num_records=0, word3=0, swizzle=0) -> str:
+    """s[8:11] = a GFX9 V# over kernel buffer `buffer` (its address is at kernarg 8 * buffer),
+    fields placed as Table 47 lays them out; v0 = lane id, v1 = lane * 4."""
+    return f"""
+    s_load_dwordx2 s[6:7], s[0:1], {8 * buffer:#x}
+    v_lshlrev_b32 v1, 2, v0
+    s_waitcnt lgkmcnt(0)
+    s_mov_b32 s8, s6
+    s_and_b32 s9, s7, 0xffff
+    s_or_b32 s9, s9, {(stride << 16) | (swizzle << 31):#x}
+    s_mov_b32 s10, {num_records:#x}
+    s_mov_b32 s11, {word3:#x}
+"""
+
+
+def run(body: str, buffers: dict, arch: str = "gfx942") -> dict:
+    got, _ = launch(body + "\ns_waitcnt vmcnt(0)\ns_endpgm", buffers, wave=64, arch=arch)
+    return got
+
+
+def store_result(reg: str, column: int = 0, columns: int = 1) -> str:
+    """Store `reg` of each lane to buffer 1 ('out') at (lane * columns + column) * 4."""
+    return f"""
+    s_load_dwordx2 s[4:5], s[0:1], 0x8
+    v_mul_u32_u24 v30, {4 * columns}, v0
+    v_add_u32 v30, {4 * column}, v30
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v30, {reg}, s[4:5]
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_raw_load_checks_where_the_access_starts_without_the_sgpr_offset(arch):
+    """num_records = 162: lane 38's dword starts at offset 160 < 162 and is read although it
+    ends past 162; the SGPR offset (16) moves the address but not the check."""
+    data = (np.arange(256, dtype=np.uint32) * 3 + 1)
+    body = vsharp(0, num_records=162) + """
+    s_mov_b32 s12, 16
+    buffer_load_dword v2, v1, s[8:11], s12 offen offset:8
+    s_waitcnt vmcnt(0)
+""" + store_result("v2")
+    got = run(body, {"in": data, "out": np.zeros(64, np.uint32)}, arch)["out"]
+    want = np.where(LANE * 4 + 8 < 162, data[(16 + 8 + LANE * 4) // 4], 0)
+    assert (got == want).all()
+    assert got[38] != 0 and got[39] == 0
+
+
+def test_raw_stores_are_dropped_out_of_range_and_x2_is_checked_per_component():
+    """buffer_store_dword with num_records 41 lands for offsets 0..40 (lanes 0..10);
+    buffer_store_dwordx2 at lane * 8 with num_records 42: lane 5's X (offset 40) lands,
+    its Y (offset 44) is dropped (note 4: per component)."""
+    body = vsharp(0, num_records=41) + """
+    v_add_u32 v2, 1000, v0
+    v_add_u32 v3, 2000, v0
+    buffer_store_dword v2, v1, s[8:11], 0 offen
+    s_mov_b32 s10, 42
+    v_lshlrev_b32 v4, 3, v0
+    buffer_store_dwordx2 v[2:3], v4, s[8:11], 0 offen
+"""
+    one = run(body.replace("buffer_store_dwordx2", "; buffer_store_dwordx2"), {"a": np.zeros(64, np.uint32)})["a"]
+    assert (one == np.where(LANE * 4 < 41, 1000 + LANE, 0)).all()
+    two = run(body.replace("buffer_store_dword v2", "; buffer_store_dword v2"),
+              {"a": np.zeros(128, np.uint32)})["a"].reshape(64, 2)
+    offsets = LANE[:, None] * 8 + np.array([0, 4])
+    want = np.where(offsets < 42, np.stack([1000 + LANE, 2000 + LANE], 1), 0)
+    assert (two == want).all()
+    assert two[5].tolist() == [1005, 0]
+
+
+def test_structured_load_checks_only_the_index():
+    """stride 8, num_records 20: index = lane; an offset (12) past the stride is still in
+    range, indices >= 20 read 0; idxen + offen take VADDR = (index, offset) in that order."""
+    data = np.arange(256, dtype=np.uint32) + 77
+    body = vsharp(0, stride=8, num_records=20) + """
+    buffer_load_dword v2, v0, s[8:11], 0 idxen offset:12
+    v_mov_b32 v4, v0
+    v_mov_b32 v5, 4
+    buffer_load_dword v3, v[4:5], s[8:11], 0 idxen offen offset:8
+    s_waitcnt vmcnt(0)
+""" + store_result("v2", 0, 2) + store_result("v3", 1, 2)
+    got = run(body, {"in": data, "out": np.zeros(128, np.uint32)})["out"].reshape(64, 2)
+    want = np.where(LANE < 20, data[(8 * LANE + 12) // 4], 0)
+    assert (got[:, 0] == want).all() and (got[:, 1] == want).all()
+
+
+def test_atomic_add_returns_old_values_and_is_dropped_out_of_range():
+    """buffer_atomic_add sc0 (GLC on GFX9) with num_records 123: lanes with offset < 123 (0..30) add and
+    return the old value; the others leave memory alone and return 0."""
+    init = (np.arange(64, dtype=np.uint32) * 10)
+    body = vsharp(0, num_records=123) + """
+    v_add_u32 v2, 1, v0
+    buffer_atomic_add v2, v1, s[8:11], 0 offen sc0
+    s_waitcnt vmcnt(0)
+""" + store_result("v2")
+    got = run(body, {"a": init.copy(), "out": np.zeros(64, np.uint32)})
+    hit = LANE * 4 < 123
+    assert (got["a"] == np.where(hit, init + LANE + 1, init)).all()
+    assert (got["out"] == np.where(hit, init, 0)).all()
+
+
+def test_private_buffer_adds_the_thread_id_and_is_not_range_checked():
+    """add_tid (word3 bit 23 = V# bit 119), stride 4, num_records 0, no VGPR address: lane i
+    stores at base + 4 * i + offset; private buffers are not range checked."""
+    body = vsharp(0, stride=4, num_records=0, word3=1 << 23) + """
+    v_add_u32 v2, 500, v0
+    buffer_store_dword v2, off, s[8:11], 0 offset:4
+"""
+    got = run(body, {"a": np.zeros(65, np.uint32)})["a"]
+    assert (got == np.concatenate([[0], 500 + LANE])).all()
+
+
+def test_all_zero_resource_is_unbound():
+    """An all-zero V# (base 0) reads 0 and drops stores instead of faulting."""
+    body = """
+    s_mov_b64 s[8:9], 0
+    s_mov_b64 s[10:11], 0
+    v_lshlrev_b32 v1, 2, v0
+    v_mov_b32 v2, 5
+    buffer_store_dword v2, v1, s[8:11], 0 offen
+    buffer_load_dword v2, v1, s[8:11], 0 offen
+    s_waitcnt vmcnt(0)
+""" + store_result("v2")
+    got = run(body, {"in": np.zeros(1, np.uint32), "out": np.full(64, 9, np.uint32)})["out"]
+    assert (got == 0).all()
+
+
+def test_unmodelled_resources_and_forms_are_refused_with_the_reason():
+    data = {"a": np.zeros(64, np.uint32)}
+    with pytest.raises(EmuError, match=r"buffer_load_dword.*swizzled"):
+        run(vsharp(0, stride=4, num_records=64, swizzle=1) + "buffer_load_dword v2, v1, s[8:11], 0 offen", data)
+    with pytest.raises(EmuError, match=r"stride 0 used with idxen"):
+        run(vsharp(0, num_records=64) + "buffer_load_dword v2, v0, s[8:11], 0 idxen", data)
+    with pytest.raises(UnsupportedInstruction, match=r"buffer_load_format_x.*format conversion"):
+        run(vsharp(0, num_records=64) + "buffer_load_format_x v2, v1, s[8:11], 0 offen", data)
+
+
+def test_cdna_buffer_encodings_agree_with_llvm_mc():
+    lines = ["buffer_load_dword v2, v1, s[8:11], s12 offen offset:8",
+             "buffer_load_dword v3, v[4:5], s[8:11], 0 idxen offen offset:8",
+             "buffer_store_dwordx2 v[2:3], v4, s[8:11], 0 offen",
+             "buffer_atomic_add v2, v1, s[8:11], 0 offen sc0",
+             "buffer_store_dword v2, off, s[8:11], 0 offset:4"]
+    out = run_tool(tool("llvm-mc"), "-triple=amdgcn", "-mcpu=gfx942", "-show-encoding",
+                   stdin="\n".join(lines).encode())
+    want = [bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", m))
+            for m in re.findall(r"encoding: \[(.*?)\]", out)]
+    assert want == [dsl.assemble(line, "gfx942") for line in lines]
