@@ -193,14 +193,12 @@ def test_a_batch_refused_by_its_semantic_names_the_first_failing_wave(options):
         machine.run(Dispatch("movrel", at, grid=(2, 1, 1), block=(32, 1, 1), wave_size=32, vgprs=16, mode=0x3F0))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: RDNA4's generated DPP_CTRL table (isa/generated/rdna4/tables.py) "
-                   "lost DPP_QUAD_PERM (000-0FF, in the Markdown table's header row) and merged "
-                   "DPP_ROW_HALF_MIRROR/SHARE/XMASK into one row 0x141, so the emulator refuses them as reserved")
 @pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
 def test_rdna4_dpp16_quad_perm_and_row_share(options):
     """Found by the fuzzer on gfx1201 (seed 1: v_cmp_nlt_f32 vcc_lo, v16, v17 row_half_mirror):
-    both modes fault alike ("DPP_CTRL 0x141 is reserved"), so they agree, but RDNA4's manual
-    (Table 103, DPP_CTRL Enumeration) defines these codes as on RDNA3."""
+    both modes faulted alike ("DPP_CTRL 0x141 is reserved"): the generated DPP_CTRL table had lost
+    DPP_QUAD_PERM (the Markdown table's header row holds it) and merged HALF_MIRROR, SHARE and
+    XMASK into one row. RDNA4's manual (Table 103) defines these codes as RDNA3's does."""
     from dsl.operands import v
     lane = np.arange(32)
 

@@ -209,21 +209,24 @@ _LLVM_DPP = {"quad_perm": "DPP_QUAD_PERM", "row_shl": "DPP_ROW_SL", "row_shr": "
              "row_ror": "DPP_ROW_RR", "wave_shl": "DPP_WF_SL1", "wave_rol": "DPP_WF_RL1",
              "wave_shr": "DPP_WF_SR1", "wave_ror": "DPP_WF_RR1", "row_mirror": "DPP_ROW_MIRROR",
              "row_half_mirror": "DPP_ROW_HALF_MIRROR", "row_bcast:15": "DPP_ROW_BCAST15",
-             "row_bcast:31": "DPP_ROW_BCAST31", "row_newbcast": "DPP_ROW"}
+             "row_bcast:31": "DPP_ROW_BCAST31", "row_newbcast": "DPP_ROW", "row_share": "DPP_ROW_SHARE",
+             "row_xmask": "DPP_ROW_XMASK"}
 
 
-def test_dpp_ctrl_agrees_with_llvm():
+@pytest.mark.parametrize("target,family", [("gfx942", "DPP"), ("gfx1201", "DPP16")])
+def test_dpp_ctrl_agrees_with_llvm(target, family):
     """Every DPP row: the DPP_CTRL code in the second dword lies in the range of the manual's
-    row LLVM's control spelling corresponds to, at the offset LLVM prints (row_shl:5 = 0x105)."""
-    ranges = {name: (lo, hi) for name, lo, hi, _ in isa.load("gfx942").tables["dpp_ctrl"]}
+    row LLVM's control spelling corresponds to, at the offset LLVM prints (row_shl:5 = 0x105).
+    (RDNA4's Markdown table has its first row in the header and three rows in one.)"""
+    ranges = {name: (lo, hi) for name, lo, hi, _ in isa.load(target).tables["dpp_ctrl"]}
     n = 0
-    for data, text in _rows("gfx942", family="DPP"):
+    for data, text in _rows(target, family=family):
         ctrl = (int.from_bytes(data[4:8], "little") >> 8) & 0x1FF
         spelled = next(w for w in text.split() if w.split(":")[0] in _LLVM_DPP or w in _LLVM_DPP)
         key = spelled if spelled in _LLVM_DPP else spelled.split(":")[0]
         lo, hi = ranges[_LLVM_DPP[key]]
         assert lo <= ctrl <= hi, f"{text}: DPP_CTRL {ctrl:#x} outside {_LLVM_DPP[key]} {lo:#x}-{hi:#x}"
-        if key in ("row_shl", "row_shr", "row_ror", "row_newbcast"):
+        if key in ("row_shl", "row_shr", "row_ror", "row_newbcast", "row_share", "row_xmask"):
             assert ctrl - (lo & ~0xF) == int(spelled.split(":")[1]), text
         n += 1
     print(f"\n{n} DPP rows: DPP_CTRL agrees with the manual's enumeration")

@@ -97,6 +97,9 @@ def split_operand_codes(bits_rest: str, description: str, where: str) -> tuple[s
 
 # ---------------------------------------------------------------- the document
 
+_HEX_RANGE = re.compile(r"\b(?=[0-9A-F]*\d)[0-9A-F]{3}\s*-\s*[0-9A-F]{3}\b")
+
+
 def _table_cells(line: str) -> list[str]:
     body = line.strip()
     if body.startswith("|"):
@@ -156,6 +159,11 @@ def markdown_lines(text: str) -> list[Line]:
             rows = [[]] + rows
         else:
             emit(" ".join(c for c in header if c), "bold", TABLE_SIZE, [c for c in header if c])
+            if any(_HEX_RANGE.search(c) for c in header):
+                # a header that also holds the first data row (RDNA4's DPP_CTRL table:
+                # "| DPP_Cntl Enumeration DPP_QUAD_PE RM* | Hex Value 000- 0FF | ..."): that row is
+                # emitted as data too, its parser skipping the column titles
+                rows = [[], header] + rows[1:]
         for row in rows[1:]:
             cells = [c for c in row if c]
             if not cells:

@@ -453,7 +453,21 @@ def parse_dpp_ctrl_cells(table: Table) -> list[tuple]:
     code = re.compile(r"(?<![\w.\[])([0-9A-F]{3})(?:\s*(-)\s*([0-9A-F]{3})?)?(?![\w\]])")
     out = []
     for row in table.rows:
-        first = row.cells[0]
+        # the name cell may also hold the column's title ('DPP_Cntl Enumeration DPP_QUAD_PE RM*':
+        # RDNA4's conversion merged the header with the first row) or several rows' names, their
+        # codes together in the next cell ('DPP_ROW_HA LF_MIRROR* DPP_ROW_SHA RE*' | '141 150- 15F')
+        pieces = [p for p in re.split(r"(?=DPP_)", row.cells[0]) if not (p.startswith("DPP_") and re.search("[a-z]", p))]
+        names = [p for p in pieces if p.startswith("DPP_")]
+        if len(names) > 1:
+            codes = list(code.finditer(" ".join(row.cells[1:])))
+            if len(codes) != len(names) or not all(m.group(3) or not m.group(2) for m in codes):
+                raise SpecParseError(f"DPP_CTRL (page {row.page}): names {names} and codes "
+                                     f"{[m.group(0) for m in codes]} do not pair up")
+            desc = row.cells[-1] if len(row.cells) >= 3 else ""
+            out += [(re.sub(r"\s+", "", n).rstrip("*"), int(m.group(1), 16), int(m.group(3) or m.group(1), 16), desc)
+                    for n, m in zip(names, codes)]
+            continue
+        first = "".join(pieces)
         if out and out[-1][2] is None and re.fullmatch(r"[0-9A-F]{3}", first.strip()):
             name, lo, _, desc = out[-1]                    # the end of the range the row above left open
             out[-1] = (name, lo, int(first, 16), desc or (row.cells[-1] if len(row.cells) >= 3 else ""))

@@ -53,12 +53,15 @@ TABLES = {
     ('DISABLE_PERF', 27, 27, '1 = temporarily disable performance counting for this wave.'),
     ],
     'dpp_ctrl': [
+    ('DPP_QUAD_PERM', 0, 255, 'Description Permute of four threads.'),
     ('DPP_UNUSED', 256, 256, 'Reserved.'),
     ('DPP_ROW_SL', 257, 271, 'Row shift left by 1-15 threads.'),
     ('DPP_ROW_SR', 273, 287, 'Row shift right by 1-15 threads.'),
     ('DPP_ROW_RR', 289, 303, 'Row rotate right by 1-15 threads.'),
     ('DPP_ROW_MIRROR', 320, 320, 'Mirror threads within row.'),
-    ('DPP_ROW_HALF_MIRROR*DPP_ROW_SHARE*DPP_ROW_XMASK', 321, 321, 'Mirror threads within row (8 threads). Select one lane within each row and share the result with all lanes in the row. Fetch lane ID is the current lane ID XOR’d with a mask specified by DPP_CTRL[3:0].'),
+    ('DPP_ROW_HALF_MIRROR', 321, 321, 'Mirror threads within row (8 threads). Select one lane within each row and share the result with all lanes in the row. Fetch lane ID is the current lane ID XOR’d with a mask specified by DPP_CTRL[3:0].'),
+    ('DPP_ROW_SHARE', 336, 351, 'Mirror threads within row (8 threads). Select one lane within each row and share the result with all lanes in the row. Fetch lane ID is the current lane ID XOR’d with a mask specified by DPP_CTRL[3:0].'),
+    ('DPP_ROW_XMASK', 352, 367, 'Mirror threads within row (8 threads). Select one lane within each row and share the result with all lanes in the row. Fetch lane ID is the current lane ID XOR’d with a mask specified by DPP_CTRL[3:0].'),
     ],
     'data_formats': [
     (0, 'INVALID'),
