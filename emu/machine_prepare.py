@@ -19,7 +19,7 @@ from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
-from .buffer_gfx9 import gfx9_lane_addresses
+from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
 from .machine_dpp import Dpp, DppError
 from .dialect import SEGMENTS, immediate_offset
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
@@ -831,9 +831,6 @@ class Preparer:
         constant (manual ch. 9, Table 37 and 40). emu/buffer.py turns them into addresses."""
         f = p.inst.fields
         gfx9 = self.spec.traits.dialect == "gfx9"      # CDNA: the GFX9 V# and range check (emu/buffer_gfx9.py)
-        if gfx9 and (d.name.startswith("TBUFFER_") or "_FORMAT_" in d.name):
-            raise PrepareError(f"{self.spec.traits.family} buffer format conversion (the GFX9 "
-                               f"dfmt/nfmt) is not modelled yet")
         if gfx9 and f.get("LDS"):
             raise PrepareError("the LDS form (buffer load into LDS, 9.1.9) is not modelled yet")
         if f.get("TFE"):
@@ -845,16 +842,21 @@ class Preparer:
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
         typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
-        formats = dict(self.spec.tables.get("data_formats", ()))
+        formatted = typed or "_FORMAT_" in d.name
+        formats = gfx9_data_formats(self.spec.formats["MTBUF"]) if gfx9 else dict(self.spec.tables["data_formats"])
 
         def access(st, sel, lane_id):
             v = st.vgpr[reg:reg + nregs, sel]
             index = v[0] if idxen else 0
             offset = (v[idxen].astype(np.int64) if offen else 0) + inst_offset
             if gfx9:
-                addr, limit = gfx9_lane_addresses(st.sgpr[rsrc:rsrc + 4, sel].T, bool(idxen), index, offset,
-                                                  soffset(st, sel), lane_id)
-                return {"ADDR": addr}, limit, True
+                words = st.sgpr[rsrc:rsrc + 4, sel].T
+                addr, limit = gfx9_lane_addresses(words, bool(idxen), index, offset, soffset(st, sel),
+                                                  lane_id, formatted)
+                fmt, dst_sel = resource_format(words)
+                if typed:           # MTBUF: the instruction's DFMT/NFMT, identity DST_SEL (9.1.4)
+                    fmt, dst_sel = np.full_like(fmt, format_id(f["DFMT"], f["NFMT"])), IDENTITY_DST_SEL
+                return {"ADDR": addr, "FORMAT": fmt, "DST_SEL": dst_sel, "FORMATS": formats}, limit, True
             res = Resource.of(st.sgpr[rsrc:rsrc + 4, sel].T)
             addr, limit = lane_addresses(res, index, offset, soffset(st, sel), lane_id, typed)
             extra = {"ADDR": addr, "FORMAT": np.full_like(res.format, f["FORMAT"]) if typed else res.format,

@@ -25,9 +25,13 @@ from tests.test_emu_machine import launch
 LANE = np.arange(64, dtype=np.int64)
 
 
-def vsharp(buffer: int, *, stride=0, num_records=0, word3=0, swizzle=0) -> str:
+RAW_WORD3 = (4 << 15) | (7 << 12)      # V# 127:96 with DFMT 32 (114:111), NFMT float (110:108)
+
+
+def vsharp(buffer: int, *, stride=0, num_records=0, word3=RAW_WORD3, swizzle=0) -> str:
     """s[8:11] = a GFX9 V# over kernel buffer `buffer` (its address is at kernarg 8 * buffer),
-    fields placed as Table 47 lays them out; v0 = lane id, v1 = lane * 4."""
+    fields placed as Table 47 lays them out; v0 = lane id, v1 = lane * 4. A data format other
+    than INVALID (0) by default: INVALID means an unbound resource (9.1.4)."""
     return f"""
     s_load_dwordx2 s[6:7], s[0:1], {8 * buffer:#x}
     v_lshlrev_b32 v1, 2, v0
@@ -136,8 +140,22 @@ def test_private_buffer_adds_the_thread_id_and_is_not_range_checked():
     assert (got == np.concatenate([[0], 500 + LANE])).all()
 
 
+def test_invalid_data_format_means_unbound():
+    """9.1.4: a V# whose data format is INVALID is the unbound resource: a valid base and
+    num_records, DFMT 0, and buffer_load_dword reads 0, buffer_store_dword is dropped."""
+    data = np.arange(64, dtype=np.uint32) + 1
+    body = vsharp(0, num_records=256, word3=7 << 12) + """
+    v_mov_b32 v2, 5
+    buffer_store_dword v2, v1, s[8:11], 0 offen
+    buffer_load_dword v2, v1, s[8:11], 0 offen
+    s_waitcnt vmcnt(0)
+""" + store_result("v2")
+    got = run(body, {"in": data.copy(), "out": np.full(64, 9, np.uint32)})
+    assert (got["out"] == 0).all() and (got["in"] == data).all()
+
+
 def test_all_zero_resource_is_unbound():
-    """An all-zero V# (base 0) reads 0 and drops stores instead of faulting."""
+    """An all-zero V# (base 0) reads 0 and drops stores instead of faulting (Table 47)."""
     body = """
     s_mov_b64 s[8:9], 0
     s_mov_b64 s[10:11], 0
@@ -157,8 +175,47 @@ def test_unmodelled_resources_and_forms_are_refused_with_the_reason():
         run(vsharp(0, stride=4, num_records=64, swizzle=1) + "buffer_load_dword v2, v1, s[8:11], 0 offen", data)
     with pytest.raises(EmuError, match=r"stride 0 used with idxen"):
         run(vsharp(0, num_records=64) + "buffer_load_dword v2, v0, s[8:11], 0 idxen", data)
-    with pytest.raises(UnsupportedInstruction, match=r"buffer_load_format_x.*format conversion"):
-        run(vsharp(0, num_records=64) + "buffer_load_format_x v2, v1, s[8:11], 0 offen", data)
+    with pytest.raises(EmuError, match=r"buffer_load_format_x.*RESERVED"):    # NFMT 6 is reserved
+        run(vsharp(0, num_records=64, word3=(4 << 15) | (6 << 12)) + "buffer_load_format_x v2, v1, s[8:11], 0 offen", data)
+
+
+def test_load_format_xyzw_8_8_8_8_unorm_with_dst_sel_all_or_nothing():
+    """V# DFMT 10 (8_8_8_8), NFMT 0 (unorm), DST_SEL (B, 1, R, 0): each byte b -> b / 255 as
+    f32, reordered; num_records 158: lane 39's texel starts at 156 < 158 and is read whole
+    (9.1.5.1 note 3: format loads are all or nothing); later lanes read 0, but 1.0 in the
+    SEL_1 component (note 1)."""
+    raw = np.arange(256, dtype=np.uint8)[::-1].copy()
+    word3 = 6 | (1 << 3) | (4 << 6) | (0 << 9) | (0 << 12) | (10 << 15)
+    body = vsharp(0, num_records=158, word3=word3) + """
+    buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen
+    s_waitcnt vmcnt(0)
+""" + "".join(store_result(f"v{4 + c}", c, 4) for c in range(4))
+    got = run(body, {"in": raw.view(np.uint32), "out": np.zeros(256, np.uint32)})["out"].view(np.float32).reshape(64, 4)
+    texel = raw.reshape(64, 4).astype(np.float32) / np.float32(255)
+    ref = np.stack([texel[:, 2], np.ones(64, np.float32), texel[:, 0], np.zeros(64, np.float32)], 1)
+    ok = (LANE * 4 < 158)[:, None]
+    assert (got == np.where(ok, ref, np.array([0, 1, 0, 0], np.float32))).all()
+    assert got[39, 0] == texel[39, 2]
+
+
+def test_tbuffer_takes_the_format_from_the_instruction_and_store_format_converts():
+    """MTBUF's DFMT/NFMT (16_16, snorm) override the V#'s: v -> max(v / 32767, -1); then
+    buffer_store_format_x through a V# of DFMT 2 (16), NFMT 7 (float) writes f32 -> f16
+    (values exact in f16)."""
+    vals = np.array([0, 1, -1, 32767, -32767, -32768, 1000, -12345] * 16, np.int16)
+    body = vsharp(0, num_records=vals.nbytes) + """
+    tbuffer_load_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SNORM] offen
+    s_waitcnt vmcnt(0)
+""" + store_result("v4", 0, 2) + store_result("v5", 1, 2) + vsharp(2, num_records=128, word3=(2 << 15) | (7 << 12)) + """
+    v_cvt_f32_u32 v6, v0
+    v_mul_f32 v6, 0.5, v6
+    v_lshlrev_b32 v7, 1, v0
+    buffer_store_format_x v6, v7, s[8:11], 0 offen
+"""
+    got = run(body, {"in": vals.view(np.uint32), "out": np.zeros(128, np.uint32), "h": np.zeros(32, np.uint32)})
+    ref = np.maximum(vals.reshape(64, 2).astype(np.float32) / np.float32(32767), np.float32(-1))
+    assert (got["out"].view(np.float32).reshape(64, 2) == ref).all()
+    assert (got["h"].view(np.float16) == np.arange(64, dtype=np.float16) * np.float16(0.5)).all()
 
 
 def test_cdna_buffer_encodings_agree_with_llvm_mc():
@@ -166,7 +223,10 @@ def test_cdna_buffer_encodings_agree_with_llvm_mc():
              "buffer_load_dword v3, v[4:5], s[8:11], 0 idxen offen offset:8",
              "buffer_store_dwordx2 v[2:3], v4, s[8:11], 0 offen",
              "buffer_atomic_add v2, v1, s[8:11], 0 offen sc0",
-             "buffer_store_dword v2, off, s[8:11], 0 offset:4"]
+             "buffer_store_dword v2, off, s[8:11], 0 offset:4",
+             "buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen",
+             "tbuffer_load_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SNORM] offen",
+             "buffer_store_format_x v6, v7, s[8:11], 0 offen"]
     out = run_tool(tool("llvm-mc"), "-triple=amdgcn", "-mcpu=gfx942", "-show-encoding",
                    stdin="\n".join(lines).encode())
     want = [bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", m))

@@ -131,8 +131,8 @@ def load(name: str):
 
         def per_format(waves, channels, bits, kind):
             step, active = bits // 8, ctx.active & waves[:, None]
-            ok = active & ctx.mem.in_range(addr, channels * step)
-            raws = [ctx.mem.load(addr + np.uint64(c * step), step, ok) for c in range(channels)]
+            ok = active & ctx.mem.in_range(addr, channels * step)    # all or nothing: the channels
+            raws = [ctx.mem.device.load(addr + np.uint64(c * step), step, ok) for c in range(channels)]
             # 32-bit data is not converted unless D16 asks for 16 bits (p. 84), f16 into a D16 half neither
             unconverted = (bits == 32 and not d16 and kind in ("FLOAT", "UINT", "SINT")) or \
                 (bits == 16 and d16 and kind == "FLOAT")
@@ -193,7 +193,7 @@ def store(name: str):
             ok = active & ctx.mem.in_range(addr, channels * step)
             for c in range(channels):      # channels the instruction does not supply are written as 0
                 value = _from_register(comps[c], kind, bits, d16) if c < count else np.uint64(0)
-                ctx.mem.store(addr + np.uint64(c * step), step, value, ok)
+                ctx.mem.device.store(addr + np.uint64(c * step), step, value, ok)   # `ok` decided all
         _per_format(ctx, per_format)
         return {}
     return run
