@@ -424,6 +424,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=acc)
         neg |= s.neg << i
         abs_ |= s.abs << i
+    if e32 and not plan.srcs and kind in ("DPP", "SDWA", "SDWAB"):
+        # an instruction without sources (v_nop) still marks its DPP or SDWA word in SRC0
+        f["SRC0"] = spec.traits.codes["DPP" if kind == "DPP" else "SDWA"]
     if sig.vcc_in and (e32 or len(plan.srcs) < 3):
         s = next(it)
         if e32:

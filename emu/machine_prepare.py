@@ -442,6 +442,8 @@ class Preparer:
             abs_ = p.inst.dpp["SRC0_ABS"] | p.inst.dpp["SRC1_ABS"] << 1
         if literal is not None:
             p.inputs["SIMM32"] = literal
+            if "SIMM16" in sem.reads:      # GFX9's f16 madak/madmk name their constant SIMM16
+                p.inputs["SIMM16"] = literal & 0xFFFF
         # the semantic reads OPSEL itself and picks halves (v_fma_mix*'s pseudocode, WMMA)
         raw_opsel = "OPSEL" in sem.reads
         if raw_opsel and fmt != "VOP3P":   # byte selects of RDNA4's fp8 conversions (VOP1: none, byte 0)

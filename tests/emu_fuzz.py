@@ -1,4 +1,4 @@
-"""Random-program differential fuzzer of the emulator: random valid RDNA3 and RDNA4 programs, built with
+"""Random-program differential fuzzer of the emulator: random valid RDNA3, RDNA4 and CDNA3 programs, built with
 the DSL's instruction functions, run in fast mode and in reference mode (emu/options.py: every
 fast path off); memory, final registers and faults must agree bit for bit.
 
@@ -10,7 +10,9 @@ SCRATCH loads/stores/atomics, writes of EXEC, forward branches that make waves d
 barriers. Data includes NaN (quiet and signalling), +-inf, +-0, denormals of every width and
 extreme integers. Launches have one or two work-groups of one to three waves (the last one
 partial at times), wave32 or wave64, gfx1100, gfx1151 or gfx1201 (RDNA4: its memory formats
-VDS/VGLOBAL/VSCRATCH, TH's return bit for atomics, split waits and barriers).
+VDS/VGLOBAL/VSCRATCH, TH's return bit for atomics, split waits and barriers) or gfx942 (wave64,
+the gfx9 syntax's DSL: VOP3A/VOP3B, GFX9 DPP controls, SC0 for returning atomics, v_cmpx
+writing VCC).
 
 Each wave's LDS and global stores go to its own slice (addresses are masked into it), so
 results never depend on the order of waves, which the two modes share anyway. Operands are
@@ -31,11 +33,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import isa
+from dsl.asm_gfx9 import Gfx9AsmError
 from dsl.kernel import build_namespace
 from dsl.operands import OperandError, Reg, exec_hi, exec_lo, lit, m0, null, off, s, v, vcc, vcc_hi, vcc_lo
 from dsl.signature import ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx1201-w64")
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx1201-w64", "gfx942-w64")
 FUZZ_VGPRS = range(8, 32)          # v8..v31 hold data; v0 ids, v1 input offset, v2 LDS base,
 V_GLOBAL, V_LDS, V_ADDR, V_ADDR64 = 3, 2, 4, 6     # v3 global slice, v4 an address, v[6:7] a 64-bit one
 FUZZ_SGPRS = range(8, 32)          # s[0:1] input, s[2:3] work buffer, s[4:5] SGPR data, s6 group id, s7 temp
@@ -127,15 +130,24 @@ class Generator:
         self.target = target
         self.arch, self.wave = target.split("-")[0], 64 if target.endswith("w64") else 32
         self.spec = isa.load(self.arch)
-        self.ns = build_namespace(self.arch, self.wave)
+        if isa.resolve_arch(self.arch) in ("cdna3", "cdna4"):
+            from dsl.kernel_gfx9 import build_namespace as build_gfx9
+            self.ns = build_gfx9(self.arch)
+        else:
+            self.ns = build_namespace(self.arch, self.wave)
         from emu.table import load_semantics
         self.table = load_semantics(self.arch)
         self.mask_pair = self.wave == 64
         self.rdna4 = isa.resolve_arch(self.arch) == "rdna4"
+        self.gfx9 = isa.resolve_arch(self.arch) in ("cdna3", "cdna4")     # wave64, GFX9 mnemonics
+        # the few instructions the generator places itself, in the target's spelling
+        self.add_u32 = self.ns["v_add_u32" if self.gfx9 else "v_add_nc_u32"]
+        self.load_8_sgprs = self.ns["s_load_dwordx8" if self.gfx9 else "s_load_b256"]
+        self.load_4_vgprs = self.ns["global_load_dwordx4" if self.gfx9 else "global_load_b128"]
         usable = [d for d in self.spec.instructions if d.name not in EXCLUDED and not _SKIP.match(d.name)]
         by = lambda *fmts: [d for d in usable if d.format in fmts]
         self.pools = {
-            "valu": by("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P"),
+            "valu": by("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VOP3A", "VOP3B"),
             "vopd": [d for d in by("VOPD") if d.name != "V_DUAL_DOT2ACC_F32_BF16"],
             "salu": by("SOP1", "SOP2", "SOPC", "SOPK") + [d for d in by("SOPP") if d.name in _SOPP_KEEP],
             "ds": by("DS", "VDS"),             # RDNA4 names the memory formats VDS, VGLOBAL, VSCRATCH
@@ -147,6 +159,10 @@ class Generator:
         self.unsupported: set[str] = set()
 
     # ------------------------------------------------------------------ operands
+    def lit(self, value: int):
+        """A 32-bit literal (the gfx9 syntax writes the number itself)."""
+        return value if self.gfx9 else lit(value)
+
     def vreg(self, rng, dwords=1):
         first = int(rng.integers(FUZZ_VGPRS.start, FUZZ_VGPRS.stop - dwords + 1))
         return v[first] if dwords == 1 else v[first:first + dwords - 1]
@@ -185,7 +201,7 @@ class Generator:
         value = int(special_dwords(rng, 1)[0])
         if bits == 64:
             value = (int(rng.choice(F64_HI)) << 32 | int(rng.integers(0, 2))) if ftype == "f" else value
-        return lit(value)
+        return self.lit(value)
 
     def source(self, rng, operand, allow_const=True):
         """A random source: mostly a VGPR, else an SGPR or a constant (allow_const: either)."""
@@ -223,15 +239,15 @@ class Generator:
             return None
         from isa.mnemonics import text_mnemonic
         sig = valu_signature(d)
-        base = text_mnemonic(d.name)
-        promoted = d.format in ("VOP3", "VOP3SD", "VOP3P") and d.promoted_from
-        e64 = d.format in ("VOP3", "VOP3SD", "VOP3P")
-        mnemonic = base + ("_e64" if promoted else "")
+        base = text_mnemonic(d.name, self.spec.arch)
+        e64 = d.format in ("VOP3", "VOP3SD", "VOP3P", "VOP3A", "VOP3B")
+        promoted = e64 and d.promoted_from
+        mnemonic = base + ("_e64" if promoted and (not self.gfx9 or base + "_e64" in self.ns) else "")
         mods = {}
         dpp = not e64 and d.format in ("VOP1", "VOP2", "VOPC") and rng.random() < 0.2
         if dpp:
             mnemonic = base + "_dpp"
-            if rng.random() < 0.4:
+            if rng.random() < 0.4 and not self.gfx9:
                 mods["dpp8"] = [int(x) for x in rng.integers(0, 8, 8)]
             else:
                 mods.update(self.dpp16(rng))
@@ -264,7 +280,7 @@ class Generator:
                 op = -op if rng.random() < 0.5 else abs(op)
             ops.append(op)
         if sig.k_pos is not None:
-            ops.insert(len(sig.dsts) + sig.k_pos, lit(int(special_dwords(rng, 1)[0])))
+            ops.insert(len(sig.dsts) + sig.k_pos, self.lit(int(special_dwords(rng, 1)[0])))
         if sig.vcc_in and not e64:
             ops.append(vcc_lo if self.wave == 32 else vcc)
         # output modifiers on float results; on integer ones rarely (the emulator refuses most)
@@ -287,12 +303,15 @@ class Generator:
                 {"row_shl": int(rng.integers(1, 16))}, {"row_shr": int(rng.integers(1, 16))},
                 {"row_ror": int(rng.integers(1, 16))}, {"row_mirror": True}, {"row_half_mirror": True},
                 {"row_share": int(rng.integers(0, 16))} if rng.random() < 0.5 else {"row_xmask": int(rng.integers(0, 16))}][kind]
+        if self.gfx9 and kind == 6:     # GFX9's wave shifts and row broadcasts instead
+            ctrl = [{"wave_shl": 1}, {"wave_shr": 1}, {"wave_rol": 1}, {"wave_ror": 1}, {"row_bcast": 15},
+                    {"row_bcast": 31}][int(rng.integers(0, 6))]
         mods = dict(ctrl)
         mods["row_mask"] = int(rng.choice([0xF, 0xF, int(rng.integers(0, 16))]))
         mods["bank_mask"] = int(rng.choice([0xF, 0xF, int(rng.integers(0, 16))]))
         if rng.random() < 0.3:
-            mods["bound_ctrl"] = True
-        if rng.random() < 0.2:
+            mods["bound_ctrl"] = 0 if self.gfx9 else True      # GFX9 spells it bound_ctrl:0
+        if rng.random() < 0.2 and not self.gfx9:
             mods["fi"] = 1
         return mods
 
@@ -309,10 +328,10 @@ class Generator:
             for i, src in enumerate(srcs[:2]):
                 ops.append(self.source(rng, src, allow_const=i == 0))
             if sig.k_pos is not None:
-                ops.insert(1 + sig.k_pos, lit(int(special_dwords(rng, 1)[0])))
+                ops.insert(1 + sig.k_pos, self.lit(int(special_dwords(rng, 1)[0])))
             if sig.vcc_in:
                 ops.append(vcc_lo if self.wave == 32 else vcc)
-            halves.append(self.ns[text_mnemonic(d.name)](*ops))
+            halves.append(self.ns[text_mnemonic(d.name, self.spec.arch)](*ops))
         return self.ns["vopd"](*halves)
 
     def salu(self, rng):
@@ -320,7 +339,7 @@ class Generator:
         if d is None:
             return None
         from isa.mnemonics import text_mnemonic
-        name = text_mnemonic(d.name)
+        name = text_mnemonic(d.name, self.spec.arch)
         if d.format == "SOPP":
             return self.ns[name](int(rng.integers(0, 16)) if d.name == "S_DENORM_MODE" else int(rng.integers(0, 3)))
         ops = []
@@ -333,7 +352,7 @@ class Generator:
                 else:
                     ops.append(self.sreg(rng, dwords, dest=True))
             elif opname == "k" or (d.format == "SOPK" and opname == "ssrc1"):
-                ops.append(int(rng.integers(-32768, 32768)) if d.format == "SOPK" else lit(int(special_dwords(rng, 1)[0])))
+                ops.append(int(rng.integers(-32768, 32768)) if d.format == "SOPK" else self.lit(int(special_dwords(rng, 1)[0])))
             elif d.format == "SOPK" and opname == "ssrc0":
                 ops.append(self.sreg(rng, dwords))
             else:
@@ -344,14 +363,14 @@ class Generator:
     def address(self, rng, base_reg: int, mask: int):
         """v4 = base_reg + (random VGPR & mask): an address inside this wave's slice."""
         return [self.ns["v_and_b32"](v[V_ADDR], mask, self.vreg(rng)),
-                self.ns["v_add_nc_u32"](v[V_ADDR], v[base_reg], v[V_ADDR])]
+                self.add_u32(v[V_ADDR], v[base_reg], v[V_ADDR])]
 
     def memory(self, rng, kind: str):
         d = self.pick(rng, kind)
         if d is None:
             return None
         from isa.mnemonics import text_mnemonic
-        name = text_mnemonic(d.name)
+        name = text_mnemonic(d.name, self.spec.arch)
         glc = "_ATOMIC" in d.name and rng.random() < 0.6
         layout = ds_layout(d) if kind == "ds" else flat_layout(d, glc)
         ops, mods, pre = [], {}, []
@@ -368,7 +387,7 @@ class Generator:
                     ops.append(v[V_ADDR])
                 else:       # a 64-bit address VGPR pair, no SGPR base
                     pre = self.address(rng, V_GLOBAL, (WORK_SLICE // 2 - 1) & align) + [
-                        self.ns["v_add_nc_u32"](v[V_ADDR64], s[2], v[V_ADDR]), self.ns["v_mov_b32"](v[V_ADDR64 + 1], s[3])]
+                        self.add_u32(v[V_ADDR64], s[2], v[V_ADDR]), self.ns["v_mov_b32"](v[V_ADDR64 + 1], s[3])]
                     ops.append(v[V_ADDR64:V_ADDR64 + 1])
                     mods["_noaddr"] = True
             elif opname == "vaddr":       # scratch: a lane offset
@@ -387,7 +406,8 @@ class Generator:
             step = 16 if align == ~15 else 4
             mods["offset"] = int(rng.integers(0, (half - 16) // step)) * step
             if glc:         # RDNA4 asks for the returned value with TH's return bit
-                mods["th" if self.rdna4 else "glc"] = 1 if self.rdna4 else True
+                # (GFX9: SC0)
+                mods["th" if self.rdna4 else "sc0" if self.gfx9 else "glc"] = 1 if self.rdna4 else True
         return pre + [self.ns[name](*ops, **mods)]
 
     # ------------------------------------------------------------------ programs
@@ -395,17 +415,17 @@ class Generator:
         ns, log_wave = self.ns, 5 if self.wave == 32 else 6
         out = [ns["s_mul_i32"](s[7], s[6], SGPR_DWORDS * 4)]
         for k in range(SGPR_DWORDS // 8):
-            out.append(ns["s_load_b256"](s[8 + 8 * k:15 + 8 * k], s[4:5], s[7], offset=32 * k))
+            out.append(self.load_8_sgprs(s[8 + 8 * k:15 + 8 * k], s[4:5], s[7], offset=32 * k))
         out += [ns["s_mul_i32"](s[7], s[6], waves_per_group * self.wave * IN_DWORDS * 4),
-                ns["v_mul_u32_u24"](v[1], IN_DWORDS * 4, v[0]), ns["v_add_nc_u32"](v[1], s[7], v[1])]
+                ns["v_mul_u32_u24"](v[1], IN_DWORDS * 4, v[0]), self.add_u32(v[1], s[7], v[1])]
         for k in range(IN_DWORDS // 4):
             first = FUZZ_VGPRS.start + 4 * k
-            out.append(ns["global_load_b128"](v[first:first + 3], v[1], s[0:1], offset=16 * k))
+            out.append(self.load_4_vgprs(v[first:first + 3], v[1], s[0:1], offset=16 * k))
         out += [ns["v_lshrrev_b32"](v[V_LDS], log_wave, v[0]),
                 ns["v_mul_u32_u24"](v[V_GLOBAL], WORK_SLICE, v[V_LDS]),
                 ns["v_mul_u32_u24"](v[V_LDS], LDS_SLICE, v[V_LDS]),
                 ns["s_mul_i32"](s[7], s[6], waves_per_group * WORK_SLICE),
-                ns["v_add_nc_u32"](v[V_GLOBAL], s[7], v[V_GLOBAL]),
+                self.add_u32(v[V_GLOBAL], s[7], v[V_GLOBAL]),
 ] + self.wait_all()
         return out
 
@@ -428,7 +448,7 @@ class Generator:
             for _ in range(10):
                 try:
                     made = self.draw(rng, kind)
-                except OperandError:
+                except (OperandError, Gfx9AsmError):       # a combination the encoder refuses
                     continue
                 if made is not None:
                     body.append((kind, made))
@@ -467,10 +487,11 @@ class Generator:
         if kind == "exec":
             value = int(special_dwords(rng, 1)[0]) | (int(rng.integers(0, 2**32)) << 32 if self.wave == 64 else 0)
             if rng.random() < 0.5:
-                return [ns["s_mov_b32"](exec_lo, lit(value & 0xFFFFFFFF))] + (
-                    [ns["s_mov_b32"](exec_hi, lit(value >> 32))] if self.wave == 64 else [])
+                return [ns["s_mov_b32"](exec_lo, self.lit(value & 0xFFFFFFFF))] + (
+                    [ns["s_mov_b32"](exec_hi, self.lit(value >> 32))] if self.wave == 64 else [])
             cmp = ns["v_cmpx_lt_u32_e32"] if rng.random() < 0.5 else ns["v_cmpx_class_f32_e32"]
-            return [cmp(int(rng.integers(0, 64)), self.vreg(rng))]
+            # GFX9's v_cmpx writes VCC as well as EXEC
+            return [cmp(*([vcc] if self.gfx9 else []), int(rng.integers(0, 64)), self.vreg(rng))]
         if kind == "branch":
             which = ["s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_vccz", "s_cbranch_vccnz", "s_cbranch_execz",
                      "s_cbranch_execnz"][int(rng.integers(0, 6))]

@@ -218,6 +218,44 @@ def test_tbuffer_takes_the_format_from_the_instruction_and_store_format_converts
     assert (got["h"].view(np.float16) == np.arange(64, dtype=np.float16) * np.float16(0.5)).all()
 
 
+def test_d16_format_loads_with_gfx9_names():
+    """GFX9 spells D16 after FORMAT (tbuffer_load_format_d16_xyzw): 16_16_16_16_FLOAT halves
+    are packed unchanged, X/Y in v4, Z/W in v5 (9.1.4 "D16 Instructions"); the _d16_hi_x form
+    through a V# of DFMT 2 (16), NFMT 7 (float), DST_SEL_X = R (4) writes the high half and
+    keeps the low one."""
+    halves = np.random.default_rng(7).standard_normal(256).astype(np.float16)
+    data = halves.view(np.uint32)
+    body = vsharp(0, num_records=data.nbytes) + """
+    v_lshlrev_b32 v2, 3, v0
+    tbuffer_load_format_d16_xyzw v[4:5], v2, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_FLOAT] offen
+    s_mov_b32 s11, 0x17004
+    v_lshlrev_b32 v3, 1, v0
+    v_mov_b32 v6, 0x1234
+    buffer_load_format_d16_hi_x v6, v3, s[8:11], 0 offen
+    s_waitcnt vmcnt(0)
+""" + store_result("v4", 0, 3) + store_result("v5", 1, 3) + store_result("v6", 2, 3)
+    got = run(body, {"in": data, "out": np.zeros(192, np.uint32)})["out"].reshape(64, 3)
+    assert (got[:, :2].reshape(-1) == data[:128]).all()
+    assert (got[:, 2] == (halves[:64].view(np.uint16).astype(np.uint32) << 16 | 0x1234)).all()
+
+
+def test_64_bit_atomics_per_lane_and_out_of_range():
+    """buffer_atomic_add_x2 sc0 at lane * 8, num_records 200: lanes whose offset < 200 (0..24)
+    add and return the old 64-bit value, the rest return 0 and leave memory alone."""
+    init = np.arange(64, dtype=np.uint64) * np.uint64(0x1_0000_0001) + np.uint64(0xFFFF_FFF0)
+    body = vsharp(0, num_records=200) + """
+    v_lshlrev_b32 v2, 3, v0
+    v_mov_b32 v4, 0x20
+    v_mov_b32 v5, 1
+    buffer_atomic_add_x2 v[4:5], v2, s[8:11], 0 offen sc0
+    s_waitcnt vmcnt(0)
+""" + store_result("v4", 0, 2) + store_result("v5", 1, 2)
+    got = run(body, {"a": init.copy(), "out": np.zeros(128, np.uint32)})
+    hit = LANE * 8 < 200
+    assert (got["a"] == np.where(hit, init + np.uint64(0x1_0000_0020), init)).all()
+    assert (got["out"].view(np.uint64) == np.where(hit, init, 0)).all()
+
+
 def test_cdna_buffer_encodings_agree_with_llvm_mc():
     lines = ["buffer_load_dword v2, v1, s[8:11], s12 offen offset:8",
              "buffer_load_dword v3, v[4:5], s[8:11], 0 idxen offen offset:8",
@@ -226,7 +264,10 @@ def test_cdna_buffer_encodings_agree_with_llvm_mc():
              "buffer_store_dword v2, off, s[8:11], 0 offset:4",
              "buffer_load_format_xyzw v[4:7], v1, s[8:11], 0 offen",
              "tbuffer_load_format_xy v[4:5], v1, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SNORM] offen",
-             "buffer_store_format_x v6, v7, s[8:11], 0 offen"]
+             "buffer_store_format_x v6, v7, s[8:11], 0 offen",
+             "tbuffer_load_format_d16_xyzw v[4:5], v2, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_FLOAT] offen",
+             "buffer_load_format_d16_hi_x v6, v3, s[8:11], 0 offen",
+             "buffer_atomic_add_x2 v[4:5], v2, s[8:11], 0 offen sc0"]
     out = run_tool(tool("llvm-mc"), "-triple=amdgcn", "-mcpu=gfx942", "-show-encoding",
                    stdin="\n".join(lines).encode())
     want = [bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", m))

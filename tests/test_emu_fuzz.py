@@ -29,7 +29,12 @@ def _run(arch: str, wave: int, build, options, vgprs: int = 16, lds: int = 0):
     from emu.launch import Dispatch
     from emu.machine import Machine
     from emu.memory import DeviceMemory
-    ns = build_namespace(arch, wave)
+    import isa
+    if isa.resolve_arch(arch) in ("cdna3", "cdna4"):        # the gfx9 syntax's DSL
+        from dsl.kernel_gfx9 import build_namespace as build_gfx9
+        ns = build_gfx9(arch)
+    else:
+        ns = build_namespace(arch, wave)
     code = b"".join(bytes(i) for i in build(ns)) + bytes(ns["s_endpgm"]())
     mem = DeviceMemory()
     at = mem.alloc(len(code), "code")
@@ -213,3 +218,27 @@ def test_rdna4_dpp16_quad_perm_and_row_share(options):
     assert regs[4].tolist() == ((lane & ~7) + 7 - (lane & 7) + 7).tolist()
     assert regs[5].tolist() == ((lane & ~15) + 5 + 7).tolist()
     assert regs[6].tolist() == ((lane ^ 3) + 7).tolist()
+
+
+def test_gfx9_v_nop_dpp_marks_src0():
+    """Found by the gfx942 fuzzer (seed 9: v_nop_dpp): the gfx9 assembler wrote a DPP word after
+    v_nop but left SRC0 0 instead of the DPP marker, so the next instruction was decoded from the
+    DPP word. LLVM 22 (llvm-mc -mcpu=gfx942 -show-encoding) gives fa00007e 000101ff."""
+    import dsl
+    assert dsl.assemble("v_nop_dpp row_shl:1 row_mask:0xf bank_mask:0xf", "gfx942").hex() == "fa00007e000101ff"
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_gfx9_madak_madmk_f16_read_their_constant(options):
+    """Found by the gfx942 fuzzer (seed 18: v_madak_f16): CDNA3's pseudocode names the f16
+    constant SIMM16 and the machine supplied it only as SIMM32, so the semantic refused to run.
+    D0 = {16'0, S0 * S1 + K} (madak), {16'0, S0 * K + S1} (madmk), as numpy's f16 gives."""
+    from dsl.operands import v
+    a, b, k = np.float16(1.5), np.float16(-0.75), np.float16(2.0)
+    h = lambda x: int(np.float16(x).view(np.uint16))
+
+    def build(ns):
+        return [ns["v_mov_b32"](v[1], h(a)), ns["v_mov_b32"](v[2], h(b)),
+                ns["v_madak_f16"](v[3], v[1], v[2], h(k)), ns["v_madmk_f16"](v[4], v[1], h(k), v[2])]
+    regs = _run("gfx942", 64, build, options)
+    assert (regs[3] == h(a * b + k)).all() and (regs[4] == h(a * k + b)).all()

@@ -89,18 +89,20 @@ DATA_PARALLEL = {
 }
 
 
-_BUFFER_FORMAT = re.compile(r"^T?BUFFER_(LOAD|STORE)_(D16_(HI_)?)?FORMAT_(X|XY|XYZ|XYZW)$")
+# RDNA: BUFFER_LOAD_D16_HI_FORMAT_X; GFX9 (CDNA): BUFFER_LOAD_FORMAT_D16_HI_X
+_BUFFER_FORMAT = re.compile(r"^T?BUFFER_(LOAD|STORE)_(?:(?P<d16>D16_(?P<hi>HI_)?)FORMAT_|FORMAT_(?P<d16_gfx9>D16_(?P<hi_gfx9>HI_)?)|FORMAT_)(X|XY|XYZ|XYZW)$")
 _BUFFER_INPUTS = (_ADDR, _op("FORMAT", 32, "u32"), _op("DST_SEL", 32, "u32"), _op("FORMATS", 0, "table"))
 
 
 def _buffer_format(name: str, scalar: bool) -> Semantic:
     """Loads write VDATA (and read its old value where a D16 half stays); stores read it."""
     m = _BUFFER_FORMAT.match(name)
-    components = len(m.group(4))
-    dwords = (components + 1) // 2 if m.group(2) else components
+    components = len(m.group(m.lastindex))
+    d16, hi = m.group("d16") or m.group("d16_gfx9"), m.group("hi") or m.group("hi_gfx9")
+    dwords = (components + 1) // 2 if d16 else components
     vdata = _op("VDATA", 32 * dwords, f"b{32 * dwords}")
     if m.group(1) == "LOAD":
-        reads = _BUFFER_INPUTS + ((vdata,) if m.group(2) and (m.group(3) or components % 2) else ())
+        reads = _BUFFER_INPUTS + ((vdata,) if d16 and (hi or components % 2) else ())
         fn, writes = buffer_format.load(name), (vdata,)
     else:
         reads, fn, writes = _BUFFER_INPUTS + (vdata,), buffer_format.store(name), ()

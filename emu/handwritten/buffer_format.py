@@ -33,7 +33,7 @@ from ..semantics import SemanticsError
 
 NUMBER_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT")
 _EQUAL_CHANNELS = re.compile(r"^(8|16|32)(?:_\1)*_(%s)$" % "|".join(NUMBER_FORMATS))
-_COMPONENTS = re.compile(r"FORMAT_(X|XY|XYZ|XYZW)$")
+_COMPONENTS = re.compile(r"_(X|XY|XYZ|XYZW)$")     # ..._FORMAT_X or GFX9's ..._FORMAT_D16_X
 _FLOAT_KINDS = ("UNORM", "SNORM", "USCALED", "SSCALED", "FLOAT")
 
 
