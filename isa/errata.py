@@ -48,6 +48,17 @@ ERRATA: tuple[Erratum, ...] = (
         "LLVM 22 (gfx942) decodes 9286d3d1 64e3fd90 as v_max3_f32 v146, v100, |-0.5|, -|s63| clamp mul:4.",
     ),
     Erratum(
+        "cdna-buffer-store-short-pcode", ("cdna3", "cdna4"), {"cdna3": 458, "cdna4": 503},
+        "add_pcode", ("MUBUF", "BUFFER_STORE_SHORT"), None,
+        "addr = CalcBufferAddr(VADDR.b32, SRSRC.b32, SOFFSET.b32, OFFSET.b32);\nMEM[addr].b16 = VDATA[15 : 0]",
+        "Both conversions' BUFFER_STORE_SHORT entry ('Store 16 bits of data from a vector register into "
+        "a buffer surface') has no code block; BUFFER_STORE_SHORT_D16_HI right after it stores "
+        "MEM[addr].b16 = VDATA[31 : 16] and GLOBAL_STORE_SHORT stores MEM[addr].b16 = VDATA[15 : 0]. "
+        "LLVM 22 (gfx942) decodes 0ed668e0 55050cfb as buffer_store_short v5, v85, s[48:51], src_vccz "
+        "offen offset:1550 sc0 sc1 (gfx950: 006c68e0 4011092c -> buffer_store_short v17, v64, s[36:39], "
+        "s44 idxen offset:3072 sc0).",
+    ),
+    Erratum(
         "cdna3-v-mul-hi-u32-pcode", ("cdna3",), {"cdna3": 293},
         "add_pcode", ("VOP3A", "V_MUL_HI_U32"), None,
         "D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U)",

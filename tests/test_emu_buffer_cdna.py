@@ -256,6 +256,25 @@ def test_64_bit_atomics_per_lane_and_out_of_range():
     assert (got["out"].view(np.uint64) == np.where(hit, init, 0)).all()
 
 
+def test_short_store_and_sign_extending_short_load():
+    """buffer_store_short (pseudocode from erratum cdna-buffer-store-short-pcode) at lane * 2
+    with num_records 69: lanes whose offset < 69 (0..34) store their low 16 bits; then
+    buffer_load_sshort reads them back sign-extended, out-of-range lanes 0."""
+    body = vsharp(0, num_records=69) + """
+    v_sub_u32 v2, 0x18000, v0
+    v_lshlrev_b32 v3, 1, v0
+    buffer_store_short v2, v3, s[8:11], 0 offen
+    s_waitcnt vmcnt(0)
+    buffer_load_sshort v4, v3, s[8:11], 0 offen
+    s_waitcnt vmcnt(0)
+""" + store_result("v4")
+    got = run(body, {"h": np.zeros(64, np.uint16), "out": np.zeros(64, np.uint32)})
+    hit = LANE * 2 < 69
+    low = ((0x18000 - LANE) & 0xFFFF).astype(np.uint16)
+    assert (got["h"] == np.where(hit, low, 0)).all()
+    assert (got["out"].view(np.int32) == np.where(hit, low.view(np.int16), 0)).all()
+
+
 def test_cdna_buffer_encodings_agree_with_llvm_mc():
     lines = ["buffer_load_dword v2, v1, s[8:11], s12 offen offset:8",
              "buffer_load_dword v3, v[4:5], s[8:11], 0 idxen offen offset:8",
@@ -267,7 +286,9 @@ def test_cdna_buffer_encodings_agree_with_llvm_mc():
              "buffer_store_format_x v6, v7, s[8:11], 0 offen",
              "tbuffer_load_format_d16_xyzw v[4:5], v2, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_FLOAT] offen",
              "buffer_load_format_d16_hi_x v6, v3, s[8:11], 0 offen",
-             "buffer_atomic_add_x2 v[4:5], v2, s[8:11], 0 offen sc0"]
+             "buffer_atomic_add_x2 v[4:5], v2, s[8:11], 0 offen sc0",
+             "buffer_store_short v2, v3, s[8:11], 0 offen",
+             "buffer_load_sshort v4, v3, s[8:11], 0 offen"]
     out = run_tool(tool("llvm-mc"), "-triple=amdgcn", "-mcpu=gfx942", "-show-encoding",
                    stdin="\n".join(lines).encode())
     want = [bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", m))
