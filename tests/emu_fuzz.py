@@ -1,4 +1,4 @@
-"""Random-program differential fuzzer of the emulator: random valid RDNA3, RDNA4 and CDNA3 programs, built with
+"""Random-program differential fuzzer of the emulator: random valid RDNA3, RDNA4, CDNA3 and CDNA4 programs, built with
 the DSL's instruction functions, run in fast mode and in reference mode (emu/options.py: every
 fast path off); memory, final registers and faults must agree bit for bit.
 
@@ -10,9 +10,9 @@ SCRATCH loads/stores/atomics, writes of EXEC, forward branches that make waves d
 barriers. Data includes NaN (quiet and signalling), +-inf, +-0, denormals of every width and
 extreme integers. Launches have one or two work-groups of one to three waves (the last one
 partial at times), wave32 or wave64, gfx1100, gfx1151 or gfx1201 (RDNA4: its memory formats
-VDS/VGLOBAL/VSCRATCH, TH's return bit for atomics, split waits and barriers) or gfx942 (wave64,
+VDS/VGLOBAL/VSCRATCH, TH's return bit for atomics, split waits and barriers) or gfx942/gfx950 (wave64,
 the gfx9 syntax's DSL: VOP3A/VOP3B, GFX9 DPP controls, SC0 for returning atomics, v_cmpx
-writing VCC).
+writing VCC, and AGPR moves: v_accvgpr_write/read/mov on a0..a15 after the VGPRs).
 
 Each wave's LDS and global stores go to its own slice (addresses are masked into it), so
 results never depend on the order of waves, which the two modes share anyway. Operands are
@@ -38,7 +38,7 @@ from dsl.kernel import build_namespace
 from dsl.operands import OperandError, Reg, exec_hi, exec_lo, lit, m0, null, off, s, v, vcc, vcc_hi, vcc_lo
 from dsl.signature import ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx1201-w64", "gfx942-w64")
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx1201-w64", "gfx942-w64", "gfx950-w64")
 FUZZ_VGPRS = range(8, 32)          # v8..v31 hold data; v0 ids, v1 input offset, v2 LDS base,
 V_GLOBAL, V_LDS, V_ADDR, V_ADDR64 = 3, 2, 4, 6     # v3 global slice, v4 an address, v[6:7] a 64-bit one
 FUZZ_SGPRS = range(8, 32)          # s[0:1] input, s[2:3] work buffer, s[4:5] SGPR data, s6 group id, s7 temp
@@ -48,6 +48,7 @@ LDS_SLICE = 1024                   # bytes of LDS per wave
 WORK_SLICE = 2048                  # bytes of the work buffer per wave
 SCRATCH_BYTES = 256                # private bytes per lane
 VGPRS = 40
+AGPRS = 16                         # CDNA: a0..a15 after the VGPRs (accum_offset VGPRS)
 
 # Instructions the generator never draws, each with its reason.
 EXCLUDED = {
@@ -156,6 +157,8 @@ class Generator:
         }
         self.weights = {"valu": 55, "vopd": 5, "salu": 18, "ds": 8, "global": 5, "scratch": 4, "exec": 2,
                         "branch": 2, "barrier": 1}
+        if self.gfx9:       # AGPR moves (the VALU pool's v_accvgpr_* draw VGPRs, which they refuse)
+            self.weights["agpr"] = 4
         self.unsupported: set[str] = set()
 
     # ------------------------------------------------------------------ operands
@@ -492,6 +495,15 @@ class Generator:
             cmp = ns["v_cmpx_lt_u32_e32"] if rng.random() < 0.5 else ns["v_cmpx_class_f32_e32"]
             # GFX9's v_cmpx writes VCC as well as EXEC
             return [cmp(*([vcc] if self.gfx9 else []), int(rng.integers(0, 64)), self.vreg(rng))]
+        if kind == "agpr":
+            from dsl.kernel_gfx9 import a
+            i, j, r = int(rng.integers(0, AGPRS)), int(rng.integers(0, AGPRS)), rng.random()
+            if r < 0.45:
+                src = self.vreg(rng) if rng.random() < 0.8 else int(rng.integers(-16, 65))
+                return [ns["v_accvgpr_write_b32"](a[i], src)]
+            if r < 0.85:
+                return [ns["v_accvgpr_read_b32"](self.vreg(rng), a[i])]
+            return [ns["v_accvgpr_mov_b32"](a[i], a[j])]
         if kind == "branch":
             which = ["s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_vccz", "s_cbranch_vccnz", "s_cbranch_execz",
                      "s_cbranch_execnz"][int(rng.integers(0, 6))]
@@ -526,8 +538,10 @@ def run(program: Program, options, data_seed: int):
     for name in ("input", "work", "sgprs"):
         user += [buffers[name] & 0xFFFFFFFF, buffers[name] >> 32]
     waves = -(-program.block // program.wave)
+    cdna = isa.resolve_arch(program.arch) in ("cdna3", "cdna4")
+    registers = dict(vgprs=VGPRS + AGPRS, accum_offset=VGPRS) if cdna else dict(vgprs=VGPRS)
     d = Dispatch("fuzz", buffers["code"], grid=(program.grid, 1, 1), block=(program.block, 1, 1),
-                 wave_size=program.wave, vgprs=VGPRS, user_sgprs=user, lds_size=waves * LDS_SLICE,
+                 wave_size=program.wave, user_sgprs=user, **registers, lds_size=waves * LDS_SLICE,
                  scratch_size=SCRATCH_BYTES, mode=int(rng.choice([0x3F0, 0x0F0, 0x000, 0x3C0])), budget=10_000)
     machine = Machine(program.arch, mem, options=options)
     return run_outcome(machine, lambda: machine.run(d))
