@@ -36,6 +36,25 @@ class FieldError(ValueError):
     """An instruction word the machine cannot read (names the field and its value)."""
 
 
+# CDNA4 7.2: the load-scale half of a 4-dword V_MFMA_SCALE_* (its MFMA follows in the next two dwords)
+SCALE_PREFIX = "V_MFMA_LD_SCALE_B32"
+
+
+def scaled_mfma(prefix, mfma, scaled_names):
+    """One instruction from a load-scale prefix and the MFMA after it (CDNA4 7.2): the MFMA
+    with the pair's size and, in `extra`, the prefix's scale sources SCALE_SRC0 (A) and
+    SCALE_SRC1 (B) and each one's byte select {OP_SEL_HI[i], OP_SEL[i]} (SCALE_A_SEL,
+    SCALE_B_SEL). `scaled_names`: the MFMAs that take scales (the F8F6F4 forms)."""
+    if mfma.name not in scaled_names:
+        raise FieldError(f"{prefix.name.lower()} must be followed by one of "
+                         f"{', '.join(sorted(n.lower() for n in scaled_names))}, not {mfma.name.lower()}")
+    f = prefix.fields
+    sel = [((f["OPSEL_HI"] >> i) & 1) << 1 | ((f["OPSEL"] >> i) & 1) for i in (0, 1)]
+    extra = {**mfma.extra, "SCALE_SRC0": f["SRC0"], "SCALE_SRC1": f["SRC1"],
+             "SCALE_A_SEL": sel[0], "SCALE_B_SEL": sel[1]}
+    return replace(mfma, size=prefix.size + mfma.size, extra=extra)
+
+
 def machine_fields(inst):
     """`inst` (dsl.decode.Instruction) with the machine's field names added, or itself when its
     format needs none."""

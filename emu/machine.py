@@ -23,7 +23,8 @@ from dsl.decode import DecodeError, decode_one
 
 from . import families
 from .buffer import BufferMemory
-from .dialect import FieldError, machine_fields
+from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
+from .handwritten import mfma
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
@@ -274,6 +275,10 @@ class Machine:
             holder.executed = True          # freeing or overwriting it drops the cached decodes
             try:
                 inst = machine_fields(decode_one(self.spec, self.memory.data[off:off + 16].tobytes()))
+                if inst.name == SCALE_PREFIX:       # one instruction with the MFMA after it
+                    after = off + inst.size
+                    inst = scaled_mfma(inst, decode_one(self.spec, self.memory.data[after:after + 16].tobytes()),
+                                       mfma.scaled_names(self.spec))
             except (DecodeError, FieldError) as e:
                 raise UnsupportedInstruction(f"PC 0x{pc:x}: cannot decode: {e}") from None
             self._decoded[pc] = inst

@@ -585,6 +585,13 @@ class Preparer:
                     split_dwords(np.asarray(v(st, sel), np.uint64), 2).reshape(1, 1, 2), (1, 1, n // 2))
             else:      # an inline constant C: every register of the block holds it
                 p.inputs[key] = self._constant_block(code, op.type, dwords, inst.literal)
+        if "SCALE_SRC0" in inst.extra:     # a V_MFMA_SCALE_* pair (emu/dialect.py scaled_mfma)
+            for which, code in (("A", inst.extra["SCALE_SRC0"]), ("B", inst.extra["SCALE_SRC1"])):
+                if code >= VGPR_BASE:
+                    self._vgpr_data(code - VGPR_BASE, 1)
+                # a 32-bit register per lane or a constant's bits; the semantic picks the byte
+                p.inputs[f"SCALE_{which}"] = self._src(code, 32, "u", inst.literal, per_lane=True)
+                p.inputs[f"SCALE_{which}_SEL"] = inst.extra[f"SCALE_{which}_SEL"]
         vdst = self.agpr(f["VDST"], d_dwords) if f["ACC_CD"] else f["VDST"]
         self._vgpr_data(vdst, d_dwords)
         write = _write_vgprs(vdst, d_dwords)

@@ -129,6 +129,11 @@ def shapes(spec) -> dict[str, Shape]:
     return _SHAPES[spec.arch]
 
 
+def scaled_names(spec) -> frozenset:
+    """The MFMAs a load-scale prefix may precede (CDNA4 7.2: the F8F6F4 forms)."""
+    return frozenset(name for name, s in shapes(spec).items() if s.a == "f8f6f4")
+
+
 def operands(s: Shape) -> tuple[dict, dict]:
     """(reads, writes): A/B as whole register blocks S0/S1, C as S2 (SMFMAC: S2 is the
     index VGPR and C is the old D0), the raw VOP3P-MAI fields CBSZ, ABID, BLGP."""
