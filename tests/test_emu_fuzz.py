@@ -261,3 +261,36 @@ def test_cdna_max_min_of_signed_zeros(options):
                 ns["v_min_f32"](v[5], v[1], 0), ns["v_min_f32"](v[6], 0, v[1])]
     regs = _run("gfx942", 64, build, options)
     assert [int(regs[i][0]) for i in (3, 4, 5, 6)] == [0, 0, 0x80000000, 0x80000000]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "bug: V_MAD_MIX_F32's pseudocode (in[0] * in[1] + in[2]) runs as numpy float arithmetic, whose "
+    "choice among two NaN operands depends on the loop (a per-wave S2 array vs one uniform value), so a "
+    "batch of waves and one wave at a time keep different NaNs; needs the first-NaN rule fma has"))
+def test_mad_mix_nan_choice_does_not_depend_on_batching():
+    """Found by the gfx950 fuzzer (seed 13: v_fma_mix_f32 v28, v17, -v27, s13 op_sel:[0,0,1]
+    op_sel_hi:[1,0,0], MODE 0xf0; only batch_waves off changes it). Work-group 0 has s13 = 0x21,
+    work-group 1 a quiet NaN: batched, wave 1 keeps the product's NaN (0x7ff00000); alone, S2's
+    (0x7fc00000). Fast (batched) and reference (one wave at a time) mode must agree."""
+    from dsl.kernel_gfx9 import build_namespace as build_gfx9
+    from dsl.operands import s, v
+    from emu.launch import Dispatch
+    from emu.machine import Machine
+    from emu.memory import DeviceMemory
+    ns = build_gfx9("gfx942")
+    program = [ns["v_mov_b32"](v[1], 0xFFC00000), ns["v_mov_b32"](v[2], 0xFFF00000),
+               ns["s_cmp_eq_u32"](s[0], 0), ns["s_cselect_b32"](s[13], 0x21, 0x7FC00000),
+               ns["v_fma_mix_f32"](v[3], v[1], -v[2], s[13], op_sel=[0, 0, 1], op_sel_hi=[1, 0, 0]),
+               ns["s_endpgm"]()]
+    code = b"".join(bytes(i) for i in program)
+    results = []
+    for options in (FAST, REFERENCE):
+        mem = DeviceMemory()
+        at = mem.alloc(len(code), "code")
+        mem.write(at, code)
+        machine = Machine("gfx942", mem, options=options)
+        machine.run(Dispatch("mix", at, grid=(2, 1, 1), block=(64, 1, 1), wave_size=64, vgprs=16, mode=0xF0))
+        st = machine.spare_state
+        st.settle_vgprs(None)
+        results.append(st.vgpr[3, :2, :].copy())
+    assert (results[0] == results[1]).all(), [hex(int(r[1, 0])) for r in results]
