@@ -92,7 +92,7 @@ ERRATA: tuple[Erratum, ...] = (
         "The conversion's S_MUL_I32 entry ('Multiply two signed 32-bit integer inputs and store the "
         "result into a scalar register'; the summary table: 'D = S0 * S1. Low 32 bits of result.') has "
         "no code block; the RDNA3 manual gives S_MUL_I32 as D0.i = S0.i * S1.i. LLVM 22 (gfx942) decodes "
-        "04010492 as s_mul_i32 s4, s4, s1 (clang's kernels multiply work-group ids by sizes with it).",
+        "04010492 as s_mul_i32 s4, s4, s1 (the shared kernels' code multiplies work-group ids by sizes with it).",
     ),
     Erratum(
         "cdna3-s-xor-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
