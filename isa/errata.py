@@ -721,3 +721,34 @@ ERRATA += (
         "64'U(S0.u32) + VCC.u64[laneId].u64 > 64'U(S1.u32).",
     ),
 )
+
+# CDNA3/CDNA4 V_MIN/V_MAX_F16/F32/F64: the signed-zero branches compare with `== +0.0` and
+# `== -0.0`, which (as every other comparison in the pseudocode) ignore the sign of zero; read so,
+# the first branch takes both (+0, -0) and (-0, +0) and the second can never run, and max(-0, +0)
+# gives -0, min(-0, +0) gives +0. The branches exist to order -0 below +0.
+_SIGNED_ZERO_EVIDENCE = (
+    "The V_MIN/V_MAX entries give separate branches for the operand pairs (+0.0, -0.0) and "
+    "(-0.0, +0.0) with opposite results, which is only meaningful if the comparisons test the sign: "
+    "with sign-blind `==` the second branch is unreachable. The RDNA3 manual gives the same "
+    "instructions a comparison 'where +0.0 > -0.0' (GT_NEG_ZERO, p. 263: 'NOTE: +0>-0 is TRUE in "
+    "this comparison'). The fix adds the sign tests the branches imply; not measured on CDNA hardware "
+    "(found by the random-program fuzzer: the raw-bits min/max path and the literal pseudocode disagreed).")
+
+
+def _signed_zero_errata():
+    out = []
+    for arch, formats in (("cdna3", {"VOP2": 169, "VOP3A": 293}), ("cdna4", {"VOP2": 181, "VOP3A": 318})):
+        for fmt, page in formats.items():
+            for ty in ("f16", "f32", "f64"):
+                if (fmt == "VOP2") == (ty == "f64"):     # VOP3A's f16/f32 forms are VOP2's, promoted
+                    continue
+                s0, s1 = (f"64'F(S0.{ty})", f"64'F(S1.{ty})") if ty != "f64" else ("S0.f64", "S1.f64")
+                for op in ("MIN", "MAX"):
+                    pdf = f"elsif (({s0} == +0.0) && ({s1} == -0.0)) then"
+                    fix = f"elsif (({s0} == +0.0) && ({s1} == -0.0) && !sign(S0.{ty}) && sign(S1.{ty})) then"
+                    out.append(Erratum(f"{arch}-{fmt.lower()}-{op.lower()}-{ty}-signed-zero", (arch,), {arch: page},
+                                       "pcode_text", (fmt, f"V_{op}_{ty.upper()}"), pdf, fix, _SIGNED_ZERO_EVIDENCE))
+    return tuple(out)
+
+
+ERRATA += _signed_zero_errata()

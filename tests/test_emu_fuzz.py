@@ -266,23 +266,28 @@ def test_gfx9_madak_madmk_f16_read_their_constant(options):
     assert (regs[3] == h(a * b + k)).all() and (regs[4] == h(a * k + b)).all()
 
 
-@pytest.mark.parametrize("options", [FAST, pytest.param(REFERENCE, marks=pytest.mark.xfail(strict=True, reason=(
-    "bug: CDNA3/CDNA4 V_MAX_F32/V_MIN_F32 pseudocode tests zeros with == (+0.0 == -0.0), so the reference "
-    "path returns S0 for any pair of zeros while the minmax shortcut orders -0 < +0; needs a pcode_text "
-    "erratum making those two branches sign-aware")))], ids=["fast", "reference"])
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
 def test_cdna_max_min_of_signed_zeros(options):
     """Found by the gfx950 fuzzer (seed 16, v_med3_f32 v25, v27, v30, 59 with f32 denormals
     flushed: med3(2^31, -0, +0) gave +0 fast, -0 in reference mode). CDNA3's V_MAX_F32 has a branch
     "(S0 == +0.0 && S1 == -0.0) -> S0" and another "(S0 == -0.0 && S1 == +0.0) -> S1", dead unless
-    those compares see the sign: +0 is the larger zero, as RDNA3's manual states ("+0>-0 is TRUE")."""
+    those compares see the sign: +0 is the larger zero, as RDNA3's manual states ("+0>-0 is TRUE").
+    The errata cdna*-signed-zero make the first branch sign-aware; f16 and f64 too."""
     from dsl.operands import v
 
     def build(ns):
         return [ns["v_mov_b32"](v[1], 0x80000000),
                 ns["v_max_f32"](v[3], v[1], 0), ns["v_max_f32"](v[4], 0, v[1]),
-                ns["v_min_f32"](v[5], v[1], 0), ns["v_min_f32"](v[6], 0, v[1])]
+                ns["v_min_f32"](v[5], v[1], 0), ns["v_min_f32"](v[6], 0, v[1]),
+                ns["v_mov_b32"](v[2], 0x8000),
+                ns["v_max_f16"](v[7], v[2], 0), ns["v_min_f16"](v[8], 0, v[2]),
+                ns["v_mov_b32"](v[10], 0), ns["v_mov_b32"](v[11], 0x80000000),
+                ns["v_mov_b32"](v[12], 0), ns["v_mov_b32"](v[13], 0),
+                ns["v_max_f64"](v[14:15], v[10:11], v[12:13]), ns["v_min_f64"](v[12:13], v[12:13], v[10:11])]
     regs = _run("gfx942", 64, build, options)
     assert [int(regs[i][0]) for i in (3, 4, 5, 6)] == [0, 0, 0x80000000, 0x80000000]
+    assert int(regs[7][0]) & 0xFFFF == 0 and int(regs[8][0]) & 0xFFFF == 0x8000
+    assert [int(regs[i][0]) for i in (14, 15, 12, 13)] == [0, 0, 0, 0x80000000]
 
 
 @pytest.mark.xfail(strict=True, reason=(
