@@ -752,3 +752,20 @@ def _signed_zero_errata():
 
 
 ERRATA += _signed_zero_errata()
+
+# CDNA3/CDNA4 V_MAD_MIX_F32 / V_MAD_MIXLO_F16 / V_MAD_MIXHI_F16 (VOP3P opcodes 32-34) are fused.
+_MIX_FUSED_EVIDENCE = (
+    "The pseudocode multiplies and adds (`in[0] * in[1] + in[2]`: two roundings), but LLVM 22 names "
+    "these opcodes v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16 on gfx942 and gfx950 and selects "
+    "v_fma_mix_f32 for llvm.fma.f32 of f16-extended operands there (a fused multiply-add, one rounding), "
+    "while for gfx900, whose v_mad_mix is unfused, it converts and uses v_fma_f32 instead. RDNA3's "
+    "V_FMA_MIX_F32 pseudocode (same operand selection) is fma(in[0], in[1], in[2]).")
+ERRATA += tuple(
+    Erratum(f"{arch}-mad-mix-{part}-fused", (arch,), {arch: page}, "pcode_text", ("VOP3P", name),
+            f"{dst} = {pre}in[0] * in[1] + in[2]{post}", f"{dst} = {pre}fma(in[0], in[1], in[2]){post}",
+            _MIX_FUSED_EVIDENCE)
+    for arch, page in (("cdna3", 262), ("cdna4", 276))
+    for part, name, dst, pre, post in (
+        ("f32", "V_MAD_MIX_F32", "D0[31 : 0].f32", "", ""),
+        ("lo", "V_MAD_MIXLO_F16", "D0[15 : 0].f16", "f32_to_f16(", ")"),
+        ("hi", "V_MAD_MIXHI_F16", "D0[31 : 16].f16", "f32_to_f16(", ")")))

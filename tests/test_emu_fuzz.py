@@ -290,15 +290,13 @@ def test_cdna_max_min_of_signed_zeros(options):
     assert [int(regs[i][0]) for i in (14, 15, 12, 13)] == [0, 0, 0, 0x80000000]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: V_MAD_MIX_F32's pseudocode (in[0] * in[1] + in[2]) runs as numpy float arithmetic, whose "
-    "choice among two NaN operands depends on the loop (a per-wave S2 array vs one uniform value), so a "
-    "batch of waves and one wave at a time keep different NaNs; needs the first-NaN rule fma has"))
 def test_mad_mix_nan_choice_does_not_depend_on_batching():
     """Found by the gfx950 fuzzer (seed 13: v_fma_mix_f32 v28, v17, -v27, s13 op_sel:[0,0,1]
     op_sel_hi:[1,0,0], MODE 0xf0; only batch_waves off changes it). Work-group 0 has s13 = 0x21,
     work-group 1 a quiet NaN: batched, wave 1 keeps the product's NaN (0x7ff00000); alone, S2's
-    (0x7fc00000). Fast (batched) and reference (one wave at a time) mode must agree."""
+    (0x7fc00000). Fast (batched) and reference (one wave at a time) mode must agree: with the
+    instruction fused (erratum cdna*-mad-mix-*-fused) it runs through fma, whose first-NaN rule does
+    not depend on the batch."""
     from dsl.kernel_gfx9 import build_namespace as build_gfx9
     from dsl.operands import s, v
     from emu.launch import Dispatch
@@ -321,3 +319,28 @@ def test_mad_mix_nan_choice_does_not_depend_on_batching():
         st.settle_vgprs(None)
         results.append(st.vgpr[3, :2, :].copy())
     assert (results[0] == results[1]).all(), [hex(int(r[1, 0])) for r in results]
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_cdna_fma_mix_rounds_once(arch, options):
+    """CDNA's V_MAD_MIX_F32/MIXLO/MIXHI (v_fma_mix* in LLVM's syntax) are fused: LLVM 22 lowers
+    llvm.fma.f32 of f16-extended operands to v_fma_mix_f32 on gfx942/gfx950 (erratum
+    cdna*-mad-mix-*-fused). With a = b = 1 + 2^-12 and c = -(1 + 2^-11), a*b + c is 2^-24 exactly;
+    a rounded product (a tie, to even) would give 0. The expected values are exact: numpy float64
+    holds a*b + c without rounding, then one rounding to f32 (and to f16 for mixlo/mixhi)."""
+    from dsl.operands import v
+    a = np.float32(1 + 2.0 ** -12)
+    c = np.float32(-(1 + 2.0 ** -11))
+    exact = np.float64(a) * np.float64(a) + np.float64(c)
+    bits = lambda x: int(np.asarray(x, np.float32).view(np.uint32))
+
+    def build(ns):
+        return [ns["v_mov_b32"](v[1], bits(a)), ns["v_mov_b32"](v[2], bits(c)), ns["v_mov_b32"](v[4], 0),
+                ns["v_fma_mix_f32"](v[3], v[1], v[1], v[2], op_sel_hi=[0, 0, 0]),
+                ns["v_fma_mixlo_f16"](v[4], v[1], v[1], v[2], op_sel_hi=[0, 0, 0]),
+                ns["v_fma_mixhi_f16"](v[4], v[1], v[1], v[2], op_sel_hi=[0, 0, 0])]
+    regs = _run(arch, 64, build, options)
+    assert exact == 2.0 ** -24 and int(regs[3][0]) == bits(exact)
+    half = int(np.float16(np.float32(exact)).view(np.uint16))
+    assert int(regs[4][0]) == half | half << 16
