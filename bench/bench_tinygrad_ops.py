@@ -21,46 +21,26 @@ Needs tinygrad 0.14.0, torch and pytest; tinygrad's CPU:X86 helper device compil
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import resource
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("WAVESMITH_SHARED", REPO.parent / "shared"))
-PEER = SHARED / "peer" / "tinygrad"
+sys.path.insert(0, str(REPO))
+from tests import peer_suite  # noqa: E402  (the repository's tests/, on the path just above)
+
+PEER = peer_suite.PEER
 # elementwise, broadcasting, reductions, matmul, convolution, pooling, softmax and indexing:
 # each kind of kernel the suite makes, a few of each (tests whose names start with these)
 SUBSET = ("test_add or test_mul or test_sub or test_div or test_exp or test_log or test_sqrt or test_relu "
           "or test_sigmoid or test_where or test_sum or test_max or test_mean or test_matmul or test_gemm "
           "or test_conv2d or test_max_pool2d or test_avg_pool2d or test_softmax or test_cumsum or test_gather")
-# left out of every run: minutes of serial emulated loops on our device (the peer test's reasons)
-EXCLUDED = ("test_masked_select", "test_std_keepdim", "test_var_keepdim", "test_softmax_argmax")
+EXCLUDED = peer_suite.EXCLUDED       # left out of every run, each with its reason
 DEVICES = (("WAVESMITH", "wavesmith (emulated gfx1100)"), ("PYTHON", "tinygrad PYTHON"))
 
 
 def run(device: str, select: str | None, timeout: float) -> dict:
-    env = dict(os.environ, DEV=f"{device};CPU:X86", SKIP_SLOW_TEST="1", PARALLEL="0", WAVESMITH_LAUNCH_SECONDS="300",
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    env.setdefault("CC", "clang-22" if shutil.which("clang-22") else "clang")
-    argv = [sys.executable, "-m", "pytest", "-p", "tests.peer_plugin", "-q", "-p", "no:cacheprovider",
-            "test/backend/test_ops.py", "--durations=5"]
-    if device == "WAVESMITH":
-        argv[3:3] = ["-p", "frontend.tinygrad"]
-    if select:
-        argv += ["-k", select]
-    for name in EXCLUDED:
-        argv += ["--peer-exclude", name]
-    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    r = subprocess.run(argv, cwd=PEER, env=env, capture_output=True, text=True, timeout=timeout)
-    wall = time.perf_counter() - start
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
+    r, wall, cpu = peer_suite.run(device, "--durations=5", *(["-k", select] if select else []), timeout=timeout)
     summary = next((line for line in reversed(r.stdout.splitlines()) if re.search(r"\b(passed|failed|error)", line)),
                    "(no pytest summary)")
     slowest = [line for line in r.stdout.splitlines() if re.match(r"\s*\d+\.\d+s (call|setup|teardown)", line)]

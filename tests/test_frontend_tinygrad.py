@@ -13,20 +13,17 @@ import sys
 import numpy as np
 import pytest
 
+from tests import peer_suite
+
 tinygrad = pytest.importorskip("tinygrad")     # the `tinygrad` extra (installed by the `test` extra)
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PEER = pathlib.Path(os.environ.get("WAVESMITH_SHARED", ROOT.parent / "shared")) / "peer" / "tinygrad"
+PEER = peer_suite.PEER
 
 # The peer suite runs whole except these, each with its reason (figures: frontend/README.md).
 # Too slow on the emulator: reductions over all 13125 elements of a (15, 25, 35) tensor (and a
 # softmax's over a 45x65 one) that tinygrad leaves serial (no axis splits into 16 groups), so one
 # wave issues ~100k instructions one at a time; each passes, in 6-10 minutes of a 2-core run.
-PEER_EXCLUDED = {
-    "test_masked_select": "tinygrad skips it on its PYTHON device; minutes of emulated serial loops here",
-    "test_std_keepdim": "serial 13125-element reductions (forward and backward)",
-    "test_var_keepdim": "serial 13125-element reductions (forward and backward)",
-    "test_softmax_argmax": "serial 45x65-element reductions",
-}
+PEER_EXCLUDED = peer_suite.EXCLUDED
 # Known failures, each a clear compile error (never a wrong answer); the run fails if any other
 # test fails or one of these fails differently. None at present.
 PEER_KNOWN_FAILURES: dict[str, str] = {}
@@ -155,28 +152,11 @@ def test_peer_suite(tmp_path):
         pytest.fail("tinygrad's CPU:X86 host device needs clang (.ci/run installs clang-22)")
     if not (PEER / "test" / "backend" / "test_ops.py").exists():
         pytest.fail(f"peer suite not found at {PEER}")
-    # PARALLEL=0: tinygrad would otherwise compile in a pool of freshly spawned processes, each
-    # importing tinygrad and wavesmith again (and replaced every 16 kernels); the cores are
-    # already busy with the test workers
-    # WAVESMITH_LAUNCH_SECONDS: a launch's time budget, generous for a loaded CI machine
-    env = dict(os.environ, DEV="WAVESMITH;CPU:X86", SKIP_SLOW_TEST="1", PARALLEL="0", WAVESMITH_LAUNCH_SECONDS="300",
-               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    env.setdefault("CC", "clang-22" if shutil.which("clang-22") else "clang")
     report = tmp_path / "peer.xml"
-    argv = [sys.executable, "-m", "pytest", "-p", "frontend.tinygrad", "-p", "tests.peer_plugin", "-q",
-            "-p", "no:cacheprovider", "test/backend/test_ops.py", f"--junitxml={report}", "--durations=10"]
+    extra = [f"--junitxml={report}", "--durations=10"]
     if PEER_WORKERS > 1:
-        argv += ["-n", str(PEER_WORKERS), "--dist", "worksteal"]
-    for name in PEER_EXCLUDED:
-        argv += ["--peer-exclude", name]
-    import resource
-    import time
-    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    r = subprocess.run(argv, cwd=PEER, env=env, capture_output=True, text=True, timeout=PEER_TIMEOUT_SECONDS)
-    wall = time.perf_counter() - start
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
+        extra += ["-n", str(PEER_WORKERS), "--dist", "worksteal"]
+    r, wall, cpu = peer_suite.run("WAVESMITH", *extra, timeout=PEER_TIMEOUT_SECONDS)
     tail = r.stdout[-4000:] + r.stderr[-2000:]
     assert report.exists(), tail
     counts = _junit_counts(report)
