@@ -99,8 +99,9 @@ _NAME_TYPE_RE = re.compile(r"_((?:[FIUB]|BF)(?:16|32|64))(?=_|$)")
 
 
 def _name_types(name: str) -> list[str]:
-    """Data types in an instruction name, result first (the manual's suffix convention:
-    'the first one is the result type and size, the later one(s) the input')."""
+    """Data types in an instruction name, result first (the manual's suffix convention, RDNA4
+    manual Table 3, page 13: 'If an instruction has two suffixes (for example, _I32_F32), the
+    first suffix indicates the destination type, the second the source type')."""
     return [t.lower() for t in _NAME_TYPE_RE.findall(name)]
 
 
@@ -249,7 +250,9 @@ _DWORDX_RE = re.compile(r"DWORDX(\d+)")
 
 
 def data_dwords(name: str) -> int:
-    """Registers of a memory instruction's data, from the name's type suffix."""
+    """Registers of a memory instruction's data, from the name's type suffix (the manual's
+    suffix table, RDNA4 Table 3, page 13; CDNA's DWORDXn). isa.memory_access reads the width
+    from the pseudocode where it has one (data_dwords / result_dwords); this is for the rest."""
     if name.endswith("_LOAD_BLOCK") or name.endswith("_STORE_BLOCK"):   # RDNA4: 32 VGPRs at once
         return 32
     fm = _FORMAT_RE.search(name)
@@ -401,8 +404,9 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
 
 
 def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
-    """Address VGPRs of a MIMG instruction, from the manual's name suffixes: _C compare, _B bias
-    and _O offset add a dword each; _D adds derivatives (packed in pairs with _G16); _L, _CL and
+    """Address VGPRs of a MIMG instruction, from the manual's name suffixes (its "Sample
+    Instruction Suffix Key", RDNA4 Table 59, page 131, with each suffix's extra addresses):
+    _C compare, _B bias and _O offset add a dword each; _D adds derivatives (packed in pairs with _G16); _L, _CL and
     MIP add one component to the coordinates, which A16 packs two per dword. GET_RESINFO takes
     only the mip level."""
     parts = d.name.split("_")[1:]

@@ -384,3 +384,22 @@ def test_memory_data_widths_from_the_pseudocode_agree_with_the_old_name_rules():
     print("agree:", agree, "left to the name:", unsaid)
     assert agree["data"] >= 700 and agree["result"] >= 800
     assert unsaid["data"] <= 14 and unsaid["result"] <= 54
+
+
+def test_rdna4_cache_policy_classes_from_the_direction_agree_with_the_old_names():
+    """RDNA4's TH codes are named apart for atomics, stores and loads (TH_ATOMIC_RETURN,
+    TH_STORE_NT, TH_LOAD_NT...), and an atomic returns data only with TH's return bit. Old: "_ATOMIC"
+    / "_STORE" in the name; new: isa.memory_access's direction (from the code; the manual's
+    naming convention only where an image entry has none). Same class for every instruction of a
+    format with a TH field (352: SMEM, VBUFFER, VFLAT, VGLOBAL, VSCRATCH, VIMAGE, VSAMPLE)."""
+    from isa.memory_access import memory_access
+    spec = isa.load("rdna4")
+    rows = 0
+    for d in spec.instructions:
+        if "TH" not in {f[0] for f in spec.formats[d.format].fields}:
+            continue
+        rows += 1
+        old = "atomic" if "_ATOMIC" in d.name else "store" if "_STORE" in d.name else "load"
+        direction = memory_access(d).direction
+        assert old == (direction if direction in ("atomic", "store") else "load"), d.name
+    assert rows == 352
