@@ -4,7 +4,7 @@
 Prints the figures issue 19 asks for; the asserted floors are what the model reaches now
 (minus a little), so a regression fails:
 - pipeline: every traced instruction that is not a memory instruction, an s_waitcnt, the
-  wave's end or the first from a new code block: predicted issue gap == measured / within 1
+  wave's end or the first from a new 128-byte code line (fetch): predicted issue gap == measured / within 1
   (the traced waves replayed from their measured first issue, each s_waitcnt released when
   the trace issues it: memory return times are not in the traces; the memory latencies are
   scored on whole waves below), and the same with every mechanism fitted on a kernel turned
@@ -50,7 +50,7 @@ def test_pipeline_gaps_and_stall_causes(captures):
     assert r["gaps"] > 3000
     assert r["exact"] >= 0.90
     assert r["within1"] >= 0.97
-    assert r["cause_agree"] >= 0.93
+    assert r["cause_agree"] >= 0.95
     assert h["exact"] >= 0.84 and h["within1"] >= 0.92
 
 
@@ -117,6 +117,7 @@ def test_wave_lifetimes_leave_one_kernel_out(captures):
     assert statistics.median(medians.values()) <= 0.06
     assert worst["r_32_32_16_2"] <= 0.05 and medians["r_32_32_16_2"] <= 0.02
     assert max(v for k, v in worst.items() if k != "E_3") <= 0.10
+    assert worst["discover_ops"] <= 0.05          # its fetch stalls at 128-byte lines (emu/timing/arch.py fetch_window)
     assert worst["E_3"] <= 0.22
     assert after_launch["E_3"] <= 0.05
 

@@ -22,9 +22,9 @@ _PIPE_CLASSES = ("trans", "fp64", "int64", "wide_mul", "wmma")
 
 def _new_block(cap: Capture, insts: list, k: int, block: int = 128) -> bool:
     """Instruction k is the first the wave issues from some 128-byte code line (its bytes
-    reach into a line no earlier instruction touched), or follows a jump. Lines, not the
-    model's 256-byte blocks: discover_ops stalls 82-108 cycles at 7 of the 128-byte
-    boundaries inside blocks, a fetch effect the model does not predict yet."""
+    reach into a line no earlier instruction touched), or follows a jump: its gap may be a
+    fetch stall (discover_ops stalls 82-108 cycles at 128-byte lines inside 256-byte
+    blocks as well as at block starts)."""
     pc = insts[k]["pc"]
     op = cap.ops.get(pc)
     size = op.size if op else 4
