@@ -76,7 +76,7 @@ class ArchTiming:
     fetch_latency: int = 368         # cold line, requested -> there (discover_ops: median of the stalled lines)
     fetch_window: int = 192          # a wave's fetch requests the lines up to this many bytes past its PC
                                      # (discover_ops: the stalled lines arrive 368 after the PC came within
-                                     # 192 bytes, spread 37; 256 bytes: 397, spread 50; 128: 264, spread 108)
+                                     # 192 bytes, deviation 37; 256 bytes: 397, deviation 50; 128: 264, deviation 108)
     launch_latency: int = 556        # wave dispatch -> first instruction of a CU's first wave, its code
                                      # line fetched cold (calibrated; traces: 490-575, E_3 1172-1263)
     launch_setup: int = 0            # wave dispatch -> first issue when its code is already fetched (estimate:
