@@ -72,6 +72,9 @@ class WaveState:
         # {SGPR row: (write count, value)}: rows known to hold one value in every wave (the
         # dispatcher's user SGPRs, rows read_sgprs found uniform), valid until written again
         self.uniform_sgprs: dict[int, tuple[int, int]] = {}
+        # {(first row, dwords): (the rows' write counts, the read-only (1, 1) value read_sgprs
+        # made of them)}: a loop's uniform operand is one look-up, not a new array per step
+        self.uniform_values: dict = {}
         # facts about VGPR contents, valid while the register's write count is unchanged:
         # {(register, first wave, end wave, write count, nbytes): unit-stride?} of the memory
         # (memory.SplitAddresses.memo): a load and a store through one address register
@@ -108,6 +111,7 @@ class WaveState:
         self.v0_ids = None
         self.stride_memo.clear()
         self.uniform_sgprs.clear()
+        self.uniform_values.clear()
         for reg in np.flatnonzero(self.sgpr_written):
             if reg not in rewritten_sgprs:
                 self.sgpr[reg] = 0
@@ -202,9 +206,16 @@ class WaveState:
             shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
         if uniform:
+            counts = self.sgpr_written.counts[code:code + dwords]
+            kept = self.uniform_values.get((code, dwords))
+            if kept is not None and kept[0] == counts:
+                return kept[1]
             known = self._uniform_values(code, dwords)
             if known is not None:
-                return join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
+                value = join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
+                value.flags.writeable = False           # shared by the steps that read it
+                self.uniform_values[(code, dwords)] = (counts, value)
+                return value
         regs = self.sgpr[code:code + dwords, sel]              # (n, W)
         if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
             regs = regs[:, :1]
