@@ -40,6 +40,8 @@ _LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword th
 def unpack_mask(mask: np.ndarray, lanes: int) -> np.ndarray:
     """uint64 (W, 1) lane masks -> bool (W, L), bit i = lane i."""
     w = np.ascontiguousarray(np.asarray(mask, np.uint64).reshape(-1, 1))
+    if lanes % 8 == 0:      # the lanes' bytes only, the 0/1 bytes unpacked read as bools (no copy)
+        return np.unpackbits(w.view(np.uint8).reshape(-1, 8)[:, :lanes >> 3], axis=1, bitorder="little").view(bool)
     bits = np.unpackbits(w.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
     return bits[:, :lanes].astype(bool)
 
@@ -264,21 +266,27 @@ class WaveState:
 
 class WriteMarks(np.ndarray):
     """bool per register: written since it was last all zero (what reset() clears). Every
-    assignment also counts as a write of the registers it names (`counts`), so that a fact
-    derived from a register's contents can be kept until the register is written again;
-    code that writes registers directly sets the marks anyway (see WaveState)."""
+    assignment also counts as a write of the registers it names (`counts`, a list of Python
+    ints: one register's count moves in a list item, not a numpy one, on every write), so
+    that a fact derived from a register's contents can be kept until the register is written
+    again; code that writes registers directly sets the marks anyway (see WaveState)."""
 
-    counts: np.ndarray
+    counts: list
 
     @classmethod
     def zeros(cls, n: int) -> "WriteMarks":
         marks = np.zeros(n, bool).view(cls)
-        marks.counts = np.zeros(n, np.int64)
+        marks.counts = [0] * n
         return marks
 
     def __setitem__(self, key, value):
-        super().__setitem__(key, value)
-        self.counts[key] += 1
+        np.ndarray.__setitem__(self, key, value)
+        counts = self.counts
+        if type(key) is int:
+            counts[key] += 1
+            return
+        for i in range(len(counts))[key] if type(key) is slice else set(np.arange(len(counts))[key].reshape(-1).tolist()):
+            counts[i] += 1
 
 
 def join_dwords(regs: np.ndarray, dwords: int) -> np.ndarray:
