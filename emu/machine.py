@@ -44,6 +44,12 @@ MEMORY_SLICE_LANES = 1 << 20
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
+# decoded instructions kept across launches: past this many, a launch starts with empty caches.
+# Each cached instruction holds ~40 Python objects (its decode, preparation, step closures); a
+# process that loads thousands of kernels and keeps them (tinygrad keeps every kernel it has
+# compiled) would otherwise keep them all, and every full pass of Python's cyclic collector
+# walks them: in tinygrad's test_ops that is seconds of collection, most of it at exit
+DECODED_LIMIT = 1 << 14
 _UNKNOWN = object()
 
 
@@ -243,7 +249,8 @@ class _Clock:
 class Machine:
     """One architecture's machine bound to a device memory. `run(dispatch)` executes a
     launch to completion and returns Stats; decoded instructions are cached per PC, and
-    their preparation per PC and launch shape (wave size, VGPR count). `options` says which
+    their preparation per PC and launch shape (wave size, VGPR count), up to DECODED_LIMIT
+    instructions (then a launch starts afresh). `options` says which
     fast paths are on (emu/options.py; default: WAVESMITH_EMU_REFERENCE / WAVESMITH_EMU_OFF,
     else all)."""
 
@@ -301,8 +308,9 @@ class Machine:
     def run(self, d: Dispatch) -> Stats:
         d.validate(self.spec.traits)
         self._clock = _Clock(d)
-        if self._code_generation != self.memory.code_generation:
-            # code the cache decoded was freed (its range may hold new code) or overwritten
+        if self._code_generation != self.memory.code_generation or len(self._decoded) > DECODED_LIMIT:
+            # code the cache decoded was freed (its range may hold new code) or overwritten,
+            # or the caches hold more instructions than are worth keeping (DECODED_LIMIT)
             self._decoded.clear()
             self._prepared.clear()
             self._code_generation = self.memory.code_generation
