@@ -248,16 +248,17 @@ class Encoder:
             hit = self._candidates[mn] = (cands, enc)
         return hit
 
-    def encode_statement(self, st) -> tuple[bytes, str | None]:
+    def encode(self, st) -> tuple[bytes, str | None]:
+        """(bytes, branch label or LiteralRef or None) of an Instr (instr.py)."""
         try:
-            return self._encode_statement(st)
+            return self._encode(st)
         except OperandError as e:
             if isinstance(e.operand, Agpr) and not self.traits.agprs:
                 raise OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
                                    f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand) from None
             raise
 
-    def _encode_statement(self, st) -> tuple[bytes, str | None]:
+    def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st)
         mn = st.mnemonic

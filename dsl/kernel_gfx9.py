@@ -29,7 +29,7 @@ from .asm_gfx9 import Gfx9AsmError, Gfx9Encoder
 from .decode import decode_one
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, VReg
 from .operands_gfx9 import operand_names
-from .statement import Statement
+from .instr import NO_MODIFIERS, Instr, Modifiers
 
 WAIT_COUNTERS = ("vmcnt", "expcnt", "lgkmcnt")
 
@@ -106,7 +106,7 @@ def modifier_text(key: str, value) -> str:
     raise OperandError(f"modifier {key}={value!r}: give True, a number, a name or a list")
 
 
-def line_text(st: Statement) -> str:
+def line_text(st: Instr) -> str:
     ops = [operand_text(o, st.mnemonic) for o in st.operands]
     mods = [modifier_text(k, v) for k, v in st.modifiers.items()]
     return " ".join([st.mnemonic + (" " + ", ".join(ops) if ops else "")] + mods)
@@ -120,15 +120,15 @@ def _register(x):
 @dataclass
 class Gfx9Inst:
     """One instruction built by a gfx9 DSL function; its LLVM line is encoded (and so checked)
-    when created. The same interface as kernel.Inst (statement, encoder, data, label, record)."""
-    statement: Statement
+    when created. The same interface as kernel.Inst (instr, encoder, data, label, record)."""
+    instr: Instr
     encoder: Gfx9Encoder = field(repr=False)
     data: bytes = b""
     label: str | None = None
     record: Record | None = field(default=None, repr=False)
 
     def __post_init__(self):
-        st = self.statement
+        st = self.instr
         text = line_text(st)
         try:
             self.data, fix = self.encoder.encode_source(text, st.mnemonic)
@@ -155,15 +155,14 @@ class Gfx9Inst:
 
     @property
     def has_virtual(self) -> bool:
-        return any(isinstance(_register(o), VReg) for o in self.statement.operands)
+        return any(isinstance(_register(o), VReg) for o in self.instr.operands)
 
     def __bytes__(self) -> bytes:
         return self.data
 
     def __str__(self) -> str:
         if self.has_virtual:
-            from .allocation import statement_text
-            return statement_text(self.statement)
+            return str(self.instr)
         from .printer_gfx9 import print_instruction
         text = print_instruction(self.encoder.spec, decode_one(self.encoder.spec, self.data))
         if self.label is not None:
@@ -179,7 +178,7 @@ def make_function(encoder: Gfx9Encoder, mnemonic: str, doc: str, waitcnt: bool):
             if ops:
                 raise OperandError(f"{mnemonic}: give the counts either as one operand or as vmcnt=/expcnt=/lgkmcnt=")
             ops = [" ".join(f"{k}({mods.pop(k)})" for k in WAIT_COUNTERS if k in mods)]
-        return Gfx9Inst(Statement(mnemonic, ops, mods, 0, 0), encoder)
+        return Gfx9Inst(Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else NO_MODIFIERS), encoder)
     instruction.__name__ = instruction.__qualname__ = mnemonic
     instruction.__doc__ = doc
     return instruction
