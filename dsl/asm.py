@@ -71,7 +71,7 @@ def encoder(arch: str, wave_size: int | None = None):
     pair: an Encoder's caches only grow with what it has encoded, and building one (its
     format layouts) cost more than assembling a short text."""
     from .encode import Encoder
-    if families.gfx9_syntax(arch):   # CDNA3: statements are encoded from their source text
+    if families.gfx9_syntax(arch):   # CDNA3, CDNA4: the gfx9 syntax generation's encoder
         from .asm_gfx9 import Gfx9Encoder
         spec = families.load_for_disassembly(arch)
         hit = _ENCODERS.get((id(spec), 64))
@@ -101,11 +101,7 @@ def encode_at(enc, st: Instr, lines: list[str], offset: int, fixups: list) -> by
     4 bytes, so label addresses are known after one pass), a symbolic literal appends
     (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
-        if getattr(enc, "from_source", False):   # the gfx9 encoder reads the statement's text
-            src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
-            data, fix = enc.encode_source(src[st.column - 1:], st.mnemonic)
-        else:
-            data, fix = enc.encode(st)
+        data, fix = enc.encode(st)
     except (OperandError, ValueError) as e:
         raise encode_error(e, st, lines) from None
     if fix is not None:
