@@ -49,7 +49,7 @@ def frozen(value):
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Instr:
     mnemonic: str                        # as written, lower case: v_add_f32, v_add_f32_e64, s_endpgm
     operands: tuple = ()                 # registers, numbers, specials, Mod, Lit, Call, Attr, SymExpr ...
@@ -59,6 +59,20 @@ class Instr:
     dual: Instr | None = None            # VOPD: the Y half (this Instr is the X half)
     line: int = field(default=0, compare=False)      # where it was written (0: a DSL call)
     column: int = field(default=0, compare=False)
+
+    def __init__(self, mnemonic: str, operands: tuple = (), modifiers: Modifiers = NO_MODIFIERS,
+                 defn: InstrDef | None = None, encoding: str | None = None, dual: Instr | None = None,
+                 line: int = 0, column: int = 0):
+        # each field is set once, here, through its slot: the parser builds one Instr per line, and
+        # the frozen dataclass's own __init__ (object.__setattr__ per field) cost twice as much
+        _set_mnemonic(self, mnemonic)
+        _set_operands(self, operands)
+        _set_modifiers(self, modifiers)
+        _set_defn(self, defn)
+        _set_encoding(self, encoding)
+        _set_dual(self, dual)
+        _set_line(self, line)
+        _set_column(self, column)
 
     def __hash__(self) -> int:
         return hash((self.mnemonic, frozen(self.operands), self.modifiers, self.defn, self.encoding, self.dual))
@@ -78,3 +92,8 @@ class Instr:
             mods = " ".join(k if v is True else f"{k}:{v}" for k, v in p.modifiers.items())
             out.append(f"{p.mnemonic} {', '.join(str(o) for o in p.operands)}".rstrip() + (f" {mods}" if mods else ""))
         return " :: ".join(out)
+
+
+(_set_mnemonic, _set_operands, _set_modifiers, _set_defn, _set_encoding, _set_dual, _set_line,
+ _set_column) = (getattr(Instr, name).__set__ for name in
+                 ("mnemonic", "operands", "modifiers", "defn", "encoding", "dual", "line", "column"))
