@@ -5,9 +5,12 @@ in this process.
 
   narrow:      sgemm_naive, ew_f32_fma_minmax, reduce_sum_lds, softmax_row on their manifest
                grids (<= 128 waves, looping): time per machine step (one instruction over a
-               batch of waves), split by a profiled run into the semantics' share (time inside
-               Semantic.execute) and the machine's (everything else: scheduling, operand
-               fetch, writeback). Goal: <= 30 us per step.
+               batch of waves), split by the shares of a profiled run into the machine's
+               scheduling (the run loop: which waves run which instruction next, PC, issue
+               counts, barriers), its operand fetch and writeback (an instruction's step less
+               its semantic: EXEC, reading registers, the Ctx, writing results) and the
+               semantics (inside Semantic.execute). The profiler slows Python calls more than
+               numpy's, so the shares lean towards the Python-heavy parts. Goal: <= 30 us per step.
   atomics:     histogram_global_atomic (global atomic_add, 64 bins): fast mode against the
                same launch with the combined-sum fast path off (every conflicting lane in its
                own round).
@@ -105,17 +108,29 @@ def best(fn, repeat: int):
     return min(cpu), min(wall), result
 
 
-def semantics_share(fn) -> float:
-    """Fraction of a profiled call's time spent inside Semantic.execute."""
+def step_shares(fn) -> tuple[float, float, float]:
+    """(scheduling, operands and writeback, semantics): fractions of a profiled call's time in
+    the machine's run loop, in its instructions' steps outside their semantic, and inside
+    Semantic.execute. A step is a compiled step (the closure compile_step returns) or, for
+    the other instructions, _Chunk.execute / _Chunk.event, which never call each other."""
     import cProfile
     import pstats
-    prof = cProfile.Profile()
+    from emu import machine
+    prof = cProfile.Profile(time.process_time)     # CPU time: a shared machine's other work left out
     prof.runcall(fn)
     stats = pstats.Stats(prof)
     total = sum(tt for (_, _, _), (_, _, tt, _, _) in stats.stats.items())
-    inside = sum(ct for (f, _, fn_name), (_, _, _, ct, _) in stats.stats.items()
-                 if f.endswith(os.path.join("emu", "semantics.py")) and fn_name == "execute")
-    return inside / total if total else 0.0
+    general = machine._Chunk.step.__code__.co_firstlineno
+    semantics = steps = 0.0
+    for (path, line, name), (_, _, _, cumulative, _) in stats.stats.items():
+        if path.endswith(os.path.join("emu", "semantics.py")) and name == "execute":
+            semantics += cumulative
+        elif path.endswith(os.path.join("emu", "machine.py")) and (name in ("execute", "event") or
+                                                                  (name == "step" and line != general)):
+            steps += cumulative
+    if not total:
+        return 0.0, 0.0, 0.0
+    return (total - steps) / total, (steps - semantics) / total, semantics / total
 
 
 def narrow(arch: str, repeat: int) -> None:
@@ -123,11 +138,12 @@ def narrow(arch: str, repeat: int) -> None:
     for name in NARROW:
         launch = Launch(name, arch)
         cpu, wall, stats = best(launch, repeat)
-        share = semantics_share(launch)
+        scheduling, operands, semantics = step_shares(launch)
         per = cpu / stats.batches * 1e6
-        print(f"  {name:20s} {stats.waves:4d} waves {stats.batches:5d} steps  {cpu * 1e3:7.1f} ms CPU "
-              f"({wall * 1e3:7.1f} ms wall)  {per:6.1f} us/step = machine {per * (1 - share):5.1f} + semantics "
-              f"{per * share:5.1f}  ({'met' if per <= STEP_GOAL_US else 'NOT met'})  {launch.check()}")
+        print(f"  {name:20s} {stats.waves:4d} waves {stats.batches:5d} steps  {cpu * 1e3:6.1f} ms CPU "
+              f"({wall * 1e3:6.1f} ms wall)  {per:5.1f} us/step = scheduling {per * scheduling:4.1f} + operands and "
+              f"writeback {per * operands:4.1f} + semantics {per * semantics:4.1f}  "
+              f"({'met' if per <= STEP_GOAL_US else 'NOT met'})  {launch.check()}")
 
 
 def atomics(arch: str, repeat: int) -> None:

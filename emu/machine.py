@@ -44,6 +44,12 @@ MEMORY_SLICE_LANES = 1 << 20
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
+# decoded instructions kept across launches: past this many, a launch starts with empty caches.
+# Each cached instruction holds ~40 Python objects (its decode, preparation, step closures); a
+# process that loads thousands of kernels and keeps them (tinygrad keeps every kernel it has
+# compiled) would otherwise keep them all, and every full pass of Python's cyclic collector
+# walks them: in tinygrad's test_ops that is seconds of collection, most of it at exit
+DECODED_LIMIT = 1 << 14
 _UNKNOWN = object()
 
 
@@ -243,7 +249,8 @@ class _Clock:
 class Machine:
     """One architecture's machine bound to a device memory. `run(dispatch)` executes a
     launch to completion and returns Stats; decoded instructions are cached per PC, and
-    their preparation per PC and launch shape (wave size, VGPR count). `options` says which
+    their preparation per PC and launch shape (wave size, VGPR count), up to DECODED_LIMIT
+    instructions (then a launch starts afresh). `options` says which
     fast paths are on (emu/options.py; default: WAVESMITH_EMU_REFERENCE / WAVESMITH_EMU_OFF,
     else all)."""
 
@@ -256,7 +263,9 @@ class Machine:
         self.options = options if options is not None else from_environment()
         self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}
-        self._prepared: dict[tuple[int, int], tuple[Preparer, dict[int, Prepared]]] = {}
+        # per launch shape: (Preparer, {PC: Prepared}, {id(Prepared): compiled step or False}
+        # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan)), kept from launch to launch
+        self._prepared: dict[tuple, tuple[Preparer, dict[int, Prepared], dict, dict]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
         self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
@@ -299,8 +308,9 @@ class Machine:
     def run(self, d: Dispatch) -> Stats:
         d.validate(self.spec.traits)
         self._clock = _Clock(d)
-        if self._code_generation != self.memory.code_generation:
-            # code the cache decoded was freed (its range may hold new code) or overwritten
+        if self._code_generation != self.memory.code_generation or len(self._decoded) > DECODED_LIMIT:
+            # code the cache decoded was freed (its range may hold new code) or overwritten,
+            # or the caches hold more instructions than are worth keeping (DECODED_LIMIT)
             self._decoded.clear()
             self._prepared.clear()
             self._code_generation = self.memory.code_generation
@@ -311,8 +321,8 @@ class Machine:
         shape = (d.wave_size, d.vgprs, d.accum_offset)
         if shape not in self._prepared:
             self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options,
-                                              d.accum_offset), {})
-        preparer, prepared = self._prepared[shape]
+                                              d.accum_offset), {}, {}, {})
+        preparer, prepared, steps, plans = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
         chunk = max(1, STATE_BYTES // max(per_group, 1))
@@ -329,7 +339,8 @@ class Machine:
             try:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
-                    _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats).run()
+                    _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats, steps,
+                           plans).run()
             except MemoryError:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
@@ -346,10 +357,13 @@ class Machine:
 class _Chunk:
     """The waves of some work-groups, run until all ended."""
 
-    def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats):
+    def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats,
+                 steps: dict | None = None, plans: dict | None = None):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
         self._direct: dict = {}          # id(prepared) -> register of a direct D0 (destinations); kept alive by self.prepared
-        self._steps: dict = {}           # id(prepared) -> its step as one closure, or False (compile_step)
+        # the machine's for this launch shape (Machine._prepared), kept alive with self.prepared:
+        self._steps = {} if steps is None else steps     # id(prepared) -> its step as one closure, or False (compile_step)
+        self._plans = {} if plans is None else plans     # PC -> what run's plain path needs of its instruction, or None (plan)
         self.options = m.options
         spare = m.spare_state if m.options.reuse_state else None
         self.st, self.wave_group = initial_state(d, first, groups, spare, m.options, m.spec.traits)
@@ -394,98 +408,169 @@ class _Chunk:
         parked = np.iinfo(np.int64).max
         everyone, all_waves = st.wave_ids, slice(0, st.waves)
         # every wave runs, at one PC: the last batch held them all and moved them on together
-        # (no machine event but waits; a branch every wave took the same way), so the next
-        # batch is again all of them. A launch starts that way.
+        # (no machine event but waits and barriers every wave of the batch passed; a branch
+        # every wave took the same way), so the next batch is again all of them. A launch
+        # starts that way.
         fast_together = self.options.together
         together = fast_together and bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
         # the batch while together: the running waves at the lowest PC (at first all of them;
-        # later e.g. the waves of a loop whose out-of-range waves branched past it), as long as
-        # they stay below the lowest PC of the other running waves (which do not move meanwhile)
+        # later the waves a PC search found there, e.g. those of a loop whose out-of-range waves
+        # branched past it), as long as they stay below the lowest PC of the other running
+        # waves (which do not move meanwhile)
         group_idx, group_sel, others = everyone, all_waves, parked
         # instructions every wave of the group issued while together, not yet added to
         # st.issued (one Python int instead of a pass over the waves per batch)
         bulk = 0
-        while True:
-            if together and int(st.pc[group_idx[0]]) < others:
-                lowest, idx, sel = int(st.pc[group_idx[0]]), group_idx, group_sel
-                bulk += 1
-            else:
-                together = False
-                if bulk:
-                    st.issued[group_sel] += bulk
-                    bulk = 0
-                key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
-                lowest = int(np.minimum.reduce(key))
-                if lowest == parked:
-                    if (st.run == AT_BARRIER).any():
-                        raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
-                    self.m.spare_state = st
-                    return
-                idx = (key == lowest).nonzero()[0]
-                sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
-                st.issued[sel] += 1
-            pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
-            p = self.prepared.get(pc)
-            if p is None:
-                p = self.prepare(pc)
-            control = p.control
-            stats.batches += 1
-            stats.instructions += len(idx)
-            if by_mnemonic is not None:
-                by_mnemonic[p.mnemonic] = by_mnemonic.get(p.mnemonic, 0) + len(idx)
-            if st.issued[idx[0]] + bulk > self.d.budget:
-                raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
-                                     f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: "
-                                     f"a runaway loop? (launch(..., budget=N) raises it)")
-            if not stats.batches & 255 and self.m._clock.tick(stats):
-                raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
-                                     f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
-                                     f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
-            if self.m.recorder is not None:
-                self.m.recorder.step(pc, idx, self.first * self.per_group)
-            if st.stale_vgprs:
-                self.settle(p, idx)
-            width = 1 if p.scalar else st.lanes
-            limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
-            try:
-                if control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
-                    st.pc[sel] += p.inst.size
-                elif not self.options.batch_waves and control is None:
-                    self.wave_by_wave(p, idx)
-                elif control is None and len(idx) * width > limit:
-                    per = max(1, limit // width)
-                    for k in range(0, len(idx), per):
-                        part = idx[k:k + per]
-                        self.batch(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+        # while together: the group's PC as a Python int (gpc), and how far the plain steps
+        # moved it on since st.pc was last written (lag, added to st.pc[group_sel] before
+        # anything reads or overwrites st.pc: one addition per stretch of steps, not per step)
+        gpc = int(st.pc[0]) if together else 0
+        lag, issued0, budget = 0, int(st.issued[0]) if together else 0, self.d.budget
+        # the plain path's plans (not under a tracer, which sees st.pc after every step)
+        plans = self._plans if self.m.tracer is None and self.options.batch_waves else None
+        try:
+            while True:
+                if together and gpc < others:
+                    plan = plans.get(gpc, _UNKNOWN) if plans is not None else None
+                    if plan is _UNKNOWN:
+                        plan = plans[gpc] = self.plan(gpc & 0xFFFF_FFFF_FFFF_FFFF)
+                    if plan is not None and len(group_idx) <= plan[2] and issued0 + bulk < budget \
+                            and ((stats.batches + 1) & 255 or not self.m._clock.tick(stats)):
+                        # a plain step of the group (emu/options.py: together): no PC search,
+                        # no PC write, none of the tests the other steps need (over budget or
+                        # time, the general path below raises)
+                        fn, size, _, p, branch = plan
+                        bulk += 1
+                        stats.batches += 1
+                        stats.instructions += len(group_idx)
+                        if by_mnemonic is not None:
+                            by_mnemonic[p.mnemonic] = by_mnemonic.get(p.mnemonic, 0) + len(group_idx)
+                        if self.m.recorder is not None:
+                            self.m.recorder.step(p.pc, group_idx, self.first * self.per_group)
+                        if st.stale_vgprs:
+                            self.settle(p, group_idx)
+                        if fn is not None:
+                            try:
+                                fn(self, group_sel, group_idx)
+                            except _BatchError:
+                                st.pc[group_sel] += lag
+                                lag = 0
+                                self.refused(p, group_idx)
+                            except EmuError:
+                                raise
+                            except Exception as e:      # a defect in operand routing or writeback
+                                raise self.failure(p, e) from e
+                        if not branch:
+                            lag += size
+                            gpc += size
+                            continue
+                        # a branch wrote every wave's PC (taken or not): st.pc holds them all
+                        lag = 0
+                        if _one_pc(st.pc, group_sel):       # every wave went the same way
+                            gpc = int(st.pc[group_idx[0]])
+                        else:
+                            st.issued[group_sel] += bulk
+                            bulk, together = 0, False
+                        continue
+                    if lag:
+                        st.pc[group_sel] += lag
+                        lag = 0
+                    lowest, idx, sel = gpc, group_idx, group_sel
+                    bulk += 1
                 else:
-                    self.batch(p, sel, idx)
-            except EmuError:
-                raise
-            except Exception as e:      # a defect in operand routing or writeback: report where, keep the cause
-                raise self.failure(p, e) from e
-            if self.m.tracer is not None:
-                st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
-                self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
-                self.m.tracer(p, st, sel)
-            if control is not None and control not in _NO_EFFECT:
-                if control == "end" and len(idx) == st.waves:     # every wave ended at once
-                    st.issued += bulk
-                    self.m.spare_state = st
-                    return
-                if together:
-                    st.issued[group_sel] += bulk
-                    bulk = 0
-                together = False
-            elif together:      # after a branch: together if every wave went the same way (min = max)
-                together = not p.sem.branch or _one_pc(st.pc, sel)
-                if not together:
-                    st.issued[group_sel] += bulk
-                    bulk = 0
-            elif fast_together and _one_pc(st.pc, sel):
-                # the batch is still at one PC: while that stays below every other running
-                # wave's PC, the next batches are these waves again
-                key[idx] = parked
-                together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
+                    together = False
+                    if lag:
+                        st.pc[group_sel] += lag
+                        lag = 0
+                    if bulk:
+                        st.issued[group_sel] += bulk
+                        bulk = 0
+                    key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
+                    lowest = int(np.minimum.reduce(key))
+                    if lowest == parked:
+                        if (st.run == AT_BARRIER).any():
+                            raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
+                        self.m.spare_state = st
+                        return
+                    idx = (key == lowest).nonzero()[0]
+                    sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
+                    if fast_together:
+                        # the batch is at one PC: while that stays below every other running
+                        # wave's PC, the batches are these waves (from this one on, which the
+                        # loop's top runs and counts)
+                        key[idx] = parked
+                        together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
+                        gpc, issued0 = lowest, int(st.issued[idx[0]])
+                        continue
+                    st.issued[sel] += 1
+                pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
+                p = self.prepared.get(pc)
+                if p is None:
+                    p = self.prepare(pc)
+                control = p.control
+                stats.batches += 1
+                stats.instructions += len(idx)
+                if by_mnemonic is not None:
+                    by_mnemonic[p.mnemonic] = by_mnemonic.get(p.mnemonic, 0) + len(idx)
+                if st.issued[idx[0]] + bulk > self.d.budget:
+                    raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
+                                         f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: "
+                                         f"a runaway loop? (launch(..., budget=N) raises it)")
+                if not stats.batches & 255 and self.m._clock.tick(stats):
+                    raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
+                                         f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
+                                         f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
+                if self.m.recorder is not None:
+                    self.m.recorder.step(pc, idx, self.first * self.per_group)
+                if st.stale_vgprs:
+                    self.settle(p, idx)
+                waiting = control == "barrier" and (st.run == AT_BARRIER).any()     # other waves at a barrier
+                width = 1 if p.scalar else st.lanes
+                limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
+                try:
+                    if control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
+                        st.pc[sel] += p.inst.size
+                    elif not self.options.batch_waves and control is None:
+                        self.wave_by_wave(p, idx)
+                    elif control is None and len(idx) * width > limit:
+                        per = max(1, limit // width)
+                        for k in range(0, len(idx), per):
+                            part = idx[k:k + per]
+                            self.batch(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
+                    else:
+                        self.batch(p, sel, idx)
+                except EmuError:
+                    raise
+                except Exception as e:      # a defect in operand routing or writeback: report where, keep the cause
+                    raise self.failure(p, e) from e
+                if self.m.tracer is not None:
+                    st.settle_vgprs(None)       # the tracer sees zeros, not the last launch's values
+                    self.m.trace_chunk = self   # which waves (first work-group) and LDS the state holds
+                    self.m.tracer(p, st, sel)
+                if control is not None and control not in _NO_EFFECT:
+                    if control == "end" and len(idx) == st.waves:     # every wave ended at once
+                        st.issued += bulk
+                        self.m.spare_state = st
+                        return
+                    if together and control == "barrier" and not waiting and (st.run[group_sel] == RUNNING).all():
+                        # the group passed the barrier at once (no other wave of its work-groups
+                        # is alive) and no other wave waited at one: every wave is where it was
+                        gpc = int(st.pc[group_idx[0]])
+                    else:
+                        if together:
+                            st.issued[group_sel] += bulk
+                            bulk = 0
+                        together = False
+                elif together:      # after a branch: together if every wave went the same way (min = max)
+                    together = not p.sem.branch or _one_pc(st.pc, sel)
+                    if together:
+                        gpc = int(st.pc[group_idx[0]])
+                    else:
+                        st.issued[group_sel] += bulk
+                        bulk = 0
+        finally:
+            if lag:             # an error left the loop: st.pc as the waves' PCs are
+                st.pc[group_sel] += lag
 
     def wave_by_wave(self, p: Prepared, idx) -> None:
         for wave in idx:        # one semantic call per wave, in wave order
@@ -495,10 +580,14 @@ class _Chunk:
         try:
             self.step(p, sel, idx)
         except _BatchError:
-            # nothing was written back (the semantic raised before returning): the waves
-            # before the first failing one complete the instruction, as one at a time
-            self.wave_by_wave(p, idx)
-            raise AssertionError("a batch refused by its semantic ran wave by wave without error") from None
+            self.refused(p, idx)
+
+    def refused(self, p: Prepared, idx) -> None:
+        """A batch's semantic refused its input (_BatchError): nothing was written back (the
+        semantic raised before returning), so the waves before the first failing one complete
+        the instruction, one at a time, and the first failing wave's error is raised."""
+        self.wave_by_wave(p, idx)
+        raise AssertionError("a batch refused by its semantic ran wave by wave without error") from None
 
     def settle(self, p: Prepared, idx) -> None:
         """Zero the registers a reused state left stale (WaveState.stale_vgprs) that this
@@ -539,7 +628,9 @@ class _Chunk:
         if compiled is None:
             compiled = self._steps[id(p)] = self.compile_step(p)
         if compiled:
-            compiled(sel, idx)
+            compiled(self, sel, idx)
+            if not p.sem.branch:
+                self.st.pc[sel] += p.inst.size
             return
         st = self.st
         control = p.control
@@ -570,62 +661,84 @@ class _Chunk:
         if not p.sem.branch:
             st.pc[sel] += p.inst.size
 
+    def plan(self, pc: int):
+        """(its step closure, or None for an instruction that only moves the PC; its size; the
+        most waves one call of it takes, MEMORY_SLICE_LANES / SLICE_LANES; Prepared; whether it
+        writes the PC) of the instruction at pc, when run's plain path may run it for a group of
+        waves that are together: no machine event but a wait, a compiled step (compile_step).
+        None for every other instruction."""
+        p = self.prepared.get(pc)
+        if p is None:
+            p = self.prepare(pc)
+        if p.control in _NO_EFFECT:
+            return None, p.inst.size, sys.maxsize, p, False
+        if p.control is not None:
+            return None
+        compiled = self._steps.get(id(p))
+        if compiled is None:
+            compiled = self._steps[id(p)] = self.compile_step(p)
+        if not compiled:
+            return None
+        width = 1 if p.scalar else self.d.wave_size
+        limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
+        return compiled, p.inst.size, max(1, limit // width), p, p.sem.branch
+
     def compile_step(self, p: Prepared):
         """The step of a plain instruction (no machine event, VOPD, DPP, buffer descriptor,
         cross-lane or register-file access) as one closure over what is the same on every step
         of it (EmuOptions.compiled_steps): its readers and constant inputs, writers, semantic,
         memory, and whether a destination register may be offered. It does what step and
         execute do for such an instruction, without their per-step tests, calls and lists.
-        False for the other instructions, or with the switch off."""
+        False for the other instructions, or with the switch off. The closure, step(chunk, sel,
+        idx), runs on the chunk it is given: the machine keeps it from launch to launch (per
+        launch shape, with the Prepared it was built from), and it leaves the PC to its caller
+        (step, or run's plain path while the waves are together)."""
         if not self.options.compiled_steps or p.control is not None or p.second is not None or p.dpp is not None \
                 or p.buffer is not None or p.cross_lane or _register_files(p.sem):
             return False
-        st, stats, sem, kernel = self.st, self.stats, p.sem, self.d.kernel
-        execute, atomic, lanes, scalar = sem.execute, sem.memory == "atomic", st.lanes, p.scalar
+        sem = p.sem
+        execute, atomic, lanes, scalar = sem.execute, sem.memory == "atomic", self.d.wave_size, p.scalar
         readers = tuple((name, f) for name, f in p.inputs.items() if callable(f))
         constants = {name: f for name, f in p.inputs.items() if not callable(f)}
         lazy, writers, kind = p.lazy, p.writers, p.memory
         device = self.m.memory if kind == "global" else None
-        size, advance, pcs = p.inst.size, not sem.branch, st.pc
-        exec_state, memory = self.exec_state, self.memory
         direct = self.direct_register(p) is not None        # a D0 register to offer
 
-        def step(sel, idx):
-            exec_mask, lane_ops, active = exec_state(sel)
+        def step(chunk, sel, idx):
+            st = chunk.st
+            exec_mask, lane_ops, active = chunk.exec_state(sel)
             if scalar:
                 active = None
             else:
-                stats.lane_ops += lane_ops
+                chunk.stats.lane_ops += lane_ops
             inputs = _Inputs(lazy, st, sel)
             inputs.update(constants)
             for name, read in readers:
                 inputs[name] = read(st, sel)
-            dest = self.destinations(p, sel) if direct and active is None and type(sel) is slice else None
+            dest = chunk.destinations(p, sel) if direct and active is None and type(sel) is slice else None
             ctx = Ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
-                      st.status[sel], device if device is not None or kind is None else memory(kind, sel),
+                      st.status[sel], device if device is not None or kind is None else chunk.memory(kind, sel),
                       None, None, None, dict(dest) if dest else None)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
             try:
                 out = execute(ctx)
             except MemoryFault as e:
-                raise self.fault(p, idx, e) from None
+                raise chunk.fault(p, idx, e) from None
             except SemanticsError as e:
                 if len(idx) > 1 and not atomic:     # wave by wave, for the first failing wave's error
                     raise _BatchError() from None
-                raise EmuError(f"{kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+                raise EmuError(f"{chunk.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             except Exception as e:      # a defect in a semantic: report where, keep the cause chained
-                raise self.failure(p, e, "its semantics failed") from e
+                raise chunk.failure(p, e, "its semantics failed") from e
             for name, value in out.items():
                 if dest is not None and value is dest.get(name):
                     continue            # computed straight into its register
                 writer = writers.get(name)
                 if writer is None:
-                    raise UnsupportedInstruction(f"{kernel}: PC 0x{p.pc:x}: {p.mnemonic} writes {name}, which "
-                                                 f"the machine does not route for {p.inst.fmt.name}")
+                    raise UnsupportedInstruction(f"{chunk.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} writes {name}, "
+                                                 f"which the machine does not route for {p.inst.fmt.name}")
                 writer(st, sel, value, active)
-            if advance:
-                pcs[sel] += size
         shared_active = self.options.shared_active_lanes
         return step
 
@@ -645,8 +758,8 @@ class _Chunk:
                 return known
         exec_mask = st.exec_mask(sel)
         full = exec_mask.min() == self.full        # no mask exceeds the full one
-        lane_ops = len(exec_mask) * st.lanes if full else int(np.bitwise_count(exec_mask).sum())
         active = None if full else unpack_mask(exec_mask, st.lanes)
+        lane_ops = len(exec_mask) * st.lanes if full else int(np.count_nonzero(active))
         if key is not None:
             exec_mask.flags.writeable = False
             if active is not None:

@@ -274,7 +274,7 @@ class DeviceMemory:
         self.live[address] = a
         # a freed allocation whose range is handed out again is no longer worth naming
         self.freed = [f for f in self.freed if f.address + f.span <= address or f.address >= address + span]
-        self._refresh()
+        self._refresh(added=a)
         return address
 
     def _take_hole(self, span: int) -> int | None:
@@ -325,7 +325,7 @@ class DeviceMemory:
             self.code_generation += 1
         self.freed = (self.freed + [a])[-self.RECENTLY_FREED:]
         self._release(a.address - self.base, a.span)
-        self._refresh()
+        self._refresh(removed=a)
 
     def _release(self, offset: int, span: int) -> None:
         """Put [offset, offset + span) on the free list, merged with free neighbours; a free
@@ -342,11 +342,29 @@ class DeviceMemory:
         else:
             self.holes.insert(i, [offset, span])
 
-    def _refresh(self) -> None:
-        self._start_list = sorted(self.live)
-        self._end_list = [a + self.live[a].size for a in self._start_list]
-        self._starts = np.array(self._start_list, np.int64)
-        self._ends = np.array(self._end_list, np.int64)
+    def _refresh(self, added: Allocation | None = None, removed: Allocation | None = None) -> None:
+        """Keep the live allocations' starts and ends sorted: one insertion or removal (a
+        process keeps thousands of buffers and code objects live: no re-sort per call); the
+        numpy copies _check searches are rebuilt on its next call."""
+        if added is not None:
+            i = bisect.bisect_left(self._start_list, added.address)
+            self._start_list.insert(i, added.address)
+            self._end_list.insert(i, added.address + added.size)
+        elif removed is not None:
+            i = bisect.bisect_left(self._start_list, removed.address)
+            del self._start_list[i], self._end_list[i]
+        else:
+            self._start_list = sorted(self.live)
+            self._end_list = [a + self.live[a].size for a in self._start_list]
+        self._arrays = None
+
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._arrays is None:
+            self._arrays = np.array(self._start_list, np.int64), np.array(self._end_list, np.int64)
+        return self._arrays
+
+    _starts = property(lambda self: self._bounds()[0])
+    _ends = property(lambda self: self._bounds()[1])
 
     def allocation_at(self, address: int) -> Allocation | None:
         i = bisect.bisect_right(self._start_list, address) - 1
@@ -495,6 +513,11 @@ class RegionMemory:
 
     def __init__(self, space: str, data: np.ndarray, size: int, base: np.ndarray):
         self.space, self.data, self.size, self.base = space, data, size, base
+        # what _split_indices asks of the regions on every access, once: one region per wave
+        # ((W, 1) bases), and the bits any region's base has set (its alignment)
+        self._per_wave = np.ndim(base) == 2 and np.shape(base)[-1] == 1
+        self._region_bits: int | None = None
+        self._shifted: dict = {}            # shift -> base >> shift
 
     def _offsets(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         addr = np.asarray(addr)
@@ -531,19 +554,26 @@ class RegionMemory:
         if not every and (not current().masked_regions or mask.shape != addr.shape):
             return None
         off, base = addr.offset, int(addr.base.reshape(()))
-        if not off.size or self.data.size % nbytes or np.ndim(self.base) != 2 or np.shape(self.base)[-1] != 1:
+        if not off.size or self.data.size % nbytes or not self._per_wave:
             return None
         top = addr.fact("max", lambda: int(off.max())) if every else int(off.max(where=mask, initial=0))
         low_bits = addr.fact("or", lambda: int(np.bitwise_or.reduce(off, axis=None))) if every else \
             int(np.bitwise_or.reduce(off, axis=None, where=mask, initial=0))
-        region_bits = int(np.bitwise_or.reduce(self.base, axis=None))
-        if base + top > self.size - nbytes or (low_bits | base | region_bits) & (nbytes - 1):
+        if self._region_bits is None:
+            self._region_bits = int(np.bitwise_or.reduce(self.base, axis=None))
+        if base + top > self.size - nbytes or (low_bits | base | self._region_bits) & (nbytes - 1):
             return None
         shift = _SHIFT[nbytes]
         key = ("index", shift, id(self.base))     # this memory's regions: one step's, kept alive below
         kept = addr.facts.get(key)
         if kept is None or kept[0] is not self.base:
-            kept = addr.facts[key] = (self.base, np.add(np.right_shift(off, np.uint32(shift)), self.base >> shift))
+            regions = self._shifted.get(shift)
+            if regions is None:
+                regions = self._shifted[shift] = self.base >> shift
+            index = off.astype(np.int64)        # (offset >> shift) + (region >> shift), in int64 throughout
+            index >>= shift
+            index += regions
+            kept = addr.facts[key] = (self.base, index)
         return self.data.view(_DTYPES[nbytes])[base >> shift:], kept[1], every
 
     def load(self, addr, nbytes, mask):

@@ -59,10 +59,13 @@ class EmuOptions:
     denorm_checks: bool = True        # the denormal flush first asks whether any lane is zero or denormal
     combine_atomic_sums: bool = True  # atomic += / -= of lanes sharing an address combined into one sum (emu/table.py)
     combine_atomic_reductions: bool = True    # atomic integer min/max, and/or/xor of lanes sharing an address combined (emu/table.py)
+    atomic_radix_grouping: bool = True    # an atomic's lanes grouped by address with a 16-bit radix sort when they span < 64 KiB (emu/table.py)
+    compact_atomic_leaders: bool = True   # a combined atomic's one access per address on a batch of just those lanes (emu/table.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)
     carry_shortcuts: bool = True      # v_add_co(_ci)_u32, s_add/sub(c/b)_u32/i32 as wrapping sums and compares (emu/shortcuts.py)
     shift64_shortcuts: bool = True    # v_lshlrev/lshrrev_b64, v_ashrrev_i64 as one uint64/int64 shift (emu/shortcuts.py)
+    branch_shortcuts: bool = True     # s_branch, s_cbranch_scc0/1, vccz/nz, execz/nz: one compare and choice (emu/shortcuts.py)
 
     def off(self) -> tuple[str, ...]:
         """Names of the switches that are off."""

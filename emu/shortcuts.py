@@ -1,6 +1,6 @@
 """Shorter equivalents of a few generated semantics whose pseudocode costs many numpy passes
 or Python-int arithmetic (off switches: EmuOptions.minmax_shortcuts, mad64_shortcuts,
-carry_shortcuts, shift64_shortcuts; off, the generated code runs).
+carry_shortcuts, shift64_shortcuts, branch_shortcuts; off, the generated code runs).
 
 V_MAD_U64_U32 (compiled kernels' address arithmetic): the pseudocode's 65-bit sum runs on Python ints
 (object arrays); in uint64 the product of two 32-bit values is exact, the sum wraps and its
@@ -11,6 +11,13 @@ wraps exactly when it comes out below what was added to it. The scalar adds and 
 same switch) widen to 64 bits the same way: one uint32 or uint64 pass each, signed overflow
 from the sign bits. V_LSHLREV/LSHRREV_B64, V_ASHRREV_I64 (address scaling; switch
 shift64_shortcuts): one uint64 / int64 shift by S0[5:0], not the general shift's range guards.
+
+S_BRANCH and S_CBRANCH_SCC0/SCC1/VCCZ/VCCNZ/EXECZ/EXECNZ (every loop's back edge; switch
+branch_shortcuts): "if <condition> then PC = PC + signext(SIMM16.i16 * 16'4) + 4LL else
+PC = PC + 4LL" (the same words in every family's manual) is one compare and one choice
+between two uint64 sums, where the generated code predicates both assignments over a dozen
+passes; SCC is 0 or 1, VCCZ / EXECZ are VCC == 0 / EXEC == 0 (the wave's mask, 32 bits in
+wave32).
 
 V_MIN_F32 / V_MAX_F32 (RDNA3 manual, VOP2 opcodes 15/16): the pseudocode classifies each
 operand through 64'F widenings (signalling, quiet NaN), then compares with -0 < +0, in about
@@ -150,6 +157,22 @@ def _shift64(arithmetic: bool, left: bool):
     return run
 
 
+def _branch(condition: str | None, taken_when_zero: bool = False):
+    """PC = PC + signext(SIMM16.i16 * 4) + 4 where the condition holds, else PC + 4 (uint64,
+    wrapping as the pseudocode's 64-bit sum does). condition: None (always), "SCC", "VCC" or
+    "EXEC"; taken_when_zero: the branch is taken where that value is 0 (SCC0, VCCZ, EXECZ)."""
+    def run(ctx):
+        pc = np.asarray(ctx.get("PC"), np.uint64)
+        simm16 = int(ctx.get("SIMM16")) & 0xFFFF
+        jump = np.uint64((4 + 4 * (simm16 - ((simm16 & 0x8000) << 1))) & 0xFFFF_FFFF_FFFF_FFFF)
+        if condition is None:
+            return {"PC": pc + jump}
+        value = ctx.exec_mask if condition == "EXEC" else ctx.get(condition)
+        zero = np.asarray(value) == 0
+        return {"PC": np.where(zero if taken_when_zero else ~zero, pc + jump, pc + np.uint64(4))}
+    return run
+
+
 # name -> (the EmuOptions switch, the shorter way)
 SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
              "V_MAX_F32": ("minmax_shortcuts", _minmax_f32(False)),
@@ -164,7 +187,14 @@ SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
              "S_SUBB_U32": ("carry_shortcuts", _s_sub_u32(True)),
              "V_LSHLREV_B64": ("shift64_shortcuts", _shift64(False, True)),
              "V_LSHRREV_B64": ("shift64_shortcuts", _shift64(False, False)),
-             "V_ASHRREV_I64": ("shift64_shortcuts", _shift64(True, False))}
+             "V_ASHRREV_I64": ("shift64_shortcuts", _shift64(True, False)),
+             "S_BRANCH": ("branch_shortcuts", _branch(None)),
+             "S_CBRANCH_SCC0": ("branch_shortcuts", _branch("SCC", True)),
+             "S_CBRANCH_SCC1": ("branch_shortcuts", _branch("SCC")),
+             "S_CBRANCH_VCCZ": ("branch_shortcuts", _branch("VCC", True)),
+             "S_CBRANCH_VCCNZ": ("branch_shortcuts", _branch("VCC")),
+             "S_CBRANCH_EXECZ": ("branch_shortcuts", _branch("EXEC", True)),
+             "S_CBRANCH_EXECNZ": ("branch_shortcuts", _branch("EXEC"))}
 
 
 def with_shortcut(name: str, fn):

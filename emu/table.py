@@ -27,7 +27,7 @@ from . import families, handwritten, rtlib
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .fold import fold
-from .memory import RegionMemory
+from .memory import DeviceMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, Semantic, SemanticsError
@@ -229,7 +229,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         active = ctx.active
         if nbytes > 1:
-            odd = active & (addr % np.uint64(nbytes) != 0)
+            misaligned = addr & np.uint64(nbytes - 1) if nbytes & (nbytes - 1) == 0 else addr % np.uint64(nbytes)
+            odd = active & (misaligned != 0)
             if odd.any():
                 w, lane = (int(i) for i in np.argwhere(odd)[0])
                 raise SemanticsError(f"a {nbytes}-byte atomic at address 0x{int(addr[w, lane]):x} (lane {lane}), "
@@ -237,30 +238,29 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
         if isinstance(ctx.mem, RegionMemory):
             # LDS: the same offset in two work-groups' regions is two words, not a conflict
             addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
-        flat_addr, flat_act = addr.reshape(-1), active.reshape(-1)
-        order = np.lexsort((np.arange(flat_addr.size), flat_addr))
-        sorted_addr = flat_addr[order]
-        group_start = np.r_[True, sorted_addr[1:] != sorted_addr[:-1]]
-        # rank of each active lane among the active lanes with the same address
-        act_sorted = flat_act[order].astype(np.int64)
-        csum = np.cumsum(act_sorted)
-        start_idx = np.maximum.accumulate(np.where(group_start, np.arange(csum.size), 0))
-        before = csum - act_sorted - np.where(start_idx > 0, csum[start_idx - 1], 0)
-        rank = np.empty_like(before)
-        rank[order] = before
-        rank = np.where(flat_act, rank, -1).reshape(ctx.shape)
-        if rank.max(initial=-1) <= 0:
+        flat_addr = addr.reshape(-1)
+        # the active lanes grouped by address, in lane order (wave-major) within an address
+        pos = np.flatnonzero(active.reshape(-1))
+        pos = pos[_group_order(flat_addr[pos])]
+        sorted_addr = flat_addr[pos]
+        first = np.r_[True, sorted_addr[1:] != sorted_addr[:-1]]
+        if first.all():
             return fn(ctx)
         if sign and COMBINE_ATOMIC_SUMS and current().combine_atomic_sums and not isinstance(ctx.mem, BufferMemory):
             # (a buffer's range check is per lane: lanes out of range return 0 and add nothing)
-            out = _combined_sum(fn, ctx, order[flat_act[order]], flat_addr, sign)
+            out = _combined_sum(fn, ctx, pos, flat_addr, sign)
             if out is not None:
                 return out
         if reduction is not None and COMBINE_ATOMIC_REDUCTIONS and current().combine_atomic_reductions \
                 and not isinstance(ctx.mem, BufferMemory):
-            out = _combined_reduction(fn, ctx, order[flat_act[order]], flat_addr, *reduction)
+            out = _combined_reduction(fn, ctx, pos, flat_addr, *reduction)
             if out is not None:
                 return out
+        # rank of each active lane among the active lanes with its address; -1 inactive
+        index = np.arange(pos.size)
+        flat_rank = np.full(flat_addr.size, -1, np.int64)
+        flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
+        rank = flat_rank.reshape(ctx.shape)
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
@@ -278,6 +278,17 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
     return run
 
 
+def _group_order(addr: np.ndarray) -> np.ndarray:
+    """The stable order of addr by value (lanes of one address keep their order). Addresses
+    within 64 KiB of the lowest (a histogram's bins, an LDS array) sort by their 16-bit offset,
+    which numpy sorts by radix in one pass; switch: EmuOptions.atomic_radix_grouping."""
+    if addr.size > 1 and current().atomic_radix_grouping:
+        offset = addr - addr.min()
+        if offset.max() < 1 << 16:
+            return np.argsort(offset.astype(np.uint16), kind="stable")
+    return np.argsort(addr, kind="stable")
+
+
 def _combined_sum(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, sign: int):
     """MEM[a] +=/-= DATA for every active lane at once: one lane per address (the first in
     lane order) applies the sum of its address's data; lane k of an address returns the old
@@ -293,23 +304,13 @@ def _combined_sum(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, sign: in
         before = np.cumsum(d) - d                   # the data of every earlier lane in this order
         before = before - before[starts][segment]   # ... of this address only
         total = np.add.reduceat(d, starts)
-    leaders = pos[starts]
-    combined = np.zeros(data.size, np.uint64)
-    combined[leaders] = total
-    lanes = np.arange(ctx.shape[1], dtype=np.uint64)
-    lead = np.zeros(data.size, bool)
-    lead[leaders] = True
-    lead = lead.reshape(ctx.shape)
-    exec_lead = np.bitwise_or.reduce(np.where(lead, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
-    sub = ctx.derive(exec_mask=exec_lead)          # not the parent's cached ctx.active
-    out = fn(sub.with_inputs({"DATA": combined.astype(data.dtype, copy=False).reshape(ctx.shape)}))
-    if set(out) != {"RETURN_DATA"}:
+    old = _apply_leaders(fn, ctx, pos[starts], flat_addr, total.astype(data.dtype, copy=False))
+    if old is None:
         return None
-    old = np.broadcast_to(np.asarray(out["RETURN_DATA"]), ctx.shape).reshape(-1)
-    ret = np.array(old)
+    ret, dtype = old
     with np.errstate(over="ignore"):
         step = before if sign > 0 else np.uint64(0) - before
-        ret[pos] = (old[leaders][segment].astype(np.uint64) + step).astype(old.dtype)
+        ret[pos] = (ret[pos[starts]][segment].astype(np.uint64) + step).astype(dtype)
     return {"RETURN_DATA": ret.reshape(ctx.shape)}
 
 
@@ -336,25 +337,90 @@ def _combined_reduction(fn, ctx: Ctx, pos: np.ndarray, flat_addr: np.ndarray, op
         step = scan.copy()
         step[reach] = op(scan[reach], scan[reach - k])
         scan, k = step, k * 2
-    leaders = pos[starts]
-    reduced = np.zeros(data.size, data.dtype)
-    reduced[leaders] = total.view(data.dtype)
+    old = _apply_leaders(fn, ctx, pos[starts], flat_addr, total.view(data.dtype))
+    if old is None:
+        return None
+    ret, _ = old
+    # the value before the address's first lane, at the data's width (and sign)
+    mine = ret[pos[starts]].astype(data.dtype)[np.cumsum(first) - 1].view(view)
+    before = np.r_[scan[:1], scan[:-1]]             # the scan up to the lane before (unused at starts)
+    ret[pos] = np.where(first, mine, op(mine, before)).view(data.dtype)
+    return {"RETURN_DATA": ret.reshape(ctx.shape)}
+
+
+# Fast path (off switch): the one access per address of a combined atomic runs on a batch of
+# its own holding only those lanes (a few waves), instead of on the whole batch (thousands of
+# lanes) with every other lane masked off. Global memory only: LDS regions, FLAT apertures and
+# buffer range checks are per wave or lane of the original batch.
+COMPACT_ATOMIC_LEADERS = True      # see also EmuOptions.compact_atomic_leaders
+
+
+def _apply_leaders(fn, ctx: Ctx, leaders: np.ndarray, flat_addr: np.ndarray, values: np.ndarray):
+    """The atomic applied once by each lane of `leaders` (flat indices into the batch, one lane
+    per address) with DATA = `values` (in that order). Returns (RETURN_DATA flattened to the
+    batch, whose leader lanes hold the old values; its dtype), or None when the semantic writes
+    more than RETURN_DATA."""
+    if COMPACT_ATOMIC_LEADERS and current().compact_atomic_leaders and type(ctx.mem) is DeviceMemory:
+        old = _apply_leaders_packed(fn, ctx, flat_addr[leaders], values)
+        if old is not None:
+            if old is _WRITES_MORE:
+                return None
+            ret = np.zeros(flat_addr.size, old.dtype)
+            ret[leaders] = old
+            return ret, old.dtype
+    combined = np.zeros(flat_addr.size, values.dtype)
+    combined[leaders] = values
     lanes = np.arange(ctx.shape[1], dtype=np.uint64)
-    lead = np.zeros(data.size, bool)
+    lead = np.zeros(flat_addr.size, bool)
     lead[leaders] = True
     lead = lead.reshape(ctx.shape)
     exec_lead = np.bitwise_or.reduce(np.where(lead, np.uint64(1) << lanes, np.uint64(0)), axis=1, keepdims=True)
     sub = ctx.derive(exec_mask=exec_lead)          # not the parent's cached ctx.active
-    out = fn(sub.with_inputs({"DATA": reduced.reshape(ctx.shape)}))
+    out = fn(sub.with_inputs({"DATA": combined.reshape(ctx.shape)}))
     if set(out) != {"RETURN_DATA"}:
         return None
     old = np.broadcast_to(np.asarray(out["RETURN_DATA"]), ctx.shape).reshape(-1)
-    ret = np.array(old)
-    # the value before the address's first lane, at the data's width (and sign)
-    mine = old.astype(data.dtype)[leaders][np.cumsum(first) - 1].view(view)
-    before = np.r_[scan[:1], scan[:-1]]             # the scan up to the lane before (unused at starts)
-    ret[pos] = np.where(first, mine, op(mine, before)).view(data.dtype)
-    return {"RETURN_DATA": ret.reshape(ctx.shape)}
+    return np.array(old), old.dtype
+
+
+_WRITES_MORE = object()
+
+
+def _apply_leaders_packed(fn, ctx: Ctx, addr: np.ndarray, values: np.ndarray):
+    """The leaders' accesses as a batch of their own: lane i of the packed batch is leader i
+    (ADDR and DATA only; an atomic sum or reduction reads nothing else). The old values, in
+    leader order; _WRITES_MORE; or None to run on the whole batch instead: MODE/STATUS differing
+    between waves, another input asked for, or a memory fault (whose report must name the
+    fault's wave and lane in the launch, which the whole batch does)."""
+    n, lanes = addr.size, ctx.lanes
+    mode, status = _uniform(ctx.mode), _uniform(ctx.status)
+    if mode is None or status is None:
+        return None
+    waves = -(-n // lanes)
+    packed_addr = np.zeros(waves * lanes, np.uint64)
+    packed_addr[:n] = addr
+    packed_data = np.zeros(waves * lanes, values.dtype)
+    packed_data[:n] = values
+    exec_mask = np.full((waves, 1), (1 << lanes) - 1, np.uint64)
+    if n % lanes:
+        exec_mask[-1, 0] = (1 << (n % lanes)) - 1
+    sub = Ctx(lanes=lanes, exec_mask=exec_mask, mode=mode, status=status, mem=ctx.mem,
+              inputs={"ADDR": packed_addr.reshape(waves, lanes), "DATA": packed_data.reshape(waves, lanes)})
+    try:
+        out = fn(sub)
+    except (MemoryFault, SemanticsError):
+        return None                                 # nothing was stored: loads come first
+    if set(out) != {"RETURN_DATA"}:
+        return _WRITES_MORE
+    return np.broadcast_to(np.asarray(out["RETURN_DATA"]), (waves, lanes)).reshape(-1)[:n]
+
+
+def _uniform(x):
+    """x as one int when every wave holds the same value, else None."""
+    if np.ndim(x) == 0:
+        return x
+    flat = np.asarray(x).reshape(-1)
+    return int(flat[0]) if (flat == flat[0]).all() else None
 
 
 def mix_source_modifiers(fn):

@@ -40,6 +40,8 @@ _LITTLE = sys.byteorder == "little"      # a uint64 in memory is its lo dword th
 def unpack_mask(mask: np.ndarray, lanes: int) -> np.ndarray:
     """uint64 (W, 1) lane masks -> bool (W, L), bit i = lane i."""
     w = np.ascontiguousarray(np.asarray(mask, np.uint64).reshape(-1, 1))
+    if lanes % 8 == 0:      # the lanes' bytes only, the 0/1 bytes unpacked read as bools (no copy)
+        return np.unpackbits(w.view(np.uint8).reshape(-1, 8)[:, :lanes >> 3], axis=1, bitorder="little").view(bool)
     bits = np.unpackbits(w.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
     return bits[:, :lanes].astype(bool)
 
@@ -70,6 +72,9 @@ class WaveState:
         # {SGPR row: (write count, value)}: rows known to hold one value in every wave (the
         # dispatcher's user SGPRs, rows read_sgprs found uniform), valid until written again
         self.uniform_sgprs: dict[int, tuple[int, int]] = {}
+        # {(first row, dwords): (the rows' write counts, the read-only (1, 1) value read_sgprs
+        # made of them)}: a loop's uniform operand is one look-up, not a new array per step
+        self.uniform_values: dict = {}
         # facts about VGPR contents, valid while the register's write count is unchanged:
         # {(register, first wave, end wave, write count, nbytes): unit-stride?} of the memory
         # (memory.SplitAddresses.memo): a load and a store through one address register
@@ -106,6 +111,7 @@ class WaveState:
         self.v0_ids = None
         self.stride_memo.clear()
         self.uniform_sgprs.clear()
+        self.uniform_values.clear()
         for reg in np.flatnonzero(self.sgpr_written):
             if reg not in rewritten_sgprs:
                 self.sgpr[reg] = 0
@@ -200,9 +206,16 @@ class WaveState:
             shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
         if uniform:
+            counts = self.sgpr_written.counts[code:code + dwords]
+            kept = self.uniform_values.get((code, dwords))
+            if kept is not None and kept[0] == counts:
+                return kept[1]
             known = self._uniform_values(code, dwords)
             if known is not None:
-                return join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
+                value = join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
+                value.flags.writeable = False           # shared by the steps that read it
+                self.uniform_values[(code, dwords)] = (counts, value)
+                return value
         regs = self.sgpr[code:code + dwords, sel]              # (n, W)
         if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
             regs = regs[:, :1]
@@ -264,21 +277,27 @@ class WaveState:
 
 class WriteMarks(np.ndarray):
     """bool per register: written since it was last all zero (what reset() clears). Every
-    assignment also counts as a write of the registers it names (`counts`), so that a fact
-    derived from a register's contents can be kept until the register is written again;
-    code that writes registers directly sets the marks anyway (see WaveState)."""
+    assignment also counts as a write of the registers it names (`counts`, a list of Python
+    ints: one register's count moves in a list item, not a numpy one, on every write), so
+    that a fact derived from a register's contents can be kept until the register is written
+    again; code that writes registers directly sets the marks anyway (see WaveState)."""
 
-    counts: np.ndarray
+    counts: list
 
     @classmethod
     def zeros(cls, n: int) -> "WriteMarks":
         marks = np.zeros(n, bool).view(cls)
-        marks.counts = np.zeros(n, np.int64)
+        marks.counts = [0] * n
         return marks
 
     def __setitem__(self, key, value):
-        super().__setitem__(key, value)
-        self.counts[key] += 1
+        np.ndarray.__setitem__(self, key, value)
+        counts = self.counts
+        if type(key) is int:
+            counts[key] += 1
+            return
+        for i in range(len(counts))[key] if type(key) is slice else set(np.arange(len(counts))[key].reshape(-1).tolist()):
+            counts[i] += 1
 
 
 def join_dwords(regs: np.ndarray, dwords: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from emu.machine import UnsupportedInstruction
+from emu.machine import EmuFault, UnsupportedInstruction
 from .test_emu_machine import global_id, launch, loads
 
 MODE_CLANG = 0x3F0       # clang's kernel descriptors: RNE, f32/f64/f16 denormals kept, DX10_CLAMP, IEEE
@@ -45,6 +45,11 @@ def _lane_order_reference(op, addrs, data, init):
 
 
 COMBINE = pytest.mark.parametrize("combine", [True, False], ids=["combined", "rounds"])
+# how a combined atomic finds and applies its addresses' leaders: the conflicting lanes grouped
+# by a 16-bit radix sort and the leaders run as a batch of their own (emu/table.py), or the
+# plain sort and the whole batch with the other lanes off
+GROUPING = pytest.mark.parametrize("grouping", ["", "compact_atomic_leaders,atomic_radix_grouping"],
+                                   ids=["packed", "whole-batch"])
 
 
 @COMBINE
@@ -100,11 +105,13 @@ def test_lds_atomics_on_shared_addresses_apply_every_lane_in_lane_order(wave, mn
 
 
 @COMBINE
+@GROUPING
 @pytest.mark.parametrize("width", [32, 64])
-def test_global_atomic_add_and_sub_on_shared_addresses(width, combine, monkeypatch):
+def test_global_atomic_add_and_sub_on_shared_addresses(width, combine, grouping, monkeypatch):
     """Many waves and lanes on a few 32/64-bit counters: memory = np.add.at; the returned
     values, in lane order (wave-major within the batch), the counter before each lane."""
     monkeypatch.setattr("emu.table.COMBINE_ATOMIC_SUMS", combine)
+    monkeypatch.setenv("WAVESMITH_EMU_OFF", grouping)
     rng = np.random.default_rng(24 + width)
     n, words = 256, 5
     dt = np.uint32 if width == 32 else np.uint64
@@ -137,6 +144,55 @@ def test_global_atomic_add_and_sub_on_shared_addresses(width, combine, monkeypat
         subtracted[s_] = (subtracted[s_] - d) % m
     assert got["mem"].tolist() == counters + subtracted
     assert got["ret"].tolist() == want
+
+
+@GROUPING
+def test_global_atomic_add_on_counters_far_apart(grouping, monkeypatch):
+    """Counters 256 KiB apart (beyond a 16-bit grouping key) shared by lanes of many waves:
+    the counters and returned values as lane order gives."""
+    monkeypatch.setenv("WAVESMITH_EMU_OFF", grouping)
+    rng = np.random.default_rng(7)
+    n, stride = 256, 65536                      # counter k at word k * stride
+    slot = rng.integers(0, 3, n).astype(np.uint32)
+    data = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    mem = np.zeros(3 * stride, np.uint32)
+    mem[::stride] = [5, 6, 7]
+    src = loads("slot", "data", "mem", "ret") + global_id(128) + """
+        global_load_b32 v3, v2, s[4:5]
+        global_load_b32 v4, v2, s[6:7]
+        s_waitcnt vmcnt(0)
+        v_lshlrev_b32 v3, 18, v3
+        global_atomic_add_u32 v5, v3, v4, s[8:9] glc
+        s_waitcnt vmcnt(0)
+        global_store_b32 v2, v5, s[10:11]
+        s_endpgm"""
+    got, _ = launch(src, {"slot": slot, "data": data, "mem": mem, "ret": np.zeros(n, np.uint32)},
+                    grid=(n // 128, 1, 1), block=(128, 1, 1))
+    counters, want = [5, 6, 7], []
+    for s_, d in zip(slot.tolist(), data.tolist()):
+        want.append(counters[s_])
+        counters[s_] = (counters[s_] + d) % 2**32
+    assert got["mem"][::stride].tolist() == counters and got["ret"].tolist() == want
+
+
+@GROUPING
+def test_combined_atomic_fault_names_the_lane(grouping, monkeypatch):
+    """Lanes sharing counters, one lane (work-item 37: wave 1, lane 5) far past the buffer: the
+    fault names that lane, its address and the nearest buffer, packed leaders or not."""
+    monkeypatch.setenv("WAVESMITH_EMU_OFF", grouping)
+    src = loads("mem") + global_id(64) + """
+        v_and_b32 v3, 3, v1
+        v_lshlrev_b32 v3, 2, v3
+        v_cmp_eq_u32 vcc_lo, 37, v1
+        v_cndmask_b32 v3, v3, 0x100000, vcc_lo
+        v_mov_b32 v4, 1
+        global_atomic_add_u32 v3, v4, s[4:5]
+        s_endpgm"""
+    with pytest.raises(EmuFault) as e:
+        launch(src, {"mem": np.zeros(4, np.uint32)}, block=(64, 1, 1))
+    msg = str(e.value)
+    assert "global_atomic_add_u32" in msg and "wave 1, lane 5 (work-item (37, 0, 0))" in msg, msg
+    assert "global address 0x" in msg and "nearest buffer" in msg, msg
 
 
 def test_lds_atomic_without_return_leaves_vgprs_alone():
@@ -422,6 +478,7 @@ def _signed(v: int, bits: int) -> int:
 
 
 @COMBINE
+@GROUPING
 @pytest.mark.parametrize("width", [32, 64])
 @pytest.mark.parametrize("name, op", [
     ("min_i", lambda m, d, bits: min(_signed(m, bits), _signed(d, bits)) % (1 << bits)),
@@ -432,12 +489,13 @@ def _signed(v: int, bits: int) -> int:
     ("or_b", lambda m, d, bits: m | d),
     ("xor_b", lambda m, d, bits: m ^ d),
 ])
-def test_global_atomic_reductions_on_shared_addresses(width, name, op, combine, monkeypatch):
+def test_global_atomic_reductions_on_shared_addresses(width, name, op, combine, grouping, monkeypatch):
     """Many waves and lanes on a few 32/64-bit words with integer min/max (signed and
     unsigned, full-range data) and and/or/xor: the words and every lane's returned value as
     applying the lanes one after another in lane order (wave-major) gives, with the lanes of
     an address combined in one pass (COMBINE_ATOMIC_REDUCTIONS) and in rounds."""
     monkeypatch.setattr("emu.table.COMBINE_ATOMIC_REDUCTIONS", combine)
+    monkeypatch.setenv("WAVESMITH_EMU_OFF", grouping)
     rng = np.random.default_rng(31 + width)
     n, words = 256, 3
     dt = np.uint32 if width == 32 else np.uint64

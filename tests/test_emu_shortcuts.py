@@ -216,3 +216,44 @@ def test_shift64_shortcuts_agree_with_the_pseudocode_and_integers(name):
             finally:
                 deactivate(token)
             assert out["D0"].dtype == np.uint64 and out["D0"].reshape(-1).tolist() == want, (name, shortcut)
+
+
+# the manual's branch condition per instruction, on (SCC, VCC, EXEC) of a wave
+_BRANCHES = {"s_branch": lambda scc, vcc, exec_: True,
+             "s_cbranch_scc0": lambda scc, vcc, exec_: scc == 0, "s_cbranch_scc1": lambda scc, vcc, exec_: scc == 1,
+             "s_cbranch_vccz": lambda scc, vcc, exec_: vcc == 0, "s_cbranch_vccnz": lambda scc, vcc, exec_: vcc != 0,
+             "s_cbranch_execz": lambda scc, vcc, exec_: exec_ == 0,
+             "s_cbranch_execnz": lambda scc, vcc, exec_: exec_ != 0}
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201", "gfx942"])
+@pytest.mark.parametrize("name", sorted(_BRANCHES))
+def test_branch_shortcuts_agree_with_the_pseudocode_and_integers(name, arch):
+    """Per wave SCC 0/1, VCC and EXEC zero or not (bits in the high dword of wave64 too),
+    offsets at the edges of SIMM16 (back edges wrap below the PC, the largest forward jump),
+    a PC near 2^64 (the sum wraps): shortcut on and off, and PC + 4 + 4 * SIMM16 (signed) or
+    PC + 4 in Python ints as the manual says."""
+    lanes = 32 if arch != "gfx942" else 64
+    assert load_semantics(arch).lookup(name).fn.generated is not None     # a shortcut is in place
+    scc = np.array([[0], [1], [0], [1], [1], [0]], np.uint32)
+    masks = [0, 1, 1 << (lanes - 1), 0, (1 << lanes) - 1, 2]
+    vcc = np.array([[m] for m in masks], np.uint64)
+    exec_ = np.array([[m] for m in reversed(masks)], np.uint64)
+    for pc in (0x1000_0100, 0xFFFF_FFFF_FFFF_FFF0):
+        for simm16 in (0, 1, 0x7FFF, 0x8000, 0xFFFF, 0xFFFE, 0x1234):
+            outs = []
+            for shortcut in (True, False):
+                token = activate(replace(FAST, branch_shortcuts=shortcut))
+                try:
+                    sem = load_semantics(arch).lookup(name)
+                    out = sem.execute(Ctx(lanes=lanes, exec_mask=exec_, scalar=True,
+                                          inputs={"SCC": scc, "VCC": vcc, "PC": np.full((1, 1), pc, np.uint64),
+                                                  "SIMM16": simm16}))
+                finally:
+                    deactivate(token)
+                outs.append(np.asarray(out["PC"], np.uint64).reshape(-1))
+            offset = simm16 - (1 << 16) if simm16 & 0x8000 else simm16
+            want = [(pc + 4 + 4 * offset) % 2 ** 64 if _BRANCHES[name](int(s), int(v), int(e)) else (pc + 4) % 2 ** 64
+                    for s, v, e in zip(scc[:, 0], vcc[:, 0], exec_[:, 0])]
+            assert [int(x) for x in outs[0]] == want, (pc, simm16, "shortcut")
+            assert [int(x) for x in outs[1]] == want, (pc, simm16, "generated")
