@@ -414,8 +414,9 @@ class _Chunk:
         fast_together = self.options.together
         together = fast_together and bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
         # the batch while together: the running waves at the lowest PC (at first all of them;
-        # later e.g. the waves of a loop whose out-of-range waves branched past it), as long as
-        # they stay below the lowest PC of the other running waves (which do not move meanwhile)
+        # later the waves a PC search found there, e.g. those of a loop whose out-of-range waves
+        # branched past it), as long as they stay below the lowest PC of the other running
+        # waves (which do not move meanwhile)
         group_idx, group_sel, others = everyone, all_waves, parked
         # instructions every wave of the group issued while together, not yet added to
         # st.issued (one Python int instead of a pass over the waves per batch)
@@ -493,6 +494,14 @@ class _Chunk:
                         return
                     idx = (key == lowest).nonzero()[0]
                     sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
+                    if fast_together:
+                        # the batch is at one PC: while that stays below every other running
+                        # wave's PC, the batches are these waves (from this one on, which the
+                        # loop's top runs and counts)
+                        key[idx] = parked
+                        together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
+                        gpc, issued0 = lowest, int(st.issued[idx[0]])
+                        continue
                     st.issued[sel] += 1
                 pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
                 p = self.prepared.get(pc)
@@ -559,12 +568,6 @@ class _Chunk:
                     else:
                         st.issued[group_sel] += bulk
                         bulk = 0
-                elif fast_together and _one_pc(st.pc, sel):
-                    # the batch is still at one PC: while that stays below every other running
-                    # wave's PC, the next batches are these waves again
-                    key[idx] = parked
-                    together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
-                    gpc, issued0 = int(st.pc[idx[0]]), int(st.issued[idx[0]])
         finally:
             if lag:             # an error left the loop: st.pc as the waves' PCs are
                 st.pc[group_sel] += lag
