@@ -146,11 +146,12 @@ def test_matmul_lines_as_its_addresses_touch(captures):
     rng = np.random.default_rng(19)
     a, b = rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 32)).astype(np.float32)
     out, ab, bb = dev.alloc(32 * 32 * 4), dev.alloc(a.nbytes).copyin(a), dev.alloc(b.nbytes).copyin(b)
-    seen = {}
+    seen, conflicts = {}, {}
     timed = model.time_launch
 
     def keep_lines(machine, dispatch, recorder, params=None):
         seen.update(recorder.lines_per_wave())
+        conflicts.update(recorder.lds_extra_passes())
         return timed(machine, dispatch, recorder, params)
     model.time_launch = keep_lines
     try:
@@ -161,6 +162,15 @@ def test_matmul_lines_as_its_addresses_touch(captures):
         model.time_launch = timed
     np.testing.assert_allclose(out.copyout(np.float32).reshape(32, 32), a @ b, rtol=1e-5, atol=1e-5)
     assert {pc - entry_pc: n for pc, n in seen.items()} == LINES["r_32_32_16_2"]
+    # its LDS is 64 bytes: 16 dwords, each in its own bank of the 64 (RDNA3 manual 12.1), so
+    # none of its DS instructions can conflict and the replay's LDS timing needs no table
+    ds = sorted(pc - entry_pc for pc in conflicts)
+    print(f"\nmatmul DS instructions at {', '.join(hex(o) for o in ds)}: extra LDS passes "
+          f"{[conflicts[entry_pc + o] for o in ds]}")
+    cap = next(c for c in captures if c.kernel == "r_32_32_16_2")
+    base = min(cap.ops)
+    assert ds == sorted(pc - base for pc, op in cap.ops.items() if op.kind == "lds")     # every DS instruction seen
+    assert not any(conflicts.values())
 
 
 def test_functional_results_identical_with_timing():

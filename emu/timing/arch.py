@@ -69,7 +69,12 @@ class ArchTiming:
     # memory instructions (memory.py); the latencies above are those of an idle WGP
     vmem_lines_per_cycle: float = 1.0
     cus_per_wgp: int = 2
-    lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
+    lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38), conflict-free
+    # LDS bank conflicts (lds.py): 64 dword-wide banks per WGP (manual 1.2.2.1, 12.1), a
+    # half-wave served per pass, each pass beyond the conflict-free count one more cycle of
+    # the CU's LDS (12.5: "one cycle for wave32 ... as many as 64 cycles")
+    lds_banks: int = 64
+    lds_pass_cycles: int = 1
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns
     # --- instruction fetch and launch
     fetch_block: int = 128           # bytes per instruction fetch (a code line)

@@ -2,10 +2,14 @@
 calls `Recorder.step(pc, waves, first_wave)` once per batch (one instruction over a batch of
 waves); afterwards `streams()` gives every wave's PCs in execution order and
 `stream_table()` numbers the distinct streams. The machine's results do not depend on it:
-it only reads the PC and the batch's wave indices."""
+it only reads the PC, the batch's wave indices and the addresses of memory accesses
+(`touch`: global memory's cache lines; `lds_touch`: the LDS bank conflicts of DS
+instructions)."""
 from __future__ import annotations
 
 import numpy as np
+
+from .lds import BANKS, extra_passes
 
 _HASH_WEIGHTS = np.random.default_rng(0x19).integers(1, 2**63, 4096, dtype=np.uint64) | np.uint64(1)
 
@@ -14,13 +18,20 @@ class Recorder:
     LINE = 128              # bytes per cache line of the vector memory path
     SAMPLE_ROWS = 32        # wave rows of a batch whose lines are counted
 
-    def __init__(self):
+    def __init__(self, lds_banks: int = BANKS):
         self.pcs: list[int] = []
         self.batches: list = []
         self.offsets: list[int] = []
         self._line_sums: dict[int, list] = {}    # pc -> [distinct lines summed over wave rows, rows]
+        self.lds_banks = lds_banks
+        self._lds_parts: list = []               # the current instruction's LDS accesses: (dwords, active, rows)
+        self._lds_sums: dict[int, list] = {}     # pc -> [extra LDS passes summed over wave rows, rows]
+        self._lds_memo: dict = {}                # an access's dwords relative to its first, active lanes -> extra passes
+        self._picks: dict[int, np.ndarray] = {}  # batch rows -> the sampled rows
 
     def step(self, pc: int, waves, first_wave: int) -> None:
+        if self._lds_parts:
+            self._flush_lds()
         self.pcs.append(pc)
         self.batches.append(waves)
         self.offsets.append(first_wave)
@@ -59,6 +70,67 @@ class Recorder:
         entry = self._line_sums.setdefault(self.pcs[-1], [0.0, 0])
         entry[0] += mean * weight
         entry[1] += weight
+
+    def lds_touch(self, addr, nbytes: int, mask) -> None:
+        """LDS observer (RegionMemory.observer): the dwords each sampled wave row of the
+        current DS instruction touched. An instruction that accesses the LDS in several
+        calls (b96/b128 a dword each, the two addresses of *_2ADDR) is one access of all its
+        dwords: they are kept until the next instruction (`_flush_lds`). Addresses are
+        offsets in the work-group's LDS, whose allocation is bank-aligned."""
+        if not self.pcs or getattr(addr, "ndim", 0) != 2 or not addr.size:
+            return
+        n = addr.shape[0]
+        pick = self._picks.get(n) if n > self.SAMPLE_ROWS else slice(None)
+        if pick is None:
+            pick = self._picks[n] = np.linspace(0, n - 1, self.SAMPLE_ROWS).astype(np.int64)
+        if hasattr(addr, "offset") and hasattr(addr, "base"):       # split addresses: only the sampled rows
+            base = addr.base if addr.base.shape[0] == 1 else addr.base[pick]
+            a = addr.offset[pick].astype(np.int64) + base.astype(np.int64)
+        else:
+            a = np.asarray(addr)[pick].astype(np.int64)
+        a >>= 2
+        m = np.broadcast_to(np.asarray(mask, bool), addr.shape)[pick]
+        self._lds_parts.append((a, m, n, max(1, -(-nbytes // 4))))
+
+    def _flush_lds(self) -> None:
+        """The extra passes of the instruction whose accesses were just recorded. Shifting
+        every dword of an access by one amount moves every dword to another bank by the same
+        step, so the passes depend only on the dwords relative to the first: rows (waves)
+        whose relative dwords and active lanes equal the first row's get its count, and
+        counts are remembered by that pattern."""
+        parts, self._lds_parts = self._lds_parts, []
+        if len({p[0].shape for p in parts}) != 1:      # calls of differing shapes: not one access; none counted
+            return
+        active = parts[0][1]
+        for p in parts[1:]:
+            active = active | p[1]
+        rows = active.any(axis=1)
+        if not rows.any():
+            return
+        low = parts[0][0].min(axis=1, keepdims=True)
+        for p in parts[1:]:
+            np.minimum(low, p[0].min(axis=1, keepdims=True), out=low)
+        rel = [p[0] - low for p in parts]            # non-negative (lds.half_passes)
+        if len(low) == 1 or ((active == active[:1]).all() and all((r == r[:1]).all() for r in rel)):
+            key = (tuple((r[0].tobytes(), p[3]) for r, p in zip(rel, parts)), active[0].tobytes())
+            mean = self._lds_memo.get(key)
+            if mean is None:
+                one = np.concatenate([(r[:1, :, None] + np.arange(p[3])) for r, p in zip(rel, parts)], axis=2)
+                mean = self._lds_memo[key] = float(extra_passes(one, active[:1], self.lds_banks)[0])
+        else:
+            dwords = np.concatenate([(r[:, :, None] + np.arange(p[3])) for r, p in zip(rel, parts)], axis=2)
+            mean = float(extra_passes(dwords, active, self.lds_banks)[rows].mean())
+        n = parts[0][2]
+        entry = self._lds_sums.setdefault(self.pcs[-1], [0.0, 0])
+        entry[0] += mean * n
+        entry[1] += n
+
+    def lds_extra_passes(self) -> dict[int, float]:
+        """pc -> mean LDS passes one wave's access of the DS instruction needed beyond the
+        conflict-free count (bank conflicts; emu/timing/lds.py)."""
+        if self._lds_parts:
+            self._flush_lds()
+        return {pc: total / rows for pc, (total, rows) in self._lds_sums.items() if rows}
 
     def lines_per_wave(self) -> dict[int, float]:
         """pc -> mean distinct cache lines one wave's access touched (global memory PCs)."""
