@@ -435,6 +435,8 @@ class Engine:
         if kind == Kind.VALU:
             cls = op.valu or "plain"
             occ = p.valu_occupancy.get(cls, 1)
+            if cls == "fp64" and simd.last_valu_class != "fp64":     # the first of a run of FP64 ops
+                occ = p.fp64_first_occupancy.get(op.name, occ)
             if op.trans:
                 simd.trans_free = t + p.valu_occupancy["trans"] * passes
             if cls == "wmma":       # queued for the matrix core, which runs them one after another
