@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from isa.control import control
 from isa.effects import effects
 from isa.memory_access import memory_access
 from regalloc import Program, Ref, Step, Virtual, blocks
@@ -279,7 +280,7 @@ def build_program(kernel) -> Program:
         target = kernel.labels.get(inst.label) if inst.label is not None else None
         if inst.label is not None and target is None:
             raise OperandError(f"{inst.instr.mnemonic}: undefined label {inst.label!r}")
-        ends = d is not None and d.name.startswith("S_ENDPGM")
+        ends = d is not None and control(d).ends_wave
         copy = None
         if (e.copy and len(uses) == 1 and len(defs) == 1 and not inst.instr.modifiers
                 and uses[0].file == defs[0].file and uses[0].count == defs[0].count
