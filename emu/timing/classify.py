@@ -66,6 +66,7 @@ class OpInfo:
     sgpr_result: bool = False     # a VALU instruction writing an SGPR (compare masks, carry out, readlane)
     wave64: bool = False
     lines: float = 1.0            # vector memory: distinct 128-byte lines per wave (recorded when known)
+    lds_extra: float = 0.0        # DS: LDS passes per wave beyond the conflict-free count (bank conflicts, recorded)
 
 
 def _sgprs(code: int, n: int) -> set[int]:
