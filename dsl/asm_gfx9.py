@@ -803,10 +803,11 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
 
 
 def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
-    from .printer_gfx9 import _DS_NO_ADDR, _DS_NO_DATA, _DS_RTN
+    from isa.memory_access import memory_access
+    from .signature import ds_layout
     fmt = spec.formats["DS"]
     name = d.name
-    two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
+    two = memory_access(d).two_addresses
     f = {"OP": d.opcode, "GDS": 1 if "gds" in mods else 0}
     srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
@@ -820,18 +821,13 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         acc = a
         f[field] = idx
     try:
-        if "_RTN" in name or name.startswith(_DS_RTN):
-            data("VDST")
-        if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-            data("ADDR")
-            if f["ADDR"] % 2:   # gfx90a and later read the GWS value from an even register
+        for operand, field, _ in ds_layout(d):
+            if operand == "addr":   # the address is always a VGPR
+                f["ADDR"], _ = _vgpr(next(it), False)
+                continue
+            data(field)
+            if field == "ADDR" and f["ADDR"] % 2:   # GWS: gfx90a and later read the value from an even register
                 raise Gfx9AsmError(f"{name.lower()}: the GWS value register must be even")
-        if not name.startswith(_DS_NO_ADDR) and "ADDTID" not in name:
-            f["ADDR"], _ = _vgpr(next(it), False)
-        if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_DS_NO_DATA) and "ADDTID" not in name:
-            data("DATA0")
-            if any(t in name for t in ("MSKOR", "CMPST", "WRAP")) or two:
-                data("DATA1")
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:
@@ -863,7 +859,8 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     srcs = [None if _off(o) else src(spec, o) for o in ops]
     it = iter(srcs)
     acc = None
-    lds = "_LOAD_LDS_" in name
+    from .signature import flat_layout
+    layout = {operand for operand, _, _ in flat_layout(d, bool(f["SC0"]))}
 
     def data(field):
         nonlocal acc
@@ -876,7 +873,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         acc = a
         f[field] = idx
     try:
-        if ("_LOAD" in name and not lds) or ("_ATOMIC" in name and f["SC0"]):
+        if "vdst" in layout:
             data("VDST")
         addr = next(it)
         if d.format == "SCRATCH" and addr is None:
@@ -887,7 +884,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             f["ADDR"], _ = _vgpr(addr, False)
             if d.format == "SCRATCH":
                 f["LDS"] = 1
-        if "_STORE" in name or "_ATOMIC" in name:
+        if "vdata" in layout:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
