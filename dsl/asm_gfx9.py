@@ -151,6 +151,29 @@ def _operand(spec: Spec, v, given) -> Src:
     raise Gfx9AsmError(f"cannot read operand {_text(given)!r}", given)
 
 
+@lru_cache(maxsize=None)
+def _inline_float_bits(spec: Spec, bits: int) -> dict[int, int]:
+    """{bit pattern of an inline float constant at `bits` (16 or 32): its code}."""
+    fmt = "<e" if bits == 16 else "<f"
+    return {int.from_bytes(struct.pack(fmt, v), "little"): code for code, v in spec.traits.inline_floats.items()}
+
+
+def _sized_constant(spec: Spec, s: Src, bits: int, is_float: bool = True) -> None:
+    """An integer written for a 16- or 32-bit source, read at the operand's width as LLVM 22 does
+    on gfx942: the bit pattern of an inline float is that constant on any 32-bit operand
+    (0x3f800000 is 1.0 for v_add_f32, v_and_b32, s_add_u32) and on a 16-bit float one (0x3c00 for
+    v_add_f16, not v_add_u16); a 16-bit operand takes no wider integer."""
+    if s.kind != "lit" or type(s.value) is not int or bits not in (16, 32):
+        return
+    if bits == 16 and not -0x8000 <= s.value <= 0xffff:
+        raise Gfx9AsmError(f"{s.value:#x}: a 16-bit operand takes a 16-bit constant", s.value)
+    if bits == 16 and not is_float:
+        return
+    code = _inline_float_bits(spec, bits).get(s.val & ((1 << bits) - 1))
+    if code is not None:
+        s.kind, s.val = "s", code
+
+
 def _off(value) -> bool:
     return isinstance(value, Special) and value.name == "off"
 
@@ -396,7 +419,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if plan.srcs[0][0].t16 and enc.literal > 0xffff:
             raise Gfx9AsmError(f"{k.text}: the constant of a 16-bit operation must fit 16 bits")
     neg = abs_ = 0
-    for i, ((op, n, _bits, _f, _p), s) in enumerate(zip(plan.srcs, srcs)):
+    for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
+        if not packed:
+            _sized_constant(spec, s, bits, is_float)
         acc = f"src{i}" in plan.acc
         if e32:
             if kind in ("SDWA", "SDWAB"):
@@ -721,6 +746,8 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
         if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
+        if n == 1:
+            _sized_constant(spec, s, 32)
         f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")

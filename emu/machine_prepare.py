@@ -129,7 +129,7 @@ def _write_lane_bits(code: int):
         words = words.reshape(len(bits), st.mask_dwords)
         for k in range(st.mask_dwords):
             st.sgpr[code + k, sel] = words[:, k]
-        st.sgpr_written[code:code + st.mask_dwords] = True
+            st.sgpr_written[code + k] = True
     return write
 
 
