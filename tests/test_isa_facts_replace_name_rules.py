@@ -129,6 +129,29 @@ def test_matrix_widths_from_the_pseudocode_agree_with_the_old_name_table(wave):
     assert checked == 6 + 6 + 22     # RDNA3, RDNA3.5: 6 WMMA each; RDNA4: 22 WMMA and SWMMAC
 
 
+def test_matrix_instructions_from_the_pseudocode_are_the_ones_the_names_said():
+    """The printer and encoder took an instruction's operands as matrices when its name began
+    V_WMMA / V_SWMMAC; now when its code has (MxN) operands (isa.effects' matrix). The same 34
+    instructions of the five families (CDNA's MFMA go through tables["mfma"] instead)."""
+    old = {(f, d.name) for f, d in _instructions() if d.name.startswith(("V_WMMA", "V_SWMMAC"))}
+    new = {(f, d.name) for f, d in _instructions() if effects(d.pcode).matrix}
+    assert old == new and len(old) == 34
+
+
+def test_two_results_from_the_parse_agree_with_the_old_regular_expression():
+    """The timing model's v_swap class (the source is written too): old, a line starting
+    `S0.T =`; new, S0 among isa.effects' writes. Same for every VALU instruction."""
+    from emu.timing.classify import _pseudo_names
+    rows = 0
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.valu or not d.pcode:
+            continue
+        rows += 1
+        old = bool(re.search(r"^\s*S0\.\w+\s*=", d.pcode, re.M))
+        assert old == ("S0" in _pseudo_names(d.pcode)[1]), (family, d.name)
+    assert rows > 3000
+
+
 # ---------------------------------------------------------------- isa.control: waits, ends, hints
 
 def _simm16_values():

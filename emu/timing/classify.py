@@ -160,7 +160,7 @@ def valu_class(d) -> str:
         except Exception:
             wide = False
     bytes_dot = 4 <= products < 8
-    two_results = bool(re.search(r"^\s*S0\.\w+\s*=", pcode, re.M))      # v_swap: writes its source too
+    two_results = "S0" in _pseudo_names(pcode)[1]      # v_swap: writes its source too
     if wide or bytes_dot or two_results:
         return "int64"
     if d.format in ("VOP1", "VOP3") and _TRANS_CALL.search(pcode) and sizes <= {"f32", "f16"}:
