@@ -1,38 +1,49 @@
 """Decoding to the instruction value: `disasm.decode_instr(bytes)` must give the same `Instr`
 the text parser gives for LLVM 22's disassembly of those bytes (../shared/conformance/llvm),
 name the instruction the encoder chooses for LLVM's text, and encode back to LLVM's own
-re-encoding of that text. Rows our disassembler prints differently from LLVM (held to their
+re-encoding of that text (RDNA3, RDNA3.5, RDNA4, CDNA3, CDNA4). Rows our disassembler prints differently from LLVM (held to their
 figure by test_dsl_llvm_corpus.py) are listed, not failed."""
 from __future__ import annotations
 
 import collections
+import warnings
 from dataclasses import replace
 
 import pytest
 
 import isa
 from dsl.allocation import RecordingEncoder
-from dsl.asm import parse
+from dsl.asm import encoder, parse
 from dsl.decode import DecodeError
-from dsl.disasm import decode_instr, disassemble
+from dsl.disasm import DisassemblyWarning, decode_instr, disassemble
 from .test_dsl_llvm_corpus import corpus
 
-STEP = 7          # every 7th row: ~6600 rows across all families of the 46500
+STEP = 7          # every 7th row of each corpus (gfx1100: 7072 rows across all families)
+# the disassembler's figures against the whole corpora (test_dsl_llvm_corpus*.py): rows it prints
+# differently, or cannot decode (gfx1201), cannot give LLVM's Instr either
 
 
 def _sample(name: str) -> list[list[str]]:
     return corpus(name)[::STEP]
 
 
-@pytest.mark.parametrize("target", ["gfx1100", "gfx1151"])
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"])
 def test_decoded_instr_equals_parsed_llvm_text_and_reencodes(target):
     rows = _sample(target)
-    enc = RecordingEncoder(isa.load(target), 32)
+    rdna3 = target in ("gfx1100", "gfx1151")
+    # the RDNA3 encoder notes the instruction it chose, which the decoded defn must be
+    enc = RecordingEncoder(isa.load(target), 32) if rdna3 else encoder(target)
     total, bad = collections.Counter(), collections.defaultdict(list)
     assembler_gaps, printer_gaps = 0, []
     for family, hex_bytes, text, reenc in rows:
         total[family] += 1
         data = bytes.fromhex(hex_bytes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DisassemblyWarning)     # gfx1201 rows it cannot decode
+            printed = disassemble(data, target)
+        if printed != text:
+            printer_gaps.append((family, hex_bytes, text))
+            continue
         decoded, size = decode_instr(data, target)
         assert size == len(data), (family, hex_bytes, text)
         parsed = parse(text)[0]
@@ -49,7 +60,7 @@ def test_decoded_instr_equals_parsed_llvm_text_and_reencodes(target):
             if out != bytes.fromhex(reenc):
                 assembler_gaps += 1     # test_dsl_llvm_corpus holds the assembler to its figure
                 continue
-            chosen = enc.record.definition
+            chosen = enc.record.definition if rdna3 else None
             # (where LLVM's text re-encodes to other bytes, e.g. v_nop from VOP3 bytes, the text
             # no longer says which encoding the bytes had: the defn is then the bytes')
             canonical = reenc == hex_bytes
@@ -59,20 +70,20 @@ def test_decoded_instr_equals_parsed_llvm_text_and_reencodes(target):
             again, _ = enc.encode(decoded)
             if again != bytes.fromhex(reenc):
                 problems.append(f"re-encoded {again.hex()} != LLVM's {reenc}")
-        if problems and disassemble(data, target) != text:
-            printer_gaps.append((family, hex_bytes, text))   # test_dsl_llvm_corpus holds the printer
-        elif problems:
+        if problems:
             bad[family].append((hex_bytes, text, problems))
     n_bad = sum(len(v) for v in bad.values())
     n = sum(total.values())
-    print(f"\n{target}: decode_instr agrees on {n - n_bad - len(printer_gaps)}/{n} sampled rows")
+    print(f"\n{target}: decode_instr agrees on {n - n_bad - len(printer_gaps)}/{n - len(printer_gaps)} of {n} "
+          f"sampled rows (those our disassembler prints as LLVM does)")
     print(f"  re-encoding not checked on {assembler_gaps} rows our assembler refuses or encodes otherwise "
           f"(mostly MIMG, which it does not assemble)")
     for family, items in sorted(bad.items()):
         print(f"  {family}: {len(items)}/{total[family]}", items[:2])
-    print(f"  rows our disassembler prints differently from LLVM (so the Instr differs too): {printer_gaps}")
+    print(f"  rows our disassembler prints differently from LLVM (not compared): {len(printer_gaps)}",
+          printer_gaps[:3])
     assert not bad, dict(bad)
-    assert len(printer_gaps) <= 2      # gfx1100's one compute row and one MIMG row of the whole corpus
+    assert target != "gfx1151" or not printer_gaps
 
 
 def test_decode_instr_of_bad_bytes_names_the_offset():
