@@ -488,3 +488,33 @@ def test_gfx9_ds_and_flat_operands_from_the_shared_layouts_agree_with_the_old_na
                     assert new == _old_gfx9_flat(d.name, d.format, n, sc0), (family, d.name, sc0)
     print("instructions agreeing:", rows)
     assert rows["DS"] >= 250 and rows["FLAT"] >= 200
+
+
+# ---------------------------------------------------------------- emu/machine_prepare: memory and barrier facts
+
+def test_machine_prepare_memory_facts_from_the_manual_agree_with_the_old_names():
+    """emu/machine_prepare chose by name: S_BUFFER_ (SBASE is a buffer resource), _ADDTID_B32 (no
+    VGPR address: scalar base + lane ID * 4), TBUFFER_ / _FORMAT_ (a format conversion) and
+    S_BARRIER_WAIT (SIMM16 names the barrier). Now isa.memory_access and isa.control read the
+    manual's code and descriptions. Same answer over every instruction of the five families (RDNA4's
+    S_BUFFER_PREFETCH_DATA names no buffer, but "a base address provided in a resource descriptor")."""
+    from isa.control import control
+    from isa.memory_access import buffer_resource, converts_format, lane_address
+    counts = {"smem": 0, "buffer": 0, "flat": 0, "barrier": 0}
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        if d.format == "SMEM":
+            counts["smem"] += 1
+            assert buffer_resource(d) == d.name.startswith("S_BUFFER_"), (family, d.name)
+        if d.format in roles.buffer:
+            counts["buffer"] += 1
+            old = d.name.startswith("TBUFFER_") or "_FORMAT_" in d.name
+            assert converts_format(d) == old, (family, d.name)
+        if d.format in roles.flat:
+            counts["flat"] += 1
+            assert lane_address(d) == d.name.endswith("_ADDTID_B32"), (family, d.name)
+        if d.format in ("SOPP", "SOP1"):
+            counts["barrier"] += 1
+            assert control(d).barrier_in_simm16 == (d.name == "S_BARRIER_WAIT"), (family, d.name)
+    print("instructions agreeing:", counts)
+    assert counts["smem"] >= 200 and counts["buffer"] >= 400 and counts["flat"] >= 650
