@@ -32,6 +32,7 @@ from __future__ import annotations
 from regalloc import Program, Ref, blocks
 
 from isa.control import control
+from isa.memory_access import ray_query
 
 ANY_ORDER = -1           # a counter this load may return out of order on: only a wait for 0 covers it
 SATURATE = 64            # counters are 6 bits: more younger instructions than this change nothing
@@ -69,9 +70,9 @@ def counters(d, has_result: bool, roles, split: bool = False) -> tuple[dict[str,
 
 
 def _split_counters(d, has_result: bool, roles) -> tuple[dict[str, int], set[str]]:
-    fmt, name = d.format, d.name
+    fmt = d.format
     if fmt in roles.flat or fmt in roles.buffer or fmt in roles.image:
-        counter = "BVH" if "BVH" in name else "SAMPLE" if fmt == "VSAMPLE" else "LOAD"
+        counter = "BVH" if ray_query(d) else "SAMPLE" if fmt == "VSAMPLE" else "LOAD"
         waits = {counter: 0}
         incs = {counter} if has_result else set()
         if fmt == "VFLAT":             # FLAT also counts on DScnt, for its LDS side

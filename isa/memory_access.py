@@ -12,6 +12,7 @@
     converts_format(d)            # a buffer access converts through a data format (*_FORMAT_*)
     buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
     lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
+    ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
 `tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
@@ -28,7 +29,8 @@ code (CDNA's BUFFER_STORE_FORMAT_D16_HI_X) the description: "Convert ... into 1-
 formatted data". buffer_resource: the code or description names a buffer (CalcBufferAddr,
 "a scalar buffer surface", "using a buffer resource descriptor") or a resource descriptor
 (RDNA4's S_BUFFER_PREFETCH_DATA). lane_address: the description "No VGPR address is supplied
-... TID is added" (RDNA3) or "the lane ID is used as an offset" (RDNA3.5, RDNA4).
+... TID is added" (RDNA3) or "the lane ID is used as an offset" (RDNA3.5, RDNA4). ray_query:
+the description tests "the intersection of rays" or returns "results of intersection testing".
 
 Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
 descriptions, a few CDNA LDS-direct and cache instructions), the direction comes from AMD's
@@ -134,6 +136,7 @@ def memory_access(d, image: bool = False) -> MemoryAccess:
 _CONVERTS = re.compile(r"\bConvert(?:From|To)Format\b")
 _CONVERTS_SAID = re.compile(r"\bconvert\b[^.]*\bformat", re.I)
 _BUFFER = re.compile(r"\bbuffer\b|\bCalc\w*BufferAddr\b|\bresource descriptor\b", re.I)
+_RAY_QUERY = re.compile(r"\bintersection\b", re.I)
 _LANE_ADDRESS = re.compile(r"\bno VGPR address\b|\blane ID is used\b|\bTID is added\b", re.I)
 
 
@@ -150,3 +153,8 @@ def buffer_resource(d) -> bool:
 def lane_address(d) -> bool:
     """`d` (a FLAT-family instruction) takes no VGPR address: scalar base + offset + lane ID * 4."""
     return bool(_LANE_ADDRESS.search(d.description or ""))
+
+
+def ray_query(d) -> bool:
+    """`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray)."""
+    return bool(_RAY_QUERY.search(d.description or ""))

@@ -518,3 +518,18 @@ def test_machine_prepare_memory_facts_from_the_manual_agree_with_the_old_names()
             assert control(d).barrier_in_simm16 == (d.name == "S_BARRIER_WAIT"), (family, d.name)
     print("instructions agreeing:", counts)
     assert counts["smem"] >= 200 and counts["buffer"] >= 400 and counts["flat"] >= 650
+
+
+def test_bvh_counter_from_the_description_agrees_with_the_old_name():
+    """dsl/inflight put memory instructions with "BVH" in the name on RDNA4's BVHcnt; now
+    isa.memory_access.ray_query reads the manual's description ("intersection of rays",
+    "results of intersection testing"). Same set over every memory instruction of the five
+    families: the ray queries of RDNA3/3.5 (2 each) and RDNA4 (4)."""
+    from isa.memory_access import ray_query
+    found = {}
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        if d.format in roles.flat | roles.buffer | roles.image:
+            assert ray_query(d) == ("BVH" in d.name), (family, d.name)
+            found[family] = found.get(family, 0) + ray_query(d)
+    assert found == {"rdna3": 2, "rdna3.5": 2, "rdna4": 4, "cdna3": 0, "cdna4": 0}
