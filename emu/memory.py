@@ -442,9 +442,58 @@ class DeviceMemory:
         i = bisect.bisect_right(self._start_list, lo) - 1
         return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
+    def _plain_indices(self, addr, nbytes: int, mask) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """(index, inactive): element indices into the arena viewed as nbytes-wide values for
+        an array of 64-bit addresses (FLAT, GLOBAL without an SGPR base, SMEM batches, buffers)
+        whose active lanes lie, aligned, in one live allocation, and the inactive lanes' mask
+        (None when every lane is active). The active lanes' lowest and highest address decide
+        it (min/max, a bisection over Python ints); inactive lanes may hold any address, so
+        their indices are clipped reads the caller zeroes and never writes. None sends the
+        access through the general path (`_check`), which names a faulting lane and handles
+        unaligned accesses byte by byte."""
+        if type(addr) is not np.ndarray or addr.dtype != np.uint64 or not addr.size:
+            return None
+        options = current()
+        if not (options.plain_address_extremes and options.bounds_by_extremes and options.aligned_gathers):
+            return None
+        signed = addr.view(np.int64)        # device addresses are < 2**63: a wrapped one reads negative
+        mask = np.asarray(mask)
+        if mask.size == 1 and mask.dtype == np.bool_:
+            if not mask.reshape(()):
+                return None
+            inactive, lo, hi = None, int(signed.min()), int(signed.max())
+        else:
+            mask = broadcast(mask, addr.shape)
+            lo = int(signed.min(where=mask, initial=np.iinfo(np.int64).max))
+            hi = int(signed.max(where=mask, initial=np.iinfo(np.int64).min))
+            if lo > hi:                     # no lane active
+                return None
+            inactive = ~mask
+        i = bisect.bisect_right(self._start_list, lo) - 1
+        if i < 0 or hi + nbytes > self._end_list[i]:
+            return None                     # outside one allocation (allocations never overlap)
+        if nbytes > 1:
+            low_bits = np.bitwise_or.reduce(signed, axis=None) if inactive is None else \
+                np.bitwise_or.reduce(signed, axis=None, where=mask, initial=0)
+            if int(low_bits) & (nbytes - 1):
+                return None
+        index = np.subtract(signed, self.base)
+        index >>= _SHIFT[nbytes]
+        return index, inactive
+
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         if self.observer is not None:
             self.observer(addr, nbytes, mask)
+        plain = self._plain_indices(addr, nbytes, mask)
+        if plain is not None:
+            index, inactive = plain
+            # checked above: mode "clip" only skips numpy's own per-index check (inactive
+            # lanes' indices may be anything: clipped, then zeroed)
+            value = np.take(self.data.view(_DTYPES[nbytes]), index, mode="clip")
+            value = value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
+            if inactive is not None:
+                np.copyto(value, 0, where=inactive)
+            return value
         if type(addr) is not SplitAddresses and np.size(addr) == 1 and np.asarray(mask).all() \
                 and current().one_address_loads:
             one = self.load_one(int(np.asarray(addr).reshape(-1)[0]), nbytes)
@@ -476,6 +525,15 @@ class DeviceMemory:
     def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
         if self.observer is not None:
             self.observer(addr, nbytes, mask)
+        plain = self._plain_indices(addr, nbytes, mask)
+        if plain is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
+            index, inactive = plain
+            value = np.broadcast_to(value, index.shape)
+            if inactive is not None:
+                active = ~inactive
+                index, value = index[active], value[active]
+            self.data.view(_DTYPES[nbytes])[index] = value.astype(_DTYPES[nbytes], copy=False)
+            return
         index = self._split_indices(addr, nbytes, mask)
         if index is not None:
             if isinstance(index, slice):
