@@ -442,7 +442,7 @@ class DeviceMemory:
         i = bisect.bisect_right(self._start_list, lo) - 1
         return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
-    def _plain_indices(self, addr, nbytes: int, mask) -> tuple[np.ndarray, np.ndarray | None] | None:
+    def _plain_indices(self, addr, nbytes: int, mask, span: int = 0) -> tuple[np.ndarray, np.ndarray | None] | None:
         """(index, inactive): element indices into the arena viewed as nbytes-wide values for
         an array of 64-bit addresses (FLAT, GLOBAL without an SGPR base, SMEM batches, buffers)
         whose active lanes lie, aligned, in one live allocation, and the inactive lanes' mask
@@ -450,7 +450,8 @@ class DeviceMemory:
         it (min/max, a bisection over Python ints); inactive lanes may hold any address, so
         their indices are clipped reads the caller zeroes and never writes. None sends the
         access through the general path (`_check`), which names a faulting lane and handles
-        unaligned accesses byte by byte."""
+        unaligned accesses byte by byte. span: the bytes from each address that must lie in the
+        allocation, when more than nbytes (a run of dwords)."""
         if type(addr) is not np.ndarray or addr.dtype != np.uint64 or not addr.size:
             return None
         options = current()
@@ -470,7 +471,7 @@ class DeviceMemory:
                 return None
             inactive = ~mask
         i = bisect.bisect_right(self._start_list, lo) - 1
-        if i < 0 or hi + nbytes > self._end_list[i]:
+        if i < 0 or hi + max(nbytes, span) > self._end_list[i]:
             return None                     # outside one allocation (allocations never overlap)
         if nbytes > 1:
             low_bits = np.bitwise_or.reduce(signed, axis=None) if inactive is None else \
@@ -512,6 +513,28 @@ class DeviceMemory:
             return value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
         addr = np.asarray(addr)
         return _gather(self.data, self._check(addr, nbytes, mask), nbytes, broadcast(mask, np.shape(addr)))
+
+    def load_dwords(self, addr: np.ndarray, n: int, mask: np.ndarray) -> np.ndarray | None:
+        """uint32 (..., n): the n dwords from each active lane's address (0 in inactive lanes)
+        when every active lane's 4n bytes lie, aligned to 4, in one allocation (one bounds
+        check and one gather for a multi-dword load, emu/dword_loads.py); else None."""
+        plain = self._plain_indices(addr, 4, mask, 4 * n)
+        if plain is None:
+            return None
+        index, inactive = plain
+        index = index[..., None] + np.arange(n)
+        words = np.take(self.data.view(np.uint32), index, mode="clip")     # checked: see load
+        if inactive is not None:
+            np.copyto(words, 0, where=inactive[..., None])
+        return words
+
+    def load_bytes(self, address: int, nbytes: int) -> bytes | None:
+        """The nbytes at one address with Python-int bounds (as load_one); None when they are
+        not all in one allocation."""
+        if not self._inside_one(address, address + nbytes):
+            return None
+        offset = address - self.base
+        return self.data[offset:offset + nbytes].tobytes()
 
     def load_one(self, address: int, nbytes: int) -> int | None:
         """The value at one address (a uniform SMEM load) with Python-int bounds, skipping the
