@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from . import rtlib
-from .memory import DeviceMemory, SplitAddresses
+from .memory import DeviceMemory, FlatMemory, SplitAddresses
 from .options import current
 
 _FIELD_LOAD = re.compile(r"(\w+)\[(\d+) : (\d+)\] = MEM\[ADDR \+ (\d+)U\]\.b")
@@ -43,19 +43,22 @@ def load_dword_runs(fn, name: str, dest: str, n: int):
     """The semantic fn of a dword-run load (see dword_run), loading its run as one access
     when it can and running fn otherwise."""
     def run(ctx):
-        if current().dword_run_loads and type(ctx.mem) is DeviceMemory:
-            value = _load_run(ctx, name, dest, n)
-            if value is not None:
-                return {dest: value}
+        if current().dword_run_loads:
+            mem = ctx.mem
+            if type(mem) is FlatMemory and mem.global_only(ctx.get("ADDR", name)):
+                mem = mem.device        # (what FlatMemory.load does with such addresses)
+            if type(mem) is DeviceMemory:
+                value = _load_run(ctx, mem, name, dest, n)
+                if value is not None:
+                    return {dest: value}
         return fn(ctx)
     return run
 
 
-def _load_run(ctx, name: str, dest: str, n: int):
+def _load_run(ctx, mem: DeviceMemory, name: str, dest: str, n: int):
     """The destination's value as fn would build it: uint64 for two dwords (the old value's
     shape and the addresses' broadcast), else uint32 (..., n) dwords (dw_zeros' shape and
     the addresses' broadcast); None when the one access cannot be made."""
-    mem = ctx.mem
     if mem.observer is not None:
         return None
     addr = ctx.get("ADDR", name)

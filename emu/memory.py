@@ -672,6 +672,13 @@ class FlatMemory:
     def __init__(self, device: DeviceMemory, lds: RegionMemory | None, scratch: RegionMemory | None):
         self.device, self.lds, self.scratch = device, lds, scratch
 
+    def global_only(self, addr) -> bool:
+        """Whether every address (active or not) lies below both apertures, so that the
+        access is the global memory's alone (EmuOptions.flat_below_apertures: one maximum
+        instead of the apertures' per-lane masks)."""
+        return type(addr) is np.ndarray and addr.dtype == np.uint64 and addr.size > 0 \
+            and current().flat_below_apertures and int(addr.max()) < SHARED_APERTURE
+
     def _split(self, addr, mask):
         addr = np.asarray(addr).astype(np.uint64)
         mask = broadcast(mask, addr.shape)
@@ -687,6 +694,8 @@ class FlatMemory:
         return [(self.device, addr, mask)] + parts
 
     def load(self, addr, nbytes, mask):
+        if self.global_only(addr):
+            return self.device.load(addr, nbytes, broadcast(mask, addr.shape))
         out = None
         for mem, a, m in self._split(addr, mask):
             if m.any() or out is None:
@@ -695,6 +704,11 @@ class FlatMemory:
         return out
 
     def store(self, addr, nbytes, value, mask):
+        if self.global_only(addr):
+            mask = broadcast(mask, addr.shape)
+            if mask.any():
+                self.device.store(addr, nbytes, value, mask)
+            return
         for mem, a, m in self._split(addr, mask):
             if m.any():
                 mem.store(a, nbytes, value, m)

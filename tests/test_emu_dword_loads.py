@@ -74,15 +74,19 @@ def test_smem_runs_read_the_buffer_bytes(mnemonic, n, where):
         np.testing.assert_array_equal(np.broadcast_to(got, want.shape), want, err_msg=mode)
 
 
-@pytest.mark.parametrize("mnemonic, n", [("GLOBAL_LOAD_B64", 2), ("GLOBAL_LOAD_B96", 3), ("GLOBAL_LOAD_B128", 4)])
+@pytest.mark.parametrize("mnemonic, n", [("GLOBAL_LOAD_B64", 2), ("GLOBAL_LOAD_B96", 3), ("GLOBAL_LOAD_B128", 4),
+                                         ("FLAT_LOAD_B64", 2), ("FLAT_LOAD_B128", 4)])
 @pytest.mark.parametrize("exec_bits", [2**32 - 1, 0x0F0F_00FF])
 def test_global_runs_read_the_buffer_bytes(mnemonic, n, exec_bits):
-    mem, at, host = _memory()
+    from emu.memory import FlatMemory
+    device, at, host = _memory()
+    mem = FlatMemory(device, None, None) if mnemonic.startswith("FLAT") else device
     rng = np.random.default_rng(n)
     offsets = (rng.integers(0, (SIZE - 4 * n) // 4, (2, 32)) * 4).astype(np.uint64)
     active = ((np.uint64(exec_bits) >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool)[None, :]
     addr = offsets + np.uint64(at)
-    addr[~np.broadcast_to(active, addr.shape)] = np.uint64(2**63 + 12)      # inactive lanes: wild addresses
+    wild = 2**63 + 12 if mem is device else 2**40 + 12     # (FLAT: below the apertures)
+    addr[~np.broadcast_to(active, addr.shape)] = np.uint64(wild)      # inactive lanes: wild addresses
     def ctx():
         return Ctx(32, np.full((2, 1), exec_bits, np.uint64),
                    {"ADDR": addr, "VDATA": np.zeros((2, 32), np.uint64 if n == 2 else np.uint32)}, False, mem=mem)

@@ -152,3 +152,38 @@ def test_no_active_lane_reads_zeros_and_writes_nothing():
             assert not _run(options, lambda: mem.load(addr, 4, mask)).any(), mode
             _run(options, lambda: mem.store(addr, 4, addr, mask))
         assert all(mem.read(at, len(host[at])) == host[at].tobytes() for at in starts), mode
+
+
+@pytest.mark.parametrize("case", ["global only", "one lane in the LDS aperture", "an inactive lane in the aperture",
+                                  "one lane in the scratch aperture"])
+def test_flat_accesses_below_the_apertures_are_global_ones(case):
+    """FLAT: every address below the apertures goes to global memory as it is (one maximum,
+    EmuOptions.flat_below_apertures); any lane at or above them takes the per-lane split. The
+    LDS and scratch bytes are numpy arrays read back, the global ones the byte model's."""
+    from emu.memory import PRIVATE_APERTURE, SHARED_APERTURE, FlatMemory, RegionMemory
+    rng = np.random.default_rng(len(case))
+    _, host0, starts0 = _memory()
+    addr = np.uint64(starts0[1]) + (rng.permutation(64)[:16] * 4).astype(np.uint64).reshape(2, 8)
+    mask = np.ones((2, 8), bool)
+    if case == "one lane in the LDS aperture":
+        addr[1, 1] = np.uint64(SHARED_APERTURE + 12)
+    elif case == "one lane in the scratch aperture":
+        addr[0, 7] = np.uint64(PRIVATE_APERTURE + 4)
+    elif case == "an inactive lane in the aperture":
+        addr[0, 3], mask[0, 3] = np.uint64(SHARED_APERTURE + 8), False
+    value = rng.integers(0, 2**32, (2, 8), dtype=np.uint64).astype(np.uint32)
+    outcomes = []
+    for mode, options in {**MODES, "flat switch off": options_from(off=["flat_below_apertures"])}.items():
+        mem, _, _ = _memory()
+        lds = RegionMemory("LDS", np.arange(64, dtype=np.uint8), 64, np.zeros((2, 1), np.int64))
+        scratch = RegionMemory("scratch", np.arange(16 * 16, dtype=np.uint8), 16, np.arange(16).reshape(2, 8) * 16)
+        flat = FlatMemory(mem, lds, scratch)
+        assert _run(options, lambda: flat.global_only(addr)) == (case == "global only" and mode in ("fast", "switch off")), mode
+        got = _run(options, lambda: flat.load(addr, 4, mask))
+        _run(options, lambda: flat.store(addr, 4, value, mask))
+        outcomes.append((got.tolist(), [mem.read(at, size) for at, size in zip(starts0, SIZES)],
+                         lds.data.tobytes(), scratch.data.tobytes()))
+    global_lanes = mask & (addr < np.uint64(SHARED_APERTURE))
+    np.testing.assert_array_equal(np.where(global_lanes, outcomes[0][0], 0),
+                                  _model_load(host0, addr, 4, global_lanes))
+    assert all(o == outcomes[0] for o in outcomes), case
