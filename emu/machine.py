@@ -44,6 +44,12 @@ MEMORY_SLICE_LANES = 1 << 20
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
+# decoded instructions kept across launches: past this many, a launch starts with empty caches.
+# Each cached instruction holds ~40 Python objects (its decode, preparation, step closures); a
+# process that loads thousands of kernels and keeps them (tinygrad keeps every kernel it has
+# compiled) would otherwise keep them all, and every full pass of Python's cyclic collector
+# walks them: in tinygrad's test_ops that is seconds of collection, most of it at exit
+DECODED_LIMIT = 1 << 14
 _UNKNOWN = object()
 
 
@@ -243,7 +249,8 @@ class _Clock:
 class Machine:
     """One architecture's machine bound to a device memory. `run(dispatch)` executes a
     launch to completion and returns Stats; decoded instructions are cached per PC, and
-    their preparation per PC and launch shape (wave size, VGPR count). `options` says which
+    their preparation per PC and launch shape (wave size, VGPR count), up to DECODED_LIMIT
+    instructions (then a launch starts afresh). `options` says which
     fast paths are on (emu/options.py; default: WAVESMITH_EMU_REFERENCE / WAVESMITH_EMU_OFF,
     else all)."""
 
@@ -301,8 +308,9 @@ class Machine:
     def run(self, d: Dispatch) -> Stats:
         d.validate(self.spec.traits)
         self._clock = _Clock(d)
-        if self._code_generation != self.memory.code_generation:
-            # code the cache decoded was freed (its range may hold new code) or overwritten
+        if self._code_generation != self.memory.code_generation or len(self._decoded) > DECODED_LIMIT:
+            # code the cache decoded was freed (its range may hold new code) or overwritten,
+            # or the caches hold more instructions than are worth keeping (DECODED_LIMIT)
             self._decoded.clear()
             self._prepared.clear()
             self._code_generation = self.memory.code_generation
@@ -406,8 +414,9 @@ class _Chunk:
         fast_together = self.options.together
         together = fast_together and bool(st.waves) and (st.run == RUNNING).all() and st.pc.min() == st.pc.max()
         # the batch while together: the running waves at the lowest PC (at first all of them;
-        # later e.g. the waves of a loop whose out-of-range waves branched past it), as long as
-        # they stay below the lowest PC of the other running waves (which do not move meanwhile)
+        # later the waves a PC search found there, e.g. those of a loop whose out-of-range waves
+        # branched past it), as long as they stay below the lowest PC of the other running
+        # waves (which do not move meanwhile)
         group_idx, group_sel, others = everyone, all_waves, parked
         # instructions every wave of the group issued while together, not yet added to
         # st.issued (one Python int instead of a pass over the waves per batch)
@@ -485,6 +494,14 @@ class _Chunk:
                         return
                     idx = (key == lowest).nonzero()[0]
                     sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
+                    if fast_together:
+                        # the batch is at one PC: while that stays below every other running
+                        # wave's PC, the batches are these waves (from this one on, which the
+                        # loop's top runs and counts)
+                        key[idx] = parked
+                        together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
+                        gpc, issued0 = lowest, int(st.issued[idx[0]])
+                        continue
                     st.issued[sel] += 1
                 pc = lowest & 0xFFFF_FFFF_FFFF_FFFF          # PCs are unsigned, held as int64
                 p = self.prepared.get(pc)
@@ -551,12 +568,6 @@ class _Chunk:
                     else:
                         st.issued[group_sel] += bulk
                         bulk = 0
-                elif fast_together and _one_pc(st.pc, sel):
-                    # the batch is still at one PC: while that stays below every other running
-                    # wave's PC, the next batches are these waves again
-                    key[idx] = parked
-                    together, group_idx, group_sel, others = True, idx, sel, int(np.minimum.reduce(key))
-                    gpc, issued0 = int(st.pc[idx[0]]), int(st.issued[idx[0]])
         finally:
             if lag:             # an error left the loop: st.pc as the waves' PCs are
                 st.pc[group_sel] += lag

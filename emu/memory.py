@@ -274,7 +274,7 @@ class DeviceMemory:
         self.live[address] = a
         # a freed allocation whose range is handed out again is no longer worth naming
         self.freed = [f for f in self.freed if f.address + f.span <= address or f.address >= address + span]
-        self._refresh()
+        self._refresh(added=a)
         return address
 
     def _take_hole(self, span: int) -> int | None:
@@ -325,7 +325,7 @@ class DeviceMemory:
             self.code_generation += 1
         self.freed = (self.freed + [a])[-self.RECENTLY_FREED:]
         self._release(a.address - self.base, a.span)
-        self._refresh()
+        self._refresh(removed=a)
 
     def _release(self, offset: int, span: int) -> None:
         """Put [offset, offset + span) on the free list, merged with free neighbours; a free
@@ -342,11 +342,29 @@ class DeviceMemory:
         else:
             self.holes.insert(i, [offset, span])
 
-    def _refresh(self) -> None:
-        self._start_list = sorted(self.live)
-        self._end_list = [a + self.live[a].size for a in self._start_list]
-        self._starts = np.array(self._start_list, np.int64)
-        self._ends = np.array(self._end_list, np.int64)
+    def _refresh(self, added: Allocation | None = None, removed: Allocation | None = None) -> None:
+        """Keep the live allocations' starts and ends sorted: one insertion or removal (a
+        process keeps thousands of buffers and code objects live: no re-sort per call); the
+        numpy copies _check searches are rebuilt on its next call."""
+        if added is not None:
+            i = bisect.bisect_left(self._start_list, added.address)
+            self._start_list.insert(i, added.address)
+            self._end_list.insert(i, added.address + added.size)
+        elif removed is not None:
+            i = bisect.bisect_left(self._start_list, removed.address)
+            del self._start_list[i], self._end_list[i]
+        else:
+            self._start_list = sorted(self.live)
+            self._end_list = [a + self.live[a].size for a in self._start_list]
+        self._arrays = None
+
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._arrays is None:
+            self._arrays = np.array(self._start_list, np.int64), np.array(self._end_list, np.int64)
+        return self._arrays
+
+    _starts = property(lambda self: self._bounds()[0])
+    _ends = property(lambda self: self._bounds()[1])
 
     def allocation_at(self, address: int) -> Allocation | None:
         i = bisect.bisect_right(self._start_list, address) - 1

@@ -143,8 +143,9 @@ class _Occupancy:
                 self.summary[s // C:(e - 1) // C + 1, w] |= bit
             else:
                 self.bits[s:e, w] &= ~bit
-                for c in range(s // C, (e - 1) // C + 1):
-                    self.summary[c, w] = np.bitwise_or.reduce(self.bits[c * C:(c + 1) * C, w])
+                c0, c1 = s // C, (e - 1) // C + 1          # the summary rows [c0, c1) recomputed
+                column = self.bits[c0 * C:c1 * C, w]
+                self.summary[c0:c1, w] = np.bitwise_or.reduceat(column, np.arange(0, len(column), C))
 
     def take(self, reg: int, ivs: list[tuple[int, int]], owner: int | None = None):
         self._mark(reg, ivs, True)
@@ -504,8 +505,8 @@ def _evict_into(occ: _Occupancy, base, info, vid, width, unit_ivs, mod, res, tar
             placed = {}
             for y in victims:
                 wy, ivy, my, ry = info[y]
-                r = next((r for r in range(ry, target - wy + 1, my)
-                          if all(not ivy[o] or occ.free(r + o, ivy[o]) for o in range(wy))), None)
+                # the lowest run whose every dword is free over y's ranges (one OR per dword)
+                r = next(_clear_bits(occ.blocked_runs(ivy), ry, my, target - wy + 1), None)
                 if r is None:
                     break
                 placed[y] = r

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 import pathlib
-import resource
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -47,11 +48,24 @@ def command(device: str, *extra: str) -> list[str]:
 
 def run(device: str, *extra: str, timeout: float) -> tuple[subprocess.CompletedProcess, float, float]:
     """One pytest process in the peer suite's folder: (its result, wall seconds, CPU seconds of the
-    child: user + system, the steadier figure on a shared machine)."""
-    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    r = subprocess.run(command(device, *extra), cwd=PEER, env=environment(device), capture_output=True, text=True,
-                       timeout=timeout)
-    wall = time.perf_counter() - start
-    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r, wall, cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
+    child: user + system from its own rusage, the steadier figure on a shared machine). Safe to
+    call from several threads at once: each child's CPU time is its own (wait4), not the sum of
+    every child this process has reaped. Raises subprocess.TimeoutExpired after `timeout` s."""
+    argv = command(device, *extra)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, cwd=PEER, env=environment(device), stdout=out, stderr=err, text=True)
+        timer = threading.Timer(timeout, child.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(child.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if wall >= timeout and child.returncode < 0:
+        raise subprocess.TimeoutExpired(argv, timeout, stdout, stderr)
+    return subprocess.CompletedProcess(argv, child.returncode, stdout, stderr), wall, usage.ru_utime + usage.ru_stime

@@ -229,6 +229,22 @@ def test_code_in_reused_memory_is_decoded_again():
     assert results == [11, 22]
 
 
+def test_decode_caches_stay_bounded_across_many_loaded_kernels(monkeypatch):
+    """Kernels that stay loaded (as tinygrad keeps every kernel it compiled) do not keep
+    their decoded instructions forever: past DECODED_LIMIT a launch starts with empty caches,
+    and every kernel, old or new, still stores its own value."""
+    import emu.machine
+    monkeypatch.setattr(emu.machine, "DECODED_LIMIT", 8)
+    dev = Device()
+    programs = [(v, dev.load(assemble_module(STORE.format(kernarg=12, scratch=0, flat=256, space="global"))))
+                for v in (5, 6, 7, 8)]
+    out = dev.alloc(128, "out")
+    for value, prg in programs + programs[::-1]:       # each kernel is 7 instructions
+        prg.launch("k", 1, 32, [out, np.uint32(value)])
+        assert (out.copyout(np.uint32) == value).all()
+        assert len(dev.machine._decoded) <= 8 + 7
+
+
 LOOP = HEAD + (".text\nk:\nL:\n s_branch L\n.rodata\n.amdhsa_kernel k\n .amdhsa_next_free_vgpr 1\n"
                " .amdhsa_next_free_sgpr 1\n.end_amdhsa_kernel\n")
 
