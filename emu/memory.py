@@ -569,7 +569,9 @@ class DeviceMemory:
         plain = self._plain_indices(addr, nbytes, mask)
         if plain is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
             index, inactive = plain
-            value = np.broadcast_to(value, index.shape)
+            value = np.asarray(value)
+            if value.shape != index.shape:
+                value = np.broadcast_to(value, index.shape)
             if inactive is not None:
                 active = ~inactive
                 index, value = index[active], value[active]
