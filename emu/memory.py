@@ -481,6 +481,8 @@ class DeviceMemory:
             if not mask.reshape(()):
                 return None
             inactive, lo, hi = None, int(signed.min()), int(signed.max())
+        elif mask.dtype != np.bool_:
+            return None
         else:
             mask = broadcast(mask, addr.shape)
             lo = int(signed.min(where=mask, initial=np.iinfo(np.int64).max))
