@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from isa.control import control
 from isa.effects import effects
 from isa.memory_access import memory_access
-from regalloc import Instr, Program, Ref, Virtual, blocks
+from regalloc import Program, Ref, Step, Virtual, blocks
 
-from .asm import Statement
+from .instr import Instr
 from .encode import Encoder
 from .inflight import releases
 from .operands import Agpr, Mod, OperandError, Reg, VReg
@@ -43,9 +44,9 @@ class Record:
 class RecordingEncoder(Encoder):
     """The encoder, noting every register operand of the encoding it settles on."""
 
-    def encode_statement(self, st):
+    def encode(self, st):
         self._noted, self._vopd, self._def = [], None, None
-        out = super().encode_statement(st)
+        out = super().encode(st)
         self.record = Record(self._def, self._noted, self._vopd)
         return out
 
@@ -58,9 +59,9 @@ class RecordingEncoder(Encoder):
         # (one even, one odd), which the allocator then enforces for the real registers.
         dx, dy = st.operands[0], st.dual.operands[0]
         if isinstance(dy, VReg) and isinstance(dx, Reg):
-            st = replace(st, dual=replace(st.dual, operands=[replace(dy, idx=(dx.idx + 1) % 2)] + st.dual.operands[1:]))
+            st = replace(st, dual=replace(st.dual, operands=(replace(dy, idx=(dx.idx + 1) % 2),) + st.dual.operands[1:]))
         elif isinstance(dx, VReg) and isinstance(dy, Reg):
-            st = replace(st, operands=[replace(dx, idx=(dy.idx + 1) % 2)] + st.operands[1:])
+            st = replace(st, operands=(replace(dx, idx=(dy.idx + 1) % 2),) + st.operands[1:])
         out = super().encode_vopd(st)
         cut = next(i for i, n in enumerate(self._noted) if i and n.what == "vdst")
         dx, dy = (next(x for x in self.spec.lookup(p.mnemonic) if x.format == "VOPD" and x.slot == slot)
@@ -165,16 +166,6 @@ def returns_data(modifiers: dict) -> bool:
     return bool(modifiers.get("glc")) or "RETURN" in getattr(th, "name", "")
 
 
-def statement_text(st: Statement) -> str:
-    """The instruction as written (virtual registers by name), for messages."""
-    parts = [st] + ([st.dual] if st.dual is not None else [])
-    out = []
-    for p in parts:
-        mods = " ".join(k if v is True else f"{k}:{v}" for k, v in p.modifiers.items())
-        out.append(f"{p.mnemonic} {', '.join(str(o) for o in p.operands)}".rstrip() + (f" {mods}" if mods else ""))
-    return " :: ".join(out)
-
-
 def _ref(reg: Reg) -> Ref | None:
     if isinstance(reg, VReg):
         return Ref(reg.cls, reg.vid, reg.offset, reg.count, True)
@@ -195,8 +186,8 @@ def _virtuals_in(values) -> list[VReg]:
     return out
 
 
-def check_virtuals_noted(st: Statement, record: Record):
-    """Every virtual register in the statement must be one the encoder placed as a register
+def check_virtuals_noted(st: Instr, record: Record):
+    """Every virtual register in the instruction must be one the encoder placed as a register
     operand: otherwise its liveness would be unknown."""
     def key(v):
         return v.vid, v.offset, v.count, v.half
@@ -240,7 +231,7 @@ _DPP_MODIFIERS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "r
                   "row_bcast", "row_newbcast", "dpp_ctrl"}      # the last three: gfx9's spellings
 
 
-def writes_exec(st: Statement, d, roles) -> bool:
+def writes_exec(st: Instr, d, roles) -> bool:
     """Does the instruction change the active lanes: its pseudocode assigns EXEC
     (s_and_saveexec, v_cmpx) or its result operand is exec (s_xor_b32 exec_lo, ...)?"""
     if d is None:
@@ -252,7 +243,7 @@ def writes_exec(st: Statement, d, roles) -> bool:
             and "D0" in effects(d.pcode or "").writes)
 
 
-def reads_all_lanes(st: Statement, d) -> bool:
+def reads_all_lanes(st: Instr, d) -> bool:
     """Does the instruction read VGPRs in lanes other than the active ones: v_readlane,
     v_permlane*, LDS permutes and swizzles (the pseudocode's effects: VGPR[lane], thread_in[j]),
     DPP (a lane reads its neighbours, inactive ones with fi)?"""
@@ -271,7 +262,7 @@ def build_program(kernel) -> Program:
     for i, inst in enumerate(kernel.items):
         rec: Record = inst.record
         glc = getattr(inst, "glc", None)       # the gfx9 DSL reads it off its encoding (sc0 on CDNA3)
-        glc = returns_data(inst.statement.modifiers) if glc is None else glc
+        glc = returns_data(inst.instr.modifiers) if glc is None else glc
         uses, defs = [], []
         noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
         for n in noted:
@@ -285,20 +276,20 @@ def build_program(kernel) -> Program:
             if writes:
                 defs.append(ref)
         d = rec.definition
-        e = effects(d.pcode if d is not None else None)
+        e = inst.instr.effects if inst.instr.defn is not None else effects(None)
         target = kernel.labels.get(inst.label) if inst.label is not None else None
         if inst.label is not None and target is None:
-            raise OperandError(f"{inst.statement.mnemonic}: undefined label {inst.label!r}")
-        ends = d is not None and d.name.startswith("S_ENDPGM")
+            raise OperandError(f"{inst.instr.mnemonic}: undefined label {inst.label!r}")
+        ends = d is not None and control(d).ends_wave
         copy = None
-        if (e.copy and len(uses) == 1 and len(defs) == 1 and not inst.statement.modifiers
+        if (e.copy and len(uses) == 1 and len(defs) == 1 and not inst.instr.modifiers
                 and uses[0].file == defs[0].file and uses[0].count == defs[0].count
-                and not any(n.reg.half for n in noted) and not any(isinstance(o, Mod) for o in inst.statement.operands)):
+                and not any(n.reg.half for n in noted) and not any(isinstance(o, Mod) for o in inst.instr.operands)):
             copy = (defs[0], uses[0])
-        prog.instrs.append(Instr(tuple(uses), tuple(defs), target,
-                                 not (ends or e.jump), statement_text(inst.statement),
+        prog.instrs.append(Step(tuple(uses), tuple(defs), target,
+                                 not (ends or e.jump), str(inst.instr),
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
-                                 writes_exec(inst.statement, d, roles), reads_all_lanes(inst.statement, d)))
+                                 writes_exec(inst.instr, d, roles), reads_all_lanes(inst.instr, d)))
     if halves:
         _paired_halves(kernel, prog, roles)
     # A load writes its result when the data arrives, not when it issues: its registers stay
@@ -346,7 +337,7 @@ def _paired_halves(kernel, prog: Program, roles):
                 epoch += 1
 
 
-# ---------------------------------------------------------------- allocation -> physical statements
+# ---------------------------------------------------------------- allocation -> physical instructions
 
 def _physical(v, alloc, i: int):
     if isinstance(v, Mod):
@@ -360,8 +351,8 @@ def _physical(v, alloc, i: int):
     return v
 
 
-def physical_statement(st: Statement, alloc, i: int) -> Statement:
+def physical_instr(st: Instr, alloc, i: int) -> Instr:
     """Instruction `i` with every virtual register replaced by its physical one under
     `alloc` (a regalloc.Allocation: a value's live ranges may sit in different registers)."""
-    dual = physical_statement(st.dual, alloc, i) if st.dual is not None else None
-    return replace(st, operands=[_physical(o, alloc, i) for o in st.operands], dual=dual)
+    dual = physical_instr(st.dual, alloc, i) if st.dual is not None else None
+    return replace(st, operands=tuple(_physical(o, alloc, i) for o in st.operands), dual=dual)

@@ -10,9 +10,10 @@ import isa
 from . import families
 from .asm_parse import AsmError, collector_paused, located_error, parse, quote, term_columns
 from .operands import Mod, OperandError
-from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, Statement, SymExpr
+from .instr import Instr, Modifiers
+from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, SymExpr
 
-__all__ = ["AsmError", "Attr", "BitOr", "Call", "Directive", "Label", "LiteralRef", "Statement", "SymExpr",
+__all__ = ["AsmError", "Attr", "BitOr", "Call", "Directive", "Instr", "Label", "LiteralRef", "Modifiers", "SymExpr",
            "assemble", "collector_paused", "define_label", "encode_at", "encode_error", "encoder",
            "located_error", "parse", "resolve_branches", "resolve_literals", "split_specifier"]
 
@@ -41,9 +42,9 @@ def _assemble(text: str, enc) -> bytes:
     out = bytearray()
     labels: dict[str, int] = {}
     fixups = []
-    encode = enc.encode_statement
+    encode = enc.encode
     for it in parse(text):
-        if type(it) is Statement:           # encode_at, inline for the usual item
+        if type(it) is Instr:           # encode_at, inline for the usual item
             try:
                 data, fix = encode(it)
             except (OperandError, ValueError) as e:
@@ -70,7 +71,7 @@ def encoder(arch: str, wave_size: int | None = None):
     pair: an Encoder's caches only grow with what it has encoded, and building one (its
     format layouts) cost more than assembling a short text."""
     from .encode import Encoder
-    if families.gfx9_syntax(arch):   # CDNA3: statements are encoded from their source text
+    if families.gfx9_syntax(arch):   # CDNA3, CDNA4: the gfx9 syntax generation's encoder
         from .asm_gfx9 import Gfx9Encoder
         spec = families.load_for_disassembly(arch)
         hit = _ENCODERS.get((id(spec), 64))
@@ -94,17 +95,13 @@ def define_label(labels: dict, label: Label, offset: int) -> None:
     labels[label.name] = offset
 
 
-def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -> bytes:
+def encode_at(enc, st: Instr, lines: list[str], offset: int, fixups: list) -> bytes:
     """Bytes of one instruction placed at `offset`; a branch to a label appends
     (offset, label, statement) to `fixups` for resolve_branches (branches are always
     4 bytes, so label addresses are known after one pass), a symbolic literal appends
     (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
-        if getattr(enc, "from_source", False):   # the gfx9 encoder reads the statement's text
-            src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
-            data, fix = enc.encode_source(src[st.column - 1:], st.mnemonic)
-        else:
-            data, fix = enc.encode_statement(st)
+        data, fix = enc.encode(st)
     except (OperandError, ValueError) as e:
         raise encode_error(e, st, lines) from None
     if fix is not None:
@@ -112,7 +109,7 @@ def encode_at(enc, st: Statement, lines: list[str], offset: int, fixups: list) -
     return data
 
 
-def encode_error(e: Exception, st: Statement, lines: list[str]) -> AsmError:
+def encode_error(e: Exception, st: Instr, lines: list[str]) -> AsmError:
     """The AsmError of an instruction the encoder rejects: line:column of the operand or
     modifier it refuses (else of the mnemonic), the reason, the line."""
     src = lines[st.line - 1] if 0 < st.line <= len(lines) else ""
@@ -123,7 +120,7 @@ def encode_error(e: Exception, st: Statement, lines: list[str]) -> AsmError:
     return AsmError(f"{st.line}:{column}: {message}\n{quote(src, column)}")
 
 
-def _error_column(e: Exception, st: Statement, src: str) -> int:
+def _error_column(e: Exception, st: Instr, src: str) -> int:
     """Column of what the encoder refused: OperandError.operand (found among the operands by
     identity, then by value) or .modifier, where the parser read it on the line; else the
     mnemonic's column."""
@@ -148,7 +145,7 @@ def _error_column(e: Exception, st: Statement, src: str) -> int:
     return st.column
 
 
-def add_fixup(fixups: list, offset: int, fix, st: Statement) -> None:
+def add_fixup(fixups: list, offset: int, fix, st: Instr) -> None:
     """Note what of the instruction at `offset` is filled in later: a branch label or a LiteralRef."""
     if isinstance(fix, LiteralRef):
         fixups.append((offset + fix.at, fix, st))

@@ -1,14 +1,18 @@
-"""Text -> bytes in LLVM's gfx9 syntax generation (CDNA3: gfx940-942), the inverse of
-printer_gfx9.py: each operand is read back into the fields the printer reads it from, with the
-same instruction plans (signature, register counts, AGPR and SDWA rules).
+"""Instr -> bytes in LLVM's gfx9 syntax generation (CDNA3: gfx940-942, CDNA4: gfx950), the
+inverse of printer_gfx9.py: each operand of the instruction value (instr.Instr: registers,
+numbers, specials, Mod, calls such as hwreg(...), as the shared parser and the gfx9 DSL build
+them) is placed in the fields the printer reads it from, with the same instruction plans
+(signature, register counts, AGPR and SDWA rules).
 
-One instruction per line, optionally after a `label:`; branches take labels or dword offsets;
-`//` and `;` start comments; directives need a code object (runtime.assemble_module, which
-encodes through Gfx9Encoder). Errors name line:column and the operand."""
+`assemble_gfx9` reads a text with the shared parser (asm_parse.parse: one instruction per line,
+optionally after a `label:`, comments); branches take labels or dword offsets; directives need a
+code object (runtime.assemble_module, which encodes through Gfx9Encoder). Errors name
+line:column and the operand."""
 from __future__ import annotations
 
 import re
 import struct
+from dataclasses import replace
 from functools import lru_cache
 
 import isa
@@ -16,27 +20,49 @@ from isa import Spec
 from isa.mnemonics import amd_name
 
 from . import syntax, syntax_gfx9 as g9
-from .asm_lexer import BLANKS, tokens
+from .instr import Instr
+from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .printer_gfx9 import _TYPE_BYTES, _plan
+from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 
 class Gfx9AsmError(ValueError):
-    """An operand or modifier that does not fit (the caller adds line:column)."""
+    """An operand or modifier that does not fit (the caller adds line:column). `operand` is the
+    operand value refused, when one is, for the caller to find its column."""
+
+    def __init__(self, message: str, operand=None):
+        super().__init__(message)
+        self.operand = operand
 
 
 # ---------------------------------------------------------------- operands
 
-_REG_RE = re.compile(r"^(v|s|a|ttmp)(?:(\d+)|\[(\d+):(\d+)\])$")
-
-
 class Src:
-    """A parsed operand: kind 'v' / 'a' (register index), 's' (a scalar or constant code),
-    'lit' (a 32-bit literal); neg/abs/sext modifiers; n registers."""
-    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "text")
+    """An operand as the encoder places it: kind 'v' / 'a' (register index), 's' (a scalar or
+    constant code), 'lit' (a 32-bit literal); neg/abs/sext modifiers; n registers; `value` the
+    operand as given (for messages and error columns)."""
+    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value")
 
-    def __init__(self, kind, val, n=1, text=""):
-        self.kind, self.val, self.n, self.text = kind, val, n, text
+    def __init__(self, kind, val, n=1, value=None):
+        self.kind, self.val, self.n, self.value = kind, val, n, value
         self.neg = self.abs = self.sext = 0
+
+    @property
+    def text(self) -> str:
+        return _text(self.value)
+
+
+def _text(value) -> str:
+    """LLVM's spelling of an operand value, for messages."""
+    if isinstance(value, Attr):
+        return value.name
+    if isinstance(value, SymExpr):
+        return value.text
+    if isinstance(value, Call):
+        return f"{value.name}({', '.join(_text(a) for a in value.args)})"
+    if isinstance(value, list):
+        return f"[{','.join(_text(a) for a in value)}]"
+    return str(value)
 
 
 @lru_cache(maxsize=None)
@@ -47,126 +73,114 @@ def _names(spec: Spec) -> dict[str, int]:
     out.update({pair: out[lo] for lo, pair in syntax.PAIR_TEXT.items() if lo in out})
     out.update({alias: out[name] for alias, name in syntax.SPECIAL_ALIASES.items() if name in out})
     out.update({name: code for code, name in syntax.RESERVED_SRC_NAMES.items() if name not in out})
-    for code, value in t.inline_floats.items():
-        for bits in (16, 32, 64):
-            out.setdefault(_float_spelling(value, bits), code)
     return out
 
 
-def _float_spelling(x: float, bits: int) -> str:
+@lru_cache(maxsize=None)
+def _inline_floats(spec: Spec) -> dict[bytes, int]:
+    """The exact bits of each float the parser reads where an inline float constant is written
+    (its value, and the printer's spellings of it at 16, 32 and 64 bits: 0.15915494 is 1/(2*pi))
+    -> the constant's code; -0.0 is no inline constant."""
     from .printer_operands import float_text
-    return float_text(x, bits)
+    out = {}
+    for code, value in spec.traits.inline_floats.items():
+        out.setdefault(struct.pack("<d", value), code)
+        for bits in (16, 32, 64):
+            out.setdefault(struct.pack("<d", float(float_text(value, bits))), code)
+    return out
 
 
-def parse_operand(spec: Spec, text: str) -> Src:
-    t = spec.traits
-    raw = text
+def src(spec: Spec, value) -> Src:
+    """The Src of one operand value: -x, |x|, neg(x) and sext(x) set its modifier bits."""
     neg = abs_ = sext = 0
-    text = text.strip()
-    if text.startswith("-|") and text.endswith("|"):
-        neg, abs_, text = 1, 1, text[2:-1]
-    elif text.startswith("|") and text.endswith("|"):
-        abs_, text = 1, text[1:-1]
-    elif text.startswith("neg(") and text.endswith(")"):
-        neg, text = 1, text[4:-1]
-    elif text.startswith("sext(") and text.endswith(")"):
-        sext, text = 1, text[5:-1]
-    elif text.startswith("-") and not re.match(r"^-(\d|0x|\.)", text):
-        neg, text = 1, text[1:]
-    if text.startswith("|") and text.endswith("|"):   # neg(|x|) / -|x| inside
-        abs_, text = 1, text[1:-1]
-    src = _operand(spec, text, raw)
-    src.neg, src.abs, src.sext = neg, abs_, sext
-    return src
+    inner = value
+    if isinstance(inner, Mod):
+        neg, abs_, inner = int(inner.neg), int(inner.abs), inner.value
+    elif isinstance(inner, Call) and inner.name == "sext" and len(inner.args) == 1:
+        sext, inner = 1, inner.args[0]
+    out = _operand(spec, inner, value)
+    out.neg, out.abs, out.sext = neg, abs_, sext
+    return out
 
 
-def _operand(spec: Spec, text: str, raw: str) -> Src:
+def _operand(spec: Spec, v, given) -> Src:
     t = spec.traits
-    m = _REG_RE.match(text)
-    if m:
-        cls, one, lo, hi = m.groups()
-        idx = int(one) if one is not None else int(lo)
-        n = 1 if one is not None else int(hi) - int(lo) + 1
-        if n < 1:
-            raise Gfx9AsmError(f"bad register range {raw!r}")
+    if isinstance(v, (Reg, Agpr)):
+        if v.half:
+            raise Gfx9AsmError(f"{_text(given)}: gfx9 has no 16-bit register halves", given)
+        idx, n, cls = v.idx, v.count, v.cls
         if cls in ("v", "a"):
             if idx + n > t.vgprs:
-                raise Gfx9AsmError(f"register {raw!r} is out of range")
+                raise Gfx9AsmError(f"register {_text(given)!r} is out of range", given)
             if n > 1 and idx % 2:   # gfx90a and later: vector register tuples start at an even register
-                raise Gfx9AsmError(f"{raw}: vector register tuples must be 64-bit aligned (even first register)")
-            return Src(cls, idx, n, raw)
+                raise Gfx9AsmError(f"{_text(given)}: vector register tuples must be 64-bit aligned (even first "
+                                   f"register)", given)
+            return Src(cls, idx, n, given)
+        if n > 1 and idx % (2 if n == 2 else 4):    # scalar tuples: pairs even, wider ones 4-aligned
+            raise Gfx9AsmError(f"{_text(given)}: a {n}-register scalar tuple starts at a multiple of "
+                               f"{2 if n == 2 else 4}", given)
         if cls == "s":
             if idx + n > t.sgprs:
-                raise Gfx9AsmError(f"register {raw!r} is out of range (s0..s{t.sgprs - 1})")
-            return Src("s", idx, n, raw)
+                raise Gfx9AsmError(f"register {_text(given)!r} is out of range (s0..s{t.sgprs - 1})", given)
+            return Src("s", idx, n, given)
         if idx + n > t.ttmps:
-            raise Gfx9AsmError(f"register {raw!r} is out of range")
-        return Src("s", t.ttmp_base + idx, n, raw)
-    names = _names(spec)
-    if text in names:
-        if text in g9.NOT_ASSEMBLED:
-            raise Gfx9AsmError(f"{text} is not available on this target")
-        return Src("s", names[text], 1, raw)
-    try:
-        value = int(text, 0)
-    except ValueError:
+            raise Gfx9AsmError(f"register {_text(given)!r} is out of range", given)
+        return Src("s", t.ttmp_base + idx, n, given)
+    if isinstance(v, (Special, Attr)):
+        names = _names(spec)
+        if v.name in names:
+            if v.name in g9.NOT_ASSEMBLED:
+                raise Gfx9AsmError(f"{v.name} is not available on this target", given)
+            return Src("s", names[v.name], 1, given)
+        raise Gfx9AsmError(f"cannot read operand {_text(given)!r}", given)
+    if isinstance(v, float):
+        code = _inline_floats(spec).get(struct.pack("<d", v))
+        if code is not None:
+            return Src("s", code, 1, given)
         try:
-            f = float(text)
-        except ValueError:
-            raise Gfx9AsmError(f"cannot read operand {raw!r}") from None
-        return Src("lit", struct.unpack("<I", struct.pack("<f", f))[0], 1, raw)
-    code = t.inline_int(value)
-    if code is not None:
-        return Src("s", code, 1, raw)
-    if not -(1 << 31) <= value < (1 << 32):
-        raise Gfx9AsmError(f"constant {raw!r} does not fit 32 bits")
-    return Src("lit", value & 0xffffffff, 1, raw)
+            return Src("lit", struct.unpack("<I", struct.pack("<f", v))[0], 1, given)
+        except OverflowError:
+            raise Gfx9AsmError(f"{_text(given)}: does not fit a 32-bit float", given) from None
+    if isinstance(v, int) and not isinstance(v, bool):
+        code = t.inline_int(v)
+        if code is not None:
+            return Src("s", code, 1, given)
+        if not -(1 << 31) <= v < (1 << 32):
+            raise Gfx9AsmError(f"constant {_text(given)!r} does not fit 32 bits", given)
+        return Src("lit", v & 0xffffffff, 1, given)
+    raise Gfx9AsmError(f"cannot read operand {_text(given)!r}", given)
 
 
-def split_operands(rest: str) -> tuple[list[str], list[str]]:
-    """'v1, v2, -|v3| clamp dst_sel:BYTE_0' -> operands, modifiers, as the assembler's lexer
-    (asm_lexer.tokens) cuts the text: commas outside brackets and parentheses separate the
-    operands, blanks outside them the last operand and the modifiers after it."""
-    parts, words, depth = [[]], None, 0
-    for tok in tokens(rest):
-        text = tok.lstrip(BLANKS)
-        if depth == 0 and text == ",":
-            parts.append([])
-            continue
-        if depth == 0 and text != tok:           # a blank: the next word of the last part
-            parts[-1].append(None)
-        parts[-1].append(text if depth == 0 else tok)     # blanks inside brackets are kept
-        depth += (text in "([") - (text in ")]") if len(text) == 1 else 0
-    pieces = [_words(p) for p in parts]
-    ops = ["".join(w) for p in pieces[:-1] for w in (p or [[]])]
-    last = ["".join(w) for w in pieces[-1]]
-    if len(parts) == 1 and last and (re.match(r"^[a-z_0-9]+:", last[0]) or last[0] in _FLAGS):
-        return [], last   # modifiers only
-    ops += last[:1]
-    return [o for o in ops if o], last[1:]
+def _off(value) -> bool:
+    return isinstance(value, Special) and value.name == "off"
 
 
-def _words(part: list) -> list[list[str]]:
-    """A part's token texts, cut where a blank (None) stood."""
-    out = [[]]
-    for text in part:
-        if text is None:
-            if out[-1]:
-                out.append([])
-        else:
-            out[-1].append(text)
-    return [w for w in out if w]
+# ---------------------------------------------------------------- modifier values
 
 
-_FLAGS = {"gds", "clamp", "idxen", "offen", "glc", "nv", "sc0", "sc1", "nt", "lds"}
+def _mod_int(mods: dict, key: str, default: int | None = None) -> int:
+    """An integer modifier value (offset:16, row_mask:0xf)."""
+    value = mods.get(key, default)
+    if type(value) is not int:
+        raise Gfx9AsmError(f"{key}:{_text(value)}: expected an integer")
+    return value
 
 
-def _modifiers(mods: list[str]) -> dict[str, str]:
-    out = {}
-    for m in mods:
-        k, _, v = m.partition(":")
-        out[k] = v if _ else "1"
-    return out
+def _mod_bits(mods: dict, key: str) -> list[int]:
+    """A list of 0/1 values (op_sel:[0,1], neg_lo:[1,0,0])."""
+    value = mods[key]
+    if not isinstance(value, list) or not all(type(x) is int and x in (0, 1) for x in value):
+        raise Gfx9AsmError(f"{key}:{_text(value)}: expected a list of 0s and 1s")
+    return value
+
+
+def _mod_name(mods: dict, key: str, default: str, names) -> int:
+    """The index in `names` of a name-valued modifier (dst_sel:BYTE_0)."""
+    value = mods.get(key)
+    name = default if value is None else value.name if isinstance(value, Attr) else None
+    if name not in names:
+        raise Gfx9AsmError(f"{key}:{_text(value)}: expected one of {', '.join(dict.fromkeys(names))}")
+    return names.index(name)
 
 
 _DPP_KEYS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_newbcast", "wave_shl", "wave_rol", "wave_shr",
@@ -191,18 +205,11 @@ def _allow(mods: dict, keys: set, what: str) -> None:
                            + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"))
 
 
-def _int_in(text: str, lo: int, hi: int, what: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise Gfx9AsmError(f"{what}:{text}: expected an integer") from None
+def _int_in(mods: dict, key: str, lo: int, hi: int, default: int = 0) -> int:
+    value = _mod_int(mods, key, default)
     if not lo <= value <= hi:
-        raise Gfx9AsmError(f"{what}:{text}: out of range ({lo} to {hi})")
+        raise Gfx9AsmError(f"{key}:{value}: out of range ({lo} to {hi})")
     return value
-
-
-def _list(v: str) -> list[int]:
-    return [int(x) for x in v.strip("[]").split(",")]
 
 
 def _bits_of(values: list[int]) -> int:
@@ -274,13 +281,13 @@ def _sreg(s: Src) -> int:
     return s.val
 
 
-_OMOD = {"mul:2": 1, "mul:4": 2, "div:2": 3}
+_OMOD = {("mul", 2): 1, ("mul", 4): 2, ("div", 2): 3}
 
 
 def _omod(mods: dict) -> int:
-    for k, v in (("mul", "2"), ("mul", "4"), ("div", "2")):
-        if mods.get(k) == v:
-            return _OMOD[f"{k}:{v}"]
+    for (k, v), code in _OMOD.items():
+        if mods.get(k) == v and type(mods[k]) is int:
+            return code
     return 0
 
 
@@ -291,18 +298,23 @@ _DPP_ROWS = {"row_shl": 0x100, "row_shr": 0x110, "row_ror": 0x120, "row_newbcast
 
 def _dpp_ctrl(mods: dict) -> int:
     if "quad_perm" in mods:
-        q = _list(mods["quad_perm"])
+        q = mods["quad_perm"]
+        if not isinstance(q, list) or len(q) != 4 or not all(type(x) is int and 0 <= x <= 3 for x in q):
+            raise Gfx9AsmError(f"quad_perm:{_text(q)}: expected four lanes 0-3")
         return q[0] | q[1] << 2 | q[2] << 4 | q[3] << 6
     for k, base in _DPP_ROWS.items():
         if k in mods:
-            return base + int(mods[k])
+            return base + _mod_int(mods, k)
     for k, code in _DPP_NAMED.items():
         if k in mods:
             return code
     if "row_bcast" in mods:
-        return {"15": 0x142, "31": 0x143}[mods["row_bcast"]]
+        code = {15: 0x142, 31: 0x143}.get(mods["row_bcast"])
+        if code is None:
+            raise Gfx9AsmError(f"row_bcast:{_text(mods['row_bcast'])}: expected 15 or 31")
+        return code
     if "dpp_ctrl" in mods:
-        return int(mods["dpp_ctrl"], 0)
+        return _mod_int(mods, "dpp_ctrl")
     return 0xe4   # identity quad_perm
 
 
@@ -444,12 +456,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
             if not plan.is_mix and "_PK_" not in d.name and sig.dsts and ("op_sel" in mods or "op_sel_hi" in mods):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)")
-            f["NEG"] = neg | _bits_of(_list(mods["neg_lo"])) if "neg_lo" in mods else neg
-            f["NEG_HI"] = abs_ | (_bits_of(_list(mods["neg_hi"])) if "neg_hi" in mods else 0)
+            f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")) if "neg_lo" in mods else neg
+            f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")) if "neg_hi" in mods else 0)
             nsrc = len(plan.srcs)
             if "op_sel" in mods:
-                f["OPSEL"] = _bits_of(_list(mods["op_sel"]))
-            given = _list(mods["op_sel_hi"]) if "op_sel_hi" in mods else []
+                f["OPSEL"] = _bits_of(_mod_bits(mods, "op_sel"))
+            given = _mod_bits(mods, "op_sel_hi") if "op_sel_hi" in mods else []
             default = 0 if plan.is_mix else 1   # bits of sources not written (or not taken) stay at it
             hi = _bits_of(given + [default] * (3 - len(given)))
             f["OPSEL_HI"], f["OPSEL_HI2"] = hi & 3, hi >> 2 & 1
@@ -459,34 +471,33 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                 if neg or abs_:
                     raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers (its NEG and ABS bits "
                                        f"hold the bitop3 truth table)")
-                table = _int_in(mods.get("bitop3", "0"), 0, 255, "bitop3")
+                table = _int_in(mods, "bitop3", 0, 255)
                 f["NEG"], f["ABS"], f["OMOD"] = table & 7, table >> 3 & 7, table >> 6
             if d.name in g9.OPSEL_FLAGS:    # bound_ctrl:0 sets its bit too, as in DPP
                 order = [n for n, _ in g9.OPSEL_FLAGS[d.name] if n in mods]
                 if order != [n for n in mods if n in order]:
                     raise Gfx9AsmError(f"{d.name.lower()}: write {' before '.join(order)}")
                 f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAGS[d.name]
-                                 if n in mods and (n == "bound_ctrl" or int(mods[n], 0)))
+                                 if n in mods and (n == "bound_ctrl" or _mod_int(mods, n)))
             if "op_sel" in mods:
-                sel = _list(mods["op_sel"])
+                sel = _mod_bits(mods, "op_sel")
                 f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:-1]) | sel[-1] << 3
             if not plan.truth_table:
                 f["OMOD"] = _omod(mods)
         f["CLMP"] = 1 if "clamp" in mods else 0
     elif kind in ("SDWA", "SDWAB"):
-        sels = {n: i for i, n in enumerate(g9.SDWA_SEL)}
         if kind == "SDWA":
             w2["CLMP"] = 1 if "clamp" in mods else 0
             w2["OMOD"] = _omod(mods)
-            w2["DST_SEL"] = sels[mods.get("dst_sel", "DWORD")]
-            w2["DST_U"] = g9.SDWA_UNUSED.index(mods.get("dst_unused", "UNUSED_PAD" if d.name in g9.SDWA_NO_DST_SEL
-                                                        else "UNUSED_PRESERVE"))
+            w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
+            w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if d.name in g9.SDWA_NO_DST_SEL
+                                    else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
         for i in range(min(2, len(plan.srcs))):
-            w2[f"SRC{i}_SEL"] = sels[mods.get(f"src{i}_sel", "DWORD")]
+            w2[f"SRC{i}_SEL"] = _mod_name(mods, f"src{i}_sel", "DWORD", g9.SDWA_SEL)
     elif kind == "DPP":
         w2["DPP_CTRL"] = _dpp_ctrl(mods)
-        w2["ROW_MASK"] = int(mods.get("row_mask", "0xf"), 0)
-        w2["BANK_MASK"] = int(mods.get("bank_mask", "0xf"), 0)
+        w2["ROW_MASK"] = _mod_int(mods, "row_mask", 0xf)
+        w2["BANK_MASK"] = _mod_int(mods, "bank_mask", 0xf)
         w2["BC"] = 1 if "bound_ctrl" in mods else 0
     f["OP"] = d.opcode
     value = _pack(fmt, f)
@@ -546,9 +557,9 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     if enc.literal is not None:
         raise Gfx9AsmError("matrix instructions take no literal constant")
     f["ACC"] = acc
-    f["CBSZ"] = int(mods.get("cbsz", 0))
-    f["ABID"] = int(mods.get("abid", 0))
-    f["BLGP"] = _bits_of(_list(mods["neg"])) if "neg" in mods else int(mods.get("blgp", 0))
+    f["CBSZ"] = _mod_int(mods, "cbsz", 0)
+    f["ABID"] = _mod_int(mods, "abid", 0)
+    f["BLGP"] = _bits_of(_mod_bits(mods, "neg")) if "neg" in mods else _mod_int(mods, "blgp", 0)
     fmt = spec.formats["VOP3P-MAI"]
     value = _pack(fmt, f) | spec.formats[d.format].encoding[0]
     return value.to_bytes(8, "little")
@@ -557,77 +568,93 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
 # ---------------------------------------------------------------- scalar
 
 
-def _hwreg(spec: Spec, text: str) -> int:
-    m = re.match(r"^hwreg\((\w+)(?:,\s*(\d+),\s*(\d+))?\)$", text)
-    if not m:
-        raise Gfx9AsmError(f"{text}: expected hwreg(name[, offset, size])")
-    name, off, size = m.group(1), int(m.group(2) or 0), int(m.group(3) or 32)
+def _hwreg(spec: Spec, value) -> int:
+    """hwreg(name or id[, offset, size]) -> SIMM16."""
+    if not isinstance(value, Call) or value.name != "hwreg" or len(value.args) not in (1, 3):
+        raise Gfx9AsmError(f"{_text(value)}: expected hwreg(name[, offset, size])", value)
+    reg, *rest = value.args
+    off, size = rest or (0, 32)
+    if type(off) is not int or type(size) is not int:
+        raise Gfx9AsmError(f"{_text(value)}: the offset and size are numbers", value)
     ids = {}
     for code, n, _ in spec.tables["hwreg"]:
         if n != "reserved":
             prefix = next((p for k, p in g9.HWREG_PREFIXES.items() if n.startswith(k)), "HW_REG_")
             ids[prefix + n] = code
     ids.update({"HW_REG_" + n: c for c, n in g9.HWREG_EXTRA.items()})
-    rid = ids.get(name)
-    if rid is None:
-        try:
-            rid = int(name, 0)
-        except ValueError:
-            raise Gfx9AsmError(f"unknown hardware register {name!r}") from None
+    if isinstance(reg, Attr):
+        rid = ids.get(reg.name)
+        if rid is None:
+            raise Gfx9AsmError(f"unknown hardware register {reg.name!r}", value)
+    elif type(reg) is int:
+        rid = reg
+    else:
+        raise Gfx9AsmError(f"{_text(value)}: expected a hardware register name or id", value)
     if not (0 <= rid < 64 and 0 <= off < 32 and 1 <= size <= 32):
-        raise Gfx9AsmError(f"{text}: id, offset or size out of range")
+        raise Gfx9AsmError(f"{_text(value)}: id, offset or size out of range", value)
     return rid | off << 6 | (size - 1) << 11
 
 
-def _imm16(text: str) -> int:
-    try:
-        v = int(text, 0)
-    except ValueError:
-        raise Gfx9AsmError(f"{text}: expected a 16-bit number") from None
-    if not -0x8000 <= v <= 0xffff:
-        raise Gfx9AsmError(f"{text}: does not fit 16 bits")
-    return v & 0xffff
+def _imm16(value) -> int:
+    if type(value) is not int:
+        raise Gfx9AsmError(f"{_text(value)}: expected a 16-bit number", value)
+    if not -0x8000 <= value <= 0xffff:
+        raise Gfx9AsmError(f"{_text(value)}: does not fit 16 bits", value)
+    return value & 0xffff
 
 
-def _waitcnt(spec: Spec, text: str) -> int:
-    counts = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
-    if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", text.strip()):
-        return _imm16(text.strip())
-    for name, val in re.findall(r"(\w+)\((\d+)\)", text):
-        if name not in counts:
-            raise Gfx9AsmError(f"unknown counter {name!r}")
-        counts[name] = int(val)
+_COUNTER_MAX = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
+
+
+def _waitcnt(spec: Spec, values: list) -> int:
+    """s_waitcnt's SIMM16 from a number or counters (vmcnt(0) lgkmcnt(0)); unnamed ones wait for nothing."""
+    if len(values) == 1 and type(values[0]) is int:
+        return _imm16(values[0])
+    counts = dict(_COUNTER_MAX)
+    for v in values:
+        if not isinstance(v, Call) or v.name not in counts or len(v.args) != 1 or type(v.args[0]) is not int:
+            raise Gfx9AsmError(f"{_text(v)}: expected a count: vmcnt(N), expcnt(N) or lgkmcnt(N)", v)
+        counts[v.name] = v.args[0]
     vm = counts["vmcnt"]
     fields = {name: lo for name, _, lo in spec.tables["waitcnt"]}
     return (vm & 0xf) | (vm >> 4 & 3) << fields["VM_HI"] | counts["expcnt"] << 4 | counts["lgkmcnt"] << 8
 
 
-def _sendmsg(text: str) -> int:
-    m = re.match(r"^sendmsg\(([^)]*)\)$", text)
-    if not m:
-        return _imm16(text)
-    parts = [p.strip() for p in m.group(1).split(",")]
+def _name_or_number(value, names: dict, what: str) -> int:
+    if isinstance(value, Attr) and value.name in names:
+        return names[value.name]
+    if type(value) is int:
+        return value
+    raise Gfx9AsmError(f"{_text(value)}: expected {what}", value)
+
+
+def _sendmsg(value) -> int:
+    if not isinstance(value, Call) or value.name != "sendmsg":
+        return _imm16(value)
+    if not 1 <= len(value.args) <= 3:
+        raise Gfx9AsmError(f"{_text(value)}: expected sendmsg(message[, operation[, stream]])", value)
     ids = {v: k for k, v in g9.SENDMSG_NAMES.items()}
     ops = {v: k for table in (g9.GS_OPS, g9.SYSMSG_OPS) for k, v in table.items()}
-    msg = ids.get(parts[0], None)
-    msg = int(parts[0], 0) if msg is None else msg
-    op = (ops.get(parts[1]) if parts[1] in ops else int(parts[1], 0)) if len(parts) > 1 else 0
-    stream = int(parts[2], 0) if len(parts) > 2 else 0
+    msg = _name_or_number(value.args[0], ids, "a message name or number")
+    op = _name_or_number(value.args[1], ops, "an operation name or number") if len(value.args) > 1 else 0
+    stream = _name_or_number(value.args[2], {}, "a stream number") if len(value.args) > 2 else 0
     return msg | op << 4 | stream << 8
 
 
-def _gpr_idx(text: str) -> int:
-    m = re.match(r"^gpr_idx\(([^)]*)\)$", text)
-    if not m:
-        value = int(text, 0)
-        if not 0 <= value <= 15:
-            raise Gfx9AsmError(f"{text}: the GPR index mode is 4 bits (gpr_idx(SRC0,SRC1,SRC2,DST))")
+def _gpr_idx(value) -> int:
+    if not isinstance(value, Call) or value.name != "gpr_idx":
+        if type(value) is not int or not 0 <= value <= 15:
+            raise Gfx9AsmError(f"{_text(value)}: the GPR index mode is 4 bits (gpr_idx(SRC0,SRC1,SRC2,DST))", value)
         return value
-    names = [p.strip() for p in m.group(1).split(",") if p.strip()]
-    return sum(1 << g9.GPR_IDX_MODES.index(n) for n in names)
+    bits = 0
+    for a in value.args:
+        if not isinstance(a, Attr) or a.name not in g9.GPR_IDX_MODES:
+            raise Gfx9AsmError(f"{_text(value)}: expected gpr_idx() of {', '.join(g9.GPR_IDX_MODES)}", value)
+        bits |= 1 << g9.GPR_IDX_MODES.index(a.name)
+    return bits
 
 
-def encode_scalar(spec: Spec, d, rest: str) -> bytes:
+def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     from .signature import scalar_layout
     fmt = spec.formats[d.format]
     mn = d.name.lower()
@@ -635,36 +662,43 @@ def encode_scalar(spec: Spec, d, rest: str) -> bytes:
     enc = _Enc()
     if d.format == "SOPP":
         style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn, "hex")
-        text = rest.strip()
-        if style == "none" or not text:
-            if text:
-                raise Gfx9AsmError(f"{mn} takes no operand")
+        if style == "waitcnt":     # vmcnt(0) lgkmcnt(0): the counts after the first are read as modifiers
+            f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)])
+            mods = {k: v for k, v in mods.items() if not isinstance(v, Call)}
+        if mods:
+            raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
+        if style == "waitcnt":
+            pass
+        elif style == "none" or not ops:
+            if ops:
+                raise Gfx9AsmError(f"{mn} takes no operand", ops[0])
             f["SIMM16"] = 0
-        elif style == "waitcnt":
-            f["SIMM16"] = _waitcnt(spec, text)
+        elif len(ops) > 1:
+            raise Gfx9AsmError(f"{mn} takes one operand, got {len(ops)}", ops[1])
         elif style == "sendmsg":
-            f["SIMM16"] = _sendmsg(text)
+            f["SIMM16"] = _sendmsg(ops[0])
         elif style == "gpr_idx":
-            f["SIMM16"] = _gpr_idx(text)
+            f["SIMM16"] = _gpr_idx(ops[0])
         else:
-            f["SIMM16"] = _imm16(text)
+            f["SIMM16"] = _imm16(ops[0])
         return _pack(fmt, f).to_bytes(4, "little")
-    ops, mods = split_operands(rest)
     if mods:
         raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
     if d.format == "SOPK":
         operands, style = g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
         if len(ops) != len(operands):
             raise Gfx9AsmError(f"{mn} takes {len(operands)} operands, got {len(ops)}")
-        for o, text in zip(operands, ops):
+        for o, value in zip(operands, ops):
             if o in ("sdst", "sdst64"):
-                f["SDST"] = _sreg(parse_operand(spec, text))
+                f["SDST"] = _sreg(src(spec, value))
             elif o == "imm":
-                f["SIMM16"] = _imm16(text)
+                f["SIMM16"] = _imm16(value)
             elif o == "hwreg":
-                f["SIMM16"] = _hwreg(spec, text)
+                f["SIMM16"] = _hwreg(spec, value)
             elif o == "lit":
-                enc.lit(int(text, 0) & 0xffffffff)
+                if type(value) is not int:
+                    raise Gfx9AsmError(f"{_text(value)}: expected a 32-bit number", value)
+                enc.lit(value & 0xffffffff)
         out = _pack(fmt, f).to_bytes(4, "little")
         return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
     if mn == "s_set_gpr_idx_on":
@@ -677,16 +711,16 @@ def encode_scalar(spec: Spec, d, rest: str) -> bytes:
         layout = list(g9.SCALAR_LAYOUT.get(d.name) or scalar_layout(d))
     if len(ops) != len(layout):
         raise Gfx9AsmError(f"{mn} takes {len(layout)} operands, got {len(ops)}")
-    for (name, field, n), text in zip(layout, ops):
-        s = parse_operand(spec, text)
+    for (name, field, n), value in zip(layout, ops):
+        s = src(spec, value)
         if name == "sdst":
             f["SDST"] = _sreg(s)
             continue
         if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
                                                   and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
-            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here")
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
         if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
-            raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant")
+            raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
         f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
@@ -700,11 +734,11 @@ def _cache(f: dict, mods: dict):
         f[n] = 1 if n.lower() in mods else 0
 
 
-def encode_smem(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
+def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     fmt = spec.formats["SMEM"]
     mn = d.name.lower()
     f = {"OP": d.opcode, "GLC": 1 if "glc" in mods else 0, "NV": 1 if "nv" in mods else 0}
-    srcs = [parse_operand(spec, o) for o in ops]
+    srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
     if mn in ("s_memtime", "s_memrealtime"):
         f["SDATA"] = _sreg(next(it))
@@ -712,7 +746,7 @@ def encode_smem(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
         pass
     else:
         if mn.startswith("s_atc_probe"):
-            f["SDATA"] = next(it).val if False else int(ops[0], 0)
+            f["SDATA"] = _imm16(ops[0])
             next(it)
         elif not mn.startswith("s_dcache_discard"):
             f["SDATA"] = _sreg(next(it))
@@ -721,34 +755,33 @@ def encode_smem(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
-        if off.kind == "s" and off.val < 128 and (off.text[0] in "stvfxe" or off.text in _names(spec)) \
-                and not re.match(r"^-?\d", off.text):
+        lo = 0 if "buffer" in mn else -(1 << 20)   # buffer offsets are unsigned
+        if off.kind == "s" and isinstance(off.value, (Reg, Special, Attr)):     # an SGPR or special register
             if "offset" in mods:
-                value = int(mods["offset"], 0)
-                lo = 0 if "buffer" in mn else -(1 << 20)   # buffer offsets are unsigned
+                value = _mod_int(mods, "offset")
                 if not lo <= value < 1 << 20:
-                    raise Gfx9AsmError(f"offset:{mods['offset']}: out of range")
+                    raise Gfx9AsmError(f"offset:{value}: out of range")
                 f["SOE"], f["IMM"], f["SOFFSET"] = 1, 1, off.val
                 f["OFFSET"] = value & 0x1fffff
             else:
                 f["OFFSET"] = off.val
         else:
-            value = int(off.text, 0)
-            lo = 0 if "buffer" in mn else -(1 << 20)   # buffer offsets are unsigned
-            if not lo <= value < 1 << 20:
-                raise Gfx9AsmError(f"{off.text}: expected a {'20-bit unsigned' if lo == 0 else '21-bit signed'} offset")
+            value = off.value
+            if type(value) is not int or not lo <= value < 1 << 20:
+                raise Gfx9AsmError(f"{off.text}: expected a {'20-bit unsigned' if lo == 0 else '21-bit signed'} offset",
+                                   value)
             f["IMM"] = 1
             f["OFFSET"] = value & 0x1fffff
     return _pack(fmt, f).to_bytes(8, "little")
 
 
-def encode_ds(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
+def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     from .printer_gfx9 import _DS_NO_ADDR, _DS_NO_DATA, _DS_RTN
     fmt = spec.formats["DS"]
     name = d.name
     two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
     f = {"OP": d.opcode, "GDS": 1 if "gds" in mods else 0}
-    srcs = [parse_operand(spec, o) for o in ops]
+    srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
     acc = None
 
@@ -778,34 +811,29 @@ def encode_ds(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
         raise Gfx9AsmError(f"{name.lower()}: too many operands")
     f["ACC"] = int(bool(acc))
     if two:
-        f["OFFSET0"], f["OFFSET1"] = int(mods.get("offset0", "0"), 0), int(mods.get("offset1", "0"), 0)
+        f["OFFSET0"], f["OFFSET1"] = _mod_int(mods, "offset0", 0), _mod_int(mods, "offset1", 0)
     else:
-        off = mods.get("offset", "0")
-        off = _swizzle(off, d) if off.startswith("swizzle") else int(off, 0)
+        off = mods.get("offset", 0)
+        off = _swizzle(off, d) if isinstance(off, Call) else _mod_int(mods, "offset", 0)
         f["OFFSET0"], f["OFFSET1"] = off & 0xff, off >> 8 & 0xff
     return _pack(fmt, f).to_bytes(8, "little")
 
 
-def _swizzle(text: str, d) -> int:
+def _swizzle(value: Call, d) -> int:
     """offset:swizzle(MODE, ...): the gfx11 encoder's table of LLVM's swizzle macros."""
-    from .encode import _SWIZZLE_MODES
-    m = re.match(r'^swizzle\((\w+)((?:,\s*(?:"[^"]*"|-?\w+))*)\)$', text)
-    if not m or m.group(1) not in _SWIZZLE_MODES:
-        raise Gfx9AsmError(f"{text}: expected swizzle(MODE, ...) with MODE one of {', '.join(_SWIZZLE_MODES)}")
-    args = [a.strip() for a in m.group(2).split(",")[1:]]
-    args = [a[1:-1] if a.startswith('"') else int(a, 0) for a in args]
-    params, value = _SWIZZLE_MODES[m.group(1)]
-    if len(args) != len(params):
-        raise Gfx9AsmError(f"{text}: swizzle({m.group(1)}, ...) takes {len(params)} argument(s)")
-    return value(d, *args)
+    from .encode import _swizzle_value
+    try:
+        return _swizzle_value(value, d)
+    except OperandError as e:
+        raise Gfx9AsmError(str(e)) from None
 
 
-def encode_flat(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
+def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     fmt = spec.formats[d.format]
     name = d.name
     f = {"OP": d.opcode}
     _cache(f, mods)
-    srcs = [parse_operand(spec, o) if o != "off" else None for o in ops]
+    srcs = [None if _off(o) else src(spec, o) for o in ops]
     it = iter(srcs)
     acc = None
     lds = "_LOAD_LDS_" in name
@@ -842,7 +870,7 @@ def encode_flat(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
     if next(it, None) is not None:
         raise Gfx9AsmError(f"{name.lower()}: too many operands")
     f["ACC"] = int(bool(acc))
-    off = int(mods.get("offset", "0"), 0)
+    off = _mod_int(mods, "offset", 0)
     lo, hi = (0, 4095) if d.format == "FLAT" else (-4096, 4095)
     if not lo <= off <= hi:
         raise Gfx9AsmError(f"offset:{off}: expected a {'12-bit unsigned' if lo == 0 else '13-bit signed'} offset")
@@ -851,7 +879,7 @@ def encode_flat(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
     return _pack(fmt, f).to_bytes(8, "little")
 
 
-def encode_buffer(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
+def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     fmt = spec.formats[d.format]
     f = {"OP": d.opcode, "IDXEN": 1 if "idxen" in mods else 0, "OFFEN": 1 if "offen" in mods else 0,
          "LDS": 1 if "lds" in mods else 0}
@@ -863,7 +891,7 @@ def encode_buffer(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
     from .signature import cache_control
     if cache_control(d):
         return _pack(fmt, f).to_bytes(8, "little")
-    srcs = [parse_operand(spec, o) if o != "off" else None for o in ops]
+    srcs = [None if _off(o) else src(spec, o) for o in ops]
     if not f.get("LDS"):
         if not srcs or srcs[0] is None:
             raise Gfx9AsmError("expected the data register")
@@ -879,17 +907,22 @@ def encode_buffer(spec: Spec, d, ops: list[str], mods: dict) -> bytes:
     f["SOFFSET"] = _src9(spec, soff, enc)
     if enc.literal is not None:
         raise Gfx9AsmError(f"{soff.text}: soffset takes no literal")
-    f["OFFSET"] = int(mods.get("offset", "0"), 0)
+    f["OFFSET"] = _mod_int(mods, "offset", 0)
     if d.format == "MTBUF":
         f["DFMT"], f["NFMT"] = 1, 0
         if "format" in mods:
-            for item in mods["format"].strip("[]").split(","):
-                if item.startswith("BUF_DATA_FORMAT_"):
-                    f["DFMT"] = g9.BUF_DATA_FORMATS.index(item[16:])
-                elif item.startswith("BUF_NUM_FORMAT_"):
-                    f["NFMT"] = g9.BUF_NUM_FORMATS.index(item[15:])
+            value = mods["format"]
+            for item in value if isinstance(value, list) else [value]:
+                name = item.name if isinstance(item, Attr) else ""
+                if name[16:] in g9.BUF_DATA_FORMATS and name.startswith("BUF_DATA_FORMAT_"):
+                    f["DFMT"] = g9.BUF_DATA_FORMATS.index(name[16:])
+                elif name[15:] in g9.BUF_NUM_FORMATS and name.startswith("BUF_NUM_FORMAT_"):
+                    f["NFMT"] = g9.BUF_NUM_FORMATS.index(name[15:])
+                elif type(item) is int:
+                    f["DFMT"] = item
                 else:
-                    f["DFMT"] = int(item, 0)
+                    raise Gfx9AsmError(f"format:{_text(value)}: expected BUF_DATA_FORMAT_* and BUF_NUM_FORMAT_* "
+                                       f"names or a number")
     return _pack(fmt, f).to_bytes(8, "little")
 
 
@@ -900,35 +933,44 @@ _MEMORY = {"SMEM": encode_smem, "DS": encode_ds, "FLAT": encode_flat, "GLOBAL": 
            "SCRATCH": encode_flat, "MUBUF": encode_buffer, "MTBUF": encode_buffer}
 
 
-def encode_line(spec: Spec, line: str) -> bytes:
-    mn, _, rest = line.strip().partition(" ")
-    mn = mn.lower()
-    base = isa.llvm_base_mnemonic(mn)
-    defs = spec.lookup(amd_name(base, spec.arch))
-    if not defs and mn.startswith("v_mfma_"):   # CDNA2's spelling without the type's underscore
-        legacy = mn                              # (v_mfma_f32_32x32x8f16) is still accepted
-        mn = re.sub(r"(\d+x\d+x\d+)(?=[a-z])", r"\1_", mn, count=1)
-        base = isa.llvm_base_mnemonic(mn)
-        defs = spec.lookup(amd_name(base, spec.arch))
-        if not defs:
-            mn = legacy
+_FLAGS = {"gds", "clamp", "idxen", "offen", "glc", "nv", "sc0", "sc1", "nt", "lds"}
+
+
+def lookup(spec: Spec, mnemonic: str) -> tuple[str, list]:
+    """(mnemonic, InstrDefs) of a gfx9 mnemonic; CDNA2's MFMA spellings without the type's
+    underscore (v_mfma_f32_32x32x8f16) are read as CDNA3's."""
+    mn = mnemonic.lower()
+    defs = spec.lookup(amd_name(isa.llvm_base_mnemonic(mn), spec.arch))
+    if not defs and mn.startswith("v_mfma_"):
+        modern = re.sub(r"(\d+x\d+x\d+)(?=[a-z])", r"\1_", mn, count=1)
+        found = spec.lookup(amd_name(isa.llvm_base_mnemonic(modern), spec.arch))
+        if found:
+            return modern, found
+    return mn, defs
+
+
+def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
+    """(bytes, InstrDef chosen) of an instruction value whose operands are all known (labels and
+    symbols: Gfx9Encoder.encode)."""
+    mn, defs = lookup(spec, instr.mnemonic)
     if not defs:
         raise Gfx9AsmError(f"unknown instruction {mn!r}")
+    ops, mods = instr.operands, dict(instr.modifiers)
+    while ops and isinstance(ops[-1], Attr) and ops[-1].name.lower() in _FLAGS:
+        mods[ops[-1].name.lower()] = True          # a flag written where an operand could start (ds_gws_sema_p gds)
+        ops = ops[:-1]
     roles = spec.traits.roles
-    if defs[0].format in roles.salu:
-        return encode_scalar(spec, defs[0], rest)
-    if defs[0].format in _MEMORY:
-        ops, mods = split_operands(rest)
-        mods_d = _modifiers(mods)
-        _allow(mods_d, _MEMORY_KEYS[defs[0].format], mn)
-        return _MEMORY[defs[0].format](spec, defs[0], ops, mods_d)
-    ops, mods = split_operands(rest)
-    srcs = [parse_operand(spec, o) for o in ops]
-    mods_d = _modifiers(mods)
+    d = defs[0]
+    if d.format in roles.salu:
+        return encode_scalar(spec, d, ops, mods), d
+    if d.format in _MEMORY:
+        _allow(mods, _MEMORY_KEYS[d.format], mn)
+        return _MEMORY[d.format](spec, d, ops, mods), d
+    srcs = [src(spec, o) for o in ops]
     error = None
     for d, kind in _valu_defs(spec, mn):
         try:
-            return encode_valu(spec, d, kind, srcs, mods_d)
+            return encode_valu(spec, d, kind, srcs, mods), d
         except Gfx9AsmError as e:
             error = error or e
     raise error or Gfx9AsmError(f"unknown instruction {mn!r}")
@@ -936,9 +978,9 @@ def encode_line(spec: Spec, line: str) -> bytes:
 
 def assemble_gfx9(text: str, arch: str) -> bytes:
     """Machine code of `text`; Gfx9AsmError whose message starts with line:column (dsl.assemble
-    raises it as an AsmError). Labels, comments and statements are the assembler's parser's
-    (asm_parse.parse); each instruction is encoded from its source text."""
-    from .asm_parse import parse
+    raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
+    (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
+    from .asm_parse import parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
     AsmError = Gfx9AsmError
@@ -960,13 +1002,14 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             raise AsmError(f"{no}:{col}: directives need a code object (runtime.assemble_module or "
                            f"`wavesmith asm FILE -o FILE.hsaco`): {code.strip()!r}")
         try:
-            data, fix = enc.encode_source(code, it.mnemonic)
+            data, fix = enc.encode(it)
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
-            mn_end = len(code.split()[0])
-            operand = re.match(r"^(\S+?): ", msg)   # messages about an operand start with its text
-            at = code.find(operand.group(1), mn_end) if operand else -1
-            raise AsmError(f"{no}:{col + max(at, 0)}: {code.split()[0]}: {msg}") from None
+            operand = getattr(e, "operand", None)
+            at = next((c for i, c in term_columns(lines[no - 1], col).items()
+                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand), col) \
+                if operand is not None else col
+            raise AsmError(f"{no}:{at}: {code.split()[0]}: {msg}") from None
         if isinstance(fix, str):
             branches.append((len(out), fix, no, col))
         elif fix is not None:
@@ -982,56 +1025,39 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     return bytes(out)
 
 
-# ---------------------------------------------------------------- statements of a larger program
+# ---------------------------------------------------------------- instructions of a larger program
 
 
 class Gfx9Encoder:
-    """What dsl.asm.encode_at asks of an encoder, for the gfx9 syntax: each parsed statement is
-    encoded again from its source text (`encode_source`). A branch to a label returns the label
-    for resolve_branches; an operand naming symbols (sym@rel32@lo+4, .Lend-.Lstart) becomes a
-    zero literal dword and a LiteralRef for the code-object path."""
-    from_source = True
+    """What dsl.asm.encode_at and the gfx9 DSL ask of an encoder: `encode(instr)` -> (bytes, fix).
+    A branch to a label returns the label for resolve_branches; an operand naming symbols
+    (sym@rel32@lo+4, .Lend-.Lstart) becomes a zero literal dword and a LiteralRef for the
+    code-object path. `last` is the InstrDef of the last instruction encoded."""
 
     def __init__(self, spec: Spec):
         self.spec = spec
         self.wave = 64
+        self.last = None
 
-    def encode_source(self, line: str, mnemonic: str):
-        from .statement import LiteralRef
-        toks = tokens(line)                  # the mnemonic, the rest, no comment (the parser's cut)
-        if toks and toks[-1].lstrip(BLANKS).startswith(("//", ";", "#")):
-            toks.pop()
-        mn, rest = (toks[0].strip(), "".join(toks[1:]).strip()) if toks else ("", "")
-        text = f"{mn} {rest}".strip()
-        defs = self.spec.lookup(amd_name(isa.llvm_base_mnemonic(mn.lower()), self.spec.arch))
-        if defs and defs[0].format in ("SOPP", "SOPK") and _branch(defs[0]):
-            ops = split_operands(rest)[0]
-            if ops and _is_symbol(ops[-1]):
-                label = ops[-1]
-                code = encode_line(self.spec, " ".join([mn, ", ".join(ops[:-1] + ["0"])]))
-                return code, label
-        ops, mods = split_operands(rest)
-        symbolic = [i for i, o in enumerate(ops) if _is_symbol(o.lstrip("-")) and not self._known(o)]
+    def encode(self, instr: Instr) -> tuple[bytes, object]:
+        ops = instr.operands
+        _, defs = lookup(self.spec, instr.mnemonic)
+        if defs and defs[0].format in ("SOPP", "SOPK") and _branch(defs[0]) and ops and isinstance(ops[-1], Attr):
+            code, self.last = encode(self.spec, replace(instr, operands=ops[:-1] + (0,)))
+            return code, ops[-1].name
+        symbolic = [i for i, o in enumerate(ops) if isinstance(o, SymExpr)
+                    or isinstance(o, Attr) and o.name not in _names(self.spec) and o.name.lower() not in _FLAGS]
         if len(symbolic) == 1:
             i = symbolic[0]
-            expr = ops[i]
-            ops[i] = "0x12345678"   # a placeholder the literal dword takes, found below
-            code = encode_line(self.spec, f"{mn} {', '.join(ops)}" + (" " + " ".join(mods) if mods else ""))
+            # a placeholder the literal dword takes, found below
+            code, self.last = encode(self.spec, replace(instr, operands=ops[:i] + (0x12345678,) + ops[i + 1:]))
             at = code.find((0x12345678).to_bytes(4, "little"), 4)
             if at < 4:
-                raise Gfx9AsmError(f"{expr}: a symbolic operand must be a 32-bit literal")
+                raise Gfx9AsmError(f"{_text(ops[i])}: a symbolic operand must be a 32-bit literal", ops[i])
             code = code[:at] + bytes(4) + code[at + 4:]
-            return code, LiteralRef(expr, at)
-        return encode_line(self.spec, text), None
-
-    def _known(self, text: str) -> bool:
-        if text == "off" or re.match(r"^(hwreg|sendmsg|gpr_idx|sext|neg|abs)\(", text):
-            return True
-        try:
-            parse_operand(self.spec, text)
-            return True
-        except Gfx9AsmError:
-            return False
+            return code, LiteralRef(_text(ops[i]), at)
+        code, self.last = encode(self.spec, instr)
+        return code, None
 
 
 def _branch(d) -> bool:
@@ -1039,7 +1065,3 @@ def _branch(d) -> bool:
     style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn) if d.format == "SOPP" else \
         (g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, ((), "")))[1]
     return style == "branch"
-
-
-def _is_symbol(text: str) -> bool:
-    return bool(re.match(r"^[A-Za-z_.$][\w.$@]*([-+][\w.$@]+)*$", text)) and not _REG_RE.match(text)

@@ -28,7 +28,8 @@ from contextlib import contextmanager
 
 from .asm_lexer import BLANKS, COMMENT, DUAL, NUMBER, REG, STRING, WORD, Entries, tokens
 from .operands import Lit, Mod, OperandError, Special
-from .statement import Attr, BitOr, Call, Directive, Label, Statement, SymExpr
+from .instr import NO_MODIFIERS, Instr, Modifiers
+from .statement import Attr, BitOr, Call, Directive, Label, SymExpr
 from . import syntax
 
 
@@ -237,13 +238,13 @@ def _twice(key: str) -> OperandError:
 
 
 def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list | None = None) -> tuple:
-    """(Statement, index after it) of the instruction whose mnemonic is token i. With `where`,
+    """(Instr, index after it) of the instruction whose mnemonic is token i. With `where`,
     appends (operand index or modifier key, token index) for each term placed."""
     mnemonic = _mnemonic(toks[i].lstrip(BLANKS)) if ents[i][0] is WORD or ents[i][0] is REG else None
     if mnemonic is None:
         raise _Unexpected(i, "a label, an instruction or a directive")
-    st = Statement(mnemonic, [], {}, line, column(toks, i))
-    operands, modifiers = st.operands, st.modifiers
+    at = column(toks, i)
+    operands, modifiers = [], {}
     expect_operand = True
     i += 1
     start = i
@@ -314,7 +315,8 @@ def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list 
     except _Unexpected as e:
         e.mnemonic = mnemonic
         raise
-    return st, i
+    return Instr(mnemonic, tuple(operands), Modifiers(modifiers) if modifiers else NO_MODIFIERS, None, None, None,
+                 line, at), i
 
 
 def _joined(toks: list, ents: list, i: int, n: int) -> tuple:
@@ -370,7 +372,8 @@ def _line_items(items: list, line: str, number: int, toks: list) -> None:
             e = _Unexpected(i + 1, "an instruction after '::'")
             e.mnemonic = st.mnemonic
             raise e
-        st.dual, i = _instruction(toks, ents, i + 1, n, number)
+        dual, i = _instruction(toks, ents, i + 1, n, number)
+        st = Instr(st.mnemonic, st.operands, st.modifiers, None, None, dual, st.line, st.column)
         if i < n:
             e = _Unexpected(i, "the end of the line")
             e.mnemonic = st.dual.mnemonic
@@ -435,7 +438,7 @@ def _blanked(m: re.Match) -> str:
 
 
 def parse(text: str) -> list:
-    """Labels (Label), instructions (Statement) and directives (Directive) of an assembly
+    """Labels (Label), instructions (Instr) and directives (Directive) of an assembly
     text in source order (AsmError on a syntax error)."""
     with collector_paused():
         return _parse(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 
@@ -19,30 +19,14 @@ from .signature import Operand, ValuSig, valu_signature, vopd_base
 
 
 
-def per_instruction(fn):
-    """fn(d, *args), a pure function of an instruction, memoised by the InstrDef's identity:
-    an InstrDef hashes all its fields (its pseudocode text included) on every dictionary
-    lookup, which several lookups per instruction made a tenth of the encoder's time. The
-    entry keeps d, so an id reused by another object is never mistaken for it."""
-    memo: dict = {}
-
-    def memoised(d, *args):
-        key = (id(d), args)
-        hit = memo.get(key)
-        if hit is None or hit[0] is not d:
-            hit = memo[key] = (d, fn(d, *args))
-        return hit[1]
-    memoised.__doc__ = fn.__doc__
-    return memoised
-
-
-# operand layouts are pure functions of the instruction: computed once per instruction
-data_dwords = lru_cache(maxsize=None)(signature.data_dwords)      # of the name (a str)
-scalar_layout = per_instruction(signature.scalar_layout)
-scalar_bits = per_instruction(signature.scalar_bits)
-ds_layout = per_instruction(signature.ds_layout)
-flat_layout = per_instruction(signature.flat_layout)
-valu_signature = per_instruction(valu_signature)
+# operand layouts are pure functions of the instruction: computed once per instruction (an
+# InstrDef hashes by identity, so a lookup is cheap)
+data_dwords = cache(signature.data_dwords)      # of the name (a str)
+scalar_layout = cache(signature.scalar_layout)
+scalar_bits = cache(signature.scalar_bits)
+ds_layout = cache(signature.ds_layout)
+flat_layout = cache(signature.flat_layout)
+valu_signature = cache(valu_signature)
 
 PAIRS = {"vcc", "exec"}
 HALVES_OF_PAIRS = {"vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0"}     # 32-bit specials
@@ -106,7 +90,7 @@ class Encoder:
         self.scalar_sources = _scalar_source_codes(t)
         self.vgpr_base, self.literal_code = t.vgpr_base, t.literal
         self._candidates: dict[str, tuple[list[InstrDef], str]] = {}
-        self._plans: dict[tuple[int, bool], tuple[InstrDef, ValuPlan]] = {}    # (id, e32) -> (d, plan)
+        self._plans: dict[tuple[InstrDef, bool], ValuPlan] = {}                # (d, e32) -> plan
         self._vopd_halves: dict[tuple[str, str], tuple] = {}                    # (mnemonic, slot) -> _vopd_half
         self._codes: dict[str, frozenset] = {}                                  # format -> _source_codes
         # format -> ({field: (lo bit, width)}, the fixed encoding bits, has an OP field, bytes)
@@ -264,16 +248,17 @@ class Encoder:
             hit = self._candidates[mn] = (cands, enc)
         return hit
 
-    def encode_statement(self, st) -> tuple[bytes, str | None]:
+    def encode(self, st) -> tuple[bytes, str | None]:
+        """(bytes, branch label or LiteralRef or None) of an Instr (instr.py)."""
         try:
-            return self._encode_statement(st)
+            return self._encode(st)
         except OperandError as e:
             if isinstance(e.operand, Agpr) and not self.traits.agprs:
                 raise OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
                                    f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand) from None
             raise
 
-    def _encode_statement(self, st) -> tuple[bytes, str | None]:
+    def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st)
         mn = st.mnemonic
@@ -363,8 +348,7 @@ class Encoder:
                                f"got {len(ops)}")
 
     def valu(self, d: InstrDef, F: Fields, ops: list, mods: dict, e32: bool):
-        hit = self._plans.get((id(d), e32))      # _valu_plan's memo, without its call
-        plan = hit[1] if hit is not None and hit[0] is d else self._plan(d, e32)
+        plan = self._plans.get((d, e32)) or self._plan(d, e32)      # _valu_plan's memo, without its call
         sig, is_p, is_mix = plan.sig, plan.is_p, plan.is_mix
         names, n_srcs = plan.names, plan.n_srcs
         if len(ops) != len(names):
@@ -658,7 +642,7 @@ class Encoder:
 
     def _plan(self, d: InstrDef, e32: bool) -> "ValuPlan":
         plan = _valu_plan(d, e32, self.wave, frozenset(self._layout[d.format][0]), self.spec.arch)
-        self._plans[id(d), e32] = (d, plan)
+        self._plans[d, e32] = plan
         return plan
 
     def _implicit_vcc(self, d, v):
@@ -1092,7 +1076,7 @@ _DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row
                               "row_share", "row_xmask", "row_mask", "bank_mask", "bound_ctrl"))
 
 
-@per_instruction
+@cache
 def _register_number_source(d: InstrDef) -> bool:
     """A SALU source the pseudocode reads as its operand code (SRC0, not the value S0): a register
     number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
@@ -1117,7 +1101,7 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
     return layout, [name for name, _, _, _ in layout]
 
 
-@per_instruction
+@cache
 def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
     """(all operand names in text order, source names) of a VALU encoding."""
     sig = valu_signature(d)
@@ -1160,7 +1144,7 @@ class ValuPlan:
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
 
 
-@per_instruction
+@cache
 def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(("OPSEL", "OMOD")),
                family: str = "rdna3") -> ValuPlan:
     """The plan of `d` in one encoding; `fields`: the field names of its format (which of OPSEL

@@ -5,6 +5,8 @@ operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by 
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
 
+from isa.memory_access import memory_access
+
 from . import syntax
 from .operands import Agpr, Mod, OperandError, Special
 from .printer_graphics import export_targets, image_widths
@@ -17,12 +19,14 @@ def _name(d) -> str:
     return d.name.lower()
 
 
-def _th_codes(name: str) -> dict[str, int]:
-    """TH_* name -> TH field value for an instruction (atomics, stores and loads name it apart)."""
-    if "_ATOMIC" in name:
+def _th_codes(d) -> dict[str, int]:
+    """TH_* name -> TH field value for an instruction (atomics, stores and loads name it apart:
+    isa.memory_access's direction)."""
+    direction = memory_access(d).direction
+    if direction == "atomic":
         return {"TH_ATOMIC_RETURN": 1, "TH_ATOMIC_NT": 2, "TH_ATOMIC_NT_RETURN": 3,
                 "TH_ATOMIC_CASCADE_RT": 4, "TH_ATOMIC_CASCADE_NT": 6}
-    names = syntax.TH_STORE_NAMES if "_STORE" in name else syntax.TH_LOAD_NAMES
+    names = syntax.TH_STORE_NAMES if direction == "store" else syntax.TH_LOAD_NAMES
     codes = {n: i for i, n in enumerate(names) if n}
     codes[names[3].rsplit("_", 1)[0] + "_BYPASS"] = 3     # TH_*_BYPASS: code 3 (printed with SCOPE_SYS)
     return codes
@@ -32,7 +36,7 @@ def cache_policy(d, F, mods) -> None:
     """th:NAME|n and scope:NAME|n -> the TH and SCOPE fields (both 0 when not written)."""
     th, scope = mods.pop("th", 0), mods.pop("scope", 0)
     if isinstance(th, Attr):
-        codes = _th_codes(d.name)
+        codes = _th_codes(d)
         if th.name not in codes:
             raise OperandError(f"{_name(d)}: th:{th.name} is not a cache policy of this instruction; "
                                f"known: {', '.join(codes)}", modifier="th")
@@ -111,7 +115,7 @@ def flat(enc, d, F, ops, mods):
         F["SADDR"] = enc.traits.null        # no address: SADDR off, as LLVM encodes it
         return
     cache_policy(d, F, mods)
-    returns = "_ATOMIC" not in d.name or bool(F["TH"] & 1)
+    returns = memory_access(d).direction != "atomic" or bool(F["TH"] & 1)
     layout = flat_layout(d, returns)
     if len(ops) != len(layout):
         enc._arity(d, ops, [n for n, _, _ in layout])

@@ -31,14 +31,14 @@ from __future__ import annotations
 
 from regalloc import Program, Ref, blocks
 
+from isa.control import control
+
 ANY_ORDER = -1           # a counter this load may return out of order on: only a wait for 0 covers it
 SATURATE = 64            # counters are 6 bits: more younger instructions than this change nothing
-WAIT_FIELDS = {"S_WAITCNT_VMCNT": "VM", "S_WAITCNT_LGKMCNT": "LGKM", "S_WAITCNT_EXPCNT": "EXP"}
-
-
-import re
-
-_SPLIT_WAIT = re.compile(r"\b([A-Z]+)CNT is less than or equal to SIMM16\[(\d+):(\d+)\]")
+# the counters tracked here (isa.control's names): RDNA3/CDNA's three, RDNA4's split ones; VS
+# (stores without return) holds no result registers
+_COUNTERS = ("VM", "LGKM", "EXP")
+_SPLIT_COUNTERS = ("LOAD", "SAMPLE", "BVH", "DS", "KM", "EXP", "STORE")
 
 
 def split_counters(spec) -> bool:
@@ -51,7 +51,7 @@ def counters(d, has_result: bool, roles, split: bool = False) -> tuple[dict[str,
     in issue order); `roles`: the family's isa FormatRoles; `split`: RDNA4's counters."""
     if d is None:
         return {}, set()
-    fmt, name = d.format, d.name
+    fmt = d.format
     if split:
         return _split_counters(d, has_result, roles)
     if fmt in roles.flat or fmt in roles.buffer or fmt in roles.image:
@@ -61,7 +61,7 @@ def counters(d, has_result: bool, roles, split: bool = False) -> tuple[dict[str,
         return (waits if has_result else {}), ({"VM"} if has_result else set())
     if fmt in roles.lds:
         return ({"LGKM": 0} if has_result else {}), {"LGKM"}
-    if fmt in roles.smem or name.startswith("S_SENDMSG_RTN"):
+    if fmt in roles.smem or control(d).message_reply:
         return ({"LGKM": ANY_ORDER} if has_result else {}), set()
     if fmt in roles.lds_param:
         return ({"EXP": ANY_ORDER} if has_result else {}), set()
@@ -80,46 +80,40 @@ def _split_counters(d, has_result: bool, roles) -> tuple[dict[str, int], set[str
         return (waits if has_result else {}), incs
     if fmt in roles.lds:
         return ({"DS": 0} if has_result else {}), {"DS"}
-    if fmt in roles.smem or name.startswith("S_SENDMSG_RTN"):
+    if fmt in roles.smem or control(d).message_reply:
         return ({"KM": ANY_ORDER} if has_result else {}), set()
     if fmt in roles.lds_param:
         return ({"EXP": ANY_ORDER} if has_result else {}), set()
     return {}, set()
 
 
-def _split_wait_counts(d, simm16: int) -> dict[str, int] | None:
-    if d.name in ("S_WAITCNT", "S_WAIT_IDLE"):     # RDNA4: both wait for every counter to reach zero
-        return {c: 0 for c in ("LOAD", "SAMPLE", "BVH", "DS", "KM", "EXP", "STORE")}
-    fields = _SPLIT_WAIT.findall(d.description or "")
-    if not d.name.startswith("S_WAIT_") or not fields:
-        return None
-    return {c: (simm16 >> int(lo)) & ((1 << (int(hi) - int(lo) + 1)) - 1) for c, hi, lo in fields}
-
-
 def wait_counts(inst, spec) -> dict[str, int] | None:
-    """{counter: N} an s_waitcnt* instruction waits for (counters it does not wait on left
-    out), or None if it is not one."""
+    """{counter: N} an s_waitcnt* / s_wait_* instruction waits for (counters it does not wait
+    on left out), or None if it is not one. From the manual's wait fields (isa.control): a
+    counter split over several fields (gfx9's VM and VM_HI) is one number, the fields in the
+    order the table gives them, low bits first; in s_waitcnt a field of all ones does not wait."""
     d = inst.record.definition if inst.record is not None else None
-    if d is None or not d.name.startswith("S_WAIT"):
+    if d is None:
+        return None
+    flow = control(d, spec.tables)
+    tracked = _SPLIT_COUNTERS if split_counters(spec) else _COUNTERS
+    if flow.wait_all:
+        return {c: 0 for c in tracked}
+    waits = [(c, hi, lo) for c, hi, lo in flow.waits if c.removesuffix("_HI") in tracked]
+    if not waits:
         return None
     word = int.from_bytes(inst.data[:4], "little")
     simm16 = word & 0xFFFF
-    if split_counters(spec):
-        return _split_wait_counts(d, simm16) if d is not None and d.format == "SOPP" else None
-    if d.name == "S_WAITCNT":
-        # a counter split over several bit ranges (gfx9's VM and VM_HI) is one number, the
-        # ranges in the order the table gives them, low bits first
-        value, width = {}, {}
-        for field, hi, lo in spec.tables["waitcnt"]:
-            name, bits = field.removesuffix("_HI"), hi - lo + 1
-            value[name] = value.get(name, 0) | ((simm16 >> lo) & ((1 << bits) - 1)) << width.get(name, 0)
-            width[name] = width.get(name, 0) + bits
-        return {name: n for name, n in value.items() if n < (1 << width[name]) - 1}
-    if not d.name.startswith("S_WAITCNT") or d.name in ("S_WAITCNT_VSCNT", "S_WAITCNT_DEPCTR"):
-        return None
-    if spec.formats[d.format].get(word, "SDST") != spec.traits.null:
+    if flow.count_sgpr and spec.formats[d.format].get(word, "SDST") != spec.traits.null:
         return {}            # the count comes from an SGPR: nothing is known to be waited for
-    return {WAIT_FIELDS[d.name]: simm16}
+    value, width = {}, {}
+    for field, hi, lo in waits:
+        name, bits = field.removesuffix("_HI"), hi - lo + 1
+        value[name] = value.get(name, 0) | ((simm16 >> lo) & ((1 << bits) - 1)) << width.get(name, 0)
+        width[name] = width.get(name, 0) + bits
+    if not flow.all_ones_skips:
+        return value
+    return {name: n for name, n in value.items() if n < (1 << width[name]) - 1}
 
 
 def _covered(younger: int, n: int) -> bool:

@@ -22,9 +22,9 @@ import isa
 import regalloc
 
 from . import families
-from .allocation import RecordingEncoder, build_program, check_virtuals_noted, physical_statement
-from .allocation import statement_text
-from .asm import Attr, Call, Statement
+from .allocation import RecordingEncoder, build_program, check_virtuals_noted, physical_instr
+from .instr import NO_MODIFIERS, Instr, Modifiers
+from .statement import Attr, Call
 from .decode import decode_one
 from .encode import Encoder, split_mnemonic
 from .kernel_gfx9 import Gfx9Inst
@@ -34,8 +34,10 @@ from .printer import print_instruction
 
 @dataclass
 class Inst:
-    """One instruction built by a DSL function; encoded (and so checked) when created."""
-    statement: Statement
+    """An Instr placed in a Kernel: encoded (and so checked) when created, with its bytes, its
+    branch label and the register operands as the encoder placed them (for the allocator).
+    `instr` is the Instr written, its definition and encoding filled in by the encoder."""
+    instr: Instr
     encoder: Encoder = field(repr=False)
     data: bytes = b""
     label: str | None = None     # branch target, resolved by Kernel.assemble()
@@ -43,14 +45,18 @@ class Inst:
     record: object = field(default=None, repr=False)   # register operands as the encoder placed them
 
     def __post_init__(self):
-        self.data, self.label = self.encoder.encode_statement(self.statement)
+        self.data, self.label = self.encoder.encode(self.instr)
         self.record = getattr(self.encoder, "record", None)
-        if self.record is not None and self.has_virtual:
-            check_virtuals_noted(self.statement, self.record)
+        if self.record is not None:
+            d = self.record.definition
+            if d is not None:
+                self.instr = replace(self.instr, defn=d, encoding=d.format)
+            if self.has_virtual:
+                check_virtuals_noted(self.instr, self.record)
 
     @property
     def has_virtual(self) -> bool:
-        parts = [self.statement] + ([self.statement.dual] if self.statement.dual else [])
+        parts = [self.instr] + ([self.instr.dual] if self.instr.dual else [])
         return any(isinstance(o.value if isinstance(o, Mod) else o, VReg) for p in parts for o in p.operands)
 
     def __bytes__(self) -> bytes:
@@ -58,7 +64,7 @@ class Inst:
 
     def __str__(self) -> str:
         if self.has_virtual:     # the encoding holds placeholders: print what was written
-            return statement_text(self.statement)
+            return str(self.instr)
         spec = self.encoder.spec
         text = print_instruction(spec, decode_one(spec, self.data), self.encoder.wave)
         if self.label is not None:
@@ -68,7 +74,8 @@ class Inst:
 
 @dataclass
 class VopdHalf:
-    statement: Statement
+    """One half of a dual-issue pair (v_dual_*), until vopd() joins it with the other."""
+    instr: Instr
 
 
 def _convert(v):
@@ -87,7 +94,7 @@ def make_function(encoder: Encoder, mnemonic: str, doc: str):
             if val is False or val is None:
                 continue
             mods[key] = _convert(val)
-        st = Statement(mnemonic, [_convert(o) for o in operands], mods, 0, 0)
+        st = Instr(mnemonic, tuple(_convert(o) for o in operands), Modifiers(mods) if mods else NO_MODIFIERS)
         if mnemonic.startswith("v_dual_"):
             return VopdHalf(st)
         try:
@@ -123,9 +130,7 @@ def build_namespace(arch: str, wave_size: int | None = None) -> dict:
 
     def vopd(x: VopdHalf, y: VopdHalf) -> Inst:
         """A dual-issue pair: vopd(v_dual_add_f32(v[0], v[1], v[2]), v_dual_mul_f32(v[3], v[4], v[5]))."""
-        st = x.statement
-        st.dual = y.statement
-        return Inst(st, enc)
+        return Inst(replace(x.instr, dual=y.instr), enc)
     ns["vopd"] = vopd
     return ns
 
@@ -202,11 +207,11 @@ class Kernel:
             raise OperandError(f"Kernel.append takes an instruction built by a DSL function, got {inst!r}")
         if inst.encoder.spec is not self.spec:
             # another architecture's opcode would be a different (or no) instruction here
-            raise OperandError(f"{inst.statement.mnemonic} was built for {inst.encoder.spec.arch}, but this Kernel is "
+            raise OperandError(f"{inst.instr.mnemonic} was built for {inst.encoder.spec.arch}, but this Kernel is "
                                f"for {self.arch} ({self.family}); use dsl.{self.family.replace('.', '_')}'s "
                                f"functions")
         if inst.has_virtual:
-            for v in _virtual_operands(inst.statement):
+            for v in _virtual_operands(inst.instr):
                 if v.owner != id(self):
                     raise OperandError(f"{inst}: virtual register {v} was made by another Kernel")
         self.items.append(inst)
@@ -264,7 +269,7 @@ class Kernel:
             new_index.append(len(out.items))
             if i in dropped:
                 continue
-            out.items.append(type(inst)(physical_statement(inst.statement, alloc, i), inst.encoder)
+            out.items.append(type(inst)(physical_instr(inst.instr, alloc, i), inst.encoder)
                              if inst.has_virtual else inst)
         new_index.append(len(out.items))
         out.labels = {name: new_index[idx] for name, idx in src.labels.items()}
@@ -348,10 +353,10 @@ class Kernel:
             if inst.label is None:
                 continue
             if inst.label not in addr:
-                raise OperandError(f"{inst.statement.mnemonic}: undefined label {inst.label!r}")
+                raise OperandError(f"{inst.instr.mnemonic}: undefined label {inst.label!r}")
             delta = (addr[inst.label] - (p + 4)) // 4
             if not -0x8000 <= delta <= 0x7fff:
-                raise OperandError(f"{inst.statement.mnemonic}: label {inst.label!r} is {delta} dwords away; "
+                raise OperandError(f"{inst.instr.mnemonic}: label {inst.label!r} is {delta} dwords away; "
                                    f"a branch reaches -32768..32767")
             out[p:p + 2] = (delta & 0xffff).to_bytes(2, "little")
         return bytes(out)
@@ -418,7 +423,7 @@ def _instruction_types() -> tuple:
     return Inst, Gfx9Inst
 
 
-def _virtual_operands(st: Statement) -> list[VReg]:
+def _virtual_operands(st: Instr) -> list[VReg]:
     parts = [st] + ([st.dual] if st.dual else [])
     return [o.value if isinstance(o, Mod) else o for p in parts for o in p.operands
             if isinstance(o.value if isinstance(o, Mod) else o, VReg)]

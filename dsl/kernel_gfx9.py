@@ -1,6 +1,7 @@
 """The DSL for the gfx9 syntax generation (CDNA3 gfx940-942, CDNA4 gfx950): one function per
-instruction, writing LLVM's text for it and encoding that line with the gfx9 assembler
-(asm_gfx9.py), so the DSL and `dsl.assemble` cannot disagree.
+instruction, building the instruction value (instr.Instr) the assembler's parser reads from
+LLVM's text for it and encoding it with the gfx9 encoder (asm_gfx9.py), so the DSL and
+`dsl.assemble` cannot disagree.
 
     from dsl.cdna3 import *
     k = Kernel("gfx942")
@@ -17,19 +18,21 @@ keywords: `True` writes the flag (`sc0`, `clamp`), a number or name `key:value` 
 `dst_sel="BYTE_0"`), a list `key:[...]` (`op_sel=[0,1]`, `quad_perm=[1,0,3,2]`); s_waitcnt also
 takes `vmcnt=`, `expcnt=`, `lgkmcnt=`.
 
-Virtual registers are written as placeholder registers while the line is checked (vector ones
+Virtual registers are placeholder registers while the instruction is checked (vector ones
 as register 0, scalar ones 4-aligned and distinct per value: every tuple starts aligned); which operand is read or written comes from operands_gfx9.py's
 names of the decoded instruction's operands, in the order the text lists them."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .allocation import Noted, Record
 from .asm_gfx9 import Gfx9AsmError, Gfx9Encoder
+from .asm_parse import AsmError, parse
 from .decode import decode_one
+from .instr import NO_MODIFIERS, Instr, Modifiers
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, VReg
 from .operands_gfx9 import operand_names
-from .statement import Statement
+from .statement import Attr, Call, SymExpr
 
 WAIT_COUNTERS = ("vmcnt", "expcnt", "lgkmcnt")
 
@@ -53,63 +56,57 @@ class AgprFile:
 a = AgprFile()
 
 
-def _reg_text(cls: str, idx: int, count: int) -> str:
-    return f"{cls}{idx}" if count == 1 else f"{cls}[{idx}:{idx + count - 1}]"
-
-
-def _number_text(x) -> str:
-    if isinstance(x, bool):
-        raise OperandError(f"{x!r} is not an operand (give a number, a register or a label)")
-    if isinstance(x, float):
-        return repr(x)
-    return str(x)
-
-
-def operand_text(x, mnemonic: str) -> str:
-    """LLVM's text of one DSL operand; virtual registers as register 0 of their class."""
+def _placeholder(x, mnemonic: str):
+    """The operand value the encoder checks for one DSL operand: virtual registers as placeholder
+    registers; the others as they are."""
     if isinstance(x, Mod):
-        inner = operand_text(x.value, mnemonic)
-        if x.abs:
-            inner = f"|{inner}|"
-        if x.neg:
-            inner = f"-{inner}" if isinstance(x.value, (Reg, Agpr, Special)) or x.abs else f"neg({inner})"
-        return inner
+        return replace(x, value=_placeholder(x.value, mnemonic))
+    if isinstance(x, (Reg, Agpr)) and x.half:
+        raise OperandError(f"{mnemonic}: {x}: gfx9 has no 16-bit register halves")
     if isinstance(x, VReg):
-        if x.half:
-            raise OperandError(f"{mnemonic}: {x}: gfx9 has no 16-bit register halves")
         # distinct virtual SGPRs get distinct (4-aligned) placeholders, so a VALU instruction reading
         # two of them is refused here as the constant bus refuses it; vector ones stay at 0 (MFMA's
         # C and D must be the same registers or apart, which the allocator ensures)
-        return _reg_text(x.cls, 4 * (x.vid % 20) if x.cls == "s" else 0, x.count)
-    if isinstance(x, Reg):
-        if x.half:
-            raise OperandError(f"{mnemonic}: {x}: gfx9 has no 16-bit register halves")
-        return _reg_text(x.cls, x.idx, x.count)
-    if isinstance(x, (Agpr, Special)):
-        return str(x)
+        if x.cls == "a":
+            return Agpr(0, x.count)
+        return Reg(x.cls, 4 * (x.vid % 20) if x.cls == "s" else 0, x.count)
+    if isinstance(x, (Reg, Agpr, Special, Attr, Call, SymExpr)):     # the last three: read from text
+        return x
     if isinstance(x, Lit):
         raise OperandError(f"{mnemonic}: lit(...) is not written in the gfx9 syntax; give the number")
-    if isinstance(x, str):
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
         return x
-    if isinstance(x, (int, float)):
-        return _number_text(x)
-    raise OperandError(f"{mnemonic}: cannot use {x!r} as an operand")
+    raise OperandError(f"{mnemonic}: cannot use {x!r} as an operand (give a number, a register or a label)")
 
 
-def modifier_text(key: str, value) -> str:
-    if value is True:
-        return key
-    if isinstance(value, (list, tuple)):
-        return f"{key}:[{','.join(_number_text(v) for v in value)}]"
-    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-        return f"{key}:{value}"
+def _written(text: str, mnemonic: str) -> Instr:
+    """What the assembler's parser reads in operand text written as a string: a label,
+    "hwreg(HW_REG_MODE)", "vmcnt(0) lgkmcnt(0)" (operands, and modifiers after a blank)."""
+    try:
+        items = parse(f"{mnemonic} {text}")
+    except AsmError as e:
+        raise OperandError(f"{mnemonic}: cannot read {text!r}: {str(e).splitlines()[0]}") from None
+    if len(items) != 1 or not isinstance(items[0], Instr) or items[0].dual is not None:
+        raise OperandError(f"{mnemonic}: cannot read {text!r} as operands")
+    return items[0]
+
+
+def _modifier(key: str, value, mnemonic: str):
+    """A DSL keyword's modifier value: True for a flag, a number, a name, a list of them; other
+    text as the assembler's parser reads `key:text` (swizzle(...), [BUF_DATA_FORMAT_32, ...])."""
+    if value is True or isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value.isidentifier():
+            return Attr(value)
+        found = _written(f"0 {key}:{value}", mnemonic).modifiers
+        if list(found) != [key]:
+            raise OperandError(f"{mnemonic}: cannot read {key}={value!r} as one modifier")
+        return found[key]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float, str)) and not isinstance(v, bool)
+                                                for v in value):
+        return [Attr(v) if isinstance(v, str) else v for v in value]
     raise OperandError(f"modifier {key}={value!r}: give True, a number, a name or a list")
-
-
-def line_text(st: Statement) -> str:
-    ops = [operand_text(o, st.mnemonic) for o in st.operands]
-    mods = [modifier_text(k, v) for k, v in st.modifiers.items()]
-    return " ".join([st.mnemonic + (" " + ", ".join(ops) if ops else "")] + mods)
 
 
 def _register(x):
@@ -119,22 +116,23 @@ def _register(x):
 
 @dataclass
 class Gfx9Inst:
-    """One instruction built by a gfx9 DSL function; its LLVM line is encoded (and so checked)
-    when created. The same interface as kernel.Inst (statement, encoder, data, label, record)."""
-    statement: Statement
+    """One instruction built by a gfx9 DSL function, encoded (and so checked) when created, virtual
+    registers as placeholders. The same interface as kernel.Inst (instr, encoder, data, label,
+    record); `instr` is the Instr written, its definition and encoding filled in by the encoder."""
+    instr: Instr
     encoder: Gfx9Encoder = field(repr=False)
     data: bytes = b""
     label: str | None = None
     record: Record | None = field(default=None, repr=False)
 
     def __post_init__(self):
-        st = self.statement
-        text = line_text(st)
+        st = self.instr
+        placed = replace(st, operands=tuple(_placeholder(o, st.mnemonic) for o in st.operands))
         try:
-            self.data, fix = self.encoder.encode_source(text, st.mnemonic)
+            self.data, fix = self.encoder.encode(placed)
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
             msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
-            raise OperandError(f"{st.mnemonic}: {msg} (in {text!r})") from None
+            raise OperandError(f"{st.mnemonic}: {msg} (in {str(placed)!r})") from None
         if fix is not None and not isinstance(fix, str):
             raise OperandError(f"{st.mnemonic}: {fix.text!r} names a symbol; symbolic operands need a code object")
         self.label = fix
@@ -151,19 +149,19 @@ class Gfx9Inst:
                 raise OperandError(f"{st.mnemonic}: operand {i + 1} ({reg}) is not one the instruction names")
             noted.append(Noted(names[i], reg, d))
         self.record = Record(d, noted)
+        self.instr = replace(st, defn=d, encoding=d.format)
         self.glc = bool(inst.fields.get("SC0") or inst.fields.get("GLC"))   # an atomic returning data
 
     @property
     def has_virtual(self) -> bool:
-        return any(isinstance(_register(o), VReg) for o in self.statement.operands)
+        return any(isinstance(_register(o), VReg) for o in self.instr.operands)
 
     def __bytes__(self) -> bytes:
         return self.data
 
     def __str__(self) -> str:
         if self.has_virtual:
-            from .allocation import statement_text
-            return statement_text(self.statement)
+            return str(self.instr)
         from .printer_gfx9 import print_instruction
         text = print_instruction(self.encoder.spec, decode_one(self.encoder.spec, self.data))
         if self.label is not None:
@@ -178,8 +176,20 @@ def make_function(encoder: Gfx9Encoder, mnemonic: str, doc: str, waitcnt: bool):
         if waitcnt and any(k in WAIT_COUNTERS for k in mods):
             if ops:
                 raise OperandError(f"{mnemonic}: give the counts either as one operand or as vmcnt=/expcnt=/lgkmcnt=")
-            ops = [" ".join(f"{k}({mods.pop(k)})" for k in WAIT_COUNTERS if k in mods)]
-        return Gfx9Inst(Statement(mnemonic, ops, mods, 0, 0), encoder)
+            ops = [Call(k, (mods.pop(k),)) for k in WAIT_COUNTERS if k in mods]
+        mods = {k: _modifier(k, v, mnemonic) for k, v in mods.items()}
+        written = []
+        for o in ops:          # operand text written as a string: what the parser reads in it
+            if isinstance(o, str):
+                found = _written(o, mnemonic)
+                written += found.operands
+                for k, v in found.modifiers.items():
+                    if k in mods:
+                        raise OperandError(f"{mnemonic}: modifier {k} is given twice")
+                    mods[k] = v
+            else:
+                written.append(o)
+        return Gfx9Inst(Instr(mnemonic, tuple(written), Modifiers(mods) if mods else NO_MODIFIERS), encoder)
     instruction.__name__ = instruction.__qualname__ = mnemonic
     instruction.__doc__ = doc
     return instruction

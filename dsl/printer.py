@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from isa import Spec
 
 from . import syntax
 from .decode import Instruction
-# the encoder's memoised forms (by the InstrDef's identity: an InstrDef hashes all its fields)
-from .encode import data_dwords, ds_layout, flat_layout, per_instruction, scalar_bits, scalar_layout, valu_signature
+# the encoder's memoised forms
+from .encode import data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout, valu_signature
 from . import printer_rdna4
 from .printer_graphics import print_graphics
 from .printer_operands import buffer_data_dwords, buffer_modifiers_text, flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
@@ -78,7 +79,7 @@ def _dpp_text(spec: Spec, inst: Instruction) -> str:
     return out
 
 
-@per_instruction
+@cache
 def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
     """LLVM's mnemonic: the encoding suffix only where the instruction has both e32 and e64 forms."""
     base = d.name.lower()
@@ -117,7 +118,7 @@ class _ValuPlan:
     wide_constants: bool = False              # RDNA3 WMMA: C's inline floats spelled as a 64-bit operand's
 
 
-@per_instruction
+@cache
 def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
     sig = valu_signature(d)
     e32 = fmt in spec.traits.roles.valu_e32

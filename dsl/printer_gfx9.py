@@ -6,13 +6,13 @@ memory names and the sc0/nt/sc1 cache bits. Shares operand text with the gfx11 p
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 
 from isa import Spec
 from isa.mnemonics import text_mnemonic
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
-from .encode import per_instruction
 from .printer import _bits, _mods, _packed_kind, _float_value, _simm_text, print_scalar
 from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
 from .signature import Operand, ValuSig, cache_control, data_dwords, type_info, valu_signature
@@ -51,7 +51,7 @@ def _mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
     return base + "_e64" if forms & spec.traits.roles.valu_e32 else base
 
 
-@per_instruction
+@cache
 def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
     sig = valu_signature(d)
     if d.name in g9.NO_PCODE_OPERANDS:

@@ -4,6 +4,7 @@ format; the operand layouts are the ones the RDNA3 printers use (signature.py)."
 from __future__ import annotations
 
 from isa import Spec
+from isa.memory_access import memory_access
 
 from . import syntax
 from .decode import Instruction
@@ -24,12 +25,14 @@ def _hex(value: int) -> str:
     return f"{'-' if value < 0 else ''}0x{abs(value):x}"
 
 
-def cache_policy_text(name: str, f: dict) -> str:
-    """' th:... scope:...' of an instruction (nothing for the defaults)."""
+def cache_policy_text(d, f: dict) -> str:
+    """' th:... scope:...' of an instruction (nothing for the defaults); atomics, stores and
+    loads (isa.memory_access's direction) name the TH codes apart."""
     th, scope = f.get("TH", 0), f.get("SCOPE", 0)
     out = ""
     if th:
-        if "_ATOMIC" in name:
+        direction = memory_access(d).direction
+        if direction == "atomic":
             if th & 4:
                 text = (f"TH_ATOMIC_CASCADE_{'NT' if th & 2 else 'RT'}" if scope >= 2
                         else f"TH_ATOMIC_0x{th:x}")
@@ -38,7 +41,7 @@ def cache_policy_text(name: str, f: dict) -> str:
             else:
                 text = "TH_ATOMIC_RETURN"
         else:
-            names = syntax.TH_STORE_NAMES if "_STORE" in name else syntax.TH_LOAD_NAMES
+            names = syntax.TH_STORE_NAMES if direction == "store" else syntax.TH_LOAD_NAMES
             text = names[th] or f"0x{th:x}"
             if th == 3 and scope == 3:
                 text = text.rsplit("_", 1)[0] + "_BYPASS"
@@ -48,9 +51,9 @@ def cache_policy_text(name: str, f: dict) -> str:
     return out
 
 
-def _tail(name: str, f: dict) -> str:
+def _tail(d, f: dict) -> str:
     """The flags after the offset, in LLVM's order."""
-    return (flags_text(f, ("SCALE_OFFSET",)) + cache_policy_text(name, f) + flags_text(f, ("NV",)))
+    return (flags_text(f, ("SCALE_OFFSET",)) + cache_policy_text(d, f) + flags_text(f, ("NV",)))
 
 
 def smem(spec: Spec, inst: Instruction) -> str:
@@ -75,7 +78,7 @@ def smem(spec: Spec, inst: Instruction) -> str:
     else:   # no SGPR offset: the immediate, 0x0 included (gfx11 prints null for that)
         parts.append(_hex(off))
         text = f"{mn} {', '.join(parts)}"
-    return text + _tail(d.name, f)
+    return text + _tail(d, f)
 
 
 _FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
@@ -84,10 +87,10 @@ _FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
 def flat(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     if cache_control(d):   # global_inv, global_wb, global_wbinv: only the scope they act on
-        return d.name.lower() + _tail(d.name, f)
+        return d.name.lower() + _tail(d, f)
     t = spec.traits
     parts = []
-    returns = "_ATOMIC" not in d.name or bool(f.get("TH", 0) & 1)
+    returns = memory_access(d).direction != "atomic" or bool(f.get("TH", 0) & 1)
     for name, field, n in flat_layout(d, returns):
         value = f[_FLAT_FIELDS.get(field, field)]
         if name == "saddr":
@@ -102,7 +105,7 @@ def flat(spec: Spec, inst: Instruction) -> str:
     off = _signed(f["IOFFSET"], _field_bits(inst, "IOFFSET"))
     if off:
         text += f" offset:{off}"
-    return text + _tail(d.name, f)
+    return text + _tail(d, f)
 
 
 def buffer(spec: Spec, inst: Instruction) -> str:
@@ -118,7 +121,7 @@ def buffer(spec: Spec, inst: Instruction) -> str:
              src_text(spec, f["SOFFSET"], 1, table=("SOP2", "SSRC0"))]
     text = f"{mn} {', '.join(parts)}"
     text += buffer_modifiers_text(spec, f, mn.startswith("tbuffer"), f["IOFFSET"])
-    return text + _tail(d.name, f) + flags_text(f, ("TFE",))
+    return text + _tail(d, f) + flags_text(f, ("TFE",))
 
 
 def vdsdir(spec: Spec, inst: Instruction) -> str:
@@ -152,4 +155,4 @@ def image(spec: Spec, inst: Instruction) -> str:
     text += f" dim:SQ_RSRC_IMG_{syntax.MIMG_DIMS[f['DIM']][0]}"
     if f.get("UNRM"):
         text += " unorm"
-    return text + cache_policy_text(d.name, f) + flags_text(f, ("NV", "R128", "A16", "TFE", "LWE", "D16"))
+    return text + cache_policy_text(d, f) + flags_text(f, ("NV", "R128", "A16", "TFE", "LWE", "D16"))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from isa import InstrDef
+from isa.control import control
 from isa.effects import effects
 from isa.memory_access import memory_access
 
@@ -84,12 +85,10 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
                    packed and t is not None and t.endswith("16"), bf16=t is not None and t.endswith("bf16"))
 
 
-_WRITES_VCC = re.compile(r"\bVCC(\.u64)?\[laneId\]\s*=|\bVCC\s*=")
 # a bit range of the result assigned: D0[31 : 16] = ..., tmp[15 : 0].f16 = ... (then D0 = tmp),
 # VGPR[laneId][VDST.u32][15 : 0].b16 = ... (the rest preserved)
 _RESULT_PIECE = re.compile(r"(?:\bD0|\btmp|\[VDST(?:\.\w+)?\])\s*\[[^\]:]*:[^\]]*\]\s*(?:\.\s*(?:[a-z]+(?:8|16)))?\s*=(?!=)\s*(\{?)")
 _SGPR_ACCESS = re.compile(r"\bSGPR\[\w+\]\.(\w+)")
-_READS_VCC = re.compile(r"\bVCC\.u64\[laneId\](?!\s*=[^=])")
 
 
 # a VALU instruction whose result goes to an SGPR (RDNA4's V_S_EXP_F32 ...: "Calculate 2 raised to
@@ -100,8 +99,9 @@ _NAME_TYPE_RE = re.compile(r"_((?:[FIUB]|BF)(?:16|32|64))(?=_|$)")
 
 
 def _name_types(name: str) -> list[str]:
-    """Data types in an instruction name, result first (the manual's suffix convention:
-    'the first one is the result type and size, the later one(s) the input')."""
+    """Data types in an instruction name, result first (the manual's suffix convention, RDNA4
+    manual Table 3, page 13: 'If an instruction has two suffixes (for example, _I32_F32), the
+    first suffix indicates the destination type, the second the source type')."""
     return [t.lower() for t in _NAME_TYPE_RE.findall(name)]
 
 
@@ -145,7 +145,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
     for i in (1, 2):        # a VGPR the pseudocode indexes by number (VGPR[lane][SRC1.u32]: v_permlane16_var)
         if re.search(rf"VGPR\[[^\]]*\]\[SRC{i}\b", pcode):
             types.setdefault(f"S{i}", types.get(f"SRC{i}"))
-    writes_d = bool(re.search(r"\b(D0|DST|VDST)\b", pcode)) or "D0" in types
+    fx = effects(pcode)
+    writes_d = "D0" in fx.names or "D0" in types
     dsts: list[Operand] = []
     if is_cmp:
         if not is_cmpx:
@@ -153,14 +154,12 @@ def valu_signature(d: InstrDef) -> ValuSig:
     elif writes_d or not pcode and d.name not in syntax.NO_OPERANDS:
         sgpr = d.name in syntax.SGPR_DEST_VALU or bool(_SCALAR_RESULT_RE.search(d.description or ""))
         dsts.append(_operand("vdst", types.get("D0"), sgpr=sgpr))
-    vcc_out = bool(_WRITES_VCC.search(pcode)) and not is_cmp
-    vcc_in = bool(_READS_VCC.search(re.sub(r"VCC(\.u64)?\[laneId\]\s*=[^=]", "", pcode))) and not is_cmp
+    vcc_out = "VCC" in fx.writes and not is_cmp          # a carry out: VCC.u64[laneId] = ...
+    vcc_in = "VCC" in fx.reads and not is_cmp            # a carry in or a select mask
     n_src = 0
     for i in range(3):
-        if f"S{i}" in types and types[f"S{i}"] is not None or re.search(rf"\bS{i}\b", pcode):
-            n_src = i + 1
-    if re.search(r"\bS\[i\]", pcode):   # for i in 0 : 2 do ... S[i]
-        n_src = 3
+        if f"S{i}" in types and types[f"S{i}"] is not None or f"S{i}" in fx.names | fx.reads:
+            n_src = i + 1           # (v_fma_mix*'s S[i], the sources as an array, reads S0, S1 and S2)
     if origin == "VOPC":
         n_src = max(n_src, 2)
     if origin == "VOP2":
@@ -251,7 +250,9 @@ _DWORDX_RE = re.compile(r"DWORDX(\d+)")
 
 
 def data_dwords(name: str) -> int:
-    """Registers of a memory instruction's data, from the name's type suffix."""
+    """Registers of a memory instruction's data, from the name's type suffix (the manual's
+    suffix table, RDNA4 Table 3, page 13; CDNA's DWORDXn). isa.memory_access reads the width
+    from the pseudocode where it has one (data_dwords / result_dwords); this is for the rest."""
     if name.endswith("_LOAD_BLOCK") or name.endswith("_STORE_BLOCK"):   # RDNA4: 32 VGPRs at once
         return 32
     fm = _FORMAT_RE.search(name)
@@ -292,15 +293,16 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
         return 2 if t.endswith("64") else 1
 
     out = []
-    if d.name.startswith("S_SENDMSG_RTN"):
+    if control(d).message_reply:    # SSRC0 holds the message type itself, the reply lands in SDST
         return [("sdst", "SDST", width("D0")), ("msg", "SSRC0", 1)]
     # without pseudocode a result exists if the description stores one (RDNA4's S_SLEEP_VAR only
     # reads its input: 'S0[6:0] determines the sleep duration')
     stores = not pcode and bool(re.search(r"\b(store|write|return)", d.description or "", re.I))
-    if fmt != "SOPC" and (re.search(r"\b(D0|DST|SDST)\b", pcode) or "D0" in types or stores):
+    named = effects(pcode).names
+    if fmt != "SOPC" and ("D0" in named or "D0" in types or stores):
         out.append(("sdst", "SDST", width("D0")))
     if fmt == "SOP1":
-        if re.search(r"\b(S0|SRC0)\b", pcode) or not pcode:
+        if "S0" in named or not pcode:
             out.append(("ssrc0", "SSRC0", width("S0") if "S0" in types else width("SRC0")))
     else:
         out += [("ssrc0", "SSRC0", width("S0")), ("ssrc1", "SSRC1", width("S1"))]
@@ -327,7 +329,9 @@ _DS_LOADS = ("DS_LOAD", "DS_READ")
 
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     """DS operands: returning forms (_RTN, loads, swizzle/permute, append; the name, as the
-    manual gives atomics with and without return one pseudocode) have a VDST; stores and atomics
+    manual gives atomics with and without return one pseudocode and names the rule: "All
+    instructions with RTN in the name return the value that was in memory before the operation
+    was performed", CDNA3 manual section 12.12, page 418) have a VDST; stores and atomics
     have DATA0 (and DATA1 for two-operand atomics and the two-address forms, which
     isa.memory_access reads from the pseudocode)."""
     name = d.name
@@ -372,16 +376,17 @@ def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit)."""
     name = d.name
     n = data_dwords(name)
-    direction = memory_access(d).direction
+    access = memory_access(d)
+    direction = access.direction
     out = []
     if direction == "load" or (direction == "atomic" and glc):
-        out.append(("vdst", "VDST", n))
+        out.append(("vdst", "VDST", access.result_dwords or n))
     if name.startswith("FLAT_"):
         out.append(("vaddr", "ADDR", 2))
     elif "ADDTID" not in name:
         out.append(("vaddr", "ADDR", 1))
-    if direction in ("store", "atomic"):
-        out.append(("vdata", "DATA", n * 2 if "CMPSWAP" in name else n))
+    if direction in ("store", "atomic"):     # cmpswap sends value and compare: DATA[63 : 32]
+        out.append(("vdata", "DATA", access.data_dwords or n))
     if name.startswith("GLOBAL_"):
         out.append(("saddr", "SADDR", 2))
     elif name.startswith("SCRATCH_"):
@@ -399,8 +404,9 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
 
 
 def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
-    """Address VGPRs of a MIMG instruction, from the manual's name suffixes: _C compare, _B bias
-    and _O offset add a dword each; _D adds derivatives (packed in pairs with _G16); _L, _CL and
+    """Address VGPRs of a MIMG instruction, from the manual's name suffixes (its "Sample
+    Instruction Suffix Key", RDNA4 Table 59, page 131, with each suffix's extra addresses):
+    _C compare, _B bias and _O offset add a dword each; _D adds derivatives (packed in pairs with _G16); _L, _CL and
     MIP add one component to the coordinates, which A16 packs two per dword. GET_RESINFO takes
     only the mip level."""
     parts = d.name.split("_")[1:]
@@ -425,10 +431,13 @@ _SHAPE_RE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
 
 def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
     """VGPRs of each shaped operand of a matrix instruction (D0, S0, S1, S2; SWMMAC's S2 is its
-    index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out. Shared by the
-    printer and the encoder."""
+    index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out; the element
+    width of A and B is the pseudocode's (S0.iu4(16x16)). Empty for an instruction whose
+    pseudocode has no (MxN) operands. Shared by the printer and the encoder."""
+    shapes = _SHAPE_RE.findall(d.pcode or "")
+    if not shapes:      # not a matrix instruction: no (MxN) operands
+        return {}
     if family in syntax.WMMA_REPLICATED:   # each lane holds 16 A (and B) elements
-        in_bits = {"F16": 16, "BF16": 16, "IU8": 8, "IU4": 4}.get(d.name.split("_")[-1], 16)
+        in_bits = next((int(bits) for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
         return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
-    return {key: max(1, int(rows) * int(cols) * int(bits) // (32 * wave))
-            for key, bits, rows, cols in _SHAPE_RE.findall(d.pcode or "")}
+    return {key: max(1, int(rows) * int(cols) * int(bits) // (32 * wave)) for key, bits, rows, cols in shapes}

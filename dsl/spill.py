@@ -60,7 +60,7 @@ def constants(kernel, prog=None) -> dict[int, object]:
     bad: set[int] = set()
     for i, inst in enumerate(kernel.items):
         ins = prog.instrs[i]
-        st = inst.statement
+        st = inst.instr
         written = {r.reg for r in ins.defs if r.virtual}
         plain = (st.mnemonic in REMAT_MOVES and st.dual is None and not st.modifiers and not ins.uses
                  and len(ins.defs) == 1 and ins.defs[0].virtual and ins.defs[0].count == 1
@@ -70,7 +70,7 @@ def constants(kernel, prog=None) -> dict[int, object]:
         for vid in written:
             if not plain:
                 bad.add(vid)
-            elif vid in found and (found[vid].statement.mnemonic, found[vid].statement.operands[1]) != \
+            elif vid in found and (found[vid].instr.mnemonic, found[vid].instr.operands[1]) != \
                     (st.mnemonic, st.operands[1]):
                 bad.add(vid)
             else:
@@ -107,7 +107,7 @@ def _named_virtuals(st) -> set[int]:
 
 def _renamed(st, old: int, new: VReg):
     dual = _renamed(st.dual, old, new) if st.dual is not None else None
-    return replace(st, operands=[_rename(o, old, new) for o in st.operands], dual=dual)
+    return replace(st, operands=tuple(_rename(o, old, new) for o in st.operands), dual=dual)
 
 
 def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict):
@@ -160,7 +160,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict):
         ins = prog.instrs[i]
         # only the registers the instruction names: a wait's in-flight reads of a load's result
         # (dsl/inflight.py) need no reload, the spilled load waits for its data itself
-        named = _named_virtuals(inst.statement)
+        named = _named_virtuals(inst.instr)
         spilled = sorted({r.reg for r in ins.uses + ins.defs if r.virtual and r.reg in named
                           and (r.reg in slot or r.reg in acc or r.reg in lane or r.reg in remat)})
         if not spilled:
@@ -169,8 +169,8 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict):
         if all(vid in remat for vid in spilled) and any(r.virtual and r.reg in remat for r in ins.defs):
             continue             # the move of a recomputed constant: each read makes its own
         d = inst.record.definition if inst.record is not None else None
-        wide_lanes = reads_all_lanes(inst.statement, d) or (d is not None and effects(d.pcode).indexed)
-        st = inst.statement
+        wide_lanes = reads_all_lanes(inst.instr, d) or (d is not None and effects(d.pcode).indexed)
+        st = inst.instr
         before, after = [], []
         for vid in spilled:
             orig = kernel.virtuals[vid]
@@ -181,7 +181,7 @@ def spill_kernel(kernel, vgpr_vids, sgpr_vids, ns: dict):
             part = (lambda j, t=temp: t if t.width == 1 else t[j])
             if vid in remat:
                 if reads:
-                    before.append(type(remat[vid])(_renamed(remat[vid].statement, vid, temp), remat[vid].encoder))
+                    before.append(type(remat[vid])(_renamed(remat[vid].instr, vid, temp), remat[vid].encoder))
                     report.reloads += 1
                 continue
             if vid in acc:

@@ -1,9 +1,8 @@
-"""What the text parser produces and the encoder consumes: one assembly line as a
-`Statement` (mnemonic, operand values, modifiers, where it was written), the operand values
-that are not registers or numbers (symbols, calls such as hwreg(...), symbol expressions),
-labels and directives, and `LiteralRef`, a literal the linker fills in. Plain data: this
-module imports nothing else of dsl/, so the parser (asm.py), the encoder (encode.py) and
-the DSL (kernel.py) all share it without an import cycle."""
+"""What the text parser produces besides instructions (instr.Instr): the operand values that
+are not registers or numbers (symbols, calls such as hwreg(...), symbol expressions), labels
+and directives, and `LiteralRef`, a literal the linker fills in. Plain data: this module
+imports nothing else of dsl/, so the parser (asm.py), the encoder (encode.py) and the DSL
+(kernel.py) all share it without an import cycle."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,18 +19,6 @@ class Call:
 class Attr:
     """attr0.w (lds_param_load) or a symbol name such as a branch label."""
     name: str
-
-
-@dataclass(slots=True)     # one per instruction line: slots make it cheaper to build and to keep
-class Statement:
-    mnemonic: str
-    operands: list
-    modifiers: dict
-    line: int
-    column: int
-    dual: "Statement | None" = None
-    label: str | None = None
-    text: str = ""
 
 
 @dataclass(frozen=True)

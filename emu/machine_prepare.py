@@ -17,6 +17,7 @@ import numpy as np
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
+from isa.memory_access import memory_access
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
@@ -128,7 +129,7 @@ def _write_lane_bits(code: int):
         words = words.reshape(len(bits), st.mask_dwords)
         for k in range(st.mask_dwords):
             st.sgpr[code + k, sel] = words[:, k]
-        st.sgpr_written[code:code + st.mask_dwords] = True
+            st.sgpr_written[code + k] = True
     return write
 
 
@@ -815,14 +816,14 @@ class Preparer:
         p.inputs["OFFSET"] = offset
         data, vdst = f["DATA"], f["VDST"]
         if f.get("ACC"):        # CDNA: DATA and VDST name AGPRs
-            n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
+            n = memory_access(d).data_dwords or data_dwords(d.name)
             data, vdst = self.agpr(data, n), self.agpr(vdst, n)
         self._vmem_data(p, d, data, vdst)
 
     def _vmem_data(self, p: Prepared, d, data: int, vdst: int):
         """Store data, atomic data and the returned value of a vector-memory instruction."""
         n = data_dwords(d.name)
-        data_dwords_ = n * 2 if "CMPSWAP" in d.name else n
+        data_dwords_ = memory_access(d).data_dwords or n     # cmpswap: value and compare
         if p.sem.memory == "store":
             p.inputs["VDATA"] = self._vgpr_data(data, _bits(p.sem.reads.get("VDATA"), n))
         elif p.sem.memory == "atomic":

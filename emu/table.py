@@ -568,7 +568,7 @@ class SemanticTable:
 
 def _with_float_modes(sem: Semantic, d: isa.InstrDef) -> Semantic:
     """`sem` with the MODE float rules its pseudocode implies (isa/float_modes.py)."""
-    modes = float_modes(d.pcode, d.name)
+    modes = float_modes(d.pcode, d.description)
     if (modes.flushes, modes.rounds) == (sem.flushes_denorms, sem.rounds):
         return sem
     return dataclasses.replace(sem, flushes_denorms=modes.flushes, rounds=modes.rounds)

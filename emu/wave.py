@@ -261,6 +261,11 @@ class WaveState:
             self.vgpr_written[reg] = True
             self.vgpr[reg, sel] = value
             return
+        if dwords == 1 and isinstance(sel, slice) and np.ndim(value) <= 2:
+            # one register, some lanes off: a masked copy into the batch's view, cast as astype does
+            self.vgpr_written[reg] = True
+            np.copyto(self.vgpr[reg, sel], value, casting="unsafe", where=active)
+            return
         parts = split_dwords(value, dwords, self.lanes)                    # (W, L, n)
         self.vgpr_written[reg:reg + dwords] = True
         for i in range(dwords):
@@ -283,15 +288,17 @@ class WriteMarks(np.ndarray):
     again; code that writes registers directly sets the marks anyway (see WaveState)."""
 
     counts: list
+    plain: np.ndarray       # the marks as a plain array: assigned through without this class's view machinery
 
     @classmethod
     def zeros(cls, n: int) -> "WriteMarks":
         marks = np.zeros(n, bool).view(cls)
         marks.counts = [0] * n
+        marks.plain = marks.view(np.ndarray)
         return marks
 
     def __setitem__(self, key, value):
-        np.ndarray.__setitem__(self, key, value)
+        self.plain[key] = value
         counts = self.counts
         if type(key) is int:
             counts[key] += 1

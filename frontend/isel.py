@@ -737,14 +737,14 @@ class Selector:
         for pos in range(len(items) - 1, max(len(items) - 1 - window, -1), -1):
             if pos + 1 in labels:
                 return False
-            st = getattr(items[pos], "statement", None)
+            st = getattr(items[pos], "instr", None)
             if st is None or st.dual is not None or not st.mnemonic.startswith("v_") or st.mnemonic.startswith("v_cmpx"):
                 return False
             if st.operands and st.operands[0] == value.reg:
                 if any(_touches(o, tmp) for o in st.operands[1:]):
                     return False
                 try:
-                    new = type(items[pos])(dataclasses.replace(st, operands=[reg, *st.operands[1:]]), items[pos].encoder)
+                    new = type(items[pos])(dataclasses.replace(st, operands=(reg, *st.operands[1:])), items[pos].encoder)
                 except ValueError:
                     return False
                 items[pos] = new

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from isa.control import Control, control
+
 VMEM = {"GLOBAL", "FLAT", "MUBUF", "MTBUF", "SCRATCH"}
 # Most dwords loads may have in flight: the registers of a load in flight cannot be spilled
 # (the data may arrive any time until a wait), so more of them than the file holds would leave
@@ -91,17 +93,17 @@ def insert_waitcnt(k) -> dict:
     for i, inst in enumerate(k.items):
         ins = prog.instrs[i]
         d = inst.record.definition
-        name = d.name if d is not None else ""
+        flow = control(d, k.spec.tables) if d is not None else Control()
         if i in label_at:
             flush()
             for lab in label_at[i]:
                 labels[lab] = len(items)
-        if name.startswith("S_WAITCNT"):
+        if flow.is_wait:
             pending.clear()
-        elif name == "S_BARRIER":
+        elif flow.barrier:
             flush(vs=True)
         elif ins.target is not None or not ins.falls_through:
-            if not name.startswith("S_ENDPGM"):
+            if not flow.ends_wave:
                 flush()
         touched = _keys(ins.uses) | _keys(ins.defs)
         vm_need = lgkm_need = None

@@ -20,7 +20,8 @@ writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
 fills half of each register: a partial write). Besides the operands: `copy` (the whole
 pseudocode is `D0.T = S0.T`), `jump` (control does not reach the next instruction) and
-`matrix` (operands are (MxN) matrices: WMMA)."""
+`matrix` (operands are (MxN) matrices: WMMA) and `names` (every operand named, the raw DST
+field too: v_movreld names its destination register only by number)."""
 from __future__ import annotations
 
 import re
@@ -50,6 +51,8 @@ class Effects:
     #                        is written (s_branch, s_setpc; not s_cbranch_*, s_swappc, s_call)
     matrix: bool = False   # its operands are whole matrices spread over the wave's lanes (the (MxN)
     #                        shapes of WMMA's quoted statement): the matrix core's work
+    names: frozenset = frozenset()  # every operand the pseudocode names, as a value or as a register
+    #                        number (`addr = DST.u`: v_movreld's destination field is D0 here)
 
     @property
     def writes(self) -> frozenset:
@@ -60,6 +63,11 @@ def _name(tok: str) -> str | None:
     if tok in OPERANDS:
         return ALIASES.get(tok, tok)
     return None
+
+
+def _named(toks: list[str]) -> frozenset:
+    """Operands named anywhere: values, and the raw DST field (a register number, not read as a value)."""
+    return frozenset(n for t in toks if (n := "D0" if t == "DST" else _name(t)))
 
 
 _EVAL = re.compile(r'\beval\s+"([^"]*)"')
@@ -287,9 +295,9 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, matrix=matrix)
+                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks))
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
-                   copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix)
+                   copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks))

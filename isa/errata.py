@@ -18,6 +18,9 @@ Kinds:
   dpp_ctrl_range — a DPP_CTRL row's code range the document leaves open: target ("DPP_CTRL", NAME),
                 pdf first code, fix (lo, hi)
   add_pcode   — pseudocode the document lost (target (FORMAT, NAME), pdf None, fix the text)
+  add_description — the description of an instruction the document does not describe (one an
+                add_opcode entry adds): target (FORMAT, NAME), pdf None, fix the text; page is
+                the opcode table's
   pcode_text  — wrong text in an instruction's pseudocode (page = its Instructions-chapter entry):
                                                    target (FORMAT, NAME), pdf/fix text
 """
@@ -303,6 +306,24 @@ ERRATA += tuple(
             f"(../shared/conformance/llvm/gfx942.tsv.gz) and assembles it back to the same bytes"
             + (", as it does for gfx950." if "cdna4" in pages else "."))
     for fmt, name, opcode, pages, evidence in _MISSING_CDNA
+)
+
+# S_ENDPGM_ORDERED_PS_DONE, which the CDNA manuals omit (the add_opcode entry above), is described
+# by the RDNA3 manual (page 253), for the same opcode name and operands; isa/control.py reads from
+# the description that it ends the wave.
+_ENDPGM_ORDERED_PS_DONE = (
+    "End of program; signal that a wave has exited its POPS critical section and terminate wavefront. "
+    "The hardware implicitly executes S_WAITCNT 0 before executing this instruction. This instruction is an "
+    "optimization that combines S_SENDMSG(MSG_ORDERED_PS_DONE) and S_ENDPGM; there may be cases where the "
+    "message needs to be sent separately, in which case the shader can be terminated with a normal S_ENDPGM "
+    "instruction. See S_ENDPGM for additional variants.")
+ERRATA += (
+    Erratum("cdna-s-endpgm-ordered-ps-done-description", ("cdna3", "cdna4"), {"cdna3": 528, "cdna4": 574},
+            "add_description", ("SOPP", "S_ENDPGM_ORDERED_PS_DONE"), None, _ENDPGM_ORDERED_PS_DONE,
+            "The CDNA3 and CDNA4 manuals neither list nor describe SOPP opcode 30 (see "
+            "missing-cdna-sopp-s-endpgm-ordered-ps-done). The description is the RDNA3 manual's (page 253) "
+            "with its S_WAITCNT_VSCNT, a counter CDNA has no instruction for, left out. LLVM 22 decodes "
+            "00009ebf as s_endpgm_ordered_ps_done on gfx942 and gfx950."),
 )
 
 # Instructions LLVM 22 decodes for gfx950 and assembles back to the same bytes that only the CDNA4

@@ -17,7 +17,8 @@ What the pseudocode says, and what follows:
 - *classifies*: the pseudocode tests `exponent(x)` against a bound and writes no float:
   it reports the class of its float source (v_cmp_class), which a flushed input would change.
   Not flushed (rounding does not arise: no float result).
-- *own rounding*: the pseudocode sets ROUND_MODE itself (v_cvt_pk_rtz: toward zero).
+- *own rounding*: the pseudocode sets ROUND_MODE itself (v_cvt_pk_rtz: toward zero), or the
+  description says the instruction rounds toward zero (v_interp_*_rtz_*, v_trunc_*).
 - *exact*: every float result is a selection (a source, a quieted NaN, a constant), an
   exact function (trunc, floor, mantissa, another min/max/med instruction) or an integral
   step after one (`D0 += 1.0` in ceil): min/max/med3, floor/ceil/trunc/rndne, frexp_mant.
@@ -60,9 +61,11 @@ def _arms(rhs: str) -> tuple[str, str] | None:
     return None
 
 
-# The RDNA4 manual's V_INTERP_P10_RTZ_F16_F32 / V_INTERP_P2_RTZ_F16_F32 pseudocode is the same
-# fma as the non-RTZ forms; only the name (and the description) says it rounds toward zero.
-_RTZ_BY_NAME = ("_RTZ_F16_F32",)
+# The description states a rounding of the instruction's own where its pseudocode does not:
+# RDNA3.5/RDNA4's V_INTERP_P10/P2_RTZ_F16_F32 ("using round toward zero semantics") are the same
+# fma as the non-RTZ forms in code; RDNA3 gives them no code ("Same as V_INTERP_P10_F16_F32 except
+# rounding mode is overridden to round toward zero").
+_RTZ_DESCRIPTION = re.compile(r"\bround(?:ing)?\b[^.]*?\btoward zero", re.I)
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,9 @@ def _exact(rhs: str, op: str) -> bool:
 
 
 @lru_cache(maxsize=None)
-def float_modes(pcode: str | None, name: str = "") -> FloatModes:
-    """The MODE float rules for the instruction `name` whose pseudocode is `pcode` (module docstring)."""
+def float_modes(pcode: str | None, description: str | None = None) -> FloatModes:
+    """The MODE float rules for the instruction whose pseudocode is `pcode` and whose manual
+    description is `description` (module docstring)."""
     text = re.sub(r"//[^\n]*", "", pcode or "")
     if _MATRIX.search(text):
         return FloatModes(False, False, "matrix")
@@ -100,7 +104,7 @@ def float_modes(pcode: str | None, name: str = "") -> FloatModes:
     float_result = bool(_ANY_FLOAT_RESULT.search(text))
     if not float_result and _EXPONENT_TEST.search(text):
         return FloatModes(False, False, "classifies")
-    if _OWN_ROUNDING.search(text) or name.endswith(_RTZ_BY_NAME):
+    if _OWN_ROUNDING.search(text) or _RTZ_DESCRIPTION.search(description or ""):
         return FloatModes(True, False, "own rounding")
     if not float_result:
         return FloatModes(True, False, "no float result")

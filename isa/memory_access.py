@@ -7,12 +7,18 @@
                                   # the other half (or a partly written last register) keeps its value
     a.two_addresses               # LDS two-address forms (ds_load_2addr, CDNA's ds_read2): each
                                   # 8-bit offset addresses one element, ADDR + OFFSETn * size
+    a.data_dwords                 # VGPRs a store / atomic sends (cmpswap: value and compare, DATA[63 : 32])
+    a.result_dwords               # VGPRs a load / returning atomic writes (VDATA[95 : 64]: 3)
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
 `tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
 D0) is assigned only as 16-bit bit ranges (`VDATA[31 : 16].b16 = ...`), the manual's D16 loads.
 two_addresses: the pseudocode scales OFFSET1 on its own as an element index (`OFFSET1.u32 * 4U`),
 not as the high byte of one 16-bit offset (`{ OFFSET1, OFFSET0 }`).
+data_dwords / result_dwords: the widest use of the data register (VDATA, DATA) or the result
+(VDATA, VDST, RETURN_DATA): a bit range's top bit, a typed value (DATA.b64), or one register per
+step of a loop over them (RDNA4's *_BLOCK: 32). None where the code does not say (no code, or
+it names no such register): callers then read the name's data type.
 
 Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
 descriptions, a few CDNA LDS-direct and cache instructions), the direction comes from AMD's
@@ -38,6 +44,47 @@ class MemoryAccess:
     direction: str | None    # 'load', 'store', 'atomic' or None (no memory data moved)
     d16: bool                # the result is written in 16-bit halves; the rest keeps its value
     two_addresses: bool = False   # ADDR + OFFSET0 * size and ADDR + OFFSET1 * size (LDS 2addr forms)
+    data_dwords: int | None = None    # VGPRs of the data a store or atomic sends (cmpswap: value and
+    #                                   compare), from the pseudocode; None where it does not say
+    result_dwords: int | None = None  # VGPRs a load or a returning atomic writes, likewise
+
+
+# the data register a store / atomic reads and the result a load / atomic writes, by the names
+# the manuals' code gives them (VDATA is a store's data and a load's result)
+_DATA = {"store": ("VDATA", "DATA"), "atomic": ("DATA",)}
+_RESULT = {"load": ("VDATA", "VDST", "RETURN_DATA"), "atomic": ("RETURN_DATA",)}
+_SHORT_TYPE = re.compile(r"^[a-z]+$")       # RDNA3's .u .b .f: 32 bits
+
+
+def _register_bits(text: str, names: tuple, types: dict) -> int:
+    """Bits of the registers named `names` the code touches: the highest bit of a range
+    (VDATA[95 : 64]), a typed whole value (DATA.b64, or its operand type for RDNA3's short
+    .u), or one register per step of a loop that indexes them (VGPR[laneId][VDATA.u32 + i.u32]
+    in `for i in 0 : 31`)."""
+    bits = 0
+    for name in names:
+        for hi, typ in re.findall(rf"\b{name}\b(?:\s*\[\s*(\d+)\s*:\s*\d+\s*\])?(?:\s*\.\s*(\w+))?", text):
+            if hi:
+                bits = max(bits, int(hi) + 1)
+            elif typ and not re.search(rf"\[{name}\.{typ}\s*\+", text):
+                t = types.get(name, "") if _SHORT_TYPE.match(typ) and not typ[-1:].isdigit() else typ
+                width = re.search(r"(\d+)$", t.replace("pk_", "") or "b32")
+                bits = max(bits, int(width.group(1)) if width else 32)
+        loop = re.search(rf"\bfor i in 0 : (\d+) do\b.*?\[{name}(?:\.\w+)?\s*\+\s*i\b", text, re.S)
+        if loop:
+            bits = max(bits, 32 * (int(loop.group(1)) + 1))
+    return bits
+
+
+@lru_cache(maxsize=None)
+def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int | None, int | None]:
+    """(data dwords, result dwords) the code gives, or None where it names no such register."""
+    text, types = re.sub(r"//[^\n]*", "", pcode), dict(operand_types)
+    out = []
+    for names in (_DATA.get(direction), _RESULT.get(direction)):
+        bits = _register_bits(text, names, types) if names else 0
+        out.append(-(-bits // 32) if bits else None)
+    return out[0], out[1]
 
 
 def _by_name(name: str, image: bool) -> str | None:
@@ -69,5 +116,6 @@ def memory_access(d, image: bool = False) -> MemoryAccess:
     image format (the family's traits.roles.image)."""
     if d.pcode and _MEM.search(d.pcode):
         direction, d16 = _from_pcode(d.pcode)
-        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)))
+        data, result = _sizes(d.pcode, direction, tuple(sorted(d.operand_types.items())))
+        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result)
     return MemoryAccess(_by_name(d.name, image), "_D16" in d.name)

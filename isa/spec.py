@@ -43,8 +43,11 @@ class Format:
         return self.encoding is not None and (word & self.encoding[1]) == self.encoding[0]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class InstrDef:
+    """One instruction of one architecture's manual in one encoding. Compared and hashed by
+    identity: a Spec holds one InstrDef per (format, slot, opcode), so identity is the
+    instruction, and a dictionary lookup keyed by one costs no hashing of its pseudocode."""
     name: str                       # AMD's name, upper case: 'V_ADD_F32'
     format: str                     # 'VOP2', 'VOP3', 'VOPD', ...
     opcode: int                     # in that format's OP field (VOPD: OPX or OPY)

@@ -13,8 +13,18 @@ FAMILY_ALIASES = {"rdna3_5": "rdna3.5", "gfx11": "rdna3", "gfx115": "rdna3.5", "
 WAVE_SIZE = {"rdna3": 32, "rdna3.5": 32, "rdna4": 32, "cdna3": 64, "cdna4": 64}
 
 
+_RESOLVED: dict[str, str] = {}          # target -> family, for the names seen (asked per instruction)
+
+
 def resolve_arch(target: str) -> str:
     """'gfx1151' -> 'rdna3.5'; 'rdna3' -> 'rdna3'. ValueError listing what is known."""
+    family = _RESOLVED.get(target) if isinstance(target, str) else None
+    if family is None:
+        family = _RESOLVED[target] = _resolve(target)
+    return family
+
+
+def _resolve(target: str) -> str:
     t = target.strip().lower()
     t = t.split(":")[0].split("-")[0] if t.startswith("gfx") else t  # gfx1100:xnack-, gfx1100-w64
     t = FAMILY_ALIASES.get(t, t)

@@ -4,7 +4,7 @@ that dsl/ builds from a Kernel; imports nothing but isa."""
 from .assign import FILE_NAMES, Allocation, AllocationError, RegisterPressureError, allocate
 from .limits import RegisterLimits, limits
 from .liveness import Liveness, analyze
-from .program import Instr, Program, Ref, Virtual, blocks
+from .program import Program, Step, Ref, Virtual, blocks
 
 __all__ = ["Allocation", "AllocationError", "RegisterPressureError", "allocate", "RegisterLimits", "limits",
-           "Liveness", "analyze", "Instr", "Program", "Ref", "Virtual", "blocks"]
+           "Liveness", "analyze", "Program", "Step", "Ref", "Virtual", "blocks"]

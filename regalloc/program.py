@@ -18,7 +18,10 @@ class Ref:
 
 
 @dataclass
-class Instr:
+class Step:
+    """One instruction as the allocator sees it: the registers it reads and writes, where control
+    goes next, and the rules it puts on its registers (dsl/ fills it from the instruction's
+    generated operand effects)."""
     uses: tuple[Ref, ...] = ()
     # Registers written. A write that keeps part of a register's old value (a 16-bit half,
     # a conditional move, a D16 load) is listed in `uses` as well.
@@ -44,7 +47,7 @@ class Virtual:
 
 @dataclass
 class Program:
-    instrs: list[Instr] = field(default_factory=list)
+    instrs: list[Step] = field(default_factory=list)
     virtuals: list[Virtual] = field(default_factory=list)
 
     def where(self, i: int) -> str:

@@ -189,10 +189,8 @@ def parse_expansion(text: str, macro: Macro, st) -> list:
 def _moved(it, lines: int):
     if isinstance(it, (Label, Directive)):
         return replace(it, line=it.line + lines)
-    it.line += lines
-    if it.dual is not None:
-        it.dual.line += lines
-    return it
+    dual = replace(it.dual, line=it.dual.line + lines) if it.dual is not None else None
+    return replace(it, line=it.line + lines, dual=dual)
 
 
 def _shift(message: str, lines: int) -> str:

@@ -88,7 +88,7 @@ def test_lines_read_as_llvm_reads_them():
 def _shape(items) -> list:
     """What a parse says, without where it was said (respacing moves columns)."""
     def one(it):
-        if isinstance(it, asm.Statement):
+        if isinstance(it, asm.Instr):
             return (it.mnemonic, repr(it.operands), repr(it.modifiers), it.line, one(it.dual) if it.dual else None)
         return (type(it).__name__, getattr(it, "name", None), getattr(it, "args", None), it.line)
     return [one(it) for it in items]
@@ -145,7 +145,7 @@ def test_syntax_errors_name_line_column_token_and_instruction():
 
 def test_directives_keep_their_text_and_labels_their_place():
     items = asm.parse("k:\n  .globl k ; why\n.Lx: s_nop 0\n .long v999, \"a;b\n.byte 1 # 2 // c")
-    assert [type(it).__name__ for it in items] == ["Label", "Directive", "Label", "Statement", "Directive", "Directive"]
+    assert [type(it).__name__ for it in items] == ["Label", "Directive", "Label", "Instr", "Directive", "Directive"]
     assert (items[1].name, items[1].args, items[1].line, items[1].column) == (".globl", "k", 2, 3)
     assert (items[2].name, items[3].column) == (".Lx", 6)
     assert items[4].args == "v999, \"a"        # up to the comment, as the code-object assembler reads it

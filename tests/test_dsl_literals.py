@@ -123,7 +123,7 @@ def ours(lines: list[str], arch: str) -> list[bytes | None]:
     out = []
     for line, st in zip(lines, parse("\n".join(lines))):
         try:
-            out.append(enc.encode_statement(st)[0])
+            out.append(enc.encode(st)[0])
         except OperandError as e:
             ours_error[line] = str(e)
             out.append(None)

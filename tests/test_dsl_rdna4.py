@@ -10,7 +10,7 @@ import pytest
 
 import dsl.rdna4 as r4
 from dsl import assemble
-from dsl.asm import Statement, parse
+from dsl.asm import Instr, parse
 from dsl.operands import OperandError
 from .llvm_tools import run, tool
 from .test_dsl_llvm_corpus import corpus
@@ -18,7 +18,7 @@ from .test_dsl_llvm_corpus import corpus
 NS = vars(r4)
 
 
-def _dsl_call(st: Statement):
+def _dsl_call(st: Instr):
     """The DSL call for a parsed line: its function with the parser's operand values and modifiers
     (a VOPD pair through vopd())."""
     if st.dual is not None:
@@ -39,7 +39,7 @@ def test_gfx1201_dsl_bytes_match_llvm_corpus():
             continue
         total[fam] += 1
         try:
-            st = next(x for x in parse(text) if isinstance(x, Statement))
+            st = next(x for x in parse(text) if isinstance(x, Instr))
             out = _dsl_call(st).data.hex()
         except (OperandError, KeyError) as e:
             out = f"{type(e).__name__}: {e}"

@@ -31,7 +31,7 @@ CASES = [  # (family, name, flushes, rounds, why)
 @pytest.mark.parametrize("family,name,flushes,rounds,why", CASES)
 def test_float_modes_follow_the_pseudocode(family, name, flushes, rounds, why):
     d = next(d for d in isa.load(family).instructions if d.name == name)
-    m = float_modes(d.pcode, d.name)
+    m = float_modes(d.pcode, d.description)
     assert (m.flushes, m.rounds, m.why) == (flushes, rounds, why)
 
 
@@ -52,6 +52,9 @@ _KNOWN = {
     # pseudocode (halves written by conversions) now treats them as RDNA's are, not flushed
     "V_CVT_PKNORM_I16_F32", "V_CVT_PKNORM_U16_F32", "V_CVT_PKNORM_I16_F16", "V_CVT_PKNORM_U16_F16",
     "V_CVT_PKRTZ_F16_F32",
+    # "Rounding is toward zero" (the RDNA3.5, RDNA4, CDNA3 and CDNA4 descriptions): its own
+    # rounding, not MODE.FP_ROUND's
+    "V_TRIG_PREOP_F64",
 }
 
 
@@ -75,3 +78,47 @@ def test_float_modes_agree_with_the_old_name_tables(family):
             differ.add(d.name)
     assert checked > 800
     assert differ <= _KNOWN, sorted(differ - _KNOWN)
+
+
+# Before the description was read, the name suffix `_RTZ_F16_F32` marked the interpolation forms
+# that round toward zero. Over every instruction of the five families the MODE rules
+# (flushes, rounds) must be the same from the name rule and from the description; the reason
+# may differ only where the description states round-toward-zero of an exact operation (v_trunc,
+# s_trunc: "integer part ... using round toward zero semantics"), which rounds nothing either way,
+# and V_TRIG_PREOP_F64, whose description says "Rounding is toward zero" (RDNA3.5, RDNA4, CDNA3,
+# CDNA4; RDNA3's does not): MODE.FP_ROUND does not apply to it, which the name rule missed.
+FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
+
+
+def _by_old_name_rule(d):
+    m = float_modes(d.pcode)
+    if d.name.endswith("_RTZ_F16_F32") and m.why in ("no float result", "exact", "arithmetic"):
+        return type(m)(True, False, "own rounding")
+    return m
+
+
+def test_round_toward_zero_from_the_description_agrees_with_the_old_name_rule():
+    checked, why_differs, trig = 0, set(), set()
+    for family in FAMILIES:
+        for d in isa.load(family).instructions:
+            old, new = _by_old_name_rule(d), float_modes(d.pcode, d.description)
+            checked += 1
+            if d.name == "V_TRIG_PREOP_F64" and old != new:
+                assert (old.rounds, new.rounds, new.why) == (True, False, "own rounding")
+                assert "Rounding is toward zero" in d.description
+                trig.add(family)
+                continue
+            assert (old.flushes, old.rounds) == (new.flushes, new.rounds), (family, d.name, old, new)
+            if old.why != new.why:
+                assert (old.why, new.why) == ("exact", "own rounding") and "TRUNC" in d.name, (family, d.name)
+                why_differs.add((family, d.name))
+    assert checked > 5000
+    # rdna3.5/rdna4's S_TRUNC_F16/F32 and V_TRUNC_F16/F32/F64, CDNA3/CDNA4's V_TRUNC_*
+    assert len({n for _, n in why_differs}) == 5, sorted(why_differs)
+    assert trig == {"rdna3.5", "rdna4", "cdna3", "cdna4"}
+    # and without the name the interpolation forms still round on their own, on every RDNA family
+    for family in ("rdna3", "rdna3.5", "rdna4"):
+        for name in ("V_INTERP_P10_RTZ_F16_F32", "V_INTERP_P2_RTZ_F16_F32"):
+            d = next(d for d in isa.load(family).instructions if d.name == name)
+            m = float_modes(d.pcode, d.description)
+            assert (m.rounds, m.why) == (False, "own rounding"), (family, name)

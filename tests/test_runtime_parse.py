@@ -2,7 +2,7 @@
 import pytest
 
 import dsl
-from dsl.asm import AsmError, Directive, Label, Statement, parse
+from dsl.asm import AsmError, Directive, Instr, Label, parse
 
 SOURCE = """\
 \t.text
@@ -21,7 +21,7 @@ amdhsa.kernels:
 def test_parse_keeps_source_order_with_positions():
     items = parse(SOURCE)
     kinds = [type(it).__name__ for it in items]
-    assert kinds == ["Directive", "Directive", "Label", "Directive", "Statement", "Directive", "Label", "Statement"]
+    assert kinds == ["Directive", "Directive", "Label", "Directive", "Instr", "Directive", "Label", "Instr"]
     globl = items[1]
     assert (globl.name, globl.args, globl.line, globl.column) == (".globl", "k", 2, 2)
     align = items[3]

@@ -4,7 +4,7 @@
 Prints the figures issue 19 asks for; the asserted floors are what the model reaches now
 (minus a little), so a regression fails:
 - pipeline: every traced instruction that is not a memory instruction, an s_waitcnt, the
-  wave's end or the first from a new code block: predicted issue gap == measured / within 1
+  wave's end or the first from a new 128-byte code line (fetch): predicted issue gap == measured / within 1
   (the traced waves replayed from their measured first issue, each s_waitcnt released when
   the trace issues it: memory return times are not in the traces; the memory latencies are
   scored on whole waves below), and the same with every mechanism fitted on a kernel turned
@@ -50,13 +50,13 @@ def test_pipeline_gaps_and_stall_causes(captures):
     assert r["gaps"] > 3000
     assert r["exact"] >= 0.90
     assert r["within1"] >= 0.97
-    assert r["cause_agree"] >= 0.93
+    assert r["cause_agree"] >= 0.95
     assert h["exact"] >= 0.84 and h["within1"] >= 0.92
 
 
 def test_wave_lifetimes_calibrated_on_run0(captures):
     from emu.timing import timing_for
-    from emu.timing.score import calibrate, lifetime_errors, run_noise
+    from emu.timing.score import calibrate, first_issue_errors, lifetime_errors, run_noise
     runs0 = [c for c in captures if c.source.endswith("run_0.pkl")]
     rest = [c for c in captures if not c.source.endswith("run_0.pkl")]
     params = calibrate(runs0, timing_for("gfx1100"))
@@ -71,6 +71,10 @@ def test_wave_lifetimes_calibrated_on_run0(captures):
     for kernel in sorted({k for k, _ in errs}):
         e = [x for k, x in errs if k == kernel]
         print(f"  {kernel}: {len(e)} waves, median {statistics.median(e):+.1%}, range {min(e):+.1%} .. {max(e):+.1%}")
+    after_launch = first_issue_errors(rest, params)
+    print("  traced waves from their first issue to their end (the launch left out): "
+          + ", ".join(f"{k} {min(x for j, x in after_launch if j == k):+.1%} .. {max(x for j, x in after_launch if j == k):+.1%}"
+                      for k in sorted({k for k, _ in after_launch})))
     assert statistics.median(a) <= 0.05
     assert sum(x <= 0.10 for x in a) / len(a) >= 0.99
 
@@ -80,28 +84,42 @@ def test_wave_lifetimes_leave_one_kernel_out(captures):
     out. The matmul's cold global loads take ~1500 cycles with 21 waves per WGP loading 33
     lines each at once, the only other global loads (E_3, one wave, a line each) ~750: the
     WGP's line pipe (emu/timing/memory.py, one 128-byte line per cycle, not fitted) accounts
-    for the difference, so the matmul is predicted from E_3's latency. The worst wave left is
-    E_3's: its first instruction issues 1172-1263 cycles after its start, every other
-    kernel's first wave 490-575 (nothing in its code or launch shows why; the traces' README
-    says start times depend on the decoder), which the other kernels' launch latency cannot
-    predict."""
+    for the difference, so the matmul is predicted from E_3's latency.
+
+    The worst wave left is E_3's, and all of its miss is before its first instruction: that
+    issues 1172-1263 cycles after its start where every other kernel's first wave issues
+    490-594 after its start (printed below, measured), while from its first issue to its end
+    E_3 is predicted within 5% (asserted). What the traces hold does not tell the two apart
+    (emu/timing/README.md: same entry offset and block alignment as E and E_32_4, same SIMD
+    slot as E and discover_ops, its memory latencies like the others'), so no mechanism
+    predicts it and the 10% goal is not met for E_3."""
     from emu.timing import timing_for
-    from emu.timing.score import calibrate, lifetime_errors, run_noise
+    from emu.timing.score import calibrate, first_issue_errors, launch_delays, lifetime_errors, run_noise
     kernels = sorted({c.kernel for c in captures})
-    medians, worst = {}, {}
+    medians, worst, after_launch = {}, {}, {}
     for k in kernels:
         train = [c for c in captures if c.kernel != k and c.source.endswith("run_0.pkl")]
         params = calibrate(train, timing_for("gfx1100"))
-        e = [abs(x) for _, x in lifetime_errors([c for c in captures if c.kernel == k], params)]
+        left_out = [c for c in captures if c.kernel == k]
+        e = [abs(x) for _, x in lifetime_errors(left_out, params)]
         medians[k], worst[k] = statistics.median(e), max(e)
+        f = [abs(x) for _, x in first_issue_errors(left_out, params)]
+        if f:
+            after_launch[k] = max(f)
     noise = run_noise(captures)
     print("\nleave-one-kernel-out lifetimes, |error| per kernel left out (median / worst wave; run-to-run noise): "
           + ", ".join(f"{k} {medians[k]:.1%} / {worst[k]:.1%} ({noise.get(k, 0):.1%})" for k in kernels)
           + f"; worst wave {max(worst.values()):.1%} (goal 10%)")
+    print("  traced waves from their first issue to their end, worst |error|: "
+          + ", ".join(f"{k} {v:.1%}" for k, v in after_launch.items()))
+    print("  measured start -> first issue of each traced SIMD's first wave: "
+          + ", ".join(f"{k} {sorted(v)}" for k, v in sorted(launch_delays(captures).items())))
     assert statistics.median(medians.values()) <= 0.06
     assert worst["r_32_32_16_2"] <= 0.05 and medians["r_32_32_16_2"] <= 0.02
     assert max(v for k, v in worst.items() if k != "E_3") <= 0.10
+    assert worst["discover_ops"] <= 0.05          # its fetch stalls at 128-byte lines (emu/timing/arch.py fetch_window)
     assert worst["E_3"] <= 0.22
+    assert after_launch["E_3"] <= 0.05
 
 
 def test_matmul_lines_as_its_addresses_touch(captures):

@@ -72,10 +72,13 @@ class ArchTiming:
     lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns
     # --- instruction fetch and launch
-    fetch_block: int = 256           # bytes per instruction-cache block
-    fetch_latency: int = 390         # cold block (discover_ops: a new 256-byte block every ~390 cycles)
+    fetch_block: int = 128           # bytes per instruction fetch (a code line)
+    fetch_latency: int = 368         # cold line, requested -> there (discover_ops: median of the stalled lines)
+    fetch_window: int = 192          # a wave's fetch requests the lines up to this many bytes past its PC
+                                     # (discover_ops: the stalled lines arrive 368 after the PC came within
+                                     # 192 bytes, deviation 37; 256 bytes: 397, deviation 50; 128: 264, deviation 108)
     launch_latency: int = 556        # wave dispatch -> first instruction of a CU's first wave, its code
-                                     # block fetched cold (calibrated; traces: 490-575, E_3 1172-1263)
+                                     # line fetched cold (calibrated; traces: 490-575, E_3 1172-1263)
     launch_setup: int = 0            # wave dispatch -> first issue when its code is already fetched (estimate:
                                      # the matmul's later waves issue as soon as the first's block is there)
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from dsl.signature import data_dwords, ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
+from isa.control import control as isa_control
 from isa.effects import effects
 
 from ..dialect import SEGMENTS
@@ -166,11 +167,13 @@ def valu_class(d) -> str:
     return "plain"
 
 
-# RDNA4's split counters (manual Table 26) on the model's counters: loads on vm, stores on vs,
-# LDS and scalar memory on the one lgkm counter the model keeps
-_RDNA4_WAITS = {"S_WAIT_LOADCNT": "vm", "S_WAIT_STORECNT": "vs", "S_WAIT_DSCNT": "lgkm", "S_WAIT_KMCNT": "lgkm",
-                "S_WAIT_EXPCNT": "exp"}
-_RDNA4_PAIRED_WAITS = {"S_WAIT_LOADCNT_DSCNT": "vm", "S_WAIT_STORECNT_DSCNT": "vs"}
+_ACCUMULATES = re.compile(r"\bThe initial value in D is used as S2\b")
+
+# The manual's counters (isa.control) on the model's: RDNA3's VM, VS, LGKM, EXP; RDNA4's split
+# counters (manual Table 26): loads on vm, stores on vs, LDS and scalar memory on the one lgkm
+# counter the model keeps
+_COUNTERS = {"VM": "vm", "VS": "vs", "LGKM": "lgkm", "EXP": "exp",
+             "LOAD": "vm", "STORE": "vs", "DS": "lgkm", "KM": "lgkm"}
 
 
 class Classifier:
@@ -180,7 +183,6 @@ class Classifier:
     def __init__(self, spec, semantics, wave64: bool = False):
         import isa
         self.spec, self.semantics, self.wave64 = spec, semantics, wave64
-        self.waitcnt = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
         t = isa.traits(spec.arch)
         self.roles = t.roles
         self.saddr_off = t.saddr_off        # SADDR codes meaning "no SGPR base"
@@ -203,13 +205,15 @@ class Classifier:
         p_reads, p_writes = _pseudo_names(d.pcode)
         if control is not None:
             info.kind = {"end": Kind.END, "barrier": Kind.BARRIER, "wait": Kind.WAIT}.get(control, Kind.OTHER)
+            flow = isa_control(d, self.spec.tables)
             if control == "wait":
-                info.waits = self._waits(d, f)
-            elif d.name == "S_NOP":
-                info.kind, info.nop = Kind.NOP, f.get("SIMM16", 0) & 0xF
-            elif d.name == "S_DELAY_ALU":
+                info.waits = self._waits(flow, f)
+            elif flow.nop_bits is not None:
+                hi, lo = flow.nop_bits
+                info.kind, info.nop = Kind.NOP, (f.get("SIMM16", 0) >> lo) & ((1 << (hi - lo + 1)) - 1)
+            elif flow.delay:
                 info.kind = Kind.DELAY
-            elif d.name == "S_CLAUSE":
+            elif flow.clause:
                 info.kind = Kind.CLAUSE
         elif fmt in self.roles.salu:
             info.kind = Kind.BRANCH if getattr(sem, "branch", False) else Kind.SALU
@@ -219,7 +223,7 @@ class Classifier:
                         (writes if op == "sdst" else reads).update(_src(f[field], n) if op != "sdst"
                                                                    else _sgprs(f[field], n))
             if fmt == "SOPK" and "SDST" in f and "D0" in p_reads | p_writes:
-                target = _sgprs(f["SDST"], 2 if d.name.endswith("64") else 1)
+                target = _sgprs(f["SDST"], 2 if (d.operand_types.get("D0") or "").endswith("64") else 1)
                 (writes if "D0" in p_writes else reads).update(target)
             reads |= _implicit(p_reads, self.wave64)
             writes |= _implicit(p_writes, self.wave64)
@@ -266,29 +270,25 @@ class Classifier:
         info.writes_exec = bool(set(EXEC) & writes)
         return info
 
-    def _waits(self, d, f) -> dict:
-        """The counters an s_waitcnt* waits on and their thresholds (a field at its maximum
-        does not wait)."""
-        if d.name == "S_WAITCNT":
-            simm = f.get("SIMM16", 0)
-            out = {}
-            for field, key in (("VM", "vm"), ("LGKM", "lgkm"), ("EXP", "exp")):
-                hi, lo = self.waitcnt[field]
-                value, top = (simm >> lo) & ((1 << (hi - lo + 1)) - 1), (1 << (hi - lo + 1)) - 1
-                if value != top:
-                    out[key] = value
-            return out
+    def _waits(self, flow, f) -> dict:
+        """The counters an s_waitcnt* / s_wait_* waits on and their thresholds, from the manual's
+        fields (isa.control): in s_waitcnt a field of all ones does not wait; a counter split over
+        several fields (CDNA's VM and VM_HI) is one number, low bits first; the count of RDNA3's
+        SOPK waits is SIMM16 (plus an SGPR that is NULL in practice)."""
+        if flow.wait_all:       # s_wait_idle (RDNA4's s_waitcnt too): everything outstanding
+            return {"vm": 0, "lgkm": 0, "vs": 0}
         simm = f.get("SIMM16", 0)
-        if d.name in _RDNA4_PAIRED_WAITS:        # SIMM16[15:8] load/store count, [7:0] DS count
-            return {_RDNA4_PAIRED_WAITS[d.name]: (simm >> 8) & 0x3F, "lgkm": simm & 0x3F}
-        key = {"S_WAITCNT_VSCNT": "vs", "S_WAITCNT_VMCNT": "vm", "S_WAITCNT_LGKMCNT": "lgkm",
-               "S_WAITCNT_EXPCNT": "exp", **_RDNA4_WAITS}.get(d.name)
-        if key is None:
-            # s_wait_idle waits for everything outstanding; s_waitcnt_depctr waits on the VALU/SALU
-            # dependency counters (the dependency rules model those), s_wait_event on events
-            return {"vm": 0, "lgkm": 0, "vs": 0} if d.name == "S_WAIT_IDLE" else {}
-        # SOPK waits: the count is SIMM16 (+ an SGPR that is NULL in practice)
-        return {key: f.get("SIMM16", 0) & 0x3F}
+        value, width = {}, {}
+        for counter, hi, lo in flow.waits:
+            key = _COUNTERS.get(counter.removesuffix("_HI"))
+            if key is None:     # sample / BVH counters: image work the model does not time
+                continue
+            bits = hi - lo + 1
+            value[key] = value.get(key, 0) | ((simm >> lo) & ((1 << bits) - 1)) << width.get(key, 0)
+            width[key] = width.get(key, 0) + bits
+        if not flow.all_ones_skips:
+            return value
+        return {key: n for key, n in value.items() if n != (1 << width[key]) - 1}
 
     def _valu(self, inst, info: OpInfo, reads, writes, p_reads, p_writes) -> None:
         f, fmt = inst.fields, inst.fmt.name
@@ -300,7 +300,10 @@ class Classifier:
                 reads |= _src(f.get(src0, 0), 1) | (_vgprs(f[vsrc1], 1) if "S1" in r else set())
                 vd = f[vdst] if vdst == "VDSTX" else (f[vdst] << 1) | ((f["VDSTX"] & 1) ^ 1)
                 writes |= _vgprs(vd, 1)
-                if "D0" in r or "FMAC" in half.name or "DOT2ACC" in half.name:
+                # accumulates into its destination: the base's code reads D0 (v_fmac), or the VOPD
+                # entry says so where it has no base to read (v_dual_dot2acc: "The initial value
+                # in D is used as S2")
+                if "D0" in r or _ACCUMULATES.search(half.description or ""):
                     reads |= _vgprs(vd, 1)
             return
         d = inst.defs[0]

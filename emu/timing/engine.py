@@ -5,7 +5,7 @@ was launched, predict the cycle at which every instruction *issues*, and why it 
 One event loop over all waves in time order. A wave's next instruction may issue at the
 latest of: its previous issue + 1, register dependencies (`_deps`), the SIMD's pipe
 occupancy, wait counters (s_waitcnt with in-order return per counter), instruction fetch of
-its code block, launch, barrier; then per SIMD and cycle one instruction per pipe
+its code line, launch, barrier; then per SIMD and cycle one instruction per pipe
 (VALU, SALU, memory, ...) goes to the oldest ready wave. The binding term names the stall
 cause; a wave that lost the issue slot to an older wave stalls for `arbitration`.
 """
@@ -124,7 +124,7 @@ class _Simd:
 
 class _Wave:
     __slots__ = ("spec", "out", "i", "last", "reg_time", "reg_kind", "valu_reads", "last_salu", "last_lds", "last_vmem",
-                 "sgpr_writes", "outstanding", "returns", "cu", "pipe", "not_before", "not_before_cause", "blocks_seen", "order", "barrier_at", "wait_cause", "wait_ready")
+                 "sgpr_writes", "outstanding", "returns", "cu", "pipe", "not_before", "not_before_cause", "window_line", "order", "barrier_at", "wait_cause", "wait_ready")
 
     def __init__(self, spec: WaveSpec, order: int):
         self.spec, self.order = spec, order
@@ -143,7 +143,7 @@ class _Wave:
         self.cu = spec.simd[:-1]                # the key of its CU (instruction fetch) ...
         self.pipe = None                        # ... and its CU's vector memory line pipe, on first use
         self.not_before, self.not_before_cause = 0, "launch"
-        self.blocks_seen: set[int] = set()
+        self.window_line = -1                   # the last line its fetch window reached
         self.barrier_at = None
         self.wait_cause, self.wait_ready = None, None    # the binding constraint while waiting, and until when
 
@@ -161,7 +161,7 @@ class Engine:
     def run(self, waves: list[WaveSpec]) -> list[WaveTiming]:
         p = self.p
         self.simds: dict[tuple, _Simd] = {}
-        self.blocks: dict[tuple, int] = {}      # (cu, block) -> arrival cycle
+        self.lines: dict[tuple, int] = {}      # (cu, code line) -> arrival cycle
         self.pipes: dict[tuple, LinePipe] = {}  # CU / WGP -> its vector memory line pipe
         self.groups: dict[int, list[_Wave]] = {}
         state = [_Wave(w, k) for k, w in enumerate(waves)]
@@ -205,12 +205,17 @@ class Engine:
     def _launch(self, w: _Wave, start: int, heap) -> None:
         p = self.p
         w.out.start = start
-        # a wave issues once it is set up and its first code block is there: the first wave of a
-        # CU fetches it cold (`launch_latency` after dispatch), the waves after it share it
-        # (in dispatch order, one per cycle and SIMD: what the issue arbitration gives them, without
-        # every wave waiting for the block retrying each cycle)
+        # a wave issues once it is set up and its first code line is there: the first wave of a
+        # CU fetches it cold (`launch_latency` after dispatch, with the rest of its fetch window),
+        # the waves after it share it (in dispatch order, one per cycle and SIMD: what the issue
+        # arbitration gives them, without every wave waiting for the line retrying each cycle)
         if w.spec.stream:
-            arrival = self._request(w, w.spec.stream[0] // p.fetch_block, start + p.launch_latency - p.fetch_latency)
+            entry = w.spec.stream[0]
+            asked = start + p.launch_latency - p.fetch_latency
+            arrival = self._request(w, entry // p.fetch_block, asked)
+            w.window_line = (entry + p.fetch_window) // p.fetch_block
+            for b in range(entry // p.fetch_block + 1, w.window_line + 1):
+                self._request(w, b, asked)
             simd = self.simds[w.spec.simd]
             w.not_before = max(start + min(p.launch_setup, p.launch_latency), arrival, simd.first_issue)
             simd.first_issue = w.not_before + 1
@@ -227,27 +232,26 @@ class Engine:
         return pipe
 
     # ------------------------------------------------------------------ fetch
-    def _request(self, w: _Wave, block: int, t: int) -> int:
-        key = (w.cu, block)
-        have = self.blocks.get(key)
+    def _request(self, w: _Wave, line: int, t: int) -> int:
+        key = (w.cu, line)
+        have = self.lines.get(key)
         if have is None:
-            have = self.blocks[key] = t + self.p.fetch_latency
+            have = self.lines[key] = t + self.p.fetch_latency
         return have
 
     def _fetched(self, w: _Wave, pc: int, size: int, t: int) -> int:
-        """Cycle at which the code block(s) of [pc, pc+size) are there; entering a block
-        requests the next one once it has arrived (one block in flight, sequential)."""
+        """Cycle at which the code line(s) of [pc, pc+size) are there (requested now if
+        they were not), and the wave's fetch window moved to pc: every line up to
+        `fetch_window` bytes past pc is requested once the line at pc is there."""
         p = self.p
-        b0 = pc // p.fetch_block
-        if b0 == (pc + size - 1) // p.fetch_block and b0 in w.blocks_seen:
-            return self.blocks[(w.cu, b0)]        # already requested, its next one too
         ready = 0
-        for b in range(b0, (pc + size - 1) // p.fetch_block + 1):
+        for b in range(pc // p.fetch_block, (pc + size - 1) // p.fetch_block + 1):
             ready = max(ready, self._request(w, b, t))
-        b = pc // p.fetch_block
-        if b not in w.blocks_seen:
-            w.blocks_seen.add(b)
-            self._request(w, b + 1, max(t, ready))
+        reach = (pc + p.fetch_window) // p.fetch_block
+        if reach != w.window_line:
+            w.window_line = reach
+            for b in range(pc // p.fetch_block + 1, reach + 1):
+                self._request(w, b, max(t, ready))
         return ready
 
     # ------------------------------------------------------------------ issue
@@ -273,9 +277,10 @@ class Engine:
             ready, cause = w.last + 1, "issue"
         pc = op.pc
         block = pc // p.fetch_block
-        if block in w.blocks_seen and block == (pc + op.size - 1) // p.fetch_block:
-            fetched = self.blocks[(w.cu, block)]      # already requested, its next one too
-        else:
+        fetched = None
+        if (pc + p.fetch_window) // p.fetch_block == w.window_line and block == (pc + op.size - 1) // p.fetch_block:
+            fetched = self.lines.get((w.cu, block))  # requested, and the window did not move
+        if fetched is None:
             fetched = self._fetched(w, pc, op.size, t)
         if fetched > ready:
             ready, cause = fetched, "fetch"

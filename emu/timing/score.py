@@ -22,9 +22,9 @@ _PIPE_CLASSES = ("trans", "fp64", "int64", "wide_mul", "wmma")
 
 def _new_block(cap: Capture, insts: list, k: int, block: int = 128) -> bool:
     """Instruction k is the first the wave issues from some 128-byte code line (its bytes
-    reach into a line no earlier instruction touched), or follows a jump. Lines, not the
-    model's 256-byte blocks: discover_ops stalls 82-108 cycles at 7 of the 128-byte
-    boundaries inside blocks, a fetch effect the model does not predict yet."""
+    reach into a line no earlier instruction touched), or follows a jump: its gap may be a
+    fetch stall (discover_ops stalls 82-108 cycles at 128-byte lines inside 256-byte
+    blocks as well as at block starts)."""
     pc = insts[k]["pc"]
     op = cap.ops.get(pc)
     size = op.size if op else 4
@@ -168,6 +168,29 @@ def lifetime_errors(captures: list[Capture], params) -> list[tuple[str, float]]:
     return out
 
 
+def first_issue_errors(captures: list[Capture], params) -> list[tuple[str, float]]:
+    """(kernel, relative error) of every traced wave's time from its first issue to its end:
+    the lifetime without the launch, which only the traced waves show. Set beside
+    `lifetime_errors`, it tells whether a miss is before the first instruction or after."""
+    out = []
+    for cap in captures:
+        traced = {(w["se"], w["cu"], w["simd"], w["wave"]): w for w in cap.waves}
+        for lt, pred in replay_lifetimes(cap, params):
+            w = traced.get((lt["se"], lt["cu"], lt["simd"], lt["wave"]))
+            measured = lt["end"] - w["insts"][0]["t"] if w else 0
+            if measured > 0:
+                out.append((cap.kernel, (pred.end - pred.first_issue - measured) / measured))
+    return out
+
+
+def launch_delays(captures: list[Capture]) -> dict[str, list[int]]:
+    """Per kernel, measured: start of the first wave of each traced SIMD -> its first issue."""
+    out: dict[str, list[int]] = {}
+    for cap in captures:
+        out.setdefault(cap.kernel, []).extend(latency_segments(cap).get("launch_latency", []))
+    return out
+
+
 def run_noise(captures: list[Capture]) -> dict:
     """Measured run-to-run noise per kernel: median relative difference of the lifetimes of
     the same wave slot (se, cu, simd, wave) between runs, else of the median lifetime."""
@@ -301,6 +324,9 @@ def main() -> int:
     for kern in sorted({k for k, _ in errs}):
         e = [x for k, x in errs if k == kern]
         print(f"  {kern}: n={len(e)} median {statistics.median(e):+.1%} min {min(e):+.1%} max {max(e):+.1%}")
+    f = first_issue_errors([c for c in caps if not c.source.endswith("run_0.pkl")], cal)
+    print("  from first issue to end (traced waves): " + ", ".join(f"{k} {x:+.1%}" for k, x in f))
+    print("  start -> first issue, measured: " + ", ".join(f"{k} {sorted(v)}" for k, v in sorted(launch_delays(caps).items())))
     return 0
 
 

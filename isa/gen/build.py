@@ -361,6 +361,9 @@ def _apply_pcode_errata(arch, instructions) -> list[dict]:
     encodings) and type its operands again from the corrected text."""
     applied = []
     for e in errata_mod.for_arch(arch):
+        if e.kind == "add_description":
+            applied.append(_apply_description_erratum(arch, e, instructions))
+            continue
         if e.kind not in ("pcode_text", "add_pcode"):
             continue
         fmt, name = e.target
@@ -379,6 +382,21 @@ def _apply_pcode_errata(arch, instructions) -> list[dict]:
             d["operand_types"] = P.operand_types(d["pcode"])
         applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
     return applied
+
+
+def _apply_description_erratum(arch, e, instructions) -> dict:
+    """add_description: an instruction the manual does not describe (its opcode added by an
+    add_opcode erratum) gets the erratum's description; its page is the opcode table's."""
+    fmt, name = e.target
+    hits = [d for d in instructions if d["name"] == name and d["format"] == fmt]
+    if not hits or any(d["description"] for d in hits):
+        raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} manual now describes {name}")
+    if hits[0]["page"] != e.page[arch]:
+        raise P.SpecParseError(f"erratum {e.id}: {name}'s opcode table is on page {hits[0]['page']} of the "
+                               f"{arch} manual, the errata table says {e.page[arch]}")
+    for d in hits:
+        d["description"] = e.fix
+    return {"id": e.id, "page": hits[0]["page"], "target": ".".join(e.target), "evidence": e.evidence}
 
 
 _SAME_AS_INSTR_RE = re.compile(r"^Same as ([A-Z][A-Z0-9_]+) except\b")
