@@ -12,7 +12,8 @@ shared machine. The time includes tinygrad's own work (scheduling, rewriting, th
 reference on the CPU), which both devices pay. The peer plug-in's `--peer-times` gives each
 test's CPU time and the device's phases: render (UOps -> source), compile (source -> binary:
 ours is isel, waitcnt, register allocation, encoding and the code object; PYTHON's is a
-base64 decode), load (binary -> program), run (launches); "tinygrad" is the rest of a test.
+base64 decode), load (binary -> program), run (launches), gc (Python's cyclic collector,
+wherever it ran); "tinygrad" is the rest of a test.
 
     python bench/bench_tinygrad_ops.py                  # a subset (-k SUBSET below)
     python bench/bench_tinygrad_ops.py -k 'test_conv2d'
@@ -44,7 +45,7 @@ SUBSET = ("test_add or test_mul or test_sub or test_div or test_exp or test_log 
           "or test_conv2d or test_max_pool2d or test_avg_pool2d or test_softmax or test_cumsum or test_gather")
 EXCLUDED = peer_suite.EXCLUDED       # left out of every run, each with its reason
 DEVICES = (("WAVESMITH", "wavesmith (emulated gfx1100)"), ("PYTHON", "tinygrad PYTHON"))
-PHASES = ("render", "compile", "load", "run")
+PHASES = ("render", "compile", "load", "run", "gc")
 
 
 def run(device: str, select: str | None, timeout: float, times: Path) -> dict:

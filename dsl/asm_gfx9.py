@@ -151,6 +151,29 @@ def _operand(spec: Spec, v, given) -> Src:
     raise Gfx9AsmError(f"cannot read operand {_text(given)!r}", given)
 
 
+@lru_cache(maxsize=None)
+def _inline_float_bits(spec: Spec, bits: int) -> dict[int, int]:
+    """{bit pattern of an inline float constant at `bits` (16 or 32): its code}."""
+    fmt = "<e" if bits == 16 else "<f"
+    return {int.from_bytes(struct.pack(fmt, v), "little"): code for code, v in spec.traits.inline_floats.items()}
+
+
+def _sized_constant(spec: Spec, s: Src, bits: int, is_float: bool = True) -> None:
+    """An integer written for a 16- or 32-bit source, read at the operand's width as LLVM 22 does
+    on gfx942: the bit pattern of an inline float is that constant on any 32-bit operand
+    (0x3f800000 is 1.0 for v_add_f32, v_and_b32, s_add_u32) and on a 16-bit float one (0x3c00 for
+    v_add_f16, not v_add_u16); a 16-bit operand takes no wider integer."""
+    if s.kind != "lit" or type(s.value) is not int or bits not in (16, 32):
+        return
+    if bits == 16 and not -0x8000 <= s.value <= 0xffff:
+        raise Gfx9AsmError(f"{s.value:#x}: a 16-bit operand takes a 16-bit constant", s.value)
+    if bits == 16 and not is_float:
+        return
+    code = _inline_float_bits(spec, bits).get(s.val & ((1 << bits) - 1))
+    if code is not None:
+        s.kind, s.val = "s", code
+
+
 def _off(value) -> bool:
     return isinstance(value, Special) and value.name == "off"
 
@@ -396,7 +419,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if plan.srcs[0][0].t16 and enc.literal > 0xffff:
             raise Gfx9AsmError(f"{k.text}: the constant of a 16-bit operation must fit 16 bits")
     neg = abs_ = 0
-    for i, ((op, n, _bits, _f, _p), s) in enumerate(zip(plan.srcs, srcs)):
+    for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
+        if not packed:
+            _sized_constant(spec, s, bits, is_float)
         acc = f"src{i}" in plan.acc
         if e32:
             if kind in ("SDWA", "SDWAB"):
@@ -721,6 +746,8 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
         if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
+        if n == 1:
+            _sized_constant(spec, s, 32)
         f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
@@ -776,10 +803,11 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
 
 
 def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
-    from .printer_gfx9 import _DS_NO_ADDR, _DS_NO_DATA, _DS_RTN
+    from isa.memory_access import memory_access
+    from .signature import ds_layout
     fmt = spec.formats["DS"]
     name = d.name
-    two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
+    two = memory_access(d).two_addresses
     f = {"OP": d.opcode, "GDS": 1 if "gds" in mods else 0}
     srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
@@ -793,18 +821,13 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         acc = a
         f[field] = idx
     try:
-        if "_RTN" in name or name.startswith(_DS_RTN):
-            data("VDST")
-        if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-            data("ADDR")
-            if f["ADDR"] % 2:   # gfx90a and later read the GWS value from an even register
+        for operand, field, _ in ds_layout(d):
+            if operand == "addr":   # the address is always a VGPR
+                f["ADDR"], _ = _vgpr(next(it), False)
+                continue
+            data(field)
+            if field == "ADDR" and f["ADDR"] % 2:   # GWS: gfx90a and later read the value from an even register
                 raise Gfx9AsmError(f"{name.lower()}: the GWS value register must be even")
-        if not name.startswith(_DS_NO_ADDR) and "ADDTID" not in name:
-            f["ADDR"], _ = _vgpr(next(it), False)
-        if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_DS_NO_DATA) and "ADDTID" not in name:
-            data("DATA0")
-            if any(t in name for t in ("MSKOR", "CMPST", "WRAP")) or two:
-                data("DATA1")
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:
@@ -836,7 +859,8 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     srcs = [None if _off(o) else src(spec, o) for o in ops]
     it = iter(srcs)
     acc = None
-    lds = "_LOAD_LDS_" in name
+    from .signature import flat_layout
+    layout = {operand for operand, _, _ in flat_layout(d, bool(f["SC0"]))}
 
     def data(field):
         nonlocal acc
@@ -849,7 +873,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         acc = a
         f[field] = idx
     try:
-        if ("_LOAD" in name and not lds) or ("_ATOMIC" in name and f["SC0"]):
+        if "vdst" in layout:
             data("VDST")
         addr = next(it)
         if d.format == "SCRATCH" and addr is None:
@@ -860,7 +884,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             f["ADDR"], _ = _vgpr(addr, False)
             if d.format == "SCRATCH":
                 f["LDS"] = 1
-        if "_STORE" in name or "_ATOMIC" in name:
+        if "vdata" in layout:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)

@@ -1,7 +1,9 @@
 """Bytes -> Instruction: split an instruction into its format's fields.
 
-An Instruction is the common currency of dsl/: the decoder produces it, the
-encoder (encode.py) packs it, the printer (printer.py) turns it into LLVM text.
+An Instruction is the decoder's view of machine code: the definitions, the format and the raw
+field values, which the printers (printer.py, printer_gfx9.py) turn into LLVM text and the
+emulator executes. The instruction value with operands (instr.Instr) is what the parser and the
+DSL build and the encoders take; disasm.decode_instr gives a decoded instruction as one.
 
 Decoding looks each opcode up once: the format (from the fixed encoding bits) and the
 opcode select a cached DecodePlan holding everything that does not depend on operand

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import isa
 
 from . import families
-from .decode import DecodeError, decode_one
+from .asm_parse import parse
+from .decode import DecodeError, Instruction, decode_one
+from .instr import Instr
 from .printer import print_instruction
 from .printer_gfx9 import print_instruction as print_gfx9
 
@@ -53,3 +56,33 @@ def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> l
             out.append((pos, 4, f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}", None))
             pos += 4
     return out
+
+
+def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: int = 0) -> tuple[Instr, int]:
+    """(Instr, size in bytes) of the instruction at data[offset:]: the same value the text
+    parser gives for its printed text (operands and modifiers in text order), with `defn` and
+    `encoding` filled in as an encoder fills them, so that decoding bytes and parsing their
+    disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
+    are not an instruction. The operands are read from the printed text (one parser for both,
+    so the two cannot drift); the printers still print from the raw-field Instruction."""
+    spec = families.load_for_disassembly(arch)
+    wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
+    inst = decode_one(spec, bytes(data), offset)
+    return instr_of(spec, inst, wave), inst.size
+
+
+def instr_of(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
+    """The Instr of a decoded Instruction (see decode_instr)."""
+    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
+    text = printer(spec, inst, wave)
+    items = parse(text)
+    if len(items) != 1 or type(items[0]) is not Instr:
+        raise DecodeError(f"{inst.name.lower()}: its text {text!r} does not read back as one instruction")
+    x = items[0]
+    if x.mnemonic == "v_illegal":
+        return x
+    defs = inst.defs
+    dual = x.dual
+    if dual is not None and len(defs) > 1:
+        dual = replace(dual, defn=defs[1], encoding=defs[1].format)
+    return replace(x, defn=defs[0], encoding=defs[0].format, dual=dual, line=0, column=0)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
+from isa.effects import effects
 
 from . import syntax
 from .decode import FIELD_NAMES
@@ -1150,7 +1151,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     """The plan of `d` in one encoding; `fields`: the field names of its format (which of OPSEL
     and OMOD it has); `family`: how its matrix operands are laid out (signature.matrix_regs)."""
     sig = valu_signature(d)
-    is_wmma = d.name.startswith(("V_WMMA", "V_SWMMAC"))
+    is_wmma = effects(d.pcode).matrix     # (MxN) operands: WMMA / SWMMAC
     regs = signature.matrix_regs(d, wave, family) if is_wmma else {}
     names, src_names = _valu_operand_names(d, e32)
     dsts = tuple((o, o.regs(wave) if o.name == "sdst" else regs["D0"] if is_wmma else o.dwords)

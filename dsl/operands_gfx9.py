@@ -11,6 +11,7 @@ from isa import Spec
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
 from .printer_gfx9 import _plan
+from .signature import ds_layout, flat_layout
 
 MFMA_NAMES = ("mdst", "src0", "src1", "msrc2")     # D written whole, C kept apart from it (allocation.role)
 
@@ -91,31 +92,15 @@ def _smem_names(d) -> list[str]:
 
 
 def _ds_names(d) -> list[str]:
-    from .printer_gfx9 import _DS_NO_ADDR, _DS_NO_DATA, _DS_RTN
-    name = d.name
-    two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
-    out = []
-    if "_RTN" in name or name.startswith(_DS_RTN):
-        out.append("vdst")
-    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-        out.append("data0")
-    if not name.startswith(_DS_NO_ADDR) and "ADDTID" not in name:
-        out.append("addr")
-    if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_DS_NO_DATA) and "ADDTID" not in name:
-        out.append("data0")
-        if any(t in name for t in ("MSKOR", "CMPST", "WRAP")) or two:
-            out.append("data1")
-    return out
+    return [name for name, _, _ in ds_layout(d)]
+
+
+# the shared layout's names for the FLAT operands, as this module names them
+_FLAT_NAMES = {"vaddr": "addr", "vdata": "data"}
 
 
 def _flat_names(d, fields: dict) -> list[str]:
-    name = d.name
-    out = []
-    if ("_LOAD" in name and "_LOAD_LDS_" not in name) or ("_ATOMIC" in name and fields.get("SC0")):
-        out.append("vdst")
-    out.append("addr")
-    if "_STORE" in name or "_ATOMIC" in name:
-        out.append("data")
-    if d.format in ("GLOBAL", "SCRATCH"):
-        out.append("saddr")
-    return out
+    """The shared FLAT layout (an atomic returns data only with SC0, GFX9's glc); GFX9 always
+    has an address operand (`off` on scratch without a VGPR address)."""
+    names = [_FLAT_NAMES.get(name, name) for name, _, _ in flat_layout(d, bool(fields.get("SC0")))]
+    return names

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from isa import Spec
+from isa.effects import effects
 
 from . import syntax
 from .decode import Instruction
@@ -122,7 +123,7 @@ class _ValuPlan:
 def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
     sig = valu_signature(d)
     e32 = fmt in spec.traits.roles.valu_e32
-    is_wmma = d.name.startswith(("V_WMMA", "V_SWMMAC"))
+    is_wmma = effects(d.pcode).matrix     # (MxN) operands: WMMA / SWMMAC
     regs = matrix_regs(d, wave, spec.arch) if is_wmma else {}
     srcs, matrix = [], []
     for i, op in enumerate(sig.srcs):

@@ -9,13 +9,14 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from isa import Spec
+from isa.memory_access import memory_access
 from isa.mnemonics import text_mnemonic
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
 from .printer import _bits, _mods, _packed_kind, _float_value, _simm_text, print_scalar
 from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
-from .signature import Operand, ValuSig, cache_control, data_dwords, type_info, valu_signature
+from .signature import Operand, ValuSig, cache_control, data_dwords, ds_layout, flat_layout, type_info, valu_signature
 
 
 def _acc(idx: int, n: int, agpr: bool) -> str:
@@ -383,30 +384,14 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     return text + (" glc" if f["GLC"] else "") + (" nv" if f["NV"] else "")
 
 
-_DS_RTN = ("DS_READ", "DS_SWIZZLE", "DS_PERMUTE", "DS_BPERMUTE", "DS_APPEND", "DS_CONSUME", "DS_ORDERED_COUNT")
-_DS_NO_DATA = ("DS_READ", "DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS", "DS_ORDERED")
-_DS_NO_ADDR = ("DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS_SEMA", "DS_GWS_INIT", "DS_GWS_BARRIER")
-
-
 def _ds(spec: Spec, inst: Instruction) -> str:
     from .printer import _swizzle_text
     d, f = inst.defs[0], inst.fields
-    name, mn = d.name, d.name.lower()
-    n = data_dwords(name)
-    two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
+    mn = d.name.lower()
+    two = memory_access(d).two_addresses
     acc = bool(f.get("ACC"))
-    parts = []
-    if "_RTN" in name or name.startswith(_DS_RTN):
-        nd = n * 2 if two or "CMPST" in name and "RTN" in name and False else n
-        parts.append(_acc(f["VDST"], nd, acc))
-    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):   # the value VGPR is in the ADDR byte
-        parts.append(_acc(f["ADDR"], 1, acc))
-    if not name.startswith(_DS_NO_ADDR) and "ADDTID" not in name:
-        parts.append(_acc(f["ADDR"], 1, False))
-    if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_DS_NO_DATA) and "ADDTID" not in name:
-        parts.append(_acc(f["DATA0"], n, acc))
-        if any(t in name for t in ("MSKOR", "CMPST", "WRAP")) or two:
-            parts.append(_acc(f["DATA1"], n, acc))
+    # the address is always a VGPR; data and result are VGPRs or AGPRs (ACC)
+    parts = [_acc(f[field], width, acc and name != "addr") for name, field, width in ds_layout(d)]
     text = mn + (" " + ", ".join(parts) if parts else "")
     if two:
         text += "".join(f" {k.lower()}:{f[k]}" for k in ("OFFSET0", "OFFSET1") if f[k])
@@ -419,22 +404,21 @@ def _ds(spec: Spec, inst: Instruction) -> str:
 
 def _flat(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
-    name, fmt = d.name, inst.fmt.name
-    n = data_dwords(name)
+    fmt = inst.fmt.name
+    layout = {name: width for name, _, width in flat_layout(d, bool(f.get("SC0")))}
     acc = bool(f.get("ACC"))
     off_saddr = f["SADDR"] == 0x7f
     parts = []
-    lds = "_LOAD_LDS_" in name
-    if ("_LOAD" in name and not lds) or ("_ATOMIC" in name and f.get("SC0")):
-        parts.append(_acc(f["VDST"], n * (2 if "CMPSWAP" in name and False else 1), acc))
+    if "vdst" in layout:
+        parts.append(_acc(f["VDST"], layout["vdst"], acc))
     if fmt == "FLAT":
         parts.append(reg_text("v", f["ADDR"], 2))
     elif fmt == "SCRATCH":   # the LDS bit enables the VGPR address on scratch (LLVM's sve)
         parts.append(reg_text("v", f["ADDR"], 1) if f.get("LDS") else "off")
     else:
         parts.append(reg_text("v", f["ADDR"], 2 if off_saddr else 1))
-    if "_STORE" in name or "_ATOMIC" in name:
-        parts.append(_acc(f["DATA"], n * 2 if "CMPSWAP" in name else n, acc))
+    if "vdata" in layout:
+        parts.append(_acc(f["DATA"], layout["vdata"], acc))
     if fmt == "GLOBAL":
         parts.append("off" if off_saddr else sreg_text(spec, f["SADDR"], 2))
     elif fmt == "SCRATCH":

@@ -371,15 +371,22 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     return out
 
 
+# the manual's wording for a memory load whose result goes to LDS instead of a VGPR (CDNA3/4
+# GLOBAL_LOAD_LDS_*, SCRATCH_LOAD_LDS_*: "... and store the result into a data share.")
+_INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share", re.I)
+
+
 def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     """FLAT / GLOBAL / SCRATCH operands (the segment is the name's prefix: RDNA4 calls the
-    formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit)."""
+    formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit).
+    CDNA's LDS-direct loads (the manual: "store the result into a data share") write no VGPR."""
     name = d.name
     n = data_dwords(name)
     access = memory_access(d)
     direction = access.direction
     out = []
-    if direction == "load" or (direction == "atomic" and glc):
+    to_lds = bool(_INTO_DATA_SHARE.search(d.description or ""))
+    if (direction == "load" and not to_lds) or (direction == "atomic" and glc):
         out.append(("vdst", "VDST", access.result_dwords or n))
     if name.startswith("FLAT_"):
         out.append(("vaddr", "ADDR", 2))

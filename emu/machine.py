@@ -399,6 +399,8 @@ class _Chunk:
         if self._lds_base is None:
             self._lds_base = (self.wave_group * self.d.lds_size).astype(np.int64)[:, None]
         lds = RegionMemory("LDS", self.lds, self.d.lds_size, self._lds_base[sel])
+        if self.m.recorder is not None:     # a timed launch: the LDS addresses give bank conflicts
+            lds.observer = getattr(self.m.recorder, "lds_touch", None)
         scratch = RegionMemory("scratch", self.scratch, self.d.scratch_size, self.scratch_base[sel])
         return {"lds": lds, "scratch": scratch}.get(kind) or FlatMemory(self.m.memory, lds, scratch)
 

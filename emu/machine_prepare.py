@@ -17,7 +17,8 @@ import numpy as np
 from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
-from isa.memory_access import memory_access
+from isa.control import control
+from isa.memory_access import buffer_resource, converts_format, lane_address, memory_access
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
@@ -263,7 +264,7 @@ class Preparer:
         if p.sem.control == "barrier_signal" and f.get("SSRC0") != self.spec.traits.inline_int(-1):
             raise PrepareError(f"{d.name.lower()}: barrier operand code {f.get('SSRC0')}: only the work-group "
                                f"barrier (-1) is modelled")
-        if d.name == "S_BARRIER_WAIT" and f.get("SIMM16") != 0xFFFF:
+        if control(d).barrier_in_simm16 and f.get("SIMM16") != 0xFFFF:
             raise PrepareError(f"{d.name.lower()} {f.get('SIMM16')}: only the work-group barrier (-1) is modelled")
 
     def _vgpr_effects(self, p: Prepared, d, fmt: str):
@@ -391,7 +392,7 @@ class Preparer:
                 a = a + st.sreg(sel, soffset).astype(np.uint64)
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
         p.memory, p.inputs["OFFSET"] = "global", offset
-        if d.name.startswith("S_BUFFER_"):       # SBASE names a V#: its size bounds the dwords read
+        if buffer_resource(d):                   # SBASE names a V#: its size bounds the dwords read
             if base + 4 > SCALAR_CODES:
                 raise OperandError(f"s[{base}:{base + 3}] is not a 4-SGPR buffer resource")
 
@@ -780,7 +781,7 @@ class Preparer:
         elif segment == "global":
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
-            if d.name.endswith("_ADDTID_B32"):      # no VGPR address: saddr + offset + laneId * 4
+            if lane_address(d):                     # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
 
                 def addr(st, sel):
@@ -850,7 +851,7 @@ class Preparer:
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
         typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
-        formatted = typed or "_FORMAT_" in d.name
+        formatted = converts_format(d)
         formats = gfx9_data_formats(self.spec.formats["MTBUF"]) if gfx9 else dict(self.spec.tables["data_formats"])
 
         def access(st, sel, lane_id):

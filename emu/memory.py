@@ -598,6 +598,7 @@ class RegionMemory:
 
     def __init__(self, space: str, data: np.ndarray, size: int, base: np.ndarray):
         self.space, self.data, self.size, self.base = space, data, size, base
+        self.observer = None                # optional callable(addr, nbytes, mask) per load/store (timing: LDS banks)
         # what _split_indices asks of the regions on every access, once: one region per wave
         # ((W, 1) bases), and the bits any region's base has set (its alignment)
         self._per_wave = np.ndim(base) == 2 and np.shape(base)[-1] == 1
@@ -662,6 +663,8 @@ class RegionMemory:
         return self.data.view(_DTYPES[nbytes])[base >> shift:], kept[1], every
 
     def load(self, addr, nbytes, mask):
+        if self.observer is not None:
+            self.observer(addr, nbytes, mask)
         split = self._split_indices(addr, nbytes, mask)
         if split is not None:
             elements, index, every = split
@@ -675,6 +678,8 @@ class RegionMemory:
         return _gather(self.data, self._offsets(addr, nbytes, mask), nbytes, mask)
 
     def store(self, addr, nbytes, value, mask):
+        if self.observer is not None:
+            self.observer(addr, nbytes, mask)
         split = self._split_indices(addr, nbytes, mask)
         if split is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
             elements, index, every = split

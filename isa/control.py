@@ -27,6 +27,8 @@ Where each comes from:
 - delay / clause / barrier: the description's first sentence ("Insert delay between dependent
   SALU/VALU instructions", "Mark the beginning of a clause", "Synchronize waves within a
   threadgroup", "Wait for a barrier to complete").
+- barrier_in_simm16: the description "The SIMM16 argument specifies which barrier" (RDNA4's
+  s_barrier_wait names its barrier in SIMM16; s_barrier waits on the work-group's).
 CDNA's S_ENDPGM_ORDERED_PS_DONE, which its manuals omit, gets RDNA3's description from an
 erratum (isa/errata.py), so it ends the wave like the others."""
 from __future__ import annotations
@@ -44,6 +46,7 @@ _DELAY = re.compile(r"^Insert delay between dependent\b")
 _CLAUSE = re.compile(r"^Mark the beginning of a clause\b")
 _MESSAGE_REPLY = re.compile(r"^Send a message\b.*\bSSRC\[7:0\] contains the message type encoded in the "
                             r"instruction directly\b.*\bresult is written to SDST\b")
+_BARRIER_IN_SIMM16 = re.compile(r"\bThe SIMM16 argument specifies which barrier\b")
 _BARRIER = re.compile(r"^Synchronize waves within a threadgroup\b|^Wait for a barrier to complete\b")
 
 
@@ -59,6 +62,7 @@ class Control:
     delay: bool = False
     clause: bool = False
     barrier: bool = False
+    barrier_in_simm16: bool = False     # SIMM16 names the barrier waited on
     message_reply: bool = False         # s_sendmsg_rtn: the message type is the SSRC0 field's code itself
     #                                     and the reply arrives in SDST (counted like scalar memory)
 
@@ -80,4 +84,5 @@ def control(d, tables: dict | None = None) -> Control:
     return Control(ends_wave=bool(_ENDS.search(desc)), waits=waits, wait_all=bool(_WAIT_ALL.search(desc)),
                    count_sgpr=bool(sopk), all_ones_skips=table and bool(waits), nop_bits=(int(nop.group(1)), int(nop.group(2))) if nop else None,
                    delay=bool(_DELAY.search(desc)), clause=bool(_CLAUSE.search(desc)),
-                   barrier=bool(_BARRIER.search(desc)), message_reply=bool(_MESSAGE_REPLY.search(desc)))
+                   barrier=bool(_BARRIER.search(desc)),
+                   barrier_in_simm16=bool(_BARRIER_IN_SIMM16.search(desc)), message_reply=bool(_MESSAGE_REPLY.search(desc)))

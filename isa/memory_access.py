@@ -9,6 +9,9 @@
                                   # 8-bit offset addresses one element, ADDR + OFFSETn * size
     a.data_dwords                 # VGPRs a store / atomic sends (cmpswap: value and compare, DATA[63 : 32])
     a.result_dwords               # VGPRs a load / returning atomic writes (VDATA[95 : 64]: 3)
+    converts_format(d)            # a buffer access converts through a data format (*_FORMAT_*)
+    buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
+    lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
 `tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
@@ -19,6 +22,13 @@ data_dwords / result_dwords: the widest use of the data register (VDATA, DATA) o
 (VDATA, VDST, RETURN_DATA): a bit range's top bit, a typed value (DATA.b64), or one register per
 step of a loop over them (RDNA4's *_BLOCK: 32). None where the code does not say (no code, or
 it names no such register): callers then read the name's data type.
+
+converts_format: the code converts with `ConvertFromFormat` / `ConvertToFormat`; where there is no
+code (CDNA's BUFFER_STORE_FORMAT_D16_HI_X) the description: "Convert ... into 1-component
+formatted data". buffer_resource: the code or description names a buffer (CalcBufferAddr,
+"a scalar buffer surface", "using a buffer resource descriptor") or a resource descriptor
+(RDNA4's S_BUFFER_PREFETCH_DATA). lane_address: the description "No VGPR address is supplied
+... TID is added" (RDNA3) or "the lane ID is used as an offset" (RDNA3.5, RDNA4).
 
 Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
 descriptions, a few CDNA LDS-direct and cache instructions), the direction comes from AMD's
@@ -119,3 +129,24 @@ def memory_access(d, image: bool = False) -> MemoryAccess:
         data, result = _sizes(d.pcode, direction, tuple(sorted(d.operand_types.items())))
         return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result)
     return MemoryAccess(_by_name(d.name, image), "_D16" in d.name)
+
+
+_CONVERTS = re.compile(r"\bConvert(?:From|To)Format\b")
+_CONVERTS_SAID = re.compile(r"\bconvert\b[^.]*\bformat", re.I)
+_BUFFER = re.compile(r"\bbuffer\b|\bCalc\w*BufferAddr\b|\bresource descriptor\b", re.I)
+_LANE_ADDRESS = re.compile(r"\bno VGPR address\b|\blane ID is used\b|\bTID is added\b", re.I)
+
+
+def converts_format(d) -> bool:
+    """`d` (a buffer instruction) converts its data through a data format."""
+    return bool(_CONVERTS.search(d.pcode)) if d.pcode else bool(_CONVERTS_SAID.search(d.description or ""))
+
+
+def buffer_resource(d) -> bool:
+    """`d` (a scalar memory instruction) addresses memory through a buffer resource descriptor."""
+    return bool(_BUFFER.search(f"{d.pcode or ''}\n{d.description or ''}"))
+
+
+def lane_address(d) -> bool:
+    """`d` (a FLAT-family instruction) takes no VGPR address: scalar base + offset + lane ID * 4."""
+    return bool(_LANE_ADDRESS.search(d.description or ""))

@@ -7,16 +7,26 @@ test_masked_select_size). Loaded with `-p tests.peer_plugin`.
 teardown) and the CPU seconds spent in each phase of the default device's kernels, timed
 around the device's own classes, so it works the same for any tinygrad device:
 `render` (UOps -> source), `compile` (source -> binary), `load` (binary -> program object)
-and `run` (launches); the rest of a test is tinygrad's scheduling and rewriting, torch and
-pytest. bench/bench_tinygrad_ops.py reads it."""
+and `run` (launches), and `gc`: Python's cyclic collector, wherever it ran (taken out of the
+phase it interrupted); the rest of a test is tinygrad's scheduling and rewriting, torch and
+pytest. One process (no xdist). bench/bench_tinygrad_ops.py reads it."""
 from __future__ import annotations
 
+import gc
 import json
 import time
 
-PHASES = ("render", "compile", "load", "run")
+PHASES = ("render", "compile", "load", "run", "gc")
 _spent = dict.fromkeys(PHASES, 0.0)
 _patched: set = set()
+_gc_start = [0.0]
+
+
+def _gc_timer(phase: str, info: dict):
+    if phase == "start":
+        _gc_start[0] = time.process_time()
+    else:
+        _spent["gc"] += time.process_time() - _gc_start[0]
 
 
 def pytest_addoption(parser):
@@ -49,12 +59,12 @@ def _timed(cls, attr: str, phase: str):
         if depth[0]:
             return inner(*args, **kwargs)
         depth[0] += 1
-        start = time.process_time()
+        start, collected = time.process_time(), _spent["gc"]
         try:
             return inner(*args, **kwargs)
         finally:
             depth[0] -= 1
-            _spent[phase] += time.process_time() - start
+            _spent[phase] += time.process_time() - start - (_spent["gc"] - collected)
     wrapper.__wrapped__ = inner
     setattr(cls, attr, wrapper)
     _patched.add((cls, attr))
@@ -76,6 +86,7 @@ def _instrument():
 def pytest_configure(config):
     if path := config.getoption("peer_times"):
         config._peer_times = open(path, "w")
+        gc.callbacks.append(_gc_timer)
 
 
 def pytest_unconfigure(config):

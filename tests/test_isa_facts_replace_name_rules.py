@@ -129,6 +129,29 @@ def test_matrix_widths_from_the_pseudocode_agree_with_the_old_name_table(wave):
     assert checked == 6 + 6 + 22     # RDNA3, RDNA3.5: 6 WMMA each; RDNA4: 22 WMMA and SWMMAC
 
 
+def test_matrix_instructions_from_the_pseudocode_are_the_ones_the_names_said():
+    """The printer and encoder took an instruction's operands as matrices when its name began
+    V_WMMA / V_SWMMAC; now when its code has (MxN) operands (isa.effects' matrix). The same 34
+    instructions of the five families (CDNA's MFMA go through tables["mfma"] instead)."""
+    old = {(f, d.name) for f, d in _instructions() if d.name.startswith(("V_WMMA", "V_SWMMAC"))}
+    new = {(f, d.name) for f, d in _instructions() if effects(d.pcode).matrix}
+    assert old == new and len(old) == 34
+
+
+def test_two_results_from_the_parse_agree_with_the_old_regular_expression():
+    """The timing model's v_swap class (the source is written too): old, a line starting
+    `S0.T =`; new, S0 among isa.effects' writes. Same for every VALU instruction."""
+    from emu.timing.classify import _pseudo_names
+    rows = 0
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.valu or not d.pcode:
+            continue
+        rows += 1
+        old = bool(re.search(r"^\s*S0\.\w+\s*=", d.pcode, re.M))
+        assert old == ("S0" in _pseudo_names(d.pcode)[1]), (family, d.name)
+    assert rows > 3000
+
+
 # ---------------------------------------------------------------- isa.control: waits, ends, hints
 
 def _simm16_values():
@@ -403,3 +426,95 @@ def test_rdna4_cache_policy_classes_from_the_direction_agree_with_the_old_names(
         direction = memory_access(d).direction
         assert old == (direction if direction in ("atomic", "store") else "load"), d.name
     assert rows == 352
+
+
+# ---------------------------------------------------------------- dsl/*_gfx9: DS / FLAT operands
+
+_OLD_GFX9_DS_RTN = ("DS_READ", "DS_SWIZZLE", "DS_PERMUTE", "DS_BPERMUTE", "DS_APPEND", "DS_CONSUME",
+                    "DS_ORDERED_COUNT")
+_OLD_GFX9_DS_NO_DATA = ("DS_READ", "DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS", "DS_ORDERED")
+_OLD_GFX9_DS_NO_ADDR = ("DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS_SEMA", "DS_GWS_INIT", "DS_GWS_BARRIER")
+
+
+def _old_gfx9_ds(name: str, n: int) -> list[tuple[str, int]]:
+    """The GFX9 printer's, assembler's and operand namer's own copy of the DS rule, as it was."""
+    two = any(t in name for t in ("READ2", "WRITE2", "WRXCHG2"))
+    out = []
+    if "_RTN" in name or name.startswith(_OLD_GFX9_DS_RTN):
+        out.append(("vdst", n * 2 if two else n))
+    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
+        out.append(("data0", 1))
+    if not name.startswith(_OLD_GFX9_DS_NO_ADDR) and "ADDTID" not in name:
+        out.append(("addr", 1))
+    if name == "DS_WRITE_ADDTID_B32" or not name.startswith(_OLD_GFX9_DS_NO_DATA) and "ADDTID" not in name:
+        out.append(("data0", n))
+        if any(t in name for t in ("MSKOR", "CMPST", "WRAP")) or two:
+            out.append(("data1", n))
+    return out
+
+
+def _old_gfx9_flat(name: str, fmt: str, n: int, sc0: bool) -> list[tuple[str, int]]:
+    out = []
+    if ("_LOAD" in name and "_LOAD_LDS_" not in name) or ("_ATOMIC" in name and sc0):
+        out.append(("vdst", n))
+    out.append(("vaddr", 0))
+    if "_STORE" in name or "_ATOMIC" in name:
+        out.append(("vdata", n * 2 if "CMPSWAP" in name else n))
+    if fmt in ("GLOBAL", "SCRATCH"):
+        out.append(("saddr", 0))
+    return out
+
+
+def test_gfx9_ds_and_flat_operands_from_the_shared_layouts_agree_with_the_old_name_rules():
+    """The GFX9 (CDNA3/4) printer, assembler and operand namer kept their own name rules for DS
+    and FLAT operands; they now read dsl.signature's ds_layout / flat_layout (the two-address
+    forms and data widths from isa.memory_access's parse). Same operands, in the same order and
+    with the same widths, for every DS, FLAT, GLOBAL and SCRATCH instruction of both families
+    (the address widths of FLAT depend on the encoding, not the layout, and are not compared)."""
+    from dsl.signature import data_dwords, ds_layout, flat_layout
+    from isa.memory_access import memory_access
+    rows = {"DS": 0, "FLAT": 0}
+    for family in ("cdna3", "cdna4"):
+        for d in isa.load(family).instructions:
+            n = data_dwords(d.name)
+            if d.format == "DS":
+                rows["DS"] += 1
+                assert [(o, w) for o, _, w in ds_layout(d)] == _old_gfx9_ds(d.name, n), (family, d.name)
+                assert memory_access(d).two_addresses == any(t in d.name for t in ("READ2", "WRITE2", "WRXCHG2"))
+            elif d.format in ("FLAT", "GLOBAL", "SCRATCH"):
+                rows["FLAT"] += 1
+                for sc0 in (False, True):
+                    new = [(o, w if o in ("vdst", "vdata") else 0) for o, _, w in flat_layout(d, sc0)]
+                    assert new == _old_gfx9_flat(d.name, d.format, n, sc0), (family, d.name, sc0)
+    print("instructions agreeing:", rows)
+    assert rows["DS"] >= 250 and rows["FLAT"] >= 200
+
+
+# ---------------------------------------------------------------- emu/machine_prepare: memory and barrier facts
+
+def test_machine_prepare_memory_facts_from_the_manual_agree_with_the_old_names():
+    """emu/machine_prepare chose by name: S_BUFFER_ (SBASE is a buffer resource), _ADDTID_B32 (no
+    VGPR address: scalar base + lane ID * 4), TBUFFER_ / _FORMAT_ (a format conversion) and
+    S_BARRIER_WAIT (SIMM16 names the barrier). Now isa.memory_access and isa.control read the
+    manual's code and descriptions. Same answer over every instruction of the five families (RDNA4's
+    S_BUFFER_PREFETCH_DATA names no buffer, but "a base address provided in a resource descriptor")."""
+    from isa.control import control
+    from isa.memory_access import buffer_resource, converts_format, lane_address
+    counts = {"smem": 0, "buffer": 0, "flat": 0, "barrier": 0}
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        if d.format == "SMEM":
+            counts["smem"] += 1
+            assert buffer_resource(d) == d.name.startswith("S_BUFFER_"), (family, d.name)
+        if d.format in roles.buffer:
+            counts["buffer"] += 1
+            old = d.name.startswith("TBUFFER_") or "_FORMAT_" in d.name
+            assert converts_format(d) == old, (family, d.name)
+        if d.format in roles.flat:
+            counts["flat"] += 1
+            assert lane_address(d) == d.name.endswith("_ADDTID_B32"), (family, d.name)
+        if d.format in ("SOPP", "SOP1"):
+            counts["barrier"] += 1
+            assert control(d).barrier_in_simm16 == (d.name == "S_BARRIER_WAIT"), (family, d.name)
+    print("instructions agreeing:", counts)
+    assert counts["smem"] >= 200 and counts["buffer"] >= 400 and counts["flat"] >= 650

@@ -48,8 +48,8 @@ def test_pipeline_gaps_and_stall_causes(captures):
     for key, (n, miss, far) in sorted(r["by_class"].items(), key=lambda x: -x[1][1])[:8]:
         print(f"  {key:32s} {n:5d} gaps, {miss:4d} missed, {far:4d} by more than 1 cycle")
     assert r["gaps"] > 3000
-    assert r["exact"] >= 0.90
-    assert r["within1"] >= 0.97
+    assert r["exact"] >= 0.91
+    assert r["within1"] >= 0.985
     assert r["cause_agree"] >= 0.95
     assert h["exact"] >= 0.84 and h["within1"] >= 0.92
 
@@ -146,11 +146,12 @@ def test_matmul_lines_as_its_addresses_touch(captures):
     rng = np.random.default_rng(19)
     a, b = rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 32)).astype(np.float32)
     out, ab, bb = dev.alloc(32 * 32 * 4), dev.alloc(a.nbytes).copyin(a), dev.alloc(b.nbytes).copyin(b)
-    seen = {}
+    seen, conflicts = {}, {}
     timed = model.time_launch
 
     def keep_lines(machine, dispatch, recorder, params=None):
         seen.update(recorder.lines_per_wave())
+        conflicts.update(recorder.lds_extra_passes())
         return timed(machine, dispatch, recorder, params)
     model.time_launch = keep_lines
     try:
@@ -161,6 +162,15 @@ def test_matmul_lines_as_its_addresses_touch(captures):
         model.time_launch = timed
     np.testing.assert_allclose(out.copyout(np.float32).reshape(32, 32), a @ b, rtol=1e-5, atol=1e-5)
     assert {pc - entry_pc: n for pc, n in seen.items()} == LINES["r_32_32_16_2"]
+    # its LDS is 64 bytes: 16 dwords, each in its own bank of the 64 (RDNA3 manual 12.1), so
+    # none of its DS instructions can conflict and the replay's LDS timing needs no table
+    ds = sorted(pc - entry_pc for pc in conflicts)
+    print(f"\nmatmul DS instructions at {', '.join(hex(o) for o in ds)}: extra LDS passes "
+          f"{[conflicts[entry_pc + o] for o in ds]}")
+    cap = next(c for c in captures if c.kernel == "r_32_32_16_2")
+    base = min(cap.ops)
+    assert ds == sorted(pc - base for pc, op in cap.ops.items() if op.kind == "lds")     # every DS instruction seen
+    assert not any(conflicts.values())
 
 
 def test_functional_results_identical_with_timing():
@@ -252,3 +262,29 @@ def test_depctr_does_not_wait_for_memory():
     load, depctr, valu, wait, end = w.issue
     assert depctr - load < 20 and valu - load < 20
     assert wait - load >= p.vmem_load_latency
+
+
+def test_fp64_occupancy_by_opcode(captures):
+    """discover_ops: the gap after each traced FP64 op (to the next instruction, a VALU op)
+    as replayed against the measured one: 36 after another FP64 op, the opcode's figure
+    (arch.fp64_first_occupancy) for the first of a run; with 36 throughout (the figures off)
+    the first ops of runs miss."""
+    from emu.timing import timing_for
+    from emu.timing.traces import replay_traced
+    p = timing_for("gfx1100")
+    for params, floor in ((p, 1.0), (p.with_(fp64_first_occupancy={}), None)):
+        hit = total = 0
+        for cap in (c for c in captures if c.kernel == "discover_ops"):
+            for w, pred in replay_traced(cap, params):
+                t = [i["t"] for i in w["insts"]]
+                for k in range(len(t) - 1):
+                    op, nxt = cap.ops.get(w["insts"][k]["pc"]), cap.ops.get(w["insts"][k + 1]["pc"])
+                    if op is not None and op.valu == "fp64" and nxt is not None and nxt.kind == "valu":
+                        total += 1
+                        hit += pred.issue[k + 1] - pred.issue[k] == t[k + 1] - t[k]
+        print(f"\nFP64 op -> next VALU op gaps {'per opcode' if floor else 'at 36'}: {hit} of {total} exact")
+        assert total >= 100
+        if floor:
+            assert hit / total >= floor
+        else:
+            assert hit / total < 0.7

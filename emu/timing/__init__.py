@@ -12,11 +12,11 @@ from .report import TimingReport
 def run_timed(machine, dispatch, params: ArchTiming | None = None):
     """Run `dispatch` on `machine` functionally while recording each wave's PCs, then time
     it; returns the machine's Stats with `.timing` set. The machine's results are those of
-    an untimed run (the recorder only reads PCs, wave indices and global addresses)."""
+    an untimed run (the recorder only reads PCs, wave indices and memory addresses)."""
     from .model import time_launch
     if machine.recorder is not None:
         raise TimingError("the machine is already recording a timed launch")
-    recorder = Recorder()
+    recorder = Recorder((params or timing_for(machine.arch)).lds_banks)
     machine.recorder = recorder
     machine.memory.observer = recorder.touch        # the cache lines of each global access
     try:

@@ -24,6 +24,14 @@ class ArchTiming:
         # cycles the SIMD's VALU is busy after issuing one wave32 instruction of the class
         # (discover_ops: FP64 32-48, mostly 36; transcendental 4 between trans ops only)
         "plain": 1, "trans": 4, "int64": 2, "wide_mul": 4, "fp64": 36, "wmma": 34})
+    # FP64 issued after a VALU op of another class: the SIMD's VALU is busy for a figure of its
+    # opcode (discover_ops: the gap to the next instruction, the same in all 4 runs; an FP64
+    # op right after another FP64 op takes `valu_occupancy['fp64']`, 36, whatever its opcode;
+    # opcodes not listed: 36). No ISA fact orders them (add 32, fma 36, div_scale 44).
+    fp64_first_occupancy: dict = field(default_factory=lambda: {
+        "v_add_f64": 32, "v_ceil_f64": 32, "v_cvt_f32_f64": 32, "v_cvt_u32_f64": 32, "v_rcp_f64": 32,
+        "v_rndne_f64": 32, "v_cvt_f64_f32": 33, "v_min_f64": 34, "v_ldexp_f64": 39, "v_div_fmas_f64": 40,
+        "v_rsq_f64": 40, "v_div_scale_f64": 44, "v_floor_f64": 44, "v_trig_preop_f64": 48})
     # WMMA: issued 1 apart into the matrix core's queue; each runs 34 cycles from 7 after
     # issue; 2 more VALU ops pass, then each VALU op waits for the next WMMA to finish
     # (discover_ops: six WMMAs, then VALU ops 34 apart)
@@ -69,7 +77,12 @@ class ArchTiming:
     # memory instructions (memory.py); the latencies above are those of an idle WGP
     vmem_lines_per_cycle: float = 1.0
     cus_per_wgp: int = 2
-    lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38)
+    lds_latency: int = 33            # LDS op -> its s_waitcnt (traces: 31-38), conflict-free
+    # LDS bank conflicts (lds.py): 64 dword-wide banks per WGP (manual 1.2.2.1, 12.1), a
+    # half-wave served per pass, each pass beyond the conflict-free count one more cycle of
+    # the CU's LDS (12.5: "one cycle for wave32 ... as many as 64 cycles")
+    lds_banks: int = 64
+    lds_pass_cycles: int = 1
     waitcnt_resume: int = 1          # a satisfied s_waitcnt issues this long after the data returns
     # --- instruction fetch and launch
     fetch_block: int = 128           # bytes per instruction fetch (a code line)

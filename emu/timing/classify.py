@@ -66,6 +66,7 @@ class OpInfo:
     sgpr_result: bool = False     # a VALU instruction writing an SGPR (compare masks, carry out, readlane)
     wave64: bool = False
     lines: float = 1.0            # vector memory: distinct 128-byte lines per wave (recorded when known)
+    lds_extra: float = 0.0        # DS: LDS passes per wave beyond the conflict-free count (bank conflicts, recorded)
 
 
 def _sgprs(code: int, n: int) -> set[int]:
@@ -159,7 +160,7 @@ def valu_class(d) -> str:
         except Exception:
             wide = False
     bytes_dot = 4 <= products < 8
-    two_results = bool(re.search(r"^\s*S0\.\w+\s*=", pcode, re.M))      # v_swap: writes its source too
+    two_results = "S0" in _pseudo_names(pcode)[1]      # v_swap: writes its source too
     if wide or bytes_dot or two_results:
         return "int64"
     if d.format in ("VOP1", "VOP3") and _TRANS_CALL.search(pcode) and sizes <= {"f32", "f16"}:

@@ -163,6 +163,7 @@ class Engine:
         self.simds: dict[tuple, _Simd] = {}
         self.lines: dict[tuple, int] = {}      # (cu, code line) -> arrival cycle
         self.pipes: dict[tuple, LinePipe] = {}  # CU / WGP -> its vector memory line pipe
+        self.lds_free: dict[tuple, float] = {}  # CU / WGP -> when its LDS has served the bank-conflict passes queued
         self.groups: dict[int, list[_Wave]] = {}
         state = [_Wave(w, k) for k, w in enumerate(waves)]
         heap = []
@@ -434,6 +435,8 @@ class Engine:
         if kind == Kind.VALU:
             cls = op.valu or "plain"
             occ = p.valu_occupancy.get(cls, 1)
+            if cls == "fp64" and simd.last_valu_class != "fp64":     # the first of a run of FP64 ops
+                occ = p.fp64_first_occupancy.get(op.name, occ)
             if op.trans:
                 simd.trans_free = t + p.valu_occupancy["trans"] * passes
             if cls == "wmma":       # queued for the matrix core, which runs them one after another
@@ -481,10 +484,18 @@ class Engine:
                 w.reg_time[r], w.reg_kind[r] = done, "memory"
         elif kind in _MEMORY:
             lat = self._memory_latency[kind]
-            q = w.outstanding[op.counter]
-            done = max(t + lat, _returned(q, len(q) - 1) if q else 0)      # each counter returns in order
+            start = t
             if kind == Kind.LDS:
+                # bank conflicts: the passes beyond the conflict-free count take the CU's LDS one
+                # cycle each, after the conflict passes queued before them; the data is back that much later
+                start = max(t, self.lds_free.get(w.cu, 0))
+                if op.lds_extra:
+                    extra = op.lds_extra * p.lds_pass_cycles
+                    self.lds_free[w.cu] = start + extra
+                    lat += extra
                 w.last_lds = t
+            q = w.outstanding[op.counter]
+            done = max(-int(-(start + lat) // 1), _returned(q, len(q) - 1) if q else 0)   # each counter returns in order
             q.append(_Fixed(done, op.writes))
             for r in op.writes:
                 w.reg_time[r], w.reg_kind[r] = done, "memory"

@@ -43,11 +43,14 @@ def time_launch(machine, dispatch, recorder, params: ArchTiming | None = None) -
     classifier = Classifier(machine.spec, machine.semantics, wave64=d.wave_size == 64)
     ops = {}
     lines = recorder.lines_per_wave()
+    conflicts = recorder.lds_extra_passes() if hasattr(recorder, "lds_extra_passes") else {}
     for pc in recorder.executed_pcs():
         pc = int(pc)
         ops[pc] = classifier.classify(machine.decode(pc), pc)
         if pc in lines:
             ops[pc].lines = lines[pc]
+        if pc in conflicts:
+            ops[pc].lds_extra = conflicts[pc]
     cap = resident_per_simd(p, d.vgprs, d.lds_size, wpg, machine.spec.traits.vgpr_file(machine.arch, d.wave_size))
     wave_cu = (np.arange(total) // wpg) % p.cus
     order = np.argsort(wave_cu, kind="stable")

@@ -2,25 +2,48 @@
 calls `Recorder.step(pc, waves, first_wave)` once per batch (one instruction over a batch of
 waves); afterwards `streams()` gives every wave's PCs in execution order and
 `stream_table()` numbers the distinct streams. The machine's results do not depend on it:
-it only reads the PC and the batch's wave indices."""
+it only reads the PC, the batch's wave indices and the addresses of memory accesses
+(`touch`: global memory's cache lines; `lds_touch`: the LDS bank conflicts of DS
+instructions)."""
 from __future__ import annotations
 
 import numpy as np
 
+from .lds import BANKS, extra_passes
+
 _HASH_WEIGHTS = np.random.default_rng(0x19).integers(1, 2**63, 4096, dtype=np.uint64) | np.uint64(1)
+
+
+def _row_shifts(offset: np.ndarray, pick) -> tuple | bool:
+    """(first row, each row's shift (R, 1)) of the sampled rows of LDS byte offsets when every
+    row is the first shifted by a multiple of 4 bytes (the same dwords relative to each
+    other), else False."""
+    rows = offset[pick].astype(np.int64)
+    low = rows.min(axis=1, keepdims=True)
+    rel = rows - low
+    if not ((rel == rel[:1]).all() and ((low - low[0]) & 3 == 0).all()):
+        return False
+    return rows[0], low - low[0]
 
 
 class Recorder:
     LINE = 128              # bytes per cache line of the vector memory path
     SAMPLE_ROWS = 32        # wave rows of a batch whose lines are counted
 
-    def __init__(self):
+    def __init__(self, lds_banks: int = BANKS):
         self.pcs: list[int] = []
         self.batches: list = []
         self.offsets: list[int] = []
         self._line_sums: dict[int, list] = {}    # pc -> [distinct lines summed over wave rows, rows]
+        self.lds_banks = lds_banks
+        self._lds_parts: list = []               # the current instruction's LDS accesses: (dwords, active, rows)
+        self._lds_sums: dict[int, list] = {}     # pc -> [extra LDS passes summed over wave rows, rows]
+        self._lds_memo: dict = {}                # an access's dwords relative to its first, active lanes -> extra passes
+        self._picks: dict[int, np.ndarray] = {}  # batch rows -> the sampled rows
 
     def step(self, pc: int, waves, first_wave: int) -> None:
+        if self._lds_parts:
+            self._flush_lds()
         self.pcs.append(pc)
         self.batches.append(waves)
         self.offsets.append(first_wave)
@@ -59,6 +82,83 @@ class Recorder:
         entry = self._line_sums.setdefault(self.pcs[-1], [0.0, 0])
         entry[0] += mean * weight
         entry[1] += weight
+
+    def lds_touch(self, addr, nbytes: int, mask) -> None:
+        """LDS observer (RegionMemory.observer): the bytes each sampled wave row of the current
+        DS instruction addressed. An instruction that accesses the LDS in several calls
+        (b96/b128 a dword each, the two addresses of *_2ADDR) is one access of all its dwords:
+        they are kept until the next instruction (`_flush_lds`). Addresses are offsets in the
+        work-group's LDS, whose allocation is bank-aligned.
+
+        Shifting every dword of an access by one amount moves every dword to another bank by
+        the same step, so the passes depend only on the dwords relative to the lowest. When
+        every lane is on and the sampled rows (waves) of the address VGPR are shifts of one
+        another (`_row_shifts`, kept with the offsets: later accesses through the same
+        unchanged VGPR reuse it), the access is kept as the first row plus each row's shift."""
+        if not self.pcs or getattr(addr, "ndim", 0) != 2 or not addr.size:
+            return
+        n = addr.shape[0]
+        pick = self._picks.get(n) if n > self.SAMPLE_ROWS else slice(None)
+        if pick is None:
+            pick = self._picks[n] = np.linspace(0, n - 1, self.SAMPLE_ROWS).astype(np.int64)
+        k = max(1, -(-nbytes // 4))
+        m = np.asarray(mask, bool)
+        split = hasattr(addr, "offset") and hasattr(addr, "base")
+        if split and m.size == 1 and m.reshape(())[()] and addr.base.size == 1:
+            shifts = addr.fact(("lds_row_shifts", n), lambda: _row_shifts(addr.offset, pick))
+            if shifts is not False:
+                base = int(addr.base.reshape(()))
+                self._lds_parts.append((addr.offset, shifts[0] + base, shifts[1], n, k))
+                return
+        if split:       # only the sampled rows
+            base = addr.base if addr.base.shape[0] == 1 else addr.base[pick]
+            a = addr.offset[pick].astype(np.int64) + base.astype(np.int64)
+        else:
+            a = np.asarray(addr)[pick].astype(np.int64)
+        self._lds_parts.append((None, a, np.broadcast_to(m, addr.shape)[pick], n, k))
+
+    def _flush_lds(self) -> None:
+        """The extra passes of the instruction whose accesses were just recorded: once per
+        pattern of dwords (relative to the lowest) when its accesses are shifted rows of one
+        address VGPR, else per sampled row."""
+        parts, self._lds_parts = self._lds_parts, []
+        if len({p[3] for p in parts}) != 1:     # calls over differing batches: not one access; none counted
+            return
+        n = parts[0][3]
+        if parts[0][0] is not None and all(p[0] is parts[0][0] for p in parts):
+            key = tuple((p[1].tobytes(), p[4]) for p in parts)
+            mean = self._lds_memo.get(key)
+            if mean is None:
+                one = np.concatenate([((p[1] >> 2)[None, :, None] + np.arange(p[4])) for p in parts], axis=2)
+                mean = self._lds_memo[key] = float(extra_passes(one - one.min(), np.ones(one.shape[:2], bool),
+                                                                self.lds_banks)[0])
+        else:
+            rows, active = [], None
+            for p in parts:
+                if p[0] is not None:        # shifted rows: rebuild the sampled rows
+                    r, m = p[1] + p[2], np.ones((len(p[2]), len(p[1])), bool)
+                else:
+                    r, m = p[1], p[2]
+                rows.append((r >> 2)[:, :, None] + np.arange(p[4]))
+                active = m if active is None else active | m
+            if len({r.shape[:2] for r in rows}) != 1:
+                return
+            dwords = np.concatenate(rows, axis=2)
+            some = active.any(axis=1)
+            if not some.any():
+                return
+            dwords -= dwords.min(axis=(1, 2), keepdims=True)      # non-negative (lds.half_passes)
+            mean = float(extra_passes(dwords, active, self.lds_banks)[some].mean())
+        entry = self._lds_sums.setdefault(self.pcs[-1], [0.0, 0])
+        entry[0] += mean * n
+        entry[1] += n
+
+    def lds_extra_passes(self) -> dict[int, float]:
+        """pc -> mean LDS passes one wave's access of the DS instruction needed beyond the
+        conflict-free count (bank conflicts; emu/timing/lds.py)."""
+        if self._lds_parts:
+            self._flush_lds()
+        return {pc: total / rows for pc, (total, rows) in self._lds_sums.items() if rows}
 
     def lines_per_wave(self) -> dict[int, float]:
         """pc -> mean distinct cache lines one wave's access touched (global memory PCs)."""

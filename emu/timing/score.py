@@ -144,7 +144,7 @@ def evaluate(captures: list[Capture], params, verbose: bool = False) -> dict:
 # out: `evaluate_held_out` scores every kernel with the mechanisms fitted on it turned off.
 FITTED_ON = {
     "r_32_32_16_2": {"lds_to_valu": 0, "vmem_to_scalar": 0, "salu_to_smem": 0},
-    "discover_ops": {"valu_sgpr_inflight": 1 << 30},
+    "discover_ops": {"valu_sgpr_inflight": 1 << 30, "fp64_first_occupancy": {}},
 }
 
 
