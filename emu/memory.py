@@ -460,9 +460,61 @@ class DeviceMemory:
         i = bisect.bisect_right(self._start_list, lo) - 1
         return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
+    def _plain_indices(self, addr, nbytes: int, mask, span: int = 0) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """(index, inactive): element indices into the arena viewed as nbytes-wide values for
+        an array of 64-bit addresses (FLAT, GLOBAL without an SGPR base, SMEM batches, buffers)
+        whose active lanes lie, aligned, in one live allocation, and the inactive lanes' mask
+        (None when every lane is active). The active lanes' lowest and highest address decide
+        it (min/max, a bisection over Python ints); inactive lanes may hold any address, so
+        their indices are clipped reads the caller zeroes and never writes. None sends the
+        access through the general path (`_check`), which names a faulting lane and handles
+        unaligned accesses byte by byte. span: the bytes from each address that must lie in the
+        allocation, when more than nbytes (a run of dwords)."""
+        if type(addr) is not np.ndarray or addr.dtype != np.uint64 or not addr.size:
+            return None
+        options = current()
+        if not (options.plain_address_extremes and options.bounds_by_extremes and options.aligned_gathers):
+            return None
+        signed = addr.view(np.int64)        # device addresses are < 2**63: a wrapped one reads negative
+        mask = np.asarray(mask)
+        if mask.size == 1 and mask.dtype == np.bool_:
+            if not mask.reshape(()):
+                return None
+            inactive, lo, hi = None, int(signed.min()), int(signed.max())
+        elif mask.dtype != np.bool_:
+            return None
+        else:
+            mask = broadcast(mask, addr.shape)
+            lo = int(signed.min(where=mask, initial=np.iinfo(np.int64).max))
+            hi = int(signed.max(where=mask, initial=np.iinfo(np.int64).min))
+            if lo > hi:                     # no lane active
+                return None
+            inactive = ~mask
+        i = bisect.bisect_right(self._start_list, lo) - 1
+        if i < 0 or hi + max(nbytes, span) > self._end_list[i]:
+            return None                     # outside one allocation (allocations never overlap)
+        if nbytes > 1:
+            low_bits = np.bitwise_or.reduce(signed, axis=None) if inactive is None else \
+                np.bitwise_or.reduce(signed, axis=None, where=mask, initial=0)
+            if int(low_bits) & (nbytes - 1):
+                return None
+        index = np.subtract(signed, self.base)
+        index >>= _SHIFT[nbytes]
+        return index, inactive
+
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         if self.observer is not None:
             self.observer(addr, nbytes, mask)
+        plain = self._plain_indices(addr, nbytes, mask)
+        if plain is not None:
+            index, inactive = plain
+            # checked above: mode "clip" only skips numpy's own per-index check (inactive
+            # lanes' indices may be anything: clipped, then zeroed)
+            value = np.take(self.data.view(_DTYPES[nbytes]), index, mode="clip")
+            value = value.astype(np.uint64 if nbytes == 8 else np.uint32, copy=False)
+            if inactive is not None:
+                np.copyto(value, 0, where=inactive)
+            return value
         if type(addr) is not SplitAddresses and np.size(addr) == 1 and np.asarray(mask).all() \
                 and current().one_address_loads:
             one = self.load_one(int(np.asarray(addr).reshape(-1)[0]), nbytes)
@@ -482,6 +534,28 @@ class DeviceMemory:
         addr = np.asarray(addr)
         return _gather(self.data, self._check(addr, nbytes, mask), nbytes, broadcast(mask, np.shape(addr)))
 
+    def load_dwords(self, addr: np.ndarray, n: int, mask: np.ndarray) -> np.ndarray | None:
+        """uint32 (..., n): the n dwords from each active lane's address (0 in inactive lanes)
+        when every active lane's 4n bytes lie, aligned to 4, in one allocation (one bounds
+        check and one gather for a multi-dword load, emu/dword_loads.py); else None."""
+        plain = self._plain_indices(addr, 4, mask, 4 * n)
+        if plain is None:
+            return None
+        index, inactive = plain
+        index = index[..., None] + np.arange(n)
+        words = np.take(self.data.view(np.uint32), index, mode="clip")     # checked: see load
+        if inactive is not None:
+            np.copyto(words, 0, where=inactive[..., None])
+        return words
+
+    def load_bytes(self, address: int, nbytes: int) -> bytes | None:
+        """The nbytes at one address with Python-int bounds (as load_one); None when they are
+        not all in one allocation."""
+        if not self._inside_one(address, address + nbytes):
+            return None
+        offset = address - self.base
+        return self.data[offset:offset + nbytes].tobytes()
+
     def load_one(self, address: int, nbytes: int) -> int | None:
         """The value at one address (a uniform SMEM load) with Python-int bounds, skipping the
         array machinery of a batch access (~35 us); None when it is out of bounds, so that
@@ -494,6 +568,17 @@ class DeviceMemory:
     def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
         if self.observer is not None:
             self.observer(addr, nbytes, mask)
+        plain = self._plain_indices(addr, nbytes, mask)
+        if plain is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
+            index, inactive = plain
+            value = np.asarray(value)
+            if value.shape != index.shape:
+                value = np.broadcast_to(value, index.shape)
+            if inactive is not None:
+                active = ~inactive
+                index, value = index[active], value[active]
+            self.data.view(_DTYPES[nbytes])[index] = value.astype(_DTYPES[nbytes], copy=False)
+            return
         index = self._split_indices(addr, nbytes, mask)
         if index is not None:
             if isinstance(index, slice):
@@ -614,6 +699,13 @@ class FlatMemory:
     def __init__(self, device: DeviceMemory, lds: RegionMemory | None, scratch: RegionMemory | None):
         self.device, self.lds, self.scratch = device, lds, scratch
 
+    def global_only(self, addr) -> bool:
+        """Whether every address (active or not) lies below both apertures, so that the
+        access is the global memory's alone (EmuOptions.flat_below_apertures: one maximum
+        instead of the apertures' per-lane masks)."""
+        return type(addr) is np.ndarray and addr.dtype == np.uint64 and addr.size > 0 \
+            and current().flat_below_apertures and int(addr.max()) < SHARED_APERTURE
+
     def _split(self, addr, mask):
         addr = np.asarray(addr).astype(np.uint64)
         mask = broadcast(mask, addr.shape)
@@ -629,6 +721,8 @@ class FlatMemory:
         return [(self.device, addr, mask)] + parts
 
     def load(self, addr, nbytes, mask):
+        if self.global_only(addr):
+            return self.device.load(addr, nbytes, broadcast(mask, addr.shape))
         out = None
         for mem, a, m in self._split(addr, mask):
             if m.any() or out is None:
@@ -637,6 +731,11 @@ class FlatMemory:
         return out
 
     def store(self, addr, nbytes, value, mask):
+        if self.global_only(addr):
+            mask = broadcast(mask, addr.shape)
+            if mask.any():
+                self.device.store(addr, nbytes, value, mask)
+            return
         for mem, a, m in self._split(addr, mask):
             if m.any():
                 mem.store(a, nbytes, value, m)

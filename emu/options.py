@@ -49,6 +49,9 @@ class EmuOptions:
     one_address_loads: bool = True    # a load of one address for the whole batch read once, with Python-int bounds
     bounds_by_extremes: bool = True   # bounds checked by min/max of the addresses (off: every lane looked up)
     masked_regions: bool = True       # LDS/scratch accesses of some lanes indexed like all-lane ones (bounds of the active lanes)
+    plain_address_extremes: bool = True   # 64-bit address arrays in one allocation: min/max bounds, one gather/scatter (off: per-lane _check)
+    flat_below_apertures: bool = True # a FLAT access whose every address lies below the LDS and scratch apertures goes straight to global memory
+    dword_run_loads: bool = True      # a load of n dwords at ADDR + 4k from global memory as one access (emu/dword_loads.py)
     aligned_gathers: bool = True      # aligned accesses as one gather in the access's dtype (off: byte by byte)
     # ---- semantics (emu/rtlib.py, emu/semantics.py, emu/pcode/)
     narrow_uint32: bool = True        # the translator's uint32 statements (emu/pcode/narrow.py); other generated code

@@ -26,6 +26,7 @@ from isa.float_modes import float_modes
 from . import families, handwritten, rtlib
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
+from .dword_loads import dword_run, load_dword_runs
 from .fold import fold
 from .memory import DeviceMemory, MemoryFault, RegionMemory
 from .options import current
@@ -557,6 +558,9 @@ class SemanticTable:
                                    reduction_of(d.pcode))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
+        run = dword_run(d.pcode) if t["memory"] == "load" else None
+        if run is not None:         # dword k from ADDR + 4k: one access (emu/dword_loads.py)
+            fn = load_dword_runs(fn, d.name, *run)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
                        t["cross_lane"], t["branch"], t["memory"], None, d.pcode)
         return Entry(_with_float_modes(sem, d), "generated")
