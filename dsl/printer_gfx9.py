@@ -354,12 +354,21 @@ def _cache_bits(f: dict) -> str:
     return "".join(f" {n.lower()}" for n in ("SC0", "NT", "SC1") if f.get(n))
 
 
+def _data_registers(d) -> int:
+    """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
+    sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of
+    the code; the name's data type where the code does not say."""
+    access = memory_access(d)
+    sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
+    return sizes or data_dwords(d.name)
+
+
 def _smem(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
     if cache_control(d):
         return mn
-    n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
+    n = _data_registers(d)
     parts = []
     if mn in ("s_memtime", "s_memrealtime"):
         return f"{mn} {sreg_text(spec, f['SDATA'], 2)}"
@@ -437,7 +446,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     if cache_control(d):   # buffer_wbl2 / buffer_inv: which caches is the sc0/sc1 bits
         return mn + _cache_bits(f)
-    n = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
+    n = _data_registers(d)
     idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
     parts = [] if f.get("LDS") else [_acc(f["VDATA"], n, bool(f.get("ACC")))]   # LDS: data goes to LDS
     parts.append(reg_text("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else "off")
