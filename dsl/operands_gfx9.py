@@ -7,6 +7,7 @@ its return form / sc0)."""
 from __future__ import annotations
 
 from isa import Spec
+from isa.memory_access import memory_access
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
@@ -83,7 +84,7 @@ def _smem_names(d) -> list[str]:
         return []
     if mn in ("s_memtime", "s_memrealtime"):
         return ["sdata"]
-    if "_LOAD" in d.name:
+    if memory_access(d).direction == "load":
         return ["sdata", "sbase", "soffset"]
     if mn.startswith("s_dcache_discard"):
         return ["sbase", "soffset"]

@@ -550,3 +550,18 @@ def test_gfx9_buffer_and_scalar_data_registers_from_the_parse_agree_with_the_old
                 old = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
                 assert _data_registers(d) == old, (family, d.name)
     assert rows >= 300, rows
+
+
+def test_gfx9_scalar_loads_from_the_parse_agree_with_the_old_load_names():
+    """dsl/operands_gfx9 named an SMEM instruction's SDATA a result when "_LOAD" was in the name;
+    now isa.memory_access's direction (the code reads MEM). Same answer for every CDNA3/4 SMEM
+    and buffer instruction."""
+    from isa.memory_access import memory_access
+    rows = 0
+    for family in ("cdna3", "cdna4"):
+        roles = isa.traits(family).roles
+        for d in isa.load(family).instructions:
+            if d.format in roles.buffer | roles.smem:
+                rows += 1
+                assert (memory_access(d).direction == "load") == ("_LOAD" in d.name), (family, d.name)
+    assert rows >= 300, rows
