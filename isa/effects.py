@@ -57,6 +57,10 @@ class Effects:
     #                        (name, typed, hi, lo): `S0.u32[15 : 0]` is ('S0', True, 15, 0), `D0[127 : 96]`
     #                        ('D0', False, 127, 96), a mention with no bit range has hi = lo = None
     lane_bits: frozenset = frozenset()  # operands assigned one lane's bit of a mask (`D0.u64[laneId] = ...`)
+    status_reads: frozenset = frozenset()  # registers read through a status bit derived from them:
+    #                        EXECZ (EXEC is zero) reads EXEC, VCCZ reads VCC (s_cbranch_execz, _vccz)
+    conditional: bool = False  # some statement runs only if a condition holds (an `if` in the code)
+    hwreg: bool = False    # reads or writes a hardware register by its id (hwRegId: s_getreg, s_setreg)
 
     @property
     def writes(self) -> frozenset:
@@ -288,6 +292,14 @@ def _uses(toks: list[str]) -> frozenset:
     return frozenset(out)
 
 
+_STATUS = {"EXECZ": "EXEC", "VCCZ": "VCC"}
+
+
+def _flags(toks: list[str]) -> dict:
+    return dict(status_reads=frozenset(_STATUS[t] for t in toks if t in _STATUS),
+                conditional="if" in toks, hwreg="hwRegId" in toks)
+
+
 def _lane_bits(stmts: list) -> frozenset:
     """Operands some assignment writes as `X.T[laneId] = ...` (also inside if/else, loops)."""
     out = set()
@@ -330,10 +342,10 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks))
+                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks), **_flags(toks))
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
                    copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
-                   uses=_uses(toks), lane_bits=_lane_bits(stmts))
+                   uses=_uses(toks), lane_bits=_lane_bits(stmts), **_flags(toks))

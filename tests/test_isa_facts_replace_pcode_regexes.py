@@ -106,3 +106,35 @@ def test_the_parse_reads_bit_ranges_and_lane_bits_as_the_manual_writes_them():
     e = effects("D0[127 : 96] = S0[55 : 24] // comment S2[7 : 0]")
     assert e.uses == {("D0", False, 127, 96), ("S0", False, 55, 24)}
     assert effects("D0[15 : 0] = S0.u16").lane_bits == frozenset()
+
+
+def test_branch_status_conditional_and_hwreg_facts_agree_with_the_old_substring_checks():
+    """emu/timing/classify's SALU rules were substring checks on the raw pseudocode. EXECZ, VCCZ
+    and hwRegId agree everywhere. `"if " in pcode` differs only where the text is not code: the
+    words "... may trigger here if certain bits ..." in a comment of s_setreg (no condition: the
+    parse, which drops comments, says so), and DS_GWS_BARRIER's `if(` with no space (a condition
+    the substring missed). Neither is a branch, the only kind the timing model asks."""
+    differ = {}
+    for family, d in _pcodes():
+        e = effects(d.pcode)
+        for rule, old, new in (("EXECZ", "EXECZ" in d.pcode, "EXEC" in e.status_reads),
+                               ("VCCZ", "VCCZ" in d.pcode, "VCC" in e.status_reads),
+                               ("hwRegId", "hwRegId" in d.pcode, e.hwreg),
+                               ("if", "if " in d.pcode, e.conditional)):
+            if old != new:
+                differ.setdefault(rule, []).append((family, d))
+    assert set(differ) == {"if"}
+    for family, d in differ["if"]:
+        code = re.sub(r"//[^\n]*", "", d.pcode)
+        if effects(d.pcode).conditional:
+            assert "if " not in d.pcode and re.search(r"\bif\(", code), (family, d.name)
+        else:
+            assert "if " not in code and re.search(r"//[^\n]*\bif ", d.pcode), (family, d.name)
+        assert not d.format.startswith("SOPP"), (family, d.name)
+    assert sum(effects(d.pcode).status_reads == {"EXEC"} for _, d in _pcodes()) >= 10   # s_cbranch_execz/nz
+
+
+def test_status_and_conditional_facts_on_the_manuals_branches():
+    e = effects("if EXECZ.u1 == 1'1U then\n  PC = PC + signext(SIMM16.i16 * 16'4) + 4LL\nelse\n  PC = PC + 4LL\nendif")
+    assert e.status_reads == {"EXEC"} and e.conditional and not e.hwreg
+    assert effects("PC = PC + signext(SIMM16.i16 * 16'4) + 4LL").conditional is False

@@ -230,13 +230,13 @@ class Classifier:
             reads |= _implicit(p_reads, self.wave64)
             writes |= _implicit(p_writes, self.wave64)
             # branch conditions read status bits derived from registers: EXECZ from EXEC, VCCZ from VCC
-            pcode = d.pcode or ""
-            if "EXECZ" in pcode:
+            fx = effects(d.pcode)
+            if "EXEC" in fx.status_reads:
                 reads |= set(EXEC[:2 if self.wave64 else 1])
-            if "VCCZ" in pcode:
+            if "VCC" in fx.status_reads:
                 reads |= set(VCC[:2 if self.wave64 else 1])
-            info.conditional = info.kind == Kind.BRANCH and "if " in (d.pcode or "")
-            info.hwreg = "hwRegId" in pcode
+            info.conditional = info.kind == Kind.BRANCH and fx.conditional
+            info.hwreg = fx.hwreg
         elif fmt in self.roles.smem:
             info.kind, info.counter = Kind.SMEM, "lgkm"
             reads |= _sgprs(f.get("SBASE", 0) << 1, 2)
