@@ -138,3 +138,28 @@ def test_status_and_conditional_facts_on_the_manuals_branches():
     e = effects("if EXECZ.u1 == 1'1U then\n  PC = PC + signext(SIMM16.i16 * 16'4) + 4LL\nelse\n  PC = PC + 4LL\nendif")
     assert e.status_reads == {"EXEC"} and e.conditional and not e.hwreg
     assert effects("PC = PC + signext(SIMM16.i16 * 16'4) + 4LL").conditional is False
+
+
+def _old_products(pcode):           # emu/timing/classify.valu_class
+    return len(re.findall(r"^\s*(?:D0|tmp)\S*\s*\+?=[^\n]*\*", pcode, re.M))
+
+
+def test_product_counts_from_the_parse_agree_with_the_old_regex_where_the_class_depends_on_them():
+    """The timing class reads the count in three bands: 8 or more (4-bit dot products), 4 to 7
+    (byte dot products), fewer. The parse counts statements, not lines; it differs from the old
+    line regex only below 4, where the class is the same: packed halves written as
+    `D0[31 : 16].i16 = S0[31 : 16].i16 * ...` (the regex's `\\S*` stopped at the space in the
+    bit range: v_pk_mul_*, v_pk_mad_*), WMMA's quoted statement (the regex did not read inside
+    the quotes), and CDNA's v_pk_mov_b32, whose `*` is index arithmetic assigned to tmp0, not a
+    product (the regex took tmp0 for tmp)."""
+    bands = lambda n: (n >= 8, 4 <= n < 8)
+    differ, dots = [], 0
+    for family, d in _pcodes():
+        old, new = _old_products(d.pcode), effects(d.pcode).products
+        dots += new >= 4
+        if old != new:
+            differ.append((family, d.name))
+            assert bands(old) == bands(new) == (False, False), (family, d.name, old, new)
+            packed = d.name.startswith("V_PK_") and re.search(r"\b(tmp|D0)\[\d+ : \d+\]", d.pcode)
+            assert packed or effects(d.pcode).matrix or d.name == "V_PK_MOV_B32", (family, d.name)
+    assert dots >= 10 and len(differ) == 58
