@@ -108,11 +108,11 @@ def _name_types(name: str) -> list[str]:
 def _low_half_only(pcode: str, key: str, name: str) -> bool:
     """The pseudocode touches only bits [15:0] of an operand (or a 4-bit shift amount):
     a 16-bit operand stored in a 32-bit accessor, e.g. D0.i[15 : 0] = ..."""
-    uses = re.findall(rf"\b{key}(\.\w+)?(\[(\d+) : (\d+)\])?", pcode)
+    uses = [u for u in effects(pcode).uses if u[0] == key]
     if not uses:
         return False
     short = {15, 3} if re.search(r"_[BIUF]16(_|$)", name) else {15}
-    return all(sl and int(hi) in short and lo == "0" for _, sl, hi, lo in uses)
+    return all(hi in short and lo == 0 for _, _, hi, lo in uses)
 
 
 def _packed_result(pcode: str) -> bool:
@@ -127,10 +127,11 @@ def _packed_result(pcode: str) -> bool:
 def _sliced_bits(pcode: str, key: str) -> int:
     """Bits an operand spans when the pseudocode only slices it (v_mqsad_u32_u8:
     D0[127 : 96] = ..., S0[55 : 24]): one past the highest bit touched, else 0."""
-    if re.search(rf"\b{key}\.\w+", pcode):
+    uses = [u for u in effects(pcode).uses if u[0] == key]
+    if any(typed for _, typed, _, _ in uses):
         return 0
-    his = re.findall(rf"\b{key}\[(\d+) : \d+\]", pcode)
-    return max(int(h) for h in his) + 1 if his else 0
+    his = [hi for _, _, hi, _ in uses if hi is not None]
+    return max(his) + 1 if his else 0
 
 
 @lru_cache(maxsize=None)

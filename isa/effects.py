@@ -53,6 +53,14 @@ class Effects:
     #                        shapes of WMMA's quoted statement): the matrix core's work
     names: frozenset = frozenset()  # every operand the pseudocode names, as a value or as a register
     #                        number (`addr = DST.u`: v_movreld's destination field is D0 here)
+    uses: frozenset = frozenset()   # each mention of an operand as written (D0, VDST, SRC0 apart):
+    #                        (name, typed, hi, lo): `S0.u32[15 : 0]` is ('S0', True, 15, 0), `D0[127 : 96]`
+    #                        ('D0', False, 127, 96), a mention with no bit range has hi = lo = None
+    lane_bits: frozenset = frozenset()  # operands assigned one lane's bit of a mask (`D0.u64[laneId] = ...`)
+    status_reads: frozenset = frozenset()  # registers read through a status bit derived from them:
+    #                        EXECZ (EXEC is zero) reads EXEC, VCCZ reads VCC (s_cbranch_execz, _vccz)
+    conditional: bool = False  # some statement runs only if a condition holds (an `if` in the code)
+    hwreg: bool = False    # reads or writes a hardware register by its id (hwRegId: s_getreg, s_setreg)
 
     @property
     def writes(self) -> frozenset:
@@ -266,6 +274,45 @@ def _is_whole(rest: list) -> bool:
     return rest[i:] == ["[", "laneId", "]"]
 
 
+def _uses(toks: list[str]) -> frozenset:
+    """Each operand mention: its name as written, whether a `.type` follows, and the constant bit
+    range `[hi : lo]` that follows (after the type, if any)."""
+    out = set()
+    for i, t in enumerate(toks):
+        if t not in OPERANDS:
+            continue
+        j, typed = i + 1, False
+        if j < len(toks) and toks[j] == "." and j + 1 < len(toks):
+            j, typed = j + 2, True
+        hi = lo = None
+        if toks[j:j + 1] == ["["] and len(toks) > j + 4 and toks[j + 2] == ":" and toks[j + 4] == "]" \
+                and toks[j + 1].isdigit() and toks[j + 3].isdigit():
+            hi, lo = int(toks[j + 1]), int(toks[j + 3])
+        out.add((t, typed, hi, lo))
+    return frozenset(out)
+
+
+_STATUS = {"EXECZ": "EXEC", "VCCZ": "VCC"}
+
+
+def _flags(toks: list[str]) -> dict:
+    return dict(status_reads=frozenset(_STATUS[t] for t in toks if t in _STATUS),
+                conditional="if" in toks, hwreg="hwRegId" in toks)
+
+
+def _lane_bits(stmts: list) -> frozenset:
+    """Operands some assignment writes as `X.T[laneId] = ...` (also inside if/else, loops)."""
+    out = set()
+    for s in stmts:
+        eq = _assignment(s)
+        if eq is None:
+            continue
+        for target in _targets(s[:eq]):
+            if target and _name(target[0]) and target[1:2] == ["."] and target[3:] == ["[", "laneId", "]"]:
+                out.add(_name(target[0]))
+    return frozenset(out)
+
+
 def _copy(stmts: list) -> bool:
     """One statement `D0.T = S0.T`, the same type T on both sides."""
     return len(stmts) == 1 and len(stmts[0]) == 7 and stmts[0][:2] == ["D0", "."] and stmts[0][3:6] == ["=", "S0", "."] \
@@ -295,9 +342,10 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks))
+                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks), **_flags(toks))
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
-                   copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks))
+                   copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
+                   uses=_uses(toks), lane_bits=_lane_bits(stmts), **_flags(toks))

@@ -136,7 +136,8 @@ def valu_class(d) -> str:
     pcode = d.pcode or ""
     if _pseudo_matrix(pcode):
         return "wmma"           # whole-matrix operands: the matrix core
-    lane_mask = bool(re.search(r"\b(D0|EXEC|VCC)\.u64\[laneId\]\s*=(?!=)", pcode))     # writes a lane mask
+    fx = effects(pcode)
+    lane_mask = bool(fx.lane_bits & {"D0", "EXEC", "VCC"})     # writes a lane mask (D0.u64[laneId] = ...)
     # value operands only: a lane mask (compare result, carry out in VCC) is 64 bits wide in the
     # types but no 64-bit arithmetic
     sizes = {t for k, t in types.items() if t and k in ("D0", "S0", "S1", "S2") and not (k == "D0" and lane_mask)}
@@ -144,7 +145,7 @@ def valu_class(d) -> str:
         return "fp64"
     full_mul = re.search(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui](32)?\) \* 64'[UI]\(S1\.[ui](32)?\)|"
                          r"65'[UI]\(S0\.[ui]\) \* 65'[UI]\(S1\.[ui]\)", pcode)
-    sliced = [int(x) for x in re.findall(r"\bD0\[(\d+) : \d+\]", pcode)]
+    sliced = [hi for name, typed, hi, _ in fx.uses if name == "D0" and not typed and hi is not None]
     # dot products: one accumulated product per statement; 8 (4-bit elements) run at quarter
     # rate, 4 (bytes) at half rate (discover_ops: v_dot8 4 cycles, v_dot4 2, v_dot2 1)
     products = len(re.findall(r"^\s*(?:D0|tmp)\S*\s*\+?=[^\n]*\*", pcode, re.M))
@@ -229,13 +230,13 @@ class Classifier:
             reads |= _implicit(p_reads, self.wave64)
             writes |= _implicit(p_writes, self.wave64)
             # branch conditions read status bits derived from registers: EXECZ from EXEC, VCCZ from VCC
-            pcode = d.pcode or ""
-            if "EXECZ" in pcode:
+            fx = effects(d.pcode)
+            if "EXEC" in fx.status_reads:
                 reads |= set(EXEC[:2 if self.wave64 else 1])
-            if "VCCZ" in pcode:
+            if "VCC" in fx.status_reads:
                 reads |= set(VCC[:2 if self.wave64 else 1])
-            info.conditional = info.kind == Kind.BRANCH and "if " in (d.pcode or "")
-            info.hwreg = "hwRegId" in pcode
+            info.conditional = info.kind == Kind.BRANCH and fx.conditional
+            info.hwreg = fx.hwreg
         elif fmt in self.roles.smem:
             info.kind, info.counter = Kind.SMEM, "lgkm"
             reads |= _sgprs(f.get("SBASE", 0) << 1, 2)

@@ -1,0 +1,140 @@
+"""Facts dsl/signature.py and emu/timing/classify.py used to find with regular expressions over
+pseudocode, now read from the one pseudocode parse (isa.effects: `uses`, each operand mention
+with its type and constant bit range; `lane_bits`, operands assigned one lane's bit of a mask).
+
+Each test keeps the old rule as it was and compares it with the parse's answer over every
+instruction with pseudocode in the five families. The manuals' pseudocode is the reference; the
+parse reads its tokens (comments dropped), the regexes read the raw text."""
+import re
+
+import isa
+from isa.effects import effects
+
+FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
+KEYS = ("D0", "S0", "S1", "S2")
+
+
+def _pcodes():
+    for family in FAMILIES:
+        for d in isa.load(family).instructions:
+            if d.pcode:
+                yield family, d
+
+
+def _uses(pcode, key):
+    return [u for u in effects(pcode).uses if u[0] == key]
+
+
+# -------------------------------------------------------- old rules, copied as they were
+
+def _old_lane_mask(pcode):          # emu/timing/classify.valu_class
+    return bool(re.search(r"\b(D0|EXEC|VCC)\.u64\[laneId\]\s*=(?!=)", pcode))
+
+
+def _old_sliced_result(pcode):      # emu/timing/classify.valu_class
+    return sorted({int(x) for x in re.findall(r"\bD0\[(\d+) : \d+\]", pcode)})
+
+
+def _old_sliced_bits(pcode, key):   # dsl/signature._sliced_bits
+    if re.search(rf"\b{key}\.\w+", pcode):
+        return 0
+    his = re.findall(rf"\b{key}\[(\d+) : \d+\]", pcode)
+    return max(int(h) for h in his) + 1 if his else 0
+
+
+def _old_low_half_only(pcode, key, name):   # dsl/signature._low_half_only
+    uses = re.findall(rf"\b{key}(\.\w+)?(\[(\d+) : (\d+)\])?", pcode)
+    if not uses:
+        return False
+    short = {15, 3} if re.search(r"_[BIUF]16(_|$)", name) else {15}
+    return all(sl and int(hi) in short and lo == "0" for _, sl, hi, lo in uses)
+
+
+# -------------------------------------------------------- the comparisons
+
+def test_lane_mask_writes_from_the_parse_agree_with_the_old_regex():
+    rows, differ = 0, []
+    for family, d in _pcodes():
+        rows += 1
+        new = bool(effects(d.pcode).lane_bits & {"D0", "EXEC", "VCC"})
+        if new != _old_lane_mask(d.pcode):
+            differ.append((family, d.name, d.format))
+    assert rows > 7000
+    assert differ == []
+
+
+def test_sliced_results_from_the_parse_agree_with_the_old_regex():
+    differ = []
+    for family, d in _pcodes():
+        new = sorted({hi for n, typed, hi, _ in _uses(d.pcode, "D0") if not typed and hi is not None})
+        if new != _old_sliced_result(d.pcode):
+            differ.append((family, d.name, d.format))
+    assert differ == []
+
+
+def test_sliced_operand_widths_from_the_parse_agree_with_the_old_regex():
+    from dsl.signature import _sliced_bits
+    differ, wide = [], 0
+    for family, d in _pcodes():
+        for key in KEYS:
+            new = _sliced_bits(d.pcode, key)
+            wide += new > 32
+            if new != _old_sliced_bits(d.pcode, key):
+                differ.append((family, d.name, key))
+    assert wide > 0         # v_mqsad_u32_u8 and kin: the rule is exercised
+    assert differ == []
+
+
+def test_half_width_operands_from_the_parse_agree_with_the_old_regex():
+    from dsl.signature import _low_half_only
+    differ, half = [], 0
+    for family, d in _pcodes():
+        for key in KEYS:
+            new = _low_half_only(d.pcode, key, d.name)
+            half += new
+            if new != _old_low_half_only(d.pcode, key, d.name):
+                differ.append((family, d.name, key))
+    assert half > 0
+    assert differ == []
+
+
+def test_the_parse_reads_bit_ranges_and_lane_bits_as_the_manual_writes_them():
+    """Hand-written pseudocode in the manual's notation, checked against the reading of it."""
+    e = effects("D0.u64[laneId] = S0.u32[15 : 0] > S1.u32;\nVCC.u64[laneId] = 1'1U")
+    assert e.lane_bits == {"D0", "VCC"}
+    assert ("S0", True, 15, 0) in e.uses and ("S1", True, None, None) in e.uses
+    e = effects("D0[127 : 96] = S0[55 : 24] // comment S2[7 : 0]")
+    assert e.uses == {("D0", False, 127, 96), ("S0", False, 55, 24)}
+    assert effects("D0[15 : 0] = S0.u16").lane_bits == frozenset()
+
+
+def test_branch_status_conditional_and_hwreg_facts_agree_with_the_old_substring_checks():
+    """emu/timing/classify's SALU rules were substring checks on the raw pseudocode. EXECZ, VCCZ
+    and hwRegId agree everywhere. `"if " in pcode` differs only where the text is not code: the
+    words "... may trigger here if certain bits ..." in a comment of s_setreg (no condition: the
+    parse, which drops comments, says so), and DS_GWS_BARRIER's `if(` with no space (a condition
+    the substring missed). Neither is a branch, the only kind the timing model asks."""
+    differ = {}
+    for family, d in _pcodes():
+        e = effects(d.pcode)
+        for rule, old, new in (("EXECZ", "EXECZ" in d.pcode, "EXEC" in e.status_reads),
+                               ("VCCZ", "VCCZ" in d.pcode, "VCC" in e.status_reads),
+                               ("hwRegId", "hwRegId" in d.pcode, e.hwreg),
+                               ("if", "if " in d.pcode, e.conditional)):
+            if old != new:
+                differ.setdefault(rule, []).append((family, d))
+    assert set(differ) == {"if"}
+    for family, d in differ["if"]:
+        code = re.sub(r"//[^\n]*", "", d.pcode)
+        if effects(d.pcode).conditional:
+            assert "if " not in d.pcode and re.search(r"\bif\(", code), (family, d.name)
+        else:
+            assert "if " not in code and re.search(r"//[^\n]*\bif ", d.pcode), (family, d.name)
+        assert not d.format.startswith("SOPP"), (family, d.name)
+    assert sum(effects(d.pcode).status_reads == {"EXEC"} for _, d in _pcodes()) >= 10   # s_cbranch_execz/nz
+
+
+def test_status_and_conditional_facts_on_the_manuals_branches():
+    e = effects("if EXECZ.u1 == 1'1U then\n  PC = PC + signext(SIMM16.i16 * 16'4) + 4LL\nelse\n  PC = PC + 4LL\nendif")
+    assert e.status_reads == {"EXEC"} and e.conditional and not e.hwreg
+    assert effects("PC = PC + signext(SIMM16.i16 * 16'4) + 4LL").conditional is False
