@@ -10,6 +10,7 @@ from . import families
 from .asm_parse import parse
 from .decode import DecodeError, Instruction, decode_one
 from .instr import Instr
+from .instr_fields import scalar_instr
 from .printer import print_instruction
 from .printer_gfx9 import print_instruction as print_gfx9
 
@@ -63,8 +64,10 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
     parser gives for its printed text (operands and modifiers in text order), with `defn` and
     `encoding` filled in as an encoder fills them, so that decoding bytes and parsing their
     disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
-    are not an instruction. The operands are read from the printed text (one parser for both,
-    so the two cannot drift); the printers still print from the raw-field Instruction."""
+    are not an instruction. RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP, bar the
+    immediates printed as expressions) are built straight from the decoded fields
+    (instr_fields.py); every other format (VOP*, VOPD, SMEM, DS, FLAT, MUBUF, MTBUF, MIMG,
+    VINTERP, LDSDIR, EXP, all of CDNA) is still read back from its printed text."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     inst = decode_one(spec, bytes(data), offset)
@@ -72,7 +75,16 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
 
 
 def instr_of(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
-    """The Instr of a decoded Instruction (see decode_instr)."""
+    """The Instr of a decoded Instruction (see decode_instr): from its fields where
+    instr_fields covers the format, else from its text."""
+    direct = scalar_instr(spec, inst)
+    if direct is not None:
+        return direct
+    return instr_of_text(spec, inst, wave)
+
+
+def instr_of_text(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
+    """The Instr of a decoded Instruction read back from its printed text (any format)."""
     printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
     text = printer(spec, inst, wave)
     items = parse(text)

@@ -15,7 +15,10 @@ import isa
 from dsl.allocation import RecordingEncoder
 from dsl.asm import encoder, parse
 from dsl.decode import DecodeError
-from dsl.disasm import DisassemblyWarning, decode_instr, disassemble
+from dsl import families
+from dsl.decode import decode_one
+from dsl.disasm import DisassemblyWarning, decode_instr, disassemble, instr_of_text
+from dsl.instr_fields import scalar_instr
 from .test_dsl_llvm_corpus import corpus
 
 STEP = 7          # every 7th row of each corpus (gfx1100: 7072 rows across all families)
@@ -89,3 +92,39 @@ def test_decoded_instr_equals_parsed_llvm_text_and_reencodes(target):
 def test_decode_instr_of_bad_bytes_names_the_offset():
     with pytest.raises(DecodeError, match="^offset 0x4: "):
         decode_instr(bytes.fromhex("0000b0bf" "ffffffff"), "gfx1100", offset=4)
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201"])
+def test_direct_route_agrees_with_the_text_route(target):
+    """decode_instr builds scalar ALU instructions from the decoded fields (instr_fields.py):
+    on every sampled row that decodes, that Instr must equal the one read back from the printed
+    text (itself held to LLVM's text above), and the direct route must be the one taken for
+    every SOP1/SOP2/SOPC row bar s_sendmsg_rtn's message operand."""
+    spec = families.load_for_disassembly(target)
+    taken, total, disagree, sop1_text_route = collections.Counter(), collections.Counter(), [], set()
+    for family, hex_bytes, text, _ in _sample(target):
+        try:
+            inst = decode_one(spec, bytes.fromhex(hex_bytes), 0)
+        except DecodeError:
+            continue
+        fmt = inst.fmt.name
+        total[fmt] += 1
+        direct = scalar_instr(spec, inst)
+        if direct is not None:
+            assert direct.defn is inst.defs[0] and direct.encoding == inst.defs[0].format
+            direct = replace(direct, defn=None, encoding=None)
+        if direct is None:
+            if fmt == "SOP1":
+                sop1_text_route.add(inst.name)
+            continue
+        taken[fmt] += 1
+        via_text = replace(instr_of_text(spec, inst, 32), defn=None, encoding=None)
+        if direct != via_text:
+            disagree.append((hex_bytes, text, direct, via_text))
+    print(f"\n{target}: direct route taken on", {f: f"{taken[f]}/{total[f]}" for f in sorted(taken)})
+    assert not disagree, disagree[:5]
+    assert {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"} <= set(taken)
+    for fmt in ("SOP2", "SOPC"):
+        assert taken[fmt] == total[fmt], (fmt, taken[fmt], total[fmt])
+    assert sop1_text_route <= {"S_SENDMSG_RTN_B32", "S_SENDMSG_RTN_B64"}, sop1_text_route
+    assert not {f for f in taken if not f.startswith("SOP")}

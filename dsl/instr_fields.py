@@ -1,0 +1,121 @@
+"""An `Instr` straight from a decoded Instruction's raw fields, without printing it: the
+operand values the text parser would read from the printer's text, built from the same
+layouts (signature.py) and operand-code tables the printer reads. Covers RDNA's scalar ALU
+formats (SOP1, SOP2, SOPC, SOPK, SOPP) for now; `scalar_instr` answers None for anything
+else (and for the immediates the printer spells as expressions: waitcnt, hwreg, sendmsg,
+delay_alu, depctr, version), which disasm.decode_instr then reads from the printed text."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from isa import InstrDef, Spec
+
+from . import syntax
+from .asm_parse import name_value
+from .decode import Instruction
+from .instr import Instr
+from .operands import Lit, Reg
+from .printer_operands import _code_table, float_text, literal_text
+from .signature import scalar_bits, scalar_layout
+
+SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
+_PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
+
+
+def _reg(cls: str, idx: int, n: int) -> Reg:
+    if n > 1 and cls in ("s", "ttmp"):     # scalar tuples are aligned, as the printer reads them
+        idx &= ~1 if n == 2 else ~3
+    return Reg(cls, idx, n)
+
+
+def _number(text: str):
+    """The value the parser reads for a number the printer spells (0x.., lit(0x..), a float)."""
+    if text.startswith("lit("):
+        return Lit(int(text[4:-1], 0))
+    if text.startswith(("0x", "-0x")) or text.lstrip("-").isdigit():
+        return int(text, 0)
+    return float(text)
+
+
+def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tuple[str, str],
+                  bits: int, is_float: bool):
+    """The operand value of an 8-bit scalar source code spanning n registers (printer_operands'
+    src_text, as a value); None where the code has no plain value (reserved codes)."""
+    entry = _code_table(spec, *table).get(code)
+    reserved = syntax.RESERVED_SRC_NAMES.get(code)
+    if entry is None or entry[0] == "special" and entry[1] == "RESERVED":
+        return None if reserved is None else name_value(reserved)
+    kind, base, off = entry
+    if kind == "sgpr":
+        return _reg("s", base + off, n)
+    if kind == "ttmp":
+        return _reg("ttmp", base + off, n)
+    if kind == "int":
+        return base + off if base >= 0 else base - off
+    if kind == "float":
+        if bits == 16 and not is_float:
+            return spec.traits.inline_float_bits[16][code]
+        return float(float_text(base, 64 if n == 2 else bits))
+    if kind == "literal":
+        return _number(literal_text(literal or 0, bits, is_float, spec.traits))
+    if kind == "special":
+        t = syntax.SPECIAL_TEXT.get(base, base.lower())
+        return name_value(syntax.PAIR_TEXT.get(t, t) if n >= 2 else t)
+    return None if reserved is None else name_value(reserved)
+
+
+@lru_cache(maxsize=None)
+def _sop_plan(d: InstrDef) -> tuple[tuple[str, str, int, int, bool], ...]:
+    """(name, field, registers, value bits, float?) of each SOP1/SOP2/SOPC operand, as the
+    printer reads them (signature.scalar_layout, scalar_bits), worked out once per instruction."""
+    out = []
+    for name, fld, n in scalar_layout(d):
+        bits = scalar_bits(d, "S0" if fld == "SSRC0" else "S1") if name == "ssrc0" or name == "ssrc1" else 32
+        rule = syntax.SALU_LITERAL16.get(d.format) if bits == 16 else None
+        out.append((name, fld, n, 16 if rule else 64 if n == 2 else 32, rule == "float"))
+    return tuple(out)
+
+
+def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
+    """The Instr (mnemonic and operands, scalar ALU instructions have no modifiers; `defn` and
+    `encoding` the decoded instruction's) of a decoded SOP1/SOP2/SOPC/SOPK/SOPP instruction,
+    or None if it is not one this covers."""
+    fmt = inst.fmt.name
+    if fmt not in SCALAR_FORMATS or spec.traits.dialect == "gfx9":
+        return None
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    ops = []
+    if fmt == "SOPP":
+        style = syntax.SOPP_STYLE.get(mn, "hex")
+        if style not in _PLAIN_SOPP:
+            return None
+        imm = f["SIMM16"]
+        if style != "none" and not (style == "opt" and imm == 0):
+            ops.append(imm)
+    elif fmt == "SOPK":
+        names, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
+        if style not in _PLAIN_SOPP:
+            return None
+        for o in names:
+            if o == "sdst":
+                v = scalar_source(spec, f["SDST"], 2 if mn.endswith("_b64") else 1, None, ("SOP2", "SSRC0"), 32, True)
+            else:
+                v = f["SIMM16"]
+            if v is None:
+                return None
+            ops.append(v)
+    else:
+        for name, fld, n, bits, is_float in _sop_plan(d):
+            if name == "msg":
+                return None
+            if name == "k":
+                v = inst.literal or 0
+            elif name == "sdst":
+                v = scalar_source(spec, f[fld], n, None, ("SOP2", "SSRC0"), 32, True)
+            else:
+                v = scalar_source(spec, f[fld], n, inst.literal, (fmt, fld), bits, is_float)
+            if v is None:
+                return None
+            ops.append(v)
+    return Instr(mn, tuple(ops), defn=d, encoding=d.format)
