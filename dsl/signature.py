@@ -200,14 +200,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
             srcs[i] = Operand(srcs[i].name, 1, True, kind, False, 16)
     if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
         srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits, s.packed, s.ftype != "f") for s in srcs]
-    k_pos = None
-    m = re.search(r"fma\(([^)]*)\)", pcode) if "SIMM32" in pcode else None
-    if m:
-        args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
-        k_pos = args.index("SIMM32")
-    elif d.format == "VOP2" and re.search(r"\bSIMM(16|32)\b", pcode):   # tmp = S0 * SIMM16 + S1 (CDNA's madmk)
-        args = re.findall(r"\b(S0|S1|SIMM16|SIMM32)\b", pcode.split("\n")[0])
-        k_pos = next(i for i, a in enumerate(args) if a.startswith("SIMM"))
+    k_pos = fx.constant_at      # fma(S0, SIMM32, S1): v_fmamk; tmp = S0 * SIMM16 + S1 (CDNA's madmk)
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
     reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
@@ -307,10 +300,11 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
             out.append(("ssrc0", "SSRC0", width("S0") if "S0" in types else width("SRC0")))
     else:
         out += [("ssrc0", "SSRC0", width("S0")), ("ssrc1", "SSRC1", width("S1"))]
-    m = re.search(r"fma\(([^)]*)\)", pcode) if "SIMM32" in pcode else None
-    if m:   # s_fmaak / s_fmamk: the constant K sits where the pseudocode reads SIMM32
-        args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
-        out.insert(1 + args.index("SIMM32"), ("k", "", 1))
+    k_pos = effects(pcode).constant_at
+    if k_pos is not None and fmt in ("SOP1", "SOP2", "SOPC"):
+        # s_fmaak / s_fmamk: the constant K sits where the pseudocode reads SIMM32 (SOPK's SIMM16
+        # is the format's own field, not a K operand)
+        out.insert(1 + k_pos, ("k", "", 1))
     return out
 
 

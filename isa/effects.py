@@ -61,6 +61,11 @@ class Effects:
     #                        EXECZ (EXEC is zero) reads EXEC, VCCZ reads VCC (s_cbranch_execz, _vccz)
     conditional: bool = False  # some statement runs only if a condition holds (an `if` in the code)
     hwreg: bool = False    # reads or writes a hardware register by its id (hwRegId: s_getreg, s_setreg)
+    constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
+    #                        fmaak/madmk kind) sits among the values its statement reads, sources
+    #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
+    products: int = 0      # statements that assign (= or +=) a product to the result or to `tmp`
+    #                        (dot products write one per element pair: v_dot8 eight, v_dot4 four)
 
     @property
     def writes(self) -> frozenset:
@@ -313,6 +318,29 @@ def _lane_bits(stmts: list) -> frozenset:
     return frozenset(out)
 
 
+_CONSTANTS = ("SIMM16", "SIMM32")
+
+
+def _constant_at(stmts: list) -> int | None:
+    """The first statement reading SIMM16/SIMM32: its position among the sources and constants read."""
+    for s in stmts:
+        eq = _assignment(s)
+        rhs = s[eq + 1:] if eq is not None else s
+        values = [t for t in rhs if t in _CONSTANTS or _name(t) in ("S0", "S1", "S2")]
+        if any(t in _CONSTANTS for t in values):
+            return next(i for i, t in enumerate(values) if t in _CONSTANTS)
+    return None
+
+
+def _products(stmts: list) -> int:
+    n = 0
+    for s in stmts:
+        eq = _assignment(s)
+        if eq is not None and s[0] in ("D0", "tmp") and s[eq] in ("=", "+=") and "*" in s[eq + 1:]:
+            n += 1
+    return n
+
+
 def _copy(stmts: list) -> bool:
     """One statement `D0.T = S0.T`, the same type T on both sides."""
     return len(stmts) == 1 and len(stmts[0]) == 7 and stmts[0][:2] == ["D0", "."] and stmts[0][3:6] == ["=", "S0", "."] \
@@ -348,4 +376,5 @@ def effects(pcode: str | None) -> Effects:
     names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
                    copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
-                   uses=_uses(toks), lane_bits=_lane_bits(stmts), **_flags(toks))
+                   uses=_uses(toks), lane_bits=_lane_bits(stmts),
+                   products=_products(stmts), constant_at=_constant_at(stmts), **_flags(toks))

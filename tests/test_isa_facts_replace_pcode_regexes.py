@@ -138,3 +138,67 @@ def test_status_and_conditional_facts_on_the_manuals_branches():
     e = effects("if EXECZ.u1 == 1'1U then\n  PC = PC + signext(SIMM16.i16 * 16'4) + 4LL\nelse\n  PC = PC + 4LL\nendif")
     assert e.status_reads == {"EXEC"} and e.conditional and not e.hwreg
     assert effects("PC = PC + signext(SIMM16.i16 * 16'4) + 4LL").conditional is False
+
+
+def _old_products(pcode):           # emu/timing/classify.valu_class
+    return len(re.findall(r"^\s*(?:D0|tmp)\S*\s*\+?=[^\n]*\*", pcode, re.M))
+
+
+def test_product_counts_from_the_parse_agree_with_the_old_regex_where_the_class_depends_on_them():
+    """The timing class reads the count in three bands: 8 or more (4-bit dot products), 4 to 7
+    (byte dot products), fewer. The parse counts statements, not lines; it differs from the old
+    line regex only below 4, where the class is the same: packed halves written as
+    `D0[31 : 16].i16 = S0[31 : 16].i16 * ...` (the regex's `\\S*` stopped at the space in the
+    bit range: v_pk_mul_*, v_pk_mad_*), WMMA's quoted statement (the regex did not read inside
+    the quotes), and CDNA's v_pk_mov_b32, whose `*` is index arithmetic assigned to tmp0, not a
+    product (the regex took tmp0 for tmp)."""
+    bands = lambda n: (n >= 8, 4 <= n < 8)
+    differ, dots = [], 0
+    for family, d in _pcodes():
+        old, new = _old_products(d.pcode), effects(d.pcode).products
+        dots += new >= 4
+        if old != new:
+            differ.append((family, d.name))
+            assert bands(old) == bands(new) == (False, False), (family, d.name, old, new)
+            packed = d.name.startswith("V_PK_") and re.search(r"\b(tmp|D0)\[\d+ : \d+\]", d.pcode)
+            assert packed or effects(d.pcode).matrix or d.name == "V_PK_MOV_B32", (family, d.name)
+    assert dots >= 10 and len(differ) == 58
+
+
+def _old_k_position(d):             # dsl/signature.valu_signature and scalar_layout
+    pcode = d.pcode
+    m = re.search(r"fma\(([^)]*)\)", pcode) if "SIMM32" in pcode else None
+    if m:
+        args = [a.strip().split(".")[0] for a in m.group(1).split(",")]
+        return args.index("SIMM32")
+    if d.format == "VOP2" and re.search(r"\bSIMM(16|32)\b", pcode):
+        args = re.findall(r"\b(S0|S1|SIMM16|SIMM32)\b", pcode.split("\n")[0])
+        return next(i for i, a in enumerate(args) if a.startswith("SIMM"))
+    return None
+
+
+def test_k_position_from_the_parse_agrees_with_the_old_regex():
+    """Where the constant K sits among the values read (v_fmamk_f32: fma(S0, SIMM32, S1), 1;
+    v_fmaak_f32: fma(S0, S1, SIMM32), 2; CDNA's v_madmk: tmp = S0 * SIMM16 + S1, 1). The parse
+    gives every instruction reading SIMM16/SIMM32 a position; the old rule only looked inside
+    fma( ) or in VOP2. They differ only on SOPK and SOPP, where SIMM16 is the format's own
+    immediate field (s_cmpk_*, s_branch; s_setreg_imm32_b32's SIMM32 its value), not a K operand; scalar_layout takes K only in
+    SOP1/SOP2/SOPC, valu_signature only sees vector formats."""
+    from dsl.signature import scalar_layout, valu_signature
+    agree, differ = 0, []
+    for family, d in _pcodes():
+        old, new = _old_k_position(d), effects(d.pcode).constant_at
+        if old is not None:
+            agree += old == new
+        if old != new:
+            differ.append((family, d.name))
+            assert old is None and d.format in ("SOPK", "SOPP"), (family, d.name, old, new)
+            assert re.search(r"\bSIMM(16|32)\b", d.pcode) and "fma(" not in d.pcode, (family, d.name)
+    assert agree >= 28 and len(differ) == 119
+    by = {(d.name, d.format): d for d in isa.load("rdna3").instructions}
+    assert valu_signature(by["V_FMAMK_F32", "VOP2"]).k_pos == 1
+    assert valu_signature(by["V_FMAAK_F32", "VOP2"]).k_pos == 2
+    assert valu_signature(by["V_ADD_F32", "VOP2"]).k_pos is None
+    r4 = {(d.name, d.format): d for d in isa.load("rdna4").instructions}
+    assert [o for o, _, _ in scalar_layout(r4["S_FMAMK_F32", "SOP2"])] == ["sdst", "ssrc0", "k", "ssrc1"]
+    assert [o for o, _, _ in scalar_layout(r4["S_FMAAK_F32", "SOP2"])] == ["sdst", "ssrc0", "ssrc1", "k"]

@@ -148,7 +148,7 @@ def valu_class(d) -> str:
     sliced = [hi for name, typed, hi, _ in fx.uses if name == "D0" and not typed and hi is not None]
     # dot products: one accumulated product per statement; 8 (4-bit elements) run at quarter
     # rate, 4 (bytes) at half rate (discover_ops: v_dot8 4 cycles, v_dot4 2, v_dot2 1)
-    products = len(re.findall(r"^\s*(?:D0|tmp)\S*\s*\+?=[^\n]*\*", pcode, re.M))
+    products = fx.products
     nibbles = products >= 8
     if full_mul or nibbles or (sliced and max(sliced) >= 32):
         return "wide_mul"
