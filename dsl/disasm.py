@@ -10,7 +10,7 @@ from . import families
 from .asm_parse import parse
 from .decode import DecodeError, Instruction, decode_one
 from .instr import Instr
-from .instr_fields import scalar_instr
+from .instr_fields import direct_instr
 from .printer import print_instruction
 from .printer_gfx9 import print_instruction as print_gfx9
 
@@ -65,9 +65,10 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
     `encoding` filled in as an encoder fills them, so that decoding bytes and parsing their
     disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
     are not an instruction. RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP, bar the
-    immediates printed as expressions) are built straight from the decoded fields
-    (instr_fields.py); every other format (VOP*, VOPD, SMEM, DS, FLAT, MUBUF, MTBUF, MIMG,
-    VINTERP, LDSDIR, EXP, all of CDNA) is still read back from its printed text."""
+    immediates printed as expressions), RDNA3's SMEM and RDNA's DS/VDS (bar ds_swizzle_b32) are
+    built straight from the decoded fields (instr_fields.py); every other format (VOP*, VOPD,
+    FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM and VBUFFER/
+    VFLAT..., all of CDNA) is still read back from its printed text."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     inst = decode_one(spec, bytes(data), offset)
@@ -77,7 +78,7 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
 def instr_of(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
     """The Instr of a decoded Instruction (see decode_instr): from its fields where
     instr_fields covers the format, else from its text."""
-    direct = scalar_instr(spec, inst)
+    direct = direct_instr(spec, inst)
     if direct is not None:
         return direct
     return instr_of_text(spec, inst, wave)

@@ -1,9 +1,10 @@
 """An `Instr` straight from a decoded Instruction's raw fields, without printing it: the
 operand values the text parser would read from the printer's text, built from the same
 layouts (signature.py) and operand-code tables the printer reads. Covers RDNA's scalar ALU
-formats (SOP1, SOP2, SOPC, SOPK, SOPP) for now; `scalar_instr` answers None for anything
-else (and for the immediates the printer spells as expressions: waitcnt, hwreg, sendmsg,
-delay_alu, depctr, version), which disasm.decode_instr then reads from the printed text."""
+formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`) and RDNA3's SMEM and RDNA's LDS
+formats (DS, VDS: `memory_instr`); both answer None for anything else (and for what the
+printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu, depctr, version,
+ds_swizzle_b32's offset), which disasm.decode_instr then reads from the printed text."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,10 +14,11 @@ from isa import InstrDef, Spec
 from . import syntax
 from .asm_parse import name_value
 from .decode import Instruction
-from .instr import Instr
+from .instr import Instr, Modifiers
 from .operands import Lit, Reg
+from .printer import _PRINTERS_BY_FAMILY
 from .printer_operands import _code_table, float_text, literal_text
-from .signature import scalar_bits, scalar_layout
+from .signature import cache_control, data_dwords, ds_layout, scalar_bits, scalar_layout
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
@@ -119,3 +121,75 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
                 return None
             ops.append(v)
     return Instr(mn, tuple(ops), defn=d, encoding=d.format)
+
+
+def _flags(f: dict, names: tuple[str, ...]) -> dict:
+    return {n.lower(): True for n in names if f.get(n)}
+
+
+def _smem(spec: Spec, inst: Instruction) -> Instr | None:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if cache_control(d):
+        return Instr(mn, (), defn=d, encoding=d.format)
+    sbase_n = 4 if "buffer" in mn else 2
+    first = f["SDATA"] if mn.startswith("s_atc_probe") else \
+        scalar_source(spec, f["SDATA"], data_dwords(d.name), None, ("SOP2", "SSRC0"), 32, True)
+    base = f["SBASE"] * 2
+    base = _reg("s", base, sbase_n) if base < spec.traits.sgprs else \
+        scalar_source(spec, base, sbase_n, None, ("SOP2", "SSRC0"), 32, True)
+    ops, mods = [first, base], {}
+    off = f["OFFSET"]
+    if off & (1 << 20):
+        off -= 1 << 21
+    soff = f["SOFFSET"]
+    if soff != spec.traits.null:
+        ops.append(scalar_source(spec, soff, 1, None, ("SOP2", "SSRC0"), 32, True))
+        if off:
+            mods["offset"] = off
+    else:   # no SGPR offset: the immediate, or null when that is 0 too
+        ops.append(off if off else name_value("null"))
+    if any(v is None for v in ops):
+        return None
+    mods.update(_flags(f, ("GLC", "DLC")))
+    return Instr(mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+
+
+_ds_layout = lru_cache(maxsize=None)(ds_layout)     # worked out once per instruction
+
+
+def _ds(spec: Spec, inst: Instruction) -> Instr | None:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if mn == "ds_swizzle_b32":
+        return None
+    ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
+    mods = {}
+    if "2addr" in mn:
+        mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
+    else:
+        off = f["OFFSET0"] | f["OFFSET1"] << 8
+        if off:
+            mods["offset"] = off
+    mods.update(_flags(f, ("GDS",)))
+    return Instr(mn, ops, Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+
+
+_MEMORY = {"SMEM": _smem, "DS": _ds, "VDS": _ds}
+MEMORY_FORMATS = frozenset(_MEMORY)
+
+
+def memory_instr(spec: Spec, inst: Instruction) -> Instr | None:
+    """The Instr of a decoded SMEM (RDNA3's layout) or DS/VDS instruction from its fields, or
+    None if it is not one this covers."""
+    fmt = inst.fmt.name
+    build = _MEMORY.get(fmt)
+    if build is None or spec.traits.dialect == "gfx9" or fmt in _PRINTERS_BY_FAMILY.get(spec.arch, {}):
+        return None
+    return build(spec, inst)
+
+
+def direct_instr(spec: Spec, inst: Instruction) -> Instr | None:
+    """The Instr of a decoded instruction built from its fields where this module covers its
+    format (scalar_instr, memory_instr), else None."""
+    return scalar_instr(spec, inst) or memory_instr(spec, inst)

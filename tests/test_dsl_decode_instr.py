@@ -18,7 +18,7 @@ from dsl.decode import DecodeError
 from dsl import families
 from dsl.decode import decode_one
 from dsl.disasm import DisassemblyWarning, decode_instr, disassemble, instr_of_text
-from dsl.instr_fields import scalar_instr
+from dsl.instr_fields import direct_instr
 from .test_dsl_llvm_corpus import corpus
 
 STEP = 7          # every 7th row of each corpus (gfx1100: 7072 rows across all families)
@@ -96,10 +96,11 @@ def test_decode_instr_of_bad_bytes_names_the_offset():
 
 @pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201"])
 def test_direct_route_agrees_with_the_text_route(target):
-    """decode_instr builds scalar ALU instructions from the decoded fields (instr_fields.py):
-    on every sampled row that decodes, that Instr must equal the one read back from the printed
-    text (itself held to LLVM's text above), and the direct route must be the one taken for
-    every SOP1/SOP2/SOPC row bar s_sendmsg_rtn's message operand."""
+    """decode_instr builds scalar ALU, RDNA3 SMEM and LDS instructions from the decoded fields
+    (instr_fields.py): on every sampled row that decodes, that Instr must equal the one read
+    back from the printed text (itself held to LLVM's text above), and the direct route must be
+    the one taken for every SOP2/SOPC/SMEM (RDNA3)/DS row, and every SOP1 row bar
+    s_sendmsg_rtn's message operand."""
     spec = families.load_for_disassembly(target)
     taken, total, disagree, sop1_text_route = collections.Counter(), collections.Counter(), [], set()
     for family, hex_bytes, text, _ in _sample(target):
@@ -109,12 +110,12 @@ def test_direct_route_agrees_with_the_text_route(target):
             continue
         fmt = inst.fmt.name
         total[fmt] += 1
-        direct = scalar_instr(spec, inst)
+        direct = direct_instr(spec, inst)
         if direct is not None:
             assert direct.defn is inst.defs[0] and direct.encoding == inst.defs[0].format
             direct = replace(direct, defn=None, encoding=None)
         if direct is None:
-            if fmt == "SOP1":
+            if fmt in ("SOP1", "DS", "VDS"):
                 sop1_text_route.add(inst.name)
             continue
         taken[fmt] += 1
@@ -124,7 +125,10 @@ def test_direct_route_agrees_with_the_text_route(target):
     print(f"\n{target}: direct route taken on", {f: f"{taken[f]}/{total[f]}" for f in sorted(taken)})
     assert not disagree, disagree[:5]
     assert {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"} <= set(taken)
-    for fmt in ("SOP2", "SOPC"):
-        assert taken[fmt] == total[fmt], (fmt, taken[fmt], total[fmt])
-    assert sop1_text_route <= {"S_SENDMSG_RTN_B32", "S_SENDMSG_RTN_B64"}, sop1_text_route
-    assert not {f for f in taken if not f.startswith("SOP")}
+    full = ("SOP2", "SOPC") if target == "gfx1201" else ("SOP2", "SOPC", "SMEM")
+    for fmt in full:
+        assert total[fmt] and taken[fmt] == total[fmt], (fmt, taken[fmt], total[fmt])
+    lds = "VDS" if target == "gfx1201" else "DS"
+    assert taken[lds] > 0.9 * total[lds], (lds, taken[lds], total[lds])
+    assert sop1_text_route <= {"S_SENDMSG_RTN_B32", "S_SENDMSG_RTN_B64", "DS_SWIZZLE_B32"}, sop1_text_route
+    assert not {f for f in taken if not f.startswith("SOP") and f not in full + (lds,)}
