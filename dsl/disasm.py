@@ -65,10 +65,11 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
     `encoding` filled in as an encoder fills them, so that decoding bytes and parsing their
     disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
     are not an instruction. RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP, bar the
-    immediates printed as expressions), RDNA3's SMEM and RDNA's DS/VDS (bar ds_swizzle_b32) are
-    built straight from the decoded fields (instr_fields.py); every other format (VOP*, VOPD,
-    FLAT/GLOBAL/SCRATCH, MUBUF, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM and VBUFFER/
-    VFLAT..., all of CDNA) is still read back from its printed text."""
+    immediates printed as expressions), RDNA's DS/VDS (bar ds_swizzle_b32) and RDNA3's SMEM,
+    FLAT/GLOBAL/SCRATCH and MUBUF are built straight from the decoded fields (instr_fields.py);
+    every other format (VOP1/2/3/3P/C, VOPD, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM
+    and VBUFFER/VFLAT/VGLOBAL/VSCRATCH/VIMAGE, all of CDNA) is still read back from its
+    printed text."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     inst = decode_one(spec, bytes(data), offset)

@@ -1,10 +1,11 @@
 """An `Instr` straight from a decoded Instruction's raw fields, without printing it: the
 operand values the text parser would read from the printer's text, built from the same
 layouts (signature.py) and operand-code tables the printer reads. Covers RDNA's scalar ALU
-formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`) and RDNA3's SMEM and RDNA's LDS
-formats (DS, VDS: `memory_instr`); both answer None for anything else (and for what the
-printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu, depctr, version,
-ds_swizzle_b32's offset), which disasm.decode_instr then reads from the printed text."""
+formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`), RDNA's LDS formats (DS, VDS) and
+RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`); both answer None for anything
+else (and for what the printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu,
+depctr, version, ds_swizzle_b32's offset), which disasm.decode_instr then reads from the
+printed text."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -17,8 +18,8 @@ from .decode import Instruction
 from .instr import Instr, Modifiers
 from .operands import Lit, Reg
 from .printer import _PRINTERS_BY_FAMILY
-from .printer_operands import _code_table, float_text, literal_text
-from .signature import cache_control, data_dwords, ds_layout, scalar_bits, scalar_layout
+from .printer_operands import _code_table, buffer_data_dwords, float_text, literal_text
+from .signature import cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
@@ -175,13 +176,64 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
     return Instr(mn, ops, Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
 
 
-_MEMORY = {"SMEM": _smem, "DS": _ds, "VDS": _ds}
+_flat_layout = lru_cache(maxsize=None)(flat_layout)
+
+
+def _sgprs(spec: Spec, code: int, n: int):
+    return scalar_source(spec, code, n, None, ("SOP2", "SSRC0"), 32, True)
+
+
+def _flat(spec: Spec, inst: Instruction) -> Instr | None:
+    d, f = inst.defs[0], inst.fields
+    fmt, t = inst.fmt.name, spec.traits
+    ops = []
+    for name, field, n in _flat_layout(d, bool(f.get("GLC"))):
+        if name == "saddr":   # null turns the scalar base off (GLOBAL also names m0's code off)
+            off_codes = (t.null, t.m0) if fmt == "GLOBAL" else (t.null,)
+            ops.append(name_value("off") if f[field] in off_codes else _sgprs(spec, f[field], n))
+        elif name == "vaddr" and fmt == "SCRATCH":
+            ops.append(Reg("v", f[field]) if f.get("SVE") else name_value("off"))
+        elif name == "vaddr" and fmt == "GLOBAL":   # no scalar base: a 64-bit VGPR address
+            ops.append(Reg("v", f[field], 2 if f["SADDR"] in (t.null, t.m0) else 1))
+        else:
+            ops.append(Reg("v", f[field], n))
+    if any(v is None for v in ops):
+        return None
+    off = f["OFFSET"]
+    if fmt != "FLAT" and off & (1 << 12):
+        off -= 1 << 13
+    mods = {"offset": off} if off else {}
+    mods.update(_flags(f, ("GLC", "SLC", "DLC")))
+    return Instr(d.name.lower(), tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+
+
+def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if cache_control(d):
+        return Instr(mn, (), defn=d, encoding=d.format)
+    idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
+    ops = (Reg("v", f["VDATA"], buffer_data_dwords(d, f)),
+           Reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off"),
+           _sgprs(spec, f["SRSRC"] * 4, 4),
+           scalar_source(spec, f["SOFFSET"], 1, inst.literal, ("SOP2", "SSRC0"), 32, True))
+    if any(v is None for v in ops):
+        return None
+    mods = _flags(f, ("IDXEN", "OFFEN"))
+    if f["OFFSET"]:
+        mods["offset"] = f["OFFSET"]
+    mods.update(_flags(f, ("GLC", "SLC", "DLC", "TFE")))
+    return Instr(mn, ops, Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+
+
+_MEMORY = {"SMEM": _smem, "DS": _ds, "VDS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat,
+           "MUBUF": _buffer}
 MEMORY_FORMATS = frozenset(_MEMORY)
 
 
 def memory_instr(spec: Spec, inst: Instruction) -> Instr | None:
-    """The Instr of a decoded SMEM (RDNA3's layout) or DS/VDS instruction from its fields, or
-    None if it is not one this covers."""
+    """The Instr of a decoded DS/VDS instruction or RDNA3 SMEM, FLAT/GLOBAL/SCRATCH or MUBUF
+    instruction from its fields, or None if it is not one this covers."""
     fmt = inst.fmt.name
     build = _MEMORY.get(fmt)
     if build is None or spec.traits.dialect == "gfx9" or fmt in _PRINTERS_BY_FAMILY.get(spec.arch, {}):

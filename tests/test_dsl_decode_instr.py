@@ -96,10 +96,11 @@ def test_decode_instr_of_bad_bytes_names_the_offset():
 
 @pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201"])
 def test_direct_route_agrees_with_the_text_route(target):
-    """decode_instr builds scalar ALU, RDNA3 SMEM and LDS instructions from the decoded fields
-    (instr_fields.py): on every sampled row that decodes, that Instr must equal the one read
-    back from the printed text (itself held to LLVM's text above), and the direct route must be
-    the one taken for every SOP2/SOPC/SMEM (RDNA3)/DS row, and every SOP1 row bar
+    """decode_instr builds scalar ALU, LDS and RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF
+    instructions from the decoded fields (instr_fields.py): on every sampled row that decodes,
+    that Instr must equal the one read back from the printed text (itself held to LLVM's text
+    above), and the direct route must be the one taken for every SOP2/SOPC row, every RDNA3
+    SMEM/FLAT/GLOBAL/SCRATCH/MUBUF row, every DS row bar ds_swizzle_b32 and every SOP1 row bar
     s_sendmsg_rtn's message operand."""
     spec = families.load_for_disassembly(target)
     taken, total, disagree, sop1_text_route = collections.Counter(), collections.Counter(), [], set()
@@ -125,7 +126,8 @@ def test_direct_route_agrees_with_the_text_route(target):
     print(f"\n{target}: direct route taken on", {f: f"{taken[f]}/{total[f]}" for f in sorted(taken)})
     assert not disagree, disagree[:5]
     assert {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"} <= set(taken)
-    full = ("SOP2", "SOPC") if target == "gfx1201" else ("SOP2", "SOPC", "SMEM")
+    full = ("SOP2", "SOPC") if target == "gfx1201" else \
+        ("SOP2", "SOPC", "SMEM", "FLAT", "GLOBAL", "SCRATCH", "MUBUF")
     for fmt in full:
         assert total[fmt] and taken[fmt] == total[fmt], (fmt, taken[fmt], total[fmt])
     lds = "VDS" if target == "gfx1201" else "DS"
