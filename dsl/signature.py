@@ -175,7 +175,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
         packed_result = key == "D0" and d0_in_pieces
         wide = _sliced_bits(pcode, key)
         if wide > 32 or wide and types.get(key) is None:   # read/written in pieces only
-            pieces = set(re.findall(rf"\b{key}\[\d+ : \d+\]\.(\w+)", pcode))
+            pieces = {t for name, _, _, t in fx.pieces if name == key}
             float_pieces = key != "D0" and d.format != "VOP3P" and pieces and pieces <= {"f16", "f32", "f64"}
             # sources read as float pieces only (S0[31 : 0].f32, S0[63 : 32].f32) take float modifiers
             types[key] = f"{'f' if float_pieces else 'b'}{-(-wide // 32) * 32}"
@@ -192,7 +192,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
     for i, o in enumerate(srcs):
         if _register_source(d, i, pcode, types) or o.bits > 64:
             srcs[i] = replace(o, registers_only=True)
-        elif re.search(rf"\blane = S{i}\b", pcode):
+        elif f"S{i}" in fx.lane_choosers:      # v_readlane's lane select: lane = S1.u32[4 : 0]
             srcs[i] = replace(o, no_literal=True)
     for i in syntax.T16_SOURCES.get(d.name, ()):
         if i < len(srcs):   # typed as the instruction's data (name suffix): the class mask of _F16 is f16

@@ -61,6 +61,10 @@ class Effects:
     #                        EXECZ (EXEC is zero) reads EXEC, VCCZ reads VCC (s_cbranch_execz, _vccz)
     conditional: bool = False  # some statement runs only if a condition holds (an `if` in the code)
     hwreg: bool = False    # reads or writes a hardware register by its id (hwRegId: s_getreg, s_setreg)
+    pieces: frozenset = frozenset()  # typed bit ranges of an operand, as written: `S0[63 : 32].f32` is
+    #                        ('S0', 63, 32, 'f32') (a wide source read as float halves: v_pk_fma_f32)
+    lane_choosers: frozenset = frozenset()  # operands that pick the lane read (`lane = S1.u32[4 : 0]`:
+    #                        v_readlane's lane select)
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
@@ -305,6 +309,20 @@ def _flags(toks: list[str]) -> dict:
                 conditional="if" in toks, hwreg="hwRegId" in toks)
 
 
+def _pieces(toks: list[str]) -> frozenset:
+    out = set()
+    for i, t in enumerate(toks):
+        r = toks[i + 1:i + 8]
+        if t in OPERANDS and len(r) == 7 and r[0] == "[" and r[2] == ":" and r[4] == "]" and r[5] == "." \
+                and r[1].isdigit() and r[3].isdigit():
+            out.add((t, int(r[1]), int(r[3]), r[6]))
+    return frozenset(out)
+
+
+def _lane_choosers(stmts: list) -> frozenset:
+    return frozenset(n for s in stmts if s[:2] == ["lane", "="] for t in s[2:] if (n := _name(t)))
+
+
 def _lane_bits(stmts: list) -> frozenset:
     """Operands some assignment writes as `X.T[laneId] = ...` (also inside if/else, loops)."""
     out = set()
@@ -370,11 +388,13 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks), **_flags(toks))
+                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
+                       **_flags(toks))
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
                    copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
-                   uses=_uses(toks), lane_bits=_lane_bits(stmts),
+                   uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
+                   lane_choosers=_lane_choosers(stmts),
                    products=_products(stmts), constant_at=_constant_at(stmts), **_flags(toks))

@@ -202,3 +202,24 @@ def test_k_position_from_the_parse_agrees_with_the_old_regex():
     r4 = {(d.name, d.format): d for d in isa.load("rdna4").instructions}
     assert [o for o, _, _ in scalar_layout(r4["S_FMAMK_F32", "SOP2"])] == ["sdst", "ssrc0", "k", "ssrc1"]
     assert [o for o, _, _ in scalar_layout(r4["S_FMAAK_F32", "SOP2"])] == ["sdst", "ssrc0", "ssrc1", "k"]
+
+
+def test_typed_pieces_and_lane_selects_from_the_parse_agree_with_the_old_regexes():
+    """dsl/signature: the types a wide operand's bit ranges are read as (`S0[63 : 32].f32`: float
+    halves take float modifiers) and the source that picks a lane (`lane = S1.u32[4 : 0]`:
+    v_readlane's, which takes no literal). Same answer for every operand of every instruction."""
+    differ, pieces, selects = [], 0, 0
+    for family, d in _pcodes():
+        e = effects(d.pcode)
+        for key in KEYS:
+            old = set(re.findall(rf"\b{key}\[\d+ : \d+\]\.(\w+)", d.pcode))
+            new = {t for name, _, _, t in e.pieces if name == key}
+            pieces += bool(new)
+            if old != new:
+                differ.append((family, d.name, key, "pieces"))
+            old, new = bool(re.search(rf"\blane = {key}\b", d.pcode)), key in e.lane_choosers
+            selects += new
+            if key != "D0" and old != new:
+                differ.append((family, d.name, key, "lane"))
+    assert pieces > 50 and selects >= 5
+    assert differ == []
