@@ -2,7 +2,8 @@
 operand values the text parser would read from the printer's text, built from the same
 layouts (signature.py) and operand-code tables the printer reads. Covers RDNA's scalar ALU
 formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`), RDNA's LDS formats (DS, VDS) and
-RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`); both answer None for anything
+RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`), VOP1/VOP2/VOPC without DPP
+(`vop_e32_instr`, by the printer's per-instruction VALU plan); each answers None for anything
 else (and for what the printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu,
 depctr, version, ds_swizzle_b32's offset), which disasm.decode_instr then reads from the
 printed text."""
@@ -17,7 +18,7 @@ from .asm_parse import name_value
 from .decode import Instruction
 from .instr import Instr, Modifiers
 from .operands import Lit, Reg
-from .printer import _PRINTERS_BY_FAMILY
+from .printer import _PRINTERS_BY_FAMILY, _valu_plan
 from .printer_operands import _code_table, buffer_data_dwords, float_text, literal_text
 from .signature import cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout
 
@@ -41,9 +42,9 @@ def _number(text: str):
 
 
 def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tuple[str, str],
-                  bits: int, is_float: bool):
-    """The operand value of an 8-bit scalar source code spanning n registers (printer_operands'
-    src_text, as a value); None where the code has no plain value (reserved codes)."""
+                  bits: int, is_float: bool, packed: str = "", f16_inline: bool = True):
+    """The operand value of a source code spanning n registers (printer_operands' src_text
+    for a non-VGPR code, as a value); None where the code has no plain value."""
     entry = _code_table(spec, *table).get(code)
     reserved = syntax.RESERVED_SRC_NAMES.get(code)
     if entry is None or entry[0] == "special" and entry[1] == "RESERVED":
@@ -56,11 +57,11 @@ def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tup
     if kind == "int":
         return base + off if base >= 0 else base - off
     if kind == "float":
-        if bits == 16 and not is_float:
+        if bits == 16 and not is_float and f16_inline:
             return spec.traits.inline_float_bits[16][code]
         return float(float_text(base, 64 if n == 2 else bits))
     if kind == "literal":
-        return _number(literal_text(literal or 0, bits, is_float, spec.traits))
+        return _number(literal_text(literal or 0, bits, is_float, spec.traits, packed))
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return name_value(syntax.PAIR_TEXT.get(t, t) if n >= 2 else t)
@@ -241,7 +242,53 @@ def memory_instr(spec: Spec, inst: Instruction) -> Instr | None:
     return build(spec, inst)
 
 
-def direct_instr(spec: Spec, inst: Instruction) -> Instr | None:
+def _t16(code8: int) -> Reg:
+    """A 16-bit VGPR in a 7+1-bit field (bit 7 selects the high half), as printer_operands.t16_vgpr."""
+    return Reg("v", code8 & 0x7f, 1, "h" if code8 & 0x80 else "l")
+
+
+def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
+    """The Instr of a decoded VOP1/VOP2/VOPC instruction without DPP or SDWA (no modifiers in
+    the 32-bit encoding) from its fields, by the printer's per-instruction plan (signature's
+    valu_signature); None for anything else."""
+    fmt = inst.fmt.name
+    if (fmt not in ("VOP1", "VOP2", "VOPC") or inst.dpp is not None or spec.traits.dialect == "gfx9"
+            or inst.defs[0].name == "V_ILLEGAL"):     # v_illegal: the text route's bare Instr
+        return None
+    d, f = inst.defs[0], inst.fields
+    plan = _valu_plan(d, spec, fmt, False, wave)
+    sig, vgpr0 = plan.sig, spec.traits.vgpr_base
+    ops = []
+    for op in sig.dsts:
+        if op.name == "sdst":
+            ops.append(name_value(plan.vcc))
+        elif op.sgpr:
+            ops.append(_sgprs(spec, f["VDST"], 1))
+        elif op.t16 and plan.t16_regs:
+            ops.append(_t16(f["VDST"]))
+        else:
+            ops.append(Reg("v", f["VDST"], op.dwords))
+    if sig.vcc_out:
+        ops.append(name_value(plan.vcc))
+    srcs = []
+    for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs[:2]):
+        code = f["SRC0"] if i == 0 else vgpr0 + f["VSRC1"]
+        if code >= vgpr0:
+            srcs.append(_t16(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n))
+        else:
+            srcs.append(scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                                      bits, is_float, packed, f16_inline))
+    if sig.k_pos is not None:
+        srcs.insert(sig.k_pos, inst.literal or 0)
+    ops += srcs
+    if sig.vcc_in:
+        ops.append(name_value(plan.vcc))
+    if any(v is None for v in ops):
+        return None
+    return Instr(plan.mn, tuple(ops), defn=d, encoding=d.format)
+
+
+def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     """The Instr of a decoded instruction built from its fields where this module covers its
-    format (scalar_instr, memory_instr), else None."""
-    return scalar_instr(spec, inst) or memory_instr(spec, inst)
+    format (scalar_instr, memory_instr, vop_e32_instr), else None."""
+    return scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
