@@ -87,7 +87,6 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 
 # a bit range of the result assigned: D0[31 : 16] = ..., tmp[15 : 0].f16 = ... (then D0 = tmp),
 # VGPR[laneId][VDST.u32][15 : 0].b16 = ... (the rest preserved)
-_RESULT_PIECE = re.compile(r"(?:\bD0|\btmp|\[VDST(?:\.\w+)?\])\s*\[[^\]:]*:[^\]]*\]\s*(?:\.\s*(?:[a-z]+(?:8|16)))?\s*=(?!=)\s*(\{?)")
 _SGPR_ACCESS = re.compile(r"\bSGPR\[\w+\]\.(\w+)")
 
 
@@ -120,8 +119,8 @@ def _packed_result(pcode: str) -> bool:
     more bit ranges one after the other (not alternatives of an if), or one range filled with a
     concatenation { hi, lo }. One value written to a byte or half that OPSEL chooses
     (v_cvt_sr_fp8_f32) is a partial write, not a packed result."""
-    whole_lines = [line for line in pcode.split("\n") if line[:1] not in (" ", "\t")]
-    return len(_RESULT_PIECE.findall("\n".join(whole_lines))) >= 2 or "{" in _RESULT_PIECE.findall(pcode)
+    fx = effects(pcode)
+    return fx.result_pieces >= 2 or fx.result_concat
 
 
 def _sliced_bits(pcode: str, key: str) -> int:

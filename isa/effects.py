@@ -65,6 +65,10 @@ class Effects:
     #                        ('S0', 63, 32, 'f32') (a wide source read as float halves: v_pk_fma_f32)
     lane_choosers: frozenset = frozenset()  # operands that pick the lane read (`lane = S1.u32[4 : 0]`:
     #                        v_readlane's lane select)
+    result_pieces: int = 0  # statements outside any if/loop that write a bit range of the result
+    #                        (D0, tmp or VGPR[..][VDST]) untyped or as an 8/16-bit value: a packed result
+    #                        (v_pk_add_f16, v_cvt_pk_*); one byte chosen by an if (v_cvt_sr_fp8) is not
+    result_concat: bool = False  # a bit range of the result is assigned a concatenation { hi, lo }
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
@@ -145,6 +149,9 @@ class _Analysis:
         self.written: set = set()        # assigned anywhere (full or not)
         self.cross_lane = False
         self.indexed = False
+        self.depth = 0                   # if/loop nesting of the statement analysed
+        self.result_pieces = 0
+        self.result_concat = False
 
     def read_all(self, toks, done: set):
         for i, t in enumerate(toks):
@@ -169,11 +176,15 @@ class _Analysis:
             if head in stop:
                 return i, done
             if head == "if":
+                self.depth += 1
                 i, done = self.branches(stmts, i, done)
+                self.depth -= 1
                 continue
             if head in ("for", "while"):
                 self.read_all(s, done)
+                self.depth += 1
                 j, _ = self.block(stmts, i + 1, done, ("endfor", "endwhile"))
+                self.depth -= 1
                 i = j + 1                     # a loop body may run zero times: its writes stay partial
                 continue
             if head in ("declare", "return", "break", "nop", "endfunction", "endfor", "endwhile", "endif"):
@@ -211,6 +222,9 @@ class _Analysis:
             return
         lhs, op, rhs = s[:eq], s[eq], s[eq + 1:]
         self.read_all(rhs, done)
+        if op == "=" and _result_piece(lhs):
+            self.result_pieces += self.depth == 0
+            self.result_concat |= rhs[:1] == ["{"]
         for target in _targets(lhs):
             root = target[0]
             n = _name(root)
@@ -237,6 +251,32 @@ class _Analysis:
                         self.reads.add(m) if m not in done else None
             else:
                 self.read_all(target[1:], done)
+
+
+def _result_piece(lhs: list) -> bool:
+    """`D0[hi : lo]`, `tmp[hi : lo].u8`, `VGPR[lane][VDST.u32][hi : lo].fp8` (untyped or 8/16-bit)."""
+    if lhs[:1] in (["D0"], ["tmp"]):
+        rest = lhs[1:]
+    elif lhs[:1] == ["VGPR"] and "VDST" in lhs:
+        depth, k = 0, None
+        for j, t in enumerate(lhs):     # after the bracket that names VDST
+            depth += (t == "[") - (t == "]")
+            if t == "VDST":
+                k = j
+            if k is not None and t == "]" and depth == 0:
+                rest = lhs[j + 1:]
+                break
+        else:
+            return False
+    else:
+        return False
+    if rest[:1] != ["["] or "]" not in rest:
+        return False
+    close = rest.index("]")
+    if ":" not in rest[1:close]:
+        return False
+    kind = rest[close + 1:]
+    return kind == [] or len(kind) == 2 and kind[0] == "." and re.fullmatch(r"[a-z]+(8|16)", kind[1]) is not None
 
 
 def _assignment(s: list) -> int | None:
@@ -397,4 +437,5 @@ def effects(pcode: str | None) -> Effects:
                    copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
-                   products=_products(stmts), constant_at=_constant_at(stmts), **_flags(toks))
+                   products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces,
+                   result_concat=a.result_concat, **_flags(toks))

@@ -223,3 +223,29 @@ def test_typed_pieces_and_lane_selects_from_the_parse_agree_with_the_old_regexes
                 differ.append((family, d.name, key, "lane"))
     assert pieces > 50 and selects >= 5
     assert differ == []
+
+
+_OLD_RESULT_PIECE = re.compile(r"(?:\bD0|\btmp|\[VDST(?:\.\w+)?\])\s*\[[^\]:]*:[^\]]*\]\s*(?:\.\s*(?:[a-z]+(?:8|16)))?\s*=(?!=)\s*(\{?)")
+
+
+def _old_packed_result(pcode):      # dsl/signature._packed_result
+    whole_lines = [line for line in pcode.split("\n") if line[:1] not in (" ", "\t")]
+    return len(_OLD_RESULT_PIECE.findall("\n".join(whole_lines))) >= 2 or "{" in _OLD_RESULT_PIECE.findall(pcode)
+
+
+def test_packed_results_from_the_parse_agree_with_the_old_regex():
+    """A packed result: two or more 8/16-bit (or untyped) bit ranges of D0/tmp/VGPR[..][VDST]
+    written outside any if (the old rule: on unindented lines), or a range assigned { hi, lo }.
+    Same answer for every instruction."""
+    from dsl.signature import _packed_result
+    differ, packed = [], 0
+    for family, d in _pcodes():
+        new = _packed_result(d.pcode)
+        packed += new
+        if new != _old_packed_result(d.pcode):
+            differ.append((family, d.name))
+    assert packed > 150 and differ == []
+    # one byte chosen by OPSEL (v_cvt_sr_fp8_f32) is a partial write; both halves, a packed result
+    assert not effects("if OPSEL[3 : 2].u2 == 2'0U then\n  VGPR[laneId][VDST.u32][7 : 0].fp8 = x\n"
+                       "else\n  VGPR[laneId][VDST.u32][15 : 8].fp8 = y\nendif").result_pieces
+    assert effects("D0[31 : 16].f16 = S0[31 : 16].f16 + S1[31 : 16].f16;\nD0[15 : 0].f16 = x").result_pieces == 2
