@@ -2,8 +2,9 @@
 operand values the text parser would read from the printer's text, built from the same
 layouts (signature.py) and operand-code tables the printer reads. Covers RDNA's scalar ALU
 formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`), RDNA's LDS formats (DS, VDS) and
-RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`), VOP1/VOP2/VOPC without DPP
-(`vop_e32_instr`, by the printer's per-instruction VALU plan); each answers None for anything
+RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`), VOP1/VOP2/VOPC and VOP3/VOP3SD
+without DPP (`vop_e32_instr`, `vop3_instr`, by the printer's per-instruction VALU plan); VOP3P,
+VOPD, DPP, MTBUF, images, exports and all of CDNA are not covered. Each answers None for anything
 else (and for what the printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu,
 depctr, version, ds_swizzle_b32's offset), which disasm.decode_instr then reads from the
 printed text."""
@@ -17,7 +18,7 @@ from . import syntax
 from .asm_parse import name_value
 from .decode import Instruction
 from .instr import Instr, Modifiers
-from .operands import Lit, Reg
+from .operands import Lit, Mod, Reg
 from .printer import _PRINTERS_BY_FAMILY, _valu_plan
 from .printer_operands import _code_table, buffer_data_dwords, float_text, literal_text
 from .signature import cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout
@@ -288,7 +289,76 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     return Instr(plan.mn, tuple(ops), defn=d, encoding=d.format)
 
 
+_OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
+
+
+def _bits(value: int, n: int) -> list[int]:
+    return [(value >> i) & 1 for i in range(n)]
+
+
+def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
+    """The Instr of a decoded VOP3/VOP3SD instruction without DPP from its fields (source
+    modifiers as Mod, op_sel/byte_sel, clamp, omod), by the printer's VALU plan; None for
+    anything else (VOP3P, WMMA, DPP)."""
+    fmt = inst.fmt.name
+    if fmt not in ("VOP3", "VOP3SD") or inst.dpp is not None or spec.traits.dialect == "gfx9" \
+            or inst.defs[0].name == "V_ILLEGAL":
+        return None
+    d, f = inst.defs[0], inst.fields
+    plan = _valu_plan(d, spec, fmt, False, wave)
+    if plan.is_wmma or plan.is_mix or plan.is_p:
+        return None
+    sig, vgpr0 = plan.sig, spec.traits.vgpr_base
+    opsel, neg, abs_ = f.get("OPSEL", 0), f.get("NEG", 0), f.get("ABS", 0)
+    ops = []
+    for op in sig.dsts:
+        if op.name == "sdst":
+            ops.append(_sgprs(spec, f["VDST"], op.regs(wave)))
+        elif op.sgpr:
+            ops.append(_sgprs(spec, f["VDST"], 1))
+        elif op.t16 and plan.t16_regs:
+            ops.append(Reg("v", f["VDST"], 1, "h" if opsel >> 3 & 1 else "l"))
+        else:
+            ops.append(Reg("v", f["VDST"], op.dwords))
+    if fmt == "VOP3SD":
+        ops.append(_sgprs(spec, f["SDST"], wave // 32))
+    for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
+        code = f[f"SRC{i}"]
+        if code >= vgpr0:
+            v = Reg("v", code - vgpr0, 1, "h" if opsel >> i & 1 else "l") if op.t16 and plan.t16_regs \
+                else Reg("v", code - vgpr0, n)
+        else:
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                              bits, is_float, packed, f16_inline)
+        if op.is_float and (neg | abs_) >> i & 1:
+            v = Mod(v, bool(neg >> i & 1), bool(abs_ >> i & 1))
+        ops.append(v)
+    if any(v is None for v in ops):
+        return None
+    mods = {}
+    nsrc = len(sig.srcs)
+    if d.name in syntax.BYTE_SEL:
+        hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+        if opsel:
+            mods["byte_sel"] = (opsel >> hi_bit & 1) << 1 | opsel >> lo_bit & 1
+    elif plan.opsel_shown:
+        if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
+            if opsel & ((1 << sig.opsel_flags) - 1):
+                mods["op_sel"] = _bits(opsel, sig.opsel_flags)
+        elif opsel and sig.is_cmpx:   # no destination half to select
+            mods["op_sel"] = _bits(opsel, nsrc)
+        elif opsel:
+            mods["op_sel"] = _bits(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
+    if f.get("CLMP"):
+        mods["clamp"] = True
+    if f.get("OMOD", 0):
+        key, value = _OMOD[f["OMOD"]]
+        mods[key] = value
+    return Instr(plan.mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+
+
 def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     """The Instr of a decoded instruction built from its fields where this module covers its
-    format (scalar_instr, memory_instr, vop_e32_instr), else None."""
-    return scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
+    format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr), else None."""
+    return (scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
+            or vop3_instr(spec, inst, wave))

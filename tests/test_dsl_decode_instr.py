@@ -96,11 +96,11 @@ def test_decode_instr_of_bad_bytes_names_the_offset():
 
 @pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201"])
 def test_direct_route_agrees_with_the_text_route(target):
-    """decode_instr builds scalar ALU, 32-bit VALU (VOP1/VOP2/VOPC), LDS and RDNA3's SMEM,
+    """decode_instr builds scalar ALU, VALU (VOP1/VOP2/VOPC/VOP3/VOP3SD), LDS and RDNA3's SMEM,
     FLAT/GLOBAL/SCRATCH and MUBUF instructions from the decoded fields (instr_fields.py): on every sampled row that decodes,
     that Instr must equal the one read back from the printed text (itself held to LLVM's text
     above), and the direct route must be the one taken for every SOP2/SOPC row, every VOP1/
-    VOP2/VOPC row without DPP, every RDNA3
+    VOP2/VOPC/VOP3/VOP3SD row without DPP, every RDNA3
     SMEM/FLAT/GLOBAL/SCRATCH/MUBUF row, every DS row bar ds_swizzle_b32 and every SOP1 row bar
     s_sendmsg_rtn's message operand."""
     spec = families.load_for_disassembly(target)
@@ -111,7 +111,7 @@ def test_direct_route_agrees_with_the_text_route(target):
         except DecodeError:
             continue
         fmt = inst.fmt.name
-        if fmt in ("VOP1", "VOP2", "VOPC") and inst.dpp is not None:
+        if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD") and inst.dpp is not None:
             fmt += "_DPP"       # not covered: DPP16/DPP8 modifiers
         total[fmt] += 1
         direct = direct_instr(spec, inst, 32)
@@ -129,8 +129,9 @@ def test_direct_route_agrees_with_the_text_route(target):
     print(f"\n{target}: direct route taken on", {f: f"{taken[f]}/{total[f]}" for f in sorted(taken)})
     assert not disagree, disagree[:5]
     assert {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"} <= set(taken)
-    full = ("SOP2", "SOPC", "VOP1", "VOP2", "VOPC") if target == "gfx1201" else \
-        ("SOP2", "SOPC", "VOP1", "VOP2", "VOPC", "SMEM", "FLAT", "GLOBAL", "SCRATCH", "MUBUF")
+    full = ("SOP2", "SOPC", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD")
+    if target != "gfx1201":
+        full += ("SMEM", "FLAT", "GLOBAL", "SCRATCH", "MUBUF")
     for fmt in full:
         assert total[fmt] and taken[fmt] == total[fmt], (fmt, taken[fmt], total[fmt])
     lds = "VDS" if target == "gfx1201" else "DS"
