@@ -426,18 +426,15 @@ def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
     return [2 if "BVH64" in d.name else 1, 1, 3] + ([3] if a16 else [3, 3])
 
 
-_SHAPE_RE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
-
-
 def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
     """VGPRs of each shaped operand of a matrix instruction (D0, S0, S1, S2; SWMMAC's S2 is its
     index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out; the element
     width of A and B is the pseudocode's (S0.iu4(16x16)). Empty for an instruction whose
     pseudocode has no (MxN) operands. Shared by the printer and the encoder."""
-    shapes = _SHAPE_RE.findall(d.pcode or "")
+    shapes = effects(d.pcode).shapes
     if not shapes:      # not a matrix instruction: no (MxN) operands
         return {}
     if family in syntax.WMMA_REPLICATED:   # each lane holds 16 A (and B) elements
-        in_bits = next((int(bits) for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
+        in_bits = next((bits for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
         return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
-    return {key: max(1, int(rows) * int(cols) * int(bits) // (32 * wave)) for key, bits, rows, cols in shapes}
+    return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}

@@ -76,6 +76,8 @@ class Effects:
     #                        own source, which is a value like S0 (CDNA4's scaled conversions)
     sgpr_types: tuple = ()  # types of `SGPR[addr].T` accesses in order (s_movrels_b64: ('b64', ...)):
     #                        the width of the register an SGPR number field moves
+    shapes: tuple = ()     # each (MxN) operand in order: (name, element bits, M, N); `S0.iu4(16x16)` is
+    #                        ('S0', 4, 16, 16) (WMMA's quoted statement; matrix-core register counts)
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
@@ -100,6 +102,7 @@ def _named(toks: list[str]) -> frozenset:
 
 _EVAL = re.compile(r'\beval\s+"([^"]*)"')
 _SHAPE = re.compile(r"\.(\w+)\(\s*\d+\s*x\s*\d+\s*\)")
+_OPERAND_SHAPE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
 
 
 def _matrix(m: re.Match) -> str:
@@ -463,6 +466,7 @@ def effects(pcode: str | None) -> Effects:
     if not pcode:
         return Effects(frozenset(), frozenset(), frozenset(), False)
     matrix = any(_SHAPE.search(m.group(1)) for m in _EVAL.finditer(pcode))
+    shapes = tuple((k, int(b), int(r), int(c)) for k, b, r, c in _OPERAND_SHAPE.findall(pcode))
     toks = _tokens(pcode.replace(".\n", "\n"))
     a = _Analysis()
     try:
@@ -474,7 +478,7 @@ def effects(pcode: str | None) -> Effects:
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
                        b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
-                       **_flags(toks), **_fields(toks))
+                       **_flags(toks), **_fields(toks), shapes=shapes)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
@@ -483,4 +487,4 @@ def effects(pcode: str | None) -> Effects:
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
                    products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces,
-                   result_concat=a.result_concat, **_flags(toks), **_fields(toks))
+                   result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)

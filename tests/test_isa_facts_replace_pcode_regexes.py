@@ -289,3 +289,16 @@ def test_moved_sgpr_widths_from_the_parse_agree_with_the_old_regex():
         assert (m.group(1) if m else None) == (types[0] if types else None), (family, d.name)
         found += bool(m)
     assert found >= 20
+
+
+def test_matrix_shapes_from_the_parse_agree_with_the_old_regex():
+    """dsl/signature.matrix_regs: each (MxN) operand of WMMA's quoted statement, now one of the
+    parse's facts. The same shapes, in the same order, for every instruction."""
+    old_re = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
+    found = 0
+    for family, d in _pcodes():
+        old = [(k, int(b), int(r), int(c)) for k, b, r, c in old_re.findall(d.pcode)]
+        assert list(effects(d.pcode).shapes) == old, (family, d.name)
+        found += bool(old)
+    assert found >= 20
+    assert ("S0", 4, 16, 16) in effects('eval "D0.i32(16x16) = S0.iu4(16x16) * S1.iu4(16x16) + S2.i32(16x16)"').shapes
