@@ -142,10 +142,10 @@ def valu_signature(d: InstrDef) -> ValuSig:
     is_cmp = origin == "VOPC"
     is_cmpx = is_cmp and "EXEC" in effects(pcode).writes      # v_cmpx: EXEC.u64[laneId] = ...
     types.setdefault("S0", types.get("SRC0"))
-    for i in (1, 2):        # a VGPR the pseudocode indexes by number (VGPR[lane][SRC1.u32]: v_permlane16_var)
-        if re.search(rf"VGPR\[[^\]]*\]\[SRC{i}\b", pcode):
-            types.setdefault(f"S{i}", types.get(f"SRC{i}"))
     fx = effects(pcode)
+    for i in (1, 2):        # a VGPR the pseudocode indexes by number (VGPR[lane][SRC1.u32]: v_permlane16_var)
+        if f"SRC{i}" in fx.vgpr_fields:
+            types.setdefault(f"S{i}", types.get(f"SRC{i}"))
     writes_d = "D0" in fx.names or "D0" in types
     dsts: list[Operand] = []
     if is_cmp:
@@ -212,14 +212,14 @@ def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
     (SRC0: v_movrels, v_readlane's VGPR[lane][SRC0.u], v_permlane64) or writes the source
     (v_swap_b32: S0.b = tmp). LLVM takes no constant there."""
     original = dict(d.operand_types)
-    code = re.sub(r"//.*", "", pcode)
-    if i == 0 and "SRC0" in original and "S0" not in original and not re.search(r"\bS0\b", code):
+    fx = effects(pcode)
+    if i == 0 and "SRC0" in original and "S0" not in original and "S0" not in {u[0] for u in fx.uses}:
         # a byte of this lane's source (VGPR[laneId][SRC0.u32][hi : lo], CDNA4's scaled conversions)
         # is a value like S0; a register number, another lane's register or an index is not
-        return bool(re.sub(r"VGPR\[laneId\]\[SRC0\.u32\]\[", "", code).count("SRC0"))
-    if i and f"S{i}" not in original and re.search(rf"VGPR\[[^\]]*\]\[SRC{i}\b", code):
+        return "SRC0" in fx.field_numbers
+    if i and f"S{i}" not in original and f"SRC{i}" in fx.vgpr_fields:
         return True             # another lane's register by number (v_permlane16_var's SRC1)
-    return bool(re.search(rf"^\s*S{i}(\.\w+)?\s*=[^=]", pcode, re.M))
+    return f"S{i}" in fx.writes
 
 
 # "OPSEL[0] is overloaded to represent the DPP 'FI' (Fetch Inactive) bit"

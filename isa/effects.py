@@ -69,6 +69,11 @@ class Effects:
     #                        (D0, tmp or VGPR[..][VDST]) untyped or as an 8/16-bit value: a packed result
     #                        (v_pk_add_f16, v_cvt_pk_*); one byte chosen by an if (v_cvt_sr_fp8) is not
     result_concat: bool = False  # a bit range of the result is assigned a concatenation { hi, lo }
+    vgpr_fields: frozenset = frozenset()  # operand fields used as a VGPR number: `VGPR[lane][SRC1.u32]`
+    #                        (v_permlane16_var's SRC1, v_readlane's SRC0), names as written
+    field_numbers: frozenset = frozenset()  # operand fields (SRC0..2, VDST) named as register numbers: every
+    #                        mention except `VGPR[laneId][SRC0.u32][hi : lo]`, a bit range of this lane's
+    #                        own source, which is a value like S0 (CDNA4's scaled conversions)
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
@@ -349,6 +354,42 @@ def _flags(toks: list[str]) -> dict:
                 conditional="if" in toks, hwreg="hwRegId" in toks)
 
 
+_FIELDS = ("SRC0", "SRC1", "SRC2", "VDST")
+
+
+def _vgpr_fields(toks: list[str]) -> tuple[frozenset, frozenset]:
+    """(fields used as a VGPR number, fields named other than as this lane's sliced source)."""
+    used, numbers = set(), set()
+    for i, t in enumerate(toks):
+        if t not in _FIELDS:
+            continue
+        # VGPR [ lane... ] [ FIELD: find the register access this mention indexes
+        own_lane = sliced = in_vgpr = False
+        if i >= 2 and toks[i - 1] == "[" and toks[i - 2] == "]":
+            depth, j = 0, i - 2
+            while j >= 0:
+                depth += (toks[j] == "]") - (toks[j] == "[")
+                if depth == 0:
+                    break
+                j -= 1
+            if j >= 1 and toks[j - 1] == "VGPR":
+                in_vgpr, own_lane = True, toks[j:i - 1] == ["[", "laneId", "]"]
+                k = i + 1
+                while k < len(toks) and toks[k] != "]":
+                    k += 1
+                sliced = toks[k + 1:k + 2] == ["["]
+        if in_vgpr:
+            used.add(t)
+        if not (own_lane and sliced and toks[i + 1:i + 4] == [".", "u32", "]"]):
+            numbers.add(t)
+    return frozenset(used), frozenset(numbers)
+
+
+def _fields(toks: list[str]) -> dict:
+    used, numbers = _vgpr_fields(toks)
+    return dict(vgpr_fields=used, field_numbers=numbers)
+
+
 def _pieces(toks: list[str]) -> frozenset:
     out = set()
     for i, t in enumerate(toks):
@@ -429,7 +470,7 @@ def effects(pcode: str | None) -> Effects:
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
                        b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
-                       **_flags(toks))
+                       **_flags(toks), **_fields(toks))
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
@@ -438,4 +479,4 @@ def effects(pcode: str | None) -> Effects:
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
                    products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces,
-                   result_concat=a.result_concat, **_flags(toks))
+                   result_concat=a.result_concat, **_flags(toks), **_fields(toks))

@@ -249,3 +249,31 @@ def test_packed_results_from_the_parse_agree_with_the_old_regex():
     assert not effects("if OPSEL[3 : 2].u2 == 2'0U then\n  VGPR[laneId][VDST.u32][7 : 0].fp8 = x\n"
                        "else\n  VGPR[laneId][VDST.u32][15 : 8].fp8 = y\nendif").result_pieces
     assert effects("D0[31 : 16].f16 = S0[31 : 16].f16 + S1[31 : 16].f16;\nD0[15 : 0].f16 = x").result_pieces == 2
+
+
+def test_register_source_facts_from_the_parse_agree_with_the_old_regexes():
+    """dsl/signature._register_source and valu_signature's VGPR-numbered sources: a field used as
+    a VGPR number (`VGPR[lane][SRC1.u32]`), a field named other than as this lane's sliced source
+    (`VGPR[laneId][SRC0.u32][7 : 0]` is a value), S0 named at all, a source written (v_swap's
+    `S0.b = tmp`). They agree everywhere except the raw field count on CDNA's v_cvt_*_fp8/bf8,
+    where the old substring count found SRC0 inside the name SDWA_SRC0_SEL (an SDWA selector,
+    no operand). There S0 is named, so the rule that reads the count is never reached."""
+    differ = []
+    for family, d in _pcodes():
+        e, code = effects(d.pcode), re.sub(r"//.*", "", d.pcode)
+        s0_named = bool(re.search(r"\bS0\b", code))
+        assert s0_named == ("S0" in {u[0] for u in e.uses}), (family, d.name)
+        for i in range(3):
+            assert bool(re.search(rf"VGPR\[[^\]]*\]\[SRC{i}\b", d.pcode)) == (f"SRC{i}" in e.vgpr_fields), (family, d.name)
+            assert bool(re.search(rf"^\s*S{i}(\.\w+)?\s*=[^=]", d.pcode, re.M)) == (f"S{i}" in e.writes), (family, d.name)
+        old = bool(re.sub(r"VGPR\[laneId\]\[SRC0\.u32\]\[", "", code).count("SRC0"))
+        if old != ("SRC0" in e.field_numbers):
+            differ.append((family, d.name))
+            assert "SDWA_SRC0_SEL" in code and not re.search(r"\bSRC0\b", code) and s0_named, (family, d.name)
+    assert len(differ) == 16
+    from dsl.signature import valu_signature
+    r4 = {(d.name, d.format): d for d in isa.load("rdna4").instructions}
+    assert valu_signature(r4["V_READLANE_B32", "VOP3"]).srcs[0].registers_only
+    assert valu_signature(r4["V_PERMLANE16_VAR_B32", "VOP3"]).srcs[1].registers_only
+    assert valu_signature(r4["V_SWAP_B32", "VOP1"]).srcs[0].registers_only
+    assert not valu_signature(r4["V_ADD_F32", "VOP2"]).srcs[0].registers_only
