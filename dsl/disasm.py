@@ -65,11 +65,12 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
     `encoding` filled in as an encoder fills them, so that decoding bytes and parsing their
     disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
     are not an instruction. RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP, bar the
-    immediates printed as expressions), VOP1/VOP2/VOPC/VOP3/VOP3SD without DPP, RDNA's DS/VDS
-    (bar ds_swizzle_b32) and RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF are built straight from
-    the decoded fields (instr_fields.py); every other format (VOP3P, DPP, VOPD, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM
-    and VBUFFER/VFLAT/VGLOBAL/VSCRATCH/VIMAGE, all of CDNA) is still read back from its
-    printed text."""
+    immediates printed as expressions), VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P without DPP (bar WMMA
+    and v_fma_mix), RDNA's DS/VDS (bar ds_swizzle_b32) and RDNA3's SMEM, FLAT/GLOBAL/SCRATCH
+    and MUBUF are built straight from the decoded fields (instr_fields.py); every other format
+    (WMMA, v_fma_mix, DPP, VOPD, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM and
+    VBUFFER/VFLAT/VGLOBAL/VSCRATCH/VIMAGE, all of CDNA) is still read back from its printed
+    text."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     inst = decode_one(spec, bytes(data), offset)

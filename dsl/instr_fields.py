@@ -3,9 +3,9 @@ operand values the text parser would read from the printer's text, built from th
 layouts (signature.py) and operand-code tables the printer reads. Covers RDNA's scalar ALU
 formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`), RDNA's LDS formats (DS, VDS) and
 RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`), VOP1/VOP2/VOPC and VOP3/VOP3SD
-without DPP (`vop_e32_instr`, `vop3_instr`, by the printer's per-instruction VALU plan); VOP3P,
-VOPD, DPP, MTBUF, images, exports and all of CDNA are not covered. Each answers None for anything
-else (and for what the printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu,
+and VOP3P without DPP (`vop_e32_instr`, `vop3_instr`, `vop3p_instr`, by the printer's
+per-instruction VALU plan); WMMA, v_fma_mix, VOPD, DPP, MTBUF, images, exports and all of
+CDNA are not covered. Each answers None for anything else (and for what the printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu,
 depctr, version, ds_swizzle_b32's offset), which disasm.decode_instr then reads from the
 printed text."""
 from __future__ import annotations
@@ -357,8 +357,50 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     return Instr(plan.mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
 
 
+def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
+    """The Instr of a decoded VOP3P instruction without DPP (packed math, dot products) from its
+    fields: whole-register operands, op_sel / op_sel_hi / neg_lo / neg_hi lists where not the
+    default, clamp; None for anything else (WMMA/SWMMAC, v_fma_mix*, DPP)."""
+    if inst.fmt.name != "VOP3P" or inst.dpp is not None or spec.traits.dialect == "gfx9":
+        return None
+    d, f = inst.defs[0], inst.fields
+    plan = _valu_plan(d, spec, "VOP3P", False, wave)
+    if plan.is_wmma or plan.is_mix:
+        return None
+    sig, vgpr0 = plan.sig, spec.traits.vgpr_base
+    ops = [_sgprs(spec, f["VDST"], op.regs(wave)) if op.name == "sdst" else _sgprs(spec, f["VDST"], 1)
+           if op.sgpr else Reg("v", f["VDST"], op.dwords) for op in sig.dsts]
+    for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
+        code = f[f"SRC{i}"]
+        ops.append(Reg("v", code - vgpr0, n) if code >= vgpr0 else
+                   scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                                 bits, is_float, packed, f16_inline))
+    if any(v is None for v in ops):
+        return None
+    nsrc = len(sig.srcs)
+    mask = (1 << nsrc) - 1
+    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
+    hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+    neg_hi = f.get("NEG_HI", 0)
+    mods = {}
+    if opsel & mask:
+        mods["op_sel"] = _bits(opsel, nsrc)
+    if hi_bits & mask != mask:
+        mods["op_sel_hi"] = _bits(hi_bits, nsrc)
+    if neg & mask:
+        mods["neg_lo"] = _bits(neg, nsrc)
+    if neg_hi & mask:
+        mods["neg_hi"] = _bits(neg_hi, nsrc)
+    if f.get("CLMP"):
+        mods["clamp"] = True
+    if f.get("OMOD", 0):
+        key, value = _OMOD[f["OMOD"]]
+        mods[key] = value
+    return Instr(plan.mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+
+
 def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     """The Instr of a decoded instruction built from its fields where this module covers its
-    format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr), else None."""
+    format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr, vop3p_instr), else None."""
     return (scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
-            or vop3_instr(spec, inst, wave))
+            or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave))

@@ -96,22 +96,22 @@ def test_decode_instr_of_bad_bytes_names_the_offset():
 
 @pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201"])
 def test_direct_route_agrees_with_the_text_route(target):
-    """decode_instr builds scalar ALU, VALU (VOP1/VOP2/VOPC/VOP3/VOP3SD), LDS and RDNA3's SMEM,
+    """decode_instr builds scalar ALU, VALU (VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P), LDS and RDNA3's SMEM,
     FLAT/GLOBAL/SCRATCH and MUBUF instructions from the decoded fields (instr_fields.py): on every sampled row that decodes,
     that Instr must equal the one read back from the printed text (itself held to LLVM's text
     above), and the direct route must be the one taken for every SOP2/SOPC row, every VOP1/
     VOP2/VOPC/VOP3/VOP3SD row without DPP, every RDNA3
-    SMEM/FLAT/GLOBAL/SCRATCH/MUBUF row, every DS row bar ds_swizzle_b32 and every SOP1 row bar
-    s_sendmsg_rtn's message operand."""
+    SMEM/FLAT/GLOBAL/SCRATCH/MUBUF row, every DS row bar ds_swizzle_b32, every SOP1 row bar
+    s_sendmsg_rtn's message operand and every VOP3P row without DPP bar WMMA and v_fma_mix."""
     spec = families.load_for_disassembly(target)
-    taken, total, disagree, sop1_text_route = collections.Counter(), collections.Counter(), [], set()
+    taken, total, disagree, text_route_names = collections.Counter(), collections.Counter(), [], set()
     for family, hex_bytes, text, _ in _sample(target):
         try:
             inst = decode_one(spec, bytes.fromhex(hex_bytes), 0)
         except DecodeError:
             continue
         fmt = inst.fmt.name
-        if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD") and inst.dpp is not None:
+        if fmt in ("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P") and inst.dpp is not None:
             fmt += "_DPP"       # not covered: DPP16/DPP8 modifiers
         total[fmt] += 1
         direct = direct_instr(spec, inst, 32)
@@ -119,8 +119,8 @@ def test_direct_route_agrees_with_the_text_route(target):
             assert direct.defn is inst.defs[0] and direct.encoding == inst.defs[0].format
             direct = replace(direct, defn=None, encoding=None)
         if direct is None:
-            if fmt in ("SOP1", "DS", "VDS"):
-                sop1_text_route.add(inst.name)
+            if fmt in ("SOP1", "DS", "VDS", "VOP3P"):
+                text_route_names.add(inst.name)
             continue
         taken[fmt] += 1
         via_text = replace(instr_of_text(spec, inst, 32), defn=None, encoding=None)
@@ -136,5 +136,7 @@ def test_direct_route_agrees_with_the_text_route(target):
         assert total[fmt] and taken[fmt] == total[fmt], (fmt, taken[fmt], total[fmt])
     lds = "VDS" if target == "gfx1201" else "DS"
     assert taken[lds] > 0.9 * total[lds], (lds, taken[lds], total[lds])
-    assert sop1_text_route <= {"S_SENDMSG_RTN_B32", "S_SENDMSG_RTN_B64", "DS_SWIZZLE_B32"}, sop1_text_route
-    assert not {f for f in taken if not f.startswith("SOP") and f not in full + (lds,)}
+    assert {n for n in text_route_names if not n.startswith(("V_WMMA", "V_SWMMAC", "V_FMA_MIX"))} <= \
+        {"S_SENDMSG_RTN_B32", "S_SENDMSG_RTN_B64", "DS_SWIZZLE_B32"}, text_route_names
+    assert taken["VOP3P"] > 150, (taken["VOP3P"], total["VOP3P"])     # the rest: WMMA and v_fma_mix
+    assert not {f for f in taken if not f.startswith("SOP") and f not in full + (lds, "VOP3P")}
