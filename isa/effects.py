@@ -78,6 +78,8 @@ class Effects:
     #                        the width of the register an SGPR number field moves
     shapes: tuple = ()     # each (MxN) operand in order: (name, element bits, M, N); `S0.iu4(16x16)` is
     #                        ('S0', 4, 16, 16) (WMMA's quoted statement; matrix-core register counts)
+    full_product: bool = False  # multiplies S0 by S1, both read as whole 32-bit integers (`S0.u32 *
+    #                        S1.u32`, `64'U(S0.u) * 64'U(S1.u)`): v_mul_lo/hi_u32, v_mad_u64_u32
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
@@ -390,11 +392,29 @@ def _vgpr_fields(toks: list[str]) -> tuple[frozenset, frozenset]:
     return frozenset(used), frozenset(numbers)
 
 
+_INT32 = ("u", "i", "u32", "i32")
+
+
+def _int32_operand(toks: list[str], name: str) -> bool:
+    """`name.T` or a cast of it `NN'U(name.T)`, T a 32-bit integer type."""
+    if toks[:1] and "'" in toks[0] and toks[1:2] == ["("] and toks[-1:] == [")"]:
+        toks = toks[2:-1]
+    return len(toks) == 3 and toks[0] == name and toks[1] == "." and toks[2] in _INT32
+
+
+def _full_product(toks: list[str]) -> bool:
+    for k, t in enumerate(toks):
+        if t == "*" and any(_int32_operand(toks[k - n:k], "S0") for n in (3, 6) if k >= n) \
+                and any(_int32_operand(toks[k + 1:k + 1 + n], "S1") for n in (3, 6)):
+            return True
+    return False
+
+
 def _fields(toks: list[str]) -> dict:
     used, numbers = _vgpr_fields(toks)
     sgpr = tuple(toks[i + 5] for i in range(len(toks) - 5)
                  if toks[i:i + 2] == ["SGPR", "["] and toks[i + 3:i + 5] == ["]", "."])
-    return dict(vgpr_fields=used, field_numbers=numbers, sgpr_types=sgpr)
+    return dict(vgpr_fields=used, field_numbers=numbers, sgpr_types=sgpr, full_product=_full_product(toks))
 
 
 def _pieces(toks: list[str]) -> frozenset:

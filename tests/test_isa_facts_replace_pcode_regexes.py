@@ -302,3 +302,29 @@ def test_matrix_shapes_from_the_parse_agree_with_the_old_regex():
         found += bool(old)
     assert found >= 20
     assert ("S0", 4, 16, 16) in effects('eval "D0.i32(16x16) = S0.iu4(16x16) * S1.iu4(16x16) + S2.i32(16x16)"').shapes
+
+
+_OLD_FULL_MUL = re.compile(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui](32)?\) \* 64'[UI]\(S1\.[ui](32)?\)|"
+                           r"65'[UI]\(S0\.[ui]\) \* 65'[UI]\(S1\.[ui]\)")
+
+
+def test_full_32_bit_products_from_the_parse_and_the_old_regex():
+    """emu/timing/classify's wide multiply: S0 times S1 as whole 32-bit integers. The old regex
+    knew RDNA3's spelling (`S0.u * S1.u`, `65'U(S0.u)`); the parse takes any 32-bit integer type
+    (`.u32`, `.i32`) and any cast. Every difference is an instruction the old rule found on
+    RDNA3 under the same name (RDNA4's v_mad_co_* is RDNA3's v_mad_*) and missed elsewhere only
+    because the manual spells the type .u32: v_mul_lo_u32, v_mad_u64_u32, v_mad_i64_i32,
+    s_mul_i32. Their timing class now matches RDNA3's for the same instruction."""
+    from emu.timing.classify import valu_class
+    rdna3 = {d.name: d for d in isa.load("rdna3").instructions if d.pcode}
+    differ = []
+    for family, d in _pcodes():
+        old, new = bool(_OLD_FULL_MUL.search(d.pcode)), effects(d.pcode).full_product
+        if old != new:
+            differ.append((family, d.name))
+            twin = rdna3[d.name.replace("_CO_", "_")]
+            assert new and _OLD_FULL_MUL.search(twin.pcode), (family, d.name)
+            assert re.search(r"S0\.[ui]32", d.pcode), (family, d.name)
+            if d.name.startswith("V_"):
+                assert valu_class(d) == valu_class(twin) == "wide_mul", (family, d.name)
+    assert len(differ) == 16

@@ -143,8 +143,7 @@ def valu_class(d) -> str:
     sizes = {t for k, t in types.items() if t and k in ("D0", "S0", "S1", "S2") and not (k == "D0" and lane_mask)}
     if "f64" in sizes and not lane_mask:
         return "fp64"
-    full_mul = re.search(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui](32)?\) \* 64'[UI]\(S1\.[ui](32)?\)|"
-                         r"65'[UI]\(S0\.[ui]\) \* 65'[UI]\(S1\.[ui]\)", pcode)
+    full_mul = fx.full_product     # S0 * S1 as whole 32-bit integers (v_mul_lo_u32, v_mad_u64_u32)
     sliced = [hi for name, typed, hi, _ in fx.uses if name == "D0" and not typed and hi is not None]
     # dot products: one accumulated product per statement; 8 (4-bit elements) run at quarter
     # rate, 4 (bytes) at half rate (discover_ops: v_dot8 4 cycles, v_dot4 2, v_dot2 1)
