@@ -87,7 +87,6 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 
 # a bit range of the result assigned: D0[31 : 16] = ..., tmp[15 : 0].f16 = ... (then D0 = tmp),
 # VGPR[laneId][VDST.u32][15 : 0].b16 = ... (the rest preserved)
-_SGPR_ACCESS = re.compile(r"\bSGPR\[\w+\]\.(\w+)")
 
 
 # a VALU instruction whose result goes to an SGPR (RDNA4's V_S_EXP_F32 ...: "Calculate 2 raised to
@@ -280,9 +279,9 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
         if t is None or key == "SRC0":
             # DST / SRC0 accessors hold a register number (s_movreld, s_movrels): the width is the
             # moved register's, SGPR[addr].b64; without pseudocode the name's data type (_B64)
-            moved = _SGPR_ACCESS.search(pcode)
+            moved = effects(pcode).sgpr_types
             names = _name_types(d.name)
-            t = moved.group(1) if moved else names[0] if names else ""
+            t = moved[0] if moved else names[0] if names else ""
         return 2 if t.endswith("64") else 1
 
     out = []

@@ -74,6 +74,8 @@ class Effects:
     field_numbers: frozenset = frozenset()  # operand fields (SRC0..2, VDST) named as register numbers: every
     #                        mention except `VGPR[laneId][SRC0.u32][hi : lo]`, a bit range of this lane's
     #                        own source, which is a value like S0 (CDNA4's scaled conversions)
+    sgpr_types: tuple = ()  # types of `SGPR[addr].T` accesses in order (s_movrels_b64: ('b64', ...)):
+    #                        the width of the register an SGPR number field moves
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
@@ -387,7 +389,9 @@ def _vgpr_fields(toks: list[str]) -> tuple[frozenset, frozenset]:
 
 def _fields(toks: list[str]) -> dict:
     used, numbers = _vgpr_fields(toks)
-    return dict(vgpr_fields=used, field_numbers=numbers)
+    sgpr = tuple(toks[i + 5] for i in range(len(toks) - 5)
+                 if toks[i:i + 2] == ["SGPR", "["] and toks[i + 3:i + 5] == ["]", "."])
+    return dict(vgpr_fields=used, field_numbers=numbers, sgpr_types=sgpr)
 
 
 def _pieces(toks: list[str]) -> frozenset:

@@ -277,3 +277,15 @@ def test_register_source_facts_from_the_parse_agree_with_the_old_regexes():
     assert valu_signature(r4["V_PERMLANE16_VAR_B32", "VOP3"]).srcs[1].registers_only
     assert valu_signature(r4["V_SWAP_B32", "VOP1"]).srcs[0].registers_only
     assert not valu_signature(r4["V_ADD_F32", "VOP2"]).srcs[0].registers_only
+
+
+def test_moved_sgpr_widths_from_the_parse_agree_with_the_old_regex():
+    """dsl/signature.scalar_layout: the width of the register s_movrels/s_movreld move, from the
+    first `SGPR[addr].T` access. Same type for every instruction."""
+    found = 0
+    for family, d in _pcodes():
+        m = re.search(r"\bSGPR\[\w+\]\.(\w+)", d.pcode)
+        types = effects(d.pcode).sgpr_types
+        assert (m.group(1) if m else None) == (types[0] if types else None), (family, d.name)
+        found += bool(m)
+    assert found >= 20
