@@ -66,9 +66,9 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
     disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
     are not an instruction. RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP, bar the
     immediates printed as expressions), VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P without DPP (bar WMMA
-    and v_fma_mix), RDNA's DS/VDS (bar ds_swizzle_b32) and RDNA3's SMEM, FLAT/GLOBAL/SCRATCH
+    and v_fma_mix), VOPD, RDNA's DS/VDS (bar ds_swizzle_b32) and RDNA3's SMEM, FLAT/GLOBAL/SCRATCH
     and MUBUF are built straight from the decoded fields (instr_fields.py); every other format
-    (WMMA, v_fma_mix, DPP, VOPD, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM and
+    (WMMA, v_fma_mix, DPP, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM and
     VBUFFER/VFLAT/VGLOBAL/VSCRATCH/VIMAGE, all of CDNA) is still read back from its printed
     text."""
     spec = families.load_for_disassembly(arch)

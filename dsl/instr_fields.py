@@ -1,13 +1,13 @@
 """An `Instr` straight from a decoded Instruction's raw fields, without printing it: the
 operand values the text parser would read from the printer's text, built from the same
-layouts (signature.py) and operand-code tables the printer reads. Covers RDNA's scalar ALU
-formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`), RDNA's LDS formats (DS, VDS) and
-RDNA3's SMEM, FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`), VOP1/VOP2/VOPC and VOP3/VOP3SD
-and VOP3P without DPP (`vop_e32_instr`, `vop3_instr`, `vop3p_instr`, by the printer's
-per-instruction VALU plan); WMMA, v_fma_mix, VOPD, DPP, MTBUF, images, exports and all of
-CDNA are not covered. Each answers None for anything else (and for what the printer spells as expressions: waitcnt, hwreg, sendmsg, delay_alu,
-depctr, version, ds_swizzle_b32's offset), which disasm.decode_instr then reads from the
-printed text."""
+layouts (signature.py), VALU plan and operand-code tables the printer reads. Covers RDNA's
+scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`); DS/VDS and RDNA3's SMEM,
+FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`); VOP1/VOP2/VOPC, VOP3/VOP3SD and VOP3P without
+DPP (`vop_e32_instr`, `vop3_instr`, `vop3p_instr`); VOPD (`vopd_instr`). Not covered: WMMA,
+v_fma_mix, DPP, MTBUF, images, exports, RDNA4's own memory formats and all of CDNA. Each
+answers None for what it does not cover (and for what the printer spells as expressions:
+waitcnt, hwreg, sendmsg, delay_alu, depctr, version, ds_swizzle_b32's offset), which
+disasm.decode_instr then reads from the printed text."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -21,7 +21,8 @@ from .instr import Instr, Modifiers
 from .operands import Lit, Mod, Reg
 from .printer import _PRINTERS_BY_FAMILY, _valu_plan
 from .printer_operands import _code_table, buffer_data_dwords, float_text, literal_text
-from .signature import cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout
+from .signature import (cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout,
+                        valu_signature, vopd_base)
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
@@ -399,8 +400,40 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     return Instr(plan.mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
 
 
+@lru_cache(maxsize=None)
+def _vopd_signature(spec: Spec, d: InstrDef):
+    return valu_signature(vopd_base(spec, d))
+
+
+def vopd_instr(spec: Spec, inst: Instruction) -> Instr | None:
+    """The Instr of a decoded VOPD instruction from its fields: the X half, with the Y half as
+    its `dual` (each with its own `defn`), operands by the VOP1/VOP2 instruction each half
+    performs (signature.vopd_base)."""
+    if inst.fmt.name != "VOPD" or spec.traits.dialect == "gfx9":
+        return None
+    f, vgpr0 = inst.fields, spec.traits.vgpr_base
+    halves = []
+    for slot, d in zip("XY", inst.defs):
+        sig = _vopd_signature(spec, d)
+        vdst = f["VDSTX"] if slot == "X" else (f["VDSTY"] << 1) | ((f["VDSTX"] & 1) ^ 1)
+        src0 = f[f"SRC{slot}0"]
+        srcs = [Reg("v", src0 - vgpr0) if src0 >= vgpr0 else
+                scalar_source(spec, src0, 1, inst.literal, (spec.traits.source_format, "SRC0"), 32, True)]
+        if len(sig.srcs) > 1:
+            srcs.append(Reg("v", f[f"VSRC{slot}1"]))
+        if sig.k_pos is not None:
+            srcs.insert(sig.k_pos, inst.literal or 0)
+        if srcs[0] is None:
+            return None
+        halves.append((d, (Reg("v", vdst),) + tuple(srcs)))
+    (dx, opsx), (dy, opsy) = halves
+    dual = Instr(dy.name.lower(), opsy, defn=dy, encoding=dy.format)
+    return Instr(dx.name.lower(), opsx, defn=dx, encoding=dx.format, dual=dual)
+
+
 def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     """The Instr of a decoded instruction built from its fields where this module covers its
-    format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr, vop3p_instr), else None."""
+    format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr, vop3p_instr, vopd_instr),
+    else None."""
     return (scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
-            or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave))
+            or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave) or vopd_instr(spec, inst))

@@ -96,11 +96,11 @@ def test_decode_instr_of_bad_bytes_names_the_offset():
 
 @pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201"])
 def test_direct_route_agrees_with_the_text_route(target):
-    """decode_instr builds scalar ALU, VALU (VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P), LDS and RDNA3's SMEM,
+    """decode_instr builds scalar ALU, VALU (VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P/VOPD), LDS and RDNA3's SMEM,
     FLAT/GLOBAL/SCRATCH and MUBUF instructions from the decoded fields (instr_fields.py): on every sampled row that decodes,
     that Instr must equal the one read back from the printed text (itself held to LLVM's text
     above), and the direct route must be the one taken for every SOP2/SOPC row, every VOP1/
-    VOP2/VOPC/VOP3/VOP3SD row without DPP, every RDNA3
+    VOP2/VOPC/VOP3/VOP3SD row without DPP, every VOPD row, every RDNA3
     SMEM/FLAT/GLOBAL/SCRATCH/MUBUF row, every DS row bar ds_swizzle_b32, every SOP1 row bar
     s_sendmsg_rtn's message operand and every VOP3P row without DPP bar WMMA and v_fma_mix."""
     spec = families.load_for_disassembly(target)
@@ -129,7 +129,7 @@ def test_direct_route_agrees_with_the_text_route(target):
     print(f"\n{target}: direct route taken on", {f: f"{taken[f]}/{total[f]}" for f in sorted(taken)})
     assert not disagree, disagree[:5]
     assert {"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"} <= set(taken)
-    full = ("SOP2", "SOPC", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD")
+    full = ("SOP2", "SOPC", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOPD")
     if target != "gfx1201":
         full += ("SMEM", "FLAT", "GLOBAL", "SCRATCH", "MUBUF")
     for fmt in full:
