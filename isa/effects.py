@@ -80,6 +80,8 @@ class Effects:
     #                        ('S0', 4, 16, 16) (WMMA's quoted statement; matrix-core register counts)
     full_product: bool = False  # multiplies S0 by S1, both read as whole 32-bit integers (`S0.u32 *
     #                        S1.u32`, `64'U(S0.u) * 64'U(S1.u)`): v_mul_lo/hi_u32, v_mad_u64_u32
+    transcendental: bool = False  # calls a function of the transcendental unit: pow(2.0, x), log2, sqrt,
+    #                        sin, cos, or divides the constant 1.0 (rcp, rsq)
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
@@ -410,11 +412,27 @@ def _full_product(toks: list[str]) -> bool:
     return False
 
 
+_TRANSCENDENTAL = {"log2", "sqrt", "sin", "cos"}
+
+
+def _transcendental(toks: list[str]) -> bool:
+    for k, t in enumerate(toks[:-1]):
+        nxt = toks[k + 1]
+        if t in _TRANSCENDENTAL and nxt == "(" and (k == 0 or toks[k - 1] != "."):
+            return True
+        if t == "pow" and nxt == "(" and k + 2 < len(toks) and toks[k + 2].split("'")[-1] in ("2.0", "2.0F"):
+            return True
+        if t.split("'")[-1] in ("1.0", "1.0F") and nxt == "/":
+            return True
+    return False
+
+
 def _fields(toks: list[str]) -> dict:
     used, numbers = _vgpr_fields(toks)
     sgpr = tuple(toks[i + 5] for i in range(len(toks) - 5)
                  if toks[i:i + 2] == ["SGPR", "["] and toks[i + 3:i + 5] == ["]", "."])
-    return dict(vgpr_fields=used, field_numbers=numbers, sgpr_types=sgpr, full_product=_full_product(toks))
+    return dict(vgpr_fields=used, field_numbers=numbers, sgpr_types=sgpr, full_product=_full_product(toks),
+                transcendental=_transcendental(toks))
 
 
 def _pieces(toks: list[str]) -> frozenset:

@@ -328,3 +328,18 @@ def test_full_32_bit_products_from_the_parse_and_the_old_regex():
             if d.name.startswith("V_"):
                 assert valu_class(d) == valu_class(twin) == "wide_mul", (family, d.name)
     assert len(differ) == 16
+
+
+def test_transcendental_calls_from_the_parse_agree_with_the_old_regex():
+    """emu/timing/classify: the transcendental unit's functions (RDNA3 manual: exp, log, rcp, rsq,
+    sqrt, sin, cos): pow(2.0, x), log2, sqrt, sin, cos, or 1.0 divided. Same answer for every
+    instruction."""
+    old_re = re.compile(r"\b(pow\((16')?2\.0|log2\(|sqrt\(|sin\(|cos\()|1\.0F? / |16'1\.0 / ")
+    found = 0
+    for family, d in _pcodes():
+        new = effects(d.pcode).transcendental
+        assert new == bool(old_re.search(d.pcode)), (family, d.name)
+        found += new
+    assert found >= 150
+    assert effects("D0.f = pow(2.0F, S0.f)").transcendental and effects("D0.f16 = 16'1.0 / S0.f16").transcendental
+    assert not effects("D0.f = S0.f * 2.0F").transcendental

@@ -33,11 +33,6 @@ EXEC = (CODES.exec_lo, CODES.exec_hi)
 M0 = CODES.m0
 NULL = CODES.null
 
-# transcendental functions of the pseudocode (RDNA3 manual: the transcendental unit computes
-# exp, log, rcp, rsq, sqrt, sin, cos): a float op of at most 32 bits calling one of them
-_TRANS_CALL = re.compile(r"\b(pow\((16')?2\.0|log2\(|sqrt\(|sin\(|cos\()|1\.0F? / |16'1\.0 / ")
-
-
 class Kind:
     VALU, SALU, SMEM, VMEM_LOAD, VMEM_STORE, LDS = "valu", "salu", "smem", "vmem_load", "vmem_store", "lds"
     BRANCH, WAIT, NOP, DELAY, CLAUSE, END, BARRIER, OTHER = ("branch", "wait", "nop", "delay_alu", "clause",
@@ -163,7 +158,7 @@ def valu_class(d) -> str:
     two_results = "S0" in _pseudo_names(pcode)[1]      # v_swap: writes its source too
     if wide or bytes_dot or two_results:
         return "int64"
-    if d.format in ("VOP1", "VOP3") and _TRANS_CALL.search(pcode) and sizes <= {"f32", "f16"}:
+    if d.format in ("VOP1", "VOP3") and fx.transcendental and sizes <= {"f32", "f16"}:
         return "trans"
     return "plain"
 
@@ -311,7 +306,7 @@ class Classifier:
         base = vopd_base(self.spec, d) if fmt not in self.roles.interp else d
         info.valu = valu_class(base)
         info.trans = info.valu == "trans" or (info.valu == "fp64" and fmt in ("VOP1", "VOP3")
-                                              and bool(_TRANS_CALL.search(base.pcode or "")))
+                                              and effects(base.pcode).transcendental)
         if fmt in self.roles.interp:
             for field in ("SRC0", "SRC1", "SRC2"):
                 reads |= _src(f.get(field, 0), 1)
