@@ -350,12 +350,7 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
             mods["op_sel"] = _bits(opsel, nsrc)
         elif opsel:
             mods["op_sel"] = _bits(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
-    if f.get("CLMP"):
-        mods["clamp"] = True
-    if f.get("OMOD", 0):
-        key, value = _OMOD[f["OMOD"]]
-        mods[key] = value
-    return Instr(plan.mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    return _valu_instr(plan.mn, ops, mods, f, d)
 
 
 def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
@@ -392,12 +387,7 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         mods["neg_lo"] = _bits(neg, nsrc)
     if neg_hi & mask:
         mods["neg_hi"] = _bits(neg_hi, nsrc)
-    if f.get("CLMP"):
-        mods["clamp"] = True
-    if f.get("OMOD", 0):
-        key, value = _OMOD[f["OMOD"]]
-        mods[key] = value
-    return Instr(plan.mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    return _valu_instr(plan.mn, ops, mods, f, d)
 
 
 @lru_cache(maxsize=None)
@@ -437,3 +427,14 @@ def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     else None."""
     return (scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
             or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave) or vopd_instr(spec, inst))
+
+
+def _valu_instr(mnemonic: str, ops: list, mods: dict, f: dict, d) -> Instr:
+    """The Instr of a VOP3/VOP3P instruction once its operands and operand modifiers are read:
+    clamp and omod come from the same fields in both encodings."""
+    if f.get("CLMP"):
+        mods["clamp"] = True
+    if f.get("OMOD", 0):
+        key, value = _OMOD[f["OMOD"]]
+        mods[key] = value
+    return Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
