@@ -96,15 +96,20 @@ def test_split_wait_counters_release_loads(wait, released):
     assert (x_reg == y_reg) == released, "\n".join(lines)
 
 
-def test_allocated_rdna4_kernel_assembles_like_llvm_mc(tmp_path):
-    k = _kernel(r4.s_wait_loadcnt(1))
-    text = str(k.physical())
+def _llvm_mc_text(text, tmp_path):
+    """The .text bytes llvm-mc-22 assembles `text` to for gfx1201."""
     src = tmp_path / "k.s"
     src.write_text(text + "\n")
     run(tool("llvm-mc"), "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1201", "-filetype=obj", "-o", str(tmp_path / "k.o"),
         str(src))
     run(tool("llvm-objcopy"), "-O", "binary", "--only-section=.text", str(tmp_path / "k.o"), str(tmp_path / "k.bin"))
-    assert k.assemble() == (tmp_path / "k.bin").read_bytes()
+    return (tmp_path / "k.bin").read_bytes()
+
+
+def test_allocated_rdna4_kernel_assembles_like_llvm_mc(tmp_path):
+    k = _kernel(r4.s_wait_loadcnt(1))
+    text = str(k.physical())
+    assert k.assemble() == _llvm_mc_text(text, tmp_path)
 
 
 def _sum_of_squares(max_vgprs=None):
@@ -137,12 +142,7 @@ def test_rdna4_spill_to_scratch_assembles_like_llvm_mc_and_runs(tmp_path):
     k = _sum_of_squares(5)
     text = str(k.physical())
     assert k.vgprs <= 5 and k.scratch_bytes == 4 and "scratch_load_b32" in text and "s_wait_loadcnt 0x0" in text
-    src = tmp_path / "k.s"
-    src.write_text(text + "\n")
-    run(tool("llvm-mc"), "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx1201", "-filetype=obj", "-o", str(tmp_path / "k.o"),
-        str(src))
-    run(tool("llvm-objcopy"), "-O", "binary", "--only-section=.text", str(tmp_path / "k.o"), str(tmp_path / "k.bin"))
-    assert k.assemble() == (tmp_path / "k.bin").read_bytes()
+    assert k.assemble() == _llvm_mc_text(text, tmp_path)
     from runtime import Device, KernelArg
     from runtime.writer import from_dsl_kernel
     dev = Device("emu", arch="gfx1201")
