@@ -7,10 +7,11 @@ from dataclasses import replace
 import isa
 
 from . import families
-from .asm_parse import parse
+from .asm_parse import collector_paused, parse
 from .decode import DecodeError, Instruction, decode_one
 from .instr import Instr
 from .instr_fields import direct_instr
+from .instr_text import instr_text
 from .printer import print_instruction
 from .printer_gfx9 import print_instruction as print_gfx9
 
@@ -38,25 +39,41 @@ def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> l
         raise ValueError(f"wave_size must be one of {', '.join(map(str, spec.traits.wave_sizes))} for {arch}, "
                          f"got {wave}")
     data = bytes(data)
-    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
     out = []
+    with collector_paused():    # (an Instr per instruction, no reference cycles)
+        _disassemble_into(out, spec, data, wave)
+    return out
+
+
+def instruction_text(spec: isa.Spec, inst: Instruction, wave: int) -> str:
+    """LLVM's text of a decoded Instruction: its Instr's (instr_text.py) where decode_instr builds
+    that from the fields, else the raw-field printer's (the formats still read back from text)."""
+    direct = direct_instr(spec, inst, wave)
+    if direct is not None:
+        return instr_text(direct, spec)
+    return (print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction)(spec, inst, wave)
+
+
+def _disassemble_into(out: list, spec: isa.Spec, data: bytes, wave: int) -> None:
+    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 4:
             tail = data[pos:]
             warnings.warn(f"offset 0x{pos:x}: {len(tail)} trailing byte(s) are not an instruction",
-                          DisassemblyWarning, stacklevel=3)
+                          DisassemblyWarning, stacklevel=4)
             out.append((pos, len(tail), ".byte " + ", ".join(f"0x{b:02x}" for b in tail), None))
             break
         try:
             inst = decode_one(spec, data, pos)
-            out.append((pos, inst.size, printer(spec, inst, wave), inst))
+            direct = direct_instr(spec, inst, wave)
+            text = printer(spec, inst, wave) if direct is None else instr_text(direct, spec)
+            out.append((pos, inst.size, text, inst))
             pos += inst.size
         except DecodeError as e:
-            warnings.warn(str(e), DisassemblyWarning, stacklevel=3)
+            warnings.warn(str(e), DisassemblyWarning, stacklevel=4)
             out.append((pos, 4, f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}", None))
             pos += 4
-    return out
 
 
 def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: int = 0) -> tuple[Instr, int]:

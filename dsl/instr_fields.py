@@ -18,11 +18,15 @@ from . import syntax
 from .asm_parse import name_value
 from .decode import Instruction
 from .instr import Instr, Modifiers
-from .operands import Lit, Mod, Reg
+from .operands import Lit, Mod
+from .operands import Reg as _Reg
 from .printer import _PRINTERS_BY_FAMILY, _valu_plan
 from .printer_operands import _code_table, buffer_data_dwords, float_text, literal_text
 from .signature import (cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout,
                         valu_signature, vopd_base)
+
+# a register is an immutable value: each one is made (and range-checked) once, then shared
+Reg = lru_cache(maxsize=None)(_Reg)
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
@@ -43,6 +47,7 @@ def _number(text: str):
     return float(text)
 
 
+@lru_cache(maxsize=1 << 14)    # (a pure function of its arguments, whose values are immutable)
 def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tuple[str, str],
                   bits: int, is_float: bool, packed: str = "", f16_inline: bool = True):
     """The operand value of a source code spanning n registers (printer_operands' src_text
@@ -63,7 +68,12 @@ def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tup
             return spec.traits.inline_float_bits[16][code]
         return float(float_text(base, 64 if n == 2 else bits))
     if kind == "literal":
-        return _number(literal_text(literal or 0, bits, is_float, spec.traits, packed))
+        value = _number(literal_text(literal or 0, bits, is_float, spec.traits, packed))
+        if type(value) is int and spec.traits.inline_int(value) is not None:
+            # a literal spelled as an inline integer's number (a 16-bit integer's low half 0x4): the
+            # Instr would hold the constant, which says neither the bytes nor their text
+            return None
+        return value
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return name_value(syntax.PAIR_TEXT.get(t, t) if n >= 2 else t)
@@ -425,8 +435,16 @@ def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     """The Instr of a decoded instruction built from its fields where this module covers its
     format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr, vop3p_instr, vopd_instr),
     else None."""
-    return (scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
-            or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave) or vopd_instr(spec, inst))
+    build = _BUILDERS.get(inst.fmt.name)
+    return None if build is None else build(spec, inst, wave)
+
+
+# the builder each format may be covered by (it answers None for what it does not cover)
+_BUILDERS = {**{f: lambda spec, inst, wave: scalar_instr(spec, inst) for f in SCALAR_FORMATS},
+             **{f: lambda spec, inst, wave: memory_instr(spec, inst) for f in MEMORY_FORMATS},
+             "VOP1": vop_e32_instr, "VOP2": vop_e32_instr, "VOPC": vop_e32_instr,
+             "VOP3": vop3_instr, "VOP3SD": vop3_instr, "VOP3P": vop3p_instr,
+             "VOPD": lambda spec, inst, wave: vopd_instr(spec, inst)}
 
 
 def _valu_instr(mnemonic: str, ops: list, mods: dict, f: dict, d) -> Instr:
