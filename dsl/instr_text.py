@@ -23,7 +23,7 @@ from isa.effects import effects
 from . import syntax
 from .operands import Lit, Mod, Reg, Special
 from .signature import vopd_base
-from .statement import Attr
+from .statement import Attr, BitOr, Call
 
 _INV_2PI = 1 / (2 * math.pi)
 # the inline integers every family has (isa traits `inline_ints`); used only without a Spec
@@ -41,7 +41,7 @@ def instr_text(instr, spec: Spec | None = None) -> str:
         plan = _plan(d if d is not None else _lookup(spec, instr.mnemonic), spec)
         if d is not None:
             _PLANS.setdefault(spec, {})[d] = plan
-    styles, hex_mods, inline = plan
+    styles, hex_mods, inline, target_first = plan
     out = instr.mnemonic
     ops = instr.operands
     if ops:
@@ -50,6 +50,8 @@ def instr_text(instr, spec: Spec | None = None) -> str:
             parts = [_operand(o, styles[i] if i < n else "src", inline) for i, o in enumerate(ops)]
         else:   # (the usual case: every operand a source or register, a register spelled once)
             parts = [o.text if type(o) is Reg else _operand(o, "src", inline) for o in ops]
+        if target_first and len(parts) > 1:
+            parts[:2] = [parts[0] + " " + parts[1]]
         out += " " + ", ".join(parts)
     mods = instr.modifiers
     if mods:
@@ -76,29 +78,40 @@ def _lookup(spec: Spec | None, mnemonic: str) -> InstrDef | None:
 
 
 @lru_cache(maxsize=None)
-def _plan(d: InstrDef | None, spec: Spec | None) -> tuple[tuple[str, ...], frozenset, object]:
+def _plan(d: InstrDef | None, spec: Spec | None) -> tuple[tuple[str, ...], frozenset, object, bool]:
     """(how each operand position spells a number, the modifiers whose numbers are hex, the
-    family's inline integers) of an instruction; positions past the tuple are sources ("src").
-    A VOPD half has no pseudocode of its own: its constant is where the VOP1/VOP2 instruction
-    it performs reads it (with a Spec)."""
+    family's inline integers, whether the first operand is an export target) of an instruction;
+    positions past the tuple are sources ("src"). A VOPD half has no pseudocode of its own: its
+    constant is where the VOP1/VOP2 instruction it performs reads it (with a Spec)."""
     hex_mods, inline = syntax.HEX_MODIFIERS, _inline_ints(spec)
     if d is None:
-        return (), hex_mods, inline
+        return (), hex_mods, inline, False
     fmt, name = d.format, d.name.lower()
-    if fmt in syntax.HEX_FORMATS:    # the first operand is data (an immediate where it is a number)
-        return ("imm",) + ("hex",) * 3, hex_mods | {"offset"}, inline
+    if fmt in syntax.HEX_FORMATS:
+        # the first operand is data (an immediate where it is a number); a prefetch's last
+        # operand is its length in bytes, decimal (the PC-relative forms have no base before it)
+        styles = ("imm",) + ("hex",) * 3
+        if "prefetch" in name:
+            styles = ("hex", "hex", "dec") if name.endswith("_pc_rel") else ("hex",) * 3 + ("dec",)
+        return styles, hex_mods | {"offset"}, inline, False
     if fmt == "SOPP":
-        return (syntax.SOPP_STYLE.get(name, "hex"),), hex_mods, inline
+        return (syntax.SOPP_STYLE.get(name, "hex"),), hex_mods, inline, False
     if fmt == "SOPK":
         names, style = syntax.SOPK_STYLE.get(name, syntax.SOPK_DEFAULT)
-        return tuple(style if o == "imm" else "hex" if o == "lit" else "src" for o in names), hex_mods, inline
+        return (tuple(style if o == "imm" else "hex" if o == "lit" else "src" for o in names), hex_mods, inline,
+                False)
     if fmt == "VOPD" and spec is not None:
         d = vopd_base(spec, d)
     k = effects(d.pcode).constant_at if d.pcode else None
     if k is None:
-        return (), hex_mods, inline
+        return (), hex_mods, inline, fmt in syntax.TARGET_FIRST_FORMATS
     # the constant K: operand 1 + its place among the sources (after the one destination)
-    return ("src",) * (1 + k) + ("hex",), hex_mods, inline
+    return ("src",) * (1 + k) + ("hex",), hex_mods, inline, False
+
+
+# SOPP immediate styles LLVM writes as an expression (s_wait_alu va_vdst(0), instid0(..)): a
+# number there is one the expression cannot spell, printed in hex
+_EXPRESSION_STYLES = frozenset({"depctr", "delay_alu"})
 
 
 def _hex(v: int) -> str:
@@ -114,7 +127,11 @@ def _number(v, style: str, inline) -> str:
         return _hex(v)
     if style == "imm":
         return str(v) if v <= 64 else _hex(v)
-    return str(v)        # dec, opt, branch
+    if style == "version":      # a version number is decimal, one with other bits set hex
+        return str(v) if 0 <= v <= 0xff else _hex(v)
+    if style in _EXPRESSION_STYLES:
+        return _hex(v) if v else "0"
+    return str(v)        # dec, opt, branch, sendmsg
 
 
 def _operand(o, style: str, inline) -> str:
@@ -138,8 +155,21 @@ def _operand(o, style: str, inline) -> str:
     if t is Lit:
         v = o.value
         return f"lit({_hex(v) if type(v) is int else repr(v)})"
-    if t is Attr:       # a bare word the parser read as an operand (ds_gws_sema_p gds)
+    if t is Attr:       # a bare word the parser read as an operand (ds_gws_sema_p gds), a name
         return o.name
+    if t is Call:       # hwreg(HW_REG_MODE, 8, 2), sendmsg(...), vmcnt(0), swizzle(BROADCAST,8,0)
+        sep = "," if o.name in syntax.TIGHT_CALLS else ", "
+        return f"{o.name}({sep.join(_operand(a, 'dec', inline) for a in o.args)})"
+    if t is BitOr:      # instid0(..) | instid1(..); (2|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT
+        texts = [_operand(p, "dec", inline) for p in o.parts]
+        if all(type(p) is Call for p in o.parts):
+            return " | ".join(texts)
+        text = texts[0]
+        for p in texts[1:]:     # left to right, what is already joined in parentheses
+            text = f"({text})|{p}" if "|" in text else f"{text}|{p}"
+        return text
+    if t is str:        # a quoted argument (swizzle's BITMASK_PERM mask)
+        return f'"{o}"'
     if t is list or t is tuple:    # an image address
         return "[" + ", ".join(_operand(v, style, inline) for v in o) + "]"
     return str(o)
@@ -154,5 +184,7 @@ def _modifier(key: str, value, hex_number: bool) -> str:
     if t is int:
         return f" {key}:{_hex(value) if hex_number else value}"
     if t is list or t is tuple:
-        return f" {key}:[{','.join(str(v) for v in value)}]"
-    return f" {key}:{value}"
+        return f" {key}:[{','.join(_operand(v, 'dec', _INLINE_INTS) for v in value)}]"
+    if t is Call and value.name == key:     # a further counter of s_waitcnt: vmcnt(0) lgkmcnt(0)
+        return " " + _operand(value, "dec", _INLINE_INTS)
+    return f" {key}:{_operand(value, 'dec', _INLINE_INTS)}"

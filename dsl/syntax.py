@@ -105,7 +105,11 @@ LLVM_ONLY_BITS = {"rdna4": {
 # offset of the scalar memory format, and these modifiers (DPP's masks, an image's dmask); a
 # source value is hex only as a literal, other modifiers are decimal
 HEX_FORMATS = frozenset({"SMEM"})
-HEX_MODIFIERS = frozenset({"row_mask", "bank_mask", "dmask"})
+HEX_MODIFIERS = frozenset({"row_mask", "bank_mask", "dmask", "dpp_ctrl", "th"})
+# formats whose first operand (an export target) is followed by a blank, not a comma
+TARGET_FIRST_FORMATS = frozenset({"EXP", "VEXPORT"})
+# calls whose arguments LLVM joins without blanks (swizzle(BROADCAST,8,0); hwreg(HW_REG_MODE, 8, 2))
+TIGHT_CALLS = frozenset({"swizzle"})
 
 # ---------------------------------------------------------------- SOPP / SOPK immediates
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
