@@ -9,13 +9,13 @@ from isa import Spec
 from isa.effects import effects
 
 from . import syntax
-from .decode import Instruction
+from .decode import DecodeError, Instruction
 # the encoder's memoised forms
-from .encode import data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout, valu_signature
+from .encode import ds_layout, scalar_bits, scalar_layout, valu_signature
 from . import printer_rdna4
 from .printer_graphics import print_graphics
 from .printer_operands import buffer_data_dwords, buffer_modifiers_text, flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
-from .signature import Operand, ValuSig, cache_control, matrix_regs, vopd_base
+from .signature import Operand, ValuSig, cache_control, matrix_regs
 
 
 # ---------------------------------------------------------------- VALU
@@ -387,33 +387,6 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
 # ---------------------------------------------------------------- memory
 
 
-def _smem(spec: Spec, inst: Instruction) -> str:
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    if cache_control(d):
-        return mn
-    sbase_n = 4 if "buffer" in mn else 2
-    if mn.startswith("s_atc_probe"):
-        first = _simm_text("imm", f["SDATA"])
-    else:
-        first = sreg_text(spec, f["SDATA"], data_dwords(d.name))
-    parts = [first, reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < spec.traits.sgprs
-             else sreg_text(spec, f["SBASE"] * 2, sbase_n)]
-    off = f["OFFSET"]
-    if off & (1 << 20):
-        off -= 1 << 21
-    soff = f["SOFFSET"]
-    if soff != spec.traits.null:
-        parts.append(sreg_text(spec, soff, 1))
-        text = f"{mn} {', '.join(parts)}"
-        if off:
-            text += f" offset:{'-' if off < 0 else ''}0x{abs(off):x}"
-    else:   # no SGPR offset: the immediate, or null when that is 0 too
-        parts.append(f"{'-' if off < 0 else ''}0x{abs(off):x}" if off else "null")
-        text = f"{mn} {', '.join(parts)}"
-    return text + flags_text(f, ("GLC", "DLC"))
-
-
 def _ds(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
@@ -455,30 +428,6 @@ def _swizzle_text(off: int) -> str:
         hi = ((and_mask | or_mask) ^ xor_mask) >> i & 1
         bits += str(lo) if lo == hi else "p" if lo == 0 else "i"
     return f'swizzle(BITMASK_PERM,"{bits}")'
-
-
-def _flat(spec: Spec, inst: Instruction) -> str:
-    d, f = inst.defs[0], inst.fields
-    fmt = inst.fmt.name
-    parts = []
-    t = spec.traits
-    for name, field, n in flat_layout(d, bool(f.get("GLC"))):
-        if name == "saddr":   # null turns the scalar base off (GLOBAL also names m0's code off)
-            off_codes = (t.null, t.m0) if fmt == "GLOBAL" else (t.null,)
-            parts.append("off" if f[field] in off_codes else sreg_text(spec, f[field], n))
-        elif name == "vaddr" and fmt == "SCRATCH":
-            parts.append(vreg(f[field]) if f.get("SVE") else "off")
-        elif name == "vaddr" and fmt == "GLOBAL":   # no scalar base: a 64-bit VGPR address
-            parts.append(vreg(f[field], 2 if f["SADDR"] in (t.null, t.m0) else 1))
-        else:
-            parts.append(vreg(f[field], n))
-    text = f"{d.name.lower()} {', '.join(parts)}"
-    off = f["OFFSET"]
-    if fmt != "FLAT" and off & (1 << 12):
-        off -= 1 << 13
-    if off:
-        text += f" offset:{off}"
-    return text + flags_text(f, ("GLC", "SLC", "DLC"))
 
 
 def _buffer(spec: Spec, inst: Instruction) -> str:
@@ -531,36 +480,26 @@ def _ldsdir(spec: Spec, inst: Instruction) -> str:
     return text + f" wait_vdst:{f['WAIT_VA']}"
 
 
-def _vopd(spec: Spec, inst: Instruction) -> str:
-    f = inst.fields
-    halves = []
-    for slot, d in zip("XY", inst.defs):
-        sig = valu_signature(vopd_base(spec, d))
-        vdst = f["VDSTX"] if slot == "X" else (f["VDSTY"] << 1) | ((f["VDSTX"] & 1) ^ 1)
-        src0 = f[f"SRC{slot}0"]
-        vsrc1 = f[f"VSRC{slot}1"]
-        parts = [vreg(vdst)]
-        srcs = [src_text(spec, src0, 1, literal=inst.literal)]
-        if len(sig.srcs) > 1:
-            srcs.append(vreg(vsrc1))
-        if sig.k_pos is not None:
-            srcs.insert(sig.k_pos, f"0x{inst.literal or 0:x}")
-        parts += srcs
-        halves.append(d.name.lower() + " " + ", ".join(parts))
-    return " :: ".join(halves)
-
-
 def _graphics(spec: Spec, inst: Instruction) -> str:
     return print_graphics(spec, inst)
 
 
-# the other formats' printers, each (spec, inst) -> text (RDNA4's formats: printer_rdna4)
-_PRINTERS = {"SMEM": _smem, "DS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat, "MUBUF": _buffer,
-             "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VOPD": _vopd, "EXP": _graphics,
+# the other formats' printers, each (spec, inst) -> text (RDNA4's formats: printer_rdna4). RDNA3's
+# SMEM and FLAT/GLOBAL/SCRATCH and VOPD have none: their text is their Instr's (disasm.instruction_text)
+_PRINTERS = {"DS": _ds, "MUBUF": _buffer,
+             "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "EXP": _graphics,
              "MIMG": _graphics, "VDS": _ds, "VEXPORT": _graphics, "VDSDIR": printer_rdna4.vdsdir,
              "VFLAT": printer_rdna4.flat, "VGLOBAL": printer_rdna4.flat, "VSCRATCH": printer_rdna4.flat,
              "VBUFFER": printer_rdna4.buffer, "VIMAGE": printer_rdna4.image, "VSAMPLE": printer_rdna4.image}
 _PRINTERS_BY_FAMILY = {"rdna4": {"SMEM": printer_rdna4.smem}}
+
+
+def has_printer(spec: Spec, inst: Instruction) -> bool:
+    """Whether this module prints the instruction's format (the others print from their Instr)."""
+    fmt = inst.fmt.name
+    roles = spec.traits.roles
+    return (fmt in roles.salu or fmt in roles.valu_e32 or fmt in roles.valu_e64
+            or fmt in _PRINTERS_BY_FAMILY.get(spec.arch, {}) or fmt in _PRINTERS)
 
 
 def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
@@ -573,6 +512,6 @@ def print_instruction(spec: Spec, inst: Instruction, wave: int = 32) -> str:
     if fmt in roles.valu_e32 or fmt in roles.valu_e64:
         return print_valu(spec, inst, wave)
     printer = _PRINTERS_BY_FAMILY.get(spec.arch, {}).get(fmt) or _PRINTERS.get(fmt)
-    if printer is None:
-        return f"{inst.name.lower()} <{fmt} operands not printed>"
+    if printer is None:     # a format printed from its Instr, whose operand codes name no operand here
+        raise DecodeError(f"{inst.name.lower()}: an operand code of this {fmt} instruction names no operand")
     return printer(spec, inst)
