@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import isa
 from isa import InstrDef, Spec
 from isa.effects import effects
 
@@ -26,8 +27,6 @@ from .signature import vopd_base
 from .statement import Attr, BitOr, Call
 
 _INV_2PI = 1 / (2 * math.pi)
-# the inline integers every family has (isa traits `inline_ints`); used only without a Spec
-_INLINE_INTS = range(-16, 65)
 
 
 def instr_text(instr, spec: Spec | None = None) -> str:
@@ -63,10 +62,16 @@ def instr_text(instr, spec: Spec | None = None) -> str:
 _PLANS: dict = {}     # spec -> {InstrDef: its plan}: an InstrDef hashes by identity
 
 
-def _inline_ints(spec: Spec | None):
+@lru_cache(maxsize=None)
+def _inline_ints(spec: Spec | None) -> frozenset:
+    """The family's inline integers (isa traits `inline_ints`); without a Spec, those of every family."""
     if spec is None:
-        return _INLINE_INTS
-    return frozenset(v for first, last, v0, step in spec.traits.inline_ints
+        return frozenset.intersection(*(_traits_ints(isa.traits(f)) for f in isa.FAMILY_TARGETS))
+    return _traits_ints(spec.traits)
+
+
+def _traits_ints(traits) -> frozenset:
+    return frozenset(v for first, last, v0, step in traits.inline_ints
                      for v in range(v0, v0 + (last - first + 1) * step, step))
 
 
@@ -184,7 +189,7 @@ def _modifier(key: str, value, hex_number: bool) -> str:
     if t is int:
         return f" {key}:{_hex(value) if hex_number else value}"
     if t is list or t is tuple:
-        return f" {key}:[{','.join(_operand(v, 'dec', _INLINE_INTS) for v in value)}]"
+        return f" {key}:[{','.join(_operand(v, 'dec', ()) for v in value)}]"
     if t is Call and value.name == key:     # a further counter of s_waitcnt: vmcnt(0) lgkmcnt(0)
-        return " " + _operand(value, "dec", _INLINE_INTS)
-    return f" {key}:{_operand(value, 'dec', _INLINE_INTS)}"
+        return " " + _operand(value, "dec", ())
+    return f" {key}:{_operand(value, 'dec', ())}"
