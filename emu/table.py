@@ -56,25 +56,17 @@ def cache_dir() -> Path:
 
 
 class _SourceCache:
-    """{key: translation} in one JSON file per translator version."""
+    """{key: translation}, one small JSON file per entry in a folder per translator version, so
+    that a process reads only the translations of the instructions it runs (a first launch of a
+    kernel reads a few dozen files, not every translation an architecture has). Entries are
+    written whole under a temporary name and renamed, so processes sharing the folder never
+    see a partial file and keep each other's entries; a file that is unreadable, not JSON or
+    missing a field is translated again and rewritten."""
 
     def __init__(self):
-        self.path = cache_dir() / f"pcode-{_translator_digest()}.json"
-        self.dirty = False
-        self._seen = self._stamp()          # the file as this process last read or wrote it
-        try:
-            self.entries = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            self.entries = {}
-        if not isinstance(self.entries, dict):      # a damaged file only costs re-translation
-            self.entries = {}
-
-    def _stamp(self):
-        try:
-            st = self.path.stat()
-            return st.st_mtime_ns, st.st_size, st.st_ino
-        except OSError:
-            return None
+        self.folder = cache_dir() / f"pcode-{_translator_digest()}"
+        self.entries: dict[str, dict] = {}      # read or made by this process
+        self._unsaved: dict[str, dict] = {}
 
     def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
             spec: isa.Spec | None = None) -> str:
@@ -82,27 +74,37 @@ class _SourceCache:
                           + ([] if narrow else ["wide"]) + _callee_types(d, spec))
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def save(self):
-        if not self.dirty:
-            return
-        if self._stamp() != self._seen:
-            # another process (a parallel test run) saved since this one read or wrote the
-            # file: keep what it added, or this save would drop its entries
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        """The well-formed translation stored under key, or None."""
+        t = self.entries.get(key)
+        if t is None:
             try:
-                on_disk = json.loads(self.path.read_text())
-                if isinstance(on_disk, dict):
-                    self.entries = {**on_disk, **self.entries}
-            except (OSError, ValueError):
-                pass
+                t = json.loads(self.path(key).read_bytes())
+            except (OSError, ValueError):       # absent, unreadable or damaged: translated again
+                return None
+            if not _well_formed(t):
+                return None
+            self.entries[key] = t
+        return t
+
+    def put(self, key: str, translation: dict) -> None:
+        self.entries[key] = self._unsaved[key] = translation
+
+    def save(self):
+        if not self._unsaved:
+            return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.entries))
-            tmp.replace(self.path)
-            self.dirty = False
-            self._seen = self._stamp()
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for key, t in self._unsaved.items():
+                tmp = self.folder / f"{key}.{os.getpid()}.tmp"
+                tmp.write_text(json.dumps(t))
+                tmp.replace(self.path(key))
         except OSError:
             pass        # a read-only home only costs re-translation
+        self._unsaved = {}
 
 
 @lru_cache(maxsize=1)
@@ -540,11 +542,10 @@ class SemanticTable:
 
     def _generated(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> Entry:
         k = self._cache.key(d, scalar, saturate, self.narrow, self.spec)
-        t = self._cache.entries.get(k)
-        if not _well_formed(t):             # absent, or a damaged cache file's entry
+        t = self._cache.get(k)
+        if t is None:                       # absent, or a damaged cache file
             t = translate(d, scalar, saturate, self.narrow, self.spec)
-            self._cache.entries[k] = t
-            self._cache.dirty = True
+            self._cache.put(k, t)
         if "error" in t:
             return Entry(None, "unsupported", t["error"])
         fn = compile_source(t["source"], d.name, self.arch)

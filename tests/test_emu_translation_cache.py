@@ -28,24 +28,45 @@ def add(a: int, b: int, arch="gfx1100") -> int:
 
 
 def test_two_processes_saving_keep_each_others_entries(cache_home):
-    first, second = _SourceCache(), _SourceCache()        # both read the (empty) file first
-    first.entries["k1"] = {"error": "one"}
-    first.dirty = True
+    first, second = _SourceCache(), _SourceCache()        # both start before either saved
+    first.put("k1", {"error": "one"})
     first.save()
-    second.entries["k2"] = {"error": "two"}
-    second.dirty = True
+    second.put("k2", {"error": "two"})
     second.save()
-    assert {"k1", "k2"} <= set(json.loads(second.path.read_text()))
+    fresh = _SourceCache()
+    assert fresh.get("k1") == {"error": "one"} and fresh.get("k2") == {"error": "two"}
+    assert not list(fresh.folder.glob("*.tmp"))              # written under a temporary name, renamed
 
 
-@pytest.mark.parametrize("damage", ["not json {", "[1, 2]", "entry"])
-def test_a_damaged_cache_only_costs_a_translation(cache_home, damage):
+def test_a_process_reads_only_the_entries_it_asks_for(cache_home):
+    assert add(1, 2) == 3                                   # fills the cache
+    cache = _SourceCache()
+    assert cache.entries == {}                              # nothing read up front
+    sem_entries = list(cache.folder.glob("*.json"))
+    assert sem_entries and cache.get(sem_entries[0].stem) is not None
+    assert set(cache.entries) == {sem_entries[0].stem}
+
+
+@pytest.mark.parametrize("damage", ["not json {", "[1, 2]", "", '{"source": "def semantic(ctx', "entry"])
+def test_a_damaged_cache_only_costs_a_translation(cache_home, damage, capsys):
     assert add(0xFFFFFFFF, 2) == 1                          # fills the cache
-    path = _SourceCache().path
-    if damage == "entry":                                   # every entry loses its source
-        entries = json.loads(path.read_text())
-        path.write_text(json.dumps({k: {"reads": {}} for k in entries}))
-    else:
-        path.write_text(damage)
-    assert add(7, 5) == 12
-    assert all(table._well_formed(v) for v in json.loads(path.read_text()).values())     # translated again
+    files = list(_SourceCache().folder.glob("*.json"))
+    assert files
+    for path in files:
+        if damage == "entry":                               # well-formed JSON missing fields
+            path.write_text(json.dumps({"reads": {}}))
+        else:                                               # not JSON, another shape, empty, cut short
+            path.write_text(damage)
+    assert add(7, 5) == 12 and add(0xFFFFFFFF, 0xFFFFFFFF) == 0xFFFFFFFE
+    assert capsys.readouterr().err == ""                    # no traceback, no warning
+    fresh = _SourceCache()
+    assert all(fresh.get(p.stem) is not None for p in files)     # translated again and rewritten
+
+
+def test_an_old_single_file_cache_is_ignored(cache_home):
+    """The former format (one JSON object of every entry, pcode-DIGEST.json beside the folder)
+    is neither read nor in the way."""
+    cache = _SourceCache()
+    cache.folder.parent.mkdir(parents=True, exist_ok=True)
+    cache.folder.with_suffix(".json").write_text(json.dumps({"k": {"error": "stale"}}))
+    assert add(3, 4) == 7 and _SourceCache().get("k") is None
