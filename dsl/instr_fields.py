@@ -19,10 +19,10 @@ from .asm_parse import name_value
 from .decode import Instruction
 from .instr import Instr, Modifiers
 from .operands import Lit, Mod, Reg
-from .printer import _PRINTERS_BY_FAMILY, _valu_plan
-from .printer_operands import _code_table, buffer_data_dwords, float_text, literal_text
+from .printer_operands import buffer_data_dwords, code_table, float_text, literal_text
 from .signature import (cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout,
                         valu_signature, vopd_base)
+from .valu_plan import valu_plan
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
@@ -47,7 +47,7 @@ def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tup
                   bits: int, is_float: bool, packed: str = "", f16_inline: bool = True):
     """The operand value of a source code spanning n registers (printer_operands' src_text
     for a non-VGPR code, as a value); None where the code has no plain value."""
-    entry = _code_table(spec, *table).get(code)
+    entry = code_table(spec, *table).get(code)
     reserved = syntax.RESERVED_SRC_NAMES.get(code)
     if entry is None or entry[0] == "special" and entry[1] == "RESERVED":
         return None if reserved is None else name_value(reserved)
@@ -239,7 +239,7 @@ def memory_instr(spec: Spec, inst: Instruction) -> Instr | None:
     instruction from its fields, or None if it is not one this covers."""
     fmt = inst.fmt.name
     build = _MEMORY.get(fmt)
-    if build is None or spec.traits.dialect == "gfx9" or fmt in _PRINTERS_BY_FAMILY.get(spec.arch, {}):
+    if build is None or spec.traits.dialect == "gfx9" or "IOFFSET" in inst.fields:   # (RDNA4's layouts)
         return None
     return build(spec, inst)
 
@@ -258,7 +258,7 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
             or inst.defs[0].name == "V_ILLEGAL"):     # v_illegal: the text route's bare Instr
         return None
     d, f = inst.defs[0], inst.fields
-    plan = _valu_plan(d, spec, fmt, False, wave)
+    plan = valu_plan(d, spec, fmt, False, wave)
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
     ops = []
     for op in sig.dsts:
@@ -306,7 +306,7 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
             or inst.defs[0].name == "V_ILLEGAL":
         return None
     d, f = inst.defs[0], inst.fields
-    plan = _valu_plan(d, spec, fmt, False, wave)
+    plan = valu_plan(d, spec, fmt, False, wave)
     if plan.is_wmma or plan.is_mix or plan.is_p:
         return None
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
@@ -360,7 +360,7 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     if inst.fmt.name != "VOP3P" or inst.dpp is not None or spec.traits.dialect == "gfx9":
         return None
     d, f = inst.defs[0], inst.fields
-    plan = _valu_plan(d, spec, "VOP3P", False, wave)
+    plan = valu_plan(d, spec, "VOP3P", False, wave)
     if plan.is_wmma or plan.is_mix:
         return None
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base

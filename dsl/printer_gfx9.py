@@ -14,7 +14,8 @@ from isa.mnemonics import text_mnemonic
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
-from .printer import _bits, _mods, _packed_kind, _float_value, _simm_text, print_scalar
+from .printer import _bits, _mods, _simm_text, print_scalar
+from .valu_plan import float_value, packed_kind
 from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
 from .signature import Operand, ValuSig, cache_control, data_dwords, ds_layout, flat_layout, type_info, valu_signature
 
@@ -70,8 +71,8 @@ def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
     for op in sig.srcs:
         bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
         # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
-        srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op) or op.bf16 and not op.packed,
-                     _packed_kind(d, op)))
+        srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
+                     packed_kind(d, op)))
     return _Plan(_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
                  fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
                  "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
