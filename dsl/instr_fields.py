@@ -17,8 +17,9 @@ from isa import InstrDef, Spec
 from . import syntax
 from .asm_parse import name_value
 from .decode import Instruction
-from .instr import Instr, Modifiers
+from .instr import NO_MODIFIERS, Instr, Modifiers
 from .operands import Lit, Mod, Reg
+from .statement import Call
 from .printer_operands import buffer_data_dwords, code_table, float_text, literal_text
 from .signature import (cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout,
                         valu_signature, vopd_base)
@@ -44,9 +45,10 @@ def _number(text: str):
 
 
 def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tuple[str, str],
-                  bits: int, is_float: bool, packed: str = "", f16_inline: bool = True):
+                  bits: int, is_float: bool, packed: str = "", f16_inline: bool = True, wide_float: bool = False):
     """The operand value of a source code spanning n registers (printer_operands' src_text
-    for a non-VGPR code, as a value); None where the code has no plain value."""
+    for a non-VGPR code, as a value; `wide_float`: inline floats as a 64-bit operand's); None
+    where the code has no plain value."""
     entry = code_table(spec, *table).get(code)
     reserved = syntax.RESERVED_SRC_NAMES.get(code)
     if entry is None or entry[0] == "special" and entry[1] == "RESERVED":
@@ -61,7 +63,7 @@ def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tup
     if kind == "float":
         if bits == 16 and not is_float and f16_inline:
             return spec.traits.inline_float_bits[16][code]
-        return float(float_text(base, 64 if n == 2 else bits))
+        return float(float_text(base, 64 if n == 2 or wide_float else bits))
     if kind == "literal":
         return _number(literal_text(literal or 0, bits, is_float, spec.traits, packed))
     if kind == "special":
@@ -124,7 +126,19 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
             if v is None:
                 return None
             ops.append(v)
-    return Instr(mn, tuple(ops), defn=d, encoding=d.format)
+    return _instr(d, mn, tuple(ops))
+
+
+def _instr(d: InstrDef, mnemonic: str, ops, mods: dict | None = None) -> Instr:
+    """The Instr of decoded instruction `d` as the parser reads its line: the parser takes the
+    first term after the mnemonic for an operand, so an instruction without operands has its
+    first flag or call there (`ds_gws_sema_p gds`, `s_waitcnt vmcnt(0) lgkmcnt(0)`)."""
+    if mods and not ops:
+        key, value = next(iter(mods.items()))
+        if value is True or type(value) is Call:
+            ops = (name_value(key) if value is True else value,)
+            mods = {k: v for k, v in mods.items() if k != key}
+    return Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else NO_MODIFIERS, defn=d, encoding=d.format)
 
 
 def _flags(f: dict, names: tuple[str, ...]) -> dict:
@@ -135,7 +149,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
     if cache_control(d):
-        return Instr(mn, (), defn=d, encoding=d.format)
+        return _instr(d, mn, ())
     sbase_n = 4 if "buffer" in mn else 2
     first = f["SDATA"] if mn.startswith("s_atc_probe") else \
         scalar_source(spec, f["SDATA"], data_dwords(d.name), None, ("SOP2", "SSRC0"), 32, True)
@@ -156,7 +170,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
     if any(v is None for v in ops):
         return None
     mods.update(_flags(f, ("GLC", "DLC")))
-    return Instr(mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    return _instr(d, mn, tuple(ops), mods)
 
 
 _ds_layout = lru_cache(maxsize=None)(ds_layout)     # worked out once per instruction
@@ -176,7 +190,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
         if off:
             mods["offset"] = off
     mods.update(_flags(f, ("GDS",)))
-    return Instr(mn, ops, Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    return _instr(d, mn, ops, mods)
 
 
 _flat_layout = lru_cache(maxsize=None)(flat_layout)
@@ -207,14 +221,14 @@ def _flat(spec: Spec, inst: Instruction) -> Instr | None:
         off -= 1 << 13
     mods = {"offset": off} if off else {}
     mods.update(_flags(f, ("GLC", "SLC", "DLC")))
-    return Instr(d.name.lower(), tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    return _instr(d, d.name.lower(), tuple(ops), mods)
 
 
 def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
     if cache_control(d):
-        return Instr(mn, (), defn=d, encoding=d.format)
+        return _instr(d, mn, ())
     idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
     ops = (Reg("v", f["VDATA"], buffer_data_dwords(d, f)),
            Reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off"),
@@ -226,7 +240,7 @@ def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
     if f["OFFSET"]:
         mods["offset"] = f["OFFSET"]
     mods.update(_flags(f, ("GLC", "SLC", "DLC", "TFE")))
-    return Instr(mn, ops, Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    return _instr(d, mn, ops, mods)
 
 
 _MEMORY = {"SMEM": _smem, "DS": _ds, "VDS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat,
@@ -254,11 +268,11 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     the 32-bit encoding) from its fields, by the printer's per-instruction plan (signature's
     valu_signature); None for anything else."""
     fmt = inst.fmt.name
-    if (fmt not in ("VOP1", "VOP2", "VOPC") or inst.dpp is not None or spec.traits.dialect == "gfx9"
+    if (fmt not in ("VOP1", "VOP2", "VOPC") or spec.traits.dialect == "gfx9"
             or inst.defs[0].name == "V_ILLEGAL"):     # v_illegal: the text route's bare Instr
         return None
-    d, f = inst.defs[0], inst.fields
-    plan = valu_plan(d, spec, fmt, False, wave)
+    d, f, dpp = inst.defs[0], inst.fields, inst.dpp
+    plan = valu_plan(d, spec, fmt, dpp is not None, wave)
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
     ops = []
     for op in sig.dsts:
@@ -274,12 +288,16 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         ops.append(name_value(plan.vcc))
     srcs = []
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs[:2]):
-        code = f["SRC0"] if i == 0 else vgpr0 + f["VSRC1"]
+        code = (f["SRC0"] if dpp is None else vgpr0 + dpp["SRC0"]) if i == 0 else vgpr0 + f["VSRC1"]
         if code >= vgpr0:
-            srcs.append(_t16(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n))
+            v = _t16(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n)
         else:
-            srcs.append(scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                                      bits, is_float, packed, f16_inline))
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                              bits, is_float, packed, f16_inline)
+        if inst.dpp_kind == "DPP16" and (op.is_float or plan.force_mods) and \
+                (dpp[f"SRC{i}_NEG"] or dpp[f"SRC{i}_ABS"]):   # DPP16 carries e32's only modifiers
+            v = Mod(v, bool(dpp[f"SRC{i}_NEG"]), bool(dpp[f"SRC{i}_ABS"]))
+        srcs.append(v)
     if sig.k_pos is not None:
         srcs.insert(sig.k_pos, inst.literal or 0)
     ops += srcs
@@ -287,7 +305,8 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         ops.append(name_value(plan.vcc))
     if any(v is None for v in ops):
         return None
-    return Instr(plan.mn, tuple(ops), defn=d, encoding=d.format)
+    mods = dpp_modifiers(spec, inst) if dpp is not None else None
+    return _instr(d, plan.mn, tuple(ops), mods)
 
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
@@ -302,11 +321,10 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     modifiers as Mod, op_sel/byte_sel, clamp, omod), by the printer's VALU plan; None for
     anything else (VOP3P, WMMA, DPP)."""
     fmt = inst.fmt.name
-    if fmt not in ("VOP3", "VOP3SD") or inst.dpp is not None or spec.traits.dialect == "gfx9" \
-            or inst.defs[0].name == "V_ILLEGAL":
+    if fmt not in ("VOP3", "VOP3SD") or spec.traits.dialect == "gfx9" or inst.defs[0].name == "V_ILLEGAL":
         return None
-    d, f = inst.defs[0], inst.fields
-    plan = valu_plan(d, spec, fmt, False, wave)
+    d, f, dpp = inst.defs[0], inst.fields, inst.dpp
+    plan = valu_plan(d, spec, fmt, dpp is not None, wave)
     if plan.is_wmma or plan.is_mix or plan.is_p:
         return None
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
@@ -324,7 +342,7 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     if fmt == "VOP3SD":
         ops.append(_sgprs(spec, f["SDST"], wave // 32))
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
-        code = f[f"SRC{i}"]
+        code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
         if code >= vgpr0:
             v = Reg("v", code - vgpr0, 1, "h" if opsel >> i & 1 else "l") if op.t16 and plan.t16_regs \
                 else Reg("v", code - vgpr0, n)
@@ -346,48 +364,63 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
             if opsel & ((1 << sig.opsel_flags) - 1):
                 mods["op_sel"] = _bits(opsel, sig.opsel_flags)
-        elif opsel and sig.is_cmpx:   # no destination half to select
+        elif opsel and (dpp is not None and sig.is_cmp or sig.is_cmpx):   # no destination half to select
             mods["op_sel"] = _bits(opsel, nsrc)
         elif opsel:
             mods["op_sel"] = _bits(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
-    return _valu_instr(plan.mn, ops, mods, f, d)
+    return _valu_instr(spec, inst, plan.mn, ops, mods)
 
 
 def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
-    """The Instr of a decoded VOP3P instruction without DPP (packed math, dot products) from its
-    fields: whole-register operands, op_sel / op_sel_hi / neg_lo / neg_hi lists where not the
-    default, clamp; None for anything else (WMMA/SWMMAC, v_fma_mix*, DPP)."""
-    if inst.fmt.name != "VOP3P" or inst.dpp is not None or spec.traits.dialect == "gfx9":
+    """The Instr of a decoded VOP3P instruction (packed math, dot products, WMMA/SWMMAC,
+    v_fma_mix*, with or without DPP) from its fields: whole-register operands (WMMA's matrices
+    their register counts; v_fma_mix's sources f16 or f32 as OPSEL_HI says, with NEG as the sign
+    and NEG_HI as the absolute value), op_sel / op_sel_hi / neg_lo / neg_hi lists where not the
+    default (SWMMAC: index_key), clamp."""
+    if inst.fmt.name != "VOP3P" or spec.traits.dialect == "gfx9":
         return None
-    d, f = inst.defs[0], inst.fields
-    plan = valu_plan(d, spec, "VOP3P", False, wave)
-    if plan.is_wmma or plan.is_mix:
-        return None
+    d, f, dpp = inst.defs[0], inst.fields, inst.dpp
+    plan = valu_plan(d, spec, "VOP3P", dpp is not None, wave)
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
+    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
+    hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+    neg_hi = f.get("NEG_HI", 0)
     ops = [_sgprs(spec, f["VDST"], op.regs(wave)) if op.name == "sdst" else _sgprs(spec, f["VDST"], 1)
-           if op.sgpr else Reg("v", f["VDST"], op.dwords) for op in sig.dsts]
+           if op.sgpr else Reg("v", f["VDST"], plan.cd_regs if plan.is_wmma else op.dwords) for op in sig.dsts]
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
-        code = f[f"SRC{i}"]
-        ops.append(Reg("v", code - vgpr0, n) if code >= vgpr0 else
-                   scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                                 bits, is_float, packed, f16_inline))
+        code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
+        if code >= vgpr0:
+            v = Reg("v", code - vgpr0, n)
+        elif plan.is_wmma and plan.matrix[i]:   # RDNA3: the accumulator's constants as a 64-bit operand's
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"), 32, True,
+                              wide_float=plan.wide_constants)
+        elif plan.is_mix:
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                              16 if hi_bits >> i & 1 else 32, True)
+        else:
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                              bits, is_float, packed, f16_inline)
+        if plan.is_mix and op.is_float and (neg | neg_hi) >> i & 1:
+            v = Mod(v, bool(neg >> i & 1), bool(neg_hi >> i & 1))
+        ops.append(v)
     if any(v is None for v in ops):
         return None
     nsrc = len(sig.srcs)
     mask = (1 << nsrc) - 1
-    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
-    hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
-    neg_hi = f.get("NEG_HI", 0)
     mods = {}
-    if opsel & mask:
+    if plan.is_wmma and len(plan.matrix) > 2 and not plan.matrix[2]:   # SWMMAC: OPSEL picks the index
+        if opsel:
+            mods["index_key"] = opsel
+    elif opsel & mask:
         mods["op_sel"] = _bits(opsel, nsrc)
-    if hi_bits & mask != mask:
+    if hi_bits & mask != (0 if plan.is_mix else mask):
         mods["op_sel_hi"] = _bits(hi_bits, nsrc)
-    if neg & mask:
-        mods["neg_lo"] = _bits(neg, nsrc)
-    if neg_hi & mask:
-        mods["neg_hi"] = _bits(neg_hi, nsrc)
-    return _valu_instr(plan.mn, ops, mods, f, d)
+    if not plan.is_mix:
+        if neg & mask:
+            mods["neg_lo"] = _bits(neg, nsrc)
+        if neg_hi & mask:
+            mods["neg_hi"] = _bits(neg_hi, nsrc)
+    return _valu_instr(spec, inst, plan.mn, ops, mods)
 
 
 @lru_cache(maxsize=None)
@@ -429,12 +462,42 @@ def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
             or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave) or vopd_instr(spec, inst))
 
 
-def _valu_instr(mnemonic: str, ops: list, mods: dict, f: dict, d) -> Instr:
+def _valu_instr(spec: Spec, inst: Instruction, mnemonic: str, ops: list, mods: dict) -> Instr:
     """The Instr of a VOP3/VOP3P instruction once its operands and operand modifiers are read:
-    clamp and omod come from the same fields in both encodings."""
+    clamp and omod come from the same fields in both encodings, the DPP controls last."""
+    d, f = inst.defs[0], inst.fields
     if f.get("CLMP"):
         mods["clamp"] = True
     if f.get("OMOD", 0):
         key, value = _OMOD[f["OMOD"]]
         mods[key] = value
-    return Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    if inst.dpp is not None:
+        mods.update(dpp_modifiers(spec, inst))
+    return _instr(d, mnemonic, tuple(ops), mods)
+
+
+def dpp_modifiers(spec: Spec, inst: Instruction) -> dict:
+    """The DPP16 or DPP8 modifiers of a decoded instruction's DPP word, as the parser reads them:
+    the control (quad_perm, a row control, dpp_ctrl for codes without a name), row_mask,
+    bank_mask, bound_ctrl and fi where set; dpp8's lane selects and fi (DPP8FI's source code)."""
+    d = inst.dpp
+    if inst.dpp_kind == "DPP8":
+        mods = {"dpp8": [d[f"LANE_SEL{i}"] for i in range(8)]}
+        if inst.fields.get("SRC0") == spec.traits.codes["DPP8FI"]:
+            mods["fi"] = 1
+        return mods
+    ctrl = d["DPP_CTRL"]
+    if ctrl <= 0xff:
+        mods = {"quad_perm": [ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3]}
+    elif ctrl in syntax.DPP_FIXED_CONTROLS:
+        mods = {syntax.DPP_FIXED_CONTROLS[ctrl]: True}
+    elif ctrl & ~0xf in syntax.DPP_ROW_CONTROLS:
+        mods = {syntax.DPP_ROW_CONTROLS[ctrl & ~0xf]: ctrl & 0xf}
+    else:
+        mods = {"dpp_ctrl": ctrl}
+    mods["row_mask"], mods["bank_mask"] = d["ROW_MASK"], d["BANK_MASK"]
+    if d["BC"]:
+        mods["bound_ctrl"] = 1
+    if d["FI"]:
+        mods["fi"] = 1
+    return mods

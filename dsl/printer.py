@@ -39,16 +39,12 @@ def _dpp_text(spec: Spec, inst: Instruction) -> str:
     ctrl = d["DPP_CTRL"]
     if ctrl <= 0xff:
         c = f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
+    elif ctrl in syntax.DPP_FIXED_CONTROLS:
+        c = syntax.DPP_FIXED_CONTROLS[ctrl]
+    elif ctrl & ~0xf in syntax.DPP_ROW_CONTROLS:
+        c = f"{syntax.DPP_ROW_CONTROLS[ctrl & ~0xf]}:{ctrl & 0xf}"
     else:
-        names = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_share", 0x160: "row_xmask"}
-        if ctrl == 0x140:
-            c = "row_mirror"
-        elif ctrl == 0x141:
-            c = "row_half_mirror"
-        elif ctrl & ~0xf in names:
-            c = f"{names[ctrl & ~0xf]}:{ctrl & 0xf}"
-        else:
-            c = f"dpp_ctrl:0x{ctrl:x}"
+        c = f"dpp_ctrl:0x{ctrl:x}"
     out = f"{c} row_mask:0x{d['ROW_MASK']:x} bank_mask:0x{d['BANK_MASK']:x}"
     if d["BC"]:
         out += " bound_ctrl:1"
