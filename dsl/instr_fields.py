@@ -14,12 +14,12 @@ from functools import lru_cache
 
 from isa import InstrDef, Spec
 
-from . import syntax
+from . import immediate_values, syntax
 from .asm_parse import name_value
 from .decode import Instruction
 from .instr import NO_MODIFIERS, Instr, Modifiers
 from .operands import Lit, Mod, Reg
-from .statement import Call
+from .statement import Attr, Call
 from .printer_operands import buffer_data_dwords, code_table, float_text, literal_text
 from .signature import (cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout,
                         valu_signature, vopd_base)
@@ -85,39 +85,51 @@ def _sop_plan(d: InstrDef) -> tuple[tuple[str, str, int, int, bool], ...]:
 
 
 def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
-    """The Instr (mnemonic and operands, scalar ALU instructions have no modifiers; `defn` and
-    `encoding` the decoded instruction's) of a decoded SOP1/SOP2/SOPC/SOPK/SOPP instruction,
-    or None if it is not one this covers."""
+    """The Instr (mnemonic and operands; `defn` and `encoding` the decoded instruction's) of a
+    decoded SOP1/SOP2/SOPC/SOPK/SOPP instruction, immediates LLVM writes as expressions
+    (waitcnt, delay_alu, depctr, sendmsg, hwreg, version) as the parser reads them
+    (immediate_values.py), or None if it is not one this covers."""
     fmt = inst.fmt.name
     if fmt not in SCALAR_FORMATS or spec.traits.dialect == "gfx9":
         return None
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    ops = []
+    ops, mods = [], {}
     if fmt == "SOPP":
         style = syntax.SOPP_STYLE.get(mn, "hex")
-        if style not in _PLAIN_SOPP:
-            return None
         imm = f["SIMM16"]
-        if style != "none" and not (style == "opt" and imm == 0):
-            ops.append(imm)
+        if style in _PLAIN_SOPP:
+            if style != "none" and not (style == "opt" and imm == 0):
+                ops.append(imm)
+        elif style == "sendmsg":
+            ops.append(immediate_values.sendmsg(imm, spec.arch))
+        elif style == "delay_alu":
+            ops.append(immediate_values.delay_alu(imm))
+        else:   # counters: the parser reads the first as an operand, the others as modifiers
+            counters = immediate_values.waitcnt(spec, imm) if style == "waitcnt" else immediate_values.depctr(imm)
+            if type(counters) is int:
+                ops.append(counters)
+            else:
+                mods = {c.name: c for c in counters}
     elif fmt == "SOPK":
         names, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
-        if style not in _PLAIN_SOPP:
-            return None
         for o in names:
             if o == "sdst":
                 v = scalar_source(spec, f["SDST"], 2 if mn.endswith("_b64") else 1, None, ("SOP2", "SSRC0"), 32, True)
+            elif o == "hwreg":
+                v = immediate_values.hwreg(f["SIMM16"], spec.arch)
+            elif o == "lit":
+                v = inst.literal or 0
             else:
-                v = f["SIMM16"]
+                v = immediate_values.version(f["SIMM16"]) if style == "version" else f["SIMM16"]
             if v is None:
                 return None
             ops.append(v)
     else:
         for name, fld, n, bits, is_float in _sop_plan(d):
             if name == "msg":
-                return None
-            if name == "k":
+                v = immediate_values.sendmsg(f[fld], spec.arch)
+            elif name == "k":
                 v = inst.literal or 0
             elif name == "sdst":
                 v = scalar_source(spec, f[fld], n, None, ("SOP2", "SSRC0"), 32, True)
@@ -126,7 +138,7 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
             if v is None:
                 return None
             ops.append(v)
-    return _instr(d, mn, tuple(ops))
+    return _instr(d, mn, tuple(ops), mods)
 
 
 def _instr(d: InstrDef, mnemonic: str, ops, mods: dict | None = None) -> Instr:
@@ -179,8 +191,6 @@ _ds_layout = lru_cache(maxsize=None)(ds_layout)     # worked out once per instru
 def _ds(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    if mn == "ds_swizzle_b32":
-        return None
     ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
     mods = {}
     if "2addr" in mn:
@@ -188,12 +198,13 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
         if off:
-            mods["offset"] = off
+            mods["offset"] = immediate_values.swizzle(off) if mn == "ds_swizzle_b32" else off
     mods.update(_flags(f, ("GDS",)))
     return _instr(d, mn, ops, mods)
 
 
 _flat_layout = lru_cache(maxsize=None)(flat_layout)
+_valu_signature = lru_cache(maxsize=None)(valu_signature)
 
 
 def _sgprs(spec: Spec, code: int, n: int):
@@ -229,22 +240,86 @@ def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
     mn = d.name.lower()
     if cache_control(d):
         return _instr(d, mn, ())
-    idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
-    ops = (Reg("v", f["VDATA"], buffer_data_dwords(d, f)),
-           Reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off"),
-           _sgprs(spec, f["SRSRC"] * 4, 4),
+    ops = (buffer_vdata(d, f), buffer_vaddr(f), _sgprs(spec, f["SRSRC"] * 4, 4),
            scalar_source(spec, f["SOFFSET"], 1, inst.literal, ("SOP2", "SSRC0"), 32, True))
     if any(v is None for v in ops):
         return None
-    mods = _flags(f, ("IDXEN", "OFFEN"))
-    if f["OFFSET"]:
-        mods["offset"] = f["OFFSET"]
+    mods = buffer_modifiers(spec, f, inst.fmt.name == "MTBUF", f["OFFSET"])
     mods.update(_flags(f, ("GLC", "SLC", "DLC", "TFE")))
     return _instr(d, mn, ops, mods)
 
 
+def buffer_vdata(d: InstrDef, f: dict) -> Reg:
+    return Reg("v", f["VDATA"], buffer_data_dwords(d, f))
+
+
+def buffer_vaddr(f: dict):
+    """The index and/or offset VGPRs of a buffer access, or off without either."""
+    idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
+    return Reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off")
+
+
+def buffer_modifiers(spec: Spec, f: dict, typed: bool, offset: int) -> dict:
+    """The modifiers after a buffer instruction's operands (printer_operands.buffer_modifiers_text):
+    a typed access's data format unless it is the default (1), as [BUF_FMT_name] where the
+    manual's table names it; idxen, offen; a nonzero offset."""
+    mods = {}
+    fmtv = f.get("FORMAT", 1)
+    if typed and fmtv != 1:
+        names = dict(spec.tables.get("data_formats", []))
+        named = fmtv in names and fmtv < syntax.BUFFER_FORMAT_LIMIT
+        mods["format"] = [Attr(f"BUF_FMT_{names[fmtv]}")] if named else fmtv
+    mods.update(_flags(f, ("IDXEN", "OFFEN")))
+    if offset:
+        mods["offset"] = offset
+    return mods
+
+
+def _vinterp(spec: Spec, inst: Instruction) -> Instr | None:
+    d, f = inst.defs[0], inst.fields
+    sig = _valu_signature(d)
+    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
+    dst = sig.dsts[0]
+    t16_regs = spec.arch in syntax.TRUE16_FAMILIES
+    ops = [Reg("v", f["VDST"], 1, "h" if opsel >> 3 & 1 else "l") if dst.t16 and t16_regs else Reg("v", f["VDST"])]
+    # 16-bit inputs: f16 in RDNA3.5's pseudocode, one half of a packed operand in RDNA3's
+    halves = [op.t16 or d.operand_types.get(f"S{i}") == "pk_f16" for i, op in enumerate(sig.srcs[:3])]
+    vgpr0 = spec.traits.vgpr_base
+    for i in range(min(3, len(sig.srcs))):
+        code = f[f"SRC{i}"]
+        if code >= vgpr0:
+            v = Reg("v", code - vgpr0, 1, ("h" if opsel >> i & 1 else "l") if halves[i] and t16_regs else None)
+        else:
+            v = scalar_source(spec, code, 1, inst.literal, (spec.traits.source_format, "SRC0"), 32, True)
+        if neg >> i & 1:
+            v = -v if type(v) is int or type(v) is float else Mod(v, True, False)
+        ops.append(v)
+    if any(v is None for v in ops):
+        return None
+    mods = {"clamp": True} if f.get("CLMP") else {}
+    if opsel and (dst.t16 or any(halves)):   # all-f32 forms have no op_sel operand
+        mods["op_sel"] = _bits(opsel, 3) + [opsel >> 3 & 1]
+    mods["wait_exp"] = f.get("WAITEXP", 0)
+    return _instr(d, d.name.lower(), ops, mods)
+
+
+def _ldsdir(spec: Spec, inst: Instruction) -> Instr:
+    """LDSDIR and RDNA4's VDSDIR: the destination, the attribute channel of a parameter load,
+    the wait counts."""
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    ops = [Reg("v", f["VDST"])]
+    if mn in ("lds_param_load", "ds_param_load"):
+        ops.append(Attr(f"attr{f['ATTR']}.{'xyzw'[f['ATTR_CHAN']]}"))
+    if inst.fmt.name == "VDSDIR":
+        mods = {"wait_va_vdst": f["WAIT_VA"], "wait_vm_vsrc": f["WAIT_VMVSRC"]}
+    else:
+        mods = {"wait_vdst": f["WAIT_VA"]}
+    return _instr(d, mn, ops, mods)
+
+
 _MEMORY = {"SMEM": _smem, "DS": _ds, "VDS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat,
-           "MUBUF": _buffer}
+           "MUBUF": _buffer, "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VDSDIR": _ldsdir}
 MEMORY_FORMATS = frozenset(_MEMORY)
 
 
