@@ -64,40 +64,33 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
     parser gives for its printed text (operands and modifiers in text order), with `defn` and
     `encoding` filled in as an encoder fills them, so that decoding bytes and parsing their
     disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
-    are not an instruction. RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP, bar the
-    immediates printed as expressions), VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P without DPP (bar WMMA
-    and v_fma_mix), VOPD, RDNA's DS/VDS (bar ds_swizzle_b32) and RDNA3's SMEM, FLAT/GLOBAL/SCRATCH
-    and MUBUF are built straight from the decoded fields (instr_fields.py); every other format
-    (WMMA, v_fma_mix, DPP, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM and
-    VBUFFER/VFLAT/VGLOBAL/VSCRATCH/VIMAGE, all of CDNA) is still read back from its printed
-    text."""
+    are not an instruction. On RDNA every format is built straight from the decoded fields
+    (instr_fields.py); the gfx9 dialect (CDNA3, CDNA4) is still read back from its printed text."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     inst = decode_one(spec, bytes(data), offset)
-    return instr_of(spec, inst, wave), inst.size
+    return instr_of(spec, inst, wave, offset), inst.size
 
 
-def instr_of(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
+def instr_of(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> Instr:
     """The Instr of a decoded Instruction (see decode_instr): from its fields where
-    instr_fields covers the format, else from its text."""
+    instr_fields covers the format, else (the gfx9 dialect) from its text."""
     direct = direct_instr(spec, inst, wave)
     if direct is not None:
         return direct
-    return instr_of_text(spec, inst, wave)
+    if spec.traits.dialect != "gfx9":
+        raise DecodeError(f"offset 0x{offset:x}: {inst.name.lower()}: an operand code has no value in "
+                          f"the assembly syntax (e.g. a reserved register code)")
+    return _instr_of_text(spec, inst, wave)
 
 
-def instr_of_text(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
-    """The Instr of a decoded Instruction read back from its printed text (any format)."""
-    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
-    text = printer(spec, inst, wave)
+def _instr_of_text(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
+    """The Instr of a decoded gfx9-dialect Instruction read back from its printed text."""
+    text = print_gfx9(spec, inst, wave)
     items = parse(text)
     if len(items) != 1 or type(items[0]) is not Instr:
         raise DecodeError(f"{inst.name.lower()}: its text {text!r} does not read back as one instruction")
     x = items[0]
     if x.mnemonic == "v_illegal":
         return x
-    defs = inst.defs
-    dual = x.dual
-    if dual is not None and len(defs) > 1:
-        dual = replace(dual, defn=defs[1], encoding=defs[1].format)
-    return replace(x, defn=defs[0], encoding=defs[0].format, dual=dual, line=0, column=0)
+    return replace(x, defn=inst.defs[0], encoding=inst.defs[0].format, line=0, column=0)

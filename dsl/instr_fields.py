@@ -1,13 +1,12 @@
 """An `Instr` straight from a decoded Instruction's raw fields, without printing it: the
 operand values the text parser would read from the printer's text, built from the same
-layouts (signature.py), VALU plan and operand-code tables the printer reads. Covers RDNA's
-scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`); DS/VDS and RDNA3's SMEM,
-FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`); VOP1/VOP2/VOPC, VOP3/VOP3SD and VOP3P without
-DPP (`vop_e32_instr`, `vop3_instr`, `vop3p_instr`); VOPD (`vopd_instr`). Not covered: WMMA,
-v_fma_mix, DPP, MTBUF, images, exports, RDNA4's own memory formats and all of CDNA. Each
-answers None for what it does not cover (and for what the printer spells as expressions:
-waitcnt, hwreg, sendmsg, delay_alu, depctr, version, ds_swizzle_b32's offset), which
-disasm.decode_instr then reads from the printed text."""
+layouts (signature.py), VALU plan (valu_plan.py) and operand-code tables the printer reads.
+Covers RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`, immediates LLVM
+writes as expressions from immediate_values.py); VOP1/VOP2/VOPC, VOP3/VOP3SD and VOP3P
+(WMMA/SWMMAC and v_fma_mix included) with or without DPP16/DPP8 (`vop_e32_instr`,
+`vop3_instr`, `vop3p_instr`); VOPD (`vopd_instr`); the memory, interpolation and LDS-direct
+formats (instr_fields_memory.memory_instr). Each answers None for what it does not cover,
+which disasm.decode_instr then reads from the printed text; `direct_instr` tries them all."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -17,59 +16,16 @@ from isa import InstrDef, Spec
 from . import immediate_values, syntax
 from .asm_parse import name_value
 from .decode import Instruction
-from .instr import NO_MODIFIERS, Instr, Modifiers
-from .operands import Lit, Mod, Reg
-from .statement import Attr, Call
-from .printer_operands import buffer_data_dwords, code_table, float_text, literal_text
-from .signature import (cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout,
-                        valu_signature, vopd_base)
+from .field_values import bit_list, instr_value, scalar_source, sgprs, t16_reg
+from .instr import Instr
+from .instr_fields_graphics import graphics_instr
+from .instr_fields_memory import memory_instr
+from .operands import Mod, Reg
+from .signature import scalar_bits, scalar_layout, valu_signature, vopd_base
 from .valu_plan import valu_plan
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
-
-
-def _reg(cls: str, idx: int, n: int) -> Reg:
-    if n > 1 and cls in ("s", "ttmp"):     # scalar tuples are aligned, as the printer reads them
-        idx &= ~1 if n == 2 else ~3
-    return Reg(cls, idx, n)
-
-
-def _number(text: str):
-    """The value the parser reads for a number the printer spells (0x.., lit(0x..), a float)."""
-    if text.startswith("lit("):
-        return Lit(int(text[4:-1], 0))
-    if text.startswith(("0x", "-0x")) or text.lstrip("-").isdigit():
-        return int(text, 0)
-    return float(text)
-
-
-def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tuple[str, str],
-                  bits: int, is_float: bool, packed: str = "", f16_inline: bool = True, wide_float: bool = False):
-    """The operand value of a source code spanning n registers (printer_operands' src_text
-    for a non-VGPR code, as a value; `wide_float`: inline floats as a 64-bit operand's); None
-    where the code has no plain value."""
-    entry = code_table(spec, *table).get(code)
-    reserved = syntax.RESERVED_SRC_NAMES.get(code)
-    if entry is None or entry[0] == "special" and entry[1] == "RESERVED":
-        return None if reserved is None else name_value(reserved)
-    kind, base, off = entry
-    if kind == "sgpr":
-        return _reg("s", base + off, n)
-    if kind == "ttmp":
-        return _reg("ttmp", base + off, n)
-    if kind == "int":
-        return base + off if base >= 0 else base - off
-    if kind == "float":
-        if bits == 16 and not is_float and f16_inline:
-            return spec.traits.inline_float_bits[16][code]
-        return float(float_text(base, 64 if n == 2 or wide_float else bits))
-    if kind == "literal":
-        return _number(literal_text(literal or 0, bits, is_float, spec.traits, packed))
-    if kind == "special":
-        t = syntax.SPECIAL_TEXT.get(base, base.lower())
-        return name_value(syntax.PAIR_TEXT.get(t, t) if n >= 2 else t)
-    return None if reserved is None else name_value(reserved)
 
 
 @lru_cache(maxsize=None)
@@ -138,215 +94,19 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
             if v is None:
                 return None
             ops.append(v)
-    return _instr(d, mn, tuple(ops), mods)
-
-
-def _instr(d: InstrDef, mnemonic: str, ops, mods: dict | None = None) -> Instr:
-    """The Instr of decoded instruction `d` as the parser reads its line: the parser takes the
-    first term after the mnemonic for an operand, so an instruction without operands has its
-    first flag or call there (`ds_gws_sema_p gds`, `s_waitcnt vmcnt(0) lgkmcnt(0)`)."""
-    if mods and not ops:
-        key, value = next(iter(mods.items()))
-        if value is True or type(value) is Call:
-            ops = (name_value(key) if value is True else value,)
-            mods = {k: v for k, v in mods.items() if k != key}
-    return Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else NO_MODIFIERS, defn=d, encoding=d.format)
-
-
-def _flags(f: dict, names: tuple[str, ...]) -> dict:
-    return {n.lower(): True for n in names if f.get(n)}
-
-
-def _smem(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    if cache_control(d):
-        return _instr(d, mn, ())
-    sbase_n = 4 if "buffer" in mn else 2
-    first = f["SDATA"] if mn.startswith("s_atc_probe") else \
-        scalar_source(spec, f["SDATA"], data_dwords(d.name), None, ("SOP2", "SSRC0"), 32, True)
-    base = f["SBASE"] * 2
-    base = _reg("s", base, sbase_n) if base < spec.traits.sgprs else \
-        scalar_source(spec, base, sbase_n, None, ("SOP2", "SSRC0"), 32, True)
-    ops, mods = [first, base], {}
-    off = f["OFFSET"]
-    if off & (1 << 20):
-        off -= 1 << 21
-    soff = f["SOFFSET"]
-    if soff != spec.traits.null:
-        ops.append(scalar_source(spec, soff, 1, None, ("SOP2", "SSRC0"), 32, True))
-        if off:
-            mods["offset"] = off
-    else:   # no SGPR offset: the immediate, or null when that is 0 too
-        ops.append(off if off else name_value("null"))
-    if any(v is None for v in ops):
-        return None
-    mods.update(_flags(f, ("GLC", "DLC")))
-    return _instr(d, mn, tuple(ops), mods)
-
-
-_ds_layout = lru_cache(maxsize=None)(ds_layout)     # worked out once per instruction
-
-
-def _ds(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
-    mods = {}
-    if "2addr" in mn:
-        mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
-    else:
-        off = f["OFFSET0"] | f["OFFSET1"] << 8
-        if off:
-            mods["offset"] = immediate_values.swizzle(off) if mn == "ds_swizzle_b32" else off
-    mods.update(_flags(f, ("GDS",)))
-    return _instr(d, mn, ops, mods)
-
-
-_flat_layout = lru_cache(maxsize=None)(flat_layout)
-_valu_signature = lru_cache(maxsize=None)(valu_signature)
-
-
-def _sgprs(spec: Spec, code: int, n: int):
-    return scalar_source(spec, code, n, None, ("SOP2", "SSRC0"), 32, True)
-
-
-def _flat(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    fmt, t = inst.fmt.name, spec.traits
-    ops = []
-    for name, field, n in _flat_layout(d, bool(f.get("GLC"))):
-        if name == "saddr":   # null turns the scalar base off (GLOBAL also names m0's code off)
-            off_codes = (t.null, t.m0) if fmt == "GLOBAL" else (t.null,)
-            ops.append(name_value("off") if f[field] in off_codes else _sgprs(spec, f[field], n))
-        elif name == "vaddr" and fmt == "SCRATCH":
-            ops.append(Reg("v", f[field]) if f.get("SVE") else name_value("off"))
-        elif name == "vaddr" and fmt == "GLOBAL":   # no scalar base: a 64-bit VGPR address
-            ops.append(Reg("v", f[field], 2 if f["SADDR"] in (t.null, t.m0) else 1))
-        else:
-            ops.append(Reg("v", f[field], n))
-    if any(v is None for v in ops):
-        return None
-    off = f["OFFSET"]
-    if fmt != "FLAT" and off & (1 << 12):
-        off -= 1 << 13
-    mods = {"offset": off} if off else {}
-    mods.update(_flags(f, ("GLC", "SLC", "DLC")))
-    return _instr(d, d.name.lower(), tuple(ops), mods)
-
-
-def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    if cache_control(d):
-        return _instr(d, mn, ())
-    ops = (buffer_vdata(d, f), buffer_vaddr(f), _sgprs(spec, f["SRSRC"] * 4, 4),
-           scalar_source(spec, f["SOFFSET"], 1, inst.literal, ("SOP2", "SSRC0"), 32, True))
-    if any(v is None for v in ops):
-        return None
-    mods = buffer_modifiers(spec, f, inst.fmt.name == "MTBUF", f["OFFSET"])
-    mods.update(_flags(f, ("GLC", "SLC", "DLC", "TFE")))
-    return _instr(d, mn, ops, mods)
-
-
-def buffer_vdata(d: InstrDef, f: dict) -> Reg:
-    return Reg("v", f["VDATA"], buffer_data_dwords(d, f))
-
-
-def buffer_vaddr(f: dict):
-    """The index and/or offset VGPRs of a buffer access, or off without either."""
-    idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
-    return Reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off")
-
-
-def buffer_modifiers(spec: Spec, f: dict, typed: bool, offset: int) -> dict:
-    """The modifiers after a buffer instruction's operands (printer_operands.buffer_modifiers_text):
-    a typed access's data format unless it is the default (1), as [BUF_FMT_name] where the
-    manual's table names it; idxen, offen; a nonzero offset."""
-    mods = {}
-    fmtv = f.get("FORMAT", 1)
-    if typed and fmtv != 1:
-        names = dict(spec.tables.get("data_formats", []))
-        named = fmtv in names and fmtv < syntax.BUFFER_FORMAT_LIMIT
-        mods["format"] = [Attr(f"BUF_FMT_{names[fmtv]}")] if named else fmtv
-    mods.update(_flags(f, ("IDXEN", "OFFEN")))
-    if offset:
-        mods["offset"] = offset
-    return mods
-
-
-def _vinterp(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    sig = _valu_signature(d)
-    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
-    dst = sig.dsts[0]
-    t16_regs = spec.arch in syntax.TRUE16_FAMILIES
-    ops = [Reg("v", f["VDST"], 1, "h" if opsel >> 3 & 1 else "l") if dst.t16 and t16_regs else Reg("v", f["VDST"])]
-    # 16-bit inputs: f16 in RDNA3.5's pseudocode, one half of a packed operand in RDNA3's
-    halves = [op.t16 or d.operand_types.get(f"S{i}") == "pk_f16" for i, op in enumerate(sig.srcs[:3])]
-    vgpr0 = spec.traits.vgpr_base
-    for i in range(min(3, len(sig.srcs))):
-        code = f[f"SRC{i}"]
-        if code >= vgpr0:
-            v = Reg("v", code - vgpr0, 1, ("h" if opsel >> i & 1 else "l") if halves[i] and t16_regs else None)
-        else:
-            v = scalar_source(spec, code, 1, inst.literal, (spec.traits.source_format, "SRC0"), 32, True)
-        if neg >> i & 1:
-            v = -v if type(v) is int or type(v) is float else Mod(v, True, False)
-        ops.append(v)
-    if any(v is None for v in ops):
-        return None
-    mods = {"clamp": True} if f.get("CLMP") else {}
-    if opsel and (dst.t16 or any(halves)):   # all-f32 forms have no op_sel operand
-        mods["op_sel"] = _bits(opsel, 3) + [opsel >> 3 & 1]
-    mods["wait_exp"] = f.get("WAITEXP", 0)
-    return _instr(d, d.name.lower(), ops, mods)
-
-
-def _ldsdir(spec: Spec, inst: Instruction) -> Instr:
-    """LDSDIR and RDNA4's VDSDIR: the destination, the attribute channel of a parameter load,
-    the wait counts."""
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    ops = [Reg("v", f["VDST"])]
-    if mn in ("lds_param_load", "ds_param_load"):
-        ops.append(Attr(f"attr{f['ATTR']}.{'xyzw'[f['ATTR_CHAN']]}"))
-    if inst.fmt.name == "VDSDIR":
-        mods = {"wait_va_vdst": f["WAIT_VA"], "wait_vm_vsrc": f["WAIT_VMVSRC"]}
-    else:
-        mods = {"wait_vdst": f["WAIT_VA"]}
-    return _instr(d, mn, ops, mods)
-
-
-_MEMORY = {"SMEM": _smem, "DS": _ds, "VDS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat,
-           "MUBUF": _buffer, "MTBUF": _buffer, "VINTERP": _vinterp, "LDSDIR": _ldsdir, "VDSDIR": _ldsdir}
-MEMORY_FORMATS = frozenset(_MEMORY)
-
-
-def memory_instr(spec: Spec, inst: Instruction) -> Instr | None:
-    """The Instr of a decoded DS/VDS instruction or RDNA3 SMEM, FLAT/GLOBAL/SCRATCH or MUBUF
-    instruction from its fields, or None if it is not one this covers."""
-    fmt = inst.fmt.name
-    build = _MEMORY.get(fmt)
-    if build is None or spec.traits.dialect == "gfx9" or "IOFFSET" in inst.fields:   # (RDNA4's layouts)
-        return None
-    return build(spec, inst)
-
-
-def _t16(code8: int) -> Reg:
-    """A 16-bit VGPR in a 7+1-bit field (bit 7 selects the high half), as printer_operands.t16_vgpr."""
-    return Reg("v", code8 & 0x7f, 1, "h" if code8 & 0x80 else "l")
+    return instr_value(d, mn, tuple(ops), mods)
 
 
 def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
-    """The Instr of a decoded VOP1/VOP2/VOPC instruction without DPP or SDWA (no modifiers in
-    the 32-bit encoding) from its fields, by the printer's per-instruction plan (signature's
-    valu_signature); None for anything else."""
+    """The Instr of a decoded VOP1/VOP2/VOPC instruction (the 32-bit encoding has no modifiers;
+    DPP16/DPP8 add their controls and DPP16 its source modifiers) from its fields, by the
+    printer's per-instruction plan (valu_plan.py); None for anything else."""
     fmt = inst.fmt.name
-    if (fmt not in ("VOP1", "VOP2", "VOPC") or spec.traits.dialect == "gfx9"
-            or inst.defs[0].name == "V_ILLEGAL"):     # v_illegal: the text route's bare Instr
+    if fmt not in ("VOP1", "VOP2", "VOPC") or spec.traits.dialect == "gfx9":
         return None
     d, f, dpp = inst.defs[0], inst.fields, inst.dpp
+    if d.name == "V_ILLEGAL":   # the decoder's all-zero filler: no operands
+        return Instr("v_illegal", defn=d, encoding=d.format)
     plan = valu_plan(d, spec, fmt, dpp is not None, wave)
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
     ops = []
@@ -354,9 +114,9 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         if op.name == "sdst":
             ops.append(name_value(plan.vcc))
         elif op.sgpr:
-            ops.append(_sgprs(spec, f["VDST"], 1))
+            ops.append(sgprs(spec, f["VDST"], 1))
         elif op.t16 and plan.t16_regs:
-            ops.append(_t16(f["VDST"]))
+            ops.append(t16_reg(f["VDST"]))
         else:
             ops.append(Reg("v", f["VDST"], op.dwords))
     if sig.vcc_out:
@@ -365,7 +125,7 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs[:2]):
         code = (f["SRC0"] if dpp is None else vgpr0 + dpp["SRC0"]) if i == 0 else vgpr0 + f["VSRC1"]
         if code >= vgpr0:
-            v = _t16(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n)
+            v = t16_reg(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n)
         else:
             v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
                               bits, is_float, packed, f16_inline)
@@ -381,14 +141,10 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     if any(v is None for v in ops):
         return None
     mods = dpp_modifiers(spec, inst) if dpp is not None else None
-    return _instr(d, plan.mn, tuple(ops), mods)
+    return instr_value(d, plan.mn, tuple(ops), mods)
 
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
-
-
-def _bits(value: int, n: int) -> list[int]:
-    return [(value >> i) & 1 for i in range(n)]
 
 
 def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
@@ -407,15 +163,15 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     ops = []
     for op in sig.dsts:
         if op.name == "sdst":
-            ops.append(_sgprs(spec, f["VDST"], op.regs(wave)))
+            ops.append(sgprs(spec, f["VDST"], op.regs(wave)))
         elif op.sgpr:
-            ops.append(_sgprs(spec, f["VDST"], 1))
+            ops.append(sgprs(spec, f["VDST"], 1))
         elif op.t16 and plan.t16_regs:
             ops.append(Reg("v", f["VDST"], 1, "h" if opsel >> 3 & 1 else "l"))
         else:
             ops.append(Reg("v", f["VDST"], op.dwords))
     if fmt == "VOP3SD":
-        ops.append(_sgprs(spec, f["SDST"], wave // 32))
+        ops.append(sgprs(spec, f["SDST"], wave // 32))
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
         code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
         if code >= vgpr0:
@@ -438,11 +194,11 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     elif plan.opsel_shown:
         if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
             if opsel & ((1 << sig.opsel_flags) - 1):
-                mods["op_sel"] = _bits(opsel, sig.opsel_flags)
+                mods["op_sel"] = bit_list(opsel, sig.opsel_flags)
         elif opsel and (dpp is not None and sig.is_cmp or sig.is_cmpx):   # no destination half to select
-            mods["op_sel"] = _bits(opsel, nsrc)
+            mods["op_sel"] = bit_list(opsel, nsrc)
         elif opsel:
-            mods["op_sel"] = _bits(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
+            mods["op_sel"] = bit_list(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
     return _valu_instr(spec, inst, plan.mn, ops, mods)
 
 
@@ -460,7 +216,7 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
     hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
     neg_hi = f.get("NEG_HI", 0)
-    ops = [_sgprs(spec, f["VDST"], op.regs(wave)) if op.name == "sdst" else _sgprs(spec, f["VDST"], 1)
+    ops = [sgprs(spec, f["VDST"], op.regs(wave)) if op.name == "sdst" else sgprs(spec, f["VDST"], 1)
            if op.sgpr else Reg("v", f["VDST"], plan.cd_regs if plan.is_wmma else op.dwords) for op in sig.dsts]
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
         code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
@@ -487,14 +243,14 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         if opsel:
             mods["index_key"] = opsel
     elif opsel & mask:
-        mods["op_sel"] = _bits(opsel, nsrc)
+        mods["op_sel"] = bit_list(opsel, nsrc)
     if hi_bits & mask != (0 if plan.is_mix else mask):
-        mods["op_sel_hi"] = _bits(hi_bits, nsrc)
+        mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
     if not plan.is_mix:
         if neg & mask:
-            mods["neg_lo"] = _bits(neg, nsrc)
+            mods["neg_lo"] = bit_list(neg, nsrc)
         if neg_hi & mask:
-            mods["neg_hi"] = _bits(neg_hi, nsrc)
+            mods["neg_hi"] = bit_list(neg_hi, nsrc)
     return _valu_instr(spec, inst, plan.mn, ops, mods)
 
 
@@ -530,11 +286,12 @@ def vopd_instr(spec: Spec, inst: Instruction) -> Instr | None:
 
 
 def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
-    """The Instr of a decoded instruction built from its fields where this module covers its
-    format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr, vop3p_instr, vopd_instr),
-    else None."""
-    return (scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
-            or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave) or vopd_instr(spec, inst))
+    """The Instr of a decoded instruction built from its fields where one of the builders covers
+    its format (scalar_instr, memory_instr, graphics_instr, vop_e32_instr, vop3_instr,
+    vop3p_instr, vopd_instr), else None."""
+    return (scalar_instr(spec, inst) or memory_instr(spec, inst) or graphics_instr(spec, inst)
+            or vop_e32_instr(spec, inst, wave) or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave)
+            or vopd_instr(spec, inst))
 
 
 def _valu_instr(spec: Spec, inst: Instruction, mnemonic: str, ops: list, mods: dict) -> Instr:
@@ -548,7 +305,7 @@ def _valu_instr(spec: Spec, inst: Instruction, mnemonic: str, ops: list, mods: d
         mods[key] = value
     if inst.dpp is not None:
         mods.update(dpp_modifiers(spec, inst))
-    return _instr(d, mnemonic, tuple(ops), mods)
+    return instr_value(d, mnemonic, tuple(ops), mods)
 
 
 def dpp_modifiers(spec: Spec, inst: Instruction) -> dict:

@@ -17,7 +17,8 @@ from dsl.asm import encoder, parse
 from dsl.decode import DecodeError
 from dsl import families
 from dsl.decode import decode_one
-from dsl.disasm import DisassemblyWarning, decode_instr, disassemble, instr_of_text
+from dsl.disasm import DisassemblyWarning, decode_instr, disassemble
+from dsl.printer import print_instruction
 from dsl.instr_fields import direct_instr
 from .test_dsl_llvm_corpus import corpus
 
@@ -94,25 +95,16 @@ def test_decode_instr_of_bad_bytes_names_the_offset():
         decode_instr(bytes.fromhex("0000b0bf" "ffffffff"), "gfx1100", offset=4)
 
 
-# formats decode_instr still reads back from their printed text, per target; every other format
-# must be built from the fields on every sampled row
-TEXT_ROUTE_FORMATS = {
-    "rdna3": {"MIMG", "EXP"},
-    "rdna4": {"SMEM", "VBUFFER", "VFLAT", "VGLOBAL", "VSCRATCH", "VIMAGE", "VSAMPLE", "VEXPORT"},
-}
-
-
 @pytest.mark.parametrize("target", ["gfx1100", "gfx1100-w64", "gfx1151", "gfx1201"])
-def test_direct_route_agrees_with_the_text_route(target):
-    """decode_instr builds an instruction from its decoded fields (instr_fields.py) for every
-    format but TEXT_ROUTE_FORMATS: on every sampled row that decodes, that Instr must equal the
-    one read back from the printed text (itself held to LLVM's text above), and the direct route
-    must be the one taken for every row of the other formats (DPP16/DPP8 forms included;
-    immediates LLVM writes as expressions such as waitcnt, hwreg, sendmsg or swizzle too)."""
+def test_fields_route_agrees_with_the_printed_text(target):
+    """On RDNA decode_instr builds every instruction from its decoded fields (instr_fields.py,
+    no text route left): on every sampled row that decodes, including those our printer spells
+    otherwise than LLVM, that Instr must equal the parse of the printer's text (the printer and
+    the builders read the same layouts and tables, so this holds them to each other where the
+    first test cannot), with the decoded definition."""
     arch, wave = (target[:-4], 64) if target.endswith("-w64") else (target, 32)
     spec = families.load_for_disassembly(arch)
-    text_formats = TEXT_ROUTE_FORMATS["rdna4" if arch == "gfx1201" else "rdna3"]
-    taken, total, disagree, text_route_names = collections.Counter(), collections.Counter(), [], set()
+    total, disagree = collections.Counter(), []
     for family, hex_bytes, text, _ in _sample(target):
         try:
             inst = decode_one(spec, bytes.fromhex(hex_bytes), 0)
@@ -121,22 +113,13 @@ def test_direct_route_agrees_with_the_text_route(target):
         fmt = inst.fmt.name + (f"_{inst.dpp_kind}" if inst.dpp_kind else "")
         total[fmt] += 1
         direct = direct_instr(spec, inst, wave)
-        if direct is None:
-            if inst.fmt.name not in text_formats:
-                text_route_names.add((fmt, inst.name))     # (v_illegal: the text route's bare Instr)
-            continue
+        assert direct is not None, (hex_bytes, text)
         assert direct.defn is inst.defs[0] and direct.encoding == inst.defs[0].format
         direct = replace(direct, defn=None, encoding=None,
                          dual=direct.dual and replace(direct.dual, defn=None, encoding=None))
-        taken[fmt] += 1
-        via_text = instr_of_text(spec, inst, wave)
-        via_text = replace(via_text, defn=None, encoding=None,
-                           dual=via_text.dual and replace(via_text.dual, defn=None, encoding=None))
+        via_text = replace(parse(print_instruction(spec, inst, wave))[0], line=0, column=0)
         if direct != via_text:
             disagree.append((hex_bytes, text, direct, via_text))
-    print(f"\n{target}: direct route taken on", {f: f"{taken[f]}/{total[f]}" for f in sorted(total)})
+    print(f"\n{target}: rows per format", dict(sorted(total.items())))
     assert not disagree, disagree[:5]
-    assert text_route_names <= {("VOP2", "V_ILLEGAL")}, sorted(text_route_names)
-    for fmt in ("SOP2", "SOPC", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VOP3_DPP16", "VOP3P_DPP8"):
-        assert total[fmt] and taken[fmt] == total[fmt], (fmt, taken[fmt], total[fmt])
-
+    assert len(total) > 30
