@@ -7,7 +7,7 @@ and the time per instruction of the two routes, measured in the same run.
 For each arch: rows that decode, then per format (DPP/SDWA forms of VALU formats as their own
 rows, e.g. VOP1_DPP16) the rows the direct route takes / all rows of that format; then the CPU
 time per instruction of `direct_instr` on the rows it takes, and of the text route
-(`instr_of_text`: print, then parse) on the same rows and on all rows. The best of --repeat
+(print, then parse) on the same rows and on all rows. The best of --repeat
 runs is kept."""
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import isa  # noqa: E402
 from dsl import families  # noqa: E402
 from dsl.decode import DecodeError, decode_one  # noqa: E402
-from dsl.disasm import instr_of_text  # noqa: E402
+from dsl.asm_parse import parse  # noqa: E402
+from dsl.printer import print_instruction  # noqa: E402
+from dsl.printer_gfx9 import print_instruction as print_gfx9  # noqa: E402
 from dsl.instr_fields import direct_instr  # noqa: E402
 
 ARCHS = ["gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942", "gfx950"]
@@ -36,6 +38,13 @@ def _shared() -> str:
 def _rows(name: str) -> list[bytes]:
     with gzip.open(os.path.join(_shared(), "conformance", "llvm", f"{name}.tsv.gz"), "rt") as f:
         return [bytes.fromhex(line.split("\t")[1]) for line in list(f)[1:]]
+
+
+def instr_of_text(spec, inst, wave: int):
+    """The former route for every format: print the instruction, parse the text (what
+    decode_instr does for the formats the direct route does not cover)."""
+    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
+    return parse(printer(spec, inst, wave))[0]
 
 
 def _kind(inst) -> str:
@@ -87,10 +96,11 @@ def main() -> None:
         left = [i for i in insts if direct_instr(spec, i, wave) is None]
         t_text_left = _best(lambda i: instr_of_text(spec, i, wave), left, args.repeat) if left else 0.0
         us = 1e6
-        print(f"  time per instruction: direct {us * t_direct / max(len(taken), 1):.1f} us, text route on the "
-              f"same rows {us * t_text_same / max(len(taken), 1):.1f} us "
-              f"({t_text_same / max(t_direct, 1e-9):.1f}x); text route on the {len(left)} rows left "
-              f"{us * t_text_left / max(len(left), 1):.1f} us")
+        if taken:
+            print(f"  time per instruction: direct {us * t_direct / len(taken):.1f} us, text route on the "
+                  f"same rows {us * t_text_same / len(taken):.1f} us ({t_text_same / max(t_direct, 1e-9):.1f}x)")
+        if left:
+            print(f"  text route on the {len(left)} rows left: {us * t_text_left / len(left):.1f} us")
     print(f"\nall: {grand_direct}/{grand_total} direct ({100 * grand_direct / grand_total:.1f}%)")
 
 
