@@ -4,13 +4,14 @@ printer_gfx9.py) and instr_fields.py (the Instr from the fields), worked out onc
 each source its register count and the rules a literal or inline constant is read with."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from isa import Spec
 from isa.effects import effects
+from isa.mnemonics import text_mnemonic
 
-from . import syntax
+from . import syntax, syntax_gfx9 as g9
 from .encode import valu_signature      # the encoder's memoised form
 from .signature import Operand, ValuSig, matrix_regs
 
@@ -90,3 +91,81 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
                      tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED)
+
+
+# ---------------------------------------------------------------- the gfx9 dialect (CDNA)
+
+
+@dataclass(frozen=True)
+class Gfx9Plan:
+    """What printing a gfx9-dialect (CDNA) VALU instruction needs besides its fields."""
+    mn: str                   # mnemonic without the _dpp/_sdwa suffix rule applied
+    sig: ValuSig
+    e32: bool
+    srcs: tuple               # (Operand, registers, literal bits, is_float, packed kind)
+    acc: tuple                # operand names that are AGPRs (v_accvgpr_*)
+    is_p: bool
+    is_mix: bool
+    fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
+    opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
+    truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
+
+
+def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
+    """LLVM's gfx9 mnemonic: _dpp/_sdwa for those forms, _e32/_e64 where both encodings exist."""
+    base = text_mnemonic(d.name, spec.arch)
+    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.NO_ENC_SUFFIX or d.name in g9.ACC_OPERANDS:
+        return base
+    if kind in ("DPP", "SDWA", "SDWAB"):
+        return base + ("_dpp" if kind == "DPP" else "_sdwa")
+    forms = {x.format for x in spec.lookup(d.name)}
+    if e32:
+        return base + "_e32" if forms & {"VOP3A", "VOP3B"} else base
+    return base + "_e64" if forms & spec.traits.roles.valu_e32 else base
+
+
+@cache
+def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
+    """The gfx9 dialect's plan of instruction `d` in format `fmt` (kind: None, 'DPP', 'SDWA', 'SDWAB')."""
+    sig = valu_signature(d)
+    if d.name in g9.NO_PCODE_OPERANDS:
+        vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
+        sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
+    if d.name in g9.NO_PCODE_SOURCES:
+        srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
+        sig = ValuSig((), srcs, False, False, None, False, False)
+    if d.name in g9.WIDE_OPERANDS:
+        wide = g9.WIDE_OPERANDS[d.name]
+        sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
+                      sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst, sig.opsel_flags)
+    e32 = fmt in spec.traits.roles.valu_e32
+    srcs = []
+    for op in sig.srcs:
+        bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
+        # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
+        srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
+                     packed_kind(d, op)))
+    return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
+                 fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
+                 "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
+
+
+_TYPE_BYTES = {"f64": 8, "f32": 4, "xf32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+
+
+def mfma_shape(spec: Spec, d) -> tuple[int, int, int, bool, str]:
+    """(D/C registers, A registers, B registers, sparse, result type) of a matrix instruction,
+    from the shape table (tables['mfma']): D and C hold M*N*blocks results over the wave's 64
+    lanes, A M*K*blocks inputs (half for the 2:4-sparse SMFMAC, whose C is the index VGPR),
+    B N*K*blocks."""
+    _, m, n, k, blocks, sparse, out_t, in_t, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
+    out_b, in_b = _TYPE_BYTES.get(out_t, 4), _TYPE_BYTES.get(in_t, 1)
+    return (m * n * blocks * out_b // 256, m * k * blocks * in_b // 256 // (2 if sparse else 1),
+            n * k * blocks * in_b // 256, bool(sparse), out_t)
+
+
+def mai_fields(spec: Spec, inst) -> dict[str, int]:
+    """A decoded VOP3P instruction's bits read in the VOP3P-MAI layout (CBSZ, ABID, ACC_CD, ACC, BLGP)."""
+    raw = sum(v << lo for (n, hi, lo), v in ((fl, inst.fields.get(fl[0], 0)) for fl in inst.fmt.fields)
+              if n != "ENCODING") | inst.fmt.encoding[0]
+    return {n: (raw >> lo) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in spec.formats["VOP3P-MAI"].fields}
