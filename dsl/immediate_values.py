@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from isa import Spec
 
-from . import syntax
+from . import syntax, syntax_gfx9 as g9
 from .statement import Attr, BitOr, Call
 
 
@@ -110,3 +110,49 @@ def swizzle(off: int):
         hi = ((and_mask | or_mask) ^ xor_mask) >> i & 1
         bits += str(lo) if lo == hi else "p" if lo == 0 else "i"
     return Call("swizzle", (Attr("BITMASK_PERM"), bits))
+
+
+# ---------------------------------------------------------------- the gfx9 dialect (CDNA)
+
+
+def waitcnt_gfx9(spec: Spec, imm: int) -> list[Call]:
+    """gfx9's s_waitcnt counters: vmcnt's six bits split in two fields (the isa waitcnt table)."""
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    vm = imm & 0xf | (imm >> fields["VM_HI"][1] & 3) << 4
+    counts = [("vmcnt", vm, 63), ("expcnt", imm >> 4 & 7, 7), ("lgkmcnt", imm >> 8 & 0xf, 15)]
+    waited = [Call(n, (v,)) for n, v, top in counts if v != top]
+    return waited or [Call(n, (v,)) for n, v, _ in counts]
+
+
+def sendmsg_gfx9(imm: int):
+    """gfx9's sendmsg(message[, operation[, stream]]): the GS messages with their operation and
+    stream, MSG_SYSMSG with its operation, the others bare; numbers where LLVM has no name."""
+    msg, op, stream = imm & 0xf, imm >> 4 & 7, imm >> 8 & 3
+    name = g9.SENDMSG_NAMES.get(msg)
+    if name in ("MSG_GS", "MSG_GS_DONE"):
+        if op in g9.GS_OPS and (op != 0 or name == "MSG_GS_DONE") and (op != 0 or stream == 0):
+            return Call("sendmsg", (Attr(name), Attr(g9.GS_OPS[op])) + ((stream,) if op else ()))
+    elif name == "MSG_SYSMSG":
+        if op in g9.SYSMSG_OPS and stream == 0:
+            return Call("sendmsg", (Attr(name), Attr(g9.SYSMSG_OPS[op])))
+    elif name and op == 0 and stream == 0:
+        return Call("sendmsg", (Attr(name),))
+    return Call("sendmsg", (msg, op, stream)) if imm == msg | op << 4 | stream << 8 else imm
+
+
+def gpr_idx(imm: int):
+    """gpr_idx(SRC0,...,DST) of the index modes set, or the number above 15."""
+    if imm > 15:
+        return imm
+    return Call("gpr_idx", tuple(Attr(n) for i, n in enumerate(g9.GPR_IDX_MODES) if imm >> i & 1))
+
+
+def hwreg_gfx9(spec: Spec, imm: int) -> Call:
+    """hwreg(...) with gfx9's register names (the manual's table, LLVM's prefixes)."""
+    rid, offset, size = imm & 0x3f, imm >> 6 & 0x1f, (imm >> 11 & 0x1f) + 1
+    names = {code: name for code, name, _ in spec.tables["hwreg"] if name != "reserved"}
+    name = g9.HWREG_EXTRA.get(rid) or names.get(rid)
+    if name:
+        name = next((p for k, p in g9.HWREG_PREFIXES.items() if name.startswith(k)), "HW_REG_") + name
+    reg = Attr(name) if name else rid
+    return Call("hwreg", (reg,) if (offset, size) == (0, 32) else (reg, offset, size))

@@ -82,19 +82,29 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
                 return None
             ops.append(v)
     else:
-        for name, fld, n, bits, is_float in _sop_plan(d):
-            if name == "msg":
-                v = immediate_values.sendmsg(f[fld], spec.arch)
-            elif name == "k":
-                v = inst.literal or 0
-            elif name == "sdst":
-                v = scalar_source(spec, f[fld], n, None, ("SOP2", "SSRC0"), 32, True)
-            else:
-                v = scalar_source(spec, f[fld], n, inst.literal, (fmt, fld), bits, is_float)
-            if v is None:
-                return None
-            ops.append(v)
+        ops = sop_operands(spec, inst)
+        if ops is None:
+            return None
     return instr_value(d, mn, tuple(ops), mods)
+
+
+def sop_operands(spec: Spec, inst: Instruction) -> list | None:
+    """The operands of a decoded SOP1/SOP2/SOPC instruction (both dialects), None where a code
+    has no plain value."""
+    f, fmt, ops = inst.fields, inst.fmt.name, []
+    for name, fld, n, bits, is_float in _sop_plan(inst.defs[0]):
+        if name == "msg":
+            v = immediate_values.sendmsg(f[fld], spec.arch)
+        elif name == "k":
+            v = inst.literal or 0
+        elif name == "sdst":
+            v = scalar_source(spec, f[fld], n, None, ("SOP2", "SSRC0"), 32, True)
+        else:
+            v = scalar_source(spec, f[fld], n, inst.literal, (fmt, fld), bits, is_float)
+        if v is None:
+            return None
+        ops.append(v)
+    return ops
 
 
 def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:

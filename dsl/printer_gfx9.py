@@ -29,11 +29,10 @@ def _acc(idx: int, n: int, agpr: bool) -> str:
 def _dpp_ctrl(ctrl: int) -> str:
     if ctrl <= 0xff:
         return f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
-    named = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13c: "wave_ror:1",
-             0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
-    if ctrl in named:
-        return named[ctrl]
-    rows = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_newbcast"}
+    if ctrl in g9.DPP_FIXED_CONTROLS:
+        key, value = g9.DPP_FIXED_CONTROLS[ctrl]
+        return key if value is True else f"{key}:{value}"
+    rows = g9.DPP_ROW_CONTROLS
     if ctrl & ~0xf in rows and (ctrl & 0xf or ctrl & ~0xf == 0x150):
         return f"{rows[ctrl & ~0xf]}:{ctrl & 0xf}"
     return f"dpp_ctrl:0x{ctrl:x}"
