@@ -5,8 +5,10 @@ Covers RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`, 
 writes as expressions from immediate_values.py); VOP1/VOP2/VOPC, VOP3/VOP3SD and VOP3P
 (WMMA/SWMMAC and v_fma_mix included) with or without DPP16/DPP8 (`vop_e32_instr`,
 `vop3_instr`, `vop3p_instr`); VOPD (`vopd_instr`); the memory, interpolation and LDS-direct
-formats (instr_fields_memory.memory_instr). Each answers None for what it does not cover,
-which disasm.decode_instr then reads from the printed text; `direct_instr` tries them all."""
+formats (instr_fields_memory.memory_instr); exports and images
+(instr_fields_graphics.graphics_instr). Each answers None for what it does not cover and where
+an operand code has no value in the syntax (disasm.decode_instr then refuses the bytes);
+`direct_instr` tries them all. The gfx9 dialect (CDNA) has its own: instr_fields_gfx9.py."""
 from __future__ import annotations
 
 from functools import lru_cache
