@@ -1,5 +1,5 @@
 """How much of each LLVM 22 corpus `dsl.disasm.decode_instr` builds straight from the decoded
-fields (instr_fields.direct_instr) rather than by printing and re-parsing, per format and arch,
+fields (instr_fields.direct_instr, instr_fields_gfx9.gfx9_instr) rather than by printing and re-parsing, per format and arch,
 and the time per instruction of the two routes, measured in the same run.
 
     python bench/bench_decode_instr.py [--arch gfx1100 ...] [--repeat 3]
@@ -26,7 +26,8 @@ from dsl.decode import DecodeError, decode_one  # noqa: E402
 from dsl.asm_parse import parse  # noqa: E402
 from dsl.printer import print_instruction  # noqa: E402
 from dsl.printer_gfx9 import print_instruction as print_gfx9  # noqa: E402
-from dsl.instr_fields import direct_instr  # noqa: E402
+from dsl.instr_fields import direct_instr as rdna_instr  # noqa: E402
+from dsl.instr_fields_gfx9 import gfx9_instr  # noqa: E402
 
 ARCHS = ["gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942", "gfx950"]
 
@@ -45,6 +46,11 @@ def instr_of_text(spec, inst, wave: int):
     decode_instr does for the formats the direct route does not cover)."""
     printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
     return parse(printer(spec, inst, wave))[0]
+
+
+def direct_instr(spec, inst, wave: int):
+    """The route decode_instr takes: the Instr built from the fields (None where it cannot)."""
+    return gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else rdna_instr(spec, inst, wave)
 
 
 def _kind(inst) -> str:

@@ -6,6 +6,7 @@ plans and tables are the printer's (valu_plan.gfx9_valu_plan, mfma_shape, syntax
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from isa import Spec
 from isa.memory_access import memory_access
@@ -19,11 +20,20 @@ from .instr import Instr
 from .instr_fields import sop_operands
 from .operands import Agpr, Mod, Reg
 from .printer_gfx9 import data_registers
-from .signature import Operand, cache_control, ds_layout, flat_layout, type_info
+from .encode import ds_layout, flat_layout     # the encoder's memoised forms
+from .signature import Operand, cache_control, type_info
 from .statement import Attr, Call
 from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
+# worked out once per instruction (or spec)
+_memory_access = cache(memory_access)
+_data_registers = cache(data_registers)
+
+
+@cache
+def _mfma_names(spec: Spec) -> frozenset[str]:
+    return frozenset(row[0] for row in spec.tables.get("mfma", ()))
 _VCC = name_value("vcc")
 
 
@@ -67,7 +77,7 @@ def _dpp_modifiers(dpp: dict) -> dict:
 
 def _valu(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
-    if d.name in {row[0] for row in spec.tables.get("mfma", ())}:
+    if d.name in _mfma_names(spec):
         return _mfma(spec, inst)
     kind, dpp, literal = inst.dpp_kind, inst.dpp, inst.literal
     plan = gfx9_valu_plan(d, spec, inst.fmt.name, kind)
@@ -278,7 +288,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
     if mn.startswith("s_atc_probe"):
         ops.append(f["SDATA"])
     elif not mn.startswith("s_dcache_discard"):
-        ops.append(sgprs(spec, f["SDATA"], data_registers(d)))
+        ops.append(sgprs(spec, f["SDATA"], _data_registers(d)))
     ops.append(sgprs(spec, f["SBASE"] * 2, 4 if "buffer" in mn else 2))
     off = f["OFFSET"]
     if off & (1 << 20):
@@ -304,7 +314,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr:
     # the address is always a VGPR; data and result are VGPRs or AGPRs (ACC)
     ops = [_acc(f[field], width, acc and name != "addr") for name, field, width in ds_layout(d)]
     mods = {}
-    if memory_access(d).two_addresses:
+    if _memory_access(d).two_addresses:
         mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
@@ -350,7 +360,7 @@ def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
     mn = d.name.lower()
     if cache_control(d):   # buffer_wbl2 / buffer_inv: which caches is the sc0/sc1 bits
         return instr_value(d, mn, (), _cache_bits(f))
-    ops = [] if f.get("LDS") else [_acc(f["VDATA"], data_registers(d), bool(f.get("ACC")))]   # LDS: data to LDS
+    ops = [] if f.get("LDS") else [_acc(f["VDATA"], _data_registers(d), bool(f.get("ACC")))]   # LDS: data to LDS
     ops += [buffer_vaddr(f), sgprs(spec, f["SRSRC"] * 4, 4),
             scalar_source(spec, f["SOFFSET"], 1, inst.literal, ("SOP2", "SSRC0"), 32, True)]
     if any(v is None for v in ops):
