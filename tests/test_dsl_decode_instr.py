@@ -98,6 +98,15 @@ def test_decoded_instr_equals_parsed_llvm_text_and_reencodes(target):
     assert arch != "gfx1151" or not printer_gaps
 
 
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx942"])
+def test_decode_instr_of_a_reserved_operand_code_names_offset_and_instruction(arch):
+    """v_mov_b32 reading source code 209, which the manuals' operand tables leave reserved: the
+    disassembler prints it as <reserved 209>, decode_instr has no operand value for it."""
+    word = (0x7E000000 | 1 << 9 | 209).to_bytes(4, "little")
+    with pytest.raises(DecodeError, match="^offset 0x4: v_mov_b32: an operand code has no value"):
+        decode_instr(bytes(4) + word, arch, offset=4)
+
+
 def test_decode_instr_of_bad_bytes_names_the_offset():
     with pytest.raises(DecodeError, match="^offset 0x4: "):
         decode_instr(bytes.fromhex("0000b0bf" "ffffffff"), "gfx1100", offset=4)
