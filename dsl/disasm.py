@@ -5,12 +5,13 @@ import warnings
 
 import isa
 
-from . import families
+from . import families, syntax
 from .decode import DecodeError, Instruction, decode_one
 from .instr import Instr
 from .instr_fields import direct_instr
 from .instr_fields_gfx9 import gfx9_instr
 from .printer import print_instruction
+from .printer_operands import code_table
 from .printer_gfx9 import print_instruction as print_gfx9
 
 
@@ -76,6 +77,22 @@ def instr_of(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> I
     """The Instr of a decoded Instruction (see decode_instr)."""
     x = gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else direct_instr(spec, inst, wave)
     if x is None:
-        raise DecodeError(f"offset 0x{offset:x}: {inst.name.lower()}: an operand code has no value in "
+        field = _field_without_value(spec, inst)
+        where = f" ({field} = {inst.fields[field]})" if field else ""
+        raise DecodeError(f"offset 0x{offset:x}: {inst.name.lower()}: an operand code{where} has no value in "
                           f"the assembly syntax (a reserved register code)")
     return x
+
+
+def _field_without_value(spec: isa.Spec, inst: Instruction) -> str | None:
+    """The source field of `inst` whose code the format's operand table leaves without a value
+    (a reserved code), for the error; None if the culprit is elsewhere."""
+    fmt = inst.fmt.name
+    for field in spec.operands.get(fmt, {}):
+        code = inst.fields.get(field)
+        if code is None or code >= spec.traits.vgpr_base and field.startswith("SRC"):
+            continue
+        entry = code_table(spec, fmt, field).get(code)
+        if (entry is None or entry[:2] == ("special", "RESERVED")) and code not in syntax.RESERVED_SRC_NAMES:
+            return field
+    return None

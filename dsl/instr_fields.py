@@ -20,8 +20,8 @@ from .asm_parse import name_value
 from .decode import Instruction
 from .field_values import bit_list, instr_value, scalar_source, sgprs, t16_reg
 from .instr import Instr
-from .instr_fields_graphics import graphics_instr
-from .instr_fields_memory import memory_instr
+from .instr_fields_graphics import IMAGE_FORMATS, graphics_instr
+from .instr_fields_memory import MEMORY_FORMATS, memory_instr
 from .operands import Mod, Reg
 from .signature import scalar_bits, scalar_layout, valu_signature, vopd_base
 from .valu_plan import valu_plan
@@ -298,12 +298,22 @@ def vopd_instr(spec: Spec, inst: Instruction) -> Instr | None:
 
 
 def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
-    """The Instr of a decoded instruction built from its fields where one of the builders covers
-    its format (scalar_instr, memory_instr, graphics_instr, vop_e32_instr, vop3_instr,
-    vop3p_instr, vopd_instr), else None."""
-    return (scalar_instr(spec, inst) or memory_instr(spec, inst) or graphics_instr(spec, inst)
-            or vop_e32_instr(spec, inst, wave) or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave)
-            or vopd_instr(spec, inst))
+    """The Instr of a decoded RDNA instruction built from its fields by the builder of its format
+    (scalar_instr, memory_instr, graphics_instr, vop_e32_instr, vop3_instr, vop3p_instr,
+    vopd_instr), else None."""
+    build = _BUILDERS.get(inst.fmt.name)
+    if build is None:
+        return graphics_instr(spec, inst) if inst.fmt.name in spec.traits.roles.export else None
+    return build(spec, inst, wave)
+
+
+_BUILDERS = {
+    **dict.fromkeys(SCALAR_FORMATS, lambda spec, inst, wave: scalar_instr(spec, inst)),
+    **dict.fromkeys(MEMORY_FORMATS, lambda spec, inst, wave: memory_instr(spec, inst)),
+    **dict.fromkeys(IMAGE_FORMATS, lambda spec, inst, wave: graphics_instr(spec, inst)),
+    **dict.fromkeys(("VOP1", "VOP2", "VOPC"), vop_e32_instr), "VOP3": vop3_instr, "VOP3SD": vop3_instr,
+    "VOP3P": vop3p_instr, "VOPD": lambda spec, inst, wave: vopd_instr(spec, inst),
+}
 
 
 def _valu_instr(spec: Spec, inst: Instruction, mnemonic: str, ops: list, mods: dict) -> Instr:

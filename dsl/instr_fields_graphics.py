@@ -92,6 +92,7 @@ def _vimage(spec: Spec, inst: Instruction) -> Instr | None:
 
 
 _GRAPHICS = {"MIMG": _mimg, "VIMAGE": _vimage, "VSAMPLE": _vimage}
+IMAGE_FORMATS = frozenset(_GRAPHICS)     # (the exports' formats: traits.roles.export)
 
 
 def graphics_instr(spec: Spec, inst: Instruction) -> Instr | None:
