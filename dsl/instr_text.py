@@ -22,7 +22,7 @@ from isa import InstrDef, Spec
 from isa.effects import effects
 
 from . import syntax
-from .operands import Lit, Mod, Reg, Special
+from .operands import LiteralInt, Lit, Mod, Reg, Special
 from .signature import vopd_base
 from .statement import Attr, BitOr, Call
 
@@ -147,6 +147,8 @@ def _operand(o, style: str, inline) -> str:
         return o.name
     if t is int and style == "src":
         return str(o) if o in inline else _hex(o)
+    if t is LiteralInt:     # a literal whose number is an inline integer's: LLVM prints the literal
+        return _hex(o)
     if t is int or t is float:
         return _number(o, style, inline)
     if t is Mod:

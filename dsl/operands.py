@@ -166,6 +166,14 @@ class Special:
         return self.name
 
 
+class LiteralInt(int):
+    """An integer the bytes carry as a literal dword although its text reads back as the inline
+    constant of that number (a 16-bit integer operand's literal 0x10004 prints as its low half,
+    `0x4`). It equals and hashes as the int, so the decoded Instr still equals the parsed one and
+    encoders read the number; only the printer spells it as the literal it was, in hex."""
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Lit:
     """A value forced into the 32-bit literal slot, as LLVM's lit(...)."""
