@@ -104,11 +104,9 @@ def default_semantics(arch: str, options: EmuOptions | None = None):
 
 
 class _Inputs(dict):
-    """Semantic inputs; the optional ones (old destination values) are read on first use."""
-
-    def __init__(self, lazy, st, sel):
-        super().__init__()
-        self.lazy, self.st, self.sel = lazy, st, sel
+    """Semantic inputs; the optional ones (old destination values) are read on first use:
+    `_Inputs(initial)` then its lazy readers, state and batch set (dict's own constructor)."""
+    __slots__ = ("lazy", "st", "sel")
 
     def __missing__(self, name):
         if name not in self.lazy:
@@ -748,7 +746,8 @@ class _Chunk:
         constants = {name: f for name, f in p.inputs.items() if not callable(f)}
         lazy, writers, kind = p.lazy, p.writers, p.memory
         device = self.m.memory if kind == "global" else None
-        direct = self.direct_register(p) is not None        # a D0 register to offer
+        direct = self.direct_register(p)        # a D0 register to offer (Ctx.dest), or None
+        make_ctx = Ctx.of_step
 
         def step(chunk, sel, idx, state=None):
             st = chunk.st
@@ -757,14 +756,19 @@ class _Chunk:
                 active = None
             else:
                 chunk.stats.lane_ops += lane_ops
-            inputs = _Inputs(lazy, st, sel)
-            inputs.update(constants)
+            inputs = _Inputs(constants)
+            inputs.lazy, inputs.st, inputs.sel = lazy, st, sel
             for name, read in readers:
                 inputs[name] = read(st, sel)
-            dest = chunk.destinations(p, sel) if direct and active is None and type(sel) is slice else None
-            ctx = Ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
-                      st.status[sel], device if device is not None or kind is None else chunk.memory(kind, sel),
-                      None, None, None, dict(dest) if dest else None)
+            if direct is not None and active is None and type(sel) is slice:      # as destinations() offers it
+                st.vgpr_written[direct] = True
+                into = st.vgpr[direct, sel]
+                dest = {"D0": into}
+            else:
+                into = dest = None
+            ctx = make_ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
+                           st.status[sel], device if device is not None or kind is None else chunk.memory(kind, sel),
+                           dest)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
             try:
@@ -778,7 +782,7 @@ class _Chunk:
             except Exception as e:      # a defect in a semantic: report where, keep the cause chained
                 raise chunk.failure(p, e, "its semantics failed") from e
             for name, value in out.items():
-                if dest is not None and value is dest.get(name):
+                if into is not None and value is into and name == "D0":
                     continue            # computed straight into its register
                 writer = writers.get(name)
                 if writer is None:
@@ -837,7 +841,8 @@ class _Chunk:
 
     def execute(self, p: Prepared, sel, idx, exec_mask, active, direct: bool = False):
         st = self.st
-        inputs = _Inputs(p.lazy, st, sel)
+        inputs = _Inputs()
+        inputs.lazy, inputs.st, inputs.sel = p.lazy, st, sel
         for k, f in p.inputs.items():
             inputs[k] = f(st, sel) if callable(f) else f
         dest = self.destinations(p, sel) if direct and active is None and isinstance(sel, slice) else None

@@ -352,6 +352,18 @@ class Ctx:
         self.waves: int = m.shape[0] if type(m) is np.ndarray else int(np.shape(m)[0])
         self.shape: tuple[int, int] = (self.waves, 1) if self.scalar else (self.waves, self.lanes)
 
+    @classmethod
+    def of_step(cls, lanes: int, exec_mask: np.ndarray, inputs: dict, scalar: bool, mode, status, mem,
+                dest: dict | None) -> "Ctx":
+        """Ctx(lanes, exec_mask, inputs, scalar, mode, status, mem, dest=dest), the machine's
+        Ctx of a step, without the dataclass's keyword machinery (one per instruction)."""
+        ctx = object.__new__(cls)
+        waves = exec_mask.shape[0] if type(exec_mask) is np.ndarray else int(np.shape(exec_mask)[0])
+        ctx.__dict__.update(lanes=lanes, exec_mask=exec_mask, inputs=inputs, scalar=scalar, mode=mode,
+                            status=status, mem=mem, vgpr=None, sgpr=None, hwreg=None, dest=dest, waves=waves,
+                            shape=(waves, 1) if scalar else (waves, lanes))
+        return ctx
+
     @property
     def lane_id(self) -> np.ndarray:
         """uint32 (1, L): laneId of every lane (0 for scalar instructions)."""
