@@ -749,7 +749,7 @@ class _Chunk:
         direct = self.direct_register(p)        # a D0 register to offer (Ctx.dest), or None
         make_ctx = Ctx.of_step
 
-        def step(chunk, sel, idx, state=None):
+        def step(chunk, sel, idx, state=None, status=None):
             st = chunk.st
             exec_mask, lane_ops, active = chunk.exec_state(sel) if state is None else state
             if scalar:
@@ -767,7 +767,8 @@ class _Chunk:
             else:
                 into = dest = None
             ctx = make_ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
-                           st.status[sel], device if device is not None or kind is None else chunk.memory(kind, sel),
+                           st.status[sel] if status is None else status,
+                           device if device is not None or kind is None else chunk.memory(kind, sel),
                            dest)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active

@@ -7,7 +7,8 @@ instruction is one step of the run loop: its plan looked up, budget, clock, issu
 PC moved on, EXEC looked up again. A run does that once for all its instructions: its
 function calls the instructions' compiled steps (machine.py `compile_step`) one after another
 with the batch's EXEC state read once and again only after an instruction wrote EXEC (its
-write counts moved), zeroing stale registers before each as the run loop would. The run loop
+write counts moved), its STATUS read once (only hand-written semantics write it, and those
+have no compiled step), zeroing stale registers before each as the run loop would. The run loop
 then adds the run's steps, issue counts and bytes of code at once.
 
 A run changes no order: its instructions are the ones the run loop would step through, for
@@ -79,6 +80,7 @@ def _generate(members) -> object:
              "    k = 0",
              "    try:",
              "        state = chunk.exec_state(sel)",
+             "        status = st.status[sel]",      # no compiled step writes STATUS (s_setreg is hand-written)
              f"        e0, e1 = counts[{lo}], counts[{hi}]"]
     first = True
     for k, (fn, p, _, _) in enumerate(members):
@@ -93,7 +95,7 @@ def _generate(members) -> object:
             lines += [f"        if counts[{lo}] != e0 or counts[{hi}] != e1:",
                       "            state = chunk.exec_state(sel)",
                       f"            e0, e1 = counts[{lo}], counts[{hi}]"]
-        lines.append(f"        f{k}(chunk, sel, idx, state)")
+        lines.append(f"        f{k}(chunk, sel, idx, state, status)")
         first = False
     lines += ["    except Exception as e:",
               "        raise RunStop(k, e) from None"]

@@ -173,10 +173,10 @@ class Semantic:
 
     @cached_property
     def _result_dtypes(self) -> dict:
-        """{output: the dtype _fit gives a result of the batch shape} (lane bits and wide
-        operands keep going through _fit)."""
-        return {name: np.dtype(np.uint64 if op.bits > 32 else np.uint32) for name, op in self.writes.items()
-                if not op.lane_bit and op.bits <= 64}
+        """{output: the dtype _fit gives a result of the batch shape} (lane bits: bool, which
+        _fit passes through at the batch shape; wide operands keep going through _fit)."""
+        return {name: np.dtype(bool if op.lane_bit else np.uint64 if op.bits > 32 else np.uint32)
+                for name, op in self.writes.items() if op.lane_bit or op.bits <= 64}
 
 
 _UNKNOWN = object()
