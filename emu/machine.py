@@ -447,7 +447,10 @@ class _Chunk:
                         # the plain steps below, one call for the run (same steps, same waves)
                         try:
                             run.fn(self, group_sel, group_idx)
-                        except RunStop as stop:
+                            stop = None
+                        except RunStop as e:
+                            stop = e
+                        if stop is not None:        # raised outside the handler: no RunStop in the error's context
                             done, error = stop.done, stop.error
                             p = run.prepared[done]
                             bulk += done + 1
