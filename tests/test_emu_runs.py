@@ -116,3 +116,44 @@ def test_fault_in_a_run_names_the_same_pc_wave_lane_and_address():
         messages.append(str(fault.value))
     assert messages[0] == messages[1] == messages[2], messages
     assert "lane 5" in messages[0] and "PC 0x" in messages[0], messages[0]
+
+
+def _launch_waves(build, options, waves: int = 3, wave: int = 32, mode: int = 0x3F0):
+    """A DSL program on one work-group of `waves` waves; the machine's final state."""
+    from dsl.kernel import build_namespace
+    from emu.launch import Dispatch
+    from emu.machine import Machine
+    from emu.memory import DeviceMemory
+    ns = build_namespace("gfx1100", wave)
+    code = b"".join(bytes(i) for i in build(ns)) + bytes(ns["s_endpgm"]())
+    mem = DeviceMemory()
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    machine = Machine("gfx1100", mem, options=options)
+    machine.run(Dispatch("runs", at, grid=(1, 1, 1), block=(wave * waves, 1, 1), wave_size=wave, vgprs=16,
+                         mode=mode))
+    return machine
+
+
+def test_refused_batch_in_a_run_retries_wave_by_wave_at_its_pc(run_calls):
+    """A semantic that refuses its batch of three waves inside a run (MODE asks f32 results
+    rounded toward +infinity, which the emulator refuses rather than round to nearest) makes
+    the machine retry that instruction wave by wave at its own PC, as a single step does: the
+    first wave's error, naming the same PC, in every mode."""
+    from dsl.operands import lit, v
+    from emu.machine import EmuError
+
+    def build(ns):
+        return [ns["v_mov_b32"](v[1], lit(0x3F800000)),
+                ns["v_lshrrev_b32"](v[3], 5, v[0]),
+                ns["v_mov_b32"](v[2], 3),
+                ns["v_add_f32"](v[4], v[1], v[1]),
+                ns["v_mov_b32"](v[5], 7)]
+    messages = []
+    for options in (FAST, REFERENCE, options_from(off=["compiled_runs"])):
+        with pytest.raises(EmuError) as error:
+            _launch_waves(build, options, mode=0x3F1)
+        messages.append(str(error.value))
+    assert run_calls[0] > 0
+    assert messages[0] == messages[1] == messages[2], messages
+    assert "V_ADD_F32" in messages[0].upper() and "PC 0x" in messages[0] and "FP_ROUND" in messages[0], messages[0]
