@@ -53,8 +53,9 @@ def instr_text(instr, spec: Spec | None = None) -> str:
             parts[:2] = [parts[0] + " " + parts[1]]
         out += " " + ", ".join(parts)
     mods = instr.modifiers
-    if mods:
-        out += "".join([_modifier(k, v, k in hex_mods) for k, v in mods.items()])
+    if mods:    # (flags and decimal numbers, the usual modifiers, without a call)
+        out += "".join([" " + k if v is True else f" {k}:{v}" if type(v) is int and k not in hex_mods
+                        else _modifier(k, v, k in hex_mods) for k, v in mods.items()])
     dual = instr.dual
     return out if dual is None else out + " :: " + instr_text(dual, spec)
 
@@ -147,6 +148,8 @@ def _operand(o, style: str, inline) -> str:
         return o.name
     if t is int and style == "src":
         return str(o) if o in inline else _hex(o)
+    if t is int and style == "dec":
+        return str(o)
     if t is LiteralInt:     # a literal whose number is an inline integer's: LLVM prints the literal
         return _hex(o)
     if t is int or t is float:
@@ -190,8 +193,8 @@ def _modifier(key: str, value, hex_number: bool) -> str:
     t = type(value)
     if t is int:
         return f" {key}:{_hex(value) if hex_number else value}"
-    if t is list or t is tuple:
-        return f" {key}:[{','.join(_operand(v, 'dec', ()) for v in value)}]"
+    if t is list or t is tuple:     # op_sel:[0,1], quad_perm:[..], format:[BUF_FMT_..]
+        return f" {key}:[{','.join([str(v) if type(v) is int else _operand(v, 'dec', ()) for v in value])}]"
     if t is Call and value.name == key:     # a further counter of s_waitcnt: vmcnt(0) lgkmcnt(0)
         return " " + _operand(value, "dec", ())
     return f" {key}:{_operand(value, 'dec', ())}"
