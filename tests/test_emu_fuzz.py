@@ -387,3 +387,25 @@ def test_refused_atomic_in_a_batch_leaves_the_earlier_waves_effects(options):
         machine.run(Dispatch("atomics", at, grid=(1, 1, 1), block=(64, 1, 1), wave_size=32, vgprs=8, mode=0x3F0,
                              user_sgprs=[buf & 0xFFFFFFFF, buf >> 32]))
     assert np.frombuffer(mem.read(buf, 16), np.uint32).tolist() == [32, 0, 0, 0]
+
+
+def test_fmamk_with_a_dpp_word_is_refused_alike_in_every_mode():
+    """Found by the gfx950 fuzzer (seed 102: v_fmamk_f32_dpp v11, v30, 0x0, v12 row_shr:14, which
+    LLVM 22 refuses to assemble and calls an invalid encoding): the DSL encoded it without its
+    constant, and the machine failed differently fast ("SIMM32 was not supplied (supplied: S1)")
+    and in reference mode ("(supplied: S0, S1)"). The decoder refuses the word now, the same way
+    in every mode, and the DSL refuses the text (tests/test_dsl_decode.py)."""
+    from emu.launch import Dispatch
+    from emu.machine import EmuError, Machine
+    from emu.memory import DeviceMemory
+    code = bytes.fromhex("fa18162e1e1e01f4") + bytes.fromhex("000081bf")     # the word, s_endpgm
+    errors = []
+    for options in (FAST, REFERENCE):
+        mem = DeviceMemory()
+        at = mem.alloc(len(code), "code")
+        mem.write(at, code)
+        with pytest.raises(EmuError, match="v_fmamk_f32 has no DPP form") as e:
+            Machine("gfx950", mem, options=options).run(
+                Dispatch("k", at, grid=(1, 1, 1), block=(64, 1, 1), wave_size=64, vgprs=32, mode=0x3F0))
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
