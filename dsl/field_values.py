@@ -60,9 +60,10 @@ def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tup
             return spec.traits.inline_float_bits[16][code]
         return float(float_text(base, 64 if n == 2 or wide_float else bits))
     if kind == "literal":
-        value = number_value(literal_text(literal or 0, bits, is_float, spec.traits, packed))
-        if type(value) is int and spec.traits.inline_int(value) is not None:
-            return LiteralInt(value)     # spelled as an inline integer's number: 0x4
+        text = literal_text(literal or 0, bits, is_float, spec.traits, packed)
+        value = number_value(text)
+        if type(value) is int and text.startswith("0x") and spec.traits.inline_int(value) is not None:
+            return LiteralInt(value)     # spelled in hex as a literal, an inline integer's number: 0x4
         return value
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
