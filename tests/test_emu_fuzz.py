@@ -424,3 +424,26 @@ def test_fmamk_with_a_dpp_word_is_refused_alike_in_every_mode():
                 Dispatch("k", at, grid=(1, 1, 1), block=(64, 1, 1), wave_size=64, vgprs=32, mode=0x3F0))
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_fmac_keeps_its_addends_nan(options):
+    """Found by the fuzzer (gfx1100 seed 292, length 80: v_dual_fmac_f32 v23, v13, v9 with v23 a
+    NaN; switches direct_writes and fma_shortcuts): the result was computed straight into v23,
+    then the first-NaN rule read the addend v23 back, already overwritten (0xffc00000, numpy's
+    NaN, instead of the addend's 0x7ff80000). D = S0 * S1 + D: with only D a NaN the result is D's
+    NaN, quieted, even where S0 * S1 is inf * 0 (whose own NaN numpy makes 0xffc00000); with S0 a
+    NaN too, S0's (the first NaN operand, as fma keeps it)."""
+    from dsl.operands import lit, v
+
+    def build(ns):
+        return [ns["v_mov_b32"](v[1], lit(0x7F800000)), ns["v_mov_b32"](v[2], 0),     # inf, 0
+                ns["v_mov_b32"](v[3], lit(0x7FA00001)),              # a signalling NaN
+                ns["v_fmac_f32"](v[3], v[1], v[2]),
+                ns["v_mov_b32"](v[6], lit(0x7FC00003)),
+                ns["v_fmac_f32"](v[6], v[1], v[2]),
+                ns["v_mov_b32"](v[4], lit(0x7F800005)), ns["v_mov_b32"](v[5], lit(0xFFC00007)),
+                ns["v_fmac_f32"](v[5], v[4], v[2])]
+    regs = _run("gfx1100", 32, build, options)
+    assert (regs[3] == 0x7FE00001).all() and (regs[6] == 0x7FC00003).all()
+    assert (regs[5] == 0x7FC00005).all()
