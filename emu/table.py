@@ -28,7 +28,8 @@ from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
 from .fold import fold
-from .memory import DeviceMemory, MemoryFault, RegionMemory
+from .atomic_scan import scan as scan_atomic
+from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, Semantic, SemanticsError
@@ -219,13 +220,16 @@ def summing_sign(pcode: str) -> int:
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
-def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
+def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, reads=()):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
     one after another in lane order (wave-major), as the memory system serialises them.
     sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
-    EmuOptions.combine_atomic_sums). An atomic of `nbytes` at an address that is not a
-    multiple of nbytes is refused: lanes whose accesses overlap without sharing an address
-    would not be serialised."""
+    EmuOptions.combine_atomic_sums); reduction: (ufunc, signed) of reduction_of; reads: the
+    inputs the semantic reads (an atomic of one address per lane that neither combines runs
+    as emu/atomic_scan.py's scan, switch EmuOptions.scan_atomics). An atomic of `nbytes` at
+    an address that is not a multiple of nbytes is refused: lanes whose accesses overlap
+    without sharing an address would not be serialised."""
+    scannable = nbytes in (4, 8) and "ADDR_BASE" not in reads
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         active = ctx.active
@@ -257,6 +261,12 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
             out = _combined_reduction(fn, ctx, pos, flat_addr, *reduction)
             if out is not None:
                 return out
+        if scannable and current().scan_atomics and _scans(ctx.mem, addr):
+            mode, status = _uniform(ctx.mode), _uniform(ctx.status)
+            if mode is not None and status is not None:
+                out = scan_atomic(fn, ctx, pos, first, nbytes, reads, mode, status)
+                if out is not None:
+                    return out
         # rank of each active lane among the active lanes with its address; -1 inactive
         index = np.arange(pos.size)
         flat_rank = np.full(flat_addr.size, -1, np.int64)
@@ -277,6 +287,15 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
                     merged[k] = np.where(m, v, merged[k])
         return merged
     return run
+
+
+def _scans(mem, addr: np.ndarray) -> bool:
+    """Whether the scan may group lanes by `addr` and reach each word with one access: global
+    memory, the LDS, and FLAT below the LDS and scratch apertures (one flat address is a word
+    per work-group or lane there); not a buffer (its range check drops lanes one by one)."""
+    if type(mem) is FlatMemory:
+        return mem.global_only(addr)
+    return type(mem) is DeviceMemory or type(mem) is RegionMemory
 
 
 def _group_order(addr: np.ndarray) -> np.ndarray:
@@ -555,7 +574,7 @@ class SemanticTable:
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
             fn = serialise_atomics(fn, summing_sign(d.pcode),
                                    1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8),
-                                   reduction_of(d.pcode))
+                                   reduction_of(d.pcode), tuple(t["reads"]))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         run = dword_run(d.pcode) if t["memory"] == "load" else None
