@@ -47,6 +47,22 @@ _NO_BASE = np.zeros((1, 1), np.uint64)      # DS ADDR_BASE: the address VGPR alo
 _NO_BASE.flags.writeable = False
 
 
+def _ds_address_facts(reg: int):
+    """(st, sel) -> the dict of facts about address VGPR `reg` in the waves `sel` (its bounds,
+    alignment, LDS element indices: memory.SplitAddresses.facts), kept in st.stride_memo while
+    the register's write count and the batch's waves are unchanged, so that a loop's DS
+    accesses through one address register compute them once (EmuOptions.ds_address_memo).
+    One entry per register: another count or batch replaces it."""
+    def facts(st, sel):
+        waves = (sel.start, sel.stop) if isinstance(sel, slice) else np.asarray(sel).tobytes()
+        key, count = ("ds", reg), st.vgpr_written.counts[reg]
+        kept = st.stride_memo.get(key)
+        if kept is None or kept[0] != count or kept[1] != waves:
+            kept = st.stride_memo[key] = (count, waves, {})
+        return kept[2]
+    return facts
+
+
 class PrepareError(Exception):
     """The machine cannot run this instruction (no semantics, an operand it cannot route)."""
 
@@ -735,8 +751,9 @@ class Preparer:
             # indexes the offsets once for every access of the instruction
             added = np.full((1, 1), 0 if _ADDS_OFFSET.search(p.sem.source or "") else offset, np.uint64)
             if self.options.split_addresses:
-                p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel))
-                p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel))
+                facts = _ds_address_facts(f["ADDR"]) if self.options.ds_address_memo else lambda st, sel: None
+                p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel), facts=facts(st, sel))
+                p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel), facts=facts(st, sel))
             else:               # the plain uint64 sums
                 p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
                 p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added

@@ -49,6 +49,8 @@ class EmuOptions:
     one_address_loads: bool = True    # a load of one address for the whole batch read once, with Python-int bounds
     bounds_by_extremes: bool = True   # bounds checked by min/max of the addresses (off: every lane looked up)
     masked_regions: bool = True       # LDS/scratch accesses of some lanes indexed like all-lane ones (bounds of the active lanes)
+    all_lane_bounds: bool = True      # ... bounded by every lane's (kept) bounds and alignment when all pass, not the active lanes' again
+    ds_address_memo: bool = True      # a DS address VGPR's bounds, alignment and LDS element indices kept until the VGPR is written
     plain_address_extremes: bool = True   # 64-bit address arrays in one allocation: min/max bounds, one gather/scatter (off: per-lane _check)
     flat_below_apertures: bool = True # a FLAT access whose every address lies below the LDS and scratch apertures goes straight to global memory
     dword_run_loads: bool = True      # a load of n dwords at ADDR + 4k from global memory as one access (emu/dword_loads.py)
