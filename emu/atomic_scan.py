@@ -22,9 +22,12 @@ RETURN_DATA (nothing was written to memory yet when that is found out).
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .memory import MemoryFault, _gather, _scatter
+from .options import current
 from .semantics import Ctx, SemanticsError, broadcast
 
 
@@ -62,11 +65,13 @@ class Slots:
         _scatter(self.data, self._offsets(addr, nbytes, mask), nbytes, value, mask)
 
 
-def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mode: int, status: int):
+def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mode: int, status: int,
+         swap: bool = False):
     """The atomic `fn` for every active lane of ctx, lanes sharing an address in lane order.
     pos: the active lanes' flat indices sorted by address, then lane; first: where each
     address's lanes start in pos; width: the atomic's bytes (4 or 8); reads: the inputs the
-    semantic reads. Returns the semantic's outputs, or None to run in rounds (memory untouched)."""
+    semantic reads; swap: the pseudocode stores DATA and returns the old word (swap_of).
+    Returns the semantic's outputs, or None to run in rounds (memory untouched)."""
     starts = np.flatnonzero(first)
     segment = np.cumsum(first) - 1                 # each element's address number
     rank = np.arange(pos.size) - starts[segment]   # ... and its place among that address's lanes
@@ -93,6 +98,8 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
     leaders = leaders.reshape(shape)
     old = np.asarray(ctx.mem.load(addr, width, leaders))       # a fault names the first leader, as round 0 would
     old = np.broadcast_to(old, shape).reshape(-1)
+    if swap and "DATA" in per_lane and per_lane["DATA"].ndim == 1 and current().one_pass_swaps:
+        return _swapped(ctx, addr, leaders, pos, first, old, per_lane["DATA"], width)
     slots = Slots(old[pos[starts]], width)
     by_rank = np.argsort(rank, kind="stable")                   # depth 0's lanes, then depth 1's, ...
     counts = np.bincount(rank)
@@ -129,6 +136,33 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
     ret = np.zeros((shape[0] * shape[1],) + returned.shape[1:], returned.dtype)
     ret[pos] = returned
     return {"RETURN_DATA": ret.reshape(shape + returned.shape[1:])}
+
+
+def _swapped(ctx: Ctx, addr, leaders, pos, first, old, data, width: int) -> dict:
+    """A swap's scan in one pass (EmuOptions.one_pass_swaps): the first lane of each address
+    returns the word, every later lane the data of the lane before it, and the word ends as
+    the address's last lane's data."""
+    dtype = np.uint64 if width == 8 else np.uint32
+    data = data.astype(dtype)
+    shape, size = ctx.shape, ctx.shape[0] * ctx.shape[1]
+    returned = np.r_[data[:1], data[:-1]]               # the lane before, in address-then-lane order
+    returned[first] = old[pos[first]]
+    last = np.r_[np.flatnonzero(first)[1:] - 1, pos.size - 1]
+    final = np.zeros(size, dtype)
+    final[pos[first]] = data[last]
+    ctx.mem.store(addr, width, final.reshape(shape), leaders)
+    ret = np.zeros(size, dtype)
+    ret[pos] = returned
+    return {"RETURN_DATA": ret.reshape(shape)}
+
+
+_SWAP = re.compile(r"\btmp = MEM\[(?:ADDR|addr)\]\.b(32|64|);\s*MEM\[(?:ADDR|addr)\]\.b\1 = DATA\.b\1;\s*"
+                   r"RETURN_DATA(?:\.b\1)? = tmp;?\s*$")
+
+
+def swap_of(pcode: str) -> bool:
+    """Whether the pseudocode is a swap: the old word returned, DATA stored in its place."""
+    return _SWAP.search(pcode or "") is not None
 
 
 def _packed(values: np.ndarray, waves: int, lanes: int) -> np.ndarray:

@@ -229,7 +229,9 @@ def test_conflicting_atomics_match_lane_order_and_reference_mode(name, monkeypat
         keys = [[(w // 2, int(s)) for s in row] for w, row in enumerate(slot)]
         words = {(g, s): int(init[s]) for g in range(2) for s in range(words_n)}
     ret_want, words_want = _lane_by_lane(new, keys, ref_inputs, active, words)
-    for label, options in (("fast", FAST), ("reference", REFERENCE), ("no scan", options_from(off=["scan_atomics"]))):
+    modes = (("fast", FAST), ("by depth", options_from(off=["one_pass_swaps"])), ("reference", REFERENCE),
+             ("no scan", options_from(off=["scan_atomics"])))
+    for label, options in modes:
         mem, base = fresh()
         fields = {"OFFSET0": 0, "OFFSET1": 0} if arch == "gfx942" and space == "lds" else {}   # in ADDR already
         out = _run(name, options, mem, dict(inputs, ADDR=addr, **fields), exec_mask, lanes)
@@ -242,33 +244,45 @@ def test_conflicting_atomics_match_lane_order_and_reference_mode(name, monkeypat
             dt = np.uint64 if width == 64 else np.uint32
             got_words = {(g, s): int(mem.data[g * region:].view(dt)[s]) for g in range(2) for s in range(words_n)}
             assert got_words == words_want, label
-        assert len(scanned) == 1 and scanned[0] is not None, label      # once, by the fast mode
+    assert len(scanned) == 2 and None not in scanned        # the scan ran, in the first two modes only
 
 
-def test_scan_runs_per_conflict_depth_not_per_lane(monkeypatch):
-    """4096 lanes swapping into one word: the semantic runs once per conflict depth on a
-    batch of just those lanes; each lane gets the data of the lane before it, the word the last."""
+def _one_word(name, data, init, monkeypatch):
+    """`name` by 128 waves x 32 lanes on one word: (returned values, the word after, the
+    batch sizes of the scan's semantic calls)."""
     import emu.atomic_scan as scan
     calls = []
     real = scan.Ctx
     monkeypatch.setattr(scan, "Ctx", lambda **k: calls.append(k["exec_mask"].shape[0]) or real(**k))
     mem = DeviceMemory()
     base = mem.alloc(64, "word")
-    mem.write(base, np.array([99], np.uint32))
-    waves, lanes = 128, 32
-    data = np.arange(waves * lanes, dtype=np.uint32).reshape(waves, lanes)
-    addr = np.full((waves, lanes), base, np.uint64)
-    sem = load_semantics("gfx1100").lookup("GLOBAL_ATOMIC_SWAP_B32")
+    mem.write(base, np.array([init], np.uint32))
+    addr = np.full(data.shape, base, np.uint64)
+    sem = load_semantics("gfx1100").lookup(name)
     token = activate(FAST)
     try:
-        out = sem.execute(Ctx(lanes=lanes, exec_mask=np.full((waves, 1), 2**32 - 1, np.uint64),
+        out = sem.execute(Ctx(lanes=32, exec_mask=np.full((data.shape[0], 1), 2**32 - 1, np.uint64),
                               inputs={"ADDR": addr, "DATA": data}, mem=mem))
     finally:
         deactivate(token)
-    flat = np.asarray(out["RETURN_DATA"]).reshape(-1)
-    assert flat[0] == 99 and (flat[1:] == np.arange(waves * lanes - 1)).all()
-    assert int(np.frombuffer(mem.read(base, 4), np.uint32)[0]) == waves * lanes - 1
-    assert calls == [1] * (waves * lanes)           # one one-wave batch per depth
+    return np.asarray(out["RETURN_DATA"]).reshape(-1), int(np.frombuffer(mem.read(base, 4), np.uint32)[0]), calls
+
+
+def test_scan_runs_per_conflict_depth_not_per_lane(monkeypatch):
+    """4096 lanes incrementing one counter (limit above the count): the semantic runs once per
+    conflict depth on a one-wave batch; lane k returns init + k."""
+    ret, word, calls = _one_word("GLOBAL_ATOMIC_INC_U32", np.full((128, 32), 10**6, np.uint32), 99, monkeypatch)
+    assert (ret == 99 + np.arange(4096)).all() and word == 99 + 4096
+    assert calls == [1] * 4096
+
+
+def test_swap_scan_is_one_pass(monkeypatch):
+    """4096 lanes swapping into one word: no semantic call at all; each lane gets the data of
+    the lane before it (the first the old word), the word the last lane's data."""
+    ret, word, calls = _one_word("GLOBAL_ATOMIC_SWAP_B32", np.arange(4096, dtype=np.uint32).reshape(128, 32), 99,
+                                 monkeypatch)
+    assert ret[0] == 99 and (ret[1:] == np.arange(4095)).all() and word == 4095
+    assert calls == []
 
 
 @pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
