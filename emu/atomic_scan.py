@@ -51,10 +51,10 @@ class Slots:
         return self.data.view(np.uint64).astype(dtype)
 
     def _offsets(self, addr, nbytes: int, mask) -> np.ndarray:
+        # every lane's offset (the packed batch's unused lanes hold slot 0's) must be a slot's
         offset = np.asarray(addr).astype(np.int64)
-        mask = broadcast(mask, offset.shape)
-        used = offset[mask]
-        if used.size and ((used & 7).any() or nbytes > self.width or int(used.max()) >= self.data.size):
+        if nbytes > self.width or int(np.bitwise_or.reduce(offset, axis=None)) & 7 \
+                or int(offset.max(initial=0)) >= self.data.size:
             raise Unsuited()
         return offset
 
