@@ -66,11 +66,12 @@ class Slots:
 
 
 def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mode: int, status: int,
-         swap: bool = False):
+         swap: bool = False, exchange=None):
     """The atomic `fn` for every active lane of ctx, lanes sharing an address in lane order.
     pos: the active lanes' flat indices sorted by address, then lane; first: where each
     address's lanes start in pos; width: the atomic's bytes (4 or 8); reads: the inputs the
-    semantic reads; swap: the pseudocode stores DATA and returns the old word (swap_of).
+    semantic reads; swap: the pseudocode stores DATA and returns the old word (swap_of);
+    exchange: where an integer compare-and-swap's src and cmp come from (cmpswap_of).
     Returns the semantic's outputs, or None to run in rounds (memory untouched)."""
     starts = np.flatnonzero(first)
     segment = np.cumsum(first) - 1                 # each element's address number
@@ -100,6 +101,9 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
     old = np.broadcast_to(old, shape).reshape(-1)
     if swap and "DATA" in per_lane and per_lane["DATA"].ndim == 1 and current().one_pass_swaps:
         return _swapped(ctx, addr, leaders, pos, first, old, per_lane["DATA"], width)
+    if exchange is not None and current().cmpswap_successes and all(name in per_lane for name, _ in exchange):
+        src, cmp = (_field(per_lane[name], lo, 8 * width) for name, lo in exchange)
+        return _exchanged(ctx, addr, leaders, pos, first, old, src, cmp, width)
     slots = Slots(old[pos[starts]], width)
     by_rank = np.argsort(rank, kind="stable")                   # depth 0's lanes, then depth 1's, ...
     counts = np.bincount(rank)
@@ -163,6 +167,63 @@ _SWAP = re.compile(r"\btmp = MEM\[(?:ADDR|addr)\]\.b(32|64|);\s*MEM\[(?:ADDR|add
 def swap_of(pcode: str) -> bool:
     """Whether the pseudocode is a swap: the old word returned, DATA stored in its place."""
     return _SWAP.search(pcode or "") is not None
+
+
+def _exchanged(ctx: Ctx, addr, leaders, pos, first, old, src, cmp, width: int) -> dict:
+    """An integer compare-and-swap's scan (EmuOptions.cmpswap_successes), in passes over its
+    successful exchanges instead of its conflict depth: each pass finds, per address, the next
+    lane whose cmp equals the word; it and the lanes before it return the word, which becomes
+    that lane's src (no such lane: the rest return the word). A lock's first try, or a CAS
+    loop's round, is two passes however many lanes contend. src, cmp: uint64 per element of pos."""
+    n = pos.size
+    starts = np.flatnonzero(first)
+    ends = np.r_[starts[1:], n]
+    segment = np.cumsum(first) - 1
+    index = np.arange(n)
+    word = old[pos[starts]].astype(np.uint64)          # per address, as the lanes so far left it
+    next_lane = starts.copy()                           # per address: its first lane not yet applied
+    returned = np.zeros(n, np.uint64)
+    while (next_lane < ends).any():
+        pending = index >= next_lane[segment]
+        hit = np.minimum.reduceat(np.where(pending & (cmp == word[segment]), index, n), starts)
+        stop = np.where(hit < n, hit + 1, ends)
+        upto = pending & (index < stop[segment])
+        returned[upto] = word[segment[upto]]
+        took = hit < n
+        word[took] = src[hit[took]]
+        next_lane = stop
+    dtype = np.uint64 if width == 8 else np.uint32
+    shape, size = ctx.shape, ctx.shape[0] * ctx.shape[1]
+    final = np.zeros(size, dtype)
+    final[pos[starts]] = word
+    ctx.mem.store(addr, width, final.reshape(shape), leaders)
+    ret = np.zeros(size, dtype)
+    ret[pos] = returned
+    return {"RETURN_DATA": ret.reshape(shape)}
+
+
+def _field(value: np.ndarray, lo: int, bits: int) -> np.ndarray:
+    """Bits [lo, lo + bits) of each element as uint64: value (n,) integers or (n, k) dwords."""
+    if value.ndim == 2:
+        words = value[:, lo // 32:(lo + bits) // 32].astype(np.uint64)
+        return words[:, 0] | (words[:, 1] << np.uint64(32)) if bits == 64 else words[:, 0]
+    v = value.astype(np.uint64) >> np.uint64(lo)
+    return v if bits == 64 else v & np.uint64((1 << bits) - 1)
+
+
+_OPERAND = r"(DATA2?)(?:\[\d+ : (\d+)\])?\.[bu]\d*"
+_EXCHANGE = re.compile(r"\bsrc = " + _OPERAND + r";\s*cmp = " + _OPERAND + r";\s*"
+                       r"MEM\[(?:ADDR|addr)\]\.[bu]\d* = tmp == cmp \? src : tmp;\s*RETURN_DATA(?:\.[bu]\d*)? = tmp;?\s*$")
+
+
+def cmpswap_of(pcode: str):
+    """((src operand, its low bit), (cmp operand, its low bit)) when the pseudocode is an
+    integer compare-and-swap returning the old word (a float one compares as floats: not
+    this), else None."""
+    m = _EXCHANGE.search(pcode or "")
+    if m is None or not re.search(r"\btmp = MEM\[(?:ADDR|addr)\]\.[bu]\d*;", pcode):
+        return None
+    return (m.group(1), int(m.group(2) or 0)), (m.group(3), int(m.group(4) or 0))
 
 
 def _packed(values: np.ndarray, waves: int, lanes: int) -> np.ndarray:

@@ -28,7 +28,7 @@ from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
 from .fold import fold
-from .atomic_scan import scan as scan_atomic, swap_of
+from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
@@ -220,14 +220,16 @@ def summing_sign(pcode: str) -> int:
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
-def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, reads=(), swap: bool = False):
+def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, reads=(), swap: bool = False,
+                      exchange=None):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
     one after another in lane order (wave-major), as the memory system serialises them.
     sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
     EmuOptions.combine_atomic_sums); reduction: (ufunc, signed) of reduction_of; reads: the
     inputs the semantic reads (an atomic of one address per lane that neither combines runs
     as emu/atomic_scan.py's scan, switch EmuOptions.scan_atomics); swap: its pseudocode is a
-    swap (atomic_scan.swap_of), which the scan does in one pass. An atomic of `nbytes` at
+    swap (atomic_scan.swap_of), which the scan does in one pass; exchange: an integer
+    compare-and-swap's operands (atomic_scan.cmpswap_of), which it does per success. An atomic of `nbytes` at
     an address that is not a multiple of nbytes is refused: lanes whose accesses overlap
     without sharing an address would not be serialised."""
     scannable = nbytes in (4, 8) and "ADDR_BASE" not in reads
@@ -265,7 +267,7 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, reads=
         if scannable and current().scan_atomics and _scans(ctx.mem, addr):
             mode, status = _uniform(ctx.mode), _uniform(ctx.status)
             if mode is not None and status is not None:
-                out = scan_atomic(fn, ctx, pos, first, nbytes, reads, mode, status, swap)
+                out = scan_atomic(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
                 if out is not None:
                     return out
         # rank of each active lane among the active lanes with its address; -1 inactive
@@ -575,7 +577,7 @@ class SemanticTable:
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
             fn = serialise_atomics(fn, summing_sign(d.pcode),
                                    1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8),
-                                   reduction_of(d.pcode), tuple(t["reads"]), swap_of(d.pcode))
+                                   reduction_of(d.pcode), tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         run = dword_run(d.pcode) if t["memory"] == "load" else None

@@ -229,7 +229,7 @@ def test_conflicting_atomics_match_lane_order_and_reference_mode(name, monkeypat
         keys = [[(w // 2, int(s)) for s in row] for w, row in enumerate(slot)]
         words = {(g, s): int(init[s]) for g in range(2) for s in range(words_n)}
     ret_want, words_want = _lane_by_lane(new, keys, ref_inputs, active, words)
-    modes = (("fast", FAST), ("by depth", options_from(off=["one_pass_swaps"])), ("reference", REFERENCE),
+    modes = (("fast", FAST), ("by depth", options_from(off=["one_pass_swaps", "cmpswap_successes"])), ("reference", REFERENCE),
              ("no scan", options_from(off=["scan_atomics"])))
     for label, options in modes:
         mem, base = fresh()
@@ -283,6 +283,19 @@ def test_swap_scan_is_one_pass(monkeypatch):
                                  monkeypatch)
     assert ret[0] == 99 and (ret[1:] == np.arange(4095)).all() and word == 4095
     assert calls == []
+
+
+def test_cmpswap_scan_loops_over_successes(monkeypatch):
+    """4096 lanes trying to take one lock (cmp 0, src id + 1): no semantic call; lane 0 takes it,
+    every other lane sees 1. Then a CAS loop's round on a counter holding 5 (cmp 5, src 6 for
+    even lanes, cmp 6, src 7 for odd ones): the exchanges chain 5 -> 6 -> 7 at lanes 0 and 1."""
+    lock = (np.arange(4096, dtype=np.uint64) + np.uint64(1)).reshape(128, 32)      # cmp (bits 63:32) = 0
+    ret, word, calls = _one_word("GLOBAL_ATOMIC_CMPSWAP_B32", lock, 0, monkeypatch)
+    assert ret[0] == 0 and (ret[1:] == 1).all() and word == 1 and calls == []
+    odd = np.arange(4096).reshape(128, 32) % 2 == 1
+    cas = np.where(odd, 7 | 6 << 32, 6 | 5 << 32).astype(np.uint64)
+    ret, word, calls = _one_word("GLOBAL_ATOMIC_CMPSWAP_B32", cas, 5, monkeypatch)
+    assert ret[:2].tolist() == [5, 6] and (ret[2:] == 7).all() and word == 7 and calls == []
 
 
 @pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
