@@ -26,6 +26,7 @@ from isa.float_modes import float_modes
 from . import families, handwritten, rtlib
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
+from .dialect import adds_ds_offset
 from .dword_loads import dword_run, load_dword_runs
 from .fold import fold
 from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
@@ -221,7 +222,7 @@ def summing_sign(pcode: str) -> int:
 
 
 def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, reads=(), swap: bool = False,
-                      exchange=None):
+                      exchange=None, offset_added: bool = False):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
     one after another in lane order (wave-major), as the memory system serialises them.
     sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
@@ -229,10 +230,13 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, reads=
     inputs the semantic reads (an atomic of one address per lane that neither combines runs
     as emu/atomic_scan.py's scan, switch EmuOptions.scan_atomics); swap: its pseudocode is a
     swap (atomic_scan.swap_of), which the scan does in one pass; exchange: an integer
-    compare-and-swap's operands (atomic_scan.cmpswap_of), which it does per success. An atomic of `nbytes` at
+    compare-and-swap's operands (atomic_scan.cmpswap_of), which it does per success;
+    offset_added: the pseudocode adds the DS offset to ADDR itself (dialect.adds_ds_offset). An atomic of `nbytes` at
     an address that is not a multiple of nbytes is refused: lanes whose accesses overlap
     without sharing an address would not be serialised."""
-    scannable = nbytes in (4, 8) and "ADDR_BASE" not in reads
+    # the scan reads and writes each word at ADDR itself: not where the pseudocode adds the
+    # instruction offset to ADDR (the access is elsewhere), nor the *_2ADDR forms
+    scannable = nbytes in (4, 8) and "ADDR_BASE" not in reads and not offset_added
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         active = ctx.active
@@ -577,7 +581,8 @@ class SemanticTable:
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
             fn = serialise_atomics(fn, summing_sign(d.pcode),
                                    1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8),
-                                   reduction_of(d.pcode), tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode))
+                                   reduction_of(d.pcode), tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode),
+                                   adds_ds_offset(d.pcode))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         run = dword_run(d.pcode) if t["memory"] == "load" else None
