@@ -22,7 +22,7 @@ from isa.mnemonics import amd_name
 from . import syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .printer_gfx9 import _TYPE_BYTES, _plan
+from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 
@@ -362,7 +362,7 @@ def _valu_defs(spec: Spec, mn: str):
 
 def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> bytes:
     fmt = spec.formats[d.format]
-    plan = _plan(d, spec, d.format, kind)
+    plan = gfx9_valu_plan(d, spec, d.format, kind)
     if d.name in {r[0] for r in spec.tables.get("mfma", ())}:
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32

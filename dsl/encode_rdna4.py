@@ -8,7 +8,7 @@ from __future__ import annotations
 from isa.memory_access import memory_access
 
 from . import syntax
-from .operands import Agpr, Mod, OperandError, Special
+from .operands import Mod, OperandError, Special
 from .printer_graphics import export_targets, image_widths
 from .printer_operands import buffer_data_dwords
 from .signature import cache_control, data_dwords, flat_layout
@@ -204,9 +204,6 @@ def image(enc, d, F, ops, mods):
     mn = _name(d)
     sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
     names = ["vdata", "vaddr", "rsrc"] + (["samp"] if sampler else [])
-    if len(ops) == len(names) + 1 and ops[-1] == Agpr(16):   # the flag a16 reads as the AGPR a16 (no AGPRs here)
-        ops = ops[:-1]
-        mods["a16"] = True
     if len(ops) != len(names):
         enc._arity(d, ops, names)
     fields = enc._layout[d.format][0]

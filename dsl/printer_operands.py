@@ -12,7 +12,9 @@ from .signature import data_dwords
 
 
 @lru_cache(maxsize=None)
-def _code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
+def code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
+    """{operand code: (kind, base, offset from the range's first code)} of a format's source
+    field, from the isa operand table (kind: sgpr, ttmp, int, float, literal, special ...)."""
     out = {}
     for lo, hi, kind, base, _text in spec.operands.get(fmt, {}).get(field, []):
         for c in range(lo, hi + 1):
@@ -43,7 +45,7 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
         if t16_hi is not None:
             return f"v{idx}.{'h' if t16_hi else 'l'}"
         return reg_text("v", idx, n)
-    entry = _code_table(spec, *(table or (spec.traits.source_format, "SRC0"))).get(code)
+    entry = code_table(spec, *(table or (spec.traits.source_format, "SRC0"))).get(code)
     if entry is None:
         if code in syntax.RESERVED_SRC_NAMES:
             return syntax.RESERVED_SRC_NAMES[code]

@@ -25,11 +25,12 @@ def _hex(value: int) -> str:
     return f"{'-' if value < 0 else ''}0x{abs(value):x}"
 
 
-def cache_policy_text(d, f: dict) -> str:
-    """' th:... scope:...' of an instruction (nothing for the defaults); atomics, stores and
-    loads (isa.memory_access's direction) name the TH codes apart."""
+def cache_policy(d, f: dict) -> dict[str, str]:
+    """{'th': name, 'scope': name} of an instruction's cache policy fields that are not the
+    default (0); atomics, stores and loads (isa.memory_access's direction) name the TH codes
+    apart, a code without a name is spelled 0x.. (inside the name for atomics)."""
     th, scope = f.get("TH", 0), f.get("SCOPE", 0)
-    out = ""
+    out = {}
     if th:
         direction = memory_access(d).direction
         if direction == "atomic":
@@ -45,10 +46,15 @@ def cache_policy_text(d, f: dict) -> str:
             text = names[th] or f"0x{th:x}"
             if th == 3 and scope == 3:
                 text = text.rsplit("_", 1)[0] + "_BYPASS"
-        out += f" th:{text}"
+        out["th"] = text
     if scope:
-        out += f" scope:{syntax.SCOPE_NAMES[scope]}"
+        out["scope"] = syntax.SCOPE_NAMES[scope]
     return out
+
+
+def cache_policy_text(d, f: dict) -> str:
+    """' th:... scope:...' of an instruction (nothing for the defaults)."""
+    return "".join(f" {key}:{name}" for key, name in cache_policy(d, f).items())
 
 
 def _tail(d, f: dict) -> str:
