@@ -426,6 +426,8 @@ def fma(a, b, c, out=None):
     write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
+    if out is not None:     # v_fmac's addend is its destination: _first_nan reads the operands after the result
+        a, b, c = (x.copy() if np.may_share_memory(out, x) else x for x in (a, b, c))
     if not current().fma_shortcuts:
         return _first_nan(a, b, c, _fma_plain(a, b, c, dtype))
     if dtype == np.float64:
