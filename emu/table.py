@@ -580,7 +580,7 @@ class SemanticTable:
             self._cache.put(k, t)
         fn = compile_source(t["source"], d.name, self.arch, (t["code"], t["folded"]))
         if not saturate:        # the shortcuts compute the wrapping results only
-            fn = with_shortcut(d.name, fn)
+            fn = with_shortcut(d.name, fn, d.pcode, self.lookup)
         if t["memory"] == "atomic" and not scalar:
             size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
             # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check

@@ -19,7 +19,7 @@ SPECIALS = np.array([0x0000_0000, 0x8000_0000, 0x0000_0001, 0x8000_0001, 0x007F_
                      0xFF80_0001, 0x7FA0_0000, 0xFFBF_FFFF, 0x4049_0FDB, 0xC049_0FDB], np.uint32)
 
 
-def _run(name: str, mode: int, shortcuts: bool, three: bool) -> np.ndarray:
+def _run(name: str, mode: int, shortcuts: bool, three: bool, arch: str = "gfx1100") -> np.ndarray:
     n = len(SPECIALS)
     a, b = np.meshgrid(SPECIALS, SPECIALS, indexing="ij")
     pairs = n * n
@@ -31,7 +31,7 @@ def _run(name: str, mode: int, shortcuts: bool, three: bool) -> np.ndarray:
         inputs["S2"] = np.roll(s1, 7)
     token = activate(replace(FAST, minmax_shortcuts=shortcuts))
     try:
-        sem = load_semantics("gfx1100").lookup(name)
+        sem = load_semantics(arch).lookup(name)
         out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
                               inputs=inputs, mode=mode))
     finally:
@@ -39,12 +39,16 @@ def _run(name: str, mode: int, shortcuts: bool, three: bool) -> np.ndarray:
     return np.asarray(out["D0"], np.uint32)
 
 
-@pytest.mark.parametrize("name", ["v_min_f32", "v_max_f32", "v_min3_f32", "v_max3_f32", "v_minmax_f32",
-                                  "v_maxmin_f32"])
+@pytest.mark.parametrize("arch,name", [(arch, name) for arch in ("gfx1100", "gfx1151")
+                                       for name in ("v_min_f32", "v_max_f32", "v_min3_f32", "v_max3_f32",
+                                                    "v_minmax_f32", "v_maxmin_f32")] +
+                         # CDNA's own min/max pseudocode (other NaN rules): the shortcut must not apply
+                         [(arch, name) for arch in ("gfx942", "gfx950")
+                          for name in ("v_min_f32", "v_max_f32", "v_min3_f32", "v_max3_f32")])
 @pytest.mark.parametrize("mode", [0x3F0, 0x0F0, 0x200, 0x000, 0x3C0])
-def test_minmax_shortcut_agrees_with_the_pseudocode(name, mode):
+def test_minmax_shortcut_agrees_with_the_pseudocode(arch, name, mode):
     three = name.endswith("3_f32") or name in ("v_minmax_f32", "v_maxmin_f32")
-    fast, generated = _run(name, mode, True, three), _run(name, mode, False, three)
+    fast, generated = _run(name, mode, True, three, arch), _run(name, mode, False, three, arch)
     bad = np.flatnonzero(fast != generated)
     assert not bad.size, (f"{name} MODE {mode:#x}: {bad.size} results differ, first lane {bad[0]}: "
                           f"{int(fast.reshape(-1)[bad[0]]):#x} vs {int(generated.reshape(-1)[bad[0]]):#x}")
@@ -257,3 +261,14 @@ def test_branch_shortcuts_agree_with_the_pseudocode_and_integers(name, arch):
                     for s, v, e in zip(scc[:, 0], vcc[:, 0], exec_[:, 0])]
             assert [int(x) for x in outs[0]] == want, (pc, simm16, "shortcut")
             assert [int(x) for x in outs[1]] == want, (pc, simm16, "generated")
+
+
+def test_minmax_shortcuts_apply_to_the_pseudocode_they_were_written_from():
+    """RDNA's v_min/max_f32 and the chains calling them take the shortcut (so the comparisons
+    above compare two ways); CDNA's v_min/max_f32, whose pseudocode orders NaN operands
+    otherwise, keep their generated semantics."""
+    rdna, cdna = load_semantics("gfx1100"), load_semantics("gfx942")
+    for name in ("v_min_f32", "v_max_f32", "v_min3_f32", "v_max3_f32", "v_minmax_f32", "v_maxmin_f32"):
+        assert hasattr(rdna.lookup(name).fn, "generated"), name
+    for name in ("v_min_f32", "v_max_f32"):
+        assert not hasattr(cdna.lookup(name).fn, "generated"), name
