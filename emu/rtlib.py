@@ -714,8 +714,10 @@ def _round_fraction(q):
 
 
 def ldexp(x, e):
-    a = np.asarray(x)
-    return np.ldexp(a, np.clip(np.asarray(e).astype(np.int64), -2000, 2000).astype(np.int32)).astype(a.dtype)
+    """x * 2**e rounded once to x's type. numpy's ldexp takes int64 exponents of any size
+    (saturating: no clipping that could make a denormal's huge scaling finite)."""
+    a, n = np.asarray(x), np.asarray(e)
+    return np.ldexp(a, n if n.dtype in (np.int32, np.int64) else n.astype(np.int64)).astype(a.dtype, copy=False)
 
 
 def power(base, exp):

@@ -55,14 +55,15 @@ _ZERO = np.uint32(0)
 def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool) -> np.ndarray:
     """v_min_f32 (smaller) or v_max_f32 of the raw uint32 bits x, y (the pseudocode's rules)."""
     fx, fy = x.view(np.float32), y.view(np.float32)
-    if smaller:     # LT_NEG_ZERO: a < b, or a = -0 and b = +0
-        first = (fx < fy) | ((x == _NEG_ZERO) & (y == _ZERO))
-    else:           # GT_NEG_ZERO: a > b, or a = +0 and b = -0
-        first = (fx > fy) | ((x == _ZERO) & (y == _NEG_ZERO))
-    out = np.where(first, x, y)
-    nan_x, nan_y = (x & _ABS) > _INF, (y & _ABS) > _INF
-    if not (nan_x.any() or nan_y.any()):
+    # LT_NEG_ZERO / GT_NEG_ZERO: the compare, and among equal values (the same bits, or zeros
+    # of both signs) the bits or-ed (-0 wins the min) or and-ed (+0 wins the max)
+    if smaller:
+        out = np.where(fx < fy, x, np.where(fx == fy, x | y, y))
+    else:
+        out = np.where(fx > fy, x, np.where(fx == fy, x & y, y))
+    if not np.isnan(fx.sum() + fy.sum()):     # no NaN operand (inf - inf only sends us on below)
         return out
+    nan_x, nan_y = (x & _ABS) > _INF, (y & _ABS) > _INF
     ieee = mode_field(ctx, "IEEE")
     plain = np.where(nan_y, x, np.where(nan_x, y, out))
     if not np.any(ieee):
