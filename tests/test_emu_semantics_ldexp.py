@@ -52,3 +52,15 @@ def test_ldexp_single_rounding(name, dtype, uint, mant, emin, emax):
     assert ok.all(), f"{(~ok).sum()} wrong, first x={x[~ok][:3]} n={n[~ok][:3]}: got {got.view(dtype)[~ok][:3]} want {want[~ok][:3]}"
     assert (np.isinf(want) & np.isfinite(x)).any() and ((want == 0) & (x != 0)).any()     # overflow and underflow seen
     assert ((np.abs(want) < info.tiny) & (want != 0)).any()                                 # denormal results seen
+
+
+def test_ldexp_exponents_beyond_int32():
+    """rtlib.ldexp given 64-bit exponents past int32 (a pseudocode's 64-bit integer): the
+    exact results are overflow or zero whatever the value, and in-range ones stay exact."""
+    from emu import rtlib
+    x = np.array([5e-324, -5e-324, 1.5, -1.5, 1.7976931348623157e308, 3.0], np.float64)
+    n = np.array([2 ** 40, 2 ** 40, -2 ** 40, -2 ** 40, -2 ** 62, -1075], np.int64)
+    want = reference(x, n, 52, -1022, 1023, np.float64)
+    got = rtlib.ldexp(x, n)
+    assert got.dtype == np.float64 and (got.view(np.uint64) == want.view(np.uint64)).all(), (got, want)
+    assert np.isinf(want[:2]).all() and (want[2:5] == 0).all() and want[5] == 1e-323    # 1.5 * 2**-1074: the tie goes to 2 * 2**-1074
