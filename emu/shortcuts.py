@@ -25,10 +25,10 @@ fifty small array operations. The same decisions on the raw uint32 bits take a h
 compare as float32 (denormals compare by value, as the f64 widening does), the NaN classes
 from the bits (exponent all ones, mantissa non-zero; quiet = mantissa bit 22), and a
 signalling NaN made quiet by setting bit 22 (what 32'F(cvtToQuietNAN(64'F(x))) gives: the
-payload's top 22 bits and the sign are kept). The choices apply in the pseudocode's priority
-(IEEE mode: sNaN S0, sNaN S1, qNaN S1, qNaN S0, compare; otherwise NaN S1, NaN S0, compare).
-The shortcut applies where the instruction's pseudocode is RDNA's (WRITTEN_FROM); CDNA's
-v_min/max_f32 order NaN operands otherwise and keep their generated semantics.
+payload's top 22 bits and the sign are kept). The choices apply in the pseudocode's priority, which differs between families: RDNA3's
+(IEEE mode: sNaN S0, sNaN S1, qNaN S1, qNaN S0, compare; otherwise NaN S1, NaN S0, compare: two
+NaNs give S0) and CDNA's (IEEE mode: sNaN S0, sNaN S1; then NaN S0, NaN S1, compare: two NaNs
+give S1). Which one an instruction follows is read from its pseudocode (_s0_nan_first).
 An instruction whose whole pseudocode is `D0.f = v_X_f32(v_Y_f32(S0.f, S1.f), S2.f)`
 (v_min3/max3/minmax/maxmin_f32) composes its callees' shortcuts on the raw bits (_chain) when
 both callees take one, instead of two rtlib.call_instruction calls with their contexts and
@@ -52,7 +52,15 @@ _NEG_ZERO = np.uint32(0x8000_0000)
 _ZERO = np.uint32(0)
 
 
-def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool) -> np.ndarray:
+def _s0_nan_first(pcode: str) -> bool:
+    """Whether the pseudocode tests S0 for a (quiet) NaN before S1, as CDNA's V_MIN/MAX_F32 do
+    ("elsif isNAN(64'F(S0.f32)) then D0.f32 = S1.f32"); RDNA3's test S1's first
+    ("elsif isQuietNAN(64'F(S1.f)) then D0.f = S0.f")."""
+    first = re.search(r"is(?:Quiet)?NAN\(64'F\(S([01])", pcode or "")
+    return first is not None and first.group(1) == "0"
+
+
+def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: bool) -> np.ndarray:
     """v_min_f32 (smaller) or v_max_f32 of the raw uint32 bits x, y (the pseudocode's rules)."""
     fx, fy = x.view(np.float32), y.view(np.float32)
     # LT_NEG_ZERO / GT_NEG_ZERO: the compare, and among equal values (the same bits, or zeros
@@ -65,12 +73,17 @@ def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool) -> np.ndarray:
         return out
     nan_x, nan_y = (x & _ABS) > _INF, (y & _ABS) > _INF
     ieee = mode_field(ctx, "IEEE")
-    plain = np.where(nan_y, x, np.where(nan_x, y, out))
+    if s0_nan_first:    # the test applied last wins: S0's NaN (giving S1) is tested first
+        plain = np.where(nan_x, y, np.where(nan_y, x, out))
+    else:
+        plain = np.where(nan_y, x, np.where(nan_x, y, out))
     if not np.any(ieee):
         return plain
     quiet_x, quiet_y = nan_x & ((x & _QUIET) != 0), nan_y & ((y & _QUIET) != 0)
-    strict = np.where(quiet_x, y, out)
-    strict = np.where(quiet_y, x, strict)
+    if s0_nan_first:
+        strict = np.where(quiet_x, y, np.where(quiet_y, x, out))
+    else:
+        strict = np.where(quiet_y, x, np.where(quiet_x, y, out))
     strict = np.where(nan_y & ~quiet_y, y | _QUIET, strict)
     strict = np.where(nan_x & ~quiet_x, x | _QUIET, strict)
     return np.where(ieee != 0, strict, plain)
@@ -80,11 +93,17 @@ def _u32(ctx, name: str) -> np.ndarray:
     return np.asarray(ctx.get(name), np.uint32)
 
 
-def _minmax_f32(smaller: bool):
+def _minmax_f32(smaller: bool, s0_nan_first: bool):
     def choose(ctx):
-        return {"D0": _choose_f32(ctx, _u32(ctx, "S0"), _u32(ctx, "S1"), smaller)}
-    choose.pick = lambda ctx, x, y: _choose_f32(ctx, x, y, smaller)    # for the chains below
+        return {"D0": _choose_f32(ctx, _u32(ctx, "S0"), _u32(ctx, "S1"), smaller, s0_nan_first)}
+    choose.pick = lambda ctx, x, y: _choose_f32(ctx, x, y, smaller, s0_nan_first)     # for _chain
     return choose
+
+
+def _minmax_f32_for(smaller: bool):
+    """The shortcut for the NaN order the instruction's pseudocode gives (see _s0_nan_first)."""
+    variants = {order: _minmax_f32(smaller, order) for order in (False, True)}
+    return lambda pcode: variants[_s0_nan_first(pcode)]
 
 
 # "D0.f = v_max_f32(v_min_f32(S0.f, S1.f), S2.f)": v_min3/max3/minmax/maxmin_f32
@@ -206,9 +225,9 @@ def _branch(condition: str | None, taken_when_zero: bool = False):
     return run
 
 
-# name -> (the EmuOptions switch, the shorter way)
-SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
-             "V_MAX_F32": ("minmax_shortcuts", _minmax_f32(False)),
+# name -> (the EmuOptions switch, the shorter way); _PER_PCODE ones are built from the pseudocode
+SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32_for(True)),
+             "V_MAX_F32": ("minmax_shortcuts", _minmax_f32_for(False)),
              "V_MAD_U64_U32": ("mad64_shortcuts", _mad_u64_u32),
              "V_ADD_CO_U32": ("carry_shortcuts", _add_co_u32),
              "V_ADD_CO_CI_U32": ("carry_shortcuts", _add_co_ci_u32),
@@ -229,20 +248,17 @@ SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
              "S_CBRANCH_EXECZ": ("branch_shortcuts", _branch("EXEC", True)),
              "S_CBRANCH_EXECNZ": ("branch_shortcuts", _branch("EXEC"))}
 
-
-# name -> whether the instruction's pseudocode is the one its shortcut was written from (RDNA's
-# v_min/max_f32 with their *_NEG_ZERO lambdas; CDNA's order NaN operands differently)
-WRITTEN_FROM = {"V_MIN_F32": lambda pcode: "_NEG_ZERO = lambda" in pcode,
-                "V_MAX_F32": lambda pcode: "_NEG_ZERO = lambda" in pcode}
+_PER_PCODE = ("V_MIN_F32", "V_MAX_F32")
 
 
 def with_shortcut(name: str, fn, pcode: str = "", semantic_of=None):
-    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on (only
-    where `pcode`, the instruction's pseudocode, is what the shortcut was written from); an
+    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on; an
     instruction whose pseudocode chains two min/max calls (_CHAIN) composes the callees'
     shortcuts, looked up by `semantic_of(name)` (switch minmax_shortcuts)."""
-    if name in SHORTCUTS and WRITTEN_FROM.get(name, lambda _: True)(pcode):
+    if name in SHORTCUTS:
         switch, short = SHORTCUTS[name]
+        if name in _PER_PCODE:
+            short = short(pcode)
     elif semantic_of is not None and (chain := _CHAIN.fullmatch(pcode or "")):
         switch, short = "minmax_shortcuts", _chain(fn, semantic_of, chain[1].upper(), chain[2].upper())
     else:
