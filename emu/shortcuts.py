@@ -115,15 +115,10 @@ def _chain(generated, semantic_of, outer: str, inner: str):
     `pick` (their own pseudocode's, see with_shortcut), else the generated function. The
     generated code calls the callees' functions as they are (no denormal flush between), so
     composing their picks gives the same bits, without two calls' contexts and widenings."""
-    picks: list = []
-
-    def run(ctx):
-        if not picks:           # resolved on the first call: the callees' semantics exist by then
-            found = [getattr(getattr(semantic_of(n), "fn", None), "pick", None) for n in (outer, inner)]
-            picks.append(found if None not in found else None)
-        if picks[0] is None:
+    def run(ctx):           # the callees looked up on every call, as the generated code does
+        pick_outer, pick_inner = (getattr(getattr(semantic_of(n), "fn", None), "pick", None) for n in (outer, inner))
+        if pick_outer is None or pick_inner is None:
             return generated(ctx)
-        pick_outer, pick_inner = picks[0]
         return {"D0": pick_outer(ctx, pick_inner(ctx, _u32(ctx, "S0"), _u32(ctx, "S1")), _u32(ctx, "S2"))}
     return run
 
