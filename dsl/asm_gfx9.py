@@ -984,7 +984,11 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         mods[ops[-1].name.lower()] = True          # a flag written where an operand could start (ds_gws_sema_p gds)
         ops = ops[:-1]
     roles = spec.traits.roles
-    d = defs[0]
+    chosen = instr.defn          # chosen where the Instr was built (the decoder, a DSL call): kept
+    if chosen is not None and chosen not in defs:
+        raise Gfx9AsmError(f"the Instr's definition {chosen.name} ({chosen.format}) is not an instruction "
+                           f"{mn!r} names on {spec.arch}")
+    d = chosen or defs[0]
     if d.format in roles.salu:
         return encode_scalar(spec, d, ops, mods), d
     if d.format in _MEMORY:
@@ -992,7 +996,13 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]
     error = None
-    for d, kind in _valu_defs(spec, mn):
+    candidates = _valu_defs(spec, mn)
+    if chosen is not None:
+        candidates = [(d, kind) for d, kind in candidates if d is chosen]
+        if not candidates:
+            raise Gfx9AsmError(f"the Instr's definition {chosen.name} ({chosen.format}) is not an encoding {mn!r} "
+                               f"names (its suffix says {', '.join(sorted({d.format for d, _ in _valu_defs(spec, mn)}))})")
+    for d, kind in candidates:
         try:
             return encode_valu(spec, d, kind, srcs, mods), d
         except Gfx9AsmError as e:
@@ -1062,6 +1072,14 @@ class Gfx9Encoder:
         self.spec = spec
         self.wave = 64
         self.last = None
+
+    def select(self, instr: Instr) -> tuple[Instr, bytes, object]:
+        """(the Instr with its definition and encoding chosen, bytes, fix-up): an Instr that names its
+        mnemonic only gets the first of its encodings that takes its operands (VOP2 before VOP3,
+        as LLVM chooses); one whose `defn` is chosen keeps it."""
+        data, fix = self.encode(instr)
+        d = self.last
+        return (instr if instr.defn is not None else replace(instr, defn=d, encoding=d.format)), data, fix
 
     def encode(self, instr: Instr) -> tuple[bytes, object]:
         ops = instr.operands

@@ -12,6 +12,7 @@ from isa.effects import effects
 
 from . import syntax
 from .decode import FIELD_NAMES
+from .instr import Instr
 from .literals import constant, literal_kind
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
@@ -254,14 +255,59 @@ class Encoder:
         try:
             return self._encode(st)
         except OperandError as e:
-            if isinstance(e.operand, Agpr) and not self.traits.agprs:
-                raise OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
-                                   f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand) from None
-            raise
+            raise self._refusal(st, e) from None
+
+    def _refusal(self, st, e: OperandError) -> OperandError:
+        """The error to raise for `e`: an AGPR on a target without them says so."""
+        if isinstance(e.operand, Agpr) and not self.traits.agprs:
+            return OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
+                                f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand)
+        return e
 
     def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st)
+        if st.defn is not None:             # chosen where the Instr was built (decoder, DSL, select)
+            return self.encode_one(st.defn, st, self.chosen_suffix(st))
+        return self._choose(st)[1:]
+
+    def chosen_suffix(self, st) -> str:
+        """The encoding suffix of an Instr whose definition is chosen (its `defn`), after checking
+        that the definition is one its mnemonic names on this target (a definition of another
+        target, instruction or encoding than the mnemonic says is refused, never encoded)."""
+        cands, enc = self._candidates.get(st.mnemonic) or self.candidates(st.mnemonic)
+        d = st.defn
+        if d not in cands:
+            raise OperandError(f"{st.mnemonic}: the Instr's definition {d.name} ({d.format}) is not an encoding "
+                               f"{st.mnemonic!r} names on {self.spec.arch} (it names "
+                               f"{', '.join(f'{c.name} ({c.format})' for c in cands)})")
+        if st.encoding is not None and st.encoding != d.format:
+            raise OperandError(f"{st.mnemonic}: the Instr's encoding {st.encoding} is not its definition's "
+                               f"format {d.format}")
+        return enc
+
+    def select(self, st) -> tuple[Instr, bytes, str | None]:
+        """The one place an encoding is chosen, for an Instr that names its mnemonic only (the
+        text parser's, a DSL call's): the first of the mnemonic's encodings, shortest first,
+        that takes the operands and modifiers (LLVM's choice: VOP2 before its VOP3 promotion;
+        `_e32`, `_e64`, `_dpp` narrow the list). Returns the Instr with `defn` and `encoding`
+        filled in, with its bytes and fix-up (trying an encoding is encoding it). An Instr whose
+        definition is already chosen comes back with its bytes as it is."""
+        if st.defn is not None:
+            return (st, *self.encode(st))
+        if st.dual is not None:
+            data, fix = self.encode(st)
+            dx, dy = self._vopd_half(st.mnemonic, "X")[0], self._vopd_half(st.dual.mnemonic, "Y")[0]
+            return replace(st, defn=dx, encoding=dx.format, dual=replace(st.dual, defn=dy, encoding=dy.format)), \
+                data, fix
+        try:
+            d, data, fix = self._choose(st)
+        except OperandError as e:
+            raise self._refusal(st, e) from None
+        return (st if d is None else replace(st, defn=d, encoding=d.format)), data, fix
+
+    def _choose(self, st) -> tuple[InstrDef | None, bytes, str | None]:
+        """(definition chosen, bytes, fix-up) of a mnemonic-only Instr (see select)."""
         mn = st.mnemonic
         hit = self._candidates.get(mn)
         if hit is None:
@@ -269,17 +315,18 @@ class Encoder:
                 if st.operands or st.modifiers:
                     raise OperandError("v_illegal takes no operands or modifiers",
                                        st.operands[0] if st.operands else None)
-                return b"\0\0\0\0", None
+                return None, b"\0\0\0\0", None
             hit = self.candidates(mn)
         cands, enc = hit
         if len(cands) > 1:
             for d in cands[:-1]:
                 try:
-                    return self.encode_one(d, st, enc)
+                    return (d, *self.encode_one(d, st, enc))
                 except OperandError:
                     pass
         # the last candidate is the most general encoding (VOP3): its complaint is the real one
-        return self.encode_one(cands[-1], st, enc)
+        d = cands[-1]
+        return (d, *self.encode_one(d, st, enc))
 
     def encode_one(self, d: InstrDef, st, enc: str) -> tuple[bytes, str | None]:
         F = Fields(d)
@@ -723,6 +770,10 @@ class Encoder:
     def encode_vopd(self, st) -> tuple[bytes, "LiteralRef | None"]:
         dx, sig_x, names_x = self._vopd_half(st.mnemonic, "X")
         dy, sig_y, names_y = self._vopd_half(st.dual.mnemonic, "Y")
+        for p, d in ((st, dx), (st.dual, dy)):      # a chosen definition must be the half's mnemonic's
+            if p.defn is not None and p.defn is not d:
+                raise OperandError(f"{p.mnemonic}: the Instr's definition {p.defn.name} ({p.defn.format}) is not "
+                                   f"the VOPD {d.slot} instruction {p.mnemonic!r} names")
         F = Fields(dx)
         F["OPX"], F["OPY"] = dx.opcode, dy.opcode
         vdst, src0, vsrc1 = {}, {}, {}

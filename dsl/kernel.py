@@ -45,14 +45,12 @@ class Inst:
     record: object = field(default=None, repr=False)   # register operands as the encoder placed them
 
     def __post_init__(self):
-        self.data, self.label = self.encoder.encode(self.instr)
+        # the encoding is chosen here, where the DSL builds the Instr (an Instr with its defn
+        # already chosen, such as one re-placed after register allocation, keeps it)
+        self.instr, self.data, self.label = self.encoder.select(self.instr)
         self.record = getattr(self.encoder, "record", None)
-        if self.record is not None:
-            d = self.record.definition
-            if d is not None:
-                self.instr = replace(self.instr, defn=d, encoding=d.format)
-            if self.has_virtual:
-                check_virtuals_noted(self.instr, self.record)
+        if self.record is not None and self.has_virtual:
+            check_virtuals_noted(self.instr, self.record)
 
     @property
     def has_virtual(self) -> bool:
