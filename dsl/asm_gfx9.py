@@ -17,7 +17,8 @@ from functools import lru_cache
 
 import isa
 from isa import Spec
-from isa.mnemonics import amd_name
+from isa.mnemonics import amd_name, text_mnemonic
+from isa.memory_access import scalar_data
 
 from . import syntax, syntax_gfx9 as g9
 from .instr import Instr
@@ -604,8 +605,7 @@ def _hwreg(spec: Spec, value) -> int:
     ids = {}
     for code, n, _ in spec.tables["hwreg"]:
         if n != "reserved":
-            prefix = next((p for k, p in g9.HWREG_PREFIXES.items() if n.startswith(k)), "HW_REG_")
-            ids[prefix + n] = code
+            ids[g9.hwreg_text_name(n)] = code
     ids.update({"HW_REG_" + n: c for c, n in g9.HWREG_EXTRA.items()})
     if isinstance(reg, Attr):
         rid = ids.get(reg.name)
@@ -772,10 +772,11 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     elif not ops:
         pass
     else:
-        if mn.startswith("s_atc_probe"):
+        role = scalar_data(d)
+        if role == "immediate":          # s_atc_probe's mode
             f["SDATA"] = _imm16(ops[0])
             next(it)
-        elif not mn.startswith("s_dcache_discard"):
+        elif role == "register":         # (s_dcache_discard has none)
             f["SDATA"] = _sreg(next(it))
         base = next(it)
         f["SBASE"] = _sreg(base) // 2
@@ -964,13 +965,27 @@ def lookup(spec: Spec, mnemonic: str) -> tuple[str, list]:
     """(mnemonic, InstrDefs) of a gfx9 mnemonic; CDNA2's MFMA spellings without the type's
     underscore (v_mfma_f32_32x32x8f16) are read as CDNA3's."""
     mn = mnemonic.lower()
-    defs = spec.lookup(amd_name(isa.llvm_base_mnemonic(mn), spec.arch))
-    if not defs and mn.startswith("v_mfma_"):
-        modern = re.sub(r"(\d+x\d+x\d+)(?=[a-z])", r"\1_", mn, count=1)
-        found = spec.lookup(amd_name(isa.llvm_base_mnemonic(modern), spec.arch))
-        if found:
-            return modern, found
+    base = isa.llvm_base_mnemonic(mn)
+    defs = spec.lookup(amd_name(base, spec.arch))
+    if not defs:
+        modern = _cdna2_mfma_spellings(spec).get(base)
+        if modern is not None:
+            return modern + mn[len(base):], spec.lookup(amd_name(modern, spec.arch))
     return mn, defs
+
+
+@lru_cache(maxsize=None)
+def _cdna2_mfma_spellings(spec: Spec) -> dict[str, str]:
+    """CDNA2's spelling of each of the target's matrix instructions (tables["mfma"]), which LLVM
+    still reads: no underscore between the shape and the type (v_mfma_f32_32x32x8f16 for
+    v_mfma_f32_32x32x8_f16) -> the target's mnemonic."""
+    out = {}
+    for row in spec.tables.get("mfma", ()):
+        modern = text_mnemonic(row[0], spec.arch)
+        old = re.sub(r"(\d+x\d+x\d+)_(?=[a-z])", r"\1", modern, count=1)
+        if old != modern:
+            out[old] = modern
+    return out
 
 
 def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:

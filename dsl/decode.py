@@ -17,7 +17,7 @@ from functools import lru_cache
 from isa import Format, InstrDef, Spec
 
 from . import syntax
-from .signature import valu_signature, vopd_base
+from .signature import source_is_immediate, valu_signature, vopd_base
 
 
 
@@ -143,7 +143,7 @@ class _DecodeTable:
                       if n != "ENCODING" and hi < width) +
                 tuple((flag.upper(), bit, 1) for bit, flag in
                       syntax.LLVM_ONLY_BITS.get(self.spec.arch, {}).get(real_fmt.name, ()) if bit < width),
-                () if defs[0].name.startswith("S_SENDMSG_RTN") else
+                () if source_is_immediate(defs[0]) else
                 tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
                 self.dpp_codes if real_fmt.name in self.valu_dpp else {}, self.spec.traits.literal,

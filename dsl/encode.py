@@ -9,6 +9,7 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
+from isa.memory_access import scalar_data
 
 from . import syntax
 from .decode import FIELD_NAMES
@@ -926,7 +927,7 @@ class Encoder:
         names = ["sdata", "sbase", "offset"]
         if len(ops) != 3:
             self._arity(d, ops, names)
-        if mn.startswith("s_atc_probe"):
+        if scalar_data(d) == "immediate":     # s_atc_probe's mode
             F["SDATA"] = _imm16(ops[0], d)
         else:
             F["SDATA"] = self.sreg_code(ops[0], F, "sdata", data_dwords(d.name))
@@ -1233,7 +1234,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
         bool(sig.dsts) and sig.dsts[0].is_float or bool(sig.srcs) and sig.srcs[0].is_float)
-    return ValuPlan(sig, is_p, d.name.startswith("V_FMA_MIX"), names, len(src_names), dsts,
+    return ValuPlan(sig, is_p, effects(d.pcode).mixed_sources, names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
                     sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs), constants,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import InstrDef, Spec
+from isa.memory_access import scalar_data
 
 from . import syntax
 from .asm_parse import name_value
@@ -137,7 +138,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
     if cache_control(d):
         return Instr(mn, (), defn=d, encoding=d.format)
     sbase_n = 4 if "buffer" in mn else 2
-    first = f["SDATA"] if mn.startswith("s_atc_probe") else \
+    first = f["SDATA"] if scalar_data(d) == "immediate" else \
         scalar_source(spec, f["SDATA"], data_dwords(d.name), None, ("SOP2", "SSRC0"), 32, True)
     base = f["SBASE"] * 2
     base = _reg("s", base, sbase_n) if base < spec.traits.sgprs else \

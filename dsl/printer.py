@@ -7,6 +7,7 @@ from functools import cache
 
 from isa import Spec
 from isa.effects import effects
+from isa.memory_access import scalar_data
 
 from . import syntax
 from .decode import Instruction
@@ -131,7 +132,7 @@ def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
         matrix.append(f"S{i}" in regs)
         srcs.append((op, n, _value_bits(op), _float_value(op), _packed_kind(d, op), not op.bf16))
     return _ValuPlan(_mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
-                     d.name.startswith("V_FMA_MIX"), regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
+                     effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
                      tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED)
@@ -393,7 +394,7 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     if cache_control(d):
         return mn
     sbase_n = 4 if "buffer" in mn else 2
-    if mn.startswith("s_atc_probe"):
+    if scalar_data(d) == "immediate":     # s_atc_probe's mode
         first = _simm_text("imm", f["SDATA"])
     else:
         first = sreg_text(spec, f["SDATA"], data_dwords(d.name))

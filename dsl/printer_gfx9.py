@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from isa import Spec
-from isa.memory_access import memory_access
+from isa.effects import effects
+from isa.memory_access import memory_access, scalar_data
 from isa.mnemonics import text_mnemonic
 
 from . import syntax, syntax_gfx9 as g9
@@ -73,7 +74,7 @@ def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
         srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op) or op.bf16 and not op.packed,
                      _packed_kind(d, op)))
     return _Plan(_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
+                 fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
                  "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
 
 
@@ -301,8 +302,7 @@ def hwreg_text(spec: Spec, imm: int) -> str:
     names = {code: name for code, name, _ in spec.tables["hwreg"] if name != "reserved"}
     name = g9.HWREG_EXTRA.get(rid) or names.get(rid)
     if name:
-        prefix = next((p for k, p in g9.HWREG_PREFIXES.items() if name.startswith(k)), "HW_REG_")
-        name = prefix + name
+        name = g9.hwreg_text_name(name)
     else:
         name = str(rid)
     return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
@@ -372,9 +372,10 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     parts = []
     if mn in ("s_memtime", "s_memrealtime"):
         return f"{mn} {sreg_text(spec, f['SDATA'], 2)}"
-    if mn.startswith("s_atc_probe"):
+    role = scalar_data(d)
+    if role == "immediate":              # s_atc_probe's mode
         parts.append(_simm_text("imm", f["SDATA"]))
-    elif not mn.startswith("s_dcache_discard"):
+    elif role == "register":             # (s_dcache_discard has none)
         parts.append(sreg_text(spec, f["SDATA"], n))
     parts.append(sreg_text(spec, f["SBASE"] * 2, 4 if "buffer" in mn else 2))
     off = f["OFFSET"]

@@ -4,7 +4,7 @@ format; the operand layouts are the ones the RDNA3 printers use (signature.py)."
 from __future__ import annotations
 
 from isa import Spec
-from isa.memory_access import memory_access
+from isa.memory_access import memory_access, scalar_data, typed_buffer
 
 from . import syntax
 from .decode import Instruction
@@ -70,7 +70,7 @@ def smem(spec: Spec, inst: Instruction) -> str:
     if "prefetch" in mn:   # base (none for the PC-relative forms), offset, SGPR offset, length
         parts = ([] if mn.endswith("_pc_rel") else [sbase]) + [_hex(off), soff_text, str(f["SDATA"])]
         return f"{mn} {', '.join(parts)}"
-    first = str(f["SDATA"]) if mn.startswith("s_atc_probe") else sreg_text(spec, f["SDATA"], data_dwords(d.name))
+    first = str(f["SDATA"]) if scalar_data(d) == "immediate" else sreg_text(spec, f["SDATA"], data_dwords(d.name))
     parts = [first, sbase]
     if soff != spec.traits.null:
         parts.append(soff_text)
@@ -97,7 +97,7 @@ def flat(spec: Spec, inst: Instruction) -> str:
             parts.append("off" if value == t.null else sreg_text(spec, value, n))
         elif name == "vaddr" and d.name.startswith("SCRATCH_"):
             parts.append(vreg(value) if f.get("SVE") else "off")
-        elif name == "vaddr" and d.name.startswith("GLOBAL_"):   # no scalar base: a 64-bit address
+        elif name == "vaddr" and d.format == "VGLOBAL":   # no scalar base: a 64-bit address
             parts.append(vreg(value, 2 if f["SADDR"] == t.null else 1))
         else:
             parts.append(vreg(value, n))
@@ -120,7 +120,7 @@ def buffer(spec: Spec, inst: Instruction) -> str:
              sreg_text(spec, f["RSRC"], 4),
              src_text(spec, f["SOFFSET"], 1, table=("SOP2", "SSRC0"))]
     text = f"{mn} {', '.join(parts)}"
-    text += buffer_modifiers_text(spec, f, mn.startswith("tbuffer"), f["IOFFSET"])
+    text += buffer_modifiers_text(spec, f, typed_buffer(d), f["IOFFSET"])
     return text + _tail(d, f) + flags_text(f, ("TFE",))
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
-from isa.memory_access import memory_access
+from isa.memory_access import lane_address, memory_access
 
 from . import syntax
 
@@ -54,7 +54,8 @@ class ValuSig:
     k_pos: int | None     # VOP2 FMAMK/FMAAK: where the 32-bit constant K sits among the sources
     is_cmp: bool
     is_cmpx: bool
-    reads_dst: bool = False  # accumulates into D0 (v_fmac_*): VOP3 op_sel keeps a slot for it
+    reads_dst: bool = False  # computes with D0's incoming value (v_fmac_*, v_dot2c, v_swap; isa.effects
+    #                          value_reads): VOP3 op_sel keeps a slot for it
     opsel_flags: int = 0     # OPSEL bits the description redefines as flags (v_permlane16: FI, BOUND_CTRL)
 
 
@@ -201,7 +202,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
     k_pos = fx.constant_at      # fma(S0, SIMM32, S1): v_fmamk; tmp = S0 * SIMM16 + S1 (CDNA's madmk)
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
-    reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
+    reads_dst = "D0" in fx.value_reads     # computes with D0's old value (isa.effects): v_fmac, v_dot2c, v_swap
     opsel_flags = len(set(_OPSEL_OVERLOAD_RE.findall(d.description or "")))
     return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags)
 
@@ -370,8 +371,7 @@ _INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share",
 
 
 def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
-    """FLAT / GLOBAL / SCRATCH operands (the segment is the name's prefix: RDNA4 calls the
-    formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit).
+    """FLAT / GLOBAL / SCRATCH operands (the segment is the encoding: flat_segment); atomics return data only with glc (RDNA4: TH's return bit).
     CDNA's LDS-direct loads (the manual: "store the result into a data share") write no VGPR."""
     name = d.name
     n = data_dwords(name)
@@ -381,17 +381,36 @@ def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     to_lds = bool(_INTO_DATA_SHARE.search(d.description or ""))
     if (direction == "load" and not to_lds) or (direction == "atomic" and glc):
         out.append(("vdst", "VDST", access.result_dwords or n))
-    if name.startswith("FLAT_"):
+    segment = flat_segment(d)
+    if segment == "FLAT":
         out.append(("vaddr", "ADDR", 2))
-    elif "ADDTID" not in name:
+    elif not lane_address(d):               # (the ADDTID forms address by lane ID, no VGPR)
         out.append(("vaddr", "ADDR", 1))
     if direction in ("store", "atomic"):     # cmpswap sends value and compare: DATA[63 : 32]
         out.append(("vdata", "DATA", access.data_dwords or n))
-    if name.startswith("GLOBAL_"):
+    if segment == "GLOBAL":
         out.append(("saddr", "SADDR", 2))
-    elif name.startswith("SCRATCH_"):
+    elif segment == "SCRATCH":
         out.append(("saddr", "SADDR", 1))
     return out
+
+
+_SOURCE_IS_IMMEDIATE_RE = re.compile(r"\bencoded in the instruction directly\b")
+
+
+def source_is_immediate(d: InstrDef) -> bool:
+    """The scalar source field holds a value itself, not an operand code: the manual says the
+    field "contains the message type encoded in the instruction directly (this instruction does
+    not read an SGPR)" (s_sendmsg_rtn_b32/b64). Its code 255 is no literal."""
+    return bool(_SOURCE_IS_IMMEDIATE_RE.search(d.description or ""))
+
+
+def flat_segment(d: InstrDef) -> str | None:
+    """FLAT, GLOBAL or SCRATCH: the address space of a FLAT-family instruction, which is its encoding
+    (the manuals' formats FLAT/GLOBAL/SCRATCH; RDNA4 names them VFLAT, VGLOBAL, VSCRATCH); None for
+    any other instruction."""
+    segment = d.format[1:] if d.format in ("VFLAT", "VGLOBAL", "VSCRATCH") else d.format
+    return segment if segment in ("FLAT", "GLOBAL", "SCRATCH") else None
 
 
 def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:

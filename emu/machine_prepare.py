@@ -18,7 +18,7 @@ from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, ty
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
 from isa.control import control
-from isa.memory_access import buffer_resource, converts_format, lane_address, memory_access
+from isa.memory_access import buffer_resource, converts_format, lane_address, memory_access, typed_buffer
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
@@ -850,7 +850,7 @@ class Preparer:
             self._vgpr_data(reg, nregs)               # the address registers exist
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
-        typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
+        typed = typed_buffer(d)                       # MTBUF (RDNA3) or VBUFFER's typed forms
         formatted = converts_format(d)
         formats = gfx9_data_formats(self.spec.formats["MTBUF"]) if gfx9 else dict(self.spec.tables["data_formats"])
 

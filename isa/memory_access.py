@@ -158,3 +158,36 @@ def lane_address(d) -> bool:
 def ray_query(d) -> bool:
     """`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray)."""
     return bool(_RAY_QUERY.search(d.description or ""))
+
+
+_DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")
+
+
+def scalar_data(d) -> str:
+    """What a scalar memory instruction's SDATA field holds: 'register' (the SGPRs loaded, stored
+    or returned), 'immediate' (a number the instruction takes itself: s_atc_probe's mode, an
+    erratum, isa.errata.IMMEDIATE_SDATA, as the manuals do not describe it) or 'none' (the manual:
+    "Discard one dirty scalar data cache line": s_dcache_discard moves no data, only an address)."""
+    from .errata import IMMEDIATE_SDATA
+    if d.name in IMMEDIATE_SDATA:
+        return "immediate"
+    if memory_access(d).direction is None and _DISCARDS.search(d.description or ""):
+        return "none"
+    return "register"
+
+
+_FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")
+
+
+def typed_buffer(d) -> bool:
+    """`d` (a buffer instruction) takes its data format from the instruction (its FORMAT field,
+    `format:` in text) rather than from the resource descriptor: every MTBUF instruction; in
+    RDNA4's VBUFFER, which typed and untyped instructions share, those whose description says
+    "The instruction specifies the data format" (bar the untyped stores whose description the
+    manual copied from the typed ones, isa.errata.FORMAT_FROM_DESCRIPTOR)."""
+    if d.format == "MTBUF":
+        return True
+    if d.format != "VBUFFER" or not _FORMAT_IN_INSTRUCTION.search(d.description or ""):
+        return False
+    from .errata import FORMAT_FROM_DESCRIPTOR
+    return not any(d.name in names for _, names in FORMAT_FROM_DESCRIPTOR.values())
