@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
-from isa.memory_access import scalar_data
+from isa.memory_access import memory_access, scalar_data
 
 from . import syntax
 from .decode import FIELD_NAMES
@@ -877,7 +877,7 @@ class Encoder:
         F.setdefault("SDST", 0)
         for name, v in zip(operands, ops):
             if name == "sdst":
-                F["SDST"] = self.sreg_code(v, F, "sdst", 2 if mn.endswith("_b64") else 1)
+                F["SDST"] = self.sreg_code(v, F, "sdst", 2 if scalar_bits(d, "D0") == 64 else 1)
             elif name == "imm":
                 if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0
@@ -956,7 +956,7 @@ class Encoder:
         F.update(ADDR=0, DATA0=0, DATA1=0, VDST=0)
         for (name, field, n), v in zip(layout, ops):
             F[field] = self.vgpr(v, F, name, n)
-        if "2ADDR" in d.name:
+        if memory_access(d).two_addresses:     # ADDR + OFFSET0 * size, ADDR + OFFSET1 * size
             for k in ("offset0", "offset1"):
                 val = mods.pop(k, 0)
                 if not 0 <= val <= 255:

@@ -126,7 +126,7 @@ def flat(enc, d, F, ops, mods):
         if name == "saddr":
             if not (isinstance(v, Special) and v.name == "off"):
                 F["SADDR"] = enc.sreg_code(v, F, name, n)
-        elif name == "vaddr" and d.name.startswith("SCRATCH_"):
+        elif name == "vaddr" and d.format == "VSCRATCH":
             if not (isinstance(v, Special) and v.name == "off"):
                 F["VADDR"], F["SVE"] = enc.vgpr(v, F, name), 1
         elif name == "vaddr" and d.format == "VGLOBAL":   # no scalar base: a 64-bit address

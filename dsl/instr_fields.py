@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import InstrDef, Spec
-from isa.memory_access import scalar_data
+from isa.memory_access import memory_access, scalar_data
 
 from . import syntax
 from .asm_parse import name_value
@@ -106,7 +106,7 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
             return None
         for o in names:
             if o == "sdst":
-                v = scalar_source(spec, f["SDST"], 2 if mn.endswith("_b64") else 1, None, ("SOP2", "SSRC0"), 32, True)
+                v = scalar_source(spec, f["SDST"], 2 if scalar_bits(d, "D0") == 64 else 1, None, ("SOP2", "SSRC0"), 32, True)
             else:
                 v = f["SIMM16"]
             if v is None:
@@ -170,7 +170,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
         return None
     ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
     mods = {}
-    if "2addr" in mn:
+    if memory_access(d).two_addresses:
         mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8

@@ -7,7 +7,7 @@ from functools import cache
 
 from isa import Spec
 from isa.effects import effects
-from isa.memory_access import scalar_data
+from isa.memory_access import memory_access, scalar_data
 
 from . import syntax
 from .decode import Instruction
@@ -374,7 +374,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
         parts = []
         for o in operands:
             if o == "sdst":
-                parts.append(sreg_text(spec, f["SDST"], 2 if mn.endswith("_b64") else 1))
+                parts.append(sreg_text(spec, f["SDST"], 2 if scalar_bits(d, "D0") == 64 else 1))
             elif o == "imm":
                 parts.append(_simm_text(style, imm))
             elif o == "hwreg":
@@ -420,7 +420,7 @@ def _ds(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     parts = [vreg(f[field], n) for _, field, n in ds_layout(d)]
     text = mn + (" " + ", ".join(parts) if parts else "")
-    if "2addr" in mn:
+    if memory_access(d).two_addresses:
         text += "".join(f" {k.lower()}:{f[k]}" for k in ("OFFSET0", "OFFSET1") if f[k])
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8

@@ -17,7 +17,7 @@ from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
 from .printer import _bits, _mods, _packed_kind, _float_value, _simm_text, print_scalar
 from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
-from .signature import Operand, ValuSig, cache_control, data_dwords, ds_layout, flat_layout, type_info, valu_signature
+from .signature import Operand, ValuSig, cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, type_info, valu_signature
 
 
 def _acc(idx: int, n: int, agpr: bool) -> str:
@@ -336,7 +336,7 @@ def print_gfx9_scalar(spec: Spec, inst: Instruction) -> str:
         parts = []
         for o in operands:
             if o in ("sdst", "sdst64"):
-                parts.append(sreg_text(spec, f["SDST"], 2 if o == "sdst64" or mn.endswith("_b64") else 1))
+                parts.append(sreg_text(spec, f["SDST"], 2 if o == "sdst64" or scalar_bits(d, "D0") == 64 else 1))
             elif o == "imm":
                 parts.append(_simm_text(style, imm))
             elif o == "hwreg":

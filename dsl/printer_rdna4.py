@@ -95,7 +95,7 @@ def flat(spec: Spec, inst: Instruction) -> str:
         value = f[_FLAT_FIELDS.get(field, field)]
         if name == "saddr":
             parts.append("off" if value == t.null else sreg_text(spec, value, n))
-        elif name == "vaddr" and d.name.startswith("SCRATCH_"):
+        elif name == "vaddr" and d.format == "VSCRATCH":
             parts.append(vreg(value) if f.get("SVE") else "off")
         elif name == "vaddr" and d.format == "VGLOBAL":   # no scalar base: a 64-bit address
             parts.append(vreg(value, 2 if f["SADDR"] == t.null else 1))

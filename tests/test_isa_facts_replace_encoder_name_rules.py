@@ -196,3 +196,35 @@ def test_hwreg_spellings_are_a_table_of_names():
         for code, name, *_ in isa.load(family).tables["hwreg"]:
             old = ("HW_REG_SQ_" if name.startswith("PERF_SNAPSHOT") else "HW_REG_") + name
             assert g9.hwreg_text_name(name) == old, (family, name)
+
+
+def test_two_address_lds_forms_are_the_parse_of_their_offsets():
+    """The RDNA encoder, printer and decoder took OFFSET0/OFFSET1 (offset0:, offset1:) for names
+    with 2ADDR; now for the instructions whose code addresses ADDR + OFFSET1 * size
+    (isa.memory_access's two_addresses). The same instructions on RDNA3, RDNA3.5 and RDNA4; on
+    CDNA (whose DS names have no 2ADDR and whose gfx9 encoder reads offset0/offset1 by its own
+    layout) the parse also finds the read2/write2/wrxchg2 forms."""
+    from isa.memory_access import memory_access
+    checked = 0
+    for family, d in _instructions():
+        if d.format not in ("DS", "VDS"):
+            continue
+        new = memory_access(d).two_addresses
+        if family.startswith("rdna"):
+            assert new == ("2ADDR" in d.name), (family, d.name)
+            checked += new
+        else:
+            assert new == bool(re.search(r"(READ|WRITE|WRXCHG)2", d.name)), (family, d.name)
+    assert checked == 36      # 12 per RDNA family
+
+
+def test_sopk_destination_width_is_its_operand_type():
+    """SOPK's SDST width (s_call_b64's return address) came from the name's _B64; now from D0's
+    type in the manual's operand types. The same for every SOPK instruction."""
+    from dsl.signature import scalar_bits
+    wide = 0
+    for family, d in _instructions():
+        if d.format == "SOPK":
+            assert (scalar_bits(d, "D0") == 64) == d.name.endswith("_B64"), (family, d.name)
+            wide += d.name.endswith("_B64")
+    assert wide >= 5
