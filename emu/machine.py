@@ -32,7 +32,11 @@ from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, SemanticsError
 from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, shares_codes, unpack_mask
 
-STATE_BYTES = 256 << 20          # register state of one chunk of work-groups
+# register state of one chunk of work-groups, at most; a launch's chunks share it out evenly.
+# A fresh state costs page faults on its first writes (a first launch: ~10-60 ms per 64 MiB,
+# more while the kernel compacts memory for huge pages), a reused one does not; 64 MiB still
+# holds 2^19 lanes of 16 VGPRs, so batches stay wide enough to amortise a step's Python
+STATE_BYTES = 64 << 20
 # lanes of one semantic call: a larger batch runs in slices of waves, one after another, so
 # that each instruction's temporaries stay in the CPU cache (waves of a batch are independent
 # within one instruction, and slices keep wave order for stores and atomics)
@@ -270,8 +274,15 @@ class Machine:
         self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
         self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
+        # {(waves, lanes, VGPRs): an ended chunk's WaveState}: at most the two shapes of one
+        # launch's chunks (the last chunk may hold fewer work-groups than the others)
+        self._spares: dict[tuple, WaveState] = {}
         self.wave_size = 32
         self._code_generation = memory.code_generation
+
+    def retire(self, st: WaveState) -> None:
+        """An ended chunk's state: kept for the next chunk of its shape to reset and reuse."""
+        self.spare_state = self._spares[(st.waves, st.lanes, st.vgprs)] = st
 
     # ------------------------------------------------------------------ decoding
     def decode(self, pc: int):
@@ -325,7 +336,12 @@ class Machine:
         preparer, prepared, steps, plans = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
-        chunk = max(1, STATE_BYTES // max(per_group, 1))
+        most = max(1, STATE_BYTES // max(per_group, 1))
+        chunk = -(-d.groups // -(-d.groups // most))      # as many work-groups in each chunk as can be
+        # spare states of shapes this launch's chunks do not have are freed before it allocates
+        shapes = {(g * d.waves_per_group, d.wave_size, d.vgprs) for g in (chunk, d.groups - (d.groups - 1) // chunk * chunk)}
+        self._spares = {k: v for k, v in self._spares.items() if k in shapes}
+        self.spare_state = None
         # inactive lanes compute on garbage and IEEE results are wanted: numpy's warnings are
         # off for the whole run, so that no semantic needs to turn them off per batch
         # the cyclic collector paused (EmuOptions.pause_gc): a launch allocates many short-lived
@@ -365,9 +381,8 @@ class _Chunk:
         self._steps = {} if steps is None else steps     # id(prepared) -> its step as one closure, or False (compile_step)
         self._plans = {} if plans is None else plans     # PC -> what run's plain path needs of its instruction, or None (plan)
         self.options = m.options
-        spare = m.spare_state if m.options.reuse_state else None
+        spare = m._spares.pop((groups * d.waves_per_group, d.wave_size, d.vgprs), None) if m.options.reuse_state else None
         self.st, self.wave_group = initial_state(d, first, groups, spare, m.options, m.spec.traits)
-        m.spare_state = None        # handed back when this chunk ends
         self.groups = groups
         self.per_group = d.waves_per_group
         L = d.wave_size
@@ -492,7 +507,7 @@ class _Chunk:
                     if lowest == parked:
                         if (st.run == AT_BARRIER).any():
                             raise EmuError(f"{self.d.kernel}: deadlock: waves wait at a barrier no other wave can reach")
-                        self.m.spare_state = st
+                        self.m.retire(st)
                         return
                     idx = (key == lowest).nonzero()[0]
                     sel = slice(int(idx[0]), int(idx[-1]) + 1) if idx[-1] - idx[0] + 1 == len(idx) else idx
@@ -552,7 +567,7 @@ class _Chunk:
                 if control is not None and control not in _NO_EFFECT:
                     if control == "end" and len(idx) == st.waves:     # every wave ended at once
                         st.issued += bulk
-                        self.m.spare_state = st
+                        self.m.retire(st)
                         return
                     if together and control == "barrier" and not waiting and (st.run[group_sel] == RUNNING).all():
                         # the group passed the barrier at once (no other wave of its work-groups

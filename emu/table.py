@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import re
+import sys
+import types
 import dataclasses
+from importlib.util import MAGIC_NUMBER
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,7 +31,7 @@ from . import families, handwritten, rtlib
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
-from .fold import fold
+from .fold import Folded, fold
 from .memory import DeviceMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
@@ -45,8 +49,11 @@ AGPR_MOVES = ("V_ACCVGPR_READ", "V_ACCVGPR_WRITE", "V_ACCVGPR_MOV_B32")
 
 @lru_cache(maxsize=1)
 def _translator_digest() -> str:
+    """The translator's and the folding's source (emu/fold.py): a change of either makes every
+    cached translation again."""
     h = hashlib.sha256()
-    for f in sorted((Path(__file__).parent / "pcode").glob("*.py")) + [Path(__file__).parent / "pcode" / "pcode.lark"]:
+    here = Path(__file__).parent
+    for f in sorted((here / "pcode").glob("*.py")) + [here / "pcode" / "pcode.lark", here / "fold.py"]:
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
@@ -56,25 +63,21 @@ def cache_dir() -> Path:
 
 
 class _SourceCache:
-    """{key: translation} in one JSON file per translator version."""
+    """{key: translation}, one small marshal file per entry in a folder per translator version
+    and Python (`pcode-<digest>-<tag>`), so that a process reads only the translations of the
+    instructions it runs (a first launch of a kernel reads a few dozen files, not every
+    translation an architecture has). An entry holds the translation and, once compiled, its
+    code object with its expressions of instruction-word fields folded (`code`, `folded`:
+    emu/fold.py), so a later process neither folds nor compiles it. Entries are written whole
+    under a temporary name and renamed, so processes sharing the folder never see a partial
+    file and keep each other's entries; a file that is unreadable, of another Python, not
+    marshal data or missing a field is translated again and rewritten."""
 
     def __init__(self):
-        self.path = cache_dir() / f"pcode-{_translator_digest()}.json"
-        self.dirty = False
-        self._seen = self._stamp()          # the file as this process last read or wrote it
-        try:
-            self.entries = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            self.entries = {}
-        if not isinstance(self.entries, dict):      # a damaged file only costs re-translation
-            self.entries = {}
-
-    def _stamp(self):
-        try:
-            st = self.path.stat()
-            return st.st_mtime_ns, st.st_size, st.st_ino
-        except OSError:
-            return None
+        self.folder = cache_dir() / f"pcode-{_translator_digest()}-{sys.implementation.cache_tag}"
+        self._prefix = str(self.folder) + os.sep        # file names by string joins: pathlib costs a first launch ms
+        self.entries: dict[str, dict] = {}      # read or made by this process
+        self._unsaved: dict[str, dict] = {}
 
     def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
             spec: isa.Spec | None = None) -> str:
@@ -82,27 +85,42 @@ class _SourceCache:
                           + ([] if narrow else ["wide"]) + _callee_types(d, spec))
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def save(self):
-        if not self.dirty:
-            return
-        if self._stamp() != self._seen:
-            # another process (a parallel test run) saved since this one read or wrote the
-            # file: keep what it added, or this save would drop its entries
+    def path(self, key: str) -> str:
+        return f"{self._prefix}{key}.bin"
+
+    def get(self, key: str) -> dict | None:
+        """The well-formed translation stored under key, or None."""
+        t = self.entries.get(key)
+        if t is None:
             try:
-                on_disk = json.loads(self.path.read_text())
-                if isinstance(on_disk, dict):
-                    self.entries = {**on_disk, **self.entries}
-            except (OSError, ValueError):
-                pass
+                with open(self.path(key), "rb") as f:
+                    data = f.read()
+                if not data.startswith(MAGIC_NUMBER):       # another Python's bytecode, or damaged
+                    return None
+                t = marshal.loads(data[len(MAGIC_NUMBER):])
+            except (OSError, ValueError, EOFError, TypeError):      # absent, unreadable or damaged
+                return None
+            if not _well_formed(t):
+                return None
+            self.entries[key] = t
+        return t
+
+    def put(self, key: str, translation: dict) -> None:
+        self.entries[key] = self._unsaved[key] = translation
+
+    def save(self):
+        if not self._unsaved:
+            return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.entries))
-            tmp.replace(self.path)
-            self.dirty = False
-            self._seen = self._stamp()
-        except OSError:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for key, t in self._unsaved.items():
+                tmp = f"{self._prefix}{key}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as f:
+                    f.write(MAGIC_NUMBER + marshal.dumps(t))
+                os.replace(tmp, self.path(key))
+        except (OSError, ValueError):
             pass        # a read-only home only costs re-translation
+        self._unsaved = {}
 
 
 @lru_cache(maxsize=1)
@@ -118,7 +136,8 @@ def _well_formed(t) -> bool:
     if "error" in t:
         return isinstance(t["error"], str)
     return (isinstance(t.get("source"), str) and isinstance(t.get("reads"), dict) and isinstance(t.get("writes"), dict)
-            and {"branch", "memory", "cross_lane"} <= t.keys())
+            and {"branch", "memory", "cross_lane"} <= t.keys()
+            and ("code" not in t or isinstance(t["code"], types.CodeType) and isinstance(t.get("folded"), dict)))
 
 
 def _operands(d: dict) -> dict[str, Operand]:
@@ -166,19 +185,28 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
             "branch": r.branch, "memory": r.memory, "cross_lane": r.cross_lane}
 
 
-def compile_source(source: str, name: str, arch: str):
+def compile_source(source: str, name: str, arch: str, compiled: tuple | None = None):
     """The semantic function of translated `source`; INSTRUCTIONS gives the semantics of the
     instructions of `arch` the source may call (rtlib.call_instruction), from the table of
-    the mode running (EmuOptions.narrow_uint32)."""
+    the mode running (EmuOptions.narrow_uint32). compiled: what _compiled(source, name) gives,
+    when kept from before."""
     def instructions(mnemonic: str):
         return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
     namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
-    source, folded = fold(source)         # expressions of instruction-word fields computed once (emu/fold.py)
-    for name_, f in folded.items():
+    code, folded = compiled or _compiled(source, name)
+    for name_, (text, fields) in folded.items():
+        f = Folded(text, fields)
         f.bind(namespace)
         namespace[name_] = f
-    exec(compile(source, f"<pseudocode {name}>", "exec"), namespace)   # our own translator's output
+    exec(code, namespace)           # our own translator's output
     return namespace["semantic"]
+
+
+def _compiled(source: str, name: str) -> tuple:
+    """(code object of `source` with its expressions of instruction-word fields folded
+    (emu/fold.py), {name: (expression, [fields])} of the folded ones)."""
+    folded_source, made = fold(source)
+    return compile(folded_source, f"<pseudocode {name}>", "exec"), {k: (f.text, f.fields) for k, f in made.items()}
 
 
 # Fast path (off switch): atomics whose update is an integer MEM[ADDR] += DATA or -= DATA
@@ -540,14 +568,17 @@ class SemanticTable:
 
     def _generated(self, d: isa.InstrDef, scalar: bool, saturate: bool = False) -> Entry:
         k = self._cache.key(d, scalar, saturate, self.narrow, self.spec)
-        t = self._cache.entries.get(k)
-        if not _well_formed(t):             # absent, or a damaged cache file's entry
+        t = self._cache.get(k)
+        if t is None:                       # absent, or a damaged cache file
             t = translate(d, scalar, saturate, self.narrow, self.spec)
-            self._cache.entries[k] = t
-            self._cache.dirty = True
+            self._cache.put(k, t)
         if "error" in t:
             return Entry(None, "unsupported", t["error"])
-        fn = compile_source(t["source"], d.name, self.arch)
+        if "code" not in t:         # compiled once, kept with the translation
+            code, folded = _compiled(t["source"], d.name)
+            t = dict(t, code=code, folded=folded)
+            self._cache.put(k, t)
+        fn = compile_source(t["source"], d.name, self.arch, (t["code"], t["folded"]))
         if not saturate:        # the shortcuts compute the wrapping results only
             fn = with_shortcut(d.name, fn)
         if t["memory"] == "atomic" and not scalar:

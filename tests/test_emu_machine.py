@@ -504,6 +504,53 @@ def test_work_groups_run_in_chunks(monkeypatch):
     assert np.allclose(got["y"], want, rtol=2e-7, equal_nan=True)
 
 
+def test_a_second_launch_reuses_the_state_of_every_chunk_shape(monkeypatch):
+    """Work-groups that do not divide into whole chunks leave a last chunk of another shape:
+    a launch after it reuses both states (no new register files: a fresh one costs page
+    faults), and the results are numpy's."""
+    import emu.launch
+    import emu.machine
+    from emu.wave import WaveState
+    made = []
+
+    class Counted(WaveState):
+        def __init__(self, *a, **k):
+            made.append(a[0])
+            super().__init__(*a, **k)
+    monkeypatch.setattr(emu.launch, "WaveState", Counted)
+    per_group = 2 * (32 * 32 * 4 + 1024)                        # two wave32 waves of 32 VGPRs
+    monkeypatch.setattr(emu.machine, "STATE_BYTES", 3 * per_group)     # at most 3 work-groups per chunk
+    n = 7 * 64
+    x = np.random.default_rng(13).standard_normal(n).astype(np.float32)
+    src = loads("x", "y") + global_id(64) + """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_sqrt_f32 v3, v3
+        global_store_b32 v2, v3, s[6:7]
+        s_endpgm"""
+    mem = DeviceMemory()
+    bufs = {name: mem.alloc(n * 4, name) for name in ("x", "y")}
+    mem.write(bufs["x"], x)
+    table = mem.alloc(16, "kernarg")
+    mem.write(table, np.array([bufs["x"], bufs["y"]], np.uint64))
+    code = dsl.assemble(src, "gfx1100", 32)
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    machine = Machine("gfx1100", mem)
+    with np.errstate(invalid="ignore"):
+        want = np.sqrt(x)
+    # 7 groups: chunks of 3, 3 and 1 (6, 6 and 2 waves); the second chunk reuses the first's state
+    for launch_made in ([6, 2], []):
+        made.clear()
+        mem.write(bufs["y"], np.zeros(n, np.float32))
+        machine.run(Dispatch("chunks", at, grid=(7, 1, 1), block=(64, 1, 1), vgprs=32,
+                             user_sgprs=[table & 0xFFFFFFFF, table >> 32], user_sgpr_count=16,
+                             workgroup_id=(True, True, True)))
+        assert sorted(made, reverse=True) == launch_made
+        got = np.frombuffer(mem.read(bufs["y"], n * 4), np.float32)
+        assert np.allclose(got, want, rtol=2e-7, equal_nan=True)
+
+
 def test_reused_register_files_read_as_zero(monkeypatch):
     """Chunks (and launches) of one shape reuse the register files: whatever a chunk wrote
     (VALU and cross-lane VGPR writes, SGPRs, VCC) reads as zero in the next one, and what
