@@ -18,12 +18,12 @@ from functools import lru_cache
 import isa
 from isa import Spec
 from isa.mnemonics import amd_name, text_mnemonic
-from isa.memory_access import scalar_data
+from isa.memory_access import scalar_base_registers, scalar_data
 
 from . import syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .printer_gfx9 import _TYPE_BYTES, _plan
+from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 
@@ -363,7 +363,7 @@ def _valu_defs(spec: Spec, mn: str):
 
 def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> bytes:
     fmt = spec.formats[d.format]
-    plan = _plan(d, spec, d.format, kind)
+    plan = gfx9_valu_plan(d, spec, d.format, kind)
     if d.name in {r[0] for r in spec.tables.get("mfma", ())}:
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
@@ -783,7 +783,7 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
-        lo = 0 if "buffer" in mn else -(1 << 20)   # buffer offsets are unsigned
+        lo = 0 if scalar_base_registers(d) == 4 else -(1 << 20)   # buffer offsets are unsigned
         if off.kind == "s" and isinstance(off.value, (Reg, Special, Attr)):     # an SGPR or special register
             if "offset" in mods:
                 value = _mod_int(mods, "offset")

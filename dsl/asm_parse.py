@@ -27,7 +27,7 @@ import re
 from contextlib import contextmanager
 
 from .asm_lexer import BLANKS, COMMENT, DUAL, NUMBER, REG, STRING, WORD, Entries, tokens
-from .operands import Lit, Mod, OperandError, Special
+from .operands import Agpr, Lit, Mod, OperandError, Special
 from .instr import NO_MODIFIERS, Instr, Modifiers
 from .statement import Attr, BitOr, Call, Directive, Label, SymExpr
 from . import syntax
@@ -77,6 +77,7 @@ def name_value(text: str):
 
 
 _NAMES: dict = {}
+_A16 = Agpr(16)
 _MNEMONICS: dict[str, str | None] = {}     # word -> the mnemonic it spells (lower case) or None
 
 
@@ -296,7 +297,10 @@ def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list 
             else:
                 value, i = _joined(toks, ents, i, n)
             # a name after a blank is a flag modifier (clamp, glc), a call a modifier keyed by
-            # its name (vmcnt(0)); everything else, and any term after a comma, an operand
+            # its name (vmcnt(0)); everything else, and any term after a comma, an operand. The
+            # image flag a16 is spelled like the AGPR a16, which is never an operand there.
+            if not expect_operand and type(value) is Agpr and value == _A16 and kind is REG:
+                value = Attr("a16")
             if expect_operand or not (type(value) is Attr or type(value) is Call):
                 if where is not None:
                     where.append((len(operands), start))

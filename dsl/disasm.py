@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
 
 import isa
 
-from . import families
-from .asm_parse import parse
+from . import families, syntax
 from .decode import DecodeError, Instruction, decode_one
 from .instr import Instr
 from .instr_fields import direct_instr
+from .instr_fields_gfx9 import gfx9_instr
 from .printer import print_instruction
+from .printer_operands import code_table
 from .printer_gfx9 import print_instruction as print_gfx9
 
 
@@ -63,41 +63,36 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
     """(Instr, size in bytes) of the instruction at data[offset:]: the same value the text
     parser gives for its printed text (operands and modifiers in text order), with `defn` and
     `encoding` filled in as an encoder fills them, so that decoding bytes and parsing their
-    disassembly compare equal and the Instr encodes back to the bytes. DecodeError if the bytes
-    are not an instruction. RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP, bar the
-    immediates printed as expressions), VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P without DPP (bar WMMA
-    and v_fma_mix), VOPD, RDNA's DS/VDS (bar ds_swizzle_b32) and RDNA3's SMEM, FLAT/GLOBAL/SCRATCH
-    and MUBUF are built straight from the decoded fields (instr_fields.py); every other format
-    (WMMA, v_fma_mix, DPP, MTBUF, MIMG, VINTERP, LDSDIR, EXP, RDNA4's SMEM and
-    VBUFFER/VFLAT/VGLOBAL/VSCRATCH/VIMAGE, all of CDNA) is still read back from its printed
-    text."""
+    disassembly compare equal and the Instr encodes back to the bytes. Built straight from the
+    decoded fields (instr_fields.py; instr_fields_gfx9.py for the gfx9 dialect, CDNA3/CDNA4).
+    DecodeError if the bytes are not an instruction, or name an operand code the assembly
+    syntax has no value for (a reserved register code)."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     inst = decode_one(spec, bytes(data), offset)
-    return instr_of(spec, inst, wave), inst.size
+    return instr_of(spec, inst, wave, offset), inst.size
 
 
-def instr_of(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
-    """The Instr of a decoded Instruction (see decode_instr): from its fields where
-    instr_fields covers the format, else from its text."""
-    direct = direct_instr(spec, inst, wave)
-    if direct is not None:
-        return direct
-    return instr_of_text(spec, inst, wave)
+def instr_of(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> Instr:
+    """The Instr of a decoded Instruction (see decode_instr)."""
+    x = gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else direct_instr(spec, inst, wave)
+    if x is None:
+        field = _field_without_value(spec, inst)
+        where = f" ({field} = {inst.fields[field]})" if field else ""
+        raise DecodeError(f"offset 0x{offset:x}: {inst.name.lower()}: an operand code{where} has no value in "
+                          f"the assembly syntax (a reserved register code)")
+    return x
 
 
-def instr_of_text(spec: isa.Spec, inst: Instruction, wave: int) -> Instr:
-    """The Instr of a decoded Instruction read back from its printed text (any format)."""
-    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
-    text = printer(spec, inst, wave)
-    items = parse(text)
-    if len(items) != 1 or type(items[0]) is not Instr:
-        raise DecodeError(f"{inst.name.lower()}: its text {text!r} does not read back as one instruction")
-    x = items[0]
-    if x.mnemonic == "v_illegal":
-        return x
-    defs = inst.defs
-    dual = x.dual
-    if dual is not None and len(defs) > 1:
-        dual = replace(dual, defn=defs[1], encoding=defs[1].format)
-    return replace(x, defn=defs[0], encoding=defs[0].format, dual=dual, line=0, column=0)
+def _field_without_value(spec: isa.Spec, inst: Instruction) -> str | None:
+    """The source field of `inst` whose code the format's operand table leaves without a value
+    (a reserved code), for the error; None if the culprit is elsewhere."""
+    fmt = inst.fmt.name
+    for field in spec.operands.get(fmt, {}):
+        code = inst.fields.get(field)
+        if code is None or code >= spec.traits.vgpr_base and field.startswith("SRC"):
+            continue
+        entry = code_table(spec, fmt, field).get(code)
+        if (entry is None or entry[:2] == ("special", "RESERVED")) and code not in syntax.RESERVED_SRC_NAMES:
+            return field
+    return None

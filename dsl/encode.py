@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
-from isa.memory_access import memory_access, scalar_data
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 
 from . import syntax
 from .decode import FIELD_NAMES
@@ -923,7 +923,7 @@ class Encoder:
             self._arity(d, ops, [])
             F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=0)
             return
-        sbase_n = 4 if "buffer" in mn else 2
+        sbase_n = scalar_base_registers(d)
         names = ["sdata", "sbase", "offset"]
         if len(ops) != 3:
             self._arity(d, ops, names)
@@ -1016,7 +1016,7 @@ class Encoder:
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
         if len(ops) != 4:
             self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
-        n = data_dwords(d.name) * (2 if "cmpswap" in mn else 1) + tfe
+        n = signature.data_registers(d) + tfe     # (cmpswap: value and compare)
         F["VDATA"] = self.vgpr(ops[0], F, "vdata", n)
         if isinstance(ops[1], Special) and ops[1].name == "off":
             if idxen or offen:

@@ -5,10 +5,10 @@ operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by 
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
 
-from isa.memory_access import memory_access, scalar_data, typed_buffer
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data, typed_buffer
 
 from . import syntax
-from .operands import Agpr, Mod, OperandError, Special
+from .operands import Mod, OperandError, Special
 from .printer_graphics import export_targets, image_widths
 from .printer_operands import buffer_data_dwords
 from .signature import cache_control, data_dwords, flat_layout
@@ -66,7 +66,7 @@ def smem(enc, d, F, ops, mods):
         enc._arity(d, ops, [])
         return
     null = enc.traits.null
-    sbase_n = 4 if "buffer" in mn else 2
+    sbase_n = scalar_base_registers(d)
     if "prefetch" in mn:      # [sbase,] offset, soffset, length
         names = ([] if mn.endswith("_pc_rel") else ["sbase"]) + ["offset", "soffset", "length"]
         if len(ops) != len(names):
@@ -107,7 +107,7 @@ _FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
 
 
 def flat(enc, d, F, ops, mods):
-    """VFLAT / VGLOBAL / VSCRATCH: the segment is the name's prefix; an atomic returns data when
+    """VFLAT / VGLOBAL / VSCRATCH: the segment is the encoding; an atomic returns data when
     its TH has the return bit, so the cache policy is read first."""
     if cache_control(d):      # global_inv, global_wb, global_wbinv: only the scope they act on
         enc._arity(d, ops, [])
@@ -204,9 +204,6 @@ def image(enc, d, F, ops, mods):
     mn = _name(d)
     sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
     names = ["vdata", "vaddr", "rsrc"] + (["samp"] if sampler else [])
-    if len(ops) == len(names) + 1 and ops[-1] == Agpr(16):   # the flag a16 reads as the AGPR a16 (no AGPRs here)
-        ops = ops[:-1]
-        mods["a16"] = True
     if len(ops) != len(names):
         enc._arity(d, ops, names)
     fields = enc._layout[d.format][0]

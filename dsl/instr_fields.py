@@ -1,74 +1,33 @@
 """An `Instr` straight from a decoded Instruction's raw fields, without printing it: the
 operand values the text parser would read from the printer's text, built from the same
-layouts (signature.py), VALU plan and operand-code tables the printer reads. Covers RDNA's
-scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`); DS/VDS and RDNA3's SMEM,
-FLAT/GLOBAL/SCRATCH and MUBUF (`memory_instr`); VOP1/VOP2/VOPC, VOP3/VOP3SD and VOP3P without
-DPP (`vop_e32_instr`, `vop3_instr`, `vop3p_instr`); VOPD (`vopd_instr`). Not covered: WMMA,
-v_fma_mix, DPP, MTBUF, images, exports, RDNA4's own memory formats and all of CDNA. Each
-answers None for what it does not cover (and for what the printer spells as expressions:
-waitcnt, hwreg, sendmsg, delay_alu, depctr, version, ds_swizzle_b32's offset), which
-disasm.decode_instr then reads from the printed text."""
+layouts (signature.py), VALU plan (valu_plan.py) and operand-code tables the printer reads.
+Covers RDNA's scalar ALU formats (SOP1, SOP2, SOPC, SOPK, SOPP: `scalar_instr`, immediates LLVM
+writes as expressions from immediate_values.py); VOP1/VOP2/VOPC, VOP3/VOP3SD and VOP3P
+(WMMA/SWMMAC and v_fma_mix included) with or without DPP16/DPP8 (`vop_e32_instr`,
+`vop3_instr`, `vop3p_instr`); VOPD (`vopd_instr`); the memory, interpolation and LDS-direct
+formats (instr_fields_memory.memory_instr); exports and images
+(instr_fields_graphics.graphics_instr). Each answers None for what it does not cover and where
+an operand code has no value in the syntax (disasm.decode_instr then refuses the bytes);
+`direct_instr` tries them all. The gfx9 dialect (CDNA) has its own: instr_fields_gfx9.py."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 from isa import InstrDef, Spec
-from isa.memory_access import memory_access, scalar_data
 
-from . import syntax
+from . import immediate_values, syntax
 from .asm_parse import name_value
 from .decode import Instruction
-from .instr import Instr, Modifiers
-from .operands import Lit, Mod, Reg
-from .printer import _PRINTERS_BY_FAMILY, _valu_plan
-from .printer_operands import _code_table, buffer_data_dwords, float_text, literal_text
-from .signature import (cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout,
-                        valu_signature, vopd_base)
+from .field_values import bit_list, instr_value, scalar_source, sgprs, t16_reg
+from .instr import Instr
+from .instr_fields_graphics import IMAGE_FORMATS, graphics_instr
+from .instr_fields_memory import MEMORY_FORMATS, memory_instr
+from .operands import Mod, Reg
+from .signature import scalar_bits, scalar_layout, valu_signature, vopd_base
+from .valu_plan import valu_plan
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
-
-
-def _reg(cls: str, idx: int, n: int) -> Reg:
-    if n > 1 and cls in ("s", "ttmp"):     # scalar tuples are aligned, as the printer reads them
-        idx &= ~1 if n == 2 else ~3
-    return Reg(cls, idx, n)
-
-
-def _number(text: str):
-    """The value the parser reads for a number the printer spells (0x.., lit(0x..), a float)."""
-    if text.startswith("lit("):
-        return Lit(int(text[4:-1], 0))
-    if text.startswith(("0x", "-0x")) or text.lstrip("-").isdigit():
-        return int(text, 0)
-    return float(text)
-
-
-def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tuple[str, str],
-                  bits: int, is_float: bool, packed: str = "", f16_inline: bool = True):
-    """The operand value of a source code spanning n registers (printer_operands' src_text
-    for a non-VGPR code, as a value); None where the code has no plain value."""
-    entry = _code_table(spec, *table).get(code)
-    reserved = syntax.RESERVED_SRC_NAMES.get(code)
-    if entry is None or entry[0] == "special" and entry[1] == "RESERVED":
-        return None if reserved is None else name_value(reserved)
-    kind, base, off = entry
-    if kind == "sgpr":
-        return _reg("s", base + off, n)
-    if kind == "ttmp":
-        return _reg("ttmp", base + off, n)
-    if kind == "int":
-        return base + off if base >= 0 else base - off
-    if kind == "float":
-        if bits == 16 and not is_float and f16_inline:
-            return spec.traits.inline_float_bits[16][code]
-        return float(float_text(base, 64 if n == 2 else bits))
-    if kind == "literal":
-        return _number(literal_text(literal or 0, bits, is_float, spec.traits, packed))
-    if kind == "special":
-        t = syntax.SPECIAL_TEXT.get(base, base.lower())
-        return name_value(syntax.PAIR_TEXT.get(t, t) if n >= 2 else t)
-    return None if reserved is None else name_value(reserved)
 
 
 @lru_cache(maxsize=None)
@@ -84,203 +43,108 @@ def _sop_plan(d: InstrDef) -> tuple[tuple[str, str, int, int, bool], ...]:
 
 
 def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
-    """The Instr (mnemonic and operands, scalar ALU instructions have no modifiers; `defn` and
-    `encoding` the decoded instruction's) of a decoded SOP1/SOP2/SOPC/SOPK/SOPP instruction,
-    or None if it is not one this covers."""
+    """The Instr (mnemonic and operands; `defn` and `encoding` the decoded instruction's) of a
+    decoded SOP1/SOP2/SOPC/SOPK/SOPP instruction, immediates LLVM writes as expressions
+    (waitcnt, delay_alu, depctr, sendmsg, hwreg, version) as the parser reads them
+    (immediate_values.py), or None if it is not one this covers."""
     fmt = inst.fmt.name
     if fmt not in SCALAR_FORMATS or spec.traits.dialect == "gfx9":
         return None
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    ops = []
+    ops, mods = [], {}
     if fmt == "SOPP":
         style = syntax.SOPP_STYLE.get(mn, "hex")
-        if style not in _PLAIN_SOPP:
-            return None
         imm = f["SIMM16"]
-        if style != "none" and not (style == "opt" and imm == 0):
-            ops.append(imm)
+        if style in _PLAIN_SOPP:
+            if style != "none" and not (style == "opt" and imm == 0):
+                ops.append(imm)
+        elif style == "sendmsg":
+            ops.append(immediate_values.sendmsg(imm, spec.arch))
+        elif style == "delay_alu":
+            ops.append(immediate_values.delay_alu(imm))
+        else:   # counters: the parser reads the first as an operand, the others as modifiers
+            counters = immediate_values.waitcnt(spec, imm) if style == "waitcnt" else immediate_values.depctr(imm)
+            if type(counters) is int:
+                ops.append(counters)
+            else:
+                mods = {c.name: c for c in counters}
     elif fmt == "SOPK":
         names, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
-        if style not in _PLAIN_SOPP:
-            return None
         for o in names:
             if o == "sdst":
                 v = scalar_source(spec, f["SDST"], 2 if scalar_bits(d, "D0") == 64 else 1, None, ("SOP2", "SSRC0"), 32, True)
-            else:
-                v = f["SIMM16"]
-            if v is None:
-                return None
-            ops.append(v)
-    else:
-        for name, fld, n, bits, is_float in _sop_plan(d):
-            if name == "msg":
-                return None
-            if name == "k":
+            elif o == "hwreg":
+                v = immediate_values.hwreg(f["SIMM16"], spec.arch)
+            elif o == "lit":
                 v = inst.literal or 0
-            elif name == "sdst":
-                v = scalar_source(spec, f[fld], n, None, ("SOP2", "SSRC0"), 32, True)
             else:
-                v = scalar_source(spec, f[fld], n, inst.literal, (fmt, fld), bits, is_float)
+                v = immediate_values.version(f["SIMM16"]) if style == "version" else f["SIMM16"]
             if v is None:
                 return None
             ops.append(v)
-    return Instr(mn, tuple(ops), defn=d, encoding=d.format)
-
-
-def _flags(f: dict, names: tuple[str, ...]) -> dict:
-    return {n.lower(): True for n in names if f.get(n)}
-
-
-def _smem(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    if cache_control(d):
-        return Instr(mn, (), defn=d, encoding=d.format)
-    sbase_n = 4 if "buffer" in mn else 2
-    first = f["SDATA"] if scalar_data(d) == "immediate" else \
-        scalar_source(spec, f["SDATA"], data_dwords(d.name), None, ("SOP2", "SSRC0"), 32, True)
-    base = f["SBASE"] * 2
-    base = _reg("s", base, sbase_n) if base < spec.traits.sgprs else \
-        scalar_source(spec, base, sbase_n, None, ("SOP2", "SSRC0"), 32, True)
-    ops, mods = [first, base], {}
-    off = f["OFFSET"]
-    if off & (1 << 20):
-        off -= 1 << 21
-    soff = f["SOFFSET"]
-    if soff != spec.traits.null:
-        ops.append(scalar_source(spec, soff, 1, None, ("SOP2", "SSRC0"), 32, True))
-        if off:
-            mods["offset"] = off
-    else:   # no SGPR offset: the immediate, or null when that is 0 too
-        ops.append(off if off else name_value("null"))
-    if any(v is None for v in ops):
-        return None
-    mods.update(_flags(f, ("GLC", "DLC")))
-    return Instr(mn, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
-
-
-_ds_layout = lru_cache(maxsize=None)(ds_layout)     # worked out once per instruction
-
-
-def _ds(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    if mn == "ds_swizzle_b32":
-        return None
-    ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
-    mods = {}
-    if memory_access(d).two_addresses:
-        mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
     else:
-        off = f["OFFSET0"] | f["OFFSET1"] << 8
-        if off:
-            mods["offset"] = off
-    mods.update(_flags(f, ("GDS",)))
-    return Instr(mn, ops, Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+        ops = sop_operands(spec, inst)
+        if ops is None:
+            return None
+    return instr_value(d, mn, tuple(ops), mods)
 
 
-_flat_layout = lru_cache(maxsize=None)(flat_layout)
-
-
-def _sgprs(spec: Spec, code: int, n: int):
-    return scalar_source(spec, code, n, None, ("SOP2", "SSRC0"), 32, True)
-
-
-def _flat(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    fmt, t = inst.fmt.name, spec.traits
-    ops = []
-    for name, field, n in _flat_layout(d, bool(f.get("GLC"))):
-        if name == "saddr":   # null turns the scalar base off (GLOBAL also names m0's code off)
-            off_codes = (t.null, t.m0) if fmt == "GLOBAL" else (t.null,)
-            ops.append(name_value("off") if f[field] in off_codes else _sgprs(spec, f[field], n))
-        elif name == "vaddr" and fmt == "SCRATCH":
-            ops.append(Reg("v", f[field]) if f.get("SVE") else name_value("off"))
-        elif name == "vaddr" and fmt == "GLOBAL":   # no scalar base: a 64-bit VGPR address
-            ops.append(Reg("v", f[field], 2 if f["SADDR"] in (t.null, t.m0) else 1))
+def sop_operands(spec: Spec, inst: Instruction) -> list | None:
+    """The operands of a decoded SOP1/SOP2/SOPC instruction (both dialects), None where a code
+    has no plain value."""
+    f, fmt, ops = inst.fields, inst.fmt.name, []
+    for name, fld, n, bits, is_float in _sop_plan(inst.defs[0]):
+        if name == "msg":
+            v = immediate_values.sendmsg(f[fld], spec.arch)
+        elif name == "k":
+            v = inst.literal or 0
+        elif name == "sdst":
+            v = scalar_source(spec, f[fld], n, None, ("SOP2", "SSRC0"), 32, True)
         else:
-            ops.append(Reg("v", f[field], n))
-    if any(v is None for v in ops):
-        return None
-    off = f["OFFSET"]
-    if fmt != "FLAT" and off & (1 << 12):
-        off -= 1 << 13
-    mods = {"offset": off} if off else {}
-    mods.update(_flags(f, ("GLC", "SLC", "DLC")))
-    return Instr(d.name.lower(), tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
-
-
-def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
-    d, f = inst.defs[0], inst.fields
-    mn = d.name.lower()
-    if cache_control(d):
-        return Instr(mn, (), defn=d, encoding=d.format)
-    idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
-    ops = (Reg("v", f["VDATA"], buffer_data_dwords(d, f)),
-           Reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off"),
-           _sgprs(spec, f["SRSRC"] * 4, 4),
-           scalar_source(spec, f["SOFFSET"], 1, inst.literal, ("SOP2", "SSRC0"), 32, True))
-    if any(v is None for v in ops):
-        return None
-    mods = _flags(f, ("IDXEN", "OFFEN"))
-    if f["OFFSET"]:
-        mods["offset"] = f["OFFSET"]
-    mods.update(_flags(f, ("GLC", "SLC", "DLC", "TFE")))
-    return Instr(mn, ops, Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
-
-
-_MEMORY = {"SMEM": _smem, "DS": _ds, "VDS": _ds, "FLAT": _flat, "GLOBAL": _flat, "SCRATCH": _flat,
-           "MUBUF": _buffer}
-MEMORY_FORMATS = frozenset(_MEMORY)
-
-
-def memory_instr(spec: Spec, inst: Instruction) -> Instr | None:
-    """The Instr of a decoded DS/VDS instruction or RDNA3 SMEM, FLAT/GLOBAL/SCRATCH or MUBUF
-    instruction from its fields, or None if it is not one this covers."""
-    fmt = inst.fmt.name
-    build = _MEMORY.get(fmt)
-    if build is None or spec.traits.dialect == "gfx9" or fmt in _PRINTERS_BY_FAMILY.get(spec.arch, {}):
-        return None
-    return build(spec, inst)
-
-
-def _t16(code8: int) -> Reg:
-    """A 16-bit VGPR in a 7+1-bit field (bit 7 selects the high half), as printer_operands.t16_vgpr."""
-    return Reg("v", code8 & 0x7f, 1, "h" if code8 & 0x80 else "l")
+            v = scalar_source(spec, f[fld], n, inst.literal, (fmt, fld), bits, is_float)
+        if v is None:
+            return None
+        ops.append(v)
+    return ops
 
 
 def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
-    """The Instr of a decoded VOP1/VOP2/VOPC instruction without DPP or SDWA (no modifiers in
-    the 32-bit encoding) from its fields, by the printer's per-instruction plan (signature's
-    valu_signature); None for anything else."""
+    """The Instr of a decoded VOP1/VOP2/VOPC instruction (the 32-bit encoding has no modifiers;
+    DPP16/DPP8 add their controls and DPP16 its source modifiers) from its fields, by the
+    printer's per-instruction plan (valu_plan.py); None for anything else."""
     fmt = inst.fmt.name
-    if (fmt not in ("VOP1", "VOP2", "VOPC") or inst.dpp is not None or spec.traits.dialect == "gfx9"
-            or inst.defs[0].name == "V_ILLEGAL"):     # v_illegal: the text route's bare Instr
+    if fmt not in ("VOP1", "VOP2", "VOPC") or spec.traits.dialect == "gfx9":
         return None
-    d, f = inst.defs[0], inst.fields
-    plan = _valu_plan(d, spec, fmt, False, wave)
+    d, f, dpp = inst.defs[0], inst.fields, inst.dpp
+    if d.name == "V_ILLEGAL":   # the decoder's all-zero filler: no operands
+        return Instr("v_illegal", defn=d, encoding=d.format)
+    plan = valu_plan(d, spec, fmt, dpp is not None, wave)
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
     ops = []
     for op in sig.dsts:
         if op.name == "sdst":
             ops.append(name_value(plan.vcc))
         elif op.sgpr:
-            ops.append(_sgprs(spec, f["VDST"], 1))
+            ops.append(sgprs(spec, f["VDST"], 1))
         elif op.t16 and plan.t16_regs:
-            ops.append(_t16(f["VDST"]))
+            ops.append(t16_reg(f["VDST"]))
         else:
             ops.append(Reg("v", f["VDST"], op.dwords))
     if sig.vcc_out:
         ops.append(name_value(plan.vcc))
     srcs = []
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs[:2]):
-        code = f["SRC0"] if i == 0 else vgpr0 + f["VSRC1"]
+        code = (f["SRC0"] if dpp is None else vgpr0 + dpp["SRC0"]) if i == 0 else vgpr0 + f["VSRC1"]
         if code >= vgpr0:
-            srcs.append(_t16(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n))
+            v = t16_reg(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n)
         else:
-            srcs.append(scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                                      bits, is_float, packed, f16_inline))
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                              bits, is_float, packed, f16_inline)
+        if inst.dpp_kind == "DPP16" and (op.is_float or plan.force_mods) and \
+                (dpp[f"SRC{i}_NEG"] or dpp[f"SRC{i}_ABS"]):   # DPP16 carries e32's only modifiers
+            v = Mod(v, bool(dpp[f"SRC{i}_NEG"]), bool(dpp[f"SRC{i}_ABS"]))
+        srcs.append(v)
     if sig.k_pos is not None:
         srcs.insert(sig.k_pos, inst.literal or 0)
     ops += srcs
@@ -288,14 +152,11 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         ops.append(name_value(plan.vcc))
     if any(v is None for v in ops):
         return None
-    return Instr(plan.mn, tuple(ops), defn=d, encoding=d.format)
+    mods = dpp_modifiers(spec, inst) if dpp is not None else None
+    return instr_value(d, plan.mn, tuple(ops), mods)
 
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
-
-
-def _bits(value: int, n: int) -> list[int]:
-    return [(value >> i) & 1 for i in range(n)]
 
 
 def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
@@ -303,11 +164,10 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     modifiers as Mod, op_sel/byte_sel, clamp, omod), by the printer's VALU plan; None for
     anything else (VOP3P, WMMA, DPP)."""
     fmt = inst.fmt.name
-    if fmt not in ("VOP3", "VOP3SD") or inst.dpp is not None or spec.traits.dialect == "gfx9" \
-            or inst.defs[0].name == "V_ILLEGAL":
+    if fmt not in ("VOP3", "VOP3SD") or spec.traits.dialect == "gfx9" or inst.defs[0].name == "V_ILLEGAL":
         return None
-    d, f = inst.defs[0], inst.fields
-    plan = _valu_plan(d, spec, fmt, False, wave)
+    d, f, dpp = inst.defs[0], inst.fields, inst.dpp
+    plan = valu_plan(d, spec, fmt, dpp is not None, wave)
     if plan.is_wmma or plan.is_mix or plan.is_p:
         return None
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
@@ -315,17 +175,17 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     ops = []
     for op in sig.dsts:
         if op.name == "sdst":
-            ops.append(_sgprs(spec, f["VDST"], op.regs(wave)))
+            ops.append(sgprs(spec, f["VDST"], op.regs(wave)))
         elif op.sgpr:
-            ops.append(_sgprs(spec, f["VDST"], 1))
+            ops.append(sgprs(spec, f["VDST"], 1))
         elif op.t16 and plan.t16_regs:
             ops.append(Reg("v", f["VDST"], 1, "h" if opsel >> 3 & 1 else "l"))
         else:
             ops.append(Reg("v", f["VDST"], op.dwords))
     if fmt == "VOP3SD":
-        ops.append(_sgprs(spec, f["SDST"], wave // 32))
+        ops.append(sgprs(spec, f["SDST"], wave // 32))
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
-        code = f[f"SRC{i}"]
+        code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
         if code >= vgpr0:
             v = Reg("v", code - vgpr0, 1, "h" if opsel >> i & 1 else "l") if op.t16 and plan.t16_regs \
                 else Reg("v", code - vgpr0, n)
@@ -346,49 +206,64 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     elif plan.opsel_shown:
         if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
             if opsel & ((1 << sig.opsel_flags) - 1):
-                mods["op_sel"] = _bits(opsel, sig.opsel_flags)
-        elif opsel and sig.is_cmpx:   # no destination half to select
-            mods["op_sel"] = _bits(opsel, nsrc)
+                mods["op_sel"] = bit_list(opsel, sig.opsel_flags)
+        elif opsel and (dpp is not None and sig.is_cmp or sig.is_cmpx):   # no destination half to select
+            mods["op_sel"] = bit_list(opsel, nsrc)
         elif opsel:
-            mods["op_sel"] = _bits(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
-    return _valu_instr(plan.mn, ops, mods, f, d)
+            mods["op_sel"] = bit_list(opsel, 3 if sig.reads_dst else nsrc) + [opsel >> 3 & 1]
+    return _valu_instr(spec, inst, plan.mn, ops, mods)
 
 
 def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
-    """The Instr of a decoded VOP3P instruction without DPP (packed math, dot products) from its
-    fields: whole-register operands, op_sel / op_sel_hi / neg_lo / neg_hi lists where not the
-    default, clamp; None for anything else (WMMA/SWMMAC, v_fma_mix*, DPP)."""
-    if inst.fmt.name != "VOP3P" or inst.dpp is not None or spec.traits.dialect == "gfx9":
+    """The Instr of a decoded VOP3P instruction (packed math, dot products, WMMA/SWMMAC,
+    v_fma_mix*, with or without DPP) from its fields: whole-register operands (WMMA's matrices
+    their register counts; v_fma_mix's sources f16 or f32 as OPSEL_HI says, with NEG as the sign
+    and NEG_HI as the absolute value), op_sel / op_sel_hi / neg_lo / neg_hi lists where not the
+    default (SWMMAC: index_key), clamp."""
+    if inst.fmt.name != "VOP3P" or spec.traits.dialect == "gfx9":
         return None
-    d, f = inst.defs[0], inst.fields
-    plan = _valu_plan(d, spec, "VOP3P", False, wave)
-    if plan.is_wmma or plan.is_mix:
-        return None
+    d, f, dpp = inst.defs[0], inst.fields, inst.dpp
+    plan = valu_plan(d, spec, "VOP3P", dpp is not None, wave)
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
-    ops = [_sgprs(spec, f["VDST"], op.regs(wave)) if op.name == "sdst" else _sgprs(spec, f["VDST"], 1)
-           if op.sgpr else Reg("v", f["VDST"], op.dwords) for op in sig.dsts]
+    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
+    hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+    neg_hi = f.get("NEG_HI", 0)
+    ops = [sgprs(spec, f["VDST"], op.regs(wave)) if op.name == "sdst" else sgprs(spec, f["VDST"], 1)
+           if op.sgpr else Reg("v", f["VDST"], plan.cd_regs if plan.is_wmma else op.dwords) for op in sig.dsts]
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
-        code = f[f"SRC{i}"]
-        ops.append(Reg("v", code - vgpr0, n) if code >= vgpr0 else
-                   scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                                 bits, is_float, packed, f16_inline))
+        code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
+        if code >= vgpr0:
+            v = Reg("v", code - vgpr0, n)
+        elif plan.is_wmma and plan.matrix[i]:   # RDNA3: the accumulator's constants as a 64-bit operand's
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"), 32, True,
+                              wide_float=plan.wide_constants)
+        elif plan.is_mix:
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                              16 if hi_bits >> i & 1 else 32, True)
+        else:
+            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
+                              bits, is_float, packed, f16_inline)
+        if plan.is_mix and op.is_float and (neg | neg_hi) >> i & 1:
+            v = Mod(v, bool(neg >> i & 1), bool(neg_hi >> i & 1))
+        ops.append(v)
     if any(v is None for v in ops):
         return None
     nsrc = len(sig.srcs)
     mask = (1 << nsrc) - 1
-    opsel, neg = f.get("OPSEL", 0), f.get("NEG", 0)
-    hi_bits = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
-    neg_hi = f.get("NEG_HI", 0)
     mods = {}
-    if opsel & mask:
-        mods["op_sel"] = _bits(opsel, nsrc)
-    if hi_bits & mask != mask:
-        mods["op_sel_hi"] = _bits(hi_bits, nsrc)
-    if neg & mask:
-        mods["neg_lo"] = _bits(neg, nsrc)
-    if neg_hi & mask:
-        mods["neg_hi"] = _bits(neg_hi, nsrc)
-    return _valu_instr(plan.mn, ops, mods, f, d)
+    if plan.is_wmma and len(plan.matrix) > 2 and not plan.matrix[2]:   # SWMMAC: OPSEL picks the index
+        if opsel:
+            mods["index_key"] = opsel
+    elif opsel & mask:
+        mods["op_sel"] = bit_list(opsel, nsrc)
+    if hi_bits & mask != (0 if plan.is_mix else mask):
+        mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
+    if not plan.is_mix:
+        if neg & mask:
+            mods["neg_lo"] = bit_list(neg, nsrc)
+        if neg_hi & mask:
+            mods["neg_hi"] = bit_list(neg_hi, nsrc)
+    return _valu_instr(spec, inst, plan.mn, ops, mods)
 
 
 @lru_cache(maxsize=None)
@@ -423,19 +298,60 @@ def vopd_instr(spec: Spec, inst: Instruction) -> Instr | None:
 
 
 def direct_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
-    """The Instr of a decoded instruction built from its fields where this module covers its
-    format (scalar_instr, memory_instr, vop_e32_instr, vop3_instr, vop3p_instr, vopd_instr),
-    else None."""
-    return (scalar_instr(spec, inst) or memory_instr(spec, inst) or vop_e32_instr(spec, inst, wave)
-            or vop3_instr(spec, inst, wave) or vop3p_instr(spec, inst, wave) or vopd_instr(spec, inst))
+    """The Instr of a decoded RDNA instruction built from its fields by the builder of its format
+    (scalar_instr, memory_instr, graphics_instr, vop_e32_instr, vop3_instr, vop3p_instr,
+    vopd_instr), else None."""
+    build = _BUILDERS.get(inst.fmt.name)
+    if build is None:
+        return graphics_instr(spec, inst) if inst.fmt.name in spec.traits.roles.export else None
+    return build(spec, inst, wave)
 
 
-def _valu_instr(mnemonic: str, ops: list, mods: dict, f: dict, d) -> Instr:
+_BUILDERS = {
+    **dict.fromkeys(SCALAR_FORMATS, lambda spec, inst, wave: scalar_instr(spec, inst)),
+    **dict.fromkeys(MEMORY_FORMATS, lambda spec, inst, wave: memory_instr(spec, inst)),
+    **dict.fromkeys(IMAGE_FORMATS, lambda spec, inst, wave: graphics_instr(spec, inst)),
+    **dict.fromkeys(("VOP1", "VOP2", "VOPC"), vop_e32_instr), "VOP3": vop3_instr, "VOP3SD": vop3_instr,
+    "VOP3P": vop3p_instr, "VOPD": lambda spec, inst, wave: vopd_instr(spec, inst),
+}
+
+
+def _valu_instr(spec: Spec, inst: Instruction, mnemonic: str, ops: list, mods: dict) -> Instr:
     """The Instr of a VOP3/VOP3P instruction once its operands and operand modifiers are read:
-    clamp and omod come from the same fields in both encodings."""
+    clamp and omod come from the same fields in both encodings, the DPP controls last."""
+    d, f = inst.defs[0], inst.fields
     if f.get("CLMP"):
         mods["clamp"] = True
     if f.get("OMOD", 0):
         key, value = _OMOD[f["OMOD"]]
         mods[key] = value
-    return Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else Modifiers(), defn=d, encoding=d.format)
+    if inst.dpp is not None:
+        mods.update(dpp_modifiers(spec, inst))
+    return instr_value(d, mnemonic, tuple(ops), mods)
+
+
+def dpp_modifiers(spec: Spec, inst: Instruction) -> dict:
+    """The DPP16 or DPP8 modifiers of a decoded instruction's DPP word, as the parser reads them:
+    the control (quad_perm, a row control, dpp_ctrl for codes without a name), row_mask,
+    bank_mask, bound_ctrl and fi where set; dpp8's lane selects and fi (DPP8FI's source code)."""
+    d = inst.dpp
+    if inst.dpp_kind == "DPP8":
+        mods = {"dpp8": [d[f"LANE_SEL{i}"] for i in range(8)]}
+        if inst.fields.get("SRC0") == spec.traits.codes["DPP8FI"]:
+            mods["fi"] = 1
+        return mods
+    ctrl = d["DPP_CTRL"]
+    if ctrl <= 0xff:
+        mods = {"quad_perm": [ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3]}
+    elif ctrl in syntax.DPP_FIXED_CONTROLS:
+        mods = {syntax.DPP_FIXED_CONTROLS[ctrl]: True}
+    elif ctrl & ~0xf in syntax.DPP_ROW_CONTROLS:
+        mods = {syntax.DPP_ROW_CONTROLS[ctrl & ~0xf]: ctrl & 0xf}
+    else:
+        mods = {"dpp_ctrl": ctrl}
+    mods["row_mask"], mods["bank_mask"] = d["ROW_MASK"], d["BANK_MASK"]
+    if d["BC"]:
+        mods["bound_ctrl"] = 1
+    if d["FI"]:
+        mods["fi"] = 1
+    return mods

@@ -11,7 +11,7 @@ from isa.memory_access import memory_access, scalar_data
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
-from .printer_gfx9 import _plan
+from .valu_plan import gfx9_valu_plan
 from .signature import ds_layout, flat_layout
 
 MFMA_NAMES = ("mdst", "src0", "src1", "msrc2")     # D written whole, C kept apart from it (allocation.role)
@@ -47,7 +47,7 @@ def operand_names(spec: Spec, inst: Instruction) -> list[str]:
 
 def _valu_names(spec: Spec, inst: Instruction) -> list[str]:
     d = inst.defs[0]
-    plan = _plan(d, spec, inst.fmt.name, inst.dpp_kind)
+    plan = gfx9_valu_plan(d, spec, inst.fmt.name, inst.dpp_kind)
     sig, e32 = plan.sig, plan.e32
     has_sdst = "SDST" in {n for n, _, _ in spec.formats[d.format].fields}
     out = ["sdst"] if sig.is_cmp else []

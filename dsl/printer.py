@@ -1,13 +1,8 @@
 """Instruction -> text in LLVM's AMDGPU assembly syntax."""
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import cache
-
 from isa import Spec
-from isa.effects import effects
-from isa.memory_access import memory_access, scalar_data
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 
 from . import syntax
 from .decode import Instruction
@@ -16,7 +11,8 @@ from .encode import data_dwords, ds_layout, flat_layout, scalar_bits, scalar_lay
 from . import printer_rdna4
 from .printer_graphics import print_graphics
 from .printer_operands import buffer_data_dwords, buffer_modifiers_text, flags_text, reg_text, sreg_text, src_text, t16_vgpr, vreg
-from .signature import Operand, ValuSig, cache_control, matrix_regs, vopd_base
+from .signature import Operand, cache_control, vopd_base
+from .valu_plan import valu_plan
 
 
 # ---------------------------------------------------------------- VALU
@@ -32,25 +28,6 @@ def _mods(text: str, op: Operand, neg: bool, abs_: bool, is_const: bool, force: 
     return text
 
 
-def _packed_kind(d, op: Operand) -> str:
-    """'' or which 16-bit halves a packed operand holds, for its literal rules."""
-    if not op.packed:
-        return ""
-    if op.bf16 or d.name in syntax.NO_F16_INLINE:
-        return "bf16"
-    return "f16" if op.is_float else "int"
-
-
-def _float_value(op: Operand) -> bool:
-    """Whether literals follow the float rules (not for integers with float modifiers, bf16)."""
-    return op.is_float and not op.int_value and not op.bf16
-
-
-def _value_bits(op: Operand) -> int:
-    """16, 32 or 64: the width a literal is read at."""
-    return 16 if op.t16 else 64 if op.dwords == 2 else 32
-
-
 def _bits(value: int, n: int) -> list[int]:
     return [(value >> i) & 1 for i in range(n)]
 
@@ -63,16 +40,12 @@ def _dpp_text(spec: Spec, inst: Instruction) -> str:
     ctrl = d["DPP_CTRL"]
     if ctrl <= 0xff:
         c = f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
+    elif ctrl in syntax.DPP_FIXED_CONTROLS:
+        c = syntax.DPP_FIXED_CONTROLS[ctrl]
+    elif ctrl & ~0xf in syntax.DPP_ROW_CONTROLS:
+        c = f"{syntax.DPP_ROW_CONTROLS[ctrl & ~0xf]}:{ctrl & 0xf}"
     else:
-        names = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_share", 0x160: "row_xmask"}
-        if ctrl == 0x140:
-            c = "row_mirror"
-        elif ctrl == 0x141:
-            c = "row_half_mirror"
-        elif ctrl & ~0xf in names:
-            c = f"{names[ctrl & ~0xf]}:{ctrl & 0xf}"
-        else:
-            c = f"dpp_ctrl:0x{ctrl:x}"
+        c = f"dpp_ctrl:0x{ctrl:x}"
     out = f"{c} row_mask:0x{d['ROW_MASK']:x} bank_mask:0x{d['BANK_MASK']:x}"
     if d["BC"]:
         out += " bound_ctrl:1"
@@ -81,68 +54,11 @@ def _dpp_text(spec: Spec, inst: Instruction) -> str:
     return out
 
 
-@cache
-def _mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
-    """LLVM's mnemonic: the encoding suffix only where the instruction has both e32 and e64 forms."""
-    base = d.name.lower()
-    if d.name in syntax.NO_ENC_SUFFIX:
-        return base
-    forms = {x.format for x in spec.lookup(d.name)}
-    has_e32 = bool(forms & spec.traits.roles.valu_e32)
-    has_e64 = bool(forms & {"VOP3", "VOP3SD"})
-    if enc == "e32":
-        if dpp:
-            return base if d.format == "VOPC" else base + "_dpp"
-        return base + "_e32" if has_e64 else base
-    if dpp:
-        return base + "_e64_dpp"
-    return base + "_e64" if has_e32 else base
-
-
-@dataclass(frozen=True)
-class _ValuPlan:
-    """What printing a VALU instruction needs besides its field values, worked out once per
-    (instruction, encoding, DPP or not, wave size): the mnemonic, the signature, and for each
-    source its register count and the literal rules src_text reads it with."""
-    mn: str
-    sig: ValuSig
-    e32: bool
-    is_p: bool
-    is_wmma: bool
-    is_mix: bool
-    cd_regs: int
-    vcc: str                                  # the implicit wave mask's spelling
-    srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
-    opsel_shown: bool                         # not in syntax.NO_OPSEL
-    force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
-    t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
-    matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
-    wide_constants: bool = False              # RDNA3 WMMA: C's inline floats spelled as a 64-bit operand's
-
-
-@cache
-def _valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> _ValuPlan:
-    sig = valu_signature(d)
-    e32 = fmt in spec.traits.roles.valu_e32
-    is_wmma = effects(d.pcode).matrix     # (MxN) operands: WMMA / SWMMAC
-    regs = matrix_regs(d, wave, spec.arch) if is_wmma else {}
-    srcs, matrix = [], []
-    for i, op in enumerate(sig.srcs):
-        n = op.dwords if e32 else regs.get(f"S{i}", 1) if is_wmma else op.regs(wave)
-        matrix.append(f"S{i}" in regs)
-        srcs.append((op, n, _value_bits(op), _float_value(op), _packed_kind(d, op), not op.bf16))
-    return _ValuPlan(_mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
-                     effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
-                     spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
-                     is_wmma and spec.arch in syntax.WMMA_REPLICATED)
-
-
 def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     d = inst.defs[0]
     f = inst.fields
     dpp = inst.dpp
-    plan = _valu_plan(d, spec, inst.fmt.name, dpp is not None, wave)
+    plan = valu_plan(d, spec, inst.fmt.name, dpp is not None, wave)
     vgpr0 = spec.traits.vgpr_base              # a source field's code of v0
     sig, e32, is_p, is_wmma, is_mix = plan.sig, plan.e32, plan.is_p, plan.is_wmma, plan.is_mix
     opsel = f.get("OPSEL", 0)
@@ -393,7 +309,7 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     if cache_control(d):
         return mn
-    sbase_n = 4 if "buffer" in mn else 2
+    sbase_n = scalar_base_registers(d)
     if scalar_data(d) == "immediate":     # s_atc_probe's mode
         first = _simm_text("imm", f["SDATA"])
     else:

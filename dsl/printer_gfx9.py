@@ -5,19 +5,19 @@ memory names and the sc0/nt/sc1 cache bits. Shares operand text with the gfx11 p
 (printer_operands.py); what LLVM spells differently is in syntax_gfx9.py."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import cache
+from dataclasses import replace
 
 from isa import Spec
-from isa.effects import effects
-from isa.memory_access import memory_access, scalar_data
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 from isa.mnemonics import text_mnemonic
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
-from .printer import _bits, _mods, _packed_kind, _float_value, _simm_text, print_scalar
+from .printer import _bits, _mods, _simm_text, print_scalar
+from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
-from .signature import Operand, ValuSig, cache_control, data_dwords, ds_layout, flat_layout, scalar_bits, type_info, valu_signature
+from .signature import (Operand, cache_control, data_registers, ds_layout, flat_layout, scalar_bits,
+                        type_info)
 
 
 def _acc(idx: int, n: int, agpr: bool) -> str:
@@ -27,65 +27,13 @@ def _acc(idx: int, n: int, agpr: bool) -> str:
 # ---------------------------------------------------------------- VALU
 
 
-@dataclass(frozen=True)
-class _Plan:
-    mn: str                   # mnemonic without the _dpp/_sdwa suffix rule applied
-    sig: ValuSig
-    e32: bool
-    srcs: tuple               # (Operand, registers, literal bits, is_float, packed kind)
-    acc: tuple                # operand names that are AGPRs (v_accvgpr_*)
-    is_p: bool
-    is_mix: bool
-    fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
-    opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
-    truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
-
-
-def _mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
-    base = text_mnemonic(d.name, spec.arch)
-    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.NO_ENC_SUFFIX or d.name in g9.ACC_OPERANDS:
-        return base
-    if kind in ("DPP", "SDWA", "SDWAB"):
-        return base + ("_dpp" if kind == "DPP" else "_sdwa")
-    forms = {x.format for x in spec.lookup(d.name)}
-    if e32:
-        return base + "_e32" if forms & {"VOP3A", "VOP3B"} else base
-    return base + "_e64" if forms & spec.traits.roles.valu_e32 else base
-
-
-@cache
-def _plan(d, spec: Spec, fmt: str, kind: str | None) -> _Plan:
-    sig = valu_signature(d)
-    if d.name in g9.NO_PCODE_OPERANDS:
-        vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
-        sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
-    if d.name in g9.NO_PCODE_SOURCES:
-        srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
-        sig = ValuSig((), srcs, False, False, None, False, False)
-    if d.name in g9.WIDE_OPERANDS:
-        wide = g9.WIDE_OPERANDS[d.name]
-        sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
-                      sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst, sig.opsel_flags)
-    e32 = fmt in spec.traits.roles.valu_e32
-    srcs = []
-    for op in sig.srcs:
-        bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
-        # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
-        srcs.append((op, op.dwords if op.dwords else 2, bits, _float_value(op) or op.bf16 and not op.packed,
-                     _packed_kind(d, op)))
-    return _Plan(_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
-                 "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
-
-
 def _dpp_ctrl(ctrl: int) -> str:
     if ctrl <= 0xff:
         return f"quad_perm:[{ctrl & 3},{ctrl >> 2 & 3},{ctrl >> 4 & 3},{ctrl >> 6 & 3}]"
-    named = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1", 0x13c: "wave_ror:1",
-             0x140: "row_mirror", 0x141: "row_half_mirror", 0x142: "row_bcast:15", 0x143: "row_bcast:31"}
-    if ctrl in named:
-        return named[ctrl]
-    rows = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_newbcast"}
+    if ctrl in g9.DPP_FIXED_CONTROLS:
+        key, value = g9.DPP_FIXED_CONTROLS[ctrl]
+        return key if value is True else f"{key}:{value}"
+    rows = g9.DPP_ROW_CONTROLS
     if ctrl & ~0xf in rows and (ctrl & 0xf or ctrl & ~0xf == 0x150):
         return f"{rows[ctrl & ~0xf]}:{ctrl & 0xf}"
     return f"dpp_ctrl:0x{ctrl:x}"
@@ -106,7 +54,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     d = inst.defs[0]
     f = inst.fields
     kind = inst.dpp_kind
-    plan = _plan(d, spec, inst.fmt.name, kind)
+    plan = gfx9_valu_plan(d, spec, inst.fmt.name, kind)
     if d.name in {row[0] for row in spec.tables.get("mfma", ())}:
         return _mfma(spec, inst)
     sig, e32 = plan.sig, plan.e32
@@ -225,24 +173,13 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
     return text + (" " + " ".join(tail) if tail else "")
 
 
-_TYPE_BYTES = {"f64": 8, "f32": 4, "xf32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
-
-
 def _mfma(spec: Spec, inst: Instruction) -> str:
-    """Matrix instructions: the VOP3P-MAI layout of the same bits (CBSZ, ABID, ACC_CD, ACC, BLGP);
-    register counts from the shape table (tables['mfma']): D and C hold M*N*blocks results over
-    the wave's 64 lanes, A M*K*blocks inputs (half for the 2:4-sparse SMFMAC, whose C is the
-    index VGPR), B N*K*blocks."""
+    """Matrix instructions: the VOP3P-MAI layout of the same bits (CBSZ, ABID, ACC_CD, ACC, BLGP),
+    register counts from the shape table (valu_plan.mfma_shape)."""
     d = inst.defs[0]
-    raw = sum(v << lo for (n, hi, lo), v in ((fl, inst.fields.get(fl[0], 0)) for fl in inst.fmt.fields)
-              if n != "ENCODING") | inst.fmt.encoding[0]
-    mai = spec.formats["VOP3P-MAI"]
-    f = {n: (raw >> lo) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in mai.fields}
-    _, m, n_, k, blocks, sparse, out_t, in_t, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
-    out_b, in_b = _TYPE_BYTES.get(out_t, 4), _TYPE_BYTES.get(in_t, 1)
-    regs_d = m * n_ * blocks * out_b // 256
-    regs_a = m * k * blocks * in_b // 256 // (2 if sparse else 1)
-    regs_b = n_ * k * blocks * in_b // 256
+    f = mai_fields(spec, inst)
+    regs_d, regs_a, regs_b, sparse, out_t = mfma_shape(spec, d)
+    out_b = 8 if out_t == "f64" else 4
     acc_cd, acc = f["ACC_CD"], f["ACC"]
     parts = [_acc(f["VDST"], regs_d, acc_cd)]
     for i, n in enumerate((regs_a, regs_b)):
@@ -354,21 +291,12 @@ def _cache_bits(f: dict) -> str:
     return "".join(f" {n.lower()}" for n in ("SC0", "NT", "SC1") if f.get(n))
 
 
-def _data_registers(d) -> int:
-    """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
-    sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of
-    the code; the name's data type where the code does not say."""
-    access = memory_access(d)
-    sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
-    return sizes or data_dwords(d.name)
-
-
 def _smem(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
     if cache_control(d):
         return mn
-    n = _data_registers(d)
+    n = data_registers(d)
     parts = []
     if mn in ("s_memtime", "s_memrealtime"):
         return f"{mn} {sreg_text(spec, f['SDATA'], 2)}"
@@ -377,7 +305,7 @@ def _smem(spec: Spec, inst: Instruction) -> str:
         parts.append(_simm_text("imm", f["SDATA"]))
     elif role == "register":             # (s_dcache_discard has none)
         parts.append(sreg_text(spec, f["SDATA"], n))
-    parts.append(sreg_text(spec, f["SBASE"] * 2, 4 if "buffer" in mn else 2))
+    parts.append(sreg_text(spec, f["SBASE"] * 2, scalar_base_registers(d)))
     off = f["OFFSET"]
     if off & (1 << 20):
         off -= 1 << 21
@@ -447,7 +375,7 @@ def _buffer(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     if cache_control(d):   # buffer_wbl2 / buffer_inv: which caches is the sc0/sc1 bits
         return mn + _cache_bits(f)
-    n = _data_registers(d)
+    n = data_registers(d)
     idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
     parts = [] if f.get("LDS") else [_acc(f["VDATA"], n, bool(f.get("ACC")))]   # LDS: data goes to LDS
     parts.append(reg_text("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else "off")

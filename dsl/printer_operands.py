@@ -8,11 +8,13 @@ from functools import lru_cache
 from isa import Spec
 
 from . import syntax
-from .signature import data_dwords
+from .signature import data_registers
 
 
 @lru_cache(maxsize=None)
-def _code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
+def code_table(spec: Spec, fmt: str, field: str) -> dict[int, tuple]:
+    """{operand code: (kind, base, offset from the range's first code)} of a format's source
+    field, from the isa operand table (kind: sgpr, ttmp, int, float, literal, special ...)."""
     out = {}
     for lo, hi, kind, base, _text in spec.operands.get(fmt, {}).get(field, []):
         for c in range(lo, hi + 1):
@@ -43,7 +45,7 @@ def src_text(spec: Spec, code: int, n: int, *, t16_hi: bool | None = None, liter
         if t16_hi is not None:
             return f"v{idx}.{'h' if t16_hi else 'l'}"
         return reg_text("v", idx, n)
-    entry = _code_table(spec, *(table or (spec.traits.source_format, "SRC0"))).get(code)
+    entry = code_table(spec, *(table or (spec.traits.source_format, "SRC0"))).get(code)
     if entry is None:
         if code in syntax.RESERVED_SRC_NAMES:
             return syntax.RESERVED_SRC_NAMES[code]
@@ -143,11 +145,10 @@ def flags_text(f: dict, names: tuple[str, ...]) -> str:
 
 
 def buffer_data_dwords(d, fields: dict) -> int:
-    """Dwords of a MUBUF/MTBUF/VBUFFER instruction's VDATA: the data size its name gives, twice
-    that for a compare-and-swap (compare value beside the data), one more with TFE (status dword)."""
-    n = data_dwords(d.name)
-    if "cmpswap" in d.name.lower():
-        n *= 2
+    """Dwords of a MUBUF/MTBUF/VBUFFER instruction's VDATA: its data registers (signature.
+    data_registers: a compare-and-swap's compare value beside the data), one more with TFE
+    (status dword)."""
+    n = data_registers(d)
     return n + 1 if fields.get("TFE") else n
 
 

@@ -4,7 +4,7 @@ format; the operand layouts are the ones the RDNA3 printers use (signature.py)."
 from __future__ import annotations
 
 from isa import Spec
-from isa.memory_access import memory_access, scalar_data, typed_buffer
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data, typed_buffer
 
 from . import syntax
 from .decode import Instruction
@@ -25,11 +25,12 @@ def _hex(value: int) -> str:
     return f"{'-' if value < 0 else ''}0x{abs(value):x}"
 
 
-def cache_policy_text(d, f: dict) -> str:
-    """' th:... scope:...' of an instruction (nothing for the defaults); atomics, stores and
-    loads (isa.memory_access's direction) name the TH codes apart."""
+def cache_policy(d, f: dict) -> dict[str, str]:
+    """{'th': name, 'scope': name} of an instruction's cache policy fields that are not the
+    default (0); atomics, stores and loads (isa.memory_access's direction) name the TH codes
+    apart, a code without a name is spelled 0x.. (inside the name for atomics)."""
     th, scope = f.get("TH", 0), f.get("SCOPE", 0)
-    out = ""
+    out = {}
     if th:
         direction = memory_access(d).direction
         if direction == "atomic":
@@ -45,10 +46,15 @@ def cache_policy_text(d, f: dict) -> str:
             text = names[th] or f"0x{th:x}"
             if th == 3 and scope == 3:
                 text = text.rsplit("_", 1)[0] + "_BYPASS"
-        out += f" th:{text}"
+        out["th"] = text
     if scope:
-        out += f" scope:{syntax.SCOPE_NAMES[scope]}"
+        out["scope"] = syntax.SCOPE_NAMES[scope]
     return out
+
+
+def cache_policy_text(d, f: dict) -> str:
+    """' th:... scope:...' of an instruction (nothing for the defaults)."""
+    return "".join(f" {key}:{name}" for key, name in cache_policy(d, f).items())
 
 
 def _tail(d, f: dict) -> str:
@@ -64,7 +70,7 @@ def smem(spec: Spec, inst: Instruction) -> str:
     off = _signed(f["IOFFSET"], _field_bits(inst, "IOFFSET"))
     soff = f["SOFFSET"]
     soff_text = sreg_text(spec, soff, 1)
-    sbase_n = 4 if "buffer" in mn else 2
+    sbase_n = scalar_base_registers(d)
     sbase = reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < spec.traits.sgprs \
         else sreg_text(spec, f["SBASE"] * 2, sbase_n)
     if "prefetch" in mn:   # base (none for the PC-relative forms), offset, SGPR offset, length

@@ -413,6 +413,15 @@ def flat_segment(d: InstrDef) -> str | None:
     return segment if segment in ("FLAT", "GLOBAL", "SCRATCH") else None
 
 
+def data_registers(d: InstrDef) -> int:
+    """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
+    sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of
+    the code; the name's data type where the code does not say."""
+    access = memory_access(d)
+    sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
+    return sizes or data_dwords(d.name)
+
+
 def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
     four texels of one channel), halved for D16, plus the TFE status dword."""

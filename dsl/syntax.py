@@ -70,6 +70,10 @@ FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F1
 # an f16 VALU operand, SOPC (s_cmp_*_f16) as a 16-bit integer one; SOP1 (s_ceil_f16,
 # s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See printer.literal_text.
 SALU_LITERAL16 = {"SOP2": "float", "SOPC": "int"}
+# LLVM's names of the DPP16 row controls (DPP_CTRL values: a name with a 4-bit argument at a
+# multiple of 16, or a fixed code); quad_perm:[..] is 0..0xff, anything else prints as dpp_ctrl:0x..
+DPP_ROW_CONTROLS = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_share", 0x160: "row_xmask"}
+DPP_FIXED_CONTROLS = {0x140: "row_mirror", 0x141: "row_half_mirror"}
 # Integer sources LLVM 22 takes constants for as f16 operands (v_ldexp_f16's exponent: 3.0 is the
 # literal 0x4200, -17 the zero-extended 0xffef)
 F16_CONSTANTS = {"V_LDEXP_F16": (1,)}

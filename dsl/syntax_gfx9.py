@@ -71,3 +71,11 @@ NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat
 SCALAR_REGISTERS_ONLY = {"S_SETPC_B64", "S_RFE_B64", "S_MOVRELS_B64"}
 # ... and those that take inline constants and registers but no literal
 SCALAR_NO_LITERAL = {"S_CBRANCH_G_FORK"}
+
+# GFX9 DPP controls (DPP_CTRL): the fixed codes as (LLVM's key, its value; True for a bare
+# word), the row controls with a 4-bit argument (row_newbcast also takes 0; the others print a
+# zero argument as dpp_ctrl:0x..)
+DPP_FIXED_CONTROLS = {0x130: ("wave_shl", 1), 0x134: ("wave_rol", 1), 0x138: ("wave_shr", 1), 0x13c: ("wave_ror", 1),
+                      0x140: ("row_mirror", True), 0x141: ("row_half_mirror", True), 0x142: ("row_bcast", 15),
+                      0x143: ("row_bcast", 31)}
+DPP_ROW_CONTROLS = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_newbcast"}

@@ -27,6 +27,7 @@ from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
 from .handwritten import mfma
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
+from .machine_runs import RunStop, build_run
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, SemanticsError
@@ -107,11 +108,9 @@ def default_semantics(arch: str, options: EmuOptions | None = None):
 
 
 class _Inputs(dict):
-    """Semantic inputs; the optional ones (old destination values) are read on first use."""
-
-    def __init__(self, lazy, st, sel):
-        super().__init__()
-        self.lazy, self.st, self.sel = lazy, st, sel
+    """Semantic inputs; the optional ones (old destination values) are read on first use:
+    `_Inputs(initial)` then its lazy readers, state and batch set (dict's own constructor)."""
+    __slots__ = ("lazy", "st", "sel")
 
     def __missing__(self, name):
         if name not in self.lazy:
@@ -268,8 +267,9 @@ class Machine:
         self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}
         # per launch shape: (Preparer, {PC: Prepared}, {id(Prepared): compiled step or False}
-        # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan)), kept from launch to launch
-        self._prepared: dict[tuple, tuple[Preparer, dict[int, Prepared], dict, dict]] = {}
+        # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan), {PC: run or None} (machine_runs)),
+        # kept from launch to launch
+        self._prepared: dict[tuple, tuple[Preparer, dict[int, Prepared], dict, dict, dict]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
         self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
@@ -332,8 +332,8 @@ class Machine:
         shape = (d.wave_size, d.vgprs, d.accum_offset)
         if shape not in self._prepared:
             self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options,
-                                              d.accum_offset), {}, {}, {})
-        preparer, prepared, steps, plans = self._prepared[shape]
+                                              d.accum_offset), {}, {}, {}, {})
+        preparer, prepared, steps, plans, runs = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
         most = max(1, STATE_BYTES // max(per_group, 1))
@@ -356,7 +356,7 @@ class Machine:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
                     _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats, steps,
-                           plans).run()
+                           plans, runs).run()
             except MemoryError:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
@@ -374,12 +374,13 @@ class _Chunk:
     """The waves of some work-groups, run until all ended."""
 
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats,
-                 steps: dict | None = None, plans: dict | None = None):
+                 steps: dict | None = None, plans: dict | None = None, runs: dict | None = None):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
         self._direct: dict = {}          # id(prepared) -> register of a direct D0 (destinations); kept alive by self.prepared
         # the machine's for this launch shape (Machine._prepared), kept alive with self.prepared:
         self._steps = {} if steps is None else steps     # id(prepared) -> its step as one closure, or False (compile_step)
         self._plans = {} if plans is None else plans     # PC -> what run's plain path needs of its instruction, or None (plan)
+        self._runs = {} if runs is None else runs        # PC -> the straight-line run starting there, or None (machine_runs)
         self.options = m.options
         spare = m._spares.pop((groups * d.waves_per_group, d.wave_size, d.vgprs), None) if m.options.reuse_state else None
         self.st, self.wave_group = initial_state(d, first, groups, spare, m.options, m.spec.traits)
@@ -445,9 +446,46 @@ class _Chunk:
         lag, issued0, budget = 0, int(st.issued[0]) if together else 0, self.d.budget
         # the plain path's plans (not under a tracer, which sees st.pc after every step)
         plans = self._plans if self.m.tracer is None and self.options.batch_waves else None
+        # straight-line runs of plain steps as one call (emu/machine_runs.py), unless each step
+        # is to be seen (counted per mnemonic, recorded for timing)
+        runs = self._runs if plans is not None and self.options.compiled_runs and by_mnemonic is None \
+            and self.m.recorder is None else None
         try:
             while True:
                 if together and gpc < others:
+                    run = runs.get(gpc, _UNKNOWN) if runs is not None else None
+                    if run is _UNKNOWN:
+                        run = runs[gpc] = build_run(self.plan_at, gpc & 0xFFFF_FFFF_FFFF_FFFF)
+                    if run is not None and gpc + run.last < others and len(group_idx) <= run.limit \
+                            and issued0 + bulk + run.count <= budget \
+                            and ((stats.batches & 255) + run.count < 256 or not self.m._clock.tick(stats)):
+                        # the plain steps below, one call for the run (same steps, same waves)
+                        try:
+                            run.fn(self, group_sel, group_idx)
+                            stop = None
+                        except RunStop as e:
+                            stop = e
+                        if stop is not None:        # raised outside the handler: no RunStop in the error's context
+                            done, error = stop.done, stop.error
+                            p = run.prepared[done]
+                            bulk += done + 1
+                            stats.batches += done + 1
+                            stats.instructions += (done + 1) * len(group_idx)
+                            lag += run.offsets[done]
+                            gpc += run.offsets[done]
+                            if not isinstance(error, _BatchError):
+                                if isinstance(error, EmuError):
+                                    raise error
+                                raise self.failure(p, error) from error
+                            st.pc[group_sel] += lag
+                            lag = 0
+                            self.refused(p, group_idx)
+                        bulk += run.count
+                        stats.batches += run.count
+                        stats.instructions += run.count * len(group_idx)
+                        lag += run.size
+                        gpc += run.size
+                        continue
                     plan = plans.get(gpc, _UNKNOWN) if plans is not None else None
                     if plan is _UNKNOWN:
                         plan = plans[gpc] = self.plan(gpc & 0xFFFF_FFFF_FFFF_FFFF)
@@ -678,6 +716,13 @@ class _Chunk:
         if not p.sem.branch:
             st.pc[sel] += p.inst.size
 
+    def plan_at(self, pc: int):
+        """plan(pc), kept in the plans of this launch shape."""
+        plan = self._plans.get(pc, _UNKNOWN)
+        if plan is _UNKNOWN:
+            plan = self._plans[pc] = self.plan(pc)
+        return plan
+
     def plan(self, pc: int):
         """(its step closure, or None for an instruction that only moves the PC; its size; the
         most waves one call of it takes, MEMORY_SLICE_LANES / SLICE_LANES; Prepared; whether it
@@ -719,23 +764,30 @@ class _Chunk:
         constants = {name: f for name, f in p.inputs.items() if not callable(f)}
         lazy, writers, kind = p.lazy, p.writers, p.memory
         device = self.m.memory if kind == "global" else None
-        direct = self.direct_register(p) is not None        # a D0 register to offer
+        direct = self.direct_register(p)        # a D0 register to offer (Ctx.dest), or None
+        make_ctx = Ctx.of_step
 
-        def step(chunk, sel, idx):
+        def step(chunk, sel, idx, state=None, status=None):
             st = chunk.st
-            exec_mask, lane_ops, active = chunk.exec_state(sel)
+            exec_mask, lane_ops, active = chunk.exec_state(sel) if state is None else state
             if scalar:
                 active = None
             else:
                 chunk.stats.lane_ops += lane_ops
-            inputs = _Inputs(lazy, st, sel)
-            inputs.update(constants)
+            inputs = _Inputs(constants)
+            inputs.lazy, inputs.st, inputs.sel = lazy, st, sel
             for name, read in readers:
                 inputs[name] = read(st, sel)
-            dest = chunk.destinations(p, sel) if direct and active is None and type(sel) is slice else None
-            ctx = Ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
-                      st.status[sel], device if device is not None or kind is None else chunk.memory(kind, sel),
-                      None, None, None, dict(dest) if dest else None)
+            if direct is not None and active is None and type(sel) is slice:      # as destinations() offers it
+                st.vgpr_written[direct] = True
+                into = st.vgpr[direct, sel]
+                dest = {"D0": into}
+            else:
+                into = dest = None
+            ctx = make_ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
+                           st.status[sel] if status is None else status,
+                           device if device is not None or kind is None else chunk.memory(kind, sel),
+                           dest)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
             try:
@@ -749,7 +801,7 @@ class _Chunk:
             except Exception as e:      # a defect in a semantic: report where, keep the cause chained
                 raise chunk.failure(p, e, "its semantics failed") from e
             for name, value in out.items():
-                if dest is not None and value is dest.get(name):
+                if into is not None and value is into and name == "D0":
                     continue            # computed straight into its register
                 writer = writers.get(name)
                 if writer is None:
@@ -808,7 +860,8 @@ class _Chunk:
 
     def execute(self, p: Prepared, sel, idx, exec_mask, active, direct: bool = False):
         st = self.st
-        inputs = _Inputs(p.lazy, st, sel)
+        inputs = _Inputs()
+        inputs.lazy, inputs.st, inputs.sel = p.lazy, st, sel
         for k, f in p.inputs.items():
             inputs[k] = f(st, sel) if callable(f) else f
         dest = self.destinations(p, sel) if direct and active is None and isinstance(sel, slice) else None

@@ -41,6 +41,7 @@ class EmuOptions:
     pause_gc: bool = True             # Python's cyclic garbage collector paused while a launch runs
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
+    compiled_runs: bool = True        # consecutive plain steps up to a branch or event run by one generated call (emu/machine_runs.py)
     shared_active_lanes: bool = True  # a semantic's ctx.active is the machine's unpacked EXEC of the step (off: Ctx unpacks it again)
     # ---- memory
     split_addresses: bool = True      # GLOBAL (SGPR base) and DS addresses kept as one base plus 32-bit offsets

@@ -173,10 +173,10 @@ class Semantic:
 
     @cached_property
     def _result_dtypes(self) -> dict:
-        """{output: the dtype _fit gives a result of the batch shape} (lane bits and wide
-        operands keep going through _fit)."""
-        return {name: np.dtype(np.uint64 if op.bits > 32 else np.uint32) for name, op in self.writes.items()
-                if not op.lane_bit and op.bits <= 64}
+        """{output: the dtype _fit gives a result of the batch shape} (lane bits: bool, which
+        _fit passes through at the batch shape; wide operands keep going through _fit)."""
+        return {name: np.dtype(bool if op.lane_bit else np.uint64 if op.bits > 32 else np.uint32)
+                for name, op in self.writes.items() if op.lane_bit or op.bits <= 64}
 
 
 _UNKNOWN = object()
@@ -351,6 +351,18 @@ class Ctx:
         m = self.exec_mask
         self.waves: int = m.shape[0] if type(m) is np.ndarray else int(np.shape(m)[0])
         self.shape: tuple[int, int] = (self.waves, 1) if self.scalar else (self.waves, self.lanes)
+
+    @classmethod
+    def of_step(cls, lanes: int, exec_mask: np.ndarray, inputs: dict, scalar: bool, mode, status, mem,
+                dest: dict | None) -> "Ctx":
+        """Ctx(lanes, exec_mask, inputs, scalar, mode, status, mem, dest=dest), the machine's
+        Ctx of a step, without the dataclass's keyword machinery (one per instruction)."""
+        ctx = object.__new__(cls)
+        waves = exec_mask.shape[0] if type(exec_mask) is np.ndarray else int(np.shape(exec_mask)[0])
+        ctx.__dict__.update(lanes=lanes, exec_mask=exec_mask, inputs=inputs, scalar=scalar, mode=mode,
+                            status=status, mem=mem, vgpr=None, sgpr=None, hwreg=None, dest=dest, waves=waves,
+                            shape=(waves, 1) if scalar else (waves, lanes))
+        return ctx
 
     @property
     def lane_id(self) -> np.ndarray:

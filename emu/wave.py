@@ -75,6 +75,10 @@ class WaveState:
         # {(first row, dwords): (the rows' write counts, the read-only (1, 1) value read_sgprs
         # made of them)}: a loop's uniform operand is one look-up, not a new array per step
         self.uniform_values: dict = {}
+        # (a batch's `sel`, {(first row, dwords): (the rows' write counts, the read-only (1, 1)
+        # value)}): rows found uniform over the waves of the last batch that is not every wave
+        # (a loop's waves once some have ended), kept while that batch runs
+        self.batch_uniform: tuple = (None, {})
         # facts about VGPR contents, valid while the register's write count is unchanged:
         # {(register, first wave, end wave, write count, nbytes): unit-stride?} of the memory
         # (memory.SplitAddresses.memo): a load and a store through one address register
@@ -112,6 +116,7 @@ class WaveState:
         self.stride_memo.clear()
         self.uniform_sgprs.clear()
         self.uniform_values.clear()
+        self.batch_uniform = (None, {})
         for reg in np.flatnonzero(self.sgpr_written):
             if reg not in rewritten_sgprs:
                 self.sgpr[reg] = 0
@@ -216,10 +221,20 @@ class WaveState:
                 value.flags.writeable = False           # shared by the steps that read it
                 self.uniform_values[(code, dwords)] = (counts, value)
                 return value
+            batch = self.batch_uniform
+            if batch[0] is not sel:         # another batch: its own memo (the batch object is kept alive in it)
+                batch = self.batch_uniform = (sel, {})
+            kept = batch[1].get((code, dwords))
+            if kept is not None and kept[0] == counts:
+                return kept[1]
         regs = self.sgpr[code:code + dwords, sel]              # (n, W)
         if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
             regs = regs[:, :1]
             self.note_uniform(sel, code, regs[:, 0])
+            value = join_dwords(regs.T[:, None, :], dwords)
+            value.flags.writeable = False           # shared by this batch's steps that read the rows
+            batch[1][(code, dwords)] = (counts, value)
+            return value
         return join_dwords(regs.T[:, None, :], dwords)
 
     def note_uniform(self, sel, code: int, values) -> None:
@@ -251,9 +266,13 @@ class WaveState:
         self.sgpr_written[code:code + dwords] = True
 
     def read_vgprs(self, sel, reg: int, dwords: int) -> np.ndarray:
+        if type(sel) is not slice:      # waves by index: a gather (take: a quicker loop than [reg, sel])
+            regs = self.vgpr[reg].take(sel, 0) if dwords == 1 else self.vgpr[reg:reg + dwords].take(sel, 1)
+        else:
+            regs = self.vgpr[reg, sel] if dwords == 1 else self.vgpr[reg:reg + dwords, sel]
         if dwords == 1:
-            return self.vgpr[reg, sel]
-        return join_dwords(self.vgpr[reg:reg + dwords, sel].transpose(1, 2, 0), dwords)    # (W, L, n)
+            return regs
+        return join_dwords(regs.transpose(1, 2, 0), dwords)    # (W, L, n)
 
     def write_vgprs(self, sel, reg: int, dwords: int, value: np.ndarray, active: np.ndarray | None) -> None:
         """Write (W, L) values (or (W, L, n)) to VGPRs reg.., only in `active` lanes (None: all)."""

@@ -792,17 +792,20 @@ ERRATA += tuple(
         ("hi", "V_MAD_MIXHI_F16", "D0[31 : 16].f16", "f32_to_f16(", ")")))
 
 
-# Scalar memory instructions whose SDATA field holds a number the instruction takes itself (the
-# probe's mode), not data SGPRs. The manuals cannot say it: RDNA3, RDNA3.5, CDNA3 and CDNA4 omit
-# the instructions from their SMEM opcode tables (add_opcode above) and RDNA4 lists them without a
-# description or pseudocode. Pages: the SMEM opcode table. The evidence is LLVM 22's disassembly
-# (../shared/conformance/llvm), which prints SDATA as a number where other SMEM rows print SGPRs.
-IMMEDIATE_SDATA = {
-    "S_ATC_PROBE": ({"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528, "cdna4": 574},
+# Scalar memory instructions the manuals do not describe: RDNA3, RDNA3.5, CDNA3 and CDNA4 omit
+# them from their SMEM opcode tables (add_opcode above) and RDNA4 lists them without a description
+# or pseudocode, so their operands' roles come from here: name -> (what SDATA holds, what SBASE
+# holds, pages of the SMEM opcode table, evidence). Both probes take a number in SDATA (the probe's
+# mode), not data SGPRs; the _BUFFER form's base is a buffer resource (4 SGPRs), the other's an
+# address (2). The evidence is LLVM 22's disassembly (../shared/conformance/llvm), which prints
+# SDATA as a number where other SMEM rows print SGPRs.
+UNDESCRIBED_SMEM = {
+    "S_ATC_PROBE": ("immediate", "address", {"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528, "cdna4": 574},
                     "f4880103 ... -> s_atc_probe 4, s[6:7], s90 (gfx1100); 004004f4 16a02628 -> s_atc_probe 0, "
                     "s[0:1], s20 offset:0x26a016 (gfx1201); 0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], "
                     "exec_hi offset:-0x13865 (gfx942)"),
-    "S_ATC_PROBE_BUFFER": ({"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528, "cdna4": 574},
+    "S_ATC_PROBE_BUFFER": ("immediate", "resource", {"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528,
+                                                     "cdna4": 574},
                            "f48c0000 ... -> s_atc_probe_buffer 0, s[0:3], s0 (gfx1100); 026504f4 70402200 -> "
                            "s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070 (gfx1201); 00009ec0 20900000 -> "
                            "s_atc_probe_buffer 0, s[0:3], 0x9020 (gfx942)"),

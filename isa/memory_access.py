@@ -165,15 +165,26 @@ _DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")
 
 def scalar_data(d) -> str:
     """What a scalar memory instruction's SDATA field holds: 'register' (the SGPRs loaded, stored
-    or returned), 'immediate' (a number the instruction takes itself: s_atc_probe's mode, an
-    erratum, isa.errata.IMMEDIATE_SDATA, as the manuals do not describe it) or 'none' (the manual:
-    "Discard one dirty scalar data cache line": s_dcache_discard moves no data, only an address)."""
-    from .errata import IMMEDIATE_SDATA
-    if d.name in IMMEDIATE_SDATA:
-        return "immediate"
+    or returned), 'immediate' (a number the instruction takes itself: s_atc_probe's mode, from
+    isa.errata.UNDESCRIBED_SMEM, as the manuals do not describe the probes) or 'none' (the
+    manual: "Discard one dirty scalar data cache line": s_dcache_discard moves no data, only an
+    address)."""
+    from .errata import UNDESCRIBED_SMEM
+    if d.name in UNDESCRIBED_SMEM:
+        return UNDESCRIBED_SMEM[d.name][0]
     if memory_access(d).direction is None and _DISCARDS.search(d.description or ""):
         return "none"
     return "register"
+
+
+def scalar_base_registers(d) -> int:
+    """SGPRs of a scalar memory instruction's SBASE: 4 for a buffer resource descriptor
+    (buffer_resource; the undescribed s_atc_probe_buffer from isa.errata.UNDESCRIBED_SMEM), else
+    2 (a 64-bit address)."""
+    from .errata import UNDESCRIBED_SMEM
+    undescribed = UNDESCRIBED_SMEM.get(d.name)
+    resource = undescribed[1] == "resource" if undescribed else buffer_resource(d)
+    return 4 if resource else 2
 
 
 _FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")

@@ -566,31 +566,33 @@ class Report:
 _GENERATORS: dict = {}
 
 
-def fuzz(seeds, targets=TARGETS, options=None, length: int = 40, report: Report | None = None) -> Report:
-    """Run programs for every seed and target, fast mode vs `options` (REFERENCE)."""
+def fuzz(seeds, targets=TARGETS, options=None, length: int = 40, report: Report | None = None,
+         fast=None) -> Report:
+    """Run programs for every seed and target, `fast` (FAST) vs `options` (REFERENCE)."""
     from emu.options import FAST, REFERENCE
     from tests.emu_differential import differences
     options = REFERENCE if options is None else options
+    fast = FAST if fast is None else fast
     report = report or Report()
     for seed in seeds:
         for target in targets:
             gen = _GENERATORS.get(target) or _GENERATORS.setdefault(target, Generator(target))
             prog = gen.program(np.random.default_rng([seed, TARGETS.index(target)]), length)
             try:
-                fast, ref = run(prog, FAST, seed), run(prog, options, seed)
+                fast_outcome, ref = run(prog, fast, seed), run(prog, options, seed)
             except Exception as e:      # noqa: BLE001 - a Python error from inside the machine is a finding
                 report.programs += 1
                 report.crashes.append((target, seed, f"{type(e).__name__}: {e}", prog.listing()))
                 continue
             report.programs += 1
-            report.instructions += fast.instructions
-            report.faults += fast.fault is not None
+            report.instructions += fast_outcome.instructions
+            report.faults += fast_outcome.fault is not None
             for k, n in prog.drawn.items():
                 report.drawn[k] = report.drawn.get(k, 0) + n
-            diff = differences(fast, ref, names=("fast", str(options)))
-            if fast.fault and "its semantics failed" in fast.fault:
+            diff = differences(fast_outcome, ref, names=(str(fast), str(options)))
+            if fast_outcome.fault and "its semantics failed" in fast_outcome.fault:
                 # a defect of the semantic itself (both modes report it, with their own shapes)
-                report.crashes.append((target, seed, fast.fault, prog.listing()))
+                report.crashes.append((target, seed, fast_outcome.fault, prog.listing()))
             elif diff:
                 report.failures.append((target, seed, diff, prog.listing()))
     return report

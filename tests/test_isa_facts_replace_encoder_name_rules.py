@@ -228,3 +228,49 @@ def test_sopk_destination_width_is_its_operand_type():
             assert (scalar_bits(d, "D0") == 64) == d.name.endswith("_B64"), (family, d.name)
             wide += d.name.endswith("_B64")
     assert wide >= 5
+
+
+def test_scalar_base_is_a_resource_by_the_manuals_word():
+    """SMEM's SBASE (4 SGPRs of a buffer resource, else a 64-bit address; gfx9's unsigned buffer
+    offsets) was chosen by "buffer" in the name; now by the manual's code and descriptions
+    (isa.memory_access.buffer_resource) and, for the undescribed s_atc_probe_buffer, the erratum
+    table UNDESCRIBED_SMEM. The same for every SMEM instruction."""
+    from isa.errata import UNDESCRIBED_SMEM
+    from isa.memory_access import buffer_resource, scalar_base_registers
+    resources = 0
+    for family, d in _instructions():
+        if d.format == "SMEM":
+            assert scalar_base_registers(d) == (4 if "BUFFER" in d.name else 2), (family, d.name)
+            resources += scalar_base_registers(d) == 4
+            if d.name not in UNDESCRIBED_SMEM:
+                assert buffer_resource(d) == (scalar_base_registers(d) == 4)
+    assert resources > 25
+
+
+def test_buffer_data_registers_come_from_the_parse():
+    """A buffer instruction's VDATA registers were the name's data size, doubled for "cmpswap";
+    now what isa.memory_access reads from the code (a compare-and-swap sends value and compare),
+    the name's data size only where the code does not say. The same count for every
+    MUBUF/MTBUF/VBUFFER instruction."""
+    from dsl.signature import data_dwords, data_registers
+    checked = 0
+    for family, d in _instructions():
+        if d.format in ("MUBUF", "MTBUF", "VBUFFER"):
+            assert data_registers(d) == data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1), (family, d.name)
+            checked += "CMPSWAP" in d.name
+    assert checked >= 10
+
+
+def test_dsl_vopd_halves_are_the_vopd_instructions():
+    """The DSL's functions that return a dual-issue half for vopd() were found by the prefix
+    v_dual_; now they are the VOPD instructions' mnemonics. The same names on every RDNA family."""
+    from dsl.kernel import VopdHalf, build_namespace
+    from dsl.operands import Reg
+    for arch in ("gfx1100", "gfx1151", "gfx1201"):
+        ns = build_namespace(arch)
+        halves = {n for n, f in ns.items() if n.startswith("v_dual_")}
+        assert len(halves) >= 17
+        for name in sorted(halves):
+            fn = ns[name]
+            assert isinstance(fn(Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf), name
+        assert not isinstance(ns["v_add_f32"](Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf)

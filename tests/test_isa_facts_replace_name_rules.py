@@ -535,11 +535,11 @@ def test_bvh_counter_from_the_description_agrees_with_the_old_name():
     assert found == {"rdna3": 2, "rdna3.5": 2, "rdna4": 4, "cdna3": 0, "cdna4": 0}
 
 
-def test_gfx9_buffer_and_scalar_data_registers_from_the_parse_agree_with_the_old_cmpswap_rule():
+def test_gfx9_buffer_and_scalardata_registers_from_the_parse_agree_with_the_old_cmpswap_rule():
     """The GFX9 printer doubled the name's data type for CMPSWAP on MUBUF/MTBUF and SMEM; it now
     reads isa.memory_access (data a store / atomic sends, result a load returns; the name's type
     only where the code does not say). Same count for every such CDNA3/4 instruction."""
-    from dsl.printer_gfx9 import _data_registers
+    from dsl.printer_gfx9 import data_registers
     from dsl.signature import data_dwords
     rows = 0
     for family in ("cdna3", "cdna4"):
@@ -548,7 +548,7 @@ def test_gfx9_buffer_and_scalar_data_registers_from_the_parse_agree_with_the_old
             if d.format in roles.buffer | roles.smem:
                 rows += 1
                 old = data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1)
-                assert _data_registers(d) == old, (family, d.name)
+                assert data_registers(d) == old, (family, d.name)
     assert rows >= 300, rows
 
 

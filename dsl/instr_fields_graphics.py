@@ -1,0 +1,105 @@
+"""The `Instr` of a decoded graphics instruction from its fields (see instr_fields.py): exports
+(EXP, RDNA4's VEXPORT) and images (MIMG with its NSA address dword, ray intersection; RDNA4's
+VIMAGE and VSAMPLE), with the register widths and names the printer reads
+(printer_graphics.py: image_widths, export_targets)."""
+from __future__ import annotations
+
+from isa import Spec
+from isa.mnemonics import text_mnemonic
+
+from . import syntax
+from .asm_parse import name_value
+from .decode import Instruction
+from .field_values import cache_policy_values, flags, instr_value, sgprs
+from .instr import Instr
+from .operands import Reg
+from .printer_graphics import export_targets, image_widths
+from .signature import ray_address_groups
+from .statement import Attr
+
+
+def _export(spec: Spec, inst: Instruction) -> Instr:
+    f = inst.fields
+    target = Attr(export_targets(spec).get(f["TARGET"], f"invalid_target_{f['TARGET']}"))
+    srcs = [Reg("v", f[f"VSRC{i}"]) if f["EN"] >> i & 1 else name_value("off") for i in range(4)]
+    mods = flags(f, ("DONE",))
+    if f.get("ROW"):
+        mods["row_en"] = True
+    return instr_value(inst.defs[0], text_mnemonic(inst.name, spec.arch), [target] + srcs, mods)
+
+
+def _addresses(regs: list[int], words: int, singles: bool):
+    """NSA addresses: one VGPR per field, the last one taking what remains (a plain register
+    for a single field)."""
+    n = min(words, len(regs))
+    tail = 1 if singles else words - n + 1
+    addrs = [Reg("v", r) for r in regs[:n - 1]] + [Reg("v", regs[n - 1], tail)]
+    return addrs
+
+
+def _image_tail(f: dict) -> dict:
+    """dmask (where not 0), dim, unorm."""
+    mods = {"dmask": f["DMASK"]} if f["DMASK"] else {}
+    mods["dim"] = Attr(f"SQ_RSRC_IMG_{syntax.MIMG_DIMS[f['DIM']][0]}")
+    if f.get("UNRM"):
+        mods["unorm"] = True
+    return mods
+
+
+def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
+    d, f = inst.defs[0], inst.fields
+    mn = d.name.lower()
+    if "BVH" in inst.name:   # four results, the ray's address operands, a 128-bit resource
+        groups = ray_address_groups(d, bool(f.get("A16")))
+        if inst.extra:
+            fields = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")]
+            vaddr = [Reg("v", r, n) for r, n in zip(fields, groups)]
+        else:
+            vaddr = Reg("v", f["VADDR"], sum(groups))
+        ops = [Reg("v", f["VDATA"], 4), vaddr, sgprs(spec, f["SRSRC"] * 4, 4)]
+        return None if ops[-1] is None else instr_value(d, mn, ops, flags(f, ("A16",)))
+    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
+    nsa_regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")] if inst.extra else []
+    data, words, singles = image_widths(d, f, sampler, nsa_regs[-1] if nsa_regs else None)
+    vaddr = _addresses(nsa_regs, words, singles) if nsa_regs else \
+        Reg("v", f["VADDR"], words if words <= 12 else 16)   # VGPR tuples: 1-12, then 16
+    ops = [Reg("v", f["VDATA"], data), vaddr, sgprs(spec, f["SRSRC"] * 4, 8)]
+    if sampler:
+        ops.append(sgprs(spec, f["SSAMP"] * 4, 4))
+    if any(v is None for v in ops):
+        return None
+    mods = _image_tail(f)
+    mods.update(flags(f, ("GLC", "SLC", "DLC", "R128", "A16", "TFE", "LWE", "D16")))
+    return instr_value(d, mn, ops, mods)
+
+
+def _vimage(spec: Spec, inst: Instruction) -> Instr | None:
+    """VIMAGE / VSAMPLE: one address field per VGPR, [...] when more than one."""
+    d, f = inst.defs[0], inst.fields
+    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))   # (not image_msaa_load)
+    regs = [f[k] for k in ("VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4") if k in f]
+    data, words, singles = image_widths(d, f, sampler, regs[-1], len(regs))
+    addrs = _addresses(regs, words, singles)
+    ops = [Reg("v", f["VDATA"], data), addrs[0] if len(addrs) == 1 else addrs, sgprs(spec, f["RSRC"], 8)]
+    if sampler:
+        ops.append(sgprs(spec, f["SAMP"], 4))
+    if any(v is None for v in ops):
+        return None
+    mods = _image_tail(f)
+    mods.update(cache_policy_values(d, f))
+    mods.update(flags(f, ("NV", "R128", "A16", "TFE", "LWE", "D16")))
+    return instr_value(d, d.name.lower(), ops, mods)
+
+
+_GRAPHICS = {"MIMG": _mimg, "VIMAGE": _vimage, "VSAMPLE": _vimage}
+IMAGE_FORMATS = frozenset(_GRAPHICS)     # (the exports' formats: traits.roles.export)
+
+
+def graphics_instr(spec: Spec, inst: Instruction) -> Instr | None:
+    """The Instr of a decoded export or image instruction from its fields, or None if it is not one."""
+    if spec.traits.dialect == "gfx9":
+        return None
+    if inst.fmt.name in spec.traits.roles.export:
+        return _export(spec, inst)
+    build = _GRAPHICS.get(inst.fmt.name)
+    return None if build is None else build(spec, inst)

@@ -1,0 +1,171 @@
+"""The per-instruction plan of a decoded VALU instruction, shared by the printer (printer.py,
+printer_gfx9.py) and instr_fields.py (the Instr from the fields), worked out once per
+(instruction, encoding, DPP or not, wave size): LLVM's mnemonic, the operand signature, and for
+each source its register count and the rules a literal or inline constant is read with."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cache
+
+from isa import Spec
+from isa.effects import effects
+from isa.mnemonics import text_mnemonic
+
+from . import syntax, syntax_gfx9 as g9
+from .encode import valu_signature      # the encoder's memoised form
+from .signature import Operand, ValuSig, matrix_regs
+
+
+def packed_kind(d, op: Operand) -> str:
+    """'' or which 16-bit halves a packed operand holds, for its literal rules."""
+    if not op.packed:
+        return ""
+    if op.bf16 or d.name in syntax.NO_F16_INLINE:
+        return "bf16"
+    return "f16" if op.is_float else "int"
+
+
+def float_value(op: Operand) -> bool:
+    """Whether literals follow the float rules (not for integers with float modifiers, bf16)."""
+    return op.is_float and not op.int_value and not op.bf16
+
+
+def value_bits(op: Operand) -> int:
+    """16, 32 or 64: the width a literal is read at."""
+    return 16 if op.t16 else 64 if op.dwords == 2 else 32
+
+
+@cache
+def mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
+    """LLVM's mnemonic: the encoding suffix only where the instruction has both e32 and e64 forms."""
+    base = d.name.lower()
+    if d.name in syntax.NO_ENC_SUFFIX:
+        return base
+    forms = {x.format for x in spec.lookup(d.name)}
+    has_e32 = bool(forms & spec.traits.roles.valu_e32)
+    has_e64 = bool(forms & {"VOP3", "VOP3SD"})
+    if enc == "e32":
+        if dpp:
+            return base if d.format == "VOPC" else base + "_dpp"
+        return base + "_e32" if has_e64 else base
+    if dpp:
+        return base + "_e64_dpp"
+    return base + "_e64" if has_e32 else base
+
+
+@dataclass(frozen=True)
+class ValuPlan:
+    """What printing a VALU instruction needs besides its field values, worked out once per
+    (instruction, encoding, DPP or not, wave size): the mnemonic, the signature, and for each
+    source its register count and the literal rules src_text reads it with."""
+    mn: str
+    sig: ValuSig
+    e32: bool
+    is_p: bool
+    is_wmma: bool
+    is_mix: bool
+    cd_regs: int
+    vcc: str                                  # the implicit wave mask's spelling
+    srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
+    opsel_shown: bool                         # not in syntax.NO_OPSEL
+    force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
+    t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
+    matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
+    wide_constants: bool = False              # RDNA3 WMMA: C's inline floats spelled as a 64-bit operand's
+
+
+@cache
+def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
+    """The plan of instruction `d` in format `fmt` (with a DPP word or not) at wave size `wave`."""
+    sig = valu_signature(d)
+    e32 = fmt in spec.traits.roles.valu_e32
+    is_wmma = effects(d.pcode).matrix     # (MxN) operands: WMMA / SWMMAC
+    regs = matrix_regs(d, wave, spec.arch) if is_wmma else {}
+    srcs, matrix = [], []
+    for i, op in enumerate(sig.srcs):
+        n = op.dwords if e32 else regs.get(f"S{i}", 1) if is_wmma else op.regs(wave)
+        matrix.append(f"S{i}" in regs)
+        srcs.append((op, n, value_bits(op), float_value(op), packed_kind(d, op), not op.bf16))
+    return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
+                     effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
+                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
+                     spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
+                     is_wmma and spec.arch in syntax.WMMA_REPLICATED)
+
+
+# ---------------------------------------------------------------- the gfx9 dialect (CDNA)
+
+
+@dataclass(frozen=True)
+class Gfx9Plan:
+    """What printing a gfx9-dialect (CDNA) VALU instruction needs besides its fields."""
+    mn: str                   # mnemonic without the _dpp/_sdwa suffix rule applied
+    sig: ValuSig
+    e32: bool
+    srcs: tuple               # (Operand, registers, literal bits, is_float, packed kind)
+    acc: tuple                # operand names that are AGPRs (v_accvgpr_*)
+    is_p: bool
+    is_mix: bool
+    fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
+    opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
+    truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
+
+
+def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
+    """LLVM's gfx9 mnemonic: _dpp/_sdwa for those forms, _e32/_e64 where both encodings exist."""
+    base = text_mnemonic(d.name, spec.arch)
+    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.NO_ENC_SUFFIX or d.name in g9.ACC_OPERANDS:
+        return base
+    if kind in ("DPP", "SDWA", "SDWAB"):
+        return base + ("_dpp" if kind == "DPP" else "_sdwa")
+    forms = {x.format for x in spec.lookup(d.name)}
+    if e32:
+        return base + "_e32" if forms & {"VOP3A", "VOP3B"} else base
+    return base + "_e64" if forms & spec.traits.roles.valu_e32 else base
+
+
+@cache
+def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
+    """The gfx9 dialect's plan of instruction `d` in format `fmt` (kind: None, 'DPP', 'SDWA', 'SDWAB')."""
+    sig = valu_signature(d)
+    if d.name in g9.NO_PCODE_OPERANDS:
+        vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
+        sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
+    if d.name in g9.NO_PCODE_SOURCES:
+        srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
+        sig = ValuSig((), srcs, False, False, None, False, False)
+    if d.name in g9.WIDE_OPERANDS:
+        wide = g9.WIDE_OPERANDS[d.name]
+        sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
+                      sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst, sig.opsel_flags)
+    e32 = fmt in spec.traits.roles.valu_e32
+    srcs = []
+    for op in sig.srcs:
+        bits = 16 if op.t16 else 64 if op.dwords == 2 else 32
+        # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
+        srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
+                     packed_kind(d, op)))
+    return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
+                 fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
+                 "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
+
+
+_TYPE_BYTES = {"f64": 8, "f32": 4, "xf32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}
+
+
+def mfma_shape(spec: Spec, d) -> tuple[int, int, int, bool, str]:
+    """(D/C registers, A registers, B registers, sparse, result type) of a matrix instruction,
+    from the shape table (tables['mfma']): D and C hold M*N*blocks results over the wave's 64
+    lanes, A M*K*blocks inputs (half for the 2:4-sparse SMFMAC, whose C is the index VGPR),
+    B N*K*blocks."""
+    _, m, n, k, blocks, sparse, out_t, in_t, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
+    out_b, in_b = _TYPE_BYTES.get(out_t, 4), _TYPE_BYTES.get(in_t, 1)
+    return (m * n * blocks * out_b // 256, m * k * blocks * in_b // 256 // (2 if sparse else 1),
+            n * k * blocks * in_b // 256, bool(sparse), out_t)
+
+
+def mai_fields(spec: Spec, inst) -> dict[str, int]:
+    """A decoded VOP3P instruction's bits read in the VOP3P-MAI layout (CBSZ, ABID, ACC_CD, ACC, BLGP)."""
+    raw = sum(v << lo for (n, hi, lo), v in ((fl, inst.fields.get(fl[0], 0)) for fl in inst.fmt.fields)
+              if n != "ENCODING") | inst.fmt.encoding[0]
+    return {n: (raw >> lo) & ((1 << (hi - lo + 1)) - 1) for n, hi, lo in spec.formats["VOP3P-MAI"].fields}

@@ -1,0 +1,103 @@
+"""Straight-line runs (EmuOptions.compiled_runs): the plain instructions from one PC up to the
+next branch, machine event or instruction without a compiled step, run by one generated
+function.
+
+While every running wave of a batch sits at one PC (the machine's `together` path), each
+instruction is one step of the run loop: its plan looked up, budget, clock, issue count and
+PC moved on, EXEC looked up again. A run does that once for all its instructions: its
+function calls the instructions' compiled steps (machine.py `compile_step`) one after another
+with the batch's EXEC state read once and again only after an instruction wrote EXEC (its
+write counts moved), its STATUS read once (only hand-written semantics write it, and those
+have no compiled step), zeroing stale registers before each as the run loop would. The run loop
+then adds the run's steps, issue counts and bytes of code at once.
+
+A run changes no order: its instructions are the ones the run loop would step through, for
+the same waves, and the machine takes the run only when the loop would have stepped through
+every one of them (no other wave's PC reached, budget and clock not due). When an
+instruction of it raises, `RunStop` says how many completed before it, so the machine reports
+the error, or retries the batch wave by wave, at that instruction's PC as a single step would.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .wave import EXEC_LO
+
+MAX_RUN = 64        # instructions of one generated function (a longer stretch is several runs)
+
+
+class RunStop(Exception):
+    """Instruction `done` of a run raised `error`; the `done` instructions before it completed."""
+
+    def __init__(self, done: int, error: Exception):
+        super().__init__(done, error)
+        self.done, self.error = done, error
+
+
+@dataclass(frozen=True)
+class Run:
+    fn: object              # fn(chunk, sel, idx): every instruction of the run on that batch
+    count: int              # instructions (machine steps) in the run
+    size: int               # bytes of code it covers: the PC after it is the start + size
+    last: int               # byte offset of its last instruction from its start
+    limit: int              # the most waves one call may take (the least of its instructions')
+    prepared: tuple         # the Prepared of each instruction
+    offsets: tuple          # each instruction's byte offset from the run's start
+
+
+def build_run(plan_at, pc: int) -> Run | None:
+    """The run starting at pc, from the plans (machine.py _Chunk.plan) of consecutive PCs: every
+    instruction with a plan that is not a branch, up to MAX_RUN. None when fewer than two
+    instructions qualify (one step gains nothing). `plan_at(pc)` returns a plan or None, or
+    raises when the instruction cannot be prepared: the run then ends before it (a run never
+    decides that code it may not reach is bad)."""
+    members, at = [], pc
+    while len(members) < MAX_RUN:
+        try:
+            plan = plan_at(at)
+        except Exception:
+            break
+        if plan is None or plan[4]:         # a machine event, or a branch: the run loop's own
+            break
+        fn, size, limit, p, _ = plan
+        members.append((fn, p, at - pc, limit))
+        at += size
+    if len(members) < 2:
+        return None
+    return Run(_generate(members), len(members), at - pc, members[-1][2], min(m[3] for m in members),
+               tuple(m[1] for m in members), tuple(m[2] for m in members))
+
+
+def _generate(members) -> object:
+    """One function calling each member's compiled step in order (waits: only their count),
+    the member's index kept for RunStop. Generated, not a loop: no per-instruction iteration,
+    tuple unpacking or test of what the member is."""
+    lo, hi = EXEC_LO, EXEC_LO + 1
+    namespace = {"RunStop": RunStop}
+    lines = ["def run(chunk, sel, idx):",
+             "    st = chunk.st",
+             "    counts = st.sgpr_written.counts",
+             "    k = 0",
+             "    try:",
+             "        state = chunk.exec_state(sel)",
+             "        status = st.status[sel]",      # no compiled step writes STATUS (s_setreg is hand-written)
+             f"        e0, e1 = counts[{lo}], counts[{hi}]"]
+    first = True
+    for k, (fn, p, _, _) in enumerate(members):
+        namespace[f"p{k}"] = p
+        if k:
+            lines.append(f"        k = {k}")
+        lines.append(f"        if st.stale_vgprs: chunk.settle(p{k}, idx)")
+        if fn is None:          # a wait or nop: only the PC moves
+            continue
+        namespace[f"f{k}"] = fn
+        if not first:           # an earlier instruction may have written EXEC
+            lines += [f"        if counts[{lo}] != e0 or counts[{hi}] != e1:",
+                      "            state = chunk.exec_state(sel)",
+                      f"            e0, e1 = counts[{lo}], counts[{hi}]"]
+        lines.append(f"        f{k}(chunk, sel, idx, state, status)")
+        first = False
+    lines += ["    except Exception as e:",
+              "        raise RunStop(k, e) from None"]
+    exec(compile("\n".join(lines), "<straight-line run>", "exec"), namespace)     # our own generated source
+    return namespace["run"]
