@@ -270,7 +270,7 @@ class Encoder:
             return self.encode_vopd(st)
         if st.defn is not None:             # chosen where the Instr was built (decoder, DSL, select)
             return self.encode_one(st.defn, st, self.chosen_suffix(st))
-        return self._choose(st)[1:]
+        return self._choose(st)
 
     def chosen_suffix(self, st) -> str:
         """The encoding suffix of an Instr whose definition is chosen (its `defn`), after checking
@@ -302,13 +302,17 @@ class Encoder:
             return replace(st, defn=dx, encoding=dx.format, dual=replace(st.dual, defn=dy, encoding=dy.format)), \
                 data, fix
         try:
-            d, data, fix = self._choose(st)
+            data, fix = self._choose(st)
         except OperandError as e:
             raise self._refusal(st, e) from None
+        d = self._chosen
         return (st if d is None else replace(st, defn=d, encoding=d.format)), data, fix
 
-    def _choose(self, st) -> tuple[InstrDef | None, bytes, str | None]:
-        """(definition chosen, bytes, fix-up) of a mnemonic-only Instr (see select)."""
+    _chosen: InstrDef | None = None     # the definition _choose settled on last
+
+    def _choose(self, st) -> tuple[bytes, str | None]:
+        """(bytes, fix-up) of a mnemonic-only Instr, the definition chosen left in `_chosen`
+        (see select; a tuple per instruction cost the assembler's hot path)."""
         mn = st.mnemonic
         hit = self._candidates.get(mn)
         if hit is None:
@@ -316,18 +320,23 @@ class Encoder:
                 if st.operands or st.modifiers:
                     raise OperandError("v_illegal takes no operands or modifiers",
                                        st.operands[0] if st.operands else None)
-                return None, b"\0\0\0\0", None
+                self._chosen = None
+                return b"\0\0\0\0", None
             hit = self.candidates(mn)
         cands, enc = hit
         if len(cands) > 1:
             for d in cands[:-1]:
                 try:
-                    return (d, *self.encode_one(d, st, enc))
+                    out = self.encode_one(d, st, enc)
                 except OperandError:
-                    pass
+                    continue
+                self._chosen = d
+                return out
         # the last candidate is the most general encoding (VOP3): its complaint is the real one
         d = cands[-1]
-        return (d, *self.encode_one(d, st, enc))
+        out = self.encode_one(d, st, enc)
+        self._chosen = d
+        return out
 
     def encode_one(self, d: InstrDef, st, enc: str) -> tuple[bytes, str | None]:
         F = Fields(d)

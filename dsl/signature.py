@@ -413,6 +413,7 @@ def flat_segment(d: InstrDef) -> str | None:
     return segment if segment in ("FLAT", "GLOBAL", "SCRATCH") else None
 
 
+@lru_cache(maxsize=None)
 def data_registers(d: InstrDef) -> int:
     """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
     sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of

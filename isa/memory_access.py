@@ -123,6 +123,7 @@ def _from_pcode(pcode: str) -> tuple[str | None, bool]:
     return direction, d16
 
 
+@lru_cache(maxsize=None)      # per instruction (an InstrDef hashes by identity)
 def memory_access(d, image: bool = False) -> MemoryAccess:
     """How `d` (an isa InstrDef of a memory format) uses memory; image: d's format is an
     image format (the family's traits.roles.image)."""
@@ -163,6 +164,7 @@ def ray_query(d) -> bool:
 _DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")
 
 
+@lru_cache(maxsize=None)
 def scalar_data(d) -> str:
     """What a scalar memory instruction's SDATA field holds: 'register' (the SGPRs loaded, stored
     or returned), 'immediate' (a number the instruction takes itself: s_atc_probe's mode, from
@@ -177,6 +179,7 @@ def scalar_data(d) -> str:
     return "register"
 
 
+@lru_cache(maxsize=None)
 def scalar_base_registers(d) -> int:
     """SGPRs of a scalar memory instruction's SBASE: 4 for a buffer resource descriptor
     (buffer_resource; the undescribed s_atc_probe_buffer from isa.errata.UNDESCRIBED_SMEM), else
@@ -190,6 +193,7 @@ def scalar_base_registers(d) -> int:
 _FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")
 
 
+@lru_cache(maxsize=None)
 def typed_buffer(d) -> bool:
     """`d` (a buffer instruction) takes its data format from the instruction (its FORMAT field,
     `format:` in text) rather than from the resource descriptor: every MTBUF instruction; in
