@@ -411,6 +411,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     elif "SDST" in {n for n, _, _ in fmt.fields} and not e32:
         f["SDST"] = _sreg(next(it))
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
+    if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
+        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
+                           f"{kind[:4]} excludes)")
     if sig.k_pos is not None and e32:
         k = srcs.pop(sig.k_pos)
         if k.kind not in ("lit", "s") or k.kind == "s" and k.val < 128:

@@ -196,6 +196,9 @@ def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
     end = offset + inst.size
     kind = plan.dpp_codes.get(f.get("SRC0")) if plan.dpp_codes else None
     if kind is not None:
+        if plan.always_literal:     # its constant K is a literal dword, which DPP/SDWA's word displaces
+            raise DecodeError(f"offset 0x{offset:x}: {plan.defs[0].name.lower()} has no {kind} form (its "
+                              f"constant K is a literal): SRC0 = 0x{f['SRC0']:x} is not an operand of it")
         if size < inst.size + 4:
             raise DecodeError(f"offset 0x{offset:x}: {fmt.name} DPP instruction is truncated")
         word2 = int.from_bytes(data[end:end + 4], "little")

@@ -48,6 +48,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
 
 
 _ds_layout = lru_cache(maxsize=None)(ds_layout)     # worked out once per instruction
+_memory_access = lru_cache(maxsize=None)(memory_access)
 
 
 def _ds(spec: Spec, inst: Instruction) -> Instr | None:
@@ -55,7 +56,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
     mn = d.name.lower()
     ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
     mods = {}
-    if "2addr" in mn:
+    if _memory_access(d).two_addresses:
         mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
@@ -199,7 +200,7 @@ def _flat_rdna4(spec: Spec, inst: Instruction) -> Instr | None:
     if cache_control(d):   # global_inv, global_wb, global_wbinv: only the scope they act on
         return instr_value(d, d.name.lower(), (), _policy(d, f))
     t = spec.traits
-    returns = memory_access(d).direction != "atomic" or bool(f.get("TH", 0) & 1)
+    returns = _memory_access(d).direction != "atomic" or bool(f.get("TH", 0) & 1)
     ops = []
     for name, field, n in _flat_layout(d, returns):
         value = f[_FLAT_FIELDS.get(field, field)]

@@ -30,7 +30,7 @@ from .machine_prepare import Prepared, PrepareError, Preparer
 from .machine_runs import RunStop, build_run
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
-from .semantics import NUMPY_QUIET, Ctx, SemanticsError
+from .semantics import NUMPY_QUIET, Ctx, RefusedBeforeAccess, SemanticsError
 from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, shares_codes, unpack_mask
 
 # register state of one chunk of work-groups, at most; a launch's chunks share it out evenly.
@@ -795,7 +795,8 @@ class _Chunk:
             except MemoryFault as e:
                 raise chunk.fault(p, idx, e) from None
             except SemanticsError as e:
-                if len(idx) > 1 and not atomic:     # wave by wave, for the first failing wave's error
+                # wave by wave, for the first failing wave's error (and the earlier waves' effects)
+                if len(idx) > 1 and (not atomic or isinstance(e, RefusedBeforeAccess)):
                     raise _BatchError() from None
                 raise EmuError(f"{chunk.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             except Exception as e:      # a defect in a semantic: report where, keep the cause chained
@@ -893,7 +894,8 @@ class _Chunk:
         except MemoryFault as e:
             raise self.fault(p, idx, e) from None
         except SemanticsError as e:
-            if len(idx) > 1 and p.sem.memory != "atomic":     # an atomic may have applied some lanes
+            # an atomic may have applied some lanes, unless it refused before any access
+            if len(idx) > 1 and (p.sem.memory != "atomic" or isinstance(e, RefusedBeforeAccess)):
                 raise _BatchError() from None
             raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained

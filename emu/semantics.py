@@ -30,6 +30,11 @@ class SemanticsError(Exception):
     The message names the instruction; the machine adds PC and wave."""
 
 
+class RefusedBeforeAccess(SemanticsError):
+    """A memory instruction refused before touching memory (e.g. a misaligned atomic): a batch
+    of waves may then be run again wave by wave, like any semantic's refusal."""
+
+
 class Memory(Protocol):
     """Byte-addressed memory the machine hands to memory instructions (global/flat/scratch
     memory for FLAT/GLOBAL/SCRATCH/MUBUF/SMEM, the workgroup's LDS for DS).

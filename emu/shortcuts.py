@@ -25,14 +25,18 @@ fifty small array operations. The same decisions on the raw uint32 bits take a h
 compare as float32 (denormals compare by value, as the f64 widening does), the NaN classes
 from the bits (exponent all ones, mantissa non-zero; quiet = mantissa bit 22), and a
 signalling NaN made quiet by setting bit 22 (what 32'F(cvtToQuietNAN(64'F(x))) gives: the
-payload's top 22 bits and the sign are kept). The choices apply in the pseudocode's priority
-(IEEE mode: sNaN S0, sNaN S1, qNaN S1, qNaN S0, compare; otherwise NaN S1, NaN S0, compare).
+payload's top 22 bits and the sign are kept). The choices apply in the pseudocode's priority, which differs between families: RDNA3's
+(IEEE mode: sNaN S0, sNaN S1, qNaN S1, qNaN S0, compare; otherwise NaN S1, NaN S0, compare: two
+NaNs give S0) and CDNA's (IEEE mode: sNaN S0, sNaN S1; then NaN S0, NaN S1, compare: two NaNs
+give S1). Which one an instruction follows is read from its pseudocode (_s0_nan_first).
 v_min3/max3/minmax/maxmin_f32 call these through rtlib.call_instruction and so take them too.
 Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
 tests/test_emu_shortcuts.py compares every pair of a set of special values with the generated
 semantic in both IEEE modes; the fuzzer and the corpus compare with reference mode.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -46,7 +50,15 @@ _NEG_ZERO = np.uint32(0x8000_0000)
 _ZERO = np.uint32(0)
 
 
-def _minmax_f32(smaller: bool):
+def _s0_nan_first(pcode: str) -> bool:
+    """Whether the pseudocode tests S0 for a (quiet) NaN before S1, as CDNA's V_MIN/MAX_F32 do
+    ("elsif isNAN(64'F(S0.f32)) then D0.f32 = S1.f32"); RDNA3's test S1's first
+    ("elsif isQuietNAN(64'F(S1.f)) then D0.f = S0.f")."""
+    first = re.search(r"is(?:Quiet)?NAN\(64'F\(S([01])", pcode or "")
+    return first is not None and first.group(1) == "0"
+
+
+def _minmax_f32(smaller: bool, s0_nan_first: bool):
     def choose(ctx):
         x = np.asarray(ctx.inputs["S0"], np.uint32)
         y = np.asarray(ctx.inputs["S1"], np.uint32)
@@ -60,16 +72,27 @@ def _minmax_f32(smaller: bool):
         if not (nan_x.any() or nan_y.any()):
             return {"D0": out}
         ieee = mode_field(ctx, "IEEE")
-        plain = np.where(nan_y, x, np.where(nan_x, y, out))
+        if s0_nan_first:    # the test applied last wins: S0's NaN (giving S1) is tested first
+            plain = np.where(nan_x, y, np.where(nan_y, x, out))
+        else:
+            plain = np.where(nan_y, x, np.where(nan_x, y, out))
         if not np.any(ieee):
             return {"D0": plain}
         quiet_x, quiet_y = nan_x & ((x & _QUIET) != 0), nan_y & ((y & _QUIET) != 0)
-        strict = np.where(quiet_x, y, out)
-        strict = np.where(quiet_y, x, strict)
+        if s0_nan_first:
+            strict = np.where(quiet_x, y, np.where(quiet_y, x, out))
+        else:
+            strict = np.where(quiet_y, x, np.where(quiet_x, y, out))
         strict = np.where(nan_y & ~quiet_y, y | _QUIET, strict)
         strict = np.where(nan_x & ~quiet_x, x | _QUIET, strict)
         return {"D0": np.where(ieee != 0, strict, plain)}
     return choose
+
+
+def _minmax_f32_for(smaller: bool):
+    """The shortcut for the NaN order the instruction's pseudocode gives (see _s0_nan_first)."""
+    variants = {order: _minmax_f32(smaller, order) for order in (False, True)}
+    return lambda pcode: variants[_s0_nan_first(pcode)]
 
 
 def _mad_u64_u32(ctx):
@@ -173,9 +196,9 @@ def _branch(condition: str | None, taken_when_zero: bool = False):
     return run
 
 
-# name -> (the EmuOptions switch, the shorter way)
-SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
-             "V_MAX_F32": ("minmax_shortcuts", _minmax_f32(False)),
+# name -> (the EmuOptions switch, the shorter way); _PER_PCODE ones are built from the pseudocode
+SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32_for(True)),
+             "V_MAX_F32": ("minmax_shortcuts", _minmax_f32_for(False)),
              "V_MAD_U64_U32": ("mad64_shortcuts", _mad_u64_u32),
              "V_ADD_CO_U32": ("carry_shortcuts", _add_co_u32),
              "V_ADD_CO_CI_U32": ("carry_shortcuts", _add_co_ci_u32),
@@ -196,12 +219,16 @@ SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32(True)),
              "S_CBRANCH_EXECZ": ("branch_shortcuts", _branch("EXEC", True)),
              "S_CBRANCH_EXECNZ": ("branch_shortcuts", _branch("EXEC"))}
 
+_PER_PCODE = ("V_MIN_F32", "V_MAX_F32")
 
-def with_shortcut(name: str, fn):
+
+def with_shortcut(name: str, fn, pcode: str = ""):
     """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on."""
     if name not in SHORTCUTS:
         return fn
     switch, short = SHORTCUTS[name]
+    if name in _PER_PCODE:
+        short = short(pcode)
 
     def run(ctx):
         return short(ctx) if getattr(current(), switch) else fn(ctx)

@@ -36,7 +36,7 @@ from .fold import Folded, fold
 from .memory import DeviceMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
-from .semantics import Ctx, Operand, Semantic, SemanticsError
+from .semantics import Ctx, Operand, RefusedBeforeAccess, Semantic, SemanticsError
 
 _UNKNOWN = object()
 # instructions with only an address description -> the instruction whose data semantics they share
@@ -244,22 +244,25 @@ def summing_sign(pcode: str) -> int:
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
-def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None):
+def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligned: str = "ADDR"):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
     one after another in lane order (wave-major), as the memory system serialises them.
     sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
     EmuOptions.combine_atomic_sums). An atomic of `nbytes` at an address that is not a
     multiple of nbytes is refused: lanes whose accesses overlap without sharing an address
-    would not be serialised."""
+    would not be serialised. `aligned` names the address operand checked: ADDR_BASE for the
+    *_2ADDR forms, whose accesses lie at ADDR_BASE plus multiples of nbytes."""
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         active = ctx.active
         if nbytes > 1:
-            misaligned = addr & np.uint64(nbytes - 1) if nbytes & (nbytes - 1) == 0 else addr % np.uint64(nbytes)
+            checked = addr if aligned == "ADDR" else \
+                np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64)
+            misaligned = checked & np.uint64(nbytes - 1) if nbytes & (nbytes - 1) == 0 else checked % np.uint64(nbytes)
             odd = active & (misaligned != 0)
             if odd.any():
                 w, lane = (int(i) for i in np.argwhere(odd)[0])
-                raise SemanticsError(f"a {nbytes}-byte atomic at address 0x{int(addr[w, lane]):x} (lane {lane}), "
+                raise RefusedBeforeAccess(f"a {nbytes}-byte atomic at address 0x{int(checked[w, lane]):x} (lane {lane}), "
                                      f"not a multiple of {nbytes}: misaligned atomics are not modelled")
         if isinstance(ctx.mem, RegionMemory):
             # LDS: the same offset in two work-groups' regions is two words, not a conflict
@@ -577,13 +580,14 @@ class SemanticTable:
             self._cache.put(k, t)
         fn = compile_source(t["source"], d.name, self.arch, (t["code"], t["folded"]))
         if not saturate:        # the shortcuts compute the wrapping results only
-            fn = with_shortcut(d.name, fn)
+            fn = with_shortcut(d.name, fn, d.pcode)
         if t["memory"] == "atomic" and not scalar:
-            size = t["writes"].get("RETURN_DATA") or t["reads"].get("DATA") or [None, 32]
-            # *_2ADDR forms address ADDR_BASE + OFFSETn: their ADDR is no access address to check
-            fn = serialise_atomics(fn, summing_sign(d.pcode),
-                                   1 if "ADDR_BASE" in t["reads"] else max(1, min(size[1], 64) // 8),
-                                   reduction_of(d.pcode))
+            two_addresses = "ADDR_BASE" in t["reads"]
+            # *_2ADDR forms access ADDR_BASE + OFFSETn * size, each of DATA's size
+            size = (t["reads"].get("DATA") if two_addresses else None) or t["writes"].get("RETURN_DATA") \
+                or t["reads"].get("DATA") or [None, 32]
+            fn = serialise_atomics(fn, summing_sign(d.pcode), max(1, min(size[1], 64) // 8),
+                                   reduction_of(d.pcode), "ADDR_BASE" if two_addresses else "ADDR")
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         run = dword_run(d.pcode) if t["memory"] == "load" else None

@@ -46,3 +46,19 @@ def test_each_opcode_is_planned_once():
     n = len(table.plans)
     b = decode_one(SPEC, bytes.fromhex("ff070e06"))
     assert a.name == b.name and len(table.plans) == n
+
+
+@pytest.mark.parametrize("arch, hex_bytes, text", [
+    # found by the gfx950 fuzzer (seed 102): v_fmamk_f32 with SRC0 = DPP; the emulator then failed
+    # differently fast and in reference mode. LLVM 22 (llvm-mc --disassemble) calls all three
+    # "invalid instruction encoding", and refuses the text ("dpp/sdwa variant of this
+    # instruction is not supported")
+    ("gfx950", "fa18162e1e1e01f4", "v_fmamk_f32_dpp v11, v30, 0x0, v12 row_shr:14 row_mask:0xf bank_mask:0x4"),
+    ("gfx1100", "fa06025802e400ff", "v_fmamk_f32 v1, v2, 0x0, v3 quad_perm:[0,1,2,3]"),
+    ("gfx1100", "e906025802888888", "v_fmamk_f32 v1, v2, 0x0, v3 dpp8:[0,1,2,3,4,5,6,7]"),
+])
+def test_fmamk_has_no_dpp_form(arch, hex_bytes, text):
+    with pytest.raises(DecodeError, match="^offset 0x4: v_fmamk_f32 has no DPP(8|16)? form"):
+        decode_one(isa.load(arch), S_ENDPGM + bytes.fromhex(hex_bytes), 4)
+    with pytest.raises(dsl.AsmError, match="no DPP form"):
+        dsl.assemble(text, arch)

@@ -19,7 +19,7 @@ SPECIALS = np.array([0x0000_0000, 0x8000_0000, 0x0000_0001, 0x8000_0001, 0x007F_
                      0xFF80_0001, 0x7FA0_0000, 0xFFBF_FFFF, 0x4049_0FDB, 0xC049_0FDB], np.uint32)
 
 
-def _run(name: str, mode: int, shortcuts: bool, three: bool) -> np.ndarray:
+def _run(name: str, mode: int, shortcuts: bool, three: bool, arch: str = "gfx1100") -> np.ndarray:
     n = len(SPECIALS)
     a, b = np.meshgrid(SPECIALS, SPECIALS, indexing="ij")
     pairs = n * n
@@ -31,7 +31,7 @@ def _run(name: str, mode: int, shortcuts: bool, three: bool) -> np.ndarray:
         inputs["S2"] = np.roll(s1, 7)
     token = activate(replace(FAST, minmax_shortcuts=shortcuts))
     try:
-        sem = load_semantics("gfx1100").lookup(name)
+        sem = load_semantics(arch).lookup(name)
         out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
                               inputs=inputs, mode=mode))
     finally:
@@ -39,12 +39,16 @@ def _run(name: str, mode: int, shortcuts: bool, three: bool) -> np.ndarray:
     return np.asarray(out["D0"], np.uint32)
 
 
-@pytest.mark.parametrize("name", ["v_min_f32", "v_max_f32", "v_min3_f32", "v_max3_f32", "v_minmax_f32",
-                                  "v_maxmin_f32"])
+@pytest.mark.parametrize("arch,name", [("gfx1100", n) for n in ("v_min_f32", "v_max_f32", "v_min3_f32", "v_max3_f32",
+                                                                 "v_minmax_f32", "v_maxmin_f32")] +
+                         [(a, n) for a in ("gfx942", "gfx950") for n in ("v_min_f32", "v_max_f32", "v_min3_f32",
+                                                                         "v_max3_f32")])
 @pytest.mark.parametrize("mode", [0x3F0, 0x0F0, 0x200, 0x000, 0x3C0])
-def test_minmax_shortcut_agrees_with_the_pseudocode(name, mode):
+def test_minmax_shortcut_agrees_with_the_pseudocode(arch, name, mode):
+    """CDNA's pseudocode tests NaNs in another order than RDNA3's (gfx950 fuzzer seed 125:
+    v_max_f32_e64 v18, |v21|, v21 with v21 = 0xfffd0008 gave S0's NaN fast, S1's in reference mode)."""
     three = name.endswith("3_f32") or name in ("v_minmax_f32", "v_maxmin_f32")
-    fast, generated = _run(name, mode, True, three), _run(name, mode, False, three)
+    fast, generated = _run(name, mode, True, three, arch), _run(name, mode, False, three, arch)
     bad = np.flatnonzero(fast != generated)
     assert not bad.size, (f"{name} MODE {mode:#x}: {bad.size} results differ, first lane {bad[0]}: "
                           f"{int(fast.reshape(-1)[bad[0]]):#x} vs {int(generated.reshape(-1)[bad[0]]):#x}")
@@ -65,6 +69,29 @@ def test_minmax_shortcut_follows_ieee_rules():
     assert one("v_min_f32", 0x0000_0000, 0x8000_0000) == 0x8000_0000
     assert one("v_max_f32", 0x8000_0000, 0x0000_0000) == 0x0000_0000
     assert one("v_max_f32", 0x7F80_0001, 0x3F80_0000, mode=0x1F0) == 0x3F80_0000   # IEEE off: NaN S0 -> S1
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("shortcuts", [True, False])
+def test_cdna_minmax_of_two_nans_gives_s1(arch, shortcuts):
+    """CDNA3/CDNA4 manuals (V_MAX_F32/V_MIN_F32): "elsif isNAN(64'F(S0.f32)) then D0.f32 = S1.f32"
+    comes before the test of S1, so two quiet NaNs give S1 (RDNA3's give S0); in IEEE mode a
+    signalling S0 still gives its quiet form."""
+    def one(name, x, y, mode):
+        token = activate(replace(FAST, minmax_shortcuts=shortcuts))
+        try:
+            sem = load_semantics(arch).lookup(name)
+            out = sem.execute(Ctx(lanes=64, exec_mask=np.full((1, 1), 2 ** 64 - 1, np.uint64), mode=mode,
+                                  inputs={"S0": np.full((1, 64), x, np.uint32), "S1": np.full((1, 64), y, np.uint32),
+                                          "D0": np.zeros((1, 64), np.uint32)}))
+        finally:
+            deactivate(token)
+        return int(np.asarray(out["D0"]).reshape(-1)[0])
+    for mode in (0x3F0, 0x1F0):
+        assert one("v_max_f32", 0x7FFD_0008, 0xFFFD_0008, mode) == 0xFFFD_0008
+        assert one("v_min_f32", 0xFFC0_0000, 0x7FC0_0001, mode) == 0x7FC0_0001
+    assert one("v_max_f32", 0x7F80_0001, 0xFFC0_0000, 0x3F0) == 0x7FC0_0001     # IEEE: sNaN S0 quieted
+    assert one("v_max_f32", 0x7F80_0001, 0xFFC0_0000, 0x1F0) == 0xFFC0_0000     # IEEE off: NaN S0 -> S1
 
 
 def test_mad_u64_u32_shortcut_agrees_with_the_pseudocode():
