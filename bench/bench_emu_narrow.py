@@ -12,8 +12,9 @@ in this process.
                semantics (inside Semantic.execute). The profiler slows Python calls more than
                numpy's, so the shares lean towards the Python-heavy parts. Goal: <= 30 us per step.
   atomics:     histogram_global_atomic (global atomic_add, 64 bins): fast mode against the
-               same launch with the combined-sum fast path off (every conflicting lane in its
-               own round).
+               same launch with the combined-sum fast path off (the lanes of one address scanned
+               once per conflict depth, emu/atomic_scan.py) and with the scan off too (every
+               conflicting lane in its own round).
   elementwise: ew_f32_fma_minmax over 2^20 elements, one per work-item, against its numpy
                reference, warm. Goal: <= 20x numpy.
   first launch: a fresh Python process imports the emulator, loads the code object and
@@ -156,13 +157,17 @@ def narrow(arch: str, repeat: int) -> None:
 def atomics(arch: str, repeat: int) -> None:
     from emu.options import options_from
     name = "histogram_global_atomic"
-    fast, rounds = Launch(name, arch), Launch(name, arch, options=options_from(off=["combine_atomic_sums"]))
+    fast = Launch(name, arch)
+    scanned = Launch(name, arch, options=options_from(off=["combine_atomic_sums"]))
+    rounds = Launch(name, arch, options=options_from(off=["combine_atomic_sums", "scan_atomics"]))
     f_cpu, _, stats = best(fast, repeat)
     check = fast.check()
+    s_cpu, _, _ = best(scanned, max(1, repeat // 2))
     r_cpu, _, _ = best(rounds, max(1, repeat // 2))
     print(f"atomics ({arch}): {name}, {stats.waves} waves, {stats.batches} steps: {f_cpu * 1e3:.1f} ms CPU; "
-          f"conflicting lanes in rounds (combine_atomic_sums off) {r_cpu * 1e3:.1f} ms: "
-          f"{r_cpu / f_cpu:.1f}x  {check}")
+          f"conflicting lanes scanned per conflict depth (combine_atomic_sums off) {s_cpu * 1e3:.1f} ms: "
+          f"{s_cpu / f_cpu:.1f}x, in rounds (scan_atomics off too) {r_cpu * 1e3:.1f} ms: {r_cpu / f_cpu:.1f}x  "
+          f"{check}; {scanned.check()}; {rounds.check()}")
 
 
 def elementwise(arch: str, repeat: int, n: int) -> float:

@@ -21,7 +21,8 @@ ratio tinygrad / ours; CPU time of this process too (the steadier figure on a lo
 the warm-up's own wall time. A kernel tinygrad's emulator cannot run is reported with its error. Kernels (manifest grids): sgemm_naive,
 ew_f32_fma_minmax, reduce_sum_lds, softmax_row (narrow launches, goal >= 5x) and
 histogram_global_atomic (conflicting global atomics, goal >= 3x), the last also with our
-combine_atomic_sums off (every conflicting lane in its own round).
+combine_atomic_sums off (the scan of emu/atomic_scan.py: one pass per conflict depth) and with
+scan_atomics off too (every conflicting lane in its own round).
 
     python bench/bench_vs_tinygrad_emu.py --tinygrad-emu /tmp/tinygrad-emu [--repeat 5] [--kernels a,b]
 """
@@ -226,10 +227,12 @@ def main() -> int:
         print(f"  {'':24s} ours: {ours.check()}; tinygrad: {theirs.check()}; first launch in this process "
               f"(compiling what earlier kernels did not): ours {FIRST[ours] * 1e3:.0f} ms, tinygrad {FIRST[theirs] * 1e3:.0f} ms")
         if name == ATOMIC:
-            rounds = Launch(name, ARCH, options=options_from(off=["combine_atomic_sums"]))
-            r_wall, _ = best(rounds, max(1, args.repeat // 2))
-            print(f"  {'':24s} ours with combine_atomic_sums off (conflicting lanes in rounds): {r_wall * 1e3:.1f} ms, "
-                  f"tinygrad / that {t_wall / r_wall:.2f}x; {rounds.check()}")
+            for off, how in ((["combine_atomic_sums"], "conflicting lanes scanned per conflict depth"),
+                             (["combine_atomic_sums", "scan_atomics"], "conflicting lanes in rounds")):
+                other = Launch(name, ARCH, options=options_from(off=off))
+                r_wall, _ = best(other, max(1, args.repeat // 2))
+                print(f"  {'':24s} ours with {','.join(off)} off ({how}): {r_wall * 1e3:.1f} ms, "
+                      f"tinygrad / that {t_wall / r_wall:.2f}x; {other.check()}")
     print("all goals met" if met else "some goals NOT met")
     return 0
 

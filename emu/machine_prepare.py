@@ -9,7 +9,6 @@ dsl.signature (VALU operands, scalar/DS/FLAT layouts) and from the semantic's ow
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,7 +19,7 @@ from dsl.syntax_gfx9 import ACC_OPERANDS
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
 from .machine_dpp import Dpp, DppError
-from .dialect import SEGMENTS, immediate_offset
+from .dialect import SEGMENTS, adds_ds_offset, immediate_offset
 from . import facts
 from .facts import scalar_layout, valu_signature
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
@@ -41,9 +40,24 @@ INLINE_REPLICATED = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16"})
 # CDNA3: addr = CalcDsAddr(ADDR.b32, OFFSET0.b32, OFFSET1.b32), or (ADDR.b32, 0x0, 0x0) then addr + OFFSET.u32)
 # (RDNA4's CalcDsAddr(vgpr_a.b32, offset.b32) is the address with the offset: the translator
 # reads it as ADDR; its CalcDsAddr(vgpr_a.b32, 0x0) is ADDR_BASE)
-_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b|\bCalcDsAddr\(ADDR\b")
 _NO_BASE = np.zeros((1, 1), np.uint64)      # DS ADDR_BASE: the address VGPR alone (read-only: shared)
 _NO_BASE.flags.writeable = False
+
+
+def _ds_address_facts(reg: int):
+    """(st, sel) -> the dict of facts about address VGPR `reg` in the waves `sel` (its bounds,
+    alignment, LDS element indices: memory.SplitAddresses.facts), kept in st.stride_memo while
+    the register's write count and the batch's waves are unchanged, so that a loop's DS
+    accesses through one address register compute them once (EmuOptions.ds_address_memo).
+    One entry per register: another count or batch replaces it."""
+    def facts(st, sel):
+        waves = (sel.start, sel.stop) if isinstance(sel, slice) else np.asarray(sel).tobytes()
+        key, count = ("ds", reg), st.vgpr_written.counts[reg]
+        kept = st.stride_memo.get(key)
+        if kept is None or kept[0] != count or kept[1] != waves:
+            kept = st.stride_memo[key] = (count, waves, {})
+        return kept[2]
+    return facts
 
 
 class PrepareError(Exception):
@@ -732,10 +746,11 @@ class Preparer:
             # instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32], MEM[ADDR + OFFSET0.u32 * 4U]).
             # Both stay split (the address VGPR's uint32 plus one constant): the LDS bounds and
             # indexes the offsets once for every access of the instruction
-            added = np.full((1, 1), 0 if _ADDS_OFFSET.search(p.sem.source or "") else offset, np.uint64)
+            added = np.full((1, 1), 0 if adds_ds_offset(p.sem.source) else offset, np.uint64)
             if self.options.split_addresses:
-                p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel))
-                p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel))
+                facts = _ds_address_facts(f["ADDR"]) if self.options.ds_address_memo else lambda st, sel: None
+                p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel), facts=facts(st, sel))
+                p.inputs["ADDR"] = lambda st, sel: SplitAddresses(added, base(st, sel), facts=facts(st, sel))
             else:               # the plain uint64 sums
                 p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
                 p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added

@@ -604,6 +604,7 @@ class RegionMemory:
         self._per_wave = np.ndim(base) == 2 and np.shape(base)[-1] == 1
         self._region_bits: int | None = None
         self._shifted: dict = {}            # shift -> base >> shift
+        self._base_key: bytes | None = None
 
     def _offsets(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         addr = np.asarray(addr)
@@ -642,17 +643,29 @@ class RegionMemory:
         off, base = addr.offset, int(addr.base.reshape(()))
         if not off.size or self.data.size % nbytes or not self._per_wave:
             return None
-        top = addr.fact("max", lambda: int(off.max())) if every else int(off.max(where=mask, initial=0))
-        low_bits = addr.fact("or", lambda: int(np.bitwise_or.reduce(off, axis=None))) if every else \
-            int(np.bitwise_or.reduce(off, axis=None, where=mask, initial=0))
         if self._region_bits is None:
             self._region_bits = int(np.bitwise_or.reduce(self.base, axis=None))
-        if base + top > self.size - nbytes or (low_bits | base | self._region_bits) & (nbytes - 1):
-            return None
+        # every lane's bounds and alignment (facts of the offsets, kept with them) decide for a
+        # partial EXEC too when every lane passes (EmuOptions.all_lane_bounds); else the
+        # active lanes' own
+        fits = every or current().all_lane_bounds
+        if fits:
+            top = addr.fact("max", lambda: int(off.max()))
+            low_bits = addr.fact("or", lambda: int(np.bitwise_or.reduce(off, axis=None)))
+            fits = base + top <= self.size - nbytes and not (low_bits | base | self._region_bits) & (nbytes - 1)
+        if not fits:
+            if every:
+                return None
+            top = int(off.max(where=mask, initial=0))
+            low_bits = int(np.bitwise_or.reduce(off, axis=None, where=mask, initial=0))
+            if base + top > self.size - nbytes or (low_bits | base | self._region_bits) & (nbytes - 1):
+                return None
         shift = _SHIFT[nbytes]
-        key = ("index", shift, id(self.base))     # this memory's regions: one step's, kept alive below
+        if self._base_key is None:                # the regions' offsets, as a key (a few bytes per wave)
+            self._base_key = self.base.tobytes()
+        key = ("index", shift, self._base_key)
         kept = addr.facts.get(key)
-        if kept is None or kept[0] is not self.base:
+        if kept is None:
             regions = self._shifted.get(shift)
             if regions is None:
                 regions = self._shifted[shift] = self.base >> shift

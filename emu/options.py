@@ -50,6 +50,8 @@ class EmuOptions:
     one_address_loads: bool = True    # a load of one address for the whole batch read once, with Python-int bounds
     bounds_by_extremes: bool = True   # bounds checked by min/max of the addresses (off: every lane looked up)
     masked_regions: bool = True       # LDS/scratch accesses of some lanes indexed like all-lane ones (bounds of the active lanes)
+    all_lane_bounds: bool = True      # ... bounded by every lane's (kept) bounds and alignment when all pass, not the active lanes' again
+    ds_address_memo: bool = True      # a DS address VGPR's bounds, alignment and LDS element indices kept until the VGPR is written
     plain_address_extremes: bool = True   # 64-bit address arrays in one allocation: min/max bounds, one gather/scatter (off: per-lane _check)
     flat_below_apertures: bool = True # a FLAT access whose every address lies below the LDS and scratch apertures goes straight to global memory
     dword_run_loads: bool = True      # a load of n dwords at ADDR + 4k from global memory as one access (emu/dword_loads.py)
@@ -65,6 +67,9 @@ class EmuOptions:
     combine_atomic_reductions: bool = True    # atomic integer min/max, and/or/xor of lanes sharing an address combined (emu/table.py)
     atomic_radix_grouping: bool = True    # an atomic's lanes grouped by address with a 16-bit radix sort when they span < 64 KiB (emu/table.py)
     compact_atomic_leaders: bool = True   # a combined atomic's one access per address on a batch of just those lanes (emu/table.py)
+    scan_atomics: bool = True         # other atomics (swap, cmpswap, inc/dec, float min/max/add, ...) of lanes sharing an address: one read and one write per address, the pseudocode per conflict depth on those words (emu/atomic_scan.py)
+    one_pass_swaps: bool = True       # a scanned swap in one pass: each lane returns the data of the lane before it at its address, the last lane's data stays (emu/atomic_scan.py)
+    cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)
     carry_shortcuts: bool = True      # v_add_co(_ci)_u32, s_add/sub(c/b)_u32/i32 as wrapping sums and compares (emu/shortcuts.py)

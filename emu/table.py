@@ -31,9 +31,11 @@ from .cache_folder import cache_dir
 from .facts import float_rules
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
+from .dialect import adds_ds_offset
 from .dword_loads import dword_run, load_dword_runs
 from .fold import Folded, fold
-from .memory import DeviceMemory, MemoryFault, RegionMemory
+from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
+from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, RefusedBeforeAccess, Semantic, SemanticsError
@@ -244,14 +246,24 @@ def summing_sign(pcode: str) -> int:
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
-def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligned: str = "ADDR"):
+def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligned: str = "ADDR", reads=(),
+                      swap: bool = False, exchange=None, offset_added: bool = False):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
     one after another in lane order (wave-major), as the memory system serialises them.
     sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
-    EmuOptions.combine_atomic_sums). An atomic of `nbytes` at an address that is not a
-    multiple of nbytes is refused: lanes whose accesses overlap without sharing an address
-    would not be serialised. `aligned` names the address operand checked: ADDR_BASE for the
-    *_2ADDR forms, whose accesses lie at ADDR_BASE plus multiples of nbytes."""
+    EmuOptions.combine_atomic_sums); reduction: (ufunc, signed) of reduction_of. An atomic of
+    `nbytes` at an address that is not a multiple of nbytes is refused: lanes whose accesses
+    overlap without sharing an address would not be serialised. `aligned` names the address
+    operand checked: ADDR_BASE for the *_2ADDR forms, whose accesses lie at ADDR_BASE plus
+    multiples of nbytes. reads: the inputs the semantic reads (an atomic of one address per
+    lane that neither combines runs as emu/atomic_scan.py's scan, switch
+    EmuOptions.scan_atomics); swap: its pseudocode is a swap (atomic_scan.swap_of), which the
+    scan does in one pass; exchange: an integer compare-and-swap's operands
+    (atomic_scan.cmpswap_of), which it does per success; offset_added: the pseudocode adds the
+    DS offset to ADDR itself (dialect.adds_ds_offset)."""
+    # the scan reads and writes each word at ADDR itself: not where the pseudocode adds the
+    # instruction offset to ADDR (the access is elsewhere), nor the *_2ADDR forms
+    scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads and not offset_added
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         active = ctx.active
@@ -285,6 +297,12 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
             out = _combined_reduction(fn, ctx, pos, flat_addr, *reduction)
             if out is not None:
                 return out
+        if scannable and current().scan_atomics and _scans(ctx.mem, addr):
+            mode, status = _uniform(ctx.mode), _uniform(ctx.status)
+            if mode is not None and status is not None:
+                out = scan_atomic(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
+                if out is not None:
+                    return out
         # rank of each active lane among the active lanes with its address; -1 inactive
         index = np.arange(pos.size)
         flat_rank = np.full(flat_addr.size, -1, np.int64)
@@ -305,6 +323,15 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
                     merged[k] = np.where(m, v, merged[k])
         return merged
     return run
+
+
+def _scans(mem, addr: np.ndarray) -> bool:
+    """Whether the scan may group lanes by `addr` and reach each word with one access: global
+    memory, the LDS, and FLAT below the LDS and scratch apertures (one flat address is a word
+    per work-group or lane there); not a buffer (its range check drops lanes one by one)."""
+    if type(mem) is FlatMemory:
+        return mem.global_only(addr)
+    return type(mem) is DeviceMemory or type(mem) is RegionMemory
 
 
 def _group_order(addr: np.ndarray) -> np.ndarray:
@@ -587,7 +614,8 @@ class SemanticTable:
             size = (t["reads"].get("DATA") if two_addresses else None) or t["writes"].get("RETURN_DATA") \
                 or t["reads"].get("DATA") or [None, 32]
             fn = serialise_atomics(fn, summing_sign(d.pcode), max(1, min(size[1], 64) // 8),
-                                   reduction_of(d.pcode), "ADDR_BASE" if two_addresses else "ADDR")
+                                   reduction_of(d.pcode), "ADDR_BASE" if two_addresses else "ADDR",
+                                   tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode), adds_ds_offset(d.pcode))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         run = dword_run(d.pcode) if t["memory"] == "load" else None
