@@ -20,7 +20,7 @@ from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
 from .machine_dpp import Dpp, DppError
 from .dialect import SEGMENTS, adds_ds_offset, immediate_offset
-from . import facts
+from . import facts as instruction_facts
 from .facts import scalar_layout, valu_signature
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
 from .machine_sdwa import SdwaError, place_result, select_source, source_code
@@ -277,7 +277,7 @@ class Preparer:
         if p.sem.control == "barrier_signal" and f.get("SSRC0") != self.spec.traits.inline_int(-1):
             raise PrepareError(f"{d.name.lower()}: barrier operand code {f.get('SSRC0')}: only the work-group "
                                f"barrier (-1) is modelled")
-        if facts.barrier_in_simm16(d) and f.get("SIMM16") != 0xFFFF:
+        if instruction_facts.barrier_in_simm16(d) and f.get("SIMM16") != 0xFFFF:
             raise PrepareError(f"{d.name.lower()} {f.get('SIMM16')}: only the work-group barrier (-1) is modelled")
 
     def _vgpr_effects(self, p: Prepared, d, fmt: str):
@@ -306,7 +306,7 @@ class Preparer:
                     for reg in {code - VGPR_BASE, (code - VGPR_BASE) & 0x7F}:    # a t16 e32 code's register
                         reads.update(range(reg, reg + width))
             written = getattr(p.writers.get("D0"), "register", None)
-            reads_d0 = facts.reads_d0(d) if sem.origin == "generated" else \
+            reads_d0 = instruction_facts.reads_d0(d) if sem.origin == "generated" else \
                 sem.reads_d0 or "D0" in sem.reads
             old_d0 = reads_d0 or ("S2" in sem.reads and "S2" not in p.inputs) or sig.reads_dst
             if old_d0:
@@ -405,7 +405,7 @@ class Preparer:
                 a = a + st.sreg(sel, soffset).astype(np.uint64)
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
         p.memory, p.inputs["OFFSET"] = "global", offset
-        if facts.buffer_resource(d):             # SBASE names a V#: its size bounds the dwords read
+        if instruction_facts.buffer_resource(d):     # SBASE names a V#: its size bounds the dwords read
             if base + 4 > SCALAR_CODES:
                 raise OperandError(f"s[{base}:{base + 3}] is not a 4-SGPR buffer resource")
 
@@ -739,7 +739,7 @@ class Preparer:
         if p.cross_lane:      # ds_bpermute / permute / swizzle: register numbers, whole-wave view
             p.inputs.update(ADDR=f["ADDR"], DATA0=f["DATA0"], DATA1=f["DATA1"], VDST=f["VDST"])
             return
-        layout = {name: w for name, _, w in facts.ds_layout(d)}
+        layout = {name: w for name, _, w in instruction_facts.ds_layout(d)}
         if "addr" in layout:
             base = self._vgpr_data(f["ADDR"], 1)
             # ADDR is the final address (contract), except where the pseudocode adds the
@@ -761,7 +761,7 @@ class Preparer:
         vdst = f["VDST"]
         data_regs = {"DATA": f["DATA0"], "DATA2": f["DATA1"]}
         if f.get("ACC"):        # CDNA: the data and returned registers are AGPRs
-            n_ = max((w for _, _, w in facts.ds_layout(d)), default=1)
+            n_ = max((w for _, _, w in instruction_facts.ds_layout(d)), default=1)
             data_regs = {k: self.agpr(v, n_) for k, v in data_regs.items()}
             vdst = self.agpr(vdst, n_)
         if "data0" not in layout and "DATA" in p.sem.reads:
@@ -795,7 +795,7 @@ class Preparer:
         elif segment == "global":
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
-            if facts.lane_address(d):               # no VGPR address: saddr + offset + laneId * 4
+            if instruction_facts.lane_address(d):       # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
 
                 def addr(st, sel):
@@ -831,14 +831,14 @@ class Preparer:
         p.inputs["OFFSET"] = offset
         data, vdst = f["DATA"], f["VDST"]
         if f.get("ACC"):        # CDNA: DATA and VDST name AGPRs
-            n = facts.data_dwords(d) or data_dwords(d.name)
+            n = instruction_facts.data_dwords(d) or data_dwords(d.name)
             data, vdst = self.agpr(data, n), self.agpr(vdst, n)
         self._vmem_data(p, d, data, vdst)
 
     def _vmem_data(self, p: Prepared, d, data: int, vdst: int):
         """Store data, atomic data and the returned value of a vector-memory instruction."""
         n = data_dwords(d.name)
-        data_dwords_ = facts.data_dwords(d) or n        # cmpswap: value and compare
+        data_dwords_ = instruction_facts.data_dwords(d) or n        # cmpswap: value and compare
         if p.sem.memory == "store":
             p.inputs["VDATA"] = self._vgpr_data(data, _bits(p.sem.reads.get("VDATA"), n))
         elif p.sem.memory == "atomic":
@@ -865,7 +865,7 @@ class Preparer:
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
         typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
-        formatted = facts.converts_format(d)
+        formatted = instruction_facts.converts_format(d)
         formats = gfx9_data_formats(self.spec.formats["MTBUF"]) if gfx9 else dict(self.spec.tables["data_formats"])
 
         def access(st, sel, lane_id):
