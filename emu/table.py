@@ -607,7 +607,7 @@ class SemanticTable:
             self._cache.put(k, t)
         fn = compile_source(t["source"], d.name, self.arch, (t["code"], t["folded"]))
         if not saturate:        # the shortcuts compute the wrapping results only
-            fn = with_shortcut(d.name, fn, d.pcode)
+            fn = with_shortcut(d.name, fn, d.pcode, self.lookup)
         if t["memory"] == "atomic" and not scalar:
             two_addresses = "ADDR_BASE" in t["reads"]
             # *_2ADDR forms access ADDR_BASE + OFFSETn * size, each of DATA's size
