@@ -17,7 +17,7 @@ from functools import lru_cache
 from isa import Format, InstrDef, Spec
 
 from . import syntax
-from .signature import source_is_immediate, valu_signature, vopd_base
+from .operand_records import source_is_immediate, vopd_base
 
 
 
@@ -64,7 +64,14 @@ def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
         return True
     if fmt == "SOPK" and d.name == "S_SETREG_IMM32_B32":
         return True
-    return any(valu_signature(vopd_base(spec, x)).k_pos is not None for x in defs if x.format in ("VOP2", "VOPD"))
+    # the K constant is where the pseudocode reads SIMM16/SIMM32 (isa.effects constant_at): a
+    # pseudocode without either reads none, and its signature need not be worked out here
+    bases = (vopd_base(spec, x) for x in defs if x.format in ("VOP2", "VOPD"))
+    with_constant = [b for b in bases if "SIMM" in (b.pcode or "")]
+    if not with_constant:
+        return False
+    from .signature import valu_signature       # the pseudocode readers, only when needed
+    return any(valu_signature(b).k_pos is not None for b in with_constant)
 
 
 def _raw_field(d: InstrDef, field: str) -> bool:

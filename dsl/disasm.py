@@ -6,11 +6,12 @@ import warnings
 import isa
 
 from . import families, syntax
+from .asm_parse import collector_paused
 from .decode import DecodeError, Instruction, decode_one
 from .instr import Instr
 from .instr_fields import direct_instr
 from .instr_fields_gfx9 import gfx9_instr
-from .printer import print_instruction
+from .instr_text import instr_text
 from .printer_operands import code_table
 from .printer_gfx9 import print_instruction as print_gfx9
 
@@ -38,25 +39,40 @@ def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> l
         raise ValueError(f"wave_size must be one of {', '.join(map(str, spec.traits.wave_sizes))} for {arch}, "
                          f"got {wave}")
     data = bytes(data)
-    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
     out = []
+    with collector_paused():    # (an Instr per instruction, no reference cycles)
+        _disassemble_into(out, spec, data, wave)
+    return out
+
+
+def instruction_text(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> str:
+    """LLVM's text of a decoded Instruction: on RDNA its Instr's (decode_instr's value printed by
+    instr_text.py), on the gfx9 dialect (CDNA3, CDNA4) the gfx9 printer's from the raw fields.
+    DecodeError for operand codes the assembly syntax has no value for."""
+    if spec.traits.dialect == "gfx9":
+        return print_gfx9(spec, inst, wave)
+    return instr_text(instr_of(spec, inst, wave, offset), spec)
+
+
+def _disassemble_into(out: list, spec: isa.Spec, data: bytes, wave: int) -> None:
+    gfx9 = spec.traits.dialect == "gfx9"
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 4:
             tail = data[pos:]
             warnings.warn(f"offset 0x{pos:x}: {len(tail)} trailing byte(s) are not an instruction",
-                          DisassemblyWarning, stacklevel=3)
+                          DisassemblyWarning, stacklevel=4)
             out.append((pos, len(tail), ".byte " + ", ".join(f"0x{b:02x}" for b in tail), None))
             break
         try:
             inst = decode_one(spec, data, pos)
-            out.append((pos, inst.size, printer(spec, inst, wave), inst))
+            text = print_gfx9(spec, inst, wave) if gfx9 else instr_text(instr_of(spec, inst, wave, pos), spec)
+            out.append((pos, inst.size, text, inst))
             pos += inst.size
         except DecodeError as e:
-            warnings.warn(str(e), DisassemblyWarning, stacklevel=3)
+            warnings.warn(str(e), DisassemblyWarning, stacklevel=4)
             out.append((pos, 4, f".long 0x{int.from_bytes(data[pos:pos + 4], 'little'):08x}", None))
             pos += 4
-    return out
 
 
 def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: int = 0) -> tuple[Instr, int]:

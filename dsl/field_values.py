@@ -5,22 +5,28 @@ constants and literals by operand code, buffer operands), and the Instr itself a
 reads the line (`instr_value`)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from isa import InstrDef, Spec
 
 from . import syntax
 from .asm_parse import name_value
 from .instr import NO_MODIFIERS, Instr, Modifiers
-from .operands import Lit, Reg
+from .operands import Lit, LiteralInt, Reg
 from .printer_rdna4 import cache_policy
 from .printer_operands import buffer_data_dwords, code_table, float_text, literal_text
 from .statement import Attr, Call
+
+# a register is an immutable value: each one decoded bytes name is made (and range-checked) once and
+# shared, so a disassembly builds no register twice and spells each once (Reg.text)
+cached_reg = lru_cache(maxsize=None)(Reg)
 
 
 def aligned_reg(cls: str, idx: int, n: int) -> Reg:
     """A register tuple of n, scalar tuples aligned (pairs even, wider ones to 4) as LLVM reads them."""
     if n > 1 and cls in ("s", "ttmp"):     # scalar tuples are aligned, as the printer reads them
         idx &= ~1 if n == 2 else ~3
-    return Reg(cls, idx, n)
+    return cached_reg(cls, idx, n)
 
 
 def number_value(text: str):
@@ -32,6 +38,7 @@ def number_value(text: str):
     return float(text)
 
 
+@lru_cache(maxsize=1 << 14)    # (a pure function of its arguments, whose values are immutable)
 def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tuple[str, str],
                   bits: int, is_float: bool, packed: str = "", f16_inline: bool = True, wide_float: bool = False):
     """The operand value of a source code spanning n registers (printer_operands' src_text
@@ -53,7 +60,11 @@ def scalar_source(spec: Spec, code: int, n: int, literal: int | None, table: tup
             return spec.traits.inline_float_bits[16][code]
         return float(float_text(base, 64 if n == 2 or wide_float else bits))
     if kind == "literal":
-        return number_value(literal_text(literal or 0, bits, is_float, spec.traits, packed))
+        text = literal_text(literal or 0, bits, is_float, spec.traits, packed)
+        value = number_value(text)
+        if type(value) is int and text.startswith("0x") and spec.traits.inline_int(value) is not None:
+            return LiteralInt(value)     # spelled in hex as a literal, an inline integer's number: 0x4
+        return value
     if kind == "special":
         t = syntax.SPECIAL_TEXT.get(base, base.lower())
         return name_value(syntax.PAIR_TEXT.get(t, t) if n >= 2 else t)
@@ -84,13 +95,13 @@ def sgprs(spec: Spec, code: int, n: int):
 
 def buffer_vdata(d: InstrDef, f: dict) -> Reg:
     """A buffer access's data VGPRs (printer_operands.buffer_data_dwords)."""
-    return Reg("v", f["VDATA"], buffer_data_dwords(d, f))
+    return cached_reg("v", f["VDATA"], buffer_data_dwords(d, f))
 
 
 def buffer_vaddr(f: dict):
     """The index and/or offset VGPRs of a buffer access, or off without either."""
     idxen, offen = f.get("IDXEN", 0), f.get("OFFEN", 0)
-    return Reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off")
+    return cached_reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off")
 
 
 def buffer_modifiers(spec: Spec, f: dict, typed: bool, offset: int) -> dict:
@@ -111,7 +122,7 @@ def buffer_modifiers(spec: Spec, f: dict, typed: bool, offset: int) -> dict:
 
 def t16_reg(code8: int) -> Reg:
     """A 16-bit VGPR in a 7+1-bit field (bit 7 selects the high half), as printer_operands.t16_vgpr."""
-    return Reg("v", code8 & 0x7f, 1, "h" if code8 & 0x80 else "l")
+    return cached_reg("v", code8 & 0x7f, 1, "h" if code8 & 0x80 else "l")
 
 
 def bit_list(value: int, n: int) -> list[int]:

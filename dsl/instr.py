@@ -8,13 +8,17 @@ and encoding), never by where it was written, so it can key a dictionary or a se
 The parser and the DSL know the mnemonic only; once an encoder has chosen the encoding,
 `defn` (the isa InstrDef) and `encoding` (its format name) say which instruction it is, and
 `effects` reads that definition's generated operand effects (isa.effects: what it reads
-and writes). Plain data: this module imports nothing else of dsl/."""
+and writes), `text()` / `str()` its LLVM text (instr_text.py, which needs none of dsl/'s
+encoders, parser or printers)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from isa import InstrDef
+import isa
+from isa import InstrDef, Spec
 from isa.effects import Effects, effects
+
+from .instr_text import instr_text
 
 
 class Modifiers(dict):
@@ -84,14 +88,14 @@ class Instr:
             raise ValueError(f"{self.mnemonic}: no instruction chosen yet (encode it first), so no effects")
         return effects(self.defn.pcode)
 
+    def text(self, spec: Spec | str | None = None) -> str:
+        """The instruction in LLVM's syntax (instr_text.py; virtual registers by name): `spec`,
+        an isa Spec or an arch name, gives the family's spellings and, without `defn`, the
+        instruction the mnemonic names (its constant K, immediate styles)."""
+        return instr_text(self, isa.load(spec) if type(spec) is str else spec)
+
     def __str__(self) -> str:
-        """The instruction as written (virtual registers by name), for messages."""
-        parts = [self] + ([self.dual] if self.dual is not None else [])
-        out = []
-        for p in parts:
-            mods = " ".join(k if v is True else f"{k}:{v}" for k, v in p.modifiers.items())
-            out.append(f"{p.mnemonic} {', '.join(str(o) for o in p.operands)}".rstrip() + (f" {mods}" if mods else ""))
-        return " :: ".join(out)
+        return instr_text(self)
 
 
 (_set_mnemonic, _set_operands, _set_modifiers, _set_defn, _set_encoding, _set_dual, _set_line,

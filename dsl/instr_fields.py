@@ -22,7 +22,8 @@ from .field_values import bit_list, instr_value, scalar_source, sgprs, t16_reg
 from .instr import Instr
 from .instr_fields_graphics import IMAGE_FORMATS, graphics_instr
 from .instr_fields_memory import MEMORY_FORMATS, memory_instr
-from .operands import Mod, Reg
+from .operands import Mod
+from .field_values import cached_reg as Reg     # (Reg values, each made once)
 from .signature import scalar_bits, scalar_layout, valu_signature, vopd_base
 from .valu_plan import valu_plan
 

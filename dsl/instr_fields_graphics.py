@@ -12,7 +12,7 @@ from .asm_parse import name_value
 from .decode import Instruction
 from .field_values import cache_policy_values, flags, instr_value, sgprs
 from .instr import Instr
-from .operands import Reg
+from .field_values import cached_reg as Reg     # (Reg values, each made once)
 from .printer_graphics import export_targets, image_widths
 from .signature import ray_address_groups
 from .statement import Attr

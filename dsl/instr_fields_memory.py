@@ -14,7 +14,8 @@ from .decode import Instruction
 from .field_values import (aligned_reg, bit_list, buffer_modifiers, buffer_vaddr, buffer_vdata, cache_policy_values,
                            flags, instr_value, scalar_source, sgprs)
 from .instr import Instr
-from .operands import Mod, Reg
+from .operands import Mod
+from .field_values import cached_reg as Reg     # (Reg values, each made once)
 from .signature import cache_control, data_dwords, ds_layout, flat_layout, valu_signature
 from .statement import Attr
 

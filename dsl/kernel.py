@@ -29,7 +29,7 @@ from .decode import decode_one
 from .encode import Encoder, split_mnemonic
 from .kernel_gfx9 import Gfx9Inst
 from .operands import Mod, OperandError, Reg, VReg
-from .printer import print_instruction
+from .disasm import instruction_text
 
 
 @dataclass
@@ -61,10 +61,10 @@ class Inst:
         return self.data
 
     def __str__(self) -> str:
-        if self.has_virtual:     # the encoding holds placeholders: print what was written
-            return str(self.instr)
         spec = self.encoder.spec
-        text = print_instruction(spec, decode_one(spec, self.data), self.encoder.wave)
+        if self.has_virtual:     # the encoding holds placeholders: print what was written
+            return self.instr.text(spec)
+        text = instruction_text(spec, decode_one(spec, self.data), self.encoder.wave)
         if self.label is not None:
             text = text.rsplit(" ", 1)[0] + " " + self.label
         return text

@@ -9,6 +9,7 @@ whether they become inline constants or a literal and how floats are converted."
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 # LLVM's names for the register classes and how many registers each file has
 REG_CLASSES = {"s": 106, "v": 256, "ttmp": 16, "a": 256}    # "a": virtual AGPRs (Kernel.areg)
@@ -60,6 +61,11 @@ class Reg:
 
     def __abs__(self):
         return Mod(self, abs=True)
+
+    @cached_property
+    def text(self) -> str:
+        """str(self), worked out once per register (the printer reads it per operand)."""
+        return str(self)
 
     def __str__(self) -> str:
         prefix = self.cls
@@ -158,6 +164,14 @@ class Special:
 
     def __str__(self) -> str:
         return self.name
+
+
+class LiteralInt(int):
+    """An integer the bytes carry as a literal dword although its text reads back as the inline
+    constant of that number (a 16-bit integer operand's literal 0x10004 prints as its low half,
+    `0x4`). It equals and hashes as the int, so the decoded Instr still equals the parsed one and
+    encoders read the number; only the printer spells it as the literal it was, in hex."""
+    __slots__ = ()
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,16 @@ LLVM_ONLY_BITS = {"rdna4": {
     "VSCRATCH": ((48, "scale_offset"), (7, "nv")),
     "VBUFFER": ((7, "nv"),), "VIMAGE": ((7, "nv"),), "VSAMPLE": ((7, "nv"),)}}
 
+# numbers LLVM prints in hex wherever they stand (instr_text.py): every number operand and
+# offset of the scalar memory format, and these modifiers (DPP's masks, an image's dmask); a
+# source value is hex only as a literal, other modifiers are decimal
+HEX_FORMATS = frozenset({"SMEM"})
+HEX_MODIFIERS = frozenset({"row_mask", "bank_mask", "dmask", "dpp_ctrl", "th"})
+# formats whose first operand (an export target) is followed by a blank, not a comma
+TARGET_FIRST_FORMATS = frozenset({"EXP", "VEXPORT"})
+# calls whose arguments LLVM joins without blanks (swizzle(BROADCAST,8,0); hwreg(HW_REG_MODE, 8, 2))
+TIGHT_CALLS = frozenset({"swizzle"})
+
 # ---------------------------------------------------------------- SOPP / SOPK immediates
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
 # dec, hex, imm (decimal from 0 to 64, else hex), branch (label or

@@ -306,12 +306,9 @@ class Machine:
 
     def text(self, inst) -> str:
         # error messages only: the printer is not loaded to run
-        if self.spec.traits.dialect == "gfx9":
-            from dsl.printer_gfx9 import print_instruction
-        else:
-            from dsl.printer import print_instruction
+        from dsl.disasm import instruction_text
         try:
-            return print_instruction(self.spec, inst, self.wave_size)
+            return instruction_text(self.spec, inst, self.wave_size)
         except Exception:       # the printer is a nicety in an error message; never mask the real error
             return inst.name.lower()
 

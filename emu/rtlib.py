@@ -426,12 +426,19 @@ def fma(a, b, c, out=None):
     write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
+    if out is not None:     # v_fmac's addend is its destination: _first_nan reads the operands after the result
+        a, b, c = (x.copy() if np.may_share_memory(out, x) else x for x in (a, b, c))
     if not current().fma_shortcuts:
         return _first_nan(a, b, c, _fma_plain(a, b, c, dtype))
     if dtype == np.float64:
         return _first_nan(a, b, c, _fma_blocks(a, b, c, dtype, out))
     seen: list = []         # _fma_narrow notes a NaN result there (its reduction finds it for free)
-    result = _fma_blocks(a, b, c, dtype, out, seen)
+    if a.ndim and max(a.size, b.size, c.size) <= 2 * _BLOCK:
+        # a batch of a few waves (every narrow launch's step): one block, straight into
+        # _fma_narrow (the exactness proof's reductions and the blocking cost more than they save)
+        result = _fma_narrow(a, b, c, dtype, out, seen=seen)
+    else:
+        result = _fma_blocks(a, b, c, dtype, out, seen)
     return _first_nan(a, b, c, result) if seen else result
 
 
@@ -554,16 +561,21 @@ def _fma_narrow(a, b, c, dtype, out=None, shape=None, seen=None):
     """f16/f32 fma of one block (see fma), into `out` if given (a block of the result, of
     `shape`). Operands already float64 are one-value operands fma converted for every block:
     never written (only arrays of the full shape are). A NaN result appends True to `seen`."""
-    # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the product
-    a, b, c = (x.astype(np.float64, copy=x.dtype != np.float64) for x in (a, b, c))
-    shape = np.broadcast_shapes(a.shape, b.shape, c.shape) if shape is None else shape
-    p = _into_owned(np.multiply, a, b, shape)           # exact (<= 48 significant bits)
+    # operands are converted before broadcasting: a per-wave SGPR stays (W, 1) until the
+    # product (converting inside a mixed-type ufunc's loop costs more than a conversion pass)
+    fresh = a.dtype != np.float64             # a is then a conversion of ours, free to write
+    a = a.astype(np.float64, copy=fresh)
+    b = b.astype(np.float64, copy=b.dtype != np.float64)
+    c = c.astype(np.float64, copy=c.dtype != np.float64)
+    # exact (<= 48 significant bits)
+    p = np.multiply(a, b, out=a) if fresh and a.shape == b.shape else a * b
     s = p + c
     if s.ndim == 0:
         if seen is not None and s != s:
             seen.append(True)
         return _round_to_odd_sum(p, c, s).astype(dtype)
-    if out is None:
+    shape = s.shape
+    if out is None or out.shape != shape or out.dtype != dtype:
         out = s.astype(dtype)
     else:
         out[...] = s
@@ -571,22 +583,24 @@ def _fma_narrow(a, b, c, dtype, out=None, shape=None, seen=None):
     # sits exactly on a midpoint of the narrow type: every midpoint is an f64 value, so the
     # f64 rounding never moves the sum across one. A midpoint of normal results has the f64
     # mantissa bit just below the narrow mantissa set and every lower bit clear (the
-    # overflow threshold too): shifting those bits to the top leaves exactly the sign bit.
+    # overflow threshold too): shifting those bits to the top leaves exactly the sign bit,
+    # the least int64, so one minimum over the shifted bits says whether any lane is one.
     # Results in the narrow denormal range have fewer mantissa bits, so those lanes are all
     # candidates (one minimum over |out| first: usually there are none). The 8-byte scratch
     # array serves every step: fresh multi-megabyte temporaries cost page faults.
     below, tiny = _NARROW_FMA[dtype]
     scratch = np.left_shift(s.view(U64), U64(63 - below))
-    hard = scratch == U64(1 << 63)
+    hard = scratch == U64(1 << 63) if scratch.view(np.int64).min() == _INT64_MIN else None
     magnitude = np.abs(out, out=scratch.reshape(-1).view(dtype)[:out.size].reshape(out.shape))
-    lowest = np.min(magnitude)
+    lowest = magnitude.min()
     if lowest != lowest:            # a NaN lane (fma picks its payload); fmin: NaN lanes do not hide the rest
         if seen is not None:
             seen.append(True)
         lowest = np.fmin.reduce(magnitude, axis=None)
     if lowest <= tiny:
-        hard |= magnitude <= tiny
-    if hard.any():
+        tiny_lanes = magnitude <= tiny
+        hard = tiny_lanes if hard is None else hard | tiny_lanes
+    if hard is not None and hard.any():
         # Only inexact sums can be double-rounded. Exact sums are common (short operands),
         # and then many lanes look like midpoints, so exactness is tested on the whole batch
         # without picking lanes out (cheaper than gathering the ~30% candidates of short
@@ -605,6 +619,7 @@ def _fma_narrow(a, b, c, dtype, out=None, shape=None, seen=None):
     return out
 
 
+_INT64_MIN = np.int64(-1 << 63)
 # per narrow type: f64 mantissa bits under its half-ulp bit, its smallest normal
 _NARROW_FMA = {np.dtype(t): (52 - np.finfo(t).nmant - 1, np.finfo(t).tiny) for t in (np.float16, np.float32)}
 
@@ -701,8 +716,20 @@ def _round_fraction(q):
 
 
 def ldexp(x, e):
-    a = np.asarray(x)
-    return np.ldexp(a, np.clip(np.asarray(e).astype(np.int64), -2000, 2000).astype(np.int32)).astype(a.dtype)
+    """x * 2**e rounded once to x's type. The exponent goes to numpy as int32 (its int64 loop
+    costs ten times more), saturated: every format spans fewer than 2**31 binades, so an
+    exponent beyond int32 scales like int32's extreme (a clip to a smaller bound would not:
+    the smallest f64 denormal times 2**2100 overflows)."""
+    a, n = np.asarray(x), np.asarray(e)
+    if n.dtype != np.int32:
+        n = n if n.dtype.kind == "i" else n.astype(np.int64)
+        if n.size and (n.min() < _INT32_MIN or n.max() > _INT32_MAX):
+            n = np.clip(n, _INT32_MIN, _INT32_MAX)
+        n = n.astype(np.int32)
+    return np.ldexp(a, n).astype(a.dtype, copy=False)
+
+
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
 def power(base, exp):

@@ -29,8 +29,10 @@ payload's top 22 bits and the sign are kept). The choices apply in the pseudocod
 (IEEE mode: sNaN S0, sNaN S1, qNaN S1, qNaN S0, compare; otherwise NaN S1, NaN S0, compare: two
 NaNs give S0) and CDNA's (IEEE mode: sNaN S0, sNaN S1; then NaN S0, NaN S1, compare: two NaNs
 give S1). Which one an instruction follows is read from its pseudocode (_s0_nan_first).
-v_min3/max3/minmax/maxmin_f32 call these through rtlib.call_instruction and so take them too.
-Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
+An instruction whose whole pseudocode is `D0.f = v_X_f32(v_Y_f32(S0.f, S1.f), S2.f)`
+(v_min3/max3/minmax/maxmin_f32) composes its callees' shortcuts on the raw bits (_chain) when
+both callees take one, instead of two rtlib.call_instruction calls with their contexts and
+widenings. Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
 tests/test_emu_shortcuts.py compares every pair of a set of special values with the generated
 semantic in both IEEE modes; the fuzzer and the corpus compare with reference mode.
 """
@@ -58,34 +60,43 @@ def _s0_nan_first(pcode: str) -> bool:
     return first is not None and first.group(1) == "0"
 
 
+def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: bool) -> np.ndarray:
+    """v_min_f32 (smaller) or v_max_f32 of the raw uint32 bits x, y (the pseudocode's rules)."""
+    fx, fy = x.view(np.float32), y.view(np.float32)
+    # LT_NEG_ZERO / GT_NEG_ZERO: the compare, and among equal values (the same bits, or zeros
+    # of both signs) the bits or-ed (-0 wins the min) or and-ed (+0 wins the max)
+    if smaller:
+        out = np.where(fx < fy, x, np.where(fx == fy, x | y, y))
+    else:
+        out = np.where(fx > fy, x, np.where(fx == fy, x & y, y))
+    if not np.isnan(fx.sum() + fy.sum()):     # no NaN operand (inf - inf only sends us on below)
+        return out
+    nan_x, nan_y = (x & _ABS) > _INF, (y & _ABS) > _INF
+    ieee = mode_field(ctx, "IEEE")
+    if s0_nan_first:    # the test applied last wins: S0's NaN (giving S1) is tested first
+        plain = np.where(nan_x, y, np.where(nan_y, x, out))
+    else:
+        plain = np.where(nan_y, x, np.where(nan_x, y, out))
+    if not np.any(ieee):
+        return plain
+    quiet_x, quiet_y = nan_x & ((x & _QUIET) != 0), nan_y & ((y & _QUIET) != 0)
+    if s0_nan_first:
+        strict = np.where(quiet_x, y, np.where(quiet_y, x, out))
+    else:
+        strict = np.where(quiet_y, x, np.where(quiet_x, y, out))
+    strict = np.where(nan_y & ~quiet_y, y | _QUIET, strict)
+    strict = np.where(nan_x & ~quiet_x, x | _QUIET, strict)
+    return np.where(ieee != 0, strict, plain)
+
+
+def _u32(ctx, name: str) -> np.ndarray:
+    return np.asarray(ctx.get(name), np.uint32)
+
+
 def _minmax_f32(smaller: bool, s0_nan_first: bool):
     def choose(ctx):
-        x = np.asarray(ctx.inputs["S0"], np.uint32)
-        y = np.asarray(ctx.inputs["S1"], np.uint32)
-        fx, fy = x.view(np.float32), y.view(np.float32)
-        if smaller:     # LT_NEG_ZERO: a < b, or a = -0 and b = +0
-            first = (fx < fy) | ((x == _NEG_ZERO) & (y == _ZERO))
-        else:           # GT_NEG_ZERO: a > b, or a = +0 and b = -0
-            first = (fx > fy) | ((x == _ZERO) & (y == _NEG_ZERO))
-        out = np.where(first, x, y)
-        nan_x, nan_y = (x & _ABS) > _INF, (y & _ABS) > _INF
-        if not (nan_x.any() or nan_y.any()):
-            return {"D0": out}
-        ieee = mode_field(ctx, "IEEE")
-        if s0_nan_first:    # the test applied last wins: S0's NaN (giving S1) is tested first
-            plain = np.where(nan_x, y, np.where(nan_y, x, out))
-        else:
-            plain = np.where(nan_y, x, np.where(nan_x, y, out))
-        if not np.any(ieee):
-            return {"D0": plain}
-        quiet_x, quiet_y = nan_x & ((x & _QUIET) != 0), nan_y & ((y & _QUIET) != 0)
-        if s0_nan_first:
-            strict = np.where(quiet_x, y, np.where(quiet_y, x, out))
-        else:
-            strict = np.where(quiet_y, x, np.where(quiet_x, y, out))
-        strict = np.where(nan_y & ~quiet_y, y | _QUIET, strict)
-        strict = np.where(nan_x & ~quiet_x, x | _QUIET, strict)
-        return {"D0": np.where(ieee != 0, strict, plain)}
+        return {"D0": _choose_f32(ctx, _u32(ctx, "S0"), _u32(ctx, "S1"), smaller, s0_nan_first)}
+    choose.pick = lambda ctx, x, y: _choose_f32(ctx, x, y, smaller, s0_nan_first)     # for _chain
     return choose
 
 
@@ -93,6 +104,28 @@ def _minmax_f32_for(smaller: bool):
     """The shortcut for the NaN order the instruction's pseudocode gives (see _s0_nan_first)."""
     variants = {order: _minmax_f32(smaller, order) for order in (False, True)}
     return lambda pcode: variants[_s0_nan_first(pcode)]
+
+
+# "D0.f = v_max_f32(v_min_f32(S0.f, S1.f), S2.f)": v_min3/max3/minmax/maxmin_f32
+_CHAIN = re.compile(r"\s*D0\.f(?:32)? = (v_\w+)\((v_\w+)\(S0\.f(?:32)?, S1\.f(?:32)?\), S2\.f(?:32)?\)\s*;?\s*")
+
+
+def _chain(generated, semantic_of, outer: str, inner: str):
+    """outer(inner(S0, S1), S2) on the raw bits when both callees take a shortcut with a
+    `pick` (their own pseudocode's, see with_shortcut), else the generated function. The
+    generated code calls the callees' functions as they are (no denormal flush between), so
+    composing their picks gives the same bits, without two calls' contexts and widenings."""
+    picks: list = []
+
+    def run(ctx):
+        if not picks:           # resolved on the first call: the callees' semantics exist by then
+            found = [getattr(getattr(semantic_of(n), "fn", None), "pick", None) for n in (outer, inner)]
+            picks.append(found if None not in found else None)
+        if picks[0] is None:
+            return generated(ctx)
+        pick_outer, pick_inner = picks[0]
+        return {"D0": pick_outer(ctx, pick_inner(ctx, _u32(ctx, "S0"), _u32(ctx, "S1")), _u32(ctx, "S2"))}
+    return run
 
 
 def _mad_u64_u32(ctx):
@@ -125,10 +158,6 @@ def _add_co_ci_u32(ctx):
     partial = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
     total = partial + carry_in
     return {"VCC": (partial < s0) | (total < carry_in), "D0": total}
-
-
-def _u32(ctx, name: str) -> np.ndarray:
-    return np.asarray(ctx.get(name), np.uint32)
 
 
 def _s_add_i32(ctx):
@@ -222,15 +251,22 @@ SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32_for(True)),
 _PER_PCODE = ("V_MIN_F32", "V_MAX_F32")
 
 
-def with_shortcut(name: str, fn, pcode: str = ""):
-    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on."""
-    if name not in SHORTCUTS:
+def with_shortcut(name: str, fn, pcode: str = "", semantic_of=None):
+    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on; an
+    instruction whose pseudocode chains two min/max calls (_CHAIN) composes the callees'
+    shortcuts, looked up by `semantic_of(name)` (switch minmax_shortcuts)."""
+    if name in SHORTCUTS:
+        switch, short = SHORTCUTS[name]
+        if name in _PER_PCODE:
+            short = short(pcode)
+    elif semantic_of is not None and (chain := _CHAIN.fullmatch(pcode or "")):
+        switch, short = "minmax_shortcuts", _chain(fn, semantic_of, chain[1].upper(), chain[2].upper())
+    else:
         return fn
-    switch, short = SHORTCUTS[name]
-    if name in _PER_PCODE:
-        short = short(pcode)
 
     def run(ctx):
         return short(ctx) if getattr(current(), switch) else fn(ctx)
     run.generated = fn
+    if hasattr(short, "pick"):      # a chain calls it only while its own switch (the same) is on
+        run.pick = short.pick
     return run

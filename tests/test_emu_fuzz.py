@@ -12,11 +12,13 @@ from emu.options import FAST, REFERENCE
 from tests.emu_fuzz import TARGETS, fuzz
 
 SEEDS_PER_TARGET = 16       # 112 programs of 40 random instructions: ~40 s of CPU
-# programs of 60 instructions that once disagreed (found by `--seeds 100:160 --length 60`), each
-# of a family fixed since: CDNA's v_min/max_f32 NaN order (and v_med3/min3/max3 through them),
-# misaligned atomics in a batch of waves, v_fmamk_f32 with a DPP word
-FOUND = [("gfx950-w64", 102), ("gfx950-w64", 125), ("gfx950-w64", 138), ("gfx950-w64", 142),
-         ("gfx950-w64", 147), ("gfx942-w64", 156), ("gfx1100-w64", 113), ("gfx1100", 132)]
+# (target, seed, length) of programs that once disagreed (`--seeds 100:160 --length 60`,
+# `--seeds 160:300 --length 80`), each of a family fixed since: CDNA's v_min/max_f32 NaN order
+# (and v_med3/min3/max3 through them), misaligned atomics in a batch of waves, v_fmamk_f32 with a
+# DPP word, v_fmac's NaN addend overwritten by a result computed into it
+FOUND = [("gfx950-w64", 102, 60), ("gfx950-w64", 125, 60), ("gfx950-w64", 138, 60), ("gfx950-w64", 142, 60),
+         ("gfx950-w64", 147, 60), ("gfx942-w64", 156, 60), ("gfx1100-w64", 113, 60), ("gfx1100", 132, 60),
+         ("gfx1100", 292, 80)]
 
 
 def _agree(report, programs):
@@ -33,9 +35,9 @@ def test_random_programs_agree_in_fast_and_reference_mode(target):
     _agree(report, SEEDS_PER_TARGET)
 
 
-@pytest.mark.parametrize("target,seed", FOUND)
-def test_programs_that_once_disagreed_agree(target, seed):
-    _agree(fuzz([seed], (target,), length=60), 1)
+@pytest.mark.parametrize("target,seed,length", FOUND)
+def test_programs_that_once_disagreed_agree(target, seed, length):
+    _agree(fuzz([seed], (target,), length=length), 1)
 
 
 def _run(arch: str, wave: int, build, options, vgprs: int = 16, lds: int = 0, mode: int = 0x3F0):
@@ -424,3 +426,26 @@ def test_fmamk_with_a_dpp_word_is_refused_alike_in_every_mode():
                 Dispatch("k", at, grid=(1, 1, 1), block=(64, 1, 1), wave_size=64, vgprs=32, mode=0x3F0))
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_fmac_keeps_its_addends_nan(options):
+    """Found by the fuzzer (gfx1100 seed 292, length 80: v_dual_fmac_f32 v23, v13, v9 with v23 a
+    NaN; switches direct_writes and fma_shortcuts): the result was computed straight into v23,
+    then the first-NaN rule read the addend v23 back, already overwritten (0xffc00000, numpy's
+    NaN, instead of the addend's 0x7ff80000). D = S0 * S1 + D: with only D a NaN the result is D's
+    NaN, quieted, even where S0 * S1 is inf * 0 (whose own NaN numpy makes 0xffc00000); with S0 a
+    NaN too, S0's (the first NaN operand, as fma keeps it)."""
+    from dsl.operands import lit, v
+
+    def build(ns):
+        return [ns["v_mov_b32"](v[1], lit(0x7F800000)), ns["v_mov_b32"](v[2], 0),     # inf, 0
+                ns["v_mov_b32"](v[3], lit(0x7FA00001)),              # a signalling NaN
+                ns["v_fmac_f32"](v[3], v[1], v[2]),
+                ns["v_mov_b32"](v[6], lit(0x7FC00003)),
+                ns["v_fmac_f32"](v[6], v[1], v[2]),
+                ns["v_mov_b32"](v[4], lit(0x7F800005)), ns["v_mov_b32"](v[5], lit(0xFFC00007)),
+                ns["v_fmac_f32"](v[5], v[4], v[2])]
+    regs = _run("gfx1100", 32, build, options)
+    assert (regs[3] == 0x7FE00001).all() and (regs[6] == 0x7FC00003).all()
+    assert (regs[5] == 0x7FC00005).all()

@@ -191,3 +191,46 @@ def test_fma_f32_one_value_multiplicand(blocks, case):
     ctx = Ctx(lanes=L, exec_mask=np.full((n // L, 1), (1 << L) - 1, np.uint64), inputs=inputs, mode=0x3F0)
     check(np.asarray(TABLE.lookup("v_fma_f32").execute(ctx)["D0"]).reshape(-1), want, np.uint32)
 
+
+
+# f16 has no "double rounding" case: its sums lose nothing in float64 (operands span < 53 bits)
+@pytest.mark.parametrize("dtype,lone", [(np.float32, "double rounding")] +
+                         [(t, lone) for t in (np.float16, np.float32)
+                          for lone in ("denormal", "overflow threshold", "nan", "exact midpoint")])
+def test_fma_lone_hard_lane_in_a_wave(dtype, lone):
+    """One wave of ordinary lanes with a single lane where rounding the float64 sum to the
+    narrow type would go wrong, or sits at an edge (a denormal result, the overflow
+    threshold, a NaN operand, an exact midpoint): the batch-wide tests that decide whether any
+    lane needs repair (one minimum over the shifted bits, one over |result|) must not let a
+    lone lane slip through. Many such waves, the lone lane at a different place in each."""
+    info = np.finfo(dtype)
+    mant, emin, emax = info.nmant, int(info.minexp) - 1 + 1, int(info.maxexp) - 1
+    uint = np.uint16 if dtype == np.float16 else np.uint32
+    u = 2.0 ** -mant
+    waves = 24
+    n = waves * L
+    a, b, c = (rng.uniform(0.5, 2, n) * rng.choice([-1.0, 1.0], n) for _ in range(3))
+    a, b, c = a.astype(dtype), b.astype(dtype), c.astype(dtype)
+    where = np.arange(waves) * L + rng.integers(0, L, waves)
+    for i in where:
+        e = int(rng.integers(-4, 4))
+        if lone == "double rounding":       # a * b = 2**(e-mant-1) (1 + u)(1 - u): half an ulp of c less a
+            a[i], b[i] = 1 + u, np.ldexp(1 - u, e - mant - 1)     # sliver; c odd: the tie would round up
+            c[i] = np.ldexp(1 + u, e)
+        elif lone == "denormal" and dtype == np.float32:    # a * b = 2**-150 (1 - u * u): half a denormal
+            a[i], b[i] = np.ldexp(1 + u, -75), np.ldexp(1 - u, -75)     # ulp less a sliver float64 drops,
+            c[i] = 2.0 ** -130 + 2.0 ** -149                            # above an odd count of ulps
+        elif lone == "denormal":
+            a[i], b[i], c[i] = np.ldexp(1 + 3 * u, emin // 2), np.ldexp(-1 - 5 * u, emin // 2 - 5), info.smallest_subnormal
+        elif lone == "overflow threshold":  # the largest value plus half an ulp, and a sliver below it
+            a[i], b[i], c[i] = info.max, 1.0, np.ldexp(1.0, emax - mant - 1) * (1 if rng.integers(2) else -1)
+        elif lone == "nan":
+            a[i] = np.nan
+        else:                               # a * b + c exactly on a midpoint: ties to even
+            a[i], b[i], c[i] = 1 + u, 0.5, np.ldexp(1.0, -mant - 2) * (1 + 2 * int(rng.integers(2)))
+    want = reference(a, b, c, mant, emin, emax, dtype)
+    if lone == "double rounding" or (lone == "denormal" and dtype == np.float32):
+        with np.errstate(all="ignore"):
+            naive = (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(dtype)
+        assert (naive[where].view(uint) != want[where].view(uint)).all()     # the lone lanes are hard
+    check(execute("v_fma_f32" if dtype == np.float32 else "v_fma_f16", a, b, c, uint).astype(uint), want, uint)

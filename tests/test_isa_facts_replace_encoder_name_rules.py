@@ -150,7 +150,7 @@ def test_message_in_the_source_field_is_the_manuals_word():
     """decode's literal rule: s_sendmsg_rtn's SSRC0 is the message, not an operand code (no
     literal dword), picked by name; now by the manual's description ("encoded in the instruction
     directly"). The same instructions."""
-    from dsl.signature import source_is_immediate
+    from dsl.operand_records import source_is_immediate
     for family, d in _instructions():
         if d.format == "SOP1":
             assert source_is_immediate(d) == d.name.startswith("S_SENDMSG_RTN"), (family, d.name)

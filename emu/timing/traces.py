@@ -45,7 +45,7 @@ class Capture:
 
 
 def _decode_all(code: bytes, base: int, arch: str, semantics_for) -> tuple[dict, dict]:
-    from dsl.printer import print_instruction
+    from dsl.disasm import instruction_text
     ops, text = {}, {}
     specs = [(arch, isa.load(arch))]
     if arch in FALLBACK:
@@ -68,7 +68,10 @@ def _decode_all(code: bytes, base: int, arch: str, semantics_for) -> tuple[dict,
         ops[base + pos] = classifiers[spec_arch].classify(inst, base + pos)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            text[base + pos] = print_instruction(dict(specs)[spec_arch], inst, 32)
+            try:
+                text[base + pos] = instruction_text(dict(specs)[spec_arch], inst, 32)
+            except DecodeError:     # operand codes that name no operand: the name alone
+                text[base + pos] = inst.name.lower()
         pos += inst.size
     return ops, text
 
