@@ -234,6 +234,7 @@ def _cpu(fn) -> float:
 
 
 def first_launch(arch: str, n: int, repeat: int) -> None:
+    import statistics
     import subprocess
     from emu.table import cache_dir
     # a process as a user's: Python's bytecode cached (here under the emulator's cache, not in
@@ -263,7 +264,8 @@ def first_launch(arch: str, n: int, repeat: int) -> None:
     print(f"  issue's figure (imports + device + code object + first launch, from inside the process after the "
           f"interpreter's start and numpy's import): {issue(best) * 1e3:.0f} ms = {ratio:.2f}x warm "
           f"(goal <= {FIRST_LAUNCH_GOAL}x: {'met' if ratio <= FIRST_LAUNCH_GOAL else 'NOT met'}); "
-          f"over the {len(runs)} runs {min(issue(r) / r['warm'] for r in runs):.2f}-{max(issue(r) / r['warm'] for r in runs):.2f}x")
+          f"over the {len(runs)} runs {min(issue(r) / r['warm'] for r in runs):.2f}-{max(issue(r) / r['warm'] for r in runs):.2f}x, "
+          f"median {statistics.median(issue(r) / r['warm'] for r in runs):.2f}x")
     print(f"  whole process (every phase above: from the process's start to the first launch's end, less the "
           f"inputs this script generates): {strict(best) * 1e3:.0f} ms = {whole:.2f}x warm; the child filling "
           f"the caches before: {strict(primed) * 1e3:.0f} ms")

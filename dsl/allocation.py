@@ -50,6 +50,12 @@ class RecordingEncoder(Encoder):
         self.record = Record(self._def, self._noted, self._vopd)
         return out
 
+    def select(self, st):
+        self._noted, self._vopd, self._def = [], None, None
+        out = super().select(st)
+        self.record = Record(self._def, self._noted, self._vopd)
+        return out
+
     def encode_one(self, d, st, enc):
         self._noted, self._def = [], d     # a fresh list per candidate encoding
         return super().encode_one(d, st, enc)

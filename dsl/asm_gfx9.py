@@ -17,7 +17,8 @@ from functools import lru_cache
 
 import isa
 from isa import Spec
-from isa.mnemonics import amd_name
+from isa.mnemonics import amd_name, text_mnemonic
+from isa.memory_access import scalar_base_registers, scalar_data
 
 from . import syntax, syntax_gfx9 as g9
 from .instr import Instr
@@ -607,8 +608,7 @@ def _hwreg(spec: Spec, value) -> int:
     ids = {}
     for code, n, _ in spec.tables["hwreg"]:
         if n != "reserved":
-            prefix = next((p for k, p in g9.HWREG_PREFIXES.items() if n.startswith(k)), "HW_REG_")
-            ids[prefix + n] = code
+            ids[g9.hwreg_text_name(n)] = code
     ids.update({"HW_REG_" + n: c for c, n in g9.HWREG_EXTRA.items()})
     if isinstance(reg, Attr):
         rid = ids.get(reg.name)
@@ -775,17 +775,18 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     elif not ops:
         pass
     else:
-        if mn.startswith("s_atc_probe"):
+        role = scalar_data(d)
+        if role == "immediate":          # s_atc_probe's mode
             f["SDATA"] = _imm16(ops[0])
             next(it)
-        elif not mn.startswith("s_dcache_discard"):
+        elif role == "register":         # (s_dcache_discard has none)
             f["SDATA"] = _sreg(next(it))
         base = next(it)
         f["SBASE"] = _sreg(base) // 2
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
-        lo = 0 if "buffer" in mn else -(1 << 20)   # buffer offsets are unsigned
+        lo = 0 if scalar_base_registers(d) == 4 else -(1 << 20)   # buffer offsets are unsigned
         if off.kind == "s" and isinstance(off.value, (Reg, Special, Attr)):     # an SGPR or special register
             if "offset" in mods:
                 value = _mod_int(mods, "offset")
@@ -967,13 +968,27 @@ def lookup(spec: Spec, mnemonic: str) -> tuple[str, list]:
     """(mnemonic, InstrDefs) of a gfx9 mnemonic; CDNA2's MFMA spellings without the type's
     underscore (v_mfma_f32_32x32x8f16) are read as CDNA3's."""
     mn = mnemonic.lower()
-    defs = spec.lookup(amd_name(isa.llvm_base_mnemonic(mn), spec.arch))
-    if not defs and mn.startswith("v_mfma_"):
-        modern = re.sub(r"(\d+x\d+x\d+)(?=[a-z])", r"\1_", mn, count=1)
-        found = spec.lookup(amd_name(isa.llvm_base_mnemonic(modern), spec.arch))
-        if found:
-            return modern, found
+    base = isa.llvm_base_mnemonic(mn)
+    defs = spec.lookup(amd_name(base, spec.arch))
+    if not defs:
+        modern = _cdna2_mfma_spellings(spec).get(base)
+        if modern is not None:
+            return modern + mn[len(base):], spec.lookup(amd_name(modern, spec.arch))
     return mn, defs
+
+
+@lru_cache(maxsize=None)
+def _cdna2_mfma_spellings(spec: Spec) -> dict[str, str]:
+    """CDNA2's spelling of each of the target's matrix instructions (tables["mfma"]), which LLVM
+    still reads: no underscore between the shape and the type (v_mfma_f32_32x32x8f16 for
+    v_mfma_f32_32x32x8_f16) -> the target's mnemonic."""
+    out = {}
+    for row in spec.tables.get("mfma", ()):
+        modern = text_mnemonic(row[0], spec.arch)
+        old = re.sub(r"(\d+x\d+x\d+)_(?=[a-z])", r"\1", modern, count=1)
+        if old != modern:
+            out[old] = modern
+    return out
 
 
 def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
@@ -987,7 +1002,11 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         mods[ops[-1].name.lower()] = True          # a flag written where an operand could start (ds_gws_sema_p gds)
         ops = ops[:-1]
     roles = spec.traits.roles
-    d = defs[0]
+    chosen = instr.defn          # chosen where the Instr was built (the decoder, a DSL call): kept
+    if chosen is not None and chosen not in defs:
+        raise Gfx9AsmError(f"the Instr's definition {chosen.name} ({chosen.format}) is not an instruction "
+                           f"{mn!r} names on {spec.arch}")
+    d = chosen or defs[0]
     if d.format in roles.salu:
         return encode_scalar(spec, d, ops, mods), d
     if d.format in _MEMORY:
@@ -995,7 +1014,13 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]
     error = None
-    for d, kind in _valu_defs(spec, mn):
+    candidates = _valu_defs(spec, mn)
+    if chosen is not None:
+        candidates = [(d, kind) for d, kind in candidates if d is chosen]
+        if not candidates:
+            raise Gfx9AsmError(f"the Instr's definition {chosen.name} ({chosen.format}) is not an encoding {mn!r} "
+                               f"names (its suffix says {', '.join(sorted({d.format for d, _ in _valu_defs(spec, mn)}))})")
+    for d, kind in candidates:
         try:
             return encode_valu(spec, d, kind, srcs, mods), d
         except Gfx9AsmError as e:
@@ -1065,6 +1090,14 @@ class Gfx9Encoder:
         self.spec = spec
         self.wave = 64
         self.last = None
+
+    def select(self, instr: Instr) -> tuple[Instr, bytes, object]:
+        """(the Instr with its definition and encoding chosen, bytes, fix-up): an Instr that names its
+        mnemonic only gets the first of its encodings that takes its operands (VOP2 before VOP3,
+        as LLVM chooses); one whose `defn` is chosen keeps it."""
+        data, fix = self.encode(instr)
+        d = self.last
+        return (instr if instr.defn is not None else replace(instr, defn=d, encoding=d.format)), data, fix
 
     def encode(self, instr: Instr) -> tuple[bytes, object]:
         ops = instr.operands

@@ -17,7 +17,7 @@ from functools import lru_cache
 from isa import Format, InstrDef, Spec
 
 from . import syntax
-from .signature import valu_signature, vopd_base
+from .operand_records import source_is_immediate, vopd_base
 
 
 
@@ -64,7 +64,14 @@ def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
         return True
     if fmt == "SOPK" and d.name == "S_SETREG_IMM32_B32":
         return True
-    return any(valu_signature(vopd_base(spec, x)).k_pos is not None for x in defs if x.format in ("VOP2", "VOPD"))
+    # the K constant is where the pseudocode reads SIMM16/SIMM32 (isa.effects constant_at): a
+    # pseudocode without either reads none, and its signature need not be worked out here
+    bases = (vopd_base(spec, x) for x in defs if x.format in ("VOP2", "VOPD"))
+    with_constant = [b for b in bases if "SIMM" in (b.pcode or "")]
+    if not with_constant:
+        return False
+    from .signature import valu_signature       # the pseudocode readers, only when needed
+    return any(valu_signature(b).k_pos is not None for b in with_constant)
 
 
 def _raw_field(d: InstrDef, field: str) -> bool:
@@ -143,7 +150,7 @@ class _DecodeTable:
                       if n != "ENCODING" and hi < width) +
                 tuple((flag.upper(), bit, 1) for bit, flag in
                       syntax.LLVM_ONLY_BITS.get(self.spec.arch, {}).get(real_fmt.name, ()) if bit < width),
-                () if defs[0].name.startswith("S_SENDMSG_RTN") else
+                () if source_is_immediate(defs[0]) else
                 tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
                 self.dpp_codes if real_fmt.name in self.valu_dpp else {}, self.spec.traits.literal,

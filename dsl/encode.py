@@ -9,9 +9,11 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 
 from . import syntax
 from .decode import FIELD_NAMES
+from .instr import Instr
 from .literals import constant, literal_kind
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
@@ -254,14 +256,63 @@ class Encoder:
         try:
             return self._encode(st)
         except OperandError as e:
-            if isinstance(e.operand, Agpr) and not self.traits.agprs:
-                raise OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
-                                   f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand) from None
-            raise
+            raise self._refusal(st, e) from None
+
+    def _refusal(self, st, e: OperandError) -> OperandError:
+        """The error to raise for `e`: an AGPR on a target without them says so."""
+        if isinstance(e.operand, Agpr) and not self.traits.agprs:
+            return OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
+                                f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand)
+        return e
 
     def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st)
+        if st.defn is not None:             # chosen where the Instr was built (decoder, DSL, select)
+            return self.encode_one(st.defn, st, self.chosen_suffix(st))
+        return self._choose(st)
+
+    def chosen_suffix(self, st) -> str:
+        """The encoding suffix of an Instr whose definition is chosen (its `defn`), after checking
+        that the definition is one its mnemonic names on this target (a definition of another
+        target, instruction or encoding than the mnemonic says is refused, never encoded)."""
+        cands, enc = self._candidates.get(st.mnemonic) or self.candidates(st.mnemonic)
+        d = st.defn
+        if d not in cands:
+            raise OperandError(f"{st.mnemonic}: the Instr's definition {d.name} ({d.format}) is not an encoding "
+                               f"{st.mnemonic!r} names on {self.spec.arch} (it names "
+                               f"{', '.join(f'{c.name} ({c.format})' for c in cands)})")
+        if st.encoding is not None and st.encoding != d.format:
+            raise OperandError(f"{st.mnemonic}: the Instr's encoding {st.encoding} is not its definition's "
+                               f"format {d.format}")
+        return enc
+
+    def select(self, st) -> tuple[Instr, bytes, str | None]:
+        """The one place an encoding is chosen, for an Instr that names its mnemonic only (the
+        text parser's, a DSL call's): the first of the mnemonic's encodings, shortest first,
+        that takes the operands and modifiers (LLVM's choice: VOP2 before its VOP3 promotion;
+        `_e32`, `_e64`, `_dpp` narrow the list). Returns the Instr with `defn` and `encoding`
+        filled in, with its bytes and fix-up (trying an encoding is encoding it). An Instr whose
+        definition is already chosen comes back with its bytes as it is."""
+        if st.defn is not None:
+            return (st, *self.encode(st))
+        if st.dual is not None:
+            data, fix = self.encode(st)
+            dx, dy = self._vopd_half(st.mnemonic, "X")[0], self._vopd_half(st.dual.mnemonic, "Y")[0]
+            return replace(st, defn=dx, encoding=dx.format, dual=replace(st.dual, defn=dy, encoding=dy.format)), \
+                data, fix
+        try:
+            data, fix = self._choose(st)
+        except OperandError as e:
+            raise self._refusal(st, e) from None
+        d = self._chosen
+        return (st if d is None else replace(st, defn=d, encoding=d.format)), data, fix
+
+    _chosen: InstrDef | None = None     # the definition _choose settled on last
+
+    def _choose(self, st) -> tuple[bytes, str | None]:
+        """(bytes, fix-up) of a mnemonic-only Instr, the definition chosen left in `_chosen`
+        (see select; a tuple per instruction cost the assembler's hot path)."""
         mn = st.mnemonic
         hit = self._candidates.get(mn)
         if hit is None:
@@ -269,17 +320,23 @@ class Encoder:
                 if st.operands or st.modifiers:
                     raise OperandError("v_illegal takes no operands or modifiers",
                                        st.operands[0] if st.operands else None)
+                self._chosen = None
                 return b"\0\0\0\0", None
             hit = self.candidates(mn)
         cands, enc = hit
         if len(cands) > 1:
             for d in cands[:-1]:
                 try:
-                    return self.encode_one(d, st, enc)
+                    out = self.encode_one(d, st, enc)
                 except OperandError:
-                    pass
+                    continue
+                self._chosen = d
+                return out
         # the last candidate is the most general encoding (VOP3): its complaint is the real one
-        return self.encode_one(cands[-1], st, enc)
+        d = cands[-1]
+        out = self.encode_one(d, st, enc)
+        self._chosen = d
+        return out
 
     def encode_one(self, d: InstrDef, st, enc: str) -> tuple[bytes, str | None]:
         F = Fields(d)
@@ -723,6 +780,10 @@ class Encoder:
     def encode_vopd(self, st) -> tuple[bytes, "LiteralRef | None"]:
         dx, sig_x, names_x = self._vopd_half(st.mnemonic, "X")
         dy, sig_y, names_y = self._vopd_half(st.dual.mnemonic, "Y")
+        for p, d in ((st, dx), (st.dual, dy)):      # a chosen definition must be the half's mnemonic's
+            if p.defn is not None and p.defn is not d:
+                raise OperandError(f"{p.mnemonic}: the Instr's definition {p.defn.name} ({p.defn.format}) is not "
+                                   f"the VOPD {d.slot} instruction {p.mnemonic!r} names")
         F = Fields(dx)
         F["OPX"], F["OPY"] = dx.opcode, dy.opcode
         vdst, src0, vsrc1 = {}, {}, {}
@@ -825,7 +886,7 @@ class Encoder:
         F.setdefault("SDST", 0)
         for name, v in zip(operands, ops):
             if name == "sdst":
-                F["SDST"] = self.sreg_code(v, F, "sdst", 2 if mn.endswith("_b64") else 1)
+                F["SDST"] = self.sreg_code(v, F, "sdst", 2 if scalar_bits(d, "D0") == 64 else 1)
             elif name == "imm":
                 if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0
@@ -871,11 +932,11 @@ class Encoder:
             self._arity(d, ops, [])
             F.update(SBASE=0, SDATA=0, OFFSET=0, SOFFSET=0)
             return
-        sbase_n = 4 if "buffer" in mn else 2
+        sbase_n = scalar_base_registers(d)
         names = ["sdata", "sbase", "offset"]
         if len(ops) != 3:
             self._arity(d, ops, names)
-        if mn.startswith("s_atc_probe"):
+        if scalar_data(d) == "immediate":     # s_atc_probe's mode
             F["SDATA"] = _imm16(ops[0], d)
         else:
             F["SDATA"] = self.sreg_code(ops[0], F, "sdata", data_dwords(d.name))
@@ -904,7 +965,7 @@ class Encoder:
         F.update(ADDR=0, DATA0=0, DATA1=0, VDST=0)
         for (name, field, n), v in zip(layout, ops):
             F[field] = self.vgpr(v, F, name, n)
-        if "2ADDR" in d.name:
+        if memory_access(d).two_addresses:     # ADDR + OFFSET0 * size, ADDR + OFFSET1 * size
             for k in ("offset0", "offset1"):
                 val = mods.pop(k, 0)
                 if not 0 <= val <= 255:
@@ -964,7 +1025,7 @@ class Encoder:
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
         if len(ops) != 4:
             self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
-        n = data_dwords(d.name) * (2 if "cmpswap" in mn else 1) + tfe
+        n = signature.data_registers(d) + tfe     # (cmpswap: value and compare)
         F["VDATA"] = self.vgpr(ops[0], F, "vdata", n)
         if isinstance(ops[1], Special) and ops[1].name == "off":
             if idxen or offen:
@@ -1182,7 +1243,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
         bool(sig.dsts) and sig.dsts[0].is_float or bool(sig.srcs) and sig.srcs[0].is_float)
-    return ValuPlan(sig, is_p, d.name.startswith("V_FMA_MIX"), names, len(src_names), dsts,
+    return ValuPlan(sig, is_p, effects(d.pcode).mixed_sources, names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
                     sig.k_pos is not None and e32, sig.vcc_in and e32, tuple(srcs), constants,

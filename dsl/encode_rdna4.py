@@ -5,7 +5,7 @@ operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by 
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
 
-from isa.memory_access import memory_access
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data, typed_buffer
 
 from . import syntax
 from .operands import Mod, OperandError, Special
@@ -66,7 +66,7 @@ def smem(enc, d, F, ops, mods):
         enc._arity(d, ops, [])
         return
     null = enc.traits.null
-    sbase_n = 4 if "buffer" in mn else 2
+    sbase_n = scalar_base_registers(d)
     if "prefetch" in mn:      # [sbase,] offset, soffset, length
         names = ([] if mn.endswith("_pc_rel") else ["sbase"]) + ["offset", "soffset", "length"]
         if len(ops) != len(names):
@@ -83,7 +83,7 @@ def smem(enc, d, F, ops, mods):
         return
     if len(ops) != 3:
         enc._arity(d, ops, ["sdata", "sbase", "offset"])
-    if mn.startswith("s_atc_probe"):
+    if scalar_data(d) == "immediate":     # s_atc_probe's mode
         if type(ops[0]) is not int or not 0 <= ops[0] <= 127:
             raise OperandError(f"{mn}: expected a number 0..127, got {ops[0]}", ops[0])
         F["SDATA"] = ops[0]
@@ -107,7 +107,7 @@ _FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
 
 
 def flat(enc, d, F, ops, mods):
-    """VFLAT / VGLOBAL / VSCRATCH: the segment is the name's prefix; an atomic returns data when
+    """VFLAT / VGLOBAL / VSCRATCH: the segment is the encoding; an atomic returns data when
     its TH has the return bit, so the cache policy is read first."""
     if cache_control(d):      # global_inv, global_wb, global_wbinv: only the scope they act on
         enc._arity(d, ops, [])
@@ -126,10 +126,10 @@ def flat(enc, d, F, ops, mods):
         if name == "saddr":
             if not (isinstance(v, Special) and v.name == "off"):
                 F["SADDR"] = enc.sreg_code(v, F, name, n)
-        elif name == "vaddr" and d.name.startswith("SCRATCH_"):
+        elif name == "vaddr" and d.format == "VSCRATCH":
             if not (isinstance(v, Special) and v.name == "off"):
                 F["VADDR"], F["SVE"] = enc.vgpr(v, F, name), 1
-        elif name == "vaddr" and d.name.startswith("GLOBAL_"):   # no scalar base: a 64-bit address
+        elif name == "vaddr" and d.format == "VGLOBAL":   # no scalar base: a 64-bit address
             saddr_off = isinstance(ops[-1], Special) and ops[-1].name == "off"
             F["VADDR"] = enc.vgpr(v, F, name, 2 if saddr_off else 1)
         else:
@@ -160,7 +160,7 @@ def buffer(enc, d, F, ops, mods):
     if isinstance(ops[3], Mod):
         raise OperandError(f"{mn}: soffset: takes no modifiers, got {ops[3]}", ops[3])
     F["SOFFSET"] = enc.sreg_code(ops[3], F, "soffset")
-    fmtv = mods.pop("format", 1) if mn.startswith("tbuffer") else 1    # buffer_*: the manual's default
+    fmtv = mods.pop("format", 1) if typed_buffer(d) else 1    # buffer_*: the manual's default
     if isinstance(fmtv, list):
         names = {f"BUF_FMT_{n}": v for v, n in enc.spec.tables.get("data_formats", [])}
         if len(fmtv) != 1 or getattr(fmtv[0], "name", None) not in names:

@@ -153,6 +153,6 @@ def hwreg_gfx9(spec: Spec, imm: int) -> Call:
     names = {code: name for code, name, _ in spec.tables["hwreg"] if name != "reserved"}
     name = g9.HWREG_EXTRA.get(rid) or names.get(rid)
     if name:
-        name = next((p for k, p in g9.HWREG_PREFIXES.items() if name.startswith(k)), "HW_REG_") + name
+        name = g9.hwreg_text_name(name)
     reg = Attr(name) if name else rid
     return Call("hwreg", (reg,) if (offset, size) == (0, 32) else (reg, offset, size))

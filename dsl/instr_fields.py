@@ -74,7 +74,7 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
         names, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
         for o in names:
             if o == "sdst":
-                v = scalar_source(spec, f["SDST"], 2 if mn.endswith("_b64") else 1, None, ("SOP2", "SSRC0"), 32, True)
+                v = scalar_source(spec, f["SDST"], 2 if scalar_bits(d, "D0") == 64 else 1, None, ("SOP2", "SSRC0"), 32, True)
             elif o == "hwreg":
                 v = immediate_values.hwreg(f["SIMM16"], spec.arch)
             elif o == "lit":

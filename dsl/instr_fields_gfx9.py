@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import cache
 
 from isa import Spec
-from isa.memory_access import memory_access
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 from isa.mnemonics import text_mnemonic
 
 from . import immediate_values, syntax, syntax_gfx9 as g9
@@ -21,7 +21,7 @@ from .instr_fields import sop_operands
 from .operands import Agpr, Mod, Reg
 from .printer_gfx9 import data_registers
 from .encode import ds_layout, flat_layout     # the encoder's memoised forms
-from .signature import Operand, cache_control, type_info
+from .signature import Operand, cache_control, scalar_bits, type_info
 from .statement import Attr, Call
 from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 
@@ -254,7 +254,7 @@ def _scalar(spec: Spec, inst: Instruction) -> Instr | None:
         imm = f["SIMM16"]
         for o in names:
             if o in ("sdst", "sdst64"):
-                ops.append(sgprs(spec, f["SDST"], 2 if o == "sdst64" or mn.endswith("_b64") else 1))
+                ops.append(sgprs(spec, f["SDST"], 2 if o == "sdst64" or scalar_bits(d, "D0") == 64 else 1))
             elif o == "imm":
                 ops.append(immediate_values.version(imm) if style == "version" else imm)
             elif o == "hwreg":
@@ -285,11 +285,12 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
     if mn in ("s_memtime", "s_memrealtime"):
         return instr_value(d, mn, [sgprs(spec, f["SDATA"], 2)])
     ops, mods = [], {}
-    if mn.startswith("s_atc_probe"):
+    role = scalar_data(d)
+    if role == "immediate":              # s_atc_probe's mode
         ops.append(f["SDATA"])
-    elif not mn.startswith("s_dcache_discard"):
+    elif role == "register":             # (s_dcache_discard has none)
         ops.append(sgprs(spec, f["SDATA"], _data_registers(d)))
-    ops.append(sgprs(spec, f["SBASE"] * 2, 4 if "buffer" in mn else 2))
+    ops.append(sgprs(spec, f["SBASE"] * 2, scalar_base_registers(d)))
     off = f["OFFSET"]
     if off & (1 << 20):
         off -= 1 << 21

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import Spec
-from isa.memory_access import memory_access
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data, typed_buffer
 
 from . import immediate_values, syntax
 from .asm_parse import name_value
@@ -25,8 +25,8 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
     mn = d.name.lower()
     if cache_control(d):
         return instr_value(d, mn, ())
-    sbase_n = 4 if "buffer" in mn else 2
-    first = f["SDATA"] if mn.startswith("s_atc_probe") else \
+    sbase_n = scalar_base_registers(d)
+    first = f["SDATA"] if scalar_data(d) == "immediate" else \
         scalar_source(spec, f["SDATA"], data_dwords(d.name), None, ("SOP2", "SSRC0"), 32, True)
     base = f["SBASE"] * 2
     base = aligned_reg("s", base, sbase_n) if base < spec.traits.sgprs else \
@@ -176,13 +176,13 @@ def _smem_rdna4(spec: Spec, inst: Instruction) -> Instr | None:
         return instr_value(d, mn, ())
     off = _signed_field(inst, "IOFFSET")
     soff = sgprs(spec, f["SOFFSET"], 1)
-    sbase_n = 4 if "buffer" in mn else 2
+    sbase_n = scalar_base_registers(d)
     base = f["SBASE"] * 2
     sbase = aligned_reg("s", base, sbase_n) if base < spec.traits.sgprs else sgprs(spec, base, sbase_n)
     if "prefetch" in mn:   # base (none for the PC-relative forms), offset, SGPR offset, length
         ops = ([] if mn.endswith("_pc_rel") else [sbase]) + [off, soff, f["SDATA"]]
         return None if soff is None or sbase is None else instr_value(d, mn, ops)
-    first = f["SDATA"] if mn.startswith("s_atc_probe") else sgprs(spec, f["SDATA"], data_dwords(d.name))
+    first = f["SDATA"] if scalar_data(d) == "immediate" else sgprs(spec, f["SDATA"], data_dwords(d.name))
     if f["SOFFSET"] != spec.traits.null:
         ops, mods = [first, sbase, soff], {"offset": off}    # printed even when 0
     else:   # no SGPR offset: the immediate, 0 included
@@ -207,9 +207,9 @@ def _flat_rdna4(spec: Spec, inst: Instruction) -> Instr | None:
         value = f[_FLAT_FIELDS.get(field, field)]
         if name == "saddr":
             ops.append(name_value("off") if value == t.null else sgprs(spec, value, n))
-        elif name == "vaddr" and d.name.startswith("SCRATCH_"):
+        elif name == "vaddr" and d.format == "VSCRATCH":
             ops.append(Reg("v", value) if f.get("SVE") else name_value("off"))
-        elif name == "vaddr" and d.name.startswith("GLOBAL_"):   # no scalar base: a 64-bit address
+        elif name == "vaddr" and d.format == "VGLOBAL":   # no scalar base: a 64-bit address
             ops.append(Reg("v", value, 2 if f["SADDR"] == t.null else 1))
         else:
             ops.append(Reg("v", value, n))
@@ -230,7 +230,7 @@ def _buffer_rdna4(spec: Spec, inst: Instruction) -> Instr | None:
            scalar_source(spec, f["SOFFSET"], 1, inst.literal, ("SOP2", "SSRC0"), 32, True))
     if any(v is None for v in ops):
         return None
-    mods = buffer_modifiers(spec, f, mn.startswith("tbuffer"), f["IOFFSET"])
+    mods = buffer_modifiers(spec, f, typed_buffer(d), f["IOFFSET"])
     mods.update(_policy(d, f))
     mods.update(flags(f, ("TFE",)))
     return instr_value(d, mn, ops, mods)

@@ -45,14 +45,12 @@ class Inst:
     record: object = field(default=None, repr=False)   # register operands as the encoder placed them
 
     def __post_init__(self):
-        self.data, self.label = self.encoder.encode(self.instr)
+        # the encoding is chosen here, where the DSL builds the Instr (an Instr with its defn
+        # already chosen, such as one re-placed after register allocation, keeps it)
+        self.instr, self.data, self.label = self.encoder.select(self.instr)
         self.record = getattr(self.encoder, "record", None)
-        if self.record is not None:
-            d = self.record.definition
-            if d is not None:
-                self.instr = replace(self.instr, defn=d, encoding=d.format)
-            if self.has_virtual:
-                check_virtuals_noted(self.instr, self.record)
+        if self.record is not None and self.has_virtual:
+            check_virtuals_noted(self.instr, self.record)
 
     @property
     def has_virtual(self) -> bool:
@@ -87,7 +85,9 @@ def _convert(v):
     return v
 
 
-def make_function(encoder: Encoder, mnemonic: str, doc: str):
+def make_function(encoder: Encoder, mnemonic: str, doc: str, vopd_half: bool = False):
+    """The DSL function of `mnemonic`; `vopd_half`: it names a dual-issue half (a VOPD
+    instruction), which vopd() pairs, not an instruction of its own."""
     def instruction(*operands, **modifiers):
         mods = {}
         for key, val in modifiers.items():
@@ -95,7 +95,7 @@ def make_function(encoder: Encoder, mnemonic: str, doc: str):
                 continue
             mods[key] = _convert(val)
         st = Instr(mnemonic, tuple(_convert(o) for o in operands), Modifiers(mods) if mods else NO_MODIFIERS)
-        if mnemonic.startswith("v_dual_"):
+        if vopd_half:
             return VopdHalf(st)
         try:
             return Inst(st, encoder)
@@ -115,10 +115,13 @@ def build_namespace(arch: str, wave_size: int | None = None) -> dict:
     enc = RecordingEncoder(spec, wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)])
     from isa.mnemonics import text_mnemonic
     names: dict[str, str] = {}
+    vopd = set()
     for d in spec.instructions:
         base = text_mnemonic(d.name, spec.arch)
         doc = f"{d.name} ({d.format}, opcode {d.opcode}): {d.description or ''}"
         names.setdefault(base, doc)
+        if d.format == "VOPD":
+            vopd.add(base)
         if d.format in ("VOP1", "VOP2", "VOPC"):
             names.setdefault(base + "_e32", doc)
             names.setdefault(base + "_dpp", doc)
@@ -126,7 +129,7 @@ def build_namespace(arch: str, wave_size: int | None = None) -> dict:
             # VOP3-only instructions take _e64 too, and DPP where the encoder allows it
             names.setdefault(base + "_e64", doc)
             names.setdefault(base + "_e64_dpp", doc)
-    ns = {name: make_function(enc, name, doc) for name, doc in names.items()}
+    ns = {name: make_function(enc, name, doc, name in vopd) for name, doc in names.items()}
 
     def vopd(x: VopdHalf, y: VopdHalf) -> Inst:
         """A dual-issue pair: vopd(v_dual_add_f32(v[0], v[1], v[2]), v_dual_mul_f32(v[3], v[4], v[5]))."""

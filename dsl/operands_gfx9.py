@@ -7,7 +7,7 @@ its return form / sc0)."""
 from __future__ import annotations
 
 from isa import Spec
-from isa.memory_access import memory_access
+from isa.memory_access import memory_access, scalar_data
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
@@ -86,7 +86,7 @@ def _smem_names(d) -> list[str]:
         return ["sdata"]
     if memory_access(d).direction == "load":
         return ["sdata", "sbase", "soffset"]
-    if mn.startswith("s_dcache_discard"):
+    if scalar_data(d) == "none":         # s_dcache_discard: an address, no data
         return ["sbase", "soffset"]
     # stores and atomics read their data; an atomic with glc also returns the old value there
     return ["data", "sbase", "soffset"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from isa import Spec
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 
 from . import syntax
 from .decode import Instruction
@@ -289,7 +290,7 @@ def print_scalar(spec: Spec, inst: Instruction) -> str:
         parts = []
         for o in operands:
             if o == "sdst":
-                parts.append(sreg_text(spec, f["SDST"], 2 if mn.endswith("_b64") else 1))
+                parts.append(sreg_text(spec, f["SDST"], 2 if scalar_bits(d, "D0") == 64 else 1))
             elif o == "imm":
                 parts.append(_simm_text(style, imm))
             elif o == "hwreg":
@@ -308,8 +309,8 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     if cache_control(d):
         return mn
-    sbase_n = 4 if "buffer" in mn else 2
-    if mn.startswith("s_atc_probe"):
+    sbase_n = scalar_base_registers(d)
+    if scalar_data(d) == "immediate":     # s_atc_probe's mode
         first = _simm_text("imm", f["SDATA"])
     else:
         first = sreg_text(spec, f["SDATA"], data_dwords(d.name))
@@ -335,7 +336,7 @@ def _ds(spec: Spec, inst: Instruction) -> str:
     mn = d.name.lower()
     parts = [vreg(f[field], n) for _, field, n in ds_layout(d)]
     text = mn + (" " + ", ".join(parts) if parts else "")
-    if "2addr" in mn:
+    if memory_access(d).two_addresses:
         text += "".join(f" {k.lower()}:{f[k]}" for k in ("OFFSET0", "OFFSET1") if f[k])
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from isa import Spec
-from isa.memory_access import memory_access
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 from isa.mnemonics import text_mnemonic
 
 from . import syntax, syntax_gfx9 as g9
@@ -16,7 +16,8 @@ from .decode import Instruction
 from .printer import _bits, _mods, _simm_text, print_scalar
 from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 from .printer_operands import hex_or_dec, reg_text, sreg_text, src_text
-from .signature import Operand, cache_control, data_dwords, ds_layout, flat_layout, type_info
+from .signature import (Operand, cache_control, data_registers, ds_layout, flat_layout, scalar_bits,
+                        type_info)
 
 
 def _acc(idx: int, n: int, agpr: bool) -> str:
@@ -238,8 +239,7 @@ def hwreg_text(spec: Spec, imm: int) -> str:
     names = {code: name for code, name, _ in spec.tables["hwreg"] if name != "reserved"}
     name = g9.HWREG_EXTRA.get(rid) or names.get(rid)
     if name:
-        prefix = next((p for k, p in g9.HWREG_PREFIXES.items() if name.startswith(k)), "HW_REG_")
-        name = prefix + name
+        name = g9.hwreg_text_name(name)
     else:
         name = str(rid)
     return f"hwreg({name})" if (offset, size) == (0, 32) else f"hwreg({name}, {offset}, {size})"
@@ -273,7 +273,7 @@ def print_gfx9_scalar(spec: Spec, inst: Instruction) -> str:
         parts = []
         for o in operands:
             if o in ("sdst", "sdst64"):
-                parts.append(sreg_text(spec, f["SDST"], 2 if o == "sdst64" or mn.endswith("_b64") else 1))
+                parts.append(sreg_text(spec, f["SDST"], 2 if o == "sdst64" or scalar_bits(d, "D0") == 64 else 1))
             elif o == "imm":
                 parts.append(_simm_text(style, imm))
             elif o == "hwreg":
@@ -291,15 +291,6 @@ def _cache_bits(f: dict) -> str:
     return "".join(f" {n.lower()}" for n in ("SC0", "NT", "SC1") if f.get(n))
 
 
-def data_registers(d) -> int:
-    """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
-    sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of
-    the code; the name's data type where the code does not say."""
-    access = memory_access(d)
-    sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
-    return sizes or data_dwords(d.name)
-
-
 def _smem(spec: Spec, inst: Instruction) -> str:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
@@ -309,11 +300,12 @@ def _smem(spec: Spec, inst: Instruction) -> str:
     parts = []
     if mn in ("s_memtime", "s_memrealtime"):
         return f"{mn} {sreg_text(spec, f['SDATA'], 2)}"
-    if mn.startswith("s_atc_probe"):
+    role = scalar_data(d)
+    if role == "immediate":              # s_atc_probe's mode
         parts.append(_simm_text("imm", f["SDATA"]))
-    elif not mn.startswith("s_dcache_discard"):
+    elif role == "register":             # (s_dcache_discard has none)
         parts.append(sreg_text(spec, f["SDATA"], n))
-    parts.append(sreg_text(spec, f["SBASE"] * 2, 4 if "buffer" in mn else 2))
+    parts.append(sreg_text(spec, f["SBASE"] * 2, scalar_base_registers(d)))
     off = f["OFFSET"]
     if off & (1 << 20):
         off -= 1 << 21

@@ -8,7 +8,7 @@ from functools import lru_cache
 from isa import Spec
 
 from . import syntax
-from .signature import data_dwords
+from .signature import data_registers
 
 
 @lru_cache(maxsize=None)
@@ -145,11 +145,10 @@ def flags_text(f: dict, names: tuple[str, ...]) -> str:
 
 
 def buffer_data_dwords(d, fields: dict) -> int:
-    """Dwords of a MUBUF/MTBUF/VBUFFER instruction's VDATA: the data size its name gives, twice
-    that for a compare-and-swap (compare value beside the data), one more with TFE (status dword)."""
-    n = data_dwords(d.name)
-    if "cmpswap" in d.name.lower():
-        n *= 2
+    """Dwords of a MUBUF/MTBUF/VBUFFER instruction's VDATA: its data registers (signature.
+    data_registers: a compare-and-swap's compare value beside the data), one more with TFE
+    (status dword)."""
+    n = data_registers(d)
     return n + 1 if fields.get("TFE") else n
 
 

@@ -4,7 +4,7 @@ format; the operand layouts are the ones the RDNA3 printers use (signature.py)."
 from __future__ import annotations
 
 from isa import Spec
-from isa.memory_access import memory_access
+from isa.memory_access import memory_access, scalar_base_registers, scalar_data, typed_buffer
 
 from . import syntax
 from .decode import Instruction
@@ -70,13 +70,13 @@ def smem(spec: Spec, inst: Instruction) -> str:
     off = _signed(f["IOFFSET"], _field_bits(inst, "IOFFSET"))
     soff = f["SOFFSET"]
     soff_text = sreg_text(spec, soff, 1)
-    sbase_n = 4 if "buffer" in mn else 2
+    sbase_n = scalar_base_registers(d)
     sbase = reg_text("s", f["SBASE"] * 2, sbase_n) if f["SBASE"] * 2 < spec.traits.sgprs \
         else sreg_text(spec, f["SBASE"] * 2, sbase_n)
     if "prefetch" in mn:   # base (none for the PC-relative forms), offset, SGPR offset, length
         parts = ([] if mn.endswith("_pc_rel") else [sbase]) + [_hex(off), soff_text, str(f["SDATA"])]
         return f"{mn} {', '.join(parts)}"
-    first = str(f["SDATA"]) if mn.startswith("s_atc_probe") else sreg_text(spec, f["SDATA"], data_dwords(d.name))
+    first = str(f["SDATA"]) if scalar_data(d) == "immediate" else sreg_text(spec, f["SDATA"], data_dwords(d.name))
     parts = [first, sbase]
     if soff != spec.traits.null:
         parts.append(soff_text)
@@ -101,9 +101,9 @@ def flat(spec: Spec, inst: Instruction) -> str:
         value = f[_FLAT_FIELDS.get(field, field)]
         if name == "saddr":
             parts.append("off" if value == t.null else sreg_text(spec, value, n))
-        elif name == "vaddr" and d.name.startswith("SCRATCH_"):
+        elif name == "vaddr" and d.format == "VSCRATCH":
             parts.append(vreg(value) if f.get("SVE") else "off")
-        elif name == "vaddr" and d.name.startswith("GLOBAL_"):   # no scalar base: a 64-bit address
+        elif name == "vaddr" and d.format == "VGLOBAL":   # no scalar base: a 64-bit address
             parts.append(vreg(value, 2 if f["SADDR"] == t.null else 1))
         else:
             parts.append(vreg(value, n))
@@ -126,7 +126,7 @@ def buffer(spec: Spec, inst: Instruction) -> str:
              sreg_text(spec, f["RSRC"], 4),
              src_text(spec, f["SOFFSET"], 1, table=("SOP2", "SSRC0"))]
     text = f"{mn} {', '.join(parts)}"
-    text += buffer_modifiers_text(spec, f, mn.startswith("tbuffer"), f["IOFFSET"])
+    text += buffer_modifiers_text(spec, f, typed_buffer(d), f["IOFFSET"])
     return text + _tail(d, f) + flags_text(f, ("TFE",))
 
 

@@ -14,65 +14,11 @@ from functools import lru_cache
 from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
-from isa.memory_access import memory_access
+from isa.memory_access import lane_address, memory_access
 
 from . import syntax
-
-
-@dataclass(frozen=True)
-class Operand:
-    name: str           # 'vdst', 'sdst', 'src0', 'src1', 'src2', 'vcc' (implicit), 'k' (VOP2 literal)
-    dwords: int = 1     # registers it spans (a wave mask spans wave_size // 32: dwords=0 means "mask")
-    t16: bool = False   # a 16-bit value: VGPR halves v1.l / v1.h, f16 literal rules
-    ftype: str = "b"    # 'f' float, 'i' signed, 'u' unsigned, 'b' bits (decides modifiers and literals)
-    sgpr: bool = False  # a destination that is an SGPR although the field is a VDST
-    bits: int = 32      # width of the value (16, 32, 64)
-    packed: bool = False  # two 16-bit halves (pk_f16): f16 inline constants also read as the value
-    int_value: bool = False  # an integer value that takes float modifiers (syntax.FP_MODS)
-    bf16: bool = False       # bf16 has no inline constants of its own: literals follow integer rules
-    registers_only: bool = False  # a register number, a written source or a lane mask: no constants
-    no_literal: bool = False      # inline constants only (a lane select: LLVM's SCSrc operands)
-
-    @property
-    def is_mask(self) -> bool:
-        return self.dwords == 0
-
-    def regs(self, wave: int) -> int:
-        return wave // 32 if self.dwords == 0 else self.dwords
-
-    @property
-    def is_float(self) -> bool:
-        return self.ftype == "f"
-
-
-@dataclass(frozen=True)
-class ValuSig:
-    dsts: tuple[Operand, ...]
-    srcs: tuple[Operand, ...]
-    vcc_out: bool         # writes VCC (carry out): e32 prints vcc after vdst, VOP3SD has SDST
-    vcc_in: bool          # reads VCC (carry in / select): e32 prints vcc last, e64 takes it as src2
-    k_pos: int | None     # VOP2 FMAMK/FMAAK: where the 32-bit constant K sits among the sources
-    is_cmp: bool
-    is_cmpx: bool
-    reads_dst: bool = False  # accumulates into D0 (v_fmac_*): VOP3 op_sel keeps a slot for it
-    opsel_flags: int = 0     # OPSEL bits the description redefines as flags (v_permlane16: FI, BOUND_CTRL)
-
-
-_TYPE_RE = re.compile(r"^(pk_)?([fiub]|bf)(\d+)$")
-
-
-def type_info(t: str | None) -> tuple[int, str, bool]:
-    """(bits, kind, packed) of a pseudocode type such as 'f16', 'pk_f16', 'u64', 'bf16'."""
-    if not t:
-        return 32, "b", False
-    m = _TYPE_RE.match(t)
-    if not m:
-        return 32, "b", False
-    packed, kind, bits = bool(m.group(1)), m.group(2), int(m.group(3))
-    kind = "f" if kind in ("f", "bf") else kind
-    if packed:
-        return 32, kind, True
-    return bits, kind, False
+from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
+                              type_info, vopd_base)
 
 
 def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
@@ -201,7 +147,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
     k_pos = fx.constant_at      # fma(S0, SIMM32, S1): v_fmamk; tmp = S0 * SIMM16 + S1 (CDNA's madmk)
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
-    reads_dst = bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
+    reads_dst = "D0" in fx.value_reads     # computes with D0's old value (isa.effects): v_fmac, v_dot2c, v_swap
     opsel_flags = len(set(_OPSEL_OVERLOAD_RE.findall(d.description or "")))
     return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags)
 
@@ -225,40 +171,7 @@ def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
 _OPSEL_OVERLOAD_RE = re.compile(r"OPSEL\[(\d)\] is overloaded")
 
 
-def vopd_base(spec, d: InstrDef) -> InstrDef:
-    """The VOP1/VOP2 instruction a VOPD half performs (V_DUAL_MUL_F32 -> V_MUL_F32)."""
-    if d.format != "VOPD":
-        return d
-    name = d.name.replace("V_DUAL_", "V_", 1)
-    cands = [x for x in spec.lookup(name) if x.format in ("VOP2", "VOP1", "VOP3")]
-    return cands[0] if cands else InstrDef(d.name, "VOP2", d.opcode, "D0 = S0 * S1", None)
-
-
-# ---------------------------------------------------------------- memory data widths
-
-_SIZE_RE = re.compile(r"_(?:B|U|I|F)(8|16|32|64|96|128|256|512)(?:_|$)")
-_FORMAT_RE = re.compile(r"FORMAT_(?:D16_)?(X|XY|XYZ|XYZW)$")
-_DWORDX_RE = re.compile(r"DWORDX(\d+)")
-
-
-def data_dwords(name: str) -> int:
-    """Registers of a memory instruction's data, from the name's type suffix (the manual's
-    suffix table, RDNA4 Table 3, page 13; CDNA's DWORDXn). isa.memory_access reads the width
-    from the pseudocode where it has one (data_dwords / result_dwords); this is for the rest."""
-    if name.endswith("_LOAD_BLOCK") or name.endswith("_STORE_BLOCK"):   # RDNA4: 32 VGPRs at once
-        return 32
-    fm = _FORMAT_RE.search(name)
-    if fm:
-        n = len(fm.group(1))
-        return (n + 1) // 2 if "_D16" in name else n
-    sizes = [int(x) for x in _SIZE_RE.findall(name)]
-    if not sizes:   # the older names (CDNA): DWORDXn, and _X2 for 64-bit atomics
-        dw = _DWORDX_RE.search(name)
-        if dw:
-            return int(dw.group(1))
-        return 2 if name.endswith("_X2") else 1
-    return max(1, max(sizes) // 32)     # DS_READ_B64_TR_B8: 64 bits of 8-bit elements
-
+# ---------------------------------------------------------------- memory instructions without operands
 
 def cache_control(d: InstrDef) -> bool:
     """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
@@ -304,13 +217,6 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
         # is the format's own field, not a K operand)
         out.insert(1 + k_pos, ("k", "", 1))
     return out
-
-
-def scalar_bits(d: InstrDef, key: str) -> int:
-    """Value width of a scalar operand (16 for RDNA3.5's f16 SALU, else 32/64)."""
-    t = d.operand_types.get(key)
-    bits, _, packed = type_info(t)
-    return 16 if bits == 16 and not packed else 64 if bits == 64 else 32
 
 
 _DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
@@ -370,8 +276,7 @@ _INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share",
 
 
 def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
-    """FLAT / GLOBAL / SCRATCH operands (the segment is the name's prefix: RDNA4 calls the
-    formats VFLAT, VGLOBAL, VSCRATCH); atomics return data only with glc (RDNA4: TH's return bit).
+    """FLAT / GLOBAL / SCRATCH operands (the segment is the encoding: flat_segment); atomics return data only with glc (RDNA4: TH's return bit).
     CDNA's LDS-direct loads (the manual: "store the result into a data share") write no VGPR."""
     name = d.name
     n = data_dwords(name)
@@ -381,17 +286,36 @@ def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     to_lds = bool(_INTO_DATA_SHARE.search(d.description or ""))
     if (direction == "load" and not to_lds) or (direction == "atomic" and glc):
         out.append(("vdst", "VDST", access.result_dwords or n))
-    if name.startswith("FLAT_"):
+    segment = flat_segment(d)
+    if segment == "FLAT":
         out.append(("vaddr", "ADDR", 2))
-    elif "ADDTID" not in name:
+    elif not lane_address(d):               # (the ADDTID forms address by lane ID, no VGPR)
         out.append(("vaddr", "ADDR", 1))
     if direction in ("store", "atomic"):     # cmpswap sends value and compare: DATA[63 : 32]
         out.append(("vdata", "DATA", access.data_dwords or n))
-    if name.startswith("GLOBAL_"):
+    if segment == "GLOBAL":
         out.append(("saddr", "SADDR", 2))
-    elif name.startswith("SCRATCH_"):
+    elif segment == "SCRATCH":
         out.append(("saddr", "SADDR", 1))
     return out
+
+
+def flat_segment(d: InstrDef) -> str | None:
+    """FLAT, GLOBAL or SCRATCH: the address space of a FLAT-family instruction, which is its encoding
+    (the manuals' formats FLAT/GLOBAL/SCRATCH; RDNA4 names them VFLAT, VGLOBAL, VSCRATCH); None for
+    any other instruction."""
+    segment = d.format[1:] if d.format in ("VFLAT", "VGLOBAL", "VSCRATCH") else d.format
+    return segment if segment in ("FLAT", "GLOBAL", "SCRATCH") else None
+
+
+@lru_cache(maxsize=None)
+def data_registers(d: InstrDef) -> int:
+    """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
+    sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of
+    the code; the name's data type where the code does not say."""
+    access = memory_access(d)
+    sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
+    return sizes or data_dwords(d.name)
 
 
 def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:

@@ -19,10 +19,16 @@ SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVE
 GS_OPS = {0: "GS_OP_NOP", 1: "GS_OP_CUT", 2: "GS_OP_EMIT", 3: "GS_OP_EMIT_CUT"}
 SYSMSG_OPS = {1: "SYSMSG_OP_ECC_ERR_INTERRUPT", 2: "SYSMSG_OP_REG_RD", 4: "SYSMSG_OP_TTRACE_PC"}
 
-# hwreg(...) names: the manual's table (isa tables['hwreg']) with LLVM's prefix; LLVM adds SQ_ to
-# the performance-snapshot registers and names id 15, which the CDNA3 table reserves
-HWREG_PREFIXES = {"PERF_SNAPSHOT": "HW_REG_SQ_"}
+# hwreg(...) names: the manual's table (isa tables['hwreg']) with LLVM's prefix HW_REG_; LLVM spells
+# the performance-snapshot registers with SQ_ and names id 15, which the CDNA3 table reserves
+HWREG_LLVM_NAMES = {n: "SQ_" + n for n in ("PERF_SNAPSHOT_DATA", "PERF_SNAPSHOT_DATA1", "PERF_SNAPSHOT_PC_LO",
+                                           "PERF_SNAPSHOT_PC_HI")}
 HWREG_EXTRA = {15: "SH_MEM_BASES"}
+
+
+def hwreg_text_name(name: str) -> str:
+    """LLVM's hwreg(...) name of the manual's hardware register `name`."""
+    return "HW_REG_" + HWREG_LLVM_NAMES.get(name, name)
 
 # Scalar instructions whose operands the pseudocode does not give: (operand, field, registers)
 SCALAR_LAYOUT = {"S_RFE_RESTORE_B64": (("ssrc0", "SSRC0", 2), ("ssrc1", "SSRC1", 1))}

@@ -87,7 +87,7 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
         matrix.append(f"S{i}" in regs)
         srcs.append((op, n, value_bits(op), float_value(op), packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
-                     d.name.startswith("V_FMA_MIX"), regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
+                     effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
                      tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED)
@@ -146,7 +146,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
                      packed_kind(d, op)))
     return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", d.name.startswith("V_MAD_MIX"), d.name in syntax.FP_MODS and not sig.is_cmp,
+                 fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
                  "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
 
 

@@ -13,16 +13,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dsl.signature import data_dwords, ds_layout, scalar_bits, scalar_layout, type_info, valu_signature, vopd_base
+from dsl.operand_records import data_dwords, scalar_bits, type_info, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
-from isa.effects import effects
-from isa.control import control
-from isa.memory_access import buffer_resource, converts_format, lane_address, memory_access
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
 from .machine_dpp import Dpp, DppError
 from .dialect import SEGMENTS, adds_ds_offset, immediate_offset
+from . import facts as instruction_facts
+from .facts import scalar_layout, valu_signature
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
 from .machine_sdwa import SdwaError, place_result, select_source, source_code
 from .memory import SplitAddresses
@@ -278,7 +277,7 @@ class Preparer:
         if p.sem.control == "barrier_signal" and f.get("SSRC0") != self.spec.traits.inline_int(-1):
             raise PrepareError(f"{d.name.lower()}: barrier operand code {f.get('SSRC0')}: only the work-group "
                                f"barrier (-1) is modelled")
-        if control(d).barrier_in_simm16 and f.get("SIMM16") != 0xFFFF:
+        if instruction_facts.barrier_in_simm16(d) and f.get("SIMM16") != 0xFFFF:
             raise PrepareError(f"{d.name.lower()} {f.get('SIMM16')}: only the work-group barrier (-1) is modelled")
 
     def _vgpr_effects(self, p: Prepared, d, fmt: str):
@@ -307,7 +306,7 @@ class Preparer:
                     for reg in {code - VGPR_BASE, (code - VGPR_BASE) & 0x7F}:    # a t16 e32 code's register
                         reads.update(range(reg, reg + width))
             written = getattr(p.writers.get("D0"), "register", None)
-            reads_d0 = "D0" in effects(d.pcode).reads if sem.origin == "generated" else \
+            reads_d0 = instruction_facts.reads_d0(d) if sem.origin == "generated" else \
                 sem.reads_d0 or "D0" in sem.reads
             old_d0 = reads_d0 or ("S2" in sem.reads and "S2" not in p.inputs) or sig.reads_dst
             if old_d0:
@@ -406,7 +405,7 @@ class Preparer:
                 a = a + st.sreg(sel, soffset).astype(np.uint64)
             return a & ~np.uint64(3)                                          # SMEM addresses are dword aligned
         p.memory, p.inputs["OFFSET"] = "global", offset
-        if buffer_resource(d):                   # SBASE names a V#: its size bounds the dwords read
+        if instruction_facts.buffer_resource(d):     # SBASE names a V#: its size bounds the dwords read
             if base + 4 > SCALAR_CODES:
                 raise OperandError(f"s[{base}:{base + 3}] is not a 4-SGPR buffer resource")
 
@@ -740,7 +739,7 @@ class Preparer:
         if p.cross_lane:      # ds_bpermute / permute / swizzle: register numbers, whole-wave view
             p.inputs.update(ADDR=f["ADDR"], DATA0=f["DATA0"], DATA1=f["DATA1"], VDST=f["VDST"])
             return
-        layout = {name: w for name, _, w in ds_layout(d)}
+        layout = {name: w for name, _, w in instruction_facts.ds_layout(d)}
         if "addr" in layout:
             base = self._vgpr_data(f["ADDR"], 1)
             # ADDR is the final address (contract), except where the pseudocode adds the
@@ -762,7 +761,7 @@ class Preparer:
         vdst = f["VDST"]
         data_regs = {"DATA": f["DATA0"], "DATA2": f["DATA1"]}
         if f.get("ACC"):        # CDNA: the data and returned registers are AGPRs
-            n_ = max((w for _, _, w in ds_layout(d)), default=1)
+            n_ = max((w for _, _, w in instruction_facts.ds_layout(d)), default=1)
             data_regs = {k: self.agpr(v, n_) for k, v in data_regs.items()}
             vdst = self.agpr(vdst, n_)
         if "data0" not in layout and "DATA" in p.sem.reads:
@@ -796,7 +795,7 @@ class Preparer:
         elif segment == "global":
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
-            if lane_address(d):                     # no VGPR address: saddr + offset + laneId * 4
+            if instruction_facts.lane_address(d):       # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
 
                 def addr(st, sel):
@@ -832,14 +831,14 @@ class Preparer:
         p.inputs["OFFSET"] = offset
         data, vdst = f["DATA"], f["VDST"]
         if f.get("ACC"):        # CDNA: DATA and VDST name AGPRs
-            n = memory_access(d).data_dwords or data_dwords(d.name)
+            n = instruction_facts.data_dwords(d) or data_dwords(d.name)
             data, vdst = self.agpr(data, n), self.agpr(vdst, n)
         self._vmem_data(p, d, data, vdst)
 
     def _vmem_data(self, p: Prepared, d, data: int, vdst: int):
         """Store data, atomic data and the returned value of a vector-memory instruction."""
         n = data_dwords(d.name)
-        data_dwords_ = memory_access(d).data_dwords or n     # cmpswap: value and compare
+        data_dwords_ = instruction_facts.data_dwords(d) or n        # cmpswap: value and compare
         if p.sem.memory == "store":
             p.inputs["VDATA"] = self._vgpr_data(data, _bits(p.sem.reads.get("VDATA"), n))
         elif p.sem.memory == "atomic":
@@ -865,8 +864,8 @@ class Preparer:
             self._vgpr_data(reg, nregs)               # the address registers exist
         rsrc = f["SRSRC"] * 4
         soffset = self._src(f["SOFFSET"], 32, "u", None)
-        typed = d.name.startswith("TBUFFER_")         # MTBUF (RDNA3) or VBUFFER's typed forms
-        formatted = converts_format(d)
+        typed = instruction_facts.typed_buffer(d)     # MTBUF (RDNA3) or VBUFFER's typed forms
+        formatted = instruction_facts.converts_format(d)
         formats = gfx9_data_formats(self.spec.formats["MTBUF"]) if gfx9 else dict(self.spec.tables["data_formats"])
 
         def access(st, sel, lane_id):

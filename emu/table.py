@@ -25,9 +25,10 @@ from pathlib import Path
 import numpy as np
 
 import isa
-from isa.float_modes import float_modes
 
 from . import families, handwritten, rtlib
+from .cache_folder import cache_dir
+from .facts import float_rules
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dialect import adds_ds_offset
@@ -58,10 +59,6 @@ def _translator_digest() -> str:
     for f in sorted((here / "pcode").glob("*.py")) + [here / "pcode" / "pcode.lark", here / "fold.py"]:
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("WAVESMITH_CACHE") or Path.home() / ".cache" / "wavesmith") / "emu"
 
 
 class _SourceCache:
@@ -633,10 +630,10 @@ class SemanticTable:
 
 def _with_float_modes(sem: Semantic, d: isa.InstrDef) -> Semantic:
     """`sem` with the MODE float rules its pseudocode implies (isa/float_modes.py)."""
-    modes = float_modes(d.pcode, d.description)
-    if (modes.flushes, modes.rounds) == (sem.flushes_denorms, sem.rounds):
+    flushes, rounds = float_rules(d)
+    if (flushes, rounds) == (sem.flushes_denorms, sem.rounds):
         return sem
-    return dataclasses.replace(sem, flushes_denorms=modes.flushes, rounds=modes.rounds)
+    return dataclasses.replace(sem, flushes_denorms=flushes, rounds=rounds)
 
 
 @lru_cache(maxsize=None)

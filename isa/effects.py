@@ -85,6 +85,12 @@ class Effects:
     constant_at: int | None = None  # where the instruction's inline constant (SIMM16/SIMM32: K of the
     #                        fmaak/madmk kind) sits among the values its statement reads, sources
     #                        and constant in order: `fma(S0.f, SIMM32.f, S1.f)` 1, `S0 * S1 + SIMM32` 2
+    value_reads: frozenset = frozenset()  # operands whose incoming value the code computes with: named
+    #                        in an expression, a condition or an index, or updated (`D0 += ...`) before
+    #                        a full write; unlike `reads`, not the bits a partial write leaves alone.
+    #                        D0 here is accumulation into the destination (v_fmac_f32, v_dot2c, v_mac)
+    mixed_sources: bool = False  # reads its sources as an array (`S[i]`) whose width OPSEL_HI picks per
+    #                        source, an f32 or an f16 half (v_fma_mix*, CDNA's v_mad_mix*)
     products: int = 0      # statements that assign (= or +=) a product to the result or to `tmp`
     #                        (dot products write one per element pair: v_dot8 eight, v_dot4 four)
 
@@ -160,6 +166,7 @@ class _Unknown(Exception):
 class _Analysis:
     def __init__(self):
         self.reads: set = set()
+        self.value_reads: set = set()    # read as a value (not only the bits a partial write keeps)
         self.written: set = set()        # assigned anywhere (full or not)
         self.cross_lane = False
         self.indexed = False
@@ -172,6 +179,7 @@ class _Analysis:
             n = _name(t)
             if n and n not in done:
                 self.reads.add(n)
+                self.value_reads.add(n)
             indexing = i + 1 < len(toks) and toks[i + 1] == "["
             if t == "S" and indexing:           # S[i]: the sources as an array
                 self.reads.update(x for x in ("S0", "S1", "S2") if x not in done)
@@ -235,6 +243,10 @@ class _Analysis:
             self.read_all(s, done)
             return
         lhs, op, rhs = s[:eq], s[eq], s[eq + 1:]
+        inner = _assignment(rhs) if op == "=" else None
+        if inner is not None and rhs[inner] == "=":     # a = b = value (CDNA's v_cmpx: EXEC and D0): the
+            self.statement(rhs, done)                   # inner assignment, then `a` takes the same value
+            rhs = rhs[inner + 1:]
         self.read_all(rhs, done)
         if op == "=" and _result_piece(lhs):
             self.result_pieces += self.depth == 0
@@ -249,6 +261,7 @@ class _Analysis:
                 self.written.add(n)
                 if op in _COMPOUND and n not in done:
                     self.reads.add(n)
+                    self.value_reads.add(n)
                 if whole:
                     done.add(n)
                 elif n not in done:
@@ -359,8 +372,10 @@ _STATUS = {"EXECZ": "EXEC", "VCCZ": "VCC"}
 
 
 def _flags(toks: list[str]) -> dict:
+    source_array = any(t == "S" and toks[i + 1:i + 2] == ["["] for i, t in enumerate(toks))
     return dict(status_reads=frozenset(_STATUS[t] for t in toks if t in _STATUS),
-                conditional="if" in toks, hwreg="hwRegId" in toks)
+                conditional="if" in toks, hwreg="hwRegId" in toks,
+                mixed_sources=source_array and "OPSEL_HI" in toks)
 
 
 _FIELDS = ("SRC0", "SRC1", "SRC2", "VDST")
@@ -515,12 +530,13 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, matrix=matrix, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
+                       b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
                        **_flags(toks), **_fields(toks), shapes=shapes)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
+                   value_reads=frozenset(a.value_reads),
                    copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),

@@ -790,3 +790,38 @@ ERRATA += tuple(
         ("f32", "V_MAD_MIX_F32", "D0[31 : 0].f32", "", ""),
         ("lo", "V_MAD_MIXLO_F16", "D0[15 : 0].f16", "f32_to_f16(", ")"),
         ("hi", "V_MAD_MIXHI_F16", "D0[31 : 16].f16", "f32_to_f16(", ")")))
+
+
+# Scalar memory instructions the manuals do not describe: RDNA3, RDNA3.5, CDNA3 and CDNA4 omit
+# them from their SMEM opcode tables (add_opcode above) and RDNA4 lists them without a description
+# or pseudocode, so their operands' roles come from here: name -> (what SDATA holds, what SBASE
+# holds, pages of the SMEM opcode table, evidence). Both probes take a number in SDATA (the probe's
+# mode), not data SGPRs; the _BUFFER form's base is a buffer resource (4 SGPRs), the other's an
+# address (2). The evidence is LLVM 22's disassembly (../shared/conformance/llvm), which prints
+# SDATA as a number where other SMEM rows print SGPRs.
+UNDESCRIBED_SMEM = {
+    "S_ATC_PROBE": ("immediate", "address", {"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528, "cdna4": 574},
+                    "f4880103 ... -> s_atc_probe 4, s[6:7], s90 (gfx1100); 004004f4 16a02628 -> s_atc_probe 0, "
+                    "s[0:1], s20 offset:0x26a016 (gfx1201); 0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], "
+                    "exec_hi offset:-0x13865 (gfx942)"),
+    "S_ATC_PROBE_BUFFER": ("immediate", "resource", {"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528,
+                                                     "cdna4": 574},
+                           "f48c0000 ... -> s_atc_probe_buffer 0, s[0:3], s0 (gfx1100); 026504f4 70402200 -> "
+                           "s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070 (gfx1201); 00009ec0 20900000 -> "
+                           "s_atc_probe_buffer 0, s[0:3], 0x9020 (gfx942)"),
+}
+
+
+# RDNA4's untyped formatted buffer stores (VBUFFER, which typed and untyped buffer instructions
+# share) whose description says "The instruction specifies the data format of the surface,
+# overriding the resource descriptor", copied from TBUFFER_STORE_FORMAT_*: they take the format from
+# the resource descriptor, as the manual says of the matching loads ("The resource descriptor
+# specifies the data format of the surface"). Page: the Instructions chapter's VBUFFER section.
+# Evidence: LLVM 22 (gfx1201) prints none of them with format: and re-encodes FORMAT as 1
+# (000001c4 00c80040 3a7aff5b -> buffer_store_format_x v0, v58, s[100:103], s0 offen offset:6029178,
+# re-encoded 000001c4 00c88040 3a7aff5b), while tbuffer_store_format_x keeps it (format:69).
+FORMAT_FROM_DESCRIPTOR = {
+    "rdna4": (626, ("BUFFER_STORE_FORMAT_X", "BUFFER_STORE_FORMAT_XY", "BUFFER_STORE_FORMAT_XYZ",
+                    "BUFFER_STORE_FORMAT_XYZW", "BUFFER_STORE_D16_FORMAT_X", "BUFFER_STORE_D16_FORMAT_XY",
+                    "BUFFER_STORE_D16_FORMAT_XYZ", "BUFFER_STORE_D16_FORMAT_XYZW", "BUFFER_STORE_D16_HI_FORMAT_X")),
+}

@@ -123,6 +123,7 @@ def _from_pcode(pcode: str) -> tuple[str | None, bool]:
     return direction, d16
 
 
+@lru_cache(maxsize=None)      # per instruction (an InstrDef hashes by identity)
 def memory_access(d, image: bool = False) -> MemoryAccess:
     """How `d` (an isa InstrDef of a memory format) uses memory; image: d's format is an
     image format (the family's traits.roles.image)."""
@@ -158,3 +159,50 @@ def lane_address(d) -> bool:
 def ray_query(d) -> bool:
     """`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray)."""
     return bool(_RAY_QUERY.search(d.description or ""))
+
+
+_DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")
+
+
+@lru_cache(maxsize=None)
+def scalar_data(d) -> str:
+    """What a scalar memory instruction's SDATA field holds: 'register' (the SGPRs loaded, stored
+    or returned), 'immediate' (a number the instruction takes itself: s_atc_probe's mode, from
+    isa.errata.UNDESCRIBED_SMEM, as the manuals do not describe the probes) or 'none' (the
+    manual: "Discard one dirty scalar data cache line": s_dcache_discard moves no data, only an
+    address)."""
+    from .errata import UNDESCRIBED_SMEM
+    if d.name in UNDESCRIBED_SMEM:
+        return UNDESCRIBED_SMEM[d.name][0]
+    if memory_access(d).direction is None and _DISCARDS.search(d.description or ""):
+        return "none"
+    return "register"
+
+
+@lru_cache(maxsize=None)
+def scalar_base_registers(d) -> int:
+    """SGPRs of a scalar memory instruction's SBASE: 4 for a buffer resource descriptor
+    (buffer_resource; the undescribed s_atc_probe_buffer from isa.errata.UNDESCRIBED_SMEM), else
+    2 (a 64-bit address)."""
+    from .errata import UNDESCRIBED_SMEM
+    undescribed = UNDESCRIBED_SMEM.get(d.name)
+    resource = undescribed[1] == "resource" if undescribed else buffer_resource(d)
+    return 4 if resource else 2
+
+
+_FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")
+
+
+@lru_cache(maxsize=None)
+def typed_buffer(d) -> bool:
+    """`d` (a buffer instruction) takes its data format from the instruction (its FORMAT field,
+    `format:` in text) rather than from the resource descriptor: every MTBUF instruction; in
+    RDNA4's VBUFFER, which typed and untyped instructions share, those whose description says
+    "The instruction specifies the data format" (bar the untyped stores whose description the
+    manual copied from the typed ones, isa.errata.FORMAT_FROM_DESCRIPTOR)."""
+    if d.format == "MTBUF":
+        return True
+    if d.format != "VBUFFER" or not _FORMAT_IN_INSTRUCTION.search(d.description or ""):
+        return False
+    from .errata import FORMAT_FROM_DESCRIPTOR
+    return not any(d.name in names for _, names in FORMAT_FROM_DESCRIPTOR.values())

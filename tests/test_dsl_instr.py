@@ -174,3 +174,49 @@ def test_gfx9_integer_constants_are_read_at_the_operands_width_as_llvm_does():
                 dsl.assemble(line, "gfx942")
         else:
             assert dsl.assemble(line, "gfx942") == theirs, line
+
+
+# ---------------------------------------------------------------- the encoding is chosen once
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx942"])
+def test_an_instr_with_a_chosen_definition_keeps_it(arch):
+    """Where the Instr is built the encoding is chosen (the decoder from the bytes, the DSL and
+    `select` by LLVM's rule: VOP2 before its VOP3 promotion); an encoder then encodes that
+    definition and never chooses again. LLVM 22's bytes for the _e32 and _e64 spellings are the
+    reference for both choices."""
+    from tests.llvm_tools import mc_encodings
+    enc = encoder(arch)
+    plain = parse("v_add_f32 v1, v2, v3")[0]
+    e32, e64 = mc_encodings(["v_add_f32_e32 v1, v2, v3", "v_add_f32_e64 v1, v2, v3"], arch)
+    chosen, data, fix = enc.select(plain)
+    assert (data, fix) == (e32, None) and chosen.defn.format == chosen.encoding == "VOP2"
+    assert enc.encode(chosen) == (e32, None)
+    vop3 = next(d for d in enc.spec.lookup("V_ADD_F32") if d.format in ("VOP3", "VOP3A"))
+    assert enc.encode(dataclasses.replace(plain, defn=vop3, encoding=vop3.format)) == (e64, None)
+    # a definition the mnemonic does not name is refused, not encoded
+    sub = next(d for d in enc.spec.lookup("V_SUB_F32") if d.format == "VOP2")
+    with pytest.raises(ValueError, match="V_SUB_F32 \\(VOP2\\) is not"):
+        enc.encode(dataclasses.replace(plain, defn=sub))
+    with pytest.raises(ValueError, match="is not"):
+        enc.encode(dataclasses.replace(parse("v_add_f32_e32 v1, v2, v3")[0], defn=vop3))
+
+
+def test_a_definition_of_another_target_or_a_contradicting_encoding_is_refused():
+    from dsl.operands import OperandError
+    d = encoder("gfx1100").select(parse("v_add_f32 v1, v2, v3")[0])[0]
+    with pytest.raises(OperandError, match="not an encoding 'v_add_f32' names on rdna4"):
+        encoder("gfx1201").encode(d)
+    with pytest.raises(OperandError, match="encoding VOP3 is not its definition's format VOP2"):
+        encoder("gfx1100").encode(dataclasses.replace(d, encoding="VOP3"))
+
+
+def test_the_dsl_keeps_its_choice_through_register_allocation():
+    """A Kernel item's Instr is chosen once, with virtual registers; the allocated kernel encodes
+    that definition (here VOP3, which an SGPR source forces) with the physical registers."""
+    k = Kernel("gfx1100")
+    a, b = k.vreg(), k.sreg()
+    k += v_add_f32(a, v[0], b)
+    k += v_add_f32(v[1], a, v[2])
+    chosen = [item.instr.defn for item in k.items]
+    assert [d.format for d in chosen] == ["VOP3", "VOP2"]
+    assert [item.instr.defn for item in k.physical().items] == chosen

@@ -204,14 +204,17 @@ Machine("gfx1100", mem).run(Dispatch("squares", at, grid=(1, 1, 1), block=(64, 1
                                      user_sgprs=[args & 0xFFFFFFFF, args >> 32]))
 assert (np.frombuffer(mem.read(out, 256), np.uint32) == np.arange(64) ** 2).all()
 print(" ".join(sorted(m for m in sys.modules if m == "lark" or m.startswith(("lark.", "emu.pcode.grammar",
-      "emu.pcode.translate", "dsl.asm", "dsl.disasm", "dsl.printer", "dsl.encode")))))
+      "emu.pcode.translate", "dsl.asm", "dsl.disasm", "dsl.printer", "dsl.encode", "dsl.signature", "isa.effects",
+      "isa.control", "isa.memory_access", "isa.float_modes")))))
 """
 
 
 def test_running_machine_code_loads_neither_the_grammar_nor_the_text_assembler(tmp_path):
-    """The emulator runs a code object with cached semantics without importing lark, the
-    pseudocode translator or the text assembler/disassembler (they are a first launch's largest
-    imports). The first process translates (and may load them); the second reads the cache."""
+    """The emulator runs a code object with cached semantics and instruction facts without
+    importing lark, the pseudocode translator, the text assembler/disassembler or the modules
+    that read facts from the pseudocode (dsl.signature, isa.effects/control/memory_access/
+    float_modes: emu/facts.py) (they are a first launch's largest imports). The first process
+    translates and works the facts out (and may load them); the second reads the caches."""
     import os
     import subprocess
     import sys
@@ -229,4 +232,5 @@ def test_running_machine_code_loads_neither_the_grammar_nor_the_text_assembler(t
     for r in runs:
         assert r.returncode == 0, r.stderr
     assert "lark" in runs[0].stdout.split()         # the translation happened in the first process
+    assert "dsl.signature" in runs[0].stdout.split()    # and the facts were worked out there
     assert runs[1].stdout.strip() == "", f"loaded to run from the cache: {runs[1].stdout}"

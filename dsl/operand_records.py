@@ -1,0 +1,119 @@
+"""The records dsl.signature gives (Operand, ValuSig) and the signature helpers that read no
+pseudocode (type_info, scalar_bits, data_dwords, vopd_base): small and free of the pseudocode
+readers, so that the emulator can read cached signatures (emu/facts.py) without loading them.
+dsl.signature re-exports every name here."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from isa import InstrDef
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str           # 'vdst', 'sdst', 'src0', 'src1', 'src2', 'vcc' (implicit), 'k' (VOP2 literal)
+    dwords: int = 1     # registers it spans (a wave mask spans wave_size // 32: dwords=0 means "mask")
+    t16: bool = False   # a 16-bit value: VGPR halves v1.l / v1.h, f16 literal rules
+    ftype: str = "b"    # 'f' float, 'i' signed, 'u' unsigned, 'b' bits (decides modifiers and literals)
+    sgpr: bool = False  # a destination that is an SGPR although the field is a VDST
+    bits: int = 32      # width of the value (16, 32, 64)
+    packed: bool = False  # two 16-bit halves (pk_f16): f16 inline constants also read as the value
+    int_value: bool = False  # an integer value that takes float modifiers (syntax.FP_MODS)
+    bf16: bool = False       # bf16 has no inline constants of its own: literals follow integer rules
+    registers_only: bool = False  # a register number, a written source or a lane mask: no constants
+    no_literal: bool = False      # inline constants only (a lane select: LLVM's SCSrc operands)
+
+    @property
+    def is_mask(self) -> bool:
+        return self.dwords == 0
+
+    def regs(self, wave: int) -> int:
+        return wave // 32 if self.dwords == 0 else self.dwords
+
+    @property
+    def is_float(self) -> bool:
+        return self.ftype == "f"
+
+
+@dataclass(frozen=True)
+class ValuSig:
+    dsts: tuple[Operand, ...]
+    srcs: tuple[Operand, ...]
+    vcc_out: bool         # writes VCC (carry out): e32 prints vcc after vdst, VOP3SD has SDST
+    vcc_in: bool          # reads VCC (carry in / select): e32 prints vcc last, e64 takes it as src2
+    k_pos: int | None     # VOP2 FMAMK/FMAAK: where the 32-bit constant K sits among the sources
+    is_cmp: bool
+    is_cmpx: bool
+    reads_dst: bool = False  # computes with D0's incoming value (v_fmac_*, v_dot2c, v_swap; isa.effects
+    #                          value_reads): VOP3 op_sel keeps a slot for it
+    opsel_flags: int = 0     # OPSEL bits the description redefines as flags (v_permlane16: FI, BOUND_CTRL)
+
+
+_TYPE_RE = re.compile(r"^(pk_)?([fiub]|bf)(\d+)$")
+
+
+def type_info(t: str | None) -> tuple[int, str, bool]:
+    """(bits, kind, packed) of a pseudocode type such as 'f16', 'pk_f16', 'u64', 'bf16'."""
+    if not t:
+        return 32, "b", False
+    m = _TYPE_RE.match(t)
+    if not m:
+        return 32, "b", False
+    packed, kind, bits = bool(m.group(1)), m.group(2), int(m.group(3))
+    kind = "f" if kind in ("f", "bf") else kind
+    if packed:
+        return 32, kind, True
+    return bits, kind, False
+
+
+def vopd_base(spec, d: InstrDef) -> InstrDef:
+    """The VOP1/VOP2 instruction a VOPD half performs (V_DUAL_MUL_F32 -> V_MUL_F32)."""
+    if d.format != "VOPD":
+        return d
+    name = d.name.replace("V_DUAL_", "V_", 1)
+    cands = [x for x in spec.lookup(name) if x.format in ("VOP2", "VOP1", "VOP3")]
+    return cands[0] if cands else InstrDef(d.name, "VOP2", d.opcode, "D0 = S0 * S1", None)
+
+
+# ---------------------------------------------------------------- memory data widths
+
+_SIZE_RE = re.compile(r"_(?:B|U|I|F)(8|16|32|64|96|128|256|512)(?:_|$)")
+_FORMAT_RE = re.compile(r"FORMAT_(?:D16_)?(X|XY|XYZ|XYZW)$")
+_DWORDX_RE = re.compile(r"DWORDX(\d+)")
+
+
+def data_dwords(name: str) -> int:
+    """Registers of a memory instruction's data, from the name's type suffix (the manual's
+    suffix table, RDNA4 Table 3, page 13; CDNA's DWORDXn). isa.memory_access reads the width
+    from the pseudocode where it has one (data_dwords / result_dwords); this is for the rest."""
+    if name.endswith("_LOAD_BLOCK") or name.endswith("_STORE_BLOCK"):   # RDNA4: 32 VGPRs at once
+        return 32
+    fm = _FORMAT_RE.search(name)
+    if fm:
+        n = len(fm.group(1))
+        return (n + 1) // 2 if "_D16" in name else n
+    sizes = [int(x) for x in _SIZE_RE.findall(name)]
+    if not sizes:   # the older names (CDNA): DWORDXn, and _X2 for 64-bit atomics
+        dw = _DWORDX_RE.search(name)
+        if dw:
+            return int(dw.group(1))
+        return 2 if name.endswith("_X2") else 1
+    return max(1, max(sizes) // 32)     # DS_READ_B64_TR_B8: 64 bits of 8-bit elements
+
+
+def scalar_bits(d: InstrDef, key: str) -> int:
+    """Value width of a scalar operand (16 for RDNA3.5's f16 SALU, else 32/64)."""
+    t = d.operand_types.get(key)
+    bits, _, packed = type_info(t)
+    return 16 if bits == 16 and not packed else 64 if bits == 64 else 32
+
+
+_SOURCE_IS_IMMEDIATE_RE = re.compile(r"\bencoded in the instruction directly\b")
+
+
+def source_is_immediate(d: InstrDef) -> bool:
+    """The scalar source field holds a value itself, not an operand code: the manual says the
+    field "contains the message type encoded in the instruction directly (this instruction does
+    not read an SGPR)" (s_sendmsg_rtn_b32/b64). Its code 255 is no literal."""
+    return bool(_SOURCE_IS_IMMEDIATE_RE.search(d.description or ""))

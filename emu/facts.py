@@ -1,0 +1,227 @@
+"""The facts about an instruction that preparing it reads, kept on disk per instruction.
+
+Preparing an instruction reads facts that isa/ and dsl/ work out from its manual entry: its
+VALU, scalar or LDS operands (dsl.signature), whether SIMM16 names a barrier (isa.control), its
+memory facts (isa.memory_access: data dwords, a buffer resource, a lane address, a format
+conversion), whether its pseudocode reads D0 (isa.effects) and the MODE rules it follows
+(isa.float_modes). They are pure functions of the entry's text, read with regular expressions:
+loading those modules and computing the facts cost a first launch of a few dozen instructions
+~15-25 ms. Here each fact is computed once per instruction and kept in a small pickle file per
+instruction under the emulator's cache folder (`facts-<digest>-<python>`, the digest of the
+sources that compute them, so a change to any of them starts a new folder): a later process
+reads only the facts of the instructions it runs, and loads none of those modules when it has
+seen them all before. A missing, unreadable or damaged file is computed again; with
+`EmuOptions.fact_cache` off nothing is read from or written to disk (the facts are then kept
+for the process only). tests/test_emu_facts.py checks the facts read back equal the computed
+ones on every instruction of every family.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+from functools import lru_cache
+
+from .cache_folder import cache_dir
+from .options import current
+
+# the modules whose code decides the facts (this one: which facts; the tables they read)
+_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/control.py", "isa/memory_access.py", "isa/float_modes.py", "isa/spec.py",
+            "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _digest() -> str:
+    h = hashlib.sha256()
+    for name in _SOURCES:
+        with open(os.path.join(_ROOT, name), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def _instruction_key(d) -> str:
+    """The entry's text: everything of an InstrDef the facts may read."""
+    text = repr((d.name, d.format, d.opcode, d.slot, d.promoted_from, d.pcode, d.description, d.notes,
+                 sorted(d.operand_types.items())))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class FactCache:
+    """{instruction: {fact: value}}, one pickle file per instruction in `folder`."""
+
+    def __init__(self, folder: str | None):
+        self.folder = folder
+        self._entries: dict[int, tuple[str, dict]] = {}       # id(InstrDef) -> (file, facts)
+        self._defs: list = []           # the InstrDefs keyed by id, kept alive
+
+    def _entry(self, d) -> tuple[str, dict]:
+        got = self._entries.get(id(d))
+        if got is None:
+            facts = {}
+            path = os.path.join(self.folder, _instruction_key(d) + ".pickle") if self.folder else None
+            if path is not None:
+                try:
+                    with open(path, "rb") as f:
+                        loaded = pickle.load(f)
+                    if isinstance(loaded, dict):
+                        facts = loaded
+                except Exception:       # absent, unreadable, damaged or from an older layout
+                    pass
+            got = self._entries[id(d)] = (path, facts)
+            self._defs.append(d)
+        return got
+
+    def fact(self, name: str, d, compute):
+        path, facts = self._entry(d)
+        if name in facts:
+            return facts[name]
+        value = facts[name] = compute(d)
+        if path is not None:
+            try:
+                os.makedirs(self.folder, exist_ok=True)
+                tmp = f"{path}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as f:
+                    pickle.dump(facts, f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)
+            except (OSError, pickle.PicklingError):
+                pass        # a read-only home only costs computing the facts again
+        return value
+
+
+@lru_cache(maxsize=None)
+def fact_cache(on_disk: bool = True) -> FactCache:
+    """The process's cache (on disk under the emulator's cache folder, or in memory only)."""
+    if not on_disk:
+        return FactCache(None)
+    return FactCache(os.path.join(str(cache_dir()), f"facts-{_digest()}-{sys.implementation.cache_tag}"))
+
+
+def _on_disk() -> bool:
+    return current().fact_cache
+
+
+# the facts, each a function of one InstrDef computed by the module that owns it (imported only
+# when a fact is not yet known); all but the signature are plain values, so reading them back
+# imports nothing
+
+def _valu_signature(d):
+    from dsl.signature import valu_signature
+    return valu_signature(d)
+
+
+def _scalar_layout(d):
+    from dsl.signature import scalar_layout
+    return scalar_layout(d)
+
+
+def _barrier_in_simm16(d):
+    from isa.control import control
+    return control(d).barrier_in_simm16
+
+
+def _data_dwords(d):
+    from isa.memory_access import memory_access
+    return memory_access(d).data_dwords
+
+
+def _reads_d0(d):
+    from isa.effects import effects
+    return "D0" in effects(d.pcode).reads
+
+
+def _float_rules(d):
+    from isa.float_modes import float_modes
+    modes = float_modes(d.pcode, d.description)
+    return modes.flushes, modes.rounds
+
+
+def _ds_layout(d):
+    from dsl.signature import ds_layout
+    return ds_layout(d)
+
+
+def _buffer_resource(d):
+    from isa.memory_access import buffer_resource
+    return buffer_resource(d)
+
+
+def _lane_address(d):
+    from isa.memory_access import lane_address
+    return lane_address(d)
+
+
+def _converts_format(d):
+    from isa.memory_access import converts_format
+    return converts_format(d)
+
+
+def _typed_buffer(d):
+    from isa.memory_access import typed_buffer
+    return typed_buffer(d)
+
+
+FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
+         "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
+         "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
+         "converts_format": _converts_format, "typed_buffer": _typed_buffer}
+
+
+def fact(name: str, d):
+    """FACTS[name](d), from the cache when known."""
+    return fact_cache(_on_disk()).fact(name, d, FACTS[name])
+
+
+def valu_signature(d):
+    """dsl.signature.valu_signature(d)."""
+    return fact("valu_signature", d)
+
+
+def typed_buffer(d) -> bool:
+    """isa.memory_access.typed_buffer(d)."""
+    return fact("typed_buffer", d)
+
+
+def scalar_layout(d) -> list:
+    """dsl.signature.scalar_layout(d)."""
+    return fact("scalar_layout", d)
+
+
+def barrier_in_simm16(d) -> bool:
+    """isa.control.control(d).barrier_in_simm16."""
+    return fact("barrier_in_simm16", d)
+
+
+def data_dwords(d) -> int | None:
+    """isa.memory_access.memory_access(d).data_dwords."""
+    return fact("data_dwords", d)
+
+
+def reads_d0(d) -> bool:
+    """Whether d's pseudocode reads D0 (isa.effects)."""
+    return fact("reads_d0", d)
+
+
+def float_rules(d) -> tuple:
+    """(flushes, rounds) of isa.float_modes.float_modes(d.pcode, d.description)."""
+    return fact("float_rules", d)
+
+
+def ds_layout(d) -> list:
+    """dsl.signature.ds_layout(d)."""
+    return fact("ds_layout", d)
+
+
+def buffer_resource(d) -> bool:
+    """isa.memory_access.buffer_resource(d)."""
+    return fact("buffer_resource", d)
+
+
+def lane_address(d) -> bool:
+    """isa.memory_access.lane_address(d)."""
+    return fact("lane_address", d)
+
+
+def converts_format(d) -> bool:
+    """isa.memory_access.converts_format(d)."""
+    return fact("converts_format", d)

@@ -1,0 +1,276 @@
+"""Facts the encoders, printers, decoder and emulator used to find from substrings of instruction
+names or a regular expression over pseudocode, now read from the manual's data: the encoding
+(format), the description, the one pseudocode parse (isa.effects), the target's MFMA table, or an
+erratum with page and evidence where the manual cannot say it (isa.errata).
+
+Each test keeps the old rule as it was and compares it with the new fact over every instruction of
+RDNA3, RDNA3.5, RDNA4, CDNA3 and CDNA4, asserting every difference with its reason."""
+import re
+
+import isa
+from isa.effects import effects
+from isa.memory_access import lane_address, scalar_data, typed_buffer
+
+FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
+
+
+def _instructions():
+    for family in FAMILIES:
+        for d in isa.load(family).instructions:
+            yield family, d
+
+
+# ---------------------------------------------------------------- accumulation into the destination
+
+def _old_reads_dst(pcode: str) -> bool:        # dsl/signature.valu_signature, as it was
+    return bool(re.search(r"[=(,+*]\s*[^=]*\bD0\b", pcode.split("\n")[-1])) or "D0.f +=" in pcode
+
+
+# Where the parse and the old regex (which read the last line only) differ, by reason.
+_PARSE_SEES_A_READ = {
+    # D0's old value read on a line before the last: `tmp = D0.f32` ... `D0.f32 = tmp`
+    "the accumulator is copied to tmp first (v_dot2c, v_dot2acc)": {
+        "V_DOT2ACC_F32_F16", "V_DOT2C_F32_BF16", "V_DOT2C_F32_F16", "V_DOT2C_I32_I16", "V_DOT4C_I32_I8",
+        "V_DOT8C_I32_I4", "V_DUAL_DOT2ACC_F32_BF16", "V_DUAL_DOT2ACC_F32_F16"},
+    "fma(S0, S1, D0) in one branch of an if (v_fmac_dx9_zero: the last line is endif)": {"V_FMAC_DX9_ZERO_F32"},
+    "the swap saves the destination first (tmp = D0.b32; v_swap, VDST's lanes in v_permlane*_swap)": {
+        "V_SWAP_B16", "V_SWAP_B32", "V_PERMLANE16_SWAP_B32", "V_PERMLANE32_SWAP_B32"},
+    "D0 = { tmp.f16, D0[15 : 0] }: the low half kept when OPSEL[3] writes the high one (CDNA's legacy f16)": {
+        "V_DIV_FIXUP_LEGACY_F16", "V_FMA_LEGACY_F16", "V_MAC_F16", "V_MAD_LEGACY_F16", "V_MAD_LEGACY_I16",
+        "V_MAD_LEGACY_U16"},
+    "the quoted statement accumulates (eval \"D0 = S0 * S1 + D0\"; the last line restores EXEC)": {
+        "V_SWMMAC_BF16_16X16X32_BF16", "V_SWMMAC_F16_16X16X32_F16", "V_SWMMAC_F32_16X16X32_BF16",
+        "V_SWMMAC_F32_16X16X32_BF8_BF8", "V_SWMMAC_F32_16X16X32_BF8_FP8", "V_SWMMAC_F32_16X16X32_F16",
+        "V_SWMMAC_F32_16X16X32_FP8_BF8", "V_SWMMAC_F32_16X16X32_FP8_FP8", "V_SWMMAC_I32_16X16X32_IU4",
+        "V_SWMMAC_I32_16X16X32_IU8", "V_SWMMAC_I32_16X16X64_IU4"},
+}
+_PARSE_SEES_NO_READ = {
+    "D0 is read only after a full write of it (D0.f = trunc(S0.f); if ... D0.f += 1.0)": {
+        "V_CEIL_F32", "V_FLOOR_F32", "V_CVT_PK_U8_F32"},
+    "D0 is a target of a concatenation ({ D1.u1, D0.u64 } = ...), not a value": {
+        "V_MAD_U64_U32", "V_MAD_I64_I32", "V_MAD_CO_U64_U32", "V_MAD_CO_I64_I32"},
+    "EXEC.u64[laneId] = D0.u64[laneId] = result assigns both (CDNA's v_cmpx_class)": {
+        "V_CMPX_CLASS_F16", "V_CMPX_CLASS_F32", "V_CMPX_CLASS_F64"},
+}
+
+
+def test_accumulation_into_the_destination_from_the_parse_agrees_with_the_old_regex():
+    """ValuSig.reads_dst (printer/decoder: VOP3 op_sel keeps a slot for D0; the allocator: the
+    destination is read; VOPD: it reads through the SRC2 port) was a regex over the last line of
+    the pseudocode; now "D0" in isa.effects' value_reads (D0's incoming value computed with)."""
+    rows, differ = 0, {}
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        valu = d.format in roles.valu | roles.interp | roles.vopd or d.format.startswith("VOP3P")
+        if not d.pcode or not valu:
+            continue
+        rows += 1
+        old, new = _old_reads_dst(d.pcode), "D0" in effects(d.pcode).value_reads
+        if old != new:
+            differ.setdefault(new, set()).add(d.name)
+    print("rows:", rows, "now read:", len(differ.get(True, ())), "now not read:", len(differ.get(False, ())))
+    assert rows > 4000
+    assert differ.get(True, set()) == set().union(*_PARSE_SEES_A_READ.values())
+    assert differ.get(False, set()) == set().union(*_PARSE_SEES_NO_READ.values())
+    # the reasons hold in the text itself
+    for family, d in _instructions():
+        if family.startswith("cdna") and d.name.startswith("V_CMPX_CLASS") and d.pcode:
+            assert "= D0.u64[laneId] =" in d.pcode
+        if d.name in {"V_DOT2C_F32_F16", "V_SWAP_B32"} and d.pcode:
+            assert re.search(r"^tmp = D0\.", d.pcode, re.M)
+
+
+def test_accumulators_keep_their_destination_read():
+    """The instructions LLVM writes with a tied destination (v_fmac_*, v_fmac_f16, v_pk_fmac_f16,
+    v_dot2c/v_dot2acc) read D0 by the parse, in every family that has them."""
+    seen = set()
+    for family, d in _instructions():
+        if d.name.startswith(("V_FMAC_", "V_PK_FMAC_", "V_DOT2C_", "V_DOT2ACC_", "V_MAC_")) and d.pcode:
+            assert "D0" in effects(d.pcode).value_reads, (family, d.name)
+            seen.add(d.name)
+    assert {"V_FMAC_F32", "V_FMAC_F16", "V_PK_FMAC_F16", "V_FMAC_F64", "V_DOT2C_F32_F16"} <= seen
+
+
+# ---------------------------------------------------------------- names replaced by facts
+
+def test_flat_segment_is_the_encoding():
+    """flat_layout's segment (FLAT: 64-bit VGPR address; GLOBAL: 64-bit SGPR base; SCRATCH: one)
+    came from the name's prefix; now from the format (RDNA4: VFLAT, VGLOBAL, VSCRATCH). Same answer
+    for every instruction; the ADDTID forms (no VGPR address) are the ones the manual says address
+    by lane ID (isa.memory_access.lane_address)."""
+    from dsl.signature import flat_segment
+    checked = 0
+    for family, d in _instructions():
+        old = next((p[:-1] for p in ("FLAT_", "GLOBAL_", "SCRATCH_") if d.name.startswith(p)), None)
+        assert flat_segment(d) == old, (family, d.name, d.format)
+        if old:
+            checked += 1
+            assert lane_address(d) == ("ADDTID" in d.name), (family, d.name)
+    assert checked > 600
+
+
+def test_scalar_data_roles_are_facts():
+    """SMEM SDATA: s_atc_probe* take a number (an erratum: the manuals do not describe them), the
+    CDNA s_dcache_discard* no data (their description: "Discard ... cache line"); every other
+    SMEM instruction SGPRs. The same instructions the name rules picked."""
+    roles = {}
+    for family, d in _instructions():
+        if d.format != "SMEM":
+            continue
+        old = "immediate" if d.name.startswith("S_ATC_PROBE") else \
+            "none" if d.name.startswith("S_DCACHE_DISCARD") else "register"
+        assert scalar_data(d) == old, (family, d.name)
+        roles[old] = roles.get(old, 0) + 1
+    assert roles["immediate"] == 10 and roles["none"] == 4
+
+
+def test_typed_buffer_instructions_are_facts():
+    """Buffer instructions that carry their own data format (format:): MTBUF, and RDNA4's
+    VBUFFER forms whose description says the instruction specifies the format, bar the untyped
+    stores whose description copies the typed ones' (isa.errata.FORMAT_FROM_DESCRIPTOR). The
+    same instructions as the TBUFFER_ prefix."""
+    from isa.errata import FORMAT_FROM_DESCRIPTOR
+    typed = 0
+    for family, d in _instructions():
+        if d.format in ("MUBUF", "MTBUF", "VBUFFER"):
+            assert typed_buffer(d) == d.name.startswith("TBUFFER_"), (family, d.name)
+            typed += typed_buffer(d)
+    assert typed == 5 * 16
+    # the erratum's instructions do say what it claims, and only in RDNA4's VBUFFER
+    rdna4 = {d.name: d for d in isa.load("rdna4").instructions if d.format == "VBUFFER"}
+    page, names = FORMAT_FROM_DESCRIPTOR["rdna4"]
+    for name in names:
+        assert "The instruction specifies the data format" in rdna4[name].description
+        assert rdna4[name].pcode_page == page
+        load = rdna4[name.replace("STORE", "LOAD")]
+        assert "The resource descriptor specifies the data format" in load.description
+
+
+def test_message_in_the_source_field_is_the_manuals_word():
+    """decode's literal rule: s_sendmsg_rtn's SSRC0 is the message, not an operand code (no
+    literal dword), picked by name; now by the manual's description ("encoded in the instruction
+    directly"). The same instructions."""
+    from dsl.operand_records import source_is_immediate
+    for family, d in _instructions():
+        if d.format == "SOP1":
+            assert source_is_immediate(d) == d.name.startswith("S_SENDMSG_RTN"), (family, d.name)
+
+
+def test_mixed_precision_sources_come_from_the_parse():
+    """v_fma_mix* / CDNA's v_mad_mix* (each source f32 or an f16 half, chosen by OPSEL_HI; NEG_HI
+    is abs) were found by name in the encoder and both printers; now by the parse (sources read as
+    the array S[i] under OPSEL_HI). The same 15 instructions."""
+    old = {(f, d.name) for f, d in _instructions() if d.name.startswith(("V_FMA_MIX", "V_MAD_MIX"))}
+    new = {(f, d.name) for f, d in _instructions() if effects(d.pcode).mixed_sources}
+    assert old == new and len(old) == 15
+
+
+def test_cdna2_mfma_spellings_come_from_the_mfma_table():
+    """The gfx9 assembler read CDNA2's MFMA spellings (v_mfma_f32_32x32x8f16) by inserting an
+    underscore into any unknown v_mfma_ mnemonic; now from a table of the target's MFMA
+    instructions (tables["mfma"]). For every MFMA instruction's CDNA2 spelling both give the same
+    instruction, and the old rule found nothing the table lacks among the gfx942/gfx950 corpora's
+    mnemonics."""
+    from dsl.asm_gfx9 import _cdna2_mfma_spellings, lookup
+    from dsl.families import load_for_disassembly
+    from isa.mnemonics import amd_name
+    for arch in ("gfx942", "gfx950"):
+        spec = load_for_disassembly(arch)
+        table = _cdna2_mfma_spellings(spec)
+        assert len(table) > 20
+        for old_spelling, modern in table.items():
+            old_rule = re.sub(r"(\d+x\d+x\d+)(?=[a-z])", r"\1_", old_spelling, count=1)
+            assert old_rule == modern
+            mn, defs = lookup(spec, old_spelling)
+            assert mn == modern and defs == spec.lookup(amd_name(modern, spec.arch))
+        # an unknown name stays unknown, as before
+        assert lookup(spec, "v_mfma_f32_99x99x9f16")[1] == []
+
+
+def test_hwreg_spellings_are_a_table_of_names():
+    """LLVM's gfx9 hwreg names: the manual's name with HW_REG_, SQ_ added to the performance
+    snapshot registers; formerly by a name-prefix rule, now by a table of the names LLVM spells
+    otherwise. The same text for every register of CDNA3 and CDNA4."""
+    from dsl import syntax_gfx9 as g9
+    for family in ("cdna3", "cdna4"):
+        for code, name, *_ in isa.load(family).tables["hwreg"]:
+            old = ("HW_REG_SQ_" if name.startswith("PERF_SNAPSHOT") else "HW_REG_") + name
+            assert g9.hwreg_text_name(name) == old, (family, name)
+
+
+def test_two_address_lds_forms_are_the_parse_of_their_offsets():
+    """The RDNA encoder, printer and decoder took OFFSET0/OFFSET1 (offset0:, offset1:) for names
+    with 2ADDR; now for the instructions whose code addresses ADDR + OFFSET1 * size
+    (isa.memory_access's two_addresses). The same instructions on RDNA3, RDNA3.5 and RDNA4; on
+    CDNA (whose DS names have no 2ADDR and whose gfx9 encoder reads offset0/offset1 by its own
+    layout) the parse also finds the read2/write2/wrxchg2 forms."""
+    from isa.memory_access import memory_access
+    checked = 0
+    for family, d in _instructions():
+        if d.format not in ("DS", "VDS"):
+            continue
+        new = memory_access(d).two_addresses
+        if family.startswith("rdna"):
+            assert new == ("2ADDR" in d.name), (family, d.name)
+            checked += new
+        else:
+            assert new == bool(re.search(r"(READ|WRITE|WRXCHG)2", d.name)), (family, d.name)
+    assert checked == 36      # 12 per RDNA family
+
+
+def test_sopk_destination_width_is_its_operand_type():
+    """SOPK's SDST width (s_call_b64's return address) came from the name's _B64; now from D0's
+    type in the manual's operand types. The same for every SOPK instruction."""
+    from dsl.signature import scalar_bits
+    wide = 0
+    for family, d in _instructions():
+        if d.format == "SOPK":
+            assert (scalar_bits(d, "D0") == 64) == d.name.endswith("_B64"), (family, d.name)
+            wide += d.name.endswith("_B64")
+    assert wide >= 5
+
+
+def test_scalar_base_is_a_resource_by_the_manuals_word():
+    """SMEM's SBASE (4 SGPRs of a buffer resource, else a 64-bit address; gfx9's unsigned buffer
+    offsets) was chosen by "buffer" in the name; now by the manual's code and descriptions
+    (isa.memory_access.buffer_resource) and, for the undescribed s_atc_probe_buffer, the erratum
+    table UNDESCRIBED_SMEM. The same for every SMEM instruction."""
+    from isa.errata import UNDESCRIBED_SMEM
+    from isa.memory_access import buffer_resource, scalar_base_registers
+    resources = 0
+    for family, d in _instructions():
+        if d.format == "SMEM":
+            assert scalar_base_registers(d) == (4 if "BUFFER" in d.name else 2), (family, d.name)
+            resources += scalar_base_registers(d) == 4
+            if d.name not in UNDESCRIBED_SMEM:
+                assert buffer_resource(d) == (scalar_base_registers(d) == 4)
+    assert resources > 25
+
+
+def test_buffer_data_registers_come_from_the_parse():
+    """A buffer instruction's VDATA registers were the name's data size, doubled for "cmpswap";
+    now what isa.memory_access reads from the code (a compare-and-swap sends value and compare),
+    the name's data size only where the code does not say. The same count for every
+    MUBUF/MTBUF/VBUFFER instruction."""
+    from dsl.signature import data_dwords, data_registers
+    checked = 0
+    for family, d in _instructions():
+        if d.format in ("MUBUF", "MTBUF", "VBUFFER"):
+            assert data_registers(d) == data_dwords(d.name) * (2 if "CMPSWAP" in d.name else 1), (family, d.name)
+            checked += "CMPSWAP" in d.name
+    assert checked >= 10
+
+
+def test_dsl_vopd_halves_are_the_vopd_instructions():
+    """The DSL's functions that return a dual-issue half for vopd() were found by the prefix
+    v_dual_; now they are the VOPD instructions' mnemonics. The same names on every RDNA family."""
+    from dsl.kernel import VopdHalf, build_namespace
+    from dsl.operands import Reg
+    for arch in ("gfx1100", "gfx1151", "gfx1201"):
+        ns = build_namespace(arch)
+        halves = {n for n, f in ns.items() if n.startswith("v_dual_")}
+        assert len(halves) >= 17
+        for name in sorted(halves):
+            fn = ns[name]
+            assert isinstance(fn(Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf), name
+        assert not isinstance(ns["v_add_f32"](Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf)
