@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import cache
 
 from isa import Spec
-from isa.memory_access import memory_access, scalar_base_registers, scalar_data
+from isa.memory_access import scalar_base_registers, scalar_data
 from isa.mnemonics import text_mnemonic
 
 from . import immediate_values, syntax, syntax_gfx9 as g9
@@ -18,6 +18,7 @@ from .decode import Instruction
 from .field_values import bit_list, buffer_vaddr, flags, instr_value, scalar_source, sgprs
 from .instr import Instr
 from .instr_fields import sop_operands
+from .instr_fields_memory import ds_modifiers
 from .operands import Agpr, Mod, Reg
 from .printer_gfx9 import data_registers
 from .encode import ds_layout, flat_layout     # the encoder's memoised forms
@@ -27,7 +28,6 @@ from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
 # worked out once per instruction (or spec)
-_memory_access = cache(memory_access)
 _data_registers = cache(data_registers)
 
 
@@ -314,15 +314,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr:
     acc = bool(f.get("ACC"))
     # the address is always a VGPR; data and result are VGPRs or AGPRs (ACC)
     ops = [_acc(f[field], width, acc and name != "addr") for name, field, width in ds_layout(d)]
-    mods = {}
-    if _memory_access(d).two_addresses:
-        mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
-    else:
-        off = f["OFFSET0"] | f["OFFSET1"] << 8
-        if off:
-            mods["offset"] = immediate_values.swizzle(off) if mn == "ds_swizzle_b32" else off
-    mods.update(flags(f, ("GDS",)))
-    return instr_value(d, mn, ops, mods)
+    return instr_value(d, mn, ops, ds_modifiers(d, f, mn))
 
 
 def _flat(spec: Spec, inst: Instruction) -> Instr | None:

@@ -56,6 +56,11 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
     ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
+    return instr_value(d, mn, ops, ds_modifiers(d, f, mn))
+
+
+def ds_modifiers(d, f: dict, mn: str) -> dict:
+    """A DS instruction's offset(s) and gds flag, as the parser reads them (both dialects)."""
     mods = {}
     if _memory_access(d).two_addresses:
         mods.update((k.lower(), f[k]) for k in ("OFFSET0", "OFFSET1") if f[k])
@@ -64,7 +69,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
         if off:
             mods["offset"] = immediate_values.swizzle(off) if mn == "ds_swizzle_b32" else off
     mods.update(flags(f, ("GDS",)))
-    return instr_value(d, mn, ops, mods)
+    return mods
 
 
 _flat_layout = lru_cache(maxsize=None)(flat_layout)

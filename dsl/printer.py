@@ -4,7 +4,7 @@ from __future__ import annotations
 from isa import Spec
 from isa.memory_access import memory_access, scalar_base_registers, scalar_data
 
-from . import syntax
+from . import immediate_values, syntax
 from .decode import Instruction
 # the encoder's memoised forms
 from .encode import data_dwords, ds_layout, flat_layout, scalar_bits, scalar_layout, valu_signature
@@ -177,14 +177,7 @@ def print_valu(spec: Spec, inst: Instruction, wave: int) -> str:
 
 def _waitcnt_text(spec: Spec, imm: int) -> str:
     """Counters not at their maximum (no wait); all three when none is waited on."""
-    fields = {name: (hi, lo) for name, hi, lo in spec.tables.get("waitcnt") or syntax.WAITCNT_LAYOUT_GFX11}
-    counts = []
-    for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
-        hi, lo = fields[key]
-        top = (1 << (hi - lo + 1)) - 1
-        counts.append((name, imm >> lo & top, top))
-    waited = [f"{name}({val})" for name, val, top in counts if val != top]
-    return " ".join(waited or [f"{name}({val})" for name, val, _ in counts])
+    return " ".join(f"{c.name}({c.args[0]})" for c in immediate_values.waitcnt(spec, imm))
 
 
 def _delay_text(imm: int) -> str:
