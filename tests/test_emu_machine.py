@@ -486,17 +486,20 @@ def test_flat_addresses_reach_global_lds_and_scratch_through_apertures():
     assert (got["g"] == x).all() and (got["l"] == x).all() and (got["p"] == x + 1).all()
 
 
+_SQRT_BODY = """
+        global_load_b32 v3, v2, s[4:5]
+        s_waitcnt vmcnt(0)
+        v_sqrt_f32 v3, v3
+        global_store_b32 v2, v3, s[6:7]
+        s_endpgm"""     # y[i] = sqrt(x[i])
+
+
 def test_work_groups_run_in_chunks(monkeypatch):
     import emu.machine
     monkeypatch.setattr(emu.machine, "STATE_BYTES", 20000)     # a few work-groups per chunk
     n = 2048
     x = np.random.default_rng(12).standard_normal(n).astype(np.float32)
-    src = loads("x", "y") + global_id(64) + """
-        global_load_b32 v3, v2, s[4:5]
-        s_waitcnt vmcnt(0)
-        v_sqrt_f32 v3, v3
-        global_store_b32 v2, v3, s[6:7]
-        s_endpgm"""
+    src = loads("x", "y") + global_id(64) + _SQRT_BODY
     with np.errstate(invalid="ignore"):
         want = np.sqrt(x)
     got, stats = launch(src, {"x": x, "y": np.zeros(n, np.float32)}, grid=(32, 1, 1))
@@ -522,12 +525,7 @@ def test_a_second_launch_reuses_the_state_of_every_chunk_shape(monkeypatch):
     monkeypatch.setattr(emu.machine, "STATE_BYTES", 3 * per_group)     # at most 3 work-groups per chunk
     n = 7 * 64
     x = np.random.default_rng(13).standard_normal(n).astype(np.float32)
-    src = loads("x", "y") + global_id(64) + """
-        global_load_b32 v3, v2, s[4:5]
-        s_waitcnt vmcnt(0)
-        v_sqrt_f32 v3, v3
-        global_store_b32 v2, v3, s[6:7]
-        s_endpgm"""
+    src = loads("x", "y") + global_id(64) + _SQRT_BODY
     mem = DeviceMemory()
     bufs = {name: mem.alloc(n * 4, name) for name in ("x", "y")}
     mem.write(bufs["x"], x)
