@@ -25,7 +25,7 @@ from dsl import families  # noqa: E402
 from dsl.decode import DecodeError, decode_one  # noqa: E402
 from dsl.asm_parse import parse  # noqa: E402
 from dsl.printer import print_instruction  # noqa: E402
-from dsl.printer_gfx9 import print_instruction as print_gfx9  # noqa: E402
+from dsl.disasm import instruction_text  # noqa: E402
 from dsl.instr_fields import direct_instr as rdna_instr  # noqa: E402
 from dsl.instr_fields_gfx9 import gfx9_instr  # noqa: E402
 
@@ -43,9 +43,11 @@ def _rows(name: str) -> list[bytes]:
 
 def instr_of_text(spec, inst, wave: int):
     """The former route for every format: print the instruction, parse the text (what
-    decode_instr does for the formats the direct route does not cover)."""
-    printer = print_gfx9 if spec.traits.dialect == "gfx9" else print_instruction
-    return parse(printer(spec, inst, wave))[0]
+    decode_instr did before the direct route). The gfx9 dialect has no raw-field printer left:
+    its text is the disassembler's (the Instr printed), so there the route costs both."""
+    if spec.traits.dialect == "gfx9":
+        return parse(instruction_text(spec, inst, wave))[0]
+    return parse(print_instruction(spec, inst, wave))[0]
 
 
 def direct_instr(spec, inst, wave: int):

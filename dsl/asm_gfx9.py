@@ -1,5 +1,5 @@
 """Instr -> bytes in LLVM's gfx9 syntax generation (CDNA3: gfx940-942, CDNA4: gfx950), the
-inverse of printer_gfx9.py: each operand of the instruction value (instr.Instr: registers,
+inverse of instr_fields_gfx9.py: each operand of the instruction value (instr.Instr: registers,
 numbers, specials, Mod, calls such as hwreg(...), as the shared parser and the gfx9 DSL build
 them) is placed in the fields the printer reads it from, with the same instruction plans
 (signature, register counts, AGPR and SDWA rules).

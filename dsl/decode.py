@@ -1,7 +1,7 @@
 """Bytes -> Instruction: split an instruction into its format's fields.
 
 An Instruction is the decoder's view of machine code: the definitions, the format and the raw
-field values, which the printers (printer.py, printer_gfx9.py) turn into LLVM text and the
+field values, which instr_fields*.py turn into instruction values (printed by instr_text.py) and the
 emulator executes. The instruction value with operands (instr.Instr) is what the parser and the
 DSL build and the encoders take; disasm.decode_instr gives a decoded instruction as one.
 

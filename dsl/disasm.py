@@ -13,7 +13,6 @@ from .instr_fields import direct_instr
 from .instr_fields_gfx9 import gfx9_instr
 from .instr_text import instr_text
 from .printer_operands import code_table
-from .printer_gfx9 import print_instruction as print_gfx9
 
 
 class DisassemblyWarning(UserWarning):
@@ -46,16 +45,13 @@ def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> l
 
 
 def instruction_text(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> str:
-    """LLVM's text of a decoded Instruction: on RDNA its Instr's (decode_instr's value printed by
-    instr_text.py), on the gfx9 dialect (CDNA3, CDNA4) the gfx9 printer's from the raw fields.
-    DecodeError for operand codes the assembly syntax has no value for."""
-    if spec.traits.dialect == "gfx9":
-        return print_gfx9(spec, inst, wave)
+    """LLVM's text of a decoded Instruction: its Instr's (decode_instr's value) printed by
+    instr_text.py, in every dialect. DecodeError for operand codes the assembly syntax has no
+    value for."""
     return instr_text(instr_of(spec, inst, wave, offset), spec)
 
 
 def _disassemble_into(out: list, spec: isa.Spec, data: bytes, wave: int) -> None:
-    gfx9 = spec.traits.dialect == "gfx9"
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 4:
@@ -66,7 +62,7 @@ def _disassemble_into(out: list, spec: isa.Spec, data: bytes, wave: int) -> None
             break
         try:
             inst = decode_one(spec, data, pos)
-            text = print_gfx9(spec, inst, wave) if gfx9 else instr_text(instr_of(spec, inst, wave, pos), spec)
+            text = instr_text(instr_of(spec, inst, wave, pos), spec)
             out.append((pos, inst.size, text, inst))
             pos += inst.size
         except DecodeError as e:

@@ -38,7 +38,7 @@ def load_for_disassembly(arch: str) -> isa.Spec:
 
 def gfx9_syntax(arch: str) -> bool:
     """A target whose text is LLVM's gfx9 syntax generation (CDNA3, CDNA4): assembled and printed by
-    asm_gfx9.py / printer_gfx9.py, not by the gfx11 assembler and DSL."""
+    asm_gfx9.py / instr_fields_gfx9.py, not by the gfx11 assembler and DSL."""
     try:
         family = isa.resolve_arch(arch)
     except ValueError:

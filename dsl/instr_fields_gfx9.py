@@ -1,8 +1,8 @@
 """The `Instr` of a decoded instruction of the gfx9 syntax generation (CDNA3, CDNA4: traits
-`dialect == "gfx9"`) from its fields, as the parser reads printer_gfx9.py's text: AGPRs by the
+`dialect == "gfx9"`) from its fields, as the parser reads LLVM's text (instr_text.py prints it back): AGPRs by the
 ACC bits, SDWA and GFX9 DPP, VOP3A/VOP3B, MFMA in the VOP3P-MAI layout, the scalar
 immediates (gfx9's waitcnt, sendmsg, hwreg, gpr_idx), DWORD-style memory with sc0/nt/sc1. The
-plans and tables are the printer's (valu_plan.gfx9_valu_plan, mfma_shape, syntax_gfx9)."""
+plans and tables are the encoder's (valu_plan.gfx9_valu_plan, mfma_shape, syntax_gfx9)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -20,9 +20,8 @@ from .instr import Instr
 from .instr_fields import sop_operands
 from .instr_fields_memory import ds_modifiers
 from .operands import Agpr, Mod, Reg
-from .printer_gfx9 import data_registers
 from .encode import ds_layout, flat_layout     # the encoder's memoised forms
-from .signature import Operand, cache_control, scalar_bits, type_info
+from .signature import Operand, cache_control, data_registers, scalar_bits, type_info
 from .statement import Attr, Call
 from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 

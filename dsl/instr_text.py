@@ -21,7 +21,7 @@ import isa
 from isa import InstrDef, Spec
 from isa.effects import effects
 
-from . import syntax
+from . import syntax, syntax_gfx9
 from .operands import LiteralInt, Lit, Mod, Reg, Special
 from .signature import vopd_base
 from .statement import Attr, BitOr, Call
@@ -55,7 +55,7 @@ def instr_text(instr, spec: Spec | None = None) -> str:
     mods = instr.modifiers
     if mods:    # (flags and decimal numbers, the usual modifiers, without a call)
         out += "".join([" " + k if v is True else f" {k}:{v}" if type(v) is int and k not in hex_mods
-                        else _modifier(k, v, k in hex_mods) for k, v in mods.items()])
+                        else _modifier(k, v, hex_mods.get(k)) for k, v in mods.items()])
     dual = instr.dual
     return out if dual is None else out + " :: " + instr_text(dual, spec)
 
@@ -84,26 +84,33 @@ def _lookup(spec: Spec | None, mnemonic: str) -> InstrDef | None:
 
 
 @lru_cache(maxsize=None)
-def _plan(d: InstrDef | None, spec: Spec | None) -> tuple[tuple[str, ...], frozenset, object, bool]:
-    """(how each operand position spells a number, the modifiers whose numbers are hex, the
-    family's inline integers, whether the first operand is an export target) of an instruction;
-    positions past the tuple are sources ("src"). A VOPD half has no pseudocode of its own: its
-    constant is where the VOP1/VOP2 instruction it performs reads it (with a Spec)."""
-    hex_mods, inline = syntax.HEX_MODIFIERS, _inline_ints(spec)
+def _plan(d: InstrDef | None, spec: Spec | None) -> tuple[tuple[str, ...], dict, object, bool]:
+    """(how each operand position spells a number, the modifiers whose numbers are not plain
+    decimal with their style, the family's inline integers, whether the first operand is an
+    export target) of an instruction; positions past the tuple are sources ("src"). A VOPD half
+    has no pseudocode of its own: its constant is where the VOP1/VOP2 instruction it performs
+    reads it (with a Spec). The gfx9 dialect's spellings (syntax_gfx9.py) go before gfx11's."""
+    gfx9 = spec is not None and spec.traits.dialect == "gfx9"
+    hex_mods = _GFX9_MODIFIER_STYLES if gfx9 else _MODIFIER_STYLES
+    inline = _inline_ints(spec)
     if d is None:
         return (), hex_mods, inline, False
     fmt, name = d.format, d.name.lower()
+    if gfx9 and name in syntax_gfx9.OPERAND_STYLES:
+        return syntax_gfx9.OPERAND_STYLES[name], hex_mods, inline, False
     if fmt in syntax.HEX_FORMATS:
         # the first operand is data (an immediate where it is a number); a prefetch's last
         # operand is its length in bytes, decimal (the PC-relative forms have no base before it)
         styles = ("imm",) + ("hex",) * 3
         if "prefetch" in name:
             styles = ("hex", "hex", "dec") if name.endswith("_pc_rel") else ("hex",) * 3 + ("dec",)
-        return styles, hex_mods | {"offset"}, inline, False
+        return styles, {**hex_mods, "offset": "hex"}, inline, False
     if fmt == "SOPP":
-        return (syntax.SOPP_STYLE.get(name, "hex"),), hex_mods, inline, False
+        style = (gfx9 and syntax_gfx9.SOPP_STYLE.get(name)) or syntax.SOPP_STYLE.get(name, "hex")
+        return (style,), hex_mods, inline, False
     if fmt == "SOPK":
-        names, style = syntax.SOPK_STYLE.get(name, syntax.SOPK_DEFAULT)
+        names, style = ((gfx9 and syntax_gfx9.SOPK_STYLE.get(name))
+                        or syntax.SOPK_STYLE.get(name, syntax.SOPK_DEFAULT))
         return (tuple(style if o == "imm" else "hex" if o == "lit" else "src" for o in names), hex_mods, inline,
                 False)
     if fmt == "VOPD" and spec is not None:
@@ -113,6 +120,11 @@ def _plan(d: InstrDef | None, spec: Spec | None) -> tuple[tuple[str, ...], froze
         return (), hex_mods, inline, fmt in syntax.TARGET_FIRST_FORMATS
     # the constant K: operand 1 + its place among the sources (after the one destination)
     return ("src",) * (1 + k) + ("hex",), hex_mods, inline, False
+
+
+# modifier -> how its number is spelled (a style of _number), for the modifiers not plain decimal
+_MODIFIER_STYLES = {k: "hex" for k in syntax.HEX_MODIFIERS}
+_GFX9_MODIFIER_STYLES = {**_MODIFIER_STYLES, **syntax_gfx9.MODIFIER_STYLES}
 
 
 # SOPP immediate styles LLVM writes as an expression (s_wait_alu va_vdst(0), instid0(..)): a
@@ -133,6 +145,8 @@ def _number(v, style: str, inline) -> str:
         return _hex(v)
     if style == "imm":
         return str(v) if v <= 64 else _hex(v)
+    if style == "small" or style == "gpr_idx":      # decimal from 0 to 9, else hex
+        return str(v) if 0 <= v <= 9 else _hex(v)
     if style == "version":      # a version number is decimal, one with other bits set hex
         return str(v) if 0 <= v <= 0xff else _hex(v)
     if style in _EXPRESSION_STYLES:
@@ -185,14 +199,14 @@ def _operand(o, style: str, inline) -> str:
     return str(o)
 
 
-def _modifier(key: str, value, hex_number: bool) -> str:
+def _modifier(key: str, value, style: str | None) -> str:
     if value is True:
         return " " + key
     if value is False:
         return ""
     t = type(value)
     if t is int:
-        return f" {key}:{_hex(value) if hex_number else value}"
+        return f" {key}:{_number(value, style, ()) if style else value}"
     if t is list or t is tuple:     # op_sel:[0,1], quad_perm:[..], format:[BUF_FMT_..]
         return f" {key}:[{','.join([str(v) if type(v) is int else _operand(v, 'dec', ()) for v in value])}]"
     if t is Call and value.name == key:     # a further counter of s_waitcnt: vmcnt(0) lgkmcnt(0)

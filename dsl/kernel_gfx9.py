@@ -162,8 +162,8 @@ class Gfx9Inst:
     def __str__(self) -> str:
         if self.has_virtual:
             return str(self.instr)
-        from .printer_gfx9 import print_instruction
-        text = print_instruction(self.encoder.spec, decode_one(self.encoder.spec, self.data))
+        from .disasm import instruction_text
+        text = instruction_text(self.encoder.spec, decode_one(self.encoder.spec, self.data), 64)
         if self.label is not None:
             text = text.rsplit(" ", 1)[0] + " " + self.label
         return text

@@ -1,7 +1,7 @@
 """What each operand of a gfx9-syntax instruction line is (CDNA3, CDNA4): its name, in text
 order, for the register allocator's roles (allocation.role: results `vdst`/`sdst`/`sdata`,
 buffer `vdata`, everything else read). The order is the one asm_gfx9.py reads the operands in
-and printer_gfx9.py prints them in, worked out from the same instruction plan (signature,
+and instr_fields_gfx9.py builds them in, worked out from the same instruction plan (signature,
 e32 or not, implicit VCC) and the decoded fields (a DS or FLAT atomic returns data only with
 its return form / sc0)."""
 from __future__ import annotations

@@ -135,10 +135,6 @@ def inline_int(value: int | None, traits) -> int | None:
     return signed if traits.inline_int(signed) is not None else None
 
 
-def hex_or_dec(x: int) -> str:
-    return f"0x{x:x}" if x > 9 or x < 0 else str(x)
-
-
 def flags_text(f: dict, names: tuple[str, ...]) -> str:
     return "".join(" " + n.lower() for n in names if f.get(n))
 

@@ -112,8 +112,9 @@ HEX_FORMATS = frozenset({"SMEM"})
 HEX_MODIFIERS = frozenset({"row_mask", "bank_mask", "dmask", "dpp_ctrl", "th"})
 # formats whose first operand (an export target) is followed by a blank, not a comma
 TARGET_FIRST_FORMATS = frozenset({"EXP", "VEXPORT"})
-# calls whose arguments LLVM joins without blanks (swizzle(BROADCAST,8,0); hwreg(HW_REG_MODE, 8, 2))
-TIGHT_CALLS = frozenset({"swizzle"})
+# calls whose arguments LLVM joins without blanks (swizzle(BROADCAST,8,0), gfx9's
+# gpr_idx(SRC0,DST); but hwreg(HW_REG_MODE, 8, 2))
+TIGHT_CALLS = frozenset({"swizzle", "gpr_idx"})
 
 # ---------------------------------------------------------------- SOPP / SOPK immediates
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),

@@ -9,6 +9,12 @@ SOPP_STYLE = {"s_set_gpr_idx_off": "none", "s_set_gpr_idx_mode": "gpr_idx", "s_e
 # SOPK: (operands, immediate style) where gfx9 differs from syntax.SOPK_STYLE
 SOPK_STYLE = {"s_cbranch_i_fork": (("sdst64", "imm"), "branch"), "s_call_b64": (("sdst64", "imm"), "branch")}
 
+# operand number styles (as syntax.SOPP_STYLE's; instr_text.py) of instructions whose format does
+# not say them: s_set_gpr_idx_on's mode is gpr_idx(...) or, above 15, a number in hex
+OPERAND_STYLES = {"s_set_gpr_idx_on": ("src", "gpr_idx")}
+# modifiers whose numbers are not plain decimal: small (decimal from 0 to 9, else hex)
+MODIFIER_STYLES = {"bitop3": "small"}
+
 # s_set_gpr_idx_on / _mode: the 4 mode bits by name (LLVM's gpr_idx(...) operand)
 GPR_IDX_MODES = ("SRC0", "SRC1", "SRC2", "DST")
 

@@ -1,5 +1,5 @@
-"""The per-instruction plan of a decoded VALU instruction, shared by the printer (printer.py,
-printer_gfx9.py) and instr_fields.py (the Instr from the fields), worked out once per
+"""The per-instruction plan of a decoded VALU instruction, shared by the RDNA printer (printer.py)
+and instr_fields.py / instr_fields_gfx9.py (the Instr from the fields), worked out once per
 (instruction, encoding, DPP or not, wave size): LLVM's mnemonic, the operand signature, and for
 each source its register count and the rules a literal or inline constant is read with."""
 from __future__ import annotations

@@ -539,7 +539,7 @@ def test_gfx9_buffer_and_scalardata_registers_from_the_parse_agree_with_the_old_
     """The GFX9 printer doubled the name's data type for CMPSWAP on MUBUF/MTBUF and SMEM; it now
     reads isa.memory_access (data a store / atomic sends, result a load returns; the name's type
     only where the code does not say). Same count for every such CDNA3/4 instruction."""
-    from dsl.printer_gfx9 import data_registers
+    from dsl.signature import data_registers
     from dsl.signature import data_dwords
     rows = 0
     for family in ("cdna3", "cdna4"):
