@@ -88,6 +88,15 @@ def flags(f: dict, names: tuple[str, ...]) -> dict:
     return {n.lower(): True for n in names if f.get(n)}
 
 
+def flat_offset(f: dict, fmt: str) -> dict:
+    """The offset modifier of a FLAT-family instruction: 13 bits, signed for GLOBAL and
+    SCRATCH, unsigned for FLAT; none when zero."""
+    off = f["OFFSET"]
+    if fmt != "FLAT" and off & (1 << 12):
+        off -= 1 << 13
+    return {"offset": off} if off else {}
+
+
 def sgprs(spec: Spec, code: int, n: int):
     """The scalar operand (SGPRs, TTMPs, specials) of a scalar register code spanning n registers."""
     return scalar_source(spec, code, n, None, ("SOP2", "SSRC0"), 32, True)

@@ -15,7 +15,7 @@ from isa.mnemonics import text_mnemonic
 from . import immediate_values, syntax, syntax_gfx9 as g9
 from .asm_parse import name_value
 from .decode import Instruction
-from .field_values import bit_list, buffer_vaddr, flags, instr_value, scalar_source, sgprs
+from .field_values import bit_list, buffer_vaddr, flags, flat_offset, instr_value, scalar_source, sgprs
 from .instr import Instr
 from .instr_fields import sop_operands
 from .instr_fields_memory import ds_modifiers
@@ -339,10 +339,7 @@ def _flat(spec: Spec, inst: Instruction) -> Instr | None:
         ops.append(name_value("off") if off_saddr else sgprs(spec, f["SADDR"], 1))
     if any(v is None for v in ops):
         return None
-    off = f["OFFSET"]
-    if fmt != "FLAT" and off & (1 << 12):
-        off -= 1 << 13
-    mods = {"offset": off} if off else {}
+    mods = flat_offset(f, fmt)
     mods.update(_cache_bits(f))
     return instr_value(d, d.name.lower(), ops, mods)
 

@@ -11,7 +11,7 @@ from isa.memory_access import memory_access, scalar_base_registers, scalar_data,
 from . import immediate_values, syntax
 from .asm_parse import name_value
 from .decode import Instruction
-from .field_values import (aligned_reg, bit_list, buffer_modifiers, buffer_vaddr, buffer_vdata, cache_policy_values,
+from .field_values import (aligned_reg, bit_list, buffer_modifiers, buffer_vaddr, buffer_vdata, cache_policy_values, flat_offset,
                            flags, instr_value, scalar_source, sgprs)
 from .instr import Instr
 from .operands import Mod
@@ -92,10 +92,7 @@ def _flat(spec: Spec, inst: Instruction) -> Instr | None:
             ops.append(Reg("v", f[field], n))
     if any(v is None for v in ops):
         return None
-    off = f["OFFSET"]
-    if fmt != "FLAT" and off & (1 << 12):
-        off -= 1 << 13
-    mods = {"offset": off} if off else {}
+    mods = flat_offset(f, fmt)
     mods.update(flags(f, ("GLC", "SLC", "DLC")))
     return instr_value(d, d.name.lower(), tuple(ops), mods)
 
