@@ -5,9 +5,9 @@ dsl.signature re-exports every name here."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from isa import InstrDef
+from isa.records import dataclass
 
 
 @dataclass(frozen=True)

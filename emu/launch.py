@@ -10,9 +10,11 @@ private segment wave offset — each only if enabled.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .options import FAST, EmuOptions
 from .wave import CODES, EXEC_LO, WaveState, pack_mask

@@ -19,7 +19,7 @@ the error, or retries the batch wave by wave, at that instruction's PC as a sing
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from isa.records import dataclass
 
 from .wave import EXEC_LO
 

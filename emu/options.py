@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextvars
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
+
+from isa.records import dataclass
 
 
 class OptionsError(ValueError):

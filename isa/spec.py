@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
+from .records import dataclass
 from .targets import resolve_arch
 from .traits import Traits, build_traits, entry
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
+from .records import dataclass
 from .targets import FAMILY_TARGETS
 
 

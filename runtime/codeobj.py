@@ -2,9 +2,11 @@
 descriptors, metadata, code and a loadable image — and write our own (see writer.py)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import msgpack
+
+from isa.records import dataclass
 
 from . import elf
 from .descriptor import DESCRIPTOR_SIZE, KernelDescriptor, decode_descriptor, vgprs_from_granule

@@ -4,7 +4,8 @@ encoding and the `.amdhsa_*` assembler directives alike."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+
+from isa.records import dataclass
 
 from .target import Target
 

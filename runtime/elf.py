@@ -4,7 +4,9 @@ what is wrong and where), and build a file back from sections."""
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from isa.records import dataclass
 
 ELF_MAGIC = b"\x7fELF"
 ELFCLASS64, ELFDATA2LSB, EV_CURRENT = 2, 1, 1
