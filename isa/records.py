@@ -7,9 +7,10 @@ apart: ~0.1 ms a method in a fresh process, ~15 ms over the ~130 methods of the 
 importing runtime and the emulator creates, a tenth of a first launch. Here the decorator is
 `dataclasses.dataclass` itself, run with its `exec` looking the compiled text up in a table
 keyed by the exact text (compiled as `exec` compiles it on a miss), so the class is the one
-the standard library makes. The table is one marshal file per Python
-(`$WAVESMITH_CACHE/dataclasses/<cache tag>.marshal`, default `~/.cache/wavesmith`), read at
-the first class and written whole (under a temporary name, then renamed) at the exit of a
+the standard library makes. The table is one marshal file per module and
+Python (`$WAVESMITH_CACHE/dataclasses/<cache tag>/<module>.marshal`, default
+`~/.cache/wavesmith`: a process reads the tables of the modules it imports only), read at the
+module's first class and written whole (under a temporary name, then renamed) at the exit of a
 process that compiled new text; a missing, unreadable, damaged or foreign file is ignored and
 rewritten, and the file is started afresh when it has gathered more than `LIMIT` texts.
 `WAVESMITH_CLASS_CACHE=0` turns it off: every class then compiles its methods as
@@ -27,14 +28,14 @@ import sys
 from types import CodeType
 from typing import dataclass_transform
 
-# texts kept at most: past this a process writing the table keeps only the texts it used
-# (older versions of the classes' sources leave texts nobody asks for)
-LIMIT = 4096
+# texts kept at most per module: past this a process writing the table keeps only the texts it
+# used (older versions of the module's classes leave texts nobody asks for)
+LIMIT = 1024
 
 
-def _path() -> str:
+def _folder() -> str:
     root = os.environ.get("WAVESMITH_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "wavesmith")
-    return os.path.join(root, "dataclasses", f"{sys.implementation.cache_tag}.marshal")
+    return os.path.join(root, "dataclasses", sys.implementation.cache_tag)
 
 
 def enabled() -> bool:
@@ -42,10 +43,11 @@ def enabled() -> bool:
 
 
 class _Table:
-    """{method source text: its compiled module code}, loaded once, written at exit if it grew."""
+    """{method source text: its compiled code} of one module's classes, loaded at the module's
+    first class, written at exit if it grew."""
 
-    def __init__(self):
-        self.path = _path()
+    def __init__(self, module: str):
+        self.path = os.path.join(_folder(), f"{module}.marshal")
         self.codes: dict[str, CodeType] = {}
         self.used: set[str] = set()
         self.new = False
@@ -83,17 +85,15 @@ class _Table:
                 pass
 
 
-_table: _Table | None = None
+tables: dict[str, _Table] = {}      # module -> its table, once one of its classes was made
+_making: list[_Table] = []          # the table of the class being made
 
 
 def _exec(source, globals=None, locals=None, /):
     """dataclasses' `exec` while a class is made: its method text compiled once per table."""
-    global _table
-    if type(source) is not str:
+    if type(source) is not str or not _making:
         return builtins.exec(source, globals, locals)
-    if _table is None:
-        _table = _Table()
-    return builtins.exec(_table.code(source), globals, locals)
+    return builtins.exec(_making[-1].code(source), globals, locals)
 
 
 @dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
@@ -103,9 +103,15 @@ def dataclass(cls=None, /, **options):
         return lambda c: dataclass(c, **options)
     if not enabled():
         return dataclasses.dataclass(cls, **options)
+    table = tables.get(cls.__module__)
+    if table is None:
+        table = tables[cls.__module__] = _Table(cls.__module__)
     # dataclasses finds `exec` among its module's globals before the builtins
+    _making.append(table)
     dataclasses.exec = _exec
     try:
         return dataclasses.dataclass(cls, **options)
     finally:
-        dataclasses.__dict__.pop("exec", None)
+        _making.pop()
+        if not _making:
+            dataclasses.__dict__.pop("exec", None)

@@ -57,7 +57,7 @@ ARGS = {"Point": ((1,), {"tags": [2]}), "Frozen": ((1, (2,)), {}), "Ordered": ((
         "Slotted": ((1,), {}), "Post": ((2,), {"scale": 5}), "KwOnly": ((1,), {"b": 4})}
 
 def make(decorator):
-    ns = {"field": field, "InitVar": InitVar}
+    ns = {"field": field, "InitVar": InitVar, "__name__": "records_test_classes"}
     exec(SOURCE, ns)
     return {name: decorator(ns[name], **OPTIONS[name]) for name in OPTIONS}
 
@@ -83,8 +83,9 @@ for name in OPTIONS:
                and getattr(reference[name], m).__code__.co_filename == "<string>"]
     report["same_code"][name] = {m: getattr(ours[name], m).__code__ == getattr(reference[name], m).__code__ for m in methods}
     report["behaviour"][name] = behaviour(ours[name], name) == behaviour(reference[name], name)
-report["table_new"] = records._table.new if records._table is not None else None
-report["table_size"] = len(records._table.codes) if records._table is not None else 0
+table = records.tables.get("records_test_classes")
+report["table_new"] = table.new if table is not None else None
+report["table_size"] = len(table.codes) if table is not None else 0
 print(json.dumps(report))
 '''
 
@@ -98,7 +99,7 @@ def _child(cache: Path, **env) -> dict:
 
 
 def _table_file(cache: Path) -> Path:
-    return cache / "dataclasses" / f"{sys.implementation.cache_tag}.marshal"
+    return cache / "dataclasses" / sys.implementation.cache_tag / "records_test_classes.marshal"
 
 
 def _check_same(report: dict) -> None:
