@@ -35,6 +35,7 @@ class DecodeError(ValueError):
 
 @dataclass
 class Instruction:
+    """A decoded instruction: its definition(s), format, field values and extra dwords."""
     defs: tuple[InstrDef, ...]          # one instruction, or VOPD's X and Y
     fmt: Format
     fields: dict[str, int]

@@ -42,6 +42,7 @@ def default_seconds() -> float:
 
 @dataclass
 class Dispatch:
+    """A kernel launch as the machine runs it: grid, block, registers, user SGPRs, LDS, scratch, limits."""
     kernel: str
     entry: int                              # device address of the first instruction
     grid: tuple[int, int, int]              # work-groups per dimension

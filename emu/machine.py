@@ -83,6 +83,7 @@ class _BatchError(Exception):
 
 @dataclass
 class Stats:
+    """What a launch did: waves, instructions, lane operations, machine steps, time."""
     kernel: str = ""
     waves: int = 0
     workgroups: int = 0

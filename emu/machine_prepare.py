@@ -67,6 +67,7 @@ class PrepareError(Exception):
 
 @dataclass
 class Prepared:
+    """An instruction at a PC made ready to run: its semantic, how to read its inputs and write its results."""
     pc: int
     inst: object                  # dsl.decode.Instruction
     sem: object                   # emu.semantics.Semantic (VOPD: the X half)

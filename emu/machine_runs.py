@@ -36,6 +36,7 @@ class RunStop(Exception):
 
 @dataclass(frozen=True)
 class Run:
+    """A straight-line run of instructions from one PC, run on a batch of waves by one function."""
     fn: object              # fn(chunk, sel, idx): every instruction of the run on that batch (generated at its first call)
     count: int              # instructions (machine steps) in the run
     size: int               # bytes of code it covers: the PC after it is the start + size

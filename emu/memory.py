@@ -43,6 +43,7 @@ class MemoryFault(Exception):
 
 @dataclass
 class Allocation:
+    """A buffer in the device memory's arena: its address, size and name."""
     address: int
     size: int
     name: str

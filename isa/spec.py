@@ -20,6 +20,7 @@ class ISALoadError(Exception):
 
 @dataclass(frozen=True)
 class Format:
+    """A microcode format: its fields (name, high bit, low bit), width and fixed encoding bits."""
     name: str
     width: int                       # bits, without literal / DPP words
     widths: tuple[int, ...]          # every width the format can take (MIMG: 64 or 96)

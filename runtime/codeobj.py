@@ -47,6 +47,7 @@ class KernelArg:
 
 @dataclass
 class KernelInfo:
+    """One kernel of a code object: its descriptor, entry, code and metadata."""
     name: str
     descriptor: KernelDescriptor
     descriptor_bytes: bytes
@@ -74,6 +75,7 @@ class KernelInfo:
 
 @dataclass
 class CodeObject:
+    """A loaded code object: target, kernels, metadata, functions and the ELF it came from."""
     target_info: Target
     version: int                   # code object version (4, 5, 6)
     e_flags: int

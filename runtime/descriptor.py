@@ -23,6 +23,7 @@ ALL, GFX9_11, GFX10P, GFX11, GFX11P, GFX12, GFX90AP, GFX10_11 = (
 
 @dataclass(frozen=True)
 class Field:
+    """A bit field of the kernel descriptor and the directive that sets it."""
     name: str            # lower-case LLVM name of the bit field
     word: str            # key of WORDS
     lo: int

@@ -41,6 +41,7 @@ class CodeObjectError(ValueError):
 
 @dataclass
 class Section:
+    """An ELF section header and its bytes."""
     name: str
     type: int
     flags: int = 0
@@ -57,6 +58,7 @@ class Section:
 
 @dataclass
 class Segment:
+    """An ELF program header (a loadable segment)."""
     type: int
     flags: int
     offset: int
@@ -68,6 +70,7 @@ class Segment:
 
 @dataclass
 class Symbol:
+    """An ELF symbol table entry."""
     name: str
     value: int
     size: int
@@ -79,6 +82,7 @@ class Symbol:
 
 @dataclass
 class Relocation:
+    """An ELF relocation entry (RELA), its symbol resolved."""
     offset: int        # address (linked objects) or offset within the target section (relocatable)
     type: int
     symbol: Symbol | None
@@ -88,6 +92,7 @@ class Relocation:
 
 @dataclass
 class ElfFile:
+    """An ELF file: header fields, sections, segments, symbols, notes and relocations."""
     osabi: int
     abi_version: int
     type: int
