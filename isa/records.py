@@ -1,5 +1,5 @@
-"""`dataclass`: the standard library's decorator, the bytecode of the methods it generates
-kept on disk between processes.
+"""`dataclass` and `make_dataclass`: the standard library's, the bytecode of the methods they
+generate kept on disk between processes.
 
 Python 3.11's dataclasses write each method a class gets (`__init__`, `__repr__`, `__eq__`,
 a frozen class's `__setattr__` and `__delattr__`, `__hash__`) as source text and compile it
@@ -96,6 +96,22 @@ def _exec(source, globals=None, locals=None, /):
     return builtins.exec(_making[-1].code(source), globals, locals)
 
 
+def _made(module: str, make):
+    """make() (the standard library making a dataclass) with its method texts from `module`'s table."""
+    table = tables.get(module)
+    if table is None:
+        table = tables[module] = _Table(module)
+    # dataclasses finds `exec` among its module's globals before the builtins
+    _making.append(table)
+    dataclasses.exec = _exec
+    try:
+        return make()
+    finally:
+        _making.pop()
+        if not _making:
+            dataclasses.__dict__.pop("exec", None)
+
+
 @dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
 def dataclass(cls=None, /, **options):
     """`dataclasses.dataclass(cls, **options)`, its generated methods' bytecode from the table."""
@@ -103,15 +119,14 @@ def dataclass(cls=None, /, **options):
         return lambda c: dataclass(c, **options)
     if not enabled():
         return dataclasses.dataclass(cls, **options)
-    table = tables.get(cls.__module__)
-    if table is None:
-        table = tables[cls.__module__] = _Table(cls.__module__)
-    # dataclasses finds `exec` among its module's globals before the builtins
-    _making.append(table)
-    dataclasses.exec = _exec
-    try:
-        return dataclasses.dataclass(cls, **options)
-    finally:
-        _making.pop()
-        if not _making:
-            dataclasses.__dict__.pop("exec", None)
+    return _made(cls.__module__, lambda: dataclasses.dataclass(cls, **options))
+
+
+def make_dataclass(cls_name: str, fields, *, module: str, **options):
+    """`dataclasses.make_dataclass(cls_name, fields, **options)`, its methods' bytecode from the
+    table of `module` (the caller's `__name__`, which becomes the class's `__module__`)."""
+    def make():
+        cls = dataclasses.make_dataclass(cls_name, fields, **options)
+        cls.__module__ = module
+        return cls
+    return make() if not enabled() else _made(module, make)

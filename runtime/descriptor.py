@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from isa.records import dataclass
+from isa.records import dataclass, make_dataclass
 
 from .target import Target
 
@@ -128,8 +128,9 @@ def fields_for(target: Target) -> list[Field]:
 
 
 # Every field name once, in table order; where a name exists twice (inst_pref_size) it is one attribute.
-KernelDescriptor = dataclasses.make_dataclass(
+KernelDescriptor = make_dataclass(
     "KernelDescriptor", [(name, int, dataclasses.field(default=0)) for name in dict.fromkeys(f.name for f in FIELDS)],
+    module=__name__,
     namespace={"__doc__": "Every field of a kernel descriptor, decoded (fields absent on the target stay 0). "
                           "Names are LLVM's lower-cased (AMDGPUUsage)."})
 

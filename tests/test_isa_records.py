@@ -76,6 +76,10 @@ def behaviour(cls, name):
     return out
 
 ours, reference = make(records.dataclass), make(dataclasses.dataclass)
+SPEC = [("a", int), ("b", int, field(default=2)), ("c", tuple, field(default=()))]
+ours["Made"] = records.make_dataclass("Made", SPEC, module="records_test_classes", frozen=True)
+reference["Made"] = dataclasses.make_dataclass("Made", SPEC, frozen=True)
+OPTIONS["Made"], ARGS["Made"] = {"frozen": True}, ((1,), {"c": (3,)})
 report = {"same_code": {}, "behaviour": {}}
 for name in OPTIONS:
     methods = [m for m in ("__init__", "__repr__", "__eq__", "__hash__", "__lt__", "__setattr__", "__delattr__")
