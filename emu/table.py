@@ -265,14 +265,16 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     # (not the *_2ADDR forms)
     scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
     def run(ctx: Ctx):
+        addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         if nbytes > 1:
-            _refuse_misaligned(ctx, nbytes, aligned)
+            _refuse_misaligned(ctx, nbytes, addr if aligned == "ADDR" else
+                               np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64))
         if isinstance(ctx.mem, BufferMemory) and current().buffer_atomics_in_range:
-            return _in_range_apart(fn, grouped, rounds, ctx, nbytes)
-        return grouped(ctx)
+            return _in_range_apart(fn, grouped, rounds, ctx, addr, nbytes)
+        return grouped(ctx, addr)
 
-    def grouped(ctx: Ctx):
-        addr, pos, first = _grouping(ctx)
+    def grouped(ctx: Ctx, addr: np.ndarray):
+        addr, pos, first = _grouping(ctx, addr)
         flat_addr = addr.reshape(-1)
         if first.all():
             return fn(ctx)
@@ -297,7 +299,7 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
 
     def rounds(ctx: Ctx, pos=None, first=None):
         if pos is None:
-            _, pos, first = _grouping(ctx)
+            _, pos, first = _grouping(ctx, np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64))
         # rank of each active lane among the active lanes with its address; -1 inactive
         flat_size = ctx.shape[0] * ctx.shape[1]
         index = np.arange(pos.size)
@@ -321,9 +323,9 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     return run
 
 
-def _refuse_misaligned(ctx: Ctx, nbytes: int, aligned: str) -> None:
-    """RefusedBeforeAccess when an active lane's `aligned` address is not a multiple of nbytes."""
-    checked = np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64)
+def _refuse_misaligned(ctx: Ctx, nbytes: int, checked: np.ndarray) -> None:
+    """RefusedBeforeAccess when an active lane's address in `checked` ((W, L) uint64) is not a
+    multiple of nbytes."""
     misaligned = checked & np.uint64(nbytes - 1) if nbytes & (nbytes - 1) == 0 else checked % np.uint64(nbytes)
     odd = ctx.active & (misaligned != 0)
     if odd.any():
@@ -332,11 +334,11 @@ def _refuse_misaligned(ctx: Ctx, nbytes: int, aligned: str) -> None:
                                   f"not a multiple of {nbytes}: misaligned atomics are not modelled")
 
 
-def _grouping(ctx: Ctx):
-    """(each lane's word as uint64 (W, L): its ADDR, plus its work-group's region base in the
-    LDS, where the same offset in two work-groups is two words; the active lanes' flat indices
-    grouped by word, in lane order (wave-major) within a word; where each word's lanes start)."""
-    addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
+def _grouping(ctx: Ctx, addr: np.ndarray):
+    """(each lane's word as uint64 (W, L): its ADDR `addr`, plus its work-group's region base in
+    the LDS, where the same offset in two work-groups is two words; the active lanes' flat
+    indices grouped by word, in lane order (wave-major) within a word; where each word's lanes
+    start)."""
     if isinstance(ctx.mem, RegionMemory):
         addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
     flat_addr = addr.reshape(-1)
@@ -346,16 +348,15 @@ def _grouping(ctx: Ctx):
     return addr, pos, np.r_[True, sorted_addr[1:] != sorted_addr[:-1]]
 
 
-def _in_range_apart(fn, grouped, rounds, ctx: Ctx, nbytes: int):
+def _in_range_apart(fn, grouped, rounds, ctx: Ctx, addr: np.ndarray, nbytes: int):
     """A buffer atomic (EmuOptions.buffer_atomics_in_range): its lanes outside the buffer's
     range read 0 and write nothing, so they run on their own, in one call (the buffer drops
     their accesses); the rest, in range, are atomics on global memory (`grouped`: combined or
     scanned). A memory fault of those reruns the whole batch in `rounds`, which name the lane
     the reference names (nothing was written: each word is read before any is written)."""
-    if _grouping(ctx)[2].all():                 # no two lanes share an address: one call
+    if _grouping(ctx, addr)[2].all():           # no two lanes share an address: one call
         return fn(ctx)
     mem = ctx.mem
-    addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape)
     inside = ctx.active & mem.in_range(addr, nbytes)
     outside = ctx.active & ~inside
     parts = []
@@ -363,7 +364,7 @@ def _in_range_apart(fn, grouped, rounds, ctx: Ctx, nbytes: int):
         parts.append((outside, fn(ctx.derive(exec_mask=_exec_of(outside)))))
     if inside.any():
         try:
-            parts.append((inside, grouped(ctx.derive(exec_mask=_exec_of(inside), mem=mem.device))))
+            parts.append((inside, grouped(ctx.derive(exec_mask=_exec_of(inside), mem=mem.device), addr)))
         except MemoryFault:
             return rounds(ctx)
     if len(parts) == 1:
@@ -389,7 +390,8 @@ def _exec_of(lanes: np.ndarray) -> np.ndarray:
 def _scans(mem, addr: np.ndarray) -> bool:
     """Whether the scan may group lanes by `addr` and reach each word with one access: global
     memory, the LDS, and FLAT below the LDS and scratch apertures (one flat address is a word
-    per work-group or lane there); not a buffer (its range check drops lanes one by one)."""
+    per work-group or lane there); not through a buffer's range check, which drops lanes one
+    by one (_in_range_apart gives the scan the lanes in range, on global memory)."""
     if type(mem) is FlatMemory:
         return mem.global_only(addr)
     return type(mem) is DeviceMemory or type(mem) is RegionMemory

@@ -599,3 +599,51 @@ def test_machine_gfx942_buffer_inc_in_range_by_first_byte(off, monkeypatch):
     words, ret = _inc_in_lane_order(init, bins, 5, 4 * bins < 21)
     assert got["a"].tolist() == words and got["out"].tolist() == ret
     assert len(scanned) == (0 if off else 1) and None not in scanned
+
+
+@pytest.mark.parametrize("off", ["", "scan_atomics", "reference"])
+def test_machine_gfx942_ds_inc_at_an_instruction_offset(off, monkeypatch):
+    """gfx942, two work-groups of 128 (two wave64 waves each): ds_inc_rtn_u32 offset:8 with limit
+    5 on LDS word 2 + (id % 4) (CDNA's CalcDsAddr adds the offset to the address VGPR), the
+    words first set to 0..3; the returned values and the words after, per work-group, against
+    the lane-by-lane pseudocode (MEM = tmp >= src ? 0 : tmp + 1)."""
+    scanned = _modes(off, monkeypatch)
+    src = """
+    s_load_dwordx2 s[4:5], s[0:1], 0x0
+    s_load_dwordx2 s[6:7], s[0:1], 0x8
+    v_and_b32 v1, 3, v0
+    v_lshlrev_b32 v1, 2, v1
+    s_mov_b64 s[20:21], exec
+    v_cmpx_gt_u32 vcc, 4, v0
+    v_lshrrev_b32 v4, 2, v1
+    ds_write_b32 v1, v4 offset:8
+    s_mov_b64 exec, s[20:21]
+    s_waitcnt lgkmcnt(0)
+    s_barrier
+    v_mov_b32 v2, 5
+    ds_inc_rtn_u32 v3, v1, v2 offset:8
+    s_waitcnt lgkmcnt(0)
+    s_barrier
+    s_lshl_b32 s22, s16, 7
+    v_add_u32 v5, s22, v0
+    v_lshlrev_b32 v5, 2, v5
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v5, v3, s[4:5]
+    v_cmpx_gt_u32 vcc, 4, v0
+    ds_read_b32 v6, v1 offset:8
+    s_lshl_b32 s23, s16, 4
+    v_add_u32 v7, s23, v1
+    s_waitcnt lgkmcnt(0)
+    global_store_dword v7, v6, s[6:7]
+    s_endpgm"""
+    got, _ = launch(src, {"ret": np.zeros(256, np.uint32), "words": np.zeros(8, np.uint32)}, grid=(2, 1, 1),
+                    block=(128, 1, 1), wave=64, arch="gfx942", lds=64)
+    ret, words = [], []
+    for group in range(2):
+        w = [0, 1, 2, 3]
+        for i in range(128):
+            ret.append(w[i % 4])
+            w[i % 4] = 0 if w[i % 4] >= 5 else w[i % 4] + 1
+        words += w
+    assert got["ret"].tolist() == ret and got["words"].tolist() == words
+    assert len(scanned) == (0 if off else 1) and None not in scanned
