@@ -108,6 +108,12 @@ def _write_sgprs(code: int, dwords: int):
 def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
     """VGPR destination; `half` = 0/1 writes only bits 15:0 / 31:16 (16-bit results),
     `post` transforms the value first (clamp / output modifier)."""
+    if half is None and post is None:
+        def write(st, sel, value, active):
+            st.write_vgprs(sel, reg, dwords, value, active)
+        write.register = reg if dwords == 1 else None    # a semantic may compute into it (machine: Ctx.dest)
+        return write
+
     def write(st, sel, value, active):
         if post is not None:
             value = post(value, st, sel)
@@ -132,18 +138,18 @@ def _write_lane_bits(code: int):
     """Lane-bit results (VOPC, carry-out, V_CMPX) packed into the wave mask at `code`;
     inactive lanes write 0."""
     def write(st, sel, value, active):
+        if code == st.null:
+            return
         bits = np.asarray(value).astype(bool, copy=False)
         if active is not None:
             bits = bits & active
-        if code == st.null:
-            return
         # (W, 32 or 64) bits, whole dwords per wave: the flat packed bits are the mask dwords
         # themselves (bit i = lane i, little-endian), written without a uint64 mask in between
         words = np.packbits(np.ascontiguousarray(bits).reshape(-1), bitorder="little").view(np.uint32)
         words = words.reshape(len(bits), st.mask_dwords)
         for k in range(st.mask_dwords):
             st.sgpr[code + k, sel] = words[:, k]
-            st.sgpr_written[code + k] = True
+            st.sgpr_written.mark(code + k)
     return write
 
 
@@ -151,8 +157,8 @@ def _write_scc(st, sel, value, active):
     value = np.asarray(value).reshape(-1, 1)
     if isinstance(sel, slice):          # a view of the batch's SCCs: the bit straight into it
         np.bitwise_and(value, np.uint32(1), out=st.scc[sel], casting="unsafe")
-    else:
-        st.scc[sel] = value.astype(np.uint32) & np.uint32(1)
+    else:                               # bit 0 of any integer or bool value, cast by the assignment
+        st.scc[sel] = value & np.uint32(1)
 
 
 def _write_mode(st, sel, value, active):
