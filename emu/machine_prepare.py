@@ -148,7 +148,7 @@ def _write_lane_bits(code: int):
         words = np.packbits(np.ascontiguousarray(bits).reshape(-1), bitorder="little").view(np.uint32)
         words = words.reshape(len(bits), st.mask_dwords)
         for k in range(st.mask_dwords):
-            st.sgpr[code + k, sel] = words[:, k]
+            st.sgpr[code + k][sel] = words[:, k]        # the row, then its waves: one scatter
             st.sgpr_written.mark(code + k)
     return write
 
@@ -797,7 +797,8 @@ class Preparer:
         if segment == "flat":
             p.memory = "flat"
             va, off = self._vgpr_data(vaddr, 2), np.uint64(offset)
-            addr = lambda st, sel: va(st, sel) + off
+            # the joined 64-bit address is a fresh array: with no offset it is the sum itself
+            addr = va if not offset else lambda st, sel: va(st, sel) + off
         elif segment == "global":
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
@@ -822,7 +823,7 @@ class Preparer:
                     return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel), lend, memo)
             else:
                 va = self._vgpr_data(vaddr, 2)
-                addr = lambda st, sel: va(st, sel) + off
+                addr = va if not offset else lambda st, sel: va(st, sel) + off
         else:   # SCRATCH: an offset into the lane's private segment
             p.memory = "scratch"
             # CDNA3's format table has no SVE: its bit 13 (LDS there) enables the VGPR address on

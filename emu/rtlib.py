@@ -1044,7 +1044,8 @@ def lane_bit(mask, ctx):
     if ctx.scalar or m.ndim != 2 or m.shape[1] != 1:
         return ((raw(m) >> lane_id(ctx)) & U64(1)).astype(bool)
     wave_bytes = np.ascontiguousarray(m, dtype=U64).view(np.uint8)          # little-endian: bit i = lane i
-    return np.unpackbits(wave_bytes, axis=1, bitorder="little")[:, :ctx.lanes].astype(bool)
+    # the bytes of the wave's lanes only, unpacked to 0/1 bytes: read as bool without a copy
+    return np.unpackbits(wave_bytes[:, :ctx.lanes // 8], axis=1, bitorder="little").view(bool)
 
 
 def _in_shift_range32(n: np.ndarray) -> bool:

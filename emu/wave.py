@@ -175,7 +175,8 @@ class WaveState:
     # ---------------------------------------------------------------- scalar registers
     def sreg(self, sel, code: int) -> np.ndarray:
         """One SGPR (by operand code) of every wave of the batch: uint32 (W, 1)."""
-        return self.sgpr[code, sel][:, None]
+        row = self.sgpr[code]
+        return (row[sel] if type(sel) is slice else row.take(sel))[:, None]
 
     def set_sreg(self, sel, code: int, value) -> None:
         self.sgpr[code, sel] = np.asarray(value).reshape(-1).astype(np.uint32)
@@ -262,7 +263,7 @@ class WaveState:
             return
         value = np.asarray(value)
         if dwords == 1 and value.ndim == 2 and value.dtype == np.uint32:     # one dword per wave: one assignment
-            self.sgpr[code, sel] = value[:, 0]
+            self.sgpr[code][sel] = value[:, 0]         # the row, then its waves: one scatter
             self.sgpr_written.mark(code)
             return
         self.sgpr[code:code + dwords, sel] = split_dwords(value, dwords)[:, 0, :].T
@@ -293,6 +294,10 @@ class WaveState:
             return
         parts = split_dwords(value, dwords, self.lanes)                    # (W, L, n)
         self.vgpr_written.mark(reg, dwords)
+        if active is None and parts.ndim == 3 and parts.shape[2] >= dwords:
+            # every dword in one assignment (n, W, L); a wider result (WMMA's in wave64) keeps its first n
+            self.vgpr[reg:reg + dwords, sel] = parts[..., :dwords].transpose(2, 0, 1)
+            return
         for i in range(dwords):
             if active is None:
                 self.vgpr[reg + i][sel] = parts[..., i]
