@@ -829,7 +829,8 @@ class _Chunk:
         # check or flush (Semantic.passes_through); the run has numpy's warnings off already
         lean = self.options.lean_semantics
         fn = sem.fn.chosen(self.options) if lean and hasattr(sem.fn, "chosen") else sem.fn
-        passes, fitted = sem.passes_through, sem.fitted
+        passes, fitted, kinds = sem.passes_through, sem.fitted, sem.result_dtypes
+        through = sem.passes_by_mode        # passes_through's answers: a dict lookup before the call
 
         def compute(chunk, st, sel, idx, exec_mask, active, status):
             inputs = _Inputs(constants)
@@ -850,8 +851,13 @@ class _Chunk:
                 ctx.__dict__["active"] = active
             try:
                 mode = ctx.mode
-                if lean and type(mode) is int and passes(mode):
-                    return fitted(ctx, fn(ctx)), into
+                if lean and type(mode) is int and (through.get(mode) or passes(mode)):
+                    out = fn(ctx)
+                    shape = ctx.shape
+                    for name, value in out.items():     # results already as the contract has them pass
+                        if type(value) is not np.ndarray or value.shape != shape or value.dtype != kinds.get(name):
+                            return fitted(ctx, out), into
+                    return out, into
                 return execute(ctx), into
             except MemoryFault as e:
                 raise chunk.fault(p, idx, e) from None

@@ -166,7 +166,7 @@ class Semantic:
 
     def fitted(self, ctx: "Ctx", out: dict) -> dict[str, np.ndarray]:
         """The function's results in the contract's dtypes, broadcast to the batch shape."""
-        shape, kinds = ctx.shape, self._result_dtypes
+        shape, kinds = ctx.shape, self.result_dtypes
         fitted = {}
         for name, value in out.items():
             # a result already in its contract dtype and the batch shape passes as it is
@@ -180,14 +180,15 @@ class Semantic:
         """Whether execute(ctx) with this one MODE for the batch (an int) does nothing but call
         fn and fit its results: no rounding mode to check, no operand or result to flush
         (EmuOptions.lean_semantics; the common MODE answers once per semantic)."""
-        known = self._passes.get(mode)
+        known = self.passes_by_mode.get(mode)
         if known is None:
-            known = self._passes[mode] = (not self.rounded_widths or not mode & 0xF) and \
+            known = self.passes_by_mode[mode] = (not self.rounded_widths or not mode & 0xF) and \
                 (not self.float_operands or _denorm_flush(mode, self.float_operands) is None)
         return known
 
     @cached_property
-    def _passes(self) -> dict:
+    def passes_by_mode(self) -> dict:
+        """{MODE: passes_through(MODE)} as answered so far."""
         return {}
 
     @cached_property
@@ -195,7 +196,7 @@ class Semantic:
         return {}
 
     @cached_property
-    def _result_dtypes(self) -> dict:
+    def result_dtypes(self) -> dict:
         """{output: the dtype _fit gives a result of the batch shape} (lane bits: bool, which
         _fit passes through at the batch shape; wide operands keep going through _fit)."""
         return {name: np.dtype(bool if op.lane_bit else np.uint64 if op.bits > 32 else np.uint32)

@@ -219,18 +219,18 @@ class WaveState:
             kept = self.uniform_values.get((code, dwords))
             if kept is not None and kept[0] == counts:
                 return kept[1]
-            known = self._uniform_values(code, dwords)
-            if known is not None:
-                value = join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
-                value.flags.writeable = False           # shared by the steps that read it
-                self.uniform_values[(code, dwords)] = (counts, value)
-                return value
             batch = self.batch_uniform
             if batch[0] is not sel:         # another batch: its own memo (the batch object is kept alive in it)
                 batch = self.batch_uniform = (sel, {})
             kept = batch[1].get((code, dwords))
             if kept is not None and kept[0] == counts:
                 return kept[1]
+            known = self._uniform_values(code, dwords)
+            if known is not None:
+                value = join_dwords(np.array(known, np.uint32).reshape(1, 1, dwords), dwords)
+                value.flags.writeable = False           # shared by the steps that read it
+                self.uniform_values[(code, dwords)] = (counts, value)
+                return value
         regs = self.sgpr[code:code + dwords, sel]              # (n, W)
         if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
             regs = regs[:, :1]
@@ -281,7 +281,9 @@ class WaveState:
     def write_vgprs(self, sel, reg: int, dwords: int, value: np.ndarray, active: np.ndarray | None) -> None:
         """Write (W, L) values (or (W, L, n)) to VGPRs reg.., only in `active` lanes (None: all)."""
         if dwords == 1 and active is None:      # the common case: one assignment (it casts as astype does)
-            self.vgpr_written.mark(reg)
+            marks = self.vgpr_written           # WriteMarks.mark(reg), without the call
+            marks.plain[reg] = True
+            marks.counts[reg] += 1
             if type(sel) is slice:
                 self.vgpr[reg, sel] = value
             else:                               # waves by index: a scatter into the register's (waves, lanes) rows
