@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .options import FAST, EmuOptions
 from .wave import CODES, EXEC_LO, WaveState, pack_mask
@@ -41,6 +43,7 @@ def default_seconds() -> float:
 
 @dataclass
 class Dispatch:
+    """A kernel launch as the machine runs it: grid, block, registers, user SGPRs, LDS, scratch, limits."""
     kernel: str
     entry: int                              # device address of the first instruction
     grid: tuple[int, int, int]              # work-groups per dimension
