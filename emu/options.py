@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextvars
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
+
+from isa.records import dataclass
 
 
 class OptionsError(ValueError):
@@ -28,6 +30,7 @@ class OptionsError(ValueError):
 
 @dataclass(frozen=True)
 class EmuOptions:
+    """The emulator's switches: every speed trick (True: on) and the checks; REFERENCE turns every trick off."""
     # ---- machine: scheduling and register state
     batch_waves: bool = True          # every wave at a PC runs in one semantic call (off: one call per wave, in wave order)
     together: bool = True             # no PC search while every running wave sits at one PC; their issue count as one int

@@ -18,13 +18,14 @@ import sys
 import types
 import dataclasses
 from importlib.util import MAGIC_NUMBER
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 import isa
+
+from isa.records import dataclass
 
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
