@@ -15,10 +15,12 @@ SEEDS_PER_TARGET = 16       # 112 programs of 40 random instructions: ~40 s of C
 # (target, seed, length) of programs that once disagreed (`--seeds 100:160 --length 60`,
 # `--seeds 160:300 --length 80`), each of a family fixed since: CDNA's v_min/max_f32 NaN order
 # (and v_med3/min3/max3 through them), misaligned atomics in a batch of waves, v_fmamk_f32 with a
-# DPP word, v_fmac's NaN addend overwritten by a result computed into it
+# DPP word, v_fmac's NaN addend overwritten by a result computed into it, the NaN a float + - * keeps,
+# s_set_gpr_idx_idx's M0 (`--seeds 300:420 --length 80`)
 FOUND = [("gfx950-w64", 102, 60), ("gfx950-w64", 125, 60), ("gfx950-w64", 138, 60), ("gfx950-w64", 142, 60),
          ("gfx950-w64", 147, 60), ("gfx942-w64", 156, 60), ("gfx1100-w64", 113, 60), ("gfx1100", 132, 60),
-         ("gfx1100", 292, 80), ("gfx950-w64", 213, 80), ("gfx1201-w64", 244, 80)]
+         ("gfx1100", 292, 80), ("gfx950-w64", 213, 80), ("gfx1201-w64", 244, 80),
+         ("gfx942-w64", 353, 80), ("gfx942-w64", 395, 80)]
 
 
 def _agree(report, programs):
@@ -135,6 +137,21 @@ def test_float_arithmetic_with_two_nan_operands_keeps_the_first(arch, wave, opti
         assert {x & 0xFFFF for x in got(8)} == {quiet16}, (g, hex(got(8).pop()))
         wide = lambda r: {int(lo) | int(hi) << 32 for lo, hi in zip(regs[r, g], regs[r + 1, g])}
         assert wide(12) == {b64 if s_nan else quiet64} and wide(14) == {quiet64}, (g, wide(12), wide(14))
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_set_gpr_idx_idx_keeps_the_rest_of_m0(options):
+    """Found by the fuzzer (gfx942-w64 seeds 353, 395: s_set_gpr_idx_idx 4.0): M0[7 : 0] =
+    S0.u32[7 : 0].b8 sized M0 by the bits it names, 8, so the general translation (reference
+    mode) wrote M0 whole from zeros, where the uint32 one kept bits 31:8. M0 is a 32-bit
+    register: the manual's slice write leaves bits 31:8 as they were."""
+    from dsl.operands import m0, s, v
+
+    def build(ns):
+        return [ns["s_mov_b32"](m0, 0x7F7FFF00), ns["s_mov_b32"](s[4], 0x123456AB),
+                ns["s_set_gpr_idx_idx"](s[4]), ns["v_mov_b32"](v[1], m0)]
+    regs = _run("gfx942", 64, build, options)
+    assert (regs[1] == 0x7F7FFFAB).all(), hex(int(regs[1][0]))
 
 
 def test_dsl_refuses_what_it_cannot_encode():
