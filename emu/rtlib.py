@@ -446,7 +446,7 @@ def first_nan(out, *operands):
     """The NaN rule of every float operation with several operands: where the result `out` is
     NaN, it is the first NaN operand (S0, then S1, ...), quieted, sign and payload kept; an
     invalid operation without NaN operands (inf - inf, 0 * inf) gives the default -QNaN.
-    Both manuals state it for the float add (RDNA4 ISA 13.3 "NaN Handling", p. 157: "if SRC0 ==
+    Both manuals state it for the float add (RDNA4 ISA 13.3 "NaN Handling": "if SRC0 ==
     NaN: result = QNaN of SRC0 (preserve sign); else if SRC1 == NaN: result = QNaN of SRC1;
     ... -QNAN (FP32: 0xFFC00000)"; CDNA3 9.2.3: "NaN + NaN = SRC0's NaN, converted to QNaN"),
     and IEEE 754 leaves the choice open. numpy's loops choose among NaN operands by their own
