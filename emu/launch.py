@@ -9,10 +9,13 @@ private segment wave offset — each only if enabled.
 """
 from __future__ import annotations
 
+import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .options import FAST, EmuOptions
 from .wave import CODES, EXEC_LO, WaveState, pack_mask
@@ -40,6 +43,7 @@ def default_seconds() -> float:
 
 @dataclass
 class Dispatch:
+    """A kernel launch as the machine runs it: grid, block, registers, user SGPRs, LDS, scratch, limits."""
     kernel: str
     entry: int                              # device address of the first instruction
     grid: tuple[int, int, int]              # work-groups per dimension
@@ -100,11 +104,11 @@ class Dispatch:
 
     @property
     def waves_per_group(self) -> int:
-        return -(-int(np.prod(self.block)) // self.wave_size)
+        return -(-int(math.prod(self.block)) // self.wave_size)      # Python ints: asked often per launch
 
     @property
     def groups(self) -> int:
-        return int(np.prod(self.grid))
+        return int(math.prod(self.grid))
 
 
 def _ttmp_ids(st: WaveState, d: Dispatch, first_group: int, groups: int, per: int) -> None:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextvars
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
+
+from isa.records import dataclass
 
 
 class OptionsError(ValueError):
@@ -28,6 +30,7 @@ class OptionsError(ValueError):
 
 @dataclass(frozen=True)
 class EmuOptions:
+    """The emulator's switches: every speed trick (True: on) and the checks; REFERENCE turns every trick off."""
     # ---- machine: scheduling and register state
     batch_waves: bool = True          # every wave at a PC runs in one semantic call (off: one call per wave, in wave order)
     together: bool = True             # no PC search while every running wave sits at one PC; their issue count as one int
@@ -42,6 +45,8 @@ class EmuOptions:
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
     compiled_runs: bool = True        # consecutive plain steps up to a branch or event run by one generated call (emu/machine_runs.py)
+    lean_semantics: bool = True       # a compiled step calls its semantic's function itself: shortcut chosen once, no MODE tests the batch's one MODE does not need
+    compiled_pairs: bool = True       # a VOPD pair of plain halves is a compiled step too (both halves computed, then written)
     shared_active_lanes: bool = True  # a semantic's ctx.active is the machine's unpacked EXEC of the step (off: Ctx unpacks it again)
     # ---- memory
     split_addresses: bool = True      # GLOBAL (SGPR base) and DS addresses kept as one base plus 32-bit offsets
@@ -69,6 +74,7 @@ class EmuOptions:
     compact_atomic_leaders: bool = True   # a combined atomic's one access per address on a batch of just those lanes (emu/table.py)
     scan_atomics: bool = True         # other atomics (swap, cmpswap, inc/dec, float min/max/add, ...) of lanes sharing an address: one read and one write per address, the pseudocode per conflict depth on those words (emu/atomic_scan.py)
     one_pass_swaps: bool = True       # a scanned swap in one pass: each lane returns the data of the lane before it at its address, the last lane's data stays (emu/atomic_scan.py)
+    buffer_atomics_in_range: bool = True  # a buffer atomic's out-of-range lanes (read 0, write nothing) run apart, its in-range ones combine or scan as atomics on global memory (emu/table.py)
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)
@@ -115,9 +121,9 @@ def from_environment() -> EmuOptions:
 _CURRENT = contextvars.ContextVar("emu_options", default=FAST)
 
 
-def current() -> EmuOptions:
-    """The options of the machine running now (FAST outside a machine run)."""
-    return _CURRENT.get()
+# current() -> EmuOptions: the options of the machine running now (FAST outside a machine run).
+# The context variable's own get, not a function around it: it is asked on most steps.
+current = _CURRENT.get
 
 
 def activate(options: EmuOptions):

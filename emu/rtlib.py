@@ -946,7 +946,12 @@ def ds_address(addr, offset0, offset1):
 def operand(ctx, name: str, bits: int, instruction: str):
     """An operand as the machine supplied it: uint32 / uint64 arrays unchanged (the
     translator widens a uint32 where a bare operand is used as a 64-bit value)."""
-    v = ctx.get(name, instruction)
+    try:
+        v = ctx.inputs[name]
+    except KeyError:
+        v = ctx.get(name, instruction)      # raises, naming the operand
+    if type(v) is np.ndarray and bits <= 64 and (v.dtype is _DT32 or v.dtype is _DT64):
+        return v                            # the common case, without the general tests below
     if isinstance(v, SplitAddresses):       # stays split until something computes with it
         return v
     a = np.asarray(v)
@@ -960,6 +965,7 @@ def operand(ctx, name: str, bits: int, instruction: str):
 # ---- exact-modulo-2**32 statements (emu/pcode/narrow.py) ------------------------------
 
 _U32 = np.uint32
+_DT32, _DT64 = np.dtype(np.uint32), np.dtype(np.uint64)     # numpy's own descriptors: an identity test
 
 
 def owned(x):
@@ -1004,6 +1010,8 @@ def float_into(ctx, name: str, bits: int, compute):
 
 def u32(x):
     """The low 32 bits of an integer value as uint32 (no copy when it already is one)."""
+    if type(x) is np.ndarray and x.dtype is _DT32:
+        return x
     a = np.asarray(x)
     if a.dtype == _U32:
         return a
@@ -1061,7 +1069,8 @@ def lane_bit(mask, ctx):
     if ctx.scalar or m.ndim != 2 or m.shape[1] != 1:
         return ((raw(m) >> lane_id(ctx)) & U64(1)).astype(bool)
     wave_bytes = np.ascontiguousarray(m, dtype=U64).view(np.uint8)          # little-endian: bit i = lane i
-    return np.unpackbits(wave_bytes, axis=1, bitorder="little")[:, :ctx.lanes].astype(bool)
+    # the bytes of the wave's lanes only, unpacked to 0/1 bytes: read as bool without a copy
+    return np.unpackbits(wave_bytes[:, :ctx.lanes // 8], axis=1, bitorder="little").view(bool)
 
 
 def _in_shift_range32(n: np.ndarray) -> bool:
