@@ -24,7 +24,6 @@ from isa.records import dataclass
 from . import families
 from .buffer import BufferMemory
 from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
-from .handwritten import mfma
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .machine_runs import RunStop, build_run
@@ -303,6 +302,7 @@ class Machine:
             try:
                 inst = machine_fields(decode_one(self.spec, self.memory.data[off:off + 16].tobytes()))
                 if inst.name == SCALE_PREFIX:       # one instruction with the MFMA after it
+                    from .handwritten import mfma
                     after = off + inst.size
                     inst = scaled_mfma(inst, decode_one(self.spec, self.memory.data[after:after + 16].tobytes()),
                                        mfma.scaled_names(self.spec))
