@@ -426,12 +426,12 @@ def fma(a, b, c, out=None):
     write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
-    if out is not None:     # v_fmac's addend is its destination: _first_nan reads the operands after the result
+    if out is not None:     # v_fmac's addend is its destination: first_nan reads the operands after the result
         a, b, c = (x.copy() if np.may_share_memory(out, x) else x for x in (a, b, c))
     if not current().fma_shortcuts:
-        return _first_nan(a, b, c, _fma_plain(a, b, c, dtype))
+        return first_nan(_fma_plain(a, b, c, dtype), a, b, c)
     if dtype == np.float64:
-        return _first_nan(a, b, c, _fma_blocks(a, b, c, dtype, out))
+        return first_nan(_fma_blocks(a, b, c, dtype, out), a, b, c)
     seen: list = []         # _fma_narrow notes a NaN result there (its reduction finds it for free)
     if a.ndim and max(a.size, b.size, c.size) <= 2 * _BLOCK:
         # a batch of a few waves (every narrow launch's step): one block, straight into
@@ -439,28 +439,53 @@ def fma(a, b, c, out=None):
         result = _fma_narrow(a, b, c, dtype, out, seen=seen)
     else:
         result = _fma_blocks(a, b, c, dtype, out, seen)
-    return _first_nan(a, b, c, result) if seen else result
+    return first_nan(result, a, b, c) if seen else result
 
 
-def _first_nan(a, b, c, out):
-    """Where an operand is NaN, the result is the first NaN operand (a, b, c order), quieted.
-    numpy's loops choose among several NaN operands by their own operand order, which
-    differs between loops (a broadcast operand comes first in some), so the choice is made
-    here, the same on every path (the manual does not say which NaN the hardware keeps)."""
+def first_nan(out, *operands):
+    """The NaN rule of every float operation with several operands: where the result `out` is
+    NaN, it is the first NaN operand (S0, then S1, ...), quieted, sign and payload kept; an
+    invalid operation without NaN operands (inf - inf, 0 * inf) gives the default -QNaN.
+    Both manuals state it for the float add (RDNA4 ISA 13.3 "NaN Handling": "if SRC0 ==
+    NaN: result = QNaN of SRC0 (preserve sign); else if SRC1 == NaN: result = QNaN of SRC1;
+    ... -QNAN (FP32: 0xFFC00000)"; CDNA3 9.2.3: "NaN + NaN = SRC0's NaN, converted to QNaN"),
+    and IEEE 754 leaves the choice open. numpy's loops choose among NaN operands by their own
+    operand order, which differs between loops (a broadcast operand comes first in some), so
+    a batch of waves and one wave at a time kept different NaNs: the choice is made here, the
+    same whatever the shapes. `out` (a fresh result) is fixed in place and returned."""
     if np.ndim(out) == 0:
-        return _first_nan(a, b, c, np.asarray(out).reshape(1))[0]
+        return first_nan(np.asarray(out).reshape(1), *operands)[0]
     if not np.isnan(out).any():
         return out
-    pick = out
-    for x in (c, b, a):
+    nbits = fbits(out)
+    pick = np.full(out.shape, _DEFAULT_NAN[nbits], UINT[nbits]).view(out.dtype)
+    for x in reversed(operands):
         x = np.broadcast_to(np.asarray(x).astype(out.dtype), out.shape)
         pick = np.where(np.isnan(x), x, pick)
-    bits = pick.view(UINT[fbits(out)]) | UINT[fbits(out)](_QUIET[fbits(out)])
+    bits = pick.view(UINT[nbits]) | UINT[nbits](_QUIET[nbits])
     np.copyto(out, bits.view(out.dtype), where=np.isnan(out))
     return out
 
 
 _QUIET = {16: 1 << 9, 32: 1 << 22, 64: 1 << 51}
+_DEFAULT_NAN = {16: 0xFE00, 32: 0xFFC0_0000, 64: 0xFFF8_0000_0000_0000}     # -QNaN
+
+
+def fadd(a, b):
+    """S0 + S1 of floats, NaN by `first_nan`; likewise fsub, fmul, fdiv."""
+    return first_nan(np.add(a, b), a, b)
+
+
+def fsub(a, b):
+    return first_nan(np.subtract(a, b), a, b)
+
+
+def fmul(a, b):
+    return first_nan(np.multiply(a, b), a, b)
+
+
+def fdiv(a, b):
+    return first_nan(np.true_divide(a, b), a, b)
 
 
 def _fma_blocks(a, b, c, dtype, out=None, seen=None):
@@ -738,7 +763,7 @@ def power(base, exp):
     if np.asarray(exp).dtype.kind in "iu" or isinstance(exp, int):
         if b.dtype.kind == "f" and np.all(b == 2.0):
             return ldexp(np.ones_like(b), exp)
-    return np.power(b, exp)
+    return first_nan(np.power(b, exp), b, exp) if b.dtype.kind == "f" else np.power(b, exp)
 
 
 def signext(x):
