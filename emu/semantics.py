@@ -373,7 +373,8 @@ class Ctx:
     # every lane of the batch is on (the machine knows it from the EXEC it unpacked; None: not
     # known, ask exec_mask). Dropped by derive(), which may change exec_mask.
     all_on: bool | None = None
-    # outputs the machine discards (a carry-out written to NULL): a semantic may leave them out
+    # outputs the machine discards (a carry-out written to NULL): a semantic may leave them out.
+    # Dropped by derive() (a called instruction's outputs are its caller's to use).
     unused: frozenset = frozenset()
 
     def __post_init__(self):
@@ -430,6 +431,7 @@ class Ctx:
         state.update(self.__dict__)
         state.pop("active", None)
         state.pop("all_on", None)
+        state.pop("unused", None)       # another instruction's outputs (call_instruction): all wanted
         state.update(changes)
         new.__post_init__()
         return new
