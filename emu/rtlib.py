@@ -455,7 +455,7 @@ def first_nan(out, *operands):
     same whatever the shapes. `out` (a fresh result) is fixed in place and returned."""
     if np.ndim(out) == 0:
         return first_nan(np.asarray(out).reshape(1), *operands)[0]
-    if not np.isnan(out).any():
+    if not any_nan(out):
         return out
     nbits = fbits(out)
     pick = np.full(out.shape, _DEFAULT_NAN[nbits], UINT[nbits]).view(out.dtype)
@@ -465,6 +465,17 @@ def first_nan(out, *operands):
     bits = pick.view(UINT[nbits]) | UINT[nbits](_QUIET[nbits])
     np.copyto(out, bits.view(out.dtype), where=np.isnan(out))
     return out
+
+
+def any_nan(x: np.ndarray) -> bool:
+    """Whether a float array holds a NaN. With EmuOptions.nan_by_dot, an f32/f64 array's sum
+    of squares (one dot product: no bool temporary, no second reduction): each square is a
+    NaN, or >= 0 up to +inf, so the sum is NaN exactly when an element is (overflow gives
+    +inf, never NaN; no inf - inf can arise)."""
+    if x.dtype.char in "fd" and current().nan_by_dot:
+        total = np.vdot(x, x)
+        return bool(total != total)
+    return bool(np.isnan(x).any())
 
 
 _QUIET = {16: 1 << 9, 32: 1 << 22, 64: 1 << 51}

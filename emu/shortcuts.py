@@ -32,7 +32,8 @@ give S1). Which one an instruction follows is read from its pseudocode (_s0_nan_
 An instruction whose whole pseudocode is `D0.f = v_X_f32(v_Y_f32(S0.f, S1.f), S2.f)`
 (v_min3/max3/minmax/maxmin_f32) composes its callees' shortcuts on the raw bits (_chain) when
 both callees take one, instead of two rtlib.call_instruction calls with their contexts and
-widenings. Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
+widenings, each operand tested for NaNs once (the inner pick's answer tells the outer one whether
+its first operand may be a NaN). Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
 tests/test_emu_shortcuts.py compares every pair of a set of special values with the generated
 semantic in both IEEE modes; the fuzzer and the corpus compare with reference mode.
 """
@@ -43,7 +44,7 @@ import re
 import numpy as np
 
 from .options import current
-from .rtlib import mode_field, take_dest
+from .rtlib import any_nan, mode_field, take_dest
 
 _ABS = np.uint32(0x7FFF_FFFF)
 _INF = np.uint32(0x7F80_0000)
@@ -60,8 +61,9 @@ def _s0_nan_first(pcode: str) -> bool:
     return first is not None and first.group(1) == "0"
 
 
-def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: bool) -> np.ndarray:
-    """v_min_f32 (smaller) or v_max_f32 of the raw uint32 bits x, y (the pseudocode's rules)."""
+def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: bool, nan: bool | None = None) -> np.ndarray:
+    """v_min_f32 (smaller) or v_max_f32 of the raw uint32 bits x, y (the pseudocode's rules).
+    nan: whether x or y holds a NaN, when the caller knows (_chain); None: tested here."""
     fx, fy = x.view(np.float32), y.view(np.float32)
     # LT_NEG_ZERO / GT_NEG_ZERO: the compare, and among equal values (the same bits, or zeros
     # of both signs) the bits or-ed (-0 wins the min) or and-ed (+0 wins the max)
@@ -69,7 +71,7 @@ def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: 
         out = np.where(fx < fy, x, np.where(fx == fy, x | y, y))
     else:
         out = np.where(fx > fy, x, np.where(fx == fy, x & y, y))
-    if not np.isnan(fx.sum() + fy.sum()):     # no NaN operand (inf - inf only sends us on below)
+    if not (_has_nan(fx, fy) if nan is None else nan):      # no NaN operand
         return out
     nan_x, nan_y = (x & _ABS) > _INF, (y & _ABS) > _INF
     ieee = mode_field(ctx, "IEEE")
@@ -89,6 +91,10 @@ def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: 
     return np.where(ieee != 0, strict, plain)
 
 
+def _has_nan(*floats: np.ndarray) -> bool:
+    return any(any_nan(f) for f in floats)
+
+
 def _u32(ctx, name: str) -> np.ndarray:
     return np.asarray(ctx.get(name), np.uint32)
 
@@ -96,7 +102,7 @@ def _u32(ctx, name: str) -> np.ndarray:
 def _minmax_f32(smaller: bool, s0_nan_first: bool):
     def choose(ctx):
         return {"D0": _choose_f32(ctx, _u32(ctx, "S0"), _u32(ctx, "S1"), smaller, s0_nan_first)}
-    choose.pick = lambda ctx, x, y: _choose_f32(ctx, x, y, smaller, s0_nan_first)     # for _chain
+    choose.pick = lambda ctx, x, y, nan=None: _choose_f32(ctx, x, y, smaller, s0_nan_first, nan)     # for _chain
     return choose
 
 
@@ -119,7 +125,12 @@ def _chain(generated, semantic_of, outer: str, inner: str):
         pick_outer, pick_inner = (getattr(getattr(semantic_of(n), "fn", None), "pick", None) for n in (outer, inner))
         if pick_outer is None or pick_inner is None:
             return generated(ctx)
-        return {"D0": pick_outer(ctx, pick_inner(ctx, _u32(ctx, "S0"), _u32(ctx, "S1")), _u32(ctx, "S2"))}
+        s0, s1, s2 = _u32(ctx, "S0"), _u32(ctx, "S1"), _u32(ctx, "S2")
+        # one NaN test per operand: the inner pick of NaN-free operands is one of them (or two
+        # equal zeros' bits and-ed / or-ed), so the outer one only needs S2's
+        nan01 = _has_nan(s0.view(np.float32), s1.view(np.float32))
+        first = pick_inner(ctx, s0, s1, nan01)
+        return {"D0": pick_outer(ctx, first, s2, None if nan01 else _has_nan(s2.view(np.float32)))}
     return run
 
 

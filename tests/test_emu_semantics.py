@@ -522,3 +522,27 @@ def test_f32_fma_double_rounding_hard_cases():
     for at in range(0, len(vals), W * L):                                    # one W x L batch at a time
         a, b, c = (vals[at:at + W * L, i].reshape(W, L) for i in range(3))
         same_float(run("v_fma_f32", S0=bits(a), S1=bits(b), S2=bits(c))["D0"], want[at:at + W * L].reshape(W, L))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("by_dot", [True, False])
+def test_any_nan_agrees_with_numpy_isnan(dtype, by_dot):
+    """rtlib.any_nan (the NaN test of first_nan and the min/max shortcuts; EmuOptions.nan_by_dot:
+    a sum of squares) against numpy's isnan().any(): overflowing squares, infinities of both
+    signs (no inf - inf may pass for a NaN), a NaN at either end or in a strided view."""
+    from dataclasses import replace
+    from emu.options import FAST, activate, deactivate
+    from emu.rtlib import any_nan
+    info = np.finfo(dtype)
+    base = np.array([info.max, -info.max, np.inf, -np.inf, 0.0, -0.0, info.tiny, 1.5] * 8, dtype).reshape(2, 32)
+    cases = [base, base[:, ::2], np.zeros((0, 32), dtype), np.full((3, 32), -np.inf, dtype)]
+    for where in ((0, 0), (1, 31), (1, 6)):
+        x = base.copy()
+        x[where] = np.nan
+        cases += [x, x[:, ::2], -x]
+    token = activate(replace(FAST, nan_by_dot=by_dot))
+    try:
+        for x in cases:
+            assert any_nan(x) is bool(np.isnan(x).any())
+    finally:
+        deactivate(token)

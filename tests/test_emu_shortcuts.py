@@ -55,6 +55,35 @@ def test_minmax_shortcut_agrees_with_the_pseudocode(arch, name, mode):
                           f"{int(fast.reshape(-1)[bad[0]]):#x} vs {int(generated.reshape(-1)[bad[0]]):#x}")
 
 
+
+@pytest.mark.parametrize("arch,name", [("gfx1100", n) for n in ("v_min3_f32", "v_max3_f32", "v_minmax_f32", "v_maxmin_f32")] +
+                         [("gfx942", n) for n in ("v_min3_f32", "v_max3_f32")])
+@pytest.mark.parametrize("nan_in", ["S2", "S0", "S1"])
+def test_minmax_chains_with_nans_in_one_operand_only(arch, name, nan_in):
+    """The chains test each operand for NaNs once and tell the outer pick what the inner one
+    found: batches whose NaNs are all in one operand (the others NaN-free) take each branch of
+    that sharing; every result must equal the generated pseudocode's, in both IEEE modes."""
+    numbers = SPECIALS[~(((SPECIALS & 0x7FFF_FFFF) > 0x7F80_0000))]
+    nans = SPECIALS[(SPECIALS & 0x7FFF_FFFF) > 0x7F80_0000]
+    waves = 4
+    rng = np.random.default_rng(7)
+    inputs = {k: rng.choice(numbers, (waves, 32)).astype(np.uint32) for k in ("S0", "S1", "S2")}
+    inputs[nan_in][:, ::3] = rng.choice(nans, (waves, 11))
+    inputs["D0"] = np.zeros((waves, 32), np.uint32)
+    for mode in (0x3F0, 0x1F0):
+        got = []
+        for shortcuts in (True, False):
+            token = activate(replace(FAST, minmax_shortcuts=shortcuts))
+            try:
+                sem = load_semantics(arch).lookup(name)
+                out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
+                                      inputs=dict(inputs), mode=mode))
+            finally:
+                deactivate(token)
+            got.append(np.asarray(out["D0"], np.uint32))
+        assert np.array_equal(got[0], got[1]), (name, hex(mode), nan_in)
+
+
 def test_minmax_shortcut_follows_ieee_rules():
     """Independent facts (manual's rules): in IEEE mode a signalling NaN operand gives its quiet
     form, a quiet NaN loses to a number; -0 is below +0."""
