@@ -60,10 +60,10 @@ def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
     """A literal dword follows whatever the operands are: s_fmaak-style SIMM32, s_setreg_imm32,
     the VOP2/VOPD K constant (v_fmaak_f32)."""
     d = defs[0]
-    if fmt == "SOP2" and "SIMM32" in (d.pcode or ""):
-        return True
-    if fmt == "SOPK" and d.name == "S_SETREG_IMM32_B32":
-        return True
+    if fmt in ("SOP2", "SOPK"):     # the pseudocode reads SIMM32 (isa.effects literal)
+        from isa.effects import effects
+        if effects(d.pcode).literal:
+            return True
     # the K constant is where the pseudocode reads SIMM16/SIMM32 (isa.effects constant_at): a
     # pseudocode without either reads none, and its signature need not be worked out here
     bases = (vopd_base(spec, x) for x in defs if x.format in ("VOP2", "VOPD"))

@@ -93,6 +93,8 @@ class Effects:
     #                        source, an f32 or an f16 half (v_fma_mix*, CDNA's v_mad_mix*)
     products: int = 0      # statements that assign (= or +=) a product to the result or to `tmp`
     #                        (dot products write one per element pair: v_dot8 eight, v_dot4 four)
+    literal: bool = False  # reads SIMM32, the 32-bit literal dword that follows the instruction
+    #                        (s_setreg_imm32_b32, the K of s_fmaak/v_fmamk): one is always encoded
 
     @property
     def writes(self) -> frozenset:
@@ -530,7 +532,8 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
+                       b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix,
+                       literal="SIMM32" in toks, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
                        **_flags(toks), **_fields(toks), shapes=shapes)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
@@ -541,4 +544,5 @@ def effects(pcode: str | None) -> Effects:
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
                    products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces,
+                   literal="SIMM32" in toks,
                    result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)

@@ -274,3 +274,22 @@ def test_dsl_vopd_halves_are_the_vopd_instructions():
             fn = ns[name]
             assert isinstance(fn(Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf), name
         assert not isinstance(ns["v_add_f32"](Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf)
+
+
+def test_literal_dword_is_the_pseudocodes_simm32():
+    """The decoder's always-a-literal rule (SOP2: "SIMM32" as a substring of the pseudocode; SOPK:
+    the name S_SETREG_IMM32_B32) and the emulator's s_setreg source ("IMM32" in the name) now
+    read isa.effects' literal (the parse reads SIMM32). The same instructions in every family."""
+    from dsl.decode import _always_literal
+    from emu.handwritten.hwreg import source
+    seen = 0
+    for family, d in _instructions():
+        spec = isa.load(family)
+        if d.format in ("SOP2", "SOPK"):
+            old = "SIMM32" in (d.pcode or "") if d.format == "SOP2" else d.name == "S_SETREG_IMM32_B32"
+            assert _always_literal(spec, d.format, (d,)) == old == effects(d.pcode).literal, (family, d.name)
+            seen += old
+        if d.name.startswith("S_SETREG"):
+            assert source(d.name, spec) == ("SIMM32" if "IMM32" in d.name else "S0"), (family, d.name)
+    assert seen == 5 + 4          # s_setreg_imm32_b32 in five families, s_fmaak/s_fmamk in two
+

@@ -122,7 +122,7 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
                         scalar=scalar, memory="atomic",
                         source="LDS[M0[15:0] + offset] += / -= countbits(EXEC) once per wave; lanes get the old value")
     if name in ("S_SETREG_B32", "S_SETREG_IMM32_B32") and spec is not None:
-        source = _op("SIMM32") if "IMM32" in name else _op("S0")
+        source = _op(hwreg.source(name, spec))
         return Semantic(name, hwreg.setreg(name, spec), "hand-written",
                         {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
                         source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
