@@ -1255,10 +1255,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
 def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
     """RDNA3 ISA, "Instruction restrictions" (section 7.x, page 68 of the RDNA3 manual): "64-bit
     shift instructions can use only one scalar value input" (v_lshlrev_b64, v_lshrrev_b64,
-    v_ashrrev_i64: a shift with a 64-bit result)."""
-    pcode = d.pcode or ""
-    return bool(sig.dsts) and sig.dsts[0].bits == 64 and ("<<" in pcode or ">>" in pcode) and \
-        any(w in d.name for w in ("LSHL", "LSHR", "ASHR"))
+    v_ashrrev_i64: a 64-bit result that is a shift of a source, isa.effects' shift)."""
+    return bool(sig.dsts) and sig.dsts[0].bits == 64 and effects(d.pcode).shift
 
 
 # source codes that are scalar values (RDNA3 ISA, "Instruction restrictions": SGPR, VCC, M0,

@@ -95,6 +95,10 @@ class Effects:
     #                        (dot products write one per element pair: v_dot8 eight, v_dot4 four)
     literal: bool = False  # reads SIMM32, the 32-bit literal dword that follows the instruction
     #                        (s_setreg_imm32_b32, the K of s_fmaak/v_fmamk): one is always encoded
+    shift: bool = False    # the code is one statement assigning D0 a shift, its value one source (or
+    #                        a mask made from one: v_bfm) shifted by another: `D0.u64 = (S1.u64 <<
+    #                        S0[5 : 0].u32)` (v_lshlrev_b64; not CDNA's v_lshl_add_u64, which adds
+    #                        to the shifted value)
 
     @property
     def writes(self) -> frozenset:
@@ -493,6 +497,27 @@ def _constant_at(stmts: list) -> int | None:
     return None
 
 
+def _shift(stmts: list) -> bool:
+    """One statement `D0.T = (A << B)` / `(A >> B)`: the whole value a shift of one source by another."""
+    if len(stmts) != 1 or stmts[0][:1] != ["D0"]:
+        return False
+    s = stmts[0]
+    eq = _assignment(s)
+    rhs = s[eq + 1:] if eq is not None and s[eq] == "=" else []
+    if rhs[:1] != ["("] or rhs[-1:] != [")"]:
+        return False
+    depth, ops = 0, []
+    for t in rhs[1:-1]:
+        depth += t in "([{"
+        depth -= t in ")]}"
+        if depth == 0 and t in ("<<", ">>", "+", "-", "*", "/", "&", "|", "^", "?", "&&", "||"):
+            ops.append(t)
+        elif depth < 0:
+            return False
+    sources = {n for t in rhs if (n := _name(t))}
+    return ops in (["<<"], [">>"]) and len(sources) == 2 and sources <= {"S0", "S1", "S2"}
+
+
 def _products(stmts: list) -> int:
     n = 0
     for s in stmts:
@@ -544,5 +569,5 @@ def effects(pcode: str | None) -> Effects:
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
                    products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces,
-                   literal="SIMM32" in toks,
+                   literal="SIMM32" in toks, shift=_shift(stmts),
                    result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)

@@ -293,3 +293,27 @@ def test_literal_dword_is_the_pseudocodes_simm32():
             assert source(d.name, spec) == ("SIMM32" if "IMM32" in d.name else "S0"), (family, d.name)
     assert seen == 5 + 4          # s_setreg_imm32_b32 in five families, s_fmaak/s_fmamk in two
 
+
+def test_64bit_shift_is_the_parse():
+    """RDNA's encoder allows one scalar value to the 64-bit shifts (the manual's "64-bit shift
+    instructions can use only one scalar value input"), found by LSHL/LSHR/ASHR in the name of an
+    instruction with a 64-bit result and a << or >> in its code; now a 64-bit result whose code is
+    a shift of a source (isa.effects' shift). The same instructions, bar CDNA's V_LSHL_ADD_U64,
+    which adds to the shifted value (and is encoded by the gfx9 assembler, where every VALU
+    instruction takes one scalar value)."""
+    from dsl.signature import valu_signature
+    differ, same = set(), 0
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        if not d.pcode or d.format not in roles.valu:
+            continue
+        sig = valu_signature(d)
+        wide = bool(sig.dsts) and sig.dsts[0].bits == 64
+        old = wide and ("<<" in d.pcode or ">>" in d.pcode) and any(w in d.name for w in ("LSHL", "LSHR", "ASHR"))
+        new = wide and effects(d.pcode).shift
+        if old != new:
+            differ.add((family, d.name, new))
+        same += old and new
+    assert differ == {("cdna3", "V_LSHL_ADD_U64", False), ("cdna4", "V_LSHL_ADD_U64", False)}
+    assert same == 3 + 3 + 4 + 3 + 3     # v_lshlrev/v_lshrrev/v_ashrrev_b64; RDNA4 also VOP2 v_lshlrev_b64
+    assert "+ S2.u64" in isa.load("cdna3").lookup("V_LSHL_ADD_U64")[0].pcode
