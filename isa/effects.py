@@ -69,6 +69,10 @@ class Effects:
     #                        (D0, tmp or VGPR[..][VDST]) untyped or as an 8/16-bit value: a packed result
     #                        (v_pk_add_f16, v_cvt_pk_*); one byte chosen by an if (v_cvt_sr_fp8) is not
     result_concat: bool = False  # a bit range of the result is assigned a concatenation { hi, lo }
+    result_ranges: int = 0  # statements outside any if/loop that write a constant bit range of the
+    #                        result (D0 or tmp) of any type, `tmp[63 : 32].f32 = ...`, `D0.u32[63 :
+    #                        32] = tmp1.u32`: two or more is a result made of elements side by side
+    #                        (v_pk_*: v_pk_fma_f32, v_pk_mov_b32, v_pk_add_f16)
     vgpr_fields: frozenset = frozenset()  # operand fields used as a VGPR number: `VGPR[lane][SRC1.u32]`
     #                        (v_permlane16_var's SRC1, v_readlane's SRC0), names as written
     field_numbers: frozenset = frozenset()  # operand fields (SRC0..2, VDST) named as register numbers: every
@@ -179,6 +183,7 @@ class _Analysis:
         self.depth = 0                   # if/loop nesting of the statement analysed
         self.result_pieces = 0
         self.result_concat = False
+        self.result_ranges = 0
 
     def read_all(self, toks, done: set):
         for i, t in enumerate(toks):
@@ -254,6 +259,8 @@ class _Analysis:
             self.statement(rhs, done)                   # inner assignment, then `a` takes the same value
             rhs = rhs[inner + 1:]
         self.read_all(rhs, done)
+        if op == "=" and self.depth == 0 and _result_range(lhs):
+            self.result_ranges += 1
         if op == "=" and _result_piece(lhs):
             self.result_pieces += self.depth == 0
             self.result_concat |= rhs[:1] == ["{"]
@@ -284,6 +291,17 @@ class _Analysis:
                         self.reads.add(m) if m not in done else None
             else:
                 self.read_all(target[1:], done)
+
+
+def _result_range(lhs: list) -> bool:
+    """`D0[hi : lo]`, `tmp[hi : lo].T`, `D0.T[hi : lo]`: a constant bit range of the result."""
+    if lhs[:1] not in (["D0"], ["tmp"]):
+        return False
+    rest = lhs[1:]
+    if rest[:1] == ["."]:
+        rest = rest[2:]
+    return len(rest) >= 5 and rest[0] == "[" and rest[1].isdigit() and rest[2] == ":" and rest[3].isdigit() \
+        and rest[4] == "]"
 
 
 def _result_piece(lhs: list) -> bool:
@@ -568,6 +586,6 @@ def effects(pcode: str | None) -> Effects:
                    copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
-                   products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces,
+                   products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces, result_ranges=a.result_ranges,
                    literal="SIMM32" in toks, shift=_shift(stmts),
                    result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)

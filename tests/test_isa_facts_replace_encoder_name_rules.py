@@ -317,3 +317,22 @@ def test_64bit_shift_is_the_parse():
     assert differ == {("cdna3", "V_LSHL_ADD_U64", False), ("cdna4", "V_LSHL_ADD_U64", False)}
     assert same == 3 + 3 + 4 + 3 + 3     # v_lshlrev/v_lshrrev/v_ashrrev_b64; RDNA4 also VOP2 v_lshlrev_b64
     assert "+ S2.u64" in isa.load("cdna3").lookup("V_LSHL_ADD_U64")[0].pcode
+
+
+def test_packed_results_are_the_parse():
+    """The gfx9 assembler refuses op_sel / op_sel_hi on a VOP3P instruction whose result is not
+    packed (v_dot2_f32_f16), found by "_PK_" in the name; now by isa.effects' result_ranges (two
+    or more constant bit ranges of the result written side by side: v_pk_fma_f32's tmp[63 : 32],
+    v_pk_mov_b32's D0.u32[63 : 32]). The same answer for every VOP3P instruction with a result
+    (bar the mixed-precision ones, which take op_sel either way) in all five families."""
+    checked = packed = 0
+    for family, d in _instructions():
+        if not d.format.startswith("VOP3P") or not d.pcode:
+            continue
+        fx = effects(d.pcode)
+        if fx.mixed_sources or not fx.writes & {"D0"}:
+            continue
+        assert (fx.result_ranges >= 2) == ("_PK_" in d.name), (family, d.name)
+        checked += 1
+        packed += "_PK_" in d.name
+    assert checked > 150 and packed > 80
