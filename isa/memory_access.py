@@ -9,6 +9,7 @@
                                   # 8-bit offset addresses one element, ADDR + OFFSETn * size
     a.data_dwords                 # VGPRs a store / atomic sends (cmpswap: value and compare, DATA[63 : 32])
     a.result_dwords               # VGPRs a load / returning atomic writes (VDATA[95 : 64]: 3)
+    a.element_bits                # bits of each memory value the code reads or writes (MEM[addr].b32: 32)
     converts_format(d)            # a buffer access converts through a data format (*_FORMAT_*)
     buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
     lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
@@ -48,6 +49,7 @@ _MEM = re.compile(r"\bMEM\s*\[")
 _RESULT = r"(?:VDATA|RETURN_DATA|VDST|D0)"
 _HALF_WRITE = re.compile(_RESULT + r"\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*\.\s*\w+\s*=(?!=)")
 _OFFSET1_INDEX = re.compile(r"\bOFFSET1(?:\.\w+)?\s*\*")
+_MEM_TYPE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*\.\s*[a-z]+(\d*)\b")
 _RESULT_WRITE = re.compile(_RESULT + r"\s*(?:\[[^\]]*\])?\s*(?:\.\s*\w+\s*)?=(?!=)")
 
 
@@ -59,6 +61,8 @@ class MemoryAccess:
     data_dwords: int | None = None    # VGPRs of the data a store or atomic sends (cmpswap: value and
     #                                   compare), from the pseudocode; None where it does not say
     result_dwords: int | None = None  # VGPRs a load or a returning atomic writes, likewise
+    element_bits: int | None = None   # bits of the memory values the code accesses where every typed
+    #                                   MEM[...].T agrees (RDNA3's short .b / .u: 32), else None
 
 
 # the data register a store / atomic reads and the result a load / atomic writes, by the names
@@ -130,7 +134,9 @@ def memory_access(d, image: bool = False) -> MemoryAccess:
     if d.pcode and _MEM.search(d.pcode):
         direction, d16 = _from_pcode(d.pcode)
         data, result = _sizes(d.pcode, direction, tuple(sorted(d.operand_types.items())))
-        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result)
+        widths = {int(w) if w else 32 for w in _MEM_TYPE.findall(d.pcode)}
+        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result,
+                            widths.pop() if len(widths) == 1 else None)
     return MemoryAccess(_by_name(d.name, image), "_D16" in d.name)
 
 

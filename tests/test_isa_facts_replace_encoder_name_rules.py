@@ -336,3 +336,21 @@ def test_packed_results_are_the_parse():
         checked += 1
         packed += "_PK_" in d.name
     assert checked > 150 and packed > 80
+
+
+def test_lane_addressed_loads_take_the_dword_forms_semantics():
+    """The emulator took GLOBAL_LOAD/STORE_ADDTID_B32's data semantics from a table naming
+    GLOBAL_LOAD_B32 / GLOBAL_STORE_B32; now emu.table.dword_form finds, for a FLAT-family
+    instruction the manual addresses by lane ID (isa.memory_access.lane_address), the one
+    instruction of its format with the same direction, one dword of data and a 32-bit memory
+    value (isa.memory_access's element_bits). The same pairs in every family (CDNA has none)."""
+    from emu.table import dword_form
+    old_table = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
+    pairs = 0
+    for family, d in _instructions():
+        spec = isa.load(family)
+        plain = dword_form(spec, d)
+        expected = old_table.get(d.name) if family.startswith("rdna") else None
+        assert (plain.name if plain else None) == expected, (family, d.name)
+        pairs += plain is not None
+    assert pairs == 6
