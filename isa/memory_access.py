@@ -14,6 +14,7 @@
     buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
     lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
     ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
+    prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
 `tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
@@ -165,6 +166,21 @@ def lane_address(d) -> bool:
 def ray_query(d) -> bool:
     """`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray)."""
     return bool(_RAY_QUERY.search(d.description or ""))
+
+
+_PREFETCH = re.compile(r"\bPrefetch\w*\s*\(")
+_PC_BASE = re.compile(r"\bPC\s*\[")
+
+
+@lru_cache(maxsize=None)
+def prefetch(d) -> str | None:
+    """A scalar prefetch (RDNA4's s_prefetch_inst/data, s_buffer_prefetch_data: the code calls
+    PrefetchScalarInst / PrefetchScalarData with an address and a length that SDATA, a number,
+    adds to): 'pc' when the address is relative to the PC (`PC[63 : 0].i64 + 8LL + ...`, no
+    SBASE), 'base' when it comes from SBASE; None for any other instruction."""
+    if not d.pcode or not _PREFETCH.search(d.pcode):
+        return None
+    return "pc" if _PC_BASE.search(d.pcode) else "base"
 
 
 _DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")

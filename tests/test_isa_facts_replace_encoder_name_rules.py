@@ -354,3 +354,36 @@ def test_lane_addressed_loads_take_the_dword_forms_semantics():
         assert (plain.name if plain else None) == expected, (family, d.name)
         pairs += plain is not None
     assert pairs == 6
+
+
+def test_scalar_prefetches_are_their_code():
+    """RDNA4's SMEM prefetches (operands [sbase,] offset, soffset, length) were found by "prefetch"
+    in the mnemonic and the PC-relative ones (no sbase) by its _pc_rel suffix, in the encoder and
+    the decoder's Instr builder; now isa.memory_access.prefetch: the code calls Prefetch*(addr,
+    length), its address relative to PC or to SBASE. The same instructions in every family (only
+    RDNA4 has them; s_set_inst_prefetch_distance is a SOPP mode change, not an SMEM prefetch)."""
+    from isa.memory_access import prefetch
+    seen = {}
+    for family, d in _instructions():
+        mn = d.name.lower()
+        old = None if d.format != "SMEM" or "prefetch" not in mn else "pc" if mn.endswith("_pc_rel") else "base"
+        assert prefetch(d) == old, (family, d.name)
+        if old:
+            seen[old] = seen.get(old, 0) + 1
+    assert seen == {"base": 3, "pc": 2}
+
+
+def test_scalar_prefetches_encode_as_llvm_does():
+    """The switched encoder and decoder against llvm-mc-22's bytes for each prefetch form (with and
+    without sbase), and our text of those bytes assembles back to them."""
+    from dsl.asm import assemble
+    from dsl.disasm import disassemble
+    from tests.llvm_tools import mc_encodings
+    lines = ["s_prefetch_data s[2:3], 0x100, s5, 7", "s_prefetch_inst_pc_rel 0x40, s4, 3",
+             "s_buffer_prefetch_data s[4:7], 0x80, null, 31", "s_prefetch_data_pc_rel 0x0, m0, 0",
+             "s_prefetch_inst s[6:7], -0x20, null, 1"]
+    for line, want in zip(lines, mc_encodings(lines, "gfx1201")):
+        assert want is not None, line
+        assert assemble(line, "gfx1201") == want, line
+        text = disassemble(want, "gfx1201").strip()
+        assert assemble(text, "gfx1201") == want, (line, text)
