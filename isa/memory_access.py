@@ -35,10 +35,12 @@ formatted data". buffer_resource: the code or description names a buffer (CalcBu
 the description tests "the intersection of rays" or returns "results of intersection testing".
 
 Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
-descriptions, a few CDNA LDS-direct and cache instructions), the direction comes from AMD's
-naming convention, which the manuals follow for every memory instruction: `_ATOMIC` atomics,
-`_STORE` stores, `_LOAD` loads, and on image formats every other instruction (sample, gather,
-get_lod, bvh ray queries, msaa_load) returns data; `_D16` in the name marks D16 data."""
+descriptions, a few CDNA LDS-direct and cache instructions), the direction is the verb the
+description leads with ("Load 32 bits of untyped data ...", "Store a texel ...", RDNA3's "Untyped
+buffer load dword.", CDNA's "Convert 16 bits of data ... and store the data into a buffer
+surface"), and on image formats every other instruction (sample, gather, get_lod, bvh ray
+queries: "Sample texture map", "Gather 4 single component elements", "Intersection test ...")
+returns data; D16 data is data "from the high 16 bits" (or low) of a register."""
 from __future__ import annotations
 
 import re
@@ -104,14 +106,19 @@ def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int
     return out[0], out[1]
 
 
-def _by_name(name: str, image: bool) -> str | None:
-    if "_ATOMIC" in name:
-        return "atomic"
-    if "_STORE" in name:
-        return "store"
-    if "_LOAD" in name or image:
-        return "load"
-    return None
+# the verb a description leads with ("Load 8 bits of ...", "Store a texel ...", RDNA3's "Untyped
+# buffer load dword."), or a conversion that then stores ("Convert 16 bits of data from the high 16
+# bits ... into 1-component formatted data and store the data into a buffer surface")
+_LEADING_VERB = re.compile(r"^(?:untyped buffer\s+)?(atomic|load|store)\b|^convert\b[^.]*\band (store|load) the data\b",
+                           re.I)
+_HALF_REGISTER = re.compile(r"\b(?:high|low) 16 bits of\b")    # D16 data: one half of each register
+
+
+def _by_description(description: str, image: bool) -> str | None:
+    m = _LEADING_VERB.search(description)
+    if m:
+        return (m.group(1) or m.group(2)).lower()
+    return "load" if image else None
 
 
 @lru_cache(maxsize=None)
@@ -138,7 +145,8 @@ def memory_access(d, image: bool = False) -> MemoryAccess:
         widths = {int(w) if w else 32 for w in _MEM_TYPE.findall(d.pcode)}
         return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result,
                             widths.pop() if len(widths) == 1 else None)
-    return MemoryAccess(_by_name(d.name, image), "_D16" in d.name)
+    description = d.description or ""
+    return MemoryAccess(_by_description(description, image), bool(_HALF_REGISTER.search(description)))
 
 
 _CONVERTS = re.compile(r"\bConvert(?:From|To)Format\b")

@@ -387,3 +387,39 @@ def test_scalar_prefetches_encode_as_llvm_does():
         assert assemble(line, "gfx1201") == want, line
         text = disassemble(want, "gfx1201").strip()
         assert assemble(text, "gfx1201") == want, (line, text)
+
+
+def _old_direction_by_name(name: str, image: bool) -> str | None:    # isa.memory_access, as it was
+    if "_ATOMIC" in name:
+        return "atomic"
+    if "_STORE" in name:
+        return "store"
+    if "_LOAD" in name or image:
+        return "load"
+    return None
+
+
+def test_memory_direction_without_code_is_the_descriptions_verb():
+    """Where the manual gives a memory instruction no code touching MEM (images, RDNA3's
+    GLOBAL_*_ADDTID_B32, CDNA's LDS-direct loads and BUFFER_STORE_FORMAT_D16_HI_X), isa.memory_access
+    took the direction from _ATOMIC/_STORE/_LOAD in the name and D16 from _D16; now from the
+    description's leading verb (images that neither load nor store return data) and "high/low 16
+    bits of" a register. Over every such instruction of the five families the same, bar CDNA4's
+    DS_READ_U8 (the CDNA4 conversion lost its code; CDNA names loads READ, which the name rule missed:
+    now a load, as its description "Load 8 bits of unsigned data from a data share" says)."""
+    from isa.memory_access import _MEM, memory_access
+    differ, checked = set(), 0
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        if d.format not in roles.image | roles.flat | roles.buffer | roles.lds | roles.smem:
+            continue
+        if d.pcode and _MEM.search(d.pcode):
+            continue
+        image = d.format in roles.image
+        new = memory_access(d, image)
+        checked += 1
+        if (new.direction, new.d16) != (_old_direction_by_name(d.name, image), "_D16" in d.name):
+            differ.add((family, d.name, new.direction))
+    assert differ == {("cdna4", "DS_READ_U8", "load")}
+    assert checked > 300
+    assert isa.load("cdna4").lookup("DS_READ_U8")[0].description.startswith("Load 8 bits")
