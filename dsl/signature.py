@@ -14,7 +14,7 @@ from functools import lru_cache
 from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
-from isa.memory_access import lane_address, memory_access
+from isa.memory_access import gathers_four, lane_address, memory_access, node_pointer_dwords
 
 from . import syntax
 from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
@@ -320,8 +320,9 @@ def data_registers(d: InstrDef) -> int:
 
 def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
-    four texels of one channel), halved for D16, plus the TFE status dword."""
-    if "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD":
+    four texels of one channel: isa.memory_access.gathers_four), halved for D16, plus the TFE
+    status dword."""
+    if gathers_four(d):
         return (2 if d16 else 4) + tfe
     n = max(1, bin(dmask).count("1"))
     return (n + 1) // 2 + tfe if d16 else n + tfe
@@ -344,10 +345,11 @@ def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> 
 
 
 def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
-    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (64-bit for
-    BVH64), ray extent, origin (x, y, z), direction and inverse direction (x, y, z each; A16
-    packs the two 16-bit vectors into three VGPRs)."""
-    return [2 if "BVH64" in d.name else 1, 1, 3] + ([3] if a16 else [3, 3])
+    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (two for a
+    "64-bit node pointer": isa.memory_access.node_pointer_dwords), ray extent, origin (x, y, z),
+    direction and inverse direction (x, y, z each; A16 packs the two 16-bit vectors into three
+    VGPRs)."""
+    return [node_pointer_dwords(d), 1, 3] + ([3] if a16 else [3, 3])
 
 
 def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:

@@ -14,6 +14,9 @@
     buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
     lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
     ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
+    takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
+    gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
+    node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
@@ -174,6 +177,43 @@ def lane_address(d) -> bool:
 def ray_query(d) -> bool:
     """`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray)."""
     return bool(_RAY_QUERY.search(d.description or ""))
+
+
+_NO_SAMPLER = re.compile(r"\bno sampl(?:er|ing)\b|\bdoes not take a sampler\b|\bresource info", re.I)
+_LOADS = re.compile(r"^(?:untyped buffer\s+)?load\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def takes_sampler(d) -> bool:
+    """`d` (an image-family instruction) reads a sampler constant (MIMG's SSAMP, VSAMPLE's SAMP):
+    it returns data, and its description neither loads ("Load element from ...", "Load up to 4
+    samples ...": image_load*, image_msaa_load) nor says "No sampler" / "No sampling is performed"
+    / "does not take a sampler", nor reads resource information (image_get_resinfo), nor tests
+    rays (ray_query). Sample, gather and get_lod are left."""
+    description = d.description or ""
+    return memory_access(d, True).direction == "load" and not _LOADS.search(description) \
+        and not _NO_SAMPLER.search(description) and not ray_query(d)
+
+
+_FOUR_TEXELS = re.compile(r"\b(?:gather 4 single[- ]component|up to 4 samples of 1 component|"
+                          r"1 component per texel from 4x1 texels)\b|^GATHER4\w*,", re.I)
+
+
+def gathers_four(d) -> bool:
+    """`d` (an image-family instruction) returns four texels of one channel, whatever DMASK says
+    ("Gather 4 single component elements (2x2)", "Fetch 1 component per texel from 4x1 texels",
+    "Load up to 4 samples of 1 component from an MSAA resource"; RDNA3's "GATHER4_LZ, with user
+    offsets." names the gather it varies): image_gather4*, image_msaa_load."""
+    return bool(_FOUR_TEXELS.search(d.description or ""))
+
+
+_WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)
+
+
+def node_pointer_dwords(d) -> int:
+    """VGPRs of a ray query's BVH node pointer: 2 where the description says "64-bit node
+    pointer" (image_bvh64_intersect_ray), else 1."""
+    return 2 if _WIDE_NODE.search(d.description or "") else 1
 
 
 _PREFETCH = re.compile(r"\bPrefetch\w*\s*\(")

@@ -423,3 +423,27 @@ def test_memory_direction_without_code_is_the_descriptions_verb():
     assert differ == {("cdna4", "DS_READ_U8", "load")}
     assert checked > 300
     assert isa.load("cdna4").lookup("DS_READ_U8")[0].description.startswith("Load 8 bits")
+
+
+def test_image_facts_are_the_manuals_descriptions():
+    """Image rules the decoder's Instr builder, the RDNA4 encoder and dsl.signature kept by name,
+    now read from the descriptions (isa.memory_access): a sampler operand (names starting
+    IMAGE_SAMPLE / IMAGE_GATHER / IMAGE_GET_LOD; now takes_sampler: returns data without loading,
+    "No sampler", resource information or a ray test), four texels of one channel (GATHER4 in the
+    name or IMAGE_MSAA_LOAD; now gathers_four), a ray query (BVH in the name; now ray_query) and its
+    64-bit node pointer (BVH64; now node_pointer_dwords). The same instructions in every family."""
+    from isa.memory_access import gathers_four, node_pointer_dwords, ray_query, takes_sampler
+    counts = {"sampler": 0, "four": 0, "ray": 0, "wide": 0}
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.image:
+            continue
+        sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
+        four = "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD"
+        assert (takes_sampler(d), gathers_four(d), ray_query(d)) == (sampler, four, "BVH" in d.name), (family, d.name)
+        if ray_query(d):
+            assert node_pointer_dwords(d) == (2 if "BVH64" in d.name else 1), (family, d.name)
+        counts["sampler"] += sampler
+        counts["four"] += four
+        counts["ray"] += "BVH" in d.name
+        counts["wide"] += "BVH64" in d.name
+    assert counts["sampler"] > 150 and counts["four"] > 40 and counts["ray"] == 8 and counts["wide"] == 3
