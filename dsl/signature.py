@@ -14,7 +14,7 @@ from functools import lru_cache
 from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
-from isa.memory_access import gathers_four, lane_address, memory_access, node_pointer_dwords
+from isa.memory_access import gathers_four, lane_address, lds_operands, memory_access, node_pointer_dwords
 
 from . import syntax
 from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
@@ -219,54 +219,22 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     return out
 
 
-_DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
-               "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
-               "DS_GWS_BARRIER", "DS_READ_ADDTID_B32", "DS_WRITE_ADDTID_B32"}
-# GFX9's (CDNA) names of RDNA's loads (DS_READ*)
-_DS_LOADS = ("DS_LOAD", "DS_READ")
-
-
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
-    """DS operands: returning forms (_RTN, loads, swizzle/permute, append; the name, as the
-    manual gives atomics with and without return one pseudocode and names the rule: "All
-    instructions with RTN in the name return the value that was in memory before the operation
-    was performed", CDNA3 manual section 12.12, page 418) have a VDST; stores and atomics
-    have DATA0 (and DATA1 for two-operand atomics and the two-address forms, which
-    isa.memory_access reads from the pseudocode)."""
+    """DS operands (isa.memory_access.lds_operands: a VDST, an ADDR, DATA0 / DATA1 from the names
+    the code uses, the manual's RTN rule for atomics, isa.errata.UNDESCRIBED_LDS where the code
+    cannot say), each as many registers as the code gives (a bit range: DATA1[255 : 224] is 8,
+    ds_condxchg32's DATA[63 : 32] 2) or else the name's data type (operand_records.data_dwords),
+    the two-address forms' result twice that."""
     name = d.name
     n = data_dwords(name)
-    two = memory_access(d).two_addresses
+    ops = lds_operands(d)
     out = []
-    if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
-        return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
-    if name.startswith("DS_BVH_STACK"):   # pushes 4 node pointers, RDNA4's forms as many as PUSHn says
-        pushed = re.search(r"_PUSH(\d+)_", name)
-        return [("vdst", "VDST", n), ("addr", "ADDR", 1), ("data0", "DATA0", 1),
-                ("data1", "DATA1", int(pushed.group(1)) if pushed else 4)]
-    rtn = "_RTN" in name or name.startswith(_DS_LOADS + ("DS_PERMUTE", "DS_BPERMUTE")) or name in (
-        "DS_SWIZZLE_B32", "DS_APPEND", "DS_CONSUME") or \
-        "VGPR_DST is the VGPR the result is written to" in (d.description or "")   # ds_ordered_count
-    if "CONDXCHG32" in name:
-        n = 2
-    if rtn:
-        out.append(("vdst", "VDST", n * 2 if two and "STOREXCHG" not in name or
-                    two and "STOREXCHG" in name else n))
-    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-        # the GWS value VGPR sits in the ADDR byte (LLVM 22, gfx1151: d8660100 42000000 ->
-        # ds_gws_init v66 offset:256 gds); the manual's GWS section does not place it
-        out.append(("data0", "ADDR", 1))
-    if name not in _DS_NO_ADDR:
+    if ops.result != 0:
+        out.append(("vdst", "VDST", ops.result or (n * 2 if memory_access(d).two_addresses else n)))
+    out += [("data0", "ADDR", regs) for field, regs in ops.data if field == "ADDR"]
+    if ops.address:
         out.append(("addr", "ADDR", 1))
-    data = 0
-    if not name.startswith(_DS_LOADS + ("DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS",
-                                        "DS_ORDERED")):
-        data = 2 if ("MSKOR" in name or "CMPST" in name or "WRAP" in name or two) else 1
-    if name in ("DS_STORE_ADDTID_B32", "DS_WRITE_ADDTID_B32"):
-        data = 1
-    if data >= 1:
-        out.append(("data0", "DATA0", n))
-    if data == 2:
-        out.append(("data1", "DATA1", n))
+    out += [(field.lower(), field, regs or n) for field, regs in ops.data if field != "ADDR"]
     return out
 
 

@@ -27,7 +27,8 @@ from .cache_folder import cache_dir
 from .options import current
 
 # the modules whose code decides the facts (this one: which facts; the tables they read)
-_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/control.py", "isa/memory_access.py", "isa/float_modes.py", "isa/spec.py",
+_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
+            "isa/spec.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

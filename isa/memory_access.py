@@ -17,6 +17,7 @@
     takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
     node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
+    lds_operands(d)               # a DS instruction's result, address and data operands
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
@@ -39,7 +40,8 @@ the description tests "the intersection of rays" or returns "results of intersec
 
 Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
 descriptions, a few CDNA LDS-direct and cache instructions), the direction is the verb the
-description leads with ("Load 32 bits of untyped data ...", "Store a texel ...", RDNA3's "Untyped
+description leads with ("Load 32 bits of untyped data ...", "Store a texel ...", CDNA's "Read 64
+bits of data per lane from data share", RDNA3's "Untyped
 buffer load dword.", CDNA's "Convert 16 bits of data ... and store the data into a buffer
 surface"), and on image formats every other instruction (sample, gather, get_lod, bvh ray
 queries: "Sample texture map", "Gather 4 single component elements", "Intersection test ...")
@@ -112,7 +114,7 @@ def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int
 # the verb a description leads with ("Load 8 bits of ...", "Store a texel ...", RDNA3's "Untyped
 # buffer load dword."), or a conversion that then stores ("Convert 16 bits of data from the high 16
 # bits ... into 1-component formatted data and store the data into a buffer surface")
-_LEADING_VERB = re.compile(r"^(?:untyped buffer\s+)?(atomic|load|store)\b|^convert\b[^.]*\band (store|load) the data\b",
+_LEADING_VERB = re.compile(r"^(?:untyped buffer\s+)?(atomic|load|store|read)\b|^convert\b[^.]*\band (store|load) the data\b",
                            re.I)
 _HALF_REGISTER = re.compile(r"\b(?:high|low) 16 bits of\b")    # D16 data: one half of each register
 
@@ -120,7 +122,8 @@ _HALF_REGISTER = re.compile(r"\b(?:high|low) 16 bits of\b")    # D16 data: one h
 def _by_description(description: str, image: bool) -> str | None:
     m = _LEADING_VERB.search(description)
     if m:
-        return (m.group(1) or m.group(2)).lower()
+        verb = (m.group(1) or m.group(2)).lower()
+        return "load" if verb == "read" else verb      # CDNA's "Read 64 bits of data per lane from data share"
     return "load" if image else None
 
 
@@ -276,3 +279,48 @@ def typed_buffer(d) -> bool:
         return False
     from .errata import FORMAT_FROM_DESCRIPTOR
     return not any(d.name in names for _, names in FORMAT_FROM_DESCRIPTOR.values())
+
+
+@dataclass(frozen=True)
+class LdsOperands:
+    result: int | None       # VDST registers: 0 (none), None (the data type's), or a count
+    address: bool            # an ADDR VGPR
+    data: tuple = ()         # each data operand: (field, registers or None for the data type's)
+
+
+_LDS_RESULTS = {"RETURN_DATA", "VDST", "VGPR_RTN"}
+_LDS_ADDRESSES = {"ADDR", "ADDR_BASE", "vgpr_a"}
+_LDS_DATA = ({"DATA", "DATA0"}, {"DATA1", "DATA2"})
+_RETURNS_SAID = re.compile(r"\breturn the pre-operation value to VGPRs\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def lds_operands(d) -> LdsOperands:
+    """Operands of a DS instruction, from the names its code uses: a result where it writes
+    RETURN_DATA / VDST or loads; an address where it names ADDR (ADDR_BASE, RDNA4's vgpr_a); DATA0
+    where it names DATA (or DATA0), DATA1 where it names DATA2 (or DATA1). An atomic's code is the
+    same with and without return; the manual names the rule: "All instructions with RTN in the name
+    return the value that was in memory before the operation was performed" (CDNA3 manual, section
+    12.12, page 418; RDNA3's atomics pair ..._U32 / ..._RTN_U32 the same way). Without code, the
+    description: a load (its leading verb) returns data through an address, "Return the
+    pre-operation value to VGPRs" (CDNA's ds_append) a result. What the code cannot say is in
+    isa.errata.UNDESCRIBED_LDS (GWS, ds_ordered_count, ds_swizzle_b32, the GS_REG atomics)."""
+    from .errata import UNDESCRIBED_LDS
+    if d.name in UNDESCRIBED_LDS:
+        result, address, data = UNDESCRIBED_LDS[d.name][0]
+        return LdsOperands(result, address, data)
+    access = memory_access(d)
+    if not d.pcode:
+        said = access.direction == "load" or bool(_RETURNS_SAID.search(d.description or ""))
+        return LdsOperands(None if said else 0, access.direction is not None)
+    names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r"//[^\n]*", "", d.pcode)))
+    writes_result = bool(names & _LDS_RESULTS)
+    result = "_RTN" in d.name if access.direction == "atomic" and writes_result else \
+        writes_result or access.direction == "load"
+    text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
+    data = []
+    for i, given in enumerate(_LDS_DATA):
+        if names & given:
+            bits = _register_bits(text, tuple(sorted(given)), types)
+            data.append((f"DATA{i}", -(-bits // 32) if bits else None))
+    return LdsOperands(None if result else 0, bool(names & _LDS_ADDRESSES), tuple(data))

@@ -406,7 +406,8 @@ def test_memory_direction_without_code_is_the_descriptions_verb():
     description's leading verb (images that neither load nor store return data) and "high/low 16
     bits of" a register. Over every such instruction of the five families the same, bar CDNA4's
     DS_READ_U8 (the CDNA4 conversion lost its code; CDNA names loads READ, which the name rule missed:
-    now a load, as its description "Load 8 bits of unsigned data from a data share" says)."""
+    now a load, as its description "Load 8 bits of unsigned data from a data share" says) and CDNA4's
+    transposing DS_READ_B64/B96_TR_* (no code; "Read 64 bits of data per lane from data share")."""
     from isa.memory_access import _MEM, memory_access
     differ, checked = set(), 0
     for family, d in _instructions():
@@ -420,9 +421,13 @@ def test_memory_direction_without_code_is_the_descriptions_verb():
         checked += 1
         if (new.direction, new.d16) != (_old_direction_by_name(d.name, image), "_D16" in d.name):
             differ.add((family, d.name, new.direction))
-    assert differ == {("cdna4", "DS_READ_U8", "load")}
+    read_tr = {("cdna4", f"DS_READ_{w}_TR_{e}", "load") for w, e in (("B64", "B4"), ("B64", "B8"), ("B64", "B16"),
+                                                                       ("B96", "B6"))}
+    assert differ == {("cdna4", "DS_READ_U8", "load")} | read_tr
     assert checked > 300
     assert isa.load("cdna4").lookup("DS_READ_U8")[0].description.startswith("Load 8 bits")
+    for _, name, _ in read_tr:       # "Read 64 bits of data per lane from data share. ... transpose"
+        assert isa.load("cdna4").lookup(name)[0].description.startswith("Read ")
 
 
 def test_image_facts_are_the_manuals_descriptions():
@@ -447,3 +452,79 @@ def test_image_facts_are_the_manuals_descriptions():
         counts["ray"] += "BVH" in d.name
         counts["wide"] += "BVH64" in d.name
     assert counts["sampler"] > 150 and counts["four"] > 40 and counts["ray"] == 8 and counts["wide"] == 3
+
+
+# dsl.signature.ds_layout as it was: operands by name
+_OLD_DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
+                   "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
+                   "DS_GWS_BARRIER", "DS_READ_ADDTID_B32", "DS_WRITE_ADDTID_B32"}
+_OLD_DS_LOADS = ("DS_LOAD", "DS_READ")
+
+
+def _old_ds_layout(d):
+    from dsl.operand_records import data_dwords
+    from isa.memory_access import memory_access
+    name = d.name
+    n = data_dwords(name)
+    two = memory_access(d).two_addresses
+    out = []
+    if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
+        return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
+    if name.startswith("DS_BVH_STACK"):
+        pushed = re.search(r"_PUSH(\d+)_", name)
+        return [("vdst", "VDST", n), ("addr", "ADDR", 1), ("data0", "DATA0", 1),
+                ("data1", "DATA1", int(pushed.group(1)) if pushed else 4)]
+    rtn = "_RTN" in name or name.startswith(_OLD_DS_LOADS + ("DS_PERMUTE", "DS_BPERMUTE")) or name in (
+        "DS_SWIZZLE_B32", "DS_APPEND", "DS_CONSUME") or \
+        "VGPR_DST is the VGPR the result is written to" in (d.description or "")
+    if "CONDXCHG32" in name:
+        n = 2
+    if rtn:
+        out.append(("vdst", "VDST", n * 2 if two else n))
+    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
+        out.append(("data0", "ADDR", 1))
+    if name not in _OLD_DS_NO_ADDR:
+        out.append(("addr", "ADDR", 1))
+    data = 0
+    if not name.startswith(_OLD_DS_LOADS + ("DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS",
+                                            "DS_ORDERED")):
+        data = 2 if ("MSKOR" in name or "CMPST" in name or "WRAP" in name or two) else 1
+    if name in ("DS_STORE_ADDTID_B32", "DS_WRITE_ADDTID_B32"):
+        data = 1
+    if data >= 1:
+        out.append(("data0", "DATA0", n))
+    if data == 2:
+        out.append(("data1", "DATA1", n))
+    return out
+
+
+def test_lds_operands_are_the_names_their_code_uses():
+    """dsl.signature.ds_layout chose a DS instruction's VDST, ADDR and DATA0/DATA1 by name (_RTN,
+    loads, permute/swizzle/append; a table of instructions without an address; MSKOR, CMPST, WRAP
+    for a second data operand; CONDXCHG32 and BVH_STACK's PUSHn for widths); now
+    isa.memory_access.lds_operands: the names the code uses (RETURN_DATA/VDST, ADDR, DATA/DATA2 and
+    their bit ranges), the manual's own RTN rule for atomics (their code is the same with and
+    without return), the description where there is no code, and isa.errata.UNDESCRIBED_LDS where
+    the code cannot say. The same layout for every DS instruction of the five families."""
+    from dsl.signature import ds_layout
+    checked = 0
+    for family, d in _instructions():
+        if d.format in ("DS", "VDS"):
+            assert ds_layout(d) == _old_ds_layout(d), (family, d.name)
+            checked += 1
+    assert checked > 600
+
+
+def test_undescribed_lds_entries_hold_their_pages_and_llvms_bytes():
+    """Each UNDESCRIBED_LDS entry names instructions the manuals have, on the pages given, and its
+    RDNA evidence is what llvm-mc-22 encodes for the quoted text; our assembler gives those bytes."""
+    from dsl.asm import assemble
+    from isa.errata import UNDESCRIBED_LDS
+    from tests.llvm_tools import mc_encodings
+    for name, (_, pages, evidence) in UNDESCRIBED_LDS.items():
+        for family, page in pages.items():
+            assert [d.page for d in isa.load(family).lookup(name)][:1] == [page], (name, family)
+        for hexbytes, text, arch in re.findall(r"([0-9a-f]{16}) -> ([^(]+?) \((gfx1100|gfx1151)\)", evidence):
+            want = bytes.fromhex(hexbytes)
+            assert mc_encodings([text], arch) == [want], (name, text)
+            assert assemble(text, arch) == want, (name, text)
