@@ -14,7 +14,8 @@ from functools import lru_cache
 from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
-from isa.memory_access import gathers_four, lane_address, lds_operands, memory_access, node_pointer_dwords
+from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
+                               node_pointer_dwords, resource_info)
 
 from . import syntax
 from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
@@ -298,14 +299,15 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
 
 def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
     """Address VGPRs of a MIMG instruction, from the manual's name suffixes (its "Sample
-    Instruction Suffix Key", RDNA4 Table 59, page 131, with each suffix's extra addresses):
-    _C compare, _B bias and _O offset add a dword each; _D adds derivatives (packed in pairs with _G16); _L, _CL and
-    MIP add one component to the coordinates, which A16 packs two per dword. GET_RESINFO takes
-    only the mip level."""
+    Instruction Suffix Key", RDNA3 Table 49, page 110, RDNA4 Table 59, page 131, with each
+    suffix's extra addresses): _C compare, _B bias and _O offset add a dword each; _D adds
+    derivatives (packed in pairs with _G16); _L and _CL add one component to the coordinates, as
+    does a mip level (isa.memory_access.mip_level: "user-specified miplevel"), which A16 packs two
+    per dword. image_get_resinfo takes only the mip level (isa.memory_access.resource_info)."""
     parts = d.name.split("_")[1:]
     extra = sum(p in ("C", "B", "O") for p in parts)
-    comps = 0 if d.name == "IMAGE_GET_RESINFO" else coords
-    comps += any(p in ("L", "CL", "MIP", "RESINFO") for p in parts)
+    comps = 0 if resource_info(d) else coords
+    comps += any(p in ("L", "CL") for p in parts) or mip_level(d)
     words = extra + (-(-comps // 2) if a16 else comps)
     if "D" in parts:
         words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients

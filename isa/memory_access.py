@@ -17,6 +17,7 @@
     takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
     node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
+    mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
     lds_operands(d)               # a DS instruction's result, address and data operands
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
@@ -208,6 +209,23 @@ def gathers_four(d) -> bool:
     "Load up to 4 samples of 1 component from an MSAA resource"; RDNA3's "GATHER4_LZ, with user
     offsets." names the gather it varies): image_gather4*, image_msaa_load."""
     return bool(_FOUR_TEXELS.search(d.description or ""))
+
+
+_MIP_LEVEL = re.compile(r"\buser[- ](?:specified|supplied) mip ?level\b|\bfor a given mip ?level\b", re.I)
+_RESOURCE_INFO = re.compile(r"\bresource info", re.I)
+
+
+def mip_level(d) -> bool:
+    """`d` (an image-family instruction) takes a mip level among its address components ("Load
+    element from user-specified miplevel", "Return resource info for a given mip level"):
+    image_load_mip*, image_store_mip*, image_get_resinfo."""
+    return bool(_MIP_LEVEL.search(d.description or ""))
+
+
+def resource_info(d) -> bool:
+    """`d` (an image-family instruction) returns the resource's description, not texels ("Return
+    resource info ...", "Gather resource information ..."): its only address is the mip level."""
+    return bool(_RESOURCE_INFO.search(d.description or ""))
 
 
 _WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)

@@ -528,3 +528,35 @@ def test_undescribed_lds_entries_hold_their_pages_and_llvms_bytes():
             want = bytes.fromhex(hexbytes)
             assert mc_encodings([text], arch) == [want], (name, text)
             assert assemble(text, arch) == want, (name, text)
+
+
+def _old_image_address_words(d, coords: int, gradients: int, a16: bool) -> int:    # dsl.signature, as it was
+    parts = d.name.split("_")[1:]
+    extra = sum(p in ("C", "B", "O") for p in parts)
+    comps = 0 if d.name == "IMAGE_GET_RESINFO" else coords
+    comps += any(p in ("L", "CL", "MIP", "RESINFO") for p in parts)
+    words = extra + (-(-comps // 2) if a16 else comps)
+    if "D" in parts:
+        words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
+    return words
+
+
+def test_image_mip_level_is_the_description():
+    """dsl.signature.image_address_words added a mip-level component for MIP or RESINFO in the name
+    and took image_get_resinfo by name; now isa.memory_access.mip_level ("user-specified
+    miplevel", "for a given mip level") and resource_info ("resource info"). The same address
+    count for every image instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image
+    formats)."""
+    from dsl import syntax
+    from dsl.signature import image_address_words
+    from isa.memory_access import mip_level
+    mips = 0
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.image:
+            continue
+        mips += mip_level(d)
+        for _, coords, gradients in syntax.MIMG_DIMS:
+            for a16 in (False, True):
+                assert image_address_words(d, coords, gradients, a16) == \
+                    _old_image_address_words(d, coords, gradients, a16), (family, d.name)
+    assert mips == 3 * 6        # load_mip(_pck(_sgn)), store_mip(_pck), get_resinfo in each RDNA family
