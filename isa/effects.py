@@ -99,6 +99,13 @@ class Effects:
     #                        (dot products write one per element pair: v_dot8 eight, v_dot4 four)
     literal: bool = False  # reads SIMM32, the 32-bit literal dword that follows the instruction
     #                        (s_setreg_imm32_b32, the K of s_fmaak/v_fmamk): one is always encoded
+    opsel_ranges: frozenset = frozenset()  # bit ranges of OPSEL the code reads, (hi, lo): `OPSEL[3 : 2]`
+    #                        (3, 2), `OPSEL[0]` (0, 0), `OPSEL.u3` (2, 0); empty: OPSEL is not read
+    inst_modifiers: frozenset = frozenset()  # the instruction's own modifier fields the code applies
+    #                        as `INST.ABS`, `INST.NEG`, `INST.OMOD` (CDNA4's v_cvt_scalef32_*)
+    field_types: frozenset = frozenset()  # raw operand fields read with a type, (field, type):
+    #                        `SRC0.i32` ('SRC0', 'i32'): a field used as a number, not the operand it encodes
+    pc_sources: frozenset = frozenset()  # operands PC is assigned from (`PC = S0.i64`: s_setpc, s_rfe)
     shift: bool = False    # the code is one statement assigning D0 a shift, its value one source (or
     #                        a mask made from one: v_bfm) shifted by another: `D0.u64 = (S1.u64 <<
     #                        S0[5 : 0].u32)` (v_lshlrev_b64; not CDNA's v_lshl_add_u64, which adds
@@ -515,6 +522,35 @@ def _constant_at(stmts: list) -> int | None:
     return None
 
 
+_RAW_FIELDS = frozenset({"SRC0", "SRC1", "SRC2", "VDST", "DST", "SDST", "SIMM16", "SIMM32"})
+
+
+def _words(toks: list[str], stmts: list) -> dict:
+    """opsel_ranges, inst_modifiers, field_types, pc_sources (see Effects)."""
+    opsel, inst, typed = set(), set(), set()
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1:i + 6]
+        if t == "OPSEL":
+            if nxt[:1] == ["["] and len(nxt) >= 3 and nxt[1].isdigit():
+                lo = int(nxt[3]) if nxt[2] == ":" and len(nxt) >= 4 and nxt[3].isdigit() else int(nxt[1])
+                opsel.add((int(nxt[1]), lo))
+            elif nxt[:1] == ["."] and len(nxt) >= 2 and re.fullmatch(r"[a-z]+\d+", nxt[1]):
+                opsel.add((int(re.search(r"\d+$", nxt[1]).group(0)) - 1, 0))
+            else:
+                opsel.add((None, None))           # OPSEL as a whole
+        elif t == "INST" and nxt[:1] == ["."] and len(nxt) >= 2:
+            inst.add(nxt[1])
+        elif t in _RAW_FIELDS and nxt[:1] == ["."] and len(nxt) >= 2:
+            typed.add((t, nxt[1]))
+    pc = set()
+    for s in stmts:
+        eq = _assignment(s)
+        if eq is not None and s[:1] == ["PC"] and s[eq] == "=":
+            pc |= {n for t in s[eq + 1:] if (n := _name(t))}
+    return dict(opsel_ranges=frozenset(opsel), inst_modifiers=frozenset(inst), field_types=frozenset(typed),
+                pc_sources=frozenset(pc))
+
+
 def _shift(stmts: list) -> bool:
     """One statement `D0.T = (A << B)` / `(A >> B)`: the whole value a shift of one source by another."""
     if len(stmts) != 1 or stmts[0][:1] != ["D0"]:
@@ -576,7 +612,7 @@ def effects(pcode: str | None) -> Effects:
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
                        b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix,
-                       literal="SIMM32" in toks, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
+                       literal="SIMM32" in toks, **_words(toks, []), names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
                        **_flags(toks), **_fields(toks), shapes=shapes)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
@@ -587,5 +623,5 @@ def effects(pcode: str | None) -> Effects:
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
                    products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces, result_ranges=a.result_ranges,
-                   literal="SIMM32" in toks, shift=_shift(stmts),
+                   literal="SIMM32" in toks, shift=_shift(stmts), **_words(toks, stmts),
                    result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)

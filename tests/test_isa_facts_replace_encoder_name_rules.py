@@ -560,3 +560,51 @@ def test_image_mip_level_is_the_description():
                 assert image_address_words(d, coords, gradients, a16) == \
                     _old_image_address_words(d, coords, gradients, a16), (family, d.name)
     assert mips == 3 * 6        # load_mip(_pck(_sgn)), store_mip(_pck), get_resinfo in each RDNA family
+
+
+def test_pseudocode_substrings_are_the_parse():
+    """Substring tests over the pseudocode outside isa/ (dsl.encode's op_sel for "OPSEL" in the code,
+    a register-number SSRC0 unless "SRC0.i32", s_setpc's register-only source for "PC = S0";
+    dsl.valu_plan's byte select "OPSEL[3 : 2]" and "INST.ABS"; the decoder's "SIMM" prefilter) now
+    read isa.effects (opsel_ranges, field_types, pc_sources, inst_modifiers, constant_at), which
+    drops comments and reads tokens. The same answer for every instruction of the five families."""
+    counts = dict.fromkeys(("opsel", "byte_sel", "abs", "pc", "signed_src0", "k"), 0)
+    for family, d in _instructions():
+        p, fx = d.pcode or "", effects(d.pcode)
+        pairs = {"opsel": ("OPSEL" in p, bool(fx.opsel_ranges)),
+                 "byte_sel": ("OPSEL[3 : 2]" in p, (3, 2) in fx.opsel_ranges),
+                 "abs": ("INST.ABS" in p, "ABS" in fx.inst_modifiers),
+                 "pc": ("PC = S0" in p, "S0" in fx.pc_sources),
+                 "signed_src0": ("SRC0.i32" in p, ("SRC0", "i32") in fx.field_types)}
+        if d.format in ("VOP2", "VOPD"):
+            pairs["k"] = ("SIMM" in p, fx.constant_at is not None)
+        for key, (old, new) in pairs.items():
+            assert old == new, (key, family, d.name)
+            counts[key] += old
+    assert counts["pc"] == 10 and counts["signed_src0"] == 3 and counts["abs"] == 2 and counts["k"] > 20
+    assert counts["opsel"] > 80 and counts["byte_sel"] == 18
+
+
+def test_scalar_source_kind_is_its_operand_type():
+    """dsl.encode took a SALU source as a float (float literals read as f32 bits) when the name's last
+    part held an F (S_ADD_F32); now when the manual's operand type of S0/S1 is a float. The same for
+    every SOP1/SOP2/SOPC source of the five families, bar names whose last part has an F that is no
+    float type: RDNA4's S_BARRIER_SIGNAL_ISFIRST (its source a barrier id) and CDNA's
+    S_CBRANCH_G_FORK (u64 masks)."""
+    from dsl.operand_records import type_info
+    from dsl.signature import scalar_layout
+    differ, floats = set(), 0
+    for family, d in _instructions():
+        if d.format not in ("SOP1", "SOP2", "SOPC"):
+            continue
+        for name, field, _ in scalar_layout(d):
+            if name in ("sdst", "msg", "k"):
+                continue
+            typed = d.operand_types.get("S0" if field == "SSRC0" else "S1")
+            new = bool(typed) and type_info(typed)[1] == "f"
+            if new != ("F" in d.name.split("_")[-1]):
+                differ.add((family, d.name))
+            floats += new
+    assert differ == {("rdna4", "S_BARRIER_SIGNAL_ISFIRST"), ("cdna3", "S_CBRANCH_G_FORK"),
+                      ("cdna4", "S_CBRANCH_G_FORK")}
+    assert floats > 40
