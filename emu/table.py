@@ -54,13 +54,14 @@ def dword_form(spec: isa.Spec, d: isa.InstrDef) -> isa.InstrDef | None:
     VGPR address, base + offset + lane ID * 4), the instruction of its format whose data movement
     it shares: the same direction, one dword of data, a 32-bit memory value, addressed by register
     (GLOBAL_LOAD_ADDTID_B32 -> GLOBAL_LOAD_B32); None for any other instruction."""
-    from isa.memory_access import lane_address, memory_access
+    from .facts import lane_address      # (kept on disk: running from the caches reads no pseudocode)
     if d.format not in spec.traits.roles.flat or not lane_address(d):
         return None
+    from isa.memory_access import memory_access
     direction = memory_access(d).direction
     forms = []
     for other in spec.instructions:
-        if other.format != d.format or not other.pcode or lane_address(other):
+        if other.format != d.format or not other.pcode or lane_address(other):   # (the rare path)
             continue
         a = memory_access(other)
         dwords = a.result_dwords if direction == "load" else a.data_dwords

@@ -43,9 +43,9 @@ def writeable_masks(spec) -> dict[int, tuple[int, int]]:
 
 def source(name: str, spec) -> str:
     """What s_setreg writes: the 32-bit literal (SIMM32) where its pseudocode reads one
-    (s_setreg_imm32_b32; isa.effects' literal), else S0."""
-    from isa.effects import effects
-    return "SIMM32" if any(effects(d.pcode).literal for d in spec.lookup(name)) else "S0"
+    (s_setreg_imm32_b32; isa.effects' literal, kept on disk by emu.facts), else S0."""
+    from ..facts import reads_literal
+    return "SIMM32" if any(reads_literal(d) for d in spec.lookup(name)) else "S0"
 
 
 def setreg(name: str, spec):
