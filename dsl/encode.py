@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
-from isa.memory_access import memory_access, scalar_base_registers, scalar_data
+from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data
 
 from . import syntax
 from .decode import FIELD_NAMES
@@ -1092,7 +1092,7 @@ class Encoder:
     def ldsdir(self, d, F, ops, mods):
         """LDSDIR (RDNA3) and VDSDIR (RDNA4: ds_*_load, with a second wait field, WAIT_VMVSRC)."""
         mn = _name(d)
-        param = mn.endswith("_param_load")
+        param = attribute_load(d)       # lds_param_load: attrN.c
         if not ops:
             self._arity(d, ops, ["vdst", "attr"] if param else ["vdst"])
         F["VDST"] = self.vgpr(ops[0], F, "vdst")

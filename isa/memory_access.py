@@ -19,6 +19,7 @@
     node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
     lds_operands(d)               # a DS instruction's result, address and data operands
+    attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
@@ -235,6 +236,17 @@ def node_pointer_dwords(d) -> int:
     """VGPRs of a ray query's BVH node pointer: 2 where the description says "64-bit node
     pointer" (image_bvh64_intersect_ray), else 1."""
     return 2 if _WIDE_NODE.search(d.description or "") else 1
+
+
+_PARAMETER = re.compile(r"\btransfer parameter data\b", re.I)
+
+
+def attribute_load(d) -> bool:
+    """`d` (an LDS-direct instruction: LDSDIR, RDNA4's VDSDIR) loads an interpolation attribute's
+    channel ("Transfer parameter data from LDS to VGPRs ...": lds_param_load, ds_param_load), so
+    its ATTR / ATTR_CHAN fields are an operand; the direct loads ("Read a single 32-bit value from
+    LDS to all lanes") have none."""
+    return bool(_PARAMETER.search(d.description or ""))
 
 
 _PREFETCH = re.compile(r"\bPrefetch\w*\s*\(")

@@ -608,3 +608,16 @@ def test_scalar_source_kind_is_its_operand_type():
     assert differ == {("rdna4", "S_BARRIER_SIGNAL_ISFIRST"), ("cdna3", "S_CBRANCH_G_FORK"),
                       ("cdna4", "S_CBRANCH_G_FORK")}
     assert floats > 40
+
+
+def test_attribute_loads_are_the_manuals_word():
+    """The RDNA encoder and the decoder's Instr builder gave lds_param_load / ds_param_load their
+    attrN.c operand by mnemonic; now isa.memory_access.attribute_load ("Transfer parameter data from
+    LDS to VGPRs"). The same instructions in every family (CDNA has no LDS-direct format)."""
+    from isa.memory_access import attribute_load
+    seen = 0
+    for family, d in _instructions():
+        if d.format in ("LDSDIR", "VDSDIR"):
+            assert attribute_load(d) == d.name.lower().endswith("_param_load"), (family, d.name)
+            seen += attribute_load(d)
+    assert seen == 3
