@@ -8,7 +8,7 @@ spellings."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 from isa import InstrDef
@@ -16,6 +16,7 @@ from isa.control import control
 from isa.effects import effects
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
                                node_pointer_dwords, resource_info)
+from isa.records import dataclass
 
 from . import syntax
 from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)

@@ -51,8 +51,9 @@ returns data; D16 data is data "from the high 16 bits" (or low) of a register.""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .records import dataclass
 
 _MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|>>)?=(?!=)")
 _MEM = re.compile(r"\bMEM\s*\[")
@@ -313,6 +314,7 @@ def typed_buffer(d) -> bool:
 
 @dataclass(frozen=True)
 class LdsOperands:
+    """A DS instruction's operands (lds_operands)."""
     result: int | None       # VDST registers: 0 (none), None (the data type's), or a count
     address: bool            # an ADDR VGPR
     data: tuple = ()         # each data operand: (field, registers or None for the data type's)
