@@ -35,6 +35,7 @@ from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
 from .fold import Folded, fold
 from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
+from .atomic_words import lane_order_rounds, one_pass_exchange, touched_words
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
@@ -255,7 +256,10 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     `nbytes` at an address that is not a multiple of nbytes is refused: lanes whose accesses
     overlap without sharing an address would not be serialised. `aligned` names the address
     operand checked: ADDR_BASE for the *_2ADDR forms, whose accesses lie at ADDR_BASE plus
-    multiples of nbytes. reads: the inputs the semantic reads (an atomic of one address per
+    multiples of nbytes, and whose lanes are put in rounds by every word they touch (found where
+    the pseudocode accesses memory: emu/atomic_words.py; exchanges whose lanes share both
+    elements or none in one pass, EmuOptions.one_pass_exchanges), not by ADDR. reads: the inputs the
+    semantic reads (an atomic of one address per
     lane that neither combines runs as emu/atomic_scan.py's scan, switch
     EmuOptions.scan_atomics); swap: its pseudocode is a swap (atomic_scan.swap_of), which the
     scan does in one pass; exchange: an integer compare-and-swap's operands
@@ -265,6 +269,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     # the scan finds each word where round 0's pseudocode accesses it: one address per lane
     # (not the *_2ADDR forms)
     scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
+    # the *_2ADDR forms: lanes conflict wherever any of their words meet, not only at one ADDR
+    several_addresses = aligned != "ADDR"
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         if nbytes > 1:
@@ -275,6 +281,12 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         return grouped(ctx, addr)
 
     def grouped(ctx: Ctx, addr: np.ndarray):
+        if several_addresses:
+            if current().one_pass_exchanges:
+                out = one_pass_exchange(fn, ctx)
+                if out is not None:
+                    return out
+            return rounds(ctx)
         addr, pos, first = _grouping(ctx, addr)
         flat_addr = addr.reshape(-1)
         if first.all():
@@ -299,14 +311,19 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         return rounds(ctx, pos, first)
 
     def rounds(ctx: Ctx, pos=None, first=None):
-        if pos is None:
-            _, pos, first = _grouping(ctx, np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64))
-        # rank of each active lane among the active lanes with its address; -1 inactive
-        flat_size = ctx.shape[0] * ctx.shape[1]
-        index = np.arange(pos.size)
-        flat_rank = np.full(flat_size, -1, np.int64)
-        flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
-        rank = flat_rank.reshape(ctx.shape)
+        if several_addresses:       # each lane after every earlier lane sharing a word with it
+            rank = lane_order_rounds(ctx, *touched_words(fn, ctx))
+            if rank.max() <= 0:     # no word shared: one call
+                return fn(ctx)
+        else:
+            if pos is None:
+                _, pos, first = _grouping(ctx, np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64))
+            # rank of each active lane among the active lanes with its address; -1 inactive
+            flat_size = ctx.shape[0] * ctx.shape[1]
+            index = np.arange(pos.size)
+            flat_rank = np.full(flat_size, -1, np.int64)
+            flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
+            rank = flat_rank.reshape(ctx.shape)
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
