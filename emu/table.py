@@ -36,7 +36,7 @@ from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
 from .fold import Folded, fold
 from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
-from .atomic_words import lane_order_rounds, touched_words
+from .atomic_words import lane_order_rounds, one_pass_exchange, touched_words
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
@@ -279,7 +279,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     overlap without sharing an address would not be serialised. `aligned` names the address
     operand checked: ADDR_BASE for the *_2ADDR forms, whose accesses lie at ADDR_BASE plus
     multiples of nbytes, and whose lanes are put in rounds by every word they touch (found where
-    the pseudocode accesses memory: emu/atomic_words.py), not by ADDR. reads: the inputs the
+    the pseudocode accesses memory: emu/atomic_words.py; exchanges whose lanes share both
+    elements or none in one pass, EmuOptions.one_pass_exchanges), not by ADDR. reads: the inputs the
     semantic reads (an atomic of one address per
     lane that neither combines runs as emu/atomic_scan.py's scan, switch
     EmuOptions.scan_atomics); swap: its pseudocode is a swap (atomic_scan.swap_of), which the
@@ -303,6 +304,10 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
 
     def grouped(ctx: Ctx, addr: np.ndarray):
         if several_addresses:
+            if current().one_pass_exchanges:
+                out = one_pass_exchange(fn, ctx)
+                if out is not None:
+                    return out
             return rounds(ctx)
         addr, pos, first = _grouping(ctx, addr)
         flat_addr = addr.reshape(-1)

@@ -9,14 +9,15 @@ the emulator):
     RETURN_DATA = tmp2 : tmp1
 
 Checked on the semantics directly (batches of waves in two work-groups' LDS regions, partial
-EXEC) and through the machine (assembled instructions), in fast and reference mode."""
+EXEC) and through the machine (assembled instructions), in fast and reference mode and with the
+one pass (emu/atomic_words.one_pass_exchange, for lanes sharing both elements or none) off."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from emu.memory import RegionMemory
-from emu.options import FAST, REFERENCE, activate, deactivate
+from emu.options import FAST, REFERENCE, activate, deactivate, options_from
 from emu.semantics import Ctx
 from emu.table import load_semantics
 
@@ -71,22 +72,27 @@ def _returned(out, shape, size):
     return pairs
 
 
-@pytest.mark.parametrize("offsets", OFFSETS, ids=[f"offset{a}-{b}" for a, b in OFFSETS])
-@pytest.mark.parametrize("name", sorted(EXCHANGES))
-def test_crossing_two_address_exchanges_apply_in_lane_order(name, offsets):
+MODES = (("fast", FAST), ("no one pass", options_from(off=["one_pass_exchanges"])), ("reference", REFERENCE))
+
+
+def _check_semantics(name, offsets, spacing, monkeypatch):
     """Four waves (two per work-group's LDS region), random EXEC with wave 0 full, lane bases
-    drawn from a few neighbouring elements so that second addresses meet other lanes' first
-    ones: returned values and the LDS after, fast and reference mode, against lane_by_lane."""
+    drawn from four elements `spacing` apart: returned values and the LDS after, in every
+    mode, against lane_by_lane. Returns what the one pass gave in fast mode (None: declined)."""
+    import emu.table
+    passes = []
+    real = emu.table.one_pass_exchange
+    monkeypatch.setattr(emu.table, "one_pass_exchange", lambda *a: passes.append(real(*a)) or passes[-1])
     arch, size, stride = EXCHANGES[name]
     off0, off1 = offsets
     sem = load_semantics(arch).lookup(name.split()[0])
-    rng = np.random.default_rng(sum(map(ord, name)) + 7 * off0 + off1)
+    rng = np.random.default_rng(sum(map(ord, name)) + 7 * off0 + off1 + spacing)
     lanes = 64 if arch == "gfx942" else 32
     waves = 4
     shape = (waves, lanes)
     step = size * stride
-    bases = (rng.integers(0, 4, shape) * step).astype(np.uint64)
-    region = 8 * step
+    bases = (rng.integers(0, 4, shape) * spacing * step).astype(np.uint64)
+    region = (4 * spacing + 4) * step
     groups = [0, 0, 1, 1]
     regions = np.array([[g * region] for g in groups], np.int64)
     dt = np.uint64 if size == 8 else np.uint32
@@ -97,7 +103,7 @@ def test_crossing_two_address_exchanges_apply_in_lane_order(name, offsets):
     exec_mask[0, 0] = 2**lanes - 1
     active = ((exec_mask >> np.arange(lanes, dtype=np.uint64)) & np.uint64(1)).astype(bool)
     want_ret, want_lds = lane_by_lane(init, region, groups, bases, off0, off1, data, data2, active, size, stride)
-    for label, options in (("fast", FAST), ("reference", REFERENCE)):
+    for label, options in MODES:
         mem = RegionMemory("LDS", init.copy(), region, regions)
         token = activate(options)
         try:
@@ -110,6 +116,25 @@ def test_crossing_two_address_exchanges_apply_in_lane_order(name, offsets):
         got = _returned(out, shape, size)
         assert {k: (int(got[k][0]), int(got[k][1])) for k in want_ret} == want_ret, label
         assert mem.data.tolist() == want_lds.tolist(), label
+    assert len(passes) == 1             # asked in fast mode only
+    return passes[0]
+
+
+@pytest.mark.parametrize("offsets", OFFSETS, ids=[f"offset{a}-{b}" for a, b in OFFSETS])
+@pytest.mark.parametrize("name", sorted(EXCHANGES))
+def test_crossing_two_address_exchanges_apply_in_lane_order(name, offsets, monkeypatch):
+    """Bases one element apart: second elements meet other lanes' first ones (unless both
+    offsets are equal), so the one pass declines and the lanes run in rounds by word."""
+    declined = _check_semantics(name, offsets, 1, monkeypatch) is None
+    assert declined == (offsets[0] != offsets[1])
+
+
+@pytest.mark.parametrize("offsets", OFFSETS, ids=[f"offset{a}-{b}" for a, b in OFFSETS])
+@pytest.mark.parametrize("name", sorted(EXCHANGES))
+def test_exchanges_sharing_both_elements_take_one_pass(name, offsets, monkeypatch):
+    """Bases far enough apart that lanes share both elements or none: the one pass runs (each
+    lane returns what the lane before it stored) and agrees with lane_by_lane and rounds."""
+    assert _check_semantics(name, offsets, max(offsets) + 1, monkeypatch) is not None
 
 
 MACHINE = {   # arch, wave: mnemonic (LLVM's spelling), element bytes, stride
@@ -120,16 +145,18 @@ MACHINE = {   # arch, wave: mnemonic (LLVM's spelling), element bytes, stride
 
 
 @pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+@pytest.mark.parametrize("spacing", [1, 2], ids=["crossing", "apart"])
 @pytest.mark.parametrize("arch,wave,mnemonic,size,stride",
                          [(a, w, m, s, t) for (a, w), cases in MACHINE.items() for m, s, t in cases])
-def test_machine_crossing_exchange_in_lane_order(arch, wave, mnemonic, size, stride, options):
-    """One work-group of two waves: lane i's base is element (i % 8) and offset1:1 reaches
-    element (i % 8) + 1, every other lane's first element; the LDS starts as words 0, 1, 2, ...
+def test_machine_exchange_in_lane_order(arch, wave, mnemonic, size, stride, spacing, options):
+    """One work-group of two waves: lane i's base is element (i % 8) * spacing and offset1:1
+    reaches the element after it: with spacing 1 another lane's first element (crossing), with
+    spacing 2 no other lane's (lanes share both elements or none); the LDS starts as words 0, 1, 2, ...
     Each lane exchanges DATA = 1000 + id, DATA2 = 2000 + id (high dwords 0). The returned
     values and the LDS after, against lane_by_lane."""
     block = 2 * wave
     per = size // 4
-    words = (9 * size * stride) // 4
+    words = ((8 * spacing + 1) * size * stride) // 4
     lds0 = np.arange(words, dtype=np.uint32)
     gfx9 = arch == "gfx942"
     load_b32, store_b32 = ("global_load_dword", "global_store_dword") if gfx9 else ("global_load_b32", "global_store_b32")
@@ -154,7 +181,7 @@ def test_machine_crossing_exchange_in_lane_order(arch, wave, mnemonic, size, str
         v_mov_b32 v11, 0
         v_mov_b32 v13, 0
         v_and_b32 v3, 7, v0
-        {mul} v3, {size * stride}, v3
+        {mul} v3, {spacing * size * stride}, v3
         {mnemonic} {dst}, v3, {data} offset1:1
         {wait}
         s_barrier
@@ -172,7 +199,7 @@ def test_machine_crossing_exchange_in_lane_order(arch, wave, mnemonic, size, str
         deactivate(token)
     shape = (2, wave)
     ids = np.arange(block).reshape(shape)
-    bases = ((ids % 8) * size * stride).astype(np.uint64)
+    bases = ((ids % 8) * spacing * size * stride).astype(np.uint64)
     want_ret, want_lds = lane_by_lane(padded.view(np.uint8), 0, [0, 0], bases, 0, 1, 1000 + ids, 2000 + ids,
                                       np.ones(shape, bool), size, stride)
     ret = got["ret"].reshape(block, 4)[:, :2 * per].astype(object)
