@@ -239,7 +239,7 @@ def _compiled(source: str, name: str) -> tuple:
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
 # the memory update of an atomic, at the machine's ADDR (RDNA3) or the manual's address
 # calculation's result (CDNA3: addr = CalcGlobalAddr(...), which is ADDR)
-_SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
+_SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);"
 
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
@@ -248,24 +248,25 @@ _SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.
 # old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
 # passes). Float min/max are not combined (a NaN makes the order matter).
 COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
-_EXTREME = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;")
-_BITWISE = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
+# (the atomics' patterns are compiled by re at their first use: a kernel without atomics compiles none)
+_EXTREME = r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;"
+_BITWISE = r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);"
 _REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
 
 
 def reduction_of(pcode: str):
     """(numpy ufunc, signed) when the pseudocode's memory update is an integer min/max or a
     bitwise and/or/xor of DATA, else None."""
-    m = _EXTREME.search(pcode or "")
+    m = re.search(_EXTREME, pcode or "")
     if m is not None:
         return _REDUCTIONS[m.group(2)], m.group(1).startswith("i")
-    m = _BITWISE.search(pcode or "")
+    m = re.search(_BITWISE, pcode or "")
     return (_REDUCTIONS[m.group(1)], False) if m is not None else None
 
 
 def summing_sign(pcode: str) -> int:
     """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
-    m = _SUMMING.search(pcode or "")
+    m = re.search(_SUMMING, pcode or "")
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
