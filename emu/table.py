@@ -1,6 +1,7 @@
 """The semantics of every instruction of an architecture: generated from the pseudocode,
 hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name,
-GLOBAL_*_ADDTID_B32 by the dword load/store they share their data semantics with.
+the FLAT-family instructions addressed by lane ID (GLOBAL_*_ADDTID_B32) by the dword load/store of
+their format they share their data semantics with.
 
 Generated Python source is cached on disk keyed by the pseudocode text, the instruction's
 operand types and the translator's own source, so the first load translates (a few
@@ -42,13 +43,34 @@ from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, RefusedBeforeAccess, Semantic, SemanticsError
 
 _UNKNOWN = object()
-# instructions with only an address description -> the instruction whose data semantics they share
-ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 # CDNA's moves between the VGPR and AGPR files, which the manual describes without pseudocode
 # ("Move 32 bits of data from an accumulator vector register into an architectural vector
 # register"): V_MOV_B32's data semantics; the machine puts the AGPR operands in the AGPR file
 # (dsl.syntax_gfx9.ACC_OPERANDS)
 AGPR_MOVES = ("V_ACCVGPR_READ", "V_ACCVGPR_WRITE", "V_ACCVGPR_MOV_B32")
+
+
+def dword_form(spec: isa.Spec, d: isa.InstrDef) -> isa.InstrDef | None:
+    """For a FLAT-family instruction addressed by lane ID (isa.memory_access.lane_address: no
+    VGPR address, base + offset + lane ID * 4), the instruction of its format whose data movement
+    it shares: the same direction, one dword of data, a 32-bit memory value, addressed by register
+    (GLOBAL_LOAD_ADDTID_B32 -> GLOBAL_LOAD_B32); None for any other instruction."""
+    from .facts import lane_address      # (kept on disk: running from the caches reads no pseudocode)
+    if d.format not in spec.traits.roles.flat or not lane_address(d):
+        return None
+    from isa.memory_access import memory_access
+    direction = memory_access(d).direction
+    forms = []
+    for other in spec.instructions:
+        if other.format != d.format or not other.pcode or lane_address(other):   # (the rare path)
+            continue
+        a = memory_access(other)
+        dwords = a.result_dwords if direction == "load" else a.data_dwords
+        if a.direction == direction and not a.d16 and not a.two_addresses and a.element_bits == 32 and dwords == 1:
+            forms.append(other)
+    if len(forms) != 1:
+        raise SemanticsError(f"{d.name}: {len(forms)} dword {direction} instructions of {d.format} to take data semantics from")
+    return forms[0]
 
 
 @lru_cache(maxsize=1)
@@ -217,7 +239,7 @@ def _compiled(source: str, name: str) -> tuple:
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
 # the memory update of an atomic, at the machine's ADDR (RDNA3) or the manual's address
 # calculation's result (CDNA3: addr = CalcGlobalAddr(...), which is ADDR)
-_SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
+_SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);"
 
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
@@ -226,24 +248,25 @@ _SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.
 # old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
 # passes). Float min/max are not combined (a NaN makes the order matter).
 COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
-_EXTREME = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;")
-_BITWISE = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
+# (the atomics' patterns are compiled by re at their first use: a kernel without atomics compiles none)
+_EXTREME = r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;"
+_BITWISE = r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);"
 _REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
 
 
 def reduction_of(pcode: str):
     """(numpy ufunc, signed) when the pseudocode's memory update is an integer min/max or a
     bitwise and/or/xor of DATA, else None."""
-    m = _EXTREME.search(pcode or "")
+    m = re.search(_EXTREME, pcode or "")
     if m is not None:
         return _REDUCTIONS[m.group(2)], m.group(1).startswith("i")
-    m = _BITWISE.search(pcode or "")
+    m = re.search(_BITWISE, pcode or "")
     return (_REDUCTIONS[m.group(1)], False) if m is not None else None
 
 
 def summing_sign(pcode: str) -> int:
     """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
-    m = _SUMMING.search(pcode or "")
+    m = re.search(_SUMMING, pcode or "")
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
@@ -654,14 +677,15 @@ class SemanticTable:
             return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
                                              source="D0.b32 = S0.b32 (V_MOV_B32's; between the VGPR and AGPR files)"),
                          "hand-written")
-        if d.name in ADDTID:
+        plain = dword_form(self.spec, d)
+        if plain is not None:
             # the manual describes only the address (saddr + offset + laneId * 4, computed by the
             # machine); the data movement is the plain dword load / store's
-            e = self.entry(next(o for o in self.spec.lookup(ADDTID[d.name]) if o.format == d.format))
+            e = self.entry(plain)
             if e.semantic is None:
                 return Entry(None, "unsupported", f"{d.name}: {e.reason}")
             return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
-                                             source=f"{ADDTID[d.name]} at ADDR = saddr + offset + laneId * 4"),
+                                             source=f"{plain.name} at ADDR = saddr + offset + laneId * 4"),
                          "hand-written")
         if d.format == "VOPD":
             base = d.name.replace("V_DUAL_", "V_", 1)

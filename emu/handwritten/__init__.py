@@ -90,15 +90,16 @@ DATA_PARALLEL = {
 }
 
 
-# RDNA: BUFFER_LOAD_D16_HI_FORMAT_X; GFX9 (CDNA): BUFFER_LOAD_FORMAT_D16_HI_X
-_BUFFER_FORMAT = re.compile(r"^T?BUFFER_(LOAD|STORE)_(?:(?P<d16>D16_(?P<hi>HI_)?)FORMAT_|FORMAT_(?P<d16_gfx9>D16_(?P<hi_gfx9>HI_)?)|FORMAT_)(X|XY|XYZ|XYZW)$")
+# RDNA: BUFFER_LOAD_D16_HI_FORMAT_X; GFX9 (CDNA): BUFFER_LOAD_FORMAT_D16_HI_X (compiled by re at the
+# first buffer instruction's name)
+_BUFFER_FORMAT = (r"^T?BUFFER_(LOAD|STORE)_(?:(?P<d16>D16_(?P<hi>HI_)?)FORMAT_|FORMAT_(?P<d16_gfx9>D16_(?P<hi_gfx9>HI_)?)|FORMAT_)(X|XY|XYZ|XYZW)$")
 _BUFFER_INPUTS = (_ADDR, _op("FORMAT", 32, "u32"), _op("DST_SEL", 32, "u32"), _op("FORMATS", 0, "table"))
 
 
 def _buffer_format(name: str, scalar: bool) -> Semantic:
     """Loads write VDATA (and read its old value where a D16 half stays); stores read it."""
     from . import buffer_format
-    m = _BUFFER_FORMAT.match(name)
+    m = re.match(_BUFFER_FORMAT, name)
     components = len(m.group(m.lastindex))
     d16, hi = m.group("d16") or m.group("d16_gfx9"), m.group("hi") or m.group("hi_gfx9")
     dwords = (components + 1) // 2 if d16 else components
@@ -116,7 +117,7 @@ def _buffer_format(name: str, scalar: bool) -> Semantic:
 def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
     """The hand-written semantic of `name`, or None. `spec` (isa.Spec) supplies the tables
     some of them read (s_setreg's writable bits)."""
-    if _BUFFER_FORMAT.match(name):
+    if name.startswith(("BUFFER_", "TBUFFER_")) and re.match(_BUFFER_FORMAT, name):
         return _buffer_format(name, scalar)
     if name in ("DS_APPEND", "DS_CONSUME"):
         from . import append
@@ -126,7 +127,7 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
                         source="LDS[M0[15:0] + offset] += / -= countbits(EXEC) once per wave; lanes get the old value")
     if name in ("S_SETREG_B32", "S_SETREG_IMM32_B32") and spec is not None:
         from . import hwreg
-        source = _op("SIMM32") if "IMM32" in name else _op("S0")
+        source = _op(hwreg.source(name, spec))
         return Semantic(name, hwreg.setreg(name, spec), "hand-written",
                         {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
                         source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
