@@ -235,7 +235,7 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
         if code >= vgpr0:
             v = Reg("v", code - vgpr0, n)
-        elif plan.is_wmma and plan.matrix[i]:   # RDNA3: the accumulator's constants as a 64-bit operand's
+        elif plan.is_wmma and plan.matrix[i]:   # RDNA3 wave32: the accumulator's constants as a 64-bit operand's
             v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"), 32, True,
                               wide_float=plan.wide_constants)
         elif plan.is_mix:

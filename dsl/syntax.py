@@ -50,6 +50,12 @@ NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
 # operand of R x C elements of b bits spans R * C * b / (32 * wave size) VGPRs, read off the
 # shapes in the pseudocode ('D0.f32(16x16) = S0.f16(16x16) * S1.f16(32x16, index set from S2)')
 WMMA_REPLICATED = {"rdna3", "rdna3.5"}
+# LLVM declares the accumulator C of these families' matrix instructions a 64-bit float operand
+# in wave32 and a 32-bit float one in wave64, whatever the element type: an inline constant there
+# is read and spelled at that width (1/(2*pi) is 0.15915494309189532 in wave32 and 0.15915494 in
+# wave64; the integer 0x3f800000 is the constant 1.0 in wave64 only). Elsewhere C reads constants
+# as its elements.
+WMMA_ACCUMULATOR_BITS = {32: 64, 64: 32}
 # Families whose VOPD pair v_dual_mov_b32 :: v_dual_mov_b32 reads the Y source through the SRC2
 # port, so the two src0 need not be in different VGPR banks (RDNA4 manual, VOPD restrictions:
 # "V_MOV_B32 when in OPY uses SRC2 (not SRC0) if OPX is also a V_MOV_B32"; LLVM 22 accepts

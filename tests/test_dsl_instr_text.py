@@ -27,11 +27,10 @@ TARGETS = {"gfx1100": ("gfx1100", 32), "gfx1100-w64": ("gfx1100", 64), "gfx1151"
 # rows the disassembler's figures (test_dsl_llvm_corpus.py) count as misprinted, which is this
 # printer's text of the decoded Instr: image register widths where LLVM has no instruction form
 # (graphics, held to their own floor there), the decoded Instr holding f16 -1.0's bit pattern
-# for v_ldexp_f16's integer operand where LLVM prints -1.0, RDNA3 WMMA's accumulator constant
-# spelled as a 64-bit operand's in wave64 too (LLVM: 0.15915494), and LLVM's own misprint
+# for v_ldexp_f16's integer operand where LLVM prints -1.0, and LLVM's own misprint
 # `|v146, vcc_lo|` of three gfx1201 v_cndmask_b32_dpp rows (which the parser refuses)
 MISPRINTED_FAMILIES = {"MIMG"}
-MISPRINTED = {("gfx1100", "2c913bd55ae60140"), ("gfx1100-w64", "e96642cc2a8be20b")}
+MISPRINTED = {("gfx1100", "2c913bd55ae60140")}
 _LLVM_MISPRINT = re.compile(r"\|v\d+, vcc_lo\|")
 _NUMBER = re.compile(r"-?(?:0x[0-9a-f]+|\d+)\b")
 
