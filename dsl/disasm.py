@@ -8,11 +8,11 @@ import isa
 from . import families, syntax
 from .asm_parse import collector_paused
 from .decode import DecodeError, Instruction, decode_one
+from .field_values import code_table
 from .instr import Instr
 from .instr_fields import direct_instr
 from .instr_fields_gfx9 import gfx9_instr
 from .instr_text import instr_text
-from .printer_operands import code_table
 
 
 class DisassemblyWarning(UserWarning):

@@ -1,4 +1,4 @@
-"""Operands -> fields -> bytes. The inverse of printer.py, shared by the text assembler
+"""Operands -> fields -> bytes. The inverse of the decoder (decode.py, instr_fields*.py), shared by the text assembler
 and the Python DSL. Errors (OperandError) name the instruction, the operand, what was
 given and what is legal."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The per-instruction plan of a decoded VALU instruction, shared by the RDNA printer (printer.py)
-and instr_fields.py / instr_fields_gfx9.py (the Instr from the fields), worked out once per
+"""The per-instruction plan of a decoded VALU instruction, read by instr_fields.py /
+instr_fields_gfx9.py (the Instr from the fields) and the gfx9 assembler, worked out once per
 (instruction, encoding, DPP or not, wave size): LLVM's mnemonic, the operand signature, and for
 each source its register count and the rules a literal or inline constant is read with."""
 from __future__ import annotations
@@ -55,9 +55,9 @@ def mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
 
 @dataclass(frozen=True)
 class ValuPlan:
-    """What printing a VALU instruction needs besides its field values, worked out once per
-    (instruction, encoding, DPP or not, wave size): the mnemonic, the signature, and for each
-    source its register count and the literal rules src_text reads it with."""
+    """What building a decoded VALU instruction's Instr needs besides its field values, worked out
+    once per (instruction, encoding, DPP or not, wave size): the mnemonic, the signature, and for
+    each source its register count and the rules field_values.scalar_source reads it with."""
     mn: str
     sig: ValuSig
     e32: bool

@@ -33,7 +33,7 @@ GRAPHICS_FLOOR = {"EXP": 0.999, "MIMG": 0.99}
 # why the remaining disassembly mismatches differ, printed with them
 KNOWN_GAPS = {
     "MIMG": "widths LLVM's disassembler has no instruction form for print as its tables' first form; "
-            "printer_graphics._image_widths models the cases seen, a few rows (MSAA dims on mip stores, NSA "
+            "signature.image_widths models the cases seen, a few rows (MSAA dims on mip stores, NSA "
             "address counts) still differ",
 }
 
