@@ -134,12 +134,14 @@ def instr_value(d: InstrDef, mnemonic: str, ops, mods: dict | None = None) -> In
     """The Instr of decoded instruction `d` as the parser reads its line: the parser takes the
     first term after the mnemonic for an operand, so an instruction without operands has its
     first flag or call there (`ds_gws_sema_p gds`, `s_waitcnt vmcnt(0) lgkmcnt(0)`)."""
-    if mods and not ops:
+    if not mods:
+        return Instr(mnemonic, tuple(ops), NO_MODIFIERS, d, d.format)
+    if not ops:
         key, value = next(iter(mods.items()))
         if value is True or type(value) is Call:
             ops = (name_value(key) if value is True else value,)
             mods = {k: v for k, v in mods.items() if k != key}
-    return Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else NO_MODIFIERS, defn=d, encoding=d.format)
+    return Instr(mnemonic, tuple(ops), Modifiers(mods) if mods else NO_MODIFIERS, d, d.format)
 
 
 def flags(f: dict, names: tuple[str, ...]) -> dict:

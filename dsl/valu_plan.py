@@ -72,6 +72,7 @@ class ValuPlan:
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
     matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
     wide_constants: bool = False              # RDNA3 wave32 WMMA: C's inline floats spelled as a 64-bit operand's
+    source_table: tuple[str, str] = ("VOP3", "SRC0")    # the operand-code table sources are read with
 
 
 @cache
@@ -90,7 +91,8 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
                      tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
-                     is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64)
+                     is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64,
+                     (spec.traits.source_format, "SRC0"))
 
 
 # ---------------------------------------------------------------- the gfx9 dialect (CDNA)
