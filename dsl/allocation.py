@@ -9,12 +9,13 @@ it. The operand's role then follows from its name and the instruction's pseudoco
 (D0 assigned, D0 read back, a conditional or partial write, a 16-bit half, a D16 load)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import memory_access
+from isa.records import dataclass
 from regalloc import Program, Ref, Step, Virtual, blocks
 
 from .instr import Instr

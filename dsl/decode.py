@@ -11,10 +11,11 @@ values (the instruction definitions, which fields to extract, which ones may cal
 literal dword), so a long stream costs a few dictionary look-ups per instruction."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 
 from isa import Format, InstrDef, Spec
+from isa.records import dataclass
 
 from . import syntax
 from .operand_records import source_is_immediate, vopd_base
@@ -34,6 +35,7 @@ class DecodeError(ValueError):
 
 @dataclass
 class Instruction:
+    """A decoded instruction: its definition(s), format, field values and extra dwords."""
     defs: tuple[InstrDef, ...]          # one instruction, or VOPD's X and Y
     fmt: Format
     fields: dict[str, int]

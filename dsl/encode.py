@@ -4,12 +4,13 @@ given and what is legal."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
 from isa.memory_access import memory_access, scalar_base_registers, scalar_data
+from isa.records import dataclass
 
 from . import syntax
 from .decode import FIELD_NAMES

@@ -12,11 +12,12 @@ and writes), `text()` / `str()` its LLVM text (instr_text.py, which needs none o
 encoders, parser or printers)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import isa
 from isa import InstrDef, Spec
 from isa.effects import Effects, effects
+from isa.records import dataclass
 
 from .instr_text import instr_text
 

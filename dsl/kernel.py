@@ -14,12 +14,14 @@ when the kernel is assembled.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import lru_cache
 
 import isa
 
 import regalloc
+
+from isa.records import dataclass
 
 from . import families
 from .allocation import RecordingEncoder, build_program, check_virtuals_noted, physical_instr

@@ -23,7 +23,9 @@ as register 0, scalar ones 4-aligned and distinct per value: every tuple starts 
 names of the decoded instruction's operands, in the order the text lists them."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+
+from isa.records import dataclass
 
 from .allocation import Noted, Record
 from .asm_gfx9 import Gfx9AsmError, Gfx9Encoder

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
 from functools import lru_cache
+
+from isa.records import dataclass
 
 from .operands import OperandError
 

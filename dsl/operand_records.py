@@ -5,13 +5,14 @@ dsl.signature re-exports every name here."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from isa import InstrDef
+from isa.records import dataclass
 
 
 @dataclass(frozen=True)
 class Operand:
+    """One operand of a VALU instruction's signature: its field, registers, type and width."""
     name: str           # 'vdst', 'sdst', 'src0', 'src1', 'src2', 'vcc' (implicit), 'k' (VOP2 literal)
     dwords: int = 1     # registers it spans (a wave mask spans wave_size // 32: dwords=0 means "mask")
     t16: bool = False   # a 16-bit value: VGPR halves v1.l / v1.h, f16 literal rules
@@ -38,6 +39,7 @@ class Operand:
 
 @dataclass(frozen=True)
 class ValuSig:
+    """A VALU instruction's operands (destinations, sources) and its VCC, constant and compare traits."""
     dsts: tuple[Operand, ...]
     srcs: tuple[Operand, ...]
     vcc_out: bool         # writes VCC (carry out): e32 prints vcc after vdst, VOP3SD has SDST

@@ -8,8 +8,10 @@ Plain Python ints and floats are immediates; the instruction's operand type deci
 whether they become inline constants or a literal and how floats are converted."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
+
+from isa.records import dataclass
 
 # LLVM's names for the register classes and how many registers each file has
 REG_CLASSES = {"s": 106, "v": 256, "ttmp": 16, "a": 256}    # "a": virtual AGPRs (Kernel.areg)

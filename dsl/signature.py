@@ -8,13 +8,14 @@ spellings."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import lane_address, memory_access
+from isa.records import dataclass
 
 from . import syntax
 from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)

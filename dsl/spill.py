@@ -24,9 +24,10 @@ temporary that is live around one instruction:
 A memory instruction's result is stored only after `s_waitcnt` (the data arrives late)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from isa.effects import effects
+from isa.records import dataclass
 
 from .allocation import build_program, memory_formats, reads_all_lanes
 from .inflight import split_counters

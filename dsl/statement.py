@@ -5,7 +5,7 @@ imports nothing else of dsl/, so the parser (asm.py), the encoder (encode.py) an
 (kernel.py) all share it without an import cycle."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from isa.records import dataclass
 
 
 @dataclass(frozen=True)

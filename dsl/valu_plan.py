@@ -4,12 +4,13 @@ instr_fields_gfx9.py (the Instr from the fields) and the gfx9 assembler, worked 
 each source its register count and the rules a literal or inline constant is read with."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
+from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import valu_signature      # the encoder's memoised form

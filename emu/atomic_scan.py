@@ -5,20 +5,24 @@ one read and one write of each address instead of rounds over the whole batch.
 The memory system applies lanes that share an address one after another in lane order
 (wave-major within the batch). The rounds of emu/table.py do so by running the semantic once
 per round on the whole batch with the lanes of that round on. Here (switch
-EmuOptions.scan_atomics) each address is read once, with one lane per address on (the fault
-of an address outside memory is the one the first round would report: same lanes, same
-order); the pseudocode then runs once per conflict depth r, on a batch of just the r-th lanes
-of the addresses that have one, against `Slots`: the addresses' current words in a small
-array, each lane's ADDR its address's slot. Every lane's RETURN_DATA is the word before its
-own update, as in rounds; at the end each word goes back to memory in one write. The loop is
-over the depth of the busiest address (a counter every lane bumps: the lanes), each pass a
-few waves, never over lanes of a batch.
+EmuOptions.scan_atomics) round 0 runs as it would, on the whole batch with the first lane of
+each address on, but its stores are held back (`Deferred`): where its pseudocode loads and
+stores is each address's word, whatever address arithmetic the pseudocode does itself (CDNA's
+CalcDsAddr adds the DS offset to ADDR), and a fault there is the one round 0 reports. The
+pseudocode then runs once per later conflict depth r, on a batch of just the r-th lanes of
+the addresses that have one, against `Slots`: the words as round 0 left them, in a small
+array, each lane's access checked to reach its own address's word. Every lane's RETURN_DATA
+is the word before its own update, as in rounds; at the end each word goes back to memory in
+one write. The loop is over the depth of the busiest address (a counter every lane bumps: the
+lanes), each pass a few waves, never over lanes of a batch.
 
-Anything outside this shape runs in rounds: *_2ADDR forms (two addresses per lane), buffers
-(a per-lane range check drops lanes), FLAT accesses in the LDS or scratch apertures (one flat
-address is a word per work-group or lane there), waves of one batch with different MODE or
-STATUS, or a semantic that touches memory other than its own word or writes more than
-RETURN_DATA (nothing was written to memory yet when that is found out).
+Anything outside this shape runs in rounds: *_2ADDR forms (two addresses per lane), FLAT
+accesses in the LDS or scratch apertures (one flat address is a word per work-group or lane
+there), waves of one batch with different MODE or STATUS, or a semantic that touches memory
+other than its own word (a width other than the atomic's, a load after its store, two
+addresses meeting at one word) or writes more than RETURN_DATA (nothing was written to memory
+yet when that is found out). A buffer's lanes out of range are taken apart before
+(emu/table.py); the rest are atomics on global memory.
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ import re
 
 import numpy as np
 
-from .memory import MemoryFault, _gather, _scatter
+from .memory import MemoryFault, RegionMemory
 from .options import current
 from .semantics import Ctx, SemanticsError, broadcast
 
@@ -35,34 +39,77 @@ class Unsuited(Exception):
     """The semantic accessed memory the scan does not hold (run it in rounds)."""
 
 
+class Deferred:
+    """The memory of the leaders' pass (one lane per address, on the whole batch): loads go to
+    memory (a fault names the lane round 0 would), stores are kept, not written. Where the
+    pseudocode loads and stores is where the scan's words are (DS offsets it adds itself
+    included); an access of another width, a load after a store or a store elsewhere than the
+    first is Unsuited."""
+
+    def __init__(self, mem, width: int, shape: tuple):
+        self.mem, self.width, self.shape = mem, width, shape
+        self.loads: list = []           # (addr, mask, value)
+        self.at = None                  # the first store's address operand (as given: maybe split)
+        self.value = np.zeros(shape, np.uint64)
+        self.stored = np.zeros(shape, bool)
+
+    @property
+    def observer(self):                 # the Memory protocol's hook (timing): the memory's own
+        return getattr(self.mem, "observer", None)
+
+    def load(self, addr, nbytes: int, mask):
+        if nbytes != self.width or self.at is not None:
+            raise Unsuited()
+        value = self.mem.load(addr, nbytes, mask)
+        self.loads.append((addr, mask, value))
+        return value
+
+    def store(self, addr, nbytes: int, value, mask) -> None:
+        if nbytes != self.width:
+            raise Unsuited()
+        mask = broadcast(mask, self.shape)
+        if self.at is None:
+            self.at = addr
+        elif not np.array_equal(broadcast(np.asarray(addr), self.shape)[mask],
+                                broadcast(np.asarray(self.at), self.shape)[mask]):
+            raise Unsuited()
+        self.value[mask] = broadcast(np.asarray(value), self.shape)[mask]
+        self.stored |= mask
+
+
 class Slots:
-    """The scanned addresses' words: slot i at bytes [8i, 8i + width) of a byte array. A
-    semantic's ADDR is its lane's slot offset (8i); an access must start there and stay in
-    the word's width."""
+    """The scanned addresses' words (one uint64 each) as the memory of a pass over a few lanes:
+    `lane_slot` ((waves, lanes), set per pass) is the word each lane's access must reach, and
+    `where` the address the leaders' pass found each word at. An access of another width or at
+    another address is Unsuited."""
 
     observer = None             # the Memory protocol's hook (timing); slots are no memory traffic
 
-    def __init__(self, words: np.ndarray, width: int):
+    def __init__(self, words: np.ndarray, where: np.ndarray, width: int):
+        self.words = words.astype(np.uint64)
+        self.where = where
         self.width = width
-        self.data = np.zeros(8 * words.size, np.uint8)
-        self.data.view(np.uint64)[:] = words.astype(np.uint64)
+        self.lane_slot = np.zeros((1, 1), np.int64)
 
-    def words(self, dtype) -> np.ndarray:
-        return self.data.view(np.uint64).astype(dtype)
-
-    def _offsets(self, addr, nbytes: int, mask) -> np.ndarray:
-        # every lane's offset (the packed batch's unused lanes hold slot 0's) must be a slot's
-        offset = np.asarray(addr).astype(np.int64)
-        if nbytes > self.width or int(np.bitwise_or.reduce(offset, axis=None)) & 7 \
-                or int(offset.max(initial=0)) >= self.data.size:
+    def _slots(self, addr, nbytes: int, mask):
+        slot = self.lane_slot
+        if nbytes != self.width:
             raise Unsuited()
-        return offset
+        mask = broadcast(mask, slot.shape)
+        addr = broadcast(np.asarray(addr), slot.shape)
+        if not np.array_equal(addr[mask], self.where[slot[mask]]):
+            raise Unsuited()
+        return slot, mask
 
     def load(self, addr, nbytes: int, mask) -> np.ndarray:
-        return _gather(self.data, self._offsets(addr, nbytes, mask), nbytes, broadcast(mask, np.shape(addr)))
+        slot, mask = self._slots(addr, nbytes, mask)
+        value = np.where(mask, self.words[slot], np.uint64(0))
+        return value if nbytes == 8 else value.astype(np.uint32)
 
     def store(self, addr, nbytes: int, value, mask) -> None:
-        _scatter(self.data, self._offsets(addr, nbytes, mask), nbytes, value, mask)
+        slot, mask = self._slots(addr, nbytes, mask)
+        value = broadcast(np.asarray(value), slot.shape)[mask].astype(np.uint64)
+        self.words[slot[mask]] = value if nbytes == 8 else value & np.uint64(0xFFFFFFFF)
 
 
 def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mode: int, status: int,
@@ -77,10 +124,9 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
     segment = np.cumsum(first) - 1                 # each element's address number
     rank = np.arange(pos.size) - starts[segment]   # ... and its place among that address's lanes
     lanes, shape = ctx.lanes, ctx.shape
+    size = shape[0] * shape[1]
     fields, per_lane = {}, {}
     for name in reads:
-        if name == "ADDR":
-            continue
         try:
             value = ctx.get(name)
         except SemanticsError:                     # rounds say what is missing
@@ -93,30 +139,47 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
             return None
         trail = value.shape[2:]
         per_lane[name] = np.broadcast_to(value, shape + trail).reshape((-1,) + trail)[pos]
-    addr = ctx.get("ADDR")
-    leaders = np.zeros(shape[0] * shape[1], bool)
+    leaders = np.zeros(size, bool)
     leaders[pos[starts]] = True
     leaders = leaders.reshape(shape)
-    old = np.asarray(ctx.mem.load(addr, width, leaders))       # a fault names the first leader, as round 0 would
-    old = np.broadcast_to(old, shape).reshape(-1)
+    # round 0 (the first lane of each address) on the whole batch, its store held back: where
+    # its pseudocode accesses memory is each address's word, a fault the one round 0 reports
+    held = Deferred(ctx.mem, width, shape)
+    bits = np.uint64(1) << np.arange(lanes, dtype=np.uint64)
+    exec_leaders = np.bitwise_or.reduce(np.where(leaders, bits, np.uint64(0)), axis=1, keepdims=True)
+    try:
+        out0 = fn(ctx.derive(exec_mask=exec_leaders, mem=held))
+    except (Unsuited, SemanticsError):
+        return None
+    where = _words_at(ctx, held, leaders, pos[starts])
+    if where is None or not set(out0) <= {"RETURN_DATA"}:
+        return None
+    store_addr = held.at
+    old = np.broadcast_to(np.asarray(held.loads[0][2]), shape).reshape(-1)
     if swap and "DATA" in per_lane and per_lane["DATA"].ndim == 1 and current().one_pass_swaps:
-        return _swapped(ctx, addr, leaders, pos, first, old, per_lane["DATA"], width)
+        return _swapped(ctx, store_addr, leaders, pos, first, old, per_lane["DATA"], width)
     if exchange is not None and current().cmpswap_successes and all(name in per_lane for name, _ in exchange):
         src, cmp = (_field(per_lane[name], lo, 8 * width) for name, lo in exchange)
-        return _exchanged(ctx, addr, leaders, pos, first, old, src, cmp, width)
-    slots = Slots(old[pos[starts]], width)
-    by_rank = np.argsort(rank, kind="stable")                   # depth 0's lanes, then depth 1's, ...
-    counts = np.bincount(rank)
+        return _exchanged(ctx, store_addr, leaders, pos, first, old, src, cmp, width)
+    words = held.value.reshape(-1)[pos[starts]]
+    slots = Slots(words, where, width)
     returned = None
+    if "RETURN_DATA" in out0:
+        r = np.asarray(out0["RETURN_DATA"])
+        r = np.broadcast_to(r, shape + r.shape[2:]).reshape((size,) + r.shape[2:])
+        returned = np.zeros((pos.size,) + r.shape[1:], r.dtype)
+        returned[starts] = r[pos[starts]]
+    later = np.flatnonzero(rank)
+    by_rank = later[np.argsort(rank[later], kind="stable")]     # depth 1's lanes, then depth 2's, ...
     done = 0
-    for n in counts.tolist():
+    for n in np.bincount(rank)[1:].tolist():
         pick = by_rank[done:done + n]
         done += n
         waves = -(-n // lanes)
         inputs = dict(fields)
         for name, value in per_lane.items():
             inputs[name] = _packed(value[pick], waves, lanes)
-        inputs["ADDR"] = _packed(segment[pick].astype(np.uint64) << np.uint64(3), waves, lanes)
+        slots.lane_slot = _packed(segment[pick], waves, lanes)
         exec_mask = np.full((waves, 1), (1 << lanes) - 1, np.uint64)
         if n % lanes:
             exec_mask[-1, 0] = (1 << (n % lanes)) - 1
@@ -124,22 +187,42 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
             out = fn(Ctx(lanes=lanes, exec_mask=exec_mask, mode=mode, status=status, mem=slots, inputs=inputs))
         except (Unsuited, MemoryFault, SemanticsError):
             return None
-        if not set(out) <= {"RETURN_DATA"}:
+        if set(out) != set(out0):
             return None
         if "RETURN_DATA" in out:
             r = np.asarray(out["RETURN_DATA"])
             r = np.broadcast_to(r, (waves, lanes) + r.shape[2:]).reshape((waves * lanes,) + r.shape[2:])[:n]
-            if returned is None:
-                returned = np.zeros((pos.size,) + r.shape[1:], r.dtype)
-            returned[pick] = r
-    final = np.zeros(shape[0] * shape[1], np.uint64 if width == 8 else np.uint32)
-    final[pos[starts]] = slots.words(final.dtype)
-    ctx.mem.store(addr, width, final.reshape(shape), leaders)
+            returned[pick] = r.astype(returned.dtype, copy=False)
+    final = np.zeros(size, np.uint64 if width == 8 else np.uint32)
+    final[pos[starts]] = slots.words.astype(final.dtype)
+    ctx.mem.store(store_addr, width, final.reshape(shape), leaders)
     if returned is None:
         return {}
-    ret = np.zeros((shape[0] * shape[1],) + returned.shape[1:], returned.dtype)
+    ret = np.zeros((size,) + returned.shape[1:], returned.dtype)
     ret[pos] = returned
     return {"RETURN_DATA": ret.reshape(shape + returned.shape[1:])}
+
+
+def _words_at(ctx: Ctx, held: Deferred, leaders: np.ndarray, leader_pos: np.ndarray):
+    """The address of each leader's word (uint64, in leader order) when round 0 loaded and
+    then stored exactly there, on exactly the leaders, and no two leaders reached one word
+    (lanes were grouped by ADDR: a pseudocode adding one instruction offset to it keeps them
+    apart); else None."""
+    if not held.loads or not np.array_equal(held.stored, leaders):
+        return None
+    shape = ctx.shape
+    at = np.broadcast_to(np.asarray(held.at), shape).reshape(-1)[leader_pos].astype(np.uint64)
+    for addr, mask, _ in held.loads:
+        if not np.array_equal(broadcast(mask, shape), leaders) or \
+                not np.array_equal(np.broadcast_to(np.asarray(addr), shape).reshape(-1)[leader_pos], at):
+            return None
+    given = np.broadcast_to(np.asarray(ctx.get("ADDR")), shape).reshape(-1)[leader_pos]
+    if not np.array_equal(given, at):           # the pseudocode moved the address: still one word each?
+        base = ctx.mem.base if isinstance(ctx.mem, RegionMemory) else 0    # LDS: one word per work-group
+        region = np.broadcast_to(np.asarray(base), shape).reshape(-1)[leader_pos]
+        if np.unique(at + region.astype(np.uint64)).size != at.size:
+            return None
+    return at
 
 
 def _swapped(ctx: Ctx, addr, leaders, pos, first, old, data, width: int) -> dict:

@@ -12,9 +12,9 @@ format instructions (p. 89, notes 3-4).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from isa.records import dataclass
 
 from .semantics import SemanticsError
 

@@ -10,9 +10,11 @@ private segment wave offset — each only if enabled.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .options import FAST, EmuOptions
 from .wave import CODES, EXEC_LO, WaveState, pack_mask
@@ -40,6 +42,7 @@ def default_seconds() -> float:
 
 @dataclass
 class Dispatch:
+    """A kernel launch as the machine runs it: grid, block, registers, user SGPRs, LDS, scratch, limits."""
     kernel: str
     entry: int                              # device address of the first instruction
     grid: tuple[int, int, int]              # work-groups per dimension

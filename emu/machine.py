@@ -15,11 +15,11 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from dsl.decode import DecodeError, decode_one
+from isa.records import dataclass
 
 from . import families
 from .buffer import BufferMemory
@@ -83,6 +83,7 @@ class _BatchError(Exception):
 
 @dataclass
 class Stats:
+    """What a launch did: waves, instructions, lane operations, machine steps, time."""
     kernel: str = ""
     waves: int = 0
     workgroups: int = 0

@@ -9,12 +9,13 @@ dsl.signature (VALU operands, scalar/DS/FLAT layouts) and from the semantic's ow
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from dsl.operand_records import data_dwords, scalar_bits, type_info, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
+from isa.records import dataclass
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
@@ -66,6 +67,7 @@ class PrepareError(Exception):
 
 @dataclass
 class Prepared:
+    """An instruction at a PC made ready to run: its semantic, how to read its inputs and write its results."""
     pc: int
     inst: object                  # dsl.decode.Instruction
     sem: object                   # emu.semantics.Semantic (VOPD: the X half)

@@ -19,7 +19,7 @@ the error, or retries the batch wave by wave, at that instruction's PC as a sing
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from isa.records import dataclass
 
 from .wave import EXEC_LO
 
@@ -36,6 +36,7 @@ class RunStop(Exception):
 
 @dataclass(frozen=True)
 class Run:
+    """A straight-line run of instructions from one PC, run on a batch of waves by one function."""
     fn: object              # fn(chunk, sel, idx): every instruction of the run on that batch (generated at its first call)
     count: int              # instructions (machine steps) in the run
     size: int               # bytes of code it covers: the PC after it is the start + size

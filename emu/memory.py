@@ -10,9 +10,10 @@ reached because all data lives in numpy arrays indexed by checked offsets.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .options import current
 from .semantics import broadcast
@@ -42,6 +43,7 @@ class MemoryFault(Exception):
 
 @dataclass
 class Allocation:
+    """A buffer in the device memory's arena: its address, size and name."""
     address: int
     size: int
     name: str

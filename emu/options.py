@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextvars
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
+
+from isa.records import dataclass
 
 
 class OptionsError(ValueError):
@@ -28,6 +30,7 @@ class OptionsError(ValueError):
 
 @dataclass(frozen=True)
 class EmuOptions:
+    """The emulator's switches: every speed trick (True: on) and the checks; REFERENCE turns every trick off."""
     # ---- machine: scheduling and register state
     batch_waves: bool = True          # every wave at a PC runs in one semantic call (off: one call per wave, in wave order)
     together: bool = True             # no PC search while every running wave sits at one PC; their issue count as one int
@@ -69,6 +72,7 @@ class EmuOptions:
     compact_atomic_leaders: bool = True   # a combined atomic's one access per address on a batch of just those lanes (emu/table.py)
     scan_atomics: bool = True         # other atomics (swap, cmpswap, inc/dec, float min/max/add, ...) of lanes sharing an address: one read and one write per address, the pseudocode per conflict depth on those words (emu/atomic_scan.py)
     one_pass_swaps: bool = True       # a scanned swap in one pass: each lane returns the data of the lane before it at its address, the last lane's data stays (emu/atomic_scan.py)
+    buffer_atomics_in_range: bool = True  # a buffer atomic's out-of-range lanes (read 0, write nothing) run apart, its in-range ones combine or scan as atomics on global memory (emu/table.py)
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)

@@ -16,11 +16,13 @@ uint64 for 64-bit operands, uint32 with a trailing dword axis (W, L, n) for wide
 from __future__ import annotations
 
 import contextvars
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property, lru_cache
 from typing import Callable, Protocol
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .options import current
 

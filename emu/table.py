@@ -18,7 +18,6 @@ import sys
 import types
 import dataclasses
 from importlib.util import MAGIC_NUMBER
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,12 +25,13 @@ import numpy as np
 
 import isa
 
+from isa.records import dataclass
+
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
 from .facts import float_rules
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
-from .dialect import adds_ds_offset
 from .dword_loads import dword_run, load_dword_runs
 from .fold import Folded, fold
 from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
@@ -247,7 +247,7 @@ def summing_sign(pcode: str) -> int:
 
 
 def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligned: str = "ADDR", reads=(),
-                      swap: bool = False, exchange=None, offset_added: bool = False):
+                      swap: bool = False, exchange=None):
     """Run an atomic read-modify-write in rounds so that lanes sharing an address apply
     one after another in lane order (wave-major), as the memory system serialises them.
     sign: +1 / -1 for MEM += / -= DATA, which may combine lanes (COMBINE_ATOMIC_SUMS, and
@@ -259,36 +259,29 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     lane that neither combines runs as emu/atomic_scan.py's scan, switch
     EmuOptions.scan_atomics); swap: its pseudocode is a swap (atomic_scan.swap_of), which the
     scan does in one pass; exchange: an integer compare-and-swap's operands
-    (atomic_scan.cmpswap_of), which it does per success; offset_added: the pseudocode adds the
-    DS offset to ADDR itself (dialect.adds_ds_offset)."""
-    # the scan reads and writes each word at ADDR itself: not where the pseudocode adds the
-    # instruction offset to ADDR (the access is elsewhere), nor the *_2ADDR forms
-    scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads and not offset_added
+    (atomic_scan.cmpswap_of), which it does per success. A buffer atomic's lanes outside the
+    buffer's range (which read 0 and write nothing) run apart, the others as atomics on global
+    memory (EmuOptions.buffer_atomics_in_range)."""
+    # the scan finds each word where round 0's pseudocode accesses it: one address per lane
+    # (not the *_2ADDR forms)
+    scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
-        active = ctx.active
         if nbytes > 1:
-            checked = addr if aligned == "ADDR" else \
-                np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64)
-            misaligned = checked & np.uint64(nbytes - 1) if nbytes & (nbytes - 1) == 0 else checked % np.uint64(nbytes)
-            odd = active & (misaligned != 0)
-            if odd.any():
-                w, lane = (int(i) for i in np.argwhere(odd)[0])
-                raise RefusedBeforeAccess(f"a {nbytes}-byte atomic at address 0x{int(checked[w, lane]):x} (lane {lane}), "
-                                     f"not a multiple of {nbytes}: misaligned atomics are not modelled")
-        if isinstance(ctx.mem, RegionMemory):
-            # LDS: the same offset in two work-groups' regions is two words, not a conflict
-            addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
+            _refuse_misaligned(ctx, nbytes, addr if aligned == "ADDR" else
+                               np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64))
+        if isinstance(ctx.mem, BufferMemory) and current().buffer_atomics_in_range:
+            return _in_range_apart(fn, grouped, rounds, ctx, addr, nbytes)
+        return grouped(ctx, addr)
+
+    def grouped(ctx: Ctx, addr: np.ndarray):
+        addr, pos, first = _grouping(ctx, addr)
         flat_addr = addr.reshape(-1)
-        # the active lanes grouped by address, in lane order (wave-major) within an address
-        pos = np.flatnonzero(active.reshape(-1))
-        pos = pos[_group_order(flat_addr[pos])]
-        sorted_addr = flat_addr[pos]
-        first = np.r_[True, sorted_addr[1:] != sorted_addr[:-1]]
         if first.all():
             return fn(ctx)
         if sign and COMBINE_ATOMIC_SUMS and current().combine_atomic_sums and not isinstance(ctx.mem, BufferMemory):
-            # (a buffer's range check is per lane: lanes out of range return 0 and add nothing)
+            # (a buffer's range check is per lane: lanes out of range return 0 and add nothing;
+            # _in_range_apart takes them out first)
             out = _combined_sum(fn, ctx, pos, flat_addr, sign)
             if out is not None:
                 return out
@@ -303,9 +296,15 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
                 out = scan_atomic(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
                 if out is not None:
                     return out
+        return rounds(ctx, pos, first)
+
+    def rounds(ctx: Ctx, pos=None, first=None):
+        if pos is None:
+            _, pos, first = _grouping(ctx, np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64))
         # rank of each active lane among the active lanes with its address; -1 inactive
+        flat_size = ctx.shape[0] * ctx.shape[1]
         index = np.arange(pos.size)
-        flat_rank = np.full(flat_addr.size, -1, np.int64)
+        flat_rank = np.full(flat_size, -1, np.int64)
         flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
         rank = flat_rank.reshape(ctx.shape)
         merged = None
@@ -325,10 +324,75 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     return run
 
 
+def _refuse_misaligned(ctx: Ctx, nbytes: int, checked: np.ndarray) -> None:
+    """RefusedBeforeAccess when an active lane's address in `checked` ((W, L) uint64) is not a
+    multiple of nbytes."""
+    misaligned = checked & np.uint64(nbytes - 1) if nbytes & (nbytes - 1) == 0 else checked % np.uint64(nbytes)
+    odd = ctx.active & (misaligned != 0)
+    if odd.any():
+        w, lane = (int(i) for i in np.argwhere(odd)[0])
+        raise RefusedBeforeAccess(f"a {nbytes}-byte atomic at address 0x{int(checked[w, lane]):x} (lane {lane}), "
+                                  f"not a multiple of {nbytes}: misaligned atomics are not modelled")
+
+
+def _grouping(ctx: Ctx, addr: np.ndarray):
+    """(each lane's word as uint64 (W, L): its ADDR `addr`, plus its work-group's region base in
+    the LDS, where the same offset in two work-groups is two words; the active lanes' flat
+    indices grouped by word, in lane order (wave-major) within a word; where each word's lanes
+    start)."""
+    if isinstance(ctx.mem, RegionMemory):
+        addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
+    flat_addr = addr.reshape(-1)
+    pos = np.flatnonzero(ctx.active.reshape(-1))
+    pos = pos[_group_order(flat_addr[pos])]
+    sorted_addr = flat_addr[pos]
+    return addr, pos, np.r_[True, sorted_addr[1:] != sorted_addr[:-1]]
+
+
+def _in_range_apart(fn, grouped, rounds, ctx: Ctx, addr: np.ndarray, nbytes: int):
+    """A buffer atomic (EmuOptions.buffer_atomics_in_range): its lanes outside the buffer's
+    range read 0 and write nothing, so they run on their own, in one call (the buffer drops
+    their accesses); the rest, in range, are atomics on global memory (`grouped`: combined or
+    scanned). A memory fault of those reruns the whole batch in `rounds`, which name the lane
+    the reference names (nothing was written: each word is read before any is written)."""
+    if _grouping(ctx, addr)[2].all():           # no two lanes share an address: one call
+        return fn(ctx)
+    mem = ctx.mem
+    inside = ctx.active & mem.in_range(addr, nbytes)
+    outside = ctx.active & ~inside
+    parts = []
+    if outside.any():
+        parts.append((outside, fn(ctx.derive(exec_mask=_exec_of(outside)))))
+    if inside.any():
+        try:
+            parts.append((inside, grouped(ctx.derive(exec_mask=_exec_of(inside), mem=mem.device), addr)))
+        except MemoryFault:
+            return rounds(ctx)
+    if len(parts) == 1:
+        return parts[0][1]
+    (here, out), (_, other) = parts
+    merged = dict(other)
+    for k, v in out.items():
+        if k in other:
+            v, w = np.asarray(v), np.asarray(other[k])
+            trail = max(v.ndim, w.ndim) - 2
+            merged[k] = np.where(here.reshape(here.shape + (1,) * trail), v, w)
+        else:
+            merged[k] = v
+    return merged
+
+
+def _exec_of(lanes: np.ndarray) -> np.ndarray:
+    """The EXEC mask ((W, 1) uint64) of a (W, L) bool array of lanes."""
+    bits = np.uint64(1) << np.arange(lanes.shape[1], dtype=np.uint64)
+    return np.bitwise_or.reduce(np.where(lanes, bits, np.uint64(0)), axis=1, keepdims=True)
+
+
 def _scans(mem, addr: np.ndarray) -> bool:
     """Whether the scan may group lanes by `addr` and reach each word with one access: global
     memory, the LDS, and FLAT below the LDS and scratch apertures (one flat address is a word
-    per work-group or lane there); not a buffer (its range check drops lanes one by one)."""
+    per work-group or lane there); not through a buffer's range check, which drops lanes one
+    by one (_in_range_apart gives the scan the lanes in range, on global memory)."""
     if type(mem) is FlatMemory:
         return mem.global_only(addr)
     return type(mem) is DeviceMemory or type(mem) is RegionMemory
@@ -617,7 +681,7 @@ class SemanticTable:
                 or t["reads"].get("DATA") or [None, 32]
             fn = serialise_atomics(fn, summing_sign(d.pcode), max(1, min(size[1], 64) // 8),
                                    reduction_of(d.pcode), "ADDR_BASE" if two_addresses else "ADDR",
-                                   tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode), adds_ds_offset(d.pcode))
+                                   tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
         run = dword_run(d.pcode) if t["memory"] == "load" else None

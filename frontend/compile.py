@@ -3,9 +3,9 @@ allocation and encoding (dsl) -> HSA code object (runtime.writer); and `run()`, 
 launches a compiled kernel on Device("emu") with numpy arrays."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from isa.records import dataclass
 
 from .ir import Program
 from .combine import combine_loads, drop_unused

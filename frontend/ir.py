@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from isa.records import dataclass
 
 
 class IRError(ValueError):

@@ -10,7 +10,7 @@ Kinds: 'c' a constant (no register: an inline constant or literal where it is us
 lane mask (SGPRs: one dword in wave32, two in wave64), 'vec' a vector (its `parts`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from isa.records import dataclass
 
 from .ir import DType
 

@@ -17,9 +17,8 @@ A load whose result is never read needs no wait here: the allocator keeps its re
 taken until some wait covers it (dsl/inflight.py)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from isa.control import Control, control
+from isa.records import dataclass
 
 VMEM = {"GLOBAL", "FLAT", "MUBUF", "MTBUF", "SCRATCH"}
 # Most dwords loads may have in flight: the registers of a load in flight cannot be spilled

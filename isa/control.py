@@ -34,7 +34,8 @@ erratum (isa/errata.py), so it ends the wave like the others."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from .records import dataclass
 
 _SOPK_WAIT = re.compile(r"^\s*([a-z]+)cnt\s*<=\s*S0\.\w+\[(\d+):(\d+)\]\s*\+\s*S1\b", re.M)
 _UNTIL_WAIT = re.compile(r"\b([A-Z]+)CNT is less than or equal to SIMM16\[(\d+):(\d+)\]")

@@ -25,8 +25,9 @@ field too: v_movreld names its destination register only by number)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .records import dataclass
 
 ALIASES = {"VDST": "D0", "SDST": "D0", "SRC0": "S0", "SRC1": "S1", "SRC2": "S2", "EXEC_LO": "EXEC", "EXEC_HI": "EXEC",
            "VCC_LO": "VCC", "VCC_HI": "VCC"}

@@ -26,7 +26,7 @@ Kinds:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import dataclass
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,9 @@ An instruction without float results (compares, moves, integer ops) rounds nothi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .records import dataclass
 
 _FLOAT_TYPE = r"(?:f|f16|f32|f64|bf16)"
 # a float read or written as a bit range of a register, or the sources as an array

@@ -40,8 +40,9 @@ get_lod, bvh ray queries, msaa_load) returns data; `_D16` in the name marks D16 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .records import dataclass
 
 _MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|>>)?=(?!=)")
 _MEM = re.compile(r"\bMEM\s*\[")

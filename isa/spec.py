@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
+from .records import dataclass
 from .targets import resolve_arch
 from .traits import Traits, build_traits, entry
 
@@ -19,6 +20,7 @@ class ISALoadError(Exception):
 
 @dataclass(frozen=True)
 class Format:
+    """A microcode format: its fields (name, high bit, low bit), width and fixed encoding bits."""
     name: str
     width: int                       # bits, without literal / DPP words
     widths: tuple[int, ...]          # every width the format can take (MIMG: 64 or 96)

@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
+from .records import dataclass
 from .targets import FAMILY_TARGETS
 
 
@@ -151,6 +152,7 @@ class TraitsError(ValueError):
 
 @dataclass(frozen=True, eq=False)       # one object per family: compared and hashed by identity
 class Traits:
+    """A family's per-family facts: special operand codes, register files, wave sizes, format roles."""
     family: str
     wave_sizes: tuple[int, ...]        # supported wave sizes, the default first
     codes: dict                        # special operand name -> code: NULL, M0, VCC_LO, EXEC_LO, SCC, ...

@@ -11,7 +11,9 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from isa.records import dataclass
 
 from .groups import split_groups, split_webs
 from .limits import RegisterLimits

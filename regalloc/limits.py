@@ -24,9 +24,9 @@ with vgprs the unified count on CDNA.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import isa
+
+from isa.records import dataclass
 
 
 @dataclass(frozen=True)

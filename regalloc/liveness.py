@@ -19,9 +19,9 @@ may run under a different EXEC (an EXEC write lies between) or reads lanes outsi
 program that never writes EXEC, keep the per-wave meaning and cost what they did."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from isa.records import dataclass
 
 from .program import Program, Ref, blocks
 

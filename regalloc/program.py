@@ -3,7 +3,9 @@ and writes, where control can go next, and the pairing rules (VOPD banks) it imp
 dsl/ builds one from a Kernel; nothing here knows instruction names or encodings."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from isa.records import dataclass
 
 
 @dataclass(frozen=True)

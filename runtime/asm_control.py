@@ -7,9 +7,10 @@ for the parser."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from dsl.asm import AsmError, Directive, Label, parse
+from isa.records import dataclass
 
 from .expr import split_args
 

@@ -4,12 +4,13 @@ text and encodes instructions; this module gives the directives their meaning.""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import yaml
 
 from dsl.asm import (AsmError, Directive, Label, LiteralRef, collector_paused, define_label, encode_at, encoder,
                      parse, resolve_branches, split_specifier)
+from isa.records import dataclass
 
 from . import asm_control as control
 from . import elf

@@ -2,9 +2,11 @@
 descriptors, metadata, code and a loadable image — and write our own (see writer.py)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import msgpack
+
+from isa.records import dataclass
 
 from . import elf
 from .descriptor import DESCRIPTOR_SIZE, KernelDescriptor, decode_descriptor, vgprs_from_granule
@@ -45,6 +47,7 @@ class KernelArg:
 
 @dataclass
 class KernelInfo:
+    """One kernel of a code object: its descriptor, entry, code and metadata."""
     name: str
     descriptor: KernelDescriptor
     descriptor_bytes: bytes
@@ -72,6 +75,7 @@ class KernelInfo:
 
 @dataclass
 class CodeObject:
+    """A loaded code object: target, kernels, metadata, functions and the ELF it came from."""
     target_info: Target
     version: int                   # code object version (4, 5, 6)
     e_flags: int

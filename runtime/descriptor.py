@@ -4,7 +4,8 @@ encoding and the `.amdhsa_*` assembler directives alike."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+
+from isa.records import dataclass, make_dataclass
 
 from .target import Target
 
@@ -22,6 +23,7 @@ ALL, GFX9_11, GFX10P, GFX11, GFX11P, GFX12, GFX90AP, GFX10_11 = (
 
 @dataclass(frozen=True)
 class Field:
+    """A bit field of the kernel descriptor and the directive that sets it."""
     name: str            # lower-case LLVM name of the bit field
     word: str            # key of WORDS
     lo: int
@@ -126,8 +128,9 @@ def fields_for(target: Target) -> list[Field]:
 
 
 # Every field name once, in table order; where a name exists twice (inst_pref_size) it is one attribute.
-KernelDescriptor = dataclasses.make_dataclass(
+KernelDescriptor = make_dataclass(
     "KernelDescriptor", [(name, int, dataclasses.field(default=0)) for name in dict.fromkeys(f.name for f in FIELDS)],
+    module=__name__,
     namespace={"__doc__": "Every field of a kernel descriptor, decoded (fields absent on the target stay 0). "
                           "Names are LLVM's lower-cased (AMDGPUUsage)."})
 

@@ -4,7 +4,9 @@ what is wrong and where), and build a file back from sections."""
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from isa.records import dataclass
 
 ELF_MAGIC = b"\x7fELF"
 ELFCLASS64, ELFDATA2LSB, EV_CURRENT = 2, 1, 1
@@ -39,6 +41,7 @@ class CodeObjectError(ValueError):
 
 @dataclass
 class Section:
+    """An ELF section header and its bytes."""
     name: str
     type: int
     flags: int = 0
@@ -55,6 +58,7 @@ class Section:
 
 @dataclass
 class Segment:
+    """An ELF program header (a loadable segment)."""
     type: int
     flags: int
     offset: int
@@ -66,6 +70,7 @@ class Segment:
 
 @dataclass
 class Symbol:
+    """An ELF symbol table entry."""
     name: str
     value: int
     size: int
@@ -77,6 +82,7 @@ class Symbol:
 
 @dataclass
 class Relocation:
+    """An ELF relocation entry (RELA), its symbol resolved."""
     offset: int        # address (linked objects) or offset within the target section (relocatable)
     type: int
     symbol: Symbol | None
@@ -86,6 +92,7 @@ class Relocation:
 
 @dataclass
 class ElfFile:
+    """An ELF file: header fields, sections, segments, symbols, notes and relocations."""
     osabi: int
     abi_version: int
     type: int

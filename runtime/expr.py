@@ -11,8 +11,9 @@ sum or unary chain costs memory, not stack) and then evaluated on a value stack.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from isa.records import dataclass
 
 MASK64 = (1 << 64) - 1
 MAX_EXPRESSION = 1 << 17        # characters: a longer "expression" is a mistake, not arithmetic

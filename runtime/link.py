@@ -4,9 +4,10 @@ symbols with a hash table, the metadata note, and PC-relative references resolve
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
 import msgpack
+
+from isa.records import dataclass
 
 from . import elf
 from .codeobj import METADATA_NOTE_NAME, NT_AMDGPU_METADATA

@@ -4,7 +4,8 @@ the descriptor generation a target belongs to. ABI facts from LLVM's AMDGPUUsage
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from isa.records import dataclass
 
 # EF_AMDGPU_MACH values (e_flags bits 0-7) of the targets wavesmith knows.
 MACH = {

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from isa.records import dataclass
 
 from . import elf
 from .codeobj import KernelArg

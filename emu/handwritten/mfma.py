@@ -44,10 +44,11 @@ is computed (the manual: MFMA ignores EXEC).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .. import rtlib
 from ..semantics import Ctx, Operand, SemanticsError

@@ -17,9 +17,10 @@ the code only builds new arrays, never writes into one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from lark import Tree
+
+from isa.records import dataclass
 
 from .types import INT_FIELDS, LANE_ID_NAMES, LANE_MASKS, OPERANDS, Ty, is_name, type_of_field
 

@@ -16,9 +16,9 @@ emitted `semantic(ctx)` function.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from lark import Token, Tree
+
+from isa.records import dataclass
 
 from .expressions import Expressions
 from .narrow import NarrowStatements

@@ -8,9 +8,10 @@ constant that takes the type of the other operand), 'wide' (> 64 bits, object in
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from lark import Tree
+
+from isa.records import dataclass
 
 from ..semantics import SemanticsError
 

@@ -7,7 +7,9 @@ scores them on the other runs); the rest are estimates and say so.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+
+from isa.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ the emulator runs (isa traits, as emu/wave.py reads them).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from dsl.signature import data_dwords, ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 from isa.control import control as isa_control
 from isa.effects import effects
+from isa.records import dataclass
 
 from ..dialect import SEGMENTS
 from ..wave import CODES, SCALAR_CODES

@@ -12,7 +12,9 @@ cause; a wave that lost the issue slot to an older wave stalls for `arbitration`
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from isa.records import dataclass
 
 from .arch import ArchTiming
 from .classify import SCC, VCC, VGPR, Kind, OpInfo

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
+
+from isa.records import dataclass
 
 from .engine import CAUSES, WaveTiming
 

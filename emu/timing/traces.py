@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import isa
 from dsl.decode import DecodeError, decode_one
+from isa.records import dataclass
 
 from .arch import ArchTiming
 from .classify import Classifier, OpInfo

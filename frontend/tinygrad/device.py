@@ -8,7 +8,6 @@ from __future__ import annotations
 import collections
 import re
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from tinygrad.device import Allocator, Compiled, CompileError, Compiler, Program
@@ -16,6 +15,8 @@ from tinygrad.dtype import dtypes
 from tinygrad.renderer import Renderer
 from tinygrad.codegen.decomp.transcendental import xexp2, xlog2, xsin
 from tinygrad.uop.ops import Ops, PatternMatcher, UPat
+
+from isa.records import dataclass
 
 from ..compile import compile_program
 from ..ir import IRError, parse

@@ -1,0 +1,143 @@
+"""isa/records.py: classes made by its `dataclass` (method bytecode kept on disk) against the
+standard library's `dataclasses.dataclass` making the same class from the same source, in
+fresh processes with a cache folder of their own: compiled text, first from an empty table,
+then read back from the file, then from damaged files and with the cache turned off."""
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# each class made twice in the child, by isa.records.dataclass and by dataclasses.dataclass;
+# the child compares every generated method's code and the instances' behaviour
+CHILD = r'''
+import dataclasses, json, sys
+from dataclasses import InitVar, field
+from isa import records
+
+SOURCE = """
+class Point:
+    x: int
+    y: float = 1.5
+    tags: list = field(default_factory=list)
+    note: str = field(default="n", compare=False, repr=False)
+
+class Frozen:
+    a: int
+    b: tuple = ()
+
+class Ordered:
+    k: int
+    v: str = "v"
+
+class Slotted:
+    p: int
+    q: int = 2
+
+class Post:
+    total: int = 0
+    scale: InitVar[int] = 1
+    def __post_init__(self, scale):
+        self.total *= scale
+
+class KwOnly:
+    a: int
+    b: int = field(default=3, kw_only=True)
+"""
+OPTIONS = {"Point": {}, "Frozen": {"frozen": True}, "Ordered": {"order": True, "unsafe_hash": True},
+           "Slotted": {"slots": True, "frozen": True}, "Post": {}, "KwOnly": {}}
+ARGS = {"Point": ((1,), {"tags": [2]}), "Frozen": ((1, (2,)), {}), "Ordered": ((3,), {"v": "w"}),
+        "Slotted": ((1,), {}), "Post": ((2,), {"scale": 5}), "KwOnly": ((1,), {"b": 4})}
+
+def make(decorator):
+    ns = {"field": field, "InitVar": InitVar, "__name__": "records_test_classes"}
+    exec(SOURCE, ns)
+    return {name: decorator(ns[name], **OPTIONS[name]) for name in OPTIONS}
+
+def behaviour(cls, name):
+    args, kw = ARGS[name]
+    a, b = cls(*args, **kw), cls(*args, **kw)
+    out = {"repr": repr(a).split(".")[-1], "eq": a == b, "fields": [f.name for f in dataclasses.fields(a)],
+           "hash": hash(a) == hash(b) if cls.__hash__ is not None else None, "doc": cls.__doc__}
+    try:
+        a.__setattr__(out["fields"][0], 9)
+        out["frozen"] = False
+    except dataclasses.FrozenInstanceError:
+        out["frozen"] = True
+    if OPTIONS[name].get("order"):
+        out["lt"] = cls(1) < cls(2)
+    return out
+
+ours, reference = make(records.dataclass), make(dataclasses.dataclass)
+SPEC = [("a", int), ("b", int, field(default=2)), ("c", tuple, field(default=()))]
+ours["Made"] = records.make_dataclass("Made", SPEC, module="records_test_classes", frozen=True)
+reference["Made"] = dataclasses.make_dataclass("Made", SPEC, frozen=True)
+OPTIONS["Made"], ARGS["Made"] = {"frozen": True}, ((1,), {"c": (3,)})
+report = {"same_code": {}, "behaviour": {}}
+for name in OPTIONS:
+    methods = [m for m in ("__init__", "__repr__", "__eq__", "__hash__", "__lt__", "__setattr__", "__delattr__")
+               if callable(getattr(reference[name], m, None)) and hasattr(getattr(reference[name], m), "__code__")
+               and getattr(reference[name], m).__code__.co_filename == "<string>"]
+    report["same_code"][name] = {m: getattr(ours[name], m).__code__ == getattr(reference[name], m).__code__ for m in methods}
+    report["behaviour"][name] = behaviour(ours[name], name) == behaviour(reference[name], name)
+table = records.tables.get("records_test_classes")
+report["table_new"] = table.new if table is not None else None
+report["table_size"] = len(table.codes) if table is not None else 0
+print(json.dumps(report))
+'''
+
+
+def _child(cache: Path, **env) -> dict:
+    run_env = {k: v for k, v in os.environ.items() if k != "WAVESMITH_CLASS_CACHE"}
+    run_env.update(PYTHONPATH=str(ROOT), WAVESMITH_CACHE=str(cache), **env)
+    out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, env=run_env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _table_file(cache: Path) -> Path:
+    return cache / "dataclasses" / sys.implementation.cache_tag / "records_test_classes.marshal"
+
+
+def _check_same(report: dict) -> None:
+    for name, methods in report["same_code"].items():
+        assert methods and all(methods.values()), (name, methods)
+    assert all(report["behaviour"].values()), report["behaviour"]
+
+
+def test_compiled_then_read_back(tmp_path):
+    first = _child(tmp_path)
+    _check_same(first)
+    assert first["table_new"] is True                 # an empty folder: every text compiled here
+    table = marshal.loads(_table_file(tmp_path).read_bytes())
+    assert isinstance(table, dict) and len(table) == first["table_size"] > 10
+    second = _child(tmp_path)
+    _check_same(second)                               # the classes from the file's bytecode
+    assert second["table_new"] is False               # nothing compiled again, nothing written
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage\x00\xff", None, marshal.dumps(["not", "a", "dict"]),
+                                     marshal.dumps({"def f(): pass": "not code", 3: b"x"})])
+def test_damaged_table_is_compiled_again_and_rewritten(tmp_path, content):
+    _child(tmp_path)
+    path = _table_file(tmp_path)
+    good = path.read_bytes()
+    path.write_bytes(good[:len(good) // 2] if content is None else content)     # None: cut short
+    report = _child(tmp_path)
+    _check_same(report)
+    assert report["table_new"] is True
+    table = marshal.loads(path.read_bytes())
+    assert len(table) >= report["table_size"] and all(type(v).__name__ == "code" for v in table.values())
+
+
+def test_off_switch_reads_and_writes_nothing(tmp_path):
+    report = _child(tmp_path, WAVESMITH_CLASS_CACHE="0")
+    _check_same(report)
+    assert report["table_new"] is None and not _table_file(tmp_path).exists()
