@@ -87,7 +87,8 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
     for i, op in enumerate(sig.srcs):
         n = op.dwords if e32 else regs.get(f"S{i}", 1) if is_wmma else op.regs(wave)
         matrix.append(f"S{i}" in regs)
-        srcs.append((op, n, value_bits(op), float_value(op), packed_kind(d, op), not op.bf16))
+        f16_constants = i in syntax.F16_CONSTANTS.get(d.name, ())     # (its constants are f16's, as the encoder reads them)
+        srcs.append((op, n, value_bits(op), float_value(op) or f16_constants, packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
                      tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,

@@ -353,3 +353,17 @@ def test_wmma_accumulator_constants_match_llvm_mc(wave):
             assert disassemble(want, "gfx1100", wave_size=wave) == " ".join(m.group(1).split()), line
             checked += 1
     assert checked >= (18 if wave == 32 else 24)
+
+
+def test_ldexp_f16_exponent_constants_print_as_llvm_mc():
+    """v_ldexp_f16's exponent is a 16-bit integer that LLVM reads and prints constants for as an
+    f16 operand (syntax.F16_CONSTANTS: -1.0, not the f16 bits 0xbc00; literals as an f16's), as
+    llvm-mc-22 disassembles the same VOP3 bytes: every inline code and a few literals."""
+    def vop3(src1: int) -> bytes:     # v_ldexp_f16_e64 v44.l, s90, <src1>
+        return bytes.fromhex("2c003bd5") + (90 | src1 << 9).to_bytes(4, "little")
+    words = [vop3(code) for code in INLINE_CODES]
+    words += [vop3(255) + lit.to_bytes(4, "little") for lit in (0x3c00, 0x13c00, 4, 0x10004, 0xffff, 0xfff0, 0x4200, 0x1234)]
+    texts = _llvm_texts(words, "gfx1100")
+    pairs = [(w.hex(), want, disassemble(w, "gfx1100")) for w, want in zip(words, texts) if want]
+    assert len(pairs) >= len(INLINE_CODES)
+    assert [p for p in pairs if p[1] != p[2]] == []
