@@ -9,6 +9,7 @@ private segment wave offset — each only if enabled.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import field
 
@@ -103,11 +104,11 @@ class Dispatch:
 
     @property
     def waves_per_group(self) -> int:
-        return -(-int(np.prod(self.block)) // self.wave_size)
+        return -(-int(math.prod(self.block)) // self.wave_size)      # Python ints: asked often per launch
 
     @property
     def groups(self) -> int:
-        return int(np.prod(self.grid))
+        return int(math.prod(self.grid))
 
 
 def _ttmp_ids(st: WaveState, d: Dispatch, first_group: int, groups: int, per: int) -> None:

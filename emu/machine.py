@@ -214,6 +214,12 @@ def _register_files(sem) -> bool:
     return known[1]
 
 
+def _plain(p) -> bool:
+    """Whether a compiled step may run p (compile_step): no machine event, DPP, buffer
+    descriptor, cross-lane or register-file access."""
+    return p.control is None and p.dpp is None and p.buffer is None and not p.cross_lane and not _register_files(p.sem)
+
+
 class _Clock:
     """The wall-time side of a launch: its deadline (Dispatch.seconds) and, on a slow launch,
     a progress line on stderr (when it is a terminal, or always with Dispatch.progress)."""
@@ -744,26 +750,24 @@ class _Chunk:
         return compiled, p.inst.size, max(1, limit // width), p, p.sem.branch
 
     def compile_step(self, p: Prepared):
-        """The step of a plain instruction (no machine event, VOPD, DPP, buffer descriptor,
-        cross-lane or register-file access) as one closure over what is the same on every step
-        of it (EmuOptions.compiled_steps): its readers and constant inputs, writers, semantic,
+        """The step of a plain instruction (no machine event, DPP, buffer descriptor, cross-lane
+        or register-file access) as one closure over what is the same on every step of it
+        (EmuOptions.compiled_steps): its readers and constant inputs, writers, semantic,
         memory, and whether a destination register may be offered. It does what step and
         execute do for such an instruction, without their per-step tests, calls and lists.
+        A VOPD pair of such halves is one closure too (EmuOptions.compiled_pairs): both halves
+        computed, the X half without a destination register, before either writes.
         False for the other instructions, or with the switch off. The closure, step(chunk, sel,
         idx), runs on the chunk it is given: the machine keeps it from launch to launch (per
         launch shape, with the Prepared it was built from), and it leaves the PC to its caller
         (step, or run's plain path while the waves are together)."""
-        if not self.options.compiled_steps or p.control is not None or p.second is not None or p.dpp is not None \
-                or p.buffer is not None or p.cross_lane or _register_files(p.sem):
+        if not self.options.compiled_steps or not _plain(p):
             return False
-        sem = p.sem
-        execute, atomic, lanes, scalar = sem.execute, sem.memory == "atomic", self.d.wave_size, p.scalar
-        readers = tuple((name, f) for name, f in p.inputs.items() if callable(f))
-        constants = {name: f for name, f in p.inputs.items() if not callable(f)}
-        lazy, writers, kind = p.lazy, p.writers, p.memory
-        device = self.m.memory if kind == "global" else None
-        direct = self.direct_register(p)        # a D0 register to offer (Ctx.dest), or None
-        make_ctx = Ctx.of_step
+        if p.second is not None:
+            if not self.options.compiled_pairs or not _plain(p.second):
+                return False
+            return self._pair_step(p, p.second)
+        compute, writers, scalar = self._compute(p, direct=True), p.writers, p.scalar
 
         def step(chunk, sel, idx, state=None, status=None):
             st = chunk.st
@@ -772,13 +776,71 @@ class _Chunk:
                 active = None
             else:
                 chunk.stats.lane_ops += lane_ops
+            out, into = compute(chunk, st, sel, idx, exec_mask, active, status)
+            for name, value in out.items():
+                if into is not None and value is into and name == "D0":
+                    continue            # computed straight into its register
+                writer = writers.get(name)
+                if writer is None:
+                    raise chunk.unrouted(p, name)
+                writer(st, sel, value, active)
+        return step
+
+    def _pair_step(self, x: Prepared, y: Prepared):
+        """A VOPD pair's step: the X half must not write a register before the Y half has read
+        its sources, so both compute first (only Y may compute into its destination register,
+        after X has read), then X's results are written, then Y's."""
+        halves = ((x, self._compute(x, direct=False), x.writers), (y, self._compute(y, direct=True), y.writers))
+
+        def step(chunk, sel, idx, state=None, status=None):
+            st = chunk.st
+            exec_mask, lane_ops, active = chunk.exec_state(sel) if state is None else state
+            chunk.stats.lane_ops += lane_ops
+            results = [(h, compute(chunk, st, sel, idx, exec_mask, active, status), writers)
+                       for h, compute, writers in halves]
+            for h, (out, into), writers in results:
+                for name, value in out.items():
+                    if into is not None and value is into and name == "D0":
+                        continue
+                    writer = writers.get(name)
+                    if writer is None:
+                        raise chunk.unrouted(h, name)
+                    writer(st, sel, value, active)
+        return step
+
+    def unrouted(self, p: Prepared, name: str) -> UnsupportedInstruction:
+        return UnsupportedInstruction(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} writes {name}, "
+                                      f"which the machine does not route for {p.inst.fmt.name}")
+
+    def _compute(self, p: Prepared, direct: bool):
+        """compute(chunk, st, sel, idx, exec_mask, active, status) -> (results, the destination
+        register computed into or None): a compiled step's inputs, Ctx and semantic call for
+        one instruction (or VOPD half); direct: a destination register may be offered."""
+        sem = p.sem
+        execute, atomic, lanes, scalar = sem.execute, sem.memory == "atomic", self.d.wave_size, p.scalar
+        readers = tuple((name, f) for name, f in p.inputs.items() if callable(f))
+        constants = {name: f for name, f in p.inputs.items() if not callable(f)}
+        lazy, kind = p.lazy, p.memory
+        device = self.m.memory if kind == "global" else None
+        reg = self.direct_register(p) if direct else None       # a D0 register to offer (Ctx.dest), or None
+        make_ctx = Ctx.of_step
+        shared_active = self.options.shared_active_lanes
+        # EmuOptions.lean_semantics: the semantic's function called here (a shortcut's choice made
+        # once: these options stay the machine's) when the batch's one MODE needs no rounding
+        # check or flush (Semantic.passes_through); the run has numpy's warnings off already
+        lean = self.options.lean_semantics
+        fn = sem.fn.chosen(self.options) if lean and hasattr(sem.fn, "chosen") else sem.fn
+        passes, fitted, kinds = sem.passes_through, sem.fitted, sem.result_dtypes
+        through = sem.passes_by_mode        # passes_through's answers: a dict lookup before the call
+
+        def compute(chunk, st, sel, idx, exec_mask, active, status):
             inputs = _Inputs(constants)
             inputs.lazy, inputs.st, inputs.sel = lazy, st, sel
             for name, read in readers:
                 inputs[name] = read(st, sel)
-            if direct is not None and active is None and type(sel) is slice:      # as destinations() offers it
-                st.vgpr_written[direct] = True
-                into = st.vgpr[direct, sel]
+            if reg is not None and active is None and type(sel) is slice:      # as destinations() offers it
+                st.vgpr_written.mark(reg)
+                into = st.vgpr[reg, sel]
                 dest = {"D0": into}
             else:
                 into = dest = None
@@ -789,7 +851,15 @@ class _Chunk:
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
             try:
-                out = execute(ctx)
+                mode = ctx.mode
+                if lean and type(mode) is int and (through.get(mode) or passes(mode)):
+                    out = fn(ctx)
+                    shape = ctx.shape
+                    for name, value in out.items():     # results already as the contract has them pass
+                        if type(value) is not np.ndarray or value.shape != shape or value.dtype != kinds.get(name):
+                            return fitted(ctx, out), into
+                    return out, into
+                return execute(ctx), into
             except MemoryFault as e:
                 raise chunk.fault(p, idx, e) from None
             except SemanticsError as e:
@@ -799,16 +869,7 @@ class _Chunk:
                 raise EmuError(f"{chunk.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             except Exception as e:      # a defect in a semantic: report where, keep the cause chained
                 raise chunk.failure(p, e, "its semantics failed") from e
-            for name, value in out.items():
-                if into is not None and value is into and name == "D0":
-                    continue            # computed straight into its register
-                writer = writers.get(name)
-                if writer is None:
-                    raise UnsupportedInstruction(f"{chunk.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic} writes {name}, "
-                                                 f"which the machine does not route for {p.inst.fmt.name}")
-                writer(st, sel, value, active)
-        shared_active = self.options.shared_active_lanes
-        return step
+        return compute
 
     def exec_state(self, sel):
         """(EXEC per wave (W, 1), active lanes summed, bool (W, L) active lanes or None when

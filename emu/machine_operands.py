@@ -63,6 +63,8 @@ class SourceCodes:
             if bits == 16:
                 shift = np.uint32(16 * half)
                 return lambda st, sel: (st.vgpr[reg, sel] >> shift) & np.uint32(0xFFFF)
+            if dwords == 1:         # WaveState.read_vgprs of one register, without the call
+                return lambda st, sel: st.vgpr[reg, sel] if type(sel) is slice else st.vgpr[reg].take(sel, 0)
             return lambda st, sel: st.read_vgprs(sel, reg, dwords)
         if kind in ("sgpr", "ttmp") or (kind == "special" and code < SCALAR_CODES):
             # special registers with a scalar code (VCC, M0, EXEC, FLAT_SCRATCH, XNACK_MASK) are rows of the SGPR file

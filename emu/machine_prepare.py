@@ -110,6 +110,12 @@ def _write_sgprs(code: int, dwords: int):
 def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
     """VGPR destination; `half` = 0/1 writes only bits 15:0 / 31:16 (16-bit results),
     `post` transforms the value first (clamp / output modifier)."""
+    if half is None and post is None:
+        def write(st, sel, value, active):
+            st.write_vgprs(sel, reg, dwords, value, active)
+        write.register = reg if dwords == 1 else None    # a semantic may compute into it (machine: Ctx.dest)
+        return write
+
     def write(st, sel, value, active):
         if post is not None:
             value = post(value, st, sel)
@@ -134,18 +140,18 @@ def _write_lane_bits(code: int):
     """Lane-bit results (VOPC, carry-out, V_CMPX) packed into the wave mask at `code`;
     inactive lanes write 0."""
     def write(st, sel, value, active):
+        if code == st.null:
+            return
         bits = np.asarray(value).astype(bool, copy=False)
         if active is not None:
             bits = bits & active
-        if code == st.null:
-            return
         # (W, 32 or 64) bits, whole dwords per wave: the flat packed bits are the mask dwords
         # themselves (bit i = lane i, little-endian), written without a uint64 mask in between
         words = np.packbits(np.ascontiguousarray(bits).reshape(-1), bitorder="little").view(np.uint32)
         words = words.reshape(len(bits), st.mask_dwords)
         for k in range(st.mask_dwords):
-            st.sgpr[code + k, sel] = words[:, k]
-            st.sgpr_written[code + k] = True
+            st.sgpr[code + k][sel] = words[:, k]        # the row, then its waves: one scatter
+            st.sgpr_written.mark(code + k)
     return write
 
 
@@ -153,8 +159,8 @@ def _write_scc(st, sel, value, active):
     value = np.asarray(value).reshape(-1, 1)
     if isinstance(sel, slice):          # a view of the batch's SCCs: the bit straight into it
         np.bitwise_and(value, np.uint32(1), out=st.scc[sel], casting="unsafe")
-    else:
-        st.scc[sel] = value.astype(np.uint32) & np.uint32(1)
+    else:                               # bit 0 of any integer or bool value, cast by the assignment
+        st.scc[sel] = value & np.uint32(1)
 
 
 def _write_mode(st, sel, value, active):
@@ -793,7 +799,8 @@ class Preparer:
         if segment == "flat":
             p.memory = "flat"
             va, off = self._vgpr_data(vaddr, 2), np.uint64(offset)
-            addr = lambda st, sel: va(st, sel) + off
+            # the joined 64-bit address is a fresh array: with no offset it is the sum itself
+            addr = va if not offset else lambda st, sel: va(st, sel) + off
         elif segment == "global":
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
@@ -818,7 +825,7 @@ class Preparer:
                     return SplitAddresses(st.read_sgprs(sel, saddr, 2, uniform=True) + off, va(st, sel), lend, memo)
             else:
                 va = self._vgpr_data(vaddr, 2)
-                addr = lambda st, sel: va(st, sel) + off
+                addr = va if not offset else lambda st, sel: va(st, sel) + off
         else:   # SCRATCH: an offset into the lane's private segment
             p.memory = "scratch"
             # CDNA3's format table has no SVE: its bit 13 (LDS there) enables the VGPR address on

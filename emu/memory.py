@@ -462,6 +462,25 @@ class DeviceMemory:
         i = bisect.bisect_right(self._start_list, lo) - 1
         return i >= 0 and end <= self._end_list[i] and end <= 2**63
 
+    def _plain_run(self, addr, nbytes: int, mask) -> int | None:
+        """The element index of lane 0 in the arena viewed as nbytes-wide values when an array
+        of 64-bit addresses (FLAT, GLOBAL without an SGPR base) of every lane is one
+        unit-stride run (lane i at lane 0's address + i * nbytes, in wave order), aligned, in
+        one allocation: a slice then replaces the bounds passes and the gather or scatter
+        (EmuOptions.unit_stride_runs). The exact span test comes first (Python ints, no pass):
+        it also rules out a run that wraps at 2**64. None otherwise."""
+        if type(addr) is not np.ndarray or addr.dtype != np.uint64 or addr.size < 2 or addr.ndim != 2:
+            return None
+        flat = addr.reshape(-1)
+        first = int(flat[0])
+        if int(flat[-1]) - first != nbytes * (flat.size - 1) or first % nbytes or (first - self.base) % nbytes:
+            return None
+        if not current().unit_stride_runs or not _every(np.asarray(mask)) or not self._inside_one(first, int(flat[-1]) + nbytes):
+            return None
+        if not _steps_of(flat, nbytes):
+            return None
+        return (first - self.base) // nbytes
+
     def _plain_indices(self, addr, nbytes: int, mask, span: int = 0) -> tuple[np.ndarray, np.ndarray | None] | None:
         """(index, inactive): element indices into the arena viewed as nbytes-wide values for
         an array of 64-bit addresses (FLAT, GLOBAL without an SGPR base, SMEM batches, buffers)
@@ -507,6 +526,10 @@ class DeviceMemory:
     def load(self, addr: np.ndarray, nbytes: int, mask: np.ndarray) -> np.ndarray:
         if self.observer is not None:
             self.observer(addr, nbytes, mask)
+        run = self._plain_run(addr, nbytes, mask)
+        if run is not None:                 # a copy of the run: an atomic's read may be followed by its write
+            return self.data.view(_DTYPES[nbytes])[run:run + addr.size].reshape(addr.shape).astype(
+                np.uint64 if nbytes == 8 else np.uint32)
         plain = self._plain_indices(addr, nbytes, mask)
         if plain is not None:
             index, inactive = plain
@@ -570,6 +593,10 @@ class DeviceMemory:
     def store(self, addr: np.ndarray, nbytes: int, value: np.ndarray, mask: np.ndarray) -> None:
         if self.observer is not None:
             self.observer(addr, nbytes, mask)
+        run = self._plain_run(addr, nbytes, mask)
+        if run is not None:                 # distinct addresses: order does not matter
+            self.data.view(_DTYPES[nbytes])[run:run + addr.size].reshape(addr.shape)[...] = value   # keeps the low bytes
+            return
         plain = self._plain_indices(addr, nbytes, mask)
         if plain is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
             index, inactive = plain

@@ -45,6 +45,8 @@ class EmuOptions:
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
     compiled_runs: bool = True        # consecutive plain steps up to a branch or event run by one generated call (emu/machine_runs.py)
+    lean_semantics: bool = True       # a compiled step calls its semantic's function itself: shortcut chosen once, no MODE tests the batch's one MODE does not need
+    compiled_pairs: bool = True       # a VOPD pair of plain halves is a compiled step too (both halves computed, then written)
     shared_active_lanes: bool = True  # a semantic's ctx.active is the machine's unpacked EXEC of the step (off: Ctx unpacks it again)
     # ---- memory
     split_addresses: bool = True      # GLOBAL (SGPR base) and DS addresses kept as one base plus 32-bit offsets
@@ -119,9 +121,9 @@ def from_environment() -> EmuOptions:
 _CURRENT = contextvars.ContextVar("emu_options", default=FAST)
 
 
-def current() -> EmuOptions:
-    """The options of the machine running now (FAST outside a machine run)."""
-    return _CURRENT.get()
+# current() -> EmuOptions: the options of the machine running now (FAST outside a machine run).
+# The context variable's own get, not a function around it: it is asked on most steps.
+current = _CURRENT.get
 
 
 def activate(options: EmuOptions):

@@ -426,12 +426,12 @@ def fma(a, b, c, out=None):
     write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
-    if out is not None:     # v_fmac's addend is its destination: _first_nan reads the operands after the result
+    if out is not None:     # v_fmac's addend is its destination: first_nan reads the operands after the result
         a, b, c = (x.copy() if np.may_share_memory(out, x) else x for x in (a, b, c))
     if not current().fma_shortcuts:
-        return _first_nan(a, b, c, _fma_plain(a, b, c, dtype))
+        return first_nan(_fma_plain(a, b, c, dtype), a, b, c)
     if dtype == np.float64:
-        return _first_nan(a, b, c, _fma_blocks(a, b, c, dtype, out))
+        return first_nan(_fma_blocks(a, b, c, dtype, out), a, b, c)
     seen: list = []         # _fma_narrow notes a NaN result there (its reduction finds it for free)
     if a.ndim and max(a.size, b.size, c.size) <= 2 * _BLOCK:
         # a batch of a few waves (every narrow launch's step): one block, straight into
@@ -439,28 +439,53 @@ def fma(a, b, c, out=None):
         result = _fma_narrow(a, b, c, dtype, out, seen=seen)
     else:
         result = _fma_blocks(a, b, c, dtype, out, seen)
-    return _first_nan(a, b, c, result) if seen else result
+    return first_nan(result, a, b, c) if seen else result
 
 
-def _first_nan(a, b, c, out):
-    """Where an operand is NaN, the result is the first NaN operand (a, b, c order), quieted.
-    numpy's loops choose among several NaN operands by their own operand order, which
-    differs between loops (a broadcast operand comes first in some), so the choice is made
-    here, the same on every path (the manual does not say which NaN the hardware keeps)."""
+def first_nan(out, *operands):
+    """The NaN rule of every float operation with several operands: where the result `out` is
+    NaN, it is the first NaN operand (S0, then S1, ...), quieted, sign and payload kept; an
+    invalid operation without NaN operands (inf - inf, 0 * inf) gives the default -QNaN.
+    Both manuals state it for the float add (RDNA4 ISA 13.3 "NaN Handling": "if SRC0 ==
+    NaN: result = QNaN of SRC0 (preserve sign); else if SRC1 == NaN: result = QNaN of SRC1;
+    ... -QNAN (FP32: 0xFFC00000)"; CDNA3 9.2.3: "NaN + NaN = SRC0's NaN, converted to QNaN"),
+    and IEEE 754 leaves the choice open. numpy's loops choose among NaN operands by their own
+    operand order, which differs between loops (a broadcast operand comes first in some), so
+    a batch of waves and one wave at a time kept different NaNs: the choice is made here, the
+    same whatever the shapes. `out` (a fresh result) is fixed in place and returned."""
     if np.ndim(out) == 0:
-        return _first_nan(a, b, c, np.asarray(out).reshape(1))[0]
+        return first_nan(np.asarray(out).reshape(1), *operands)[0]
     if not np.isnan(out).any():
         return out
-    pick = out
-    for x in (c, b, a):
+    nbits = fbits(out)
+    pick = np.full(out.shape, _DEFAULT_NAN[nbits], UINT[nbits]).view(out.dtype)
+    for x in reversed(operands):
         x = np.broadcast_to(np.asarray(x).astype(out.dtype), out.shape)
         pick = np.where(np.isnan(x), x, pick)
-    bits = pick.view(UINT[fbits(out)]) | UINT[fbits(out)](_QUIET[fbits(out)])
+    bits = pick.view(UINT[nbits]) | UINT[nbits](_QUIET[nbits])
     np.copyto(out, bits.view(out.dtype), where=np.isnan(out))
     return out
 
 
 _QUIET = {16: 1 << 9, 32: 1 << 22, 64: 1 << 51}
+_DEFAULT_NAN = {16: 0xFE00, 32: 0xFFC0_0000, 64: 0xFFF8_0000_0000_0000}     # -QNaN
+
+
+def fadd(a, b):
+    """S0 + S1 of floats, NaN by `first_nan`; likewise fsub, fmul, fdiv."""
+    return first_nan(np.add(a, b), a, b)
+
+
+def fsub(a, b):
+    return first_nan(np.subtract(a, b), a, b)
+
+
+def fmul(a, b):
+    return first_nan(np.multiply(a, b), a, b)
+
+
+def fdiv(a, b):
+    return first_nan(np.true_divide(a, b), a, b)
 
 
 def _fma_blocks(a, b, c, dtype, out=None, seen=None):
@@ -738,7 +763,7 @@ def power(base, exp):
     if np.asarray(exp).dtype.kind in "iu" or isinstance(exp, int):
         if b.dtype.kind == "f" and np.all(b == 2.0):
             return ldexp(np.ones_like(b), exp)
-    return np.power(b, exp)
+    return first_nan(np.power(b, exp), b, exp) if b.dtype.kind == "f" else np.power(b, exp)
 
 
 def signext(x):
@@ -921,7 +946,12 @@ def ds_address(addr, offset0, offset1):
 def operand(ctx, name: str, bits: int, instruction: str):
     """An operand as the machine supplied it: uint32 / uint64 arrays unchanged (the
     translator widens a uint32 where a bare operand is used as a 64-bit value)."""
-    v = ctx.get(name, instruction)
+    try:
+        v = ctx.inputs[name]
+    except KeyError:
+        v = ctx.get(name, instruction)      # raises, naming the operand
+    if type(v) is np.ndarray and bits <= 64 and (v.dtype is _DT32 or v.dtype is _DT64):
+        return v                            # the common case, without the general tests below
     if isinstance(v, SplitAddresses):       # stays split until something computes with it
         return v
     a = np.asarray(v)
@@ -935,6 +965,7 @@ def operand(ctx, name: str, bits: int, instruction: str):
 # ---- exact-modulo-2**32 statements (emu/pcode/narrow.py) ------------------------------
 
 _U32 = np.uint32
+_DT32, _DT64 = np.dtype(np.uint32), np.dtype(np.uint64)     # numpy's own descriptors: an identity test
 
 
 def owned(x):
@@ -979,6 +1010,8 @@ def float_into(ctx, name: str, bits: int, compute):
 
 def u32(x):
     """The low 32 bits of an integer value as uint32 (no copy when it already is one)."""
+    if type(x) is np.ndarray and x.dtype is _DT32:
+        return x
     a = np.asarray(x)
     if a.dtype == _U32:
         return a
@@ -1036,7 +1069,8 @@ def lane_bit(mask, ctx):
     if ctx.scalar or m.ndim != 2 or m.shape[1] != 1:
         return ((raw(m) >> lane_id(ctx)) & U64(1)).astype(bool)
     wave_bytes = np.ascontiguousarray(m, dtype=U64).view(np.uint8)          # little-endian: bit i = lane i
-    return np.unpackbits(wave_bytes, axis=1, bitorder="little")[:, :ctx.lanes].astype(bool)
+    # the bytes of the wave's lanes only, unpacked to 0/1 bytes: read as bool without a copy
+    return np.unpackbits(wave_bytes[:, :ctx.lanes // 8], axis=1, bitorder="little").view(bool)
 
 
 def _in_shift_range32(n: np.ndarray) -> bool:

@@ -164,7 +164,11 @@ class Semantic:
             for name, bits in self.float_operands:
                 if name in self.writes and name in out and flush[bits][1] is not None:
                     out[name] = _flush(out[name], bits, flush[bits][1])
-        shape, kinds = ctx.shape, self._result_dtypes
+        return self.fitted(ctx, out)
+
+    def fitted(self, ctx: "Ctx", out: dict) -> dict[str, np.ndarray]:
+        """The function's results in the contract's dtypes, broadcast to the batch shape."""
+        shape, kinds = ctx.shape, self.result_dtypes
         fitted = {}
         for name, value in out.items():
             # a result already in its contract dtype and the batch shape passes as it is
@@ -174,12 +178,27 @@ class Semantic:
                 fitted[name] = _fit(ctx, self.writes.get(name), value)
         return fitted
 
+    def passes_through(self, mode: int) -> bool:
+        """Whether execute(ctx) with this one MODE for the batch (an int) does nothing but call
+        fn and fit its results: no rounding mode to check, no operand or result to flush
+        (EmuOptions.lean_semantics; the common MODE answers once per semantic)."""
+        known = self.passes_by_mode.get(mode)
+        if known is None:
+            known = self.passes_by_mode[mode] = (not self.rounded_widths or not mode & 0xF) and \
+                (not self.float_operands or _denorm_flush(mode, self.float_operands) is None)
+        return known
+
+    @cached_property
+    def passes_by_mode(self) -> dict:
+        """{MODE: passes_through(MODE)} as answered so far."""
+        return {}
+
     @cached_property
     def _flush_by_mode(self) -> dict:
         return {}
 
     @cached_property
-    def _result_dtypes(self) -> dict:
+    def result_dtypes(self) -> dict:
         """{output: the dtype _fit gives a result of the batch shape} (lane bits: bool, which
         _fit passes through at the batch shape; wide operands keep going through _fit)."""
         return {name: np.dtype(bool if op.lane_bit else np.uint64 if op.bits > 32 else np.uint32)
@@ -366,9 +385,10 @@ class Ctx:
         Ctx of a step, without the dataclass's keyword machinery (one per instruction)."""
         ctx = object.__new__(cls)
         waves = exec_mask.shape[0] if type(exec_mask) is np.ndarray else int(np.shape(exec_mask)[0])
-        ctx.__dict__.update(lanes=lanes, exec_mask=exec_mask, inputs=inputs, scalar=scalar, mode=mode,
-                            status=status, mem=mem, vgpr=None, sgpr=None, hwreg=None, dest=dest, waves=waves,
-                            shape=(waves, 1) if scalar else (waves, lanes))
+        # one dict literal as the instance's dict: cheaper than update() with keywords
+        ctx.__dict__ = {"lanes": lanes, "exec_mask": exec_mask, "inputs": inputs, "scalar": scalar, "mode": mode,
+                        "status": status, "mem": mem, "vgpr": None, "sgpr": None, "hwreg": None, "dest": dest,
+                        "waves": waves, "shape": (waves, 1) if scalar else (waves, lanes)}
         return ctx
 
     @property

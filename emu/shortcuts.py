@@ -262,6 +262,9 @@ def with_shortcut(name: str, fn, pcode: str = "", semantic_of=None):
     def run(ctx):
         return short(ctx) if getattr(current(), switch) else fn(ctx)
     run.generated = fn
+    # the function run calls under `options`: chosen once by a caller whose options are fixed
+    # (the machine's compiled steps, EmuOptions.lean_semantics)
+    run.chosen = lambda options: short if getattr(options, switch) else fn
     if hasattr(short, "pick"):      # a chain calls it only while its own switch (the same) is on
         run.pick = short.pick
     return run

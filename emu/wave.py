@@ -175,11 +175,12 @@ class WaveState:
     # ---------------------------------------------------------------- scalar registers
     def sreg(self, sel, code: int) -> np.ndarray:
         """One SGPR (by operand code) of every wave of the batch: uint32 (W, 1)."""
-        return self.sgpr[code, sel][:, None]
+        row = self.sgpr[code]
+        return (row[sel] if type(sel) is slice else row.take(sel))[:, None]
 
     def set_sreg(self, sel, code: int, value) -> None:
         self.sgpr[code, sel] = np.asarray(value).reshape(-1).astype(np.uint32)
-        self.sgpr_written[code] = True
+        self.sgpr_written.mark(code)
 
     # ---------------------------------------------------------------- EXEC / VCC as wave masks
     def read_mask(self, sel, code: int) -> np.ndarray:
@@ -210,9 +211,18 @@ class WaveState:
         if code == self.null:
             shape = (1 if uniform else self._count(sel), 1) + ((dwords,) if dwords > 2 else ())
             return np.zeros(shape, np.uint64 if dwords == 2 else np.uint32)
+        if dwords == 1 and not uniform:         # one row: a view (waves by slice) or a take, as a column
+            row = self.sgpr[code]
+            return (row[sel] if type(sel) is slice else row.take(sel))[:, None]
         if uniform:
             counts = self.sgpr_written.counts[code:code + dwords]
             kept = self.uniform_values.get((code, dwords))
+            if kept is not None and kept[0] == counts:
+                return kept[1]
+            batch = self.batch_uniform
+            if batch[0] is not sel:         # another batch: its own memo (the batch object is kept alive in it)
+                batch = self.batch_uniform = (sel, {})
+            kept = batch[1].get((code, dwords))
             if kept is not None and kept[0] == counts:
                 return kept[1]
             known = self._uniform_values(code, dwords)
@@ -221,12 +231,6 @@ class WaveState:
                 value.flags.writeable = False           # shared by the steps that read it
                 self.uniform_values[(code, dwords)] = (counts, value)
                 return value
-            batch = self.batch_uniform
-            if batch[0] is not sel:         # another batch: its own memo (the batch object is kept alive in it)
-                batch = self.batch_uniform = (sel, {})
-            kept = batch[1].get((code, dwords))
-            if kept is not None and kept[0] == counts:
-                return kept[1]
         regs = self.sgpr[code:code + dwords, sel]              # (n, W)
         if uniform and regs.shape[1] > 1 and (regs == regs[:, :1]).all():
             regs = regs[:, :1]
@@ -259,11 +263,11 @@ class WaveState:
             return
         value = np.asarray(value)
         if dwords == 1 and value.ndim == 2 and value.dtype == np.uint32:     # one dword per wave: one assignment
-            self.sgpr[code, sel] = value[:, 0]
-            self.sgpr_written[code] = True
+            self.sgpr[code][sel] = value[:, 0]         # the row, then its waves: one scatter
+            self.sgpr_written.mark(code)
             return
         self.sgpr[code:code + dwords, sel] = split_dwords(value, dwords)[:, 0, :].T
-        self.sgpr_written[code:code + dwords] = True
+        self.sgpr_written.mark(code, dwords)
 
     def read_vgprs(self, sel, reg: int, dwords: int) -> np.ndarray:
         if type(sel) is not slice:      # waves by index: a gather (take: a quicker loop than [reg, sel])
@@ -277,23 +281,33 @@ class WaveState:
     def write_vgprs(self, sel, reg: int, dwords: int, value: np.ndarray, active: np.ndarray | None) -> None:
         """Write (W, L) values (or (W, L, n)) to VGPRs reg.., only in `active` lanes (None: all)."""
         if dwords == 1 and active is None:      # the common case: one assignment (it casts as astype does)
-            self.vgpr_written[reg] = True
-            self.vgpr[reg, sel] = value
+            marks = self.vgpr_written           # WriteMarks.mark(reg), without the call
+            marks.plain[reg] = True
+            marks.counts[reg] += 1
+            if type(sel) is slice:
+                self.vgpr[reg, sel] = value
+            else:                               # waves by index: a scatter into the register's (waves, lanes) rows
+                self.vgpr[reg][sel] = value
             return
         if dwords == 1 and isinstance(sel, slice) and np.ndim(value) <= 2:
             # one register, some lanes off: a masked copy into the batch's view, cast as astype does
-            self.vgpr_written[reg] = True
+            self.vgpr_written.mark(reg)
             np.copyto(self.vgpr[reg, sel], value, casting="unsafe", where=active)
             return
         parts = split_dwords(value, dwords, self.lanes)                    # (W, L, n)
-        self.vgpr_written[reg:reg + dwords] = True
+        self.vgpr_written.mark(reg, dwords)
+        if active is None and parts.ndim == 3 and parts.shape[2] >= dwords:
+            # every dword in one assignment (n, W, L); a wider result (WMMA's in wave64) keeps its first n
+            self.vgpr[reg:reg + dwords, sel] = parts[..., :dwords].transpose(2, 0, 1)
+            return
         for i in range(dwords):
             if active is None:
-                self.vgpr[reg + i, sel] = parts[..., i]
+                self.vgpr[reg + i][sel] = parts[..., i]
             elif isinstance(sel, slice):        # a view: masked copy in place
                 np.copyto(self.vgpr[reg + i, sel], parts[..., i], where=active)
             else:
-                self.vgpr[reg + i, sel] = np.where(active, parts[..., i], self.vgpr[reg + i, sel])
+                rows = self.vgpr[reg + i]
+                rows[sel] = np.where(active, parts[..., i], rows.take(sel, 0))
 
     def _count(self, sel) -> int:
         return len(range(self.waves)[sel]) if isinstance(sel, slice) else len(sel)
@@ -315,6 +329,17 @@ class WriteMarks(np.ndarray):
         marks.counts = [0] * n
         marks.plain = marks.view(np.ndarray)
         return marks
+
+    def mark(self, first: int, n: int = 1) -> None:
+        """marks[first:first + n] = True, without __setitem__'s tests (the machine's writes)."""
+        counts = self.counts
+        if n == 1:
+            self.plain[first] = True
+            counts[first] += 1
+            return
+        self.plain[first:first + n] = True
+        for i in range(first, first + n):
+            counts[i] += 1
 
     def __setitem__(self, key, value):
         self.plain[key] = value

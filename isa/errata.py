@@ -792,6 +792,25 @@ ERRATA += tuple(
         ("hi", "V_MAD_MIXHI_F16", "D0[31 : 16].f16", "f32_to_f16(", ")")))
 
 
+# V_LDEXP_F16 narrows 2**n to f16 before multiplying: read literally, 16'F(2.0F ** n) is +inf for
+# n > 15 and 0 for n < -24, so 2**-24 * 2**20 gives +inf and 65504 * 2**-30 gives 0.
+ERRATA += (
+    Erratum(
+        "ldexp-f16-power-in-f16", ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"),
+        {"rdna3": 272, "rdna3.5": 290, "rdna4": 299, "cdna3": 169, "cdna4": 181},
+        "pcode_text", ("VOP2", "V_LDEXP_F16"),
+        "D0.f16 = S0.f16 * 16'F(2.0F ** 32'I(S1.i16))", "D0.f16 = S0.f16 * 2.0F ** 32'I(S1.i16)",
+        "The description says the instruction multiplies 'by an integral power of 2 specified in the second "
+        "input' and to 'Compare with the ldexp() function in C' (one rounding of x * 2**n), and V_LDEXP_F32's "
+        "pseudocode is S0.f * 2.0F ** S1.i with no narrowing; narrowed to f16, 2**n leaves f16's range "
+        "for most of the i16 exponents. LLVM 22 (llc, gfx1100, gfx1201, gfx942) selects v_ldexp_f16 for "
+        "llvm.ldexp.f16 (x * 2**n, rounded once) clamping the i32 exponent only to the i16 range "
+        "(v_med3_i32 with 0x8000 and 0x7fff), and folds llvm.ldexp.f16(0xH0001, 20) to 0xH2C00 (2**-4) "
+        "and llvm.ldexp.f16(0xH7BFF, -30) to 0xH0400, where the literal pseudocode gives +inf and 0. "
+        "The fix multiplies by 2**n unnarrowed (an exact scaling, one rounding to f16). Not measured on "
+        "hardware."),
+)
+
 # Scalar memory instructions the manuals do not describe: RDNA3, RDNA3.5, CDNA3 and CDNA4 omit
 # them from their SMEM opcode tables (add_opcode above) and RDNA4 lists them without a description
 # or pseudocode, so their operands' roles come from here: name -> (what SDATA holds, what SBASE

@@ -12,7 +12,8 @@ Python (`$WAVESMITH_CACHE/dataclasses/<cache tag>/<module>.marshal`, default
 `~/.cache/wavesmith`: a process reads the tables of the modules it imports only), read at the
 module's first class and written whole (under a temporary name, then renamed) at the exit of a
 process that compiled new text; a missing, unreadable, damaged or foreign file is ignored and
-rewritten, and the file is started afresh when it has gathered more than `LIMIT` texts.
+rewritten (a file starts with the interpreter's bytecode magic number, as a .pyc does), and a
+file that has gathered more than `LIMIT` texts keeps only those the writing process used.
 `WAVESMITH_CLASS_CACHE=0` turns it off: every class then compiles its methods as
 `dataclasses.dataclass` does (tests/test_isa_records.py compares both). Delete the folder
 freely.
@@ -25,6 +26,7 @@ import dataclasses
 import marshal
 import os
 import sys
+from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import dataclass_transform
 
@@ -53,7 +55,9 @@ class _Table:
         self.new = False
         try:
             with open(self.path, "rb") as f:
-                loaded = marshal.loads(f.read())
+                data = f.read()
+            # bytecode of this interpreter's format only (as the table's folder names the Python)
+            loaded = marshal.loads(data[len(MAGIC_NUMBER):]) if data.startswith(MAGIC_NUMBER) else None
             if isinstance(loaded, dict):
                 self.codes = {k: v for k, v in loaded.items() if type(k) is str and type(v) is CodeType}
         except Exception:       # absent, unreadable, cut short, not marshal data, another Python's
@@ -76,7 +80,7 @@ class _Table:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(tmp, "wb") as f:
-                f.write(marshal.dumps(keep))
+                f.write(MAGIC_NUMBER + marshal.dumps(keep))
             os.replace(tmp, self.path)
         except OSError:         # a read-only or full disk: the next process compiles again
             try:

@@ -15,10 +15,12 @@ SEEDS_PER_TARGET = 16       # 112 programs of 40 random instructions: ~40 s of C
 # (target, seed, length) of programs that once disagreed (`--seeds 100:160 --length 60`,
 # `--seeds 160:300 --length 80`), each of a family fixed since: CDNA's v_min/max_f32 NaN order
 # (and v_med3/min3/max3 through them), misaligned atomics in a batch of waves, v_fmamk_f32 with a
-# DPP word, v_fmac's NaN addend overwritten by a result computed into it
+# DPP word, v_fmac's NaN addend overwritten by a result computed into it, the NaN a float + - * keeps,
+# s_set_gpr_idx_idx's M0 (`--seeds 300:420 --length 80`)
 FOUND = [("gfx950-w64", 102, 60), ("gfx950-w64", 125, 60), ("gfx950-w64", 138, 60), ("gfx950-w64", 142, 60),
          ("gfx950-w64", 147, 60), ("gfx942-w64", 156, 60), ("gfx1100-w64", 113, 60), ("gfx1100", 132, 60),
-         ("gfx1100", 292, 80)]
+         ("gfx1100", 292, 80), ("gfx950-w64", 213, 80), ("gfx1201-w64", 244, 80),
+         ("gfx942-w64", 353, 80), ("gfx942-w64", 395, 80)]
 
 
 def _agree(report, programs):
@@ -42,6 +44,13 @@ def test_programs_that_once_disagreed_agree(target, seed, length):
 
 def _run(arch: str, wave: int, build, options, vgprs: int = 16, lds: int = 0, mode: int = 0x3F0):
     """Run a one-wave DSL program; its final VGPRs (uint32 [reg, lane])."""
+    return _run_groups(arch, wave, build, options, 1, vgprs, lds, mode)[:, 0, :]
+
+
+def _run_groups(arch: str, wave: int, build, options, groups: int, vgprs: int = 16, lds: int = 0,
+                mode: int = 0x3F0):
+    """Run a DSL program on `groups` work-groups of one wave (s0 = the work-group's number);
+    their final VGPRs (uint32 [reg, wave, lane])."""
     from dsl.kernel import build_namespace
     from emu.launch import Dispatch
     from emu.machine import Machine
@@ -57,11 +66,11 @@ def _run(arch: str, wave: int, build, options, vgprs: int = 16, lds: int = 0, mo
     at = mem.alloc(len(code), "code")
     mem.write(at, code)
     machine = Machine(arch, mem, options=options)
-    machine.run(Dispatch("regression", at, grid=(1, 1, 1), block=(wave, 1, 1), wave_size=wave, vgprs=vgprs,
+    machine.run(Dispatch("regression", at, grid=(groups, 1, 1), block=(wave, 1, 1), wave_size=wave, vgprs=vgprs,
                          mode=mode, lds_size=lds))
     st = machine.spare_state
     st.settle_vgprs(None)
-    return st.vgpr[:, 0, :].copy()
+    return st.vgpr[:, :groups, :].copy()
 
 
 @pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
@@ -83,6 +92,66 @@ def test_fma_with_two_nan_operands_keeps_the_first(options):
     assert (regs[3] == 0x7FF00000).all()         # S0's NaN, though K is a NaN too
     assert (regs[4] == 0xFFFF0000).all()         # K's NaN (S0 = 0 is not one), before S1's
     assert (regs[6] == 0x7FC00001).all()         # the first NaN, quieted
+
+
+@pytest.mark.parametrize("arch,wave", [("gfx1100", 32), ("gfx942", 64)])
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_float_arithmetic_with_two_nan_operands_keeps_the_first(arch, wave, options):
+    """Found by the fuzzer (gfx950-w64 seed 213: v_dot2_f32_bf16 v29, v9, s29, v31; gfx1201-w64
+    seed 244: v_mul_f64_e64 v[17:18], v[22:23], s[30:31]): numpy's + - * pick among two NaN
+    operands by its loop's operand order, which depends on the operands' shapes, so a batch of
+    waves (an SGPR operand that differs per wave is one value per wave) kept another NaN than
+    one wave at a time. The manuals' rule (RDNA4 13.3 "Float Add rules", CDNA3 9.2.3: "NaN +
+    NaN = SRC0's NaN, converted to QNaN"): the first NaN operand, quieted, sign and payload
+    kept. Work-group 0's SGPR holds 1.0, the others' a NaN: four waves, batched in fast mode."""
+    from dsl.operands import lit, s, v
+    a32, b32, one32 = 0x7F800001, 0xFFC00002, 0x3F800000            # A signalling, B quiet
+    a16, b16, one16 = 0x7C01, 0xFE02, 0x3C00
+    a64, b64, one64 = 0x7FF0_0000_0000_0001, 0xFFF8_0000_0000_0002, 0x3FF0_0000_0000_0000
+
+    k = lit if arch == "gfx1100" else int         # the gfx9 syntax writes a literal as its number
+
+    def build(ns):
+        pick = lambda reg, nan, other: [ns["s_mov_b32"](s[reg], k(nan)), ns["s_cmp_eq_u32"](s[0], 0),
+                                        ns["s_cmov_b32"](s[reg], k(other))]
+        return [ns["v_mov_b32"](v[1], k(a32)), ns["v_mov_b32"](v[6], k(a16)),
+                ns["v_mov_b32"](v[10], k(a64 & 0xFFFFFFFF)), ns["v_mov_b32"](v[11], k(a64 >> 32)),
+                *pick(5, b32, one32), *pick(6, b16, one16),
+                *pick(8, b64 & 0xFFFFFFFF, one64 & 0xFFFFFFFF), *pick(9, b64 >> 32, one64 >> 32),
+                ns["v_add_f32"](v[2], s[5], v[1]),
+                ns["v_add_f32_e64"](v[3], v[1], s[5]),
+                ns["v_sub_f32"](v[4], s[5], v[1]),
+                ns["v_mul_f32_e64"](v[5], v[1], s[5]),
+                ns["v_add_f16"](v[7], s[6], v[6]),
+                ns["v_mul_f16_e64"](v[8], v[6], s[6]),
+                ns["v_mul_f64"](v[12:13], s[8:9], v[10:11]),
+                ns["v_add_f64"](v[14:15], v[10:11], s[8:9])]
+    regs = _run_groups(arch, wave, build, options, 4)
+    quiet32, quiet16, quiet64 = a32 | 1 << 22, a16 | 1 << 9, a64 | 1 << 51
+    for g in range(4):
+        s_nan = g > 0           # work-group 0's SGPR operand is 1.0: A's NaN, quieted, everywhere
+        got = lambda r: {int(x) for x in regs[r, g]}
+        assert got(2) == got(4) == {b32 if s_nan else quiet32}, (g, hex(got(2).pop()), hex(got(4).pop()))
+        assert got(3) == got(5) == {quiet32}, (g, hex(got(3).pop()), hex(got(5).pop()))
+        assert {x & 0xFFFF for x in got(7)} == {b16 if s_nan else quiet16}, (g, hex(got(7).pop()))
+        assert {x & 0xFFFF for x in got(8)} == {quiet16}, (g, hex(got(8).pop()))
+        wide = lambda r: {int(lo) | int(hi) << 32 for lo, hi in zip(regs[r, g], regs[r + 1, g])}
+        assert wide(12) == {b64 if s_nan else quiet64} and wide(14) == {quiet64}, (g, wide(12), wide(14))
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+def test_set_gpr_idx_idx_keeps_the_rest_of_m0(options):
+    """Found by the fuzzer (gfx942-w64 seeds 353, 395: s_set_gpr_idx_idx 4.0): M0[7 : 0] =
+    S0.u32[7 : 0].b8 sized M0 by the bits it names, 8, so the general translation (reference
+    mode) wrote M0 whole from zeros, where the uint32 one kept bits 31:8. M0 is a 32-bit
+    register: the manual's slice write leaves bits 31:8 as they were."""
+    from dsl.operands import m0, s, v
+
+    def build(ns):
+        return [ns["s_mov_b32"](m0, 0x7F7FFF00), ns["s_mov_b32"](s[4], 0x123456AB),
+                ns["s_set_gpr_idx_idx"](s[4]), ns["v_mov_b32"](v[1], m0)]
+    regs = _run("gfx942", 64, build, options)
+    assert (regs[1] == 0x7F7FFFAB).all(), hex(int(regs[1][0]))
 
 
 def test_dsl_refuses_what_it_cannot_encode():

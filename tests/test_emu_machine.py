@@ -688,6 +688,49 @@ def test_unit_stride_loads_and_atomics_read_memory_as_it_was():
     np.testing.assert_array_equal(got["x"], x + np.uint32(5))
 
 
+def test_unit_stride_accesses_through_64bit_vgpr_addresses(monkeypatch):
+    """GLOBAL accesses through a VGPR pair (no SGPR base): a batch whose addresses are one
+    unit-stride run is read and written as one slice (EmuOptions.unit_stride_runs; the test
+    counts them), an atomic through the same addresses still returns memory from before its
+    own update, and addresses that are not a run (neighbouring lanes swapped) take the
+    general path."""
+    from emu.memory import DeviceMemory
+    runs = []
+    plain_run = DeviceMemory._plain_run
+
+    def counting(self, addr, nbytes, mask):
+        run = plain_run(self, addr, nbytes, mask)
+        runs.append(run is not None)
+        return run
+    monkeypatch.setattr(DeviceMemory, "_plain_run", counting)
+    n = 128
+    x = np.random.default_rng(23).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    pair = "v_add_co_u32 v{lo}, vcc_lo, s{base}, v2\nv_add_co_ci_u32_e64 v{hi}, null, s{base1}, 0, vcc_lo\n"
+    src = loads("x", "y", "old", "z") + global_id(64) + \
+        pair.format(lo=8, hi=9, base=4, base1=5) + pair.format(lo=10, hi=11, base=6, base1=7) + \
+        pair.format(lo=12, hi=13, base=8, base1=9) + """
+        v_mov_b32 v5, 5
+        global_load_b32 v3, v[8:9], off
+        global_atomic_add_u32 v4, v[8:9], v5, off glc
+        s_waitcnt vmcnt(0)
+        global_store_b32 v[10:11], v3, off
+        global_store_b32 v[12:13], v4, off
+        """ + pair.format(lo=14, hi=15, base=10, base1=11) + """
+        v_xor_b32 v2, 4, v2             // neighbouring lanes trade load addresses
+        """ + pair.format(lo=8, hi=9, base=4, base1=5) + """
+        global_load_b32 v6, v[8:9], off
+        s_waitcnt vmcnt(0)
+        global_store_b32 v[14:15], v6, off
+        s_endpgm"""
+    z = np.zeros(n, np.uint32)
+    got, _ = launch(src, {"x": x, "y": z, "old": z, "z": z}, grid=(2, 1, 1))
+    np.testing.assert_array_equal(got["y"], x)
+    np.testing.assert_array_equal(got["old"], x)
+    np.testing.assert_array_equal(got["x"], x + np.uint32(5))
+    np.testing.assert_array_equal(got["z"], (x + np.uint32(5))[np.arange(n) ^ 1])
+    assert any(runs) and not all(runs)
+
+
 def test_address_register_rewritten_between_accesses():
     """The unit-stride verdict on an address register is kept only until the register is
     written: offsets swapped in pairs (same first and last lane) after a unit-stride load

@@ -64,3 +64,35 @@ def test_ldexp_exponents_beyond_int32():
     got = rtlib.ldexp(x, n)
     assert got.dtype == np.float64 and (got.view(np.uint64) == want.view(np.uint64)).all(), (got, want)
     assert np.isinf(want[:2]).all() and (want[2:5] == 0).all() and want[5] == 1e-323    # 1.5 * 2**-1074: the tie goes to 2 * 2**-1074
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201", "gfx942"])
+def test_ldexp_f16_scales_by_any_i16_exponent(arch):
+    """v_ldexp_f16 is x * 2**n rounded once to f16 for every i16 exponent (erratum
+    ldexp-f16-power-in-f16: the pseudocode narrows 2**n to f16 first, +inf past 2**15 and 0
+    below 2**-24). Against exact rationals: a denormal scaled up to a normal value (2**-24 *
+    2**20 = 2**-4, what LLVM 22 folds llvm.ldexp.f16(0xH0001, 20) to), the largest value scaled
+    down to a correctly rounded denormal (65504 * 2**-30 -> 0xH0400, as LLVM folds it), and random
+    values and exponents over the whole i16 range."""
+    from emu import load_semantics
+    n_lanes = L * 8
+    mags = np.ldexp(rng.uniform(1, 2, n_lanes), rng.integers(-24, 16, n_lanes))
+    x = (mags * rng.choice([-1.0, 1.0], n_lanes)).astype(np.float16)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -24, -(2.0 ** -24), 65504.0, 2.0 ** -14, 1.0],
+                       np.float16)
+    x[: n_lanes // 4] = rng.choice(special, n_lanes // 4)
+    n = np.concatenate([rng.integers(-48, 48, n_lanes // 2), rng.integers(-2 ** 15, 2 ** 15, n_lanes // 4),
+                        rng.choice(np.array([2 ** 15 - 1, -2 ** 15, 16, 20, -25, -30]), n_lanes // 4)])
+    rng.shuffle(n)
+    x[:2], n[:2] = [2.0 ** -24, 65504.0], [20, -30]
+    want = reference(x, n, 10, -14, 15, np.float16)
+    assert want[:2].view(np.uint16).tolist() == [0x2C00, 0x0400]
+    waves = n_lanes // L
+    ctx = Ctx(lanes=L, exec_mask=np.full((waves, 1), (1 << L) - 1, np.uint64), mode=0x3F0,
+              inputs={"S0": x.view(np.uint16).astype(np.uint32).reshape(waves, L),
+                      "S1": n.astype(np.int16).view(np.uint16).astype(np.uint32).reshape(waves, L)})
+    got = (np.asarray(load_semantics(arch).lookup("v_ldexp_f16").execute(ctx)["D0"]).astype(np.uint32)
+           & np.uint32(0xFFFF)).astype(np.uint16).reshape(-1)
+    ok = (got == want.view(np.uint16)) | (np.isnan(got.view(np.float16)) & np.isnan(want))
+    assert ok.all(), f"{(~ok).sum()} wrong, first x={x[~ok][:3]} n={n[~ok][:3]}: got {got.view(np.float16)[~ok][:3]} want {want[~ok][:3]}"
+    assert (np.isinf(want) & np.isfinite(x)).any() and ((want == 0) & (x != 0)).any()

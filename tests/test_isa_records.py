@@ -9,6 +9,7 @@ import marshal
 import os
 import subprocess
 import sys
+from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 
 import pytest
@@ -116,24 +117,37 @@ def test_compiled_then_read_back(tmp_path):
     first = _child(tmp_path)
     _check_same(first)
     assert first["table_new"] is True                 # an empty folder: every text compiled here
-    table = marshal.loads(_table_file(tmp_path).read_bytes())
+    table = _read(_table_file(tmp_path))
     assert isinstance(table, dict) and len(table) == first["table_size"] > 10
     second = _child(tmp_path)
     _check_same(second)                               # the classes from the file's bytecode
     assert second["table_new"] is False               # nothing compiled again, nothing written
 
 
-@pytest.mark.parametrize("content", [b"", b"garbage\x00\xff", None, marshal.dumps(["not", "a", "dict"]),
-                                     marshal.dumps({"def f(): pass": "not code", 3: b"x"})])
+def _read(path: Path):
+    data = path.read_bytes()
+    assert data.startswith(MAGIC_NUMBER)
+    return marshal.loads(data[len(MAGIC_NUMBER):])
+
+
+def _other_python(path: Path) -> bytes:
+    """The table as it is, under another bytecode magic number."""
+    data = path.read_bytes()
+    return bytes([data[0] ^ 0xFF]) + data[1:]
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage\x00\xff", None, MAGIC_NUMBER + marshal.dumps(["not", "a", "dict"]),
+                                     MAGIC_NUMBER + marshal.dumps({"def f(): pass": "not code", 3: b"x"}), "other"])
 def test_damaged_table_is_compiled_again_and_rewritten(tmp_path, content):
     _child(tmp_path)
     path = _table_file(tmp_path)
     good = path.read_bytes()
-    path.write_bytes(good[:len(good) // 2] if content is None else content)     # None: cut short
+    path.write_bytes(good[:len(good) // 2] if content is None else _other_python(path) if content == "other"
+                     else content)     # None: cut short
     report = _child(tmp_path)
     _check_same(report)
     assert report["table_new"] is True
-    table = marshal.loads(path.read_bytes())
+    table = _read(path)
     assert len(table) >= report["table_size"] and all(type(v).__name__ == "code" for v in table.values())
 
 

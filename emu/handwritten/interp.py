@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rtlib import first_nan
 from ..semantics import Ctx, Operand
 
 # name -> (S0 lane in the quad, attribute type, S2 fetched from the quad's lane 0, result type, toward zero)
@@ -73,7 +74,7 @@ def fma_f32_toward_zero(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarr
     inward = (t == s) & (e != 0) & (np.sign(e) != np.sign(s)) & (s != 0)
     t = np.where(inward, np.nextafter(t.astype(np.float32), np.float32(0)).astype(np.float64), t)
     exact_inf = np.isinf(a) | np.isinf(b) | np.isinf(c)       # infinite operands stay infinite
-    return np.where(np.isnan(s) | exact_inf, s, t)
+    return first_nan(np.where(np.isnan(s) | exact_inf, s, t), a, b, c)
 
 
 def _truncate_f32(x: np.ndarray) -> np.ndarray:

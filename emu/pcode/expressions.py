@@ -369,9 +369,11 @@ class Expressions:
         if op in ("==", "!=", "<>", "<", ">", "<=", ">="):
             pyop = "!=" if op == "<>" else op
             return f"({xa} {pyop} {xb})", BOOL
+        if ty.kind == "f" and op in FLOAT_ARITHMETIC:
+            # rtlib's, not numpy's operators: which of two NaN operands a result keeps must not
+            # depend on the operands' shapes (rtlib.first_nan)
+            return f"R.{FLOAT_ARITHMETIC[op]}({xa}, {xb})", ty
         if op == "/":
-            if ty.kind == "f":
-                return f"({xa} / {xb})", ty
             return f"R.idiv({xa}, {xb})", ty
         if op == "%":
             return f"R.imod({xa}, {xb})", ty
@@ -490,6 +492,8 @@ def _conv_type(fname):
     return Ty("f", int(dst[1:])) if dst[0] == "f" else Ty(dst[0], int(dst[1:]))
 
 
+# float + - * / : rtlib functions that make one NaN choice whatever the operands' shapes
+FLOAT_ARITHMETIC = {"+": "fadd", "-": "fsub", "*": "fmul", "/": "fdiv"}
 BOOLS = ("isNAN", "isQuietNAN", "isSignalNAN", "isINF", "isEven")
 def _leading_name(node):
     """`v_addr.b64` -> 'v_addr', `0x0` -> 0, anything else -> None."""

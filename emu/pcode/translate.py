@@ -118,6 +118,8 @@ class Translator(NarrowStatements, Statements, Expressions):
             return Ty("u", 1)
         if name in ("VCC", "EXEC", "PC"):
             return Ty("u", 64)
+        if name == "M0":        # a 32-bit register, however few bits the pseudocode names (M0[7 : 0] = ...)
+            return Ty("u", 32)
         return Ty(ty.kind if ty else "u", bits)
 
     def use_operand(self, name: str, ty: Ty | None = None):
