@@ -119,8 +119,11 @@ def best(fn, repeat: int):
 def step_shares(fn) -> tuple[float, float, float]:
     """(scheduling, operands and writeback, semantics): fractions of a profiled call's time in
     the machine's run loop, in its instructions' steps outside their semantic, and inside
-    Semantic.execute. A step is a compiled step (the closure compile_step returns) or, for
-    the other instructions, _Chunk.execute / _Chunk.event, which never call each other."""
+    Semantic.execute or, where a compiled step calls the semantic's function itself
+    (EmuOptions.lean_semantics), inside that function and the fitting of its results (every
+    call its `compute` makes but the machine's own: operand readers, the Ctx). A step is a
+    compiled step (the closure compile_step returns) or, for the other instructions,
+    _Chunk.execute / _Chunk.event, which never call each other."""
     import cProfile
     import pstats
     from emu import machine
@@ -130,11 +133,19 @@ def step_shares(fn) -> tuple[float, float, float]:
     total = sum(tt for (_, _, _), (_, _, tt, _, _) in stats.stats.items())
     general = machine._Chunk.step.__code__.co_firstlineno
     semantics = steps = 0.0
-    for (path, line, name), (_, _, _, cumulative, _) in stats.stats.items():
+    machine_side = tuple(os.path.join("emu", f) for f in ("machine.py", "machine_operands.py", "machine_prepare.py",
+                                                           "wave.py", "memory.py"))
+    for (path, line, name), (_, _, _, cumulative, callers) in stats.stats.items():
         if path.endswith(os.path.join("emu", "semantics.py")) and name == "execute":
             semantics += cumulative
-        elif path.endswith(os.path.join("emu", "machine.py")) and (name in ("execute", "event") or
-                                                                  (name == "step" and line != general)):
+            continue
+        if not (path.endswith(machine_side) or name in ("of_step", "passes_through") or path == "~"):
+            # not the machine's own calls from compute (readers, the Ctx) nor builtins
+            for (caller_path, _, caller), timing in callers.items():
+                if caller == "compute" and caller_path.endswith(os.path.join("emu", "machine.py")):
+                    semantics += timing[3]      # the cumulative time of the calls from compute
+        if path.endswith(os.path.join("emu", "machine.py")) and (name in ("execute", "event") or
+                                                                (name == "step" and line != general)):
             steps += cumulative
     if not total:
         return 0.0, 0.0, 0.0

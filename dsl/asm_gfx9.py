@@ -19,6 +19,7 @@ from functools import lru_cache
 import isa
 from isa import Spec
 from isa.mnemonics import amd_name, text_mnemonic
+from isa.effects import effects
 from isa.memory_access import scalar_base_registers, scalar_data
 
 from . import syntax, syntax_gfx9 as g9
@@ -484,7 +485,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if plan.is_p:
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
-            if not plan.is_mix and "_PK_" not in d.name and sig.dsts and ("op_sel" in mods or "op_sel_hi" in mods):
+            packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
+            if not plan.is_mix and not packed and sig.dsts and ("op_sel" in mods or "op_sel_hi" in mods):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)")
             f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")) if "neg_hi" in mods else 0)

@@ -60,7 +60,10 @@ def literal_fields(inst_fmt: str) -> tuple[str, ...]:
 
 def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
     """A literal dword follows whatever the operands are: s_fmaak-style SIMM32, s_setreg_imm32,
-    the VOP2/VOPD K constant (v_fmaak_f32)."""
+    the VOP2/VOPD K constant (v_fmaak_f32). (isa.effects' literal and constant_at say the same
+    for every instruction, tests/test_isa_facts_replace_encoder_name_rules.py; decoding machine
+    code from the emulator's caches must not load the pseudocode reader, so the plain tests stay
+    until the generator records these facts.)"""
     d = defs[0]
     if fmt == "SOP2" and "SIMM32" in (d.pcode or ""):
         return True

@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
-from isa.memory_access import memory_access, scalar_base_registers, scalar_data
+from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data
 from isa.records import dataclass
 
 from . import syntax
@@ -19,7 +19,7 @@ from .literals import constant, literal_kind
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature
-from .signature import Operand, ValuSig, valu_signature, vopd_base
+from .signature import Operand, ValuSig, type_info, valu_signature, vopd_base
 
 
 
@@ -1093,7 +1093,7 @@ class Encoder:
     def ldsdir(self, d, F, ops, mods):
         """LDSDIR (RDNA3) and VDSDIR (RDNA4: ds_*_load, with a second wait field, WAIT_VMVSRC)."""
         mn = _name(d)
-        param = mn.endswith("_param_load")
+        param = attribute_load(d)       # lds_param_load: attrN.c
         if not ops:
             self._arity(d, ops, ["vdst", "attr"] if param else ["vdst"])
         F["VDST"] = self.vgpr(ops[0], F, "vdst")
@@ -1145,7 +1145,7 @@ def _register_number_source(d: InstrDef) -> bool:
     number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
     `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`, an inline constant or M0)."""
     types, pcode = d.operand_types, d.pcode or ""
-    return "SRC0" in types and "S0" not in types and "SRC0.i32" not in pcode
+    return "SRC0" in types and "S0" not in types and ("SRC0", "i32") not in effects(pcode).field_types
 
 
 def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | None]], list[str]]:
@@ -1157,9 +1157,11 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
             bits = scalar_bits(d, "S0" if field == "SSRC0" else "S1")
             original = dict(d.operand_types)
             half = syntax.SALU_LITERAL16.get(d.format) if bits == 16 else None    # see literals.py
-            op = Operand(name, n, half is not None, "i" if half == "int" else "f" if "F" in d.name.split("_")[-1]
+            typed = d.operand_types.get("S0" if field == "SSRC0" else "S1")    # the source's type: f32, u64...
+            op = Operand(name, n, half is not None, "i" if half == "int" else "f" if typed and type_info(typed)[1] == "f"
                          else "b", False, 64 if n == 2 else bits if half else 32,
-                         registers_only=field == "SSRC0" and (_register_number_source(d) or "PC = S0" in (d.pcode or "")))
+                         registers_only=field == "SSRC0" and (_register_number_source(d) or
+                                                              "S0" in effects(d.pcode).pc_sources))
         layout.append((name, field, n, op))
     return layout, [name for name, _, _, _ in layout]
 
@@ -1240,7 +1242,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         constants = "vop3p" if d.format == "VOP3P" else "vop3"
     is_p = d.format == "VOP3P"
     opsel = not e32 and "OPSEL" in fields and (
-        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts) or "OPSEL" in (d.pcode or ""))
+        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts) or bool(effects(d.pcode).opsel_ranges))
     if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
@@ -1257,10 +1259,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
 def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
     """RDNA3 ISA, "Instruction restrictions" (section 7.x, page 68 of the RDNA3 manual): "64-bit
     shift instructions can use only one scalar value input" (v_lshlrev_b64, v_lshrrev_b64,
-    v_ashrrev_i64: a shift with a 64-bit result)."""
-    pcode = d.pcode or ""
-    return bool(sig.dsts) and sig.dsts[0].bits == 64 and ("<<" in pcode or ">>" in pcode) and \
-        any(w in d.name for w in ("LSHL", "LSHR", "ASHR"))
+    v_ashrrev_i64: a 64-bit result that is a shift of a source, isa.effects' shift)."""
+    return bool(sig.dsts) and sig.dsts[0].bits == 64 and effects(d.pcode).shift
 
 
 # source codes that are scalar values (RDNA3 ISA, "Instruction restrictions": SGPR, VCC, M0,

@@ -5,7 +5,7 @@ operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by 
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
 
-from isa.memory_access import memory_access, scalar_base_registers, scalar_data, typed_buffer
+from isa.memory_access import memory_access, prefetch, scalar_base_registers, scalar_data, takes_sampler, typed_buffer
 
 from . import syntax
 from .operands import Mod, OperandError, Special
@@ -65,8 +65,9 @@ def smem(enc, d, F, ops, mods):
         return
     null = enc.traits.null
     sbase_n = scalar_base_registers(d)
-    if "prefetch" in mn:      # [sbase,] offset, soffset, length
-        names = ([] if mn.endswith("_pc_rel") else ["sbase"]) + ["offset", "soffset", "length"]
+    fetch = prefetch(d)
+    if fetch:      # [sbase,] offset, soffset, length (no sbase relative to the PC)
+        names = ([] if fetch == "pc" else ["sbase"]) + ["offset", "soffset", "length"]
         if len(ops) != len(names):
             enc._arity(d, ops, names)
         if len(names) == 4:
@@ -200,7 +201,7 @@ def image(enc, d, F, ops, mods):
     The register counts must be those LLVM writes for these fields (signature.image_widths,
     LLVM's instruction forms): anything else is refused."""
     mn = _name(d)
-    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
+    sampler = takes_sampler(d)
     names = ["vdata", "vaddr", "rsrc"] + (["samp"] if sampler else [])
     if len(ops) != len(names):
         enc._arity(d, ops, names)

@@ -5,6 +5,7 @@ VIMAGE and VSAMPLE), with the register widths and target names LLVM writes
 from __future__ import annotations
 
 from isa import Spec
+from isa.memory_access import ray_query, takes_sampler
 from isa.mnemonics import text_mnemonic
 
 from . import syntax
@@ -48,7 +49,7 @@ def _image_tail(f: dict) -> dict:
 def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
-    if "BVH" in inst.name:   # four results, the ray's address operands, a 128-bit resource
+    if ray_query(d):   # four results, the ray's address operands, a 128-bit resource
         groups = ray_address_groups(d, bool(f.get("A16")))
         if inst.extra:
             fields = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")]
@@ -57,7 +58,7 @@ def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
             vaddr = Reg("v", f["VADDR"], sum(groups))
         ops = [Reg("v", f["VDATA"], 4), vaddr, sgprs(spec, f["SRSRC"] * 4, 4)]
         return None if ops[-1] is None else instr_value(d, mn, ops, flags(f, ("A16",)))
-    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
+    sampler = takes_sampler(d)
     nsa_regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")] if inst.extra else []
     data, words, singles = image_widths(d, f, sampler, nsa_regs[-1] if nsa_regs else None)
     vaddr = _addresses(nsa_regs, words, singles) if nsa_regs else \
@@ -75,7 +76,7 @@ def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
 def _vimage(spec: Spec, inst: Instruction) -> Instr | None:
     """VIMAGE / VSAMPLE: one address field per VGPR, [...] when more than one."""
     d, f = inst.defs[0], inst.fields
-    sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))   # (not image_msaa_load)
+    sampler = takes_sampler(d)   # (not image_msaa_load)
     regs = [f[k] for k in ("VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4") if k in f]
     data, words, singles = image_widths(d, f, sampler, regs[-1], len(regs))
     addrs = _addresses(regs, words, singles)

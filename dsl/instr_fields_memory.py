@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import Spec
-from isa.memory_access import memory_access, scalar_base_registers, scalar_data, typed_buffer
+from isa.memory_access import attribute_load, memory_access, prefetch, scalar_base_registers, scalar_data, typed_buffer
 
 from . import immediate_values, syntax
 from .asm_parse import name_value
@@ -145,7 +145,7 @@ def _ldsdir(spec: Spec, inst: Instruction) -> Instr:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
     ops = [Reg("v", f["VDST"])]
-    if mn in ("lds_param_load", "ds_param_load"):
+    if attribute_load(d):     # lds_param_load / ds_param_load
         ops.append(Attr(f"attr{f['ATTR']}.{'xyzw'[f['ATTR_CHAN']]}"))
     if inst.fmt.name == "VDSDIR":
         mods = {"wait_va_vdst": f["WAIT_VA"], "wait_vm_vsrc": f["WAIT_VMVSRC"]}
@@ -181,8 +181,9 @@ def _smem_rdna4(spec: Spec, inst: Instruction) -> Instr | None:
     sbase_n = scalar_base_registers(d)
     base = f["SBASE"] * 2
     sbase = aligned_reg("s", base, sbase_n) if base < spec.traits.sgprs else sgprs(spec, base, sbase_n)
-    if "prefetch" in mn:   # base (none for the PC-relative forms), offset, SGPR offset, length
-        ops = ([] if mn.endswith("_pc_rel") else [sbase]) + [off, soff, f["SDATA"]]
+    fetch = prefetch(d)
+    if fetch:   # base (none for the PC-relative forms), offset, SGPR offset, length
+        ops = ([] if fetch == "pc" else [sbase]) + [off, soff, f["SDATA"]]
         return None if soff is None or sbase is None else instr_value(d, mn, ops)
     first = f["SDATA"] if scalar_data(d) == "immediate" else sgprs(spec, f["SDATA"], data_dwords(d.name))
     if f["SOFFSET"] != spec.traits.null:

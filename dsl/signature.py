@@ -14,7 +14,8 @@ from functools import lru_cache
 from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
-from isa.memory_access import lane_address, memory_access
+from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
+                               node_pointer_dwords, resource_info)
 from isa.records import dataclass
 
 from . import syntax
@@ -220,54 +221,22 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     return out
 
 
-_DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
-               "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
-               "DS_GWS_BARRIER", "DS_READ_ADDTID_B32", "DS_WRITE_ADDTID_B32"}
-# GFX9's (CDNA) names of RDNA's loads (DS_READ*)
-_DS_LOADS = ("DS_LOAD", "DS_READ")
-
-
 def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
-    """DS operands: returning forms (_RTN, loads, swizzle/permute, append; the name, as the
-    manual gives atomics with and without return one pseudocode and names the rule: "All
-    instructions with RTN in the name return the value that was in memory before the operation
-    was performed", CDNA3 manual section 12.12, page 418) have a VDST; stores and atomics
-    have DATA0 (and DATA1 for two-operand atomics and the two-address forms, which
-    isa.memory_access reads from the pseudocode)."""
+    """DS operands (isa.memory_access.lds_operands: a VDST, an ADDR, DATA0 / DATA1 from the names
+    the code uses, the manual's RTN rule for atomics, isa.errata.UNDESCRIBED_LDS where the code
+    cannot say), each as many registers as the code gives (a bit range: DATA1[255 : 224] is 8,
+    ds_condxchg32's DATA[63 : 32] 2) or else the name's data type (operand_records.data_dwords),
+    the two-address forms' result twice that."""
     name = d.name
     n = data_dwords(name)
-    two = memory_access(d).two_addresses
+    ops = lds_operands(d)
     out = []
-    if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
-        return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
-    if name.startswith("DS_BVH_STACK"):   # pushes 4 node pointers, RDNA4's forms as many as PUSHn says
-        pushed = re.search(r"_PUSH(\d+)_", name)
-        return [("vdst", "VDST", n), ("addr", "ADDR", 1), ("data0", "DATA0", 1),
-                ("data1", "DATA1", int(pushed.group(1)) if pushed else 4)]
-    rtn = "_RTN" in name or name.startswith(_DS_LOADS + ("DS_PERMUTE", "DS_BPERMUTE")) or name in (
-        "DS_SWIZZLE_B32", "DS_APPEND", "DS_CONSUME") or \
-        "VGPR_DST is the VGPR the result is written to" in (d.description or "")   # ds_ordered_count
-    if "CONDXCHG32" in name:
-        n = 2
-    if rtn:
-        out.append(("vdst", "VDST", n * 2 if two and "STOREXCHG" not in name or
-                    two and "STOREXCHG" in name else n))
-    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
-        # the GWS value VGPR sits in the ADDR byte (LLVM 22, gfx1151: d8660100 42000000 ->
-        # ds_gws_init v66 offset:256 gds); the manual's GWS section does not place it
-        out.append(("data0", "ADDR", 1))
-    if name not in _DS_NO_ADDR:
+    if ops.result != 0:
+        out.append(("vdst", "VDST", ops.result or (n * 2 if memory_access(d).two_addresses else n)))
+    out += [("data0", "ADDR", regs) for field, regs in ops.data if field == "ADDR"]
+    if ops.address:
         out.append(("addr", "ADDR", 1))
-    data = 0
-    if not name.startswith(_DS_LOADS + ("DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS",
-                                        "DS_ORDERED")):
-        data = 2 if ("MSKOR" in name or "CMPST" in name or "WRAP" in name or two) else 1
-    if name in ("DS_STORE_ADDTID_B32", "DS_WRITE_ADDTID_B32"):
-        data = 1
-    if data >= 1:
-        out.append(("data0", "DATA0", n))
-    if data == 2:
-        out.append(("data1", "DATA1", n))
+    out += [(field.lower(), field, regs or n) for field, regs in ops.data if field != "ADDR"]
     return out
 
 
@@ -328,8 +297,9 @@ def buffer_data_dwords(d: InstrDef, fields: dict) -> int:
 
 def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
-    four texels of one channel), halved for D16, plus the TFE status dword."""
-    if "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD":
+    four texels of one channel: isa.memory_access.gathers_four), halved for D16, plus the TFE
+    status dword."""
+    if gathers_four(d):
         return (2 if d16 else 4) + tfe
     n = max(1, bin(dmask).count("1"))
     return (n + 1) // 2 + tfe if d16 else n + tfe
@@ -337,14 +307,15 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
 
 def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
     """Address VGPRs of a MIMG instruction, from the manual's name suffixes (its "Sample
-    Instruction Suffix Key", RDNA4 Table 59, page 131, with each suffix's extra addresses):
-    _C compare, _B bias and _O offset add a dword each; _D adds derivatives (packed in pairs with _G16); _L, _CL and
-    MIP add one component to the coordinates, which A16 packs two per dword. GET_RESINFO takes
-    only the mip level."""
+    Instruction Suffix Key", RDNA3 Table 49, page 110, RDNA4 Table 59, page 131, with each
+    suffix's extra addresses): _C compare, _B bias and _O offset add a dword each; _D adds
+    derivatives (packed in pairs with _G16); _L and _CL add one component to the coordinates, as
+    does a mip level (isa.memory_access.mip_level: "user-specified miplevel"), which A16 packs two
+    per dword. image_get_resinfo takes only the mip level (isa.memory_access.resource_info)."""
     parts = d.name.split("_")[1:]
     extra = sum(p in ("C", "B", "O") for p in parts)
-    comps = 0 if d.name == "IMAGE_GET_RESINFO" else coords
-    comps += any(p in ("L", "CL", "MIP", "RESINFO") for p in parts)
+    comps = 0 if resource_info(d) else coords
+    comps += any(p in ("L", "CL") for p in parts) or mip_level(d)
     words = extra + (-(-comps // 2) if a16 else comps)
     if "D" in parts:
         words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
@@ -411,10 +382,11 @@ def export_targets(spec) -> dict[int, str]:
 
 
 def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
-    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (64-bit for
-    BVH64), ray extent, origin (x, y, z), direction and inverse direction (x, y, z each; A16
-    packs the two 16-bit vectors into three VGPRs)."""
-    return [2 if "BVH64" in d.name else 1, 1, 3] + ([3] if a16 else [3, 3])
+    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (two for a
+    "64-bit node pointer": isa.memory_access.node_pointer_dwords), ray extent, origin (x, y, z),
+    direction and inverse direction (x, y, z each; A16 packs the two 16-bit vectors into three
+    VGPRs)."""
+    return [node_pointer_dwords(d), 1, 3] + ([3] if a16 else [3, 3])
 
 
 def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:

@@ -151,7 +151,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
                      packed_kind(d, op)))
     return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
                  fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
-                 "OPSEL[3 : 2]" in (d.pcode or ""), "INST.ABS" in (d.pcode or ""))
+                 (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers)
 
 
 _TYPE_BYTES = {"f64": 8, "f32": 4, "xf32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}

@@ -243,13 +243,14 @@ def _swapped(ctx: Ctx, addr, leaders, pos, first, old, data, width: int) -> dict
     return {"RETURN_DATA": ret.reshape(shape)}
 
 
-_SWAP = re.compile(r"\btmp = MEM\[(?:ADDR|addr)\]\.b(32|64|);\s*MEM\[(?:ADDR|addr)\]\.b\1 = DATA\.b\1;\s*"
-                   r"RETURN_DATA(?:\.b\1)? = tmp;?\s*$")
+# (compiled by re at its first use, as _EXCHANGE: a kernel without atomics compiles neither)
+_SWAP = (r"\btmp = MEM\[(?:ADDR|addr)\]\.b(32|64|);\s*MEM\[(?:ADDR|addr)\]\.b\1 = DATA\.b\1;\s*"
+         r"RETURN_DATA(?:\.b\1)? = tmp;?\s*$")
 
 
 def swap_of(pcode: str) -> bool:
     """Whether the pseudocode is a swap: the old word returned, DATA stored in its place."""
-    return _SWAP.search(pcode or "") is not None
+    return re.search(_SWAP, pcode or "") is not None
 
 
 def _exchanged(ctx: Ctx, addr, leaders, pos, first, old, src, cmp, width: int) -> dict:
@@ -295,15 +296,15 @@ def _field(value: np.ndarray, lo: int, bits: int) -> np.ndarray:
 
 
 _OPERAND = r"(DATA2?)(?:\[\d+ : (\d+)\])?\.[bu]\d*"
-_EXCHANGE = re.compile(r"\bsrc = " + _OPERAND + r";\s*cmp = " + _OPERAND + r";\s*"
-                       r"MEM\[(?:ADDR|addr)\]\.[bu]\d* = tmp == cmp \? src : tmp;\s*RETURN_DATA(?:\.[bu]\d*)? = tmp;?\s*$")
+_EXCHANGE = (r"\bsrc = " + _OPERAND + r";\s*cmp = " + _OPERAND + r";\s*"
+             r"MEM\[(?:ADDR|addr)\]\.[bu]\d* = tmp == cmp \? src : tmp;\s*RETURN_DATA(?:\.[bu]\d*)? = tmp;?\s*$")
 
 
 def cmpswap_of(pcode: str):
     """((src operand, its low bit), (cmp operand, its low bit)) when the pseudocode is an
     integer compare-and-swap returning the old word (a float one compares as floats: not
     this), else None."""
-    m = _EXCHANGE.search(pcode or "")
+    m = re.search(_EXCHANGE, pcode or "")
     if m is None or not re.search(r"\btmp = MEM\[(?:ADDR|addr)\]\.[bu]\d*;", pcode):
         return None
     return (m.group(1), int(m.group(2) or 0)), (m.group(3), int(m.group(4) or 0))

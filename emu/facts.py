@@ -27,7 +27,8 @@ from .cache_folder import cache_dir
 from .options import current
 
 # the modules whose code decides the facts (this one: which facts; the tables they read)
-_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/control.py", "isa/memory_access.py", "isa/float_modes.py", "isa/spec.py",
+_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
+            "isa/spec.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -130,6 +131,11 @@ def _reads_d0(d):
     return "D0" in effects(d.pcode).reads
 
 
+def _reads_literal(d):
+    from isa.effects import effects
+    return effects(d.pcode).literal
+
+
 def _float_rules(d):
     from isa.float_modes import float_modes
     modes = float_modes(d.pcode, d.description)
@@ -163,6 +169,7 @@ def _typed_buffer(d):
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
+         "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer}
 
@@ -200,6 +207,11 @@ def data_dwords(d) -> int | None:
 def reads_d0(d) -> bool:
     """Whether d's pseudocode reads D0 (isa.effects)."""
     return fact("reads_d0", d)
+
+
+def reads_literal(d) -> bool:
+    """Whether d's pseudocode reads SIMM32, the literal dword (isa.effects' literal)."""
+    return fact("reads_literal", d)
 
 
 def float_rules(d) -> tuple:

@@ -24,7 +24,6 @@ from isa.records import dataclass
 from . import families
 from .buffer import BufferMemory
 from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
-from .handwritten import mfma
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .machine_runs import RunStop, build_run
@@ -303,6 +302,7 @@ class Machine:
             try:
                 inst = machine_fields(decode_one(self.spec, self.memory.data[off:off + 16].tobytes()))
                 if inst.name == SCALE_PREFIX:       # one instruction with the MFMA after it
+                    from .handwritten import mfma
                     after = off + inst.size
                     inst = scaled_mfma(inst, decode_one(self.spec, self.memory.data[after:after + 16].tobytes()),
                                        mfma.scaled_names(self.spec))
@@ -832,6 +832,10 @@ class _Chunk:
         fn = sem.fn.chosen(self.options) if lean and hasattr(sem.fn, "chosen") else sem.fn
         passes, fitted, kinds = sem.passes_through, sem.fitted, sem.result_dtypes
         through = sem.passes_by_mode        # passes_through's answers: a dict lookup before the call
+        # lane-bit outputs written to NULL (a VOP3 carry-out's SDST): the semantic may skip them
+        null = self.st.null
+        unused = frozenset(name for name, w in p.writers.items()
+                           if lean and null is not None and getattr(w, "code", None) == null)
 
         def compute(chunk, st, sel, idx, exec_mask, active, status):
             inputs = _Inputs(constants)
@@ -847,7 +851,7 @@ class _Chunk:
             ctx = make_ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
                            st.status[sel] if status is None else status,
                            device if device is not None or kind is None else chunk.memory(kind, sel),
-                           dest)
+                           dest, (active is None) if shared_active else None, unused)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
             try:

@@ -152,6 +152,7 @@ def _write_lane_bits(code: int):
         for k in range(st.mask_dwords):
             st.sgpr[code + k][sel] = words[:, k]        # the row, then its waves: one scatter
             st.sgpr_written.mark(code + k)
+    write.code = code       # the machine tells a semantic when this is NULL (Ctx.unused)
     return write
 
 

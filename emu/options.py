@@ -74,6 +74,7 @@ class EmuOptions:
     compact_atomic_leaders: bool = True   # a combined atomic's one access per address on a batch of just those lanes (emu/table.py)
     scan_atomics: bool = True         # other atomics (swap, cmpswap, inc/dec, float min/max/add, ...) of lanes sharing an address: one read and one write per address, the pseudocode per conflict depth on those words (emu/atomic_scan.py)
     one_pass_swaps: bool = True       # a scanned swap in one pass: each lane returns the data of the lane before it at its address, the last lane's data stays (emu/atomic_scan.py)
+    one_pass_exchanges: bool = True   # a two-address exchange whose lanes share both elements or none: each lane returns what the lane before it stored, the last lane's data stays (emu/atomic_words.py)
     buffer_atomics_in_range: bool = True  # a buffer atomic's out-of-range lanes (read 0, write nothing) run apart, its in-range ones combine or scan as atomics on global memory (emu/table.py)
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)

@@ -1123,7 +1123,10 @@ def _mem_mask(ctx, pred):
 
 
 def _all_active(ctx) -> bool:
-    """Every lane of the batch is on (scalar instructions always are)."""
+    """Every lane of the batch is on (scalar instructions always are; Ctx.all_on when the
+    machine says)."""
+    if ctx.all_on is not None:
+        return ctx.all_on
     return ctx.scalar or bool((np.asarray(ctx.exec_mask, U64) == U64((1 << ctx.lanes) - 1)).all())
 
 

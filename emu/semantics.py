@@ -370,6 +370,12 @@ class Ctx:
     # see rtlib.take_dest). Each is taken at most once; a result returned as that very array
     # is already written back. None: no such place.
     dest: dict | None = None
+    # every lane of the batch is on (the machine knows it from the EXEC it unpacked; None: not
+    # known, ask exec_mask). Dropped by derive(), which may change exec_mask.
+    all_on: bool | None = None
+    # outputs the machine discards (a carry-out written to NULL): a semantic may leave them out.
+    # Dropped by derive() (a called instruction's outputs are its caller's to use).
+    unused: frozenset = frozenset()
 
     def __post_init__(self):
         # asked often: plain attributes, computed once per Ctx. shape: (W, L), or (W, 1) for
@@ -380,7 +386,7 @@ class Ctx:
 
     @classmethod
     def of_step(cls, lanes: int, exec_mask: np.ndarray, inputs: dict, scalar: bool, mode, status, mem,
-                dest: dict | None) -> "Ctx":
+                dest: dict | None, all_on: bool | None = None, unused: frozenset = frozenset()) -> "Ctx":
         """Ctx(lanes, exec_mask, inputs, scalar, mode, status, mem, dest=dest), the machine's
         Ctx of a step, without the dataclass's keyword machinery (one per instruction)."""
         ctx = object.__new__(cls)
@@ -388,7 +394,8 @@ class Ctx:
         # one dict literal as the instance's dict: cheaper than update() with keywords
         ctx.__dict__ = {"lanes": lanes, "exec_mask": exec_mask, "inputs": inputs, "scalar": scalar, "mode": mode,
                         "status": status, "mem": mem, "vgpr": None, "sgpr": None, "hwreg": None, "dest": dest,
-                        "waves": waves, "shape": (waves, 1) if scalar else (waves, lanes)}
+                        "waves": waves, "shape": (waves, 1) if scalar else (waves, lanes), "all_on": all_on,
+                        "unused": unused}
         return ctx
 
     @property
@@ -423,6 +430,8 @@ class Ctx:
         state = new.__dict__
         state.update(self.__dict__)
         state.pop("active", None)
+        state.pop("all_on", None)
+        state.pop("unused", None)       # another instruction's outputs (call_instruction): all wanted
         state.update(changes)
         new.__post_init__()
         return new

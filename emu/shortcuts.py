@@ -43,7 +43,7 @@ import re
 import numpy as np
 
 from .options import current
-from .rtlib import mode_field
+from .rtlib import mode_field, take_dest
 
 _ABS = np.uint32(0x7FFF_FFFF)
 _INF = np.uint32(0x7F80_0000)
@@ -130,6 +130,8 @@ def _mad_u64_u32(ctx):
         np.asarray(ctx.inputs["S1"], np.uint32).astype(np.uint64)
     s2 = np.asarray(ctx.inputs["S2"], np.uint64)
     total = product + s2
+    if "D1" in ctx.unused:          # a carry-out to NULL (the machine discards it)
+        return {"D0": total}
     return {"D1": total < s2, "D0": total}
 
 
@@ -137,6 +139,9 @@ def _add_co_u32(ctx):
     """tmp = 64'U(S0.u) + 64'U(S1.u); VCC lane = tmp >= 2^32; D0 = tmp.u: the uint32 sum wraps
     exactly when it comes out below an addend."""
     s0 = np.asarray(ctx.inputs["S0"], np.uint32)
+    if "VCC" in ctx.unused:         # a carry-out to NULL (the machine discards it): D0 alone, into its register
+        # when the machine offers it (one elementwise pass: a source that is that register is read as it goes)
+        return {"D0": np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), out=take_dest(ctx, "D0"), dtype=np.uint32)}
     total = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
     return {"VCC": total < s0, "D0": total}
 
@@ -151,6 +156,9 @@ def _add_co_ci_u32(ctx):
     else:
         carry_in = ((vcc >> ctx.lane_id.astype(np.uint64)) & np.uint64(1)).astype(np.uint32)
     partial = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
+    if "VCC" in ctx.unused:         # a carry-out to NULL (the machine discards it): D0 alone, into its
+        # register when the machine offers it (the sources were read into `partial` first)
+        return {"D0": np.add(partial, carry_in, out=take_dest(ctx, "D0"), dtype=np.uint32)}
     total = partial + carry_in
     return {"VCC": (partial < s0) | (total < carry_in), "D0": total}
 

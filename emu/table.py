@@ -1,6 +1,7 @@
 """The semantics of every instruction of an architecture: generated from the pseudocode,
 hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name,
-GLOBAL_*_ADDTID_B32 by the dword load/store they share their data semantics with.
+the FLAT-family instructions addressed by lane ID (GLOBAL_*_ADDTID_B32) by the dword load/store of
+their format they share their data semantics with.
 
 Generated Python source is cached on disk keyed by the pseudocode text, the instruction's
 operand types and the translator's own source, so the first load translates (a few
@@ -35,19 +36,41 @@ from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
 from .fold import Folded, fold
 from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
+from .atomic_words import lane_order_rounds, one_pass_exchange, touched_words
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, RefusedBeforeAccess, Semantic, SemanticsError
 
 _UNKNOWN = object()
-# instructions with only an address description -> the instruction whose data semantics they share
-ADDTID = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
 # CDNA's moves between the VGPR and AGPR files, which the manual describes without pseudocode
 # ("Move 32 bits of data from an accumulator vector register into an architectural vector
 # register"): V_MOV_B32's data semantics; the machine puts the AGPR operands in the AGPR file
 # (dsl.syntax_gfx9.ACC_OPERANDS)
 AGPR_MOVES = ("V_ACCVGPR_READ", "V_ACCVGPR_WRITE", "V_ACCVGPR_MOV_B32")
+
+
+def dword_form(spec: isa.Spec, d: isa.InstrDef) -> isa.InstrDef | None:
+    """For a FLAT-family instruction addressed by lane ID (isa.memory_access.lane_address: no
+    VGPR address, base + offset + lane ID * 4), the instruction of its format whose data movement
+    it shares: the same direction, one dword of data, a 32-bit memory value, addressed by register
+    (GLOBAL_LOAD_ADDTID_B32 -> GLOBAL_LOAD_B32); None for any other instruction."""
+    from .facts import lane_address      # (kept on disk: running from the caches reads no pseudocode)
+    if d.format not in spec.traits.roles.flat or not lane_address(d):
+        return None
+    from isa.memory_access import memory_access
+    direction = memory_access(d).direction
+    forms = []
+    for other in spec.instructions:
+        if other.format != d.format or not other.pcode or lane_address(other):   # (the rare path)
+            continue
+        a = memory_access(other)
+        dwords = a.result_dwords if direction == "load" else a.data_dwords
+        if a.direction == direction and not a.d16 and not a.two_addresses and a.element_bits == 32 and dwords == 1:
+            forms.append(other)
+    if len(forms) != 1:
+        raise SemanticsError(f"{d.name}: {len(forms)} dword {direction} instructions of {d.format} to take data semantics from")
+    return forms[0]
 
 
 @lru_cache(maxsize=1)
@@ -216,7 +239,7 @@ def _compiled(source: str, name: str) -> tuple:
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
 # the memory update of an atomic, at the machine's ADDR (RDNA3) or the manual's address
 # calculation's result (CDNA3: addr = CalcGlobalAddr(...), which is ADDR)
-_SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);")
+_SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);"
 
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
@@ -225,24 +248,25 @@ _SUMMING = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.
 # old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
 # passes). Float min/max are not combined (a NaN makes the order matter).
 COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
-_EXTREME = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;")
-_BITWISE = re.compile(r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);")
+# (the atomics' patterns are compiled by re at their first use: a kernel without atomics compiles none)
+_EXTREME = r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;"
+_BITWISE = r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);"
 _REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
 
 
 def reduction_of(pcode: str):
     """(numpy ufunc, signed) when the pseudocode's memory update is an integer min/max or a
     bitwise and/or/xor of DATA, else None."""
-    m = _EXTREME.search(pcode or "")
+    m = re.search(_EXTREME, pcode or "")
     if m is not None:
         return _REDUCTIONS[m.group(2)], m.group(1).startswith("i")
-    m = _BITWISE.search(pcode or "")
+    m = re.search(_BITWISE, pcode or "")
     return (_REDUCTIONS[m.group(1)], False) if m is not None else None
 
 
 def summing_sign(pcode: str) -> int:
     """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
-    m = _SUMMING.search(pcode or "")
+    m = re.search(_SUMMING, pcode or "")
     return 0 if m is None else 1 if m.group(2) == "+" else -1
 
 
@@ -255,7 +279,10 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     `nbytes` at an address that is not a multiple of nbytes is refused: lanes whose accesses
     overlap without sharing an address would not be serialised. `aligned` names the address
     operand checked: ADDR_BASE for the *_2ADDR forms, whose accesses lie at ADDR_BASE plus
-    multiples of nbytes. reads: the inputs the semantic reads (an atomic of one address per
+    multiples of nbytes, and whose lanes are put in rounds by every word they touch (found where
+    the pseudocode accesses memory: emu/atomic_words.py; exchanges whose lanes share both
+    elements or none in one pass, EmuOptions.one_pass_exchanges), not by ADDR. reads: the inputs the
+    semantic reads (an atomic of one address per
     lane that neither combines runs as emu/atomic_scan.py's scan, switch
     EmuOptions.scan_atomics); swap: its pseudocode is a swap (atomic_scan.swap_of), which the
     scan does in one pass; exchange: an integer compare-and-swap's operands
@@ -265,6 +292,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     # the scan finds each word where round 0's pseudocode accesses it: one address per lane
     # (not the *_2ADDR forms)
     scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
+    # the *_2ADDR forms: lanes conflict wherever any of their words meet, not only at one ADDR
+    several_addresses = aligned != "ADDR"
     def run(ctx: Ctx):
         addr = np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64)
         if nbytes > 1:
@@ -275,6 +304,12 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         return grouped(ctx, addr)
 
     def grouped(ctx: Ctx, addr: np.ndarray):
+        if several_addresses:
+            if current().one_pass_exchanges:
+                out = one_pass_exchange(fn, ctx)
+                if out is not None:
+                    return out
+            return rounds(ctx)
         addr, pos, first = _grouping(ctx, addr)
         flat_addr = addr.reshape(-1)
         if first.all():
@@ -299,14 +334,19 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         return rounds(ctx, pos, first)
 
     def rounds(ctx: Ctx, pos=None, first=None):
-        if pos is None:
-            _, pos, first = _grouping(ctx, np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64))
-        # rank of each active lane among the active lanes with its address; -1 inactive
-        flat_size = ctx.shape[0] * ctx.shape[1]
-        index = np.arange(pos.size)
-        flat_rank = np.full(flat_size, -1, np.int64)
-        flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
-        rank = flat_rank.reshape(ctx.shape)
+        if several_addresses:       # each lane after every earlier lane sharing a word with it
+            rank = lane_order_rounds(ctx, *touched_words(fn, ctx))
+            if rank.max() <= 0:     # no word shared: one call
+                return fn(ctx)
+        else:
+            if pos is None:
+                _, pos, first = _grouping(ctx, np.broadcast_to(np.asarray(ctx.get("ADDR")), ctx.shape).astype(np.uint64))
+            # rank of each active lane among the active lanes with its address; -1 inactive
+            flat_size = ctx.shape[0] * ctx.shape[1]
+            index = np.arange(pos.size)
+            flat_rank = np.full(flat_size, -1, np.int64)
+            flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
+            rank = flat_rank.reshape(ctx.shape)
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
@@ -637,14 +677,15 @@ class SemanticTable:
             return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
                                              source="D0.b32 = S0.b32 (V_MOV_B32's; between the VGPR and AGPR files)"),
                          "hand-written")
-        if d.name in ADDTID:
+        plain = dword_form(self.spec, d)
+        if plain is not None:
             # the manual describes only the address (saddr + offset + laneId * 4, computed by the
             # machine); the data movement is the plain dword load / store's
-            e = self.entry(next(o for o in self.spec.lookup(ADDTID[d.name]) if o.format == d.format))
+            e = self.entry(plain)
             if e.semantic is None:
                 return Entry(None, "unsupported", f"{d.name}: {e.reason}")
             return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
-                                             source=f"{ADDTID[d.name]} at ADDR = saddr + offset + laneId * 4"),
+                                             source=f"{plain.name} at ADDR = saddr + offset + laneId * 4"),
                          "hand-written")
         if d.format == "VOPD":
             base = d.name.replace("V_DUAL_", "V_", 1)

@@ -70,6 +70,10 @@ class Effects:
     #                        (D0, tmp or VGPR[..][VDST]) untyped or as an 8/16-bit value: a packed result
     #                        (v_pk_add_f16, v_cvt_pk_*); one byte chosen by an if (v_cvt_sr_fp8) is not
     result_concat: bool = False  # a bit range of the result is assigned a concatenation { hi, lo }
+    result_ranges: int = 0  # statements outside any if/loop that write a constant bit range of the
+    #                        result (D0 or tmp) of any type, `tmp[63 : 32].f32 = ...`, `D0.u32[63 :
+    #                        32] = tmp1.u32`: two or more is a result made of elements side by side
+    #                        (v_pk_*: v_pk_fma_f32, v_pk_mov_b32, v_pk_add_f16)
     vgpr_fields: frozenset = frozenset()  # operand fields used as a VGPR number: `VGPR[lane][SRC1.u32]`
     #                        (v_permlane16_var's SRC1, v_readlane's SRC0), names as written
     field_numbers: frozenset = frozenset()  # operand fields (SRC0..2, VDST) named as register numbers: every
@@ -94,6 +98,19 @@ class Effects:
     #                        source, an f32 or an f16 half (v_fma_mix*, CDNA's v_mad_mix*)
     products: int = 0      # statements that assign (= or +=) a product to the result or to `tmp`
     #                        (dot products write one per element pair: v_dot8 eight, v_dot4 four)
+    literal: bool = False  # reads SIMM32, the 32-bit literal dword that follows the instruction
+    #                        (s_setreg_imm32_b32, the K of s_fmaak/v_fmamk): one is always encoded
+    opsel_ranges: frozenset = frozenset()  # bit ranges of OPSEL the code reads, (hi, lo): `OPSEL[3 : 2]`
+    #                        (3, 2), `OPSEL[0]` (0, 0), `OPSEL.u3` (2, 0); empty: OPSEL is not read
+    inst_modifiers: frozenset = frozenset()  # the instruction's own modifier fields the code applies
+    #                        as `INST.ABS`, `INST.NEG`, `INST.OMOD` (CDNA4's v_cvt_scalef32_*)
+    field_types: frozenset = frozenset()  # raw operand fields read with a type, (field, type):
+    #                        `SRC0.i32` ('SRC0', 'i32'): a field used as a number, not the operand it encodes
+    pc_sources: frozenset = frozenset()  # operands PC is assigned from (`PC = S0.i64`: s_setpc, s_rfe)
+    shift: bool = False    # the code is one statement assigning D0 a shift, its value one source (or
+    #                        a mask made from one: v_bfm) shifted by another: `D0.u64 = (S1.u64 <<
+    #                        S0[5 : 0].u32)` (v_lshlrev_b64; not CDNA's v_lshl_add_u64, which adds
+    #                        to the shifted value)
 
     @property
     def writes(self) -> frozenset:
@@ -174,6 +191,7 @@ class _Analysis:
         self.depth = 0                   # if/loop nesting of the statement analysed
         self.result_pieces = 0
         self.result_concat = False
+        self.result_ranges = 0
 
     def read_all(self, toks, done: set):
         for i, t in enumerate(toks):
@@ -249,6 +267,8 @@ class _Analysis:
             self.statement(rhs, done)                   # inner assignment, then `a` takes the same value
             rhs = rhs[inner + 1:]
         self.read_all(rhs, done)
+        if op == "=" and self.depth == 0 and _result_range(lhs):
+            self.result_ranges += 1
         if op == "=" and _result_piece(lhs):
             self.result_pieces += self.depth == 0
             self.result_concat |= rhs[:1] == ["{"]
@@ -279,6 +299,17 @@ class _Analysis:
                         self.reads.add(m) if m not in done else None
             else:
                 self.read_all(target[1:], done)
+
+
+def _result_range(lhs: list) -> bool:
+    """`D0[hi : lo]`, `tmp[hi : lo].T`, `D0.T[hi : lo]`: a constant bit range of the result."""
+    if lhs[:1] not in (["D0"], ["tmp"]):
+        return False
+    rest = lhs[1:]
+    if rest[:1] == ["."]:
+        rest = rest[2:]
+    return len(rest) >= 5 and rest[0] == "[" and rest[1].isdigit() and rest[2] == ":" and rest[3].isdigit() \
+        and rest[4] == "]"
 
 
 def _result_piece(lhs: list) -> bool:
@@ -492,6 +523,56 @@ def _constant_at(stmts: list) -> int | None:
     return None
 
 
+_RAW_FIELDS = frozenset({"SRC0", "SRC1", "SRC2", "VDST", "DST", "SDST", "SIMM16", "SIMM32"})
+
+
+def _words(toks: list[str], stmts: list) -> dict:
+    """opsel_ranges, inst_modifiers, field_types, pc_sources (see Effects)."""
+    opsel, inst, typed = set(), set(), set()
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1:i + 6]
+        if t == "OPSEL":
+            if nxt[:1] == ["["] and len(nxt) >= 3 and nxt[1].isdigit():
+                lo = int(nxt[3]) if nxt[2] == ":" and len(nxt) >= 4 and nxt[3].isdigit() else int(nxt[1])
+                opsel.add((int(nxt[1]), lo))
+            elif nxt[:1] == ["."] and len(nxt) >= 2 and re.fullmatch(r"[a-z]+\d+", nxt[1]):
+                opsel.add((int(re.search(r"\d+$", nxt[1]).group(0)) - 1, 0))
+            else:
+                opsel.add((None, None))           # OPSEL as a whole
+        elif t == "INST" and nxt[:1] == ["."] and len(nxt) >= 2:
+            inst.add(nxt[1])
+        elif t in _RAW_FIELDS and nxt[:1] == ["."] and len(nxt) >= 2:
+            typed.add((t, nxt[1]))
+    pc = set()
+    for s in stmts:
+        eq = _assignment(s)
+        if eq is not None and s[:1] == ["PC"] and s[eq] == "=":
+            pc |= {n for t in s[eq + 1:] if (n := _name(t))}
+    return dict(opsel_ranges=frozenset(opsel), inst_modifiers=frozenset(inst), field_types=frozenset(typed),
+                pc_sources=frozenset(pc))
+
+
+def _shift(stmts: list) -> bool:
+    """One statement `D0.T = (A << B)` / `(A >> B)`: the whole value a shift of one source by another."""
+    if len(stmts) != 1 or stmts[0][:1] != ["D0"]:
+        return False
+    s = stmts[0]
+    eq = _assignment(s)
+    rhs = s[eq + 1:] if eq is not None and s[eq] == "=" else []
+    if rhs[:1] != ["("] or rhs[-1:] != [")"]:
+        return False
+    depth, ops = 0, []
+    for t in rhs[1:-1]:
+        depth += t in "([{"
+        depth -= t in ")]}"
+        if depth == 0 and t in ("<<", ">>", "+", "-", "*", "/", "&", "|", "^", "?", "&&", "||"):
+            ops.append(t)
+        elif depth < 0:
+            return False
+    sources = {n for t in rhs if (n := _name(t))}
+    return ops in (["<<"], [">>"]) and len(sources) == 2 and sources <= {"S0", "S1", "S2"}
+
+
 def _products(stmts: list) -> int:
     n = 0
     for s in stmts:
@@ -531,7 +612,8 @@ def effects(pcode: str | None) -> Effects:
         b.read_all(toks, set())
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix, names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
+                       b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix,
+                       literal="SIMM32" in toks, **_words(toks, []), names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
                        **_flags(toks), **_fields(toks), shapes=shapes)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
@@ -541,5 +623,6 @@ def effects(pcode: str | None) -> Effects:
                    copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
-                   products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces,
+                   products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces, result_ranges=a.result_ranges,
+                   literal="SIMM32" in toks, shift=_shift(stmts), **_words(toks, stmts),
                    result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)

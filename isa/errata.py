@@ -844,3 +844,41 @@ FORMAT_FROM_DESCRIPTOR = {
                     "BUFFER_STORE_FORMAT_XYZW", "BUFFER_STORE_D16_FORMAT_X", "BUFFER_STORE_D16_FORMAT_XY",
                     "BUFFER_STORE_D16_FORMAT_XYZ", "BUFFER_STORE_D16_FORMAT_XYZW", "BUFFER_STORE_D16_HI_FORMAT_X")),
 }
+
+
+# DS instructions whose operands the manuals' code does not name in the pseudocode language: no code
+# (the GWS instructions on RDNA3/3.5 and CDNA4, DS_ORDERED_COUNT), code written as C (DS_SWIZZLE_B32:
+# `thread_out[i] = thread_in[j]`, with no operand fields) or registers indexed untyped (the GS_REG
+# atomics: `VDST[1] = GS_REGS(addr + 1)`). name -> ((VDST registers or 0, an ADDR VGPR, data operands
+# as (field, registers) ...), pages by family, LLVM 22's encodings as evidence; read by
+# isa.memory_access.lds_operands.
+UNDESCRIBED_LDS = {
+    "DS_SWIZZLE_B32": ((1, True, ()), {"rdna3": 185, "rdna3.5": 187, "rdna4": 204, "cdna3": 553, "cdna4": 600},
+                       "0092d4d801000020 -> ds_swizzle_b32 v32, v1 offset:37376 (gfx1100: the swizzled source "
+                       "is the ADDR byte, the result VDST); 00d57ad800000032 -> ds_swizzle_b32 v50, v0 "
+                       "offset:swizzle(ROTATE,1,8) (gfx942)"),
+    "DS_ORDERED_COUNT": ((1, True, ()), {"rdna3": 185, "rdna3.5": 187},
+                         "0002fed832000084 -> ds_ordered_count v132, v50 offset:512 gds (gfx1100)"),
+    "DS_ADD_GS_REG_RTN": ((2, False, (("DATA0", 1),)), {"rdna3": 185, "rdna3.5": 187},
+                          "0008ead900080034 -> ds_add_gs_reg_rtn v[52:53], v8 offset:2048 gds (gfx1100)"),
+    "DS_SUB_GS_REG_RTN": ((2, False, (("DATA0", 1),)), {"rdna3": 185, "rdna3.5": 187},
+                          "0800eed900010002 -> ds_sub_gs_reg_rtn v[2:3], v1 offset:8 gds (gfx1100)"),
+    # code in another language (`for i = 0..2 do`, DATA1[i]: four pushed node pointers, DATA1[3])
+    "DS_BVH_STACK_RTN_B32": ((1, True, (("DATA0", 1), ("DATA1", 4))), {"rdna3": 185, "rdna3.5": 187},
+                             "0020b4da84003388 -> ds_bvh_stack_rtn_b32 v136, v132, v0, v[51:54] offset:8192 "
+                             "(gfx1100); 0009b4da80000000 -> ds_bvh_stack_rtn_b32 v0, v128, v0, v[0:3] "
+                             "offset:2304 (gfx1151)"),
+    # the GWS value VGPR sits in the ADDR byte; the manuals' GWS sections do not place it
+    "DS_GWS_INIT": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553, "cdna4": 600},
+                    "001866d809000000 -> ds_gws_init v9 offset:6144 gds (gfx1100); 000433d968000000 -> "
+                    "ds_gws_init v104 offset:1024 gds (gfx942)"),
+    "DS_GWS_SEMA_BR": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553, "cdna4": 600},
+                       "00006ed801000000 -> ds_gws_sema_br v1 gds (gfx1100)"),
+    "DS_GWS_BARRIER": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553, "cdna4": 600},
+                       "000076d801000000 -> ds_gws_barrier v1 gds (gfx1100)"),
+    "DS_GWS_SEMA_V": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553},
+                      "00326ad800000000 -> ds_gws_sema_v offset:12800 gds (gfx1100); 004835d900000000 -> "
+                      "ds_gws_sema_v offset:18432 gds (gfx942)"),
+    "DS_GWS_SEMA_P": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553}, "as DS_GWS_SEMA_V"),
+    "DS_GWS_SEMA_RELEASE_ALL": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553}, "as DS_GWS_SEMA_V"),
+}

@@ -9,10 +9,18 @@
                                   # 8-bit offset addresses one element, ADDR + OFFSETn * size
     a.data_dwords                 # VGPRs a store / atomic sends (cmpswap: value and compare, DATA[63 : 32])
     a.result_dwords               # VGPRs a load / returning atomic writes (VDATA[95 : 64]: 3)
+    a.element_bits                # bits of each memory value the code reads or writes (MEM[addr].b32: 32)
     converts_format(d)            # a buffer access converts through a data format (*_FORMAT_*)
     buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
     lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
     ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
+    takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
+    gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
+    node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
+    mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
+    lds_operands(d)               # a DS instruction's result, address and data operands
+    attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
+    prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
 `tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
@@ -33,10 +41,13 @@ formatted data". buffer_resource: the code or description names a buffer (CalcBu
 the description tests "the intersection of rays" or returns "results of intersection testing".
 
 Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
-descriptions, a few CDNA LDS-direct and cache instructions), the direction comes from AMD's
-naming convention, which the manuals follow for every memory instruction: `_ATOMIC` atomics,
-`_STORE` stores, `_LOAD` loads, and on image formats every other instruction (sample, gather,
-get_lod, bvh ray queries, msaa_load) returns data; `_D16` in the name marks D16 data."""
+descriptions, a few CDNA LDS-direct and cache instructions), the direction is the verb the
+description leads with ("Load 32 bits of untyped data ...", "Store a texel ...", CDNA's "Read 64
+bits of data per lane from data share", RDNA3's "Untyped
+buffer load dword.", CDNA's "Convert 16 bits of data ... and store the data into a buffer
+surface"), and on image formats every other instruction (sample, gather, get_lod, bvh ray
+queries: "Sample texture map", "Gather 4 single component elements", "Intersection test ...")
+returns data; D16 data is data "from the high 16 bits" (or low) of a register."""
 from __future__ import annotations
 
 import re
@@ -49,6 +60,7 @@ _MEM = re.compile(r"\bMEM\s*\[")
 _RESULT = r"(?:VDATA|RETURN_DATA|VDST|D0)"
 _HALF_WRITE = re.compile(_RESULT + r"\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*\.\s*\w+\s*=(?!=)")
 _OFFSET1_INDEX = re.compile(r"\bOFFSET1(?:\.\w+)?\s*\*")
+_MEM_TYPE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*\.\s*[a-z]+(\d*)\b")
 _RESULT_WRITE = re.compile(_RESULT + r"\s*(?:\[[^\]]*\])?\s*(?:\.\s*\w+\s*)?=(?!=)")
 
 
@@ -60,6 +72,8 @@ class MemoryAccess:
     data_dwords: int | None = None    # VGPRs of the data a store or atomic sends (cmpswap: value and
     #                                   compare), from the pseudocode; None where it does not say
     result_dwords: int | None = None  # VGPRs a load or a returning atomic writes, likewise
+    element_bits: int | None = None   # bits of the memory values the code accesses where every typed
+    #                                   MEM[...].T agrees (RDNA3's short .b / .u: 32), else None
 
 
 # the data register a store / atomic reads and the result a load / atomic writes, by the names
@@ -100,14 +114,20 @@ def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int
     return out[0], out[1]
 
 
-def _by_name(name: str, image: bool) -> str | None:
-    if "_ATOMIC" in name:
-        return "atomic"
-    if "_STORE" in name:
-        return "store"
-    if "_LOAD" in name or image:
-        return "load"
-    return None
+# the verb a description leads with ("Load 8 bits of ...", "Store a texel ...", RDNA3's "Untyped
+# buffer load dword."), or a conversion that then stores ("Convert 16 bits of data from the high 16
+# bits ... into 1-component formatted data and store the data into a buffer surface")
+_LEADING_VERB = re.compile(r"^(?:untyped buffer\s+)?(atomic|load|store|read)\b|^convert\b[^.]*\band (store|load) the data\b",
+                           re.I)
+_HALF_REGISTER = re.compile(r"\b(?:high|low) 16 bits of\b")    # D16 data: one half of each register
+
+
+def _by_description(description: str, image: bool) -> str | None:
+    m = _LEADING_VERB.search(description)
+    if m:
+        verb = (m.group(1) or m.group(2)).lower()
+        return "load" if verb == "read" else verb      # CDNA's "Read 64 bits of data per lane from data share"
+    return "load" if image else None
 
 
 @lru_cache(maxsize=None)
@@ -131,8 +151,11 @@ def memory_access(d, image: bool = False) -> MemoryAccess:
     if d.pcode and _MEM.search(d.pcode):
         direction, d16 = _from_pcode(d.pcode)
         data, result = _sizes(d.pcode, direction, tuple(sorted(d.operand_types.items())))
-        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result)
-    return MemoryAccess(_by_name(d.name, image), "_D16" in d.name)
+        widths = {int(w) if w else 32 for w in _MEM_TYPE.findall(d.pcode)}
+        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result,
+                            widths.pop() if len(widths) == 1 else None)
+    description = d.description or ""
+    return MemoryAccess(_by_description(description, image), bool(_HALF_REGISTER.search(description)))
 
 
 _CONVERTS = re.compile(r"\bConvert(?:From|To)Format\b")
@@ -160,6 +183,86 @@ def lane_address(d) -> bool:
 def ray_query(d) -> bool:
     """`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray)."""
     return bool(_RAY_QUERY.search(d.description or ""))
+
+
+_NO_SAMPLER = re.compile(r"\bno sampl(?:er|ing)\b|\bdoes not take a sampler\b|\bresource info", re.I)
+_LOADS = re.compile(r"^(?:untyped buffer\s+)?load\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def takes_sampler(d) -> bool:
+    """`d` (an image-family instruction) reads a sampler constant (MIMG's SSAMP, VSAMPLE's SAMP):
+    it returns data, and its description neither loads ("Load element from ...", "Load up to 4
+    samples ...": image_load*, image_msaa_load) nor says "No sampler" / "No sampling is performed"
+    / "does not take a sampler", nor reads resource information (image_get_resinfo), nor tests
+    rays (ray_query). Sample, gather and get_lod are left."""
+    description = d.description or ""
+    return memory_access(d, True).direction == "load" and not _LOADS.search(description) \
+        and not _NO_SAMPLER.search(description) and not ray_query(d)
+
+
+_FOUR_TEXELS = re.compile(r"\b(?:gather 4 single[- ]component|up to 4 samples of 1 component|"
+                          r"1 component per texel from 4x1 texels)\b|^GATHER4\w*,", re.I)
+
+
+def gathers_four(d) -> bool:
+    """`d` (an image-family instruction) returns four texels of one channel, whatever DMASK says
+    ("Gather 4 single component elements (2x2)", "Fetch 1 component per texel from 4x1 texels",
+    "Load up to 4 samples of 1 component from an MSAA resource"; RDNA3's "GATHER4_LZ, with user
+    offsets." names the gather it varies): image_gather4*, image_msaa_load."""
+    return bool(_FOUR_TEXELS.search(d.description or ""))
+
+
+_MIP_LEVEL = re.compile(r"\buser[- ](?:specified|supplied) mip ?level\b|\bfor a given mip ?level\b", re.I)
+_RESOURCE_INFO = re.compile(r"\bresource info", re.I)
+
+
+def mip_level(d) -> bool:
+    """`d` (an image-family instruction) takes a mip level among its address components ("Load
+    element from user-specified miplevel", "Return resource info for a given mip level"):
+    image_load_mip*, image_store_mip*, image_get_resinfo."""
+    return bool(_MIP_LEVEL.search(d.description or ""))
+
+
+def resource_info(d) -> bool:
+    """`d` (an image-family instruction) returns the resource's description, not texels ("Return
+    resource info ...", "Gather resource information ..."): its only address is the mip level."""
+    return bool(_RESOURCE_INFO.search(d.description or ""))
+
+
+_WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)
+
+
+def node_pointer_dwords(d) -> int:
+    """VGPRs of a ray query's BVH node pointer: 2 where the description says "64-bit node
+    pointer" (image_bvh64_intersect_ray), else 1."""
+    return 2 if _WIDE_NODE.search(d.description or "") else 1
+
+
+_PARAMETER = re.compile(r"\btransfer parameter data\b", re.I)
+
+
+def attribute_load(d) -> bool:
+    """`d` (an LDS-direct instruction: LDSDIR, RDNA4's VDSDIR) loads an interpolation attribute's
+    channel ("Transfer parameter data from LDS to VGPRs ...": lds_param_load, ds_param_load), so
+    its ATTR / ATTR_CHAN fields are an operand; the direct loads ("Read a single 32-bit value from
+    LDS to all lanes") have none."""
+    return bool(_PARAMETER.search(d.description or ""))
+
+
+_PREFETCH = re.compile(r"\bPrefetch\w*\s*\(")
+_PC_BASE = re.compile(r"\bPC\s*\[")
+
+
+@lru_cache(maxsize=None)
+def prefetch(d) -> str | None:
+    """A scalar prefetch (RDNA4's s_prefetch_inst/data, s_buffer_prefetch_data: the code calls
+    PrefetchScalarInst / PrefetchScalarData with an address and a length that SDATA, a number,
+    adds to): 'pc' when the address is relative to the PC (`PC[63 : 0].i64 + 8LL + ...`, no
+    SBASE), 'base' when it comes from SBASE; None for any other instruction."""
+    if not d.pcode or not _PREFETCH.search(d.pcode):
+        return None
+    return "pc" if _PC_BASE.search(d.pcode) else "base"
 
 
 _DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")
@@ -207,3 +310,49 @@ def typed_buffer(d) -> bool:
         return False
     from .errata import FORMAT_FROM_DESCRIPTOR
     return not any(d.name in names for _, names in FORMAT_FROM_DESCRIPTOR.values())
+
+
+@dataclass(frozen=True)
+class LdsOperands:
+    """A DS instruction's operands (lds_operands)."""
+    result: int | None       # VDST registers: 0 (none), None (the data type's), or a count
+    address: bool            # an ADDR VGPR
+    data: tuple = ()         # each data operand: (field, registers or None for the data type's)
+
+
+_LDS_RESULTS = {"RETURN_DATA", "VDST", "VGPR_RTN"}
+_LDS_ADDRESSES = {"ADDR", "ADDR_BASE", "vgpr_a"}
+_LDS_DATA = ({"DATA", "DATA0"}, {"DATA1", "DATA2"})
+_RETURNS_SAID = re.compile(r"\breturn the pre-operation value to VGPRs\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def lds_operands(d) -> LdsOperands:
+    """Operands of a DS instruction, from the names its code uses: a result where it writes
+    RETURN_DATA / VDST or loads; an address where it names ADDR (ADDR_BASE, RDNA4's vgpr_a); DATA0
+    where it names DATA (or DATA0), DATA1 where it names DATA2 (or DATA1). An atomic's code is the
+    same with and without return; the manual names the rule: "All instructions with RTN in the name
+    return the value that was in memory before the operation was performed" (CDNA3 manual, section
+    12.12, page 418; RDNA3's atomics pair ..._U32 / ..._RTN_U32 the same way). Without code, the
+    description: a load (its leading verb) returns data through an address, "Return the
+    pre-operation value to VGPRs" (CDNA's ds_append) a result. What the code cannot say is in
+    isa.errata.UNDESCRIBED_LDS (GWS, ds_ordered_count, ds_swizzle_b32, the GS_REG atomics)."""
+    from .errata import UNDESCRIBED_LDS
+    if d.name in UNDESCRIBED_LDS:
+        result, address, data = UNDESCRIBED_LDS[d.name][0]
+        return LdsOperands(result, address, data)
+    access = memory_access(d)
+    if not d.pcode:
+        said = access.direction == "load" or bool(_RETURNS_SAID.search(d.description or ""))
+        return LdsOperands(None if said else 0, access.direction is not None)
+    names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r"//[^\n]*", "", d.pcode)))
+    writes_result = bool(names & _LDS_RESULTS)
+    result = "_RTN" in d.name if access.direction == "atomic" and writes_result else \
+        writes_result or access.direction == "load"
+    text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
+    data = []
+    for i, given in enumerate(_LDS_DATA):
+        if names & given:
+            bits = _register_bits(text, tuple(sorted(given)), types)
+            data.append((f"DATA{i}", -(-bits // 32) if bits else None))
+    return LdsOperands(None if result else 0, bool(names & _LDS_ADDRESSES), tuple(data))

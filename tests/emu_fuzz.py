@@ -21,6 +21,7 @@ drawn at random and checked by the DSL's encoder: a combination it refuses is dr
     python -m tests.emu_fuzz --seconds 600            # offline: as many programs as fit
     python -m tests.emu_fuzz --seeds 0:500 --target gfx1100-w64
     python -m tests.emu_fuzz --corpus                 # the kernel corpus in full reference mode
+                                                      # (WAVESMITH_LAUNCH_SECONDS=300 on a loaded machine)
 """
 from __future__ import annotations
 
@@ -619,6 +620,9 @@ def _corpus(out) -> int:
                 outs.append(run_outcome(dev.machine, lambda: run_case(case, target, devs)[1]))
             diff = differences(*outs)
             bad += bool(diff)
+            if diff:        # a launch cut short (a time budget) leaves other memory: start the next case afresh
+                for devs in devices:
+                    devs.pop(arch, None)
             print(f"{case.name} {target}: {outs[0].instructions} wave-instructions, "
                   f"{time.perf_counter() - t:.1f} s: {diff or 'same'}", file=out, flush=True)
     return bad

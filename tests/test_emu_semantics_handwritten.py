@@ -206,3 +206,26 @@ def test_wmma_integer_signedness_from_neg_bits(bits, signs):
     out = execute(f"v_wmma_i32_16x16x16_iu{bits}", lanes, waves=W, OPSEL=0, NEG=signs, NEG_HI=0,
                   S0=sa_regs, S1=sb_regs, S2=_cd_registers(c.astype(np.int64).astype(np.uint32), lanes))["D0"]
     assert (out == _cd_registers(want, lanes)).all()
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"])
+def test_every_handwritten_module_is_found_though_imported_only_when_asked(arch):
+    """emu/handwritten imports its modules when an instruction of theirs is first asked for,
+    chosen by name prefix (WMMA, VINTERP) or the family's mfma table: every instruction a
+    module implements that the family's manual lists must still get its hand-written semantic."""
+    import isa
+    from emu import handwritten
+    from emu.handwritten import interp, lanes, mfma, wmma, wmma_rdna4
+    spec = isa.load(arch)
+    names = {d.name for d in spec.instructions}
+    from dsl.syntax import WMMA_REPLICATED      # RDNA3's layout; RDNA4 stripes (and has no integer WMMA here)
+    layout = wmma if spec.traits.family in WMMA_REPLICATED else wmma_rdna4
+    expected = (set(layout.VARIANTS) | set(interp.VARIANTS) | set(mfma.shapes(spec))
+                | set(handwritten.DATA_PARALLEL) | {"DS_APPEND", "DS_CONSUME"}) & names
+    assert all(n.startswith("V_WMMA_") for n in set(wmma.VARIANTS) | set(wmma_rdna4.VARIANTS))
+    assert all(n.startswith("V_INTERP_") for n in interp.VARIANTS)
+    assert all(callable(getattr(lanes, fn)) for fn, *_ in handwritten.DATA_PARALLEL.values())
+    missing = sorted(n for n in expected if handwritten.semantic(n, False, spec) is None)
+    assert expected and not missing, missing
+    if spec.tables.get("mfma"):
+        assert any(n in names for n in mfma.shapes(spec))

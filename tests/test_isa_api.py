@@ -213,3 +213,35 @@ def test_destination_restrictions_and_shared_code_tables():
     assert ops["SOP2"]["SSRC1"] == ops["SOP2"]["SSRC0"]           # "Same codes as SSRC0"
     assert ops["VOP3"]["SRC2"] == ops["VOP3"]["SRC0"]             # "Same options as SRC0"
     assert ops["VOPD"]["SRCY0"] == ops["VOPD"]["SRCX0"]           # "See SRCX0 for enumerations"
+
+
+@pytest.mark.parametrize("arch", ALL_ARCHS + ["cdna4"])
+def test_instr_defs_are_the_objects_the_constructor_makes(arch):
+    """Spec builds each InstrDef straight into its __dict__ (spec._instr_defs): every one must
+    be what the dataclass's own constructor makes from the generated row, field for field, and
+    behave as a frozen InstrDef."""
+    import dataclasses
+    import importlib
+    from isa.spec import InstrDef
+    spec = isa.load(arch)
+    rows = importlib.import_module(f"isa.generated.{arch.replace('.', '_')}").INSTRUCTIONS
+    assert len(spec.instructions) == len(rows)
+    for d, row in zip(spec.instructions, rows):
+        made = InstrDef(**row)
+        assert type(d) is InstrDef and dataclasses.astuple(d) == dataclasses.astuple(made) and repr(d) == repr(made)
+    d = spec.instructions[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.name = "X"
+    assert d == d and d != dataclasses.replace(d) and hash(d) == object.__hash__(d)     # compared by identity
+
+
+def test_generated_row_with_other_fields_is_refused():
+    from isa.spec import _instr_defs
+    import importlib
+    row = dict(importlib.import_module("isa.generated.rdna3").INSTRUCTIONS[0])
+    row["extra"] = 1
+    with pytest.raises(isa.ISALoadError, match=r"rdna3: generated instruction '\w+' has fields .*extra.*regenerate"):
+        _instr_defs([row], "rdna3")
+    del row["extra"], row["page"]
+    with pytest.raises(isa.ISALoadError, match="InstrDef has .*'page'"):
+        _instr_defs([row], "rdna3")

@@ -274,3 +274,350 @@ def test_dsl_vopd_halves_are_the_vopd_instructions():
             fn = ns[name]
             assert isinstance(fn(Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf), name
         assert not isinstance(ns["v_add_f32"](Reg("v", 0), Reg("v", 1), Reg("v", 2)), VopdHalf)
+
+
+def test_literal_dword_is_the_pseudocodes_simm32():
+    """The decoder's always-a-literal rule (SOP2: "SIMM32" as a substring of the pseudocode; SOPK:
+    the name S_SETREG_IMM32_B32) and the emulator's s_setreg source ("IMM32" in the name) now
+    read isa.effects' literal (the parse reads SIMM32). The same instructions in every family."""
+    from dsl.decode import _always_literal
+    from emu.handwritten.hwreg import source
+    seen = 0
+    for family, d in _instructions():
+        spec = isa.load(family)
+        if d.format in ("SOP2", "SOPK"):
+            old = "SIMM32" in (d.pcode or "") if d.format == "SOP2" else d.name == "S_SETREG_IMM32_B32"
+            assert _always_literal(spec, d.format, (d,)) == old == effects(d.pcode).literal, (family, d.name)
+            seen += old
+        if d.name.startswith("S_SETREG"):
+            assert source(d.name, spec) == ("SIMM32" if "IMM32" in d.name else "S0"), (family, d.name)
+    assert seen == 5 + 4          # s_setreg_imm32_b32 in five families, s_fmaak/s_fmamk in two
+
+
+def test_64bit_shift_is_the_parse():
+    """RDNA's encoder allows one scalar value to the 64-bit shifts (the manual's "64-bit shift
+    instructions can use only one scalar value input"), found by LSHL/LSHR/ASHR in the name of an
+    instruction with a 64-bit result and a << or >> in its code; now a 64-bit result whose code is
+    a shift of a source (isa.effects' shift). The same instructions, bar CDNA's V_LSHL_ADD_U64,
+    which adds to the shifted value (and is encoded by the gfx9 assembler, where every VALU
+    instruction takes one scalar value)."""
+    from dsl.signature import valu_signature
+    differ, same = set(), 0
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        if not d.pcode or d.format not in roles.valu:
+            continue
+        sig = valu_signature(d)
+        wide = bool(sig.dsts) and sig.dsts[0].bits == 64
+        old = wide and ("<<" in d.pcode or ">>" in d.pcode) and any(w in d.name for w in ("LSHL", "LSHR", "ASHR"))
+        new = wide and effects(d.pcode).shift
+        if old != new:
+            differ.add((family, d.name, new))
+        same += old and new
+    assert differ == {("cdna3", "V_LSHL_ADD_U64", False), ("cdna4", "V_LSHL_ADD_U64", False)}
+    assert same == 3 + 3 + 4 + 3 + 3     # v_lshlrev/v_lshrrev/v_ashrrev_b64; RDNA4 also VOP2 v_lshlrev_b64
+    assert "+ S2.u64" in isa.load("cdna3").lookup("V_LSHL_ADD_U64")[0].pcode
+
+
+def test_packed_results_are_the_parse():
+    """The gfx9 assembler refuses op_sel / op_sel_hi on a VOP3P instruction whose result is not
+    packed (v_dot2_f32_f16), found by "_PK_" in the name; now by isa.effects' result_ranges (two
+    or more constant bit ranges of the result written side by side: v_pk_fma_f32's tmp[63 : 32],
+    v_pk_mov_b32's D0.u32[63 : 32]). The same answer for every VOP3P instruction with a result
+    (bar the mixed-precision ones, which take op_sel either way) in all five families."""
+    checked = packed = 0
+    for family, d in _instructions():
+        if not d.format.startswith("VOP3P") or not d.pcode:
+            continue
+        fx = effects(d.pcode)
+        if fx.mixed_sources or not fx.writes & {"D0"}:
+            continue
+        assert (fx.result_ranges >= 2) == ("_PK_" in d.name), (family, d.name)
+        checked += 1
+        packed += "_PK_" in d.name
+    assert checked > 150 and packed > 80
+
+
+def test_lane_addressed_loads_take_the_dword_forms_semantics():
+    """The emulator took GLOBAL_LOAD/STORE_ADDTID_B32's data semantics from a table naming
+    GLOBAL_LOAD_B32 / GLOBAL_STORE_B32; now emu.table.dword_form finds, for a FLAT-family
+    instruction the manual addresses by lane ID (isa.memory_access.lane_address), the one
+    instruction of its format with the same direction, one dword of data and a 32-bit memory
+    value (isa.memory_access's element_bits). The same pairs in every family (CDNA has none)."""
+    from emu.table import dword_form
+    old_table = {"GLOBAL_LOAD_ADDTID_B32": "GLOBAL_LOAD_B32", "GLOBAL_STORE_ADDTID_B32": "GLOBAL_STORE_B32"}
+    pairs = 0
+    for family, d in _instructions():
+        spec = isa.load(family)
+        plain = dword_form(spec, d)
+        expected = old_table.get(d.name) if family.startswith("rdna") else None
+        assert (plain.name if plain else None) == expected, (family, d.name)
+        pairs += plain is not None
+    assert pairs == 6
+
+
+def test_scalar_prefetches_are_their_code():
+    """RDNA4's SMEM prefetches (operands [sbase,] offset, soffset, length) were found by "prefetch"
+    in the mnemonic and the PC-relative ones (no sbase) by its _pc_rel suffix, in the encoder and
+    the decoder's Instr builder; now isa.memory_access.prefetch: the code calls Prefetch*(addr,
+    length), its address relative to PC or to SBASE. The same instructions in every family (only
+    RDNA4 has them; s_set_inst_prefetch_distance is a SOPP mode change, not an SMEM prefetch)."""
+    from isa.memory_access import prefetch
+    seen = {}
+    for family, d in _instructions():
+        mn = d.name.lower()
+        old = None if d.format != "SMEM" or "prefetch" not in mn else "pc" if mn.endswith("_pc_rel") else "base"
+        assert prefetch(d) == old, (family, d.name)
+        if old:
+            seen[old] = seen.get(old, 0) + 1
+    assert seen == {"base": 3, "pc": 2}
+
+
+def test_scalar_prefetches_encode_as_llvm_does():
+    """The switched encoder and decoder against llvm-mc-22's bytes for each prefetch form (with and
+    without sbase), and our text of those bytes assembles back to them."""
+    from dsl.asm import assemble
+    from dsl.disasm import disassemble
+    from tests.llvm_tools import mc_encodings
+    lines = ["s_prefetch_data s[2:3], 0x100, s5, 7", "s_prefetch_inst_pc_rel 0x40, s4, 3",
+             "s_buffer_prefetch_data s[4:7], 0x80, null, 31", "s_prefetch_data_pc_rel 0x0, m0, 0",
+             "s_prefetch_inst s[6:7], -0x20, null, 1"]
+    for line, want in zip(lines, mc_encodings(lines, "gfx1201")):
+        assert want is not None, line
+        assert assemble(line, "gfx1201") == want, line
+        text = disassemble(want, "gfx1201").strip()
+        assert assemble(text, "gfx1201") == want, (line, text)
+
+
+def _old_direction_by_name(name: str, image: bool) -> str | None:    # isa.memory_access, as it was
+    if "_ATOMIC" in name:
+        return "atomic"
+    if "_STORE" in name:
+        return "store"
+    if "_LOAD" in name or image:
+        return "load"
+    return None
+
+
+def test_memory_direction_without_code_is_the_descriptions_verb():
+    """Where the manual gives a memory instruction no code touching MEM (images, RDNA3's
+    GLOBAL_*_ADDTID_B32, CDNA's LDS-direct loads and BUFFER_STORE_FORMAT_D16_HI_X), isa.memory_access
+    took the direction from _ATOMIC/_STORE/_LOAD in the name and D16 from _D16; now from the
+    description's leading verb (images that neither load nor store return data) and "high/low 16
+    bits of" a register. Over every such instruction of the five families the same, bar CDNA4's
+    DS_READ_U8 (the CDNA4 conversion lost its code; CDNA names loads READ, which the name rule missed:
+    now a load, as its description "Load 8 bits of unsigned data from a data share" says) and CDNA4's
+    transposing DS_READ_B64/B96_TR_* (no code; "Read 64 bits of data per lane from data share")."""
+    from isa.memory_access import _MEM, memory_access
+    differ, checked = set(), 0
+    for family, d in _instructions():
+        roles = isa.traits(family).roles
+        if d.format not in roles.image | roles.flat | roles.buffer | roles.lds | roles.smem:
+            continue
+        if d.pcode and _MEM.search(d.pcode):
+            continue
+        image = d.format in roles.image
+        new = memory_access(d, image)
+        checked += 1
+        if (new.direction, new.d16) != (_old_direction_by_name(d.name, image), "_D16" in d.name):
+            differ.add((family, d.name, new.direction))
+    read_tr = {("cdna4", f"DS_READ_{w}_TR_{e}", "load") for w, e in (("B64", "B4"), ("B64", "B8"), ("B64", "B16"),
+                                                                       ("B96", "B6"))}
+    assert differ == {("cdna4", "DS_READ_U8", "load")} | read_tr
+    assert checked > 300
+    assert isa.load("cdna4").lookup("DS_READ_U8")[0].description.startswith("Load 8 bits")
+    for _, name, _ in read_tr:       # "Read 64 bits of data per lane from data share. ... transpose"
+        assert isa.load("cdna4").lookup(name)[0].description.startswith("Read ")
+
+
+def test_image_facts_are_the_manuals_descriptions():
+    """Image rules the decoder's Instr builder, the RDNA4 encoder and dsl.signature kept by name,
+    now read from the descriptions (isa.memory_access): a sampler operand (names starting
+    IMAGE_SAMPLE / IMAGE_GATHER / IMAGE_GET_LOD; now takes_sampler: returns data without loading,
+    "No sampler", resource information or a ray test), four texels of one channel (GATHER4 in the
+    name or IMAGE_MSAA_LOAD; now gathers_four), a ray query (BVH in the name; now ray_query) and its
+    64-bit node pointer (BVH64; now node_pointer_dwords). The same instructions in every family."""
+    from isa.memory_access import gathers_four, node_pointer_dwords, ray_query, takes_sampler
+    counts = {"sampler": 0, "four": 0, "ray": 0, "wide": 0}
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.image:
+            continue
+        sampler = d.name.startswith(("IMAGE_SAMPLE", "IMAGE_GATHER", "IMAGE_GET_LOD"))
+        four = "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD"
+        assert (takes_sampler(d), gathers_four(d), ray_query(d)) == (sampler, four, "BVH" in d.name), (family, d.name)
+        if ray_query(d):
+            assert node_pointer_dwords(d) == (2 if "BVH64" in d.name else 1), (family, d.name)
+        counts["sampler"] += sampler
+        counts["four"] += four
+        counts["ray"] += "BVH" in d.name
+        counts["wide"] += "BVH64" in d.name
+    assert counts["sampler"] > 150 and counts["four"] > 40 and counts["ray"] == 8 and counts["wide"] == 3
+
+
+# dsl.signature.ds_layout as it was: operands by name
+_OLD_DS_NO_ADDR = {"DS_APPEND", "DS_CONSUME", "DS_LOAD_ADDTID_B32", "DS_STORE_ADDTID_B32", "DS_NOP",
+                   "DS_GWS_SEMA_RELEASE_ALL", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P", "DS_GWS_INIT", "DS_GWS_SEMA_BR",
+                   "DS_GWS_BARRIER", "DS_READ_ADDTID_B32", "DS_WRITE_ADDTID_B32"}
+_OLD_DS_LOADS = ("DS_LOAD", "DS_READ")
+
+
+def _old_ds_layout(d):
+    from dsl.operand_records import data_dwords
+    from isa.memory_access import memory_access
+    name = d.name
+    n = data_dwords(name)
+    two = memory_access(d).two_addresses
+    out = []
+    if name in ("DS_ADD_GS_REG_RTN", "DS_SUB_GS_REG_RTN"):
+        return [("vdst", "VDST", 2), ("data0", "DATA0", 1)]
+    if name.startswith("DS_BVH_STACK"):
+        pushed = re.search(r"_PUSH(\d+)_", name)
+        return [("vdst", "VDST", n), ("addr", "ADDR", 1), ("data0", "DATA0", 1),
+                ("data1", "DATA1", int(pushed.group(1)) if pushed else 4)]
+    rtn = "_RTN" in name or name.startswith(_OLD_DS_LOADS + ("DS_PERMUTE", "DS_BPERMUTE")) or name in (
+        "DS_SWIZZLE_B32", "DS_APPEND", "DS_CONSUME") or \
+        "VGPR_DST is the VGPR the result is written to" in (d.description or "")
+    if "CONDXCHG32" in name:
+        n = 2
+    if rtn:
+        out.append(("vdst", "VDST", n * 2 if two else n))
+    if name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER"):
+        out.append(("data0", "ADDR", 1))
+    if name not in _OLD_DS_NO_ADDR:
+        out.append(("addr", "ADDR", 1))
+    data = 0
+    if not name.startswith(_OLD_DS_LOADS + ("DS_SWIZZLE", "DS_APPEND", "DS_CONSUME", "DS_NOP", "DS_GWS",
+                                            "DS_ORDERED")):
+        data = 2 if ("MSKOR" in name or "CMPST" in name or "WRAP" in name or two) else 1
+    if name in ("DS_STORE_ADDTID_B32", "DS_WRITE_ADDTID_B32"):
+        data = 1
+    if data >= 1:
+        out.append(("data0", "DATA0", n))
+    if data == 2:
+        out.append(("data1", "DATA1", n))
+    return out
+
+
+def test_lds_operands_are_the_names_their_code_uses():
+    """dsl.signature.ds_layout chose a DS instruction's VDST, ADDR and DATA0/DATA1 by name (_RTN,
+    loads, permute/swizzle/append; a table of instructions without an address; MSKOR, CMPST, WRAP
+    for a second data operand; CONDXCHG32 and BVH_STACK's PUSHn for widths); now
+    isa.memory_access.lds_operands: the names the code uses (RETURN_DATA/VDST, ADDR, DATA/DATA2 and
+    their bit ranges), the manual's own RTN rule for atomics (their code is the same with and
+    without return), the description where there is no code, and isa.errata.UNDESCRIBED_LDS where
+    the code cannot say. The same layout for every DS instruction of the five families."""
+    from dsl.signature import ds_layout
+    checked = 0
+    for family, d in _instructions():
+        if d.format in ("DS", "VDS"):
+            assert ds_layout(d) == _old_ds_layout(d), (family, d.name)
+            checked += 1
+    assert checked > 600
+
+
+def test_undescribed_lds_entries_hold_their_pages_and_llvms_bytes():
+    """Each UNDESCRIBED_LDS entry names instructions the manuals have, on the pages given, and its
+    RDNA evidence is what llvm-mc-22 encodes for the quoted text; our assembler gives those bytes."""
+    from dsl.asm import assemble
+    from isa.errata import UNDESCRIBED_LDS
+    from tests.llvm_tools import mc_encodings
+    for name, (_, pages, evidence) in UNDESCRIBED_LDS.items():
+        for family, page in pages.items():
+            assert [d.page for d in isa.load(family).lookup(name)][:1] == [page], (name, family)
+        for hexbytes, text, arch in re.findall(r"([0-9a-f]{16}) -> ([^(]+?) \((gfx1100|gfx1151)\)", evidence):
+            want = bytes.fromhex(hexbytes)
+            assert mc_encodings([text], arch) == [want], (name, text)
+            assert assemble(text, arch) == want, (name, text)
+
+
+def _old_image_address_words(d, coords: int, gradients: int, a16: bool) -> int:    # dsl.signature, as it was
+    parts = d.name.split("_")[1:]
+    extra = sum(p in ("C", "B", "O") for p in parts)
+    comps = 0 if d.name == "IMAGE_GET_RESINFO" else coords
+    comps += any(p in ("L", "CL", "MIP", "RESINFO") for p in parts)
+    words = extra + (-(-comps // 2) if a16 else comps)
+    if "D" in parts:
+        words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
+    return words
+
+
+def test_image_mip_level_is_the_description():
+    """dsl.signature.image_address_words added a mip-level component for MIP or RESINFO in the name
+    and took image_get_resinfo by name; now isa.memory_access.mip_level ("user-specified
+    miplevel", "for a given mip level") and resource_info ("resource info"). The same address
+    count for every image instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image
+    formats)."""
+    from dsl import syntax
+    from dsl.signature import image_address_words
+    from isa.memory_access import mip_level
+    mips = 0
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.image:
+            continue
+        mips += mip_level(d)
+        for _, coords, gradients in syntax.MIMG_DIMS:
+            for a16 in (False, True):
+                assert image_address_words(d, coords, gradients, a16) == \
+                    _old_image_address_words(d, coords, gradients, a16), (family, d.name)
+    assert mips == 3 * 6        # load_mip(_pck(_sgn)), store_mip(_pck), get_resinfo in each RDNA family
+
+
+def test_pseudocode_substrings_are_the_parse():
+    """Substring tests over the pseudocode outside isa/ (dsl.encode's op_sel for "OPSEL" in the code,
+    a register-number SSRC0 unless "SRC0.i32", s_setpc's register-only source for "PC = S0";
+    dsl.valu_plan's byte select "OPSEL[3 : 2]" and "INST.ABS"; the decoder's "SIMM" prefilter) now
+    read isa.effects (opsel_ranges, field_types, pc_sources, inst_modifiers, constant_at), which
+    drops comments and reads tokens. The same answer for every instruction of the five families."""
+    counts = dict.fromkeys(("opsel", "byte_sel", "abs", "pc", "signed_src0", "k"), 0)
+    for family, d in _instructions():
+        p, fx = d.pcode or "", effects(d.pcode)
+        pairs = {"opsel": ("OPSEL" in p, bool(fx.opsel_ranges)),
+                 "byte_sel": ("OPSEL[3 : 2]" in p, (3, 2) in fx.opsel_ranges),
+                 "abs": ("INST.ABS" in p, "ABS" in fx.inst_modifiers),
+                 "pc": ("PC = S0" in p, "S0" in fx.pc_sources),
+                 "signed_src0": ("SRC0.i32" in p, ("SRC0", "i32") in fx.field_types)}
+        if d.format in ("VOP2", "VOPD"):
+            pairs["k"] = ("SIMM" in p, fx.constant_at is not None)
+        for key, (old, new) in pairs.items():
+            assert old == new, (key, family, d.name)
+            counts[key] += old
+    assert counts["pc"] == 10 and counts["signed_src0"] == 3 and counts["abs"] == 2 and counts["k"] > 20
+    assert counts["opsel"] > 80 and counts["byte_sel"] == 18
+
+
+def test_scalar_source_kind_is_its_operand_type():
+    """dsl.encode took a SALU source as a float (float literals read as f32 bits) when the name's last
+    part held an F (S_ADD_F32); now when the manual's operand type of S0/S1 is a float. The same for
+    every SOP1/SOP2/SOPC source of the five families, bar names whose last part has an F that is no
+    float type: RDNA4's S_BARRIER_SIGNAL_ISFIRST (its source a barrier id) and CDNA's
+    S_CBRANCH_G_FORK (u64 masks)."""
+    from dsl.operand_records import type_info
+    from dsl.signature import scalar_layout
+    differ, floats = set(), 0
+    for family, d in _instructions():
+        if d.format not in ("SOP1", "SOP2", "SOPC"):
+            continue
+        for name, field, _ in scalar_layout(d):
+            if name in ("sdst", "msg", "k"):
+                continue
+            typed = d.operand_types.get("S0" if field == "SSRC0" else "S1")
+            new = bool(typed) and type_info(typed)[1] == "f"
+            if new != ("F" in d.name.split("_")[-1]):
+                differ.add((family, d.name))
+            floats += new
+    assert differ == {("rdna4", "S_BARRIER_SIGNAL_ISFIRST"), ("cdna3", "S_CBRANCH_G_FORK"),
+                      ("cdna4", "S_CBRANCH_G_FORK")}
+    assert floats > 40
+
+
+def test_attribute_loads_are_the_manuals_word():
+    """The RDNA encoder and the decoder's Instr builder gave lds_param_load / ds_param_load their
+    attrN.c operand by mnemonic; now isa.memory_access.attribute_load ("Transfer parameter data from
+    LDS to VGPRs"). The same instructions in every family (CDNA has no LDS-direct format)."""
+    from isa.memory_access import attribute_load
+    seen = 0
+    for family, d in _instructions():
+        if d.format in ("LDSDIR", "VDSDIR"):
+            assert attribute_load(d) == d.name.lower().endswith("_param_load"), (family, d.name)
+            seen += attribute_load(d)
+    assert seen == 3

@@ -5,7 +5,9 @@ events the machine acts on (no data effect: s_endpgm, s_barrier, waits, hints), 
 writers, or data-parallel operations the manual describes in prose, C or matrix notation
 (`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA; `mfma.py`: CDNA's MFMA/SMFMAC; `buffer_format.py`: the buffer
 loads/stores with format conversion; `append.py`: ds_append/ds_consume; `hwreg.py`: s_setreg;
-`interp.py`: VINTERP, whose RDNA3 pseudocode is garbled or missing).
+`interp.py`: VINTERP, whose RDNA3 pseudocode is garbled or missing). Each module is imported
+when an instruction it implements is first asked for (by its name's prefix or, for MFMA, the
+family's mfma table): a first launch of a kernel that uses none of them imports none.
 """
 from __future__ import annotations
 
@@ -15,8 +17,6 @@ from ..semantics import Operand, Semantic
 import re
 
 from dsl.syntax import WMMA_REPLICATED
-
-from . import append, buffer_format, hwreg, interp, lanes, mfma, wmma, wmma_rdna4
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -81,22 +81,25 @@ def _op(name: str, bits: int = 32, ty: str = "b32") -> Operand:
 
 # data-parallel hand-written semantics: name -> (function, reads, writes, what it does)
 _ADDR, _DATA, _RET = _op("ADDR", 64, "u64"), _op("DATA"), _op("RETURN_DATA")
+# (functions named in lanes.py)
 DATA_PARALLEL = {
-    "DS_BPERMUTE_B32": (lanes.ds_bpermute, (_ADDR, _DATA), (_RET,), "lane i <- DATA[lane (ADDR/4) % 32 of its half]"),
-    "DS_PERMUTE_B32": (lanes.ds_permute, (_ADDR, _DATA), (_RET,), "DATA -> lane (ADDR/4) % 32 of its half"),
-    "DS_SWIZZLE_B32": (lanes.ds_swizzle, (_op("OFFSET", 16, "u16"), _DATA), (_RET,),
+    "DS_BPERMUTE_B32": ("ds_bpermute", (_ADDR, _DATA), (_RET,), "lane i <- DATA[lane (ADDR/4) % 32 of its half]"),
+    "DS_PERMUTE_B32": ("ds_permute", (_ADDR, _DATA), (_RET,), "DATA -> lane (ADDR/4) % 32 of its half"),
+    "DS_SWIZZLE_B32": ("ds_swizzle", (_op("OFFSET", 16, "u16"), _DATA), (_RET,),
                        "lane i <- DATA[swizzle pattern of OFFSET]"),
 }
 
 
-# RDNA: BUFFER_LOAD_D16_HI_FORMAT_X; GFX9 (CDNA): BUFFER_LOAD_FORMAT_D16_HI_X
-_BUFFER_FORMAT = re.compile(r"^T?BUFFER_(LOAD|STORE)_(?:(?P<d16>D16_(?P<hi>HI_)?)FORMAT_|FORMAT_(?P<d16_gfx9>D16_(?P<hi_gfx9>HI_)?)|FORMAT_)(X|XY|XYZ|XYZW)$")
+# RDNA: BUFFER_LOAD_D16_HI_FORMAT_X; GFX9 (CDNA): BUFFER_LOAD_FORMAT_D16_HI_X (compiled by re at the
+# first buffer instruction's name)
+_BUFFER_FORMAT = (r"^T?BUFFER_(LOAD|STORE)_(?:(?P<d16>D16_(?P<hi>HI_)?)FORMAT_|FORMAT_(?P<d16_gfx9>D16_(?P<hi_gfx9>HI_)?)|FORMAT_)(X|XY|XYZ|XYZW)$")
 _BUFFER_INPUTS = (_ADDR, _op("FORMAT", 32, "u32"), _op("DST_SEL", 32, "u32"), _op("FORMATS", 0, "table"))
 
 
 def _buffer_format(name: str, scalar: bool) -> Semantic:
     """Loads write VDATA (and read its old value where a D16 half stays); stores read it."""
-    m = _BUFFER_FORMAT.match(name)
+    from . import buffer_format
+    m = re.match(_BUFFER_FORMAT, name)
     components = len(m.group(m.lastindex))
     d16, hi = m.group("d16") or m.group("d16_gfx9"), m.group("hi") or m.group("hi_gfx9")
     dwords = (components + 1) // 2 if d16 else components
@@ -114,44 +117,46 @@ def _buffer_format(name: str, scalar: bool) -> Semantic:
 def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
     """The hand-written semantic of `name`, or None. `spec` (isa.Spec) supplies the tables
     some of them read (s_setreg's writable bits)."""
-    if _BUFFER_FORMAT.match(name):
+    if name.startswith(("BUFFER_", "TBUFFER_")) and re.match(_BUFFER_FORMAT, name):
         return _buffer_format(name, scalar)
     if name in ("DS_APPEND", "DS_CONSUME"):
+        from . import append
         return Semantic(name, append.counter(name, +1 if name == "DS_APPEND" else -1), "hand-written",
                         {"M0": _op("M0"), "OFFSET": _op("OFFSET", 16, "u16")}, {"RETURN_DATA": _RET},
                         scalar=scalar, memory="atomic",
                         source="LDS[M0[15:0] + offset] += / -= countbits(EXEC) once per wave; lanes get the old value")
     if name in ("S_SETREG_B32", "S_SETREG_IMM32_B32") and spec is not None:
-        source = _op("SIMM32") if "IMM32" in name else _op("S0")
+        from . import hwreg
+        source = _op(hwreg.source(name, spec))
         return Semantic(name, hwreg.setreg(name, spec), "hand-written",
                         {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
                         source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
-    if name in wmma_rdna4.VARIANTS and spec is not None and spec.traits.family not in WMMA_REPLICATED:
-        reads, writes = wmma_rdna4.operands(name)
-        return Semantic(name, lambda ctx: wmma_rdna4.execute(name, ctx), "hand-written", reads, writes,
-                        source="D = A x B + C, 16x16 matrices striped across the wave (RDNA4 manual 7.12.2; "
-                               "see emu/handwritten/wmma_rdna4.py)")
-    if name in wmma.VARIANTS and (spec is None or spec.traits.family in WMMA_REPLICATED):
-        reads, writes = wmma.operands(name)
-        return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
-                        cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
-                        "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
-    matrix = mfma.shapes(spec).get(name) if spec is not None else None
-    if matrix is not None:
-        reads, writes = mfma.operands(matrix)
-        family = spec.arch
-        overflow = next((lo for field, _, lo, _ in spec.tables.get("mode", ()) if field == "FP16_OVFL"), None)
-        return Semantic(name, lambda ctx: mfma.execute(name, matrix, family, ctx, overflow), "hand-written",
-                        reads, writes,
-                        all_lanes=True, source="D = A x B + C on blocks of matrices across the wave64 (manual "
-                        "ch. 7; CBSZ/ABID/BLGP raw, see emu/handwritten/mfma.py)")
-    if name in interp.VARIANTS:
-        reads, writes = interp.operands(name)
-        return Semantic(name, lambda ctx: interp.execute(name, ctx), "hand-written", reads, writes,
-                        source="fma of attribute data from fixed lanes of the quad (manual's VINTERP entries; "
-                               "see emu/handwritten/interp.py)")
+    if name.startswith("V_WMMA_"):
+        wmma_semantic = _wmma(name, spec)
+        if wmma_semantic is not None:
+            return wmma_semantic
+    if spec is not None and spec.tables.get("mfma"):
+        from . import mfma
+        matrix = mfma.shapes(spec).get(name)
+        if matrix is not None:
+            reads, writes = mfma.operands(matrix)
+            family = spec.arch
+            overflow = next((lo for field, _, lo, _ in spec.tables.get("mode", ()) if field == "FP16_OVFL"), None)
+            return Semantic(name, lambda ctx: mfma.execute(name, matrix, family, ctx, overflow), "hand-written",
+                            reads, writes,
+                            all_lanes=True, source="D = A x B + C on blocks of matrices across the wave64 (manual "
+                            "ch. 7; CBSZ/ABID/BLGP raw, see emu/handwritten/mfma.py)")
+    if name.startswith("V_INTERP_"):
+        from . import interp
+        if name in interp.VARIANTS:
+            reads, writes = interp.operands(name)
+            return Semantic(name, lambda ctx: interp.execute(name, ctx), "hand-written", reads, writes,
+                            source="fma of attribute data from fixed lanes of the quad (manual's VINTERP entries; "
+                                   "see emu/handwritten/interp.py)")
     if name in DATA_PARALLEL:
+        from . import lanes
         fn, reads, writes, what = DATA_PARALLEL[name]
+        fn = getattr(lanes, fn)
         if name in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32") and spec is not None:
             # the lane modulus of the architecture's pseudocode: 32 (RDNA3), 64 (CDNA3)
             group = lanes.permute_group(next((d.pcode for d in spec.lookup(name) if d.format == "DS"), None))
@@ -165,4 +170,20 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
     if name in CONTROL:
         return Semantic(name, _nothing, "hand-written", scalar=scalar, control=CONTROL[name],
                         source=f"machine event: {CONTROL[name]}")
+    return None
+
+
+def _wmma(name: str, spec) -> Semantic | None:
+    """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py)."""
+    from . import wmma, wmma_rdna4
+    if name in wmma_rdna4.VARIANTS and spec is not None and spec.traits.family not in WMMA_REPLICATED:
+        reads, writes = wmma_rdna4.operands(name)
+        return Semantic(name, lambda ctx: wmma_rdna4.execute(name, ctx), "hand-written", reads, writes,
+                        source="D = A x B + C, 16x16 matrices striped across the wave (RDNA4 manual 7.12.2; "
+                               "see emu/handwritten/wmma_rdna4.py)")
+    if name in wmma.VARIANTS and (spec is None or spec.traits.family in WMMA_REPLICATED):
+        reads, writes = wmma.operands(name)
+        return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
+                        cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
+                        "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
     return None

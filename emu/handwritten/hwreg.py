@@ -41,9 +41,16 @@ def writeable_masks(spec) -> dict[int, tuple[int, int]]:
     return out
 
 
+def source(name: str, spec) -> str:
+    """What s_setreg writes: the 32-bit literal (SIMM32) where its pseudocode reads one
+    (s_setreg_imm32_b32; isa.effects' literal, kept on disk by emu.facts), else S0."""
+    from ..facts import reads_literal
+    return "SIMM32" if any(reads_literal(d) for d in spec.lookup(name)) else "S0"
+
+
 def setreg(name: str, spec):
     masks = writeable_masks(spec)
-    source = "SIMM32" if "IMM32" in name else "S0"
+    source_name = source(name, spec)
 
     def run(ctx):
         simm16 = int(ctx.get("SIMM16", name))
@@ -55,7 +62,7 @@ def setreg(name: str, spec):
         priv = (np.asarray(ctx.status, np.uint64).reshape(-1, 1) >> np.uint64(PRIV_BIT)) & np.uint64(1)
         field = (((1 << size) - 1) << offset) & 0xFFFFFFFF
         mask = np.where(priv != 0, np.uint64(field & privileged), np.uint64(field & user))
-        value = (np.asarray(ctx.get(source, name), np.uint64).reshape(-1, 1) << np.uint64(offset)) & mask
+        value = (np.asarray(ctx.get(source_name, name), np.uint64).reshape(-1, 1) << np.uint64(offset)) & mask
         old = np.asarray(ctx.hwreg.read(reg), np.uint64).reshape(-1, 1)
         ctx.hwreg.write(reg, None, ((old & ~mask) | value).astype(np.uint32))
         return {}
