@@ -1,14 +1,15 @@
-"""How much of each LLVM 22 corpus `dsl.disasm.decode_instr` builds straight from the decoded
-fields (instr_fields.direct_instr, instr_fields_gfx9.gfx9_instr) rather than by printing and re-parsing, per format and arch,
-and the time per instruction of the two routes, measured in the same run.
+"""The disassembler's route, bytes -> `Instr` -> text, on each LLVM 22 corpus: per format and arch
+how many rows print as LLVM's text, and the CPU time per instruction of each step, measured in the
+same run.
 
     python bench/bench_decode_instr.py [--arch gfx1100 ...] [--repeat 3]
 
 For each arch: rows that decode, then per format (DPP/SDWA forms of VALU formats as their own
-rows, e.g. VOP1_DPP16) the rows the direct route takes / all rows of that format; then the CPU
-time per instruction of `direct_instr` on the rows it takes, and of the text route
-(print, then parse) on the same rows and on all rows. The best of --repeat
-runs is kept."""
+rows, e.g. VOP1_DPP16) the rows whose decoded Instr (`disasm.instr_of`: instr_fields.direct_instr,
+instr_fields_gfx9.gfx9_instr) prints (`instr_text`) as LLVM's text / all rows of that format; then
+the CPU time per instruction of decoding the fields (`decode_one`), building the Instr from them
+and printing it, and, for scale, of parsing LLVM's text of the same rows into an Instr (the rows
+whose text it reads). The best of --repeat runs is kept."""
 from __future__ import annotations
 
 import argparse
@@ -22,12 +23,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import isa  # noqa: E402
 from dsl import families  # noqa: E402
-from dsl.decode import DecodeError, decode_one  # noqa: E402
 from dsl.asm_parse import parse  # noqa: E402
-from dsl.printer import print_instruction  # noqa: E402
-from dsl.disasm import instruction_text  # noqa: E402
-from dsl.instr_fields import direct_instr as rdna_instr  # noqa: E402
-from dsl.instr_fields_gfx9 import gfx9_instr  # noqa: E402
+from dsl.decode import DecodeError, decode_one  # noqa: E402
+from dsl.disasm import instr_of  # noqa: E402
+from dsl.instr_text import instr_text  # noqa: E402
 
 ARCHS = ["gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942", "gfx950"]
 
@@ -36,23 +35,18 @@ def _shared() -> str:
     return os.environ.get("WAVESMITH_SHARED") or os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 
 
-def _rows(name: str) -> list[bytes]:
+def _rows(name: str) -> list[tuple[bytes, str]]:
+    """(bytes, LLVM's text) of each corpus row."""
     with gzip.open(os.path.join(_shared(), "conformance", "llvm", f"{name}.tsv.gz"), "rt") as f:
-        return [bytes.fromhex(line.split("\t")[1]) for line in list(f)[1:]]
+        return [(bytes.fromhex(cols[1]), cols[2]) for cols in (line.rstrip("\n").split("\t") for line in list(f)[1:])]
 
 
-def instr_of_text(spec, inst, wave: int):
-    """The former route for every format: print the instruction, parse the text (what
-    decode_instr did before the direct route). The gfx9 dialect has no raw-field printer left:
-    its text is the disassembler's (the Instr printed), so there the route costs both."""
-    if spec.traits.dialect == "gfx9":
-        return parse(instruction_text(spec, inst, wave))[0]
-    return parse(print_instruction(spec, inst, wave))[0]
-
-
-def direct_instr(spec, inst, wave: int):
-    """The route decode_instr takes: the Instr built from the fields (None where it cannot)."""
-    return gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else rdna_instr(spec, inst, wave)
+def _parses(text: str) -> bool:
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _kind(inst) -> str:
@@ -75,41 +69,38 @@ def main() -> None:
     ap.add_argument("--arch", action="append")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    grand_direct = grand_total = 0
+    grand_ok = grand_total = 0
     for name in args.arch or ARCHS:
         arch, wave = (name[:-4], 64) if name.endswith("-w64") else (name, isa.WAVE_SIZE[isa.resolve_arch(name)])
         spec = families.load_for_disassembly(arch)
-        insts = []
-        for data in _rows(name):
+        decoded = []      # (bytes, LLVM's text, Instruction, Instr)
+        for data, text in _rows(name):
             try:
-                insts.append(decode_one(spec, data, 0))
+                inst = decode_one(spec, data, 0)
+                decoded.append((data, text, inst, instr_of(spec, inst, wave)))
             except DecodeError:
                 pass
-        total, direct = collections.Counter(), collections.Counter()
-        taken = []
-        for inst in insts:
+        total, ok = collections.Counter(), collections.Counter()
+        for _, text, inst, instr in decoded:
             k = _kind(inst)
             total[k] += 1
-            if direct_instr(spec, inst, wave) is not None:
-                direct[k] += 1
-                taken.append(inst)
-        n, nd = sum(total.values()), sum(direct.values())
+            ok[k] += instr_text(instr, spec) == text
+        n, n_ok = sum(total.values()), sum(ok.values())
         grand_total += n
-        grand_direct += nd
-        print(f"\n{name}: {nd}/{n} decoded rows direct ({100 * nd / n:.1f}%)")
+        grand_ok += n_ok
+        print(f"\n{name}: {n_ok}/{n} decoded rows print as LLVM's text ({100 * n_ok / n:.2f}%)")
         for k in sorted(total, key=lambda k: (-total[k], k)):
-            print(f"  {k:14s} {direct[k]:5d}/{total[k]:5d}")
-        t_direct = _best(lambda i: direct_instr(spec, i, wave), taken, args.repeat)
-        t_text_same = _best(lambda i: instr_of_text(spec, i, wave), taken, args.repeat)
-        left = [i for i in insts if direct_instr(spec, i, wave) is None]
-        t_text_left = _best(lambda i: instr_of_text(spec, i, wave), left, args.repeat) if left else 0.0
-        us = 1e6
-        if taken:
-            print(f"  time per instruction: direct {us * t_direct / len(taken):.1f} us, text route on the "
-                  f"same rows {us * t_text_same / len(taken):.1f} us ({t_text_same / max(t_direct, 1e-9):.1f}x)")
-        if left:
-            print(f"  text route on the {len(left)} rows left: {us * t_text_left / len(left):.1f} us")
-    print(f"\nall: {grand_direct}/{grand_total} direct ({100 * grand_direct / grand_total:.1f}%)")
+            print(f"  {k:14s} {ok[k]:5d}/{total[k]:5d}")
+        t_decode = _best(lambda row: decode_one(spec, row[0], 0), decoded, args.repeat)
+        t_build = _best(lambda row: instr_of(spec, row[2], wave), decoded, args.repeat)
+        t_print = _best(lambda row: instr_text(row[3], spec), decoded, args.repeat)
+        texts = [text for _, text, _, _ in decoded if _parses(text)]    # (not LLVM's few misprints)
+        t_parse = _best(parse, texts, args.repeat) * n / len(texts)
+        us = 1e6 / n
+        print(f"  time per instruction: decode {us * t_decode:.1f} us, build the Instr {us * t_build:.1f} us, "
+              f"print it {us * t_print:.1f} us (bytes to text {us * (t_decode + t_build + t_print):.1f} us); "
+              f"parsing LLVM's text into an Instr {us * t_parse:.1f} us")
+    print(f"\nall: {grand_ok}/{grand_total} decoded rows print as LLVM's text ({100 * grand_ok / grand_total:.2f}%)")
 
 
 if __name__ == "__main__":

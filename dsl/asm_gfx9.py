@@ -10,6 +10,7 @@ code object (runtime.assemble_module, which encodes through Gfx9Encoder). Errors
 line:column and the operand."""
 from __future__ import annotations
 
+import math
 import re
 import struct
 from dataclasses import replace
@@ -81,14 +82,14 @@ def _names(spec: Spec) -> dict[str, int]:
 @lru_cache(maxsize=None)
 def _inline_floats(spec: Spec) -> dict[bytes, int]:
     """The exact bits of each float the parser reads where an inline float constant is written
-    (its value, and the printer's spellings of it at 16, 32 and 64 bits: 0.15915494 is 1/(2*pi))
-    -> the constant's code; -0.0 is no inline constant."""
-    from .printer_operands import float_text
+    (its value, and for 1/(2*pi) LLVM's spellings of it, syntax.INV_2PI_TEXT) -> the constant's
+    code; -0.0 is no inline constant."""
     out = {}
     for code, value in spec.traits.inline_floats.items():
         out.setdefault(struct.pack("<d", value), code)
-        for bits in (16, 32, 64):
-            out.setdefault(struct.pack("<d", float(float_text(value, bits))), code)
+        if value == 1 / (2 * math.pi):
+            for text in syntax.INV_2PI_TEXT.values():
+                out.setdefault(struct.pack("<d", float(text)), code)
     return out
 
 

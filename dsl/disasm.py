@@ -8,11 +8,11 @@ import isa
 from . import families, syntax
 from .asm_parse import collector_paused
 from .decode import DecodeError, Instruction, decode_one
+from .field_values import code_table
 from .instr import Instr
 from .instr_fields import direct_instr
 from .instr_fields_gfx9 import gfx9_instr
 from .instr_text import instr_text
-from .printer_operands import code_table
 
 
 class DisassemblyWarning(UserWarning):
@@ -23,15 +23,15 @@ def disassemble(data: bytes, arch: str, wave_size: int | None = None, *, offsets
     """LLVM-syntax text of `data` for `arch` (e.g. 'gfx1100'); `wave_size` defaults to the
     arch's (32 on RDNA) and decides how VCC operands print, as LLVM's +wavefrontsize64 does.
     Undecodable dwords become `.long 0x...` with a DisassemblyWarning."""
-    lines = disassemble_lines(data, arch, wave_size)
+    lines = disassemble_lines(data, arch, wave_size, keep=False)
     if offsets:
         return "\n".join(f"{text:<60s} // {pos:06X}" for pos, _, text, _ in lines)
     return "\n".join(text for _, _, text, _ in lines)
 
 
-def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> list[tuple]:
+def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None, *, keep: bool = True) -> list[tuple]:
     """(offset, size, text, Instruction or None) of each instruction of `data`, as
-    `disassemble` prints them (None for undecodable bytes)."""
+    `disassemble` prints them (None for undecodable bytes, and for every line without `keep`)."""
     spec = families.load_for_disassembly(arch)
     wave = wave_size or isa.WAVE_SIZE[isa.resolve_arch(arch)]
     if wave not in spec.traits.wave_sizes:
@@ -40,7 +40,7 @@ def disassemble_lines(data: bytes, arch: str, wave_size: int | None = None) -> l
     data = bytes(data)
     out = []
     with collector_paused():    # (an Instr per instruction, no reference cycles)
-        _disassemble_into(out, spec, data, wave)
+        _disassemble_into(out, spec, data, wave, keep)
     return out
 
 
@@ -51,7 +51,9 @@ def instruction_text(spec: isa.Spec, inst: Instruction, wave: int, offset: int =
     return instr_text(instr_of(spec, inst, wave, offset), spec)
 
 
-def _disassemble_into(out: list, spec: isa.Spec, data: bytes, wave: int) -> None:
+def _disassemble_into(out: list, spec: isa.Spec, data: bytes, wave: int, keep: bool) -> None:
+    # (without `keep` each decoded instruction is freed as soon as it is printed: kept, the
+    # collector, paused meanwhile, would walk them all once it runs again)
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 4:
@@ -63,7 +65,7 @@ def _disassemble_into(out: list, spec: isa.Spec, data: bytes, wave: int) -> None
         try:
             inst = decode_one(spec, data, pos)
             text = instr_text(instr_of(spec, inst, wave, pos), spec)
-            out.append((pos, inst.size, text, inst))
+            out.append((pos, inst.size, text, inst if keep else None))
             pos += inst.size
         except DecodeError as e:
             warnings.warn(str(e), DisassemblyWarning, stacklevel=4)

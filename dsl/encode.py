@@ -1,4 +1,4 @@
-"""Operands -> fields -> bytes. The inverse of printer.py, shared by the text assembler
+"""Operands -> fields -> bytes. The inverse of the decoder (decode.py, instr_fields*.py), shared by the text assembler
 and the Python DSL. Errors (OperandError) name the instruction, the operand, what was
 given and what is legal."""
 from __future__ import annotations
@@ -1228,9 +1228,10 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     for i, o in enumerate(sig.srcs):
         op = o
         if is_wmma and not e32 and f"S{i}" in regs:
-            # A, B: VGPRs only; C: inline constants too (RDNA3: read as a 64-bit operand's, LLVM 22)
+            # A, B: VGPRs only; C: inline constants too (RDNA3: read at syntax.WMMA_ACCUMULATOR_BITS)
             op = Operand(o.name, regs[f"S{i}"], False, "b" if replicated else o.ftype, False,
-                         64 if replicated else o.bits, registers_only=i < 2, no_literal=True)
+                         syntax.WMMA_ACCUMULATOR_BITS[wave] if replicated else o.bits, registers_only=i < 2,
+                         no_literal=True)
         if i in syntax.F16_CONSTANTS.get(d.name, ()):
             op = replace(o, ftype="f")
         srcs.append((i, o, op, f"src{i}", f"SRC{i}", kinds[i]))

@@ -1,5 +1,5 @@
-"""RDNA4's (gfx12) memory and graphics formats: LLVM text -> fields. The inverse of printer_rdna4.py
-and printer_graphics.py: SMEM, VBUFFER, VFLAT/VGLOBAL/VSCRATCH with their cache policy (th:,
+"""RDNA4's (gfx12) memory and graphics formats: LLVM text -> fields. The inverse of the decoder's
+builders (instr_fields_memory.py, instr_fields_graphics.py): SMEM, VBUFFER, VFLAT/VGLOBAL/VSCRATCH with their cache policy (th:,
 scope:) and 24-bit offsets, VIMAGE/VSAMPLE and VEXPORT. The
 operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by format (SMEM by
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
@@ -9,9 +9,7 @@ from isa.memory_access import memory_access, prefetch, scalar_base_registers, sc
 
 from . import syntax
 from .operands import Mod, OperandError, Special
-from .printer_graphics import export_targets, image_widths
-from .printer_operands import buffer_data_dwords
-from .signature import cache_control, data_dwords, flat_layout
+from .signature import buffer_data_dwords, cache_control, data_dwords, export_targets, flat_layout, image_widths
 from .statement import Attr
 
 
@@ -200,7 +198,7 @@ _DIM_CODES = {f"SQ_RSRC_IMG_{name}": code for code, (name, _, _) in enumerate(sy
 def image(enc, d, F, ops, mods):
     """VIMAGE / VSAMPLE: vdata, the address VGPRs (one per VADDRn field, the last a range if need
     be; [...] when more than one), the resource (and sampler) SGPRs, then dmask, dim and flags.
-    The register counts must be those the printer gives these fields (printer_graphics.image_widths,
+    The register counts must be those LLVM writes for these fields (signature.image_widths,
     LLVM's instruction forms): anything else is refused."""
     mn = _name(d)
     sampler = takes_sampler(d)

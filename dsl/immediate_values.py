@@ -6,6 +6,8 @@ Instr of a decoded instruction from these; the names and layouts are syntax.py's
 spellings) and the isa tables' (the waitcnt layout)."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from isa import Spec
 
 from . import syntax, syntax_gfx9 as g9
@@ -15,14 +17,17 @@ from .statement import Attr, BitOr, Call
 def waitcnt(spec: Spec, imm: int) -> list[Call]:
     """vmcnt/expcnt/lgkmcnt(N) of the counters not at their maximum (no wait); all three when
     none is waited on."""
-    fields = {name: (hi, lo) for name, hi, lo in spec.tables.get("waitcnt") or syntax.WAITCNT_LAYOUT_GFX11}
-    counts = []
-    for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")):
-        hi, lo = fields[key]
-        top = (1 << (hi - lo + 1)) - 1
-        counts.append((name, imm >> lo & top, top))
+    counts = [(name, imm >> lo & top, top) for name, lo, top in _waitcnt_layout(spec)]
     waited = [Call(name, (val,)) for name, val, top in counts if val != top]
     return waited or [Call(name, (val,)) for name, val, _ in counts]
+
+
+@lru_cache(maxsize=None)
+def _waitcnt_layout(spec: Spec) -> tuple[tuple[str, int, int], ...]:
+    """(counter, low bit, maximum) of s_waitcnt's vmcnt, expcnt and lgkmcnt (the isa waitcnt table)."""
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables.get("waitcnt") or syntax.WAITCNT_LAYOUT_GFX11}
+    return tuple((name, fields[key][1], (1 << (fields[key][0] - fields[key][1] + 1)) - 1)
+                 for name, key in (("vmcnt", "VM"), ("expcnt", "EXP"), ("lgkmcnt", "LGKM")))
 
 
 def delay_alu(imm: int):

@@ -127,7 +127,10 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         if op.name == "sdst":
             ops.append(name_value(plan.vcc))
         elif op.sgpr:
-            ops.append(sgprs(spec, f["VDST"], 1))
+            v = sgprs(spec, f["VDST"], 1)
+            if v is None:
+                return None
+            ops.append(v)
         elif op.t16 and plan.t16_regs:
             ops.append(t16_reg(f["VDST"]))
         else:
@@ -135,29 +138,30 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     if sig.vcc_out:
         ops.append(name_value(plan.vcc))
     srcs = []
+    dpp16 = inst.dpp_kind == "DPP16"
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs[:2]):
         code = (f["SRC0"] if dpp is None else vgpr0 + dpp["SRC0"]) if i == 0 else vgpr0 + f["VSRC1"]
         if code >= vgpr0:
             v = t16_reg(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n)
         else:
-            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                              bits, is_float, packed, f16_inline)
-        if inst.dpp_kind == "DPP16" and (op.is_float or plan.force_mods) and \
-                (dpp[f"SRC{i}_NEG"] or dpp[f"SRC{i}_ABS"]):   # DPP16 carries e32's only modifiers
-            v = Mod(v, bool(dpp[f"SRC{i}_NEG"]), bool(dpp[f"SRC{i}_ABS"]))
+            v = scalar_source(spec, code, n, inst.literal, plan.source_table, bits, is_float, packed, f16_inline)
+            if v is None:
+                return None
+        if dpp16 and (dpp[_NEG[i]] or dpp[_ABS[i]]) and (op.ftype == "f" or plan.force_mods):
+            v = Mod(v, bool(dpp[_NEG[i]]), bool(dpp[_ABS[i]]))    # DPP16 carries e32's only modifiers
         srcs.append(v)
     if sig.k_pos is not None:
         srcs.insert(sig.k_pos, inst.literal or 0)
     ops += srcs
     if sig.vcc_in:
         ops.append(name_value(plan.vcc))
-    if any(v is None for v in ops):
-        return None
     mods = dpp_modifiers(spec, inst) if dpp is not None else None
     return instr_value(d, plan.mn, tuple(ops), mods)
 
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
+_SRC = ("SRC0", "SRC1", "SRC2", "SRC3")
+_NEG, _ABS = ("SRC0_NEG", "SRC1_NEG"), ("SRC0_ABS", "SRC1_ABS")
 
 
 def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
@@ -171,33 +175,37 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     plan = valu_plan(d, spec, fmt, dpp is not None, wave)
     if plan.is_wmma or plan.is_mix or plan.is_p:
         return None
-    sig, vgpr0 = plan.sig, spec.traits.vgpr_base
+    sig, vgpr0, t16_regs = plan.sig, spec.traits.vgpr_base, plan.t16_regs
     opsel, neg, abs_ = f.get("OPSEL", 0), f.get("NEG", 0), f.get("ABS", 0)
     ops = []
     for op in sig.dsts:
-        if op.name == "sdst":
-            ops.append(sgprs(spec, f["VDST"], op.regs(wave)))
-        elif op.sgpr:
-            ops.append(sgprs(spec, f["VDST"], 1))
-        elif op.t16 and plan.t16_regs:
+        if op.name == "sdst" or op.sgpr:
+            v = sgprs(spec, f["VDST"], op.regs(wave) if op.name == "sdst" else 1)
+            if v is None:
+                return None
+            ops.append(v)
+        elif op.t16 and t16_regs:
             ops.append(Reg("v", f["VDST"], 1, "h" if opsel >> 3 & 1 else "l"))
         else:
             ops.append(Reg("v", f["VDST"], op.dwords))
     if fmt == "VOP3SD":
-        ops.append(sgprs(spec, f["SDST"], wave // 32))
+        v = sgprs(spec, f["SDST"], wave // 32)
+        if v is None:
+            return None
+        ops.append(v)
+    modified = neg | abs_
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
-        code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
+        code = f[_SRC[i]] if i or dpp is None else vgpr0 + dpp["SRC0"]
         if code >= vgpr0:
-            v = Reg("v", code - vgpr0, 1, "h" if opsel >> i & 1 else "l") if op.t16 and plan.t16_regs \
+            v = Reg("v", code - vgpr0, 1, "h" if opsel >> i & 1 else "l") if t16_regs and op.t16 \
                 else Reg("v", code - vgpr0, n)
         else:
-            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                              bits, is_float, packed, f16_inline)
-        if op.is_float and (neg | abs_) >> i & 1:
+            v = scalar_source(spec, code, n, inst.literal, plan.source_table, bits, is_float, packed, f16_inline)
+            if v is None:
+                return None
+        if modified >> i & 1 and op.ftype == "f":
             v = Mod(v, bool(neg >> i & 1), bool(abs_ >> i & 1))
         ops.append(v)
-    if any(v is None for v in ops):
-        return None
     mods = {}
     nsrc = len(sig.srcs)
     if d.name in syntax.BYTE_SEL:
@@ -231,24 +239,24 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     neg_hi = f.get("NEG_HI", 0)
     ops = [sgprs(spec, f["VDST"], op.regs(wave)) if op.name == "sdst" else sgprs(spec, f["VDST"], 1)
            if op.sgpr else Reg("v", f["VDST"], plan.cd_regs if plan.is_wmma else op.dwords) for op in sig.dsts]
+    if any(v is None for v in ops):     # (an SGPR destination code without a value)
+        return None
+    table = plan.source_table
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs):
-        code = f[f"SRC{i}"] if i or dpp is None else vgpr0 + dpp["SRC0"]
+        code = f[_SRC[i]] if i or dpp is None else vgpr0 + dpp["SRC0"]
         if code >= vgpr0:
             v = Reg("v", code - vgpr0, n)
-        elif plan.is_wmma and plan.matrix[i]:   # RDNA3: the accumulator's constants as a 64-bit operand's
-            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"), 32, True,
-                              wide_float=plan.wide_constants)
+        elif plan.is_wmma and plan.matrix[i]:   # RDNA3 wave32: the accumulator's constants as a 64-bit operand's
+            v = scalar_source(spec, code, n, inst.literal, table, 32, True, wide_float=plan.wide_constants)
         elif plan.is_mix:
-            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                              16 if hi_bits >> i & 1 else 32, True)
+            v = scalar_source(spec, code, n, inst.literal, table, 16 if hi_bits >> i & 1 else 32, True)
         else:
-            v = scalar_source(spec, code, n, inst.literal, (spec.traits.source_format, "SRC0"),
-                              bits, is_float, packed, f16_inline)
-        if plan.is_mix and op.is_float and (neg | neg_hi) >> i & 1:
+            v = scalar_source(spec, code, n, inst.literal, table, bits, is_float, packed, f16_inline)
+        if v is None:
+            return None
+        if plan.is_mix and op.ftype == "f" and (neg | neg_hi) >> i & 1:
             v = Mod(v, bool(neg >> i & 1), bool(neg_hi >> i & 1))
         ops.append(v)
-    if any(v is None for v in ops):
-        return None
     nsrc = len(sig.srcs)
     mask = (1 << nsrc) - 1
     mods = {}

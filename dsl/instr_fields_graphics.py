@@ -1,7 +1,7 @@
 """The `Instr` of a decoded graphics instruction from its fields (see instr_fields.py): exports
 (EXP, RDNA4's VEXPORT) and images (MIMG with its NSA address dword, ray intersection; RDNA4's
-VIMAGE and VSAMPLE), with the register widths and names the printer reads
-(printer_graphics.py: image_widths, export_targets)."""
+VIMAGE and VSAMPLE), with the register widths and target names LLVM writes
+(signature.image_widths, signature.export_targets)."""
 from __future__ import annotations
 
 from isa import Spec
@@ -14,8 +14,7 @@ from .decode import Instruction
 from .field_values import cache_policy_values, flags, instr_value, sgprs
 from .instr import Instr
 from .field_values import cached_reg as Reg     # (Reg values, each made once)
-from .printer_graphics import export_targets, image_widths
-from .signature import ray_address_groups
+from .signature import export_targets, image_widths, ray_address_groups
 from .statement import Attr
 
 

@@ -154,7 +154,7 @@ def _ldsdir(spec: Spec, inst: Instruction) -> Instr:
     return instr_value(d, mn, ops, mods)
 
 
-# ---------------------------------------------------------------- RDNA4's layouts (printer_rdna4.py)
+# ---------------------------------------------------------------- RDNA4's layouts
 
 
 def _signed_field(inst: Instruction, name: str) -> int:
@@ -164,7 +164,7 @@ def _signed_field(inst: Instruction, name: str) -> int:
 
 
 def _policy(d, f: dict) -> dict:
-    """scale_offset, th, scope and nv, in LLVM's order after the offset (printer_rdna4's names)."""
+    """scale_offset, th, scope and nv, in LLVM's order after the offset (field_values.cache_policy_values)."""
     mods = flags(f, ("SCALE_OFFSET",))
     mods.update(cache_policy_values(d, f))
     mods.update(flags(f, ("NV",)))

@@ -138,7 +138,7 @@ def _hex(v: int) -> str:
 
 def _number(v, style: str, inline) -> str:
     if type(v) is float:
-        return "0.15915494" if v == _INV_2PI else repr(v)
+        return syntax.INV_2PI_TEXT[32] if v == _INV_2PI else repr(v)
     if style == "src":
         return str(v) if v in inline else _hex(v)
     if style == "hex":

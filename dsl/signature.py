@@ -288,6 +288,13 @@ def data_registers(d: InstrDef) -> int:
     return sizes or data_dwords(d.name)
 
 
+def buffer_data_dwords(d: InstrDef, fields: dict) -> int:
+    """Dwords of a MUBUF/MTBUF/VBUFFER instruction's VDATA: its data registers (a compare-and-swap's
+    compare value beside the data), one more with TFE (status dword)."""
+    n = data_registers(d)
+    return n + 1 if fields.get("TFE") else n
+
+
 def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
     four texels of one channel: isa.memory_access.gathers_four), halved for D16, plus the TFE
@@ -315,6 +322,65 @@ def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> 
     return words
 
 
+def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None, nsa_fields: int = 5) -> tuple[int, int, bool]:
+    """(data VGPRs, address VGPRs, whether the addresses are written as single registers) of an
+    image instruction's fields, as LLVM writes them. Where its disassembler has no instruction
+    form for the widths an encoding asks for, LLVM gives those of the first form in its tables:
+    one data VGPR (two for gathers and cmpswap) and the shortest address, or with NSA the longest
+    one (the cases below are those seen in LLVM 22's corpora)."""
+    _, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
+    data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
+    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
+    dims, forms = _image_address_forms(d, sampler)
+    natural = 2 if "CMPSWAP" in d.name else 1   # an atomic's data: 32-bit, or 64-bit plus TFE
+    nsa = nsa_last is not None
+    if nsa:   # NSA forms hold two to five address fields, the last one a range if need be
+        no_address_form = words <= (2 if nsa_fields == 5 and "VADDR0" not in f else 0) or words > max(dims)
+        past_v255 = nsa_last + words - (nsa_fields - 1) > 256
+    else:
+        no_address_form = words not in forms
+        past_v255 = f["VADDR"] + words > 256
+    no_data_form = ("GATHER4" in d.name and f.get("D16") and f.get("TFE")
+                    or "ATOMIC" in d.name and not natural <= data <= 2 * natural + 1)
+    if no_address_form or no_data_form or past_v255 or f["VDATA"] + data > 256:
+        return (2 if "GATHER4" in d.name else natural), (min(max(dims), nsa_fields) if nsa else min(forms)), True
+    return data, words, False
+
+
+@lru_cache(maxsize=None)
+def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], frozenset[int]]:
+    """Address widths of the dims an opcode takes (sampling: no MSAA), with and without A16;
+    and those LLVM has a sequential-address form for: these plus the largest rounded up to a
+    power of two (its register class)."""
+    no_msaa = sampler or "MIP" in d.name.split("_")   # sampling and mip levels have no MSAA forms
+    dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
+                     if not (no_msaa and "MSAA" in name) for a16 in (False, True))
+    return dims, dims | {1 << (max(dims) - 1).bit_length()}
+
+
+@lru_cache(maxsize=None)
+def export_targets(spec) -> dict[int, str]:
+    """An export's TARGET codes -> LLVM's names, from the manual's TARGET list ('0..7 MRT 0..7',
+    '8 Z', '12-16 Position 0-4', ...) and syntax.EXPORT_TARGETS."""
+    out = {}
+    name = next(iter(spec.traits.roles.export))
+    fmt = spec.formats[name]
+    m = re.search(r"(\d+)\.\.(\d+) MRT", fmt.field_text.get("TARGET", ""))
+    if m:
+        out.update({c: f"mrt{c - int(m.group(1))}" for c in range(int(m.group(1)), int(m.group(2)) + 1)})
+    rows = [(lo, hi, base) for lo, hi, _kind, base, _text in spec.operands.get(name, {}).get("TARGET", [])]
+    if not rows:   # RDNA4's conversion keeps the list in the field text: '... 12-16 Position 0-4 20 Primitive data'
+        for label in syntax.EXPORT_TARGETS:
+            m = re.search(rf"\b(\d+)(?:-(\d+))? {label}\b", fmt.field_text.get("TARGET", ""))
+            if m:
+                rows.append((int(m.group(1)), int(m.group(2) or m.group(1)), label))
+    for lo, hi, base in rows:
+        target = syntax.EXPORT_TARGETS.get(re.sub(r"\s*\d+-\d+$", "", base))
+        if target:
+            out.update({c: target if lo == hi else f"{target}{c - lo}" for c in range(lo, hi + 1)})
+    return out
+
+
 def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
     """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (two for a
     "64-bit node pointer": isa.memory_access.node_pointer_dwords), ray extent, origin (x, y, z),
@@ -327,7 +393,7 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
     """VGPRs of each shaped operand of a matrix instruction (D0, S0, S1, S2; SWMMAC's S2 is its
     index, an ordinary source), syntax.WMMA_REPLICATED says how they are laid out; the element
     width of A and B is the pseudocode's (S0.iu4(16x16)). Empty for an instruction whose
-    pseudocode has no (MxN) operands. Shared by the printer and the encoder."""
+    pseudocode has no (MxN) operands. Shared by the decoder's builders and the encoder."""
     shapes = effects(d.pcode).shapes
     if not shapes:      # not a matrix instruction: no (MxN) operands
         return {}

@@ -50,6 +50,12 @@ NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
 # operand of R x C elements of b bits spans R * C * b / (32 * wave size) VGPRs, read off the
 # shapes in the pseudocode ('D0.f32(16x16) = S0.f16(16x16) * S1.f16(32x16, index set from S2)')
 WMMA_REPLICATED = {"rdna3", "rdna3.5"}
+# LLVM declares the accumulator C of these families' matrix instructions a 64-bit float operand
+# in wave32 and a 32-bit float one in wave64, whatever the element type: an inline constant there
+# is read and spelled at that width (1/(2*pi) is 0.15915494309189532 in wave32 and 0.15915494 in
+# wave64; the integer 0x3f800000 is the constant 1.0 in wave64 only). Elsewhere C reads constants
+# as its elements.
+WMMA_ACCUMULATOR_BITS = {32: 64, 64: 32}
 # Families whose VOPD pair v_dual_mov_b32 :: v_dual_mov_b32 reads the Y source through the SRC2
 # port, so the two src0 need not be in different VGPR banks (RDNA4 manual, VOPD restrictions:
 # "V_MOV_B32 when in OPY uses SRC2 (not SRC0) if OPX is also a V_MOV_B32"; LLVM 22 accepts
@@ -68,8 +74,11 @@ NO_F16_INLINE = {"V_PK_FMAC_F16"}
 FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"}
 # How LLVM prints a literal for a 16-bit SALU operand (RDNA3.5), by format: SOP2 (s_add_f16) as
 # an f16 VALU operand, SOPC (s_cmp_*_f16) as a 16-bit integer one; SOP1 (s_ceil_f16,
-# s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See printer.literal_text.
+# s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See field_values.literal_value.
 SALU_LITERAL16 = {"SOP2": "float", "SOPC": "int"}
+# How LLVM spells the inline constant 1/(2*pi) on an operand of 16, 32 and 64 bits (the parser
+# reads these digits as the constant)
+INV_2PI_TEXT = {16: "0.15915494", 32: "0.15915494", 64: "0.15915494309189532"}
 # LLVM's names of the DPP16 row controls (DPP_CTRL values: a name with a 4-bit argument at a
 # multiple of 16, or a fixed code); quad_perm:[..] is 0..0xff, anything else prints as dpp_ctrl:0x..
 DPP_ROW_CONTROLS = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_share", 0x160: "row_xmask"}

@@ -1,5 +1,5 @@
-"""The per-instruction plan of a decoded VALU instruction, shared by the RDNA printer (printer.py)
-and instr_fields.py / instr_fields_gfx9.py (the Instr from the fields), worked out once per
+"""The per-instruction plan of a decoded VALU instruction, read by instr_fields.py /
+instr_fields_gfx9.py (the Instr from the fields) and the gfx9 assembler, worked out once per
 (instruction, encoding, DPP or not, wave size): LLVM's mnemonic, the operand signature, and for
 each source its register count and the rules a literal or inline constant is read with."""
 from __future__ import annotations
@@ -56,9 +56,9 @@ def mnemonic_of(d, spec: Spec, enc: str, dpp: bool) -> str:
 
 @dataclass(frozen=True)
 class ValuPlan:
-    """What printing a VALU instruction needs besides its field values, worked out once per
-    (instruction, encoding, DPP or not, wave size): the mnemonic, the signature, and for each
-    source its register count and the literal rules src_text reads it with."""
+    """What building a decoded VALU instruction's Instr needs besides its field values, worked out
+    once per (instruction, encoding, DPP or not, wave size): the mnemonic, the signature, and for
+    each source its register count and the rules field_values.scalar_source reads it with."""
     mn: str
     sig: ValuSig
     e32: bool
@@ -72,7 +72,8 @@ class ValuPlan:
     force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
     matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
-    wide_constants: bool = False              # RDNA3 WMMA: C's inline floats spelled as a 64-bit operand's
+    wide_constants: bool = False              # RDNA3 wave32 WMMA: C's inline floats spelled as a 64-bit operand's
+    source_table: tuple[str, str] = ("VOP3", "SRC0")    # the operand-code table sources are read with
 
 
 @cache
@@ -86,12 +87,14 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
     for i, op in enumerate(sig.srcs):
         n = op.dwords if e32 else regs.get(f"S{i}", 1) if is_wmma else op.regs(wave)
         matrix.append(f"S{i}" in regs)
-        srcs.append((op, n, value_bits(op), float_value(op), packed_kind(d, op), not op.bf16))
+        f16_constants = i in syntax.F16_CONSTANTS.get(d.name, ())     # (its constants are f16's, as the encoder reads them)
+        srcs.append((op, n, value_bits(op), float_value(op) or f16_constants, packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
                      tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
-                     is_wmma and spec.arch in syntax.WMMA_REPLICATED)
+                     is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64,
+                     (spec.traits.source_format, "SRC0"))
 
 
 # ---------------------------------------------------------------- the gfx9 dialect (CDNA)

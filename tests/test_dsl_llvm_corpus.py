@@ -33,7 +33,7 @@ GRAPHICS_FLOOR = {"EXP": 0.999, "MIMG": 0.99}
 # why the remaining disassembly mismatches differ, printed with them
 KNOWN_GAPS = {
     "MIMG": "widths LLVM's disassembler has no instruction form for print as its tables' first form; "
-            "printer_graphics._image_widths models the cases seen, a few rows (MSAA dims on mip stores, NSA "
+            "signature.image_widths models the cases seen, a few rows (MSAA dims on mip stores, NSA "
             "address counts) still differ",
 }
 
@@ -320,3 +320,50 @@ def test_odd_scalar_tuples_print_aligned_as_llvm_mc():
         assert len(pairs) >= 6
         assert [p for p in pairs if p[1] != p[2]] == []
 
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_wmma_accumulator_constants_match_llvm_mc(wave):
+    """RDNA3's WMMA accumulator C reads inline constants as a 64-bit float operand in wave32 and
+    a 32-bit one in wave64, whatever its element type (1/(2*pi) prints as 0.15915494309189532
+    and as 0.15915494; 0x3f800000 is 1.0 in wave64 only): llvm-mc-22 assembles each line to our
+    bytes (or both refuse it) and prints those bytes as we disassemble them. The corpora hold one
+    such wave64 row."""
+    mattr = ["-mattr=+wavefrontsize64"] if wave == 64 else []
+    values = ("1.0", "-4.0", "2", "-1", "0x3f800000", "0x3ff0000000000000", "0x3c00", "0.15915494",
+              "0.15915494309189532", "0x3e22f983", "3.0")
+    dst = "v[0:7]" if wave == 32 else "v[0:3]"
+    checked = 0
+    for mn, ab in (("v_wmma_f16_16x16x16_f16", "v[10:17], v[20:27]"), ("v_wmma_f32_16x16x16_f16", "v[10:17], v[20:27]"),
+                   ("v_wmma_i32_16x16x16_iu8", "v[10:13], v[20:23]")):
+        for value in values:
+            line = f"{mn} {dst}, {ab}, {value}"
+            out = subprocess.run([tool("llvm-mc"), "-arch=amdgcn", "-mcpu=gfx1100", "-show-encoding", *mattr],
+                                 input=line, capture_output=True, text=True).stdout
+            m = re.search(r"^\s*(\S.*?)\s*; encoding: \[(.*)\]", out, re.M)
+            try:
+                ours = assemble(line, "gfx1100", wave_size=wave)
+            except ValueError:
+                ours = None
+            if m is None:
+                assert ours is None, (line, ours.hex())
+                continue
+            want = bytes(int(b, 16) for b in m.group(2).split(","))
+            assert ours == want, (line, want.hex(), ours and ours.hex())
+            assert disassemble(want, "gfx1100", wave_size=wave) == " ".join(m.group(1).split()), line
+            checked += 1
+    assert checked >= (18 if wave == 32 else 24)
+
+
+def test_ldexp_f16_exponent_constants_print_as_llvm_mc():
+    """v_ldexp_f16's exponent is a 16-bit integer that LLVM reads and prints constants for as an
+    f16 operand (syntax.F16_CONSTANTS: -1.0, not the f16 bits 0xbc00; literals as an f16's), as
+    llvm-mc-22 disassembles the same VOP3 bytes: every inline code and a few literals."""
+    def vop3(src1: int) -> bytes:     # v_ldexp_f16_e64 v44.l, s90, <src1>
+        return bytes.fromhex("2c003bd5") + (90 | src1 << 9).to_bytes(4, "little")
+    words = [vop3(code) for code in INLINE_CODES]
+    words += [vop3(255) + lit.to_bytes(4, "little") for lit in (0x3c00, 0x13c00, 4, 0x10004, 0xffff, 0xfff0, 0x4200, 0x1234)]
+    texts = _llvm_texts(words, "gfx1100")
+    pairs = [(w.hex(), want, disassemble(w, "gfx1100")) for w, want in zip(words, texts) if want]
+    assert len(pairs) >= len(INLINE_CODES)
+    assert [p for p in pairs if p[1] != p[2]] == []
