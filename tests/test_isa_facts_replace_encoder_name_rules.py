@@ -621,3 +621,38 @@ def test_attribute_loads_are_the_manuals_word():
             assert attribute_load(d) == d.name.lower().endswith("_param_load"), (family, d.name)
             seen += attribute_load(d)
     assert seen == 3
+
+
+def test_image_width_rules_are_facts():
+    """dsl.signature.image_widths picked gathers ("GATHER4" in the name), atomics ("ATOMIC"), their
+    data (two dwords for "CMPSWAP", else one) and the opcodes with no MSAA dims ("MIP" a part of the
+    name) by name; now a sampling instruction that returns four texels (takes_sampler and
+    gathers_four: image_msaa_load also returns four but takes no sampler), memory_access's atomic
+    direction and the data dwords its pseudocode names (cmpswap's DATA[63 : 32]), and mip_level.
+    The same answer for every image instruction of the five families, but one: image_get_resinfo
+    has a mip level with no MIP in its name, and its one address (the mip level) is the same for
+    every dim, so its address forms are the same with or without the MSAA dims."""
+    from dsl import syntax
+    from dsl.signature import _image_address_forms, image_address_words
+    from isa.memory_access import gathers_four, memory_access, mip_level, resource_info, takes_sampler
+    counts = {"gather": 0, "atomic": 0, "cmpswap": 0, "mip": 0}
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.image:
+            continue
+        access = memory_access(d, True)
+        sampler = takes_sampler(d)
+        assert (sampler and gathers_four(d)) == ("GATHER4" in d.name), (family, d.name)
+        assert (access.direction == "atomic") == ("ATOMIC" in d.name), (family, d.name)
+        if access.direction == "atomic":
+            assert access.data_dwords == (2 if "CMPSWAP" in d.name else 1), (family, d.name)
+        old_mip = "MIP" in d.name.split("_")
+        if mip_level(d) != old_mip:
+            assert d.name == "IMAGE_GET_RESINFO" and resource_info(d) and not sampler, (family, d.name)
+            words = {image_address_words(d, c, g, a16) for _, c, g in syntax.MIMG_DIMS for a16 in (False, True)}
+            assert words == {1}
+            assert _image_address_forms(d, False) == _image_address_forms(d, True)
+        counts["gather"] += "GATHER4" in d.name
+        counts["atomic"] += "ATOMIC" in d.name
+        counts["cmpswap"] += "CMPSWAP" in d.name
+        counts["mip"] += old_mip
+    assert counts["gather"] > 40 and counts["atomic"] > 40 and counts["cmpswap"] == 3 and counts["mip"] == 15
