@@ -358,8 +358,9 @@ def test_lane_addressed_loads_take_the_dword_forms_semantics():
 
 def test_scalar_prefetches_are_their_code():
     """RDNA4's SMEM prefetches (operands [sbase,] offset, soffset, length) were found by "prefetch"
-    in the mnemonic and the PC-relative ones (no sbase) by its _pc_rel suffix, in the encoder and
-    the decoder's Instr builder; now isa.memory_access.prefetch: the code calls Prefetch*(addr,
+    in the mnemonic and the PC-relative ones (no sbase) by its _pc_rel suffix, in the encoder,
+    the decoder's Instr builder and the text's number styles (dsl.instr_text: the length in
+    decimal); now isa.memory_access.prefetch: the code calls Prefetch*(addr,
     length), its address relative to PC or to SBASE. The same instructions in every family (only
     RDNA4 has them; s_set_inst_prefetch_distance is a SOPP mode change, not an SMEM prefetch)."""
     from isa.memory_access import prefetch
