@@ -119,3 +119,22 @@ def test_fast_and_reference_time_conflicting_atomics_alike(case, lanes, wave):
         assert op.lds_extra == expected, case
     else:
         assert op.lines == expected and op.lds_extra == 0, case
+
+
+@pytest.mark.parametrize("case", ["ds_add_rtn_u32, 4 addresses", "ds_storexchg_2addr_rtn_b32, 4 address pairs"])
+def test_a_batch_run_in_slices_is_timed_as_its_waves(case, monkeypatch):
+    """A batch of more lanes than the machine runs in one call (emu/machine.py's SLICE_LANES,
+    made 64 here: two wave32 waves per call) is timed as the same waves in one call, and as
+    reference mode (one call per wave): the slices' accesses are not one access of twice the
+    dwords."""
+    import emu.machine
+    body, address_of_lane = CASES[case]
+    whole, whole_out = _run(body, 128, 32, False, 2048)
+    monkeypatch.setattr(emu.machine, "SLICE_LANES", 64)
+    sliced, sliced_out = _run(body, 128, 32, False, 2048)
+    ref, ref_out = _run(body, 128, 32, True, 2048)
+    assert whole_out.tolist() == sliced_out.tolist() == ref_out.tolist()
+    assert _timing(whole) == _timing(sliced) == _timing(ref)
+    mnemonic = case.split(",")[0]
+    atomic = [pc for pc, s in ref.per_pc.items() if s.text.split(" ")[0] == mnemonic]
+    assert [sliced.ops[pc].lds_extra for pc in atomic] == [_expected(address_of_lane, mnemonic, 128, 32)]
