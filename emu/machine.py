@@ -579,7 +579,8 @@ class _Chunk:
                     raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
                                          f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
                                          f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
-                if self.m.recorder is not None:
+                by_wave = not self.options.batch_waves and control is None
+                if self.m.recorder is not None and not by_wave:     # (by wave: a step per wave's call)
                     self.m.recorder.step(pc, idx, self.first * self.per_group)
                 if st.stale_vgprs:
                     self.settle(p, idx)
@@ -589,8 +590,8 @@ class _Chunk:
                 try:
                     if control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
                         st.pc[sel] += p.inst.size
-                    elif not self.options.batch_waves and control is None:
-                        self.wave_by_wave(p, idx)
+                    elif by_wave:
+                        self.wave_by_wave(p, idx, pc)
                     elif control is None and len(idx) * width > limit:
                         per = max(1, limit // width)
                         for k in range(0, len(idx), per):
@@ -631,8 +632,13 @@ class _Chunk:
             if lag:             # an error left the loop: st.pc as the waves' PCs are
                 st.pc[group_sel] += lag
 
-    def wave_by_wave(self, p: Prepared, idx) -> None:
-        for wave in idx:        # one semantic call per wave, in wave order
+    def wave_by_wave(self, p: Prepared, idx, recorded_pc: int | None = None) -> None:
+        """One semantic call per wave, in wave order. recorded_pc: a timed launch records each
+        wave's call as its own batch (the recorder takes a batch's memory accesses as one
+        instruction's: the waves' accesses are several, not one wave's)."""
+        for wave in idx:
+            if recorded_pc is not None and self.m.recorder is not None:
+                self.m.recorder.step(recorded_pc, np.array([wave]), self.first * self.per_group)
             self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
 
     def batch(self, p: Prepared, sel, idx) -> None:

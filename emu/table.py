@@ -36,6 +36,7 @@ from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
 from .fold import Folded, fold
 from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
+from .atomic_observed import observed_once
 from .atomic_words import lane_order_rounds, one_pass_exchange, touched_words
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
@@ -299,9 +300,10 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         if nbytes > 1:
             _refuse_misaligned(ctx, nbytes, addr if aligned == "ADDR" else
                                np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64))
-        if isinstance(ctx.mem, BufferMemory) and current().buffer_atomics_in_range:
-            return _in_range_apart(fn, grouped, rounds, ctx, addr, nbytes)
-        return grouped(ctx, addr)
+        with observed_once(fn, ctx):        # timing: every active lane's addresses, once
+            if isinstance(ctx.mem, BufferMemory) and current().buffer_atomics_in_range:
+                return _in_range_apart(fn, grouped, rounds, ctx, addr, nbytes)
+            return grouped(ctx, addr)
 
     def grouped(ctx: Ctx, addr: np.ndarray):
         if several_addresses:
