@@ -45,14 +45,14 @@ ROUNDS = options_from(off=["scan_atomics", "buffer_atomics_in_range", "combine_a
                            "combine_atomic_reductions"])
 
 # kernarg: V# (4 dwords) | data address (2 dwords) | out address (2 dwords); s16 = work-group id
-RDNA_PROLOGUE = """
-    s_load_b128 s[8:11], s[0:1], 0x0
-    s_load_b128 s[4:7], s[0:1], 0x10
+PROLOGUE = """
+    {load4} s[8:11], s[0:1], 0x0
+    {load4} s[4:7], s[0:1], 0x10
     s_waitcnt lgkmcnt(0)
     s_lshl_b32 s20, s16, 8
-    v_add_nc_u32 v1, s20, v0
+    {add} v1, s20, v0
     v_lshlrev_b32 v1, 2, v1
-    global_load_b32 v2, v1, s[4:5]
+    {gload} v2, v1, s[4:5]
     s_waitcnt vmcnt(0)
     v_and_b32 v3, 63, v2
     v_lshlrev_b32 v3, 2, v3
@@ -60,21 +60,9 @@ RDNA_PROLOGUE = """
     v_cvt_f32_u32 v5, v5
     v_mov_b32 v4, 1
 """
-GFX9_PROLOGUE = """
-    s_load_dwordx4 s[8:11], s[0:1], 0x0
-    s_load_dwordx4 s[4:7], s[0:1], 0x10
-    s_waitcnt lgkmcnt(0)
-    s_lshl_b32 s20, s16, 8
-    v_add_u32 v1, s20, v0
-    v_lshlrev_b32 v1, 2, v1
-    global_load_dword v2, v1, s[4:5]
-    s_waitcnt vmcnt(0)
-    v_and_b32 v3, 63, v2
-    v_lshlrev_b32 v3, 2, v3
-    v_bfe_u32 v5, v2, 8, 3
-    v_cvt_f32_u32 v5, v5
-    v_mov_b32 v4, 1
-"""
+# the same prologue in each dialect's mnemonics
+RDNA_PROLOGUE = PROLOGUE.format(load4="s_load_b128", add="v_add_nc_u32", gload="global_load_b32")
+GFX9_PROLOGUE = PROLOGUE.format(load4="s_load_dwordx4", add="v_add_u32", gload="global_load_dword")
 KERNELS = {
     ("buffer", "gfx1100"): RDNA_PROLOGUE + """
     buffer_atomic_add_u32 v4, v3, s[8:11], 0 offen

@@ -20,6 +20,7 @@ from functools import lru_cache
 import isa
 from isa import InstrDef, Spec
 from isa.effects import effects
+from isa.memory_access import prefetch
 
 from . import syntax, syntax_gfx9
 from .operands import LiteralInt, Lit, Mod, Reg, Special
@@ -102,8 +103,9 @@ def _plan(d: InstrDef | None, spec: Spec | None) -> tuple[tuple[str, ...], dict,
         # the first operand is data (an immediate where it is a number); a prefetch's last
         # operand is its length in bytes, decimal (the PC-relative forms have no base before it)
         styles = ("imm",) + ("hex",) * 3
-        if "prefetch" in name:
-            styles = ("hex", "hex", "dec") if name.endswith("_pc_rel") else ("hex",) * 3 + ("dec",)
+        kind = prefetch(d)
+        if kind:
+            styles = ("hex", "hex", "dec") if kind == "pc" else ("hex",) * 3 + ("dec",)
         return styles, {**hex_mods, "offset": "hex"}, inline, False
     if fmt == "SOPP":
         style = (gfx9 and syntax_gfx9.SOPP_STYLE.get(name)) or syntax.SOPP_STYLE.get(name, "hex")

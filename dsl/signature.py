@@ -327,12 +327,18 @@ def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None, nsa_
     image instruction's fields, as LLVM writes them. Where its disassembler has no instruction
     form for the widths an encoding asks for, LLVM gives those of the first form in its tables:
     one data VGPR (two for gathers and cmpswap) and the shortest address, or with NSA the longest
-    one (the cases below are those seen in LLVM 22's corpora)."""
+    one (the cases below are those seen in LLVM 22's corpora). A gather is a sampling instruction
+    returning four texels (isa.memory_access.gathers_four; image_msaa_load takes no sampler), an
+    atomic reads and writes memory (memory_access's direction) and sends the data dwords its
+    pseudocode names (cmpswap: DATA[63 : 32], two)."""
     _, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
     data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
     words = image_address_words(d, coords, gradients, bool(f.get("A16")))
     dims, forms = _image_address_forms(d, sampler)
-    natural = 2 if "CMPSWAP" in d.name else 1   # an atomic's data: 32-bit, or 64-bit plus TFE
+    gather = sampler and gathers_four(d)
+    access = memory_access(d, True)
+    atomic = access.direction == "atomic"
+    natural = (access.data_dwords or 1) if atomic else 1   # an atomic's data: 32-bit, or 64-bit plus TFE
     nsa = nsa_last is not None
     if nsa:   # NSA forms hold two to five address fields, the last one a range if need be
         no_address_form = words <= (2 if nsa_fields == 5 and "VADDR0" not in f else 0) or words > max(dims)
@@ -340,10 +346,10 @@ def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None, nsa_
     else:
         no_address_form = words not in forms
         past_v255 = f["VADDR"] + words > 256
-    no_data_form = ("GATHER4" in d.name and f.get("D16") and f.get("TFE")
-                    or "ATOMIC" in d.name and not natural <= data <= 2 * natural + 1)
+    no_data_form = (gather and f.get("D16") and f.get("TFE")
+                    or atomic and not natural <= data <= 2 * natural + 1)
     if no_address_form or no_data_form or past_v255 or f["VDATA"] + data > 256:
-        return (2 if "GATHER4" in d.name else natural), (min(max(dims), nsa_fields) if nsa else min(forms)), True
+        return (2 if gather else natural), (min(max(dims), nsa_fields) if nsa else min(forms)), True
     return data, words, False
 
 
@@ -352,7 +358,7 @@ def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], fr
     """Address widths of the dims an opcode takes (sampling: no MSAA), with and without A16;
     and those LLVM has a sequential-address form for: these plus the largest rounded up to a
     power of two (its register class)."""
-    no_msaa = sampler or "MIP" in d.name.split("_")   # sampling and mip levels have no MSAA forms
+    no_msaa = sampler or mip_level(d)   # sampling and mip levels have no MSAA forms
     dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
                      if not (no_msaa and "MSAA" in name) for a16 in (False, True))
     return dims, dims | {1 << (max(dims) - 1).bit_length()}

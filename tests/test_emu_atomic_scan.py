@@ -199,6 +199,21 @@ def _initial(rng, name, kind, words, width):
     return rng.integers(0, 4, words).astype(np.uint64)
 
 
+def _random_lanes(rng, name, kinds: dict, words_n: int, width: int, shape):
+    """Each lane's word slot and operand values, the initial words, and a random EXEC per wave
+    (wave 0 with every lane on), drawn in this order from rng."""
+    waves, lanes = shape
+    slot = rng.integers(0, words_n, shape)
+    inputs, ref_inputs = {}, {}
+    for k, kind in kinds.items():
+        inputs[k], ref_inputs[k] = _values(rng, kind, shape)
+    init = _initial(rng, name, next(iter(kinds.values())), words_n, width)
+    exec_mask = rng.integers(0, 2**lanes, (waves, 1), dtype=np.uint64)
+    exec_mask[0, 0] = 2**lanes - 1
+    active = ((exec_mask >> np.arange(lanes, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    return slot, inputs, ref_inputs, init, exec_mask, active
+
+
 def _lane_by_lane(new, addr_keys, inputs, active, words: dict):
     """Each active lane in lane order (wave-major): its returned value and the words after."""
     words = dict(words)
@@ -244,14 +259,7 @@ def test_conflicting_atomics_match_lane_order_and_reference_mode(name, monkeypat
     rng = np.random.default_rng(abs(hash(name)) % 2**32)
     waves, words_n, nbytes = 4, 5, width // 8
     shape = (waves, lanes)
-    slot = rng.integers(0, words_n, shape)
-    inputs, ref_inputs = {}, {}
-    for k, kind in kinds.items():
-        inputs[k], ref_inputs[k] = _values(rng, kind, shape)
-    init = _initial(rng, name, next(iter(kinds.values())), words_n, width)
-    exec_mask = rng.integers(0, 2**lanes, (waves, 1), dtype=np.uint64)
-    exec_mask[0, 0] = 2**lanes - 1                  # one wave with every lane on
-    active = ((exec_mask >> np.arange(lanes, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    slot, inputs, ref_inputs, init, exec_mask, active = _random_lanes(rng, name, kinds, words_n, width, shape)
     if space == "global":
         def fresh():
             mem = DeviceMemory()
@@ -347,14 +355,7 @@ def test_buffer_atomics_in_range_lanes_in_order_others_dropped(name, monkeypatch
     rng = np.random.default_rng(sum(map(ord, name)))
     waves, words_n, nbytes = 4, 7, width // 8
     shape = (waves, lanes)
-    slot = rng.integers(0, words_n, shape)
-    inputs, ref_inputs = {}, {}
-    for k, kind in kinds.items():
-        inputs[k], ref_inputs[k] = _values(rng, kind, shape)
-    init = _initial(rng, name, next(iter(kinds.values())), words_n, width)
-    exec_mask = rng.integers(0, 2**lanes, (waves, 1), dtype=np.uint64)
-    exec_mask[0, 0] = 2**lanes - 1
-    active = ((exec_mask >> np.arange(lanes, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    slot, inputs, ref_inputs, init, exec_mask, active = _random_lanes(rng, name, kinds, words_n, width, shape)
     dt = np.uint64 if width == 64 else np.uint32
 
     def fresh():

@@ -358,8 +358,9 @@ def test_lane_addressed_loads_take_the_dword_forms_semantics():
 
 def test_scalar_prefetches_are_their_code():
     """RDNA4's SMEM prefetches (operands [sbase,] offset, soffset, length) were found by "prefetch"
-    in the mnemonic and the PC-relative ones (no sbase) by its _pc_rel suffix, in the encoder and
-    the decoder's Instr builder; now isa.memory_access.prefetch: the code calls Prefetch*(addr,
+    in the mnemonic and the PC-relative ones (no sbase) by its _pc_rel suffix, in the encoder,
+    the decoder's Instr builder and the text's number styles (dsl.instr_text: the length in
+    decimal); now isa.memory_access.prefetch: the code calls Prefetch*(addr,
     length), its address relative to PC or to SBASE. The same instructions in every family (only
     RDNA4 has them; s_set_inst_prefetch_distance is a SOPP mode change, not an SMEM prefetch)."""
     from isa.memory_access import prefetch
@@ -621,3 +622,38 @@ def test_attribute_loads_are_the_manuals_word():
             assert attribute_load(d) == d.name.lower().endswith("_param_load"), (family, d.name)
             seen += attribute_load(d)
     assert seen == 3
+
+
+def test_image_width_rules_are_facts():
+    """dsl.signature.image_widths picked gathers ("GATHER4" in the name), atomics ("ATOMIC"), their
+    data (two dwords for "CMPSWAP", else one) and the opcodes with no MSAA dims ("MIP" a part of the
+    name) by name; now a sampling instruction that returns four texels (takes_sampler and
+    gathers_four: image_msaa_load also returns four but takes no sampler), memory_access's atomic
+    direction and the data dwords its pseudocode names (cmpswap's DATA[63 : 32]), and mip_level.
+    The same answer for every image instruction of the five families, but one: image_get_resinfo
+    has a mip level with no MIP in its name, and its one address (the mip level) is the same for
+    every dim, so its address forms are the same with or without the MSAA dims."""
+    from dsl import syntax
+    from dsl.signature import _image_address_forms, image_address_words
+    from isa.memory_access import gathers_four, memory_access, mip_level, resource_info, takes_sampler
+    counts = {"gather": 0, "atomic": 0, "cmpswap": 0, "mip": 0}
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.image:
+            continue
+        access = memory_access(d, True)
+        sampler = takes_sampler(d)
+        assert (sampler and gathers_four(d)) == ("GATHER4" in d.name), (family, d.name)
+        assert (access.direction == "atomic") == ("ATOMIC" in d.name), (family, d.name)
+        if access.direction == "atomic":
+            assert access.data_dwords == (2 if "CMPSWAP" in d.name else 1), (family, d.name)
+        old_mip = "MIP" in d.name.split("_")
+        if mip_level(d) != old_mip:
+            assert d.name == "IMAGE_GET_RESINFO" and resource_info(d) and not sampler, (family, d.name)
+            words = {image_address_words(d, c, g, a16) for _, c, g in syntax.MIMG_DIMS for a16 in (False, True)}
+            assert words == {1}
+            assert _image_address_forms(d, False) == _image_address_forms(d, True)
+        counts["gather"] += "GATHER4" in d.name
+        counts["atomic"] += "ATOMIC" in d.name
+        counts["cmpswap"] += "CMPSWAP" in d.name
+        counts["mip"] += old_mip
+    assert counts["gather"] > 40 and counts["atomic"] > 40 and counts["cmpswap"] == 3 and counts["mip"] == 15
