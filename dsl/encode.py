@@ -132,8 +132,12 @@ class Encoder:
                 return self.vgpr_base + v.idx, neg, ab, v.half == "h"
             if v.half:
                 raise OperandError(f"{_name(F.d)}: {what}: only VGPRs have .l/.h halves, got {v}", v)
+            if op.m0_only:
+                raise OperandError(f"{_name(F.d)}: {what}: takes M0 or an inline constant, not {v}", v)
             return self.sreg_code(v, F, what, n), neg, ab, hi
         if isinstance(v, Special):
+            if op.m0_only and v.name != "m0":
+                raise OperandError(f"{_name(F.d)}: {what}: takes M0 or an inline constant, not {v.name}", v)
             code = self.special.get(v.name)
             if code is None:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
@@ -169,7 +173,8 @@ class Encoder:
         if literal is not None:
             if not allow_literal or op.no_literal:
                 raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant (-16..64, ±0.5, ±1, "
-                                   f"±2, ±4, 1/(2π)) and this encoding has no literal", v)
+                                   f"±2, ±4, 1/(2π)) and this {'operand' if op.no_literal else 'encoding'} "
+                                   f"takes no literal", v)
             F.set_literal(literal, what)
         return code, neg, ab, hi
 
@@ -1140,6 +1145,17 @@ _DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row
 
 
 @cache
+def _code_as_number(d: InstrDef) -> bool:
+    """A SALU source whose operand code the pseudocode reads as a signed number, or M0 where it
+    names M0 (RDNA4's barrier numbers: `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`): the value is
+    the inline constant the code stands for, so no literal and no other register (the manual,
+    RDNA4 section 5.6.2, page 58: "Barrier instructions can use M0 or an inline constant to
+    refer to the barrier number")."""
+    return "SRC0" in d.operand_types and "S0" not in d.operand_types and \
+        ("SRC0", "i32") in effects(d.pcode or "").field_types
+
+
+@cache
 def _register_number_source(d: InstrDef) -> bool:
     """A SALU source the pseudocode reads as its operand code (SRC0, not the value S0): a register
     number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
@@ -1161,7 +1177,9 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
             op = Operand(name, n, half is not None, "i" if half == "int" else "f" if typed and type_info(typed)[1] == "f"
                          else "b", False, 64 if n == 2 else bits if half else 32,
                          registers_only=field == "SSRC0" and (_register_number_source(d) or
-                                                              "S0" in effects(d.pcode).pc_sources))
+                                                              "S0" in effects(d.pcode).pc_sources),
+                         no_literal=field == "SSRC0" and _code_as_number(d),
+                         m0_only=field == "SSRC0" and _code_as_number(d) and "M0" in effects(d.pcode).names)
         layout.append((name, field, n, op))
     return layout, [name for name, _, _, _ in layout]
 

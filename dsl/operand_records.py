@@ -24,6 +24,7 @@ class Operand:
     bf16: bool = False       # bf16 has no inline constants of its own: literals follow integer rules
     registers_only: bool = False  # a register number, a written source or a lane mask: no constants
     no_literal: bool = False      # inline constants only (a lane select: LLVM's SCSrc operands)
+    m0_only: bool = False         # the one register it takes is M0 (with no_literal: M0 or an inline constant)
 
     @property
     def is_mask(self) -> bool:

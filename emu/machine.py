@@ -579,22 +579,28 @@ class _Chunk:
                     raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
                                          f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
                                          f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
-                if self.m.recorder is not None:
+                width = 1 if p.scalar else st.lanes
+                limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
+                by_wave = not self.options.batch_waves and control is None
+                sliced = control is None and len(idx) * width > limit
+                # a timed launch records each semantic call as a batch: the recorder takes one
+                # batch's memory accesses as one instruction's (by wave and sliced: per call)
+                if self.m.recorder is not None and not by_wave and not sliced:
                     self.m.recorder.step(pc, idx, self.first * self.per_group)
                 if st.stale_vgprs:
                     self.settle(p, idx)
                 waiting = control == "barrier" and (st.run == AT_BARRIER).any()     # other waves at a barrier
-                width = 1 if p.scalar else st.lanes
-                limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
                 try:
                     if control in _NO_EFFECT:     # s_waitcnt, s_nop, s_delay_alu, ...: only the PC moves
                         st.pc[sel] += p.inst.size
-                    elif not self.options.batch_waves and control is None:
-                        self.wave_by_wave(p, idx)
-                    elif control is None and len(idx) * width > limit:
+                    elif by_wave:
+                        self.wave_by_wave(p, idx, pc)
+                    elif sliced:
                         per = max(1, limit // width)
                         for k in range(0, len(idx), per):
                             part = idx[k:k + per]
+                            if self.m.recorder is not None:
+                                self.m.recorder.step(pc, part, self.first * self.per_group)
                             self.batch(p, slice(int(part[0]), int(part[-1]) + 1) if isinstance(sel, slice) else part, part)
                     else:
                         self.batch(p, sel, idx)
@@ -631,8 +637,12 @@ class _Chunk:
             if lag:             # an error left the loop: st.pc as the waves' PCs are
                 st.pc[group_sel] += lag
 
-    def wave_by_wave(self, p: Prepared, idx) -> None:
-        for wave in idx:        # one semantic call per wave, in wave order
+    def wave_by_wave(self, p: Prepared, idx, recorded_pc: int | None = None) -> None:
+        """One semantic call per wave, in wave order. recorded_pc: a timed launch records each
+        wave's call as its own batch."""
+        for wave in idx:
+            if recorded_pc is not None and self.m.recorder is not None:
+                self.m.recorder.step(recorded_pc, np.array([wave]), self.first * self.per_group)
             self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
 
     def batch(self, p: Prepared, sel, idx) -> None:

@@ -287,7 +287,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     (atomic_scan.cmpswap_of), which it does per success. A buffer atomic's lanes outside the
     buffer's range (which read 0 and write nothing) run apart, the others as atomics on global
     memory (EmuOptions.buffer_atomics_in_range)."""
-    from . import atomic_scan, atomic_words      # with the first atomic: a launch without one loads neither
+    # with the first atomic: a launch without one loads none of these
+    from . import atomic_observed, atomic_scan, atomic_words
     # the scan finds each word where round 0's pseudocode accesses it: one address per lane
     # (not the *_2ADDR forms)
     scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
@@ -298,9 +299,10 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         if nbytes > 1:
             _refuse_misaligned(ctx, nbytes, addr if aligned == "ADDR" else
                                np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64))
-        if isinstance(ctx.mem, BufferMemory) and current().buffer_atomics_in_range:
-            return _in_range_apart(fn, grouped, rounds, ctx, addr, nbytes)
-        return grouped(ctx, addr)
+        with atomic_observed.observed_once(fn, ctx):        # timing: every active lane's addresses, once
+            if isinstance(ctx.mem, BufferMemory) and current().buffer_atomics_in_range:
+                return _in_range_apart(fn, grouped, rounds, ctx, addr, nbytes)
+            return grouped(ctx, addr)
 
     def grouped(ctx: Ctx, addr: np.ndarray):
         if several_addresses:
