@@ -35,9 +35,6 @@ from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dword_loads import dword_run, load_dword_runs
 from .fold import Folded, fold
-from .atomic_scan import cmpswap_of, scan as scan_atomic, swap_of
-from .atomic_observed import observed_once
-from .atomic_words import lane_order_rounds, one_pass_exchange, touched_words
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
 from .shortcuts import with_shortcut
@@ -290,6 +287,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     (atomic_scan.cmpswap_of), which it does per success. A buffer atomic's lanes outside the
     buffer's range (which read 0 and write nothing) run apart, the others as atomics on global
     memory (EmuOptions.buffer_atomics_in_range)."""
+    # with the first atomic: a launch without one loads none of these
+    from . import atomic_observed, atomic_scan, atomic_words
     # the scan finds each word where round 0's pseudocode accesses it: one address per lane
     # (not the *_2ADDR forms)
     scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
@@ -300,7 +299,7 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         if nbytes > 1:
             _refuse_misaligned(ctx, nbytes, addr if aligned == "ADDR" else
                                np.broadcast_to(np.asarray(ctx.get(aligned)), ctx.shape).astype(np.uint64))
-        with observed_once(fn, ctx):        # timing: every active lane's addresses, once
+        with atomic_observed.observed_once(fn, ctx):        # timing: every active lane's addresses, once
             if isinstance(ctx.mem, BufferMemory) and current().buffer_atomics_in_range:
                 return _in_range_apart(fn, grouped, rounds, ctx, addr, nbytes)
             return grouped(ctx, addr)
@@ -308,7 +307,7 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     def grouped(ctx: Ctx, addr: np.ndarray):
         if several_addresses:
             if current().one_pass_exchanges:
-                out = one_pass_exchange(fn, ctx)
+                out = atomic_words.one_pass_exchange(fn, ctx)
                 if out is not None:
                     return out
             return rounds(ctx)
@@ -330,14 +329,14 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
         if scannable and current().scan_atomics and _scans(ctx.mem, addr):
             mode, status = _uniform(ctx.mode), _uniform(ctx.status)
             if mode is not None and status is not None:
-                out = scan_atomic(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
+                out = atomic_scan.scan(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
                 if out is not None:
                     return out
         return rounds(ctx, pos, first)
 
     def rounds(ctx: Ctx, pos=None, first=None):
         if several_addresses:       # each lane after every earlier lane sharing a word with it
-            rank = lane_order_rounds(ctx, *touched_words(fn, ctx))
+            rank = atomic_words.lane_order_rounds(ctx, *atomic_words.touched_words(fn, ctx))
             if rank.max() <= 0:     # no word shared: one call
                 return fn(ctx)
         else:
@@ -718,6 +717,7 @@ class SemanticTable:
             fn = with_shortcut(d.name, fn, d.pcode, lambda name, arch=self.arch:
                                load_semantics(arch, narrow=current().narrow_uint32).lookup(name))
         if t["memory"] == "atomic" and not scalar:
+            from .atomic_scan import cmpswap_of, swap_of
             two_addresses = "ADDR_BASE" in t["reads"]
             # *_2ADDR forms access ADDR_BASE + OFFSETn * size, each of DATA's size
             size = (t["reads"].get("DATA") if two_addresses else None) or t["writes"].get("RETURN_DATA") \

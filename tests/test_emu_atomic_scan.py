@@ -249,13 +249,13 @@ def test_conflicting_atomics_match_lane_order_and_reference_mode(name, monkeypat
     reference mode and the fast mode without the scan. CDNA's DS pseudocode adds the
     instruction offset to ADDR itself (CalcDsAddr): the words are at ADDR + offset, and the
     scan finds them there too."""
-    import emu.table
+    import emu.atomic_scan
     arch, kinds, width, new, lanes = CASES[name]
     space = "lds" if name.startswith("DS_") else "global"
     extra = 8 if space == "lds" and arch == "gfx942" else 0      # the DS offset CalcDsAddr adds
     scanned = []
-    real_scan = emu.table.scan_atomic
-    monkeypatch.setattr(emu.table, "scan_atomic", lambda *a: scanned.append(real_scan(*a)) or scanned[-1])
+    real_scan = emu.atomic_scan.scan
+    monkeypatch.setattr(emu.atomic_scan, "scan", lambda *a: scanned.append(real_scan(*a)) or scanned[-1])
     rng = np.random.default_rng(abs(hash(name)) % 2**32)
     waves, words_n, nbytes = 4, 5, width // 8
     shape = (waves, lanes)
@@ -544,14 +544,14 @@ def test_machine_lock_acquired_by_one_lane_per_word(off, monkeypatch):
 
 def _modes(off: str, monkeypatch) -> list:
     """Switch `off` (or "reference": all) off for the machine; the list the scan's results go to."""
-    import emu.table
+    import emu.atomic_scan
     if off == "reference":
         monkeypatch.setenv("WAVESMITH_EMU_REFERENCE", "1")
     else:
         monkeypatch.setenv("WAVESMITH_EMU_OFF", off)
     scanned = []
-    real_scan = emu.table.scan_atomic
-    monkeypatch.setattr(emu.table, "scan_atomic", lambda *a: scanned.append(real_scan(*a)) or scanned[-1])
+    real_scan = emu.atomic_scan.scan
+    monkeypatch.setattr(emu.atomic_scan, "scan", lambda *a: scanned.append(real_scan(*a)) or scanned[-1])
     return scanned
 
 

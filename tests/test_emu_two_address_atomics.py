@@ -79,10 +79,10 @@ def _check_semantics(name, offsets, spacing, monkeypatch):
     """Four waves (two per work-group's LDS region), random EXEC with wave 0 full, lane bases
     drawn from four elements `spacing` apart: returned values and the LDS after, in every
     mode, against lane_by_lane. Returns what the one pass gave in fast mode (None: declined)."""
-    import emu.table
+    import emu.atomic_words
     passes = []
-    real = emu.table.one_pass_exchange
-    monkeypatch.setattr(emu.table, "one_pass_exchange", lambda *a: passes.append(real(*a)) or passes[-1])
+    real = emu.atomic_words.one_pass_exchange
+    monkeypatch.setattr(emu.atomic_words, "one_pass_exchange", lambda *a: passes.append(real(*a)) or passes[-1])
     arch, size, stride = EXCHANGES[name]
     off0, off1 = offsets
     sem = load_semantics(arch).lookup(name.split()[0])
