@@ -182,7 +182,7 @@ class Checker:
                 ops.append(self._sregs(S_DST, dwords))
                 names["D0"] = self._keys("s", S_DST, dwords)
             elif opname == "k" or (d.format == "SOPK" and opname == "ssrc1"):
-                ops.append(int(rng.integers(-32768, 32768)) if d.format == "SOPK" else lit(int(special_dwords(rng, 1)[0])))
+                ops.append(int(rng.integers(-32768, 32768)) & 0xffff if d.format == "SOPK" else lit(int(special_dwords(rng, 1)[0])))
             else:
                 i = 0 if opname == "ssrc0" else 1
                 first = S_SRC[i] if dwords <= 2 else 24

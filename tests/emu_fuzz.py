@@ -356,7 +356,7 @@ class Generator:
                 else:
                     ops.append(self.sreg(rng, dwords, dest=True))
             elif opname == "k" or (d.format == "SOPK" and opname == "ssrc1"):
-                ops.append(int(rng.integers(-32768, 32768)) if d.format == "SOPK" else self.lit(int(special_dwords(rng, 1)[0])))
+                ops.append(int(rng.integers(-32768, 32768)) & 0xffff if d.format == "SOPK" else self.lit(int(special_dwords(rng, 1)[0])))
             elif d.format == "SOPK" and opname == "ssrc0":
                 ops.append(self.sreg(rng, dwords))
             else:

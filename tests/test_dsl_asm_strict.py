@@ -254,3 +254,60 @@ def test_mutated_lines_are_accepted_exactly_as_llvm_mc_accepts_them(corpus):
             print(f"  {verdict}: {row}")
     assert counts["both accept, bytes differ"] <= total * 0.002, examples["both accept, bytes differ"][:10]
     assert rate >= FLOOR, f"{100 * rate:.2f}% < {100 * FLOOR}%"
+
+
+# ---------------------------------------------------------------- SOPK immediates against llvm-mc-22
+
+SOPK_VALUES = ("0", "-1", "-32768", "-32769", "32767", "32768", "65535", "65536", "0xffff", "0x10000",
+               "0x8000", "-0x8000")
+
+
+def _sopk_lines(arch: str) -> list[str]:
+    """Every SOPK instruction of the target with each immediate above, in its operand order; a
+    32-bit SDST is null (the s_waitcnt_*cnt forms take no SGPR in LLVM's gfx11 syntax)."""
+    import isa
+    from isa.mnemonics import text_mnemonic
+    from dsl import syntax
+    from dsl.encode import scalar_bits
+    lines = []
+    for d in isa.load(arch).instructions:
+        if d.format != "SOPK":
+            continue
+        mn = text_mnemonic(d.name, arch)
+        names, _ = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
+        sdst = "s[0:1]" if scalar_bits(d, "D0") == 64 else "null"
+        for v in SOPK_VALUES:
+            ops = {"sdst": sdst, "imm": v, "hwreg": v, "lit": "0"}
+            lines.append(f"{mn} " + ", ".join(ops[n] for n in names))
+    return lines
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_sopk_immediates_are_taken_exactly_as_llvm_mc_takes_them(arch):
+    """A 16-bit immediate the pseudocode reads unsigned (SIMM16.u16: s_cmpk_*_u32, a numeric
+    hwreg) takes 0..65535 and refuses negatives; a signed one takes -32768..65535. Where
+    llvm-mc-22 accepts a line the bytes are equal; where it refuses, ours is a located error."""
+    if M.llvm_mc() is None:
+        pytest.skip(f"{M.LLVM_MC} not installed")
+    lines = _sopk_lines(arch)
+    assert len(lines) >= 9 * len(SOPK_VALUES)
+    want = M.llvm_encodings(lines, arch)
+    assert sum(w is None for w in want) >= 30 and sum(isinstance(w, bytes) for w in want) >= 60
+    bad = []
+    for text, llvm in zip(lines, want):
+        try:
+            got = dsl.assemble(text, arch)
+        except dsl.AsmError as e:
+            assert LOCATED.match(str(e)), str(e)
+            got = None
+        if got != llvm:
+            bad.append((text, llvm and llvm.hex(), got and got.hex()))
+    assert bad == []
+
+
+@pytest.mark.parametrize("line, column", [("s_cmpk_eq_u32 s1, -1", 19), ("s_cmpk_ge_u32 s1, 65536", 19),
+                                          ("s_getreg_b32 s1, -1", 18), ("s_setreg_b32 -32768, s1", 14)])
+def test_an_unsigned_sopk_immediate_out_of_range_names_its_operand(line, column):
+    message = refusal(line)
+    assert message.startswith(f"1:{column}: {line.split()[0]}: "), message
+    assert "0..65535" in message, message
