@@ -626,11 +626,13 @@ def _hwreg(spec: Spec, value) -> int:
     return rid | off << 6 | (size - 1) << 11
 
 
-def _imm16(value) -> int:
+def _imm16(value, unsigned: bool = False) -> int:
+    """A 16-bit immediate: -32768..65535, or 0..65535 where the pseudocode reads it unsigned."""
     if type(value) is not int:
         raise Gfx9AsmError(f"{_text(value)}: expected a 16-bit number", value)
-    if not -0x8000 <= value <= 0xffff:
-        raise Gfx9AsmError(f"{_text(value)}: does not fit 16 bits", value)
+    if not (0 if unsigned else -0x8000) <= value <= 0xffff:
+        legal = "0..65535 (read as unsigned)" if unsigned else "-32768..65535"
+        raise Gfx9AsmError(f"{_text(value)}: expected a 16-bit immediate {legal}", value)
     return value & 0xffff
 
 
@@ -686,7 +688,7 @@ def _gpr_idx(value) -> int:
 
 
 def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
-    from .signature import scalar_layout
+    from .signature import scalar_layout, sopk_immediate_unsigned
     fmt = spec.formats[d.format]
     mn = d.name.lower()
     f = {"OP": d.opcode}
@@ -723,9 +725,9 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             if o in ("sdst", "sdst64"):
                 f["SDST"] = _sreg(src(spec, value))
             elif o == "imm":
-                f["SIMM16"] = _imm16(value)
-            elif o == "hwreg":
-                f["SIMM16"] = _hwreg(spec, value)
+                f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d))
+            elif o == "hwreg":      # hwreg(...) or its 16-bit number
+                f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d)) if type(value) is int else _hwreg(spec, value)
             elif o == "lit":
                 if type(value) is not int:
                     raise Gfx9AsmError(f"{_text(value)}: expected a 32-bit number", value)

@@ -1382,18 +1382,11 @@ def _bits_value(bits: list[int]) -> int:
     return value
 
 
-def _reads_unsigned_imm16(d: InstrDef) -> bool:
-    """Whether the pseudocode reads SIMM16 as an unsigned number (SIMM16.u16: s_cmpk_*_u32, the
-    hwreg of s_getreg/s_setreg). Such an immediate is 0..65535; a negative one is refused rather
-    than wrapped (only SOPK: SOPP immediates keep taking -1 for 0xffff)."""
-    return d.format == "SOPK" and ("SIMM16", "u16") in effects(d.pcode or "").field_types
-
-
 def _imm16(v, d, operand: str = "simm16") -> int:
     given = v
     if isinstance(v, Lit):
         v = v.value
-    low = 0 if _reads_unsigned_imm16(d) else -0x8000
+    low = 0 if signature.sopk_immediate_unsigned(d) else -0x8000  # SOPP's -1 stays 0xffff
     if not isinstance(v, int) or not low <= v <= 0xffff:
         legal = "0..65535 (read as unsigned)" if low == 0 else "-32768..65535"
         raise OperandError(f"{_name(d)}: {operand}: expected a 16-bit immediate {legal}, got {v}", given)

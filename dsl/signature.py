@@ -185,6 +185,18 @@ def cache_control(d: InstrDef) -> bool:
 # ---------------------------------------------------------------- operand layouts (text order)
 # Each entry: (operand name, field, registers). Shared by the printer and the encoder.
 
+def sopk_immediate_unsigned(d: InstrDef) -> bool:
+    """Whether a SOPK instruction's pseudocode reads its 16-bit immediate as unsigned: the RDNA
+    manuals call it SIMM16 (s_cmpk_eq_u32: 32'U(SIMM16.u16)), the CDNA ones a 16-bit source
+    (32'U(S1.u16); S0/S1 of 32 bits is SDST). Such an immediate is 0..65535, a signed one
+    -32768..65535. The hwreg of s_getreg/s_setreg is SIMM16.u16 in both."""
+    if d.format != "SOPK":
+        return False
+    types = dict(effects(d.pcode or "").field_types)
+    sixteen = [t for k, t in d.operand_types.items() if k in ("S0", "S1") and t[1:] == "16"]
+    return (types.get("SIMM16") or (sixteen[0] if sixteen else "")).startswith("u")
+
+
 def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     """SOP1 / SOP2 / SOPC operands: which of SDST, SSRC0, SSRC1 appear and their widths."""
     types, pcode, fmt = d.operand_types, d.pcode or "", d.format

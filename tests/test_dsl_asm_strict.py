@@ -264,28 +264,31 @@ SOPK_VALUES = ("0", "-1", "-32768", "-32769", "32767", "32768", "65535", "65536"
 
 def _sopk_lines(arch: str) -> list[str]:
     """Every SOPK instruction of the target with each immediate above, in its operand order; a
-    32-bit SDST is null (the s_waitcnt_*cnt forms take no SGPR in LLVM's gfx11 syntax)."""
+    32-bit SDST is null on RDNA (the s_waitcnt_*cnt forms take no SGPR in LLVM's gfx11 syntax),
+    s1 on CDNA (gfx9 has no null register)."""
     import isa
     from isa.mnemonics import text_mnemonic
-    from dsl import syntax
+    from dsl import syntax, syntax_gfx9
+    from isa.targets import resolve_arch
     from dsl.encode import scalar_bits
+    cdna = resolve_arch(arch).startswith("cdna")
     lines = []
     for d in isa.load(arch).instructions:
         if d.format != "SOPK":
             continue
         mn = text_mnemonic(d.name, arch)
-        names, _ = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
-        sdst = "s[0:1]" if scalar_bits(d, "D0") == 64 else "null"
+        names, _ = (cdna and syntax_gfx9.SOPK_STYLE.get(mn)) or syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
+        sdst = "s[0:1]" if scalar_bits(d, "D0") == 64 else "s1" if cdna else "null"
         for v in SOPK_VALUES:
-            ops = {"sdst": sdst, "imm": v, "hwreg": v, "lit": "0"}
+            ops = {"sdst": sdst, "sdst64": "s[0:1]", "imm": v, "hwreg": v, "lit": "0"}
             lines.append(f"{mn} " + ", ".join(ops[n] for n in names))
     return lines
 
 
-@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201", "gfx942", "gfx950"])
 def test_sopk_immediates_are_taken_exactly_as_llvm_mc_takes_them(arch):
-    """A 16-bit immediate the pseudocode reads unsigned (SIMM16.u16: s_cmpk_*_u32, a numeric
-    hwreg) takes 0..65535 and refuses negatives; a signed one takes -32768..65535. Where
+    """A 16-bit immediate the pseudocode reads unsigned (SIMM16.u16 on RDNA, S1.u16 on CDNA:
+    s_cmpk_*_u32; a numeric hwreg) takes 0..65535 and refuses negatives; a signed one takes -32768..65535. Where
     llvm-mc-22 accepts a line the bytes are equal; where it refuses, ours is a located error."""
     if M.llvm_mc() is None:
         pytest.skip(f"{M.LLVM_MC} not installed")
@@ -305,9 +308,10 @@ def test_sopk_immediates_are_taken_exactly_as_llvm_mc_takes_them(arch):
     assert bad == []
 
 
+@pytest.mark.parametrize("arch", [ARCH, "gfx942"])
 @pytest.mark.parametrize("line, column", [("s_cmpk_eq_u32 s1, -1", 19), ("s_cmpk_ge_u32 s1, 65536", 19),
                                           ("s_getreg_b32 s1, -1", 18), ("s_setreg_b32 -32768, s1", 14)])
-def test_an_unsigned_sopk_immediate_out_of_range_names_its_operand(line, column):
-    message = refusal(line)
+def test_an_unsigned_sopk_immediate_out_of_range_names_its_operand(line, column, arch):
+    message = refusal(line, arch)
     assert message.startswith(f"1:{column}: {line.split()[0]}: "), message
     assert "0..65535" in message, message
