@@ -9,6 +9,7 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.effects import effects
+from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data
 from isa.records import dataclass
 
@@ -893,6 +894,9 @@ class Encoder:
         for name, v in zip(operands, ops):
             if name == "sdst":
                 F["SDST"] = self.sreg_code(v, F, "sdst", 2 if scalar_bits(d, "D0") == 64 else 1)
+                if F["SDST"] != self.traits.null and self.spec.arch in NULL_ONLY_SDST.get(d.name, ({},))[0]:
+                    raise OperandError(f"{mn}: sdst: must be null (the count is the immediate; "
+                                       f"isa.errata.NULL_ONLY_SDST)", v)
             elif name == "imm":
                 if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0

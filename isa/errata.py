@@ -882,3 +882,19 @@ UNDESCRIBED_LDS = {
     "DS_GWS_SEMA_P": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553}, "as DS_GWS_SEMA_V"),
     "DS_GWS_SEMA_RELEASE_ALL": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553}, "as DS_GWS_SEMA_V"),
 }
+
+
+# SOPK count waits whose SDST LLVM's assembler syntax fixes to null. The RDNA3/3.5 manuals' code
+# adds an SGPR to the count (`vmcnt <= S0.u[5:0] + S1.u[5:0]`, S0 the SDST SGPR), but LLVM 22's
+# assembler refuses any register but null here ("src0 must be null"), while its disassembler
+# prints one (00 00 01 bc -> s_waitcnt_vscnt s1, 0x0). Text and DSL code refuse the SGPR as that
+# assembler does; decoding and emulation keep the manual's reading. name -> (pages of the
+# Instructions-chapter entries by family, evidence).
+_NULL_SDST_EVIDENCE = ("llvm-mc 22 (gfx1100, gfx1151): 's_waitcnt_vscnt s1, 0' -> error: src0 must be null "
+                       "(also m0, vcc_lo, exec_lo); 's_waitcnt_vscnt null, 0' -> 00 00 7c bc")
+NULL_ONLY_SDST = {
+    "S_WAITCNT_VSCNT": ({"rdna3": 214, "rdna3.5": 221}, _NULL_SDST_EVIDENCE),
+    "S_WAITCNT_VMCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
+    "S_WAITCNT_EXPCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
+    "S_WAITCNT_LGKMCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
+}

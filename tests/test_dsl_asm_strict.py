@@ -315,3 +315,22 @@ def test_an_unsigned_sopk_immediate_out_of_range_names_its_operand(line, column,
     message = refusal(line, arch)
     assert message.startswith(f"1:{column}: {line.split()[0]}: "), message
     assert "0..65535" in message, message
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
+def test_split_wait_counts_take_only_null_as_llvm_mc_does(arch):
+    """RDNA3's s_waitcnt_{vs,vm,exp,lgkm}cnt: the manual's code adds the SDST SGPR to the count,
+    llvm-mc-22 refuses any register but null there (isa.errata.NULL_ONLY_SDST). Bytes equal
+    where it accepts; a located error at the register where it refuses."""
+    if M.llvm_mc() is None:
+        pytest.skip(f"{M.LLVM_MC} not installed")
+    lines = [f"s_waitcnt_{c}cnt {r}, {n}" for c in ("vs", "vm", "exp", "lgkm")
+             for r in ("null", "s1", "s105", "m0", "vcc_lo", "exec_lo", "ttmp0") for n in (0, 3)]
+    want = M.llvm_encodings(lines, arch)
+    assert sum(w is None for w in want) == 48 and sum(isinstance(w, bytes) for w in want) == 8
+    for text, llvm in zip(lines, want):
+        if llvm is not None:
+            assert dsl.assemble(text, arch) == llvm, text
+        else:
+            message = refusal(text, arch)
+            assert message.startswith(f"1:{text.index(' ') + 2}: {text.split()[0]}: sdst: must be null"), message
