@@ -890,7 +890,7 @@ UNDESCRIBED_LDS = {
 # prints one (00 00 01 bc -> s_waitcnt_vscnt s1, 0x0). Text and DSL code refuse the SGPR as that
 # assembler does; decoding and emulation keep the manual's reading. name -> (pages of the
 # Instructions-chapter entries by family, evidence).
-_NULL_SDST_EVIDENCE = ("llvm-mc 22 (gfx1100, gfx1151): 's_waitcnt_vscnt s1, 0' -> error: src0 must be null "
+_NULL_SDST_EVIDENCE = ("LLVM 22's assembler (gfx1100, gfx1151): 's_waitcnt_vscnt s1, 0' -> error: src0 must be null "
                        "(also m0, vcc_lo, exec_lo); 's_waitcnt_vscnt null, 0' -> 00 00 7c bc")
 NULL_ONLY_SDST = {
     "S_WAITCNT_VSCNT": ({"rdna3": 214, "rdna3.5": 221}, _NULL_SDST_EVIDENCE),
