@@ -1256,6 +1256,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                          no_literal=True)
         if i in syntax.F16_CONSTANTS.get(d.name, ()):
             op = replace(o, ftype="f")
+        if effects(d.pcode).mixed_sources:     # each source an f32 or an f16 half as OPSEL_HI says,
+            op = replace(o, t16=True, bits=16)  # yet a constant is always read as an f16
         srcs.append((i, o, op, f"src{i}", f"SRC{i}", kinds[i]))
     n_dsts = len(sig.dsts)
     if e32:
