@@ -49,7 +49,9 @@ def rdna3_max_f32(m, d):
     return d if _f32(d) > _f32(m) else m
 
 
-def rdna4_min_num_f32(m, d):        # RDNA4 *_MIN_NUM_F32: NaNs lose to numbers, -0 < +0
+def _rdna4_num_pick(m, d, d_wins):
+    """RDNA4 *_MIN/MAX_NUM_F32: NaNs lose to numbers (two NaNs: DATA quieted); d_wins(d, m, both_zero)
+    decides between numbers, signed zeros included."""
     if _is_nan(d) and _is_nan(m):
         return d | 0x400000
     if _is_nan(d):
@@ -57,18 +59,15 @@ def rdna4_min_num_f32(m, d):        # RDNA4 *_MIN_NUM_F32: NaNs lose to numbers,
     if _is_nan(m):
         return d
     both_zero = (m & 0x7FFFFFFF) == 0 and (d & 0x7FFFFFFF) == 0
-    return d if _f32(d) < _f32(m) or (both_zero and d >> 31 and not m >> 31) else m
+    return d if d_wins(d, m, both_zero) else m
+
+
+def rdna4_min_num_f32(m, d):        # -0 < +0
+    return _rdna4_num_pick(m, d, lambda d, m, z: _f32(d) < _f32(m) or (z and d >> 31 and not m >> 31))
 
 
 def rdna4_max_num_f32(m, d):
-    if _is_nan(d) and _is_nan(m):
-        return d | 0x400000
-    if _is_nan(d):
-        return m
-    if _is_nan(m):
-        return d
-    both_zero = (m & 0x7FFFFFFF) == 0 and (d & 0x7FFFFFFF) == 0
-    return d if _f32(d) > _f32(m) or (both_zero and not d >> 31 and m >> 31) else m
+    return _rdna4_num_pick(m, d, lambda d, m, z: _f32(d) > _f32(m) or (z and not d >> 31 and m >> 31))
 
 
 def _f64(bits: int) -> float:
