@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 from isa import InstrDef, Spec
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
-from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data
+from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
 from isa.records import dataclass
 
 from . import syntax
@@ -26,7 +26,6 @@ from .signature import Operand, ValuSig, type_info, valu_signature, vopd_base
 
 # operand layouts are pure functions of the instruction: computed once per instruction (an
 # InstrDef hashes by identity, so a lookup is cheap)
-data_dwords = cache(signature.data_dwords)      # of the name (a str)
 scalar_layout = cache(signature.scalar_layout)
 scalar_bits = cache(signature.scalar_bits)
 ds_layout = cache(signature.ds_layout)
@@ -949,7 +948,7 @@ class Encoder:
         if scalar_data(d) == "immediate":     # s_atc_probe's mode
             F["SDATA"] = _imm16(ops[0], d)
         else:
-            F["SDATA"] = self.sreg_code(ops[0], F, "sdata", data_dwords(d.name))
+            F["SDATA"] = self.sreg_code(ops[0], F, "sdata", value_dwords(d))
         F["SBASE"] = self.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
         third = ops[2]
         off = mods.pop("offset", None)

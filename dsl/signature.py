@@ -15,11 +15,11 @@ from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
-                               node_pointer_dwords, resource_info)
+                               node_pointer_dwords, resource_info, value_dwords)
 from isa.records import dataclass
 
 from . import syntax
-from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
+from .operand_records import (Operand, ValuSig, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
                               type_info, vopd_base)
 
 
@@ -237,10 +237,9 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     """DS operands (isa.memory_access.lds_operands: a VDST, an ADDR, DATA0 / DATA1 from the names
     the code uses, the manual's RTN rule for atomics, isa.errata.UNDESCRIBED_LDS where the code
     cannot say), each as many registers as the code gives (a bit range: DATA1[255 : 224] is 8,
-    ds_condxchg32's DATA[63 : 32] 2) or else the name's data type (operand_records.data_dwords),
+    ds_condxchg32's DATA[63 : 32] 2) or else one data value's (isa.memory_access.value_dwords),
     the two-address forms' result twice that."""
-    name = d.name
-    n = data_dwords(name)
+    n = value_dwords(d)
     ops = lds_operands(d)
     out = []
     if ops.result != 0:
@@ -260,8 +259,7 @@ _INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share",
 def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     """FLAT / GLOBAL / SCRATCH operands (the segment is the encoding: flat_segment); atomics return data only with glc (RDNA4: TH's return bit).
     CDNA's LDS-direct loads (the manual: "store the result into a data share") write no VGPR."""
-    name = d.name
-    n = data_dwords(name)
+    n = value_dwords(d)
     access = memory_access(d)
     direction = access.direction
     out = []
@@ -294,10 +292,10 @@ def flat_segment(d: InstrDef) -> str | None:
 def data_registers(d: InstrDef) -> int:
     """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
     sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of
-    the code; the name's data type where the code does not say."""
+    the code; one data value's registers (isa.memory_access.value_dwords) where it does not say."""
     access = memory_access(d)
     sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
-    return sizes or data_dwords(d.name)
+    return sizes or value_dwords(d)
 
 
 def buffer_data_dwords(d: InstrDef, fields: dict) -> int:

@@ -126,6 +126,11 @@ def _data_dwords(d):
     return memory_access(d).data_dwords
 
 
+def _value_dwords(d):
+    from isa.memory_access import value_dwords
+    return value_dwords(d)
+
+
 def _reads_d0(d):
     from isa.effects import effects
     return "D0" in effects(d.pcode).reads
@@ -168,7 +173,8 @@ def _typed_buffer(d):
 
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
-         "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
+         "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords,
+         "value_dwords": _value_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer}
@@ -202,6 +208,11 @@ def barrier_in_simm16(d) -> bool:
 def data_dwords(d) -> int | None:
     """isa.memory_access.memory_access(d).data_dwords."""
     return fact("data_dwords", d)
+
+
+def value_dwords(d) -> int:
+    """isa.memory_access.value_dwords(d): registers of one data value."""
+    return fact("value_dwords", d)
 
 
 def reads_d0(d) -> bool:

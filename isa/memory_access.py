@@ -18,6 +18,7 @@
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
     node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
+    value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
     lds_operands(d)               # a DS instruction's result, address and data operands
     attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
@@ -30,7 +31,7 @@ not as the high byte of one 16-bit offset (`{ OFFSET1, OFFSET0 }`).
 data_dwords / result_dwords: the widest use of the data register (VDATA, DATA) or the result
 (VDATA, VDST, RETURN_DATA): a bit range's top bit, a typed value (DATA.b64), or one register per
 step of a loop over them (RDNA4's *_BLOCK: 32). None where the code does not say (no code, or
-it names no such register): callers then read the name's data type.
+it names no such register): callers then read value_dwords (the code's memory type, declarations or the description).
 
 converts_format: the code converts with `ConvertFromFormat` / `ConvertToFormat`; where there is no
 code (CDNA's BUFFER_STORE_FORMAT_D16_HI_X) the description: "Convert ... into 1-component
@@ -112,6 +113,44 @@ def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int
         bits = _register_bits(text, names, types) if names else 0
         out.append(-(-bits // 32) if bits else None)
     return out[0], out[1]
+
+
+# what one data value of a memory instruction is, where its code names no data register: the
+# code's declarations (`declare RETURN_DATA : 32'U[2]`: ds_condxchg32_rtn_b64), or the sizes its
+# description gives ("Load 16 bits of untyped data", "Read 64 bits of data per lane", "into a
+# 128-bit vector register", "Untyped buffer load 4 dwords", "Read 1 qword", "64-bit timestamp")
+_DECLARED_DATA = re.compile(r"\bdeclare\s+(?:RETURN_DATA|VDST|VDATA|SDATA|DATA0?)\s*:\s*(\d+)'\w+(?:\[(\d+)\])?")
+_BITS_SAID = re.compile(r"\b(\d+)[ -]bits?\b")
+_DWORDS_SAID = re.compile(r"\b(\d+) dwords\b|\b(dword|qword)\b", re.I)
+
+
+@lru_cache(maxsize=None)      # per instruction (an InstrDef hashes by identity)
+def value_dwords(d) -> int:
+    """Registers of one data value of a memory instruction (SMEM, DS, FLAT/GLOBAL/SCRATCH, buffer):
+    what a load returns, a store sends or an atomic returns (a compare-and-swap's data is two of
+    them; a two-address LDS load returns two). From the code: the data registers memory_access
+    reads (VDATA[95 : 64]: 3; SDATA[511 : 480]: 16; RDNA4's *_BLOCK loop: 32), else the memory
+    values' type (MEM[ADDR].b64: 2), else its declarations; without code, the sizes the
+    description gives (the largest: "16x16 matrix of 8-bit data ... into a 64-bit vector register"
+    is 2). 1 for an instruction that moves no data (ds_nop, cache invalidations, GWS semaphores)."""
+    if d.pcode:
+        access = memory_access(d)
+        text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
+        n = access.data_dwords if access.direction == "store" else access.result_dwords
+        if n and access.two_addresses and access.direction != "store":
+            n //= 2                 # ds_load_2addr_b64 returns two 64-bit values
+        scalar = _register_bits(text, ("SDATA",), types)
+        if n or scalar:
+            return n or -(-scalar // 32)
+        if access.element_bits:
+            return -(-access.element_bits // 32)
+        declared = [int(bits) * int(count or 1) for bits, count in _DECLARED_DATA.findall(text)]
+        if declared:
+            return -(-max(declared) // 32)
+    description = d.description or ""
+    bits = [int(b) for b in _BITS_SAID.findall(description)]
+    bits += [32 * int(n) if n else 64 if word.lower() == "qword" else 32 for n, word in _DWORDS_SAID.findall(description)]
+    return -(-max(bits) // 32) if bits else 1
 
 
 # the verb a description leads with ("Load 8 bits of ...", "Store a texel ...", RDNA3's "Untyped

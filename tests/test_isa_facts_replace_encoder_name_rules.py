@@ -252,7 +252,8 @@ def test_buffer_data_registers_come_from_the_parse():
     now what isa.memory_access reads from the code (a compare-and-swap sends value and compare),
     the name's data size only where the code does not say. The same count for every
     MUBUF/MTBUF/VBUFFER instruction."""
-    from dsl.signature import data_dwords, data_registers
+    from dsl.signature import data_registers
+    from tests.old_name_rules import data_dwords
     checked = 0
     for family, d in _instructions():
         if d.format in ("MUBUF", "MTBUF", "VBUFFER"):
@@ -463,7 +464,7 @@ _OLD_DS_LOADS = ("DS_LOAD", "DS_READ")
 
 
 def _old_ds_layout(d):
-    from dsl.operand_records import data_dwords
+    from tests.old_name_rules import data_dwords
     from isa.memory_access import memory_access
     name = d.name
     n = data_dwords(name)

@@ -1,0 +1,80 @@
+"""Facts that dsl/ read from instruction-name suffixes or a name-keyed table, now read from the
+manual's code, descriptions and tables through isa/ (issue 17: no name-substring table outside
+the generator).
+
+Each test runs the old rule (kept as it was in tests/old_name_rules.py or here) and the new fact
+over every instruction of RDNA3, RDNA3.5, RDNA4, CDNA3 and CDNA4, and asserts every difference
+with its reason, checked in the manual's own text."""
+import isa
+from isa.errata import UNDESCRIBED_LDS
+from isa.memory_access import lds_operands, memory_access, scalar_data, value_dwords
+from tests.old_name_rules import data_dwords as old_data_dwords
+
+FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
+
+
+def _memory_instructions():
+    for family in FAMILIES:
+        roles = isa.traits(family).roles
+        for d in isa.load(family).instructions:
+            if d.format in roles.smem | roles.lds | roles.flat | roles.buffer:
+                yield family, d
+
+
+def test_data_value_width_is_the_code_not_the_name_suffix():
+    """dsl.operand_records.data_dwords read a memory instruction's data width from its name (the
+    manual's type suffixes _B32.._B512, _U8, CDNA's DWORDXn and _X2, FORMAT_XYZ, D16 halving,
+    RDNA4's _BLOCK); now isa.memory_access.value_dwords reads it from the code (the data registers
+    it names, its memory type, its declarations) or, without code, the description's sizes. Over
+    the ~2000 SMEM, DS, FLAT-family and buffer instructions of the five families they agree, bar:
+    - instructions whose DS operands isa.errata.UNDESCRIBED_LDS gives with every width (the value
+      width is never read for them): the GS_REG atomics ("The return value may be 32 bits or 64
+      bits"), ds_bvh_stack ("3 DWORDs ... pushed"), CDNA3's GWS forms ("hardware treats this
+      instruction as a 64 bit read");
+    - CDNA's s_memtime / s_memrealtime: "Return current 64-bit timestamp" ("... 64-bit RTC"), 2
+      registers (the names have no suffix; LLVM writes s_memtime s[0:1]);
+    - CDNA's s_dcache_discard_x2, which moves no data (scalar_data 'none': "Discard two
+      consecutive dirty ... cache lines"; _X2 counts cache lines)."""
+    differ, checked, counts = {}, 0, {}
+    for family, d in _memory_instructions():
+        checked += 1
+        new, old = value_dwords(d), old_data_dwords(d.name)
+        counts[new] = counts.get(new, 0) + 1
+        if new != old:
+            differ[(family, d.name)] = (old, new)
+    print("memory instructions:", checked, "value widths:", dict(sorted(counts.items())), "differ:", len(differ))
+    assert checked > 1900
+    undescribed = {k: v for k, v in differ.items() if k[1] in UNDESCRIBED_LDS}
+    assert undescribed == {(f, n): (1, w) for f in ("rdna3", "rdna3.5") for n, w in
+                           (("DS_ADD_GS_REG_RTN", 2), ("DS_SUB_GS_REG_RTN", 2), ("DS_BVH_STACK_RTN_B32", 3))} | \
+        {("cdna3", n): (1, 2) for n in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER")}
+    for family, name in undescribed:
+        d = isa.load(family).lookup(name)[0]
+        ops = lds_operands(d)        # every width given: nothing reads the value width
+        assert ops.result is not None and all(regs is not None for _, regs in ops.data), (family, name)
+    timestamps = {(f, n): (1, 2) for f in ("cdna3", "cdna4") for n in ("S_MEMTIME", "S_MEMREALTIME")}
+    no_data = {(f, "S_DCACHE_DISCARD_X2"): (2, 1) for f in ("cdna3", "cdna4")}
+    assert {k: v for k, v in differ.items() if k not in undescribed} == timestamps | no_data
+    for family, name in timestamps:
+        assert isa.load(family).lookup(name)[0].description.startswith("Return current 64-bit ")
+    for family, name in no_data:
+        assert scalar_data(isa.load(family).lookup(name)[0]) == "none"
+
+
+def test_data_value_width_sources():
+    """Where each width comes from: nearly all from the data registers the code names; the rest
+    from the code's memory type (RDNA3's `RETURN_DATA = MEM[ADDR].b64`), its declarations
+    (`declare RETURN_DATA : 32'U[2]`) or the description (RDNA4's global_load_tr_b128 "into a
+    128-bit vector register", CDNA4's global_load_lds_dwordx4 "load 4 dwords", ds_read_b96_tr_b6
+    "Read 96 bits")."""
+    samples = {("rdna3", "DS_LOAD_B64"): 2, ("rdna3", "DS_CONDXCHG32_RTN_B64"): 2, ("rdna4", "GLOBAL_LOAD_TR_B128"): 4,
+               ("rdna4", "GLOBAL_LOAD_TR_B64"): 2, ("cdna4", "GLOBAL_LOAD_LDS_DWORDX4"): 4,
+               ("cdna4", "DS_READ_B96_TR_B6"): 3, ("rdna4", "GLOBAL_LOAD_BLOCK"): 32, ("rdna3", "S_LOAD_B512"): 16,
+               ("rdna3", "BUFFER_LOAD_D16_FORMAT_XYZ"): 2, ("cdna3", "GLOBAL_ATOMIC_CMPSWAP_X2"): 2,
+               ("rdna3", "DS_LOAD_2ADDR_B64"): 2, ("cdna3", "FLAT_ATOMIC_ADD_F64"): 2, ("rdna3", "DS_NOP"): 1}
+    for (family, name), want in samples.items():
+        d = isa.load(family).lookup(name)[0]
+        assert value_dwords(d) == want, (family, name)
+    # the compare-and-swap sends two values; its data operand is twice the value width
+    d = isa.load("cdna3").lookup("GLOBAL_ATOMIC_CMPSWAP_X2")[0]
+    assert memory_access(d).data_dwords == 2 * value_dwords(d)
