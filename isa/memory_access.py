@@ -18,6 +18,7 @@
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
     node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
+    sample_address(d, key)        # what its suffixes add to an image address, by the manual's suffix key
     value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
     lds_operands(d)               # a DS instruction's result, address and data operands
     attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
@@ -267,6 +268,45 @@ def resource_info(d) -> bool:
     """`d` (an image-family instruction) returns the resource's description, not texels ("Return
     resource info ...", "Gather resource information ..."): its only address is the mip level."""
     return bool(_RESOURCE_INFO.search(d.description or ""))
+
+
+@dataclass(frozen=True)
+class SampleAddress:
+    """What an image instruction's suffixes add to its address (sample_address)."""
+    extra: int = 0            # dwords before the body: bias (_B), z-compare (_C), offsets (_O)
+    body: int = 0             # components the body takes beyond the coordinates: lod (_L), clamp (_CL)
+    derivatives: bool = False     # _D: the dim's slopes ("2,4 or 6: slopes")
+    derivatives_per_vgpr: int = 1  # _G16: "packed 2 gradients per VGPR"
+
+
+_ADDRESS_COUNT = re.compile(r"^(\d+):")                  # '1: lod bias'
+_ADDRESS_COUNTS = re.compile(r"^\d+(?:\s*,\s*\d+)*\s+or\s+\d+:")   # '2,4 or 6: slopes'
+_PER_VGPR = re.compile(r"\bpacked (\d+) gradients per VGPR\b")
+
+
+def sample_address(d, suffix_key) -> SampleAddress:
+    """The address parts an image instruction's name suffixes add, by the manual's "Sample
+    Instruction Suffix Key" (`suffix_key`: the family's tables["sample_suffixes"], generated from
+    RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 page 131): a suffix with one count of
+    extra addresses ('1: lod bias') adds that many dwords; one with several ('2,4 or 6: slopes')
+    adds the dim's derivatives, which a suffix "packed 2 gradients per VGPR" packs; a suffix whose
+    value the manual's sampler address table places in the body (Sample "_L": s, lod) adds a body
+    component. The key is the manual's naming rule, so the name's parts are read against it."""
+    parts = {"_" + p for p in d.name.split("_")[1:]}
+    extra = body = 0
+    derivatives, per_vgpr = False, 1
+    for suffix, _meaning, addresses, description, in_body, _page in suffix_key:
+        if suffix not in parts:
+            continue
+        if _ADDRESS_COUNTS.match(addresses):
+            derivatives = True
+        elif _ADDRESS_COUNT.match(addresses):
+            extra += int(_ADDRESS_COUNT.match(addresses).group(1))
+        body += in_body
+        packed = _PER_VGPR.search(description)
+        if packed:
+            per_vgpr = int(packed.group(1))
+    return SampleAddress(extra, body, derivatives, per_vgpr)
 
 
 _WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)

@@ -78,3 +78,91 @@ def test_data_value_width_sources():
     # the compare-and-swap sends two values; its data operand is twice the value width
     d = isa.load("cdna3").lookup("GLOBAL_ATOMIC_CMPSWAP_X2")[0]
     assert memory_access(d).data_dwords == 2 * value_dwords(d)
+
+
+# ---------------------------------------------------------------- image address suffixes
+
+def _old_image_address_words(d, coords: int, gradients: int, a16: bool) -> int:    # dsl.signature, as it was
+    from isa.memory_access import mip_level, resource_info
+    parts = d.name.split("_")[1:]
+    extra = sum(p in ("C", "B", "O") for p in parts)
+    comps = 0 if resource_info(d) else coords
+    comps += any(p in ("L", "CL") for p in parts) or mip_level(d)
+    words = extra + (-(-comps // 2) if a16 else comps)
+    if "D" in parts:
+        words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
+    return words
+
+
+def test_image_address_suffixes_are_the_manuals_key():
+    """dsl.signature.image_address_words kept the manual's "Sample Instruction Suffix Key" as its own
+    name table (C, B, O a dword; L, CL a component; D derivatives, packed with G16); now the
+    generator reads the key from the manual (tables["sample_suffixes"]) and
+    isa.memory_access.sample_address applies it. The same address count for every image
+    instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image formats)."""
+    from dsl import syntax
+    from dsl.signature import image_address_words, suffix_key
+    checked, suffixed = 0, 0
+    for family in ("rdna3", "rdna3.5", "rdna4"):
+        spec = isa.load(family)
+        key = suffix_key(spec)
+        assert key, family
+        for d in spec.instructions:
+            if d.format not in spec.traits.roles.image:
+                continue
+            checked += 1
+            suffixed += any(("_" + p) in {row[0] for row in key} for p in d.name.split("_")[1:])
+            for _, coords, gradients in syntax.MIMG_DIMS:
+                for a16 in (False, True):
+                    assert image_address_words(d, coords, gradients, a16, key) == \
+                        _old_image_address_words(d, coords, gradients, a16), (family, d.name, coords, a16)
+    assert checked > 200 and suffixed > 100
+    for family in ("cdna3", "cdna4"):
+        assert "sample_suffixes" not in isa.load(family).tables
+
+
+def test_suffix_key_is_read_from_the_manual_pages():
+    """The generated key is the manual's table: its eight suffixes with their meanings and extra
+    addresses as printed (RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 page 131),
+    lod and clamp as body components (the sampler address table's Sample "_L" / "_CL" rows)."""
+    from isa.memory_access import sample_address
+    want = {"_L": ("LOD", "", True), "_B": ("LOD BIAS", "1: lod bias", False), "_CL": ("LOD CLAMP", "", True),
+            "_D": ("Derivative", "2,4 or 6: slopes", False), "_LZ": ("Level 0", "", False),
+            "_C": ("PCF", "1: z-comp", False), "_O": ("Offset", "1: offsets", False),
+            "_G16": ("Gradient 16b", "", False)}
+    for family, page in (("rdna3", 110), ("rdna3.5", 112), ("rdna4", 131)):
+        key = isa.load(family).tables["sample_suffixes"]
+        assert {row[0]: (row[1], row[2], row[4]) for row in key} == want, family
+        assert {row[5] for row in key} == {page}, family
+        g16 = next(row for row in key if row[0] == "_G16")
+        assert "packed 2 gradients per VGPR" in g16[3]
+        spec = isa.load(family)
+        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_D_O_G16")[0], key)
+        assert parts.derivatives and parts.derivatives_per_vgpr == 2 and parts.body == 0 and parts.extra == 2
+        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_L_O")[0], key)
+        assert not parts.derivatives and parts.body == 1 and parts.extra == 2
+
+
+def test_image_addresses_are_llvm_mcs():
+    """The address widths the key gives are the ones llvm-mc-22 takes: for samples with each suffix,
+    our disassembler prints llvm-mc-22's bytes for gfx1100 (MIMG: our RDNA3 assembler does not take
+    images) as the line llvm-mc-22 read, and our assembler gives its bytes for gfx1201 (VSAMPLE)."""
+    from dsl.asm import assemble
+    from dsl.disasm import disassemble
+    from tests.llvm_tools import mc_encodings
+    rdna3 = ["image_sample_c_d_o v[0:3], v[0:7], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D",
+             "image_sample_b_cl v[0:3], v[0:3], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D",
+             "image_sample_l v[0:3], v[0:3], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_3D",
+             "image_sample_d_g16 v[0:3], v[0:3], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D",
+             "image_gather4_c_lz_o v[0:3], v[0:3], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_2D"]
+    for line, want in zip(rdna3, mc_encodings(rdna3, "gfx1100")):
+        assert want is not None, line
+        assert disassemble(want, "gfx1100").strip() == line
+    rdna4 = ["image_sample_c_d_g16 v[0:3], [v0, v1, v2, v[3:7]], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_3D",
+             "image_sample_c_d_g16 v[0:3], [v0, v1, v2, v[3:4]], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D",
+             "image_sample_c_lz_o v[0:3], [v0, v1, v2, v3], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D",
+             "image_sample_b_cl v[0:3], [v0, v1, v2, v3], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D",
+             "image_sample_d_g16 v[0:3], [v0, v1, v2, v3], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D"]
+    for line, want in zip(rdna4, mc_encodings(rdna4, "gfx1201")):
+        assert want is not None, line
+        assert assemble(line, "gfx1201") == want, line

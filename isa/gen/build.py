@@ -443,6 +443,8 @@ def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]
         dpp_ctrl = P.parse_dpp_ctrl(table) or P.parse_dpp_ctrl_cells(table)
         dpp_ctrl, applied = _apply_dpp_ctrl_errata(arch, table, dpp_ctrl)
         out["dpp_ctrl"] = dpp_ctrl
+    if "Sample Instruction Suffix Key" in by_title:
+        out["sample_suffixes"] = P.parse_sample_suffixes(by_title["Sample Instruction Suffix Key"], sections)
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
     mfma = P.parse_mfma(instructions)
