@@ -11,6 +11,7 @@ from isa import InstrDef, Spec
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
+from isa.mnemonics import LDS_ALIASES
 from isa.records import dataclass
 
 from . import syntax
@@ -1543,18 +1544,11 @@ _OLD_SPELLINGS: dict[str, dict[str, str]] = {}
 
 def old_spellings(spec: Spec) -> dict[str, str]:
     """Pre-gfx11 mnemonic -> gfx11 mnemonic for every old spelling LLVM still accepts on this
-    target: syntax.OLD_NAMES, plus the LDS ones derived from the target's ds_ instructions by
-    their verb (ds_load_2addr_b32 <- ds_read2_b32; the longest matching verb wins, so
-    ds_read_2addr_b32 is not an old spelling of anything)."""
+    target whose new instruction the target has: syntax.OLD_NAMES and the LDS renames
+    (isa.mnemonics.LDS_ALIASES: ds_read2_b32 -> ds_load_2addr_b32)."""
     table = _OLD_SPELLINGS.get(spec.arch)
     if table is None:
-        table = {old: new for old, new in syntax.OLD_NAMES.items() if spec.lookup(new)}
-        verbs = sorted(syntax.OLD_DS_VERBS.items(), key=lambda kv: -len(kv[1]))
-        for name in sorted({d.name.lower() for d in spec.instructions if d.name.startswith("DS_")}):
-            for old, new in verbs:
-                if name.startswith(f"ds_{new}_"):
-                    table[f"ds_{old}_{name[len(new) + 4:]}"] = name
-                    break
+        table = {old: new for old, new in {**syntax.OLD_NAMES, **LDS_ALIASES}.items() if spec.lookup(new)}
         _OLD_SPELLINGS[spec.arch] = table
     return table
 

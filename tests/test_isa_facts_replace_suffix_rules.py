@@ -166,3 +166,71 @@ def test_image_addresses_are_llvm_mcs():
     for line, want in zip(rdna4, mc_encodings(rdna4, "gfx1201")):
         assert want is not None, line
         assert assemble(line, "gfx1201") == want, line
+
+
+# ---------------------------------------------------------------- LDS alias spellings
+
+_OLD_DS_VERBS = {"read": "load", "write": "store", "read2": "load_2addr", "write2": "store_2addr",
+                 "read2st64": "load_2addr_stride64", "write2st64": "store_2addr_stride64",
+                 "wrxchg": "storexchg", "wrxchg2": "storexchg_2addr", "wrxchg2st64": "storexchg_2addr_stride64"}
+
+
+def _old_lds_spellings(spec) -> dict:          # dsl.encode.old_spellings' LDS part, as it was
+    table = {}
+    verbs = sorted(_OLD_DS_VERBS.items(), key=lambda kv: -len(kv[1]))
+    for name in sorted({d.name.lower() for d in spec.instructions if d.name.startswith("DS_")}):
+        for old, new in verbs:
+            if name.startswith(f"ds_{new}_"):
+                table[f"ds_{old}_{name[len(new) + 4:]}"] = name
+                break
+    return table
+
+
+def test_lds_aliases_are_a_table_not_a_verb_rule():
+    """dsl.encode.old_spellings made LLVM's pre-gfx11 LDS spellings by swapping the verb of every
+    ds_ instruction name (ds_load_2addr_b32 <- ds_read2_b32); now they are isa.mnemonics.LDS_ALIASES,
+    the 38 spellings LLVM takes. The same spellings on RDNA3, RDNA3.5 and RDNA4 (the only families
+    with the renamed instructions: CDNA's instructions are the old names)."""
+    from dsl import syntax
+    from dsl.encode import old_spellings
+    from isa.mnemonics import LDS_ALIASES
+    for arch in ("gfx1100", "gfx1151", "gfx1201"):
+        spec = isa.load(arch)
+        table = old_spellings(spec)
+        lds = {old: new for old, new in table.items() if old not in syntax.OLD_NAMES}
+        assert lds == _old_lds_spellings(spec) == LDS_ALIASES, arch
+    for family in ("cdna3", "cdna4"):
+        spec = isa.load(family)
+        assert not any(spec.lookup(new) for new in LDS_ALIASES.values())
+        assert all(spec.lookup(old) for old in ("ds_read_b32", "ds_write2_b64", "ds_wrxchg_rtn_b32"))
+
+
+def test_lds_aliases_are_what_llvm_mc_takes():
+    """Each alias, with the operands of its new instruction, encodes with llvm-mc-22 for gfx1100,
+    gfx1151 and gfx1201 to the bytes of the new spelling, and our assembler gives the same bytes."""
+    from dsl.asm import assemble
+    from isa.mnemonics import LDS_ALIASES
+    from tests.llvm_tools import mc_encodings
+    def operands_of(new: str) -> str:
+        wide = new.endswith("_b64")
+        if "storexchg_2addr" in new:
+            return "v[0:3], v2, v[4:5], v[6:7] offset0:1 offset1:2" if wide else "v[0:1], v2, v4, v6 offset0:1 offset1:2"
+        if "load_2addr" in new:
+            return "v[0:3], v2 offset0:1 offset1:2" if wide else "v[0:1], v2 offset0:1 offset1:2"
+        if "store_2addr" in new:
+            return "v2, v[4:5], v[6:7] offset0:1 offset1:2" if wide else "v2, v4, v6 offset0:1 offset1:2"
+        if "addtid" in new:
+            return "v1 offset:16"
+        if "storexchg" in new:
+            return "v[0:1], v2, v[4:5] offset:8" if wide else "v0, v2, v4 offset:8"
+        width = {"b64": "v[0:1]", "b96": "v[0:2]", "b128": "v[0:3]"}.get(new.rsplit("_", 1)[-1], "v0")
+        return f"{width}, v4 offset:8" if "load" in new else f"v4, {width} offset:8"
+
+    for arch in ("gfx1100", "gfx1151", "gfx1201"):
+        pairs = sorted(LDS_ALIASES.items())
+        olds = [f"{old} {operands_of(new)}" for old, new in pairs]
+        news = [f"{new} {operands_of(new)}" for old, new in pairs]
+        for old_line, new_line, got_old, got_new in zip(olds, news, mc_encodings(olds, arch), mc_encodings(news, arch)):
+            assert got_new is not None, (arch, new_line)
+            assert got_old == got_new, (arch, old_line)
+            assert assemble(old_line, arch) == got_new, (arch, old_line)
