@@ -168,6 +168,66 @@ def test_image_addresses_are_llvm_mcs():
         assert assemble(line, "gfx1201") == want, line
 
 
+# ---------------------------------------------------------------- the decoder's literal rule
+
+def _old_always_literal(spec, fmt, defs):      # dsl.decode._always_literal, as it was
+    from dsl.operand_records import vopd_base
+    from dsl.signature import valu_signature
+    d = defs[0]
+    if fmt == "SOP2" and "SIMM32" in (d.pcode or ""):
+        return True
+    if fmt == "SOPK" and d.name == "S_SETREG_IMM32_B32":
+        return True
+    bases = (vopd_base(spec, x) for x in defs if x.format in ("VOP2", "VOPD"))
+    with_constant = [b for b in bases if "SIMM" in (b.pcode or "")]
+    return any(valu_signature(b).k_pos is not None for b in with_constant)
+
+
+def test_literal_dword_instructions_are_generated():
+    """The decoder's always-a-literal rule was a name (S_SETREG_IMM32_B32) and a "SIMM" substring
+    prefilter over the pseudocode before the VALU signature's K position; now the generator records
+    the instructions whose code reads SIMM32 or a K constant their format has no field for
+    (tables["literal_dword"], from isa.effects' literal and constant_at) and the decoder reads that
+    list. The same instructions in every family; the VOPD halves as the VOP2 instruction they
+    perform."""
+    from dsl.decode import _always_literal
+    from dsl.operand_records import vopd_base
+    from isa.effects import effects
+    seen = {}
+    for family in ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"):
+        spec = isa.load(family)
+        listed = set(spec.tables["literal_dword"])
+        for d in spec.instructions:
+            old = _old_always_literal(spec, d.format, (d,))
+            assert _always_literal(spec, d.format, (d,)) == old == ((d.format, d.name) in listed), (family, d.name)
+            fx = effects(vopd_base(spec, d).pcode)
+            if old:
+                assert fx.literal or fx.constant_at is not None, (family, d.name)
+                seen[family] = seen.get(family, 0) + 1
+        assert all(spec.lookup(name) for _, name in listed)
+    assert seen == {"rdna3": 9, "rdna3.5": 11, "rdna4": 11, "cdna3": 5, "cdna4": 5}
+
+
+def test_decoding_a_literal_reads_no_pseudocode():
+    """Decoding v_fmaak_f32 / s_fmaak_f32 (a literal dword whatever the operands) takes llvm-mc-22's
+    literal and size, in a process that never imports the pseudocode readers."""
+    import subprocess
+    import sys
+    from tests.llvm_tools import mc_encodings
+    cases = {"gfx1100": "v_fmaak_f32 v1, v2, v3, 0x40490fdb", "gfx1151": "s_fmaak_f32 s1, s2, s3, 0x40490fdb",
+             "gfx942": "v_madak_f16 v1, v2, v3, 0x4248"}
+    for arch, line in cases.items():
+        (code,) = mc_encodings([line], arch)
+        assert code is not None and len(code) == 8, (arch, line)
+        program = ("import sys, isa\nfrom dsl.decode import decode_one\nfrom dsl.families import load_for_disassembly\n"
+                   f"inst = decode_one(load_for_disassembly({arch!r}), bytes.fromhex({code.hex()!r}))\n"
+                   "print(inst.name, inst.size, hex(inst.literal), 'isa.effects' in sys.modules, 'dsl.signature' in sys.modules)")
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+        name, size, literal, effects_loaded, signature_loaded = done.stdout.split()
+        assert (name.lower(), int(size), int(literal, 16)) == (line.split()[0], 8, int(line.split()[-1], 16))
+        assert effects_loaded == signature_loaded == "False", done.stdout
+
+
 # ---------------------------------------------------------------- LDS alias spellings
 
 _OLD_DS_VERBS = {"read": "load", "write": "store", "read2": "load_2addr", "write2": "store_2addr",

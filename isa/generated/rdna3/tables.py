@@ -188,4 +188,13 @@ TABLES = {
     ('LGKM', 9, 4),
     ('VM', 15, 10),
     ],
+    'literal_dword': [
+    ('SOPK', 'S_SETREG_IMM32_B32'),
+    ('VOP2', 'V_FMAAK_F16'),
+    ('VOP2', 'V_FMAAK_F32'),
+    ('VOP2', 'V_FMAMK_F16'),
+    ('VOP2', 'V_FMAMK_F32'),
+    ('VOPD', 'V_DUAL_FMAAK_F32'),
+    ('VOPD', 'V_DUAL_FMAMK_F32'),
+    ],
 }
