@@ -17,7 +17,8 @@ one write. The loop is over the depth of the busiest address (a counter every la
 lanes), each pass a few waves, never over lanes of a batch.
 
 Anything outside this shape runs in rounds: *_2ADDR forms (two addresses per lane), FLAT
-accesses in the LDS or scratch apertures (one flat address is a word per work-group or lane
+accesses in the LDS or scratch apertures when they are not grouped by the word each reaches
+(switch EmuOptions.flat_aperture_atomics: one flat address is a word per work-group or lane
 there), waves of one batch with different MODE or STATUS, or a semantic that touches memory
 other than its own word (a width other than the atomic's, a load after its store, two
 addresses meeting at one word) or writes more than RETURN_DATA (nothing was written to memory

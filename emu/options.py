@@ -76,6 +76,7 @@ class EmuOptions:
     scan_atomics: bool = True         # other atomics (swap, cmpswap, inc/dec, float min/max/add, ...) of lanes sharing an address: one read and one write per address, the pseudocode per conflict depth on those words (emu/atomic_scan.py)
     one_pass_swaps: bool = True       # a scanned swap in one pass: each lane returns the data of the lane before it at its address, the last lane's data stays (emu/atomic_scan.py)
     one_pass_exchanges: bool = True   # a two-address exchange whose lanes share both elements or none: each lane returns what the lane before it stored, the last lane's data stays (emu/atomic_words.py)
+    flat_aperture_atomics: bool = True    # a FLAT atomic with lanes in the LDS or scratch apertures grouped by the word each reaches (its work-group's LDS, its lane's scratch) and combined or scanned like global ones (off: rounds by flat address) (emu/table.py)
     buffer_atomics_in_range: bool = True  # a buffer atomic's out-of-range lanes (read 0, write nothing) run apart, its in-range ones combine or scan as atomics on global memory (emu/table.py)
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
