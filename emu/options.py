@@ -78,6 +78,7 @@ class EmuOptions:
     one_pass_exchanges: bool = True   # a two-address exchange whose lanes share both elements or none: each lane returns what the lane before it stored, the last lane's data stays (emu/atomic_words.py)
     flat_aperture_atomics: bool = True    # a FLAT atomic with lanes in the LDS or scratch apertures grouped by the word each reaches (its work-group's LDS, its lane's scratch) and combined or scanned like global ones (off: rounds by flat address) (emu/table.py)
     buffer_atomics_in_range: bool = True  # a buffer atomic's out-of-range lanes (read 0, write nothing) run apart, its in-range ones combine or scan as atomics on global memory (emu/table.py)
+    scan_mixed_modes: bool = True     # a scanned atomic whose batch's waves differ in MODE or STATUS: each conflict depth's pass split by the waves' (MODE, STATUS) (off: rounds) (emu/atomic_scan.py)
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)

@@ -331,9 +331,9 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
             if out is not None:
                 return out
         if scannable and current().scan_atomics and _scans(ctx.mem, addr):     # (addr: the lanes' own)
-            mode, status = _uniform(ctx.mode), _uniform(ctx.status)
-            if mode is not None and status is not None:
-                out = atomic_scan.scan(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
+            # waves differing in MODE or STATUS: each depth's pass split by them (scan_mixed_modes)
+            if current().scan_mixed_modes or (_uniform(ctx.mode) is not None and _uniform(ctx.status) is not None):
+                out = atomic_scan.scan(fn, ctx, pos, first, nbytes, reads, swap, exchange)
                 if out is not None:
                     return out
         return rounds(ctx, pos, first)
