@@ -30,7 +30,8 @@ from .machine_runs import RunStop, build_run
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, RefusedBeforeAccess, SemanticsError
-from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, shares_codes, unpack_mask
+from .shortcuts import branch_condition
+from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, VCC_LO, WaveState, shares_codes, unpack_mask
 
 # register state of one chunk of work-groups, at most; a launch's chunks share it out evenly.
 # A fresh state costs page faults on its first writes (a first launch: ~10-60 ms per 64 MiB,
@@ -205,6 +206,37 @@ def _one_pc(pc: np.ndarray, sel) -> bool:
     """Whether the waves `sel` selects all sit at one PC."""
     pcs = pc[sel]
     return bool(np.minimum.reduce(pcs) == np.maximum.reduce(pcs))
+
+
+def _int64(pc: int) -> int:
+    """A PC as st.pc holds it: the uint64 address read as int64."""
+    return ((pc + (1 << 63)) & 0xFFFF_FFFF_FFFF_FFFF) - (1 << 63)
+
+
+class _UniformBranch:
+    """A branch the run loop's plain path decides itself when every wave of the group goes the
+    same way (EmuOptions.uniform_branches): its condition (shortcuts.branch_condition) counted
+    over the batch's SCC or mask rows, the group's PC moved as a Python int (no semantic, no PC
+    written); waves that part take the branch's step. Truthy, as the plan's branch flag."""
+    __slots__ = ("condition", "when_zero", "jump")
+
+    def __init__(self, condition: str | None, when_zero: bool, simm16: int):
+        self.condition, self.when_zero = condition, when_zero
+        self.jump = 4 + 4 * ((simm16 & 0xFFFF) - ((simm16 & 0x8000) << 1))     # PC + signext(SIMM16 * 4) + 4
+
+    def taken(self, st: WaveState, sel) -> bool | None:
+        """True: every wave of the batch takes it; False: none does; None: they differ."""
+        if self.condition is None:
+            return True
+        if self.condition == "SCC":
+            values = st.scc[sel]
+        else:
+            code = VCC_LO if self.condition == "VCC" else EXEC_LO
+            values = st.sgpr[code, sel] if st.mask_dwords == 1 else st.sgpr[code, sel] | st.sgpr[code + 1, sel]
+        nonzero = np.count_nonzero(values)
+        if 0 < nonzero < len(values):
+            return None
+        return (nonzero == 0) == self.when_zero
 
 
 def _register_files(sem) -> bool:
@@ -522,6 +554,14 @@ class _Chunk:
                             self.m.recorder.step(p.pc, group_idx, self.first * self.per_group)
                         if st.stale_vgprs:
                             self.settle(p, group_idx)
+                        if branch is not True and branch and (taken := branch.taken(st, group_sel)) is not None:
+                            # every wave goes one way: only the group's PC moves (lag keeps st.pc's debt)
+                            delta = branch.jump if taken else size
+                            lag = _int64(lag + delta)
+                            if compact and delta <= 0 and type(group_sel) is not slice:
+                                group_idx, group_sel = self.compact(group_idx)     # a loop's way back (below)
+                            gpc = _int64(gpc + delta)
+                            continue
                         if fn is not None:
                             try:
                                 fn(self, group_sel, group_idx)
@@ -794,7 +834,7 @@ class _Chunk:
     def plan(self, pc: int):
         """(its step closure, or None for an instruction that only moves the PC; its size; the
         most waves one call of it takes, MEMORY_SLICE_LANES / SLICE_LANES; Prepared; whether it
-        writes the PC) of the instruction at pc, when run's plain path may run it for a group of
+        writes the PC: a _UniformBranch when the plain path may decide it itself) of the instruction at pc, when run's plain path may run it for a group of
         waves that are together: no machine event but a wait, a compiled step (compile_step).
         None for every other instruction."""
         p = self.prepared.get(pc)
@@ -811,7 +851,11 @@ class _Chunk:
             return None
         width = 1 if p.scalar else self.d.wave_size
         limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
-        return compiled, p.inst.size, max(1, limit // width), p, p.sem.branch
+        branch = p.sem.branch
+        if branch and self.options.uniform_branches and len(p.inst.defs) == 1 \
+                and (condition := branch_condition(p.inst.defs[0].name)) is not None:
+            branch = _UniformBranch(*condition, p.inst.fields.get("SIMM16", 0))
+        return compiled, p.inst.size, max(1, limit // width), p, branch
 
     def compile_step(self, p: Prepared):
         """The step of a plain instruction (no machine event, DPP, buffer descriptor, cross-lane
