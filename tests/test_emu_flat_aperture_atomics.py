@@ -327,3 +327,40 @@ def test_every_flat_atomic_in_the_apertures_agrees_with_reference_mode(arch):
         fast = _random_flat_atomic(arch, name, 7000 + i, FAST)
         assert fast == _random_flat_atomic(arch, name, 7000 + i, REFERENCE), name
         assert fast == _random_flat_atomic(arch, name, 7000 + i, off), name
+
+
+@pytest.mark.parametrize("aperture", ["shared", "private"])
+@pytest.mark.parametrize("name", ["FLAT_ATOMIC_ADD_U32", "FLAT_ATOMIC_SWAP_B32", "FLAT_ATOMIC_INC_U32"])
+def test_a_lane_past_its_region_faults_in_either_mode(name, aperture):
+    """Lanes of two work-groups conflicting at shared-aperture word 0 and private-aperture word 0,
+    and work-item (2, 7) 256 bytes into the `aperture` one, past its 64-byte LDS region or 16-byte
+    scratch (where another region's words lie in the array behind it): the fault names that lane
+    and its offset in fast mode (grouped by word) as in reference mode, and no memory changed."""
+    from emu.memory import PRIVATE_APERTURE, SHARED_APERTURE, DeviceMemory, FlatMemory, MemoryFault, RegionMemory
+    from emu.options import FAST, REFERENCE, activate, deactivate
+    from emu.semantics import Ctx
+    from emu.table import load_semantics
+    sem = load_semantics("gfx1100").lookup(name)
+    waves, lanes = 4, 32
+    addr = np.where(np.arange(lanes) % 2 == 0, SHARED_APERTURE, PRIVATE_APERTURE).astype(np.uint64)
+    addr = np.broadcast_to(addr, (waves, lanes)).copy()
+    addr[2, 7] = (SHARED_APERTURE if aperture == "shared" else PRIVATE_APERTURE) + 256
+    faults, memories = [], []
+    for options in (FAST, REFERENCE):
+        lds = RegionMemory("LDS", np.arange(128, dtype=np.uint8), 64, np.array([[0], [0], [64], [64]], np.int64))
+        scratch = RegionMemory("scratch", np.arange(waves * lanes * 4, dtype=np.uint32).view(np.uint8).copy(), 16,
+                               np.arange(waves * lanes, dtype=np.int64).reshape(waves, lanes) * 16)
+        token = activate(options)
+        try:
+            with pytest.raises(MemoryFault) as e:
+                sem.execute(Ctx(lanes=lanes, exec_mask=np.full((waves, 1), 2**lanes - 1, np.uint64),
+                                inputs={"ADDR": addr, "DATA": np.full((waves, lanes), 3, np.uint32)},
+                                mem=FlatMemory(DeviceMemory(), lds, scratch)))
+        finally:
+            deactivate(token)
+        faults.append((e.value.position, e.value.address))
+        memories.append((lds.data.tobytes(), scratch.data.tobytes()))
+    assert faults[0] == faults[1] == ((2, 7), 256)
+    assert memories[0] == memories[1]
+    assert memories[0][0] == bytes(range(128))
+    assert memories[0][1] == np.arange(waves * lanes * 4, dtype=np.uint32).tobytes()
