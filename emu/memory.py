@@ -501,7 +501,7 @@ class DeviceMemory:
         if mask.size == 1 and mask.dtype == np.bool_:
             if not mask.reshape(()):
                 return None
-            inactive, lo, hi = None, int(signed.min()), int(signed.max())
+            inactive, lo, hi = None, int(np.minimum.reduce(signed, axis=None)), int(np.maximum.reduce(signed, axis=None))
         elif mask.dtype != np.bool_:
             return None
         else:
