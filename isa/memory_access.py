@@ -22,6 +22,7 @@
     value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
     lds_operands(d)               # a DS instruction's result, address and data operands
     attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
+    reads_counter(d)              # CDNA's s_memtime / s_memrealtime: SDATA gets a clock, no address
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
@@ -371,6 +372,16 @@ def scalar_base_registers(d) -> int:
     undescribed = UNDESCRIBED_SMEM.get(d.name)
     resource = undescribed[1] == "resource" if undescribed else buffer_resource(d)
     return 4 if resource else 2
+
+
+_RETURNS_COUNTER = re.compile(r"^Return current \d+-bit\b")
+
+
+def reads_counter(d) -> bool:
+    """`d` (a scalar memory instruction) returns a clock in SDATA and addresses no memory: the
+    manual's "Return current 64-bit timestamp" / "Return current 64-bit RTC" (CDNA's s_memtime,
+    s_memrealtime; value_dwords gives its 2 SGPRs)."""
+    return memory_access(d).direction is None and bool(_RETURNS_COUNTER.search(d.description or ""))
 
 
 _FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")

@@ -294,3 +294,29 @@ def test_lds_aliases_are_what_llvm_mc_takes():
             assert got_new is not None, (arch, new_line)
             assert got_old == got_new, (arch, old_line)
             assert assemble(old_line, arch) == got_new, (arch, old_line)
+
+
+def test_clock_reads_are_the_manuals_word():
+    """The gfx9 assembler, printer and operand namer took s_memtime / s_memrealtime (an SDATA pair,
+    no address) by name; now isa.memory_access.reads_counter: no memory access and the description
+    "Return current 64-bit timestamp" (RTC), its SGPRs value_dwords' 2. The same instructions in
+    every family (only CDNA has them), and llvm-mc-22's bytes print and assemble as LLVM's text."""
+    from dsl.asm_gfx9 import assemble_gfx9
+    from dsl.disasm import disassemble
+    from isa.memory_access import reads_counter
+    from tests.llvm_tools import mc_encodings
+    seen = 0
+    for family in FAMILIES:
+        for d in isa.load(family).instructions:
+            old = d.name in ("S_MEMTIME", "S_MEMREALTIME")
+            assert reads_counter(d) == old, (family, d.name)
+            if old:
+                assert value_dwords(d) == 2
+                seen += 1
+    assert seen == 4
+    for arch in ("gfx942", "gfx950"):
+        lines = ["s_memtime s[2:3]", "s_memrealtime s[10:11]"]
+        for line, want in zip(lines, mc_encodings(lines, arch)):
+            assert want is not None, line
+            assert disassemble(want, arch).strip() == line
+            assert assemble_gfx9(line, arch) == want, line
