@@ -27,7 +27,7 @@ from .cache_folder import cache_dir
 from .options import current
 
 # the modules whose code decides the facts (this one: which facts; the tables they read)
-_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
+_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/code_facts.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
             "isa/spec.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -167,11 +167,17 @@ def _typed_buffer(d):
     return typed_buffer(d)
 
 
+def _atomic_update(d):
+    from isa.code_facts import atomic_update
+    update = atomic_update(d.pcode)
+    return None if update is None else (update.kind, update.type, update.returns_old, update.operands)
+
+
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
-         "converts_format": _converts_format, "typed_buffer": _typed_buffer}
+         "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update}
 
 
 def fact(name: str, d):
@@ -237,3 +243,8 @@ def lane_address(d) -> bool:
 def converts_format(d) -> bool:
     """isa.memory_access.converts_format(d)."""
     return fact("converts_format", d)
+
+
+def atomic_update(d) -> tuple | None:
+    """(kind, type, returns_old, operands) of isa.code_facts.atomic_update(d.pcode), or None."""
+    return fact("atomic_update", d)

@@ -1,0 +1,94 @@
+"""Shapes of an instruction's code that say what it computes as a whole, read from the statements
+of the one pseudocode parse (isa.effects.statements: tokens, comments dropped), not from its text.
+
+    from isa.code_facts import atomic_update
+    atomic_update(d.pcode)      # AtomicUpdate('add', 'u32', True, ()) for ds_add_rtn_u32
+
+atomic_update: the one statement of an atomic that writes memory, `MEM[A].T op= DATA.T` or
+`MEM[A].T = value`, named by what it does to the word: add / sub (`+= DATA`, `-= DATA`), min /
+max (`src < tmp ? src : tmp`, `src > tmp ? ...`), and / or / xor (`(tmp & DATA)`), swap (`=
+DATA`), cmpswap (`tmp == cmp ? src : tmp`, with where src and cmp come from), else other; T is
+the memory word's type as written (u, u32, i64, b, f32: signedness and float-ness are the
+type's), and returns_old says the code loads the word into tmp first and returns tmp
+(`tmp = MEM[A].T; ...; RETURN_DATA = tmp`)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .effects import assignment, statements
+from .records import dataclass
+
+
+@dataclass(frozen=True)
+class AtomicUpdate:
+    kind: str           # 'add' 'sub' 'min' 'max' 'and' 'or' 'xor' 'swap' 'cmpswap' or 'other'
+    type: str           # the memory word's type as the update writes it: 'u', 'u32', 'i64', 'b', 'f32'
+    returns_old: bool   # tmp = MEM[A].T before the update, RETURN_DATA = tmp after it
+    operands: tuple = ()  # cmpswap: ((src register, its low bit), (cmp register, its low bit)):
+    #                       `src = DATA[63 : 0].b64; cmp = DATA[127 : 64].b64` (('DATA', 0), ('DATA', 64))
+
+
+_BITWISE = {"&": "and", "|": "or", "^": "xor"}
+_EXTREMES = {"<": "min", "<=": "min", ">": "max", ">=": "max"}
+
+
+def _memory_word(target: tuple) -> tuple[str, str] | None:
+    """(address name, type) of a target `MEM [ A ] . T`, A one name (ADDR, or the code's addr)."""
+    if len(target) == 6 and target[:2] == ("MEM", "[") and target[3:5] == ("]", ".") and target[2].isidentifier():
+        return target[2], target[5]
+    return None
+
+
+def _register(value: tuple) -> tuple[str, int] | None:
+    """(register, low bit) of `R.T` or `R[hi : lo].T`."""
+    if len(value) == 3 and value[1] == ".":
+        return value[0], 0
+    if len(value) == 8 and value[1] == "[" and value[3] == ":" and value[5:7] == ("]", ".") and value[4].isdigit():
+        return value[0], int(value[4])
+    return None
+
+
+def _kind(op: str, value: tuple, locals_: dict) -> str:
+    if value[:2] == ("DATA", ".") and len(value) == 3:
+        return {"+=": "add", "-=": "sub", "=": "swap"}.get(op, "other")
+    if op != "=":
+        return "other"
+    if len(value) == 7 and value[0] == "(" and value[1] == "tmp" and value[2] in _BITWISE \
+            and value[3:5] == ("DATA", ".") and value[6] == ")":
+        return _BITWISE[value[2]]
+    if len(value) == 7 and value[3:] == ("?", "src", ":", "tmp"):
+        if value[:3] in (("src", "<", "tmp"), ("src", "<=", "tmp"), ("src", ">", "tmp"), ("src", ">=", "tmp")):
+            return _EXTREMES[value[1]]
+        if value[:3] == ("tmp", "==", "cmp") and "src" in locals_ and "cmp" in locals_:
+            return "cmpswap"
+    return "other"
+
+
+@lru_cache(maxsize=None)
+def atomic_update(pcode: str | None) -> AtomicUpdate | None:
+    """The memory update of an atomic's code (see the module docstring); None when the code writes
+    no memory word, or more than one statement does (the two-address forms)."""
+    stmts = [(s, assignment(s)) for s in statements(pcode)]
+    updates = [i for i, (_, a) in enumerate(stmts) if a is not None and a[0][:1] == ("MEM",)]
+    if len(updates) != 1:
+        return None
+    at = updates[0]
+    target, op, value = stmts[at][1]
+    word = _memory_word(target)
+    if word is None:
+        return AtomicUpdate("other", "", False)
+    address, type_ = word
+    locals_ = {a[0][0]: a[2] for _, a in stmts[:at] if a is not None and len(a[0]) == 1 and a[1] == "="}
+    loaded = any(a is not None and a[0] == ("tmp",) and a[1] == "=" and _memory_word(a[2]) is not None
+                 and _memory_word(a[2])[0] == address for _, a in stmts[:at])
+    returned = any(a is not None and a[0][:1] == ("RETURN_DATA",) and a[1] == "=" and a[2] == ("tmp",)
+                   and (len(a[0]) == 1 or len(a[0]) == 3 and a[0][1] == ".") for _, a in stmts[at + 1:])
+    kind = _kind(op, value, locals_)
+    operands = ()
+    if kind == "cmpswap":
+        src, cmp = _register(locals_["src"]), _register(locals_["cmp"])
+        if src is None or cmp is None:
+            kind = "other"
+        else:
+            operands = (src, cmp)
+    return AtomicUpdate(kind, type_, loaded and returned, operands)

@@ -1,0 +1,103 @@
+"""Facts the emulator used to find with regular expressions over pseudocode or instruction names,
+now read once from the one pseudocode parse (isa.effects.statements) by isa/code_facts.py and
+isa/memory_access.py, cached per instruction by emu/facts.py.
+
+Each test keeps the old rule as it was and compares what the emulator decides from the new fact
+with it over every instruction of RDNA3, RDNA3.5, RDNA4, CDNA3 and CDNA4, asserting every
+difference with its reason. The manuals' code is the reference: the reasons are checked in the
+text itself."""
+import re
+
+import isa
+from emu import facts
+from isa.code_facts import atomic_update
+
+FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
+
+
+def _pcodes():
+    for family in FAMILIES:
+        for d in isa.load(family).instructions:
+            if d.pcode:
+                yield family, d
+
+
+# ---------------------------------------------------------------- atomics' memory update
+
+# emu/table.py and emu/atomic_scan.py, as they were
+_OLD_SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);"
+_OLD_EXTREME = r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;"
+_OLD_BITWISE = r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);"
+_OLD_SWAP = (r"\btmp = MEM\[(?:ADDR|addr)\]\.b(32|64|);\s*MEM\[(?:ADDR|addr)\]\.b\1 = DATA\.b\1;\s*"
+             r"RETURN_DATA(?:\.b\1)? = tmp;?\s*$")
+_OLD_OPERAND = r"(DATA2?)(?:\[\d+ : (\d+)\])?\.[bu]\d*"
+_OLD_EXCHANGE = (r"\bsrc = " + _OLD_OPERAND + r";\s*cmp = " + _OLD_OPERAND + r";\s*"
+                 r"MEM\[(?:ADDR|addr)\]\.[bu]\d* = tmp == cmp \? src : tmp;\s*RETURN_DATA(?:\.[bu]\d*)? = tmp;?\s*$")
+_OLD_NAMES = {"<": "min", ">": "max", "&": "and", "|": "or", "^": "xor"}
+
+
+def _old_atomic(pcode):
+    """(sum sign, (reduction, signed), swap, exchange operands) by the old regexes."""
+    m = re.search(_OLD_SUMMING, pcode)
+    sign = 0 if m is None else 1 if m.group(2) == "+" else -1
+    m = re.search(_OLD_EXTREME, pcode)
+    if m is not None:
+        reduction = (_OLD_NAMES[m.group(2)], m.group(1).startswith("i"))
+    else:
+        m = re.search(_OLD_BITWISE, pcode)
+        reduction = (_OLD_NAMES[m.group(1)], False) if m is not None else None
+    swap = re.search(_OLD_SWAP, pcode) is not None
+    m = re.search(_OLD_EXCHANGE, pcode)
+    exchange = None
+    if m is not None and re.search(r"\btmp = MEM\[(?:ADDR|addr)\]\.[bu]\d*;", pcode):
+        exchange = (m.group(1), int(m.group(2) or 0)), (m.group(3), int(m.group(4) or 0))
+    return sign, reduction, swap, exchange
+
+
+def _new_atomic(d):
+    from emu.atomic_scan import cmpswap_of, swap_of
+    from emu.table import reduction_of, summing_sign
+    update = facts.FACTS["atomic_update"](d)
+    reduction = reduction_of(update)
+    if reduction is not None:
+        reduction = ({"minimum": "min", "maximum": "max", "bitwise_and": "and", "bitwise_or": "or",
+                      "bitwise_xor": "xor"}[reduction[0].__name__], reduction[1])
+    return summing_sign(update), reduction, swap_of(update), cmpswap_of(update)
+
+
+def test_atomic_updates_from_the_parse_agree_with_the_old_regexes():
+    """The atomics the emulator combines (integer += / -=, integer min/max, and/or/xor), scans in
+    one pass (swap) or per success (integer compare-and-swap) are the same instructions, with the
+    same signs, reductions, signedness and operands, in every family."""
+    rows, kinds = 0, {}
+    for family, d in _pcodes():
+        if "MEM" not in d.pcode:
+            continue
+        rows += 1
+        old, new = _old_atomic(d.pcode), _new_atomic(d)
+        assert new == old, (family, d.name, old, new)
+        update = atomic_update(d.pcode)
+        if update is not None:
+            kinds[update.kind] = kinds.get(update.kind, 0) + 1
+    assert rows > 1800
+    # every kind is found, on many instructions (DS, buffer, FLAT/GLOBAL, SMEM atomics of five families)
+    assert all(kinds.get(k, 0) >= 20 for k in ("add", "sub", "min", "max", "and", "or", "xor", "swap", "cmpswap"))
+
+
+def test_atomic_update_kinds_on_the_manuals_code():
+    """The fact on instructions whose code says it plainly, and those it must not combine."""
+    spec = isa.load("rdna3")
+    def kind(name):
+        d = next(x for x in spec.lookup(name) if x.pcode)
+        u = atomic_update(d.pcode)
+        return u and (u.kind, u.type, u.returns_old, u.operands)
+    assert kind("DS_ADD_RTN_U32") == ("add", "u", True, ())
+    assert kind("GLOBAL_ATOMIC_CMPSWAP_B64") == ("cmpswap", "b64", True, (("DATA", 0), ("DATA", 64)))
+    assert kind("DS_CMPSTORE_RTN_B32") == ("cmpswap", "b", True, (("DATA", 0), ("DATA2", 0)))
+    assert kind("DS_MIN_RTN_F32")[:2] == ("min", "f")       # a float min: not combined (NaN order)
+    assert kind("DS_RSUB_RTN_U32")[0] == "other"            # MEM[ADDR] = DATA.b - MEM[ADDR].b
+    assert kind("DS_INC_RTN_U32")[0] == "other"
+    assert kind("DS_STOREXCHG_2ADDR_RTN_B32") is None       # two memory words written
+    assert kind("GLOBAL_LOAD_B32") is None
+    cdna = next(x for x in isa.load("cdna3").lookup("GLOBAL_ATOMIC_SMAX") if x.pcode)
+    assert "addr = CalcGlobalAddr" in cdna.pcode and atomic_update(cdna.pcode).kind == "max"
