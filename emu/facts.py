@@ -173,11 +173,23 @@ def _atomic_update(d):
     return None if update is None else (update.kind, update.type, update.returns_old, update.operands)
 
 
+def _code_fact(name):
+    """isa.code_facts.<name>(d.pcode)."""
+    def compute(d):
+        from isa import code_facts
+        return getattr(code_facts, name)(d.pcode)
+    compute.__name__ = f"_{name}"
+    return compute
+
+
+_CODE_FACTS = ("address_adds_offset",)
+
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
-         "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update}
+         "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
+         **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
 def fact(name: str, d):
@@ -248,3 +260,9 @@ def converts_format(d) -> bool:
 def atomic_update(d) -> tuple | None:
     """(kind, type, returns_old, operands) of isa.code_facts.atomic_update(d.pcode), or None."""
     return fact("atomic_update", d)
+
+
+def address_adds_offset(d) -> bool:
+    """isa.code_facts.address_adds_offset(d.pcode): the code adds the offset to ADDR itself."""
+    return fact("address_adds_offset", d)
+

@@ -92,3 +92,24 @@ def atomic_update(pcode: str | None) -> AtomicUpdate | None:
         else:
             operands = (src, cmp)
     return AtomicUpdate(kind, type_, loaded and returned, operands)
+
+
+def _is_offset(token: str) -> bool:
+    return token.startswith("OFFSET") and token[6:] in ("", "0", "1")
+
+
+@lru_cache(maxsize=None)
+def address_adds_offset(pcode: str | None) -> bool:
+    """The code adds the instruction's offset to the ADDR register itself: `MEM[ADDR + OFFSET.u32]`,
+    `MEM[ADDR + OFFSET0.u32 * 4U]` (RDNA3.5's LDS code), `CalcDsAddr(ADDR.b32, OFFSET0.b32, ...)`
+    (CDNA's): its ADDR is the address VGPR alone, not the address of the access."""
+    for s in statements(pcode):
+        for i, t in enumerate(s):
+            if t != "ADDR":
+                continue
+            if s[i - 2:i] == ("CalcDsAddr", "(") and i >= 2:
+                return True
+            after = s[i + 3:] if s[i + 1:i + 2] == (".",) else s[i + 1:]
+            if after[:1] == ("+",) and len(after) > 1 and _is_offset(after[1]):
+                return True
+    return False

@@ -101,3 +101,36 @@ def test_atomic_update_kinds_on_the_manuals_code():
     assert kind("GLOBAL_LOAD_B32") is None
     cdna = next(x for x in isa.load("cdna3").lookup("GLOBAL_ATOMIC_SMAX") if x.pcode)
     assert "addr = CalcGlobalAddr" in cdna.pcode and atomic_update(cdna.pcode).kind == "max"
+
+
+# ---------------------------------------------------------------- DS offsets (emu/dialect.py)
+
+_OLD_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b|\bCalcDsAddr\(ADDR\b")
+
+
+def test_ds_address_offsets_from_the_parse_agree_with_the_old_regex():
+    """Which DS instructions' code adds the instruction offset to ADDR itself (RDNA3.5's
+    `MEM[ADDR + OFFSET.u32]`, CDNA's `CalcDsAddr(ADDR.b32, OFFSET0.b32, OFFSET1.b32)`): the same
+    on every instruction. The old rule read the semantic's source: a hand-written semantic's
+    one-line description, which names no such sum, and the manual's code of those instructions
+    adds none either."""
+    from emu import handwritten
+    rows, adds = 0, {}
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.lds:
+            continue
+        rows += 1
+        new = facts.FACTS["address_adds_offset"](d)
+        assert new == bool(_OLD_ADDS_OFFSET.search(d.pcode or "")), (family, d.name)
+        adds[family] = adds.get(family, 0) + new
+        sem = handwritten.semantic(d.name, False, isa.load(family))
+        if sem is not None:         # hand-written: neither its source nor its manual code adds one
+            assert not _OLD_ADDS_OFFSET.search(sem.source) and not new, (family, d.name)
+    assert rows > 600
+    assert adds == {"rdna3": 0, "rdna3.5": 16, "rdna4": 0, "cdna3": 88, "cdna4": 88}
+
+
+def _instructions():
+    for family in FAMILIES:
+        for d in isa.load(family).instructions:
+            yield family, d
