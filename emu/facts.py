@@ -182,7 +182,7 @@ def _code_fact(name):
     return compute
 
 
-_CODE_FACTS = ("address_adds_offset",)
+_CODE_FACTS = ("address_adds_offset", "field_loads")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
@@ -265,4 +265,9 @@ def atomic_update(d) -> tuple | None:
 def address_adds_offset(d) -> bool:
     """isa.code_facts.address_adds_offset(d.pcode): the code adds the offset to ADDR itself."""
     return fact("address_adds_offset", d)
+
+
+def field_loads(d) -> tuple | None:
+    """isa.code_facts.field_loads(d.pcode): (register, n) of a load of n dwords from ADDR + 4k."""
+    return fact("field_loads", d)
 

@@ -30,10 +30,10 @@ from isa.records import dataclass
 
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
-from .facts import atomic_update, float_rules
+from .facts import atomic_update, field_loads, float_rules
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
-from .dword_loads import dword_run, load_dword_runs
+from .dword_loads import load_dword_runs
 from .fold import Folded, fold
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
@@ -732,7 +732,7 @@ class SemanticTable:
                                    tuple(t["reads"]), swap_of(update), cmpswap_of(update))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
-        run = dword_run(d.pcode) if t["memory"] == "load" else None
+        run = field_loads(d) if t["memory"] == "load" else None
         if run is not None:         # dword k from ADDR + 4k: one access (emu/dword_loads.py)
             fn = load_dword_runs(fn, d.name, *run)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,

@@ -113,3 +113,39 @@ def address_adds_offset(pcode: str | None) -> bool:
             if after[:1] == ("+",) and len(after) > 1 and _is_offset(after[1]):
                 return True
     return False
+
+
+def _dword_offset(index: tuple) -> int | None:
+    """Bytes past ADDR of an address `ADDR` or `ADDR + nU`, else None."""
+    if index == ("ADDR",):
+        return 0
+    if len(index) == 3 and index[:2] == ("ADDR", "+") and index[2].rstrip("U").isdigit():
+        return int(index[2].rstrip("U"))
+    return None
+
+
+@lru_cache(maxsize=None)
+def field_loads(pcode: str | None) -> tuple[str, int] | None:
+    """(register, n) when the whole code is n >= 2 statements loading dword k of one register from
+    ADDR + 4k, in order: `SDATA[31 : 0] = MEM[ADDR + 0U].b; SDATA[63 : 32] = MEM[ADDR + 4U].b`
+    (RDNA3's `.b`, RDNA3.5's `MEM[ADDR].b32`); else None (the CDNA and RDNA4 code, which first
+    computes `addr = Calc...Addr(...)`, too)."""
+    stmts = statements(pcode)
+    if len(stmts) < 2:
+        return None
+    register = None
+    for k, s in enumerate(stmts):
+        a = assignment(s)
+        if a is None or a[1] != "=":
+            return None
+        target, _, value = a
+        if not (len(target) == 6 and target[1] == "[" and target[3] == ":" and target[5] == "]"):
+            return None
+        if (register is not None and target[0] != register) or (target[2], target[4]) != (str(32 * k + 31), str(32 * k)):
+            return None
+        if len(value) < 6 or value[:2] != ("MEM", "[") or value[-3:-1] != ("]", ".") or value[-1] not in ("b", "b32"):
+            return None
+        if _dword_offset(value[2:-3]) != 4 * k:
+            return None
+        register = target[0]
+    return register, len(stmts)
