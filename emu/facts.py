@@ -182,7 +182,7 @@ def _code_fact(name):
     return compute
 
 
-_CODE_FACTS = ("address_adds_offset", "field_loads")
+_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
@@ -270,4 +270,14 @@ def address_adds_offset(d) -> bool:
 def field_loads(d) -> tuple | None:
     """isa.code_facts.field_loads(d.pcode): (register, n) of a load of n dwords from ADDR + 4k."""
     return fact("field_loads", d)
+
+
+def first_nan_test(d) -> str | None:
+    """isa.code_facts.first_nan_test(d.pcode): the source the first NaN test names."""
+    return fact("first_nan_test", d)
+
+
+def call_chain(d) -> tuple | None:
+    """isa.code_facts.call_chain(d.pcode): (outer, inner, type) of D0 = outer(inner(S0, S1), S2)."""
+    return fact("call_chain", d)
 

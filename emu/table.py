@@ -718,7 +718,7 @@ class SemanticTable:
         fn = compile_source(t["source"], d.name, self.arch, (t["code"], t["folded"]))
         if not saturate:        # the shortcuts compute the wrapping results only
             # the chains' callees found as the generated code finds them (INSTRUCTIONS below)
-            fn = with_shortcut(d.name, fn, d.pcode, lambda name, arch=self.arch:
+            fn = with_shortcut(d.name, fn, d, lambda name, arch=self.arch:
                                load_semantics(arch, narrow=current().narrow_uint32).lookup(name))
         if t["memory"] == "atomic" and not scalar:
             from .atomic_scan import cmpswap_of, swap_of

@@ -149,3 +149,44 @@ def field_loads(pcode: str | None) -> tuple[str, int] | None:
             return None
         register = target[0]
     return register, len(stmts)
+
+
+_NAN_TESTS = ("isNAN", "isQuietNAN")
+
+
+@lru_cache(maxsize=None)
+def first_nan_test(pcode: str | None) -> str | None:
+    """The source (S0, S1) the code's first NaN or quiet-NaN test names, in the order the code is
+    written: CDNA's v_min/max_f32 test S0 first ("elsif isNAN(64'F(S0.f32)) then D0.f32 = S1.f32"),
+    RDNA3's S1 ("elsif isQuietNAN(64'F(S1.f)) then D0.f = S0.f"); None without such a test."""
+    for s in statements(pcode):
+        for i, t in enumerate(s):
+            if t in _NAN_TESTS and s[i + 1:i + 2] == ("(",):
+                depth = 0
+                for u in s[i + 1:]:
+                    depth += (u == "(") - (u == ")")
+                    if u in ("S0", "S1"):
+                        return u
+                    if depth == 0:
+                        break
+    return None
+
+
+@lru_cache(maxsize=None)
+def call_chain(pcode: str | None) -> tuple[str, str, str] | None:
+    """(outer, inner, type) when the whole code is `D0.T = outer(inner(S0.T, S1.T), S2.T)`, both
+    calls other instructions' functions (v_min3/max3/minmax/maxmin_f32: `D0.f = v_max_f32(v_min_f32(S0.f,
+    S1.f), S2.f)`), their names as instruction names (V_MAX_F32); else None."""
+    stmts = statements(pcode)
+    if len(stmts) != 1:
+        return None
+    s = stmts[0]
+    if len(s) != 21 or s[:2] != ("D0", "."):
+        return None
+    t = s[2]
+    if s != ("D0", ".", t, "=", s[4], "(", s[6], "(", "S0", ".", t, ",", "S1", ".", t, ")", ",", "S2", ".", t, ")"):
+        return None
+    outer, inner = s[4], s[6]
+    if not (outer.startswith("v_") and inner.startswith("v_")):
+        return None
+    return outer.upper(), inner.upper(), t

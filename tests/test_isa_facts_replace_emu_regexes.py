@@ -176,3 +176,39 @@ def _instructions():
     for family in FAMILIES:
         for d in isa.load(family).instructions:
             yield family, d
+
+
+# ---------------------------------------------------------------- shortcuts (emu/shortcuts.py)
+
+_OLD_CHAIN = re.compile(r"\s*D0\.f(?:32)? = (v_\w+)\((v_\w+)\(S0\.f(?:32)?, S1\.f(?:32)?\), S2\.f(?:32)?\)\s*;?\s*")
+
+
+def _old_s0_nan_first(pcode):
+    first = re.search(r"is(?:Quiet)?NAN\(64'F\(S([01])", pcode or "")
+    return first is not None and first.group(1) == "0"
+
+
+def test_nan_order_and_call_chains_from_the_parse_agree_with_the_old_regexes():
+    """v_min/max_f32's NaN order (the source the first isNAN / isQuietNAN names) and the f32
+    call chains composed from their callees' shortcuts: the same on every instruction."""
+    rows, chains, s0_first = 0, set(), set()
+    for family, d in _pcodes():
+        rows += 1
+        new = facts.FACTS["first_nan_test"](d) == "S0"
+        if new != _old_s0_nan_first(d.pcode):
+            # the regex saw only tests of a 64'F cast: isNAN(S0.f64) (v_frexp_*_f64) is a test too
+            assert d.name not in ("V_MIN_F32", "V_MAX_F32") and re.search(r"is(?:Quiet)?NAN\(S0\.", d.pcode), \
+                (family, d.name)
+        chain = facts.FACTS["call_chain"](d)
+        m = _OLD_CHAIN.fullmatch(d.pcode)
+        old = (m[1].upper(), m[2].upper()) if m else None
+        assert (chain[:2] if chain and chain[2] in ("f", "f32") else None) == old, (family, d.name)
+        if old:
+            chains.add(d.name)
+        if _old_s0_nan_first(d.pcode):
+            s0_first.add((family, d.name))
+    assert rows > 4000
+    assert {"V_MIN3_F32", "V_MAX3_F32", "V_MINMAX_F32", "V_MAXMIN_F32"} <= chains
+    assert ("cdna3", "V_MAX_F32") in s0_first and ("rdna3", "V_MAX_F32") not in s0_first
+    # the chains of other types are facts too, which the f32 shortcuts leave alone
+    assert facts.FACTS["call_chain"](isa.load("rdna3").lookup("V_MIN3_I32")[0]) == ("V_MIN_I32", "V_MIN_I32", "i")
