@@ -182,7 +182,7 @@ def _code_fact(name):
     return compute
 
 
-_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain")
+_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
@@ -280,4 +280,9 @@ def first_nan_test(d) -> str | None:
 def call_chain(d) -> tuple | None:
     """isa.code_facts.call_chain(d.pcode): (outer, inner, type) of D0 = outer(inner(S0, S1), S2)."""
     return fact("call_chain", d)
+
+
+def lane_modulus(d) -> int | None:
+    """isa.code_facts.lane_modulus(d.pcode): N of a permute's `/ 4 % N`."""
+    return fact("lane_modulus", d)
 

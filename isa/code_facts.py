@@ -190,3 +190,14 @@ def call_chain(pcode: str | None) -> tuple[str, str, str] | None:
     if not (outer.startswith("v_") and inner.startswith("v_")):
         return None
     return outer.upper(), inner.upper(), t
+
+
+@lru_cache(maxsize=None)
+def lane_modulus(pcode: str | None) -> int | None:
+    """N of a permute's lane from a byte address, `... / 4U % N` (ds_bpermute: RDNA's "destination
+    lane is MOD 32 regardless of wave size", `/ 4 % 32`; CDNA's `/ 4U % 64U`), else None."""
+    for s in statements(pcode):
+        for i in range(len(s) - 3):
+            if s[i] == "/" and s[i + 1] in ("4", "4U") and s[i + 2] == "%" and s[i + 3].rstrip("U").isdigit():
+                return int(s[i + 3].rstrip("U"))
+    return None

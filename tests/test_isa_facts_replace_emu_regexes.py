@@ -212,3 +212,21 @@ def test_nan_order_and_call_chains_from_the_parse_agree_with_the_old_regexes():
     assert ("cdna3", "V_MAX_F32") in s0_first and ("rdna3", "V_MAX_F32") not in s0_first
     # the chains of other types are facts too, which the f32 shortcuts leave alone
     assert facts.FACTS["call_chain"](isa.load("rdna3").lookup("V_MIN3_I32")[0]) == ("V_MIN_I32", "V_MIN_I32", "i")
+
+
+# ---------------------------------------------------------------- permutes (emu/handwritten/lanes.py)
+
+def test_permute_lane_modulus_from_the_parse_agrees_with_the_old_regex():
+    """ds_bpermute/ds_permute's lane modulus: 32 on RDNA3/3.5 (`/ 4 % 32`), 64 on CDNA (`/ 4U %
+    64U`); RDNA4's code takes `% num_lanes` (the wave size), no constant: 32 as before (the old
+    rule looked only in formats named DS, and RDNA4's is VDS)."""
+    seen = {}
+    for family, d in _instructions():
+        if d.name not in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32"):
+            continue
+        m = re.search(r"/\s*4U?\s*%\s*(\d+)U?", d.pcode or "")
+        old = int(m.group(1)) if m and d.format == "DS" else 32
+        assert (facts.FACTS["lane_modulus"](d) or 32) == old, (family, d.name)
+        seen[family] = old
+    assert seen == {"rdna3": 32, "rdna3.5": 32, "rdna4": 32, "cdna3": 64, "cdna4": 64}
+    assert "% num_lanes" in isa.load("rdna4").lookup("DS_BPERMUTE_B32")[0].pcode

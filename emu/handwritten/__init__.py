@@ -158,8 +158,11 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         fn, reads, writes, what = DATA_PARALLEL[name]
         fn = getattr(lanes, fn)
         if name in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32") and spec is not None:
-            # the lane modulus of the architecture's pseudocode: 32 (RDNA3), 64 (CDNA3)
-            group = lanes.permute_group(next((d.pcode for d in spec.lookup(name) if d.format == "DS"), None))
+            # the lane modulus of the architecture's pseudocode (`/ 4 % 32`: RDNA3; `/ 4U % 64U`:
+            # CDNA3), 32 where it gives none (the lane_modulus fact)
+            from ..facts import lane_modulus
+            lds = spec.traits.roles.lds
+            group = next((lane_modulus(d) for d in spec.lookup(name) if d.format in lds), None) or 32
             fn, what = (lambda ctx, f=fn, g=group: f(ctx, g)), what.replace("% 32 of its half", f"% {group}")
         return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
                         scalar=scalar, source=what)
