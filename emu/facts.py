@@ -182,7 +182,7 @@ def _code_fact(name):
     return compute
 
 
-_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus")
+_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus", "register_files")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
@@ -286,3 +286,7 @@ def lane_modulus(d) -> int | None:
     """isa.code_facts.lane_modulus(d.pcode): N of a permute's `/ 4 % N`."""
     return fact("lane_modulus", d)
 
+
+def register_files(d) -> frozenset:
+    """isa.code_facts.register_files(d.pcode): the register files the code indexes by a value."""
+    return fact("register_files", d)

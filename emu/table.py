@@ -30,7 +30,7 @@ from isa.records import dataclass
 
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
-from .facts import atomic_update, field_loads, float_rules
+from .facts import atomic_update, field_loads, float_rules, register_files
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dword_loads import load_dword_runs
@@ -736,7 +736,8 @@ class SemanticTable:
         if run is not None:         # dword k from ADDR + 4k: one access (emu/dword_loads.py)
             fn = load_dword_runs(fn, d.name, *run)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
-                       t["cross_lane"], t["branch"], t["memory"], None, d.pcode)
+                       t["cross_lane"], t["branch"], t["memory"], None, d.pcode,
+                       register_files=bool(register_files(d) & {"SGPR", "HW_REGISTERS"}))
         return Entry(_with_float_modes(sem, d), "generated")
 
 

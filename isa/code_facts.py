@@ -201,3 +201,13 @@ def lane_modulus(pcode: str | None) -> int | None:
             if s[i] == "/" and s[i + 1] in ("4", "4U") and s[i + 2] == "%" and s[i + 3].rstrip("U").isdigit():
                 return int(s[i + 3].rstrip("U"))
     return None
+
+
+_FILES = ("SGPR", "VGPR", "HW_REGISTERS")
+
+
+@lru_cache(maxsize=None)
+def register_files(pcode: str | None) -> frozenset:
+    """The register files the code indexes by a value, `SGPR[addr]`, `VGPR[lane][...]`,
+    `HW_REGISTERS[hwRegId]` (s_movrel*, readlane and permlane, s_getreg/s_setreg)."""
+    return frozenset(t for s in statements(pcode) for i, t in enumerate(s) if t in _FILES and s[i + 1:i + 2] == ("[",))

@@ -230,3 +230,21 @@ def test_permute_lane_modulus_from_the_parse_agrees_with_the_old_regex():
         seen[family] = old
     assert seen == {"rdna3": 32, "rdna3.5": 32, "rdna4": 32, "cdna3": 64, "cdna4": 64}
     assert "% num_lanes" in isa.load("rdna4").lookup("DS_BPERMUTE_B32")[0].pcode
+
+
+# ---------------------------------------------------------------- register files (emu/machine.py)
+
+def test_indexed_register_files_from_the_parse_agree_with_the_old_substrings():
+    """Which generated semantics get the SGPR / hardware-register files (s_movrel*, s_getreg,
+    s_setreg): `SGPR[` or `HW_REGISTERS` in the text, now the files the code indexes. Where they
+    differ the text names them only in a comment."""
+    rows, files = 0, 0
+    for family, d in _pcodes():
+        rows += 1
+        new = bool(facts.FACTS["register_files"](d) & {"SGPR", "HW_REGISTERS"})
+        old = "SGPR[" in d.pcode or "HW_REGISTERS" in d.pcode
+        if new != old:
+            code = re.sub(r"//[^\n]*", "", d.pcode)
+            assert old and "SGPR[" not in code and "HW_REGISTERS" not in code, (family, d.name)
+        files += new
+    assert rows > 4000 and files > 30
