@@ -173,6 +173,12 @@ def _atomic_update(d):
     return None if update is None else (update.kind, update.type, update.returns_old, update.operands)
 
 
+def _format_conversion(d):
+    from isa.memory_access import format_conversion, memory_access
+    shape = format_conversion(d)
+    return None if shape is None else (memory_access(d).direction, shape.components, shape.d16, shape.high)
+
+
 def _code_fact(name):
     """isa.code_facts.<name>(d.pcode)."""
     def compute(d):
@@ -189,6 +195,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
+         "format_conversion": _format_conversion,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -290,3 +297,9 @@ def lane_modulus(d) -> int | None:
 def register_files(d) -> frozenset:
     """isa.code_facts.register_files(d.pcode): the register files the code indexes by a value."""
     return fact("register_files", d)
+
+
+def format_conversion(d) -> tuple | None:
+    """(direction, components, d16, high) of a buffer instruction converting through a data format
+    (isa.memory_access.format_conversion, its memory_access direction), else None."""
+    return fact("format_conversion", d)

@@ -248,3 +248,34 @@ def test_indexed_register_files_from_the_parse_agree_with_the_old_substrings():
             assert old and "SGPR[" not in code and "HW_REGISTERS" not in code, (family, d.name)
         files += new
     assert rows > 4000 and files > 30
+
+
+# ---------------------------------------------------------------- format conversions (emu/handwritten)
+
+_OLD_BUFFER_FORMAT = (r"^T?BUFFER_(LOAD|STORE)_(?:(?P<d16>D16_(?P<hi>HI_)?)FORMAT_|FORMAT_(?P<d16_gfx9>D16_"
+                      r"(?P<hi_gfx9>HI_)?)|FORMAT_)(X|XY|XYZ|XYZW)$")
+
+
+def test_format_conversions_from_the_manual_agree_with_the_old_name_rule():
+    """The buffer instructions the emulator runs as hand-written format conversions, and their
+    direction, components, D16 halves and high half: from the code's conversions and the data
+    register's bit ranges (or, where there is no code, CDNA's buffer_store_format_d16_hi_x, the
+    description), the same as the names' RDNA (BUFFER_LOAD_D16_HI_FORMAT_X) and GFX9
+    (BUFFER_LOAD_FORMAT_D16_HI_X) spellings said, on every instruction of every family."""
+    from emu import handwritten
+    rows, converting = 0, 0
+    for family, d in _instructions():
+        spec = isa.load(family)
+        if d.format not in spec.traits.roles.buffer:
+            continue
+        rows += 1
+        m = re.match(_OLD_BUFFER_FORMAT, d.name)
+        old = m and (m.group(1).lower(), len(m.group(m.lastindex)), bool(m.group("d16") or m.group("d16_gfx9")),
+                     bool(m.group("hi") or m.group("hi_gfx9")))
+        assert facts.FACTS["format_conversion"](d) == (old or None), (family, d.name)
+        sem = handwritten.semantic(d.name, False, spec)
+        assert (sem is not None and sem.source.startswith("format conversion")) == bool(m), (family, d.name)
+        converting += bool(m)
+    assert rows > 400 and converting == 170
+    no_code = [d for d in isa.load("cdna3").lookup("BUFFER_STORE_FORMAT_D16_HI_X")]
+    assert no_code and not no_code[0].pcode and facts.FACTS["format_conversion"](no_code[0]) == ("store", 1, True, True)
