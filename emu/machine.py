@@ -30,7 +30,8 @@ from .machine_runs import RunStop, build_run
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, RefusedBeforeAccess, SemanticsError
-from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, shares_codes, unpack_mask
+from .shortcuts import branch_condition
+from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, VCC_LO, WaveState, shares_codes, unpack_mask
 
 # register state of one chunk of work-groups, at most; a launch's chunks share it out evenly.
 # A fresh state costs page faults on its first writes (a first launch: ~10-60 ms per 64 MiB,
@@ -45,6 +46,14 @@ SLICE_LANES = 1 << 17
 # gathers with few temporaries (the unit-stride test works in blocks itself), for which the
 # per-slice Python costs more than cache misses (elementwise 1M: load ~1.65 -> ~1.0 ms)
 MEMORY_SLICE_LANES = 1 << 20
+# the largest VGPR file whose waves are moved to keep a looping batch contiguous
+# (EmuOptions.compact_waves): moving them costs two passes over every register, which a
+# narrow launch's few steps of the loop repay (a gathered register read or scattered write
+# costs ~0.5-2 us more than a view's), a wide launch's long ones would not
+COMPACT_BYTES = 1 << 20
+# ... and the steps a compaction must last to pay for its two moves (else its loop is left
+# alone): a few register reads and writes per step save ~1-3 us against ~20-100 us of moves
+COMPACT_MIN_STEPS = 64
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
@@ -199,6 +208,37 @@ def _one_pc(pc: np.ndarray, sel) -> bool:
     return bool(np.minimum.reduce(pcs) == np.maximum.reduce(pcs))
 
 
+def _int64(pc: int) -> int:
+    """A PC as st.pc holds it: the uint64 address read as int64."""
+    return ((pc + (1 << 63)) & 0xFFFF_FFFF_FFFF_FFFF) - (1 << 63)
+
+
+class _UniformBranch:
+    """A branch the run loop's plain path decides itself when every wave of the group goes the
+    same way (EmuOptions.uniform_branches): its condition (shortcuts.branch_condition) counted
+    over the batch's SCC or mask rows, the group's PC moved as a Python int (no semantic, no PC
+    written); waves that part take the branch's step. Truthy, as the plan's branch flag."""
+    __slots__ = ("condition", "when_zero", "jump")
+
+    def __init__(self, condition: str | None, when_zero: bool, simm16: int):
+        self.condition, self.when_zero = condition, when_zero
+        self.jump = 4 + 4 * ((simm16 & 0xFFFF) - ((simm16 & 0x8000) << 1))     # PC + signext(SIMM16 * 4) + 4
+
+    def taken(self, st: WaveState, sel) -> bool | None:
+        """True: every wave of the batch takes it; False: none does; None: they differ."""
+        if self.condition is None:
+            return True
+        if self.condition == "SCC":
+            values = st.scc[sel]
+        else:
+            code = VCC_LO if self.condition == "VCC" else EXEC_LO
+            values = st.sgpr[code, sel] if st.mask_dwords == 1 else st.sgpr[code, sel] | st.sgpr[code + 1, sel]
+        nonzero = np.count_nonzero(values)
+        if 0 < nonzero < len(values):
+            return None
+        return (nonzero == 0) == self.when_zero
+
+
 def _register_files(sem) -> bool:
     """Whether a semantic may index SGPR[...] / HW_REGISTERS[...] (ctx.sgpr, ctx.hwreg): the
     generated ones whose pseudocode does (Semantic.register_files) or that read other lanes, and
@@ -266,9 +306,9 @@ class Machine:
         self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}
         # per launch shape: (Preparer, {PC: Prepared}, {id(Prepared): compiled step or False}
-        # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan), {PC: run or None} (machine_runs)),
-        # kept from launch to launch
-        self._prepared: dict[tuple, tuple[Preparer, dict[int, Prepared], dict, dict, dict]] = {}
+        # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan), {PC: run or None} (machine_runs),
+        # {PCs of ways back whose compaction did not pay} (_Chunk.restore)), kept from launch to launch
+        self._prepared: dict[tuple, tuple[Preparer, dict[int, Prepared], dict, dict, dict, set]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
         self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
@@ -329,8 +369,8 @@ class Machine:
         shape = (d.wave_size, d.vgprs, d.accum_offset)
         if shape not in self._prepared:
             self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options,
-                                              d.accum_offset), {}, {}, {}, {})
-        preparer, prepared, steps, plans, runs = self._prepared[shape]
+                                              d.accum_offset), {}, {}, {}, {}, set())
+        preparer, prepared, steps, plans, runs, unpaid = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
         most = max(1, STATE_BYTES // max(per_group, 1))
@@ -353,7 +393,7 @@ class Machine:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
                     _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats, steps,
-                           plans, runs).run()
+                           plans, runs, unpaid).run()
             except MemoryError:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
@@ -371,13 +411,15 @@ class _Chunk:
     """The waves of some work-groups, run until all ended."""
 
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats,
-                 steps: dict | None = None, plans: dict | None = None, runs: dict | None = None):
+                 steps: dict | None = None, plans: dict | None = None, runs: dict | None = None,
+                 unpaid: set | None = None):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
         self._direct: dict = {}          # id(prepared) -> register of a direct D0 (destinations); kept alive by self.prepared
         # the machine's for this launch shape (Machine._prepared), kept alive with self.prepared:
         self._steps = {} if steps is None else steps     # id(prepared) -> its step as one closure, or False (compile_step)
         self._plans = {} if plans is None else plans     # PC -> what run's plain path needs of its instruction, or None (plan)
         self._runs = {} if runs is None else runs        # PC -> the straight-line run starting there, or None (machine_runs)
+        self._unpaid = set() if unpaid is None else unpaid  # PCs of ways back whose compaction did not pay (compact)
         self.options = m.options
         spare = m._spares.pop((groups * d.waves_per_group, d.wave_size, d.vgprs), None) if m.options.reuse_state else None
         self.st, self.wave_group = initial_state(d, first, groups, spare, m.options, m.spec.traits)
@@ -389,6 +431,9 @@ class _Chunk:
         self._lds_base = None       # (waves, 1) offset of each wave's LDS, made on first use
         self._memories: dict = {}   # (kind, first wave, end) -> the memory of a batch of contiguous waves
         self._exec_memo: dict = {}  # (the batch's waves, EXEC's write counts) -> exec_state(...)
+        # the wave each position of the state holds while a batch is compacted (compact), else None
+        self.order: np.ndarray | None = None
+        self._compacted_at = (0, 0)     # (the way back's PC, stats.batches then) of the compaction
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -411,10 +456,13 @@ class _Chunk:
     def _region_memory(self, kind: str, sel):
         if self._lds_base is None:
             self._lds_base = (self.wave_group * self.d.lds_size).astype(np.int64)[:, None]
-        lds = RegionMemory("LDS", self.lds, self.d.lds_size, self._lds_base[sel])
+        lds_base, scratch_base = self._lds_base, self.scratch_base
+        if self.order is not None:      # waves moved (compact): each keeps its work-group's LDS and its scratch
+            lds_base, scratch_base = lds_base[self.order], scratch_base[self.order]
+        lds = RegionMemory("LDS", self.lds, self.d.lds_size, lds_base[sel])
         if self.m.recorder is not None:     # a timed launch: the LDS addresses give bank conflicts
             lds.observer = getattr(self.m.recorder, "lds_touch", None)
-        scratch = RegionMemory("scratch", self.scratch, self.d.scratch_size, self.scratch_base[sel])
+        scratch = RegionMemory("scratch", self.scratch, self.d.scratch_size, scratch_base[sel])
         return {"lds": lds, "scratch": scratch}.get(kind) or FlatMemory(self.m.memory, lds, scratch)
 
     def run(self) -> None:
@@ -447,6 +495,10 @@ class _Chunk:
         # is to be seen (counted per mnemonic, recorded for timing)
         runs = self._runs if plans is not None and self.options.compiled_runs and by_mnemonic is None \
             and self.m.recorder is None else None
+        # a looping group whose waves are not contiguous is moved to the front of the state
+        # (compact), unless a recorder or tracer sees the waves by their index
+        compact = plans is not None and self.options.compact_waves and self.m.recorder is None \
+            and st.vgpr.nbytes <= COMPACT_BYTES
         try:
             while True:
                 if together and gpc < others:
@@ -501,6 +553,14 @@ class _Chunk:
                             self.m.recorder.step(p.pc, group_idx, self.first * self.per_group)
                         if st.stale_vgprs:
                             self.settle(p, group_idx)
+                        if branch is not True and branch and (taken := branch.taken(st, group_sel)) is not None:
+                            # every wave goes one way: only the group's PC moves (lag keeps st.pc's debt)
+                            delta = branch.jump if taken else size
+                            lag = _int64(lag + delta)
+                            if compact and delta <= 0 and type(group_sel) is not slice and gpc not in self._unpaid:
+                                group_idx, group_sel = self.compact(group_idx, gpc)     # a loop's way back (below)
+                            gpc = _int64(gpc + delta)
+                            continue
                         if fn is not None:
                             try:
                                 fn(self, group_sel, group_idx)
@@ -519,7 +579,11 @@ class _Chunk:
                         # a branch wrote every wave's PC (taken or not): st.pc holds them all
                         lag = 0
                         if _one_pc(st.pc, group_sel):       # every wave went the same way
-                            gpc = int(st.pc[group_idx[0]])
+                            to = int(st.pc[group_idx[0]])
+                            if compact and to <= gpc and type(group_sel) is not slice and gpc not in self._unpaid:
+                                # a loop's way back: its waves contiguous from here on
+                                group_idx, group_sel = self.compact(group_idx, gpc)
+                            gpc = to
                         else:
                             st.issued[group_sel] += bulk
                             bulk, together = 0, False
@@ -537,6 +601,8 @@ class _Chunk:
                     if bulk:
                         st.issued[group_sel] += bulk
                         bulk = 0
+                    if self.order is not None:      # the search and its batches see the waves in their order
+                        self.restore()
                     key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
                     lowest = int(np.minimum.reduce(key))
                     if lowest == parked:
@@ -560,17 +626,20 @@ class _Chunk:
                 if p is None:
                     p = self.prepare(pc)
                 control = p.control
+                if self.order is not None and control is not None and control not in _NO_EFFECT:
+                    # machine events (barriers by work-group, the end) see the waves in their order
+                    group_idx = group_sel = idx = sel = self.restore()
                 stats.batches += 1
                 stats.instructions += len(idx)
                 if by_mnemonic is not None:
                     by_mnemonic[p.mnemonic] = by_mnemonic.get(p.mnemonic, 0) + len(idx)
                 if st.issued[idx[0]] + bulk > self.d.budget:
                     raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
-                                         f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: "
+                                         f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(self.wave_at(int(idx[0])))}: "
                                          f"a runaway loop? (launch(..., budget=N) raises it)")
                 if not stats.batches & 255 and self.m._clock.tick(stats):
                     raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
-                                         f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
+                                         f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(self.wave_at(int(idx[0])))}: a runaway loop? "
                                          f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
                 width = 1 if p.scalar else st.lanes
                 limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
@@ -629,6 +698,43 @@ class _Chunk:
         finally:
             if lag:             # an error left the loop: st.pc as the waves' PCs are
                 st.pc[group_sel] += lag
+            if self.order is not None:
+                self.restore()
+
+    def compact(self, idx: np.ndarray, pc: int) -> tuple[np.ndarray, slice]:
+        """Move the waves `idx` of a looping group (not contiguous; `pc`: its way back) to the
+        front of the state, in their order, and the other waves after them in theirs
+        (EmuOptions.compact_waves): the group's registers are then views (a slice), not gathers
+        and scatters. Returns the group as (positions, slice). Waves keep their order within
+        every batch until restore()."""
+        st = self.st
+        rest = np.ones(st.waves, bool)
+        rest[idx] = False
+        order = np.concatenate((idx, np.flatnonzero(rest)))
+        self._move(order)
+        self.order, self._compacted, self._compacted_at = order, idx, (pc, self.stats.batches)
+        return st.wave_ids[:len(idx)], slice(0, len(idx))
+
+    def restore(self) -> np.ndarray:
+        """Every wave back at its own position (compact undone); returns the compacted group's
+        waves (their indices). A compaction undone within COMPACT_MIN_STEPS steps (a loop with
+        a barrier, or whose waves part again) did not repay its two moves: its way back is not
+        compacted again in launches of this shape."""
+        inverse = np.empty_like(self.order)
+        inverse[self.order] = self.st.wave_ids
+        self._move(inverse)
+        self.order = None
+        pc, batches = self._compacted_at
+        if self.stats.batches - batches < COMPACT_MIN_STEPS:
+            self._unpaid.add(pc)
+        return self._compacted
+
+    def _move(self, order: np.ndarray) -> None:
+        """Position i of the state takes what position order[i] held; what was kept per batch of
+        positions (memories, EXEC) is dropped."""
+        self.st.permute(order)
+        self._memories.clear()
+        self._exec_memo.clear()
 
     def wave_by_wave(self, p: Prepared, idx, recorded_pc: int | None = None) -> None:
         """One semantic call per wave, in wave order. recorded_pc: a timed launch records each
@@ -647,8 +753,14 @@ class _Chunk:
     def refused(self, p: Prepared, idx) -> None:
         """A batch's semantic refused its input (_BatchError): nothing was written back (the
         semantic raised before returning), so the waves before the first failing one complete
-        the instruction, one at a time, and the first failing wave's error is raised."""
-        self.wave_by_wave(p, idx)
+        the instruction, one at a time, and the first failing wave's error is raised. A timed
+        launch records each wave's call as its own step in place of the batch's, as reference
+        mode (one call per wave) does."""
+        recorded_pc = None
+        if self.m.recorder is not None:
+            self.m.recorder.retract()
+            recorded_pc = p.pc
+        self.wave_by_wave(p, idx, recorded_pc)
         raise AssertionError("a batch refused by its semantic ran wave by wave without error") from None
 
     def settle(self, p: Prepared, idx) -> None:
@@ -733,7 +845,7 @@ class _Chunk:
     def plan(self, pc: int):
         """(its step closure, or None for an instruction that only moves the PC; its size; the
         most waves one call of it takes, MEMORY_SLICE_LANES / SLICE_LANES; Prepared; whether it
-        writes the PC) of the instruction at pc, when run's plain path may run it for a group of
+        writes the PC: a _UniformBranch when the plain path may decide it itself) of the instruction at pc, when run's plain path may run it for a group of
         waves that are together: no machine event but a wait, a compiled step (compile_step).
         None for every other instruction."""
         p = self.prepared.get(pc)
@@ -750,7 +862,11 @@ class _Chunk:
             return None
         width = 1 if p.scalar else self.d.wave_size
         limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
-        return compiled, p.inst.size, max(1, limit // width), p, p.sem.branch
+        branch = p.sem.branch
+        if branch and self.options.uniform_branches and len(p.inst.defs) == 1 \
+                and (condition := branch_condition(p.inst.defs[0].name)) is not None:
+            branch = _UniformBranch(*condition, p.inst.fields.get("SIMM16", 0))
+        return compiled, p.inst.size, max(1, limit // width), p, branch
 
     def compile_step(self, p: Prepared):
         """The step of a plain instruction (no machine event, DPP, buffer descriptor, cross-lane
@@ -846,19 +962,20 @@ class _Chunk:
             for name, read in readers:
                 inputs[name] = read(st, sel)
             if reg is not None and active is None and type(sel) is slice:      # as destinations() offers it
-                st.vgpr_written.mark(reg)
+                marks = st.vgpr_written             # WriteMarks.mark(reg), without the call
+                marks.plain[reg] = True
+                marks.counts[reg] += 1
                 into = st.vgpr[reg, sel]
                 dest = {"D0": into}
             else:
                 into = dest = None
-            ctx = make_ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
-                           st.status[sel] if status is None else status,
+            mode = st.mode[sel] if st.mode_uniform is None else st.mode_uniform
+            ctx = make_ctx(lanes, exec_mask, inputs, scalar, mode, st.status[sel] if status is None else status,
                            device if device is not None or kind is None else chunk.memory(kind, sel),
                            dest, (active is None) if shared_active else None, unused)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
             try:
-                mode = ctx.mode
                 if lean and type(mode) is int and (through.get(mode) or passes(mode)):
                     out = fn(ctx)
                     shape = ctx.shape
@@ -996,6 +1113,10 @@ class _Chunk:
         return reg
 
     # ------------------------------------------------------------------ reports
+    def wave_at(self, position: int) -> int:
+        """The chunk-local index of the wave at a position of the state (compact moves them)."""
+        return position if self.order is None else int(self.order[position])
+
     def wave_name(self, wave: int) -> str:
         """'wave 3 (wave 1 of work-group (2, 0, 0))' for a chunk-local wave index."""
         group = int(self.wave_group[wave])
@@ -1008,7 +1129,7 @@ class _Chunk:
         return (g % gx, (g // gx) % gy, g // (gx * gy))
 
     def fault(self, p: Prepared, idx, e: MemoryFault) -> EmuFault:
-        wave = int(idx[e.position[0]]) if e.position else int(idx[0])
+        wave = self.wave_at(int(idx[e.position[0]]) if e.position else int(idx[0]))
         lane = int(e.position[1]) if len(e.position) > 1 else None
         group = int(self.wave_group[wave])
         wave_in_group = wave - group * self.per_group

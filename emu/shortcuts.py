@@ -146,7 +146,10 @@ def _add_co_u32(ctx):
     if "VCC" in ctx.unused:         # a carry-out to NULL (the machine discards it): D0 alone, into its register
         # when the machine offers it (one elementwise pass: a source that is that register is read as it goes)
         return {"D0": np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), out=take_dest(ctx, "D0"), dtype=np.uint32)}
-    total = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
+    dest = take_dest(ctx, "D0")
+    if dest is not None and np.may_share_memory(dest, s0):
+        dest = None         # the carry is read against S0 after the sum: S0 must not be overwritten
+    total = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), out=dest, dtype=np.uint32)
     return {"VCC": total < s0, "D0": total}
 
 
@@ -229,7 +232,16 @@ def _branch(condition: str | None, taken_when_zero: bool = False):
         value = ctx.exec_mask if condition == "EXEC" else ctx.get(condition)
         zero = np.asarray(value) == 0
         return {"PC": np.where(zero if taken_when_zero else ~zero, pc + jump, pc + np.uint64(4))}
+    run.condition = (condition, taken_when_zero)
     return run
+
+
+def branch_condition(name: str) -> tuple[str | None, bool] | None:
+    """(what the branch tests: None (always taken), "SCC", "VCC" or "EXEC"; whether it is taken
+    where that is 0) of a branch with a shortcut here, else None: the machine decides a batch
+    whose waves all go one way without the semantic (EmuOptions.uniform_branches)."""
+    entry = SHORTCUTS.get(name)
+    return getattr(entry[1], "condition", None) if entry is not None else None
 
 
 # name -> (the EmuOptions switch, the shorter way); _PER_PCODE ones are built from the pseudocode
