@@ -760,8 +760,14 @@ class _Chunk:
     def refused(self, p: Prepared, idx) -> None:
         """A batch's semantic refused its input (_BatchError): nothing was written back (the
         semantic raised before returning), so the waves before the first failing one complete
-        the instruction, one at a time, and the first failing wave's error is raised."""
-        self.wave_by_wave(p, idx)
+        the instruction, one at a time, and the first failing wave's error is raised. A timed
+        launch records each wave's call as its own step in place of the batch's, as reference
+        mode (one call per wave) does."""
+        recorded_pc = None
+        if self.m.recorder is not None:
+            self.m.recorder.retract()
+            recorded_pc = p.pc
+        self.wave_by_wave(p, idx, recorded_pc)
         raise AssertionError("a batch refused by its semantic ran wave by wave without error") from None
 
     def settle(self, p: Prepared, idx) -> None:
