@@ -188,7 +188,8 @@ def _code_fact(name):
     return compute
 
 
-_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus", "register_files")
+_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus", "register_files",
+               "unfilled_arrays", "instruction_calls")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
@@ -303,3 +304,13 @@ def format_conversion(d) -> tuple | None:
     """(direction, components, d16, high) of a buffer instruction converting through a data format
     (isa.memory_access.format_conversion, its memory_access direction), else None."""
     return fact("format_conversion", d)
+
+
+def unfilled_arrays(d) -> tuple:
+    """isa.code_facts.unfilled_arrays(d.pcode): arrays the code declares and never assigns."""
+    return fact("unfilled_arrays", d)
+
+
+def instruction_calls(d) -> tuple:
+    """isa.code_facts.instruction_calls(d.pcode): the instructions the code calls, as written."""
+    return fact("instruction_calls", d)
