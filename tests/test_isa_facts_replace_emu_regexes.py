@@ -298,3 +298,20 @@ def test_lookup_tables_and_called_instructions_from_the_parse_agree_with_the_old
         assert facts.FACTS["instruction_calls"](d) == old_calls, (family, d.name)
         callers += bool(old_calls)
     assert rows > 4000 and tables == {"CVT_OFF_TABLE"} and callers > 50
+
+
+# ---------------------------------------------------------------- hand-written families (emu/handwritten)
+
+def test_wmma_and_vinterp_from_the_manual_agree_with_the_old_name_prefixes():
+    """The hand-written semantics looked for WMMA and VINTERP instructions by the V_WMMA_ and
+    V_INTERP_ prefixes; now by the parse's whole-matrix operands (isa.effects' matrix: WMMA's
+    quoted (MxN) statement) and the VINTERP format (traits.roles.interp). The same instructions,
+    but RDNA4's sparse V_SWMMAC_* (matrices too, with no hand-written semantic: still none)."""
+    from emu import handwritten
+    for family, d in _instructions():
+        spec = isa.load(family)
+        is_matrix = facts.FACTS["matrix"](d)
+        if is_matrix != d.name.startswith("V_WMMA_"):
+            assert family == "rdna4" and d.name.startswith("V_SWMMAC_"), (family, d.name)
+            assert handwritten.semantic(d.name, False, spec) is None
+        assert (d.format in spec.traits.roles.interp) == d.name.startswith("V_INTERP_"), (family, d.name)
