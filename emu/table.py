@@ -352,6 +352,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
             flat_rank = np.full(flat_size, -1, np.int64)
             flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
             rank = flat_rank.reshape(ctx.shape)
+            if rank.max() <= 0:     # no two active lanes share a word (or no lane is active): one call
+                return fn(ctx)
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
