@@ -27,12 +27,15 @@ import numpy as np
 from isa.records import dataclass
 
 from .machine_prepare import _write_lane_bits, _write_scc, _write_sgprs, _write_vgprs
-from .wave import SCALAR_CODES, SCC_CODE, VCC_LO, VGPR_BASE
+from .wave import SCALAR_CODES, SCC_CODE, VCC_LO, VGPR_BASE, unpack_mask
 
 # instruction -> what its fused form computes (emit below); VALU ones in their e32 and e64 forms
 OPS = {"V_MOV_B32": "mov", "V_ADD_NC_U32": "add", "V_ADD_CO_U32": "add_co", "V_ADD_CO_CI_U32": "add_co_ci",
        "V_LSHLREV_B64": "lshl64", "S_ADD_I32": "s_add_i32", "S_ADD_U32": "s_add_u32",
-       "S_CMP_EQ_U32": "s_cmp_eq", "S_CMP_LG_U32": "s_cmp_lg"}
+       "S_CMP_EQ_U32": "s_cmp_eq", "S_CMP_LG_U32": "s_cmp_lg", "V_CNDMASK_B32": "cndmask",
+       **{f"V_CMP_{name}_{t}32": f"cmp_{t.lower()}_{name.lower()}"
+          for name in ("EQ", "NE", "LT", "LE", "GT", "GE") for t in ("U", "I")}}
+_COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _MODIFIERS = ("NEG", "ABS", "OPSEL", "CLMP", "OMOD")
 
 
@@ -43,7 +46,7 @@ class Fused:
     op: str
     dst: tuple | None           # ("v", reg) / ("s", code) / None (compares: SCC only)
     srcs: tuple                 # its sources in the pseudocode's order (S0, S1)
-    carry_in: tuple | None      # ("bits", code)
+    carry_in: tuple | None      # ("bits", code): the carry-in, or v_cndmask_b32's lane select
     carry_out: tuple | None     # ("bits", code), or None when it goes to NULL / is not written
 
 
@@ -69,9 +72,16 @@ def fusable(p, null) -> Fused | None:
         if None in srcs:
             return None
         return Fused(op, dst, srcs, None, None)
-    e32 = fmt in ("VOP1", "VOP2")
+    e32 = fmt in ("VOP1", "VOP2", "VOPC")
     if not e32 and fmt not in ("VOP3", "VOP3SD"):
         return None
+    if op.startswith("cmp_"):           # lane bits into VCC (e32) or the e64 form's SDST
+        codes = [f["SRC0"], f["VSRC1"] + VGPR_BASE] if e32 else [f["SRC0"], f["SRC1"]]
+        srcs = tuple(_source(p, f"S{i}", codes[i]) for i in range(2))
+        sd = VCC_LO if e32 else f["VDST"]
+        if None in srcs or (sd >= VCC_LO and sd != VCC_LO) or sd == null:
+            return None
+        return Fused(op, ("bits", sd), srcs, None, None)
     codes = [f["SRC0"]] + ([f["VSRC1"] + VGPR_BASE] if "VSRC1" in f else [f["SRC1"]] if "SRC1" in f else [])
     count = 1 if op == "mov" else 2
     if len(codes) < count:
@@ -86,8 +96,10 @@ def fusable(p, null) -> Fused | None:
     if None in srcs:
         return None
     carry_in = carry_out = None
-    if op == "add_co_ci":
+    if op in ("add_co_ci", "cndmask"):
         carry_in = ("bits", VCC_LO if e32 else f["SRC2"])
+        if carry_in[1] >= VCC_LO and carry_in[1] != VCC_LO:
+            return None
     if op in ("add_co", "add_co_ci"):
         sd = VCC_LO if e32 else f["SDST"]
         carry_out = None if sd == null else ("bits", sd)
@@ -137,15 +149,13 @@ class Segment:
     def can_take(self, fused: Fused, mask_dwords_codes) -> bool:
         """Whether the locals can serve fused's operands: a lane mask read must be one computed
         here, and no SGPR row may be both a lane mask local and a scalar local."""
-        if fused.carry_in is not None and fused.carry_in not in self.values:
-            return False
         rows = {c for kind, code in self.values if kind == "bits" for c in mask_dwords_codes(code)}
         touched = [o for o in (*fused.srcs, fused.dst) if o is not None and o[0] == "s"]
         if any(o[1] in rows for o in touched):
             return False
-        if fused.carry_out is not None:
-            scalars = {code for kind, code in self.values if kind == "s"}
-            if scalars & set(mask_dwords_codes(fused.carry_out[1])):
+        scalars = {code for kind, code in self.values if kind == "s"}
+        for bits in (fused.carry_in, fused.carry_out, fused.dst):
+            if bits is not None and bits[0] == "bits" and scalars & set(mask_dwords_codes(bits[1])):
                 return False
         return True
 
@@ -161,6 +171,9 @@ class Segment:
             self.emit(f"{name} = vgpr[{operand[1]}, sel]")
             self.values[operand] = name
             self.views[name] = operand[1]
+        elif kind == "bits":        # a lane mask in the file: its bits per lane
+            self.emit(f"{name} = unpack(st.read_mask(sel, {operand[1]}), st.lanes)")
+            self.values[operand] = name
         else:       # an SGPR row not written here: the instruction's own reader (uniform rows as one value)
             self.emit(f"{name} = {self.constant(p.inputs[reader_key])}(st, sel)")
         return name
@@ -223,6 +236,17 @@ class Segment:
             self.write(fused.dst, value)
             return
         a, b = srcs
+        if op == "cndmask":
+            self.emit(f"{out} = where({self.read(fused.carry_in)}, {b}, {a})")
+            self.write(fused.dst, out)
+            return
+        if op.startswith("cmp_"):
+            _, kind, how = op.split("_")
+            if kind == "i":
+                a, b = f"{a}.view(i32)", f"{b}.view(i32)"
+            self.emit(f"{out} = {a} {_COMPARE[how]} {b}")
+            self.write(fused.dst, out)
+            return
         if op in ("add", "add_co", "s_add_i32", "s_add_u32"):
             self.emit(f"{out} = {a} + {b}")
         if op == "add_co" and fused.carry_out is not None:
@@ -230,7 +254,7 @@ class Segment:
             self.emit(f"{carry} = {out} < {a}")
             self.write(fused.carry_out, carry)
         elif op == "add_co_ci":
-            partial, carry = self.local(), self.values[fused.carry_in]
+            partial, carry = self.local(), self.read(fused.carry_in)
             self.emit(f"{partial} = {a} + {b}")
             self.emit(f"{out} = {partial} + {carry}")
             if fused.carry_out is not None:
@@ -252,4 +276,5 @@ class Segment:
         self.write(fused.dst, out)
 
 
-NAMESPACE = {"u32": np.uint32, "zeros": np.zeros, "broadcast": np.broadcast_to}
+NAMESPACE = {"u32": np.uint32, "i32": np.int32, "zeros": np.zeros, "broadcast": np.broadcast_to, "where": np.where,
+             "unpack": unpack_mask}

@@ -207,3 +207,38 @@ def test_switch_off_generates_no_fused_form(fused_calls):
     assert fused_calls == [0, 0, 0]
     _run("gfx1100", 32, build, FAST)
     assert fused_calls[0] > 0
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_compares_and_selects(wave, fused_calls):
+    """Integer compares into VCC and an SGPR pair (lane bits kept as locals), selects by them
+    and by a mask the run did not compute, a scalar instruction reading the compare's SGPR
+    (the bits stored before it), against numpy."""
+    from dsl.operands import lit, s, v, vcc, vcc_lo
+    mask = vcc_lo if wave == 32 else vcc
+    pair = s[10] if wave == 32 else s[10:11]
+
+    def build(ns):
+        return [ns["v_add_nc_u32"](v[1], lit(0x7FFF_FFF0), v[0]),
+                ns["v_cmp_gt_u32"](mask, lit(0x7FFF_FFF8), v[1]),       # unsigned: lanes 0-7
+                ns["v_cndmask_b32"](v[2], 100, v[0], mask),
+                ns["v_cmp_lt_i32"](pair, v[1], lit(0x8000_0004)),     # signed: lanes 16-19 (v1 wrapped negative)
+                ns["v_cmp_ne_u32"](mask, 5, v[0]),
+                ns["v_cndmask_b32"](v[3], v[2], 7, pair),
+                ns["v_cndmask_b32"](v[4], v[2], 9, mask),
+                ns["s_mov_b32"](s[12], s[10]),                         # the SGPR bits stored first
+                ns["v_cmp_ge_i32"](mask, v[1], lit(0x7FFF_FFFC)),
+                ns["v_mov_b32"](v[5], s[12]),
+                ns["v_cndmask_b32"](v[6], 1, 2, mask)]
+    fast = _agree(build, wave)[:, 0]
+    assert fused_calls[0] > 0
+    lane = np.arange(wave, dtype=np.int64)
+    v1 = 0x7FFF_FFF0 + lane                                            # signed: lanes 16.. wrap negative
+    v2 = np.where(0x7FFF_FFF8 > v1, lane, 100)
+    np.testing.assert_array_equal(fast[2], v2)
+    signed = np.where(v1 >= 2 ** 31, v1 - 2 ** 32, v1)
+    np.testing.assert_array_equal(fast[3], np.where(signed < -(2 ** 31) + 4, 7, v2))
+    np.testing.assert_array_equal(fast[4], np.where(lane != 5, 9, v2))
+    np.testing.assert_array_equal(fast[6], np.where(signed >= 0x7FFF_FFFC, 2, 1))
+    bits = int(((signed < -(2 ** 31) + 4).astype(np.uint64) << lane.astype(np.uint64)).sum())
+    np.testing.assert_array_equal(fast[5], bits & 0xFFFFFFFF)
