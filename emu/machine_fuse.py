@@ -33,9 +33,18 @@ from .wave import SCALAR_CODES, SCC_CODE, VCC_LO, VGPR_BASE, unpack_mask
 OPS = {"V_MOV_B32": "mov", "V_ADD_NC_U32": "add", "V_ADD_CO_U32": "add_co", "V_ADD_CO_CI_U32": "add_co_ci",
        "V_LSHLREV_B64": "lshl64", "S_ADD_I32": "s_add_i32", "S_ADD_U32": "s_add_u32",
        "S_CMP_EQ_U32": "s_cmp_eq", "S_CMP_LG_U32": "s_cmp_lg", "V_CNDMASK_B32": "cndmask",
+       "V_SUB_NC_U32": "sub", "V_AND_B32": "and", "V_OR_B32": "or", "V_XOR_B32": "xor",
+       "V_LSHLREV_B32": "lshl", "V_LSHRREV_B32": "lshr", "S_MOV_B32": "s_mov",
+       "S_AND_B32": "s_and", "S_OR_B32": "s_or", "S_XOR_B32": "s_xor", "S_LSHL_B32": "s_lshl", "S_LSHR_B32": "s_lshr",
        **{f"V_CMP_{name}_{t}32": f"cmp_{t.lower()}_{name.lower()}"
           for name in ("EQ", "NE", "LT", "LE", "GT", "GE") for t in ("U", "I")}}
 _COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+# D0 = S0 op S1 (the shifts: S1 << S0[4:0] for VALU's "rev" forms, S0 << S1[4:0] for SALU's);
+# the SALU ones' SCC = D0 != 0
+_BINARY = {"add": "{a} + {b}", "sub": "{a} - {b}", "and": "{a} & {b}", "or": "{a} | {b}", "xor": "{a} ^ {b}",
+           "lshl": "{b} << ({a} & u32(31))", "lshr": "{b} >> ({a} & u32(31))",
+           "s_and": "{a} & {b}", "s_or": "{a} | {b}", "s_xor": "{a} ^ {b}",
+           "s_lshl": "{a} << ({b} & u32(31))", "s_lshr": "{a} >> ({b} & u32(31))"}
 _MODIFIERS = ("NEG", "ABS", "OPSEL", "CLMP", "OMOD")
 
 
@@ -63,9 +72,9 @@ def fusable(p, null) -> Fused | None:
         return None
     fmt = inst.fmt.name
     if op.startswith("s_"):
-        if fmt not in ("SOP2", "SOPC"):
+        if fmt not in ("SOP2", "SOPC") and not (op == "s_mov" and fmt == "SOP1"):
             return None
-        srcs = (_source(p, "S0", f["SSRC0"]), _source(p, "S1", f["SSRC1"]))
+        srcs = (_source(p, "S0", f["SSRC0"]),) + ((_source(p, "S1", f["SSRC1"]),) if op != "s_mov" else ())
         dst = None if fmt == "SOPC" else ("s", f["SDST"])
         if dst is not None and (dst[1] >= VCC_LO or dst[1] == null):
             return None
@@ -228,6 +237,10 @@ class Segment:
             self.write(("v", reg + 1), new_hi)
             return
         srcs = [self.read(s, keys[i], p) for i, s in enumerate(fused.srcs)]
+        if op == "s_mov":           # a value of its own: a later SGPR write must not change it
+            self.emit(f"{out} = {srcs[0]}.copy()")
+            self.write(fused.dst, out)
+            return
         if op == "mov":
             value = srcs[0]
             if fused.srcs[0][0] == "s":        # a per-wave or uniform SGPR value as a lane value of its own
@@ -247,8 +260,14 @@ class Segment:
             self.emit(f"{out} = {a} {_COMPARE[how]} {b}")
             self.write(fused.dst, out)
             return
-        if op in ("add", "add_co", "s_add_i32", "s_add_u32"):
+        if op in ("add_co", "s_add_i32", "s_add_u32"):
             self.emit(f"{out} = {a} + {b}")
+        elif op in _BINARY:
+            self.emit(f"{out} = {_BINARY[op].format(a=a, b=b)}")
+            if op.startswith("s_"):
+                scc = self.local()
+                self.emit(f"{scc} = {out} != u32(0)")
+                self.write(("scc", 0), scc)
         if op == "add_co" and fused.carry_out is not None:
             carry = self.local()
             self.emit(f"{carry} = {out} < {a}")

@@ -242,3 +242,53 @@ def test_compares_and_selects(wave, fused_calls):
     np.testing.assert_array_equal(fast[6], np.where(signed >= 0x7FFF_FFFC, 2, 1))
     bits = int(((signed < -(2 ** 31) + 4).astype(np.uint64) << lane.astype(np.uint64)).sum())
     np.testing.assert_array_equal(fast[5], bits & 0xFFFFFFFF)
+
+
+def test_logic_shifts_and_scalar_moves(fused_calls):
+    """Bitwise ops, 32-bit shifts by constants and by registers (counts past 31 use bits 4:0),
+    subtraction, and the scalar forms with their SCC (D0 != 0), against numpy; s0 differs per
+    wave."""
+    from dsl.operands import lit, s, v
+
+    def build(ns):
+        return [ns["v_lshlrev_b32"](v[1], 3, v[0]),
+                ns["v_add_nc_u32"](v[2], 33, v[0]),                    # shift counts 33.. (bits 4:0: 1..)
+                ns["v_lshrrev_b32"](v[3], v[2], lit(0xF000_0001)),
+                ns["v_lshlrev_b32"](v[4], v[2], v[1]),
+                ns["v_sub_nc_u32"](v[5], v[0], v[1]),                  # wraps
+                ns["v_and_b32"](v[6], lit(0x0000_FF0F), v[5]),
+                ns["v_or_b32"](v[7], s[0], v[6]),
+                ns["v_xor_b32"](v[8], v[7], v[3]),
+                ns["s_mov_b32"](s[4], s[0]),
+                ns["s_lshl_b32"](s[5], s[4], 36),                      # count 4
+                ns["s_and_b32"](s[6], s[5], 16),                       # SCC: s0 & 1
+                ns["s_cselect_b32"](s[7], 1, 2),
+                ns["s_or_b32"](s[8], s[6], s[7]),
+                ns["s_xor_b32"](s[9], s[8], s[8]),                     # 0: SCC 0
+                ns["s_lshr_b32"](s[10], s[5], 1),
+                ns["s_cselect_b32"](s[11], 3, 4),
+                ns["s_mov_b32"](s[4], 77),                             # s4 rewritten after s5 read it
+                ns["v_mov_b32"](v[9], s[8]),
+                ns["v_mov_b32"](v[10], s[10]),
+                ns["v_mov_b32"](v[11], s[11]),
+                ns["v_mov_b32"](v[12], s[4])]
+    fast = _agree(build, groups=3)
+    assert fused_calls[0] > 0
+    lane = np.arange(32, dtype=np.uint64)
+    m = 0xFFFFFFFF
+    v1 = (lane << 3) & m
+    count = (33 + lane) & 31
+    for g in range(3):
+        out = fast[:, g]
+        np.testing.assert_array_equal(out[3], 0xF000_0001 >> count)
+        np.testing.assert_array_equal(out[4], (v1 << count) & m)
+        v5 = (lane - v1) & m
+        np.testing.assert_array_equal(out[5], v5)
+        v7 = g | (v5 & 0xFF0F)
+        np.testing.assert_array_equal(out[8], v7 ^ (0xF000_0001 >> count))
+        s5, s6 = g << 4, (g << 4) & 16
+        s7 = 1 if s6 else 2
+        np.testing.assert_array_equal(out[9], s6 | s7)
+        np.testing.assert_array_equal(out[10], s5 >> 1)
+        np.testing.assert_array_equal(out[11], 3 if s5 >> 1 else 4)
+        np.testing.assert_array_equal(out[12], 77)
