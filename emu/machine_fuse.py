@@ -88,7 +88,7 @@ def fusable(p, null) -> Fused | None:
         codes = [f["SRC0"], f["VSRC1"] + VGPR_BASE] if e32 else [f["SRC0"], f["SRC1"]]
         srcs = tuple(_source(p, f"S{i}", codes[i]) for i in range(2))
         sd = VCC_LO if e32 else f["VDST"]
-        if None in srcs or (sd >= VCC_LO and sd != VCC_LO) or sd == null:
+        if None in srcs or not _mask_register(sd, null):
             return None
         return Fused(op, ("bits", sd), srcs, None, None)
     codes = [f["SRC0"]] + ([f["VSRC1"] + VGPR_BASE] if "VSRC1" in f else [f["SRC1"]] if "SRC1" in f else [])
@@ -107,12 +107,21 @@ def fusable(p, null) -> Fused | None:
     carry_in = carry_out = None
     if op in ("add_co_ci", "cndmask"):
         carry_in = ("bits", VCC_LO if e32 else f["SRC2"])
-        if carry_in[1] >= VCC_LO and carry_in[1] != VCC_LO:
+        if not _mask_register(carry_in[1], null):
             return None
     if op in ("add_co", "add_co_ci"):
         sd = VCC_LO if e32 else f["SDST"]
+        if sd != null and not _mask_register(sd, null):
+            return None
         carry_out = None if sd == null else ("bits", sd)
     return Fused(op, ("v", f["VDST"]), srcs, carry_in, carry_out)
+
+
+def _mask_register(code: int, null) -> bool:
+    """Whether a lane mask at `code` is one the fused form keeps: VCC, or SGPRs whose pair
+    (wave64) stays below VCC; never EXEC (its writes change which lanes later instructions
+    run), a special register or NULL."""
+    return code == VCC_LO or (code + 1 < VCC_LO and code != null)
 
 
 def _source(p, key: str, code: int):

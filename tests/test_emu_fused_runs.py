@@ -292,3 +292,22 @@ def test_logic_shifts_and_scalar_moves(fused_calls):
         np.testing.assert_array_equal(out[10], s5 >> 1)
         np.testing.assert_array_equal(out[11], 3 if s5 >> 1 else 4)
         np.testing.assert_array_equal(out[12], 77)
+
+
+def test_carry_out_into_exec_is_not_fused(fused_calls):
+    """Found by the fuzzer (gfx1201 seed 109): v_add_co_ci_u32's carry-out written to EXEC
+    turns lanes off for the instructions after it; it runs its own step, and the rest of the
+    run the plain form."""
+    from dsl.operands import exec_lo, lit, v, vcc_lo
+
+    def build(ns):
+        return [ns["v_add_nc_u32"](v[1], lit(0xFFFF_FFF0), v[0]),
+                ns["v_cmp_gt_u32"](vcc_lo, 20, v[0]),
+                ns["v_add_co_ci_u32"](v[2], exec_lo, 0, v[1], vcc_lo),     # carry: lanes 15-19
+                ns["v_add_nc_u32"](v[3], 7, v[0]),
+                ns["v_mov_b32"](v[4], v[2])]
+    fast = _agree(build)[:, 0]
+    assert fused_calls[0] > 0
+    lane = np.arange(32, dtype=np.uint64)
+    carry = ((lane + 0xFFFF_FFF0) & 0xFFFFFFFF) + (lane < 20) > 0xFFFFFFFF
+    np.testing.assert_array_equal(fast[3], np.where(carry, lane + 7, 0))
