@@ -179,6 +179,11 @@ def _format_conversion(d):
     return None if shape is None else (memory_access(d).direction, shape.components, shape.d16, shape.high)
 
 
+def _matrix(d):
+    from isa.effects import effects
+    return effects(d.pcode).matrix
+
+
 def _code_fact(name):
     """isa.code_facts.<name>(d.pcode)."""
     def compute(d):
@@ -188,14 +193,15 @@ def _code_fact(name):
     return compute
 
 
-_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus", "register_files")
+_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus", "register_files",
+               "unfilled_arrays", "instruction_calls")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
-         "format_conversion": _format_conversion,
+         "format_conversion": _format_conversion, "matrix": _matrix,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -303,3 +309,18 @@ def format_conversion(d) -> tuple | None:
     """(direction, components, d16, high) of a buffer instruction converting through a data format
     (isa.memory_access.format_conversion, its memory_access direction), else None."""
     return fact("format_conversion", d)
+
+
+def unfilled_arrays(d) -> tuple:
+    """isa.code_facts.unfilled_arrays(d.pcode): arrays the code declares and never assigns."""
+    return fact("unfilled_arrays", d)
+
+
+def instruction_calls(d) -> tuple:
+    """isa.code_facts.instruction_calls(d.pcode): the instructions the code calls, as written."""
+    return fact("instruction_calls", d)
+
+
+def matrix(d) -> bool:
+    """isa.effects' matrix: d's operands are whole matrices across the wave (WMMA)."""
+    return fact("matrix", d)

@@ -14,7 +14,6 @@ import hashlib
 import json
 import marshal
 import os
-import re
 import sys
 import types
 import dataclasses
@@ -30,7 +29,7 @@ from isa.records import dataclass
 
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
-from .facts import atomic_update, field_loads, float_rules, register_files
+from .facts import atomic_update, field_loads, float_rules, instruction_calls, register_files, unfilled_arrays
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dword_loads import load_dword_runs
@@ -165,20 +164,21 @@ def _operands(d: dict) -> dict[str, Operand]:
 
 
 def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
-    """The declared array the pseudocode only declares, filled from the description's lookup
-    table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
+    """The array the pseudocode only declares (the unfilled_arrays fact), filled from the
+    description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
     entries = description_table(d.description)
-    names = re.findall(r"declare (\w+_TABLE) :", d.pcode or "")
-    return {names[0]: entries} if entries is not None and len(names) == 1 else {}
+    if entries is None:
+        return {}
+    names = unfilled_arrays(d)
+    return {names[0]: entries} if len(names) == 1 else {}
 
 
 def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
-    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32):
-    the translation depends on them, so the cache key does."""
+    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32; the
+    instruction_calls fact): the translation depends on them, so the cache key does."""
     if spec is None or not d.pcode:
         return []
-    called = sorted(set(re.findall(r"\b([vsVS]_[A-Za-z0-9_]+)\s*\(", d.pcode)))
-    return [[n.upper(), callee_result_type(spec, n.upper())] for n in called]
+    return [[n.upper(), callee_result_type(spec, n.upper())] for n in instruction_calls(d)]
 
 
 def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,

@@ -211,3 +211,23 @@ def register_files(pcode: str | None) -> frozenset:
     """The register files the code indexes by a value, `SGPR[addr]`, `VGPR[lane][...]`,
     `HW_REGISTERS[hwRegId]` (s_movrel*, readlane and permlane, s_getreg/s_setreg)."""
     return frozenset(t for s in statements(pcode) for i, t in enumerate(s) if t in _FILES and s[i + 1:i + 2] == ("[",))
+
+
+@lru_cache(maxsize=None)
+def unfilled_arrays(pcode: str | None) -> tuple:
+    """Arrays the code declares (`declare NAME : T[n]`) and never assigns, in order: their values
+    come from elsewhere, v_cvt_off_f32_i4's CVT_OFF_TABLE from the table in its description
+    (not `S`, the sources S0..S2 as an array: v_fma_mix*'s `declare S : 32'B[3]`)."""
+    stmts = statements(pcode)
+    declared = [s[1] for s in stmts if len(s) >= 4 and s[0] == "declare" and s[2] == ":" and s[-1] == "]"
+                and s[1] != "S"]
+    assigned = {a[0][0] for s in stmts if (a := assignment(s)) is not None}
+    return tuple(n for n in declared if n not in assigned)
+
+
+@lru_cache(maxsize=None)
+def instruction_calls(pcode: str | None) -> tuple:
+    """The other instructions the code calls as functions (`v_max_f32(...)`, `v_min_f32(...)`),
+    as written, sorted, once each."""
+    return tuple(sorted({t for s in statements(pcode) for i, t in enumerate(s)
+                         if t[:2] in ("v_", "s_", "V_", "S_") and s[i + 1:i + 2] == ("(",)}))

@@ -279,3 +279,39 @@ def test_format_conversions_from_the_manual_agree_with_the_old_name_rule():
     assert rows > 400 and converting == 170
     no_code = [d for d in isa.load("cdna3").lookup("BUFFER_STORE_FORMAT_D16_HI_X")]
     assert no_code and not no_code[0].pcode and facts.FACTS["format_conversion"](no_code[0]) == ("store", 1, True, True)
+
+
+# ---------------------------------------------------------------- translation inputs (emu/table.py)
+
+def test_lookup_tables_and_called_instructions_from_the_parse_agree_with_the_old_regexes():
+    """The translation's inputs besides the code: the array the code only declares, filled from
+    the description's table (`declare (\\w+_TABLE) :` before), and the instructions it calls,
+    whose result types key the translation cache (`\\b([vsVS]_\\w+)\\s*\\(` before, in the same
+    order, so the cache keys stay the same)."""
+    rows, tables, callers = 0, set(), 0
+    for family, d in _pcodes():
+        rows += 1
+        old_tables = tuple(re.findall(r"declare (\w+_TABLE) :", d.pcode))
+        assert facts.FACTS["unfilled_arrays"](d) == old_tables, (family, d.name)
+        tables.update(old_tables)
+        old_calls = tuple(sorted(set(re.findall(r"\b([vsVS]_[A-Za-z0-9_]+)\s*\(", d.pcode))))
+        assert facts.FACTS["instruction_calls"](d) == old_calls, (family, d.name)
+        callers += bool(old_calls)
+    assert rows > 4000 and tables == {"CVT_OFF_TABLE"} and callers > 50
+
+
+# ---------------------------------------------------------------- hand-written families (emu/handwritten)
+
+def test_wmma_and_vinterp_from_the_manual_agree_with_the_old_name_prefixes():
+    """The hand-written semantics looked for WMMA and VINTERP instructions by the V_WMMA_ and
+    V_INTERP_ prefixes; now by the parse's whole-matrix operands (isa.effects' matrix: WMMA's
+    quoted (MxN) statement) and the VINTERP format (traits.roles.interp). The same instructions,
+    but RDNA4's sparse V_SWMMAC_* (matrices too, with no hand-written semantic: still none)."""
+    from emu import handwritten
+    for family, d in _instructions():
+        spec = isa.load(family)
+        is_matrix = facts.FACTS["matrix"](d)
+        if is_matrix != d.name.startswith("V_WMMA_"):
+            assert family == "rdna4" and d.name.startswith("V_SWMMAC_"), (family, d.name)
+            assert handwritten.semantic(d.name, False, spec) is None
+        assert (d.format in spec.traits.roles.interp) == d.name.startswith("V_INTERP_"), (family, d.name)
