@@ -179,6 +179,11 @@ def _format_conversion(d):
     return None if shape is None else (memory_access(d).direction, shape.components, shape.d16, shape.high)
 
 
+def _matrix(d):
+    from isa.effects import effects
+    return effects(d.pcode).matrix
+
+
 def _code_fact(name):
     """isa.code_facts.<name>(d.pcode)."""
     def compute(d):
@@ -196,7 +201,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
-         "format_conversion": _format_conversion,
+         "format_conversion": _format_conversion, "matrix": _matrix,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -314,3 +319,8 @@ def unfilled_arrays(d) -> tuple:
 def instruction_calls(d) -> tuple:
     """isa.code_facts.instruction_calls(d.pcode): the instructions the code calls, as written."""
     return fact("instruction_calls", d)
+
+
+def matrix(d) -> bool:
+    """isa.effects' matrix: d's operands are whole matrices across the wave (WMMA)."""
+    return fact("matrix", d)
