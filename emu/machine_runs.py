@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from isa.records import dataclass
 
+from .cache_folder import compiled
+from .options import current
 from .wave import EXEC_LO
 
 MAX_RUN = 64        # instructions of one generated function (a longer stretch is several runs)
@@ -117,5 +119,10 @@ def _generate(members) -> object:
         first = False
     lines += ["    except Exception as e:",
               "        raise RunStop(k, e) from None"]
-    exec(compile("\n".join(lines), "<straight-line run>", "exec"), namespace)     # our own generated source
+    text = "\n".join(lines)
+    # compiling a run of a few dozen instructions costs a first launch ~1-2 ms: its bytecode is
+    # kept on disk by its text (EmuOptions.run_code_cache)
+    code = compiled(text, "runs", "<straight-line run>") if current().run_code_cache \
+        else compile(text, "<straight-line run>", "exec")
+    exec(code, namespace)     # our own generated source
     return namespace["run"]
