@@ -45,7 +45,8 @@ class EmuOptions:
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
     compiled_runs: bool = True        # consecutive plain steps up to a branch or event run by one generated call (emu/machine_runs.py)
-    run_code_cache: bool = True       # ... its bytecode kept on disk by its text (emu/cache_folder.compiled)
+    fused_runs: bool = True           # a run's integer moves/adds/carries/64-bit shifts and scalar adds/compares inline on locals, registers stored once (emu/machine_fuse.py)
+    run_code_cache: bool = True       # a run's generated function (plain or fused) compiled once: bytecode kept on disk by its text (emu/cache_folder.compiled)
     lean_semantics: bool = True       # a compiled step calls its semantic's function itself: shortcut chosen once, no MODE tests the batch's one MODE does not need
     compiled_pairs: bool = True       # a VOPD pair of plain halves is a compiled step too (both halves computed, then written)
     shared_active_lanes: bool = True  # a semantic's ctx.active is the machine's unpacked EXEC of the step (off: Ctx unpacks it again)
@@ -79,7 +80,9 @@ class EmuOptions:
     scan_atomics: bool = True         # other atomics (swap, cmpswap, inc/dec, float min/max/add, ...) of lanes sharing an address: one read and one write per address, the pseudocode per conflict depth on those words (emu/atomic_scan.py)
     one_pass_swaps: bool = True       # a scanned swap in one pass: each lane returns the data of the lane before it at its address, the last lane's data stays (emu/atomic_scan.py)
     one_pass_exchanges: bool = True   # a two-address exchange whose lanes share both elements or none: each lane returns what the lane before it stored, the last lane's data stays (emu/atomic_words.py)
+    flat_aperture_atomics: bool = True    # a FLAT atomic with lanes in the LDS or scratch apertures grouped by the word each reaches (its work-group's LDS, its lane's scratch) and combined or scanned like global ones (off: rounds by flat address) (emu/table.py)
     buffer_atomics_in_range: bool = True  # a buffer atomic's out-of-range lanes (read 0, write nothing) run apart, its in-range ones combine or scan as atomics on global memory (emu/table.py)
+    scan_mixed_modes: bool = True     # a scanned atomic whose batch's waves differ in MODE or STATUS: each conflict depth's pass split by the waves' (MODE, STATUS) (off: rounds) (emu/atomic_scan.py)
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)

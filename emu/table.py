@@ -14,7 +14,6 @@ import hashlib
 import json
 import marshal
 import os
-import re
 import sys
 import types
 import dataclasses
@@ -30,10 +29,10 @@ from isa.records import dataclass
 
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
-from .facts import float_rules
+from .facts import atomic_update, field_loads, float_rules, instruction_calls, register_files, unfilled_arrays
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
-from .dword_loads import dword_run, load_dword_runs
+from .dword_loads import load_dword_runs
 from .fold import Folded, fold
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
@@ -165,20 +164,21 @@ def _operands(d: dict) -> dict[str, Operand]:
 
 
 def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
-    """The declared array the pseudocode only declares, filled from the description's lookup
-    table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
+    """The array the pseudocode only declares (the unfilled_arrays fact), filled from the
+    description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
     entries = description_table(d.description)
-    names = re.findall(r"declare (\w+_TABLE) :", d.pcode or "")
-    return {names[0]: entries} if entries is not None and len(names) == 1 else {}
+    if entries is None:
+        return {}
+    names = unfilled_arrays(d)
+    return {names[0]: entries} if len(names) == 1 else {}
 
 
 def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
-    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32):
-    the translation depends on them, so the cache key does."""
+    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32; the
+    instruction_calls fact): the translation depends on them, so the cache key does."""
     if spec is None or not d.pcode:
         return []
-    called = sorted(set(re.findall(r"\b([vsVS]_[A-Za-z0-9_]+)\s*\(", d.pcode)))
-    return [[n.upper(), callee_result_type(spec, n.upper())] for n in called]
+    return [[n.upper(), callee_result_type(spec, n.upper())] for n in instruction_calls(d)]
 
 
 def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
@@ -235,10 +235,7 @@ def _compiled(source: str, name: str) -> tuple:
 # one semantic call instead of one per lane on the busiest address: a histogram or a counter
 # every lane bumps). False: every atomic runs in rounds.
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
-# the memory update of an atomic, at the machine's ADDR (RDNA3) or the manual's address
-# calculation's result (CDNA3: addr = CalcGlobalAddr(...), which is ADDR)
-_SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);"
-
+# (which update an atomic makes is a fact of the manual's code: isa.code_facts.atomic_update)
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
 # bitwise and / or / xor: associative and commutative, so the lanes sharing an address combine
@@ -246,26 +243,33 @@ _SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32
 # old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
 # passes). Float min/max are not combined (a NaN makes the order matter).
 COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
-# (the atomics' patterns are compiled by re at their first use: a kernel without atomics compiles none)
-_EXTREME = r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;"
-_BITWISE = r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);"
-_REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
+_REDUCTIONS = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+               "xor": np.bitwise_xor}
 
 
-def reduction_of(pcode: str):
-    """(numpy ufunc, signed) when the pseudocode's memory update is an integer min/max or a
-    bitwise and/or/xor of DATA, else None."""
-    m = re.search(_EXTREME, pcode or "")
-    if m is not None:
-        return _REDUCTIONS[m.group(2)], m.group(1).startswith("i")
-    m = re.search(_BITWISE, pcode or "")
-    return (_REDUCTIONS[m.group(1)], False) if m is not None else None
+def _integer_kind(type_: str) -> str | None:
+    """'b', 'u' or 'i' for a memory word's integer type as written (b, u32, i64), else None (f32, bf16)."""
+    base = type_.rstrip("0123456789")
+    return base if base in ("b", "u", "i") else None
 
 
-def summing_sign(pcode: str) -> int:
-    """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
-    m = re.search(_SUMMING, pcode or "")
-    return 0 if m is None else 1 if m.group(2) == "+" else -1
+def reduction_of(update: tuple | None):
+    """(numpy ufunc, signed) when an atomic's memory update (emu.facts.atomic_update: kind, type,
+    ...) is an integer min/max or a bitwise and/or/xor of DATA, else None."""
+    if update is None or update[0] not in _REDUCTIONS:
+        return None
+    integer = _integer_kind(update[1])
+    if integer is None or (update[0] in ("min", "max")) != (integer in ("u", "i")):
+        return None
+    return _REDUCTIONS[update[0]], integer == "i"
+
+
+def summing_sign(update: tuple | None) -> int:
+    """+1 / -1 when an atomic's memory update (emu.facts.atomic_update) is an integer += / -= of
+    DATA, else 0."""
+    if update is None or update[0] not in ("add", "sub") or _integer_kind(update[1]) is None:
+        return 0
+    return 1 if update[0] == "add" else -1
 
 
 def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligned: str = "ADDR", reads=(),
@@ -311,8 +315,12 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
                 if out is not None:
                     return out
             return rounds(ctx)
-        addr, pos, first = _grouping(ctx, addr)
-        flat_addr = addr.reshape(-1)
+        if _in_apertures(ctx.mem, addr) and not current().flat_aperture_atomics:
+            return rounds(ctx)          # by flat address: lanes of two regions never share a round's word
+        words, pos, first = _grouping(ctx, addr, by_word=True)
+        if words is None:               # a lane in the aperture of a segment the kernel lacks: rounds fault
+            return rounds(ctx)
+        flat_addr = words.reshape(-1)
         if first.all():
             return fn(ctx)
         if sign and COMBINE_ATOMIC_SUMS and current().combine_atomic_sums and not isinstance(ctx.mem, BufferMemory):
@@ -326,10 +334,10 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
             out = _combined_reduction(fn, ctx, pos, flat_addr, *reduction)
             if out is not None:
                 return out
-        if scannable and current().scan_atomics and _scans(ctx.mem, addr):
-            mode, status = _uniform(ctx.mode), _uniform(ctx.status)
-            if mode is not None and status is not None:
-                out = atomic_scan.scan(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
+        if scannable and current().scan_atomics and _scans(ctx.mem, addr):     # (addr: the lanes' own)
+            # waves differing in MODE or STATUS: each depth's pass split by them (scan_mixed_modes)
+            if current().scan_mixed_modes or (_uniform(ctx.mode) is not None and _uniform(ctx.status) is not None):
+                out = atomic_scan.scan(fn, ctx, pos, first, nbytes, reads, swap, exchange)
                 if out is not None:
                     return out
         return rounds(ctx, pos, first)
@@ -348,6 +356,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
             flat_rank = np.full(flat_size, -1, np.int64)
             flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
             rank = flat_rank.reshape(ctx.shape)
+            if rank.max() <= 0:     # no two active lanes share a word (or no lane is active): one call
+                return fn(ctx)
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
@@ -376,13 +386,22 @@ def _refuse_misaligned(ctx: Ctx, nbytes: int, checked: np.ndarray) -> None:
                                   f"not a multiple of {nbytes}: misaligned atomics are not modelled")
 
 
-def _grouping(ctx: Ctx, addr: np.ndarray):
+def _grouping(ctx: Ctx, addr: np.ndarray, by_word: bool = False):
     """(each lane's word as uint64 (W, L): its ADDR `addr`, plus its work-group's region base in
     the LDS, where the same offset in two work-groups is two words; the active lanes' flat
     indices grouped by word, in lane order (wave-major) within a word; where each word's lanes
-    start)."""
+    start). A FLAT access's flat address is its word in global memory; in the LDS and scratch
+    apertures (by_word, switch EmuOptions.flat_aperture_atomics) its word is FlatMemory.word_keys',
+    a key per (space, region, address), and (None, None, None) when a lane lies in the aperture
+    of a segment the kernel lacks. Without by_word a flat address is one word whatever its
+    region: lanes of two work-groups (or two lanes' scratch) at one flat address go to separate
+    rounds, which is sound, only slower."""
     if isinstance(ctx.mem, RegionMemory):
         addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
+    elif by_word and _in_apertures(ctx.mem, addr):
+        addr = ctx.mem.word_keys(addr, ctx.active)
+        if addr is None:
+            return None, None, None
     flat_addr = addr.reshape(-1)
     pos = np.flatnonzero(ctx.active.reshape(-1))
     pos = pos[_group_order(flat_addr[pos])]
@@ -429,13 +448,19 @@ def _exec_of(lanes: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(np.where(lanes, bits, np.uint64(0)), axis=1, keepdims=True)
 
 
+def _in_apertures(mem, addr: np.ndarray) -> bool:
+    """Whether `mem` is FLAT's and some lane's address may lie in the LDS or scratch aperture
+    (not every address below both: FlatMemory.global_only)."""
+    return type(mem) is FlatMemory and not mem.global_only(addr)
+
+
 def _scans(mem, addr: np.ndarray) -> bool:
-    """Whether the scan may group lanes by `addr` and reach each word with one access: global
-    memory, the LDS, and FLAT below the LDS and scratch apertures (one flat address is a word
-    per work-group or lane there); not through a buffer's range check, which drops lanes one
-    by one (_in_range_apart gives the scan the lanes in range, on global memory)."""
+    """Whether the scan may group lanes by word and reach each word with one access: global
+    memory, the LDS, and FLAT (below the apertures, or in them grouped by word_keys: switch
+    EmuOptions.flat_aperture_atomics); not through a buffer's range check, which drops lanes
+    one by one (_in_range_apart gives the scan the lanes in range, on global memory)."""
     if type(mem) is FlatMemory:
-        return mem.global_only(addr)
+        return mem.global_only(addr) or current().flat_aperture_atomics
     return type(mem) is DeviceMemory or type(mem) is RegionMemory
 
 
@@ -714,25 +739,28 @@ class SemanticTable:
         fn = compile_source(t["source"], d.name, self.arch, (t["code"], t["folded"]))
         if not saturate:        # the shortcuts compute the wrapping results only
             # the chains' callees found as the generated code finds them (INSTRUCTIONS below)
-            fn = with_shortcut(d.name, fn, d.pcode, lambda name, arch=self.arch:
+            fn = with_shortcut(d.name, fn, d, lambda name, arch=self.arch:
                                load_semantics(arch, narrow=current().narrow_uint32).lookup(name))
         if t["memory"] == "atomic" and not scalar:
             from .atomic_scan import cmpswap_of, swap_of
+            update = atomic_update(d)
             two_addresses = "ADDR_BASE" in t["reads"]
             # *_2ADDR forms access ADDR_BASE + OFFSETn * size, each of DATA's size
             size = (t["reads"].get("DATA") if two_addresses else None) or t["writes"].get("RETURN_DATA") \
                 or t["reads"].get("DATA") or [None, 32]
-            fn = serialise_atomics(fn, summing_sign(d.pcode), max(1, min(size[1], 64) // 8),
-                                   reduction_of(d.pcode), "ADDR_BASE" if two_addresses else "ADDR",
-                                   tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode))
+            fn = serialise_atomics(fn, summing_sign(update), max(1, min(size[1], 64) // 8),
+                                   reduction_of(update), "ADDR_BASE" if two_addresses else "ADDR",
+                                   tuple(t["reads"]), swap_of(update), cmpswap_of(update))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
-        run = dword_run(d.pcode) if t["memory"] == "load" else None
+        run = field_loads(d) if t["memory"] == "load" else None
         if run is not None:         # dword k from ADDR + 4k: one access (emu/dword_loads.py)
             fn = load_dword_runs(fn, d.name, *run)
         flushes, rounds = float_rules(d)        # made with its MODE float rules (isa/float_modes.py)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
-                       t["cross_lane"], t["branch"], t["memory"], None, d.pcode, flushes_denorms=flushes, rounds=rounds)
+                       t["cross_lane"], t["branch"], t["memory"], None, d.pcode,
+                       register_files=bool(register_files(d) & {"SGPR", "HW_REGISTERS"}),
+                       flushes_denorms=flushes, rounds=rounds)
         return Entry(sem, "generated")
 
 
