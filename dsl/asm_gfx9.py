@@ -22,9 +22,10 @@ from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import scalar_base_registers, scalar_data
 
-from . import syntax, syntax_gfx9 as g9
+from . import literals, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
+from .signature import Operand
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
@@ -44,11 +45,13 @@ class Src:
     """An operand as the encoder places it: kind 'v' / 'a' (register index), 's' (a scalar or
     constant code), 'lit' (a 32-bit literal); neg/abs/sext modifiers; n registers; `value` the
     operand as given (for messages and error columns)."""
-    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value")
+    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal")
 
     def __init__(self, kind, val, n=1, value=None):
         self.kind, self.val, self.n, self.value = kind, val, n, value
         self.neg = self.abs = self.sext = 0
+        self.number = None      # the int or float written, when the operand is a number
+        self.read_as_literal = False    # a number read as a literal, encoded inline (literals.read_as_literal)
 
     @property
     def text(self) -> str:
@@ -103,6 +106,8 @@ def src(spec: Spec, value) -> Src:
         sext, inner = 1, inner.args[0]
     out = _operand(spec, inner, value)
     out.neg, out.abs, out.sext = neg, abs_, sext
+    if type(inner) in (int, float):
+        out.number = inner
     return out
 
 
@@ -175,6 +180,25 @@ def _sized_constant(spec: Spec, s: Src, bits: int, is_float: bool = True) -> Non
     code = _inline_float_bits(spec, bits).get(s.val & ((1 << bits) - 1))
     if code is not None:
         s.kind, s.val = "s", code
+
+
+# a scalar source of n registers as constants are typed (32 or 64 bits, integer or float alike)
+_SCALAR_OPERANDS = {n: Operand(f"ssrc", n, False, "b", True, 32 * n) for n in (1, 2)}
+
+
+def _typed_constant(spec: Spec, s: Src, op, encoding: str) -> None:
+    """A number on a source, taken by the rules of the operand's kind (literals.py, shared with
+    the RDNA encoder: `op` is the Operand a constant is typed as, `encoding` literals.literal_kind's
+    encoding): an inline constant's code or the literal dword, or a refusal naming the value."""
+    if s.number is None:
+        return
+    kind = literals.literal_kind(op, encoding)
+    try:
+        code, word = literals.constant(s.number, kind, False, s.text, spec.traits)
+    except OperandError as e:
+        raise Gfx9AsmError(str(e), s.value) from None
+    s.read_as_literal = word is None and literals.read_as_literal(s.number, kind, spec.traits)
+    s.kind, s.val = ("lit", word) if word is not None else ("s", code)
 
 
 def _off(value) -> bool:
@@ -301,9 +325,10 @@ def _vgpr(s: Src, agpr: bool | None = None) -> tuple[int, bool]:
     return s.val, s.kind == "a"
 
 
-def _sreg(s: Src) -> int:
-    if s.kind != "s":
-        raise Gfx9AsmError(f"{s.text}: expected a scalar register")
+def _sreg(spec: Spec, s: Src) -> int:
+    """A scalar register field (a result, a base, a lane mask): constants are refused."""
+    if s.kind != "s" or spec.traits.is_constant(s.val):
+        raise Gfx9AsmError(f"{s.text}: expected a scalar register", s.value)
     return s.val
 
 
@@ -390,18 +415,18 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         if kind == "SDWAB":
             if m.text != "vcc":
-                w2["SD"], w2["SDST"] = 1, _sreg(m)
+                w2["SD"], w2["SDST"] = 1, _sreg(spec, m)
         elif e32:
             if m.text != "vcc":
                 raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc")
         else:
-            f["VDST"] = _sreg(m)
+            f["VDST"] = _sreg(spec, m)
     for op in sig.dsts:
         if op.name == "sdst":
             continue
         s = next(it)
         if op.sgpr:
-            f["VDST"] = _sreg(s)
+            f["VDST"] = _sreg(spec, s)
         else:
             f["VDST"], _ = _vgpr(s, "vdst" in plan.acc)
     if sig.vcc_out:
@@ -410,9 +435,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc")
         else:
-            f["SDST"] = _sreg(s)
+            f["SDST"] = _sreg(spec, s)
     elif "SDST" in {n for n, _, _ in fmt.fields} and not e32:
-        f["SDST"] = _sreg(next(it))
+        f["SDST"] = _sreg(spec, next(it))
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
     if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
         raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
@@ -426,8 +451,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError(f"{k.text}: the constant of a 16-bit operation must fit 16 bits")
     neg = abs_ = 0
     for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
-        if not packed:
-            _sized_constant(spec, s, bits, is_float)
+        _typed_constant(spec, s, plan.constants[i], plan.constant_encoding)
         acc = f"src{i}" in plan.acc
         if e32:
             if kind in ("SDWA", "SDWAB"):
@@ -437,8 +461,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     code8, scalar = s.val, 0
                 else:
                     code = _src9(spec, s, enc)
-                    if enc.literal is not None:
-                        raise Gfx9AsmError(f"{s.text}: SDWA takes no literal")
+                    if enc.literal is not None or s.read_as_literal:
+                        raise Gfx9AsmError(f"{s.text}: SDWA takes no literal", s.value)
                     code8, scalar = code, 1
                 if i == 0:
                     w2["SRC0"], w2["S0"] = code8, scalar
@@ -476,7 +500,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc")
         else:
-            f["SRC2"] = _sreg(s)
+            f["SRC2"] = _sreg(spec, s)
     _constant_bus(spec, srcs, enc, sig.vcc_in and (e32 or len(plan.srcs) == 3),
                   ops if not e32 and sig.vcc_in and len(plan.srcs) < 3 else ())
     if not e32:
@@ -723,7 +747,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"{mn} takes {len(operands)} operands, got {len(ops)}")
         for o, value in zip(operands, ops):
             if o in ("sdst", "sdst64"):
-                f["SDST"] = _sreg(src(spec, value))
+                f["SDST"] = _sreg(spec, src(spec, value))
             elif o == "imm":
                 f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d))
             elif o == "hwreg":      # hwreg(...) or its 16-bit number
@@ -747,15 +771,14 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     for (name, field, n), value in zip(layout, ops):
         s = src(spec, value)
         if name == "sdst":
-            f["SDST"] = _sreg(s)
+            f["SDST"] = _sreg(spec, s)
             continue
         if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
                                                   and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
             raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
         if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
-        if n == 1:
-            _sized_constant(spec, s, 32)
+        _typed_constant(spec, s, _SCALAR_OPERANDS[n], "salu")
         f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
@@ -776,7 +799,7 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
     if mn in ("s_memtime", "s_memrealtime"):
-        f["SDATA"] = _sreg(next(it))
+        f["SDATA"] = _sreg(spec, next(it))
     elif not ops:
         pass
     else:
@@ -785,9 +808,9 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             f["SDATA"] = _imm16(ops[0])
             next(it)
         elif role == "register":         # (s_dcache_discard has none)
-            f["SDATA"] = _sreg(next(it))
+            f["SDATA"] = _sreg(spec, next(it))
         base = next(it)
-        f["SBASE"] = _sreg(base) // 2
+        f["SBASE"] = _sreg(spec, base) // 2
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
@@ -897,7 +920,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
-            f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(s)     # `off`: the manual's disable code
+            f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(spec, s)     # `off`: the manual's disable code
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:
@@ -935,7 +958,7 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     vaddr, srsrc, soff = srcs
     if vaddr is not None:
         f["VADDR"], _ = _vgpr(vaddr, False)
-    f["SRSRC"] = _sreg(srsrc) // 4
+    f["SRSRC"] = _sreg(spec, srsrc) // 4
     enc = _Enc()
     f["SOFFSET"] = _src9(spec, soff, enc)
     if enc.literal is not None:
