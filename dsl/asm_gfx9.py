@@ -25,7 +25,7 @@ from isa.memory_access import scalar_base_registers, scalar_data
 from . import literals, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .signature import Operand
+from .signature import Operand, register_number_source
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
@@ -153,37 +153,13 @@ def _operand(spec: Spec, v, given) -> Src:
         code = t.inline_int(v)
         if code is not None:
             return Src("s", code, 1, given)
-        if not -(1 << 31) <= v < (1 << 32):
-            raise Gfx9AsmError(f"constant {_text(given)!r} does not fit 32 bits", given)
-        return Src("lit", v & 0xffffffff, 1, given)
+        # wider: a 64-bit operand's constant (0x3ff0000000000000 is 1.0) once typed, else refused (_src9)
+        return Src("lit", v & 0xffffffff if -(1 << 31) <= v < (1 << 32) else None, 1, given)
     raise Gfx9AsmError(f"cannot read operand {_text(given)!r}", given)
 
 
-@lru_cache(maxsize=None)
-def _inline_float_bits(spec: Spec, bits: int) -> dict[int, int]:
-    """{bit pattern of an inline float constant at `bits` (16 or 32): its code}."""
-    fmt = "<e" if bits == 16 else "<f"
-    return {int.from_bytes(struct.pack(fmt, v), "little"): code for code, v in spec.traits.inline_floats.items()}
-
-
-def _sized_constant(spec: Spec, s: Src, bits: int, is_float: bool = True) -> None:
-    """An integer written for a 16- or 32-bit source, read at the operand's width as LLVM 22 does
-    on gfx942: the bit pattern of an inline float is that constant on any 32-bit operand
-    (0x3f800000 is 1.0 for v_add_f32, v_and_b32, s_add_u32) and on a 16-bit float one (0x3c00 for
-    v_add_f16, not v_add_u16); a 16-bit operand takes no wider integer."""
-    if s.kind != "lit" or type(s.value) is not int or bits not in (16, 32):
-        return
-    if bits == 16 and not -0x8000 <= s.value <= 0xffff:
-        raise Gfx9AsmError(f"{s.value:#x}: a 16-bit operand takes a 16-bit constant", s.value)
-    if bits == 16 and not is_float:
-        return
-    code = _inline_float_bits(spec, bits).get(s.val & ((1 << bits) - 1))
-    if code is not None:
-        s.kind, s.val = "s", code
-
-
 # a scalar source of n registers as constants are typed (32 or 64 bits, integer or float alike)
-_SCALAR_OPERANDS = {n: Operand(f"ssrc", n, False, "b", True, 32 * n) for n in (1, 2)}
+_SCALAR_OPERANDS = {n: Operand("ssrc", n, False, "b", True, 32 * n) for n in (1, 2)}
 
 
 def _typed_constant(spec: Spec, s: Src, op, encoding: str) -> None:
@@ -311,6 +287,8 @@ def _src9(spec: Spec, s: Src, enc: _Enc, n: int | None = None, agpr_ok: bool = F
     if s.kind == "a":
         raise Gfx9AsmError(f"{s.text}: an AGPR is not allowed here")
     if s.kind == "lit":
+        if s.val is None:
+            raise Gfx9AsmError(f"constant {s.text!r} does not fit 32 bits", s.value)
         enc.lit(s.val)
         return spec.traits.literal
     return s.val
@@ -444,14 +422,20 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                            f"{kind[:4]} excludes)")
     if sig.k_pos is not None and e32:
         k = srcs.pop(sig.k_pos)
-        if k.kind not in ("lit", "s") or k.kind == "s" and k.val < 128:
-            raise Gfx9AsmError(f"{k.text}: expected a constant")
-        enc.literal = k.val if k.kind == "lit" else _inline_value(spec, k)
-        if plan.srcs[0][0].t16 and enc.literal > 0xffff:
-            raise Gfx9AsmError(f"{k.text}: the constant of a 16-bit operation must fit 16 bits")
+        if k.number is None:
+            raise Gfx9AsmError(f"{k.text}: expected a constant", k.value)
+        try:
+            enc.literal = literals.k_constant(k.number, literals.literal_kind(plan.constants[0], "e32"), k.text,
+                                              spec.traits)
+        except OperandError as e:
+            raise Gfx9AsmError(str(e), k.value) from None
     neg = abs_ = 0
     for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
-        _typed_constant(spec, s, plan.constants[i], plan.constant_encoding)
+        # SDWA reads each source as its own type: v_ldexp_f16's exponent an i16 (0x3c00 refused),
+        # a packed source a 32-bit one (0x3f800000 is 1.0), as LLVM's SDWA operand check does
+        sdwa_op = plan.constants[i] if i in syntax.T16_SOURCES.get(d.name, ()) else op    # (a class mask: 32-bit)
+        _typed_constant(spec, s, replace(sdwa_op, packed=False) if kind in ("SDWA", "SDWAB") else plan.constants[i],
+                        plan.constant_encoding)
         acc = f"src{i}" in plan.acc
         if e32:
             if kind in ("SDWA", "SDWAB"):
@@ -580,13 +564,9 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
         raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)")
 
 
-def _inline_value(spec: Spec, s: Src) -> int:
-    """The 32-bit value of an inline constant written where a literal K is expected."""
-    t = spec.traits
-    for first, last, v0, step in t.inline_ints:
-        if first <= s.val <= last:
-            return (v0 + (s.val - first) * step) & 0xffffffff
-    return struct.unpack("<I", struct.pack("<f", t.inline_floats[s.val]))[0]
+# a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
+# or an f64 (v_mfma_f64_*); an inline constant stands for every element
+_MFMA_ACCUMULATOR = {False: Operand("src2", 1, False, "b", False, 32), True: Operand("src2", 2, False, "f", False, 64)}
 
 
 def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
@@ -609,9 +589,12 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     if not sparse and dst.n > 4 and c.kind == dst.kind and c.val != dst.val and \
             c.val < dst.val + dst.n and dst.val < c.val + c.n:   # checked for results wider than 128 bits
         raise Gfx9AsmError(f"{c.text}: the accumulator input must be the destination or not overlap it")
-    f["SRC2"] = _src9(spec, ops[3], enc, agpr_ok=True)
+    if sparse and c.kind not in ("v", "a"):
+        raise Gfx9AsmError(f"{c.text}: the sparse index (C) is a vector register", c.value)
+    _typed_constant(spec, c, _MFMA_ACCUMULATOR[out_t == "f64"], "vop3p")
+    f["SRC2"] = _src9(spec, c, enc, agpr_ok=True)
     if enc.literal is not None:
-        raise Gfx9AsmError("matrix instructions take no literal constant")
+        raise Gfx9AsmError("matrix instructions take no literal constant", c.value)
     f["ACC"] = acc
     f["CBSZ"] = _mod_int(mods, "cbsz", 0)
     f["ABID"] = _mod_int(mods, "abid", 0)
@@ -776,6 +759,9 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
                                                   and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
             raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
+        if s.number is not None and field == "SSRC0" and (register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here (its source is a register number "
+                               f"or a saved state), not a constant", value)
         if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
         _typed_constant(spec, s, _SCALAR_OPERANDS[n], "salu")

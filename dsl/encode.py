@@ -16,7 +16,7 @@ from isa.records import dataclass
 from . import syntax
 from .decode import FIELD_NAMES
 from .instr import Instr
-from .literals import constant, literal_kind, read_as_literal
+from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature
@@ -195,7 +195,7 @@ class Encoder:
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}", k)
         try:
-            F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K", self.traits)[1], "K")
+            F.set_literal(k_constant(k, literal_kind(op, encoding), f"{_name(F.d)}: K", self.traits), "K")
         except OperandError as e:
             e.operand = k if e.operand is None else e.operand
             raise
@@ -1166,15 +1166,6 @@ def _code_as_number(d: InstrDef) -> bool:
         ("SRC0", "i32") in effects(d.pcode or "").field_types
 
 
-@cache
-def _register_number_source(d: InstrDef) -> bool:
-    """A SALU source the pseudocode reads as its operand code (SRC0, not the value S0): a register
-    number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
-    `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`, an inline constant or M0)."""
-    types, pcode = d.operand_types, d.pcode or ""
-    return "SRC0" in types and "S0" not in types and ("SRC0", "i32") not in effects(pcode).field_types
-
-
 def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | None]], list[str]]:
     """([(name, field, registers, source Operand or None)], names) of a SOP1/SOP2/SOPC instruction."""
     layout = []
@@ -1188,7 +1179,7 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
             op = Operand(name, n, half is not None, "i" if half == "int" else "f" if typed and type_info(typed)[1] == "f"
                          else "b", False, 64 if n == 2 else bits if half else 32,
                          registers_only=field == "SSRC0" and d.name not in syntax.SALU_VALUE_SOURCES and
-                         (_register_number_source(d) or "S0" in effects(d.pcode).pc_sources),
+                         (signature.register_number_source(d) or "S0" in effects(d.pcode).pc_sources),
                          no_literal=field == "SSRC0" and _code_as_number(d),
                          m0_only=field == "SSRC0" and _code_as_number(d) and "M0" in effects(d.pcode).names)
         layout.append((name, field, n, op))
@@ -1258,9 +1249,9 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         op = o
         if is_wmma and not e32 and f"S{i}" in regs:
             # A, B: VGPRs only; C: inline constants too (RDNA3: read at syntax.WMMA_ACCUMULATOR_BITS)
-            op = Operand(o.name, regs[f"S{i}"], False, "b" if replicated else o.ftype, False,
-                         syntax.WMMA_ACCUMULATOR_BITS[wave] if replicated else o.bits, registers_only=i < 2,
-                         no_literal=True)
+            op = Operand(o.name, regs[f"S{i}"], not replicated and o.bits == 16, "b" if replicated else o.ftype,
+                         False, syntax.WMMA_ACCUMULATOR_BITS[wave] if replicated else o.bits, registers_only=i < 2,
+                         no_literal=True, bf16=o.bf16 and not replicated)     # (RDNA4: C's f16 elements: 0x3c00 is 1.0)
         else:
             op = signature.constant_operand(d, i, o)    # a number on it as LLVM types it
         srcs.append((i, o, op, f"src{i}", f"SRC{i}", kinds[i]))

@@ -164,6 +164,15 @@ def constant(value, kind: LiteralKind, forced: bool, what: str, traits) -> tuple
 _INV_2PI_SPELLED = float(syntax.INV_2PI_TEXT[32])
 
 
+def k_constant(value, kind: LiteralKind, what: str, traits) -> int:
+    """The literal dword of the constant K of v_fmaak/v_fmamk-style instructions (and CDNA's
+    madak/madmk): K is always the literal, taken as lit(K) on an operand of the instruction's data
+    type, except that LLVM writes a negative integer K of a 16-bit operation sign-extended to the
+    dword (-16 is 0xfffffff0; 65535 is 0x0000ffff)."""
+    word = constant(value, kind, True, what, traits)[1]
+    return value & 0xffffffff if type(value) is int and value < 0 else word
+
+
 def _inv2pi_code(x: float, traits) -> int | None:
     """The inline code of 1/(2*pi) if x's f32 value is that constant's, else None."""
     code = _float_codes(traits, 32).get(_float_bits(x, 32, ""))
@@ -172,13 +181,18 @@ def _inv2pi_code(x: float, traits) -> int | None:
 
 
 def read_as_literal(value, kind: LiteralKind, traits) -> bool:
-    """A number LLVM's assembler reads as a literal although the encoder then writes an inline
-    constant for it: a float token on a 16-bit integer operand whose f32 bits are 1/(2*pi)
-    (`v_add_nc_u16 v1, v2, 0.15915494` is the inline code 248). Where no literal can stand (DPP,
-    SDWA) it is refused, while 0.5 or -4.0 there are inline constants."""
-    if kind is not I16 or not isinstance(value, float):
-        return False
-    return _inv2pi_code(value, traits) is not None
+    """A number LLVM's assembler reads as a literal although its encoder then writes an inline
+    constant for it: where no literal can stand (DPP, SDWA, WMMA's C) it is refused. These are
+    - a float token on a 16-bit integer operand whose f32 bits are 1/(2*pi) (`v_add_nc_u16 v1,
+      v2, 0.15915494` is the inline code 248; 0.5 or -4.0 are inline constants to both);
+    - 1/(2*pi) as LLVM spells it on a bf16 operand (see _INV_2PI_SPELLED);
+    - an integer on a VOP3-encoded packed f16 operand that is an f16 inline constant's bits in
+      the low half only (v_dot2_f16_f16's 0x3c00; 1.0 is inline to both)."""
+    if kind is I16 and isinstance(value, float) or kind in (BF16, V2BF16) and value == _INV_2PI_SPELLED:
+        return _inv2pi_code(value, traits) is not None
+    if kind is V2F16_VOP3 and type(value) is int and 0 < value <= 0xffff:
+        return traits.inline_int(value) is None and value in _float_codes(traits, 16)
+    return False
 
 
 def _float_constant(x: float, kind: LiteralKind, forced: bool, what: str, traits) -> tuple[int, int | None]:
