@@ -30,7 +30,8 @@ from .machine_runs import RunStop, build_run
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
 from .semantics import NUMPY_QUIET, Ctx, RefusedBeforeAccess, SemanticsError
-from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, WaveState, shares_codes, unpack_mask
+from .shortcuts import branch_condition
+from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, VCC_LO, WaveState, shares_codes, unpack_mask
 
 # register state of one chunk of work-groups, at most; a launch's chunks share it out evenly.
 # A fresh state costs page faults on its first writes (a first launch: ~10-60 ms per 64 MiB,
@@ -45,6 +46,11 @@ SLICE_LANES = 1 << 17
 # gathers with few temporaries (the unit-stride test works in blocks itself), for which the
 # per-slice Python costs more than cache misses (elementwise 1M: load ~1.65 -> ~1.0 ms)
 MEMORY_SLICE_LANES = 1 << 20
+# the largest VGPR file whose waves are moved to keep a looping batch contiguous
+# (EmuOptions.compact_waves): moving them costs two passes over every register, which a
+# narrow launch's few steps of the loop repay (a gathered register read or scattered write
+# costs ~0.5-2 us more than a view's), a wide launch's long ones would not
+COMPACT_BYTES = 1 << 20
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
@@ -200,6 +206,37 @@ def _one_pc(pc: np.ndarray, sel) -> bool:
     """Whether the waves `sel` selects all sit at one PC."""
     pcs = pc[sel]
     return bool(np.minimum.reduce(pcs) == np.maximum.reduce(pcs))
+
+
+def _int64(pc: int) -> int:
+    """A PC as st.pc holds it: the uint64 address read as int64."""
+    return ((pc + (1 << 63)) & 0xFFFF_FFFF_FFFF_FFFF) - (1 << 63)
+
+
+class _UniformBranch:
+    """A branch the run loop's plain path decides itself when every wave of the group goes the
+    same way (EmuOptions.uniform_branches): its condition (shortcuts.branch_condition) counted
+    over the batch's SCC or mask rows, the group's PC moved as a Python int (no semantic, no PC
+    written); waves that part take the branch's step. Truthy, as the plan's branch flag."""
+    __slots__ = ("condition", "when_zero", "jump")
+
+    def __init__(self, condition: str | None, when_zero: bool, simm16: int):
+        self.condition, self.when_zero = condition, when_zero
+        self.jump = 4 + 4 * ((simm16 & 0xFFFF) - ((simm16 & 0x8000) << 1))     # PC + signext(SIMM16 * 4) + 4
+
+    def taken(self, st: WaveState, sel) -> bool | None:
+        """True: every wave of the batch takes it; False: none does; None: they differ."""
+        if self.condition is None:
+            return True
+        if self.condition == "SCC":
+            values = st.scc[sel]
+        else:
+            code = VCC_LO if self.condition == "VCC" else EXEC_LO
+            values = st.sgpr[code, sel] if st.mask_dwords == 1 else st.sgpr[code, sel] | st.sgpr[code + 1, sel]
+        nonzero = np.count_nonzero(values)
+        if 0 < nonzero < len(values):
+            return None
+        return (nonzero == 0) == self.when_zero
 
 
 def _register_files(sem) -> bool:
@@ -396,6 +433,8 @@ class _Chunk:
         self._lds_base = None       # (waves, 1) offset of each wave's LDS, made on first use
         self._memories: dict = {}   # (kind, first wave, end) -> the memory of a batch of contiguous waves
         self._exec_memo: dict = {}  # (the batch's waves, EXEC's write counts) -> exec_state(...)
+        # the wave each position of the state holds while a batch is compacted (compact), else None
+        self.order: np.ndarray | None = None
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -418,10 +457,13 @@ class _Chunk:
     def _region_memory(self, kind: str, sel):
         if self._lds_base is None:
             self._lds_base = (self.wave_group * self.d.lds_size).astype(np.int64)[:, None]
-        lds = RegionMemory("LDS", self.lds, self.d.lds_size, self._lds_base[sel])
+        lds_base, scratch_base = self._lds_base, self.scratch_base
+        if self.order is not None:      # waves moved (compact): each keeps its work-group's LDS and its scratch
+            lds_base, scratch_base = lds_base[self.order], scratch_base[self.order]
+        lds = RegionMemory("LDS", self.lds, self.d.lds_size, lds_base[sel])
         if self.m.recorder is not None:     # a timed launch: the LDS addresses give bank conflicts
             lds.observer = getattr(self.m.recorder, "lds_touch", None)
-        scratch = RegionMemory("scratch", self.scratch, self.d.scratch_size, self.scratch_base[sel])
+        scratch = RegionMemory("scratch", self.scratch, self.d.scratch_size, scratch_base[sel])
         return {"lds": lds, "scratch": scratch}.get(kind) or FlatMemory(self.m.memory, lds, scratch)
 
     def run(self) -> None:
@@ -454,6 +496,10 @@ class _Chunk:
         # is to be seen (counted per mnemonic, recorded for timing)
         runs = self._runs if plans is not None and self.options.compiled_runs and by_mnemonic is None \
             and self.m.recorder is None else None
+        # a looping group whose waves are not contiguous is moved to the front of the state
+        # (compact), unless a recorder or tracer sees the waves by their index
+        compact = plans is not None and self.options.compact_waves and self.m.recorder is None \
+            and st.vgpr.nbytes <= COMPACT_BYTES
         try:
             while True:
                 if together and gpc < others:
@@ -508,6 +554,14 @@ class _Chunk:
                             self.m.recorder.step(p.pc, group_idx, self.first * self.per_group)
                         if st.stale_vgprs:
                             self.settle(p, group_idx)
+                        if branch is not True and branch and (taken := branch.taken(st, group_sel)) is not None:
+                            # every wave goes one way: only the group's PC moves (lag keeps st.pc's debt)
+                            delta = branch.jump if taken else size
+                            lag = _int64(lag + delta)
+                            if compact and delta <= 0 and type(group_sel) is not slice:
+                                group_idx, group_sel = self.compact(group_idx)     # a loop's way back (below)
+                            gpc = _int64(gpc + delta)
+                            continue
                         if fn is not None:
                             try:
                                 fn(self, group_sel, group_idx)
@@ -526,7 +580,11 @@ class _Chunk:
                         # a branch wrote every wave's PC (taken or not): st.pc holds them all
                         lag = 0
                         if _one_pc(st.pc, group_sel):       # every wave went the same way
-                            gpc = int(st.pc[group_idx[0]])
+                            to = int(st.pc[group_idx[0]])
+                            if compact and to <= gpc and type(group_sel) is not slice:
+                                # a loop's way back: its waves contiguous from here on
+                                group_idx, group_sel = self.compact(group_idx)
+                            gpc = to
                         else:
                             st.issued[group_sel] += bulk
                             bulk, together = 0, False
@@ -544,6 +602,8 @@ class _Chunk:
                     if bulk:
                         st.issued[group_sel] += bulk
                         bulk = 0
+                    if self.order is not None:      # the search and its batches see the waves in their order
+                        self.restore()
                     key = np.where(st.run == RUNNING, st.pc, parked)      # PCs of the runnable waves
                     lowest = int(np.minimum.reduce(key))
                     if lowest == parked:
@@ -567,17 +627,20 @@ class _Chunk:
                 if p is None:
                     p = self.prepare(pc)
                 control = p.control
+                if self.order is not None and control is not None and control not in _NO_EFFECT:
+                    # machine events (barriers by work-group, the end) see the waves in their order
+                    group_idx = group_sel = idx = sel = self.restore()
                 stats.batches += 1
                 stats.instructions += len(idx)
                 if by_mnemonic is not None:
                     by_mnemonic[p.mnemonic] = by_mnemonic.get(p.mnemonic, 0) + len(idx)
                 if st.issued[idx[0]] + bulk > self.d.budget:
                     raise BudgetExceeded(f"{self.d.kernel}: instruction budget of {self.d.budget} per wave exhausted "
-                                         f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: "
+                                         f"at PC 0x{pc:x} ({p.mnemonic}) in {self.wave_name(self.wave_at(int(idx[0])))}: "
                                          f"a runaway loop? (launch(..., budget=N) raises it)")
                 if not stats.batches & 255 and self.m._clock.tick(stats):
                     raise BudgetExceeded(f"{self.d.kernel}: time budget of {self.d.seconds:g} s exhausted at PC "
-                                         f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(int(idx[0]))}: a runaway loop? "
+                                         f"0x{pc:x} ({p.mnemonic}) in {self.wave_name(self.wave_at(int(idx[0])))}: a runaway loop? "
                                          f"(launch(..., seconds=S) or $WAVESMITH_LAUNCH_SECONDS raise it)")
                 width = 1 if p.scalar else st.lanes
                 limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
@@ -636,6 +699,37 @@ class _Chunk:
         finally:
             if lag:             # an error left the loop: st.pc as the waves' PCs are
                 st.pc[group_sel] += lag
+            if self.order is not None:
+                self.restore()
+
+    def compact(self, idx: np.ndarray) -> tuple[np.ndarray, slice]:
+        """Move the waves `idx` of a looping group (not contiguous) to the front of the state, in
+        their order, and the other waves after them in theirs (EmuOptions.compact_waves): the
+        group's registers are then views (a slice), not gathers and scatters. Returns the group
+        as (positions, slice). Waves keep their order within every batch until restore()."""
+        st = self.st
+        rest = np.ones(st.waves, bool)
+        rest[idx] = False
+        order = np.concatenate((idx, np.flatnonzero(rest)))
+        self._move(order)
+        self.order, self._compacted = order, idx
+        return st.wave_ids[:len(idx)], slice(0, len(idx))
+
+    def restore(self) -> np.ndarray:
+        """Every wave back at its own position (compact undone); returns the compacted group's
+        waves (their indices)."""
+        inverse = np.empty_like(self.order)
+        inverse[self.order] = self.st.wave_ids
+        self._move(inverse)
+        self.order = None
+        return self._compacted
+
+    def _move(self, order: np.ndarray) -> None:
+        """Position i of the state takes what position order[i] held; what was kept per batch of
+        positions (memories, EXEC) is dropped."""
+        self.st.permute(order)
+        self._memories.clear()
+        self._exec_memo.clear()
 
     def wave_by_wave(self, p: Prepared, idx, recorded_pc: int | None = None) -> None:
         """One semantic call per wave, in wave order. recorded_pc: a timed launch records each
@@ -740,7 +834,7 @@ class _Chunk:
     def plan(self, pc: int):
         """(its step closure, or None for an instruction that only moves the PC; its size; the
         most waves one call of it takes, MEMORY_SLICE_LANES / SLICE_LANES; Prepared; whether it
-        writes the PC) of the instruction at pc, when run's plain path may run it for a group of
+        writes the PC: a _UniformBranch when the plain path may decide it itself) of the instruction at pc, when run's plain path may run it for a group of
         waves that are together: no machine event but a wait, a compiled step (compile_step).
         None for every other instruction."""
         p = self.prepared.get(pc)
@@ -757,7 +851,11 @@ class _Chunk:
             return None
         width = 1 if p.scalar else self.d.wave_size
         limit = MEMORY_SLICE_LANES if p.memory == "global" and not p.scalar else SLICE_LANES
-        return compiled, p.inst.size, max(1, limit // width), p, p.sem.branch
+        branch = p.sem.branch
+        if branch and self.options.uniform_branches and len(p.inst.defs) == 1 \
+                and (condition := branch_condition(p.inst.defs[0].name)) is not None:
+            branch = _UniformBranch(*condition, p.inst.fields.get("SIMM16", 0))
+        return compiled, p.inst.size, max(1, limit // width), p, branch
 
     def compile_step(self, p: Prepared):
         """The step of a plain instruction (no machine event, DPP, buffer descriptor, cross-lane
@@ -1003,6 +1101,10 @@ class _Chunk:
         return reg
 
     # ------------------------------------------------------------------ reports
+    def wave_at(self, position: int) -> int:
+        """The chunk-local index of the wave at a position of the state (compact moves them)."""
+        return position if self.order is None else int(self.order[position])
+
     def wave_name(self, wave: int) -> str:
         """'wave 3 (wave 1 of work-group (2, 0, 0))' for a chunk-local wave index."""
         group = int(self.wave_group[wave])
@@ -1015,7 +1117,7 @@ class _Chunk:
         return (g % gx, (g // gx) % gy, g // (gx * gy))
 
     def fault(self, p: Prepared, idx, e: MemoryFault) -> EmuFault:
-        wave = int(idx[e.position[0]]) if e.position else int(idx[0])
+        wave = self.wave_at(int(idx[e.position[0]]) if e.position else int(idx[0]))
         lane = int(e.position[1]) if len(e.position) > 1 else None
         group = int(self.wave_group[wave])
         wave_in_group = wave - group * self.per_group

@@ -236,7 +236,16 @@ def _branch(condition: str | None, taken_when_zero: bool = False):
         value = ctx.exec_mask if condition == "EXEC" else ctx.get(condition)
         zero = np.asarray(value) == 0
         return {"PC": np.where(zero if taken_when_zero else ~zero, pc + jump, pc + np.uint64(4))}
+    run.condition = (condition, taken_when_zero)
     return run
+
+
+def branch_condition(name: str) -> tuple[str | None, bool] | None:
+    """(what the branch tests: None (always taken), "SCC", "VCC" or "EXEC"; whether it is taken
+    where that is 0) of a branch with a shortcut here, else None: the machine decides a batch
+    whose waves all go one way without the semantic (EmuOptions.uniform_branches)."""
+    entry = SHORTCUTS.get(name)
+    return getattr(entry[1], "condition", None) if entry is not None else None
 
 
 # name -> (the EmuOptions switch, the shorter way); _PER_PCODE ones are built from the pseudocode

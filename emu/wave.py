@@ -152,6 +152,21 @@ class WaveState:
         self.issued = np.zeros(waves, np.int64)          # instructions issued per wave (the budget)
         self.mask_dwords = self.lanes // 32
 
+    def permute(self, order: np.ndarray) -> None:
+        """Move the waves: position i takes what position order[i] held, in every register
+        file and per-wave array (in place: the arrays stay the same objects). Facts kept per
+        batch of waves (stride_memo, batch_uniform) are dropped; facts about every wave
+        (uniform_sgprs, uniform_values, mode_uniform) hold still, as do the write marks: a
+        register's contents move, none is written."""
+        self.sgpr[:] = self.sgpr.take(order, 1)
+        self.vgpr[:] = self.vgpr.take(order, 1)
+        for per_wave in (self.scc, self.pc, self.mode, self.status, self.run, self.issued):
+            per_wave[:] = per_wave.take(order, 0)
+        if self._hwreg is not None:
+            self._hwreg[:] = self._hwreg.take(order, 0)
+        self.stride_memo.clear()
+        self.batch_uniform = (None, {})
+
     def settle_vgprs(self, regs) -> None:
         """Zero the stale VGPRs among regs (all stale ones: regs=None)."""
         for reg in list(self.stale_vgprs) if regs is None else self.stale_vgprs.intersection(regs):
