@@ -67,9 +67,6 @@ KNOWN = [
      "v_cmp_*_i16: its parser reads a literal there, which the encoder makes inline elsewhere) and on "
      "packed bf16 ones, yet encodes it inline on v_cndmask_b16's and v_dot2_bf16_bf16's; we refuse all "
      "of them (literals.read_as_literal)"),
-    ("gfx1201", lambda line, llvm, err: line.startswith(("s_barrier_init", "s_barrier_join")),
-     "s_barrier_init/s_barrier_join: LLVM 22 assembles them for gfx1201 (SOP1 81/82, M0 or an inline "
-     "constant); the RDNA4 manual's SOP1 table has 81 and 82 Reserved, so we have no such instruction"),
     ("gfx942", lambda line, llvm, err: "_class_f16_sdwa" in line and "0x3f800000" in line and llvm is not None
      and err == "",
      "v_cmp(x)_class_f16_sdwa's class mask 0x3f800000: LLVM encodes the register s0 (code 0, S1 set) "
