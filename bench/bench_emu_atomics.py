@@ -12,11 +12,15 @@ in assembly (one per dialect), 2^14 values, one per work-item, 64 bins:
   lds:    per work-group, bins in LDS zeroed, ds_add_u32 / ds_add_f32 (the float bins at DS
           offset 256: CDNA's pseudocode adds it to the address itself), a barrier, and the
           work-group's 128 bins stored to global memory; gfx1151 (wave32), gfx942 (wave64).
+  flat-lds: the lds kernel with flat_atomic_add_u32 / flat_atomic_add_f32 at the bins' addresses
+          in the shared aperture (each work-group's own LDS); gfx1151, gfx942.
 
 Rows: fast (EmuOptions defaults), "no scan" (scan_atomics and buffer_atomics_in_range off:
 float adds and buffers in rounds, integer sums still combined on LDS/global), and "rounds"
-(every atomic fast path off); each result is checked against numpy (weights are small
-integers, so the float sums are exact in any order). CPU time of this process, best of
+(every atomic fast path off); for flat-lds "flat rounds" is fast mode with flat_aperture_atomics
+off (lanes in rounds by flat address: one bin's offset in every work-group is one round's word).
+Each result is checked against numpy (weights are small integers, so the float sums are exact in
+any order). CPU time of this process, best of
 --repeat after one warm-up launch.
 
     python bench/bench_emu_atomics.py [--repeat 5] [--n 16384]
@@ -42,7 +46,8 @@ BINS, BLOCK = 64, 256
 BUFFER_RECORDS = 2 * BINS * 4 - 16          # the last four float bins out of range
 NO_SCAN = options_from(off=["scan_atomics", "buffer_atomics_in_range"])
 ROUNDS = options_from(off=["scan_atomics", "buffer_atomics_in_range", "combine_atomic_sums",
-                           "combine_atomic_reductions"])
+                           "combine_atomic_reductions", "flat_aperture_atomics"])
+FLAT_ROUNDS = options_from(off=["flat_aperture_atomics"])
 
 # kernarg: V# (4 dwords) | data address (2 dwords) | out address (2 dwords); s16 = work-group id
 PROLOGUE = """
@@ -113,6 +118,29 @@ KERNELS = {
     global_store_dword v9, v8, s[6:7]
     s_endpgm""",
 }
+# flat-lds: the lds kernel with its two atomics as FLAT atomics through the shared aperture
+_FLAT_ATOMICS = {
+    "gfx1151": """
+    s_mov_b64 s[24:25], src_shared_base
+    v_mov_b32 v11, s25
+    v_mov_b32 v10, v3
+    flat_atomic_add_u32 v[10:11], v4
+    v_add_nc_u32 v10, 0x100, v3
+    flat_atomic_add_f32 v[10:11], v5
+    s_waitcnt vmcnt(0) lgkmcnt(0)""",
+    "gfx942": """
+    s_mov_b64 s[24:25], src_shared_base
+    v_mov_b32 v11, s25
+    v_mov_b32 v10, v3
+    flat_atomic_add v[10:11], v4
+    v_add_u32 v10, 0x100, v3
+    flat_atomic_add_f32 v[10:11], v5
+    s_waitcnt vmcnt(0) lgkmcnt(0)""",
+}
+for _arch, _flat in _FLAT_ATOMICS.items():
+    _ds = "    ds_add_u32 v3, v4\n    ds_add_f32 v3, v5 offset:256\n    s_waitcnt lgkmcnt(0)"
+    assert _ds in KERNELS["lds", _arch]
+    KERNELS["flat-lds", _arch] = KERNELS["lds", _arch].replace(_ds, _flat.strip("\n"))
 KERNELS[("buffer", "gfx1151")] = KERNELS[("buffer", "gfx1100")]
 WAVE = {"gfx1100": 32, "gfx1151": 32, "gfx942": 64}
 
@@ -138,7 +166,7 @@ class Histogram:
         self.mem = DeviceMemory()
         self.data = self.mem.alloc(self.values.nbytes, "data")
         self.mem.write(self.data, self.values)
-        out_words = 2 * BINS * (self.groups if kind == "lds" else 1)
+        out_words = 2 * BINS * (self.groups if kind != "buffer" else 1)
         self.out = self.mem.alloc(4 * out_words, "bins")
         self.out_words = out_words
         args = self.mem.alloc(32, "kernarg")
@@ -152,7 +180,7 @@ class Histogram:
         self.dispatch = Dispatch(f"{kind}_histogram", at, grid=(self.groups, 1, 1), block=(BLOCK, 1, 1),
                                  wave_size=WAVE[arch], vgprs=16, user_sgprs=[args & 0xFFFFFFFF, args >> 32],
                                  user_sgpr_count=16, workgroup_id=(True, False, False),
-                                 lds_size=2 * BINS * 4 if kind == "lds" else 0)
+                                 lds_size=2 * BINS * 4 if kind != "buffer" else 0)
 
     def __call__(self):
         self.mem.write(self.out, np.zeros(self.out_words, np.uint32))
@@ -162,7 +190,7 @@ class Histogram:
         got = np.frombuffer(self.mem.read(self.out, 4 * self.out_words), np.uint32)
         weight = ((self.values >> 8) & 7).astype(np.float32)
         bins = self.values & 63
-        if self.kind == "lds":
+        if self.kind != "buffer":
             got = got.reshape(self.groups, 2 * BINS)
             group = np.arange(self.n) // BLOCK
             counts = np.zeros((self.groups, BINS), np.uint32)
@@ -194,10 +222,11 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=16384, help="values (a multiple of 256)")
     args = ap.parse_args()
     for kind, arch in [("buffer", "gfx1100"), ("buffer", "gfx1151"), ("buffer", "gfx942"),
-                       ("lds", "gfx1151"), ("lds", "gfx942")]:
+                       ("lds", "gfx1151"), ("lds", "gfx942"), ("flat-lds", "gfx1151"), ("flat-lds", "gfx942")]:
         rows = []
-        for label, options, repeat in (("fast", FAST, args.repeat), ("no scan", NO_SCAN, max(1, args.repeat // 2)),
-                                       ("rounds", ROUNDS, max(1, args.repeat // 2))):
+        fewer = max(1, args.repeat // 2)
+        others = (("flat rounds", FLAT_ROUNDS, fewer),) if kind == "flat-lds" else (("no scan", NO_SCAN, fewer),)
+        for label, options, repeat in (("fast", FAST, args.repeat),) + others + (("rounds", ROUNDS, fewer),):
             h = Histogram(kind, arch, args.n, options)
             cpu, stats = best(h, repeat)
             rows.append((label, cpu, h.check()))

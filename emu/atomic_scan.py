@@ -17,8 +17,10 @@ one write. The loop is over the depth of the busiest address (a counter every la
 lanes), each pass a few waves, never over lanes of a batch.
 
 Anything outside this shape runs in rounds: *_2ADDR forms (two addresses per lane), FLAT
-accesses in the LDS or scratch apertures (one flat address is a word per work-group or lane
-there), waves of one batch with different MODE or STATUS, or a semantic that touches memory
+accesses in the LDS or scratch apertures when they are not grouped by the word each reaches
+(switch EmuOptions.flat_aperture_atomics: one flat address is a word per work-group or lane
+there), waves of one batch with different MODE or STATUS when their passes are not split by
+them (switch EmuOptions.scan_mixed_modes), or a semantic that touches memory
 other than its own word (a width other than the atomic's, a load after its store, two
 addresses meeting at one word) or writes more than RETURN_DATA (nothing was written to memory
 yet when that is found out). A buffer's lanes out of range are taken apart before
@@ -112,14 +114,18 @@ class Slots:
         self.words[slot[mask]] = value if nbytes == 8 else value & np.uint64(0xFFFFFFFF)
 
 
-def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mode: int, status: int,
-         swap: bool = False, exchange=None):
+def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, swap: bool = False, exchange=None):
     """The atomic `fn` for every active lane of ctx, lanes sharing an address in lane order.
     pos: the active lanes' flat indices sorted by address, then lane; first: where each
     address's lanes start in pos; width: the atomic's bytes (4 or 8); reads: the inputs the
     semantic reads; swap: the pseudocode stores DATA and returns the old word (swap_of);
     exchange: where an integer compare-and-swap's src and cmp come from (cmpswap_of).
-    Returns the semantic's outputs, or None to run in rounds (memory untouched)."""
+    Returns the semantic's outputs, or None to run in rounds (memory untouched).
+
+    A depth's pass runs its lanes with their own wave's MODE and STATUS (a float atomic's
+    rounding and denormal rules are the wave's): lanes of waves that differ in them run in one
+    call per (MODE, STATUS) (EmuOptions.scan_mixed_modes). Sound in any order: the lanes of one
+    depth reach distinct words, one lane per word."""
     starts = np.flatnonzero(first)
     segment = np.cumsum(first) - 1                 # each element's address number
     rank = np.arange(pos.size) - starts[segment]   # ... and its place among that address's lanes
@@ -171,28 +177,14 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
         returned[starts] = r[pos[starts]]
     later = np.flatnonzero(rank)
     by_rank = later[np.argsort(rank[later], kind="stable")]     # depth 1's lanes, then depth 2's, ...
+    regimes = _regimes(ctx, pos)
     done = 0
     for n in np.bincount(rank)[1:].tolist():
-        pick = by_rank[done:done + n]
+        depth = by_rank[done:done + n]
         done += n
-        waves = -(-n // lanes)
-        inputs = dict(fields)
-        for name, value in per_lane.items():
-            inputs[name] = _packed(value[pick], waves, lanes)
-        slots.lane_slot = _packed(segment[pick], waves, lanes)
-        exec_mask = np.full((waves, 1), (1 << lanes) - 1, np.uint64)
-        if n % lanes:
-            exec_mask[-1, 0] = (1 << (n % lanes)) - 1
-        try:
-            out = fn(Ctx(lanes=lanes, exec_mask=exec_mask, mode=mode, status=status, mem=slots, inputs=inputs))
-        except (Unsuited, MemoryFault, SemanticsError):
-            return None
-        if set(out) != set(out0):
-            return None
-        if "RETURN_DATA" in out:
-            r = np.asarray(out["RETURN_DATA"])
-            r = np.broadcast_to(r, (waves, lanes) + r.shape[2:]).reshape((waves * lanes,) + r.shape[2:])[:n]
-            returned[pick] = r.astype(returned.dtype, copy=False)
+        for pick, mode, status in _by_regime(depth, regimes):
+            if not _pass(fn, lanes, pick, fields, per_lane, segment, slots, mode, status, out0, returned):
+                return None
     final = np.zeros(size, np.uint64 if width == 8 else np.uint32)
     final[pos[starts]] = slots.words.astype(final.dtype)
     ctx.mem.store(store_addr, width, final.reshape(shape), leaders)
@@ -201,6 +193,55 @@ def scan(fn, ctx: Ctx, pos: np.ndarray, first: np.ndarray, width: int, reads, mo
     ret = np.zeros((size,) + returned.shape[1:], returned.dtype)
     ret[pos] = returned
     return {"RETURN_DATA": ret.reshape(shape + returned.shape[1:])}
+
+
+def _regimes(ctx: Ctx, pos: np.ndarray):
+    """(MODE, STATUS) as ints when every wave of ctx holds the same, else a uint64 per element
+    of pos: its wave's MODE << 32 | STATUS."""
+    mode, status = ctx.mode, ctx.status
+    if all(np.ndim(v) == 0 or (np.asarray(v) == np.asarray(v).reshape(-1)[0]).all() for v in (mode, status)):
+        return int(np.asarray(mode).reshape(-1)[0]), int(np.asarray(status).reshape(-1)[0])
+    shape = ctx.shape
+    per_lane = (np.broadcast_to(np.asarray(mode, np.uint64), shape).astype(np.uint64) << np.uint64(32)) | \
+        np.broadcast_to(np.asarray(status, np.uint64), shape).astype(np.uint64)
+    return per_lane.reshape(-1)[pos]
+
+
+def _by_regime(pick: np.ndarray, regimes):
+    """(lanes, MODE, STATUS) for each (MODE, STATUS) among the lanes `pick` (indices into pos)."""
+    if isinstance(regimes, tuple):
+        yield pick, regimes[0], regimes[1]
+        return
+    of_pick = regimes[pick]
+    for regime in np.unique(of_pick).tolist():
+        yield pick[of_pick == regime], regime >> 32, regime & 0xFFFFFFFF
+
+
+def _pass(fn, lanes: int, pick, fields: dict, per_lane: dict, segment, slots: Slots, mode: int, status: int,
+          out0: dict, returned) -> bool:
+    """One pass of the lanes `pick` (indices into pos, one lane per word) packed into waves of
+    their own, against the words in `slots`; their RETURN_DATA into `returned`. False: run in
+    rounds instead."""
+    n = pick.size
+    waves = -(-n // lanes)
+    inputs = dict(fields)
+    for name, value in per_lane.items():
+        inputs[name] = _packed(value[pick], waves, lanes)
+    slots.lane_slot = _packed(segment[pick], waves, lanes)
+    exec_mask = np.full((waves, 1), (1 << lanes) - 1, np.uint64)
+    if n % lanes:
+        exec_mask[-1, 0] = (1 << (n % lanes)) - 1
+    try:
+        out = fn(Ctx(lanes=lanes, exec_mask=exec_mask, mode=mode, status=status, mem=slots, inputs=inputs))
+    except (Unsuited, MemoryFault, SemanticsError):
+        return False
+    if set(out) != set(out0):
+        return False
+    if "RETURN_DATA" in out:
+        r = np.asarray(out["RETURN_DATA"])
+        r = np.broadcast_to(r, (waves, lanes) + r.shape[2:]).reshape((waves * lanes,) + r.shape[2:])[:n]
+        returned[pick] = r.astype(returned.dtype, copy=False)
+    return True
 
 
 def _words_at(ctx: Ctx, held: Deferred, leaders: np.ndarray, leader_pos: np.ndarray):

@@ -51,6 +51,9 @@ MEMORY_SLICE_LANES = 1 << 20
 # narrow launch's few steps of the loop repay (a gathered register read or scattered write
 # costs ~0.5-2 us more than a view's), a wide launch's long ones would not
 COMPACT_BYTES = 1 << 20
+# ... and the steps a compaction must last to pay for its two moves (else its loop is left
+# alone): a few register reads and writes per step save ~1-3 us against ~20-100 us of moves
+COMPACT_MIN_STEPS = 64
 # control events that only advance the PC here: memory completes in order (waits), no
 # scheduling (sleep, wakeup, hints), messages to a host-side interrupt handler that does not exist
 _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
@@ -310,9 +313,9 @@ class Machine:
         self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}
         # per launch shape: (Preparer, {PC: Prepared}, {id(Prepared): compiled step or False}
-        # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan), {PC: run or None} (machine_runs)),
-        # kept from launch to launch
-        self._prepared: dict[tuple, tuple[Preparer, dict[int, Prepared], dict, dict, dict]] = {}
+        # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan), {PC: run or None} (machine_runs),
+        # {PCs of ways back whose compaction did not pay} (_Chunk.restore)), kept from launch to launch
+        self._prepared: dict[tuple, tuple[Preparer, dict[int, Prepared], dict, dict, dict, set]] = {}
         self.tracer = None      # optional callable(prepared, wave_state, sel) after every step (debugging)
         self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
@@ -373,8 +376,8 @@ class Machine:
         shape = (d.wave_size, d.vgprs, d.accum_offset)
         if shape not in self._prepared:
             self._prepared[shape] = (Preparer(self.spec, self.semantics, d.wave_size, d.vgprs, self.options,
-                                              d.accum_offset), {}, {}, {}, {})
-        preparer, prepared, steps, plans, runs = self._prepared[shape]
+                                              d.accum_offset), {}, {}, {}, {}, set())
+        preparer, prepared, steps, plans, runs, unpaid = self._prepared[shape]
         per_group = d.waves_per_group * (d.vgprs * d.wave_size * 4 + 1024) + d.lds_size \
             + d.scratch_size * d.waves_per_group * d.wave_size
         most = max(1, STATE_BYTES // max(per_group, 1))
@@ -397,7 +400,7 @@ class Machine:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
                     _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats, steps,
-                           plans, runs).run()
+                           plans, runs, unpaid).run()
             except MemoryError:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
@@ -415,13 +418,15 @@ class _Chunk:
     """The waves of some work-groups, run until all ended."""
 
     def __init__(self, m: Machine, d: Dispatch, first: int, groups: int, preparer, prepared, stats,
-                 steps: dict | None = None, plans: dict | None = None, runs: dict | None = None):
+                 steps: dict | None = None, plans: dict | None = None, runs: dict | None = None,
+                 unpaid: set | None = None):
         self.m, self.d, self.first, self.preparer, self.prepared, self.stats = m, d, first, preparer, prepared, stats
         self._direct: dict = {}          # id(prepared) -> register of a direct D0 (destinations); kept alive by self.prepared
         # the machine's for this launch shape (Machine._prepared), kept alive with self.prepared:
         self._steps = {} if steps is None else steps     # id(prepared) -> its step as one closure, or False (compile_step)
         self._plans = {} if plans is None else plans     # PC -> what run's plain path needs of its instruction, or None (plan)
         self._runs = {} if runs is None else runs        # PC -> the straight-line run starting there, or None (machine_runs)
+        self._unpaid = set() if unpaid is None else unpaid  # PCs of ways back whose compaction did not pay (compact)
         self.options = m.options
         spare = m._spares.pop((groups * d.waves_per_group, d.wave_size, d.vgprs), None) if m.options.reuse_state else None
         self.st, self.wave_group = initial_state(d, first, groups, spare, m.options, m.spec.traits)
@@ -435,6 +440,7 @@ class _Chunk:
         self._exec_memo: dict = {}  # (the batch's waves, EXEC's write counts) -> exec_state(...)
         # the wave each position of the state holds while a batch is compacted (compact), else None
         self.order: np.ndarray | None = None
+        self._compacted_at = (0, 0)     # (the way back's PC, stats.batches then) of the compaction
         scratch_lanes = self.st.waves * L
         self.scratch = np.zeros(scratch_lanes * d.scratch_size + 8, np.uint8)
         # without scratch every lane's (empty) region starts at 0: no per-lane array to build
@@ -558,8 +564,8 @@ class _Chunk:
                             # every wave goes one way: only the group's PC moves (lag keeps st.pc's debt)
                             delta = branch.jump if taken else size
                             lag = _int64(lag + delta)
-                            if compact and delta <= 0 and type(group_sel) is not slice:
-                                group_idx, group_sel = self.compact(group_idx)     # a loop's way back (below)
+                            if compact and delta <= 0 and type(group_sel) is not slice and gpc not in self._unpaid:
+                                group_idx, group_sel = self.compact(group_idx, gpc)     # a loop's way back (below)
                             gpc = _int64(gpc + delta)
                             continue
                         if fn is not None:
@@ -581,9 +587,9 @@ class _Chunk:
                         lag = 0
                         if _one_pc(st.pc, group_sel):       # every wave went the same way
                             to = int(st.pc[group_idx[0]])
-                            if compact and to <= gpc and type(group_sel) is not slice:
+                            if compact and to <= gpc and type(group_sel) is not slice and gpc not in self._unpaid:
                                 # a loop's way back: its waves contiguous from here on
-                                group_idx, group_sel = self.compact(group_idx)
+                                group_idx, group_sel = self.compact(group_idx, gpc)
                             gpc = to
                         else:
                             st.issued[group_sel] += bulk
@@ -702,26 +708,32 @@ class _Chunk:
             if self.order is not None:
                 self.restore()
 
-    def compact(self, idx: np.ndarray) -> tuple[np.ndarray, slice]:
-        """Move the waves `idx` of a looping group (not contiguous) to the front of the state, in
-        their order, and the other waves after them in theirs (EmuOptions.compact_waves): the
-        group's registers are then views (a slice), not gathers and scatters. Returns the group
-        as (positions, slice). Waves keep their order within every batch until restore()."""
+    def compact(self, idx: np.ndarray, pc: int) -> tuple[np.ndarray, slice]:
+        """Move the waves `idx` of a looping group (not contiguous; `pc`: its way back) to the
+        front of the state, in their order, and the other waves after them in theirs
+        (EmuOptions.compact_waves): the group's registers are then views (a slice), not gathers
+        and scatters. Returns the group as (positions, slice). Waves keep their order within
+        every batch until restore()."""
         st = self.st
         rest = np.ones(st.waves, bool)
         rest[idx] = False
         order = np.concatenate((idx, np.flatnonzero(rest)))
         self._move(order)
-        self.order, self._compacted = order, idx
+        self.order, self._compacted, self._compacted_at = order, idx, (pc, self.stats.batches)
         return st.wave_ids[:len(idx)], slice(0, len(idx))
 
     def restore(self) -> np.ndarray:
         """Every wave back at its own position (compact undone); returns the compacted group's
-        waves (their indices)."""
+        waves (their indices). A compaction undone within COMPACT_MIN_STEPS steps (a loop with
+        a barrier, or whose waves part again) did not repay its two moves: its way back is not
+        compacted again in launches of this shape."""
         inverse = np.empty_like(self.order)
         inverse[self.order] = self.st.wave_ids
         self._move(inverse)
         self.order = None
+        pc, batches = self._compacted_at
+        if self.stats.batches - batches < COMPACT_MIN_STEPS:
+            self._unpaid.add(pc)
         return self._compacted
 
     def _move(self, order: np.ndarray) -> None:
@@ -748,8 +760,14 @@ class _Chunk:
     def refused(self, p: Prepared, idx) -> None:
         """A batch's semantic refused its input (_BatchError): nothing was written back (the
         semantic raised before returning), so the waves before the first failing one complete
-        the instruction, one at a time, and the first failing wave's error is raised."""
-        self.wave_by_wave(p, idx)
+        the instruction, one at a time, and the first failing wave's error is raised. A timed
+        launch records each wave's call as its own step in place of the batch's, as reference
+        mode (one call per wave) does."""
+        recorded_pc = None
+        if self.m.recorder is not None:
+            self.m.recorder.retract()
+            recorded_pc = p.pc
+        self.wave_by_wave(p, idx, recorded_pc)
         raise AssertionError("a batch refused by its semantic ran wave by wave without error") from None
 
     def settle(self, p: Prepared, idx) -> None:
@@ -951,19 +969,20 @@ class _Chunk:
             for name, read in readers:
                 inputs[name] = read(st, sel)
             if reg is not None and active is None and type(sel) is slice:      # as destinations() offers it
-                st.vgpr_written.mark(reg)
+                marks = st.vgpr_written             # WriteMarks.mark(reg), without the call
+                marks.plain[reg] = True
+                marks.counts[reg] += 1
                 into = st.vgpr[reg, sel]
                 dest = {"D0": into}
             else:
                 into = dest = None
-            ctx = make_ctx(lanes, exec_mask, inputs, scalar, st.mode[sel] if st.mode_uniform is None else st.mode_uniform,
-                           st.status[sel] if status is None else status,
+            mode = st.mode[sel] if st.mode_uniform is None else st.mode_uniform
+            ctx = make_ctx(lanes, exec_mask, inputs, scalar, mode, st.status[sel] if status is None else status,
                            device if device is not None or kind is None else chunk.memory(kind, sel),
                            dest, (active is None) if shared_active else None, unused)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
             try:
-                mode = ctx.mode
                 if lean and type(mode) is int and (through.get(mode) or passes(mode)):
                     out = fn(ctx)
                     shape = ctx.shape

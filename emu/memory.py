@@ -501,7 +501,7 @@ class DeviceMemory:
         if mask.size == 1 and mask.dtype == np.bool_:
             if not mask.reshape(()):
                 return None
-            inactive, lo, hi = None, int(signed.min()), int(signed.max())
+            inactive, lo, hi = None, int(np.minimum.reduce(signed, axis=None)), int(np.maximum.reduce(signed, axis=None))
         elif mask.dtype != np.bool_:
             return None
         else:
@@ -747,6 +747,36 @@ class FlatMemory:
         instead of the apertures' per-lane masks)."""
         return type(addr) is np.ndarray and addr.dtype == np.uint64 and addr.size > 0 \
             and current().flat_below_apertures and int(addr.max()) < SHARED_APERTURE
+
+    def word_keys(self, addr, mask) -> np.ndarray | None:
+        """A key per lane ((W, L) uint64, shaped like addr) that two active lanes share exactly
+        when their accesses reach one word: a global address is its word, and an aperture
+        address a word of its work-group's LDS region or of its own lane's scratch, so the same
+        flat address in two work-groups (or two lanes, for scratch) is two words, and an offset
+        past a region's end stays its own (faulting) word. The keys are the distinct (space,
+        region, address) triples numbered in order; None when a lane lies in the aperture of a
+        segment the kernel lacks (its access faults)."""
+        addr = np.asarray(addr).astype(np.uint64)
+        mask = broadcast(mask, addr.shape)
+        space = np.zeros(addr.shape, np.uint8)
+        region = np.zeros(addr.shape, np.int64)
+        offset = addr.copy()
+        for code, (base, mem) in enumerate(((SHARED_APERTURE, self.lds), (PRIVATE_APERTURE, self.scratch)), 1):
+            inside = mask & (addr >= np.uint64(base)) & (addr < np.uint64(base + APERTURE_SIZE))
+            if inside.any():
+                if mem is None:
+                    return None
+                space[inside] = code
+                region[inside] = np.broadcast_to(mem.base, addr.shape)[inside]
+                offset[inside] -= np.uint64(base)
+        on = np.flatnonzero(mask)
+        s, r, o = space.reshape(-1)[on], region.reshape(-1)[on], offset.reshape(-1)[on]
+        order = np.lexsort((o, r, s))
+        s, r, o = s[order], r[order], o[order]
+        new = np.r_[True, (s[1:] != s[:-1]) | (r[1:] != r[:-1]) | (o[1:] != o[:-1])]
+        keys = np.zeros(addr.size, np.uint64)
+        keys[on[order]] = np.cumsum(new, dtype=np.uint64) - np.uint64(1)
+        return keys.reshape(addr.shape)
 
     def _split(self, addr, mask):
         addr = np.asarray(addr).astype(np.uint64)

@@ -467,6 +467,16 @@ def first_nan(out, *operands):
     return out
 
 
+def default_nans(x: np.ndarray) -> np.ndarray:
+    """Float array x with every NaN the default quiet NaN of its type (positive, top fraction bit
+    only: f32 0x7FC00000). The matrix instructions' sums (numpy's matmul and einsum in float64)
+    keep whichever NaN their loop meets, which depends on how numpy blocks the batch, so a batch
+    of waves would keep another NaN than one wave at a time; the manuals state no NaN rule for
+    them (CDNA3 / CDNA4 7.1, RDNA3 7.9), and MMA-Sim leaves CDNA3's NaN bits unmodelled."""
+    nan = np.isnan(x)
+    return np.where(nan, x.dtype.type(np.nan), x) if nan.any() else x
+
+
 def any_nan(x: np.ndarray) -> bool:
     """Whether a float array holds a NaN. With EmuOptions.nan_by_dot, an f32/f64 array's sum
     of squares (one dot product: no bool temporary, no second reduction): each square is a

@@ -153,7 +153,10 @@ def _add_co_u32(ctx):
     if "VCC" in ctx.unused:         # a carry-out to NULL (the machine discards it): D0 alone, into its register
         # when the machine offers it (one elementwise pass: a source that is that register is read as it goes)
         return {"D0": np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), out=take_dest(ctx, "D0"), dtype=np.uint32)}
-    total = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), dtype=np.uint32)
+    dest = take_dest(ctx, "D0")
+    if dest is not None and np.may_share_memory(dest, s0):
+        dest = None         # the carry is read against S0 after the sum: S0 must not be overwritten
+    total = np.add(s0, np.asarray(ctx.inputs["S1"], np.uint32), out=dest, dtype=np.uint32)
     return {"VCC": total < s0, "D0": total}
 
 

@@ -311,8 +311,12 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
                 if out is not None:
                     return out
             return rounds(ctx)
-        addr, pos, first = _grouping(ctx, addr)
-        flat_addr = addr.reshape(-1)
+        if _in_apertures(ctx.mem, addr) and not current().flat_aperture_atomics:
+            return rounds(ctx)          # by flat address: lanes of two regions never share a round's word
+        words, pos, first = _grouping(ctx, addr, by_word=True)
+        if words is None:               # a lane in the aperture of a segment the kernel lacks: rounds fault
+            return rounds(ctx)
+        flat_addr = words.reshape(-1)
         if first.all():
             return fn(ctx)
         if sign and COMBINE_ATOMIC_SUMS and current().combine_atomic_sums and not isinstance(ctx.mem, BufferMemory):
@@ -326,10 +330,10 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
             out = _combined_reduction(fn, ctx, pos, flat_addr, *reduction)
             if out is not None:
                 return out
-        if scannable and current().scan_atomics and _scans(ctx.mem, addr):
-            mode, status = _uniform(ctx.mode), _uniform(ctx.status)
-            if mode is not None and status is not None:
-                out = atomic_scan.scan(fn, ctx, pos, first, nbytes, reads, mode, status, swap, exchange)
+        if scannable and current().scan_atomics and _scans(ctx.mem, addr):     # (addr: the lanes' own)
+            # waves differing in MODE or STATUS: each depth's pass split by them (scan_mixed_modes)
+            if current().scan_mixed_modes or (_uniform(ctx.mode) is not None and _uniform(ctx.status) is not None):
+                out = atomic_scan.scan(fn, ctx, pos, first, nbytes, reads, swap, exchange)
                 if out is not None:
                     return out
         return rounds(ctx, pos, first)
@@ -376,13 +380,22 @@ def _refuse_misaligned(ctx: Ctx, nbytes: int, checked: np.ndarray) -> None:
                                   f"not a multiple of {nbytes}: misaligned atomics are not modelled")
 
 
-def _grouping(ctx: Ctx, addr: np.ndarray):
+def _grouping(ctx: Ctx, addr: np.ndarray, by_word: bool = False):
     """(each lane's word as uint64 (W, L): its ADDR `addr`, plus its work-group's region base in
     the LDS, where the same offset in two work-groups is two words; the active lanes' flat
     indices grouped by word, in lane order (wave-major) within a word; where each word's lanes
-    start)."""
+    start). A FLAT access's flat address is its word in global memory; in the LDS and scratch
+    apertures (by_word, switch EmuOptions.flat_aperture_atomics) its word is FlatMemory.word_keys',
+    a key per (space, region, address), and (None, None, None) when a lane lies in the aperture
+    of a segment the kernel lacks. Without by_word a flat address is one word whatever its
+    region: lanes of two work-groups (or two lanes' scratch) at one flat address go to separate
+    rounds, which is sound, only slower."""
     if isinstance(ctx.mem, RegionMemory):
         addr = addr + np.broadcast_to(ctx.mem.base, ctx.shape).astype(np.uint64)
+    elif by_word and _in_apertures(ctx.mem, addr):
+        addr = ctx.mem.word_keys(addr, ctx.active)
+        if addr is None:
+            return None, None, None
     flat_addr = addr.reshape(-1)
     pos = np.flatnonzero(ctx.active.reshape(-1))
     pos = pos[_group_order(flat_addr[pos])]
@@ -429,13 +442,19 @@ def _exec_of(lanes: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(np.where(lanes, bits, np.uint64(0)), axis=1, keepdims=True)
 
 
+def _in_apertures(mem, addr: np.ndarray) -> bool:
+    """Whether `mem` is FLAT's and some lane's address may lie in the LDS or scratch aperture
+    (not every address below both: FlatMemory.global_only)."""
+    return type(mem) is FlatMemory and not mem.global_only(addr)
+
+
 def _scans(mem, addr: np.ndarray) -> bool:
-    """Whether the scan may group lanes by `addr` and reach each word with one access: global
-    memory, the LDS, and FLAT below the LDS and scratch apertures (one flat address is a word
-    per work-group or lane there); not through a buffer's range check, which drops lanes one
-    by one (_in_range_apart gives the scan the lanes in range, on global memory)."""
+    """Whether the scan may group lanes by word and reach each word with one access: global
+    memory, the LDS, and FLAT (below the apertures, or in them grouped by word_keys: switch
+    EmuOptions.flat_aperture_atomics); not through a buffer's range check, which drops lanes
+    one by one (_in_range_apart gives the scan the lanes in range, on global memory)."""
     if type(mem) is FlatMemory:
-        return mem.global_only(addr)
+        return mem.global_only(addr) or current().flat_aperture_atomics
     return type(mem) is DeviceMemory or type(mem) is RegionMemory
 
 

@@ -228,6 +228,27 @@ def test_carry_out_to_null_is_left_out_with_the_same_sum(name, carry):
             assert out["D0"] is dest and dest.tolist() == want
 
 
+
+@pytest.mark.parametrize("alias", ["none", "S0", "S1"])
+def test_add_co_with_its_carry_computes_into_the_destination_it_is_offered(alias):
+    """v_add_co_u32 with its carry-out kept computes the sum into the destination register
+    the machine offers (Ctx.dest), also when that register is S1 itself (v_add_co_u32 v7,
+    vcc, s8, v7: the sum reads S1 as it writes it), but not when it is S0, against which the
+    carry is read after the sum: the sums and carries are the exact integers' either way."""
+    rng = np.random.default_rng(5)
+    s0 = rng.integers(0, 2 ** 32, (3, 32), dtype=np.uint64).astype(np.uint32)
+    s1 = rng.integers(0, 2 ** 32, (3, 32), dtype=np.uint64).astype(np.uint32)
+    s0[0, :4], s1[0, :4] = 0xFFFF_FFFF, [0, 1, 2, 0xFFFF_FFFF]
+    total = [[int(a) + int(b) for a, b in zip(*rows)] for rows in zip(s0, s1)]
+    dest = {"none": np.zeros((3, 32), np.uint32), "S0": s0, "S1": s1}[alias]
+    ctx = Ctx(lanes=32, exec_mask=np.full((3, 1), 0xFFFF_FFFF, np.uint64), inputs={"S0": s0, "S1": s1},
+              dest={"D0": dest})
+    out = load_semantics("gfx1100").lookup("v_add_co_u32").execute(ctx)
+    assert np.asarray(out["D0"]).tolist() == [[t % 2 ** 32 for t in row] for row in total]
+    assert np.asarray(out["VCC"]).tolist() == [[t >= 2 ** 32 for t in row] for row in total]
+    assert (out["D0"] is dest) == (alias != "S0")
+
+
 _EDGES = [0, 1, 2, 0x7FFF_FFFE, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF]
 
 

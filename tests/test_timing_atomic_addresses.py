@@ -138,3 +138,55 @@ def test_a_batch_run_in_slices_is_timed_as_its_waves(case, monkeypatch):
     mnemonic = case.split(",")[0]
     atomic = [pc for pc, s in ref.per_pc.items() if s.text.split(" ")[0] == mnemonic]
     assert [sliced.ops[pc].lds_extra for pc in atomic] == [_expected(address_of_lane, mnemonic, 128, 32)]
+
+
+def _recorded_until_refusal(options):
+    """A launch of three wave32 waves whose ds_add_rtn_u32 at LDS dword 64 * id (every lane in
+    bank 0) is misaligned in work-item 69 (wave 2, lane 5), run with a timing recorder attached
+    as run_timed attaches it: the error, and what the recorder holds (every wave's PCs, the LDS
+    extra passes and cache lines per PC)."""
+    import dsl
+    from emu.launch import Dispatch
+    from emu.machine import EmuError, Machine
+    from emu.memory import DeviceMemory
+    from emu.timing import Recorder
+    src = """
+    v_lshlrev_b32 v1, 8, v0
+    v_cmp_eq_u32 vcc_lo, 0x45, v0
+    v_cndmask_b32 v1, v1, 2, vcc_lo
+    v_mov_b32 v3, 1
+    ds_add_rtn_u32 v2, v1, v3
+    s_waitcnt lgkmcnt(0)
+    s_endpgm"""
+    mem = DeviceMemory()
+    code = dsl.assemble(src, ARCH, 32)
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    machine = Machine(ARCH, mem, options=options)
+    recorder = Recorder()
+    machine.recorder = recorder
+    mem.observer = recorder.touch
+    with pytest.raises(EmuError) as e:
+        machine.run(Dispatch("refused", at, grid=(1, 1, 1), block=(96, 1, 1), wave_size=32, vgprs=8,
+                             lds_size=96 * 256))
+    streams = [s.tolist() for s in recorder.streams(3)]
+    return str(e.value), streams, recorder.lds_extra_passes(), recorder.lines_per_wave()
+
+
+def test_a_refused_batch_is_recorded_as_its_waves_calls():
+    """The machine runs a batch its semantic refused (a misaligned atomic: refused before any
+    access) again one wave at a time, waves 0 and 1 completing before wave 2's error: each of
+    those calls is its own recorded step, as in reference mode (one call per wave), so their LDS
+    accesses are two accesses of 32 dwords in bank 0, not one of 64 (test_timing_lds's lane-by-
+    lane reference of the manual's rule gives each wave's extra passes)."""
+    from emu.options import FAST, REFERENCE
+    from .test_timing_lds import _reference_extra
+    fast, ref = _recorded_until_refusal(FAST), _recorded_until_refusal(REFERENCE)
+    assert "not a multiple of 4" in fast[0] and fast[0] == ref[0]
+    assert fast[1:] == ref[1:]
+    streams, lds_extra, _ = fast[1:]
+    atomic_pc = streams[0][4]
+    assert streams[0] == streams[1] == streams[2][:5] and len(streams[0]) == 5
+    per_wave = [_reference_extra([[64 * lane] for lane in range(w * 32, w * 32 + 32)], [True] * 32, 1)
+                for w in (0, 1)]
+    assert per_wave[0] == per_wave[1] > 0 and lds_extra == {atomic_pc: per_wave[0]}

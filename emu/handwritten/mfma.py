@@ -39,8 +39,11 @@ products (exact for inputs narrower than f32 unless their exponents span more th
 bits), rounded once to f32 to nearest even. Denormals: only the F32-input forms flush A/B
 per MODE.FP_DENORM (7.3); everything else keeps them. FP8/BF8 follow each family's format
 (minifloat.py). MODE.FP16_OVFL set ("Clamp" in 7.1.2): f32 results that overflow become
-+-MAX (infinite inputs stay infinite) and i32 results saturate instead of wrapping. Every lane
-is computed (the manual: MFMA ignores EXEC).
++-MAX (infinite inputs stay infinite) and i32 results saturate instead of wrapping. NaN: the
+manuals state no rule for which NaN a matrix instruction returns among several; the f32/f64
+chain keeps rtlib.fma's first NaN, every other float form returns f32's default quiet NaN
+0x7FC00000 (rtlib.default_nans; hardware's NaN bits are not measured: MMA-Sim leaves them
+unmodelled too). Every lane is computed (the manual: MFMA ignores EXEC).
 """
 from __future__ import annotations
 
@@ -332,7 +335,8 @@ def execute(name: str, s: Shape, family: str, ctx: Ctx, overflow_bit: int | None
         d = cdna3_dot(a_mat, b_mat, c_mat, a_kind, b_kind)[:, ob, oi, oj]
     else:
         d = (c.astype(np.float64) + np.matmul(a_mat, b_mat)[:, ob, oi, oj]).astype(np.float32)
-    d = _clamped(np.asarray(d, np.float32), clamp, c_raw, a_mat, b_mat, (ob, oi, oj))
+    # (the sums' NaN bits depend on numpy's blocking of the batch: rtlib.default_nans)
+    d = _clamped(rtlib.default_nans(np.asarray(d, np.float32)), clamp, c_raw, a_mat, b_mat, (ob, oi, oj))
     return {"D0": _result(d.view(np.uint32), s)}
 
 

@@ -15,7 +15,8 @@ layout comes from its WMMA section (7.9) and the VOP3P field notes:
 
 Products and sums are computed in float64 (exact for 16-bit products) / int64 and rounded
 once to the destination type with round-to-nearest-even, the only rounding WMMA supports;
-integer results wrap to 32 bits. Vectorised over the batch's waves (one matmul per batch).
+a NaN result is the type's default quiet NaN (the manual states no rule for which NaN among
+several comes out); integer results wrap to 32 bits. Vectorised over the batch's waves (one matmul per batch).
 """
 from __future__ import annotations
 
@@ -74,7 +75,10 @@ def _to_float(bits16: np.ndarray, kind: str) -> np.ndarray:
 
 
 def _from_float(x: np.ndarray, kind: str) -> np.ndarray:
-    """float64 -> raw bits of kind, rounded to nearest even once."""
+    """float64 -> raw bits of kind, rounded to nearest even once; a NaN is the type's default
+    quiet NaN (rtlib.default_nans: the manual gives no NaN rule for WMMA)."""
+    from ..rtlib import default_nans
+    x = default_nans(x)
     if kind == "f32":
         return x.astype(np.float32).view(np.uint32)
     if kind == "f16":

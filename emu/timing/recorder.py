@@ -35,6 +35,7 @@ class Recorder:
         self.batches: list = []
         self.offsets: list[int] = []
         self._line_sums: dict[int, list] = {}    # pc -> [distinct lines summed over wave rows, rows]
+        self._line_parts: list = []              # the current instruction's (lines x rows, rows) until the next step
         self.lds_banks = lds_banks
         self._lds_parts: list = []               # the current instruction's LDS accesses: (dwords, active, rows)
         self._lds_sums: dict[int, list] = {}     # pc -> [extra LDS passes summed over wave rows, rows]
@@ -44,9 +45,27 @@ class Recorder:
     def step(self, pc: int, waves, first_wave: int) -> None:
         if self._lds_parts:
             self._flush_lds()
+        if self._line_parts:
+            self._flush_lines()
         self.pcs.append(pc)
         self.batches.append(waves)
         self.offsets.append(first_wave)
+
+    def retract(self) -> None:
+        """Forget the last step and what its call accessed: the machine runs a batch its
+        semantic refused again one wave at a time (each wave's call its own step, as with
+        batch_waves off), so the batch's call is no access."""
+        self._lds_parts, self._line_parts = [], []
+        self.pcs.pop()
+        self.batches.pop()
+        self.offsets.pop()
+
+    def _flush_lines(self) -> None:
+        parts, self._line_parts = self._line_parts, []
+        entry = self._line_sums.setdefault(self.pcs[-1], [0.0, 0])
+        for total, rows in parts:
+            entry[0] += total
+            entry[1] += rows
 
     def touch(self, addr, nbytes: int, mask) -> None:
         """Global memory observer (DeviceMemory.observer): the distinct cache lines each
@@ -79,9 +98,7 @@ class Recorder:
             d = np.diff(lines, axis=1)
         mean = (active + int((d[rows] != 0).sum())) / active
         weight = n if isinstance(pick, np.ndarray) else active
-        entry = self._line_sums.setdefault(self.pcs[-1], [0.0, 0])
-        entry[0] += mean * weight
-        entry[1] += weight
+        self._line_parts.append((mean * weight, weight))
 
     def lds_touch(self, addr, nbytes: int, mask) -> None:
         """LDS observer (RegionMemory.observer): the bytes each sampled wave row of the current
@@ -162,6 +179,8 @@ class Recorder:
 
     def lines_per_wave(self) -> dict[int, float]:
         """pc -> mean distinct cache lines one wave's access touched (global memory PCs)."""
+        if self._line_parts:
+            self._flush_lines()
         return {pc: total / rows for pc, (total, rows) in self._line_sums.items() if rows}
 
     def executed_pcs(self) -> np.ndarray:
