@@ -812,6 +812,9 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
                 f["OFFSET"] = off.val
         else:
             value = off.value
+            if "offset" in mods:        # (was dropped): offset:N goes with an SGPR offset only
+                raise Gfx9AsmError(f"offset:{_text(mods['offset'])}: {mn} has its immediate offset {off.text} "
+                                   f"already; offset:N goes with an SGPR offset", value)
             if type(value) is not int or not lo <= value < 1 << 20:
                 raise Gfx9AsmError(f"{off.text}: expected a {'20-bit unsigned' if lo == 0 else '21-bit signed'} offset",
                                    value)
@@ -946,6 +949,7 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         f["VADDR"], _ = _vgpr(vaddr, False)
     f["SRSRC"] = _sreg(spec, srsrc) // 4
     enc = _Enc()
+    _typed_constant(spec, soff, _SCALAR_OPERANDS[1], "salu")   # a 32-bit value: 0x3f800000 is the inline 1.0
     f["SOFFSET"] = _src9(spec, soff, enc)
     if enc.literal is not None:
         raise Gfx9AsmError(f"{soff.text}: soffset takes no literal")

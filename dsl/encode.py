@@ -967,6 +967,8 @@ class Encoder:
         else:
             soff = self.sreg_code(third, F, "soffset")
         off = off or 0
+        if sbase_n == 4 and not 0 <= off < (1 << 20):     # a buffer's offset is unsigned
+            raise OperandError(f"{mn}: offset {off} is out of range (a buffer's is 20-bit unsigned)", off)
         if not -(1 << 20) <= off < (1 << 20):
             raise OperandError(f"{mn}: offset {off} is out of range (21-bit signed)")
         F["OFFSET"] = off & ((1 << 21) - 1)

@@ -3,7 +3,8 @@ gfx942, gfx950).
 
 For each mnemonic of LLVM 22's corpus that LLVM re-encodes (one row per mnemonic, the one with
 the fewest modifiers and scalar operands), in the scalar and vector ALU families (SOP1/SOP2/SOPC,
-VOP1/VOP2/VOPC/VOP3/VOP3P and their DPP, SDWA, VOPD, WMMA and MFMA forms), each operand in turn
+VOP1/VOP2/VOPC/VOP3/VOP3P and their DPP, SDWA, VOPD, WMMA and MFMA forms) and the scalar and
+buffer memory ones whose offsets and soffsets take numbers (SMEM, MUBUF, MTBUF), each operand in turn
 is replaced by a number: inline integers and their edges (0, 1, -1, -16, -17, 64, 65), inline
 floats (0.5, 1.0, -4.0, 1/(2*pi)), f16 and f32 bit patterns (0x3c00, 0x3118, 0x3f800000) and
 literals (0x12345, 1e10). Destinations are replaced too: both must refuse them. A few values per
@@ -28,12 +29,24 @@ from .llvm_tools import mc_encodings
 VALUES = ["0", "1", "-1", "-16", "-17", "64", "65", "0.5", "1.0", "-4.0", "0.15915494", "0x3c00", "0x3118",
           "0x3f800000", "0x12345", "1e10"]
 PER_OPERAND = 3
-ALU_FAMILIES = re.compile(r"^(SOP1|SOP2|SOPC|VOP|DPP|SDWA|MFMA|WMMA)")
+ALU_FAMILIES = re.compile(r"^(SOP1|SOP2|SOPC|VOP|DPP|SDWA|MFMA|WMMA|SMEM|MUBUF|MTBUF)")
 ARCHS = ["gfx1100", "gfx1201", "gfx942", "gfx950"]
 
 
 def _dpp(line: str) -> bool:
     return bool(re.search(r"_dpp |dpp8:|quad_perm:|row_\w+:", line))
+
+
+_NUMBER = re.compile(r"-?(0x[0-9a-f]+|[0-9.]+(e-?[0-9]+)?)$")
+
+
+def _immediate_field(line: str) -> bool:
+    """The number is s_atc_probe*'s mode (its first operand) or a prefetch's length (its last)."""
+    mn, _, rest = line.partition(" ")
+    ops = [o.strip().split(" ")[0] for o in rest.split(",")]
+    if mn.startswith("s_atc_probe"):
+        return bool(_NUMBER.match(ops[0]))
+    return "prefetch" in mn and bool(_NUMBER.match(ops[-1]))
 
 
 def _dropped_literal(llvm: bytes | None) -> bool:
@@ -67,6 +80,10 @@ KNOWN = [
      "v_cmp_*_i16: its parser reads a literal there, which the encoder makes inline elsewhere) and on "
      "packed bf16 ones, yet encodes it inline on v_cndmask_b16's and v_dot2_bf16_bf16's; we refuse all "
      "of them (literals.read_as_literal)"),
+    ("gfx", lambda line, llvm, err: llvm is not None and _immediate_field(line),
+     "s_atc_probe's mode and the prefetches' length are immediate fields: LLVM 22 keeps the low bits of "
+     "any integer (0x12345 is 0x45; gfx1201's 64 is 0), reads a float as its f64 bits (1.0 is 0); we refuse "
+     "what does not fit the field (0..127)"),
     ("gfx942", lambda line, llvm, err: "_class_f16_sdwa" in line and "0x3f800000" in line and llvm is not None
      and err == "",
      "v_cmp(x)_class_f16_sdwa's class mask 0x3f800000: LLVM encodes the register s0 (code 0, S1 set) "
