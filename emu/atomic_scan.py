@@ -28,8 +28,6 @@ yet when that is found out). A buffer's lanes out of range are taken apart befor
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from .memory import MemoryFault, RegionMemory
@@ -284,14 +282,10 @@ def _swapped(ctx: Ctx, addr, leaders, pos, first, old, data, width: int) -> dict
     return {"RETURN_DATA": ret.reshape(shape)}
 
 
-# (compiled by re at its first use, as _EXCHANGE: a kernel without atomics compiles neither)
-_SWAP = (r"\btmp = MEM\[(?:ADDR|addr)\]\.b(32|64|);\s*MEM\[(?:ADDR|addr)\]\.b\1 = DATA\.b\1;\s*"
-         r"RETURN_DATA(?:\.b\1)? = tmp;?\s*$")
-
-
-def swap_of(pcode: str) -> bool:
-    """Whether the pseudocode is a swap: the old word returned, DATA stored in its place."""
-    return re.search(_SWAP, pcode or "") is not None
+def swap_of(update: tuple | None) -> bool:
+    """Whether an atomic's memory update (emu.facts.atomic_update: kind, type, returns_old,
+    operands) is a swap: the old word returned, DATA stored in its place."""
+    return update is not None and update[0] == "swap" and update[2]
 
 
 def _exchanged(ctx: Ctx, addr, leaders, pos, first, old, src, cmp, width: int) -> dict:
@@ -336,19 +330,13 @@ def _field(value: np.ndarray, lo: int, bits: int) -> np.ndarray:
     return v if bits == 64 else v & np.uint64((1 << bits) - 1)
 
 
-_OPERAND = r"(DATA2?)(?:\[\d+ : (\d+)\])?\.[bu]\d*"
-_EXCHANGE = (r"\bsrc = " + _OPERAND + r";\s*cmp = " + _OPERAND + r";\s*"
-             r"MEM\[(?:ADDR|addr)\]\.[bu]\d* = tmp == cmp \? src : tmp;\s*RETURN_DATA(?:\.[bu]\d*)? = tmp;?\s*$")
-
-
-def cmpswap_of(pcode: str):
-    """((src operand, its low bit), (cmp operand, its low bit)) when the pseudocode is an
-    integer compare-and-swap returning the old word (a float one compares as floats: not
-    this), else None."""
-    m = re.search(_EXCHANGE, pcode or "")
-    if m is None or not re.search(r"\btmp = MEM\[(?:ADDR|addr)\]\.[bu]\d*;", pcode):
+def cmpswap_of(update: tuple | None):
+    """((src operand, its low bit), (cmp operand, its low bit)) when an atomic's memory update
+    (emu.facts.atomic_update) is an integer compare-and-swap returning the old word (a float one
+    compares as floats: not this), else None."""
+    if update is None or update[0] != "cmpswap" or not update[2] or update[1].rstrip("0123456789") not in ("b", "u", "i"):
         return None
-    return (m.group(1), int(m.group(2) or 0)), (m.group(3), int(m.group(4) or 0))
+    return update[3]
 
 
 def _packed(values: np.ndarray, waves: int, lanes: int) -> np.ndarray:

@@ -12,7 +12,6 @@ memory format with its sign.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from .machine_operands import sign_extend
@@ -93,14 +92,3 @@ def immediate_offset(fmt: str, fields: dict) -> int:
     if fmt == "SMEM":
         return sign_extend(value, 21)
     return value
-
-
-# pseudocode that adds the DS instruction offset to ADDR itself (RDNA3.5: MEM[ADDR + OFFSET.u32],
-# MEM[ADDR + OFFSET0.u32 * 4U]; CDNA: CalcDsAddr(ADDR.b32, OFFSET0.b32, OFFSET1.b32)): its ADDR is
-# the address VGPR alone, not the address of the access
-_ADDS_OFFSET = re.compile(r"\bADDR\s*\+\s*OFFSET\d?\b|\bCalcDsAddr\(ADDR\b")
-
-
-def adds_ds_offset(source: str) -> bool:
-    """Whether a DS semantic's pseudocode adds the instruction offset to ADDR itself."""
-    return _ADDS_OFFSET.search(source or "") is not None

@@ -3,7 +3,8 @@
 The manuals describe SMEM, GLOBAL, FLAT and buffer loads of 64 to 512 bits as one dword load
 per field (`SDATA[63 : 32] = MEM[ADDR + 4U].b`), and the translated semantic makes one memory
 access per dword: its bounds check, gather and field insert, n times. When the pseudocode is
-exactly such a run (dword k of one destination from ADDR + 4k, k = 0 .. n-1) and the access
+exactly such a run (dword k of one destination from ADDR + 4k, k = 0 .. n-1: the instruction's
+`field_loads` fact, isa/code_facts.py, read through emu/facts.py) and the access
 goes to the device's global memory, `load_dword_runs` loads the run as one access: one bounds
 check of [lowest address, highest address + 4n) against one allocation, one gather of n dwords
 per lane. Anything else (an address outside one allocation or unaligned, a timing observer,
@@ -12,35 +13,15 @@ names a faulting lane and address exactly as before.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from . import rtlib
 from .memory import DeviceMemory, FlatMemory, SplitAddresses
 from .options import current
 
-_FIELD_LOAD = re.compile(r"(\w+)\[(\d+) : (\d+)\] = MEM\[ADDR \+ (\d+)U\]\.b")
-
-
-def dword_run(pcode: str) -> tuple[str, int] | None:
-    """(destination, n) when the pseudocode is n >= 2 statements loading dword k of one
-    destination from MEM[ADDR + 4k], in order; else None."""
-    statements = [s.strip() for s in (pcode or "").strip().rstrip(";").split(";")]
-    if len(statements) < 2:
-        return None
-    dest = None
-    for k, statement in enumerate(statements):
-        m = _FIELD_LOAD.fullmatch(statement)
-        if m is None or (dest is not None and m.group(1) != dest) or \
-                (int(m.group(2)), int(m.group(3)), int(m.group(4))) != (32 * k + 31, 32 * k, 4 * k):
-            return None
-        dest = m.group(1)
-    return dest, len(statements)
-
 
 def load_dword_runs(fn, name: str, dest: str, n: int):
-    """The semantic fn of a dword-run load (see dword_run), loading its run as one access
+    """The semantic fn of a dword-run load (dest and n: the field_loads fact), loading its run as one access
     when it can and running fn otherwise."""
     def run(ctx):
         if current().dword_run_loads:

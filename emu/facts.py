@@ -27,7 +27,7 @@ from .cache_folder import cache_dir
 from .options import current
 
 # the modules whose code decides the facts (this one: which facts; the tables they read)
-_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
+_SOURCES = ("emu/facts.py", "isa/effects.py", "isa/code_facts.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
             "isa/spec.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -167,11 +167,37 @@ def _typed_buffer(d):
     return typed_buffer(d)
 
 
+def _atomic_update(d):
+    from isa.code_facts import atomic_update
+    update = atomic_update(d.pcode)
+    return None if update is None else (update.kind, update.type, update.returns_old, update.operands)
+
+
+def _format_conversion(d):
+    from isa.memory_access import format_conversion, memory_access
+    shape = format_conversion(d)
+    return None if shape is None else (memory_access(d).direction, shape.components, shape.d16, shape.high)
+
+
+def _code_fact(name):
+    """isa.code_facts.<name>(d.pcode)."""
+    def compute(d):
+        from isa import code_facts
+        return getattr(code_facts, name)(d.pcode)
+    compute.__name__ = f"_{name}"
+    return compute
+
+
+_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus", "register_files",
+               "unfilled_arrays", "instruction_calls")
+
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
-         "converts_format": _converts_format, "typed_buffer": _typed_buffer}
+         "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
+         "format_conversion": _format_conversion,
+         **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
 def fact(name: str, d):
@@ -237,3 +263,54 @@ def lane_address(d) -> bool:
 def converts_format(d) -> bool:
     """isa.memory_access.converts_format(d)."""
     return fact("converts_format", d)
+
+
+def atomic_update(d) -> tuple | None:
+    """(kind, type, returns_old, operands) of isa.code_facts.atomic_update(d.pcode), or None."""
+    return fact("atomic_update", d)
+
+
+def address_adds_offset(d) -> bool:
+    """isa.code_facts.address_adds_offset(d.pcode): the code adds the offset to ADDR itself."""
+    return fact("address_adds_offset", d)
+
+
+def field_loads(d) -> tuple | None:
+    """isa.code_facts.field_loads(d.pcode): (register, n) of a load of n dwords from ADDR + 4k."""
+    return fact("field_loads", d)
+
+
+def first_nan_test(d) -> str | None:
+    """isa.code_facts.first_nan_test(d.pcode): the source the first NaN test names."""
+    return fact("first_nan_test", d)
+
+
+def call_chain(d) -> tuple | None:
+    """isa.code_facts.call_chain(d.pcode): (outer, inner, type) of D0 = outer(inner(S0, S1), S2)."""
+    return fact("call_chain", d)
+
+
+def lane_modulus(d) -> int | None:
+    """isa.code_facts.lane_modulus(d.pcode): N of a permute's `/ 4 % N`."""
+    return fact("lane_modulus", d)
+
+
+def register_files(d) -> frozenset:
+    """isa.code_facts.register_files(d.pcode): the register files the code indexes by a value."""
+    return fact("register_files", d)
+
+
+def format_conversion(d) -> tuple | None:
+    """(direction, components, d16, high) of a buffer instruction converting through a data format
+    (isa.memory_access.format_conversion, its memory_access direction), else None."""
+    return fact("format_conversion", d)
+
+
+def unfilled_arrays(d) -> tuple:
+    """isa.code_facts.unfilled_arrays(d.pcode): arrays the code declares and never assigns."""
+    return fact("unfilled_arrays", d)
+
+
+def instruction_calls(d) -> tuple:
+    """isa.code_facts.instruction_calls(d.pcode): the instructions the code calls, as written."""
+    return fact("instruction_calls", d)

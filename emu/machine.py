@@ -202,9 +202,6 @@ class _Hwregs(_Sgprs):
             self.st.hwreg[self.sel, reg % 64] = value[:, 0]
 
 
-_FILES: dict = {}
-
-
 def _one_pc(pc: np.ndarray, sel) -> bool:
     """Whether the waves `sel` selects all sit at one PC."""
     pcs = pc[sel]
@@ -244,13 +241,9 @@ class _UniformBranch:
 
 def _register_files(sem) -> bool:
     """Whether a semantic may index SGPR[...] / HW_REGISTERS[...] (ctx.sgpr, ctx.hwreg): the
-    generated ones whose pseudocode names them, and every hand-written one."""
-    known = _FILES.get(id(sem))
-    if known is None or known[0] is not sem:
-        src = sem.source or ""
-        known = _FILES[id(sem)] = (sem, sem.origin != "generated" or sem.cross_lane or "SGPR[" in src
-                                   or "HW_REGISTERS" in src)
-    return known[1]
+    generated ones whose pseudocode does (Semantic.register_files) or that read other lanes, and
+    every hand-written one."""
+    return sem.origin != "generated" or sem.cross_lane or sem.register_files
 
 
 def _plain(p) -> bool:

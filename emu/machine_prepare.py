@@ -20,7 +20,7 @@ from isa.records import dataclass
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
 from .machine_dpp import Dpp, DppError
-from .dialect import SEGMENTS, adds_ds_offset, immediate_offset
+from .dialect import SEGMENTS, immediate_offset
 from . import facts as instruction_facts
 from .facts import scalar_layout, valu_signature
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
@@ -752,10 +752,11 @@ class Preparer:
         if "addr" in layout:
             base = self._vgpr_data(f["ADDR"], 1)
             # ADDR is the final address (contract), except where the pseudocode adds the
-            # instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32], MEM[ADDR + OFFSET0.u32 * 4U]).
+            # instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32], MEM[ADDR + OFFSET0.u32 * 4U];
+            # CDNA: CalcDsAddr(ADDR.b32, OFFSET0.b32, ...): the address_adds_offset fact).
             # Both stay split (the address VGPR's uint32 plus one constant): the LDS bounds and
             # indexes the offsets once for every access of the instruction
-            added = np.full((1, 1), 0 if adds_ds_offset(p.sem.source) else offset, np.uint64)
+            added = np.full((1, 1), 0 if instruction_facts.address_adds_offset(d) else offset, np.uint64)
             if self.options.split_addresses:
                 facts = _ds_address_facts(f["ADDR"]) if self.options.ds_address_memo else lambda st, sel: None
                 p.inputs["ADDR_BASE"] = lambda st, sel: SplitAddresses(_NO_BASE, base(st, sel), facts=facts(st, sel))

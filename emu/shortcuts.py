@@ -28,9 +28,10 @@ signalling NaN made quiet by setting bit 22 (what 32'F(cvtToQuietNAN(64'F(x))) g
 payload's top 22 bits and the sign are kept). The choices apply in the pseudocode's priority, which differs between families: RDNA3's
 (IEEE mode: sNaN S0, sNaN S1, qNaN S1, qNaN S0, compare; otherwise NaN S1, NaN S0, compare: two
 NaNs give S0) and CDNA's (IEEE mode: sNaN S0, sNaN S1; then NaN S0, NaN S1, compare: two NaNs
-give S1). Which one an instruction follows is read from its pseudocode (_s0_nan_first).
+give S1). Which one an instruction follows is read from its pseudocode: the source its first NaN
+test names (the first_nan_test fact, isa/code_facts.py).
 An instruction whose whole pseudocode is `D0.f = v_X_f32(v_Y_f32(S0.f, S1.f), S2.f)`
-(v_min3/max3/minmax/maxmin_f32) composes its callees' shortcuts on the raw bits (_chain) when
+(v_min3/max3/minmax/maxmin_f32: the call_chain fact) composes its callees' shortcuts on the raw bits (_chain) when
 both callees take one, instead of two rtlib.call_instruction calls with their contexts and
 widenings, each operand tested for NaNs once (the inner pick's answer tells the outer one whether
 its first operand may be a NaN). Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
@@ -38,8 +39,6 @@ tests/test_emu_shortcuts.py compares every pair of a set of special values with 
 semantic in both IEEE modes; the fuzzer and the corpus compare with reference mode.
 """
 from __future__ import annotations
-
-import re
 
 import numpy as np
 
@@ -51,14 +50,6 @@ _INF = np.uint32(0x7F80_0000)
 _QUIET = np.uint32(0x0040_0000)
 _NEG_ZERO = np.uint32(0x8000_0000)
 _ZERO = np.uint32(0)
-
-
-def _s0_nan_first(pcode: str) -> bool:
-    """Whether the pseudocode tests S0 for a (quiet) NaN before S1, as CDNA's V_MIN/MAX_F32 do
-    ("elsif isNAN(64'F(S0.f32)) then D0.f32 = S1.f32"); RDNA3's test S1's first
-    ("elsif isQuietNAN(64'F(S1.f)) then D0.f = S0.f")."""
-    first = re.search(r"is(?:Quiet)?NAN\(64'F\(S([01])", pcode or "")
-    return first is not None and first.group(1) == "0"
 
 
 def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: bool, nan: bool | None = None) -> np.ndarray:
@@ -107,13 +98,15 @@ def _minmax_f32(smaller: bool, s0_nan_first: bool):
 
 
 def _minmax_f32_for(smaller: bool):
-    """The shortcut for the NaN order the instruction's pseudocode gives (see _s0_nan_first)."""
+    """The shortcut for the NaN order the instruction's pseudocode gives (s0_nan_first: its first
+    NaN test names S0, the first_nan_test fact)."""
     variants = {order: _minmax_f32(smaller, order) for order in (False, True)}
-    return lambda pcode: variants[_s0_nan_first(pcode)]
+    return lambda s0_nan_first: variants[s0_nan_first]
 
 
-# "D0.f = v_max_f32(v_min_f32(S0.f, S1.f), S2.f)": v_min3/max3/minmax/maxmin_f32
-_CHAIN = re.compile(r"\s*D0\.f(?:32)? = (v_\w+)\((v_\w+)\(S0\.f(?:32)?, S1\.f(?:32)?\), S2\.f(?:32)?\)\s*;?\s*")
+# the call chains composed: "D0.f = v_max_f32(v_min_f32(S0.f, S1.f), S2.f)" (v_min3/max3/minmax/
+# maxmin_f32; the call_chain fact), of f32 values
+_CHAIN_TYPES = ("f", "f32")
 
 
 def _chain(generated, semantic_of, outer: str, inner: str):
@@ -277,16 +270,20 @@ SHORTCUTS = {"V_MIN_F32": ("minmax_shortcuts", _minmax_f32_for(True)),
 _PER_PCODE = ("V_MIN_F32", "V_MAX_F32")
 
 
-def with_shortcut(name: str, fn, pcode: str = "", semantic_of=None):
-    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on; an
-    instruction whose pseudocode chains two min/max calls (_CHAIN) composes the callees'
-    shortcuts, looked up by `semantic_of(name)` (switch minmax_shortcuts)."""
+def with_shortcut(name: str, fn, d=None, semantic_of=None):
+    """fn, or a function taking SHORTCUTS[name]'s way while its EmuOptions switch is on. The
+    instruction's facts (d: its isa InstrDef, emu/facts.py) choose the variant: v_min/max_f32's
+    NaN order (first_nan_test); an instruction whose pseudocode chains two f32 calls (call_chain:
+    (outer, inner, type)) composes the callees' shortcuts, looked up by `semantic_of(name)`
+    (switch minmax_shortcuts)."""
+    from .facts import call_chain, first_nan_test
     if name in SHORTCUTS:
         switch, short = SHORTCUTS[name]
         if name in _PER_PCODE:
-            short = short(pcode)
-    elif semantic_of is not None and (chain := _CHAIN.fullmatch(pcode or "")):
-        switch, short = "minmax_shortcuts", _chain(fn, semantic_of, chain[1].upper(), chain[2].upper())
+            short = short(d is not None and first_nan_test(d) == "S0")
+    elif semantic_of is not None and d is not None and (chain := call_chain(d)) is not None \
+            and chain[2] in _CHAIN_TYPES:
+        switch, short = "minmax_shortcuts", _chain(fn, semantic_of, chain[0], chain[1])
     else:
         return fn
 

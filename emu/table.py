@@ -14,7 +14,6 @@ import hashlib
 import json
 import marshal
 import os
-import re
 import sys
 import types
 import dataclasses
@@ -30,10 +29,10 @@ from isa.records import dataclass
 
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
-from .facts import float_rules
+from .facts import atomic_update, field_loads, float_rules, instruction_calls, register_files, unfilled_arrays
 from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
-from .dword_loads import dword_run, load_dword_runs
+from .dword_loads import load_dword_runs
 from .fold import Folded, fold
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import current
@@ -165,20 +164,21 @@ def _operands(d: dict) -> dict[str, Operand]:
 
 
 def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
-    """The declared array the pseudocode only declares, filled from the description's lookup
-    table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
+    """The array the pseudocode only declares (the unfilled_arrays fact), filled from the
+    description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
     entries = description_table(d.description)
-    names = re.findall(r"declare (\w+_TABLE) :", d.pcode or "")
-    return {names[0]: entries} if entries is not None and len(names) == 1 else {}
+    if entries is None:
+        return {}
+    names = unfilled_arrays(d)
+    return {names[0]: entries} if len(names) == 1 else {}
 
 
 def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
-    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32):
-    the translation depends on them, so the cache key does."""
+    """The result types of the instructions d's pseudocode calls (v_max3_f32 calls v_max_f32; the
+    instruction_calls fact): the translation depends on them, so the cache key does."""
     if spec is None or not d.pcode:
         return []
-    called = sorted(set(re.findall(r"\b([vsVS]_[A-Za-z0-9_]+)\s*\(", d.pcode)))
-    return [[n.upper(), callee_result_type(spec, n.upper())] for n in called]
+    return [[n.upper(), callee_result_type(spec, n.upper())] for n in instruction_calls(d)]
 
 
 def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
@@ -235,10 +235,7 @@ def _compiled(source: str, name: str) -> tuple:
 # one semantic call instead of one per lane on the busiest address: a histogram or a counter
 # every lane bumps). False: every atomic runs in rounds.
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
-# the memory update of an atomic, at the machine's ADDR (RDNA3) or the manual's address
-# calculation's result (CDNA3: addr = CalcGlobalAddr(...), which is ADDR)
-_SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32|64)?);"
-
+# (which update an atomic makes is a fact of the manual's code: isa.code_facts.atomic_update)
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
 # bitwise and / or / xor: associative and commutative, so the lanes sharing an address combine
@@ -246,26 +243,33 @@ _SUMMING = r"\bMEM\[(?:ADDR|addr)\]\.([bui](?:32|64)?) ([+-])= DATA\.([bui](?:32
 # old value reduced with the data of the lanes before it (a segmented scan in log2(lanes)
 # passes). Float min/max are not combined (a NaN makes the order matter).
 COMBINE_ATOMIC_REDUCTIONS = True      # see also EmuOptions.combine_atomic_reductions
-# (the atomics' patterns are compiled by re at their first use: a kernel without atomics compiles none)
-_EXTREME = r"\bMEM\[(?:ADDR|addr)\]\.([ui](?:32|64)?) = src ([<>])=? tmp \? src : tmp;"
-_BITWISE = r"\bMEM\[(?:ADDR|addr)\]\.b(?:32|64)? = \(tmp ([&|^]) DATA\.b(?:32|64)?\);"
-_REDUCTIONS = {"<": np.minimum, ">": np.maximum, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
+_REDUCTIONS = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+               "xor": np.bitwise_xor}
 
 
-def reduction_of(pcode: str):
-    """(numpy ufunc, signed) when the pseudocode's memory update is an integer min/max or a
-    bitwise and/or/xor of DATA, else None."""
-    m = re.search(_EXTREME, pcode or "")
-    if m is not None:
-        return _REDUCTIONS[m.group(2)], m.group(1).startswith("i")
-    m = re.search(_BITWISE, pcode or "")
-    return (_REDUCTIONS[m.group(1)], False) if m is not None else None
+def _integer_kind(type_: str) -> str | None:
+    """'b', 'u' or 'i' for a memory word's integer type as written (b, u32, i64), else None (f32, bf16)."""
+    base = type_.rstrip("0123456789")
+    return base if base in ("b", "u", "i") else None
 
 
-def summing_sign(pcode: str) -> int:
-    """+1 / -1 when the pseudocode's memory update is an integer += / -= of DATA, else 0."""
-    m = re.search(_SUMMING, pcode or "")
-    return 0 if m is None else 1 if m.group(2) == "+" else -1
+def reduction_of(update: tuple | None):
+    """(numpy ufunc, signed) when an atomic's memory update (emu.facts.atomic_update: kind, type,
+    ...) is an integer min/max or a bitwise and/or/xor of DATA, else None."""
+    if update is None or update[0] not in _REDUCTIONS:
+        return None
+    integer = _integer_kind(update[1])
+    if integer is None or (update[0] in ("min", "max")) != (integer in ("u", "i")):
+        return None
+    return _REDUCTIONS[update[0]], integer == "i"
+
+
+def summing_sign(update: tuple | None) -> int:
+    """+1 / -1 when an atomic's memory update (emu.facts.atomic_update) is an integer += / -= of
+    DATA, else 0."""
+    if update is None or update[0] not in ("add", "sub") or _integer_kind(update[1]) is None:
+        return 0
+    return 1 if update[0] == "add" else -1
 
 
 def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligned: str = "ADDR", reads=(),
@@ -352,6 +356,8 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
             flat_rank = np.full(flat_size, -1, np.int64)
             flat_rank[pos] = index - np.maximum.accumulate(np.where(first, index, 0))
             rank = flat_rank.reshape(ctx.shape)
+            if rank.max() <= 0:     # no two active lanes share a word (or no lane is active): one call
+                return fn(ctx)
         merged = None
         lanes = np.arange(ctx.shape[1], dtype=np.uint64)
         for r in range(int(rank.max()) + 1):
@@ -733,24 +739,26 @@ class SemanticTable:
         fn = compile_source(t["source"], d.name, self.arch, (t["code"], t["folded"]))
         if not saturate:        # the shortcuts compute the wrapping results only
             # the chains' callees found as the generated code finds them (INSTRUCTIONS below)
-            fn = with_shortcut(d.name, fn, d.pcode, lambda name, arch=self.arch:
+            fn = with_shortcut(d.name, fn, d, lambda name, arch=self.arch:
                                load_semantics(arch, narrow=current().narrow_uint32).lookup(name))
         if t["memory"] == "atomic" and not scalar:
             from .atomic_scan import cmpswap_of, swap_of
+            update = atomic_update(d)
             two_addresses = "ADDR_BASE" in t["reads"]
             # *_2ADDR forms access ADDR_BASE + OFFSETn * size, each of DATA's size
             size = (t["reads"].get("DATA") if two_addresses else None) or t["writes"].get("RETURN_DATA") \
                 or t["reads"].get("DATA") or [None, 32]
-            fn = serialise_atomics(fn, summing_sign(d.pcode), max(1, min(size[1], 64) // 8),
-                                   reduction_of(d.pcode), "ADDR_BASE" if two_addresses else "ADDR",
-                                   tuple(t["reads"]), swap_of(d.pcode), cmpswap_of(d.pcode))
+            fn = serialise_atomics(fn, summing_sign(update), max(1, min(size[1], 64) // 8),
+                                   reduction_of(update), "ADDR_BASE" if two_addresses else "ADDR",
+                                   tuple(t["reads"]), swap_of(update), cmpswap_of(update))
         if "OPSEL_HI" in t["reads"]:
             fn = mix_source_modifiers(fn)
-        run = dword_run(d.pcode) if t["memory"] == "load" else None
+        run = field_loads(d) if t["memory"] == "load" else None
         if run is not None:         # dword k from ADDR + 4k: one access (emu/dword_loads.py)
             fn = load_dword_runs(fn, d.name, *run)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
-                       t["cross_lane"], t["branch"], t["memory"], None, d.pcode)
+                       t["cross_lane"], t["branch"], t["memory"], None, d.pcode,
+                       register_files=bool(register_files(d) & {"SGPR", "HW_REGISTERS"}))
         return Entry(_with_float_modes(sem, d), "generated")
 
 

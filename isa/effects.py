@@ -604,6 +604,25 @@ def _jump(stmts: list, names: set) -> bool:
 
 
 @lru_cache(maxsize=None)
+def statements(pcode: str | None) -> tuple:
+    """The code's statements as token tuples (comments dropped, WMMA's quoted statement read as
+    itself), the same split the analysis reads: `tmp = MEM[ADDR].u;` is ('tmp', '=', 'MEM', '[',
+    'ADDR', ']', '.', 'u'); an if/elsif/while/for header is one statement up to its then/do.
+    Unbalanced code splits as far as it can. Empty for no code."""
+    if not pcode:
+        return ()
+    return tuple(tuple(s) for s in _statements(_tokens(pcode.replace(".\n", "\n"))))
+
+
+def assignment(statement) -> tuple | None:
+    """(target tokens, operator, value tokens) of an assignment statement (`=` or a compound
+    `+=` ... at bracket depth 0, not a conditional expression's), else None."""
+    s = list(statement)
+    eq = _assignment(s)
+    return None if eq is None else (tuple(s[:eq]), s[eq], tuple(s[eq + 1:]))
+
+
+@lru_cache(maxsize=None)
 def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring)."""
     if not pcode:

@@ -11,6 +11,7 @@
     a.result_dwords               # VGPRs a load / returning atomic writes (VDATA[95 : 64]: 3)
     a.element_bits                # bits of each memory value the code reads or writes (MEM[addr].b32: 32)
     converts_format(d)            # a buffer access converts through a data format (*_FORMAT_*)
+    format_conversion(d)          # ... its components (X .. XYZW), 16-bit halves (D16) and high half (D16_HI)
     buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
     lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
     ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
@@ -168,6 +169,52 @@ _LANE_ADDRESS = re.compile(r"\bno VGPR address\b|\blane ID is used\b|\bTID is ad
 def converts_format(d) -> bool:
     """`d` (a buffer instruction) converts its data through a data format."""
     return bool(_CONVERTS.search(d.pcode)) if d.pcode else bool(_CONVERTS_SAID.search(d.description or ""))
+
+
+@dataclass(frozen=True)
+class FormatConversion:
+    """The data a format-converting buffer instruction moves (format_conversion)."""
+    components: int     # 1 to 4: X, XY, XYZ, XYZW
+    d16: bool           # each component is a 16-bit half of a data register, packed
+    high: bool          # the one component sits in the high half of its register (D16_HI)
+
+
+_COMPONENTS_SAID = re.compile(r"\b([1-4])-component\b", re.I)
+_HIGH_HALF_SAID = re.compile(r"\bhigh 16 bits of\b", re.I)
+_HALVES_SAID = re.compile(r"\b16 bits of data\b|\bpacked 16[- ]bit\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def format_conversion(d) -> FormatConversion | None:
+    """How many components a buffer instruction that converts through a data format
+    (converts_format) moves, and where: from the data register's bit range in each conversion of
+    its code (`VDATA[31 : 16].b16 = 16'B(ConvertFromFormat(...))`: one 16-bit component in the
+    high half), or without code from the description ("Convert 16 bits of data from the high 16
+    bits of a 32-bit vector input register into 1-component formatted data": CDNA's
+    buffer_store_format_d16_hi_x). None for any other instruction."""
+    if not converts_format(d):
+        return None
+    if not d.pcode:
+        said = d.description or ""
+        count = _COMPONENTS_SAID.search(said)
+        if count is None:
+            return None
+        high = bool(_HIGH_HALF_SAID.search(said))
+        return FormatConversion(int(count.group(1)), high or bool(_HALVES_SAID.search(said)), high)
+    from .effects import statements
+    ranges = []
+    for s in statements(d.pcode):
+        if "ConvertFromFormat" not in s and "ConvertToFormat" not in s:
+            continue
+        at = next((i for i in range(len(s) - 5) if s[i:i + 2] == ("VDATA", "[") and s[i + 3] == ":"
+                   and s[i + 2].isdigit() and s[i + 4].isdigit()), None)
+        if at is None:
+            return None
+        ranges.append((int(s[at + 2]), int(s[at + 4])))
+    if not ranges:
+        return None
+    d16 = all(hi - lo == 15 for hi, lo in ranges)
+    return FormatConversion(len(ranges), d16, d16 and ranges[0][1] == 16)
 
 
 def buffer_resource(d) -> bool:

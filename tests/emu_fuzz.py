@@ -6,7 +6,8 @@ A program is a prologue that loads random data into VGPRs v8..v31 (per lane) and
 s8..s31 (per work-group), then a body of random instructions drawn from the ISA's own
 instruction list: VALU (VOP1/VOP2/VOP3/VOP3SD/VOP3P/VOPC, e32 and e64 forms, DPP16 and DPP8,
 neg/abs/clamp/omod/op_sel modifiers), VOPD pairs, SALU (SOP1/SOP2/SOPC/SOPK), DS, GLOBAL and
-SCRATCH loads/stores/atomics, writes of EXEC, forward branches that make waves diverge, and
+SCRATCH loads/stores/atomics (with `flat=True` / `--flat` also FLAT ones whose lanes reach global
+memory, the LDS and scratch through the apertures, one space or two alternating), writes of EXEC, forward branches that make waves diverge, and
 barriers. Data includes NaN (quiet and signalling), +-inf, +-0, denormals of every width and
 extreme integers. Launches have one or two work-groups of one to three waves (the last one
 partial at times), wave32 or wave64, gfx1100, gfx1151 or gfx1201 (RDNA4: its memory formats
@@ -36,12 +37,15 @@ import numpy as np
 import isa
 from dsl.asm_gfx9 import Gfx9AsmError
 from dsl.kernel import build_namespace
-from dsl.operands import OperandError, Reg, exec_hi, exec_lo, lit, m0, null, off, s, v, vcc, vcc_hi, vcc_lo
+from dsl.operands import OperandError, Reg, Special, exec_hi, exec_lo, lit, m0, null, off, s, v, vcc, vcc_hi, vcc_lo
 from dsl.signature import ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 
 TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx1201-w64", "gfx942-w64", "gfx950-w64")
 FUZZ_VGPRS = range(8, 32)          # v8..v31 hold data; v0 ids, v1 input offset, v2 LDS base,
 V_GLOBAL, V_LDS, V_ADDR, V_ADDR64 = 3, 2, 4, 6     # v3 global slice, v4 an address, v[6:7] a 64-bit one
+V_SECOND = 5                       # FLAT: a second lane's low address dword
+V_SHARED_HI, V_PRIVATE_HI = 32, 33  # FLAT: the apertures' high dwords (only with flat=True)
+LANE_MIX = 0x5555555555555555      # FLAT: s[4:5] after the prologue: which lanes take the second address
 FUZZ_SGPRS = range(8, 32)          # s[0:1] input, s[2:3] work buffer, s[4:5] SGPR data, s6 group id, s7 temp
 IN_DWORDS = len(FUZZ_VGPRS)        # input dwords per lane
 SGPR_DWORDS = len(FUZZ_SGPRS)
@@ -128,8 +132,8 @@ class Program:
 class Generator:
     """Random programs for one target (architecture and wave size)."""
 
-    def __init__(self, target: str):
-        self.target = target
+    def __init__(self, target: str, flat: bool = False):
+        self.target, self.flat = target, flat
         self.arch, self.wave = target.split("-")[0], 64 if target.endswith("w64") else 32
         self.spec = isa.load(self.arch)
         if isa.resolve_arch(self.arch) in ("cdna3", "cdna4"):
@@ -155,9 +159,12 @@ class Generator:
             "ds": by("DS", "VDS"),             # RDNA4 names the memory formats VDS, VGLOBAL, VSCRATCH
             "global": by("GLOBAL", "VGLOBAL"),
             "scratch": by("SCRATCH", "VSCRATCH"),
+            "flat": [d for d in by("FLAT", "VFLAT") if d.name.startswith("FLAT_")],
         }
         self.weights = {"valu": 55, "vopd": 5, "salu": 18, "ds": 8, "global": 5, "scratch": 4, "exec": 2,
                         "branch": 2, "barrier": 1}
+        if flat:            # FLAT loads/stores/atomics into global memory, the LDS and scratch through the apertures
+            self.weights["flat"] = 8
         if self.gfx9:       # AGPR moves (the VALU pool's v_accvgpr_* draw VGPRs, which they refuse)
             self.weights["agpr"] = 4
         self.unsupported: set[str] = set()
@@ -394,6 +401,9 @@ class Generator:
                         self.add_u32(v[V_ADDR64], s[2], v[V_ADDR]), self.ns["v_mov_b32"](v[V_ADDR64 + 1], s[3])]
                     ops.append(v[V_ADDR64:V_ADDR64 + 1])
                     mods["_noaddr"] = True
+            elif opname == "vaddr" and kind == "flat":
+                pre, spaces = self.flat_address(rng, align)
+                ops.append(v[V_ADDR64:V_ADDR64 + 1])
             elif opname == "vaddr":       # scratch: a lane offset
                 pre = [self.ns["v_and_b32"](v[V_ADDR], (SCRATCH_BYTES // 2 - 1) & align, self.vreg(rng))]
                 ops.append(v[V_ADDR])
@@ -402,6 +412,8 @@ class Generator:
             else:
                 ops.append(self.vreg(rng, dwords))
         mods.pop("_noaddr", None)
+        if kind == "flat":          # the offset keeps every lane inside its space's lower half too
+            kind = "scratch" if "scratch" in spaces else "ds" if "lds" in spaces else "global"
         half = (SCRATCH_BYTES if kind == "scratch" else LDS_SLICE if kind == "ds" else WORK_SLICE) // 2
         if kind == "ds" and "2ADDR" in d.name:      # offsets in elements (of 64 elements with ST64)
             top = 2 if "STRIDE64" in d.name else 16
@@ -413,6 +425,33 @@ class Generator:
                 # (GFX9: SC0)
                 mods["th" if self.rdna4 else "sc0" if self.gfx9 else "glc"] = 1 if self.rdna4 else True
         return pre + [self.ns[name](*ops, **mods)]
+
+    def flat_address(self, rng, align: int):
+        """v[6:7] = a FLAT address per lane inside this wave's slice of one space (global memory,
+        its LDS through the shared aperture, the lane's scratch through the private one), or of
+        two spaces, lanes alternating (s[4:5]: LANE_MIX); the instructions and the spaces."""
+        ns = self.ns
+        spaces = ["global", "lds", "scratch"]
+        first = spaces[int(rng.integers(0, 3))]
+        second = spaces[int(rng.integers(0, 3))] if rng.random() < 0.4 else first
+
+        def low(space, reg):        # the low address dword in `reg` (and the high one's source)
+            if space == "global":
+                return self.address(rng, V_GLOBAL, (WORK_SLICE // 2 - 1) & align) + [
+                    self.add_u32(v[reg], s[2], v[V_ADDR])], s[3]
+            if space == "lds":
+                return self.address(rng, V_LDS, (LDS_SLICE // 2 - 1) & align) + [
+                    ns["v_mov_b32"](v[reg], v[V_ADDR])], v[V_SHARED_HI]
+            return [ns["v_and_b32"](v[reg], (SCRATCH_BYTES // 2 - 1) & align, self.vreg(rng))], v[V_PRIVATE_HI]
+        out, hi = low(first, V_ADDR64)
+        out.append(ns["v_mov_b32"](v[V_ADDR64 + 1], hi))
+        if second != first:
+            more, hi2 = low(second, V_SECOND)
+            mix = s[4:5] if self.wave == 64 else s[4]
+            out += more + [ns["v_cndmask_b32_e64"](v[V_ADDR64], v[V_ADDR64], v[V_SECOND], mix),
+                           ns["v_mov_b32"](v[V_SECOND], hi2),
+                           ns["v_cndmask_b32_e64"](v[V_ADDR64 + 1], v[V_ADDR64 + 1], v[V_SECOND], mix)]
+        return out, {first, second}
 
     # ------------------------------------------------------------------ programs
     def prologue(self, waves_per_group: int):
@@ -431,6 +470,11 @@ class Generator:
                 ns["s_mul_i32"](s[7], s[6], waves_per_group * WORK_SLICE),
                 self.add_u32(v[V_GLOBAL], s[7], v[V_GLOBAL]),
 ] + self.wait_all()
+        if self.flat:       # the apertures' high dwords, and s[4:5] (the SGPR data's address, read above) a lane mix
+            out += [ns["s_mov_b64"](s[4:5], Special("src_shared_base")), ns["v_mov_b32"](v[V_SHARED_HI], s[5]),
+                    ns["s_mov_b64"](s[4:5], Special("src_private_base")), ns["v_mov_b32"](v[V_PRIVATE_HI], s[5]),
+                    ns["s_mov_b32"](s[4], self.lit(LANE_MIX & 0xFFFFFFFF)),
+                    ns["s_mov_b32"](s[5], self.lit(LANE_MIX >> 32))]
         return out
 
     def wait_all(self):
@@ -486,7 +530,7 @@ class Generator:
         if kind == "salu":
             x = self.salu(rng)
             return None if x is None else [x]
-        if kind in ("ds", "global", "scratch"):
+        if kind in ("ds", "global", "scratch", "flat"):
             return self.memory(rng, kind)
         if kind == "exec":
             value = int(special_dwords(rng, 1)[0]) | (int(rng.integers(0, 2**32)) << 32 if self.wave == 64 else 0)
@@ -568,8 +612,9 @@ _GENERATORS: dict = {}
 
 
 def fuzz(seeds, targets=TARGETS, options=None, length: int = 40, report: Report | None = None,
-         fast=None) -> Report:
-    """Run programs for every seed and target, `fast` (FAST) vs `options` (REFERENCE)."""
+         fast=None, flat: bool = False) -> Report:
+    """Run programs for every seed and target, `fast` (FAST) vs `options` (REFERENCE); flat: with
+    FLAT accesses (another program per seed than without)."""
     from emu.options import FAST, REFERENCE
     from tests.emu_differential import differences
     options = REFERENCE if options is None else options
@@ -577,7 +622,7 @@ def fuzz(seeds, targets=TARGETS, options=None, length: int = 40, report: Report 
     report = report or Report()
     for seed in seeds:
         for target in targets:
-            gen = _GENERATORS.get(target) or _GENERATORS.setdefault(target, Generator(target))
+            gen = _GENERATORS.get((target, flat)) or _GENERATORS.setdefault((target, flat), Generator(target, flat))
             prog = gen.program(np.random.default_rng([seed, TARGETS.index(target)]), length)
             try:
                 fast_outcome, ref = run(prog, fast, seed), run(prog, options, seed)
@@ -637,6 +682,7 @@ def main(argv=None) -> int:
     ap.add_argument("--off", default=None, help="compare against fast mode with only these switches off "
                                                 "(comma-separated names; default: every switch off)")
     ap.add_argument("--corpus", action="store_true", help="run the kernel corpus whole in full reference mode")
+    ap.add_argument("--flat", action="store_true", help="programs with FLAT accesses (global, LDS, scratch apertures)")
     args = ap.parse_args(argv)
     if args.corpus:
         return 1 if _corpus(sys.stdout) else 0
@@ -647,7 +693,7 @@ def main(argv=None) -> int:
     report, t0 = Report(), time.perf_counter()
     seed = start
     while (args.seconds is None and seed < stop) or (args.seconds is not None and time.perf_counter() - t0 < args.seconds):
-        fuzz([seed], targets, options, args.length, report)
+        fuzz([seed], targets, options, args.length, report, flat=args.flat)
         seed += 1
         if seed % 10 == 0:
             print(f"seed {seed}: {report.line()} ({time.perf_counter() - t0:.0f} s)", flush=True)

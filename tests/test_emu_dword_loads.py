@@ -5,7 +5,7 @@ a run leaves its buffer."""
 import numpy as np
 import pytest
 
-from emu.dword_loads import dword_run
+from isa.code_facts import field_loads
 from emu.memory import DeviceMemory, MemoryFault
 from emu.options import FAST, REFERENCE, activate, deactivate, options_from
 from emu.semantics import Ctx
@@ -32,10 +32,10 @@ def _expected(host, offsets, n):
     return out
 
 
-def _run(options, mnemonic, ctx_of):
+def _run(options, mnemonic, ctx_of, arch="gfx1100"):
     token = activate(options)
     try:
-        table = SemanticTable("gfx1100", narrow=options.narrow_uint32)
+        table = SemanticTable(arch, narrow=options.narrow_uint32)
         return table.lookup(mnemonic).execute(ctx_of())
     finally:
         deactivate(token)
@@ -49,16 +49,19 @@ def _as_dwords(value, n):
 
 
 def test_the_run_pattern_is_read_from_the_pseudocode():
-    assert dword_run("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nSDATA[63 : 32] = MEM[ADDR + 4U].b") == ("SDATA", 2)
-    assert dword_run("VDATA.b = MEM[ADDR].b") is None                       # one dword: nothing to fuse
-    assert dword_run("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nSDATA[63 : 32] = MEM[ADDR + 8U].b") is None   # a gap
-    assert dword_run("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nVDATA[63 : 32] = MEM[ADDR + 4U].b") is None   # two registers
+    assert field_loads("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nSDATA[63 : 32] = MEM[ADDR + 4U].b") == ("SDATA", 2)
+    assert field_loads("SDATA[31 : 0] = MEM[ADDR].b32;\nSDATA[63 : 32] = MEM[ADDR + 4U].b32") == ("SDATA", 2)  # RDNA3.5
+    assert field_loads("VDATA.b = MEM[ADDR].b") is None                       # one dword: nothing to fuse
+    assert field_loads("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nSDATA[63 : 32] = MEM[ADDR + 8U].b") is None   # a gap
+    assert field_loads("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nVDATA[63 : 32] = MEM[ADDR + 4U].b") is None   # two registers
+    assert field_loads("SDATA[31 : 0] = MEM[ADDR + 0U].u8;\nSDATA[63 : 32] = MEM[ADDR + 4U].u8") is None  # not dwords
 
 
 @pytest.mark.parametrize("mnemonic, n", [("S_LOAD_B64", 2), ("S_LOAD_B128", 4), ("S_LOAD_B256", 8),
                                          ("S_LOAD_B512", 16)])
 @pytest.mark.parametrize("where", ["uniform", "per wave", "unaligned", "last bytes of the buffer"])
-def test_smem_runs_read_the_buffer_bytes(mnemonic, n, where):
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
+def test_smem_runs_read_the_buffer_bytes(mnemonic, n, where, arch):
     mem, at, host = _memory()
     offsets = {"uniform": np.array([[64]]), "per wave": np.array([[0], [128], [4 * 7]]),
                "unaligned": np.array([[2], [61]]), "last bytes of the buffer": np.array([[SIZE - 4 * n]])}[where]
@@ -70,14 +73,15 @@ def test_smem_runs_read_the_buffer_bytes(mnemonic, n, where):
                                                     np.uint64 if n == 2 else np.uint32)}, True, mem=mem)
     want = np.broadcast_to(_expected(host, offsets, n), (waves, 1, n))
     for mode, options in MODES.items():
-        got = _as_dwords(_run(options, mnemonic, ctx)["SDATA"], n)
+        got = _as_dwords(_run(options, mnemonic, ctx, arch)["SDATA"], n)
         np.testing.assert_array_equal(np.broadcast_to(got, want.shape), want, err_msg=mode)
 
 
 @pytest.mark.parametrize("mnemonic, n", [("GLOBAL_LOAD_B64", 2), ("GLOBAL_LOAD_B96", 3), ("GLOBAL_LOAD_B128", 4),
                                          ("FLAT_LOAD_B64", 2), ("FLAT_LOAD_B128", 4)])
 @pytest.mark.parametrize("exec_bits", [2**32 - 1, 0x0F0F_00FF])
-def test_global_runs_read_the_buffer_bytes(mnemonic, n, exec_bits):
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
+def test_global_runs_read_the_buffer_bytes(mnemonic, n, exec_bits, arch):
     from emu.memory import FlatMemory
     device, at, host = _memory()
     mem = FlatMemory(device, None, None) if mnemonic.startswith("FLAT") else device
@@ -93,7 +97,7 @@ def test_global_runs_read_the_buffer_bytes(mnemonic, n, exec_bits):
     want = _expected(host, np.where(active, offsets, 0), n)
     results = []
     for mode, options in MODES.items():
-        got = np.broadcast_to(_as_dwords(_run(options, mnemonic, ctx)["VDATA"], n), want.shape)
+        got = np.broadcast_to(_as_dwords(_run(options, mnemonic, ctx, arch)["VDATA"], n), want.shape)
         np.testing.assert_array_equal(got[np.broadcast_to(active, (2, 32))],
                                       want[np.broadcast_to(active, (2, 32))], err_msg=mode)
         results.append(got)
@@ -102,7 +106,8 @@ def test_global_runs_read_the_buffer_bytes(mnemonic, n, exec_bits):
 
 @pytest.mark.parametrize("mnemonic, n, scalar", [("S_LOAD_B128", 4, True), ("GLOBAL_LOAD_B128", 4, False),
                                                  ("S_LOAD_B64", 2, True)])
-def test_a_run_leaving_its_buffer_faults_at_the_same_dword(mnemonic, n, scalar):
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151"])
+def test_a_run_leaving_its_buffer_faults_at_the_same_dword(mnemonic, n, scalar, arch):
     """The run's last dwords past the end: the per-dword semantic runs and names the first
     dword outside the buffer, in every mode."""
     faults = set()
@@ -119,7 +124,7 @@ def test_a_run_leaving_its_buffer_faults_at_the_same_dword(mnemonic, n, scalar):
                        {"ADDR": addr, "SDATA": np.zeros(shape, np.uint64),
                         "VDATA": np.zeros(shape + (n,), np.uint32)}, scalar, mem=mem)
         with pytest.raises(MemoryFault) as caught:
-            _run(options, mnemonic, ctx)
+            _run(options, mnemonic, ctx, arch)
         f = caught.value
         assert f.address == at + SIZE and (scalar or f.position == (0, 9)), mode
         faults.add((f.address, f.position, str(f)))

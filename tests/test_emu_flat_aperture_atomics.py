@@ -364,3 +364,27 @@ def test_a_lane_past_its_region_faults_in_either_mode(name, aperture):
     assert memories[0] == memories[1]
     assert memories[0][0] == bytes(range(128))
     assert memories[0][1] == np.arange(waves * lanes * 4, dtype=np.uint32).tobytes()
+
+
+@pytest.mark.parametrize("mode", ["fast", "flat_aperture_atomics off", "reference"])
+def test_a_batch_with_no_lane_on_touches_nothing(mode):
+    """Found by the fuzzer with FLAT accesses: a FLAT atomic whose waves have EXEC 0 at aperture
+    addresses ran rounds over no lane and returned nothing (reference mode stopped with an
+    AttributeError). Every mode now calls the semantic once: every lane returns 0, memory stays."""
+    from emu.memory import SHARED_APERTURE, DeviceMemory, FlatMemory, RegionMemory
+    from emu.options import FAST, REFERENCE, activate, deactivate, options_from
+    from emu.semantics import Ctx
+    from emu.table import load_semantics
+    options = {"fast": FAST, "reference": REFERENCE}.get(mode) or options_from(off=["flat_aperture_atomics"])
+    sem = load_semantics("gfx1100").lookup("FLAT_ATOMIC_ADD_U32")
+    lds = RegionMemory("LDS", np.arange(64, dtype=np.uint8), 64, np.zeros((2, 1), np.int64))
+    token = activate(options)
+    try:
+        out = sem.execute(Ctx(lanes=32, exec_mask=np.zeros((2, 1), np.uint64),
+                              inputs={"ADDR": np.full((2, 32), SHARED_APERTURE + 4, np.uint64),
+                                      "DATA": np.ones((2, 32), np.uint32)},
+                              mem=FlatMemory(DeviceMemory(), lds, None)))
+    finally:
+        deactivate(token)
+    assert (np.broadcast_to(out["RETURN_DATA"], (2, 32)) == 0).all()
+    assert lds.data.tobytes() == bytes(range(64))

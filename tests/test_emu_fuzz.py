@@ -37,6 +37,21 @@ def test_random_programs_agree_in_fast_and_reference_mode(target):
     _agree(report, SEEDS_PER_TARGET)
 
 
+FLAT_SEEDS_PER_TARGET = 8  # programs with FLAT accesses (global, LDS and scratch apertures, mixed): ~25 s of CPU
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_random_programs_with_flat_accesses_agree(target):
+    """The generator's FLAT loads, stores and atomics (emu_fuzz.Generator(flat=True)): lanes in one
+    space or two alternating, atomics conflicting within a wave's LDS slice and global slice
+    (grouped by word in fast mode, rounds by flat address in reference mode). Its first run found
+    reference mode's rounds stopping on an atomic batch with no lane on."""
+    report = fuzz(range(FLAT_SEEDS_PER_TARGET), (target,), flat=True)
+    print(f"{target} (flat): {report.line()}")
+    assert report.drawn.get("flat", 0) > 0
+    _agree(report, FLAT_SEEDS_PER_TARGET)
+
+
 @pytest.mark.parametrize("target,seed,length", FOUND)
 def test_programs_that_once_disagreed_agree(target, seed, length):
     _agree(fuzz([seed], (target,), length=length), 1)

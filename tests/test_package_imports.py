@@ -205,7 +205,8 @@ Machine("gfx1100", mem).run(Dispatch("squares", at, grid=(1, 1, 1), block=(64, 1
 assert (np.frombuffer(mem.read(out, 256), np.uint32) == np.arange(64) ** 2).all()
 print(" ".join(sorted(m for m in sys.modules if m == "lark" or m.startswith(("lark.", "emu.pcode.grammar",
       "emu.pcode.translate", "dsl.asm", "dsl.disasm", "dsl.instr_text", "dsl.instr_fields", "dsl.encode",
-      "dsl.signature", "isa.effects", "isa.control", "isa.memory_access", "isa.float_modes", "emu.handwritten.",
+      "dsl.signature", "isa.effects", "isa.control", "isa.memory_access", "isa.float_modes", "isa.code_facts",
+      "emu.handwritten.",
       "emu.atomic_scan", "emu.atomic_words", "emu.atomic_observed")))))
 """
 
@@ -214,7 +215,7 @@ def test_running_machine_code_loads_neither_the_grammar_nor_the_text_assembler(t
     """The emulator runs a code object with cached semantics and instruction facts without
     importing lark, the pseudocode translator, the text assembler/disassembler or the modules
     that read facts from the pseudocode (dsl.signature, isa.effects/control/memory_access/
-    float_modes: emu/facts.py) (they are a first launch's largest imports), nor the hand-written
+    float_modes/code_facts: emu/facts.py) (they are a first launch's largest imports), nor the hand-written
     semantics' modules or the atomics' (emu/atomic_scan.py, atomic_words.py, atomic_observed.py) when it runs none
     of their instructions. The first process
     translates and works the facts out (and may load them); the second reads the caches."""

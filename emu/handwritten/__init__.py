@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..semantics import Operand, Semantic
-import re
 
 from dsl.syntax import WMMA_REPLICATED
 
@@ -90,35 +89,41 @@ DATA_PARALLEL = {
 }
 
 
-# RDNA: BUFFER_LOAD_D16_HI_FORMAT_X; GFX9 (CDNA): BUFFER_LOAD_FORMAT_D16_HI_X (compiled by re at the
-# first buffer instruction's name)
-_BUFFER_FORMAT = (r"^T?BUFFER_(LOAD|STORE)_(?:(?P<d16>D16_(?P<hi>HI_)?)FORMAT_|FORMAT_(?P<d16_gfx9>D16_(?P<hi_gfx9>HI_)?)|FORMAT_)(X|XY|XYZ|XYZW)$")
 _BUFFER_INPUTS = (_ADDR, _op("FORMAT", 32, "u32"), _op("DST_SEL", 32, "u32"), _op("FORMATS", 0, "table"))
 
 
-def _buffer_format(name: str, scalar: bool) -> Semantic:
-    """Loads write VDATA (and read its old value where a D16 half stays); stores read it."""
+def _buffer_format(name: str, scalar: bool, shape: tuple) -> Semantic:
+    """Loads write VDATA (and read its old value where a D16 half stays); stores read it.
+    shape: (direction, components, d16, high), the instruction's format_conversion fact."""
     from . import buffer_format
-    m = re.match(_BUFFER_FORMAT, name)
-    components = len(m.group(m.lastindex))
-    d16, hi = m.group("d16") or m.group("d16_gfx9"), m.group("hi") or m.group("hi_gfx9")
+    direction, components, d16, hi = shape
     dwords = (components + 1) // 2 if d16 else components
     vdata = _op("VDATA", 32 * dwords, f"b{32 * dwords}")
-    if m.group(1) == "LOAD":
+    if direction == "load":
         reads = _BUFFER_INPUTS + ((vdata,) if d16 and (hi or components % 2) else ())
-        fn, writes = buffer_format.load(name), (vdata,)
+        fn, writes = buffer_format.load(name, components, d16, hi), (vdata,)
     else:
-        reads, fn, writes = _BUFFER_INPUTS + (vdata,), buffer_format.store(name), ()
+        reads, fn, writes = _BUFFER_INPUTS + (vdata,), buffer_format.store(name, components, d16, hi), ()
     return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
-                    scalar=scalar, memory=m.group(1).lower(),
+                    scalar=scalar, memory=direction,
                     source="format conversion per the buffer data format (emu/handwritten/buffer_format.py)")
+
+
+def _format_conversion(name: str, spec) -> tuple | None:
+    """The format_conversion fact of the buffer instruction `name` of spec, or None."""
+    if spec is None:
+        return None
+    from ..facts import format_conversion
+    buffer = spec.traits.roles.buffer
+    return next((shape for d in spec.lookup(name) if d.format in buffer and (shape := format_conversion(d))), None)
 
 
 def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
     """The hand-written semantic of `name`, or None. `spec` (isa.Spec) supplies the tables
     some of them read (s_setreg's writable bits)."""
-    if name.startswith(("BUFFER_", "TBUFFER_")) and re.match(_BUFFER_FORMAT, name):
-        return _buffer_format(name, scalar)
+    shape = _format_conversion(name, spec)
+    if shape is not None:
+        return _buffer_format(name, scalar, shape)
     if name in ("DS_APPEND", "DS_CONSUME"):
         from . import append
         return Semantic(name, append.counter(name, +1 if name == "DS_APPEND" else -1), "hand-written",
@@ -158,8 +163,11 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         fn, reads, writes, what = DATA_PARALLEL[name]
         fn = getattr(lanes, fn)
         if name in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32") and spec is not None:
-            # the lane modulus of the architecture's pseudocode: 32 (RDNA3), 64 (CDNA3)
-            group = lanes.permute_group(next((d.pcode for d in spec.lookup(name) if d.format == "DS"), None))
+            # the lane modulus of the architecture's pseudocode (`/ 4 % 32`: RDNA3; `/ 4U % 64U`:
+            # CDNA3), 32 where it gives none (the lane_modulus fact)
+            from ..facts import lane_modulus
+            lds = spec.traits.roles.lds
+            group = next((lane_modulus(d) for d in spec.lookup(name) if d.format in lds), None) or 32
             fn, what = (lambda ctx, f=fn, g=group: f(ctx, g)), what.replace("% 32 of its half", f"% {group}")
         return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
                         scalar=scalar, source=what)

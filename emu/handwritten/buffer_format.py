@@ -33,7 +33,6 @@ from ..semantics import SemanticsError
 
 NUMBER_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT")
 _EQUAL_CHANNELS = re.compile(r"^(8|16|32)(?:_\1)*_(%s)$" % "|".join(NUMBER_FORMATS))
-_COMPONENTS = re.compile(r"_(X|XY|XYZ|XYZW)$")     # ..._FORMAT_X or GFX9's ..._FORMAT_D16_X
 _FLOAT_KINDS = ("UNORM", "SNORM", "USCALED", "SSCALED", "FLOAT")
 
 
@@ -108,11 +107,6 @@ def _from_register(reg: np.ndarray, kind: str, bits: int, d16: bool) -> np.ndarr
 
 
 # ------------------------------------------------------------------ the semantics
-def _shape(name: str) -> tuple[int, bool, bool]:
-    """(components, d16, d16_hi) from the mnemonic."""
-    return len(_COMPONENTS.search(name).group(1)), "_D16" in name, "_D16_HI" in name
-
-
 def _per_format(ctx, fn):
     """Run fn(waves, channels, bits, kind) per distinct data format in the batch (per wave:
     MUBUF's format comes from each wave's V#)."""
@@ -122,9 +116,9 @@ def _per_format(ctx, fn):
         fn(formats == fmt, *layout(int(fmt), names))
 
 
-def load(name: str):
-    count, d16, hi = _shape(name)
-
+def load(name: str, count: int, d16: bool, hi: bool):
+    """The semantic of a format-converting load of `count` components (16-bit halves where d16,
+    the one component in the high half where hi: the format_conversion fact)."""
     def run(ctx):
         addr, sel_all = ctx.get("ADDR", name), np.asarray(ctx.get("DST_SEL", name))
         comps = np.zeros(ctx.shape + (count,), np.uint32)
@@ -178,9 +172,8 @@ def _dwords(value) -> np.ndarray:
     return value.astype(np.uint32).reshape(value.shape[:2] + (-1,))
 
 
-def store(name: str):
-    count, d16, hi = _shape(name)
-
+def store(name: str, count: int, d16: bool, hi: bool):
+    """The semantic of a format-converting store (see load)."""
     def run(ctx):
         addr, data = ctx.get("ADDR", name), _dwords(ctx.get("VDATA", name))
         if d16:

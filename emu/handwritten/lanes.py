@@ -12,24 +12,13 @@ Wave64: the RDNA3 LDS crossbar permutes within each aligned half of 32 lanes (th
 "destination lane is MOD 32 regardless of wave size"; a wave64 shuffle needs
 v_permlane64 to cross halves), so a lane's partner is `(lane & 32) | (index % 32)`. The
 CDNA3 manual's lane is `... / 4U % 64U`: the whole wave64. `group` is that modulus, read
-from the architecture's pseudocode (`permute_group`).
+from the architecture's pseudocode (the lane_modulus fact, isa/code_facts.py).
 """
 from __future__ import annotations
-
-import re
 
 import numpy as np
 
 from ..semantics import Ctx
-
-
-_GROUP = re.compile(r"/\s*4U?\s*%\s*(\d+)U?")
-
-
-def permute_group(pcode: str | None) -> int:
-    """The lane modulus of a permute's pseudocode (`src_lane = ... / 4 % 32`), 32 without one."""
-    m = _GROUP.search(pcode or "")
-    return int(m.group(1)) if m else 32
 
 
 def _group_base(ctx: Ctx, group: int) -> np.ndarray:

@@ -1,0 +1,233 @@
+"""Shapes of an instruction's code that say what it computes as a whole, read from the statements
+of the one pseudocode parse (isa.effects.statements: tokens, comments dropped), not from its text.
+
+    from isa.code_facts import atomic_update
+    atomic_update(d.pcode)      # AtomicUpdate('add', 'u32', True, ()) for ds_add_rtn_u32
+
+atomic_update: the one statement of an atomic that writes memory, `MEM[A].T op= DATA.T` or
+`MEM[A].T = value`, named by what it does to the word: add / sub (`+= DATA`, `-= DATA`), min /
+max (`src < tmp ? src : tmp`, `src > tmp ? ...`), and / or / xor (`(tmp & DATA)`), swap (`=
+DATA`), cmpswap (`tmp == cmp ? src : tmp`, with where src and cmp come from), else other; T is
+the memory word's type as written (u, u32, i64, b, f32: signedness and float-ness are the
+type's), and returns_old says the code loads the word into tmp first and returns tmp
+(`tmp = MEM[A].T; ...; RETURN_DATA = tmp`)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .effects import assignment, statements
+from .records import dataclass
+
+
+@dataclass(frozen=True)
+class AtomicUpdate:
+    kind: str           # 'add' 'sub' 'min' 'max' 'and' 'or' 'xor' 'swap' 'cmpswap' or 'other'
+    type: str           # the memory word's type as the update writes it: 'u', 'u32', 'i64', 'b', 'f32'
+    returns_old: bool   # tmp = MEM[A].T before the update, RETURN_DATA = tmp after it
+    operands: tuple = ()  # cmpswap: ((src register, its low bit), (cmp register, its low bit)):
+    #                       `src = DATA[63 : 0].b64; cmp = DATA[127 : 64].b64` (('DATA', 0), ('DATA', 64))
+
+
+_BITWISE = {"&": "and", "|": "or", "^": "xor"}
+_EXTREMES = {"<": "min", "<=": "min", ">": "max", ">=": "max"}
+
+
+def _memory_word(target: tuple) -> tuple[str, str] | None:
+    """(address name, type) of a target `MEM [ A ] . T`, A one name (ADDR, or the code's addr)."""
+    if len(target) == 6 and target[:2] == ("MEM", "[") and target[3:5] == ("]", ".") and target[2].isidentifier():
+        return target[2], target[5]
+    return None
+
+
+def _register(value: tuple) -> tuple[str, int] | None:
+    """(register, low bit) of `R.T` or `R[hi : lo].T`."""
+    if len(value) == 3 and value[1] == ".":
+        return value[0], 0
+    if len(value) == 8 and value[1] == "[" and value[3] == ":" and value[5:7] == ("]", ".") and value[4].isdigit():
+        return value[0], int(value[4])
+    return None
+
+
+def _kind(op: str, value: tuple, locals_: dict) -> str:
+    if value[:2] == ("DATA", ".") and len(value) == 3:
+        return {"+=": "add", "-=": "sub", "=": "swap"}.get(op, "other")
+    if op != "=":
+        return "other"
+    if len(value) == 7 and value[0] == "(" and value[1] == "tmp" and value[2] in _BITWISE \
+            and value[3:5] == ("DATA", ".") and value[6] == ")":
+        return _BITWISE[value[2]]
+    if len(value) == 7 and value[3:] == ("?", "src", ":", "tmp"):
+        if value[:3] in (("src", "<", "tmp"), ("src", "<=", "tmp"), ("src", ">", "tmp"), ("src", ">=", "tmp")):
+            return _EXTREMES[value[1]]
+        if value[:3] == ("tmp", "==", "cmp") and "src" in locals_ and "cmp" in locals_:
+            return "cmpswap"
+    return "other"
+
+
+@lru_cache(maxsize=None)
+def atomic_update(pcode: str | None) -> AtomicUpdate | None:
+    """The memory update of an atomic's code (see the module docstring); None when the code writes
+    no memory word, or more than one statement does (the two-address forms)."""
+    stmts = [(s, assignment(s)) for s in statements(pcode)]
+    updates = [i for i, (_, a) in enumerate(stmts) if a is not None and a[0][:1] == ("MEM",)]
+    if len(updates) != 1:
+        return None
+    at = updates[0]
+    target, op, value = stmts[at][1]
+    word = _memory_word(target)
+    if word is None:
+        return AtomicUpdate("other", "", False)
+    address, type_ = word
+    locals_ = {a[0][0]: a[2] for _, a in stmts[:at] if a is not None and len(a[0]) == 1 and a[1] == "="}
+    loaded = any(a is not None and a[0] == ("tmp",) and a[1] == "=" and _memory_word(a[2]) is not None
+                 and _memory_word(a[2])[0] == address for _, a in stmts[:at])
+    returned = any(a is not None and a[0][:1] == ("RETURN_DATA",) and a[1] == "=" and a[2] == ("tmp",)
+                   and (len(a[0]) == 1 or len(a[0]) == 3 and a[0][1] == ".") for _, a in stmts[at + 1:])
+    kind = _kind(op, value, locals_)
+    operands = ()
+    if kind == "cmpswap":
+        src, cmp = _register(locals_["src"]), _register(locals_["cmp"])
+        if src is None or cmp is None:
+            kind = "other"
+        else:
+            operands = (src, cmp)
+    return AtomicUpdate(kind, type_, loaded and returned, operands)
+
+
+def _is_offset(token: str) -> bool:
+    return token.startswith("OFFSET") and token[6:] in ("", "0", "1")
+
+
+@lru_cache(maxsize=None)
+def address_adds_offset(pcode: str | None) -> bool:
+    """The code adds the instruction's offset to the ADDR register itself: `MEM[ADDR + OFFSET.u32]`,
+    `MEM[ADDR + OFFSET0.u32 * 4U]` (RDNA3.5's LDS code), `CalcDsAddr(ADDR.b32, OFFSET0.b32, ...)`
+    (CDNA's): its ADDR is the address VGPR alone, not the address of the access."""
+    for s in statements(pcode):
+        for i, t in enumerate(s):
+            if t != "ADDR":
+                continue
+            if s[i - 2:i] == ("CalcDsAddr", "(") and i >= 2:
+                return True
+            after = s[i + 3:] if s[i + 1:i + 2] == (".",) else s[i + 1:]
+            if after[:1] == ("+",) and len(after) > 1 and _is_offset(after[1]):
+                return True
+    return False
+
+
+def _dword_offset(index: tuple) -> int | None:
+    """Bytes past ADDR of an address `ADDR` or `ADDR + nU`, else None."""
+    if index == ("ADDR",):
+        return 0
+    if len(index) == 3 and index[:2] == ("ADDR", "+") and index[2].rstrip("U").isdigit():
+        return int(index[2].rstrip("U"))
+    return None
+
+
+@lru_cache(maxsize=None)
+def field_loads(pcode: str | None) -> tuple[str, int] | None:
+    """(register, n) when the whole code is n >= 2 statements loading dword k of one register from
+    ADDR + 4k, in order: `SDATA[31 : 0] = MEM[ADDR + 0U].b; SDATA[63 : 32] = MEM[ADDR + 4U].b`
+    (RDNA3's `.b`, RDNA3.5's `MEM[ADDR].b32`); else None (the CDNA and RDNA4 code, which first
+    computes `addr = Calc...Addr(...)`, too)."""
+    stmts = statements(pcode)
+    if len(stmts) < 2:
+        return None
+    register = None
+    for k, s in enumerate(stmts):
+        a = assignment(s)
+        if a is None or a[1] != "=":
+            return None
+        target, _, value = a
+        if not (len(target) == 6 and target[1] == "[" and target[3] == ":" and target[5] == "]"):
+            return None
+        if (register is not None and target[0] != register) or (target[2], target[4]) != (str(32 * k + 31), str(32 * k)):
+            return None
+        if len(value) < 6 or value[:2] != ("MEM", "[") or value[-3:-1] != ("]", ".") or value[-1] not in ("b", "b32"):
+            return None
+        if _dword_offset(value[2:-3]) != 4 * k:
+            return None
+        register = target[0]
+    return register, len(stmts)
+
+
+_NAN_TESTS = ("isNAN", "isQuietNAN")
+
+
+@lru_cache(maxsize=None)
+def first_nan_test(pcode: str | None) -> str | None:
+    """The source (S0, S1) the code's first NaN or quiet-NaN test names, in the order the code is
+    written: CDNA's v_min/max_f32 test S0 first ("elsif isNAN(64'F(S0.f32)) then D0.f32 = S1.f32"),
+    RDNA3's S1 ("elsif isQuietNAN(64'F(S1.f)) then D0.f = S0.f"); None without such a test."""
+    for s in statements(pcode):
+        for i, t in enumerate(s):
+            if t in _NAN_TESTS and s[i + 1:i + 2] == ("(",):
+                depth = 0
+                for u in s[i + 1:]:
+                    depth += (u == "(") - (u == ")")
+                    if u in ("S0", "S1"):
+                        return u
+                    if depth == 0:
+                        break
+    return None
+
+
+@lru_cache(maxsize=None)
+def call_chain(pcode: str | None) -> tuple[str, str, str] | None:
+    """(outer, inner, type) when the whole code is `D0.T = outer(inner(S0.T, S1.T), S2.T)`, both
+    calls other instructions' functions (v_min3/max3/minmax/maxmin_f32: `D0.f = v_max_f32(v_min_f32(S0.f,
+    S1.f), S2.f)`), their names as instruction names (V_MAX_F32); else None."""
+    stmts = statements(pcode)
+    if len(stmts) != 1:
+        return None
+    s = stmts[0]
+    if len(s) != 21 or s[:2] != ("D0", "."):
+        return None
+    t = s[2]
+    if s != ("D0", ".", t, "=", s[4], "(", s[6], "(", "S0", ".", t, ",", "S1", ".", t, ")", ",", "S2", ".", t, ")"):
+        return None
+    outer, inner = s[4], s[6]
+    if not (outer.startswith("v_") and inner.startswith("v_")):
+        return None
+    return outer.upper(), inner.upper(), t
+
+
+@lru_cache(maxsize=None)
+def lane_modulus(pcode: str | None) -> int | None:
+    """N of a permute's lane from a byte address, `... / 4U % N` (ds_bpermute: RDNA's "destination
+    lane is MOD 32 regardless of wave size", `/ 4 % 32`; CDNA's `/ 4U % 64U`), else None."""
+    for s in statements(pcode):
+        for i in range(len(s) - 3):
+            if s[i] == "/" and s[i + 1] in ("4", "4U") and s[i + 2] == "%" and s[i + 3].rstrip("U").isdigit():
+                return int(s[i + 3].rstrip("U"))
+    return None
+
+
+_FILES = ("SGPR", "VGPR", "HW_REGISTERS")
+
+
+@lru_cache(maxsize=None)
+def register_files(pcode: str | None) -> frozenset:
+    """The register files the code indexes by a value, `SGPR[addr]`, `VGPR[lane][...]`,
+    `HW_REGISTERS[hwRegId]` (s_movrel*, readlane and permlane, s_getreg/s_setreg)."""
+    return frozenset(t for s in statements(pcode) for i, t in enumerate(s) if t in _FILES and s[i + 1:i + 2] == ("[",))
+
+
+@lru_cache(maxsize=None)
+def unfilled_arrays(pcode: str | None) -> tuple:
+    """Arrays the code declares (`declare NAME : T[n]`) and never assigns, in order: their values
+    come from elsewhere, v_cvt_off_f32_i4's CVT_OFF_TABLE from the table in its description
+    (not `S`, the sources S0..S2 as an array: v_fma_mix*'s `declare S : 32'B[3]`)."""
+    stmts = statements(pcode)
+    declared = [s[1] for s in stmts if len(s) >= 4 and s[0] == "declare" and s[2] == ":" and s[-1] == "]"
+                and s[1] != "S"]
+    assigned = {a[0][0] for s in stmts if (a := assignment(s)) is not None}
+    return tuple(n for n in declared if n not in assigned)
+
+
+@lru_cache(maxsize=None)
+def instruction_calls(pcode: str | None) -> tuple:
+    """The other instructions the code calls as functions (`v_max_f32(...)`, `v_min_f32(...)`),
+    as written, sorted, once each."""
+    return tuple(sorted({t for s in statements(pcode) for i, t in enumerate(s)
+                         if t[:2] in ("v_", "s_", "V_", "S_") and s[i + 1:i + 2] == ("(",)}))
