@@ -4,7 +4,11 @@ Preparing an instruction reads facts that isa/ and dsl/ work out from its manual
 VALU, scalar or LDS operands (dsl.signature), whether SIMM16 names a barrier (isa.control), its
 memory facts (isa.memory_access: data dwords, a buffer resource, a lane address, a format
 conversion), whether its pseudocode reads D0 (isa.effects) and the MODE rules it follows
-(isa.float_modes). They are pure functions of the entry's text, read with regular expressions:
+(isa.float_modes); building its semantic reads the shapes of its code the fast paths key on
+(isa.code_facts: an atomic's memory update, a dword-run load, a DS offset added in the code,
+v_min/max_f32's NaN order, f32 call chains, a permute's lane modulus, the register files indexed,
+a table only declared, the instructions called; isa.memory_access.format_conversion; isa.effects'
+whole matrices). They are pure functions of the entry's text and the one parse of its code:
 loading those modules and computing the facts cost a first launch of a few dozen instructions
 ~15-25 ms. Here each fact is computed once per instruction and kept in a small pickle file per
 instruction under the emulator's cache folder (`facts-<digest>-<python>`, the digest of the
@@ -179,6 +183,11 @@ def _format_conversion(d):
     return None if shape is None else (memory_access(d).direction, shape.components, shape.d16, shape.high)
 
 
+def _matrix(d):
+    from isa.effects import effects
+    return effects(d.pcode).matrix
+
+
 def _code_fact(name):
     """isa.code_facts.<name>(d.pcode)."""
     def compute(d):
@@ -196,7 +205,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
-         "format_conversion": _format_conversion,
+         "format_conversion": _format_conversion, "matrix": _matrix,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -314,3 +323,8 @@ def unfilled_arrays(d) -> tuple:
 def instruction_calls(d) -> tuple:
     """isa.code_facts.instruction_calls(d.pcode): the instructions the code calls, as written."""
     return fact("instruction_calls", d)
+
+
+def matrix(d) -> bool:
+    """isa.effects' matrix: d's operands are whole matrices across the wave (WMMA)."""
+    return fact("matrix", d)

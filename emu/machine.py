@@ -504,7 +504,7 @@ class _Chunk:
                 if together and gpc < others:
                     run = runs.get(gpc, _UNKNOWN) if runs is not None else None
                     if run is _UNKNOWN:
-                        run = runs[gpc] = build_run(self.plan_at, gpc & 0xFFFF_FFFF_FFFF_FFFF)
+                        run = runs[gpc] = build_run(self.plan_at, gpc & 0xFFFF_FFFF_FFFF_FFFF, self.st.null)
                     if run is not None and gpc + run.last < others and len(group_idx) <= run.limit \
                             and issued0 + bulk + run.count <= budget \
                             and ((stats.batches & 255) + run.count < 256 or not self.m._clock.tick(stats)):

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from isa.records import dataclass
 
+from .machine_fuse import NAMESPACE as FUSE_NAMESPACE, Segment, fusable
+from .options import current
 from .wave import EXEC_LO
 
 MAX_RUN = 64        # instructions of one generated function (a longer stretch is several runs)
@@ -46,12 +48,12 @@ class Run:
     offsets: tuple          # each instruction's byte offset from the run's start
 
 
-def build_run(plan_at, pc: int) -> Run | None:
+def build_run(plan_at, pc: int, null: int | None = None) -> Run | None:
     """The run starting at pc, from the plans (machine.py _Chunk.plan) of consecutive PCs: every
     instruction with a plan that is not a branch, up to MAX_RUN. None when fewer than two
     instructions qualify (one step gains nothing). `plan_at(pc)` returns a plan or None, or
     raises when the instruction cannot be prepared: the run then ends before it (a run never
-    decides that code it may not reach is bad)."""
+    decides that code it may not reach is bad). null: the family's NULL operand code (None: it has none)."""
     members, at = [], pc
     while len(members) < MAX_RUN:
         try:
@@ -65,7 +67,7 @@ def build_run(plan_at, pc: int) -> Run | None:
         at += size
     if len(members) < 2:
         return None
-    return Run(_Generated(members), len(members), at - pc, members[-1][2], min(m[3] for m in members),
+    return Run(_Generated(members, null), len(members), at - pc, members[-1][2], min(m[3] for m in members),
                tuple(m[1] for m in members), tuple(m[2] for m in members))
 
 
@@ -75,35 +77,52 @@ class _Generated:
     wider than a memory instruction of it allows steps on and meets a run built at the next PC,
     so a first launch would otherwise compile a function for each of those suffixes (~0.5 ms
     each, ~30 ms in the 2^20-element elementwise launch) that never runs."""
-    __slots__ = ("members", "fn")
+    __slots__ = ("members", "null", "fn")
 
-    def __init__(self, members):
-        self.members, self.fn = members, None
+    def __init__(self, members, null):
+        self.members, self.null, self.fn = members, null, None
 
     def __call__(self, chunk, sel, idx):
         if self.fn is None:
-            self.fn, self.members = _generate(self.members), None
+            self.fn, self.members = _generate(self.members, self.null), None
         return self.fn(chunk, sel, idx)
 
 
-def _generate(members) -> object:
-    """One function calling each member's compiled step in order (waits: only their count),
-    the member's index kept for RunStop. Generated, not a loop: no per-instruction iteration,
-    tuple unpacking or test of what the member is."""
+def _generate(members, null) -> object:
+    """The run's function: the plain form (`_plain`), and with EmuOptions.fused_runs and at
+    least one member machine_fuse can model, the fused form taken for a batch of contiguous
+    waves with every lane on."""
+    plain = _plain(members)
+    if not current().fused_runs:
+        return plain
+    fused = [None if fn is None else fusable(p, null) for fn, p, _, _ in members]
+    if sum(f is not None for f in fused) < 2:
+        return plain
+    return _fused(members, fused, plain)
+
+
+def _plain(members, start: int = 0) -> object:
+    """One function calling each member's compiled step in order from member `start` (waits:
+    only their count), the member's index kept for RunStop. Generated, not a loop: no
+    per-instruction iteration, tuple unpacking or test of what the member is. From a later
+    start it takes the EXEC state and STATUS its caller read."""
     lo, hi = EXEC_LO, EXEC_LO + 1
     namespace = {"RunStop": RunStop}
-    lines = ["def run(chunk, sel, idx):",
+    lines = ["def run(chunk, sel, idx, state=None, status=None):",
              "    st = chunk.st",
              "    counts = st.sgpr_written.counts",
-             "    k = 0",
+             f"    k = {start}",
              "    try:",
-             "        state = chunk.exec_state(sel)",
-             "        status = st.status[sel]",      # no compiled step writes STATUS (s_setreg is hand-written)
+             "        if state is None:",
+             "            state = chunk.exec_state(sel)",
+             "            status = st.status[sel]",      # no compiled step writes STATUS (s_setreg is hand-written)
              f"        e0, e1 = counts[{lo}], counts[{hi}]"]
     first = True
     for k, (fn, p, _, _) in enumerate(members):
+        if k < start:
+            continue
         namespace[f"p{k}"] = p
-        if k:
+        if k > start:
             lines.append(f"        k = {k}")
         lines.append(f"        if st.stale_vgprs: chunk.settle(p{k}, idx)")
         if fn is None:          # a wait or nop: only the PC moves
@@ -119,3 +138,63 @@ def _generate(members) -> object:
               "        raise RunStop(k, e) from None"]
     exec(compile("\n".join(lines), "<straight-line run>", "exec"), namespace)     # our own generated source
     return namespace["run"]
+
+
+def _fused(members, fused, plain) -> object:
+    """The run with its fusable members' arithmetic on locals (emu/machine_fuse.py) for a batch
+    of contiguous waves with every lane on; `plain` for other batches, and for the rest of the
+    run (from `_plain(members, k)`, generated when first needed) once a member left a lane of
+    EXEC off."""
+    lo, hi = EXEC_LO, EXEC_LO + 1
+    namespace = {"RunStop": RunStop, "plain": plain, "tails": {}, "tail": _tail, "members": members,
+                 **FUSE_NAMESPACE}
+    lines = ["def run(chunk, sel, idx):",
+             "    st = chunk.st",
+             "    state = chunk.exec_state(sel)",
+             "    if state[2] is not None or type(sel) is not slice:",
+             "        return plain(chunk, sel, idx, state, st.status[sel])",
+             "    counts = st.sgpr_written.counts",
+             "    vgpr, stats, lane_ops = st.vgpr, chunk.stats, state[1]",
+             "    shape = (sel.stop - sel.start, st.lanes)",
+             "    k = 0",
+             "    try:",
+             "        status = st.status[sel]",
+             f"        e0, e1 = counts[{lo}], counts[{hi}]"]
+    segment = Segment(namespace, lines, "        ")
+    for k, ((fn, p, _, _), f) in enumerate(zip(members, fused)):
+        namespace[f"p{k}"] = p
+        if k:
+            lines.append(f"        k = {k}")
+        lines.append(f"        if st.stale_vgprs: chunk.settle(p{k}, idx)")
+        if fn is None:
+            continue
+        if f is not None and segment.can_take(f, lambda code: (code, code + 1)):
+            if not p.scalar:
+                lines.append("        stats.lane_ops += lane_ops")
+            segment.instruction(f, p)
+            continue
+        segment.store()
+        namespace[f"f{k}"] = fn
+        lines.append(f"        f{k}(chunk, sel, idx, state, status)")
+        if k + 1 < len(members):        # it may have written EXEC
+            lines += [f"        if counts[{lo}] != e0 or counts[{hi}] != e1:",
+                      "            state = chunk.exec_state(sel)",
+                      f"            e0, e1 = counts[{lo}], counts[{hi}]",
+                      "            lane_ops = state[1]",
+                      "            if state[2] is not None:",
+                      f"                return tail(tails, members, {k + 1})(chunk, sel, idx, state, status)"]
+    segment.store()
+    lines += ["    except RunStop:",
+              "        raise",
+              "    except Exception as e:",
+              "        raise RunStop(k, e) from None"]
+    exec(compile("\n".join(lines), "<fused straight-line run>", "exec"), namespace)     # our own generated source
+    return namespace["run"]
+
+
+def _tail(tails: dict, members, start: int):
+    """The plain form of a run from member `start`, generated at its first use."""
+    fn = tails.get(start)
+    if fn is None:
+        fn = tails[start] = _plain(members, start)
+    return fn

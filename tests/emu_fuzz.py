@@ -470,10 +470,17 @@ class Generator:
                 ns["s_mul_i32"](s[7], s[6], waves_per_group * WORK_SLICE),
                 self.add_u32(v[V_GLOBAL], s[7], v[V_GLOBAL]),
 ] + self.wait_all()
-        if self.flat:       # the apertures' high dwords, and s[4:5] (the SGPR data's address, read above) a lane mix
-            out += [ns["s_mov_b64"](s[4:5], Special("src_shared_base")), ns["v_mov_b32"](v[V_SHARED_HI], s[5]),
+        if self.flat:
+            # the apertures' high dwords in every lane, those past the block too (a random EXEC
+            # may turn them on later: a zero high dword would be a global address, a fault), with
+            # EXEC kept in s[6:7] meanwhile; then s[4:5] (the SGPR data's address, read above) a lane mix
+            save, every = ((ns["s_mov_b64"](s[6:7], Special("exec")), ns["s_mov_b64"](Special("exec"), -1))
+                           if self.wave == 64 else (ns["s_mov_b32"](s[7], exec_lo), ns["s_mov_b32"](exec_lo, -1)))
+            restore = ns["s_mov_b64"](Special("exec"), s[6:7]) if self.wave == 64 else ns["s_mov_b32"](exec_lo, s[7])
+            out += [save, every,
+                    ns["s_mov_b64"](s[4:5], Special("src_shared_base")), ns["v_mov_b32"](v[V_SHARED_HI], s[5]),
                     ns["s_mov_b64"](s[4:5], Special("src_private_base")), ns["v_mov_b32"](v[V_PRIVATE_HI], s[5]),
-                    ns["s_mov_b32"](s[4], self.lit(LANE_MIX & 0xFFFFFFFF)),
+                    restore, ns["s_mov_b32"](s[4], self.lit(LANE_MIX & 0xFFFFFFFF)),
                     ns["s_mov_b32"](s[5], self.lit(LANE_MIX >> 32))]
         return out
 

@@ -22,8 +22,8 @@ def run_calls(monkeypatch):
     calls = [0]
     build = machine_module.build_run
 
-    def counting(plan_at, pc):
-        run = build(plan_at, pc)
+    def counting(plan_at, pc, *rest):
+        run = build(plan_at, pc, *rest)
         if run is None:
             return None
         fn = run.fn

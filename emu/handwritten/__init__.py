@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import facts as instruction_facts
 from ..semantics import Operand, Semantic
 
 from dsl.syntax import WMMA_REPLICATED
@@ -113,14 +114,15 @@ def _format_conversion(name: str, spec) -> tuple | None:
     """The format_conversion fact of the buffer instruction `name` of spec, or None."""
     if spec is None:
         return None
-    from ..facts import format_conversion
     buffer = spec.traits.roles.buffer
-    return next((shape for d in spec.lookup(name) if d.format in buffer and (shape := format_conversion(d))), None)
+    return next((shape for d in spec.lookup(name)
+                 if d.format in buffer and (shape := instruction_facts.format_conversion(d))), None)
 
 
 def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
-    """The hand-written semantic of `name`, or None. `spec` (isa.Spec) supplies the tables
-    some of them read (s_setreg's writable bits)."""
+    """The hand-written semantic of `name`, or None. `spec` (isa.Spec) supplies the instruction's
+    definitions, whose facts pick some of them (a format conversion, whole matrices: WMMA, the
+    VINTERP format), and the tables some read (s_setreg's writable bits)."""
     shape = _format_conversion(name, spec)
     if shape is not None:
         return _buffer_format(name, scalar, shape)
@@ -136,7 +138,8 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         return Semantic(name, hwreg.setreg(name, spec), "hand-written",
                         {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
                         source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
-    if name.startswith("V_WMMA_"):
+    defs = spec.lookup(name) if spec is not None else ()
+    if any(instruction_facts.matrix(d) for d in defs):            # whole matrices across the wave: WMMA
         wmma_semantic = _wmma(name, spec)
         if wmma_semantic is not None:
             return wmma_semantic
@@ -151,7 +154,7 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
                             reads, writes,
                             all_lanes=True, source="D = A x B + C on blocks of matrices across the wave64 (manual "
                             "ch. 7; CBSZ/ABID/BLGP raw, see emu/handwritten/mfma.py)")
-    if name.startswith("V_INTERP_"):
+    if any(d.format in spec.traits.roles.interp for d in defs):     # RDNA's VINTERP
         from . import interp
         if name in interp.VARIANTS:
             reads, writes = interp.operands(name)
@@ -165,9 +168,8 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
         if name in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32") and spec is not None:
             # the lane modulus of the architecture's pseudocode (`/ 4 % 32`: RDNA3; `/ 4U % 64U`:
             # CDNA3), 32 where it gives none (the lane_modulus fact)
-            from ..facts import lane_modulus
             lds = spec.traits.roles.lds
-            group = next((lane_modulus(d) for d in spec.lookup(name) if d.format in lds), None) or 32
+            group = next((instruction_facts.lane_modulus(d) for d in spec.lookup(name) if d.format in lds), None) or 32
             fn, what = (lambda ctx, f=fn, g=group: f(ctx, g)), what.replace("% 32 of its half", f"% {group}")
         return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
                         scalar=scalar, source=what)
