@@ -231,3 +231,16 @@ def instruction_calls(pcode: str | None) -> tuple:
     as written, sorted, once each."""
     return tuple(sorted({t for s in statements(pcode) for i, t in enumerate(s)
                          if t[:2] in ("v_", "s_", "V_", "S_") and s[i + 1:i + 2] == ("(",)}))
+
+
+_ACCUMULATION_SAID = "The initial value in D is used as S2"
+
+
+def accumulates(d) -> bool:
+    """D0's incoming value is an input of `d` (an isa InstrDef): its code computes with it
+    (isa.effects' value_reads: v_fmac, v_dot2acc), or, for an entry without code, its description
+    says so: "The initial value in D is used as S2" (RDNA3's v_dual_dot2acc_*)."""
+    if d.pcode:
+        from .effects import effects
+        return "D0" in effects(d.pcode).value_reads
+    return _ACCUMULATION_SAID in (d.description or "")

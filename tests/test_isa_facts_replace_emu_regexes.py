@@ -315,3 +315,28 @@ def test_wmma_and_vinterp_from_the_manual_agree_with_the_old_name_prefixes():
             assert family == "rdna4" and d.name.startswith("V_SWMMAC_"), (family, d.name)
             assert handwritten.semantic(d.name, False, spec) is None
         assert (d.format in spec.traits.roles.interp) == d.name.startswith("V_INTERP_"), (family, d.name)
+
+
+# ---------------------------------------------------------------- VOPD accumulation (emu/timing/classify.py)
+
+def test_vopd_accumulation_from_the_fact_agrees_with_the_old_description_regex():
+    """The timing model's VOPD halves that read their destination: the base instruction's code
+    reads D0, or the half accumulates (isa.code_facts.accumulates: its own code's value_reads, or
+    without code the description, "The initial value in D is used as S2"); before, that
+    description by a regex whatever the code. The same halves on RDNA3, RDNA3.5 and RDNA4."""
+    from dsl.signature import vopd_base
+    from emu.timing.classify import _pseudo_names
+    from isa.code_facts import accumulates
+    rows, reading = 0, set()
+    for family, d in _instructions():
+        if d.format not in isa.traits(family).roles.vopd:
+            continue
+        rows += 1
+        r, _ = _pseudo_names(vopd_base(isa.load(family), d).pcode)
+        old = "D0" in r or bool(re.search(r"\bThe initial value in D is used as S2\b", d.description or ""))
+        assert ("D0" in r or accumulates(d)) == old, (family, d.name)
+        if old:
+            reading.add(d.name)
+    assert rows > 90 and {"V_DUAL_DOT2ACC_F32_F16", "V_DUAL_DOT2ACC_F32_BF16", "V_DUAL_FMAC_F32"} <= reading
+    rdna3 = {d.name: d for d in isa.load("rdna3").instructions if d.format == "VOPD"}
+    assert not rdna3["V_DUAL_DOT2ACC_F32_F16"].pcode and accumulates(rdna3["V_DUAL_DOT2ACC_F32_F16"])

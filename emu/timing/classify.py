@@ -16,9 +16,8 @@ the emulator runs (isa traits, as emu/wave.py reads them).
 """
 from __future__ import annotations
 
-import re
-
 from dsl.signature import data_dwords, ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
+from isa.code_facts import accumulates
 from isa.control import control as isa_control
 from isa.effects import effects
 from isa.records import dataclass
@@ -163,8 +162,6 @@ def valu_class(d) -> str:
     return "plain"
 
 
-_ACCUMULATES = re.compile(r"\bThe initial value in D is used as S2\b")
-
 # The manual's counters (isa.control) on the model's: RDNA3's VM, VS, LGKM, EXP; RDNA4's split
 # counters (manual Table 26): loads on vm, stores on vs, LDS and scalar memory on the one lgkm
 # counter the model keeps
@@ -297,9 +294,9 @@ class Classifier:
                 vd = f[vdst] if vdst == "VDSTX" else (f[vdst] << 1) | ((f["VDSTX"] & 1) ^ 1)
                 writes |= _vgprs(vd, 1)
                 # accumulates into its destination: the base's code reads D0 (v_fmac), or the VOPD
-                # entry says so where it has no base to read (v_dual_dot2acc: "The initial value
-                # in D is used as S2")
-                if "D0" in r or _ACCUMULATES.search(half.description or ""):
+                # entry does (isa.code_facts.accumulates: its code, or where it has none, RDNA3's
+                # v_dual_dot2acc, its description: "The initial value in D is used as S2")
+                if "D0" in r or accumulates(half):
                     reads |= _vgprs(vd, 1)
             return
         d = inst.defs[0]
