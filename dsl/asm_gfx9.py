@@ -22,9 +22,10 @@ from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import scalar_base_registers, scalar_data
 
-from . import syntax, syntax_gfx9 as g9
+from . import literals, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
+from .signature import Operand, register_number_source
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
@@ -44,11 +45,13 @@ class Src:
     """An operand as the encoder places it: kind 'v' / 'a' (register index), 's' (a scalar or
     constant code), 'lit' (a 32-bit literal); neg/abs/sext modifiers; n registers; `value` the
     operand as given (for messages and error columns)."""
-    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value")
+    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal")
 
     def __init__(self, kind, val, n=1, value=None):
         self.kind, self.val, self.n, self.value = kind, val, n, value
         self.neg = self.abs = self.sext = 0
+        self.number = None      # the int or float written, when the operand is a number
+        self.read_as_literal = False    # a number read as a literal, encoded inline (literals.read_as_literal)
 
     @property
     def text(self) -> str:
@@ -103,6 +106,8 @@ def src(spec: Spec, value) -> Src:
         sext, inner = 1, inner.args[0]
     out = _operand(spec, inner, value)
     out.neg, out.abs, out.sext = neg, abs_, sext
+    if type(inner) in (int, float):
+        out.number = inner
     return out
 
 
@@ -148,33 +153,28 @@ def _operand(spec: Spec, v, given) -> Src:
         code = t.inline_int(v)
         if code is not None:
             return Src("s", code, 1, given)
-        if not -(1 << 31) <= v < (1 << 32):
-            raise Gfx9AsmError(f"constant {_text(given)!r} does not fit 32 bits", given)
-        return Src("lit", v & 0xffffffff, 1, given)
+        # wider: a 64-bit operand's constant (0x3ff0000000000000 is 1.0) once typed, else refused (_src9)
+        return Src("lit", v & 0xffffffff if -(1 << 31) <= v < (1 << 32) else None, 1, given)
     raise Gfx9AsmError(f"cannot read operand {_text(given)!r}", given)
 
 
-@lru_cache(maxsize=None)
-def _inline_float_bits(spec: Spec, bits: int) -> dict[int, int]:
-    """{bit pattern of an inline float constant at `bits` (16 or 32): its code}."""
-    fmt = "<e" if bits == 16 else "<f"
-    return {int.from_bytes(struct.pack(fmt, v), "little"): code for code, v in spec.traits.inline_floats.items()}
+# a scalar source of n registers as constants are typed (32 or 64 bits, integer or float alike)
+_SCALAR_OPERANDS = {n: Operand("ssrc", n, False, "b", True, 32 * n) for n in (1, 2)}
 
 
-def _sized_constant(spec: Spec, s: Src, bits: int, is_float: bool = True) -> None:
-    """An integer written for a 16- or 32-bit source, read at the operand's width as LLVM 22 does
-    on gfx942: the bit pattern of an inline float is that constant on any 32-bit operand
-    (0x3f800000 is 1.0 for v_add_f32, v_and_b32, s_add_u32) and on a 16-bit float one (0x3c00 for
-    v_add_f16, not v_add_u16); a 16-bit operand takes no wider integer."""
-    if s.kind != "lit" or type(s.value) is not int or bits not in (16, 32):
+def _typed_constant(spec: Spec, s: Src, op, encoding: str) -> None:
+    """A number on a source, taken by the rules of the operand's kind (literals.py, shared with
+    the RDNA encoder: `op` is the Operand a constant is typed as, `encoding` literals.literal_kind's
+    encoding): an inline constant's code or the literal dword, or a refusal naming the value."""
+    if s.number is None:
         return
-    if bits == 16 and not -0x8000 <= s.value <= 0xffff:
-        raise Gfx9AsmError(f"{s.value:#x}: a 16-bit operand takes a 16-bit constant", s.value)
-    if bits == 16 and not is_float:
-        return
-    code = _inline_float_bits(spec, bits).get(s.val & ((1 << bits) - 1))
-    if code is not None:
-        s.kind, s.val = "s", code
+    kind = literals.literal_kind(op, encoding)
+    try:
+        code, word = literals.constant(s.number, kind, False, s.text, spec.traits)
+    except OperandError as e:
+        raise Gfx9AsmError(str(e), s.value) from None
+    s.read_as_literal = word is None and literals.read_as_literal(s.number, kind, spec.traits)
+    s.kind, s.val = ("lit", word) if word is not None else ("s", code)
 
 
 def _off(value) -> bool:
@@ -287,6 +287,8 @@ def _src9(spec: Spec, s: Src, enc: _Enc, n: int | None = None, agpr_ok: bool = F
     if s.kind == "a":
         raise Gfx9AsmError(f"{s.text}: an AGPR is not allowed here")
     if s.kind == "lit":
+        if s.val is None:
+            raise Gfx9AsmError(f"constant {s.text!r} does not fit 32 bits", s.value)
         enc.lit(s.val)
         return spec.traits.literal
     return s.val
@@ -301,9 +303,10 @@ def _vgpr(s: Src, agpr: bool | None = None) -> tuple[int, bool]:
     return s.val, s.kind == "a"
 
 
-def _sreg(s: Src) -> int:
-    if s.kind != "s":
-        raise Gfx9AsmError(f"{s.text}: expected a scalar register")
+def _sreg(spec: Spec, s: Src) -> int:
+    """A scalar register field (a result, a base, a lane mask): constants are refused."""
+    if s.kind != "s" or spec.traits.is_constant(s.val):
+        raise Gfx9AsmError(f"{s.text}: expected a scalar register", s.value)
     return s.val
 
 
@@ -390,18 +393,18 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         if kind == "SDWAB":
             if m.text != "vcc":
-                w2["SD"], w2["SDST"] = 1, _sreg(m)
+                w2["SD"], w2["SDST"] = 1, _sreg(spec, m)
         elif e32:
             if m.text != "vcc":
                 raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc")
         else:
-            f["VDST"] = _sreg(m)
+            f["VDST"] = _sreg(spec, m)
     for op in sig.dsts:
         if op.name == "sdst":
             continue
         s = next(it)
         if op.sgpr:
-            f["VDST"] = _sreg(s)
+            f["VDST"] = _sreg(spec, s)
         else:
             f["VDST"], _ = _vgpr(s, "vdst" in plan.acc)
     if sig.vcc_out:
@@ -410,24 +413,29 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc")
         else:
-            f["SDST"] = _sreg(s)
+            f["SDST"] = _sreg(spec, s)
     elif "SDST" in {n for n, _, _ in fmt.fields} and not e32:
-        f["SDST"] = _sreg(next(it))
+        f["SDST"] = _sreg(spec, next(it))
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
     if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
         raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
                            f"{kind[:4]} excludes)")
     if sig.k_pos is not None and e32:
         k = srcs.pop(sig.k_pos)
-        if k.kind not in ("lit", "s") or k.kind == "s" and k.val < 128:
-            raise Gfx9AsmError(f"{k.text}: expected a constant")
-        enc.literal = k.val if k.kind == "lit" else _inline_value(spec, k)
-        if plan.srcs[0][0].t16 and enc.literal > 0xffff:
-            raise Gfx9AsmError(f"{k.text}: the constant of a 16-bit operation must fit 16 bits")
+        if k.number is None:
+            raise Gfx9AsmError(f"{k.text}: expected a constant", k.value)
+        try:
+            enc.literal = literals.k_constant(k.number, literals.literal_kind(plan.constants[0], "e32"), k.text,
+                                              spec.traits)
+        except OperandError as e:
+            raise Gfx9AsmError(str(e), k.value) from None
     neg = abs_ = 0
     for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
-        if not packed:
-            _sized_constant(spec, s, bits, is_float)
+        # SDWA reads each source as its own type: v_ldexp_f16's exponent an i16 (0x3c00 refused),
+        # a packed source a 32-bit one (0x3f800000 is 1.0), as LLVM's SDWA operand check does
+        sdwa_op = plan.constants[i] if i in syntax.T16_SOURCES.get(d.name, ()) else op    # (a class mask: 32-bit)
+        _typed_constant(spec, s, replace(sdwa_op, packed=False) if kind in ("SDWA", "SDWAB") else plan.constants[i],
+                        plan.constant_encoding)
         acc = f"src{i}" in plan.acc
         if e32:
             if kind in ("SDWA", "SDWAB"):
@@ -437,8 +445,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     code8, scalar = s.val, 0
                 else:
                     code = _src9(spec, s, enc)
-                    if enc.literal is not None:
-                        raise Gfx9AsmError(f"{s.text}: SDWA takes no literal")
+                    if enc.literal is not None or s.read_as_literal:
+                        raise Gfx9AsmError(f"{s.text}: SDWA takes no literal", s.value)
                     code8, scalar = code, 1
                 if i == 0:
                     w2["SRC0"], w2["S0"] = code8, scalar
@@ -476,7 +484,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc")
         else:
-            f["SRC2"] = _sreg(s)
+            f["SRC2"] = _sreg(spec, s)
     _constant_bus(spec, srcs, enc, sig.vcc_in and (e32 or len(plan.srcs) == 3),
                   ops if not e32 and sig.vcc_in and len(plan.srcs) < 3 else ())
     if not e32:
@@ -556,13 +564,9 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
         raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)")
 
 
-def _inline_value(spec: Spec, s: Src) -> int:
-    """The 32-bit value of an inline constant written where a literal K is expected."""
-    t = spec.traits
-    for first, last, v0, step in t.inline_ints:
-        if first <= s.val <= last:
-            return (v0 + (s.val - first) * step) & 0xffffffff
-    return struct.unpack("<I", struct.pack("<f", t.inline_floats[s.val]))[0]
+# a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
+# or an f64 (v_mfma_f64_*); an inline constant stands for every element
+_MFMA_ACCUMULATOR = {False: Operand("src2", 1, False, "b", False, 32), True: Operand("src2", 2, False, "f", False, 64)}
 
 
 def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
@@ -585,9 +589,12 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     if not sparse and dst.n > 4 and c.kind == dst.kind and c.val != dst.val and \
             c.val < dst.val + dst.n and dst.val < c.val + c.n:   # checked for results wider than 128 bits
         raise Gfx9AsmError(f"{c.text}: the accumulator input must be the destination or not overlap it")
-    f["SRC2"] = _src9(spec, ops[3], enc, agpr_ok=True)
+    if sparse and c.kind not in ("v", "a"):
+        raise Gfx9AsmError(f"{c.text}: the sparse index (C) is a vector register", c.value)
+    _typed_constant(spec, c, _MFMA_ACCUMULATOR[out_t == "f64"], "vop3p")
+    f["SRC2"] = _src9(spec, c, enc, agpr_ok=True)
     if enc.literal is not None:
-        raise Gfx9AsmError("matrix instructions take no literal constant")
+        raise Gfx9AsmError("matrix instructions take no literal constant", c.value)
     f["ACC"] = acc
     f["CBSZ"] = _mod_int(mods, "cbsz", 0)
     f["ABID"] = _mod_int(mods, "abid", 0)
@@ -723,7 +730,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"{mn} takes {len(operands)} operands, got {len(ops)}")
         for o, value in zip(operands, ops):
             if o in ("sdst", "sdst64"):
-                f["SDST"] = _sreg(src(spec, value))
+                f["SDST"] = _sreg(spec, src(spec, value))
             elif o == "imm":
                 f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d))
             elif o == "hwreg":      # hwreg(...) or its 16-bit number
@@ -747,15 +754,17 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     for (name, field, n), value in zip(layout, ops):
         s = src(spec, value)
         if name == "sdst":
-            f["SDST"] = _sreg(s)
+            f["SDST"] = _sreg(spec, s)
             continue
         if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
                                                   and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
             raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
+        if s.number is not None and field == "SSRC0" and (register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here (its source is a register number "
+                               f"or a saved state), not a constant", value)
         if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
-        if n == 1:
-            _sized_constant(spec, s, 32)
+        _typed_constant(spec, s, _SCALAR_OPERANDS[n], "salu")
         f[field] = _src9(spec, s, enc)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
@@ -776,7 +785,7 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
     if mn in ("s_memtime", "s_memrealtime"):
-        f["SDATA"] = _sreg(next(it))
+        f["SDATA"] = _sreg(spec, next(it))
     elif not ops:
         pass
     else:
@@ -785,9 +794,9 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             f["SDATA"] = _imm16(ops[0])
             next(it)
         elif role == "register":         # (s_dcache_discard has none)
-            f["SDATA"] = _sreg(next(it))
+            f["SDATA"] = _sreg(spec, next(it))
         base = next(it)
-        f["SBASE"] = _sreg(base) // 2
+        f["SBASE"] = _sreg(spec, base) // 2
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
@@ -803,6 +812,9 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
                 f["OFFSET"] = off.val
         else:
             value = off.value
+            if "offset" in mods:        # (was dropped): offset:N goes with an SGPR offset only
+                raise Gfx9AsmError(f"offset:{_text(mods['offset'])}: {mn} has its immediate offset {off.text} "
+                                   f"already; offset:N goes with an SGPR offset", value)
             if type(value) is not int or not lo <= value < 1 << 20:
                 raise Gfx9AsmError(f"{off.text}: expected a {'20-bit unsigned' if lo == 0 else '21-bit signed'} offset",
                                    value)
@@ -897,7 +909,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
-            f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(s)     # `off`: the manual's disable code
+            f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(spec, s)     # `off`: the manual's disable code
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:
@@ -935,8 +947,9 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     vaddr, srsrc, soff = srcs
     if vaddr is not None:
         f["VADDR"], _ = _vgpr(vaddr, False)
-    f["SRSRC"] = _sreg(srsrc) // 4
+    f["SRSRC"] = _sreg(spec, srsrc) // 4
     enc = _Enc()
+    _typed_constant(spec, soff, _SCALAR_OPERANDS[1], "salu")   # a 32-bit value: 0x3f800000 is the inline 1.0
     f["SOFFSET"] = _src9(spec, soff, enc)
     if enc.literal is not None:
         raise Gfx9AsmError(f"{soff.text}: soffset takes no literal")

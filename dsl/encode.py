@@ -16,7 +16,7 @@ from isa.records import dataclass
 from . import syntax
 from .decode import FIELD_NAMES
 from .instr import Instr
-from .literals import constant, literal_kind
+from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature
@@ -66,6 +66,7 @@ class Fields(dict):
     literal_ref: str | None = None      # the literal is this symbol expression, filled in later
     dpp: dict | None = None
     dpp_kind: str | None = None
+    literal_read: str | None = None     # a source LLVM reads as a literal, encoded inline (literals.read_as_literal)
 
     def __init__(self, d: InstrDef):
         self.d = d
@@ -165,18 +166,23 @@ class Encoder:
             v = v.value
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise OperandError(f"{_name(F.d)}: {what}: expected a register, constant or literal, got {v!r}", v)
+        kind = literal_kind(op, encoding)
         try:
-            code, literal = constant(v, literal_kind(op, encoding), forced, f"{_name(F.d)}: {what}", self.traits)
+            code, literal = constant(v, kind, forced, f"{_name(F.d)}: {what}", self.traits)
         except OperandError as e:        # the number refused: its column
             if e.operand is None:
                 e.operand = v
             raise
-        if literal is not None:
+        spelled_literal = literal is None and read_as_literal(v, kind, self.traits)
+        if spelled_literal:
+            F.literal_read = repr(v)
+        if literal is not None or spelled_literal:
             if not allow_literal or op.no_literal:
                 raise OperandError(f"{_name(F.d)}: {what}: {v} is not an inline constant (-16..64, ±0.5, ±1, "
                                    f"±2, ±4, 1/(2π)) and this {'operand' if op.no_literal else 'encoding'} "
                                    f"takes no literal", v)
-            F.set_literal(literal, what)
+            if literal is not None:
+                F.set_literal(literal, what)
         return code, neg, ab, hi
 
     def k_literal(self, k, op: Operand, encoding: str, F: Fields) -> None:
@@ -189,7 +195,7 @@ class Encoder:
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             raise OperandError(f"{_name(F.d)}: the constant K must be a number, got {k}", k)
         try:
-            F.set_literal(constant(k, literal_kind(op, encoding), True, f"{_name(F.d)}: K", self.traits)[1], "K")
+            F.set_literal(k_constant(k, literal_kind(op, encoding), f"{_name(F.d)}: K", self.traits), "K")
         except OperandError as e:
             e.operand = k if e.operand is None else e.operand
             raise
@@ -518,11 +524,11 @@ class Encoder:
                     raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                 if kind:
                     self._source_kind(d, v, kind, what)
-                    code, _, _, hi = self.src_code(v, o, F, what, allow_literal=kind != _LANE,
+                    code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
                                                    allow_vgpr=kind != _SCALAR and kind != _LANE,
                                                    encoding=plan.constants)
                 else:
-                    code, _, _, hi = self.src_code(v, o, F, what, encoding=plan.constants)
+                    code, _, _, hi = self.src_code(v, op, F, what, encoding=plan.constants)
                 if o.t16 and code >= self.vgpr_base:
                     if code - self.vgpr_base > 127:
                         raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
@@ -719,9 +725,10 @@ class Encoder:
         src0 = F.pop("_dpp_src0", None)
         if src0 is None:
             raise OperandError(f"{_name(d)}: DPP needs a VGPR src0")
-        if F.literal is not None:       # the DPP word takes the literal's place
+        if F.literal is not None or F.literal_read:       # the DPP word takes the literal's place
             raise OperandError(f"{_name(d)}: a DPP instruction has no literal; "
-                               f"{F.literal_ref or hex(F.literal)} must be an inline constant or a register")
+                               f"{F.literal_ref or F.literal_read or hex(F.literal)} must be an inline constant "
+                               f"or a register")
         dpp = {"SRC0": src0}
         if len(_DPP_CONTROLS.intersection(mods)) > 1:
             raise OperandError(f"{_name(d)}: {' and '.join(k for k in mods if k in _DPP_CONTROLS)}: DPP takes one "
@@ -848,7 +855,7 @@ class Encoder:
             if name == "sdst":
                 F[field] = self.sreg_code(v, F, name, n)
             elif name == "msg":
-                F[field] = _sendmsg_value(v, d, self.spec.arch)
+                F[field] = _sendmsg_value(v, d, self.spec.arch, 8)
             elif name == "k":
                 self.k_literal(v, _SALU_K, "salu", F)
             else:
@@ -960,6 +967,8 @@ class Encoder:
         else:
             soff = self.sreg_code(third, F, "soffset")
         off = off or 0
+        if sbase_n == 4 and not 0 <= off < (1 << 20):     # a buffer's offset is unsigned
+            raise OperandError(f"{mn}: offset {off} is out of range (a buffer's is 20-bit unsigned)", off)
         if not -(1 << 20) <= off < (1 << 20):
             raise OperandError(f"{mn}: offset {off} is out of range (21-bit signed)")
         F["OFFSET"] = off & ((1 << 21) - 1)
@@ -1159,15 +1168,6 @@ def _code_as_number(d: InstrDef) -> bool:
         ("SRC0", "i32") in effects(d.pcode or "").field_types
 
 
-@cache
-def _register_number_source(d: InstrDef) -> bool:
-    """A SALU source the pseudocode reads as its operand code (SRC0, not the value S0): a register
-    number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
-    `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`, an inline constant or M0)."""
-    types, pcode = d.operand_types, d.pcode or ""
-    return "SRC0" in types and "S0" not in types and ("SRC0", "i32") not in effects(pcode).field_types
-
-
 def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | None]], list[str]]:
     """([(name, field, registers, source Operand or None)], names) of a SOP1/SOP2/SOPC instruction."""
     layout = []
@@ -1180,8 +1180,8 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
             typed = d.operand_types.get("S0" if field == "SSRC0" else "S1")    # the source's type: f32, u64...
             op = Operand(name, n, half is not None, "i" if half == "int" else "f" if typed and type_info(typed)[1] == "f"
                          else "b", False, 64 if n == 2 else bits if half else 32,
-                         registers_only=field == "SSRC0" and (_register_number_source(d) or
-                                                              "S0" in effects(d.pcode).pc_sources),
+                         registers_only=field == "SSRC0" and d.name not in syntax.SALU_VALUE_SOURCES and
+                         (signature.register_number_source(d) or "S0" in effects(d.pcode).pc_sources),
                          no_literal=field == "SSRC0" and _code_as_number(d),
                          m0_only=field == "SSRC0" and _code_as_number(d) and "M0" in effects(d.pcode).names)
         layout.append((name, field, n, op))
@@ -1251,13 +1251,11 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         op = o
         if is_wmma and not e32 and f"S{i}" in regs:
             # A, B: VGPRs only; C: inline constants too (RDNA3: read at syntax.WMMA_ACCUMULATOR_BITS)
-            op = Operand(o.name, regs[f"S{i}"], False, "b" if replicated else o.ftype, False,
-                         syntax.WMMA_ACCUMULATOR_BITS[wave] if replicated else o.bits, registers_only=i < 2,
-                         no_literal=True)
-        if i in syntax.F16_CONSTANTS.get(d.name, ()):
-            op = replace(o, ftype="f")
-        if effects(d.pcode).mixed_sources:     # each source an f32 or an f16 half as OPSEL_HI says,
-            op = replace(o, t16=True, bits=16)  # yet a constant is always read as an f16
+            op = Operand(o.name, regs[f"S{i}"], not replicated and o.bits == 16, "b" if replicated else o.ftype,
+                         False, syntax.WMMA_ACCUMULATOR_BITS[wave] if replicated else o.bits, registers_only=i < 2,
+                         no_literal=True, bf16=o.bf16 and not replicated)     # (RDNA4: C's f16 elements: 0x3c00 is 1.0)
+        else:
+            op = signature.constant_operand(d, i, o)    # a number on it as LLVM types it
         srcs.append((i, o, op, f"src{i}", f"SRC{i}", kinds[i]))
     n_dsts = len(sig.dsts)
     if e32:
@@ -1432,9 +1430,14 @@ def _version_value(v, d) -> int:
     return v
 
 
-def _sendmsg_value(v, d, family: str) -> int:
-    if isinstance(v, int):
-        return v & 0xffff
+def _sendmsg_value(v, d, family: str, bits: int = 16) -> int:
+    """A message operand: sendmsg(...) or a number 0..0xffff (LLVM: "only 16-bit values are
+    legal"; a negative or float one is refused), of which the field keeps its `bits` low bits
+    (s_sendmsg_rtn's 8-bit SSRC0 takes 0x3c00 as message 0, as LLVM encodes it)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if not isinstance(v, int) or not 0 <= v <= 0xffff:
+            raise OperandError(f"{_name(d)}: message {v}: only 16-bit values are legal", v)
+        return v & ((1 << bits) - 1)
     if not isinstance(v, Call) or v.name != "sendmsg":
         raise OperandError(f"{_name(d)}: expected sendmsg(...), got {v}")
     plain, returning = syntax.sendmsg_names(family)

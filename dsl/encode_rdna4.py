@@ -50,12 +50,21 @@ def cache_policy(d, F, mods) -> None:
     F["TH"], F["SCOPE"] = th, scope
 
 
-def _ioffset(enc, d, off, signed: bool) -> int:
+def _ioffset(enc, d, off, signed: bool, unsigned_bits: int | None = None) -> int:
+    """An immediate offset in IOFFSET: signed, or unsigned of `unsigned_bits` (default: the field's)."""
     bits = enc._layout[d.format][0]["IOFFSET"][1]
-    lo, hi = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << bits) - 1)
+    lo, hi = (-(1 << bits - 1), (1 << bits - 1) - 1) if signed else (0, (1 << (unsigned_bits or bits)) - 1)
     if type(off) is not int or not lo <= off <= hi:
         raise OperandError(f"{_name(d)}: offset:{off} is out of range {lo}..{hi}", modifier="offset")
     return off & ((1 << bits) - 1)
+
+
+def _smem_offset(enc, d, off) -> int:
+    """SMEM's immediate offset: signed, but a buffer's (a 4-register resource base) unsigned and one
+    bit narrower than the field (LLVM 22: "expected a 23-bit unsigned offset for buffer ops")."""
+    buffer = scalar_base_registers(d) == 4
+    bits = enc._layout[d.format][0]["IOFFSET"][1]
+    return _ioffset(enc, d, off, not buffer, bits - 1)
 
 
 def smem(enc, d, F, ops, mods):
@@ -73,7 +82,7 @@ def smem(enc, d, F, ops, mods):
         if len(names) == 4:
             F["SBASE"] = enc.sreg_code(ops[0], F, "sbase", sbase_n) >> 1
         off, soff, length = ops[-3:]
-        F["IOFFSET"] = _ioffset(enc, d, off, True)
+        F["IOFFSET"] = _smem_offset(enc, d, off)
         F["SOFFSET"] = enc.sreg_code(soff, F, "soffset")
         if type(length) is not int or not 0 <= length < 1 << enc._layout[d.format][0]["SDATA"][1]:
             raise OperandError(f"{mn}: length: expected a number 0..127, got {length}", length)
@@ -97,7 +106,7 @@ def smem(enc, d, F, ops, mods):
         off, soff = third, null
     else:
         soff = enc.sreg_code(third, F, "soffset")
-    F["IOFFSET"] = _ioffset(enc, d, off or 0, True)
+    F["IOFFSET"] = _smem_offset(enc, d, off or 0)
     F["SOFFSET"] = soff
     cache_policy(d, F, mods)
 

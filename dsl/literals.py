@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from isa.records import dataclass
 
+from . import syntax
 from .operands import OperandError
 
 @lru_cache(maxsize=None)
@@ -158,6 +159,42 @@ def constant(value, kind: LiteralKind, forced: bool, what: str, traits) -> tuple
     return traits.literal, word
 
 
+# 1/(2*pi) as LLVM prints it on 16- and 32-bit operands (syntax.INV_2PI_TEXT); on a bf16 operand its
+# parser reads exactly these digits as the inline constant (0.15915494309189535 is the literal 0x3e23)
+_INV_2PI_SPELLED = float(syntax.INV_2PI_TEXT[32])
+
+
+def k_constant(value, kind: LiteralKind, what: str, traits) -> int:
+    """The literal dword of the constant K of v_fmaak/v_fmamk-style instructions (and CDNA's
+    madak/madmk): K is always the literal, taken as lit(K) on an operand of the instruction's data
+    type, except that LLVM writes a negative integer K of a 16-bit operation sign-extended to the
+    dword (-16 is 0xfffffff0; 65535 is 0x0000ffff)."""
+    word = constant(value, kind, True, what, traits)[1]
+    return value & 0xffffffff if type(value) is int and value < 0 else word
+
+
+def _inv2pi_code(x: float, traits) -> int | None:
+    """The inline code of 1/(2*pi) if x's f32 value is that constant's, else None."""
+    code = _float_codes(traits, 32).get(_float_bits(x, 32, ""))
+    return code if code is not None and math.isclose(traits.inline_floats.get(code, 0.0), 1 / (2 * math.pi),
+                                                      rel_tol=1e-6) else None
+
+
+def read_as_literal(value, kind: LiteralKind, traits) -> bool:
+    """A number LLVM's assembler reads as a literal although its encoder then writes an inline
+    constant for it: where no literal can stand (DPP, SDWA, WMMA's C) it is refused. These are
+    - a float token on a 16-bit integer operand whose f32 bits are 1/(2*pi) (`v_add_nc_u16 v1,
+      v2, 0.15915494` is the inline code 248; 0.5 or -4.0 are inline constants to both);
+    - 1/(2*pi) as LLVM spells it on a bf16 operand (see _INV_2PI_SPELLED);
+    - an integer on a VOP3-encoded packed f16 operand that is an f16 inline constant's bits in
+      the low half only (v_dot2_f16_f16's 0x3c00; 1.0 is inline to both)."""
+    if kind is I16 and isinstance(value, float) or kind in (BF16, V2BF16) and value == _INV_2PI_SPELLED:
+        return _inv2pi_code(value, traits) is not None
+    if kind is V2F16_VOP3 and type(value) is int and 0 < value <= 0xffff:
+        return traits.inline_int(value) is None and value in _float_codes(traits, 16)
+    return False
+
+
 def _float_constant(x: float, kind: LiteralKind, forced: bool, what: str, traits) -> tuple[int, int | None]:
     fmt = kind.float_format
     if fmt is None:                           # 64-bit integer operands: inline floats only
@@ -178,6 +215,8 @@ def _float_constant(x: float, kind: LiteralKind, forced: bool, what: str, traits
         return traits.literal, bits >> 32            # the high dword; the low one is dropped
     if not forced:
         code = _inline(bits, kind, kind.int_inline_width or 32, traits)
+        if code is None and fmt == "bf16" and x == _INV_2PI_SPELLED:   # LLVM's spelling of 1/(2*pi) is bf16's
+            code = _inv2pi_code(x, traits)   # inline 1/(2*pi), although it rounds to 0x3e23, not the constant's 0x3e22
         if code is not None:
             return code, None
     return traits.literal, bits

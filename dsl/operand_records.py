@@ -5,6 +5,7 @@ dsl.signature re-exports every name here."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from isa import InstrDef
 from isa.records import dataclass
@@ -76,7 +77,16 @@ def vopd_base(spec, d: InstrDef) -> InstrDef:
         return d
     name = d.name.replace("V_DUAL_", "V_", 1)
     cands = [x for x in spec.lookup(name) if x.format in ("VOP2", "VOP1", "VOP3")]
-    return cands[0] if cands else InstrDef(d.name, "VOP2", d.opcode, "D0 = S0 * S1", None)
+    if cands:
+        return cands[0]
+    # no VOP2 twin (RDNA4's V_DUAL_DOT2ACC_*): the VOPD entry's own code, as a VOP2 (two sources, D0)
+    return _vopd_as_vop2(d)
+
+
+@lru_cache(maxsize=None)
+def _vopd_as_vop2(d: InstrDef) -> InstrDef:
+    return InstrDef(d.name, "VOP2", d.opcode, d.pcode or "D0 = S0 * S1", d.description,
+                    operand_types=d.operand_types)
 
 
 # ---------------------------------------------------------------- memory data widths

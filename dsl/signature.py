@@ -154,6 +154,41 @@ def valu_signature(d: InstrDef) -> ValuSig:
     return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags)
 
 
+@lru_cache(maxsize=None)
+def register_number_source(d: InstrDef) -> bool:
+    """A SALU source the pseudocode reads as its operand code (SRC0, not the value S0): a register
+    number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
+    `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`, an inline constant or M0)."""
+    types, pcode = d.operand_types, d.pcode or ""
+    return "SRC0" in types and "S0" not in types and ("SRC0", "i32") not in effects(pcode).field_types
+
+
+def constant_operand(d: InstrDef, i: int, op: Operand) -> Operand:
+    """Source i of `d` (Operand `op`) as a number written on it is typed (literals.literal_kind),
+    where that differs from the value the pseudocode reads:
+    - v_fma_mix* / v_mad_mix* (isa effects' mixed_sources): each source is an f32 or an f16 half
+      as OPSEL_HI says, yet a constant is always an f16 (0x3c00 is 1.0, 1.5 the literal 0x3e00);
+    - a source read only as 16-bit halves of its register (`VGPR[laneId][SRC0.u32][31 : 16]`,
+      isa effects' own_slices: v_cvt_pk_f32_fp8 reads the half OPSEL picks, two 8-bit floats)
+      is a 16-bit float operand: 0x3c00 is 1.0, -17 the zero-extended literal 0xffef, a wider
+      integer is refused;
+    - a 64-bit source read as two f32 halves (`S0[63 : 32].f32`, v_pk_add_f32) takes a 32-bit
+      constant, as a 32-bit float source does (0x3f800000 is 1.0), for both halves;
+    - syntax.F16_CONSTANTS: integer sources that take constants as f16 ones."""
+    fx = effects(d.pcode)
+    if fx.mixed_sources:
+        return replace(op, t16=True, bits=16)
+    pieces = {(hi - lo + 1, t) for name, hi, lo, t in fx.pieces if name == f"S{i}"}
+    if op.dwords == 2 and pieces == {(32, "f32")}:
+        return replace(op, dwords=1, bits=32, ftype="f")
+    slices = {hi - lo + 1 for name, hi, lo in fx.own_slices if name == f"S{i}"}
+    if slices == {16}:
+        return replace(op, dwords=1, t16=True, bits=16, ftype="f", packed=False, int_value=False)
+    if i in syntax.F16_CONSTANTS.get(d.name, ()):
+        return replace(op, ftype="f")
+    return op
+
+
 def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
     """Source i names a register rather than a value: the pseudocode reads the raw field
     (SRC0: v_movrels, v_readlane's VGPR[lane][SRC0.u], v_permlane64) or writes the source

@@ -40,6 +40,9 @@ SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}
 # (only their low bits matter: a class mask, a shift amount)
 T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B32": (2,),
                "V_ALIGNBYTE_B32": (2,)}
+# SALU sources the pseudocode reads as a register number (SRC0) that LLVM's assembler takes as any
+# 32-bit source, constants and literals too (it refuses them for s_movrels_b32's)
+SALU_VALUE_SOURCES = {"S_MOVRELSD_2_B32"}
 # VALU instructions LLVM prints without an encoding suffix although they have e32 and e64 forms
 # VOP3 16-bit instructions without an op_sel operand in LLVM (halves are only named by .l/.h)
 NO_OPSEL = {"V_CNDMASK_B16"}

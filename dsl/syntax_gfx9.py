@@ -75,6 +75,8 @@ BUF_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESE
 NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}
 # 64-bit scalar sources LLVM takes as registers only (SReg_64: no constant, no src_* value)
 SCALAR_REGISTERS_ONLY = {"S_SETPC_B64", "S_RFE_B64", "S_MOVRELS_B64"}
+# 32-bit scalar sources LLVM takes as registers only, though the pseudocode reads a value (S0)
+SCALAR_REGISTER_SOURCES = {"S_CBRANCH_JOIN"}
 # ... and those that take inline constants and registers but no literal
 SCALAR_NO_LITERAL = {"S_CBRANCH_G_FORK"}
 

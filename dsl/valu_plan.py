@@ -14,7 +14,7 @@ from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import valu_signature      # the encoder's memoised form
-from .signature import Operand, ValuSig, matrix_regs
+from .signature import Operand, ValuSig, constant_operand, matrix_regs
 
 
 def packed_kind(d, op: Operand) -> str:
@@ -113,6 +113,8 @@ class Gfx9Plan:
     fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
     opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
     truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
+    constants: tuple = ()     # per source, the Operand a number written on it is typed as (signature.constant_operand)
+    constant_encoding: str = "vop3"     # literals.literal_kind's encoding of the sources
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -138,6 +140,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
     if d.name in g9.NO_PCODE_SOURCES:
         srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
         sig = ValuSig((), srcs, False, False, None, False, False)
+    constants = tuple(_gfx9_constant_operand(d, i, op) for i, op in enumerate(sig.srcs))
     if d.name in g9.WIDE_OPERANDS:
         wide = g9.WIDE_OPERANDS[d.name]
         sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
@@ -151,7 +154,18 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
                      packed_kind(d, op)))
     return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
                  fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
-                 (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers)
+                 (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
+                 constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3")
+
+
+def _gfx9_constant_operand(d, i: int, op: Operand) -> Operand:
+    """Source i as a number on it is typed in the gfx9 dialect: signature.constant_operand, except
+    that syntax.T16_SOURCES (a class mask, a shift amount: 16-bit in LLVM's true16 syntax only)
+    are the 32-bit integers the pseudocode reads. (The dialect's e32 encoding reads a packed
+    constant as VOP3P does, its low half inline: v_pk_fmac_f16_e32's 1.0 is inline, no splat.)"""
+    if i in syntax.T16_SOURCES.get(d.name, ()):
+        return Operand(op.name, 1, False, "u", False, 32)
+    return constant_operand(d, i, op)
 
 
 _TYPE_BYTES = {"f64": 8, "f32": 4, "xf32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1}

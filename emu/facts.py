@@ -4,7 +4,11 @@ Preparing an instruction reads facts that isa/ and dsl/ work out from its manual
 VALU, scalar or LDS operands (dsl.signature), whether SIMM16 names a barrier (isa.control), its
 memory facts (isa.memory_access: data dwords, a buffer resource, a lane address, a format
 conversion), whether its pseudocode reads D0 (isa.effects) and the MODE rules it follows
-(isa.float_modes). They are pure functions of the entry's text, read with regular expressions:
+(isa.float_modes); building its semantic reads the shapes of its code the fast paths key on
+(isa.code_facts: an atomic's memory update, a dword-run load, a DS offset added in the code,
+v_min/max_f32's NaN order, f32 call chains, a permute's lane modulus, the register files indexed,
+a table only declared, the instructions called; isa.memory_access.format_conversion; isa.effects'
+whole matrices). They are pure functions of the entry's text and the one parse of its code:
 loading those modules and computing the facts cost a first launch of a few dozen instructions
 ~15-25 ms. Here each fact is computed once per instruction and kept in a small pickle file per
 instruction under the emulator's cache folder (`facts-<digest>-<python>`, the digest of the

@@ -79,6 +79,9 @@ class Effects:
     field_numbers: frozenset = frozenset()  # operand fields (SRC0..2, VDST) named as register numbers: every
     #                        mention except `VGPR[laneId][SRC0.u32][hi : lo]`, a bit range of this lane's
     #                        own source, which is a value like S0 (CDNA4's scaled conversions)
+    own_slices: frozenset = frozenset()  # bit ranges of this lane's own source register read by number,
+    #                        (S name, hi, lo): `VGPR[laneId][SRC0.u32][31 : 16]` ('S0', 31, 16) (v_cvt_pk_f32_fp8
+    #                        reads the half OPSEL picks; CDNA4's scaled conversions a byte)
     sgpr_types: tuple = ()  # types of `SGPR[addr].T` accesses in order (s_movrels_b64: ('b64', ...)):
     #                        the width of the register an SGPR number field moves
     shapes: tuple = ()     # each (MxN) operand in order: (name, element bits, M, N); `S0.iu4(16x16)` is
@@ -413,9 +416,10 @@ def _flags(toks: list[str]) -> dict:
 _FIELDS = ("SRC0", "SRC1", "SRC2", "VDST")
 
 
-def _vgpr_fields(toks: list[str]) -> tuple[frozenset, frozenset]:
-    """(fields used as a VGPR number, fields named other than as this lane's sliced source)."""
-    used, numbers = set(), set()
+def _vgpr_fields(toks: list[str]) -> tuple[frozenset, frozenset, frozenset]:
+    """(fields used as a VGPR number, fields named other than as this lane's sliced source, the
+    bit ranges of this lane's sliced sources as (S name, hi, lo))."""
+    used, numbers, slices = set(), set(), set()
     for i, t in enumerate(toks):
         if t not in _FIELDS:
             continue
@@ -438,7 +442,11 @@ def _vgpr_fields(toks: list[str]) -> tuple[frozenset, frozenset]:
             used.add(t)
         if not (own_lane and sliced and toks[i + 1:i + 4] == [".", "u32", "]"]):
             numbers.add(t)
-    return frozenset(used), frozenset(numbers)
+        elif t != "VDST":
+            r = toks[i + 4:i + 9]       # SRCn . u32 ] [ hi : lo ]
+            if len(r) == 5 and r[0] == "[" and r[2] == ":" and r[4] == "]" and r[1].isdigit() and r[3].isdigit():
+                slices.add((f"S{t[-1]}", int(r[1]), int(r[3])))
+    return frozenset(used), frozenset(numbers), frozenset(slices)
 
 
 _INT32 = ("u", "i", "u32", "i32")
@@ -475,10 +483,10 @@ def _transcendental(toks: list[str]) -> bool:
 
 
 def _fields(toks: list[str]) -> dict:
-    used, numbers = _vgpr_fields(toks)
+    used, numbers, slices = _vgpr_fields(toks)
     sgpr = tuple(toks[i + 5] for i in range(len(toks) - 5)
                  if toks[i:i + 2] == ["SGPR", "["] and toks[i + 3:i + 5] == ["]", "."])
-    return dict(vgpr_fields=used, field_numbers=numbers, sgpr_types=sgpr, full_product=_full_product(toks),
+    return dict(vgpr_fields=used, field_numbers=numbers, own_slices=slices, sgpr_types=sgpr, full_product=_full_product(toks),
                 transcendental=_transcendental(toks))
 
 

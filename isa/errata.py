@@ -397,6 +397,32 @@ _MISSING_RDNA4 = (
     ("SMEM", "S_ATC_PROBE_BUFFER", 35, 181, "026504f4 70402200 -> s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070"),
     ("SOPP", "S_BARRIER_LEAVE", 21, 180, "000095bf -> s_barrier_leave (the table shows opcode 21 as Reserved)"),
     ("SOPP", "S_TTRACEDATA_IMM", 59, 180, "082cbbbf -> s_ttracedata_imm 0x2c08 (the table shows opcode 59 as Reserved)"),
+    ("SOP1", "S_BARRIER_INIT", 81, 176, "c15180be -> s_barrier_init -1, 7d5180be -> s_barrier_init m0 (the table "
+     "shows opcode 81 as Reserved)"),
+    ("SOP1", "S_BARRIER_JOIN", 82, 176, "c15280be -> s_barrier_join -1, 7d5280be -> s_barrier_join m0 (the table "
+     "shows opcode 82 as Reserved)"),
+)
+
+# S_BARRIER_INIT / S_BARRIER_JOIN (added above): the manual neither lists nor describes them. Their
+# one operand is a barrier number, M0 or an inline constant, as S_BARRIER_SIGNAL's (RDNA4 section
+# 5.6.2, page 59: "Barrier instructions can use M0 or an inline constant to refer to the barrier
+# number"); LLVM 22 (gfx1201) assembles `s_barrier_init -1` and `s_barrier_init m0` and refuses
+# `s_barrier_init s1` and `s_barrier_join 0x12345` ("invalid operand for instruction"). What they do
+# to the barrier state is not described, so the code reads the operand and does nothing else.
+_BARRIER_OPERAND = ("// The manual does not describe this instruction (SOP1 opcode {op} is Reserved there); only its\n"
+                    "// operand is known: a barrier number, M0 or an inline constant, read as S_BARRIER_SIGNAL's.\n"
+                    "barrierNumber = IsM0(SRC0.u32) ? 32'I(M0[4 : 0].u32) : SRC0.i32")
+ERRATA += tuple(
+    Erratum(f"rdna4-{name.lower().replace('_', '-')}-{kind.split('_')[1]}", ("rdna4",), {"rdna4": 176}, kind,
+            ("SOP1", name), None, fix,
+            f"The RDNA4 manual does not describe {name} (SOP1 opcode {op}; see missing-rdna4-sop1-"
+            f"{name.lower().replace('_', '-')}). LLVM 22 (gfx1201) takes one operand, M0 or an inline constant "
+            f"(s_barrier_init -1 -> c15180be, s_barrier_init m0 -> 7d5180be; s_barrier_init s1 and "
+            f"s_barrier_join 0x12345 are refused), as S_BARRIER_SIGNAL's; the code states only that read.")
+    for name, op in (("S_BARRIER_INIT", 81), ("S_BARRIER_JOIN", 82))
+    for kind, fix in (("add_description", f"{name.replace('S_BARRIER_', '').title()} a barrier (named by M0 or an "
+                                          f"inline constant); not described by the RDNA4 manual."),
+                      ("add_pcode", _BARRIER_OPERAND.format(op=op)))
 )
 
 ERRATA += tuple(

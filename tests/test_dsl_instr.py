@@ -157,20 +157,22 @@ SIZED_CONSTANTS = ["v_add_f32 v1, 0x3f800000, v2", "s_mov_b32 s0, 0x3f800000", "
                    "v_cvt_f32_f16 v1, 0x3c00", "v_cvt_f16_f32 v1, 0x3f800000", "v_mul_lo_u16 v1, -2, v2",
                    "v_add_u16 v1, -32768, v2", "v_mov_b32 v1, 0x3e22f983", "v_and_b32 v1, 0xbf800000, v2",
                    "v_add_f16_sdwa v1, 0x3c00, v2 dst_sel:WORD_1", "v_cndmask_b32 v1, 0x3f800000, v2, vcc",
-                   "s_add_u32 s0, 0x40800000, s1", "v_fma_f16 v1, 0x3c00, v2, v3", "v_mad_u16 v1, 0x10000, v2, v3"]
+                   "s_add_u32 s0, 0x40800000, s1", "v_fma_f16 v1, 0x3c00, v2, v3", "v_mad_u16 v1, 0x10000, v2, v3",
+                   "v_add_f64 v[0:1], v[2:3], 0x3ff00000", "v_add_f64 v[0:1], v[2:3], 0x3ff0000000000000",
+                   "s_mov_b64 s[0:1], 0x3ff0000000000000", "v_add_f16 v1, -17, v2", "v_add_f16 v1, 1e10, v2"]
 
 
 def test_gfx9_integer_constants_are_read_at_the_operands_width_as_llvm_does():
     """An integer whose bits are an inline float's at the operand's width is that inline constant
-    (32-bit operands of any type, 16-bit float ones), a 16-bit operand refuses a wider integer:
-    bytes or refusal as llvm-mc-22 on gfx942. (64-bit operands are not covered yet: LLVM reads
-    0x3ff00000 on v_add_f64 as 1.0, which we refuse.)"""
+    (32-bit operands of any type, 16-bit float ones), a 16-bit operand refuses a wider integer
+    and a float outside f16's range, a 64-bit float operand reads an integer as its high dword
+    (0x3ff00000 is 1.0): bytes or refusal as llvm-mc-22 on gfx942 (literals.py, as on RDNA)."""
     import dsl
     from dsl.asm import AsmError
     from tests.llvm_tools import mc_encodings
     for line, theirs in zip(SIZED_CONSTANTS, mc_encodings(SIZED_CONSTANTS, "gfx942")):
         if theirs is None:
-            with pytest.raises(AsmError, match="16-bit constant"):
+            with pytest.raises(AsmError, match="does not fit in 16 bits|out of range for the operand's f16"):
                 dsl.assemble(line, "gfx942")
         else:
             assert dsl.assemble(line, "gfx942") == theirs, line

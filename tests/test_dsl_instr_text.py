@@ -63,7 +63,7 @@ def test_decoded_and_parsed_instr_print_as_llvm(name):
         total[family] += 1
         try:
             decoded = direct_instr(spec, decode_one(spec, bytes.fromhex(hx), 0), wave)
-        except DecodeError:     # gfx1201: GFX9/10's v_fma_mix encoding, s_barrier_init/join
+        except DecodeError:     # gfx1201: GFX9/10's v_fma_mix encoding
             undecodable += 1
             continue
         try:

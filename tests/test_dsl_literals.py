@@ -45,12 +45,8 @@ KNOWN = [
     (lambda line, mn, llvm, ours: "lit(" in line and llvm is not None and ours is None and
      "one 32-bit literal" in ours_error.get(line, ""),
      "LLVM accepts lit(x) beside a different literal and encodes one value for both (the other is lost)"),
-    (lambda line, mn, llvm, ours: mn.startswith("s_movrelsd_2") and llvm is not None and ours is None,
-     "s_movrelsd_2_b32's source is a register number (SRC0), refused as s_movrels_b32's is; LLVM takes it"),
     (lambda line, mn, llvm, ours: mn.startswith("v_dot2acc_f32_f16") and "lit(" in line and llvm is None,
      "LLVM refuses lit() on v_dot2acc_f32_f16's packed source, which takes the same literal without it"),
-    (lambda line, mn, llvm, ours: mn.startswith("v_dot2_bf16_bf16") and "0.15915494" in line,
-     "bf16 1/(2pi): LLVM makes 0.15915494 (bf16 0x3e23) the inline constant 0x3e22, not 0.1591549"),
 ]
 ours_error: dict[str, str] = {}
 

@@ -99,8 +99,7 @@ def test_assembly_matches_llvm(name):
 # RDNA4 (gfx1201) is disassembled but not yet assembled; held to the level reached (all rows,
 # graphics included: 99.65%), with the per-family figures printed. The rows left are LLVM's, not
 # RDNA4 instructions or LLVM misprints: GFX9/10's VOP3P encoding of v_fma_mix* that LLVM also
-# decodes on gfx12 (RDNA4 uses those bits for VIMAGE; 140 MIMG rows), s_barrier_init/join (SOP1
-# opcodes 81/82, which LLVM's assembler refuses for gfx1201), and v_cndmask_b32_dpp with |..|
+# decodes on gfx12 (RDNA4 uses those bits for VIMAGE; 140 MIMG rows) and v_cndmask_b32_dpp with |..|
 # around 'v146, vcc_lo' (3 rows)
 GFX1201_FLOOR = 0.9965
 

@@ -33,12 +33,7 @@ FAMILY_FORMATS = {"VOP3_VOP1": {"VOP3", "VOP3A"}, "VOP3_VOP2": {"VOP3", "VOP3SD"
 
 # What LLVM 22 decodes on one target that is not an instruction of that target's manual, by
 # mnemonic or by the bits of the first dword (mask, value), each with the reason.
-LLVM_ONLY_MNEMONICS = {
-    "gfx1201": {m: "LLVM 22 decodes SOP1 opcodes 81/82 as the named-barrier instructions of later gfx12 "
-                   "parts, but its own assembler refuses them for gfx1201 (the corpus's reenc is '-' on "
-                   "every such row) and the RDNA4 manual has no such instruction"
-                for m in ("s_barrier_init", "s_barrier_join")},
-}
+LLVM_ONLY_MNEMONICS: dict[str, dict[str, str]] = {}
 LLVM_ONLY_ENCODINGS = {
     "gfx1201": [(0xFF800000, 0xD3800000,
                  "LLVM 22 also decodes GFX9/10's VOP3P encoding (bits [31:23] = 110100111) of v_fma_mix* on "

@@ -373,7 +373,7 @@ def _apply_pcode_errata(arch, instructions) -> list[dict]:
                 raise P.SpecParseError(f"erratum {e.id} is stale: the {arch} manual now gives {name} pseudocode")
         elif not hits or any(e.pdf not in (d["pcode"] or "") for d in hits):
             raise P.SpecParseError(f"erratum {e.id} is stale: {name}'s pseudocode no longer reads {e.pdf!r}")
-        page = hits[0]["pcode_page"]
+        page = hits[0]["pcode_page"] or hits[0]["page"]     # (an undescribed instruction: its opcode table's)
         if page != e.page[arch]:
             raise P.SpecParseError(f"erratum {e.id}: {name}'s pseudocode is on page {page} of the {arch} "
                                    f"manual, the errata table says {e.page[arch]}")

@@ -1,0 +1,204 @@
+"""Constants in every operand of every ALU instruction against llvm-mc-22 (gfx1100, gfx1201,
+gfx942, gfx950).
+
+For each mnemonic of LLVM 22's corpus that LLVM re-encodes (one row per mnemonic, the one with
+the fewest modifiers and scalar operands), in the scalar and vector ALU families (SOP1/SOP2/SOPC,
+VOP1/VOP2/VOPC/VOP3/VOP3P and their DPP, SDWA, VOPD, WMMA and MFMA forms) and the scalar and
+buffer memory ones whose offsets and soffsets take numbers (SMEM, MUBUF, MTBUF), each operand in turn
+is replaced by a number: inline integers and their edges (0, 1, -1, -16, -17, 64, 65), inline
+floats (0.5, 1.0, -4.0, 1/(2*pi)), f16 and f32 bit patterns (0x3c00, 0x3118, 0x3f800000) and
+literals (0x12345, 1e10). Destinations are replaced too: both must refuse them. A few values per
+operand (rotating over the list, every value on every operand with WAVESMITH_CONSTANT_SWEEP=full),
+one llvm-mc run per target. Every line must be accepted alike with the same bytes or refused by
+both, except the differences listed in KNOWN, each with its reason (counted and printed; an
+entry that no line needs any more fails the test, so the list stays true)."""
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from collections import Counter
+
+import pytest
+
+import dsl
+
+from .conftest import shared_path
+from .llvm_tools import mc_encodings
+
+VALUES = ["0", "1", "-1", "-16", "-17", "64", "65", "0.5", "1.0", "-4.0", "0.15915494", "0x3c00", "0x3118",
+          "0x3f800000", "0x12345", "1e10"]
+PER_OPERAND = 3
+ALU_FAMILIES = re.compile(r"^(SOP1|SOP2|SOPC|VOP|DPP|SDWA|MFMA|WMMA|SMEM|MUBUF|MTBUF)")
+ARCHS = ["gfx1100", "gfx1201", "gfx942", "gfx950"]
+
+
+def _dpp(line: str) -> bool:
+    return bool(re.search(r"_dpp |dpp8:|quad_perm:|row_\w+:", line))
+
+
+_NUMBER = re.compile(r"-?(0x[0-9a-f]+|[0-9.]+(e-?[0-9]+)?)$")
+
+
+def _immediate_field(line: str) -> bool:
+    """The number is s_atc_probe*'s mode (its first operand) or a prefetch's length (its last)."""
+    mn, _, rest = line.partition(" ")
+    ops = [o.strip().split(" ")[0] for o in rest.split(",")]
+    if mn.startswith("s_atc_probe"):
+        return bool(_NUMBER.match(ops[0]))
+    return "prefetch" in mn and bool(_NUMBER.match(ops[-1]))
+
+
+def _dropped_literal(llvm: bytes | None) -> bool:
+    """LLVM's bytes of a VOP3/VOP3P DPP instruction (8 bytes + the DPP word) with the literal code
+    255 in src1 or src2 and no literal dword."""
+    if llvm is None or len(llvm) != 12:
+        return False
+    word = int.from_bytes(llvm[4:8], "little")
+    return 255 in (word >> 9 & 0x1ff, word >> 18 & 0x1ff)
+
+
+# (arch prefix, test(line, llvm bytes, our error text), reason); a test sees only lines that differ
+KNOWN = [
+    ("gfx11", lambda line, llvm, err: _dpp(line) and _dropped_literal(llvm) and "no literal" in err,
+     "LLVM writes the literal code 255 in a DPP instruction and drops the literal dword (the value is lost); "
+     "we refuse the literal"),
+    ("gfx12", lambda line, llvm, err: _dpp(line) and _dropped_literal(llvm) and "no literal" in err,
+     "LLVM writes the literal code 255 in a DPP instruction and drops the literal dword (the value is lost); "
+     "we refuse the literal"),
+    ("gfx1201", lambda line, llvm, err: _dpp(line) and llvm is None and err == "" and
+     line.startswith(("v_dot4_f32_fp8", "v_dot4_f32_bf8", "v_fma_mix")),
+     "LLVM 22 refuses some inline constants in gfx1201's VOP3P DPP (v_dot4_f32_fp8/bf8's sources, "
+     "v_fma_mix*'s src1) that it takes elsewhere (v_fma_mix*'s src2, v_dot2_f32_f16's, and all of them "
+     "on gfx1100); the RDNA4 manual's DPP section limits only src0; we take them"),
+    ("gfx1201", lambda line, llvm, err: line.startswith("s_get_barrier_state ") and llvm is not None and
+     "sdst" in err,
+     "LLVM 22 takes a constant as s_get_barrier_state's destination (SDST code 0xc1 for -1); we refuse it"),
+    ("gfx1", lambda line, llvm, err: _dpp(line) and "0.15915494" in line and llvm is not None and
+     not _dropped_literal(llvm) and "no literal" in err and line.startswith(("v_cndmask_b16", "v_dot2_bf16_bf16")),
+     "1/(2*pi) written as a float in DPP: LLVM 22 refuses it on 16-bit integer sources (v_or_b16, "
+     "v_cmp_*_i16: its parser reads a literal there, which the encoder makes inline elsewhere) and on "
+     "packed bf16 ones, yet encodes it inline on v_cndmask_b16's and v_dot2_bf16_bf16's; we refuse all "
+     "of them (literals.read_as_literal)"),
+    ("gfx", lambda line, llvm, err: llvm is not None and _immediate_field(line),
+     "s_atc_probe's mode and the prefetches' length are immediate fields: LLVM 22 keeps the low bits of "
+     "any integer (0x12345 is 0x45; gfx1201's 64 is 0), reads a float as its f64 bits (1.0 is 0); we refuse "
+     "what does not fit the field (0..127)"),
+    ("gfx942", lambda line, llvm, err: "_class_f16_sdwa" in line and "0x3f800000" in line and llvm is not None
+     and err == "",
+     "v_cmp(x)_class_f16_sdwa's class mask 0x3f800000: LLVM encodes the register s0 (code 0, S1 set) "
+     "instead of the inline 1.0 it accepted (gfx950 too; its corpus has no such row); we write 1.0"),
+    ("gfx1201", lambda line, llvm, err: line.startswith("v_ldexp_f16_e64") and (
+        llvm is not None and "v_ldexp_f16: src1" in err or llvm is None and _dpp(line) and err == ""),
+     "v_ldexp_f16's exponent on gfx1201: LLVM 22 takes any 32-bit value in VOP3 and keeps its low half "
+     "(0x12345 is the literal 0x2345, 0x3f800000 the inline 0, 1e10 the f16 infinity 0x7c00), and in DPP "
+     "reads it as an i16 (0x3c00 refused); elsewhere, and on gfx1100 and CDNA, it is an f16 operand for "
+     "constants (syntax.F16_CONSTANTS: 0x3c00 is 1.0, 0x12345 refused), as we take it everywhere"),
+    ("gfx1100", lambda line, llvm, err: line.startswith("v_dual_dot2acc_f32_bf16 ") and llvm is not None,
+     "the RDNA3 manual gives V_DUAL_DOT2ACC_F32_BF16 no pseudocode and no VOP2 twin, so we read its src0 "
+     "as one bf16 (the name's type); LLVM reads a packed pair, as for the f16 one (-17 is 0xffffffef, "
+     "0x3f800000 a literal)"),
+    ("gfx950", lambda line, llvm, err: line.startswith("v_cvt_scalef32_sr_pk_fp4_f32 ") and
+     re.match(r"v_cvt_scalef32_sr_pk_fp4_f32 v\d+, [^v]", line) is not None,
+     "v_cvt_scalef32_sr_pk_fp4_f32's 64-bit src0: LLVM encodes a number as the VGPR of that number "
+     "(-1 is v255, 0.5 is v0: the value is lost)"),
+    ("gfx950", lambda line, llvm, err: line.startswith("v_cvt_scalef32_sr_") and ", 0x3f800000, " in line,
+     "v_cvt_scalef32_sr_*_f16/bf16's 16-bit src0: LLVM takes 0x3f800000 and encodes the inline 0 (its "
+     "low half); we refuse a constant wider than 16 bits"),
+]
+
+
+def _rows(arch: str) -> dict[str, str]:
+    """mnemonic -> the corpus row LLVM re-encodes with the fewest modifiers and scalar operands."""
+    best: dict[str, tuple[int, str]] = {}
+    with gzip.open(shared_path("conformance", "llvm", f"{arch}.tsv.gz"), "rt") as f:
+        next(f)
+        for line in f:
+            family, _, text, reenc = line.rstrip("\n").split("\t")
+            if reenc == "-" or not ALU_FAMILIES.match(family):
+                continue
+            mn = text.split(" ")[0]
+            score = 10 * len(re.findall(r"dpp|quad_perm|row_|op_sel|clamp|mul:|div:|neg_|\||lit\(|-|sel:", text)) \
+                + len(re.findall(r"(?<![\w\[])(s\d|s\[|ttmp|vcc|exec|m0|null|src_|\d)", text[len(mn):]))
+            if mn not in best or score < best[mn][0]:
+                best[mn] = (score, text)
+    return {mn: text for mn, (_, text) in sorted(best.items())}
+
+
+def _operand_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each operand of a line: split at top-level commas and at ' :: ' (a VOPD
+    pair's second half, its mnemonic skipped); an operand ends at the first top-level blank
+    (modifiers follow); key:value words are not operands."""
+    pieces, depth, start = [], 0, len(text.split(" ")[0])
+    i = start
+    while i < len(text):
+        c = text[i]
+        depth += (c in "([") - (c in ")]")
+        if depth == 0 and (c == "," or text.startswith("::", i)):
+            pieces.append((start, i))
+            start = i + (1 if c == "," else 2)
+            if c == ":":
+                start += re.match(r"\s*\S+", text[start:]).end()
+                i = start
+                continue
+        i += 1
+    pieces.append((start, len(text)))
+    spans = []
+    for a, b in pieces:
+        s = a + len(text[a:b]) - len(text[a:b].lstrip())
+        k, depth = s, 0
+        while k < b and not (text[k] == " " and depth == 0):
+            depth += (text[k] in "([") - (text[k] in ")]")
+            k += 1
+        if k > s and ":" not in text[s:k].split("[")[0]:
+            spans.append((s, k))
+    return spans
+
+
+def sweep_lines(arch: str, per_operand: int | None = PER_OPERAND) -> list[str]:
+    lines = []
+    for n, text in enumerate(_rows(arch).values()):
+        for slot, (a, b) in enumerate(_operand_spans(text)):
+            if per_operand is None:
+                values = VALUES
+            else:       # rotate, so each value meets every kind of operand across the instructions
+                values = [VALUES[(n * per_operand + slot * 5 + j) % len(VALUES)] for j in range(per_operand)]
+            lines += [text[:a] + v + text[b:] for v in values]
+    return lines
+
+
+def ours(lines: list[str], arch: str) -> list[tuple[bytes | None, str]]:
+    """(bytes or None, the error text) per line; anything but bytes or an AsmError fails."""
+    out = []
+    for line in lines:
+        try:
+            out.append((dsl.assemble(line, arch), ""))
+        except dsl.AsmError as e:
+            out.append((None, str(e)))
+    return out
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_constants_in_every_operand_match_llvm(arch):
+    full = os.environ.get("WAVESMITH_CONSTANT_SWEEP") == "full"
+    lines = sweep_lines(arch, None if full else PER_OPERAND)
+    assert len(lines) > 3000
+    want = mc_encodings(lines, arch)
+    got = ours(lines, arch)
+    known, bad = Counter(), []
+    known_here = [(test, why) for prefix, test, why in KNOWN if arch.startswith(prefix)]
+    for line, w, (g, err) in zip(lines, want, got):
+        if w == g:
+            continue
+        why = next((why for test, why in known_here if test(line, w, err)), None)
+        if why:
+            known[why] += 1
+        else:
+            bad.append(f"{line}: llvm {w.hex() if w else 'refused'}, ours {g.hex() if g else err.splitlines()[0]}")
+    agree = sum(w == g for w, (g, _) in zip(want, got))
+    print(f"\n{arch}: {agree}/{len(lines)} lines agree with llvm-mc-22 ({100 * agree / len(lines):.2f}%), "
+          f"{sum(w is None for w in want)} refused by both or by LLVM; known differences: {dict(known)}")
+    assert not bad, f"{len(bad)} of {len(lines)} lines differ:\n" + "\n".join(bad[:25])
+    if full:
+        unused = {why for _, why in known_here} - set(known)
+        assert not unused, f"KNOWN entries no line needs: {unused}"
