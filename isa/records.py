@@ -11,7 +11,7 @@ the standard library makes. The table is one marshal file per module and
 Python (`$WAVESMITH_CACHE/dataclasses/<cache tag>/<module>.marshal`, default
 `~/.cache/wavesmith`: a process reads the tables of the modules it imports only), read at the
 module's first class and written whole (under a temporary name, then renamed) at the exit of a
-process that compiled new text; a missing, unreadable, damaged or foreign file is ignored and
+process that compiled new text or read texts it would not keep (below); a missing, unreadable, damaged or foreign file is ignored and
 rewritten (a file starts with the interpreter's bytecode magic number, as a .pyc does). A
 process writing the table keeps the texts it used and at most as many others, the most recently
 written (another checkout's or version's classes, run in turn with this one): the texts of every
@@ -44,7 +44,7 @@ def enabled() -> bool:
 
 class _Table:
     """{method source text: its compiled code} of one module's classes, loaded at the module's
-    first class, written at exit if it grew."""
+    first class, written at exit if it grew or holds texts write() drops."""
 
     def __init__(self, module: str):
         self.path = os.path.join(_folder(), f"{module}.marshal")
@@ -60,6 +60,13 @@ class _Table:
                 self.codes = {k: v for k, v in loaded.items() if type(k) is str and type(v) is CodeType}
         except Exception:       # absent, unreadable, cut short, not marshal data, another Python's
             pass
+        atexit.register(self.finish)
+
+    def finish(self) -> None:
+        """At exit: write the table if this process compiled new text, or if it holds more
+        texts than write() keeps (older versions' texts, dropped)."""
+        if self.used and (self.new or len(self.codes) > len(self.kept())):
+            self.write()
 
     def kept(self) -> dict[str, CodeType]:
         """What write() stores: the texts this process did not use, the last in the table's order
@@ -75,9 +82,7 @@ class _Table:
         if code is None:
             # as exec compiles the text dataclasses hands it: no __future__ flags of the caller
             code = self.codes[text] = compile(text, "<string>", "exec", dont_inherit=True)
-            if not self.new:
-                self.new = True
-                atexit.register(self.write)
+            self.new = True
         self.used.add(text)
         return code
 

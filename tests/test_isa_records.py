@@ -193,3 +193,20 @@ def test_table_keeps_the_writers_texts_and_as_many_newest_others(tmp_path):
     assert _texts_naming(table, "beta") > 0 and _texts_naming(table, "gamma") > 0
     for field in ("beta", "gamma"):           # both kept versions read back whole: nothing compiled
         assert _version_child(tmp_path, field)["new"] is False
+
+
+def test_reader_of_a_table_of_old_versions_prunes_it(tmp_path):
+    """A table holding three versions' texts (as the earlier rule kept up to 1024) is rewritten
+    by a process that compiles nothing: the texts it used and as many of the newest others."""
+    tables = {}
+    for field in ("alpha", "beta", "gamma"):
+        _version_child(tmp_path / field, field)
+        tables.update(_read(tmp_path / field / "dataclasses" / sys.implementation.cache_tag / "records_test_versions.marshal"))
+    path = tmp_path / "all" / "dataclasses" / sys.implementation.cache_tag / "records_test_versions.marshal"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(MAGIC_NUMBER + marshal.dumps(tables))
+    assert _texts_naming(tables, "alpha") > 0
+    assert _version_child(tmp_path / "all", "gamma")["new"] is False       # every text read, none compiled
+    table = _read(path)
+    assert _texts_naming(table, "alpha") == 0 and _texts_naming(table, "beta") > 0 and _texts_naming(table, "gamma") > 0
+    assert _version_child(tmp_path / "all", "beta")["new"] is False
