@@ -56,6 +56,18 @@ def test_minmax_shortcut_agrees_with_the_pseudocode(arch, name, mode):
 
 
 
+def _d0_under(options, arch, name, inputs, mode, waves):
+    """D0 of `name`'s semantic on full-EXEC wave32 inputs, run under the emulator options given."""
+    token = activate(options)
+    try:
+        sem = load_semantics(arch).lookup(name)
+        out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
+                              inputs=dict(inputs), mode=mode))
+    finally:
+        deactivate(token)
+    return np.asarray(out["D0"], np.uint32)
+
+
 @pytest.mark.parametrize("arch,name", [("gfx1100", n) for n in ("v_min3_f32", "v_max3_f32", "v_minmax_f32", "v_maxmin_f32")] +
                          [("gfx942", n) for n in ("v_min3_f32", "v_max3_f32")])
 @pytest.mark.parametrize("nan_in", ["S2", "S0", "S1"])
@@ -71,16 +83,8 @@ def test_minmax_chains_with_nans_in_one_operand_only(arch, name, nan_in):
     inputs[nan_in][:, ::3] = rng.choice(nans, (waves, 11))
     inputs["D0"] = np.zeros((waves, 32), np.uint32)
     for mode in (0x3F0, 0x1F0):
-        got = []
-        for shortcuts in (True, False):
-            token = activate(replace(FAST, minmax_shortcuts=shortcuts))
-            try:
-                sem = load_semantics(arch).lookup(name)
-                out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
-                                      inputs=dict(inputs), mode=mode))
-            finally:
-                deactivate(token)
-            got.append(np.asarray(out["D0"], np.uint32))
+        got = [_d0_under(replace(FAST, minmax_shortcuts=shortcuts), arch, name, inputs, mode, waves)
+               for shortcuts in (True, False)]
         assert np.array_equal(got[0], got[1]), (name, hex(mode), nan_in)
 
 
@@ -424,14 +428,7 @@ def test_minmax_ufuncs_of_nan_free_batches(arch, name, mode, sgpr_s1):
     got = {}
     for label, options in (("ufuncs", replace(FAST, minmax_ufuncs=True)), ("selects", replace(FAST, minmax_ufuncs=False)),
                            ("generated", replace(FAST, minmax_shortcuts=False))):
-        token = activate(options)
-        try:
-            sem = load_semantics(arch).lookup(name)
-            out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
-                                  inputs=dict(inputs), mode=mode))
-        finally:
-            deactivate(token)
-        got[label] = np.broadcast_to(np.asarray(out["D0"], np.uint32), s0.shape)
+        got[label] = np.broadcast_to(_d0_under(options, arch, name, inputs, mode, waves), s0.shape)
     for label in ("selects", "generated"):
         bad = np.flatnonzero(got["ufuncs"] != got[label])
         assert not bad.size, (f"{name} MODE {mode:#x}: ufuncs vs {label}: {bad.size} lanes differ, first "
