@@ -693,7 +693,7 @@ class SemanticTable:
 
     def _build(self, d: isa.InstrDef) -> Entry:
         scalar = d.format in self.spec.traits.roles.scalar
-        hand = handwritten.semantic(d.name, scalar, self.spec)
+        hand = handwritten.semantic(d.name, scalar, self.spec, d)
         if hand is not None:
             return Entry(_with_float_modes(hand, d), "hand-written")
         if d.name in AGPR_MOVES:

@@ -119,10 +119,12 @@ def _format_conversion(name: str, spec) -> tuple | None:
                  if d.format in buffer and (shape := instruction_facts.format_conversion(d))), None)
 
 
-def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
+def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | None:
     """The hand-written semantic of `name`, or None. `spec` (isa.Spec) supplies the instruction's
     definitions, whose facts pick some of them (a format conversion, whole matrices: WMMA, the
-    VINTERP format), and the tables some read (s_setreg's writable bits)."""
+    VINTERP format), and the tables some read (s_setreg's writable bits). `encoding` (one of
+    those definitions: the one being prepared) narrows the whole-matrix test to it, so preparing
+    a kernel reads the facts of the encodings it runs, not of every encoding of the name."""
     shape = _format_conversion(name, spec)
     if shape is not None:
         return _buffer_format(name, scalar, shape)
@@ -139,7 +141,7 @@ def semantic(name: str, scalar: bool, spec=None) -> Semantic | None:
                         {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
                         source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
     defs = spec.lookup(name) if spec is not None else ()
-    if any(instruction_facts.matrix(d) for d in defs):            # whole matrices across the wave: WMMA
+    if any(instruction_facts.matrix(d) for d in ((encoding,) if encoding is not None else defs)):   # WMMA
         wmma_semantic = _wmma(name, spec)
         if wmma_semantic is not None:
             return wmma_semantic
