@@ -313,7 +313,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr:
     acc = bool(f.get("ACC"))
     # the address is always a VGPR; data and result are VGPRs or AGPRs (ACC)
     ops = [_acc(f[field], width, acc and name != "addr") for name, field, width in ds_layout(d)]
-    return instr_value(d, mn, ops, ds_modifiers(d, f, mn))
+    return instr_value(d, mn, ops, ds_modifiers(d, f))
 
 
 def _flat(spec: Spec, inst: Instruction) -> Instr | None:
