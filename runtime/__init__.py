@@ -9,10 +9,11 @@ class _FewerCollectorPasses:
     """Python's cyclic collector's young-generation threshold raised while our modules import,
     the previous thresholds restored after (even on an exception): importing creates tens of
     thousands of long-lived objects (functions, classes, tables) that the default thresholds
-    scan again and again for cycles that are not there. On leaving, the objects the imports
-    made are handed to the oldest generation, where they would have ended up, without a
-    collection pass over them (gc.freeze then gc.unfreeze; skipped when the process froze
-    objects itself, whose freeze this must not undo). Off (the collector left alone):
+    scan again and again for cycles that are not there. On leaving, every object the collector
+    tracks (mostly what the imports made) is handed to the oldest generation, where long-lived
+    objects end up anyway, without a collection pass over them (gc.freeze then gc.unfreeze;
+    skipped when the process froze objects itself, whose freeze this must not undo); cyclic
+    garbage among them waits for the next full collection. Off (the collector left alone):
     WAVESMITH_EMU_OFF=quiet_imports or WAVESMITH_EMU_REFERENCE=1 (emu/options.py)."""
 
     def __enter__(self):
