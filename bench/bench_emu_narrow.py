@@ -217,10 +217,15 @@ def first_launch_child(arch: str, n: int) -> None:
     inputs = make_inputs(manifest)
     inputs_cpu = time.process_time() - c
 
+    import resource
+    faults = {}         # phase -> (minor page faults, system CPU seconds): first touches of fresh memory
+
     def phase(name, fn):
-        t = time.process_time()
+        before, t = resource.getrusage(resource.RUSAGE_SELF), time.process_time()
         out = fn()
         phases[name] = time.process_time() - t
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        faults[name] = (after.ru_minflt - before.ru_minflt, after.ru_stime - before.ru_stime)
         return out
     Device = phase("imports", lambda: __import__("runtime").Device)
     dev = phase("device", lambda: Device("emu", arch=arch))
@@ -235,7 +240,7 @@ def first_launch_child(arch: str, n: int) -> None:
         return prg.launch(manifest["kernel"], grid=[-(-n // 256), 1, 1], block=manifest["launch"]["block"], args=args)
     phase("launch", launch)
     warm = min(_cpu(launch) for _ in range(3))
-    print(json.dumps({"phases": phases, "warm": warm, "inputs": inputs_cpu}))
+    print(json.dumps({"phases": phases, "warm": warm, "inputs": inputs_cpu, "faults": faults}))
 
 
 def _cpu(fn) -> float:
@@ -280,6 +285,11 @@ def first_launch(arch: str, n: int, repeat: int) -> None:
     print(f"  whole process (every phase above: from the process's start to the first launch's end, less the "
           f"inputs this script generates): {strict(best) * 1e3:.0f} ms = {whole:.2f}x warm; the child filling "
           f"the caches before: {strict(primed) * 1e3:.0f} ms")
+    # the fresh register state's first writes (page faults, system time) are what varies most
+    # between processes on a shared virtual machine
+    faults = sorted((r["faults"]["launch"][1], r["faults"]["launch"][0], issue(r) / r["warm"]) for r in runs)
+    print(f"  first launch's page faults per process (system ms, minor faults, issue's ratio): "
+          + ", ".join(f"{sys_s * 1e3:.0f} ms/{n}/{q:.2f}x" for sys_s, n, q in faults))
 
 
 def main() -> int:

@@ -504,7 +504,14 @@ class _Chunk:
                 if together and gpc < others:
                     run = runs.get(gpc, _UNKNOWN) if runs is not None else None
                     if run is _UNKNOWN:
-                        run = runs[gpc] = build_run(self.plan_at, gpc & 0xFFFF_FFFF_FFFF_FFFF, self.st.null)
+                        # not built for a group wider than the PC's own instruction takes (no run
+                        # from it could be taken: it steps on, and the next PC would build another
+                        # run, ~50 suffixes of one stretch in a first launch of 2^20 lanes); a
+                        # narrower batch reaching the PC builds it then
+                        head = plans.get(gpc)
+                        run = None if head is not None and len(group_idx) > head[2] else \
+                            runs.setdefault(gpc, build_run(self.plan_at, gpc & 0xFFFF_FFFF_FFFF_FFFF,
+                                                           self.st.null))
                     if run is not None and gpc + run.last < others and len(group_idx) <= run.limit \
                             and issued0 + bulk + run.count <= budget \
                             and ((stats.batches & 255) + run.count < 256 or not self.m._clock.tick(stats)):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .machine_operands import OperandError
+
 # name -> (row lane i (0..15), the code's operand n) -> source row lane, or -1 when out of range
 _ROW_RULES = {
     "DPP_QUAD_PERM": lambda i, n: (i & ~3) | ((n >> (2 * (i & 3))) & 3),
@@ -33,8 +35,8 @@ _WAVE_RULES = {
 }
 
 
-class DppError(Exception):
-    pass
+class DppError(OperandError):
+    """An operand selection the machine cannot make (an OperandError: preparing names the instruction)."""
 
 
 def dpp16_sources(spec, ctrl: int, lanes: int) -> np.ndarray:

@@ -18,13 +18,10 @@ from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.records import dataclass
 
 from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
-from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
-from .machine_dpp import Dpp, DppError
 from .dialect import SEGMENTS, immediate_offset
 from . import facts as instruction_facts
 from .facts import scalar_layout, valu_signature
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
-from .machine_sdwa import SdwaError, place_result, select_source, source_code
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
 from .wave import EXEC_LO, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
@@ -275,7 +272,7 @@ class Preparer:
                 self._buffer(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
-        except (OperandError, DppError, SdwaError) as e:
+        except OperandError as e:       # DppError and SdwaError are OperandErrors
             raise PrepareError(f"{d.name.lower()} ({fmt}): {e}") from None
         self._common(p)
         p.vgpr_effects = self._vgpr_effects(p, d, fmt)
@@ -448,10 +445,13 @@ class Preparer:
         else:
             codes = [f["SRC0"], f["SRC1"], f["SRC2"]]
         sdwa = p.inst.dpp if p.inst.dpp_kind in ("SDWA", "SDWAB") else None
+        # GFX9's SDWA and DPP modules are imported with the first instruction that has them
         if sdwa is not None:            # GFX9: sub-dword selects, sources from the SDWA dword (machine_sdwa.py)
-            codes = [source_code(sdwa, 0, 0, VGPR_BASE)] + \
-                ([source_code(sdwa, 1, f["VSRC1"], VGPR_BASE)] if "VSRC1" in f else [])
+            from . import machine_sdwa
+            codes = [machine_sdwa.source_code(sdwa, 0, 0, VGPR_BASE)] + \
+                ([machine_sdwa.source_code(sdwa, 1, f["VSRC1"], VGPR_BASE)] if "VSRC1" in f else [])
         elif p.inst.dpp:
+            from .machine_dpp import Dpp
             p.dpp = Dpp(self.spec, p.inst, self.lanes)
             codes[0] = p.inst.dpp["SRC0"] + VGPR_BASE
         # fields the pseudocode reads itself (INST.NEG of v_bitop3): no modifier of the machine's
@@ -513,7 +513,7 @@ class Preparer:
                     code = VGPR_BASE + ((code - VGPR_BASE) & 0x7F)
             if sdwa is not None and code >= VGPR_BASE or sdwa is not None and code < SCALAR_CODES:
                 # a register: its whole dword, then the field SRCn_SEL names
-                fetch = select_source(self._src(code, 32, "u", None, per_lane=True), sdwa, i)
+                fetch = machine_sdwa.select_source(self._src(code, 32, "u", None, per_lane=True), sdwa, i)
             else:
                 fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
                                   operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
@@ -559,7 +559,7 @@ class Preparer:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
                 p.sem = self._saturating(d, sig, omod)
-            place = place_result(sdwa, dst.bits) if sdwa is not None and "DST_SEL" in sdwa else None
+            place = machine_sdwa.place_result(sdwa, dst.bits) if sdwa is not None and "DST_SEL" in sdwa else None
             if place is not None:       # SDWA's DST_SEL / DST_U: the result's field in the old dword
                 post = _placed(place, post, vdst)
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
@@ -865,6 +865,8 @@ class Preparer:
         """MUBUF/MTBUF: VADDR holds the index (IDXEN) and/or offset (OFFEN), in that order;
         SRSRC names four SGPRs holding the V#; SOFFSET an SGPR, M0, NULL or an inline
         constant (manual ch. 9, Table 37 and 40). emu/buffer.py turns them into addresses."""
+        # (imported with the first buffer instruction: most kernels have none)
+        from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
         f = p.inst.fields
         gfx9 = self.spec.traits.dialect == "gfx9"      # CDNA: the GFX9 V# and range check (emu/buffer_gfx9.py)
         if gfx9 and f.get("LDS"):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from isa.records import dataclass
 
+from .cache_folder import compiled
 from .machine_fuse import NAMESPACE as FUSE_NAMESPACE, Segment, fusable
 from .options import current
 from .wave import EXEC_LO
@@ -136,7 +137,12 @@ def _plain(members, start: int = 0) -> object:
         first = False
     lines += ["    except Exception as e:",
               "        raise RunStop(k, e) from None"]
-    exec(compile("\n".join(lines), "<straight-line run>", "exec"), namespace)     # our own generated source
+    text = "\n".join(lines)
+    # compiling a run of a few dozen instructions costs a first launch ~1-2 ms: its bytecode is
+    # kept on disk by its text (EmuOptions.run_code_cache)
+    code = compiled(text, "runs", "<straight-line run>") if current().run_code_cache \
+        else compile(text, "<straight-line run>", "exec")
+    exec(code, namespace)     # our own generated source
     return namespace["run"]
 
 
@@ -188,7 +194,10 @@ def _fused(members, fused, plain) -> object:
               "        raise",
               "    except Exception as e:",
               "        raise RunStop(k, e) from None"]
-    exec(compile("\n".join(lines), "<fused straight-line run>", "exec"), namespace)     # our own generated source
+    text = "\n".join(lines)
+    code = compiled(text, "fused-runs", "<fused straight-line run>") if current().run_code_cache \
+        else compile(text, "<fused straight-line run>", "exec")
+    exec(code, namespace)     # our own generated source
     return namespace["run"]
 
 

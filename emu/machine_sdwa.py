@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .machine_operands import OperandError
+
 # select code -> (shift, width)
 SELECTS = {0: (0, 8), 1: (8, 8), 2: (16, 8), 3: (24, 8), 4: (0, 16), 5: (16, 16), 6: (0, 32)}
 PAD, SEXT, PRESERVE = 0, 1, 2
 
 
-class SdwaError(Exception):
-    pass
+class SdwaError(OperandError):
+    """An operand selection the machine cannot make (an OperandError: preparing names the instruction)."""
 
 
 def _select(sel: int) -> tuple[int, int]:

@@ -760,10 +760,12 @@ class SemanticTable:
         run = field_loads(d) if t["memory"] == "load" else None
         if run is not None:         # dword k from ADDR + 4k: one access (emu/dword_loads.py)
             fn = load_dword_runs(fn, d.name, *run)
+        flushes, rounds = float_rules(d)        # made with its MODE float rules (isa/float_modes.py)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
                        t["cross_lane"], t["branch"], t["memory"], None, d.pcode,
-                       register_files=bool(register_files(d) & {"SGPR", "HW_REGISTERS"}))
-        return Entry(_with_float_modes(sem, d), "generated")
+                       register_files=bool(register_files(d) & {"SGPR", "HW_REGISTERS"}),
+                       flushes_denorms=flushes, rounds=rounds)
+        return Entry(sem, "generated")
 
 
 def _with_float_modes(sem: Semantic, d: isa.InstrDef) -> Semantic:

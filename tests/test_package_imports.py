@@ -207,7 +207,8 @@ print(" ".join(sorted(m for m in sys.modules if m == "lark" or m.startswith(("la
       "emu.pcode.translate", "dsl.asm", "dsl.disasm", "dsl.instr_text", "dsl.instr_fields", "dsl.encode",
       "dsl.signature", "isa.effects", "isa.control", "isa.memory_access", "isa.float_modes", "isa.code_facts",
       "emu.handwritten.",
-      "emu.atomic_scan", "emu.atomic_words", "emu.atomic_observed")))))
+      "emu.atomic_scan", "emu.atomic_words", "emu.atomic_observed", "emu.machine_dpp", "emu.machine_sdwa",
+      "emu.buffer_gfx9")))))
 """
 
 
@@ -216,8 +217,9 @@ def test_running_machine_code_loads_neither_the_grammar_nor_the_text_assembler(t
     importing lark, the pseudocode translator, the text assembler/disassembler or the modules
     that read facts from the pseudocode (dsl.signature, isa.effects/control/memory_access/
     float_modes/code_facts: emu/facts.py) (they are a first launch's largest imports), nor the hand-written
-    semantics' modules or the atomics' (emu/atomic_scan.py, atomic_words.py, atomic_observed.py) when it runs none
-    of their instructions. The first process
+    semantics' modules or the atomics' (emu/atomic_scan.py, atomic_words.py, atomic_observed.py), DPP's,
+    GFX9's SDWA or GFX9's buffer resources (emu/machine_dpp.py, machine_sdwa.py, buffer_gfx9.py) when it
+    runs none of their instructions. The first process
     translates and works the facts out (and may load them); the second reads the caches."""
     import os
     import subprocess
