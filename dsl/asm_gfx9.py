@@ -20,7 +20,7 @@ import isa
 from isa import Spec
 from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
-from isa.memory_access import scalar_base_registers, scalar_data
+from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, syntax, syntax_gfx9 as g9
 from .instr import Instr
@@ -784,7 +784,7 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     f = {"OP": d.opcode, "GLC": 1 if "glc" in mods else 0, "NV": 1 if "nv" in mods else 0}
     srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
-    if mn in ("s_memtime", "s_memrealtime"):
+    if reads_counter(d):                 # s_memtime: the clock's SGPRs, no address
         f["SDATA"] = _sreg(spec, next(it))
     elif not ops:
         pass

@@ -18,7 +18,7 @@ from isa import Format, InstrDef, Spec
 from isa.records import dataclass
 
 from . import syntax
-from .operand_records import source_is_immediate, vopd_base
+from .operand_records import source_is_immediate
 
 
 
@@ -58,25 +58,18 @@ def literal_fields(inst_fmt: str) -> tuple[str, ...]:
             "VOPD": ("SRCX0", "SRCY0"), "MUBUF": ("SOFFSET",), "MTBUF": ("SOFFSET",)}.get(inst_fmt, ())
 
 
+@lru_cache(maxsize=None)
+def _literal_dwords(spec: Spec) -> frozenset[tuple[str, str]]:
+    return frozenset(spec.tables.get("literal_dword", ()))
+
+
 def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
     """A literal dword follows whatever the operands are: s_fmaak-style SIMM32, s_setreg_imm32,
-    the VOP2/VOPD K constant (v_fmaak_f32). (isa.effects' literal and constant_at say the same
-    for every instruction, tests/test_isa_facts_replace_encoder_name_rules.py; decoding machine
-    code from the emulator's caches must not load the pseudocode reader, so the plain tests stay
-    until the generator records these facts.)"""
-    d = defs[0]
-    if fmt == "SOP2" and "SIMM32" in (d.pcode or ""):
-        return True
-    if fmt == "SOPK" and d.name == "S_SETREG_IMM32_B32":
-        return True
-    # the K constant is where the pseudocode reads SIMM16/SIMM32 (isa.effects constant_at): a
-    # pseudocode without either reads none, and its signature need not be worked out here
-    bases = (vopd_base(spec, x) for x in defs if x.format in ("VOP2", "VOPD"))
-    with_constant = [b for b in bases if "SIMM" in (b.pcode or "")]
-    if not with_constant:
-        return False
-    from .signature import valu_signature       # the pseudocode readers, only when needed
-    return any(valu_signature(b).k_pos is not None for b in with_constant)
+    the VOP2/VOPD K constant (v_fmaak_f32). The generator records these instructions from their
+    code (tables["literal_dword"]: isa.effects' literal and constant_at), so decoding machine
+    code reads no pseudocode."""
+    literal = _literal_dwords(spec)
+    return any((fmt, d.name) in literal for d in defs)
 
 
 def _raw_field(d: InstrDef, field: str) -> bool:

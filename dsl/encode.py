@@ -10,7 +10,8 @@ from functools import cache, lru_cache
 from isa import InstrDef, Spec
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
-from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data
+from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
+from isa.mnemonics import LDS_ALIASES
 from isa.records import dataclass
 
 from . import syntax
@@ -26,7 +27,6 @@ from .signature import Operand, ValuSig, type_info, valu_signature, vopd_base
 
 # operand layouts are pure functions of the instruction: computed once per instruction (an
 # InstrDef hashes by identity, so a lookup is cheap)
-data_dwords = cache(signature.data_dwords)      # of the name (a str)
 scalar_layout = cache(signature.scalar_layout)
 scalar_bits = cache(signature.scalar_bits)
 ds_layout = cache(signature.ds_layout)
@@ -956,7 +956,7 @@ class Encoder:
         if scalar_data(d) == "immediate":     # s_atc_probe's mode
             F["SDATA"] = _imm16(ops[0], d)
         else:
-            F["SDATA"] = self.sreg_code(ops[0], F, "sdata", data_dwords(d.name))
+            F["SDATA"] = self.sreg_code(ops[0], F, "sdata", value_dwords(d))
         F["SBASE"] = self.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
         third = ops[2]
         off = mods.pop("offset", None)
@@ -1547,18 +1547,11 @@ _OLD_SPELLINGS: dict[str, dict[str, str]] = {}
 
 def old_spellings(spec: Spec) -> dict[str, str]:
     """Pre-gfx11 mnemonic -> gfx11 mnemonic for every old spelling LLVM still accepts on this
-    target: syntax.OLD_NAMES, plus the LDS ones derived from the target's ds_ instructions by
-    their verb (ds_load_2addr_b32 <- ds_read2_b32; the longest matching verb wins, so
-    ds_read_2addr_b32 is not an old spelling of anything)."""
+    target whose new instruction the target has: syntax.OLD_NAMES and the LDS renames
+    (isa.mnemonics.LDS_ALIASES: ds_read2_b32 -> ds_load_2addr_b32)."""
     table = _OLD_SPELLINGS.get(spec.arch)
     if table is None:
-        table = {old: new for old, new in syntax.OLD_NAMES.items() if spec.lookup(new)}
-        verbs = sorted(syntax.OLD_DS_VERBS.items(), key=lambda kv: -len(kv[1]))
-        for name in sorted({d.name.lower() for d in spec.instructions if d.name.startswith("DS_")}):
-            for old, new in verbs:
-                if name.startswith(f"ds_{new}_"):
-                    table[f"ds_{old}_{name[len(new) + 4:]}"] = name
-                    break
+        table = {old: new for old, new in {**syntax.OLD_NAMES, **LDS_ALIASES}.items() if spec.lookup(new)}
         _OLD_SPELLINGS[spec.arch] = table
     return table
 

@@ -5,11 +5,12 @@ operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by 
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
 
-from isa.memory_access import memory_access, prefetch, scalar_base_registers, scalar_data, takes_sampler, typed_buffer
+from isa.memory_access import (memory_access, prefetch, scalar_base_registers, scalar_data, takes_sampler, typed_buffer,
+                               value_dwords)
 
 from . import syntax
 from .operands import Mod, OperandError, Special
-from .signature import buffer_data_dwords, cache_control, data_dwords, export_targets, flat_layout, image_widths
+from .signature import buffer_data_dwords, cache_control, export_targets, flat_layout, image_widths
 from .statement import Attr
 
 
@@ -96,7 +97,7 @@ def smem(enc, d, F, ops, mods):
             raise OperandError(f"{mn}: expected a number 0..127, got {ops[0]}", ops[0])
         F["SDATA"] = ops[0]
     else:
-        F["SDATA"] = enc.sreg_code(ops[0], F, "sdata", data_dwords(d.name))
+        F["SDATA"] = enc.sreg_code(ops[0], F, "sdata", value_dwords(d))
     F["SBASE"] = enc.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
     third = ops[2]
     off = mods.pop("offset", None)
@@ -235,7 +236,7 @@ def image(enc, d, F, ops, mods):
     values.update(zip(slots, regs))
     F.update(values)
     shape = {**F, "VDATA": getattr(data, "idx", 0)}
-    n_data, words, singles = image_widths(d, shape, sampler, values[slots[-1]], len(slots))
+    n_data, words, singles = image_widths(enc.spec, d, shape, sampler, values[slots[-1]], len(slots))
     n = min(words, len(slots))
     want = [1] * (n - 1) + [1 if singles else words - n + 1]
     given = [getattr(a, "count", 1) for a in addrs]

@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import cache
 
 from isa import Spec
-from isa.memory_access import scalar_base_registers, scalar_data
+from isa.memory_access import reads_counter, scalar_base_registers, scalar_data, value_dwords
 from isa.mnemonics import text_mnemonic
 
 from . import immediate_values, syntax, syntax_gfx9 as g9
@@ -281,8 +281,8 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
     mn = d.name.lower()
     if cache_control(d):
         return instr_value(d, mn, ())
-    if mn in ("s_memtime", "s_memrealtime"):
-        return instr_value(d, mn, [sgprs(spec, f["SDATA"], 2)])
+    if reads_counter(d):        # s_memtime: a clock into SDATA, no address
+        return instr_value(d, mn, [sgprs(spec, f["SDATA"], value_dwords(d))])
     ops, mods = [], {}
     role = scalar_data(d)
     if role == "immediate":              # s_atc_probe's mode

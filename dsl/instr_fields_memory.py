@@ -6,7 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import Spec
-from isa.memory_access import attribute_load, memory_access, prefetch, scalar_base_registers, scalar_data, typed_buffer
+from isa.memory_access import (attribute_load, memory_access, prefetch, scalar_base_registers, scalar_data, typed_buffer,
+                               value_dwords)
 
 from . import immediate_values, syntax
 from .asm_parse import name_value
@@ -16,7 +17,7 @@ from .field_values import (aligned_reg, bit_list, buffer_modifiers, buffer_vaddr
 from .instr import Instr
 from .operands import Mod
 from .field_values import cached_reg as Reg     # (Reg values, each made once)
-from .signature import cache_control, data_dwords, ds_layout, flat_layout, valu_signature
+from .signature import cache_control, ds_layout, flat_layout, valu_signature
 from .statement import Attr
 
 
@@ -27,7 +28,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
         return instr_value(d, mn, ())
     sbase_n = scalar_base_registers(d)
     first = f["SDATA"] if scalar_data(d) == "immediate" else \
-        scalar_source(spec, f["SDATA"], data_dwords(d.name), None, ("SOP2", "SSRC0"), 32, True)
+        scalar_source(spec, f["SDATA"], value_dwords(d), None, ("SOP2", "SSRC0"), 32, True)
     base = f["SBASE"] * 2
     base = aligned_reg("s", base, sbase_n) if base < spec.traits.sgprs else \
         scalar_source(spec, base, sbase_n, None, ("SOP2", "SSRC0"), 32, True)
@@ -185,7 +186,7 @@ def _smem_rdna4(spec: Spec, inst: Instruction) -> Instr | None:
     if fetch:   # base (none for the PC-relative forms), offset, SGPR offset, length
         ops = ([] if fetch == "pc" else [sbase]) + [off, soff, f["SDATA"]]
         return None if soff is None or sbase is None else instr_value(d, mn, ops)
-    first = f["SDATA"] if scalar_data(d) == "immediate" else sgprs(spec, f["SDATA"], data_dwords(d.name))
+    first = f["SDATA"] if scalar_data(d) == "immediate" else sgprs(spec, f["SDATA"], value_dwords(d))
     if f["SOFFSET"] != spec.traits.null:
         ops, mods = [first, sbase, soff], {"offset": off}    # printed even when 0
     else:   # no SGPR offset: the immediate, 0 included

@@ -1,5 +1,5 @@
 """The records dsl.signature gives (Operand, ValuSig) and the signature helpers that read no
-pseudocode (type_info, scalar_bits, data_dwords, vopd_base): small and free of the pseudocode
+pseudocode (type_info, scalar_bits, vopd_base): small and free of the pseudocode
 readers, so that the emulator can read cached signatures (emu/facts.py) without loading them.
 dsl.signature re-exports every name here."""
 from __future__ import annotations
@@ -87,32 +87,6 @@ def vopd_base(spec, d: InstrDef) -> InstrDef:
 def _vopd_as_vop2(d: InstrDef) -> InstrDef:
     return InstrDef(d.name, "VOP2", d.opcode, d.pcode or "D0 = S0 * S1", d.description,
                     operand_types=d.operand_types)
-
-
-# ---------------------------------------------------------------- memory data widths
-
-_SIZE_RE = re.compile(r"_(?:B|U|I|F)(8|16|32|64|96|128|256|512)(?:_|$)")
-_FORMAT_RE = re.compile(r"FORMAT_(?:D16_)?(X|XY|XYZ|XYZW)$")
-_DWORDX_RE = re.compile(r"DWORDX(\d+)")
-
-
-def data_dwords(name: str) -> int:
-    """Registers of a memory instruction's data, from the name's type suffix (the manual's
-    suffix table, RDNA4 Table 3, page 13; CDNA's DWORDXn). isa.memory_access reads the width
-    from the pseudocode where it has one (data_dwords / result_dwords); this is for the rest."""
-    if name.endswith("_LOAD_BLOCK") or name.endswith("_STORE_BLOCK"):   # RDNA4: 32 VGPRs at once
-        return 32
-    fm = _FORMAT_RE.search(name)
-    if fm:
-        n = len(fm.group(1))
-        return (n + 1) // 2 if "_D16" in name else n
-    sizes = [int(x) for x in _SIZE_RE.findall(name)]
-    if not sizes:   # the older names (CDNA): DWORDXn, and _X2 for 64-bit atomics
-        dw = _DWORDX_RE.search(name)
-        if dw:
-            return int(dw.group(1))
-        return 2 if name.endswith("_X2") else 1
-    return max(1, max(sizes) // 32)     # DS_READ_B64_TR_B8: 64 bits of 8-bit elements
 
 
 def scalar_bits(d: InstrDef, key: str) -> int:

@@ -7,7 +7,7 @@ its return form / sc0)."""
 from __future__ import annotations
 
 from isa import Spec
-from isa.memory_access import memory_access, scalar_data
+from isa.memory_access import memory_access, reads_counter, scalar_data
 
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
@@ -79,10 +79,9 @@ def _scalar_names(d) -> list[str]:
 
 def _smem_names(d) -> list[str]:
     from .signature import cache_control
-    mn = d.name.lower()
     if cache_control(d):      # s_dcache_inv, s_dcache_wb: no operands
         return []
-    if mn in ("s_memtime", "s_memrealtime"):
+    if reads_counter(d):      # s_memtime: a clock into SDATA, no address
         return ["sdata"]
     if memory_access(d).direction == "load":
         return ["sdata", "sbase", "soffset"]

@@ -15,11 +15,11 @@ from isa import InstrDef
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
-                               node_pointer_dwords, resource_info)
+                               node_pointer_dwords, resource_info, sample_address, value_dwords)
 from isa.records import dataclass
 
 from . import syntax
-from .operand_records import (Operand, ValuSig, data_dwords, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
+from .operand_records import (Operand, ValuSig, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
                               type_info, vopd_base)
 
 
@@ -272,10 +272,9 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     """DS operands (isa.memory_access.lds_operands: a VDST, an ADDR, DATA0 / DATA1 from the names
     the code uses, the manual's RTN rule for atomics, isa.errata.UNDESCRIBED_LDS where the code
     cannot say), each as many registers as the code gives (a bit range: DATA1[255 : 224] is 8,
-    ds_condxchg32's DATA[63 : 32] 2) or else the name's data type (operand_records.data_dwords),
+    ds_condxchg32's DATA[63 : 32] 2) or else one data value's (isa.memory_access.value_dwords),
     the two-address forms' result twice that."""
-    name = d.name
-    n = data_dwords(name)
+    n = value_dwords(d)
     ops = lds_operands(d)
     out = []
     if ops.result != 0:
@@ -295,8 +294,7 @@ _INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share",
 def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     """FLAT / GLOBAL / SCRATCH operands (the segment is the encoding: flat_segment); atomics return data only with glc (RDNA4: TH's return bit).
     CDNA's LDS-direct loads (the manual: "store the result into a data share") write no VGPR."""
-    name = d.name
-    n = data_dwords(name)
+    n = value_dwords(d)
     access = memory_access(d)
     direction = access.direction
     out = []
@@ -329,10 +327,10 @@ def flat_segment(d: InstrDef) -> str | None:
 def data_registers(d: InstrDef) -> int:
     """Registers of a scalar or buffer memory instruction's data operand: what a store or atomic
     sends (cmpswap: value and compare) or what a load returns, from isa.memory_access's parse of
-    the code; the name's data type where the code does not say."""
+    the code; one data value's registers (isa.memory_access.value_dwords) where it does not say."""
     access = memory_access(d)
     sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
-    return sizes or data_dwords(d.name)
+    return sizes or value_dwords(d)
 
 
 def buffer_data_dwords(d: InstrDef, fields: dict) -> int:
@@ -352,24 +350,31 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
     return (n + 1) // 2 + tfe if d16 else n + tfe
 
 
-def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
-    """Address VGPRs of a MIMG instruction, from the manual's name suffixes (its "Sample
-    Instruction Suffix Key", RDNA3 Table 49, page 110, RDNA4 Table 59, page 131, with each
-    suffix's extra addresses): _C compare, _B bias and _O offset add a dword each; _D adds
-    derivatives (packed in pairs with _G16); _L and _CL add one component to the coordinates, as
-    does a mip level (isa.memory_access.mip_level: "user-specified miplevel"), which A16 packs two
-    per dword. image_get_resinfo takes only the mip level (isa.memory_access.resource_info)."""
-    parts = d.name.split("_")[1:]
-    extra = sum(p in ("C", "B", "O") for p in parts)
+@lru_cache(maxsize=None)
+def suffix_key(spec) -> tuple:
+    """The family's "Sample Instruction Suffix Key" (generated: spec.tables["sample_suffixes"])."""
+    return tuple(spec.tables.get("sample_suffixes", ()))
+
+
+def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool, key: tuple) -> int:
+    """Address VGPRs of a MIMG instruction: what its suffixes add by the manual's suffix key
+    (`key`: suffix_key(spec); isa.memory_access.sample_address: bias, z-compare and offsets a
+    dword each, derivatives, packed two per VGPR with _G16, lod and clamp a body component) around
+    the coordinates, to which a mip level adds one as well (isa.memory_access.mip_level:
+    "user-specified miplevel"); A16 packs the body two per dword. image_get_resinfo takes only the
+    mip level (isa.memory_access.resource_info)."""
+    parts = sample_address(d, key)
     comps = 0 if resource_info(d) else coords
-    comps += any(p in ("L", "CL") for p in parts) or mip_level(d)
-    words = extra + (-(-comps // 2) if a16 else comps)
-    if "D" in parts:
-        words += -(-(gradients // 2) // 2) * 2 if "G16" in parts else gradients
+    comps += parts.body or mip_level(d)
+    words = parts.extra + (-(-comps // 2) if a16 else comps)
+    if parts.derivatives:       # dh and dv slopes, each direction's packed per VGPR
+        per = parts.derivatives_per_vgpr
+        words += -(-(gradients // 2) // per) * 2 if per > 1 else gradients
     return words
 
 
-def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None, nsa_fields: int = 5) -> tuple[int, int, bool]:
+def image_widths(spec, d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
+                 nsa_fields: int = 5) -> tuple[int, int, bool]:
     """(data VGPRs, address VGPRs, whether the addresses are written as single registers) of an
     image instruction's fields, as LLVM writes them. Where its disassembler has no instruction
     form for the widths an encoding asks for, LLVM gives those of the first form in its tables:
@@ -380,8 +385,9 @@ def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None, nsa_
     pseudocode names (cmpswap: DATA[63 : 32], two)."""
     _, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
     data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
-    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
-    dims, forms = _image_address_forms(d, sampler)
+    key = suffix_key(spec)
+    words = image_address_words(d, coords, gradients, bool(f.get("A16")), key)
+    dims, forms = _image_address_forms(d, sampler, key)
     gather = sampler and gathers_four(d)
     access = memory_access(d, True)
     atomic = access.direction == "atomic"
@@ -401,12 +407,12 @@ def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None, nsa_
 
 
 @lru_cache(maxsize=None)
-def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], frozenset[int]]:
+def _image_address_forms(d: InstrDef, sampler: bool, key: tuple) -> tuple[frozenset[int], frozenset[int]]:
     """Address widths of the dims an opcode takes (sampling: no MSAA), with and without A16;
     and those LLVM has a sequential-address form for: these plus the largest rounded up to a
     power of two (its register class)."""
     no_msaa = sampler or mip_level(d)   # sampling and mip levels have no MSAA forms
-    dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
+    dims = frozenset(image_address_words(d, c, g, a16, key) for name, c, g in syntax.MIMG_DIMS
                      if not (no_msaa and "MSAA" in name) for a16 in (False, True))
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
 

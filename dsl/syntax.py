@@ -274,9 +274,5 @@ for _unit in ("flat", "global", "scratch", "buffer"):
 for _unit in ("s", "s_buffer"):
     for _old, _bits in (("", 32), ("x2", 64), ("x4", 128), ("x8", 256), ("x16", 512)):
         OLD_NAMES[f"{_unit}_load_dword{_old}"] = f"{_unit}_load_b{_bits}"
-# LDS: old verb -> gfx11 verb after ds_; the rest (type, _d16, _hi) is kept: ds_read_u8_d16 ->
-# ds_load_u8_d16, ds_wrxchg2_rtn_b32 -> ds_storexchg_2addr_rtn_b32 (encode.old_spellings)
-OLD_DS_VERBS = {"read": "load", "write": "store", "read2": "load_2addr", "write2": "store_2addr",
-                "read2st64": "load_2addr_stride64", "write2st64": "store_2addr_stride64",
-                "wrxchg": "storexchg", "wrxchg2": "storexchg_2addr", "wrxchg2st64": "storexchg_2addr_stride64"}
+# (the LDS renames, ds_read_b32 -> ds_load_b32, are isa.mnemonics.LDS_ALIASES)
 OLD_NAMES.update({"v_add_u32": "v_add_nc_u32", "v_sub_u32": "v_sub_nc_u32", "v_subrev_u32": "v_subrev_nc_u32"})

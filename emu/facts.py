@@ -130,6 +130,11 @@ def _data_dwords(d):
     return memory_access(d).data_dwords
 
 
+def _value_dwords(d):
+    from isa.memory_access import value_dwords
+    return value_dwords(d)
+
+
 def _reads_d0(d):
     from isa.effects import effects
     return "D0" in effects(d.pcode).reads
@@ -206,7 +211,8 @@ _CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_cha
                "unfilled_arrays", "instruction_calls")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
-         "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords, "reads_d0": _reads_d0,
+         "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords,
+         "value_dwords": _value_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
@@ -247,6 +253,11 @@ def data_dwords(d) -> int | None:
 def behaviour_unknown(d) -> bool:
     """isa.code_facts.behaviour_unknown(d): no manual describes what d does (s_barrier_init)."""
     return fact("behaviour_unknown", d)
+
+
+def value_dwords(d) -> int:
+    """isa.memory_access.value_dwords(d): registers of one data value."""
+    return fact("value_dwords", d)
 
 
 def reads_d0(d) -> bool:

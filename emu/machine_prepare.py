@@ -13,7 +13,7 @@ from dataclasses import field
 
 import numpy as np
 
-from dsl.operand_records import data_dwords, scalar_bits, type_info, vopd_base
+from dsl.operand_records import scalar_bits, type_info, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.records import dataclass
 
@@ -331,7 +331,7 @@ class Preparer:
         if SEGMENTS.get(fmt) == "global" and f["SADDR"] not in self.spec.traits.saddr_off \
                 and sem.memory in ("load", "store"):
             reads.add(f["ADDR"])
-            n = data_dwords(d.name)
+            n = instruction_facts.value_dwords(d)
             if sem.memory == "store":
                 reads.update(range(f["DATA"], f["DATA"] + max(n, 1)))
                 return frozenset(reads), None
@@ -422,7 +422,7 @@ class Preparer:
             p.buffer = access
         else:       # the same address in every wave (a kernarg pointer) is loaded once
             p.inputs["ADDR"] = lambda st, sel: uniform(addr(st, sel, one_if_uniform=True))
-        dwords = _bits(p.sem.writes.get("SDATA"), data_dwords(d.name))
+        dwords = _bits(p.sem.writes.get("SDATA"), instruction_facts.value_dwords(d))
         p.writers["SDATA"] = _write_sgprs(f["SDATA"], dwords)
         # written slice by slice; usually the same (zero) in every wave: one value then
         p.lazy["SDATA"] = lambda st, sel: st.read_sgprs(sel, f["SDATA"], dwords, uniform=True)
@@ -746,7 +746,7 @@ class Preparer:
         p.memory = "lds"
         offset = f["OFFSET1"] << 8 | f["OFFSET0"]
         p.inputs.update(OFFSET0=f["OFFSET0"], OFFSET1=f["OFFSET1"], OFFSET=offset)
-        n = data_dwords(d.name)
+        n = instruction_facts.value_dwords(d)
         if p.cross_lane:      # ds_bpermute / permute / swizzle: register numbers, whole-wave view
             p.inputs.update(ADDR=f["ADDR"], DATA0=f["DATA0"], DATA1=f["DATA1"], VDST=f["VDST"])
             return
@@ -844,13 +844,13 @@ class Preparer:
         p.inputs["OFFSET"] = offset
         data, vdst = f["DATA"], f["VDST"]
         if f.get("ACC"):        # CDNA: DATA and VDST name AGPRs
-            n = instruction_facts.data_dwords(d) or data_dwords(d.name)
+            n = instruction_facts.data_dwords(d) or instruction_facts.value_dwords(d)
             data, vdst = self.agpr(data, n), self.agpr(vdst, n)
         self._vmem_data(p, d, data, vdst)
 
     def _vmem_data(self, p: Prepared, d, data: int, vdst: int):
         """Store data, atomic data and the returned value of a vector-memory instruction."""
-        n = data_dwords(d.name)
+        n = instruction_facts.value_dwords(d)
         data_dwords_ = instruction_facts.data_dwords(d) or n        # cmpswap: value and compare
         if p.sem.memory == "store":
             p.inputs["VDATA"] = self._vgpr_data(data, _bits(p.sem.reads.get("VDATA"), n))

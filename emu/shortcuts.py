@@ -35,6 +35,10 @@ An instruction whose whole pseudocode is `D0.f = v_X_f32(v_Y_f32(S0.f, S1.f), S2
 both callees take one, instead of two rtlib.call_instruction calls with their contexts and
 widenings, each operand tested for NaNs once (the inner pick's answer tells the outer one whether
 its first operand may be a NaN). Denormal flushing stays Semantic.execute's job (before and after the call) in both ways.
+With EmuOptions.minmax_ufuncs a pick first takes numpy's minimum / maximum of the float32 values
+(NaN wherever an operand is NaN, so one NaN test of the result serves both operands); a NaN-free
+batch then needs only the sign fix of zeros (-0 < +0: _signed_zero_fix), one with a NaN takes the
+compare-and-select above. A chain's picks each test their own result.
 tests/test_emu_shortcuts.py compares every pair of a set of special values with the generated
 semantic in both IEEE modes; the fuzzer and the corpus compare with reference mode.
 """
@@ -56,6 +60,14 @@ def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: 
     """v_min_f32 (smaller) or v_max_f32 of the raw uint32 bits x, y (the pseudocode's rules).
     nan: whether x or y holds a NaN, when the caller knows (_chain); None: tested here."""
     fx, fy = x.view(np.float32), y.view(np.float32)
+    if current().minmax_ufuncs:
+        # numpy's minimum / maximum: NaN where either operand is one (so one NaN test of the
+        # result answers for both), else the smaller / larger value; only among zeros of both
+        # signs may its bits be the wrong zero, and the sign fix below is right in every lane
+        picked = np.asarray((np.minimum if smaller else np.maximum)(fx, fy))
+        if not (any_nan(picked) if nan is None else nan):
+            return _signed_zero_fix(picked.view(np.uint32), x, y, smaller)
+        nan = True
     # LT_NEG_ZERO / GT_NEG_ZERO: the compare, and among equal values (the same bits, or zeros
     # of both signs) the bits or-ed (-0 wins the min) or and-ed (+0 wins the max)
     if smaller:
@@ -80,6 +92,19 @@ def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: 
     strict = np.where(nan_y & ~quiet_y, y | _QUIET, strict)
     strict = np.where(nan_x & ~quiet_x, x | _QUIET, strict)
     return np.where(ieee != 0, strict, plain)
+
+
+def _signed_zero_fix(picked: np.ndarray, x: np.ndarray, y: np.ndarray, smaller: bool) -> np.ndarray:
+    """The pick of NaN-free x, y with -0 < +0 (LT_NEG_ZERO / GT_NEG_ZERO), from `picked`, the
+    smaller (larger) value's bits by an IEEE compare (either zero where both are zeros), in place.
+    min: the sign bit or-ed with both operands'. A negative minimum has it set already; a
+    positive one has two positive operands (sign clear); a zero minimum has operands >= 0, of
+    which only a -0 has its sign set, and -0 wins. max: the sign bit and-ed with both
+    operands' (every other bit kept): a positive maximum's is clear already, a negative one has
+    two negative operands, and a zero maximum of operands <= 0 is -0 only when both are."""
+    if smaller:
+        return np.bitwise_or(picked, (x | y) & _NEG_ZERO, out=picked)
+    return np.bitwise_and(picked, (x & y) | _ABS, out=picked)
 
 
 def _has_nan(*floats: np.ndarray) -> bool:
@@ -119,6 +144,8 @@ def _chain(generated, semantic_of, outer: str, inner: str):
         if pick_outer is None or pick_inner is None:
             return generated(ctx)
         s0, s1, s2 = _u32(ctx, "S0"), _u32(ctx, "S1"), _u32(ctx, "S2")
+        if current().minmax_ufuncs:     # each pick tests its own result for NaNs (see _choose_f32)
+            return {"D0": pick_outer(ctx, pick_inner(ctx, s0, s1), s2)}
         # one NaN test per operand: the inner pick of NaN-free operands is one of them (or two
         # equal zeros' bits and-ed / or-ed), so the outer one only needs S2's
         nan01 = _has_nan(s0.view(np.float32), s1.view(np.float32))

@@ -19,8 +19,11 @@
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
     node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
+    sample_address(d, key)        # what its suffixes add to an image address, by the manual's suffix key
+    value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
     lds_operands(d)               # a DS instruction's result, address and data operands
     attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
+    reads_counter(d)              # CDNA's s_memtime / s_memrealtime: SDATA gets a clock, no address
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
@@ -31,7 +34,7 @@ not as the high byte of one 16-bit offset (`{ OFFSET1, OFFSET0 }`).
 data_dwords / result_dwords: the widest use of the data register (VDATA, DATA) or the result
 (VDATA, VDST, RETURN_DATA): a bit range's top bit, a typed value (DATA.b64), or one register per
 step of a loop over them (RDNA4's *_BLOCK: 32). None where the code does not say (no code, or
-it names no such register): callers then read the name's data type.
+it names no such register): callers then read value_dwords (the code's memory type, declarations or the description).
 
 converts_format: the code converts with `ConvertFromFormat` / `ConvertToFormat`; where there is no
 code (CDNA's BUFFER_STORE_FORMAT_D16_HI_X) the description: "Convert ... into 1-component
@@ -113,6 +116,44 @@ def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int
         bits = _register_bits(text, names, types) if names else 0
         out.append(-(-bits // 32) if bits else None)
     return out[0], out[1]
+
+
+# what one data value of a memory instruction is, where its code names no data register: the
+# code's declarations (`declare RETURN_DATA : 32'U[2]`: ds_condxchg32_rtn_b64), or the sizes its
+# description gives ("Load 16 bits of untyped data", "Read 64 bits of data per lane", "into a
+# 128-bit vector register", "Untyped buffer load 4 dwords", "Read 1 qword", "64-bit timestamp")
+_DECLARED_DATA = re.compile(r"\bdeclare\s+(?:RETURN_DATA|VDST|VDATA|SDATA|DATA0?)\s*:\s*(\d+)'\w+(?:\[(\d+)\])?")
+_BITS_SAID = re.compile(r"\b(\d+)[ -]bits?\b")
+_DWORDS_SAID = re.compile(r"\b(\d+) dwords\b|\b(dword|qword)\b", re.I)
+
+
+@lru_cache(maxsize=None)      # per instruction (an InstrDef hashes by identity)
+def value_dwords(d) -> int:
+    """Registers of one data value of a memory instruction (SMEM, DS, FLAT/GLOBAL/SCRATCH, buffer):
+    what a load returns, a store sends or an atomic returns (a compare-and-swap's data is two of
+    them; a two-address LDS load returns two). From the code: the data registers memory_access
+    reads (VDATA[95 : 64]: 3; SDATA[511 : 480]: 16; RDNA4's *_BLOCK loop: 32), else the memory
+    values' type (MEM[ADDR].b64: 2), else its declarations; without code, the sizes the
+    description gives (the largest: "16x16 matrix of 8-bit data ... into a 64-bit vector register"
+    is 2). 1 for an instruction that moves no data (ds_nop, cache invalidations, GWS semaphores)."""
+    if d.pcode:
+        access = memory_access(d)
+        text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
+        n = access.data_dwords if access.direction == "store" else access.result_dwords
+        if n and access.two_addresses and access.direction != "store":
+            n //= 2                 # ds_load_2addr_b64 returns two 64-bit values
+        scalar = _register_bits(text, ("SDATA",), types)
+        if n or scalar:
+            return n or -(-scalar // 32)
+        if access.element_bits:
+            return -(-access.element_bits // 32)
+        declared = [int(bits) * int(count or 1) for bits, count in _DECLARED_DATA.findall(text)]
+        if declared:
+            return -(-max(declared) // 32)
+    description = d.description or ""
+    bits = [int(b) for b in _BITS_SAID.findall(description)]
+    bits += [32 * int(n) if n else 64 if word.lower() == "qword" else 32 for n, word in _DWORDS_SAID.findall(description)]
+    return -(-max(bits) // 32) if bits else 1
 
 
 # the verb a description leads with ("Load 8 bits of ...", "Store a texel ...", RDNA3's "Untyped
@@ -277,6 +318,45 @@ def resource_info(d) -> bool:
     return bool(_RESOURCE_INFO.search(d.description or ""))
 
 
+@dataclass(frozen=True)
+class SampleAddress:
+    """What an image instruction's suffixes add to its address (sample_address)."""
+    extra: int = 0            # dwords before the body: bias (_B), z-compare (_C), offsets (_O)
+    body: int = 0             # components the body takes beyond the coordinates: lod (_L), clamp (_CL)
+    derivatives: bool = False     # _D: the dim's slopes ("2,4 or 6: slopes")
+    derivatives_per_vgpr: int = 1  # _G16: "packed 2 gradients per VGPR"
+
+
+_ADDRESS_COUNT = re.compile(r"^(\d+):")                  # '1: lod bias'
+_ADDRESS_COUNTS = re.compile(r"^\d+(?:\s*,\s*\d+)*\s+or\s+\d+:")   # '2,4 or 6: slopes'
+_PER_VGPR = re.compile(r"\bpacked (\d+) gradients per VGPR\b")
+
+
+def sample_address(d, suffix_key) -> SampleAddress:
+    """The address parts an image instruction's name suffixes add, by the manual's "Sample
+    Instruction Suffix Key" (`suffix_key`: the family's tables["sample_suffixes"], generated from
+    RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 page 131): a suffix with one count of
+    extra addresses ('1: lod bias') adds that many dwords; one with several ('2,4 or 6: slopes')
+    adds the dim's derivatives, which a suffix "packed 2 gradients per VGPR" packs; a suffix whose
+    value the manual's sampler address table places in the body (Sample "_L": s, lod) adds a body
+    component. The key is the manual's naming rule, so the name's parts are read against it."""
+    parts = {"_" + p for p in d.name.split("_")[1:]}
+    extra = body = 0
+    derivatives, per_vgpr = False, 1
+    for suffix, _meaning, addresses, description, in_body, _page in suffix_key:
+        if suffix not in parts:
+            continue
+        if _ADDRESS_COUNTS.match(addresses):
+            derivatives = True
+        elif _ADDRESS_COUNT.match(addresses):
+            extra += int(_ADDRESS_COUNT.match(addresses).group(1))
+        body += in_body
+        packed = _PER_VGPR.search(description)
+        if packed:
+            per_vgpr = int(packed.group(1))
+    return SampleAddress(extra, body, derivatives, per_vgpr)
+
+
 _WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)
 
 
@@ -339,6 +419,16 @@ def scalar_base_registers(d) -> int:
     undescribed = UNDESCRIBED_SMEM.get(d.name)
     resource = undescribed[1] == "resource" if undescribed else buffer_resource(d)
     return 4 if resource else 2
+
+
+_RETURNS_COUNTER = re.compile(r"^Return current \d+-bit\b")
+
+
+def reads_counter(d) -> bool:
+    """`d` (a scalar memory instruction) returns a clock in SDATA and addresses no memory: the
+    manual's "Return current 64-bit timestamp" / "Return current 64-bit RTC" (CDNA's s_memtime,
+    s_memrealtime; value_dwords gives its 2 SGPRs)."""
+    return memory_access(d).direction is None and bool(_RETURNS_COUNTER.search(d.description or ""))
 
 
 _FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")

@@ -34,6 +34,33 @@ LLVM_TO_AMD_BY_FAMILY: dict[str, dict[str, tuple[str, str]]] = {
                                    "(gfx11's is 'exp').")},
 }
 
+# LLVM's pre-gfx11 spellings of the LDS instructions the RDNA manuals renamed (DS_READ_* ->
+# DS_LOAD_*, DS_WRITE_* -> DS_STORE_*, the two-address forms' READ2/WRITE2/ST64 -> _2ADDR/_STRIDE64,
+# WRXCHG -> STOREXCHG), which LLVM's assembler still takes for gfx11 and gfx12 and encodes as the
+# new instruction. The manuals name only the new instructions. Evidence: llvm-mc-22 encodes each
+# old spelling for gfx1100, gfx1151 and gfx1201 to the bytes of its new name
+# (tests/test_isa_facts_replace_suffix_rules.py runs it). old spelling -> LLVM mnemonic.
+LDS_ALIASES: dict[str, str] = {
+    "ds_read_b32": "ds_load_b32", "ds_read_b64": "ds_load_b64", "ds_read_b96": "ds_load_b96",
+    "ds_read_b128": "ds_load_b128", "ds_read_i8": "ds_load_i8", "ds_read_u8": "ds_load_u8",
+    "ds_read_i16": "ds_load_i16", "ds_read_u16": "ds_load_u16", "ds_read_i8_d16": "ds_load_i8_d16",
+    "ds_read_i8_d16_hi": "ds_load_i8_d16_hi", "ds_read_u8_d16": "ds_load_u8_d16",
+    "ds_read_u8_d16_hi": "ds_load_u8_d16_hi", "ds_read_u16_d16": "ds_load_u16_d16",
+    "ds_read_u16_d16_hi": "ds_load_u16_d16_hi", "ds_read_addtid_b32": "ds_load_addtid_b32",
+    "ds_read2_b32": "ds_load_2addr_b32", "ds_read2_b64": "ds_load_2addr_b64",
+    "ds_read2st64_b32": "ds_load_2addr_stride64_b32", "ds_read2st64_b64": "ds_load_2addr_stride64_b64",
+    "ds_write_b8": "ds_store_b8", "ds_write_b16": "ds_store_b16", "ds_write_b32": "ds_store_b32",
+    "ds_write_b64": "ds_store_b64", "ds_write_b96": "ds_store_b96", "ds_write_b128": "ds_store_b128",
+    "ds_write_b8_d16_hi": "ds_store_b8_d16_hi", "ds_write_b16_d16_hi": "ds_store_b16_d16_hi",
+    "ds_write_addtid_b32": "ds_store_addtid_b32",
+    "ds_write2_b32": "ds_store_2addr_b32", "ds_write2_b64": "ds_store_2addr_b64",
+    "ds_write2st64_b32": "ds_store_2addr_stride64_b32", "ds_write2st64_b64": "ds_store_2addr_stride64_b64",
+    "ds_wrxchg_rtn_b32": "ds_storexchg_rtn_b32", "ds_wrxchg_rtn_b64": "ds_storexchg_rtn_b64",
+    "ds_wrxchg2_rtn_b32": "ds_storexchg_2addr_rtn_b32", "ds_wrxchg2_rtn_b64": "ds_storexchg_2addr_rtn_b64",
+    "ds_wrxchg2st64_rtn_b32": "ds_storexchg_2addr_stride64_rtn_b32",
+    "ds_wrxchg2st64_rtn_b64": "ds_storexchg_2addr_stride64_rtn_b64",
+}
+
 # LLVM mnemonics for encodings that are not instructions of the manual at all.
 LLVM_PSEUDO: dict[str, str] = {
     "v_illegal": "LLVM prints the all-zero dword (VOP2 opcode 0, which the manual does not define) "

@@ -56,6 +56,18 @@ def test_minmax_shortcut_agrees_with_the_pseudocode(arch, name, mode):
 
 
 
+def _d0_under(options, arch, name, inputs, mode, waves):
+    """D0 of `name`'s semantic on full-EXEC wave32 inputs, run under the emulator options given."""
+    token = activate(options)
+    try:
+        sem = load_semantics(arch).lookup(name)
+        out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
+                              inputs=dict(inputs), mode=mode))
+    finally:
+        deactivate(token)
+    return np.asarray(out["D0"], np.uint32)
+
+
 @pytest.mark.parametrize("arch,name", [("gfx1100", n) for n in ("v_min3_f32", "v_max3_f32", "v_minmax_f32", "v_maxmin_f32")] +
                          [("gfx942", n) for n in ("v_min3_f32", "v_max3_f32")])
 @pytest.mark.parametrize("nan_in", ["S2", "S0", "S1"])
@@ -71,16 +83,8 @@ def test_minmax_chains_with_nans_in_one_operand_only(arch, name, nan_in):
     inputs[nan_in][:, ::3] = rng.choice(nans, (waves, 11))
     inputs["D0"] = np.zeros((waves, 32), np.uint32)
     for mode in (0x3F0, 0x1F0):
-        got = []
-        for shortcuts in (True, False):
-            token = activate(replace(FAST, minmax_shortcuts=shortcuts))
-            try:
-                sem = load_semantics(arch).lookup(name)
-                out = sem.execute(Ctx(lanes=32, exec_mask=np.full((waves, 1), 0xFFFF_FFFF, np.uint64),
-                                      inputs=dict(inputs), mode=mode))
-            finally:
-                deactivate(token)
-            got.append(np.asarray(out["D0"], np.uint32))
+        got = [_d0_under(replace(FAST, minmax_shortcuts=shortcuts), arch, name, inputs, mode, waves)
+               for shortcuts in (True, False)]
         assert np.array_equal(got[0], got[1]), (name, hex(mode), nan_in)
 
 
@@ -376,3 +380,86 @@ def test_minmax_shortcuts_and_chains_are_taken():
         table = load_semantics(arch)
         for name in names:
             assert hasattr(table.lookup(name).fn, "generated"), (arch, name)
+
+
+# NaN-free special encodings: zeros of both signs, denormals, normals, the largest finites, infinities
+NUMBERS = SPECIALS[(SPECIALS & 0x7FFF_FFFF) <= 0x7F80_0000]
+
+
+def _minmax_reference(name: str, s0: np.ndarray, s1: np.ndarray, s2: np.ndarray | None) -> np.ndarray:
+    """The manual's rule for NaN-free operands, independently: the value compare (float64, so
+    denormals compare by value) with -0 below +0; v_minmax = max(min(S0, S1), S2), v_maxmin =
+    min(max(S0, S1), S2)."""
+    def pick(x, y, smaller):
+        fx, fy = x.view(np.float32).astype(np.float64), y.view(np.float32).astype(np.float64)
+        x_first = (fx < fy) if smaller else (fx > fy)
+        zeros = (fx == 0) & (fy == 0)
+        x_wins_zero = np.signbit(fx) if smaller else ~np.signbit(fx)
+        return np.where(x_first | (zeros & x_wins_zero), x, y).astype(np.uint32)
+    kind = name.removeprefix("v_").removesuffix("_f32")
+    if kind in ("min", "max"):
+        return pick(s0, s1, kind == "min")
+    inner, outer = {"minmax": (True, False), "maxmin": (False, True), "min3": (True, True),
+                    "max3": (False, False)}[kind]
+    return pick(pick(s0, s1, inner), s2, outer)
+
+
+@pytest.mark.parametrize("arch,name", [("gfx1100", n) for n in ("v_min_f32", "v_max_f32", "v_min3_f32",
+                                                                "v_max3_f32", "v_minmax_f32", "v_maxmin_f32")] +
+                         [("gfx942", n) for n in ("v_min_f32", "v_max_f32", "v_max3_f32")])
+@pytest.mark.parametrize("mode", [0x3F0, 0x0F0, 0x3C0])
+@pytest.mark.parametrize("sgpr_s1", [False, True])
+def test_minmax_ufuncs_of_nan_free_batches(arch, name, mode, sgpr_s1):
+    """EmuOptions.minmax_ufuncs decides NaN-free batches by numpy's minimum/maximum and a sign fix
+    of zeros. Every pair (and triple, S2 rolled) of zeros of both signs, denormals, normals and
+    infinities, with no NaN in the batch, S1 per lane or one value per wave (an SGPR): the
+    switch on, off and the generated pseudocode (minmax_shortcuts off) give the same bits, and
+    with denormals kept (MODE 0x3F0 / 0x0F0) the manual's rule computed in float64 does too."""
+    three = name not in ("v_min_f32", "v_max_f32")
+    n = len(NUMBERS)
+    a, b = np.meshgrid(NUMBERS, NUMBERS, indexing="ij")
+    waves = -(-n * n // 32)
+    s0 = np.resize(a.reshape(-1), waves * 32).reshape(waves, 32)
+    s1 = np.resize(b.reshape(-1), waves * 32).reshape(waves, 32)
+    if sgpr_s1:
+        s1 = np.resize(NUMBERS, waves).reshape(waves, 1).astype(np.uint32)
+    s2 = np.roll(np.resize(b.reshape(-1), waves * 32), 5).reshape(waves, 32)
+    inputs = {"S0": s0, "S1": s1, "D0": np.zeros_like(s0), **({"S2": s2} if three else {})}
+    got = {}
+    for label, options in (("ufuncs", replace(FAST, minmax_ufuncs=True)), ("selects", replace(FAST, minmax_ufuncs=False)),
+                           ("generated", replace(FAST, minmax_shortcuts=False))):
+        got[label] = np.broadcast_to(_d0_under(options, arch, name, inputs, mode, waves), s0.shape)
+    for label in ("selects", "generated"):
+        bad = np.flatnonzero(got["ufuncs"] != got[label])
+        assert not bad.size, (f"{name} MODE {mode:#x}: ufuncs vs {label}: {bad.size} lanes differ, first "
+                              f"{int(got['ufuncs'].reshape(-1)[bad[0]]):#x} vs {int(got[label].reshape(-1)[bad[0]]):#x}")
+    if mode & 0x30 == 0x30:     # f32 denormals kept: no flush between
+        want = _minmax_reference(name, s0, np.broadcast_to(s1, s0.shape), s2 if three else None)
+        bad = np.flatnonzero(got["ufuncs"] != want)
+        assert not bad.size, (f"{name}: {bad.size} lanes differ from the manual's rule, first "
+                              f"{int(got['ufuncs'].reshape(-1)[bad[0]]):#x} vs {int(want.reshape(-1)[bad[0]]):#x}")
+
+
+@pytest.mark.parametrize("name", ["v_min_f32", "v_max_f32", "v_minmax_f32", "v_maxmin_f32"])
+def test_minmax_ufuncs_with_one_nan_lane_take_the_nan_rules(name):
+    """One NaN lane in an otherwise NaN-free batch (minmax_ufuncs: numpy's minimum/maximum then
+    says NaN, and the batch takes the compare-and-select with the NaN rules): the result equals
+    the generated pseudocode's in every lane, in both IEEE modes, signalling and quiet NaN."""
+    three = name in ("v_minmax_f32", "v_maxmin_f32")
+    rng = np.random.default_rng(3)
+    for nan in (0x7F80_0001, 0xFFC1_2345):
+        for operand in ("S0", "S1") + (("S2",) if three else ()):
+            inputs = {k: rng.choice(NUMBERS, (2, 32)).astype(np.uint32) for k in ("S0", "S1", "S2")}
+            inputs[operand][1, 17] = nan
+            inputs["D0"] = np.zeros((2, 32), np.uint32)
+            for mode in (0x3F0, 0x1F0):
+                got = []
+                for options in (replace(FAST, minmax_ufuncs=True), replace(FAST, minmax_shortcuts=False)):
+                    token = activate(options)
+                    try:
+                        out = load_semantics("gfx1100").lookup(name).execute(
+                            Ctx(lanes=32, exec_mask=np.full((2, 1), 0xFFFF_FFFF, np.uint64), inputs=dict(inputs), mode=mode))
+                    finally:
+                        deactivate(token)
+                    got.append(np.asarray(out["D0"], np.uint32))
+                assert np.array_equal(got[0], got[1]), (name, hex(nan), operand, hex(mode))

@@ -16,10 +16,11 @@ the emulator runs (isa traits, as emu/wave.py reads them).
 """
 from __future__ import annotations
 
-from dsl.signature import data_dwords, ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
+from dsl.signature import ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
 from isa.code_facts import accumulates
 from isa.control import control as isa_control
 from isa.effects import effects
+from isa.memory_access import value_dwords
 from isa.records import dataclass
 
 from ..dialect import SEGMENTS
@@ -233,7 +234,7 @@ class Classifier:
             reads |= _sgprs(f.get("SBASE", 0) << 1, 2)
             if f.get("SOFFSET", NULL) != NULL:
                 reads |= _sgprs(f["SOFFSET"], 1)
-            writes |= _sgprs(f.get("SDATA", NULL), data_dwords(d.name))
+            writes |= _sgprs(f.get("SDATA", NULL), value_dwords(d))
         elif fmt in self.roles.valu:
             info.kind = Kind.VALU
             self._valu(inst, info, reads, writes, p_reads, p_writes)
@@ -245,7 +246,7 @@ class Classifier:
         elif fmt in self.roles.flat | self.roles.buffer:
             memory = getattr(sem, "memory", None)
             if fmt in self.roles.buffer:
-                n = data_dwords(d.name)
+                n = value_dwords(d)
                 reads |= _vgprs(f.get("VADDR", 0), 2) | _sgprs(f.get("SRSRC", 0) << 2, 4) | _sgprs(f.get("SOFFSET", NULL), 1)
                 (writes if memory == "load" else reads).update(_vgprs(f.get("VDATA", 0), n))
             else:

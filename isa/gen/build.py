@@ -71,6 +71,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     instructions, report, more_errata = _build_instructions(arch, sections, formats, raw_fields, opcode_tables)
     applied += more_errata
     tables_out, dpp_errata = _aux_tables(arch, sections, tables, instructions)
+    tables_out["literal_dword"] = _literal_dwords(instructions, formats)
     applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report}
@@ -443,6 +444,8 @@ def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]
         dpp_ctrl = P.parse_dpp_ctrl(table) or P.parse_dpp_ctrl_cells(table)
         dpp_ctrl, applied = _apply_dpp_ctrl_errata(arch, table, dpp_ctrl)
         out["dpp_ctrl"] = dpp_ctrl
+    if "Sample Instruction Suffix Key" in by_title:
+        out["sample_suffixes"] = P.parse_sample_suffixes(by_title["Sample Instruction Suffix Key"], sections)
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
     mfma = P.parse_mfma(instructions)
@@ -455,6 +458,29 @@ def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]
             layout = P.parse_simm16_counters(waitcnt["pcode"].splitlines())
         out["waitcnt"] = layout
     return out, applied
+
+
+def _literal_dwords(instructions, formats) -> list[tuple[str, str]]:
+    """(format, name) of each instruction a 32-bit literal dword always follows, whatever its
+    operands: its code reads SIMM32 (s_fmaak_f32, s_setreg_imm32_b32, v_fmaak_f32), or a constant K
+    (SIMM16) its format has no field for (CDNA's v_madmk_f16: VOP2 has none); a VOPD half, which
+    has no code of its own, as the instruction it performs (V_DUAL_FMAAK_F32: V_FMAAK_F32's code).
+    The decoder reads this instead of the pseudocode (isa.effects' literal and constant_at)."""
+    from ..effects import effects
+    code = {}
+    for d in instructions:
+        if d["pcode"] and d["format"] != "VOPD":
+            code.setdefault(d["name"], d["pcode"])
+    out = set()
+    for d in instructions:
+        pcode = d["pcode"] or (code.get(d["name"].replace("V_DUAL_", "V_", 1)) if d["format"] == "VOPD" else None)
+        if not pcode:
+            continue
+        fx = effects(pcode)
+        fields = {name for name, *_ in formats[d["format"]]["fields"]}
+        if fx.literal or (fx.constant_at is not None and not fields & {"SIMM16", "SIMM32"}):
+            out.add((d["format"], d["name"]))
+    return sorted(out)
 
 
 def _apply_dpp_ctrl_errata(arch, table, rows):

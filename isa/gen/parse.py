@@ -9,6 +9,7 @@ title, not by number or page):
   * the "Instructions" chapter                   -> description, pseudocode, notes
   * smaller tables the emulator needs            -> hardware registers, STATUS/MODE,
                                                     s_waitcnt layout, DPP_CTRL, data formats
+  * "Sample Instruction Suffix Key"              -> the image suffixes' extra addresses
 Every value keeps the physical page it came from so errata and reviews can cite it.
 """
 from __future__ import annotations
@@ -360,6 +361,35 @@ def parse_hwreg_table(sections: list[Section]) -> list[tuple[int, str, str]]:
                         out[-1] = out[-1][:2] + ((out[-1][2] + " " + row.text).strip(),)
                 return out
     raise SpecParseError("hardware register table ('Code | Register') not found")
+
+
+_EXTRA_ADDRESSES_RE = re.compile(r"^\d[\d, or]*:\s")      # '1: lod bias', '2,4 or 6: slopes'
+_QUOTED_SUFFIX_RE = re.compile(r'"(_[A-Z0-9]+)"')          # Sample "_L": ..., Gather "_CL" ...
+
+
+def parse_sample_suffixes(table: Table, sections: list[Section]) -> list[tuple[str, str, str, str, bool, int]]:
+    """The "Sample Instruction Suffix Key" (RDNA3 Table 49, page 110): (suffix, meaning, extra
+    addresses, description, body, page) per row, e.g. ('_B', 'LOD BIAS', '1: lod bias', 'Add this
+    BIAS to the computed LOD.', False, 110). Extra addresses is '' where the manual gives none ('-',
+    or a cell the Markdown conversion dropped). body: the suffix's value is one more component of
+    the address body -- the "Image Opcodes with a Sampler" table gives the suffix rows of its own
+    (Sample "_L": s, lod; Gather "_CL": s, t, clamp). A row without a suffix continues the
+    description above it."""
+    sampler = next((sec for sec in sections if sec.title == "Image Opcodes with a Sampler"), None)
+    in_body = set(_QUOTED_SUFFIX_RE.findall(" ".join(ln.text for ln in sampler.lines))) if sampler else set()
+    out: list[list] = []
+    for row in table.rows:
+        cells = [c for c in row.cells if c != "-"]
+        if not cells[0].startswith("_"):
+            if out:
+                out[-1][3] = f"{out[-1][3]} {row.text}".strip()
+            continue
+        extra = next((c for c in cells[2:] if _EXTRA_ADDRESSES_RE.match(c)), "")
+        description = " ".join(c for c in cells[2:] if c != extra)
+        out.append([cells[0], cells[1], extra, description, cells[0] in in_body, table.page])
+    if not out:
+        raise SpecParseError(f"table '{table.title}' (page {table.page}) has no suffix rows")
+    return [tuple(row) for row in out]
 
 
 def parse_simm16_layout(description: list[str]) -> list[tuple[str, int, int]]:

@@ -128,4 +128,11 @@ TABLES = {
     ('LGKM', 11, 8),
     ('VM_HI', 15, 14),
     ],
+    'literal_dword': [
+    ('SOPK', 'S_SETREG_IMM32_B32'),
+    ('VOP2', 'V_FMAAK_F32'),
+    ('VOP2', 'V_FMAMK_F32'),
+    ('VOP2', 'V_MADAK_F16'),
+    ('VOP2', 'V_MADMK_F16'),
+    ],
 }

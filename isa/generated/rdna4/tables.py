@@ -63,6 +63,16 @@ TABLES = {
     ('DPP_ROW_SHARE', 336, 351, 'Mirror threads within row (8 threads). Select one lane within each row and share the result with all lanes in the row. Fetch lane ID is the current lane ID XOR’d with a mask specified by DPP_CTRL[3:0].'),
     ('DPP_ROW_XMASK', 352, 367, 'Mirror threads within row (8 threads). Select one lane within each row and share the result with all lanes in the row. Fetch lane ID is the current lane ID XOR’d with a mask specified by DPP_CTRL[3:0].'),
     ],
+    'sample_suffixes': [
+    ('_L', 'LOD', '', 'LOD is used instead of computed LOD.', True, 131),
+    ('_B', 'LOD BIAS', '1: lod bias', 'Add this BIAS to the computed LOD.', False, 131),
+    ('_CL', 'LOD CLAMP', '', 'Clamp the computed LOD to be no larger than this value.', True, 131),
+    ('_D', 'Derivative', '2,4 or 6: slopes', 'Send dx/dv, dx/dy, etc. slopes to be used in LOD computation.', False, 131),
+    ('_LZ', 'Level 0', '', 'Force use of MIP level 0.', False, 131),
+    ('_C', 'PCF', '1: z-comp', 'Percentage closer filtering.', False, 131),
+    ('_O', 'Offset', '1: offsets', 'Send X, Y, Z integer offsets (packed into 1 DWORD) to offset XYZ address.', False, 131),
+    ('_G16', 'Gradient 16b', '', 'Gradients are 16-bits instead of 32-bits, packed 2 gradients per VGPR (dX in low 16bits, dY in high 16bits).', False, 131),
+    ],
     'data_formats': [
     (0, 'INVALID'),
     (1, '8_UNORM'),
@@ -159,5 +169,16 @@ TABLES = {
     (111, 'BC2_UNORM'),
     ],
     'waitcnt': [
+    ],
+    'literal_dword': [
+    ('SOP2', 'S_FMAAK_F32'),
+    ('SOP2', 'S_FMAMK_F32'),
+    ('SOPK', 'S_SETREG_IMM32_B32'),
+    ('VOP2', 'V_FMAAK_F16'),
+    ('VOP2', 'V_FMAAK_F32'),
+    ('VOP2', 'V_FMAMK_F16'),
+    ('VOP2', 'V_FMAMK_F32'),
+    ('VOPD', 'V_DUAL_FMAAK_F32'),
+    ('VOPD', 'V_DUAL_FMAMK_F32'),
     ],
 }
