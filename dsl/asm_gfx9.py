@@ -25,7 +25,7 @@ from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
 from . import literals, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .signature import Operand, register_number_source
+from .signature import Operand, raw_source_field, register_number_source
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
@@ -741,7 +741,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
                 enc.lit(value & 0xffffffff)
         out = _pack(fmt, f).to_bytes(4, "little")
         return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
-    if mn == "s_set_gpr_idx_on":
+    if raw_source_field(d):        # s_set_gpr_idx_on: SSRC1 is the mode bits, gpr_idx(...)
         layout = [("ssrc0", "SSRC0", 1)]
         if len(ops) != 2:
             raise Gfx9AsmError(f"{mn} takes 2 operands")

@@ -18,7 +18,7 @@ from isa import Format, InstrDef, Spec
 from isa.records import dataclass
 
 from . import syntax
-from .operand_records import source_is_immediate
+from .operand_records import raw_source_field, source_is_immediate
 
 
 
@@ -75,7 +75,7 @@ def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
 def _raw_field(d: InstrDef, field: str) -> bool:
     """The pseudocode reads the field's raw bits (SRC1.u32 for s_set_gpr_idx_on's mode), not
     the operand it encodes: no literal dword."""
-    return field == "SSRC1" and "SRC1" in d.operand_types and "S1" not in d.operand_types
+    return field == "SSRC1" and raw_source_field(d)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
+from isa.code_facts import offset_pattern
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -992,7 +993,7 @@ class Encoder:
                 F[k.upper()] = val
         else:
             off = mods.pop("offset", 0)
-            if _name(d) == "ds_swizzle_b32" and not isinstance(off, int):
+            if offset_pattern(d.pcode) and not isinstance(off, int):     # swizzle(MODE, ...)
                 off = _swizzle_value(off, d)
             if not 0 <= off <= 0xffff:
                 raise OperandError(f"{_name(d)}: offset:{off} is out of range 0..65535")

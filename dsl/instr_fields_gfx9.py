@@ -21,7 +21,7 @@ from .instr_fields import sop_operands
 from .instr_fields_memory import ds_modifiers
 from .operands import Agpr, Mod, Reg
 from .encode import ds_layout, flat_layout     # the encoder's memoised forms
-from .signature import Operand, cache_control, data_registers, scalar_bits, type_info
+from .signature import Operand, cache_control, data_registers, raw_source_field, scalar_bits, type_info
 from .statement import Attr, Call
 from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 
@@ -230,7 +230,7 @@ def _scalar(spec: Spec, inst: Instruction) -> Instr | None:
     if d.name in g9.SCALAR_LAYOUT:
         ops = [scalar_source(spec, f[fld], n, inst.literal, (fmt, fld), 64 if n == 2 else 32, True)
                for _, fld, n in g9.SCALAR_LAYOUT[d.name]]
-    elif mn == "s_set_gpr_idx_on":
+    elif raw_source_field(d):      # s_set_gpr_idx_on: SSRC1 is the mode bits
         ops = [scalar_source(spec, f["SSRC0"], 1, inst.literal, (fmt, "SSRC0"), 32, True),
                immediate_values.gpr_idx(f["SSRC1"])]
     elif fmt == "SOPP":
@@ -313,7 +313,7 @@ def _ds(spec: Spec, inst: Instruction) -> Instr:
     acc = bool(f.get("ACC"))
     # the address is always a VGPR; data and result are VGPRs or AGPRs (ACC)
     ops = [_acc(f[field], width, acc and name != "addr") for name, field, width in ds_layout(d)]
-    return instr_value(d, mn, ops, ds_modifiers(d, f, mn))
+    return instr_value(d, mn, ops, ds_modifiers(d, f))
 
 
 def _flat(spec: Spec, inst: Instruction) -> Instr | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import Spec
+from isa.code_facts import offset_pattern
 from isa.memory_access import (attribute_load, memory_access, prefetch, scalar_base_registers, scalar_data, typed_buffer,
                                value_dwords)
 
@@ -57,10 +58,10 @@ def _ds(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
     ops = tuple(Reg("v", f[field], n) for _, field, n in _ds_layout(d))
-    return instr_value(d, mn, ops, ds_modifiers(d, f, mn))
+    return instr_value(d, mn, ops, ds_modifiers(d, f))
 
 
-def ds_modifiers(d, f: dict, mn: str) -> dict:
+def ds_modifiers(d, f: dict) -> dict:
     """A DS instruction's offset(s) and gds flag, as the parser reads them (both dialects)."""
     mods = {}
     if _memory_access(d).two_addresses:
@@ -68,7 +69,7 @@ def ds_modifiers(d, f: dict, mn: str) -> dict:
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
         if off:
-            mods["offset"] = immediate_values.swizzle(off) if mn == "ds_swizzle_b32" else off
+            mods["offset"] = immediate_values.swizzle(off) if offset_pattern(d.pcode) else off
     mods.update(flags(f, ("GDS",)))
     return mods
 

@@ -12,7 +12,7 @@ from isa.memory_access import memory_access, reads_counter, scalar_data
 from . import syntax, syntax_gfx9 as g9
 from .decode import Instruction
 from .valu_plan import gfx9_valu_plan
-from .signature import ds_layout, flat_layout
+from .signature import ds_layout, flat_layout, raw_source_field
 
 MFMA_NAMES = ("mdst", "src0", "src1", "msrc2")     # D written whole, C kept apart from it (allocation.role)
 
@@ -72,7 +72,7 @@ def _scalar_names(d) -> list[str]:
     if d.format == "SOPK":
         operands, _ = g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
         return ["sdst" if o.startswith("sdst") else o for o in operands]
-    if mn == "s_set_gpr_idx_on":
+    if raw_source_field(d):       # s_set_gpr_idx_on: SSRC1 is the mode bits
         return ["ssrc0", "mode"]
     return [name for name, _, _ in g9.SCALAR_LAYOUT.get(d.name) or scalar_layout(d)]
 

@@ -19,7 +19,7 @@ from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_
 from isa.records import dataclass
 
 from . import syntax
-from .operand_records import (Operand, ValuSig, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
+from .operand_records import (Operand, ValuSig, raw_source_field, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
                               type_info, vopd_base)
 
 

@@ -137,13 +137,7 @@ def _plain(members, start: int = 0) -> object:
         first = False
     lines += ["    except Exception as e:",
               "        raise RunStop(k, e) from None"]
-    text = "\n".join(lines)
-    # compiling a run of a few dozen instructions costs a first launch ~1-2 ms: its bytecode is
-    # kept on disk by its text (EmuOptions.run_code_cache)
-    code = compiled(text, "runs", "<straight-line run>") if current().run_code_cache \
-        else compile(text, "<straight-line run>", "exec")
-    exec(code, namespace)     # our own generated source
-    return namespace["run"]
+    return _run_function("\n".join(lines), "runs", "<straight-line run>", namespace)
 
 
 def _fused(members, fused, plain) -> object:
@@ -194,11 +188,7 @@ def _fused(members, fused, plain) -> object:
               "        raise",
               "    except Exception as e:",
               "        raise RunStop(k, e) from None"]
-    text = "\n".join(lines)
-    code = compiled(text, "fused-runs", "<fused straight-line run>") if current().run_code_cache \
-        else compile(text, "<fused straight-line run>", "exec")
-    exec(code, namespace)     # our own generated source
-    return namespace["run"]
+    return _run_function("\n".join(lines), "fused-runs", "<fused straight-line run>", namespace)
 
 
 def _tail(tails: dict, members, start: int):
@@ -207,3 +197,12 @@ def _tail(tails: dict, members, start: int):
     if fn is None:
         fn = tails[start] = _plain(members, start)
     return fn
+
+
+def _run_function(text: str, kind: str, filename: str, namespace: dict):
+    """The `run` function our generated source `text` defines, executed in `namespace`. Compiling
+    a run of a few dozen instructions costs a first launch ~1-2 ms: its bytecode is kept on disk
+    by its text (EmuOptions.run_code_cache)."""
+    code = compiled(text, kind, filename) if current().run_code_cache else compile(text, filename, "exec")
+    exec(code, namespace)
+    return namespace["run"]

@@ -115,6 +115,23 @@ def address_adds_offset(pcode: str | None) -> bool:
     return False
 
 
+@lru_cache(maxsize=None)
+def offset_pattern(pcode: str | None) -> bool:
+    """The code joins the instruction's offset fields into one value (`offset = offset1:offset0`)
+    and takes bit ranges of it (`mask = offset[4:0]`, `thread_in[i + offset[1:0]]`): the offset is
+    a bit pattern the code interprets (ds_swizzle_b32's lane pattern), not a byte count added to
+    an address."""
+    joined = None
+    for s in statements(pcode):
+        if joined is None:
+            if len(s) == 5 and s[1:] == ("=", "offset1", ":", "offset0") and s[0].isidentifier():
+                joined = s[0]
+            continue
+        if any(t == joined and s[i + 1:i + 2] == ("[",) for i, t in enumerate(s)):
+            return True
+    return False
+
+
 def _dword_offset(index: tuple) -> int | None:
     """Bytes past ADDR of an address `ADDR` or `ADDR + nU`, else None."""
     if index == ("ADDR",):

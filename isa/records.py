@@ -11,9 +11,12 @@ the standard library makes. The table is one marshal file per module and
 Python (`$WAVESMITH_CACHE/dataclasses/<cache tag>/<module>.marshal`, default
 `~/.cache/wavesmith`: a process reads the tables of the modules it imports only), read at the
 module's first class and written whole (under a temporary name, then renamed) at the exit of a
-process that compiled new text; a missing, unreadable, damaged or foreign file is ignored and
-rewritten (a file starts with the interpreter's bytecode magic number, as a .pyc does), and a
-file that has gathered more than `LIMIT` texts keeps only those the writing process used.
+process that compiled new text or read texts it would not keep (below); a missing, unreadable, damaged or foreign file is ignored and
+rewritten (a file starts with the interpreter's bytecode magic number, as a .pyc does). A
+process writing the table keeps the texts it used and at most as many others, the most recently
+written (another checkout's or version's classes, run in turn with this one): the texts of every
+version a module's classes ever had would make each process read them (the emulator's options
+class, ~60 fields: ~6 KB a text, ~90 texts cost an import ~7 ms).
 `WAVESMITH_CLASS_CACHE=0` turns it off: every class then compiles its methods as
 `dataclasses.dataclass` does (tests/test_isa_records.py compares both). Delete the folder
 freely.
@@ -30,11 +33,6 @@ from importlib.util import MAGIC_NUMBER
 from types import CodeType
 from typing import dataclass_transform
 
-# texts kept at most per module: past this a process writing the table keeps only the texts it
-# used (older versions of the module's classes leave texts nobody asks for)
-LIMIT = 1024
-
-
 def _folder() -> str:
     root = os.environ.get("WAVESMITH_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "wavesmith")
     return os.path.join(root, "dataclasses", sys.implementation.cache_tag)
@@ -46,7 +44,7 @@ def enabled() -> bool:
 
 class _Table:
     """{method source text: its compiled code} of one module's classes, loaded at the module's
-    first class, written at exit if it grew."""
+    first class, written at exit if it grew or holds texts write() drops."""
 
     def __init__(self, module: str):
         self.path = os.path.join(_folder(), f"{module}.marshal")
@@ -62,20 +60,34 @@ class _Table:
                 self.codes = {k: v for k, v in loaded.items() if type(k) is str and type(v) is CodeType}
         except Exception:       # absent, unreadable, cut short, not marshal data, another Python's
             pass
+        atexit.register(self.finish)
+
+    def finish(self) -> None:
+        """At exit: write the table if this process compiled new text, or if it holds more
+        texts than write() keeps (older versions' texts, dropped)."""
+        if self.used and (self.new or len(self.codes) > len(self.kept())):
+            self.write()
+
+    def kept(self) -> dict[str, CodeType]:
+        """What write() stores: the texts this process did not use, the last in the table's order
+        (the newest: a write puts the ones it used last) and no more of them than it used, then
+        the texts it used."""
+        others = [k for k in self.codes if k not in self.used]
+        keep = {k: self.codes[k] for k in others[len(others) - len(self.used):]} if self.used else {}
+        keep.update((k, v) for k, v in self.codes.items() if k in self.used)
+        return keep
 
     def code(self, text: str) -> CodeType:
         code = self.codes.get(text)
         if code is None:
             # as exec compiles the text dataclasses hands it: no __future__ flags of the caller
             code = self.codes[text] = compile(text, "<string>", "exec", dont_inherit=True)
-            if not self.new:
-                self.new = True
-                atexit.register(self.write)
+            self.new = True
         self.used.add(text)
         return code
 
     def write(self) -> None:
-        keep = self.codes if len(self.codes) <= LIMIT else {k: self.codes[k] for k in self.used}
+        keep = self.kept()
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)

@@ -155,3 +155,58 @@ def test_off_switch_reads_and_writes_nothing(tmp_path):
     report = _child(tmp_path, WAVESMITH_CLASS_CACHE="0")
     _check_same(report)
     assert report["table_new"] is None and not _table_file(tmp_path).exists()
+
+
+# one class whose field names a child picks: each name is another version of the module's class
+VERSION_CHILD = r'''
+import json, sys
+from isa import records
+ns = {"__name__": "records_test_versions"}
+exec(f"class Versioned:\n    {sys.argv[1]}: int = 0\n", ns)
+cls = records.dataclass(ns["Versioned"], frozen=True)
+table = records.tables["records_test_versions"]
+print(json.dumps({"new": table.new, "fields": list(cls.__dataclass_fields__), "init": cls(**{sys.argv[1]: 4}).__repr__()}))
+'''
+
+
+def _version_child(cache: Path, field: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "WAVESMITH_CLASS_CACHE"}
+    env.update(PYTHONPATH=str(ROOT), WAVESMITH_CACHE=str(cache))
+    out = subprocess.run([sys.executable, "-c", VERSION_CHILD, field], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _texts_naming(table: dict, field: str) -> int:
+    return sum(f"{field}=" in text or f"{field}:" in text or f"'{field}'" in text for text in table)
+
+
+def test_table_keeps_the_writers_texts_and_as_many_newest_others(tmp_path):
+    """Three versions of a class run in turn: the table keeps the last two versions' texts (the
+    writer's and as many others, the newest), not the first's; the last two then compile nothing."""
+    path = tmp_path / "dataclasses" / sys.implementation.cache_tag / "records_test_versions.marshal"
+    for field in ("alpha", "beta", "gamma"):
+        report = _version_child(tmp_path, field)
+        assert report["new"] is True and report["fields"] == [field] and report["init"] == f"Versioned({field}=4)"
+    table = _read(path)
+    assert _texts_naming(table, "alpha") == 0
+    assert _texts_naming(table, "beta") > 0 and _texts_naming(table, "gamma") > 0
+    for field in ("beta", "gamma"):           # both kept versions read back whole: nothing compiled
+        assert _version_child(tmp_path, field)["new"] is False
+
+
+def test_reader_of_a_table_of_old_versions_prunes_it(tmp_path):
+    """A table holding three versions' texts (as the earlier rule kept up to 1024) is rewritten
+    by a process that compiles nothing: the texts it used and as many of the newest others."""
+    tables = {}
+    for field in ("alpha", "beta", "gamma"):
+        _version_child(tmp_path / field, field)
+        tables.update(_read(tmp_path / field / "dataclasses" / sys.implementation.cache_tag / "records_test_versions.marshal"))
+    path = tmp_path / "all" / "dataclasses" / sys.implementation.cache_tag / "records_test_versions.marshal"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(MAGIC_NUMBER + marshal.dumps(tables))
+    assert _texts_naming(tables, "alpha") > 0
+    assert _version_child(tmp_path / "all", "gamma")["new"] is False       # every text read, none compiled
+    table = _read(path)
+    assert _texts_naming(table, "alpha") == 0 and _texts_naming(table, "beta") > 0 and _texts_naming(table, "gamma") > 0
+    assert _version_child(tmp_path / "all", "beta")["new"] is False
