@@ -143,6 +143,20 @@ ERRATA: tuple[Erratum, ...] = (
         "bits [31:23] = 0b110100111, OP = 97) as v_mfma_f32_16x16x16_bf16.",
     ),
     Erratum(
+        "rdna3-v-dual-dot2acc-f32-bf16-pcode", ("rdna3", "rdna3.5"), {"rdna3": 370, "rdna3.5": 394},
+        "add_pcode", ("VOPD", "V_DUAL_DOT2ACC_F32_BF16"), None,
+        "tmp = D0.f32;\ntmp += bf16_to_f32(S0[15 : 0].bf16) * bf16_to_f32(S1[15 : 0].bf16);\n"
+        "tmp += bf16_to_f32(S0[31 : 16].bf16) * bf16_to_f32(S1[31 : 16].bf16);\nD0.f32 = tmp",
+        "Both manuals' VOPD entry reads only 'Dot product of packed brain-float values, accumulate with "
+        "destination. The initial value in D is used as S2.' with no code block and no VOP2 "
+        "V_DOT2ACC_F32_BF16 to perform (the f16 one performs VOP2 V_DOT2ACC_F32_F16: packed sources). "
+        "The code is the RDNA4 manual's for the same VOPD opcode 13 (page 421) and, with D0 as S2, the "
+        "RDNA3.5 manual's VOP3P V_DOT2_F32_BF16 (page 388; S0/S1 pk_bf16). LLVM 22 (gfx1100 and gfx1151) "
+        "reads src0 as a packed pair: v_dual_dot2acc_f32_bf16 v0, 0x3f803f80, v2 :: v_dual_mov_b32 v3, v4 "
+        "is 0xff,0x04,0x50,0xcb,0x04,0x01,0x02,0x00 + literal 0x80,0x3f,0x80,0x3f; -17 is the literal "
+        "0xffffffef (0xef,0xff,0xff,0xff), 0x3f800000 a literal, 1.0 the inline code 0xf2.",
+    ),
+    Erratum(
         "vop3p-encoding-width", ("rdna3", "rdna3.5"), {"rdna3": 176, "rdna3.5": 178},
         "field_bits", ("VOP3P", "ENCODING"), (31, 26), (31, 24),
         "The table gives ENCODING [31:26] = 'b11001100, an 8-bit value in a 6-bit field. "

@@ -94,10 +94,6 @@ KNOWN = [
      "(0x12345 is the literal 0x2345, 0x3f800000 the inline 0, 1e10 the f16 infinity 0x7c00), and in DPP "
      "reads it as an i16 (0x3c00 refused); elsewhere, and on gfx1100 and CDNA, it is an f16 operand for "
      "constants (syntax.F16_CONSTANTS: 0x3c00 is 1.0, 0x12345 refused), as we take it everywhere"),
-    ("gfx1100", lambda line, llvm, err: line.startswith("v_dual_dot2acc_f32_bf16 ") and llvm is not None,
-     "the RDNA3 manual gives V_DUAL_DOT2ACC_F32_BF16 no pseudocode and no VOP2 twin, so we read its src0 "
-     "as one bf16 (the name's type); LLVM reads a packed pair, as for the f16 one (-17 is 0xffffffef, "
-     "0x3f800000 a literal)"),
     ("gfx950", lambda line, llvm, err: line.startswith("v_cvt_scalef32_sr_pk_fp4_f32 ") and
      re.match(r"v_cvt_scalef32_sr_pk_fp4_f32 v\d+, [^v]", line) is not None,
      "v_cvt_scalef32_sr_pk_fp4_f32's 64-bit src0: LLVM encodes a number as the VGPR of that number "
@@ -202,3 +198,29 @@ def test_constants_in_every_operand_match_llvm(arch):
     if full:
         unused = {why for _, why in known_here} - set(known)
         assert not unused, f"KNOWN entries no line needs: {unused}"
+
+
+F64_C_VALUES = ["1.0", "0.5", "-1.0", "2.0", "-4.0", "0.15915494", "1", "-16", "0x3ff0000000000000",
+                "0x3fe0000000000000", "0x3f800000", "0x12345", "1e10"]
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_f64_mfma_accumulator_constants_match_llvm(arch):
+    """C of every f64 MFMA (its 64-bit inline floats, written as floats or as their f64 bits, and
+    what is no inline constant) with each register file of D, against llvm-mc-22's bytes: LLVM 22
+    encodes 1.0 and 0x3ff0000000000000 as the inline code 242 there (and 0.5 as 240), refuses
+    0x3f800000, 1/(2*pi) written as a float and literals; we must do the same."""
+    lines = []
+    for mn, row in _rows(arch).items():
+        if not mn.startswith("v_mfma_f64"):
+            continue
+        start, end = _operand_spans(row)[-1]
+        for dst in ("v", "a"):
+            base = row if dst == "v" else row.replace(" v[", " a[", 1)
+            lines += [base[:start].rstrip() + " " + value + base[end:] for value in F64_C_VALUES]
+    assert len(lines) >= 4 * len(F64_C_VALUES)
+    want = mc_encodings(lines, arch)
+    assert sum(w is not None for w in want) >= 4 * 9      # LLVM takes every inline float and integer here
+    bad = [f"{line}: llvm {w.hex() if w else 'refused'}, ours {g.hex() if g else err.splitlines()[0]}"
+           for line, w, (g, err) in zip(lines, want, ours(lines, arch)) if w != g]
+    assert not bad, "\n".join(bad)
