@@ -193,6 +193,11 @@ def _matrix(d):
     return effects(d.pcode).matrix
 
 
+def _behaviour_unknown(d):
+    from isa.code_facts import behaviour_unknown
+    return behaviour_unknown(d)
+
+
 def _code_fact(name):
     """isa.code_facts.<name>(d.pcode)."""
     def compute(d):
@@ -211,7 +216,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
-         "format_conversion": _format_conversion, "matrix": _matrix,
+         "format_conversion": _format_conversion, "matrix": _matrix, "behaviour_unknown": _behaviour_unknown,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -243,6 +248,11 @@ def barrier_in_simm16(d) -> bool:
 def data_dwords(d) -> int | None:
     """isa.memory_access.memory_access(d).data_dwords."""
     return fact("data_dwords", d)
+
+
+def behaviour_unknown(d) -> bool:
+    """isa.code_facts.behaviour_unknown(d): no manual describes what d does (s_barrier_init)."""
+    return fact("behaviour_unknown", d)
 
 
 def value_dwords(d) -> int:

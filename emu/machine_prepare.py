@@ -239,8 +239,10 @@ class Preparer:
 
     def semantic(self, d, pc):
         sem = self.semantics.get(d)
-        if sem is None:
-            raise PrepareError(f"{d.name.lower()} ({d.format}) has no semantics yet")
+        if sem is None:     # the table's reason (emu/table.py's Entry), when it keeps one
+            entry = getattr(self.semantics, "entry", None)
+            why = entry(d).reason if entry is not None else ""
+            raise PrepareError(f"{d.name.lower()} ({d.format}) has no semantics" + (f": {why}" if why else " yet"))
         return sem
 
     def prepare(self, inst, pc: int) -> Prepared:

@@ -29,7 +29,8 @@ from isa.records import dataclass
 
 from . import families, handwritten, rtlib
 from .cache_folder import cache_dir
-from .facts import atomic_update, field_loads, float_rules, instruction_calls, register_files, unfilled_arrays
+from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
+                    unfilled_arrays)
 from .pcode.lookup import callee_result_type, description_table
 from dsl.operand_records import vopd_base
 
@@ -694,6 +695,9 @@ class SemanticTable:
         return self._entries[key].semantic
 
     def _build(self, d: isa.InstrDef) -> Entry:
+        if behaviour_unknown(d):        # operands known, effect not: no semantic may guess it
+            return Entry(None, "unsupported", f"{d.name}: the manual does not describe what it does "
+                                              f"(isa.errata.BEHAVIOUR_UNKNOWN)")
         scalar = d.format in self.spec.traits.roles.scalar
         hand = handwritten.semantic(d.name, scalar, self.spec, d)
         if hand is not None:

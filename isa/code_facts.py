@@ -261,3 +261,12 @@ def accumulates(d) -> bool:
         from .effects import effects
         return "D0" in effects(d.pcode).value_reads
     return _ACCUMULATION_SAID in (d.description or "")
+
+
+def behaviour_unknown(d) -> bool:
+    """No manual describes what `d` (an isa InstrDef) does, and what it could change is state an
+    emulator models (a barrier's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's s_barrier_init/join/leave.
+    Their operands are known (the assembler, disassembler and allocator use them); their effect is
+    not, so nothing may run them. Keyed by format and name: no other family has these names."""
+    from .errata import BEHAVIOUR_UNKNOWN
+    return any((d.format, d.name) in entries for entries in BEHAVIOUR_UNKNOWN.values())

@@ -422,7 +422,8 @@ _MISSING_RDNA4 = (
 # 5.6.2, page 59: "Barrier instructions can use M0 or an inline constant to refer to the barrier
 # number"); LLVM 22 (gfx1201) assembles `s_barrier_init -1` and `s_barrier_init m0` and refuses
 # `s_barrier_init s1` and `s_barrier_join 0x12345` ("invalid operand for instruction"). What they do
-# to the barrier state is not described, so the code reads the operand and does nothing else.
+# to the barrier state is not described, so the code reads the operand and does nothing else, and
+# BEHAVIOUR_UNKNOWN below keeps the emulator from running that as a no-op.
 _BARRIER_OPERAND = ("// The manual does not describe this instruction (SOP1 opcode {op} is Reserved there); only its\n"
                     "// operand is known: a barrier number, M0 or an inline constant, read as S_BARRIER_SIGNAL's.\n"
                     "barrierNumber = IsM0(SRC0.u32) ? 32'I(M0[4 : 0].u32) : SRC0.i32")
@@ -438,6 +439,20 @@ ERRATA += tuple(
                                           f"inline constant); not described by the RDNA4 manual."),
                       ("add_pcode", _BARRIER_OPERAND.format(op=op)))
 )
+
+# Instructions whose behaviour no manual describes and whose effect falls on state the emulator
+# models, so running them in any way (a no-op included) would be a guess: the emulator refuses them
+# (isa.code_facts.behaviour_unknown), while the assembler, disassembler and allocator use their
+# operands as usual. RDNA4's S_BARRIER_INIT / S_BARRIER_JOIN (SOP1 81/82, Reserved in the table; the
+# code above states only their operand read) and S_BARRIER_LEAVE (SOPP 21, Reserved; no code, no
+# description) change a barrier's state or which waves take part in it, on which the work-group
+# barrier (S_BARRIER_SIGNAL / S_BARRIER_WAIT, which the emulator models) depends. Not listed, though
+# no manual describes them either: S_TTRACEDATA_IMM and S_ATC_PROBE* have no destination operand
+# (LLVM 22 prints none) and act only on the thread trace and the address translation cache, which
+# an emulator without either leaves unchanged. family -> {(format, name): page of the opcode table}
+BEHAVIOUR_UNKNOWN = {
+    "rdna4": {("SOP1", "S_BARRIER_INIT"): 176, ("SOP1", "S_BARRIER_JOIN"): 176, ("SOPP", "S_BARRIER_LEAVE"): 180},
+}
 
 ERRATA += tuple(
     Erratum(f"missing-rdna4-{fmt.lower()}-{name.lower().replace('_', '-')}", ("rdna4",), {"rdna4": page},
