@@ -32,8 +32,6 @@ from .cache_folder import cache_dir
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
 from .pcode.lookup import callee_result_type, description_table
-from dsl.operand_records import vopd_base
-
 from .buffer import BufferMemory
 from .dword_loads import load_dword_runs
 from .fold import Folded, fold
@@ -725,8 +723,6 @@ class SemanticTable:
                 if other.format in ("VOP2", "VOP1", "VOP3"):
                     e = self.entry(other)
                     return Entry(e.semantic, e.status, e.reason)
-            if d.pcode:     # no VOP2 twin (v_dual_dot2acc_*): the VOPD entry's own code, as a VOP2
-                return self._generated(vopd_base(self.spec, d), scalar)
             return Entry(None, "unsupported", f"{d.name}: no VOP2 instruction {base}")
         if not d.pcode:
             return Entry(None, "unsupported", f"{d.name}: the manual gives no pseudocode")

@@ -210,39 +210,6 @@ def test_vopd_halves_read_before_either_writes():
     assert (got["o2"] == a * b).all() and (got["o3"] == a + b).all()
 
 
-@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201"])
-def test_vopd_dot2acc_bf16_reads_packed_pairs(arch):
-    """v_dual_dot2acc_f32_bf16 (its code an erratum on RDNA3/3.5, whose manuals give none; RDNA4's
-    manual gives it, and no VOP2 twin on any of them): D += the dot
-    product of two packed bf16 pairs, rounded to f32 after each add; the literal 0x3f803f80 is the
-    pair (1.0, 1.0). Reference: numpy, each bf16 widened exactly to f32 (its bits << 16)."""
-    rng = np.random.default_rng(17)
-    bf16 = lambda x: (np.asarray(x, np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint32)
-    a = bf16(rng.standard_normal(64)) | bf16(rng.standard_normal(64)) << np.uint32(16)
-    b = bf16(rng.standard_normal(64)) | bf16(rng.standard_normal(64)) << np.uint32(16)
-    c = rng.standard_normal(64).astype(np.float32)
-    src = loads("a", "b", "c", "o1", "o2") + global_id(64) + """
-        global_load_b32 v5, v2, s[4:5]
-        global_load_b32 v7, v2, s[6:7]
-        global_load_b32 v10, v2, s[8:9]
-        s_waitcnt vmcnt(0)
-        v_mov_b32 v12, v10
-        v_dual_dot2acc_f32_bf16 v10, v5, v7 :: v_dual_mov_b32 v11, v8
-        v_dual_dot2acc_f32_bf16 v12, 0x3f803f80, v7 :: v_dual_mov_b32 v13, v8
-        global_store_b32 v2, v10, s[10:11]
-        global_store_b32 v2, v12, s[12:13]
-        s_endpgm"""
-    if arch == "gfx1201":       # RDNA4's split counters
-        src = src.replace("s_waitcnt lgkmcnt(0)", "s_wait_kmcnt 0").replace("s_waitcnt vmcnt(0)", "s_wait_loadcnt 0")
-    z = np.zeros(64, np.float32)
-    got, _ = launch(src, {"a": a, "b": b, "c": c, "o1": z, "o2": z}, arch=arch)
-    half = lambda x, k: ((x >> np.uint32(16 * k)) << np.uint32(16)).astype(np.uint32).view(np.float32)
-    want = (c + half(a, 0) * half(b, 0)) + half(a, 1) * half(b, 1)
-    ones = (c + half(b, 0)) + half(b, 1)
-    assert (got["o1"].view(np.uint32) == want.view(np.uint32)).all()
-    assert (got["o2"].view(np.uint32) == ones.view(np.uint32)).all()
-
-
 def test_lds_across_waves_with_barrier():
     block = 128                                   # four waves share the work-group's LDS
     x = np.random.default_rng(5).integers(0, 2**32, 2 * block, dtype=np.uint64).astype(np.uint32)
