@@ -37,7 +37,7 @@ LLVM_TO_AMD_BY_FAMILY: dict[str, dict[str, tuple[str, str]]] = {
 # LLVM's pre-gfx11 spellings of the LDS instructions the RDNA manuals renamed (DS_READ_* ->
 # DS_LOAD_*, DS_WRITE_* -> DS_STORE_*, the two-address forms' READ2/WRITE2/ST64 -> _2ADDR/_STRIDE64,
 # WRXCHG -> STOREXCHG), which LLVM's assembler still takes for gfx11 and gfx12 and encodes as the
-# new instruction. The manuals name only the new instructions. Evidence: llvm-mc-22 encodes each
+# new instruction. The manuals name only the new instructions. Evidence: LLVM 22's assembler encodes each
 # old spelling for gfx1100, gfx1151 and gfx1201 to the bytes of its new name
 # (tests/test_isa_facts_replace_suffix_rules.py runs it). old spelling -> LLVM mnemonic.
 LDS_ALIASES: dict[str, str] = {
