@@ -92,6 +92,7 @@ class EmuOptions:
     shift64_shortcuts: bool = True    # v_lshlrev/lshrrev_b64, v_ashrrev_i64 as one uint64/int64 shift (emu/shortcuts.py)
     branch_shortcuts: bool = True     # s_branch, s_cbranch_scc0/1, vccz/nz, execz/nz: one compare and choice (emu/shortcuts.py)
     fact_cache: bool = True           # an instruction's signature, control, memory and effect facts kept on disk per instruction (emu/facts.py)
+    program_cache: bool = True        # a code image's decoded instructions, their facts and translations read from one file per image (emu/program_cache.py)
 
     def off(self) -> tuple[str, ...]:
         """Names of the switches that are off."""
