@@ -416,6 +416,7 @@ class Machine:
         # arrays and no cycles, and a full collection over the process's objects costs a pause
         # of tens of ms at an arbitrary step
         paused = self.options.pause_gc and gc.isenabled()
+        known = len(prepared)
         # the definitions whose facts and translations this launch asks for, for its code's
         # program records (an enclosing launch's are kept on)
         outer_touched = program_cache.touched
@@ -436,6 +437,13 @@ class Machine:
                                f"({per_group} bytes each)") from None
             finally:
                 if paused:
+                    if len(prepared) > known and self.options.age_prepared and gc.get_freeze_count() == 0:
+                        # this launch prepared instructions: the objects it made are mostly those
+                        # preparations, kept from launch to launch; they go to the oldest generation,
+                        # where they would end up, without the young generations' passes over them
+                        # (gc.freeze then gc.unfreeze; a process that froze objects itself keeps its freeze)
+                        gc.freeze()
+                        gc.unfreeze()
                     gc.enable()
                 deactivate(options)
                 NUMPY_QUIET.reset(quiet)

@@ -42,6 +42,7 @@ class EmuOptions:
     uniform_mode: bool = True         # MODE shared by every wave held as one int (rounding/flush decisions cached)
     direct_writes: bool = True        # whole 32-bit results computed straight into the destination register (Ctx.dest)
     pause_gc: bool = True             # Python's cyclic garbage collector paused while a launch runs
+    age_prepared: bool = True         # ... and a launch that prepared instructions hands the objects it made to the collector's oldest generation (no young-generation pass over its preparations)
     quiet_imports: bool = True        # the collector's young-generation threshold raised while runtime imports its modules and the emulator's, restored after (read from the environment by runtime/__init__.py)
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)

@@ -38,7 +38,7 @@ from .cache_folder import cache_dir
 # larger images (code in a big buffer) are decoded as they run, without a record: hashing and
 # comparing them would cost more than it saves
 CODE_BYTES_LIMIT = 1 << 20
-_VERSION = 1
+_VERSION = 2
 # the modules whose output a record holds besides the fact and translation caches (which
 # name their own sources' digests in their folders)
 _SOURCES = ("dsl/decode.py", "emu/dialect.py", "emu/program_cache.py", "emu/table.py", "emu/facts.py")
@@ -83,6 +83,13 @@ def _generated_stamp(spec) -> tuple:
     return tuple(sorted(out))
 
 
+@lru_cache(maxsize=None)
+def _positions(spec) -> dict[int, int]:
+    """{id(d): its place in spec.instructions}: how a record names a definition (the generated
+    files, which fix the order, are checked by their stamp, each definition by its text)."""
+    return {id(d): i for i, d in enumerate(spec.instructions)}
+
+
 def _within(counts: tuple, held: tuple) -> bool:
     return all(n <= h for n, h in zip(counts, held))
 
@@ -119,26 +126,27 @@ class ProgramRecord:
         if version != _VERSION or image != self.image or stamp != self.stamp:
             raise ValueError("another image or ISA")
         spec, live = self.spec, []
-        for fmt, slot, opcode, identity, *_ in defs:
-            d = spec.by_opcode(fmt, opcode, slot)
-            if d is None or _identity(d) != identity:
+        instructions = spec.instructions
+        for position, identity, *_ in defs:
+            d = instructions[position]
+            if _identity(d) != identity:
                 raise ValueError("an instruction's text changed")
             live.append(d)
         from dsl.decode import Instruction
         formats = spec.formats
-        instructions = {offset: Instruction(tuple(live[i] for i in which), formats[fmt], dict(fields), literal,
-                                            None if dpp is None else dict(dpp), dpp_kind, dict(extra), size)
-                        for offset, which, fmt, fields, literal, dpp, dpp_kind, extra, size in code}
+        decoded = {offset: Instruction(tuple(live[i] for i in which), formats[fmt], dict(fields), literal,
+                                       None if dpp is None else dict(dpp), dpp_kind, dict(extra), size)
+                   for offset, which, fmt, fields, literal, dpp, dpp_kind, extra, size in code}
         # every check passed: hand the facts and translations to their caches
         held = {}
-        for d, (_, _, _, _, facts_key, facts_blob, translations) in zip(live, defs):
+        for d, (_, _, facts_key, facts_blob, translations) in zip(live, defs):
             facts = pickle.loads(facts_blob) if facts_blob is not None else {}
             if facts_key is not None and self.fact_cache is not None:
                 self.fact_cache.prefill(d, facts_key, facts)
             for scalar, saturate, narrow, key, t in translations:
                 self.sources.prefill(d, scalar, saturate, narrow, key, t)
             held[id(d)] = (len(facts), len(translations))
-        self.instructions, self.held = instructions, held
+        self.instructions, self.held = decoded, held
 
     # ------------------------------------------------------------------ writing
     def add(self, offset: int, inst) -> None:
@@ -170,21 +178,21 @@ class ProgramRecord:
     def _holds(self, d) -> tuple[int, int]:
         """(facts, translations) of d this process holds, as many as a record of it would keep
         (a definition a record names by encoding; another, none)."""
-        if self.spec.by_opcode(d.format, d.opcode, d.slot) is not d:
+        if id(d) not in _positions(self.spec):
             return 0, 0
         facts = self.fact_cache.stored(d) if self.fact_cache is not None else None
         return len(facts[1]) if facts is not None else 0, len(self.sources.stored(d))
 
     def _payload(self, touched: dict) -> bytes:
         """The file's marshal data."""
-        spec = self.spec
+        positions = _positions(self.spec)
         index: dict[int, int] = {}
         defs = []
 
         def add_def(d) -> int | None:
             if id(d) in index:
                 return index[id(d)]
-            if spec.by_opcode(d.format, d.opcode, d.slot) is not d:
+            if id(d) not in positions:
                 return None
             facts_key = facts_blob = None
             if self.fact_cache is not None:
@@ -192,8 +200,7 @@ class ProgramRecord:
                 if got is not None:
                     facts_key, facts = got
                     facts_blob = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
-            defs.append((d.format, d.slot, d.opcode, _identity(d), facts_key, facts_blob,
-                         self.sources.stored(d)))
+            defs.append((positions[id(d)], _identity(d), facts_key, facts_blob, self.sources.stored(d)))
             index[id(d)] = len(defs) - 1
             return index[id(d)]
         code = []

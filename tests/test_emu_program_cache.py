@@ -114,9 +114,14 @@ def _tamper(path: Path, change) -> None:
 
 
 def _changed_pcode(version, image, stamp, defs, code):
-    identity = list(defs[0][3])
+    identity = list(defs[0][1])
     identity[5] = (identity[5] or "") + "\nD0.u32 = 1"        # the pseudocode the record was made from differs
-    defs[0][3] = tuple(identity)
+    defs[0][1] = tuple(identity)
+    return version, image, stamp, defs, code
+
+
+def _another_definition(version, image, stamp, defs, code):
+    defs[0][0] = (defs[0][0] + 1) % 1000                    # names the definition by another's place
     return version, image, stamp, defs, code
 
 
@@ -129,7 +134,7 @@ def _other_image(version, image, stamp, defs, code):
 
 
 @pytest.mark.parametrize("damage", ["empty", "garbage", "cut", "other python", "not a tuple", "other version",
-                                    "changed pseudocode", "other ISA files", "other image"])
+                                    "changed pseudocode", "another definition", "other ISA files", "other image"])
 def test_a_damaged_stale_or_foreign_record_is_made_again(cache_home, decodes, damage):
     run(FOLDER)
     (path,) = records(cache_home)
@@ -148,7 +153,8 @@ def test_a_damaged_stale_or_foreign_record_is_made_again(cache_home, decodes, da
     elif damage == "other version":
         _tamper(path, lambda v, *rest: (v + 1, *rest))
     else:
-        _tamper(path, {"changed pseudocode": _changed_pcode, "other ISA files": _other_isa_files,
+        _tamper(path, {"changed pseudocode": _changed_pcode, "another definition": _another_definition,
+                       "other ISA files": _other_isa_files,
                        "other image": _other_image}[damage])
     again, m = run(FOLDER)
     assert not the_record(m).read and decodes[0] == 2 * made      # decoded again, not taken from the file
