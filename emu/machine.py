@@ -453,7 +453,8 @@ class Machine:
                     for address in self._records_used:
                         record = self._records.get(address)
                         if record is not None:
-                            record.save(touched)
+                            start = address - self.memory.base
+                            record.save(touched, self.memory.data[start:start + len(record.image)].tobytes())
         stats.seconds = time.perf_counter() - t0
         return stats
 

@@ -153,9 +153,13 @@ class ProgramRecord:
         self.instructions[offset] = inst
         self.dirty = True
 
-    def save(self, touched: dict) -> None:
+    def save(self, touched: dict, image: bytes) -> None:
         """Write the record if this launch decoded an instruction or asked for a definition it
-        did not hold. Only the spec's own definitions are kept (a record names them by encoding)."""
+        did not hold. Only the spec's own definitions are kept (a record names them by encoding).
+        `image`: the code image's bytes now; if the launch changed them (code that stores into
+        itself), what it decoded after the change is not the record's image's, and nothing is written."""
+        if image != self.image:
+            return
         if not self.dirty and all(_within(self._holds(d), self.held.get(i, (0, 0))) for i, d in touched.items()):
             return
         tmp = f"{self.path}.{os.getpid()}.tmp"

@@ -179,6 +179,20 @@ def test_different_code_never_shares_a_record(cache_home, decodes):
     assert not differences(outcome, reference)
 
 
+def test_code_changed_by_its_launch_writes_no_record(cache_home):
+    """A launch whose code image changed meanwhile (code storing into itself) may have decoded
+    the changed bytes: its record is not written."""
+    _, m = run(FOLDER)
+    record = the_record(m)
+    (path,) = records(cache_home)
+    path.unlink()
+    record.dirty = True
+    record.save({}, record.image[:-1] + bytes([record.image[-1] ^ 1]))
+    assert not records(cache_home)
+    record.save({}, record.image)
+    assert records(cache_home) == [path]
+
+
 CHILD = r"""
 import json, sys, hashlib
 import numpy as np
