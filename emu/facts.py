@@ -68,8 +68,7 @@ class FactCache:
             path = os.path.join(self.folder, _instruction_key(d) + ".pickle") if self.folder else None
             got = self._entries[id(d)] = (path, self._read(path))
             self._defs.append(d)
-        if program_cache.touched is not None:
-            program_cache.touched[id(d)] = d
+        program_cache.touch(d)
         return got
 
     @staticmethod

@@ -50,6 +50,7 @@ touched: dict | None = None
 
 
 def touch(d) -> None:
+    """Note that d's facts or translation key were asked for (while a machine runs with records)."""
     if touched is not None:
         touched[id(d)] = d
 
@@ -97,7 +98,7 @@ def _within(counts: tuple, held: tuple) -> bool:
 class ProgramRecord:
     """The record of one code image on `spec`'s target. `instructions`: {offset in the image:
     decoded instruction (machine field names added)} read from the file; `add` what the
-    launch decoded besides; `save(touched)` at the launch's end writes the record again when it
+    launch decoded besides; `save(touched, image)` at the launch's end writes the record again when it
     learned something. `facts` (emu.facts.FactCache, None: facts are not kept on disk) and
     `sources` (emu.table's translation cache) receive the record's entries when it is read."""
 
@@ -155,7 +156,7 @@ class ProgramRecord:
 
     def save(self, touched: dict, image: bytes) -> None:
         """Write the record if this launch decoded an instruction or asked for a definition it
-        did not hold. Only the spec's own definitions are kept (a record names them by encoding).
+        did not hold. Only the spec's own definitions are kept (a record names them by their place).
         `image`: the code image's bytes now; if the launch changed them (code that stores into
         itself), what it decoded after the change is not the record's image's, and nothing is written."""
         if image != self.image:
@@ -181,7 +182,7 @@ class ProgramRecord:
 
     def _holds(self, d) -> tuple[int, int]:
         """(facts, translations) of d this process holds, as many as a record of it would keep
-        (a definition a record names by encoding; another, none)."""
+        (a definition of the spec's list; another, none)."""
         if id(d) not in _positions(self.spec):
             return 0, 0
         facts = self.fact_cache.stored(d) if self.fact_cache is not None else None

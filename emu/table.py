@@ -105,8 +105,7 @@ class _SourceCache:
 
     def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
             spec: isa.Spec | None = None) -> str:
-        if program_cache.touched is not None:
-            program_cache.touched[id(d)] = d
+        program_cache.touch(d)
         known = self._keys.get(id(d)) if spec is not None else None
         if known is not None and (scalar, saturate, narrow) in known:
             return known[scalar, saturate, narrow]
