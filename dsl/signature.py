@@ -141,9 +141,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
         elif f"S{i}" in fx.lane_choosers:      # v_readlane's lane select: lane = S1.u32[4 : 0]
             srcs[i] = replace(o, no_literal=True)
     for i in syntax.T16_SOURCES.get(d.name, ()):
-        if i < len(srcs):   # typed as the instruction's data (name suffix): the class mask of _F16 is f16
-            kind = type_info(name_types[-1])[1] if name_types else srcs[i].ftype
-            srcs[i] = Operand(srcs[i].name, 1, True, kind, False, 16)
+        if i < len(srcs):   # typed as the instruction's data, its first source: V_CMP_CLASS_F16's mask is f16 (S0.f16)
+            srcs[i] = Operand(srcs[i].name, 1, True, srcs[0].ftype, False, 16)
     if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
         srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits, s.packed, s.ftype != "f") for s in srcs]
     k_pos = fx.constant_at      # fma(S0, SIMM32, S1): v_fmamk; tmp = S0 * SIMM16 + S1 (CDNA's madmk)

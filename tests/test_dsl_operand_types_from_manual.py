@@ -1,0 +1,155 @@
+"""Operand types where an instruction's pseudocode names none, from facts of the manual (not from
+the instruction's name), checked two ways:
+
+- against the manual's naming convention (RDNA4 manual, Table 3, page 13: "If an instruction has
+  two suffixes (for example, _I32_F32), the first suffix indicates the destination type, the
+  second the source type"; one suffix types every operand): for every VALU instruction of every
+  family, each operand the pseudocode does not type takes the width and float-or-integer kind its
+  name's suffix says, or the difference is listed in DIFFERENCES with its reason;
+- against llvm-mc-22: constants whose encoding depends on the operand's type (an f16 bit pattern
+  is an inline constant only on a 16-bit float operand, 1.0 is one register or a pair, a 64-bit
+  float takes a literal as its high dword) on the instructions concerned, our bytes against its.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import dsl
+import isa
+from dsl.signature import valu_signature
+from isa.effects import effects
+from isa.gen.parse import operand_types as accessor_types
+
+from .llvm_tools import mc_encodings
+
+FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
+
+# the manual's data-type suffixes (Table 3: B bits, F float, I signed, U unsigned, BF bfloat; the
+# 8-, 6- and 4-bit formats and IU, signed or unsigned as NEG says, name values narrower than a
+# register and are not compared)
+_SUFFIX = re.compile(r"_((?:[FIUB]|BF|FP|IU)(?:4|6|8|16|32|64))(?=_|$)")
+_REGISTER_TYPE = re.compile(r"^(?:[fiub]|bf)(?:16|32|64)$")
+
+# (name, operand): why the type differs from the name's suffix
+_CONCAT = ("the code writes the whole register, { tmp.f16, D0[15 : 0] } or { 16'0, tmp.f16 } as "
+           "OPSEL[3] says: a 32-bit result")
+DIFFERENCES: dict[tuple[str, str], str] = {
+    ("V_MAD_LEGACY_F16", "vdst"): _CONCAT, ("V_MAD_LEGACY_U16", "vdst"): _CONCAT,
+    ("V_MAD_LEGACY_I16", "vdst"): _CONCAT, ("V_FMA_LEGACY_F16", "vdst"): _CONCAT,
+    ("V_DIV_FIXUP_LEGACY_F16", "vdst"): _CONCAT,
+}
+
+
+def _suffix_types(name: str) -> list[str]:
+    return [t.lower() for t in _SUFFIX.findall(name)]
+
+
+def _valu(spec):
+    return [d for d in spec.instructions if d.format.startswith("VOP") and d.format != "VOPD" or d.format == "VINTERP"]
+
+
+def _untyped_operands(d) -> list[str]:
+    """The signature's operands whose value the pseudocode's accessors (S0.f16, D0.u64) do not
+    type and that it does not read or write in pieces (a packed result, bit ranges of a source:
+    those have the pieces' types)."""
+    typed = accessor_types(d.pcode)
+    fx = effects(d.pcode)
+    out = []
+    if "D0" not in typed and not (fx.result_pieces >= 2 or fx.result_concat):
+        out.append("vdst")
+    for i in range(3):
+        sliced = any(key == f"S{i}" and hi is not None for key, _, hi, _ in fx.uses)
+        if f"S{i}" not in typed and not sliced:
+            out.append(f"src{i}")
+    return out
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_untyped_operands_follow_the_naming_convention(family):
+    """Every operand the pseudocode leaves untyped has the width and kind (float or integer) the
+    name's suffix gives it: the result the first suffix, a source the last."""
+    spec = isa.load(family)
+    checked, wrong = 0, []
+    for d in _valu(spec):
+        suffixes = _suffix_types(d.name)
+        if not suffixes or not d.pcode:
+            continue
+        sig = valu_signature(d)
+        ops = {o.name: o for o in sig.dsts + sig.srcs}
+        for name in _untyped_operands(d):
+            op = ops.get(name)
+            if op is None or op.is_mask or op.registers_only:
+                continue
+            want = suffixes[0] if name == "vdst" else suffixes[-1]
+            if not _REGISTER_TYPE.match(want) or op.bits > 64:
+                continue
+            bits = int(re.sub(r"\D", "", want))
+            got = (op.bits, op.is_float)
+            expected = (bits, want.startswith(("f", "bf")))
+            checked += 1
+            if got != expected and (d.name, name) not in DIFFERENCES:
+                wrong.append(f"{d.name} ({d.format}) {name}: {got} where the name says {want}")
+    print(f"{family}: {checked} untyped operands checked against the names' suffixes")
+    assert checked > 20
+    assert not wrong, "\n".join(wrong)
+
+
+def _compare_lines(family: str, gfx9: bool) -> list[str]:
+    """A VOPC line per constant compare (V_CMP_F_*, V_CMP_T(RU)_*: no source in their code) with a
+    constant whose encoding depends on the source type, in src0, and a register of the type's
+    width in src1."""
+    spec = isa.load(family)
+    consts = {"f16": "0x3c00", "f32": "0x3f800000", "f64": "0x3ff00000", "i16": "-17", "u16": "0x3c00",
+              "i32": "0x3c00", "u32": "-17", "i64": "-17", "u64": "0x3f800000"}
+    lines = []
+    for name in spec.report["operand_types_from_compare_family"]:
+        t = _suffix_types(name)[-1]
+        reg = "v[2:3]" if t.endswith("64") else "v2.l" if t.endswith("16") and not gfx9 and family != "rdna4" else "v2"
+        dst = "" if name.startswith("V_CMPX") and not gfx9 else "vcc, "
+        lines.append(f"{name.lower()}_e32 {dst}{consts[t]}, {reg}")
+        lines.append(f"{name.lower()}_e64 {dst.replace('vcc', 's[4:5]')}{consts[t]}, {reg}")
+    return lines
+
+
+@pytest.mark.parametrize("arch,family", [("gfx1100", "rdna3"), ("gfx1151", "rdna3.5"), ("gfx942", "cdna3"),
+                                         ("gfx950", "cdna4")])
+def test_constant_compares_take_their_family_types(arch, family):
+    """V_CMP_F_F64 reads a register pair, V_CMP_T_F16 takes 0x3c00 as the inline constant 1.0:
+    the types of their compare family (the opcode next to them), as llvm-mc-22 encodes them."""
+    gfx9 = family.startswith("cdna")
+    lines = _compare_lines(family, gfx9)
+    assert len(lines) >= 50
+    mattr = None if gfx9 else "+wavefrontsize64"
+    want = mc_encodings(lines, arch, mattr)
+    wrong = []
+    for line, llvm in zip(lines, want):
+        got = _ours(line, arch, gfx9)
+        if got != llvm:
+            wrong.append(f"{line}: {got and got.hex()} where llvm-mc-22 gives {llvm and llvm.hex()}")
+    assert sum(x is not None for x in want) >= 40
+    assert not wrong, "\n".join(wrong[:20])
+
+
+def _ours(line: str, arch: str, gfx9: bool) -> bytes | None:
+    """Our bytes of a line, None where we refuse it (as llvm-mc-22's None)."""
+    try:
+        return dsl.assemble(line, arch, None if gfx9 else 64)
+    except dsl.AsmError:
+        return None
+
+
+@pytest.mark.parametrize("arch,reg", [("gfx1100", "v1.l"), ("gfx1201", "v1"), ("gfx942", "v1")])
+def test_class_mask_is_typed_as_the_tested_value(arch, reg):
+    """V_CMP_CLASS_F16's mask (S1.u[0..9] in the code) takes constants as its S0 is typed, f16:
+    0x3c00 is the inline constant 1.0 and 0.5 encodes as 240 (llvm-mc-22; gfx942's VOP3 refuses
+    the literal an integer mask would need, and so do we)."""
+    gfx9 = arch.startswith("gfx9")
+    lines = [f"v_cmp_class_f16_e64 s[4:5], {reg}, 0x3c00", f"v_cmp_class_f16_e64 s[4:5], {reg}, 0.5",
+             f"v_cmpx_class_f16_e64 {'s[4:5], ' if gfx9 else ''}{reg}, 0x3c00"]
+    mattr = None if gfx9 else "+wavefrontsize64"
+    want = mc_encodings(lines, arch, mattr)
+    assert want[1] is not None
+    for line, llvm in zip(lines, want):
+        assert _ours(line, arch, gfx9) == llvm, line
