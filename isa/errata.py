@@ -596,6 +596,20 @@ ERRATA += tuple(
 
 ERRATA += (
     Erratum(
+        "cdna4-cvt-f32-bf16-input-type", ("cdna4",), {"cdna4": 199},
+        "pcode_text", ("VOP1", "V_CVT_F32_BF16"), "32'F({ S0.b16, 16'0U })", "bf16_to_f32(S0.bf16)",
+        "The code reads the input as raw bits (S0.b16) and casts the 32-bit pattern { S0, 16'0 } with "
+        "32'F(), which elsewhere converts a value, where the description says 'Convert from a BF16 float "
+        "input to a single-precision float value'; the same manual writes that conversion "
+        "bf16_to_f32(S0[15 : 0].bf16) (V_DOT2C_F32_BF16, page 181). LLVM 22 (gfx950) takes the source as "
+        "a BF16 float operand: it accepts and prints input modifiers "
+        "(v_cvt_f32_bf16_e64 v1, -|v2| -> 01019bd1 02010020), takes 0x3f00 (0.5 in BF16) as the inline "
+        "constant 0.5 (v_cvt_f32_bf16_e32 v1, 0x3f00 -> f0b6027e) and 1.5 as the BF16 literal 0x3fc0.",
+    ),
+)
+
+ERRATA += (
+    Erratum(
         "rdna3-cvt-pk-rtz-round-mode", ("rdna3",), {"rdna3": 269},
         "pcode_text", ("VOP2", "V_CVT_PK_RTZ_F16_F32"),
         "D0[15 : 0].f16 = f32_to_f16(S0.f);\nD0[31 : 16].f16 = f32_to_f16(S1.f);",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 import dsl
@@ -32,13 +33,31 @@ FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
 _SUFFIX = re.compile(r"_((?:[FIUB]|BF|FP|IU)(?:4|6|8|16|32|64))(?=_|$)")
 _REGISTER_TYPE = re.compile(r"^(?:[fiub]|bf)(?:16|32|64)$")
 
-# (name, operand): why the type differs from the name's suffix
-_CONCAT = ("the code writes the whole register, { tmp.f16, D0[15 : 0] } or { 16'0, tmp.f16 } as "
-           "OPSEL[3] says: a 32-bit result")
+# (name, operand): why the type differs from the name's suffix. Each is checked against LLVM 22
+# where LLVM can tell: the conformance corpora (tests/test_dsl_llvm_corpus*.py: gfx942/gfx950/gfx1201
+# rows of these instructions print and encode as LLVM's), test_dsl_mix_constants.py for the mixes.
+_CONCAT = ("the code writes the whole register, { tmp.f16, D0[15 : 0] } or { 16'0, tmp.f16 }: a "
+           "32-bit result")
+_MIX = ("the code reads each source as S[i].f, a 32-bit float, or one f16 half of it as OPSEL_HI "
+        "says: a float register operand; a constant on it is an f16 (signature.constant_operand), "
+        "as llvm-mc-22 encodes it (test_dsl_mix_constants.py)")
+_INDEX = ("S2 is the sparse index ('index set from S2'), not a matrix of the name's type: a VGPR of "
+          "index bits (llvm-mc-22 refuses constants and SGPRs there, as we do)")
+_PIECE = ("the code writes one half or byte of the register (VGPR[laneId][VDST.u32][15 : 0].f16 or "
+          "[31 : 16] as OPSEL says, the rest preserved): the operand is the 32-bit register")
+_WHOLE = ("the code writes D0 = tmp.b32, the whole register (32 bits; a destination's float kind "
+          "changes nothing LLVM or the emulator reads)")
 DIFFERENCES: dict[tuple[str, str], str] = {
-    ("V_MAD_LEGACY_F16", "vdst"): _CONCAT, ("V_MAD_LEGACY_U16", "vdst"): _CONCAT,
-    ("V_MAD_LEGACY_I16", "vdst"): _CONCAT, ("V_FMA_LEGACY_F16", "vdst"): _CONCAT,
-    ("V_DIV_FIXUP_LEGACY_F16", "vdst"): _CONCAT,
+    **{(name, "vdst"): _CONCAT for name in ("V_MAD_LEGACY_F16", "V_MAD_LEGACY_U16", "V_MAD_LEGACY_I16",
+                                            "V_FMA_LEGACY_F16", "V_DIV_FIXUP_LEGACY_F16", "V_MADMK_F16",
+                                            "V_MADAK_F16")},
+    **{(name, f"src{i}"): _MIX for name in ("V_FMA_MIXLO_F16", "V_FMA_MIXHI_F16", "V_MAD_MIXLO_F16",
+                                            "V_MAD_MIXHI_F16") for i in range(3)},
+    **{(name, "src2"): _INDEX for name in ("V_SWMMAC_F32_16X16X32_F16", "V_SWMMAC_F32_16X16X32_BF16",
+                                           "V_SWMMAC_F16_16X16X32_F16", "V_SWMMAC_BF16_16X16X32_BF16")},
+    **{(name, "vdst"): _PIECE for name in ("V_CVT_SR_F16_F32", "V_CVT_SR_BF16_F32")},
+    **{(name, "vdst"): _WHOLE for name in ("V_CVT_SCALEF32_F16_FP8", "V_CVT_SCALEF32_F16_BF8",
+                                           "V_CVT_SCALEF32_F32_FP8", "V_CVT_SCALEF32_F32_BF8")},
 }
 
 
@@ -153,3 +172,45 @@ def test_class_mask_is_typed_as_the_tested_value(arch, reg):
     assert want[1] is not None
     for line, llvm in zip(lines, want):
         assert _ours(line, arch, gfx9) == llvm, line
+
+
+def test_cvt_f32_bf16_converts_the_bf16_value():
+    """CDNA4's V_CVT_F32_BF16 (erratum cdna4-cvt-f32-bf16-input-type: bf16_to_f32(S0.bf16)) widens
+    the BF16 in the low half of its source to the f32 with those 16 bits on top, and takes float
+    input modifiers and constants as a BF16 operand (numpy: bits << 16)."""
+    from tests.test_emu_cdna import LANES, run
+    x = (LANES * np.uint32(0x3c01a753) + np.uint32(0x3f8035aa)).astype(np.uint32)
+    body = """
+    s_mov_b32 s20, 0x3c01a753
+    v_mul_lo_u32 v2, v0, s20
+    v_add_u32 v2, 0x3f8035aa, v2
+    v_cvt_f32_bf16 v6, v2
+    v_cvt_f32_bf16_e64 v7, -|v2|
+    v_cvt_f32_bf16 v8, 0.5
+    v_lshlrev_b32 v1, 4, v0
+    global_store_dwordx3 v1, v[6:8], s[4:5]
+    """
+    got = run(body, 4, "gfx950")
+    want = (x & np.uint32(0xFFFF)) << np.uint32(16)
+    assert (got[:, 0] == want).all()
+    assert (got[:, 1] == (want | np.uint32(0x8000_0000))).all()
+    assert (got[:, 2] == np.uint32(0x3F00_0000)).all()
+
+
+@pytest.mark.parametrize("family", ["rdna3", "rdna3.5"])
+def test_vopd_halves_take_their_twins_types(family):
+    """A VOPD half (no code of its own) has the operand types of the VOP1/VOP2 instruction it
+    performs (the generator's operand_types_from_vopd_twin), whose signature the encoder and
+    emulator use: the half's own signature agrees with it operand by operand. (RDNA4's manual
+    gives the halves code of their own.)"""
+    spec = isa.load(family)
+    twins = spec.report["operand_types_from_vopd_twin"]
+    assert len(twins) >= 15
+    for d in spec.instructions:
+        if d.format != "VOPD" or d.name not in twins:
+            continue
+        twin = next(x for x in spec.lookup(twins[d.name]) if x.format in ("VOP1", "VOP2", "VOP3"))
+        own, theirs = valu_signature(d), valu_signature(twin)
+        ops = own.dsts + own.srcs
+        assert ops and [(o.bits, o.ftype, o.t16) for o in ops] == \
+            [(o.bits, o.ftype, o.t16) for o in (theirs.dsts + theirs.srcs)[:len(ops)]], d.name

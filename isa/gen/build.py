@@ -325,6 +325,7 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
     applied += _apply_pcode_errata(arch, out)
     same_as = _inherit_same_as_types(out)
     compare_family = _inherit_compare_family_types(out)
+    vopd_twins = _inherit_vopd_twin_types(out)
     report = {
         "without_description": sorted({d["name"] for d in out if d["description"] is None}),
         "only_in_instructions_chapter": only_in_chapter,
@@ -333,6 +334,7 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
         "chapter_entries_with_pcode_block": sorted({r.name for r in raw if r.pcode}),
         "operand_types_from_same_as": same_as,
         "operand_types_from_compare_family": compare_family,
+        "operand_types_from_vopd_twin": vopd_twins,
     }
     return out, report, applied
 
@@ -446,6 +448,26 @@ def _inherit_compare_family_types(instructions) -> dict[str, str]:
                                    f"{d['opcode'] + step} names no typed sources to take")
         d["operand_types"] = {**d["operand_types"], **typed}
         out[d["name"]] = family["name"]
+    return dict(sorted(out.items()))
+
+
+def _inherit_vopd_twin_types(instructions) -> dict[str, str]:
+    """A VOPD half, which has no code of its own, performs the VOP1/VOP2 instruction of its name
+    without V_DUAL_ (the manuals describe the two in the same words: V_DUAL_MUL_F32 and V_MUL_F32
+    'Multiply two floating point inputs and store the result into a vector register'): it takes
+    that instruction's operand types (only the types, as for 'Same as'; the decoder reads the
+    twin's code the same way, _literal_dwords). A half without one (V_DUAL_DOT2ACC_F32_BF16) keeps
+    its own."""
+    twins = {}
+    for d in instructions:
+        if d["format"] in ("VOP2", "VOP1", "VOP3") and d["operand_types"]:
+            twins.setdefault(d["name"], d)
+    out = {}
+    for d in instructions:
+        twin = twins.get(d["name"].replace("V_DUAL_", "V_", 1)) if d["format"] == "VOPD" else None
+        if twin and not d["pcode"] and not d["operand_types"]:
+            d["operand_types"] = dict(twin["operand_types"])
+            out[d["name"]] = twin["name"]
     return dict(sorted(out.items()))
 
 
