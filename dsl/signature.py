@@ -41,20 +41,6 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 # the power of the ... input and store the result into a scalar register")
 _SCALAR_RESULT_RE = re.compile(r"\b[Ss]tore the result into a scalar register")
 
-_NAME_TYPE_RE = re.compile(r"_((?:[FIUB]|BF)(?:16|32|64))(?=_|$)")
-
-
-def _name_types(name: str) -> list[str]:
-    """Data types in an instruction name, result first (the manual's suffix convention, RDNA4
-    manual Table 3, page 13: 'If an instruction has two suffixes (for example, _I32_F32), the
-    first suffix indicates the destination type, the second the source type'). Read only for a
-    scalar instruction with neither code nor description, whose operand widths nothing else
-    gives: CDNA's S_RFE_RESTORE_B64, which the manuals omit (isa/errata.py adds its opcode).
-    VALU operand types come from the code, the generator's compare families and VOPD twins, and
-    isa.effects (tests/test_dsl_operand_types_from_manual.py)."""
-    return [t.lower() for t in _NAME_TYPE_RE.findall(name)]
-
-
 def _low_half_only(pcode: str, key: str, result_bits: int) -> bool:
     """The pseudocode touches only bits [15:0] of an operand (or, with a 16-bit result, a 4-bit
     shift amount): a 16-bit operand stored in a 32-bit accessor, e.g. D0.i[15 : 0] = ..."""
@@ -241,10 +227,9 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
         t = types.get(key)
         if t is None or key == "SRC0":
             # DST / SRC0 accessors hold a register number (s_movreld, s_movrels): the width is the
-            # moved register's, SGPR[addr].b64; without pseudocode the name's data type (_B64)
+            # moved register's, SGPR[addr].b64
             moved = effects(pcode).sgpr_types
-            names = _name_types(d.name)
-            t = moved[0] if moved else names[0] if names else ""
+            t = moved[0] if moved else ""
         return 2 if t.endswith("64") else 1
 
     out = []

@@ -452,7 +452,26 @@ ERRATA += tuple(
 # an emulator without either leaves unchanged. family -> {(format, name): page of the opcode table}
 BEHAVIOUR_UNKNOWN = {
     "rdna4": {("SOP1", "S_BARRIER_INIT"): 176, ("SOP1", "S_BARRIER_JOIN"): 176, ("SOPP", "S_BARRIER_LEAVE"): 180},
+    # CDNA's S_RFE_RESTORE_B64 (below): a return from the trap handler that restores state no
+    # manual names
+    "cdna3": {("SOP2", "S_RFE_RESTORE_B64"): 521},
+    "cdna4": {("SOP2", "S_RFE_RESTORE_B64"): 567},
 }
+
+# CDNA's S_RFE_RESTORE_B64 (SOP2 43, added by missing-cdna-sop2-s-rfe-restore-b64): the manuals do not describe it,
+# so its code states only the operands LLVM 22 reads, as the barriers' above do.
+ERRATA += tuple(
+    Erratum(f"{arch}-s-rfe-restore-b64-operands", (arch,), {arch: page}, "add_pcode", ("SOP2", "S_RFE_RESTORE_B64"),
+            None,
+            "// The manual does not describe this instruction (SOP2 opcode 43); only its operands are known:\n"
+            "// a 64-bit first source and a 32-bit second one.\n"
+            "restoreFrom = S0.b64;\nrestoreWith = S1.b32",
+            "The CDNA manuals omit S_RFE_RESTORE_B64 (see missing-cdna-sop2-s-rfe-restore-b64). LLVM 22 "
+            "(gfx942) takes a 64-bit first source and a 32-bit second one: s_rfe_restore_b64 s[0:1], s2 -> "
+            "00028095, s[0:1], -1 -> 00c18095, s[0:1], 0x12345 -> 00ff8095 45230100; s_rfe_restore_b64 "
+            "s[0:1], s[2:3] and s_rfe_restore_b64 s0, s2 are refused ('invalid operand for instruction').")
+    for arch, page in (("cdna3", 521), ("cdna4", 567))
+)
 
 ERRATA += tuple(
     Erratum(f"missing-rdna4-{fmt.lower()}-{name.lower().replace('_', '-')}", ("rdna4",), {"rdna4": page},

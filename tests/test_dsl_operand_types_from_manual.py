@@ -214,3 +214,15 @@ def test_vopd_halves_take_their_twins_types(family):
         ops = own.dsts + own.srcs
         assert ops and [(o.bits, o.ftype, o.t16) for o in ops] == \
             [(o.bits, o.ftype, o.t16) for o in (theirs.dsts + theirs.srcs)[:len(ops)]], d.name
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_undescribed_rfe_restore_takes_llvms_operands(arch):
+    """S_RFE_RESTORE_B64, which the CDNA manuals omit, reads a 64-bit and a 32-bit source (the
+    errata's code states only those reads): encodings and text as llvm-mc-22's."""
+    lines = ["s_rfe_restore_b64 s[0:1], s2", "s_rfe_restore_b64 s[4:5], -1", "s_rfe_restore_b64 s[0:1], 0x12345"]
+    for line, llvm in zip(lines, mc_encodings(lines, arch)):
+        assert llvm is not None and _ours(line, arch, True) == llvm, line
+        assert dsl.disassemble(llvm, arch) == line
+    from isa.code_facts import behaviour_unknown
+    assert behaviour_unknown(isa.load(arch).lookup("s_rfe_restore_b64")[0])
