@@ -226,3 +226,15 @@ def test_undescribed_rfe_restore_takes_llvms_operands(arch):
         assert dsl.disassemble(llvm, arch) == line
     from isa.code_facts import behaviour_unknown
     assert behaviour_unknown(isa.load(arch).lookup("s_rfe_restore_b64")[0])
+
+
+@pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "rdna4"])
+def test_message_replies_take_the_width_their_description_gives(family):
+    """s_sendmsg_rtn_b64's reply fills two SGPRs ('fills the upper bits of SDST with zero' for a
+    32-bit reply), _b32's one: the scalar layout, against the names' suffix convention."""
+    from isa.control import control
+    from dsl.signature import scalar_layout
+    replies = [d for d in isa.load(family).instructions if control(d).message_reply]
+    assert len(replies) == 2
+    for d in replies:
+        assert scalar_layout(d)[0] == ("sdst", "SDST", int(_suffix_types(d.name)[-1][1:]) // 32), d.name
