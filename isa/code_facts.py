@@ -265,7 +265,8 @@ def accumulates(d) -> bool:
 
 def behaviour_unknown(d) -> bool:
     """No manual describes what `d` (an isa InstrDef) does, and what it could change is state an
-    emulator models (a barrier's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's s_barrier_init/join/leave.
+    emulator models (a barrier's, a trap return's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's
+    s_barrier_init/join/leave and CDNA's s_rfe_restore_b64.
     Their operands are known (the assembler, disassembler and allocator use them); their effect is
     not, so nothing may run them. Keyed by format and name: no other family has these names."""
     from .errata import BEHAVIOUR_UNKNOWN
