@@ -706,8 +706,8 @@ class Preparer:
         halves = []
         for d, codes in ((dx, (f["SRCX0"], f["VSRCX1"] + VGPR_BASE, f["VDSTX"])),
                          (dy, (f["SRCY0"], f["VSRCY1"] + VGPR_BASE, vdst_y))):
-            base = vopd_base(self.spec, d)
-            sem = self.semantic(base, pc)
+            base = vopd_base(self.spec, d)      # its operands: the twin's, or its own
+            sem = self.semantic(d, pc)          # the table's entry of the half itself
             h = Prepared(pc, inst, sem, scalar=False)
             self._valu(h, base, {}, literal, vopd=codes)
             self._common(h)
