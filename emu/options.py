@@ -64,6 +64,7 @@ class EmuOptions:
     ds_address_memo: bool = True      # a DS address VGPR's bounds, alignment and LDS element indices kept until the VGPR is written
     plain_address_extremes: bool = True   # 64-bit address arrays in one allocation: min/max bounds, one gather/scatter (off: per-lane _check)
     flat_below_apertures: bool = True # a FLAT access whose every address lies below the LDS and scratch apertures goes straight to global memory
+    scalar_load_steps: bool = True    # an SMEM dword-run load of one address for the batch read once with Python-int bounds, straight to its SGPR writer (emu/scalar_loads.py)
     dword_run_loads: bool = True      # a load of n dwords at ADDR + 4k from global memory as one access (emu/dword_loads.py)
     aligned_gathers: bool = True      # aligned accesses as one gather in the access's dtype (off: byte by byte)
     # ---- semantics (emu/rtlib.py, emu/semantics.py, emu/pcode/)

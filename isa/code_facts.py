@@ -147,8 +147,16 @@ def field_loads(pcode: str | None) -> tuple[str, int] | None:
     ADDR + 4k, in order: `SDATA[31 : 0] = MEM[ADDR + 0U].b; SDATA[63 : 32] = MEM[ADDR + 4U].b`
     (RDNA3's `.b`, RDNA3.5's `MEM[ADDR].b32`); else None (the CDNA and RDNA4 code, which first
     computes `addr = Calc...Addr(...)`, too)."""
+    run = dword_loads(pcode)
+    return run if run is not None and run[1] >= 2 else None
+
+
+@lru_cache(maxsize=None)
+def dword_loads(pcode: str | None) -> tuple[str, int] | None:
+    """field_loads' (register, n) with n >= 1: also one statement loading bits 31:0 of a register
+    from ADDR (`SDATA[31 : 0] = MEM[ADDR + 0U].b`, RDNA3's S_LOAD_B32)."""
     stmts = statements(pcode)
-    if len(stmts) < 2:
+    if not stmts:
         return None
     register = None
     for k, s in enumerate(stmts):

@@ -242,23 +242,24 @@ class Program:
                 mem.free(address)
 
     def _kernarg(self, k, grid, block, args, queue: int) -> bytes:
-        explicit = [a for a in k.args if not a.hidden]
+        kernel_args = k.args            # built from the metadata on each access: once here
+        explicit = [a for a in kernel_args if not a.hidden]
         if len(args) != len(explicit):
             names = ", ".join(f"{a.name or '?'}:{a.value_kind}" for a in explicit)
             raise DeviceError(f"{k.name} takes {len(explicit)} arguments ({names}), got {len(args)}")
         declared = k.metadata.get(".kernarg_segment_size", 0)
         if isinstance(declared, bool) or not isinstance(declared, int):
             raise DeviceError(f"{k.name}: metadata .kernarg_segment_size {declared!r} is not an integer")
-        for a in k.args:
+        for a in kernel_args:
             if not (0 <= a.offset <= MAX_KERNARG and 0 <= a.size <= MAX_KERNARG):
                 raise DeviceError(f"{k.name}: argument {a.name or a.offset} has offset {a.offset} and size {a.size} "
                                   f"(a kernarg segment holds at most {MAX_KERNARG} bytes)")
-        size = max(k.kernarg_size, declared, max((a.offset + a.size for a in k.args), default=0))
+        size = max(k.kernarg_size, declared, max((a.offset + a.size for a in kernel_args), default=0))
         if size > MAX_KERNARG:
             raise DeviceError(f"{k.name}: kernarg segment of {size} bytes (at most {MAX_KERNARG})")
         out = bytearray(size)
         values = iter(args)
-        for a in k.args:
+        for a in kernel_args:
             if a.hidden:
                 fill = HIDDEN.get(a.value_kind)
                 value = int(fill(grid, block, queue) if fill else 0)
