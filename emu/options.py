@@ -47,6 +47,7 @@ class EmuOptions:
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
     compiled_runs: bool = True        # consecutive plain steps up to a branch or event run by one generated call (emu/machine_runs.py)
     fused_runs: bool = True           # a run's integer moves/adds/carries/64-bit shifts and scalar adds/compares inline on locals, registers stored once (emu/machine_fuse.py)
+    fused_memory: bool = True         # ... and a run's GLOBAL dword loads/stores through a VGPR pair on those locals, no store of the registers before them (emu/machine_fuse.py)
     run_code_cache: bool = True       # a run's generated function (plain or fused) compiled once: bytecode kept on disk by its text (emu/cache_folder.compiled)
     lean_semantics: bool = True       # a compiled step calls its semantic's function itself: shortcut chosen once, no MODE tests the batch's one MODE does not need
     compiled_pairs: bool = True       # a VOPD pair of plain halves is a compiled step too (both halves computed, then written)
