@@ -237,7 +237,8 @@ class Segment:
             elif kind == "s":
                 self.emit(f"{indent}{self.constant(_write_sgprs(code, 1))}(st, sel, {name}, None)")
             elif kind == "bits":
-                self.emit(f"{indent}{self.constant(_write_lane_bits(code))}(st, sel, broadcast({name}, shape), None)")
+                self.emit(f"{indent}{self.constant(_write_lane_bits(code))}(st, sel, {name} if {name}.shape == shape "
+                          f"else broadcast({name}, shape), None)")
             else:
                 self.emit(f"{indent}{self.constant(_write_scc)}(st, sel, {name}, None)")
         if forget:
@@ -365,7 +366,7 @@ def _addresses(memory, lo, hi, offset, shape):
     sees accesses: the plain step's to record)."""
     if memory.observer is not None:
         return None
-    addr = np.broadcast_to(lo, shape).astype(np.uint64)
+    addr = (lo if lo.shape == shape else np.broadcast_to(lo, shape)).astype(np.uint64)
     addr |= hi.astype(np.uint64) << np.uint64(32)
     if offset:
         addr += offset
@@ -392,7 +393,7 @@ def fused_store(memory, lo, hi, offset, data, shape) -> bool:
     if addr is None:
         return False
     try:
-        memory.store(addr, 4, np.broadcast_to(data, shape), _ALL_ON)
+        memory.store(addr, 4, data if data.shape == shape else np.broadcast_to(data, shape), _ALL_ON)
     except MemoryFault:
         return False
     return True
