@@ -310,3 +310,40 @@ def behaviour_unknown(d) -> bool:
     not, so nothing may run them. Keyed by format and name: no other family has these names."""
     from .errata import BEHAVIOUR_UNKNOWN
     return any((d.format, d.name) in entries for entries in BEHAVIOUR_UNKNOWN.values())
+
+
+def _register_number(token: str) -> int | None:
+    """n of `SRCn`, the name of a source's register number (its field), not its value (`Sn`)."""
+    return int(token[3:]) if token[:3] == "SRC" and token[3:].isdigit() else None
+
+
+@lru_cache(maxsize=None)
+def register_number_sources(pcode: str | None) -> frozenset:
+    """The sources n whose register number the code reads, `SRCn` rather than the value `Sn`
+    (v_movrels's `addr = SRC0.u`, v_readlane's `VGPR[lane][SRC0.u]`): such a source names a VGPR.
+    Not this lane's own `VGPR[laneId][SRCn]`, which is how RDNA4's manual reads the fp8/bf8
+    conversions' source bytes: that is the source's value, any operand may give it."""
+    found = set()
+    for s in statements(pcode):
+        for i, t in enumerate(s):
+            n = _register_number(t)
+            if n is not None and not (s[max(i - 5, 0):i] == ("VGPR", "[", "laneId", "]", "[") and i >= 5):
+                found.add(n)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=None)
+def reads_other_lanes(pcode: str | None) -> bool:
+    """The code addresses a lane's VGPR by a lane number other than its own, `VGPR[lane][...]`,
+    `VGPR[i][...]` (readlane, writelane, permlane, the LDS permutes): it works on the wave, not per
+    lane (`VGPR[laneId][...]`, v_movrels, is this lane's)."""
+    return any(t == "VGPR" and s[i + 1:i + 2] == ("[",) and s[i + 2:i + 4] != ("laneId", "]")
+               for s in statements(pcode) for i, t in enumerate(s))
+
+
+@lru_cache(maxsize=None)
+def lane_select_sources(pcode: str | None) -> frozenset:
+    """The sources n the code takes a lane number from, `lane = Sn...` (v_readlane/v_writelane's
+    `lane = S1.u[4 : 0].u`)."""
+    return frozenset(n for s in statements(pcode) if len(s) >= 3 and s[:2] == ("lane", "=")
+                     and s[2][:1] == "S" and s[2][1:].isdigit() for n in (int(s[2][1:]),))

@@ -1,0 +1,98 @@
+"""Facts the encoder and the operand records found with regular expressions over pseudocode and
+descriptions, now read once in isa/: which VALU sources the code reads as a register number
+(`SRCn`), whether it addresses other lanes' VGPRs (`VGPR[lane][...]`) and which source selects the
+lane (isa.code_facts), and which scalar source field holds a message type itself
+(isa.control.message_reply).
+
+Each test keeps the old rule as it was and compares it with the new fact over every instruction
+of RDNA3, RDNA3.5, RDNA4, CDNA3 and CDNA4 (no differences); the behaviour they decide (which
+sources take an SGPR, a constant or a literal) is checked against llvm-mc-22."""
+import re
+
+import pytest
+
+import isa
+from isa.code_facts import lane_select_sources, reads_other_lanes, register_number_sources
+from isa.control import message_reply
+
+FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
+
+# dsl/encode.py's source kinds and dsl/operand_records.py's immediate source, as they were
+_OLD_LANE_SELECT = re.compile(r"\blane = S(\d)\b")
+_OLD_REGISTER_NUMBER = re.compile(r"\bSRC(\d)\b")
+_OLD_OWN_LANE_READ = re.compile(r"VGPR\[laneId\]\[SRC\d(\.u32)?\]")
+_OLD_WAVE_LEVEL = re.compile(r"VGPR\[(?!laneId\])")
+_OLD_SOURCE_IS_IMMEDIATE = re.compile(r"\bencoded in the instruction directly\b")
+
+
+def _instructions():
+    for family in FAMILIES:
+        for d in isa.load(family).instructions:
+            yield family, d
+
+
+def test_source_kinds_from_the_parse_agree_with_the_old_regexes():
+    seen = {"register number": set(), "other lanes": set(), "lane select": set()}
+    for family, d in _instructions():
+        pcode = d.pcode or ""
+        old_numbers = {int(n) for n in _OLD_REGISTER_NUMBER.findall(_OLD_OWN_LANE_READ.sub("", pcode))}
+        assert register_number_sources(d.pcode) == old_numbers, (family, d.format, d.name)
+        assert reads_other_lanes(d.pcode) == bool(_OLD_WAVE_LEVEL.search(pcode)), (family, d.format, d.name)
+        old_lanes = {int(n) for n in _OLD_LANE_SELECT.findall(pcode)}
+        assert lane_select_sources(d.pcode) == old_lanes, (family, d.format, d.name)
+        for key, fact in (("register number", old_numbers), ("other lanes", _OLD_WAVE_LEVEL.search(pcode)),
+                          ("lane select", old_lanes)):
+            if fact:
+                seen[key].add(d.name)
+    # the comparison covers the instructions it is about
+    assert {"V_MOVRELS_B32", "V_READLANE_B32", "V_PERMLANE16_B32"} <= seen["register number"]
+    assert {"V_READLANE_B32", "V_WRITELANE_B32", "DS_BPERMUTE_B32"} <= seen["other lanes"]
+    assert {"V_READLANE_B32", "V_WRITELANE_B32"} <= seen["lane select"]
+    assert "V_MOVRELS_B32" not in seen["other lanes"]
+
+
+def test_own_lane_register_number_is_a_value():
+    """RDNA4's fp8 conversions read `VGPR[laneId][SRC0.u32]`: this lane's source, not a number."""
+    rdna4 = {d.name: d for d in isa.load("rdna4").instructions}
+    d = rdna4["V_CVT_F32_FP8"]
+    assert "VGPR[laneId][SRC0" in d.pcode
+    assert register_number_sources(d.pcode) == frozenset()
+    assert not reads_other_lanes(d.pcode)
+
+
+def test_message_reply_agrees_with_the_old_regex():
+    for family, d in _instructions():
+        old = bool(_OLD_SOURCE_IS_IMMEDIATE.search(d.description or ""))
+        assert message_reply(d.description) == old, (family, d.name)
+
+
+# (line, arch): what the source kinds decide, each accepted or refused as llvm-mc-22 does
+_CASES = [
+    ("v_readlane_b32 s1, v2, s3", "gfx1100"),          # src0 a register number: a VGPR
+    ("v_readlane_b32 s1, s2, s3", "gfx1100"),
+    ("v_readlane_b32 s1, v2, 5", "gfx1100"),           # the lane: an SGPR or inline constant
+    ("v_readlane_b32 s1, v2, 0x1234", "gfx1100"),      # ... no literal
+    ("v_writelane_b32 v1, s2, s3", "gfx1151"),         # other sources of a wave-level op: uniform
+    ("v_writelane_b32 v1, v2, s3", "gfx1151"),
+    ("v_permlane16_b32 v1, v2, s3, s4", "gfx1201"),
+    ("v_permlane16_b32 v1, v2, v3, s4", "gfx1201"),
+    ("v_permlane16_b32 v1, v2, 0x1234, s4", "gfx1201"),
+    ("v_movrels_b32 v1, v2", "gfx1100"),
+    ("v_movrels_b32 v1, s2", "gfx1100"),
+    ("v_cvt_f32_fp8_e32 v1, s12", "gfx1201"),          # own lane's VGPR[laneId][SRC0]: any source
+    ("v_readlane_b32 s1, v2, s3", "gfx942"),
+    ("v_readlane_b32 s1, s2, s3", "gfx942"),
+]
+
+
+@pytest.mark.parametrize("line,arch", _CASES)
+def test_source_kinds_accept_and_refuse_as_llvm_does(line, arch):
+    from dsl.asm import assemble
+    from tests.llvm_tools import mc_encodings
+    want = mc_encodings([line], arch)[0]
+    if want is None:
+        with pytest.raises(Exception) as err:
+            assemble(line, arch)
+        assert not isinstance(err.value, (IndexError, KeyError)), line
+    else:
+        assert assemble(line, arch) == want, line
