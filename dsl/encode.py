@@ -8,7 +8,7 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import lane_select_sources, offset_pattern, reads_other_lanes, register_number_sources
+from isa.code_facts import byte_select, lane_select_sources, offset_pattern, reads_other_lanes, register_number_sources
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -615,12 +615,13 @@ class Encoder:
                     for i, b in enumerate(bits):
                         opsel |= b << i
             if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
-                if d.name not in syntax.BYTE_SEL:
+                byte_bits = byte_select(d.pcode)
+                if not byte_bits:
                     raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel")
                 sel = mods.pop("byte_sel")
                 if not 0 <= sel <= 3:
                     raise OperandError(f"{_name(d)}: byte_sel:{sel} is out of range 0..3", modifier="byte_sel")
-                hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+                hi_bit, lo_bit = byte_bits
                 opsel |= (sel >> 1) << hi_bit | (sel & 1) << lo_bit
             if mods and "index_key" in mods:    # SWMMAC: which part of the index VGPR its OPSEL selects
                 key = mods.pop("index_key")

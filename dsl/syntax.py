@@ -64,11 +64,8 @@ WMMA_ACCUMULATOR_BITS = {32: 64, 64: 32}
 # "V_MOV_B32 when in OPY uses SRC2 (not SRC0) if OPX is also a V_MOV_B32"; LLVM 22 accepts
 # the pair with one bank on gfx1201 and refuses it on gfx1100)
 VOPD_MOV_PAIR_USES_SRC2 = {"rdna4"}
-# VOP3 instructions whose OPSEL bits select a byte, which LLVM prints as byte_sel:N: the OPSEL
-# bits that are N's high and low bit (the fp8/bf8 conversions of gfx12: the source byte of
-# v_cvt_f32_fp8, the destination byte of v_cvt_sr_fp8_f32)
-BYTE_SEL = {"V_CVT_F32_FP8": (0, 1), "V_CVT_F32_BF8": (0, 1), "V_CVT_SR_FP8_F32": (3, 2),
-            "V_CVT_SR_BF8_F32": (3, 2)}
+# (which OPSEL bits select a byte, LLVM's byte_sel:N on RDNA4's fp8/bf8 conversions, is the code's
+# if/elsif chain on OPSEL: isa.code_facts.byte_select)
 # Packed f16 sources for which LLVM has no f16 inline constants (v_pk_fmac_f16 is VOP2: its
 # -4.0 assembles to a literal): their literals print as for bf16 halves (integer inline values)
 NO_F16_INLINE = {"V_PK_FMAC_F16"}

@@ -347,3 +347,52 @@ def lane_select_sources(pcode: str | None) -> frozenset:
     `lane = S1.u[4 : 0].u`)."""
     return frozenset(n for s in statements(pcode) if len(s) >= 3 and s[:2] == ("lane", "=")
                      and s[2][:1] == "S" and s[2][1:].isdigit() for n in (int(s[2][1:]),))
+
+
+def _opsel_test(s: tuple) -> tuple[int, int, int] | None:
+    """(hi, lo, v) of `if OPSEL[hi : lo].u2 == 2'vU then` (or elsif)."""
+    if len(s) == 12 and s[0] in ("if", "elsif") and s[1:3] == ("OPSEL", "[") and s[4] == ":" \
+            and s[6:10] == ("]", ".", "u2", "==") and s[11] == "then" and s[3].isdigit() and s[5].isdigit():
+        v = s[10]
+        if v[:2] == "2'" and v[2:].rstrip("U").isdigit():
+            return int(s[3]), int(s[5]), int(v[2:].rstrip("U"))
+    return None
+
+
+def _byte_of(s: tuple) -> int | None:
+    """k of the one byte range `[8k+7 : 8k]` a statement names, else None."""
+    found = {int(s[i + 3]) // 8 for i in range(len(s) - 4)
+             if s[i] == "[" and s[i + 2] == ":" and s[i + 4] == "]" and s[i + 1].isdigit() and s[i + 3].isdigit()
+             and int(s[i + 1]) - int(s[i + 3]) == 7 and int(s[i + 3]) % 8 == 0}
+    return found.pop() if len(found) == 1 else None
+
+
+@lru_cache(maxsize=None)
+def byte_select(pcode: str | None) -> tuple[int, int] | None:
+    """(hi, lo): the OPSEL bits that are the high and the low bit of the byte number k the code
+    selects, when it picks byte k of a source or the destination by a two-bit OPSEL range, `if
+    OPSEL[1 : 0].u2 == 2'2U then D0.f32 = fp8_to_f32(VGPR[laneId][SRC0.u32][15 : 8].fp8)`
+    (RDNA4's fp8/bf8 conversions: v_cvt_f32_fp8 names byte 1 by OPSEL[1:0] = 2, "Byte select bits
+    are reversed", so k's high bit is OPSEL bit 0: (0, 1); v_cvt_sr_fp8_f32's OPSEL[3:2] is k:
+    (3, 2)); None otherwise."""
+    stmts = statements(pcode)
+    chosen, field = {}, None
+    for s, body in zip(stmts, stmts[1:]):
+        test = _opsel_test(s)
+        if test is None:
+            continue
+        hi, lo, v = test
+        if hi != lo + 1 or field not in (None, (hi, lo)):
+            return None
+        field = (hi, lo)
+        k = _byte_of(body)
+        if k is not None:
+            chosen[k] = v
+    if field is None or chosen.get(1) is None or chosen.get(2) is None:
+        return None
+    hi, lo = field
+    if (chosen[1], chosen[2]) == (1, 2):
+        return hi, lo
+    if (chosen[1], chosen[2]) == (2, 1):
+        return lo, hi
+    return None

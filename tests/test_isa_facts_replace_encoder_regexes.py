@@ -96,3 +96,55 @@ def test_source_kinds_accept_and_refuse_as_llvm_does(line, arch):
         assert not isinstance(err.value, (IndexError, KeyError)), line
     else:
         assert assemble(line, arch) == want, line
+
+
+# ---------------------------------------------------------------- byte_sel: the code's OPSEL chain
+
+# dsl/syntax.BYTE_SEL as it was: the OPSEL bits that are byte_sel's high and low bit
+_OLD_BYTE_SEL = {"V_CVT_F32_FP8": (0, 1), "V_CVT_F32_BF8": (0, 1), "V_CVT_SR_FP8_F32": (3, 2),
+                 "V_CVT_SR_BF8_F32": (3, 2)}
+
+
+def test_byte_select_from_the_code_is_the_old_table():
+    """On the families of the gfx11 text syntax (the only ones whose printer and encoder read it)
+    the fact is the old table exactly. CDNA3/4's code for v_cvt_f32_fp8 has no OPSEL chain (their
+    text spells op_sel, never byte_sel: checked below), so the old table's CDNA rows were never read;
+    their v_cvt_sr_fp8_f32 has RDNA4's chain."""
+    for family, d in _instructions():
+        from isa.code_facts import byte_select
+        got = byte_select(d.pcode)
+        if isa.traits(family).dialect != "gfx9":
+            assert got == _OLD_BYTE_SEL.get(d.name), (family, d.name)
+        elif got is not None:
+            assert got == _OLD_BYTE_SEL[d.name] and d.name.startswith("V_CVT_SR_"), (family, d.name)
+
+
+_BYTE_SEL_LINES = [f"{mn} byte_sel:{k}" for k in range(4) for mn in
+                   ("v_cvt_f32_fp8_e64 v1, v2", "v_cvt_f32_bf8_e64 v1, v2", "v_cvt_sr_fp8_f32 v1, v2, v3",
+                    "v_cvt_sr_bf8_f32 v1, v2, v3")]
+
+
+def test_byte_sel_bytes_and_text_are_llvms():
+    from dsl.asm import assemble
+    from dsl.disasm import disassemble
+    from tests.llvm_tools import mc_encodings, run, tool
+    wants = mc_encodings(_BYTE_SEL_LINES, "gfx1201")
+    for line, want in zip(_BYTE_SEL_LINES, wants):
+        assert want is not None, line
+        assert assemble(line, "gfx1201") == want, line
+        ours = disassemble(want, "gfx1201").strip()
+        llvm = run(tool("llvm-mc"), "-triple=amdgcn", "-mcpu=gfx1201", "-disassemble",
+                   stdin=" ".join(f"0x{b:02x}" for b in want).encode())
+        assert " ".join(ours.split()) == " ".join(llvm.strip().split("\n")[-1].split()), (line, ours, llvm)
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx942", "gfx950"])
+def test_byte_sel_refused_where_llvm_refuses_it(arch):
+    from dsl.asm import assemble
+    from tests.llvm_tools import mc_encodings
+    lines = ["v_cvt_sr_fp8_f32 v1, v2, v3 byte_sel:2", "v_add_f32_e64 v1, v2, v3 byte_sel:1"]
+    for line, want in zip(lines, mc_encodings(lines, arch)):
+        assert want is None, line
+        with pytest.raises(Exception) as err:
+            assemble(line, arch)
+        assert not isinstance(err.value, (IndexError, KeyError)), line
