@@ -871,7 +871,7 @@ class Encoder:
         mn = _name(d)
         fix = None
         if d.format == "SOPP":
-            style = syntax.SOPP_STYLE.get(mn, "imm")
+            style = syntax.sopp_style(d) or "imm"
             if style == "none" or (style == "opt" and not ops):
                 if ops:
                     raise OperandError(f"{mn} takes no operands")

@@ -56,7 +56,7 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
     mn = d.name.lower()
     ops, mods = [], {}
     if fmt == "SOPP":
-        style = syntax.SOPP_STYLE.get(mn, "hex")
+        style = syntax.sopp_style(d) or "hex"
         imm = f["SIMM16"]
         if style in _PLAIN_SOPP:
             if style != "none" and not (style == "opt" and imm == 0):

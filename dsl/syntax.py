@@ -6,6 +6,10 @@ hardware registers and s_delay_alu fields, and its names for operand codes the
 manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
+from isa.code_facts import pc_relative_immediate
+
+from . import syntax_gfx9
+
 # ---------------------------------------------------------------- operand codes
 
 # Codes the RDNA3 operand tables call Reserved but LLVM's disassembler names (its
@@ -128,22 +132,32 @@ TIGHT_CALLS = frozenset({"swizzle", "gpr_idx"})
 # ---------------------------------------------------------------- SOPP / SOPK immediates
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
 # dec, hex, imm (decimal from 0 to 64, else hex), branch (label or
-# signed offset), waitcnt, delay_alu, depctr, sendmsg, hwreg
+# signed offset), waitcnt, delay_alu, depctr, sendmsg, hwreg. A branch is the code's fact
+# (isa.code_facts.pc_relative_immediate: the code computes PC + signext(SIMM16 ...)): sopp_style.
 
 SOPP_STYLE = {
-    "s_nop": "imm", "s_endpgm": "opt", "s_branch": "branch", "s_wakeup": "none", "s_cbranch_scc0": "branch",
-    "s_cbranch_scc1": "branch", "s_cbranch_vccz": "branch", "s_cbranch_vccnz": "branch",
-    "s_cbranch_execz": "branch", "s_cbranch_execnz": "branch", "s_barrier": "none", "s_setkill": "imm",
+    "s_nop": "imm", "s_endpgm": "opt", "s_wakeup": "none", "s_barrier": "none", "s_setkill": "imm",
     "s_waitcnt": "waitcnt", "s_sethalt": "imm", "s_sleep": "imm", "s_setprio": "imm", "s_sendmsg": "sendmsg",
     "s_sendmsghalt": "sendmsg", "s_trap": "imm", "s_icache_inv": "none", "s_incperflevel": "imm",
-    "s_decperflevel": "imm", "s_ttracedata": "none", "s_cbranch_cdbgsys": "branch",
-    "s_cbranch_cdbguser": "branch", "s_cbranch_cdbgsys_or_user": "branch",
-    "s_cbranch_cdbgsys_and_user": "branch", "s_endpgm_saved": "none", "s_endpgm_ordered_ps_done": "none",
+    "s_decperflevel": "imm", "s_ttracedata": "none", "s_endpgm_saved": "none", "s_endpgm_ordered_ps_done": "none",
     "s_code_end": "none", "s_clause": "hex", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
     "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm",
     "s_wait_event": "hex", "s_set_inst_prefetch_distance": "hex", "s_ttracedata_imm": "hex",
     "s_wait_alu": "depctr", "s_barrier_leave": "none",
 }
+
+
+
+def sopp_style(d, gfx9: bool = False) -> str | None:
+    """The style of SOPP instruction `d`'s immediate: the gfx9 dialect's table (with `gfx9`), then
+    gfx11's, then "branch" where the code computes PC + signext(SIMM16 ...); None when neither
+    says (each caller has its default)."""
+    mn = d.name.lower()
+    style = (gfx9 and syntax_gfx9.SOPP_STYLE.get(mn)) or SOPP_STYLE.get(mn)
+    if style is None and pc_relative_immediate(d.pcode):
+        return "branch"
+    return style
+
 
 # SOPK: (operands in order, immediate style). 'sdst' is the SDST field, 'imm' SIMM16,
 # 'hwreg' SIMM16 as hwreg(id, offset, size), 'lit' the trailing 32-bit literal.

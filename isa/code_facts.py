@@ -396,3 +396,11 @@ def byte_select(pcode: str | None) -> tuple[int, int] | None:
     if (chosen[1], chosen[2]) == (2, 1):
         return lo, hi
     return None
+
+
+@lru_cache(maxsize=None)
+def pc_relative_immediate(pcode: str | None) -> bool:
+    """The code computes an address `PC + signext(SIMM16 ...)`: the immediate is a signed dword
+    offset from the PC, a branch target (s_branch and s_cbranch_*: `PC = PC + signext(SIMM16.i16 *
+    16'4) + 4LL`; CDNA's s_cbranch_i_fork: `target_addr = PC + signext(SIMM16.i32 * 4) + 4LL`)."""
+    return any(s[i:i + 5] == ("PC", "+", "signext", "(", "SIMM16") for s in statements(pcode) for i in range(len(s)))

@@ -148,3 +148,49 @@ def test_byte_sel_refused_where_llvm_refuses_it(arch):
         with pytest.raises(Exception) as err:
             assemble(line, arch)
         assert not isinstance(err.value, (IndexError, KeyError)), line
+
+
+# ---------------------------------------------------------------- SOPP branches: the code's PC + SIMM16
+
+# dsl/syntax.SOPP_STYLE's "branch" rows as they were
+_OLD_SOPP_BRANCHES = {"s_branch", "s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_vccz", "s_cbranch_vccnz",
+                      "s_cbranch_execz", "s_cbranch_execnz", "s_cbranch_cdbgsys", "s_cbranch_cdbguser",
+                      "s_cbranch_cdbgsys_or_user", "s_cbranch_cdbgsys_and_user"}
+
+
+def test_sopp_branches_are_the_code_computing_pc_plus_simm16():
+    from dsl import syntax
+    from isa.code_facts import pc_relative_immediate
+    seen = set()
+    for family, d in _instructions():
+        if d.format != "SOPP":
+            continue
+        gfx9 = isa.traits(family).dialect == "gfx9"
+        mn = d.name.lower()
+        assert pc_relative_immediate(d.pcode) == (mn in _OLD_SOPP_BRANCHES), (family, d.name)
+        assert (syntax.sopp_style(d, gfx9) == "branch") == (mn in _OLD_SOPP_BRANCHES), (family, d.name)
+        seen.add(mn)
+    assert _OLD_SOPP_BRANCHES <= seen
+    # CDNA's s_cbranch_i_fork (SOPK) computes its target the same way
+    fork = isa.load("cdna3").lookup("s_cbranch_i_fork")[0]
+    assert pc_relative_immediate(fork.pcode)
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"])
+def test_sopp_branches_assemble_and_print_as_llvm(arch):
+    """Every SOPP branch of the family with a forward and a backward offset: our bytes are
+    llvm-mc-22's, and our text of them is its disassembly."""
+    from dsl.asm import assemble
+    from dsl.disasm import disassemble
+    from tests.llvm_tools import mc_encodings, run, tool
+    names = sorted(d.name.lower() for d in isa.load(arch).instructions
+                   if d.format == "SOPP" and d.name.lower() in _OLD_SOPP_BRANCHES)
+    assert names
+    lines = [f"{mn} {off}" for mn in names for off in (12, -3)]
+    for line, want in zip(lines, mc_encodings(lines, arch)):
+        assert want is not None, line
+        assert assemble(line, arch) == want, line
+        llvm = run(tool("llvm-mc"), "-triple=amdgcn", f"-mcpu={arch}", "-disassemble",
+                   stdin=" ".join(f"0x{b:02x}" for b in want).encode())
+        ours = disassemble(want, arch).strip()
+        assert " ".join(ours.split()) == " ".join(llvm.strip().split("\n")[-1].split()), (line, ours, llvm)
