@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 from isa import InstrDef
-from isa.control import message_reply
 from isa.records import dataclass
 
 
@@ -96,9 +95,13 @@ def raw_source_field(d: InstrDef) -> bool:
     return d.format.startswith("SOP") and "SRC1" in d.operand_types and "S1" not in d.operand_types
 
 
+# (isa.control.message_reply reads the same words for the control facts; the decoder, on the
+# emulator's cached path, may not import that module, so the test stays here)
+_SOURCE_IS_IMMEDIATE_RE = re.compile(r"\bencoded in the instruction directly\b")
+
+
 def source_is_immediate(d: InstrDef) -> bool:
     """The scalar source field holds a value itself, not an operand code: the manual says the
     field "contains the message type encoded in the instruction directly (this instruction does
-    not read an SGPR)" (s_sendmsg_rtn_b32/b64; isa.control.message_reply). Its code 255 is no
-    literal."""
-    return message_reply(d.description)
+    not read an SGPR)" (s_sendmsg_rtn_b32/b64). Its code 255 is no literal."""
+    return bool(_SOURCE_IS_IMMEDIATE_RE.search(d.description or ""))

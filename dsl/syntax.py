@@ -6,10 +6,6 @@ hardware registers and s_delay_alu fields, and its names for operand codes the
 manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
-from isa.code_facts import pc_relative_immediate
-
-from . import syntax_gfx9
-
 # ---------------------------------------------------------------- operand codes
 
 # Codes the RDNA3 operand tables call Reserved but LLVM's disassembler names (its
@@ -151,7 +147,11 @@ SOPP_STYLE = {
 def sopp_style(d, gfx9: bool = False) -> str | None:
     """The style of SOPP instruction `d`'s immediate: the gfx9 dialect's table (with `gfx9`), then
     gfx11's, then "branch" where the code computes PC + signext(SIMM16 ...); None when neither
-    says (each caller has its default)."""
+    says (each caller has its default). (The code fact is imported here, not with this module:
+    the decoder reads these tables on the emulator's path, which loads no pseudocode reader.)"""
+    from isa.code_facts import pc_relative_immediate
+
+    from . import syntax_gfx9
     mn = d.name.lower()
     style = (gfx9 and syntax_gfx9.SOPP_STYLE.get(mn)) or SOPP_STYLE.get(mn)
     if style is None and pc_relative_immediate(d.pcode):
