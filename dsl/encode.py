@@ -574,6 +574,10 @@ class Encoder:
         if not e32:
             self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
+                if d.name in syntax.NO_OPSEL or byte_select(d.pcode):
+                    raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
+                                       + (" (it selects a byte with byte_sel:N)" if byte_select(d.pcode) else
+                                          " (it selects halves with .l/.h)"), modifier="op_sel")
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
                                        f"halves of" if "OPSEL" in self._layout[d.format][0] else

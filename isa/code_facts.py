@@ -404,3 +404,18 @@ def pc_relative_immediate(pcode: str | None) -> bool:
     offset from the PC, a branch target (s_branch and s_cbranch_*: `PC = PC + signext(SIMM16.i16 *
     16'4) + 4LL`; CDNA's s_cbranch_i_fork: `target_addr = PC + signext(SIMM16.i32 * 4) + 4LL`)."""
     return any(s[i:i + 5] == ("PC", "+", "signext", "(", "SIMM16") for s in statements(pcode) for i in range(len(s)))
+
+
+@lru_cache(maxsize=None)
+def lane_value_result(pcode: str | None) -> bool:
+    """The code writes D0 whole (not `D0.u64[laneId]`) with a value read from another lane's VGPR,
+    `D0.b32 = VGPR[lane][SRC0.u32]`: one value for the wave, which its destination holds in an
+    SGPR (v_readlane_b32, v_readfirstlane_b32)."""
+    for s in statements(pcode):
+        a = assignment(s)
+        if a is None or a[0][:1] != ("D0",) or "laneId" in a[0]:
+            continue
+        v = a[2]
+        if any(t == "VGPR" and v[i + 1:i + 2] == ("[",) and v[i + 2:i + 4] != ("laneId", "]") for i, t in enumerate(v)):
+            return True
+    return False

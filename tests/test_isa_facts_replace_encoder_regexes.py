@@ -194,3 +194,67 @@ def test_sopp_branches_assemble_and_print_as_llvm(arch):
                    stdin=" ".join(f"0x{b:02x}" for b in want).encode())
         ours = disassemble(want, arch).strip()
         assert " ".join(ours.split()) == " ".join(llvm.strip().split("\n")[-1].split()), (line, ours, llvm)
+
+
+# ---------------------------------------------------------------- op_sel where LLVM's syntax has none
+
+_NO_OP_SEL = [("gfx1100", "v_cndmask_b16 v1.l, v2.h, v3.l, s4 op_sel:[1,0,0,0]"),
+              ("gfx1151", "v_cndmask_b16 v1.l, v2.l, v3.l, s4 op_sel:[0,0,0,0]"),
+              ("gfx1201", "v_cndmask_b16 v1, v2, v3, s4 op_sel:[1,0,0]"),
+              ("gfx1201", "v_cndmask_b16 v1, v2, v3, s4 op_sel:[0,0,0,0]"),
+              ("gfx1201", "v_cvt_sr_fp8_f32 v1, v2, v3 op_sel:[0,0,1,0]"),
+              ("gfx1201", "v_cvt_sr_bf8_f32 v1, v2, v3 op_sel:[0,0,0,0]"),
+              ("gfx1201", "v_cvt_f32_fp8_e64 v1, v2 op_sel:[1,0]"),
+              ("gfx1201", "v_cvt_f32_bf8_e64 v1, v2 op_sel:[0,0]")]
+
+
+@pytest.mark.parametrize("arch,line", _NO_OP_SEL)
+def test_op_sel_refused_where_llvm_has_none(arch, line):
+    """syntax.NO_OPSEL (v_cndmask_b16: halves by .l/.h only) and the byte_sel instructions
+    (isa.code_facts.byte_select) take no op_sel, as llvm-mc-22 refuses it; the error says why."""
+    from dsl.asm import assemble
+    from dsl.asm_parse import AsmError
+    from tests.llvm_tools import mc_encodings
+    assert mc_encodings([line], arch)[0] is None, line
+    with pytest.raises(AsmError, match="op_sel: the instruction takes no op_sel"):
+        assemble(line, arch)
+
+
+def test_op_sel_kept_where_llvm_takes_it():
+    """v_cvt_pk_f32_fp8's OPSEL picks a word, which LLVM spells op_sel: still taken."""
+    from dsl.asm import assemble
+    from tests.llvm_tools import mc_encodings
+    line = "v_cvt_pk_f32_fp8_e64 v[2:3], v2 op_sel:[1,0]"
+    want = mc_encodings([line], "gfx1201")[0]
+    assert want is not None and assemble(line, "gfx1201") == want
+
+
+def test_lane_value_result_is_the_old_sgpr_destination_table():
+    """isa.code_facts.lane_value_result (D0 written whole from another lane's VGPR) names exactly
+    dsl/syntax.SGPR_DEST_VALU's VALU instructions on every family (its reader, dsl/signature.py,
+    still reads the table)."""
+    from dsl import syntax
+    from isa.code_facts import lane_value_result
+    found = set()
+    for family, d in _instructions():
+        if d.format.startswith("VOP"):
+            assert lane_value_result(d.pcode) == (d.name in syntax.SGPR_DEST_VALU), (family, d.format, d.name)
+            if lane_value_result(d.pcode):
+                found.add(d.name)
+    assert found == set(syntax.SGPR_DEST_VALU)
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201", "gfx942"])
+def test_lane_value_results_take_an_sgpr_as_llvm_does(arch):
+    from dsl.asm import assemble
+    from tests.llvm_tools import mc_encodings
+    lines = ["v_readfirstlane_b32 s1, v2", "v_readlane_b32 s1, v2, s3", "v_readfirstlane_b32 v1, v2",
+             "v_readlane_b32 v1, v2, s3"]
+    for line, want in zip(lines, mc_encodings(lines, arch)):
+        assert (want is None) == (" v1," in line), line
+        if want is None:
+            with pytest.raises(Exception) as err:
+                assemble(line, arch)
+            assert not isinstance(err.value, (IndexError, KeyError)), line
+        else:
+            assert assemble(line, arch) == want, line
