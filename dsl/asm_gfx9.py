@@ -310,6 +310,13 @@ def _sreg(spec: Spec, s: Src) -> int:
     return s.val
 
 
+@lru_cache(maxsize=None)
+def _buffer_format_codes(spec: Spec) -> tuple[dict[str, int], dict[str, int]]:
+    """MTBUF's format names as LLVM spells them -> code: BUF_DATA_FORMAT_* (DFMT), BUF_NUM_FORMAT_* (NFMT)."""
+    return ({g9.BUF_DATA_FORMAT + n: c for c, n in g9.buffer_format_names(spec.tables["data_formats"]).items()},
+            {g9.BUF_NUM_FORMAT + n: c for c, n in g9.buffer_format_names(spec.tables["number_formats"]).items()})
+
+
 _OMOD = {("mul", 2): 1, ("mul", 4): 2, ("div", 2): 3}
 
 
@@ -958,12 +965,13 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         f["DFMT"], f["NFMT"] = 1, 0
         if "format" in mods:
             value = mods["format"]
+            dfmts, nfmts = _buffer_format_codes(spec)
             for item in value if isinstance(value, list) else [value]:
                 name = item.name if isinstance(item, Attr) else ""
-                if name[16:] in g9.BUF_DATA_FORMATS and name.startswith("BUF_DATA_FORMAT_"):
-                    f["DFMT"] = g9.BUF_DATA_FORMATS.index(name[16:])
-                elif name[15:] in g9.BUF_NUM_FORMATS and name.startswith("BUF_NUM_FORMAT_"):
-                    f["NFMT"] = g9.BUF_NUM_FORMATS.index(name[15:])
+                if name in dfmts:
+                    f["DFMT"] = dfmts[name]
+                elif name in nfmts:
+                    f["NFMT"] = nfmts[name]
                 elif type(item) is int:
                     f["DFMT"] = item
                 else:

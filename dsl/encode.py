@@ -17,6 +17,7 @@ from isa.records import dataclass
 
 from . import syntax
 from .decode import FIELD_NAMES
+from .field_values import buffer_format_codes
 from .instr import Instr
 from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
@@ -1077,7 +1078,7 @@ class Encoder:
         if d.format == "MTBUF":
             fmtv = mods.pop("format", 1)
             if isinstance(fmtv, list):
-                names = _buffer_format_codes(self.spec)
+                names = buffer_format_codes(self.spec)
                 if len(fmtv) != 1 or not hasattr(fmtv[0], "name") or fmtv[0].name not in names:
                     raise OperandError(f"{mn}: unknown format {fmtv}")
                 fmtv = names[fmtv[0].name]
@@ -1361,12 +1362,6 @@ def source_codes(spec: Spec, fmt: str) -> frozenset:
     fields = [rows for name, rows in tables.get(fmt, {}).items() if "SRC" in name] or \
              [rows for t in tables.values() for name, rows in t.items() if "SRC" in name]
     return frozenset(c for rows in fields for lo, hi, *_ in rows for c in range(lo, hi + 1))
-
-
-@lru_cache(maxsize=None)
-def _buffer_format_codes(spec: Spec) -> dict[str, int]:
-    """BUF_FMT_* name -> its MTBUF format code."""
-    return {f"BUF_FMT_{n}": v for v, n in spec.tables.get("data_formats", [])}
 
 
 _INTEGER_TYPES = frozenset((int, bool))
