@@ -95,7 +95,9 @@ def raw_source_field(d: InstrDef) -> bool:
     return d.format.startswith("SOP") and "SRC1" in d.operand_types and "S1" not in d.operand_types
 
 
-# (compiled by re at its first use: running machine code from a program record decodes nothing)
+# (isa.control.message_reply reads the same words for the control facts; the decoder, on the
+# emulator's cached path, may not import that module, so the test stays here; compiled by re at
+# its first use: running machine code from a program record decodes nothing)
 _SOURCE_IS_IMMEDIATE = r"\bencoded in the instruction directly\b"
 
 
