@@ -899,6 +899,8 @@ class Encoder:
             if style == "branch" and isinstance(v, Attr):
                 F["SIMM16"] = 0
                 return v.name
+            if style == "branch":
+                _no_literal_offset(v, d)
             F["SIMM16"] = _imm16(v, d)
             return None
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
@@ -915,6 +917,8 @@ class Encoder:
                 if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0
                     fix = v.name
+                elif style == "branch":
+                    F["SIMM16"] = _imm16(_no_literal_offset(v, d), d)
                 elif style == "version":
                     F["SIMM16"] = _imm16(_version_value(v, d), d)
                 else:
@@ -1394,8 +1398,18 @@ def _imm16(v, d, operand: str = "simm16") -> int:
     return v & 0xffff
 
 
+def _no_literal_offset(v, d):
+    """`v`, a branch's offset: a label or a number, never lit(...) - the offset is SIMM16 itself,
+    which is no source operand with a literal slot."""
+    if isinstance(v, Lit):
+        raise OperandError(f"{_name(d)}: a branch offset is a label or a 16-bit number, not lit(...)", v)
+    return v
+
+
 def _hwreg_value(v, d, family: str) -> int:
-    if isinstance(v, (int, Lit)):
+    if isinstance(v, Lit):
+        raise OperandError(f"{_name(d)}: expected hwreg(id[, offset, size]) or a 16-bit number, not lit(...)", v)
+    if isinstance(v, int):
         return _imm16(v, d, "hwreg")
     if not isinstance(v, Call) or v.name != "hwreg" or not 1 <= len(v.args) <= 3:
         raise OperandError(f"{_name(d)}: expected hwreg(id[, offset, size]), got {v}")
