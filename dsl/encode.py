@@ -8,7 +8,8 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import byte_select, lane_select_sources, offset_pattern, reads_other_lanes, register_number_sources
+from isa.code_facts import (byte_select, lane_select_sources, lane_value_result, offset_pattern, reads_other_lanes,
+                             register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -260,6 +261,9 @@ class Encoder:
                 raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
                                    f"the 16-bit .l/.h halves")
             cands = order_candidates(defs, enc, self.traits.roles)
+            if enc in ("e64", "e64_dpp") and any(moves_a_lane_value(d) for d in defs):
+                raise OperandError(f"{mn}: a move between one lane and a scalar is written without an "
+                                   f"encoding suffix ({base}); it takes no _{enc}")
             if not cands:
                 raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
                                    f"(it has: {', '.join(sorted({d.format for d in defs}))})")
@@ -1565,6 +1569,14 @@ def old_spellings(spec: Spec) -> dict[str, str]:
         table = {old: new for old, new in {**syntax.OLD_NAMES, **LDS_ALIASES}.items() if spec.lookup(new)}
         _OLD_SPELLINGS[spec.arch] = table
     return table
+
+
+def moves_a_lane_value(d: InstrDef) -> bool:
+    """The code moves one lane's VGPR value to or from the scalar side (v_readlane/v_readfirstlane:
+    D0 written whole from another lane's VGPR; v_writelane: a lane number taken from a source).
+    The text syntax names such an instruction by its bare mnemonic in every encoding: a forced
+    64-bit encoding suffix is refused, as the reference assembler does."""
+    return lane_value_result(d.pcode) or bool(lane_select_sources(d.pcode))
 
 
 def split_mnemonic(mn: str) -> tuple[str, str]:
