@@ -1282,8 +1282,9 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts) or bool(effects(d.pcode).opsel_ranges))
     if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
-    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
-        bool(sig.dsts) and sig.dsts[0].is_float or bool(sig.srcs) and sig.srcs[0].is_float)
+    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (       # a float result's scale
+        bool(sig.dsts) and sig.dsts[0].is_float and d.name not in syntax.NO_OMOD
+        or d.name in syntax.OMOD_ON_INTEGER_RESULT)
     return ValuPlan(sig, is_p, effects(d.pcode).mixed_sources, names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
