@@ -137,6 +137,9 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
                         column = term_columns(src, part.column).get(i)
                         if column:
                             return column
+                for key, value in part.modifiers.items():     # vmcnt(0) lgkmcnt(99): a count after the first
+                    if same(value):
+                        modifier = modifier or key
     if modifier:
         for part in reversed(parts):
             column = term_columns(src, part.column).get(modifier)

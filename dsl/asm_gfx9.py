@@ -22,7 +22,7 @@ from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
 
-from . import literals, syntax, syntax_gfx9 as g9
+from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .signature import Operand, raw_source_field, register_number_source
@@ -607,30 +607,11 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
 # ---------------------------------------------------------------- scalar
 
 
-def _hwreg(spec: Spec, value) -> int:
+def _hwreg(spec: Spec, value, mn: str) -> int:
     """hwreg(name or id[, offset, size]) -> SIMM16."""
-    if not isinstance(value, Call) or value.name != "hwreg" or len(value.args) not in (1, 3):
-        raise Gfx9AsmError(f"{_text(value)}: expected hwreg(name[, offset, size])", value)
-    reg, *rest = value.args
-    off, size = rest or (0, 32)
-    if type(off) is not int or type(size) is not int:
-        raise Gfx9AsmError(f"{_text(value)}: the offset and size are numbers", value)
-    ids = {}
-    for code, n, _ in spec.tables["hwreg"]:
-        if n != "reserved":
-            ids[g9.hwreg_text_name(n)] = code
+    ids = {g9.hwreg_text_name(n): code for code, n, _ in spec.tables["hwreg"] if n != "reserved"}
     ids.update({"HW_REG_" + n: c for c, n in g9.HWREG_EXTRA.items()})
-    if isinstance(reg, Attr):
-        rid = ids.get(reg.name)
-        if rid is None:
-            raise Gfx9AsmError(f"unknown hardware register {reg.name!r}", value)
-    elif type(reg) is int:
-        rid = reg
-    else:
-        raise Gfx9AsmError(f"{_text(value)}: expected a hardware register name or id", value)
-    if not (0 <= rid < 64 and 0 <= off < 32 and 1 <= size <= 32):
-        raise Gfx9AsmError(f"{_text(value)}: id, offset or size out of range", value)
-    return rid | off << 6 | (size - 1) << 11
+    return simm16.hwreg(value, mn, ids)
 
 
 def _imm16(value, unsigned: bool = False) -> int:
@@ -643,21 +624,19 @@ def _imm16(value, unsigned: bool = False) -> int:
     return value & 0xffff
 
 
-_COUNTER_MAX = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
-
-
-def _waitcnt(spec: Spec, values: list) -> int:
-    """s_waitcnt's SIMM16 from a number or counters (vmcnt(0) lgkmcnt(0)); unnamed ones wait for nothing."""
+def _waitcnt(spec: Spec, values: list, mn: str) -> int:
+    """s_waitcnt's SIMM16 from a number or counters (vmcnt(0) lgkmcnt(0)); unnamed ones wait for
+    nothing. vmcnt is 6 bits, split: its low 4 at VM, its high 2 at VM_HI."""
     if len(values) == 1 and type(values[0]) is int:
-        return _imm16(values[0])
-    counts = dict(_COUNTER_MAX)
-    for v in values:
-        if not isinstance(v, Call) or v.name not in counts or len(v.args) != 1 or type(v.args[0]) is not int:
-            raise Gfx9AsmError(f"{_text(v)}: expected a count: vmcnt(N), expcnt(N) or lgkmcnt(N)", v)
-        counts[v.name] = v.args[0]
+        return simm16.number16(values[0], mn)
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    width = {name: hi - lo + 1 for name, (hi, lo) in fields.items()}
+    limits = {"vmcnt": (1 << width["VM"] + width["VM_HI"]) - 1, "expcnt": (1 << width["EXP"]) - 1,
+              "lgkmcnt": (1 << width["LGKM"]) - 1}
+    counts = {**limits, **simm16.counters(values, mn, limits)}
     vm = counts["vmcnt"]
-    fields = {name: lo for name, _, lo in spec.tables["waitcnt"]}
-    return (vm & 0xf) | (vm >> 4 & 3) << fields["VM_HI"] | counts["expcnt"] << 4 | counts["lgkmcnt"] << 8
+    return ((vm & (1 << width["VM"]) - 1) << fields["VM"][1] | (vm >> width["VM"]) << fields["VM_HI"][1]
+            | counts["expcnt"] << fields["EXP"][1] | counts["lgkmcnt"] << fields["LGKM"][1])
 
 
 def _name_or_number(value, names: dict, what: str) -> int:
@@ -668,17 +647,11 @@ def _name_or_number(value, names: dict, what: str) -> int:
     raise Gfx9AsmError(f"{_text(value)}: expected {what}", value)
 
 
-def _sendmsg(value) -> int:
-    if not isinstance(value, Call) or value.name != "sendmsg":
-        return _imm16(value)
-    if not 1 <= len(value.args) <= 3:
-        raise Gfx9AsmError(f"{_text(value)}: expected sendmsg(message[, operation[, stream]])", value)
+def _sendmsg(value, mn: str) -> int:
+    """gfx9's messages are 4 bits; GS and GS_DONE take a GS_OP_* (GS not GS_OP_NOP) and a stream,
+    SYSMSG a SYSMSG_OP_* (simm16.message)."""
     ids = {v: k for k, v in g9.SENDMSG_NAMES.items()}
-    ops = {v: k for table in (g9.GS_OPS, g9.SYSMSG_OPS) for k, v in table.items()}
-    msg = _name_or_number(value.args[0], ids, "a message name or number")
-    op = _name_or_number(value.args[1], ops, "an operation name or number") if len(value.args) > 1 else 0
-    stream = _name_or_number(value.args[2], {}, "a stream number") if len(value.args) > 2 else 0
-    return msg | op << 4 | stream << 8
+    return simm16.message(value, mn, ids, 4, g9.message_operations(), frozenset(g9.STREAM_MESSAGES))
 
 
 def _gpr_idx(value) -> int:
@@ -690,6 +663,8 @@ def _gpr_idx(value) -> int:
     for a in value.args:
         if not isinstance(a, Attr) or a.name not in g9.GPR_IDX_MODES:
             raise Gfx9AsmError(f"{_text(value)}: expected gpr_idx() of {', '.join(g9.GPR_IDX_MODES)}", value)
+        if bits & 1 << g9.GPR_IDX_MODES.index(a.name):
+            raise Gfx9AsmError(f"{_text(value)}: {a.name} given twice", value)
         bits |= 1 << g9.GPR_IDX_MODES.index(a.name)
     return bits
 
@@ -703,7 +678,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     if d.format == "SOPP":
         style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn, "hex")
         if style == "waitcnt":     # vmcnt(0) lgkmcnt(0): the counts after the first are read as modifiers
-            f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)])
+            f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)], mn)
             mods = {k: v for k, v in mods.items() if not isinstance(v, Call)}
         if mods:
             raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
@@ -716,11 +691,11 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         elif len(ops) > 1:
             raise Gfx9AsmError(f"{mn} takes one operand, got {len(ops)}", ops[1])
         elif style == "sendmsg":
-            f["SIMM16"] = _sendmsg(ops[0])
+            f["SIMM16"] = _sendmsg(ops[0], mn)
         elif style == "gpr_idx":
             f["SIMM16"] = _gpr_idx(ops[0])
         else:
-            f["SIMM16"] = _imm16(ops[0])
+            f["SIMM16"] = simm16.number16(ops[0], mn, style in syntax.UNSIGNED_SOPP_STYLES)
         return _pack(fmt, f).to_bytes(4, "little")
     if mods:
         raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
@@ -734,7 +709,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             elif o == "imm":
                 f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d))
             elif o == "hwreg":      # hwreg(...) or its 16-bit number
-                f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d)) if type(value) is int else _hwreg(spec, value)
+                f["SIMM16"] = _hwreg(spec, value, mn)
             elif o == "lit":
                 if type(value) is not int:
                     raise Gfx9AsmError(f"{_text(value)}: expected a 32-bit number", value)
