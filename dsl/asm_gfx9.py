@@ -1025,6 +1025,7 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     """Machine code of `text`; Gfx9AsmError whose message starts with line:column (dsl.assemble
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
+    from .branches import resolve_branches
     from .asm_parse import parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
@@ -1056,17 +1057,11 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
                 if operand is not None else col
             raise AsmError(f"{no}:{at}: {code.split()[0]}: {msg}") from None
         if isinstance(fix, str):
-            branches.append((len(out), fix, no, col))
+            branches.append((len(out), fix, it))
         elif fix is not None:
             raise AsmError(f"{no}:{col}: {fix.text!r} names a symbol; symbolic operands need a code object")
         out += data
-    for at, label, no, col in branches:
-        if label not in labels:
-            raise AsmError(f"{no}:{col}: undefined label {label!r}")
-        delta = (labels[label] - (at + 4)) // 4
-        if not -0x8000 <= delta <= 0x7fff:
-            raise AsmError(f"{no}:{col}: label {label!r} is {delta} dwords away; a branch reaches -32768..32767")
-        out[at:at + 2] = (delta & 0xffff).to_bytes(2, "little")
+    resolve_branches(out, branches, labels, lines)
     return bytes(out)
 
 
