@@ -322,6 +322,13 @@ def _registers(s: Src, n: int, what: str) -> None:
                            f"got {inner.count} registers", s.value)
 
 
+@lru_cache(maxsize=None)
+def _buffer_format_codes(spec: Spec) -> tuple[dict[str, int], dict[str, int]]:
+    """MTBUF's format names as LLVM spells them -> code: BUF_DATA_FORMAT_* (DFMT), BUF_NUM_FORMAT_* (NFMT)."""
+    return ({g9.BUF_DATA_FORMAT + n: c for c, n in g9.buffer_format_names(spec.tables["data_formats"]).items()},
+            {g9.BUF_NUM_FORMAT + n: c for c, n in g9.buffer_format_names(spec.tables["number_formats"]).items()})
+
+
 _OMOD = {("mul", 2): 1, ("mul", 4): 2, ("div", 2): 3}
 
 
@@ -702,7 +709,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     f = {"OP": d.opcode}
     enc = _Enc()
     if d.format == "SOPP":
-        style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn, "hex")
+        style = syntax.sopp_style(d, True) or "hex"
         if style == "waitcnt":     # vmcnt(0) lgkmcnt(0): the counts after the first are read as modifiers
             f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)], mn)
             mods = {k: v for k, v in mods.items() if not isinstance(v, Call)}
@@ -980,12 +987,13 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         f["DFMT"], f["NFMT"] = 1, 0
         if "format" in mods:
             value = mods["format"]
+            dfmts, nfmts = _buffer_format_codes(spec)
             for item in value if isinstance(value, list) else [value]:
                 name = item.name if isinstance(item, Attr) else ""
-                if name[16:] in g9.BUF_DATA_FORMATS and name.startswith("BUF_DATA_FORMAT_"):
-                    f["DFMT"] = g9.BUF_DATA_FORMATS.index(name[16:])
-                elif name[15:] in g9.BUF_NUM_FORMATS and name.startswith("BUF_NUM_FORMAT_"):
-                    f["NFMT"] = g9.BUF_NUM_FORMATS.index(name[15:])
+                if name in dfmts:
+                    f["DFMT"] = dfmts[name]
+                elif name in nfmts:
+                    f["NFMT"] = nfmts[name]
                 elif type(item) is int:
                     f["DFMT"] = item
                 else:
@@ -1160,6 +1168,6 @@ class Gfx9Encoder:
 
 def _branch(d) -> bool:
     mn = d.name.lower()
-    style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn) if d.format == "SOPP" else \
+    style = syntax.sopp_style(d, True) if d.format == "SOPP" else \
         (g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, ((), "")))[1]
     return style == "branch"

@@ -64,11 +64,8 @@ WMMA_ACCUMULATOR_BITS = {32: 64, 64: 32}
 # "V_MOV_B32 when in OPY uses SRC2 (not SRC0) if OPX is also a V_MOV_B32"; LLVM 22 accepts
 # the pair with one bank on gfx1201 and refuses it on gfx1100)
 VOPD_MOV_PAIR_USES_SRC2 = {"rdna4"}
-# VOP3 instructions whose OPSEL bits select a byte, which LLVM prints as byte_sel:N: the OPSEL
-# bits that are N's high and low bit (the fp8/bf8 conversions of gfx12: the source byte of
-# v_cvt_f32_fp8, the destination byte of v_cvt_sr_fp8_f32)
-BYTE_SEL = {"V_CVT_F32_FP8": (0, 1), "V_CVT_F32_BF8": (0, 1), "V_CVT_SR_FP8_F32": (3, 2),
-            "V_CVT_SR_BF8_F32": (3, 2)}
+# (which OPSEL bits select a byte, LLVM's byte_sel:N on RDNA4's fp8/bf8 conversions, is the code's
+# if/elsif chain on OPSEL: isa.code_facts.byte_select)
 # Packed f16 sources for which LLVM has no f16 inline constants (v_pk_fmac_f16 is VOP2: its
 # -4.0 assembles to a literal): their literals print as for bf16 halves (integer inline values)
 NO_F16_INLINE = {"V_PK_FMAC_F16"}
@@ -131,22 +128,35 @@ TIGHT_CALLS = frozenset({"swizzle", "gpr_idx"})
 # ---------------------------------------------------------------- SOPP / SOPK immediates
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
 # dec, hex, imm (decimal from 0 to 64, else hex), branch (label or
-# signed offset), waitcnt, delay_alu, depctr, sendmsg, hwreg
+# signed offset), waitcnt, delay_alu, depctr, sendmsg, hwreg. A branch is the code's fact
+# (isa.code_facts.pc_relative_immediate: the code computes PC + signext(SIMM16 ...)): sopp_style.
 
 SOPP_STYLE = {
-    "s_nop": "imm", "s_endpgm": "opt", "s_branch": "branch", "s_wakeup": "none", "s_cbranch_scc0": "branch",
-    "s_cbranch_scc1": "branch", "s_cbranch_vccz": "branch", "s_cbranch_vccnz": "branch",
-    "s_cbranch_execz": "branch", "s_cbranch_execnz": "branch", "s_barrier": "none", "s_setkill": "imm",
+    "s_nop": "imm", "s_endpgm": "opt", "s_wakeup": "none", "s_barrier": "none", "s_setkill": "imm",
     "s_waitcnt": "waitcnt", "s_sethalt": "imm", "s_sleep": "imm", "s_setprio": "imm", "s_sendmsg": "sendmsg",
     "s_sendmsghalt": "sendmsg", "s_trap": "imm", "s_icache_inv": "none", "s_incperflevel": "imm",
-    "s_decperflevel": "imm", "s_ttracedata": "none", "s_cbranch_cdbgsys": "branch",
-    "s_cbranch_cdbguser": "branch", "s_cbranch_cdbgsys_or_user": "branch",
-    "s_cbranch_cdbgsys_and_user": "branch", "s_endpgm_saved": "none", "s_endpgm_ordered_ps_done": "none",
+    "s_decperflevel": "imm", "s_ttracedata": "none", "s_endpgm_saved": "none", "s_endpgm_ordered_ps_done": "none",
     "s_code_end": "none", "s_clause": "hex", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
     "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm",
     "s_wait_event": "hex", "s_set_inst_prefetch_distance": "hex", "s_ttracedata_imm": "hex",
     "s_wait_alu": "depctr", "s_barrier_leave": "none", "s_barrier_wait": "imm",
 }
+
+
+def sopp_style(d, gfx9: bool = False) -> str | None:
+    """The style of SOPP instruction `d`'s immediate: the gfx9 dialect's table (with `gfx9`), then
+    gfx11's, then "branch" where the code computes PC + signext(SIMM16 ...); None when neither
+    says (each caller has its default). (The code fact is imported here, not with this module:
+    the decoder reads these tables on the emulator's path, which loads no pseudocode reader.)"""
+    from isa.code_facts import pc_relative_immediate
+
+    from . import syntax_gfx9
+    mn = d.name.lower()
+    style = (gfx9 and syntax_gfx9.SOPP_STYLE.get(mn)) or SOPP_STYLE.get(mn)
+    if style is None and pc_relative_immediate(d.pcode):
+        return "branch"
+    return style
+
 
 # SOPK: (operands in order, immediate style). 'sdst' is the SDST field, 'imm' SIMM16,
 # 'hwreg' SIMM16 as hwreg(id, offset, size), 'lit' the trailing 32-bit literal.

@@ -76,10 +76,14 @@ MFMA_NEG_TYPES = {"f64"}
 SDWA_SEL = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
 SDWA_UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD")   # 3 reads as PAD
 
-# MTBUF DFMT / NFMT names
-BUF_DATA_FORMATS = ("INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10", "10_10_10_2",
-                    "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32", "32_32_32_32", "RESERVED_15")
-BUF_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT")
+# MTBUF DFMT / NFMT names: the manual's (isa tables 'data_formats' / 'number_formats') with LLVM's
+# prefixes; LLVM spells a code the manual calls reserved RESERVED_<code>
+BUF_DATA_FORMAT, BUF_NUM_FORMAT = "BUF_DATA_FORMAT_", "BUF_NUM_FORMAT_"
+
+
+def buffer_format_names(rows) -> dict[int, str]:
+    """code -> LLVM's name of each row (code, NAME, ...) of a DFMT or NFMT table, without prefix."""
+    return {code: f"RESERVED_{code}" if name == "RESERVED" else name for code, name, *_ in rows}
 
 # operand names the disassembler prints for codes this target's assembler refuses
 NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}
