@@ -8,7 +8,7 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import offset_pattern
+from isa.code_facts import byte_select, lane_select_sources, offset_pattern, reads_other_lanes, register_number_sources
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -17,11 +17,12 @@ from isa.records import dataclass
 
 from . import syntax
 from .decode import FIELD_NAMES
+from .field_values import buffer_format_codes
 from .instr import Instr
 from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
-from . import encode_rdna4, signature
+from . import encode_rdna4, signature, simm16
 from .signature import Operand, ValuSig, type_info, valu_signature, vopd_base
 
 
@@ -574,6 +575,10 @@ class Encoder:
         if not e32:
             self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
+                if d.name in syntax.NO_OPSEL or byte_select(d.pcode):
+                    raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
+                                       + (" (it selects a byte with byte_sel:N)" if byte_select(d.pcode) else
+                                          " (it selects halves with .l/.h)"), modifier="op_sel")
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
                                        f"halves of" if "OPSEL" in self._layout[d.format][0] else
@@ -615,12 +620,13 @@ class Encoder:
                     for i, b in enumerate(bits):
                         opsel |= b << i
             if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
-                if d.name not in syntax.BYTE_SEL:
+                byte_bits = byte_select(d.pcode)
+                if not byte_bits:
                     raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel")
                 sel = mods.pop("byte_sel")
                 if not 0 <= sel <= 3:
                     raise OperandError(f"{_name(d)}: byte_sel:{sel} is out of range 0..3", modifier="byte_sel")
-                hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+                hi_bit, lo_bit = byte_bits
                 opsel |= (sel >> 1) << hi_bit | (sel & 1) << lo_bit
             if mods and "index_key" in mods:    # SWMMAC: which part of the index VGPR its OPSEL selects
                 key = mods.pop("index_key")
@@ -870,10 +876,10 @@ class Encoder:
         mn = _name(d)
         fix = None
         if d.format == "SOPP":
-            style = syntax.SOPP_STYLE.get(mn, "imm")
+            style = syntax.sopp_style(d) or "imm"
             if style == "none" or (style == "opt" and not ops):
                 if ops:
-                    raise OperandError(f"{mn} takes no operands")
+                    raise OperandError(f"{mn} takes no operands", ops[0])
                 F["SIMM16"] = 0
                 return None
             if style == "waitcnt":
@@ -893,7 +899,7 @@ class Encoder:
             if style == "branch" and isinstance(v, Attr):
                 F["SIMM16"] = 0
                 return v.name
-            F["SIMM16"] = _imm16(v, d)
+            F["SIMM16"] = _imm16(v, d, unsigned=style in syntax.UNSIGNED_SOPP_STYLES)
             return None
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
         if len(ops) != len(operands):
@@ -929,16 +935,12 @@ class Encoder:
             value |= ((1 << (key[0] - key[1] + 1)) - 1) << key[1]
         calls = [o for o in ops] + [v for v in mods.values()]
         mods.clear()
-        if len(calls) == 1 and isinstance(calls[0], int):
-            return calls[0] & 0xffff
+        if len(calls) == 1 and (type(calls[0]) is int or isinstance(calls[0], Lit)):
+            return simm16.number16(calls[0], _name(d))
         names = {"vmcnt": "VM", "expcnt": "EXP", "lgkmcnt": "LGKM"}
-        for c in calls:
-            if not isinstance(c, Call) or c.name not in names or len(c.args) != 1:
-                raise OperandError(f"s_waitcnt: expected vmcnt(n), expcnt(n) or lgkmcnt(n), got {c}")
-            hi, lo = fields[names[c.name]]
-            n = c.args[0]
-            if not isinstance(n, int) or not 0 <= n < 1 << (hi - lo + 1):
-                raise OperandError(f"s_waitcnt: {c.name}({n}) is out of range 0..{(1 << (hi - lo + 1)) - 1}")
+        limits = {name: (1 << (fields[f][0] - fields[f][1] + 1)) - 1 for name, f in names.items()}
+        for name, n in simm16.counters(calls, _name(d), limits).items():
+            hi, lo = fields[names[name]]
             value = value & ~(((1 << (hi - lo + 1)) - 1) << lo) | n << lo
         return value
 
@@ -1072,7 +1074,7 @@ class Encoder:
         if d.format == "MTBUF":
             fmtv = mods.pop("format", 1)
             if isinstance(fmtv, list):
-                names = _buffer_format_codes(self.spec)
+                names = buffer_format_codes(self.spec)
                 if len(fmtv) != 1 or not hasattr(fmtv[0], "name") or fmtv[0].name not in names:
                     raise OperandError(f"{mn}: unknown format {fmtv}")
                 fmtv = names[fmtv[0].name]
@@ -1326,28 +1328,24 @@ _NULL = Special("null")
 # number the instruction indexes, VGPR[lane][SRC0]; WMMA's A and B matrices); _VGPR_OR_INLINE
 # WMMA's C matrix.
 _ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
-_LANE_SELECT = re.compile(r"\blane = S(\d)\b")
 _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
-_REGISTER_NUMBER = re.compile(r"\bSRC(\d)\b")    # the operand's register number, not its value (S0)
-# ... except this lane's VGPR[laneId][SRCn]: RDNA4's manual reads the fp8/bf8 conversions' source
-# bytes so, and LLVM 22 takes any source there (v_cvt_f32_fp8_e32 v1, s12)
-_OWN_LANE_READ = re.compile(r"VGPR\[laneId\]\[SRC\d(\.u32)?\]")
-_WAVE_LEVEL = re.compile(r"VGPR\[(?!laneId\])")     # another lane's VGPR, not this lane's (v_movrels)
 
 
 def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     """Each source's kind, from the pseudocode: a source it reads as a register number (SRCn,
     not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) is a VGPR; an instruction that addresses
     VGPR[lane][...] of other lanes than its own works on the wave, not per lane, and its other
-    sources are uniform values (SGPRs or constants)."""
-    pcode = d.pcode or ""
+    sources are uniform values (SGPRs or constants). (isa.code_facts reads these from the code;
+    this lane's own VGPR[laneId][SRCn], RDNA4's fp8/bf8 conversions' source bytes, is a value,
+    and LLVM 22 takes any source there: v_cvt_f32_fp8_e32 v1, s12.)"""
+    pcode = d.pcode
     if is_wmma:
         return [_VGPR, _VGPR, _VGPR_OR_INLINE][:len(sig.srcs)]
     kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
-    indexed = {int(n) for n in _REGISTER_NUMBER.findall(_OWN_LANE_READ.sub("", pcode))}
+    indexed = register_number_sources(pcode)
     kinds = [_VGPR if i in indexed else k for i, k in enumerate(kinds)]
-    if _WAVE_LEVEL.search(pcode):
-        lanes = {int(n) for n in _LANE_SELECT.findall(pcode)}
+    if reads_other_lanes(pcode):
+        lanes = lane_select_sources(pcode)
         kinds = [_VGPR if i in indexed else _LANE if i in lanes else _SCALAR if k == _ANY else k
                  for i, k in enumerate(kinds)]
     return kinds
@@ -1360,12 +1358,6 @@ def source_codes(spec: Spec, fmt: str) -> frozenset:
     fields = [rows for name, rows in tables.get(fmt, {}).items() if "SRC" in name] or \
              [rows for t in tables.values() for name, rows in t.items() if "SRC" in name]
     return frozenset(c for rows in fields for lo, hi, *_ in rows for c in range(lo, hi + 1))
-
-
-@lru_cache(maxsize=None)
-def _buffer_format_codes(spec: Spec) -> dict[str, int]:
-    """BUF_FMT_* name -> its MTBUF format code."""
-    return {f"BUF_FMT_{n}": v for v, n in spec.tables.get("data_formats", [])}
 
 
 _INTEGER_TYPES = frozenset((int, bool))
@@ -1387,34 +1379,14 @@ def _bits_value(bits: list[int]) -> int:
     return value
 
 
-def _imm16(v, d, operand: str = "simm16") -> int:
-    given = v
-    if isinstance(v, Lit):
-        v = v.value
-    low = 0 if signature.sopk_immediate_unsigned(d) else -0x8000  # SOPP's -1 stays 0xffff
-    if not isinstance(v, int) or not low <= v <= 0xffff:
-        legal = "0..65535 (read as unsigned)" if low == 0 else "-32768..65535"
-        raise OperandError(f"{_name(d)}: {operand}: expected a 16-bit immediate {legal}, got {v}", given)
-    return v & 0xffff
+def _imm16(v, d, operand: str = "simm16", unsigned: bool = False) -> int:
+    """SOPK's immediate is unsigned where its pseudocode reads it so (signature.sopk_immediate_unsigned);
+    SOPP's where its style says (syntax.UNSIGNED_SOPP_STYLES); else a signed value or its 16 bits."""
+    return simm16.number16(v, _name(d), unsigned or signature.sopk_immediate_unsigned(d), operand)
 
 
 def _hwreg_value(v, d, family: str) -> int:
-    if isinstance(v, (int, Lit)):
-        return _imm16(v, d, "hwreg")
-    if not isinstance(v, Call) or v.name != "hwreg" or not 1 <= len(v.args) <= 3:
-        raise OperandError(f"{_name(d)}: expected hwreg(id[, offset, size]), got {v}")
-    rid = v.args[0]
-    if not isinstance(rid, int):
-        names = {n: i for i, n in syntax.hwreg_names(family).items()}
-        if getattr(rid, "name", None) not in names:
-            raise OperandError(f"{_name(d)}: unknown hardware register {rid}; known: {', '.join(names)}")
-        rid = names[rid.name]
-    offset = v.args[1] if len(v.args) > 1 else 0
-    size = v.args[2] if len(v.args) > 2 else 32
-    if not (0 <= rid < 64 and 0 <= offset < 32 and 1 <= size <= 32):
-        raise OperandError(f"{_name(d)}: hwreg({rid}, {offset}, {size}) out of range (id 0..63, offset 0..31, "
-                           f"size 1..32)")
-    return rid | offset << 6 | (size - 1) << 11
+    return simm16.hwreg(v, _name(d), syntax.hwreg_input_names(family))
 
 
 def _version_value(v, d) -> int:
@@ -1426,68 +1398,37 @@ def _version_value(v, d) -> int:
         return value
     if isinstance(v, Attr):
         if v.name.upper() not in syntax.VERSION_NAMES:
-            raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}")
+            raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}",
+                               v)
         return syntax.VERSION_NAMES[v.name.upper()]
     return v
 
 
 def _sendmsg_value(v, d, family: str, bits: int = 16) -> int:
     """A message operand: sendmsg(...) or a number 0..0xffff (LLVM: "only 16-bit values are
-    legal"; a negative or float one is refused), of which the field keeps its `bits` low bits
-    (s_sendmsg_rtn's 8-bit SSRC0 takes 0x3c00 as message 0, as LLVM encodes it)."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        if not isinstance(v, int) or not 0 <= v <= 0xffff:
-            raise OperandError(f"{_name(d)}: message {v}: only 16-bit values are legal", v)
-        return v & ((1 << bits) - 1)
-    if not isinstance(v, Call) or v.name != "sendmsg":
-        raise OperandError(f"{_name(d)}: expected sendmsg(...), got {v}")
+    legal"), of which the field keeps its `bits` low bits (s_sendmsg_rtn's 8-bit SSRC0 takes
+    0x3c00 as message 0, as LLVM encodes it). RDNA's messages are 8 bits and take no operation
+    by name (simm16.message)."""
     plain, returning = syntax.sendmsg_names(family)
     names = {n: i for i, n in {**plain, **returning}.items()}
-    args = list(v.args)
-    msg = args[0]
-    if not isinstance(msg, int):
-        if getattr(msg, "name", None) not in names:
-            raise OperandError(f"{_name(d)}: unknown message {msg}")
-        msg = names[msg.name]
-    op = args[1] if len(args) > 1 else 0
-    stream = args[2] if len(args) > 2 else 0
-    return msg | op << 4 | stream << 8
+    return simm16.message(v, _name(d), names, 8, field_bits=bits)
 
 
 def _delay_value(d, ops, mods) -> int:
-    """s_delay_alu's fields, given as instid0(..) | instskip(..) | instid1(..) (or blank-separated)."""
-    calls = [part for v in list(ops) + list(mods.values()) for part in (v.parts if isinstance(v, BitOr) else (v,))]
-    mods.clear()
-    if len(calls) == 1 and isinstance(calls[0], int):
-        return calls[0]
-    value = 0
-    for c in calls:
-        if not isinstance(c, Call) or len(c.args) != 1:
-            raise OperandError(f"s_delay_alu: expected instid0(...), instskip(...), instid1(...), got {c}")
-        arg = getattr(c.args[0], "name", c.args[0])
-        table = syntax.DELAY_SKIP if c.name == "instskip" else syntax.DELAY_INSTID
-        if arg not in table:
-            raise OperandError(f"s_delay_alu: {c.name}({arg}) is not one of {', '.join(table)}")
-        shift = {"instid0": 0, "instskip": 4, "instid1": 7}.get(c.name)
-        if shift is None:
-            raise OperandError(f"s_delay_alu: unknown field {c.name}")
-        value |= table.index(arg) << shift
-    return value
+    """s_delay_alu's fields, given as instid0(..) | instskip(..) | instid1(..) (bars between)."""
+    if mods or len(ops) != 1:
+        extra = next(iter(mods.values()), ops[-1] if ops else None)
+        raise OperandError(f"s_delay_alu: expected instid0(...) | instskip(...) | instid1(...) joined by '|', "
+                           f"got {len(ops) + len(mods)} operands", extra)
+    return simm16.delay_alu(ops[0], "s_delay_alu", syntax.DELAY_INSTID, syntax.DELAY_SKIP)
 
 
 def _depctr_value(d, ops, mods) -> int:
     calls = list(ops) + list(mods.values())
     mods.clear()
-    if len(calls) == 1 and isinstance(calls[0], int):
-        return calls[0]
-    fields = {name: (lo, width) for name, lo, width in syntax.DEPCTR_FIELDS}
-    value = sum(((1 << width) - 1) << lo for lo, width in fields.values())   # unnamed fields: no wait
-    for c in calls:
-        if not isinstance(c, Call) or c.name not in fields or len(c.args) != 1:
-            raise OperandError(f"s_waitcnt_depctr: expected one of {', '.join(fields)}(n), got {c}")
-        lo, width = fields[c.name]
-        value = value & ~(((1 << width) - 1) << lo) | (c.args[0] & ((1 << width) - 1)) << lo
-    return value
+    if len(calls) == 1 and (type(calls[0]) is int or isinstance(calls[0], Lit)):
+        return simm16.number16(calls[0], _name(d))
+    return simm16.depctr(calls, _name(d), syntax.DEPCTR_FIELDS)
 
 
 def _bitmask_swizzle(and_mask: int, or_mask: int = 0, xor_mask: int = 0) -> int:

@@ -9,6 +9,7 @@ from isa.memory_access import (memory_access, prefetch, scalar_base_registers, s
                                value_dwords)
 
 from . import syntax
+from .field_values import buffer_format_codes
 from .operands import Mod, OperandError, Special
 from .signature import buffer_data_dwords, cache_control, export_targets, flat_layout, image_widths
 from .statement import Attr
@@ -171,7 +172,7 @@ def buffer(enc, d, F, ops, mods):
     F["SOFFSET"] = enc.sreg_code(ops[3], F, "soffset")
     fmtv = mods.pop("format", 1) if typed_buffer(d) else 1    # buffer_*: the manual's default
     if isinstance(fmtv, list):
-        names = {f"BUF_FMT_{n}": v for v, n in enc.spec.tables.get("data_formats", [])}
+        names = buffer_format_codes(enc.spec)
         if len(fmtv) != 1 or getattr(fmtv[0], "name", None) not in names:
             raise OperandError(f"{mn}: unknown format {fmtv}", modifier="format")
         fmtv = names[fmtv[0].name]

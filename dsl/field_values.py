@@ -174,15 +174,27 @@ def buffer_vaddr(f: dict):
     return cached_reg("v", f["VADDR"], 2 if idxen and offen else 1) if idxen or offen else name_value("off")
 
 
+@lru_cache(maxsize=None)
+def buffer_format_names(spec: Spec) -> dict[int, str]:
+    """MTBUF / typed VBUFFER format code -> BUF_FMT_name: the manual's table's names of the codes
+    LLVM names (the others are written as numbers, format:64)."""
+    return {v: f"BUF_FMT_{n}" for v, n, *_ in spec.tables.get("data_formats", []) if v < syntax.BUFFER_FORMAT_LIMIT}
+
+
+@lru_cache(maxsize=None)
+def buffer_format_codes(spec: Spec) -> dict[str, int]:
+    """BUF_FMT_name -> its format code: what the assemblers read (buffer_format_names reversed)."""
+    return {name: code for code, name in buffer_format_names(spec).items()}
+
+
 def buffer_modifiers(spec: Spec, f: dict, typed: bool, offset: int) -> dict:
     """The modifiers after a buffer instruction's operands: a typed access's data format unless it is the default (1), as [BUF_FMT_name] where the
     manual's table names it; idxen, offen; a nonzero offset."""
     mods = {}
     fmtv = f.get("FORMAT", 1)
     if typed and fmtv != 1:
-        names = dict(spec.tables.get("data_formats", []))
-        named = fmtv in names and fmtv < syntax.BUFFER_FORMAT_LIMIT
-        mods["format"] = [Attr(f"BUF_FMT_{names[fmtv]}")] if named else fmtv
+        names = buffer_format_names(spec)
+        mods["format"] = [Attr(names[fmtv])] if fmtv in names else fmtv
     mods.update(flags(f, ("IDXEN", "OFFEN")))
     if offset:
         mods["offset"] = offset

@@ -31,6 +31,12 @@ _data_registers = cache(data_registers)
 
 
 @cache
+def _buffer_formats(spec: Spec) -> tuple[dict[int, str], dict[int, str]]:
+    """LLVM's names of MTBUF's DFMT and NFMT codes (without the BUF_*_FORMAT_ prefixes)."""
+    return g9.buffer_format_names(spec.tables["data_formats"]), g9.buffer_format_names(spec.tables["number_formats"])
+
+
+@cache
 def _mfma_names(spec: Spec) -> frozenset[str]:
     return frozenset(row[0] for row in spec.tables.get("mfma", ()))
 _VCC = name_value("vcc")
@@ -234,7 +240,7 @@ def _scalar(spec: Spec, inst: Instruction) -> Instr | None:
         ops = [scalar_source(spec, f["SSRC0"], 1, inst.literal, (fmt, "SSRC0"), 32, True),
                immediate_values.gpr_idx(f["SSRC1"])]
     elif fmt == "SOPP":
-        style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn, "hex")
+        style = syntax.sopp_style(d, True) or "hex"
         imm = f["SIMM16"]
         if style == "none" or (style == "opt" and imm == 0):
             pass
@@ -358,9 +364,10 @@ def _buffer(spec: Spec, inst: Instruction) -> Instr | None:
     if inst.fmt.name == "MTBUF":
         dfmt, nfmt = f["DFMT"], f["NFMT"]
         if (dfmt, nfmt) != (1, 0):
-            names = [Attr(f"BUF_DATA_FORMAT_{g9.BUF_DATA_FORMATS[dfmt]}")] if dfmt != 1 else []
+            dfmts, nfmts = _buffer_formats(spec)
+            names = [Attr(g9.BUF_DATA_FORMAT + dfmts[dfmt])] if dfmt != 1 else []
             if nfmt:
-                names.append(Attr(f"BUF_NUM_FORMAT_{g9.BUF_NUM_FORMATS[nfmt]}"))
+                names.append(Attr(g9.BUF_NUM_FORMAT + nfmts[nfmt]))
             mods["format"] = names
     mods.update(flags(f, ("IDXEN", "OFFEN")))
     if f["OFFSET"]:

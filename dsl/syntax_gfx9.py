@@ -2,6 +2,8 @@
 differ from gfx11's (syntax.py). Like syntax.py: how LLVM spells things, not ISA facts."""
 from __future__ import annotations
 
+from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
+
 # SOPP immediates (styles as syntax.SOPP_STYLE); the rest print as syntax.SOPP_STYLE says
 SOPP_STYLE = {"s_set_gpr_idx_off": "none", "s_set_gpr_idx_mode": "gpr_idx", "s_endpgm": "opt",
               "s_sendmsghalt": "sendmsg"}
@@ -24,6 +26,16 @@ SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVE
                  9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL", 15: "MSG_SYSMSG"}
 GS_OPS = {0: "GS_OP_NOP", 1: "GS_OP_CUT", 2: "GS_OP_EMIT", 3: "GS_OP_EMIT_CUT"}
 SYSMSG_OPS = {1: "SYSMSG_OP_ECC_ERR_INTERRUPT", 2: "SYSMSG_OP_REG_RD", 4: "SYSMSG_OP_TTRACE_PC"}
+# the messages (by id) whose operations take a stream (GS_OP_NOP excepted)
+STREAM_MESSAGES = (2, 3)
+
+
+def message_operations() -> dict[int, dict[str, int]]:
+    """message id -> {operation name: value} of the messages that take one: GS (not GS_OP_NOP:
+    LLVM "invalid operation id"), GS_DONE and SYSMSG."""
+    gs = {n: k for k, n in GS_OPS.items()}
+    return {2: {n: k for n, k in gs.items() if k}, 3: gs,
+            15: {n: k for k, n in SYSMSG_OPS.items()}}
 
 # hwreg(...) names: the manual's table (isa tables['hwreg']) with LLVM's prefix HW_REG_; LLVM spells
 # the performance-snapshot registers with SQ_ and names id 15, which the CDNA3 table reserves
@@ -55,8 +67,8 @@ OPSEL_FLAGS = {name: (("bound_ctrl", 1), ("fi", 0)) for name in ("V_PERMLANE16_S
 # SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32); their
 # source is bytes, so it takes sext() rather than neg/abs
 SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"}
-# VALU instructions LLVM prints without an encoding suffix although the manual gives a VOP3 form
-NO_ENC_SUFFIX = {"V_SWAP_B32", "V_CLREXCP"}
+# VALU instructions printed without an encoding suffix although the manual gives a VOP3 form
+NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx9"]
 # operands the pseudocode types as 32-bit but slices as 64 (v_pk_mov_b32: D0.u32[63 : 32]): registers
 WIDE_OPERANDS = {"V_PK_MOV_B32": 2}
 # MFMA with f64 results: LLVM prints the BLGP bits as neg:[a,b,c] (negate A, B, C)
@@ -66,10 +78,14 @@ MFMA_NEG_TYPES = {"f64"}
 SDWA_SEL = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
 SDWA_UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD")   # 3 reads as PAD
 
-# MTBUF DFMT / NFMT names
-BUF_DATA_FORMATS = ("INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10", "10_10_10_2",
-                    "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32", "32_32_32_32", "RESERVED_15")
-BUF_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT")
+# MTBUF DFMT / NFMT names: the manual's (isa tables 'data_formats' / 'number_formats') with LLVM's
+# prefixes; LLVM spells a code the manual calls reserved RESERVED_<code>
+BUF_DATA_FORMAT, BUF_NUM_FORMAT = "BUF_DATA_FORMAT_", "BUF_NUM_FORMAT_"
+
+
+def buffer_format_names(rows) -> dict[int, str]:
+    """code -> LLVM's name of each row (code, NAME, ...) of a DFMT or NFMT table, without prefix."""
+    return {code: f"RESERVED_{code}" if name == "RESERVED" else name for code, name, *_ in rows}
 
 # operand names the disassembler prints for codes this target's assembler refuses
 NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}

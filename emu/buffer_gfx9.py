@@ -19,15 +19,13 @@ What differs from RDNA3 (emu/buffer.py):
 Format conversion reuses emu/handwritten/buffer_format.py: GFX9 splits the format into a data
 format (DFMT: V# 114:111 or MTBUF's field) and a number format (NFMT: V# 110:108 or MTBUF's
 field); `data_formats` names each pair as RDNA3's table names the combined formats
-("8_8_8_8_UNORM"), from the MTBUF field descriptions the manual gives.
+("8_8_8_8_UNORM") and gives its channels, from the generated DFMT / NFMT tables.
 
 Not modelled (refused with the reason): swizzled addressing (the GFX9 V# has no element size
 field), combinations the manual gives no range rule for (idxen with stride 0, idxen with
 add_tid).
 """
 from __future__ import annotations
-
-import re
 
 import numpy as np
 
@@ -40,15 +38,17 @@ def format_id(dfmt, nfmt):
     return np.asarray(dfmt, np.int64) | (np.asarray(nfmt, np.int64) << 4)
 
 
-def data_formats(mtbuf) -> dict[int, str]:
-    """format_id -> name ("INVALID", "32_FLOAT", "8_8_8_8_UNORM", ...) from the MTBUF format's
-    DFMT / NFMT field descriptions ("... 0 invalid 1 8 2 16 3 8_8 ..."); codes the manual
-    leaves out are named "RESERVED" (refused by the format semantics, naming them)."""
-    def codes(field):
-        return {int(c): n.upper() for c, n in re.findall(r"(\d+) (\w+)", mtbuf.field_text.get(field, ""))}
-    dfmts, nfmts = codes("DFMT"), codes("NFMT")
-    return {int(format_id(d, n)): "INVALID" if d == 0 else f"{dfmts.get(d, 'RESERVED')}_{nfmts.get(n, 'RESERVED')}"
-            for d in range(16) for n in range(8)}
+def data_formats(tables) -> dict[int, tuple[str, tuple[int, ...], str | None]]:
+    """format_id -> (name, channel bits, number format) of every DFMT / NFMT pair, from the
+    manual's code lists the generator reads (isa tables `data_formats`: DFMT 10 is '8_8_8_8',
+    channels (8, 8, 8, 8); `number_formats`: NFMT 0 is 'UNORM'), named as the pair
+    ('8_8_8_8_UNORM'); DFMT 0 is INVALID whatever the NFMT. A RESERVED code is refused by the
+    format semantics, naming it."""
+    out = {}
+    for dfmt, dname, bits, _, _ in tables["data_formats"]:
+        for nfmt, nname, _ in tables["number_formats"]:
+            out[int(format_id(dfmt, nfmt))] = ("INVALID", (), None) if dfmt == 0 else (f"{dname}_{nname}", bits, nname)
+    return out
 
 
 def resource_format(words) -> tuple[np.ndarray, np.ndarray]:

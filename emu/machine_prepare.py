@@ -886,7 +886,8 @@ class Preparer:
         soffset = self._src(f["SOFFSET"], 32, "u", None)
         typed = instruction_facts.typed_buffer(d)     # MTBUF (RDNA3) or VBUFFER's typed forms
         formatted = instruction_facts.converts_format(d)
-        formats = gfx9_data_formats(self.spec.formats["MTBUF"]) if gfx9 else dict(self.spec.tables["data_formats"])
+        formats = gfx9_data_formats(self.spec.tables) if gfx9 else \
+            {code: (name, bits, kind) for code, name, bits, kind, _ in self.spec.tables["data_formats"]}
 
         def access(st, sel, lane_id):
             v = st.vgpr[reg:reg + nregs, sel]

@@ -204,7 +204,7 @@ def test_auxiliary_tables():
     assert ("SCC", 0, 0) in [r[:3] for r in t["status"]]
     assert {name for name, _, _ in t["waitcnt"]} == {"EXP", "LGKM", "VM"}
     assert ("DPP_ROW_SHARE", 0x150, 0x15F) in [r[:3] for r in t["dpp_ctrl"]]
-    assert (22, "32_FLOAT") in t["data_formats"]
+    assert (22, "32_FLOAT", (32,), "FLOAT", 115) in t["data_formats"]
 
 
 def test_destination_restrictions_and_shared_code_tables():

@@ -16,8 +16,8 @@ ConvertToFormat), so they follow its prose (RDNA3 manual, printed pages):
 - range check all or nothing per lane; out-of-range loads return 0 except DST_SEL = 1
   components, which return 1 (p. 89, Table 46 notes)
 
-Modelled: the formats with equal 8/16/32-bit channels (ids 1-29, 42-63: UNORM, SNORM,
-USCALED, SSCALED, UINT, SINT, FLOAT). Conversions the manual names but does not define are
+Modelled: the formats whose channels (the generated table's channel widths) are equal 8, 16 or
+32 bits (ids 1-29, 42-63: UNORM, SNORM, USCALED, SSCALED, UINT, SINT, FLOAT). Conversions the manual names but does not define are
 the usual ones: UNORM n bits <-> [0, 1] as v / (2^n - 1), SNORM <-> [-1, 1] as
 max(v / (2^(n-1) - 1), -1), SCALED as the integer's value; stores round to nearest even and
 saturate (NaN -> 0), integer stores keep the low bits. Packed formats (10_11_11, 2_10_10_10,
@@ -25,28 +25,27 @@ saturate (NaN -> 0), integer stores keep the low bits. Packed formats (10_11_11,
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..semantics import SemanticsError
 
+# the number formats whose conversions are modelled, and the channel widths
 NUMBER_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "FLOAT")
-_EQUAL_CHANNELS = re.compile(r"^(8|16|32)(?:_\1)*_(%s)$" % "|".join(NUMBER_FORMATS))
+_CHANNEL_BITS = (8, 16, 32)
 _FLOAT_KINDS = ("UNORM", "SNORM", "USCALED", "SSCALED", "FLOAT")
 
 
-def layout(fmt: int, names: dict) -> tuple[int, int, str]:
-    """(channels, bits per channel, number format) of data format `fmt`, or an error."""
-    name = names.get(fmt, "?")
+def layout(fmt: int, formats: dict) -> tuple[int, int, str]:
+    """(channels, bits per channel, number format) of data format `fmt`, from its generated
+    (name, channel bits, number format) entry, or an error naming it."""
+    name, bits, kind = formats.get(fmt, ("not in the manual's table", (), None))
     if name == "INVALID":
         raise SemanticsError("the instruction's data format is 0 (INVALID)")
-    m = _EQUAL_CHANNELS.match(name)
-    if m is None or (m.group(2) == "FLOAT" and m.group(1) == "8"):
+    if kind not in NUMBER_FORMATS or len(set(bits)) != 1 or bits[0] not in _CHANNEL_BITS or \
+            (kind == "FLOAT" and bits[0] == 8):
         raise SemanticsError(f"buffer data format {fmt} ({name}) is not modelled "
                              f"(only equal 8/16/32-bit channels: UNORM SNORM USCALED SSCALED UINT SINT FLOAT)")
-    bits = int(m.group(1))
-    return name.count("_"), bits, m.group(2)
+    return len(bits), bits[0], kind
 
 
 # ------------------------------------------------------------------ memory -> register

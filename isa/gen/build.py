@@ -500,7 +500,11 @@ def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]
     if "Sample Instruction Suffix Key" in by_title:
         out["sample_suffixes"] = P.parse_sample_suffixes(by_title["Sample Instruction Suffix Key"], sections)
     if "Buffer and Image Data Formats" in by_title:
-        out["data_formats"] = P.parse_number_name_table(by_title["Buffer and Image Data Formats"])
+        out["data_formats"] = P.parse_data_formats(by_title["Buffer and Image Data Formats"])
+    elif dfmt := P.parse_field_codes(tables, "DFMT"):
+        # GFX9 (CDNA): a data format (DFMT) and a number format (NFMT), from the field descriptions
+        out["data_formats"] = [(code, name, *P.data_format_layout(name), page) for code, name, page in dfmt]
+        out["number_formats"] = P.parse_field_codes(tables, "NFMT")
     mfma = P.parse_mfma(instructions)
     if mfma:
         out["mfma"] = mfma

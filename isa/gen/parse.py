@@ -521,15 +521,71 @@ def parse_dpp_ctrl_cells(table: Table) -> list[tuple]:
     return out
 
 
-def parse_number_name_table(table: Table) -> list[tuple[int, str]]:
-    """Tables of '# | Name' pairs in several columns (buffer/image data formats)."""
-    out = []
+# a data format's name as channel widths and a number-format word: '8_8_8_8_UNORM',
+# '10_11_11_FLOAT'; CDNA's DFMT names have the widths only ('16_16')
+DATA_FORMAT_NAME_RE = re.compile(r"(\d+(?:_\d+)*)(?:_([A-Z]+))?")
+_FORMAT_NAME_RE = re.compile(r"[A-Z0-9_]+")
+
+
+def data_format_layout(name: str) -> tuple[tuple[int, ...], str | None]:
+    """(channel bits, number format) a data format's name spells: '8_8_8_8_UNORM' ->
+    ((8, 8, 8, 8), 'UNORM'), '10_11_11_FLOAT' -> ((10, 11, 11), 'FLOAT'), CDNA's DFMT '16_16' ->
+    ((16, 16), None). The widths are in the name's order. A name that is not widths followed by at
+    most one word says no channels: INVALID, 32_FLOAT_CLAMP, X24_8_32_UINT, GB_GR_UNORM, BC1_UNORM
+    -> ((), None)."""
+    m = DATA_FORMAT_NAME_RE.fullmatch(name)
+    if m is None:
+        return (), None
+    return tuple(int(b) for b in m.group(1).split("_")), m.group(2)
+
+
+def parse_data_formats(table: Table) -> list[tuple[int, str, tuple[int, ...], str | None, int]]:
+    """The "Buffer and Image Data Formats" table ('# | Format' pairs in three columns; RDNA3 Table
+    52, pages 115-116): (code, name, channel bits, number format, page) per format, e.g.
+    (42, '8_8_8_8_UNORM', (8, 8, 8, 8), 'UNORM', 115). A cell of several codes followed by a cell of
+    as many names (RDNA4's conversion crammed 112-227 into one pair of cells) is paired in order; a
+    count mismatch, or a code named twice differently, is an error."""
+    out: dict[int, tuple] = {}
     for row in table.rows:
         cells = row.cells
         for i in range(len(cells) - 1):
-            if cells[i].isdigit() and re.fullmatch(r"[A-Z0-9_]+", cells[i + 1]) and not cells[i + 1].isdigit():
-                out.append((int(cells[i]), cells[i + 1]))
-    return sorted(set(out))
+            codes, names = cells[i].split(), cells[i + 1].split()
+            if not codes or not all(c.isdigit() for c in codes) or \
+                    not all(_FORMAT_NAME_RE.fullmatch(n) and not n.isdigit() for n in names):
+                continue
+            if len(codes) != len(names):
+                raise SpecParseError(f"'{table.title}' (page {row.page}): {len(codes)} codes "
+                                     f"({cells[i]}) beside {len(names)} names ({cells[i + 1]})")
+            for code, name in zip(map(int, codes), names):
+                if code in out and out[code][1] != name:
+                    raise SpecParseError(f"'{table.title}' (page {row.page}): format {code} is named "
+                                         f"both {out[code][1]} and {name}")
+                out.setdefault(code, (code, name, *data_format_layout(name), row.page))
+    if not out:
+        raise SpecParseError(f"no formats in '{table.title}' (page {table.page})")
+    return [out[code] for code in sorted(out)]
+
+
+_CODE_LIST_RE = re.compile(r":((?:\s+\d+\s+\w+)+)\s*$")
+
+
+def parse_field_codes(tables: list[Table], field: str) -> list[tuple[int, str, int]]:
+    """(code, NAME, page) of every code the manual's rows describing `field` list: CDNA's MTBUF
+    'DFMT | Data Format of data in memory buffer: 0 invalid 1 8 2 16 3 8_8 ...' and 'NFMT | Numeric
+    format of data in memory: 0 unorm 1 snorm ...'. The buffer chapter's field table (CDNA3 page
+    72) names DFMT 7 (11_11_10) and 15 (reserved), the MTBUF Fields table (page 555) leaves them
+    out: every row counts, earlier pages first, and a code two rows name differently is an error."""
+    out: dict[int, tuple] = {}
+    for table in sorted(tables, key=lambda t: t.page):
+        for row in table.rows:
+            m = _CODE_LIST_RE.search(row.cells[-1]) if row.cells and row.cells[0] == field else None
+            for code, name in re.findall(r"(\d+)\s+(\w+)", m.group(1)) if m else ():
+                code, name = int(code), name.upper()
+                if code in out and out[code][1] != name:
+                    raise SpecParseError(f"'{table.title}' (page {row.page}): {field} {code} is {name}, "
+                                         f"page {out[code][2]} says {out[code][1]}")
+                out.setdefault(code, (code, name, row.page))
+    return [out[code] for code in sorted(out)]
 
 
 def _table(tables: list[Table], title: str) -> Table:
