@@ -43,6 +43,7 @@ LANE_MOVES = [
     "v_readfirstlane_b32 s1, v2", "v_readfirstlane_b32_e32 s1, v2", "v_readlane_b32 s1, v2, s3",
     "v_writelane_b32 v1, s2, s3", "v_nop_e64", "v_add3_u32_e64 v1, v2, v3, v4", "v_movrels_b32_e64 v1, v2",
     "v_permlane16_b32_e64 v1, v2, s3, s4",
+    "v_interp_p10_f32_e64 v1, v2, v3, v4 wait_exp:1",   # (VINTERP reads other lanes of its quad: no lane move)
 ]
 
 
