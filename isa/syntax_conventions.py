@@ -31,6 +31,18 @@ SALU_VALUE_SOURCES = frozenset({"S_MOVRELSD_2_B32"})
 # "v_cndmask_b16 ... op_sel:[...]" on gfx1100, gfx1151 and gfx1201)
 NO_OPSEL = frozenset({"V_CNDMASK_B16"})
 
+# Output modifiers (mul:2, mul:4, div:2) scale a floating-point result; these VOP3 instructions are
+# the exceptions. Integer results that still take them (float-to-integer conversions:
+# "v_cvt_i32_f32_e64 v1, v2 mul:2" is accepted on gfx1100, gfx1151 and gfx1201, while
+# "v_cvt_floor_i32_f32_e64 v1, v2 mul:2" and "v_frexp_exp_i32_f32_e64 v1, v2 mul:2" are refused);
+# v_cvt_pk_rtz_f16_f32's packed result is typed as bits
+OMOD_ON_INTEGER_RESULT = frozenset({"V_CVT_I32_F32", "V_CVT_U32_F32", "V_CVT_I32_F64", "V_CVT_U32_F64",
+                                    "V_CVT_I16_F16", "V_CVT_U16_F16", "V_CVT_NORM_I16_F16", "V_CVT_NORM_U16_F16",
+                                    "V_FREXP_EXP_I16_F16", "V_FREXP_EXP_I32_F64", "V_CVT_PK_RTZ_F16_F32"})
+# and floating-point results that take none: "v_dot2_f16_f16 v1, v2, v3, v4 mul:2",
+# "v_pack_b32_f16 v1, v2, v3 mul:2" (gfx1100, gfx1201), "v_cvt_f32_fp8_e64 v1, v2 mul:2" (gfx1201) are refused
+NO_OMOD = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16", "V_PACK_B32_F16", "V_CVT_F32_FP8", "V_CVT_F32_BF8"})
+
 # VALU instructions printed without an encoding suffix although they have 32- and 64-bit forms
 # (v_nop_e64's bytes print as "v_nop"; v_readfirstlane_b32's e32 bytes print without _e32), by
 # dialect: gfx9 adds v_swap_b32 and v_clrexcp
