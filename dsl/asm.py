@@ -163,6 +163,10 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
             column = term_columns(src, part.column).get(modifier)
             if column:
                 return column
+    if isinstance(operand, Attr):       # a name inside an operand (A | B): where the name is written
+        found = re.compile(rf"(?<![\w.$]){re.escape(operand.name)}(?![\w.$@])").search(src, st.column)
+        if found:
+            return found.start() + 1
     return st.column
 
 
