@@ -642,9 +642,6 @@ class Encoder:
                     raise OperandError(f"{_name(d)}: index_key:{key} is negative", modifier="index_key")
                 opsel = key
             if is_p:
-                if "op_sel_hi" in mods and effects(d.pcode).matrix:
-                    raise OperandError(f"{_name(d)}: op_sel_hi: a matrix instruction's sources are whole matrices "
-                                       f"(WMMA/SWMMAC read no 16-bit halves by OPSEL_HI)", modifier="op_sel_hi")
                 if "op_sel_hi" in mods:
                     hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)
                     hv, given = _bits_value(hib), len(hib)

@@ -69,23 +69,3 @@ def test_vgpr_halves_are_taken_only_where_the_syntax_has_them(arch):
     assert all(w is not None for w in want[len(HALVES):])
     assert all((w is None) == (arch == "gfx1201") for w in want[:len(HALVES)])
     assert [_dsl(x, arch) for x in HALVES + WHOLE] == want
-
-
-# a matrix instruction (isa.effects' matrix: WMMA, SWMMAC) has no op_sel_hi: its sources are whole
-# matrices; neg_lo/neg_hi stay where LLVM takes them
-MATRIX = {"gfx1100": ["v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] op_sel_hi:[1,1]",
-                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] op_sel_hi:[0,0,0]",
-                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] neg_hi:[1,0,0]",
-                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] neg_lo:[0,0,1]",
-                      "v_wmma_i32_16x16x16_iu8 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,0,0]"],
-          "gfx1201": ["v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7] op_sel_hi:[1,1,1]",
-                      "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 op_sel_hi:[1,1,1]",
-                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,0,0]",
-                      "v_wmma_i32_16x16x16_iu8 v[0:7], v[8:9], v[10:11], v[0:7] neg_lo:[1,0,0]"]}
-
-
-@pytest.mark.parametrize("arch", MATRIX)
-def test_matrix_instructions_take_no_op_sel_hi_as_llvm(arch):
-    want = mc_encodings(MATRIX[arch], arch)
-    assert [w is None for w in want] == ["op_sel_hi" in x for x in MATRIX[arch]]
-    assert [_dsl(x, arch) for x in MATRIX[arch]] == want
