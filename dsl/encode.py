@@ -642,6 +642,9 @@ class Encoder:
                     raise OperandError(f"{_name(d)}: index_key:{key} is negative", modifier="index_key")
                 opsel = key
             if is_p:
+                if "op_sel_hi" in mods and not plan.opsel and effects(d.pcode).matrix:
+                    raise OperandError(f"{_name(d)}: op_sel_hi: a matrix instruction selects halves only of a "
+                                       f"16-bit result (RDNA3 WMMA f16/bf16), as op_sel", modifier="op_sel_hi")
                 if "op_sel_hi" in mods:
                     hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)
                     hv, given = _bits_value(hib), len(hib)
@@ -1279,8 +1282,9 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     opsel = not e32 and "OPSEL" in fields and (
         is_p or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts)
         or bool(effects(d.pcode).opsel_ranges))
-    if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
-        opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
+    if is_wmma:     # OPSEL picks the half of a 16-bit result where each lane holds whole rows (RDNA3's
+        # replicated layout); a 32-bit result, or RDNA4's spread one, has none
+        opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16 and replicated
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and (       # a float result's scale
         bool(sig.dsts) and sig.dsts[0].is_float and d.name not in syntax.NO_OMOD
         or d.name in syntax.OMOD_ON_INTEGER_RESULT)

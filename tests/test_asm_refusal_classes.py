@@ -69,3 +69,26 @@ def test_vgpr_halves_are_taken_only_where_the_syntax_has_them(arch):
     assert all(w is not None for w in want[len(HALVES):])
     assert all((w is None) == (arch == "gfx1201") for w in want[:len(HALVES)])
     assert [_dsl(x, arch) for x in HALVES + WHOLE] == want
+
+
+# a matrix instruction (isa.effects' matrix: WMMA, SWMMAC) takes op_sel_hi exactly where it takes
+# op_sel: an RDNA3 WMMA with a 16-bit result; not an f32/i32 result, not RDNA4's
+MATRIX = {"gfx1100": ["v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] op_sel_hi:[1,1,1]",
+                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], 1.0 op_sel_hi:[0,1,0]",
+                      "v_wmma_bf16_16x16x16_bf16 v[0:7], v[8:15], v[16:23], v[0:7] op_sel_hi:[0,1,0]",
+                      "v_wmma_f16_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] op_sel_hi:[1,1,1]",
+                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] neg_hi:[1,0,0]",
+                      "v_wmma_i32_16x16x16_iu8 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,0,0]"],
+          "gfx1201": ["v_wmma_f16_16x16x16_f16 v[0:3], v[8:11], v[12:15], v[0:3] op_sel_hi:[1,1,1]",
+                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7] op_sel_hi:[1,1,1]",
+                      "v_swmmac_f16_16x16x32_f16 v[0:3], v[8:11], v[12:19], v20 op_sel_hi:[1,1,1]",
+                      "v_wmma_f16_16x16x16_f16 v[0:3], v[8:11], v[12:15], v[0:3] op_sel:[0,0,1]",
+                      "v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,0,0]"]}
+MATRIX_REFUSED = {"gfx1100": [True, True, False, False, False, False], "gfx1201": [True, True, True, True, False]}
+
+
+@pytest.mark.parametrize("arch", MATRIX)
+def test_matrix_instructions_take_op_sel_hi_where_llvm_does(arch):
+    want = mc_encodings(MATRIX[arch], arch)
+    assert [w is None for w in want] == MATRIX_REFUSED[arch]
+    assert [_dsl(x, arch) for x in MATRIX[arch]] == want
