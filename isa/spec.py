@@ -201,6 +201,11 @@ def load(target: str) -> Spec:
     return _cache[arch]
 
 
+def loaded_specs() -> dict[str, Spec]:
+    """The Specs loaded so far, by family."""
+    return _cache
+
+
 def traits(target: str) -> Traits:
     """The Traits of a target ('gfx1151') or family ('rdna3.5'); TraitsError for a family
     without a traits entry."""
