@@ -23,7 +23,7 @@ from functools import lru_cache, wraps
 
 from .effects import assignment, statements
 from .records import dataclass
-from .spec import loaded_specs
+from .spec import family_of, loaded_specs
 
 
 @dataclass(frozen=True)
@@ -264,9 +264,14 @@ def behaviour_unknown(d) -> bool:
     """No manual describes what `d` (an isa InstrDef) does, and what it could change is state an
     emulator models (a barrier's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's s_barrier_init/join/leave.
     Their operands are known (the assembler, disassembler and allocator use them); their effect is
-    not, so nothing may run them. Keyed by format and name: no other family has these names."""
+    not, so nothing may run them. By name in d's family (isa.spec.family_of); an InstrDef no loaded
+    Spec holds (a copy) by name in any family listed, so that no copy runs a guess."""
     from .errata import BEHAVIOUR_UNKNOWN
-    return any((d.format, d.name) in entries for entries in BEHAVIOUR_UNKNOWN.values())
+    entry = BEHAVIOUR_UNKNOWN.get(d.name)
+    if entry is None:
+        return False
+    family = family_of(d)
+    return family is None or family in entry[0]
 
 
 # ------------------------------------------------------------------ the generated tables
