@@ -316,9 +316,12 @@ def _generated(pcode: str) -> dict | None:
         for arch, spec in list(specs.items()):
             if arch not in _families_read:
                 _families_read.add(arch)
+                module = f"isa.generated.{arch.replace('.', '_')}.code_facts"
                 try:
-                    table = importlib.import_module(f"isa.generated.{arch.replace('.', '_')}.code_facts").CODE_FACTS
-                except ModuleNotFoundError:
+                    table = importlib.import_module(module).CODE_FACTS
+                except ModuleNotFoundError as e:        # generated before the tables existed: parsed
+                    if e.name != module:
+                        raise
                     continue
                 by_index: dict[int, dict] = {}
                 for name, values in table.items():
@@ -343,5 +346,6 @@ def _from_tables(name: str):
     return fact
 
 
+# the public names answer from the tables; compute() keeps the parsing functions above
 for _name in GENERATED_FACTS:
     globals()[_name] = _from_tables(_name)
