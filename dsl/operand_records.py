@@ -5,7 +5,6 @@ dsl.signature re-exports every name here."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from isa import InstrDef
 from isa.records import dataclass
@@ -72,21 +71,14 @@ def type_info(t: str | None) -> tuple[int, str, bool]:
 
 
 def vopd_base(spec, d: InstrDef) -> InstrDef:
-    """The VOP1/VOP2 instruction a VOPD half performs (V_DUAL_MUL_F32 -> V_MUL_F32)."""
+    """The instruction a VOPD half performs: its VOP1/VOP2 twin (V_DUAL_MUL_F32 -> V_MUL_F32), or
+    the half itself where it has none (v_dual_dot2acc_*: its own code and operand types, two
+    sources and D0, as a VOP2's). Never a definition made up here: every component then keys its
+    facts and semantics on a definition of the spec."""
     if d.format != "VOPD":
         return d
     name = d.name.replace("V_DUAL_", "V_", 1)
-    cands = [x for x in spec.lookup(name) if x.format in ("VOP2", "VOP1", "VOP3")]
-    if cands:
-        return cands[0]
-    # no VOP2 twin (RDNA4's V_DUAL_DOT2ACC_*): the VOPD entry's own code, as a VOP2 (two sources, D0)
-    return _vopd_as_vop2(d)
-
-
-@lru_cache(maxsize=None)
-def _vopd_as_vop2(d: InstrDef) -> InstrDef:
-    return InstrDef(d.name, "VOP2", d.opcode, d.pcode or "D0 = S0 * S1", d.description,
-                    operand_types=d.operand_types)
+    return next((x for x in spec.lookup(name) if x.format in ("VOP2", "VOP1", "VOP3")), d)
 
 
 def scalar_bits(d: InstrDef, key: str) -> int:

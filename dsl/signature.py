@@ -1,10 +1,10 @@
 """Which operands an instruction takes, in LLVM's text order, and what each holds.
 
 Derived from the ISA data: the format's fields, the pseudocode's typed accessors
-(S0.f16, D0.u64, VCC.u64[laneId] = ...) and, for memory instructions whose
-pseudocode does not type its data, the data-type suffix of the name (B64, FORMAT_XYZ,
-D16). Nothing here lists an instruction individually except syntax.py's few LLVM
-spellings."""
+(S0.f16, D0.u64, VCC.u64[laneId] = ...), where the code types none the generator's facts
+(isa/generated operand_types: a compare's family, a VOPD half's twin) and isa.effects
+(mixed sources, pieces, slices), and for memory instructions isa.memory_access. Nothing
+here lists an instruction individually except syntax.py's few LLVM spellings."""
 from __future__ import annotations
 
 import re
@@ -41,23 +41,13 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 # the power of the ... input and store the result into a scalar register")
 _SCALAR_RESULT_RE = re.compile(r"\b[Ss]tore the result into a scalar register")
 
-_NAME_TYPE_RE = re.compile(r"_((?:[FIUB]|BF)(?:16|32|64))(?=_|$)")
-
-
-def _name_types(name: str) -> list[str]:
-    """Data types in an instruction name, result first (the manual's suffix convention, RDNA4
-    manual Table 3, page 13: 'If an instruction has two suffixes (for example, _I32_F32), the
-    first suffix indicates the destination type, the second the source type')."""
-    return [t.lower() for t in _NAME_TYPE_RE.findall(name)]
-
-
-def _low_half_only(pcode: str, key: str, name: str) -> bool:
-    """The pseudocode touches only bits [15:0] of an operand (or a 4-bit shift amount):
-    a 16-bit operand stored in a 32-bit accessor, e.g. D0.i[15 : 0] = ..."""
+def _low_half_only(pcode: str, key: str, result_bits: int) -> bool:
+    """The pseudocode touches only bits [15:0] of an operand (or, with a 16-bit result, a 4-bit
+    shift amount): a 16-bit operand stored in a 32-bit accessor, e.g. D0.i[15 : 0] = ..."""
     uses = [u for u in effects(pcode).uses if u[0] == key]
     if not uses:
         return False
-    short = {15, 3} if re.search(r"_[BIUF]16(_|$)", name) else {15}
+    short = {15, 3} if result_bits == 16 else {15}
     return all(hi in short and lo == 0 for _, _, hi, lo in uses)
 
 
@@ -115,7 +105,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
         dsts, n_src = [], 0
     elif n_src == 0 and writes_d and d.format in ("VOP1", "VOP3") and d.name not in syntax.NO_SOURCES:
         n_src = 1   # v_movrels / v_swaprel style: SRC0 is a register number, still an operand
-    name_types = _name_types(d.name)
+    if fx.mixed_sources:        # in[i] = S[i].f, or an f16 half of it as OPSEL_HI says: float sources
+        for i in range(n_src):
+            types[f"S{i}"] = types.get(f"S{i}") or "f32"
     d0_in_pieces = _packed_result(pcode)
     for key in ["D0"] + [f"S{i}" for i in range(n_src)]:
         packed_result = key == "D0" and d0_in_pieces
@@ -125,11 +117,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
             float_pieces = key != "D0" and d.format != "VOP3P" and pieces and pieces <= {"f16", "f32", "f64"}
             # sources read as float pieces only (S0[31 : 0].f32, S0[63 : 32].f32) take float modifiers
             types[key] = f"{'f' if float_pieces else 'b'}{-(-wide // 32) * 32}"
-        elif types.get(key) is None and name_types and not packed_result:
-            types[key] = name_types[0] if key == "D0" else name_types[-1]
-        elif key != "D0" and name_types and name_types[-1] == "bf16" and types.get(key) == "b16":
-            types[key] = "bf16"     # read as raw bits ({ S0.b16, 16'0U }): the name's bf16 input
-        elif types.get(key) and _low_half_only(pcode, key, d.name) and d.format != "VOP3P" and not packed_result:
+        elif types.get(key) and _low_half_only(pcode, key, type_info(types.get("D0"))[0]) and d.format != "VOP3P" and not packed_result:
             types[key] = types[key].replace("pk_", "")[:-2] + "16" if types[key][-2:] == "32" else \
                 types[key].replace("pk_", "")
     if dsts and dsts[0].name == "vdst":
@@ -141,9 +129,8 @@ def valu_signature(d: InstrDef) -> ValuSig:
         elif f"S{i}" in fx.lane_choosers:      # v_readlane's lane select: lane = S1.u32[4 : 0]
             srcs[i] = replace(o, no_literal=True)
     for i in syntax.T16_SOURCES.get(d.name, ()):
-        if i < len(srcs):   # typed as the instruction's data (name suffix): the class mask of _F16 is f16
-            kind = type_info(name_types[-1])[1] if name_types else srcs[i].ftype
-            srcs[i] = Operand(srcs[i].name, 1, True, kind, False, 16)
+        if i < len(srcs):   # typed as the instruction's data, its first source: V_CMP_CLASS_F16's mask is f16 (S0.f16)
+            srcs[i] = Operand(srcs[i].name, 1, True, srcs[0].ftype, False, 16)
     if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
         srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits, s.packed, s.ftype != "f") for s in srcs]
     k_pos = fx.constant_at      # fma(S0, SIMM32, S1): v_fmamk; tmp = S0 * SIMM16 + S1 (CDNA's madmk)
@@ -240,15 +227,15 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
         t = types.get(key)
         if t is None or key == "SRC0":
             # DST / SRC0 accessors hold a register number (s_movreld, s_movrels): the width is the
-            # moved register's, SGPR[addr].b64; without pseudocode the name's data type (_B64)
+            # moved register's, SGPR[addr].b64
             moved = effects(pcode).sgpr_types
-            names = _name_types(d.name)
-            t = moved[0] if moved else names[0] if names else ""
+            t = moved[0] if moved else ""
         return 2 if t.endswith("64") else 1
 
     out = []
-    if control(d).message_reply:    # SSRC0 holds the message type itself, the reply lands in SDST
-        return [("sdst", "SDST", width("D0")), ("msg", "SSRC0", 1)]
+    reply = control(d)
+    if reply.message_reply:    # SSRC0 holds the message type itself, the reply lands in SDST
+        return [("sdst", "SDST", reply.reply_dwords), ("msg", "SSRC0", 1)]
     # without pseudocode a result exists if the description stores one (RDNA4's S_SLEEP_VAR only
     # reads its input: 'S0[6:0] determines the sleep duration')
     stores = not pcode and bool(re.search(r"\b(store|write|return)", d.description or "", re.I))

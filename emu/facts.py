@@ -207,7 +207,7 @@ def _code_fact(name):
     return compute
 
 
-_CODE_FACTS = ("address_adds_offset", "field_loads", "first_nan_test", "call_chain", "lane_modulus", "register_files",
+_CODE_FACTS = ("address_adds_offset", "field_loads", "dword_loads", "dword_stores", "first_nan_test", "call_chain", "lane_modulus", "register_files",
                "unfilled_arrays", "instruction_calls")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
@@ -308,6 +308,16 @@ def address_adds_offset(d) -> bool:
 def field_loads(d) -> tuple | None:
     """isa.code_facts.field_loads(d.pcode): (register, n) of a load of n dwords from ADDR + 4k."""
     return fact("field_loads", d)
+
+
+def dword_loads(d) -> tuple | None:
+    """isa.code_facts.dword_loads(d.pcode): field_loads' (register, n) with n >= 1."""
+    return fact("dword_loads", d)
+
+
+def dword_stores(d) -> tuple | None:
+    """isa.code_facts.dword_stores(d.pcode): (register, n) of a store of n dwords to ADDR + 4k."""
+    return fact("dword_stores", d)
 
 
 def first_nan_test(d) -> str | None:

@@ -29,6 +29,7 @@ from .machine_prepare import Prepared, PrepareError, Preparer
 from .machine_runs import RunStop, build_run
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
 from .options import EmuOptions, activate, deactivate, from_environment
+from .scalar_loads import scalar_load_step
 from .semantics import NUMPY_QUIET, Ctx, RefusedBeforeAccess, SemanticsError
 from .shortcuts import branch_condition
 from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, VCC_LO, WaveState, shares_codes, unpack_mask
@@ -910,6 +911,8 @@ class _Chunk:
                 if writer is None:
                     raise chunk.unrouted(p, name)
                 writer(st, sel, value, active)
+        if self.options.scalar_load_steps and p.memory == "global":    # one read for a batch's one address
+            return scalar_load_step(p, self.m.memory, step) or step
         return step
 
     def _pair_step(self, x: Prepared, y: Prepared):

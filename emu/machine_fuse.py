@@ -26,7 +26,10 @@ import numpy as np
 
 from isa.records import dataclass
 
+from .facts import dword_loads, dword_stores
 from .machine_prepare import _write_lane_bits, _write_scc, _write_sgprs, _write_vgprs
+from .memory import MemoryFault
+from .options import current
 from .wave import SCALAR_CODES, SCC_CODE, VCC_LO, VGPR_BASE, unpack_mask
 
 # instruction -> what its fused form computes (emit below); VALU ones in their e32 and e64 forms
@@ -38,6 +41,7 @@ OPS = {"V_MOV_B32": "mov", "V_ADD_NC_U32": "add", "V_ADD_CO_U32": "add_co", "V_A
        "S_AND_B32": "s_and", "S_OR_B32": "s_or", "S_XOR_B32": "s_xor", "S_LSHL_B32": "s_lshl", "S_LSHR_B32": "s_lshr",
        **{f"V_CMP_{name}_{t}32": f"cmp_{t.lower()}_{name.lower()}"
           for name in ("EQ", "NE", "LT", "LE", "GT", "GE") for t in ("U", "I")}}
+MEMORY_OPS = ("global_load", "global_store")     # Segment.memory's (fusable: _memory_op)
 _COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 # D0 = S0 op S1 (the shifts: S1 << S0[4:0] for VALU's "rev" forms, S0 << S1[4:0] for SALU's);
 # the SALU ones' SCC = D0 != 0
@@ -53,10 +57,24 @@ class Fused:
     """One instruction in a fused run: what it computes and its operands, each ("v", reg),
     ("s", code), ("k", constant array) or ("bits", code) for a lane mask."""
     op: str
-    dst: tuple | None           # ("v", reg) / ("s", code) / None (compares: SCC only)
-    srcs: tuple                 # its sources in the pseudocode's order (S0, S1)
+    dst: tuple | None           # ("v", reg) / ("s", code) / None (compares: SCC only; stores)
+    srcs: tuple                 # its sources in the pseudocode's order (S0, S1); memory: address lo, hi (, data)
     carry_in: tuple | None      # ("bits", code): the carry-in, or v_cndmask_b32's lane select
     carry_out: tuple | None     # ("bits", code), or None when it goes to NULL / is not written
+    offset: int = 0             # memory: the instruction offset added to the 64-bit address
+
+
+def _memory_op(p) -> Fused | None:
+    """A GLOBAL load or store of one whole dword through a VGPR pair (Prepared.vaddr_pair; the
+    `dword_loads` / `dword_stores` facts of its pseudocode: VDATA's dword from / to ADDR)."""
+    vaddr, offset, data = p.vaddr_pair
+    d = p.inst.defs[0]
+    address = (("v", vaddr), ("v", vaddr + 1))
+    if p.sem.memory == "load" and set(p.sem.writes) == {"VDATA"} and dword_loads(d) == ("VDATA", 1):
+        return Fused("global_load", ("v", data), address, None, None, offset)
+    if p.sem.memory == "store" and not p.sem.writes and dword_stores(d) == ("VDATA", 1):
+        return Fused("global_store", None, address + (("v", data),), None, None, offset)
+    return None
 
 
 def fusable(p, null) -> Fused | None:
@@ -64,6 +82,8 @@ def fusable(p, null) -> Fused | None:
     inst = p.inst
     if p.second is not None or p.dpp is not None or inst.dpp_kind or len(inst.defs) != 1:
         return None
+    if p.vaddr_pair is not None:
+        return _memory_op(p) if current().fused_memory else None
     op = OPS.get(inst.defs[0].name)
     if op is None:
         return None
@@ -207,19 +227,50 @@ class Segment:
                     self.dirty[other] = self.values[other] = copy
         self.values[operand] = self.dirty[operand] = name
 
-    def store(self) -> None:
-        """Every written register stored through the machine's writers; the locals forgotten."""
+    def store(self, forget: bool = True, indent: str = "") -> None:
+        """Every written register stored through the machine's writers; the locals forgotten
+        (forget=False: kept, still dirty: a memory op's plain step that reads the file)."""
         for operand, name in self.dirty.items():
             kind, code = operand
             if kind == "v":
-                self.emit(f"{self.constant(_write_vgprs(code, 1))}(st, sel, {name}, None)")
+                self.emit(f"{indent}{self.constant(_write_vgprs(code, 1))}(st, sel, {name}, None)")
             elif kind == "s":
-                self.emit(f"{self.constant(_write_sgprs(code, 1))}(st, sel, {name}, None)")
+                self.emit(f"{indent}{self.constant(_write_sgprs(code, 1))}(st, sel, {name}, None)")
             elif kind == "bits":
-                self.emit(f"{self.constant(_write_lane_bits(code))}(st, sel, broadcast({name}, shape), None)")
+                self.emit(f"{indent}{self.constant(_write_lane_bits(code))}(st, sel, {name} if {name}.shape == shape "
+                          f"else broadcast({name}, shape), None)")
             else:
-                self.emit(f"{self.constant(_write_scc)}(st, sel, {name}, None)")
-        self.values, self.dirty, self.views = {}, {}, {}
+                self.emit(f"{indent}{self.constant(_write_scc)}(st, sel, {name}, None)")
+        if forget:
+            self.values, self.dirty, self.views = {}, {}, {}
+
+    def memory(self, fused: Fused, plain: str) -> None:
+        """A load or store on the locals: the 64-bit address from the pair's locals, the access
+        through the device memory's own load/store (its bounds, alignment and lane order), counted
+        in lane_ops. When that access cannot be made here (a fault, an unaligned or out-of-bounds
+        lane, a timing observer: `fused_load`/`fused_store` say None/False, having touched
+        nothing), every written register is stored and `plain` (the instruction's compiled step)
+        runs on the file as it would have been, naming a fault as it would; a load's result is
+        then read back from its register. The locals stay valid either way."""
+        lo, hi = self.read(fused.srcs[0]), self.read(fused.srcs[1])
+        offset = self.constant(np.uint64(fused.offset & (2**64 - 1)))
+        if fused.op == "global_load":
+            out = self.local()
+            self.emit(f"{out} = fused_load(device, {lo}, {hi}, {offset}, shape)")
+            self.emit(f"if {out} is None:")
+            self.store(forget=False, indent="    ")
+            self.emit(f"    {plain}")
+            self.emit(f"    {out} = vgpr[{fused.dst[1]}, sel].copy()")
+            self.emit("else:")
+            self.emit("    stats.lane_ops += lane_ops")
+            self.write(fused.dst, out)
+            return
+        data = self.read(fused.srcs[2])
+        self.emit(f"if fused_store(device, {lo}, {hi}, {offset}, {data}, shape):")
+        self.emit("    stats.lane_ops += lane_ops")
+        self.emit("else:")
+        self.store(forget=False, indent="    ")
+        self.emit(f"    {plain}")
 
     def instruction(self, fused: Fused, p) -> None:
         """fused's arithmetic on locals (the semantics of its pseudocode in uint32)."""
@@ -304,5 +355,49 @@ class Segment:
         self.write(fused.dst, out)
 
 
-NAMESPACE = {"u32": np.uint32, "i32": np.int32, "zeros": np.zeros, "broadcast": np.broadcast_to, "where": np.where,
+_ALL_ON = np.ones((1, 1), bool)        # the mask of an access every lane makes (rtlib._mem_mask's)
+_ALL_ON.flags.writeable = False
+
+
+def _addresses(memory, lo, hi, offset, shape):
+    """The 64-bit addresses of a VGPR pair's dwords plus the instruction offset (modulo 2**64, as
+    the plain path's joined pair + offset) at the batch's shape (a pair's local may be one SGPR
+    value moved in), or None when the access is not the device memory's alone (a timing observer
+    sees accesses: the plain step's to record)."""
+    if memory.observer is not None:
+        return None
+    addr = (lo if lo.shape == shape else np.broadcast_to(lo, shape)).astype(np.uint64)
+    addr |= hi.astype(np.uint64) << np.uint64(32)
+    if offset:
+        addr += offset
+    return addr
+
+
+def fused_load(memory, lo, hi, offset, shape):
+    """The dword each lane loads (uint32 (W, L), a fresh array: no view of memory, which a later
+    store of the run may change), or None when it cannot be loaded here (nothing touched)."""
+    addr = _addresses(memory, lo, hi, offset, shape)
+    if addr is None:
+        return None
+    try:
+        return memory.load(addr, 4, _ALL_ON).astype(np.uint32, copy=False)
+    except MemoryFault:
+        return None
+
+
+def fused_store(memory, lo, hi, offset, data, shape) -> bool:
+    """Store each lane's dword (lanes sharing an address: the last lane's, as the plain path);
+    False when it cannot be stored here (DeviceMemory checks every address before it writes
+    any, so nothing was written)."""
+    addr = _addresses(memory, lo, hi, offset, shape)
+    if addr is None:
+        return False
+    try:
+        memory.store(addr, 4, data if data.shape == shape else np.broadcast_to(data, shape), _ALL_ON)
+    except MemoryFault:
+        return False
+    return True
+
+
+NAMESPACE = {"fused_load": fused_load, "fused_store": fused_store, "u32": np.uint32, "i32": np.int32, "zeros": np.zeros, "broadcast": np.broadcast_to, "where": np.where,
              "unpack": unpack_mask}

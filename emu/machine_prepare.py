@@ -77,6 +77,9 @@ class Prepared:
     cross_lane: bool = False
     second: "Prepared | None" = None   # VOPD's Y half (reads before either half writes)
     buffer: object = None              # MUBUF/MTBUF: f(state, sel, lane_id) -> (inputs, range limit per lane)
+    # GLOBAL through a VGPR pair (SADDR off), VGPR data: (the address pair's first VGPR, the
+    # instruction offset, the data VGPR (stores) or destination VGPR (loads)); machine_fuse's operands
+    vaddr_pair: tuple | None = None
     # (VGPRs it may read, the VGPR it writes whole in every active lane or None), where known:
     # the machine zeroes stale registers (WaveState.stale_vgprs) before a read; None: unknown
     vgpr_effects: tuple[frozenset, int | None] | None = None
@@ -706,8 +709,8 @@ class Preparer:
         halves = []
         for d, codes in ((dx, (f["SRCX0"], f["VSRCX1"] + VGPR_BASE, f["VDSTX"])),
                          (dy, (f["SRCY0"], f["VSRCY1"] + VGPR_BASE, vdst_y))):
-            base = vopd_base(self.spec, d)
-            sem = self.semantic(base, pc)
+            base = vopd_base(self.spec, d)      # its operands: the twin's, or its own
+            sem = self.semantic(d, pc)          # the table's entry of the half itself
             h = Prepared(pc, inst, sem, scalar=False)
             self._valu(h, base, {}, literal, vopd=codes)
             self._common(h)
@@ -830,6 +833,8 @@ class Preparer:
             else:
                 va = self._vgpr_data(vaddr, 2)
                 addr = va if not offset else lambda st, sel: va(st, sel) + off
+                if not f.get("ACC"):
+                    p.vaddr_pair = (vaddr, offset, f["DATA"] if p.sem.memory == "store" else f["VDST"])
         else:   # SCRATCH: an offset into the lane's private segment
             p.memory = "scratch"
             # CDNA3's format table has no SVE: its bit 13 (LDS there) enables the VGPR address on

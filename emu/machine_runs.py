@@ -22,7 +22,7 @@ from __future__ import annotations
 from isa.records import dataclass
 
 from .cache_folder import compiled
-from .machine_fuse import NAMESPACE as FUSE_NAMESPACE, Segment, fusable
+from .machine_fuse import MEMORY_OPS, NAMESPACE as FUSE_NAMESPACE, Segment, fusable
 from .options import current
 from .wave import EXEC_LO
 
@@ -154,7 +154,7 @@ def _fused(members, fused, plain) -> object:
              "    if state[2] is not None or type(sel) is not slice:",
              "        return plain(chunk, sel, idx, state, st.status[sel])",
              "    counts = st.sgpr_written.counts",
-             "    vgpr, stats, lane_ops = st.vgpr, chunk.stats, state[1]",
+             "    vgpr, stats, lane_ops, device = st.vgpr, chunk.stats, state[1], chunk.m.memory",
              "    shape = (sel.stop - sel.start, st.lanes)",
              "    k = 0",
              "    try:",
@@ -169,6 +169,10 @@ def _fused(members, fused, plain) -> object:
         if fn is None:
             continue
         if f is not None and segment.can_take(f, lambda code: (code, code + 1)):
+            if f.op in MEMORY_OPS:      # its plain step, should the access not be made on the locals
+                namespace[f"f{k}"] = fn
+                segment.memory(f, f"f{k}(chunk, sel, idx, state, status)")
+                continue
             if not p.scalar:
                 lines.append("        stats.lane_ops += lane_ops")
             segment.instruction(f, p)

@@ -47,6 +47,7 @@ class EmuOptions:
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
     compiled_runs: bool = True        # consecutive plain steps up to a branch or event run by one generated call (emu/machine_runs.py)
     fused_runs: bool = True           # a run's integer moves/adds/carries/64-bit shifts and scalar adds/compares inline on locals, registers stored once (emu/machine_fuse.py)
+    fused_memory: bool = True         # ... and a run's GLOBAL dword loads/stores through a VGPR pair on those locals, no store of the registers before them (emu/machine_fuse.py)
     run_code_cache: bool = True       # a run's generated function (plain or fused) compiled once: bytecode kept on disk by its text (emu/cache_folder.compiled)
     lean_semantics: bool = True       # a compiled step calls its semantic's function itself: shortcut chosen once, no MODE tests the batch's one MODE does not need
     compiled_pairs: bool = True       # a VOPD pair of plain halves is a compiled step too (both halves computed, then written)
@@ -64,6 +65,7 @@ class EmuOptions:
     ds_address_memo: bool = True      # a DS address VGPR's bounds, alignment and LDS element indices kept until the VGPR is written
     plain_address_extremes: bool = True   # 64-bit address arrays in one allocation: min/max bounds, one gather/scatter (off: per-lane _check)
     flat_below_apertures: bool = True # a FLAT access whose every address lies below the LDS and scratch apertures goes straight to global memory
+    scalar_load_steps: bool = True    # an SMEM dword-run load of one address for the batch read once with Python-int bounds, straight to its SGPR writer (emu/scalar_loads.py)
     dword_run_loads: bool = True      # a load of n dwords at ADDR + 4k from global memory as one access (emu/dword_loads.py)
     aligned_gathers: bool = True      # aligned accesses as one gather in the access's dtype (off: byte by byte)
     # ---- semantics (emu/rtlib.py, emu/semantics.py, emu/pcode/)

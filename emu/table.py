@@ -1,7 +1,8 @@
 """The semantics of every instruction of an architecture: generated from the pseudocode,
-hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 name,
-the FLAT-family instructions addressed by lane ID (GLOBAL_*_ADDTID_B32) by the dword load/store of
-their format they share their data semantics with.
+hand-written where the manual has none (emu/handwritten.py), VOPD halves by their VOP2 twin's
+(v_dual_dot2acc_*, which have none, by their own code), the FLAT-family instructions addressed
+by lane ID (GLOBAL_*_ADDTID_B32) by the dword load/store of their format they share their data
+semantics with.
 
 Generated Python source is cached on disk keyed by the pseudocode text, the instruction's
 operand types and the translator's own source, so the first load translates (a few
@@ -25,6 +26,7 @@ import numpy as np
 
 import isa
 
+from dsl.operand_records import vopd_base
 from isa.records import dataclass
 
 from . import families, handwritten, rtlib
@@ -648,7 +650,12 @@ class SemanticTable:
         self.narrow = narrow
         self.spec = families.load(arch)
         self.arch = self.spec.arch
-        self._entries: dict[tuple, Entry] = {}
+        # keyed by the definition itself (InstrDef hashes by identity, and a key keeps its object
+        # alive): a key made of some of its fields, such as (format, slot, opcode), would give two
+        # definitions that agree on those fields one semantic (a VOPD half's code and the VOP2
+        # instruction with its opcode); the integer-clamp variants apart
+        self._entries: dict[isa.InstrDef, Entry] = {}
+        self._saturating: dict[isa.InstrDef, Entry] = {}
         self._by_name: dict[str, Semantic | None] = {}      # lookup(mnemonic)
         self._cache = _shared_cache()
 
@@ -666,11 +673,11 @@ class SemanticTable:
         return known
 
     def entry(self, d: isa.InstrDef) -> Entry:
-        key = (d.format, d.slot, d.opcode)
-        if key not in self._entries:
-            self._entries[key] = self._build(d)
+        got = self._entries.get(d)
+        if got is None:
+            got = self._entries[d] = self._build(d)
             self._cache.save()
-        return self._entries[key]
+        return got
 
     def entries(self):
         out = [(d, self.entry(d)) for d in self.spec.instructions]
@@ -682,15 +689,15 @@ class SemanticTable:
         integer result of under 64 bits saturated to its type's range instead of wrapped
         (RDNA3 manual 7.2.3.1 and the VOP3P CLMP field: signed [min_int, max_int], unsigned
         [0, max_uint]); None when there is no generated semantic to derive it from."""
-        key = ("saturate", d.format, d.slot, d.opcode)
-        if key not in self._entries:
-            entry = self.entry(d)
-            if entry.status != "generated" or not d.pcode:
-                self._entries[key] = Entry(None, "unsupported", f"{d.name}: no generated semantic to saturate")
+        got = self._saturating.get(d)
+        if got is None:
+            if self.entry(d).status != "generated" or not d.pcode:
+                got = Entry(None, "unsupported", f"{d.name}: no generated semantic to saturate")
             else:
-                self._entries[key] = self._generated(d, d.format in self.spec.traits.roles.scalar, saturate=True)
+                got = self._generated(d, d.format in self.spec.traits.roles.scalar, saturate=True)
                 self._cache.save()
-        return self._entries[key].semantic
+            self._saturating[d] = got
+        return got.semantic
 
     def _build(self, d: isa.InstrDef) -> Entry:
         if behaviour_unknown(d):        # operands known, effect not: no semantic may guess it
@@ -717,13 +724,11 @@ class SemanticTable:
             return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
                                              source=f"{plain.name} at ADDR = saddr + offset + laneId * 4"),
                          "hand-written")
-        if d.format == "VOPD":
-            base = d.name.replace("V_DUAL_", "V_", 1)
-            for other in self.spec.lookup(base):
-                if other.format in ("VOP2", "VOP1", "VOP3"):
-                    e = self.entry(other)
-                    return Entry(e.semantic, e.status, e.reason)
-            return Entry(None, "unsupported", f"{d.name}: no VOP2 instruction {base}")
+        if d.format == "VOPD":      # a half performs its VOP1/VOP2 twin, or its own code where it has none
+            base = vopd_base(self.spec, d)
+            if base is not d:
+                e = self.entry(base)
+                return Entry(e.semantic, e.status, e.reason)
         if not d.pcode:
             return Entry(None, "unsupported", f"{d.name}: the manual gives no pseudocode")
         return self._generated(d, scalar)

@@ -150,25 +150,62 @@ def field_loads(pcode: str | None) -> tuple[str, int] | None:
     ADDR + 4k, in order: `SDATA[31 : 0] = MEM[ADDR + 0U].b; SDATA[63 : 32] = MEM[ADDR + 4U].b`
     (RDNA3's `.b`, RDNA3.5's `MEM[ADDR].b32`); else None (the CDNA and RDNA4 code, which first
     computes `addr = Calc...Addr(...)`, too)."""
-    stmts = statements(pcode)
-    if len(stmts) < 2:
+    run = dword_loads(pcode)
+    return run if run is not None and run[1] >= 2 else None
+
+
+def _dword_target(target: tuple, k: int, alone: bool) -> str | None:
+    """The register of `R[32k+31 : 32k]`, or with `alone` (the code's only statement) of a whole
+    dword `R.b` / `R.b32`; else None."""
+    if len(target) == 6 and target[1] == "[" and target[3] == ":" and target[5] == "]" \
+            and (target[2], target[4]) == (str(32 * k + 31), str(32 * k)):
+        return target[0]
+    if alone and len(target) == 3 and target[1] == "." and target[2] in ("b", "b32"):
+        return target[0]
+    return None
+
+
+def _memory_dword(value: tuple) -> int | None:
+    """Bytes past ADDR of a dword read `MEM[ADDR + nU].b` / `.b32`, else None."""
+    if len(value) < 6 or value[:2] != ("MEM", "[") or value[-3:-1] != ("]", ".") or value[-1] not in ("b", "b32"):
         return None
+    return _dword_offset(value[2:-3])
+
+
+def dword_loads(pcode: str | None) -> tuple[str, int] | None:
+    """field_loads' (register, n) with n >= 1: also one statement loading bits 31:0 of a register,
+    or the whole dword, from ADDR (`SDATA[31 : 0] = MEM[ADDR + 0U].b`, RDNA3's S_LOAD_B32;
+    `VDATA.b = MEM[ADDR].b`, RDNA3's GLOBAL_LOAD_B32)."""
+    stmts = statements(pcode)
     register = None
     for k, s in enumerate(stmts):
         a = assignment(s)
         if a is None or a[1] != "=":
             return None
         target, _, value = a
-        if not (len(target) == 6 and target[1] == "[" and target[3] == ":" and target[5] == "]"):
+        name = _dword_target(target, k, len(stmts) == 1)
+        if name is None or (register is not None and name != register) or _memory_dword(value) != 4 * k:
             return None
-        if (register is not None and target[0] != register) or (target[2], target[4]) != (str(32 * k + 31), str(32 * k)):
+        register = name
+    return (register, len(stmts)) if register is not None else None
+
+
+def dword_stores(pcode: str | None) -> tuple[str, int] | None:
+    """(register, n) when the whole code is n >= 1 statements storing dword k of one register to
+    ADDR + 4k, in order: `MEM[ADDR + 0U].b = VDATA[31 : 0]; MEM[ADDR + 4U].b = VDATA[63 : 32]`
+    (RDNA3; RDNA3.5's `MEM[ADDR].b32`); else None."""
+    stmts = statements(pcode)
+    register = None
+    for k, s in enumerate(stmts):
+        a = assignment(s)
+        if a is None or a[1] != "=":
             return None
-        if len(value) < 6 or value[:2] != ("MEM", "[") or value[-3:-1] != ("]", ".") or value[-1] not in ("b", "b32"):
+        target, _, value = a
+        name = _dword_target(value, k, False)
+        if name is None or (register is not None and name != register) or _memory_dword(target) != 4 * k:
             return None
-        if _dword_offset(value[2:-3]) != 4 * k:
-            return None
-        register = target[0]
-    return register, len(stmts)
+        register = name
+    return (register, len(stmts)) if register is not None else None
 
 
 _NAN_TESTS = ("isNAN", "isQuietNAN")
@@ -262,7 +299,8 @@ def accumulates(d) -> bool:
 
 def behaviour_unknown(d) -> bool:
     """No manual describes what `d` (an isa InstrDef) does, and what it could change is state an
-    emulator models (a barrier's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's s_barrier_init/join/leave.
+    emulator models (a barrier's, a trap return's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's
+    s_barrier_init/join/leave and CDNA's s_rfe_restore_b64.
     Their operands are known (the assembler, disassembler and allocator use them); their effect is
     not, so nothing may run them. By name in d's family (isa.spec.family_of); an InstrDef no loaded
     Spec holds (a copy) by name in any family listed, so that no copy runs a guess."""
@@ -275,11 +313,12 @@ def behaviour_unknown(d) -> bool:
 
 
 # ------------------------------------------------------------------ the generated tables
-GENERATED_FACTS = ("atomic_update", "address_adds_offset", "offset_pattern", "field_loads", "first_nan_test",
-                   "call_chain", "lane_modulus", "register_files", "unfilled_arrays", "instruction_calls")
+GENERATED_FACTS = ("atomic_update", "address_adds_offset", "offset_pattern", "field_loads", "dword_loads",
+                   "dword_stores", "first_nan_test", "call_chain", "lane_modulus", "register_files",
+                   "unfilled_arrays", "instruction_calls")
 DEFAULTS = {"atomic_update": None, "address_adds_offset": False, "offset_pattern": False, "field_loads": None,
-            "first_nan_test": None, "call_chain": None, "lane_modulus": None, "register_files": frozenset(),
-            "unfilled_arrays": (), "instruction_calls": ()}
+            "dword_loads": None, "dword_stores": None, "first_nan_test": None, "call_chain": None,
+            "lane_modulus": None, "register_files": frozenset(), "unfilled_arrays": (), "instruction_calls": ()}
 _COMPUTE = {name: globals()[name] for name in GENERATED_FACTS}
 
 

@@ -12,6 +12,7 @@ the same on every family.
     c.nop_bits      # s_nop: (3, 0), the SIMM16 bits counting its idle states
     c.delay, c.clause, c.barrier   # s_delay_alu, s_clause, s_barrier (and RDNA4's s_barrier_wait)
     c.message_reply # s_sendmsg_rtn_*: SSRC0 is the message type, the reply lands in SDST
+    c.reply_dwords  # ... in this many SGPRs: 2 for s_sendmsg_rtn_b64, 1 for _b32
 
 Where each comes from:
 - waits: RDNA3's SOPK waits in code (`vmcnt <= S0.u[5:0] + S1.u[5:0]`); RDNA4's in the
@@ -23,7 +24,9 @@ Where each comes from:
 - ends_wave: the description "End of program; ... terminate wavefront".
 - nop_bits: the pseudocode's loop of `nop()` over a SIMM16 bit range.
 - message_reply: "SSRC[7:0] contains the message type encoded in the instruction directly ...
-  the result is written to SDST" (the description; there is no code).
+  the result is written to SDST" (the description; there is no code); reply_dwords: two where
+  a 32-bit reply "fills the upper bits of SDST with zero" (S_SENDMSG_RTN_B64), else one ("only
+  the lower 32 bits are written to SDST").
 - delay / clause / barrier: the description's first sentence ("Insert delay between dependent
   SALU/VALU instructions", "Mark the beginning of a clause", "Synchronize waves within a
   threadgroup", "Wait for a barrier to complete").
@@ -47,6 +50,7 @@ _DELAY = re.compile(r"^Insert delay between dependent\b")
 _CLAUSE = re.compile(r"^Mark the beginning of a clause\b")
 _MESSAGE_REPLY = re.compile(r"^Send a message\b.*\bSSRC\[7:0\] contains the message type encoded in the "
                             r"instruction directly\b.*\bresult is written to SDST\b")
+_UPPER_BITS_ZEROED = re.compile(r"\bfills the upper bits of SDST with zero\b")
 _BARRIER_IN_SIMM16 = re.compile(r"\bThe SIMM16 argument specifies which barrier\b")
 _BARRIER = re.compile(r"^Synchronize waves within a threadgroup\b|^Wait for a barrier to complete\b")
 
@@ -66,6 +70,7 @@ class Control:
     barrier_in_simm16: bool = False     # SIMM16 names the barrier waited on
     message_reply: bool = False         # s_sendmsg_rtn: the message type is the SSRC0 field's code itself
     #                                     and the reply arrives in SDST (counted like scalar memory)
+    reply_dwords: int = 0               # SGPRs of that reply
 
     @property
     def is_wait(self) -> bool:
@@ -86,4 +91,5 @@ def control(d, tables: dict | None = None) -> Control:
                    count_sgpr=bool(sopk), all_ones_skips=table and bool(waits), nop_bits=(int(nop.group(1)), int(nop.group(2))) if nop else None,
                    delay=bool(_DELAY.search(desc)), clause=bool(_CLAUSE.search(desc)),
                    barrier=bool(_BARRIER.search(desc)),
-                   barrier_in_simm16=bool(_BARRIER_IN_SIMM16.search(desc)), message_reply=bool(_MESSAGE_REPLY.search(desc)))
+                   barrier_in_simm16=bool(_BARRIER_IN_SIMM16.search(desc)), message_reply=bool(_MESSAGE_REPLY.search(desc)),
+                   reply_dwords=(2 if _UPPER_BITS_ZEROED.search(desc) else 1) if _MESSAGE_REPLY.search(desc) else 0)

@@ -460,7 +460,28 @@ BEHAVIOUR_UNKNOWN = {
     "S_BARRIER_INIT": ({"rdna4": 176}, _BARRIER_STATE.format(bytes="s_barrier_init -1 <-> c15180be")),
     "S_BARRIER_JOIN": ({"rdna4": 176}, _BARRIER_STATE.format(bytes="s_barrier_join m0 <-> 7d5280be")),
     "S_BARRIER_LEAVE": ({"rdna4": 180}, _BARRIER_STATE.format(bytes="s_barrier_leave <-> 000095bf")),
+    # CDNA's S_RFE_RESTORE_B64 (below): a return from the trap handler that restores state no
+    # manual names
+    "S_RFE_RESTORE_B64": ({"cdna3": 521, "cdna4": 567},
+                          "The CDNA manuals omit it (see missing-cdna-sop2-s-rfe-restore-b64); LLVM 22 (gfx942) "
+                          "assembles s_rfe_restore_b64 s[0:1], s2 -> 00028095. A return from the trap handler "
+                          "restoring state no manual names."),
 }
+
+# CDNA's S_RFE_RESTORE_B64 (SOP2 43, added by missing-cdna-sop2-s-rfe-restore-b64): the manuals do not describe it,
+# so its code states only the operands LLVM 22 reads, as the barriers' above do.
+ERRATA += tuple(
+    Erratum(f"{arch}-s-rfe-restore-b64-operands", (arch,), {arch: page}, "add_pcode", ("SOP2", "S_RFE_RESTORE_B64"),
+            None,
+            "// The manual does not describe this instruction (SOP2 opcode 43); only its operands are known:\n"
+            "// a 64-bit first source and a 32-bit second one.\n"
+            "restoreFrom = S0.b64;\nrestoreWith = S1.b32",
+            "The CDNA manuals omit S_RFE_RESTORE_B64 (see missing-cdna-sop2-s-rfe-restore-b64). LLVM 22 "
+            "(gfx942) takes a 64-bit first source and a 32-bit second one: s_rfe_restore_b64 s[0:1], s2 -> "
+            "00028095, s[0:1], -1 -> 00c18095, s[0:1], 0x12345 -> 00ff8095 45230100; s_rfe_restore_b64 "
+            "s[0:1], s[2:3] and s_rfe_restore_b64 s0, s2 are refused ('invalid operand for instruction').")
+    for arch, page in (("cdna3", 521), ("cdna4", 567))
+)
 
 ERRATA += tuple(
     Erratum(f"missing-rdna4-{fmt.lower()}-{name.lower().replace('_', '-')}", ("rdna4",), {"rdna4": page},
@@ -601,6 +622,20 @@ ERRATA += tuple(
             _DIV_SCALE_EVIDENCE.replace("(RDNA3.5; RDNA3: 'S0 = Input to scale')", "(CDNA3, CDNA4: as RDNA3.5)")
             .replace("ew_f64_fma_sqrt_div)", "ew_f64_fma_sqrt_div, also for gfx942 and gfx950)"))
     for ty in ("f32", "f64"))
+
+ERRATA += (
+    Erratum(
+        "cdna4-cvt-f32-bf16-input-type", ("cdna4",), {"cdna4": 199},
+        "pcode_text", ("VOP1", "V_CVT_F32_BF16"), "32'F({ S0.b16, 16'0U })", "bf16_to_f32(S0.bf16)",
+        "The code reads the input as raw bits (S0.b16) and casts the 32-bit pattern { S0, 16'0 } with "
+        "32'F(), which elsewhere converts a value, where the description says 'Convert from a BF16 float "
+        "input to a single-precision float value'; the same manual writes that conversion "
+        "bf16_to_f32(S0[15 : 0].bf16) (V_DOT2C_F32_BF16, page 181). LLVM 22 (gfx950) takes the source as "
+        "a BF16 float operand: it accepts and prints input modifiers "
+        "(v_cvt_f32_bf16_e64 v1, -|v2| -> 01019bd1 02010020), takes 0x3f00 (0.5 in BF16) as the inline "
+        "constant 0.5 (v_cvt_f32_bf16_e32 v1, 0x3f00 -> f0b6027e) and 1.5 as the BF16 literal 0x3fc0.",
+    ),
+)
 
 ERRATA += (
     Erratum(

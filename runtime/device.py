@@ -202,12 +202,12 @@ class Program:
         d_budget = _limit(budget, "budget", name, int)
         d_seconds = _limit(seconds, "seconds", name, float)
         mem = self.device.memory
-        self._kernarg(k, grid, block, args, 0)          # arguments checked before anything is allocated
+        kernarg = self._kernarg(k, grid, block, args, 0)        # arguments checked before anything is allocated
         allocated = []
         try:
             queue = mem.alloc(QUEUE_SIZE, "queue")
             allocated.append(queue)
-            kernarg = self._kernarg(k, grid, block, args, queue)
+            kernarg = _with_queue(k, kernarg, queue)
             # SMEM loads may read a whole b512 past the last argument, as on hardware where the
             # kernarg segment sits in a larger mapped pool: pad with 64 zero bytes
             ka = mem.alloc(-(-len(kernarg) // 64) * 64 + 64, f"kernarg segment of {name}")
@@ -242,23 +242,24 @@ class Program:
                 mem.free(address)
 
     def _kernarg(self, k, grid, block, args, queue: int) -> bytes:
-        explicit = [a for a in k.args if not a.hidden]
+        kernel_args = k.args            # built from the metadata on each access: once here
+        explicit = [a for a in kernel_args if not a.hidden]
         if len(args) != len(explicit):
             names = ", ".join(f"{a.name or '?'}:{a.value_kind}" for a in explicit)
             raise DeviceError(f"{k.name} takes {len(explicit)} arguments ({names}), got {len(args)}")
         declared = k.metadata.get(".kernarg_segment_size", 0)
         if isinstance(declared, bool) or not isinstance(declared, int):
             raise DeviceError(f"{k.name}: metadata .kernarg_segment_size {declared!r} is not an integer")
-        for a in k.args:
+        for a in kernel_args:
             if not (0 <= a.offset <= MAX_KERNARG and 0 <= a.size <= MAX_KERNARG):
                 raise DeviceError(f"{k.name}: argument {a.name or a.offset} has offset {a.offset} and size {a.size} "
                                   f"(a kernarg segment holds at most {MAX_KERNARG} bytes)")
-        size = max(k.kernarg_size, declared, max((a.offset + a.size for a in k.args), default=0))
+        size = max(k.kernarg_size, declared, max((a.offset + a.size for a in kernel_args), default=0))
         if size > MAX_KERNARG:
             raise DeviceError(f"{k.name}: kernarg segment of {size} bytes (at most {MAX_KERNARG})")
         out = bytearray(size)
         values = iter(args)
-        for a in k.args:
+        for a in kernel_args:
             if a.hidden:
                 fill = HIDDEN.get(a.value_kind)
                 value = int(fill(grid, block, queue) if fill else 0)
@@ -366,6 +367,18 @@ def _limit(value, what: str, kernel: str, kind):
     if not ok or not value > 0:
         raise DeviceError(f"{kernel}: {what}={value!r}: give a positive {'integer' if kind is int else 'number'}")
     return kind(value)
+
+
+def _with_queue(k, kernarg: bytes, queue: int) -> bytes:
+    """The kernarg segment built with queue 0 (Program._kernarg), its hidden_queue_ptr arguments
+    set to `queue` (the only hidden value that depends on it)."""
+    queue_args = [a for a in k.args if a.value_kind == "hidden_queue_ptr"]
+    if not queue_args:
+        return kernarg
+    out = bytearray(kernarg)
+    for a in queue_args:
+        out[a.offset:a.offset + a.size] = (queue & ((1 << 8 * a.size) - 1)).to_bytes(a.size, "little")
+    return bytes(out)
 
 
 def _arg_bytes(kernel: str, a, value, device: "Device") -> bytes:

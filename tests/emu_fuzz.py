@@ -154,7 +154,7 @@ class Generator:
         by = lambda *fmts: [d for d in usable if d.format in fmts]
         self.pools = {
             "valu": by("VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P", "VOP3A", "VOP3B"),
-            "vopd": [d for d in by("VOPD") if d.name != "V_DUAL_DOT2ACC_F32_BF16"],
+            "vopd": by("VOPD"),
             "salu": by("SOP1", "SOP2", "SOPC", "SOPK") + [d for d in by("SOPP") if d.name in _SOPP_KEEP],
             "ds": by("DS", "VDS"),             # RDNA4 names the memory formats VDS, VGLOBAL, VSCRATCH
             "global": by("GLOBAL", "VGLOBAL"),

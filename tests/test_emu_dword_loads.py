@@ -5,7 +5,7 @@ a run leaves its buffer."""
 import numpy as np
 import pytest
 
-from isa.code_facts import field_loads
+from isa.code_facts import dword_loads, dword_stores, field_loads
 from emu.memory import DeviceMemory, MemoryFault
 from emu.options import FAST, REFERENCE, activate, deactivate, options_from
 from emu.semantics import Ctx
@@ -55,6 +55,27 @@ def test_the_run_pattern_is_read_from_the_pseudocode():
     assert field_loads("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nSDATA[63 : 32] = MEM[ADDR + 8U].b") is None   # a gap
     assert field_loads("SDATA[31 : 0] = MEM[ADDR + 0U].b;\nVDATA[63 : 32] = MEM[ADDR + 4U].b") is None   # two registers
     assert field_loads("SDATA[31 : 0] = MEM[ADDR + 0U].u8;\nSDATA[63 : 32] = MEM[ADDR + 4U].u8") is None  # not dwords
+
+
+def test_one_dword_loads_and_dword_stores_are_read_from_the_pseudocode():
+    """dword_loads (field_loads with one dword too: scalar_loads.py, machine_fuse.py) and
+    dword_stores, on the manuals' code of RDNA3 and RDNA3.5 and near misses."""
+    assert dword_loads("SDATA[31 : 0] = MEM[ADDR + 0U].b") == ("SDATA", 1)                 # RDNA3 S_LOAD_B32
+    assert dword_loads("VDATA.b = MEM[ADDR].b") == ("VDATA", 1)                             # RDNA3 GLOBAL_LOAD_B32
+    assert dword_loads("VDATA[31 : 0] = MEM[ADDR].b32") == ("VDATA", 1)                     # RDNA3.5
+    assert dword_loads("SDATA[31 : 0] = MEM[ADDR].b32;\nSDATA[63 : 32] = MEM[ADDR + 4U].b32") == ("SDATA", 2)
+    assert dword_loads("VDATA.u = 32'U({ 24'0, MEM[ADDR].u8 })") is None                   # a byte, widened
+    assert dword_loads("VDATA[15 : 0] = MEM[ADDR].b16") is None                             # D16: half a register
+    assert dword_loads("VDATA.b = MEM[ADDR + 4U].b") is None                                # not from ADDR
+    assert dword_loads("addr = CalcGlobalAddr(v_addr.b64, s_saddr.b64);\nVDATA[31 : 0] = MEM[addr].b32") is None
+    assert dword_loads("VDATA.b = MEM[ADDR].b;\nX.b = MEM[ADDR + 4U].b") is None           # whole dwords: one alone
+    assert dword_stores("MEM[ADDR].b = VDATA[31 : 0]") == ("VDATA", 1)                     # RDNA3 GLOBAL_STORE_B32
+    assert dword_stores("MEM[ADDR].b32 = VDATA[31 : 0]") == ("VDATA", 1)                   # RDNA3.5
+    assert dword_stores("MEM[ADDR + 0U].b = VDATA[31 : 0];\nMEM[ADDR + 4U].b = VDATA[63 : 32]") == ("VDATA", 2)
+    assert dword_stores("MEM[ADDR].b16 = VDATA[15 : 0]") is None                            # 16 bits
+    assert dword_stores("MEM[ADDR].b = VDATA[63 : 32]") is None                             # the wrong dword
+    assert dword_stores("MEM[ADDR + 0U].b = VDATA[31 : 0];\nMEM[ADDR + 8U].b = VDATA[63 : 32]") is None   # a gap
+    assert dword_stores("MEM[ADDR].b = DATA[31 : 0];\nMEM[ADDR + 4U].b = VDATA[63 : 32]") is None          # two registers
 
 
 @pytest.mark.parametrize("mnemonic, n", [("S_LOAD_B64", 2), ("S_LOAD_B128", 4), ("S_LOAD_B256", 8),

@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 
 import dsl
+from emu.options import FAST, REFERENCE
 from emu.launch import Dispatch, LaunchError
 from emu.machine import BudgetExceeded, EmuFault, Machine, UnsupportedInstruction
 from emu.memory import DeviceMemory
 
 
 def launch(src: str, buffers: dict[str, np.ndarray], *, grid=(1, 1, 1), block=(64, 1, 1), wave=32,
-           arch="gfx1100", lds=0, scratch=0, budget=None, semantics=None, dims=0, **dispatch):
+           arch="gfx1100", lds=0, scratch=0, budget=None, semantics=None, dims=0, options=None, **dispatch):
     """Assemble `src`, give it s[0:1] = a table of the buffers' 64-bit addresses (in order)
     and the work-group ids in s16, s17, s18, run it and return the buffers' final contents."""
     mem = DeviceMemory()
@@ -30,7 +31,7 @@ def launch(src: str, buffers: dict[str, np.ndarray], *, grid=(1, 1, 1), block=(6
                  workitem_id_dims=dims, lds_size=lds, scratch_size=scratch, **dispatch)
     if budget is not None:
         d.budget = budget
-    stats = Machine(arch, mem, semantics).run(d)
+    stats = Machine(arch, mem, semantics, options).run(d)
     out = {name: np.frombuffer(mem.read(addrs[name], a.nbytes), a.dtype) for name, a in buffers.items()}
     return out, stats
 
@@ -208,6 +209,61 @@ def test_vopd_halves_read_before_either_writes():
     got, _ = launch(src, {"a": a, "b": b, "o1": z, "o2": z, "o3": z})
     assert (got["o1"] == a).all()
     assert (got["o2"] == a * b).all() and (got["o3"] == a + b).all()
+
+
+def _bf16_pairs(rng, n: int) -> np.ndarray:
+    """n dwords of two bf16 values each (random normals' top halves)."""
+    top = lambda: (rng.standard_normal(n).astype(np.float32).view(np.uint32) >> np.uint32(16))
+    return top() | top() << np.uint32(16)
+
+
+def _f16_pairs(rng, n: int) -> np.ndarray:
+    """n dwords of two f16 values each."""
+    half = lambda: rng.standard_normal(n).astype(np.float16).view(np.uint16).astype(np.uint32)
+    return half() | half() << np.uint32(16)
+
+
+def _widened(x: np.ndarray, k: int, kind: str) -> np.ndarray:
+    """Half k of each dword as f32: a bf16's bits << 16, an f16 widened by numpy (both exact)."""
+    h = (x >> np.uint32(16 * k)) & np.uint32(0xFFFF)
+    if kind == "bf16":
+        return (h << np.uint32(16)).view(np.float32)
+    return h.astype(np.uint16).view(np.float16).astype(np.float32)
+
+
+@pytest.mark.parametrize("options", [FAST, REFERENCE], ids=["fast", "reference"])
+@pytest.mark.parametrize("arch, kind", [("gfx1100", "bf16"), ("gfx1151", "bf16"), ("gfx1201", "bf16"),
+                                        ("gfx1201", "f16")])
+def test_vopd_dot2acc_reads_packed_pairs(arch, kind, options):
+    """v_dual_dot2acc_f32_bf16 (no VOP2 twin on any family; its code an erratum on RDNA3/3.5,
+    whose manuals give none, RDNA4's manual's own) and RDNA4's v_dual_dot2acc_f32_f16 (no VOP2
+    twin there): D += the dot product of two packed pairs, each product exact in f32, rounded to
+    f32 after each add; the literal 0x3f803f80 is the bf16 pair (1.0, 1.0), 0x3c003c00 the f16 one.
+    Reference: numpy in float32 from the pairs widened exactly."""
+    rng = np.random.default_rng(17)
+    pairs = _bf16_pairs if kind == "bf16" else _f16_pairs
+    a, b = pairs(rng, 64), pairs(rng, 64)
+    c = rng.standard_normal(64).astype(np.float32)
+    one_one = "0x3f803f80" if kind == "bf16" else "0x3c003c00"
+    src = loads("a", "b", "c", "o1", "o2") + global_id(64) + f"""
+        global_load_b32 v5, v2, s[4:5]
+        global_load_b32 v7, v2, s[6:7]
+        global_load_b32 v10, v2, s[8:9]
+        s_waitcnt vmcnt(0)
+        v_mov_b32 v12, v10
+        v_dual_dot2acc_f32_{kind} v10, v5, v7 :: v_dual_mov_b32 v11, v8
+        v_dual_mov_b32 v13, v8 :: v_dual_dot2acc_f32_{kind} v12, {one_one}, v7
+        global_store_b32 v2, v10, s[10:11]
+        global_store_b32 v2, v12, s[12:13]
+        s_endpgm"""
+    if arch == "gfx1201":       # RDNA4's split counters
+        src = src.replace("s_waitcnt lgkmcnt(0)", "s_wait_kmcnt 0").replace("s_waitcnt vmcnt(0)", "s_wait_loadcnt 0")
+    z = np.zeros(64, np.float32)
+    got, _ = launch(src, {"a": a, "b": b, "c": c, "o1": z, "o2": z}, arch=arch, options=options)
+    want = (c + _widened(a, 0, kind) * _widened(b, 0, kind)) + _widened(a, 1, kind) * _widened(b, 1, kind)
+    ones = (c + _widened(b, 0, kind)) + _widened(b, 1, kind)
+    assert (got["o1"].view(np.uint32) == want.view(np.uint32)).all()
+    assert (got["o2"].view(np.uint32) == ones.view(np.uint32)).all()
 
 
 def test_lds_across_waves_with_barrier():

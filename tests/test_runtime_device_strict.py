@@ -289,3 +289,65 @@ def test_progress_is_shown_on_a_long_launch_when_asked(monkeypatch, capsys):
     with pytest.raises(BudgetExceeded):
         prg.launch("k", 1, 32, [], seconds=0.3)        # stderr is not a terminal here: quiet
     assert capsys.readouterr().err == ""
+
+
+QUEUE = HEAD + """.text
+k:
+ s_load_b64 s[2:3], s[0:1], 0
+ s_load_b64 s[4:5], s[0:1], 16
+ s_load_b32 s6, s[0:1], 24
+ s_waitcnt 0
+ v_mov_b32 v0, 0
+ v_mov_b32 v1, s4
+ global_store_b32 v0, v1, s[2:3]
+ v_mov_b32 v1, s5
+ global_store_b32 v0, v1, s[2:3] offset:4
+ v_mov_b32 v1, s6
+ global_store_b32 v0, v1, s[2:3] offset:8
+ s_endpgm
+.rodata
+.amdhsa_kernel k
+ .amdhsa_next_free_vgpr 2
+ .amdhsa_next_free_sgpr 7
+ .amdhsa_user_sgpr_kernarg_segment_ptr 1
+ .amdhsa_kernarg_size 32
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [1, 2]
+amdhsa.target: amdgcn-amd-amdhsa--gfx1100
+amdhsa.kernels:
+  - .name: k
+    .symbol: k.kd
+    .kernarg_segment_size: 32
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 32
+    .sgpr_count: 7
+    .vgpr_count: 2
+    .max_flat_workgroup_size: 256
+    .args:
+      - {.name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global}
+      - {.name: x, .offset: 8, .size: 4, .value_kind: by_value, .type_name: uint}
+      - {.offset: 16, .size: 8, .value_kind: hidden_queue_ptr}
+      - {.offset: 24, .size: 4, .value_kind: hidden_block_count_x}
+...
+.end_amdgpu_metadata
+"""
+
+
+def test_hidden_queue_pointer_names_the_launch_queue():
+    """The kernarg segment is built once with the queue unknown (arguments checked before
+    anything is allocated) and its hidden_queue_ptr set once the queue is: the kernel reads the
+    address of the launch's queue allocation (freed after the launch; the memory keeps its name)
+    and the grid's block count beside it."""
+    dev = Device()
+    prg = dev.load(assemble_module(QUEUE))
+    out = dev.alloc(16)
+    for grid in (3, 5):
+        prg.launch("k", grid, 32, [out, np.uint32(1)])
+        queues = [a for a in dev.memory.freed if a.name == "queue"]
+        assert len(queues) == 1
+        words = out.copyout(np.uint32).tolist()
+        assert words[0] | words[1] << 32 == queues[0].address and words[2] == grid

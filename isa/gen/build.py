@@ -325,6 +325,8 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
     applied += _check_opcode_enums(arch, enums, out)
     applied += _apply_pcode_errata(arch, out)
     same_as = _inherit_same_as_types(out)
+    compare_family = _inherit_compare_family_types(out)
+    vopd_twins = _inherit_vopd_twin_types(out)
     report = {
         "without_description": sorted({d["name"] for d in out if d["description"] is None}),
         "only_in_instructions_chapter": only_in_chapter,
@@ -332,6 +334,8 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
         "chapter_entries": len(raw),
         "chapter_entries_with_pcode_block": sorted({r.name for r in raw if r.pcode}),
         "operand_types_from_same_as": same_as,
+        "operand_types_from_compare_family": compare_family,
+        "operand_types_from_vopd_twin": vopd_twins,
     }
     return out, report, applied
 
@@ -416,6 +420,55 @@ def _inherit_same_as_types(instructions) -> dict[str, str]:
         if base and base["operand_types"]:
             d["operand_types"] = dict(base["operand_types"])
             out[d["name"]] = base["name"]
+    return dict(sorted(out.items()))
+
+
+# a compare whose code sets every lane to a constant (F: 1'0U, TRU/T: 1'1U) and names no source
+_CONSTANT_COMPARE_RE = re.compile(r"^(?:EXEC\.u64\[laneId\] = )?(?:D0\.u64\[laneId\] = )?1'([01])U;?(?:\n//[^\n]*)?$")
+
+
+def _inherit_compare_family_types(instructions) -> dict[str, str]:
+    """Compares whose code names no source (V_CMP_F_*, V_CMP_T(RU)_*: 'D0.u64[laneId] = 1'0U')
+    take the source types of the next compare of their family. The manuals' VOPC section: 'The
+    final opcode number is determined by adding the base for the opcode family plus the offset
+    from the compare op', a family being one data type, and its Comparison Operations table puts
+    F at offset 0 and TRU at the last offset: F's family goes on at the next opcode, TRU's ended
+    at the previous one (RDNA3 pages 164-165, Table 81; RDNA3.5 pages 166-167; CDNA3 Table 80;
+    RDNA4 Table 90). The types are recorded in the report's operand_types_from_compare_family."""
+    by_opcode = {(d["format"], d["opcode"]): d for d in instructions}
+    out = {}
+    for d in instructions:
+        m = _CONSTANT_COMPARE_RE.match(d["pcode"] or "")
+        if not m or "S0" in d["operand_types"]:
+            continue
+        step = 1 if m.group(1) == "0" else -1
+        family = by_opcode.get((d["format"], d["opcode"] + step))
+        typed = family and {k: family["operand_types"].get(k) for k in ("S0", "S1")}
+        if not typed or None in typed.values() or "laneId" not in (family["pcode"] or ""):
+            raise P.SpecParseError(f"{d['name']} ({d['format']} opcode {d['opcode']}): the compare at opcode "
+                                   f"{d['opcode'] + step} names no typed sources to take")
+        d["operand_types"] = {**d["operand_types"], **typed}
+        out[d["name"]] = family["name"]
+    return dict(sorted(out.items()))
+
+
+def _inherit_vopd_twin_types(instructions) -> dict[str, str]:
+    """A VOPD half, which has no code of its own, performs the VOP1/VOP2 instruction of its name
+    without V_DUAL_ (the manuals describe the two in the same words: V_DUAL_MUL_F32 and V_MUL_F32
+    'Multiply two floating point inputs and store the result into a vector register'): it takes
+    that instruction's operand types (only the types, as for 'Same as'; the decoder reads the
+    twin's code the same way, _literal_dwords). A half without one (V_DUAL_DOT2ACC_F32_BF16) keeps
+    its own."""
+    twins = {}
+    for d in instructions:
+        if d["format"] in ("VOP2", "VOP1", "VOP3") and d["operand_types"]:
+            twins.setdefault(d["name"], d)
+    out = {}
+    for d in instructions:
+        twin = twins.get(d["name"].replace("V_DUAL_", "V_", 1)) if d["format"] == "VOPD" else None
+        if twin and not d["pcode"] and not d["operand_types"]:
+            d["operand_types"] = dict(twin["operand_types"])
+            out[d["name"]] = twin["name"]
     return dict(sorted(out.items()))
 
 

@@ -362,6 +362,10 @@ CODE_FACTS = {
     },
     'field_loads': {
     },
+    'dword_loads': {
+    },
+    'dword_stores': {
+    },
     'first_nan_test': {
         633: 'S0',
         635: 'S0',

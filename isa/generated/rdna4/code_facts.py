@@ -226,6 +226,10 @@ CODE_FACTS = {
     },
     'field_loads': {
     },
+    'dword_loads': {
+    },
+    'dword_stores': {
+    },
     'first_nan_test': {
         150: 'S0',
         152: 'S0',
