@@ -708,7 +708,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     f = {"OP": d.opcode}
     enc = _Enc()
     if d.format == "SOPP":
-        style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn, "hex")
+        style = syntax.sopp_style(d, True) or "hex"
         if style == "waitcnt":     # vmcnt(0) lgkmcnt(0): the counts after the first are read as modifiers
             f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)])
             mods = {k: v for k, v in mods.items() if not isinstance(v, Call)}
@@ -1148,6 +1148,6 @@ class Gfx9Encoder:
 
 def _branch(d) -> bool:
     mn = d.name.lower()
-    style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn) if d.format == "SOPP" else \
+    style = syntax.sopp_style(d, True) if d.format == "SOPP" else \
         (g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, ((), "")))[1]
     return style == "branch"

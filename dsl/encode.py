@@ -8,7 +8,7 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import offset_pattern
+from isa.code_facts import byte_select, lane_select_sources, offset_pattern, reads_other_lanes, register_number_sources
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -575,6 +575,10 @@ class Encoder:
         if not e32:
             self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
+                if d.name in syntax.NO_OPSEL or byte_select(d.pcode):
+                    raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
+                                       + (" (it selects a byte with byte_sel:N)" if byte_select(d.pcode) else
+                                          " (it selects halves with .l/.h)"), modifier="op_sel")
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
                                        f"halves of" if "OPSEL" in self._layout[d.format][0] else
@@ -616,12 +620,13 @@ class Encoder:
                     for i, b in enumerate(bits):
                         opsel |= b << i
             if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
-                if d.name not in syntax.BYTE_SEL:
+                byte_bits = byte_select(d.pcode)
+                if not byte_bits:
                     raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel")
                 sel = mods.pop("byte_sel")
                 if not 0 <= sel <= 3:
                     raise OperandError(f"{_name(d)}: byte_sel:{sel} is out of range 0..3", modifier="byte_sel")
-                hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+                hi_bit, lo_bit = byte_bits
                 opsel |= (sel >> 1) << hi_bit | (sel & 1) << lo_bit
             if mods and "index_key" in mods:    # SWMMAC: which part of the index VGPR its OPSEL selects
                 key = mods.pop("index_key")
@@ -871,7 +876,7 @@ class Encoder:
         mn = _name(d)
         fix = None
         if d.format == "SOPP":
-            style = syntax.SOPP_STYLE.get(mn, "imm")
+            style = syntax.sopp_style(d) or "imm"
             if style == "none" or (style == "opt" and not ops):
                 if ops:
                     raise OperandError(f"{mn} takes no operands")
@@ -1327,28 +1332,24 @@ _NULL = Special("null")
 # number the instruction indexes, VGPR[lane][SRC0]; WMMA's A and B matrices); _VGPR_OR_INLINE
 # WMMA's C matrix.
 _ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
-_LANE_SELECT = re.compile(r"\blane = S(\d)\b")
 _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
-_REGISTER_NUMBER = re.compile(r"\bSRC(\d)\b")    # the operand's register number, not its value (S0)
-# ... except this lane's VGPR[laneId][SRCn]: RDNA4's manual reads the fp8/bf8 conversions' source
-# bytes so, and LLVM 22 takes any source there (v_cvt_f32_fp8_e32 v1, s12)
-_OWN_LANE_READ = re.compile(r"VGPR\[laneId\]\[SRC\d(\.u32)?\]")
-_WAVE_LEVEL = re.compile(r"VGPR\[(?!laneId\])")     # another lane's VGPR, not this lane's (v_movrels)
 
 
 def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     """Each source's kind, from the pseudocode: a source it reads as a register number (SRCn,
     not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) is a VGPR; an instruction that addresses
     VGPR[lane][...] of other lanes than its own works on the wave, not per lane, and its other
-    sources are uniform values (SGPRs or constants)."""
-    pcode = d.pcode or ""
+    sources are uniform values (SGPRs or constants). (isa.code_facts reads these from the code;
+    this lane's own VGPR[laneId][SRCn], RDNA4's fp8/bf8 conversions' source bytes, is a value,
+    and LLVM 22 takes any source there: v_cvt_f32_fp8_e32 v1, s12.)"""
+    pcode = d.pcode
     if is_wmma:
         return [_VGPR, _VGPR, _VGPR_OR_INLINE][:len(sig.srcs)]
     kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
-    indexed = {int(n) for n in _REGISTER_NUMBER.findall(_OWN_LANE_READ.sub("", pcode))}
+    indexed = register_number_sources(pcode)
     kinds = [_VGPR if i in indexed else k for i, k in enumerate(kinds)]
-    if _WAVE_LEVEL.search(pcode):
-        lanes = {int(n) for n in _LANE_SELECT.findall(pcode)}
+    if reads_other_lanes(pcode):
+        lanes = lane_select_sources(pcode)
         kinds = [_VGPR if i in indexed else _LANE if i in lanes else _SCALAR if k == _ANY else k
                  for i, k in enumerate(kinds)]
     return kinds

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import InstrDef, Spec
+from isa.code_facts import byte_select
 
 from . import immediate_values, syntax
 from .asm_parse import name_value
@@ -55,7 +56,7 @@ def scalar_instr(spec: Spec, inst: Instruction) -> Instr | None:
     mn = d.name.lower()
     ops, mods = [], {}
     if fmt == "SOPP":
-        style = syntax.SOPP_STYLE.get(mn, "hex")
+        style = syntax.sopp_style(d) or "hex"
         imm = f["SIMM16"]
         if style in _PLAIN_SOPP:
             if style != "none" and not (style == "opt" and imm == 0):
@@ -208,8 +209,9 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         ops.append(v)
     mods = {}
     nsrc = len(sig.srcs)
-    if d.name in syntax.BYTE_SEL:
-        hi_bit, lo_bit = syntax.BYTE_SEL[d.name]
+    byte_bits = byte_select(d.pcode)    # RDNA4's fp8/bf8 conversions: OPSEL bits that pick a byte
+    if byte_bits:
+        hi_bit, lo_bit = byte_bits
         if opsel:
             mods["byte_sel"] = (opsel >> hi_bit & 1) << 1 | opsel >> lo_bit & 1
     elif plan.opsel_shown:

@@ -240,7 +240,7 @@ def _scalar(spec: Spec, inst: Instruction) -> Instr | None:
         ops = [scalar_source(spec, f["SSRC0"], 1, inst.literal, (fmt, "SSRC0"), 32, True),
                immediate_values.gpr_idx(f["SSRC1"])]
     elif fmt == "SOPP":
-        style = g9.SOPP_STYLE.get(mn) or syntax.SOPP_STYLE.get(mn, "hex")
+        style = syntax.sopp_style(d, True) or "hex"
         imm = f["SIMM16"]
         if style == "none" or (style == "opt" and imm == 0):
             pass

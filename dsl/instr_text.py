@@ -8,7 +8,7 @@ modifier `key`, `key:value` or `key:[a,b]`. What the value alone does not say is
 spells a number, which depends on where it stands; it is read from the instruction:
   - a source value: decimal when it is an inline integer of the family, else hex (a literal);
   - the constant K of an fmamk/fmaak (the pseudocode's SIMM32, `isa.effects.constant_at`): hex;
-  - a SOPP/SOPK immediate: its style in `syntax.SOPP_STYLE` / `syntax.SOPK_STYLE`;
+  - a SOPP/SOPK immediate: its style by `syntax.sopp_style` / `syntax.SOPK_STYLE`;
   - the formats and modifiers `syntax.HEX_FORMATS` / `syntax.HEX_MODIFIERS` name: hex.
 The instruction is `instr.defn` where an encoder or the decoder chose it, else the first of
 `spec.lookup(mnemonic)` (a parsed line). Plain data in, text out: imports no printer."""
@@ -108,7 +108,7 @@ def _plan(d: InstrDef | None, spec: Spec | None) -> tuple[tuple[str, ...], dict,
             styles = ("hex", "hex", "dec") if kind == "pc" else ("hex",) * 3 + ("dec",)
         return styles, {**hex_mods, "offset": "hex"}, inline, False
     if fmt == "SOPP":
-        style = (gfx9 and syntax_gfx9.SOPP_STYLE.get(name)) or syntax.SOPP_STYLE.get(name, "hex")
+        style = syntax.sopp_style(d, gfx9) or "hex"
         return (style,), hex_mods, inline, False
     if fmt == "SOPK":
         names, style = ((gfx9 and syntax_gfx9.SOPK_STYLE.get(name))

@@ -312,6 +312,116 @@ def behaviour_unknown(d) -> bool:
     return family is None or family in entry[0]
 
 
+
+def _register_number(token: str) -> int | None:
+    """n of `SRCn`, the name of a source's register number (its field), not its value (`Sn`)."""
+    return int(token[3:]) if token[:3] == "SRC" and token[3:].isdigit() else None
+
+
+@lru_cache(maxsize=None)
+def register_number_sources(pcode: str | None) -> frozenset:
+    """The sources n whose register number the code reads, `SRCn` rather than the value `Sn`
+    (v_movrels's `addr = SRC0.u`, v_readlane's `VGPR[lane][SRC0.u]`): such a source names a VGPR.
+    Not this lane's own `VGPR[laneId][SRCn]`, which is how RDNA4's manual reads the fp8/bf8
+    conversions' source bytes: that is the source's value, any operand may give it."""
+    found = set()
+    for s in statements(pcode):
+        for i, t in enumerate(s):
+            n = _register_number(t)
+            if n is not None and not (s[max(i - 5, 0):i] == ("VGPR", "[", "laneId", "]", "[") and i >= 5):
+                found.add(n)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=None)
+def reads_other_lanes(pcode: str | None) -> bool:
+    """The code addresses a lane's VGPR by a lane number other than its own, `VGPR[lane][...]`,
+    `VGPR[i][...]` (readlane, writelane, permlane, the LDS permutes): it works on the wave, not per
+    lane (`VGPR[laneId][...]`, v_movrels, is this lane's)."""
+    return any(t == "VGPR" and s[i + 1:i + 2] == ("[",) and s[i + 2:i + 4] != ("laneId", "]")
+               for s in statements(pcode) for i, t in enumerate(s))
+
+
+@lru_cache(maxsize=None)
+def lane_select_sources(pcode: str | None) -> frozenset:
+    """The sources n the code takes a lane number from, `lane = Sn...` (v_readlane/v_writelane's
+    `lane = S1.u[4 : 0].u`)."""
+    return frozenset(n for s in statements(pcode) if len(s) >= 3 and s[:2] == ("lane", "=")
+                     and s[2][:1] == "S" and s[2][1:].isdigit() for n in (int(s[2][1:]),))
+
+
+def _opsel_test(s: tuple) -> tuple[int, int, int] | None:
+    """(hi, lo, v) of `if OPSEL[hi : lo].u2 == 2'vU then` (or elsif)."""
+    if len(s) == 12 and s[0] in ("if", "elsif") and s[1:3] == ("OPSEL", "[") and s[4] == ":" \
+            and s[6:10] == ("]", ".", "u2", "==") and s[11] == "then" and s[3].isdigit() and s[5].isdigit():
+        v = s[10]
+        if v[:2] == "2'" and v[2:].rstrip("U").isdigit():
+            return int(s[3]), int(s[5]), int(v[2:].rstrip("U"))
+    return None
+
+
+def _byte_of(s: tuple) -> int | None:
+    """k of the one byte range `[8k+7 : 8k]` a statement names, else None."""
+    found = {int(s[i + 3]) // 8 for i in range(len(s) - 4)
+             if s[i] == "[" and s[i + 2] == ":" and s[i + 4] == "]" and s[i + 1].isdigit() and s[i + 3].isdigit()
+             and int(s[i + 1]) - int(s[i + 3]) == 7 and int(s[i + 3]) % 8 == 0}
+    return found.pop() if len(found) == 1 else None
+
+
+@lru_cache(maxsize=None)
+def byte_select(pcode: str | None) -> tuple[int, int] | None:
+    """(hi, lo): the OPSEL bits that are the high and the low bit of the byte number k the code
+    selects, when it picks byte k of a source or the destination by a two-bit OPSEL range, `if
+    OPSEL[1 : 0].u2 == 2'2U then D0.f32 = fp8_to_f32(VGPR[laneId][SRC0.u32][15 : 8].fp8)`
+    (RDNA4's fp8/bf8 conversions: v_cvt_f32_fp8 names byte 1 by OPSEL[1:0] = 2, "Byte select bits
+    are reversed", so k's high bit is OPSEL bit 0: (0, 1); v_cvt_sr_fp8_f32's OPSEL[3:2] is k:
+    (3, 2)); None otherwise."""
+    stmts = statements(pcode)
+    chosen, field = {}, None
+    for s, body in zip(stmts, stmts[1:]):
+        test = _opsel_test(s)
+        if test is None:
+            continue
+        hi, lo, v = test
+        if hi != lo + 1 or field not in (None, (hi, lo)):
+            return None
+        field = (hi, lo)
+        k = _byte_of(body)
+        if k is not None:
+            chosen[k] = v
+    if field is None or chosen.get(1) is None or chosen.get(2) is None:
+        return None
+    hi, lo = field
+    if (chosen[1], chosen[2]) == (1, 2):
+        return hi, lo
+    if (chosen[1], chosen[2]) == (2, 1):
+        return lo, hi
+    return None
+
+
+@lru_cache(maxsize=None)
+def pc_relative_immediate(pcode: str | None) -> bool:
+    """The code computes an address `PC + signext(SIMM16 ...)`: the immediate is a signed dword
+    offset from the PC, a branch target (s_branch and s_cbranch_*: `PC = PC + signext(SIMM16.i16 *
+    16'4) + 4LL`; CDNA's s_cbranch_i_fork: `target_addr = PC + signext(SIMM16.i32 * 4) + 4LL`)."""
+    return any(s[i:i + 5] == ("PC", "+", "signext", "(", "SIMM16") for s in statements(pcode) for i in range(len(s)))
+
+
+@lru_cache(maxsize=None)
+def lane_value_result(pcode: str | None) -> bool:
+    """The code writes D0 whole (not `D0.u64[laneId]`) with a value read from another lane's VGPR,
+    `D0.b32 = VGPR[lane][SRC0.u32]`: one value for the wave, which its destination holds in an
+    SGPR (v_readlane_b32, v_readfirstlane_b32)."""
+    for s in statements(pcode):
+        a = assignment(s)
+        if a is None or a[0][:1] != ("D0",) or "laneId" in a[0]:
+            continue
+        v = a[2]
+        if any(t == "VGPR" and v[i + 1:i + 2] == ("[",) and v[i + 2:i + 4] != ("laneId", "]") for i, t in enumerate(v)):
+            return True
+    return False
+
+
 # ------------------------------------------------------------------ the generated tables
 GENERATED_FACTS = ("atomic_update", "address_adds_offset", "offset_pattern", "field_loads", "dword_loads",
                    "dword_stores", "first_nan_test", "call_chain", "lane_modulus", "register_files",

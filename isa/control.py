@@ -37,6 +37,7 @@ erratum (isa/errata.py), so it ends the wave like the others."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .records import dataclass
 
@@ -77,6 +78,14 @@ class Control:
         return bool(self.waits) or self.wait_all
 
 
+@lru_cache(maxsize=None)
+def message_reply(description: str | None) -> bool:
+    """The description says the instruction sends a message whose type is the SSRC0 field's code
+    itself ("SSRC[7:0] contains the message type encoded in the instruction directly") and writes
+    the reply to SDST: s_sendmsg_rtn_b32/b64. That field's code is a number, never an operand."""
+    return bool(_MESSAGE_REPLY.search(description or ""))
+
+
 def control(d, tables: dict | None = None) -> Control:
     """The flow facts of `d` (an isa InstrDef); `tables`: its spec's tables (the s_waitcnt layout)."""
     desc, pcode = d.description or "", d.pcode or ""
@@ -91,5 +100,5 @@ def control(d, tables: dict | None = None) -> Control:
                    count_sgpr=bool(sopk), all_ones_skips=table and bool(waits), nop_bits=(int(nop.group(1)), int(nop.group(2))) if nop else None,
                    delay=bool(_DELAY.search(desc)), clause=bool(_CLAUSE.search(desc)),
                    barrier=bool(_BARRIER.search(desc)),
-                   barrier_in_simm16=bool(_BARRIER_IN_SIMM16.search(desc)), message_reply=bool(_MESSAGE_REPLY.search(desc)),
-                   reply_dwords=(2 if _UPPER_BITS_ZEROED.search(desc) else 1) if _MESSAGE_REPLY.search(desc) else 0)
+                   barrier_in_simm16=bool(_BARRIER_IN_SIMM16.search(desc)), message_reply=message_reply(desc),
+                   reply_dwords=(2 if _UPPER_BITS_ZEROED.search(desc) else 1) if message_reply(desc) else 0)

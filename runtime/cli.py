@@ -97,7 +97,7 @@ def _branch_target(inst, addr: int) -> int | None:
     if inst is None or inst.fmt.name not in ("SOPP", "SOPK"):
         return None
     name = inst.defs[0].name.lower()
-    style = syntax.SOPP_STYLE.get(name) if inst.fmt.name == "SOPP" else syntax.SOPK_STYLE.get(name, ((), ""))[1]
+    style = syntax.sopp_style(inst.defs[0]) if inst.fmt.name == "SOPP" else syntax.SOPK_STYLE.get(name, ((), ""))[1]
     if style != "branch":
         return None
     simm = inst.fields["SIMM16"]
