@@ -9,6 +9,7 @@ import isa
 
 from . import families
 from .asm_parse import AsmError, collector_paused, located_error, parse, quote, term_columns
+from .branches import resolve_branches
 from .operands import Mod, OperandError
 from .instr import Instr, Modifiers
 from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, SymExpr
@@ -61,7 +62,7 @@ def _assemble(text: str, enc) -> bytes:
                                f"`wavesmith asm FILE -o FILE.hsaco`")
         else:
             out += encode_at(enc, it, text.splitlines(), len(out), fixups)
-    resolve_branches(out, fixups, labels)
+    resolve_branches(out, fixups, labels, text.splitlines())
     resolve_literals(out, fixups, labels)
     return bytes(out)
 
@@ -137,6 +138,9 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
                         column = term_columns(src, part.column).get(i)
                         if column:
                             return column
+                for key, value in part.modifiers.items():     # vmcnt(0) lgkmcnt(99): a count after the first
+                    if same(value):
+                        modifier = modifier or key
     if modifier:
         for part in reversed(parts):
             column = term_columns(src, part.column).get(modifier)
@@ -151,20 +155,6 @@ def add_fixup(fixups: list, offset: int, fix, st: Instr) -> None:
         fixups.append((offset + fix.at, fix, st))
     else:
         fixups.append((offset, fix, st))
-
-
-def resolve_branches(code: bytearray, fixups: list, labels: dict[str, int]) -> None:
-    """Patch each branch's 16-bit dword offset to its label (offsets within `code`)."""
-    for pos, name, st in fixups:
-        if type(name) is not str:
-            continue                     # a symbolic literal: resolve_literals
-        if name not in labels:
-            raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: undefined label {name!r}")
-        delta = (labels[name] - (pos + 4)) // 4
-        if not -0x8000 <= delta <= 0x7fff:
-            raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: label {name!r} is {delta} dwords away; "
-                           f"a branch reaches -32768..32767")
-        code[pos:pos + 2] = (delta & 0xffff).to_bytes(2, "little")
 
 
 # name@rel32@lo, name@gotpcrel32@hi, name@abs32@lo ...: which half of which relocated value

@@ -22,11 +22,11 @@ from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
 
-from . import literals, syntax, syntax_gfx9 as g9
+from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .signature import Operand, raw_source_field, register_number_source
-from .valu_plan import gfx9_valu_plan
+from .signature import Operand, data_registers, raw_source_field, register_number_source
+from .valu_plan import gfx9_valu_plan, mfma_shape
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 
@@ -310,6 +310,18 @@ def _sreg(spec: Spec, s: Src) -> int:
     return s.val
 
 
+def _registers(s: Src, n: int, what: str) -> None:
+    """A register tuple written for an operand spans the operand's registers (LLVM: "invalid
+    operand for instruction"): v_add_f32's sources one register, v_add_f64's two, a scalar
+    pair's two. Special names (vcc, exec) and constants are the operand's own width."""
+    inner = s.value.value if isinstance(s.value, Mod) else s.value
+    if isinstance(inner, Call) and inner.name == "sext" and inner.args:
+        inner = inner.args[0]
+    if isinstance(inner, (Reg, Agpr)) and inner.count != n:
+        raise Gfx9AsmError(f"{s.text}: {what} is {32 * n}-bit ({n} register{'s' if n > 1 else ''}), "
+                           f"got {inner.count} registers", s.value)
+
+
 @lru_cache(maxsize=None)
 def _buffer_format_codes(spec: Spec) -> tuple[dict[str, int], dict[str, int]]:
     """MTBUF's format names as LLVM spells them -> code: BUF_DATA_FORMAT_* (DFMT), BUF_NUM_FORMAT_* (NFMT)."""
@@ -400,16 +412,19 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         if kind == "SDWAB":
             if m.text != "vcc":
+                _registers(m, 2, "the lane mask")
                 w2["SD"], w2["SDST"] = 1, _sreg(spec, m)
         elif e32:
             if m.text != "vcc":
                 raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc")
         else:
+            _registers(m, 2, "the lane mask")
             f["VDST"] = _sreg(spec, m)
     for op in sig.dsts:
         if op.name == "sdst":
             continue
         s = next(it)
+        _registers(s, op.dwords or 2, op.name)
         if op.sgpr:
             f["VDST"] = _sreg(spec, s)
         else:
@@ -420,9 +435,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc")
         else:
+            _registers(s, 2, "the lane mask")
             f["SDST"] = _sreg(spec, s)
     elif "SDST" in {n for n, _, _ in fmt.fields} and not e32:
-        f["SDST"] = _sreg(spec, next(it))
+        m = next(it)
+        _registers(m, 2, "the lane mask")
+        f["SDST"] = _sreg(spec, m)
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
     if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
         raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
@@ -438,6 +456,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError(str(e), k.value) from None
     neg = abs_ = 0
     for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
+        _registers(s, n, op.name)
         # SDWA reads each source as its own type: v_ldexp_f16's exponent an i16 (0x3c00 refused),
         # a packed source a 32-bit one (0x3f800000 is 1.0), as LLVM's SDWA operand check does
         sdwa_op = plan.constants[i] if i in syntax.T16_SOURCES.get(d.name, ()) else op    # (a class mask: 32-bit)
@@ -491,6 +510,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc")
         else:
+            _registers(s, 2, "the lane mask")
             f["SRC2"] = _sreg(spec, s)
     _constant_bus(spec, srcs, enc, sig.vcc_in and (e32 or len(plan.srcs) == 3),
                   ops if not e32 and sig.vcc_in and len(plan.srcs) < 3 else ())
@@ -583,6 +603,12 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     _allow(mods, _MFMA_KEYS, d.name.lower())
     enc = _Enc()
     f = {"OP": d.opcode}
+    d_regs, a_regs, b_regs, _, _ = mfma_shape(spec, d)
+    _registers(ops[0], d_regs, "vdst")
+    if in_t != "f8f6f4":        # (the f8f6f4 forms' A and B widths follow cbsz/blgp's formats)
+        _registers(ops[1], a_regs, "src0 (A)")
+        _registers(ops[2], b_regs, "src1 (B)")
+    _registers(ops[3], 1 if sparse else d_regs, "src2 (the sparse index)" if sparse else "src2 (C)")
     f["VDST"], acc_cd = _vgpr(ops[0])
     f["ACC_CD"] = int(acc_cd)
     acc = 0
@@ -614,30 +640,11 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
 # ---------------------------------------------------------------- scalar
 
 
-def _hwreg(spec: Spec, value) -> int:
+def _hwreg(spec: Spec, value, mn: str) -> int:
     """hwreg(name or id[, offset, size]) -> SIMM16."""
-    if not isinstance(value, Call) or value.name != "hwreg" or len(value.args) not in (1, 3):
-        raise Gfx9AsmError(f"{_text(value)}: expected hwreg(name[, offset, size])", value)
-    reg, *rest = value.args
-    off, size = rest or (0, 32)
-    if type(off) is not int or type(size) is not int:
-        raise Gfx9AsmError(f"{_text(value)}: the offset and size are numbers", value)
-    ids = {}
-    for code, n, _ in spec.tables["hwreg"]:
-        if n != "reserved":
-            ids[g9.hwreg_text_name(n)] = code
+    ids = {g9.hwreg_text_name(n): code for code, n, _ in spec.tables["hwreg"] if n != "reserved"}
     ids.update({"HW_REG_" + n: c for c, n in g9.HWREG_EXTRA.items()})
-    if isinstance(reg, Attr):
-        rid = ids.get(reg.name)
-        if rid is None:
-            raise Gfx9AsmError(f"unknown hardware register {reg.name!r}", value)
-    elif type(reg) is int:
-        rid = reg
-    else:
-        raise Gfx9AsmError(f"{_text(value)}: expected a hardware register name or id", value)
-    if not (0 <= rid < 64 and 0 <= off < 32 and 1 <= size <= 32):
-        raise Gfx9AsmError(f"{_text(value)}: id, offset or size out of range", value)
-    return rid | off << 6 | (size - 1) << 11
+    return simm16.hwreg(value, mn, ids)
 
 
 def _imm16(value, unsigned: bool = False) -> int:
@@ -650,21 +657,19 @@ def _imm16(value, unsigned: bool = False) -> int:
     return value & 0xffff
 
 
-_COUNTER_MAX = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
-
-
-def _waitcnt(spec: Spec, values: list) -> int:
-    """s_waitcnt's SIMM16 from a number or counters (vmcnt(0) lgkmcnt(0)); unnamed ones wait for nothing."""
+def _waitcnt(spec: Spec, values: list, mn: str) -> int:
+    """s_waitcnt's SIMM16 from a number or counters (vmcnt(0) lgkmcnt(0)); unnamed ones wait for
+    nothing. vmcnt is 6 bits, split: its low 4 at VM, its high 2 at VM_HI."""
     if len(values) == 1 and type(values[0]) is int:
-        return _imm16(values[0])
-    counts = dict(_COUNTER_MAX)
-    for v in values:
-        if not isinstance(v, Call) or v.name not in counts or len(v.args) != 1 or type(v.args[0]) is not int:
-            raise Gfx9AsmError(f"{_text(v)}: expected a count: vmcnt(N), expcnt(N) or lgkmcnt(N)", v)
-        counts[v.name] = v.args[0]
+        return simm16.number16(values[0], mn)
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    width = {name: hi - lo + 1 for name, (hi, lo) in fields.items()}
+    limits = {"vmcnt": (1 << width["VM"] + width["VM_HI"]) - 1, "expcnt": (1 << width["EXP"]) - 1,
+              "lgkmcnt": (1 << width["LGKM"]) - 1}
+    counts = {**limits, **simm16.counters(values, mn, limits)}
     vm = counts["vmcnt"]
-    fields = {name: lo for name, _, lo in spec.tables["waitcnt"]}
-    return (vm & 0xf) | (vm >> 4 & 3) << fields["VM_HI"] | counts["expcnt"] << 4 | counts["lgkmcnt"] << 8
+    return ((vm & (1 << width["VM"]) - 1) << fields["VM"][1] | (vm >> width["VM"]) << fields["VM_HI"][1]
+            | counts["expcnt"] << fields["EXP"][1] | counts["lgkmcnt"] << fields["LGKM"][1])
 
 
 def _name_or_number(value, names: dict, what: str) -> int:
@@ -675,17 +680,11 @@ def _name_or_number(value, names: dict, what: str) -> int:
     raise Gfx9AsmError(f"{_text(value)}: expected {what}", value)
 
 
-def _sendmsg(value) -> int:
-    if not isinstance(value, Call) or value.name != "sendmsg":
-        return _imm16(value)
-    if not 1 <= len(value.args) <= 3:
-        raise Gfx9AsmError(f"{_text(value)}: expected sendmsg(message[, operation[, stream]])", value)
+def _sendmsg(value, mn: str) -> int:
+    """gfx9's messages are 4 bits; GS and GS_DONE take a GS_OP_* (GS not GS_OP_NOP) and a stream,
+    SYSMSG a SYSMSG_OP_* (simm16.message)."""
     ids = {v: k for k, v in g9.SENDMSG_NAMES.items()}
-    ops = {v: k for table in (g9.GS_OPS, g9.SYSMSG_OPS) for k, v in table.items()}
-    msg = _name_or_number(value.args[0], ids, "a message name or number")
-    op = _name_or_number(value.args[1], ops, "an operation name or number") if len(value.args) > 1 else 0
-    stream = _name_or_number(value.args[2], {}, "a stream number") if len(value.args) > 2 else 0
-    return msg | op << 4 | stream << 8
+    return simm16.message(value, mn, ids, 4, g9.message_operations(), frozenset(g9.STREAM_MESSAGES))
 
 
 def _gpr_idx(value) -> int:
@@ -697,6 +696,8 @@ def _gpr_idx(value) -> int:
     for a in value.args:
         if not isinstance(a, Attr) or a.name not in g9.GPR_IDX_MODES:
             raise Gfx9AsmError(f"{_text(value)}: expected gpr_idx() of {', '.join(g9.GPR_IDX_MODES)}", value)
+        if bits & 1 << g9.GPR_IDX_MODES.index(a.name):
+            raise Gfx9AsmError(f"{_text(value)}: {a.name} given twice", value)
         bits |= 1 << g9.GPR_IDX_MODES.index(a.name)
     return bits
 
@@ -710,7 +711,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     if d.format == "SOPP":
         style = syntax.sopp_style(d, True) or "hex"
         if style == "waitcnt":     # vmcnt(0) lgkmcnt(0): the counts after the first are read as modifiers
-            f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)])
+            f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)], mn)
             mods = {k: v for k, v in mods.items() if not isinstance(v, Call)}
         if mods:
             raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
@@ -723,11 +724,11 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         elif len(ops) > 1:
             raise Gfx9AsmError(f"{mn} takes one operand, got {len(ops)}", ops[1])
         elif style == "sendmsg":
-            f["SIMM16"] = _sendmsg(ops[0])
+            f["SIMM16"] = _sendmsg(ops[0], mn)
         elif style == "gpr_idx":
             f["SIMM16"] = _gpr_idx(ops[0])
         else:
-            f["SIMM16"] = _imm16(ops[0])
+            f["SIMM16"] = simm16.number16(ops[0], mn, style in syntax.UNSIGNED_SOPP_STYLES)
         return _pack(fmt, f).to_bytes(4, "little")
     if mods:
         raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
@@ -741,7 +742,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             elif o == "imm":
                 f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d))
             elif o == "hwreg":      # hwreg(...) or its 16-bit number
-                f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d)) if type(value) is int else _hwreg(spec, value)
+                f["SIMM16"] = _hwreg(spec, value, mn)
             elif o == "lit":
                 if type(value) is not int:
                     raise Gfx9AsmError(f"{_text(value)}: expected a 32-bit number", value)
@@ -760,6 +761,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         raise Gfx9AsmError(f"{mn} takes {len(layout)} operands, got {len(ops)}")
     for (name, field, n), value in zip(layout, ops):
         s = src(spec, value)
+        _registers(s, n, name)
         if name == "sdst":
             f["SDST"] = _sreg(spec, s)
             continue
@@ -792,7 +794,9 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
     if reads_counter(d):                 # s_memtime: the clock's SGPRs, no address
-        f["SDATA"] = _sreg(spec, next(it))
+        data = next(it)
+        _registers(data, 2, "sdst")
+        f["SDATA"] = _sreg(spec, data)
     elif not ops:
         pass
     else:
@@ -801,12 +805,16 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             f["SDATA"] = _imm16(ops[0])
             next(it)
         elif role == "register":         # (s_dcache_discard has none)
-            f["SDATA"] = _sreg(spec, next(it))
+            data = next(it)
+            _registers(data, data_registers(d), "sdata")
+            f["SDATA"] = _sreg(spec, data)
         base = next(it)
+        _registers(base, scalar_base_registers(d), "sbase")
         f["SBASE"] = _sreg(spec, base) // 2
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
+        _registers(off, 1, "soffset")
         lo = 0 if scalar_base_registers(d) == 4 else -(1 << 20)   # buffer offsets are unsigned
         if off.kind == "s" and isinstance(off.value, (Reg, Special, Attr)):     # an SGPR or special register
             if "offset" in mods:
@@ -841,19 +849,23 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     it = iter(srcs)
     acc = None
 
-    def data(field):
+    def data(field, operand, n):
         nonlocal acc
-        idx, a = _vgpr(next(it))
+        s = next(it)
+        _registers(s, n, operand)
+        idx, a = _vgpr(s)
         if acc is not None and a != acc:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
         acc = a
         f[field] = idx
     try:
-        for operand, field, _ in ds_layout(d):
+        for operand, field, n in ds_layout(d):
             if operand == "addr":   # the address is always a VGPR
-                f["ADDR"], _ = _vgpr(next(it), False)
+                s = next(it)
+                _registers(s, 1, "addr")
+                f["ADDR"], _ = _vgpr(s, False)
                 continue
-            data(field)
+            data(field, operand, n)
             if field == "ADDR" and f["ADDR"] % 2:   # GWS: gfx90a and later read the value from an even register
                 raise Gfx9AsmError(f"{name.lower()}: the GWS value register must be even")
     except StopIteration:
@@ -888,13 +900,14 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     it = iter(srcs)
     acc = None
     from .signature import flat_layout
-    layout = {operand for operand, _, _ in flat_layout(d, bool(f["SC0"]))}
+    layout = {operand: n for operand, _, n in flat_layout(d, bool(f["SC0"]))}
 
     def data(field):
         nonlocal acc
         s = next(it)
         if s is None:
             raise Gfx9AsmError("expected a register")
+        _registers(s, layout["vdst" if field == "VDST" else "vdata"], "vdst" if field == "VDST" else "vdata")
         idx, a = _vgpr(s)
         if acc is not None and a != acc:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
@@ -909,6 +922,9 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         elif addr is None:
             raise Gfx9AsmError("expected a VGPR address")
         else:
+            # a global address without an SGPR base (saddr off) is a 64-bit VGPR pair
+            _registers(addr, 2 if d.format == "GLOBAL" and srcs and srcs[-1] is None else layout.get("vaddr", 1),
+                       "vaddr")
             f["ADDR"], _ = _vgpr(addr, False)
             if d.format == "SCRATCH":
                 f["LDS"] = 1
@@ -916,6 +932,8 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
+            if s is not None:
+                _registers(s, 2 if d.format == "GLOBAL" else 1, "saddr")
             f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(spec, s)     # `off`: the manual's disable code
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
@@ -940,20 +958,24 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         pass
     else:
         f.pop("LDS")
-    from .signature import cache_control
+    from .signature import buffer_data_dwords, cache_control
     if cache_control(d):
         return _pack(fmt, f).to_bytes(8, "little")
     srcs = [None if _off(o) else src(spec, o) for o in ops]
     if not f.get("LDS"):
         if not srcs or srcs[0] is None:
             raise Gfx9AsmError("expected the data register")
+        _registers(srcs[0], buffer_data_dwords(d, {}), "vdata")
         f["VDATA"], a = _vgpr(srcs.pop(0))
         f["ACC"] = int(a)
     if len(srcs) != 3:
         raise Gfx9AsmError(f"{d.name.lower()}: expected vaddr, srsrc, soffset")
     vaddr, srsrc, soff = srcs
     if vaddr is not None:
+        _registers(vaddr, 2 if f["IDXEN"] and f["OFFEN"] else 1, "vaddr")
         f["VADDR"], _ = _vgpr(vaddr, False)
+    _registers(srsrc, 4, "srsrc")
+    _registers(soff, 1, "soffset")
     f["SRSRC"] = _sreg(spec, srsrc) // 4
     enc = _Enc()
     _typed_constant(spec, soff, _SCALAR_OPERANDS[1], "salu")   # a 32-bit value: 0x3f800000 is the inline 1.0
@@ -1058,6 +1080,7 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     """Machine code of `text`; Gfx9AsmError whose message starts with line:column (dsl.assemble
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
+    from .branches import resolve_branches
     from .asm_parse import parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
@@ -1082,24 +1105,21 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
         try:
             data, fix = enc.encode(it)
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
-            msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
+            msg = str(e) if isinstance(e, (Gfx9AsmError, OperandError)) else f"cannot encode ({type(e).__name__}: {e})"
+            mn = code.split()[0]
+            msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
-            at = next((c for i, c in term_columns(lines[no - 1], col).items()
-                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand), col) \
-                if operand is not None else col
-            raise AsmError(f"{no}:{at}: {code.split()[0]}: {msg}") from None
+            at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
+                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
+                       or type(i) is str and it.modifiers.get(i) is operand), col) \
+                if operand is not None else col                                   # the first (lgkmcnt(0))
+            raise AsmError(f"{no}:{at}: {mn}: {msg}") from None
         if isinstance(fix, str):
-            branches.append((len(out), fix, no, col))
+            branches.append((len(out), fix, it))
         elif fix is not None:
             raise AsmError(f"{no}:{col}: {fix.text!r} names a symbol; symbolic operands need a code object")
         out += data
-    for at, label, no, col in branches:
-        if label not in labels:
-            raise AsmError(f"{no}:{col}: undefined label {label!r}")
-        delta = (labels[label] - (at + 4)) // 4
-        if not -0x8000 <= delta <= 0x7fff:
-            raise AsmError(f"{no}:{col}: label {label!r} is {delta} dwords away; a branch reaches -32768..32767")
-        out[at:at + 2] = (delta & 0xffff).to_bytes(2, "little")
+    resolve_branches(out, branches, labels, lines)
     return bytes(out)
 
 

@@ -128,9 +128,8 @@ SOPP_STYLE = {
     "s_code_end": "none", "s_clause": "hex", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
     "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm",
     "s_wait_event": "hex", "s_set_inst_prefetch_distance": "hex", "s_ttracedata_imm": "hex",
-    "s_wait_alu": "depctr", "s_barrier_leave": "none",
+    "s_wait_alu": "depctr", "s_barrier_leave": "none", "s_barrier_wait": "imm",
 }
-
 
 
 def sopp_style(d, gfx9: bool = False) -> str | None:
@@ -157,6 +156,10 @@ SOPK_STYLE = {
     "s_subvector_loop_begin": (("sdst", "imm"), "branch"), "s_subvector_loop_end": (("sdst", "imm"), "branch"),
 }
 SOPK_DEFAULT = (("sdst", "imm"), "hex")
+# SOPP styles whose number LLVM reads as unsigned (0..65535: s_endpgm -1 is refused, "expected a
+# 16-bit value"); the manual's types do not say it (s_nop reads SIMM16.u16, yet -1 is taken as its
+# 16 bits), so the others take -32768..65535
+UNSIGNED_SOPP_STYLES = frozenset({"opt", "sendmsg"})
 
 # LLVM's names for hardware registers in hwreg(...) (gfx11)
 HWREG_NAMES = {1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 5: "HW_REG_GPR_ALLOC",
@@ -180,6 +183,15 @@ HWREG_NAMES_BY_FAMILY = {"rdna4": {
 
 def hwreg_names(family: str | None) -> dict[int, str]:
     return HWREG_NAMES_BY_FAMILY.get(family, HWREG_NAMES)
+
+
+def hwreg_input_names(family: str | None) -> dict[str, int]:
+    """hwreg(...) names the assembler reads -> id: the family's, and gfx11's names of the
+    registers a later family renamed HW_REG_WAVE_* at the same id (LLVM reads HW_REG_MODE as
+    gfx12's HW_REG_WAVE_MODE, not HW_REG_TRAPSTS, whose id 3 is HW_REG_WAVE_STATE_PRIV there)."""
+    names = hwreg_names(family)
+    old = {n: i for i, n in HWREG_NAMES.items() if names.get(i) == n.replace("HW_REG_", "HW_REG_WAVE_", 1)}
+    return {**old, **{n: i for i, n in names.items()}}
 
 
 # s_delay_alu field values (the manual's S_DELAY_ALU description)

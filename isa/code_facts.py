@@ -247,13 +247,22 @@ def call_chain(pcode: str | None) -> tuple[str, str, str] | None:
     return outer.upper(), inner.upper(), t
 
 
-def lane_modulus(pcode: str | None) -> int | None:
-    """N of a permute's lane from a byte address, `... / 4U % N` (ds_bpermute: RDNA's "destination
-    lane is MOD 32 regardless of wave size", `/ 4 % 32`; CDNA's `/ 4U % 64U`), else None."""
+def lane_modulus(pcode: str | None) -> tuple[int, int] | None:
+    """(wave32, wave64) N of a permute's lane from a byte address, `... / 4U % N`, else None.
+    N is a number (ds_bpermute: RDNA3's "destination lane is MOD 32 regardless of wave size",
+    `/ 4 % 32`: (32, 32); CDNA's `/ 4U % 64U`: (64, 64)) or a name the code sets from the wave
+    size (RDNA4's `num_lanes = WAVE64 ? 64 : 32; ... / 4 % num_lanes`: (32, 64))."""
+    by_wave = {}
     for s in statements(pcode):
+        if len(s) == 7 and s[1:4] == ("=", "WAVE64", "?") and s[5] == ":" and s[4].isdigit() and s[6].isdigit():
+            by_wave[s[0]] = (int(s[6]), int(s[4]))
         for i in range(len(s) - 3):
-            if s[i] == "/" and s[i + 1] in ("4", "4U") and s[i + 2] == "%" and s[i + 3].rstrip("U").isdigit():
-                return int(s[i + 3].rstrip("U"))
+            if s[i] == "/" and s[i + 1] in ("4", "4U") and s[i + 2] == "%":
+                n = s[i + 3]
+                if n.rstrip("U").isdigit():
+                    return int(n.rstrip("U")), int(n.rstrip("U"))
+                if n in by_wave:
+                    return by_wave[n]
     return None
 
 

@@ -384,8 +384,8 @@ CODE_FACTS = {
         1164: ('V_MAX_I32', 'V_MIN_I32', 'i'),
     },
     'lane_modulus': {
-        109: 32,
-        111: 32,
+        109: (32, 32),
+        111: (32, 32),
     },
     'register_files': {
         109: ('VGPR',),

@@ -351,6 +351,9 @@ CODE_FACTS = {
         1106: ('V_MINIMUM_F16', 'V_MAXIMUM_F16', 'f16'),
     },
     'lane_modulus': {
+        470: (32, 64),
+        472: (32, 64),
+        483: (32, 64),
     },
     'register_files': {
         41: ('SGPR',),
