@@ -261,7 +261,8 @@ class Encoder:
                 raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
                                    f"the 16-bit .l/.h halves")
             cands = order_candidates(defs, enc, self.traits.roles)
-            if enc in ("e64", "e64_dpp") and any(moves_a_lane_value(d) for d in defs):
+            valu = self.traits.roles.valu_e32 | self.traits.roles.valu_e64      # (not VINTERP: a quad's lanes)
+            if enc in ("e64", "e64_dpp") and any(d.format in valu and moves_a_lane_value(d) for d in defs):
                 raise OperandError(f"{mn}: a move between one lane and a scalar is written without an "
                                    f"encoding suffix ({base}); it takes no _{enc}")
             if not cands:
@@ -1274,8 +1275,10 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     else:
         constants = "vop3p" if d.format == "VOP3P" else "vop3"
     is_p = d.format == "VOP3P"
+    halves = family in syntax.TRUE16_FAMILIES or d.name in syntax.OPSEL_WHOLE_VGPRS   # op_sel on 16-bit operands
     opsel = not e32 and "OPSEL" in fields and (
-        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts) or bool(effects(d.pcode).opsel_ranges))
+        is_p or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts)
+        or bool(effects(d.pcode).opsel_ranges))
     if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and (       # a float result's scale

@@ -43,6 +43,7 @@ LANE_MOVES = [
     "v_readfirstlane_b32 s1, v2", "v_readfirstlane_b32_e32 s1, v2", "v_readlane_b32 s1, v2, s3",
     "v_writelane_b32 v1, s2, s3", "v_nop_e64", "v_add3_u32_e64 v1, v2, v3, v4", "v_movrels_b32_e64 v1, v2",
     "v_permlane16_b32_e64 v1, v2, s3, s4",
+    "v_interp_p10_f32_e64 v1, v2, v3, v4 wait_exp:1",   # (VINTERP reads other lanes of its quad: no lane move)
 ]
 
 
@@ -51,3 +52,20 @@ def test_lane_moves_take_no_64_bit_encoding_suffix_as_llvm(arch):
     want = mc_encodings(LANE_MOVES, arch)
     assert want[:4] == [None] * 4 and all(w is not None for w in want[4:])
     assert [_dsl(x, arch) for x in LANE_MOVES] == want
+
+
+# RDNA4's text syntax (LLVM 22: 16-bit VALU operands are whole VGPRs) names no VGPR halves: v1.l /
+# v1.h are refused on every instruction ("operands are not valid for this GPU or mode"), while
+# RDNA3 and RDNA3.5 (true16) take them
+HALVES = ["v_add_nc_u16 v1.h, v2.h, v3.l", "v_fma_f16 v1.h, v2.h, v3.l, v4.l", "v_cvt_f32_f16 v1, v2.h",
+          "v_cvt_f32_f16_e64 v1, -v2.h", "v_add_f16_e64 v1.l, v2.h, v3.l", "v_cndmask_b16 v1.h, v2.l, v3.h, s4",
+          "v_cmp_eq_f16_e64 s1, v2.h, v3.l", "v_mul_lo_u16 v1.h, v2.h, v3.l"]
+WHOLE = ["v_add_nc_u16 v1, v2, v3", "v_cvt_f32_f16 v1, v2", "v_cndmask_b16 v1, v2, v3, s4"]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_vgpr_halves_are_taken_only_where_the_syntax_has_them(arch):
+    want = mc_encodings(HALVES + WHOLE, arch)
+    assert all(w is not None for w in want[len(HALVES):])
+    assert all((w is None) == (arch == "gfx1201") for w in want[:len(HALVES)])
+    assert [_dsl(x, arch) for x in HALVES + WHOLE] == want
