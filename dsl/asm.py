@@ -7,7 +7,7 @@ import re
 
 import isa
 
-from . import families
+from . import families, syntax
 from .asm_parse import AsmError, collector_paused, located_error, parse, quote, term_columns
 from .branches import resolve_branches
 from .operands import Mod, OperandError
@@ -44,9 +44,12 @@ def _assemble(text: str, enc) -> bytes:
     labels: dict[str, int] = {}
     fixups = []
     encode = enc.encode
+    halves = enc.spec.arch in syntax.TRUE16_FAMILIES
     for it in parse(text):
         if type(it) is Instr:           # encode_at, inline for the usual item
             try:
+                if not halves:
+                    refuse_vgpr_halves(it, enc.spec.arch)
                 data, fix = encode(it)
             except (OperandError, ValueError) as e:
                 raise encode_error(e, it, text.splitlines()) from None
@@ -96,12 +99,26 @@ def define_label(labels: dict, label: Label, offset: int) -> None:
     labels[label.name] = offset
 
 
+def refuse_vgpr_halves(st: Instr, arch: str) -> None:
+    """Text for a family whose syntax has no 16-bit VGPR halves (outside syntax.TRUE16_FAMILIES:
+    a 16-bit operand is the whole VGPR, its high half selected by op_sel) names no v1.l / v1.h."""
+    for st_half in (st, st.dual) if st.dual is not None else (st,):
+        for op in st_half.operands:
+            reg = op.value if isinstance(op, Mod) else op
+            if getattr(reg, "half", None):
+                raise OperandError(f"{st_half.mnemonic}: {reg}: {arch} names no 16-bit VGPR halves (.l/.h); "
+                                   f"write the whole VGPR (op_sel selects a high half where the instruction has it)",
+                                   op)
+
+
 def encode_at(enc, st: Instr, lines: list[str], offset: int, fixups: list) -> bytes:
     """Bytes of one instruction placed at `offset`; a branch to a label appends
     (offset, label, statement) to `fixups` for resolve_branches (branches are always
     4 bytes, so label addresses are known after one pass), a symbolic literal appends
     (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
+        if enc.spec.arch not in syntax.TRUE16_FAMILIES:
+            refuse_vgpr_halves(st, enc.spec.arch)
         data, fix = enc.encode(st)
     except (OperandError, ValueError) as e:
         raise encode_error(e, st, lines) from None
@@ -146,6 +163,10 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
             column = term_columns(src, part.column).get(modifier)
             if column:
                 return column
+    if isinstance(operand, Attr):       # a name inside an operand (A | B): where the name is written
+        found = re.compile(rf"(?<![\w.$]){re.escape(operand.name)}(?![\w.$@])").search(src, st.column)
+        if found:
+            return found.start() + 1
     return st.column
 
 

@@ -32,11 +32,13 @@ from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 class Gfx9AsmError(ValueError):
     """An operand or modifier that does not fit (the caller adds line:column). `operand` is the
-    operand value refused, when one is, for the caller to find its column."""
+    operand value refused, `modifier` the name of the modifier refused, when one is, for the
+    caller to find its column."""
 
-    def __init__(self, message: str, operand=None):
+    def __init__(self, message: str, operand=None, modifier: str | None = None):
         super().__init__(message)
         self.operand = operand
+        self.modifier = modifier
 
 
 # ---------------------------------------------------------------- operands
@@ -228,7 +230,8 @@ def _allow(mods: dict, keys: set, what: str) -> None:
     extra = [k for k in mods if k not in keys]
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
-                           + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"))
+                           + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"),
+                           modifier=extra[0])
 
 
 def _int_in(mods: dict, key: str, lo: int, hi: int, default: int = 0) -> int:
@@ -285,7 +288,7 @@ def _src9(spec: Spec, s: Src, enc: _Enc, n: int | None = None, agpr_ok: bool = F
     if s.kind == "v" or (s.kind == "a" and agpr_ok):
         return 256 + s.val
     if s.kind == "a":
-        raise Gfx9AsmError(f"{s.text}: an AGPR is not allowed here")
+        raise Gfx9AsmError(f"{s.text}: an AGPR is not allowed here", s.value)
     if s.kind == "lit":
         if s.val is None:
             raise Gfx9AsmError(f"constant {s.text!r} does not fit 32 bits", s.value)
@@ -297,9 +300,9 @@ def _src9(spec: Spec, s: Src, enc: _Enc, n: int | None = None, agpr_ok: bool = F
 def _vgpr(s: Src, agpr: bool | None = None) -> tuple[int, bool]:
     """An 8-bit VGPR field: (index, is an AGPR)."""
     if s.kind not in ("v", "a"):
-        raise Gfx9AsmError(f"{s.text}: expected a vector register")
+        raise Gfx9AsmError(f"{s.text}: expected a vector register", s.value)
     if agpr is not None and (s.kind == "a") != agpr:
-        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if agpr else 'a VGPR'}")
+        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if agpr else 'a VGPR'}", s.value)
     return s.val, s.kind == "a"
 
 
@@ -333,9 +336,16 @@ _OMOD = {("mul", 2): 1, ("mul", 4): 2, ("div", 2): 3}
 
 
 def _omod(mods: dict) -> int:
-    for (k, v), code in _OMOD.items():
-        if mods.get(k) == v and type(mods[k]) is int:
-            return code
+    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier)."""
+    given = [k for k in ("mul", "div") if k in mods]
+    if len(given) > 1:
+        raise Gfx9AsmError("mul and div are one output modifier: give one of them", modifier=given[1])
+    for k in given:
+        v = mods[k]
+        if type(v) is not int or v != 1 and (k, v) not in _OMOD:
+            raise Gfx9AsmError(f"{k}:{_text(v)}: expected {'mul:2 or mul:4' if k == 'mul' else 'div:2'}",
+                               modifier=k)
+        return _OMOD.get((k, v), 0)
     return 0
 
 
@@ -366,8 +376,14 @@ def _dpp_ctrl(mods: dict) -> int:
     return 0xe4   # identity quad_perm
 
 
-def _valu_defs(spec: Spec, mn: str):
-    """(InstrDef, encoding kind) candidates for a VALU mnemonic, in the order to try."""
+_DPP_CONTROLS = _DPP_KEYS - {"row_mask", "bank_mask", "bound_ctrl"}
+_SDWA_SELECTS = {"dst_sel", "dst_unused", "src0_sel", "src1_sel"}
+
+
+def _valu_defs(spec: Spec, mn: str, mods=()):
+    """(InstrDef, encoding kind) candidates for a VALU mnemonic, in the order to try; without a
+    suffix, a DPP control or an SDWA select among the modifiers adds that form after the others
+    (`v_max_f32 v0, v1, v2 row_shl:1` is the DPP form)."""
     m = re.match(r"^(.*?)(_e32|_e64|_sdwa|_dpp)?$", mn)
     base, suffix = m.group(1), m.group(2)
     defs = spec.lookup(amd_name(base, spec.arch))
@@ -382,7 +398,9 @@ def _valu_defs(spec: Spec, mn: str):
         return [(d, "SDWAB" if d.format == "VOPC" else "SDWA") for d in e32]
     if suffix == "_dpp":
         return [(d, "DPP") for d in e32]
-    return [(d, None) for d in e32 + e64]
+    extra = [(d, "DPP") for d in e32] if _DPP_CONTROLS.intersection(mods) else \
+        [(d, "SDWAB" if d.format == "VOPC" else "SDWA") for d in e32] if _SDWA_SELECTS.intersection(mods) else []
+    return [(d, None) for d in e32 + e64] + extra
 
 
 def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> bytes:
@@ -406,7 +424,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     if e32:
         need -= len(plan.srcs) - srcs_e32
     if len(ops) != need:
-        raise Gfx9AsmError(f"{d.name.lower()} takes {need} operands, got {len(ops)}")
+        raise Gfx9AsmError(f"{d.name.lower()} takes {need} operands, got {len(ops)}",
+                           ops[need].value if len(ops) > need else None)   # the first one too many
     it = iter(ops)
     if sig.is_cmp:
         m = next(it)
@@ -416,7 +435,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                 w2["SD"], w2["SDST"] = 1, _sreg(spec, m)
         elif e32:
             if m.text != "vcc":
-                raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc")
+                raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc", m.value)
         else:
             _registers(m, 2, "the lane mask")
             f["VDST"] = _sreg(spec, m)
@@ -433,7 +452,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         s = next(it)
         if e32 or "SDST" not in {n for n, _, _ in fmt.fields}:
             if s.text != "vcc":
-                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc")
+                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc", s.value)
         else:
             _registers(s, 2, "the lane mask")
             f["SDST"] = _sreg(spec, s)
@@ -466,7 +485,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if e32:
             if kind in ("SDWA", "SDWAB"):
                 if d.name in g9.SDWA_NO_DST_SEL and (s.sext or s.neg or s.abs):
-                    raise Gfx9AsmError(f"{s.text}: the SDWA form of {d.name.lower()} takes no source modifiers")
+                    raise Gfx9AsmError(f"{s.text}: the SDWA form of {d.name.lower()} takes no source modifiers", s.value)
                 if s.kind in ("v",):
                     code8, scalar = s.val, 0
                 else:
@@ -487,17 +506,17 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     f["SRC0"] = spec.traits.codes["DPP"]
                 else:
                     if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
-                        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
+                        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}", s.value)
                     f["SRC0"] = _src9(spec, s, enc, agpr_ok=acc)
             else:
                 f["VSRC1"], _ = _vgpr(s, acc)
             if kind == "DPP":
                 w2[f"SRC{i}_NEG"], w2[f"SRC{i}_ABS"] = s.neg, s.abs
             elif s.neg or s.abs:
-                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding takes no modifiers")
+                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding takes no modifiers", s.value)
             continue
         if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
-            raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
+            raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}", s.value)
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=acc)
         neg |= s.neg << i
         abs_ |= s.abs << i
@@ -508,7 +527,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         s = next(it)
         if e32:
             if s.text != "vcc":
-                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc")
+                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc", s.value)
         else:
             _registers(s, 2, "the lane mask")
             f["SRC2"] = _sreg(spec, s)
@@ -516,7 +535,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                   ops if not e32 and sig.vcc_in and len(plan.srcs) < 3 else ())
     if not e32:
         if enc.literal is not None:
-            raise Gfx9AsmError("the 64-bit encoding takes no literal constant")
+            raise Gfx9AsmError("the 64-bit encoding takes no literal constant",
+                               next((s.value for s in ops if s.kind == "lit"), None))
         if plan.is_p:
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
@@ -587,8 +607,11 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
             used.add((s.val, s.n))
     if reads_vcc:
         used.add((t.vcc_lo, 2))
-    if len(used) > 1:
-        raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)")
+    if len(used) > 1:   # named at the last scalar source read, the one the bus has no room for
+        last = next((s for s in reversed(list(srcs) + ([mask_ops[-1]] if mask_ops else []))
+                     if s.kind in ("s", "lit") and not t.is_constant(s.val)), None)
+        raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)",
+                           last.value if last is not None else None)
 
 
 # a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
@@ -615,13 +638,13 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     for i in range(2):
         s = ops[i + 1]
         if s.kind not in ("v", "a"):
-            raise Gfx9AsmError(f"{s.text}: the matrix inputs A and B are vector registers")
+            raise Gfx9AsmError(f"{s.text}: the matrix inputs A and B are vector registers", s.value)
         acc |= (s.kind == "a") << i
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=True)
     c, dst = ops[3], ops[0]
     if not sparse and dst.n > 4 and c.kind == dst.kind and c.val != dst.val and \
             c.val < dst.val + dst.n and dst.val < c.val + c.n:   # checked for results wider than 128 bits
-        raise Gfx9AsmError(f"{c.text}: the accumulator input must be the destination or not overlap it")
+        raise Gfx9AsmError(f"{c.text}: the accumulator input must be the destination or not overlap it", c.value)
     if sparse and c.kind not in ("v", "a"):
         raise Gfx9AsmError(f"{c.text}: the sparse index (C) is a vector register", c.value)
     _typed_constant(spec, c, _MFMA_ACCUMULATOR[out_t == "f64"], "vop3p")
@@ -1061,19 +1084,38 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         _allow(mods, _MEMORY_KEYS[d.format], mn)
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]
-    error = None
-    candidates = _valu_defs(spec, mn)
+    candidates = _valu_defs(spec, mn, mods)
     if chosen is not None:
         candidates = [(d, kind) for d, kind in candidates if d is chosen]
         if not candidates:
             raise Gfx9AsmError(f"the Instr's definition {chosen.name} ({chosen.format}) is not an encoding {mn!r} "
                                f"names (its suffix says {', '.join(sorted({d.format for d, _ in _valu_defs(spec, mn)}))})")
+    errors = []
     for d, kind in candidates:
         try:
             return encode_valu(spec, d, kind, srcs, mods), d
         except Gfx9AsmError as e:
-            error = error or e
-    raise error or Gfx9AsmError(f"unknown instruction {mn!r}")
+            errors.append(e)
+    if not errors:
+        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+    raise most_specific(errors, ops, mods)
+
+
+def most_specific(errors: list[Gfx9AsmError], ops, mods: dict) -> Gfx9AsmError:
+    """The refusal to report when every encoding refused: the one whose encoding read furthest
+    along the line before refusing (the operand it names latest; a modifier after every operand;
+    an operand count or a refusal naming nothing before the first operand). Ties go to the later
+    encoding, the more general one (VOP3 after VOP2), whose complaint is the real one."""
+    def position(e: Gfx9AsmError) -> int:
+        if e.modifier is not None:
+            return len(ops)
+        if e.operand is None:
+            return -1
+        at = next((i for i, o in enumerate(ops) if o is e.operand), None)
+        if at is not None:
+            return at
+        return len(ops) if any(v is e.operand for v in mods.values()) else -1
+    return max(reversed(errors), key=position)   # max keeps the first of equals: the latest encoding
 
 
 def assemble_gfx9(text: str, arch: str) -> bytes:
@@ -1109,10 +1151,12 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             mn = code.split()[0]
             msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
+            modifier = getattr(e, "modifier", None)
             at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
                        if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
                        or type(i) is str and it.modifiers.get(i) is operand), col) \
-                if operand is not None else col                                   # the first (lgkmcnt(0))
+                if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
+                if modifier is not None else col                                  # the first (lgkmcnt(0))
             raise AsmError(f"{no}:{at}: {mn}: {msg}") from None
         if isinstance(fix, str):
             branches.append((len(out), fix, it))

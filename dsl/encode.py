@@ -8,7 +8,8 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import byte_select, lane_select_sources, offset_pattern, reads_other_lanes, register_number_sources
+from isa.code_facts import (byte_select, lane_select_sources, lane_value_result, offset_pattern, reads_other_lanes,
+                             register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -260,6 +261,10 @@ class Encoder:
                 raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
                                    f"the 16-bit .l/.h halves")
             cands = order_candidates(defs, enc, self.traits.roles)
+            valu = self.traits.roles.valu_e32 | self.traits.roles.valu_e64      # (not VINTERP: a quad's lanes)
+            if enc in ("e64", "e64_dpp") and any(d.format in valu and moves_a_lane_value(d) for d in defs):
+                raise OperandError(f"{mn}: a move between one lane and a scalar is written without an "
+                                   f"encoding suffix ({base}); it takes no _{enc}")
             if not cands:
                 raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
                                    f"(it has: {', '.join(sorted({d.format for d in defs}))})")
@@ -899,6 +904,8 @@ class Encoder:
             if style == "branch" and isinstance(v, Attr):
                 F["SIMM16"] = 0
                 return v.name
+            if style == "branch":
+                _no_literal_offset(v, d)
             F["SIMM16"] = _imm16(v, d, unsigned=style in syntax.UNSIGNED_SOPP_STYLES)
             return None
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
@@ -915,6 +922,8 @@ class Encoder:
                 if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0
                     fix = v.name
+                elif style == "branch":
+                    F["SIMM16"] = _imm16(_no_literal_offset(v, d), d)
                 elif style == "version":
                     F["SIMM16"] = _imm16(_version_value(v, d), d)
                 else:
@@ -1266,12 +1275,15 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     else:
         constants = "vop3p" if d.format == "VOP3P" else "vop3"
     is_p = d.format == "VOP3P"
+    halves = family in syntax.TRUE16_FAMILIES or d.name in syntax.OPSEL_WHOLE_VGPRS   # op_sel on 16-bit operands
     opsel = not e32 and "OPSEL" in fields and (
-        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts) or bool(effects(d.pcode).opsel_ranges))
+        is_p or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts)
+        or bool(effects(d.pcode).opsel_ranges))
     if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
-    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
-        bool(sig.dsts) and sig.dsts[0].is_float or bool(sig.srcs) and sig.srcs[0].is_float)
+    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (       # a float result's scale
+        bool(sig.dsts) and sig.dsts[0].is_float and d.name not in syntax.NO_OMOD
+        or d.name in syntax.OMOD_ON_INTEGER_RESULT)
     return ValuPlan(sig, is_p, effects(d.pcode).mixed_sources, names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
@@ -1385,6 +1397,14 @@ def _imm16(v, d, operand: str = "simm16", unsigned: bool = False) -> int:
     return simm16.number16(v, _name(d), unsigned or signature.sopk_immediate_unsigned(d), operand)
 
 
+def _no_literal_offset(v, d):
+    """`v`, a branch's offset: a label or a number, never lit(...) - the offset is SIMM16 itself,
+    which is no source operand with a literal slot."""
+    if isinstance(v, Lit):
+        raise OperandError(f"{_name(d)}: a branch offset is a label or a 16-bit number, not lit(...)", v)
+    return v
+
+
 def _hwreg_value(v, d, family: str) -> int:
     return simm16.hwreg(v, _name(d), syntax.hwreg_input_names(family))
 
@@ -1496,6 +1516,14 @@ def old_spellings(spec: Spec) -> dict[str, str]:
         table = {old: new for old, new in {**syntax.OLD_NAMES, **LDS_ALIASES}.items() if spec.lookup(new)}
         _OLD_SPELLINGS[spec.arch] = table
     return table
+
+
+def moves_a_lane_value(d: InstrDef) -> bool:
+    """The code moves one lane's VGPR value to or from the scalar side (v_readlane/v_readfirstlane:
+    D0 written whole from another lane's VGPR; v_writelane: a lane number taken from a source).
+    The text syntax names such an instruction by its bare mnemonic in every encoding: a forced
+    64-bit encoding suffix is refused, as the reference assembler does."""
+    return lane_value_result(d.pcode) or bool(lane_select_sources(d.pcode))
 
 
 def split_mnemonic(mn: str) -> tuple[str, str]:

@@ -28,8 +28,10 @@ def _field(value, bits: int, mn: str, what: str, operand, low: int = 0) -> int:
 
 def hwreg(v, mn: str, names: dict[str, int]) -> int:
     """hwreg(id or name[, offset, size]) -> SIMM16 (id 6 bits, offset 5, size - 1 5); a number
-    is the field itself (0..65535)."""
-    if type(v) is int or isinstance(v, Lit):
+    is the field itself (0..65535); lit(...) is refused (SIMM16 is no source with a literal slot)."""
+    if isinstance(v, Lit):
+        raise OperandError(f"{mn}: expected hwreg(register[, offset, size]) or a 16-bit number, not lit(...)", v)
+    if type(v) is int:
         return number16(v, mn, True, "hwreg")
     if not isinstance(v, Call) or v.name != "hwreg" or len(v.args) not in (1, 3):
         raise OperandError(f"{mn}: expected hwreg(register[, offset, size]) (offset and size together), got "

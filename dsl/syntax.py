@@ -7,7 +7,8 @@ manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
 from isa.syntax_conventions import (F16_CONSTANTS, FP_MODS, NO_F16_INLINE, NO_OPERANDS, NO_OPSEL,  # noqa: F401
-                                    NO_SOURCES, SALU_VALUE_SOURCES, T16_SOURCES)
+                                    NO_OMOD, NO_SOURCES, OMOD_ON_INTEGER_RESULT, OPSEL_WHOLE_VGPRS,
+                                    SALU_VALUE_SOURCES, T16_SOURCES)
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
 
 # ---------------------------------------------------------------- operand codes
@@ -40,10 +41,6 @@ TRUE16_FAMILIES = {"rdna3", "rdna3.5"}
 # suffixes, f16 constants, float modifiers on integer operands) are isa/syntax_conventions.py's,
 # each with its evidence (imported above under these names)
 NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx11"]
-# VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar):
-# the code writes D0 whole from another lane's VGPR (isa.code_facts.lane_value_result, which
-# reproduces this set on every family; dsl/signature reads the set until it reads the fact)
-SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}
 
 # Families whose matrix instructions (WMMA) hold 16 A and B elements in every lane, the halves of
 # the wave holding the same ones (RDNA3, RDNA3.5): LLVM spells A and B as 16 * element bits / 32
