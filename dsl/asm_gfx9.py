@@ -376,8 +376,14 @@ def _dpp_ctrl(mods: dict) -> int:
     return 0xe4   # identity quad_perm
 
 
-def _valu_defs(spec: Spec, mn: str):
-    """(InstrDef, encoding kind) candidates for a VALU mnemonic, in the order to try."""
+_DPP_CONTROLS = _DPP_KEYS - {"row_mask", "bank_mask", "bound_ctrl"}
+_SDWA_SELECTS = {"dst_sel", "dst_unused", "src0_sel", "src1_sel"}
+
+
+def _valu_defs(spec: Spec, mn: str, mods=()):
+    """(InstrDef, encoding kind) candidates for a VALU mnemonic, in the order to try; without a
+    suffix, a DPP control or an SDWA select among the modifiers adds that form after the others
+    (`v_max_f32 v0, v1, v2 row_shl:1` is the DPP form)."""
     m = re.match(r"^(.*?)(_e32|_e64|_sdwa|_dpp)?$", mn)
     base, suffix = m.group(1), m.group(2)
     defs = spec.lookup(amd_name(base, spec.arch))
@@ -392,7 +398,9 @@ def _valu_defs(spec: Spec, mn: str):
         return [(d, "SDWAB" if d.format == "VOPC" else "SDWA") for d in e32]
     if suffix == "_dpp":
         return [(d, "DPP") for d in e32]
-    return [(d, None) for d in e32 + e64]
+    extra = [(d, "DPP") for d in e32] if _DPP_CONTROLS.intersection(mods) else \
+        [(d, "SDWAB" if d.format == "VOPC" else "SDWA") for d in e32] if _SDWA_SELECTS.intersection(mods) else []
+    return [(d, None) for d in e32 + e64] + extra
 
 
 def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> bytes:
@@ -1076,7 +1084,7 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         _allow(mods, _MEMORY_KEYS[d.format], mn)
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]
-    candidates = _valu_defs(spec, mn)
+    candidates = _valu_defs(spec, mn, mods)
     if chosen is not None:
         candidates = [(d, kind) for d, kind in candidates if d is chosen]
         if not candidates:

@@ -135,3 +135,22 @@ def test_output_modifiers_are_taken_as_llvm_mc_takes_them(arch):
             our_column(line, arch)
         else:
             assert dsl.assemble(line, arch) == expected, line
+
+
+@pytest.mark.skipif(M.llvm_mc() is None, reason="llvm-mc-22 not installed")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_dpp_and_sdwa_modifiers_without_a_suffix_pick_that_form_as_llvm_mc_does(arch):
+    """Without _dpp/_sdwa, a DPP control (row_shl:1, quad_perm) or an SDWA select (dst_sel,
+    src0_sel) asks for that form: the same bytes as llvm-mc-22, and its refusals refused."""
+    lines = ["v_max_f32 v0, v1, v2 row_shl:1", "v_add_f32 v0, v1, v2 quad_perm:[1,0,3,2]",
+             "v_add_f32 v0, v1, v2 dst_sel:WORD_1", "v_add_f32 v0, v1, v2 src0_sel:BYTE_1",
+             "v_cmp_eq_f32 vcc, v1, v2 src0_sel:WORD_1", "v_cmp_eq_f32 s[0:1], v1, v2 src0_sel:WORD_1",
+             "v_add_f32 v0, v1, v2 row_mask:0x1", "v_add_f32 v0, v1, v2 clamp row_shl:1",
+             "v_add_f32 v0, s1, v2 row_shl:1"]
+    expected = M.llvm_encodings(lines, arch)
+    assert expected.count(None) == 3
+    for line, want in zip(lines, expected):
+        if want is None:
+            our_column(line, arch)
+        else:
+            assert dsl.assemble(line, arch) == want, line
