@@ -227,8 +227,9 @@ class Encoder:
             raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n} "
                                f"(e.g. {v.cls}[{v.idx}:{v.idx + n - 1}])" if n > 1 else
                                f"{_name(F.d)}: {what}: {v} is {v.count} registers, this operand is one register", v)
-        if n > 1 and v.idx % 2:
-            raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: SGPR tuples start at an even register", v)
+        if n > 1 and v.idx % (2 if n == 2 else 4):
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: a scalar pair starts at an even "
+                               f"register, a wider scalar tuple at a multiple of 4", v)
         if v.cls == "s":
             if v.idx + v.count > self.traits.sgprs:
                 raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s{self.traits.sgprs - 1})", v)
