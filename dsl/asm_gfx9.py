@@ -1048,6 +1048,13 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
     plans as the RDNA assembler's checks) gives the encoded bytes, compared operand by operand;
     the encoder places a register by its first index only, so s2 where s[2:3] is read would
     otherwise pass."""
+    # the widths depend on the instruction, its encoding and its flags, never on register
+    # numbers: a shape checked once (mnemonic, each operand's width or kind, modifier names)
+    # is not decoded again
+    shape = (spec.arch, instr.mnemonic, tuple(_width(o) or _kind(o) for o in instr.operands),
+             tuple(instr.modifiers))
+    if shape in _widths_checked:
+        return
     from .decode import decode_one
     from .instr_fields_gfx9 import gfx9_instr
     from .operands_gfx9 import operand_names
@@ -1065,6 +1072,15 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
         what = names[i] if i < len(names) else f"operand {i + 1}"
         raise Gfx9AsmError(f"{what}: {_text(given)} is {g[1]} register(s) ({32 * g[1]} bits), this operand "
                            f"needs {w[1]} ({_text(want)})", given)
+    _widths_checked.add(shape)
+
+
+_widths_checked: set = set()
+
+
+def _kind(value) -> str:
+    """What stands in a shape for an operand that is no register: its type (an Attr, its name)."""
+    return value.name if isinstance(value, Attr) else type(value).__name__
 
 
 def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:

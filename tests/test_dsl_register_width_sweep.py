@@ -16,6 +16,8 @@ from collections import Counter
 
 import pytest
 
+import dsl
+
 from .llvm_tools import mc_encodings
 from .test_dsl_constant_sweep import _operand_spans, _rows, ours
 
@@ -100,3 +102,22 @@ def test_register_widths_in_every_operand_match_llvm(arch):
     assert not bad, f"{len(bad)} of {len(lines)} lines differ:\n" + "\n".join(bad[:40])
     unused = {why for _, why in known_here} - set(known)
     assert not unused, f"KNOWN entries no line needs: {unused}"
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_wrong_widths_name_line_column_instruction_and_operand(arch):
+    """The lines of the defect report: llvm-mc-22 refuses each; our error names line:column (the
+    refused operand's), the instruction and the operand, and says the width it needs."""
+    cases = [("s_mov_b64 s[0:1], s2", "2:19: s_mov_b64: ssrc0: s2 is 1 register(s)", "needs 2"),
+             ("s_mov_b64 s0, s[2:3]", "2:11: s_mov_b64: sdst: s0 is 1 register(s)", "needs 2"),
+             ("s_rfe_restore_b64 s[0:1], s[2:3]", "2:27: s_rfe_restore_b64: ssrc1: s[2:3] is 2 register(s)",
+              "needs 1"),
+             ("v_add_f64 v[0:1], v[2:3], v4", "2:27: v_add_f64: src1: v4 is 1 register(s)", "needs 2"),
+             ("global_load_dwordx2 v[0:2], v[2:3], off", "2:21: global_load_dwordx2: vdst: v[0:2] is 3",
+              "needs 2"),
+             ("s_and_b64 vcc_lo, s[0:1], s[2:3]", "2:11: s_and_b64: sdst: vcc_lo is 1 register(s)", "needs 2")]
+    assert mc_encodings([line for line, _, _ in cases], arch) == [None] * len(cases)
+    for line, where, need in cases:
+        with pytest.raises(dsl.AsmError) as e:
+            dsl.assemble("s_nop 0\n" + line, arch)
+        assert str(e.value).startswith(where) and need in str(e.value), str(e.value)
