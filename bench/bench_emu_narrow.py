@@ -18,9 +18,9 @@ in this process.
   elementwise: ew_f32_fma_minmax over 2^20 elements, one per work-item, against its numpy
                reference, warm. Goal: <= 20x numpy.
   first launch: a fresh Python process imports the emulator, loads the code object and
-               launches the 2^20 elementwise kernel (semantics from the on-disk translation
-               cache, $WAVESMITH_CACHE or ~/.cache/wavesmith/emu, and Python's bytecode cached
-               as usual), then launches it again. The CPU of each phase is printed (the
+               launches the 2^20 elementwise kernel (its decodes, facts and translations from
+               the on-disk program record, emu/program_cache.py, under $WAVESMITH_CACHE or
+               ~/.cache/wavesmith/emu, and Python's bytecode cached as usual), then launches it again. The CPU of each phase is printed (the
                interpreter's start, numpy's import, the imports of runtime and emu, the
                device, the code object, the buffers, the first launch) and two ratios to the
                warm launch: the issue's figure (import + semantics translation + launch:

@@ -96,12 +96,13 @@ def raw_source_field(d: InstrDef) -> bool:
 
 
 # (isa.control.message_reply reads the same words for the control facts; the decoder, on the
-# emulator's cached path, may not import that module, so the test stays here)
-_SOURCE_IS_IMMEDIATE_RE = re.compile(r"\bencoded in the instruction directly\b")
+# emulator's cached path, may not import that module, so the test stays here; compiled by re at
+# its first use: running machine code from a program record decodes nothing)
+_SOURCE_IS_IMMEDIATE = r"\bencoded in the instruction directly\b"
 
 
 def source_is_immediate(d: InstrDef) -> bool:
     """The scalar source field holds a value itself, not an operand code: the manual says the
     field "contains the message type encoded in the instruction directly (this instruction does
     not read an SGPR)" (s_sendmsg_rtn_b32/b64). Its code 255 is no literal."""
-    return bool(_SOURCE_IS_IMMEDIATE_RE.search(d.description or ""))
+    return bool(re.search(_SOURCE_IS_IMMEDIATE, d.description or ""))

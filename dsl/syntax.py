@@ -6,6 +6,10 @@ hardware registers and s_delay_alu fields, and its names for operand codes the
 manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
+from isa.syntax_conventions import (F16_CONSTANTS, FP_MODS, NO_F16_INLINE, NO_OPERANDS, NO_OPSEL,  # noqa: F401
+                                    NO_SOURCES, SALU_VALUE_SOURCES, T16_SOURCES)
+from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
+
 # ---------------------------------------------------------------- operand codes
 
 # Codes the RDNA3 operand tables call Reserved but LLVM's disassembler names (its
@@ -32,21 +36,15 @@ PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec", "flat_scratch_lo": "flat_scratc
 # selects halves with op_sel only
 TRUE16_FAMILIES = {"rdna3", "rdna3.5"}
 
-NO_OPERANDS = {"V_NOP", "V_PIPEFLUSH", "V_CLREXCP"}
-NO_SOURCES: set[str] = set()
-# VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar)
+# Per-instruction spellings no manual states (no operands, true16 sources, op_sel, encoding
+# suffixes, f16 constants, float modifiers on integer operands) are isa/syntax_conventions.py's,
+# each with its evidence (imported above under these names)
+NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx11"]
+# VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar):
+# the code writes D0 whole from another lane's VGPR (isa.code_facts.lane_value_result, which
+# reproduces this set on every family; dsl/signature reads the set until it reads the fact)
 SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}
-# Sources LLVM's true16 syntax treats as 16-bit although the pseudocode reads them as 32-bit
-# (only their low bits matter: a class mask, a shift amount)
-T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B32": (2,),
-               "V_ALIGNBYTE_B32": (2,)}
-# SALU sources the pseudocode reads as a register number (SRC0) that LLVM's assembler takes as any
-# 32-bit source, constants and literals too (it refuses them for s_movrels_b32's)
-SALU_VALUE_SOURCES = {"S_MOVRELSD_2_B32"}
-# VALU instructions LLVM prints without an encoding suffix although they have e32 and e64 forms
-# VOP3 16-bit instructions without an op_sel operand in LLVM (halves are only named by .l/.h)
-NO_OPSEL = {"V_CNDMASK_B16"}
-NO_ENC_SUFFIX = {"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}
+
 # Families whose matrix instructions (WMMA) hold 16 A and B elements in every lane, the halves of
 # the wave holding the same ones (RDNA3, RDNA3.5): LLVM spells A and B as 16 * element bits / 32
 # VGPRs and C/D as 256 / wave size. Elsewhere (gfx12) the operands are spread over the wave: an
@@ -66,12 +64,6 @@ WMMA_ACCUMULATOR_BITS = {32: 64, 64: 32}
 VOPD_MOV_PAIR_USES_SRC2 = {"rdna4"}
 # (which OPSEL bits select a byte, LLVM's byte_sel:N on RDNA4's fp8/bf8 conversions, is the code's
 # if/elsif chain on OPSEL: isa.code_facts.byte_select)
-# Packed f16 sources for which LLVM has no f16 inline constants (v_pk_fmac_f16 is VOP2: its
-# -4.0 assembles to a literal): their literals print as for bf16 halves (integer inline values)
-NO_F16_INLINE = {"V_PK_FMAC_F16"}
-# Integer instructions that still take LLVM's floating-point source modifiers (neg/abs)
-# (v_cmp_class_f32/f64 take them on the value only: their class-mask source prints none)
-FP_MODS = {"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"}
 # How LLVM prints a literal for a 16-bit SALU operand (RDNA3.5), by format: SOP2 (s_add_f16) as
 # an f16 VALU operand, SOPC (s_cmp_*_f16) as a 16-bit integer one; SOP1 (s_ceil_f16,
 # s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See field_values.literal_value.
@@ -83,9 +75,6 @@ INV_2PI_TEXT = {16: "0.15915494", 32: "0.15915494", 64: "0.15915494309189532"}
 # multiple of 16, or a fixed code); quad_perm:[..] is 0..0xff, anything else prints as dpp_ctrl:0x..
 DPP_ROW_CONTROLS = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_share", 0x160: "row_xmask"}
 DPP_FIXED_CONTROLS = {0x140: "row_mirror", 0x141: "row_half_mirror"}
-# Integer sources LLVM 22 takes constants for as f16 operands (v_ldexp_f16's exponent: 3.0 is the
-# literal 0x4200, -17 the zero-extended 0xffef)
-F16_CONSTANTS = {"V_LDEXP_F16": (1,)}
 # LLVM's names for the manual's export targets (EXP TARGET field; numbered ones get the index)
 EXPORT_TARGETS = {"Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
                   "Dual Source Blend Right": "dual_src_blend1"}

@@ -2,6 +2,8 @@
 differ from gfx11's (syntax.py). Like syntax.py: how LLVM spells things, not ISA facts."""
 from __future__ import annotations
 
+from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
+
 # SOPP immediates (styles as syntax.SOPP_STYLE); the rest print as syntax.SOPP_STYLE says
 SOPP_STYLE = {"s_set_gpr_idx_off": "none", "s_set_gpr_idx_mode": "gpr_idx", "s_endpgm": "opt",
               "s_sendmsghalt": "sendmsg"}
@@ -55,8 +57,8 @@ OPSEL_FLAGS = {name: (("bound_ctrl", 1), ("fi", 0)) for name in ("V_PERMLANE16_S
 # SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32); their
 # source is bytes, so it takes sext() rather than neg/abs
 SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"}
-# VALU instructions LLVM prints without an encoding suffix although the manual gives a VOP3 form
-NO_ENC_SUFFIX = {"V_SWAP_B32", "V_CLREXCP"}
+# VALU instructions printed without an encoding suffix although the manual gives a VOP3 form
+NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx9"]
 # operands the pseudocode types as 32-bit but slices as 64 (v_pk_mov_b32: D0.u32[63 : 32]): registers
 WIDE_OPERANDS = {"V_PK_MOV_B32": 2}
 # MFMA with f64 results: LLVM prints the BLGP bits as neg:[a,b,c] (negate A, B, C)

@@ -27,6 +27,7 @@ import pickle
 import sys
 from functools import lru_cache
 
+from . import program_cache
 from .cache_folder import cache_dir
 from .options import current
 
@@ -59,28 +60,54 @@ class FactCache:
         self.folder = folder
         self._entries: dict[int, tuple[str, dict]] = {}       # id(InstrDef) -> (file, facts)
         self._defs: list = []           # the InstrDefs keyed by id, kept alive
+        self._prefilled: set[int] = set()   # id() of entries a program record gave, their files not read
 
     def _entry(self, d) -> tuple[str, dict]:
         got = self._entries.get(id(d))
         if got is None:
-            facts = {}
             path = os.path.join(self.folder, _instruction_key(d) + ".pickle") if self.folder else None
-            if path is not None:
-                try:
-                    with open(path, "rb") as f:
-                        loaded = pickle.load(f)
-                    if isinstance(loaded, dict):
-                        facts = loaded
-                except Exception:       # absent, unreadable, damaged or from an older layout
-                    pass
-            got = self._entries[id(d)] = (path, facts)
+            got = self._entries[id(d)] = (path, self._read(path))
             self._defs.append(d)
+        program_cache.touch(d)
         return got
+
+    @staticmethod
+    def _read(path: str | None) -> dict:
+        if path is not None:
+            try:
+                with open(path, "rb") as f:
+                    loaded = pickle.load(f)
+                if isinstance(loaded, dict):
+                    return loaded
+            except Exception:       # absent, unreadable, damaged or from an older layout
+                pass
+        return {}
+
+    def prefill(self, d, key: str, facts: dict) -> None:
+        """The facts of d stored under `key` (_instruction_key), as a program record holds them
+        (emu/program_cache.py): taken instead of reading the file, unless d's entry is known."""
+        if self.folder and id(d) not in self._entries and isinstance(facts, dict):
+            self._entries[id(d)] = (os.path.join(self.folder, key + ".pickle"), facts)
+            self._defs.append(d)
+            self._prefilled.add(id(d))
+
+    def stored(self, d) -> tuple[str, dict] | None:
+        """(key, facts) of d's entry when it is kept on disk, for a program record."""
+        got = self._entries.get(id(d))
+        if got is None or got[0] is None:
+            return None
+        return os.path.basename(got[0])[:-len(".pickle")], got[1]
 
     def fact(self, name: str, d, compute):
         path, facts = self._entry(d)
         if name in facts:
             return facts[name]
+        if id(d) in self._prefilled:    # a record's facts may be fewer than the file's: merged first
+            self._prefilled.discard(id(d))
+            for k, v in self._read(path).items():
+                facts.setdefault(k, v)
+            if name in facts:
+                return facts[name]
         value = facts[name] = compute(d)
         if path is not None:
             try:

@@ -21,7 +21,7 @@ import numpy as np
 from dsl.decode import DecodeError, decode_one
 from isa.records import dataclass
 
-from . import families
+from . import families, program_cache
 from .buffer import BufferMemory
 from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
 from .launch import Dispatch, initial_state
@@ -306,6 +306,10 @@ class Machine:
         self.options = options if options is not None else from_environment()
         self.semantics = semantics if semantics is not None else default_semantics(arch, self.options)
         self._decoded: dict[int, object] = {}
+        # {address of an allocation instructions are fetched from: its ProgramRecord or None}
+        # (EmuOptions.program_cache), dropped with the decodes
+        self._records: dict[int, program_cache.ProgramRecord | None] = {}
+        self._records_used: set[int] = set()       # ... of the images this launch decoded from
         # per launch shape: (Preparer, {PC: Prepared}, {id(Prepared): compiled step or False}
         # (_Chunk.compile_step), {PC: plan or None} (_Chunk.plan), {PC: run or None} (machine_runs),
         # {PCs of ways back whose compaction did not pay} (_Chunk.restore)), kept from launch to launch
@@ -333,17 +337,43 @@ class Machine:
             if holder is None:
                 raise EmuFault(f"instruction fetch at PC 0x{pc:x} outside any buffer; {self.memory.nearest(pc)}")
             holder.executed = True          # freeing or overwriting it drops the cached decodes
-            try:
-                inst = machine_fields(decode_one(self.spec, self.memory.data[off:off + 16].tobytes()))
-                if inst.name == SCALE_PREFIX:       # one instruction with the MFMA after it
-                    from .handwritten import mfma
-                    after = off + inst.size
-                    inst = scaled_mfma(inst, decode_one(self.spec, self.memory.data[after:after + 16].tobytes()),
-                                       mfma.scaled_names(self.spec))
-            except (DecodeError, FieldError) as e:
-                raise UnsupportedInstruction(f"PC 0x{pc:x}: cannot decode: {e}") from None
+            record = self._record(holder) if self.options.program_cache else None
+            if record is not None:
+                self._records_used.add(holder.address)
+                inst = record.instructions.get(pc - holder.address)
+            if inst is None:
+                try:
+                    inst = machine_fields(decode_one(self.spec, self.memory.data[off:off + 16].tobytes()))
+                    if inst.name == SCALE_PREFIX:       # one instruction with the MFMA after it
+                        from .handwritten import mfma
+                        after = off + inst.size
+                        inst = scaled_mfma(inst, decode_one(self.spec, self.memory.data[after:after + 16].tobytes()),
+                                           mfma.scaled_names(self.spec))
+                except (DecodeError, FieldError) as e:
+                    raise UnsupportedInstruction(f"PC 0x{pc:x}: cannot decode: {e}") from None
+                if record is not None:
+                    record.add(pc - holder.address, inst)
             self._decoded[pc] = inst
         return inst
+
+    def _record(self, holder) -> program_cache.ProgramRecord | None:
+        """The program record of the code image in `holder` (an allocation), read at its first
+        fetch; None for an image over program_cache.CODE_BYTES_LIMIT."""
+        record = self._records.get(holder.address, _UNKNOWN)
+        if record is _UNKNOWN:
+            record = None
+            if holder.size <= program_cache.CODE_BYTES_LIMIT:
+                start = holder.address - self.memory.base
+                from .facts import fact_cache
+                from .table import _shared_cache
+                try:
+                    record = program_cache.ProgramRecord(
+                        self.spec, self.memory.data[start:start + holder.size].tobytes(),
+                        fact_cache(True) if self.options.fact_cache else None, _shared_cache())
+                except OSError:         # the sources its folder is named by cannot be read: no record
+                    record = None
+            self._records[holder.address] = record
+        return record
 
     def text(self, inst) -> str:
         # error messages only: the printer is not loaded to run
@@ -362,6 +392,7 @@ class Machine:
             # or the caches hold more instructions than are worth keeping (DECODED_LIMIT)
             self._decoded.clear()
             self._prepared.clear()
+            self._records.clear()
             self._code_generation = self.memory.code_generation
         self.wave_size = d.wave_size
         t0 = time.perf_counter()
@@ -386,6 +417,13 @@ class Machine:
         # arrays and no cycles, and a full collection over the process's objects costs a pause
         # of tens of ms at an arbitrary step
         paused = self.options.pause_gc and gc.isenabled()
+        known = len(prepared)
+        # the definitions whose facts and translations this launch asks for, for its code's
+        # program records (an enclosing launch's are kept on)
+        outer_touched = program_cache.touched
+        if self.options.program_cache and outer_touched is None:
+            program_cache.touched = {}
+        self._records_used = set()
         with np.errstate(all="ignore"):
             quiet, options = NUMPY_QUIET.set(True), activate(self.options)
             if paused:
@@ -400,10 +438,24 @@ class Machine:
                                f"({per_group} bytes each)") from None
             finally:
                 if paused:
+                    if len(prepared) > known and self.options.age_prepared and gc.get_freeze_count() == 0:
+                        # this launch prepared instructions: the objects it made are mostly those
+                        # preparations, kept from launch to launch; they go to the oldest generation,
+                        # where they would end up, without the young generations' passes over them
+                        # (gc.freeze then gc.unfreeze; a process that froze objects itself keeps its freeze)
+                        gc.freeze()
+                        gc.unfreeze()
                     gc.enable()
                 deactivate(options)
                 NUMPY_QUIET.reset(quiet)
                 self._clock.done()
+                touched, program_cache.touched = program_cache.touched, outer_touched
+                if outer_touched is None and touched is not None:
+                    for address in self._records_used:
+                        record = self._records.get(address)
+                        if record is not None:
+                            start = address - self.memory.base
+                            record.save(touched, self.memory.data[start:start + len(record.image)].tobytes())
         stats.seconds = time.perf_counter() - t0
         return stats
 

@@ -42,6 +42,7 @@ class EmuOptions:
     uniform_mode: bool = True         # MODE shared by every wave held as one int (rounding/flush decisions cached)
     direct_writes: bool = True        # whole 32-bit results computed straight into the destination register (Ctx.dest)
     pause_gc: bool = True             # Python's cyclic garbage collector paused while a launch runs
+    age_prepared: bool = True         # ... and a launch that prepared instructions hands the objects it made to the collector's oldest generation (no young-generation pass over its preparations)
     quiet_imports: bool = True        # the collector's young-generation threshold raised while runtime imports its modules and the emulator's, restored after (read from the environment by runtime/__init__.py)
     exec_memo: bool = True            # a batch's EXEC, lane count and active lanes kept until EXEC is written
     compiled_steps: bool = True       # a plain instruction's step is one closure built on its first step (Chunk.compile_step)
@@ -94,6 +95,7 @@ class EmuOptions:
     shift64_shortcuts: bool = True    # v_lshlrev/lshrrev_b64, v_ashrrev_i64 as one uint64/int64 shift (emu/shortcuts.py)
     branch_shortcuts: bool = True     # s_branch, s_cbranch_scc0/1, vccz/nz, execz/nz: one compare and choice (emu/shortcuts.py)
     fact_cache: bool = True           # an instruction's signature, control, memory and effect facts kept on disk per instruction (emu/facts.py)
+    program_cache: bool = True        # a code image's decoded instructions, their facts and translations read from one file per image (emu/program_cache.py)
 
     def off(self) -> tuple[str, ...]:
         """Names of the switches that are off."""

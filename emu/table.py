@@ -29,7 +29,7 @@ import isa
 from dsl.operand_records import vopd_base
 from isa.records import dataclass
 
-from . import families, handwritten, rtlib
+from . import families, handwritten, program_cache, rtlib
 from .cache_folder import cache_dir
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
@@ -100,12 +100,48 @@ class _SourceCache:
         self._prefix = str(self.folder) + os.sep        # file names by string joins: pathlib costs a first launch ms
         self.entries: dict[str, dict] = {}      # read or made by this process
         self._unsaved: dict[str, dict] = {}
+        # {id(d): {(scalar, saturate, narrow): key}} of the keys worked out or given by a program
+        # record (emu/program_cache.py), and the definitions kept alive so that ids stay theirs
+        self._keys: dict[int, dict[tuple, str]] = {}
+        self._defs: list = []
 
     def key(self, d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
             spec: isa.Spec | None = None) -> str:
+        program_cache.touch(d)
+        known = self._keys.get(id(d)) if spec is not None else None
+        if known is not None and (scalar, saturate, narrow) in known:
+            return known[scalar, saturate, narrow]
         text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar, _tables(d)] + (["saturate"] if saturate else [])
                           + ([] if narrow else ["wide"]) + _callee_types(d, spec))
-        return hashlib.sha256(text.encode()).hexdigest()
+        key = hashlib.sha256(text.encode()).hexdigest()
+        if spec is not None:        # (the key of a spec's own definition, which outlives the process's tables)
+            self._remember(d, (scalar, saturate, narrow), key)
+        return key
+
+    def _remember(self, d, variant: tuple, key: str) -> None:
+        known = self._keys.get(id(d))
+        if known is None:
+            known = self._keys[id(d)] = {}
+            self._defs.append(d)
+        known[variant] = key
+
+    def prefill(self, d, scalar: bool, saturate: bool, narrow: bool, key: str, t) -> None:
+        """d's translation stored under `key`, as a program record holds it (emu/program_cache.py):
+        taken instead of working out the key and reading the file, unless either is known."""
+        known = self._keys.get(id(d))
+        if (known is None or (scalar, saturate, narrow) not in known) and _well_formed(t):
+            self._remember(d, (scalar, saturate, narrow), key)
+            self.entries.setdefault(key, t)
+
+    def stored(self, d) -> list:
+        """[(scalar, saturate, narrow, key, translation)] of d's translations this process holds
+        whole (compiled, or the translator's refusal), for a program record."""
+        out = []
+        for (scalar, saturate, narrow), key in self._keys.get(id(d), {}).items():
+            t = self.entries.get(key)
+            if t is not None and ("code" in t or "error" in t):
+                out.append((scalar, saturate, narrow, key, t))
+        return out
 
     def path(self, key: str) -> str:
         return f"{self._prefix}{key}.bin"

@@ -1,0 +1,51 @@
+"""The VALU and SALU spellings of the reference text syntax that no manual states: per
+instruction, what the assembler takes or the printer writes beyond what the pseudocode and the
+operand tables say. Each entry names the instruction(s) and the evidence (what the reference
+assembler of LLVM 22 accepts, refuses or prints, on which targets); `tests/test_isa_syntax_conventions.py`
+checks each one. Keyed by text-syntax dialect ("gfx11": RDNA3/3.5/4; "gfx9": CDNA) where the
+dialects differ. Facts the manuals do state are derived elsewhere in isa/ (code_facts: byte_select,
+pc_relative_immediate, lane_value_result, the source kinds), not listed here.
+
+dsl/syntax.py and dsl/syntax_gfx9.py read these tables under their old names."""
+from __future__ import annotations
+
+# No operands at all: the manuals give neither code nor operand table, and the assembler takes the
+# bare mnemonic and refuses an operand ("v_nop v1", "v_clrexcp v1": invalid operand)
+NO_OPERANDS = frozenset({"V_NOP", "V_PIPEFLUSH", "V_CLREXCP"})
+# VOP1/VOP3 instructions with a result and no source in the code that still take none (empty:
+# v_movrels-style code reads SRC0 as a register number, an operand)
+NO_SOURCES: frozenset = frozenset()
+
+# Sources the true16 syntax (RDNA3, RDNA3.5) spells as 16-bit VGPR halves although the code reads
+# them as 32-bit (only their low bits matter: a class mask, a shift amount): the assembler
+# refuses "v_cmp_class_f16_e64 s1, v2.l, v3" and prints v_alignbit_b32's src2 as v4.l
+T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B32": (2,),
+               "V_ALIGNBYTE_B32": (2,)}
+
+# SALU sources the code reads as a register number (SRC0) that the assembler still takes as any
+# 32-bit source, constants and literals too: "s_movrelsd_2_b32 s1, 0x1234" is accepted (it
+# refuses "s_movrels_b32 s1, 0x1234")
+SALU_VALUE_SOURCES = frozenset({"S_MOVRELSD_2_B32"})
+
+# VOP3 16-bit instructions with no op_sel operand: halves only by .l/.h (the assembler refuses
+# "v_cndmask_b16 ... op_sel:[...]" on gfx1100, gfx1151 and gfx1201)
+NO_OPSEL = frozenset({"V_CNDMASK_B16"})
+
+# VALU instructions printed without an encoding suffix although they have 32- and 64-bit forms
+# (v_nop_e64's bytes print as "v_nop"; v_readfirstlane_b32's e32 bytes print without _e32), by
+# dialect: gfx9 adds v_swap_b32 and v_clrexcp
+NO_ENC_SUFFIX = {"gfx11": frozenset({"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}),
+                 "gfx9": frozenset({"V_SWAP_B32", "V_CLREXCP"})}
+
+# Packed f16 sources with no f16 inline constants: v_pk_fmac_f16 (VOP2) assembles -4.0 as the
+# literal 0xc400 and prints it so (v_pk_add_f16 takes -4.0 inline)
+NO_F16_INLINE = frozenset({"V_PK_FMAC_F16"})
+
+# Integer-typed instructions that still take the floating-point source modifiers neg/abs:
+# "v_cndmask_b32_e64 v1, -v2, |v3|, s4" is accepted (gfx1100, gfx1201; gfx942 with s[4:5]);
+# v_cmp_class_f16 takes them on its value only
+FP_MODS = frozenset({"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"})
+
+# Integer sources whose constants are read as f16 ones: v_ldexp_f16's exponent 1.0 is the inline
+# constant 1.0 (0xf2), -17 the zero-extended literal 0xffef
+F16_CONSTANTS = {"V_LDEXP_F16": (1,)}
