@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .operands import REG_CLASSES, Agpr, OperandError, Reg
+from .operands import Agpr, OperandError, Reg
 
 BLANKS = " \t\f\r"
 
@@ -95,9 +95,6 @@ def register_range(text: str) -> Reg:
         hi = int(m.group(3)) if m.group(3) is not None else lo
         if hi < lo:
             raise OperandError(f"register range {text} is empty (ranges are inclusive: {m.group(1)}[{hi}:{lo}]?)")
-        if hi >= REG_CLASSES[m.group(1)]:       # a tuple may not run past the register file's end
-            raise OperandError(f"register index is out of range: {text} ends past "
-                               f"{m.group(1)}{REG_CLASSES[m.group(1)] - 1}")
         if m.group(1) == "a":
             return Agpr(lo, hi - lo + 1)
         return Reg(m.group(1), lo, hi - lo + 1)
