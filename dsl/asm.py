@@ -7,8 +7,9 @@ import re
 
 import isa
 
-from . import families
+from . import families, syntax
 from .asm_parse import AsmError, collector_paused, located_error, parse, quote, term_columns
+from .branches import resolve_branches
 from .operands import Mod, OperandError
 from .instr import Instr, Modifiers
 from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, SymExpr
@@ -43,9 +44,12 @@ def _assemble(text: str, enc) -> bytes:
     labels: dict[str, int] = {}
     fixups = []
     encode = enc.encode
+    halves = enc.spec.arch in syntax.TRUE16_FAMILIES
     for it in parse(text):
         if type(it) is Instr:           # encode_at, inline for the usual item
             try:
+                if not halves:
+                    refuse_vgpr_halves(it, enc.spec.arch)
                 data, fix = encode(it)
             except (OperandError, ValueError) as e:
                 raise encode_error(e, it, text.splitlines()) from None
@@ -61,7 +65,7 @@ def _assemble(text: str, enc) -> bytes:
                                f"`wavesmith asm FILE -o FILE.hsaco`")
         else:
             out += encode_at(enc, it, text.splitlines(), len(out), fixups)
-    resolve_branches(out, fixups, labels)
+    resolve_branches(out, fixups, labels, text.splitlines())
     resolve_literals(out, fixups, labels)
     return bytes(out)
 
@@ -95,12 +99,26 @@ def define_label(labels: dict, label: Label, offset: int) -> None:
     labels[label.name] = offset
 
 
+def refuse_vgpr_halves(st: Instr, arch: str) -> None:
+    """Text for a family whose syntax has no 16-bit VGPR halves (outside syntax.TRUE16_FAMILIES:
+    a 16-bit operand is the whole VGPR, its high half selected by op_sel) names no v1.l / v1.h."""
+    for st_half in (st, st.dual) if st.dual is not None else (st,):
+        for op in st_half.operands:
+            reg = op.value if isinstance(op, Mod) else op
+            if getattr(reg, "half", None):
+                raise OperandError(f"{st_half.mnemonic}: {reg}: {arch} names no 16-bit VGPR halves (.l/.h); "
+                                   f"write the whole VGPR (op_sel selects a high half where the instruction has it)",
+                                   op)
+
+
 def encode_at(enc, st: Instr, lines: list[str], offset: int, fixups: list) -> bytes:
     """Bytes of one instruction placed at `offset`; a branch to a label appends
     (offset, label, statement) to `fixups` for resolve_branches (branches are always
     4 bytes, so label addresses are known after one pass), a symbolic literal appends
     (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
+        if enc.spec.arch not in syntax.TRUE16_FAMILIES:
+            refuse_vgpr_halves(st, enc.spec.arch)
         data, fix = enc.encode(st)
     except (OperandError, ValueError) as e:
         raise encode_error(e, st, lines) from None
@@ -137,11 +155,18 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
                         column = term_columns(src, part.column).get(i)
                         if column:
                             return column
+                for key, value in part.modifiers.items():     # vmcnt(0) lgkmcnt(99): a count after the first
+                    if same(value):
+                        modifier = modifier or key
     if modifier:
         for part in reversed(parts):
             column = term_columns(src, part.column).get(modifier)
             if column:
                 return column
+    if isinstance(operand, Attr):       # a name inside an operand (A | B): where the name is written
+        found = re.compile(rf"(?<![\w.$]){re.escape(operand.name)}(?![\w.$@])").search(src, st.column)
+        if found:
+            return found.start() + 1
     return st.column
 
 
@@ -151,20 +176,6 @@ def add_fixup(fixups: list, offset: int, fix, st: Instr) -> None:
         fixups.append((offset + fix.at, fix, st))
     else:
         fixups.append((offset, fix, st))
-
-
-def resolve_branches(code: bytearray, fixups: list, labels: dict[str, int]) -> None:
-    """Patch each branch's 16-bit dword offset to its label (offsets within `code`)."""
-    for pos, name, st in fixups:
-        if type(name) is not str:
-            continue                     # a symbolic literal: resolve_literals
-        if name not in labels:
-            raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: undefined label {name!r}")
-        delta = (labels[name] - (pos + 4)) // 4
-        if not -0x8000 <= delta <= 0x7fff:
-            raise AsmError(f"{st.line}:{st.column}: {st.mnemonic}: label {name!r} is {delta} dwords away; "
-                           f"a branch reaches -32768..32767")
-        code[pos:pos + 2] = (delta & 0xffff).to_bytes(2, "little")
 
 
 # name@rel32@lo, name@gotpcrel32@hi, name@abs32@lo ...: which half of which relocated value

@@ -22,21 +22,23 @@ from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
 
-from . import literals, syntax, syntax_gfx9 as g9
+from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .signature import Operand, raw_source_field, register_number_source
-from .valu_plan import gfx9_valu_plan
+from .signature import Operand, data_registers, raw_source_field, register_number_source
+from .valu_plan import gfx9_valu_plan, mfma_shape
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 
 class Gfx9AsmError(ValueError):
     """An operand or modifier that does not fit (the caller adds line:column). `operand` is the
-    operand value refused, when one is, for the caller to find its column."""
+    operand value refused, `modifier` the name of the modifier refused, when one is, for the
+    caller to find its column."""
 
-    def __init__(self, message: str, operand=None):
+    def __init__(self, message: str, operand=None, modifier: str | None = None):
         super().__init__(message)
         self.operand = operand
+        self.modifier = modifier
 
 
 # ---------------------------------------------------------------- operands
@@ -228,7 +230,8 @@ def _allow(mods: dict, keys: set, what: str) -> None:
     extra = [k for k in mods if k not in keys]
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
-                           + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"))
+                           + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"),
+                           modifier=extra[0])
 
 
 def _int_in(mods: dict, key: str, lo: int, hi: int, default: int = 0) -> int:
@@ -285,7 +288,7 @@ def _src9(spec: Spec, s: Src, enc: _Enc, n: int | None = None, agpr_ok: bool = F
     if s.kind == "v" or (s.kind == "a" and agpr_ok):
         return 256 + s.val
     if s.kind == "a":
-        raise Gfx9AsmError(f"{s.text}: an AGPR is not allowed here")
+        raise Gfx9AsmError(f"{s.text}: an AGPR is not allowed here", s.value)
     if s.kind == "lit":
         if s.val is None:
             raise Gfx9AsmError(f"constant {s.text!r} does not fit 32 bits", s.value)
@@ -297,9 +300,9 @@ def _src9(spec: Spec, s: Src, enc: _Enc, n: int | None = None, agpr_ok: bool = F
 def _vgpr(s: Src, agpr: bool | None = None) -> tuple[int, bool]:
     """An 8-bit VGPR field: (index, is an AGPR)."""
     if s.kind not in ("v", "a"):
-        raise Gfx9AsmError(f"{s.text}: expected a vector register")
+        raise Gfx9AsmError(f"{s.text}: expected a vector register", s.value)
     if agpr is not None and (s.kind == "a") != agpr:
-        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if agpr else 'a VGPR'}")
+        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if agpr else 'a VGPR'}", s.value)
     return s.val, s.kind == "a"
 
 
@@ -308,6 +311,18 @@ def _sreg(spec: Spec, s: Src) -> int:
     if s.kind != "s" or spec.traits.is_constant(s.val):
         raise Gfx9AsmError(f"{s.text}: expected a scalar register", s.value)
     return s.val
+
+
+def _registers(s: Src, n: int, what: str) -> None:
+    """A register tuple written for an operand spans the operand's registers (LLVM: "invalid
+    operand for instruction"): v_add_f32's sources one register, v_add_f64's two, a scalar
+    pair's two. Special names (vcc, exec) and constants are the operand's own width."""
+    inner = s.value.value if isinstance(s.value, Mod) else s.value
+    if isinstance(inner, Call) and inner.name == "sext" and inner.args:
+        inner = inner.args[0]
+    if isinstance(inner, (Reg, Agpr)) and inner.count != n:
+        raise Gfx9AsmError(f"{s.text}: {what} is {32 * n}-bit ({n} register{'s' if n > 1 else ''}), "
+                           f"got {inner.count} registers", s.value)
 
 
 @lru_cache(maxsize=None)
@@ -321,9 +336,16 @@ _OMOD = {("mul", 2): 1, ("mul", 4): 2, ("div", 2): 3}
 
 
 def _omod(mods: dict) -> int:
-    for (k, v), code in _OMOD.items():
-        if mods.get(k) == v and type(mods[k]) is int:
-            return code
+    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier)."""
+    given = [k for k in ("mul", "div") if k in mods]
+    if len(given) > 1:
+        raise Gfx9AsmError("mul and div are one output modifier: give one of them", modifier=given[1])
+    for k in given:
+        v = mods[k]
+        if type(v) is not int or v != 1 and (k, v) not in _OMOD:
+            raise Gfx9AsmError(f"{k}:{_text(v)}: expected {'mul:2 or mul:4' if k == 'mul' else 'div:2'}",
+                               modifier=k)
+        return _OMOD.get((k, v), 0)
     return 0
 
 
@@ -354,8 +376,14 @@ def _dpp_ctrl(mods: dict) -> int:
     return 0xe4   # identity quad_perm
 
 
-def _valu_defs(spec: Spec, mn: str):
-    """(InstrDef, encoding kind) candidates for a VALU mnemonic, in the order to try."""
+_DPP_CONTROLS = _DPP_KEYS - {"row_mask", "bank_mask", "bound_ctrl"}
+_SDWA_SELECTS = {"dst_sel", "dst_unused", "src0_sel", "src1_sel"}
+
+
+def _valu_defs(spec: Spec, mn: str, mods=()):
+    """(InstrDef, encoding kind) candidates for a VALU mnemonic, in the order to try; without a
+    suffix, a DPP control or an SDWA select among the modifiers adds that form after the others
+    (`v_max_f32 v0, v1, v2 row_shl:1` is the DPP form)."""
     m = re.match(r"^(.*?)(_e32|_e64|_sdwa|_dpp)?$", mn)
     base, suffix = m.group(1), m.group(2)
     defs = spec.lookup(amd_name(base, spec.arch))
@@ -370,7 +398,9 @@ def _valu_defs(spec: Spec, mn: str):
         return [(d, "SDWAB" if d.format == "VOPC" else "SDWA") for d in e32]
     if suffix == "_dpp":
         return [(d, "DPP") for d in e32]
-    return [(d, None) for d in e32 + e64]
+    extra = [(d, "DPP") for d in e32] if _DPP_CONTROLS.intersection(mods) else \
+        [(d, "SDWAB" if d.format == "VOPC" else "SDWA") for d in e32] if _SDWA_SELECTS.intersection(mods) else []
+    return [(d, None) for d in e32 + e64] + extra
 
 
 def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> bytes:
@@ -394,22 +424,26 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     if e32:
         need -= len(plan.srcs) - srcs_e32
     if len(ops) != need:
-        raise Gfx9AsmError(f"{d.name.lower()} takes {need} operands, got {len(ops)}")
+        raise Gfx9AsmError(f"{d.name.lower()} takes {need} operands, got {len(ops)}",
+                           ops[need].value if len(ops) > need else None)   # the first one too many
     it = iter(ops)
     if sig.is_cmp:
         m = next(it)
         if kind == "SDWAB":
             if m.text != "vcc":
+                _registers(m, 2, "the lane mask")
                 w2["SD"], w2["SDST"] = 1, _sreg(spec, m)
         elif e32:
             if m.text != "vcc":
-                raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc")
+                raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc", m.value)
         else:
+            _registers(m, 2, "the lane mask")
             f["VDST"] = _sreg(spec, m)
     for op in sig.dsts:
         if op.name == "sdst":
             continue
         s = next(it)
+        _registers(s, op.dwords or 2, op.name)
         if op.sgpr:
             f["VDST"] = _sreg(spec, s)
         else:
@@ -418,11 +452,14 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         s = next(it)
         if e32 or "SDST" not in {n for n, _, _ in fmt.fields}:
             if s.text != "vcc":
-                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc")
+                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc", s.value)
         else:
+            _registers(s, 2, "the lane mask")
             f["SDST"] = _sreg(spec, s)
     elif "SDST" in {n for n, _, _ in fmt.fields} and not e32:
-        f["SDST"] = _sreg(spec, next(it))
+        m = next(it)
+        _registers(m, 2, "the lane mask")
+        f["SDST"] = _sreg(spec, m)
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
     if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
         raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
@@ -438,6 +475,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError(str(e), k.value) from None
     neg = abs_ = 0
     for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
+        _registers(s, n, op.name)
         # SDWA reads each source as its own type: v_ldexp_f16's exponent an i16 (0x3c00 refused),
         # a packed source a 32-bit one (0x3f800000 is 1.0), as LLVM's SDWA operand check does
         sdwa_op = plan.constants[i] if i in syntax.T16_SOURCES.get(d.name, ()) else op    # (a class mask: 32-bit)
@@ -447,7 +485,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if e32:
             if kind in ("SDWA", "SDWAB"):
                 if d.name in g9.SDWA_NO_DST_SEL and (s.sext or s.neg or s.abs):
-                    raise Gfx9AsmError(f"{s.text}: the SDWA form of {d.name.lower()} takes no source modifiers")
+                    raise Gfx9AsmError(f"{s.text}: the SDWA form of {d.name.lower()} takes no source modifiers", s.value)
                 if s.kind in ("v",):
                     code8, scalar = s.val, 0
                 else:
@@ -468,17 +506,17 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     f["SRC0"] = spec.traits.codes["DPP"]
                 else:
                     if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
-                        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
+                        raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}", s.value)
                     f["SRC0"] = _src9(spec, s, enc, agpr_ok=acc)
             else:
                 f["VSRC1"], _ = _vgpr(s, acc)
             if kind == "DPP":
                 w2[f"SRC{i}_NEG"], w2[f"SRC{i}_ABS"] = s.neg, s.abs
             elif s.neg or s.abs:
-                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding takes no modifiers")
+                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding takes no modifiers", s.value)
             continue
         if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
-            raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}")
+            raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}", s.value)
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=acc)
         neg |= s.neg << i
         abs_ |= s.abs << i
@@ -489,14 +527,16 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         s = next(it)
         if e32:
             if s.text != "vcc":
-                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc")
+                raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc", s.value)
         else:
+            _registers(s, 2, "the lane mask")
             f["SRC2"] = _sreg(spec, s)
     _constant_bus(spec, srcs, enc, sig.vcc_in and (e32 or len(plan.srcs) == 3),
                   ops if not e32 and sig.vcc_in and len(plan.srcs) < 3 else ())
     if not e32:
         if enc.literal is not None:
-            raise Gfx9AsmError("the 64-bit encoding takes no literal constant")
+            raise Gfx9AsmError("the 64-bit encoding takes no literal constant",
+                               next((s.value for s in ops if s.kind == "lit"), None))
         if plan.is_p:
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
@@ -567,8 +607,11 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
             used.add((s.val, s.n))
     if reads_vcc:
         used.add((t.vcc_lo, 2))
-    if len(used) > 1:
-        raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)")
+    if len(used) > 1:   # named at the last scalar source read, the one the bus has no room for
+        last = next((s for s in reversed(list(srcs) + ([mask_ops[-1]] if mask_ops else []))
+                     if s.kind in ("s", "lit") and not t.is_constant(s.val)), None)
+        raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)",
+                           last.value if last is not None else None)
 
 
 # a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
@@ -583,19 +626,25 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     _allow(mods, _MFMA_KEYS, d.name.lower())
     enc = _Enc()
     f = {"OP": d.opcode}
+    d_regs, a_regs, b_regs, _, _ = mfma_shape(spec, d)
+    _registers(ops[0], d_regs, "vdst")
+    if in_t != "f8f6f4":        # (the f8f6f4 forms' A and B widths follow cbsz/blgp's formats)
+        _registers(ops[1], a_regs, "src0 (A)")
+        _registers(ops[2], b_regs, "src1 (B)")
+    _registers(ops[3], 1 if sparse else d_regs, "src2 (the sparse index)" if sparse else "src2 (C)")
     f["VDST"], acc_cd = _vgpr(ops[0])
     f["ACC_CD"] = int(acc_cd)
     acc = 0
     for i in range(2):
         s = ops[i + 1]
         if s.kind not in ("v", "a"):
-            raise Gfx9AsmError(f"{s.text}: the matrix inputs A and B are vector registers")
+            raise Gfx9AsmError(f"{s.text}: the matrix inputs A and B are vector registers", s.value)
         acc |= (s.kind == "a") << i
         f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=True)
     c, dst = ops[3], ops[0]
     if not sparse and dst.n > 4 and c.kind == dst.kind and c.val != dst.val and \
             c.val < dst.val + dst.n and dst.val < c.val + c.n:   # checked for results wider than 128 bits
-        raise Gfx9AsmError(f"{c.text}: the accumulator input must be the destination or not overlap it")
+        raise Gfx9AsmError(f"{c.text}: the accumulator input must be the destination or not overlap it", c.value)
     if sparse and c.kind not in ("v", "a"):
         raise Gfx9AsmError(f"{c.text}: the sparse index (C) is a vector register", c.value)
     _typed_constant(spec, c, _MFMA_ACCUMULATOR[out_t == "f64"], "vop3p")
@@ -614,30 +663,11 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
 # ---------------------------------------------------------------- scalar
 
 
-def _hwreg(spec: Spec, value) -> int:
+def _hwreg(spec: Spec, value, mn: str) -> int:
     """hwreg(name or id[, offset, size]) -> SIMM16."""
-    if not isinstance(value, Call) or value.name != "hwreg" or len(value.args) not in (1, 3):
-        raise Gfx9AsmError(f"{_text(value)}: expected hwreg(name[, offset, size])", value)
-    reg, *rest = value.args
-    off, size = rest or (0, 32)
-    if type(off) is not int or type(size) is not int:
-        raise Gfx9AsmError(f"{_text(value)}: the offset and size are numbers", value)
-    ids = {}
-    for code, n, _ in spec.tables["hwreg"]:
-        if n != "reserved":
-            ids[g9.hwreg_text_name(n)] = code
+    ids = {g9.hwreg_text_name(n): code for code, n, _ in spec.tables["hwreg"] if n != "reserved"}
     ids.update({"HW_REG_" + n: c for c, n in g9.HWREG_EXTRA.items()})
-    if isinstance(reg, Attr):
-        rid = ids.get(reg.name)
-        if rid is None:
-            raise Gfx9AsmError(f"unknown hardware register {reg.name!r}", value)
-    elif type(reg) is int:
-        rid = reg
-    else:
-        raise Gfx9AsmError(f"{_text(value)}: expected a hardware register name or id", value)
-    if not (0 <= rid < 64 and 0 <= off < 32 and 1 <= size <= 32):
-        raise Gfx9AsmError(f"{_text(value)}: id, offset or size out of range", value)
-    return rid | off << 6 | (size - 1) << 11
+    return simm16.hwreg(value, mn, ids)
 
 
 def _imm16(value, unsigned: bool = False) -> int:
@@ -650,21 +680,19 @@ def _imm16(value, unsigned: bool = False) -> int:
     return value & 0xffff
 
 
-_COUNTER_MAX = {"vmcnt": 63, "expcnt": 7, "lgkmcnt": 15}
-
-
-def _waitcnt(spec: Spec, values: list) -> int:
-    """s_waitcnt's SIMM16 from a number or counters (vmcnt(0) lgkmcnt(0)); unnamed ones wait for nothing."""
+def _waitcnt(spec: Spec, values: list, mn: str) -> int:
+    """s_waitcnt's SIMM16 from a number or counters (vmcnt(0) lgkmcnt(0)); unnamed ones wait for
+    nothing. vmcnt is 6 bits, split: its low 4 at VM, its high 2 at VM_HI."""
     if len(values) == 1 and type(values[0]) is int:
-        return _imm16(values[0])
-    counts = dict(_COUNTER_MAX)
-    for v in values:
-        if not isinstance(v, Call) or v.name not in counts or len(v.args) != 1 or type(v.args[0]) is not int:
-            raise Gfx9AsmError(f"{_text(v)}: expected a count: vmcnt(N), expcnt(N) or lgkmcnt(N)", v)
-        counts[v.name] = v.args[0]
+        return simm16.number16(values[0], mn)
+    fields = {name: (hi, lo) for name, hi, lo in spec.tables["waitcnt"]}
+    width = {name: hi - lo + 1 for name, (hi, lo) in fields.items()}
+    limits = {"vmcnt": (1 << width["VM"] + width["VM_HI"]) - 1, "expcnt": (1 << width["EXP"]) - 1,
+              "lgkmcnt": (1 << width["LGKM"]) - 1}
+    counts = {**limits, **simm16.counters(values, mn, limits)}
     vm = counts["vmcnt"]
-    fields = {name: lo for name, _, lo in spec.tables["waitcnt"]}
-    return (vm & 0xf) | (vm >> 4 & 3) << fields["VM_HI"] | counts["expcnt"] << 4 | counts["lgkmcnt"] << 8
+    return ((vm & (1 << width["VM"]) - 1) << fields["VM"][1] | (vm >> width["VM"]) << fields["VM_HI"][1]
+            | counts["expcnt"] << fields["EXP"][1] | counts["lgkmcnt"] << fields["LGKM"][1])
 
 
 def _name_or_number(value, names: dict, what: str) -> int:
@@ -675,17 +703,11 @@ def _name_or_number(value, names: dict, what: str) -> int:
     raise Gfx9AsmError(f"{_text(value)}: expected {what}", value)
 
 
-def _sendmsg(value) -> int:
-    if not isinstance(value, Call) or value.name != "sendmsg":
-        return _imm16(value)
-    if not 1 <= len(value.args) <= 3:
-        raise Gfx9AsmError(f"{_text(value)}: expected sendmsg(message[, operation[, stream]])", value)
+def _sendmsg(value, mn: str) -> int:
+    """gfx9's messages are 4 bits; GS and GS_DONE take a GS_OP_* (GS not GS_OP_NOP) and a stream,
+    SYSMSG a SYSMSG_OP_* (simm16.message)."""
     ids = {v: k for k, v in g9.SENDMSG_NAMES.items()}
-    ops = {v: k for table in (g9.GS_OPS, g9.SYSMSG_OPS) for k, v in table.items()}
-    msg = _name_or_number(value.args[0], ids, "a message name or number")
-    op = _name_or_number(value.args[1], ops, "an operation name or number") if len(value.args) > 1 else 0
-    stream = _name_or_number(value.args[2], {}, "a stream number") if len(value.args) > 2 else 0
-    return msg | op << 4 | stream << 8
+    return simm16.message(value, mn, ids, 4, g9.message_operations(), frozenset(g9.STREAM_MESSAGES))
 
 
 def _gpr_idx(value) -> int:
@@ -697,6 +719,8 @@ def _gpr_idx(value) -> int:
     for a in value.args:
         if not isinstance(a, Attr) or a.name not in g9.GPR_IDX_MODES:
             raise Gfx9AsmError(f"{_text(value)}: expected gpr_idx() of {', '.join(g9.GPR_IDX_MODES)}", value)
+        if bits & 1 << g9.GPR_IDX_MODES.index(a.name):
+            raise Gfx9AsmError(f"{_text(value)}: {a.name} given twice", value)
         bits |= 1 << g9.GPR_IDX_MODES.index(a.name)
     return bits
 
@@ -710,7 +734,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     if d.format == "SOPP":
         style = syntax.sopp_style(d, True) or "hex"
         if style == "waitcnt":     # vmcnt(0) lgkmcnt(0): the counts after the first are read as modifiers
-            f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)])
+            f["SIMM16"] = _waitcnt(spec, list(ops) + [v for v in mods.values() if isinstance(v, Call)], mn)
             mods = {k: v for k, v in mods.items() if not isinstance(v, Call)}
         if mods:
             raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
@@ -723,11 +747,11 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         elif len(ops) > 1:
             raise Gfx9AsmError(f"{mn} takes one operand, got {len(ops)}", ops[1])
         elif style == "sendmsg":
-            f["SIMM16"] = _sendmsg(ops[0])
+            f["SIMM16"] = _sendmsg(ops[0], mn)
         elif style == "gpr_idx":
             f["SIMM16"] = _gpr_idx(ops[0])
         else:
-            f["SIMM16"] = _imm16(ops[0])
+            f["SIMM16"] = simm16.number16(ops[0], mn, style in syntax.UNSIGNED_SOPP_STYLES)
         return _pack(fmt, f).to_bytes(4, "little")
     if mods:
         raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
@@ -741,7 +765,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             elif o == "imm":
                 f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d))
             elif o == "hwreg":      # hwreg(...) or its 16-bit number
-                f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d)) if type(value) is int else _hwreg(spec, value)
+                f["SIMM16"] = _hwreg(spec, value, mn)
             elif o == "lit":
                 if type(value) is not int:
                     raise Gfx9AsmError(f"{_text(value)}: expected a 32-bit number", value)
@@ -760,6 +784,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         raise Gfx9AsmError(f"{mn} takes {len(layout)} operands, got {len(ops)}")
     for (name, field, n), value in zip(layout, ops):
         s = src(spec, value)
+        _registers(s, n, name)
         if name == "sdst":
             f["SDST"] = _sreg(spec, s)
             continue
@@ -792,7 +817,9 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     srcs = [src(spec, o) for o in ops]
     it = iter(srcs)
     if reads_counter(d):                 # s_memtime: the clock's SGPRs, no address
-        f["SDATA"] = _sreg(spec, next(it))
+        data = next(it)
+        _registers(data, 2, "sdst")
+        f["SDATA"] = _sreg(spec, data)
     elif not ops:
         pass
     else:
@@ -801,12 +828,16 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             f["SDATA"] = _imm16(ops[0])
             next(it)
         elif role == "register":         # (s_dcache_discard has none)
-            f["SDATA"] = _sreg(spec, next(it))
+            data = next(it)
+            _registers(data, data_registers(d), "sdata")
+            f["SDATA"] = _sreg(spec, data)
         base = next(it)
+        _registers(base, scalar_base_registers(d), "sbase")
         f["SBASE"] = _sreg(spec, base) // 2
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
+        _registers(off, 1, "soffset")
         lo = 0 if scalar_base_registers(d) == 4 else -(1 << 20)   # buffer offsets are unsigned
         if off.kind == "s" and isinstance(off.value, (Reg, Special, Attr)):     # an SGPR or special register
             if "offset" in mods:
@@ -841,19 +872,23 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     it = iter(srcs)
     acc = None
 
-    def data(field):
+    def data(field, operand, n):
         nonlocal acc
-        idx, a = _vgpr(next(it))
+        s = next(it)
+        _registers(s, n, operand)
+        idx, a = _vgpr(s)
         if acc is not None and a != acc:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
         acc = a
         f[field] = idx
     try:
-        for operand, field, _ in ds_layout(d):
+        for operand, field, n in ds_layout(d):
             if operand == "addr":   # the address is always a VGPR
-                f["ADDR"], _ = _vgpr(next(it), False)
+                s = next(it)
+                _registers(s, 1, "addr")
+                f["ADDR"], _ = _vgpr(s, False)
                 continue
-            data(field)
+            data(field, operand, n)
             if field == "ADDR" and f["ADDR"] % 2:   # GWS: gfx90a and later read the value from an even register
                 raise Gfx9AsmError(f"{name.lower()}: the GWS value register must be even")
     except StopIteration:
@@ -888,13 +923,14 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     it = iter(srcs)
     acc = None
     from .signature import flat_layout
-    layout = {operand for operand, _, _ in flat_layout(d, bool(f["SC0"]))}
+    layout = {operand: n for operand, _, n in flat_layout(d, bool(f["SC0"]))}
 
     def data(field):
         nonlocal acc
         s = next(it)
         if s is None:
             raise Gfx9AsmError("expected a register")
+        _registers(s, layout["vdst" if field == "VDST" else "vdata"], "vdst" if field == "VDST" else "vdata")
         idx, a = _vgpr(s)
         if acc is not None and a != acc:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
@@ -909,6 +945,9 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         elif addr is None:
             raise Gfx9AsmError("expected a VGPR address")
         else:
+            # a global address without an SGPR base (saddr off) is a 64-bit VGPR pair
+            _registers(addr, 2 if d.format == "GLOBAL" and srcs and srcs[-1] is None else layout.get("vaddr", 1),
+                       "vaddr")
             f["ADDR"], _ = _vgpr(addr, False)
             if d.format == "SCRATCH":
                 f["LDS"] = 1
@@ -916,6 +955,8 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
+            if s is not None:
+                _registers(s, 2 if d.format == "GLOBAL" else 1, "saddr")
             f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(spec, s)     # `off`: the manual's disable code
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
@@ -940,20 +981,24 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         pass
     else:
         f.pop("LDS")
-    from .signature import cache_control
+    from .signature import buffer_data_dwords, cache_control
     if cache_control(d):
         return _pack(fmt, f).to_bytes(8, "little")
     srcs = [None if _off(o) else src(spec, o) for o in ops]
     if not f.get("LDS"):
         if not srcs or srcs[0] is None:
             raise Gfx9AsmError("expected the data register")
+        _registers(srcs[0], buffer_data_dwords(d, {}), "vdata")
         f["VDATA"], a = _vgpr(srcs.pop(0))
         f["ACC"] = int(a)
     if len(srcs) != 3:
         raise Gfx9AsmError(f"{d.name.lower()}: expected vaddr, srsrc, soffset")
     vaddr, srsrc, soff = srcs
     if vaddr is not None:
+        _registers(vaddr, 2 if f["IDXEN"] and f["OFFEN"] else 1, "vaddr")
         f["VADDR"], _ = _vgpr(vaddr, False)
+    _registers(srsrc, 4, "srsrc")
+    _registers(soff, 1, "soffset")
     f["SRSRC"] = _sreg(spec, srsrc) // 4
     enc = _Enc()
     _typed_constant(spec, soff, _SCALAR_OPERANDS[1], "salu")   # a 32-bit value: 0x3f800000 is the inline 1.0
@@ -1103,25 +1148,45 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         _allow(mods, _MEMORY_KEYS[d.format], mn)
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]
-    error = None
-    candidates = _valu_defs(spec, mn)
+    candidates = _valu_defs(spec, mn, mods)
     if chosen is not None:
         candidates = [(d, kind) for d, kind in candidates if d is chosen]
         if not candidates:
             raise Gfx9AsmError(f"the Instr's definition {chosen.name} ({chosen.format}) is not an encoding {mn!r} "
                                f"names (its suffix says {', '.join(sorted({d.format for d, _ in _valu_defs(spec, mn)}))})")
+    errors = []
     for d, kind in candidates:
         try:
             return encode_valu(spec, d, kind, srcs, mods), d
         except Gfx9AsmError as e:
-            error = error or e
-    raise error or Gfx9AsmError(f"unknown instruction {mn!r}")
+            errors.append(e)
+    if not errors:
+        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+    raise most_specific(errors, ops, mods)
+
+
+def most_specific(errors: list[Gfx9AsmError], ops, mods: dict) -> Gfx9AsmError:
+    """The refusal to report when every encoding refused: the one whose encoding read furthest
+    along the line before refusing (the operand it names latest; a modifier after every operand;
+    an operand count or a refusal naming nothing before the first operand). Ties go to the later
+    encoding, the more general one (VOP3 after VOP2), whose complaint is the real one."""
+    def position(e: Gfx9AsmError) -> int:
+        if e.modifier is not None:
+            return len(ops)
+        if e.operand is None:
+            return -1
+        at = next((i for i, o in enumerate(ops) if o is e.operand), None)
+        if at is not None:
+            return at
+        return len(ops) if any(v is e.operand for v in mods.values()) else -1
+    return max(reversed(errors), key=position)   # max keeps the first of equals: the latest encoding
 
 
 def assemble_gfx9(text: str, arch: str) -> bytes:
     """Machine code of `text`; Gfx9AsmError whose message starts with line:column (dsl.assemble
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
+    from .branches import resolve_branches
     from .asm_parse import parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
@@ -1146,24 +1211,23 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
         try:
             data, fix = enc.encode(it)
         except (Gfx9AsmError, ValueError, KeyError, IndexError, StopIteration) as e:
-            msg = str(e) if isinstance(e, Gfx9AsmError) else f"cannot encode ({type(e).__name__}: {e})"
+            msg = str(e) if isinstance(e, (Gfx9AsmError, OperandError)) else f"cannot encode ({type(e).__name__}: {e})"
+            mn = code.split()[0]
+            msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
-            at = next((c for i, c in term_columns(lines[no - 1], col).items()
-                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand), col) \
-                if operand is not None else col
-            raise AsmError(f"{no}:{at}: {code.split()[0]}: {msg}") from None
+            modifier = getattr(e, "modifier", None)
+            at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
+                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
+                       or type(i) is str and it.modifiers.get(i) is operand), col) \
+                if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
+                if modifier is not None else col                                  # the first (lgkmcnt(0))
+            raise AsmError(f"{no}:{at}: {mn}: {msg}") from None
         if isinstance(fix, str):
-            branches.append((len(out), fix, no, col))
+            branches.append((len(out), fix, it))
         elif fix is not None:
             raise AsmError(f"{no}:{col}: {fix.text!r} names a symbol; symbolic operands need a code object")
         out += data
-    for at, label, no, col in branches:
-        if label not in labels:
-            raise AsmError(f"{no}:{col}: undefined label {label!r}")
-        delta = (labels[label] - (at + 4)) // 4
-        if not -0x8000 <= delta <= 0x7fff:
-            raise AsmError(f"{no}:{col}: label {label!r} is {delta} dwords away; a branch reaches -32768..32767")
-        out[at:at + 2] = (delta & 0xffff).to_bytes(2, "little")
+    resolve_branches(out, branches, labels, lines)
     return bytes(out)
 
 

@@ -6,12 +6,13 @@ One statement per line, read from the tokens of asm_lexer.py by recursive descen
     label       := NAME ':'              (the colon right after the name, then a blank or the end)
     directive   := '.'NAME raw-text      (kept as text: runtime/ reads it)
     instruction := MNEMONIC [term {[','] term}]
-    term        := value ('|' value)*    (after a term, a bar joins: instid0(..) | instskip(..))
+    term        := value ('|' value)*    (after a call or a name a bar joins, blanks or not:
+                                         instid0(..) | instskip(..), UC_VERSION_W64_BIT | 2)
                  | NAME ':' keyvalue     (offset:16, dpp8:[7,6,5,4,3,2,1,0], offset : -4)
                  | NAME ('+'|'-' NAME|INTEGER)+   (a symbol expression: .Lend-.Lstart, x@rel32@lo+4)
                  | '&'                   (between s_waitcnt's counters: ignored)
-    value       := '-' value | '|' value '|' | atom ('|' atom)*    (an or-bar has no blanks
-                                         around it: 2|UC_VERSION_W32_BIT; the bars of |abs| do)
+    value       := '-' value | '|' value '|' | atom ('|' atom)*    (an or-bar inside a value has
+                                         no blanks around it: 2|UC_VERSION_W32_BIT; |abs|'s bars do)
     atom        := REGISTER | NUMBER | STRING | NAME | NAME '(' [args] ')' | '[' [args] ']' | '(' value ')'
     keyvalue    := INTEGER | '-' INTEGER | NAME | NAME '(' [args] ')' | '[' [args] ']'
     args        := value {',' value}
@@ -324,17 +325,21 @@ def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list 
 
 
 def _joined(toks: list, ents: list, i: int, n: int) -> tuple:
-    """A term's value and, after a call, calls joined to it by bars with or without blanks
-    (s_delay_alu's instid0(...) | instskip(...); after anything else a blank and a bar start
-    another term: `v2 |v3|`)."""
+    """A term's value and, after a call or a symbolic name, values joined to it by bars with or
+    without blanks (s_delay_alu's instid0(...) | instskip(...), s_version's
+    UC_VERSION_W64_BIT | UC_VERSION_W32_BIT); after anything else a blank and a bar start another
+    term: `v2 |v3|`)."""
     v, i = _value(toks, ents, i, n)
-    if i < n and ents[i][0] == "|" and (type(v) is Call or type(v) is BitOr and type(v.parts[-1]) is Call):
+    if i < n and ents[i][0] == "|" and (type(v) in _JOINS or type(v) is BitOr and type(v.parts[-1]) in _JOINS):
         parts = list(v.parts) if type(v) is BitOr else [v]
         while i < n and ents[i][0] == "|":
             v, i = _value(toks, ents, i + 1, n)
             parts.append(v)
         v = _bitor(parts)
     return v, i
+
+
+_JOINS = (Call, Attr)      # what a bar after a blank joins to rather than starting an |abs| term
 
 
 _AFTER_VALUE = frozenset("|+-")

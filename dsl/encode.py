@@ -8,7 +8,8 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import byte_select, lane_select_sources, offset_pattern, reads_other_lanes, register_number_sources
+from isa.code_facts import (byte_select, lane_select_sources, lane_value_result, offset_pattern, reads_other_lanes,
+                             register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -22,7 +23,7 @@ from .instr import Instr
 from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
-from . import encode_rdna4, signature
+from . import encode_rdna4, signature, simm16
 from .signature import Operand, ValuSig, type_info, valu_signature, vopd_base
 
 
@@ -270,6 +271,10 @@ class Encoder:
                 raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
                                    f"the 16-bit .l/.h halves")
             cands = order_candidates(defs, enc, self.traits.roles)
+            valu = self.traits.roles.valu_e32 | self.traits.roles.valu_e64      # (not VINTERP: a quad's lanes)
+            if enc in ("e64", "e64_dpp") and any(d.format in valu and moves_a_lane_value(d) for d in defs):
+                raise OperandError(f"{mn}: a move between one lane and a scalar is written without an "
+                                   f"encoding suffix ({base}); it takes no _{enc}")
             if not cands:
                 raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
                                    f"(it has: {', '.join(sorted({d.format for d in defs}))})")
@@ -890,7 +895,7 @@ class Encoder:
             style = syntax.sopp_style(d) or "imm"
             if style == "none" or (style == "opt" and not ops):
                 if ops:
-                    raise OperandError(f"{mn} takes no operands")
+                    raise OperandError(f"{mn} takes no operands", ops[0])
                 F["SIMM16"] = 0
                 return None
             if style == "waitcnt":
@@ -910,7 +915,9 @@ class Encoder:
             if style == "branch" and isinstance(v, Attr):
                 F["SIMM16"] = 0
                 return v.name
-            F["SIMM16"] = _imm16(v, d)
+            if style == "branch":
+                _no_literal_offset(v, d)
+            F["SIMM16"] = _imm16(v, d, unsigned=style in syntax.UNSIGNED_SOPP_STYLES)
             return None
         operands, style = syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
         if len(ops) != len(operands):
@@ -926,6 +933,8 @@ class Encoder:
                 if style == "branch" and isinstance(v, Attr):
                     F["SIMM16"] = 0
                     fix = v.name
+                elif style == "branch":
+                    F["SIMM16"] = _imm16(_no_literal_offset(v, d), d)
                 elif style == "version":
                     F["SIMM16"] = _imm16(_version_value(v, d), d)
                 else:
@@ -946,16 +955,12 @@ class Encoder:
             value |= ((1 << (key[0] - key[1] + 1)) - 1) << key[1]
         calls = [o for o in ops] + [v for v in mods.values()]
         mods.clear()
-        if len(calls) == 1 and isinstance(calls[0], int):
-            return calls[0] & 0xffff
+        if len(calls) == 1 and (type(calls[0]) is int or isinstance(calls[0], Lit)):
+            return simm16.number16(calls[0], _name(d))
         names = {"vmcnt": "VM", "expcnt": "EXP", "lgkmcnt": "LGKM"}
-        for c in calls:
-            if not isinstance(c, Call) or c.name not in names or len(c.args) != 1:
-                raise OperandError(f"s_waitcnt: expected vmcnt(n), expcnt(n) or lgkmcnt(n), got {c}")
-            hi, lo = fields[names[c.name]]
-            n = c.args[0]
-            if not isinstance(n, int) or not 0 <= n < 1 << (hi - lo + 1):
-                raise OperandError(f"s_waitcnt: {c.name}({n}) is out of range 0..{(1 << (hi - lo + 1)) - 1}")
+        limits = {name: (1 << (fields[f][0] - fields[f][1] + 1)) - 1 for name, f in names.items()}
+        for name, n in simm16.counters(calls, _name(d), limits).items():
+            hi, lo = fields[names[name]]
             value = value & ~(((1 << (hi - lo + 1)) - 1) << lo) | n << lo
         return value
 
@@ -1281,12 +1286,15 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     else:
         constants = "vop3p" if d.format == "VOP3P" else "vop3"
     is_p = d.format == "VOP3P"
+    halves = family in syntax.TRUE16_FAMILIES or d.name in syntax.OPSEL_WHOLE_VGPRS   # op_sel on 16-bit operands
     opsel = not e32 and "OPSEL" in fields and (
-        is_p or sig.opsel_flags > 0 or any(o.t16 for o in sig.srcs + sig.dsts) or bool(effects(d.pcode).opsel_ranges))
+        is_p or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts)
+        or bool(effects(d.pcode).opsel_ranges))
     if is_wmma:     # OPSEL picks the half of a 16-bit result; a 32-bit one has none
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16
-    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (
-        bool(sig.dsts) and sig.dsts[0].is_float or bool(sig.srcs) and sig.srcs[0].is_float)
+    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (       # a float result's scale
+        bool(sig.dsts) and sig.dsts[0].is_float and d.name not in syntax.NO_OMOD
+        or d.name in syntax.OMOD_ON_INTEGER_RESULT)
     return ValuPlan(sig, is_p, effects(d.pcode).mixed_sources, names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
@@ -1394,34 +1402,22 @@ def _bits_value(bits: list[int]) -> int:
     return value
 
 
-def _imm16(v, d, operand: str = "simm16") -> int:
-    given = v
+def _imm16(v, d, operand: str = "simm16", unsigned: bool = False) -> int:
+    """SOPK's immediate is unsigned where its pseudocode reads it so (signature.sopk_immediate_unsigned);
+    SOPP's where its style says (syntax.UNSIGNED_SOPP_STYLES); else a signed value or its 16 bits."""
+    return simm16.number16(v, _name(d), unsigned or signature.sopk_immediate_unsigned(d), operand)
+
+
+def _no_literal_offset(v, d):
+    """`v`, a branch's offset: a label or a number, never lit(...) - the offset is SIMM16 itself,
+    which is no source operand with a literal slot."""
     if isinstance(v, Lit):
-        v = v.value
-    low = 0 if signature.sopk_immediate_unsigned(d) else -0x8000  # SOPP's -1 stays 0xffff
-    if not isinstance(v, int) or not low <= v <= 0xffff:
-        legal = "0..65535 (read as unsigned)" if low == 0 else "-32768..65535"
-        raise OperandError(f"{_name(d)}: {operand}: expected a 16-bit immediate {legal}, got {v}", given)
-    return v & 0xffff
+        raise OperandError(f"{_name(d)}: a branch offset is a label or a 16-bit number, not lit(...)", v)
+    return v
 
 
 def _hwreg_value(v, d, family: str) -> int:
-    if isinstance(v, (int, Lit)):
-        return _imm16(v, d, "hwreg")
-    if not isinstance(v, Call) or v.name != "hwreg" or not 1 <= len(v.args) <= 3:
-        raise OperandError(f"{_name(d)}: expected hwreg(id[, offset, size]), got {v}")
-    rid = v.args[0]
-    if not isinstance(rid, int):
-        names = {n: i for i, n in syntax.hwreg_names(family).items()}
-        if getattr(rid, "name", None) not in names:
-            raise OperandError(f"{_name(d)}: unknown hardware register {rid}; known: {', '.join(names)}")
-        rid = names[rid.name]
-    offset = v.args[1] if len(v.args) > 1 else 0
-    size = v.args[2] if len(v.args) > 2 else 32
-    if not (0 <= rid < 64 and 0 <= offset < 32 and 1 <= size <= 32):
-        raise OperandError(f"{_name(d)}: hwreg({rid}, {offset}, {size}) out of range (id 0..63, offset 0..31, "
-                           f"size 1..32)")
-    return rid | offset << 6 | (size - 1) << 11
+    return simm16.hwreg(v, _name(d), syntax.hwreg_input_names(family))
 
 
 def _version_value(v, d) -> int:
@@ -1433,68 +1429,37 @@ def _version_value(v, d) -> int:
         return value
     if isinstance(v, Attr):
         if v.name.upper() not in syntax.VERSION_NAMES:
-            raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}")
+            raise OperandError(f"{_name(d)}: unknown version name {v.name}; known: {', '.join(syntax.VERSION_NAMES)}",
+                               v)
         return syntax.VERSION_NAMES[v.name.upper()]
     return v
 
 
 def _sendmsg_value(v, d, family: str, bits: int = 16) -> int:
     """A message operand: sendmsg(...) or a number 0..0xffff (LLVM: "only 16-bit values are
-    legal"; a negative or float one is refused), of which the field keeps its `bits` low bits
-    (s_sendmsg_rtn's 8-bit SSRC0 takes 0x3c00 as message 0, as LLVM encodes it)."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        if not isinstance(v, int) or not 0 <= v <= 0xffff:
-            raise OperandError(f"{_name(d)}: message {v}: only 16-bit values are legal", v)
-        return v & ((1 << bits) - 1)
-    if not isinstance(v, Call) or v.name != "sendmsg":
-        raise OperandError(f"{_name(d)}: expected sendmsg(...), got {v}")
+    legal"), of which the field keeps its `bits` low bits (s_sendmsg_rtn's 8-bit SSRC0 takes
+    0x3c00 as message 0, as LLVM encodes it). RDNA's messages are 8 bits and take no operation
+    by name (simm16.message)."""
     plain, returning = syntax.sendmsg_names(family)
     names = {n: i for i, n in {**plain, **returning}.items()}
-    args = list(v.args)
-    msg = args[0]
-    if not isinstance(msg, int):
-        if getattr(msg, "name", None) not in names:
-            raise OperandError(f"{_name(d)}: unknown message {msg}")
-        msg = names[msg.name]
-    op = args[1] if len(args) > 1 else 0
-    stream = args[2] if len(args) > 2 else 0
-    return msg | op << 4 | stream << 8
+    return simm16.message(v, _name(d), names, 8, field_bits=bits)
 
 
 def _delay_value(d, ops, mods) -> int:
-    """s_delay_alu's fields, given as instid0(..) | instskip(..) | instid1(..) (or blank-separated)."""
-    calls = [part for v in list(ops) + list(mods.values()) for part in (v.parts if isinstance(v, BitOr) else (v,))]
-    mods.clear()
-    if len(calls) == 1 and isinstance(calls[0], int):
-        return calls[0]
-    value = 0
-    for c in calls:
-        if not isinstance(c, Call) or len(c.args) != 1:
-            raise OperandError(f"s_delay_alu: expected instid0(...), instskip(...), instid1(...), got {c}")
-        arg = getattr(c.args[0], "name", c.args[0])
-        table = syntax.DELAY_SKIP if c.name == "instskip" else syntax.DELAY_INSTID
-        if arg not in table:
-            raise OperandError(f"s_delay_alu: {c.name}({arg}) is not one of {', '.join(table)}")
-        shift = {"instid0": 0, "instskip": 4, "instid1": 7}.get(c.name)
-        if shift is None:
-            raise OperandError(f"s_delay_alu: unknown field {c.name}")
-        value |= table.index(arg) << shift
-    return value
+    """s_delay_alu's fields, given as instid0(..) | instskip(..) | instid1(..) (bars between)."""
+    if mods or len(ops) != 1:
+        extra = next(iter(mods.values()), ops[-1] if ops else None)
+        raise OperandError(f"s_delay_alu: expected instid0(...) | instskip(...) | instid1(...) joined by '|', "
+                           f"got {len(ops) + len(mods)} operands", extra)
+    return simm16.delay_alu(ops[0], "s_delay_alu", syntax.DELAY_INSTID, syntax.DELAY_SKIP)
 
 
 def _depctr_value(d, ops, mods) -> int:
     calls = list(ops) + list(mods.values())
     mods.clear()
-    if len(calls) == 1 and isinstance(calls[0], int):
-        return calls[0]
-    fields = {name: (lo, width) for name, lo, width in syntax.DEPCTR_FIELDS}
-    value = sum(((1 << width) - 1) << lo for lo, width in fields.values())   # unnamed fields: no wait
-    for c in calls:
-        if not isinstance(c, Call) or c.name not in fields or len(c.args) != 1:
-            raise OperandError(f"s_waitcnt_depctr: expected one of {', '.join(fields)}(n), got {c}")
-        lo, width = fields[c.name]
-        value = value & ~(((1 << width) - 1) << lo) | (c.args[0] & ((1 << width) - 1)) << lo
-    return value
+    if len(calls) == 1 and (type(calls[0]) is int or isinstance(calls[0], Lit)):
+        return simm16.number16(calls[0], _name(d))
+    return simm16.depctr(calls, _name(d), syntax.DEPCTR_FIELDS)
 
 
 def _bitmask_swizzle(and_mask: int, or_mask: int = 0, xor_mask: int = 0) -> int:
@@ -1562,6 +1527,14 @@ def old_spellings(spec: Spec) -> dict[str, str]:
         table = {old: new for old, new in {**syntax.OLD_NAMES, **LDS_ALIASES}.items() if spec.lookup(new)}
         _OLD_SPELLINGS[spec.arch] = table
     return table
+
+
+def moves_a_lane_value(d: InstrDef) -> bool:
+    """The code moves one lane's VGPR value to or from the scalar side (v_readlane/v_readfirstlane:
+    D0 written whole from another lane's VGPR; v_writelane: a lane number taken from a source).
+    The text syntax names such an instruction by its bare mnemonic in every encoding: a forced
+    64-bit encoding suffix is refused, as the reference assembler does."""
+    return lane_value_result(d.pcode) or bool(lane_select_sources(d.pcode))
 
 
 def split_mnemonic(mn: str) -> tuple[str, str]:

@@ -45,15 +45,17 @@ def delay_alu(imm: int):
 
 
 def depctr(imm: int):
-    """The depctr_*(N) counters not at their maximum (a list, empty for none), or the number
-    when bits outside the known fields are set."""
-    known, out = 0, []
+    """The depctr_*(N) counters not at their maximum, or all of them when every one is (LLVM
+    writes the value out in full rather than leave the operand empty); the number when bits
+    outside the known fields are set."""
+    known, out, every = 0, [], []
     for name, lo, width in syntax.DEPCTR_FIELDS:
         known |= ((1 << width) - 1) << lo
         val = imm >> lo & ((1 << width) - 1)
+        every.append(Call(name, (val,)))
         if val != (1 << width) - 1:
-            out.append(Call(name, (val,)))
-    return imm if imm & ~known & 0xffff else out
+            out.append(every[-1])
+    return imm if imm & ~known & 0xffff else out or every
 
 
 def hwreg(imm: int, family: str | None) -> Call:

@@ -97,6 +97,8 @@ def wait_counts(inst, spec) -> dict[str, int] | None:
     if d is None:
         return None
     flow = control(d, spec.tables)
+    if not flow.is_wait:
+        return None
     tracked = _SPLIT_COUNTERS if split_counters(spec) else _COUNTERS
     if flow.wait_all:
         return {c: 0 for c in tracked}

@@ -170,6 +170,7 @@ class Kernel:
         self.items: list = []
         self.labels: dict[str, int] = {}
         self.virtuals: list[VReg] = []
+        self._virtual_names: tuple[list, set] | None = None   # (the virtuals list, its names) for the uniqueness check
         self._allocation = None
         self._allocated_for = None
 
@@ -184,10 +185,15 @@ class Kernel:
             raise OperandError(f"a virtual register is 1 to 16 dwords wide, got {width!r}")
         vid = len(self.virtuals)
         name = name or f"{cls}{vid}"
-        if any(v.name == name for v in self.virtuals):
+        names = getattr(self, "_virtual_names", None)   # absent on a kernel copied without __init__
+        # rebuilt when the list was replaced (dsl/spill.py copies one in) or grew elsewhere
+        if names is None or names[0] is not self.virtuals or len(names[1]) != vid:
+            names = self._virtual_names = (self.virtuals, {v.name for v in self.virtuals})
+        if name in names[1]:
             raise OperandError(f"virtual register name %{name} is already used in this kernel")
         reg = VReg(cls, 0, width, None, vid, width, 0, name, id(self))
         self.virtuals.append(reg)
+        names[1].add(name)
         return reg
 
     def vreg(self, width: int = 1, name: str | None = None) -> VReg:

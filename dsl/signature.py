@@ -12,6 +12,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from isa import InstrDef
+from isa.code_facts import lane_value_result
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
@@ -89,7 +90,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
         if not is_cmpx:
             dsts.append(_operand("sdst", None, mask=True))
     elif writes_d or not pcode and d.name not in syntax.NO_OPERANDS:
-        sgpr = d.name in syntax.SGPR_DEST_VALU or bool(_SCALAR_RESULT_RE.search(d.description or ""))
+        sgpr = lane_value_result(d.pcode) or bool(_SCALAR_RESULT_RE.search(d.description or ""))
         dsts.append(_operand("vdst", types.get("D0"), sgpr=sgpr))
     vcc_out = "VCC" in fx.writes and not is_cmp          # a carry out: VCC.u64[laneId] = ...
     vcc_in = "VCC" in fx.reads and not is_cmp            # a carry in or a select mask

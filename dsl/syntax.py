@@ -7,7 +7,8 @@ manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
 from isa.syntax_conventions import (F16_CONSTANTS, FP_MODS, NO_F16_INLINE, NO_OPERANDS, NO_OPSEL,  # noqa: F401
-                                    NO_SOURCES, SALU_VALUE_SOURCES, T16_SOURCES)
+                                    NO_OMOD, NO_SOURCES, OMOD_ON_INTEGER_RESULT, OPSEL_WHOLE_VGPRS,
+                                    SALU_VALUE_SOURCES, T16_SOURCES)
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
 
 # ---------------------------------------------------------------- operand codes
@@ -40,10 +41,6 @@ TRUE16_FAMILIES = {"rdna3", "rdna3.5"}
 # suffixes, f16 constants, float modifiers on integer operands) are isa/syntax_conventions.py's,
 # each with its evidence (imported above under these names)
 NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx11"]
-# VOP1/VOP3 instructions whose VDST field names an SGPR (they move a lane value to a scalar):
-# the code writes D0 whole from another lane's VGPR (isa.code_facts.lane_value_result, which
-# reproduces this set on every family; dsl/signature reads the set until it reads the fact)
-SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}
 
 # Families whose matrix instructions (WMMA) hold 16 A and B elements in every lane, the halves of
 # the wave holding the same ones (RDNA3, RDNA3.5): LLVM spells A and B as 16 * element bits / 32
@@ -128,9 +125,8 @@ SOPP_STYLE = {
     "s_code_end": "none", "s_clause": "hex", "s_delay_alu": "delay_alu", "s_waitcnt_depctr": "depctr",
     "s_wait_idle": "none", "s_round_mode": "hex", "s_denorm_mode": "imm",
     "s_wait_event": "hex", "s_set_inst_prefetch_distance": "hex", "s_ttracedata_imm": "hex",
-    "s_wait_alu": "depctr", "s_barrier_leave": "none",
+    "s_wait_alu": "depctr", "s_barrier_leave": "none", "s_barrier_wait": "imm",
 }
-
 
 
 def sopp_style(d, gfx9: bool = False) -> str | None:
@@ -157,6 +153,10 @@ SOPK_STYLE = {
     "s_subvector_loop_begin": (("sdst", "imm"), "branch"), "s_subvector_loop_end": (("sdst", "imm"), "branch"),
 }
 SOPK_DEFAULT = (("sdst", "imm"), "hex")
+# SOPP styles whose number LLVM reads as unsigned (0..65535: s_endpgm -1 is refused, "expected a
+# 16-bit value"); the manual's types do not say it (s_nop reads SIMM16.u16, yet -1 is taken as its
+# 16 bits), so the others take -32768..65535
+UNSIGNED_SOPP_STYLES = frozenset({"opt", "sendmsg"})
 
 # LLVM's names for hardware registers in hwreg(...) (gfx11)
 HWREG_NAMES = {1: "HW_REG_MODE", 2: "HW_REG_STATUS", 3: "HW_REG_TRAPSTS", 5: "HW_REG_GPR_ALLOC",
@@ -180,6 +180,15 @@ HWREG_NAMES_BY_FAMILY = {"rdna4": {
 
 def hwreg_names(family: str | None) -> dict[int, str]:
     return HWREG_NAMES_BY_FAMILY.get(family, HWREG_NAMES)
+
+
+def hwreg_input_names(family: str | None) -> dict[str, int]:
+    """hwreg(...) names the assembler reads -> id: the family's, and gfx11's names of the
+    registers a later family renamed HW_REG_WAVE_* at the same id (LLVM reads HW_REG_MODE as
+    gfx12's HW_REG_WAVE_MODE, not HW_REG_TRAPSTS, whose id 3 is HW_REG_WAVE_STATE_PRIV there)."""
+    names = hwreg_names(family)
+    old = {n: i for i, n in HWREG_NAMES.items() if names.get(i) == n.replace("HW_REG_", "HW_REG_WAVE_", 1)}
+    return {**old, **{n: i for i, n in names.items()}}
 
 
 # s_delay_alu field values (the manual's S_DELAY_ALU description)

@@ -26,6 +26,16 @@ SENDMSG_NAMES = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 4: "MSG_SAVE
                  9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL", 15: "MSG_SYSMSG"}
 GS_OPS = {0: "GS_OP_NOP", 1: "GS_OP_CUT", 2: "GS_OP_EMIT", 3: "GS_OP_EMIT_CUT"}
 SYSMSG_OPS = {1: "SYSMSG_OP_ECC_ERR_INTERRUPT", 2: "SYSMSG_OP_REG_RD", 4: "SYSMSG_OP_TTRACE_PC"}
+# the messages (by id) whose operations take a stream (GS_OP_NOP excepted)
+STREAM_MESSAGES = (2, 3)
+
+
+def message_operations() -> dict[int, dict[str, int]]:
+    """message id -> {operation name: value} of the messages that take one: GS (not GS_OP_NOP:
+    LLVM "invalid operation id"), GS_DONE and SYSMSG."""
+    gs = {n: k for k, n in GS_OPS.items()}
+    return {2: {n: k for n, k in gs.items() if k}, 3: gs,
+            15: {n: k for k, n in SYSMSG_OPS.items()}}
 
 # hwreg(...) names: the manual's table (isa tables['hwreg']) with LLVM's prefix HW_REG_; LLVM spells
 # the performance-snapshot registers with SQ_ and names id 15, which the CDNA3 table reserves

@@ -357,8 +357,8 @@ def call_chain(d) -> tuple | None:
     return fact("call_chain", d)
 
 
-def lane_modulus(d) -> int | None:
-    """isa.code_facts.lane_modulus(d.pcode): N of a permute's `/ 4 % N`."""
+def lane_modulus(d) -> tuple[int, int] | None:
+    """isa.code_facts.lane_modulus(d.pcode): (wave32, wave64) N of a permute's `/ 4 % N`."""
     return fact("lane_modulus", d)
 
 

@@ -10,13 +10,20 @@ max (`src < tmp ? src : tmp`, `src > tmp ? ...`), and / or / xor (`(tmp & DATA)`
 DATA`), cmpswap (`tmp == cmp ? src : tmp`, with where src and cmp come from), else other; T is
 the memory word's type as written (u, u32, i64, b, f32: signedness and float-ness are the
 type's), and returns_old says the code loads the word into tmp first and returns tmp
-(`tmp = MEM[A].T; ...; RETURN_DATA = tmp`)."""
+(`tmp = MEM[A].T; ...; RETURN_DATA = tmp`).
+
+The facts of the code alone (GENERATED_FACTS) are worked out by the generator for every instruction
+of the manuals (isa/generated/<arch>/code_facts.py): asked about the code of an instruction of a
+family already loaded, each function answers from that table (read once, on the first question),
+and parses only code no family has (its own text: a test's)."""
 from __future__ import annotations
 
-from functools import lru_cache
+import importlib
+from functools import lru_cache, wraps
 
 from .effects import assignment, statements
 from .records import dataclass
+from .spec import family_of, loaded_specs
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,6 @@ def _kind(op: str, value: tuple, locals_: dict) -> str:
     return "other"
 
 
-@lru_cache(maxsize=None)
 def atomic_update(pcode: str | None) -> AtomicUpdate | None:
     """The memory update of an atomic's code (see the module docstring); None when the code writes
     no memory word, or more than one statement does (the two-address forms)."""
@@ -98,7 +104,6 @@ def _is_offset(token: str) -> bool:
     return token.startswith("OFFSET") and token[6:] in ("", "0", "1")
 
 
-@lru_cache(maxsize=None)
 def address_adds_offset(pcode: str | None) -> bool:
     """The code adds the instruction's offset to the ADDR register itself: `MEM[ADDR + OFFSET.u32]`,
     `MEM[ADDR + OFFSET0.u32 * 4U]` (RDNA3.5's LDS code), `CalcDsAddr(ADDR.b32, OFFSET0.b32, ...)`
@@ -115,7 +120,6 @@ def address_adds_offset(pcode: str | None) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
 def offset_pattern(pcode: str | None) -> bool:
     """The code joins the instruction's offset fields into one value (`offset = offset1:offset0`)
     and takes bit ranges of it (`mask = offset[4:0]`, `thread_in[i + offset[1:0]]`): the offset is
@@ -141,7 +145,6 @@ def _dword_offset(index: tuple) -> int | None:
     return None
 
 
-@lru_cache(maxsize=None)
 def field_loads(pcode: str | None) -> tuple[str, int] | None:
     """(register, n) when the whole code is n >= 2 statements loading dword k of one register from
     ADDR + 4k, in order: `SDATA[31 : 0] = MEM[ADDR + 0U].b; SDATA[63 : 32] = MEM[ADDR + 4U].b`
@@ -169,7 +172,6 @@ def _memory_dword(value: tuple) -> int | None:
     return _dword_offset(value[2:-3])
 
 
-@lru_cache(maxsize=None)
 def dword_loads(pcode: str | None) -> tuple[str, int] | None:
     """field_loads' (register, n) with n >= 1: also one statement loading bits 31:0 of a register,
     or the whole dword, from ADDR (`SDATA[31 : 0] = MEM[ADDR + 0U].b`, RDNA3's S_LOAD_B32;
@@ -188,7 +190,6 @@ def dword_loads(pcode: str | None) -> tuple[str, int] | None:
     return (register, len(stmts)) if register is not None else None
 
 
-@lru_cache(maxsize=None)
 def dword_stores(pcode: str | None) -> tuple[str, int] | None:
     """(register, n) when the whole code is n >= 1 statements storing dword k of one register to
     ADDR + 4k, in order: `MEM[ADDR + 0U].b = VDATA[31 : 0]; MEM[ADDR + 4U].b = VDATA[63 : 32]`
@@ -210,7 +211,6 @@ def dword_stores(pcode: str | None) -> tuple[str, int] | None:
 _NAN_TESTS = ("isNAN", "isQuietNAN")
 
 
-@lru_cache(maxsize=None)
 def first_nan_test(pcode: str | None) -> str | None:
     """The source (S0, S1) the code's first NaN or quiet-NaN test names, in the order the code is
     written: CDNA's v_min/max_f32 test S0 first ("elsif isNAN(64'F(S0.f32)) then D0.f32 = S1.f32"),
@@ -228,7 +228,6 @@ def first_nan_test(pcode: str | None) -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
 def call_chain(pcode: str | None) -> tuple[str, str, str] | None:
     """(outer, inner, type) when the whole code is `D0.T = outer(inner(S0.T, S1.T), S2.T)`, both
     calls other instructions' functions (v_min3/max3/minmax/maxmin_f32: `D0.f = v_max_f32(v_min_f32(S0.f,
@@ -248,28 +247,34 @@ def call_chain(pcode: str | None) -> tuple[str, str, str] | None:
     return outer.upper(), inner.upper(), t
 
 
-@lru_cache(maxsize=None)
-def lane_modulus(pcode: str | None) -> int | None:
-    """N of a permute's lane from a byte address, `... / 4U % N` (ds_bpermute: RDNA's "destination
-    lane is MOD 32 regardless of wave size", `/ 4 % 32`; CDNA's `/ 4U % 64U`), else None."""
+def lane_modulus(pcode: str | None) -> tuple[int, int] | None:
+    """(wave32, wave64) N of a permute's lane from a byte address, `... / 4U % N`, else None.
+    N is a number (ds_bpermute: RDNA3's "destination lane is MOD 32 regardless of wave size",
+    `/ 4 % 32`: (32, 32); CDNA's `/ 4U % 64U`: (64, 64)) or a name the code sets from the wave
+    size (RDNA4's `num_lanes = WAVE64 ? 64 : 32; ... / 4 % num_lanes`: (32, 64))."""
+    by_wave = {}
     for s in statements(pcode):
+        if len(s) == 7 and s[1:4] == ("=", "WAVE64", "?") and s[5] == ":" and s[4].isdigit() and s[6].isdigit():
+            by_wave[s[0]] = (int(s[6]), int(s[4]))
         for i in range(len(s) - 3):
-            if s[i] == "/" and s[i + 1] in ("4", "4U") and s[i + 2] == "%" and s[i + 3].rstrip("U").isdigit():
-                return int(s[i + 3].rstrip("U"))
+            if s[i] == "/" and s[i + 1] in ("4", "4U") and s[i + 2] == "%":
+                n = s[i + 3]
+                if n.rstrip("U").isdigit():
+                    return int(n.rstrip("U")), int(n.rstrip("U"))
+                if n in by_wave:
+                    return by_wave[n]
     return None
 
 
 _FILES = ("SGPR", "VGPR", "HW_REGISTERS")
 
 
-@lru_cache(maxsize=None)
 def register_files(pcode: str | None) -> frozenset:
     """The register files the code indexes by a value, `SGPR[addr]`, `VGPR[lane][...]`,
     `HW_REGISTERS[hwRegId]` (s_movrel*, readlane and permlane, s_getreg/s_setreg)."""
     return frozenset(t for s in statements(pcode) for i, t in enumerate(s) if t in _FILES and s[i + 1:i + 2] == ("[",))
 
 
-@lru_cache(maxsize=None)
 def unfilled_arrays(pcode: str | None) -> tuple:
     """Arrays the code declares (`declare NAME : T[n]`) and never assigns, in order: their values
     come from elsewhere, v_cvt_off_f32_i4's CVT_OFF_TABLE from the table in its description
@@ -281,7 +286,6 @@ def unfilled_arrays(pcode: str | None) -> tuple:
     return tuple(n for n in declared if n not in assigned)
 
 
-@lru_cache(maxsize=None)
 def instruction_calls(pcode: str | None) -> tuple:
     """The other instructions the code calls as functions (`v_max_f32(...)`, `v_min_f32(...)`),
     as written, sorted, once each."""
@@ -307,9 +311,15 @@ def behaviour_unknown(d) -> bool:
     emulator models (a barrier's, a trap return's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's
     s_barrier_init/join/leave and CDNA's s_rfe_restore_b64.
     Their operands are known (the assembler, disassembler and allocator use them); their effect is
-    not, so nothing may run them. Keyed by format and name: no other family has these names."""
+    not, so nothing may run them. By name in d's family (isa.spec.family_of); an InstrDef no loaded
+    Spec holds (a copy) by name in any family listed, so that no copy runs a guess."""
     from .errata import BEHAVIOUR_UNKNOWN
-    return any((d.format, d.name) in entries for entries in BEHAVIOUR_UNKNOWN.values())
+    entry = BEHAVIOUR_UNKNOWN.get(d.name)
+    if entry is None:
+        return False
+    family = family_of(d)
+    return family is None or family in entry[0]
+
 
 
 def _register_number(token: str) -> int | None:
@@ -419,3 +429,81 @@ def lane_value_result(pcode: str | None) -> bool:
         if any(t == "VGPR" and v[i + 1:i + 2] == ("[",) and v[i + 2:i + 4] != ("laneId", "]") for i, t in enumerate(v)):
             return True
     return False
+
+
+# ------------------------------------------------------------------ the generated tables
+GENERATED_FACTS = ("atomic_update", "address_adds_offset", "offset_pattern", "field_loads", "dword_loads",
+                   "dword_stores", "first_nan_test", "call_chain", "lane_modulus", "register_files",
+                   "unfilled_arrays", "instruction_calls")
+DEFAULTS = {"atomic_update": None, "address_adds_offset": False, "offset_pattern": False, "field_loads": None,
+            "dword_loads": None, "dword_stores": None, "first_nan_test": None, "call_chain": None,
+            "lane_modulus": None, "register_files": frozenset(), "unfilled_arrays": (), "instruction_calls": ()}
+_COMPUTE = {name: globals()[name] for name in GENERATED_FACTS}
+
+
+def compute(name: str, pcode: str | None):
+    """Fact `name` of `pcode`, parsed from the code (what the generator writes down)."""
+    return _COMPUTE[name](pcode)
+
+
+def stored(name: str, value):
+    """A fact's value as the generated table holds it: plain tuples."""
+    if name == "atomic_update" and value is not None:
+        return (value.kind, value.type, value.returns_old, value.operands)
+    if name == "register_files":
+        return tuple(sorted(value))
+    return value
+
+
+def _restored(name: str, value):
+    if name == "atomic_update":
+        return AtomicUpdate(*value)
+    if name == "register_files":
+        return frozenset(value)
+    return value
+
+
+_by_code: dict[str, dict] = {}      # pcode -> {fact: stored value, the defaults left out}
+_families_read: set[str] = set()
+
+
+def _generated(pcode: str) -> dict | None:
+    """The generated facts of the code of an instruction of a loaded family, or None."""
+    specs = loaded_specs()
+    if len(_families_read) != len(specs):
+        for arch, spec in list(specs.items()):
+            if arch not in _families_read:
+                _families_read.add(arch)
+                module = f"isa.generated.{arch.replace('.', '_')}.code_facts"
+                try:
+                    table = importlib.import_module(module).CODE_FACTS
+                except ModuleNotFoundError as e:        # generated before the tables existed: parsed
+                    if e.name != module:
+                        raise
+                    continue
+                by_index: dict[int, dict] = {}
+                for name, values in table.items():
+                    for i, value in values.items():
+                        by_index.setdefault(i, {})[name] = value
+                for i, d in enumerate(spec.instructions):
+                    if d.pcode:
+                        _by_code.setdefault(d.pcode, by_index.get(i, {}))
+    return _by_code.get(pcode)
+
+
+def _from_tables(name: str):
+    computed = _COMPUTE[name]
+
+    @lru_cache(maxsize=None)
+    @wraps(computed)
+    def fact(pcode: str | None):
+        known = _generated(pcode) if pcode else None
+        if known is None:
+            return computed(pcode)
+        return _restored(name, known[name]) if name in known else DEFAULTS[name]
+    return fact
+
+
+# the public names answer from the tables; compute() keeps the parsing functions above
+for _name in GENERATED_FACTS:
+    globals()[_name] = _from_tables(_name)

@@ -86,8 +86,23 @@ def message_reply(description: str | None) -> bool:
     return bool(_MESSAGE_REPLY.search(description or ""))
 
 
+_KNOWN: dict = {}      # (InstrDef, id(tables)) -> (tables, Control): read once per definition
+
+
 def control(d, tables: dict | None = None) -> Control:
-    """The flow facts of `d` (an isa InstrDef); `tables`: its spec's tables (the s_waitcnt layout)."""
+    """The flow facts of `d` (an isa InstrDef); `tables`: its spec's tables (the s_waitcnt layout).
+    Remembered per definition and tables object: the compiler asks for every instruction it
+    places, several times per kernel, and each reading runs a dozen patterns over the text."""
+    key = (d, id(tables))
+    known = _KNOWN.get(key)
+    if known is not None and known[0] is tables:
+        return known[1]
+    c = _read_control(d, tables)
+    _KNOWN[key] = (tables, c)
+    return c
+
+
+def _read_control(d, tables: dict | None) -> Control:
     desc, pcode = d.description or "", d.pcode or ""
     sopk = _SOPK_WAIT.findall(pcode)
     waits = tuple((c.upper(), int(hi), int(lo)) for c, hi, lo in sopk) or \

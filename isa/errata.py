@@ -449,13 +449,23 @@ ERRATA += tuple(
 # barrier (S_BARRIER_SIGNAL / S_BARRIER_WAIT, which the emulator models) depends. Not listed, though
 # no manual describes them either: S_TTRACEDATA_IMM and S_ATC_PROBE* have no destination operand
 # (LLVM 22 prints none) and act only on the thread trace and the address translation cache, which
-# an emulator without either leaves unchanged. family -> {(format, name): page of the opcode table}
+# an emulator without either leaves unchanged. Keyed as UNDESCRIBED_SMEM / UNDESCRIBED_LDS: name ->
+# ({family: page of its opcode table row}, evidence); an instruction is flagged in the families listed
+# only (code_facts.behaviour_unknown asks isa.spec.family_of), so another family's instruction of the
+# same name is not, and a new family's entries are its key in these dicts.
+_BARRIER_STATE = ("RDNA4's opcode table calls it Reserved and the manual has no entry for it; LLVM 22 "
+                  "(gfx1201) assembles and decodes it ({bytes}). It changes a barrier's state or which waves "
+                  "take part in it, on which the modelled work-group barrier depends.")
 BEHAVIOUR_UNKNOWN = {
-    "rdna4": {("SOP1", "S_BARRIER_INIT"): 176, ("SOP1", "S_BARRIER_JOIN"): 176, ("SOPP", "S_BARRIER_LEAVE"): 180},
+    "S_BARRIER_INIT": ({"rdna4": 176}, _BARRIER_STATE.format(bytes="s_barrier_init -1 <-> c15180be")),
+    "S_BARRIER_JOIN": ({"rdna4": 176}, _BARRIER_STATE.format(bytes="s_barrier_join m0 <-> 7d5280be")),
+    "S_BARRIER_LEAVE": ({"rdna4": 180}, _BARRIER_STATE.format(bytes="s_barrier_leave <-> 000095bf")),
     # CDNA's S_RFE_RESTORE_B64 (below): a return from the trap handler that restores state no
     # manual names
-    "cdna3": {("SOP2", "S_RFE_RESTORE_B64"): 521},
-    "cdna4": {("SOP2", "S_RFE_RESTORE_B64"): 567},
+    "S_RFE_RESTORE_B64": ({"cdna3": 521, "cdna4": 567},
+                          "The CDNA manuals omit it (see missing-cdna-sop2-s-rfe-restore-b64); LLVM 22 (gfx942) "
+                          "assembles s_rfe_restore_b64 s[0:1], s2 -> 00028095. A return from the trap handler "
+                          "restoring state no manual names."),
 }
 
 # CDNA's S_RFE_RESTORE_B64 (SOP2 43, added by missing-cdna-sop2-s-rfe-restore-b64): the manuals do not describe it,

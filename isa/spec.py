@@ -201,6 +201,20 @@ def load(target: str) -> Spec:
     return _cache[arch]
 
 
+def loaded_specs() -> dict[str, Spec]:
+    """The Specs loaded so far, by family."""
+    return _cache
+
+
+def family_of(d: InstrDef) -> str | None:
+    """The family whose loaded Spec holds `d` (each InstrDef is one encoding of one family's
+    instruction, compared by identity), or None for an InstrDef no loaded Spec holds."""
+    for family, spec in _cache.items():
+        if spec.by_opcode(d.format, d.opcode, d.slot) is d:
+            return family
+    return None
+
+
 def traits(target: str) -> Traits:
     """The Traits of a target ('gfx1151') or family ('rdna3.5'); TraitsError for a family
     without a traits entry."""

@@ -31,6 +31,32 @@ SALU_VALUE_SOURCES = frozenset({"S_MOVRELSD_2_B32"})
 # "v_cndmask_b16 ... op_sel:[...]" on gfx1100, gfx1151 and gfx1201)
 NO_OPSEL = frozenset({"V_CNDMASK_B16"})
 
+# RDNA4's syntax spells 16-bit VALU operands as whole VGPRs; op_sel then selects their halves only
+# on these VOP3 instructions (the ones the reference disassembler prints op_sel for on gfx1201):
+# "v_add_nc_u16 v1, v2, v3 op_sel:[1,0,0]" and "v_fma_f16 v1, v2, v3, v4 op_sel:[1,0,0,0]" are
+# accepted on gfx1201, "v_mul_lo_u16 ... op_sel:[1,0,0]", "v_xor_b16 ..." and the 64-bit forms of
+# VOP1/VOP2/VOPC 16-bit instructions ("v_add_f16_e64 v1, v2, v3 op_sel:[1,0,0]") are refused.
+# (Instructions whose op_sel is a byte select, lane flags or packed halves take it by those facts.)
+OPSEL_WHOLE_VGPRS = frozenset({
+    "V_ADD_NC_I16", "V_ADD_NC_U16", "V_SUB_NC_I16", "V_SUB_NC_U16", "V_ALIGNBIT_B32", "V_ALIGNBYTE_B32",
+    "V_CVT_PK_NORM_I16_F16", "V_CVT_PK_NORM_U16_F16", "V_DIV_FIXUP_F16", "V_DOT2_BF16_BF16", "V_DOT2_F16_F16",
+    "V_FMA_F16", "V_MAD_I16", "V_MAD_I32_I16", "V_MAD_U16", "V_MAD_U32_U16", "V_MAX3_I16", "V_MAX3_NUM_F16",
+    "V_MAX3_U16", "V_MAXIMUM3_F16", "V_MAXIMUM_F16", "V_MAXIMUMMINIMUM_F16", "V_MAXMIN_NUM_F16", "V_MED3_I16",
+    "V_MED3_NUM_F16", "V_MED3_U16", "V_MIN3_I16", "V_MIN3_NUM_F16", "V_MIN3_U16", "V_MINIMUM3_F16",
+    "V_MINIMUM_F16", "V_MINIMUMMAXIMUM_F16", "V_MINMAX_NUM_F16", "V_PACK_B32_F16"})
+
+# Output modifiers (mul:2, mul:4, div:2) scale a floating-point result; these VOP3 instructions are
+# the exceptions. Integer results that still take them (float-to-integer conversions:
+# "v_cvt_i32_f32_e64 v1, v2 mul:2" is accepted on gfx1100, gfx1151 and gfx1201, while
+# "v_cvt_floor_i32_f32_e64 v1, v2 mul:2" and "v_frexp_exp_i32_f32_e64 v1, v2 mul:2" are refused);
+# v_cvt_pk_rtz_f16_f32's packed result is typed as bits
+OMOD_ON_INTEGER_RESULT = frozenset({"V_CVT_I32_F32", "V_CVT_U32_F32", "V_CVT_I32_F64", "V_CVT_U32_F64",
+                                    "V_CVT_I16_F16", "V_CVT_U16_F16", "V_CVT_NORM_I16_F16", "V_CVT_NORM_U16_F16",
+                                    "V_FREXP_EXP_I16_F16", "V_FREXP_EXP_I32_F64", "V_CVT_PK_RTZ_F16_F32"})
+# and floating-point results that take none: "v_dot2_f16_f16 v1, v2, v3, v4 mul:2",
+# "v_pack_b32_f16 v1, v2, v3 mul:2" (gfx1100, gfx1201), "v_cvt_f32_fp8_e64 v1, v2 mul:2" (gfx1201) are refused
+NO_OMOD = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16", "V_PACK_B32_F16", "V_CVT_F32_FP8", "V_CVT_F32_BF8"})
+
 # VALU instructions printed without an encoding suffix although they have 32- and 64-bit forms
 # (v_nop_e64's bytes print as "v_nop"; v_readfirstlane_b32's e32 bytes print without _e32), by
 # dialect: gfx9 adds v_swap_b32 and v_clrexcp

@@ -612,7 +612,7 @@ class _Module:
     # ---- output ----
     def finish(self) -> bytes:
         for sec in self.sections.values():
-            resolve_branches(sec.data, sec.branches, sec.labels)
+            resolve_branches(sec.data, sec.branches, sec.labels, self.lines)
             self.resolve_literals(sec)
         for k in self.kernels:
             self.build_kernel(k)

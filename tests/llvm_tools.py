@@ -71,3 +71,22 @@ def mc_encodings(lines: list[str], arch: str, mattr: str | None = None) -> list[
     encodings = iter(re.findall(r"encoding: \[([^\]]*)\]", done.stdout))
     return [None if no in failed else bytes(int(x, 16) for x in next(encodings).split(","))
             for no in range(1, len(lines) + 1)]
+
+
+def mc_errors(lines: list[str], arch: str) -> dict[int, tuple[int, str]]:
+    """{line index: (column, message)} of the lines llvm-mc refuses (indexes from 0)."""
+    import subprocess
+    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"]
+    done = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True)
+    return {int(n) - 1: (int(c), m) for n, c, m in re.findall(r"^<stdin>:(\d+):(\d+): error: (.*)$", done.stderr, re.M)}
+
+
+def mc_disassembly(encodings: list[bytes], arch: str) -> list[str]:
+    """llvm-mc --disassemble's text of each instruction's bytes (one instruction each)."""
+    import subprocess
+    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "--disassemble"]
+    text = "\n".join(" ".join(f"0x{b:02x}" for b in e) for e in encodings) + "\n"
+    out = subprocess.run(argv, input=text, capture_output=True, text=True).stdout
+    lines = [ln.strip() for ln in out.splitlines() if ln.strip() and not ln.strip().startswith(".")]
+    assert len(lines) == len(encodings), f"llvm-mc printed {len(lines)} instructions for {len(encodings)}"
+    return lines

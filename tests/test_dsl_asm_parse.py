@@ -52,7 +52,6 @@ TRICKY = ["s_mov_b32 s0, v1[2]", "v_mov_b32 v1, 1.5e3", "v_mov_b32 v1, 0x1e5", "
 
 # LLVM and dsl.assemble differ on these lines, each for a reason that is not the parser's reading
 KNOWN = {
-    "s_delay_alu instid0(VALU_DEP_1) instskip(NEXT)": "LLVM wants its fields joined by '|'; dsl also takes blanks",
     "s_version 2 | UC_VERSION_W32_BIT": "an or-bar with blanks around it after a number is read as |abs| bars",
     "v_add_f32 v1, -|-1|, v3": "LLVM folds the bars and sign of an integer constant into it; dsl encodes them",
     "s_mov_b32 s0, foo - 4": "a symbol's value needs a code object: dsl.assemble refuses, runtime.asm_module relocates",

@@ -334,3 +334,18 @@ def test_split_wait_counts_take_only_null_as_llvm_mc_does(arch):
         else:
             message = refusal(text, arch)
             assert message.startswith(f"1:{text.index(' ') + 2}: {text.split()[0]}: sdst: must be null"), message
+
+
+@pytest.mark.skipif(M.llvm_mc() is None, reason="llvm-mc-22 not installed")
+def test_version_names_joined_by_spaced_bars_read_as_llvm_mc_reads_them():
+    """`UC_VERSION_W64_BIT | UC_VERSION_W32_BIT` with blanks around the bar is one or-ed value as
+    llvm-mc-22 reads it (same bytes); an unknown name is refused at its own column."""
+    good = ["s_version UC_VERSION_W64_BIT | UC_VERSION_W32_BIT", "s_version UC_VERSION_GFX11 | UC_VERSION_W32_BIT",
+            "s_version UC_VERSION_W64_BIT |UC_VERSION_W32_BIT", "s_version UC_VERSION_W64_BIT| UC_VERSION_W32_BIT"]
+    for line, expected in zip(good, M.llvm_encodings(good, ARCH)):
+        assert expected is not None and dsl.assemble(line, ARCH) == expected, line
+    bad = ["s_version UC_VERSION_W64_BIT | UC_VERSION_BOGUS", "s_version UC_VERSION_BOGUS | UC_VERSION_W32_BIT"]
+    assert M.llvm_encodings(bad, ARCH) == [None, None]
+    for line in bad:
+        column = line.index("UC_VERSION_BOGUS") + 1
+        assert refusal(line).startswith(f"1:{column}: s_version: unknown version name UC_VERSION_BOGUS"), line

@@ -27,3 +27,21 @@ def test_an_instruction_of_another_arch_is_refused():
 def test_impossible_kernels_are_refused_when_made(arch, wave, message):
     with pytest.raises(OperandError, match=message):
         Kernel(arch, wave_size=wave)
+
+
+def test_a_virtual_register_name_is_used_once():
+    """Names stay unique however the kernel's list of virtuals came to be: made here, or a
+    list put in whole (as the spiller's copy of a kernel does)."""
+    k = Kernel("gfx1100")
+    k.vreg(1, "x")
+    k.sreg(2)                                   # named s1 by its index
+    for name in ("x", "s1"):
+        with pytest.raises(OperandError, match=rf"virtual register name %{name} is already used"):
+            k.vreg(1, name)
+    copy = Kernel("gfx1100")
+    copy.vreg(1, "y")
+    copy.virtuals = list(k.virtuals)            # a replaced list: its names count, y's no longer
+    with pytest.raises(OperandError, match="%x is already used"):
+        copy.vreg(1, "x")
+    assert copy.vreg(1, "y").vid == 2
+    assert [v.name for v in copy.virtuals] == ["x", "s1", "y"]

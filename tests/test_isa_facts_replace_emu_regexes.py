@@ -216,19 +216,20 @@ def test_nan_order_and_call_chains_from_the_parse_agree_with_the_old_regexes():
 
 # ---------------------------------------------------------------- permutes (emu/handwritten/lanes.py)
 
-def test_permute_lane_modulus_from_the_parse_agrees_with_the_old_regex():
-    """ds_bpermute/ds_permute's lane modulus: 32 on RDNA3/3.5 (`/ 4 % 32`), 64 on CDNA (`/ 4U %
-    64U`); RDNA4's code takes `% num_lanes` (the wave size), no constant: 32 as before (the old
-    rule looked only in formats named DS, and RDNA4's is VDS)."""
+def test_permute_lane_modulus_from_the_parse_agrees_with_the_manuals_text():
+    """ds_bpermute/ds_permute's lane modulus (wave32, wave64): 32 on RDNA3/3.5 (`/ 4 % 32`), 64 on
+    CDNA (`/ 4U % 64U`), both read by a regular expression over the code here; RDNA4's code takes
+    `% num_lanes` after `num_lanes = WAVE64 ? 64 : 32`: the wave size, (32, 64)."""
     seen = {}
     for family, d in _instructions():
         if d.name not in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32"):
             continue
         m = re.search(r"/\s*4U?\s*%\s*(\d+)U?", d.pcode or "")
-        old = int(m.group(1)) if m and d.format == "DS" else 32
-        assert (facts.FACTS["lane_modulus"](d) or 32) == old, (family, d.name)
-        seen[family] = old
-    assert seen == {"rdna3": 32, "rdna3.5": 32, "rdna4": 32, "cdna3": 64, "cdna4": 64}
+        wave = re.search(r"num_lanes\s*=\s*WAVE64\s*\?\s*(\d+)\s*:\s*(\d+)", d.pcode or "")
+        want = (int(m.group(1)),) * 2 if m else (int(wave.group(2)), int(wave.group(1)))
+        assert facts.FACTS["lane_modulus"](d) == want, (family, d.name)
+        seen[family] = want
+    assert seen == {"rdna3": (32, 32), "rdna3.5": (32, 32), "rdna4": (32, 64), "cdna3": (64, 64), "cdna4": (64, 64)}
     assert "% num_lanes" in isa.load("rdna4").lookup("DS_BPERMUTE_B32")[0].pcode
 
 

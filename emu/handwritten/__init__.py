@@ -11,6 +11,8 @@ family's mfma table): a first launch of a kernel that uses none of them imports 
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .. import facts as instruction_facts
@@ -168,11 +170,14 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
         fn, reads, writes, what = DATA_PARALLEL[name]
         fn = getattr(lanes, fn)
         if name in ("DS_BPERMUTE_B32", "DS_PERMUTE_B32") and spec is not None:
-            # the lane modulus of the architecture's pseudocode (`/ 4 % 32`: RDNA3; `/ 4U % 64U`:
-            # CDNA3), 32 where it gives none (the lane_modulus fact)
+            # the lane modulus of the architecture's pseudocode in each wave size (`/ 4 % 32`: RDNA3;
+            # `/ 4U % 64U`: CDNA3; `% num_lanes`, the wave size: RDNA4), 32 where it gives none
+            # (the lane_modulus fact)
             lds = spec.traits.roles.lds
-            group = next((instruction_facts.lane_modulus(d) for d in spec.lookup(name) if d.format in lds), None) or 32
-            fn, what = (lambda ctx, f=fn, g=group: f(ctx, g)), what.replace("% 32 of its half", f"% {group}")
+            modulus = next((instruction_facts.lane_modulus(d) for d in spec.lookup(name) if d.format in lds),
+                           None) or (32, 32)
+            fn, what = partial(fn, modulus=modulus), what.replace(
+                "% 32 of its half", f"% {modulus[0]} in wave32, % {modulus[1]} in wave64, of its group of that many")
         return Semantic(name, fn, "hand-written", {o.name: o for o in reads}, {o.name: o for o in writes},
                         scalar=scalar, source=what)
     if name in MODE_WRITERS:

@@ -11,7 +11,8 @@ offset field, and the result is RETURN_DATA (written to VDST under EXEC by the m
 Wave64: the RDNA3 LDS crossbar permutes within each aligned half of 32 lanes (the manual's
 "destination lane is MOD 32 regardless of wave size"; a wave64 shuffle needs
 v_permlane64 to cross halves), so a lane's partner is `(lane & 32) | (index % 32)`. The
-CDNA3 manual's lane is `... / 4U % 64U`: the whole wave64. `group` is that modulus, read
+CDNA3 manual's lane is `... / 4U % 64U`: the whole wave64; RDNA4's `% num_lanes`, the
+wave size: the whole wave in either size. `modulus` is that (wave32, wave64) pair, read
 from the architecture's pseudocode (the lane_modulus fact, isa/code_facts.py).
 """
 from __future__ import annotations
@@ -34,19 +35,25 @@ def _gather(values: np.ndarray, lanes: np.ndarray, valid: np.ndarray) -> np.ndar
     return np.where(ok, got, np.uint32(0))
 
 
-def ds_bpermute(ctx: Ctx, group: int = 32) -> dict:
-    """Backward permute: lane i reads DATA of lane (ADDR/4) % group of its group; an inactive
-    source lane reads as 0."""
+def _group(ctx: Ctx, modulus: tuple[int, int]) -> int:
+    return modulus[ctx.lanes == 64]
+
+
+def ds_bpermute(ctx: Ctx, modulus: tuple[int, int] = (32, 32)) -> dict:
+    """Backward permute: lane i reads DATA of lane (ADDR/4) % group of its group (group: the
+    modulus of the wave size); an inactive source lane reads as 0."""
+    group = _group(ctx, modulus)
     data = np.broadcast_to(np.asarray(ctx.get("DATA"), np.uint32), ctx.shape)
     addr = np.asarray(ctx.get("ADDR"), np.uint64)
     src = _group_base(ctx, group) | ((addr >> np.uint64(2)) & np.uint64(group - 1)).astype(np.uint32)
     return {"RETURN_DATA": _gather(data, src, ctx.active)}
 
 
-def ds_permute(ctx: Ctx, group: int = 32) -> dict:
+def ds_permute(ctx: Ctx, modulus: tuple[int, int] = (32, 32)) -> dict:
     """Forward permute: active lane i sends DATA to lane (ADDR/4) % group of its group; when
     several lanes send to one lane the highest-numbered sender wins; a lane nobody sends
     to receives 0."""
+    group = _group(ctx, modulus)
     data = np.broadcast_to(np.asarray(ctx.get("DATA"), np.uint32), ctx.shape)
     addr = np.broadcast_to(np.asarray(ctx.get("ADDR"), np.uint64), ctx.shape)
     dst = _group_base(ctx, group) | ((addr >> np.uint64(2)) & np.uint64(group - 1)).astype(np.uint32)
