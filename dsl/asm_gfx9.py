@@ -1064,7 +1064,71 @@ def _cdna2_mfma_spellings(spec: Spec) -> dict[str, str]:
 
 def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     """(bytes, InstrDef chosen) of an instruction value whose operands are all known (labels and
-    symbols: Gfx9Encoder.encode)."""
+    symbols: Gfx9Encoder.encode); each register operand must be as wide as the instruction's
+    operand is (_check_register_widths)."""
+    data, d = _encode(spec, instr)
+    _check_register_widths(spec, instr, data)
+    return data, d
+
+
+def _width(value) -> tuple[str, int] | None:
+    """(register file, registers) of a register operand (through -x, |x|, sext(x)), else None;
+    a special register is one register, or two where its name is the 64-bit pair's."""
+    while isinstance(value, Mod) or isinstance(value, Call) and value.name == "sext" and len(value.args) == 1:
+        value = value.value if isinstance(value, Mod) else value.args[0]
+    if isinstance(value, (Reg, Agpr)):
+        return value.cls, value.count
+    if isinstance(value, (Special, Attr)) and value.name in _names_of_width:
+        return "special", _names_of_width[value.name]
+    return None
+
+
+_names_of_width = {**{pair: 2 for pair in syntax.PAIR_TEXT.values()},
+                   **{half: 1 for lo in syntax.PAIR_TEXT for half in (lo, lo[:-3] + "_hi")}}
+
+
+def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
+    """Every register operand written as wide as the instruction reads or writes it there: the
+    widths are those the decoder's builder (instr_fields_gfx9, from the same signatures and
+    plans as the RDNA assembler's checks) gives the encoded bytes, compared operand by operand;
+    the encoder places a register by its first index only, so s2 where s[2:3] is read would
+    otherwise pass."""
+    # the widths depend on the instruction, its encoding and its flags, never on register
+    # numbers: a shape checked once (mnemonic, each operand's width or kind, modifier names)
+    # is not decoded again
+    shape = (spec.arch, instr.mnemonic, tuple(_width(o) or _kind(o) for o in instr.operands),
+             tuple(instr.modifiers))
+    if shape in _widths_checked:
+        return
+    from .decode import decode_one
+    from .instr_fields_gfx9 import gfx9_instr
+    from .operands_gfx9 import operand_names
+    inst = decode_one(spec, data, 0)
+    decoded = gfx9_instr(spec, inst)
+    if decoded is None:
+        return
+    written = [o for o in instr.operands if not (isinstance(o, Attr) and o.name.lower() in _FLAGS)]
+    names = None
+    for i, (given, want) in enumerate(zip(written, decoded.operands)):
+        g, w = _width(given), _width(want)
+        if g is None or w is None or g[1] == w[1]:
+            continue
+        names = names or operand_names(spec, inst)
+        what = names[i] if i < len(names) else f"operand {i + 1}"
+        raise Gfx9AsmError(f"{what}: {_text(given)} is {g[1]} register(s) ({32 * g[1]} bits), this operand "
+                           f"needs {w[1]} ({_text(want)})", given)
+    _widths_checked.add(shape)
+
+
+_widths_checked: set = set()
+
+
+def _kind(value) -> str:
+    """What stands in a shape for an operand that is no register: its type (an Attr, its name)."""
+    return value.name if isinstance(value, Attr) else type(value).__name__
+
+
+def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     mn, defs = lookup(spec, instr.mnemonic)
     if not defs:
         raise Gfx9AsmError(f"unknown instruction {mn!r}")

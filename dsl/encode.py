@@ -117,7 +117,8 @@ class Encoder:
                  allow_vgpr: bool = True, encoding: str = "vop3") -> tuple[int, bool, bool, bool]:
         """(9-bit code, neg, abs, high half) of a source operand; `encoding` ('salu', 'e32',
         'vop3', 'vop3p') with the operand's type decides how a number is taken (literals.py)."""
-        if type(v) is Reg and v.cls == "v" and not v.half and allow_vgpr and v.count == (op.dwords or self.wave >> 5):
+        if type(v) is Reg and v.cls == "v" and not v.half and allow_vgpr and v.count == (op.dwords or self.wave >> 5) \
+                and v.idx + v.count <= self.traits.vgprs:
             return self.vgpr_base + v.idx, False, False, False      # the usual source: a whole VGPR (tuple)
         neg = ab = False
         if isinstance(v, Mod):
@@ -128,6 +129,7 @@ class Encoder:
             if v.count != n and not (v.count == 1 and n == 0):
                 raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}", v)
             if v.cls == "v":
+                self.vgpr_in_range(v, F, what)
                 if not allow_vgpr:
                     raise OperandError(f"{_name(F.d)}: {what}: a VGPR ({v}) is not allowed here; use an SGPR, "
                                        f"constant or literal", v)
@@ -228,8 +230,9 @@ class Encoder:
             raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n} "
                                f"(e.g. {v.cls}[{v.idx}:{v.idx + n - 1}])" if n > 1 else
                                f"{_name(F.d)}: {what}: {v} is {v.count} registers, this operand is one register", v)
-        if n > 1 and v.idx % 2:
-            raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: SGPR tuples start at an even register", v)
+        if n > 1 and v.idx % (2 if n == 2 else 4):
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is misaligned: a scalar pair starts at an even "
+                               f"register, a wider scalar tuple at a multiple of 4", v)
         if v.cls == "s":
             if v.idx + v.count > self.traits.sgprs:
                 raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s{self.traits.sgprs - 1})", v)
@@ -245,7 +248,14 @@ class Encoder:
             raise OperandError(f"{_name(F.d)}: {what}: {v} is {v.count} register(s), this operand needs {n}", v)
         if v.half and not half:
             raise OperandError(f"{_name(F.d)}: {what}: {v} names a 16-bit half; this operand is a whole VGPR", v)
+        self.vgpr_in_range(v, F, what)
         return v.idx
+
+    def vgpr_in_range(self, v, F: Fields, what: str) -> None:
+        """A VGPR tuple may not run past the register file's end (v[255:256]), which decoded
+        machine code can name but an assembly line may not."""
+        if v.idx + v.count > self.traits.vgprs:
+            raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (v0..v{self.traits.vgprs - 1})", v)
 
     # ------------------------------------------------------------ statements
 
@@ -469,7 +479,8 @@ class Encoder:
             if o.sgpr:
                 F["VDST"] = self.sreg_code(v, F, "vdst")
                 continue
-            if type(v) is Reg and v.cls == "v" and v.count == n and not v.half:     # the usual destination
+            if type(v) is Reg and v.cls == "v" and v.count == n and not v.half and v.idx + n <= self.traits.vgprs:
+                # the usual destination
                 idx = v.idx
             else:
                 if isinstance(v, Mod):

@@ -39,8 +39,8 @@ class Reg:
         limit = REG_CLASSES.get(self.cls)
         if limit is None:
             raise OperandError(f"unknown register class {self.cls!r}")
-        # Only the first register is checked: the hardware (and LLVM) accept tuples that
-        # run past the end of the file, such as v[255:256].
+        # Only the first register is checked: decoded machine code may name a tuple that runs
+        # past the end of the file (v[255:256]); the encoders refuse one.
         if self.count < 1 or not 0 <= self.idx < limit:
             raise OperandError(f"register {self} is out of range: {self.cls} registers are "
                                f"{self.cls}0..{self.cls}{limit - 1}")

@@ -104,14 +104,14 @@ KNOWN = [
 ]
 
 
-def _rows(arch: str) -> dict[str, str]:
+def _rows(arch: str, families: re.Pattern = ALU_FAMILIES) -> dict[str, str]:
     """mnemonic -> the corpus row LLVM re-encodes with the fewest modifiers and scalar operands."""
     best: dict[str, tuple[int, str]] = {}
     with gzip.open(shared_path("conformance", "llvm", f"{arch}.tsv.gz"), "rt") as f:
         next(f)
         for line in f:
             family, _, text, reenc = line.rstrip("\n").split("\t")
-            if reenc == "-" or not ALU_FAMILIES.match(family):
+            if reenc == "-" or not families.match(family):
                 continue
             mn = text.split(" ")[0]
             score = 10 * len(re.findall(r"dpp|quad_perm|row_|op_sel|clamp|mul:|div:|neg_|\||lit\(|-|sel:", text)) \
