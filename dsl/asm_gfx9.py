@@ -25,8 +25,8 @@ from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .signature import Operand, data_registers, raw_source_field, register_number_source
-from .valu_plan import gfx9_valu_plan, mfma_shape
+from .signature import Operand, raw_source_field, register_number_source
+from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 
@@ -313,18 +313,6 @@ def _sreg(spec: Spec, s: Src) -> int:
     return s.val
 
 
-def _registers(s: Src, n: int, what: str) -> None:
-    """A register tuple written for an operand spans the operand's registers (LLVM: "invalid
-    operand for instruction"): v_add_f32's sources one register, v_add_f64's two, a scalar
-    pair's two. Special names (vcc, exec) and constants are the operand's own width."""
-    inner = s.value.value if isinstance(s.value, Mod) else s.value
-    if isinstance(inner, Call) and inner.name == "sext" and inner.args:
-        inner = inner.args[0]
-    if isinstance(inner, (Reg, Agpr)) and inner.count != n:
-        raise Gfx9AsmError(f"{s.text}: {what} is {32 * n}-bit ({n} register{'s' if n > 1 else ''}), "
-                           f"got {inner.count} registers", s.value)
-
-
 @lru_cache(maxsize=None)
 def _buffer_format_codes(spec: Spec) -> tuple[dict[str, int], dict[str, int]]:
     """MTBUF's format names as LLVM spells them -> code: BUF_DATA_FORMAT_* (DFMT), BUF_NUM_FORMAT_* (NFMT)."""
@@ -431,19 +419,16 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         if kind == "SDWAB":
             if m.text != "vcc":
-                _registers(m, 2, "the lane mask")
                 w2["SD"], w2["SDST"] = 1, _sreg(spec, m)
         elif e32:
             if m.text != "vcc":
                 raise Gfx9AsmError(f"{m.text}: the 32-bit encoding writes vcc", m.value)
         else:
-            _registers(m, 2, "the lane mask")
             f["VDST"] = _sreg(spec, m)
     for op in sig.dsts:
         if op.name == "sdst":
             continue
         s = next(it)
-        _registers(s, op.dwords or 2, op.name)
         if op.sgpr:
             f["VDST"] = _sreg(spec, s)
         else:
@@ -454,11 +439,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding writes vcc", s.value)
         else:
-            _registers(s, 2, "the lane mask")
             f["SDST"] = _sreg(spec, s)
     elif "SDST" in {n for n, _, _ in fmt.fields} and not e32:
         m = next(it)
-        _registers(m, 2, "the lane mask")
         f["SDST"] = _sreg(spec, m)
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
     if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
@@ -475,7 +458,6 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError(str(e), k.value) from None
     neg = abs_ = 0
     for i, ((op, n, bits, is_float, packed), s) in enumerate(zip(plan.srcs, srcs)):
-        _registers(s, n, op.name)
         # SDWA reads each source as its own type: v_ldexp_f16's exponent an i16 (0x3c00 refused),
         # a packed source a 32-bit one (0x3f800000 is 1.0), as LLVM's SDWA operand check does
         sdwa_op = plan.constants[i] if i in syntax.T16_SOURCES.get(d.name, ()) else op    # (a class mask: 32-bit)
@@ -529,7 +511,6 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if s.text != "vcc":
                 raise Gfx9AsmError(f"{s.text}: the 32-bit encoding reads vcc", s.value)
         else:
-            _registers(s, 2, "the lane mask")
             f["SRC2"] = _sreg(spec, s)
     _constant_bus(spec, srcs, enc, sig.vcc_in and (e32 or len(plan.srcs) == 3),
                   ops if not e32 and sig.vcc_in and len(plan.srcs) < 3 else ())
@@ -622,16 +603,10 @@ _MFMA_ACCUMULATOR = {False: Operand("src2", 1, False, "b", False, 32), True: Ope
 def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
     if len(ops) != 4:
         raise Gfx9AsmError(f"{d.name.lower()} takes 4 operands, got {len(ops)}")
-    _, m, n_, k, blocks, sparse, out_t, in_t, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
+    _, m, n_, k, blocks, sparse, out_t, _, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
     _allow(mods, _MFMA_KEYS, d.name.lower())
     enc = _Enc()
     f = {"OP": d.opcode}
-    d_regs, a_regs, b_regs, _, _ = mfma_shape(spec, d)
-    _registers(ops[0], d_regs, "vdst")
-    if in_t != "f8f6f4":        # (the f8f6f4 forms' A and B widths follow cbsz/blgp's formats)
-        _registers(ops[1], a_regs, "src0 (A)")
-        _registers(ops[2], b_regs, "src1 (B)")
-    _registers(ops[3], 1 if sparse else d_regs, "src2 (the sparse index)" if sparse else "src2 (C)")
     f["VDST"], acc_cd = _vgpr(ops[0])
     f["ACC_CD"] = int(acc_cd)
     acc = 0
@@ -784,7 +759,6 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         raise Gfx9AsmError(f"{mn} takes {len(layout)} operands, got {len(ops)}")
     for (name, field, n), value in zip(layout, ops):
         s = src(spec, value)
-        _registers(s, n, name)
         if name == "sdst":
             f["SDST"] = _sreg(spec, s)
             continue
@@ -818,7 +792,6 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     it = iter(srcs)
     if reads_counter(d):                 # s_memtime: the clock's SGPRs, no address
         data = next(it)
-        _registers(data, 2, "sdst")
         f["SDATA"] = _sreg(spec, data)
     elif not ops:
         pass
@@ -829,15 +802,12 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             next(it)
         elif role == "register":         # (s_dcache_discard has none)
             data = next(it)
-            _registers(data, data_registers(d), "sdata")
             f["SDATA"] = _sreg(spec, data)
         base = next(it)
-        _registers(base, scalar_base_registers(d), "sbase")
         f["SBASE"] = _sreg(spec, base) // 2
         off = next(it, None)
         if off is None:
             raise Gfx9AsmError(f"{mn}: missing offset")
-        _registers(off, 1, "soffset")
         lo = 0 if scalar_base_registers(d) == 4 else -(1 << 20)   # buffer offsets are unsigned
         if off.kind == "s" and isinstance(off.value, (Reg, Special, Attr)):     # an SGPR or special register
             if "offset" in mods:
@@ -872,23 +842,21 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     it = iter(srcs)
     acc = None
 
-    def data(field, operand, n):
+    def data(field):
         nonlocal acc
         s = next(it)
-        _registers(s, n, operand)
         idx, a = _vgpr(s)
         if acc is not None and a != acc:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
         acc = a
         f[field] = idx
     try:
-        for operand, field, n in ds_layout(d):
+        for operand, field, _ in ds_layout(d):
             if operand == "addr":   # the address is always a VGPR
                 s = next(it)
-                _registers(s, 1, "addr")
                 f["ADDR"], _ = _vgpr(s, False)
                 continue
-            data(field, operand, n)
+            data(field)
             if field == "ADDR" and f["ADDR"] % 2:   # GWS: gfx90a and later read the value from an even register
                 raise Gfx9AsmError(f"{name.lower()}: the GWS value register must be even")
     except StopIteration:
@@ -930,7 +898,6 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         s = next(it)
         if s is None:
             raise Gfx9AsmError("expected a register")
-        _registers(s, layout["vdst" if field == "VDST" else "vdata"], "vdst" if field == "VDST" else "vdata")
         idx, a = _vgpr(s)
         if acc is not None and a != acc:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
@@ -946,8 +913,6 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError("expected a VGPR address")
         else:
             # a global address without an SGPR base (saddr off) is a 64-bit VGPR pair
-            _registers(addr, 2 if d.format == "GLOBAL" and srcs and srcs[-1] is None else layout.get("vaddr", 1),
-                       "vaddr")
             f["ADDR"], _ = _vgpr(addr, False)
             if d.format == "SCRATCH":
                 f["LDS"] = 1
@@ -955,8 +920,6 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             data("DATA")
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
-            if s is not None:
-                _registers(s, 2 if d.format == "GLOBAL" else 1, "saddr")
             f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(spec, s)     # `off`: the manual's disable code
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
@@ -981,24 +944,20 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         pass
     else:
         f.pop("LDS")
-    from .signature import buffer_data_dwords, cache_control
+    from .signature import cache_control
     if cache_control(d):
         return _pack(fmt, f).to_bytes(8, "little")
     srcs = [None if _off(o) else src(spec, o) for o in ops]
     if not f.get("LDS"):
         if not srcs or srcs[0] is None:
             raise Gfx9AsmError("expected the data register")
-        _registers(srcs[0], buffer_data_dwords(d, {}), "vdata")
         f["VDATA"], a = _vgpr(srcs.pop(0))
         f["ACC"] = int(a)
     if len(srcs) != 3:
         raise Gfx9AsmError(f"{d.name.lower()}: expected vaddr, srsrc, soffset")
     vaddr, srsrc, soff = srcs
     if vaddr is not None:
-        _registers(vaddr, 2 if f["IDXEN"] and f["OFFEN"] else 1, "vaddr")
         f["VADDR"], _ = _vgpr(vaddr, False)
-    _registers(srsrc, 4, "srsrc")
-    _registers(soff, 1, "soffset")
     f["SRSRC"] = _sreg(spec, srsrc) // 4
     enc = _Enc()
     _typed_constant(spec, soff, _SCALAR_OPERANDS[1], "salu")   # a 32-bit value: 0x3f800000 is the inline 1.0
@@ -1115,12 +1074,16 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
             continue
         names = names or operand_names(spec, inst)
         what = names[i] if i < len(names) else f"operand {i + 1}"
-        raise Gfx9AsmError(f"{what}: {_text(given)} is {g[1]} register(s) ({32 * g[1]} bits), this operand "
-                           f"needs {w[1]} ({_text(want)})", given)
+        raise Gfx9AsmError(f"{instr.mnemonic}: {what}: {_text(given)} is {_registers_text(g[1])} ({32 * g[1]} "
+                           f"bits), this operand needs {w[1]} ({_text(want)})", given)
     _widths_checked.add(shape)
 
 
 _widths_checked: set = set()
+
+
+def _registers_text(n: int) -> str:
+    return f"{n} register{'s' if n != 1 else ''}"
 
 
 def _kind(value) -> str:

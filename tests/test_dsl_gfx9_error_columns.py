@@ -119,7 +119,7 @@ def test_a_wrong_carry_in_is_named_not_the_32_bit_forms_vcc():
     with pytest.raises(dsl.AsmError) as e:
         dsl.assemble("v_addc_co_u32 v0, s[0:1], v1, v2, s2", "gfx942")
     message = str(e.value)
-    assert message.startswith("1:35: v_addc_co_u32: s2: "), message
+    assert message.startswith("1:35: v_addc_co_u32: src2: s2 is 1 register (32 bits), this operand needs 2"), message
     assert "vcc" not in message.splitlines()[0], message
 
 

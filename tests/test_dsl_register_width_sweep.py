@@ -32,7 +32,7 @@ def _other_widths(text: str) -> list[str]:
 
 # (arch prefix, test(line, llvm bytes, our error), reason)
 KNOWN = [
-    ("gfx9", lambda line, llvm, err: _dpp(line) and llvm is not None and re.search(r"is \d+-bit .*got \d+ registers", err),
+    ("gfx9", lambda line, llvm, err: _dpp(line) and llvm is not None and "this operand needs" in err,
      "gfx9 DPP: LLVM 22 takes a register tuple of any width as a DPP source (v_add_f32_dpp v1, v[4:5], v2) and "
      "encodes its first register; we refuse it as in every other encoding"),
 ]
