@@ -98,7 +98,6 @@ def _assembles_as_llvm(line: str, arch: str, want: bytes | None) -> None:
 
 @pytest.mark.parametrize("line,arch", _CASES)
 def test_source_kinds_accept_and_refuse_as_llvm_does(line, arch):
-    from dsl.asm import assemble
     from tests.llvm_tools import mc_encodings
     _assembles_as_llvm(line, arch, mc_encodings([line], arch)[0])
 
@@ -255,7 +254,6 @@ def test_lane_value_result_is_the_old_sgpr_destination_table():
 
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201", "gfx942"])
 def test_lane_value_results_take_an_sgpr_as_llvm_does(arch):
-    from dsl.asm import assemble
     from tests.llvm_tools import mc_encodings
     lines = ["v_readfirstlane_b32 s1, v2", "v_readlane_b32 s1, v2, s3", "v_readfirstlane_b32 v1, v2",
              "v_readlane_b32 v1, v2, s3"]
