@@ -18,6 +18,11 @@ seen them all before. A missing, unreadable or damaged file is computed again; w
 `EmuOptions.fact_cache` off nothing is read from or written to disk (the facts are then kept
 for the process only). tests/test_emu_facts.py checks the facts read back equal the computed
 ones on every instruction of every family.
+
+Only facts of the entry's text belong here: two families may hold identical entries (RDNA3's and
+RDNA3.5's s_barrier), which share one file. A fact that also depends on the family or target
+(behaviour_unknown: isa.errata.BEHAVIOUR_UNKNOWN lists families) is asked of its module each time
+instead (tests/test_emu_facts_family.py).
 """
 from __future__ import annotations
 
@@ -220,11 +225,6 @@ def _matrix(d):
     return effects(d.pcode).matrix
 
 
-def _behaviour_unknown(d):
-    from isa.code_facts import behaviour_unknown
-    return behaviour_unknown(d)
-
-
 def _code_fact(name):
     """isa.code_facts.<name>(d.pcode)."""
     def compute(d):
@@ -243,7 +243,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "reads_literal": _reads_literal,
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
-         "format_conversion": _format_conversion, "matrix": _matrix, "behaviour_unknown": _behaviour_unknown,
+         "format_conversion": _format_conversion, "matrix": _matrix,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -278,8 +278,14 @@ def data_dwords(d) -> int | None:
 
 
 def behaviour_unknown(d) -> bool:
-    """isa.code_facts.behaviour_unknown(d): no manual describes what d does (s_barrier_init)."""
-    return fact("behaviour_unknown", d)
+    """isa.code_facts.behaviour_unknown(d): no manual describes what d does (s_barrier_init).
+    Not kept with the facts above: it depends on d's family, not only its text. The errata
+    table's names are looked at first, so an instruction it does not list loads nothing more."""
+    from isa.errata import BEHAVIOUR_UNKNOWN
+    if d.name not in BEHAVIOUR_UNKNOWN:
+        return False
+    from isa.code_facts import behaviour_unknown as family_aware
+    return family_aware(d)
 
 
 def value_dwords(d) -> int:

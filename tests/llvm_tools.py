@@ -90,3 +90,24 @@ def mc_disassembly(encodings: list[bytes], arch: str) -> list[str]:
     lines = [ln.strip() for ln in out.splitlines() if ln.strip() and not ln.strip().startswith(".")]
     assert len(lines) == len(encodings), f"llvm-mc printed {len(lines)} instructions for {len(encodings)}"
     return lines
+
+
+def compare_with_mc(arch: str, lines: list[str], want: list[bytes | None],
+                    got: list[tuple[bytes | None, str]], known: list) -> tuple[int, dict, list[str]]:
+    """Line-by-line agreement of our (bytes or None, error) with llvm-mc's bytes (None: refused).
+
+    `known` holds (arch prefix, test(line, llvm bytes, our error), reason) for differences we keep
+    on purpose; a differing line no entry explains is returned in `bad`. Returns (lines that
+    agree, {reason: count}, bad)."""
+    from collections import Counter
+    known_here = [(test, why) for prefix, test, why in known if arch.startswith(prefix)]
+    counts, bad = Counter(), []
+    for line, w, (g, err) in zip(lines, want, got):
+        if w == g:
+            continue
+        why = next((why for test, why in known_here if test(line, w, err)), None)
+        if why:
+            counts[why] += 1
+        else:
+            bad.append(f"{line}: llvm {w.hex() if w else 'refused'}, ours {g.hex() if g else err.splitlines()[0]}")
+    return sum(w == g for w, (g, _) in zip(want, got)), dict(counts), bad

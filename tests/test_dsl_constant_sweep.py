@@ -17,14 +17,13 @@ from __future__ import annotations
 import gzip
 import os
 import re
-from collections import Counter
 
 import pytest
 
 import dsl
 
 from .conftest import shared_path
-from .llvm_tools import mc_encodings
+from .llvm_tools import compare_with_mc, mc_encodings
 
 VALUES = ["0", "1", "-1", "-16", "-17", "64", "65", "0.5", "1.0", "-4.0", "0.15915494", "0x3c00", "0x3118",
           "0x3f800000", "0x12345", "1e10"]
@@ -179,24 +178,12 @@ def test_constants_in_every_operand_match_llvm(arch):
     full = os.environ.get("WAVESMITH_CONSTANT_SWEEP") == "full"
     lines = sweep_lines(arch, None if full else PER_OPERAND)
     assert len(lines) > 3000
-    want = mc_encodings(lines, arch)
-    got = ours(lines, arch)
-    known, bad = Counter(), []
-    known_here = [(test, why) for prefix, test, why in KNOWN if arch.startswith(prefix)]
-    for line, w, (g, err) in zip(lines, want, got):
-        if w == g:
-            continue
-        why = next((why for test, why in known_here if test(line, w, err)), None)
-        if why:
-            known[why] += 1
-        else:
-            bad.append(f"{line}: llvm {w.hex() if w else 'refused'}, ours {g.hex() if g else err.splitlines()[0]}")
-    agree = sum(w == g for w, (g, _) in zip(want, got))
-    print(f"\n{arch}: {agree}/{len(lines)} lines agree with llvm-mc-22 ({100 * agree / len(lines):.2f}%), "
-          f"{sum(w is None for w in want)} refused by both or by LLVM; known differences: {dict(known)}")
+    agree, known, bad = compare_with_mc(arch, lines, mc_encodings(lines, arch), ours(lines, arch), KNOWN)
+    print(f"\n{arch}: {agree}/{len(lines)} lines agree with llvm-mc-22 ({100 * agree / len(lines):.2f}%); "
+          f"known differences: {known}")
     assert not bad, f"{len(bad)} of {len(lines)} lines differ:\n" + "\n".join(bad[:25])
     if full:
-        unused = {why for _, why in known_here} - set(known)
+        unused = {why for prefix, _, why in KNOWN if arch.startswith(prefix)} - set(known)
         assert not unused, f"KNOWN entries no line needs: {unused}"
 
 

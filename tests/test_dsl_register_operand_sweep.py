@@ -1,11 +1,11 @@
-"""Register widths and alignments in every operand of every instruction (all families, not only
-the ALU ones test_dsl_register_width_sweep.py covers) against llvm-mc-22 (gfx942, gfx950,
-gfx1100, gfx1201).
+"""Register widths and alignments in every operand of every instruction (all families) against
+llvm-mc-22 (gfx942, gfx950, gfx1100, gfx1201).
 
 For each mnemonic of LLVM 22's corpus that LLVM re-encodes (one row per mnemonic, as the
 constant sweep picks it, all families), each register operand in turn is written one register
 narrower and one wider than the row has it (s[2:3] -> s2 and s[2:4]; v1 -> v[1:2]; likewise
-AGPRs and TTMPs), its tuple started at an odd register (s[3:4], v[3:4]: LLVM wants 64-bit
+AGPRs and TTMPs), as an aligned tuple of twice and half its size (v1 -> v[4:5]; v[0:3] ->
+v[16:23], v[16:17]), its tuple started at an odd register (s[3:4], v[3:4]: LLVM wants 64-bit
 aligned tuples on gfx90a and later, even scalar pairs everywhere), and a 64-bit special register
 swapped with its 32-bit half (vcc <-> vcc_lo, exec <-> exec_lo). One llvm-mc run per target;
 every line must be accepted alike with the same bytes or refused by both, except the differences
@@ -13,13 +13,11 @@ listed in KNOWN, each with its reason (an entry no line needs any more fails the
 from __future__ import annotations
 
 import re
-from collections import Counter
-
 import pytest
 
 import dsl
 
-from .llvm_tools import mc_encodings
+from .llvm_tools import compare_with_mc, mc_encodings
 from .test_dsl_constant_sweep import _operand_spans, _rows, ours
 
 ARCHS = ["gfx942", "gfx950", "gfx1100", "gfx1201"]
@@ -44,6 +42,8 @@ def _variants(operand: str) -> list[str]:
         first = int(m.group(2) if m.group(2) is not None else m.group(3))
         n = 1 if m.group(2) is not None else int(m.group(4)) - first + 1
         spellings = [_spell(cls, first, n + 1)] + ([_spell(cls, first, n - 1)] if n > 1 else [])
+        # a tuple of twice or half the size, aligned (v1 -> v[4:5], v[0:3] -> v[16:23] and v[16:17])
+        spellings += [_spell(cls, 4 * n, w) for w in (2 * n if n < 8 else 0, n // 2) if w]
         if n > 1:           # odd first register; a wider tuple's also 2-aligned only
             spellings += [_spell(cls, first + 1, n)] + ([_spell(cls, first + 2, n)] if n > 2 else [])
         out = [operand[:m.start()] + s + operand[m.end():] for s in spellings]
@@ -85,23 +85,10 @@ KNOWN = [
 def test_register_widths_in_every_operand_match_llvm(arch):
     lines = width_lines(arch)
     assert len(lines) > 1000
-    want = mc_encodings(lines, arch)
-    got = ours(lines, arch)
-    known, bad = Counter(), []
-    known_here = [(test, why) for prefix, test, why in KNOWN if arch.startswith(prefix)]
-    for line, w, (g, err) in zip(lines, want, got):
-        if w == g:
-            continue
-        why = next((why for test, why in known_here if test(line, w, err)), None)
-        if why:
-            known[why] += 1
-        else:
-            bad.append(f"{line}: llvm {w.hex() if w else 'refused'}, ours {g.hex() if g else err.splitlines()[0]}")
-    agree = sum(w == g for w, (g, _) in zip(want, got))
-    print(f"\n{arch}: {agree}/{len(lines)} lines agree with llvm-mc-22, {sum(w is None for w in want)} "
-          f"refused by LLVM; known differences: {dict(known)}")
+    agree, known, bad = compare_with_mc(arch, lines, mc_encodings(lines, arch), ours(lines, arch), KNOWN)
+    print(f"\n{arch}: {agree}/{len(lines)} lines agree with llvm-mc-22; known differences: {known}")
     assert not bad, f"{len(bad)} of {len(lines)} lines differ:\n" + "\n".join(bad[:40])
-    unused = {why for _, why in known_here} - set(known)
+    unused = {why for prefix, _, why in KNOWN if arch.startswith(prefix)} - set(known)
     assert not unused, f"KNOWN entries no line needs: {unused}"
 
 
