@@ -75,3 +75,9 @@ FP_MODS = frozenset({"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMP
 # Integer sources whose constants are read as f16 ones: v_ldexp_f16's exponent 1.0 is the inline
 # constant 1.0 (0xf2), -17 the zero-extended literal 0xffef
 F16_CONSTANTS = {"V_LDEXP_F16": (1,)}
+
+# Encodings the text syntax gives a DPP form, by dialect: the gfx9 dialect writes DPP for VOP1 and
+# VOP2 only ("v_cmp_eq_f32_dpp vcc, v1, v2 quad_perm:[0,1,2,3]" is refused on gfx942 and gfx950:
+# "dpp variant of this instruction is not supported"), although the CDNA3 manual's DPP limitations
+# exclude only the 64-bit compares
+DPP_FORMATS = {"gfx9": frozenset({"VOP1", "VOP2"})}
