@@ -20,7 +20,7 @@ import isa
 from isa import Spec
 from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
-from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
+from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
@@ -404,6 +404,23 @@ _DPP_CONTROLS = _DPP_KEYS - {"row_mask", "bank_mask", "bound_ctrl"}
 _DPP_ORDER = ("row_mask", "bank_mask", "bound_ctrl")      # after the one control, as LLVM reads them
 
 
+# the order LLVM's gfx9 syntax reads a VALU instruction's modifiers in (its matcher takes no other):
+# rank of each; DPP's own order is _dpp_order's
+_VALU_ORDER = {"op_sel": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
+               "dst_sel": 6, "dst_unused": 7, "src0_sel": 8, "src1_sel": 9}
+
+
+def _valu_order(mods: dict) -> None:
+    last = None
+    for key in mods:
+        rank = _VALU_ORDER.get(key)
+        if rank is None:
+            continue
+        if last is not None and rank < _VALU_ORDER[last]:
+            raise Gfx9AsmError(f"{key}: comes before {last} in LLVM's syntax", modifier=key)
+        last = key
+
+
 def _dpp_order(mods: dict) -> None:
     """A DPP instruction's modifiers: one control first, then row_mask, bank_mask, bound_ctrl."""
     rank = [0 if k in _DPP_CONTROLS else 1 + _DPP_ORDER.index(k) for k in mods if k in _DPP_KEYS]
@@ -466,6 +483,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
            _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
            if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
+    _valu_order(mods)
     enc = _Enc()
     f: dict[str, int] = {}
     w2: dict[str, int] = {}
@@ -933,6 +951,8 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     name = d.name
     two = memory_access(d).two_addresses
     _allow(mods, {"offset0", "offset1", "gds"} if two else {"offset", "gds"}, name.lower())
+    if gds_only(d) and "gds" not in mods:
+        raise Gfx9AsmError(f"{name.lower()} works on the global wave sync only: write gds")
     f = {"OP": d.opcode, "GDS": 1 if "gds" in mods else 0}
     srcs = [plain(spec, o) for o in ops]
     it = iter(srcs)
@@ -1223,8 +1243,11 @@ def _registers_text(n: int) -> str:
 
 
 def _kind(value) -> str:
-    """What stands in a shape for an operand that is no register: its type (an Attr, its name)."""
-    return value.name if isinstance(value, Attr) else type(value).__name__
+    """What stands in a shape for an operand that is no register: its type (an Attr or a special
+    register, its name: _check_special_widths tells m0 from src_execz)."""
+    while isinstance(value, Mod):
+        value = value.value
+    return value.name if isinstance(value, (Attr, Special)) else type(value).__name__
 
 
 def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:

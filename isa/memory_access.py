@@ -493,3 +493,15 @@ def lds_operands(d) -> LdsOperands:
             bits = _register_bits(text, tuple(sorted(given)), types)
             data.append((f"DATA{i}", -(-bits // 32) if bits else None))
     return LdsOperands(None if result else 0, bool(names & _LDS_ADDRESSES), tuple(data))
+
+
+_GDS_ONLY_SAID = re.compile(r"\bGDS[ -]only\b|\bembedded in GDS\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def gds_only(d) -> bool:
+    """A DS instruction that works on the global data share (or the global wave sync) only, never
+    LDS: its text takes `gds`. The manual's words ("GDS Only:", "GDS-only", registers "embedded in
+    GDS"), else isa.errata.GDS_ONLY for the GWS entries a manual leaves empty."""
+    from .errata import GDS_ONLY
+    return d.format == "DS" and (bool(_GDS_ONLY_SAID.search(d.description or "")) or d.name in GDS_ONLY)

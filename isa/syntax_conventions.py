@@ -53,8 +53,9 @@ OPSEL_WHOLE_VGPRS = frozenset({
 OMOD_ON_INTEGER_RESULT = frozenset({"V_CVT_I32_F32", "V_CVT_U32_F32", "V_CVT_I32_F64", "V_CVT_U32_F64",
                                     "V_CVT_I16_F16", "V_CVT_U16_F16", "V_CVT_NORM_I16_F16", "V_CVT_NORM_U16_F16",
                                     "V_FREXP_EXP_I16_F16", "V_FREXP_EXP_I32_F64", "V_CVT_PK_RTZ_F16_F32"})
-# and floating-point results that take none: "v_dot2_f16_f16 v1, v2, v3, v4 mul:2",
-# "v_pack_b32_f16 v1, v2, v3 mul:2" (gfx1100, gfx1201), "v_cvt_f32_fp8_e64 v1, v2 mul:2" (gfx1201) are refused
+# and floating-point results that take none in the gfx11 dialect: "v_dot2_f16_f16 v1, v2, v3, v4 mul:2",
+# "v_pack_b32_f16 v1, v2, v3 mul:2" (gfx1100, gfx1201), "v_cvt_f32_fp8_e64 v1, v2 mul:2" (gfx1201) are
+# refused (the gfx9 dialect takes "v_cvt_f32_bf8_e64 v3, v223 clamp div:2" on gfx942: not read there)
 NO_OMOD = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16", "V_PACK_B32_F16", "V_CVT_F32_FP8", "V_CVT_F32_BF8"})
 
 # VALU instructions printed without an encoding suffix although they have 32- and 64-bit forms
