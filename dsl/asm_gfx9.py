@@ -1294,20 +1294,34 @@ def _suffix_checked(spec: Spec, mn: str, defs: list) -> str:
     and refuses `_e64`, `_dpp`, `_sdwa`; a move between one lane and a scalar (v_readlane,
     v_readfirstlane, v_writelane: no DPP or SDWA form, the manual's instruction limitations)
     likewise takes `_e32` for the encoding its bare mnemonic names and no other suffix."""
+    key = (spec.arch, mn)
+    hit = _suffix_answers.get(key)
+    if hit is None:
+        hit = _suffix_answers[key] = _suffix_answer(spec, mn, defs)
+    if hit[1]:
+        raise Gfx9AsmError(hit[1])
+    return hit[0]
+
+
+_suffix_answers: dict = {}
+
+
+def _suffix_answer(spec: Spec, mn: str, defs: list) -> tuple[str, str | None]:
+    """(mnemonic to encode, refusal or None): _suffix_checked's answer, once per mnemonic."""
     from .encode import moves_a_lane_value, split_mnemonic
     base, suffix = split_mnemonic(mn)
     if not suffix:
-        return mn
+        return mn, None
     roles = spec.traits.roles
     valu = [d for d in defs if d.format in roles.valu_e32 | roles.valu_e64]
     if not valu or any(moves_a_lane_value(d) for d in valu):
         if suffix != "e32":
             what = "a move between one lane and a scalar" if valu else \
                 f"{base} (its one encoding: {', '.join(sorted({d.format for d in defs}))})"
-            raise Gfx9AsmError(f"{mn}: no encoding matches the suffix {suffix!r}: {what} is written "
-                               f"without an encoding suffix or with _e32")
-        return base
-    return mn
+            return mn, (f"{mn}: no encoding matches the suffix {suffix!r}: {what} is written without an "
+                        f"encoding suffix or with _e32")
+        return base, None
+    return mn, None
 
 
 def most_specific(errors: list[Gfx9AsmError], ops, mods: dict) -> Gfx9AsmError:
