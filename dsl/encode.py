@@ -616,11 +616,11 @@ class Encoder:
                 entries = {i: b for i, b in enumerate(bits[:nsrc])}
                 given = self._halves_given(plan, ops, src_vals) if not is_p else {}
                 if plan.t16_vgprs and not given and self.spec.arch in syntax.TRUE16_FAMILIES \
-                        and d.name not in syntax.OPSEL_WHOLE_VGPRS:
+                        and d.name not in syntax.OPSEL_WHOLE_VGPRS and _whole_t16_vgpr(sig, ops, src_vals):
                     raise OperandError(f"{_name(d)}: op_sel: with its 16-bit operands written as whole VGPRs it takes "
                                        f"no op_sel; select halves with .l/.h (LLVM's true16 syntax)", modifier="op_sel")
-                for i, b in entries.items():
-                    if b and not is_p and sig.srcs[i].packed:
+                for i, b in entries.items():     # (a promoted VOP1's packed source, v_sat_pk_u8_i16's, takes it)
+                    if b and not is_p and sig.srcs[i].packed and d.promoted_from is None:
                         raise OperandError(f"{_name(d)}: op_sel: src{i} is a packed operand (both halves are read)",
                                            modifier="op_sel")
                 if any(bits[:dst_at + 1]):      # a non-zero op_sel says every half written with .l/.h (LLVM)
@@ -1236,6 +1236,15 @@ def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
     if sig.vcc_in and e32:
         names.append("vcc")
     return names, src_names
+
+
+def _whole_t16_vgpr(sig: ValuSig, ops: list, src_vals) -> bool:
+    """Whether a 16-bit operand is written as a whole VGPR (v2, not v2.l or v2.h)."""
+    def whole(v) -> bool:
+        v = v.value if isinstance(v, Mod) else v
+        return type(v) is Reg and v.cls == "v" and not v.half
+    return any(o.t16 and whole(v) for o, v in zip(sig.srcs, src_vals)) or \
+        bool(sig.dsts) and sig.dsts[0].t16 and bool(ops) and whole(ops[0])
 
 
 @dataclass(frozen=True, slots=True)

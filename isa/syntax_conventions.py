@@ -111,7 +111,7 @@ F16_CONSTANTS = {"V_LDEXP_F16": (1,)}
 # gfx1100 and gfx1201; the gfx9 names likewise on gfx942 and gfx950) ...
 CLAMP_ON_INTEGERS = {
     "gfx11": frozenset({
-        "V_ADD_CO_U32", "V_ADD_NC_I16", "V_ADD_NC_I32", "V_ADD_NC_U16", "V_ADD_NC_U32", "V_ALIGNBIT_B32",
+        "V_ADD_CO_U32", "V_ADD_CO_CI_U32", "V_SUB_CO_CI_U32", "V_SUBREV_CO_CI_U32", "V_ADD_NC_I16", "V_ADD_NC_I32", "V_ADD_NC_U16", "V_ADD_NC_U32", "V_ALIGNBIT_B32",
         "V_ALIGNBYTE_B32", "V_DOT4_I32_IU8", "V_DOT4_U32_U8", "V_DOT8_I32_IU4", "V_DOT8_U32_U4", "V_MAD_CO_I64_I32",
         "V_MAD_CO_U64_U32", "V_MAD_I16", "V_MAD_I32_I16", "V_MAD_I32_I24", "V_MAD_I64_I32", "V_MAD_U16",
         "V_MAD_U32_U16", "V_MAD_U32_U24", "V_MAD_U64_U32", "V_MAX3_I16", "V_MAX3_U16", "V_MED3_I16", "V_MED3_U16",

@@ -3,7 +3,7 @@ encodings against llvm-mc-22 (gfx942, gfx950, gfx1100, gfx1201).
 
 The instructions come from the ISA data, not from a corpus: every VOP3/VOP3P definition (MFMA
 apart) is written as bytes with VGPR operands (v8 <- v2, v4, v6; pairs and tuples where LLVM reads
-them so) and llvm-mc-22 --disassemble gives LLVM's text of it, which is the base line. Each base
+them so, a lane mask in s12) and llvm-mc-22 --disassemble gives LLVM's text of it, which is the base line. Each base
 line, its own modifiers removed, gets op_sel lists of 2, 3 and 4 entries with one bit set (and
 all clear), clamp, mul:2; on gfx1100, lines with 16-bit VGPR halves are also written with whole
 VGPRs and the halves as op_sel (v2.h -> v2 op_sel:[1,...]). One llvm-mc run per target; every line
@@ -46,7 +46,7 @@ def base_lines(arch: str) -> list[str]:
         sig = valu_signature(d)
         # gfx11's v_cmpx_*_e64 writes EXEC: its VDST field holds exec_lo's code
         values = dict(OP=d.opcode, VDST=spec.traits.exec_lo if sig.is_cmpx and spec.traits.dialect == "gfx11" else 8,
-                      SDST=10, **{f"SRC{i}": 258 + 2 * i for i in range(len(sig.srcs))})
+                      SDST=10, **{f"SRC{i}": 258 + 2 * i if o.dwords else 12 for i, o in enumerate(sig.srcs)})
         if d.format == "VOP3P":
             values.update(OPSEL_HI=3, OPSEL_HI2=1)
         encodings[_pack(spec.formats[d.format], values)] = d
@@ -93,11 +93,6 @@ KNOWN = [
     ("gfx9", lambda line, llvm, err: line.startswith("v_pk_fmac_f16_e64 ") and "op_sel" in line and llvm is not None,
      "LLVM 22 takes op_sel on v_pk_fmac_f16_e64 and encodes none of it (op_sel:[1,0] gives the bytes of no "
      "op_sel: the value is lost); we refuse op_sel on this promoted VOP2 form, as LLVM does on v_dot2c_*_e64"),
-    ("gfx1100", lambda line, llvm, err: line.startswith("v_sat_pk_u8_i16_e64 ") and llvm is not None
-     and "packed operand" in err,
-     "LLVM 22 takes op_sel's src0 entry on gfx1100's v_sat_pk_u8_i16_e64, whose source is two packed i16 "
-     "halves both read (OPSEL[0] set); it refuses it on gfx942/gfx950 and on v_dot2_f16_f16's packed "
-     "sources; we refuse it on every packed source"),
     ("gfx1201", lambda line, llvm, err: re.match(r"v_permlanex?16_var_b32 ", line) is not None and llvm is not None
      and "no 16-bit operands" in err,
      "LLVM 22 takes op_sel on gfx1201's v_permlane16_var_b32/v_permlanex16_var_b32 (OPSEL[0], OPSEL[1]); "
