@@ -67,19 +67,22 @@ _MAPS = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MAP_ANONYMOUS") and hasa
 
 def register_file(shape: tuple, huge: bool) -> np.ndarray:
     """A zeroed uint32 register file. With EmuOptions.mapped_registers and at least
-    MAPPED_BYTES, its own private anonymous mapping: zero pages the kernel supplies on a
-    register's first write, whatever the C allocator's heap holds (numpy's zeros of a few MiB
-    may come from the heap, zeroed whole at once: every register the descriptor allocates, not
-    just those the kernel writes). huge: advised to use huge pages, as numpy advises its own
-    arrays of 4 MiB and more (the VGPR file, read and written in long runs: fewer TLB misses);
-    else left in small pages (the SGPR file: a row is 4 bytes per wave, and a first launch
-    writes ~20 rows of 128: a huge page would zero 2 MiB around each row written). A fresh
-    page costs a fault and zeroing, and on a virtual machine that hands pages back to its
-    host, the host's work too (tens of ms for the ~30 MiB of a 2^20-lane launch)."""
+    MAPPED_BYTES: a private anonymous mapping of its own, whose pages the kernel supplies zeroed
+    at a register's first write. numpy's zeros under the C allocator's mapping threshold (which
+    grows to the largest block freed, up to 32 MiB) come from its heap instead: zeroed whole at
+    once, every register the descriptor allocates, and taking the free heap that the launch's
+    temporaries would reuse (a first launch then grows the heap for them). huge: advised into
+    huge pages, as numpy advises its own arrays of 4 MiB and more (the VGPR file, whole
+    registers read and written in long runs: on 4 KiB pages a warm launch is ~9% slower);
+    else small pages (the SGPR file: 4 bytes per wave and row, ~20 of its 128 rows written,
+    where a huge page would zero 2 MiB around each row written)."""
     nbytes = 4 * int(np.prod(shape))
     if not (_MAPS and current().mapped_registers and nbytes >= MAPPED_BYTES):
         return np.zeros(shape, np.uint32)
-    region = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        region = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except OSError:         # no mapping to be had (address space, a limit): numpy's, or its MemoryError
+        return np.zeros(shape, np.uint32)
     advice = getattr(mmap, "MADV_HUGEPAGE" if huge else "MADV_NOHUGEPAGE", None)
     if advice is not None:
         region.madvise(advice)
