@@ -57,6 +57,7 @@ def restored(fields: dict) -> Effects:
 
 _by_code: dict[str, tuple[str, int]] = {}     # pcode -> (family, record in its EFFECTS)
 _families_read: set[str] = set()
+_made: dict[tuple[str, int], Effects] = {}   # each record made once (many codes share one)
 
 
 def _record(pcode: str) -> tuple[str, int] | None:
@@ -82,8 +83,11 @@ def effects(pcode: str | None) -> Effects:
     if known is None:
         from .gen.effects import effects as parse
         return parse(pcode)
-    family, record = known
-    return restored(table(family, "effects").EFFECTS[record])
+    made = _made.get(known)
+    if made is None:
+        family, record = known
+        made = _made[known] = restored(table(family, "effects").EFFECTS[record])
+    return made
 
 
 def __getattr__(name: str):
