@@ -350,18 +350,19 @@ def _wide_operand(d, sig) -> bool:
                for k, t in d.operand_types.items() if re.fullmatch(r"S\d|D0", k))
 
 
-def _omod(mods: dict, d=None, sig=None, sdwa: bool = False) -> int:
-    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier); with
-    the instruction `d` and its signature, refused where it has no output modifier: a compare, an
-    integer result (in VOP3 syntax.OMOD_ON_INTEGER_RESULT take it; a result the manual leaves
-    untyped is a float one when its sources are)."""
+def _omod(mods: dict, d=None, sig=None) -> int:
+    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier). With
+    the instruction `d` and its signature (an SDWA form; the VOP3 form's keys are the plan's):
+    refused on a compare and where the result is not a float (a result the manual leaves untyped
+    is one when its sources are; SDWA takes no OMOD_ON_INTEGER_RESULT exception)."""
     given = [k for k in ("mul", "div") if k in mods]
-    result = d.operand_types.get("D0") if d is not None else None
-    float_result = bool(sig and sig.dsts) and (re.fullmatch(r"(pk_)?b?f\d+", result) if result
-                                               else any(o.is_float for o in sig.srcs))
-    if given and d is not None and (sig.is_cmp or not (float_result or not sdwa and d.name in syntax.OMOD_ON_INTEGER_RESULT)):
-        raise Gfx9AsmError(f"{given[0]}:{_text(mods[given[0]])}: output modifiers apply to floating-point results",
-                           modifier=given[0])
+    if given and d is not None:
+        result = d.operand_types.get("D0")
+        float_result = bool(sig.dsts) and (re.fullmatch(r"(pk_)?b?f\d+", result) if result
+                                           else any(o.is_float for o in sig.srcs))
+        if sig.is_cmp or not float_result:
+            raise Gfx9AsmError(f"{given[0]}:{_text(mods[given[0]])}: output modifiers apply to floating-point "
+                               f"results", modifier=given[0])
     if len(given) > 1:
         raise Gfx9AsmError("mul and div are one output modifier: give one of them", modifier=given[1])
     for k in given:
@@ -458,6 +459,10 @@ def _valu_defs(spec: Spec, mn: str, mods=()):
     return [(d, None) for d in e32 + e64] + extra
 
 
+def _opsel_keys(plan) -> set:
+    return {"op_sel"} if plan.opsel else set()
+
+
 def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> bytes:
     fmt = spec.formats[d.format]
     plan = gfx9_valu_plan(d, spec, d.format, kind)
@@ -482,7 +487,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
            set() if e32 else
            _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
            if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
-           _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
+           _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
+           _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
+           - ({"clamp"} if not plan.clamp else set()), plan.mn)
     _valu_order(mods)
     enc = _Enc()
     f: dict[str, int] = {}
@@ -619,13 +626,18 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
             packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
-            if not plan.is_mix and not packed and sig.dsts and ("op_sel" in mods or "op_sel_hi" in mods):
-                raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)")
+            # a result that is not packed: op_sel only as all zeros, and only over 16-bit halves (v_dot2_*)
+            if not plan.is_mix and not packed and sig.dsts and (
+                    "op_sel" in mods and (any(_mod_bits(mods, "op_sel")) or not any(o.packed for o in sig.srcs))
+                    or "op_sel_hi" in mods):
+                key = "op_sel" if "op_sel" in mods else "op_sel_hi"
+                raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
+                                   modifier=key)
             f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")) if "neg_hi" in mods else 0)
             nsrc = len(plan.srcs)
-            if "op_sel" in mods:
-                f["OPSEL"] = _bits_of(_mod_bits(mods, "op_sel"))
+            if "op_sel" in mods:    # an entry per source; later ones (a destination's) are ignored
+                f["OPSEL"] = _bits_of(_mod_bits(mods, "op_sel")[:nsrc])
             given = _mod_bits(mods, "op_sel_hi") if "op_sel_hi" in mods else []
             default = 0 if plan.is_mix else 1   # bits of sources not written (or not taken) stay at it
             hi = _bits_of(given + [default] * (3 - len(given)))
@@ -646,14 +658,19 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                                  if n in mods and (n == "bound_ctrl" or _mod_int(mods, n)))
             if "op_sel" in mods:
                 sel = _mod_bits(mods, "op_sel")
-                f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:-1]) | sel[-1] << 3
+                # LLVM's order: an entry per source, then the destination's; later entries are ignored
+                n = len(plan.srcs)
+                f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:n]) | (8 if sel[n:n + 1] == [1] else 0)
             if not plan.truth_table:
-                f["OMOD"] = _omod(mods, d, sig)
+                f["OMOD"] = _omod(mods)
+        if "clamp" in mods and not plan.clamp:     # (VOP3P: the VOP3 keys were checked above)
+            raise Gfx9AsmError(f"{d.name.lower()} takes no clamp (an integer result that does not saturate, or "
+                               f"one the manual says ignores it)", modifier="clamp")
         f["CLMP"] = 1 if "clamp" in mods else 0
     elif kind in ("SDWA", "SDWAB"):
         if kind == "SDWA":
             w2["CLMP"] = 1 if "clamp" in mods else 0
-            w2["OMOD"] = _omod(mods, d, sig, sdwa=True)
+            w2["OMOD"] = _omod(mods, d, sig)
             w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
             w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if d.name in g9.SDWA_NO_DST_SEL
                                     else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
@@ -874,6 +891,10 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
         _typed_constant(spec, s, _SCALAR_OPERANDS[n], "salu")
         f[field] = _src9(spec, s, enc)
+        if f[field] in spec.traits.aperture_codes and field == "SSRC0" and (
+                register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
+            raise Gfx9AsmError(f"{s.text}: {mn} reads its source as a register number; a memory aperture "
+                               f"({s.text}) is no register", value)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
 
