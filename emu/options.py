@@ -77,6 +77,7 @@ class EmuOptions:
     dword_views: bool = True          # 64-bit joins/splits and dword fields through uint32/uint64 views (off: shifts and masks)
     shift_range_shortcuts: bool = True    # shifts and fields whose counts are in range skip the range guards
     denorm_checks: bool = True        # the denormal flush first asks whether any lane is zero or denormal
+    blend_selects: bool = True        # a per-lane choice between two arrays of one dtype as branch-free bit blends, not numpy's where (rtlib.select)
     nan_by_dot: bool = True           # "any NaN?" of f32/f64 arrays as one dot product (the sum of squares is NaN only then; rtlib.any_nan)
     combine_atomic_sums: bool = True  # atomic += / -= of lanes sharing an address combined into one sum (emu/table.py)
     combine_atomic_reductions: bool = True    # atomic integer min/max, and/or/xor of lanes sharing an address combined (emu/table.py)
