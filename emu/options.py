@@ -54,6 +54,7 @@ class EmuOptions:
     lean_semantics: bool = True       # a compiled step calls its semantic's function itself: shortcut chosen once, no MODE tests the batch's one MODE does not need
     compiled_pairs: bool = True       # a VOPD pair of plain halves is a compiled step too (both halves computed, then written)
     shared_active_lanes: bool = True  # a semantic's ctx.active is the machine's unpacked EXEC of the step (off: Ctx unpacks it again)
+    wide_plain_steps: bool = True     # a together group wider than a plain step's one call runs it slice by slice in the run loop's fast path (no PC search, PC writes or per-step tests)
     uniform_branches: bool = True     # a branch every wave of a group takes alike (SCC, VCC, EXEC counted) moves the group's PC alone: no semantic, no PC write
     compact_waves: bool = True        # a looping batch of waves that are not contiguous is moved to the front of the state (its registers then views, not gathers)
     # ---- memory
