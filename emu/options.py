@@ -93,6 +93,7 @@ class EmuOptions:
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     minmax_ufuncs: bool = True        # ... NaN-free batches of them as numpy's minimum/maximum and a sign fix of zeros, one NaN test of the result (emu/shortcuts.py)
+    minmax_same_operand: bool = True  # ... and of one register against itself (v_max_f32 v1, v0, v0), NaN-free: a copy of it (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)
     carry_shortcuts: bool = True      # v_add_co(_ci)_u32, s_add/sub(c/b)_u32/i32 as wrapping sums and compares (emu/shortcuts.py)
     shift64_shortcuts: bool = True    # v_lshlrev/lshrrev_b64, v_ashrrev_i64 as one uint64/int64 shift (emu/shortcuts.py)
