@@ -33,7 +33,8 @@ import sys
 from functools import lru_cache
 from importlib.util import MAGIC_NUMBER
 
-from .cache_folder import cache_dir
+from .cache_folder import cache_dir, sources_digest
+from .options import current
 
 # larger images (code in a big buffer) are decoded as they run, without a record: hashing and
 # comparing them would cost more than it saves
@@ -63,11 +64,17 @@ def _identity(d) -> tuple:
 
 @lru_cache(maxsize=None)
 def _folder(facts_folder: str, translations_folder: str) -> str:
-    h = hashlib.sha256(f"{_VERSION} {os.path.basename(facts_folder)} {os.path.basename(translations_folder)}".encode())
-    for name in _SOURCES:
-        with open(os.path.join(_ROOT, name), "rb") as f:
-            h.update(f.read())
-    return os.path.join(str(cache_dir()), f"programs-{h.hexdigest()[:16]}-{sys.implementation.cache_tag}")
+    label = f"{_VERSION} {os.path.basename(facts_folder)} {os.path.basename(translations_folder)}"
+    paths = [os.path.join(_ROOT, name) for name in _SOURCES]
+
+    def digest():
+        h = hashlib.sha256(label.encode())
+        for path in paths:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()[:16]
+    return os.path.join(str(cache_dir()), f"programs-{sources_digest('programs ' + label, paths, digest, current().source_stamps)}"
+                        f"-{sys.implementation.cache_tag}")
 
 
 def _generated_stamp(spec) -> tuple:

@@ -30,7 +30,7 @@ from dsl.operand_records import vopd_base
 from isa.records import dataclass
 
 from . import families, handwritten, program_cache, rtlib
-from .cache_folder import cache_dir
+from .cache_folder import cache_dir, sources_digest
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
 from .pcode.lookup import callee_result_type, description_table
@@ -77,11 +77,18 @@ def dword_form(spec: isa.Spec, d: isa.InstrDef) -> isa.InstrDef | None:
 def _translator_digest() -> str:
     """The translator's and the folding's source (emu/fold.py): a change of either makes every
     cached translation again."""
-    h = hashlib.sha256()
-    here = Path(__file__).parent
-    for f in sorted((here / "pcode").glob("*.py")) + [here / "pcode" / "pcode.lark", here / "fold.py"]:
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
+    here = os.path.dirname(os.path.abspath(__file__))
+    pcode = os.path.join(here, "pcode")
+    paths = [os.path.join(pcode, name) for name in sorted(os.listdir(pcode)) if name.endswith(".py")] \
+        + [os.path.join(pcode, "pcode.lark"), os.path.join(here, "fold.py")]
+
+    def digest():
+        h = hashlib.sha256()
+        for path in paths:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()[:16]
+    return sources_digest("translator", paths, digest, current().source_stamps)
 
 
 class _SourceCache:
