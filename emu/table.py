@@ -33,7 +33,6 @@ from . import families, handwritten, program_cache, rtlib
 from .cache_folder import cache_dir, sources_digest
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
-from .pcode.lookup import callee_result_type, description_table
 from .buffer import BufferMemory
 from .dword_loads import load_dword_runs
 from .fold import Folded, fold
@@ -212,6 +211,7 @@ def _operands(d: dict) -> dict[str, Operand]:
 def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
     """The array the pseudocode only declares (the unfilled_arrays fact), filled from the
     description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
+    from .pcode.lookup import description_table     # (a key worked out: not when a program record holds it)
     entries = description_table(d.description)
     if entries is None:
         return {}
@@ -224,6 +224,7 @@ def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
     instruction_calls fact): the translation depends on them, so the cache key does."""
     if spec is None or not d.pcode:
         return []
+    from .pcode.lookup import callee_result_type
     return [[n.upper(), callee_result_type(spec, n.upper())] for n in instruction_calls(d)]
 
 
