@@ -33,7 +33,6 @@ from . import families, handwritten, program_cache, rtlib
 from .cache_folder import cache_dir, sources_digest
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
-from .buffer import BufferMemory
 from .dword_loads import load_dword_runs
 from .fold import Folded, fold
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
@@ -342,6 +341,7 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     from . import atomic_observed, atomic_scan, atomic_words
     # the scan finds each word where round 0's pseudocode accesses it: one address per lane
     # (not the *_2ADDR forms)
+    from .buffer import BufferMemory    # (with the first atomic's semantic: most kernels have none)
     scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
     # the *_2ADDR forms: lanes conflict wherever any of their words meet, not only at one ADDR
     several_addresses = aligned != "ADDR"

@@ -209,7 +209,7 @@ print(" ".join(sorted(m for m in sys.modules if m in ("lark", "dsl.syntax", "isa
       "dsl.signature", "isa.effects", "isa.control", "isa.memory_access", "isa.float_modes", "isa.code_facts",
       "emu.handwritten.",
       "emu.atomic_scan", "emu.atomic_words", "emu.atomic_observed", "emu.machine_dpp", "emu.machine_sdwa",
-      "emu.buffer_gfx9")))))
+      "emu.buffer")))))
 """
 
 
@@ -222,7 +222,7 @@ def test_running_machine_code_loads_neither_the_grammar_nor_the_text_assembler(t
     (dsl/syntax.py: the program record holds the decodes), nor the hand-written
     semantics' modules or the atomics' (emu/atomic_scan.py, atomic_words.py, atomic_observed.py), DPP's,
     GFX9's SDWA or GFX9's buffer resources (emu/machine_dpp.py, machine_sdwa.py, buffer_gfx9.py) when it
-    runs none of their instructions. The first process
+    runs none of their instructions (buffer resources: emu/buffer.py too). The first process
     translates and works the facts out (and may load them); the second reads the caches."""
     import os
     import subprocess
