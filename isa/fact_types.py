@@ -116,6 +116,15 @@ class LdsOperands:
 
 
 @dataclass(frozen=True)
+class SampleAddress:
+    """What an image instruction's suffixes add to its address (isa.memory_access.sample_address)."""
+    extra: int = 0            # dwords before the body: bias (_B), z-compare (_C), offsets (_O)
+    body: int = 0             # components the body takes beyond the coordinates: lod (_L), clamp (_CL)
+    derivatives: bool = False     # _D: the dim's slopes ("2,4 or 6: slopes")
+    derivatives_per_vgpr: int = 1  # _G16: "packed 2 gradients per VGPR"
+
+
+@dataclass(frozen=True)
 class Control:
     ends_wave: bool = False
     waits: tuple = ()                   # ((counter, hi, lo), ...): SIMM16[hi:lo] is that counter's count

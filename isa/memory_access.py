@@ -21,7 +21,7 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
     node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
-    sample_address(d, key)        # what its suffixes add to an image address, by the manual's suffix key
+    sample_address(d)             # what its suffixes add to an image address, by the manual's suffix key
     value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
     lds_operands(d)               # a DS instruction's result, address and data operands
     attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
@@ -31,16 +31,15 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     gds_only(d)                   # a DS instruction on the global data share / wave sync only (its text takes gds)
 
 How each is read from the manual is told in isa/gen/memory_access.py. An InstrDef no loaded Spec
-holds (a copy) is read by the generator's reader on the spot. sample_address reads the family's
-suffix table, not the instruction's code, and stays a function of both."""
+holds (a copy) is read by the generator's reader on the spot. The table holds image_loads and
+takes_sampler for instructions of the family's image formats (traits.roles.image) only: elsewhere
+they are False, as for any instruction that is no image instruction."""
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from .fact_tables import position, table
-from .fact_types import FormatConversion, LdsOperands, MemoryAccess
-from .records import dataclass
+from .fact_types import FormatConversion, LdsOperands, MemoryAccess, SampleAddress
 
 
 
@@ -50,8 +49,8 @@ DEFAULTS = {"memory_access": MemoryAccess(None, False), "image_loads": False, "v
             "ray_query": False, "takes_sampler": False, "gathers_four": False, "mip_level": False,
             "resource_info": False, "node_pointer_dwords": 1, "attribute_load": False, "prefetch": None,
             "scalar_data": "register", "scalar_base_registers": 2, "reads_counter": False, "typed_buffer": False,
-            "lds_operands": LdsOperands(0, False), "gds_only": False}
-_RECORDS = {"memory_access": MemoryAccess,
+            "lds_operands": LdsOperands(0, False), "gds_only": False, "sample_address": SampleAddress()}
+_RECORDS = {"memory_access": MemoryAccess, "sample_address": SampleAddress,
             "format_conversion": FormatConversion, "lds_operands": LdsOperands}
 
 
@@ -120,40 +119,16 @@ lds_operands = _fact("lds_operands", "Operands of a DS instruction: its result, 
 gds_only = _fact("gds_only", "`d` (a DS instruction) works on the global data share / wave sync only: its text takes gds.")
 
 
-@dataclass(frozen=True)
-class SampleAddress:
-    """What an image instruction's suffixes add to its address (sample_address)."""
-    extra: int = 0            # dwords before the body: bias (_B), z-compare (_C), offsets (_O)
-    body: int = 0             # components the body takes beyond the coordinates: lod (_L), clamp (_CL)
-    derivatives: bool = False     # _D: the dim's slopes ("2,4 or 6: slopes")
-    derivatives_per_vgpr: int = 1  # _G16: "packed 2 gradients per VGPR"
-
-
-_ADDRESS_COUNT = re.compile(r"^(\d+):")                  # '1: lod bias'
-_ADDRESS_COUNTS = re.compile(r"^\d+(?:\s*,\s*\d+)*\s+or\s+\d+:")   # '2,4 or 6: slopes'
-_PER_VGPR = re.compile(r"\bpacked (\d+) gradients per VGPR\b")
-
-
-def sample_address(d, suffix_key) -> SampleAddress:
-    """The address parts an image instruction's name suffixes add, by the manual's "Sample
-    Instruction Suffix Key" (`suffix_key`: the family's tables["sample_suffixes"], generated from
-    RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 page 131): a suffix with one count of
-    extra addresses ('1: lod bias') adds that many dwords; one with several ('2,4 or 6: slopes')
-    adds the dim's derivatives, which a suffix "packed 2 gradients per VGPR" packs; a suffix whose
-    value the manual's sampler address table places in the body (Sample "_L": s, lod) adds a body
-    component. The key is the manual's naming rule, so the name's parts are read against it."""
-    parts = {"_" + p for p in d.name.split("_")[1:]}
-    extra = body = 0
-    derivatives, per_vgpr = False, 1
-    for suffix, _meaning, addresses, description, in_body, _page in suffix_key:
-        if suffix not in parts:
-            continue
-        if _ADDRESS_COUNTS.match(addresses):
-            derivatives = True
-        elif _ADDRESS_COUNT.match(addresses):
-            extra += int(_ADDRESS_COUNT.match(addresses).group(1))
-        body += in_body
-        packed = _PER_VGPR.search(description)
-        if packed:
-            per_vgpr = int(packed.group(1))
-    return SampleAddress(extra, body, derivatives, per_vgpr)
+def sample_address(d, suffix_key=()) -> SampleAddress:
+    """The address parts an image instruction's name suffixes add (bias, z-compare and offsets
+    dwords, lod / clamp body components, derivatives and their packing), as the generator reads
+    them from the manual's "Sample Instruction Suffix Key" (isa/gen/memory_access.py:
+    sample_address; the key is tables["sample_suffixes"]: RDNA3 Table 49 page 110, RDNA3.5 page
+    112, RDNA4 Table 59 page 131). `suffix_key` is read only for an InstrDef no loaded Spec holds."""
+    at = position(d)
+    if at is None:
+        from .gen import memory_access as reader
+        return reader.sample_address(d, suffix_key)
+    family, i = at
+    value = table(family, "memory_access").MEMORY_ACCESS["sample_address"].get(i)
+    return SampleAddress(*value) if value is not None else DEFAULTS["sample_address"]

@@ -34,7 +34,8 @@ def test_committed_tables_are_what_the_generator_writes(family):
     records, by_instruction = operand_effects(rows)
     assert (_generated(family, "effects").EFFECTS, _generated(family, "effects").BY_INSTRUCTION) == \
         (tuple(records), tuple(by_instruction))
-    assert _generated(family, "memory_access").MEMORY_ACCESS == memory_facts(rows)
+    spec = isa.load(family)
+    assert _generated(family, "memory_access").MEMORY_ACCESS == memory_facts(rows, spec.tables, spec.traits.roles.image)
     assert _generated(family, "control").CONTROL == control_facts(rows)
 
 
@@ -42,6 +43,7 @@ def test_committed_tables_are_what_the_generator_writes(family):
 def test_answers_from_the_tables_equal_reading_the_manual(family):
     spec = isa.load(family)
     image = spec.traits.roles.image
+    key = tuple(spec.tables.get("sample_suffixes", ()))
     for d in spec.instructions:
         assert effects.effects(d.pcode) == effects_reader.effects(d.pcode), (family, d.format, d.name)
         for flag in (False, d.format in image):
@@ -49,7 +51,12 @@ def test_answers_from_the_tables_equal_reading_the_manual(family):
         for name in memory_reader.FACTS:
             if name not in ("memory_access", "image_loads"):
                 got, read = getattr(memory_access, name)(d), memory_reader.compute(name, d)
+                if name in memory_reader.IMAGE_ONLY and d.format not in image:
+                    read = False        # stored for image instructions only: no other one takes a sampler
                 assert got == read and type(got) is type(read), (family, d.format, d.name, name)
+        # the suffix key is read by the generator alone: the table's answer is a fresh reading
+        got, read = memory_access.sample_address(d), memory_reader.sample_address(d, key)
+        assert got == read and type(got) is type(read), (family, d.name)
         for tables in (spec.tables, None):
             assert control.control(d, tables) == control_reader.read_control(d, tables), (family, d.name)
 
@@ -75,6 +82,24 @@ def test_some_answers_by_hand():
     wait = rdna4.lookup("s_wait_loadcnt_dscnt")[0]   # "Wait until LOADCNT is ... SIMM16[13:8] and DSCNT ... SIMM16[5:0]"
     assert control.control(wait, rdna4.tables).waits == (("LOAD", 13, 8), ("DS", 5, 0))
     assert control.control(rdna3.lookup("s_endpgm")[0]).ends_wave is True
+
+
+def test_image_only_facts_are_stored_for_image_instructions_alone():
+    """takes_sampler and image_loads are stored only for the image formats' instructions; the
+    sample suffixes' address parts only where a suffix adds any (image_sample_c_l_o: z-compare and
+    offsets two dwords, lod a body component, by the manual's suffix key)."""
+    for family in FAMILIES:
+        spec = isa.load(family)
+        table = _generated(family, "memory_access").MEMORY_ACCESS
+        for name in memory_reader.IMAGE_ONLY:
+            assert {spec.instructions[i].format for i in table[name]} <= spec.traits.roles.image, (family, name)
+        assert {spec.instructions[i].format for i in table["sample_address"]} <= spec.traits.roles.image, family
+    rdna3 = isa.load("rdna3")
+    assert memory_access.sample_address(rdna3.lookup("image_sample_c_l_o")[0]) == \
+        memory_access.SampleAddress(extra=2, body=1, derivatives=False, derivatives_per_vgpr=1)
+    assert memory_access.takes_sampler(rdna3.lookup("image_sample_c_l_o")[0]) is True
+    assert memory_access.takes_sampler(rdna3.lookup("image_load")[0]) is False
+    assert memory_access.takes_sampler(rdna3.lookup("v_add_f32")[0]) is False
 
 
 def test_code_no_family_has_is_read_by_the_generators_reader():

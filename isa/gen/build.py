@@ -5,6 +5,7 @@ import re
 
 from .. import errata as errata_mod
 from . import instruction_facts
+from ..traits import entry
 from . import parse as P
 from .pdf import Line
 
@@ -76,7 +77,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "code_facts": _code_facts(instructions), **instruction_facts.build(instructions)}
+            "code_facts": _code_facts(instructions), **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")

@@ -31,14 +31,20 @@ def operand_effects(instructions) -> tuple[list, list]:
     return records, by_instruction
 
 
-def memory_facts(instructions) -> dict[str, dict[int, object]]:
-    """{fact: {position: value}} of isa.memory_access's facts, where not the default."""
+def memory_facts(instructions, tables: dict, image_formats) -> dict[str, dict[int, object]]:
+    """{fact: {position: value}} of isa.memory_access's facts, where not the default: the facts of
+    reader.IMAGE_ONLY for instructions of `image_formats` (the family's traits.roles.image) alone,
+    sample_address by the family's suffix key (`tables`["sample_suffixes"], none on CDNA)."""
     from .. import memory_access as table
     from . import memory_access as reader
-    out: dict[str, dict[int, object]] = {name: {} for name in reader.FACTS}
+    key = tuple(tables.get("sample_suffixes", ()))
+    out: dict[str, dict[int, object]] = {name: {} for name in (*reader.FACTS, "sample_address")}
     for i, d in enumerate(_defs(instructions)):
-        for name in reader.FACTS:
-            value = table.stored(name, reader.compute(name, d))
+        values = {name: reader.compute(name, d) for name in reader.FACTS
+                  if name not in reader.IMAGE_ONLY or d.format in image_formats}
+        values["sample_address"] = reader.sample_address(d, key)
+        for name, value in values.items():
+            value = table.stored(name, value)
             if value != table.stored(name, table.DEFAULTS[name]):
                 out[name][i] = value
     return out
@@ -56,10 +62,12 @@ def control_facts(instructions) -> dict[int, tuple]:
     return out
 
 
-def build(instructions) -> dict:
+def build(instructions, tables: dict, image_formats) -> dict:
+    """The facts of `instructions`; `tables`: the family's other tables (the sample suffix key),
+    `image_formats`: its traits.roles.image."""
     records, by_instruction = operand_effects(instructions)
     return {"effects": records, "effects_by_instruction": by_instruction,
-            "memory_access": memory_facts(instructions), "control": control_facts(instructions)}
+            "memory_access": memory_facts(instructions, tables, image_formats), "control": control_facts(instructions)}
 
 
 def _by_position(values: dict) -> str:
