@@ -47,13 +47,14 @@ class Src:
     """An operand as the encoder places it: kind 'v' / 'a' (register index), 's' (a scalar or
     constant code), 'lit' (a 32-bit literal); neg/abs/sext modifiers; n registers; `value` the
     operand as given (for messages and error columns)."""
-    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal")
+    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal", "forced")
 
     def __init__(self, kind, val, n=1, value=None):
         self.kind, self.val, self.n, self.value = kind, val, n, value
         self.neg = self.abs = self.sext = 0
         self.number = None      # the int or float written, when the operand is a number
         self.read_as_literal = False    # a number read as a literal, encoded inline (literals.read_as_literal)
+        self.forced = False     # lit(number): the literal dword even where the number is an inline constant
 
     @property
     def text(self) -> str:
@@ -106,10 +107,16 @@ def src(spec: Spec, value) -> Src:
         neg, abs_, inner = int(inner.neg), int(inner.abs), inner.value
     elif isinstance(inner, Call) and inner.name == "sext" and len(inner.args) == 1:
         sext, inner = 1, inner.args[0]
+    forced = isinstance(inner, Lit) and type(inner.value) in (int, float)
+    if forced:
+        inner = inner.value
     out = _operand(spec, inner, value)
     out.neg, out.abs, out.sext = neg, abs_, sext
     if type(inner) in (int, float):
         out.number = inner
+        out.forced = forced
+        if forced:          # typed by the operand it sits on (_typed_constant); a literal until then
+            out.kind = "lit"
     return out
 
 
@@ -172,7 +179,7 @@ def _typed_constant(spec: Spec, s: Src, op, encoding: str) -> None:
         return
     kind = literals.literal_kind(op, encoding)
     try:
-        code, word = literals.constant(s.number, kind, False, s.text, spec.traits)
+        code, word = literals.constant(s.number, kind, s.forced, s.text, spec.traits)
     except OperandError as e:
         raise Gfx9AsmError(str(e), s.value) from None
     s.read_as_literal = word is None and literals.read_as_literal(s.number, kind, spec.traits)
