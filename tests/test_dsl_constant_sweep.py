@@ -223,7 +223,8 @@ LIT_KNOWN = [
     ("gfx9", lambda line, llvm, err: llvm is not None and "only one literal constant" in err,
      "lit(x) and a second, different literal on a SALU instruction: LLVM 22 encodes one literal dword for both "
      "(the second value is lost); we refuse it"),
-    ("gfx9", lambda line, llvm, err: llvm is not None and re.search(r"expected a (16|20|21)-bit", err) is not None,
+    ("gfx9", lambda line, llvm, err: llvm is not None and (re.search(r"expected a (16|20|21)-bit", err) is not None
+                                                           or line.startswith("s_atc_probe") and "does not fit" in err),
      "lit(x) on an immediate field (an SMEM offset, s_atc_probe's mode): LLVM 22 takes it as the number; we "
      "take lit() only on sources, where it means the literal dword"),
 ]
