@@ -41,11 +41,13 @@ def _launch(arch, text, mode, waves, wave=32, outbytes=2048, lds=0, fault_at=Non
         lines = text.strip().splitlines()
         before = next(i for i, line in enumerate(lines) if fault_at in line)
         pc = at + (len(dsl.assemble("\n".join(lines[:before]), arch, wave_size=wave)) if before else 0)
-    options = {"fast": FAST, "reference": REFERENCE, "sliced": FAST,
+    options = {"fast": FAST, "reference": REFERENCE, "sliced": FAST, "chunked": FAST,
                "wave by wave": options_from(off=["batch_waves"])}[mode]
-    saved = machine_module.SLICE_LANES, machine_module.MEMORY_SLICE_LANES
+    saved = machine_module.SLICE_LANES, machine_module.MEMORY_SLICE_LANES, machine_module.STATE_BYTES
     if mode == "sliced":            # a batch wider than one wave runs as slices of one wave
         machine_module.SLICE_LANES = machine_module.MEMORY_SLICE_LANES = wave
+    if mode == "chunked":           # one work-group per chunk (a launch whose state exceeds STATE_BYTES)
+        machine_module.STATE_BYTES = 1
     m = Machine(arch, mem, options=options)
     fault = None
     try:
@@ -54,26 +56,30 @@ def _launch(arch, text, mode, waves, wave=32, outbytes=2048, lds=0, fault_at=Non
     except EmuError as e:
         fault = e
     finally:
-        machine_module.SLICE_LANES, machine_module.MEMORY_SLICE_LANES = saved
+        machine_module.SLICE_LANES, machine_module.MEMORY_SLICE_LANES, machine_module.STATE_BYTES = saved
     chunk = m.stopped
     st = chunk.st if chunk is not None else m.spare_state
     st.settle_vgprs(None)
     lds_bytes = chunk.lds[:lds].copy() if chunk is not None else None
-    return np.frombuffer(mem.read(out, outbytes), np.uint32).copy(), st, lds_bytes, fault, out, pc
+    first = chunk.first * chunk.per_group if chunk is not None else 0      # the chunk's first wave
+    return np.frombuffer(mem.read(out, outbytes), np.uint32).copy(), st, lds_bytes, fault, out, pc, first
 
 
-def _all_modes(arch, text, waves, **kw):
-    """Each mode's outcome; the registers (VGPRs, SGPRs, PCs) and LDS identical in every mode."""
-    runs = {mode: _launch(arch, text, mode, waves, **kw) for mode in MODES}
+def _all_modes(arch, text, waves, modes=MODES, **kw):
+    """Each mode's outcome but its chunk's first wave; the registers (VGPRs, SGPRs, PCs; of the
+    waves a mode's stopped chunk holds) and LDS identical in every mode."""
+    runs = {mode: _launch(arch, text, mode, waves, **kw) for mode in modes}
     ref = runs["reference"]
     for mode, got in runs.items():
         assert str(got[3]) == str(ref[3]), mode
         assert (got[0] == ref[0]).all(), mode
-        for name in ("vgpr", "sgpr", "pc", "scc"):
-            assert (getattr(got[1], name) == getattr(ref[1], name)).all(), f"{mode}: {name}"
+        first, count = got[6] - ref[6], got[1].waves
+        for name, axis in (("vgpr", 1), ("sgpr", 1), ("pc", 0), ("scc", 0)):
+            theirs = np.take(getattr(ref[1], name), np.arange(first, first + count), axis=axis)
+            assert (getattr(got[1], name) == theirs).all(), f"{mode}: {name}"
         if ref[2] is not None:
             assert (got[2] == ref[2]).all(), f"{mode}: LDS"
-    return ref
+    return ref[:6]
 
 
 def _assert_fault(fault, pc, text, wave, lane, address, space="global"):
@@ -333,8 +339,9 @@ def test_scalar_store_straddling_the_end_on_cdna3():
     assert f"global address 0x{out + 1024:x}" in message, message
 
 
-def test_wide_launch_faults_alike_in_slices_and_wave64():
-    """4 work-groups of 16 wave64 waves (slices of one wave in mode 'sliced'): work-item 2000
+def test_wide_launch_faults_alike_in_slices_chunks_and_wave64():
+    """4 work-groups of 16 wave64 waves (slices of one wave in mode 'sliced'; one work-group per
+    chunk in mode 'chunked', work-group 0 ending before work-group 1 starts): work-item 2000
     (work-group 1, wave 15, lane 16; wave 31 of the launch) stores past the end with the second
     dword of a B64 store; the 31 waves before it store both, the others nothing."""
     groups, waves, wave = 4, 16, 64
@@ -352,7 +359,7 @@ def test_wide_launch_faults_alike_in_slices_and_wave64():
     global_store_b64 v1, v[2:3], s[4:5]
     s_endpgm"""
     got, st, _, fault, out, pc = _all_modes("gfx1100", text, waves, wave=wave, outbytes=outbytes, groups=groups,
-                                            fault_at="global_store_b64")
+                                            fault_at="global_store_b64", modes=MODES + ("chunked",))
     want = _initial(outbytes)
     item = np.arange(31 * wave)
     want[2 * item] = 100 + item
@@ -363,4 +370,5 @@ def test_wide_launch_faults_alike_in_slices_and_wave64():
     assert f"PC 0x{pc:x} `global_store_b64 v1, v[2:3], s[4:5]`" in message, message
     assert "work-group (1, 0, 0), wave 15, lane 16 (work-item (976, 0, 0))" in message, message
     assert f"global address 0x{out + outbytes:x}" in message, message
+    # the reference keeps the launch's work-groups in one chunk: wave 31 is work-group 1's wave 15
     assert (st.pc[:31] == pc + 8).all() and (st.pc[31:] == pc).all()
