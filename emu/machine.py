@@ -1021,7 +1021,8 @@ class _Chunk:
         one instruction (or VOPD half); direct: a destination register may be offered."""
         sem = p.sem
         execute, lanes, scalar = sem.execute, self.d.wave_size, p.scalar
-        stores = p.memory is not None and sem.memory in _STORES     # its stores kept to undo (UndoLog)
+        # what its stores overwrite is kept to undo (one log for the steps of this closure)
+        log = UndoLog() if p.memory is not None and sem.memory in _STORES else None
         readers = tuple((name, f) for name, f in p.inputs.items() if callable(f))
         constants = {name: f for name, f in p.inputs.items() if not callable(f)}
         lazy, kind = p.lazy, p.memory
@@ -1060,7 +1061,7 @@ class _Chunk:
                            dest, (active is None) if shared_active else None, unused)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
-            undo = UndoLog.begin() if stores else None
+            undo = log.begin() if log is not None else None
             try:
                 if lean and type(mode) is int and (through.get(mode) or passes(mode)):
                     out = fn(ctx)
@@ -1158,7 +1159,7 @@ class _Chunk:
             # the batch's active lanes as exec_state unpacked them (read-only, the same bits
             # Ctx.active would compute from exec_mask again on first use)
             ctx.__dict__["active"] = active
-        undo = UndoLog.begin() if p.memory is not None and p.sem.memory in _STORES else None
+        undo = UndoLog().begin() if p.memory is not None and p.sem.memory in _STORES else None
         try:
             return p.sem.execute(ctx), write_active, dest
         except (MemoryFault, SemanticsError) as e:

@@ -56,15 +56,15 @@ class UndoLog:
         self.kept: list = []
         self._token = None
 
-    @classmethod
-    def begin(cls) -> "UndoLog":
-        log = cls()
-        log._token = _UNDO.set(log)
-        return log
+    def begin(self) -> "UndoLog":
+        """This log current (empty), until end(); one log may begin again after its end."""
+        self._token = _UNDO.set(self)
+        return self
 
     def end(self) -> None:
         _UNDO.reset(self._token)
-        self.kept = []
+        if self.kept:
+            self.kept = []
 
     def keep(self, elements: np.ndarray, index) -> None:
         old = elements[index]           # an index array gathers a copy; a slice is a view
