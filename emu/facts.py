@@ -36,9 +36,10 @@ from . import program_cache
 from .cache_folder import cache_dir
 from .options import current
 
-# the modules whose code decides the facts (this one: which facts; the tables they read)
+# the modules whose code decides the facts (this one: which facts; the tables they read; the generator's
+# readers that wrote isa/generated/<family>/effects.py, memory_access.py, control.py)
 _SOURCES = ("emu/facts.py", "isa/effects.py", "isa/code_facts.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
-            "isa/spec.py",
+            "isa/spec.py", "isa/fact_types.py", "isa/gen/effects.py", "isa/gen/memory_access.py", "isa/gen/control.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

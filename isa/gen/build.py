@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from .. import errata as errata_mod
+from . import instruction_facts
 from . import parse as P
 from .pdf import Line
 
@@ -75,7 +76,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "code_facts": _code_facts(instructions)}
+            "code_facts": _code_facts(instructions), **instruction_facts.build(instructions)}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")
@@ -524,7 +525,7 @@ def _literal_dwords(instructions, formats) -> list[tuple[str, str]]:
     (SIMM16) its format has no field for (CDNA's v_madmk_f16: VOP2 has none); a VOPD half, which
     has no code of its own, as the instruction it performs (V_DUAL_FMAAK_F32: V_FMAAK_F32's code).
     The decoder reads this instead of the pseudocode (isa.effects' literal and constant_at)."""
-    from ..effects import effects
+    from .effects import effects
     code = {}
     for d in instructions:
         if d["pcode"] and d["format"] != "VOPD":
