@@ -17,7 +17,41 @@ CASES = {
                            ("gfx1100", "s_movrels_b32 s1, 0x1234", False)],
     "NO_OPSEL": [("gfx1100", "v_cndmask_b16 v1.l, v2.l, v3.l, s4 op_sel:[0,0,0,0]", False),
                  ("gfx1201", "v_cndmask_b16 v1, v2, v3, s4 op_sel:[1,0,0]", False),
-                 ("gfx1100", "v_cndmask_b16 v1.h, v2.l, v3.h, s4", True), ("gfx1201", "v_cndmask_b16 v1, v2, v3, s4", True)],
+                 ("gfx1100", "v_cndmask_b16 v1.h, v2.l, v3.h, s4", True), ("gfx1201", "v_cndmask_b16 v1, v2, v3, s4", True),
+                 ("gfx942", "v_mad_legacy_f16 v8, v2, v4, v6 op_sel:[0,0,0,0]", False),
+                 ("gfx950", "v_div_fixup_legacy_f16 v8, v2, v4, v6 op_sel:[0,0,0,1]", False),
+                 ("gfx942", "v_sad_u16 v8, v2, v4, v6 op_sel:[1,0,0]", False),
+                 ("gfx942", "v_mad_f16 v8, v2, v4, v6 op_sel:[0,0,0,1]", True)],
+    "OPSEL_ON_32BIT_OPERANDS": [("gfx950", "v_ashr_pk_i8_i32 v8, v2, v4, v6 op_sel:[0,0,0,1]", True),
+                                ("gfx950", "v_ashr_pk_u8_i32 v8, v2, v4, v6 op_sel:[1,0,0,0]", True),
+                                ("gfx942", "v_add_i16 v8, v2, v4 op_sel:[0,1,0]", True),
+                                ("gfx942", "v_add_f16_e64 v0, v1, v2 op_sel:[1,0,0]", False),
+                                ("gfx950", "v_mul_f32_e64 v0, v1, v2 op_sel:[1,0,0]", False),
+                                ("gfx942", "v_dot2c_f32_f16_e64 v8, v2, v4 op_sel:[0,0,0]", False)],
+    "CLAMP_ON_INTEGERS": [("gfx1100", "v_add_nc_u32_e64 v8, v2, v4 clamp", True),
+                          ("gfx1201", "v_mad_u32_u24 v8, v2, v4, v6 clamp", True),
+                          ("gfx942", "v_sad_u32 v8, v2, v4, v6 clamp", True),
+                          ("gfx950", "v_add_u32_e64 v8, v2, v4 clamp", True),
+                          ("gfx1100", "v_and_b32_e64 v8, v2, v4 clamp", False),
+                          ("gfx1201", "v_min_i32_e64 v8, v2, v4 clamp", False),
+                          ("gfx942", "v_mul_lo_u32 v8, v2, v4 clamp", False),
+                          ("gfx942", "v_lshlrev_b32_e64 v8, v2, v4 clamp", False)],
+    "NO_CLAMP": [("gfx942", "v_cndmask_b32_e64 v0, v1, v2, s[0:1] clamp", False),
+                 ("gfx1100", "v_cndmask_b32_e64 v8, v2, v4, s10 clamp", False),
+                 ("gfx1201", "v_cmp_class_f16_e64 s8, v2, v4 clamp", False),
+                 ("gfx1201", "v_cvt_f32_fp8_e64 v8, v2 clamp", False),
+                 ("gfx942", "v_cvt_f32_fp8_e64 v8, v2 clamp", True),
+                 ("gfx950", "v_cvt_scalef32_pk_fp8_f32 v8, v2, v4, v6 clamp", False),
+                 ("gfx942", "v_add_f32_e64 v8, v2, v4 clamp", True)],
+    "OMOD_ON_INTEGER_RESULT_GFX9": [("gfx942", "v_cvt_pkrtz_f16_f32 v8, v2, v4 mul:2", True),
+                                    ("gfx950", "v_mad_legacy_f16 v8, v2, v4, v6 mul:2", True),
+                                    ("gfx942", "v_cvt_pk_f32_fp8_e64 v[8:9], v2 mul:2", True),
+                                    ("gfx942", "v_cvt_i32_f32_e64 v8, v2 mul:2", True),
+                                    ("gfx942", "v_min_u32_e64 v8, v2, v4 mul:2", False),
+                                    ("gfx950", "v_cmp_lt_f32_e64 s[8:9], v2, v4 mul:2", False)],
+    "NO_OMOD_GFX9": [("gfx942", "v_pack_b32_f16 v8, v2, v4 mul:2", False),
+                     ("gfx950", "v_cvt_scalef32_pk_f16_fp8 v8, v2, v4 mul:2", False),
+                     ("gfx942", "v_cvt_f32_fp8_e64 v8, v2 mul:2", True)],
     "NO_ENC_SUFFIX": [("gfx1100", "v_nop_e64", True), ("gfx1100", "v_readfirstlane_b32 s1, v2", True),
                       ("gfx1201", "v_pipeflush_e64", True), ("gfx942", "v_swap_b32 v1, v2", True),
                       ("gfx950", "v_clrexcp", True)],
@@ -42,11 +76,22 @@ CASES = {
                           ("gfx1201", "v_xor_b16 v1, v2, v3 op_sel:[1,0,0]", False),
                           ("gfx1201", "v_add_f16_e64 v1, v2, v3 op_sel:[1,0,0]", False),
                           ("gfx1201", "v_cvt_f16_f32_e64 v1, v2 op_sel:[0,1]", False),
-                          ("gfx1201", "v_cmp_lt_f16_e64 s1, v2, v3 op_sel:[1,0]", False)],
+                          ("gfx1201", "v_cmp_lt_f16_e64 s1, v2, v3 op_sel:[1,0]", False),
+                          ("gfx1100", "v_add_nc_u16 v1, v2, v3 op_sel:[1,0,0]", True),
+                          ("gfx1100", "v_min3_f16 v8, v2, v4, v6 op_sel:[0,0,1,1]", True),
+                          ("gfx1100", "v_trunc_f16_e64 v8, v2 op_sel:[0,0]", False),
+                          ("gfx1100", "v_fma_f16 v8.l, v2.h, v4.l, v6.h op_sel:[1,0,0,0]", False),
+                          ("gfx1100", "v_fma_f16 v8.l, v2.h, v4.l, v6.h op_sel:[1,0,1]", True),
+                          ("gfx1100", "v_fmac_f16_e64 v8.h, v2.l, v4.l op_sel:[0,0,1,1]", True),
+                          ("gfx1100", "v_fmac_f16_e64 v8.h, v2.l, v4.l op_sel:[0,0,0,1]", False)],
     "NO_OMOD": [("gfx1100", "v_dot2_f16_f16 v1.l, v2, v3, v4.l mul:2", False),
                 ("gfx1201", "v_pack_b32_f16 v1, v2, v3 mul:2", False),
                 ("gfx1201", "v_cvt_f32_fp8_e64 v1, v2 mul:2", False),
                 ("gfx1201", "v_add_f32_e64 v1, v2, v3 mul:2", True)],
+    "DPP_FORMATS": [("gfx942", "v_cmp_eq_f32_dpp vcc, v1, v2 quad_perm:[0,1,2,3]", False),
+                    ("gfx950", "v_cmpx_lt_i32_dpp vcc, v1, v2 row_shl:1", False),
+                    ("gfx942", "v_max_f32_dpp v0, v1, v2 quad_perm:[0,1,2,3]", True),
+                    ("gfx950", "v_mov_b32_dpp v0, v1 row_shl:1", True)],
     "F16_CONSTANTS": [("gfx1100", "v_ldexp_f16 v1.l, v2.l, 1.0", True), ("gfx1100", "v_ldexp_f16 v1.l, v2.l, -17", True),
                       ("gfx1201", "v_ldexp_f16 v1, v2, 3.0", True)],
 }
@@ -57,7 +102,12 @@ def test_every_convention_has_cases_and_names_real_instructions():
     tables = {n: getattr(conv, n) for n in dir(conv) if n.isupper()}
     assert set(tables) - {"NO_SOURCES"} == set(CASES)
     for name, table in tables.items():
-        entries = set().union(*table.values()) if name == "NO_ENC_SUFFIX" else set(table)
+        if name == "DPP_FORMATS":       # encodings, not instructions
+            formats = {d.format for f in ("cdna3", "cdna4") for d in isa.load(f).instructions}
+            assert set().union(*table.values()) <= formats, table
+            continue
+        by_dialect = name in ("NO_ENC_SUFFIX", "CLAMP_ON_INTEGERS", "NO_CLAMP")
+        entries = set().union(*table.values()) if by_dialect else set(table)
         assert entries <= names, (name, entries - names)
 
 
