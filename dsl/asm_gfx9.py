@@ -55,6 +55,7 @@ class Src:
         self.forced = False     # lit(x): the number goes in the literal dword even where it is inline
         self.number = None      # the int or float written, when the operand is a number
         self.read_as_literal = False    # a number read as a literal, encoded inline (literals.read_as_literal)
+        self.forced = False     # lit(number): the literal dword even where the number is an inline constant
 
     @property
     def text(self) -> str:
@@ -116,6 +117,9 @@ def src(spec: Spec, value) -> Src:
         out.forced, out.kind, out.val = True, "lit", None
     if type(inner) in (int, float):
         out.number = inner
+        out.forced = forced
+        if forced:          # typed by the operand it sits on (_typed_constant); a literal until then
+            out.kind = "lit"
     return out
 
 
