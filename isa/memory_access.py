@@ -31,9 +31,9 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     gds_only(d)                   # a DS instruction on the global data share / wave sync only (its text takes gds)
 
 How each is read from the manual is told in isa/gen/memory_access.py. An InstrDef no loaded Spec
-holds (a copy) is read by the generator's reader on the spot. The table holds image_loads and
-takes_sampler for instructions of the family's image formats (traits.roles.image) only: elsewhere
-they are False, as for any instruction that is no image instruction."""
+holds (a copy) is read by the generator's reader on the spot. The table holds image_loads,
+takes_sampler and sample_address for instructions of the family's image formats (traits.roles.image) only: elsewhere
+they are the defaults (False, no address parts), as for any instruction that is no image instruction."""
 from __future__ import annotations
 
 from functools import lru_cache

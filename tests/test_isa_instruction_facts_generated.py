@@ -55,7 +55,8 @@ def test_answers_from_the_tables_equal_reading_the_manual(family):
                     read = False        # stored for image instructions only: no other one takes a sampler
                 assert got == read and type(got) is type(read), (family, d.format, d.name, name)
         # the suffix key is read by the generator alone: the table's answer is a fresh reading
-        got, read = memory_access.sample_address(d), memory_reader.sample_address(d, key)
+        got = memory_access.sample_address(d)
+        read = memory_reader.sample_address(d, key) if d.format in image else memory_access.SampleAddress()
         assert got == read and type(got) is type(read), (family, d.name)
         for tables in (spec.tables, None):
             assert control.control(d, tables) == control_reader.read_control(d, tables), (family, d.name)

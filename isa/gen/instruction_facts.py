@@ -33,8 +33,8 @@ def operand_effects(instructions) -> tuple[list, list]:
 
 def memory_facts(instructions, tables: dict, image_formats) -> dict[str, dict[int, object]]:
     """{fact: {position: value}} of isa.memory_access's facts, where not the default: the facts of
-    reader.IMAGE_ONLY for instructions of `image_formats` (the family's traits.roles.image) alone,
-    sample_address by the family's suffix key (`tables`["sample_suffixes"], none on CDNA)."""
+    reader.IMAGE_ONLY and sample_address for instructions of `image_formats` (the family's
+    traits.roles.image) alone, sample_address by the family's suffix key (`tables`["sample_suffixes"], none on CDNA)."""
     from .. import memory_access as table
     from . import memory_access as reader
     key = tuple(tables.get("sample_suffixes", ()))
@@ -42,7 +42,8 @@ def memory_facts(instructions, tables: dict, image_formats) -> dict[str, dict[in
     for i, d in enumerate(_defs(instructions)):
         values = {name: reader.compute(name, d) for name in reader.FACTS
                   if name not in reader.IMAGE_ONLY or d.format in image_formats}
-        values["sample_address"] = reader.sample_address(d, key)
+        if d.format in image_formats:    # other names hold the key's letters too (V_CMP_O_F32)
+            values["sample_address"] = reader.sample_address(d, key)
         for name, value in values.items():
             value = table.stored(name, value)
             if value != table.stored(name, table.DEFAULTS[name]):
