@@ -1377,7 +1377,8 @@ _NULL = Special("null")
 # constant or literal (a value uniform across the wave: written to one lane, permlane's selects);
 # _LANE an SGPR or inline constant (v_readlane/v_writelane's lane number: LLVM takes no literal);
 # _MASK a lane mask in SGPRs (carry-in, v_cndmask's select); _VGPR a VGPR only (a register
-# number the instruction indexes, VGPR[lane][SRC0]; WMMA's A and B matrices); _VGPR_OR_INLINE
+# number the instruction indexes, VGPR[lane][SRC0]; a source the instruction writes, v_swap's
+# S0.b32 = tmp; WMMA's A and B matrices); _VGPR_OR_INLINE
 # WMMA's C matrix.
 _ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
 _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
@@ -1385,7 +1386,8 @@ _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
 
 def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     """Each source's kind, from the pseudocode: a source it reads as a register number (SRCn,
-    not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) is a VGPR; an instruction that addresses
+    not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) or writes (isa.effects: v_swap_b32's
+    S0.b32 = tmp, the register swapped per lane) is a VGPR; an instruction that addresses
     VGPR[lane][...] of other lanes than its own works on the wave, not per lane, and its other
     sources are uniform values (SGPRs or constants). (isa.code_facts reads these from the code;
     this lane's own VGPR[laneId][SRCn], RDNA4's fp8/bf8 conversions' source bytes, is a value,
@@ -1394,7 +1396,8 @@ def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     if is_wmma:
         return [_VGPR, _VGPR, _VGPR_OR_INLINE][:len(sig.srcs)]
     kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
-    indexed = register_number_sources(pcode)
+    written = effects(pcode or "").writes
+    indexed = register_number_sources(pcode) | {i for i in range(len(kinds)) if f"S{i}" in written}
     kinds = [_VGPR if i in indexed else k for i, k in enumerate(kinds)]
     if reads_other_lanes(pcode):
         lanes = lane_select_sources(pcode)
