@@ -274,7 +274,7 @@ def _compiled(source: str, name: str) -> tuple:
 # one semantic call instead of one per lane on the busiest address: a histogram or a counter
 # every lane bumps). False: every atomic runs in rounds.
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
-# (which update an atomic makes is a fact of the manual's code: isa.code_facts.atomic_update)
+# (which update an atomic makes is a fact of the manual's code: isa.facts.atomic_update)
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
 # bitwise and / or / xor: associative and commutative, so the lanes sharing an address combine

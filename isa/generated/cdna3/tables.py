@@ -163,4 +163,6 @@ TABLES = {
     ('VOP2', 'V_MADAK_F16'),
     ('VOP2', 'V_MADMK_F16'),
     ],
+    'export_targets': [
+    ],
 }

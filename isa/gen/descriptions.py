@@ -1,0 +1,77 @@
+"""Facts the manuals state in words rather than in pseudocode: an instruction's description, and
+the export TARGET field's list of destinations. Read once by the generator (isa/gen/facts.py,
+build.py) and committed; the assembler, disassembler and emulator read the answers (isa.facts,
+tables["export_targets"])."""
+from __future__ import annotations
+
+import re
+
+# a VALU instruction whose result goes to an SGPR (RDNA4's V_S_EXP_F32 ...: "Calculate 2 raised to
+# the power of the ... input and store the result into a scalar register")
+_SCALAR_RESULT = re.compile(r"\b[Ss]tore the result into a scalar register")
+# "OPSEL[0] is overloaded to represent the DPP 'FI' (Fetch Inactive) bit" (v_permlane16)
+_OPSEL_OVERLOAD = re.compile(r"OPSEL\[(\d)\] is overloaded")
+# a memory-format instruction without code that only invalidates or writes back a cache
+# (s_dcache_inv, buffer_gl0_inv, RDNA4's global_inv / global_wb)
+_CACHE_CONTROL = re.compile(r"Write back|[Ii]nvalidate")
+# without pseudocode a result exists if the description stores one (RDNA4's S_SLEEP_VAR only reads
+# its input: 'S0[6:0] determines the sleep duration')
+_STORES = re.compile(r"\b(store|write|return)", re.I)
+# a memory load whose result goes to LDS instead of a VGPR (CDNA3/4 GLOBAL_LOAD_LDS_*,
+# SCRATCH_LOAD_LDS_*: "... and store the result into a data share.")
+_INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share", re.I)
+# the scalar source field holds the message type itself: "contains the message type encoded in the
+# instruction directly (this instruction does not read an SGPR)" (s_sendmsg_rtn_b32/b64)
+_SOURCE_IS_IMMEDIATE = re.compile(r"\bencoded in the instruction directly\b")
+
+
+def scalar_result(pcode: str | None, description: str | None) -> bool:
+    return bool(_SCALAR_RESULT.search(description or ""))
+
+
+def opsel_flags(pcode: str | None, description: str | None) -> int:
+    """How many OPSEL bits the description redefines as flags."""
+    return len(set(_OPSEL_OVERLOAD.findall(description or "")))
+
+
+def cache_control(pcode: str | None, description: str | None) -> bool:
+    return not pcode and bool(_CACHE_CONTROL.match(description or ""))
+
+
+def result_without_code(pcode: str | None, description: str | None) -> bool:
+    return not pcode and bool(_STORES.search(description or ""))
+
+
+def loads_to_lds(pcode: str | None, description: str | None) -> bool:
+    return bool(_INTO_DATA_SHARE.search(description or ""))
+
+
+def source_is_immediate(pcode: str | None, description: str | None) -> bool:
+    return bool(_SOURCE_IS_IMMEDIATE.search(description or ""))
+
+
+# one destination of a TARGET field's list: '0..7 MRT 0..7', '8 Z', '12-16 Position 0-4', '20 Primitive
+# data' (a name's own trailing range, 'MRT 0..7', is the codes' numbering, not another row)
+_TARGET_ROW = re.compile(r"(\d+)(?:(?:\.\.|-)(\d+))?\s+([A-Za-z][A-Za-z ]*?)(?:\s+\d+(?:\.\.|-)\d+)?(?=\s+\d|\s*$)")
+
+
+def _target_name(text: str) -> str:
+    """The destination's name without its numbering: 'Position 0-4' -> 'Position'."""
+    return re.sub(r"\s*\d+(?:\.\.|-)\d+$", "", text.strip())
+
+
+def export_targets(formats: dict, operands: dict) -> list[tuple[int, int, str]]:
+    """(first code, last code, name) of each export destination, from the TARGET field of the
+    format that has one: its text ('Export destination: 0..7 MRT 0..7 8 Z 12-16 Position 0-4 ...',
+    RDNA4's conversion keeps the whole list there) and its operand code table (RDNA3's rows
+    'Z', 'Position 0-4', ...). Empty for a family without exports (CDNA)."""
+    rows = set()
+    for name, fmt in formats.items():
+        text = next((t for f, _, _, t in fmt["fields"] if f == "TARGET"), None)
+        if text is None:
+            continue
+        listed = text.split(":", 1)[1] if ":" in text else text
+        rows |= {(int(m.group(1)), int(m.group(2) or m.group(1)), _target_name(m.group(3)))
+                 for m in _TARGET_ROW.finditer(listed)}
+        rows |= {(lo, hi, _target_name(base)) for lo, hi, _kind, base, _text in operands.get(name, {}).get("TARGET", [])}
+    return sorted(rows)
