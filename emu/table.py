@@ -27,13 +27,14 @@ import numpy as np
 import isa
 
 from dsl.operand_records import vopd_base
+from isa.facts import lookup_table
 from isa.records import dataclass
 
 from . import families, handwritten, program_cache, rtlib
 from .cache_folder import cache_dir
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
-from .pcode.lookup import callee_result_type, description_table
+from .pcode.lookup import callee_result_type
 from .buffer import BufferMemory
 from .dword_loads import load_dword_runs
 from .fold import Folded, fold
@@ -204,8 +205,8 @@ def _operands(d: dict) -> dict[str, Operand]:
 
 def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
     """The array the pseudocode only declares (the unfilled_arrays fact), filled from the
-    description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
-    entries = description_table(d.description)
+    description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE: isa.facts.lookup_table, generated)."""
+    entries = lookup_table(d)
     if entries is None:
         return {}
     names = unfilled_arrays(d)

@@ -57,7 +57,7 @@ DEFAULTS = {
     "accumulates": False, "float_modes": (True, False, "no float result"),
     # the description's wording (isa/gen/descriptions.py)
     "scalar_result": False, "opsel_flags": 0, "cache_control": False, "result_without_code": False,
-    "loads_to_lds": False, "source_is_immediate": False,
+    "loads_to_lds": False, "source_is_immediate": False, "lookup_table": None,
 }
 _RESTORE = {"atomic_update": lambda v: None if v is None else AtomicUpdate(*v), "register_files": frozenset,
             "register_number_sources": frozenset, "lane_select_sources": frozenset,
@@ -246,6 +246,12 @@ def loads_to_lds(d) -> bool:
 def source_is_immediate(d) -> bool:
     """The scalar source field holds a value itself ("encoded in the instruction directly": s_sendmsg_rtn)."""
     return fact("source_is_immediate", d)
+
+
+def lookup_table(d) -> tuple[float, ...] | None:
+    """The entries of the lookup table the description lists where the code only declares the
+    array (v_cvt_off_f32_i4's CVT_OFF_TABLE: "Lookup table on S0[3:0]: ... 1000 -0.5000f ...")."""
+    return fact("lookup_table", d)
 
 
 def behaviour_unknown(d) -> bool:

@@ -50,6 +50,29 @@ def source_is_immediate(pcode: str | None, description: str | None) -> bool:
     return bool(_SOURCE_IS_IMMEDIATE.search(description or ""))
 
 
+# the lookup table a description lists where the code only declares the array: v_cvt_off_f32_i4's
+# "Lookup table on S0[3:0]: S0 binary Result 1000 -0.5000f 1001 -0.4375f ..."
+_LOOKUP_HEADER = re.compile(r"Lookup table on \w+\[(\d+):0\]:\s*\w+ binary Result\s*(.*)$", re.S)
+_LOOKUP_ROW = re.compile(r"([01]+)\s+([+-]?\d+(?:\.\d+)?)f?\b")
+
+
+def lookup_table(pcode: str | None, description: str | None) -> tuple[float, ...] | None:
+    """The entries, in index order, of the lookup table the description lists (every index 0 ..
+    2**bits - 1 exactly once), else None (no table, or an incomplete one)."""
+    m = _LOOKUP_HEADER.search(description or "")
+    if not m:
+        return None
+    rows = {}
+    for bits, value in _LOOKUP_ROW.findall(m.group(2)):
+        index = int(bits, 2)
+        if index in rows:
+            return None
+        rows[index] = float(value)
+    if sorted(rows) != list(range(1 << (int(m.group(1)) + 1))):
+        return None
+    return tuple(rows[i] for i in sorted(rows))
+
+
 # one destination of a TARGET field's list: '0..7 MRT 0..7', '8 Z', '12-16 Position 0-4', '20 Primitive
 # data' (a name's own trailing range, 'MRT 0..7', is the codes' numbering, not another row)
 _TARGET_ROW = re.compile(r"(\d+)(?:(?:\.\.|-)(\d+))?\s+([A-Za-z][A-Za-z ]*?)(?:\s+\d+(?:\.\.|-)\d+)?(?=\s+\d|\s*$)")
