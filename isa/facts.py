@@ -19,6 +19,7 @@ refused (FactsError): there is nothing to read its facts from."""
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 
 from .records import dataclass
 from .spec import family_of, loaded_specs
@@ -115,139 +116,171 @@ def fact(name: str, d):
     return _DEFAULT_VALUES[name] if values is None else values[name].get(got[2], _DEFAULT_VALUES[name])
 
 
+# each named fact is kept per InstrDef once asked (an InstrDef hashes by identity): the decoder and
+# the encoder ask some of them for every instruction
+_memo = lru_cache(maxsize=None)
+
+
 # ---------------------------------------------------------------- the facts by name (isa/code_facts.py says how each is read)
+@_memo
 def atomic_update(d) -> AtomicUpdate | None:
     """An atomic's one memory update: kind, the word's type, whether the old word is returned."""
     return fact("atomic_update", d)
 
 
+@_memo
 def address_adds_offset(d) -> bool:
     """The code adds OFFSET to ADDR itself (RDNA3.5's and CDNA's LDS code)."""
     return fact("address_adds_offset", d)
 
 
+@_memo
 def offset_pattern(d) -> bool:
     """The code joins offset1:offset0 and takes bit ranges of it (ds_swizzle_b32's lane pattern)."""
     return fact("offset_pattern", d)
 
 
+@_memo
 def field_loads(d) -> tuple[str, int] | None:
     """(register, n >= 2): the code loads dword k of one register from ADDR + 4k."""
     return fact("field_loads", d)
 
 
+@_memo
 def dword_loads(d) -> tuple[str, int] | None:
     """field_loads' (register, n) with n >= 1."""
     return fact("dword_loads", d)
 
 
+@_memo
 def dword_stores(d) -> tuple[str, int] | None:
     """(register, n): the code stores dword k of one register to ADDR + 4k."""
     return fact("dword_stores", d)
 
 
+@_memo
 def first_nan_test(d) -> str | None:
     """The source ('S0', 'S1') the code's first NaN test names (v_min/max_f32's order)."""
     return fact("first_nan_test", d)
 
 
+@_memo
 def call_chain(d) -> tuple[str, str, str] | None:
     """(outer, inner, type) of `D0.T = outer(inner(S0.T, S1.T), S2.T)` (v_min3, v_minmax)."""
     return fact("call_chain", d)
 
 
+@_memo
 def lane_modulus(d) -> tuple[int, int] | None:
     """(wave32, wave64) N of a permute's `/ 4 % N`."""
     return fact("lane_modulus", d)
 
 
+@_memo
 def register_files(d) -> frozenset:
     """The register files the code indexes by a value (SGPR, VGPR, HW_REGISTERS)."""
     return fact("register_files", d)
 
 
+@_memo
 def unfilled_arrays(d) -> tuple:
     """Arrays the code declares and never assigns (v_cvt_off_f32_i4's table)."""
     return fact("unfilled_arrays", d)
 
 
+@_memo
 def instruction_calls(d) -> tuple:
     """Other instructions the code calls as functions, as written, sorted."""
     return fact("instruction_calls", d)
 
 
+@_memo
 def register_number_sources(d) -> frozenset:
     """Sources n whose register number the code reads (`SRCn`, not this lane's VGPR[laneId][SRCn])."""
     return fact("register_number_sources", d)
 
 
+@_memo
 def reads_other_lanes(d) -> bool:
     """The code addresses another lane's VGPR, `VGPR[lane][...]` (readlane, permlane, the permutes)."""
     return fact("reads_other_lanes", d)
 
 
+@_memo
 def lane_select_sources(d) -> frozenset:
     """Sources n the code takes a lane number from, `lane = Sn...` (v_readlane's S1)."""
     return fact("lane_select_sources", d)
 
 
+@_memo
 def byte_select(d) -> tuple[int, int] | None:
     """(hi, lo): the OPSEL bits that are the high and low bit of the byte the code picks (RDNA4's fp8/bf8)."""
     return fact("byte_select", d)
 
 
+@_memo
 def pc_relative_immediate(d) -> bool:
     """The code computes `PC + signext(SIMM16 ...)`: the immediate is a branch offset."""
     return fact("pc_relative_immediate", d)
 
 
+@_memo
 def lane_value_result(d) -> bool:
     """The code writes D0 whole from another lane's VGPR: an SGPR result (v_readlane_b32)."""
     return fact("lane_value_result", d)
 
 
+@_memo
 def accumulates(d) -> bool:
     """D0's incoming value is an input: the code computes with it (v_fmac), or without code the
     description says "The initial value in D is used as S2" (RDNA3's v_dual_dot2acc)."""
     return fact("accumulates", d)
 
 
+@_memo
 def float_modes(d) -> FloatModes:
     """Whether MODE.FP_DENORM flushes d's float operands and MODE.FP_ROUND rounds its results."""
     return fact("float_modes", d)
 
 
 # ---------------------------------------------------------------- from the descriptions (isa/gen/descriptions.py)
+@_memo
 def scalar_result(d) -> bool:
     """A VALU instruction whose description stores its result into a scalar register (RDNA4's v_s_exp_f32)."""
     return fact("scalar_result", d)
 
 
+@_memo
 def opsel_flags(d) -> int:
     """OPSEL bits the description redefines as flags ("OPSEL[0] is overloaded ...": v_permlane16's FI, BOUND_CTRL)."""
     return fact("opsel_flags", d)
 
 
+@_memo
 def cache_control(d) -> bool:
     """A memory instruction without code that only writes back or invalidates a cache (no operands)."""
     return fact("cache_control", d)
 
 
+@_memo
 def result_without_code(d) -> bool:
     """An instruction without code whose description stores, writes or returns a result."""
     return fact("result_without_code", d)
 
 
+@_memo
 def loads_to_lds(d) -> bool:
     """A memory load whose description stores the result into a data share (CDNA's *_LOAD_LDS_*): no VGPR written."""
     return fact("loads_to_lds", d)
 
 
+@_memo
 def source_is_immediate(d) -> bool:
     """The scalar source field holds a value itself ("encoded in the instruction directly": s_sendmsg_rtn)."""
     return fact("source_is_immediate", d)
 
 
+@_memo
 def lookup_table(d) -> tuple[float, ...] | None:
     """The entries of the lookup table the description lists where the code only declares the
     array (v_cvt_off_f32_i4's CVT_OFF_TABLE: "Lookup table on S0[3:0]: ... 1000 -0.5000f ...")."""
