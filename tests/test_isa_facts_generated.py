@@ -32,6 +32,7 @@ def test_committed_tables_are_what_the_generator_writes(family):
     module = _generated(family, "")
     assert _generated(family, ".facts").FACTS == instruction_facts(module.INSTRUCTIONS)
     assert module.TABLES["export_targets"] == descriptions.export_targets(module.FORMATS, module.OPERANDS)
+    assert module.TABLES["saddr_off"] == descriptions.saddr_off(module.FORMATS)
 
 
 def _parsed(name: str, d):

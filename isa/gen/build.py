@@ -5,7 +5,7 @@ import re
 
 from .. import errata as errata_mod
 from . import parse as P
-from .descriptions import export_targets
+from .descriptions import export_targets, saddr_off
 from .facts import instruction_facts
 from .pdf import Line
 
@@ -75,6 +75,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     tables_out, dpp_errata = _aux_tables(arch, sections, tables, instructions)
     tables_out["literal_dword"] = _literal_dwords(instructions, formats)
     tables_out["export_targets"] = export_targets(formats, operands)
+    tables_out["saddr_off"] = saddr_off(formats)
     applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,

@@ -73,6 +73,23 @@ def lookup_table(pcode: str | None, description: str | None) -> tuple[float, ...
     return tuple(rows[i] for i in sorted(rows))
 
 
+# "Set this field to NULL or 0x7f to disable use" (RDNA3), "... to NULL ..." (RDNA4), "... to 0x7f ..." (CDNA3)
+_SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")
+
+
+def saddr_off(formats: dict) -> list[tuple[str, tuple]]:
+    """(format, codes) of each format whose SADDR field's text names the codes that disable it, in
+    the text's order: 'NULL' as written (the SRC0 table says its number), others as numbers:
+    ('GLOBAL', ('NULL', 127))."""
+    out = []
+    for name, fmt in sorted(formats.items()):
+        text = next((t for f, _, _, t in fmt["fields"] if f == "SADDR"), "")
+        m = _SADDR_OFF.search(text)
+        if m:
+            out.append((name, tuple(c if c == "NULL" else int(c, 16) for c in m.group(1).split(" or "))))
+    return out
+
+
 # one destination of a TARGET field's list: '0..7 MRT 0..7', '8 Z', '12-16 Position 0-4', '20 Primitive
 # data' (a name's own trailing range, 'MRT 0..7', is the codes' numbering, not another row)
 _TARGET_ROW = re.compile(r"(\d+)(?:(?:\.\.|-)(\d+))?\s+([A-Za-z][A-Za-z ]*?)(?:\s+\d+(?:\.\.|-)\d+)?(?=\s+\d|\s*$)")

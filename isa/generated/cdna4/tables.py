@@ -185,4 +185,9 @@ TABLES = {
     ],
     'export_targets': [
     ],
+    'saddr_off': [
+    ('FLAT', (127,)),
+    ('GLOBAL', (127,)),
+    ('SCRATCH', (127,)),
+    ],
 }

@@ -207,4 +207,9 @@ TABLES = {
     (21, 21, 'Dual Source Blend Left'),
     (22, 22, 'Dual Source Blend Right'),
     ],
+    'saddr_off': [
+    ('FLAT', ('NULL', 127)),
+    ('GLOBAL', ('NULL', 127)),
+    ('SCRATCH', ('NULL', 127)),
+    ],
 }

@@ -203,4 +203,9 @@ TABLES = {
     (21, 21, 'Dual Source Blend Left'),
     (22, 22, 'Dual Source Blend Right'),
     ],
+    'saddr_off': [
+    ('VFLAT', ('NULL',)),
+    ('VGLOBAL', ('NULL',)),
+    ('VSCRATCH', ('NULL',)),
+    ],
 }
