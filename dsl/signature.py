@@ -11,8 +11,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 from isa import InstrDef
-from isa.facts import cache_control as _cache_control
-from isa.facts import lane_value_result, loads_to_lds, opsel_flags, result_without_code, scalar_result
+from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_flags,  # noqa: F401 (cache_control re-exported)
+                       result_without_code, scalar_result)
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
@@ -191,11 +191,9 @@ def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
 
 # ---------------------------------------------------------------- memory instructions without operands
 
-def cache_control(d: InstrDef) -> bool:
-    """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
-    buffer_gl0_inv, RDNA4's global_inv / global_wb): no operands. The manual gives these no
-    pseudocode and describes them so (isa.facts.cache_control)."""
-    return _cache_control(d)
+# cache_control (imported above): a memory-format instruction that only invalidates or writes back
+# a cache (s_dcache_inv, buffer_gl0_inv, RDNA4's global_inv / global_wb): no operands. The manual
+# gives these no pseudocode and describes them so (isa.facts.cache_control).
 
 
 # ---------------------------------------------------------------- operand layouts (text order)
