@@ -218,14 +218,23 @@ def first_launch_child(arch: str, n: int) -> None:
     inputs_cpu = time.process_time() - c
 
     import resource
-    faults = {}         # phase -> (minor page faults, system CPU seconds): first touches of fresh memory
+    # phase -> (minor page faults, system CPU seconds, bytes the resident set grew by): first
+    # touches of fresh memory (a huge page is one fault for 2 MiB)
+    faults = {}
+
+    def resident() -> int:
+        try:
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * resource.getpagesize()
+        except OSError:         # not Linux: not measured
+            return 0
 
     def phase(name, fn):
-        before, t = resource.getrusage(resource.RUSAGE_SELF), time.process_time()
+        before, rss, t = resource.getrusage(resource.RUSAGE_SELF), resident(), time.process_time()
         out = fn()
         phases[name] = time.process_time() - t
         after = resource.getrusage(resource.RUSAGE_SELF)
-        faults[name] = (after.ru_minflt - before.ru_minflt, after.ru_stime - before.ru_stime)
+        faults[name] = (after.ru_minflt - before.ru_minflt, after.ru_stime - before.ru_stime, resident() - rss)
         return out
     Device = phase("imports", lambda: __import__("runtime").Device)
     dev = phase("device", lambda: Device("emu", arch=arch))
@@ -287,9 +296,10 @@ def first_launch(arch: str, n: int, repeat: int) -> None:
           f"the caches before: {strict(primed) * 1e3:.0f} ms")
     # the fresh register state's first writes (page faults, system time) are what varies most
     # between processes on a shared virtual machine
-    faults = sorted((r["faults"]["launch"][1], r["faults"]["launch"][0], issue(r) / r["warm"]) for r in runs)
-    print(f"  first launch's page faults per process (system ms, minor faults, issue's ratio): "
-          + ", ".join(f"{sys_s * 1e3:.0f} ms/{n}/{q:.2f}x" for sys_s, n, q in faults))
+    faults = sorted((r["faults"]["launch"][1], r["faults"]["launch"][0], r["faults"]["launch"][2], issue(r) / r["warm"])
+                    for r in runs)
+    print(f"  first launch's page faults per process (system ms, minor faults, MiB the resident set grew, "
+          f"issue's ratio): " + ", ".join(f"{sys_s * 1e3:.0f} ms/{n}/{grew / 2**20:.0f}/{q:.2f}x" for sys_s, n, grew, q in faults))
 
 
 def main() -> int:

@@ -35,6 +35,7 @@ class EmuOptions:
     batch_waves: bool = True          # every wave at a PC runs in one semantic call (off: one call per wave, in wave order)
     together: bool = True             # no PC search while every running wave sits at one PC; their issue count as one int
     reuse_state: bool = True          # a chunk reuses the last chunk's register files (Machine.spare_state)
+    mapped_registers: bool = True     # a large register file is a mapping of its own: pages zeroed on a register's first write, the SGPR file in small pages (wave.register_file)
     write_marks: bool = True          # a reused state re-zeroes only registers marked written (off: every register)
     lazy_zeroing: bool = True         # stale VGPRs of a reused state zeroed before a read, skipped when overwritten whole
     keep_workitem_ids: bool = True    # v0's work-item ids kept by a reused state of the same launch shape

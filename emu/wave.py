@@ -9,6 +9,7 @@ when the waves are contiguous (views, no copies), else an index array.
 """
 from __future__ import annotations
 
+import mmap
 import sys
 
 import numpy as np
@@ -58,13 +59,44 @@ def pack_mask(bits: np.ndarray) -> np.ndarray:
     return full.view(np.uint64)
 
 
+# the smallest register file held in a mapping of its own (register_file); a smaller one is an
+# ordinary array (a mapping is whole pages, and a small file's pages are few)
+MAPPED_BYTES = 1 << 20
+_MAPS = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MAP_ANONYMOUS") and hasattr(mmap.mmap, "madvise")
+
+
+def register_file(shape: tuple, huge: bool) -> np.ndarray:
+    """A zeroed uint32 register file. With EmuOptions.mapped_registers and at least
+    MAPPED_BYTES: a private anonymous mapping of its own, whose pages the kernel supplies zeroed
+    at a register's first write. numpy's zeros under the C allocator's mapping threshold (which
+    grows to the largest block freed, up to 32 MiB) come from its heap instead: zeroed whole at
+    once, every register the descriptor allocates, and taking the free heap that the launch's
+    temporaries would reuse (a first launch then grows the heap for them). huge: advised into
+    huge pages, as numpy advises its own arrays of 4 MiB and more (the VGPR file, whole
+    registers read and written in long runs: on 4 KiB pages a warm launch is ~9% slower);
+    else small pages (the SGPR file: 4 bytes per wave and row, ~20 of its 128 rows written,
+    where a huge page would zero 2 MiB around each row written)."""
+    nbytes = 4 * int(np.prod(shape))
+    if not (_MAPS and current().mapped_registers and nbytes >= MAPPED_BYTES):
+        return np.zeros(shape, np.uint32)
+    try:
+        region = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except OSError:         # no mapping to be had (address space, a limit): numpy's, or its MemoryError
+        return np.zeros(shape, np.uint32)
+    advice = getattr(mmap, "MADV_HUGEPAGE" if huge else "MADV_NOHUGEPAGE", None)
+    if advice is not None:
+        region.madvise(advice)
+    return np.frombuffer(region, np.uint32).reshape(shape)      # the array keeps the mapping alive
+
+
 class WaveState:
     def __init__(self, waves: int, lanes: int, vgprs: int, codes=CODES):
         """codes: the family's traits (M0 and NULL's operand codes)."""
         self.waves, self.lanes, self.vgprs = waves, lanes, vgprs
         self.m0, self.null = codes.m0, codes.null      # null: None where the family has no NULL
-        self.sgpr = np.zeros((SCALAR_CODES, waves), np.uint32)       # register-major, like the VGPRs
-        self.vgpr = np.zeros((max(vgprs, 1), waves, lanes), np.uint32)   # register-major: one register of all waves is contiguous
+        self.sgpr = register_file((SCALAR_CODES, waves), huge=False)        # register-major, like the VGPRs
+        # register-major: one register of all waves is contiguous
+        self.vgpr = register_file((max(vgprs, 1), waves, lanes), huge=True)
         # registers written since they were last all zero, so that reset() re-zeroes only
         # those: code that writes self.sgpr / self.vgpr directly must mark them here too
         self.sgpr_written = WriteMarks.zeros(SCALAR_CODES)

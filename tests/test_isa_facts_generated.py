@@ -17,7 +17,7 @@ import pytest
 import isa
 from isa import code_facts, facts, float_modes
 from isa.gen import descriptions
-from isa.gen.facts import instruction_facts
+from isa.gen.facts import build as instruction_facts
 
 FAMILIES = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4")
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ import pytest
 
 import isa
 from isa.facts import lane_select_sources, reads_other_lanes, register_number_sources
-from isa.control import message_reply
+from isa.gen.control import message_reply
 
 FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 
 from .. import errata as errata_mod
+from . import facts, instruction_facts
 from . import parse as P
 from .descriptions import export_targets, saddr_off
-from .facts import instruction_facts
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -79,7 +79,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "facts": instruction_facts(instructions)}
+            "facts": facts.build(instructions), **instruction_facts.build(instructions)}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")
@@ -528,7 +528,7 @@ def _literal_dwords(instructions, formats) -> list[tuple[str, str]]:
     (SIMM16) its format has no field for (CDNA's v_madmk_f16: VOP2 has none); a VOPD half, which
     has no code of its own, as the instruction it performs (V_DUAL_FMAAK_F32: V_FMAAK_F32's code).
     The decoder reads this instead of the pseudocode (isa.effects' literal and constant_at)."""
-    from ..effects import effects
+    from .effects import effects
     code = {}
     for d in instructions:
         if d["pcode"] and d["format"] != "VOPD":

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import instruction_facts
+
 GENERATED_ROOT = Path(__file__).resolve().parent.parent / "generated"
 
 
@@ -70,6 +72,7 @@ def render(arch: str, source: dict, spec: dict) -> dict[str, str]:
         "\n# read on the first question isa.facts is asked about an instruction of this family\n"
         "FACTS = {\n" + "".join(f"    {name!r}: {{\n" + "".join(f"        {i!r}: {v!r},\n" for i, v in by_index.items()) +
                                 "    },\n" for name, by_index in spec["facts"].items()) + "}\n")
+    files.update(instruction_facts.render(spec, h))
     files["report.py"] = (
         h("What the generator noticed: gaps between the opcode tables and the instruction chapter.") +
         f"\nREPORT = {spec['report']!r}\n")

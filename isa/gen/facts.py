@@ -37,7 +37,7 @@ def compute(name: str, pcode: str | None, description: str | None):
     return _stored(getattr(code_facts, name)(pcode)) if pcode else DEFAULTS[name]
 
 
-def instruction_facts(instructions: list[dict]) -> dict[str, dict[int, object]]:
+def build(instructions: list[dict]) -> dict[str, dict[int, object]]:
     """{fact: {position in INSTRUCTIONS: value}} for every fact of isa.facts.DEFAULTS, where the
     value is not the default."""
     out: dict[str, dict[int, object]] = {name: {} for name in DEFAULTS}

@@ -1,0 +1,88 @@
+"""The generator's reading of what an instruction does to the wave's flow rather than to data: ending the wave, waiting on
+counters, idling, hinting the scheduler. Read from the manual's pseudocode and descriptions,
+the same on every family.
+
+    from isa.gen.control import read_control
+    c = read_control(d, spec.tables)  # d: an isa InstrDef (isa.control.control answers from the tables)
+    c.ends_wave     # s_endpgm*: "End of program; ... terminate wavefront"
+    c.waits         # (('LOAD', 13, 8), ('DS', 5, 0)): counters and the SIMM16 bits holding each count
+    c.wait_all      # s_wait_idle (and RDNA4's s_waitcnt, "Equivalent to S_WAIT_IDLE"): every counter to 0
+    c.count_sgpr    # RDNA3's s_waitcnt_vmcnt ...: the count is SIMM16 plus an SGPR (S0 + S1)
+    c.all_ones_skips  # s_waitcnt (the table's layout): a field of all ones does not wait
+    c.nop_bits      # s_nop: (3, 0), the SIMM16 bits counting its idle states
+    c.delay, c.clause, c.barrier   # s_delay_alu, s_clause, s_barrier (and RDNA4's s_barrier_wait)
+    c.message_reply # s_sendmsg_rtn_*: SSRC0 is the message type, the reply lands in SDST
+    c.reply_dwords  # ... in this many SGPRs: 2 for s_sendmsg_rtn_b64, 1 for _b32
+
+Where each comes from:
+- waits: RDNA3's SOPK waits in code (`vmcnt <= S0.u[5:0] + S1.u[5:0]`); RDNA4's in the
+  description ("Wait until LOADCNT is less than or equal to SIMM16[13:8] and DSCNT is less than
+  or equal to SIMM16[5:0]"); a wait on "the counts of outstanding ..." in several fields takes
+  the manual's s_waitcnt table (`tables["waitcnt"]`: VM, LGKM, EXP and CDNA's VM_HI). Counter
+  names are the manual's without CNT (VM, VS, LGKM, EXP; LOAD, STORE, DS, KM, SAMPLE, BVH).
+- wait_all: the description waits for "all ... counters at zero" or is "Equivalent to S_WAIT_IDLE".
+- ends_wave: the description "End of program; ... terminate wavefront".
+- nop_bits: the pseudocode's loop of `nop()` over a SIMM16 bit range.
+- message_reply: "SSRC[7:0] contains the message type encoded in the instruction directly ...
+  the result is written to SDST" (the description; there is no code); reply_dwords: two where
+  a 32-bit reply "fills the upper bits of SDST with zero" (S_SENDMSG_RTN_B64), else one ("only
+  the lower 32 bits are written to SDST").
+- delay / clause / barrier: the description's first sentence ("Insert delay between dependent
+  SALU/VALU instructions", "Mark the beginning of a clause", "Synchronize waves within a
+  threadgroup", "Wait for a barrier to complete").
+- barrier_in_simm16: the description "The SIMM16 argument specifies which barrier" (RDNA4's
+  s_barrier_wait names its barrier in SIMM16; s_barrier waits on the work-group's).
+CDNA's S_ENDPGM_ORDERED_PS_DONE, which its manuals omit, gets RDNA3's description from an
+erratum (isa/errata.py), so it ends the wave like the others."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..fact_types import Control
+
+_SOPK_WAIT = re.compile(r"^\s*([a-z]+)cnt\s*<=\s*S0\.\w+\[(\d+):(\d+)\]\s*\+\s*S1\b", re.M)
+_UNTIL_WAIT = re.compile(r"\b([A-Z]+)CNT is less than or equal to SIMM16\[(\d+):(\d+)\]")
+_TABLE_WAIT = re.compile(r"^Wait for the counts of outstanding .* at or below the specified levels\b")
+_WAIT_ALL = re.compile(r"^Wait for all activity .*counters at zero|^Equivalent to S_WAIT_IDLE\b")
+_ENDS = re.compile(r"^End of program;.*\bterminate wavefront\b")
+_NOP_LOOP = re.compile(r"^for i in 0U : SIMM16\.\w+\[(\d+) : (\d+)\]\S* do\s+nop\(\)\s+endfor$")
+_DELAY = re.compile(r"^Insert delay between dependent\b")
+_CLAUSE = re.compile(r"^Mark the beginning of a clause\b")
+_MESSAGE_REPLY = re.compile(r"^Send a message\b.*\bSSRC\[7:0\] contains the message type encoded in the "
+                            r"instruction directly\b.*\bresult is written to SDST\b")
+_UPPER_BITS_ZEROED = re.compile(r"\bfills the upper bits of SDST with zero\b")
+_BARRIER_IN_SIMM16 = re.compile(r"\bThe SIMM16 argument specifies which barrier\b")
+_BARRIER = re.compile(r"^Synchronize waves within a threadgroup\b|^Wait for a barrier to complete\b")
+
+
+@lru_cache(maxsize=None)
+def message_reply(description: str | None) -> bool:
+    """The description says the instruction sends a message whose type is the SSRC0 field's code
+    itself ("SSRC[7:0] contains the message type encoded in the instruction directly") and writes
+    the reply to SDST: s_sendmsg_rtn_b32/b64. That field's code is a number, never an operand."""
+    return bool(_MESSAGE_REPLY.search(description or ""))
+
+
+def read_control(d, tables: dict | None) -> Control:
+    """The flow facts of `d`, read from its manual entry; `tables`: its spec's tables."""
+    desc, pcode = d.description or "", d.pcode or ""
+    sopk = _SOPK_WAIT.findall(pcode)
+    waits = tuple((c.upper(), int(hi), int(lo)) for c, hi, lo in sopk) or \
+        tuple((c, int(hi), int(lo)) for c, hi, lo in _UNTIL_WAIT.findall(desc))
+    table = not waits and bool(_TABLE_WAIT.search(desc))
+    if table:
+        waits = tuple((tables or {}).get("waitcnt", ()))
+    nop = _NOP_LOOP.match(pcode.strip())
+    return Control(ends_wave=bool(_ENDS.search(desc)), waits=waits, wait_all=bool(_WAIT_ALL.search(desc)),
+                   count_sgpr=bool(sopk), all_ones_skips=table and bool(waits), nop_bits=(int(nop.group(1)), int(nop.group(2))) if nop else None,
+                   delay=bool(_DELAY.search(desc)), clause=bool(_CLAUSE.search(desc)),
+                   barrier=bool(_BARRIER.search(desc)),
+                   barrier_in_simm16=bool(_BARRIER_IN_SIMM16.search(desc)), message_reply=message_reply(desc),
+                   reply_dwords=(2 if _UPPER_BITS_ZEROED.search(desc) else 1) if message_reply(desc) else 0)
+
+
+def waits_from_table(d) -> bool:
+    """`d` waits on the counts of the manual's s_waitcnt table (its description names no fields of
+    its own): the counters come from the family's tables["waitcnt"]."""
+    return not read_control(d, None).waits and bool(_TABLE_WAIT.search(d.description or ""))

@@ -1,0 +1,456 @@
+"""The generator's reading of what a memory instruction does with memory and with its data register,
+from its pseudocode and description (the tables isa.memory_access answers from).
+
+    from isa.gen.memory_access import memory_access
+    a = memory_access(d)          # d: an isa InstrDef
+    a.direction                   # 'load', 'store', 'atomic' (reads and writes memory) or None
+    a.d16                         # the loaded data arrives in 16-bit halves of the register:
+                                  # the other half (or a partly written last register) keeps its value
+    a.two_addresses               # LDS two-address forms (ds_load_2addr, CDNA's ds_read2): each
+                                  # 8-bit offset addresses one element, ADDR + OFFSETn * size
+    a.data_dwords                 # VGPRs a store / atomic sends (cmpswap: value and compare, DATA[63 : 32])
+    a.result_dwords               # VGPRs a load / returning atomic writes (VDATA[95 : 64]: 3)
+    a.element_bits                # bits of each memory value the code reads or writes (MEM[addr].b32: 32)
+    converts_format(d)            # a buffer access converts through a data format (*_FORMAT_*)
+    format_conversion(d)          # ... its components (X .. XYZW), 16-bit halves (D16) and high half (D16_HI)
+    buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
+    lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
+    ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
+    takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
+    gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
+    node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
+    mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
+    sample_address(d, key)        # what its suffixes add to an image address, by the manual's suffix key
+    value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
+    lds_operands(d)               # a DS instruction's result, address and data operands
+    attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
+    reads_counter(d)              # CDNA's s_memtime / s_memrealtime: SDATA gets a clock, no address
+    prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
+
+direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
+`tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
+D0) is assigned only as 16-bit bit ranges (`VDATA[31 : 16].b16 = ...`), the manual's D16 loads.
+two_addresses: the pseudocode scales OFFSET1 on its own as an element index (`OFFSET1.u32 * 4U`),
+not as the high byte of one 16-bit offset (`{ OFFSET1, OFFSET0 }`).
+data_dwords / result_dwords: the widest use of the data register (VDATA, DATA) or the result
+(VDATA, VDST, RETURN_DATA): a bit range's top bit, a typed value (DATA.b64), or one register per
+step of a loop over them (RDNA4's *_BLOCK: 32). None where the code does not say (no code, or
+it names no such register): callers then read value_dwords (the code's memory type, declarations or the description).
+
+converts_format: the code converts with `ConvertFromFormat` / `ConvertToFormat`; where there is no
+code (CDNA's BUFFER_STORE_FORMAT_D16_HI_X) the description: "Convert ... into 1-component
+formatted data". buffer_resource: the code or description names a buffer (CalcBufferAddr,
+"a scalar buffer surface", "using a buffer resource descriptor") or a resource descriptor
+(RDNA4's S_BUFFER_PREFETCH_DATA). lane_address: the description "No VGPR address is supplied
+... TID is added" (RDNA3) or "the lane ID is used as an offset" (RDNA3.5, RDNA4). ray_query:
+the description tests "the intersection of rays" or returns "results of intersection testing".
+
+Where the manual gives no pseudocode (the image instructions' sample/gather/load/store
+descriptions, a few CDNA LDS-direct and cache instructions), the direction is the verb the
+description leads with ("Load 32 bits of untyped data ...", "Store a texel ...", CDNA's "Read 64
+bits of data per lane from data share", RDNA3's "Untyped
+buffer load dword.", CDNA's "Convert 16 bits of data ... and store the data into a buffer
+surface"), and on image formats every other instruction (sample, gather, get_lod, bvh ray
+queries: "Sample texture map", "Gather 4 single component elements", "Intersection test ...")
+returns data; D16 data is data "from the high 16 bits" (or low) of a register."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..fact_types import FormatConversion, LdsOperands, MemoryAccess
+
+_MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|>>)?=(?!=)")
+_MEM = re.compile(r"\bMEM\s*\[")
+_RESULT = r"(?:VDATA|RETURN_DATA|VDST|D0)"
+_HALF_WRITE = re.compile(_RESULT + r"\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*\.\s*\w+\s*=(?!=)")
+_OFFSET1_INDEX = re.compile(r"\bOFFSET1(?:\.\w+)?\s*\*")
+_MEM_TYPE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*\.\s*[a-z]+(\d*)\b")
+_RESULT_WRITE = re.compile(_RESULT + r"\s*(?:\[[^\]]*\])?\s*(?:\.\s*\w+\s*)?=(?!=)")
+
+
+# the data register a store / atomic reads and the result a load / atomic writes, by the names
+# the manuals' code gives them (VDATA is a store's data and a load's result)
+_DATA = {"store": ("VDATA", "DATA"), "atomic": ("DATA",)}
+_RESULT = {"load": ("VDATA", "VDST", "RETURN_DATA"), "atomic": ("RETURN_DATA",)}
+_SHORT_TYPE = re.compile(r"^[a-z]+$")       # RDNA3's .u .b .f: 32 bits
+
+
+def _register_bits(text: str, names: tuple, types: dict) -> int:
+    """Bits of the registers named `names` the code touches: the highest bit of a range
+    (VDATA[95 : 64]), a typed whole value (DATA.b64, or its operand type for RDNA3's short
+    .u), or one register per step of a loop that indexes them (VGPR[laneId][VDATA.u32 + i.u32]
+    in `for i in 0 : 31`)."""
+    bits = 0
+    for name in names:
+        for hi, typ in re.findall(rf"\b{name}\b(?:\s*\[\s*(\d+)\s*:\s*\d+\s*\])?(?:\s*\.\s*(\w+))?", text):
+            if hi:
+                bits = max(bits, int(hi) + 1)
+            elif typ and not re.search(rf"\[{name}\.{typ}\s*\+", text):
+                t = types.get(name, "") if _SHORT_TYPE.match(typ) and not typ[-1:].isdigit() else typ
+                width = re.search(r"(\d+)$", t.replace("pk_", "") or "b32")
+                bits = max(bits, int(width.group(1)) if width else 32)
+        loop = re.search(rf"\bfor i in 0 : (\d+) do\b.*?\[{name}(?:\.\w+)?\s*\+\s*i\b", text, re.S)
+        if loop:
+            bits = max(bits, 32 * (int(loop.group(1)) + 1))
+    return bits
+
+
+@lru_cache(maxsize=None)
+def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int | None, int | None]:
+    """(data dwords, result dwords) the code gives, or None where it names no such register."""
+    text, types = re.sub(r"//[^\n]*", "", pcode), dict(operand_types)
+    out = []
+    for names in (_DATA.get(direction), _RESULT.get(direction)):
+        bits = _register_bits(text, names, types) if names else 0
+        out.append(-(-bits // 32) if bits else None)
+    return out[0], out[1]
+
+
+# what one data value of a memory instruction is, where its code names no data register: the
+# code's declarations (`declare RETURN_DATA : 32'U[2]`: ds_condxchg32_rtn_b64), or the sizes its
+# description gives ("Load 16 bits of untyped data", "Read 64 bits of data per lane", "into a
+# 128-bit vector register", "Untyped buffer load 4 dwords", "Read 1 qword", "64-bit timestamp")
+_DECLARED_DATA = re.compile(r"\bdeclare\s+(?:RETURN_DATA|VDST|VDATA|SDATA|DATA0?)\s*:\s*(\d+)'\w+(?:\[(\d+)\])?")
+_BITS_SAID = re.compile(r"\b(\d+)[ -]bits?\b")
+_DWORDS_SAID = re.compile(r"\b(\d+) dwords\b|\b(dword|qword)\b", re.I)
+
+
+@lru_cache(maxsize=None)      # per instruction (an InstrDef hashes by identity)
+def value_dwords(d) -> int:
+    """Registers of one data value of a memory instruction (SMEM, DS, FLAT/GLOBAL/SCRATCH, buffer):
+    what a load returns, a store sends or an atomic returns (a compare-and-swap's data is two of
+    them; a two-address LDS load returns two). From the code: the data registers memory_access
+    reads (VDATA[95 : 64]: 3; SDATA[511 : 480]: 16; RDNA4's *_BLOCK loop: 32), else the memory
+    values' type (MEM[ADDR].b64: 2), else its declarations; without code, the sizes the
+    description gives (the largest: "16x16 matrix of 8-bit data ... into a 64-bit vector register"
+    is 2). 1 for an instruction that moves no data (ds_nop, cache invalidations, GWS semaphores)."""
+    if d.pcode:
+        access = memory_access(d)
+        text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
+        n = access.data_dwords if access.direction == "store" else access.result_dwords
+        if n and access.two_addresses and access.direction != "store":
+            n //= 2                 # ds_load_2addr_b64 returns two 64-bit values
+        scalar = _register_bits(text, ("SDATA",), types)
+        if n or scalar:
+            return n or -(-scalar // 32)
+        if access.element_bits:
+            return -(-access.element_bits // 32)
+        declared = [int(bits) * int(count or 1) for bits, count in _DECLARED_DATA.findall(text)]
+        if declared:
+            return -(-max(declared) // 32)
+    description = d.description or ""
+    bits = [int(b) for b in _BITS_SAID.findall(description)]
+    bits += [32 * int(n) if n else 64 if word.lower() == "qword" else 32 for n, word in _DWORDS_SAID.findall(description)]
+    return -(-max(bits) // 32) if bits else 1
+
+
+# the verb a description leads with ("Load 8 bits of ...", "Store a texel ...", RDNA3's "Untyped
+# buffer load dword."), or a conversion that then stores ("Convert 16 bits of data from the high 16
+# bits ... into 1-component formatted data and store the data into a buffer surface")
+_LEADING_VERB = re.compile(r"^(?:untyped buffer\s+)?(atomic|load|store|read)\b|^convert\b[^.]*\band (store|load) the data\b",
+                           re.I)
+_HALF_REGISTER = re.compile(r"\b(?:high|low) 16 bits of\b")    # D16 data: one half of each register
+
+
+def _by_description(description: str, image: bool) -> str | None:
+    m = _LEADING_VERB.search(description)
+    if m:
+        verb = (m.group(1) or m.group(2)).lower()
+        return "load" if verb == "read" else verb      # CDNA's "Read 64 bits of data per lane from data share"
+    return "load" if image else None
+
+
+@lru_cache(maxsize=None)
+def _from_pcode(pcode: str) -> tuple[str | None, bool]:
+    text = re.sub(r"//[^\n]*", "", pcode)
+    writes = len(_MEM_WRITE.findall(text))
+    uses = len(_MEM.findall(text))
+    compound = any(m.group(0).rstrip().endswith(op) for m in _MEM_WRITE.finditer(text)
+                   for op in ("+=", "-=", "|=", "&=", "^=", "*="))
+    reads = uses > writes or compound
+    direction = "atomic" if reads and writes else "load" if reads else "store" if writes else None
+    halves = [int(hi) - int(lo) + 1 for hi, lo in _HALF_WRITE.findall(text)]
+    d16 = bool(halves) and all(w == 16 for w in halves) and len(halves) == len(_RESULT_WRITE.findall(text))
+    return direction, d16
+
+
+@lru_cache(maxsize=None)      # per instruction (an InstrDef hashes by identity)
+def memory_access(d, image: bool = False) -> MemoryAccess:
+    """How `d` (an isa InstrDef of a memory format) uses memory; image: d's format is an
+    image format (the family's traits.roles.image)."""
+    if d.pcode and _MEM.search(d.pcode):
+        direction, d16 = _from_pcode(d.pcode)
+        data, result = _sizes(d.pcode, direction, tuple(sorted(d.operand_types.items())))
+        widths = {int(w) if w else 32 for w in _MEM_TYPE.findall(d.pcode)}
+        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result,
+                            widths.pop() if len(widths) == 1 else None)
+    description = d.description or ""
+    return MemoryAccess(_by_description(description, image), bool(_HALF_REGISTER.search(description)))
+
+
+_CONVERTS = re.compile(r"\bConvert(?:From|To)Format\b")
+_CONVERTS_SAID = re.compile(r"\bconvert\b[^.]*\bformat", re.I)
+_BUFFER = re.compile(r"\bbuffer\b|\bCalc\w*BufferAddr\b|\bresource descriptor\b", re.I)
+_RAY_QUERY = re.compile(r"\bintersection\b", re.I)
+_LANE_ADDRESS = re.compile(r"\bno VGPR address\b|\blane ID is used\b|\bTID is added\b", re.I)
+
+
+def converts_format(d) -> bool:
+    """`d` (a buffer instruction) converts its data through a data format."""
+    return bool(_CONVERTS.search(d.pcode)) if d.pcode else bool(_CONVERTS_SAID.search(d.description or ""))
+
+
+_COMPONENTS_SAID = re.compile(r"\b([1-4])-component\b", re.I)
+_HIGH_HALF_SAID = re.compile(r"\bhigh 16 bits of\b", re.I)
+_HALVES_SAID = re.compile(r"\b16 bits of data\b|\bpacked 16[- ]bit\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def format_conversion(d) -> FormatConversion | None:
+    """How many components a buffer instruction that converts through a data format
+    (converts_format) moves, and where: from the data register's bit range in each conversion of
+    its code (`VDATA[31 : 16].b16 = 16'B(ConvertFromFormat(...))`: one 16-bit component in the
+    high half), or without code from the description ("Convert 16 bits of data from the high 16
+    bits of a 32-bit vector input register into 1-component formatted data": CDNA's
+    buffer_store_format_d16_hi_x). None for any other instruction."""
+    if not converts_format(d):
+        return None
+    if not d.pcode:
+        said = d.description or ""
+        count = _COMPONENTS_SAID.search(said)
+        if count is None:
+            return None
+        high = bool(_HIGH_HALF_SAID.search(said))
+        return FormatConversion(int(count.group(1)), high or bool(_HALVES_SAID.search(said)), high)
+    from .effects import statements
+    ranges = []
+    for s in statements(d.pcode):
+        if "ConvertFromFormat" not in s and "ConvertToFormat" not in s:
+            continue
+        at = next((i for i in range(len(s) - 5) if s[i:i + 2] == ("VDATA", "[") and s[i + 3] == ":"
+                   and s[i + 2].isdigit() and s[i + 4].isdigit()), None)
+        if at is None:
+            return None
+        ranges.append((int(s[at + 2]), int(s[at + 4])))
+    if not ranges:
+        return None
+    d16 = all(hi - lo == 15 for hi, lo in ranges)
+    return FormatConversion(len(ranges), d16, d16 and ranges[0][1] == 16)
+
+
+def buffer_resource(d) -> bool:
+    """`d` (a scalar memory instruction) addresses memory through a buffer resource descriptor."""
+    return bool(_BUFFER.search(f"{d.pcode or ''}\n{d.description or ''}"))
+
+
+def lane_address(d) -> bool:
+    """`d` (a FLAT-family instruction) takes no VGPR address: scalar base + offset + lane ID * 4."""
+    return bool(_LANE_ADDRESS.search(d.description or ""))
+
+
+def ray_query(d) -> bool:
+    """`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray)."""
+    return bool(_RAY_QUERY.search(d.description or ""))
+
+
+_NO_SAMPLER = re.compile(r"\bno sampl(?:er|ing)\b|\bdoes not take a sampler\b|\bresource info", re.I)
+_LOADS = re.compile(r"^(?:untyped buffer\s+)?load\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def takes_sampler(d) -> bool:
+    """`d` (an image-family instruction) reads a sampler constant (MIMG's SSAMP, VSAMPLE's SAMP):
+    it returns data, and its description neither loads ("Load element from ...", "Load up to 4
+    samples ...": image_load*, image_msaa_load) nor says "No sampler" / "No sampling is performed"
+    / "does not take a sampler", nor reads resource information (image_get_resinfo), nor tests
+    rays (ray_query). Sample, gather and get_lod are left."""
+    description = d.description or ""
+    return memory_access(d, True).direction == "load" and not _LOADS.search(description) \
+        and not _NO_SAMPLER.search(description) and not ray_query(d)
+
+
+_FOUR_TEXELS = re.compile(r"\b(?:gather 4 single[- ]component|up to 4 samples of 1 component|"
+                          r"1 component per texel from 4x1 texels)\b|^GATHER4\w*,", re.I)
+
+
+def gathers_four(d) -> bool:
+    """`d` (an image-family instruction) returns four texels of one channel, whatever DMASK says
+    ("Gather 4 single component elements (2x2)", "Fetch 1 component per texel from 4x1 texels",
+    "Load up to 4 samples of 1 component from an MSAA resource"; RDNA3's "GATHER4_LZ, with user
+    offsets." names the gather it varies): image_gather4*, image_msaa_load."""
+    return bool(_FOUR_TEXELS.search(d.description or ""))
+
+
+_MIP_LEVEL = re.compile(r"\buser[- ](?:specified|supplied) mip ?level\b|\bfor a given mip ?level\b", re.I)
+_RESOURCE_INFO = re.compile(r"\bresource info", re.I)
+
+
+def mip_level(d) -> bool:
+    """`d` (an image-family instruction) takes a mip level among its address components ("Load
+    element from user-specified miplevel", "Return resource info for a given mip level"):
+    image_load_mip*, image_store_mip*, image_get_resinfo."""
+    return bool(_MIP_LEVEL.search(d.description or ""))
+
+
+def resource_info(d) -> bool:
+    """`d` (an image-family instruction) returns the resource's description, not texels ("Return
+    resource info ...", "Gather resource information ..."): its only address is the mip level."""
+    return bool(_RESOURCE_INFO.search(d.description or ""))
+
+
+_WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)
+
+
+def node_pointer_dwords(d) -> int:
+    """VGPRs of a ray query's BVH node pointer: 2 where the description says "64-bit node
+    pointer" (image_bvh64_intersect_ray), else 1."""
+    return 2 if _WIDE_NODE.search(d.description or "") else 1
+
+
+_PARAMETER = re.compile(r"\btransfer parameter data\b", re.I)
+
+
+def attribute_load(d) -> bool:
+    """`d` (an LDS-direct instruction: LDSDIR, RDNA4's VDSDIR) loads an interpolation attribute's
+    channel ("Transfer parameter data from LDS to VGPRs ...": lds_param_load, ds_param_load), so
+    its ATTR / ATTR_CHAN fields are an operand; the direct loads ("Read a single 32-bit value from
+    LDS to all lanes") have none."""
+    return bool(_PARAMETER.search(d.description or ""))
+
+
+_PREFETCH = re.compile(r"\bPrefetch\w*\s*\(")
+_PC_BASE = re.compile(r"\bPC\s*\[")
+
+
+@lru_cache(maxsize=None)
+def prefetch(d) -> str | None:
+    """A scalar prefetch (RDNA4's s_prefetch_inst/data, s_buffer_prefetch_data: the code calls
+    PrefetchScalarInst / PrefetchScalarData with an address and a length that SDATA, a number,
+    adds to): 'pc' when the address is relative to the PC (`PC[63 : 0].i64 + 8LL + ...`, no
+    SBASE), 'base' when it comes from SBASE; None for any other instruction."""
+    if not d.pcode or not _PREFETCH.search(d.pcode):
+        return None
+    return "pc" if _PC_BASE.search(d.pcode) else "base"
+
+
+_DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")
+
+
+@lru_cache(maxsize=None)
+def scalar_data(d) -> str:
+    """What a scalar memory instruction's SDATA field holds: 'register' (the SGPRs loaded, stored
+    or returned), 'immediate' (a number the instruction takes itself: s_atc_probe's mode, from
+    isa.errata.UNDESCRIBED_SMEM, as the manuals do not describe the probes) or 'none' (the
+    manual: "Discard one dirty scalar data cache line": s_dcache_discard moves no data, only an
+    address)."""
+    from ..errata import UNDESCRIBED_SMEM
+    if d.name in UNDESCRIBED_SMEM:
+        return UNDESCRIBED_SMEM[d.name][0]
+    if memory_access(d).direction is None and _DISCARDS.search(d.description or ""):
+        return "none"
+    return "register"
+
+
+@lru_cache(maxsize=None)
+def scalar_base_registers(d) -> int:
+    """SGPRs of a scalar memory instruction's SBASE: 4 for a buffer resource descriptor
+    (buffer_resource; the undescribed s_atc_probe_buffer from isa.errata.UNDESCRIBED_SMEM), else
+    2 (a 64-bit address)."""
+    from ..errata import UNDESCRIBED_SMEM
+    undescribed = UNDESCRIBED_SMEM.get(d.name)
+    resource = undescribed[1] == "resource" if undescribed else buffer_resource(d)
+    return 4 if resource else 2
+
+
+_RETURNS_COUNTER = re.compile(r"^Return current \d+-bit\b")
+
+
+def reads_counter(d) -> bool:
+    """`d` (a scalar memory instruction) returns a clock in SDATA and addresses no memory: the
+    manual's "Return current 64-bit timestamp" / "Return current 64-bit RTC" (CDNA's s_memtime,
+    s_memrealtime; value_dwords gives its 2 SGPRs)."""
+    return memory_access(d).direction is None and bool(_RETURNS_COUNTER.search(d.description or ""))
+
+
+_FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")
+
+
+@lru_cache(maxsize=None)
+def typed_buffer(d) -> bool:
+    """`d` (a buffer instruction) takes its data format from the instruction (its FORMAT field,
+    `format:` in text) rather than from the resource descriptor: every MTBUF instruction; in
+    RDNA4's VBUFFER, which typed and untyped instructions share, those whose description says
+    "The instruction specifies the data format" (bar the untyped stores whose description the
+    manual copied from the typed ones, isa.errata.FORMAT_FROM_DESCRIPTOR)."""
+    if d.format == "MTBUF":
+        return True
+    if d.format != "VBUFFER" or not _FORMAT_IN_INSTRUCTION.search(d.description or ""):
+        return False
+    from ..errata import FORMAT_FROM_DESCRIPTOR
+    return not any(d.name in names for _, names in FORMAT_FROM_DESCRIPTOR.values())
+
+
+_LDS_RESULTS = {"RETURN_DATA", "VDST", "VGPR_RTN"}
+_LDS_ADDRESSES = {"ADDR", "ADDR_BASE", "vgpr_a"}
+_LDS_DATA = ({"DATA", "DATA0"}, {"DATA1", "DATA2"})
+_RETURNS_SAID = re.compile(r"\breturn the pre-operation value to VGPRs\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def lds_operands(d) -> LdsOperands:
+    """Operands of a DS instruction, from the names its code uses: a result where it writes
+    RETURN_DATA / VDST or loads; an address where it names ADDR (ADDR_BASE, RDNA4's vgpr_a); DATA0
+    where it names DATA (or DATA0), DATA1 where it names DATA2 (or DATA1). An atomic's code is the
+    same with and without return; the manual names the rule: "All instructions with RTN in the name
+    return the value that was in memory before the operation was performed" (CDNA3 manual, section
+    12.12, page 418; RDNA3's atomics pair ..._U32 / ..._RTN_U32 the same way). Without code, the
+    description: a load (its leading verb) returns data through an address, "Return the
+    pre-operation value to VGPRs" (CDNA's ds_append) a result. What the code cannot say is in
+    isa.errata.UNDESCRIBED_LDS (GWS, ds_ordered_count, ds_swizzle_b32, the GS_REG atomics)."""
+    from ..errata import UNDESCRIBED_LDS
+    if d.name in UNDESCRIBED_LDS:
+        result, address, data = UNDESCRIBED_LDS[d.name][0]
+        return LdsOperands(result, address, data)
+    access = memory_access(d)
+    if not d.pcode:
+        said = access.direction == "load" or bool(_RETURNS_SAID.search(d.description or ""))
+        return LdsOperands(None if said else 0, access.direction is not None)
+    names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r"//[^\n]*", "", d.pcode)))
+    writes_result = bool(names & _LDS_RESULTS)
+    result = "_RTN" in d.name if access.direction == "atomic" and writes_result else \
+        writes_result or access.direction == "load"
+    text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
+    data = []
+    for i, given in enumerate(_LDS_DATA):
+        if names & given:
+            bits = _register_bits(text, tuple(sorted(given)), types)
+            data.append((f"DATA{i}", -(-bits // 32) if bits else None))
+    return LdsOperands(None if result else 0, bool(names & _LDS_ADDRESSES), tuple(data))
+
+
+def image_loads(d) -> bool:
+    """On an image format `d` returns data where elsewhere it moves none (its description leads
+    with no verb: sample, gather, get_lod, a ray query): memory_access(d, True) differs from
+    memory_access(d) by direction 'load' alone."""
+    image, plain = memory_access(d, True), memory_access(d)
+    if image == plain:
+        return False
+    assert image == MemoryAccess("load", *(getattr(plain, f) for f in list(plain.__dataclass_fields__)[1:])), d.name
+    return True
+
+
+# the facts the generator writes to isa/generated/<family>/memory_access.py, each a function of an InstrDef
+FACTS = {"memory_access": memory_access, "image_loads": image_loads, "value_dwords": value_dwords,
+         "converts_format": converts_format, "format_conversion": format_conversion,
+         "buffer_resource": buffer_resource, "lane_address": lane_address, "ray_query": ray_query,
+         "takes_sampler": takes_sampler, "gathers_four": gathers_four, "mip_level": mip_level,
+         "resource_info": resource_info, "node_pointer_dwords": node_pointer_dwords,
+         "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
+         "scalar_base_registers": scalar_base_registers, "reads_counter": reads_counter,
+         "typed_buffer": typed_buffer, "lds_operands": lds_operands}
+
+
+def compute(name: str, d):
+    """Fact `name` of `d`, read from its manual entry (what the generator writes down)."""
+    return FACTS[name](d)
