@@ -391,6 +391,10 @@ def _valu_defs(spec: Spec, mn: str, mods=()):
     return [(d, None) for d in e32 + e64] + extra
 
 
+def _opsel_keys(plan) -> set:
+    return {"op_sel"} if plan.opsel else set()
+
+
 def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> bytes:
     fmt = spec.formats[d.format]
     plan = gfx9_valu_plan(d, spec, d.format, kind)
@@ -400,7 +404,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWA_KEYS if kind else set() if e32 else
            _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
            if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
-           _TRUTH_TABLE_KEYS if plan.truth_table else _VOP3_KEYS, plan.mn)
+           _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
+           _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
+           - ({"clamp"} if not plan.clamp else set()), plan.mn)
     enc = _Enc()
     f: dict[str, int] = {}
     w2: dict[str, int] = {}
@@ -522,13 +528,18 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
             packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
-            if not plan.is_mix and not packed and sig.dsts and ("op_sel" in mods or "op_sel_hi" in mods):
-                raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)")
+            # a result that is not packed: op_sel only as all zeros, and only over 16-bit halves (v_dot2_*)
+            if not plan.is_mix and not packed and sig.dsts and (
+                    "op_sel" in mods and (any(_mod_bits(mods, "op_sel")) or not any(o.packed for o in sig.srcs))
+                    or "op_sel_hi" in mods):
+                key = "op_sel" if "op_sel" in mods else "op_sel_hi"
+                raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
+                                   modifier=key)
             f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")) if "neg_hi" in mods else 0)
             nsrc = len(plan.srcs)
-            if "op_sel" in mods:
-                f["OPSEL"] = _bits_of(_mod_bits(mods, "op_sel"))
+            if "op_sel" in mods:    # an entry per source; later ones (a destination's) are ignored
+                f["OPSEL"] = _bits_of(_mod_bits(mods, "op_sel")[:nsrc])
             given = _mod_bits(mods, "op_sel_hi") if "op_sel_hi" in mods else []
             default = 0 if plan.is_mix else 1   # bits of sources not written (or not taken) stay at it
             hi = _bits_of(given + [default] * (3 - len(given)))
@@ -549,9 +560,14 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                                  if n in mods and (n == "bound_ctrl" or _mod_int(mods, n)))
             if "op_sel" in mods:
                 sel = _mod_bits(mods, "op_sel")
-                f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:-1]) | sel[-1] << 3
+                # LLVM's order: an entry per source, then the destination's; later entries are ignored
+                n = len(plan.srcs)
+                f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:n]) | (8 if sel[n:n + 1] == [1] else 0)
             if not plan.truth_table:
                 f["OMOD"] = _omod(mods)
+        if "clamp" in mods and not plan.clamp:     # (VOP3P: the VOP3 keys were checked above)
+            raise Gfx9AsmError(f"{d.name.lower()} takes no clamp (an integer result that does not saturate, or "
+                               f"one the manual says ignores it)", modifier="clamp")
         f["CLMP"] = 1 if "clamp" in mods else 0
     elif kind in ("SDWA", "SDWAB"):
         if kind == "SDWA":
@@ -772,6 +788,10 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
         _typed_constant(spec, s, _SCALAR_OPERANDS[n], "salu")
         f[field] = _src9(spec, s, enc)
+        if f[field] in spec.traits.aperture_codes and field == "SSRC0" and (
+                register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
+            raise Gfx9AsmError(f"{s.text}: {mn} reads its source as a register number; a memory aperture "
+                               f"({s.text}) is no register", value)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
 

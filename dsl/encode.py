@@ -24,7 +24,7 @@ from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
-from .signature import Operand, ValuSig, type_info, valu_signature, vopd_base
+from .signature import Operand, ValuSig, takes_clamp, type_info, valu_signature, vopd_base
 
 
 
@@ -148,6 +148,9 @@ class Encoder:
             code = self.special.get(v.name)
             if code is None:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
+            if op.registers_only and code in self.traits.aperture_codes:
+                raise OperandError(f"{_name(F.d)}: {what}: takes a register (it is read as a register number), "
+                                   f"not the memory aperture {v.name}", v)
             if code not in self._source_codes(F.d.format) and F.d.format != "VOPD":   # (LLVM takes
                 # src_lds_direct in a VOPD half, which the VOPD operand table does not list)
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} (operand code {code}) is not a source of "
@@ -601,40 +604,39 @@ class Encoder:
                                        f"{_name(d)}: op_sel: its {d.format} encoding has no OPSEL field",
                                        modifier="op_sel")
                 bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
-                if not is_p:
-                    nsrc = len(sig.srcs)
-                    if len(bits) > max(nsrc + 1, 4) - (not sig.dsts):
-                        raise OperandError(f"{_name(d)}: op_sel:{bits}: {len(bits)} entries; this instruction "
-                                           f"has {nsrc} source(s){' and a destination' if sig.dsts else ''}",
+                nsrc = len(sig.srcs)
+                if len(bits) > 4:
+                    raise OperandError(f"{_name(d)}: op_sel:{bits}: {len(bits)} entries; at most 4 (one per source, "
+                                       f"then the destination's)", modifier="op_sel")
+                # LLVM's order: an entry per source (v_fmac's accumulator, D0's incoming value, among them),
+                # then the destination's (a VGPR result's only); later entries are ignored
+                tied = not is_p and sig.reads_dst
+                dst_at = nsrc + tied
+                dst_bit = bits[dst_at] if len(bits) > dst_at and sig.dsts and not sig.is_cmp and not is_p else 0
+                entries = {i: b for i, b in enumerate(bits[:nsrc])}
+                given = self._halves_given(plan, ops, src_vals) if not is_p else {}
+                if plan.t16_vgprs and not given and self.spec.arch in syntax.TRUE16_FAMILIES \
+                        and d.name not in syntax.OPSEL_WHOLE_VGPRS and _whole_t16_vgpr(sig, ops, src_vals):
+                    raise OperandError(f"{_name(d)}: op_sel: with its 16-bit operands written as whole VGPRs it takes "
+                                       f"no op_sel; select halves with .l/.h (LLVM's true16 syntax)", modifier="op_sel")
+                for i, b in entries.items():     # (a promoted VOP1's packed source, v_sat_pk_u8_i16's, takes it)
+                    if b and not is_p and sig.srcs[i].packed and d.promoted_from is None:
+                        raise OperandError(f"{_name(d)}: op_sel: src{i} is a packed operand (both halves are read)",
                                            modifier="op_sel")
-                    if len(bits) > nsrc:   # the last entry is the destination
-                        dst_bit = bits[-1]
-                        bits = bits[:-1]
-                    else:
-                        dst_bit = None
-                    given = self._halves_given(plan, ops, src_vals)
-                    if any(bits) and not given and self.spec.arch in syntax.TRUE16_FAMILIES:
-                        for i, b in enumerate(bits[:len(src_vals)]):
-                            x = src_vals[i].value if isinstance(src_vals[i], Mod) else src_vals[i]
-                            if b and sig.srcs[i].t16 and type(x) is Reg and x.cls == "v":
-                                raise OperandError(f"{_name(d)}: op_sel: src{i} is the whole VGPR {x}; select its "
-                                                   f"high half as {x}.h (LLVM's true16 syntax)", modifier="op_sel")
-                    for i, b in enumerate(bits[:3]):
-                        if i in given and b != given[i]:
-                            raise OperandError(f"{_name(d)}: op_sel: entry {i} ({b}) contradicts the .l/.h of src{i}",
-                                               modifier="op_sel")
+                if any(bits[:dst_at + 1]):      # a non-zero op_sel says every half written with .l/.h (LLVM)
+                    if tied and "dst" in given:
+                        given[nsrc] = given["dst"]
+                        entries[nsrc] = bits[nsrc] if len(bits) > nsrc else 0
+                    for i, half in given.items():
+                        b = dst_bit if i == "dst" else entries.get(i, 0)
+                        if b != half:
+                            what = "the destination" if i == "dst" else f"src{i}"
+                            raise OperandError(f"{_name(d)}: op_sel: {what}'s entry ({b}) contradicts its "
+                                               f".{'h' if half else 'l'}", modifier="op_sel")
+                for i, b in entries.items():
+                    if i < nsrc:
                         opsel |= b << i
-                    if dst_bit is not None:
-                        if "dst" in given and dst_bit != given["dst"]:
-                            raise OperandError(f"{_name(d)}: op_sel: the destination's entry ({dst_bit}) contradicts "
-                                               f"its .l/.h", modifier="op_sel")
-                        opsel |= dst_bit << 3
-                else:
-                    if len(bits) > 3:
-                        raise OperandError(f"{_name(d)}: op_sel:{bits}: a packed instruction takes at most 3 entries",
-                                           modifier="op_sel")
-                    for i, b in enumerate(bits):
-                        opsel |= b << i
+                opsel |= dst_bit << 3
             if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
                 byte_bits = byte_select(d)
                 if not byte_bits:
@@ -682,6 +684,10 @@ class Encoder:
                 F["ABS"] = absb
             if mods:
                 if mods.pop("clamp", False):
+                    if not plan.clamp:
+                        raise OperandError(f"{_name(d)}: clamp: the instruction takes no clamp in LLVM's syntax "
+                                           f"(an integer result that does not saturate, or one the manual says "
+                                           f"ignores it)", modifier="clamp")
                     F["CLMP"] = 1
                 if "mul" in mods and "div" in mods:
                     raise OperandError(f"{_name(d)}: div: one output modifier (mul:2, mul:4 or div:2)", modifier="div")
@@ -1232,6 +1238,15 @@ def _valu_operand_names(d: InstrDef, e32: bool) -> tuple[list[str], list[str]]:
     return names, src_names
 
 
+def _whole_t16_vgpr(sig: ValuSig, ops: list, src_vals) -> bool:
+    """Whether a 16-bit operand is written as a whole VGPR (v2, not v2.l or v2.h)."""
+    def whole(v) -> bool:
+        v = v.value if isinstance(v, Mod) else v
+        return type(v) is Reg and v.cls == "v" and not v.half
+    return any(o.t16 and whole(v) for o, v in zip(sig.srcs, src_vals)) or \
+        bool(sig.dsts) and sig.dsts[0].t16 and bool(ops) and whole(ops[0])
+
+
 @dataclass(frozen=True, slots=True)
 class ValuPlan:
     """What encoding one VALU instruction in one encoding (e32 or not) needs that does not
@@ -1255,6 +1270,7 @@ class ValuPlan:
     t16_vgprs: tuple            # positions among the operands of the 16-bit ones (true16 .l/.h or none)
     dpp: bool                   # has a DPP form: not WMMA (its sources span several VGPRs)
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
+    clamp: bool = True          # takes clamp (signature.takes_clamp)
 
 
 @cache
@@ -1290,8 +1306,9 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
         constants = "vop3p" if d.format == "VOP3P" else "vop3"
     is_p = d.format == "VOP3P"
     halves = family in syntax.TRUE16_FAMILIES or d.name in syntax.OPSEL_WHOLE_VGPRS   # op_sel on 16-bit operands
-    opsel = not e32 and "OPSEL" in fields and (
-        is_p or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts)
+    opsel = not e32 and "OPSEL" in fields and (     # VOP3P: over 16-bit halves (packed, mixed, WMMA)
+        is_p and (is_wmma or effects(d.pcode).mixed_sources or any(o.packed for o in sig.srcs))
+        or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts)
         or bool(effects(d.pcode).opsel_ranges))
     if is_wmma:     # OPSEL picks the half of a 16-bit result where each lane holds whole rows (RDNA3's
         # replicated layout); a 32-bit result, or RDNA4's spread one, has none
@@ -1306,7 +1323,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     1 if _is_64bit_shift(d, sig) else 2,
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
                     _t16_positions(sig, names, is_p), not is_wmma,
-                    is_wmma and len(sig.srcs) > 2 and "S2" not in regs)
+                    is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
+                    e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"))
 
 def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
     """RDNA3 ISA, "Instruction restrictions" (section 7.x, page 68 of the RDNA3 manual): "64-bit

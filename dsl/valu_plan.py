@@ -11,10 +11,11 @@ from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
 from isa.records import dataclass
+from isa.syntax_conventions import NO_OMOD_GFX9, OMOD_ON_INTEGER_RESULT_GFX9
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import valu_signature      # the encoder's memoised form
-from .signature import Operand, ValuSig, constant_operand, matrix_regs
+from .signature import Operand, ValuSig, constant_operand, matrix_regs, takes_clamp
 
 
 def packed_kind(d, op: Operand) -> str:
@@ -115,6 +116,9 @@ class Gfx9Plan:
     truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
     constants: tuple = ()     # per source, the Operand a number written on it is typed as (signature.constant_operand)
     constant_encoding: str = "vop3"     # literals.literal_kind's encoding of the sources
+    opsel: bool = False       # the VOP3 form takes op_sel (gfx9_takes_opsel)
+    omod: bool = False        # the VOP3 form takes mul:/div: (a float result; syntax.OMOD_ON_INTEGER_RESULT)
+    clamp: bool = False       # the VOP3/VOP3P form takes clamp (signature.takes_clamp)
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -155,7 +159,24 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
     return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
                  fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
                  (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
-                 constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3")
+                 constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
+                 not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d, sig),
+                 not e32 and not sig.is_cmp and (bool(sig.dsts) and sig.dsts[0].is_float and d.name not in NO_OMOD_GFX9
+                                                 or d.name in syntax.OMOD_ON_INTEGER_RESULT
+                                                 or d.name in OMOD_ON_INTEGER_RESULT_GFX9),
+                 not e32 and takes_clamp(d, sig, "gfx9"))
+
+
+def gfx9_takes_opsel(d, sig: ValuSig) -> bool:
+    """Whether the gfx9 dialect takes op_sel on VOP3 instruction `d`: an instruction of the VOP3
+    encoding only (not a promoted VOP1/VOP2/VOPC one) with a 16-bit operand or whose code reads
+    OPSEL; syntax.NO_OPSEL and OPSEL_ON_32BIT_OPERANDS adjust it."""
+    if d.name in syntax.NO_OPSEL:
+        return False
+    if d.name in syntax.OPSEL_ON_32BIT_OPERANDS:
+        return True
+    return d.promoted_from is None and (any(o.bits == 16 for o in sig.srcs + sig.dsts)
+                                        or bool(effects(d.pcode).opsel_ranges))
 
 
 def _gfx9_constant_operand(d, i: int, op: Operand) -> Operand:

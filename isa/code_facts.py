@@ -18,7 +18,8 @@ package reads through isa.facts, by instruction. A process that assembles, disas
 emulates does not import this module (tests/test_isa_facts_generated.py)."""
 from __future__ import annotations
 
-from .gen.effects import assignment, effects, statements
+from .gen.effects import effects
+from .pcode_statements import assignment, statements
 from .facts import AtomicUpdate
 
 

@@ -171,6 +171,8 @@ class Traits:
     saddr_off: tuple = ()              # SADDR codes that mean "no SGPR address" (FLAT/GLOBAL/SCRATCH),
     #                                    the one an assembler writes for `off` first
     workgroup_id_ttmps: bool = False   # work-group ids in TTMP9 / TTMP7 (see _Entry)
+    aperture_codes: frozenset = frozenset()    # source codes the operand table calls "Memory Aperture
+    #                                            definition" (SHARED_BASE .. PRIVATE_LIMIT): 64-bit addresses
 
     # the codes every package names, as attributes
     @property
@@ -292,9 +294,12 @@ def build_traits(family: str, operands: dict, tables: dict | None = None) -> Tra
     saddr_off = _saddr_off(tables or {}, entry_.roles.flat, operands[table]["SRC0"])
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
-    for lo, hi, kind, base, _text in rows:
+    apertures = set()
+    for lo, hi, kind, base, text in rows:
         if kind == "special":
             codes[base] = lo
+            if "memory aperture" in text.lower():
+                apertures.add(lo)
         elif kind == "literal":
             codes["LITERAL"] = lo
         elif kind == "sgpr":
@@ -313,7 +318,8 @@ def build_traits(family: str, operands: dict, tables: dict | None = None) -> Tra
                           f"(special names are the manual's, e.g. VCC_LO, M0, EXEC_LO, SCC)")
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
                   tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
-                  entry_.dialect, table, saddr_off=saddr_off, workgroup_id_ttmps=entry_.workgroup_id_ttmps)
+                  entry_.dialect, table, saddr_off=saddr_off, workgroup_id_ttmps=entry_.workgroup_id_ttmps,
+                  aperture_codes=frozenset(apertures))
 
 
 def _saddr_off(tables: dict, flat_formats, src_rows: list) -> tuple:

@@ -94,7 +94,7 @@ def test_vopd_sources_in_one_bank_are_refused():
     ("v_movrels_b32 v1, s2", r"^1:19: v_movrels_b32: src0: must be a VGPR"),
     ("buffer_load_b32 v1, v2, null, s4 offen", r"srsrc: expected SGPRs"),
     ("buffer_load_b32 v1, v2, s[0:3], -s4 offen", r"soffset: takes no modifiers"),
-    ("v_add_f16_e64 v1, v2, v3 op_sel:[1,0,0]", r"src0 is the whole VGPR v2; select its high half as v2.h"),
+    ("v_add_f16_e64 v1, v2, v3 op_sel:[1,0,0]", r"written as whole VGPRs it takes no op_sel; select halves with \.l/\.h"),
     ("v_interp_p10_f16_f32 v73.h, v99, v31, v190", r"v73.h names a 16-bit half"),
 ])
 def test_operands_llvm_refuses_are_refused(line, message):

@@ -391,7 +391,8 @@ def _as(v: int, bits: int, signed: bool) -> int:
     ("v_sub_nc_i16 v2, v0, v1 clamp", lambda a, b: a - b, 16, True),
     ("v_mad_u16 v2, v0, v1, v1 clamp", lambda a, b: a * b + b, 16, False),
     ("v_mad_u32_u24 v2, v0, v1, v1 clamp", lambda a, b: (a & 0xFFFFFF) * (b & 0xFFFFFF) + b, 32, False),
-    ("v_add3_u32 v2, v0, v1, v1 clamp", lambda a, b: a + 2 * b, 32, False),
+    # (no v_add3_u32 ... clamp: llvm-mc-22 refuses the text on gfx1100, gfx1201 and gfx942, so the
+    # assembler does; the RDNA4 manual lists V_ADD3 among the instructions that ignore CLAMP)
     ("v_add_co_u32 v2, s10, v0, v1 clamp", lambda a, b: a + b, 32, False),
     ("v_sub_co_u32 v2, s10, v0, v1 clamp", lambda a, b: a - b, 32, False),
     ("v_subrev_co_u32 v2, s10, v0, v1 clamp", lambda a, b: b - a, 32, False),

@@ -28,13 +28,18 @@ import re
 from functools import lru_cache
 
 from ..fact_types import Effects
+from ..pcode_statements import COMPOUND as _COMPOUND
+from ..pcode_statements import EVAL as _EVAL
+from ..pcode_statements import OPERAND_SHAPE as _OPERAND_SHAPE
+from ..pcode_statements import SHAPE as _SHAPE
+from ..pcode_statements import assignment, statements  # noqa: F401  (the generator's readers take them from here)
+from ..pcode_statements import assignment_at as _assignment
+from ..pcode_statements import split as _statements
+from ..pcode_statements import tokens as _tokens
 
 ALIASES = {"VDST": "D0", "SDST": "D0", "SRC0": "S0", "SRC1": "S1", "SRC2": "S2", "EXEC_LO": "EXEC", "EXEC_HI": "EXEC",
            "VCC_LO": "VCC", "VCC_HI": "VCC"}
 OPERANDS = {"D0", "D1", "S0", "S1", "S2", "VCC", "SCC", "EXEC", "M0"} | set(ALIASES)
-_TOKEN = re.compile(r"\d+'[A-Za-z0-9_.]*|0x[0-9A-Fa-f]+[A-Za-z]*|\d+(\.\d+)?[A-Za-z]*|[A-Za-z_]\w*|"
-                    r"==|!=|<=|>=|\+=|-=|\*=|\|=|&=|\^=|<<=|>>=|&&|\|\||<<|>>|\n|\S")
-_COMPOUND = {"+=", "-=", "*=", "|=", "&=", "^=", "<<=", ">>="}
 _LANE_REGS = {"VGPR", "SGPR"}
 
 
@@ -47,55 +52,6 @@ def _name(tok: str) -> str | None:
 def _named(toks: list[str]) -> frozenset:
     """Operands named anywhere: values, and the raw DST field (a register number, not read as a value)."""
     return frozenset(n for t in toks if (n := "D0" if t == "DST" else _name(t)))
-
-
-_EVAL = re.compile(r'\beval\s+"([^"]*)"')
-_SHAPE = re.compile(r"\.(\w+)\(\s*\d+\s*x\s*\d+\s*\)")
-_OPERAND_SHAPE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
-
-
-def _matrix(m: re.Match) -> str:
-    """`.f32(16x16)`: a whole matrix, `.f32`; a matrix of 16-bit elements fills one half of
-    each register (OPSEL picks which: the manual's WMMA section), so it is a part: `.f16[half]`."""
-    return f".{m.group(1)}" + ("[half]" if m.group(1).endswith("16") else "")
-
-
-def _tokens(pcode: str) -> list[str]:
-    text = re.sub(r"//[^\n]*", "", pcode)
-    # WMMA: `eval "D0.f32(16x16) = S0.f16(16x16) * ..."` states the statement as a string, its
-    # operands as matrices (the (MxN) shape): read it as the statement it quotes
-    text = _EVAL.sub(lambda m: _SHAPE.sub(_matrix, m.group(1)), text)
-    return [m.group(0) for m in _TOKEN.finditer(text)]
-
-
-def _statements(toks: list[str]) -> list[list[str]]:
-    """Split at ';' and newlines outside brackets; an if/elsif/while/for header runs on to
-    its then/do, and the statement after then/do/else starts fresh."""
-    out, cur, depth, header = [], [], 0, False
-    for t in toks:
-        if t in "([{":
-            depth += 1
-        elif t in ")]}":
-            depth = max(depth - 1, 0)
-        if depth == 0 and not header and t in (";", "\n"):
-            if cur:
-                out.append(cur)
-            cur = []
-            continue
-        if t == "\n":
-            continue
-        if depth == 0 and not cur and t in ("if", "elsif", "while", "for"):
-            header = True
-        cur.append(t)
-        if depth == 0 and header and t in ("then", "do"):
-            out.append(cur)
-            cur, header = [], False
-        elif depth == 0 and not header and t == "else" and len(cur) == 1:
-            out.append(cur)
-            cur = []
-    if cur:
-        out.append(cur)
-    return out
 
 
 class _Unknown(Exception):
@@ -257,20 +213,6 @@ def _result_piece(lhs: list) -> bool:
         return False
     kind = rest[close + 1:]
     return kind == [] or len(kind) == 2 and kind[0] == "." and re.fullmatch(r"[a-z]+(8|16)", kind[1]) is not None
-
-
-def _assignment(s: list) -> int | None:
-    depth = 0
-    for i, t in enumerate(s):
-        if t in "([{":
-            depth += 1
-        elif t in ")]}":
-            depth -= 1
-        elif depth == 0 and (t == "=" or t in _COMPOUND):
-            return i
-        elif depth == 0 and t == "?":
-            return None
-    return None
 
 
 def _targets(lhs: list) -> list[list[str]]:
@@ -519,25 +461,6 @@ def _jump(stmts: list, names: set) -> bool:
     if "D0" in names or any(s[0] in ("if", "elsif", "while", "for") for s in stmts):
         return False
     return any(s[0] == "PC" and _assignment(s) is not None for s in stmts)
-
-
-@lru_cache(maxsize=None)
-def statements(pcode: str | None) -> tuple:
-    """The code's statements as token tuples (comments dropped, WMMA's quoted statement read as
-    itself), the same split the analysis reads: `tmp = MEM[ADDR].u;` is ('tmp', '=', 'MEM', '[',
-    'ADDR', ']', '.', 'u'); an if/elsif/while/for header is one statement up to its then/do.
-    Unbalanced code splits as far as it can. Empty for no code."""
-    if not pcode:
-        return ()
-    return tuple(tuple(s) for s in _statements(_tokens(pcode.replace(".\n", "\n"))))
-
-
-def assignment(statement) -> tuple | None:
-    """(target tokens, operator, value tokens) of an assignment statement (`=` or a compound
-    `+=` ... at bracket depth 0, not a conditional expression's), else None."""
-    s = list(statement)
-    eq = _assignment(s)
-    return None if eq is None else (tuple(s[:eq]), s[eq], tuple(s[eq + 1:]))
 
 
 @lru_cache(maxsize=None)

@@ -223,7 +223,7 @@ def format_conversion(d) -> FormatConversion | None:
             return None
         high = bool(_HIGH_HALF_SAID.search(said))
         return FormatConversion(int(count.group(1)), high or bool(_HALVES_SAID.search(said)), high)
-    from .effects import statements
+    from ..pcode_statements import statements
     ranges = []
     for s in statements(d.pcode):
         if "ConvertFromFormat" not in s and "ConvertToFormat" not in s:
