@@ -20,7 +20,7 @@ import isa
 from isa import Spec
 from isa.mnemonics import amd_name, text_mnemonic
 from isa.effects import effects
-from isa.memory_access import reads_counter, scalar_base_registers, scalar_data
+from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
@@ -47,11 +47,12 @@ class Src:
     """An operand as the encoder places it: kind 'v' / 'a' (register index), 's' (a scalar or
     constant code), 'lit' (a 32-bit literal); neg/abs/sext modifiers; n registers; `value` the
     operand as given (for messages and error columns)."""
-    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal")
+    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal", "forced")
 
     def __init__(self, kind, val, n=1, value=None):
         self.kind, self.val, self.n, self.value = kind, val, n, value
         self.neg = self.abs = self.sext = 0
+        self.forced = False     # lit(x): the number goes in the literal dword even where it is inline
         self.number = None      # the int or float written, when the operand is a number
         self.read_as_literal = False    # a number read as a literal, encoded inline (literals.read_as_literal)
 
@@ -106,11 +107,29 @@ def src(spec: Spec, value) -> Src:
         neg, abs_, inner = int(inner.neg), int(inner.abs), inner.value
     elif isinstance(inner, Call) and inner.name == "sext" and len(inner.args) == 1:
         sext, inner = 1, inner.args[0]
+    forced = isinstance(inner, Lit) and type(inner.value) in (int, float)
+    if forced:
+        inner = inner.value
     out = _operand(spec, inner, value)
     out.neg, out.abs, out.sext = neg, abs_, sext
+    if forced:          # typed by _typed_constant, which every source with a literal slot calls
+        out.forced, out.kind, out.val = True, "lit", None
     if type(inner) in (int, float):
         out.number = inner
     return out
+
+
+def unmodified(s: Src, what: str = "this operand") -> Src:
+    """`s`, refused when written with -x, |x|, neg(), abs() or sext(): a destination, a scalar
+    instruction's or a memory instruction's operand takes none."""
+    if s.neg or s.abs or s.sext:
+        raise Gfx9AsmError(f"{s.text}: {what} takes no modifiers", s.value)
+    return s
+
+
+def plain(spec: Spec, value) -> Src:
+    """The Src of an operand that takes no modifiers (scalar and memory instructions)."""
+    return unmodified(src(spec, value))
 
 
 def _operand(spec: Spec, v, given) -> Src:
@@ -172,7 +191,7 @@ def _typed_constant(spec: Spec, s: Src, op, encoding: str) -> None:
         return
     kind = literals.literal_kind(op, encoding)
     try:
-        code, word = literals.constant(s.number, kind, False, s.text, spec.traits)
+        code, word = literals.constant(s.number, kind, s.forced, s.text, spec.traits)
     except OperandError as e:
         raise Gfx9AsmError(str(e), s.value) from None
     s.read_as_literal = word is None and literals.read_as_literal(s.number, kind, spec.traits)
@@ -214,6 +233,7 @@ def _mod_name(mods: dict, key: str, default: str, names) -> int:
 _DPP_KEYS = {"quad_perm", "row_shl", "row_shr", "row_ror", "row_newbcast", "wave_shl", "wave_rol", "wave_shr",
              "wave_ror", "row_mirror", "row_half_mirror", "row_bcast", "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"}
 _SDWA_KEYS = {"clamp", "mul", "div", "dst_sel", "dst_unused", "src0_sel", "src1_sel"}
+_SDWAB_KEYS = {"src0_sel", "src1_sel"}          # a compare's SDWA word: no result select, clamp or OMOD
 _VOP3_KEYS = {"clamp", "mul", "div", "op_sel"}
 _VOP3P_KEYS = {"clamp", "op_sel", "op_sel_hi", "neg_lo", "neg_hi"}
 _SCALE_KEYS = {"op_sel", "op_sel_hi"}                # v_mfma_ld_scale_b32
@@ -310,7 +330,7 @@ def _sreg(spec: Spec, s: Src) -> int:
     """A scalar register field (a result, a base, a lane mask): constants are refused."""
     if s.kind != "s" or spec.traits.is_constant(s.val):
         raise Gfx9AsmError(f"{s.text}: expected a scalar register", s.value)
-    return s.val
+    return unmodified(s).val
 
 
 @lru_cache(maxsize=None)
@@ -323,9 +343,26 @@ def _buffer_format_codes(spec: Spec) -> tuple[dict[str, int], dict[str, int]]:
 _OMOD = {("mul", 2): 1, ("mul", 4): 2, ("div", 2): 3}
 
 
-def _omod(mods: dict) -> int:
-    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier)."""
+def _wide_operand(d, sig) -> bool:
+    """A source or result of a 64-bit type (f64, i64, b64; not a compare's lane mask, not two
+    packed f32): an operand SDWA cannot select parts of."""
+    return any(t.endswith("64") and not t.startswith("pk") and not (k == "D0" and sig.is_cmp)
+               for k, t in d.operand_types.items() if re.fullmatch(r"S\d|D0", k))
+
+
+def _omod(mods: dict, d=None, sig=None) -> int:
+    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier). With
+    the instruction `d` and its signature (an SDWA form; the VOP3 form's keys are the plan's):
+    refused on a compare and where the result is not a float (a result the manual leaves untyped
+    is one when its sources are; SDWA takes no OMOD_ON_INTEGER_RESULT exception)."""
     given = [k for k in ("mul", "div") if k in mods]
+    if given and d is not None:
+        result = d.operand_types.get("D0")
+        float_result = bool(sig.dsts) and (re.fullmatch(r"(pk_)?b?f\d+", result) if result
+                                           else any(o.is_float for o in sig.srcs))
+        if sig.is_cmp or not float_result:
+            raise Gfx9AsmError(f"{given[0]}:{_text(mods[given[0]])}: output modifiers apply to floating-point "
+                               f"results", modifier=given[0])
     if len(given) > 1:
         raise Gfx9AsmError("mul and div are one output modifier: give one of them", modifier=given[1])
     for k in given:
@@ -365,6 +402,37 @@ def _dpp_ctrl(mods: dict) -> int:
 
 
 _DPP_CONTROLS = _DPP_KEYS - {"row_mask", "bank_mask", "bound_ctrl"}
+_DPP_ORDER = ("row_mask", "bank_mask", "bound_ctrl")      # after the one control, as LLVM reads them
+
+
+# the order LLVM's gfx9 syntax reads a VALU instruction's modifiers in (its matcher takes no other):
+# rank of each; DPP's own order is _dpp_order's
+_VALU_ORDER = {"op_sel": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
+               "dst_sel": 6, "dst_unused": 7, "src0_sel": 8, "src1_sel": 9}
+
+
+def _valu_order(mods: dict) -> None:
+    last = None
+    for key in mods:
+        rank = _VALU_ORDER.get(key)
+        if rank is None:
+            continue
+        if last is not None and rank < _VALU_ORDER[last]:
+            raise Gfx9AsmError(f"{key}: comes before {last} in LLVM's syntax", modifier=key)
+        last = key
+
+
+def _dpp_order(mods: dict) -> None:
+    """A DPP instruction's modifiers: one control first, then row_mask, bank_mask, bound_ctrl."""
+    rank = [0 if k in _DPP_CONTROLS else 1 + _DPP_ORDER.index(k) for k in mods if k in _DPP_KEYS]
+    keys = [k for k in mods if k in _DPP_KEYS]
+    if rank.count(0) > 1:
+        key = [k for k in keys if k in _DPP_CONTROLS][1]
+        raise Gfx9AsmError(f"{key}: DPP takes one control", modifier=key)
+    late = next((k for k, r, before in zip(keys[1:], rank[1:], rank) if r < before), None)
+    if late is not None:
+        raise Gfx9AsmError(f"{late}: DPP modifiers come in the order control, {', '.join(_DPP_ORDER)}",
+                           modifier=late)
 _SDWA_SELECTS = {"dst_sel", "dst_unused", "src0_sel", "src1_sel"}
 
 
@@ -401,12 +469,28 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     if d.name in {r[0] for r in spec.tables.get("mfma", ())}:
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
-    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWA_KEYS if kind else set() if e32 else
+    if kind == "DPP" and d.format not in g9.DPP_FORMATS:
+        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction")
+    accumulates = sig.reads_dst and not (sig.dsts and sig.dsts[0].packed)
+    if kind in ("SDWA", "SDWAB") and (accumulates or _wide_operand(d, sig)):
+        # SDWA selects parts of 32-bit operands; an instruction reading its one 32-bit destination
+        # (mac, fmac, the dot*c products, swap: the manual's SDWA limitations; not v_pk_fmac_f16's
+        # two halves) cannot use it
+        raise Gfx9AsmError(f"{plan.mn}: has no SDWA form ("
+                           f"{'it reads its destination' if accumulates else 'a 64-bit operand'})")
+    if kind == "DPP":
+        _dpp_order(mods)
+    if kind == "DPP" and not _DPP_CONTROLS.intersection(mods):
+        raise Gfx9AsmError(f"{plan.mn}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, row_shr:n, "
+                           f"row_ror:n, row_newbcast:n, row_mirror, row_half_mirror, row_bcast:n or wave_*)")
+    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS if kind else
+           set() if e32 else
            _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
            if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
            _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
            - ({"clamp"} if not plan.clamp else set()), plan.mn)
+    _valu_order(mods)
     enc = _Enc()
     f: dict[str, int] = {}
     w2: dict[str, int] = {}
@@ -417,12 +501,21 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     srcs_e32 = min(len(plan.srcs), 2) if e32 else len(plan.srcs)
     if e32:
         need -= len(plan.srcs) - srcs_e32
+    if len(ops) == need - 1 and e32 and not kind and sig.is_cmp + bool(sig.vcc_out) + bool(sig.vcc_in) == 1:
+        # the 32-bit encoding's one implicit vcc (a compare's result, a carry-out, v_cndmask's
+        # mask) may go unwritten in the gfx9 syntax; with both a carry-in and a carry-out, not.
+        # Where the operands do not fit even so, the operand missing is the complaint
+        at = 0 if sig.is_cmp else sum(o.name != "sdst" for o in sig.dsts) if sig.vcc_out else len(ops)
+        try:
+            return encode_valu(spec, d, kind, ops[:at] + [src(spec, Special("vcc"))] + ops[at:], mods)
+        except Gfx9AsmError:
+            raise Gfx9AsmError(f"{d.name.lower()} takes {need} operands, got {len(ops)}") from None
     if len(ops) != need:
         raise Gfx9AsmError(f"{d.name.lower()} takes {need} operands, got {len(ops)}",
                            ops[need].value if len(ops) > need else None)   # the first one too many
     it = iter(ops)
     if sig.is_cmp:
-        m = next(it)
+        m = unmodified(next(it), "a destination")
         if kind == "SDWAB":
             if m.text != "vcc":
                 w2["SD"], w2["SDST"] = 1, _sreg(spec, m)
@@ -434,7 +527,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     for op in sig.dsts:
         if op.name == "sdst":
             continue
-        s = next(it)
+        s = unmodified(next(it), "a destination")
         if op.sgpr:
             f["VDST"] = _sreg(spec, s)
         else:
@@ -470,6 +563,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         _typed_constant(spec, s, replace(sdwa_op, packed=False) if kind in ("SDWA", "SDWAB") else plan.constants[i],
                         plan.constant_encoding)
         acc = f"src{i}" in plan.acc
+        if (s.neg or s.abs) and not (op.is_float or plan.fp_mods):
+            raise Gfx9AsmError(f"{s.text}: neg/abs modifiers apply to floating-point operands only", s.value)
         if e32:
             if kind in ("SDWA", "SDWAB"):
                 if d.name in g9.SDWA_NO_DST_SEL and (s.sext or s.neg or s.abs):
@@ -525,6 +620,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError("the 64-bit encoding takes no literal constant",
                                next((s.value for s in ops if s.kind == "lit"), None))
         if plan.is_p:
+            if abs_ and not plan.is_mix:
+                raise Gfx9AsmError(f"{d.name.lower()}: packed instructions have no abs modifier",
+                                   next((s.value for s in srcs if s.abs), None))
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
             packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
@@ -572,7 +670,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     elif kind in ("SDWA", "SDWAB"):
         if kind == "SDWA":
             w2["CLMP"] = 1 if "clamp" in mods else 0
-            w2["OMOD"] = _omod(mods)
+            w2["OMOD"] = _omod(mods, d, sig)
             w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
             w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if d.name in g9.SDWA_NO_DST_SEL
                                     else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
@@ -662,7 +760,10 @@ def _hwreg(spec: Spec, value, mn: str) -> int:
 
 
 def _imm16(value, unsigned: bool = False) -> int:
-    """A 16-bit immediate: -32768..65535, or 0..65535 where the pseudocode reads it unsigned."""
+    """A 16-bit immediate: -32768..65535, or 0..65535 where the pseudocode reads it unsigned
+    (lit(n) is n: SOPK has no literal slot for it to force)."""
+    if isinstance(value, Lit):
+        value = value.value
     if type(value) is not int:
         raise Gfx9AsmError(f"{_text(value)}: expected a 16-bit number", value)
     if not (0 if unsigned else -0x8000) <= value <= 0xffff:
@@ -731,10 +832,12 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"unexpected {' '.join(mods)!r}")
         if style == "waitcnt":
             pass
-        elif style == "none" or not ops:
+        elif style == "none" or style == "opt" and not ops:
             if ops:
                 raise Gfx9AsmError(f"{mn} takes no operand", ops[0])
             f["SIMM16"] = 0
+        elif not ops:
+            raise Gfx9AsmError(f"{mn} takes one operand (its 16-bit immediate), got none")
         elif len(ops) > 1:
             raise Gfx9AsmError(f"{mn} takes one operand, got {len(ops)}", ops[1])
         elif style == "sendmsg":
@@ -752,7 +855,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError(f"{mn} takes {len(operands)} operands, got {len(ops)}")
         for o, value in zip(operands, ops):
             if o in ("sdst", "sdst64"):
-                f["SDST"] = _sreg(spec, src(spec, value))
+                f["SDST"] = _sreg(spec, plain(spec, value))
             elif o == "imm":
                 f["SIMM16"] = _imm16(value, sopk_immediate_unsigned(d))
             elif o == "hwreg":      # hwreg(...) or its 16-bit number
@@ -774,7 +877,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     if len(ops) != len(layout):
         raise Gfx9AsmError(f"{mn} takes {len(layout)} operands, got {len(ops)}")
     for (name, field, n), value in zip(layout, ops):
-        s = src(spec, value)
+        s = plain(spec, value)
         if name == "sdst":
             f["SDST"] = _sreg(spec, s)
             continue
@@ -808,13 +911,19 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     fmt = spec.formats["SMEM"]
     mn = d.name.lower()
     f = {"OP": d.opcode, "GLC": 1 if "glc" in mods else 0, "NV": 1 if "nv" in mods else 0}
-    srcs = [src(spec, o) for o in ops]
+    srcs = [plain(spec, o) for o in ops]
     it = iter(srcs)
-    if reads_counter(d):                 # s_memtime: the clock's SGPRs, no address
-        data = next(it)
+    from .signature import cache_control
+    if cache_control(d):                 # s_dcache_wb: no operands
+        if ops:
+            raise Gfx9AsmError(f"{mn} takes no operands", ops[0])
+    elif reads_counter(d):               # s_memtime: the clock's SGPRs, no address
+        data = next(it, None)
+        if data is None:
+            raise Gfx9AsmError(f"{mn} takes 1 operand (sdst), got none")
         f["SDATA"] = _sreg(spec, data)
     elif not ops:
-        pass
+        raise Gfx9AsmError(f"{mn}: too few operands")
     else:
         role = scalar_data(d)
         if role == "immediate":          # s_atc_probe's mode
@@ -823,11 +932,13 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         elif role == "register":         # (s_dcache_discard has none)
             data = next(it)
             f["SDATA"] = _sreg(spec, data)
-        base = next(it)
+        base = next(it, None)
+        if base is None:
+            raise Gfx9AsmError(f"{mn}: too few operands (no sbase)")
         f["SBASE"] = _sreg(spec, base) // 2
         off = next(it, None)
-        if off is None:
-            raise Gfx9AsmError(f"{mn}: missing offset")
+        if off is None:              # an offset not written is the immediate 0, as LLVM reads it
+            off = plain(spec, 0)
         lo = 0 if scalar_base_registers(d) == 4 else -(1 << 20)   # buffer offsets are unsigned
         if off.kind == "s" and isinstance(off.value, (Reg, Special, Attr)):     # an SGPR or special register
             if "offset" in mods:
@@ -848,6 +959,9 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
                                    value)
             f["IMM"] = 1
             f["OFFSET"] = value & 0x1fffff
+    extra = next(it, None)
+    if extra is not None:
+        raise Gfx9AsmError(f"{mn}: {extra.text}: an operand too many", extra.value)
     return _pack(fmt, f).to_bytes(8, "little")
 
 
@@ -857,8 +971,11 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     fmt = spec.formats["DS"]
     name = d.name
     two = memory_access(d).two_addresses
+    _allow(mods, {"offset0", "offset1", "gds"} if two else {"offset", "gds"}, name.lower())
+    if gds_only(d) and "gds" not in mods:
+        raise Gfx9AsmError(f"{name.lower()} works on the global wave sync only: write gds")
     f = {"OP": d.opcode, "GDS": 1 if "gds" in mods else 0}
-    srcs = [src(spec, o) for o in ops]
+    srcs = [plain(spec, o) for o in ops]
     it = iter(srcs)
     acc = None
 
@@ -907,7 +1024,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     name = d.name
     f = {"OP": d.opcode}
     _cache(f, mods)
-    srcs = [None if _off(o) else src(spec, o) for o in ops]
+    srcs = [None if _off(o) else plain(spec, o) for o in ops]
     it = iter(srcs)
     acc = None
     from .signature import flat_layout
@@ -967,7 +1084,7 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     from .signature import cache_control
     if cache_control(d):
         return _pack(fmt, f).to_bytes(8, "little")
-    srcs = [None if _off(o) else src(spec, o) for o in ops]
+    srcs = [None if _off(o) else plain(spec, o) for o in ops]
     if not f.get("LDS"):
         if not srcs or srcs[0] is None:
             raise Gfx9AsmError("expected the data register")
@@ -976,6 +1093,14 @@ def encode_buffer(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
     if len(srcs) != 3:
         raise Gfx9AsmError(f"{d.name.lower()}: expected vaddr, srsrc, soffset")
     vaddr, srsrc, soff = srcs
+    if srsrc is None or soff is None:
+        what = "srsrc: expected SGPRs (the buffer resource)" if srsrc is None else "soffset: expected an SGPR or a constant"
+        raise Gfx9AsmError(f"{d.name.lower()}: {what}, got off")
+    if vaddr is None and (f["IDXEN"] or f["OFFEN"]):     # idxen/offen read the address VGPRs, which off has not
+        raise Gfx9AsmError(f"{d.name.lower()}: vaddr: idxen and offen read an address VGPR; off gives none")
+    if vaddr is not None and not (f["IDXEN"] or f["OFFEN"]):
+        raise Gfx9AsmError(f"{d.name.lower()}: vaddr: {vaddr.text} is read only with idxen or offen; without them "
+                           f"write off", vaddr.value)
     if vaddr is not None:
         f["VADDR"], _ = _vgpr(vaddr, False)
     f["SRSRC"] = _sreg(spec, srsrc) // 4
@@ -1087,16 +1212,48 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
     if decoded is None:
         return
     written = [o for o in instr.operands if not (isinstance(o, Attr) and o.name.lower() in _FLAGS)]
+    implied = len(written) == len(decoded.operands) - 1 and Special("vcc") in decoded.operands
+    if implied:     # the 32-bit encoding's implicit vcc left unwritten (encode_valu): the decoder's
+        # first vcc (a 32-bit source reads as vcc_lo)
+        written.insert(decoded.operands.index(Special("vcc")), Special("vcc"))
     names = None
     for i, (given, want) in enumerate(zip(written, decoded.operands)):
         g, w = _width(given), _width(want)
         if g is None or w is None or g[1] == w[1]:
             continue
+        if implied:     # read with vcc implied the operands do not fit: one is missing
+            raise Gfx9AsmError(f"{instr.mnemonic}: takes {len(decoded.operands)} operands, got {len(written) - 1}")
         names = names or operand_names(spec, inst)
         what = names[i] if i < len(names) else f"operand {i + 1}"
         raise Gfx9AsmError(f"{instr.mnemonic}: {what}: {_text(given)} is {_registers_text(g[1])} ({32 * g[1]} "
                            f"bits), this operand needs {w[1]} ({_text(want)})", given)
+    _check_special_widths(spec, instr, written, decoded.operands)
     _widths_checked.add(shape)
+
+
+def _check_special_widths(spec: Spec, instr: Instr, written: list, decoded: list) -> None:
+    """A special register (m0, exec_hi, vcc, ...; not an aperture or a condition, which any width
+    reads) written where the operand is wider: the decoder names the code by the special's name whatever the width, so the width is
+    found by writing s0 in its place (once per instruction shape)."""
+    names = _names(spec)
+    for i, given in enumerate(written):
+        inner = given.value if isinstance(given, Mod) else given
+        if not isinstance(inner, (Special, Attr)) or inner.name not in names \
+                or names[inner.name] not in spec.traits.scalar_codes or i >= len(decoded):
+            continue
+        count = _width(inner)[1] if _width(inner) else 1
+        probe = replace(instr, operands=tuple(Reg("s", 0, 1) if o is given else o for o in instr.operands))
+        try:
+            data, _ = _encode(spec, probe)
+        except (Gfx9AsmError, OperandError):
+            continue
+        from .decode import decode_one
+        from .instr_fields_gfx9 import gfx9_instr
+        redecoded = gfx9_instr(spec, decode_one(spec, data, 0))
+        want = _width(redecoded.operands[i]) if redecoded is not None and i < len(redecoded.operands) else None
+        if want is not None and want[1] > count:
+            raise Gfx9AsmError(f"{instr.mnemonic}: {_text(given)} is {_registers_text(count)} ({32 * count} bits), "
+                               f"this operand needs {want[1]}", given)
 
 
 _widths_checked: set = set()
@@ -1107,8 +1264,11 @@ def _registers_text(n: int) -> str:
 
 
 def _kind(value) -> str:
-    """What stands in a shape for an operand that is no register: its type (an Attr, its name)."""
-    return value.name if isinstance(value, Attr) else type(value).__name__
+    """What stands in a shape for an operand that is no register: its type (an Attr or a special
+    register, its name: _check_special_widths tells m0 from src_execz)."""
+    while isinstance(value, Mod):
+        value = value.value
+    return value.name if isinstance(value, (Attr, Special)) else type(value).__name__
 
 
 def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
@@ -1125,6 +1285,7 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         raise Gfx9AsmError(f"the Instr's definition {chosen.name} ({chosen.format}) is not an instruction "
                            f"{mn!r} names on {spec.arch}")
     d = chosen or defs[0]
+    mn = _suffix_checked(spec, mn, defs)
     if d.format in roles.salu:
         return encode_scalar(spec, d, ops, mods), d
     if d.format in _MEMORY:
@@ -1146,6 +1307,42 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     if not errors:
         raise Gfx9AsmError(f"unknown instruction {mn!r}")
     raise most_specific(errors, ops, mods)
+
+
+def _suffix_checked(spec: Spec, mn: str, defs: list) -> str:
+    """The mnemonic to encode after its encoding suffix is checked as LLVM's gfx9 syntax reads it:
+    an instruction with one encoding (scalar, memory) takes `_e32` as its name for that encoding
+    and refuses `_e64`, `_dpp`, `_sdwa`; a move between one lane and a scalar (v_readlane,
+    v_readfirstlane, v_writelane: no DPP or SDWA form, the manual's instruction limitations)
+    likewise takes `_e32` for the encoding its bare mnemonic names and no other suffix."""
+    key = (spec.arch, mn)
+    hit = _suffix_answers.get(key)
+    if hit is None:
+        hit = _suffix_answers[key] = _suffix_answer(spec, mn, defs)
+    if hit[1]:
+        raise Gfx9AsmError(hit[1])
+    return hit[0]
+
+
+_suffix_answers: dict = {}
+
+
+def _suffix_answer(spec: Spec, mn: str, defs: list) -> tuple[str, str | None]:
+    """(mnemonic to encode, refusal or None): _suffix_checked's answer, once per mnemonic."""
+    from .encode import moves_a_lane_value, split_mnemonic
+    base, suffix = split_mnemonic(mn)
+    if not suffix:
+        return mn, None
+    roles = spec.traits.roles
+    valu = [d for d in defs if d.format in roles.valu_e32 | roles.valu_e64]
+    if not valu or any(moves_a_lane_value(d) for d in valu):
+        if suffix != "e32":
+            what = "a move between one lane and a scalar" if valu else \
+                f"{base} (its one encoding: {', '.join(sorted({d.format for d in defs}))})"
+            return mn, (f"{mn}: no encoding matches the suffix {suffix!r}: {what} is written without an "
+                        f"encoding suffix or with _e32")
+        return base, None
+    return mn, None
 
 
 def most_specific(errors: list[Gfx9AsmError], ops, mods: dict) -> Gfx9AsmError:

@@ -12,7 +12,7 @@ from isa.facts import (byte_select, lane_select_sources, lane_value_result, offs
                        register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
-from isa.memory_access import attribute_load, memory_access, scalar_base_registers, scalar_data, value_dwords
+from isa.memory_access import attribute_load, gds_only, memory_access, scalar_base_registers, scalar_data, value_dwords
 from isa.mnemonics import LDS_ALIASES
 from isa.records import dataclass
 
@@ -518,6 +518,9 @@ class Encoder:
                     vv = v.value if isinstance(v, Mod) else v
                     idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
                     if o.t16:
+                        if idx > 127:       # the DPP word's 8-bit field: bit 7 picks the half
+                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
+                                               f"halves", v)
                         idx |= 0x80 if vv.half == "h" else 0
                     F.setdefault("_dpp_src0", idx)
                     if isinstance(v, Mod):
@@ -914,6 +917,8 @@ class Encoder:
                 F["SIMM16"] = _delay_value(d, ops, mods)
                 return None
             if style == "depctr":
+                if not ops:
+                    raise OperandError(f"{mn} takes its fields (depctr_*(n)) or a 16-bit number, got none")
                 F["SIMM16"] = _depctr_value(d, ops, mods)
                 return None
             self._arity(d, ops, ["simm16"])
@@ -1031,6 +1036,8 @@ class Encoder:
             F["OFFSET0"], F["OFFSET1"] = off & 0xff, off >> 8
         if mods.pop("gds", False):      # (RDNA4's VDS has no GDS bit: refused there by pack)
             F["GDS"] = 1
+        elif gds_only(d):
+            raise OperandError(f"{_name(d)} works on the global data share only: write gds")
 
     def flat(self, d, F, ops, mods):
         glc = bool(mods.pop("glc", False))
@@ -1575,7 +1582,9 @@ def order_candidates(defs: list[InstrDef], enc: str, roles) -> list[InstrDef]:
     other = [d for d in defs if d not in e32 and d not in e64 and d.format != "VOPD"]
     if enc == "e32":
         return e32 + other
-    if enc in ("e64", "e64_dpp"):
+    if enc == "e64_dpp":        # (VINTERP has no DPP form: it reads other lanes of its quad already)
+        return [d for d in e64 if d.format != "VINTERP"]
+    if enc == "e64":
         return e64
     if enc == "dpp":
         return e32

@@ -87,7 +87,9 @@ class _BatchError(Exception):
     """A semantic refused its input in a batch of several waves: which wave's error comes
     first depends on the order the semantic checks things in, so the machine runs the
     batch again one wave at a time to report the error the first failing wave gives (as
-    wave-by-wave execution, reference mode, does)."""
+    wave-by-wave execution, reference mode, does). part: the slice of a wide group it came
+    from (_Chunk.slices), None for the whole batch."""
+    part = None
 
 
 @dataclass
@@ -552,6 +554,10 @@ class _Chunk:
         # (compact), unless a recorder or tracer sees the waves by their index
         compact = plans is not None and self.options.compact_waves and self.m.recorder is None \
             and st.vgpr.nbytes <= COMPACT_BYTES
+        # a group wider than a plain step's one call takes (a wide launch's vector steps) runs
+        # that step slice by slice here, not through the general path below (which records
+        # each slice for a timed launch)
+        wide = plans is not None and self.options.wide_plain_steps and self.m.recorder is None
         try:
             while True:
                 if together and gpc < others:
@@ -598,8 +604,8 @@ class _Chunk:
                     plan = plans.get(gpc, _UNKNOWN) if plans is not None else None
                     if plan is _UNKNOWN:
                         plan = plans[gpc] = self.plan(gpc & 0xFFFF_FFFF_FFFF_FFFF)
-                    if plan is not None and len(group_idx) <= plan[2] and issued0 + bulk < budget \
-                            and ((stats.batches + 1) & 255 or not self.m._clock.tick(stats)):
+                    if plan is not None and (len(group_idx) <= plan[2] or (wide and not plan[4])) \
+                            and issued0 + bulk < budget and ((stats.batches + 1) & 255 or not self.m._clock.tick(stats)):
                         # a plain step of the group (emu/options.py: together): no PC search,
                         # no PC write, none of the tests the other steps need (over budget or
                         # time, the general path below raises)
@@ -623,11 +629,14 @@ class _Chunk:
                             continue
                         if fn is not None:
                             try:
-                                fn(self, group_sel, group_idx)
-                            except _BatchError:
+                                if len(group_idx) <= plan[2]:
+                                    fn(self, group_sel, group_idx)
+                                else:   # wider than one call takes: slices in wave order, as the general path's
+                                    self.slices(fn, p, group_sel, group_idx, plan[2])
+                            except _BatchError as e:
                                 st.pc[group_sel] += lag
                                 lag = 0
-                                self.refused(p, group_idx)
+                                self.refused(p, group_idx if e.part is None else e.part)
                             except EmuError:
                                 raise
                             except Exception as e:      # a defect in operand routing or writeback
@@ -803,6 +812,22 @@ class _Chunk:
             if recorded_pc is not None and self.m.recorder is not None:
                 self.m.recorder.step(recorded_pc, np.array([wave]), self.first * self.per_group)
             self.step(p, slice(int(wave), int(wave) + 1), np.array([wave]))
+
+    def slices(self, fn, p: Prepared, sel, idx, per: int) -> None:
+        """A plain step's compiled step `fn` over a together group wider than one call takes
+        (EmuOptions.wide_plain_steps): slices of `per` waves in wave order, the calls the
+        general path makes, without its per-step PC writes. When a slice's semantic refuses
+        its input, the earlier slices' PCs move past the instruction, as the general path
+        leaves them, and the _BatchError names the slice (`part`) whose waves run one by one."""
+        for k in range(0, len(idx), per):
+            part = idx[k:k + per]
+            part_sel = slice(int(part[0]), int(part[-1]) + 1) if type(sel) is slice else part
+            try:
+                fn(self, part_sel, part)
+            except _BatchError as e:
+                self.st.pc[slice(sel.start, sel.start + k) if type(sel) is slice else idx[:k]] += p.inst.size
+                e.part = part
+                raise
 
     def batch(self, p: Prepared, sel, idx) -> None:
         try:

@@ -54,6 +54,7 @@ class EmuOptions:
     lean_semantics: bool = True       # a compiled step calls its semantic's function itself: shortcut chosen once, no MODE tests the batch's one MODE does not need
     compiled_pairs: bool = True       # a VOPD pair of plain halves is a compiled step too (both halves computed, then written)
     shared_active_lanes: bool = True  # a semantic's ctx.active is the machine's unpacked EXEC of the step (off: Ctx unpacks it again)
+    wide_plain_steps: bool = True     # a together group wider than a plain step's one call runs it slice by slice in the run loop's fast path (no PC search, PC writes or per-step tests)
     uniform_branches: bool = True     # a branch every wave of a group takes alike (SCC, VCC, EXEC counted) moves the group's PC alone: no semantic, no PC write
     compact_waves: bool = True        # a looping batch of waves that are not contiguous is moved to the front of the state (its registers then views, not gathers)
     # ---- memory
@@ -77,6 +78,7 @@ class EmuOptions:
     dword_views: bool = True          # 64-bit joins/splits and dword fields through uint32/uint64 views (off: shifts and masks)
     shift_range_shortcuts: bool = True    # shifts and fields whose counts are in range skip the range guards
     denorm_checks: bool = True        # the denormal flush first asks whether any lane is zero or denormal
+    blend_selects: bool = True        # a per-lane choice between two arrays of one dtype as branch-free bit blends, not numpy's where (rtlib.select)
     nan_by_dot: bool = True           # "any NaN?" of f32/f64 arrays as one dot product (the sum of squares is NaN only then; rtlib.any_nan)
     combine_atomic_sums: bool = True  # atomic += / -= of lanes sharing an address combined into one sum (emu/table.py)
     combine_atomic_reductions: bool = True    # atomic integer min/max, and/or/xor of lanes sharing an address combined (emu/table.py)
@@ -91,6 +93,7 @@ class EmuOptions:
     cmpswap_successes: bool = True    # a scanned integer cmpswap in passes over its successful exchanges per address, not its conflict depth (emu/atomic_scan.py)
     minmax_shortcuts: bool = True     # v_min/max_f32 decided on the raw bits in a few passes (emu/shortcuts.py)
     minmax_ufuncs: bool = True        # ... NaN-free batches of them as numpy's minimum/maximum and a sign fix of zeros, one NaN test of the result (emu/shortcuts.py)
+    minmax_same_operand: bool = True  # ... and of one register against itself (v_max_f32 v1, v0, v0), NaN-free: a copy of it (emu/shortcuts.py)
     mad64_shortcuts: bool = True      # v_mad_u64_u32 in uint64 with its carry, not 65-bit Python ints (emu/shortcuts.py)
     carry_shortcuts: bool = True      # v_add_co(_ci)_u32, s_add/sub(c/b)_u32/i32 as wrapping sums and compares (emu/shortcuts.py)
     shift64_shortcuts: bool = True    # v_lshlrev/lshrrev_b64, v_ashrrev_i64 as one uint64/int64 shift (emu/shortcuts.py)

@@ -38,7 +38,9 @@ its first operand may be a NaN). Denormal flushing stays Semantic.execute's job 
 With EmuOptions.minmax_ufuncs a pick first takes numpy's minimum / maximum of the float32 values
 (NaN wherever an operand is NaN, so one NaN test of the result serves both operands); a NaN-free
 batch then needs only the sign fix of zeros (-0 < +0: _signed_zero_fix), one with a NaN takes the
-compare-and-select above. A chain's picks each test their own result.
+compare-and-select above. A chain's picks each test their own result. With
+EmuOptions.minmax_same_operand a pick of one register against itself (the same memory read
+twice) is a copy of it when it holds no NaN.
 tests/test_emu_shortcuts.py compares every pair of a set of special values with the generated
 semantic in both IEEE modes; the fuzzer and the corpus compare with reference mode.
 """
@@ -60,6 +62,12 @@ def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: 
     """v_min_f32 (smaller) or v_max_f32 of the raw uint32 bits x, y (the pseudocode's rules).
     nan: whether x or y holds a NaN, when the caller knows (_chain); None: tested here."""
     fx, fy = x.view(np.float32), y.view(np.float32)
+    if current().minmax_same_operand and _same_bits(x, y):
+        # v_max_f32 v1, v0, v0 (a compiler's canonicalisation): the compare leaves every NaN-free
+        # lane equal, and x | x = x & x = x, so the pick is x itself
+        if not (any_nan(fx) if nan is None else nan):
+            return x.copy()
+        nan = True
     if current().minmax_ufuncs:
         # numpy's minimum / maximum: NaN where either operand is one (so one NaN test of the
         # result answers for both), else the smaller / larger value; only among zeros of both
@@ -92,6 +100,12 @@ def _choose_f32(ctx, x: np.ndarray, y: np.ndarray, smaller: bool, s0_nan_first: 
     strict = np.where(nan_y & ~quiet_y, y | _QUIET, strict)
     strict = np.where(nan_x & ~quiet_x, x | _QUIET, strict)
     return np.where(ieee != 0, strict, plain)
+
+
+def _same_bits(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether x and y are the same memory seen the same way (one register read twice)."""
+    return x is y or (x.ndim == y.ndim and x.shape == y.shape and x.strides == y.strides and x.size > 0
+                      and x.__array_interface__["data"][0] == y.__array_interface__["data"][0])
 
 
 def _signed_zero_fix(picked: np.ndarray, x: np.ndarray, y: np.ndarray, smaller: bool) -> np.ndarray:

@@ -982,6 +982,17 @@ UNDESCRIBED_LDS = {
 }
 
 
+# DS instructions that address the global data share or the global wave sync only (the GDS bit set;
+# LLVM's text writes `gds` and refuses the line without it). Where the manual says so ("GDS Only:" in
+# CDNA3's GWS entries, "GDS-only" in RDNA3's ds_ordered_count, registers "embedded in GDS" for its
+# GS_REG atomics) isa.memory_access.gds_only reads its words; these are the GWS instructions whose
+# entries are empty in RDNA3/3.5 and CDNA4. name -> (pages of their opcode-table rows, evidence).
+_GDS_EVIDENCE = ("LLVM 22: 'ds_gws_init v2' -> error: too few operands for instruction (gfx1100, gfx942, gfx950); "
+                 "'ds_gws_init v2 gds' -> 000066d802000000 (gfx1100), 000033d902000000 (gfx942)")
+GDS_ONLY = {name: ({f: p for f, p in UNDESCRIBED_LDS[name][1].items() if f != "cdna3"}, _GDS_EVIDENCE)
+            for name in ("DS_GWS_INIT", "DS_GWS_SEMA_BR", "DS_GWS_BARRIER", "DS_GWS_SEMA_V", "DS_GWS_SEMA_P",
+                         "DS_GWS_SEMA_RELEASE_ALL")}
+
 # SOPK count waits whose SDST LLVM's assembler syntax fixes to null. The RDNA3/3.5 manuals' code
 # adds an SGPR to the count (`vmcnt <= S0.u[5:0] + S1.u[5:0]`, S0 the SDST SGPR), but LLVM 22's
 # assembler refuses any register but null here ("src0 must be null"), while its disassembler

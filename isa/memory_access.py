@@ -28,6 +28,7 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     reads_counter(d)              # CDNA's s_memtime / s_memrealtime: SDATA gets a clock, no address
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
     scalar_data(d), scalar_base_registers(d), typed_buffer(d)   # SMEM's SDATA and SBASE; a typed buffer access
+    gds_only(d)                   # a DS instruction on the global data share / wave sync only (its text takes gds)
 
 How each is read from the manual is told in isa/gen/memory_access.py. An InstrDef no loaded Spec
 holds (a copy) is read by the generator's reader on the spot. sample_address reads the family's
@@ -49,7 +50,7 @@ DEFAULTS = {"memory_access": MemoryAccess(None, False), "image_loads": False, "v
             "ray_query": False, "takes_sampler": False, "gathers_four": False, "mip_level": False,
             "resource_info": False, "node_pointer_dwords": 1, "attribute_load": False, "prefetch": None,
             "scalar_data": "register", "scalar_base_registers": 2, "reads_counter": False, "typed_buffer": False,
-            "lds_operands": LdsOperands(0, False)}
+            "lds_operands": LdsOperands(0, False), "gds_only": False}
 _RECORDS = {"memory_access": MemoryAccess,
             "format_conversion": FormatConversion, "lds_operands": LdsOperands}
 
@@ -116,6 +117,7 @@ scalar_base_registers = _fact("scalar_base_registers", "SGPRs of a scalar memory
 reads_counter = _fact("reads_counter", "`d` (a scalar memory instruction) returns a clock in SDATA and addresses no memory.")
 typed_buffer = _fact("typed_buffer", "`d` (a buffer instruction) takes its data format from the instruction, not the descriptor.")
 lds_operands = _fact("lds_operands", "Operands of a DS instruction: its result, address and data operands (LdsOperands).")
+gds_only = _fact("gds_only", "`d` (a DS instruction) works on the global data share / wave sync only: its text takes gds.")
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,9 @@ OPSEL_WHOLE_VGPRS = frozenset({
 OMOD_ON_INTEGER_RESULT = frozenset({"V_CVT_I32_F32", "V_CVT_U32_F32", "V_CVT_I32_F64", "V_CVT_U32_F64",
                                     "V_CVT_I16_F16", "V_CVT_U16_F16", "V_CVT_NORM_I16_F16", "V_CVT_NORM_U16_F16",
                                     "V_FREXP_EXP_I16_F16", "V_FREXP_EXP_I32_F64", "V_CVT_PK_RTZ_F16_F32"})
-# and floating-point results that take none: "v_dot2_f16_f16 v1, v2, v3, v4 mul:2",
-# "v_pack_b32_f16 v1, v2, v3 mul:2" (gfx1100, gfx1201), "v_cvt_f32_fp8_e64 v1, v2 mul:2" (gfx1201) are refused
+# and floating-point results that take none in the gfx11 dialect: "v_dot2_f16_f16 v1, v2, v3, v4 mul:2",
+# "v_pack_b32_f16 v1, v2, v3 mul:2" (gfx1100, gfx1201), "v_cvt_f32_fp8_e64 v1, v2 mul:2" (gfx1201) are
+# refused (the gfx9 dialect takes "v_cvt_f32_bf8_e64 v3, v223 clamp div:2" on gfx942: not read there)
 NO_OMOD = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16", "V_PACK_B32_F16", "V_CVT_F32_FP8", "V_CVT_F32_BF8"})
 # The gfx9 dialect's (CDNA) exceptions instead: results typed as bits that take output modifiers
 # ("v_cvt_pkrtz_f16_f32 v8, v2, v4 mul:2", "v_mad_legacy_f16 v8, v2, v4, v6 mul:2",
@@ -103,6 +104,11 @@ FP_MODS = frozenset({"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMP
 # constant 1.0 (0xf2), -17 the zero-extended literal 0xffef
 F16_CONSTANTS = {"V_LDEXP_F16": (1,)}
 
+# Encodings the text syntax gives a DPP form, by dialect: the gfx9 dialect writes DPP for VOP1 and
+# VOP2 only ("v_cmp_eq_f32_dpp vcc, v1, v2 quad_perm:[0,1,2,3]" is refused on gfx942 and gfx950:
+# "dpp variant of this instruction is not supported"), although the CDNA3 manual's DPP limitations
+# exclude only the 64-bit compares
+DPP_FORMATS = {"gfx9": frozenset({"VOP1", "VOP2"})}
 # VOP3/VOP3P clamp: the assembler takes it where the result is a float (a compare's sources all
 # floats), where the first source is a float, on packed VOP3P sources and on integer matrix
 # results (WMMA/SWMMAC IU8/IU4), and refuses it elsewhere, except on these integer instructions,

@@ -12,7 +12,6 @@ import gzip
 import random
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 LLVM_MC = "llvm-mc-22"
@@ -161,21 +160,14 @@ def llvm_mc() -> str | None:
 
 
 def llvm_encodings(lines: list[str], mcpu: str, mattr: str = "") -> list:
-    """LLVM's answer for each line, in one llvm-mc run: its bytes, None where it reports an
-    error on that line, or "fixup" where it leaves a symbol for the linker."""
-    argv = [llvm_mc(), "-arch=amdgcn", f"-mcpu={mcpu}", "-show-encoding"] + ([f"-mattr={mattr}"] if mattr else [])
-    p = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True)
-    failed = {int(n) for n in re.findall(r"^<stdin>:(\d+):\d+: error", p.stderr, re.M)}
-    encodings = re.findall(r"encoding: \[([^\]]*)\]", p.stdout)
-    if len(encodings) != len(lines) - len(failed):
-        raise AssertionError(f"llvm-mc printed {len(encodings)} encodings for {len(lines) - len(failed)} "
-                             f"accepted lines")
-    it = iter(encodings)
+    """LLVM's answer for each line, in one llvm-mc run: its bytes (every statement's encoding, in
+    order), None where it reports an error on that line, or "fixup" where it leaves a symbol for
+    the linker. Lines and answers are matched by labels between the lines (tests.llvm_tools.mc_items),
+    never by counting encodings."""
+    from .llvm_tools import mc_items
     out = []
-    for no in range(1, len(lines) + 1):
-        if no in failed:
-            out.append(None)
-            continue
-        words = next(it).split(",")
-        out.append("fixup" if any(not w.startswith("0x") for w in words) else bytes(int(w, 16) for w in words))
+    for words, errors in mc_items(lines, mcpu, mattr or None, mc=llvm_mc()):
+        bytes_ = [w for enc in words for w in enc.split(",")]
+        out.append(None if errors else "fixup" if any(not w.startswith("0x") for w in bytes_)
+                   else bytes(int(w, 16) for w in bytes_))
     return out

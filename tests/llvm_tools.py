@@ -61,24 +61,59 @@ def objdump_symbols(path, symbols: list[str], mattr: str | None = None) -> dict[
     return out
 
 
+MARK = "wavesmith_mc_item_"      # a label before each item: llvm-mc prints it back, so its output splits by item
+
+
+def mc_items(lines: list[str], arch: str, mattr: str | None = None, mc: str | None = None
+             ) -> list[tuple[list[str], list[tuple[int, str]]]]:
+    """llvm-mc's answer per item of `lines` (an item may span several lines), in one run:
+    (the `encoding: [...]` word lists it printed for the item, [(column, message)] of the errors
+    it reported on the item's lines). A label ahead of every item splits the output, so an item
+    that llvm-mc reads as two statements, or one it both reports and encodes, can never shift its
+    neighbours' answers; an output the labels do not explain fails loudly."""
+    argv = [mc or tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"] + ([f"-mattr={mattr}"] if mattr else [])
+    text, owner = [], {}
+    for i, item in enumerate(lines):
+        text.append(f"{MARK}{i}:")
+        for part in item.split("\n"):
+            text.append(part)
+            owner[len(text)] = i
+    done = subprocess.run(argv, input="\n".join(text) + "\n", capture_output=True, text=True)
+    out: list[tuple[list[str], list[tuple[int, str]]]] = [([], []) for _ in lines]
+    for no, col, message in re.findall(r"^<stdin>:(\d+):(\d+): error: (.*)$", done.stderr, re.M):
+        if int(no) not in owner:
+            raise AssertionError(f"llvm-mc reported an error on its marker line {no}: {message}")
+        out[owner[int(no)]][1].append((int(col), message))
+    chunks = re.split(rf"^{MARK}(\d+):$", done.stdout, flags=re.M)
+    seen = [int(n) for n in chunks[1::2]]
+    if seen != list(range(len(lines))) or re.search("encoding:", chunks[0]):
+        raise AssertionError(f"llvm-mc's output does not follow the {len(lines)} items (markers {seen[:5]}...); "
+                             f"stderr: {done.stderr[:500]}")
+    for i, body in zip(seen, chunks[2::2]):
+        out[i][0].extend(w for w in re.findall(r"encoding: \[([^\]]*)\]", body))
+    return out
+
+
 def mc_encodings(lines: list[str], arch: str, mattr: str | None = None) -> list[bytes | None]:
-    """llvm-mc's bytes for each assembly line, None where it reports an error on that line
-    (warnings are not errors)."""
-    import subprocess
-    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"] + ([f"-mattr={mattr}"] if mattr else [])
-    done = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True)
-    failed = {int(n) for n in re.findall(r"^<stdin>:(\d+):\d+: error", done.stderr, re.M)}
-    encodings = iter(re.findall(r"encoding: \[([^\]]*)\]", done.stdout))
-    return [None if no in failed else bytes(int(x, 16) for x in next(encodings).split(","))
-            for no in range(1, len(lines) + 1)]
+    """llvm-mc's bytes for each assembly line (all its statements' encodings, in order), None
+    where it reports an error on that line (warnings are not errors; an error llvm-mc reports
+    while still printing an encoding refuses the line too: it exits with failure). A symbol
+    left to the linker fails loudly: pass such lines to tests.asm_mutations.llvm_encodings."""
+    out = []
+    for item, (words, errors) in zip(lines, mc_items(lines, arch, mattr)):
+        if errors:
+            out.append(None)
+            continue
+        bytes_ = [w for enc in words for w in enc.split(",")]
+        if any(not w.startswith("0x") for w in bytes_):
+            raise AssertionError(f"{item!r}: llvm-mc leaves a fixup in {words}")
+        out.append(bytes(int(w, 16) for w in bytes_))
+    return out
 
 
 def mc_errors(lines: list[str], arch: str) -> dict[int, tuple[int, str]]:
-    """{line index: (column, message)} of the lines llvm-mc refuses (indexes from 0)."""
-    import subprocess
-    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"]
-    done = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True)
-    return {int(n) - 1: (int(c), m) for n, c, m in re.findall(r"^<stdin>:(\d+):(\d+): error: (.*)$", done.stderr, re.M)}
+    """{line index: (column, message)} of the lines llvm-mc refuses (indexes from 0; its first error)."""
+    return {i: errors[0] for i, (_, errors) in enumerate(mc_items(lines, arch)) if errors}
 
 
 def mc_disassembly(encodings: list[bytes], arch: str) -> list[str]:

@@ -92,3 +92,58 @@ def test_matrix_instructions_take_op_sel_hi_where_llvm_does(arch):
     want = mc_encodings(MATRIX[arch], arch)
     assert [w is None for w in want] == MATRIX_REFUSED[arch]
     assert [_dsl(x, arch) for x in MATRIX[arch]] == want
+
+
+# a DS instruction on the global data share or wave sync only (isa.memory_access.gds_only: the
+# manual's "GDS Only", isa.errata.GDS_ONLY) is written with gds; others take it where the target
+# has GDS (RDNA3) and not on CDNA3 ("gds modifier is not supported on this GPU")
+GDS = {"gfx1100": ["ds_gws_init v2", "ds_gws_init v2 gds", "ds_gws_sema_v", "ds_gws_sema_v gds", "ds_ordered_count v0, v1",
+                   "ds_ordered_count v0, v1 gds", "ds_add_gs_reg_rtn v[34:35], v0", "ds_add_u32 v1, v2 gds",
+                   "ds_add_u32 v1, v2"],
+       "gfx942": ["ds_gws_init v2", "ds_gws_init v2 gds", "ds_gws_sema_v", "ds_gws_sema_v gds", "ds_add_u32 v1, v2"],
+       "gfx950": ["ds_gws_barrier v2", "ds_gws_barrier v2 gds", "ds_gws_sema_br v2 offset:4 gds"]}
+
+
+@pytest.mark.parametrize("arch", GDS)
+def test_gds_only_instructions_are_written_with_gds(arch):
+    want = mc_encodings(GDS[arch], arch)
+    assert any(w is None for w in want) and any(w is not None for w in want)
+    assert [_dsl(x, arch) for x in GDS[arch]] == want
+
+
+# the gfx9 dialect's classes of refusal (tests/asm_mutations.py found them): an encoding suffix on an
+# instruction with one encoding or on a lane move, _dpp without its control or with modifiers out of
+# LLVM's order, DPP of a compare (isa.syntax_conventions.DPP_FORMATS), SDWA of a 64-bit or
+# accumulating instruction, modifiers on a destination, a scalar or memory operand or an integer
+# source, output modifiers on an integer result or a compare, a buffer address VGPR without
+# idxen/offen, SMEM operand counts, DS offset kinds, a special register narrower than its operand;
+# and what the dialect takes: the 32-bit encoding's one implicit vcc left out, lit() on scalar and
+# 32-bit sources, SMEM's offset left out
+GFX9_CLASSES = [
+    "s_mov_b32_e32 s0, s1", "s_mov_b32_e64 s0, s1", "s_nop_sdwa 0", "ds_read_b32_dpp v0, v1", "buffer_load_dword_e64 v0, off, s[0:3], 0",
+    "v_readlane_b32_e32 s0, v1, s2", "v_readfirstlane_b32_e64 s0, v1", "v_readfirstlane_b32_dpp s0, v1",
+    "v_cndmask_b32_dpp v0, v1, v2, vcc", "v_mov_b32_dpp v0, v1 row_mask:0x1 quad_perm:[0,1,2,3]",
+    "v_mov_b32_dpp v0, v1 row_shl:1 quad_perm:[0,1,2,3]", "v_mov_b32_dpp v0, v1 quad_perm:[0,1,2,3] row_mask:0x1 bank_mask:0x2",
+    "v_cmp_eq_f32_dpp vcc, v1, v2 quad_perm:[0,1,2,3]", "v_rcp_f64_sdwa v[0:1], v[2:3]", "v_cvt_f64_f32_sdwa v[0:1], v2",
+    "v_dot4c_i32_i8_sdwa v0, v1, v2", "v_pk_fmac_f16_sdwa v0, v1, v2", "v_cvt_pk_f32_bf8_sdwa v[0:1], v2 src0_sel:BYTE_1",
+    "v_cvt_norm_i16_f16_e64 -v75, v164", "v_add_f32_dpp |v1|, v2, v3 quad_perm:[0,1,2,3]", "global_load_dword v0, neg(v2), s[0:1]",
+    "s_cmp_gt_u32 47, -s3", "v_sad_u8 v40, s0, 1, -v2", "v_pk_max_u16 v0, -s3, 0", "v_pk_min_f16 v8, s0, |v2|",
+    "v_cndmask_b32_e64 v0, -v1, |v2|, s[0:1]", "v_add_u32_e64 v0, v1, v2 mul:2", "v_cmp_lt_f32_e64 s[0:1], v1, v2 mul:2",
+    "v_cmp_lt_f32_sdwa vcc, v1, v2 clamp", "v_add_u32_sdwa v0, v1, v2 mul:2", "v_add_f32_sdwa v0, v1, v2 mul:2",
+    "v_cvt_u16_f16_e64 v0, v1 mul:2", "v_frexp_exp_i32_f32_e64 v0, v1 mul:2", "v_cvt_pkrtz_f16_f32 v1, v2, v3 mul:2",
+    "buffer_load_dword v0, v1, s[0:3], 0", "buffer_load_dword v0, off, s[0:3], 0 offen", "buffer_load_dword v0, v1, s[0:3], 0 offen",
+    "s_load_dword s1, s[2:3]", "s_dcache_discard s[64:65], 0x8, s3", "s_dcache_wb s53", "s_nop", "s_endpgm",
+    "ds_max_i64 v0, v[0:1] offset:8 offset0:4", "ds_write2_b32 v0, v1, v2 offset:4",
+    "s_orn2_saveexec_b64 s[64:65], m0", "s_and_b64 s[0:1], 32, vcc_hi", "buffer_load_dword v0, v1, exec, s3 offen",
+    "s_mov_b64 s[0:1], src_shared_base", "v_cmp_eq_f32 v1, v2", "v_cmpx_ge_f32_e32 12, v29", "v_sub_co_u32 v1, v2, v3",
+    "v_cndmask_b32 v0, v1, v2", "v_addc_co_u32 v1, v2, v3, vcc", "v_cmp_eq_i32_e32 vcc, v120", "v_cmp_eq_f32_sdwa v1, v2",
+    "s_mov_b32 s0, lit(1)", "v_mov_b32 v0, lit(1.0)", "v_add_f16 v0, lit(1.0), v1", "s_movk_i32 s0, lit(1)",
+]
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_gfx9_dialect_refuses_and_takes_what_llvm_does(arch):
+    want = mc_encodings(GFX9_CLASSES, arch)
+    assert sum(w is None for w in want) > 25 and sum(w is not None for w in want) > 15
+    got = [_dsl(x, arch) for x in GFX9_CLASSES]
+    assert [(x, g) for x, g, w in zip(GFX9_CLASSES, got, want) if g != w] == []

@@ -210,50 +210,115 @@ def test_fuzz_every_input_assembles_or_is_a_located_asm_error():
 # ---------------------------------------------------------------- differential against llvm-mc-22
 
 TARGETS = {"gfx1100": ("gfx1100", 32, ""), "gfx1100-w64": ("gfx1100", 64, "+wavefrontsize64"),
-           "gfx1151": ("gfx1151", 32, "")}
-LINES = 3000          # mutated lines per target: about 4 s of dsl and 1 s of llvm-mc each
-FLOOR = 0.99          # reached: 99.3-99.5% (the issue's goal: 99.5%); any regression fails
+           "gfx1151": ("gfx1151", 32, ""), "gfx1201": ("gfx1201", 32, ""), "gfx942": ("gfx942", 64, ""),
+           "gfx950": ("gfx950", 64, "")}
+LINES = 3000          # mutated lines per target: about 1-2 s of dsl and 1 s of llvm-mc each
+
+_SPECIALS = r"(src_\w+|exec_hi|exec_lo|vcc_hi|m0|null|scc)"
+
+
+def _has(pattern: str):
+    return lambda line: re.search(pattern, line) is not None
+
+
+# Differences we keep, each a class: (corpora prefix, what LLVM says, what we say, test(line), reason).
+# "accepts"/"refuses"/"bytes": LLVM accepts and we refuse, LLVM refuses and we accept, both accept with
+# other bytes. A differing line no entry explains fails the test.
+KNOWN = [
+    ("gfx", "accepts", _has(r"^s_nop|^s_set(halt|prio)|^s_sleep|^s_trap|^s_(inc|dec)perflevel|^s_setkill"),
+     "an immediate of these SOPP instructions beyond 16 bits or lit(...): LLVM 22 keeps its low 16 bits (0x10000 is 0, "
+     "lit(1.0) is 0), losing the value; we refuse what does not fit 16 bits (test_dsl_simm16_sweep.py)"),
+    ("gfx", "accepts", _has(r"^\S+ " + _SPECIALS + r"\b|^s_atc_probe -|^s_prefetch_data_pc_rel \d+, s\d+, 0x"),
+     "a constant or a special register where LLVM 22 encodes only the field's low bits (src_scc, src_execz as a "
+     "7-bit SDST or an SDWA sdst: 253 -> 0x7d; s_atc_probe -17; s_prefetch_data_pc_rel's length 0x2000) or writes "
+     "a condition code as a result (v_readfirstlane_b32 src_scc, ...): we refuse a destination that is no register "
+     "and a value its field cannot hold"),
+    ("gfx9", "accepts", _has(r"^v_\w+_e64 .*lit\(|^v_(pk_\w+|cvt_pk_f16_f32|min3_f32|fma_mix\w*) .*lit\("),
+     "lit(...) in gfx9's 64-bit VALU encoding, which has no literal: LLVM 22 writes the literal code (0xff) in the "
+     "source field and no literal dword (8 bytes that do not read back); we refuse the literal"),
+    ("gfx9", "refuses", _has(r"op_sel:"),
+     "op_sel on gfx9 VOP3 instructions without 16-bit operands or with op_sel bits LLVM 22 refuses (another "
+     "helper, opselfacts, works on gfx9 op_sel acceptance); in the same lines clamp written before op_sel"),
+    ("gfx9", "accepts", _has(r"_dpp .*v\[\d+:\d+\]"),
+     "a 64-bit register range as a 32-bit DPP source (v_add_f32_dpp v1, v2, v[4:5]): LLVM 22 prints it back "
+     "as '/*Invalid register, operand has VGPR_32 register class*/' and encodes the first register; we refuse "
+     "the width"),
+    ("gfx9", "refuses", _has(r"^(scratch|global)_\w+ .*, (exec_hi|vcc_hi|m0)\b"),
+     "a 32-bit special register (exec_hi, vcc_hi, m0) as a scratch/global saddr: LLVM 22's register class for "
+     "it leaves exec_hi out; we take any 32-bit scalar register there"),
+    ("gfx9", "refuses", _has(r"^v_pk_\w+ v\d+, -?\d+, .*neg_lo:\[1,"),
+     "neg_lo on an integer packed instruction's inline constant (v_pk_min_i16 v0, 16, 0 neg_lo:[1,0]): LLVM 22 "
+     "refuses it where the source is a constant and takes it on a VGPR; we take both"),
+    ("gfx950", "refuses", _has(r"^v_cvt_(sr_bf16_f32|scalef32_\w+) .*(mul|div):"),
+     "output modifiers on CDNA4's new conversions to bf16/fp4/fp8: LLVM 22 gives them no OMOD operand; the "
+     "manual types their results as floats, which take it"),
+    ("gfx11", "refuses", _has(r"^s_load_\w+ (exec_hi|exec_lo|vcc_hi|vcc_lo|m0)|^global_\w+ .*, null "),
+     "RDNA3 scalar and global operands: a 32-bit special register as a wider SMEM result (s_load_b256 exec_hi) "
+     "and null as a global saddr (LLVM 22 wants `off`): we encode them (the width check of the gfx9 encoder, "
+     "_check_special_widths, is not ported to the RDNA one yet)"),
+    ("gfx1", "refuses", _has(r"^v_(max|min|maxmin|minmax|cmpx?_\w+)_[iu](16|32|64)\w* .* clamp\b"),
+     "clamp on an integer VALU instruction that does not saturate (v_max_i32, v_maxmin_i32, integer v_cmpx): "
+     "LLVM 22 refuses it; our RDNA encoder sets CLMP on any VOP3 (no manual fact yet says which integer "
+     "instructions saturate)"),
+    ("gfx1", "accepts", _has(r"src_shared_base|\|\d+\|"),
+     "LLVM 22 takes an aperture (src_shared_base) as a WMMA accumulator and folds |59| into the constant on a "
+     "32-bit encoding; we refuse both (an aperture is no inline constant; the 32-bit encoding has no ABS bit)"),
+    ("gfx1", "refuses", _has(r"_e64_dpp .*(, s\d+|, -\|s\d+\||, exec_hi|, 0\.5|, 0xffffffff|, -v\d+, v\d+ neg)|"
+                             r"^v_swap_b16 .*row_|^v_dual_.*src_scc"),
+     "VOP3 DPP and VOPD sources LLVM 22 refuses (a scalar, a constant or a negated source in a DPP matrix/dot "
+     "source, v_swap_b16's DPP, src_scc in a VOPD half); our RDNA encoder takes them"),
+    ("gfx1201", "accepts", _has(r"^flat_atomic_\w+ v\[\d+:\d+\], v\d+ offset:\d+ th:TH_ATOMIC_RETURN$"),
+     "an RDNA4 flat atomic with TH_ATOMIC_RETURN and two operands: LLVM 22 reads the address pair as the "
+     "result too; we require the result, address and data operands"),
+    ("gfx1201", "refuses", _has(r"^image_\w+ .* lwe$"),
+     "lwe on an RDNA4 image sample: LLVM 22 refuses it; we encode it"),
+]
+
+
+def _explained(corpus: str, verdict: str, line: str) -> str | None:
+    return next((why for prefix, v, test, why in KNOWN if corpus.startswith(prefix) and v == verdict and test(line)),
+                None)
 
 
 @pytest.mark.parametrize("corpus", TARGETS)
 def test_mutated_lines_are_accepted_exactly_as_llvm_mc_accepts_them(corpus):
+    """Every mutated line is answered as llvm-mc-22 answers it (bytes, or a refusal), or its
+    difference is a class KNOWN lists with the reason."""
     if M.llvm_mc() is None:
         pytest.skip(f"{M.LLVM_MC} not installed")
     shared_path("conformance", "llvm", f"{corpus}.tsv.gz")
     arch, wave, mattr = TARGETS[corpus]
     pairs = M.mutated_lines(SHARED, corpus, LINES, seed=2026)
     want = M.llvm_encodings([text for text, _ in pairs], arch, mattr)
-    counts, kinds, examples = collections.Counter(), collections.Counter(), collections.defaultdict(list)
+    counts, listed, bad = collections.Counter(), collections.Counter(), []
     for (text, kind), llvm in zip(pairs, want):
         if llvm == "fixup":          # a symbol left to the linker: a code object's business
             continue
         try:
             got = dsl.assemble(text, arch, wave)
         except dsl.AsmError as e:
+            assert LOCATED.match(str(e)), f"{text!r}: {e}"
             got = e
-        if llvm is None and isinstance(got, bytes):
-            verdict = "dsl accepts what llvm-mc refuses"
-        elif llvm is not None and not isinstance(got, bytes):
-            verdict = "dsl refuses what llvm-mc accepts"
-        elif llvm is not None and got != llvm:
-            verdict = "both accept, bytes differ"
-        else:
-            verdict = "agree"
+        verdict = "accepts" if llvm is not None and not isinstance(got, bytes) else \
+            "refuses" if llvm is None and isinstance(got, bytes) else \
+            "bytes" if llvm is not None and got != llvm else "agree"
         counts[verdict] += 1
-        if verdict != "agree":
-            kinds[kind] += 1
-            examples[verdict].append(f"{text}  [llvm {llvm.hex() if llvm else 'refuses'}; dsl "
-                                     f"{got.hex() if isinstance(got, bytes) else str(got).splitlines()[0][:100]}]")
+        if verdict == "agree":
+            continue
+        why = _explained(corpus, verdict, text)
+        if why:
+            listed[why] += 1
+        else:
+            bad.append(f"{text}  [{kind}; llvm {llvm.hex() if llvm else 'refuses'}; dsl "
+                       f"{got.hex() if isinstance(got, bytes) else str(got).splitlines()[0][:100]}]")
     total = sum(counts.values())
-    rate = counts["agree"] / total
-    print(f"\n{corpus}: {counts['agree']}/{total} mutated lines agree with llvm-mc = {100 * rate:.2f}% "
-          f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items()) if k != 'agree')})")
-    print(f"  disagreements by mutation: {dict(kinds.most_common())}")
-    for verdict, rows in sorted(examples.items()):
-        for row in rows[:4]:
-            print(f"  {verdict}: {row}")
-    assert counts["both accept, bytes differ"] <= total * 0.002, examples["both accept, bytes differ"][:10]
-    assert rate >= FLOOR, f"{100 * rate:.2f}% < {100 * FLOOR}%"
+    print(f"\n{corpus}: {counts['agree']}/{total} mutated lines agree with llvm-mc "
+          f"({', '.join(f'llvm {k}: {v}' for k, v in sorted(counts.items()) if k != 'agree')}); "
+          f"{sum(listed.values())} listed, {len(bad)} not")
+    for why, n in listed.most_common():
+        print(f"  {n} x {why[:110]}")
+    assert bad == [], "\n".join(bad)
+    assert counts["agree"] >= 0.99 * total
 
 
 # ---------------------------------------------------------------- SOPK immediates against llvm-mc-22

@@ -546,3 +546,42 @@ def test_any_nan_agrees_with_numpy_isnan(dtype, by_dot):
             assert any_nan(x) is bool(np.isnan(x).any())
     finally:
         deactivate(token)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float16,
+                                   np.float32, np.float64])
+@pytest.mark.parametrize("blend", [True, False])
+def test_select_agrees_with_numpy_where(dtype, blend):
+    """rtlib.select (EmuOptions.blend_selects: a bit blend instead of where) against numpy's
+    where, bit for bit: NaNs with payloads and signs, -0, every broadcast of the three operands
+    the semantics pass (per-lane, per-wave (W, 1), one value (1, 1) or 0-d), mixed dtypes and
+    Python ints (which where promotes), and conditions below the blend's least size."""
+    from dataclasses import replace
+    from emu.options import FAST, activate, deactivate
+    from emu.rtlib import select
+    rng = np.random.default_rng(7)
+    size = np.dtype(dtype).itemsize
+    unsigned = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[size]
+
+    def values(shape):
+        bits = rng.integers(0, 1 << 62, shape).astype(np.uint64).astype(unsigned)
+        flat = bits.reshape(-1)
+        if np.dtype(dtype).kind == "f" and flat.size > 4:     # NaNs with payloads, -0, infinities
+            info = np.finfo(dtype)
+            specials = np.array([np.nan, -np.inf, -0.0, info.smallest_subnormal], dtype).view(unsigned)
+            flat[:4] = specials
+            flat[1] |= unsigned(1)     # a NaN's payload (-inf's low bit set)
+        return bits.view(dtype)
+    shapes = [((64, 32), (64, 32), (64, 32)), ((1, 1), (64, 32), (64, 32)), ((64, 1), (1, 32), (64, 32)),
+              ((64, 32), (64, 32), (64, 1)), ((), (64, 32), (64, 32)), ((4, 32), (4, 32), (4, 32))]
+    token = activate(replace(FAST, blend_selects=blend))
+    try:
+        for sa, sb, sc in shapes:
+            a, b, cond = values(sa), values(sb), rng.random(sc) < 0.5
+            for x, y in ((a, b), (a, 5), (a, b.astype(np.float64)), (np.asarray(a)[()], b)):
+                want, got = np.where(cond, x, y), select(cond, x, y)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert got.tobytes() == want.tobytes()
+                assert not np.shares_memory(got, a) and not np.shares_memory(got, b)
+    finally:
+        deactivate(token)

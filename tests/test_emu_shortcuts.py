@@ -463,3 +463,24 @@ def test_minmax_ufuncs_with_one_nan_lane_take_the_nan_rules(name):
                         deactivate(token)
                     got.append(np.asarray(out["D0"], np.uint32))
                 assert np.array_equal(got[0], got[1]), (name, hex(nan), operand, hex(mode))
+
+
+@pytest.mark.parametrize("arch,name", [(a, n) for a in ("gfx1100", "gfx942") for n in ("v_min_f32", "v_max_f32")])
+@pytest.mark.parametrize("mode", [0x3F0, 0x0F0, 0x200, 0x000])
+@pytest.mark.parametrize("nans", [False, True])
+def test_minmax_of_one_register_with_itself_agrees_with_the_pseudocode(arch, name, mode, nans):
+    """S0 and S1 the same array (v_max_f32 v1, v0, v0; switch minmax_same_operand: a copy when
+    NaN-free): every special encoding, with and without NaNs in the batch, against the generated
+    pseudocode (shortcuts off) and against the min/max shortcut with the switch off; the
+    result is a fresh array, not the operand."""
+    values = SPECIALS if nans else SPECIALS[(SPECIALS & 0x7FFF_FFFF) <= 0x7F80_0000]
+    x = np.resize(values, 4 * 32).reshape(4, 32)
+    inputs = {"S0": x, "S1": x, "D0": np.zeros_like(x)}
+    same = _d0_under(FAST, arch, name, inputs, mode, 4)
+    without = _d0_under(replace(FAST, minmax_same_operand=False), arch, name, inputs, mode, 4)
+    generated = _d0_under(replace(FAST, minmax_shortcuts=False), arch, name, inputs, mode, 4)
+    np.testing.assert_array_equal(same, generated)
+    np.testing.assert_array_equal(same, without)
+    if not nans and (mode >> 4) & 3 == 3:       # f32 denormals kept (MODE bits 5:4): max(x, x) = min(x, x) = x
+        np.testing.assert_array_equal(same, x)
+    assert not np.shares_memory(same, x)

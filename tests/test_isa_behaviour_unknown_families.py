@@ -26,7 +26,7 @@ def test_family_keys_are_generated_families_and_pages_are_the_opcode_rows():
             assert defs and all(d.page == page for d in defs), (name, family, [d.page for d in defs], page)
 
 
-@pytest.mark.parametrize("table", ["UNDESCRIBED_SMEM", "UNDESCRIBED_LDS", "NULL_ONLY_SDST"])
+@pytest.mark.parametrize("table", ["UNDESCRIBED_SMEM", "UNDESCRIBED_LDS", "NULL_ONLY_SDST", "GDS_ONLY"])
 def test_the_other_name_keyed_tables_name_generated_families(table):
     for name, entry in getattr(errata, table).items():
         pages = next(v for v in entry if isinstance(v, dict))

@@ -88,6 +88,10 @@ CASES = {
                 ("gfx1201", "v_pack_b32_f16 v1, v2, v3 mul:2", False),
                 ("gfx1201", "v_cvt_f32_fp8_e64 v1, v2 mul:2", False),
                 ("gfx1201", "v_add_f32_e64 v1, v2, v3 mul:2", True)],
+    "DPP_FORMATS": [("gfx942", "v_cmp_eq_f32_dpp vcc, v1, v2 quad_perm:[0,1,2,3]", False),
+                    ("gfx950", "v_cmpx_lt_i32_dpp vcc, v1, v2 row_shl:1", False),
+                    ("gfx942", "v_max_f32_dpp v0, v1, v2 quad_perm:[0,1,2,3]", True),
+                    ("gfx950", "v_mov_b32_dpp v0, v1 row_shl:1", True)],
     "F16_CONSTANTS": [("gfx1100", "v_ldexp_f16 v1.l, v2.l, 1.0", True), ("gfx1100", "v_ldexp_f16 v1.l, v2.l, -17", True),
                       ("gfx1201", "v_ldexp_f16 v1, v2, 3.0", True)],
 }
@@ -98,6 +102,10 @@ def test_every_convention_has_cases_and_names_real_instructions():
     tables = {n: getattr(conv, n) for n in dir(conv) if n.isupper()}
     assert set(tables) - {"NO_SOURCES"} == set(CASES)
     for name, table in tables.items():
+        if name == "DPP_FORMATS":       # encodings, not instructions
+            formats = {d.format for f in ("cdna3", "cdna4") for d in isa.load(f).instructions}
+            assert set().union(*table.values()) <= formats, table
+            continue
         by_dialect = name in ("NO_ENC_SUFFIX", "CLAMP_ON_INTEGERS", "NO_CLAMP")
         entries = set().union(*table.values()) if by_dialect else set(table)
         assert entries <= names, (name, entries - names)

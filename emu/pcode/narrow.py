@@ -270,7 +270,7 @@ class NarrowStatements:
         x, y = self.narrow_value(node.children[1]), self.narrow_value(node.children[2])
         if cond is None or x is None or y is None:
             return None
-        return Narrow(f"np.where({cond}, {x.code}, {y.code})", x.exact and y.exact, _width(x, y), max(x.span, y.span))
+        return Narrow(f"R.select({cond}, {x.code}, {y.code})", x.exact and y.exact, _width(x, y), max(x.span, y.span))
 
     # ---------------------------------------------------------------- conditions
     def narrow_condition(self, node) -> str | None:

@@ -373,6 +373,18 @@ def reads_counter(d) -> bool:
     return memory_access(d).direction is None and bool(_RETURNS_COUNTER.search(d.description or ""))
 
 
+_GDS_ONLY_SAID = re.compile(r"\bGDS[ -]only\b|\bembedded in GDS\b", re.I)
+
+
+def gds_only(d) -> bool:
+    """`d` (a DS instruction) works on the global data share or the global wave sync only, never
+    LDS, so its text takes `gds`: the manual's "GDS Only:" (CDNA3's GWS entries), "GDS-only"
+    (RDNA3's ds_ordered_count), registers "embedded in GDS" (its GS_REG atomics), else
+    isa.errata.GDS_ONLY (the GWS entries RDNA3/3.5 and CDNA4 leave empty)."""
+    from ..errata import GDS_ONLY
+    return d.format == "DS" and (bool(_GDS_ONLY_SAID.search(d.description or "")) or d.name in GDS_ONLY)
+
+
 _FORMAT_IN_INSTRUCTION = re.compile(r"\bThe instruction specifies the data format\b")
 
 
@@ -448,7 +460,7 @@ FACTS = {"memory_access": memory_access, "image_loads": image_loads, "value_dwor
          "resource_info": resource_info, "node_pointer_dwords": node_pointer_dwords,
          "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
          "scalar_base_registers": scalar_base_registers, "reads_counter": reads_counter,
-         "typed_buffer": typed_buffer, "lds_operands": lds_operands}
+         "typed_buffer": typed_buffer, "lds_operands": lds_operands, "gds_only": gds_only}
 
 
 def compute(name: str, d):

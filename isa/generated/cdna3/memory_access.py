@@ -3541,4 +3541,12 @@ MEMORY_ACCESS = {
         1181: (None, False, ()),
         1183: (None, False, ()),
     },
+    'gds_only': {
+        99: True,
+        101: True,
+        103: True,
+        105: True,
+        107: True,
+        109: True,
+    },
 }

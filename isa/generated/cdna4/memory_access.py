@@ -3773,4 +3773,9 @@ MEMORY_ACCESS = {
         1236: (None, False, ()),
         1238: (None, False, ()),
     },
+    'gds_only': {
+        126: True,
+        127: True,
+        128: True,
+    },
 }

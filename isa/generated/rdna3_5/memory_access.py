@@ -3602,4 +3602,15 @@ MEMORY_ACCESS = {
         1204: (None, False, ()),
         1535: (None, True, ()),
     },
+    'gds_only': {
+        81: True,
+        83: True,
+        116: True,
+        120: True,
+        121: True,
+        122: True,
+        123: True,
+        124: True,
+        125: True,
+    },
 }

@@ -3700,4 +3700,6 @@ MEMORY_ACCESS = {
         1571: (0, True, ()),
         1573: (None, True, ()),
     },
+    'gds_only': {
+    },
 }
