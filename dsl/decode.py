@@ -17,7 +17,6 @@ from functools import lru_cache
 from isa import Format, InstrDef, Spec
 from isa.records import dataclass
 
-from . import syntax
 from .operand_records import raw_source_field, source_is_immediate
 
 
@@ -137,6 +136,7 @@ class _DecodeTable:
             return self.plans[key]
         except KeyError:
             pass
+        from .syntax import LLVM_ONLY_BITS    # (decoding: not when the emulator's program record holds the decodes)
         probe = key.to_bytes(4, "little") + bytes(12)   # identify() reads only these bits
         real_fmt, defs = self.spec.identify(probe)
         plan = None
@@ -147,7 +147,7 @@ class _DecodeTable:
                 tuple((FIELD_NAMES.get(n, n), lo, (1 << (hi - lo + 1)) - 1) for n, hi, lo in real_fmt.fields
                       if n != "ENCODING" and hi < width) +
                 tuple((flag.upper(), bit, 1) for bit, flag in
-                      syntax.LLVM_ONLY_BITS.get(self.spec.arch, {}).get(real_fmt.name, ()) if bit < width),
+                      LLVM_ONLY_BITS.get(self.spec.arch, {}).get(real_fmt.name, ()) if bit < width),
                 () if source_is_immediate(defs[0]) else
                 tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),

@@ -22,7 +22,8 @@ ones on every instruction of every family.
 Only facts of the entry's text belong here: two families may hold identical entries (RDNA3's and
 RDNA3.5's s_barrier), which share one file. A fact that also depends on the family or target
 (behaviour_unknown: isa.errata.BEHAVIOUR_UNKNOWN lists families) is asked of its module each time
-instead (tests/test_emu_facts_family.py).
+instead (tests/test_emu_facts_family.py), once the text's own fact (`behaviour_unknown_named`: the
+table names the instruction in some family) says there is something to ask.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ import sys
 from functools import lru_cache
 
 from . import program_cache
-from .cache_folder import cache_dir
+from .cache_folder import cache_dir, sources_digest
 from .options import current
 
 # the modules whose code decides the facts (this one: which facts; the tables they read; the generator's
@@ -48,11 +49,15 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _digest() -> str:
-    h = hashlib.sha256()
-    for name in _SOURCES:
-        with open(os.path.join(_ROOT, name), "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()[:16]
+    paths = [os.path.join(_ROOT, name) for name in _SOURCES]
+
+    def digest():
+        h = hashlib.sha256()
+        for path in paths:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()[:16]
+    return sources_digest("facts", paths, digest, current().source_stamps)
 
 
 def _instruction_key(d) -> str:
@@ -229,6 +234,13 @@ def _matrix(d):
     return effects(d.pcode).matrix
 
 
+def _behaviour_unknown_named(d):
+    """Whether isa.errata.BEHAVIOUR_UNKNOWN names d, in any family (behaviour_unknown then asks
+    the family)."""
+    from isa.errata import BEHAVIOUR_UNKNOWN
+    return d.name in BEHAVIOUR_UNKNOWN
+
+
 def _code_fact(name):
     """isa.facts.<name>(d)."""
     def compute(d):
@@ -248,6 +260,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
+         "behaviour_unknown_named": _behaviour_unknown_named,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -283,10 +296,10 @@ def data_dwords(d) -> int | None:
 
 def behaviour_unknown(d) -> bool:
     """isa.facts.behaviour_unknown(d): no manual describes what d does (s_barrier_init).
-    Not kept with the facts above: it depends on d's family, not only its text. The errata
-    table's names are looked at first, so an instruction it does not list loads nothing more."""
-    from isa.errata import BEHAVIOUR_UNKNOWN
-    if d.name not in BEHAVIOUR_UNKNOWN:
+    Not kept with the facts above: it depends on d's family, not only its text. Whether the
+    errata table names d at all (in any family) is a fact of its text, kept as the others are,
+    so an instruction it does not list loads nothing more, not even the errata table (~1 ms)."""
+    if not fact("behaviour_unknown_named", d):
         return False
     from isa.facts import behaviour_unknown as family_aware
     return family_aware(d)

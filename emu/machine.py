@@ -22,7 +22,6 @@ from dsl.decode import DecodeError, decode_one
 from isa.records import dataclass
 
 from . import families, program_cache
-from .buffer import BufferMemory
 from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
@@ -1147,6 +1146,7 @@ class _Chunk:
             except SemanticsError as e:
                 raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
             inputs.update(extra)
+            from .buffer import BufferMemory    # (imported with the first buffer access: most kernels have none)
             mem = BufferMemory(mem, limit, first_byte)
         # the register files only for semantics that may index them (most never do)
         files = _register_files(p.sem)

@@ -17,7 +17,6 @@ from dsl.operand_records import scalar_bits, type_info, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.records import dataclass
 
-from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses, scalar_limit
 from .dialect import SEGMENTS, immediate_offset
 from . import facts as instruction_facts
 from .facts import scalar_layout, valu_signature
@@ -419,6 +418,7 @@ class Preparer:
         if instruction_facts.buffer_resource(d):     # SBASE names a V#: its size bounds the dwords read
             if base + 4 > SCALAR_CODES:
                 raise OperandError(f"s[{base}:{base + 3}] is not a 4-SGPR buffer resource")
+            from .buffer import Resource, scalar_limit      # (with the first buffer access: most kernels have none)
 
             def access(st, sel, lane_id):
                 return {"ADDR": addr(st, sel)}, scalar_limit(Resource.of(st.sgpr[base:base + 4, sel].T)), False
@@ -871,6 +871,7 @@ class Preparer:
         SRSRC names four SGPRs holding the V#; SOFFSET an SGPR, M0, NULL or an inline
         constant (manual ch. 9, Table 37 and 40). emu/buffer.py turns them into addresses."""
         # (imported with the first buffer instruction: most kernels have none)
+        from .buffer import IDENTITY_DST_SEL, Resource, lane_addresses
         from .buffer_gfx9 import data_formats as gfx9_data_formats, format_id, gfx9_lane_addresses, resource_format
         f = p.inst.fields
         gfx9 = self.spec.traits.dialect == "gfx9"      # CDNA: the GFX9 V# and range check (emu/buffer_gfx9.py)

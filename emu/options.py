@@ -100,6 +100,7 @@ class EmuOptions:
     branch_shortcuts: bool = True     # s_branch, s_cbranch_scc0/1, vccz/nz, execz/nz: one compare and choice (emu/shortcuts.py)
     fact_cache: bool = True           # an instruction's signature, control, memory and effect facts kept on disk per instruction (emu/facts.py)
     program_cache: bool = True        # a code image's decoded instructions, their facts and translations read from one file per image (emu/program_cache.py)
+    source_stamps: bool = True        # the digests of the sources naming the cache folders taken from a memo while every source stats the same (emu/cache_folder.py)
 
     def off(self) -> tuple[str, ...]:
         """Names of the switches that are off."""

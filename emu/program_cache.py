@@ -33,7 +33,8 @@ import sys
 from functools import lru_cache
 from importlib.util import MAGIC_NUMBER
 
-from .cache_folder import cache_dir
+from .cache_folder import cache_dir, sources_digest
+from .options import current
 
 # larger images (code in a big buffer) are decoded as they run, without a record: hashing and
 # comparing them would cost more than it saves
@@ -63,11 +64,17 @@ def _identity(d) -> tuple:
 
 @lru_cache(maxsize=None)
 def _folder(facts_folder: str, translations_folder: str) -> str:
-    h = hashlib.sha256(f"{_VERSION} {os.path.basename(facts_folder)} {os.path.basename(translations_folder)}".encode())
-    for name in _SOURCES:
-        with open(os.path.join(_ROOT, name), "rb") as f:
-            h.update(f.read())
-    return os.path.join(str(cache_dir()), f"programs-{h.hexdigest()[:16]}-{sys.implementation.cache_tag}")
+    label = f"{_VERSION} {os.path.basename(facts_folder)} {os.path.basename(translations_folder)}"
+    paths = [os.path.join(_ROOT, name) for name in _SOURCES]
+
+    def digest():
+        h = hashlib.sha256(label.encode())
+        for path in paths:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()[:16]
+    return os.path.join(str(cache_dir()), f"programs-{sources_digest('programs ' + label, paths, digest, current().source_stamps)}"
+                        f"-{sys.implementation.cache_tag}")
 
 
 def _generated_stamp(spec) -> tuple:
@@ -108,7 +115,7 @@ class ProgramRecord:
         self.path = os.path.join(self.folder, hashlib.sha256(spec.arch.encode() + b"\0" + image).hexdigest() + ".bin")
         self.stamp = _generated_stamp(spec)
         self.instructions: dict[int, object] = {}
-        self.held: dict[int, tuple] = {}    # id(d): (facts, translations) of d the file holds (_holds)
+        self.held: dict[int, tuple] = {}    # id(d): (facts, translations) of d the file holds (_holds); d of the spec's list
         self.read = False                   # the file was read and used
         self.dirty = False
         try:
@@ -176,14 +183,16 @@ class ProgramRecord:
             except OSError:
                 pass
             return
-        self.held = {i: self._holds(d) for i, d in touched.items()}
-        self.held.update((id(d), self._holds(d)) for inst in self.instructions.values() for d in inst.defs)
+        positions = _positions(self.spec)
+        self.held = {i: self._holds(d) for i, d in touched.items() if i in positions}
+        self.held.update((id(d), self._holds(d)) for inst in self.instructions.values() for d in inst.defs
+                         if id(d) in positions)
         self.dirty = False
 
     def _holds(self, d) -> tuple[int, int]:
         """(facts, translations) of d this process holds, as many as a record of it would keep
         (a definition of the spec's list; another, none)."""
-        if id(d) not in _positions(self.spec):
+        if id(d) not in self.held and id(d) not in _positions(self.spec):    # (held: read from the spec's list)
             return 0, 0
         facts = self.fact_cache.stored(d) if self.fact_cache is not None else None
         return len(facts[1]) if facts is not None else 0, len(self.sources.stored(d))

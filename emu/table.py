@@ -27,15 +27,12 @@ import numpy as np
 import isa
 
 from dsl.operand_records import vopd_base
-from isa.facts import lookup_table
 from isa.records import dataclass
 
 from . import families, handwritten, program_cache, rtlib
-from .cache_folder import cache_dir
+from .cache_folder import cache_dir, sources_digest
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
-from .pcode.lookup import callee_result_type
-from .buffer import BufferMemory
 from .dword_loads import load_dword_runs
 from .fold import Folded, fold
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
@@ -78,11 +75,18 @@ def dword_form(spec: isa.Spec, d: isa.InstrDef) -> isa.InstrDef | None:
 def _translator_digest() -> str:
     """The translator's and the folding's source (emu/fold.py): a change of either makes every
     cached translation again."""
-    h = hashlib.sha256()
-    here = Path(__file__).parent
-    for f in sorted((here / "pcode").glob("*.py")) + [here / "pcode" / "pcode.lark", here / "fold.py"]:
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
+    here = os.path.dirname(os.path.abspath(__file__))
+    pcode = os.path.join(here, "pcode")
+    paths = [os.path.join(pcode, name) for name in sorted(os.listdir(pcode)) if name.endswith(".py")] \
+        + [os.path.join(pcode, "pcode.lark"), os.path.join(here, "fold.py")]
+
+    def digest():
+        h = hashlib.sha256()
+        for path in paths:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()[:16]
+    return sources_digest("translator", paths, digest, current().source_stamps)
 
 
 class _SourceCache:
@@ -206,6 +210,7 @@ def _operands(d: dict) -> dict[str, Operand]:
 def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
     """The array the pseudocode only declares (the unfilled_arrays fact), filled from the
     description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE: isa.facts.lookup_table, generated)."""
+    from isa.facts import lookup_table     # (a key worked out: not when a program record holds it)
     entries = lookup_table(d)
     if entries is None:
         return {}
@@ -218,6 +223,7 @@ def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
     instruction_calls fact): the translation depends on them, so the cache key does."""
     if spec is None or not d.pcode:
         return []
+    from .pcode.lookup import callee_result_type
     return [[n.upper(), callee_result_type(spec, n.upper())] for n in instruction_calls(d)]
 
 
@@ -335,6 +341,7 @@ def serialise_atomics(fn, sign: int = 0, nbytes: int = 4, reduction=None, aligne
     from . import atomic_observed, atomic_scan, atomic_words
     # the scan finds each word where round 0's pseudocode accesses it: one address per lane
     # (not the *_2ADDR forms)
+    from .buffer import BufferMemory    # (with the first atomic's semantic: most kernels have none)
     scannable = nbytes in (4, 8) and aligned == "ADDR" and "ADDR_BASE" not in reads
     # the *_2ADDR forms: lanes conflict wherever any of their words meet, not only at one ADDR
     several_addresses = aligned != "ADDR"

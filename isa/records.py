@@ -19,7 +19,8 @@ version a module's classes ever had would make each process read them (the emula
 class, ~60 fields: ~6 KB a text, ~90 texts cost an import ~7 ms).
 `WAVESMITH_CLASS_CACHE=0` turns it off: every class then compiles its methods as
 `dataclasses.dataclass` does (tests/test_isa_records.py compares both). Delete the folder
-freely.
+freely. While it makes a class, dataclasses' pattern of string annotations matches each text
+once (`_Matches`; the same match object for the same text).
 """
 from __future__ import annotations
 
@@ -105,6 +106,25 @@ tables: dict[str, _Table] = {}      # module -> its table, once one of its class
 _making: list[_Table] = []          # the table of the class being made
 
 
+class _Matches:
+    """dataclasses' pattern of a string annotation's leading `module.name` (its test of each
+    field for ClassVar, InitVar and KW_ONLY), each text matched once: the same text gives the
+    same (immutable) match object, ~3 matches a field made ~1,200 of them over a launch's imports."""
+
+    def __init__(self, pattern):
+        self.pattern, self.found = pattern, {}
+
+    def match(self, text):
+        found = self.found.get(text, self)
+        if found is self:
+            found = self.found[text] = self.pattern.match(text)
+        return found
+
+
+_PATTERN = getattr(dataclasses, "_MODULE_IDENTIFIER_RE", None)
+_MATCHES = _Matches(_PATTERN) if _PATTERN is not None and type(_PATTERN) is not _Matches else None
+
+
 def _exec(source, globals=None, locals=None, /):
     """dataclasses' `exec` while a class is made: its method text compiled once per table."""
     if type(source) is not str or not _making:
@@ -120,12 +140,16 @@ def _made(module: str, make):
     # dataclasses finds `exec` among its module's globals before the builtins
     _making.append(table)
     dataclasses.exec = _exec
+    if _MATCHES is not None:
+        dataclasses._MODULE_IDENTIFIER_RE = _MATCHES
     try:
         return make()
     finally:
         _making.pop()
         if not _making:
             dataclasses.__dict__.pop("exec", None)
+            if _MATCHES is not None:
+                dataclasses._MODULE_IDENTIFIER_RE = _PATTERN
 
 
 @dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))

@@ -57,10 +57,45 @@ OPTIONS = {"Point": {}, "Frozen": {"frozen": True}, "Ordered": {"order": True, "
 ARGS = {"Point": ((1,), {"tags": [2]}), "Frozen": ((1, (2,)), {}), "Ordered": ((3,), {"v": "w"}),
         "Slotted": ((1,), {}), "Post": ((2,), {"scale": 5}), "KwOnly": ((1,), {"b": 4})}
 
+# string annotations (as in the product modules): dataclasses reads ClassVar, InitVar and KW_ONLY
+# from the text by a pattern, which records matches once per text
+STRING_SOURCE = """
+from __future__ import annotations
+class Texts:
+    a: int
+    shared: ClassVar[int] = 7
+    alias: CV[int] = 8
+    later: InitVar[int] = 2
+    b: str = "b"
+    _: KW_ONLY
+    c: int = 3
+    def __post_init__(self, later):
+        self.b = self.b * later
+
+class MoreTexts:
+    x: dataclasses.InitVar[int]
+    y: typing.ClassVar[str] = "y"
+    z: int = 1
+    def __post_init__(self, x):
+        object.__setattr__(self, "z", self.z + x)
+"""
+OPTIONS.update({"Texts": {}, "MoreTexts": {"frozen": True}})
+ARGS.update({"Texts": ((1,), {"later": 3, "c": 5}), "MoreTexts": ((4,), {"z": 2})})
+
 def make(decorator):
+    import typing
     ns = {"field": field, "InitVar": InitVar, "__name__": "records_test_classes"}
     exec(SOURCE, ns)
-    return {name: decorator(ns[name], **OPTIONS[name]) for name in OPTIONS}
+    module = type(sys)("records_test_classes_texts")
+    module.__dict__.update(ClassVar=typing.ClassVar, CV=typing.ClassVar, InitVar=InitVar,
+                           KW_ONLY=dataclasses.KW_ONLY, dataclasses=dataclasses, typing=typing)
+    sys.modules[module.__name__] = module
+    exec(STRING_SOURCE, module.__dict__)
+    ns.update((name, module.__dict__[name]) for name in ("Texts", "MoreTexts"))
+    made = {name: decorator(ns[name], **OPTIONS[name]) for name in OPTIONS}
+    for name in ("Texts", "MoreTexts"):     # both fields' sets: the ClassVars and the InitVar left out
+        assert [f.name for f in dataclasses.fields(made[name])] == {"Texts": ["a", "b", "c"], "MoreTexts": ["z"]}[name]
+    return made
 
 def behaviour(cls, name):
     args, kw = ARGS[name]

@@ -203,12 +203,13 @@ at = mem.alloc(len(code), "code"); mem.write(at, code)
 Machine("gfx1100", mem).run(Dispatch("squares", at, grid=(1, 1, 1), block=(64, 1, 1), vgprs=8,
                                      user_sgprs=[args & 0xFFFFFFFF, args >> 32]))
 assert (np.frombuffer(mem.read(out, 256), np.uint32) == np.arange(64) ** 2).all()
-print(" ".join(sorted(m for m in sys.modules if m == "lark" or m.startswith(("lark.", "emu.pcode.grammar",
+print(" ".join(sorted(m for m in sys.modules if m in ("lark", "dsl.syntax", "isa.errata", "emu.pcode.lookup")
+      or m.startswith(("lark.", "emu.pcode.grammar",
       "emu.pcode.translate", "dsl.asm", "dsl.disasm", "dsl.instr_text", "dsl.instr_fields", "dsl.encode",
       "dsl.signature", "isa.effects", "isa.control", "isa.memory_access", "isa.float_modes", "isa.code_facts",
       "emu.handwritten.",
       "emu.atomic_scan", "emu.atomic_words", "emu.atomic_observed", "emu.machine_dpp", "emu.machine_sdwa",
-      "emu.buffer_gfx9")))))
+      "emu.buffer")))))
 """
 
 
@@ -216,10 +217,12 @@ def test_running_machine_code_loads_neither_the_grammar_nor_the_text_assembler(t
     """The emulator runs a code object with cached semantics and instruction facts without
     importing lark, the pseudocode translator, the text assembler/disassembler or the modules
     that read facts from the pseudocode (dsl.signature, isa.effects/control/memory_access/
-    float_modes/code_facts: emu/facts.py) (they are a first launch's largest imports), nor the hand-written
+    float_modes/code_facts: emu/facts.py) (they are a first launch's largest imports), nor the errata
+    table, the translator's description tables (emu/pcode/lookup.py) or the decoder's syntax tables
+    (dsl/syntax.py: the program record holds the decodes), nor the hand-written
     semantics' modules or the atomics' (emu/atomic_scan.py, atomic_words.py, atomic_observed.py), DPP's,
     GFX9's SDWA or GFX9's buffer resources (emu/machine_dpp.py, machine_sdwa.py, buffer_gfx9.py) when it
-    runs none of their instructions. The first process
+    runs none of their instructions (buffer resources: emu/buffer.py too). The first process
     translates and works the facts out (and may load them); the second reads the caches."""
     import os
     import subprocess

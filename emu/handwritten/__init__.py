@@ -18,7 +18,6 @@ import numpy as np
 from .. import facts as instruction_facts
 from ..semantics import Operand, Semantic
 
-from dsl.syntax import WMMA_REPLICATED
 
 # instruction -> control event for the machine; the semantic itself writes nothing
 CONTROL = {
@@ -192,6 +191,7 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
 
 def _wmma(name: str, spec) -> Semantic | None:
     """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py)."""
+    from dsl.syntax import WMMA_REPLICATED
     from . import wmma, wmma_rdna4
     if name in wmma_rdna4.VARIANTS and spec is not None and spec.traits.family not in WMMA_REPLICATED:
         reads, writes = wmma_rdna4.operands(name)
