@@ -26,10 +26,10 @@ from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .machine_runs import RunStop, build_run
-from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
+from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory, UndoLog
 from .options import EmuOptions, activate, deactivate, from_environment
 from .scalar_loads import scalar_load_step
-from .semantics import NUMPY_QUIET, Ctx, RefusedBeforeAccess, SemanticsError
+from .semantics import NUMPY_QUIET, Ctx, SemanticsError
 from .shortcuts import branch_condition
 from .wave import AT_BARRIER, CODES, ENDED, EXEC_LO, RUNNING, SCALAR_CODES, VCC_LO, WaveState, shares_codes, unpack_mask
 
@@ -64,6 +64,7 @@ _NO_EFFECT = ("wait", "nop", "sleep", "wakeup", "message", "barrier_signal")
 # walks them: in tinygrad's test_ops that is seconds of collection, most of it at exit
 DECODED_LIMIT = 1 << 14
 _UNKNOWN = object()
+_STORES = ("store", "atomic")       # Semantic.memory of the instructions that write memory
 
 
 class EmuError(Exception):
@@ -83,11 +84,12 @@ class BudgetExceeded(EmuError):
 
 
 class _BatchError(Exception):
-    """A semantic refused its input in a batch of several waves: which wave's error comes
-    first depends on the order the semantic checks things in, so the machine runs the
-    batch again one wave at a time to report the error the first failing wave gives (as
-    wave-by-wave execution, reference mode, does). part: the slice of a wide group it came
-    from (_Chunk.slices), None for the whole batch."""
+    """A semantic faulted or refused its input in a batch of several waves (its stores undone):
+    which wave's error comes first depends on the order the semantic checks things in, and the
+    waves before the failing one complete the instruction, so the machine runs the batch again
+    one wave at a time to report the error the first failing wave gives (as wave-by-wave
+    execution, reference mode, does). part: the slice of a wide group it came from
+    (_Chunk.slices), None for the whole batch."""
     part = None
 
 
@@ -248,6 +250,12 @@ def _register_files(sem) -> bool:
     return sem.origin != "generated" or sem.cross_lane or sem.register_files
 
 
+def _unrouted(p) -> str | None:
+    """An output p's semantic writes that the machine has no writer for (step raises before
+    computing, so that no wave writes part of its results), or None."""
+    return next((name for name in p.sem.writes if name not in p.writers), None)
+
+
 def _plain(p) -> bool:
     """Whether a compiled step may run p (compile_step): no machine event, DPP, buffer
     descriptor, cross-lane or register-file access."""
@@ -319,6 +327,10 @@ class Machine:
         self.count_mnemonics = False    # Stats.by_mnemonic: wave-instructions per mnemonic (bench/bench_llvm.py)
         self.recorder = None    # optional emu.timing.Recorder: each batch's PC and waves (timing model)
         self.spare_state = None     # the last chunk's WaveState, reset and reused by a chunk of its shape
+        # the chunk of work-groups an error (a fault, a refusal, the budget) stopped: its registers
+        # (`.st`, a WaveState never reused by a later chunk) and LDS (`.lds`) as the error left
+        # them (README: "Faults: what a stopped launch leaves")
+        self.stopped = None
         # {(waves, lanes, VGPRs): an ended chunk's WaveState}: at most the two shapes of one
         # launch's chunks (the last chunk may hold fewer work-groups than the others)
         self._spares: dict[tuple, WaveState] = {}
@@ -411,7 +423,7 @@ class Machine:
         # spare states of shapes this launch's chunks do not have are freed before it allocates
         shapes = {(g * d.waves_per_group, d.wave_size, d.vgprs) for g in (chunk, d.groups - (d.groups - 1) // chunk * chunk)}
         self._spares = {k: v for k, v in self._spares.items() if k in shapes}
-        self.spare_state = None
+        self.spare_state = self.stopped = None
         # inactive lanes compute on garbage and IEEE results are wanted: numpy's warnings are
         # off for the whole run, so that no semantic needs to turn them off per batch
         # the cyclic collector paused (EmuOptions.pause_gc): a launch allocates many short-lived
@@ -432,8 +444,13 @@ class Machine:
             try:
                 for first in range(0, d.groups, chunk):
                     self._clock.groups_done = first
-                    _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats, steps,
-                           plans, runs, unpaid).run()
+                    running = _Chunk(self, d, first, min(chunk, d.groups - first), preparer, prepared, stats, steps,
+                                     plans, runs, unpaid)
+                    try:
+                        running.run()
+                    except EmuError:
+                        self.stopped = running
+                        raise
             except MemoryError:
                 raise EmuError(f"{d.kernel}: the host has no memory for the state of {chunk} work-group(s) "
                                f"({per_group} bytes each)") from None
@@ -817,15 +834,17 @@ class _Chunk:
         (EmuOptions.wide_plain_steps): slices of `per` waves in wave order, the calls the
         general path makes, without its per-step PC writes. When a slice's semantic refuses
         its input, the earlier slices' PCs move past the instruction, as the general path
-        leaves them, and the _BatchError names the slice (`part`) whose waves run one by one."""
+        leaves them, and the _BatchError names the slice (`part`) whose waves run one by one (a
+        one-wave slice raises its EmuError itself, the earlier slices' PCs moved alike)."""
         for k in range(0, len(idx), per):
             part = idx[k:k + per]
             part_sel = slice(int(part[0]), int(part[-1]) + 1) if type(sel) is slice else part
             try:
                 fn(self, part_sel, part)
-            except _BatchError as e:
+            except (_BatchError, EmuError) as e:      # a one-wave slice's fault or refusal is an EmuError
                 self.st.pc[slice(sel.start, sel.start + k) if type(sel) is slice else idx[:k]] += p.inst.size
-                e.part = part
+                if type(e) is _BatchError:
+                    e.part = part
                 raise
 
     def batch(self, p: Prepared, sel, idx) -> None:
@@ -835,9 +854,10 @@ class _Chunk:
             self.refused(p, idx)
 
     def refused(self, p: Prepared, idx) -> None:
-        """A batch's semantic refused its input (_BatchError): nothing was written back (the
-        semantic raised before returning), so the waves before the first failing one complete
-        the instruction, one at a time, and the first failing wave's error is raised. A timed
+        """A batch's semantic faulted or refused its input (_BatchError): nothing was written
+        back (the semantic raised before returning) and its stores were put back (undone), so the
+        waves before the first failing one complete the instruction, one at a time, and the
+        first failing wave's error is raised. A timed
         launch records each wave's call as its own step in place of the batch's, as reference
         mode (one call per wave) does."""
         recorded_pc = None
@@ -903,6 +923,10 @@ class _Chunk:
             if active is None and p.dpp is not None:
                 active = unpack_mask(exec_mask, st.lanes)
         halves = [p] if p.second is None else [p, p.second]
+        for h in halves:        # before any wave computes: no wave writes part of its results
+            name = _unrouted(h)
+            if name is not None:
+                raise self.unrouted(h, name)
         results = []
         for h in halves:
             # VOPD's X half must not write a register before the Y half has read its sources
@@ -964,10 +988,10 @@ class _Chunk:
         idx), runs on the chunk it is given: the machine keeps it from launch to launch (per
         launch shape, with the Prepared it was built from), and it leaves the PC to its caller
         (step, or run's plain path while the waves are together)."""
-        if not self.options.compiled_steps or not _plain(p):
+        if not self.options.compiled_steps or not _plain(p) or _unrouted(p) is not None:
             return False
         if p.second is not None:
-            if not self.options.compiled_pairs or not _plain(p.second):
+            if not self.options.compiled_pairs or not _plain(p.second) or _unrouted(p.second) is not None:
                 return False
             return self._pair_step(p, p.second)
         compute, writers, scalar = self._compute(p, direct=True), p.writers, p.scalar
@@ -1022,7 +1046,9 @@ class _Chunk:
         register computed into or None): a compiled step's inputs, Ctx and semantic call for
         one instruction (or VOPD half); direct: a destination register may be offered."""
         sem = p.sem
-        execute, atomic, lanes, scalar = sem.execute, sem.memory == "atomic", self.d.wave_size, p.scalar
+        execute, lanes, scalar = sem.execute, self.d.wave_size, p.scalar
+        # what its stores overwrite is kept to undo (one log for the steps of this closure)
+        log = UndoLog() if p.memory is not None and sem.memory in _STORES else None
         readers = tuple((name, f) for name, f in p.inputs.items() if callable(f))
         constants = {name: f for name, f in p.inputs.items() if not callable(f)}
         lazy, kind = p.lazy, p.memory
@@ -1061,6 +1087,7 @@ class _Chunk:
                            dest, (active is None) if shared_active else None, unused)
             if active is not None and shared_active:
                 ctx.__dict__["active"] = active
+            undo = log.begin() if log is not None else None
             try:
                 if lean and type(mode) is int and (through.get(mode) or passes(mode)):
                     out = fn(ctx)
@@ -1070,15 +1097,15 @@ class _Chunk:
                             return fitted(ctx, out), into
                     return out, into
                 return execute(ctx), into
-            except MemoryFault as e:
-                raise chunk.fault(p, idx, e) from None
-            except SemanticsError as e:
-                # wave by wave, for the first failing wave's error (and the earlier waves' effects)
-                if len(idx) > 1 and (not atomic or isinstance(e, RefusedBeforeAccess)):
-                    raise _BatchError() from None
-                raise EmuError(f"{chunk.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+            except (MemoryFault, SemanticsError) as e:
+                raise chunk.undone(p, idx, e, undo) from None
             except Exception as e:      # a defect in a semantic: report where, keep the cause chained
+                if undo is not None:
+                    undo.revert()
                 raise chunk.failure(p, e, "its semantics failed") from e
+            finally:
+                if undo is not None:
+                    undo.end()
         return compute
 
     def exec_state(self, sel):
@@ -1159,17 +1186,33 @@ class _Chunk:
             # the batch's active lanes as exec_state unpacked them (read-only, the same bits
             # Ctx.active would compute from exec_mask again on first use)
             ctx.__dict__["active"] = active
+        undo = UndoLog().begin() if p.memory is not None and p.sem.memory in _STORES else None
         try:
             return p.sem.execute(ctx), write_active, dest
-        except MemoryFault as e:
-            raise self.fault(p, idx, e) from None
-        except SemanticsError as e:
-            # an atomic may have applied some lanes, unless it refused before any access
-            if len(idx) > 1 and (p.sem.memory != "atomic" or isinstance(e, RefusedBeforeAccess)):
-                raise _BatchError() from None
-            raise EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}") from None
+        except (MemoryFault, SemanticsError) as e:
+            raise self.undone(p, idx, e, undo) from None
         except Exception as e:      # a defect in a semantic: report where, keep the cause chained
+            if undo is not None:
+                undo.revert()
             raise self.failure(p, e, "its semantics failed") from e
+        finally:
+            if undo is not None:
+                undo.end()
+
+    def undone(self, p: Prepared, idx, e: Exception, undo: UndoLog | None) -> Exception:
+        """What a MemoryFault or SemanticsError out of p's semantic on the waves idx becomes,
+        once the memory its stores changed is put back (undo): in a batch of several waves a
+        _BatchError, on which the machine runs the batch again one wave at a time (refused), so
+        the waves before the first failing one complete the instruction and that wave's error
+        is reported, as reference mode's one call per wave has it; for one wave, the EmuFault
+        or EmuError naming it."""
+        if undo is not None:
+            undo.revert()
+        if len(idx) > 1:
+            return _BatchError()
+        if isinstance(e, MemoryFault):
+            return self.fault(p, idx, e)
+        return EmuError(f"{self.d.kernel}: PC 0x{p.pc:x}: {p.mnemonic}: {e}")
 
     def failure(self, p: Prepared, e: Exception, what: str = "the machine failed") -> EmuError:
         """Any exception out of an instruction's execution as an EmuError naming kernel, PC

@@ -10,6 +10,7 @@ reached because all data lives in numpy arrays indexed by checked offsets.
 from __future__ import annotations
 
 import bisect
+import contextvars
 
 import numpy as np
 
@@ -39,6 +40,51 @@ class MemoryFault(Exception):
     def __init__(self, space: str, address: int, nbytes: int, position: tuple, detail: str):
         self.space, self.address, self.nbytes, self.position, self.detail = space, address, nbytes, position, detail
         super().__init__(f"{space} access of {nbytes} bytes at 0x{address:x}: {detail}")
+
+
+class UndoLog:
+    """The old values of what the stores overwrite while this log is current (`begin` to
+    `end`): the machine keeps one around each call of an instruction that writes memory, and
+    an instruction that faults or is refused part way (a B64 store's second dword, an
+    atomic's later round, a FLAT store's LDS lanes after its global ones) puts them back
+    (`revert`), so a wave changes no memory with an instruction it did not complete (the
+    README's fault contract). Entries: (an element view of a memory array, its index: a
+    slice or an index array, the old values), reverted last first."""
+    __slots__ = ("kept", "_token")
+
+    def __init__(self):
+        self.kept: list = []
+        self._token = None
+
+    def begin(self) -> "UndoLog":
+        """This log current (empty), until end(); one log may begin again after its end."""
+        self._token = _UNDO.set(self)
+        return self
+
+    def end(self) -> None:
+        _UNDO.reset(self._token)
+        if self.kept:
+            self.kept = []
+
+    def keep(self, elements: np.ndarray, index) -> None:
+        old = elements[index]           # an index array gathers a copy; a slice is a view
+        self.kept.append((elements, index, old.copy() if type(index) is slice else old))
+
+    def revert(self) -> None:
+        # a repeated index holds one old value throughout an entry (gathered before it was written)
+        for elements, index, old in reversed(self.kept):
+            elements[index] = old
+        self.kept = []
+
+
+_UNDO: contextvars.ContextVar[UndoLog | None] = contextvars.ContextVar("emu_undo_log", default=None)
+
+
+def _keep(elements: np.ndarray, index) -> None:
+    """Before elements[index] is stored: its old values into the current UndoLog, if any."""
+    log = _UNDO.get()
+    if log is not None:
+        log.keep(elements, index)
 
 
 @dataclass
@@ -102,11 +148,15 @@ def _scatter(data: np.ndarray, offset: np.ndarray, nbytes: int, value: np.ndarra
         offset, value = offset[mask], value[mask]
     if _aligned(offset, nbytes) and current().aligned_gathers:
         index = np.right_shift(offset, _SHIFT[nbytes], out=offset if offset.flags.writeable else None)
-        data.view(_DTYPES[nbytes])[index] = value.astype(_DTYPES[nbytes], copy=False)
+        elements = data.view(_DTYPES[nbytes])
+        _keep(elements, index)
+        elements[index] = value.astype(_DTYPES[nbytes], copy=False)
     else:
         value = value.astype(np.uint64)
         for i in range(nbytes):
-            data[offset + i] = ((value >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint8)
+            index = offset + i
+            _keep(data, index)
+            data[index] = ((value >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.uint8)
 
 
 _RUN_BLOCK = 1 << 17      # offsets per difference-and-compare: the temporaries stay in cache
@@ -595,7 +645,9 @@ class DeviceMemory:
             self.observer(addr, nbytes, mask)
         run = self._plain_run(addr, nbytes, mask)
         if run is not None:                 # distinct addresses: order does not matter
-            self.data.view(_DTYPES[nbytes])[run:run + addr.size].reshape(addr.shape)[...] = value   # keeps the low bytes
+            elements, index = self.data.view(_DTYPES[nbytes]), slice(run, run + addr.size)
+            _keep(elements, index)
+            elements[index].reshape(addr.shape)[...] = value   # keeps the low bytes
             return
         plain = self._plain_indices(addr, nbytes, mask)
         if plain is not None:       # lanes sharing an address: the last in C order wins, as in _scatter
@@ -606,15 +658,18 @@ class DeviceMemory:
             if inactive is not None:
                 active = ~inactive
                 index, value = index[active], value[active]
-            self.data.view(_DTYPES[nbytes])[index] = value.astype(_DTYPES[nbytes], copy=False)
+            elements = self.data.view(_DTYPES[nbytes])
+            _keep(elements, index)
+            elements[index] = value.astype(_DTYPES[nbytes], copy=False)
             return
         index = self._split_indices(addr, nbytes, mask)
         if index is not None:
+            elements = self.data.view(_DTYPES[nbytes])
+            _keep(elements, index)
             if isinstance(index, slice):
-                self.data.view(_DTYPES[nbytes])[index].reshape(addr.shape)[...] = value   # keeps the low bytes
+                elements[index].reshape(addr.shape)[...] = value   # keeps the low bytes
             else:
-                self.data.view(_DTYPES[nbytes])[index] = np.broadcast_to(value, index.shape).astype(
-                    _DTYPES[nbytes], copy=False)
+                elements[index] = np.broadcast_to(value, index.shape).astype(_DTYPES[nbytes], copy=False)
             return
         _scatter(self.data, self._check(np.asarray(addr), nbytes, mask), nbytes, value, mask)
 
@@ -729,6 +784,7 @@ class RegionMemory:
             if not every:
                 m = np.asarray(mask)
                 index, value = index[m], value[m]
+            _keep(elements, index)
             elements[index] = value.astype(_DTYPES[nbytes], copy=False)
             return
         _scatter(self.data, self._offsets(np.asarray(addr), nbytes, mask), nbytes, value, mask)

@@ -33,8 +33,9 @@ class SemanticsError(Exception):
 
 
 class RefusedBeforeAccess(SemanticsError):
-    """A memory instruction refused before touching memory (e.g. a misaligned atomic): a batch
-    of waves may then be run again wave by wave, like any semantic's refusal."""
+    """A memory instruction refused before touching memory (e.g. a misaligned atomic). The
+    machine treats it as any refusal: what the instruction stored is put back (memory.UndoLog)
+    and a batch of waves runs again wave by wave."""
 
 
 class Memory(Protocol):

@@ -1,6 +1,7 @@
 """Differential runs of the emulator: one launch in two EmuOptions modes (emu/options.py),
 compared bit for bit: every byte of device memory, the final registers of the waves (SGPRs,
-VGPRs, SCC, PC, MODE, STATUS of the last chunk of work-groups) and the fault, if any.
+VGPRs, SCC, PC, MODE, STATUS of the last chunk of work-groups, or of the chunk an error
+stopped, with its LDS) and the fault, if any.
 Used by tests/test_emu_reference.py (the kernel corpus) and the random-program fuzzer
 (tests/emu_fuzz.py)."""
 from __future__ import annotations
@@ -30,11 +31,14 @@ def run_outcome(machine, launch) -> Outcome:
     except EmuError as e:
         fault = f"{type(e).__name__}: {e}"
     registers = {}
-    st = machine.spare_state
-    if st is not None and fault is None:
+    # an error leaves the registers of the chunk it stopped (emu/README.md, "Faults")
+    st = machine.spare_state if fault is None else machine.stopped.st if machine.stopped is not None else None
+    if st is not None:
         st.settle_vgprs(None)           # stale registers of a reused state read as the zeros they are
         registers = {"sgpr": st.sgpr.copy(), "vgpr": st.vgpr.copy(), "scc": st.scc.copy(), "pc": st.pc.copy(),
                      "mode": st.mode.copy(), "status": st.status.copy()}
+        if fault is not None:
+            registers["lds"] = machine.stopped.lds.copy()
     return Outcome(machine.memory.data.copy(), registers, fault, instructions)
 
 

@@ -21,6 +21,7 @@ drawn at random and checked by the DSL's encoder: a combination it refuses is dr
 
     python -m tests.emu_fuzz --seconds 600            # offline: as many programs as fit
     python -m tests.emu_fuzz --seeds 0:500 --target gfx1100-w64
+    python -m tests.emu_fuzz --faults                 # memory instructions that fault part way
     python -m tests.emu_fuzz --corpus                 # the kernel corpus in full reference mode
                                                       # (WAVESMITH_LAUNCH_SECONDS=300 on a loaded machine)
 """
@@ -54,6 +55,9 @@ WORK_SLICE = 2048                  # bytes of the work buffer per wave
 SCRATCH_BYTES = 256                # private bytes per lane
 VGPRS = 40
 AGPRS = 16                         # CDNA: a0..a15 after the VGPRs (accum_offset VGPRS)
+# faults=True: the share of memory instructions whose address one lane (or more) poisons, for
+# one access and for several (wide, two addresses, atomics)
+FAULT_SHARE = {False: 0.08, True: 0.3}
 
 # Instructions the generator never draws, each with its reason.
 EXCLUDED = {
@@ -132,8 +136,11 @@ class Program:
 class Generator:
     """Random programs for one target (architecture and wave size)."""
 
-    def __init__(self, target: str, flat: bool = False):
-        self.target, self.flat = target, flat
+    def __init__(self, target: str, flat: bool = False, faults: bool = False):
+        self.target, self.flat, self.faults = target, flat, faults
+        # the launch of the program being drawn (program() sets them): work-items per group, bytes
+        # of the work buffer and of LDS per work-group (a poisoned address lands past their ends)
+        self.block, self.work_bytes, self.lds_bytes = 0, 0, 0
         self.arch, self.wave = target.split("-")[0], 64 if target.endswith("w64") else 32
         self.spec = isa.load(self.arch)
         if isa.resolve_arch(self.arch) in ("cdna3", "cdna4"):
@@ -380,6 +387,7 @@ class Generator:
         d = self.pick(rng, kind)
         if d is None:
             return None
+        space, pair = kind, kind == "flat"     # the space drawn; whether the address is a VGPR pair
         from isa.mnemonics import text_mnemonic
         name = text_mnemonic(d.name, self.spec.arch)
         glc = "_ATOMIC" in d.name and rng.random() < 0.6
@@ -401,6 +409,7 @@ class Generator:
                         self.add_u32(v[V_ADDR64], s[2], v[V_ADDR]), self.ns["v_mov_b32"](v[V_ADDR64 + 1], s[3])]
                     ops.append(v[V_ADDR64:V_ADDR64 + 1])
                     mods["_noaddr"] = True
+                    pair = True
             elif opname == "vaddr" and kind == "flat":
                 pre, spaces = self.flat_address(rng, align)
                 ops.append(v[V_ADDR64:V_ADDR64 + 1])
@@ -424,7 +433,29 @@ class Generator:
             if glc:         # RDNA4 asks for the returned value with TH's return bit
                 # (GFX9: SC0)
                 mods["th" if self.rdna4 else "sc0" if self.gfx9 else "glc"] = 1 if self.rdna4 else True
+        # several accesses (dwords, two addresses, an atomic's rounds) may fault after others were made
+        several = "2ADDR" in d.name or "ATOMIC" in d.name or any(n > 1 for opname, _, n in layout if opname not in ("vaddr", "saddr", "addr"))
+        if self.faults and rng.random() < FAULT_SHARE[several]:
+            pre = pre + self.poison(rng, space, pair, mods.get("offset", 0))
         return pre + [self.ns[name](*ops, **mods)]
+
+    def poison(self, rng, space: str, pair: bool, offset: int):
+        """Instructions giving one lane (or every lane from one on: v0 is the work-item id)
+        an address past the end of its space (the instruction offset counted): straddling the
+        end (a wide access's first dwords inside) or far past it. A pair (a 64-bit global or
+        FLAT address) becomes a global address past the work buffer. Only with faults=True."""
+        ns, mask = self.ns, vcc if self.wave == 64 else vcc_lo
+        end = {"ds": self.lds_bytes, "scratch": SCRATCH_BYTES}.get(space, self.work_bytes)
+        bad = (end - 4 if rng.random() < 0.7 else 1 << 20) - offset
+        compare = ns["v_cmp_eq_u32_e64" if rng.random() < 0.7 else "v_cmp_le_u32_e64"]
+        out = [ns["v_mov_b32"](v[V_SECOND], self.lit(bad)),
+               compare(mask, int(rng.integers(0, self.block)), v[0])]
+        if not pair:
+            return out + [ns["v_cndmask_b32_e64"](v[V_ADDR], v[V_ADDR], v[V_SECOND], mask)]
+        return out + [self.add_u32(v[V_SECOND], s[2], v[V_SECOND]),
+                      ns["v_cndmask_b32_e64"](v[V_ADDR64], v[V_ADDR64], v[V_SECOND], mask),
+                      ns["v_mov_b32"](v[V_SECOND], s[3]),
+                      ns["v_cndmask_b32_e64"](v[V_ADDR64 + 1], v[V_ADDR64 + 1], v[V_SECOND], mask)]
 
     def flat_address(self, rng, align: int):
         """v[6:7] = a FLAT address per lane inside this wave's slice of one space (global memory,
@@ -494,6 +525,8 @@ class Generator:
         waves_per_group = int(rng.integers(1, 4))
         block = waves_per_group * self.wave - (int(rng.integers(1, self.wave)) if rng.random() < 0.3 else 0)
         grid = int(rng.integers(1, 3))
+        self.block, self.work_bytes, self.lds_bytes = block, grid * waves_per_group * WORK_SLICE, \
+            waves_per_group * LDS_SLICE
         body, drawn = [], {}
         classes = list(self.weights)
         p = np.array([self.weights[c] for c in classes], float)
@@ -619,9 +652,10 @@ _GENERATORS: dict = {}
 
 
 def fuzz(seeds, targets=TARGETS, options=None, length: int = 40, report: Report | None = None,
-         fast=None, flat: bool = False) -> Report:
+         fast=None, flat: bool = False, faults: bool = False) -> Report:
     """Run programs for every seed and target, `fast` (FAST) vs `options` (REFERENCE); flat: with
-    FLAT accesses (another program per seed than without)."""
+    FLAT accesses (another program per seed than without); faults: some memory instructions with
+    a lane's address past its space's end (Generator.poison), so that programs fault part way."""
     from emu.options import FAST, REFERENCE
     from tests.emu_differential import differences
     options = REFERENCE if options is None else options
@@ -629,7 +663,8 @@ def fuzz(seeds, targets=TARGETS, options=None, length: int = 40, report: Report 
     report = report or Report()
     for seed in seeds:
         for target in targets:
-            gen = _GENERATORS.get((target, flat)) or _GENERATORS.setdefault((target, flat), Generator(target, flat))
+            key = (target, flat, faults)
+            gen = _GENERATORS.get(key) or _GENERATORS.setdefault(key, Generator(target, flat, faults))
             prog = gen.program(np.random.default_rng([seed, TARGETS.index(target)]), length)
             try:
                 fast_outcome, ref = run(prog, fast, seed), run(prog, options, seed)
@@ -690,6 +725,7 @@ def main(argv=None) -> int:
                                                 "(comma-separated names; default: every switch off)")
     ap.add_argument("--corpus", action="store_true", help="run the kernel corpus whole in full reference mode")
     ap.add_argument("--flat", action="store_true", help="programs with FLAT accesses (global, LDS, scratch apertures)")
+    ap.add_argument("--faults", action="store_true", help="programs some of whose memory instructions fault part way")
     args = ap.parse_args(argv)
     if args.corpus:
         return 1 if _corpus(sys.stdout) else 0
@@ -700,7 +736,7 @@ def main(argv=None) -> int:
     report, t0 = Report(), time.perf_counter()
     seed = start
     while (args.seconds is None and seed < stop) or (args.seconds is not None and time.perf_counter() - t0 < args.seconds):
-        fuzz([seed], targets, options, args.length, report, flat=args.flat)
+        fuzz([seed], targets, options, args.length, report, flat=args.flat, faults=args.faults)
         seed += 1
         if seed % 10 == 0:
             print(f"seed {seed}: {report.line()} ({time.perf_counter() - t0:.0f} s)", flush=True)
