@@ -8,8 +8,8 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import (byte_select, lane_select_sources, lane_value_result, offset_pattern, reads_other_lanes,
-                             register_number_sources)
+from isa.facts import (byte_select, lane_select_sources, lane_value_result, offset_pattern, reads_other_lanes,
+                       register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, gds_only, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -597,9 +597,9 @@ class Encoder:
         if not e32:
             self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
-                if d.name in syntax.NO_OPSEL or byte_select(d.pcode):
+                if d.name in syntax.NO_OPSEL or byte_select(d):
                     raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
-                                       + (" (it selects a byte with byte_sel:N)" if byte_select(d.pcode) else
+                                       + (" (it selects a byte with byte_sel:N)" if byte_select(d) else
                                           " (it selects halves with .l/.h)"), modifier="op_sel")
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
@@ -641,7 +641,7 @@ class Encoder:
                         opsel |= b << i
                 opsel |= dst_bit << 3
             if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
-                byte_bits = byte_select(d.pcode)
+                byte_bits = byte_select(d)
                 if not byte_bits:
                     raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel")
                 sel = mods.pop("byte_sel")
@@ -1029,7 +1029,7 @@ class Encoder:
                 F[k.upper()] = val
         else:
             off = mods.pop("offset", 0)
-            if offset_pattern(d.pcode) and not isinstance(off, int):     # swizzle(MODE, ...)
+            if offset_pattern(d) and not isinstance(off, int):     # swizzle(MODE, ...)
                 off = _swizzle_value(off, d)
             if not 0 <= off <= 0xffff:
                 raise OperandError(f"{_name(d)}: offset:{off} is out of range 0..65535")
@@ -1377,7 +1377,8 @@ _NULL = Special("null")
 # constant or literal (a value uniform across the wave: written to one lane, permlane's selects);
 # _LANE an SGPR or inline constant (v_readlane/v_writelane's lane number: LLVM takes no literal);
 # _MASK a lane mask in SGPRs (carry-in, v_cndmask's select); _VGPR a VGPR only (a register
-# number the instruction indexes, VGPR[lane][SRC0]; WMMA's A and B matrices); _VGPR_OR_INLINE
+# number the instruction indexes, VGPR[lane][SRC0]; a source the instruction writes, v_swap's
+# S0.b32 = tmp; WMMA's A and B matrices); _VGPR_OR_INLINE
 # WMMA's C matrix.
 _ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
 _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
@@ -1385,19 +1386,20 @@ _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
 
 def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     """Each source's kind, from the pseudocode: a source it reads as a register number (SRCn,
-    not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) is a VGPR; an instruction that addresses
+    not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) or writes (isa.effects: v_swap_b32's
+    S0.b32 = tmp, the register swapped per lane) is a VGPR; an instruction that addresses
     VGPR[lane][...] of other lanes than its own works on the wave, not per lane, and its other
-    sources are uniform values (SGPRs or constants). (isa.code_facts reads these from the code;
+    sources are uniform values (SGPRs or constants). (isa.facts: generated from the code;
     this lane's own VGPR[laneId][SRCn], RDNA4's fp8/bf8 conversions' source bytes, is a value,
     and LLVM 22 takes any source there: v_cvt_f32_fp8_e32 v1, s12.)"""
-    pcode = d.pcode
     if is_wmma:
         return [_VGPR, _VGPR, _VGPR_OR_INLINE][:len(sig.srcs)]
     kinds = [_MASK if o.is_mask else _ANY for o in sig.srcs]
-    indexed = register_number_sources(pcode)
+    written = effects(d.pcode or "").writes
+    indexed = register_number_sources(d) | {i for i in range(len(kinds)) if f"S{i}" in written}
     kinds = [_VGPR if i in indexed else k for i, k in enumerate(kinds)]
-    if reads_other_lanes(pcode):
-        lanes = lane_select_sources(pcode)
+    if reads_other_lanes(d):
+        lanes = lane_select_sources(d)
         kinds = [_VGPR if i in indexed else _LANE if i in lanes else _SCALAR if k == _ANY else k
                  for i, k in enumerate(kinds)]
     return kinds
@@ -1563,7 +1565,7 @@ def moves_a_lane_value(d: InstrDef) -> bool:
     D0 written whole from another lane's VGPR; v_writelane: a lane number taken from a source).
     The text syntax names such an instruction by its bare mnemonic in every encoding: a forced
     64-bit encoding suffix is refused, as the reference assembler does."""
-    return lane_value_result(d.pcode) or bool(lane_select_sources(d.pcode))
+    return lane_value_result(d) or bool(lane_select_sources(d))
 
 
 def split_mnemonic(mn: str) -> tuple[str, str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import InstrDef, Spec
-from isa.code_facts import byte_select
+from isa.facts import byte_select
 
 from . import immediate_values, syntax
 from .asm_parse import name_value
@@ -209,7 +209,7 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         ops.append(v)
     mods = {}
     nsrc = len(sig.srcs)
-    byte_bits = byte_select(d.pcode)    # RDNA4's fp8/bf8 conversions: OPSEL bits that pick a byte
+    byte_bits = byte_select(d)    # RDNA4's fp8/bf8 conversions: OPSEL bits that pick a byte
     if byte_bits:
         hi_bit, lo_bit = byte_bits
         if opsel:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import Spec
-from isa.code_facts import offset_pattern
+from isa.facts import offset_pattern
 from isa.memory_access import (attribute_load, memory_access, prefetch, scalar_base_registers, scalar_data, typed_buffer,
                                value_dwords)
 
@@ -69,7 +69,7 @@ def ds_modifiers(d, f: dict) -> dict:
     else:
         off = f["OFFSET0"] | f["OFFSET1"] << 8
         if off:
-            mods["offset"] = immediate_values.swizzle(off) if offset_pattern(d.pcode) else off
+            mods["offset"] = immediate_values.swizzle(off) if offset_pattern(d) else off
     mods.update(flags(f, ("GDS",)))
     return mods
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 
 from isa import InstrDef
+# the scalar source field holds a value itself, not an operand code ("the message type encoded in
+# the instruction directly": s_sendmsg_rtn_b32/b64), its code 255 no literal: a generated fact
+from isa.facts import source_is_immediate  # noqa: F401 (re-exported)
 from isa.records import dataclass
 
 
@@ -93,16 +96,3 @@ def raw_source_field(d: InstrDef) -> bool:
     "the direct content of raw S1 field"), not the operand the field encodes: s_set_gpr_idx_on's
     four mode bits. Its field is a number (gpr_idx(...) in text), never a register or literal."""
     return d.format.startswith("SOP") and "SRC1" in d.operand_types and "S1" not in d.operand_types
-
-
-# (isa.control.message_reply reads the same words for the control facts; the decoder, on the
-# emulator's cached path, may not import that module, so the test stays here; compiled by re at
-# its first use: running machine code from a program record decodes nothing)
-_SOURCE_IS_IMMEDIATE = r"\bencoded in the instruction directly\b"
-
-
-def source_is_immediate(d: InstrDef) -> bool:
-    """The scalar source field holds a value itself, not an operand code: the manual says the
-    field "contains the message type encoded in the instruction directly (this instruction does
-    not read an SGPR)" (s_sendmsg_rtn_b32/b64). Its code 255 is no literal."""
-    return bool(re.search(_SOURCE_IS_IMMEDIATE, d.description or ""))

@@ -7,12 +7,12 @@ Derived from the ISA data: the format's fields, the pseudocode's typed accessors
 here lists an instruction individually except syntax.py's few LLVM spellings."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from functools import lru_cache
 
 from isa import InstrDef
-from isa.code_facts import lane_value_result
+from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_flags,  # noqa: F401 (cache_control re-exported)
+                       result_without_code, scalar_result)
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
@@ -37,10 +37,6 @@ def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
 # a bit range of the result assigned: D0[31 : 16] = ..., tmp[15 : 0].f16 = ... (then D0 = tmp),
 # VGPR[laneId][VDST.u32][15 : 0].b16 = ... (the rest preserved)
 
-
-# a VALU instruction whose result goes to an SGPR (RDNA4's V_S_EXP_F32 ...: "Calculate 2 raised to
-# the power of the ... input and store the result into a scalar register")
-_SCALAR_RESULT_RE = re.compile(r"\b[Ss]tore the result into a scalar register")
 
 def _low_half_only(pcode: str, key: str, result_bits: int) -> bool:
     """The pseudocode touches only bits [15:0] of an operand (or, with a 16-bit result, a 4-bit
@@ -90,7 +86,9 @@ def valu_signature(d: InstrDef) -> ValuSig:
         if not is_cmpx:
             dsts.append(_operand("sdst", None, mask=True))
     elif writes_d or not pcode and d.name not in syntax.NO_OPERANDS:
-        sgpr = lane_value_result(d.pcode) or bool(_SCALAR_RESULT_RE.search(d.description or ""))
+        # an SGPR result: D0 written whole from another lane's VGPR (v_readlane), or the description
+        # stores the result into a scalar register (RDNA4's v_s_exp_f32)
+        sgpr = lane_value_result(d) or scalar_result(d)
         dsts.append(_operand("vdst", types.get("D0"), sgpr=sgpr))
     vcc_out = "VCC" in fx.writes and not is_cmp          # a carry out: VCC.u64[laneId] = ...
     vcc_in = "VCC" in fx.reads and not is_cmp            # a carry in or a select mask
@@ -138,8 +136,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
         srcs.append(replace(_operand("src2", None, mask=True), registers_only=True))
     reads_dst = "D0" in fx.value_reads     # computes with D0's old value (isa.effects): v_fmac, v_dot2c, v_swap
-    opsel_flags = len(set(_OPSEL_OVERLOAD_RE.findall(d.description or "")))
-    return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags)
+    return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags(d))
 
 
 @lru_cache(maxsize=None)
@@ -192,17 +189,11 @@ def _register_source(d: InstrDef, i: int, pcode: str, types: dict) -> bool:
     return f"S{i}" in fx.writes
 
 
-# "OPSEL[0] is overloaded to represent the DPP 'FI' (Fetch Inactive) bit"
-_OPSEL_OVERLOAD_RE = re.compile(r"OPSEL\[(\d)\] is overloaded")
-
-
 # ---------------------------------------------------------------- memory instructions without operands
 
-def cache_control(d: InstrDef) -> bool:
-    """A memory-format instruction that only invalidates or writes back a cache (s_dcache_inv,
-    buffer_gl0_inv, RDNA4's global_inv / global_wb): no operands. The manual gives these no
-    pseudocode and describes them so."""
-    return not d.pcode and bool(re.match(r"Write back|[Ii]nvalidate", d.description or ""))
+# cache_control (imported above): a memory-format instruction that only invalidates or writes back
+# a cache (s_dcache_inv, buffer_gl0_inv, RDNA4's global_inv / global_wb): no operands. The manual
+# gives these no pseudocode and describes them so (isa.facts.cache_control).
 
 
 # ---------------------------------------------------------------- operand layouts (text order)
@@ -239,7 +230,7 @@ def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:
         return [("sdst", "SDST", reply.reply_dwords), ("msg", "SSRC0", 1)]
     # without pseudocode a result exists if the description stores one (RDNA4's S_SLEEP_VAR only
     # reads its input: 'S0[6:0] determines the sleep duration')
-    stores = not pcode and bool(re.search(r"\b(store|write|return)", d.description or "", re.I))
+    stores = result_without_code(d)
     named = effects(pcode).names
     if fmt != "SOPC" and ("D0" in named or "D0" in types or stores):
         out.append(("sdst", "SDST", width("D0")))
@@ -274,11 +265,6 @@ def ds_layout(d: InstrDef) -> list[tuple[str, str, int]]:
     return out
 
 
-# the manual's wording for a memory load whose result goes to LDS instead of a VGPR (CDNA3/4
-# GLOBAL_LOAD_LDS_*, SCRATCH_LOAD_LDS_*: "... and store the result into a data share.")
-_INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share", re.I)
-
-
 def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     """FLAT / GLOBAL / SCRATCH operands (the segment is the encoding: flat_segment); atomics return data only with glc (RDNA4: TH's return bit).
     CDNA's LDS-direct loads (the manual: "store the result into a data share") write no VGPR."""
@@ -286,7 +272,7 @@ def flat_layout(d: InstrDef, glc: bool) -> list[tuple[str, str, int]]:
     access = memory_access(d)
     direction = access.direction
     out = []
-    to_lds = bool(_INTO_DATA_SHARE.search(d.description or ""))
+    to_lds = loads_to_lds(d)
     if (direction == "load" and not to_lds) or (direction == "atomic" and glc):
         out.append(("vdst", "VDST", access.result_dwords or n))
     segment = flat_segment(d)
@@ -407,22 +393,12 @@ def _image_address_forms(d: InstrDef, sampler: bool, key: tuple) -> tuple[frozen
 
 @lru_cache(maxsize=None)
 def export_targets(spec) -> dict[int, str]:
-    """An export's TARGET codes -> LLVM's names, from the manual's TARGET list ('0..7 MRT 0..7',
-    '8 Z', '12-16 Position 0-4', ...) and syntax.EXPORT_TARGETS."""
+    """An export's TARGET codes -> LLVM's names: the manual's destinations (generated:
+    spec.tables["export_targets"], '0..7 MRT', '8 Z', '12-16 Position', ...) by syntax.EXPORT_TARGETS,
+    numbered within a range (mrt0..mrt7, pos0..pos4)."""
     out = {}
-    name = next(iter(spec.traits.roles.export))
-    fmt = spec.formats[name]
-    m = re.search(r"(\d+)\.\.(\d+) MRT", fmt.field_text.get("TARGET", ""))
-    if m:
-        out.update({c: f"mrt{c - int(m.group(1))}" for c in range(int(m.group(1)), int(m.group(2)) + 1)})
-    rows = [(lo, hi, base) for lo, hi, _kind, base, _text in spec.operands.get(name, {}).get("TARGET", [])]
-    if not rows:   # RDNA4's conversion keeps the list in the field text: '... 12-16 Position 0-4 20 Primitive data'
-        for label in syntax.EXPORT_TARGETS:
-            m = re.search(rf"\b(\d+)(?:-(\d+))? {label}\b", fmt.field_text.get("TARGET", ""))
-            if m:
-                rows.append((int(m.group(1)), int(m.group(2) or m.group(1)), label))
-    for lo, hi, base in rows:
-        target = syntax.EXPORT_TARGETS.get(re.sub(r"\s*\d+-\d+$", "", base))
+    for lo, hi, name in spec.tables.get("export_targets", ()):
+        target = syntax.EXPORT_TARGETS.get(name)
         if target:
             out.update({c: target if lo == hi else f"{target}{c - lo}" for c in range(lo, hi + 1)})
     return out

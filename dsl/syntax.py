@@ -61,7 +61,7 @@ WMMA_ACCUMULATOR_BITS = {32: 64, 64: 32}
 # the pair with one bank on gfx1201 and refuses it on gfx1100)
 VOPD_MOV_PAIR_USES_SRC2 = {"rdna4"}
 # (which OPSEL bits select a byte, LLVM's byte_sel:N on RDNA4's fp8/bf8 conversions, is the code's
-# if/elsif chain on OPSEL: isa.code_facts.byte_select)
+# if/elsif chain on OPSEL: isa.facts.byte_select)
 # How LLVM prints a literal for a 16-bit SALU operand (RDNA3.5), by format: SOP2 (s_add_f16) as
 # an f16 VALU operand, SOPC (s_cmp_*_f16) as a 16-bit integer one; SOP1 (s_ceil_f16,
 # s_sext_i32_i16) prints the whole dword as for a 32-bit operand. See field_values.literal_value.
@@ -73,8 +73,9 @@ INV_2PI_TEXT = {16: "0.15915494", 32: "0.15915494", 64: "0.15915494309189532"}
 # multiple of 16, or a fixed code); quad_perm:[..] is 0..0xff, anything else prints as dpp_ctrl:0x..
 DPP_ROW_CONTROLS = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_share", 0x160: "row_xmask"}
 DPP_FIXED_CONTROLS = {0x140: "row_mirror", 0x141: "row_half_mirror"}
-# LLVM's names for the manual's export targets (EXP TARGET field; numbered ones get the index)
-EXPORT_TARGETS = {"Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
+# LLVM's names for the manual's export targets (EXP TARGET field, isa's tables["export_targets"];
+# a range's codes get their index in it: mrt0..mrt7, pos0..pos4)
+EXPORT_TARGETS = {"MRT": "mrt", "Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
                   "Dual Source Blend Right": "dual_src_blend1"}
 # MIMG DIM field values: LLVM's name, address coordinates and derivative (gradient) components
 MIMG_DIMS = [("1D", 1, 2), ("2D", 2, 4), ("3D", 3, 6), ("CUBE", 3, 4), ("1D_ARRAY", 2, 2), ("2D_ARRAY", 3, 4),
@@ -116,7 +117,7 @@ TIGHT_CALLS = frozenset({"swizzle", "gpr_idx"})
 # style of the 16-bit immediate: none (not printed), opt (printed in decimal only if non-zero),
 # dec, hex, imm (decimal from 0 to 64, else hex), branch (label or
 # signed offset), waitcnt, delay_alu, depctr, sendmsg, hwreg. A branch is the code's fact
-# (isa.code_facts.pc_relative_immediate: the code computes PC + signext(SIMM16 ...)): sopp_style.
+# (isa.facts.pc_relative_immediate: the code computes PC + signext(SIMM16 ...)): sopp_style.
 
 SOPP_STYLE = {
     "s_nop": "imm", "s_endpgm": "opt", "s_wakeup": "none", "s_barrier": "none", "s_setkill": "imm",
@@ -133,14 +134,14 @@ SOPP_STYLE = {
 def sopp_style(d, gfx9: bool = False) -> str | None:
     """The style of SOPP instruction `d`'s immediate: the gfx9 dialect's table (with `gfx9`), then
     gfx11's, then "branch" where the code computes PC + signext(SIMM16 ...); None when neither
-    says (each caller has its default). (The code fact is imported here, not with this module:
-    the decoder reads these tables on the emulator's path, which loads no pseudocode reader.)"""
-    from isa.code_facts import pc_relative_immediate
+    says (each caller has its default). (isa.facts.pc_relative_immediate, a generated table read on
+    the first question: imported here, as the decoder reads these tables on the emulator's path.)"""
+    from isa.facts import pc_relative_immediate
 
     from . import syntax_gfx9
     mn = d.name.lower()
     style = (gfx9 and syntax_gfx9.SOPP_STYLE.get(mn)) or SOPP_STYLE.get(mn)
-    if style is None and pc_relative_immediate(d.pcode):
+    if style is None and pc_relative_immediate(d):
         return "branch"
     return style
 

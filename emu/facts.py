@@ -4,8 +4,8 @@ Preparing an instruction reads facts that isa/ and dsl/ work out from its manual
 VALU, scalar or LDS operands (dsl.signature), whether SIMM16 names a barrier (isa.control), its
 memory facts (isa.memory_access: data dwords, a buffer resource, a lane address, a format
 conversion), whether its pseudocode reads D0 (isa.effects) and the MODE rules it follows
-(isa.float_modes); building its semantic reads the shapes of its code the fast paths key on
-(isa.code_facts: an atomic's memory update, a dword-run load, a DS offset added in the code,
+(isa.facts.float_modes); building its semantic reads the shapes of its code the fast paths key on
+(isa.facts, generated from the code: an atomic's memory update, a dword-run load, a DS offset added in the code,
 v_min/max_f32's NaN order, f32 call chains, a permute's lane modulus, the register files indexed,
 a table only declared, the instructions called; isa.memory_access.format_conversion; isa.effects'
 whole matrices). They are pure functions of the entry's text and the one parse of its code:
@@ -38,9 +38,12 @@ from .cache_folder import cache_dir, sources_digest
 from .options import current
 
 # the modules whose code decides the facts (this one: which facts; the tables they read; the generator's
-# readers that wrote isa/generated/<family>/effects.py, memory_access.py, control.py)
+# readers that wrote isa/generated/<family>/effects.py, memory_access.py, control.py, facts.py: isa.facts
+# reads tables isa/gen/facts.py works out with isa/code_facts.py, isa/float_modes.py and
+# isa/gen/descriptions.py, which `wavesmith gen --check` keeps equal)
 _SOURCES = ("emu/facts.py", "isa/effects.py", "isa/code_facts.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
             "isa/spec.py", "isa/fact_types.py", "isa/gen/effects.py", "isa/gen/memory_access.py", "isa/gen/control.py",
+            "isa/facts.py", "isa/gen/facts.py", "isa/gen/descriptions.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -184,8 +187,8 @@ def _reads_literal(d):
 
 
 def _float_rules(d):
-    from isa.float_modes import float_modes
-    modes = float_modes(d.pcode, d.description)
+    from isa.facts import float_modes
+    modes = float_modes(d)
     return modes.flushes, modes.rounds
 
 
@@ -215,8 +218,8 @@ def _typed_buffer(d):
 
 
 def _atomic_update(d):
-    from isa.code_facts import atomic_update
-    update = atomic_update(d.pcode)
+    from isa.facts import atomic_update
+    update = atomic_update(d)
     return None if update is None else (update.kind, update.type, update.returns_old, update.operands)
 
 
@@ -239,10 +242,10 @@ def _behaviour_unknown_named(d):
 
 
 def _code_fact(name):
-    """isa.code_facts.<name>(d.pcode)."""
+    """isa.facts.<name>(d)."""
     def compute(d):
-        from isa import code_facts
-        return getattr(code_facts, name)(d.pcode)
+        from isa import facts
+        return getattr(facts, name)(d)
     compute.__name__ = f"_{name}"
     return compute
 
@@ -292,13 +295,13 @@ def data_dwords(d) -> int | None:
 
 
 def behaviour_unknown(d) -> bool:
-    """isa.code_facts.behaviour_unknown(d): no manual describes what d does (s_barrier_init).
+    """isa.facts.behaviour_unknown(d): no manual describes what d does (s_barrier_init).
     Not kept with the facts above: it depends on d's family, not only its text. Whether the
     errata table names d at all (in any family) is a fact of its text, kept as the others are,
     so an instruction it does not list loads nothing more, not even the errata table (~1 ms)."""
     if not fact("behaviour_unknown_named", d):
         return False
-    from isa.code_facts import behaviour_unknown as family_aware
+    from isa.facts import behaviour_unknown as family_aware
     return family_aware(d)
 
 
@@ -318,7 +321,7 @@ def reads_literal(d) -> bool:
 
 
 def float_rules(d) -> tuple:
-    """(flushes, rounds) of isa.float_modes.float_modes(d.pcode, d.description)."""
+    """(flushes, rounds) of isa.facts.float_modes(d)."""
     return fact("float_rules", d)
 
 
@@ -343,47 +346,47 @@ def converts_format(d) -> bool:
 
 
 def atomic_update(d) -> tuple | None:
-    """(kind, type, returns_old, operands) of isa.code_facts.atomic_update(d.pcode), or None."""
+    """(kind, type, returns_old, operands) of isa.facts.atomic_update(d), or None."""
     return fact("atomic_update", d)
 
 
 def address_adds_offset(d) -> bool:
-    """isa.code_facts.address_adds_offset(d.pcode): the code adds the offset to ADDR itself."""
+    """isa.facts.address_adds_offset(d): the code adds the offset to ADDR itself."""
     return fact("address_adds_offset", d)
 
 
 def field_loads(d) -> tuple | None:
-    """isa.code_facts.field_loads(d.pcode): (register, n) of a load of n dwords from ADDR + 4k."""
+    """isa.facts.field_loads(d): (register, n) of a load of n dwords from ADDR + 4k."""
     return fact("field_loads", d)
 
 
 def dword_loads(d) -> tuple | None:
-    """isa.code_facts.dword_loads(d.pcode): field_loads' (register, n) with n >= 1."""
+    """isa.facts.dword_loads(d): field_loads' (register, n) with n >= 1."""
     return fact("dword_loads", d)
 
 
 def dword_stores(d) -> tuple | None:
-    """isa.code_facts.dword_stores(d.pcode): (register, n) of a store of n dwords to ADDR + 4k."""
+    """isa.facts.dword_stores(d): (register, n) of a store of n dwords to ADDR + 4k."""
     return fact("dword_stores", d)
 
 
 def first_nan_test(d) -> str | None:
-    """isa.code_facts.first_nan_test(d.pcode): the source the first NaN test names."""
+    """isa.facts.first_nan_test(d): the source the first NaN test names."""
     return fact("first_nan_test", d)
 
 
 def call_chain(d) -> tuple | None:
-    """isa.code_facts.call_chain(d.pcode): (outer, inner, type) of D0 = outer(inner(S0, S1), S2)."""
+    """isa.facts.call_chain(d): (outer, inner, type) of D0 = outer(inner(S0, S1), S2)."""
     return fact("call_chain", d)
 
 
 def lane_modulus(d) -> tuple[int, int] | None:
-    """isa.code_facts.lane_modulus(d.pcode): (wave32, wave64) N of a permute's `/ 4 % N`."""
+    """isa.facts.lane_modulus(d): (wave32, wave64) N of a permute's `/ 4 % N`."""
     return fact("lane_modulus", d)
 
 
 def register_files(d) -> frozenset:
-    """isa.code_facts.register_files(d.pcode): the register files the code indexes by a value."""
+    """isa.facts.register_files(d): the register files the code indexes by a value."""
     return fact("register_files", d)
 
 
@@ -394,12 +397,12 @@ def format_conversion(d) -> tuple | None:
 
 
 def unfilled_arrays(d) -> tuple:
-    """isa.code_facts.unfilled_arrays(d.pcode): arrays the code declares and never assigns."""
+    """isa.facts.unfilled_arrays(d): arrays the code declares and never assigns."""
     return fact("unfilled_arrays", d)
 
 
 def instruction_calls(d) -> tuple:
-    """isa.code_facts.instruction_calls(d.pcode): the instructions the code calls, as written."""
+    """isa.facts.instruction_calls(d): the instructions the code calls, as written."""
     return fact("instruction_calls", d)
 
 

@@ -101,7 +101,7 @@ class Semantic:
     flushes_denorms: bool = True   # MODE.FP_DENORM applies to its float operands (isa.float_modes)
     rounds: bool = True            # MODE.FP_ROUND applies to its float results (isa.float_modes)
     register_files: bool = True    # may index SGPR[...] / HW_REGISTERS[...] by a value (ctx.sgpr, ctx.hwreg):
-    #                                generated ones whose pseudocode does (isa.code_facts.register_files)
+    #                                generated ones whose pseudocode does (isa.facts.register_files)
 
     @property
     def reads_d0(self) -> bool:

@@ -209,9 +209,9 @@ def _operands(d: dict) -> dict[str, Operand]:
 
 def _tables(d: isa.InstrDef) -> dict[str, list[float]]:
     """The array the pseudocode only declares (the unfilled_arrays fact), filled from the
-    description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE; emu/pcode/lookup.py)."""
-    from .pcode.lookup import description_table     # (a key worked out: not when a program record holds it)
-    entries = description_table(d.description)
+    description's lookup table (v_cvt_off_f32_i4's CVT_OFF_TABLE: isa.facts.lookup_table, generated)."""
+    from isa.facts import lookup_table     # (a key worked out: not when a program record holds it)
+    entries = lookup_table(d)
     if entries is None:
         return {}
     names = unfilled_arrays(d)
@@ -281,7 +281,7 @@ def _compiled(source: str, name: str) -> tuple:
 # one semantic call instead of one per lane on the busiest address: a histogram or a counter
 # every lane bumps). False: every atomic runs in rounds.
 COMBINE_ATOMIC_SUMS = True      # see also EmuOptions.combine_atomic_sums (emu/options.py)
-# (which update an atomic makes is a fact of the manual's code: isa.code_facts.atomic_update)
+# (which update an atomic makes is a fact of the manual's code: isa.facts.atomic_update)
 
 # Fast path (off switch): atomics whose update is an integer min / max (u, i, 32/64-bit) or a
 # bitwise and / or / xor: associative and commutative, so the lanes sharing an address combine

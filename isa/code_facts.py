@@ -12,27 +12,15 @@ the memory word's type as written (u, u32, i64, b, f32: signedness and float-nes
 type's), and returns_old says the code loads the word into tmp first and returns tmp
 (`tmp = MEM[A].T; ...; RETURN_DATA = tmp`).
 
-The facts of the code alone (GENERATED_FACTS) are worked out by the generator for every instruction
-of the manuals (isa/generated/<arch>/code_facts.py): asked about the code of an instruction of a
-family already loaded, each function answers from that table (read once, on the first question),
-and parses only code no family has (its own text: a test's)."""
+These functions parse; the generator calls them once per instruction of the manuals
+(isa/gen/facts.py) and commits the answers (isa/generated/<family>/facts.py), which every other
+package reads through isa.facts, by instruction. A process that assembles, disassembles or
+emulates does not import this module (tests/test_isa_facts_generated.py)."""
 from __future__ import annotations
 
-import importlib
-from functools import lru_cache, wraps
-
-from .effects import assignment, statements
-from .records import dataclass
-from .spec import family_of, loaded_specs
-
-
-@dataclass(frozen=True)
-class AtomicUpdate:
-    kind: str           # 'add' 'sub' 'min' 'max' 'and' 'or' 'xor' 'swap' 'cmpswap' or 'other'
-    type: str           # the memory word's type as the update writes it: 'u', 'u32', 'i64', 'b', 'f32'
-    returns_old: bool   # tmp = MEM[A].T before the update, RETURN_DATA = tmp after it
-    operands: tuple = ()  # cmpswap: ((src register, its low bit), (cmp register, its low bit)):
-    #                       `src = DATA[63 : 0].b64; cmp = DATA[127 : 64].b64` (('DATA', 0), ('DATA', 64))
+from .gen.effects import effects
+from .pcode_statements import assignment, statements
+from .facts import AtomicUpdate
 
 
 _BITWISE = {"&": "and", "|": "or", "^": "xor"}
@@ -296,30 +284,13 @@ def instruction_calls(pcode: str | None) -> tuple:
 _ACCUMULATION_SAID = "The initial value in D is used as S2"
 
 
-def accumulates(d) -> bool:
-    """D0's incoming value is an input of `d` (an isa InstrDef): its code computes with it
-    (isa.effects' value_reads: v_fmac, v_dot2acc), or, for an entry without code, its description
-    says so: "The initial value in D is used as S2" (RDNA3's v_dual_dot2acc_*)."""
-    if d.pcode:
-        from .effects import effects
-        return "D0" in effects(d.pcode).value_reads
-    return _ACCUMULATION_SAID in (d.description or "")
-
-
-def behaviour_unknown(d) -> bool:
-    """No manual describes what `d` (an isa InstrDef) does, and what it could change is state an
-    emulator models (a barrier's, a trap return's): isa.errata.BEHAVIOUR_UNKNOWN, RDNA4's
-    s_barrier_init/join/leave and CDNA's s_rfe_restore_b64.
-    Their operands are known (the assembler, disassembler and allocator use them); their effect is
-    not, so nothing may run them. By name in d's family (isa.spec.family_of); an InstrDef no loaded
-    Spec holds (a copy) by name in any family listed, so that no copy runs a guess."""
-    from .errata import BEHAVIOUR_UNKNOWN
-    entry = BEHAVIOUR_UNKNOWN.get(d.name)
-    if entry is None:
-        return False
-    family = family_of(d)
-    return family is None or family in entry[0]
-
+def accumulates(pcode: str | None, description: str | None) -> bool:
+    """D0's incoming value is an input of the instruction: its code computes with it (isa.effects'
+    value_reads: v_fmac, v_dot2acc), or, for an entry without code, its description says so: "The
+    initial value in D is used as S2" (RDNA3's v_dual_dot2acc_*)."""
+    if pcode:
+        return "D0" in effects(pcode).value_reads
+    return _ACCUMULATION_SAID in (description or "")
 
 
 def _register_number(token: str) -> int | None:
@@ -327,7 +298,6 @@ def _register_number(token: str) -> int | None:
     return int(token[3:]) if token[:3] == "SRC" and token[3:].isdigit() else None
 
 
-@lru_cache(maxsize=None)
 def register_number_sources(pcode: str | None) -> frozenset:
     """The sources n whose register number the code reads, `SRCn` rather than the value `Sn`
     (v_movrels's `addr = SRC0.u`, v_readlane's `VGPR[lane][SRC0.u]`): such a source names a VGPR.
@@ -342,7 +312,6 @@ def register_number_sources(pcode: str | None) -> frozenset:
     return frozenset(found)
 
 
-@lru_cache(maxsize=None)
 def reads_other_lanes(pcode: str | None) -> bool:
     """The code addresses a lane's VGPR by a lane number other than its own, `VGPR[lane][...]`,
     `VGPR[i][...]` (readlane, writelane, permlane, the LDS permutes): it works on the wave, not per
@@ -351,7 +320,6 @@ def reads_other_lanes(pcode: str | None) -> bool:
                for s in statements(pcode) for i, t in enumerate(s))
 
 
-@lru_cache(maxsize=None)
 def lane_select_sources(pcode: str | None) -> frozenset:
     """The sources n the code takes a lane number from, `lane = Sn...` (v_readlane/v_writelane's
     `lane = S1.u[4 : 0].u`)."""
@@ -377,7 +345,6 @@ def _byte_of(s: tuple) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
-@lru_cache(maxsize=None)
 def byte_select(pcode: str | None) -> tuple[int, int] | None:
     """(hi, lo): the OPSEL bits that are the high and the low bit of the byte number k the code
     selects, when it picks byte k of a source or the destination by a two-bit OPSEL range, `if
@@ -408,7 +375,6 @@ def byte_select(pcode: str | None) -> tuple[int, int] | None:
     return None
 
 
-@lru_cache(maxsize=None)
 def pc_relative_immediate(pcode: str | None) -> bool:
     """The code computes an address `PC + signext(SIMM16 ...)`: the immediate is a signed dword
     offset from the PC, a branch target (s_branch and s_cbranch_*: `PC = PC + signext(SIMM16.i16 *
@@ -416,7 +382,6 @@ def pc_relative_immediate(pcode: str | None) -> bool:
     return any(s[i:i + 5] == ("PC", "+", "signext", "(", "SIMM16") for s in statements(pcode) for i in range(len(s)))
 
 
-@lru_cache(maxsize=None)
 def lane_value_result(pcode: str | None) -> bool:
     """The code writes D0 whole (not `D0.u64[laneId]`) with a value read from another lane's VGPR,
     `D0.b32 = VGPR[lane][SRC0.u32]`: one value for the wave, which its destination holds in an
@@ -429,81 +394,3 @@ def lane_value_result(pcode: str | None) -> bool:
         if any(t == "VGPR" and v[i + 1:i + 2] == ("[",) and v[i + 2:i + 4] != ("laneId", "]") for i, t in enumerate(v)):
             return True
     return False
-
-
-# ------------------------------------------------------------------ the generated tables
-GENERATED_FACTS = ("atomic_update", "address_adds_offset", "offset_pattern", "field_loads", "dword_loads",
-                   "dword_stores", "first_nan_test", "call_chain", "lane_modulus", "register_files",
-                   "unfilled_arrays", "instruction_calls")
-DEFAULTS = {"atomic_update": None, "address_adds_offset": False, "offset_pattern": False, "field_loads": None,
-            "dword_loads": None, "dword_stores": None, "first_nan_test": None, "call_chain": None,
-            "lane_modulus": None, "register_files": frozenset(), "unfilled_arrays": (), "instruction_calls": ()}
-_COMPUTE = {name: globals()[name] for name in GENERATED_FACTS}
-
-
-def compute(name: str, pcode: str | None):
-    """Fact `name` of `pcode`, parsed from the code (what the generator writes down)."""
-    return _COMPUTE[name](pcode)
-
-
-def stored(name: str, value):
-    """A fact's value as the generated table holds it: plain tuples."""
-    if name == "atomic_update" and value is not None:
-        return (value.kind, value.type, value.returns_old, value.operands)
-    if name == "register_files":
-        return tuple(sorted(value))
-    return value
-
-
-def _restored(name: str, value):
-    if name == "atomic_update":
-        return AtomicUpdate(*value)
-    if name == "register_files":
-        return frozenset(value)
-    return value
-
-
-_by_code: dict[str, dict] = {}      # pcode -> {fact: stored value, the defaults left out}
-_families_read: set[str] = set()
-
-
-def _generated(pcode: str) -> dict | None:
-    """The generated facts of the code of an instruction of a loaded family, or None."""
-    specs = loaded_specs()
-    if len(_families_read) != len(specs):
-        for arch, spec in list(specs.items()):
-            if arch not in _families_read:
-                _families_read.add(arch)
-                module = f"isa.generated.{arch.replace('.', '_')}.code_facts"
-                try:
-                    table = importlib.import_module(module).CODE_FACTS
-                except ModuleNotFoundError as e:        # generated before the tables existed: parsed
-                    if e.name != module:
-                        raise
-                    continue
-                by_index: dict[int, dict] = {}
-                for name, values in table.items():
-                    for i, value in values.items():
-                        by_index.setdefault(i, {})[name] = value
-                for i, d in enumerate(spec.instructions):
-                    if d.pcode:
-                        _by_code.setdefault(d.pcode, by_index.get(i, {}))
-    return _by_code.get(pcode)
-
-
-def _from_tables(name: str):
-    computed = _COMPUTE[name]
-
-    @lru_cache(maxsize=None)
-    @wraps(computed)
-    def fact(pcode: str | None):
-        known = _generated(pcode) if pcode else None
-        if known is None:
-            return computed(pcode)
-        return _restored(name, known[name]) if name in known else DEFAULTS[name]
-    return fact
-
-
-# the public names answer from the tables; compute() keeps the parsing functions above
-for _name in GENERATED_FACTS:
-    globals()[_name] = _from_tables(_name)

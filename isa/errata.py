@@ -442,7 +442,7 @@ ERRATA += tuple(
 
 # Instructions whose behaviour no manual describes and whose effect falls on state the emulator
 # models, so running them in any way (a no-op included) would be a guess: the emulator refuses them
-# (isa.code_facts.behaviour_unknown), while the assembler, disassembler and allocator use their
+# (isa.facts.behaviour_unknown), while the assembler, disassembler and allocator use their
 # operands as usual. RDNA4's S_BARRIER_INIT / S_BARRIER_JOIN (SOP1 81/82, Reserved in the table; the
 # code above states only their operand read) and S_BARRIER_LEAVE (SOPP 21, Reserved; no code, no
 # description) change a barrier's state or which waves take part in it, on which the work-group
@@ -451,7 +451,7 @@ ERRATA += tuple(
 # (LLVM 22 prints none) and act only on the thread trace and the address translation cache, which
 # an emulator without either leaves unchanged. Keyed as UNDESCRIBED_SMEM / UNDESCRIBED_LDS: name ->
 # ({family: page of its opcode table row}, evidence); an instruction is flagged in the families listed
-# only (code_facts.behaviour_unknown asks isa.spec.family_of), so another family's instruction of the
+# only (isa.facts.behaviour_unknown asks isa.spec.family_of), so another family's instruction of the
 # same name is not, and a new family's entries are its key in these dicts.
 _BARRIER_STATE = ("RDNA4's opcode table calls it Reserved and the manual has no entry for it; LLVM 22 "
                   "(gfx1201) assembles and decodes it ({bytes}). It changes a barrier's state or which waves "

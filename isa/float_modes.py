@@ -23,13 +23,16 @@ What the pseudocode says, and what follows:
   exact function (trunc, floor, mantissa, another min/max/med instruction) or an integral
   step after one (`D0 += 1.0` in ceil): min/max/med3, floor/ceil/trunc/rndne, frexp_mant.
   MODE.FP_ROUND has nothing to round.
-An instruction without float results (compares, moves, integer ops) rounds nothing either."""
+An instruction without float results (compares, moves, integer ops) rounds nothing either.
+
+The generator reads every instruction so once (isa/gen/facts.py); processes read the committed
+answers through isa.facts.float_modes(d) and do not import this module."""
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
-from .records import dataclass
+from .facts import FloatModes
 
 _FLOAT_TYPE = r"(?:f|f16|f32|f64|bf16)"
 # a float read or written as a bit range of a register, or the sources as an array
@@ -67,14 +70,6 @@ def _arms(rhs: str) -> tuple[str, str] | None:
 # fma as the non-RTZ forms in code; RDNA3 gives them no code ("Same as V_INTERP_P10_F16_F32 except
 # rounding mode is overridden to round toward zero").
 _RTZ_DESCRIPTION = re.compile(r"\bround(?:ing)?\b[^.]*?\btoward zero", re.I)
-
-
-@dataclass(frozen=True)
-class FloatModes:
-    flushes: bool      # MODE.FP_DENORM flushes its operands typed as floats of their own width
-    rounds: bool       # MODE.FP_ROUND applies to its float results
-    why: str           # the pseudocode fact that decided: 'packed', 'matrix', 'classifies',
-    #                    'own rounding', 'exact', 'no float result' or 'arithmetic'
 
 
 def _exact(rhs: str, op: str) -> bool:

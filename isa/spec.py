@@ -109,7 +109,7 @@ class Spec:
     @cached_property
     def traits(self) -> Traits:
         """This family's Traits (isa/traits.py): special operand codes, register files, format roles."""
-        return build_traits(self.arch, self.operands, self.formats)
+        return build_traits(self.arch, self.operands, self.tables)
 
     def __repr__(self) -> str:
         return f"<Spec {self.arch}: {len(self.formats)} formats, {len(self.instructions)} instructions>"

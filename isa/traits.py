@@ -17,7 +17,6 @@ its generated data plus one entry here."""
 from __future__ import annotations
 
 import math
-import re
 import struct
 from dataclasses import field
 from functools import cached_property
@@ -281,9 +280,9 @@ def entry(family: str) -> _Entry:
     return e
 
 
-def build_traits(family: str, operands: dict, formats: dict | None = None) -> Traits:
-    """The Traits of `family` from its generated operand tables (Spec.operands), its formats'
-    field descriptions (Spec.formats) and its entry. Spec.traits calls this once per family;
+def build_traits(family: str, operands: dict, tables: dict | None = None) -> Traits:
+    """The Traits of `family` from its generated operand tables (Spec.operands), its other tables
+    (Spec.tables: the SADDR codes that disable it) and its entry. Spec.traits calls this once per family;
     use isa.traits(target) or spec.traits."""
     entry_ = entry(family)
     # the widest source field's table: every code a source can name (VOP3 on RDNA, VOP3A on CDNA)
@@ -292,7 +291,7 @@ def build_traits(family: str, operands: dict, formats: dict | None = None) -> Tr
         raise TraitsError(f"{family}: the generated operand tables have no SRC0 table (VOP3/VOP3A/VOP1) "
                           f"to read codes from")
     rows = operands[table]["SRC0"]
-    saddr_off = _saddr_off(formats or {}, entry_.roles.flat, operands[table]["SRC0"])
+    saddr_off = _saddr_off(tables or {}, entry_.roles.flat, operands[table]["SRC0"])
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
     apertures = set()
@@ -323,17 +322,11 @@ def build_traits(family: str, operands: dict, formats: dict | None = None) -> Tr
                   aperture_codes=frozenset(apertures))
 
 
-_SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")
-
-
-def _saddr_off(formats: dict, flat_formats, src_rows: list) -> tuple:
+def _saddr_off(tables: dict, flat_formats, src_rows: list) -> tuple:
     """The SADDR codes the manual's FLAT/GLOBAL/SCRATCH SADDR description names as disabling it
     ("Set this field to NULL or 0x7f to disable use" on RDNA3, "... to NULL ..." on RDNA4,
-    "... to 0x7f ..." on CDNA3), in its order."""
-    texts = [formats[f].field_text.get("SADDR", "") for f in sorted(flat_formats) if f in formats]
-    m = next((m for m in map(_SADDR_OFF.search, texts) if m), None)
-    if m is None:
-        return ()
+    "... to 0x7f ..." on CDNA3: the generated tables["saddr_off"]), in its order, NULL as its code."""
+    by_format = dict(tables.get("saddr_off", ()))
+    named = next((by_format[f] for f in sorted(flat_formats) if f in by_format), ())
     null = next((lo for lo, _hi, kind, base, _ in src_rows if kind == "special" and base == "NULL"), None)
-    return tuple(null if name == "NULL" else int(name, 16) for name in m.group(1).split(" or ")
-                 if name != "NULL" or null is not None)
+    return tuple(null if code == "NULL" else code for code in named if code != "NULL" or null is not None)

@@ -8,7 +8,7 @@ import pytest
 import dsl
 from tests.llvm_tools import mc_encodings
 
-# a branch's offset (the code computes PC + signext(SIMM16 ...): isa.code_facts.pc_relative_immediate)
+# a branch's offset (the code computes PC + signext(SIMM16 ...): isa.facts.pc_relative_immediate)
 # and a hardware-register operand are SIMM16 itself, no source with a literal slot: lit(...) is
 # refused there, while other 16-bit immediates (s_nop, s_movk_i32, s_setprio) take it
 LIT_ON_IMMEDIATES = [
@@ -34,7 +34,7 @@ def test_lit_is_taken_on_16_bit_immediates_exactly_where_llvm_takes_it(arch):
     assert [_dsl(x, arch) for x in lines] == want
 
 
-# a move between one lane and a scalar (isa.code_facts.lane_value_result, lane_select_sources) is
+# a move between one lane and a scalar (isa.facts.lane_value_result, lane_select_sources) is
 # named by its bare mnemonic in every encoding: _e64 and _e64_dpp are refused ("e64 variant of this
 # instruction is not supported"), while other instructions with a VOP3 form take _e64
 LANE_MOVES = [

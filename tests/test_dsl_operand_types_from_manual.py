@@ -224,7 +224,7 @@ def test_undescribed_rfe_restore_takes_llvms_operands(arch):
     for line, llvm in zip(lines, mc_encodings(lines, arch)):
         assert llvm is not None and _ours(line, arch, True) == llvm, line
         assert dsl.disassemble(llvm, arch) == line
-    from isa.code_facts import behaviour_unknown
+    from isa.facts import behaviour_unknown
     assert behaviour_unknown(isa.load(arch).lookup("s_rfe_restore_b64")[0])
 
 

@@ -1,5 +1,5 @@
 """Instructions whose behaviour no manual describes (isa.errata.BEHAVIOUR_UNKNOWN, read as
-isa.code_facts.behaviour_unknown): the emulator refuses them -- at prepare time, naming the
+isa.facts.behaviour_unknown): the emulator refuses them -- at prepare time, naming the
 instruction, its PC and the reason -- instead of running a guess, while the assembler and
 disassembler keep handling them as LLVM 22 does.
 
@@ -20,7 +20,7 @@ import pytest
 import isa
 from dsl.asm import assemble
 from emu.machine import UnsupportedInstruction
-from isa.code_facts import behaviour_unknown
+from isa.facts import behaviour_unknown
 from isa.effects import effects
 from tests.test_emu_rdna4 import run
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from emu.pcode import Translator, Unsupported, parse
-from emu.pcode.lookup import description_table
+from isa.facts import lookup_table
+from isa.gen.descriptions import lookup_table as parse_lookup_table
 from tests.test_emu_machine import launch, loads
 
 ARCHS = ["gfx1100", "gfx1151"]
@@ -42,8 +43,8 @@ def test_cvt_off_f32_i4_is_the_signed_nibble_over_16(arch, wave, form):
 
 def test_cvt_off_table_is_parsed_from_the_description_and_a_missing_table_is_refused():
     d = next(x for x in isa.load("gfx1100").lookup("V_CVT_OFF_F32_I4") if x.format == "VOP1")
-    assert description_table(d.description) == [((i ^ 8) - 8) / 16 for i in range(16)]
-    assert description_table(d.description.replace("0111 +0.4375f", "")) is None     # incomplete: no table
+    assert lookup_table(d) == tuple(((i ^ 8) - 8) / 16 for i in range(16))       # read from the generated facts
+    assert parse_lookup_table(d.pcode, d.description.replace("0111 +0.4375f", "")) is None     # incomplete: no table
     with pytest.raises(Unsupported, match="CVT_OFF_TABLE"):
         Translator(d.name, d.operand_types, False).translate(parse(d.pcode, d.name))
 

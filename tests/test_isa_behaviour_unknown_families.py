@@ -1,5 +1,5 @@
 """isa.errata.BEHAVIOUR_UNKNOWN is keyed by instruction name and family (name -> ({family: page},
-evidence), as the other run-time errata tables): code_facts.behaviour_unknown flags an instruction
+evidence), as the other run-time errata tables): facts.behaviour_unknown flags an instruction
 in the families its entry lists and in no other, the family coming from the Spec that holds the
 InstrDef (isa.spec.family_of); each listed family is a generated one whose opcode table has the
 instruction on the page given."""
@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 import isa
-from isa import code_facts, errata
+from isa import errata, facts
 from isa.gen import GENERATED_ARCHS
 from isa.spec import family_of
 
@@ -47,12 +47,12 @@ def test_flagged_in_the_listed_family_only(monkeypatch):
     listing rdna3 flags RDNA3's only."""
     monkeypatch.setattr(errata, "BEHAVIOUR_UNKNOWN", {"S_BARRIER": ({"rdna3": 0}, "a test entry")})
     flagged = {(family, d.format) for family in FAMILIES for d in isa.load(family).instructions
-               if code_facts.behaviour_unknown(d)}
+               if facts.behaviour_unknown(d)}
     assert flagged == {("rdna3", "SOPP")}
 
 
 def test_a_copy_no_spec_holds_is_flagged_by_name():
     d = next(d for d in isa.load("rdna4").lookup("s_barrier_init"))
-    assert code_facts.behaviour_unknown(d)
-    assert code_facts.behaviour_unknown(dataclasses.replace(d))
-    assert not code_facts.behaviour_unknown(dataclasses.replace(isa.load("rdna4").lookup("s_barrier_signal")[0]))
+    assert facts.behaviour_unknown(d)
+    assert facts.behaviour_unknown(dataclasses.replace(d))
+    assert not facts.behaviour_unknown(dataclasses.replace(isa.load("rdna4").lookup("s_barrier_signal")[0]))

@@ -10,7 +10,7 @@ import re
 
 import isa
 from emu import facts
-from isa.code_facts import atomic_update
+from isa.facts import atomic_update
 
 FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
 
@@ -76,7 +76,7 @@ def test_atomic_updates_from_the_parse_agree_with_the_old_regexes():
         rows += 1
         old, new = _old_atomic(d.pcode), _new_atomic(d)
         assert new == old, (family, d.name, old, new)
-        update = atomic_update(d.pcode)
+        update = atomic_update(d)
         if update is not None:
             kinds[update.kind] = kinds.get(update.kind, 0) + 1
     assert rows > 1800
@@ -89,7 +89,7 @@ def test_atomic_update_kinds_on_the_manuals_code():
     spec = isa.load("rdna3")
     def kind(name):
         d = next(x for x in spec.lookup(name) if x.pcode)
-        u = atomic_update(d.pcode)
+        u = atomic_update(d)
         return u and (u.kind, u.type, u.returns_old, u.operands)
     assert kind("DS_ADD_RTN_U32") == ("add", "u", True, ())
     assert kind("GLOBAL_ATOMIC_CMPSWAP_B64") == ("cmpswap", "b64", True, (("DATA", 0), ("DATA", 64)))
@@ -100,7 +100,7 @@ def test_atomic_update_kinds_on_the_manuals_code():
     assert kind("DS_STOREXCHG_2ADDR_RTN_B32") is None       # two memory words written
     assert kind("GLOBAL_LOAD_B32") is None
     cdna = next(x for x in isa.load("cdna3").lookup("GLOBAL_ATOMIC_SMAX") if x.pcode)
-    assert "addr = CalcGlobalAddr" in cdna.pcode and atomic_update(cdna.pcode).kind == "max"
+    assert "addr = CalcGlobalAddr" in cdna.pcode and atomic_update(cdna).kind == "max"
 
 
 # ---------------------------------------------------------------- dword runs (emu/dword_loads.py)
@@ -322,12 +322,12 @@ def test_wmma_and_vinterp_from_the_manual_agree_with_the_old_name_prefixes():
 
 def test_vopd_accumulation_from_the_fact_agrees_with_the_old_description_regex():
     """The timing model's VOPD halves that read their destination: the base instruction's code
-    reads D0, or the half accumulates (isa.code_facts.accumulates: its own code's value_reads, or
+    reads D0, or the half accumulates (isa.facts.accumulates: its own code's value_reads, or
     without code the description, "The initial value in D is used as S2"); before, that
     description by a regex whatever the code. The same halves on RDNA3, RDNA3.5 and RDNA4."""
     from dsl.signature import vopd_base
     from emu.timing.classify import _pseudo_names
-    from isa.code_facts import accumulates
+    from isa.facts import accumulates
     rows, reading = 0, set()
     for family, d in _instructions():
         if d.format not in isa.traits(family).roles.vopd:

@@ -1,7 +1,7 @@
 """Facts the encoder and the operand records found with regular expressions over pseudocode and
 descriptions, now read once in isa/: which VALU sources the code reads as a register number
 (`SRCn`), whether it addresses other lanes' VGPRs (`VGPR[lane][...]`) and which source selects the
-lane (isa.code_facts), and which scalar source field holds a message type itself
+lane (isa.facts, generated from the code), and which scalar source field holds a message type itself
 (isa.control.message_reply).
 
 Each test keeps the old rule as it was and compares it with the new fact over every instruction
@@ -12,7 +12,7 @@ import re
 import pytest
 
 import isa
-from isa.code_facts import lane_select_sources, reads_other_lanes, register_number_sources
+from isa.facts import lane_select_sources, reads_other_lanes, register_number_sources
 from isa.gen.control import message_reply
 
 FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
@@ -36,10 +36,10 @@ def test_source_kinds_from_the_parse_agree_with_the_old_regexes():
     for family, d in _instructions():
         pcode = d.pcode or ""
         old_numbers = {int(n) for n in _OLD_REGISTER_NUMBER.findall(_OLD_OWN_LANE_READ.sub("", pcode))}
-        assert register_number_sources(d.pcode) == old_numbers, (family, d.format, d.name)
-        assert reads_other_lanes(d.pcode) == bool(_OLD_WAVE_LEVEL.search(pcode)), (family, d.format, d.name)
+        assert register_number_sources(d) == old_numbers, (family, d.format, d.name)
+        assert reads_other_lanes(d) == bool(_OLD_WAVE_LEVEL.search(pcode)), (family, d.format, d.name)
         old_lanes = {int(n) for n in _OLD_LANE_SELECT.findall(pcode)}
-        assert lane_select_sources(d.pcode) == old_lanes, (family, d.format, d.name)
+        assert lane_select_sources(d) == old_lanes, (family, d.format, d.name)
         for key, fact in (("register number", old_numbers), ("other lanes", _OLD_WAVE_LEVEL.search(pcode)),
                           ("lane select", old_lanes)):
             if fact:
@@ -56,8 +56,8 @@ def test_own_lane_register_number_is_a_value():
     rdna4 = {d.name: d for d in isa.load("rdna4").instructions}
     d = rdna4["V_CVT_F32_FP8"]
     assert "VGPR[laneId][SRC0" in d.pcode
-    assert register_number_sources(d.pcode) == frozenset()
-    assert not reads_other_lanes(d.pcode)
+    assert register_number_sources(d) == frozenset()
+    assert not reads_other_lanes(d)
 
 
 def test_message_reply_agrees_with_the_old_regex():
@@ -115,8 +115,8 @@ def test_byte_select_from_the_code_is_the_old_table():
     text spells op_sel, never byte_sel: checked below), so the old table's CDNA rows were never read;
     their v_cvt_sr_fp8_f32 has RDNA4's chain."""
     for family, d in _instructions():
-        from isa.code_facts import byte_select
-        got = byte_select(d.pcode)
+        from isa.facts import byte_select
+        got = byte_select(d)
         if isa.traits(family).dialect != "gfx9":
             assert got == _OLD_BYTE_SEL.get(d.name), (family, d.name)
         elif got is not None:
@@ -164,20 +164,20 @@ _OLD_SOPP_BRANCHES = {"s_branch", "s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch
 
 def test_sopp_branches_are_the_code_computing_pc_plus_simm16():
     from dsl import syntax
-    from isa.code_facts import pc_relative_immediate
+    from isa.facts import pc_relative_immediate
     seen = set()
     for family, d in _instructions():
         if d.format != "SOPP":
             continue
         gfx9 = isa.traits(family).dialect == "gfx9"
         mn = d.name.lower()
-        assert pc_relative_immediate(d.pcode) == (mn in _OLD_SOPP_BRANCHES), (family, d.name)
+        assert pc_relative_immediate(d) == (mn in _OLD_SOPP_BRANCHES), (family, d.name)
         assert (syntax.sopp_style(d, gfx9) == "branch") == (mn in _OLD_SOPP_BRANCHES), (family, d.name)
         seen.add(mn)
     assert _OLD_SOPP_BRANCHES <= seen
     # CDNA's s_cbranch_i_fork (SOPK) computes its target the same way
     fork = isa.load("cdna3").lookup("s_cbranch_i_fork")[0]
-    assert pc_relative_immediate(fork.pcode)
+    assert pc_relative_immediate(fork)
 
 
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"])
@@ -215,7 +215,7 @@ _NO_OP_SEL = [("gfx1100", "v_cndmask_b16 v1.l, v2.h, v3.l, s4 op_sel:[1,0,0,0]")
 @pytest.mark.parametrize("arch,line", _NO_OP_SEL)
 def test_op_sel_refused_where_llvm_has_none(arch, line):
     """syntax.NO_OPSEL (v_cndmask_b16: halves by .l/.h only) and the byte_sel instructions
-    (isa.code_facts.byte_select) take no op_sel, as llvm-mc-22 refuses it; the error says why."""
+    (isa.facts.byte_select) take no op_sel, as llvm-mc-22 refuses it; the error says why."""
     from dsl.asm import assemble
     from dsl.asm_parse import AsmError
     from tests.llvm_tools import mc_encodings
@@ -239,15 +239,15 @@ SGPR_DEST_VALU = {"V_READFIRSTLANE_B32", "V_READLANE_B32"}
 
 
 def test_lane_value_result_is_the_old_sgpr_destination_table():
-    """isa.code_facts.lane_value_result (D0 written whole from another lane's VGPR), which
+    """isa.facts.lane_value_result (D0 written whole from another lane's VGPR), which
     dsl/signature.py reads for an SGPR destination, names exactly the VALU instructions LLVM
     gives an SGPR destination, on every family."""
-    from isa.code_facts import lane_value_result
+    from isa.facts import lane_value_result
     found = set()
     for family, d in _instructions():
         if d.format.startswith("VOP"):
-            assert lane_value_result(d.pcode) == (d.name in SGPR_DEST_VALU), (family, d.format, d.name)
-            if lane_value_result(d.pcode):
+            assert lane_value_result(d) == (d.name in SGPR_DEST_VALU), (family, d.format, d.name)
+            if lane_value_result(d):
                 found.add(d.name)
     assert found == SGPR_DEST_VALU
 

@@ -55,12 +55,12 @@ def test_mode_bits_source_round_trips_against_llvm():
 
 def test_lane_pattern_offset_is_the_code_reading_the_offsets_bits():
     """ds_swizzle_b32's offset (swizzle(MODE, ...) in text) was picked by mnemonic in the encoder
-    and the DS field reader; now by isa.code_facts.offset_pattern: the code joins the offset
+    and the DS field reader; now by isa.facts.offset_pattern: the code joins the offset
     fields (`offset = offset1:offset0`) and takes bit ranges of the value (`offset[4:0]`), where
     every other DS instruction adds its offset to an address. The same instruction in every family."""
-    from isa.code_facts import offset_pattern
+    from isa.facts import offset_pattern
     old = {(f, d.name) for f, d in _instructions() if d.name.lower() == "ds_swizzle_b32"}
-    new = {(f, d.name) for f, d in _instructions() if offset_pattern(d.pcode)}
+    new = {(f, d.name) for f, d in _instructions() if offset_pattern(d)}
     assert old == new and len(new) == 5
     # the description says the same in words: the instruction swizzles "based on offset mask"
     for family, d in _instructions():
@@ -69,7 +69,7 @@ def test_lane_pattern_offset_is_the_code_reading_the_offsets_bits():
     # an offset added to an address is not a pattern (ds_bpermute, ds_read_b32: `ADDR + OFFSET`)
     for family, d in _instructions():
         if d.name in ("DS_BPERMUTE_B32", "DS_LOAD_B32", "DS_READ_B32"):
-            assert not offset_pattern(d.pcode), (family, d.name)
+            assert not offset_pattern(d), (family, d.name)
 
 
 def test_lane_pattern_offset_round_trips_against_llvm():

@@ -341,11 +341,11 @@ def test_flow_facts_agree_with_the_old_names():
 def test_vopd_accumulating_halves_from_the_manual_agree_with_the_old_names():
     """The timing model's VOPD halves that read their destination: old "FMAC" / "DOT2ACC" in the
     name; new: the base instruction's code reads D0 (isa.effects) or the half accumulates
-    (isa.code_facts.accumulates: v_dual_dot2acc_f32_bf16 has no VOP2 base on RDNA3/3.5, and its VOPD
+    (isa.facts.accumulates: v_dual_dot2acc_f32_bf16 has no VOP2 base on RDNA3/3.5, and its VOPD
     entry says "The initial value in D is used as S2")."""
     from dsl.signature import vopd_base
     from emu.timing.classify import _pseudo_names
-    from isa.code_facts import accumulates
+    from isa.facts import accumulates
     rows = 0
     for family in ("rdna3", "rdna3.5", "rdna4"):
         spec = isa.load(family)

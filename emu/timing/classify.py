@@ -17,7 +17,7 @@ the emulator runs (isa traits, as emu/wave.py reads them).
 from __future__ import annotations
 
 from dsl.signature import ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
-from isa.code_facts import accumulates
+from isa.facts import accumulates
 from isa.control import control as isa_control
 from isa.effects import effects
 from isa.memory_access import value_dwords
@@ -295,7 +295,7 @@ class Classifier:
                 vd = f[vdst] if vdst == "VDSTX" else (f[vdst] << 1) | ((f["VDSTX"] & 1) ^ 1)
                 writes |= _vgprs(vd, 1)
                 # accumulates into its destination: the base's code reads D0 (v_fmac), or the VOPD
-                # entry does (isa.code_facts.accumulates: its code, or where it has none, RDNA3's
+                # entry does (isa.facts.accumulates: its code, or where it has none, RDNA3's
                 # v_dual_dot2acc, its description: "The initial value in D is used as S2")
                 if "D0" in r or accumulates(half):
                     reads |= _vgprs(vd, 1)

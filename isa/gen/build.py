@@ -4,9 +4,10 @@ from __future__ import annotations
 import re
 
 from .. import errata as errata_mod
-from . import instruction_facts
+from . import facts, instruction_facts
 from ..traits import entry
 from . import parse as P
+from .descriptions import export_targets, saddr_off
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -74,10 +75,12 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += more_errata
     tables_out, dpp_errata = _aux_tables(arch, sections, tables, instructions)
     tables_out["literal_dword"] = _literal_dwords(instructions, formats)
+    tables_out["export_targets"] = export_targets(formats, operands)
+    tables_out["saddr_off"] = saddr_off(formats)
     applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "code_facts": _code_facts(instructions), **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}
+            "facts": facts.build(instructions), **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")
@@ -541,22 +544,6 @@ def _literal_dwords(instructions, formats) -> list[tuple[str, str]]:
         if fx.literal or (fx.constant_at is not None and not fields & {"SIMM16", "SIMM32"}):
             out.add((d["format"], d["name"]))
     return sorted(out)
-
-
-def _code_facts(instructions) -> dict[str, dict[int, object]]:
-    """{fact: {instruction's position in INSTRUCTIONS: value}} of isa.code_facts' facts of the code
-    alone (GENERATED_FACTS), where the value is not the fact's default: worked out here once, so
-    that a process reads them instead of parsing the pseudocode (isa/code_facts.py)."""
-    from .. import code_facts
-    out: dict[str, dict[int, object]] = {name: {} for name in code_facts.GENERATED_FACTS}
-    for i, d in enumerate(instructions):
-        if not d["pcode"]:
-            continue
-        for name in code_facts.GENERATED_FACTS:
-            value = code_facts.stored(name, code_facts.compute(name, d["pcode"]))
-            if value != code_facts.stored(name, code_facts.DEFAULTS[name]):
-                out[name][i] = value
-    return out
 
 
 def _apply_dpp_ctrl_errata(arch, table, rows):

@@ -67,11 +67,11 @@ def render(arch: str, source: dict, spec: dict) -> dict[str, str]:
     files["tables.py"] = (
         h("Other tables: hardware registers, STATUS/MODE fields, s_waitcnt layout, DPP_CTRL, data formats.") +
         "\nTABLES = {\n" + "".join(f"    {k!r}: [\n" + _lines(v) + "    ],\n" for k, v in spec["tables"].items()) + "}\n")
-    files["code_facts.py"] = (
-        h("Shapes of each instruction's code (isa/code_facts.py) by its position in INSTRUCTIONS, where not the default.") +
-        "\n# imported on the first question isa.code_facts cannot answer from a table already read\n"
-        "CODE_FACTS = {\n" + "".join(f"    {name!r}: {{\n" + "".join(f"        {i!r}: {v!r},\n" for i, v in by_index.items()) +
-                                     "    },\n" for name, by_index in spec["code_facts"].items()) + "}\n")
+    files["facts.py"] = (
+        h("Facts about each instruction (isa/facts.py) by its position in INSTRUCTIONS, where not the default.") +
+        "\n# read on the first question isa.facts is asked about an instruction of this family\n"
+        "FACTS = {\n" + "".join(f"    {name!r}: {{\n" + "".join(f"        {i!r}: {v!r},\n" for i, v in by_index.items()) +
+                                "    },\n" for name, by_index in spec["facts"].items()) + "}\n")
     files.update(instruction_facts.render(spec, h))
     files["report.py"] = (
         h("What the generator noticed: gaps between the opcode tables and the instruction chapter.") +

@@ -183,4 +183,11 @@ TABLES = {
     ('VOP2', 'V_MADAK_F16'),
     ('VOP2', 'V_MADMK_F16'),
     ],
+    'export_targets': [
+    ],
+    'saddr_off': [
+    ('FLAT', (127,)),
+    ('GLOBAL', (127,)),
+    ('SCRATCH', (127,)),
+    ],
 }

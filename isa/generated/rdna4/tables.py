@@ -195,4 +195,17 @@ TABLES = {
     ('VOPD', 'V_DUAL_FMAAK_F32'),
     ('VOPD', 'V_DUAL_FMAMK_F32'),
     ],
+    'export_targets': [
+    (0, 7, 'MRT'),
+    (8, 8, 'Z'),
+    (12, 16, 'Position'),
+    (20, 20, 'Primitive data'),
+    (21, 21, 'Dual Source Blend Left'),
+    (22, 22, 'Dual Source Blend Right'),
+    ],
+    'saddr_off': [
+    ('VFLAT', ('NULL',)),
+    ('VGLOBAL', ('NULL',)),
+    ('VSCRATCH', ('NULL',)),
+    ],
 }

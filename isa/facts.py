@@ -1,0 +1,301 @@
+"""Facts about each instruction that the generator works out once from the manual's pseudocode
+and descriptions (isa/gen/facts.py) and commits (isa/generated/<family>/facts.py); every other
+package reads them here, by InstrDef, and nothing here parses code or prose.
+
+    import isa
+    from isa.facts import byte_select, float_modes
+    d = isa.load("rdna4").lookup("v_cvt_f32_fp8")[0]
+    byte_select(d)          # (0, 1): OPSEL bit 0 is the high bit of the byte it converts
+    float_modes(d)          # FloatModes(flushes=..., rounds=..., why=...)
+
+Which fact says what, and from which words of the manual, is documented where it is worked out:
+isa/code_facts.py (shapes of the code), isa/float_modes.py (MODE's float rules) and
+isa/gen/descriptions.py (the descriptions' wording). A table holds a fact's value only where it
+is not the fact's default (DEFAULTS), by the instruction's position in INSTRUCTIONS; a family's
+table is read on the first question about one of its instructions. An InstrDef no loaded Spec
+holds (a copy) is answered by the entry of the same code and description; one without code that
+no family has gets the defaults (the decoder's V_ILLEGAL filler); one with code no family has is
+refused (FactsError): there is nothing to read its facts from."""
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+
+from .records import dataclass
+from .spec import family_of, loaded_specs
+
+
+class FactsError(Exception):
+    """An instruction with code that no loaded family's generated facts cover."""
+
+
+@dataclass(frozen=True)
+class AtomicUpdate:
+    kind: str           # 'add' 'sub' 'min' 'max' 'and' 'or' 'xor' 'swap' 'cmpswap' or 'other'
+    type: str           # the memory word's type as the update writes it: 'u', 'u32', 'i64', 'b', 'f32'
+    returns_old: bool   # tmp = MEM[A].T before the update, RETURN_DATA = tmp after it
+    operands: tuple = ()  # cmpswap: ((src register, its low bit), (cmp register, its low bit)):
+    #                       `src = DATA[63 : 0].b64; cmp = DATA[127 : 64].b64` (('DATA', 0), ('DATA', 64))
+
+
+@dataclass(frozen=True)
+class FloatModes:
+    flushes: bool      # MODE.FP_DENORM flushes its operands typed as floats of their own width
+    rounds: bool       # MODE.FP_ROUND applies to its float results
+    why: str           # the pseudocode fact that decided: 'packed', 'matrix', 'classifies',
+    #                    'own rounding', 'exact', 'no float result' or 'arithmetic'
+
+
+# every generated fact and its default, as the tables hold values (plain tuples)
+DEFAULTS = {
+    # shapes of the code alone (isa/code_facts.py)
+    "atomic_update": None, "address_adds_offset": False, "offset_pattern": False, "field_loads": None,
+    "dword_loads": None, "dword_stores": None, "first_nan_test": None, "call_chain": None,
+    "lane_modulus": None, "register_files": (), "unfilled_arrays": (), "instruction_calls": (),
+    "register_number_sources": (), "reads_other_lanes": False, "lane_select_sources": (),
+    "byte_select": None, "pc_relative_immediate": False, "lane_value_result": False,
+    # the code, or the description where the code does not say (isa/code_facts.py, isa/float_modes.py)
+    "accumulates": False, "float_modes": (True, False, "no float result"),
+    # the description's wording (isa/gen/descriptions.py)
+    "scalar_result": False, "opsel_flags": 0, "cache_control": False, "result_without_code": False,
+    "loads_to_lds": False, "source_is_immediate": False, "lookup_table": None,
+}
+_RESTORE = {"atomic_update": lambda v: None if v is None else AtomicUpdate(*v), "register_files": frozenset,
+            "register_number_sources": frozenset, "lane_select_sources": frozenset,
+            "float_modes": lambda v: FloatModes(*v)}
+_DEFAULT_VALUES = {name: _RESTORE.get(name, lambda v: v)(v) for name, v in DEFAULTS.items()}
+
+_position: dict[int, tuple] = {}     # id(InstrDef) -> (the InstrDef, its family's values, its position)
+_by_text: dict[tuple, tuple] = {}    # (pcode, description) -> (None, values, position): the first family's
+_families_read: set[str] = set()
+
+
+def _read_loaded_families() -> None:
+    """Each loaded family's table not read yet, as {fact: {position: value as returned}}."""
+    for arch, spec in list(loaded_specs().items()):
+        if arch in _families_read:
+            continue
+        module = f"isa.generated.{arch.replace('.', '_')}.facts"
+        try:
+            table = importlib.import_module(module).FACTS
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
+            raise FactsError(f"{arch}: isa/generated/{arch.replace('.', '_')}/facts.py is missing: "
+                             f"regenerate with `wavesmith gen --arch {arch}`") from None
+        _families_read.add(arch)
+        values = {name: {i: _RESTORE[name](v) for i, v in table.get(name, {}).items()} if name in _RESTORE
+                  else table.get(name, {}) for name in DEFAULTS}
+        for i, d in enumerate(spec.instructions):
+            _position[id(d)] = (d, values, i)
+            _by_text.setdefault((d.pcode, d.description), (None, values, i))
+
+
+def _locate(d) -> tuple:
+    """(_, the values of d's family, d's position) of an InstrDef not looked up before; values None
+    for one without code that no family has (the defaults)."""
+    _read_loaded_families()
+    got = _position.get(id(d))
+    if got is not None and got[0] is d:
+        return got
+    same = _by_text.get((d.pcode, d.description))
+    if same is not None:
+        return same
+    if d.pcode:
+        raise FactsError(f"{d.name} ({d.format}): no generated facts for its code: it is no instruction of a "
+                         f"loaded family's manual (loaded: {', '.join(sorted(loaded_specs())) or 'none'})")
+    return None, None, 0
+
+
+def fact(name: str, d):
+    """Fact `name` (a key of DEFAULTS) of InstrDef `d`, from its family's generated table."""
+    got = _position.get(id(d))
+    if got is None or got[0] is not d:
+        got = _locate(d)
+    values = got[1]
+    return _DEFAULT_VALUES[name] if values is None else values[name].get(got[2], _DEFAULT_VALUES[name])
+
+
+# each named fact is kept per InstrDef once asked (an InstrDef hashes by identity): the decoder and
+# the encoder ask some of them for every instruction
+_memo = lru_cache(maxsize=None)
+
+
+# ---------------------------------------------------------------- the facts by name (isa/code_facts.py says how each is read)
+@_memo
+def atomic_update(d) -> AtomicUpdate | None:
+    """An atomic's one memory update: kind, the word's type, whether the old word is returned."""
+    return fact("atomic_update", d)
+
+
+@_memo
+def address_adds_offset(d) -> bool:
+    """The code adds OFFSET to ADDR itself (RDNA3.5's and CDNA's LDS code)."""
+    return fact("address_adds_offset", d)
+
+
+@_memo
+def offset_pattern(d) -> bool:
+    """The code joins offset1:offset0 and takes bit ranges of it (ds_swizzle_b32's lane pattern)."""
+    return fact("offset_pattern", d)
+
+
+@_memo
+def field_loads(d) -> tuple[str, int] | None:
+    """(register, n >= 2): the code loads dword k of one register from ADDR + 4k."""
+    return fact("field_loads", d)
+
+
+@_memo
+def dword_loads(d) -> tuple[str, int] | None:
+    """field_loads' (register, n) with n >= 1."""
+    return fact("dword_loads", d)
+
+
+@_memo
+def dword_stores(d) -> tuple[str, int] | None:
+    """(register, n): the code stores dword k of one register to ADDR + 4k."""
+    return fact("dword_stores", d)
+
+
+@_memo
+def first_nan_test(d) -> str | None:
+    """The source ('S0', 'S1') the code's first NaN test names (v_min/max_f32's order)."""
+    return fact("first_nan_test", d)
+
+
+@_memo
+def call_chain(d) -> tuple[str, str, str] | None:
+    """(outer, inner, type) of `D0.T = outer(inner(S0.T, S1.T), S2.T)` (v_min3, v_minmax)."""
+    return fact("call_chain", d)
+
+
+@_memo
+def lane_modulus(d) -> tuple[int, int] | None:
+    """(wave32, wave64) N of a permute's `/ 4 % N`."""
+    return fact("lane_modulus", d)
+
+
+@_memo
+def register_files(d) -> frozenset:
+    """The register files the code indexes by a value (SGPR, VGPR, HW_REGISTERS)."""
+    return fact("register_files", d)
+
+
+@_memo
+def unfilled_arrays(d) -> tuple:
+    """Arrays the code declares and never assigns (v_cvt_off_f32_i4's table)."""
+    return fact("unfilled_arrays", d)
+
+
+@_memo
+def instruction_calls(d) -> tuple:
+    """Other instructions the code calls as functions, as written, sorted."""
+    return fact("instruction_calls", d)
+
+
+@_memo
+def register_number_sources(d) -> frozenset:
+    """Sources n whose register number the code reads (`SRCn`, not this lane's VGPR[laneId][SRCn])."""
+    return fact("register_number_sources", d)
+
+
+@_memo
+def reads_other_lanes(d) -> bool:
+    """The code addresses another lane's VGPR, `VGPR[lane][...]` (readlane, permlane, the permutes)."""
+    return fact("reads_other_lanes", d)
+
+
+@_memo
+def lane_select_sources(d) -> frozenset:
+    """Sources n the code takes a lane number from, `lane = Sn...` (v_readlane's S1)."""
+    return fact("lane_select_sources", d)
+
+
+@_memo
+def byte_select(d) -> tuple[int, int] | None:
+    """(hi, lo): the OPSEL bits that are the high and low bit of the byte the code picks (RDNA4's fp8/bf8)."""
+    return fact("byte_select", d)
+
+
+@_memo
+def pc_relative_immediate(d) -> bool:
+    """The code computes `PC + signext(SIMM16 ...)`: the immediate is a branch offset."""
+    return fact("pc_relative_immediate", d)
+
+
+@_memo
+def lane_value_result(d) -> bool:
+    """The code writes D0 whole from another lane's VGPR: an SGPR result (v_readlane_b32)."""
+    return fact("lane_value_result", d)
+
+
+@_memo
+def accumulates(d) -> bool:
+    """D0's incoming value is an input: the code computes with it (v_fmac), or without code the
+    description says "The initial value in D is used as S2" (RDNA3's v_dual_dot2acc)."""
+    return fact("accumulates", d)
+
+
+@_memo
+def float_modes(d) -> FloatModes:
+    """Whether MODE.FP_DENORM flushes d's float operands and MODE.FP_ROUND rounds its results."""
+    return fact("float_modes", d)
+
+
+# ---------------------------------------------------------------- from the descriptions (isa/gen/descriptions.py)
+@_memo
+def scalar_result(d) -> bool:
+    """A VALU instruction whose description stores its result into a scalar register (RDNA4's v_s_exp_f32)."""
+    return fact("scalar_result", d)
+
+
+@_memo
+def opsel_flags(d) -> int:
+    """OPSEL bits the description redefines as flags ("OPSEL[0] is overloaded ...": v_permlane16's FI, BOUND_CTRL)."""
+    return fact("opsel_flags", d)
+
+
+@_memo
+def cache_control(d) -> bool:
+    """A memory instruction without code that only writes back or invalidates a cache (no operands)."""
+    return fact("cache_control", d)
+
+
+@_memo
+def result_without_code(d) -> bool:
+    """An instruction without code whose description stores, writes or returns a result."""
+    return fact("result_without_code", d)
+
+
+@_memo
+def loads_to_lds(d) -> bool:
+    """A memory load whose description stores the result into a data share (CDNA's *_LOAD_LDS_*): no VGPR written."""
+    return fact("loads_to_lds", d)
+
+
+@_memo
+def source_is_immediate(d) -> bool:
+    """The scalar source field holds a value itself ("encoded in the instruction directly": s_sendmsg_rtn)."""
+    return fact("source_is_immediate", d)
+
+
+@_memo
+def lookup_table(d) -> tuple[float, ...] | None:
+    """The entries of the lookup table the description lists where the code only declares the
+    array (v_cvt_off_f32_i4's CVT_OFF_TABLE: "Lookup table on S0[3:0]: ... 1000 -0.5000f ...")."""
+    return fact("lookup_table", d)
+
+
+def behaviour_unknown(d) -> bool:
+    """No manual describes what `d` does, and what it could change is state an emulator models:
+    isa.errata.BEHAVIOUR_UNKNOWN (RDNA4's s_barrier_init/join/leave, CDNA's s_rfe_restore_b64).
+    Their operands are known (the assembler, disassembler and allocator use them); their effect is
+    not, so nothing may run them. By name in d's family (isa.spec.family_of); an InstrDef no loaded
+    Spec holds (a copy) by name in any family listed, so that no copy runs a guess."""
+    from .errata import BEHAVIOUR_UNKNOWN
+    entry = BEHAVIOUR_UNKNOWN.get(d.name)
+    if entry is None:
+        return False
+    family = family_of(d)
+    return family is None or family in entry[0]

@@ -1,0 +1,117 @@
+"""Facts the manuals state in words rather than in pseudocode: an instruction's description, and
+the export TARGET field's list of destinations. Read once by the generator (isa/gen/facts.py,
+build.py) and committed; the assembler, disassembler and emulator read the answers (isa.facts,
+tables["export_targets"])."""
+from __future__ import annotations
+
+import re
+
+# a VALU instruction whose result goes to an SGPR (RDNA4's V_S_EXP_F32 ...: "Calculate 2 raised to
+# the power of the ... input and store the result into a scalar register")
+_SCALAR_RESULT = re.compile(r"\b[Ss]tore the result into a scalar register")
+# "OPSEL[0] is overloaded to represent the DPP 'FI' (Fetch Inactive) bit" (v_permlane16)
+_OPSEL_OVERLOAD = re.compile(r"OPSEL\[(\d)\] is overloaded")
+# a memory-format instruction without code that only invalidates or writes back a cache
+# (s_dcache_inv, buffer_gl0_inv, RDNA4's global_inv / global_wb)
+_CACHE_CONTROL = re.compile(r"Write back|[Ii]nvalidate")
+# without pseudocode a result exists if the description stores one (RDNA4's S_SLEEP_VAR only reads
+# its input: 'S0[6:0] determines the sleep duration')
+_STORES = re.compile(r"\b(store|write|return)", re.I)
+# a memory load whose result goes to LDS instead of a VGPR (CDNA3/4 GLOBAL_LOAD_LDS_*,
+# SCRATCH_LOAD_LDS_*: "... and store the result into a data share.")
+_INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share", re.I)
+# the scalar source field holds the message type itself: "contains the message type encoded in the
+# instruction directly (this instruction does not read an SGPR)" (s_sendmsg_rtn_b32/b64)
+_SOURCE_IS_IMMEDIATE = re.compile(r"\bencoded in the instruction directly\b")
+
+
+def scalar_result(pcode: str | None, description: str | None) -> bool:
+    return bool(_SCALAR_RESULT.search(description or ""))
+
+
+def opsel_flags(pcode: str | None, description: str | None) -> int:
+    """How many OPSEL bits the description redefines as flags."""
+    return len(set(_OPSEL_OVERLOAD.findall(description or "")))
+
+
+def cache_control(pcode: str | None, description: str | None) -> bool:
+    return not pcode and bool(_CACHE_CONTROL.match(description or ""))
+
+
+def result_without_code(pcode: str | None, description: str | None) -> bool:
+    return not pcode and bool(_STORES.search(description or ""))
+
+
+def loads_to_lds(pcode: str | None, description: str | None) -> bool:
+    return bool(_INTO_DATA_SHARE.search(description or ""))
+
+
+def source_is_immediate(pcode: str | None, description: str | None) -> bool:
+    return bool(_SOURCE_IS_IMMEDIATE.search(description or ""))
+
+
+# the lookup table a description lists where the code only declares the array: v_cvt_off_f32_i4's
+# "Lookup table on S0[3:0]: S0 binary Result 1000 -0.5000f 1001 -0.4375f ..."
+_LOOKUP_HEADER = re.compile(r"Lookup table on \w+\[(\d+):0\]:\s*\w+ binary Result\s*(.*)$", re.S)
+_LOOKUP_ROW = re.compile(r"([01]+)\s+([+-]?\d+(?:\.\d+)?)f?\b")
+
+
+def lookup_table(pcode: str | None, description: str | None) -> tuple[float, ...] | None:
+    """The entries, in index order, of the lookup table the description lists (every index 0 ..
+    2**bits - 1 exactly once), else None (no table, or an incomplete one)."""
+    m = _LOOKUP_HEADER.search(description or "")
+    if not m:
+        return None
+    rows = {}
+    for bits, value in _LOOKUP_ROW.findall(m.group(2)):
+        index = int(bits, 2)
+        if index in rows:
+            return None
+        rows[index] = float(value)
+    if sorted(rows) != list(range(1 << (int(m.group(1)) + 1))):
+        return None
+    return tuple(rows[i] for i in sorted(rows))
+
+
+# "Set this field to NULL or 0x7f to disable use" (RDNA3), "... to NULL ..." (RDNA4), "... to 0x7f ..." (CDNA3)
+_SADDR_OFF = re.compile(r"[Ss]et this field to ((?:NULL|0x[0-9A-Fa-f]+)(?: or (?:NULL|0x[0-9A-Fa-f]+))*) to disable")
+
+
+def saddr_off(formats: dict) -> list[tuple[str, tuple]]:
+    """(format, codes) of each format whose SADDR field's text names the codes that disable it, in
+    the text's order: 'NULL' as written (the SRC0 table says its number), others as numbers:
+    ('GLOBAL', ('NULL', 127))."""
+    out = []
+    for name, fmt in sorted(formats.items()):
+        text = next((t for f, _, _, t in fmt["fields"] if f == "SADDR"), "")
+        m = _SADDR_OFF.search(text)
+        if m:
+            out.append((name, tuple(c if c == "NULL" else int(c, 16) for c in m.group(1).split(" or "))))
+    return out
+
+
+# one destination of a TARGET field's list: '0..7 MRT 0..7', '8 Z', '12-16 Position 0-4', '20 Primitive
+# data' (a name's own trailing range, 'MRT 0..7', is the codes' numbering, not another row)
+_TARGET_ROW = re.compile(r"(\d+)(?:(?:\.\.|-)(\d+))?\s+([A-Za-z][A-Za-z ]*?)(?:\s+\d+(?:\.\.|-)\d+)?(?=\s+\d|\s*$)")
+
+
+def _target_name(text: str) -> str:
+    """The destination's name without its numbering: 'Position 0-4' -> 'Position'."""
+    return re.sub(r"\s*\d+(?:\.\.|-)\d+$", "", text.strip())
+
+
+def export_targets(formats: dict, operands: dict) -> list[tuple[int, int, str]]:
+    """(first code, last code, name) of each export destination, from the TARGET field of the
+    format that has one: its text ('Export destination: 0..7 MRT 0..7 8 Z 12-16 Position 0-4 ...',
+    RDNA4's conversion keeps the whole list there) and its operand code table (RDNA3's rows
+    'Z', 'Position 0-4', ...). Empty for a family without exports (CDNA)."""
+    rows = set()
+    for name, fmt in formats.items():
+        text = next((t for f, _, _, t in fmt["fields"] if f == "TARGET"), None)
+        if text is None:
+            continue
+        listed = text.split(":", 1)[1] if ":" in text else text
+        rows |= {(int(m.group(1)), int(m.group(2) or m.group(1)), _target_name(m.group(3)))
+                 for m in _TARGET_ROW.finditer(listed)}
+        rows |= {(lo, hi, _target_name(base)) for lo, hi, _kind, base, _text in operands.get(name, {}).get("TARGET", [])}
+    return sorted(rows)
