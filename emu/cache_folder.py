@@ -37,17 +37,10 @@ def compiled(text: str, kind: str, filename: str) -> CodeType:
     except (OSError, ValueError, EOFError, TypeError):     # absent, unreadable, cut short, not marshal data
         pass
     code = compile(text, filename, "exec", dont_inherit=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(MAGIC_NUMBER + marshal.dumps((text, code)))
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
+        write_atomically(path, MAGIC_NUMBER + marshal.dumps((text, code)))
+    except ValueError:      # a value marshal refuses: only the cache is missed
+        pass
     return code
 
 
@@ -106,15 +99,35 @@ def sources_digest(label: str, paths, digest, memo: bool = True) -> str:
                                                          and [s[0] for s in k[1]] == [s[0] for s in stats])}
         table[key] = value
         _memos[path] = table
-        tmp = f"{path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(tmp, "wb") as f:
-                f.write(MAGIC_NUMBER + marshal.dumps(table))
-            os.replace(tmp, path)
-        except (OSError, ValueError):
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
+            write_atomically(path, MAGIC_NUMBER + marshal.dumps(table))
+        except ValueError:
+            pass
     return value
+
+
+def write_atomically(path: str, data: bytes) -> bool:
+    """Write `data` to `path` whole or not at all (a temporary name, then a rename), making its
+    folder. False when that cannot be done (a read-only home): a cache is only missed."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        return False
+
+
+def files_digest(paths) -> str:
+    """The digest of the bytes of the files `paths`, in order (what names a cache's folder)."""
+    h = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]

@@ -34,7 +34,7 @@ import sys
 from functools import lru_cache
 
 from . import program_cache
-from .cache_folder import cache_dir, sources_digest
+from .cache_folder import cache_dir, files_digest, sources_digest, write_atomically
 from .options import current
 
 # the modules whose code decides the facts (this one: which facts; the tables they read; the generator's
@@ -51,13 +51,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _digest() -> str:
     paths = [os.path.join(_ROOT, name) for name in _SOURCES]
 
-    def digest():
-        h = hashlib.sha256()
-        for path in paths:
-            with open(path, "rb") as f:
-                h.update(f.read())
-        return h.hexdigest()[:16]
-    return sources_digest("facts", paths, digest, current().source_stamps)
+    return sources_digest("facts", paths, lambda: files_digest(paths), current().source_stamps)
 
 
 def _instruction_key(d) -> str:
@@ -124,14 +118,10 @@ class FactCache:
                 return facts[name]
         value = facts[name] = compute(d)
         if path is not None:
-            try:
-                os.makedirs(self.folder, exist_ok=True)
-                tmp = f"{path}.{os.getpid()}.tmp"
-                with open(tmp, "wb") as f:
-                    pickle.dump(facts, f, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, path)
-            except (OSError, pickle.PicklingError):
-                pass        # a read-only home only costs computing the facts again
+            try:        # a read-only home only costs computing the facts again
+                write_atomically(path, pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
+            except pickle.PicklingError:
+                pass
         return value
 
 

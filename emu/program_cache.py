@@ -33,7 +33,7 @@ import sys
 from functools import lru_cache
 from importlib.util import MAGIC_NUMBER
 
-from .cache_folder import cache_dir, sources_digest
+from .cache_folder import cache_dir, sources_digest, write_atomically
 from .options import current
 
 # larger images (code in a big buffer) are decoded as they run, without a record: hashing and
@@ -170,18 +170,11 @@ class ProgramRecord:
             return
         if not self.dirty and all(_within(self._holds(d), self.held.get(i, (0, 0))) for i, d in touched.items()):
             return
-        tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
             payload = self._payload(touched)
-            os.makedirs(self.folder, exist_ok=True)
-            with open(tmp, "wb") as f:
-                f.write(MAGIC_NUMBER + payload)
-            os.replace(tmp, self.path)
-        except Exception:       # a read-only home, a value marshal or pickle refuses: the launch goes on
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
+        except Exception:       # a value marshal or pickle refuses: the launch goes on
+            return
+        if not write_atomically(self.path, MAGIC_NUMBER + payload):    # a read-only home
             return
         positions = _positions(self.spec)
         self.held = {i: self._holds(d) for i, d in touched.items() if i in positions}

@@ -30,7 +30,7 @@ from dsl.operand_records import vopd_base
 from isa.records import dataclass
 
 from . import families, handwritten, program_cache, rtlib
-from .cache_folder import cache_dir, sources_digest
+from .cache_folder import cache_dir, files_digest, sources_digest
 from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
 from .dword_loads import load_dword_runs
@@ -80,13 +80,7 @@ def _translator_digest() -> str:
     paths = [os.path.join(pcode, name) for name in sorted(os.listdir(pcode)) if name.endswith(".py")] \
         + [os.path.join(pcode, "pcode.lark"), os.path.join(here, "fold.py")]
 
-    def digest():
-        h = hashlib.sha256()
-        for path in paths:
-            with open(path, "rb") as f:
-                h.update(f.read())
-        return h.hexdigest()[:16]
-    return sources_digest("translator", paths, digest, current().source_stamps)
+    return sources_digest("translator", paths, lambda: files_digest(paths), current().source_stamps)
 
 
 class _SourceCache:

@@ -4,15 +4,7 @@ the same on every family.
 
     from isa.gen.control import read_control
     c = read_control(d, spec.tables)  # d: an isa InstrDef (isa.control.control answers from the tables)
-    c.ends_wave     # s_endpgm*: "End of program; ... terminate wavefront"
-    c.waits         # (('LOAD', 13, 8), ('DS', 5, 0)): counters and the SIMM16 bits holding each count
-    c.wait_all      # s_wait_idle (and RDNA4's s_waitcnt, "Equivalent to S_WAIT_IDLE"): every counter to 0
-    c.count_sgpr    # RDNA3's s_waitcnt_vmcnt ...: the count is SIMM16 plus an SGPR (S0 + S1)
-    c.all_ones_skips  # s_waitcnt (the table's layout): a field of all ones does not wait
-    c.nop_bits      # s_nop: (3, 0), the SIMM16 bits counting its idle states
-    c.delay, c.clause, c.barrier   # s_delay_alu, s_clause, s_barrier (and RDNA4's s_barrier_wait)
-    c.message_reply # s_sendmsg_rtn_*: SSRC0 is the message type, the reply lands in SDST
-    c.reply_dwords  # ... in this many SGPRs: 2 for s_sendmsg_rtn_b64, 1 for _b32
+    c.ends_wave, c.waits, ...     # the facts isa/control.py's docstring lists
 
 Where each comes from:
 - waits: RDNA3's SOPK waits in code (`vmcnt <= S0.u[5:0] + S1.u[5:0]`); RDNA4's in the

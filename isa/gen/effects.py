@@ -6,15 +6,7 @@ tables isa.effects answers from), found by parsing its statement structure (assi
     e.full      # frozenset({'D0', 'D1'}): written whole on every path
     e.reads     # frozenset({'S0', 'S1', 'S2'})
 
-Names are the pseudocode's operands: D0 D1 S0 S1 S2 VCC SCC EXEC M0 (VDST counts as D0,
-SRC0..2 as S0..2, EXEC_LO / VCC_LO as EXEC / VCC; `S[i]`, the sources as an array (v_fma_mix*),
-reads S0, S1 and S2). A write is *full* when every path
-assigns the whole operand: `D0.u = ...`, a concatenation `{ D1.u1, D0.u64 } = ...`, or an
-if/else whose every branch assigns it. A lane-bit write `D0.u64[laneId] = ...` (VOPC, carry
-outs, v_cmpx's EXEC) is full: the hardware writes the whole mask, 0 for inactive lanes.
-Any other write -- a bit range, an index, inside a loop, in only some branches, to
-`VGPR[lane][VDST]` -- is *partial*: the old value survives in part, so it is read as well.
-A read of an operand after a full write of it on every path is not a read of the input.
+Operand names, and what *full* and *partial* writes mean: isa/effects.py's docstring.
 Anything the parser does not understand counts as reading every operand it names, and
 writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements

@@ -3,29 +3,7 @@ from its pseudocode and description (the tables isa.memory_access answers from).
 
     from isa.gen.memory_access import memory_access
     a = memory_access(d)          # d: an isa InstrDef
-    a.direction                   # 'load', 'store', 'atomic' (reads and writes memory) or None
-    a.d16                         # the loaded data arrives in 16-bit halves of the register:
-                                  # the other half (or a partly written last register) keeps its value
-    a.two_addresses               # LDS two-address forms (ds_load_2addr, CDNA's ds_read2): each
-                                  # 8-bit offset addresses one element, ADDR + OFFSETn * size
-    a.data_dwords                 # VGPRs a store / atomic sends (cmpswap: value and compare, DATA[63 : 32])
-    a.result_dwords               # VGPRs a load / returning atomic writes (VDATA[95 : 64]: 3)
-    a.element_bits                # bits of each memory value the code reads or writes (MEM[addr].b32: 32)
-    converts_format(d)            # a buffer access converts through a data format (*_FORMAT_*)
-    format_conversion(d)          # ... its components (X .. XYZW), 16-bit halves (D16) and high half (D16_HI)
-    buffer_resource(d)            # a scalar access addresses through a buffer resource (s_buffer_*)
-    lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
-    ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
-    takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
-    gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
-    node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
-    mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo
-    sample_address(d, key)        # what its suffixes add to an image address, by the manual's suffix key
-    value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
-    lds_operands(d)               # a DS instruction's result, address and data operands
-    attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
-    reads_counter(d)              # CDNA's s_memtime / s_memrealtime: SDATA gets a clock, no address
-    prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
+    a.direction, a.d16, ...       # the facts isa/memory_access.py's docstring lists
 
 direction: the pseudocode reads `MEM[...]` (load), assigns it (store), or both, e.g.
 `tmp = MEM[ADDR].u; MEM[ADDR].u += DATA.u` (atomic). d16: the result (VDATA, RETURN_DATA,
