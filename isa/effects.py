@@ -21,14 +21,13 @@ writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
 fills half of each register: a partial write). The other fields are described in the class.
 
-Code no loaded family has (a test's own text) is parsed by the generator's reader. The one split
-of the code into statements (`statements`, `assignment`: isa/pcode_statements.py) is reached from
-here too, for the modules that still read it (isa.code_facts)."""
+Code no loaded family has (a test's own text) is refused (FactsError, the rule for every generated
+fact: isa/fact_tables.py); the generator's reader, isa.gen.effects.effects, reads it."""
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .fact_tables import table
+from .fact_tables import FactsError, table
 from .fact_types import Effects
 from .spec import loaded_specs
 
@@ -76,23 +75,18 @@ def _record(pcode: str) -> tuple[str, int] | None:
 @lru_cache(maxsize=None)
 def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring): the generated table's
-    answer for the code of an instruction of a loaded family."""
+    answer for the code of an instruction of a loaded family; FactsError for other code."""
     if not pcode:
         return _NO_CODE
     known = _record(pcode)
     if known is None:
-        from .gen.effects import effects as parse
-        return parse(pcode)
+        lines = pcode.strip().splitlines()
+        shown = repr(lines[0]) + (" ..." if len(lines) > 1 else "")
+        raise FactsError(f"no generated effects for code {shown}: "
+                         f"no instruction of a loaded family's manual has it (loaded: "
+                         f"{', '.join(sorted(loaded_specs())) or 'none'}); isa.gen.effects.effects reads code of one's own")
     made = _made.get(known)
     if made is None:
         family, record = known
         made = _made[known] = restored(table(family, "effects").EFFECTS[record])
     return made
-
-
-def __getattr__(name: str):
-    # the one parse's statements, for isa.code_facts (the generator's reader, imported on first use)
-    if name in ("statements", "assignment"):
-        from . import pcode_statements
-        return getattr(pcode_statements, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

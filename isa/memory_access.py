@@ -30,15 +30,19 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     scalar_data(d), scalar_base_registers(d), typed_buffer(d)   # SMEM's SDATA and SBASE; a typed buffer access
     gds_only(d)                   # a DS instruction on the global data share / wave sync only (its text takes gds)
 
-How each is read from the manual is told in isa/gen/memory_access.py. An InstrDef no loaded Spec
-holds (a copy) is read by the generator's reader on the spot. The table holds image_loads,
+How each is read from the manual is told in isa/gen/memory_access.py. A copy of an InstrDef (the
+same name, format, code and description) is answered as the instruction it copies, code no loaded
+family has is refused (FactsError; the rule for every generated fact: isa/fact_tables.py). The
+table holds image_loads,
 takes_sampler and sample_address for instructions of the family's image formats (traits.roles.image) only: elsewhere
 they are the defaults (False, no address parts), as for any instruction that is no image instruction."""
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .fact_tables import position, table
+from .fact_tables import FactsError, locate, table  # noqa: F401  (FactsError: what the readers raise)
+
+_READ = ("name", "format", "pcode", "description")   # what the generator reads these facts from (a copy's key)
 from .fact_types import FormatConversion, LdsOperands, MemoryAccess, SampleAddress
 
 
@@ -62,10 +66,9 @@ def stored(name: str, value):
 
 
 def _answer(name: str, d):
-    at = position(d)
-    if at is None:
-        from .gen import memory_access as reader
-        return reader.compute(name, d)
+    at = locate(d, _READ)
+    if at is None:                      # an entry without code that no family holds
+        return DEFAULTS[name]
     family, i = at
     values = table(family, "memory_access").MEMORY_ACCESS[name]
     if i not in values:
@@ -119,16 +122,15 @@ lds_operands = _fact("lds_operands", "Operands of a DS instruction: its result, 
 gds_only = _fact("gds_only", "`d` (a DS instruction) works on the global data share / wave sync only: its text takes gds.")
 
 
-def sample_address(d, suffix_key=()) -> SampleAddress:
+def sample_address(d) -> SampleAddress:
     """The address parts an image instruction's name suffixes add (bias, z-compare and offsets
     dwords, lod / clamp body components, derivatives and their packing), as the generator reads
     them from the manual's "Sample Instruction Suffix Key" (isa/gen/memory_access.py:
     sample_address; the key is tables["sample_suffixes"]: RDNA3 Table 49 page 110, RDNA3.5 page
-    112, RDNA4 Table 59 page 131). `suffix_key` is read only for an InstrDef no loaded Spec holds."""
-    at = position(d)
+    112, RDNA4 Table 59 page 131)."""
+    at = locate(d, _READ)
     if at is None:
-        from .gen import memory_access as reader
-        return reader.sample_address(d, suffix_key)
+        return DEFAULTS["sample_address"]
     family, i = at
     value = table(family, "memory_access").MEMORY_ACCESS["sample_address"].get(i)
     return SampleAddress(*value) if value is not None else DEFAULTS["sample_address"]
