@@ -24,20 +24,17 @@ PRIV_BIT = 5                 # STATUS.PRIV (isa table `status`)
 
 
 def writeable_masks(spec) -> dict[int, tuple[int, int]]:
-    """hwreg id -> (mask when not privileged, mask when privileged)."""
+    """hwreg id -> (mask when not privileged, mask when privileged), from who may write each
+    register (the generated tables["hwreg_writable"]: 'yes', 'priv' or 'no', read from the
+    manual's register table) and MODE's defined fields (tables["mode"])."""
     mode_bits = 0
     for _, hi, lo, _ in spec.tables["mode"]:
         mode_bits |= ((1 << (hi - lo + 1)) - 1) << lo
+    names = {reg: name for reg, name, _ in spec.tables["hwreg"]}
     out = {}
-    for reg, name, access in spec.tables["hwreg"]:
-        text = access.lower()
-        full = mode_bits if name == "MODE" else 0xFFFFFFFF
-        if "only writable when priv" in text:
-            out[reg] = (0, full)
-        elif text.startswith("read / write") or text.startswith("write-only"):
-            out[reg] = (full, full)
-        else:
-            out[reg] = (0, 0)
+    for reg, who in spec.tables["hwreg_writable"]:
+        full = mode_bits if names[reg] == "MODE" else 0xFFFFFFFF
+        out[reg] = {"yes": (full, full), "priv": (0, full), "no": (0, 0)}[who]
     return out
 
 
