@@ -111,16 +111,20 @@ def mode_bits(spec, name: str) -> tuple[int, int]:
 @lru_cache(maxsize=None)
 def wave_state(d) -> WaveState:
     """The MODE and STATUS fields InstrDef `d` reads and writes (isa.fact_types.WaveState): those
-    its code names (effects' state_reads, state_writes); the halves of MODE.FP_DENORM its float
+    its code names (effects' state_reads, state_writes), and those the code of the instructions it
+    calls reads (isa.facts.instruction_calls: v_pk_max_f16's v_max_f16); the halves of MODE.FP_DENORM its float
     operands and of MODE.FP_ROUND its float results follow, where the float_modes fact says MODE
     applies (isa.facts.float_modes: not packed, matrix, exact or self-rounded results), for VALU,
     SALU and LDS instructions (the manuals' MODE table: other memory instructions and atomics
     ignore it); and the fields its description says it sets (isa.facts.sets_mode: s_round_mode)."""
-    from .facts import float_modes, sets_mode
-    from .spec import family_of, traits
+    from .facts import float_modes, instruction_calls, sets_mode
+    from .spec import family_of, load, traits
     e = effects(d.pcode)
     reads = set(e.state_reads)
     family = family_of(d)
+    for name in instruction_calls(d) if family else ():     # v_pk_max_f16 calls v_max_f16 (MODE.IEEE)
+        called = [x for x in load(family).lookup(name) if x.pcode]
+        reads |= set(effects(called[0].pcode).state_reads) if called else set()
     roles = traits(family).roles if family else None
     if roles is None or d.format not in roles.memory - roles.lds:
         modes, types = float_modes(d), d.operand_types or {}

@@ -59,6 +59,12 @@ def test_min_max_read_ieee_mode_and_flush_but_do_not_round(family):
     assert set(got.reads) == {"MODE.IEEE", D32}
 
 
+@pytest.mark.parametrize("family", ("rdna3", "rdna3.5", "cdna3", "cdna4"))
+def test_an_instruction_reads_the_mode_its_called_instructions_read(family):
+    """v_pk_max_f16's code is two calls of v_max_f16, whose code tests WAVE_MODE.IEEE."""
+    assert wave_state(_first(family, "V_PK_MAX_F16")).reads == {"MODE.IEEE"}
+
+
 @pytest.mark.parametrize("family", ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"))
 def test_lds_float_atomics_flush_as_mode_says(family):
     d = next(x for x in isa.load(family).instructions if x.name == "DS_ADD_F32")
