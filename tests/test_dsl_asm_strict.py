@@ -428,10 +428,10 @@ _GFX9_MEMORY_SPECIALS = (
 # (arch prefix, line): differences left, each with its reason; any other differing line fails
 _MEMORY_SPECIALS_LEFT = {
     ("gfx1", "global_load_b32 v1, v2, exec"): "exec as a GLOBAL base: LLVM 22's register class for it leaves EXEC "
-    "out and no manual text says why; we take it",
-    ("gfx120", "scratch_load_b32 v1, off, exec_hi"): "exec_hi as an RDNA4 SCRATCH offset: LLVM 22's register "
-    "class leaves it out; RDNA4's manual disables SADDR with NULL only (on RDNA3 0x7f, exec_hi's code, disables "
-    "it too, and we refuse it there); we take it",
+    "out (its FLATInstructions.td asks 'TODO: Is exec allowed for saddr?'); no manual text forbids it; we take it",
+    ("gfx120", "scratch_load_b32 v1, off, exec_hi"): "exec_hi as an RDNA4 SCRATCH offset: LLVM 22's class for it "
+    "(SReg_32_XEXEC_HI) leaves exec_hi out because 0x7f, exec_hi's code, disables SADDR before gfx12 (as RDNA3's "
+    "manual says, and we refuse it there); RDNA4's manual disables SADDR with NULL only; we take it",
     ("gfx120", "scratch_load_b32 v1, v2, exec_hi"): "as above",
     ("gfx120", "scratch_store_b32 off, v1, exec_hi"): "as above",
 }
