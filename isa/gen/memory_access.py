@@ -448,6 +448,8 @@ _MEMORY_FORMATS = {
 }
 _MEMORY = {"load": "read", "store": "write", "atomic": "read-modify-write"}
 _NAMES_M0 = re.compile(r"\bM0\b")
+# "Add (count_bits(exec_mask)) to the value stored in DS memory at (M0.base + instr_offset)"
+_UPDATES_SAID = re.compile(r"\b(?:add|subtract)\b[^.]*\b(?:to|from) the value stored in DS memory\b", re.I)
 
 
 @lru_cache(maxsize=None)
@@ -459,7 +461,9 @@ def memory_effects(d) -> MemoryEffects:
     registers by the format: a DS ADDR VGPR, a FLAT 64-bit VGPR address, a GLOBAL 64-bit VGPR
     address or an SGPR pair plus a 32-bit VGPR offset (none for the lane-ID forms, lane_address),
     SCRATCH's optional VGPR and SGPR offsets, a buffer's index and offset VGPRs, its 4-SGPR
-    resource and SOFFSET, SMEM's SBASE (scalar_base_registers) and SOFFSET; a vector memory
+    resource and SOFFSET, SMEM's SBASE (scalar_base_registers) and SOFFSET; an LDS update the
+    description alone gives ("Add (count_bits(exec_mask)) to the value stored in DS memory at
+    (M0.base + instr_offset)": ds_append, ds_consume) reads and writes LDS; a vector memory
     instruction that moves no data (cache control) none. M0 where the code or
     description names it; EXEC for every vector memory instruction. Image formats are not covered
     (their address registers depend on the dimension): MemoryEffects() there."""
@@ -474,6 +478,8 @@ def memory_effects(d) -> MemoryEffects:
     if _NAMES_M0.search(d.pcode or "") or _NAMES_M0.search(d.description or ""):
         implicit += ("M0",)
     memory = _MEMORY.get(access.direction)
+    if memory is None and space == "lds" and _UPDATES_SAID.search(d.description or ""):
+        memory = "read-modify-write"        # ds_append / ds_consume: no code, the description
     if d.format in ("LDSDIR", "VDSDIR"):        # "Transfer parameter data from LDS", "Read ... from LDS"
         return MemoryEffects(space, "read", (), ((result, 1, None),), (), implicit)
     if space == "lds":
