@@ -212,6 +212,12 @@ TABLES = {
     ('GLOBAL', ('NULL', 127)),
     ('SCRATCH', ('NULL', 127)),
     ],
+    'aperture_codes': [
+    (235, 'SHARED_BASE'),
+    (236, 'SHARED_LIMIT'),
+    (237, 'PRIVATE_BASE'),
+    (238, 'PRIVATE_LIMIT'),
+    ],
     'no_dpp': [
     ('VINTERP', 'V_INTERP_P10_F16_F32', 'VINTERP ALL: NO DPP (Table 30)', 81),
     ('VINTERP', 'V_INTERP_P10_F32', 'VINTERP ALL: NO DPP (Table 30)', 81),
