@@ -20,7 +20,11 @@ import sys
 import numpy as np
 
 from isa.effects import effects
-from tests.effects_check import Checker, Result
+from dsl.operands import OperandError, null
+from isa.mnemonics import text_mnemonic
+from isa.control import control
+from tests.effects_check import Case, Checker
+from tests.emu_fuzz import EXCLUDED
 from tests.effects_coverage import emulator_supports
 
 PC = ("pc", 0)
@@ -28,6 +32,8 @@ TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942-w64", "gfx950
 
 # Instructions assigning PC that this check does not run, each with its reason.
 NOT_CHECKED = {
+    "S_CODE_END": "an illegal-instruction interrupt (the manual) marking the end of a code buffer: the emulator "
+                  "ends the wave, which isa.control does not say; no next instruction to compare",
     "S_TRAP": "enters the trap handler, which the emulator does not model: the launch stops with an error "
               "naming the trap",
 }
@@ -77,21 +83,43 @@ class _Machine:
 
 
 class ControlChecker(Checker):
+    """Scalar-format instructions the value check (Checker) leaves out: branches, jumps and
+    calls, and the ones that act on the wave's flow alone (waits, hints, s_nop, priorities,
+    barriers of a one-wave work-group, messages, ends), which must change no register and,
+    but for the branches, leave the next PC at the fall-through address."""
+
     def __init__(self, target: str):
         super().__init__(target)
         self.machine = _Machine(self.machine)
+        checked = {(d.name, d.format) for d in self.instructions}
         supported = emulator_supports(self.arch)
         self.instructions = [d for d in self.spec.instructions if d.format in self.traits.roles.salu
-                             and effects(d.pcode).pc_write and (d.name, d.format) in supported
-                             and d.name not in NOT_CHECKED]
+                             and (d.name, d.format) in supported and (d.name, d.format) not in checked
+                             and d.name not in NOT_CHECKED and d.name not in EXCLUDED
+                             and not effects(d.pcode).hwreg]       # (hardware registers: the MODE check's)
 
     def salu_case(self, d, rng):
-        if d.format == "SOPP":          # a branch: its offset (any: the waves are sent to the end)
-            from tests.effects_check import Case
-            from isa.mnemonics import text_mnemonic
-            inst = self.ns[text_mnemonic(d.name)](int(rng.integers(1, 64)))
-            return Case(bytes(inst), str(inst), {"VCC_IN": set(self.vcc), "VCC_OUT": set(self.vcc)}, scalar=True)
-        return super().salu_case(d, rng)
+        make = self.ns[text_mnemonic(d.name)]
+        flow = control(d, self.spec.tables)
+        vcc = {"VCC_IN": set(self.vcc), "VCC_OUT": set(self.vcc)}
+        if d.format == "SOPP":          # a branch's offset: any (the waves are sent to the end)
+            arg = int(rng.integers(1, 64)) if effects(d.pcode).pc_write else -1 if flow.barrier_in_simm16 else 0
+            try:
+                inst = make(arg)
+            except (OperandError, TypeError):
+                inst = make()
+            case = Case(bytes(inst), str(inst), vcc, scalar=True)
+        else:
+            try:
+                case = super().salu_case(d, rng)
+            except OperandError:
+                if flow.count_sgpr:     # s_waitcnt_*cnt: SGPR S0 (null only) plus SIMM16
+                    inst, names = make(null, 0), {}
+                else:                   # RDNA4's s_barrier_signal: the work-group barrier, -1
+                    inst, names = make(-1), {}
+                case = Case(bytes(inst), str(inst), {**vcc, **names}, scalar=True)
+        case.ends_wave = flow.ends_wave
+        return case
 
     def declared(self, e, case):
         reads, full, writes = super().declared(e, case)
@@ -118,8 +146,8 @@ class ControlChecker(Checker):
         overrides = [([w for w in range(waves) if changed.get(x) != w], x[1], 0) for x in masks]
         overrides += [([w], x[1], int(rng.integers(1, 1 << 32))) for x, w in changed.items()]
         self.machine.redirect = redirect = _Redirect(self.machine._m, len(case.code), overrides)
-        try:
-            before, after = super().execute(case, waves, perturbed, rng)
+        try:        # (the PC is an output only: its wave runs unchanged)
+            before, after = super().execute(case, waves, [None if x == PC else x for x in perturbed], rng)
         finally:
             self.machine.redirect = None
         if redirect.next_pc is None:
@@ -127,7 +155,8 @@ class ControlChecker(Checker):
         sg = before[1]
         for sel, row, value in overrides:
             sg[row, sel] = value
-        return (*before, np.zeros(waves, np.int64)), (*after, redirect.next_pc)
+        next_pc = np.zeros(waves, np.int64) if case.ends_wave else redirect.next_pc    # (no next instruction)
+        return (*before, np.zeros(waves, np.int64)), (*after, next_pc)
 
 
 def check(targets=TARGETS, sample: int | None = 12, seed: int = 0) -> dict:
