@@ -247,16 +247,19 @@ class Encoder:
             raise OperandError(f"{_name(F.d)}: sdata: {wrong}", v)
         return code
 
-    def flat_saddr(self, v, F: Fields, n: int) -> int:
-        """A GLOBAL/SCRATCH SADDR of `n` registers: `off` is the first code the manual says
-        disables it (traits.saddr_off). A disabling code written as a register is refused where
-        it would not mean what the line says: null as a 64-bit GLOBAL base (VADDR is then a
-        64-bit address, which the text says with `off`), any other (RDNA3's 0x7f, exec_hi) as
-        a register that is not read. null as SCRATCH's 32-bit offset is `off` itself."""
+    def flat_saddr(self, v, F: Fields, n: int, vaddr: bool) -> int:
+        """A GLOBAL/SCRATCH SADDR of `n` registers beside a VADDR operand or not (`vaddr`):
+        `off` is the first code the manual says disables it (traits.saddr_off). A disabling code
+        written as a register is refused where it would not mean what the line says: null as a
+        64-bit GLOBAL base beside a VADDR (which it makes a 64-bit address, as the text says with
+        `off`), any other (RDNA3's 0x7f, exec_hi) as a register that is not read. null as
+        SCRATCH's 32-bit offset, or as the base of an instruction without VADDR
+        (global_load_addtid_b32), is `off` itself."""
         if isinstance(v, Special) and v.name == "off":
             return self.traits.saddr_off[0]
         code = self.sreg_code(v, F, "saddr", n)
-        if isinstance(v, Special) and code in self.traits.saddr_off and (n > 1 or code != self.traits.null):
+        if isinstance(v, Special) and code in self.traits.saddr_off and \
+                (code != self.traits.null or n > 1 and vaddr):
             raise OperandError(f"{_name(F.d)}: saddr: {v.name} (code {code}) is a code that disables the scalar "
                                f"address{' (VADDR is then a 64-bit address)' if n > 1 else ''}: write off", v)
         return code
@@ -1077,7 +1080,7 @@ class Encoder:
         F.update(ADDR=0, DATA=0, VDST=0, SADDR=no_saddr, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
-                F["SADDR"] = self.flat_saddr(v, F, n)
+                F["SADDR"] = self.flat_saddr(v, F, n, any(name == "vaddr" for name, _, _ in layout))
             elif name == "vaddr" and fmt == "SCRATCH":
                 if isinstance(v, Special) and v.name == "off":
                     F["SVE"] = 0

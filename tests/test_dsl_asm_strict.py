@@ -410,6 +410,8 @@ _RDNA_MEMORY_SPECIALS = (
     + [f"global_load_b32 v1, v2, {r}" for r in ("null", "s[0:1]", "vcc", "exec", "exec_lo", "m0", "ttmp[0:1]")]
     + [f"global_load_b32 v1, v[2:3], {r}" for r in ("null", "off", "vcc")]
     + ["global_store_b32 v2, v1, null", "global_atomic_add_u32 v2, v1, null", "global_atomic_add_u32 v2, v1, s[2:3]"]
+    + [f"global_load_addtid_b32 v5, {r}" for r in ("null", "off", "exec_hi", "s[2:3]")]    # no VADDR: null is off
+    + ["global_store_addtid_b32 v1, null"]
     + [f"scratch_load_b32 v1, off, {r}" for r in ("null", "off", "m0", "exec_lo", "exec_hi", "vcc_hi", "s0", "vcc")]
     + [f"scratch_load_b32 v1, v2, {r}" for r in ("null", "off", "exec_hi", "m0")]
     + ["scratch_store_b32 off, v1, null", "scratch_store_b32 off, v1, exec_hi"])
@@ -439,7 +441,8 @@ _MEMORY_SPECIALS_LEFT = {
 def test_special_registers_in_memory_operands_are_taken_as_llvm_mc_takes_them(arch):
     """M0 and EXEC are no scalar memory data (the manuals' SDATA rule), a special register is as
     wide as its operand (s_load_b256 exec_hi; traits.special_registers, one check for both
-    encoders), null is no GLOBAL base (`off` is; it is SCRATCH's), RDNA3's 0x7f (exec_hi) no
+    encoders), null is no GLOBAL base beside a VADDR (`off` is; it is SCRATCH's and
+    global_load_addtid's), RDNA3's 0x7f (exec_hi) no
     SCRATCH offset (the manual: it disables SADDR). Bytes equal where llvm-mc-22 accepts a line; a
     refusal at llvm-mc's column naming the instruction and the operand where it refuses."""
     if M.llvm_mc() is None:
