@@ -1,8 +1,8 @@
 """Which instructions the empirical checks of the operand-effects model cover, per target and
 format: every instruction the emulator runs (one it has a semantic for: `wavesmith emu
 --coverage`'s generated and hand-written ones; it refuses the others) is either selected by
-one of the checks (CHECKERS: each a Checker subclass whose `instructions` are the ones it
-runs) or left out with a reason (`reason`). tests/test_isa_effects_coverage.py prints the
+one of the checks (`checkers`: the value check, control flow, the VALU forms, the MODE
+writers) or left out with a reason (`reason`). tests/test_isa_effects_coverage.py prints the
 table and fails on an instruction that is neither, so a new one cannot slip through.
 
     python -m tests.effects_coverage [-v]        # the table per target; -v lists the rest with reasons
@@ -23,12 +23,19 @@ def emulator_supports(arch: str) -> frozenset:
     return frozenset((d.name, d.format) for d, e in load_semantics(arch).entries() if e.status != "unsupported")
 
 
+def _selected(cls):
+    return lambda target: {(d.name, d.format) for d in cls(target).instructions}
+
+
 def checkers() -> list:
-    """(label, Checker class) of every empirical check of the model."""
+    """(label, target -> {(name, format)} the check runs) of every empirical check of the model."""
     from tests.effects_check import Checker
+    from tests.effects_check_mode import ModeChecker
     from tests.effects_control import ControlChecker
     from tests.effects_forms import FormsChecker
-    return [("values", Checker), ("control", ControlChecker), ("forms", FormsChecker)]
+    return [("values", _selected(Checker)), ("control", _selected(ControlChecker)),
+            ("forms", _selected(FormsChecker)),
+            ("mode", lambda target: {(d.name, d.format) for d, *_ in ModeChecker(target).writer_cases()})]
 
 
 def reason(d, spec) -> str | None:
@@ -44,8 +51,8 @@ def reason(d, spec) -> str | None:
     if d.format in roles.smem | roles.lds | roles.flat | roles.buffer | roles.image | roles.lds_param:
         return "memory: the registers it writes depend on memory, which the register-state experiment does not hold"
     if effects(d.pcode).hwreg:
-        return "reads or writes a hardware register by its id (s_getreg/s_setreg): MODE, STATUS and clocks, " \
-               "which the register-state experiment does not hold"
+        return "reads or writes a hardware register by its id (s_getreg/s_setreg): STATUS, ids and clocks " \
+               "beside MODE, which the register-state experiment does not hold"
     if not d.pcode and d.format in roles.valu_e32 | roles.valu_e64:
         return "no pseudocode in the manual, so the model has no effects to check (the emulator's semantic is " \
                "hand-written: AGPR moves, matrix instructions; an encoding with no spelling of its own)"
@@ -56,10 +63,10 @@ def reason(d, spec) -> str | None:
 
 def coverage(target: str) -> dict:
     """{format: {"supported": n, "checked": {label: n}, "listed": [(name, reason)], "unlisted": [name]}}."""
-    checks = [(label, cls(target)) for label, cls in checkers()]
-    spec = checks[0][1].spec
-    supported = emulator_supports(spec.arch if hasattr(spec, "arch") else checks[0][1].arch)
-    by_check = {label: {(d.name, d.format) for d in c.instructions} for label, c in checks}
+    import isa
+    arch = target.split("-")[0]
+    spec, supported = isa.load(arch), emulator_supports(arch)
+    by_check = {label: covered(target) for label, covered in checkers()}
     out: dict = defaultdict(lambda: {"supported": 0, "checked": Counter(), "listed": [], "unlisted": []})
     seen = set()
     for d in spec.instructions:

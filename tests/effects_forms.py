@@ -5,7 +5,12 @@
   the declared reads and writes are both halves' effects together, each half's operand
   names mapped to its own registers;
 - VALU instructions without pseudocode that the emulator runs (v_nop, v_pipeflush,
-  v_clrexcp): the model says they read and write nothing, so no register may change.
+  v_clrexcp): the model says they read and write nothing, so no register may change;
+- DPP16 and DPP8 (RDNA): the value check's VALU instructions with 32-bit operands in a DPP
+  form, one of DPP_CONTROLS each (DppChecker): src0 is read from other lanes but stays the
+  same register, so the registers read and written are the plain form's, except that a lane
+  the control leaves without a source (row_shr:1's first lane of each row, no bound_ctrl)
+  keeps D0's old value: D0 is then read.
 
     python -m tests.effects_forms --target gfx1151
 """
@@ -35,7 +40,26 @@ PARTNERS = ("V_DUAL_MOV_B32", "V_DUAL_ADD_F32")
 KNOWN: dict[str, str] = {}
 
 
-class FormsChecker(Checker):
+class _HalfResults:
+    """Registers written whole are changed too (Checker.overwritten), and a 16-bit VGPR result
+    counts as written in part: the other half of its register keeps its value, so is read."""
+    overwritten = True
+
+    def valu_case(self, d, rng) -> Case:
+        case = super().valu_case(d, rng)
+        if d.format not in self.traits.roles.vopd:
+            case.half_result = any(op.bits == 16 and not op.sgpr for op in valu_signature(d).dsts)
+        return case
+
+    def declared(self, e, case: Case):
+        reads, full, writes = super().declared(e, case)
+        if getattr(case, "half_result", False):
+            half = case.names.get("D0", set()) & full
+            reads, full = reads | half, full - half
+        return reads, full, writes
+
+
+class FormsChecker(_HalfResults, Checker):
     def __init__(self, target: str):
         super().__init__(target)
         checked = {(d.name, d.format) for d in self.instructions}
@@ -109,13 +133,81 @@ class FormsChecker(Checker):
         return reads, full, writes
 
 
-def check(targets=TARGETS, sample: int | None = 12, seed: int = 0) -> dict:
-    """{target: [Result]} for every VALU form this module checks; `sample` undeclared
-    registers per instruction (None: all)."""
+class _WithDpp:
+    """The DSL namespace as the value check's case builder sees it: each VALU mnemonic is its
+    DPP form with `modifiers` (v_add_f32_e32 -> v_add_f32_dpp, v_add_f32_e64 -> _e64_dpp)."""
+
+    def __init__(self, ns, modifiers: dict):
+        self.ns, self.modifiers = ns, modifiers
+
+    def __getitem__(self, mnemonic: str):
+        if not mnemonic.startswith("v_"):           # (the program's s_nop and s_endpgm)
+            return self.ns[mnemonic]
+        base = mnemonic[:-4] if mnemonic.endswith(("_e32", "_e64")) else mnemonic
+        fn = self.ns[base + ("_e64_dpp" if mnemonic.endswith("_e64") else "_dpp")]
+        return lambda *ops: fn(*ops, **self.modifiers)
+
+
+# DPP controls, each (form, DSL modifiers, whether a lane may be left unwritten): dpp8 and a
+# quad permutation read a lane for every lane; row_shr:1 has none for each row's lane 0, which
+# without bound_ctrl keeps its old value (D0 is then written in part, so read)
+DPP_CONTROLS = (("DPP8", {"dpp8": [7, 0, 5, 2, 3, 6, 1, 4]}, False),
+                ("DPP16", {"quad_perm": [1, 0, 3, 2]}, False),
+                ("DPP16", {"row_shr": 1}, True))
+
+
+class DppChecker(_HalfResults, Checker):
+    """The value check's VALU instructions in their DPP forms (DPP16 and DPP8 on RDNA, one
+    control each: DPP_CONTROLS in turn): the registers read and written are the plain form's,
+    except that a lane DPP leaves unwritten keeps D0's old value. Result.fmt is the form,
+    `VOP2+DPP16`."""
+
+    def __init__(self, target: str):
+        super().__init__(target)
+        if self.traits.dialect != "gfx11":      # (gfx9's DPP and SDWA: not here yet)
+            self.instructions = []
+        self.instructions = [d for d in self.instructions if (d.format in self.traits.roles.valu_e32
+                             or d.format in self.traits.roles.valu_e64 and d.promoted_from)
+                             and self._dpp_operands(d)]
+
+    @staticmethod
+    def _dpp_operands(d) -> bool:
+        """DPP moves 32-bit lanes between VGPRs: no 64-bit operand (LLVM refuses those forms), no
+        literal constant K (v_fmaak), no scalar result (v_readfirstlane)."""
+        sig = valu_signature(d)
+        return sig.k_pos is None and not any(op.sgpr for op in sig.dsts) \
+            and all(op.dwords == 1 for op in (*sig.dsts, *sig.srcs) if not op.is_mask)
+
+    def run(self, d, rng, sample):
+        form, modifiers, keeps = DPP_CONTROLS[int(rng.integers(len(DPP_CONTROLS)))]
+        plain, self.ns = self.ns, _WithDpp(self.ns, modifiers)
+        self._keeps = keeps
+        try:
+            r = super().run(d, rng, sample)
+        finally:
+            self.ns = plain
+        r.fmt = f"{d.format}+{form}"
+        return r
+
+    def declared(self, e, case):
+        reads, full, writes = super().declared(e, case)
+        if self._keeps:
+            kept = case.names.get("D0", set()) & full
+            reads, full = reads | kept, full - kept
+        return reads, full, writes
+
+
+def check(targets=TARGETS, sample: int | None = 12, seed: int = 0, dpp: int | None = 24) -> dict:
+    """{target: [Result]} for every VOPD and operandless instruction and `dpp` DPP forms drawn
+    with `seed` (None: all); `sample` undeclared registers per instruction (None: all)."""
     out = {}
     for ti, target in enumerate(targets):
-        c = FormsChecker(target)
+        c, dc = FormsChecker(target), DppChecker(target)
         out[target] = [c.run(d, np.random.default_rng([seed, ti, k]), sample) for k, d in enumerate(c.instructions)]
+        insts, rng = dc.instructions, np.random.default_rng([seed, ti])
+        if dpp is not None and dpp < len(insts):
+            insts = [insts[i] for i in sorted(rng.choice(len(insts), dpp, replace=False))]
+        out[target] += [dc.run(d, np.random.default_rng([seed, ti, k, 1]), sample) for k, d in enumerate(insts)]
     return out
 
 
@@ -126,9 +218,10 @@ def main(argv=None) -> int:
     ap.add_argument("--target", action="append")
     ap.add_argument("--sample", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dpp", type=int, default=None, help="DPP forms per target (default: all)")
     args = ap.parse_args(argv)
     bad = 0
-    for target, rs in check(tuple(args.target or TARGETS), args.sample, args.seed).items():
+    for target, rs in check(tuple(args.target or TARGETS), args.sample, args.seed, args.dpp).items():
         print(f"\n{target}:\n{table(rs)}")
         for line in disagreements(rs, KNOWN):
             bad += 1
