@@ -243,9 +243,6 @@ KNOWN = [
      "a 64-bit register range as a 32-bit DPP source (v_add_f32_dpp v1, v2, v[4:5]): LLVM 22 prints it back "
      "as '/*Invalid register, operand has VGPR_32 register class*/' and encodes the first register; we refuse "
      "the width"),
-    ("gfx9", "refuses", _has(r"^(scratch|global)_\w+ .*, (exec_hi|vcc_hi|m0)\b"),
-     "a 32-bit special register (exec_hi, vcc_hi, m0) as a scratch/global saddr: LLVM 22's register class for "
-     "it leaves exec_hi out; we take any 32-bit scalar register there"),
     ("gfx9", "refuses", _has(r"^v_pk_\w+ v\d+, -?\d+, .*neg_lo:\[1,"),
      "neg_lo on an integer packed instruction's inline constant (v_pk_min_i16 v0, 16, 0 neg_lo:[1,0]): LLVM 22 "
      "refuses it where the source is a constant and takes it on a VGPR; we take both"),
@@ -424,14 +421,18 @@ _GFX9_MEMORY_SPECIALS = (
     + [f"s_memtime {r}" for r in ("exec", "vcc", "m0", "s[2:3]")]
     + [f"s_buffer_load_dword {r}, s[0:3], 0" for r in ("m0", "exec_hi", "vcc_lo")]
     + [f"s_load_dword s1, {r}, 0" for r in ("vcc", "exec", "m0", "flat_scratch")]
-    + [f"s_buffer_load_dword s1, {r}, 0" for r in ("exec", "vcc", "s[4:7]")])
+    + [f"s_buffer_load_dword s1, {r}, 0" for r in ("exec", "vcc", "s[4:7]")]
+    + [f"scratch_load_dword v1, off, {r}" for r in ("exec_hi", "vcc_hi", "m0", "exec_lo", "s5")]
+    + ["scratch_load_dword v1, v2, exec_hi", "scratch_store_dword off, v1, exec_hi"]
+    + [f"global_load_dword v1, v2, {r}" for r in ("exec", "vcc", "exec_hi", "m0", "flat_scratch", "s[2:3]")])
 # (arch prefix, line): differences left, each with its reason; any other differing line fails
 _MEMORY_SPECIALS_LEFT = {
     ("gfx1", "global_load_b32 v1, v2, exec"): "exec as a GLOBAL base: LLVM 22's register class for it leaves EXEC "
-    "out and no manual text says why; we take it",
-    ("gfx120", "scratch_load_b32 v1, off, exec_hi"): "exec_hi as an RDNA4 SCRATCH offset: LLVM 22's register "
-    "class leaves it out; RDNA4's manual disables SADDR with NULL only (on RDNA3 0x7f, exec_hi's code, disables "
-    "it too, and we refuse it there); we take it",
+    "out (its FLATInstructions.td asks 'TODO: Is exec allowed for saddr?'); no manual text forbids it; we take it",
+    ("gfx9", "global_load_dword v1, v2, exec"): "as on RDNA",
+    ("gfx120", "scratch_load_b32 v1, off, exec_hi"): "exec_hi as an RDNA4 SCRATCH offset: LLVM 22's class for it "
+    "(SReg_32_XEXEC_HI) leaves exec_hi out because 0x7f, exec_hi's code, disables SADDR before gfx12 (as RDNA3's "
+    "manual says, and we refuse it there); RDNA4's manual disables SADDR with NULL only; we take it",
     ("gfx120", "scratch_load_b32 v1, v2, exec_hi"): "as above",
     ("gfx120", "scratch_store_b32 off, v1, exec_hi"): "as above",
 }
@@ -442,7 +443,7 @@ def test_special_registers_in_memory_operands_are_taken_as_llvm_mc_takes_them(ar
     """M0 and EXEC are no scalar memory data (the manuals' SDATA rule), a special register is as
     wide as its operand (s_load_b256 exec_hi; traits.special_registers, one check for both
     encoders), null is no GLOBAL base beside a VADDR (`off` is; it is SCRATCH's and
-    global_load_addtid's), RDNA3's 0x7f (exec_hi) no
+    global_load_addtid's), 0x7f (exec_hi, on RDNA3 and CDNA) no
     SCRATCH offset (the manual: it disables SADDR). Bytes equal where llvm-mc-22 accepts a line; a
     refusal at llvm-mc's column naming the instruction and the operand where it refuses."""
     if M.llvm_mc() is None:
