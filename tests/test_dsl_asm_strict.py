@@ -249,10 +249,6 @@ KNOWN = [
     ("gfx950", "refuses", _has(r"^v_cvt_(sr_bf16_f32|scalef32_\w+) .*(mul|div):"),
      "output modifiers on CDNA4's new conversions to bf16/fp4/fp8: LLVM 22 gives them no OMOD operand; the "
      "manual types their results as floats, which take it"),
-    ("gfx1", "refuses", _has(r"^v_(max|min|maxmin|minmax|cmpx?_\w+)_[iu](16|32|64)\w* .* clamp\b"),
-     "clamp on an integer VALU instruction that does not saturate (v_max_i32, v_maxmin_i32, integer v_cmpx): "
-     "LLVM 22 refuses it; our RDNA encoder sets CLMP on any VOP3 (no manual fact yet says which integer "
-     "instructions saturate)"),
     ("gfx1", "accepts", _has(r"src_shared_base|\|\d+\|"),
      "LLVM 22 takes an aperture (src_shared_base) as a WMMA accumulator and folds |59| into the constant on a "
      "32-bit encoding; we refuse both (an aperture is no inline constant; the 32-bit encoding has no ABS bit)"),
