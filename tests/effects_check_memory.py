@@ -35,7 +35,7 @@ from isa.memory_access import memory_effects, memory_registers
 from tests.effects_check import HARD, SOFT, Result, disagreements, table
 from tests.emu_fuzz import special_dwords
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942", "gfx950")
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942-w64", "gfx950-w64")   # (CDNA: wave64 only)
 VGPRS = 64
 LDS_BYTES = 16384
 SCRATCH_BYTES = 2048          # per lane
