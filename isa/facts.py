@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from .fact_tables import FactsError, locate, table  # noqa: F401  (FactsError: what the readers raise)
 from .records import dataclass
-from .spec import family_of
+from .spec import family_of, loaded_specs
 
 
 @dataclass(frozen=True)
