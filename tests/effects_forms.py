@@ -4,10 +4,11 @@
   (v_dual_mov_b32, or v_dual_add_f32 where the partner would be the same instruction);
   the declared reads and writes are both halves' effects together, each half's operand
   names mapped to its own registers;
+- VINTERP (RDNA): D0 and three VGPR sources, S0 and S2 read in other lanes of the quad;
 - VALU instructions without pseudocode that the emulator runs (v_nop, v_pipeflush,
   v_clrexcp): the model says they read and write nothing, so no register may change;
-- DPP16 and DPP8 (RDNA): the value check's VALU instructions with 32-bit operands in a DPP
-  form, one of DPP_CONTROLS each (DppChecker): src0 is read from other lanes but stays the
+- DPP16 and DPP8 (RDNA): the value check's VALU instructions that have a DPP form (isa.facts.no_dpp)
+  in one, one of DPP_CONTROLS each (DppChecker): src0 is read from other lanes but stays the
   same register, so the registers read and written are the plain form's, except that a lane
   the control leaves without a source (row_shr:1's first lane of each row, no bound_ctrl)
   keeps D0's old value: D0 is then read.
@@ -26,7 +27,7 @@ from dsl.operands import OperandError, lit, v
 from dsl.signature import valu_signature
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from tests.effects_check import Case, Checker
+from tests.effects_check import V_DST, V_SRC, Case, Checker
 from tests.effects_coverage import emulator_supports
 from tests.emu_fuzz import EXCLUDED, special_dwords
 
@@ -68,7 +69,8 @@ class FormsChecker(_HalfResults, Checker):
         valu = roles.valu_e32 | roles.valu_e64
         self.instructions = [d for d in self.spec.instructions if (d.name, d.format) in supported
                              and (d.name, d.format) not in checked and d.name not in EXCLUDED
-                             and (d.format in roles.vopd or (d.format in valu and not d.pcode
+                             and (d.format in roles.vopd or (d.format in roles.interp and d.pcode)
+                                  or (d.format in valu and not d.pcode
                                                              and self._operandless(d)))]
         # VOPD definitions by (name, slot): the one to check and its partner
         self.halves = {(d.name, d.slot): d for d in self.spec.instructions if d.format in roles.vopd}
@@ -90,6 +92,8 @@ class FormsChecker(_HalfResults, Checker):
         return effects(d.pcode or vopd_base(self.spec, d).pcode)
 
     def valu_case(self, d, rng) -> Case:
+        if d.format in self.traits.roles.interp:
+            return self.interp_case(d)
         if d.format not in self.traits.roles.vopd:
             return super().valu_case(d, rng)
         other = "Y" if d.slot == "X" else "X"
@@ -102,6 +106,14 @@ class FormsChecker(_HalfResults, Checker):
         inst = self.ns["vopd"](parts["X"], parts["Y"])
         case = Case(bytes(inst), str(inst), {}, scalar=False)
         case.halves = [(self.half_effects(h), names[slot]) for slot, h in halves.items()]
+        return case
+
+    def interp_case(self, d) -> Case:
+        """VINTERP: D0 and three VGPR sources (S0 and S2 read in other lanes of the quad)."""
+        names = {"D0": {("v", V_DST)}, **{f"S{i}": {("v", r)} for i, r in enumerate(V_SRC)}}
+        inst = self.ns[text_mnemonic(d.name)](v[V_DST], *(v[r] for r in V_SRC))
+        case = Case(bytes(inst), str(inst), names, scalar=False)
+        case.half_result = valu_signature(d).dsts[0].bits == 16
         return case
 
     def _half(self, d, slot: str, k):
@@ -172,11 +184,12 @@ class DppChecker(_HalfResults, Checker):
 
     @staticmethod
     def _dpp_operands(d) -> bool:
-        """DPP moves 32-bit lanes between VGPRs: no 64-bit operand (LLVM refuses those forms), no
-        literal constant K (v_fmaak), no scalar result (v_readfirstlane)."""
+        """A DPP form exists (isa.facts.no_dpp: the manual's table of instructions without one)
+        and the check's operands fit it: no literal constant K (v_fmaak), no scalar result
+        (v_readfirstlane)."""
+        from isa.facts import no_dpp
         sig = valu_signature(d)
-        return sig.k_pos is None and not any(op.sgpr for op in sig.dsts) \
-            and all(op.dwords == 1 for op in (*sig.dsts, *sig.srcs) if not op.is_mask)
+        return no_dpp(d) is None and sig.k_pos is None and not any(op.sgpr for op in sig.dsts)
 
     def run(self, d, rng, sample):
         form, modifiers, keeps = DPP_CONTROLS[int(rng.integers(len(DPP_CONTROLS)))]

@@ -151,6 +151,8 @@ def _matches(item: str, d: dict, names: set) -> bool:
         return True
     if _ALL64.match(item):
         return _has_64bit_operand(d)
+    if item == "WMMA":      # the matrix instructions: WMMA and RDNA4's sparse SWMMAC, (MxN) operands in the code
+        return bool(d["pcode"]) and effects(d["pcode"]).matrix
     for pattern in _alternatives(item):
         if fnmatch.fnmatchcase(name, pattern):
             return True
