@@ -8,8 +8,8 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.facts import (byte_select, lane_select_sources, lane_value_result, offset_pattern, reads_other_lanes,
-                       register_number_sources)
+from isa.facts import (byte_select, lane_select_sources, lane_value_result, no_dpp, offset_pattern,
+                       reads_other_lanes, register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, gds_only, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -488,8 +488,8 @@ class Encoder:
                 dpp_kind = "DPP16"
             if "dpp8" in mods:
                 dpp_kind = "DPP8"
-            if dpp_kind and sig.k_pos is not None:       # LLVM: "dpp variant of this instruction is not supported"
-                raise OperandError(f"{_name(d)}: has no DPP form (its constant K is a literal, which DPP excludes)")
+            if dpp_kind:
+                _check_dpp_allowed(d, mods)
         opsel = negb = absb = 0
         pos = 0
         if plan.cmpx_e64:
@@ -1623,6 +1623,15 @@ _DPP_SCALAR_SRC1 = frozenset(("rdna3.5", "rdna4"))
 
 _DPP_CONTROLS = frozenset(("dpp8", "quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
                            "row_share", "row_xmask"))
+
+
+def _check_dpp_allowed(d: InstrDef, mods: dict) -> None:
+    """The manual's rule (isa.facts.no_dpp) when `d` in its encoding may not take a DPP word."""
+    rule = no_dpp(d)
+    if rule is not None:
+        key = next((k for k in mods if k in _DPP_CONTROLS or k in _DPP16_MODIFIERS), None)
+        raise OperandError(f"{_name(d)}: has no DPP form in the {d.format} encoding (the manual's DPP rule: "
+                           f"{rule[0]}, page {rule[1]})", modifier=key)
 
 
 def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:

@@ -77,6 +77,8 @@ class Effects:
     field_types: frozenset = frozenset()  # raw operand fields read with a type, (field, type):
     #                        `SRC0.i32` ('SRC0', 'i32'): a field used as a number, not the operand it encodes
     pc_sources: frozenset = frozenset()  # operands PC is assigned from (`PC = S0.i64`: s_setpc, s_rfe)
+    pc_write: bool = False  # some statement assigns PC (`PC = ...`, `PC += ...`, `{ PC, EXEC } = ...`):
+    #                        control may go elsewhere than the next instruction (branches, jumps, calls)
     shift: bool = False    # the code is one statement assigning D0 a shift, its value one source (or
     #                        a mask made from one: v_bfm) shifted by another: `D0.u64 = (S1.u64 <<
     #                        S0[5 : 0].u32)` (v_lshlrev_b64; not CDNA's v_lshl_add_u64, which adds

@@ -326,3 +326,24 @@ def behaviour_unknown(d) -> bool:
         return False
     family = family_of(d)
     return family is None or family in entry[0]
+
+
+_no_dpp: dict[str, dict[tuple[str, str], tuple[str, int]]] = {}     # family -> (format, name) -> (rule, page)
+
+
+@_memo
+def no_dpp(d) -> tuple[str, int] | None:
+    """(the rule as the manual writes it, its page) when `d`, an instruction in one encoding, may
+    not take a DPP word, else None: the family's generated tables["no_dpp"], which the generator
+    reads from the manual's "Which instructions support DPP" table, the "packed math" exclusion
+    beside it and RDNA4's pseudo-scalar ops, with errata (isa/gen/dpp.py). An InstrDef no loaded
+    Spec holds (a copy) is answered by its format and name in any loaded family listing it."""
+    family = family_of(d)
+    for f in [family] if family else list(loaded_specs()):
+        rows = _no_dpp.get(f)
+        if rows is None:
+            rows = _no_dpp[f] = {(fmt, name): (rule, page)
+                                 for fmt, name, rule, page in loaded_specs()[f].tables.get("no_dpp", ())}
+        if (d.format, d.name) in rows:
+            return rows[(d.format, d.name)]
+    return None

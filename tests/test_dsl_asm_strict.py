@@ -89,6 +89,12 @@ def test_vopd_sources_in_one_bank_are_refused():
     ("v_illegal v1", r"v_illegal takes no operands"),
     ("v_wmma_f32_16x16x16_f16 v[16:23], v[0:7], v[8:15], v[16:23] op_sel:[0,0,1]", r"op_sel: this instruction has no"),
     ("v_wmma_f32_16x16x16_f16 v[16:23], v[0:7], v[8:15], v[16:23] row_mirror", r"has no DPP form"),
+    ("v_mul_lo_u32_e64_dpp v1, v2, v3 quad_perm:[1,0,3,2]",
+     r"^1:33: v_mul_lo_u32: has no DPP form in the VOP3 encoding \(the manual's DPP rule: VOP3 MUL_LO_U32: NO DPP "
+     r"\(Table 30\), page 79\)"),
+    ("v_swap_b16_dpp v1.l, v2.l dpp8:[1,0,3,2,5,4,7,6]", r"^1:27: v_swap_b16: has no DPP form .*SWAP\*: NO DPP"),
+    ("v_pk_fmac_f16_dpp v1, v2, v3 quad_perm:[1,0,3,2]", r'v_pk_fmac_f16: has no DPP form .*"packed math"'),
+    ("v_cvt_f64_f32_dpp v[2:3], v1 row_shl:1", r"v_cvt_f64_f32: has no DPP form .*All 64-bit opcodes: NO DPP"),
     ("v_fma_mixhi_f16 v56, v155, v8, v1.l", r"selects halves with op_sel/op_sel_hi"),
     ("s_movrels_b32 s0, 1.0", r"^1:19: s_movrels_b32: ssrc0: takes a register"),
     ("v_movrels_b32 v1, s2", r"^1:19: v_movrels_b32: src0: must be a VGPR"),
@@ -253,9 +259,11 @@ KNOWN = [
      "LLVM 22 takes an aperture (src_shared_base) as a WMMA accumulator and folds |59| into the constant on a "
      "32-bit encoding; we refuse both (an aperture is no inline constant; the 32-bit encoding has no ABS bit)"),
     ("gfx1", "refuses", _has(r"_e64_dpp .*(, s\d+|, -\|s\d+\||, exec_hi|, 0\.5|, 0xffffffff|, -v\d+, v\d+ neg)|"
-                             r"^v_swap_b16 .*row_|^v_dual_.*src_scc"),
-     "VOP3 DPP and VOPD sources LLVM 22 refuses (a scalar, a constant or a negated source in a DPP matrix/dot "
-     "source, v_swap_b16's DPP, src_scc in a VOPD half); our RDNA encoder takes them"),
+                             r"^v_dual_.*src_scc"),
+     "VOP3P DPP and VOPD sources LLVM 22 refuses (a scalar, a constant or a negated source in a DPP "
+     "v_fma_mix/v_dot source, src_scc in a VOPD half); our RDNA encoder takes them: the manuals' DPP sections "
+     "limit only src0 (the DPP word's SRC0 is a VGPR) and RDNA4's VOPD SRCX0 table lists SCC "
+     "(tests/test_dsl_dpp_availability_sweep.py lists the DPP ones by instruction)"),
     ("gfx1201", "accepts", _has(r"^flat_atomic_\w+ v\[\d+:\d+\], v\d+ offset:\d+ th:TH_ATOMIC_RETURN$"),
      "an RDNA4 flat atomic with TH_ATOMIC_RETURN and two operands: LLVM 22 reads the address pair as the "
      "result too; we require the result, address and data operands"),

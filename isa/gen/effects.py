@@ -403,13 +403,16 @@ def _words(toks: list[str], stmts: list) -> dict:
             inst.add(nxt[1])
         elif t in _RAW_FIELDS and nxt[:1] == ["."] and len(nxt) >= 2:
             typed.add((t, nxt[1]))
-    pc = set()
+    pc, pc_write = set(), False
     for s in stmts:
         eq = _assignment(s)
         if eq is not None and s[:1] == ["PC"] and s[eq] == "=":
             pc |= {n for t in s[eq + 1:] if (n := _name(t))}
+        pc_write |= eq is not None and "PC" in s[:eq]
+    if not stmts:           # code the reader does not understand: any mention of PC may assign it
+        pc_write = "PC" in toks
     return dict(opsel_ranges=frozenset(opsel), inst_modifiers=frozenset(inst), field_types=frozenset(typed),
-                pc_sources=frozenset(pc))
+                pc_sources=frozenset(pc), pc_write=pc_write)
 
 
 _STATE_REGISTERS = {"WAVE_MODE": "MODE", "WAVE_STATUS": "STATUS"}
