@@ -42,6 +42,12 @@ def _instructions(arch: str):
                 yield d, sig
 
 
+def half_moves(arch: str) -> set[str]:
+    """The instructions of the class above: on gfx1201 the listed difference (LLVM 22's default
+    syntax lacks them), which tests/test_dsl_written_sources.py reads too."""
+    return {d.name for d, sig in _instructions(arch) if _moves_halves(sig, d.format == "VOP3P")}
+
+
 def sweep_lines(arch: str) -> list[tuple[str, str, bool, str]]:
     """(instruction, spelling, half move, line) for every 16-bit-operand instruction of `arch`."""
     out = []
@@ -119,7 +125,7 @@ def test_gfx1201_whole_vgprs_agree_with_llvm_but_the_half_moves():
             lacking.add(name)
             continue
         assert ours == llvm, f"gfx1201: {line!r}: ours {error or (ours and ours.hex())}, llvm-mc-22 {errors or llvm.hex()}"
-    assert lacking == {"V_MOV_B16", "V_SWAP_B16"}, lacking
+    assert lacking == half_moves("gfx1201") == {"V_MOV_B16", "V_SWAP_B16"}, lacking
 
 
 def test_gfx1201_keeps_the_half_moves():
