@@ -35,14 +35,15 @@ import numpy as np
 
 import isa
 from dsl.kernel import build_namespace
-from dsl.operands import OperandError, lit, s, v, vcc, vcc_lo
+from dsl.asm import AsmError, assemble
+from dsl.operands import Lit, OperandError, lit, s, v, vcc, vcc_lo
 from dsl.signature import scalar_layout, valu_signature
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
 from tests.emu_fuzz import EXCLUDED, _SKIP, special_dwords
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151")
-VGPRS = 64
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942", "gfx950")
+VGPRS = 64          # VGPRs in the experiment's state (and as many AGPRs where the family has them)
 HARD = ("undeclared_write", "undeclared_input", "leak")
 SOFT = ("unseen_write", "no_effect", "indexed")
 # Registers the operands are placed in (no two overlap): sources, destinations, masks
@@ -79,9 +80,12 @@ class Checker:
         from emu.machine import Machine
         from emu.options import FAST
         self.target = target
-        self.arch, self.wave = target.split("-")[0], 64 if target.endswith("w64") else 32
+        self.arch = target.split("-")[0]
         self.spec = isa.load(self.arch)
         self.traits = self.spec.traits
+        self.wave = {"w64": 64, "w32": 32}.get(target.rpartition("-")[2], self.traits.wave_size)
+        # CDNA's AGPRs share the VGPR file: a[n] is row VGPRS + n of the state (accum_offset VGPRS)
+        self.agprs = VGPRS if self.traits.agprs else 0
         self.ns = build_namespace(self.arch, self.wave)
         self.mem = DeviceMemory()
         self.machine = Machine(self.arch, self.mem, options=FAST)
@@ -112,6 +116,9 @@ class Checker:
                     error = e
         raise error
 
+    def format_fields(self, d) -> set:
+        return {f[0] for f in self.spec.formats[d.format].fields}
+
     def _block(self, d, name: str, dwords: int) -> int:
         """Registers of operand `name`: the signature's, or the semantic's where that is wider
         (only WMMA's matrices are: 2-8 VGPRs, fewer in wave64 for C and D)."""
@@ -123,7 +130,7 @@ class Checker:
     def _valu_case(self, d, k, scalar_srcs) -> Case:
         sig = valu_signature(d)
         e64 = d.format in self.traits.roles.valu_e64
-        base = text_mnemonic(d.name)
+        base = text_mnemonic(d.name, self.spec.arch)
         mn = base + ("_e64" if e64 and d.promoted_from else "_e32" if not e64 else "")
         names: dict[str, set] = defaultdict(set)
         ops = []
@@ -140,7 +147,7 @@ class Checker:
                 ops.append(v[V_DST] if n == 1 else v[V_DST:V_DST + n - 1])
             names["D0"] |= regs
         carry = self._keys("s", S_SDST, self.mask_n) if e64 else self.vcc
-        if sig.vcc_out or d.format == "VOP3SD":     # (v_mad_u64_u32's SDST is D1 of { D1, D0 })
+        if sig.vcc_out or e64 and "SDST" in self.format_fields(d):   # (v_mad_u64_u32's SDST is D1 of { D1, D0 })
             ops.append(self._sregs(S_SDST, self.mask_n) if e64 else (vcc_lo if self.wave == 32 else vcc))
             names["D1"] |= carry
         names["VCC_OUT"] = carry                                    # where a VCC write lands
@@ -161,12 +168,29 @@ class Checker:
             else:
                 ops.append(v[V_SRC[i]] if n == 1 else v[V_SRC[i]:V_SRC[i] + n - 1])
                 names[f"S{i}"] = self._keys("v", V_SRC[i], n)
+        if sig.vcc_in and e64 and not any(src.is_mask for src in sig.srcs):   # gfx9 VOP3A/B: the mask is
+            ops.append(self._sregs(S_MASK_SRC, self.mask_n))                  # src2 (v_cndmask, v_addc)
+            names["VCC_IN"] = self._keys("s", S_MASK_SRC, self.mask_n)
         if sig.k_pos is not None:
             ops.insert(len(sig.dsts) + sig.vcc_out + sig.k_pos, k)
         if sig.vcc_in and not e64:
             ops.append(vcc_lo if self.wave == 32 else vcc)
-        inst = self.ns[mn](*ops)
-        return Case(bytes(inst), str(inst), names, scalar=False)
+        if sig.is_cmpx and "D0" in effects(d.pcode).writes:     # gfx9: v_cmpx writes EXEC and VCC / SDST
+            ops.insert(0, self._sregs(S_MASK_DST, self.mask_n) if e64 else vcc)
+            names["D0"] = self._keys("s", S_MASK_DST, self.mask_n) if e64 else set(self.vcc)
+        return self.encode(mn, ops, names, scalar=False)
+
+    def encode(self, mn: str, ops: list, names: dict, scalar: bool) -> Case:
+        """The instruction `mn ops...`: by the DSL's function, or on the gfx9 dialect (CDNA) by the
+        text assembler, which takes every operand LLVM's syntax has (AGPRs, v_cmpx's SDST)."""
+        if self.traits.dialect != "gfx9":
+            inst = self.ns[mn](*ops)
+            return Case(bytes(inst), str(inst), names, scalar)
+        text = mn + " " + ", ".join(hex(o.value) if isinstance(o, Lit) else str(o) for o in ops)
+        try:
+            return Case(assemble(text, self.arch, self.wave), text, names, scalar)
+        except AsmError as e:
+            raise OperandError(f"{text}: {e}") from None
 
     def salu_case(self, d, rng) -> Case:
         try:
@@ -190,8 +214,7 @@ class Checker:
                 names[f"S{i}"] = self._keys("s", first, dwords)
         wide = 2 if d.name.endswith("64") else 1
         names["VCC_IN"] = names["VCC_OUT"] = {("s", self.traits.vcc_lo + i) for i in range(max(wide, self.mask_n))}
-        inst = self.ns[text_mnemonic(d.name)](*ops)
-        return Case(bytes(inst), str(inst), names, scalar=True)
+        return self.encode(text_mnemonic(d.name, self.spec.arch), ops, names, scalar=True)
 
     def declared(self, e, case: Case) -> tuple[set, set, set]:
         """(registers read, registers written whole, registers written) by the model."""
@@ -213,7 +236,8 @@ class Checker:
     # ---------------------------------------------------------------- running
     def all_registers(self) -> list:
         t = self.traits
-        out = [("v", i) for i in range(VGPRS)] + [("s", i) for i in range(t.sgprs)]
+        out = [("v", i) for i in range(VGPRS)] + [("a", i) for i in range(self.agprs)]
+        out += [("s", i) for i in range(t.sgprs)]
         out += sorted(self.vcc | {("s", t.m0)} | self.exec) + [("scc", 0)]
         return out
 
@@ -269,6 +293,8 @@ class Checker:
         vg, sg, scc = state
         if x[0] == "v":
             return vg[x[1], w]
+        if x[0] == "a":
+            return vg[VGPRS + x[1], w]
         if x[0] == "s":
             return sg[x[1], w]
         return scc[w]
@@ -279,9 +305,11 @@ class Checker:
         as (VGPRs (V, W, L), SGPRs (128, W), SCC (W,))."""
         from emu.launch import Dispatch
         t, L = self.traits, self.wave
-        vg = np.broadcast_to(special_dwords(rng, VGPRS * L).reshape(VGPRS, 1, L), (VGPRS, waves, L)).copy()
+        rows = VGPRS + self.agprs
+        vg = np.broadcast_to(special_dwords(rng, rows * L).reshape(rows, 1, L), (rows, waves, L)).copy()
         sg = np.broadcast_to(special_dwords(rng, 128).reshape(128, 1), (128, waves)).copy()
-        sg[t.null] = 0
+        if t.null is not None:
+            sg[t.null] = 0
         sg[t.ttmp_base:t.ttmp_base + t.ttmps] = 0
         for x in self.exec:
             sg[x[1]] = 0xFFFFFFFF
@@ -292,10 +320,11 @@ class Checker:
         for w, x in enumerate(perturbed):
             if x is None:
                 continue
-            if x[0] == "v":
+            if x[0] in "va":
+                row = x[1] + (VGPRS if x[0] == "a" else 0)
                 new = special_dwords(rng, L)
-                new[new == vg[x[1], w]] ^= 1
-                vg[x[1], w] = new
+                new[new == vg[row, w]] ^= 1
+                vg[row, w] = new
             elif x[0] == "s":
                 new = int(special_dwords(rng, 1)[0])
                 if x in self.exec and new == 0:
@@ -314,18 +343,18 @@ class Checker:
         def tracer(p, st, sel):
             if p.pc == addr:            # after s_nop: load the experiment's state
                 st.settle_vgprs(None)
-                for reg in range(VGPRS):
+                for reg in range(rows):
                     st.write_vgprs(slice(0, waves), reg, 1, vg[reg], None)
-                rows = [r for r in range(128) if r != t.null]
-                for row in rows:
+                for row in (r for r in range(128) if r != t.null):
                     st.write_sgprs(slice(0, waves), row, 1, sg[row].reshape(-1, 1))
                 st.scc[:, 0] = scc
             elif p.pc == addr + 4:
-                snap["after"] = (st.vgpr[:VGPRS].copy(), st.sgpr.copy(), st.scc[:, 0].copy())
+                snap["after"] = (st.vgpr[:rows].copy(), st.sgpr.copy(), st.scc[:, 0].copy())
         self.machine.tracer = tracer
         try:
             self.machine.run(Dispatch("effects", addr, grid=(waves, 1, 1), block=(L, 1, 1), wave_size=L,
-                                      vgprs=VGPRS, mode=0x3F0, budget=100))
+                                      vgprs=rows, accum_offset=VGPRS if self.agprs else None,
+                                      mode=0x3F0, budget=100))
         finally:
             self.machine.tracer = None
             self.mem.free(addr)
