@@ -171,8 +171,9 @@ class Traits:
     saddr_off: tuple = ()              # SADDR codes that mean "no SGPR address" (FLAT/GLOBAL/SCRATCH),
     #                                    the one an assembler writes for `off` first
     workgroup_id_ttmps: bool = False   # work-group ids in TTMP9 / TTMP7 (see _Entry)
-    aperture_codes: frozenset = frozenset()    # source codes the operand table calls "Memory Aperture
-    #                                            definition" (SHARED_BASE .. PRIVATE_LIMIT): 64-bit addresses
+    aperture_codes: frozenset = frozenset()    # source codes the operand tables call "Memory Aperture
+    #                                            definition" (SHARED_BASE .. PRIVATE_LIMIT): 64-bit addresses;
+    #                                            the generated tables["aperture_codes"]
 
     # the codes every package names, as attributes
     @property
@@ -282,7 +283,7 @@ def entry(family: str) -> _Entry:
 
 def build_traits(family: str, operands: dict, tables: dict | None = None) -> Traits:
     """The Traits of `family` from its generated operand tables (Spec.operands), its other tables
-    (Spec.tables: the SADDR codes that disable it) and its entry. Spec.traits calls this once per family;
+    (Spec.tables: the SADDR codes that disable it, the aperture codes) and its entry. Spec.traits calls this once per family;
     use isa.traits(target) or spec.traits."""
     entry_ = entry(family)
     # the widest source field's table: every code a source can name (VOP3 on RDNA, VOP3A on CDNA)
@@ -294,12 +295,9 @@ def build_traits(family: str, operands: dict, tables: dict | None = None) -> Tra
     saddr_off = _saddr_off(tables or {}, entry_.roles.flat, operands[table]["SRC0"])
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
-    apertures = set()
     for lo, hi, kind, base, text in rows:
         if kind == "special":
             codes[base] = lo
-            if "memory aperture" in text.lower():
-                apertures.add(lo)
         elif kind == "literal":
             codes["LITERAL"] = lo
         elif kind == "sgpr":
@@ -319,7 +317,7 @@ def build_traits(family: str, operands: dict, tables: dict | None = None) -> Tra
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
                   tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
                   entry_.dialect, table, saddr_off=saddr_off, workgroup_id_ttmps=entry_.workgroup_id_ttmps,
-                  aperture_codes=frozenset(apertures))
+                  aperture_codes=frozenset(code for code, _name in (tables or {}).get("aperture_codes", ())))
 
 
 def _saddr_off(tables: dict, flat_formats, src_rows: list) -> tuple:
