@@ -19,6 +19,11 @@ e64 encoding, EXEC/SCC/M0 themselves. Registers an instruction indexes by a valu
 (`VGPR[lane][...]`, `SGPR[...]`: the model's `indexed`) may be read or written anywhere in
 that file: a finding there is reported as `indexed`, not as a failure. M0 holds a small
 value (0-7), so that M0-relative indexing (s_movrels, v_movreld) stays in the register file.
+CDNA (wave64): the state holds 64 AGPRs after the VGPRs (the unified file, accum_offset 64); the
+v_accvgpr_* operands the syntax puts there, and MFMA's C and D on a coin toss (always when D
+is wider than 16 registers), live in them; instructions are built by the text assembler. A
+matrix instruction's (MFMA, WMMA) VGPRs hold finite numbers (matrix_dwords), so that a changed
+element changes the sum. An instruction the emulator has no semantics for is skipped.
 
     python -m tests.effects_check                     # every instruction, every register, all targets
     python -m tests.effects_check --target gfx1151 --sample 50 --seed 3
@@ -36,8 +41,9 @@ import numpy as np
 import isa
 from dsl.kernel import build_namespace
 from dsl.asm import AsmError, assemble
-from dsl.operands import Lit, OperandError, lit, s, v, vcc, vcc_lo
+from dsl.operands import Agpr, Lit, OperandError, lit, s, v, vcc, vcc_lo
 from dsl.signature import scalar_layout, valu_signature
+from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
 from tests.emu_fuzz import EXCLUDED, _SKIP, special_dwords
@@ -67,11 +73,20 @@ class Result:
         return any(self.findings.get(k) for k in HARD)
 
 
-class Case:
-    """One encoded instruction and where each pseudocode operand name lives."""
+def matrix_dwords(rng, n: int) -> np.ndarray:
+    """Dwords whose every byte is 0x30-0x3F: finite numbers of every element format a matrix
+    instruction reads (fp8/bf8 0.125-1.9, f16 halves 0.125-2, bf16/f32/f64 up to 2, i8 48-63), so
+    that one changed input changes the sum (a NaN or infinity among the special values would
+    swallow every change)."""
+    return (rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32) & 0x0F0F0F0F) | 0x30303030
 
-    def __init__(self, code: bytes, text: str, names: dict[str, set], scalar: bool):
-        self.code, self.text, self.names, self.scalar = code, text, names, scalar
+
+class Case:
+    """One encoded instruction and where each pseudocode operand name lives; `matrix`: its VGPRs
+    hold matrix_dwords."""
+
+    def __init__(self, code: bytes, text: str, names: dict[str, set], scalar: bool, matrix: bool = False):
+        self.code, self.text, self.names, self.scalar, self.matrix = code, text, names, scalar, matrix
 
 
 class Checker:
@@ -95,6 +110,8 @@ class Checker:
         roles = self.traits.roles
         usable = [d for d in self.spec.instructions if d.name not in EXCLUDED and not _SKIP.match(d.name)
                   and d.pcode]
+        mfma = self.spec.tables.get("mfma") or ()
+        self.matrix_names = frozenset(row[0] for row in mfma)      # CDNA's MFMA / SMFMAC
         self.instructions = [d for d in usable if d.format in roles.valu_e32 | roles.valu_e64
                              or d.format in (roles.salu - {"SOPP"})]
 
@@ -108,10 +125,11 @@ class Checker:
     def valu_case(self, d, rng) -> Case:
         """VGPR sources; where the encoder refuses one (lane selects take SGPRs or constants),
         SGPRs for the later sources, then for all of them."""
+        in_agprs = self.agpr_operands(d, rng)
         for k in (lit(int(special_dwords(rng, 1)[0])), lit(0x3C00)):       # (a 16-bit K for f16)
             for scalar in ((), (1, 2), (0, 1, 2)):
                 try:
-                    return self._valu_case(d, k, scalar)
+                    return self._valu_case(d, k, scalar, in_agprs)
                 except OperandError as e:
                     error = e
         raise error
@@ -127,7 +145,26 @@ class Checker:
         wide = 0 if op is None or op.lane_bit else -(-op.width(self.wave) // 32)
         return max(1, dwords, wide)
 
-    def _valu_case(self, d, k, scalar_srcs) -> Case:
+    def agpr_operands(self, d, rng) -> set:
+        """Operands (D0, S0..S2) placed in AGPRs: those the syntax puts there (v_accvgpr_*), and a
+        matrix instruction's C and D on a coin toss, always where D is wider than 16 registers."""
+        if not self.agprs:
+            return set()
+        out = {{"vdst": "D0", "src0": "S0"}[o] for o in ACC_OPERANDS.get(d.name, ())}
+        if d.name in self.matrix_names and (rng.integers(2) or self._block(d, "D0", 1) > 16):
+            out |= {"D0"} if "D0" in effects(d.pcode).reads else {"D0", "S2"}   # (SMFMAC: C is D)
+        return out
+
+    def _vgprs(self, operand: str, first: int, n: int, in_agprs: set):
+        """(text operand, state keys) of `n` registers of `operand` from `first`; an operand in
+        in_agprs lies in the AGPRs, a matrix's C and D in a[0:31] and a[32:63]."""
+        if operand not in in_agprs:
+            return (v[first] if n == 1 else v[first:first + n - 1]), self._keys("v", first, n)
+        if self.matrix_names and operand in ("D0", "S2") and n > 1:
+            first = 32 if operand == "D0" else 0
+        return Agpr(first, n), self._keys("a", first, n)
+
+    def _valu_case(self, d, k, scalar_srcs, in_agprs=frozenset()) -> Case:
         sig = valu_signature(d)
         e64 = d.format in self.traits.roles.valu_e64
         base = text_mnemonic(d.name, self.spec.arch)
@@ -142,9 +179,8 @@ class Checker:
                 regs = self._keys("s", S_DST, 1)
                 ops.append(s[S_DST])
             else:
-                n = self._block(d, "D0", dst.dwords)
-                regs = self._keys("v", V_DST, n)
-                ops.append(v[V_DST] if n == 1 else v[V_DST:V_DST + n - 1])
+                op, regs = self._vgprs("D0", V_DST, self._block(d, "D0", dst.dwords), in_agprs)
+                ops.append(op)
             names["D0"] |= regs
         carry = self._keys("s", S_SDST, self.mask_n) if e64 else self.vcc
         if sig.vcc_out or e64 and "SDST" in self.format_fields(d):   # (v_mad_u64_u32's SDST is D1 of { D1, D0 })
@@ -166,10 +202,10 @@ class Checker:
                 ops.append(self._sregs(first, n))
                 names[f"S{i}"] = self._keys("s", first, n)
             else:
-                ops.append(v[V_SRC[i]] if n == 1 else v[V_SRC[i]:V_SRC[i] + n - 1])
-                names[f"S{i}"] = self._keys("v", V_SRC[i], n)
-        if sig.vcc_in and e64 and not any(src.is_mask for src in sig.srcs):   # gfx9 VOP3A/B: the mask is
-            ops.append(self._sregs(S_MASK_SRC, self.mask_n))                  # src2 (v_cndmask, v_addc)
+                op, names[f"S{i}"] = self._vgprs(f"S{i}", V_SRC[i], n, in_agprs)
+                ops.append(op)
+        if sig.vcc_in and e64 and len(sig.srcs) < 3 and not any(src.is_mask for src in sig.srcs):
+            ops.append(self._sregs(S_MASK_SRC, self.mask_n))    # gfx9 VOP3A/B: the mask is src2 (v_cndmask, v_addc)
             names["VCC_IN"] = self._keys("s", S_MASK_SRC, self.mask_n)
         if sig.k_pos is not None:
             ops.insert(len(sig.dsts) + sig.vcc_out + sig.k_pos, k)
@@ -178,7 +214,9 @@ class Checker:
         if sig.is_cmpx and "D0" in effects(d.pcode).writes:     # gfx9: v_cmpx writes EXEC and VCC / SDST
             ops.insert(0, self._sregs(S_MASK_DST, self.mask_n) if e64 else vcc)
             names["D0"] = self._keys("s", S_MASK_DST, self.mask_n) if e64 else set(self.vcc)
-        return self.encode(mn, ops, names, scalar=False)
+        case = self.encode(mn, ops, names, scalar=False)
+        case.matrix = d.name in self.matrix_names or effects(d.pcode).matrix     # MFMA, WMMA
+        return case
 
     def encode(self, mn: str, ops: list, names: dict, scalar: bool) -> Case:
         """The instruction `mn ops...`: by the DSL's function, or on the gfx9 dialect (CDNA) by the
@@ -243,6 +281,10 @@ class Checker:
 
     def run(self, d, rng, sample: int | None) -> Result:
         r = Result(d.name, d.format)
+        if self.machine.semantics.get(d) is None:
+            entry = getattr(self.machine.semantics, "entry", None)
+            r.skipped = "the emulator has no semantics" + (f": {entry(d).reason}" if entry else "")
+            return r
         try:
             case = self.salu_case(d, rng) if d.format in self.traits.roles.salu else self.valu_case(d, rng)
         except (OperandError, KeyError) as e:
@@ -306,7 +348,8 @@ class Checker:
         from emu.launch import Dispatch
         t, L = self.traits, self.wave
         rows = VGPRS + self.agprs
-        vg = np.broadcast_to(special_dwords(rng, rows * L).reshape(rows, 1, L), (rows, waves, L)).copy()
+        vgpr_dwords = matrix_dwords if case.matrix else special_dwords
+        vg = np.broadcast_to(vgpr_dwords(rng, rows * L).reshape(rows, 1, L), (rows, waves, L)).copy()
         sg = np.broadcast_to(special_dwords(rng, 128).reshape(128, 1), (128, waves)).copy()
         if t.null is not None:
             sg[t.null] = 0
@@ -322,7 +365,7 @@ class Checker:
                 continue
             if x[0] in "va":
                 row = x[1] + (VGPRS if x[0] == "a" else 0)
-                new = special_dwords(rng, L)
+                new = vgpr_dwords(rng, L)
                 new[new == vg[row, w]] ^= 1
                 vg[row, w] = new
             elif x[0] == "s":

@@ -836,6 +836,7 @@ FACTS = {
         1282: (False, False, 'matrix'),
         1283: (False, False, 'matrix'),
         1284: (False, False, 'matrix'),
+        1285: (False, False, 'matrix'),
         1286: (False, False, 'matrix'),
         1287: (False, False, 'matrix'),
         1288: (False, False, 'matrix'),
@@ -949,7 +950,6 @@ FACTS = {
         415: True,
         595: True,
         615: True,
-        1285: True,
     },
     'loads_to_lds': {
         226: True,
