@@ -77,14 +77,35 @@ class Effects:
     field_types: frozenset = frozenset()  # raw operand fields read with a type, (field, type):
     #                        `SRC0.i32` ('SRC0', 'i32'): a field used as a number, not the operand it encodes
     pc_sources: frozenset = frozenset()  # operands PC is assigned from (`PC = S0.i64`: s_setpc, s_rfe)
+    pc_write: bool = False  # some statement assigns PC (`PC = ...`, `PC += ...`, `{ PC, EXEC } = ...`):
+    #                        control may go elsewhere than the next instruction (branches, jumps, calls)
     shift: bool = False    # the code is one statement assigning D0 a shift, its value one source (or
     #                        a mask made from one: v_bfm) shifted by another: `D0.u64 = (S1.u64 <<
     #                        S0[5 : 0].u32)` (v_lshlrev_b64; not CDNA's v_lshl_add_u64, which adds
     #                        to the shifted value)
+    state_reads: frozenset = frozenset()  # fields of the wave's MODE and STATUS registers the code reads
+    #                        by name, `WAVE_MODE.IEEE` 'MODE.IEEE', `WAVE_STATUS.PRIV` 'STATUS.PRIV' (v_max_f32,
+    #                        s_setreg's writeable mask), and 'HW_REGISTERS': a hardware register an ID chooses
+    #                        (s_getreg). MODE's float fields an arithmetic instruction applies are not named in
+    #                        its code: isa.effects.wave_state adds them from the float_modes fact
+    state_writes: frozenset = frozenset()  # likewise assigned: `WAVE_STATUS.PRIV = 1'0U` (s_rfe, s_trap),
+    #                        `HW_REGISTERS[hwRegId] = value` (s_setreg: MODE, STATUS or another register)
 
     @property
     def writes(self) -> frozenset:
         return self.full | self.partial
+
+
+@dataclass(frozen=True)
+class WaveState:
+    """The fields of the wave's MODE and STATUS registers an instruction reads and writes
+    (isa.effects.wave_state): 'MODE.FP_ROUND.F32' (MODE.FP_ROUND[1:0], single precision),
+    'MODE.FP_ROUND.F16_F64' ([3:2], double and half precision), 'MODE.FP_DENORM.F32' and
+    'MODE.FP_DENORM.F16_F64' likewise, 'MODE.FP_ROUND' / 'MODE.FP_DENORM' (the whole field),
+    other fields as the code names them ('MODE.IEEE', 'STATUS.PRIV') and 'HW_REGISTERS' (a
+    hardware register an ID in the instruction chooses: s_getreg, s_setreg)."""
+    reads: frozenset = frozenset()
+    writes: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -97,6 +118,29 @@ class MemoryAccess:
     result_dwords: int | None = None  # VGPRs a load or a returning atomic writes, likewise
     element_bits: int | None = None   # bits of the memory values the code accesses where every typed
     #                                   MEM[...].T agrees (RDNA3's short .b / .u: 32), else None
+
+
+@dataclass(frozen=True)
+class MemoryEffects:
+    """What a memory instruction reads and writes (isa.memory_access.memory_effects): the memory
+    and the registers its encoding names. Each register operand is (field, registers, when): the
+    field as the family's format names it, how many consecutive registers, and the encoding's
+    condition for it (None: always; 'saddr' / 'no saddr': SADDR names SGPRs / one of the codes
+    that disable it; 'sve': scratch's VGPR address is enabled; 'idxen', 'offen': a buffer's index
+    / offset VGPR; 'returns': an atomic that returns the old value (GLC; CDNA's SC0; RDNA4's TH
+    return bit); 'register': SOFFSET names a register, not NULL or a constant). A field named by
+    several entries whose conditions hold reads the sum of their registers (a buffer's
+    VADDR: the index, then the offset)."""
+    space: str | None = None   # 'lds', 'flat', 'global', 'scratch', 'buffer', 'scalar' (constant
+    #                            / scalar data cache); None: not a memory instruction
+    memory: str | None = None  # 'read', 'write', 'read-modify-write' (an atomic); None: no memory
+    #                            data moves (ds_swizzle, ds_bpermute, cache control, s_memtime)
+    reads: tuple = ()          # register operands read: address, data, SADDR / SBASE / SRSRC, SOFFSET
+    writes: tuple = ()         # register operands written: the loaded or returned data
+    partial: tuple = ()        # fields of `writes` written in part: D16 loads' 16-bit halves
+    implicit: tuple = ()       # registers read that no field names: EXEC (the lanes of a vector
+    #                            memory instruction), M0 (named by its code or description: LDS
+    #                            thread-ID forms, ds_append, parameter and direct LDS loads)
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,12 @@ _CDNA3_ROLES = FormatRoles(
 # tests/test_isa_traits.py): f64 is rounded toward zero, bf16 is the f32's high half.
 _INV_2PI_BITS = {16: 0x3118, 32: 0x3e22f983, 64: 0x3fc45f306dc9c882, "bf16": 0x3e22}
 
+# Registers a scalar memory instruction may not load into or store from: every manual's SMEM
+# field table says "SDATA must be: SGPR or VCC. Not: EXEC, M0 ..." (RDNA3 and RDNA3.5 "Scalar
+# Memory Operations" field table, pages 85 / 87; RDNA4 chapter 8, SMEM fields; CDNA3 and CDNA4
+# "Not: exec or m0"). Manual names; a pair (EXEC) is excluded with its halves.
+_SMEM_DATA_EXCLUDED = ("M0", "EXEC_LO", "EXEC_HI")
+
 _ENTRIES: dict[str, _Entry] = {
     "rdna3": _Entry((32, 64), _RDNA3_ROLES,
                     {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
@@ -217,6 +223,22 @@ class Traits:
     def scalar_codes(self) -> range:
         """Codes of the 32-bit scalar register file: SGPRs, VCC, TTMPs, NULL, M0, EXEC."""
         return range(0, max(self.codes[n] for n in ("VCC_HI", "NULL", "M0", "EXEC_HI") if n in self.codes) + 1)
+
+    @cached_property
+    def special_registers(self) -> dict:
+        """{manual name: registers} of each named scalar register: 1 for a 32-bit one (M0,
+        VCC_LO, EXEC_HI, ...), 2 for a pair whose halves the operand table names X_LO and X_HI at
+        consecutive codes (VCC, EXEC, FLAT_SCRATCH, XNACK_MASK), written at X_LO's code. NULL has
+        no width: it reads as zero and discards what is written, as any number of registers."""
+        out = {name: 1 for name, code in self.codes.items() if code in self.scalar_codes and name != "NULL"}
+        out.update({name[:-3]: 2 for name in list(out)
+                    if name.endswith("_LO") and self.codes.get(name[:-3] + "_HI") == self.codes[name] + 1})
+        return out
+
+    @cached_property
+    def smem_data_excluded(self) -> frozenset:
+        """Codes of the registers scalar memory may not load into or store from (M0, EXEC)."""
+        return frozenset(self.codes[name] for name in _SMEM_DATA_EXCLUDED if name in self.codes)
 
     @cached_property
     def constant_codes(self) -> frozenset:

@@ -90,6 +90,8 @@ class Case:
 
 
 class Checker:
+    overwritten = False     # also change the registers written whole and not read (see run)
+
     def __init__(self, target: str):
         from emu.memory import DeviceMemory
         from emu.machine import Machine
@@ -298,7 +300,10 @@ class Checker:
             others = [x for x in others if x not in self.exec]     # EXEC selects the lanes a VALU writes
         if sample is not None and len(others) > sample:
             others = [others[i] for i in sorted(rng.choice(len(others), sample, replace=False))]
-        perturbed = [None] + sorted(reads) + others
+        # with `overwritten`, a register written whole and not read is changed too: its old value
+        # must not show (but EXEC, which selects the lanes a VALU instruction writes)
+        overwritten = sorted(x for x in full - reads if case.scalar or x not in self.exec) if self.overwritten else []
+        perturbed = [None] + sorted(reads) + overwritten + others
         try:
             before, after = self.execute(case, len(perturbed), perturbed, rng)
         except Exception as ex:     # noqa: BLE001 - the emulator refused: nothing to compare
@@ -341,10 +346,12 @@ class Checker:
             return sg[x[1], w]
         return scc[w]
 
-    def execute(self, case: Case, waves: int, perturbed: list, rng):
+    def execute(self, case: Case, waves: int, perturbed: list, rng, modes=None, fill=None):
         """Run the instruction in `waves` waves (one per work-group); wave w starts from the
         common random state with register perturbed[w] changed. (state before, state after)
-        as (VGPRs (V, W, L), SGPRs (128, W), SCC (W,))."""
+        as (VGPRs (V, W, L), SGPRs (128, W), SCC (W,)). `fill(vg, sg)` may overwrite the common
+        state before the perturbations; `modes`, one MODE per wave, replaces the dispatch's; each
+        wave's MODE after the instruction is left in self.mode_after (tests/effects_check_mode.py)."""
         from emu.launch import Dispatch
         t, L = self.traits, self.wave
         rows = VGPRS + self.agprs
@@ -360,6 +367,8 @@ class Checker:
         if self.wave == 32:
             sg[t.exec_hi] = 0
         scc = np.full(waves, int(rng.integers(0, 2)), np.uint32)
+        if fill is not None:
+            fill(vg, sg)
         for w, x in enumerate(perturbed):
             if x is None:
                 continue
@@ -391,8 +400,12 @@ class Checker:
                 for row in (r for r in range(128) if r != t.null):
                     st.write_sgprs(slice(0, waves), row, 1, sg[row].reshape(-1, 1))
                 st.scc[:, 0] = scc
+                if modes is not None:
+                    st.mode[:waves, 0] = modes
+                    st.mode_changed()
             elif p.pc == addr + 4:
                 snap["after"] = (st.vgpr[:rows].copy(), st.sgpr.copy(), st.scc[:, 0].copy())
+                self.mode_after = st.mode[:waves, 0].copy()
         self.machine.tracer = tracer
         try:
             self.machine.run(Dispatch("effects", addr, grid=(waves, 1, 1), block=(L, 1, 1), wave_size=L,

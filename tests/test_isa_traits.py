@@ -185,3 +185,26 @@ def test_aperture_codes_read_from_operand_rows():
     clash = (235, 235, "special", "PRIVATE_BASE", "PRIVATE_BASE (Memory Aperture definition).")
     with pytest.raises(ValueError, match="aperture code 235"):
         aperture_codes({**operands, "VOP1": {"SRC0": [clash]}})
+
+
+@pytest.mark.parametrize("family, target", FAMILIES + [("cdna3", "gfx942"), ("cdna4", "gfx950")])
+def test_special_register_widths_are_what_llvm_takes(family, target):
+    """Traits.special_registers: each named scalar register is 1 register (m0, vcc_lo, exec_hi,
+    flat_scratch_lo) or a 2-register pair (vcc, exec, flat_scratch, xnack_mask); llvm-mc-22 takes
+    it as s_mov_b32's source exactly where it is 1 and as s_mov_b64's where it is 2, and null at
+    either width. The same widths refuse it in both of our encoders."""
+    import dsl
+    from dsl.special_registers import special_widths
+    widths = special_widths(isa.traits(family))
+    assert {"vcc", "exec", "vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0"} <= set(widths) and "null" not in widths
+    names = list(widths) + (["null"] if isa.traits(family).null is not None else [])
+    lines = [f"s_mov_b32 s0, {n}" for n in names] + [f"s_mov_b64 s[0:1], {n}" for n in names]
+    want = mc_encodings(lines, target)
+    for line, name, llvm in zip(lines, names + names, want):
+        width = 2 if line.startswith("s_mov_b64") else 1
+        assert (llvm is not None) == (widths.get(name, width) == width), line
+        if llvm is None:
+            with pytest.raises(dsl.AsmError, match=rf"{name} is {32 * widths[name]} bits wide"):
+                dsl.assemble(line, target)
+        else:
+            assert dsl.assemble(line, target) == llvm, line

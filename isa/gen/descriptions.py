@@ -25,6 +25,11 @@ _INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share",
 # instruction directly (this instruction does not read an SGPR)" (s_sendmsg_rtn_b32/b64)
 _SOURCE_IS_IMMEDIATE = re.compile(r"\bencoded in the instruction directly\b")
 
+# MODE fields an instruction without code sets from its immediate: "Set floating point round mode
+# using an immediate constant" (s_round_mode), "Set floating point denormal mode ..." (s_denorm_mode)
+_SETS_MODE = (("MODE.FP_ROUND", re.compile(r"^Set floating point round(?:ing)? mode\b")),
+              ("MODE.FP_DENORM", re.compile(r"^Set floating point denorm(?:al)? mode\b")))
+
 
 def scalar_result(pcode: str | None, description: str | None) -> bool:
     return bool(_SCALAR_RESULT.search(description or ""))
@@ -49,6 +54,11 @@ def loads_to_lds(pcode: str | None, description: str | None) -> bool:
 
 def source_is_immediate(pcode: str | None, description: str | None) -> bool:
     return bool(_SOURCE_IS_IMMEDIATE.search(description or ""))
+
+
+def sets_mode(pcode: str | None, description: str | None) -> tuple[str, ...]:
+    """The MODE fields the description says the instruction sets (isa.effects.wave_state's writes)."""
+    return tuple(field for field, words in _SETS_MODE if words.search(description or ""))
 
 
 # the lookup table a description lists where the code only declares the array: v_cvt_off_f32_i4's

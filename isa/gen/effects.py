@@ -409,13 +409,54 @@ def _words(toks: list[str], stmts: list) -> dict:
             inst.add(nxt[1])
         elif t in _RAW_FIELDS and nxt[:1] == ["."] and len(nxt) >= 2:
             typed.add((t, nxt[1]))
-    pc = set()
+    pc, pc_write = set(), False
     for s in stmts:
         eq = _assignment(s)
         if eq is not None and s[:1] == ["PC"] and s[eq] == "=":
             pc |= {n for t in s[eq + 1:] if (n := _name(t))}
+        pc_write |= eq is not None and "PC" in s[:eq]
+    if not stmts:           # code the reader does not understand: any mention of PC may assign it
+        pc_write = "PC" in toks
     return dict(opsel_ranges=frozenset(opsel), inst_modifiers=frozenset(inst), field_types=frozenset(typed),
-                pc_sources=frozenset(pc))
+                pc_sources=frozenset(pc), pc_write=pc_write)
+
+
+_STATE_REGISTERS = {"WAVE_MODE": "MODE", "WAVE_STATUS": "STATUS"}
+
+
+def _state_names(toks: list[str]) -> set:
+    """`WAVE_MODE.IEEE` as 'MODE.IEEE', `WAVE_STATUS.PRIV` as 'STATUS.PRIV'; `HW_REGISTERS[...]`
+    (the hardware register an ID chooses) as 'HW_REGISTERS'."""
+    out = set()
+    for i, t in enumerate(toks):
+        if t in _STATE_REGISTERS and toks[i + 1:i + 2] == ["."] and i + 2 < len(toks):
+            out.add(f"{_STATE_REGISTERS[t]}.{toks[i + 2]}")
+        elif t == "HW_REGISTERS":
+            out.add("HW_REGISTERS")
+    return out
+
+
+def _state(stmts: list) -> dict:
+    """state_reads, state_writes (see Effects): the wave's MODE and STATUS fields and hardware
+    registers each statement names, written where it is the target of an assignment (a compound
+    one, `WAVE_MODE.CSP -= 1`, reads it too), read anywhere else."""
+    reads, writes = set(), set()
+    for s in stmts:
+        eq = _assignment(s)
+        if eq is None:
+            reads |= _state_names(s)
+            continue
+        lhs, rhs = s[:eq], s[eq + 1:]
+        targets = set()
+        for target in _targets(lhs):
+            named = _state_names(target[:3])      # the target itself; names inside its index are read
+            targets |= named
+            reads |= _state_names(target[3:] if named else target)
+        writes |= targets
+        if s[eq] in _COMPOUND:
+            reads |= targets
+        reads |= _state_names(rhs)
+    return dict(state_reads=frozenset(reads), state_writes=frozenset(writes))
 
 
 def _shift(stmts: list) -> bool:
@@ -483,7 +524,8 @@ def effects(pcode: str | None) -> Effects:
         names = {n for t in toks if (n := _name(t))}
         return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
                        b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix,
-                       literal="SIMM32" in toks, **_words(toks, []), names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
+                       literal="SIMM32" in toks, **_words(toks, []), state_reads=frozenset(_state_names(toks)),
+                       names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
                        **_flags(toks), **_fields(toks), shapes=shapes)
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
@@ -494,5 +536,5 @@ def effects(pcode: str | None) -> Effects:
                    uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
                    lane_choosers=_lane_choosers(stmts),
                    products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces, result_ranges=a.result_ranges,
-                   literal="SIMM32" in toks, shift=_shift(stmts), **_words(toks, stmts),
+                   literal="SIMM32" in toks, shift=_shift(stmts), **_words(toks, stmts), **_state(stmts),
                    result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)
