@@ -38,7 +38,6 @@ flat_layout = cache(signature.flat_layout)
 valu_signature = cache(valu_signature)
 
 
-
 @lru_cache(maxsize=None)
 def special_codes(traits) -> dict[str, int]:
     """LLVM's names of the special operands -> their codes in `traits`' family (the manual's
@@ -1075,7 +1074,7 @@ class Encoder:
         F.update(ADDR=0, DATA=0, VDST=0, SADDR=no_saddr, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
-                F["SADDR"] = self.flat_saddr(v, F, n, any(name == "vaddr" for name, _, _ in layout))
+                F["SADDR"] = self.flat_saddr(v, F, n, any(o == "vaddr" for o, _, _ in layout))
             elif name == "vaddr" and fmt == "SCRATCH":
                 if isinstance(v, Special) and v.name == "off":
                     F["SVE"] = 0

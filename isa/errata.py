@@ -757,6 +757,10 @@ ERRATA += (
          ("rdna3", "rdna3.5", "rdna4"), "gfx1100, gfx1151 and gfx1201"),
         ("VOP2", "V_FMAC_DX9_ZERO_F32", "v_fmac_dx9_zero_f32_dpp (and _e64_dpp)", "v_mul_dx9_zero_f32_dpp and "
          "v_fmac_f32_dpp", _RDNA3S, "gfx1100 and gfx1151"),
+        ("VOP1", "V_NOP", "v_nop_dpp", "v_mov_b32_dpp; it decodes V_NOP's DPP16 bytes as an invalid encoding, "
+         "and the RDNA4 table names V_NOP under VOP1 NO DPP", _RDNA3S, "gfx1100 and gfx1151"),
+        ("VOP1", "V_PIPEFLUSH", "v_pipeflush_dpp", "v_mov_b32_dpp; it decodes V_PIPEFLUSH's DPP16 bytes as an invalid "
+         "encoding, and the RDNA3/RDNA3.5 tables name PIPEFLUSH under VOP1 NO DPP", ("rdna4",), "gfx1201"),
     )
 )
 ERRATA += tuple(

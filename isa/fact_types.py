@@ -140,7 +140,10 @@ class MemoryEffects:
     partial: tuple = ()        # fields of `writes` written in part: D16 loads' 16-bit halves
     implicit: tuple = ()       # registers read that no field names: EXEC (the lanes of a vector
     #                            memory instruction), M0 (named by its code or description: LDS
-    #                            thread-ID forms, ds_append, parameter and direct LDS loads)
+    #                            thread-ID forms, ds_append, parameter and direct LDS loads; the
+    #                            LDS address of a load into LDS)
+    writes_lds: bool = False   # the loaded data goes to LDS, not to registers (CDNA's *_LOAD_LDS_*:
+    #                            "store the result into a data share")
 
 
 @dataclass(frozen=True)
