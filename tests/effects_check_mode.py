@@ -35,7 +35,11 @@ import numpy as np
 from emu.machine import EmuError
 from isa.effects import mode_bits, wave_state
 from isa.mnemonics import text_mnemonic
-from tests.effects_check import TARGETS, Case, Checker
+from tests.effects_check import Case, Checker
+
+# the RDNA3/3.5 targets (the value check also runs gfx1201 and CDNA, whose MODE and hardware
+# register layouts this check does not know yet)
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151")
 
 BASE_MODE = 0x3F0
 HARD = ("undeclared", "mode_written")

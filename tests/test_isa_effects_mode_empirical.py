@@ -10,8 +10,7 @@ import os
 import numpy as np
 import pytest
 
-from tests.effects_check import TARGETS
-from tests.effects_check_mode import check, disagreements, field_counts, table
+from tests.effects_check_mode import TARGETS, check, disagreements, field_counts, table
 
 FULL = bool(os.environ.get("WAVESMITH_EFFECTS_FULL"))
 SEED = int(os.environ.get("WAVESMITH_EFFECTS_SEED", "0"))
