@@ -1,15 +1,18 @@
 """DS_STORE_ADDTID_B32 / DS_LOAD_ADDTID_B32 (CDNA: DS_WRITE_ADDTID_B32 / DS_READ_ADDTID_B32): LDS
-addressed by lane ID, no ADDR VGPR. The manuals' code (RDNA3 ISA manual, section 16.14 "LDS & GDS
-Instructions", DS_STORE_ADDTID_B32 / DS_LOAD_ADDTID_B32, pages 575-576; the same code in the
-RDNA4 and CDNA3 manuals):
+addressed by lane ID, no ADDR VGPR. The RDNA3 ISA manual's code (section 16.15 "LDS & GDS
+Instructions", opcodes 176 / 177, PDF page 542; the same code in the CDNA3 manual's section 12.12,
+opcodes 29 / 182):
 
     MEM[32'I({ OFFSET1, OFFSET0 } + M0[15 : 0]) + laneID.i * 4].u = DATA0.u
     RETURN_DATA.u = MEM[32'I({ OFFSET1, OFFSET0 } + M0[15 : 0]) + laneID.i * 4].u
 
-So each active lane stores / loads the dword at byte (offset + M0[15:0]) + lane * 4; M0's high
-half takes no part. The expected LDS contents and registers are that formula in numpy; the LDS is
-filled and read back around it by ds_store_b32 / ds_load_b32 at lane * 4 (the ordinary VGPR
-address path), in the fast and the reference modes, wave32 and wave64."""
+and its section 12.5 (PDF page 136): "LDS_Addr = LDS_BASE + {InstOffset1, InstOffset0} +
+TID(0..63)*4 + M0 ... no part of the address comes from a VGPR. M0 must be DWORD-aligned." So each
+active lane stores / loads the dword at byte offset + M0 + lane * 4 of the group's LDS. (The two
+texts differ on M0's high half, M0[15:0] against M0: the M0 values here keep it zero.) The
+expected LDS contents and registers are that formula in numpy; the LDS is filled and read back
+around it by ds_store_b32 / ds_load_b32 at lane * 4 (the ordinary VGPR address path), in the
+fast and the reference modes, wave32 and wave64, partial EXEC."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +21,8 @@ import pytest
 from emu.options import FAST, REFERENCE
 from .test_emu_machine import launch
 
-STORE_M0, STORE_OFFSET = 0xABCD0008, 16      # dword 6 + lane (M0[31:16] ignored)
-LOAD_M0, LOAD_OFFSET = 0x00070004, 12        # dword 4 + lane
+STORE_M0, STORE_OFFSET = 8, 16               # dword 6 + lane
+LOAD_M0, LOAD_OFFSET = 4, 12                  # dword 4 + lane
 REGIONS = 3                                  # LDS dwords 0 .. 3 * wave - 1 filled and read back
 
 # each target's spelling of the same program: (mnemonics, exec-mask compare)
@@ -89,10 +92,10 @@ def expected(wave: int):
     lane = np.arange(wave)
     lds = (0xA0000000 + np.arange(REGIONS * wave)).astype(np.uint32)
     stores = lane % 3 != 0
-    at = ((STORE_OFFSET + (STORE_M0 & 0xFFFF)) + lane * 4) // 4
+    at = (STORE_OFFSET + STORE_M0 + lane * 4) // 4
     lds[at[stores]] = (0x5000 + lane * 7).astype(np.uint32)[stores]
     loads_on = lane % 5 != 1
-    at = ((LOAD_OFFSET + (LOAD_M0 & 0xFFFF)) + lane * 4) // 4
+    at = (LOAD_OFFSET + LOAD_M0 + lane * 4) // 4
     v2 = np.where(loads_on, lds[at], 0xDEAD).astype(np.uint32)
     return lds, v2
 
