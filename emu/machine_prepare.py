@@ -15,6 +15,7 @@ import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
+from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
 
 from .dialect import SEGMENTS, immediate_offset
@@ -524,8 +525,11 @@ class Preparer:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
         if sig.vcc_in:
-            # a mask source in the encoding (v_cndmask_b32_e64's src2), else the implicit VCC
-            mask_code = f["SRC2"] if not e32 and any(x.is_mask for x in sig.srcs) else VCC_LO
+            # a mask source in the encoding (v_cndmask_b32_e64's src2; on gfx9, where the signature
+            # lists no mask, an e64 form with fewer than three sources: v_cndmask, v_addc_co), else
+            # the implicit VCC (v_div_fmas)
+            in_src2 = any(x.is_mask for x in sig.srcs) or len(sig.srcs) < 3 and "SRC2" in f
+            mask_code = f["SRC2"] if not e32 and in_src2 else VCC_LO
             _scalar_register("src2 (a lane mask)", mask_code)
             p.inputs["VCC"] = lambda st, sel, c=mask_code: st.read_mask(sel, c)
         # destinations
@@ -769,12 +773,14 @@ class Preparer:
             else:               # the plain uint64 sums
                 p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
                 p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added
-        # the VGPR each data input comes from. DS_SWIZZLE_B32 "swizzles input thread data" and
-        # touches no memory: its encoding has no DATA0, the input is the ADDR field's VGPR (LLVM:
-        # `ds_swizzle_b32 vdst, vaddr offset:...`). So a semantic reading DATA from an encoding
-        # without DATA0 (and not reading ADDR) reads ADDR's VGPR; other missing fields are refused.
+        # the VGPR each data input comes from, under every name the code gives its field (DATA
+        # or DATA0, DATA2 or DATA1: isa.fact_types.LDS_DATA_NAMES). DS_SWIZZLE_B32 "swizzles
+        # input thread data" and touches no memory: its encoding has no DATA0, the input is the
+        # ADDR field's VGPR (LLVM: `ds_swizzle_b32 vdst, vaddr offset:...`). So a semantic reading
+        # DATA from an encoding without DATA0 (and not reading ADDR) reads ADDR's VGPR; other
+        # missing fields are refused.
         vdst = f["VDST"]
-        data_regs = {"DATA": f["DATA0"], "DATA2": f["DATA1"]}
+        data_regs = {name: f[field] for field, names in LDS_DATA_NAMES.items() for name in names}
         if f.get("ACC"):        # CDNA: the data and returned registers are AGPRs
             n_ = max((w for _, _, w in instruction_facts.ds_layout(d)), default=1)
             data_regs = {k: self.agpr(v, n_) for k, v in data_regs.items()}
@@ -783,13 +789,16 @@ class Preparer:
             if "addr" not in layout or "ADDR" in p.sem.reads:
                 raise PrepareError(f"{d.name}: its semantics read DATA, which its encoding does not supply")
             data_regs["DATA"], layout["data0"] = f["ADDR"], layout["addr"]
-        if "data1" not in layout and "DATA2" in p.sem.reads:
-            raise PrepareError(f"{d.name}: its semantics read DATA2, which its encoding does not supply")
+        for field, names in LDS_DATA_NAMES.items():
+            if field.lower() not in layout:
+                for name in names:
+                    if name in p.sem.reads and not (field == "DATA0" and name == "DATA"):
+                        raise PrepareError(f"{d.name}: its semantics read {name}, which its encoding does not supply")
         self._data_inputs(p, d, data_regs, layout.get("data0", n))
-        if "data0" not in layout:
-            p.inputs.pop("DATA", None)
-        if "data1" not in layout:
-            p.inputs.pop("DATA2", None)
+        for field, names in LDS_DATA_NAMES.items():
+            if field.lower() not in layout:
+                for name in names:
+                    p.inputs.pop(name, None)
         if "vdst" in layout:
             self._returns(p, d, vdst, layout["vdst"])
         elif "RETURN_DATA" in p.sem.writes:

@@ -64,11 +64,10 @@ def reason(d, spec, target: str) -> str | None:
     if effects(d.pcode).hwreg:
         return "reads or writes a hardware register by its id (s_getreg/s_setreg): STATUS, ids and clocks " \
                "beside MODE, which the register-state experiment does not hold"
-    if not d.pcode and d.format in roles.valu_e32 | roles.valu_e64:
+    if not d.pcode and d.format in roles.valu_e32 | roles.valu_e64 | roles.interp:
         return "no pseudocode in the manual, so the model has no effects to check (the emulator's semantic is " \
-               "hand-written: AGPR moves, matrix instructions; an encoding with no spelling of its own)"
-    if d.format in roles.interp:
-        return "interpolation: reads the attribute data an LDS parameter load left, per quad"
+               "hand-written: AGPR moves, matrix instructions, RDNA3's v_interp_*_rtz_*; an encoding with no " \
+               "spelling of its own)"
     return None
 
 

@@ -4,13 +4,16 @@
   (v_dual_mov_b32, or v_dual_add_f32 where the partner would be the same instruction);
   the declared reads and writes are both halves' effects together, each half's operand
   names mapped to its own registers;
+- VINTERP (RDNA): D0 and three VGPR sources, S0 and S2 read in other lanes of the quad;
 - VALU instructions without pseudocode that the emulator runs (v_nop, v_pipeflush,
   v_clrexcp): the model says they read and write nothing, so no register may change;
-- DPP16 and DPP8 (RDNA): the value check's VALU instructions with 32-bit operands in a DPP
-  form, one of DPP_CONTROLS each (DppChecker): src0 is read from other lanes but stays the
+- DPP16 and DPP8 (RDNA): the value check's VALU instructions that have a DPP form (isa.facts.no_dpp)
+  in one, one of DPP_CONTROLS each (DppChecker): src0 is read from other lanes but stays the
   same register, so the registers read and written are the plain form's, except that a lane
   the control leaves without a source (row_shr:1's first lane of each row, no bound_ctrl)
-  keeps D0's old value: D0 is then read.
+  keeps D0's old value: D0 is then read. `dpp_lanes` checks the lanes read: one lane of src0
+  changed per wave, the lanes of D0 that change must be those the control reads it in, by the
+  DPP syntax's definitions (`dpp_source_lanes`, written from them, not from the emulator).
 
     python -m tests.effects_forms --target gfx1151
 """
@@ -26,7 +29,7 @@ from dsl.operands import OperandError, lit, v
 from dsl.signature import valu_signature
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from tests.effects_check import Case, Checker
+from tests.effects_check import V_DST, V_SRC, Case, Checker
 from tests.effects_coverage import emulator_supports
 from tests.emu_fuzz import EXCLUDED, special_dwords
 
@@ -68,7 +71,8 @@ class FormsChecker(_HalfResults, Checker):
         valu = roles.valu_e32 | roles.valu_e64
         self.instructions = [d for d in self.spec.instructions if (d.name, d.format) in supported
                              and (d.name, d.format) not in checked and d.name not in EXCLUDED
-                             and (d.format in roles.vopd or (d.format in valu and not d.pcode
+                             and (d.format in roles.vopd or (d.format in roles.interp and d.pcode)
+                                  or (d.format in valu and not d.pcode
                                                              and self._operandless(d)))]
         # VOPD definitions by (name, slot): the one to check and its partner
         self.halves = {(d.name, d.slot): d for d in self.spec.instructions if d.format in roles.vopd}
@@ -90,6 +94,8 @@ class FormsChecker(_HalfResults, Checker):
         return effects(d.pcode or vopd_base(self.spec, d).pcode)
 
     def valu_case(self, d, rng) -> Case:
+        if d.format in self.traits.roles.interp:
+            return self.interp_case(d)
         if d.format not in self.traits.roles.vopd:
             return super().valu_case(d, rng)
         other = "Y" if d.slot == "X" else "X"
@@ -102,6 +108,14 @@ class FormsChecker(_HalfResults, Checker):
         inst = self.ns["vopd"](parts["X"], parts["Y"])
         case = Case(bytes(inst), str(inst), {}, scalar=False)
         case.halves = [(self.half_effects(h), names[slot]) for slot, h in halves.items()]
+        return case
+
+    def interp_case(self, d) -> Case:
+        """VINTERP: D0 and three VGPR sources (S0 and S2 read in other lanes of the quad)."""
+        names = {"D0": {("v", V_DST)}, **{f"S{i}": {("v", r)} for i, r in enumerate(V_SRC)}}
+        inst = self.ns[text_mnemonic(d.name)](v[V_DST], *(v[r] for r in V_SRC))
+        case = Case(bytes(inst), str(inst), names, scalar=False)
+        case.half_result = valu_signature(d).dsts[0].bits == 16
         return case
 
     def _half(self, d, slot: str, k):
@@ -172,11 +186,12 @@ class DppChecker(_HalfResults, Checker):
 
     @staticmethod
     def _dpp_operands(d) -> bool:
-        """DPP moves 32-bit lanes between VGPRs: no 64-bit operand (LLVM refuses those forms), no
-        literal constant K (v_fmaak), no scalar result (v_readfirstlane)."""
+        """A DPP form exists (isa.facts.no_dpp: the manual's table of instructions without one)
+        and the check's operands fit it: no literal constant K (v_fmaak), no scalar result
+        (v_readfirstlane)."""
+        from isa.facts import no_dpp
         sig = valu_signature(d)
-        return sig.k_pos is None and not any(op.sgpr for op in sig.dsts) \
-            and all(op.dwords == 1 for op in (*sig.dsts, *sig.srcs) if not op.is_mask)
+        return no_dpp(d) is None and sig.k_pos is None and not any(op.sgpr for op in sig.dsts)
 
     def run(self, d, rng, sample):
         form, modifiers, keeps = DPP_CONTROLS[int(rng.integers(len(DPP_CONTROLS)))]
@@ -235,3 +250,69 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---------------------------------------------------------------- DPP: the lanes read
+def dpp_source_lanes(modifiers: dict, lanes: int) -> np.ndarray:
+    """The lane each lane's src0 comes from under a DPP control, -1 for none, as LLVM's DPP
+    syntax defines it (dpp8:[s0..s7] lane 8k+i reads 8k+s_i; quad_perm:[p0..p3] lane 4k+i reads
+    4k+p_i; row_shr:n lane i of a row of 16 reads lane i-n of the row, none below its start;
+    row_ror:n lane i reads (i-n) mod 16 of its row; row_mirror lane i reads 15-i of its row)."""
+    lane = np.arange(lanes)
+    row, i = lane & ~15, lane & 15
+    if "dpp8" in modifiers:
+        return (lane & ~7) + np.array(modifiers["dpp8"])[lane & 7]
+    if "quad_perm" in modifiers:
+        return (lane & ~3) + np.array(modifiers["quad_perm"])[lane & 3]
+    if "row_shr" in modifiers:
+        return np.where(i >= modifiers["row_shr"], lane - modifiers["row_shr"], -1)
+    if "row_ror" in modifiers:
+        return row + (i - modifiers["row_ror"]) % 16
+    if modifiers.get("row_mirror"):
+        return row + 15 - i
+    raise ValueError(f"no lane rule for {modifiers}")
+
+
+class _LaneChanges:
+    """Wave w's lane w-1 of VGPR `row` changed (after the check's launch loaded the state)."""
+
+    def __init__(self, row: int):
+        self.row, self.start = row, None
+
+    def wrap(self, tracer):
+        def traced(p, st, sel):
+            if self.start is None:
+                self.start = p.pc
+            tracer(p, st, sel)
+            if p.pc == self.start:
+                w = np.arange(1, st.vgpr.shape[1])
+                st.vgpr[self.row, w, w - 1] ^= np.uint32(0x01010101)
+        return traced
+
+
+def dpp_lanes(target: str, name: str, modifiers: dict) -> list[str]:
+    """Run `name` (a VOP1/VOP2 integer instruction: v_mov_b32, v_add_nc_u32) in its DPP form with
+    `modifiers`, changing one lane of src0 per wave: the lanes of D0 that change must be the
+    lanes whose source is that lane (dpp_source_lanes). Returns the mismatches."""
+    from tests.effects_control import _Machine
+    c = DppChecker(target)
+    d = next(x for x in c.spec.lookup(name) if x.format in c.traits.roles.valu_e32)
+    plain, c.ns = c.ns, _WithDpp(c.ns, modifiers)
+    try:
+        case = c.valu_case(d, np.random.default_rng(0))
+    finally:
+        c.ns = plain
+    (src,), (dst,) = case.names["S0"], case.names["D0"]
+    c.machine = _Machine(c.machine)
+    c.machine.redirect = _LaneChanges(src[1])
+    L = c.wave
+    _, after = c.execute(case, L + 1, [None] * (L + 1), np.random.default_rng(1))
+    source = dpp_source_lanes(modifiers, L)
+    out = []
+    for w in range(1, L + 1):
+        changed = set(np.flatnonzero(c.value(after, w, dst) != c.value(after, 0, dst)).tolist())
+        want = set(np.flatnonzero(source == w - 1).tolist())
+        if changed != want:
+            out.append(f"{case.text}: lane {w - 1} of src0 changed D0 lanes {sorted(changed)}, "
+                       f"the control reads it in lanes {sorted(want)}")
+    return out

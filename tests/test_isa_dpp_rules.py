@@ -34,6 +34,7 @@ RDNA3_ROWS = [
     ("v_fmaak_f32", "VOP2", "FMAMK/AK_F32/F16"),          # erratum rdna3-dpp-table-fmaak
     ("v_permlane64_b32", "VOP1", "PERMLANE64_B32"),       # erratum rdna3-dpp-table-permute64
     ("v_swap_b16", "VOP1", "SWAP*"),                      # erratum rdna3-dpp-table-swap
+    ("v_nop", "VOP1", "erratum rdna-no-dpp-v-nop"),
     ("v_fma_mix_f32", "VOP3P", None),
     ("v_dot2_f32_f16", "VOP3P", None),
     ("v_cmp_eq_f32", "VOPC", None),
@@ -54,6 +55,8 @@ RDNA4_ROWS = [
     ("v_cvt_pk_f32_fp8", "VOP3", "NO DPP"),
     ("v_cvt_pk_f32_fp8", "VOP1", "All 64-bit opcodes"),   # D0[63 : 32]: a 64-bit result
     ("v_s_exp_f32", "VOP3", "Pseudo-scalar Transcendental"),
+    ("v_swmmac_f32_16x16x32_f16", "VOP3P", "WMMA"),       # the sparse matrix instructions too
+    ("v_pipeflush", "VOP1", "erratum rdna-no-dpp-v-pipeflush"),
     ("v_dot4_u32_u8", "VOP3P", "V_DOT4_U32_U8"),
     ("v_fma_mix_f32", "VOP3P", None),
     ("v_dot4_f32_fp8_bf8", "VOP3P", None),
@@ -70,7 +73,7 @@ def test_rdna3_table(arch, mnemonic, fmt, words):
     else:
         assert got is not None and words in got[0], got
         # the table's rows on page 79 (81), the "packed math" sentence above it on page 78 (80)
-        assert got[1] == {"gfx1100": 79, "gfx1151": 81}[arch] - ("packed math" in words)
+        assert got[1] == {"gfx1100": 79, "gfx1151": 81}[arch] - ("packed math" in words), got
 
 
 @pytest.mark.parametrize("mnemonic,fmt,words", RDNA4_ROWS)
@@ -80,7 +83,7 @@ def test_rdna4_table(mnemonic, fmt, words):
         assert got is None, got
     else:
         assert got is not None and words in got[0], got
-        assert got[1] == (98 if "Pseudo" in words else 94)
+        assert got[1] == (98 if "Pseudo" in words else 94), got
 
 
 def test_the_errata_the_llvm_evidence_names_are_excluded_on_every_rdna_family():

@@ -50,3 +50,24 @@ def test_the_check_finds_a_dpp_lane_kept(monkeypatch):
     r = c.run(d, np.random.default_rng(0), sample=None)
     assert "row_shr:1" in r.text and any(f.startswith("v40->v40") for f in r.findings["undeclared_input"]), \
         (r.text, dict(r.findings))
+
+
+DPP_LANE_CONTROLS = ({"dpp8": [7, 0, 5, 2, 3, 6, 1, 4]}, {"quad_perm": [2, 0, 3, 1]}, {"row_shr": 3},
+                     {"row_ror": 5}, {"row_mirror": True})
+
+
+@pytest.mark.parametrize("target", ("gfx1100", "gfx1100-w64", "gfx1201"))
+def test_dpp_reads_the_lanes_its_control_names(target):
+    """One lane of src0 changed per wave: the lanes of D0 that change are those whose source
+    lane, by the DPP syntax's definition (tests/effects_forms.py dpp_source_lanes), is that lane;
+    a lane without one (row_shr) keeps D0."""
+    from tests.effects_forms import dpp_lanes
+    bad = [line for mods in DPP_LANE_CONTROLS for line in dpp_lanes(target, "V_ADD_NC_U32", mods)]
+    assert not bad, "\n".join(bad[:10])
+
+
+def test_the_lane_check_finds_a_wrong_lane_rule(monkeypatch):
+    import tests.effects_forms as forms
+    monkeypatch.setattr(forms, "dpp_source_lanes", lambda modifiers, lanes: np.arange(lanes))
+    bad = forms.dpp_lanes("gfx1100", "V_MOV_B32", {"quad_perm": [1, 0, 3, 2]})
+    assert len(bad) == 32 and "lane 0 of src0 changed D0 lanes [1]" in bad[0], bad[:2]

@@ -8,9 +8,11 @@ description in the manual's SOPK chapter). The pseudocode beside it builds
 for any offset > 0 and keep bits the description says change; the description wins here.
 
 Writable bits (the pseudocode's writeableBitMask(id, priv)) come from `isa`'s tables: MODE's
-defined fields (table `mode`), registers the `hwreg` table calls "read / write" (all bits),
-"only writable when priv=1" (all bits in a privileged wave, none otherwise), "write-only"
-(accepted, no modelled effect); read-only registers keep their value. An ID the table does
+defined fields (table `mode`) and who may write each register (table `hwreg_writable`, which the
+generator reads from the manual's register table: RDNA3's "read / write" and "write-only", CDNA's
+"R/W.", RDNA4's Writable? "Yes": all bits; "only writable when priv=1", "writable only while in
+trap handler", RDNA4's "PRIV": all bits in a privileged wave, none otherwise; a write-only
+register is accepted with no modelled effect); read-only registers keep their value. An ID the table does
 not list is an error naming it. MODE writes take effect from the next instruction
 (the machine keeps MODE in the wave state: denormal flushing, IEEE).
 """

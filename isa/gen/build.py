@@ -79,9 +79,11 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     tables_out["saddr_off"] = saddr_off(formats)
     tables_out["aperture_codes"] = aperture_codes(operands)
     applied += dpp_errata
-    no_dpp, no_dpp_errata = dpp.no_dpp(arch, sections, tables, instructions, formats)
+    no_dpp, no_dpp_errata, unmatched = dpp.no_dpp(arch, sections, tables, instructions, formats)
     if no_dpp:
         tables_out["no_dpp"] = no_dpp
+    if unmatched:
+        report["dpp_table_names_no_instruction"] = unmatched
     applied += no_dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,

@@ -38,12 +38,14 @@ _PACKED_MATH = re.compile(r'DPP may be used only with: ([A-Z0-9, and]+) \(but no
 _RULE_TABLE = "Which instructions support DPP"
 
 
-def no_dpp(arch: str, sections, tables, instructions: list[dict], formats) -> tuple[list[tuple], list[dict]]:
+def no_dpp(arch: str, sections, tables, instructions: list[dict], formats) -> tuple[list[tuple], list[dict], list]:
     """(rows (format, name, rule, page) of the instruction encodings the manual gives no DPP
-    form, errata applied) for the VALU formats the table names; ([], []) without the table."""
+    form, errata applied, the NO DPP opcodes that name no instruction of the manual (for the
+    report: RDNA3's WRITELANE_REGWR_B32)) for the VALU formats the table names; ([], [], [])
+    without the table."""
     table = next((t for t in tables if t.title == _RULE_TABLE), None)
     if table is None:
-        return [], []
+        return [], [], []
     rules, applied = _apply_name_errata(arch, _table_rules(table, formats), table.page)
     excluded: dict[tuple[str, str], tuple] = {}
 
@@ -51,12 +53,15 @@ def no_dpp(arch: str, sections, tables, instructions: list[dict], formats) -> tu
         excluded.setdefault((d["format"], d["name"]), (d["format"], d["name"], rule, page))
 
     names = {d["name"].removeprefix("V_") for d in instructions}
+    unmatched = []
     for fmt, item, rule, page in rules:
         if rule != "NO DPP":
             continue
-        for d in instructions:
-            if fmt in _formats_of(d) and _matches(item, d, names):
-                exclude(d, f"{fmt} {item}: NO DPP (Table {table.number})", page)
+        hits = [d for d in instructions if fmt in _formats_of(d) and _matches(item, d, names)]
+        for d in hits:
+            exclude(d, f"{fmt} {item}: NO DPP (Table {table.number})", page)
+        if not hits:
+            unmatched.append(f"{fmt} {item} (page {page})")
     sentence = next((ln for sec in sections if sec.title.endswith("(DPP)") for ln in sec.lines
                      if _PACKED_MATH.search(ln.text)), None)
     if sentence is not None:
@@ -72,7 +77,7 @@ def no_dpp(arch: str, sections, tables, instructions: list[dict], formats) -> tu
                     exclude(d, f"{sec.number} {sec.title}: both the source and destination are SGPRs, and a DPP "
                                f"word's SRC0 is a VGPR", sec.page)
     more = _apply_instruction_errata(arch, excluded, instructions)
-    return sorted(excluded.values()), applied + more
+    return sorted(excluded.values()), applied + more, unmatched
 
 
 def _formats_of(d: dict) -> tuple[str, ...]:
@@ -151,6 +156,8 @@ def _matches(item: str, d: dict, names: set) -> bool:
         return True
     if _ALL64.match(item):
         return _has_64bit_operand(d)
+    if item == "WMMA":      # the matrix instructions: WMMA and RDNA4's sparse SWMMAC, (MxN) operands in the code
+        return bool(d["pcode"]) and effects(d["pcode"]).matrix
     for pattern in _alternatives(item):
         if fnmatch.fnmatchcase(name, pattern):
             return True

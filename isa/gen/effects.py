@@ -13,7 +13,12 @@ writing (partially) every operand it assigns: never less than the truth. WMMA's
 fills half of each register: a partial write). Besides the operands: `copy` (the whole
 pseudocode is `D0.T = S0.T`), `jump` (control does not reach the next instruction) and
 `matrix` (operands are (MxN) matrices: WMMA) and `names` (every operand named, the raw DST
-field too: v_movreld names its destination register only by number)."""
+field too: v_movreld names its destination register only by number).
+
+CDNA's matrix instructions have a formula, not code: `D = A (32x8) * B (8x32) + C (32x32)`
+reads A, B and C (S0, S1, S2) and writes D (D0) whole; the sparse `D = A (sparse 16x32) *
+B (32x16) + D (16x16)` (V_SMFMAC_*) adds to D itself, its S2 the index of A's values (the
+manuals' matrix chapter, CDNA3 7.4 / CDNA4 7.5)."""
 from __future__ import annotations
 
 import re
@@ -33,6 +38,7 @@ ALIASES = {"VDST": "D0", "SDST": "D0", "SRC0": "S0", "SRC1": "S1", "SRC2": "S2",
            "VCC_LO": "VCC", "VCC_HI": "VCC"}
 OPERANDS = {"D0", "D1", "S0", "S1", "S2", "VCC", "SCC", "EXEC", "M0"} | set(ALIASES)
 _LANE_REGS = {"VGPR", "SGPR"}
+_MATRIX_FORMULA = re.compile(r"^D = A \((?:sparse )?\d+x\d+\) \* B \(\d+x\d+\) \+ ([CD]) \(\d+x\d+\)$")
 
 
 def _name(tok: str) -> str | None:
@@ -501,6 +507,10 @@ def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring)."""
     if not pcode:
         return Effects(frozenset(), frozenset(), frozenset(), False)
+    formula = _MATRIX_FORMULA.match(pcode.strip())
+    if formula:
+        reads = frozenset({"S0", "S1", "S2"} | ({"D0"} if formula.group(1) == "D" else set()))
+        return Effects(reads, frozenset({"D0"}), frozenset(), False, value_reads=reads, names=reads | {"D0"})
     matrix = any(_SHAPE.search(m.group(1)) for m in _EVAL.finditer(pcode))
     shapes = tuple((k, int(b), int(r), int(c)) for k, b, r, c in _OPERAND_SHAPE.findall(pcode))
     toks = _tokens(pcode.replace(".\n", "\n"))
