@@ -47,10 +47,16 @@ _SOURCES = ("emu/facts.py", "isa/effects.py", "isa/code_facts.py", "isa/control.
             "isa/facts.py", "isa/gen/facts.py", "isa/gen/descriptions.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the generated tables themselves: a regeneration that changes a fact but no entry's text (an erratum,
+# a table the generator now reads differently) must not leave the old answer in the cache
+_GENERATED = ("effects.py", "memory_access.py", "control.py", "facts.py", "tables.py")
 
 
 def _digest() -> str:
-    paths = [os.path.join(_ROOT, name) for name in _SOURCES]
+    generated = os.path.join(_ROOT, "isa", "generated")
+    paths = [os.path.join(_ROOT, name) for name in _SOURCES] + [
+        os.path.join(generated, family, name) for family in sorted(os.listdir(generated))
+        if os.path.isfile(os.path.join(generated, family, "__init__.py")) for name in _GENERATED]
 
     return sources_digest("facts", paths, lambda: files_digest(paths), current().source_stamps)
 

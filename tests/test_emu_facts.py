@@ -93,3 +93,24 @@ def test_the_decoders_constant_check_agrees_with_the_signatures(family):
         checked += 1
         with_k += full
     assert checked > 20 and with_k >= 2
+
+
+def test_a_regenerated_table_names_a_new_cache_folder(tmp_path, monkeypatch):
+    """The folder's digest covers the generated tables the facts are read from, not only the
+    code that reads them: a regeneration that changes a fact and no entry's text (an erratum, a
+    reader fixed in the generator) must not find the old answers on disk."""
+    import shutil
+    from emu.options import REFERENCE, activate, deactivate
+    for name in facts._SOURCES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(facts._ROOT + "/" + name, tmp_path / name)
+    shutil.copytree(facts._ROOT + "/isa/generated", tmp_path / "isa/generated")
+    monkeypatch.setattr(facts, "_ROOT", str(tmp_path))
+    token = activate(REFERENCE)          # source_stamps off: every digest reads the files
+    try:
+        before = facts._digest()
+        table = tmp_path / "isa/generated/rdna3/effects.py"
+        table.write_text(table.read_text() + "\n# regenerated\n")
+        assert facts._digest() != before
+    finally:
+        deactivate(token)

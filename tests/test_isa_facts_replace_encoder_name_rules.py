@@ -44,6 +44,10 @@ _PARSE_SEES_A_READ = {
         "V_SWMMAC_F32_16X16X32_FP8_BF8", "V_SWMMAC_F32_16X16X32_FP8_FP8", "V_SWMMAC_I32_16X16X32_IU4",
         "V_SWMMAC_I32_16X16X32_IU8", "V_SWMMAC_I32_16X16X64_IU4"},
 }
+_SPARSE_FORMULA = re.compile(r"^D = A \(sparse \d+x\d+\) \* B \(\d+x\d+\) \+ D \(\d+x\d+\)$")
+_PARSE_SEES_A_READ["CDNA's sparse matrix formula adds D itself (D = A (sparse MxK) * B (KxN) + D (MxN): "
+                   "V_SMFMAC), which the old regex, looking for D0, did not see"] = {
+    d.name for family, d in _instructions() if d.pcode and _SPARSE_FORMULA.match(d.pcode.strip())}
 _PARSE_SEES_NO_READ = {
     "D0 is read only after a full write of it (D0.f = trunc(S0.f); if ... D0.f += 1.0)": {
         "V_CEIL_F32", "V_FLOOR_F32", "V_CVT_PK_U8_F32"},
