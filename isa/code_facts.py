@@ -1,5 +1,5 @@
 """Shapes of an instruction's code that say what it computes as a whole, read from the statements
-of the one pseudocode parse (isa.effects.statements: tokens, comments dropped), not from its text.
+of the one pseudocode parse (isa.pcode_statements.statements: tokens, comments dropped), not from its text.
 
     from isa.code_facts import atomic_update
     atomic_update(d.pcode)      # AtomicUpdate('add', 'u32', True, ()) for ds_add_rtn_u32

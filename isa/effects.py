@@ -27,14 +27,13 @@ SCRATCH, buffer, scalar), read / write / read-modify-write, its register fields 
 the encoding's conditions, EXEC and M0 -- is the generated record
 isa.memory_access.memory_effects(d) (memory_registers(d, fields, traits) for one encoding).
 
-Code no loaded family has (a test's own text) is parsed by the generator's reader. The one split
-of the code into statements (`statements`, `assignment`: isa/pcode_statements.py) is reached from
-here too, for the modules that still read it (isa.code_facts)."""
+Code no loaded family has (a test's own text) is refused (FactsError, the rule for every generated
+fact: isa/fact_tables.py); the generator's reader, isa.gen.effects.effects, reads it."""
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .fact_tables import table
+from .fact_tables import FactsError, table
 from .fact_types import Effects, WaveState
 from .spec import loaded_specs
 
@@ -82,13 +81,16 @@ def _record(pcode: str) -> tuple[str, int] | None:
 @lru_cache(maxsize=None)
 def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring): the generated table's
-    answer for the code of an instruction of a loaded family."""
+    answer for the code of an instruction of a loaded family; FactsError for other code."""
     if not pcode:
         return _NO_CODE
     known = _record(pcode)
     if known is None:
-        from .gen.effects import effects as parse
-        return parse(pcode)
+        lines = pcode.strip().splitlines()
+        shown = repr(lines[0]) + (" ..." if len(lines) > 1 else "")
+        raise FactsError(f"no generated effects for code {shown}: "
+                         f"no instruction of a loaded family's manual has it (loaded: "
+                         f"{', '.join(sorted(loaded_specs())) or 'none'}); isa.gen.effects.effects reads code of one's own")
     made = _made.get(known)
     if made is None:
         family, record = known
@@ -140,11 +142,3 @@ def wave_state(d) -> WaveState:
             reads |= {f"MODE.FP_ROUND.{_MODE_HALF[t]}" for name, t in types.items()
                       if name.startswith("D") and t in _MODE_HALF}
     return WaveState(frozenset(reads), frozenset(e.state_writes | set(sets_mode(d))))
-
-
-def __getattr__(name: str):
-    # the one parse's statements, for isa.code_facts (the generator's reader, imported on first use)
-    if name in ("statements", "assignment"):
-        from . import pcode_statements
-        return getattr(pcode_statements, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
