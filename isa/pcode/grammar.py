@@ -21,15 +21,19 @@ def parser() -> lark.Lark:
     return lark.Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
 
 
-# The manual names a local array `in` (v_perm_b32, v_fma_mix_*), which is also the for-loop
-# keyword; a name followed by '[' or ':' is never the keyword.
-_IN_AS_NAME = re.compile(r"\bin\b(?=\s*(\[|:))")
+# The manual names a local `in` (v_perm_b32, v_fma_mix_*, CDNA4's v_prng_b32), which is also the
+# for-loop keyword: `in` is the keyword only after `for NAME`, elsewhere the name `in_`.
+_IN = re.compile(r"\b(for\s+\w+\s+)in\b|\bin\b")
+
+
+def _in_as_name(text: str) -> str:
+    return _IN.sub(lambda m: m.group(0) if m.group(1) else "in_", text)
 
 
 def parse(text: str, name: str = "?") -> lark.Tree:
     """The syntax tree of `text`; PcodeSyntaxError names `name`, the line and column otherwise."""
     try:
-        return parser().parse(_IN_AS_NAME.sub("in_", text))
+        return parser().parse(_in_as_name(text))
     except lark.exceptions.UnexpectedInput as e:
         line = text.splitlines()[e.line - 1] if 0 < getattr(e, "line", 0) <= len(text.splitlines()) else ""
         raise PcodeSyntaxError(f"{name}: pseudocode line {e.line} column {e.column}: "
