@@ -26,6 +26,7 @@ from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .signature import Operand, raw_source_field, register_number_source
+from .special_registers import smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
@@ -331,6 +332,15 @@ def _sreg(spec: Spec, s: Src) -> int:
     if s.kind != "s" or spec.traits.is_constant(s.val):
         raise Gfx9AsmError(f"{s.text}: expected a scalar register", s.value)
     return unmodified(s).val
+
+
+def _smem_data(spec: Spec, s: Src, mn: str) -> int:
+    """A scalar memory instruction's SDATA register: not M0 or EXEC (the manuals')."""
+    code = _sreg(spec, s)
+    wrong = isinstance(s.value, (Special, Attr)) and smem_data_error(spec.traits, s.value.name, code)
+    if wrong:
+        raise Gfx9AsmError(f"{mn}: sdata: {wrong}", s.value)
+    return code
 
 
 @lru_cache(maxsize=None)
@@ -921,7 +931,7 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         data = next(it, None)
         if data is None:
             raise Gfx9AsmError(f"{mn} takes 1 operand (sdst), got none")
-        f["SDATA"] = _sreg(spec, data)
+        f["SDATA"] = _smem_data(spec, data, mn)
     elif not ops:
         raise Gfx9AsmError(f"{mn}: too few operands")
     else:
@@ -931,7 +941,7 @@ def encode_smem(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             next(it)
         elif role == "register":         # (s_dcache_discard has none)
             data = next(it)
-            f["SDATA"] = _sreg(spec, data)
+            f["SDATA"] = _smem_data(spec, data, mn)
         base = next(it, None)
         if base is None:
             raise Gfx9AsmError(f"{mn}: too few operands (no sbase)")
@@ -1175,20 +1185,22 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     return data, d
 
 
-def _width(value) -> tuple[str, int] | None:
-    """(register file, registers) of a register operand (through -x, |x|, sext(x)), else None;
-    a special register is one register, or two where its name is the 64-bit pair's."""
+def _unwrapped(value):
+    """The operand inside -x, |x| and sext(x)."""
     while isinstance(value, Mod) or isinstance(value, Call) and value.name == "sext" and len(value.args) == 1:
         value = value.value if isinstance(value, Mod) else value.args[0]
+    return value
+
+
+def _width(value, widths: dict) -> tuple[str, int] | None:
+    """(register file, registers) of a register operand (through -x, |x|, sext(x)), else None;
+    a special register's are the family's (`widths`: special_registers.special_widths)."""
+    value = _unwrapped(value)
     if isinstance(value, (Reg, Agpr)):
         return value.cls, value.count
-    if isinstance(value, (Special, Attr)) and value.name in _names_of_width:
-        return "special", _names_of_width[value.name]
+    if isinstance(value, (Special, Attr)) and value.name in widths:
+        return "special", widths[value.name]
     return None
-
-
-_names_of_width = {**{pair: 2 for pair in syntax.PAIR_TEXT.values()},
-                   **{half: 1 for lo in syntax.PAIR_TEXT for half in (lo, lo[:-3] + "_hi")}}
 
 
 def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
@@ -1200,7 +1212,8 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
     # the widths depend on the instruction, its encoding and its flags, never on register
     # numbers: a shape checked once (mnemonic, each operand's width or kind, modifier names)
     # is not decoded again
-    shape = (spec.arch, instr.mnemonic, tuple(_width(o) or _kind(o) for o in instr.operands),
+    widths = special_widths(spec.traits)
+    shape = (spec.arch, instr.mnemonic, tuple(_width(o, widths) or _kind(o) for o in instr.operands),
              tuple(instr.modifiers))
     if shape in _widths_checked:
         return
@@ -1218,30 +1231,35 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
         written.insert(decoded.operands.index(Special("vcc")), Special("vcc"))
     names = None
     for i, (given, want) in enumerate(zip(written, decoded.operands)):
-        g, w = _width(given), _width(want)
+        g, w = _width(given, widths), _width(want, widths)
         if g is None or w is None or g[1] == w[1]:
             continue
         if implied:     # read with vcc implied the operands do not fit: one is missing
             raise Gfx9AsmError(f"{instr.mnemonic}: takes {len(decoded.operands)} operands, got {len(written) - 1}")
         names = names or operand_names(spec, inst)
         what = names[i] if i < len(names) else f"operand {i + 1}"
+        inner = _unwrapped(given)
+        wrong = g[0] == "special" and width_error(spec.traits, inner.name, w[1])
+        if wrong:
+            raise Gfx9AsmError(f"{instr.mnemonic}: {what}: {wrong}", given)
         raise Gfx9AsmError(f"{instr.mnemonic}: {what}: {_text(given)} is {_registers_text(g[1])} ({32 * g[1]} "
                            f"bits), this operand needs {w[1]} ({_text(want)})", given)
-    _check_special_widths(spec, instr, written, decoded.operands)
+    _check_special_widths(spec, instr, written, decoded.operands, lambda: operand_names(spec, inst))
     _widths_checked.add(shape)
 
 
-def _check_special_widths(spec: Spec, instr: Instr, written: list, decoded: list) -> None:
+def _check_special_widths(spec: Spec, instr: Instr, written: list, decoded: list, operand_names) -> None:
     """A special register (m0, exec_hi, vcc, ...; not an aperture or a condition, which any width
-    reads) written where the operand is wider: the decoder names the code by the special's name whatever the width, so the width is
-    found by writing s0 in its place (once per instruction shape)."""
-    names = _names(spec)
+    reads) written where the operand is wider: the decoder names the code by the special's name
+    whatever the width, so the operand's width is found by writing s0 in its place (once per
+    instruction shape) and the special's is the family's (special_registers.width_error, the
+    RDNA encoder's check too)."""
+    names, widths = _names(spec), special_widths(spec.traits)
     for i, given in enumerate(written):
         inner = given.value if isinstance(given, Mod) else given
         if not isinstance(inner, (Special, Attr)) or inner.name not in names \
                 or names[inner.name] not in spec.traits.scalar_codes or i >= len(decoded):
             continue
-        count = _width(inner)[1] if _width(inner) else 1
         probe = replace(instr, operands=tuple(Reg("s", 0, 1) if o is given else o for o in instr.operands))
         try:
             data, _ = _encode(spec, probe)
@@ -1250,10 +1268,13 @@ def _check_special_widths(spec: Spec, instr: Instr, written: list, decoded: list
         from .decode import decode_one
         from .instr_fields_gfx9 import gfx9_instr
         redecoded = gfx9_instr(spec, decode_one(spec, data, 0))
-        want = _width(redecoded.operands[i]) if redecoded is not None and i < len(redecoded.operands) else None
-        if want is not None and want[1] > count:
-            raise Gfx9AsmError(f"{instr.mnemonic}: {_text(given)} is {_registers_text(count)} ({32 * count} bits), "
-                               f"this operand needs {want[1]}", given)
+        want = _width(redecoded.operands[i], widths) if redecoded is not None and i < len(redecoded.operands) else None
+        wrong = want is not None and want[1] > widths.get(inner.name, want[1]) and \
+            width_error(spec.traits, inner.name, want[1])
+        if wrong:
+            what = operand_names()
+            what = what[i] if i < len(what) else f"operand {i + 1}"
+            raise Gfx9AsmError(f"{instr.mnemonic}: {what}: {wrong}", given)
 
 
 _widths_checked: set = set()

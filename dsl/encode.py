@@ -22,6 +22,7 @@ from .field_values import buffer_format_codes
 from .instr import Instr
 from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
+from .special_registers import smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
 from .signature import Operand, ValuSig, takes_clamp, type_info, valu_signature, vopd_base
@@ -36,8 +37,6 @@ ds_layout = cache(signature.ds_layout)
 flat_layout = cache(signature.flat_layout)
 valu_signature = cache(valu_signature)
 
-PAIRS = {"vcc", "exec"}
-HALVES_OF_PAIRS = {"vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0"}     # 32-bit specials
 
 
 @lru_cache(maxsize=None)
@@ -155,11 +154,9 @@ class Encoder:
                 # src_lds_direct in a VOPD half, which the VOPD operand table does not list)
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} (operand code {code}) is not a source of "
                                    f"{self.spec.arch}'s {F.d.format} encoding", v)
-            if v.name in PAIRS and n == 1:
-                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 64 bits wide; this operand is 32-bit, "
-                                   f"use {v.name}_lo or {v.name}_hi", v)
-            if n == 2 and v.name in HALVES_OF_PAIRS:
-                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is 32 bits wide; this operand is 64-bit", v)
+            wrong = width_error(self.traits, v.name, max(n, 1))
+            if wrong:
+                raise OperandError(f"{_name(F.d)}: {what}: {wrong}", v)
             return code, neg, ab, hi
         if op.registers_only:
             raise OperandError(f"{_name(F.d)}: {what}: takes a register, not {v}", v)
@@ -222,9 +219,9 @@ class Encoder:
             code = self.special.get(v.name)
             if code is None or code not in self.traits.scalar_codes:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not a scalar register", v)
-            if (v.name in PAIRS) != (n == 2) and v.name != "null":
-                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is {64 if v.name in PAIRS else 32} bits wide; "
-                                   f"this operand is {32 * n}-bit", v)
+            wrong = width_error(self.traits, v.name, n)
+            if wrong:
+                raise OperandError(f"{_name(F.d)}: {what}: {wrong}", v)
             return code
         if not isinstance(v, Reg) or v.cls not in ("s", "ttmp"):
             raise OperandError(f"{_name(F.d)}: {what}: expected an SGPR{' range' if n > 1 else ''} "
@@ -241,6 +238,40 @@ class Encoder:
                 raise OperandError(f"{_name(F.d)}: {what}: {v} is out of range (s0..s{self.traits.sgprs - 1})", v)
             return v.idx
         return self.traits.ttmp_base + v.idx
+
+    def smem_data(self, v, F: Fields, n: int) -> int:
+        """A scalar memory instruction's SDATA: `n` scalar registers, not M0 or EXEC (the manuals')."""
+        code = self.sreg_code(v, F, "sdata", n)
+        wrong = isinstance(v, Special) and smem_data_error(self.traits, v.name, code)
+        if wrong:
+            raise OperandError(f"{_name(F.d)}: sdata: {wrong}", v)
+        return code
+
+    def flat_saddr(self, v, F: Fields, n: int, vaddr: bool) -> int:
+        """A GLOBAL/SCRATCH SADDR of `n` registers beside a VADDR operand or not (`vaddr`):
+        `off` is the first code the manual says disables it (traits.saddr_off). A disabling code
+        written as a register is refused where it would not mean what the line says: null as a
+        64-bit GLOBAL base beside a VADDR (which it makes a 64-bit address, as the text says with
+        `off`), any other (RDNA3's 0x7f, exec_hi) as a register that is not read. null as
+        SCRATCH's 32-bit offset, or as the base of an instruction without VADDR
+        (global_load_addtid_b32), is `off` itself."""
+        if isinstance(v, Special) and v.name == "off":
+            return self.traits.saddr_off[0]
+        code = self.sreg_code(v, F, "saddr", n)
+        if isinstance(v, Special) and code in self.traits.saddr_off and \
+                (code != self.traits.null or n > 1 and vaddr):
+            raise OperandError(f"{_name(F.d)}: saddr: {v.name} (code {code}) is a code that disables the scalar "
+                               f"address{' (VADDR is then a 64-bit address)' if n > 1 else ''}: write off", v)
+        return code
+
+    def global_vaddr(self, v, saddr, F: Fields) -> int:
+        """GLOBAL's VADDR: a 64-bit address where SADDR is `off`, else a 32-bit offset from the
+        scalar base. A 64-bit address beside a named base is the base's error (it must be off)."""
+        off = isinstance(saddr, Special) and saddr.name == "off"
+        if not off and isinstance(v, Reg) and v.cls == "v" and v.count == 2:
+            raise OperandError(f"{_name(F.d)}: saddr: {saddr} beside a 64-bit address ({v}): the scalar base "
+                               f"must be off", saddr)
+        return self.vgpr(v, F, "vaddr", 2 if off else 1)
 
     def vgpr(self, v, F: Fields, what: str, n: int = 1, half: bool = False) -> int:
         """A VGPR (range) operand's first register; `half`: the operand is 16-bit and may name
@@ -993,7 +1024,7 @@ class Encoder:
         if scalar_data(d) == "immediate":     # s_atc_probe's mode
             F["SDATA"] = _imm16(ops[0], d)
         else:
-            F["SDATA"] = self.sreg_code(ops[0], F, "sdata", value_dwords(d))
+            F["SDATA"] = self.smem_data(ops[0], F, value_dwords(d))
         F["SBASE"] = self.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
         third = ops[2]
         off = mods.pop("offset", None)
@@ -1049,18 +1080,14 @@ class Encoder:
         F.update(ADDR=0, DATA=0, VDST=0, SADDR=no_saddr, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
-                if isinstance(v, Special) and v.name == "off":
-                    F["SADDR"] = no_saddr
-                else:
-                    F["SADDR"] = self.sreg_code(v, F, name, n)
+                F["SADDR"] = self.flat_saddr(v, F, n, any(name == "vaddr" for name, _, _ in layout))
             elif name == "vaddr" and fmt == "SCRATCH":
                 if isinstance(v, Special) and v.name == "off":
                     F["SVE"] = 0
                 else:
                     F["ADDR"], F["SVE"] = self.vgpr(v, F, name), 1
             elif name == "vaddr" and fmt == "GLOBAL":
-                n = 2 if isinstance(ops[-1], Special) and ops[-1].name == "off" else 1
-                F["ADDR"] = self.vgpr(v, F, name, n)
+                F["ADDR"] = self.global_vaddr(v, ops[-1], F)
             else:
                 F[field] = self.vgpr(v, F, name, n)
         off = mods.pop("offset", 0)

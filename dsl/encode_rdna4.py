@@ -98,7 +98,7 @@ def smem(enc, d, F, ops, mods):
             raise OperandError(f"{mn}: expected a number 0..127, got {ops[0]}", ops[0])
         F["SDATA"] = ops[0]
     else:
-        F["SDATA"] = enc.sreg_code(ops[0], F, "sdata", value_dwords(d))
+        F["SDATA"] = enc.smem_data(ops[0], F, value_dwords(d))
     F["SBASE"] = enc.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
     third = ops[2]
     off = mods.pop("offset", None)
@@ -134,14 +134,12 @@ def flat(enc, d, F, ops, mods):
     for (name, field, n), v in zip(layout, ops):
         field = _FLAT_FIELDS.get(field, field)
         if name == "saddr":
-            if not (isinstance(v, Special) and v.name == "off"):
-                F["SADDR"] = enc.sreg_code(v, F, name, n)
+            F["SADDR"] = enc.flat_saddr(v, F, n, any(name == "vaddr" for name, _, _ in layout))
         elif name == "vaddr" and d.format == "VSCRATCH":
             if not (isinstance(v, Special) and v.name == "off"):
                 F["VADDR"], F["SVE"] = enc.vgpr(v, F, name), 1
-        elif name == "vaddr" and d.format == "VGLOBAL":   # no scalar base: a 64-bit address
-            saddr_off = isinstance(ops[-1], Special) and ops[-1].name == "off"
-            F["VADDR"] = enc.vgpr(v, F, name, 2 if saddr_off else 1)
+        elif name == "vaddr" and d.format == "VGLOBAL":
+            F["VADDR"] = enc.global_vaddr(v, ops[-1], F)
         else:
             F[field] = enc.vgpr(v, F, name, n)
     F["IOFFSET"] = _ioffset(enc, d, mods.pop("offset", 0), True)

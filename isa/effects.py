@@ -30,7 +30,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .fact_tables import table
-from .fact_types import Effects
+from .fact_types import Effects, WaveState
 from .spec import loaded_specs
 
 
@@ -89,6 +89,52 @@ def effects(pcode: str | None) -> Effects:
         family, record = known
         made = _made[known] = restored(table(family, "effects").EFFECTS[record])
     return made
+
+
+# MODE.FP_ROUND and MODE.FP_DENORM are two 2-bit halves each (every manual's MODE table: [1:0]
+# single precision, [3:2] double and half precision): the half an operand's float type selects
+_MODE_HALF = {"f32": "F32", "f16": "F16_F64", "f64": "F16_F64"}
+# MODE field names of wave_state -> (MODE table field, bit offsets within it)
+MODE_FIELDS = {"MODE.FP_ROUND.F32": ("FP_ROUND", 1, 0), "MODE.FP_ROUND.F16_F64": ("FP_ROUND", 3, 2),
+               "MODE.FP_DENORM.F32": ("FP_DENORM", 1, 0), "MODE.FP_DENORM.F16_F64": ("FP_DENORM", 3, 2)}
+
+
+def mode_bits(spec, name: str) -> tuple[int, int]:
+    """(hi, lo) in MODE of a field wave_state names: 'MODE.FP_DENORM.F32' is MODE[5:4] (spec's
+    MODE table: FP_DENORM 7:4, its single-precision half [1:0]), 'MODE.IEEE' MODE[9:9]."""
+    field, hi, lo = MODE_FIELDS.get(name, (name.removeprefix("MODE."), None, None))
+    for table_field, table_hi, table_lo, _ in spec.tables.get("mode", ()):
+        if table_field == field:
+            return (table_hi, table_lo) if hi is None else (table_lo + hi, table_lo + lo)
+    raise KeyError(f"{name}: no such field in the MODE register table of {spec.arch}")
+
+
+@lru_cache(maxsize=None)
+def wave_state(d) -> WaveState:
+    """The MODE and STATUS fields InstrDef `d` reads and writes (isa.fact_types.WaveState): those
+    its code names (effects' state_reads, state_writes), and those the code of the instructions it
+    calls reads (isa.facts.instruction_calls: v_pk_max_f16's v_max_f16); the halves of MODE.FP_DENORM its float
+    operands and of MODE.FP_ROUND its float results follow, where the float_modes fact says MODE
+    applies (isa.facts.float_modes: not packed, matrix, exact or self-rounded results), for VALU,
+    SALU and LDS instructions (the manuals' MODE table: other memory instructions and atomics
+    ignore it); and the fields its description says it sets (isa.facts.sets_mode: s_round_mode)."""
+    from .facts import float_modes, instruction_calls, sets_mode
+    from .spec import family_of, load, traits
+    e = effects(d.pcode)
+    reads = set(e.state_reads)
+    family = family_of(d)
+    for name in instruction_calls(d) if family else ():     # v_pk_max_f16 calls v_max_f16 (MODE.IEEE)
+        called = [x for x in load(family).lookup(name) if x.pcode]
+        reads |= set(effects(called[0].pcode).state_reads) if called else set()
+    roles = traits(family).roles if family else None
+    if roles is None or d.format not in roles.memory - roles.lds:
+        modes, types = float_modes(d), d.operand_types or {}
+        if modes.flushes:
+            reads |= {f"MODE.FP_DENORM.{_MODE_HALF[t]}" for t in types.values() if t in _MODE_HALF}
+        if modes.rounds:
+            reads |= {f"MODE.FP_ROUND.{_MODE_HALF[t]}" for name, t in types.items()
+                      if name.startswith("D") and t in _MODE_HALF}
+    return WaveState(frozenset(reads), frozenset(e.state_writes | set(sets_mode(d))))
 
 
 def __getattr__(name: str):

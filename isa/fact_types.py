@@ -81,10 +81,29 @@ class Effects:
     #                        a mask made from one: v_bfm) shifted by another: `D0.u64 = (S1.u64 <<
     #                        S0[5 : 0].u32)` (v_lshlrev_b64; not CDNA's v_lshl_add_u64, which adds
     #                        to the shifted value)
+    state_reads: frozenset = frozenset()  # fields of the wave's MODE and STATUS registers the code reads
+    #                        by name, `WAVE_MODE.IEEE` 'MODE.IEEE', `WAVE_STATUS.PRIV` 'STATUS.PRIV' (v_max_f32,
+    #                        s_setreg's writeable mask), and 'HW_REGISTERS': a hardware register an ID chooses
+    #                        (s_getreg). MODE's float fields an arithmetic instruction applies are not named in
+    #                        its code: isa.effects.wave_state adds them from the float_modes fact
+    state_writes: frozenset = frozenset()  # likewise assigned: `WAVE_STATUS.PRIV = 1'0U` (s_rfe, s_trap),
+    #                        `HW_REGISTERS[hwRegId] = value` (s_setreg: MODE, STATUS or another register)
 
     @property
     def writes(self) -> frozenset:
         return self.full | self.partial
+
+
+@dataclass(frozen=True)
+class WaveState:
+    """The fields of the wave's MODE and STATUS registers an instruction reads and writes
+    (isa.effects.wave_state): 'MODE.FP_ROUND.F32' (MODE.FP_ROUND[1:0], single precision),
+    'MODE.FP_ROUND.F16_F64' ([3:2], double and half precision), 'MODE.FP_DENORM.F32' and
+    'MODE.FP_DENORM.F16_F64' likewise, 'MODE.FP_ROUND' / 'MODE.FP_DENORM' (the whole field),
+    other fields as the code names them ('MODE.IEEE', 'STATUS.PRIV') and 'HW_REGISTERS' (a
+    hardware register an ID in the instruction chooses: s_getreg, s_setreg)."""
+    reads: frozenset = frozenset()
+    writes: frozenset = frozenset()
 
 
 @dataclass(frozen=True)

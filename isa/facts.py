@@ -58,7 +58,7 @@ DEFAULTS = {
     "accumulates": False, "float_modes": (True, False, "no float result"),
     # the description's wording (isa/gen/descriptions.py)
     "scalar_result": False, "opsel_flags": 0, "cache_control": False, "result_without_code": False,
-    "loads_to_lds": False, "source_is_immediate": False, "lookup_table": None,
+    "loads_to_lds": False, "source_is_immediate": False, "lookup_table": None, "sets_mode": (),
 }
 _RESTORE = {"atomic_update": lambda v: None if v is None else AtomicUpdate(*v), "register_files": frozenset,
             "register_number_sources": frozenset, "lane_select_sources": frozenset,
@@ -285,6 +285,14 @@ def lookup_table(d) -> tuple[float, ...] | None:
     """The entries of the lookup table the description lists where the code only declares the
     array (v_cvt_off_f32_i4's CVT_OFF_TABLE: "Lookup table on S0[3:0]: ... 1000 -0.5000f ...")."""
     return fact("lookup_table", d)
+
+
+@_memo
+def sets_mode(d) -> tuple[str, ...]:
+    """MODE fields the description says an instruction without code sets from its immediate:
+    ('MODE.FP_ROUND',) for s_round_mode ("Set floating point round mode using an immediate
+    constant"), ('MODE.FP_DENORM',) for s_denorm_mode (isa.effects.wave_state)."""
+    return fact("sets_mode", d)
 
 
 def behaviour_unknown(d) -> bool:

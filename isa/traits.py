@@ -133,6 +133,12 @@ _CDNA3_ROLES = FormatRoles(
 # tests/test_isa_traits.py): f64 is rounded toward zero, bf16 is the f32's high half.
 _INV_2PI_BITS = {16: 0x3118, 32: 0x3e22f983, 64: 0x3fc45f306dc9c882, "bf16": 0x3e22}
 
+# Registers a scalar memory instruction may not load into or store from: every manual's SMEM
+# field table says "SDATA must be: SGPR or VCC. Not: EXEC, M0 ..." (RDNA3 and RDNA3.5 "Scalar
+# Memory Operations" field table, pages 85 / 87; RDNA4 chapter 8, SMEM fields; CDNA3 and CDNA4
+# "Not: exec or m0"). Manual names; a pair (EXEC) is excluded with its halves.
+_SMEM_DATA_EXCLUDED = ("M0", "EXEC_LO", "EXEC_HI")
+
 _ENTRIES: dict[str, _Entry] = {
     "rdna3": _Entry((32, 64), _RDNA3_ROLES,
                     {"gfx1100": 1536, "gfx1101": 1536, "gfx1102": 1024, "gfx1103": 1024}, "gfx1100"),
@@ -171,8 +177,9 @@ class Traits:
     saddr_off: tuple = ()              # SADDR codes that mean "no SGPR address" (FLAT/GLOBAL/SCRATCH),
     #                                    the one an assembler writes for `off` first
     workgroup_id_ttmps: bool = False   # work-group ids in TTMP9 / TTMP7 (see _Entry)
-    aperture_codes: frozenset = frozenset()    # source codes the operand table calls "Memory Aperture
-    #                                            definition" (SHARED_BASE .. PRIVATE_LIMIT): 64-bit addresses
+    aperture_codes: frozenset = frozenset()    # source codes the operand tables call "Memory Aperture
+    #                                            definition" (SHARED_BASE .. PRIVATE_LIMIT): 64-bit addresses;
+    #                                            the generated tables["aperture_codes"]
 
     # the codes every package names, as attributes
     @property
@@ -216,6 +223,22 @@ class Traits:
     def scalar_codes(self) -> range:
         """Codes of the 32-bit scalar register file: SGPRs, VCC, TTMPs, NULL, M0, EXEC."""
         return range(0, max(self.codes[n] for n in ("VCC_HI", "NULL", "M0", "EXEC_HI") if n in self.codes) + 1)
+
+    @cached_property
+    def special_registers(self) -> dict:
+        """{manual name: registers} of each named scalar register: 1 for a 32-bit one (M0,
+        VCC_LO, EXEC_HI, ...), 2 for a pair whose halves the operand table names X_LO and X_HI at
+        consecutive codes (VCC, EXEC, FLAT_SCRATCH, XNACK_MASK), written at X_LO's code. NULL has
+        no width: it reads as zero and discards what is written, as any number of registers."""
+        out = {name: 1 for name, code in self.codes.items() if code in self.scalar_codes and name != "NULL"}
+        out.update({name[:-3]: 2 for name in list(out)
+                    if name.endswith("_LO") and self.codes.get(name[:-3] + "_HI") == self.codes[name] + 1})
+        return out
+
+    @cached_property
+    def smem_data_excluded(self) -> frozenset:
+        """Codes of the registers scalar memory may not load into or store from (M0, EXEC)."""
+        return frozenset(self.codes[name] for name in _SMEM_DATA_EXCLUDED if name in self.codes)
 
     @cached_property
     def constant_codes(self) -> frozenset:
@@ -282,7 +305,7 @@ def entry(family: str) -> _Entry:
 
 def build_traits(family: str, operands: dict, tables: dict | None = None) -> Traits:
     """The Traits of `family` from its generated operand tables (Spec.operands), its other tables
-    (Spec.tables: the SADDR codes that disable it) and its entry. Spec.traits calls this once per family;
+    (Spec.tables: the SADDR codes that disable it, the aperture codes) and its entry. Spec.traits calls this once per family;
     use isa.traits(target) or spec.traits."""
     entry_ = entry(family)
     # the widest source field's table: every code a source can name (VOP3 on RDNA, VOP3A on CDNA)
@@ -294,12 +317,9 @@ def build_traits(family: str, operands: dict, tables: dict | None = None) -> Tra
     saddr_off = _saddr_off(tables or {}, entry_.roles.flat, operands[table]["SRC0"])
     codes, ints, floats = {}, [], {}
     sgprs = ttmps = vgprs = ttmp_base = vgpr_base = None
-    apertures = set()
     for lo, hi, kind, base, text in rows:
         if kind == "special":
             codes[base] = lo
-            if "memory aperture" in text.lower():
-                apertures.add(lo)
         elif kind == "literal":
             codes["LITERAL"] = lo
         elif kind == "sgpr":
@@ -319,7 +339,7 @@ def build_traits(family: str, operands: dict, tables: dict | None = None) -> Tra
     return Traits(family, entry_.wave_sizes, codes, sgprs, ttmp_base, ttmps, vgpr_base, vgprs, entry_.agprs,
                   tuple(ints), floats, entry_.roles, entry_.vgpr_file_wave32, entry_.family_device,
                   entry_.dialect, table, saddr_off=saddr_off, workgroup_id_ttmps=entry_.workgroup_id_ttmps,
-                  aperture_codes=frozenset(apertures))
+                  aperture_codes=frozenset(code for code, _name in (tables or {}).get("aperture_codes", ())))
 
 
 def _saddr_off(tables: dict, flat_formats, src_rows: list) -> tuple:

@@ -273,10 +273,12 @@ class Checker:
             return sg[x[1], w]
         return scc[w]
 
-    def execute(self, case: Case, waves: int, perturbed: list, rng):
+    def execute(self, case: Case, waves: int, perturbed: list, rng, modes=None, fill=None):
         """Run the instruction in `waves` waves (one per work-group); wave w starts from the
         common random state with register perturbed[w] changed. (state before, state after)
-        as (VGPRs (V, W, L), SGPRs (128, W), SCC (W,))."""
+        as (VGPRs (V, W, L), SGPRs (128, W), SCC (W,)). `fill(vg, sg)` may overwrite the common
+        state before the perturbations; `modes`, one MODE per wave, replaces the dispatch's; each
+        wave's MODE after the instruction is left in self.mode_after (tests/effects_check_mode.py)."""
         from emu.launch import Dispatch
         t, L = self.traits, self.wave
         vg = np.broadcast_to(special_dwords(rng, VGPRS * L).reshape(VGPRS, 1, L), (VGPRS, waves, L)).copy()
@@ -289,6 +291,8 @@ class Checker:
         if self.wave == 32:
             sg[t.exec_hi] = 0
         scc = np.full(waves, int(rng.integers(0, 2)), np.uint32)
+        if fill is not None:
+            fill(vg, sg)
         for w, x in enumerate(perturbed):
             if x is None:
                 continue
@@ -320,8 +324,12 @@ class Checker:
                 for row in rows:
                     st.write_sgprs(slice(0, waves), row, 1, sg[row].reshape(-1, 1))
                 st.scc[:, 0] = scc
+                if modes is not None:
+                    st.mode[:waves, 0] = modes
+                    st.mode_changed()
             elif p.pc == addr + 4:
                 snap["after"] = (st.vgpr[:VGPRS].copy(), st.sgpr.copy(), st.scc[:, 0].copy())
+                self.mode_after = st.mode[:waves, 0].copy()
         self.machine.tracer = tracer
         try:
             self.machine.run(Dispatch("effects", addr, grid=(waves, 1, 1), block=(L, 1, 1), wave_size=L,

@@ -252,10 +252,6 @@ KNOWN = [
     ("gfx950", "refuses", _has(r"^v_cvt_(sr_bf16_f32|scalef32_\w+) .*(mul|div):"),
      "output modifiers on CDNA4's new conversions to bf16/fp4/fp8: LLVM 22 gives them no OMOD operand; the "
      "manual types their results as floats, which take it"),
-    ("gfx11", "refuses", _has(r"^s_load_\w+ (exec_hi|exec_lo|vcc_hi|vcc_lo|m0)|^global_\w+ .*, null "),
-     "RDNA3 scalar and global operands: a 32-bit special register as a wider SMEM result (s_load_b256 exec_hi) "
-     "and null as a global saddr (LLVM 22 wants `off`): we encode them (the width check of the gfx9 encoder, "
-     "_check_special_widths, is not ported to the RDNA one yet)"),
     ("gfx1", "refuses", _has(r"^v_(max|min|maxmin|minmax|cmpx?_\w+)_[iu](16|32|64)\w* .* clamp\b"),
      "clamp on an integer VALU instruction that does not saturate (v_max_i32, v_maxmin_i32, integer v_cmpx): "
      "LLVM 22 refuses it; our RDNA encoder sets CLMP on any VOP3 (no manual fact yet says which integer "
@@ -399,6 +395,82 @@ def test_split_wait_counts_take_only_null_as_llvm_mc_does(arch):
         else:
             message = refusal(text, arch)
             assert message.startswith(f"1:{text.index(' ') + 2}: {text.split()[0]}: sdst: must be null"), message
+
+
+# special registers as scalar memory data, bases and offsets and as GLOBAL/SCRATCH addresses
+_RDNA_MEMORY_SPECIALS = (
+    [f"s_load_b32 {r}, s[0:1], 0" for r in ("m0", "exec_lo", "exec_hi", "vcc_lo", "vcc_hi", "vcc", "null", "ttmp0")]
+    + [f"s_load_b64 {r}, s[0:1], 0" for r in ("exec", "vcc", "m0", "exec_lo", "vcc_lo", "null", "ttmp[0:1]")]
+    + [f"s_load_b256 {r}, s[0:1], 0" for r in ("exec_hi", "vcc", "exec", "null", "s[0:7]")]
+    + [f"s_buffer_load_b32 {r}, s[0:3], 0" for r in ("m0", "exec_lo", "vcc_hi", "null")]
+    + [f"s_buffer_load_b128 {r}, s[0:3], 0" for r in ("vcc", "exec", "null")]
+    + [f"s_load_b32 s1, {r}, 0" for r in ("vcc", "exec", "m0", "null", "exec_lo")]
+    + [f"s_buffer_load_b32 s1, {r}, 0" for r in ("exec", "vcc", "s[4:7]")]
+    + [f"s_load_b32 s1, s[0:1], {r}" for r in ("m0", "exec_lo", "exec_hi", "null", "vcc_lo", "exec")]
+    + [f"global_load_b32 v1, v2, {r}" for r in ("null", "s[0:1]", "vcc", "exec", "exec_lo", "m0", "ttmp[0:1]")]
+    + [f"global_load_b32 v1, v[2:3], {r}" for r in ("null", "off", "vcc")]
+    + ["global_store_b32 v2, v1, null", "global_atomic_add_u32 v2, v1, null", "global_atomic_add_u32 v2, v1, s[2:3]"]
+    + [f"global_load_addtid_b32 v5, {r}" for r in ("null", "off", "exec_hi", "s[2:3]")]    # no VADDR: null is off
+    + ["global_store_addtid_b32 v1, null"]
+    + [f"scratch_load_b32 v1, off, {r}" for r in ("null", "off", "m0", "exec_lo", "exec_hi", "vcc_hi", "s0", "vcc")]
+    + [f"scratch_load_b32 v1, v2, {r}" for r in ("null", "off", "exec_hi", "m0")]
+    + ["scratch_store_b32 off, v1, null", "scratch_store_b32 off, v1, exec_hi"])
+_GFX9_MEMORY_SPECIALS = (
+    [f"s_load_dword {r}, s[0:1], 0" for r in ("m0", "exec_lo", "exec_hi", "vcc_lo", "vcc", "flat_scratch_lo", "ttmp0")]
+    + [f"s_load_dwordx2 {r}, s[0:1], 0" for r in ("exec", "vcc", "flat_scratch", "m0", "vcc_lo", "s[2:3]")]
+    + [f"s_load_dwordx8 {r}, s[0:1], 0" for r in ("exec_hi", "vcc", "exec", "s[0:7]")]
+    + [f"s_store_dword {r}, s[0:1], 0" for r in ("m0", "exec_lo", "vcc_hi")]
+    + [f"s_atomic_add {r}, s[0:1], 0" for r in ("exec_lo", "s2")]
+    + [f"s_memtime {r}" for r in ("exec", "vcc", "m0", "s[2:3]")]
+    + [f"s_buffer_load_dword {r}, s[0:3], 0" for r in ("m0", "exec_hi", "vcc_lo")]
+    + [f"s_load_dword s1, {r}, 0" for r in ("vcc", "exec", "m0", "flat_scratch")]
+    + [f"s_buffer_load_dword s1, {r}, 0" for r in ("exec", "vcc", "s[4:7]")])
+# (arch prefix, line): differences left, each with its reason; any other differing line fails
+_MEMORY_SPECIALS_LEFT = {
+    ("gfx1", "global_load_b32 v1, v2, exec"): "exec as a GLOBAL base: LLVM 22's register class for it leaves EXEC "
+    "out and no manual text says why; we take it",
+    ("gfx120", "scratch_load_b32 v1, off, exec_hi"): "exec_hi as an RDNA4 SCRATCH offset: LLVM 22's register "
+    "class leaves it out; RDNA4's manual disables SADDR with NULL only (on RDNA3 0x7f, exec_hi's code, disables "
+    "it too, and we refuse it there); we take it",
+    ("gfx120", "scratch_load_b32 v1, v2, exec_hi"): "as above",
+    ("gfx120", "scratch_store_b32 off, v1, exec_hi"): "as above",
+}
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"])
+def test_special_registers_in_memory_operands_are_taken_as_llvm_mc_takes_them(arch):
+    """M0 and EXEC are no scalar memory data (the manuals' SDATA rule), a special register is as
+    wide as its operand (s_load_b256 exec_hi; traits.special_registers, one check for both
+    encoders), null is no GLOBAL base beside a VADDR (`off` is; it is SCRATCH's and
+    global_load_addtid's), RDNA3's 0x7f (exec_hi) no
+    SCRATCH offset (the manual: it disables SADDR). Bytes equal where llvm-mc-22 accepts a line; a
+    refusal at llvm-mc's column naming the instruction and the operand where it refuses."""
+    if M.llvm_mc() is None:
+        pytest.skip(f"{M.LLVM_MC} not installed")
+    from .llvm_tools import mc_items
+    lines = _GFX9_MEMORY_SPECIALS if arch.startswith("gfx9") else _RDNA_MEMORY_SPECIALS
+    answers = mc_items(lines, arch)
+    bad, left, refused = [], [], 0
+    for text, (words, errors) in zip(lines, answers):
+        llvm = None if errors else bytes(int(b, 16) for w in words for b in w.split(","))
+        try:
+            got = dsl.assemble(text, arch)
+        except dsl.AsmError as e:
+            got = str(e)
+        if llvm is None and isinstance(got, str):
+            refused += 1
+            mnemonic = text.split()[0]
+            if not re.match(rf"1:{errors[0][0]}: {mnemonic}: (sdata|sbase|soffset|saddr|sdst): ", got):
+                bad.append(f"{text}: refused elsewhere than llvm-mc's column {errors[0][0]}: {got.splitlines()[0]}")
+        elif got != llvm:
+            why = next((w for (prefix, line), w in _MEMORY_SPECIALS_LEFT.items()
+                        if arch.startswith(prefix) and line == text), None)
+            (left if why else bad).append(f"{text}: llvm {llvm.hex() if llvm else 'refuses'}, ours "
+                                          f"{got.hex() if isinstance(got, bytes) else got.splitlines()[0]}")
+    print(f"\n{arch}: {len(lines) - len(bad) - len(left)}/{len(lines)} memory-operand lines as llvm-mc "
+          f"({refused} refused by both); {len(left)} listed differences: {left}")
+    assert bad == [], "\n".join(bad)
+    assert refused >= 10
 
 
 @pytest.mark.skipif(M.llvm_mc() is None, reason="llvm-mc-22 not installed")

@@ -1,4 +1,4 @@
-"""Constants in every operand of every ALU instruction against llvm-mc-22 (gfx1100, gfx1201,
+"""Constants in every operand of every ALU instruction against llvm-mc-22 (gfx1100, gfx1151, gfx1201,
 gfx942, gfx950).
 
 For each mnemonic of LLVM 22's corpus that LLVM re-encodes (one row per mnemonic, the one with
@@ -29,7 +29,7 @@ VALUES = ["0", "1", "-1", "-16", "-17", "64", "65", "0.5", "1.0", "-4.0", "0.159
           "0x3f800000", "0x12345", "1e10"]
 PER_OPERAND = 3
 ALU_FAMILIES = re.compile(r"^(SOP1|SOP2|SOPC|VOP|DPP|SDWA|MFMA|WMMA|SMEM|MUBUF|MTBUF)")
-ARCHS = ["gfx1100", "gfx1201", "gfx942", "gfx950"]
+ARCHS = ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"]
 
 
 def _dpp(line: str) -> bool:
@@ -65,11 +65,13 @@ KNOWN = [
     ("gfx12", lambda line, llvm, err: _dpp(line) and _dropped_literal(llvm) and "no literal" in err,
      "LLVM writes the literal code 255 in a DPP instruction and drops the literal dword (the value is lost); "
      "we refuse the literal"),
-    ("gfx1201", lambda line, llvm, err: _dpp(line) and llvm is None and err == "" and
+    (("gfx1151", "gfx1201"), lambda line, llvm, err: _dpp(line) and llvm is None and err == "" and
      line.startswith(("v_dot4_f32_fp8", "v_dot4_f32_bf8", "v_fma_mix")),
-     "LLVM 22 refuses some inline constants in gfx1201's VOP3P DPP (v_dot4_f32_fp8/bf8's sources, "
-     "v_fma_mix*'s src1) that it takes elsewhere (v_fma_mix*'s src2, v_dot2_f32_f16's, and all of them "
-     "on gfx1100); the RDNA4 manual's DPP section limits only src0; we take them"),
+     "LLVM 22 refuses some inline constants and SGPRs in the VOP3P DPP of gfx1151 and gfx1201 "
+     "(v_fma_mix*'s src1; gfx1201's v_dot4_f32_fp8/bf8's sources) that it takes in other VOP3 and VOP3P DPP "
+     "sources there (v_fma_mix*'s src2, v_dot2_f32_f16's src1, v_fma_f32's src1); the RDNA3.5 and RDNA4 "
+     "manuals' DPP sections limit only src0 (gfx1100 takes no scalar src1 in any VOP3 DPP, LLVM and we alike); "
+     "we take them"),
     ("gfx1201", lambda line, llvm, err: line.startswith("s_get_barrier_state ") and llvm is not None and
      "sdst" in err,
      "LLVM 22 takes a constant as s_get_barrier_state's destination (SDST code 0xc1 for -1); we refuse it"),

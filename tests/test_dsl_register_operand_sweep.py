@@ -1,5 +1,5 @@
 """Register widths and alignments in every operand of every instruction (all families) against
-llvm-mc-22 (gfx942, gfx950, gfx1100, gfx1201).
+llvm-mc-22 (gfx942, gfx950, gfx1100, gfx1151, gfx1201).
 
 For each mnemonic of LLVM 22's corpus that LLVM re-encodes (one row per mnemonic, as the
 constant sweep picks it, all families), each register operand in turn is written one register
@@ -20,7 +20,7 @@ import dsl
 from .llvm_tools import compare_with_mc, mc_encodings
 from .test_dsl_constant_sweep import _operand_spans, _rows, ours
 
-ARCHS = ["gfx942", "gfx950", "gfx1100", "gfx1201"]
+ARCHS = ["gfx942", "gfx950", "gfx1100", "gfx1151", "gfx1201"]
 ALL_FAMILIES = re.compile(r"")
 _REGISTER = re.compile(r"(?<![\w.])(s|v|a|ttmp)(?:(\d+)|\[(\d+):(\d+)\])(?![\w\[])")
 _HALVES = {"vcc": "vcc_lo", "vcc_lo": "vcc", "exec": "exec_lo", "exec_lo": "exec",
@@ -76,8 +76,8 @@ KNOWN = [
      "LLVM 22 takes an odd-aligned 96-bit result for ds_read_b96_tr_b6 only (ds_read_b96, "
      "ds_read_b64_tr_b*, global_load_dwordx3 refuse v[1:3]); we keep gfx90a's even alignment rule "
      "(the one row of LLVM's gfx950 corpus we refuse is this case)"),
-    ("gfx1100", lambda line, llvm, err: line.startswith("image_") and "MIMG instructions is not supported" in err,
-     "assembling gfx11 MIMG instructions is not supported yet (the corpus figures exclude MIMG)"),
+    ("gfx11", lambda line, llvm, err: line.startswith("image_") and "MIMG instructions is not supported" in err,
+     "assembling gfx11 (RDNA3, RDNA3.5) MIMG instructions is not supported yet (the corpus figures exclude MIMG)"),
 ]
 
 

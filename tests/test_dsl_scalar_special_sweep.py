@@ -1,4 +1,4 @@
-"""Special registers in every scalar ALU operand against llvm-mc-22 (gfx942, gfx950, gfx1100,
+"""Special registers in every scalar ALU operand against llvm-mc-22 (gfx942, gfx950, gfx1100, gfx1151,
 gfx1201).
 
 Every SOP1/SOP2/SOPC instruction of the ISA data (its operands from signature.scalar_layout:
@@ -19,7 +19,7 @@ from isa.mnemonics import text_mnemonic
 from .llvm_tools import compare_with_mc, mc_encodings
 from .test_dsl_constant_sweep import ours
 
-ARCHS = ["gfx942", "gfx950", "gfx1100", "gfx1201"]
+ARCHS = ["gfx942", "gfx950", "gfx1100", "gfx1151", "gfx1201"]
 SPECIALS = {1: ["vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0", "null", "ttmp1", "src_shared_base",
                 "src_shared_limit", "src_private_base", "src_private_limit", "src_scc", "src_vccz", "src_execz",
                 "src_pops_exiting_wave_id"],

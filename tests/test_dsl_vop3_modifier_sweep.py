@@ -1,5 +1,5 @@
 """VOP3 and VOP3P modifiers (op_sel, clamp, output modifiers) on every instruction of those
-encodings against llvm-mc-22 (gfx942, gfx950, gfx1100, gfx1201).
+encodings against llvm-mc-22 (gfx942, gfx950, gfx1100, gfx1151, gfx1201).
 
 The instructions come from the ISA data, not from a corpus: every VOP3/VOP3P definition (MFMA
 apart) is written as bytes with VGPR operands (v8 <- v2, v4, v6; pairs and tuples where LLVM reads
@@ -22,7 +22,7 @@ from dsl.signature import valu_signature
 from .llvm_tools import compare_with_mc, mc_encodings, tool
 from .test_dsl_constant_sweep import ours
 
-ARCHS = ["gfx942", "gfx950", "gfx1100", "gfx1201"]
+ARCHS = ["gfx942", "gfx950", "gfx1100", "gfx1151", "gfx1201"]
 _MODIFIERS = re.compile(r"\s+(op_sel(_hi)?:\[[\d,]+\]|clamp|mul:\d|div:\d|neg_(lo|hi):\[[\d,]+\])")
 _HALF = re.compile(r"\b(v\d+)\.([lh])\b")
 

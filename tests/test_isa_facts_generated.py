@@ -33,6 +33,7 @@ def test_committed_tables_are_what_the_generator_writes(family):
     assert _generated(family, ".facts").FACTS == instruction_facts(module.INSTRUCTIONS)
     assert module.TABLES["export_targets"] == descriptions.export_targets(module.FORMATS, module.OPERANDS)
     assert module.TABLES["saddr_off"] == descriptions.saddr_off(module.FORMATS)
+    assert module.TABLES["aperture_codes"] == descriptions.aperture_codes(module.OPERANDS)
 
 
 def _parsed(name: str, d):

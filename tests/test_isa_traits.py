@@ -157,3 +157,54 @@ def test_cdna3_saddr_off_is_0x7f():
     t = isa.traits("gfx942")
     assert t.saddr_off == (0x7F,)
     assert mc_encodings(["global_load_dword v1, v[2:3], off"], "gfx942")[0][6] == t.saddr_off[0]
+
+
+@pytest.mark.parametrize("family, target", FAMILIES + [("cdna3", "gfx942"), ("cdna4", "gfx950")])
+def test_aperture_codes_are_what_llvm_encodes(family, target):
+    """The generated tables["aperture_codes"] (the operand rows "SHARED_BASE (Memory Aperture
+    definition)." ... "PRIVATE_LIMIT ...") are the codes llvm-mc-22 encodes for src_shared_base ..
+    src_private_limit (SOP1's SSRC0, bits 7:0), under the same names, and traits.aperture_codes
+    holds exactly them."""
+    t, spec = isa.traits(family), isa.load(family)
+    named = dict(spec.tables["aperture_codes"])
+    names = [f"src_{name.lower()}" for name in named.values()]
+    assert sorted(names) == ["src_private_base", "src_private_limit", "src_shared_base", "src_shared_limit"]
+    got = mc_encodings([f"s_mov_b64 s[0:1], {n}" for n in names], target)
+    assert {n: b[0] for n, b in zip(names, got)} == {f"src_{name.lower()}": code for code, name in named.items()}
+    assert t.aperture_codes == frozenset(named)
+
+
+def test_aperture_codes_read_from_operand_rows():
+    """The generator's reading: rows whose text says "(Memory Aperture definition)", from any
+    format's code tables, once each; a code two tables name differently is refused."""
+    from isa.gen.descriptions import aperture_codes
+    row = (235, 235, "special", "SHARED_BASE", "SHARED_BASE (Memory Aperture definition).")
+    other = (240, 240, "float", 0.5, "0.5")
+    operands = {"SOP1": {"SSRC0": [row, other]}, "VOP3": {"SRC0": [row], "SRC1": [other]}}
+    assert aperture_codes(operands) == [(235, "SHARED_BASE")]
+    clash = (235, 235, "special", "PRIVATE_BASE", "PRIVATE_BASE (Memory Aperture definition).")
+    with pytest.raises(ValueError, match="aperture code 235"):
+        aperture_codes({**operands, "VOP1": {"SRC0": [clash]}})
+
+
+@pytest.mark.parametrize("family, target", FAMILIES + [("cdna3", "gfx942"), ("cdna4", "gfx950")])
+def test_special_register_widths_are_what_llvm_takes(family, target):
+    """Traits.special_registers: each named scalar register is 1 register (m0, vcc_lo, exec_hi,
+    flat_scratch_lo) or a 2-register pair (vcc, exec, flat_scratch, xnack_mask); llvm-mc-22 takes
+    it as s_mov_b32's source exactly where it is 1 and as s_mov_b64's where it is 2, and null at
+    either width. The same widths refuse it in both of our encoders."""
+    import dsl
+    from dsl.special_registers import special_widths
+    widths = special_widths(isa.traits(family))
+    assert {"vcc", "exec", "vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0"} <= set(widths) and "null" not in widths
+    names = list(widths) + (["null"] if isa.traits(family).null is not None else [])
+    lines = [f"s_mov_b32 s0, {n}" for n in names] + [f"s_mov_b64 s[0:1], {n}" for n in names]
+    want = mc_encodings(lines, target)
+    for line, name, llvm in zip(lines, names + names, want):
+        width = 2 if line.startswith("s_mov_b64") else 1
+        assert (llvm is not None) == (widths.get(name, width) == width), line
+        if llvm is None:
+            with pytest.raises(dsl.AsmError, match=rf"{name} is {32 * widths[name]} bits wide"):
+                dsl.assemble(line, target)
+        else:
+            assert dsl.assemble(line, target) == llvm, line

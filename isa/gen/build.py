@@ -7,7 +7,7 @@ from .. import errata as errata_mod
 from . import facts, instruction_facts
 from ..traits import entry
 from . import parse as P
-from .descriptions import export_targets, saddr_off
+from .descriptions import aperture_codes, export_targets, saddr_off
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -77,6 +77,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     tables_out["literal_dword"] = _literal_dwords(instructions, formats)
     tables_out["export_targets"] = export_targets(formats, operands)
     tables_out["saddr_off"] = saddr_off(formats)
+    tables_out["aperture_codes"] = aperture_codes(operands)
     applied += dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,

@@ -1,7 +1,8 @@
-"""Facts the manuals state in words rather than in pseudocode: an instruction's description, and
-the export TARGET field's list of destinations. Read once by the generator (isa/gen/facts.py,
+"""Facts the manuals state in words rather than in pseudocode: an instruction's description, the
+export TARGET field's list of destinations, the SADDR codes that disable an SGPR address and the
+source codes the operand tables call memory apertures. Read once by the generator (isa/gen/facts.py,
 build.py) and committed; the assembler, disassembler and emulator read the answers (isa.facts,
-tables["export_targets"])."""
+tables["export_targets"], tables["saddr_off"] and tables["aperture_codes"] through isa.traits)."""
 from __future__ import annotations
 
 import re
@@ -23,6 +24,11 @@ _INTO_DATA_SHARE = re.compile(r"\bstore (?:the )?result into (?:a )?data share",
 # the scalar source field holds the message type itself: "contains the message type encoded in the
 # instruction directly (this instruction does not read an SGPR)" (s_sendmsg_rtn_b32/b64)
 _SOURCE_IS_IMMEDIATE = re.compile(r"\bencoded in the instruction directly\b")
+
+# MODE fields an instruction without code sets from its immediate: "Set floating point round mode
+# using an immediate constant" (s_round_mode), "Set floating point denormal mode ..." (s_denorm_mode)
+_SETS_MODE = (("MODE.FP_ROUND", re.compile(r"^Set floating point round(?:ing)? mode\b")),
+              ("MODE.FP_DENORM", re.compile(r"^Set floating point denorm(?:al)? mode\b")))
 
 
 def scalar_result(pcode: str | None, description: str | None) -> bool:
@@ -48,6 +54,11 @@ def loads_to_lds(pcode: str | None, description: str | None) -> bool:
 
 def source_is_immediate(pcode: str | None, description: str | None) -> bool:
     return bool(_SOURCE_IS_IMMEDIATE.search(description or ""))
+
+
+def sets_mode(pcode: str | None, description: str | None) -> tuple[str, ...]:
+    """The MODE fields the description says the instruction sets (isa.effects.wave_state's writes)."""
+    return tuple(field for field, words in _SETS_MODE if words.search(description or ""))
 
 
 # the lookup table a description lists where the code only declares the array: v_cvt_off_f32_i4's
@@ -88,6 +99,28 @@ def saddr_off(formats: dict) -> list[tuple[str, tuple]]:
         if m:
             out.append((name, tuple(c if c == "NULL" else int(c, 16) for c in m.group(1).split(" or "))))
     return out
+
+
+# a source code the operand tables name as an aperture's address: "SHARED_BASE (Memory Aperture definition)."
+_APERTURE = re.compile(r"\(Memory Aperture definition\)", re.I)
+
+
+def aperture_codes(operands: dict) -> list[tuple[int, str]]:
+    """(code, name) of each operand code whose row in the operand tables says "(Memory Aperture
+    definition)" (SHARED_BASE .. PRIVATE_LIMIT: 64-bit aperture addresses, 235-238 in every family),
+    from every format's code tables (VOP3's SRC0, SOP1's SSRC0, ...), sorted. A code two rows name
+    differently is an error."""
+    named: dict[int, str] = {}
+    for fmt, fields in sorted(operands.items()):
+        for field, rows in sorted(fields.items()):
+            for lo, hi, kind, base, text in rows:
+                if not _APERTURE.search(text or ""):
+                    continue
+                if lo != hi or kind != "special":
+                    raise ValueError(f"{fmt}.{field}: aperture row {lo}-{hi} ({kind} {base!r}) is no single named code")
+                if named.setdefault(lo, base) != base:
+                    raise ValueError(f"{fmt}.{field}: aperture code {lo} is {base}, another table says {named[lo]}")
+    return sorted(named.items())
 
 
 # one destination of a TARGET field's list: '0..7 MRT 0..7', '8 Z', '12-16 Position 0-4', '20 Primitive

@@ -523,6 +523,51 @@ def _constant_at(flat: list) -> int | None:
     return None
 
 
+_STATE_REGISTERS = {"WAVE_MODE": "MODE", "WAVE_STATUS": "STATUS"}
+
+
+def _state_name(node) -> str | None:
+    """`WAVE_MODE.IEEE` as 'MODE.IEEE', `WAVE_STATUS.PRIV` as 'STATUS.PRIV'; `HW_REGISTERS` (the
+    hardware register an ID chooses) as 'HW_REGISTERS'."""
+    if node.data == "field" and _name_of(node.children[0]) in _STATE_REGISTERS:
+        return f"{_STATE_REGISTERS[_name_of(node.children[0])]}.{node.children[1]}"
+    return "HW_REGISTERS" if _name_of(node) == "HW_REGISTERS" else None
+
+
+def _state_names(*nodes) -> set:
+    return {name for node in nodes for n in _walk(node) if (name := _state_name(n))}
+
+
+def _state(flat: list) -> dict:
+    """state_reads, state_writes (see Effects): the wave's MODE and STATUS fields and hardware
+    registers each statement names, written where it is the target of an assignment (a compound
+    one, `WAVE_MODE.CSP -= 1`, reads it too), read anywhere else."""
+    reads, writes = set(), set()
+    for kind, s in flat:
+        a = _assignment(s) if kind == "statement" else None
+        if a is None:
+            reads |= _state_names(s)
+            continue
+        lhs, op, rhs = a
+        targets = set()
+        for target in _targets(lhs):
+            root, ops = _access(target)
+            head = ops[0] if ops and ops[0].data == "field" else root
+            named = {name} if (name := _state_name(head)) else set()
+            targets |= named            # the target itself; names inside its indices are read
+            after = ops[1:] if head is not root else ops
+            reads |= _state_names(*(c for o in after for c in o.children[1:])) if named else _state_names(target)
+        writes |= targets
+        if op in _COMPOUND:
+            reads |= targets
+        inner = s.children[2] if s.data == "chain_assign" else None
+        while isinstance(inner, Tree) and inner.data == "chain":     # a = b = value: b as the value read
+            reads |= _state_names(inner.children[0])
+            inner = inner.children[1]
+        reads |= _state_names(rhs)
+    return dict(state_reads=frozenset(reads), state_writes=frozenset(writes))
+
+
 def _shift(flat: list) -> bool:
     """One statement `D0.T = (A << B)` / `(A >> B)`: the whole value a shift of one source by another."""
     if len(flat) != 1 or flat[0][0] != "statement":
@@ -582,7 +627,9 @@ def _unparsed(pcode: str, matrix: bool, shapes: tuple) -> Effects:
     named = frozenset(names | ({"D0"} if "DST" in words else set()))
     return Effects(frozenset(names), frozenset(), frozenset(names & _WRITABLE), cross_lane, indexed,
                    value_reads=frozenset(names), matrix=matrix, literal="SIMM32" in words, names=named,
-                   conditional="if" in words, shapes=shapes)
+                   conditional="if" in words, shapes=shapes, state_reads=frozenset(
+                       {f"{_STATE_REGISTERS[r]}.{f}" for r, f in re.findall(r"\b(WAVE_MODE|WAVE_STATUS)\s*\.\s*(\w+)", text)}
+                       | ({"HW_REGISTERS"} if "HW_REGISTERS" in words else set())))
 
 
 @lru_cache(maxsize=None)
@@ -611,5 +658,5 @@ def effects(pcode: str | None) -> Effects:
                    lane_choosers=_lane_choosers(flat),
                    products=_products(flat), constant_at=_constant_at(flat), result_pieces=a.result_pieces,
                    result_ranges=a.result_ranges, literal="SIMM32" in words, shift=_shift(flat),
-                   **_words(root, parents, flat), result_concat=a.result_concat, **_flags(root, words),
+                   **_words(root, parents, flat), **_state(flat), result_concat=a.result_concat, **_flags(root, words),
                    **_fields(root, parents), shapes=shapes)

@@ -17,7 +17,7 @@ _OF_CODE = ("atomic_update", "address_adds_offset", "offset_pattern", "field_loa
 _OF_ENTRY = {"accumulates": code_facts.accumulates, "float_modes": float_modes.float_modes,
              **{name: getattr(descriptions, name) for name in ("scalar_result", "opsel_flags", "cache_control",
                                                                "result_without_code", "loads_to_lds",
-                                                               "source_is_immediate", "lookup_table")}}
+                                                               "source_is_immediate", "lookup_table", "sets_mode")}}
 assert set(_OF_CODE) | set(_OF_ENTRY) == set(DEFAULTS), "isa.facts.DEFAULTS and the generator's facts differ"
 
 

@@ -190,4 +190,10 @@ TABLES = {
     ('GLOBAL', (127,)),
     ('SCRATCH', (127,)),
     ],
+    'aperture_codes': [
+    (235, 'SHARED_BASE'),
+    (236, 'SHARED_LIMIT'),
+    (237, 'PRIVATE_BASE'),
+    (238, 'PRIVATE_LIMIT'),
+    ],
 }

@@ -212,4 +212,10 @@ TABLES = {
     ('GLOBAL', ('NULL', 127)),
     ('SCRATCH', ('NULL', 127)),
     ],
+    'aperture_codes': [
+    (235, 'SHARED_BASE'),
+    (236, 'SHARED_LIMIT'),
+    (237, 'PRIVATE_BASE'),
+    (238, 'PRIVATE_LIMIT'),
+    ],
 }

@@ -208,4 +208,10 @@ TABLES = {
     ('VGLOBAL', ('NULL',)),
     ('VSCRATCH', ('NULL',)),
     ],
+    'aperture_codes': [
+    (235, 'SHARED_BASE'),
+    (236, 'SHARED_LIMIT'),
+    (237, 'PRIVATE_BASE'),
+    (238, 'PRIVATE_LIMIT'),
+    ],
 }
