@@ -119,6 +119,29 @@ class MemoryAccess:
 
 
 @dataclass(frozen=True)
+class MemoryEffects:
+    """What a memory instruction reads and writes (isa.memory_access.memory_effects): the memory
+    and the registers its encoding names. Each register operand is (field, registers, when): the
+    field as the family's format names it, how many consecutive registers, and the encoding's
+    condition for it (None: always; 'saddr' / 'no saddr': SADDR names SGPRs / one of the codes
+    that disable it; 'sve': scratch's VGPR address is enabled; 'idxen', 'offen': a buffer's index
+    / offset VGPR; 'returns': an atomic that returns the old value (GLC; CDNA's SC0; RDNA4's TH
+    return bit); 'register': SOFFSET names a register, not NULL or a constant). A field named by
+    several entries whose conditions hold reads the sum of their registers (a buffer's
+    VADDR: the index, then the offset)."""
+    space: str | None = None   # 'lds', 'flat', 'global', 'scratch', 'buffer', 'scalar' (constant
+    #                            / scalar data cache); None: not a memory instruction
+    memory: str | None = None  # 'read', 'write', 'read-modify-write' (an atomic); None: no memory
+    #                            data moves (ds_swizzle, ds_bpermute, cache control, s_memtime)
+    reads: tuple = ()          # register operands read: address, data, SADDR / SBASE / SRSRC, SOFFSET
+    writes: tuple = ()         # register operands written: the loaded or returned data
+    partial: tuple = ()        # fields of `writes` written in part: D16 loads' 16-bit halves
+    implicit: tuple = ()       # registers read that no field names: EXEC (the lanes of a vector
+    #                            memory instruction), M0 (named by its code or description: LDS
+    #                            thread-ID forms, ds_append, parameter and direct LDS loads)
+
+
+@dataclass(frozen=True)
 class FormatConversion:
     """The data a format-converting buffer instruction moves (format_conversion)."""
     components: int     # 1 to 4: X, XY, XYZ, XYZW

@@ -29,6 +29,9 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     prefetch(d)                   # RDNA4's s_prefetch_*: 'base' (an SBASE address), 'pc' (relative to PC) or None
     scalar_data(d), scalar_base_registers(d), typed_buffer(d)   # SMEM's SDATA and SBASE; a typed buffer access
     gds_only(d)                   # a DS instruction on the global data share / wave sync only (its text takes gds)
+    memory_effects(d)             # what it reads and writes: the memory (space; read / write / read-modify-write)
+                                  # and its register fields with counts and the encoding's conditions
+    memory_registers(d, fields, traits)   # ... those register operands for one encoding: ({field: n}, {field: n})
 
 How each is read from the manual is told in isa/gen/memory_access.py. An InstrDef no loaded Spec
 holds (a copy) is read by the generator's reader on the spot. The table holds image_loads,
@@ -39,7 +42,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .fact_tables import position, table
-from .fact_types import FormatConversion, LdsOperands, MemoryAccess, SampleAddress
+from .fact_types import FormatConversion, LdsOperands, MemoryAccess, MemoryEffects, SampleAddress
 
 
 
@@ -49,9 +52,10 @@ DEFAULTS = {"memory_access": MemoryAccess(None, False), "image_loads": False, "v
             "ray_query": False, "takes_sampler": False, "gathers_four": False, "mip_level": False,
             "resource_info": False, "node_pointer_dwords": 1, "attribute_load": False, "prefetch": None,
             "scalar_data": "register", "scalar_base_registers": 2, "reads_counter": False, "typed_buffer": False,
-            "lds_operands": LdsOperands(0, False), "gds_only": False, "sample_address": SampleAddress()}
+            "lds_operands": LdsOperands(0, False), "gds_only": False, "sample_address": SampleAddress(),
+            "memory_effects": MemoryEffects()}
 _RECORDS = {"memory_access": MemoryAccess, "sample_address": SampleAddress,
-            "format_conversion": FormatConversion, "lds_operands": LdsOperands}
+            "format_conversion": FormatConversion, "lds_operands": LdsOperands, "memory_effects": MemoryEffects}
 
 
 def stored(name: str, value):
@@ -117,6 +121,41 @@ reads_counter = _fact("reads_counter", "`d` (a scalar memory instruction) return
 typed_buffer = _fact("typed_buffer", "`d` (a buffer instruction) takes its data format from the instruction, not the descriptor.")
 lds_operands = _fact("lds_operands", "Operands of a DS instruction: its result, address and data operands (LdsOperands).")
 gds_only = _fact("gds_only", "`d` (a DS instruction) works on the global data share / wave sync only: its text takes gds.")
+memory_effects = _fact("memory_effects", """What a memory instruction reads and writes: its address space, whether it
+    reads, writes or both (an atomic), and its register operands with their counts and the
+    encoding's condition for each (isa.fact_types.MemoryEffects); MemoryEffects() for any other instruction.""")
+
+
+def memory_registers(d, fields: dict, traits) -> tuple[dict, dict]:
+    """({field: registers read}, {field: registers written}) of memory instruction `d` encoded
+    with `fields` (its field values, as a decoded instruction holds them), by memory_effects'
+    conditions: SADDR against `traits.saddr_off`, SOFFSET a register unless NULL or a constant,
+    an atomic's return by GLC (CDNA: SC0; RDNA4: bit 0 of TH)."""
+    def holds(when) -> bool:
+        if when is None:
+            return True
+        if when in ("saddr", "no saddr"):
+            return (fields.get("SADDR") not in traits.saddr_off) == (when == "saddr")
+        if when == "sve":
+            return bool(fields.get("SVE", fields.get("LDS")))
+        if when in ("idxen", "offen"):
+            return bool(fields.get(when.upper()))
+        if when == "returns":
+            return bool(fields["GLC"] if "GLC" in fields else fields["SC0"] if "SC0" in fields
+                        else fields.get("TH", 0) & 1)
+        if when == "register":
+            if "SOE" in fields:      # CDNA's SMEM: SOE adds SOFFSET's SGPR (IMM=0's OFFSET SGPR is not modelled here)
+                return bool(fields["SOE"])
+            code = fields.get("SOFFSET")
+            return code is not None and code != traits.null and not traits.is_constant(code)
+        raise ValueError(f"{d.name}: unknown operand condition {when!r}")
+    e = memory_effects(d)
+    out = ({}, {})
+    for side, operands in zip(out, (e.reads, e.writes)):
+        for field, count, when in operands:
+            if holds(when):
+                side[field] = side.get(field, 0) + count
+    return out
 
 
 def sample_address(d, suffix_key=()) -> SampleAddress:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..fact_types import FormatConversion, LdsOperands, MemoryAccess, SampleAddress
+from ..fact_types import FormatConversion, LdsOperands, MemoryAccess, MemoryEffects, SampleAddress
 
 _MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|>>)?=(?!=)")
 _MEM = re.compile(r"\bMEM\s*\[")
@@ -430,6 +430,97 @@ def image_loads(d) -> bool:
     return True
 
 
+# each memory format's address space and the fields that hold its register operands, by the
+# formats' field tables (RDNA4's V* formats rename ADDR / DATA to VADDR / VSRC, SRSRC to RSRC):
+# (space, address, data, result, scalar address, scalar offset)
+_MEMORY_FORMATS = {
+    "DS": ("lds", "ADDR", "DATA0", "VDST", None, None), "VDS": ("lds", "ADDR", "DATA0", "VDST", None, None),
+    "LDSDIR": ("lds", None, None, "VDST", None, None), "VDSDIR": ("lds", None, None, "VDST", None, None),
+    "FLAT": ("flat", "ADDR", "DATA", "VDST", None, None), "VFLAT": ("flat", "VADDR", "VSRC", "VDST", None, None),
+    "GLOBAL": ("global", "ADDR", "DATA", "VDST", "SADDR", None),
+    "VGLOBAL": ("global", "VADDR", "VSRC", "VDST", "SADDR", None),
+    "SCRATCH": ("scratch", "ADDR", "DATA", "VDST", "SADDR", None),
+    "VSCRATCH": ("scratch", "VADDR", "VSRC", "VDST", "SADDR", None),
+    "MUBUF": ("buffer", "VADDR", "VDATA", "VDATA", "SRSRC", "SOFFSET"),
+    "MTBUF": ("buffer", "VADDR", "VDATA", "VDATA", "SRSRC", "SOFFSET"),
+    "VBUFFER": ("buffer", "VADDR", "VDATA", "VDATA", "RSRC", "SOFFSET"),
+    "SMEM": ("scalar", None, "SDATA", "SDATA", "SBASE", "SOFFSET"),
+}
+_MEMORY = {"load": "read", "store": "write", "atomic": "read-modify-write"}
+_NAMES_M0 = re.compile(r"\bM0\b")
+# "Add (count_bits(exec_mask)) to the value stored in DS memory at (M0.base + instr_offset)"
+_UPDATES_SAID = re.compile(r"\b(?:add|subtract)\b[^.]*\b(?:to|from) the value stored in DS memory\b", re.I)
+
+
+@lru_cache(maxsize=None)
+def memory_effects(d) -> MemoryEffects:
+    """What `d` reads and writes, memory and registers (isa.fact_types.MemoryEffects), from the
+    facts above: the memory by its format (LDS for DS and the LDS parameter / direct loads; FLAT,
+    GLOBAL, SCRATCH; buffer; scalar) and by memory_access's direction; the data and result
+    registers by lds_operands (DS), data_dwords / result_dwords, else value_dwords; the address
+    registers by the format: a DS ADDR VGPR, a FLAT 64-bit VGPR address, a GLOBAL 64-bit VGPR
+    address or an SGPR pair plus a 32-bit VGPR offset (none for the lane-ID forms, lane_address),
+    SCRATCH's optional VGPR and SGPR offsets, a buffer's index and offset VGPRs, its 4-SGPR
+    resource and SOFFSET, SMEM's SBASE (scalar_base_registers) and SOFFSET; an LDS update the
+    description alone gives ("Add (count_bits(exec_mask)) to the value stored in DS memory at
+    (M0.base + instr_offset)": ds_append, ds_consume) reads and writes LDS; a vector memory
+    instruction that moves no data (cache control) none. M0 where the code or
+    description names it; EXEC for every vector memory instruction. Image formats are not covered
+    (their address registers depend on the dimension): MemoryEffects() there."""
+    layout = _MEMORY_FORMATS.get(d.format)
+    if layout is None:
+        return MemoryEffects()
+    space, address, data, result, scalar, soffset = layout
+    access = memory_access(d)
+    n = value_dwords(d)
+    reads, writes = [], []
+    implicit = ("EXEC",) if space != "scalar" else ()
+    if _NAMES_M0.search(d.pcode or "") or _NAMES_M0.search(d.description or ""):
+        implicit += ("M0",)
+    memory = _MEMORY.get(access.direction)
+    if memory is None and space == "lds" and _UPDATES_SAID.search(d.description or ""):
+        memory = "read-modify-write"        # ds_append / ds_consume: no code, the description
+    if d.format in ("LDSDIR", "VDSDIR"):        # "Transfer parameter data from LDS", "Read ... from LDS"
+        return MemoryEffects(space, "read", (), ((result, 1, None),), (), implicit)
+    if space == "lds":
+        lds = lds_operands(d)
+        if lds.address:
+            reads.append((address, 1, None))
+        reads += [("DATA0" if field == "DATA0" else "DATA1", count or n, None) for field, count in lds.data]
+        if lds.result != 0:
+            writes.append((result, lds.result or access.result_dwords or n, None))
+    elif space == "scalar":
+        if reads_counter(d):
+            return MemoryEffects(space, None, (), ((result, n, None),))
+        if memory is not None or prefetch(d) == "base" or scalar_data(d) == "none":
+            reads += [(scalar, scalar_base_registers(d), None), (soffset, 1, "register")]
+        if scalar_data(d) == "register" and memory in ("write", "read-modify-write"):
+            reads.append((data, access.data_dwords or n, None))
+        if scalar_data(d) == "register" and memory in ("read", "read-modify-write"):
+            writes.append((result, access.result_dwords or n, "returns" if memory != "read" else None))
+    elif memory is None:        # cache control (buffer_gl0_inv): no address, no data
+        pass
+    else:
+        if space == "flat":
+            reads.append((address, 2, None))
+        elif space == "global" and lane_address(d):
+            reads.append((scalar, 2, "saddr"))
+        elif space == "global":
+            reads += [(address, 2, "no saddr"), (address, 1, "saddr"), (scalar, 2, "saddr")]
+        elif space == "scratch":
+            reads += [(address, 1, "sve"), (scalar, 1, "saddr")]
+        else:
+            reads += [(address, 1, "idxen"), (address, 1, "offen"), (scalar, 4, None), (soffset, 1, "register")]
+        if memory in ("write", "read-modify-write"):
+            reads.append((data, access.data_dwords or n, None))
+        if memory == "read":
+            writes.append((result, access.result_dwords or n, None))
+        elif memory == "read-modify-write":
+            writes.append((result, access.result_dwords or n, "returns"))
+    partial = tuple(field for field, _, _ in writes) if access.d16 else ()
+    return MemoryEffects(space, memory, tuple(reads), tuple(writes), partial, implicit)
+
+
 # the facts the generator writes to isa/generated/<family>/memory_access.py, each a function of an InstrDef
 FACTS = {"memory_access": memory_access, "image_loads": image_loads, "value_dwords": value_dwords,
          "converts_format": converts_format, "format_conversion": format_conversion,
@@ -438,7 +529,8 @@ FACTS = {"memory_access": memory_access, "image_loads": image_loads, "value_dwor
          "resource_info": resource_info, "node_pointer_dwords": node_pointer_dwords,
          "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
          "scalar_base_registers": scalar_base_registers, "reads_counter": reads_counter,
-         "typed_buffer": typed_buffer, "lds_operands": lds_operands, "gds_only": gds_only}
+         "typed_buffer": typed_buffer, "lds_operands": lds_operands, "gds_only": gds_only,
+         "memory_effects": memory_effects}
 
 
 _ADDRESS_COUNT = re.compile(r"^(\d+):")                  # '1: lod bias'
