@@ -22,9 +22,7 @@ writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
 fills half of each register: a partial write). The other fields are described in the class.
 
-Code no loaded family has (a test's own text) is parsed by the generator's reader. The one split
-of the code into statements (`statements`, `assignment`: isa/pcode_statements.py) is reached from
-here too, for the modules that still read it (isa.code_facts)."""
+Code no loaded family has (a test's own text) is parsed by the generator's reader."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -135,11 +133,3 @@ def wave_state(d) -> WaveState:
             reads |= {f"MODE.FP_ROUND.{_MODE_HALF[t]}" for name, t in types.items()
                       if name.startswith("D") and t in _MODE_HALF}
     return WaveState(frozenset(reads), frozenset(e.state_writes | set(sets_mode(d))))
-
-
-def __getattr__(name: str):
-    # the one parse's statements, for isa.code_facts (the generator's reader, imported on first use)
-    if name in ("statements", "assignment"):
-        from . import pcode_statements
-        return getattr(pcode_statements, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -660,3 +660,8 @@ def effects(pcode: str | None) -> Effects:
                    result_ranges=a.result_ranges, literal="SIMM32" in words, shift=_shift(flat),
                    **_words(root, parents, flat), **_state(flat), result_concat=a.result_concat, **_flags(root, words),
                    **_fields(root, parents), shapes=shapes)
+
+
+# the tree readers isa.code_facts and gen/memory_access share with this module
+walk, leaves, name_of, number, access, parents = _walk, _leaves, _name_of, _number, _access, _parents
+flat_statements, assignment = _flat, _assignment
