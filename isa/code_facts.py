@@ -335,9 +335,15 @@ def unfilled_arrays(pcode: str | None) -> tuple:
     return tuple(n for n in declared if n not in assigned)
 
 
+_CALL = re.compile(r"\b([vsVS]_\w+)\s*\(")
+
+
 def instruction_calls(pcode: str | None) -> tuple:
     """The other instructions the code calls as functions (`v_max_f32(...)`, `v_min_f32(...)`),
-    as written, sorted, once each."""
+    as written, sorted, once each; in code the grammar does not parse, every such call its text
+    names (RDNA4's s_barrier_wait calls s_nop)."""
+    if pcode and tree(pcode) is None:
+        return tuple(sorted(set(_CALL.findall(re.sub(r"//[^\n]*", "", pcode)))))
     return tuple(sorted({str(n.children[0]) for _, s in _statements(pcode) for n in walk(s)
                          if n.data == "call" and str(n.children[0])[:2] in ("v_", "s_", "V_", "S_")}))
 

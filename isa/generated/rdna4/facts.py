@@ -414,6 +414,7 @@ FACTS = {
     },
     'instruction_calls': {
         63: ('s_nop',),
+        269: ('s_nop',),
         662: ('s_ff1_i32_b32', 's_ff1_i32_b64'),
         729: ('s_nop',),
         974: ('v_min_i32',),
