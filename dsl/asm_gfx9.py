@@ -26,7 +26,7 @@ from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .signature import Operand, raw_source_field, register_number_source
-from .special_registers import smem_data_error, special_widths, width_error
+from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
@@ -1068,6 +1068,10 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         if d.format in ("GLOBAL", "SCRATCH"):
             s = next(it)
             f["SADDR"] = spec.traits.saddr_off[0] if s is None else _sreg(spec, s)     # `off`: the manual's disable code
+            wrong = s is not None and isinstance(s.value, (Special, Attr)) and \
+                saddr_error(spec.traits, s.value.name, f["SADDR"], 2 if d.format == "GLOBAL" else 1, addr is not None)
+            if wrong:
+                raise Gfx9AsmError(f"{name.lower()}: saddr: {wrong}", s.value)
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:

@@ -8,8 +8,8 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.facts import (byte_select, lane_select_sources, lane_value_result, offset_pattern, reads_other_lanes,
-                       register_number_sources)
+from isa.facts import (byte_select, lane_select_sources, lane_value_result, no_dpp, offset_pattern,
+                       reads_other_lanes, register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, gds_only, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -22,7 +22,7 @@ from .field_values import buffer_format_codes
 from .instr import Instr
 from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .special_registers import smem_data_error, width_error
+from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
 from .signature import Operand, ValuSig, takes_clamp, type_info, valu_signature, vopd_base
@@ -36,7 +36,6 @@ scalar_bits = cache(signature.scalar_bits)
 ds_layout = cache(signature.ds_layout)
 flat_layout = cache(signature.flat_layout)
 valu_signature = cache(valu_signature)
-
 
 
 @lru_cache(maxsize=None)
@@ -248,20 +247,15 @@ class Encoder:
         return code
 
     def flat_saddr(self, v, F: Fields, n: int, vaddr: bool) -> int:
-        """A GLOBAL/SCRATCH SADDR of `n` registers beside a VADDR operand or not (`vaddr`):
-        `off` is the first code the manual says disables it (traits.saddr_off). A disabling code
-        written as a register is refused where it would not mean what the line says: null as a
-        64-bit GLOBAL base beside a VADDR (which it makes a 64-bit address, as the text says with
-        `off`), any other (RDNA3's 0x7f, exec_hi) as a register that is not read. null as
-        SCRATCH's 32-bit offset, or as the base of an instruction without VADDR
-        (global_load_addtid_b32), is `off` itself."""
+        """A GLOBAL/SCRATCH SADDR of `n` registers beside a VADDR operand or not (`vaddr`): `off`
+        is the first code the manual says disables it (traits.saddr_off); a register whose code
+        disables it is refused where the line would not mean what it says (saddr_error)."""
         if isinstance(v, Special) and v.name == "off":
             return self.traits.saddr_off[0]
         code = self.sreg_code(v, F, "saddr", n)
-        if isinstance(v, Special) and code in self.traits.saddr_off and \
-                (code != self.traits.null or n > 1 and vaddr):
-            raise OperandError(f"{_name(F.d)}: saddr: {v.name} (code {code}) is a code that disables the scalar "
-                               f"address{' (VADDR is then a 64-bit address)' if n > 1 else ''}: write off", v)
+        wrong = isinstance(v, Special) and saddr_error(self.traits, v.name, code, n, vaddr)
+        if wrong:
+            raise OperandError(f"{_name(F.d)}: saddr: {wrong}", v)
         return code
 
     def global_vaddr(self, v, saddr, F: Fields) -> int:
@@ -493,8 +487,8 @@ class Encoder:
                 dpp_kind = "DPP16"
             if "dpp8" in mods:
                 dpp_kind = "DPP8"
-            if dpp_kind and sig.k_pos is not None:       # LLVM: "dpp variant of this instruction is not supported"
-                raise OperandError(f"{_name(d)}: has no DPP form (its constant K is a literal, which DPP excludes)")
+            if dpp_kind:
+                _check_dpp_allowed(d, mods)
         opsel = negb = absb = 0
         pos = 0
         if plan.cmpx_e64:
@@ -1080,7 +1074,7 @@ class Encoder:
         F.update(ADDR=0, DATA=0, VDST=0, SADDR=no_saddr, SVE=0)
         for (name, field, n), v in zip(layout, ops):
             if name == "saddr":
-                F["SADDR"] = self.flat_saddr(v, F, n, any(name == "vaddr" for name, _, _ in layout))
+                F["SADDR"] = self.flat_saddr(v, F, n, any(o == "vaddr" for o, _, _ in layout))
             elif name == "vaddr" and fmt == "SCRATCH":
                 if isinstance(v, Special) and v.name == "off":
                     F["SVE"] = 0
@@ -1628,6 +1622,15 @@ _DPP_SCALAR_SRC1 = frozenset(("rdna3.5", "rdna4"))
 
 _DPP_CONTROLS = frozenset(("dpp8", "quad_perm", "row_shl", "row_shr", "row_ror", "row_mirror", "row_half_mirror",
                            "row_share", "row_xmask"))
+
+
+def _check_dpp_allowed(d: InstrDef, mods: dict) -> None:
+    """The manual's rule (isa.facts.no_dpp) when `d` in its encoding may not take a DPP word."""
+    rule = no_dpp(d)
+    if rule is not None:
+        key = next((k for k in mods if k in _DPP_CONTROLS or k in _DPP16_MODIFIERS), None)
+        raise OperandError(f"{_name(d)}: has no DPP form in the {d.format} encoding (the manual's DPP rule: "
+                           f"{rule[0]}, page {rule[1]})", modifier=key)
 
 
 def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:

@@ -134,7 +134,7 @@ def flat(enc, d, F, ops, mods):
     for (name, field, n), v in zip(layout, ops):
         field = _FLAT_FIELDS.get(field, field)
         if name == "saddr":
-            F["SADDR"] = enc.flat_saddr(v, F, n, any(name == "vaddr" for name, _, _ in layout))
+            F["SADDR"] = enc.flat_saddr(v, F, n, any(o == "vaddr" for o, _, _ in layout))
         elif name == "vaddr" and d.format == "VSCRATCH":
             if not (isinstance(v, Special) and v.name == "off"):
                 F["VADDR"], F["SVE"] = enc.vgpr(v, F, name), 1

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from isa import InstrDef
 from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_flags,  # noqa: F401 (cache_control re-exported)
-                       result_without_code, scalar_result)
+                       modifier_use, result_without_code, scalar_result)
 from isa.control import control
 from isa.effects import effects
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
@@ -429,12 +429,13 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
 def takes_clamp(d: InstrDef, sig: ValuSig, dialect: str) -> bool:
     """Whether the text syntax takes clamp on VOP3/VOP3P instruction `d` (dialect "gfx11" or
     "gfx9"): a float result (a compare's sources all floats), a float first source, packed
-    VOP3P sources or an integer matrix result, less isa.syntax_conventions.NO_CLAMP, plus its
-    CLAMP_ON_INTEGERS (integer arithmetic that saturates)."""
+    VOP3P sources, an integer matrix result or an integer result the manual says saturates
+    (isa.facts.modifier_use), less isa.syntax_conventions.NO_CLAMP, plus its CLAMP_ON_INTEGERS
+    (integer instructions the manual says nothing of)."""
     from isa.syntax_conventions import CLAMP_ON_INTEGERS, NO_CLAMP
     if d.name in NO_CLAMP[dialect]:
         return False
-    if d.name in CLAMP_ON_INTEGERS[dialect]:
+    if d.name in CLAMP_ON_INTEGERS[dialect] or modifier_use(d).clamp == "saturate":
         return True
     float_result = bool(sig.dsts) and sig.dsts[0].is_float
     if effects(d.pcode).matrix:

@@ -1,7 +1,8 @@
 """Special scalar registers written by name (vcc, exec_hi, m0, flat_scratch, ...): how many
 registers each names, from the family's traits (`isa.Traits.special_registers`), and the checks
 both encoders (encode.py for RDNA, asm_gfx9.py for CDNA) make with it, so that the two agree on
-every family: a name as wide as its operand, and no M0 or EXEC as scalar memory data."""
+every family: a name as wide as its operand, no M0 or EXEC as scalar memory data, no register
+whose code disables a GLOBAL/SCRATCH SADDR written as that address."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -45,3 +46,17 @@ def smem_data_error(traits, name: str, code: int) -> str | None:
     if code not in traits.smem_data_excluded:
         return None
     return f"{name} cannot hold scalar memory data (the manual: SDATA must be an SGPR or VCC, not M0 or EXEC)"
+
+
+def saddr_error(traits, name: str, code: int, registers: int, vaddr: bool) -> str | None:
+    """Why the special register `name` (operand code `code`) cannot be a GLOBAL/SCRATCH SADDR of
+    `registers` registers, beside a VADDR operand or not (`vaddr`), or None where it can. A code
+    the manual says disables SADDR (traits.saddr_off: NULL, and 0x7f, exec_hi's code, before
+    RDNA4) reads no register: refused, except null where it means what `off` means (SCRATCH's
+    32-bit offset; the base of an instruction without VADDR, global_load_addtid_b32). Beside a
+    VADDR, null as a 64-bit GLOBAL base makes VADDR a 64-bit address, which the text says with
+    `off`."""
+    if code not in traits.saddr_off or code == traits.null and not (registers > 1 and vaddr):
+        return None
+    return (f"{name} (code {code}) is a code that disables the scalar address"
+            f"{' (VADDR is then a 64-bit address)' if registers > 1 and vaddr else ''}: write off")

@@ -22,6 +22,12 @@ writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
 fills half of each register: a partial write). The other fields are described in the class.
 
+A memory instruction's code names its operands ADDR, DATA, VDATA, RETURN_DATA and MEM, which
+this record does not model: what it reads and writes -- the memory space (LDS, FLAT, GLOBAL,
+SCRATCH, buffer, scalar), read / write / read-modify-write, its register fields with counts and
+the encoding's conditions, EXEC and M0 -- is the generated record
+isa.memory_access.memory_effects(d) (memory_registers(d, fields, traits) for one encoding).
+
 Code no loaded family has (a test's own text) is parsed by the generator's reader."""
 from __future__ import annotations
 

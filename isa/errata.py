@@ -23,6 +23,10 @@ Kinds:
                 the opcode table's
   pcode_text  — wrong text in an instruction's pseudocode (page = its Instructions-chapter entry):
                                                    target (FORMAT, NAME), pdf/fix text
+  dpp_table_name — an opcode the "Which instructions support DPP" table misspells or names too
+                narrowly: target (ENCODING, name as printed), pdf that name, fix the name to read
+  no_dpp      — an instruction that table allows DPP on which has no DPP form: target (ENCODING,
+                NAME), pdf "Allow DPP", fix the reason (isa/gen/dpp.py applies both)
 """
 from __future__ import annotations
 
@@ -704,6 +708,60 @@ _CDNA4_LOST_COMPARES = (
     ("V_CMPX_NGT_F16", 59, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f16 > S1.f16)"),
     ("V_CMPX_NGT_F32", 91, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f32 > S1.f32)"),
     ("V_CMPX_NGT_F64", 123, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f64 > S1.f64)"),
+)
+# The "Which instructions support DPP" table (RDNA3 Table 30 page 79, RDNA3.5 page 81, RDNA4
+# Table 38 page 94): names that match no instruction as printed, and instructions it allows DPP
+# on that the reference assembler gives no DPP form.
+_DPP_TABLE_PAGES = {"rdna3": 79, "rdna3.5": 81, "rdna4": 94}
+_RDNA3S = ("rdna3", "rdna3.5")
+ERRATA += (
+    Erratum(
+        "rdna3-dpp-table-permute64", _RDNA3S, {a: _DPP_TABLE_PAGES[a] for a in _RDNA3S},
+        "dpp_table_name", ("VOP1", "PERMUTE64"), "PERMUTE64", "PERMLANE64_B32",
+        "The VOP1 rows name PERMUTE64, which no opcode table has; the one VOP1 permute across 64 lanes is "
+        "V_PERMLANE64_B32, which the RDNA4 table names PERMLANE under VOP1. LLVM 22 refuses "
+        "v_permlane64_b32_dpp v8, v2 quad_perm:[1,0,3,2] for gfx1100 and gfx1151 ('dpp variant of this "
+        "instruction is not supported').",
+    ),
+    Erratum(
+        "rdna3-dpp-table-fmaak", _RDNA3S, {a: _DPP_TABLE_PAGES[a] for a in _RDNA3S},
+        "dpp_table_name", ("VOP2", "FMAMK/AD_F32/16"), "FMAMK/AD_F32/16", "FMAMK/AK_F32/F16",
+        "The VOP2 row reads FMAMK/AD_F32/16: there is no V_FMAAD; the instructions with a constant K are "
+        "V_FMAMK_F32/F16 and V_FMAAK_F32/F16, as the RDNA4 table writes it (FMAMK/AK_F32/F16). LLVM 22 "
+        "refuses v_fmaak_f32_dpp for gfx1100 and gfx1151.",
+    ),
+    Erratum(
+        "rdna3-dpp-table-swap", _RDNA3S, {a: _DPP_TABLE_PAGES[a] for a in _RDNA3S},
+        "dpp_table_name", ("VOP1", "SWAP_B32"), "SWAP_B32", "SWAP*",
+        "The VOP1 rows name SWAP_B32 only, while V_SWAP_B16 and V_SWAPREL_B32 swap VGPRs the same way; the "
+        "RDNA4 table names SWAP under VOP1 (and SWAP* under VOP3). LLVM 22 refuses v_swap_b16_dpp and "
+        "v_swaprel_b32_dpp with quad_perm or dpp8 for gfx1100 and gfx1151 ('dpp variant of this instruction "
+        "is not supported').",
+    ),
+) + tuple(
+    Erratum(
+        f"rdna-no-dpp-{name.lower().replace('_', '-')}", archs, {a: _DPP_TABLE_PAGES[a] for a in archs},
+        "no_dpp", (fmt, name), "Allow DPP", "no DPP form in the reference assembler",
+        f"The table allows DPP on {name} ({fmt}: 'All Others' / 'Others'). LLVM 22 gives it no DPP form: "
+        f"{llvm} with quad_perm or dpp8 is refused for {targets} ('{'e64_' if fmt == 'VOP3' else ''}dpp "
+        f"variant of this instruction is not supported'), while it takes {alike}. No hardware measurement "
+        f"says otherwise; refusing cannot make code the hardware reads differently.")
+    for fmt, name, llvm, alike, archs, targets in (
+        ("VOP3", "V_DIV_FIXUP_F32", "v_div_fixup_f32_e64_dpp", "v_div_fixup_f16_e64_dpp", ("rdna3", "rdna3.5", "rdna4"),
+         "gfx1100, gfx1151 and gfx1201"),
+        ("VOP3", "V_DIV_FMAS_F32", "v_div_fmas_f32_e64_dpp", "v_fma_f32_e64_dpp", ("rdna3", "rdna3.5", "rdna4"),
+         "gfx1100, gfx1151 and gfx1201"),
+        ("VOP3", "V_DIV_SCALE_F32", "v_div_scale_f32_e64_dpp", "v_add_co_u32_e64_dpp (VOP3SD too)",
+         ("rdna3", "rdna3.5", "rdna4"), "gfx1100, gfx1151 and gfx1201"),
+        ("VOP3", "V_FMA_DX9_ZERO_F32", "v_fma_dx9_zero_f32_e64_dpp", "v_mul_dx9_zero_f32_e64_dpp",
+         ("rdna3", "rdna3.5", "rdna4"), "gfx1100, gfx1151 and gfx1201"),
+        ("VOP2", "V_FMAC_DX9_ZERO_F32", "v_fmac_dx9_zero_f32_dpp (and _e64_dpp)", "v_mul_dx9_zero_f32_dpp and "
+         "v_fmac_f32_dpp", _RDNA3S, "gfx1100 and gfx1151"),
+        ("VOP1", "V_NOP", "v_nop_dpp", "v_mov_b32_dpp; it decodes V_NOP's DPP16 bytes as an invalid encoding, "
+         "and the RDNA4 table names V_NOP under VOP1 NO DPP", _RDNA3S, "gfx1100 and gfx1151"),
+        ("VOP1", "V_PIPEFLUSH", "v_pipeflush_dpp", "v_mov_b32_dpp; it decodes V_PIPEFLUSH's DPP16 bytes as an invalid "
+         "encoding, and the RDNA3/RDNA3.5 tables name PIPEFLUSH under VOP1 NO DPP", ("rdna4",), "gfx1201"),
+    )
 )
 ERRATA += tuple(
     Erratum(f"cdna4-{name.lower().replace('_', '-')}-pcode", ("cdna4",), {"cdna4": 228}, "add_pcode",

@@ -77,6 +77,8 @@ class Effects:
     field_types: frozenset = frozenset()  # raw operand fields read with a type, (field, type):
     #                        `SRC0.i32` ('SRC0', 'i32'): a field used as a number, not the operand it encodes
     pc_sources: frozenset = frozenset()  # operands PC is assigned from (`PC = S0.i64`: s_setpc, s_rfe)
+    pc_write: bool = False  # some statement assigns PC (`PC = ...`, `PC += ...`, `{ PC, EXEC } = ...`):
+    #                        control may go elsewhere than the next instruction (branches, jumps, calls)
     shift: bool = False    # the code is one statement assigning D0 a shift, its value one source (or
     #                        a mask made from one: v_bfm) shifted by another: `D0.u64 = (S1.u64 <<
     #                        S0[5 : 0].u32)` (v_lshlrev_b64; not CDNA's v_lshl_add_u64, which adds
@@ -138,7 +140,10 @@ class MemoryEffects:
     partial: tuple = ()        # fields of `writes` written in part: D16 loads' 16-bit halves
     implicit: tuple = ()       # registers read that no field names: EXEC (the lanes of a vector
     #                            memory instruction), M0 (named by its code or description: LDS
-    #                            thread-ID forms, ds_append, parameter and direct LDS loads)
+    #                            thread-ID forms, ds_append, parameter and direct LDS loads; the
+    #                            LDS address of a load into LDS)
+    writes_lds: bool = False   # the loaded data goes to LDS, not to registers (CDNA's *_LOAD_LDS_*:
+    #                            "store the result into a data share")
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,16 @@ class FloatModes:
     #                    'own rounding', 'exact', 'no float result' or 'arithmetic'
 
 
+@dataclass(frozen=True)
+class ModifierUse:
+    clamp: str | None   # what CLMP does: 'float' (a float result clamped), 'saturate' (the manual's "Supports
+    #                     saturation (... integer domain)": an integer result saturates), 'signals' (a float
+    #                     compare: a quiet NaN signals 'invalid' too), None (nothing)
+    omod: bool          # OMOD scales the result (typed f16, f32 or f64)
+    neg_abs: tuple = ()  # sources NEG/ABS apply to: those typed as floats ('S0', 'S1', 'S2')
+    opsel: tuple = ()   # operands OPSEL picks a 16-bit half of: those with 16-bit values ('S0'.., 'D0')
+
+
 # every generated fact and its default, as the tables hold values (plain tuples)
 DEFAULTS = {
     # shapes of the code alone (isa/code_facts.py)
@@ -59,10 +69,12 @@ DEFAULTS = {
     # the description's wording (isa/gen/descriptions.py)
     "scalar_result": False, "opsel_flags": 0, "cache_control": False, "result_without_code": False,
     "loads_to_lds": False, "source_is_immediate": False, "lookup_table": None, "sets_mode": (),
+    # the operand types and the words of the whole entry (isa/gen/modifiers.py)
+    "modifier_use": (None, False, (), ()),
 }
 _RESTORE = {"atomic_update": lambda v: None if v is None else AtomicUpdate(*v), "register_files": frozenset,
             "register_number_sources": frozenset, "lane_select_sources": frozenset,
-            "float_modes": lambda v: FloatModes(*v)}
+            "float_modes": lambda v: FloatModes(*v), "modifier_use": lambda v: ModifierUse(*v)}
 _DEFAULT_VALUES = {name: _RESTORE.get(name, lambda v: v)(v) for name, v in DEFAULTS.items()}
 
 _position: dict[int, tuple] = {}     # id(InstrDef) -> (the InstrDef, its family's values, its position)
@@ -295,6 +307,13 @@ def sets_mode(d) -> tuple[str, ...]:
     return fact("sets_mode", d)
 
 
+@_memo
+def modifier_use(d) -> ModifierUse:
+    """What d's CLMP, OMOD, NEG/ABS and OPSEL fields apply to (isa/gen/modifiers.py): from the
+    manual's operand types, and its "Supports saturation (... integer domain)" for integer clamp."""
+    return fact("modifier_use", d)
+
+
 def behaviour_unknown(d) -> bool:
     """No manual describes what `d` does, and what it could change is state an emulator models:
     isa.errata.BEHAVIOUR_UNKNOWN (RDNA4's s_barrier_init/join/leave, CDNA's s_rfe_restore_b64).
@@ -307,3 +326,24 @@ def behaviour_unknown(d) -> bool:
         return False
     family = family_of(d)
     return family is None or family in entry[0]
+
+
+_no_dpp: dict[str, dict[tuple[str, str], tuple[str, int]]] = {}     # family -> (format, name) -> (rule, page)
+
+
+@_memo
+def no_dpp(d) -> tuple[str, int] | None:
+    """(the rule as the manual writes it, its page) when `d`, an instruction in one encoding, may
+    not take a DPP word, else None: the family's generated tables["no_dpp"], which the generator
+    reads from the manual's "Which instructions support DPP" table, the "packed math" exclusion
+    beside it and RDNA4's pseudo-scalar ops, with errata (isa/gen/dpp.py). An InstrDef no loaded
+    Spec holds (a copy) is answered by its format and name in any loaded family listing it."""
+    family = family_of(d)
+    for f in [family] if family else list(loaded_specs()):
+        rows = _no_dpp.get(f)
+        if rows is None:
+            rows = _no_dpp[f] = {(fmt, name): (rule, page)
+                                 for fmt, name, rule, page in loaded_specs()[f].tables.get("no_dpp", ())}
+        if (d.format, d.name) in rows:
+            return rows[(d.format, d.name)]
+    return None

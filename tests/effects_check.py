@@ -74,6 +74,8 @@ class Case:
 
 
 class Checker:
+    overwritten = False     # also change the registers written whole and not read (see run)
+
     def __init__(self, target: str):
         from emu.memory import DeviceMemory
         from emu.machine import Machine
@@ -232,7 +234,10 @@ class Checker:
             others = [x for x in others if x not in self.exec]     # EXEC selects the lanes a VALU writes
         if sample is not None and len(others) > sample:
             others = [others[i] for i in sorted(rng.choice(len(others), sample, replace=False))]
-        perturbed = [None] + sorted(reads) + others
+        # with `overwritten`, a register written whole and not read is changed too: its old value
+        # must not show (but EXEC, which selects the lanes a VALU instruction writes)
+        overwritten = sorted(x for x in full - reads if case.scalar or x not in self.exec) if self.overwritten else []
+        perturbed = [None] + sorted(reads) + overwritten + others
         try:
             before, after = self.execute(case, len(perturbed), perturbed, rng)
         except Exception as ex:     # noqa: BLE001 - the emulator refused: nothing to compare

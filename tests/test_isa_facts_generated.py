@@ -16,7 +16,7 @@ import pytest
 
 import isa
 from isa import code_facts, facts, float_modes
-from isa.gen import descriptions
+from isa.gen import descriptions, modifiers
 from isa.gen.facts import build as instruction_facts
 
 FAMILIES = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4")
@@ -42,6 +42,8 @@ def _parsed(name: str, d):
         return float_modes.float_modes(d.pcode, d.description)
     if name == "accumulates":
         return code_facts.accumulates(d.pcode, d.description)
+    if name == "modifier_use":
+        return facts.ModifierUse(*modifiers.modifier_use(d.pcode, d.description, d.notes, d.operand_types))
     if hasattr(descriptions, name):
         return getattr(descriptions, name)(d.pcode, d.description)
     return getattr(code_facts, name)(d.pcode)

@@ -65,6 +65,9 @@ def test_values_the_manual_gives():
     assert (e.space, e.reads[0], e.writes, e.implicit) == ("scalar", ("SBASE", 4, None), (("SDATA", 2, None),), ())
     assert memory_effects(_one(rdna3, "s_load_b512")).writes == (("SDATA", 16, None),)
     assert memory_effects(_one(cdna3, "s_memtime")) == MemoryEffects("scalar", None, (), (("SDATA", 2, None),))
+    # "Load 32 bits of untyped data from the global aperture and store the result into a data share"
+    e = memory_effects(_one(cdna3, "global_load_lds_dword"))
+    assert (e.writes, e.writes_lds, "M0" in e.implicit) == ((), True, True)
     e = memory_effects(_one(rdna3, "buffer_gl0_inv"))
     assert (e.memory, e.reads, e.writes) == (None, (), ())
 

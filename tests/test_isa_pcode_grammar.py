@@ -108,3 +108,20 @@ def test_sparse_matrices_read_their_index_source():
         e = effects(d.pcode)
         assert {"S0", "S1", "S2", "D0", "EXEC"} <= e.reads and e.matrix, d.name
         assert ("D0" in e.full) == ("_F32_" in d.name or "_I32_" in d.name), d.name
+
+
+def test_the_generator_parses_each_code_once(monkeypatch):
+    """The operand effects and the code facts read one tree per code (isa/gen/effects.tree)."""
+    import isa.code_facts as code_facts
+    from isa.gen import effects as reader
+    calls = []
+
+    def counting(text, name="?"):
+        calls.append(text)
+        return parse(text, name)
+    monkeypatch.setattr(reader, "parse", counting)
+    code = "D0.u32 = v_max_u32(v_min_u32(S0.u32, S1.u32), S2.u32) // test_the_generator_parses_each_code_once"
+    assert reader.effects(code).reads == {"S0", "S1", "S2"}
+    assert code_facts.call_chain(code) == ("V_MAX_U32", "V_MIN_U32", "u32")
+    assert code_facts.instruction_calls(code) == ("v_max_u32", "v_min_u32")
+    assert not code_facts.reads_other_lanes(code) and len(calls) == 1

@@ -8,9 +8,10 @@ description in the manual's SOPK chapter). The pseudocode beside it builds
 for any offset > 0 and keep bits the description says change; the description wins here.
 
 Writable bits (the pseudocode's writeableBitMask(id, priv)) come from `isa`'s tables: MODE's
-defined fields (table `mode`), registers the `hwreg` table calls "read / write" (all bits),
-"only writable when priv=1" (all bits in a privileged wave, none otherwise), "write-only"
-(accepted, no modelled effect); read-only registers keep their value. An ID the table does
+defined fields (table `mode`), registers the `hwreg` table calls "read / write", "R/W." (CDNA) or
+"Writable? Yes" (RDNA4's column; all bits), "only writable when priv=1" or "Writable? PRIV" (all bits in a
+privileged wave, none otherwise), "write-only" (accepted, no modelled effect); read-only
+registers keep their value. An ID the table does
 not list is an error naming it. MODE writes take effect from the next instruction
 (the machine keeps MODE in the wave state: denormal flushing, IEEE).
 """
@@ -32,9 +33,9 @@ def writeable_masks(spec) -> dict[int, tuple[int, int]]:
     for reg, name, access in spec.tables["hwreg"]:
         text = access.lower()
         full = mode_bits if name == "MODE" else 0xFFFFFFFF
-        if "only writable when priv" in text:
+        if "only writable when priv" in text or text.startswith("writable? priv"):
             out[reg] = (0, full)
-        elif text.startswith("read / write") or text.startswith("write-only"):
+        elif text.startswith(("read / write", "r/w", "write-only", "writable? yes")):
             out[reg] = (full, full)
         else:
             out[reg] = (0, 0)

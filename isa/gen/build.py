@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from .. import errata as errata_mod
-from . import facts, instruction_facts
+from . import dpp, facts, instruction_facts
 from ..traits import entry
 from . import parse as P
 from .descriptions import aperture_codes, export_targets, saddr_off
@@ -79,6 +79,12 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     tables_out["saddr_off"] = saddr_off(formats)
     tables_out["aperture_codes"] = aperture_codes(operands)
     applied += dpp_errata
+    no_dpp, no_dpp_errata, unmatched = dpp.no_dpp(arch, sections, tables, instructions, formats)
+    if no_dpp:
+        tables_out["no_dpp"] = no_dpp
+    if unmatched:
+        report["dpp_table_names_no_instruction"] = unmatched
+    applied += no_dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
             "facts": facts.build(instructions), **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}

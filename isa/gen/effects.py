@@ -478,13 +478,14 @@ def _words(root, parents: dict, flat: list) -> dict:
             inst.add(str(p.children[1]))
         elif t in _RAW_FIELDS and first and p.data == "field":
             typed.add((t, str(p.children[1])))
-    pc = set()
+    pc, pc_write = set(), False
     for kind, s in flat:
         a = _assignment(s) if kind == "statement" else None
         if a is not None and _name_of(_access(a[0])[0]) == "PC" and a[1] == "=":
             pc |= {op for x in _walk(a[2]) if (op := _operand(x))}
+        pc_write |= a is not None and any(_name_of(x) == "PC" for x in _walk(a[0]))
     return dict(opsel_ranges=frozenset(opsel), inst_modifiers=frozenset(inst), field_types=frozenset(typed),
-                pc_sources=frozenset(pc))
+                pc_sources=frozenset(pc), pc_write=pc_write)
 
 
 def _lane_choosers(flat: list) -> frozenset:
@@ -627,7 +628,7 @@ def _unparsed(pcode: str, matrix: bool, shapes: tuple) -> Effects:
     named = frozenset(names | ({"D0"} if "DST" in words else set()))
     return Effects(frozenset(names), frozenset(), frozenset(names & _WRITABLE), cross_lane, indexed,
                    value_reads=frozenset(names), matrix=matrix, literal="SIMM32" in words, names=named,
-                   conditional="if" in words, shapes=shapes, state_reads=frozenset(
+                   conditional="if" in words, shapes=shapes, pc_write="PC" in words, state_reads=frozenset(
                        {f"{_STATE_REGISTERS[r]}.{f}" for r, f in re.findall(r"\b(WAVE_MODE|WAVE_STATUS)\s*\.\s*(\w+)", text)}
                        | ({"HW_REGISTERS"} if "HW_REGISTERS" in words else set())))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import code_facts, float_modes
 from ..facts import DEFAULTS
-from . import descriptions
+from . import descriptions, modifiers
 
 # facts of the code alone: each a function of the pseudocode, which an instruction without code
 # has none of (the defaults)
@@ -18,7 +18,9 @@ _OF_ENTRY = {"accumulates": code_facts.accumulates, "float_modes": float_modes.f
              **{name: getattr(descriptions, name) for name in ("scalar_result", "opsel_flags", "cache_control",
                                                                "result_without_code", "loads_to_lds",
                                                                "source_is_immediate", "lookup_table", "sets_mode")}}
-assert set(_OF_CODE) | set(_OF_ENTRY) == set(DEFAULTS), "isa.facts.DEFAULTS and the generator's facts differ"
+# facts of the whole manual entry: code, description, notes and operand types
+_OF_ROW = {"modifier_use": modifiers.modifier_use}
+assert set(_OF_CODE) | set(_OF_ENTRY) | set(_OF_ROW) == set(DEFAULTS), "isa.facts.DEFAULTS and the generator's facts differ"
 
 
 def _stored(value):
@@ -30,8 +32,12 @@ def _stored(value):
     return value
 
 
-def compute(name: str, pcode: str | None, description: str | None):
-    """Fact `name` of an instruction with this code and description, as the table stores it."""
+def compute(name: str, pcode: str | None, description: str | None, notes: str | None = None,
+            operand_types: dict | None = None):
+    """Fact `name` of an instruction with this code, description, notes and operand types, as
+    the table stores it."""
+    if name in _OF_ROW:
+        return _OF_ROW[name](pcode, description, notes, operand_types)
     if name in _OF_ENTRY:
         return _stored(_OF_ENTRY[name](pcode, description))
     return _stored(getattr(code_facts, name)(pcode)) if pcode else DEFAULTS[name]
@@ -43,7 +49,7 @@ def build(instructions: list[dict]) -> dict[str, dict[int, object]]:
     out: dict[str, dict[int, object]] = {name: {} for name in DEFAULTS}
     for i, d in enumerate(instructions):
         for name in DEFAULTS:
-            value = compute(name, d["pcode"], d["description"])
+            value = compute(name, d["pcode"], d["description"], d.get("notes"), d.get("operand_types"))
             if value != DEFAULTS[name]:
                 out[name][i] = value
     return out

@@ -467,7 +467,10 @@ def memory_effects(d) -> MemoryEffects:
     description alone gives ("Add (count_bits(exec_mask)) to the value stored in DS memory at
     (M0.base + instr_offset)": ds_append, ds_consume) reads and writes LDS; a vector memory
     instruction that moves no data (cache control) none. M0 where the code or
-    description names it; EXEC for every vector memory instruction. Image formats are not covered
+    description names it; EXEC for every vector memory instruction. A load "into a data share"
+    (CDNA's *_LOAD_LDS_*, isa.gen.descriptions.loads_to_lds) writes no register but LDS, at the
+    address M0 gives (the CDNA3 manual's FLAT operand table, 10.1 page 86: "Implied use of M0 for SCRATCH and
+    GLOBAL only when LDS=1. Provides the LDS address-offset."). Image formats are not covered
     (their address registers depend on the dimension): MemoryEffects() there."""
     layout = _MEMORY_FORMATS.get(d.format)
     if layout is None:
@@ -519,6 +522,9 @@ def memory_effects(d) -> MemoryEffects:
             writes.append((result, access.result_dwords or n, None))
         elif memory == "read-modify-write":
             writes.append((result, access.result_dwords or n, "returns"))
+    from .descriptions import loads_to_lds
+    if loads_to_lds(d.pcode, d.description):   # no VDST: the data goes to LDS, addressed by M0
+        return MemoryEffects(space, memory, tuple(reads), (), (), tuple(dict.fromkeys(implicit + ("M0",))), True)
     partial = tuple(field for field, _, _ in writes) if access.d16 else ()
     return MemoryEffects(space, memory, tuple(reads), tuple(writes), partial, implicit)
 

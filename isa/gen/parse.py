@@ -345,18 +345,23 @@ def parse_register_fields(table: Table) -> list[tuple[str, int, int, str]]:
 
 def parse_hwreg_table(sections: list[Section]) -> list[tuple[int, str, str]]:
     """The S_GETREG/S_SETREG register ids ('Code | Register' table in Wave State Registers;
-    RDNA4: 'Index | Writable? | Register')."""
+    RDNA4: 'Index | Writable? | Register', whose Writable? cell (Yes, No, PRIV) leads the text
+    as 'Writable? Yes.': the only word there on what a write does)."""
     for sec in sections:
         for i, ln in enumerate(sec.lines):
             if ln.font == "bold" and ln.cells[:2] in (("Code", "Register"), ("Index", "Writable?")):
                 name_at = ln.cells.index("Register")
+                writable_at = ln.cells.index("Writable?") if "Writable?" in ln.cells else None
                 out = []
                 for row in sec.lines[i + 1:]:
                     if row.size >= TABLE_TEXT_MAX_SIZE or row.font == "bold":
                         break
                     if row.cells[0].isdigit() and len(row.cells) > name_at:
                         if row.cells[name_at] != "Reserved":
-                            out.append((int(row.cells[0]), row.cells[name_at], " ".join(row.cells[name_at + 1:])))
+                            text = " ".join(row.cells[name_at + 1:])
+                            if writable_at is not None:
+                                text = f"Writable? {row.cells[writable_at]}. {text}".strip()
+                            out.append((int(row.cells[0]), row.cells[name_at], text))
                     elif out:
                         out[-1] = out[-1][:2] + ((out[-1][2] + " " + row.text).strip(),)
                 return out

@@ -1,0 +1,53 @@
+"""What a VALU instruction's modifier fields apply to, read from the manual's operand types and
+its words: which sources NEG/ABS negate or take the magnitude of, which operands OPSEL picks a
+16-bit half of, whether OMOD scales the result and what CLMP does to it. Worked out once by the
+generator (isa/gen/facts.py) and read through isa.facts.modifier_use.
+
+- neg/abs: the sources the manual types as floats (f16, f32, f64, bf16, and packed pk_f16,
+  pk_f32, pk_bf16: NEG_HI then negates the high elements).
+- OPSEL: the operands with 16-bit values (f16, bf16, i16, u16, b16, and the packed pk_*16: each
+  half). An instruction whose code reads OPSEL itself (v_permlane16's FI, a byte select) gives
+  the bits other meanings: isa.effects' opsel_ranges, isa.facts.opsel_flags.
+  A result typed b32 whose code assigns float bit ranges of D0 or tmp is packed floats.
+- OMOD: a result typed f16, f32 or f64 (the output modifier multiplies a float result).
+- clamp: 'float' for a float result (clamped to [0, 1], or to the type's range), 'saturate'
+  where the manual says "Supports saturation (signed 32-bit integer domain)" and the like
+  (v_add_nc_u32, v_sub_nc_i16, v_mad_u16: the integer result saturates instead of wrapping),
+  'signals' for a compare of floats whose entry says "Signal 'invalid' on sNAN's, and also on
+  qNAN's if clamp is set" (the integer compares' entries repeat the words; no integer is a NaN),
+  None otherwise (a move, a bitwise or other integer instruction)."""
+from __future__ import annotations
+
+import re
+
+_FLOAT = frozenset({"f16", "f32", "f64", "bf16", "pk_f16", "pk_f32", "pk_bf16"})
+_HALVES = frozenset({"f16", "bf16", "i16", "u16", "b16", "pk_f16", "pk_bf16", "pk_i16", "pk_u16", "pk_b16"})
+_SCALED = frozenset({"f16", "f32", "f64"})
+_SATURATES = re.compile(r"\bSupports saturation \((?:un)?signed \d+-bit integer domain\)")
+# a result the types call b32 but the code builds of float halves (RDNA3.5/RDNA4's v_pk_add_f16:
+# `tmp[15 : 0].f16 = ...; D0.b32 = tmp`)
+_FLOAT_PIECE = re.compile(r"\b(?:D0|tmp)\s*\[\s*\d+\s*:\s*\d+\s*\]\s*\.\s*(f16|bf16|f32)\s*=(?!=)")
+_SIGNALS = re.compile(r"also on qNAN's if clamp is set")
+_SOURCES = ("S0", "S1", "S2")
+
+
+def modifier_use(pcode: str | None, description: str | None, notes: str | None,
+                 operand_types: dict | None) -> tuple:
+    """(clamp, omod, neg/abs sources, OPSEL operands) as isa.facts.ModifierUse holds them."""
+    types = operand_types or {}
+    result = types.get("D0")
+    piece = _FLOAT_PIECE.search(pcode or "") if result not in _FLOAT else None
+    if piece is not None:
+        result = f"pk_{piece.group(1)}"
+    neg_abs = tuple(s for s in _SOURCES if types.get(s) in _FLOAT)
+    opsel = tuple(n for n in _SOURCES if types.get(n) in _HALVES) + (("D0",) if result in _HALVES else ())
+    words = f"{description or ''} {notes or ''}"
+    if result in _FLOAT:
+        clamp = "float"
+    elif _SATURATES.search(words):
+        clamp = "saturate"
+    elif _SIGNALS.search(words) and neg_abs:
+        clamp = "signals"
+    else:
+        clamp = None
+    return clamp, result in _SCALED, neg_abs, opsel
