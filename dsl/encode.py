@@ -473,7 +473,7 @@ class Encoder:
             else:
                 self._arity(d, ops, names)
         if plan.t16_vgprs:
-            _check_true16(d, plan, ops)
+            _check_true16(d, plan, ops, self.spec.arch in syntax.TRUE16_FAMILIES)
         elif is_p:
             for v in ops:
                 if isinstance(v, Mod):
@@ -1299,6 +1299,7 @@ class ValuPlan:
     dpp: bool                   # has a DPP form: not WMMA (its sources span several VGPRs)
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
     clamp: bool = True          # takes clamp (signature.takes_clamp)
+    halves_only: bool = False   # its VGPR operands are all 16 raw bits (a half moved untouched)
 
 
 @cache
@@ -1352,7 +1353,16 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
                     _t16_positions(sig, names, is_p), not is_wmma,
                     is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
-                    e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"))
+                    e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"), _moves_halves(sig, is_p))
+
+
+def _moves_halves(sig: ValuSig, is_p: bool) -> bool:
+    """Every VGPR operand is 16 raw bits (D0.b16 = S0.b16: v_mov_b16, v_swap_b16): the
+    instruction moves one half untouched. Unlike a 16-bit operation with a whole-register form
+    (v_add_f16 v1, v2, v3 reads and writes the low halves), the true16 syntax defines such a move
+    only with halves: v1.l or v1.h, never a plain v1."""
+    vgprs = [o for o in sig.dsts + sig.srcs if not o.sgpr and o.dwords]
+    return not is_p and bool(vgprs) and all(o.t16 and o.ftype == "b" for o in vgprs)
 
 def _is_64bit_shift(d: InstrDef, sig: ValuSig) -> bool:
     """RDNA3 ISA, "Instruction restrictions" (section 7.x, page 68 of the RDNA3 manual): "64-bit
@@ -1373,9 +1383,10 @@ def _t16_positions(sig: ValuSig, names: list[str], is_p: bool) -> tuple:
     return tuple(i for i, name in enumerate(names) if name in t16)
 
 
-def _check_true16(d: InstrDef, plan: "ValuPlan", ops: list) -> None:
+def _check_true16(d: InstrDef, plan: "ValuPlan", ops: list, true16: bool) -> None:
     """LLVM reads an instruction's 16-bit VGPR operands either all as halves (true16: v1.l,
-    v2.h) or all as whole registers (v1, the low half): a mix is no instruction it has."""
+    v2.h) or all as whole registers (v1, the low half): a mix is no instruction it has. In the
+    true16 syntax (`true16`) a move of 16 raw bits names its halves (ValuPlan.halves_only)."""
     halves = plain = None
     for i in plan.t16_vgprs:
         v = ops[i]
@@ -1384,6 +1395,9 @@ def _check_true16(d: InstrDef, plan: "ValuPlan", ops: list) -> None:
             if v.half:
                 halves = halves or v
             else:
+                if true16 and plan.halves_only:
+                    raise OperandError(f"{_name(d)}: {plan.names[i]} {v}: a move of 16 bits names the half it "
+                                       f"moves: write {v}.l or {v}.h", v)
                 plain = plain or v
     if halves is not None and plain is not None:
         raise OperandError(f"{_name(d)}: {plain}: write the 16-bit operands all with halves ({halves} and "

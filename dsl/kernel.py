@@ -118,16 +118,17 @@ def build_namespace(arch: str, wave_size: int | None = None) -> dict:
     from isa.mnemonics import text_mnemonic
     names: dict[str, str] = {}
     vopd = set()
+    roles = spec.traits.roles
     for d in spec.instructions:
         base = text_mnemonic(d.name, spec.arch)
         doc = f"{d.name} ({d.format}, opcode {d.opcode}): {d.description or ''}"
         names.setdefault(base, doc)
         if d.format == "VOPD":
             vopd.add(base)
-        if d.format in ("VOP1", "VOP2", "VOPC"):
+        if d.format in roles.valu_e32:
             names.setdefault(base + "_e32", doc)
             names.setdefault(base + "_dpp", doc)
-        elif d.format in ("VOP3", "VOP3SD", "VOP3P"):
+        elif d.format in roles.valu_e64:
             # VOP3-only instructions take _e64 too, and DPP where the encoder allows it
             names.setdefault(base + "_e64", doc)
             names.setdefault(base + "_e64_dpp", doc)

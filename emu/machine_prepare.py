@@ -524,8 +524,11 @@ class Preparer:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
         if sig.vcc_in:
-            # a mask source in the encoding (v_cndmask_b32_e64's src2), else the implicit VCC
-            mask_code = f["SRC2"] if not e32 and any(x.is_mask for x in sig.srcs) else VCC_LO
+            # a mask source in the encoding (v_cndmask_b32_e64's src2; on gfx9, where the signature
+            # lists no mask, an e64 form with fewer than three sources: v_cndmask, v_addc_co), else
+            # the implicit VCC (v_div_fmas)
+            in_src2 = any(x.is_mask for x in sig.srcs) or len(sig.srcs) < 3 and "SRC2" in f
+            mask_code = f["SRC2"] if not e32 and in_src2 else VCC_LO
             _scalar_register("src2 (a lane mask)", mask_code)
             p.inputs["VCC"] = lambda st, sel, c=mask_code: st.read_mask(sel, c)
         # destinations

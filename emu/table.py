@@ -41,11 +41,6 @@ from .shortcuts import with_shortcut
 from .semantics import Ctx, Operand, RefusedBeforeAccess, Semantic, SemanticsError
 
 _UNKNOWN = object()
-# CDNA's moves between the VGPR and AGPR files, which the manual describes without pseudocode
-# ("Move 32 bits of data from an accumulator vector register into an architectural vector
-# register"): V_MOV_B32's data semantics; the machine puts the AGPR operands in the AGPR file
-# (dsl.syntax_gfx9.ACC_OPERANDS)
-AGPR_MOVES = ("V_ACCVGPR_READ", "V_ACCVGPR_WRITE", "V_ACCVGPR_MOV_B32")
 
 
 def dword_form(spec: isa.Spec, d: isa.InstrDef) -> isa.InstrDef | None:
@@ -746,13 +741,6 @@ class SemanticTable:
         hand = handwritten.semantic(d.name, scalar, self.spec, d)
         if hand is not None:
             return Entry(_with_float_modes(hand, d), "hand-written")
-        if d.name in AGPR_MOVES:
-            e = self.entry(next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
-            if e.semantic is None:
-                return Entry(None, "unsupported", f"{d.name}: {e.reason}")
-            return Entry(dataclasses.replace(e.semantic, name=d.name, origin="hand-written",
-                                             source="D0.b32 = S0.b32 (V_MOV_B32's; between the VGPR and AGPR files)"),
-                         "hand-written")
         plain = dword_form(self.spec, d)
         if plain is not None:
             # the manual describes only the address (saddr + offset + laneId * 4, computed by the

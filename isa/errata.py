@@ -1065,3 +1065,48 @@ NULL_ONLY_SDST = {
     "S_WAITCNT_EXPCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
     "S_WAITCNT_LGKMCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
 }
+
+# CDNA entries with a description and no code (the conversions of both manuals): the moves between
+# the VGPR and AGPR files, and matrix instructions whose `D = A (MxK) * B (KxN) + C (MxN)` line
+# (isa/gen/effects.py reads it for the operand effects) the siblings of the same table have.
+_AGPR_MOVES = (
+    ("VOP3P", "V_ACCVGPR_READ", {"cdna3": 262, "cdna4": 276},
+     "'Move 32 bits of data from an accumulator vector register into an architectural vector register'",
+     "0140d8d3 02010018 as v_accvgpr_read_b32 v1, a2"),
+    ("VOP3P", "V_ACCVGPR_WRITE", {"cdna3": 262, "cdna4": 276},
+     "'Move 32 bits of data from an architectural vector register into an accumulator vector register'",
+     "0140d9d3 02010018 as v_accvgpr_write_b32 a1, v2"),
+    ("VOP1", "V_ACCVGPR_MOV_B32", {"cdna3": 186, "cdna4": 199},
+     "'Move data from one accumulator register to another accumulator register' (VOP1 82, VOP3A 466)",
+     "02a5027e as v_accvgpr_mov_b32 a1, a2"),
+)
+
+ERRATA += tuple(
+    Erratum(f"cdna-{name.lower().replace('_', '-')}-pcode", ("cdna3", "cdna4"), pages, "add_pcode",
+            (fmt, name), None, "D0.b32 = S0.b32",
+            f"{name}'s entry is a description only, {description}: a 32-bit copy of its one source into its "
+            f"destination, whichever file each is in (the AGPR operands are the syntax's, a0..a255). LLVM 22 "
+            f"(gfx942 and gfx950) decodes {evidence}: one destination, one source.")
+    for fmt, name, pages, description, evidence in _AGPR_MOVES)
+
+_LOST_MATRIX_FORMULA = (
+    ("cdna3", "V_MFMA_F32_4X4X1_16B_F32", "D = A (4x1) * B (1x4) + C (4x4)", 262,
+     "the CDNA4 manual's entry has this line; LLVM 22 (gfx942) decodes 0080c2d3 01051204 as "
+     "v_mfma_f32_4x4x1_16b_f32 a[0:3], v1, v2, a[4:7]"),
+    ("cdna4", "V_SMFMAC_F32_16X16X64_FP8_FP8", "D = A (sparse 16x64) * B (64x16) + D (16x16)", 276,
+     "V_SMFMAC_F32_16X16X64_FP8_BF8 beside it has this line with the same shape; LLVM 22 (gfx950) decodes "
+     "0000fbd3 04113204 as v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[8:11], v12"),
+    ("cdna4", "V_SMFMAC_F32_32X32X32_BF8_FP8", "D = A (sparse 32x32) * B (32x32) + D (32x32)", 276,
+     "V_SMFMAC_F32_32X32X32_FP8_BF8 beside it has this line with the same shape; LLVM 22 (gfx950) decodes "
+     "0000fdd3 10296204 as v_smfmac_f32_32x32x32_bf8_fp8 v[0:15], v[16:17], v[20:23], v24"),
+    ("cdna4", "V_SMFMAC_F32_32X32X32_FP8_FP8", "D = A (sparse 32x32) * B (32x32) + D (32x32)", 276,
+     "V_SMFMAC_F32_32X32X32_FP8_BF8 beside it has this line with the same shape; LLVM 22 (gfx950) decodes "
+     "0000ffd3 10296204 as v_smfmac_f32_32x32x32_fp8_fp8 v[0:15], v[16:17], v[20:23], v24"),
+)
+
+ERRATA += tuple(
+    Erratum(f"{arch}-{name.lower().replace('_', '-')}-formula", (arch,), {arch: page}, "add_pcode",
+            ("VOP3P", name), None, formula,
+            f"The conversion's {name} entry describes the product in words but has no formula line; "
+            f"its name gives the shape by the manual's naming rule (V_MFMA_[out]_[M]X[N]X[K]_[B]B_[in]); {evidence}.")
+    for arch, name, formula, page, evidence in _LOST_MATRIX_FORMULA)

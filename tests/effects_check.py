@@ -19,6 +19,11 @@ e64 encoding, EXEC/SCC/M0 themselves. Registers an instruction indexes by a valu
 (`VGPR[lane][...]`, `SGPR[...]`: the model's `indexed`) may be read or written anywhere in
 that file: a finding there is reported as `indexed`, not as a failure. M0 holds a small
 value (0-7), so that M0-relative indexing (s_movrels, v_movreld) stays in the register file.
+CDNA (wave64): the state holds 64 AGPRs after the VGPRs (the unified file, accum_offset 64); the
+v_accvgpr_* operands the syntax puts there, and MFMA's C and D on a coin toss (always when D
+is wider than 16 registers), live in them; instructions are built by the text assembler. A
+matrix instruction's (MFMA, WMMA) VGPRs hold finite numbers (matrix_dwords), so that a changed
+element changes the sum. An instruction the emulator has no semantics for is skipped.
 
     python -m tests.effects_check                     # every instruction, every register, all targets
     python -m tests.effects_check --target gfx1151 --sample 50 --seed 3
@@ -35,14 +40,16 @@ import numpy as np
 
 import isa
 from dsl.kernel import build_namespace
-from dsl.operands import OperandError, lit, s, v, vcc, vcc_lo
+from dsl.asm import AsmError, assemble
+from dsl.operands import Agpr, Lit, OperandError, lit, s, v, vcc, vcc_lo
 from dsl.signature import scalar_layout, valu_signature
+from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
 from tests.emu_fuzz import EXCLUDED, _SKIP, special_dwords
 
-TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151")
-VGPRS = 64
+TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942", "gfx950")
+VGPRS = 64          # VGPRs in the experiment's state (and as many AGPRs where the family has them)
 HARD = ("undeclared_write", "undeclared_input", "leak")
 SOFT = ("unseen_write", "no_effect", "indexed")
 # Registers the operands are placed in (no two overlap): sources, destinations, masks
@@ -66,11 +73,20 @@ class Result:
         return any(self.findings.get(k) for k in HARD)
 
 
-class Case:
-    """One encoded instruction and where each pseudocode operand name lives."""
+def matrix_dwords(rng, n: int) -> np.ndarray:
+    """Dwords whose every byte is 0x30-0x3F: finite numbers of every element format a matrix
+    instruction reads (fp8/bf8 0.125-1.9, f16 halves 0.125-2, bf16/f32/f64 up to 2, i8 48-63), so
+    that one changed input changes the sum (a NaN or infinity among the special values would
+    swallow every change)."""
+    return (rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32) & 0x0F0F0F0F) | 0x30303030
 
-    def __init__(self, code: bytes, text: str, names: dict[str, set], scalar: bool):
-        self.code, self.text, self.names, self.scalar = code, text, names, scalar
+
+class Case:
+    """One encoded instruction and where each pseudocode operand name lives; `matrix`: its VGPRs
+    hold matrix_dwords."""
+
+    def __init__(self, code: bytes, text: str, names: dict[str, set], scalar: bool, matrix: bool = False):
+        self.code, self.text, self.names, self.scalar, self.matrix = code, text, names, scalar, matrix
 
 
 class Checker:
@@ -81,9 +97,12 @@ class Checker:
         from emu.machine import Machine
         from emu.options import FAST
         self.target = target
-        self.arch, self.wave = target.split("-")[0], 64 if target.endswith("w64") else 32
+        self.arch = target.split("-")[0]
         self.spec = isa.load(self.arch)
         self.traits = self.spec.traits
+        self.wave = {"w64": 64, "w32": 32}.get(target.rpartition("-")[2], self.traits.wave_size)
+        # CDNA's AGPRs share the VGPR file: a[n] is row VGPRS + n of the state (accum_offset VGPRS)
+        self.agprs = VGPRS if self.traits.agprs else 0
         self.ns = build_namespace(self.arch, self.wave)
         self.mem = DeviceMemory()
         self.machine = Machine(self.arch, self.mem, options=FAST)
@@ -93,6 +112,8 @@ class Checker:
         roles = self.traits.roles
         usable = [d for d in self.spec.instructions if d.name not in EXCLUDED and not _SKIP.match(d.name)
                   and d.pcode]
+        mfma = self.spec.tables.get("mfma") or ()
+        self.matrix_names = frozenset(row[0] for row in mfma)      # CDNA's MFMA / SMFMAC
         self.instructions = [d for d in usable if d.format in roles.valu_e32 | roles.valu_e64
                              or d.format in (roles.salu - {"SOPP"})]
 
@@ -106,13 +127,17 @@ class Checker:
     def valu_case(self, d, rng) -> Case:
         """VGPR sources; where the encoder refuses one (lane selects take SGPRs or constants),
         SGPRs for the later sources, then for all of them."""
+        in_agprs = self.agpr_operands(d, rng)
         for k in (lit(int(special_dwords(rng, 1)[0])), lit(0x3C00)):       # (a 16-bit K for f16)
             for scalar in ((), (1, 2), (0, 1, 2)):
                 try:
-                    return self._valu_case(d, k, scalar)
+                    return self._valu_case(d, k, scalar, in_agprs)
                 except OperandError as e:
                     error = e
         raise error
+
+    def format_fields(self, d) -> set:
+        return {f[0] for f in self.spec.formats[d.format].fields}
 
     def _block(self, d, name: str, dwords: int) -> int:
         """Registers of operand `name`: the signature's, or the semantic's where that is wider
@@ -122,10 +147,29 @@ class Checker:
         wide = 0 if op is None or op.lane_bit else -(-op.width(self.wave) // 32)
         return max(1, dwords, wide)
 
-    def _valu_case(self, d, k, scalar_srcs) -> Case:
+    def agpr_operands(self, d, rng) -> set:
+        """Operands (D0, S0..S2) placed in AGPRs: those the syntax puts there (v_accvgpr_*), and a
+        matrix instruction's C and D on a coin toss, always where D is wider than 16 registers."""
+        if not self.agprs:
+            return set()
+        out = {{"vdst": "D0", "src0": "S0"}[o] for o in ACC_OPERANDS.get(d.name, ())}
+        if d.name in self.matrix_names and (rng.integers(2) or self._block(d, "D0", 1) > 16):
+            out |= {"D0"} if "D0" in effects(d.pcode).reads else {"D0", "S2"}   # (SMFMAC: C is D)
+        return out
+
+    def _vgprs(self, operand: str, first: int, n: int, in_agprs: set):
+        """(text operand, state keys) of `n` registers of `operand` from `first`; an operand in
+        in_agprs lies in the AGPRs, a matrix's C and D in a[0:31] and a[32:63]."""
+        if operand not in in_agprs:
+            return (v[first] if n == 1 else v[first:first + n - 1]), self._keys("v", first, n)
+        if self.matrix_names and operand in ("D0", "S2") and n > 1:
+            first = 32 if operand == "D0" else 0
+        return Agpr(first, n), self._keys("a", first, n)
+
+    def _valu_case(self, d, k, scalar_srcs, in_agprs=frozenset()) -> Case:
         sig = valu_signature(d)
         e64 = d.format in self.traits.roles.valu_e64
-        base = text_mnemonic(d.name)
+        base = text_mnemonic(d.name, self.spec.arch)
         mn = base + ("_e64" if e64 and d.promoted_from else "_e32" if not e64 else "")
         names: dict[str, set] = defaultdict(set)
         ops = []
@@ -137,12 +181,11 @@ class Checker:
                 regs = self._keys("s", S_DST, 1)
                 ops.append(s[S_DST])
             else:
-                n = self._block(d, "D0", dst.dwords)
-                regs = self._keys("v", V_DST, n)
-                ops.append(v[V_DST] if n == 1 else v[V_DST:V_DST + n - 1])
+                op, regs = self._vgprs("D0", V_DST, self._block(d, "D0", dst.dwords), in_agprs)
+                ops.append(op)
             names["D0"] |= regs
         carry = self._keys("s", S_SDST, self.mask_n) if e64 else self.vcc
-        if sig.vcc_out or d.format == "VOP3SD":     # (v_mad_u64_u32's SDST is D1 of { D1, D0 })
+        if sig.vcc_out or e64 and "SDST" in self.format_fields(d):   # (v_mad_u64_u32's SDST is D1 of { D1, D0 })
             ops.append(self._sregs(S_SDST, self.mask_n) if e64 else (vcc_lo if self.wave == 32 else vcc))
             names["D1"] |= carry
         names["VCC_OUT"] = carry                                    # where a VCC write lands
@@ -161,14 +204,33 @@ class Checker:
                 ops.append(self._sregs(first, n))
                 names[f"S{i}"] = self._keys("s", first, n)
             else:
-                ops.append(v[V_SRC[i]] if n == 1 else v[V_SRC[i]:V_SRC[i] + n - 1])
-                names[f"S{i}"] = self._keys("v", V_SRC[i], n)
+                op, names[f"S{i}"] = self._vgprs(f"S{i}", V_SRC[i], n, in_agprs)
+                ops.append(op)
+        if sig.vcc_in and e64 and len(sig.srcs) < 3 and not any(src.is_mask for src in sig.srcs):
+            ops.append(self._sregs(S_MASK_SRC, self.mask_n))    # gfx9 VOP3A/B: the mask is src2 (v_cndmask, v_addc)
+            names["VCC_IN"] = self._keys("s", S_MASK_SRC, self.mask_n)
         if sig.k_pos is not None:
             ops.insert(len(sig.dsts) + sig.vcc_out + sig.k_pos, k)
         if sig.vcc_in and not e64:
             ops.append(vcc_lo if self.wave == 32 else vcc)
-        inst = self.ns[mn](*ops)
-        return Case(bytes(inst), str(inst), names, scalar=False)
+        if sig.is_cmpx and "D0" in effects(d.pcode).writes:     # gfx9: v_cmpx writes EXEC and VCC / SDST
+            ops.insert(0, self._sregs(S_MASK_DST, self.mask_n) if e64 else vcc)
+            names["D0"] = self._keys("s", S_MASK_DST, self.mask_n) if e64 else set(self.vcc)
+        case = self.encode(mn, ops, names, scalar=False)
+        case.matrix = d.name in self.matrix_names or effects(d.pcode).matrix     # MFMA, WMMA
+        return case
+
+    def encode(self, mn: str, ops: list, names: dict, scalar: bool) -> Case:
+        """The instruction `mn ops...`: by the DSL's function, or on the gfx9 dialect (CDNA) by the
+        text assembler, which takes every operand LLVM's syntax has (AGPRs, v_cmpx's SDST)."""
+        if self.traits.dialect != "gfx9":
+            inst = self.ns[mn](*ops)
+            return Case(bytes(inst), str(inst), names, scalar)
+        text = mn + " " + ", ".join(hex(o.value) if isinstance(o, Lit) else str(o) for o in ops)
+        try:
+            return Case(assemble(text, self.arch, self.wave), text, names, scalar)
+        except AsmError as e:
+            raise OperandError(f"{text}: {e}") from None
 
     def salu_case(self, d, rng) -> Case:
         try:
@@ -192,8 +254,7 @@ class Checker:
                 names[f"S{i}"] = self._keys("s", first, dwords)
         wide = 2 if d.name.endswith("64") else 1
         names["VCC_IN"] = names["VCC_OUT"] = {("s", self.traits.vcc_lo + i) for i in range(max(wide, self.mask_n))}
-        inst = self.ns[text_mnemonic(d.name)](*ops)
-        return Case(bytes(inst), str(inst), names, scalar=True)
+        return self.encode(text_mnemonic(d.name, self.spec.arch), ops, names, scalar=True)
 
     def declared(self, e, case: Case) -> tuple[set, set, set]:
         """(registers read, registers written whole, registers written) by the model."""
@@ -215,12 +276,17 @@ class Checker:
     # ---------------------------------------------------------------- running
     def all_registers(self) -> list:
         t = self.traits
-        out = [("v", i) for i in range(VGPRS)] + [("s", i) for i in range(t.sgprs)]
+        out = [("v", i) for i in range(VGPRS)] + [("a", i) for i in range(self.agprs)]
+        out += [("s", i) for i in range(t.sgprs)]
         out += sorted(self.vcc | {("s", t.m0)} | self.exec) + [("scc", 0)]
         return out
 
     def run(self, d, rng, sample: int | None) -> Result:
         r = Result(d.name, d.format)
+        if self.machine.semantics.get(d) is None:
+            entry = getattr(self.machine.semantics, "entry", None)
+            r.skipped = "the emulator has no semantics" + (f": {entry(d).reason}" if entry else "")
+            return r
         try:
             case = self.salu_case(d, rng) if d.format in self.traits.roles.salu else self.valu_case(d, rng)
         except (OperandError, KeyError) as e:
@@ -274,6 +340,8 @@ class Checker:
         vg, sg, scc = state
         if x[0] == "v":
             return vg[x[1], w]
+        if x[0] == "a":
+            return vg[VGPRS + x[1], w]
         if x[0] == "s":
             return sg[x[1], w]
         return scc[w]
@@ -286,9 +354,12 @@ class Checker:
         wave's MODE after the instruction is left in self.mode_after (tests/effects_check_mode.py)."""
         from emu.launch import Dispatch
         t, L = self.traits, self.wave
-        vg = np.broadcast_to(special_dwords(rng, VGPRS * L).reshape(VGPRS, 1, L), (VGPRS, waves, L)).copy()
+        rows = VGPRS + self.agprs
+        vgpr_dwords = matrix_dwords if case.matrix else special_dwords
+        vg = np.broadcast_to(vgpr_dwords(rng, rows * L).reshape(rows, 1, L), (rows, waves, L)).copy()
         sg = np.broadcast_to(special_dwords(rng, 128).reshape(128, 1), (128, waves)).copy()
-        sg[t.null] = 0
+        if t.null is not None:
+            sg[t.null] = 0
         sg[t.ttmp_base:t.ttmp_base + t.ttmps] = 0
         for x in self.exec:
             sg[x[1]] = 0xFFFFFFFF
@@ -301,10 +372,11 @@ class Checker:
         for w, x in enumerate(perturbed):
             if x is None:
                 continue
-            if x[0] == "v":
-                new = special_dwords(rng, L)
-                new[new == vg[x[1], w]] ^= 1
-                vg[x[1], w] = new
+            if x[0] in "va":
+                row = x[1] + (VGPRS if x[0] == "a" else 0)
+                new = vgpr_dwords(rng, L)
+                new[new == vg[row, w]] ^= 1
+                vg[row, w] = new
             elif x[0] == "s":
                 new = int(special_dwords(rng, 1)[0])
                 if x in self.exec and new == 0:
@@ -323,22 +395,22 @@ class Checker:
         def tracer(p, st, sel):
             if p.pc == addr:            # after s_nop: load the experiment's state
                 st.settle_vgprs(None)
-                for reg in range(VGPRS):
+                for reg in range(rows):
                     st.write_vgprs(slice(0, waves), reg, 1, vg[reg], None)
-                rows = [r for r in range(128) if r != t.null]
-                for row in rows:
+                for row in (r for r in range(128) if r != t.null):
                     st.write_sgprs(slice(0, waves), row, 1, sg[row].reshape(-1, 1))
                 st.scc[:, 0] = scc
                 if modes is not None:
                     st.mode[:waves, 0] = modes
                     st.mode_changed()
             elif p.pc == addr + 4:
-                snap["after"] = (st.vgpr[:VGPRS].copy(), st.sgpr.copy(), st.scc[:, 0].copy())
+                snap["after"] = (st.vgpr[:rows].copy(), st.sgpr.copy(), st.scc[:, 0].copy())
                 self.mode_after = st.mode[:waves, 0].copy()
         self.machine.tracer = tracer
         try:
             self.machine.run(Dispatch("effects", addr, grid=(waves, 1, 1), block=(L, 1, 1), wave_size=L,
-                                      vgprs=VGPRS, mode=0x3F0, budget=100))
+                                      vgprs=rows, accum_offset=VGPRS if self.agprs else None,
+                                      mode=0x3F0, budget=100))
         finally:
             self.machine.tracer = None
             self.mem.free(addr)

@@ -112,6 +112,29 @@ def test_vcmpx_writes_exec_and_the_sdst_and_vop3b_carries():
     assert (got[active, 5] == (np.arange(64)[active] - 1)).all()
 
 
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_vop3_mask_source_is_src2_not_vcc(arch):
+    """The e64 forms of v_cndmask_b32 (VOP3A) and v_addc_co_u32 (VOP3B) read their lane mask from
+    the SGPR pair in SRC2 (LLVM: v_cndmask_b32_e64 v2, v3, v4, s[8:9]). VCC holds the opposite
+    mask, so reading it instead shows in every lane."""
+    mask = 0x00FF00FF_0F0F0F0F
+    got = run(f"""
+    s_mov_b32 s8, {mask & 0xFFFFFFFF:#x}
+    s_mov_b32 s9, {mask >> 32:#x}
+    s_not_b64 vcc, s[8:9]
+    v_mov_b32 v3, 7
+    v_cndmask_b32_e64 v4, v3, v0, s[8:9]
+    v_mov_b32 v5, -1
+    v_addc_co_u32_e64 v5, s[10:11], v5, v0, s[8:9]
+    v_lshlrev_b32 v1, 3, v0
+    global_store_dwordx2 v1, v[4:5], s[4:5]
+    """, 2, arch)
+    bit = (mask >> np.arange(64, dtype=np.uint64)) & 1
+    lanes = np.arange(64, dtype=np.uint64)
+    assert (got[:, 0] == np.where(bit == 1, lanes, 7)).all()
+    assert (got[:, 1] == ((0xFFFFFFFF + lanes + bit) & 0xFFFFFFFF)).all()
+
+
 def test_sopk_immediates_and_smem_offset_register():
     """CDNA3's SOPK entries name the 16-bit immediate S0 (s_movk_i32: signext(S0.i16)) or S1
     (s_cmpk_*: S0 is the SGPR); an SMEM offset from an SGPR (IMM = 0, manual 8.2.1.1)."""

@@ -103,3 +103,25 @@ def test_matrix_effect_marks_exactly_the_matrix_core_instructions(arch):
     marked = {d.name for d in defs if effects(d.pcode).matrix}
     named = {d.name for d in defs if d.name.startswith(("V_WMMA_", "V_SWMMAC_"))}
     assert marked == named and len(named) >= 6
+
+
+# CDNA (gfx942 / gfx950): the matrix formula of the manual's MFMA entries ("D = A (MxK) * B (KxN) +
+# C (MxN)": A, B and C are the sources, D is written whole; SMFMAC "+ D": D accumulates and S2
+# is the sparse index), and the AGPR moves (a 32-bit copy, isa/errata.py)
+CDNA_CASES = [
+    ("gfx942", "v_mfma_f32_32x32x8_f16", {"S0", "S1", "S2"}, {"D0"}),
+    ("gfx942", "v_mfma_f32_4x4x1_16b_f32", {"S0", "S1", "S2"}, {"D0"}),           # (formula from errata)
+    ("gfx942", "v_smfmac_f32_16x16x32_f16", {"S0", "S1", "S2", "D0"}, {"D0"}),
+    ("gfx950", "v_smfmac_f32_32x32x32_fp8_fp8", {"S0", "S1", "S2", "D0"}, {"D0"}),  # (formula from errata)
+    ("gfx950", "v_mfma_f64_16x16x4_f64", {"S0", "S1", "S2"}, {"D0"}),
+    ("gfx942", "v_accvgpr_read_b32", {"S0"}, {"D0"}),
+    ("gfx950", "v_accvgpr_write_b32", {"S0"}, {"D0"}),
+    ("gfx942", "v_accvgpr_mov_b32", {"S0"}, {"D0"}),
+]
+
+
+@pytest.mark.parametrize("arch, name, reads, full", CDNA_CASES, ids=[f"{c[0]}-{c[1]}" for c in CDNA_CASES])
+def test_cdna_matrix_formulas_and_agpr_moves(arch, name, reads, full):
+    for d in isa.load(arch).lookup(name):
+        e = effects(d.pcode)
+        assert (set(e.reads), set(e.full), set(e.partial)) == (reads, full, set()), d.format

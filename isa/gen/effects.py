@@ -18,7 +18,13 @@ sparse matrices' `S1.f16(32x16, index set from S2)`) counts as reading every ope
 and writing (partially) every operand it could assign: never less than the truth. Besides the
 operands: `copy` (the whole pseudocode is `D0.T = S0.T`), `jump` (control does not reach the
 next instruction) and `matrix` (operands are (MxN) matrices: WMMA) and `names` (every operand
-named, the raw DST field too: v_movreld names its destination register only by number)."""
+named, the raw DST field too: v_movreld names its destination register only by number).
+
+CDNA's matrix instructions have a formula, not code: `D = A (32x8) * B (8x32) + C (32x32)`
+reads A, B and C (S0, S1, S2) and writes D (D0) whole; the sparse `D = A (sparse 16x32) *
+B (32x16) + D (16x16)` (V_SMFMAC_*) adds to D itself, its S2 the index of A's values (the
+manuals' matrix chapter, CDNA3 7.4 / CDNA4 7.5). Where code follows the formula (RDNA's WMMA),
+the formula is its header and the code says the rest."""
 from __future__ import annotations
 
 import re
@@ -43,6 +49,7 @@ OPERAND_SHAPE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
 _SPARSE = re.compile(r"\((\s*\d+\s*x\s*\d+\s*), index set from (S\d)\)")
 # a matrix instruction's header line: the shapes of A, B and C (or D, sparse), not a statement
 _MATRIX_HEADER = re.compile(r"^D = A \([^)\n]*\) \* B \([^)\n]*\) \+ [CD] \([^)\n]*\)[ \t]*$", re.M)
+_MATRIX_FORMULA = re.compile(r"^D = A \((?:sparse )?\d+x\d+\) \* B \(\d+x\d+\) \+ ([CD]) \(\d+x\d+\)$")
 
 
 def _matrix(m: re.Match) -> str:
@@ -638,6 +645,10 @@ def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring)."""
     if not pcode:
         return Effects(frozenset(), frozenset(), frozenset(), False)
+    formula = _MATRIX_FORMULA.match(pcode.strip())
+    if formula:
+        reads = frozenset({"S0", "S1", "S2"} | ({"D0"} if formula.group(1) == "D" else set()))
+        return Effects(reads, frozenset({"D0"}), frozenset(), False, value_reads=reads, names=reads | {"D0"})
     matrix = any(SHAPE.search(m.group(1)) for m in EVAL.finditer(pcode))
     shapes = tuple((k, int(b), int(r), int(c)) for k, b, r, c in OPERAND_SHAPE.findall(pcode))
     root = tree(pcode)
