@@ -15,6 +15,7 @@ import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
 from dsl.syntax_gfx9 import ACC_OPERANDS
+from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
 
 from .dialect import SEGMENTS, immediate_offset
@@ -772,12 +773,14 @@ class Preparer:
             else:               # the plain uint64 sums
                 p.inputs["ADDR_BASE"] = lambda st, sel: base(st, sel).astype(np.uint64)
                 p.inputs["ADDR"] = lambda st, sel: base(st, sel).astype(np.uint64) + added
-        # the VGPR each data input comes from. DS_SWIZZLE_B32 "swizzles input thread data" and
-        # touches no memory: its encoding has no DATA0, the input is the ADDR field's VGPR (LLVM:
-        # `ds_swizzle_b32 vdst, vaddr offset:...`). So a semantic reading DATA from an encoding
-        # without DATA0 (and not reading ADDR) reads ADDR's VGPR; other missing fields are refused.
+        # the VGPR each data input comes from, under every name the code gives its field (DATA
+        # or DATA0, DATA2 or DATA1: isa.fact_types.LDS_DATA_NAMES). DS_SWIZZLE_B32 "swizzles
+        # input thread data" and touches no memory: its encoding has no DATA0, the input is the
+        # ADDR field's VGPR (LLVM: `ds_swizzle_b32 vdst, vaddr offset:...`). So a semantic reading
+        # DATA from an encoding without DATA0 (and not reading ADDR) reads ADDR's VGPR; other
+        # missing fields are refused.
         vdst = f["VDST"]
-        data_regs = {"DATA": f["DATA0"], "DATA2": f["DATA1"]}
+        data_regs = {name: f[field] for field, names in LDS_DATA_NAMES.items() for name in names}
         if f.get("ACC"):        # CDNA: the data and returned registers are AGPRs
             n_ = max((w for _, _, w in instruction_facts.ds_layout(d)), default=1)
             data_regs = {k: self.agpr(v, n_) for k, v in data_regs.items()}
@@ -786,13 +789,16 @@ class Preparer:
             if "addr" not in layout or "ADDR" in p.sem.reads:
                 raise PrepareError(f"{d.name}: its semantics read DATA, which its encoding does not supply")
             data_regs["DATA"], layout["data0"] = f["ADDR"], layout["addr"]
-        if "data1" not in layout and "DATA2" in p.sem.reads:
-            raise PrepareError(f"{d.name}: its semantics read DATA2, which its encoding does not supply")
+        for field, names in LDS_DATA_NAMES.items():
+            if field.lower() not in layout:
+                for name in names:
+                    if name in p.sem.reads and not (field == "DATA0" and name == "DATA"):
+                        raise PrepareError(f"{d.name}: its semantics read {name}, which its encoding does not supply")
         self._data_inputs(p, d, data_regs, layout.get("data0", n))
-        if "data0" not in layout:
-            p.inputs.pop("DATA", None)
-        if "data1" not in layout:
-            p.inputs.pop("DATA2", None)
+        for field, names in LDS_DATA_NAMES.items():
+            if field.lower() not in layout:
+                for name in names:
+                    p.inputs.pop(name, None)
         if "vdst" in layout:
             self._returns(p, d, vdst, layout["vdst"])
         elif "RETURN_DATA" in p.sem.writes:

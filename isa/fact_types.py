@@ -162,6 +162,12 @@ class LdsOperands:
     data: tuple = ()         # each data operand: (field, registers or None for the data type's)
 
 
+# The names a DS instruction's code gives each data field: most code reads DATA / DATA2, a few
+# (ds_store_addtid_b32, ds_permute_b32, the BVH stack) DATA0 / DATA1. Read by the generator
+# (lds_operands) and by whatever supplies the fields' registers to the code (the emulator).
+LDS_DATA_NAMES = {"DATA0": ("DATA", "DATA0"), "DATA1": ("DATA2", "DATA1")}
+
+
 @dataclass(frozen=True)
 class SampleAddress:
     """What an image instruction's suffixes add to its address (isa.memory_access.sample_address)."""

@@ -86,7 +86,9 @@ class ControlChecker(Checker):
     """Scalar-format instructions the value check (Checker) leaves out: branches, jumps and
     calls, and the ones that act on the wave's flow alone (waits, hints, s_nop, priorities,
     barriers of a one-wave work-group, messages, ends), which must change no register and,
-    but for the branches, leave the next PC at the fall-through address."""
+    but for the branches, leave the next PC at the fall-through address. Registers written
+    whole (a call's return address) are changed too: their old value must not show."""
+    overwritten = True
 
     def __init__(self, target: str):
         super().__init__(target)

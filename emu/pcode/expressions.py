@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from .. import rtlib
 from .lookup import callee_result_type
-from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, INT_FIELDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
+from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
 
@@ -85,7 +85,7 @@ class Expressions:
             return f"R.CONSTANTS[{name!r}]", Ty("lit", 64)
         if name in OPERANDS:
             code, ty = self.read_operand(name)
-            if ty.kind == "u" and ty.bits <= 32 and name not in INT_FIELDS:
+            if ty.kind == "u" and ty.bits <= 32 and name not in self.int_fields:
                 code = f"R.raw({code})"     # held as the machine's uint32; as a bare value it is 64-bit
             return code, ty
         self.fail(f"unknown name {name}", node)
@@ -110,11 +110,11 @@ class Expressions:
         if name not in self.defined_operands:
             self.defined_operands.add(name)
             self.use_operand(name)
-            if name in INT_FIELDS:
+            if name in self.int_fields:
                 self.prologue.append(f"{name} = R.U64(ctx.get({name!r}, {self.name!r}))")
             else:
                 self.prologue.append(f"{name} = R.operand(ctx, {name!r}, {ty.bits}, {self.name!r})")
-        if name == "SCC" or name in ("VCC", "EXEC", "PC", "M0") or name in INT_FIELDS:
+        if name == "SCC" or name in ("VCC", "EXEC", "PC", "M0") or name in self.int_fields:
             return name, Ty("u", ty.bits if name != "SCC" else 1)
         return name, Ty("u", ty.bits) if ty.bits <= 64 else Ty("dw", ty.bits)
 

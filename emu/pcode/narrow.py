@@ -22,7 +22,7 @@ from lark import Tree
 
 from isa.records import dataclass
 
-from .types import INT_FIELDS, LANE_ID_NAMES, LANE_MASKS, OPERANDS, Ty, is_name, type_of_field
+from .types import LANE_ID_NAMES, LANE_MASKS, OPERANDS, Ty, is_name, type_of_field
 
 _MASK32 = (1 << 32) - 1
 _WRAPS = {"+", "-", "*"}                       # low 32 bits depend only on the operands' low 32 bits
@@ -72,7 +72,7 @@ class NarrowStatements:
             self.mem_write = True      # the memory keeps the low nbytes of each value
             self.emit(f"R.mem_store(ctx, {addr}, {nbytes}, {v.code}, {self.pred or 'None'})")
             return True
-        if node.data != "name" or str(node.children[0]) not in OPERANDS or str(node.children[0]) in INT_FIELDS:
+        if node.data != "name" or str(node.children[0]) not in OPERANDS or str(node.children[0]) in self.int_fields:
             return False
         name = str(node.children[0])
         if name in LANE_MASKS and not self.scalar and self._is_lane_bit(chain):
@@ -159,7 +159,7 @@ class NarrowStatements:
 
     def _narrow_operand(self, node):
         """(variable, type) of an operand the machine supplies as an array, or None."""
-        if not is_name(node, OPERANDS) or str(node.children[0]) in INT_FIELDS:
+        if not is_name(node, OPERANDS) or str(node.children[0]) in self.int_fields:
             return None
         code, ty = self.read_operand(str(node.children[0]))
         return None if ty.kind == "dw" else (code, ty)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lark import Token, Tree
 
-from .types import OPERANDS, INT_FIELDS, SOURCE_ARRAY, LANE_MASKS, LANE_ID_NAMES, LIT, Ty, Var, Unsupported, type_of_field, type_of_decl, is_name, is_const
+from .types import OPERANDS, SOURCE_ARRAY, LANE_MASKS, LANE_ID_NAMES, LIT, Ty, Var, Unsupported, type_of_field, type_of_decl, is_name, is_const
 from ..semantics import Operand
 
 
@@ -281,7 +281,7 @@ class Statements:
         self.defined_operands.add(name)
         base = self.operand_ty(name)
         emit = self.emit if self.indent == 1 else self.prologue.append
-        if partial and name not in self.reads and name not in INT_FIELDS:
+        if partial and name not in self.reads and name not in self.int_fields:
             self.reads[name] = Operand(name, base.bits, self._type_name(name, base))
             emit(f"{name} = R.operand(ctx, {name!r}, {base.bits}, {self.name!r})")
         elif name not in self.reads:

@@ -23,7 +23,7 @@ from isa.records import dataclass
 from .expressions import Expressions
 from .narrow import NarrowStatements
 from .statements import Statements
-from .types import OPERANDS, DEFAULT_BITS, Ty, Var, Unsupported, type_of_field
+from .types import DATA_FIELDS, INT_FIELDS, OPERANDS, DEFAULT_BITS, Ty, Var, Unsupported, register_numbers, type_of_field
 from ..semantics import Operand
 
 TRANSLATOR_VERSION = 1
@@ -51,6 +51,9 @@ class Translator(NarrowStatements, Statements, Expressions):
         self.name = name
         self.spec = spec            # the isa.Spec whose instructions the pseudocode may call (v_max3 -> v_max)
         self.tables = tables or {}  # declared array -> entries the description gives (lookup.py)
+        # the instruction-word fields the code reads as ints (a DS data field only where it
+        # indexes registers by it: types.DATA_FIELDS); set per tree by translate()
+        self.int_fields = INT_FIELDS
         # integer clamp (VOP3 CLMP on an integer result): typed integer stores narrower than 64
         # bits saturate instead of wrapping, and a narrowing read of a local (D0.u = tmp.u)
         # passes the whole value on, so the store sees the exact result
@@ -149,6 +152,7 @@ class Translator(NarrowStatements, Statements, Expressions):
 
     # ---------- driver ----------
     def translate(self, tree: Tree, widths: dict[str, int] | None = None) -> Result:
+        self.int_fields = INT_FIELDS - (DATA_FIELDS - register_numbers(tree))
         self.scan_widths(tree)
         for name, bits in (widths or {}).items():
             self.op_bits[name] = max(self.op_bits.get(name, 0), bits)

@@ -23,6 +23,10 @@ OPERANDS = {"S0", "S1", "S2", "D0", "D1", "SCC", "VCC", "EXEC", "M0", "PC", "ADD
 # for the instructions whose pseudocode interprets them itself: v_fma_mix*, v_dot*_iu*)
 INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "SRC1", "VDST", "DST", "DATA0", "DATA1",
               "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
+# DS's data fields, which the code uses two ways: as register numbers where it indexes the
+# VGPRs by them (ds_bpermute_b32: VGPR[src_lane][DATA0]), else as the registers' values
+# (ds_store_addtid_b32: MEM[...] = DATA0.u), which the machine supplies as it does DATA / DATA2
+DATA_FIELDS = {"DATA0", "DATA1"}
 # `declare S : 32'B[n]` names the instruction's sources: S[i] is Si (v_fma_mix*)
 SOURCE_ARRAY = "S"
 LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
@@ -92,6 +96,19 @@ class Var:
 
 def is_name(node, names) -> bool:
     return isinstance(node, Tree) and node.data == "name" and str(node.children[0]) in names
+
+
+def register_numbers(tree: Tree) -> set[str]:
+    """Names the code indexes the register files by: in VGPR[lane][...] and SGPR[...]."""
+    out = set()
+    for node in tree.iter_subtrees():
+        if node.data != "index" or not isinstance(node.children[1], Tree):
+            continue
+        base = node.children[0]
+        if is_name(base, {"SGPR"}) or (isinstance(base, Tree) and base.data == "index"
+                                       and is_name(base.children[0], {"VGPR"})):
+            out |= {str(n.children[0]) for n in node.children[1].iter_subtrees() if n.data == "name"}
+    return out
 
 
 def is_operand(node) -> bool:

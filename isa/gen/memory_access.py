@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..fact_types import FormatConversion, LdsOperands, MemoryAccess, MemoryEffects, SampleAddress
+from ..fact_types import LDS_DATA_NAMES, FormatConversion, LdsOperands, MemoryAccess, MemoryEffects, SampleAddress
 
 _MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|>>)?=(?!=)")
 _MEM = re.compile(r"\bMEM\s*\[")
@@ -385,7 +385,6 @@ def typed_buffer(d) -> bool:
 
 _LDS_RESULTS = {"RETURN_DATA", "VDST", "VGPR_RTN"}
 _LDS_ADDRESSES = {"ADDR", "ADDR_BASE", "vgpr_a"}
-_LDS_DATA = ({"DATA", "DATA0"}, {"DATA1", "DATA2"})
 _RETURNS_SAID = re.compile(r"\breturn the pre-operation value to VGPRs\b", re.I)
 
 
@@ -414,10 +413,10 @@ def lds_operands(d) -> LdsOperands:
         writes_result or access.direction == "load"
     text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
     data = []
-    for i, given in enumerate(_LDS_DATA):
-        if names & given:
+    for field, given in LDS_DATA_NAMES.items():
+        if names & set(given):
             bits = _register_bits(text, tuple(sorted(given)), types)
-            data.append((f"DATA{i}", -(-bits // 32) if bits else None))
+            data.append((field, -(-bits // 32) if bits else None))
     return LdsOperands(None if result else 0, bool(names & _LDS_ADDRESSES), tuple(data))
 
 

@@ -1,0 +1,112 @@
+"""DS_STORE_ADDTID_B32 / DS_LOAD_ADDTID_B32 (CDNA: DS_WRITE_ADDTID_B32 / DS_READ_ADDTID_B32): LDS
+addressed by lane ID, no ADDR VGPR. The RDNA3 ISA manual's code (section 16.15 "LDS & GDS
+Instructions", opcodes 176 / 177, PDF page 542; the same code in the CDNA3 manual's section 12.12,
+opcodes 29 / 182):
+
+    MEM[32'I({ OFFSET1, OFFSET0 } + M0[15 : 0]) + laneID.i * 4].u = DATA0.u
+    RETURN_DATA.u = MEM[32'I({ OFFSET1, OFFSET0 } + M0[15 : 0]) + laneID.i * 4].u
+
+and its section 12.5 (PDF page 136): "LDS_Addr = LDS_BASE + {InstOffset1, InstOffset0} +
+TID(0..63)*4 + M0 ... no part of the address comes from a VGPR. M0 must be DWORD-aligned." So each
+active lane stores / loads the dword at byte offset + M0 + lane * 4 of the group's LDS. (The two
+texts differ on M0's high half, M0[15:0] against M0: the M0 values here keep it zero.) The
+expected LDS contents and registers are that formula in numpy; the LDS is filled and read back
+around it by ds_store_b32 / ds_load_b32 at lane * 4 (the ordinary VGPR address path), in the
+fast and the reference modes, wave32 and wave64, partial EXEC."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from emu.options import FAST, REFERENCE
+from .test_emu_machine import launch
+
+STORE_M0, STORE_OFFSET = 8, 16               # dword 6 + lane
+LOAD_M0, LOAD_OFFSET = 4, 12                  # dword 4 + lane
+REGIONS = 3                                  # LDS dwords 0 .. 3 * wave - 1 filled and read back
+
+# each target's spelling of the same program: (mnemonics, exec-mask compare)
+SYNTAX = {
+    "gfx1100": dict(store="ds_store_b32", load="ds_load_b32", store_tid="ds_store_addtid_b32",
+                    load_tid="ds_load_addtid_b32", gstore="global_store_b32", add="v_add_nc_u32",
+                    cmpx="v_cmpx_ne_u32 0, v20", cmpx2="v_cmpx_ne_u32 1, v20", sload="s_load_b64"),
+    "gfx942": dict(store="ds_write_b32", load="ds_read_b32", store_tid="ds_write_addtid_b32",
+                   load_tid="ds_read_addtid_b32", gstore="global_store_dword", add="v_add_u32",
+                   cmpx="v_cmpx_ne_u32 vcc, 0, v20", cmpx2="v_cmpx_ne_u32 vcc, 1, v20", sload="s_load_dwordx2"),
+}
+
+
+def program(arch: str, wave: int) -> str:
+    s = SYNTAX[arch]
+    exec_all = "s_mov_b32 exec_lo, -1" if wave == 32 else "s_mov_b64 exec, -1"
+    fill = "\n".join(f"""
+        v_mov_b32 v3, {0xA0000000 + k * wave:#x}
+        {s['add']} v3, v3, v0
+        {s['store']} v1, v3 offset:{k * wave * 4}""" for k in range(REGIONS))
+    back = "\n".join(f"""
+        {s['load']} v{10 + k}, v1 offset:{k * wave * 4}""" for k in range(REGIONS))
+    outs = "\n".join(f"""
+        {s['gstore']} v1, v{10 + k}, s[{6 + 2 * k}:{7 + 2 * k}]""" for k in range(REGIONS))
+    # s[4+2i:5+2i] = buffer i's address (tests.test_emu_machine.loads, in the target's spelling)
+    buffers = "\n".join(f"{s['sload']} s[{4 + 2 * i}:{5 + 2 * i}], s[0:1], {8 * i:#x}" for i in range(1 + REGIONS))
+    return buffers + f"""
+        s_waitcnt lgkmcnt(0)
+        v_lshlrev_b32 v1, 2, v0                    // v1 = lane * 4
+        {fill}
+        s_waitcnt lgkmcnt(0)
+        v_mul_u32_u24 v4, 7, v0
+        {s['add']} v4, 0x5000, v4                  // data: 0x5000 + lane * 7
+        v_mov_b32 v2, 0xdead
+        v_cvt_f32_u32 v20, v0                      // v20 = lane % 3, then lane % 5
+        v_mul_f32 v20, 0x3eaaaaab, v20
+        v_floor_f32 v20, v20
+        v_cvt_u32_f32 v20, v20
+        v_mul_u32_u24 v20, 3, v20
+        v_sub_u32 v20, v0, v20
+        s_mov_b32 m0, {STORE_M0:#x}
+        {s['cmpx']}                                // lanes with lane % 3 == 0 store nothing
+        {s['store_tid']} v4 offset:{STORE_OFFSET}
+        s_waitcnt lgkmcnt(0)
+        {exec_all}
+        v_cvt_f32_u32 v20, v0
+        v_mul_f32 v20, 0x3e4ccccd, v20
+        v_floor_f32 v20, v20
+        v_cvt_u32_f32 v20, v20
+        v_mul_u32_u24 v20, 5, v20
+        v_sub_u32 v20, v0, v20
+        s_mov_b32 m0, {LOAD_M0:#x}
+        {s['cmpx2']}                               // lanes with lane % 5 == 1 load nothing
+        {s['load_tid']} v2 offset:{LOAD_OFFSET}
+        s_waitcnt lgkmcnt(0)
+        {exec_all}
+        {back}
+        s_waitcnt lgkmcnt(0)
+        {s['gstore']} v1, v2, s[4:5]
+        {outs}
+        s_waitcnt vmcnt(0)
+        s_endpgm"""
+
+
+def expected(wave: int):
+    """The manual's formula in numpy: the LDS after the store, the registers the load returns."""
+    lane = np.arange(wave)
+    lds = (0xA0000000 + np.arange(REGIONS * wave)).astype(np.uint32)
+    stores = lane % 3 != 0
+    at = (STORE_OFFSET + STORE_M0 + lane * 4) // 4
+    lds[at[stores]] = (0x5000 + lane * 7).astype(np.uint32)[stores]
+    loads_on = lane % 5 != 1
+    at = (LOAD_OFFSET + LOAD_M0 + lane * 4) // 4
+    v2 = np.where(loads_on, lds[at], 0xDEAD).astype(np.uint32)
+    return lds, v2
+
+
+@pytest.mark.parametrize("mode", ["fast", "reference"])
+@pytest.mark.parametrize("arch,wave", [("gfx1100", 32), ("gfx1100", 64), ("gfx942", 64)])
+def test_ds_addtid_store_and_load_address_by_lane_id(arch, wave, mode):
+    bufs = {"v2": np.zeros(wave, np.uint32), **{f"lds{k}": np.zeros(wave, np.uint32) for k in range(REGIONS)}}
+    out, _ = launch(program(arch, wave), bufs, block=(wave, 1, 1), wave=wave, arch=arch,
+                    lds=REGIONS * wave * 4, options=FAST if mode == "fast" else REFERENCE)
+    lds, v2 = expected(wave)
+    got = np.concatenate([out[f"lds{k}"] for k in range(REGIONS)])
+    assert (got == lds).all(), np.flatnonzero(got != lds)
+    assert (out["v2"] == v2).all(), np.flatnonzero(out["v2"] != v2)
