@@ -235,7 +235,7 @@ def image(enc, d, F, ops, mods):
     values.update(zip(slots, regs))
     F.update(values)
     shape = {**F, "VDATA": getattr(data, "idx", 0)}
-    n_data, words, singles = image_widths(enc.spec, d, shape, sampler, values[slots[-1]], len(slots))
+    n_data, words, singles = image_widths(d, shape, sampler, values[slots[-1]], len(slots))
     n = min(words, len(slots))
     want = [1] * (n - 1) + [1 if singles else words - n + 1]
     given = [getattr(a, "count", 1) for a in addrs]

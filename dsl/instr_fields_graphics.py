@@ -60,7 +60,7 @@ def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
         return None if ops[-1] is None else instr_value(d, mn, ops, flags(f, ("A16",)))
     sampler = takes_sampler(d)
     nsa_regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")] if inst.extra else []
-    data, words, singles = image_widths(spec, d, f, sampler, nsa_regs[-1] if nsa_regs else None)
+    data, words, singles = image_widths(d, f, sampler, nsa_regs[-1] if nsa_regs else None)
     vaddr = _addresses(nsa_regs, words, singles) if nsa_regs else \
         Reg("v", f["VADDR"], words if words <= 12 else 16)   # VGPR tuples: 1-12, then 16
     ops = [Reg("v", f["VDATA"], data), vaddr, sgprs(spec, f["SRSRC"] * 4, 8)]
@@ -78,7 +78,7 @@ def _vimage(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     sampler = takes_sampler(d)   # (not image_msaa_load)
     regs = [f[k] for k in ("VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4") if k in f]
-    data, words, singles = image_widths(spec, d, f, sampler, regs[-1], len(regs))
+    data, words, singles = image_widths(d, f, sampler, regs[-1], len(regs))
     addrs = _addresses(regs, words, singles)
     ops = [Reg("v", f["VDATA"], data), addrs[0] if len(addrs) == 1 else addrs, sgprs(spec, f["RSRC"], 8)]
     if sampler:

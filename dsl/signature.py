@@ -325,19 +325,14 @@ def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
 
 
 @lru_cache(maxsize=None)
-def suffix_key(spec) -> tuple:
-    """The family's "Sample Instruction Suffix Key" (generated: spec.tables["sample_suffixes"])."""
-    return tuple(spec.tables.get("sample_suffixes", ()))
-
-
-def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool, key: tuple) -> int:
+def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
     """Address VGPRs of a MIMG instruction: what its suffixes add by the manual's suffix key
-    (`key`: suffix_key(spec); isa.memory_access.sample_address: bias, z-compare and offsets a
+    (isa.memory_access.sample_address, generated from tables["sample_suffixes"]: bias, z-compare and offsets a
     dword each, derivatives, packed two per VGPR with _G16, lod and clamp a body component) around
     the coordinates, to which a mip level adds one as well (isa.memory_access.mip_level:
     "user-specified miplevel"); A16 packs the body two per dword. image_get_resinfo takes only the
     mip level (isa.memory_access.resource_info)."""
-    parts = sample_address(d, key)
+    parts = sample_address(d)
     comps = 0 if resource_info(d) else coords
     comps += parts.body or mip_level(d)
     words = parts.extra + (-(-comps // 2) if a16 else comps)
@@ -347,7 +342,7 @@ def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool, key
     return words
 
 
-def image_widths(spec, d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
+def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
                  nsa_fields: int = 5) -> tuple[int, int, bool]:
     """(data VGPRs, address VGPRs, whether the addresses are written as single registers) of an
     image instruction's fields, as LLVM writes them. Where its disassembler has no instruction
@@ -359,9 +354,8 @@ def image_widths(spec, d: InstrDef, f: dict, sampler: bool, nsa_last: int | None
     pseudocode names (cmpswap: DATA[63 : 32], two)."""
     _, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
     data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
-    key = suffix_key(spec)
-    words = image_address_words(d, coords, gradients, bool(f.get("A16")), key)
-    dims, forms = _image_address_forms(d, sampler, key)
+    words = image_address_words(d, coords, gradients, bool(f.get("A16")))
+    dims, forms = _image_address_forms(d, sampler)
     gather = sampler and gathers_four(d)
     access = memory_access(d, True)
     atomic = access.direction == "atomic"
@@ -381,12 +375,12 @@ def image_widths(spec, d: InstrDef, f: dict, sampler: bool, nsa_last: int | None
 
 
 @lru_cache(maxsize=None)
-def _image_address_forms(d: InstrDef, sampler: bool, key: tuple) -> tuple[frozenset[int], frozenset[int]]:
+def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], frozenset[int]]:
     """Address widths of the dims an opcode takes (sampling: no MSAA), with and without A16;
     and those LLVM has a sequential-address form for: these plus the largest rounded up to a
     power of two (its register class)."""
     no_msaa = sampler or mip_level(d)   # sampling and mip levels have no MSAA forms
-    dims = frozenset(image_address_words(d, c, g, a16, key) for name, c, g in syntax.MIMG_DIMS
+    dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
                      if not (no_msaa and "MSAA" in name) for a16 in (False, True))
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
 

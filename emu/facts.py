@@ -8,9 +8,10 @@ conversion), whether its pseudocode reads D0 (isa.effects) and the MODE rules it
 (isa.facts, generated from the code: an atomic's memory update, a dword-run load, a DS offset added in the code,
 v_min/max_f32's NaN order, f32 call chains, a permute's lane modulus, the register files indexed,
 a table only declared, the instructions called; isa.memory_access.format_conversion; isa.effects'
-whole matrices). They are pure functions of the entry's text and the one parse of its code:
-loading those modules and computing the facts cost a first launch of a few dozen instructions
-~15-25 ms. Here each fact is computed once per instruction and kept in a small pickle file per
+whole matrices). They are pure functions of the entry's text, generated once (isa's tables) or
+computed from those (dsl.signature): importing those modules and their families' tables and
+computing the facts still costs a first launch ~5-10 ms (emu/README.md: bench_emu_narrow's first
+launch with and without this cache). Here each fact is computed once per instruction and kept in a small pickle file per
 instruction under the emulator's cache folder (`facts-<digest>-<python>`, the digest of the
 sources that compute them, so a change to any of them starts a new folder): a later process
 reads only the facts of the instructions it runs, and loads none of those modules when it has

@@ -17,10 +17,11 @@ isa/generated/<family>/control.py; `control` answers from there.
 
 A wait on "the counts of outstanding ..." in several fields (s_waitcnt) takes its counters from
 the `tables` given (the manual's s_waitcnt table, `tables["waitcnt"]`), so the table records
-only that it does."""
+only that it does. A copy of an InstrDef is answered as the instruction it copies, code no loaded
+family has is refused (FactsError; the rule for every generated fact: isa/fact_tables.py)."""
 from __future__ import annotations
 
-from .fact_tables import position, table
+from .fact_tables import FactsError, locate, table  # noqa: F401  (FactsError: what the readers raise)
 from .fact_types import Control
 
 
@@ -38,10 +39,9 @@ def stored(c: Control, from_table: bool) -> tuple | None:
 
 
 def _read(d, tables: dict | None) -> Control:
-    at = position(d)
-    if at is None:                      # a copy no loaded Spec holds: read on the spot
-        from .gen.control import read_control
-        return read_control(d, tables)
+    at = locate(d)                      # a copy (same code and description): the instruction it copies
+    if at is None:                      # an entry without code that no family holds
+        return _NOTHING
     family, i = at
     row = table(family, "control").CONTROL.get(i)
     if row is None:

@@ -28,12 +28,13 @@ SCRATCH, buffer, scalar), read / write / read-modify-write, its register fields 
 the encoding's conditions, EXEC and M0 -- is the generated record
 isa.memory_access.memory_effects(d) (memory_registers(d, fields, traits) for one encoding).
 
-Code no loaded family has (a test's own text) is parsed by the generator's reader."""
+Code no loaded family has (a test's own text) is refused (FactsError, the rule for every generated
+fact: isa/fact_tables.py); the generator's reader, isa.gen.effects.effects, reads it."""
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .fact_tables import table
+from .fact_tables import FactsError, table
 from .fact_types import Effects, WaveState
 from .spec import loaded_specs
 
@@ -81,13 +82,16 @@ def _record(pcode: str) -> tuple[str, int] | None:
 @lru_cache(maxsize=None)
 def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring): the generated table's
-    answer for the code of an instruction of a loaded family."""
+    answer for the code of an instruction of a loaded family; FactsError for other code."""
     if not pcode:
         return _NO_CODE
     known = _record(pcode)
     if known is None:
-        from .gen.effects import effects as parse
-        return parse(pcode)
+        lines = pcode.strip().splitlines()
+        shown = repr(lines[0]) + (" ..." if len(lines) > 1 else "")
+        raise FactsError(f"no generated effects for code {shown}: "
+                         f"no instruction of a loaded family's manual has it (loaded: "
+                         f"{', '.join(sorted(loaded_specs())) or 'none'}); isa.gen.effects.effects reads code of one's own")
     made = _made.get(known)
     if made is None:
         family, record = known

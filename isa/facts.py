@@ -12,21 +12,17 @@ Which fact says what, and from which words of the manual, is documented where it
 isa/code_facts.py (shapes of the code), isa/float_modes.py (MODE's float rules) and
 isa/gen/descriptions.py (the descriptions' wording). A table holds a fact's value only where it
 is not the fact's default (DEFAULTS), by the instruction's position in INSTRUCTIONS; a family's
-table is read on the first question about one of its instructions. An InstrDef no loaded Spec
-holds (a copy) is answered by the entry of the same code and description; one without code that
-no family has gets the defaults (the decoder's V_ILLEGAL filler); one with code no family has is
-refused (FactsError): there is nothing to read its facts from."""
+table is read on the first question about one of its instructions. A copy of an InstrDef (the
+same code and description) is answered as the instruction it copies; one without code that no family has gets the defaults (the
+decoder's V_ILLEGAL filler); one with code no family has is refused (FactsError): there is nothing
+to read its facts from (the rule for every generated fact: isa/fact_tables.py)."""
 from __future__ import annotations
 
-import importlib
 from functools import lru_cache
 
+from .fact_tables import FactsError, locate, table  # noqa: F401  (FactsError: what the readers raise)
 from .records import dataclass
 from .spec import family_of, loaded_specs
-
-
-class FactsError(Exception):
-    """An instruction with code that no loaded family's generated facts cover."""
 
 
 @dataclass(frozen=True)
@@ -77,55 +73,27 @@ _RESTORE = {"atomic_update": lambda v: None if v is None else AtomicUpdate(*v), 
             "float_modes": lambda v: FloatModes(*v), "modifier_use": lambda v: ModifierUse(*v)}
 _DEFAULT_VALUES = {name: _RESTORE.get(name, lambda v: v)(v) for name, v in DEFAULTS.items()}
 
-_position: dict[int, tuple] = {}     # id(InstrDef) -> (the InstrDef, its family's values, its position)
-_by_text: dict[tuple, tuple] = {}    # (pcode, description) -> (None, values, position): the first family's
-_families_read: set[str] = set()
+_values: dict[str, dict] = {}        # family -> {fact: {position: value as returned}}
 
 
-def _read_loaded_families() -> None:
-    """Each loaded family's table not read yet, as {fact: {position: value as returned}}."""
-    for arch, spec in list(loaded_specs().items()):
-        if arch in _families_read:
-            continue
-        module = f"isa.generated.{arch.replace('.', '_')}.facts"
-        try:
-            table = importlib.import_module(module).FACTS
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-            raise FactsError(f"{arch}: isa/generated/{arch.replace('.', '_')}/facts.py is missing: "
-                             f"regenerate with `wavesmith gen --arch {arch}`") from None
-        _families_read.add(arch)
-        values = {name: {i: _RESTORE[name](v) for i, v in table.get(name, {}).items()} if name in _RESTORE
-                  else table.get(name, {}) for name in DEFAULTS}
-        for i, d in enumerate(spec.instructions):
-            _position[id(d)] = (d, values, i)
-            _by_text.setdefault((d.pcode, d.description), (None, values, i))
-
-
-def _locate(d) -> tuple:
-    """(_, the values of d's family, d's position) of an InstrDef not looked up before; values None
-    for one without code that no family has (the defaults)."""
-    _read_loaded_families()
-    got = _position.get(id(d))
-    if got is not None and got[0] is d:
-        return got
-    same = _by_text.get((d.pcode, d.description))
-    if same is not None:
-        return same
-    if d.pcode:
-        raise FactsError(f"{d.name} ({d.format}): no generated facts for its code: it is no instruction of a "
-                         f"loaded family's manual (loaded: {', '.join(sorted(loaded_specs())) or 'none'})")
-    return None, None, 0
+def _family_values(family: str) -> dict:
+    """The family's table, read on the first question about one of its instructions."""
+    got = _values.get(family)
+    if got is None:
+        facts = table(family, "facts").FACTS
+        got = _values[family] = {
+            name: {i: _RESTORE[name](v) for i, v in facts.get(name, {}).items()} if name in _RESTORE
+            else facts.get(name, {}) for name in DEFAULTS}
+    return got
 
 
 def fact(name: str, d):
     """Fact `name` (a key of DEFAULTS) of InstrDef `d`, from its family's generated table."""
-    got = _position.get(id(d))
-    if got is None or got[0] is not d:
-        got = _locate(d)
-    values = got[1]
-    return _DEFAULT_VALUES[name] if values is None else values[name].get(got[2], _DEFAULT_VALUES[name])
+    at = locate(d)
+    if at is None:
+        return _DEFAULT_VALUES[name]
+    family, i = at
+    return _family_values(family)[name].get(i, _DEFAULT_VALUES[name])
 
 
 # each named fact is kept per InstrDef once asked (an InstrDef hashes by identity): the decoder and

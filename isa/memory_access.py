@@ -33,16 +33,20 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
                                   # and its register fields with counts and the encoding's conditions
     memory_registers(d, fields, traits)   # ... those register operands for one encoding: ({field: n}, {field: n})
 
-How each is read from the manual is told in isa/gen/memory_access.py. An InstrDef no loaded Spec
-holds (a copy) is read by the generator's reader on the spot. The table holds image_loads,
+How each is read from the manual is told in isa/gen/memory_access.py. A copy of an InstrDef (the
+same name, format, code and description) is answered as the instruction it copies, code no loaded
+family has is refused (FactsError; the rule for every generated fact: isa/fact_tables.py). The
+table holds image_loads,
 takes_sampler and sample_address for instructions of the family's image formats (traits.roles.image) only: elsewhere
 they are the defaults (False, no address parts), as for any instruction that is no image instruction."""
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .fact_tables import position, table
+from .fact_tables import FactsError, locate, table  # noqa: F401  (FactsError: what the readers raise)
 from .fact_types import FormatConversion, LdsOperands, MemoryAccess, MemoryEffects, SampleAddress
+
+_READ = ("name", "format", "pcode", "description")   # what the generator reads these facts from (a copy's key)
 
 
 
@@ -66,10 +70,9 @@ def stored(name: str, value):
 
 
 def _answer(name: str, d):
-    at = position(d)
-    if at is None:
-        from .gen import memory_access as reader
-        return reader.compute(name, d)
+    at = locate(d, _READ)
+    if at is None:                      # an entry without code that no family holds
+        return DEFAULTS[name]
     family, i = at
     values = table(family, "memory_access").MEMORY_ACCESS[name]
     if i not in values:
@@ -158,16 +161,15 @@ def memory_registers(d, fields: dict, traits) -> tuple[dict, dict]:
     return out
 
 
-def sample_address(d, suffix_key=()) -> SampleAddress:
+def sample_address(d) -> SampleAddress:
     """The address parts an image instruction's name suffixes add (bias, z-compare and offsets
     dwords, lod / clamp body components, derivatives and their packing), as the generator reads
     them from the manual's "Sample Instruction Suffix Key" (isa/gen/memory_access.py:
     sample_address; the key is tables["sample_suffixes"]: RDNA3 Table 49 page 110, RDNA3.5 page
-    112, RDNA4 Table 59 page 131). `suffix_key` is read only for an InstrDef no loaded Spec holds."""
-    at = position(d)
+    112, RDNA4 Table 59 page 131)."""
+    at = locate(d, _READ)
     if at is None:
-        from .gen import memory_access as reader
-        return reader.sample_address(d, suffix_key)
+        return DEFAULTS["sample_address"]
     family, i = at
     value = table(family, "memory_access").MEMORY_ACCESS["sample_address"].get(i)
     return SampleAddress(*value) if value is not None else DEFAULTS["sample_address"]

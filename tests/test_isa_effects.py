@@ -6,6 +6,7 @@ import pytest
 
 import isa
 from isa.effects import effects
+from isa.gen.effects import effects as read_code     # code of the test's own: the generator's reader
 
 # (instruction, reads, full writes, partial writes, cross-lane)
 CASES = [
@@ -41,13 +42,13 @@ def test_effects_of_instructions_the_allocator_relies_on(name, reads, full, part
 
 
 def test_branches_loops_and_unknown_text():
-    e = effects("if S0.u > 0 then\n  D0.u = 1\nelsif S1.u > 0 then\n  D0.u = 2\nendif")
+    e = read_code("if S0.u > 0 then\n  D0.u = 1\nelsif S1.u > 0 then\n  D0.u = 2\nendif")
     assert "D0" in e.partial and "D0" in e.reads          # no else: the old value may survive
-    e = effects("for i in 0 : 3 do\n  D0.u[i] = S0.u[i]\nendfor")
+    e = read_code("for i in 0 : 3 do\n  D0.u[i] = S0.u[i]\nendfor")
     assert "D0" in e.partial and "D0" not in e.full
-    e = effects("D0.u = 5;\nD0.u = D0.u + S0.u")
+    e = read_code("D0.u = 5;\nD0.u = D0.u + S0.u")
     assert e.full == {"D0"} and e.reads == {"S0"}         # read after its own full write
-    e = effects("if S0.u > 0 then\n D0.u = 1")            # no endif: not understood -> conservative
+    e = read_code("if S0.u > 0 then\n D0.u = 1")            # no endif: not understood -> conservative
     assert "D0" in e.reads and "D0" in e.partial
 
 

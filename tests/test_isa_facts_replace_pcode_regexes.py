@@ -9,6 +9,7 @@ import re
 
 import isa
 from isa.effects import effects
+from isa.gen.effects import effects as read_code     # code of the test's own: the generator's reader
 
 FAMILIES = ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"]
 KEYS = ("D0", "S0", "S1", "S2")
@@ -104,12 +105,12 @@ def test_half_width_operands_from_the_parse_agree_with_the_old_regex():
 
 def test_the_parse_reads_bit_ranges_and_lane_bits_as_the_manual_writes_them():
     """Hand-written pseudocode in the manual's notation, checked against the reading of it."""
-    e = effects("D0.u64[laneId] = S0.u32[15 : 0] > S1.u32;\nVCC.u64[laneId] = 1'1U")
+    e = read_code("D0.u64[laneId] = S0.u32[15 : 0] > S1.u32;\nVCC.u64[laneId] = 1'1U")
     assert e.lane_bits == {"D0", "VCC"}
     assert ("S0", True, 15, 0) in e.uses and ("S1", True, None, None) in e.uses
-    e = effects("D0[127 : 96] = S0[55 : 24] // comment S2[7 : 0]")
+    e = read_code("D0[127 : 96] = S0[55 : 24] // comment S2[7 : 0]")
     assert e.uses == {("D0", False, 127, 96), ("S0", False, 55, 24)}
-    assert effects("D0[15 : 0] = S0.u16").lane_bits == frozenset()
+    assert read_code("D0[15 : 0] = S0.u16").lane_bits == frozenset()
 
 
 def test_branch_status_conditional_and_hwreg_facts_agree_with_the_old_substring_checks():
@@ -139,9 +140,9 @@ def test_branch_status_conditional_and_hwreg_facts_agree_with_the_old_substring_
 
 
 def test_status_and_conditional_facts_on_the_manuals_branches():
-    e = effects("if EXECZ.u1 == 1'1U then\n  PC = PC + signext(SIMM16.i16 * 16'4) + 4LL\nelse\n  PC = PC + 4LL\nendif")
+    e = read_code("if EXECZ.u1 == 1'1U then\n  PC = PC + signext(SIMM16.i16 * 16'4) + 4LL\nelse\n  PC = PC + 4LL\nendif")
     assert e.status_reads == {"EXEC"} and e.conditional and not e.hwreg
-    assert effects("PC = PC + signext(SIMM16.i16 * 16'4) + 4LL").conditional is False
+    assert read_code("PC = PC + signext(SIMM16.i16 * 16'4) + 4LL").conditional is False
 
 
 def _old_products(pcode):           # emu/timing/classify.valu_class
@@ -252,9 +253,9 @@ def test_packed_results_from_the_parse_agree_with_the_old_regex():
             differ.append((family, d.name))
     assert packed > 150 and differ == []
     # one byte chosen by OPSEL (v_cvt_sr_fp8_f32) is a partial write; both halves, a packed result
-    assert not effects("if OPSEL[3 : 2].u2 == 2'0U then\n  VGPR[laneId][VDST.u32][7 : 0].fp8 = x\n"
+    assert not read_code("if OPSEL[3 : 2].u2 == 2'0U then\n  VGPR[laneId][VDST.u32][7 : 0].fp8 = x\n"
                        "else\n  VGPR[laneId][VDST.u32][15 : 8].fp8 = y\nendif").result_pieces
-    assert effects("D0[31 : 16].f16 = S0[31 : 16].f16 + S1[31 : 16].f16;\nD0[15 : 0].f16 = x").result_pieces == 2
+    assert read_code("D0[31 : 16].f16 = S0[31 : 16].f16 + S1[31 : 16].f16;\nD0[15 : 0].f16 = x").result_pieces == 2
 
 
 def test_register_source_facts_from_the_parse_agree_with_the_old_regexes():
@@ -307,7 +308,7 @@ def test_matrix_shapes_from_the_parse_agree_with_the_old_regex():
         assert list(effects(d.pcode).shapes) == old, (family, d.name)
         found += bool(old)
     assert found >= 20
-    assert ("S0", 4, 16, 16) in effects('eval "D0.i32(16x16) = S0.iu4(16x16) * S1.iu4(16x16) + S2.i32(16x16)"').shapes
+    assert ("S0", 4, 16, 16) in read_code('eval "D0.i32(16x16) = S0.iu4(16x16) * S1.iu4(16x16) + S2.i32(16x16)"').shapes
 
 
 _OLD_FULL_MUL = re.compile(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui](32)?\) \* 64'[UI]\(S1\.[ui](32)?\)|"
@@ -347,5 +348,5 @@ def test_transcendental_calls_from_the_parse_agree_with_the_old_regex():
         assert new == bool(old_re.search(d.pcode)), (family, d.name)
         found += new
     assert found >= 150
-    assert effects("D0.f = pow(2.0F, S0.f)").transcendental and effects("D0.f16 = 16'1.0 / S0.f16").transcendental
-    assert not effects("D0.f = S0.f * 2.0F").transcendental
+    assert read_code("D0.f = pow(2.0F, S0.f)").transcendental and read_code("D0.f16 = 16'1.0 / S0.f16").transcendental
+    assert not read_code("D0.f = S0.f * 2.0F").transcendental

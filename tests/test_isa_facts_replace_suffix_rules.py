@@ -101,11 +101,11 @@ def test_image_address_suffixes_are_the_manuals_key():
     isa.memory_access.sample_address applies it. The same address count for every image
     instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image formats)."""
     from dsl import syntax
-    from dsl.signature import image_address_words, suffix_key
+    from dsl.signature import image_address_words
     checked, suffixed = 0, 0
     for family in ("rdna3", "rdna3.5", "rdna4"):
         spec = isa.load(family)
-        key = suffix_key(spec)
+        key = tuple(spec.tables.get("sample_suffixes", ()))
         assert key, family
         for d in spec.instructions:
             if d.format not in spec.traits.roles.image:
@@ -114,7 +114,7 @@ def test_image_address_suffixes_are_the_manuals_key():
             suffixed += any(("_" + p) in {row[0] for row in key} for p in d.name.split("_")[1:])
             for _, coords, gradients in syntax.MIMG_DIMS:
                 for a16 in (False, True):
-                    assert image_address_words(d, coords, gradients, a16, key) == \
+                    assert image_address_words(d, coords, gradients, a16) == \
                         _old_image_address_words(d, coords, gradients, a16), (family, d.name, coords, a16)
     assert checked > 200 and suffixed > 100
     for family in ("cdna3", "cdna4"):
@@ -137,9 +137,9 @@ def test_suffix_key_is_read_from_the_manual_pages():
         g16 = next(row for row in key if row[0] == "_G16")
         assert "packed 2 gradients per VGPR" in g16[3]
         spec = isa.load(family)
-        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_D_O_G16")[0], key)
+        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_D_O_G16")[0])
         assert parts.derivatives and parts.derivatives_per_vgpr == 2 and parts.body == 0 and parts.extra == 2
-        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_L_O")[0], key)
+        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_L_O")[0])
         assert not parts.derivatives and parts.body == 1 and parts.extra == 2
 
 

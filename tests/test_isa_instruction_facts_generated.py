@@ -103,10 +103,35 @@ def test_image_only_facts_are_stored_for_image_instructions_alone():
     assert memory_access.takes_sampler(rdna3.lookup("v_add_f32")[0]) is False
 
 
-def test_code_no_family_has_is_read_by_the_generators_reader():
+def test_one_rule_for_copies_and_code_no_family_has():
+    """Every reader of generated facts (isa.effects, isa.memory_access, isa.control, isa.facts)
+    answers a copy of an instruction as the instruction, gives an entry without code that no family
+    holds the defaults, and refuses code that no loaded family has (FactsError naming it) instead
+    of parsing it; the generator's readers read such code."""
+    import dataclasses
+    from isa import facts
+    from isa.fact_tables import FactsError
+    rdna3 = isa.load("rdna3")
+    load = rdna3.lookup("global_load_b96")[0]
+    copy = dataclasses.replace(load)
+    assert memory_access.memory_access(copy) == memory_access.memory_access(load)
+    assert memory_access.memory_access(copy).result_dwords == 3
+    end = rdna3.lookup("s_endpgm")[0]
+    assert control.control(dataclasses.replace(end)).ends_wave is True
     code = "D0.u32 = S0.u32 + S1.u32;\nSCC = 1'1U"
-    assert effects.effects(code) == effects_reader.effects(code)
-    assert effects.effects(code).full == {"D0", "SCC"}
+    assert effects_reader.effects(code).full == {"D0", "SCC"}
+    with pytest.raises(FactsError, match="D0.u32 = S0.u32 \\+ S1.u32;' ..."):
+        effects.effects(code)
+    made_up = dataclasses.replace(load, name="GLOBAL_LOAD_MADE_UP", pcode="VDATA[31 : 0] = MEM[ADDR].b32")
+    for ask in (memory_access.memory_access, memory_access.value_dwords, memory_access.sample_address,
+                control.control, facts.atomic_update):
+        with pytest.raises(FactsError, match="GLOBAL_LOAD_MADE_UP"):
+            ask(made_up)
+    assert memory_reader.memory_access(made_up).result_dwords == 1
+    no_code = dataclasses.replace(load, name="V_NOTHING", pcode=None, description="nothing")
+    assert memory_access.memory_access(no_code) == memory_access.DEFAULTS["memory_access"]
+    assert control.control(no_code) == control.Control()
+    assert effects.effects(None).reads == frozenset()
 
 
 _WORK = r"""

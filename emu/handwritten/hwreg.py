@@ -8,10 +8,11 @@ description in the manual's SOPK chapter). The pseudocode beside it builds
 for any offset > 0 and keep bits the description says change; the description wins here.
 
 Writable bits (the pseudocode's writeableBitMask(id, priv)) come from `isa`'s tables: MODE's
-defined fields (table `mode`), registers the `hwreg` table calls "read / write", "R/W." (CDNA) or
-"Writable? Yes" (RDNA4's column; all bits), "only writable when priv=1" or "Writable? PRIV" (all bits in a
-privileged wave, none otherwise), "write-only" (accepted, no modelled effect); read-only
-registers keep their value. An ID the table does
+defined fields (table `mode`) and who may write each register (table `hwreg_writable`, which the
+generator reads from the manual's register table: RDNA3's "read / write" and "write-only", CDNA's
+"R/W.", RDNA4's Writable? "Yes": all bits; "only writable when priv=1", "writable only while in
+trap handler", RDNA4's "PRIV": all bits in a privileged wave, none otherwise; a write-only
+register is accepted with no modelled effect); read-only registers keep their value. An ID the table does
 not list is an error naming it. MODE writes take effect from the next instruction
 (the machine keeps MODE in the wave state: denormal flushing, IEEE).
 """
@@ -25,20 +26,17 @@ PRIV_BIT = 5                 # STATUS.PRIV (isa table `status`)
 
 
 def writeable_masks(spec) -> dict[int, tuple[int, int]]:
-    """hwreg id -> (mask when not privileged, mask when privileged)."""
+    """hwreg id -> (mask when not privileged, mask when privileged), from who may write each
+    register (the generated tables["hwreg_writable"]: 'yes', 'priv' or 'no', read from the
+    manual's register table) and MODE's defined fields (tables["mode"])."""
     mode_bits = 0
     for _, hi, lo, _ in spec.tables["mode"]:
         mode_bits |= ((1 << (hi - lo + 1)) - 1) << lo
+    names = {reg: name for reg, name, _ in spec.tables["hwreg"]}
     out = {}
-    for reg, name, access in spec.tables["hwreg"]:
-        text = access.lower()
-        full = mode_bits if name == "MODE" else 0xFFFFFFFF
-        if "only writable when priv" in text or text.startswith("writable? priv"):
-            out[reg] = (0, full)
-        elif text.startswith(("read / write", "r/w", "write-only", "writable? yes")):
-            out[reg] = (full, full)
-        else:
-            out[reg] = (0, 0)
+    for reg, who in spec.tables["hwreg_writable"]:
+        full = mode_bits if names[reg] == "MODE" else 0xFFFFFFFF
+        out[reg] = {"yes": (full, full), "priv": (0, full), "no": (0, 0)}[who]
     return out
 
 

@@ -84,27 +84,16 @@ def _src(code: int, n: int) -> set[int]:
 
 
 def _pseudo_names(pcode: str | None) -> tuple[frozenset, frozenset]:
-    if not pcode:
-        return frozenset(), frozenset()
-    try:
-        e = effects(pcode)
-    except Exception:       # effects never under-reports; a parse failure reads as no implicit operands
-        return frozenset(), frozenset()
+    e = effects(pcode)          # the generated table's record (code no loaded family has: FactsError)
     return e.reads, e.writes
 
 
 def _pseudo_matrix(pcode: str | None) -> bool:
-    try:
-        return effects(pcode).matrix if pcode else False
-    except Exception:
-        return False
+    return effects(pcode).matrix
 
 
 def _pseudo_partial(pcode: str | None) -> frozenset:
-    try:
-        return effects(pcode).partial if pcode else frozenset()
-    except Exception:
-        return frozenset()
+    return effects(pcode).partial
 
 
 def _implicit(names: frozenset, wave64: bool) -> set[int]:

@@ -7,7 +7,7 @@ from .. import errata as errata_mod
 from . import dpp, facts, instruction_facts
 from ..traits import entry
 from . import parse as P
-from .descriptions import aperture_codes, export_targets, saddr_off
+from .descriptions import aperture_codes, export_targets, hwreg_writable, saddr_off
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -498,7 +498,8 @@ def _promotion_offsets(sections) -> dict[str, int]:
 
 
 def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]:
-    out = {"hwreg": P.parse_hwreg_table(sections)}
+    hwreg = P.parse_hwreg_table(sections)
+    out = {"hwreg": [row[:3] for row in hwreg], "hwreg_writable": hwreg_writable(hwreg)}
     applied = []
     by_title = {t.title: t for t in tables}
     for key, title in (("status", "Status Register Fields"), ("mode", "Mode Register Fields")):

@@ -1,6 +1,6 @@
 """Facts the manuals state in words rather than in pseudocode: an instruction's description, the
-export TARGET field's list of destinations, the SADDR codes that disable an SGPR address and the
-source codes the operand tables call memory apertures. Read once by the generator (isa/gen/facts.py,
+export TARGET field's list of destinations, the SADDR codes that disable an SGPR address, the
+source codes the operand tables call memory apertures and who may write each hardware register. Read once by the generator (isa/gen/facts.py,
 build.py) and committed; the assembler, disassembler and emulator read the answers (isa.facts,
 tables["export_targets"], tables["saddr_off"] and tables["aperture_codes"] through isa.traits)."""
 from __future__ import annotations
@@ -121,6 +121,34 @@ def aperture_codes(operands: dict) -> list[tuple[int, str]]:
                 if named.setdefault(lo, base) != base:
                     raise ValueError(f"{fmt}.{field}: aperture code {lo} is {base}, another table says {named[lo]}")
     return sorted(named.items())
+
+
+# who may write a hardware register (s_setreg), in the register table's words: RDNA3 "read / write",
+# "read / write. Only writable when priv=1", "write-only. ...", "read only (writable only while in
+# trap handler)"; CDNA "R/W.", "Read only."; RDNA4's Writable? column "Yes" / "PRIV" / "No"
+_WRITABLE_PRIVILEGED = re.compile(r"writable when priv|writable only (?:while in|by) (?:the )?trap handler", re.I)
+_WRITABLE = re.compile(r"^(?:read ?/ ?write|r/w\b|write-only)", re.I)
+_WRITABLE_CELL = {"Yes": "yes", "PRIV": "priv", "No": "no"}
+
+
+def hwreg_writable(rows: list[tuple]) -> list[tuple[int, str]]:
+    """(id, who may write it) of each hardware register of the table (id, name, description,
+    Writable? cell or None): 'yes' (any wave), 'priv' (only in the trap handler, STATUS.PRIV = 1)
+    or 'no'. RDNA4's Writable? column where the table has one; else the description's words, and a
+    register whose description says nothing of writing is read-only (SHADER_CYCLES "Get the
+    current graphics clock counter value", CDNA's TBA_LO "Trap base address register")."""
+    out = []
+    for reg, name, text, cell in rows:
+        if cell is not None:
+            if cell not in _WRITABLE_CELL:
+                raise ValueError(f"hardware register {reg} ({name}): Writable? cell {cell!r} is none of "
+                                 f"{', '.join(_WRITABLE_CELL)}")
+            out.append((reg, _WRITABLE_CELL[cell]))
+        elif _WRITABLE_PRIVILEGED.search(text):
+            out.append((reg, "priv"))
+        else:
+            out.append((reg, "yes" if _WRITABLE.match(text.strip()) else "no"))
+    return out
 
 
 # one destination of a TARGET field's list: '0..7 MRT 0..7', '8 Z', '12-16 Position 0-4', '20 Primitive

@@ -343,10 +343,10 @@ def parse_register_fields(table: Table) -> list[tuple[str, int, int, str]]:
     return out
 
 
-def parse_hwreg_table(sections: list[Section]) -> list[tuple[int, str, str]]:
+def parse_hwreg_table(sections: list[Section]) -> list[tuple[int, str, str, str | None]]:
     """The S_GETREG/S_SETREG register ids ('Code | Register' table in Wave State Registers;
-    RDNA4: 'Index | Writable? | Register', whose Writable? cell (Yes, No, PRIV) leads the text
-    as 'Writable? Yes.': the only word there on what a write does)."""
+    RDNA4: 'Index | Writable? | Register'): (id, name, description, the Writable? cell or None
+    where the table has no such column)."""
     for sec in sections:
         for i, ln in enumerate(sec.lines):
             if ln.font == "bold" and ln.cells[:2] in (("Code", "Register"), ("Index", "Writable?")):
@@ -358,12 +358,10 @@ def parse_hwreg_table(sections: list[Section]) -> list[tuple[int, str, str]]:
                         break
                     if row.cells[0].isdigit() and len(row.cells) > name_at:
                         if row.cells[name_at] != "Reserved":
-                            text = " ".join(row.cells[name_at + 1:])
-                            if writable_at is not None:
-                                text = f"Writable? {row.cells[writable_at]}. {text}".strip()
-                            out.append((int(row.cells[0]), row.cells[name_at], text))
+                            out.append((int(row.cells[0]), row.cells[name_at], " ".join(row.cells[name_at + 1:]),
+                                        None if writable_at is None else row.cells[writable_at]))
                     elif out:
-                        out[-1] = out[-1][:2] + ((out[-1][2] + " " + row.text).strip(),)
+                        out[-1] = out[-1][:2] + ((out[-1][2] + " " + row.text).strip(),) + out[-1][3:]
                 return out
     raise SpecParseError("hardware register table ('Code | Register') not found")
 

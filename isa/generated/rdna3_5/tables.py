@@ -17,6 +17,18 @@ TABLES = {
     (24, 'HW_ID2', 'read only. debug only - not predictable values'),
     (29, 'SHADER_CYCLES', 'Get the current graphics clock counter value'),
     ],
+    'hwreg_writable': [
+    (1, 'yes'),
+    (2, 'priv'),
+    (3, 'yes'),
+    (14, 'yes'),
+    (15, 'no'),
+    (20, 'priv'),
+    (21, 'priv'),
+    (23, 'no'),
+    (24, 'no'),
+    (29, 'no'),
+    ],
     'status': [
     ('SCC', 0, 0, 'Scalar condition code. Used as a carry-out bit. For a comparison instruction, this bit indicates failure or success. For logical operations, this is 1 if the result is non-zero.'),
     ('SYS_PRIO', 2, 1, 'Wave priority set at wave creation time. See S_SETPRIO instruction for details. 0 is lowest, 3 is highest priority.'),
