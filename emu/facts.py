@@ -43,7 +43,7 @@ from .options import current
 # reads tables isa/gen/facts.py works out with isa/code_facts.py, isa/float_modes.py and
 # isa/gen/descriptions.py, which `wavesmith gen --check` keeps equal)
 _SOURCES = ("emu/facts.py", "isa/effects.py", "isa/code_facts.py", "isa/control.py", "isa/memory_access.py", "isa/errata.py", "isa/float_modes.py",
-            "isa/spec.py", "isa/fact_types.py", "isa/gen/effects.py", "isa/gen/memory_access.py", "isa/gen/control.py",
+            "isa/spec.py", "isa/fact_types.py", "isa/gen/effects.py", "isa/pcode/pcode.lark", "isa/pcode/grammar.py", "isa/gen/memory_access.py", "isa/gen/control.py",
             "isa/facts.py", "isa/gen/facts.py", "isa/gen/descriptions.py",
             "dsl/signature.py", "dsl/operand_records.py", "dsl/syntax.py", "dsl/syntax_gfx9.py")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

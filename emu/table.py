@@ -68,12 +68,13 @@ def dword_form(spec: isa.Spec, d: isa.InstrDef) -> isa.InstrDef | None:
 
 @lru_cache(maxsize=1)
 def _translator_digest() -> str:
-    """The translator's and the folding's source (emu/fold.py): a change of either makes every
-    cached translation again."""
+    """The translator's, the grammar's (isa/pcode/: pcode.lark and its parser) and the folding's
+    source (emu/fold.py): a change of any makes every cached translation again."""
     here = os.path.dirname(os.path.abspath(__file__))
     pcode = os.path.join(here, "pcode")
+    grammar = os.path.join(os.path.dirname(os.path.abspath(isa.__file__)), "pcode")
     paths = [os.path.join(pcode, name) for name in sorted(os.listdir(pcode)) if name.endswith(".py")] \
-        + [os.path.join(pcode, "pcode.lark"), os.path.join(here, "fold.py")]
+        + [os.path.join(grammar, "pcode.lark"), os.path.join(grammar, "grammar.py"), os.path.join(here, "fold.py")]
 
     return sources_digest("translator", paths, lambda: files_digest(paths), current().source_stamps)
 

@@ -1,5 +1,6 @@
 """Which operands an instruction's pseudocode reads and writes: the generator reads each
-instruction's code once (isa/gen/effects.py parses its statements, if/elsif/else and loops) and
+instruction's code once (isa/gen/effects.py, over the syntax tree of the one grammar,
+isa/pcode/pcode.lark: statements, if/elsif/else, loops, expressions) and
 writes the answers to isa/generated/<family>/effects.py; `effects` answers from there.
 
     from isa.effects import effects

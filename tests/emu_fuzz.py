@@ -40,6 +40,7 @@ from dsl.asm_gfx9 import Gfx9AsmError
 from dsl.kernel import build_namespace
 from dsl.operands import OperandError, Reg, Special, exec_hi, exec_lo, lit, m0, null, off, s, v, vcc, vcc_hi, vcc_lo
 from dsl.signature import ds_layout, flat_layout, scalar_layout, valu_signature, vopd_base
+from isa.memory_access import memory_effects
 
 TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx1201-w64", "gfx942-w64", "gfx950-w64")
 FUZZ_VGPRS = range(8, 32)          # v8..v31 hold data; v0 ids, v1 input offset, v2 LDS base,
@@ -74,7 +75,7 @@ _SKIP = re.compile(r"^(S_SETPC|S_SWAPPC|S_RFE|S_CALL|S_SETREG|S_ROUND_MODE|S_TRA
                    r"S_BRANCH|S_SENDMSG|S_BARRIER|S_SLEEP|S_WAITCNT|S_ICACHE|S_SUBVECTOR|S_TTRACE|S_WAKEUP|S_SETKILL|"
                    r"S_INCPERFLEVEL|S_DECPERFLEVEL|S_CLAUSE|S_DELAY_ALU|S_CODE_END|S_SET_INST_PREFETCH|S_SETPRIO|"
                    r"S_DCACHE|DS_GWS|DS_ORDERED|DS_NOP|DS_BVH|DS_ADD_GS|DS_SUB_GS|DS_APPEND|DS_CONSUME|"
-                   r".*_ADDTID_|V_INTERP|V_READFIRSTLANE_B32_DUMMY|S_WAIT_|S_BARRIER_|S_GET_BARRIER|.*_BLOCK$)")
+                   r"(GLOBAL|SCRATCH|FLAT)_.*_ADDTID_|V_INTERP|V_READFIRSTLANE_B32_DUMMY|S_WAIT_|S_BARRIER_|S_GET_BARRIER|.*_BLOCK$)")
 _SOPP_KEEP = ("S_NOP", "S_DENORM_MODE")
 
 # bit patterns the data is drawn from, besides uniform random bits
@@ -421,6 +422,11 @@ class Generator:
             else:
                 ops.append(self.vreg(rng, dwords))
         mods.pop("_noaddr", None)
+        if kind == "ds" and not any(opname == "addr" for opname, _, _ in layout) \
+                and "M0" in memory_effects(d).implicit and memory_effects(d).memory in ("read", "write"):
+            # addressed by lane ID (ds_store_addtid_b32: offset + M0 + lane * 4): M0 is the wave's
+            # slice base (v2, the same in every lane); lane * 4 stays in the slice's lower half
+            pre = [self.ns["v_readfirstlane_b32"](m0, v[V_LDS])]
         if kind == "flat":          # the offset keeps every lane inside its space's lower half too
             kind = "scratch" if "scratch" in spaces else "ds" if "lds" in spaces else "global"
         half = (SCRATCH_BYTES if kind == "scratch" else LDS_SLICE if kind == "ds" else WORK_SLICE) // 2

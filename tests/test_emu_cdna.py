@@ -325,3 +325,24 @@ def test_mfma_operands_from_vgprs_agprs_and_a_constant(arch, dst, c):
     for i in range(32):
         want[np.arange(32) + 32 * ((i // 4) % 2), (i % 4) + 4 * (i // 8)] = D[i]
     assert (got.view(np.float32) == want).all()
+
+
+def test_gfx950_prng_steps_the_lfsr():
+    """v_prng_b32 (CDNA4 manual: `in = S0.u32; D0.u32 = ((in << 1U) ^ (in[31] ? 197U : 0U))`, a
+    local named `in`, which the grammar reads as a name outside `for`): one step of a 32-bit
+    Galois LFSR with feedback 0xC5, against numpy; both the VOP1 and the VOP3 form."""
+    seed = (LANES * np.uint32(0x9E3779B9) + np.uint32(0x80000001)).astype(np.uint32)
+    got = run("""
+    s_mov_b32 s20, 0x9E3779B9
+    v_mul_lo_u32 v2, v0, s20
+    v_add_u32 v2, 0x80000001, v2
+    v_prng_b32 v4, v2
+    v_prng_b32_e64 v5, v4
+    v_lshlrev_b32 v1, 3, v0
+    global_store_dwordx2 v1, v[4:5], s[4:5]
+    """, 2, "gfx950")
+
+    def step(x):
+        return ((x.astype(np.uint64) << np.uint64(1)) & np.uint64(0xFFFFFFFF)).astype(np.uint32) \
+            ^ np.where(x >> np.uint32(31), np.uint32(0xC5), np.uint32(0))
+    assert (got[:, 0] == step(seed)).all() and (got[:, 1] == step(step(seed))).all()

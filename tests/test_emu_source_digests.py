@@ -12,6 +12,7 @@ from importlib.util import MAGIC_NUMBER
 
 import pytest
 
+import isa
 from emu import cache_folder, facts, program_cache, table
 from emu.options import REFERENCE, FAST
 
@@ -129,9 +130,11 @@ def test_the_cache_folders_digests_are_their_sources_hashes(tmp_path, monkeypatc
             assert facts._digest() == sha([os.path.join(facts._ROOT, n) for n in facts._SOURCES])
             here = os.path.dirname(table.__file__)
             pcode = os.path.join(here, "pcode")
+            grammar = os.path.join(os.path.dirname(os.path.abspath(isa.__file__)), "pcode")   # the one grammar and its parser
             translator = sorted(os.path.join(pcode, n) for n in os.listdir(pcode) if n.endswith(".py"))
             assert table._translator_digest.__wrapped__() == sha(
-                translator + [os.path.join(pcode, "pcode.lark"), os.path.join(here, "fold.py")])
+                translator + [os.path.join(grammar, "pcode.lark"), os.path.join(grammar, "grammar.py"),
+                              os.path.join(here, "fold.py")])
             h = hashlib.sha256(f"{program_cache._VERSION} f t".encode())
             for n in program_cache._SOURCES:
                 with open(os.path.join(program_cache._ROOT, n), "rb") as f:

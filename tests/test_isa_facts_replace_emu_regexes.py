@@ -1,5 +1,5 @@
 """Facts the emulator used to find with regular expressions over pseudocode or instruction names,
-now read once from the one pseudocode parse (isa.effects.statements) by isa/code_facts.py and
+now read once from the syntax tree of the one pseudocode grammar (isa/pcode/pcode.lark) by isa/code_facts.py and
 isa/memory_access.py, cached per instruction by emu/facts.py.
 
 Each test keeps the old rule as it was and compares what the emulator decides from the new fact

@@ -204,7 +204,7 @@ Machine("gfx1100", mem).run(Dispatch("squares", at, grid=(1, 1, 1), block=(64, 1
                                      user_sgprs=[args & 0xFFFFFFFF, args >> 32]))
 assert (np.frombuffer(mem.read(out, 256), np.uint32) == np.arange(64) ** 2).all()
 print(" ".join(sorted(m for m in sys.modules if m in ("lark", "dsl.syntax", "isa.errata", "emu.pcode.lookup")
-      or m.startswith(("lark.", "emu.pcode.grammar",
+      or m.startswith(("lark.", "emu.pcode.grammar", "isa.pcode.grammar",
       "emu.pcode.translate", "dsl.asm", "dsl.disasm", "dsl.instr_text", "dsl.instr_fields", "dsl.encode",
       "dsl.signature", "isa.effects", "isa.control", "isa.memory_access", "isa.float_modes", "isa.code_facts",
       "emu.handwritten.",

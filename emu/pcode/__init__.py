@@ -1,4 +1,4 @@
-"""AMD pseudocode -> numpy: the lark grammar (pcode.lark), parser, translator and cache.
+"""AMD pseudocode -> numpy: the parse by isa's grammar (isa/pcode/pcode.lark), translator and cache.
 
 The parser and translator load on first use: running cached translations (emu/table.py) needs
 neither the grammar nor lark, so importing this package for `lookup` costs nothing more."""

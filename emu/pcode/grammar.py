@@ -1,34 +1,19 @@
-"""Parse AMD pseudocode with the lark grammar in pcode.lark."""
+"""The pseudocode parser the translator reads: isa's one grammar (isa/pcode/pcode.lark), its
+syntax errors raised as the emulator's SemanticsError."""
 from __future__ import annotations
-
-import re
-from functools import lru_cache
-from importlib import resources
 
 import lark
 
-from ..semantics import SemanticsError
+from isa.pcode import grammar
 
+from ..semantics import SemanticsError
 
 class PcodeSyntaxError(SemanticsError):
     """The pseudocode text is not in the language pcode.lark describes."""
 
 
-@lru_cache(maxsize=1)
-def parser() -> lark.Lark:
-    grammar = resources.files(__package__).joinpath("pcode.lark").read_text()
-    return lark.Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
-
-
-# The manual names a local array `in` (v_perm_b32, v_fma_mix_*), which is also the for-loop
-# keyword; a name followed by '[' or ':' is never the keyword.
-_IN_AS_NAME = re.compile(r"\bin\b(?=\s*(\[|:))")
-
-
 def parse(text: str, name: str = "?") -> lark.Tree:
     try:
-        return parser().parse(_IN_AS_NAME.sub("in_", text))
-    except lark.exceptions.UnexpectedInput as e:
-        line = text.splitlines()[e.line - 1] if 0 < getattr(e, "line", 0) <= len(text.splitlines()) else ""
-        raise PcodeSyntaxError(f"{name}: pseudocode line {e.line} column {e.column}: "
-                               f"cannot parse {line.strip()!r}") from None
+        return grammar.parse(text, name)
+    except grammar.PcodeSyntaxError as e:
+        raise PcodeSyntaxError(str(e)) from None

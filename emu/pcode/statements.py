@@ -51,6 +51,8 @@ class Statements:
             else:
                 self.vars[name] = Var(ty)
                 self.emit(f"{self.pyname(name)} = {self.zero(ty)}")
+        elif kind == "note":
+            pass            # a quoted remark ("Wait for all instructions to complete")
         elif kind == "if_":
             self.if_(st)
         elif kind == "for_":

@@ -78,9 +78,14 @@ def type_of_field(name: str) -> Ty | None:
     return Ty("u" if kind == "b" else kind, bits)
 
 
+_DECLARED_KINDS = {"U": "u", "B": "u", "I": "i", "F": "f"}
+
+
 def type_of_decl(text: str) -> Ty:
     bits, k = text.split("'")
-    return Ty({"U": "u", "B": "u", "I": "i", "F": "f"}[k], int(bits))
+    if k not in _DECLARED_KINDS:          # 16'BF(...): a bfloat16 cast (CDNA4's v_cvt_sr_bf16_f32)
+        raise Unsupported(f"cast to {text}")
+    return Ty(_DECLARED_KINDS[k], int(bits))
 
 
 @dataclass

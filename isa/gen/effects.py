@@ -1,5 +1,7 @@
 """The generator's reading of which operands an instruction's pseudocode reads and writes (the
-tables isa.effects answers from), found by parsing its statement structure (assignments, if/elsif/else, loops) rather than by pattern matching.
+tables isa.effects answers from), from the syntax tree of the one grammar (isa/pcode/pcode.lark,
+the emulator's translator parses the same): its statements (assignments, if/elsif/else, loops)
+and expressions, not patterns over the text.
 
     from isa.gen.effects import effects
     e = effects("{ D1.u1, D0.u64 } = 65'B(65'U(S0.u) * 65'U(S1.u) + 65'U(S2.u64))")
@@ -7,54 +9,182 @@ tables isa.effects answers from), found by parsing its statement structure (assi
     e.reads     # frozenset({'S0', 'S1', 'S2'})
 
 Operand names, and what *full* and *partial* writes mean: isa/effects.py's docstring.
-Anything the parser does not understand counts as reading every operand it names, and
-writing (partially) every operand it assigns: never less than the truth. WMMA's
-`eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
-fills half of each register: a partial write). Besides the operands: `copy` (the whole
-pseudocode is `D0.T = S0.T`), `jump` (control does not reach the next instruction) and
-`matrix` (operands are (MxN) matrices: WMMA) and `names` (every operand named, the raw DST
-field too: v_movreld names its destination register only by number).
+Before parsing, the text is read as the manual means it: a line's closing full stop is dropped,
+a matrix instruction's header `D = A (16x16) * B (16x16) + C (16x16)` (the shapes, which
+gen/build.py reads for tables["mfma"]) is not a statement, and WMMA's
+`eval "D0.f32(16x16) = ..."` is the statement it quotes (a matrix of 16-bit elements fills half
+of each register: a partial write). Code the grammar still does not parse (`unparsed`: prose,
+sparse matrices' `S1.f16(32x16, index set from S2)`) counts as reading every operand it names
+and writing (partially) every operand it could assign: never less than the truth. Besides the
+operands: `copy` (the whole pseudocode is `D0.T = S0.T`), `jump` (control does not reach the
+next instruction) and `matrix` (operands are (MxN) matrices: WMMA) and `names` (every operand
+named, the raw DST field too: v_movreld names its destination register only by number).
 
 CDNA's matrix instructions have a formula, not code: `D = A (32x8) * B (8x32) + C (32x32)`
 reads A, B and C (S0, S1, S2) and writes D (D0) whole; the sparse `D = A (sparse 16x32) *
 B (32x16) + D (16x16)` (V_SMFMAC_*) adds to D itself, its S2 the index of A's values (the
-manuals' matrix chapter, CDNA3 7.4 / CDNA4 7.5)."""
+manuals' matrix chapter, CDNA3 7.4 / CDNA4 7.5). Where code follows the formula (RDNA's WMMA),
+the formula is its header and the code says the rest."""
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
+from lark import Token, Tree
+
 from ..fact_types import Effects
-from ..pcode_statements import COMPOUND as _COMPOUND
-from ..pcode_statements import EVAL as _EVAL
-from ..pcode_statements import OPERAND_SHAPE as _OPERAND_SHAPE
-from ..pcode_statements import SHAPE as _SHAPE
-from ..pcode_statements import assignment, statements  # noqa: F401  (the generator's readers take them from here)
-from ..pcode_statements import assignment_at as _assignment
-from ..pcode_statements import split as _statements
-from ..pcode_statements import tokens as _tokens
+from ..pcode.grammar import PcodeSyntaxError, parse
 
 ALIASES = {"VDST": "D0", "SDST": "D0", "SRC0": "S0", "SRC1": "S1", "SRC2": "S2", "EXEC_LO": "EXEC", "EXEC_HI": "EXEC",
            "VCC_LO": "VCC", "VCC_HI": "VCC"}
 OPERANDS = {"D0", "D1", "S0", "S1", "S2", "VCC", "SCC", "EXEC", "M0"} | set(ALIASES)
 _LANE_REGS = {"VGPR", "SGPR"}
+_COMPOUND = {"+=", "-=", "*=", "|=", "&=", "^="}
+_POSTFIX = ("field", "index", "slice", "slice_up")
+
+EVAL = re.compile(r'\beval\s+"([^"]*)"')
+SHAPE = re.compile(r"\.(\w+)\(\s*\d+\s*x\s*\d+\s*\)")
+OPERAND_SHAPE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
+# a sparse matrix `S1.f16(32x16, index set from S2)`: its elements picked by S2, read as an index
+_SPARSE = re.compile(r"\((\s*\d+\s*x\s*\d+\s*), index set from (S\d)\)")
+# a matrix instruction's header line: the shapes of A, B and C (or D, sparse), not a statement
+_MATRIX_HEADER = re.compile(r"^D = A \([^)\n]*\) \* B \([^)\n]*\) \+ [CD] \([^)\n]*\)[ \t]*$", re.M)
 _MATRIX_FORMULA = re.compile(r"^D = A \((?:sparse )?\d+x\d+\) \* B \(\d+x\d+\) \+ ([CD]) \(\d+x\d+\)$")
 
 
-def _name(tok: str) -> str | None:
-    if tok in OPERANDS:
-        return ALIASES.get(tok, tok)
+def _matrix(m: re.Match) -> str:
+    """`.f32(16x16)`: a whole matrix, `.f32`; a matrix of 16-bit elements fills one half of
+    each register (OPSEL picks which: the manual's WMMA section), so it is a part: `.f16[half]`."""
+    return f".{m.group(1)}" + ("[half]" if m.group(1).endswith("16") else "")
+
+
+def code_text(pcode: str) -> str:
+    """The text the grammar reads for `pcode` (see the module docstring)."""
+    text = _MATRIX_HEADER.sub("", re.sub(r"\.[ \t]*(\n|$)", r"\1", pcode))
+    text = _SPARSE.sub(r"(\1)[\2]", EVAL.sub(lambda m: m.group(1), text))
+    return SHAPE.sub(_matrix, text)
+
+
+@lru_cache(maxsize=None)
+def tree(pcode: str | None) -> Tree | None:
+    """The syntax tree of `pcode` as the generator reads it (code_text), or None when the grammar
+    does not parse it (the readers then take the conservative answer). Empty code: no statements."""
+    try:
+        return parse(code_text(pcode or ""))
+    except PcodeSyntaxError:
+        return None
+
+
+# ---- tree helpers: nodes in source order -------------------------------------------------------
+
+def _walk(node):
+    """Every subtree of node, pre-order (source order)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Tree):
+            yield n
+            stack.extend(reversed(n.children))
+
+
+def _leaves(node) -> list:
+    """The tokens under node in source order."""
+    if isinstance(node, Token):
+        return [node]
+    out = []
+    for n in _walk(node):
+        out.extend(c for c in n.children if isinstance(c, Token))
+    return out
+
+
+def _name_of(node) -> str | None:
+    return str(node.children[0]) if isinstance(node, Tree) and node.data == "name" else None
+
+
+def _operand(node) -> str | None:
+    """The operand a `name` node names (aliases resolved), else None."""
+    n = _name_of(node)
+    return ALIASES.get(n, n) if n in OPERANDS else None
+
+
+def _number(node) -> int | None:
+    """A constant written in decimal digits only (`[31 : 16]`), else None."""
+    if isinstance(node, Tree) and node.data == "number" and str(node.children[0]).isdigit():
+        return int(node.children[0])
     return None
 
 
-def _named(toks: list[str]) -> frozenset:
-    """Operands named anywhere: values, and the raw DST field (a register number, not read as a value)."""
-    return frozenset(n for t in toks if (n := "D0" if t == "DST" else _name(t)))
+def _access(node) -> tuple:
+    """A postfix chain `root.T[i][hi : lo]...` as (root, [postfix nodes, innermost first])."""
+    ops = []
+    while isinstance(node, Tree) and node.data in _POSTFIX:
+        ops.append(node)
+        node = node.children[0]
+    return node, ops[::-1]
 
 
-class _Unknown(Exception):
-    pass
+def _parents(root) -> dict:
+    out = {}
+    for n in _walk(root):
+        for c in n.children:
+            if isinstance(c, Tree):
+                out[id(c)] = n
+    return out
 
+
+def _first_of(parent, child) -> bool:
+    return parent is not None and parent.children and parent.children[0] is child
+
+
+def _statements(block) -> list:
+    """The statements of a `stmts` node."""
+    return [c for c in block.children if isinstance(c, Tree)]
+
+
+def _flat(root) -> list:
+    """Every statement, those inside if/elsif/else and loops too, in source order (an if's and a
+    loop's header, its condition or bounds, comes as ('header', node)) -- lambdas' bodies are
+    part of their expression."""
+    out = []
+
+    def visit(block):
+        for s in _statements(block):
+            if s.data == "if_":
+                out.append(("header", s.children[0]))
+                visit(s.children[1])
+                elifs = s.children[2]
+                for k in range(0, len(elifs.children), 2):
+                    out.append(("header", elifs.children[k]))
+                    visit(elifs.children[k + 1])
+                if len(s.children) > 3:
+                    visit(s.children[3])
+            elif s.data == "for_":
+                out.append(("header", Tree("bounds", s.children[1:3])))
+                visit(s.children[3])
+            else:
+                out.append(("statement", s))
+    visit(root.children[0])
+    return out
+
+
+def _assignment(s) -> tuple | None:
+    """(target, operator, value) of an assignment statement; `a = b = v` is (a, '=', v) and
+    `x++` no assignment (read only, as the manual's loops use it)."""
+    if s.data == "assign" and len(s.children) == 3:
+        return s.children[0], str(s.children[1]), s.children[2]
+    if s.data == "chain_assign":
+        value = s.children[2]
+        while isinstance(value, Tree) and value.data == "chain":
+            value = value.children[1]
+        return s.children[0], "=", value
+    return None
+
+
+def _targets(target) -> list:
+    return list(target.children) if isinstance(target, Tree) and target.data == "concat_target" else [target]
+
+
+# ---- the statement analysis --------------------------------------------------------------------
 
 class _Analysis:
     def __init__(self):
@@ -68,438 +198,446 @@ class _Analysis:
         self.result_concat = False
         self.result_ranges = 0
 
-    def read_all(self, toks, done: set):
-        for i, t in enumerate(toks):
-            n = _name(t)
-            if n and n not in done:
-                self.reads.add(n)
-                self.value_reads.add(n)
-            indexing = i + 1 < len(toks) and toks[i + 1] == "["
-            if t == "S" and indexing:           # S[i]: the sources as an array
-                self.reads.update(x for x in ("S0", "S1", "S2") if x not in done)
-            if t in _LANE_REGS and indexing:
-                self.cross_lane = self.indexed = True
-            if t == "thread_in" and indexing:      # DS_SWIZZLE's thread_in[j]: lane j's data
-                self.cross_lane = True
+    def read_all(self, node, done: set):
+        for n in _walk(node):
+            op = _operand(n)
+            if op and op not in done:
+                self.reads.add(op)
+                self.value_reads.add(op)
+            if n.data in ("index", "slice", "slice_up"):
+                base = _name_of(n.children[0])
+                if base == "S":              # S[i]: the sources as an array
+                    self.reads.update(x for x in ("S0", "S1", "S2") if x not in done)
+                elif base in _LANE_REGS and n.data == "index":
+                    self.cross_lane = self.indexed = True
+                elif base == "thread_in" and n.data == "index":   # DS_SWIZZLE's thread_in[j]: lane j's data
+                    self.cross_lane = True
 
-    def block(self, stmts: list, i: int, done: set, stop: tuple) -> tuple[int, set]:
-        """Analyse statements from i until a token in `stop` starts one; `done` = operands
-        fully written on every path so far. Returns (index, done after)."""
+    def block(self, block, done: set) -> set:
+        """Analyse a `stmts` node; `done` = operands fully written on every path so far.
+        Returns done after it."""
         done = set(done)
-        while i < len(stmts):
-            s = stmts[i]
-            head = s[0]
-            if head in stop:
-                return i, done
-            if head == "if":
+        for s in _statements(block):
+            if s.data == "if_":
                 self.depth += 1
-                i, done = self.branches(stmts, i, done)
+                done = self.branches(s, done)
                 self.depth -= 1
-                continue
-            if head in ("for", "while"):
-                self.read_all(s, done)
+            elif s.data == "for_":
+                self.read_all(s.children[1], done)
+                self.read_all(s.children[2], done)
                 self.depth += 1
-                j, _ = self.block(stmts, i + 1, done, ("endfor", "endwhile"))
+                self.block(s.children[3], done)    # a loop body may run zero times: its writes stay partial
                 self.depth -= 1
-                i = j + 1                     # a loop body may run zero times: its writes stay partial
+            elif s.data in ("declare", "return_", "break_"):
                 continue
-            if head in ("declare", "return", "break", "nop", "endfunction", "endfor", "endwhile", "endif"):
-                i += 1
-                continue
-            self.statement(s, done)
-            i += 1
-        return i, done
+            else:
+                self.statement(s, done)
+        return done
 
-    def branches(self, stmts, i, done):
-        outs, has_else = [], False
-        while True:
-            s = stmts[i]
-            if s[0] in ("if", "elsif"):
-                self.read_all(s[1:], done)
-            elif s[0] == "else":
-                has_else = True
-            i, after = self.block(stmts, i + 1, done, ("elsif", "else", "endif"))
-            outs.append(after)
-            if i >= len(stmts):
-                raise _Unknown("if without endif")
-            if stmts[i][0] == "endif":
-                rest = stmts[i][1:]
-                if rest and rest != ["."]:
-                    self.statement(rest, done)
-                i += 1
-                break
-        full = set.intersection(*outs) if has_else else set(done)
-        return i, full | done
+    def branches(self, s, done: set) -> set:
+        conditions = [s.children[0]] + s.children[2].children[0::2]
+        bodies = [s.children[1]] + s.children[2].children[1::2] + s.children[3:]
+        outs = []
+        for k, body in enumerate(bodies):
+            if k < len(conditions):
+                self.read_all(conditions[k], done)
+            outs.append(self.block(body, done))
+        full = set.intersection(*outs) if len(s.children) > 3 else set(done)
+        return full | done
 
-    def statement(self, s: list, done: set):
-        eq = _assignment(s)
-        if eq is None:
+    def statement(self, s, done: set):
+        a = _assignment(s)
+        if a is None:
             self.read_all(s, done)
             return
-        lhs, op, rhs = s[:eq], s[eq], s[eq + 1:]
-        inner = _assignment(rhs) if op == "=" else None
-        if inner is not None and rhs[inner] == "=":     # a = b = value (CDNA's v_cmpx: EXEC and D0): the
-            self.statement(rhs, done)                   # inner assignment, then `a` takes the same value
-            rhs = rhs[inner + 1:]
+        lhs, op, rhs = a
+        if s.data == "chain_assign":        # a = b = value (CDNA's v_cmpx: EXEC and D0): the inner
+            inner = s.children[2]           # assignments, then `a` takes the same value
+            while isinstance(inner, Tree) and inner.data == "chain":
+                self.statement(Tree("assign", [inner.children[0], Token("OP", "="), rhs]), done)
+                inner = inner.children[1]
         self.read_all(rhs, done)
         if op == "=" and self.depth == 0 and _result_range(lhs):
             self.result_ranges += 1
         if op == "=" and _result_piece(lhs):
             self.result_pieces += self.depth == 0
-            self.result_concat |= rhs[:1] == ["{"]
+            self.result_concat |= isinstance(rhs, Tree) and rhs.data == "concat"
         for target in _targets(lhs):
-            root = target[0]
-            n = _name(root)
+            root, ops = _access(target)
+            n = _operand(root)
             if n is not None:
-                rest = target[1:]
-                whole = _is_whole(rest)
-                self.read_all(rest, done)       # names in indices are read
+                for o in ops:
+                    self.read_all(Tree("indices", o.children[1:]), done)      # names in indices are read
                 self.written.add(n)
                 if op in _COMPOUND and n not in done:
                     self.reads.add(n)
                     self.value_reads.add(n)
-                if whole:
+                if _is_whole(ops):
                     done.add(n)
                 elif n not in done:
                     self.reads.add(n)             # bits or lanes not written keep the old value
-            elif root in _LANE_REGS:
+            elif _name_of(root) in _LANE_REGS:
                 self.indexed = True
-                for t in target[1:]:
-                    m = _name(t)
-                    if m == "D0":
-                        self.written.add(m)
-                        if m not in done:
+                for o in ops:
+                    for x in _walk(Tree("indices", o.children[1:])):
+                        m = _operand(x)
+                        if m == "D0":
+                            self.written.add(m)
+                        if m and m not in done:
                             self.reads.add(m)
-                    elif m:
-                        self.reads.add(m) if m not in done else None
             else:
-                self.read_all(target[1:], done)
+                for o in ops:
+                    self.read_all(Tree("indices", o.children[1:]), done)
+                if not isinstance(root, Tree) or root.data != "name":
+                    self.read_all(root, done)
 
 
-def _result_range(lhs: list) -> bool:
-    """`D0[hi : lo]`, `tmp[hi : lo].T`, `D0.T[hi : lo]`: a constant bit range of the result."""
-    if lhs[:1] not in (["D0"], ["tmp"]):
-        return False
-    rest = lhs[1:]
-    if rest[:1] == ["."]:
-        rest = rest[2:]
-    return len(rest) >= 5 and rest[0] == "[" and rest[1].isdigit() and rest[2] == ":" and rest[3].isdigit() \
-        and rest[4] == "]"
-
-
-def _result_piece(lhs: list) -> bool:
-    """`D0[hi : lo]`, `tmp[hi : lo].u8`, `VGPR[lane][VDST.u32][hi : lo].fp8` (untyped or 8/16-bit)."""
-    if lhs[:1] in (["D0"], ["tmp"]):
-        rest = lhs[1:]
-    elif lhs[:1] == ["VGPR"] and "VDST" in lhs:
-        depth, k = 0, None
-        for j, t in enumerate(lhs):     # after the bracket that names VDST
-            depth += (t == "[") - (t == "]")
-            if t == "VDST":
-                k = j
-            if k is not None and t == "]" and depth == 0:
-                rest = lhs[j + 1:]
-                break
-        else:
-            return False
-    else:
-        return False
-    if rest[:1] != ["["] or "]" not in rest:
-        return False
-    close = rest.index("]")
-    if ":" not in rest[1:close]:
-        return False
-    kind = rest[close + 1:]
-    return kind == [] or len(kind) == 2 and kind[0] == "." and re.fullmatch(r"[a-z]+(8|16)", kind[1]) is not None
-
-
-def _targets(lhs: list) -> list[list[str]]:
-    if lhs and lhs[0] == "{" and lhs[-1] == "}":
-        parts, cur, depth = [], [], 0
-        for t in lhs[1:-1]:
-            if t in "([{":
-                depth += 1
-            elif t in ")]}":
-                depth -= 1
-            if t == "," and depth == 0:
-                parts.append(cur)
-                cur = []
-            else:
-                cur.append(t)
-        parts.append(cur)
-        return [p for p in parts if p]
-    return [lhs]
-
-
-def _is_whole(rest: list) -> bool:
+def _is_whole(ops: list) -> bool:
     """`.type`, nothing, or `.type[laneId]` (a lane bit of a mask: the whole mask is written)."""
-    i = 0
-    if i < len(rest) and rest[i] == ".":
-        i += 2
-    elif i < len(rest) and rest[i].startswith("."):
-        i += 1
-    if i == len(rest):
-        return True
-    return rest[i:] == ["[", "laneId", "]"]
+    if ops and ops[0].data == "field":
+        ops = ops[1:]
+    return not ops or len(ops) == 1 and ops[0].data == "index" and _name_of(ops[0].children[1]) == "laneId"
 
 
-def _uses(toks: list[str]) -> frozenset:
+def _constant_range(op) -> bool:
+    return op.data == "slice" and _number(op.children[1]) is not None and _number(op.children[2]) is not None
+
+
+def _result_range(lhs) -> bool:
+    """`D0[hi : lo]`, `tmp[hi : lo].T`, `D0.T[hi : lo]`: a constant bit range of the result."""
+    root, ops = _access(lhs)
+    if _name_of(root) not in ("D0", "tmp"):
+        return False
+    if ops and ops[0].data == "field":
+        ops = ops[1:]
+    return bool(ops) and _constant_range(ops[0])
+
+
+def _result_piece(lhs) -> bool:
+    """`D0[hi : lo]`, `tmp[hi : lo].u8`, `VGPR[lane][VDST.u32][hi : lo].fp8` (untyped or 8/16-bit)."""
+    root, ops = _access(lhs)
+    if _name_of(root) == "VGPR":
+        names = [k for k, o in enumerate(ops) if any(_name_of(x) == "VDST" for x in _walk(o) if x is not o.children[0])
+                 and o.data == "index"]
+        if not names:
+            return False
+        ops = ops[names[0] + 1:]
+    elif _name_of(root) not in ("D0", "tmp"):
+        return False
+    if not ops or ops[0].data not in ("slice", "slice_up"):
+        return False
+    kind = ops[1:]
+    return not kind or len(kind) == 1 and kind[0].data == "field" \
+        and re.fullmatch(r"[a-z]+(8|16)", str(kind[0].children[1])) is not None
+
+
+# ---- facts read from expressions ---------------------------------------------------------------
+
+def _mentions(root) -> list:
+    """The `name` node of every operand mention, in source order."""
+    return [n for n in _walk(root) if _name_of(n) in OPERANDS]
+
+
+def _uses(root, parents: dict) -> frozenset:
     """Each operand mention: its name as written, whether a `.type` follows, and the constant bit
     range `[hi : lo]` that follows (after the type, if any)."""
     out = set()
-    for i, t in enumerate(toks):
-        if t not in OPERANDS:
-            continue
-        j, typed = i + 1, False
-        if j < len(toks) and toks[j] == "." and j + 1 < len(toks):
-            j, typed = j + 2, True
+    for n in _mentions(root):
+        node, typed = n, False
+        p = parents.get(id(node))
+        if p is not None and p.data == "field" and _first_of(p, node):
+            node, typed, p = p, True, parents.get(id(p))
         hi = lo = None
-        if toks[j:j + 1] == ["["] and len(toks) > j + 4 and toks[j + 2] == ":" and toks[j + 4] == "]" \
-                and toks[j + 1].isdigit() and toks[j + 3].isdigit():
-            hi, lo = int(toks[j + 1]), int(toks[j + 3])
-        out.add((t, typed, hi, lo))
+        if p is not None and _first_of(p, node) and _constant_range(p):
+            hi, lo = _number(p.children[1]), _number(p.children[2])
+        out.add((_name_of(n), typed, hi, lo))
+    return frozenset(out)
+
+
+def _pieces(root, parents: dict) -> frozenset:
+    """`S0[63 : 32].f32`: (name, hi, lo, type)."""
+    out = set()
+    for n in _mentions(root):
+        s = parents.get(id(n))
+        if s is not None and _first_of(s, n) and _constant_range(s):
+            f = parents.get(id(s))
+            if f is not None and f.data == "field" and _first_of(f, s):
+                out.add((_name_of(n), _number(s.children[1]), _number(s.children[2]), str(f.children[1])))
     return frozenset(out)
 
 
 _STATUS = {"EXECZ": "EXEC", "VCCZ": "VCC"}
 
 
-def _flags(toks: list[str]) -> dict:
-    source_array = any(t == "S" and toks[i + 1:i + 2] == ["["] for i, t in enumerate(toks))
-    return dict(status_reads=frozenset(_STATUS[t] for t in toks if t in _STATUS),
-                conditional="if" in toks, hwreg="hwRegId" in toks,
-                mixed_sources=source_array and "OPSEL_HI" in toks)
+def _flags(root, words: set) -> dict:
+    source_array = any(n.data in ("index", "slice", "slice_up") and _name_of(n.children[0]) == "S" for n in _walk(root))
+    return dict(status_reads=frozenset(_STATUS[t] for t in words if t in _STATUS),
+                conditional=any(n.data == "if_" for n in _walk(root)), hwreg="hwRegId" in words,
+                mixed_sources=source_array and "OPSEL_HI" in words)
 
 
 _FIELDS = ("SRC0", "SRC1", "SRC2", "VDST")
 
 
-def _vgpr_fields(toks: list[str]) -> tuple[frozenset, frozenset, frozenset]:
+def _vgpr_fields(root, parents: dict) -> tuple[frozenset, frozenset, frozenset]:
     """(fields used as a VGPR number, fields named other than as this lane's sliced source, the
     bit ranges of this lane's sliced sources as (S name, hi, lo))."""
     used, numbers, slices = set(), set(), set()
-    for i, t in enumerate(toks):
+    for n in _walk(root):
+        t = _name_of(n)
         if t not in _FIELDS:
             continue
-        # VGPR [ lane... ] [ FIELD: find the register access this mention indexes
-        own_lane = sliced = in_vgpr = False
-        if i >= 2 and toks[i - 1] == "[" and toks[i - 2] == "]":
-            depth, j = 0, i - 2
-            while j >= 0:
-                depth += (toks[j] == "]") - (toks[j] == "[")
-                if depth == 0:
-                    break
-                j -= 1
-            if j >= 1 and toks[j - 1] == "VGPR":
-                in_vgpr, own_lane = True, toks[j:i - 1] == ["[", "laneId", "]"]
-                k = i + 1
-                while k < len(toks) and toks[k] != "]":
-                    k += 1
-                sliced = toks[k + 1:k + 2] == ["["]
-        if in_vgpr:
+        # VGPR[lane][FIELD...]: the register access whose index starts with this mention
+        own_lane = sliced = plain = False
+        access, below = None, n
+        p = parents.get(id(below))
+        while p is not None:
+            if p.data == "index" and p.children[1] is below:
+                access = p
+                break
+            if not _first_of(p, below):
+                break
+            below, p = p, parents.get(id(p))
+        if access is not None and isinstance(access.children[0], Tree) and access.children[0].data == "index" \
+                and _name_of(access.children[0].children[0]) == "VGPR":
             used.add(t)
-        if not (own_lane and sliced and toks[i + 1:i + 4] == [".", "u32", "]"]):
+            own_lane = _name_of(access.children[0].children[1]) == "laneId"
+            outer = parents.get(id(access))
+            sliced = outer is not None and _first_of(outer, access) and outer.data in ("index", "slice", "slice_up")
+            index = access.children[1]
+            plain = index.data == "field" and index.children[0] is n and str(index.children[1]) == "u32"
+        if not (own_lane and sliced and plain):
             numbers.add(t)
-        elif t != "VDST":
-            r = toks[i + 4:i + 9]       # SRCn . u32 ] [ hi : lo ]
-            if len(r) == 5 and r[0] == "[" and r[2] == ":" and r[4] == "]" and r[1].isdigit() and r[3].isdigit():
-                slices.add((f"S{t[-1]}", int(r[1]), int(r[3])))
+        elif t != "VDST" and _constant_range(outer):
+            slices.add((f"S{t[-1]}", _number(outer.children[1]), _number(outer.children[2])))
     return frozenset(used), frozenset(numbers), frozenset(slices)
 
 
 _INT32 = ("u", "i", "u32", "i32")
 
 
-def _int32_operand(toks: list[str], name: str) -> bool:
+def _int32_operand(node, name: str) -> bool:
     """`name.T` or a cast of it `NN'U(name.T)`, T a 32-bit integer type."""
-    if toks[:1] and "'" in toks[0] and toks[1:2] == ["("] and toks[-1:] == [")"]:
-        toks = toks[2:-1]
-    return len(toks) == 3 and toks[0] == name and toks[1] == "." and toks[2] in _INT32
+    if isinstance(node, Tree) and node.data == "cast":
+        node = node.children[1]
+    return isinstance(node, Tree) and node.data == "field" and _name_of(node.children[0]) == name \
+        and str(node.children[1]) in _INT32
 
 
-def _full_product(toks: list[str]) -> bool:
-    for k, t in enumerate(toks):
-        if t == "*" and any(_int32_operand(toks[k - n:k], "S0") for n in (3, 6) if k >= n) \
-                and any(_int32_operand(toks[k + 1:k + 1 + n], "S1") for n in (3, 6)):
-            return True
-    return False
+def _full_product(root) -> bool:
+    return any(n.data == "binop" and n.children[1] == "*" and _int32_operand(n.children[0], "S0")
+               and _int32_operand(n.children[2], "S1") for n in _walk(root))
 
 
 _TRANSCENDENTAL = {"log2", "sqrt", "sin", "cos"}
 
 
-def _transcendental(toks: list[str]) -> bool:
-    for k, t in enumerate(toks[:-1]):
-        nxt = toks[k + 1]
-        if t in _TRANSCENDENTAL and nxt == "(" and (k == 0 or toks[k - 1] != "."):
-            return True
-        if t == "pow" and nxt == "(" and k + 2 < len(toks) and toks[k + 2].split("'")[-1] in ("2.0", "2.0F"):
-            return True
-        if t.split("'")[-1] in ("1.0", "1.0F") and nxt == "/":
+def _literal_value(node) -> str | None:
+    """A constant's digits without its size: `32'1.0F` -> '1.0F'."""
+    if isinstance(node, Tree) and node.data in ("number", "sized_lit"):
+        return str(node.children[0]).split("'")[-1]
+    return None
+
+
+def _transcendental(root) -> bool:
+    for n in _walk(root):
+        if n.data == "call":
+            f = str(n.children[0])
+            if f in _TRANSCENDENTAL:
+                return True
+            if f == "pow" and len(n.children) > 1 and _literal_value(n.children[1]) in ("2.0", "2.0F"):
+                return True
+        if n.data == "binop" and n.children[1] == "/" and _literal_value(n.children[0]) in ("1.0", "1.0F"):
             return True
     return False
 
 
-def _fields(toks: list[str]) -> dict:
-    used, numbers, slices = _vgpr_fields(toks)
-    sgpr = tuple(toks[i + 5] for i in range(len(toks) - 5)
-                 if toks[i:i + 2] == ["SGPR", "["] and toks[i + 3:i + 5] == ["]", "."])
-    return dict(vgpr_fields=used, field_numbers=numbers, own_slices=slices, sgpr_types=sgpr, full_product=_full_product(toks),
-                transcendental=_transcendental(toks))
+def _fields(root, parents: dict) -> dict:
+    used, numbers, slices = _vgpr_fields(root, parents)
+    sgpr = tuple(str(n.children[1]) for n in _walk(root)     # SGPR[addr].T, addr one name or number
+                 if n.data == "field" and isinstance(n.children[0], Tree) and n.children[0].data == "index"
+                 and _name_of(n.children[0].children[0]) == "SGPR"
+                 and n.children[0].children[1].data in ("name", "number"))
+    return dict(vgpr_fields=used, field_numbers=numbers, own_slices=slices, sgpr_types=sgpr,
+                full_product=_full_product(root), transcendental=_transcendental(root))
 
 
-def _pieces(toks: list[str]) -> frozenset:
+_RAW_FIELDS = frozenset({"SRC0", "SRC1", "SRC2", "VDST", "DST", "SDST", "SIMM16", "SIMM32"})
+
+
+def _words(root, parents: dict, flat: list) -> dict:
+    """opsel_ranges, inst_modifiers, field_types, pc_sources (see Effects)."""
+    opsel, inst, typed = set(), set(), set()
+    for n in _walk(root):
+        t = _name_of(n)
+        p = parents.get(id(n))
+        first = _first_of(p, n)
+        if t == "OPSEL":
+            if first and p.data in ("index", "slice", "slice_up") and _number(p.children[1]) is not None:
+                hi = _number(p.children[1])
+                lo = _number(p.children[2]) if p.data == "slice" and _number(p.children[2]) is not None else hi
+                opsel.add((hi, lo))
+            elif first and p.data == "field" and re.fullmatch(r"[a-z]+\d+", str(p.children[1])):
+                opsel.add((int(re.search(r"\d+$", str(p.children[1])).group(0)) - 1, 0))
+            else:
+                opsel.add((None, None))           # OPSEL as a whole
+        elif t == "INST" and first and p.data == "field":
+            inst.add(str(p.children[1]))
+        elif t in _RAW_FIELDS and first and p.data == "field":
+            typed.add((t, str(p.children[1])))
+    pc, pc_write = set(), False
+    for kind, s in flat:
+        a = _assignment(s) if kind == "statement" else None
+        if a is not None and _name_of(_access(a[0])[0]) == "PC" and a[1] == "=":
+            pc |= {op for x in _walk(a[2]) if (op := _operand(x))}
+        pc_write |= a is not None and any(_name_of(x) == "PC" for x in _walk(a[0]))
+    return dict(opsel_ranges=frozenset(opsel), inst_modifiers=frozenset(inst), field_types=frozenset(typed),
+                pc_sources=frozenset(pc), pc_write=pc_write)
+
+
+def _lane_choosers(flat: list) -> frozenset:
     out = set()
-    for i, t in enumerate(toks):
-        r = toks[i + 1:i + 8]
-        if t in OPERANDS and len(r) == 7 and r[0] == "[" and r[2] == ":" and r[4] == "]" and r[5] == "." \
-                and r[1].isdigit() and r[3].isdigit():
-            out.add((t, int(r[1]), int(r[3]), r[6]))
+    for kind, s in flat:
+        a = _assignment(s) if kind == "statement" else None
+        if a is not None and _name_of(a[0]) == "lane" and a[1] == "=":
+            out |= {op for x in _walk(a[2]) if (op := _operand(x))}
     return frozenset(out)
 
 
-def _lane_choosers(stmts: list) -> frozenset:
-    return frozenset(n for s in stmts if s[:2] == ["lane", "="] for t in s[2:] if (n := _name(t)))
-
-
-def _lane_bits(stmts: list) -> frozenset:
+def _lane_bits(flat: list) -> frozenset:
     """Operands some assignment writes as `X.T[laneId] = ...` (also inside if/else, loops)."""
     out = set()
-    for s in stmts:
-        eq = _assignment(s)
-        if eq is None:
-            continue
-        for target in _targets(s[:eq]):
-            if target and _name(target[0]) and target[1:2] == ["."] and target[3:] == ["[", "laneId", "]"]:
-                out.add(_name(target[0]))
+    for kind, s in flat:
+        a = _assignment(s) if kind == "statement" else None
+        for target in _targets(a[0]) if a else ():
+            root, ops = _access(target)
+            if _operand(root) and len(ops) == 2 and ops[0].data == "field" and ops[1].data == "index" \
+                    and _name_of(ops[1].children[1]) == "laneId":
+                out.add(_operand(root))
     return frozenset(out)
 
 
 _CONSTANTS = ("SIMM16", "SIMM32")
 
 
-def _constant_at(stmts: list) -> int | None:
+def _constant_at(flat: list) -> int | None:
     """The first statement reading SIMM16/SIMM32: its position among the sources and constants read."""
-    for s in stmts:
-        eq = _assignment(s)
-        rhs = s[eq + 1:] if eq is not None else s
-        values = [t for t in rhs if t in _CONSTANTS or _name(t) in ("S0", "S1", "S2")]
+    for kind, s in flat:
+        a = _assignment(s) if kind == "statement" else None
+        values = [t for x in _walk(a[2] if a else s) if (t := _name_of(x))
+                  and (t in _CONSTANTS or ALIASES.get(t, t) in ("S0", "S1", "S2"))]
         if any(t in _CONSTANTS for t in values):
             return next(i for i, t in enumerate(values) if t in _CONSTANTS)
     return None
 
 
-_RAW_FIELDS = frozenset({"SRC0", "SRC1", "SRC2", "VDST", "DST", "SDST", "SIMM16", "SIMM32"})
-
-
-def _words(toks: list[str], stmts: list) -> dict:
-    """opsel_ranges, inst_modifiers, field_types, pc_sources (see Effects)."""
-    opsel, inst, typed = set(), set(), set()
-    for i, t in enumerate(toks):
-        nxt = toks[i + 1:i + 6]
-        if t == "OPSEL":
-            if nxt[:1] == ["["] and len(nxt) >= 3 and nxt[1].isdigit():
-                lo = int(nxt[3]) if nxt[2] == ":" and len(nxt) >= 4 and nxt[3].isdigit() else int(nxt[1])
-                opsel.add((int(nxt[1]), lo))
-            elif nxt[:1] == ["."] and len(nxt) >= 2 and re.fullmatch(r"[a-z]+\d+", nxt[1]):
-                opsel.add((int(re.search(r"\d+$", nxt[1]).group(0)) - 1, 0))
-            else:
-                opsel.add((None, None))           # OPSEL as a whole
-        elif t == "INST" and nxt[:1] == ["."] and len(nxt) >= 2:
-            inst.add(nxt[1])
-        elif t in _RAW_FIELDS and nxt[:1] == ["."] and len(nxt) >= 2:
-            typed.add((t, nxt[1]))
-    pc, pc_write = set(), False
-    for s in stmts:
-        eq = _assignment(s)
-        if eq is not None and s[:1] == ["PC"] and s[eq] == "=":
-            pc |= {n for t in s[eq + 1:] if (n := _name(t))}
-        pc_write |= eq is not None and "PC" in s[:eq]
-    if not stmts:           # code the reader does not understand: any mention of PC may assign it
-        pc_write = "PC" in toks
-    return dict(opsel_ranges=frozenset(opsel), inst_modifiers=frozenset(inst), field_types=frozenset(typed),
-                pc_sources=frozenset(pc), pc_write=pc_write)
-
-
 _STATE_REGISTERS = {"WAVE_MODE": "MODE", "WAVE_STATUS": "STATUS"}
 
 
-def _state_names(toks: list[str]) -> set:
-    """`WAVE_MODE.IEEE` as 'MODE.IEEE', `WAVE_STATUS.PRIV` as 'STATUS.PRIV'; `HW_REGISTERS[...]`
-    (the hardware register an ID chooses) as 'HW_REGISTERS'."""
-    out = set()
-    for i, t in enumerate(toks):
-        if t in _STATE_REGISTERS and toks[i + 1:i + 2] == ["."] and i + 2 < len(toks):
-            out.add(f"{_STATE_REGISTERS[t]}.{toks[i + 2]}")
-        elif t == "HW_REGISTERS":
-            out.add("HW_REGISTERS")
-    return out
+def _state_name(node) -> str | None:
+    """`WAVE_MODE.IEEE` as 'MODE.IEEE', `WAVE_STATUS.PRIV` as 'STATUS.PRIV'; `HW_REGISTERS` (the
+    hardware register an ID chooses) as 'HW_REGISTERS'."""
+    if node.data == "field" and _name_of(node.children[0]) in _STATE_REGISTERS:
+        return f"{_STATE_REGISTERS[_name_of(node.children[0])]}.{node.children[1]}"
+    return "HW_REGISTERS" if _name_of(node) == "HW_REGISTERS" else None
 
 
-def _state(stmts: list) -> dict:
+def _state_names(*nodes) -> set:
+    return {name for node in nodes for n in _walk(node) if (name := _state_name(n))}
+
+
+def _state(flat: list) -> dict:
     """state_reads, state_writes (see Effects): the wave's MODE and STATUS fields and hardware
     registers each statement names, written where it is the target of an assignment (a compound
     one, `WAVE_MODE.CSP -= 1`, reads it too), read anywhere else."""
     reads, writes = set(), set()
-    for s in stmts:
-        eq = _assignment(s)
-        if eq is None:
+    for kind, s in flat:
+        a = _assignment(s) if kind == "statement" else None
+        if a is None:
             reads |= _state_names(s)
             continue
-        lhs, rhs = s[:eq], s[eq + 1:]
+        lhs, op, rhs = a
         targets = set()
         for target in _targets(lhs):
-            named = _state_names(target[:3])      # the target itself; names inside its index are read
-            targets |= named
-            reads |= _state_names(target[3:] if named else target)
+            root, ops = _access(target)
+            head = ops[0] if ops and ops[0].data == "field" else root
+            named = {name} if (name := _state_name(head)) else set()
+            targets |= named            # the target itself; names inside its indices are read
+            after = ops[1:] if head is not root else ops
+            reads |= _state_names(*(c for o in after for c in o.children[1:])) if named else _state_names(target)
         writes |= targets
-        if s[eq] in _COMPOUND:
+        if op in _COMPOUND:
             reads |= targets
+        inner = s.children[2] if s.data == "chain_assign" else None
+        while isinstance(inner, Tree) and inner.data == "chain":     # a = b = value: b as the value read
+            reads |= _state_names(inner.children[0])
+            inner = inner.children[1]
         reads |= _state_names(rhs)
     return dict(state_reads=frozenset(reads), state_writes=frozenset(writes))
 
 
-def _shift(stmts: list) -> bool:
+def _shift(flat: list) -> bool:
     """One statement `D0.T = (A << B)` / `(A >> B)`: the whole value a shift of one source by another."""
-    if len(stmts) != 1 or stmts[0][:1] != ["D0"]:
+    if len(flat) != 1 or flat[0][0] != "statement":
         return False
-    s = stmts[0]
-    eq = _assignment(s)
-    rhs = s[eq + 1:] if eq is not None and s[eq] == "=" else []
-    if rhs[:1] != ["("] or rhs[-1:] != [")"]:
+    a = _assignment(flat[0][1])
+    if a is None or a[1] != "=" or _name_of(_access(a[0])[0]) != "D0":
         return False
-    depth, ops = 0, []
-    for t in rhs[1:-1]:
-        depth += t in "([{"
-        depth -= t in ")]}"
-        if depth == 0 and t in ("<<", ">>", "+", "-", "*", "/", "&", "|", "^", "?", "&&", "||"):
-            ops.append(t)
-        elif depth < 0:
-            return False
-    sources = {n for t in rhs if (n := _name(t))}
-    return ops in (["<<"], [">>"]) and len(sources) == 2 and sources <= {"S0", "S1", "S2"}
+    value = a[2]
+    if not (isinstance(value, Tree) and value.data == "binop" and value.children[1] in ("<<", ">>")):
+        return False
+    sources = {op for x in _walk(value) if (op := _operand(x))}
+    return len(sources) == 2 and sources <= {"S0", "S1", "S2"}
 
 
-def _products(stmts: list) -> int:
+def _products(flat: list) -> int:
     n = 0
-    for s in stmts:
-        eq = _assignment(s)
-        if eq is not None and s[0] in ("D0", "tmp") and s[eq] in ("=", "+=") and "*" in s[eq + 1:]:
+    for kind, s in flat:
+        a = _assignment(s) if kind == "statement" else None
+        if a is not None and _name_of(_access(a[0])[0]) in ("D0", "tmp") and a[1] in ("=", "+=") \
+                and any(x.data == "binop" and x.children[1] == "*" for x in _walk(a[2])):
             n += 1
     return n
 
 
-def _copy(stmts: list) -> bool:
+def _copy(flat: list) -> bool:
     """One statement `D0.T = S0.T`, the same type T on both sides."""
-    return len(stmts) == 1 and len(stmts[0]) == 7 and stmts[0][:2] == ["D0", "."] and stmts[0][3:6] == ["=", "S0", "."] \
-        and stmts[0][2] == stmts[0][6]
-
-
-def _jump(stmts: list, names: set) -> bool:
-    """PC assigned by a top-level statement, no conditional anywhere, no D0 (a call's return address)."""
-    if "D0" in names or any(s[0] in ("if", "elsif", "while", "for") for s in stmts):
+    if len(flat) != 1 or flat[0][0] != "statement":
         return False
-    return any(s[0] == "PC" and _assignment(s) is not None for s in stmts)
+    a = _assignment(flat[0][1])
+    if a is None or a[1] != "=" or flat[0][1].data != "assign":
+        return False
+    lhs, _, rhs = a
+    return all(isinstance(x, Tree) and x.data == "field" for x in (lhs, rhs)) and _name_of(lhs.children[0]) == "D0" \
+        and _name_of(rhs.children[0]) == "S0" and str(lhs.children[1]) == str(rhs.children[1])
+
+
+def _jump(root, flat: list, names: set) -> bool:
+    """PC assigned by a top-level statement, no conditional anywhere, no D0 (a call's return address)."""
+    if "D0" in names or any(n.data in ("if_", "for_") for n in _walk(root)):
+        return False
+    return any(kind == "statement" and (a := _assignment(s)) is not None and _name_of(_access(a[0])[0]) == "PC"
+               for kind, s in flat)
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_WRITABLE = {"D0", "D1", "VCC", "SCC", "EXEC"}
+
+
+def _unparsed(pcode: str, matrix: bool, shapes: tuple) -> Effects:
+    """Code the grammar does not parse: every operand named is read (as a value) and every one
+    that can be assigned is written in part; registers indexed by a value make it cross-lane."""
+    text = code_text(pcode)
+    words = _WORD.findall(re.sub(r"//[^\n]*", "", text))
+    names = {ALIASES.get(w, w) for w in words if w in OPERANDS}
+    indexed = re.search(r"\b(VGPR|SGPR)\s*\[", text) is not None
+    cross_lane = indexed or re.search(r"\bthread_in\s*\[", text) is not None
+    named = frozenset(names | ({"D0"} if "DST" in words else set()))
+    return Effects(frozenset(names), frozenset(), frozenset(names & _WRITABLE), cross_lane, indexed,
+                   value_reads=frozenset(names), matrix=matrix, literal="SIMM32" in words, names=named,
+                   conditional="if" in words, shapes=shapes, pc_write="PC" in words, state_reads=frozenset(
+                       {f"{_STATE_REGISTERS[r]}.{f}" for r, f in re.findall(r"\b(WAVE_MODE|WAVE_STATUS)\s*\.\s*(\w+)", text)}
+                       | ({"HW_REGISTERS"} if "HW_REGISTERS" in words else set())))
 
 
 @lru_cache(maxsize=None)
@@ -511,30 +649,31 @@ def effects(pcode: str | None) -> Effects:
     if formula:
         reads = frozenset({"S0", "S1", "S2"} | ({"D0"} if formula.group(1) == "D" else set()))
         return Effects(reads, frozenset({"D0"}), frozenset(), False, value_reads=reads, names=reads | {"D0"})
-    matrix = any(_SHAPE.search(m.group(1)) for m in _EVAL.finditer(pcode))
-    shapes = tuple((k, int(b), int(r), int(c)) for k, b, r, c in _OPERAND_SHAPE.findall(pcode))
-    toks = _tokens(pcode.replace(".\n", "\n"))
+    matrix = any(SHAPE.search(m.group(1)) for m in EVAL.finditer(pcode))
+    shapes = tuple((k, int(b), int(r), int(c)) for k, b, r, c in OPERAND_SHAPE.findall(pcode))
+    root = tree(pcode)
+    if root is None:
+        return _unparsed(pcode, matrix, shapes)
     a = _Analysis()
-    try:
-        stmts = _statements(toks)
-        _, done = a.block(stmts, 0, set(), ())
-    except (_Unknown, IndexError):
-        b = _Analysis()
-        b.read_all(toks, set())
-        names = {n for t in toks if (n := _name(t))}
-        return Effects(frozenset(b.reads), frozenset(), frozenset(names & {"D0", "D1", "VCC", "SCC", "EXEC"}),
-                       b.cross_lane, b.indexed, value_reads=frozenset(b.value_reads), matrix=matrix,
-                       literal="SIMM32" in toks, **_words(toks, []), state_reads=frozenset(_state_names(toks)),
-                       names=_named(toks), uses=_uses(toks), pieces=_pieces(toks),
-                       **_flags(toks), **_fields(toks), shapes=shapes)
+    done = a.block(root.children[0], set())
+    parents = _parents(root)
+    flat = _flat(root)
+    words = {str(t) for t in _leaves(root) if t.type in ("NAME",) or _WORD.fullmatch(str(t))}
+    names = {op for n in _walk(root) if (op := _operand(n))}
+    named = frozenset(names | ({"D0"} if any(_name_of(n) == "DST" for n in _walk(root)) else set()))
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
-    names = {n for t in toks if (n := _name(t))}
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
                    value_reads=frozenset(a.value_reads),
-                   copy=_copy(stmts), jump=_jump(stmts, names), matrix=matrix, names=_named(toks),
-                   uses=_uses(toks), pieces=_pieces(toks), lane_bits=_lane_bits(stmts),
-                   lane_choosers=_lane_choosers(stmts),
-                   products=_products(stmts), constant_at=_constant_at(stmts), result_pieces=a.result_pieces, result_ranges=a.result_ranges,
-                   literal="SIMM32" in toks, shift=_shift(stmts), **_words(toks, stmts), **_state(stmts),
-                   result_concat=a.result_concat, **_flags(toks), **_fields(toks), shapes=shapes)
+                   copy=_copy(flat), jump=_jump(root, flat, names), matrix=matrix, names=named,
+                   uses=_uses(root, parents), pieces=_pieces(root, parents), lane_bits=_lane_bits(flat),
+                   lane_choosers=_lane_choosers(flat),
+                   products=_products(flat), constant_at=_constant_at(flat), result_pieces=a.result_pieces,
+                   result_ranges=a.result_ranges, literal="SIMM32" in words, shift=_shift(flat),
+                   **_words(root, parents, flat), **_state(flat), result_concat=a.result_concat, **_flags(root, words),
+                   **_fields(root, parents), shapes=shapes)
+
+
+# the tree readers isa.code_facts and gen/memory_access share with this module
+walk, leaves, name_of, number, access, parents = _walk, _leaves, _name_of, _number, _access, _parents
+flat_statements, assignment = _flat, _assignment

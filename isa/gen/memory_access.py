@@ -201,16 +201,18 @@ def format_conversion(d) -> FormatConversion | None:
             return None
         high = bool(_HIGH_HALF_SAID.search(said))
         return FormatConversion(int(count.group(1)), high or bool(_HALVES_SAID.search(said)), high)
-    from ..pcode_statements import statements
+    from .effects import flat_statements, name_of, number, tree, walk
     ranges = []
-    for s in statements(d.pcode):
-        if "ConvertFromFormat" not in s and "ConvertToFormat" not in s:
+    root = tree(d.pcode)
+    for _, s in flat_statements(root) if root is not None else ():
+        nodes = list(walk(s))
+        if not any(n.data == "call" and str(n.children[0]) in ("ConvertFromFormat", "ConvertToFormat") for n in nodes):
             continue
-        at = next((i for i in range(len(s) - 5) if s[i:i + 2] == ("VDATA", "[") and s[i + 3] == ":"
-                   and s[i + 2].isdigit() and s[i + 4].isdigit()), None)
+        at = next((n for n in nodes if n.data == "slice" and name_of(n.children[0]) == "VDATA"
+                   and number(n.children[1]) is not None and number(n.children[2]) is not None), None)
         if at is None:
             return None
-        ranges.append((int(s[at + 2]), int(s[at + 4])))
+        ranges.append((number(at.children[1]), number(at.children[2])))
     if not ranges:
         return None
     d16 = all(hi - lo == 15 for hi, lo in ranges)

@@ -8,13 +8,13 @@
 # BY_INSTRUCTION: per position in INSTRUCTIONS, its code's record (None: no code)
 EFFECTS = (
     {'reads': (), 'full': (), 'partial': (), 'cross_lane': False},
-    {'reads': ('D0',), 'full': (), 'partial': ('D0',), 'cross_lane': False, 'names': ('D0',), 'uses': (('VDST', False, None, None),), 'conditional': True, 'field_numbers': ('VDST',), 'value_reads': ('D0',)},
+    {'reads': ('D0',), 'full': (), 'partial': ('D0',), 'cross_lane': False, 'names': ('D0',), 'conditional': True, 'value_reads': ('D0',)},
     {'reads': ('S0', 'S1'), 'full': (), 'partial': (), 'cross_lane': False, 'names': ('S0', 'S1'), 'uses': (('S0', True, None, None), ('S1', True, None, None)), 'conditional': True, 'value_reads': ('S0', 'S1')},
     {'reads': (), 'full': (), 'partial': (), 'cross_lane': True, 'conditional': True},
     {'reads': (), 'full': (), 'partial': (), 'cross_lane': False, 'conditional': True},
     {'reads': ('M0',), 'full': (), 'partial': (), 'cross_lane': False, 'names': ('M0',), 'uses': (('M0', False, 15, 0),), 'value_reads': ('M0',)},
     {'reads': ('D0', 'EXEC'), 'full': (), 'partial': ('D0',), 'cross_lane': True, 'indexed': True, 'names': ('D0', 'EXEC'), 'uses': (('EXEC', False, None, None), ('VDST', False, None, None)), 'conditional': True, 'vgpr_fields': ('VDST',), 'field_numbers': ('VDST',), 'value_reads': ('EXEC',)},
-    {'reads': ('D0', 'M0'), 'full': (), 'partial': (), 'cross_lane': False, 'names': ('D0', 'M0'), 'uses': (('M0', True, None, None), ('VDST', False, None, None)), 'field_numbers': ('VDST',), 'value_reads': ('D0', 'M0')},
+    {'reads': ('D0', 'M0'), 'full': (), 'partial': ('D0',), 'cross_lane': False, 'names': ('D0', 'M0'), 'value_reads': ('D0', 'M0')},
     {'reads': ('S0',), 'full': ('D0',), 'partial': (), 'cross_lane': False, 'copy': True, 'names': ('D0', 'S0'), 'uses': (('D0', True, None, None), ('S0', True, None, None)), 'value_reads': ('S0',)},
     {'reads': ('EXEC', 'S0'), 'full': ('D0', 'EXEC', 'SCC'), 'partial': (), 'cross_lane': False, 'names': ('D0', 'EXEC', 'S0', 'SCC'), 'uses': (('D0', True, None, None), ('EXEC', True, None, None), ('S0', True, None, None), ('SCC', False, None, None)), 'value_reads': ('EXEC', 'S0')},
     {'reads': ('D0', 'S0', 'SCC'), 'full': (), 'partial': ('D0',), 'cross_lane': False, 'names': ('D0', 'S0', 'SCC'), 'uses': (('D0', True, None, None), ('S0', True, None, None), ('SCC', False, None, None)), 'conditional': True, 'value_reads': ('S0', 'SCC')},
