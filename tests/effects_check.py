@@ -485,21 +485,29 @@ def main(argv=None) -> int:
         if sys.stderr.isatty():
             print(f"\r{target}: {k}/{n}", end="", file=sys.stderr, flush=True)
     results = check(tuple(args.target or TARGETS), args.sample, args.per_target, args.seed, progress)
+    bad = report(results, KNOWN, args.verbose)
+    print(f"\n{time.perf_counter() - t0:.1f} s; {bad} unexplained disagreements")
+    return 1 if bad else 0
+
+
+def report(results: dict, known: dict, verbose: bool = True) -> int:
+    """Print each target's table, its disagreements, the known ones with their reasons and (verbose)
+    each instruction's soft findings or why it was skipped; return the number of disagreements
+    (the command line of every effects check module)."""
     bad = 0
     for target, rs in results.items():
         print(f"\n{target}:\n{table(rs)}")
-        for line in disagreements(rs):
+        for line in disagreements(rs, known):
             bad += 1
             print("  DISAGREES", line)
         for r in rs:
-            if r.name in KNOWN and r.hard:
-                print(f"  known {r.name}: {KNOWN[r.name]}")
-            if args.verbose:
+            if r.name in known and r.hard:
+                print(f"  known {r.name}: {known[r.name]}")
+            if verbose:
                 soft = "; ".join(f"{k}: {', '.join(sorted(r.findings[k]))}" for k in SOFT if r.findings.get(k))
                 if soft or r.skipped:
-                    print(f"  {r.name}: {r.skipped or soft}")
-    print(f"\n{time.perf_counter() - t0:.1f} s; {bad} unexplained disagreements")
-    return 1 if bad else 0
+                    print(f"  {r.name}" + (f" ({r.text})" if r.text else "") + f": {r.skipped or soft}")
+    return bad
 
 
 if __name__ == "__main__":

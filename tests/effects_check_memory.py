@@ -32,7 +32,7 @@ import numpy as np
 
 import isa
 from isa.memory_access import memory_effects, memory_registers
-from tests.effects_check import HARD, SOFT, Result, disagreements, table
+from tests.effects_check import Result, report
 from tests.emu_fuzz import special_dwords
 
 TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942-w64", "gfx950-w64")   # (CDNA: wave64 only)
@@ -509,19 +509,7 @@ def main(argv=None) -> int:
         if sys.stderr.isatty():
             print(f"\r{target}: {k}/{n}", end="", file=sys.stderr, flush=True)
     results = check(tuple(args.target or TARGETS), args.sample, args.per_target, args.seed, progress)
-    bad = 0
-    for target, rs in results.items():
-        print(f"\n{target}:\n{table(rs)}")
-        for line in disagreements(rs, KNOWN):
-            bad += 1
-            print("  DISAGREES", line)
-        for r in rs:
-            if r.name in KNOWN and r.hard:
-                print(f"  known {r.name}: {KNOWN[r.name]}")
-            if args.verbose:
-                soft = "; ".join(f"{k}: {', '.join(sorted(r.findings[k]))}" for k in SOFT if r.findings.get(k))
-                if soft or r.skipped:
-                    print(f"  {r.name} ({r.text}): {r.skipped or soft}")
+    bad = report(results, KNOWN, args.verbose)
     print(f"\n{time.perf_counter() - t0:.1f} s; {bad} unexplained disagreements")
     return 1 if bad else 0
 

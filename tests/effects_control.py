@@ -173,23 +173,13 @@ def check(targets=TARGETS, sample: int | None = 12, seed: int = 0) -> dict:
 
 def main(argv=None) -> int:
     import argparse
-    from tests.effects_check import SOFT, disagreements, table
+    from tests.effects_check import report
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--target", action="append")
     ap.add_argument("--sample", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    bad = 0
-    for target, rs in check(tuple(args.target or TARGETS), args.sample, args.seed).items():
-        print(f"\n{target}:\n{table(rs)}")
-        for line in disagreements(rs, {}):
-            bad += 1
-            print("  DISAGREES", line)
-        for r in rs:
-            soft = "; ".join(f"{k}: {', '.join(sorted(r.findings[k]))}" for k in SOFT if r.findings.get(k))
-            if soft or r.skipped:
-                print(f"  {r.name}: {r.skipped or soft}")
-    return 1 if bad else 0
+    return 1 if report(check(tuple(args.target or TARGETS), args.sample, args.seed), {}) else 0
 
 
 if __name__ == "__main__":
