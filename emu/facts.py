@@ -231,6 +231,22 @@ def _matrix(d):
     return effects(d.pcode).matrix
 
 
+def _packed_negation(d):
+    """(sources NEG / NEG_HI negate, sources NEG_HI takes the magnitude of) of a VOP3P instruction,
+    as indices: the sources isa.facts.modifier_use says NEG applies to; where that is one 32-bit
+    source alone (RDNA4's v_dot4_f32_{fp8,bf8}_*: "Only SRC2 can apply NEG/NEG_HI (NEG_HI acts as
+    the ABS modifier for these ops)", RDNA4 ISA p. 90), NEG_HI is its |x|. (LLVM 22 compiles
+    fabs(c) of llvm.amdgcn.dot4.f32.fp8.bf8 to neg_hi:[0,0,1]; of llvm.amdgcn.fdot2's c, whose
+    sources all take NEG, to a v_and_b32: there NEG_HI of the 32-bit src2 is left alone.)"""
+    from dsl.signature import valu_signature
+    from isa.facts import modifier_use
+    negated = tuple(int(s[1]) for s in modifier_use(d).neg_abs)
+    srcs = valu_signature(d).srcs
+    magnitude = tuple(i for i in negated if len(negated) == 1 and i < len(srcs) and not srcs[i].packed
+                      and srcs[i].bits == 32)
+    return negated, magnitude
+
+
 def _behaviour_unknown_named(d):
     """Whether isa.errata.BEHAVIOUR_UNKNOWN names d, in any family (behaviour_unknown then asks
     the family)."""
@@ -257,7 +273,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
-         "behaviour_unknown_named": _behaviour_unknown_named,
+         "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 

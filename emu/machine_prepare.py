@@ -14,6 +14,7 @@ from dataclasses import field
 import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
+from dsl.special_registers import exec_base_error
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
@@ -691,8 +692,12 @@ class Preparer:
         32/64-bit sources of VOP3P (dot products' accumulators) pass unchanged."""
         packed = type_info(d.operand_types.get(f"S{i}"))[2] or s.bits == 16
         fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True, operand=s)
+        negated, magnitude = instruction_facts.fact("packed_negation", d)
+        if i not in negated:        # NEG/NEG_HI apply to none but these (emu.facts._packed_negation)
+            neg = neg_hi = 0
         if not packed:
-            return _modified(fetch, s.bits, bool((neg >> i) & 1), False) if s.is_float else fetch
+            return _modified(fetch, s.bits, bool((neg >> i) & 1), i in magnitude and bool((neg_hi >> i) & 1)) \
+                if s.is_float or i in negated else fetch
         opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
         lo_shift, hi_shift = np.uint32(16 * ((opsel >> i) & 1)), np.uint32(16 * ((opsel_hi >> i) & 1))
         flip = np.uint32((0x8000 if (neg >> i) & 1 else 0) | (0x8000_0000 if (neg_hi >> i) & 1 else 0))
@@ -820,6 +825,8 @@ class Preparer:
         elif segment == "global":
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
+            if saddr == self.spec.traits.exec_lo and not instruction_facts.lane_address(d):
+                raise OperandError(f"saddr: {exec_base_error('exec')}")
             if instruction_facts.lane_address(d):       # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
 

@@ -772,6 +772,36 @@ ERRATA += tuple(
             f"v_cmp_lt_i32, ew_i64_arith: v_cmp_gt_u64) use them as the CDNA3 code reads.")
     for name, op, code in _CDNA4_LOST_COMPARES)
 
+# DS_APPEND / DS_CONSUME on LDS: which bits of M0 give the counter's address. The manuals disagree
+# with themselves: RDNA3's code "addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size"
+# (RDNA3.5 the same), its description "In the LDS this address is an offset to HWBASE and clamped by
+# M0.size", its DS chapter (12.5, p. 135 / RDNA3.5 p. 137) "The M0 register is not used for most
+# LDS-indexed operations: only the "ADDTID" instructions read M0", M0 there a 16-bit "Unsigned byte
+# Offset[15:0] ... and for GDS-base/size", while its GDS table (p. 144 / RDNA3.5 p. 146) puts
+# gds_base in M0[31:16] and gds_size in M0[15:0]; RDNA4's code has "addr = offset" (no M0 at all),
+# CDNA3's and CDNA4's description "(M0.base + instr_offset) if GDS, or at instr_offset if LDS".
+_APPEND_PDF = {"rdna3": ("addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size", {"DS_APPEND": 526,
+                                                                                              "DS_CONSUME": 525}),
+               "rdna3.5": ("addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size", {"DS_APPEND": 560,
+                                                                                                "DS_CONSUME": 559}),
+               "rdna4": ("addr = offset; // offset by LDS HWBASE", {"DS_APPEND": 585, "DS_CONSUME": 585})}
+_APPEND_EVIDENCE = (
+    "LLVM 22 compiles llvm.amdgcn.ds.append/consume on an LDS pointer p + 16 to 's_mov_b32 m0, <p>' and "
+    "'ds_append v0 offset:16' for gfx1100, gfx1201 and gfx942 (and on SI, which cannot fold the offset, "
+    "to s_add_i32 <p>, 16 then m0 = <p>): the counter is at M0 + {OFFSET1, OFFSET0}, the base in M0's low "
+    "half, which is how the DS field table (RDNA3 p. 135, RDNA4 p. 160) types M0: 16 bits, 'Unsigned byte "
+    "Offset[15:0]'. The high half (the GDS table's gds_base, this code's 'M0.base') is not part of an LDS "
+    "address: LLVM's LDS pointers leave it zero, so nothing measured contradicts ignoring it; an LDS "
+    "counter address is M0[15:0] + offset, as the ADDTID instructions' code reads M0[15:0] (and not the "
+    "whole M0 of the ADDTID formula 'LDS_Addr = LDS_BASE + {InstOffset1, InstOffset0} + TID(0..63)*4 + M0', "
+    "RDNA3 p. 136, RDNA3.5 p. 138, RDNA4 p. 160). GDS is refused, not run.")
+ERRATA += tuple(
+    Erratum(f"{arch.replace('.', '')}-{name.lower().replace('_', '-')}-m0-address", (arch,), {arch: pages[name]},
+            "pcode_text", ("VDS" if arch == "rdna4" else "DS", name), pdf, "addr = M0[15 : 0] + offset; // offset by LDS HWBASE",
+            _APPEND_EVIDENCE)
+    for arch, (pdf, pages) in _APPEND_PDF.items() for name in ("DS_APPEND", "DS_CONSUME"))
+
+
 def for_arch(arch: str) -> list[Erratum]:
     return [e for e in ERRATA if arch in e.archs]
 

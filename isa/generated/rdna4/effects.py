@@ -80,7 +80,7 @@ EFFECTS = (
     {'reads': (), 'full': (), 'partial': (), 'cross_lane': True, 'conditional': True},
     {'reads': ('M0',), 'full': (), 'partial': (), 'cross_lane': False, 'names': ('M0',), 'uses': (('M0', False, 15, 0),), 'value_reads': ('M0',)},
     {'reads': ('D0', 'EXEC'), 'full': (), 'partial': ('D0',), 'cross_lane': True, 'indexed': True, 'names': ('D0', 'EXEC'), 'uses': (('EXEC', False, None, None), ('VDST', False, None, None)), 'conditional': True, 'vgpr_fields': ('VDST',), 'field_numbers': ('VDST',), 'value_reads': ('EXEC',)},
-    {'reads': ('D0',), 'full': (), 'partial': ('D0',), 'cross_lane': False, 'names': ('D0',), 'value_reads': ('D0',)},
+    {'reads': ('D0', 'M0'), 'full': (), 'partial': ('D0',), 'cross_lane': False, 'names': ('D0', 'M0'), 'value_reads': ('D0', 'M0')},
     {'reads': ('D0', 'M0'), 'full': (), 'partial': ('D0',), 'cross_lane': True, 'indexed': True, 'names': ('D0', 'M0'), 'uses': (('M0', False, None, None), ('VDST', True, None, None)), 'conditional': True, 'vgpr_fields': ('VDST',), 'field_numbers': ('VDST',), 'value_reads': ('M0',), 'field_types': (('VDST', 'u32'),)},
     {'reads': ('M0',), 'full': (), 'partial': (), 'cross_lane': True, 'indexed': True, 'names': ('M0',), 'uses': (('M0', False, None, None),), 'conditional': True, 'value_reads': ('M0',)},
     {'reads': ('S0', 'S1', 'S2'), 'full': ('D0',), 'partial': (), 'cross_lane': True, 'indexed': True, 'names': ('D0', 'S0', 'S1', 'S2'), 'uses': (('D0', True, None, None), ('S1', True, None, None), ('SRC0', True, None, None), ('SRC2', True, None, None)), 'vgpr_fields': ('SRC0', 'SRC2'), 'field_numbers': ('SRC0', 'SRC2'), 'value_reads': ('S0', 'S1', 'S2'), 'field_types': (('SRC0', 'u32'), ('SRC2', 'u32'))},
