@@ -484,3 +484,15 @@ def neg_list_error(d: InstrDef, key: str, bits: list, nsrc: int) -> str | None:
     if not bad:
         return None
     return f"{key}: src{bad[0]} takes no {key} (only {', '.join(f'src{i}' for i in sorted(ok))} may)"
+
+
+def neg_bits_error(d: InstrDef, neg: int, neg_hi: int, nsrc: int) -> str | None:
+    """Why decoded NEG / NEG_HI fields cannot be written in LLVM's syntax for VOP3P instruction
+    `d` (neg_list_error of their bits), or None. llvm-mc-22 --disassemble calls such bytes an
+    invalid instruction encoding (v_dot4_f32_fp8_bf8 with NEG[0], v_accvgpr_read_b32 with any)."""
+    mask = (1 << nsrc) - 1
+    for key, bits in (("neg_lo", neg & mask), ("neg_hi", neg_hi & mask)):
+        why = neg_list_error(d, key, [bits >> i & 1 for i in range(nsrc)], nsrc) if bits else None
+        if why:
+            return why
+    return None

@@ -182,3 +182,30 @@ def test_dot4_f32_fp8_negates_src2_only_as_llvm():
         assert f"{key}:" in str(e.value), (line, str(e.value))
         if key.startswith("neg"):
             assert "only src2 may" in str(e.value), str(e.value)
+
+
+def test_dot4_f32_fp8_neg_bits_decode_where_llvm_decodes_them():
+    """The same rule read back: bytes with NEG / NEG_HI bits on src0 or src1 are no instruction to
+    llvm-mc-22 --disassemble ("invalid instruction encoding") nor to ours (DecodeError: no text
+    says them); src2's decode to LLVM's text."""
+    import subprocess
+    from dsl.decode import DecodeError
+    from dsl.disasm import decode_instr
+    from dsl.instr_text import instr_text
+    import isa
+    base = bytes.fromhex("004024cc01050e1c")        # llvm-mc-22: v_dot4_f32_fp8_bf8 v0, v1, v2, v3
+    for neg in range(8):
+        for neg_hi in range(8):
+            data = (int.from_bytes(base[:4], "little") | neg_hi << 8).to_bytes(4, "little") + \
+                (int.from_bytes(base[4:], "little") | neg << 29).to_bytes(4, "little")
+            done = subprocess.run([tool("llvm-mc"), "-arch=amdgcn", "-mcpu=gfx1201", "--disassemble"],
+                                  input=" ".join(f"0x{b:02x}" for b in data), capture_output=True, text=True)
+            llvm_ok = "invalid instruction encoding" not in done.stderr
+            assert llvm_ok == (neg & 3 == 0 and neg_hi & 3 == 0), (neg, neg_hi, done.stderr)
+            if llvm_ok:
+                x, _ = decode_instr(data, "gfx1201")
+                text = [ln.strip() for ln in done.stdout.splitlines() if ln.strip() and not ln.strip().startswith(".")]
+                assert [instr_text(x, isa.load("gfx1201"))] == text, (neg, neg_hi)
+            else:
+                with pytest.raises(DecodeError, match="only src2 may"):
+                    decode_instr(data, "gfx1201")

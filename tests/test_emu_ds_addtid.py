@@ -199,3 +199,18 @@ define amdgpu_kernel void @k(ptr addrspace(1) %out, ptr addrspace(3) %lds) {
     n = int(moves[0][1:])
     assert re.search(rf"s_load_(?:b32|dword) s{n}, s\[\d+:\d+\], 0x8\b", asm) or \
         re.search(rf"s_load_b96 s\[{n - 2}:{n}\], s\[\d+:\d+\], 0x0\b", asm), asm
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201", "gfx942"])
+def test_append_memory_effects_agree_with_the_emulator(target):
+    """tests/effects_check_memory.py on ds_append / ds_consume with every register perturbed: the
+    model (M0 read, the counter read and written) and the emulator agree. (Before the RDNA4
+    erratum gfx1201's model did not read M0: "undeclared_input: s125->mem:lds".)"""
+    from tests.effects_check import disagreements
+    from tests.effects_check_memory import KNOWN, MemoryChecker
+    checker = MemoryChecker(target)
+    found = [d for d in checker.instructions if d.name in ("DS_APPEND", "DS_CONSUME")]
+    assert len(found) == 2
+    results = [checker.run(d, np.random.default_rng([0, k, 7]), None) for k, d in enumerate(found)]
+    assert not any(r.skipped for r in results), [r.skipped for r in results]
+    assert disagreements(results, KNOWN) == []
