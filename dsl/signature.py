@@ -422,34 +422,14 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
     return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}
 
 
-def takes_clamp(d: InstrDef, sig: ValuSig, dialect: str) -> bool:
-    """Whether the text syntax takes clamp on VOP3/VOP3P instruction `d` (dialect "gfx11" or
-    "gfx9"): a float result (a compare's sources all floats), a float first source, packed
-    VOP3P sources, an integer matrix result or an integer result the manual says saturates
-    (isa.facts.modifier_use), less isa.syntax_conventions.NO_CLAMP, plus its CLAMP_ON_INTEGERS
-    (integer instructions the manual says nothing of)."""
-    from isa.syntax_conventions import CLAMP_ON_INTEGERS, NO_CLAMP
-    if d.name in NO_CLAMP[dialect]:
-        return False
-    if d.name in CLAMP_ON_INTEGERS[dialect] or modifier_use(d).clamp == "saturate":
-        return True
-    float_result = bool(sig.dsts) and sig.dsts[0].is_float
-    if effects(d.pcode).matrix:
-        return not float_result
-    if float_result or d.format == "VOP3P" and any(o.packed for o in sig.srcs):
-        return True
-    if sig.is_cmp:
-        return bool(sig.srcs) and all(o.is_float for o in sig.srcs)
-    return bool(sig.srcs) and sig.srcs[0].is_float
-
-
+_FLOAT_RESULTS = frozenset({"f16", "f32", "f64", "bf16", "pk_f16", "pk_f32", "pk_bf16"})
 _SIGNEDNESS = re.compile(r"\bS(\d)\.iu\d")     # an "IU" matrix input: NEG[i] says signed
 
 
 def neg_list_sources(d: InstrDef) -> tuple[frozenset, frozenset] | None:
     """The sources a VOP3P instruction's neg_lo:[..] and neg_hi:[..] lists may set a bit for
     (indices), or None where any source may (LLVM takes them on integer packed and dot
-    instructions too). A float result: only the sources NEG applies to (isa.facts.modifier_use's
+    instructions too). A float result (D0 typed f16..pk_bf16): only the sources NEG applies to (isa.facts.modifier_use's
     neg_abs: none for v_fma_mix*, which writes -x / |x|; src2 alone for RDNA4's
     v_dot4_f32_{fp8,bf8}_* and WMMA fp8, whose manual says "Only SRC2 can apply NEG/NEG_HI", RDNA4
     ISA p. 90). An integer matrix instruction whose inputs are typed iu8/iu4 (WMMA/SWMMAC: NEG[i]
@@ -457,7 +437,7 @@ def neg_list_sources(d: InstrDef) -> tuple[frozenset, frozenset] | None:
     zero", p. 99; RDNA4 only: LLVM 22 takes any on gfx11's). LLVM 22 refuses the rest: "invalid
     neg_lo operand"."""
     use = modifier_use(d)
-    if use.clamp == "float" or use.neg_abs:
+    if (d.operand_types or {}).get("D0") in _FLOAT_RESULTS or use.neg_abs:
         allowed = frozenset(int(s[1]) for s in use.neg_abs)
         return allowed, allowed
     types = d.operand_types or {}
