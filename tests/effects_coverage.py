@@ -2,8 +2,7 @@
 format: every instruction the emulator runs (one it has a semantic for: `wavesmith emu
 --coverage`'s generated and hand-written ones, of a format its machine runs: it refuses the
 others; the image atomics have generated semantics, but the machine runs no image format) is
-either selected by
-one of the checks (`checkers`: the value check, control flow, the VALU forms, the MODE
+either selected by one of the checks (`checkers`: the value check, control flow, the VALU forms, the MODE
 writers, memory) or left out with a reason (`reason`). tests/test_isa_effects_coverage.py prints the
 table and fails on an instruction that is neither, so a new one cannot slip through.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import shutil
 from collections import Counter
 
 import pytest
@@ -32,11 +33,7 @@ def _llvm_operands(text: str) -> list:
     """LLVM's operands of an image instruction's text: widths, a list of them for an address list."""
     out = []
     for token in _OPERAND.findall(text.split(" ", 1)[1]):
-        if token.startswith("[") and not token.startswith("[v") or token.startswith("[v"):
-            inner = token[1:-1]
-            out.append([_width(t) for t in _OPERAND.findall(inner)] if token.startswith("[") else _width(token))
-        else:
-            out.append(_width(token))
+        out.append([_width(t) for t in _OPERAND.findall(token[1:-1])] if token.startswith("[") else _width(token))
     return out
 
 
@@ -130,13 +127,43 @@ def test_resource_by_r128_and_returns_by_glc():
 
 def test_ray_queries():
     """IMAGE_BVH_INTERSECT_RAY: "11 address VGPRs" (A16: 8), "returns all four DWORDs", "must be
-    encoded with R128=1" (4 SGPRs); RDNA4's dual and BVH8 queries (10 results, the ray written back
-    into the address VGPRs) have no record yet."""
+    encoded with R128=1" (4 SGPRs)."""
     spec = isa.load("rdna3")
     d = _one(spec, "image_bvh_intersect_ray")
     f = {"NSA": 0, "A16": 0, "VADDR": 8, "VDATA": 0, "SRSRC": 1, "R128": 1, "DMASK": 0xF}
     assert memory_registers(d, f, spec.traits) == ({"VADDR": 11, "SRSRC": 4}, {"VDATA": 4})
     assert memory_registers(d, {**f, "A16": 1}, spec.traits)[0]["VADDR"] == 8
     r4 = isa.load("rdna4")
-    assert memory_effects(_one(r4, "image_bvh8_intersect_ray")).space is None
-    assert memory_effects(_one(r4, "image_bvh64_intersect_ray")).space == "image"
+    assert memory_effects(_one(r4, "image_bvh64_intersect_ray")).writes == (("VDATA", 4, None),)
+
+
+LLVM_MC = shutil.which("llvm-mc-22")
+
+
+@pytest.mark.skipif(not LLVM_MC, reason="llvm-mc-22 not installed")
+@pytest.mark.parametrize("line", [
+    "image_bvh8_intersect_ray v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v20], s[0:3]",
+    "image_bvh_dual_intersect_ray v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v[20:21]], s[0:3]",
+    "image_bvh64_intersect_ray v[0:3], [v[4:5], v6, v[7:9], v[10:12], v[13:15]], s[0:3]",
+    "image_bvh_intersect_ray v[0:3], [v4, v6, v[7:9], v[10:12]], s[0:3] a16",
+])
+def test_rdna4_ray_query_operands_are_llvms(line):
+    """RDNA4's ray queries as llvm-mc-22 assembles them for gfx1201: the address fields' VGPRs
+    (dual and BVH8: the manual's layout, "0 VADDR0[0] = bvh_base[31:0]" ... ), 10 or 4 results,
+    a 4-SGPR resource; dual and BVH8 write the ray's origin and direction back ("the ray origin
+    and ray direction components of vgpr_a are modified"), in part."""
+    import subprocess
+
+    from dsl.decode import decode_one
+    out = subprocess.run([LLVM_MC, "-triple=amdgcn", "-mcpu=gfx1201", "-show-encoding"], input=line,
+                         capture_output=True, text=True, check=True).stdout
+    code = bytes(int(x, 16) for x in out.split("encoding: [")[1].split("]")[0].split(","))
+    spec = isa.load("gfx1201")
+    inst = decode_one(spec, code)
+    d = inst.defs[0]
+    reads, writes = memory_registers(d, inst.fields, spec.traits)
+    vdata, vaddr, rsrc = _llvm_operands(line)
+    assert (writes["VDATA"], [reads[f"VADDR{i}"] for i in range(len(vaddr))], reads["RSRC"]) == (vdata, vaddr, rsrc)
+    e = memory_effects(d)
+    wide = vdata == 10
+    assert (set(writes) - {"VDATA"}, set(e.partial)) == (({"VADDR2", "VADDR3"},) * 2 if wide else (set(), set()))

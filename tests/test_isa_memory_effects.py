@@ -30,8 +30,6 @@ def test_every_named_field_is_a_field_of_the_format(family):
         if d.format not in memory_formats:
             assert e == MemoryEffects(), (family, d.name)
             continue
-        if e.space is None and d.format in roles.image:     # RDNA4's dual and BVH8 ray queries
-            continue
         counted += 1
         fields = {name for name, *_ in spec.formats[d.format].fields}
         assert e.space in ("lds", "flat", "global", "scratch", "buffer", "scalar", "image"), (d.name, e)

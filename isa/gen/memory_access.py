@@ -463,7 +463,9 @@ _IMAGE_FORMATS = {
 # (IMAGE_BVH64_INTERSECT_RAY: "See IMAGE_BVH_INTERSECT_RAY for basic information including restrictions")
 _RAY_RESULTS_SAID = re.compile(r"\bfirst of (\d+) destination VGPRs\b|\breturns all (four) DWORDs\b|"
                                r"\bSee IMAGE_BVH_INTERSECT_RAY for basic information\b", re.I)
-_RAY_WRITES_ADDRESS = re.compile(r"\bcomponents of vgpr_a are modified\b", re.I)
+# the address layout of RDNA4's dual and BVH8 queries (A16 is not supported), in the code block
+# or the description: "7 VADDR3[0] = ray_dir.x (float32, input and output parameter)"
+_RAY_LAYOUT = re.compile(r"\b(VADDR\d)\[(\d+)\]\s*=\s*[^()\n]*\(([^)]*)\)")
 _NAMES_M0 = re.compile(r"\bM0\b")
 # "Add (count_bits(exec_mask)) to the value stored in DS memory at (M0.base + instr_offset)"
 _UPDATES_SAID = re.compile(r"\b(?:add|subtract)\b[^.]*\b(?:to|from) the value stored in DS memory\b", re.I)
@@ -559,16 +561,17 @@ def _image_effects(d) -> MemoryEffects:
     atomic's pre-operation value when it returns it ('returned': the data, halved for a
     compare-and-swap, whose data is value and compare), a ray query's results ("returns all four
     DWORDs"; the 64-bit query: "See IMAGE_BVH_INTERSECT_RAY for basic information"); its data
-    register is written in part (D16's 16-bit halves). EXEC. RDNA4's dual and
-    BVH8 ray queries (10 results, the ray written back into the address registers, an address
-    layout the converted manual loses) are left out: MemoryEffects()."""
+    register is written in part (D16's 16-bit halves). EXEC. RDNA4's dual and BVH8 ray queries:
+    _wide_ray_effects."""
     addresses, data, rsrc, samp = _IMAGE_FORMATS[d.format]
     access = memory_access(d, True)
     description = d.description or ""
     ray = ray_query(d)
     said = _RAY_RESULTS_SAID.search(description) if ray else None
-    if ray and (said is None or said.group(1) or _RAY_WRITES_ADDRESS.search(description)):
+    if ray and said is None:
         return MemoryEffects()
+    if ray and said.group(1):
+        return _wide_ray_effects(d, int(said.group(1)), data, rsrc)
     memory = None if resource_info(d) else _MEMORY.get(access.direction)
     reads = [(field, "address", when) for field, when in addresses]
     reads += [(rsrc, 4, None)] if ray else [(rsrc, 8, "no r128"), (rsrc, 4, "r128")]
@@ -585,6 +588,27 @@ def _image_effects(d) -> MemoryEffects:
         writes.append((data, "data", None))
     partial = (data,) if writes and not ray else ()
     return MemoryEffects("image", memory, tuple(reads), tuple(writes), partial, ("EXEC",))
+
+
+def _wide_ray_effects(d, results: int, data: str, rsrc: str) -> MemoryEffects:
+    """RDNA4's IMAGE_BVH_DUAL_INTERSECT_RAY and IMAGE_BVH8_INTERSECT_RAY: "DATA is the first of 10
+    destination VGPRs"; the address fields by the manual's layout ("0 VADDR0[0] = bvh_base[31:0]
+    (first part of uint64, input)" ... "10 VADDR4[0] = node_pointer", each field's VGPRs its
+    highest index plus one); the fields marked "input and output parameter" (the ray's origin and
+    direction: "If an instance node is tested then the ray origin and ray direction components of
+    vgpr_a are modified") are written as well, in part (only for an instance node); "The
+    instruction must be encoded with R128=1": 4 SGPRs of resource."""
+    layout: dict[str, int] = {}
+    written = []
+    for field, index, said in _RAY_LAYOUT.findall((d.pcode or "") + "\n" + (d.description or "")):
+        layout[field] = max(layout.get(field, 0), int(index) + 1)
+        if "output" in said and field not in written:
+            written.append(field)
+    if not layout:
+        return MemoryEffects()
+    reads = tuple((field, layout[field], None) for field in sorted(layout)) + ((rsrc, 4, None),)
+    writes = ((data, results, None),) + tuple((field, layout[field], None) for field in written)
+    return MemoryEffects("image", "read", reads, writes, tuple(written), ("EXEC",))
 
 
 # the facts the generator writes to isa/generated/<family>/memory_access.py, each a function of an InstrDef
