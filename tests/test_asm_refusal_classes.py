@@ -55,20 +55,24 @@ def test_lane_moves_take_no_64_bit_encoding_suffix_as_llvm(arch):
 
 
 # RDNA4's text syntax (LLVM 22: 16-bit VALU operands are whole VGPRs) names no VGPR halves: v1.l /
-# v1.h are refused on every instruction ("operands are not valid for this GPU or mode"), while
-# RDNA3 and RDNA3.5 (true16) take them
+# v1.h are refused ("operands are not valid for this GPU or mode") but in a 16-bit compare's 32-bit
+# encoding (dsl.syntax.E32_COMPARE_HALVES: VOPC, whose VGPR fields' bit 7 is the half), while
+# RDNA3 and RDNA3.5 (true16) take them everywhere
 HALVES = ["v_add_nc_u16 v1.h, v2.h, v3.l", "v_fma_f16 v1.h, v2.h, v3.l, v4.l", "v_cvt_f32_f16 v1, v2.h",
           "v_cvt_f32_f16_e64 v1, -v2.h", "v_add_f16_e64 v1.l, v2.h, v3.l", "v_cndmask_b16 v1.h, v2.l, v3.h, s4",
-          "v_cmp_eq_f16_e64 s1, v2.h, v3.l", "v_mul_lo_u16 v1.h, v2.h, v3.l"]
+          "v_cmp_eq_f16_e64 s1, v2.h, v3.l", "v_mul_lo_u16 v1.h, v2.h, v3.l", "v_cmp_eq_f16 vcc_lo, -v2.h, v3.l",
+          "v_cmpx_lt_i16 v2.h, v3.l quad_perm:[0,1,2,3]", "v_add_f16_e32 v1.h, v2.h, v3.l", "v_cvt_f32_f16_e32 v1, v2.h"]
+COMPARE_HALVES = ["v_cmp_eq_f16 vcc_lo, v2.h, v3.l", "v_cmpx_lt_i16_e32 v2.l, v3.h", "v_cmp_class_f16 vcc_lo, s2, v3.h"]
 WHOLE = ["v_add_nc_u16 v1, v2, v3", "v_cvt_f32_f16 v1, v2", "v_cndmask_b16 v1, v2, v3, s4"]
 
 
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
 def test_vgpr_halves_are_taken_only_where_the_syntax_has_them(arch):
-    want = mc_encodings(HALVES + WHOLE, arch)
+    lines = HALVES + COMPARE_HALVES + WHOLE
+    want = mc_encodings(lines, arch)
     assert all(w is not None for w in want[len(HALVES):])
     assert all((w is None) == (arch == "gfx1201") for w in want[:len(HALVES)])
-    assert [_dsl(x, arch) for x in HALVES + WHOLE] == want
+    assert [_dsl(x, arch) for x in lines] == want
 
 
 # a matrix instruction (isa.effects' matrix: WMMA, SWMMAC) takes op_sel_hi exactly where it takes
