@@ -8,7 +8,7 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.facts import (byte_select, lane_select_sources, lane_value_result, no_dpp, offset_pattern,
+from isa.facts import (byte_select, lane_select_sources, lane_value_result, modifier_use, no_dpp, offset_pattern,
                        reads_other_lanes, register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
@@ -609,6 +609,8 @@ class Encoder:
                 if is_p and not is_mix:
                     if ab:
                         raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier", v)
+                    if not plan.neg_sources >> i & 1:
+                        raise OperandError(f"{_name(d)}: {what}: {_NEG_ONLY_ON_FLOATS}", v)
                     negb |= ng << i
                 elif is_mix:
                     negb |= ng << i
@@ -696,10 +698,16 @@ class Encoder:
                     hv |= (7 >> given) << given  # as set (LLVM's default)
                 F["OPSEL_HI"] = hv & 3
                 F["OPSEL_HI2"] = hv >> 2 & 1
-                if "neg_lo" in mods:
-                    negb |= _bits_value(_bit_list(mods.pop("neg_lo"), "neg_lo", d))
-                if "neg_hi" in mods:
-                    F["NEG_HI"] = F.get("NEG_HI", 0) | _bits_value(_bit_list(mods.pop("neg_hi"), "neg_hi", d))
+                for key in ("neg_lo", "neg_hi"):
+                    if key in mods:
+                        bits = _bits_value(_bit_list(mods.pop(key), key, d))
+                        if bits & ~plan.neg_sources:
+                            raise OperandError(f"{_name(d)}: {key}: src{(bits & ~plan.neg_sources).bit_length() - 1}: "
+                                               f"{_NEG_ONLY_ON_FLOATS}", modifier=key)
+                        if key == "neg_lo":
+                            negb |= bits
+                        else:
+                            F["NEG_HI"] = F.get("NEG_HI", 0) | bits
                 F.setdefault("NEG_HI", 0)
             if opsel:
                 F["OPSEL"] = opsel
@@ -900,10 +908,31 @@ class Encoder:
         if len(vsrc1) == 2 and vsrc1["X"] % 4 == vsrc1["Y"] % 4 and sig_x.k_pos != 1 and sig_y.k_pos != 1:
             raise OperandError(f"{where}: the vsrc1 operands v{vsrc1['X']} and v{vsrc1['Y']} are in the same VGPR bank "
                                f"(register number mod 4); VOPD reads them in one cycle", st.dual.operands[-1])
+        self._vopd_constant_bus(F, where, (st, sig_x), (st.dual, sig_y))
         F["VDSTX"] = vdst["X"]
         F["VDSTY"] = vdst["Y"] >> 1
         data = self.pack(dx, F, "VOPD")
         return data, LiteralRef(F.literal_ref, len(data) - 4) if F.literal_ref is not None else None
+
+    def _vopd_constant_bus(self, F: Fields, where: str, *halves) -> None:
+        """The pair reads at most two scalar values: "at most 2 SGPRs, or 1 SGPR + 1 literal, or
+        share a literal ... SCC and EXEC as data count as one SGPR", and the select of
+        v_dual_cndmask_b32 (a half that reads VCC implicitly, its signature's vcc_in) "VCC counts
+        as one SGPR read" (RDNA3/RDNA3.5/RDNA4 manuals, "Dual Issue VALU (VOPD)" restrictions;
+        RDNA4 7.8 page 91). The same SGPR or literal twice counts once; the implicit select is a
+        read of its own, apart from a vcc_lo source (LLVM 22 refuses v_dual_cndmask_b32 v1,
+        vcc_hi, v3 :: v_dual_mov_b32 v4, vcc_lo)."""
+        scalars = {F["SRCX0"], F["SRCY0"]} & self.scalar_sources
+        if F.literal is not None or F.literal_ref is not None:      # a K of fmaak/fmamk
+            scalars.add(self.traits.literal)
+        if any(sig.vcc_in for _, sig in halves):
+            scalars.add("vcc")
+        if len(scalars) > 2:     # blamed on the last scalar src0 (the Y half's, else the X half's)
+            p = next((p for (p, _), slot in zip(reversed(halves), "YX") if F[f"SRC{slot}0"] in self.scalar_sources),
+                     halves[1][0])
+            raise OperandError(f"{where}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, the "
+                               f"literal{', the select VCC' if 'vcc' in scalars else ''}); a VOPD pair may read "
+                               f"at most 2 (the constant bus)", p.operands[1] if p.operands[1:] else p.operands[0])
 
     # ------------------------------------------------------------ scalar
 
@@ -1300,6 +1329,7 @@ class ValuPlan:
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
     clamp: bool = True          # takes clamp (signature.takes_clamp)
     halves_only: bool = False   # its VGPR operands are all 16 raw bits (a half moved untouched)
+    neg_sources: int = 7        # VOP3P: bits of the sources NEG/NEG_HI may negate (_neg_sources)
 
 
 @cache
@@ -1353,7 +1383,29 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
                     _t16_positions(sig, names, is_p), not is_wmma,
                     is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
-                    e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"), _moves_halves(sig, is_p))
+                    e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"), _moves_halves(sig, is_p),
+                    _neg_sources(d, len(sig.srcs)) if is_p else 7)
+
+
+# why a VOP3P source outside _neg_sources is refused a negation
+_NEG_ONLY_ON_FLOATS = ("NEG/NEG_HI (neg_lo, neg_hi, -) apply only to its sources the manual types as floats "
+                       "(RDNA4 ISA 7.7: 8-bit float inputs and a sparse matrix's index take none)")
+
+
+def _neg_sources(d: InstrDef, n_srcs: int) -> int:
+    """Bits of the VOP3P sources NEG/NEG_HI may be set for: an instruction the manual types some
+    sources of as floats and others not (isa.facts.modifier_use.neg_abs: the 8-bit-float dot4 and
+    WMMA, whose 8-bit elements have no sign modifier, and SWMMAC, whose third source is an index)
+    negates only the float ones (the VOP3P field table: NEG "float inputs only"; RDNA4 ISA 7.7,
+    page 89: "Only SRC2 can apply NEG/NEG_HI" on DOT4_F32_{FP8,BF8}_{FP8,BF8}, NEG zero for an
+    FP8/BF8 WMMA's A and B; LLVM 22 refuses them: "invalid neg_lo operand"). Where no source is
+    typed a float, NEG means something else and every bit stays: signedness (the IU dot and
+    WMMA), v_fma_mix*'s sources (untyped, "modifies all inputs"), integer packed math (LLVM takes
+    neg_lo there)."""
+    floats = modifier_use(d).neg_abs
+    if not floats or len(floats) >= n_srcs:
+        return 7
+    return sum(1 << int(s[1]) for s in floats)
 
 
 def _moves_halves(sig: ValuSig, is_p: bool) -> bool:
