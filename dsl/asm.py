@@ -16,7 +16,8 @@ from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, SymExpr
 
 __all__ = ["AsmError", "Attr", "BitOr", "Call", "Directive", "Instr", "Label", "LiteralRef", "Modifiers", "SymExpr",
            "assemble", "collector_paused", "define_label", "encode_at", "encode_error", "encoder",
-           "encode_with_halves", "located_error", "parse", "resolve_branches", "resolve_literals", "split_specifier", "vgpr_half"]
+           "encode_with_halves", "located_error", "parse", "resolve_branches", "resolve_literals", "split_specifier",
+           "vgpr_half"]
 
 
 # Directives an instruction-only text may carry without changing its bytes.

@@ -213,7 +213,8 @@ def test_gfx1201_compare_halves_are_read_as_llvm_reads_them(wave):
     mattr = "+wavefrontsize64" if wave == 64 else None
     lines = [line for name in _compares("gfx1201") for line in _compare_lines(name, wave)]
     llvm = [_llvm(*a) for a in mc_items(lines, "gfx1201", mattr=mattr)]
-    true16 = [_llvm(*a) for a in mc_items(lines, "gfx1201", mattr=",".join(filter(None, (mattr, "+real-true16"))))]
+    both = ",".join(filter(None, (mattr, "+real-true16")))
+    true16 = [_llvm(*a) for a in mc_items(lines, "gfx1201", mattr=both)]
     taken = 0
     for line, want, want16 in zip(lines, llvm, true16):
         assert _ours(line, "gfx1201", wave) == want, (line, want and want.hex())
