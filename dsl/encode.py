@@ -570,7 +570,7 @@ class Encoder:
                     F["VSRC1"] = idx
                     continue
                 if isinstance(v, Mod):
-                    raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+                    v = _folded_modifiers(d, o, v, what, self._has_vop3(d))
                 if kind:
                     self._source_kind(d, v, kind, what)
                     code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
@@ -741,6 +741,10 @@ class Encoder:
             if not plan.dpp:
                 raise OperandError(f"{_name(d)}: has no DPP form", modifier=next(iter(mods), None))
             self._dpp(d, F, mods, dpp_kind, e32)
+
+    def _has_vop3(self, d: InstrDef) -> bool:
+        """Whether `d`'s instruction has a 64-bit VALU (VOP3) encoding too, the one with modifier bits."""
+        return any(x.format in self.traits.roles.valu_e64 for x in self.spec.lookup(d.name))
 
     def _source_kind(self, d: InstrDef, v, kind: int, what: str) -> None:
         """Refuse what a _SCALAR / _VGPR / _VGPR_OR_INLINE source cannot be (src_code checks the rest)."""
@@ -1385,6 +1389,29 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
                     e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"), _moves_halves(sig, is_p),
                     _neg_sources(d, len(sig.srcs)) if is_p else 7)
+
+
+def _folded_modifiers(d: InstrDef, o: Operand, v: Mod, what: str, has_vop3: bool) -> int | float:
+    """A number with neg/abs in a 32-bit VALU encoding's src0, which has no modifier bits: the
+    modifiers folded into the number as LLVM 22 folds them (its applyInputFPModifiers), so that
+    `v_add_f32 v1, |-1.0|, v2` is the 32-bit `v_add_f32_e32 v1, 1.0, v2`, the value the VOP3 form's
+    ABS/NEG bits would give: abs clears and neg flips the sign bit, of the double a float is read as
+    (-|2.0| is -2.0) or of an integer at the operand's width (|-1| on an f16 operand is 0x7fff).
+    Only on a source taking float modifiers (a float, or syntax.FP_MODS) of an instruction with a
+    VOP3 form (`has_vop3`: v_fmaak_f32, v_fmamk_f32, v_dot2c_f32_f16 have no modifiers to fold);
+    a register, lit(...) or a symbol with modifiers needs the VOP3 encoding."""
+    x = v.value
+    if type(x) not in (int, float) or not (o.is_float or d.name in syntax.FP_MODS) or not has_vop3:
+        raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+    if type(x) is float:
+        x = abs(x) if v.abs else x
+        return -x if v.neg else x
+    bits = 16 if o.t16 else 64 if o.dwords == 2 else 32
+    if not -(1 << bits - 1) <= x < 1 << bits:
+        raise OperandError(f"{_name(d)}: {what}: {x} does not fit the {bits}-bit operand", v)
+    x &= (1 << bits) - 1
+    x = x & ~(1 << bits - 1) if v.abs else x
+    return x ^ (1 << bits - 1) if v.neg else x
 
 
 # why a VOP3P source outside _neg_sources is refused a negation

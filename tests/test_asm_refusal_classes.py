@@ -227,3 +227,29 @@ def test_vop3p_negation_only_on_float_sources():
     assert mc_encodings([line, line.replace(" neg_lo:[1,0,0]", "")], "gfx1201") == \
         [bytes.fromhex("4e4025cce9044a1c03a17fc1")] * 2
     assert _dsl(line, "gfx1201") is None
+
+
+# neg/abs on a number in a 32-bit VALU encoding's src0 (no modifier bits there): LLVM 22 folds them
+# into the number (abs clears, neg flips the sign bit: of the double a float is read as, of an
+# integer at the operand's width) and keeps the 32-bit encoding, also when no suffix is written;
+# not on an integer operand, lit(...), a register, nor where the instruction has no VOP3 form
+FOLDED = [
+    "v_add_f32 v1, |-1.0|, v2", "v_add_f32 v1, -|2.0|, v2", "v_add_f32 v1, neg(2.0), v2", "v_add_f16 v1, |-1.0|, v2",
+    "v_cmp_lt_f32 vcc_lo, |-1.0|, v2", "v_ldexp_f16_e32 v23, |59|, v126", "v_ldexp_f16_e32 v23, |-1|, v126",
+    "v_add_f32_e32 v1, |-2|, v2", "v_add_f32_e32 v1, |0x92345678|, v2", "v_add_f32_e32 v1, -|16|, v2",
+    "v_add_f32_e32 v1, |0xbf800000|, v2", "v_add_f32_e32 v1, neg(0), v2", "v_add_f16_e32 v1, neg(0x3c00), v2",
+    "v_sqrt_f64 v[0:1], |-1.0|", "v_cndmask_b32 v1, |-1.0|, v2, vcc_lo", "v_cmpx_lt_f32 |-1.0|, v2",
+    "v_add_f32_e64 v1, |-1.0|, v2", "v_fma_f32 v1, |-1.0|, v2, v3", "v_add_f32 v1, v2, |-1.0|",
+    "v_add_f32 v1, |-1.0|, v2 mul:2",
+]
+NOT_FOLDED = ["v_add_f32_e32 v1, |0x1ffffffff|, v2", "v_add_nc_u32 v1, |-1|, v2", "v_mov_b32 v1, |-1.0|",
+              "v_fmaak_f32 v1, |-1.0|, v2, 0x1234", "v_fmamk_f32 v1, neg(1.0), 0x1234, v2", "v_add_f32_e32 v1, |s1|, v2",
+              "v_add_f32_dpp v1, |-1.0|, v2 quad_perm:[0,1,2,3]"]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201"])
+def test_modifiers_on_a_number_fold_into_it_in_the_32_bit_encoding(arch):
+    want = mc_encodings(FOLDED + NOT_FOLDED, arch)
+    assert None not in want[:len(FOLDED)] and want[len(FOLDED):] == [None] * len(NOT_FOLDED)
+    assert [len(w) for w in want[:5]] == [4] * 5     # no suffix, an inline result: the 32-bit encoding
+    assert [_dsl(x, arch) for x in FOLDED + NOT_FOLDED] == want
