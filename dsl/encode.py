@@ -8,7 +8,7 @@ from dataclasses import replace
 from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
-from isa.facts import (byte_select, lane_select_sources, lane_value_result, modifier_use, no_dpp, offset_pattern,
+from isa.facts import (byte_select, lane_select_sources, lane_value_result, no_dpp, offset_pattern,
                        reads_other_lanes, register_number_sources)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
@@ -26,6 +26,7 @@ from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
 from .signature import Operand, ValuSig, takes_clamp, type_info, valu_signature, vopd_base
+from .source_modifiers import NEG_ONLY_ON_FLOATS, folded_modifiers, neg_sources
 
 
 
@@ -570,7 +571,7 @@ class Encoder:
                     F["VSRC1"] = idx
                     continue
                 if isinstance(v, Mod):
-                    v = _folded_modifiers(d, o, v, what, self._has_vop3(d))
+                    v = folded_modifiers(d, o, v, what, self._has_vop3(d))
                 if kind:
                     self._source_kind(d, v, kind, what)
                     code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
@@ -610,7 +611,7 @@ class Encoder:
                     if ab:
                         raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier", v)
                     if not plan.neg_sources >> i & 1:
-                        raise OperandError(f"{_name(d)}: {what}: {_NEG_ONLY_ON_FLOATS}", v)
+                        raise OperandError(f"{_name(d)}: {what}: {NEG_ONLY_ON_FLOATS}", v)
                     negb |= ng << i
                 elif is_mix:
                     negb |= ng << i
@@ -703,7 +704,7 @@ class Encoder:
                         bits = _bits_value(_bit_list(mods.pop(key), key, d))
                         if bits & ~plan.neg_sources:
                             raise OperandError(f"{_name(d)}: {key}: src{(bits & ~plan.neg_sources).bit_length() - 1}: "
-                                               f"{_NEG_ONLY_ON_FLOATS}", modifier=key)
+                                               f"{NEG_ONLY_ON_FLOATS}", modifier=key)
                         if key == "neg_lo":
                             negb |= bits
                         else:
@@ -1333,7 +1334,7 @@ class ValuPlan:
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
     clamp: bool = True          # takes clamp (signature.takes_clamp)
     halves_only: bool = False   # its VGPR operands are all 16 raw bits (a half moved untouched)
-    neg_sources: int = 7        # VOP3P: bits of the sources NEG/NEG_HI may negate (_neg_sources)
+    neg_sources: int = 7        # VOP3P: bits of the sources NEG/NEG_HI may negate (neg_sources)
 
 
 @cache
@@ -1388,51 +1389,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     _t16_positions(sig, names, is_p), not is_wmma,
                     is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
                     e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"), _moves_halves(sig, is_p),
-                    _neg_sources(d, len(sig.srcs)) if is_p else 7)
-
-
-def _folded_modifiers(d: InstrDef, o: Operand, v: Mod, what: str, has_vop3: bool) -> int | float:
-    """A number with neg/abs in a 32-bit VALU encoding's src0, which has no modifier bits: the
-    modifiers folded into the number as LLVM 22 folds them (its applyInputFPModifiers), so that
-    `v_add_f32 v1, |-1.0|, v2` is the 32-bit `v_add_f32_e32 v1, 1.0, v2`, the value the VOP3 form's
-    ABS/NEG bits would give: abs clears and neg flips the sign bit, of the double a float is read as
-    (-|2.0| is -2.0) or of an integer at the operand's width (|-1| on an f16 operand is 0x7fff).
-    Only on a source taking float modifiers (a float, or syntax.FP_MODS) of an instruction with a
-    VOP3 form (`has_vop3`: v_fmaak_f32, v_fmamk_f32, v_dot2c_f32_f16 have no modifiers to fold);
-    a register, lit(...) or a symbol with modifiers needs the VOP3 encoding."""
-    x = v.value
-    if type(x) not in (int, float) or not (o.is_float or d.name in syntax.FP_MODS) or not has_vop3:
-        raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
-    if type(x) is float:
-        x = abs(x) if v.abs else x
-        return -x if v.neg else x
-    bits = 16 if o.t16 else 64 if o.dwords == 2 else 32
-    if not -(1 << bits - 1) <= x < 1 << bits:
-        raise OperandError(f"{_name(d)}: {what}: {x} does not fit the {bits}-bit operand", v)
-    x &= (1 << bits) - 1
-    x = x & ~(1 << bits - 1) if v.abs else x
-    return x ^ (1 << bits - 1) if v.neg else x
-
-
-# why a VOP3P source outside _neg_sources is refused a negation
-_NEG_ONLY_ON_FLOATS = ("NEG/NEG_HI (neg_lo, neg_hi, -) apply only to its sources the manual types as floats "
-                       "(RDNA4 ISA 7.7: 8-bit float inputs and a sparse matrix's index take none)")
-
-
-def _neg_sources(d: InstrDef, n_srcs: int) -> int:
-    """Bits of the VOP3P sources NEG/NEG_HI may be set for: an instruction the manual types some
-    sources of as floats and others not (isa.facts.modifier_use.neg_abs: the 8-bit-float dot4 and
-    WMMA, whose 8-bit elements have no sign modifier, and SWMMAC, whose third source is an index)
-    negates only the float ones (the VOP3P field table: NEG "float inputs only"; RDNA4 ISA 7.7,
-    page 89: "Only SRC2 can apply NEG/NEG_HI" on DOT4_F32_{FP8,BF8}_{FP8,BF8}, NEG zero for an
-    FP8/BF8 WMMA's A and B; LLVM 22 refuses them: "invalid neg_lo operand"). Where no source is
-    typed a float, NEG means something else and every bit stays: signedness (the IU dot and
-    WMMA), v_fma_mix*'s sources (untyped, "modifies all inputs"), integer packed math (LLVM takes
-    neg_lo there)."""
-    floats = modifier_use(d).neg_abs
-    if not floats or len(floats) >= n_srcs:
-        return 7
-    return sum(1 << int(s[1]) for s in floats)
+                    neg_sources(d, len(sig.srcs)) if is_p else 7)
 
 
 def _moves_halves(sig: ValuSig, is_p: bool) -> bool:

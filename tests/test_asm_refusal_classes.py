@@ -188,7 +188,7 @@ def test_vopd_pairs_read_at_most_two_scalar_values(arch):
 
 
 # NEG/NEG_HI on a VOP3P source the manual does not type as a float, in an instruction it types other
-# sources of as floats (isa.facts.modifier_use.neg_abs; dsl.encode._neg_sources): the 8-bit float
+# sources of as floats (isa.facts.modifier_use.neg_abs; dsl.source_modifiers.neg_sources): the 8-bit float
 # sources of RDNA4's dot4 and WMMA ("Only SRC2 can apply NEG/NEG_HI"; "NEG must be set to zero for the
 # A- and B-matrices", RDNA4 ISA 7.7) and SWMMAC's index are refused; integer packed math, the IU dot
 # (NEG is signedness) and v_fma_mix* keep every bit
