@@ -32,6 +32,7 @@ Code no loaded family has (a test's own text) is refused (FactsError, the rule f
 fact: isa/fact_tables.py); the generator's reader, isa.gen.effects.effects, reads it."""
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from .fact_tables import FactsError, table
@@ -97,6 +98,34 @@ def effects(pcode: str | None) -> Effects:
         family, record = known
         made = _made[known] = restored(table(family, "effects").EFFECTS[record])
     return made
+
+
+@lru_cache(maxsize=None)
+def half_result(d) -> str | None:
+    """What InstrDef `d`'s 16-bit VGPR result does to the other half of its register: 'kept' (a
+    16-bit half is written, the other keeps its value: RDNA's every encoding -- true16 .l/.h, VOP3
+    op_sel[3], fake16 --, CDNA's VOP3-only instructions), 'zeroed' (bits 31:16 get zeros: CDNA's
+    VOP1/VOP2 16-bit instructions in either encoding), None where the code writes D0 otherwise than
+    whole as a 16-bit value into a VGPR. From the generated table (HALF_RESULTS: the code's
+    half_writes and the family's rule, isa/errata.py HALF_RESULTS, with its pages and evidence);
+    an SDWA word's DST_SEL / DST_UNUSED, which place a result themselves, are the encoding's."""
+    from .fact_tables import locate
+    got = locate(d, _HALF_FIELDS)
+    return None if got is None else table(got[0], "effects").HALF_RESULTS.get(got[1])
+
+
+_HALF_FIELDS = ("format", "promoted_from", "pcode", "description")
+
+
+@lru_cache(maxsize=None)
+def instruction_effects(d) -> Effects:
+    """`effects(d.pcode)` with what the code leaves to the family and encoding: a 16-bit result
+    that keeps the other half of its VGPR (half_result 'kept') is a partial write of D0, so D0 is
+    read as well; 'zeroed' and every other result as the code says."""
+    e = effects(d.pcode)
+    if "D0" not in e.half_writes or half_result(d) != "kept":
+        return e
+    return replace(e, reads=e.reads | {"D0"}, full=e.full - {"D0"}, partial=e.partial | {"D0"})
 
 
 # MODE.FP_ROUND and MODE.FP_DENORM are two 2-bit halves each (every manual's MODE table: [1:0]

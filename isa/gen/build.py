@@ -87,7 +87,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += no_dpp_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "facts": facts.build(instructions), **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}
+            "facts": facts.build(instructions), **instruction_facts.build(arch, instructions, tables_out, entry(arch).roles)}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")
