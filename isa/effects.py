@@ -17,6 +17,10 @@ outs, v_cmpx's EXEC) is full: the hardware writes the whole mask, 0 for inactive
 Any other write -- a bit range, an index, inside a loop, in only some branches, to
 `VGPR[lane][VDST]` -- is *partial*: the old value survives in part, so it is read as well.
 A read of an operand after a full write of it on every path is not a read of the input.
+A 16-bit write `D0.f16 = ...` is full as far as the code goes (`half_writes` names it); what
+becomes of the other half of a 32-bit VGPR is the family's and the encoding's: `half_result(d)`
+('kept' on RDNA, 'zeroed' on CDNA's VOP1/VOP2 forms), and `instruction_effects(d)` is the
+effects with a 'kept' result as a partial write of D0 -- what liveness and the effects check read.
 Anything the parser does not understand counts as reading every operand it names, and
 writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
@@ -118,11 +122,12 @@ _HALF_FIELDS = ("format", "promoted_from", "pcode", "description")
 
 
 @lru_cache(maxsize=None)
-def instruction_effects(d) -> Effects:
-    """`effects(d.pcode)` with what the code leaves to the family and encoding: a 16-bit result
-    that keeps the other half of its VGPR (half_result 'kept') is a partial write of D0, so D0 is
-    read as well; 'zeroed' and every other result as the code says."""
-    e = effects(d.pcode)
+def instruction_effects(d, e: Effects | None = None) -> Effects:
+    """`effects(d.pcode)` (or the effects `e` given for d's code) with what the code leaves to the
+    family and encoding: a 16-bit result that keeps the other half of its VGPR (half_result
+    'kept') is a partial write of D0, so D0 is read as well; 'zeroed' and every other result as
+    the code says."""
+    e = effects(d.pcode) if e is None else e
     if "D0" not in e.half_writes or half_result(d) != "kept":
         return e
     return replace(e, reads=e.reads | {"D0"}, full=e.full - {"D0"}, partial=e.partial | {"D0"})

@@ -296,7 +296,7 @@ class Checker:
             r.skipped = f"not encodable with plain registers: {e}"
             return r
         r.text = case.text
-        e = instruction_effects(d)      # (a 16-bit result that keeps the other half: D0 read too)
+        e = instruction_effects(d, effects(d.pcode))   # (a 16-bit result keeping the other half: D0 read too)
         reads, full, writes = self.declared(e, case)
         others = [x for x in self.all_registers() if x not in reads and x not in writes]
         if not case.scalar:

@@ -14,6 +14,9 @@
   keeps D0's old value: D0 is then read. `dpp_lanes` checks the lanes read: one lane of src0
   changed per wave, the lanes of D0 that change must be those the control reads it in, by the
   DPP syntax's definitions (`dpp_source_lanes`, written from them, not from the emulator).
+As in the value check, registers written whole are changed too (Checker.overwritten), and a
+16-bit result that keeps the other half of its VGPR (VINTERP's, RDNA's DPP forms) is a partial
+write by the instruction's effects (isa.effects.instruction_effects).
 
     python -m tests.effects_forms --target gfx1151
 """
