@@ -7,9 +7,10 @@ manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
 from isa.syntax_conventions import (F16_CONSTANTS, FP_MODS, NO_F16_INLINE, NO_OPERANDS, NO_OPSEL,  # noqa: F401
-                                    NO_OMOD, NO_SOURCES, OMOD_ON_INTEGER_RESULT, OPSEL_WHOLE_VGPRS,
+                                    NO_SOURCES, OPSEL_WHOLE_VGPRS,
                                     OPSEL_ON_32BIT_OPERANDS,
                                     SALU_VALUE_SOURCES, T16_SOURCES)
+from isa.memory_registers import IMAGE_DIMS as _IMAGE_DIMS
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
 
 # ---------------------------------------------------------------- operand codes
@@ -78,8 +79,9 @@ DPP_FIXED_CONTROLS = {0x140: "row_mirror", 0x141: "row_half_mirror"}
 EXPORT_TARGETS = {"MRT": "mrt", "Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
                   "Dual Source Blend Right": "dual_src_blend1"}
 # MIMG DIM field values: LLVM's name, address coordinates and derivative (gradient) components
-MIMG_DIMS = [("1D", 1, 2), ("2D", 2, 4), ("3D", 3, 6), ("CUBE", 3, 4), ("1D_ARRAY", 2, 2), ("2D_ARRAY", 3, 4),
-             ("2D_MSAA", 3, 4), ("2D_MSAA_ARRAY", 4, 4)]
+# (the counts: isa.memory_registers.IMAGE_DIMS, from the manuals' image address tables)
+MIMG_DIMS = [(name, coords, gradients) for name, (coords, gradients) in
+             zip(("1D", "2D", "3D", "CUBE", "1D_ARRAY", "2D_ARRAY", "2D_MSAA", "2D_MSAA_ARRAY"), _IMAGE_DIMS)]
 # MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
 BUFFER_FORMAT_LIMIT = 64
 
