@@ -38,6 +38,15 @@ PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec", "flat_scratch_lo": "flat_scratc
 # encodings' 7+1-bit VGPR fields); on the others (gfx12) it prints whole VGPRs v0-v255 and
 # selects halves with op_sel only
 TRUE16_FAMILIES = {"rdna3", "rdna3.5"}
+# Families outside TRUE16_FAMILIES whose 16-bit compares in the 32-bit encoding (VOPC, no DPP)
+# LLVM 22 also reads with halves: its gfx12 v_cmp/v_cmpx_*_16 e32 operands are the true16 Lo128
+# class in the default syntax too, so `v_cmp_eq_f16 vcc_lo, v1.l, v2.h` is taken (all 16-bit VGPR
+# operands halves, or all whole VGPRs) and the VOP3/DPP forms refuse halves. The manual names the
+# halves in exactly these fields (RDNA4 ISA 7.4 "16-bit Math and VGPRs", page 86: "VOP1, VOP2,
+# VOPC Encoding of 16-bit VGPRs: SRC/DST[6:0] = 32-bit VGPR address; SRC/DST[7] = (1=hi, 0=lo
+# half)"); the printer writes halves there when a field's bit 7 selects a high half (LLVM's
+# default syntax prints such a field as v128..v255, "Invalid register", which no line assembles to)
+E32_COMPARE_HALVES = {"rdna4"}
 
 # Per-instruction spellings no manual states (no operands, true16 sources, op_sel, encoding
 # suffixes, f16 constants, float modifiers on integer operands) are isa/syntax_conventions.py's,
