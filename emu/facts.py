@@ -247,6 +247,13 @@ def _packed_negation(d):
     return negated, magnitude
 
 
+def _half_write(d):
+    """Whether d's code writes D0 only as a 16-bit value into bits 15:0, or d has no code
+    (isa.effects' half_writes; half_result then asks the family what becomes of the other half)."""
+    from isa.effects import effects
+    return not d.pcode or "D0" in effects(d.pcode).half_writes
+
+
 def _behaviour_unknown_named(d):
     """Whether isa.errata.BEHAVIOUR_UNKNOWN names d, in any family (behaviour_unknown then asks
     the family)."""
@@ -274,6 +281,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
          "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
+         "half_write": _half_write,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -315,6 +323,16 @@ def behaviour_unknown(d) -> bool:
     if not fact("behaviour_unknown_named", d):
         return False
     from isa.facts import behaviour_unknown as family_aware
+    return family_aware(d)
+
+
+def half_result(d) -> str | None:
+    """isa.effects.half_result(d): what d's 16-bit VGPR result does to the other half ('kept',
+    'zeroed', None). Asked of the family each time, as behaviour_unknown is (the rule is the
+    family's); whether d's code writes a 16-bit D0 at all is a fact of its text, kept here."""
+    if not fact("half_write", d):
+        return None
+    from isa.effects import half_result as family_aware
     return family_aware(d)
 
 
