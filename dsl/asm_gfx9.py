@@ -26,6 +26,7 @@ from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .signature import Operand, neg_list_error, raw_source_field, register_number_source
+from .source_modifiers import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
@@ -635,6 +636,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                                    next((s.value for s in srcs if s.abs), None))
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
+            why = not plan.is_mix and neg and packed_negation(d).list_error("neg_lo", neg)
+            if why:     # `-x` is NEG, as neg_lo's entry for the source
+                raise Gfx9AsmError(f"{d.name.lower()}: {why}", next((s.value for s in srcs if s.neg), None))
             packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
             # a result that is not packed: op_sel only as all zeros, and only over 16-bit halves (v_dot2_*)
             if not plan.is_mix and not packed and sig.dsts and (

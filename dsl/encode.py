@@ -26,7 +26,7 @@ from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
 from .signature import Operand, ValuSig, modifier_use, type_info, valu_signature, vopd_base
-from .source_modifiers import NEG_ONLY_ON_FLOATS, folded_modifiers, neg_sources
+from .source_modifiers import folded_modifiers, packed_negation
 
 
 
@@ -610,8 +610,9 @@ class Encoder:
                 if is_p and not is_mix:
                     if ab:
                         raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier", v)
-                    if not plan.neg_sources >> i & 1:
-                        raise OperandError(f"{_name(d)}: {what}: {NEG_ONLY_ON_FLOATS}", v)
+                    why = plan.negation.list_error("neg_lo", 1 << i)
+                    if why:     # `-x` is NEG, as neg_lo's entry for the source
+                        raise OperandError(f"{_name(d)}: {what}: {why}", v)
                     negb |= ng << i
                 elif is_mix:
                     negb |= ng << i
@@ -1337,7 +1338,7 @@ class ValuPlan:
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
     clamp: bool = True          # takes clamp (isa.facts.modifier_use's clamp: not None)
     halves_only: bool = False   # its VGPR operands are all 16 raw bits (a half moved untouched)
-    neg_sources: int = 7        # VOP3P: bits of the sources NEG/NEG_HI may negate (neg_sources)
+    negation: object = None     # VOP3P: the sources NEG/NEG_HI apply to (source_modifiers.PackedNegation)
 
 
 @cache
@@ -1391,7 +1392,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     _t16_positions(sig, names, is_p), not is_wmma,
                     is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
                     e32 or "CLMP" not in fields or use.clamp is not None, _moves_halves(sig, is_p),
-                    neg_sources(d, len(sig.srcs)) if is_p else 7)
+                    packed_negation(d) if is_p else None)
 
 
 def _moves_halves(sig: ValuSig, is_p: bool) -> bool:

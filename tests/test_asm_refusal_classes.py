@@ -217,10 +217,11 @@ def test_vopd_pairs_read_at_most_two_scalar_values(arch):
 
 
 # NEG/NEG_HI on a VOP3P source the manual does not type as a float, in an instruction it types other
-# sources of as floats (isa.facts.modifier_use.neg_abs; dsl.source_modifiers.neg_sources): the 8-bit float
-# sources of RDNA4's dot4 and WMMA ("Only SRC2 can apply NEG/NEG_HI"; "NEG must be set to zero for the
-# A- and B-matrices", RDNA4 ISA 7.7) and SWMMAC's index are refused; integer packed math, the IU dot
-# (NEG is signedness) and v_fma_mix* keep every bit
+# sources of as floats (isa.facts.modifier_use.neg_abs; dsl.source_modifiers.packed_negation, one rule for
+# -x and the lists): the 8-bit float sources of RDNA4's dot4 and WMMA ("Only SRC2 can apply NEG/NEG_HI";
+# "NEG must be set to zero for the A- and B-matrices", RDNA4 ISA 7.7), SWMMAC's index, every source of an
+# 8-bit float SWMMAC and an IU WMMA's accumulator ("NEG[2] and NEG_HI[2:0] must be zero") are refused;
+# integer packed math, the IU dot (NEG is signedness) and v_fma_mix* keep every bit
 NEG_SOURCES = [
     "v_dot4_f32_bf8_fp8 v78, v3, v2, v18 neg_lo:[0,1,0]", "v_dot4_f32_bf8_fp8 v78, v3, v2, v18 neg_lo:[1,0,0]",
     "v_dot4_f32_fp8_fp8 v1, v2, v3, v4 neg_hi:[1,0,0]", "v_dot4_f32_bf8_fp8 v78, v3, -v2, v18",
@@ -232,6 +233,9 @@ NEG_SOURCES = [
     "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 neg_lo:[0,0,1]",
     "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 neg_hi:[0,0,1]",
     "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], -v20",
+    "v_swmmac_f32_16x16x32_fp8_fp8 v[8:15], v[2:3], v[4:7], -v10",
+    "v_wmma_i32_16x16x16_iu8 v[8:15], v[2:3], v[4:5], -v[8:15]",
+    "v_wmma_i32_16x16x16_iu8 v[8:15], v[2:3], v[4:5], v[8:15] neg_lo:[0,0,1]",
 ]
 NEG_KEPT = [
     "v_dot4_f32_bf8_fp8 v78, v3, v2, v18 neg_lo:[0,0,1]", "v_dot4_f32_fp8_fp8 v1, v2, v3, v4 neg_hi:[0,0,1]",
