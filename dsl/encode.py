@@ -1373,14 +1373,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     else:
         constants = "vop3p" if d.format == "VOP3P" else "vop3"
     is_p = d.format == "VOP3P"
-    halves = family in syntax.TRUE16_FAMILIES or d.name in syntax.OPSEL_WHOLE_VGPRS   # op_sel on 16-bit operands
-    opsel = not e32 and "OPSEL" in fields and (     # VOP3P: over 16-bit halves (packed, mixed, WMMA)
-        is_p and (is_wmma or effects(d.pcode).mixed_sources or any(o.packed for o in sig.srcs))
-        or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts)
-        or bool(effects(d.pcode).opsel_ranges))
-    if is_wmma:     # OPSEL picks the half of a 16-bit result where each lane holds whole rows (RDNA3's
-        # replicated layout); a 32-bit result, or RDNA4's spread one, has none
-        opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16 and replicated
+    opsel = not e32 and "OPSEL" in fields and signature.takes_opsel(d, sig, family)
     use = modifier_use(d)       # what OMOD and CLMP apply to: the generated fact (LLVM's, by its errata)
     omod = not e32 and "OMOD" in fields and not sig.is_cmp and use.omod
     return ValuPlan(sig, is_p, effects(d.pcode).mixed_sources, names, len(src_names), dsts,

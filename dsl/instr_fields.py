@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from isa import InstrDef, Spec
-from isa.facts import byte_select
+from isa.facts import byte_select, modifier_use
 
 from . import immediate_values, syntax
 from .asm_parse import name_value
@@ -25,7 +25,7 @@ from .instr_fields_graphics import IMAGE_FORMATS, graphics_instr
 from .instr_fields_memory import MEMORY_FORMATS, memory_instr
 from .operands import Mod
 from .field_values import cached_reg as Reg     # (Reg values, each made once)
-from .signature import neg_bits_error, scalar_bits, scalar_layout, valu_signature, vopd_base
+from .signature import neg_bits_error, scalar_bits, scalar_layout, takes_opsel, valu_signature, vopd_base
 from .valu_plan import valu_plan
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
@@ -278,7 +278,13 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     elif opsel & mask:
         mods["op_sel"] = bit_list(opsel, nsrc)
     if hi_bits & mask != (0 if plan.is_mix else mask):
-        mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
+        if takes_opsel(d, sig, spec.arch):
+            mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
+        elif spec.arch not in syntax.WMMA_REPLICATED and (plan.is_wmma or modifier_use(d).neg_abs):
+            # RDNA4's matrix instructions and float dot4 (fp8/bf8): llvm-mc-22 "invalid instruction encoding"
+            raise DecodeError(f"{d.name.lower()}: OPSEL_HI {hi_bits:03b}: no text says these bits (the instruction "
+                              f"takes no op_sel_hi)")
+        # else no text says them and LLVM 22 prints none (v_dot4_i32_iu8, RDNA3's v_wmma_f32_*)
     if not plan.is_mix:
         why = neg_bits_error(d, neg, neg_hi, nsrc)
         if why:     # (llvm-mc-22: "invalid instruction encoding")

@@ -385,6 +385,23 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
     return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}
 
 
+def takes_opsel(d: InstrDef, sig: ValuSig, family: str) -> bool:
+    """Whether the 64-bit (VOP3/VOP3P) text of `d` in `family` takes op_sel (VOP3P: op_sel_hi too),
+    read by the encoder and by the VOP3P decoder: over 16-bit halves (packed or mixed sources:
+    v_pk_*, v_dot2_*, v_fma_mix*), flags OPSEL is redefined as (v_permlane16), 16-bit operands where
+    the syntax has them (syntax.TRUE16_FAMILIES, OPSEL_WHOLE_VGPRS) or selected ranges; a matrix
+    instruction only with a 16-bit result where each lane holds whole rows (RDNA3's replicated
+    layout: OPSEL picks its half). LLVM 22 takes neither on the rest (the integer dot4/dot8, a 32-bit
+    WMMA result) and prints no op_sel_hi for their OPSEL_HI bits."""
+    fx = effects(d.pcode)
+    halves = family in syntax.TRUE16_FAMILIES or d.name in syntax.OPSEL_WHOLE_VGPRS
+    opsel = (d.format == "VOP3P" and (fx.matrix or fx.mixed_sources or any(o.packed for o in sig.srcs))
+             or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts) or bool(fx.opsel_ranges))
+    if fx.matrix:
+        return opsel and bool(sig.dsts) and sig.dsts[0].bits == 16 and family in syntax.WMMA_REPLICATED
+    return opsel
+
+
 def neg_list_error(d: InstrDef, key: str, bits: list, nsrc: int) -> str | None:
     """Why `key` (neg_lo or neg_hi) as `bits` cannot be written on VOP3P instruction `d` with
     `nsrc` sources (dsl.source_modifiers.packed_negation), or None. Entries past the sources are
