@@ -89,7 +89,10 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
 
 def instr_of(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> Instr:
     """The Instr of a decoded Instruction (see decode_instr)."""
-    x = gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else direct_instr(spec, inst, wave)
+    try:
+        x = gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else direct_instr(spec, inst, wave)
+    except DecodeError as e:     # fields no text can say (a builder's refusal): where they are
+        raise DecodeError(f"offset 0x{offset:x}: {e}") from None
     if x is None:
         field = _field_without_value(spec, inst)
         where = f" ({field} = {inst.fields[field]})" if field else ""

@@ -13,9 +13,11 @@ Before parsing, the text is read as the manual means it: a line's closing full s
 a matrix instruction's header `D = A (16x16) * B (16x16) + C (16x16)` (the shapes, which
 gen/build.py reads for tables["mfma"]) is not a statement, and WMMA's
 `eval "D0.f32(16x16) = ..."` is the statement it quotes (a matrix of 16-bit elements fills half
-of each register: a partial write). Code the grammar still does not parse (`unparsed`: prose,
-sparse matrices' `S1.f16(32x16, index set from S2)`) counts as reading every operand it names
-and writing (partially) every operand it could assign: never less than the truth. Besides the
+of each register: a partial write); a block that is prose before code (isa.errata.NOT_CODE:
+CDNA's DS_SWIZZLE_B32 lists swizzle patterns first) is read from its code's first line. A block
+that is not code (isa.errata.NOT_CODE says which, with pages; the generator stops on any other
+the grammar does not parse) counts as reading every operand it names and writing (partially)
+every operand it could assign (`_unparsed`): never less than the truth. Besides the
 operands: `copy` (the whole pseudocode is `D0.T = S0.T`), `jump` (control does not reach the
 next instruction) and `matrix` (operands are (MxN) matrices: WMMA) and `names` (every operand
 named, the raw DST field too: v_movreld names its destination register only by number).
@@ -32,6 +34,7 @@ from functools import lru_cache
 
 from lark import Token, Tree
 
+from ..errata import NOT_CODE
 from ..fact_types import Effects
 from ..pcode.grammar import PcodeSyntaxError, parse
 
@@ -58,8 +61,17 @@ def _matrix(m: re.Match) -> str:
     return f".{m.group(1)}" + ("[half]" if m.group(1).endswith("16") else "")
 
 
+# the first line of the code in a block that is prose before code (isa.errata.NOT_CODE: CDNA's
+# DS_SWIZZLE_B32 lists swizzle patterns first)
+_CODE_STARTS = tuple(start for _, kind, start in NOT_CODE.values() if kind == "prose before code")
+
+
 def code_text(pcode: str) -> str:
     """The text the grammar reads for `pcode` (see the module docstring)."""
+    for start in _CODE_STARTS:
+        at = pcode.find("\n" + start)
+        if at >= 0:
+            pcode = pcode[at + 1:]
     text = _MATRIX_HEADER.sub("", re.sub(r"\.[ \t]*(\n|$)", r"\1", pcode))
     text = _SPARSE.sub(r"(\1)[\2]", EVAL.sub(lambda m: m.group(1), text))
     return SHAPE.sub(_matrix, text)
@@ -161,6 +173,14 @@ def _flat(root) -> list:
             elif s.data == "for_":
                 out.append(("header", Tree("bounds", s.children[1:3])))
                 visit(s.children[3])
+            elif s.data == "c_for":        # for (init; condition; step) { body }
+                out.append(("statement", s.children[0]))
+                out.append(("header", s.children[1]))
+                visit(s.children[3])
+                out.append(("statement", s.children[2]))
+            elif s.data == "while_":
+                out.append(("header", s.children[0]))
+                visit(s.children[1])
             else:
                 out.append(("statement", s))
     visit(root.children[0])
@@ -197,6 +217,7 @@ class _Analysis:
         self.result_pieces = 0
         self.result_concat = False
         self.result_ranges = 0
+        self.other_writes: set = set()   # operands some assignment writes beyond bits 15:0 or not as 16 bits
 
     def read_all(self, node, done: set):
         for n in _walk(node):
@@ -222,11 +243,17 @@ class _Analysis:
                 self.depth += 1
                 done = self.branches(s, done)
                 self.depth -= 1
-            elif s.data == "for_":
-                self.read_all(s.children[1], done)
-                self.read_all(s.children[2], done)
+            elif s.data in ("for_", "c_for", "while_"):
+                if s.data == "c_for":             # for (init; condition; step) { body }
+                    self.statement(s.children[0], done)
+                header, body = (s.children[1:3], s.children[3]) if s.data == "for_" else \
+                    ((s.children[1],), s.children[3]) if s.data == "c_for" else ((s.children[0],), s.children[1])
+                for h in header:
+                    self.read_all(h, done)
                 self.depth += 1
-                self.block(s.children[3], done)    # a loop body may run zero times: its writes stay partial
+                self.block(body, done)            # a loop body may run zero times: its writes stay partial
+                if s.data == "c_for":
+                    self.statement(s.children[2], done)
                 self.depth -= 1
             elif s.data in ("declare", "return_", "break_"):
                 continue
@@ -272,6 +299,8 @@ class _Analysis:
                 if op in _COMPOUND and n not in done:
                     self.reads.add(n)
                     self.value_reads.add(n)
+                if not _half_typed(ops):
+                    self.other_writes.add(n)
                 if _is_whole(ops):
                     done.add(n)
                 elif n not in done:
@@ -283,6 +312,7 @@ class _Analysis:
                         m = _operand(x)
                         if m == "D0":
                             self.written.add(m)
+                            self.other_writes.add(m)
                         if m and m not in done:
                             self.reads.add(m)
             else:
@@ -297,6 +327,19 @@ def _is_whole(ops: list) -> bool:
     if ops and ops[0].data == "field":
         ops = ops[1:]
     return not ops or len(ops) == 1 and ops[0].data == "index" and _name_of(ops[0].children[1]) == "laneId"
+
+
+_HALF_TYPE = re.compile(r"(f|b|i|u|bf)16")
+
+
+def _half_typed(ops: list) -> bool:
+    """`.f16` and nothing after it (the whole operand assigned as a 16-bit value), or the bit range
+    `[15 : 0]`, typed or not (`D0.u[15 : 0] = ...`: RDNA3's VOP3 16-bit shifts): 16 bits into bits 15:0."""
+    if len(ops) == 1 and ops[0].data == "field":
+        return _HALF_TYPE.fullmatch(str(ops[0].children[1])) is not None
+    rest = ops[1:] if ops and ops[0].data == "field" else ops
+    return bool(rest) and rest[0].data == "slice" and _number(rest[0].children[1]) == 15 \
+        and _number(rest[0].children[2]) == 0 and all(o.data == "field" for o in rest[1:2]) and len(rest) <= 2
 
 
 def _constant_range(op) -> bool:
@@ -614,7 +657,7 @@ def _copy(flat: list) -> bool:
 
 def _jump(root, flat: list, names: set) -> bool:
     """PC assigned by a top-level statement, no conditional anywhere, no D0 (a call's return address)."""
-    if "D0" in names or any(n.data in ("if_", "for_") for n in _walk(root)):
+    if "D0" in names or any(n.data in ("if_", "for_", "c_for", "while_") for n in _walk(root)):
         return False
     return any(kind == "statement" and (a := _assignment(s)) is not None and _name_of(_access(a[0])[0]) == "PC"
                for kind, s in flat)
@@ -641,6 +684,18 @@ def _unparsed(pcode: str, matrix: bool, shapes: tuple) -> Effects:
 
 
 @lru_cache(maxsize=None)
+def words(pcode: str | None) -> frozenset:
+    """The names the code uses (its NAME tokens: operands, locals, fields, functions); for a block
+    that is not code (isa.errata.NOT_CODE) every word of its text, comments aside."""
+    if not pcode:
+        return frozenset()
+    root = tree(pcode)
+    if root is not None:
+        return frozenset(str(t) for t in _leaves(root) if t.type == "NAME")
+    return frozenset(_WORD.findall(re.sub(r"//[^\n]*", "", code_text(pcode))))
+
+
+@lru_cache(maxsize=None)
 def effects(pcode: str | None) -> Effects:
     """Operands read and written by `pcode` (see the module docstring)."""
     if not pcode:
@@ -664,7 +719,7 @@ def effects(pcode: str | None) -> Effects:
     full = frozenset(done & a.written)
     partial = frozenset(a.written - full)
     return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
-                   value_reads=frozenset(a.value_reads),
+                   value_reads=frozenset(a.value_reads), half_writes=frozenset(a.written - a.other_writes),
                    copy=_copy(flat), jump=_jump(root, flat, names), matrix=matrix, names=named,
                    uses=_uses(root, parents), pieces=_pieces(root, parents), lane_bits=_lane_bits(flat),
                    lane_choosers=_lane_choosers(flat),
@@ -677,3 +732,4 @@ def effects(pcode: str | None) -> Effects:
 # the tree readers isa.code_facts and gen/memory_access share with this module
 walk, leaves, name_of, number, access, parents = _walk, _leaves, _name_of, _number, _access, _parents
 flat_statements, assignment = _flat, _assignment
+MATRIX_FORMULA = _MATRIX_FORMULA
