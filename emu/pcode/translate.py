@@ -123,12 +123,22 @@ class Translator(NarrowStatements, Statements, Expressions):
             return Ty("u", 64)
         if name == "M0":        # a 32-bit register, however few bits the pseudocode names (M0[7 : 0] = ...)
             return Ty("u", 32)
+        if ty and ty.kind == "f" and not t.startswith("pk_") and bits > ty.bits:
+            # a float narrower than its register (CDNA's legacy f16: D0 = { 16'0, tmp.f16 }): the
+            # register as a whole is raw bits, its float the low ones (D0.f16)
+            return Ty("u", bits)
         return Ty(ty.kind if ty else "u", bits)
 
     def use_operand(self, name: str, ty: Ty | None = None):
         if name not in self.reads and name not in self.writes:
             base = self.operand_ty(name)
-            self.reads[name] = Operand(name, base.bits, str(ty or base) if (ty or base).kind != "f" else f"f{(ty or base).bits}")
+            t = ty or base
+            declared = type_of_field(self.optypes.get(name, "")) if name in self.optypes else None
+            if ty is None and declared and declared.kind == "f" and not self.optypes[name].startswith("pk_"):
+                # a float of its own width in a wider register (CDNA's legacy f16 instructions read
+                # D0.f16, the low half of the 32-bit D0 they write whole): typed as that float
+                t = Ty("f", min(base.bits, declared.bits))
+            self.reads[name] = Operand(name, base.bits, str(t) if t.kind != "f" else f"f{t.bits}")
 
     # ---------- pre-pass: operand widths ----------
     def scan_widths(self, tree: Tree):
