@@ -25,7 +25,7 @@ from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
-from .signature import Operand, ValuSig, takes_clamp, type_info, valu_signature, vopd_base
+from .signature import Operand, ValuSig, modifier_use, type_info, valu_signature, vopd_base
 
 
 
@@ -1294,11 +1294,11 @@ class ValuPlan:
     bus_limit: int              # scalar values (SGPRs, VCC, M0, EXEC, SCC, the literal) it may read
     implicit_vcc: bool          # reads VCC without naming it (v_div_fmas in VOP3): one of them
     opsel: bool                 # takes op_sel: 16-bit operands (true16 halves), VOP3P, OPSEL flags
-    omod: bool                  # takes mul:/div: (a VOP3 encoding with OMOD and a float input or result)
+    omod: bool                  # takes mul:/div: (a VOP3 encoding with OMOD; isa.facts.modifier_use's omod)
     t16_vgprs: tuple            # positions among the operands of the 16-bit ones (true16 .l/.h or none)
     dpp: bool                   # has a DPP form: not WMMA (its sources span several VGPRs)
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
-    clamp: bool = True          # takes clamp (signature.takes_clamp)
+    clamp: bool = True          # takes clamp (isa.facts.modifier_use's clamp: not None)
     halves_only: bool = False   # its VGPR operands are all 16 raw bits (a half moved untouched)
 
 
@@ -1342,9 +1342,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
     if is_wmma:     # OPSEL picks the half of a 16-bit result where each lane holds whole rows (RDNA3's
         # replicated layout); a 32-bit result, or RDNA4's spread one, has none
         opsel = opsel and bool(sig.dsts) and sig.dsts[0].bits == 16 and replicated
-    omod = not e32 and "OMOD" in fields and not sig.is_cmp and (       # a float result's scale
-        bool(sig.dsts) and sig.dsts[0].is_float and d.name not in syntax.NO_OMOD
-        or d.name in syntax.OMOD_ON_INTEGER_RESULT)
+    use = modifier_use(d)       # what OMOD and CLMP apply to: the generated fact (LLVM's, by its errata)
+    omod = not e32 and "OMOD" in fields and not sig.is_cmp and use.omod
     return ValuPlan(sig, is_p, effects(d.pcode).mixed_sources, names, len(src_names), dsts,
                     sig.is_cmpx and not e32,
                     names[n_dsts:n_dsts + 1] in (["vcc"], ["sdst"]) and sig.vcc_out or d.format == "VOP3SD",
@@ -1353,7 +1352,7 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
                     _t16_positions(sig, names, is_p), not is_wmma,
                     is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
-                    e32 or "CLMP" not in fields or takes_clamp(d, sig, "gfx11"), _moves_halves(sig, is_p))
+                    e32 or "CLMP" not in fields or use.clamp is not None, _moves_halves(sig, is_p))
 
 
 def _moves_halves(sig: ValuSig, is_p: bool) -> bool:

@@ -418,24 +418,3 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
         in_bits = next((bits for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
         return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
     return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}
-
-
-def takes_clamp(d: InstrDef, sig: ValuSig, dialect: str) -> bool:
-    """Whether the text syntax takes clamp on VOP3/VOP3P instruction `d` (dialect "gfx11" or
-    "gfx9"): a float result (a compare's sources all floats), a float first source, packed
-    VOP3P sources, an integer matrix result or an integer result the manual says saturates
-    (isa.facts.modifier_use), less isa.syntax_conventions.NO_CLAMP, plus its CLAMP_ON_INTEGERS
-    (integer instructions the manual says nothing of)."""
-    from isa.syntax_conventions import CLAMP_ON_INTEGERS, NO_CLAMP
-    if d.name in NO_CLAMP[dialect]:
-        return False
-    if d.name in CLAMP_ON_INTEGERS[dialect] or modifier_use(d).clamp == "saturate":
-        return True
-    float_result = bool(sig.dsts) and sig.dsts[0].is_float
-    if effects(d.pcode).matrix:
-        return not float_result
-    if float_result or d.format == "VOP3P" and any(o.packed for o in sig.srcs):
-        return True
-    if sig.is_cmp:
-        return bool(sig.srcs) and all(o.is_float for o in sig.srcs)
-    return bool(sig.srcs) and sig.srcs[0].is_float

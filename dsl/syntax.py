@@ -7,7 +7,7 @@ manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
 from isa.syntax_conventions import (F16_CONSTANTS, FP_MODS, NO_F16_INLINE, NO_OPERANDS, NO_OPSEL,  # noqa: F401
-                                    NO_OMOD, NO_SOURCES, OMOD_ON_INTEGER_RESULT, OPSEL_WHOLE_VGPRS,
+                                    NO_SOURCES, OPSEL_WHOLE_VGPRS,
                                     OPSEL_ON_32BIT_OPERANDS,
                                     SALU_VALUE_SOURCES, T16_SOURCES)
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX

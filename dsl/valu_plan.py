@@ -10,12 +10,12 @@ from functools import cache
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
+from isa.facts import modifier_use
 from isa.records import dataclass
-from isa.syntax_conventions import NO_OMOD_GFX9, OMOD_ON_INTEGER_RESULT_GFX9
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import valu_signature      # the encoder's memoised form
-from .signature import Operand, ValuSig, constant_operand, matrix_regs, takes_clamp
+from .signature import Operand, ValuSig, constant_operand, matrix_regs
 
 
 def packed_kind(d, op: Operand) -> str:
@@ -117,8 +117,8 @@ class Gfx9Plan:
     constants: tuple = ()     # per source, the Operand a number written on it is typed as (signature.constant_operand)
     constant_encoding: str = "vop3"     # literals.literal_kind's encoding of the sources
     opsel: bool = False       # the VOP3 form takes op_sel (gfx9_takes_opsel)
-    omod: bool = False        # the VOP3 form takes mul:/div: (a float result; syntax.OMOD_ON_INTEGER_RESULT)
-    clamp: bool = False       # the VOP3/VOP3P form takes clamp (signature.takes_clamp)
+    omod: bool = False        # the VOP3 form takes mul:/div: (isa.facts.modifier_use's omod)
+    clamp: bool = False       # the VOP3/VOP3P form takes clamp (isa.facts.modifier_use's clamp: not None)
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -161,10 +161,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
                  (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
                  constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
                  not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d, sig),
-                 not e32 and not sig.is_cmp and (bool(sig.dsts) and sig.dsts[0].is_float and d.name not in NO_OMOD_GFX9
-                                                 or d.name in syntax.OMOD_ON_INTEGER_RESULT
-                                                 or d.name in OMOD_ON_INTEGER_RESULT_GFX9),
-                 not e32 and takes_clamp(d, sig, "gfx9"))
+                 not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None)
 
 
 def gfx9_takes_opsel(d, sig: ValuSig) -> bool:

@@ -27,9 +27,14 @@ Kinds:
                 narrowly: target (ENCODING, name as printed), pdf that name, fix the name to read
   no_dpp      — an instruction that table allows DPP on which has no DPP form: target (ENCODING,
                 NAME), pdf "Allow DPP", fix the reason (isa/gen/dpp.py applies both)
+  modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp' or 'omod'), pdf the field's
+                value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
+                isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME)
 """
 from __future__ import annotations
 
+from .errata_modifiers import MODIFIER_ROWS
 from .records import dataclass
 
 
@@ -771,6 +776,12 @@ ERRATA += tuple(
             f"beside it keep theirs in that form. The compiled gfx950 kernels in ../shared/kernels (conv1d: "
             f"v_cmp_lt_i32, ew_i64_arith: v_cmp_gt_u64) use them as the CDNA3 code reads.")
     for name, op, code in _CDNA4_LOST_COMPARES)
+
+ERRATA += tuple(
+    Erratum(f"llvm-{field}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use", (name, field),
+            pdf, fix, evidence)
+    for name, field, pdf, fix, pages, evidence in MODIFIER_ROWS)
+
 
 def for_arch(arch: str) -> list[Erratum]:
     return [e for e in ERRATA if arch in e.archs]

@@ -46,8 +46,9 @@ class FloatModes:
 class ModifierUse:
     clamp: str | None   # what CLMP does: 'float' (a float result clamped), 'saturate' (the manual's "Supports
     #                     saturation (... integer domain)": an integer result saturates), 'signals' (a float
-    #                     compare: a quiet NaN signals 'invalid' too), None (nothing)
-    omod: bool          # OMOD scales the result (typed f16, f32 or f64)
+    #                     compare: a quiet NaN signals 'invalid' too), 'accepted' (LLVM's syntax takes the bit where
+    #                     the manual gives it no effect: a modifier_use erratum), None (nothing; no clamp in the syntax)
+    omod: bool          # OMOD scales the result (typed f16, f32 or f64; the syntax takes mul:/div:, by the errata)
     neg_abs: tuple = ()  # sources NEG/ABS apply to: those typed as floats ('S0', 'S1', 'S2')
     opsel: tuple = ()   # operands OPSEL picks a 16-bit half of: those with 16-bit values ('S0'.., 'D0')
 

@@ -60,31 +60,6 @@ OPSEL_WHOLE_VGPRS = frozenset({
     # "v_add_nc_u16 v8, v2, v4 op_sel:[1,0]" as it takes .h; "v_trunc_f16_e64 v8, v2 op_sel:[0,0]" is refused)
     "V_MIN3_F16", "V_MAX3_F16", "V_MED3_F16", "V_MAXMIN_F16", "V_MINMAX_F16"})
 
-# Output modifiers (mul:2, mul:4, div:2) scale a floating-point result; these VOP3 instructions are
-# the exceptions. Integer results that still take them (float-to-integer conversions:
-# "v_cvt_i32_f32_e64 v1, v2 mul:2" is accepted on gfx1100, gfx1151 and gfx1201, while
-# "v_cvt_floor_i32_f32_e64 v1, v2 mul:2" and "v_frexp_exp_i32_f32_e64 v1, v2 mul:2" are refused);
-# v_cvt_pk_rtz_f16_f32's packed result is typed as bits
-OMOD_ON_INTEGER_RESULT = frozenset({"V_CVT_I32_F32", "V_CVT_U32_F32", "V_CVT_I32_F64", "V_CVT_U32_F64",
-                                    "V_CVT_I16_F16", "V_CVT_U16_F16", "V_CVT_NORM_I16_F16", "V_CVT_NORM_U16_F16",
-                                    "V_FREXP_EXP_I16_F16", "V_FREXP_EXP_I32_F64", "V_CVT_PK_RTZ_F16_F32"})
-# and floating-point results that take none in the gfx11 dialect: "v_dot2_f16_f16 v1, v2, v3, v4 mul:2",
-# "v_pack_b32_f16 v1, v2, v3 mul:2" (gfx1100, gfx1201), "v_cvt_f32_fp8_e64 v1, v2 mul:2" (gfx1201) are
-# refused (the gfx9 dialect takes "v_cvt_f32_bf8_e64 v3, v223 clamp div:2" on gfx942: not read there)
-NO_OMOD = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16", "V_PACK_B32_F16", "V_CVT_F32_FP8", "V_CVT_F32_BF8"})
-# The gfx9 dialect's (CDNA) exceptions instead: results typed as bits that take output modifiers
-# ("v_cvt_pkrtz_f16_f32 v8, v2, v4 mul:2", "v_mad_legacy_f16 v8, v2, v4, v6 mul:2",
-# "v_cvt_pk_f32_fp8_e64 v[8:9], v2 mul:2" accepted on gfx942 and gfx950; v_exp/log_legacy_f32 have no
-# code in the manual), besides OMOD_ON_INTEGER_RESULT, and float results that take none
-# ("v_pack_b32_f16 ... mul:2", "v_cvt_scalef32_pk_f16_fp8 v8, v2, v4 mul:2" refused on gfx950);
-# v_cvt_f32_fp8_e64 takes them on gfx942 and gfx950
-OMOD_ON_INTEGER_RESULT_GFX9 = frozenset({
-    "V_CVT_PKRTZ_F16_F32", "V_CVT_PK_BF16_F32", "V_CVT_PK_F16_F32", "V_CVT_PK_F32_BF8", "V_CVT_PK_F32_FP8",
-    "V_DIV_FIXUP_LEGACY_F16", "V_FMA_LEGACY_F16", "V_MAD_LEGACY_F16", "V_EXP_LEGACY_F32", "V_LOG_LEGACY_F32"})
-NO_OMOD_GFX9 = frozenset({"V_PACK_B32_F16", "V_CVT_SCALEF32_PK_BF16_BF8", "V_CVT_SCALEF32_PK_BF16_FP4",
-                          "V_CVT_SCALEF32_PK_BF16_FP8", "V_CVT_SCALEF32_PK_F16_BF8", "V_CVT_SCALEF32_PK_F16_FP4",
-                          "V_CVT_SCALEF32_PK_F16_FP8"})
-
 # VALU instructions printed without an encoding suffix although they have 32- and 64-bit forms
 # (v_nop_e64's bytes print as "v_nop"; v_readfirstlane_b32's e32 bytes print without _e32), by
 # dialect: gfx9 adds v_swap_b32 and v_clrexcp
@@ -118,55 +93,3 @@ F16_CONSTANTS = {"V_LDEXP_F16": (1,)}
 # "dpp variant of this instruction is not supported"), although the CDNA3 manual's DPP limitations
 # exclude only the 64-bit compares
 DPP_FORMATS = {"gfx9": frozenset({"VOP1", "VOP2"})}
-# VOP3/VOP3P clamp: the assembler takes it where the result is a float (a compare's sources all
-# floats), where the first source is a float, on packed VOP3P sources, on integer matrix results
-# (WMMA/SWMMAC IU8/IU4) and where the manual says the integer result saturates (isa.facts
-# .modifier_use's 'saturate': "Supports saturation (unsigned 32-bit integer domain)", v_add_nc_u32,
-# v_sub_nc_i16, v_mad_u16 ...), and refuses it elsewhere, except on these integer instructions the
-# manual says nothing of (in some family of the dialect), which it takes it on ("v_mad_u32_u24 ...
-# clamp", "v_sad_u8 ... clamp" accepted, "v_and_b32_e64 ... clamp", "v_min_i32_e64 ... clamp",
-# "v_mul_lo_u32 ... clamp" refused on gfx1100 and gfx1201; the gfx9 names likewise on gfx942 and
-# gfx950) ...
-CLAMP_ON_INTEGERS = {
-    "gfx11": frozenset({
-        "V_ALIGNBIT_B32", "V_ALIGNBYTE_B32", "V_DOT4_I32_IU8", "V_DOT4_U32_U8", "V_DOT8_I32_IU4",
-        "V_DOT8_U32_U4", "V_MAD_CO_I64_I32", "V_MAD_CO_U64_U32", "V_MAD_I32_I16", "V_MAD_I32_I24",
-        "V_MAD_I64_I32", "V_MAD_U32_U16", "V_MAD_U32_U24", "V_MAD_U64_U32", "V_MAX3_I16", "V_MAX3_U16",
-        "V_MED3_I16", "V_MED3_U16", "V_MIN3_I16", "V_MIN3_U16", "V_MQSAD_PK_U16_U8", "V_MQSAD_U32_U8",
-        "V_MSAD_U8", "V_MUL_I32_I24", "V_MUL_U32_U24", "V_QSAD_PK_U16_U8", "V_SAD_HI_U8", "V_SAD_U16",
-        "V_SAD_U32", "V_SAD_U8", "V_SUB_CO_CI_U32"}),
-    "gfx9": frozenset({
-        "V_ADD_CO_U32", "V_ALIGNBIT_B32", "V_ALIGNBYTE_B32", "V_CVT_PK_F32_BF8", "V_CVT_PK_F32_FP8",
-        "V_DOT2C_I32_I16", "V_DOT4C_I32_I8", "V_DOT4_I32_I8", "V_DOT4_U32_U8", "V_DOT8C_I32_I4",
-        "V_DOT8_I32_I4", "V_DOT8_U32_U4", "V_EXP_LEGACY_F32", "V_LOG_LEGACY_F32", "V_MAD_I16", "V_MAD_I32_I16",
-        "V_MAD_I32_I24", "V_MAD_I64_I32", "V_MAD_LEGACY_I16", "V_MAD_U16", "V_MAD_U32_U16", "V_MAD_U32_U24",
-        "V_MAD_U64_U32", "V_MAX3_I16", "V_MAX3_U16", "V_MED3_I16", "V_MED3_U16", "V_MIN3_I16", "V_MIN3_U16",
-        "V_MQSAD_PK_U16_U8", "V_MQSAD_U32_U8", "V_MSAD_U8", "V_MUL_I32_I24", "V_MUL_U32_U24", "V_PK_ADD_F32",
-        "V_PK_FMA_F32", "V_PK_MOV_B32", "V_PK_MUL_F32", "V_QSAD_PK_U16_U8", "V_SAD_HI_U8", "V_SAD_U16",
-        "V_SAD_U32", "V_SAD_U8", "V_SUBREV_U32", "V_SUB_CO_U32", "V_SUB_I16", "V_SUB_U16"})}
-# ... and these float ones, which it refuses it on (the manuals: the fp8/bf8/fp4/fp6 conversions
-# and float DOT "ignore clamp"; "v_cndmask_b32_e64 v8, v2, v4, s[10:11] clamp" and
-# "v_cmp_class_f16_e64 ... clamp" are refused on all four targets, "v_cvt_f32_fp8_e64 v8, v2 clamp"
-# on gfx1201 while gfx942 and gfx950 take it; "v_mul_lo_u16 ... clamp" on all four, although the
-# manuals say it "Supports saturation (unsigned 16-bit integer domain)")
-NO_CLAMP = {
-    "gfx11": frozenset({"V_MUL_LO_U16",
-        "V_CMPX_CLASS_F16", "V_CMP_CLASS_F16", "V_CNDMASK_B16", "V_CNDMASK_B32", "V_CVT_F32_BF8", "V_CVT_F32_FP8",
-        "V_CVT_PK_BF8_F32", "V_CVT_PK_FP8_F32", "V_CVT_SR_BF8_F32", "V_CVT_SR_FP8_F32", "V_DOT2_BF16_BF16",
-        "V_DOT2_F16_F16", "V_DOT4_F32_BF8_BF8", "V_DOT4_F32_BF8_FP8", "V_DOT4_F32_FP8_BF8", "V_DOT4_F32_FP8_FP8"}),
-    "gfx9": frozenset({
-        "V_CMPX_CLASS_F16", "V_CMP_CLASS_F16", "V_CNDMASK_B32", "V_MUL_LO_U16", "V_CVT_PK_BF8_F32", "V_CVT_PK_FP8_F32",
-        "V_CVT_SR_BF16_F32", "V_CVT_SR_BF8_F32", "V_CVT_SR_F16_F32", "V_CVT_SR_FP8_F32",
-        "V_CVT_SCALEF32_2XPK16_BF6_F32", "V_CVT_SCALEF32_2XPK16_FP6_F32", "V_CVT_SCALEF32_PK32_BF16_BF6",
-        "V_CVT_SCALEF32_PK32_BF6_BF16", "V_CVT_SCALEF32_PK32_BF6_F16", "V_CVT_SCALEF32_PK32_F16_BF6",
-        "V_CVT_SCALEF32_PK32_F32_BF6", "V_CVT_SCALEF32_PK32_FP6_BF16", "V_CVT_SCALEF32_PK32_FP6_F16",
-        "V_CVT_SCALEF32_PK_BF16_BF8", "V_CVT_SCALEF32_PK_BF16_FP4", "V_CVT_SCALEF32_PK_BF16_FP8",
-        "V_CVT_SCALEF32_PK_BF8_BF16", "V_CVT_SCALEF32_PK_BF8_F16", "V_CVT_SCALEF32_PK_BF8_F32",
-        "V_CVT_SCALEF32_PK_F16_BF8", "V_CVT_SCALEF32_PK_F16_FP4", "V_CVT_SCALEF32_PK_F16_FP8",
-        "V_CVT_SCALEF32_PK_FP4_BF16", "V_CVT_SCALEF32_PK_FP4_F16", "V_CVT_SCALEF32_PK_FP4_F32",
-        "V_CVT_SCALEF32_PK_FP8_BF16", "V_CVT_SCALEF32_PK_FP8_F16", "V_CVT_SCALEF32_PK_FP8_F32",
-        "V_CVT_SCALEF32_SR_BF8_BF16", "V_CVT_SCALEF32_SR_BF8_F16", "V_CVT_SCALEF32_SR_BF8_F32",
-        "V_CVT_SCALEF32_SR_FP8_BF16", "V_CVT_SCALEF32_SR_FP8_F16", "V_CVT_SCALEF32_SR_FP8_F32",
-        "V_CVT_SCALEF32_SR_PK32_BF6_BF16", "V_CVT_SCALEF32_SR_PK32_BF6_F16", "V_CVT_SCALEF32_SR_PK32_BF6_F32",
-        "V_CVT_SCALEF32_SR_PK32_FP6_BF16", "V_CVT_SCALEF32_SR_PK32_FP6_F16", "V_CVT_SCALEF32_SR_PK32_FP6_F32",
-        "V_CVT_SCALEF32_SR_PK_FP4_BF16", "V_CVT_SCALEF32_SR_PK_FP4_F16", "V_CVT_SCALEF32_SR_PK_FP4_F32"})}

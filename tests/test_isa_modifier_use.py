@@ -74,7 +74,7 @@ def test_clamp_on_integers_follows_the_manual(arch, line, takes):
 @pytest.mark.parametrize("arch", ("gfx1100", "gfx1201", "gfx942"))
 def test_mul_lo_u16_takes_no_clamp_as_llvm_says(arch):
     """The manuals say v_mul_lo_u16 "Supports saturation (unsigned 16-bit integer domain)";
-    LLVM 22 takes no clamp on it (isa.syntax_conventions.NO_CLAMP), and neither do we."""
+    LLVM 22 takes no clamp on it (a modifier_use erratum, isa/errata_modifiers.py), and neither do we."""
     line = "v_mul_lo_u16" + ("_e64" if arch == "gfx942" else "") + " v1, v2, v3 clamp"
     with pytest.raises(dsl.AsmError, match="clamp"):
         dsl.assemble(line, arch)

@@ -85,9 +85,11 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     if unmatched:
         report["dpp_table_names_no_instruction"] = unmatched
     applied += no_dpp_errata
+    facts_out, modifier_errata = facts.build(instructions, arch)
+    applied += modifier_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "facts": facts.build(instructions), **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}
+            "facts": facts_out, **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")

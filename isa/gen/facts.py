@@ -3,8 +3,9 @@ worked out here once per instruction of a manual: from its pseudocode (isa/code_
 isa/float_modes.py) and from its description's wording (isa/gen/descriptions.py)."""
 from __future__ import annotations
 
-from .. import code_facts, float_modes
+from .. import code_facts, errata as errata_mod, float_modes
 from ..facts import DEFAULTS
+from .parse import SpecParseError
 from . import descriptions, modifiers
 
 # facts of the code alone: each a function of the pseudocode, which an instruction without code
@@ -43,13 +44,50 @@ def compute(name: str, pcode: str | None, description: str | None, notes: str | 
     return _stored(getattr(code_facts, name)(pcode)) if pcode else DEFAULTS[name]
 
 
-def build(instructions: list[dict]) -> dict[str, dict[int, object]]:
-    """{fact: {position in INSTRUCTIONS: value}} for every fact of isa.facts.DEFAULTS, where the
-    value is not the default."""
+def build(instructions: list[dict], arch: str | None = None) -> tuple[dict[str, dict[int, object]], list[dict]]:
+    """({fact: {position in INSTRUCTIONS: value}} for every fact of isa.facts.DEFAULTS, where the
+    value is not the default; the modifier_use errata of `arch` applied)."""
     out: dict[str, dict[int, object]] = {name: {} for name in DEFAULTS}
     for i, d in enumerate(instructions):
         for name in DEFAULTS:
             value = compute(name, d["pcode"], d["description"], d.get("notes"), d.get("operand_types"))
             if value != DEFAULTS[name]:
                 out[name][i] = value
-    return out
+    return out, _apply_modifier_errata(arch, instructions, out["modifier_use"]) if arch else []
+
+
+_MODIFIER_FIELDS = ("clamp", "omod", "neg_abs", "opsel")     # isa.facts.ModifierUse's, in order
+
+
+def _apply_modifier_errata(arch: str, instructions: list[dict], table: dict[int, tuple]) -> list[dict]:
+    """modifier_use errata: one field of every encoding of an instruction set to what LLVM's syntax
+    takes, where the entry's value is still the erratum's `pdf` and the entry on its page."""
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind != "modifier_use":
+            continue
+        name, field = e.target
+        k = _MODIFIER_FIELDS.index(field)
+        hits = [i for i, d in enumerate(instructions) if d["name"] == name]
+        if not hits:
+            raise SpecParseError(f"erratum {e.id}: no {name} in the {arch} manual")
+        pages = sorted({instructions[i]["pcode_page"] or instructions[i]["page"] for i in hits})
+        page = e.page[arch]
+        if page not in pages:       # (an entry of each encoding: the VOP3 chapter's is the one cited)
+            raise SpecParseError(f"erratum {e.id}: {name}'s entries are on pages {pages} of the {arch} manual, "
+                                 f"the errata table says {page}")
+        values = {i: list(table.get(i, DEFAULTS["modifier_use"])) for i in hits}
+        # (an encoding whose entry already gives the fix keeps it: RDNA4's VOP2 v_sub_co_ci_u32
+        # "Supports saturation", its VOP3SD entry does not say so)
+        if any(v[k] not in (e.pdf, e.fix) for v in values.values()) or all(v[k] == e.fix for v in values.values()):
+            raise SpecParseError(f"erratum {e.id} is stale: {name}'s {field} from the {arch} manual is now "
+                                 f"{sorted({repr(v[k]) for v in values.values()})}, not {e.pdf!r}")
+        for i, value in values.items():
+            value[k] = e.fix
+            value = tuple(value)
+            if value == DEFAULTS["modifier_use"]:
+                table.pop(i, None)
+            else:
+                table[i] = value
+        applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
+    return applied

@@ -9,13 +9,23 @@ generator (isa/gen/facts.py) and read through isa.facts.modifier_use.
   half). An instruction whose code reads OPSEL itself (v_permlane16's FI, a byte select) gives
   the bits other meanings: isa.effects' opsel_ranges, isa.facts.opsel_flags.
   A result typed b32 whose code assigns float bit ranges of D0 or tmp is packed floats.
-- OMOD: a result typed f16, f32 or f64 (the output modifier multiplies a float result).
-- clamp: 'float' for a float result (clamped to [0, 1], or to the type's range), 'saturate'
-  where the manual says "Supports saturation (signed 32-bit integer domain)" and the like
-  (v_add_nc_u32, v_sub_nc_i16, v_mad_u16: the integer result saturates instead of wrapping),
-  'signals' for a compare of floats whose entry says "Signal 'invalid' on sNAN's, and also on
-  qNAN's if clamp is set" (the integer compares' entries repeat the words; no integer is a NaN),
-  None otherwise (a move, a bitwise or other integer instruction)."""
+- OMOD: a result typed f16, f32 or f64 (the output modifier multiplies a float result), not a
+  conversion from or to an 8-bit or smaller float (fp8, bf8, fp6, bf6, fp4: "These instructions
+  do not support ABS, NEG, OMOD or CLAMP", RDNA4 section 7.6.2).
+- clamp, the first that holds: a matrix result (D0.f32(16x16)): 'saturate' for integers, None
+  for floats (the manual lists WMMA ops among those that ignore clamp); a conversion from or to a
+  small float: None; 'float' for a float result (clamped to [0, 1], or to the type's range);
+  'saturate' where the manual says "Supports saturation (signed 32-bit integer domain)" and the
+  like (v_add_nc_u32, v_sub_nc_i16, v_mad_u16: the integer result saturates instead of
+  wrapping); for a compare (a lane bit written: D0.u64[laneId] = ..., or the entry's "also on
+  qNAN's if clamp is set") 'signals' when every source is a float ("For V_CMP instructions,
+  setting the clamp bit to 1 indicates that the compare signals"), None otherwise (the manual's
+  "V_CMP*_CLASS", "V_CMP on integers" ignore it); 'saturate' for an integer result of float
+  sources (v_cvt_i32_f32: "For integer operations, it clamps the result to the largest and
+  smallest representable value") or of packed 16-bit integer sources (v_pk_add_u16); None
+  otherwise (a move, a bitwise or other integer instruction).
+Where LLVM's syntax takes or refuses clamp or OMOD against this, a modifier_use erratum
+(isa/errata_modifiers.py) sets the field, applied by isa/gen/facts.py."""
 from __future__ import annotations
 
 import re
@@ -28,6 +38,11 @@ _SATURATES = re.compile(r"\bSupports saturation \((?:un)?signed \d+-bit integer 
 # `tmp[15 : 0].f16 = ...; D0.b32 = tmp`)
 _FLOAT_PIECE = re.compile(r"\b(?:D0|tmp)\s*\[\s*\d+\s*:\s*\d+\s*\]\s*\.\s*(f16|bf16|f32)\s*=(?!=)")
 _SIGNALS = re.compile(r"also on qNAN's if clamp is set")
+_INTEGERS = frozenset({"i16", "u16", "i32", "u32", "i64", "u64", "pk_i16", "pk_u16"})
+_PACKED_INTEGERS = frozenset({"pk_i16", "pk_u16", "pk_b16"})
+_MATRIX = re.compile(r"\(\d+x\d+\)")                 # D0.f32(16x16) = ...: a matrix result
+_MINIFLOAT = re.compile(r"(?<![A-Za-z])(?:fp8|bf8|fp6|bf6|fp4)(?![A-Za-z0-9])")   # S0[7 : 0].fp8, fp8_to_f32(...)
+_LANE_RESULT = re.compile(r"\[laneId\]\s*=(?!=)")    # D0.u64[laneId] = S0.f32 < S1.f32: a compare
 _SOURCES = ("S0", "S1", "S2")
 
 
@@ -42,12 +57,21 @@ def modifier_use(pcode: str | None, description: str | None, notes: str | None,
     neg_abs = tuple(s for s in _SOURCES if types.get(s) in _FLOAT)
     opsel = tuple(n for n in _SOURCES if types.get(n) in _HALVES) + (("D0",) if result in _HALVES else ())
     words = f"{description or ''} {notes or ''}"
-    if result in _FLOAT:
+    code = pcode or ""
+    minifloat = bool(_MINIFLOAT.search(code))
+    if _MATRIX.search(code):
+        clamp = "saturate" if result in _INTEGERS else None
+    elif minifloat:
+        clamp = None
+    elif result in _FLOAT:
         clamp = "float"
     elif _SATURATES.search(words):
         clamp = "saturate"
-    elif _SIGNALS.search(words) and neg_abs:
-        clamp = "signals"
+    elif _LANE_RESULT.search(code) or _SIGNALS.search(words):
+        typed = [n for n in _SOURCES if n in types]
+        clamp = "signals" if neg_abs and len(neg_abs) == len(typed) else None
+    elif neg_abs or any(types.get(n) in _PACKED_INTEGERS for n in _SOURCES):
+        clamp = "saturate"
     else:
         clamp = None
-    return clamp, result in _SCALED, neg_abs, opsel
+    return clamp, result in _SCALED and not minifloat, neg_abs, opsel

@@ -1,0 +1,118 @@
+"""The modifier_use errata (isa/errata_modifiers.py): where LLVM 22's syntax takes or refuses
+clamp or an output modifier against what the manual's entry gives isa.facts.modifier_use. Each
+erratum's evidence lines are run again through llvm-mc-22 (accepted with the bytes quoted, or
+refused) and through our assembler, which reads the corrected fact; the fact of every encoding of
+the instruction is the erratum's fix; and a few lines by hand, on both sides of each erratum class."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import dsl
+import isa
+from isa.errata import ERRATA
+from isa.facts import modifier_use
+
+from .llvm_tools import mc_encodings
+
+MODIFIER_ERRATA = [e for e in ERRATA if e.kind == "modifier_use"]
+_EVIDENCE = re.compile(r"'([^']*)' -> (?:\[([0-9a-f]+)\]|error: [^;]*) \(([^)]*)\)")
+_TARGET = {"rdna3": "gfx1100", "rdna3.5": "gfx1151", "rdna4": "gfx1201", "cdna3": "gfx942", "cdna4": "gfx950"}
+
+
+def _lines(e):
+    """(arch, line, LLVM's bytes or None) quoted in the erratum's evidence."""
+    return [(arch, line, bytes.fromhex(hexes) if hexes else None)
+            for line, hexes, archs in _EVIDENCE.findall(e.evidence) for arch in archs.split(", ")]
+
+
+def _ours(line: str, arch: str) -> bytes | None:
+    try:
+        return bytes(dsl.assemble(line, arch))
+    except dsl.AsmError:
+        return None
+
+
+def test_every_erratum_quotes_a_line_on_each_of_its_families():
+    assert len(MODIFIER_ERRATA) > 40
+    for e in MODIFIER_ERRATA:
+        archs = {arch for arch, _, _ in _lines(e)}
+        assert archs == {_TARGET[f] for f in e.archs}, (e.id, archs)
+        assert all((b is not None) == bool(e.fix) for _, _, b in _lines(e)), e.id
+
+
+@pytest.mark.parametrize("e", MODIFIER_ERRATA, ids=lambda e: e.id)
+def test_the_fact_read_is_the_fix(e):
+    name, field = e.target
+    for family in e.archs:
+        defs = isa.load(family).lookup(name)
+        assert defs, (family, name)
+        assert {getattr(modifier_use(d), field) for d in defs} == {e.fix}, (family, name)
+
+
+@pytest.mark.parametrize("arch", sorted(set(_TARGET.values())))
+def test_evidence_lines_against_llvm_and_ours(arch):
+    rows = [(e.id, line, want) for e in MODIFIER_ERRATA for a, line, want in _lines(e) if a == arch]
+    assert rows
+    got = mc_encodings([line for _, line, _ in rows], arch)
+    bad = [(i, line, want, mc) for (i, line, want), mc in zip(rows, got) if mc != want]
+    assert not bad, f"llvm-mc-22 differs from the evidence: {bad[:5]}"
+    bad = [(i, line, want, ours) for i, line, want in rows if (ours := _ours(line, arch)) != want]
+    assert not bad, f"our assembler differs from LLVM: {bad[:5]}"
+
+
+# (arch, line, accepted by llvm-mc-22?): the rules of isa/gen/modifiers.py and the errata's classes
+CASES = [
+    ("gfx1100", "v_add_nc_u32_e64 v8, v2, v4 clamp", True),        # "Supports saturation"
+    ("gfx1201", "v_mad_u32_u24 v8, v2, v4, v6 clamp", True),        # erratum: LLVM takes it
+    ("gfx942", "v_sad_u32 v8, v2, v4, v6 clamp", True),
+    ("gfx950", "v_add_u32_e64 v8, v2, v4 clamp", True),
+    ("gfx1100", "v_and_b32_e64 v8, v2, v4 clamp", False),           # bitwise: nothing to clamp
+    ("gfx1201", "v_min_i32_e64 v8, v2, v4 clamp", False),
+    ("gfx942", "v_mul_lo_u32 v8, v2, v4 clamp", False),
+    ("gfx942", "v_lshlrev_b32_e64 v8, v2, v4 clamp", False),
+    ("gfx942", "v_cndmask_b32_e64 v0, v1, v2, s[0:1] clamp", False),
+    ("gfx1100", "v_cndmask_b32_e64 v8, v2, v4, s10 clamp", False),
+    ("gfx1201", "v_cmp_class_f16_e64 s8, v2, v4 clamp", False),     # a class compare: ignored
+    ("gfx1201", "v_cmp_lt_f16_e64 s8, v2, v4 clamp", True),         # a float compare signals
+    ("gfx1201", "v_cmp_ngt_f32_e64 s8, v2, v4 clamp", True),        # (RDNA4's entry lost the words)
+    ("gfx1201", "v_cvt_f32_fp8_e64 v8, v2 clamp", False),           # small floats: none
+    ("gfx942", "v_cvt_f32_fp8_e64 v8, v2 clamp", True),             # erratum: CDNA's LLVM takes it
+    ("gfx950", "v_cvt_scalef32_pk_fp8_f32 v8, v2, v4, v6 clamp", False),
+    ("gfx942", "v_add_f32_e64 v8, v2, v4 clamp", True),
+    ("gfx1100", "v_cvt_i32_f32_e64 v8, v2 clamp", True),            # an integer of a float source
+    ("gfx1151", "v_pk_add_u16 v8, v2, v4 clamp", True),             # packed integers
+    ("gfx1100", "v_cvt_pk_i16_i32_e64 v8, v2, v4 clamp", False),
+    ("gfx1100", "v_wmma_i32_16x16x16_iu8 v[8:15], v[16:19], v[20:23], v[8:15] clamp", True),
+    ("gfx1100", "v_wmma_f32_16x16x16_f16 v[8:15], v[16:23], v[24:31], v[8:15] clamp", False),
+    ("gfx942", "v_cvt_pkrtz_f16_f32 v8, v2, v4 mul:2", True),       # erratum: LLVM takes it
+    ("gfx950", "v_mad_legacy_f16 v8, v2, v4, v6 mul:2", True),
+    ("gfx942", "v_cvt_pk_f32_fp8_e64 v[8:9], v2 mul:2", True),
+    ("gfx942", "v_cvt_i32_f32_e64 v8, v2 mul:2", True),
+    ("gfx942", "v_min_u32_e64 v8, v2, v4 mul:2", False),
+    ("gfx950", "v_cmp_lt_f32_e64 s[8:9], v2, v4 mul:2", False),
+    ("gfx942", "v_pack_b32_f16 v8, v2, v4 mul:2", False),
+    ("gfx950", "v_cvt_scalef32_pk_f16_fp8 v8, v2, v4 mul:2", False),
+    ("gfx942", "v_cvt_f32_fp8_e64 v8, v2 mul:2", True),
+    ("gfx942", "v_pk_fmac_f16_e64 v8, v2, v4 mul:2", True),
+    ("gfx1100", "v_cvt_i32_f32_e64 v1, v2 mul:2", True),
+    ("gfx1100", "v_cvt_pk_rtz_f16_f32_e64 v1, v2, v3 mul:2", True),
+    ("gfx1201", "v_cvt_u16_f16_e64 v1, v2 div:2", True),
+    ("gfx1151", "v_frexp_exp_i32_f64_e64 v1, v[2:3] mul:4", True),
+    ("gfx1100", "v_cvt_floor_i32_f32_e64 v1, v2 mul:2", False),
+    ("gfx1201", "v_frexp_exp_i32_f32_e64 v1, v2 mul:2", False),
+    ("gfx1100", "v_cndmask_b16 v5.l, v1.l, v2.l, s3 mul:4", False),
+    ("gfx1201", "v_cvt_pk_norm_i16_f32 v1, v2, v3 mul:2", False),
+    ("gfx1100", "v_dot2_f16_f16 v1.l, v2, v3, v4.l mul:2", False),
+    ("gfx1201", "v_pack_b32_f16 v1, v2, v3 mul:2", False),
+    ("gfx1201", "v_cvt_f32_fp8_e64 v1, v2 mul:2", False),
+    ("gfx1201", "v_add_f32_e64 v1, v2, v3 mul:2", True),
+]
+
+
+@pytest.mark.parametrize("arch,line,accepted", CASES)
+def test_modifier_lines_by_hand(arch, line, accepted):
+    want = mc_encodings([line], arch)[0]
+    assert (want is not None) == accepted, line
+    assert _ours(line, arch) == want, line
