@@ -16,7 +16,8 @@ from .statement import Attr, BitOr, Call, Directive, Label, LiteralRef, SymExpr
 
 __all__ = ["AsmError", "Attr", "BitOr", "Call", "Directive", "Instr", "Label", "LiteralRef", "Modifiers", "SymExpr",
            "assemble", "collector_paused", "define_label", "encode_at", "encode_error", "encoder",
-           "located_error", "parse", "resolve_branches", "resolve_literals", "split_specifier"]
+           "encode_with_halves", "located_error", "parse", "resolve_branches", "resolve_literals", "split_specifier",
+           "vgpr_half"]
 
 
 # Directives an instruction-only text may carry without changing its bytes.
@@ -48,9 +49,8 @@ def _assemble(text: str, enc) -> bytes:
     for it in parse(text):
         if type(it) is Instr:           # encode_at, inline for the usual item
             try:
-                if not halves:
-                    refuse_vgpr_halves(it, enc.spec.arch)
-                data, fix = encode(it)
+                half = None if halves else vgpr_half(it)
+                data, fix = encode(it) if half is None else encode_with_halves(enc, it, half)
             except (OperandError, ValueError) as e:
                 raise encode_error(e, it, text.splitlines()) from None
             if fix is not None:
@@ -99,16 +99,33 @@ def define_label(labels: dict, label: Label, offset: int) -> None:
     labels[label.name] = offset
 
 
-def refuse_vgpr_halves(st: Instr, arch: str) -> None:
-    """Text for a family whose syntax has no 16-bit VGPR halves (outside syntax.TRUE16_FAMILIES:
-    a 16-bit operand is the whole VGPR, its high half selected by op_sel) names no v1.l / v1.h."""
+def vgpr_half(st: Instr):
+    """The first operand naming a 16-bit VGPR half (v1.l / v1.h) of a statement, or None."""
     for st_half in (st, st.dual) if st.dual is not None else (st,):
         for op in st_half.operands:
             reg = op.value if isinstance(op, Mod) else op
             if getattr(reg, "half", None):
-                raise OperandError(f"{st_half.mnemonic}: {reg}: {arch} names no 16-bit VGPR halves (.l/.h); "
-                                   f"write the whole VGPR (op_sel selects a high half where the instruction has it)",
-                                   op)
+                return op
+    return None
+
+
+def encode_with_halves(enc, st: Instr, half) -> tuple:
+    """(bytes, fix-up) of a statement naming VGPR halves (`half`, the first) for a family whose
+    syntax has none (outside syntax.TRUE16_FAMILIES: a 16-bit operand is the whole VGPR, its high
+    half selected by op_sel), but in a 16-bit compare's 32-bit encoding (syntax.E32_COMPARE_HALVES:
+    VOPC without DPP, where bit 7 of the VGPR field is the half): the encoding the operands choose
+    must be that one, else the halves are refused."""
+    from .encode import _DPP16_MODIFIERS      # what makes a statement DPP (its DPP16 controls, dpp8)
+    arch = enc.spec.arch
+    if arch in syntax.E32_COMPARE_HALVES and st.dual is None and "dpp8" not in st.modifiers \
+            and _DPP16_MODIFIERS.isdisjoint(st.modifiers):
+        chosen, data, fix = enc.select(st)
+        if chosen.defn.format == "VOPC":
+            return data, fix
+    where = " outside a 16-bit compare's 32-bit encoding" if arch in syntax.E32_COMPARE_HALVES else ""
+    raise OperandError(f"{st.mnemonic}: {half.value if isinstance(half, Mod) else half}: {arch} names no 16-bit VGPR "
+                       f"halves (.l/.h){where}; write the whole VGPR (op_sel selects a high half where the "
+                       f"instruction has it)", half)
 
 
 def encode_at(enc, st: Instr, lines: list[str], offset: int, fixups: list) -> bytes:
@@ -117,9 +134,8 @@ def encode_at(enc, st: Instr, lines: list[str], offset: int, fixups: list) -> by
     4 bytes, so label addresses are known after one pass), a symbolic literal appends
     (offset of its dword, LiteralRef, statement) for resolve_literals or the code-object path."""
     try:
-        if enc.spec.arch not in syntax.TRUE16_FAMILIES:
-            refuse_vgpr_halves(st, enc.spec.arch)
-        data, fix = enc.encode(st)
+        half = None if enc.spec.arch in syntax.TRUE16_FAMILIES else vgpr_half(st)
+        data, fix = enc.encode(st) if half is None else encode_with_halves(enc, st, half)
     except (OperandError, ValueError) as e:
         raise encode_error(e, st, lines) from None
     if fix is not None:

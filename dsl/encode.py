@@ -26,6 +26,7 @@ from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
 from .signature import Operand, ValuSig, modifier_use, type_info, valu_signature, vopd_base
+from .source_modifiers import NEG_ONLY_ON_FLOATS, folded_modifiers, neg_sources
 
 
 
@@ -570,7 +571,7 @@ class Encoder:
                     F["VSRC1"] = idx
                     continue
                 if isinstance(v, Mod):
-                    raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+                    v = folded_modifiers(d, o, v, what, self._has_vop3(d))
                 if kind:
                     self._source_kind(d, v, kind, what)
                     code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
@@ -609,6 +610,8 @@ class Encoder:
                 if is_p and not is_mix:
                     if ab:
                         raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier", v)
+                    if not plan.neg_sources >> i & 1:
+                        raise OperandError(f"{_name(d)}: {what}: {NEG_ONLY_ON_FLOATS}", v)
                     negb |= ng << i
                 elif is_mix:
                     negb |= ng << i
@@ -696,10 +699,16 @@ class Encoder:
                     hv |= (7 >> given) << given  # as set (LLVM's default)
                 F["OPSEL_HI"] = hv & 3
                 F["OPSEL_HI2"] = hv >> 2 & 1
-                if "neg_lo" in mods:
-                    negb |= _bits_value(_bit_list(mods.pop("neg_lo"), "neg_lo", d))
-                if "neg_hi" in mods:
-                    F["NEG_HI"] = F.get("NEG_HI", 0) | _bits_value(_bit_list(mods.pop("neg_hi"), "neg_hi", d))
+                for key in ("neg_lo", "neg_hi"):
+                    if key in mods:
+                        bits = _bits_value(_bit_list(mods.pop(key), key, d))
+                        if bits & ~plan.neg_sources:
+                            raise OperandError(f"{_name(d)}: {key}: src{(bits & ~plan.neg_sources).bit_length() - 1}: "
+                                               f"{NEG_ONLY_ON_FLOATS}", modifier=key)
+                        if key == "neg_lo":
+                            negb |= bits
+                        else:
+                            F["NEG_HI"] = F.get("NEG_HI", 0) | bits
                 F.setdefault("NEG_HI", 0)
             if opsel:
                 F["OPSEL"] = opsel
@@ -733,6 +742,10 @@ class Encoder:
             if not plan.dpp:
                 raise OperandError(f"{_name(d)}: has no DPP form", modifier=next(iter(mods), None))
             self._dpp(d, F, mods, dpp_kind, e32)
+
+    def _has_vop3(self, d: InstrDef) -> bool:
+        """Whether `d`'s instruction has a 64-bit VALU (VOP3) encoding too, the one with modifier bits."""
+        return any(x.format in self.traits.roles.valu_e64 for x in self.spec.lookup(d.name))
 
     def _source_kind(self, d: InstrDef, v, kind: int, what: str) -> None:
         """Refuse what a _SCALAR / _VGPR / _VGPR_OR_INLINE source cannot be (src_code checks the rest)."""
@@ -900,10 +913,31 @@ class Encoder:
         if len(vsrc1) == 2 and vsrc1["X"] % 4 == vsrc1["Y"] % 4 and sig_x.k_pos != 1 and sig_y.k_pos != 1:
             raise OperandError(f"{where}: the vsrc1 operands v{vsrc1['X']} and v{vsrc1['Y']} are in the same VGPR bank "
                                f"(register number mod 4); VOPD reads them in one cycle", st.dual.operands[-1])
+        self._vopd_constant_bus(F, where, (st, sig_x), (st.dual, sig_y))
         F["VDSTX"] = vdst["X"]
         F["VDSTY"] = vdst["Y"] >> 1
         data = self.pack(dx, F, "VOPD")
         return data, LiteralRef(F.literal_ref, len(data) - 4) if F.literal_ref is not None else None
+
+    def _vopd_constant_bus(self, F: Fields, where: str, *halves) -> None:
+        """The pair reads at most two scalar values: "at most 2 SGPRs, or 1 SGPR + 1 literal, or
+        share a literal ... SCC and EXEC as data count as one SGPR", and the select of
+        v_dual_cndmask_b32 (a half that reads VCC implicitly, its signature's vcc_in) "VCC counts
+        as one SGPR read" (RDNA3/RDNA3.5/RDNA4 manuals, "Dual Issue VALU (VOPD)" restrictions;
+        RDNA4 7.8 page 91). The same SGPR or literal twice counts once; the implicit select is a
+        read of its own, apart from a vcc_lo source (LLVM 22 refuses v_dual_cndmask_b32 v1,
+        vcc_hi, v3 :: v_dual_mov_b32 v4, vcc_lo)."""
+        scalars = {F["SRCX0"], F["SRCY0"]} & self.scalar_sources
+        if F.literal is not None or F.literal_ref is not None:      # a K of fmaak/fmamk
+            scalars.add(self.traits.literal)
+        if any(sig.vcc_in for _, sig in halves):
+            scalars.add("vcc")
+        if len(scalars) > 2:     # blamed on the last scalar src0 (the Y half's, else the X half's)
+            p = next((p for (p, _), slot in zip(reversed(halves), "YX") if F[f"SRC{slot}0"] in self.scalar_sources),
+                     halves[1][0])
+            raise OperandError(f"{where}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, the "
+                               f"literal{', the select VCC' if 'vcc' in scalars else ''}); a VOPD pair may read "
+                               f"at most 2 (the constant bus)", p.operands[1] if p.operands[1:] else p.operands[0])
 
     # ------------------------------------------------------------ scalar
 
@@ -1300,6 +1334,7 @@ class ValuPlan:
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
     clamp: bool = True          # takes clamp (isa.facts.modifier_use's clamp: not None)
     halves_only: bool = False   # its VGPR operands are all 16 raw bits (a half moved untouched)
+    neg_sources: int = 7        # VOP3P: bits of the sources NEG/NEG_HI may negate (neg_sources)
 
 
 @cache
@@ -1352,7 +1387,8 @@ def _valu_plan(d: InstrDef, e32: bool, wave: int, fields: frozenset = frozenset(
                     sig.vcc_in and not e32 and not any(o.is_mask for o in sig.srcs), opsel, omod,
                     _t16_positions(sig, names, is_p), not is_wmma,
                     is_wmma and len(sig.srcs) > 2 and "S2" not in regs,
-                    e32 or "CLMP" not in fields or use.clamp is not None, _moves_halves(sig, is_p))
+                    e32 or "CLMP" not in fields or use.clamp is not None, _moves_halves(sig, is_p),
+                    neg_sources(d, len(sig.srcs)) if is_p else 7)
 
 
 def _moves_halves(sig: ValuSig, is_p: bool) -> bool:

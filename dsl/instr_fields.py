@@ -123,6 +123,8 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         return Instr("v_illegal", defn=d, encoding=d.format)
     plan = valu_plan(d, spec, fmt, dpp is not None, wave)
     sig, vgpr0 = plan.sig, spec.traits.vgpr_base
+    halves = plan.t16_regs or fmt == "VOPC" and dpp is None and spec.arch in syntax.E32_COMPARE_HALVES \
+        and _high_half_named(plan, f, vgpr0)
     ops = []
     for op in sig.dsts:
         if op.name == "sdst":
@@ -132,7 +134,7 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
             if v is None:
                 return None
             ops.append(v)
-        elif op.t16 and plan.t16_regs:
+        elif op.t16 and halves:
             ops.append(t16_reg(f["VDST"]))
         else:
             ops.append(Reg("v", f["VDST"], op.dwords))
@@ -143,7 +145,7 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     for i, (op, n, bits, is_float, packed, f16_inline) in enumerate(plan.srcs[:2]):
         code = (f["SRC0"] if dpp is None else vgpr0 + dpp["SRC0"]) if i == 0 else vgpr0 + f["VSRC1"]
         if code >= vgpr0:
-            v = t16_reg(code - vgpr0) if op.t16 and plan.t16_regs else Reg("v", code - vgpr0, n)
+            v = t16_reg(code - vgpr0) if op.t16 and halves else Reg("v", code - vgpr0, n)
         else:
             v = scalar_source(spec, code, n, inst.literal, plan.source_table, bits, is_float, packed, f16_inline)
             if v is None:
@@ -158,6 +160,14 @@ def vop_e32_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         ops.append(name_value(plan.vcc))
     mods = dpp_modifiers(spec, inst) if dpp is not None else None
     return instr_value(d, plan.mn, tuple(ops), mods)
+
+
+def _high_half_named(plan, f, vgpr0: int) -> bool:
+    """A 16-bit compare's 32-bit encoding on a family of syntax.E32_COMPARE_HALVES: whether a
+    16-bit VGPR source's field has bit 7 set, the high half (LLVM 22 then writes the sources as
+    halves, its default syntax's whole VGPRs v128..v255 being no register that field holds)."""
+    (op0, *_), (op1, *_) = plan.srcs[:2]
+    return op0.t16 and f["SRC0"] >= vgpr0 and (f["SRC0"] - vgpr0) >> 7 == 1 or op1.t16 and f["VSRC1"] >> 7 == 1
 
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}

@@ -15,8 +15,8 @@ from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_fla
                        modifier_use, result_without_code, scalar_result)
 from isa.control import control
 from isa.effects import effects
-from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level,
-                               node_pointer_dwords, resource_info, sample_address, value_dwords)
+from isa.memory_registers import image_address_words, image_data_dwords, ray_address_groups  # noqa: F401 (re-exported)
+from isa.memory_access import gathers_four, lane_address, lds_operands, memory_access, mip_level, value_dwords
 from isa.records import dataclass
 
 from . import syntax
@@ -314,34 +314,6 @@ def buffer_data_dwords(d: InstrDef, fields: dict) -> int:
     return n + 1 if fields.get("TFE") else n
 
 
-def image_data_dwords(d: InstrDef, dmask: int, d16: bool, tfe: int) -> int:
-    """Data VGPRs of a MIMG instruction: one per DMASK channel (gathers and MSAA loads return
-    four texels of one channel: isa.memory_access.gathers_four), halved for D16, plus the TFE
-    status dword."""
-    if gathers_four(d):
-        return (2 if d16 else 4) + tfe
-    n = max(1, bin(dmask).count("1"))
-    return (n + 1) // 2 + tfe if d16 else n + tfe
-
-
-@lru_cache(maxsize=None)
-def image_address_words(d: InstrDef, coords: int, gradients: int, a16: bool) -> int:
-    """Address VGPRs of a MIMG instruction: what its suffixes add by the manual's suffix key
-    (isa.memory_access.sample_address, generated from tables["sample_suffixes"]: bias, z-compare and offsets a
-    dword each, derivatives, packed two per VGPR with _G16, lod and clamp a body component) around
-    the coordinates, to which a mip level adds one as well (isa.memory_access.mip_level:
-    "user-specified miplevel"); A16 packs the body two per dword. image_get_resinfo takes only the
-    mip level (isa.memory_access.resource_info)."""
-    parts = sample_address(d)
-    comps = 0 if resource_info(d) else coords
-    comps += parts.body or mip_level(d)
-    words = parts.extra + (-(-comps // 2) if a16 else comps)
-    if parts.derivatives:       # dh and dv slopes, each direction's packed per VGPR
-        per = parts.derivatives_per_vgpr
-        words += -(-(gradients // 2) // per) * 2 if per > 1 else gradients
-    return words
-
-
 def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
                  nsa_fields: int = 5) -> tuple[int, int, bool]:
     """(data VGPRs, address VGPRs, whether the addresses are written as single registers) of an
@@ -396,14 +368,6 @@ def export_targets(spec) -> dict[int, str]:
         if target:
             out.update({c: target if lo == hi else f"{target}{c - lo}" for c in range(lo, hi + 1)})
     return out
-
-
-def ray_address_groups(d: InstrDef, a16: bool) -> list[int]:
-    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (two for a
-    "64-bit node pointer": isa.memory_access.node_pointer_dwords), ray extent, origin (x, y, z),
-    direction and inverse direction (x, y, z each; A16 packs the two 16-bit vectors into three
-    VGPRs)."""
-    return [node_pointer_dwords(d), 1, 3] + ([3] if a16 else [3, 3])
 
 
 def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:

@@ -10,6 +10,7 @@ from isa.syntax_conventions import (F16_CONSTANTS, FP_MODS, NO_F16_INLINE, NO_OP
                                     NO_SOURCES, OPSEL_WHOLE_VGPRS,
                                     OPSEL_ON_32BIT_OPERANDS,
                                     SALU_VALUE_SOURCES, T16_SOURCES)
+from isa.memory_registers import IMAGE_DIMS as _IMAGE_DIMS
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
 
 # ---------------------------------------------------------------- operand codes
@@ -37,6 +38,15 @@ PAIR_TEXT = {"vcc_lo": "vcc", "exec_lo": "exec", "flat_scratch_lo": "flat_scratc
 # encodings' 7+1-bit VGPR fields); on the others (gfx12) it prints whole VGPRs v0-v255 and
 # selects halves with op_sel only
 TRUE16_FAMILIES = {"rdna3", "rdna3.5"}
+# Families outside TRUE16_FAMILIES whose 16-bit compares in the 32-bit encoding (VOPC, no DPP)
+# LLVM 22 also reads with halves: its gfx12 v_cmp/v_cmpx_*_16 e32 operands are the true16 Lo128
+# class in the default syntax too, so `v_cmp_eq_f16 vcc_lo, v1.l, v2.h` is taken (all 16-bit VGPR
+# operands halves, or all whole VGPRs) and the VOP3/DPP forms refuse halves. The manual names the
+# halves in exactly these fields (RDNA4 ISA 7.4 "16-bit Math and VGPRs", page 86: "VOP1, VOP2,
+# VOPC Encoding of 16-bit VGPRs: SRC/DST[6:0] = 32-bit VGPR address; SRC/DST[7] = (1=hi, 0=lo
+# half)"); the printer writes halves there when a field's bit 7 selects a high half (LLVM's
+# default syntax prints such a field as v128..v255, "Invalid register", which no line assembles to)
+E32_COMPARE_HALVES = {"rdna4"}
 
 # Per-instruction spellings no manual states (no operands, true16 sources, op_sel, encoding
 # suffixes, f16 constants, float modifiers on integer operands) are isa/syntax_conventions.py's,
@@ -78,8 +88,9 @@ DPP_FIXED_CONTROLS = {0x140: "row_mirror", 0x141: "row_half_mirror"}
 EXPORT_TARGETS = {"MRT": "mrt", "Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
                   "Dual Source Blend Right": "dual_src_blend1"}
 # MIMG DIM field values: LLVM's name, address coordinates and derivative (gradient) components
-MIMG_DIMS = [("1D", 1, 2), ("2D", 2, 4), ("3D", 3, 6), ("CUBE", 3, 4), ("1D_ARRAY", 2, 2), ("2D_ARRAY", 3, 4),
-             ("2D_MSAA", 3, 4), ("2D_MSAA_ARRAY", 4, 4)]
+# (the counts: isa.memory_registers.IMAGE_DIMS, from the manuals' image address tables)
+MIMG_DIMS = [(name, coords, gradients) for name, (coords, gradients) in
+             zip(("1D", "2D", "3D", "CUBE", "1D_ARRAY", "2D_ARRAY", "2D_MSAA", "2D_MSAA_ARRAY"), _IMAGE_DIMS)]
 # MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
 BUFFER_FORMAT_LIMIT = 64
 

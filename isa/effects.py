@@ -26,7 +26,8 @@ A memory instruction's code names its operands ADDR, DATA, VDATA, RETURN_DATA an
 this record does not model: what it reads and writes -- the memory space (LDS, FLAT, GLOBAL,
 SCRATCH, buffer, scalar), read / write / read-modify-write, its register fields with counts and
 the encoding's conditions, EXEC and M0 -- is the generated record
-isa.memory_access.memory_effects(d) (memory_registers(d, fields, traits) for one encoding).
+isa.memory_access.memory_effects(d) (isa.memory_registers.memory_registers(d, fields, traits)
+for one encoding).
 
 Code no loaded family has (a test's own text) is refused (FactsError, the rule for every generated
 fact: isa/fact_tables.py); the generator's reader, isa.gen.effects.effects, reads it."""

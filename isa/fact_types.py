@@ -128,11 +128,15 @@ class MemoryEffects:
     condition for it (None: always; 'saddr' / 'no saddr': SADDR names SGPRs / one of the codes
     that disable it; 'sve': scratch's VGPR address is enabled; 'idxen', 'offen': a buffer's index
     / offset VGPR; 'returns': an atomic that returns the old value (GLC; CDNA's SC0; RDNA4's TH
-    return bit); 'register': SOFFSET names a register, not NULL or a constant). A field named by
+    return bit); 'register': SOFFSET names a register, not NULL or a constant; 'nsa': MIMG's
+    NSA dword is there; 'r128' / 'no r128': a 128-bit / 256-bit image resource). A field named by
     several entries whose conditions hold reads the sum of their registers (a buffer's
-    VADDR: the index, then the offset)."""
+    VADDR: the index, then the offset). An image instruction's counts depend on more fields:
+    'address' (its address VGPRs, by DIM and A16, spread over the address fields present),
+    'data' (by DMASK, D16 and TFE), 'returned' (what an atomic returns), which
+    isa.memory_registers.memory_registers works out for one encoding."""
     space: str | None = None   # 'lds', 'flat', 'global', 'scratch', 'buffer', 'scalar' (constant
-    #                            / scalar data cache); None: not a memory instruction
+    #                            / scalar data cache), 'image'; None: not a memory instruction
     memory: str | None = None  # 'read', 'write', 'read-modify-write' (an atomic); None: no memory
     #                            data moves (ds_swizzle, ds_bpermute, cache control, s_memtime)
     reads: tuple = ()          # register operands read: address, data, SADDR / SBASE / SRSRC, SOFFSET

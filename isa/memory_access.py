@@ -31,7 +31,8 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     gds_only(d)                   # a DS instruction on the global data share / wave sync only (its text takes gds)
     memory_effects(d)             # what it reads and writes: the memory (space; read / write / read-modify-write)
                                   # and its register fields with counts and the encoding's conditions
-    memory_registers(d, fields, traits)   # ... those register operands for one encoding: ({field: n}, {field: n})
+    # isa.memory_registers.memory_registers(d, fields, traits): those register operands for one
+    # encoding, ({field: n}, {field: n}); isa.memory_registers also counts an image's registers
 
 How each is read from the manual is told in isa/gen/memory_access.py. A copy of an InstrDef (the
 same name, format, code and description) is answered as the instruction it copies, code no loaded
@@ -127,38 +128,6 @@ gds_only = _fact("gds_only", "`d` (a DS instruction) works on the global data sh
 memory_effects = _fact("memory_effects", """What a memory instruction reads and writes: its address space, whether it
     reads, writes or both (an atomic), and its register operands with their counts and the
     encoding's condition for each (isa.fact_types.MemoryEffects); MemoryEffects() for any other instruction.""")
-
-
-def memory_registers(d, fields: dict, traits) -> tuple[dict, dict]:
-    """({field: registers read}, {field: registers written}) of memory instruction `d` encoded
-    with `fields` (its field values, as a decoded instruction holds them), by memory_effects'
-    conditions: SADDR against `traits.saddr_off`, SOFFSET a register unless NULL or a constant,
-    an atomic's return by GLC (CDNA: SC0; RDNA4: bit 0 of TH)."""
-    def holds(when) -> bool:
-        if when is None:
-            return True
-        if when in ("saddr", "no saddr"):
-            return (fields.get("SADDR") not in traits.saddr_off) == (when == "saddr")
-        if when == "sve":
-            return bool(fields.get("SVE", fields.get("LDS")))
-        if when in ("idxen", "offen"):
-            return bool(fields.get(when.upper()))
-        if when == "returns":
-            return bool(fields["GLC"] if "GLC" in fields else fields["SC0"] if "SC0" in fields
-                        else fields.get("TH", 0) & 1)
-        if when == "register":
-            if "SOE" in fields:      # CDNA's SMEM: SOE adds SOFFSET's SGPR (IMM=0's OFFSET SGPR is not modelled here)
-                return bool(fields["SOE"])
-            code = fields.get("SOFFSET")
-            return code is not None and code != traits.null and not traits.is_constant(code)
-        raise ValueError(f"{d.name}: unknown operand condition {when!r}")
-    e = memory_effects(d)
-    out = ({}, {})
-    for side, operands in zip(out, (e.reads, e.writes)):
-        for field, count, when in operands:
-            if holds(when):
-                side[field] = side.get(field, 0) + count
-    return out
 
 
 def sample_address(d) -> SampleAddress:

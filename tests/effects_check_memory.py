@@ -18,6 +18,10 @@ an output too (an address register changed to an unmapped address). The findings
 tests/effects_check.py (undeclared_write, undeclared_input, leak; soft: unseen_write,
 no_effect), with memory named `mem:lds`, `mem:scratch`, `mem:global`.
 
+Image instructions (MIMG, VIMAGE, VSAMPLE) have memory records too, but the machine runs none of
+them, so there is nothing to run here: tests/test_isa_image_effects.py holds their register
+counts against LLVM's operands instead.
+
     python -m tests.effects_check_memory                    # every memory instruction, every target
     python -m tests.effects_check_memory --target gfx1151 --per-target 40 --seed 3
 """
@@ -31,7 +35,8 @@ from collections import defaultdict
 import numpy as np
 
 import isa
-from isa.memory_access import memory_effects, memory_registers
+from isa.memory_access import memory_effects
+from isa.memory_registers import memory_registers
 from tests.effects_check import Result, report
 from tests.emu_fuzz import special_dwords
 

@@ -116,10 +116,10 @@ def mc_errors(lines: list[str], arch: str) -> dict[int, tuple[int, str]]:
     return {i: errors[0] for i, (_, errors) in enumerate(mc_items(lines, arch)) if errors}
 
 
-def mc_disassembly(encodings: list[bytes], arch: str) -> list[str]:
+def mc_disassembly(encodings: list[bytes], arch: str, mattr: str | None = None) -> list[str]:
     """llvm-mc --disassemble's text of each instruction's bytes (one instruction each)."""
     import subprocess
-    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "--disassemble"]
+    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "--disassemble"] + ([f"-mattr={mattr}"] if mattr else [])
     text = "\n".join(" ".join(f"0x{b:02x}" for b in e) for e in encodings) + "\n"
     out = subprocess.run(argv, input=text, capture_output=True, text=True).stdout
     lines = [ln.strip() for ln in out.splitlines() if ln.strip() and not ln.strip().startswith(".")]

@@ -58,20 +58,24 @@ def test_lane_moves_take_no_64_bit_encoding_suffix_as_llvm(arch):
 
 
 # RDNA4's text syntax (LLVM 22: 16-bit VALU operands are whole VGPRs) names no VGPR halves: v1.l /
-# v1.h are refused on every instruction ("operands are not valid for this GPU or mode"), while
-# RDNA3 and RDNA3.5 (true16) take them
+# v1.h are refused ("operands are not valid for this GPU or mode") but in a 16-bit compare's 32-bit
+# encoding (dsl.syntax.E32_COMPARE_HALVES: VOPC, whose VGPR fields' bit 7 is the half), while
+# RDNA3 and RDNA3.5 (true16) take them everywhere
 HALVES = ["v_add_nc_u16 v1.h, v2.h, v3.l", "v_fma_f16 v1.h, v2.h, v3.l, v4.l", "v_cvt_f32_f16 v1, v2.h",
           "v_cvt_f32_f16_e64 v1, -v2.h", "v_add_f16_e64 v1.l, v2.h, v3.l", "v_cndmask_b16 v1.h, v2.l, v3.h, s4",
-          "v_cmp_eq_f16_e64 s1, v2.h, v3.l", "v_mul_lo_u16 v1.h, v2.h, v3.l"]
+          "v_cmp_eq_f16_e64 s1, v2.h, v3.l", "v_mul_lo_u16 v1.h, v2.h, v3.l", "v_cmp_eq_f16 vcc_lo, -v2.h, v3.l",
+          "v_cmpx_lt_i16 v2.h, v3.l quad_perm:[0,1,2,3]", "v_add_f16_e32 v1.h, v2.h, v3.l", "v_cvt_f32_f16_e32 v1, v2.h"]
+COMPARE_HALVES = ["v_cmp_eq_f16 vcc_lo, v2.h, v3.l", "v_cmpx_lt_i16_e32 v2.l, v3.h", "v_cmp_class_f16 vcc_lo, s2, v3.h"]
 WHOLE = ["v_add_nc_u16 v1, v2, v3", "v_cvt_f32_f16 v1, v2", "v_cndmask_b16 v1, v2, v3, s4"]
 
 
 @pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
 def test_vgpr_halves_are_taken_only_where_the_syntax_has_them(arch):
-    want = mc_encodings(HALVES + WHOLE, arch)
+    lines = HALVES + COMPARE_HALVES + WHOLE
+    want = mc_encodings(lines, arch)
     assert all(w is not None for w in want[len(HALVES):])
     assert all((w is None) == (arch == "gfx1201") for w in want[:len(HALVES)])
-    assert [_dsl(x, arch) for x in HALVES + WHOLE] == want
+    assert [_dsl(x, arch) for x in lines] == want
 
 
 # a matrix instruction (isa.effects' matrix: WMMA, SWMMAC) takes op_sel_hi exactly where it takes
@@ -192,3 +196,105 @@ def test_gfx9_e64_forms_are_those_llvm_has(arch):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert dsl.disassemble(bytes.fromhex(hx[:8]) + bytes(4), arch).splitlines()[0] == f".long 0x{hx[6:8]}{hx[4:6]}{hx[2:4]}{hx[0:2]}"
+
+
+# a VOPD pair reads at most two scalar values, the select VCC of v_dual_cndmask_b32 (its signature's
+# vcc_in) one of them (the manuals' VOPD restrictions: "at most 2 SGPRs, or 1 SGPR + 1 literal ... VCC
+# counts as one SGPR read"); the same SGPR or literal twice counts once, an inline constant or null not
+VOPD_BUS = [
+    "v_dual_cndmask_b32 v1, v2, v3 :: v_dual_cndmask_b32 v4, s1, v6",
+    "v_dual_cndmask_b32 v1, s2, v3 :: v_dual_cndmask_b32 v4, s1, v6",
+    "v_dual_cndmask_b32 v1, s2, v3 :: v_dual_cndmask_b32 v4, s2, v6",
+    "v_dual_cndmask_b32 v1, vcc_lo, v3 :: v_dual_mov_b32 v4, v6",
+    "v_dual_cndmask_b32 v1, vcc_lo, v3 :: v_dual_mov_b32 v4, s5",
+    "v_dual_cndmask_b32 v1, vcc_lo, v3 :: v_dual_cndmask_b32 v4, vcc_lo, v6",
+    "v_dual_cndmask_b32 v1, vcc_hi, v3 :: v_dual_mov_b32 v4, vcc_lo",
+    "v_dual_cndmask_b32 v106, s30, v2 :: v_dual_add_f32 v141, src_scc, v163",
+    "v_dual_cndmask_b32 v1, src_shared_base, v3 :: v_dual_mov_b32 v4, s6",
+    "v_dual_cndmask_b32 v1, 1.0, v3 :: v_dual_mov_b32 v4, s5",
+    "v_dual_cndmask_b32 v1, 0x1234, v3 :: v_dual_mov_b32 v4, 0x1234",
+    "v_dual_cndmask_b32 v1, 0x1234, v3 :: v_dual_mov_b32 v4, s6",
+    "v_dual_fmaak_f32 v1, s2, v3, 0x1234 :: v_dual_mov_b32 v4, s5",
+    "v_dual_fmaak_f32 v1, s2, v3, 0x1234 :: v_dual_mov_b32 v4, s2",
+    "v_dual_fmamk_f32 v1, s2, 0x1234, v3 :: v_dual_cndmask_b32 v4, v2, v6",
+    "v_dual_mov_b32 v1, 0x1234 :: v_dual_cndmask_b32 v4, s2, v6",
+    "v_dual_mov_b32 v1, src_scc :: v_dual_mov_b32 v2, exec_lo",
+    "v_dual_add_f32 v1, s1, v3 :: v_dual_cndmask_b32 v4, vcc_lo, v6",
+    "v_dual_add_f32 v1, null, v3 :: v_dual_cndmask_b32 v4, s1, v6",
+]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201"])
+def test_vopd_pairs_read_at_most_two_scalar_values(arch):
+    want = mc_encodings(VOPD_BUS, arch)
+    assert sum(w is None for w in want) >= 9 and sum(w is not None for w in want) >= 8
+    got = [_dsl(x, arch) for x in VOPD_BUS]
+    assert got == want, [x for x, g, w in zip(VOPD_BUS, got, want) if g != w]
+
+
+# NEG/NEG_HI on a VOP3P source the manual does not type as a float, in an instruction it types other
+# sources of as floats (isa.facts.modifier_use.neg_abs; dsl.source_modifiers.neg_sources): the 8-bit float
+# sources of RDNA4's dot4 and WMMA ("Only SRC2 can apply NEG/NEG_HI"; "NEG must be set to zero for the
+# A- and B-matrices", RDNA4 ISA 7.7) and SWMMAC's index are refused; integer packed math, the IU dot
+# (NEG is signedness) and v_fma_mix* keep every bit
+NEG_SOURCES = [
+    "v_dot4_f32_bf8_fp8 v78, v3, v2, v18 neg_lo:[0,1,0]", "v_dot4_f32_bf8_fp8 v78, v3, v2, v18 neg_lo:[1,0,0]",
+    "v_dot4_f32_fp8_fp8 v1, v2, v3, v4 neg_hi:[1,0,0]", "v_dot4_f32_bf8_fp8 v78, v3, -v2, v18",
+    "v_dot4_f32_fp8_fp8 v1, -v2, v3, v4",
+    "v_dot4_f32_bf8_fp8_e64_dpp v78, v3, -v2, v18 neg_lo:[0,0,1] neg_hi:[0,0,1] dpp8:[1,4,6,7,7,2,0,6]",
+    "v_wmma_f32_16x16x16_fp8_fp8 v[0:7], v[8:9], v[10:11], v[0:7] neg_lo:[1,0,0]",
+    "v_wmma_f32_16x16x16_bf8_bf8 v[0:7], v[8:9], v[10:11], v[0:7] neg_hi:[0,1,0]",
+    "v_wmma_f32_16x16x16_fp8_fp8 v[0:7], -v[8:9], v[10:11], v[0:7]",
+    "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 neg_lo:[0,0,1]",
+    "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 neg_hi:[0,0,1]",
+    "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], -v20",
+]
+NEG_KEPT = [
+    "v_dot4_f32_bf8_fp8 v78, v3, v2, v18 neg_lo:[0,0,1]", "v_dot4_f32_fp8_fp8 v1, v2, v3, v4 neg_hi:[0,0,1]",
+    "v_dot4_f32_fp8_fp8_e64_dpp v1, v2, v3, v4 neg_lo:[0,0,1] quad_perm:[0,1,2,3]",
+    "v_wmma_f32_16x16x16_bf8_bf8 v[0:7], v[8:9], v[10:11], v[0:7] neg_hi:[0,0,1]",
+    "v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,0,0]",
+    "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 neg_lo:[1,0,0]",
+    "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 neg_hi:[0,1,0]",
+    "v_dot4_i32_iu8 v1, v2, v3, v4 neg_lo:[1,1,0]", "v_pk_add_u16 v1, v2, v3 neg_lo:[1,0]",
+    "v_fma_mix_f32 v1, -v2, v3, v4", "v_dot2_f32_f16 v1, v2, v3, v4 neg_lo:[1,1,1]",
+]
+
+
+def test_vop3p_negation_only_on_float_sources():
+    want = mc_encodings(NEG_SOURCES + NEG_KEPT, "gfx1201")
+    assert want[:len(NEG_SOURCES)] == [None] * len(NEG_SOURCES)
+    assert None not in want[len(NEG_SOURCES):]
+    assert [_dsl(x, "gfx1201") for x in NEG_SOURCES + NEG_KEPT] == want
+    # the DPP form of an 8-bit float source's NEG: LLVM 22 takes it and drops the bit (its bytes are
+    # those without neg_lo), losing what the line says; we refuse it as in the plain form
+    line = "v_dot4_f32_bf8_fp8_e64_dpp v78, v3, v2, v18 neg_lo:[1,0,0] dpp8:[1,4,6,7,7,2,0,6]"
+    assert mc_encodings([line, line.replace(" neg_lo:[1,0,0]", "")], "gfx1201") == \
+        [bytes.fromhex("4e4025cce9044a1c03a17fc1")] * 2
+    assert _dsl(line, "gfx1201") is None
+
+
+# neg/abs on a number in a 32-bit VALU encoding's src0 (no modifier bits there): LLVM 22 folds them
+# into the number (abs clears, neg flips the sign bit: of the double a float is read as, of an
+# integer at the operand's width) and keeps the 32-bit encoding, also when no suffix is written;
+# not on an integer operand, lit(...), a register, nor where the instruction has no VOP3 form
+FOLDED = [
+    "v_add_f32 v1, |-1.0|, v2", "v_add_f32 v1, -|2.0|, v2", "v_add_f32 v1, neg(2.0), v2", "v_add_f16 v1, |-1.0|, v2",
+    "v_cmp_lt_f32 vcc_lo, |-1.0|, v2", "v_ldexp_f16_e32 v23, |59|, v126", "v_ldexp_f16_e32 v23, |-1|, v126",
+    "v_add_f32_e32 v1, |-2|, v2", "v_add_f32_e32 v1, |0x92345678|, v2", "v_add_f32_e32 v1, -|16|, v2",
+    "v_add_f32_e32 v1, |0xbf800000|, v2", "v_add_f32_e32 v1, neg(0), v2", "v_add_f16_e32 v1, neg(0x3c00), v2",
+    "v_sqrt_f64 v[0:1], |-1.0|", "v_cndmask_b32 v1, |-1.0|, v2, vcc_lo", "v_cmpx_lt_f32 |-1.0|, v2",
+    "v_add_f32_e64 v1, |-1.0|, v2", "v_fma_f32 v1, |-1.0|, v2, v3", "v_add_f32 v1, v2, |-1.0|",
+    "v_add_f32 v1, |-1.0|, v2 mul:2",
+]
+NOT_FOLDED = ["v_add_f32_e32 v1, |0x1ffffffff|, v2", "v_add_nc_u32 v1, |-1|, v2", "v_mov_b32 v1, |-1.0|",
+              "v_fmaak_f32 v1, |-1.0|, v2, 0x1234", "v_fmamk_f32 v1, neg(1.0), 0x1234, v2", "v_add_f32_e32 v1, |s1|, v2",
+              "v_add_f32_dpp v1, |-1.0|, v2 quad_perm:[0,1,2,3]"]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201"])
+def test_modifiers_on_a_number_fold_into_it_in_the_32_bit_encoding(arch):
+    want = mc_encodings(FOLDED + NOT_FOLDED, arch)
+    assert None not in want[:len(FOLDED)] and want[len(FOLDED):] == [None] * len(NOT_FOLDED)
+    assert [len(w) for w in want[:5]] == [4] * 5     # no suffix, an inline result: the 32-bit encoding
+    assert [_dsl(x, arch) for x in FOLDED + NOT_FOLDED] == want

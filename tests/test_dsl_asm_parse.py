@@ -40,6 +40,7 @@ TRICKY = ["s_mov_b32 s0, v1[2]", "v_mov_b32 v1, 1.5e3", "v_mov_b32 v1, 0x1e5", "
           "v_add_f32 v1, 1.5 -v2", "v_add_f32 v1, vcc_lo -v3", "v_add_f32 v1, v2 -|v3|", "v_add_f32 v1,-v2.l -v3",
           "v_add_f32 v1, -v2|v3", "v_add_f32 v1, |-1|, -|-v[2:3]|", "v_add_f32 v1, -0x10, |1.5e3|, -1e",
           "v_add_f32 v1, - v2, | v3 |", "v_add_f32 v1, -|v2|(", "v_add_f32 v1, -v2:1", "v_add_f32 v1, --v2, -|v3|", "v_add_f32 v1, --1, v2", "v_add_f32 v1, -(-1), v2",
+          "v_add_f32 v1, -|-1|, v3",
           "v_nop-1", "v_add_f32 v1, -vcc, |exec_lo|, -4.0", "v_add_f32 v1, -v2[1], -s[2:3]x, -|v1|:: v_nop",
           "v_add_f32 v1, neg(v2), abs(-v3)", "v_add_f32 v1, -abs(v2), v3", "v_add_f32 v1, |-v2|, v3",
           "v_add_f32 v1, neg(abs(v2)), v3", "v_add_f32 v1, neg(v2), v3", "s_mov_b32 s0, -(1)",
@@ -53,7 +54,6 @@ TRICKY = ["s_mov_b32 s0, v1[2]", "v_mov_b32 v1, 1.5e3", "v_mov_b32 v1, 0x1e5", "
 # LLVM and dsl.assemble differ on these lines, each for a reason that is not the parser's reading
 KNOWN = {
     "s_version 2 | UC_VERSION_W32_BIT": "an or-bar with blanks around it after a number is read as |abs| bars",
-    "v_add_f32 v1, -|-1|, v3": "LLVM folds the bars and sign of an integer constant into it; dsl encodes them",
     "s_mov_b32 s0, foo - 4": "a symbol's value needs a code object: dsl.assemble refuses, runtime.asm_module relocates",
 }
 

@@ -255,15 +255,13 @@ KNOWN = [
     ("gfx950", "refuses", _has(r"^v_cvt_(sr_bf16_f32|scalef32_\w+) .*(mul|div):"),
      "output modifiers on CDNA4's new conversions to bf16/fp4/fp8: LLVM 22 gives them no OMOD operand; the "
      "manual types their results as floats, which take it"),
-    ("gfx1", "accepts", _has(r"src_shared_base|\|\d+\|"),
-     "LLVM 22 takes an aperture (src_shared_base) as a WMMA accumulator and folds |59| into the constant on a "
-     "32-bit encoding; we refuse both (an aperture is no inline constant; the 32-bit encoding has no ABS bit)"),
-    ("gfx1", "refuses", _has(r"_e64_dpp .*(, s\d+|, -\|s\d+\||, exec_hi|, 0\.5|, 0xffffffff|, -v\d+, v\d+ neg)|"
-                             r"^v_dual_.*src_scc"),
-     "VOP3P DPP and VOPD sources LLVM 22 refuses (a scalar, a constant or a negated source in a DPP "
-     "v_fma_mix/v_dot source, src_scc in a VOPD half); our RDNA encoder takes them: the manuals' DPP sections "
-     "limit only src0 (the DPP word's SRC0 is a VGPR) and RDNA4's VOPD SRCX0 table lists SCC "
-     "(tests/test_dsl_dpp_availability_sweep.py lists the DPP ones by instruction)"),
+    ("gfx1", "accepts", _has(r"src_shared_base"),
+     "LLVM 22 takes an aperture (src_shared_base) as a WMMA accumulator; we refuse it (an aperture is no "
+     "inline constant)"),
+    ("gfx1", "refuses", _has(r"_e64_dpp .*(, s\d+|, -\|s\d+\||, exec_hi|, 0\.5|, 0xffffffff|, -v\d+, v\d+ neg)"),
+     "VOP3P DPP sources LLVM 22 refuses (a scalar, a constant or a negated source in a DPP v_fma_mix/v_dot "
+     "source; 0xffffffff where it takes -1); our RDNA encoder takes them: the manuals' DPP sections limit only "
+     "src0 (the DPP word's SRC0 is a VGPR) (tests/test_dsl_dpp_availability_sweep.py lists them by instruction)"),
     ("gfx1201", "accepts", _has(r"^flat_atomic_\w+ v\[\d+:\d+\], v\d+ offset:\d+ th:TH_ATOMIC_RETURN$"),
      "an RDNA4 flat atomic with TH_ATOMIC_RETURN and two operands: LLVM 22 reads the address pair as the "
      "result too; we require the result, address and data operands"),

@@ -36,6 +36,7 @@ def test_memory_effects_agree_with_the_emulator(target):
 def _wrong(monkeypatch, name: str, change):
     """The checker with the model of `name` changed by `change(MemoryEffects) -> MemoryEffects`."""
     import isa.memory_access as ma
+    import isa.memory_registers as mr
     import tests.effects_check_memory as ecm
     real = ma.memory_effects
 
@@ -43,7 +44,8 @@ def _wrong(monkeypatch, name: str, change):
         e = real(d)
         return change(e) if d.name == name else e
     monkeypatch.setattr(ecm, "memory_effects", wrong)
-    monkeypatch.setattr(ma, "memory_effects", wrong)     # (memory_registers reads it too)
+    monkeypatch.setattr(ma, "memory_effects", wrong)
+    monkeypatch.setattr(mr, "memory_effects", wrong)     # (memory_registers reads it too)
     return MemoryChecker("gfx1100")
 
 

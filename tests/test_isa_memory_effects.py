@@ -12,10 +12,11 @@ import subprocess
 import pytest
 
 import isa
-from isa.memory_access import MemoryEffects, memory_effects, memory_registers
+from isa.memory_access import MemoryEffects, memory_effects
+from isa.memory_registers import memory_registers
 
 FAMILIES = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4")
-MEMORY_ROLES = ("lds", "lds_param", "flat", "buffer", "smem")
+MEMORY_ROLES = ("lds", "lds_param", "flat", "buffer", "smem", "image")
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -31,11 +32,13 @@ def test_every_named_field_is_a_field_of_the_format(family):
             continue
         counted += 1
         fields = {name for name, *_ in spec.formats[d.format].fields}
-        assert e.space in ("lds", "flat", "global", "scratch", "buffer", "scalar"), (d.name, e)
+        assert e.space in ("lds", "flat", "global", "scratch", "buffer", "scalar", "image"), (d.name, e)
         assert e.memory in (None, "read", "write", "read-modify-write"), (d.name, e)
         for field, count, when in e.reads + e.writes:
-            assert field in fields and count >= 1, (family, d.name, field, count)
-            assert when in (None, "saddr", "no saddr", "sve", "idxen", "offen", "returns", "register"), (d.name, when)
+            image_count = count in ("address", "data", "returned") and e.space == "image"
+            assert field in fields and (image_count or count >= 1), (family, d.name, field, count)
+            assert when in (None, "saddr", "no saddr", "sve", "idxen", "offen", "returns", "register", "nsa",
+                            "r128", "no r128"), (d.name, when)
         assert set(e.partial) <= {f for f, _, _ in e.writes}
         assert ("EXEC" in e.implicit) == (e.space != "scalar"), d.name
     assert counted > 100

@@ -448,6 +448,24 @@ _MEMORY_FORMATS = {
     "SMEM": ("scalar", None, "SDATA", "SDATA", "SBASE", "SOFFSET"),
 }
 _MEMORY = {"load": "read", "store": "write", "atomic": "read-modify-write"}
+# each image format's address fields in order, each with its condition (MIMG's ADDR1..ADDR4 sit in
+# the NSA dword: "Non-sequential address. Specifies that an additional instruction DWORD exists
+# holding up to 4 unique VGPR addresses"; RDNA4's VADDR0-4 are always there), its data, resource
+# and sampler fields
+_IMAGE_FORMATS = {
+    "MIMG": ((("VADDR", None),) + tuple((f"ADDR{i}", "nsa") for i in range(1, 5)), "VDATA", "SRSRC", "SSAMP"),
+    "VIMAGE": (tuple((f"VADDR{i}", None) for i in range(5)), "VDATA", "RSRC", None),
+    "VSAMPLE": (tuple((f"VADDR{i}", None) for i in range(4)), "VDATA", "RSRC", "SAMP"),
+}
+# "DATA is the first of 10 destination VGPRs" (RDNA4's dual and BVH8 ray queries, which also
+# write back the ray's origin and direction: "the ray origin and ray direction components of
+# vgpr_a are modified"); the single-node queries: "instruction returns all four DWORDs"
+# (IMAGE_BVH64_INTERSECT_RAY: "See IMAGE_BVH_INTERSECT_RAY for basic information including restrictions")
+_RAY_RESULTS_SAID = re.compile(r"\bfirst of (\d+) destination VGPRs\b|\breturns all (four) DWORDs\b|"
+                               r"\bSee IMAGE_BVH_INTERSECT_RAY for basic information\b", re.I)
+# the address layout of RDNA4's dual and BVH8 queries (A16 is not supported), in the code block
+# or the description: "7 VADDR3[0] = ray_dir.x (float32, input and output parameter)"
+_RAY_LAYOUT = re.compile(r"\b(VADDR\d)\[(\d+)\]\s*=\s*[^()\n]*\(([^)]*)\)")
 _NAMES_M0 = re.compile(r"\bM0\b")
 # "Add (count_bits(exec_mask)) to the value stored in DS memory at (M0.base + instr_offset)"
 _UPDATES_SAID = re.compile(r"\b(?:add|subtract)\b[^.]*\b(?:to|from) the value stored in DS memory\b", re.I)
@@ -469,8 +487,9 @@ def memory_effects(d) -> MemoryEffects:
     description names it; EXEC for every vector memory instruction. A load "into a data share"
     (CDNA's *_LOAD_LDS_*, isa.gen.descriptions.loads_to_lds) writes no register but LDS, at the
     address M0 gives (the CDNA3 manual's FLAT operand table, 10.1 page 86: "Implied use of M0 for SCRATCH and
-    GLOBAL only when LDS=1. Provides the LDS address-offset."). Image formats are not covered
-    (their address registers depend on the dimension): MemoryEffects() there."""
+    GLOBAL only when LDS=1. Provides the LDS address-offset."). Image formats: _image_effects."""
+    if d.format in _IMAGE_FORMATS:
+        return _image_effects(d)
     layout = _MEMORY_FORMATS.get(d.format)
     if layout is None:
         return MemoryEffects()
@@ -526,6 +545,70 @@ def memory_effects(d) -> MemoryEffects:
         return MemoryEffects(space, memory, tuple(reads), (), (), tuple(dict.fromkeys(implicit + ("M0",))), True)
     partial = tuple(field for field, _, _ in writes) if access.d16 else ()
     return MemoryEffects(space, memory, tuple(reads), tuple(writes), partial, implicit)
+
+
+def _image_effects(d) -> MemoryEffects:
+    """What an image instruction (MIMG; RDNA4's VIMAGE, VSAMPLE) reads and writes. Memory:
+    space 'image', by memory_access(d, image=True)'s direction (a store writes, an atomic
+    read-modify-writes, every other reads: load, sample, gather, get_lod, a ray query's BVH
+    nodes), none for image_get_resinfo, which returns the resource's description
+    (resource_info). Registers, by the format's fields: the address over the address fields
+    (count 'address': isa.memory_registers.address_fields by DIM, A16, the name's suffixes and NSA;
+    MIMG's NSA dword fields only with NSA), the resource (the field text: "SGPR to supply T#
+    (resource constant) in 4 or 8 consecutive SGPRs", R128 "1 = 128bit, 0 = 256bit"; a ray query
+    4: "The instruction must be encoded with R128=1"), the sampler's 4 SGPRs (takes_sampler),
+    the data a store or atomic sends and a load writes (count 'data': by DMASK, D16 and TFE), an
+    atomic's pre-operation value when it returns it ('returned': the data, halved for a
+    compare-and-swap, whose data is value and compare), a ray query's results ("returns all four
+    DWORDs"; the 64-bit query: "See IMAGE_BVH_INTERSECT_RAY for basic information"); its data
+    register is written in part (D16's 16-bit halves). EXEC. RDNA4's dual and BVH8 ray queries:
+    _wide_ray_effects."""
+    addresses, data, rsrc, samp = _IMAGE_FORMATS[d.format]
+    access = memory_access(d, True)
+    description = d.description or ""
+    ray = ray_query(d)
+    said = _RAY_RESULTS_SAID.search(description) if ray else None
+    if ray and said is None:
+        return MemoryEffects()
+    if ray and said.group(1):
+        return _wide_ray_effects(d, int(said.group(1)), data, rsrc)
+    memory = None if resource_info(d) else _MEMORY.get(access.direction)
+    reads = [(field, "address", when) for field, when in addresses]
+    reads += [(rsrc, 4, None)] if ray else [(rsrc, 8, "no r128"), (rsrc, 4, "r128")]
+    if samp is not None and takes_sampler(d):
+        reads.append((samp, 4, None))
+    writes = []
+    if memory in ("write", "read-modify-write"):
+        reads.append((data, "data", None))
+    if ray:
+        writes.append((data, 4, None))
+    elif memory == "read-modify-write":
+        writes.append((data, "returned", "returns"))
+    elif access.direction == "load":
+        writes.append((data, "data", None))
+    partial = (data,) if writes and not ray else ()
+    return MemoryEffects("image", memory, tuple(reads), tuple(writes), partial, ("EXEC",))
+
+
+def _wide_ray_effects(d, results: int, data: str, rsrc: str) -> MemoryEffects:
+    """RDNA4's IMAGE_BVH_DUAL_INTERSECT_RAY and IMAGE_BVH8_INTERSECT_RAY: "DATA is the first of 10
+    destination VGPRs"; the address fields by the manual's layout ("0 VADDR0[0] = bvh_base[31:0]
+    (first part of uint64, input)" ... "10 VADDR4[0] = node_pointer", each field's VGPRs its
+    highest index plus one); the fields marked "input and output parameter" (the ray's origin and
+    direction: "If an instance node is tested then the ray origin and ray direction components of
+    vgpr_a are modified") are written as well, in part (only for an instance node); "The
+    instruction must be encoded with R128=1": 4 SGPRs of resource."""
+    layout: dict[str, int] = {}
+    written = []
+    for field, index, said in _RAY_LAYOUT.findall((d.pcode or "") + "\n" + (d.description or "")):
+        layout[field] = max(layout.get(field, 0), int(index) + 1)
+        if "output" in said and field not in written:
+            written.append(field)
+    if not layout:
+        return MemoryEffects()
+    reads = tuple((field, layout[field], None) for field in sorted(layout)) + ((rsrc, 4, None),)
+    writes = ((data, results, None),) + tuple((field, layout[field], None) for field in written)
+    return MemoryEffects("image", "read", reads, writes, tuple(written), ("EXEC",))
 
 
 # the facts the generator writes to isa/generated/<family>/memory_access.py, each a function of an InstrDef

@@ -1,0 +1,134 @@
+"""The register operands of a memory instruction for one encoding: memory_registers resolves
+its memory record (isa.memory_access.memory_effects) by the encoding's fields. An image
+instruction's counts depend on more fields: its data VGPRs by DMASK / D16 / TFE, its address
+VGPRs by DIM / A16 and the name's suffixes, and how NSA spreads the addresses over the address
+fields; the assembler and disassembler (dsl/signature.py) write the widths LLVM writes with them.
+
+    from isa.memory_registers import memory_registers, image_data_dwords, image_address_words
+    memory_registers(d, fields, spec.traits)                    # ({field: read}, {field: written})
+    image_data_dwords(d, dmask=0b1011, d16=False, tfe=1)        # 4: three channels and the status dword
+    image_address_words(d, *IMAGE_DIMS[1], a16=False)            # 2D: s, t (plus what the suffixes add)
+    address_fields(d, fields, ["VADDR0", "VADDR1", "VADDR2"])   # {field: registers} of one encoding
+
+IMAGE_DIMS: per DIM field code (RDNA4's DIM field, section 10.1: "0: 1D 4: 1d array 1: 2D 5: 2d
+array 2: 3D 6: 2d MSAA 3: cube 7: 2d MSAA array"), the address coordinates (the "acnt" column of
+"Image Opcodes with No Sampler" plus one: RDNA4 10.2, printed page 120) and the derivative
+components a gradient sample takes (dx/dh, dx/dv, ... of "Image Opcodes with a Sampler", RDNA4
+10.3, page 121: two per coordinate but a cube's face and an array's slice). Written here, not
+generated: the Markdown conversion scrambles the acnt table's columns (left to do: read it);
+tests/test_isa_image_effects.py holds these against LLVM 22's image operands."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .memory_access import (gathers_four, memory_access, memory_effects, mip_level, node_pointer_dwords, ray_query,
+                            resource_info, sample_address)
+
+# DIM code -> (address coordinates, derivative components): 1D, 2D, 3D, cube, 1D array, 2D array,
+# 2D MSAA, 2D MSAA array
+IMAGE_DIMS = ((1, 2), (2, 4), (3, 6), (3, 4), (2, 2), (3, 4), (3, 4), (4, 4))
+
+
+def image_data_dwords(d, dmask: int, d16: bool, tfe: int) -> int:
+    """Data VGPRs of an image instruction: one per DMASK channel (gathers and MSAA loads return
+    four texels of one channel: isa.memory_access.gathers_four), halved for D16 (two 16-bit
+    channels a VGPR), plus the TFE status dword. LWE adds none: LLVM 22 refuses a data operand
+    one wider for LWE ("image data size does not match dmask, d16 and tfe") and its corpora's
+    LWE rows hold the channels alone (tests/test_isa_image_effects.py)."""
+    if gathers_four(d):
+        return (2 if d16 else 4) + tfe
+    n = max(1, bin(dmask).count("1"))
+    return (n + 1) // 2 + tfe if d16 else n + tfe
+
+
+@lru_cache(maxsize=None)
+def image_address_words(d, coords: int, gradients: int, a16: bool) -> int:
+    """Address VGPRs of an image instruction: what its suffixes add by the manual's suffix key
+    (isa.memory_access.sample_address, generated from tables["sample_suffixes"]: bias, z-compare and
+    offsets a dword each, derivatives, packed two per VGPR with _G16, lod and clamp a body
+    component) around the coordinates, to which a mip level adds one as well
+    (isa.memory_access.mip_level: "user-specified miplevel"); A16 packs the body two per dword.
+    image_get_resinfo takes only the mip level (isa.memory_access.resource_info)."""
+    parts = sample_address(d)
+    comps = 0 if resource_info(d) else coords
+    comps += parts.body or mip_level(d)
+    words = parts.extra + (-(-comps // 2) if a16 else comps)
+    if parts.derivatives:       # dh and dv slopes, each direction's packed per VGPR
+        per = parts.derivatives_per_vgpr
+        words += -(-(gradients // 2) // per) * 2 if per > 1 else gradients
+    return words
+
+
+def ray_address_groups(d, a16: bool) -> list[int]:
+    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (two for a
+    "64-bit node pointer": isa.memory_access.node_pointer_dwords), ray extent, origin (x, y, z),
+    direction and inverse direction (x, y, z each; A16 packs the two 16-bit vectors into three
+    VGPRs) -- the descriptions' VGPR layout ("11 address VGPRs ... only 8 address VGPRs are used")."""
+    return [node_pointer_dwords(d), 1, 3] + ([3] if a16 else [3, 3])
+
+
+def address_fields(d, fields: dict, names: list) -> dict:
+    """{address field: VGPRs} of image instruction `d` encoded with `fields`, over its address
+    fields `names` in order (one only without NSA): one VGPR a field (a ray query: one operand
+    group a field), the last field used taking what remains as consecutive VGPRs."""
+    a16 = bool(fields.get("A16"))
+    if ray_query(d):
+        groups = ray_address_groups(d, a16)
+    else:
+        coords, gradients = IMAGE_DIMS[fields.get("DIM", 0) & 7]
+        groups = [1] * image_address_words(d, coords, gradients, a16)
+    used = min(len(names), len(groups))
+    out = {name: groups[i] for i, name in enumerate(names[:used - 1])}
+    out[names[used - 1]] = sum(groups[used - 1:])
+    return out
+
+
+def memory_registers(d, fields: dict, traits) -> tuple[dict, dict]:
+    """({field: registers read}, {field: registers written}) of memory instruction `d` encoded
+    with `fields` (its field values, as a decoded instruction holds them), by memory_effects'
+    conditions: SADDR against `traits.saddr_off`, SOFFSET a register unless NULL or a constant,
+    an atomic's return by GLC (CDNA: SC0; RDNA4: bit 0 of TH), an image's NSA and R128. An
+    image instruction's counts by its fields (address_fields, image_data_dwords): 'address'
+    spread over the address fields whose conditions hold (MIMG's NSA dword fields ADDR1..ADDR4 belong in `fields`
+    too: a decoded instruction's `extra`), 'data' by DMASK, D16 and TFE, 'returned' the data
+    an atomic returns (half of a compare-and-swap's)."""
+    def holds(when) -> bool:
+        if when is None:
+            return True
+        if when == "nsa":
+            return bool(fields.get("NSA"))
+        if when in ("r128", "no r128"):
+            return bool(fields.get("R128")) == (when == "r128")
+        if when in ("saddr", "no saddr"):
+            return (fields.get("SADDR") not in traits.saddr_off) == (when == "saddr")
+        if when == "sve":
+            return bool(fields.get("SVE", fields.get("LDS")))
+        if when in ("idxen", "offen"):
+            return bool(fields.get(when.upper()))
+        if when == "returns":
+            return bool(fields["GLC"] if "GLC" in fields else fields["SC0"] if "SC0" in fields
+                        else fields.get("TH", 0) & 1)
+        if when == "register":
+            if "SOE" in fields:      # CDNA's SMEM: SOE adds SOFFSET's SGPR (IMM=0's OFFSET SGPR is not modelled here)
+                return bool(fields["SOE"])
+            code = fields.get("SOFFSET")
+            return code is not None and code != traits.null and not traits.is_constant(code)
+        raise ValueError(f"{d.name}: unknown operand condition {when!r}")
+    e = memory_effects(d)
+    out: tuple[dict, dict] = ({}, {})
+    addresses = [field for field, count, when in e.reads if count == "address" and holds(when)]
+    for side, operands in zip(out, (e.reads, e.writes)):
+        for field, count, when in operands:
+            if not holds(when):
+                continue
+            if count == "address":
+                count = address_fields(d, fields, addresses).get(field, 0)
+            elif count in ("data", "returned"):
+                n = image_data_dwords(d, fields.get("DMASK", 0), bool(fields.get("D16")), fields.get("TFE", 0))
+                access = memory_access(d, True)
+                if count == "returned" and access.data_dwords and access.result_dwords:
+                    n = n * access.result_dwords // access.data_dwords
+                count = n
+            if count:
+                side[field] = side.get(field, 0) + count
+    return out
