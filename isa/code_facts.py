@@ -12,8 +12,8 @@ the memory word's type as written (u, u32, i64, b, f32: signedness and float-nes
 type's), and returns_old says the code loads the word into tmp first and returns tmp
 (`tmp = MEM[A].T; ...; RETURN_DATA = tmp`).
 
-Code the grammar does not parse has none of these shapes, except ds_swizzle_b32's offset pattern
-(`offset_pattern`), whose code is written in a C-like notation of its own.
+Code the grammar does not parse (isa.errata.NOT_CODE: prose, examples, informal notation) has none
+of these shapes.
 
 These functions parse; the generator calls them once per instruction of the manuals
 (isa/gen/facts.py) and commits the answers (isa/generated/<family>/facts.py), which every other
@@ -165,17 +165,23 @@ def _is_address(node) -> bool:
     return name_of(node) == "ADDR" or _field(node, "ADDR") is not None
 
 
-_JOINED = re.compile(r"\b(\w+)\s*=\s*offset1:offset0\s*;")
-
-
 def offset_pattern(pcode: str | None) -> bool:
-    """The code joins the instruction's offset fields into one value (`offset = offset1:offset0`)
-    and takes bit ranges of it (`mask = offset[4:0]`, `thread_in[i + offset[1:0]]`): the offset is
-    a bit pattern the code interprets (ds_swizzle_b32's lane pattern), not a byte count added to
-    an address. That code is written in a C-like notation the grammar does not read, so this one
-    fact reads its text."""
-    m = _JOINED.search(re.sub(r"//[^\n]*", "", pcode or ""))
-    return m is not None and re.search(rf"\b{m.group(1)}\s*\[", pcode[m.end():]) is not None
+    """The code joins the instruction's offset fields into one value (`offset = offset1:offset0`,
+    the C-like notation's `{ offset1, offset0 }`) and takes bit ranges of it (`mask = offset[4:0]`,
+    `thread_in[i + offset[1:0]]`): the offset is a bit pattern the code interprets (ds_swizzle_b32's
+    lane pattern), not a byte count added to an address."""
+    joined = None
+    for kind, s in _statements(pcode):
+        a = assignment(s) if kind == "statement" else None
+        if joined is None and a is not None and a[1] == "=" and name_of(a[0]) is not None \
+                and isinstance(a[2], Tree) and a[2].data == "concat" \
+                and [name_of(c) for c in a[2].children] == ["offset1", "offset0"]:
+            joined = name_of(a[0])
+            continue
+        if joined is not None and any(n.data in ("slice", "index") and name_of(n.children[0]) == joined
+                                      for n in walk(s)):
+            return True
+    return False
 
 
 def _dword_offset(index) -> int | None:
@@ -340,8 +346,8 @@ _CALL = re.compile(r"\b([vsVS]_\w+)\s*\(")
 
 def instruction_calls(pcode: str | None) -> tuple:
     """The other instructions the code calls as functions (`v_max_f32(...)`, `v_min_f32(...)`),
-    as written, sorted, once each; in code the grammar does not parse, every such call its text
-    names (RDNA4's s_barrier_wait calls s_nop)."""
+    as written, sorted, once each (RDNA4's s_barrier_wait calls s_nop); in a block that is not code
+    (isa.errata.NOT_CODE), every such call its text names."""
     if pcode and tree(pcode) is None:
         return tuple(sorted(set(_CALL.findall(re.sub(r"//[^\n]*", "", pcode)))))
     return tuple(sorted({str(n.children[0]) for _, s in _statements(pcode) for n in walk(s)

@@ -1121,3 +1121,44 @@ ERRATA += tuple(
             f"The conversion's {name} entry describes the product in words but has no formula line; "
             f"its name gives the shape by the manual's naming rule (V_MFMA_[out]_[M]X[N]X[K]_[B]B_[in]); {evidence}.")
     for arch, name, formula, page, evidence in _LOST_MATRIX_FORMULA)
+
+
+# Manual entries whose pseudocode block is not code in the pseudocode language (isa/pcode/pcode.lark):
+# name -> ({family: page of its Instructions-chapter entry}, what the block is, the line the code
+# starts at or None). What each is: "prose" (sentences or a field layout set as code), "example"
+# (an assembly listing), "table" (a register layout), "informal" (code in words the language has no
+# rule for: `countbits(valid mask)`, `Increment stack_index`, `find first valid (vector mask)`,
+# `for i = 0..2 do`, a tuple target, `if` without `then`), "prose before code" (a table of patterns,
+# then code from the line given). The generator (isa/gen/build.py) stops when a block outside this
+# table does not parse, when a listed block parses (or, prose before code, its code does not), or
+# when its page differs; gen/effects.code_text reads a "prose before code" block from its code's
+# first line, and reads every other listed block conservatively (gen/effects.py: every operand named
+# is read, every register it could assign written in part). The emulator runs these instructions by
+# hand-written semantics (emu/handwritten/).
+NOT_CODE = {
+    "S_SLEEP": ({"rdna4": 276}, "prose", None),           # "Determines the sleep duration. ..."
+    "S_CLAUSE": ({"rdna4": 276}, "prose", None),          # "This field is set to the number of instructions ..."
+    "S_WAIT_EVENT": ({"rdna4": 276}, "prose", None),      # "If this value is ONE then sleep until ..."
+    "S_WAIT_LOADCNT_DSCNT": ({"rdna4": 276}, "prose", None),     # "Wait for DSCNT <= N. ..."
+    "S_WAIT_STORECNT_DSCNT": ({"rdna4": 276}, "prose", None),
+    # RDNA4: the INSTID/INSTSKIP field values in words, then an assembly example; RDNA3/3.5: the example
+    "S_DELAY_ALU": ({"rdna3": 245, "rdna3.5": 261, "rdna4": 276}, "prose", None),
+    "S_WAITCNT": ({"cdna3": 138, "cdna4": 150}, "prose", None),  # "SIMM16[3:0] = vmcount (vector memory operations) ..."
+    "S_CODE_END": ({"rdna3": 248, "rdna3.5": 264, "rdna4": 276}, "example", None),   # "s_endpgm // last real ..."
+    "IMAGE_BVH64_INTERSECT_RAY": ({"rdna4": 650}, "table", None),     # "0 VADDR0[0] = node_pointer[31:0] (uint32)"
+    "IMAGE_BVH_DUAL_INTERSECT_RAY": ({"rdna4": 650}, "table", None),
+    "DS_APPEND": ({"rdna3": 526, "rdna3.5": 560, "rdna4": 585}, "informal", None),   # countbits(valid mask)
+    "DS_CONSUME": ({"rdna3": 525, "rdna3.5": 559, "rdna4": 585}, "informal", None),
+    "DS_ADD_GS_REG_RTN": ({"rdna3": 537, "rdna3.5": 572}, "informal", None),   # `if OFFSET0[5:2] > 7` without then
+    "DS_SUB_GS_REG_RTN": ({"rdna3": 538, "rdna3.5": 573}, "informal", None),
+    "DS_BVH_STACK_RTN_B32": ({"rdna3": 541, "rdna3.5": 576}, "informal", None),   # for i = 0..2 do
+    "DS_GWS_INIT": ({"cdna3": 418}, "informal", None),     # find_first_valid(vector mask), DATA[thread: index]
+    "DS_GWS_BARRIER": ({"cdna3": 418}, "informal", None),
+    # CDNA's entry lists swizzle patterns ("Offset[4:0]: Swizzle", "SWAPX16 : xor_mask = 0x10, ...")
+    # before the C-like code RDNA's entries give alone
+    "DS_SWIZZLE_B32": ({"cdna3": 418, "cdna4": 465}, "prose before code", "offset = offset1:offset0;"),
+}
+# what a NOT_CODE block says about memory in its own words: DS_BVH_STACK_RTN_B32 pushes
+# (`MEM[stack_base + stack_index] = DATA1[i]`) and pops (`VGPR_RTN = MEM[stack_base + stack_index]`)
+# LDS (RDNA3 page 541, RDNA3.5 page 576): it reads and writes memory, an atomic's direction
+NOT_CODE_MEMORY = {"DS_BVH_STACK_RTN_B32": "atomic"}

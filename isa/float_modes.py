@@ -1,5 +1,6 @@
 """Which float operands of an instruction MODE.FP_DENORM flushes and whether MODE.FP_ROUND
-rounds its float results, read from the instruction's pseudocode (RDNA3 manual "Denormalized
+rounds its float results, read from the syntax tree of the instruction's pseudocode (the one
+grammar, isa/pcode/pcode.lark, as isa/gen/effects.tree reads it; RDNA3 manual "Denormalized
 and Rounding Modes"; the same MODE fields on every family).
 
     from isa.float_modes import float_modes
@@ -9,21 +10,23 @@ and Rounding Modes"; the same MODE fields on every family).
 
 What the pseudocode says, and what follows:
 - *packed*: a float is read or written as a bit range of a register (`S0[31 : 16].f16`,
-  `D0[15 : 0].f16`) or the sources are an array (`S[i]`, v_fma_mix): the registers hold
+  `D0[15 : 0].f16 = fma(...)`) or the sources are an array (`S[i]`, v_fma_mix): the registers hold
   packed halves or mixed formats, not one float of the register's width (v_pk_*, v_dot*,
   v_cvt_pk_*, v_fma_mix*). Neither flushed as whole registers nor rounded by MODE here.
-- *matrix*: the operands are (MxN) matrices (WMMA, MFMA/SMFMAC): the matrix core applies the
-  manual's own per-variant rules (emu/handwritten/). Neither flushed nor rounded by MODE.
-- *classifies*: the pseudocode tests `exponent(x)` against a bound and writes no float:
+- *matrix*: the operands are (MxN) matrices (WMMA, MFMA/SMFMAC: isa/gen/effects.py's `matrix`
+  and `shapes`, and CDNA's formula `D = A (32x8) * B (8x32) + C (32x32)`): the matrix core applies
+  the manual's own per-variant rules (emu/handwritten/). Neither flushed nor rounded by MODE.
+- *classifies*: the pseudocode compares `exponent(x)` with a bound and writes no float:
   it reports the class of its float source (v_cmp_class), which a flushed input would change.
   Not flushed (rounding does not arise: no float result).
-- *own rounding*: the pseudocode sets ROUND_MODE itself (v_cvt_pk_rtz: toward zero), or the
+- *own rounding*: the pseudocode assigns ROUND_MODE itself (v_cvt_pk_rtz: toward zero), or the
   description says the instruction rounds toward zero (v_interp_*_rtz_*, v_trunc_*).
 - *exact*: every float result is a selection (a source, a quieted NaN, a constant), an
   exact function (trunc, floor, mantissa, another min/max/med instruction) or an integral
   step after one (`D0 += 1.0` in ceil): min/max/med3, floor/ceil/trunc/rndne, frexp_mant.
   MODE.FP_ROUND has nothing to round.
 An instruction without float results (compares, moves, integer ops) rounds nothing either.
+A float result is an assignment (=, +=, -=, *=) to `Dn.T` or `Dn[...].T`, T a float type.
 
 The generator reads every instruction so once (isa/gen/facts.py); processes read the committed
 answers through isa.facts.float_modes(d) and do not import this module."""
@@ -32,38 +35,20 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .facts import FloatModes
+from lark import Tree
 
-_FLOAT_TYPE = r"(?:f|f16|f32|f64|bf16)"
-# a float read or written as a bit range of a register, or the sources as an array
-_PACKED = re.compile(r"\bS\d\s*\[\s*\d+\s*:\s*\d+\s*\]\s*\.\s*(?:b?f|fp)\w*|\bS\s*\[\s*i\s*\]|"
-                     r"\b(?:D\d|tmp)\s*\[\s*\d+\s*:\s*\d+\s*\]\s*\.\s*\w+\s*=(?!=)\s*\w+\s*\(")
-_MATRIX = re.compile(r"\(\s*\d+\s*x\s*\d+\s*\)")
-_EXPONENT_TEST = re.compile(r"\bexponent\s*\([^()]*\)\s*(?:[<>]=?|==|!=)")
-_FLOAT_RESULT = re.compile(r"^\s*(D\d)\s*\.\s*" + _FLOAT_TYPE + r"\s*(\+=|-=|=)(?!=)\s*(.*?)\s*;?\s*$")
-_ANY_FLOAT_RESULT = re.compile(r"\bD\d\s*(?:\[[^\]]*\])?\s*\.\s*" + _FLOAT_TYPE + r"\s*(?:\+=|-=|\*=|=)(?!=)")
-_OWN_ROUNDING = re.compile(r"\bROUND_MODE\s*=(?!=)")
+from .facts import FloatModes
+from .gen.effects import MATRIX_FORMULA, assignment, effects, flat_statements, name_of, number, tree, walk
+
+_FLOAT_TYPES = {"f", "f16", "f32", "f64", "bf16"}
+_RESULT = re.compile(r"D\d")                      # (names, not text: D0, D1)
+_SOURCE = re.compile(r"S\d")
 # pseudocode functions whose result is exactly representable: no rounding happens in them
 _EXACT_CALLS = ("trunc", "floor", "mantissa", "cvtToQuietNAN", "v_min", "v_max", "v_med")
-_CAST = re.compile(r"^\d+'[FBUI]\((.*)\)$")
-_OPERAND = re.compile(r"^[+-]?(?:S\d|D\d)\s*\.\s*" + _FLOAT_TYPE + r"$")
-_CONSTANT = re.compile(r"^[+-]?(?:\d+')?(?:\d+(?:\.\d+)?F?|INF|NAN)$")
-
-
-def _arms(rhs: str) -> tuple[str, str] | None:
-    """The two values of a top-level `cond ? a : b`, or None."""
-    depth, q = 0, None
-    for i, c in enumerate(rhs):
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif depth == 0 and c == "?" and q is None:
-            q = i
-        elif depth == 0 and c == ":" and q is not None:
-            return rhs[q + 1:i], rhs[i + 1:]
-    return None
-
+_COMPARISONS = {"<", ">", "<=", ">=", "==", "!="}
+# a constant's spelling: 1.0, 1.0F, 32'1.0F, 2 (not hexadecimal, not with a U/I/B size letter)
+_CONSTANT = re.compile(r"(?:\d+')?\d+(?:\.\d+)?F?")
+_CAST = re.compile(r"\d+'[FBUI]")
 
 # The description states a rounding of the instruction's own where its pseudocode does not:
 # RDNA3.5/RDNA4's V_INTERP_P10/P2_RTZ_F16_F32 ("using round toward zero semantics") are the same
@@ -72,40 +57,119 @@ def _arms(rhs: str) -> tuple[str, str] | None:
 _RTZ_DESCRIPTION = re.compile(r"\bround(?:ing)?\b[^.]*?\btoward zero", re.I)
 
 
-def _exact(rhs: str, op: str) -> bool:
-    rhs = rhs.strip()
+def _is(node, kind: str) -> bool:
+    return isinstance(node, Tree) and node.data == kind
+
+
+def _float_type(field) -> bool:
+    return _is(field, "field") and str(field.children[1]) in _FLOAT_TYPES
+
+
+def _constant_range(node) -> bool:
+    return _is(node, "slice") and number(node.children[1]) is not None and number(node.children[2]) is not None
+
+
+def _packed(root, assignments: list) -> bool:
+    """`Sn[hi : lo].T` (T a float type: f16, bf16, fp8...), `S[i]`, or an assignment
+    `Dn[hi : lo].T = call(...)` / `tmp[hi : lo].T = call(...)`."""
+    for n in walk(root):
+        if _is(n, "field") and _constant_range(n.children[0]) and _SOURCE.fullmatch(name_of(n.children[0].children[0]) or "") \
+                and str(n.children[1]).startswith(("f", "bf", "fp")):
+            return True
+        if _is(n, "index") and name_of(n.children[0]) == "S" and name_of(n.children[1]) == "i":
+            return True
+    for target, op, value in assignments:
+        if op == "=" and _is(target, "field") and _constant_range(target.children[0]) and _is(value, "call"):
+            base = name_of(target.children[0].children[0]) or ""
+            if _RESULT.fullmatch(base) or base == "tmp":
+                return True
+    return False
+
+
+def _float_result(target) -> bool:
+    """`Dn.T` or `Dn[...].T`, T a float type."""
+    if not _float_type(target):
+        return False
+    inner = target.children[0]
+    if _is(inner, "index") or _is(inner, "slice") or _is(inner, "slice_up"):
+        inner = inner.children[0]
+    return _RESULT.fullmatch(name_of(inner) or "") is not None
+
+
+def _rightmost(node):
+    """The operand an expression ends with: `exponent(x)` of `a + exponent(x)`."""
+    while isinstance(node, Tree) and node.data in ("binop", "unary", "ternary"):
+        node = node.children[-1]
+    return node
+
+
+def _classifies(root) -> bool:
+    """`exponent(x) <op> bound`, op a comparison, x without calls or casts."""
+    for n in walk(root):
+        if _is(n, "binop") and str(n.children[1]) in _COMPARISONS:
+            left = _rightmost(n.children[0])
+            if _is(left, "call") and str(left.children[0]) == "exponent" \
+                    and not any(_is(x, "call") or _is(x, "cast") for a in left.children[1:] for x in walk(a)):
+                return True
+    return False
+
+
+def _own_rounding(assignments: list) -> bool:
+    """An assignment to ROUND_MODE (or a register's ROUND_MODE field)."""
+    for target, _, _ in assignments:
+        if name_of(target) == "ROUND_MODE" or _is(target, "field") and str(target.children[1]) == "ROUND_MODE":
+            return True
+    return False
+
+
+def _constant(node) -> bool:
+    if _is(node, "unary") and str(node.children[0]) in "+-":
+        node = node.children[1]
+    if _is(node, "number") or _is(node, "sized_lit"):
+        return _CONSTANT.fullmatch(str(node.children[0])) is not None
+    return name_of(node) in ("INF", "NAN")
+
+
+def _operand(node) -> bool:
+    """`Sn.T` / `Dn.T` (T a float type), signed or not."""
+    if _is(node, "unary") and str(node.children[0]) in "+-":
+        node = node.children[1]
+    return _float_type(node) and re.fullmatch(r"[SD]\d", name_of(node.children[0]) or "") is not None
+
+
+def _exact(value, op: str) -> bool:
     if op != "=":                        # an integral step after an exact value (ceil, floor, rndne)
-        return bool(_CONSTANT.match(rhs.replace(" ", "")))
-    while (m := _CAST.match(rhs.replace(" ", ""))) is not None:
-        rhs = m.group(1)
-    compact = rhs.replace(" ", "")
-    if _OPERAND.match(compact) or _CONSTANT.match(compact):
+        return _constant(value)
+    while _is(value, "cast") and _CAST.fullmatch(str(value.children[0])):
+        value = value.children[1]
+    if _operand(value) or _constant(value):
         return True
-    arms = _arms(rhs)
-    if arms is not None:
-        return all(_exact(arm, "=") for arm in arms)
-    call = re.match(r"^(\w+)\s*\(", rhs)
-    return call is not None and call.group(1).startswith(_EXACT_CALLS)
+    if _is(value, "ternary"):
+        return _exact(value.children[1], "=") and _exact(value.children[2], "=")
+    while _is(value, "binop"):           # the call the value starts with
+        value = value.children[0]
+    return _is(value, "call") and str(value.children[0]).startswith(_EXACT_CALLS)
 
 
 @lru_cache(maxsize=None)
 def float_modes(pcode: str | None, description: str | None = None) -> FloatModes:
     """The MODE float rules for the instruction whose pseudocode is `pcode` and whose manual
     description is `description` (module docstring)."""
-    text = re.sub(r"//[^\n]*", "", pcode or "")
-    if _MATRIX.search(text):
+    e = effects(pcode)
+    if e.matrix or e.shapes or pcode and MATRIX_FORMULA.match(pcode.strip()):
         return FloatModes(False, False, "matrix")
-    if _PACKED.search(text):
+    root = tree(pcode) if pcode else None
+    statements = flat_statements(root) if root is not None else []
+    assignments = [a for kind, s in statements if kind == "statement" and (a := assignment(s)) is not None]
+    if root is not None and _packed(root, assignments):
         return FloatModes(False, False, "packed")
-    float_result = bool(_ANY_FLOAT_RESULT.search(text))
-    if not float_result and _EXPONENT_TEST.search(text):
+    results = [(t, op, v) for t, op, v in assignments if op in ("=", "+=", "-=", "*=") and _float_result(t)]
+    if not results and root is not None and _classifies(root):
         return FloatModes(False, False, "classifies")
-    if _OWN_ROUNDING.search(text) or _RTZ_DESCRIPTION.search(description or ""):
+    if _own_rounding(assignments) or _RTZ_DESCRIPTION.search(description or ""):
         return FloatModes(True, False, "own rounding")
-    if not float_result:
+    if not results:
         return FloatModes(True, False, "no float result")
-    assignments = [m for line in re.split(r";|\n", text) if (m := _FLOAT_RESULT.match(line))]
-    if assignments and all(_exact(m.group(3), m.group(2)) for m in assignments) \
-            and len(assignments) == len(_ANY_FLOAT_RESULT.findall(text)):
+    if all(op != "*=" and _is(t.children[0], "name") and _exact(v, op) for t, op, v in results):
         return FloatModes(True, False, "exact")
     return FloatModes(True, True, "arithmetic")

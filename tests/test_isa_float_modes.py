@@ -126,3 +126,15 @@ def test_round_toward_zero_from_the_description_agrees_with_the_old_name_rule():
             d = next(d for d in isa.load(family).instructions if d.name == name)
             m = float_modes(d.pcode, d.description)
             assert (m.rounds, m.why) == (False, "own rounding"), (family, name)
+
+
+def test_read_from_the_syntax_tree_not_the_lines():
+    """The statements decide, not the text's lines or comments: a result written over two lines
+    is still one exact selection, a comment naming ROUND_MODE sets nothing, a float operand read
+    as a bit range inside a call is packed, and a compare of exponent() deep in a sum classifies."""
+    assert float_modes("D0.f32 = S1.f32 > S0.f32 ?\n    S1.f32 : trunc(S0.f32)").why == "exact"
+    assert float_modes("// ROUND_MODE = RTZ here\nD0.f32 = S0.f32 * S1.f32").why == "arithmetic"
+    assert float_modes("D0.f32 = fma(S0[31 : 16].f16, S1.f32, 1.0)").why == "packed"
+    assert float_modes("D0.u32 = 1 + exponent(S0.f32) == 255 ? 1 : 0").why == "classifies"
+    assert float_modes("D0.f32 = S0.f32 + S1.f32;\nD0.f32 += 1.0").why == "arithmetic"
+    assert float_modes("D0.f32 = floor(S0.f32);\nD0.f32 += 1.0").why == "exact"

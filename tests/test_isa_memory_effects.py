@@ -111,3 +111,36 @@ def test_registers_of_an_encoding(line, reads, writes):
     the line's text shows."""
     spec, inst = _fields(line, "gfx1100")
     assert memory_registers(inst.defs[0], inst.fields, spec.traits) == (reads, writes)
+
+
+def test_memory_value_widths_are_the_memory_words_type_not_the_address_or_data_type():
+    """element_bits is the type the code gives the memory word itself, read from the syntax tree:
+    RDNA3.5/RDNA4's GLOBAL_LOAD/STORE_ADDTID_B32 access `MEM[SGPR_ADDR[63 : 0] + INST_OFFSET[11 :
+    0].b64 + ...].u32` (32 bits: the b64 is the offset's type inside the address), RDNA3's
+    DS_LOAD_U8 `MEM[ADDR][7 : 0].u8` (8), while a format store (`MEM[addr + ChannelOffsetX()] =
+    ConvertToFormat(VDATA[31 : 0].b32)`, "Mem access size depends on format") types no memory
+    word, as the format loads do not (None)."""
+    from isa.memory_access import memory_access
+    cases = [("rdna3.5", "GLOBAL_LOAD_ADDTID_B32", 32), ("rdna4", "GLOBAL_STORE_ADDTID_B32", 32),
+             ("rdna3", "DS_LOAD_U8", 8), ("rdna3", "DS_LOAD_U16_D16_HI", 16), ("rdna3", "BUFFER_STORE_FORMAT_X", None),
+             ("rdna3", "BUFFER_LOAD_FORMAT_X", None), ("cdna3", "BUFFER_STORE_FORMAT_D16_X", None),
+             ("rdna4", "GLOBAL_STORE_BLOCK", None), ("rdna3", "GLOBAL_LOAD_B64", 32),   # two `.b` dwords
+             ("rdna3", "DS_SUB_U64", 64)]
+    for family, name, bits in cases:
+        d = next(x for x in isa.load(family).instructions if x.name == name)
+        assert memory_access(d).element_bits == bits, (family, name)
+
+
+def test_scalar_prefetches_read_m0_only_as_their_soffset_operand():
+    """RDNA4's s_prefetch_* code says `length = S2.u32; // SGPR or M0`: M0 is one value SOFFSET
+    may name (LLVM 22 encodes `s_prefetch_inst s[0:1], 0x0, m0, 0` with SOFFSET = 125, M0), not
+    an implicit read; the prefetches' memory effects name no implicit register."""
+    from tests.llvm_tools import mc_encodings
+    spec = isa.load("rdna4")
+    names = [d.name for d in spec.instructions if d.format == "SMEM" and "PREFETCH" in d.name]
+    assert len(names) == 5
+    for name in names:
+        assert memory_effects(next(d for d in spec.instructions if d.name == name)).implicit == (), name
+    code = mc_encodings(["s_prefetch_inst s[0:1], 0x0, m0, 0", "s_prefetch_data_pc_rel 0x0, m0, 0"], "gfx1201")
+    for enc in code:
+        assert enc is not None and int.from_bytes(enc[4:8], "little") >> 25 == isa.traits("gfx1201").m0

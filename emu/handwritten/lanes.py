@@ -1,7 +1,8 @@
 """Cross-lane LDS-unit instructions whose manual entry does not translate: ds_bpermute_b32,
 ds_permute_b32 (the pseudocode indexes VGPR[lane][reg] with the address register number
-and, read literally, wraps wave64 lanes into the low half) and ds_swizzle_b32 (C-like
-prose pseudocode). All three move one dword per lane between lanes of the same wave and
+and, read literally, wraps wave64 lanes into the low half) and ds_swizzle_b32 (C-like code
+the grammar parses: loops over the wave's lanes, thread_out[i] = thread_in[j], which the
+translator leaves to this module). All three move one dword per lane between lanes of the same wave and
 never touch LDS memory.
 
 They take values, not register numbers: ADDR is the lane's byte address (ADDR VGPR +

@@ -76,6 +76,12 @@ class Statements:
             p = self.pred or "True"
             self.emit(f"{ret} = R.where(R.AND({p}, ~{done}), {code}, {ret})")
             self.emit(f"{done} = {done} | R.AND({p}, ~{done})")
+        elif kind in ("c_for", "while_"):
+            # DS_SWIZZLE_B32's `for (i = 0; i < 64; i++)` over the wave's lanes (thread_in[j]) and
+            # RDNA4's S_BARRIER_WAIT `while` (an idle until the barrier completes) are whole-wave
+            # code, not per-lane statements: emu/handwritten/ runs them
+            self.fail(f"{'a C-like for loop over the lanes' if kind == 'c_for' else 'a while loop'} "
+                      f"needs a hand-written semantic", st)
         elif kind == "eval_":
             self.fail("eval \"...\" (matrix pseudocode) needs a hand-written semantic", st)
         else:

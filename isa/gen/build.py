@@ -338,6 +338,7 @@ def _build_instructions(arch, sections, formats, raw_fields, opcode_tables):
 
     applied += _check_opcode_enums(arch, enums, out)
     applied += _apply_pcode_errata(arch, out)
+    _check_code(arch, out)
     same_as = _inherit_same_as_types(out)
     compare_family = _inherit_compare_family_types(out)
     vopd_twins = _inherit_vopd_twin_types(out)
@@ -402,6 +403,32 @@ def _apply_pcode_errata(arch, instructions) -> list[dict]:
             d["operand_types"] = P.operand_types(d["pcode"])
         applied.append({"id": e.id, "page": page, "target": ".".join(e.target), "evidence": e.evidence})
     return applied
+
+
+def _check_code(arch, instructions) -> None:
+    """Every pseudocode block parses (isa/pcode/pcode.lark, as gen/effects.code_text reads it)
+    unless isa.errata.NOT_CODE says on which page it is not code, and what it is instead."""
+    from ..errata import NOT_CODE
+    from ..pcode.grammar import PcodeSyntaxError, parse
+    from .effects import code_text, tree
+    for d in instructions:
+        if not d["pcode"]:
+            continue
+        pages, kind, start = NOT_CODE.get(d["name"], ({}, None, None))
+        page = d["pcode_page"] or d["page"]
+        if arch in pages and page != pages[arch]:
+            raise P.SpecParseError(f"isa.errata.NOT_CODE: {d['name']}'s pseudocode is on page {page} of the "
+                                   f"{arch} manual, the table says {pages[arch]}")
+        parsed = tree(d["pcode"]) is not None
+        if arch in pages and (parsed != (kind == "prose before code") or start and start not in d["pcode"]):
+            raise P.SpecParseError(f"isa.errata.NOT_CODE is stale: {d['name']}'s pseudocode (page {page} of the "
+                                   f"{arch} manual) {'now parses' if parsed else 'does not parse after ' + repr(start)}")
+        if arch not in pages and not parsed:
+            try:
+                parse(code_text(d["pcode"]), d["name"])
+            except PcodeSyntaxError as e:
+                raise P.SpecParseError(f"{e} (page {page} of the {arch} manual): extend isa/pcode/pcode.lark, or "
+                                       f"say in isa.errata.NOT_CODE what the block is if it is not code") from None
 
 
 def _apply_description_erratum(arch, e, instructions) -> dict:

@@ -13,9 +13,11 @@ Before parsing, the text is read as the manual means it: a line's closing full s
 a matrix instruction's header `D = A (16x16) * B (16x16) + C (16x16)` (the shapes, which
 gen/build.py reads for tables["mfma"]) is not a statement, and WMMA's
 `eval "D0.f32(16x16) = ..."` is the statement it quotes (a matrix of 16-bit elements fills half
-of each register: a partial write). Code the grammar still does not parse (`unparsed`: prose,
-sparse matrices' `S1.f16(32x16, index set from S2)`) counts as reading every operand it names
-and writing (partially) every operand it could assign: never less than the truth. Besides the
+of each register: a partial write); a block that is prose before code (isa.errata.NOT_CODE:
+CDNA's DS_SWIZZLE_B32 lists swizzle patterns first) is read from its code's first line. A block
+that is not code (isa.errata.NOT_CODE says which, with pages; the generator stops on any other
+the grammar does not parse) counts as reading every operand it names and writing (partially)
+every operand it could assign (`_unparsed`): never less than the truth. Besides the
 operands: `copy` (the whole pseudocode is `D0.T = S0.T`), `jump` (control does not reach the
 next instruction) and `matrix` (operands are (MxN) matrices: WMMA) and `names` (every operand
 named, the raw DST field too: v_movreld names its destination register only by number).
@@ -32,6 +34,7 @@ from functools import lru_cache
 
 from lark import Token, Tree
 
+from ..errata import NOT_CODE
 from ..fact_types import Effects
 from ..pcode.grammar import PcodeSyntaxError, parse
 
@@ -58,8 +61,17 @@ def _matrix(m: re.Match) -> str:
     return f".{m.group(1)}" + ("[half]" if m.group(1).endswith("16") else "")
 
 
+# the first line of the code in a block that is prose before code (isa.errata.NOT_CODE: CDNA's
+# DS_SWIZZLE_B32 lists swizzle patterns first)
+_CODE_STARTS = tuple(start for _, kind, start in NOT_CODE.values() if kind == "prose before code")
+
+
 def code_text(pcode: str) -> str:
     """The text the grammar reads for `pcode` (see the module docstring)."""
+    for start in _CODE_STARTS:
+        at = pcode.find("\n" + start)
+        if at >= 0:
+            pcode = pcode[at + 1:]
     text = _MATRIX_HEADER.sub("", re.sub(r"\.[ \t]*(\n|$)", r"\1", pcode))
     text = _SPARSE.sub(r"(\1)[\2]", EVAL.sub(lambda m: m.group(1), text))
     return SHAPE.sub(_matrix, text)
@@ -161,6 +173,14 @@ def _flat(root) -> list:
             elif s.data == "for_":
                 out.append(("header", Tree("bounds", s.children[1:3])))
                 visit(s.children[3])
+            elif s.data == "c_for":        # for (init; condition; step) { body }
+                out.append(("statement", s.children[0]))
+                out.append(("header", s.children[1]))
+                visit(s.children[3])
+                out.append(("statement", s.children[2]))
+            elif s.data == "while_":
+                out.append(("header", s.children[0]))
+                visit(s.children[1])
             else:
                 out.append(("statement", s))
     visit(root.children[0])
@@ -240,11 +260,17 @@ class _Analysis:
                 self.depth += 1
                 done = self.branches(s, done)
                 self.depth -= 1
-            elif s.data == "for_":
-                self.read_all(s.children[1], done)
-                self.read_all(s.children[2], done)
+            elif s.data in ("for_", "c_for", "while_"):
+                if s.data == "c_for":             # for (init; condition; step) { body }
+                    self.statement(s.children[0], done)
+                header, body = (s.children[1:3], s.children[3]) if s.data == "for_" else \
+                    ((s.children[1],), s.children[3]) if s.data == "c_for" else ((s.children[0],), s.children[1])
+                for h in header:
+                    self.read_all(h, done)
                 self.depth += 1
-                self.block(s.children[3], done)    # a loop body may run zero times: its writes stay partial
+                self.block(body, done)            # a loop body may run zero times: its writes stay partial
+                if s.data == "c_for":
+                    self.statement(s.children[2], done)
                 self.depth -= 1
             elif s.data in ("declare", "return_", "break_"):
                 continue
@@ -638,7 +664,7 @@ def _copy(flat: list) -> bool:
 
 def _jump(root, flat: list, names: set) -> bool:
     """PC assigned by a top-level statement, no conditional anywhere, no D0 (a call's return address)."""
-    if "D0" in names or any(n.data in ("if_", "for_") for n in _walk(root)):
+    if "D0" in names or any(n.data in ("if_", "for_", "c_for", "while_") for n in _walk(root)):
         return False
     return any(kind == "statement" and (a := _assignment(s)) is not None and _name_of(_access(a[0])[0]) == "PC"
                for kind, s in flat)
@@ -662,6 +688,18 @@ def _unparsed(pcode: str, matrix: bool, shapes: tuple) -> Effects:
                    conditional="if" in words, shapes=shapes, pc_write="PC" in words, state_reads=frozenset(
                        {f"{_STATE_REGISTERS[r]}.{f}" for r, f in re.findall(r"\b(WAVE_MODE|WAVE_STATUS)\s*\.\s*(\w+)", text)}
                        | ({"HW_REGISTERS"} if "HW_REGISTERS" in words else set())))
+
+
+@lru_cache(maxsize=None)
+def words(pcode: str | None) -> frozenset:
+    """The names the code uses (its NAME tokens: operands, locals, fields, functions); for a block
+    that is not code (isa.errata.NOT_CODE) every word of its text, comments aside."""
+    if not pcode:
+        return frozenset()
+    root = tree(pcode)
+    if root is not None:
+        return frozenset(str(t) for t in _leaves(root) if t.type == "NAME")
+    return frozenset(_WORD.findall(re.sub(r"//[^\n]*", "", code_text(pcode))))
 
 
 @lru_cache(maxsize=None)
@@ -702,3 +740,4 @@ def effects(pcode: str | None) -> Effects:
 # the tree readers isa.code_facts and gen/memory_access share with this module
 walk, leaves, name_of, number, access, parents = _walk, _leaves, _name_of, _number, _access, _parents
 flat_statements, assignment = _flat, _assignment
+MATRIX_FORMULA = _MATRIX_FORMULA

@@ -1,5 +1,6 @@
 """The generator's reading of what a memory instruction does with memory and with its data register,
-from its pseudocode and description (the tables isa.memory_access answers from).
+from its pseudocode (its syntax tree, through gen/memory_code.py) and description (the tables
+isa.memory_access answers from).
 
     from isa.gen.memory_access import memory_access
     a = memory_access(d)          # d: an isa InstrDef
@@ -37,50 +38,23 @@ import re
 from functools import lru_cache
 
 from ..fact_types import LDS_DATA_NAMES, FormatConversion, LdsOperands, MemoryAccess, MemoryEffects, SampleAddress
-
-_MEM_WRITE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*(?:\.\s*\w+\s*)?(?:[-+*|&^]|<<|>>)?=(?!=)")
-_MEM = re.compile(r"\bMEM\s*\[")
-_RESULT = r"(?:VDATA|RETURN_DATA|VDST|D0)"
-_HALF_WRITE = re.compile(_RESULT + r"\s*\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*\.\s*\w+\s*=(?!=)")
-_OFFSET1_INDEX = re.compile(r"\bOFFSET1(?:\.\w+)?\s*\*")
-_MEM_TYPE = re.compile(r"\bMEM\s*\[[^;\n]*?\]\s*\.\s*[a-z]+(\d*)\b")
-_RESULT_WRITE = re.compile(_RESULT + r"\s*(?:\[[^\]]*\])?\s*(?:\.\s*\w+\s*)?=(?!=)")
-
+from .effects import words
+from .memory_code import (calls, declared_bits, indexes, memory_bits, memory_use, register_bits, scales_offset1,
+                          uses_memory)
 
 # the data register a store / atomic reads and the result a load / atomic writes, by the names
 # the manuals' code gives them (VDATA is a store's data and a load's result)
 _DATA = {"store": ("VDATA", "DATA"), "atomic": ("DATA",)}
 _RESULT = {"load": ("VDATA", "VDST", "RETURN_DATA"), "atomic": ("RETURN_DATA",)}
-_SHORT_TYPE = re.compile(r"^[a-z]+$")       # RDNA3's .u .b .f: 32 bits
-
-
-def _register_bits(text: str, names: tuple, types: dict) -> int:
-    """Bits of the registers named `names` the code touches: the highest bit of a range
-    (VDATA[95 : 64]), a typed whole value (DATA.b64, or its operand type for RDNA3's short
-    .u), or one register per step of a loop that indexes them (VGPR[laneId][VDATA.u32 + i.u32]
-    in `for i in 0 : 31`)."""
-    bits = 0
-    for name in names:
-        for hi, typ in re.findall(rf"\b{name}\b(?:\s*\[\s*(\d+)\s*:\s*\d+\s*\])?(?:\s*\.\s*(\w+))?", text):
-            if hi:
-                bits = max(bits, int(hi) + 1)
-            elif typ and not re.search(rf"\[{name}\.{typ}\s*\+", text):
-                t = types.get(name, "") if _SHORT_TYPE.match(typ) and not typ[-1:].isdigit() else typ
-                width = re.search(r"(\d+)$", t.replace("pk_", "") or "b32")
-                bits = max(bits, int(width.group(1)) if width else 32)
-        loop = re.search(rf"\bfor i in 0 : (\d+) do\b.*?\[{name}(?:\.\w+)?\s*\+\s*i\b", text, re.S)
-        if loop:
-            bits = max(bits, 32 * (int(loop.group(1)) + 1))
-    return bits
 
 
 @lru_cache(maxsize=None)
 def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int | None, int | None]:
     """(data dwords, result dwords) the code gives, or None where it names no such register."""
-    text, types = re.sub(r"//[^\n]*", "", pcode), dict(operand_types)
+    types = dict(operand_types)
     out = []
     for names in (_DATA.get(direction), _RESULT.get(direction)):
-        bits = _register_bits(text, names, types) if names else 0
+        bits = register_bits(pcode, names, types) if names else 0
         out.append(-(-bits // 32) if bits else None)
     return out[0], out[1]
 
@@ -89,7 +63,6 @@ def _sizes(pcode: str, direction: str | None, operand_types: tuple) -> tuple[int
 # code's declarations (`declare RETURN_DATA : 32'U[2]`: ds_condxchg32_rtn_b64), or the sizes its
 # description gives ("Load 16 bits of untyped data", "Read 64 bits of data per lane", "into a
 # 128-bit vector register", "Untyped buffer load 4 dwords", "Read 1 qword", "64-bit timestamp")
-_DECLARED_DATA = re.compile(r"\bdeclare\s+(?:RETURN_DATA|VDST|VDATA|SDATA|DATA0?)\s*:\s*(\d+)'\w+(?:\[(\d+)\])?")
 _BITS_SAID = re.compile(r"\b(\d+)[ -]bits?\b")
 _DWORDS_SAID = re.compile(r"\b(\d+) dwords\b|\b(dword|qword)\b", re.I)
 
@@ -105,16 +78,15 @@ def value_dwords(d) -> int:
     is 2). 1 for an instruction that moves no data (ds_nop, cache invalidations, GWS semaphores)."""
     if d.pcode:
         access = memory_access(d)
-        text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
         n = access.data_dwords if access.direction == "store" else access.result_dwords
         if n and access.two_addresses and access.direction != "store":
             n //= 2                 # ds_load_2addr_b64 returns two 64-bit values
-        scalar = _register_bits(text, ("SDATA",), types)
+        scalar = register_bits(d.pcode, ("SDATA",), dict(d.operand_types))
         if n or scalar:
             return n or -(-scalar // 32)
         if access.element_bits:
             return -(-access.element_bits // 32)
-        declared = [int(bits) * int(count or 1) for bits, count in _DECLARED_DATA.findall(text)]
+        declared = declared_bits(d.pcode)
         if declared:
             return -(-max(declared) // 32)
     description = d.description or ""
@@ -139,44 +111,34 @@ def _by_description(description: str, image: bool) -> str | None:
     return "load" if image else None
 
 
-@lru_cache(maxsize=None)
-def _from_pcode(pcode: str) -> tuple[str | None, bool]:
-    text = re.sub(r"//[^\n]*", "", pcode)
-    writes = len(_MEM_WRITE.findall(text))
-    uses = len(_MEM.findall(text))
-    compound = any(m.group(0).rstrip().endswith(op) for m in _MEM_WRITE.finditer(text)
-                   for op in ("+=", "-=", "|=", "&=", "^=", "*="))
-    reads = uses > writes or compound
-    direction = "atomic" if reads and writes else "load" if reads else "store" if writes else None
-    halves = [int(hi) - int(lo) + 1 for hi, lo in _HALF_WRITE.findall(text)]
-    d16 = bool(halves) and all(w == 16 for w in halves) and len(halves) == len(_RESULT_WRITE.findall(text))
-    return direction, d16
-
-
 @lru_cache(maxsize=None)      # per instruction (an InstrDef hashes by identity)
 def memory_access(d, image: bool = False) -> MemoryAccess:
     """How `d` (an isa InstrDef of a memory format) uses memory; image: d's format is an
     image format (the family's traits.roles.image)."""
-    if d.pcode and _MEM.search(d.pcode):
-        direction, d16 = _from_pcode(d.pcode)
+    from ..errata import NOT_CODE_MEMORY
+    if d.pcode and d.name in NOT_CODE_MEMORY and not uses_memory(d.pcode):     # not code: the errata say
+        return MemoryAccess(NOT_CODE_MEMORY[d.name], False)
+    if d.pcode and uses_memory(d.pcode):
+        direction, d16 = memory_use(d.pcode)
         data, result = _sizes(d.pcode, direction, tuple(sorted(d.operand_types.items())))
-        widths = {int(w) if w else 32 for w in _MEM_TYPE.findall(d.pcode)}
-        return MemoryAccess(direction, d16, bool(_OFFSET1_INDEX.search(d.pcode)), data, result,
-                            widths.pop() if len(widths) == 1 else None)
+        widths = memory_bits(d.pcode)
+        return MemoryAccess(direction, d16, scales_offset1(d.pcode), data, result,
+                            next(iter(widths)) if len(widths) == 1 else None)
     description = d.description or ""
     return MemoryAccess(_by_description(description, image), bool(_HALF_REGISTER.search(description)))
 
 
-_CONVERTS = re.compile(r"\bConvert(?:From|To)Format\b")
 _CONVERTS_SAID = re.compile(r"\bconvert\b[^.]*\bformat", re.I)
-_BUFFER = re.compile(r"\bbuffer\b|\bCalc\w*BufferAddr\b|\bresource descriptor\b", re.I)
+_BUFFER = re.compile(r"\bbuffer\b|\bresource descriptor\b", re.I)      # (in a description)
+_BUFFER_ADDRESS = re.compile(r"Calc\w*BufferAddr", re.I)               # (a function's name)
 _RAY_QUERY = re.compile(r"\bintersection\b", re.I)
 _LANE_ADDRESS = re.compile(r"\bno VGPR address\b|\blane ID is used\b|\bTID is added\b", re.I)
 
 
 def converts_format(d) -> bool:
     """`d` (a buffer instruction) converts its data through a data format."""
-    return bool(_CONVERTS.search(d.pcode)) if d.pcode else bool(_CONVERTS_SAID.search(d.description or ""))
+    return bool(calls(d.pcode) & {"ConvertFromFormat", "ConvertToFormat"}) if d.pcode \
+        else bool(_CONVERTS_SAID.search(d.description or ""))
 
 
 _COMPONENTS_SAID = re.compile(r"\b([1-4])-component\b", re.I)
@@ -221,7 +183,8 @@ def format_conversion(d) -> FormatConversion | None:
 
 def buffer_resource(d) -> bool:
     """`d` (a scalar memory instruction) addresses memory through a buffer resource descriptor."""
-    return bool(_BUFFER.search(f"{d.pcode or ''}\n{d.description or ''}"))
+    return any(w.lower() == "buffer" or _BUFFER_ADDRESS.fullmatch(w) for w in words(d.pcode)) \
+        or bool(_BUFFER.search(d.description or ""))
 
 
 def lane_address(d) -> bool:
@@ -299,8 +262,6 @@ def attribute_load(d) -> bool:
     return bool(_PARAMETER.search(d.description or ""))
 
 
-_PREFETCH = re.compile(r"\bPrefetch\w*\s*\(")
-_PC_BASE = re.compile(r"\bPC\s*\[")
 
 
 @lru_cache(maxsize=None)
@@ -309,9 +270,9 @@ def prefetch(d) -> str | None:
     PrefetchScalarInst / PrefetchScalarData with an address and a length that SDATA, a number,
     adds to): 'pc' when the address is relative to the PC (`PC[63 : 0].i64 + 8LL + ...`, no
     SBASE), 'base' when it comes from SBASE; None for any other instruction."""
-    if not d.pcode or not _PREFETCH.search(d.pcode):
+    if not any(f.startswith("Prefetch") for f in calls(d.pcode)):
         return None
-    return "pc" if _PC_BASE.search(d.pcode) else "base"
+    return "pc" if indexes(d.pcode, "PC") else "base"
 
 
 _DISCARDS = re.compile(r"^Discard\b[^.]*\bcache lines?\b")
@@ -407,15 +368,14 @@ def lds_operands(d) -> LdsOperands:
     if not d.pcode:
         said = access.direction == "load" or bool(_RETURNS_SAID.search(d.description or ""))
         return LdsOperands(None if said else 0, access.direction is not None)
-    names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r"//[^\n]*", "", d.pcode)))
+    names = words(d.pcode)
     writes_result = bool(names & _LDS_RESULTS)
     result = "_RTN" in d.name if access.direction == "atomic" and writes_result else \
         writes_result or access.direction == "load"
-    text, types = re.sub(r"//[^\n]*", "", d.pcode), dict(d.operand_types)
     data = []
     for field, given in LDS_DATA_NAMES.items():
         if names & set(given):
-            bits = _register_bits(text, tuple(sorted(given)), types)
+            bits = register_bits(d.pcode, tuple(sorted(given)), dict(d.operand_types))
             data.append((field, -(-bits // 32) if bits else None))
     return LdsOperands(None if result else 0, bool(names & _LDS_ADDRESSES), tuple(data))
 
@@ -466,7 +426,7 @@ _RAY_RESULTS_SAID = re.compile(r"\bfirst of (\d+) destination VGPRs\b|\breturns 
 # the address layout of RDNA4's dual and BVH8 queries (A16 is not supported), in the code block
 # or the description: "7 VADDR3[0] = ray_dir.x (float32, input and output parameter)"
 _RAY_LAYOUT = re.compile(r"\b(VADDR\d)\[(\d+)\]\s*=\s*[^()\n]*\(([^)]*)\)")
-_NAMES_M0 = re.compile(r"\bM0\b")
+_NAMES_M0 = re.compile(r"\bM0\b")      # (in a description)
 # "Add (count_bits(exec_mask)) to the value stored in DS memory at (M0.base + instr_offset)"
 _UPDATES_SAID = re.compile(r"\b(?:add|subtract)\b[^.]*\b(?:to|from) the value stored in DS memory\b", re.I)
 
@@ -498,7 +458,7 @@ def memory_effects(d) -> MemoryEffects:
     n = value_dwords(d)
     reads, writes = [], []
     implicit = ("EXEC",) if space != "scalar" else ()
-    if _NAMES_M0.search(d.pcode or "") or _NAMES_M0.search(d.description or ""):
+    if "M0" in words(d.pcode) or _NAMES_M0.search(d.description or ""):
         implicit += ("M0",)
     memory = _MEMORY.get(access.direction)
     if memory is None and space == "lds" and _UPDATES_SAID.search(d.description or ""):
