@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from isa.control import control
-from isa.effects import effects
+from isa.effects import effects, half_result, instruction_effects
 from isa.memory_access import memory_access
 from isa.records import dataclass
 from regalloc import Program, Ref, Step, Virtual, blocks
@@ -40,6 +40,8 @@ class Record:
     definition: object            # InstrDef of the encoding chosen
     noted: list[Noted]
     vopd: tuple | None = None     # (X InstrDef, X noted, Y InstrDef, Y noted) for a dual-issue pair
+    keeps_result: bool = False    # the encoding puts the result in part of its VGPR and keeps the rest
+    #                               (gfx9 SDWA: a DST_SEL other than DWORD with UNUSED_PRESERVE)
 
 
 class RecordingEncoder(Encoder):
@@ -108,11 +110,12 @@ class RecordingEncoder(Encoder):
 @lru_cache(maxsize=None)
 def _result_role(d) -> tuple[bool, bool]:
     """(reads, writes) of the result operand (vdst/sdst) of a non-memory instruction, from
-    the pseudocode's effects on D0 (isa.effects: a write on every path is full, any other
-    write also keeps the old value, so it reads it)."""
+    the instruction's effects on D0 (isa.effects.instruction_effects: a write on every path is
+    full, any other write also keeps the old value, so it reads it; so does a 16-bit result that
+    keeps the other half of its VGPR, isa.effects.half_result)."""
     if not d.pcode:
-        return False, True
-    e = effects(d.pcode)
+        return half_result(d) == "kept", True
+    e = instruction_effects(d)
     if "D0" not in e.writes:
         # SOPK compares and s_setreg name their one register sdst but only read it (S0)
         return True, False
@@ -147,12 +150,7 @@ def role(n: Noted, glc: bool, roles) -> tuple[bool, bool]:
         if d.format in roles.memory or d.format in roles.lds_param:
             # D16 loads keep the other half of the register
             return memory_access(d, d.format in roles.image).d16, True
-        reads, writes = _carry_role(d) if (n.what == "sdst" and d.format == "VOP3SD") else _result_role(d)
-        if n.what == "vdst" and d.format in roles.valu and d.format not in roles.vopd:
-            sig = valu_signature(d)
-            if n.reg.half or (sig.dsts and sig.dsts[0].t16 and d.format != "VOP3P"):
-                reads = True                          # a 16-bit result keeps the other half
-        return reads, writes
+        return _carry_role(d) if (n.what == "sdst" and d.format == "VOP3SD") else _result_role(d)
     if n.what == "vdata" and (d.format in roles.buffer or d.format in roles.image):
         # a buffer load's, or an image load's, sample's, gather's or ray query's data is its result
         access = memory_access(d, d.format in roles.image)
@@ -278,6 +276,7 @@ def build_program(kernel) -> Program:
             if ref is None:
                 continue
             reads, writes = role(n, glc, roles)
+            reads = reads or (n.what == "vdst" and rec.keeps_result)
             if reads:
                 uses.append(ref)
             if writes:
@@ -298,7 +297,7 @@ def build_program(kernel) -> Program:
                                  copy, _vopd_rules(kernel.spec, rec) if rec.vopd else (),
                                  writes_exec(inst.instr, d, roles), reads_all_lanes(inst.instr, d)))
     if halves:
-        _paired_halves(kernel, prog, roles)
+        _paired_halves(kernel, prog)
     # A load writes its result when the data arrives, not when it issues: its registers stay
     # taken until a wait guarantees the data is there (inflight.py), so no other value is
     # placed where late data would land.
@@ -307,9 +306,9 @@ def build_program(kernel) -> Program:
     return prog
 
 
-def _paired_halves(kernel, prog: Program, roles):
-    """A VALU write of one 16-bit half of a VGPR keeps the other half, so it reads the old
-    value. When the next reference to that register, in the same block with EXEC unchanged,
+def _paired_halves(kernel, prog: Program):
+    """A write of one 16-bit half of a VGPR (`x.l` / `x.h`) that keeps the other half
+    (isa.effects.half_result 'kept') reads the old value. When the next reference to that register, in the same block with EXEC unchanged,
     is a write of the other half, the two together replace the whole register: the first
     one's read of the old value is dropped (it could only keep a half the second overwrites)."""
     spans, _ = blocks(prog)
@@ -318,15 +317,14 @@ def _paired_halves(kernel, prog: Program, roles):
         epoch = 0
         for i in range(s, e):
             rec = kernel.items[i].record
-            d = rec.definition
             noted = rec.noted if rec.vopd is None else rec.vopd[1] + rec.vopd[3]
             halves, others = {}, set()
             for n in noted:
                 if not isinstance(n.reg, VReg):
                     continue
                 key = (n.reg.vid, n.reg.offset)
-                if (n.what == "vdst" and n.reg.half and n.reg.count == 1 and d is not None
-                        and d.format in roles.valu and d.format not in roles.vopd and key not in halves):
+                if (n.what == "vdst" and n.reg.half and n.reg.count == 1 and key not in halves
+                        and half_result(n.definition) == "kept"):
                     halves[key] = n.reg.half
                 else:
                     others.update((n.reg.vid, n.reg.offset + j) for j in range(n.reg.count))

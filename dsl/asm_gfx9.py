@@ -25,7 +25,7 @@ from isa.memory_access import gds_only, reads_counter, scalar_base_registers, sc
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
-from .signature import Operand, raw_source_field, register_number_source
+from .signature import Operand, neg_list_error, raw_source_field, register_number_source
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
@@ -643,14 +643,20 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                 key = "op_sel" if "op_sel" in mods else "op_sel_hi"
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
                                    modifier=key)
-            f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")) if "neg_lo" in mods else neg
-            f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")) if "neg_hi" in mods else 0)
             nsrc = len(plan.srcs)
+            for key in ("neg_lo", "neg_hi"):    # an entry per source; later ones are ignored (LLVM)
+                why = neg_list_error(d, key, _mod_bits(mods, key), nsrc) if key in mods else None
+                if why:
+                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key)
+            f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")[:nsrc]) if "neg_lo" in mods else neg
+            f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")[:nsrc]) if "neg_hi" in mods else 0)
             if "op_sel" in mods:    # an entry per source; later ones (a destination's) are ignored
                 f["OPSEL"] = _bits_of(_mod_bits(mods, "op_sel")[:nsrc])
-            given = _mod_bits(mods, "op_sel_hi") if "op_sel_hi" in mods else []
-            default = 0 if plan.is_mix else 1   # bits of sources not written (or not taken) stay at it
-            hi = _bits_of(given + [default] * (3 - len(given)))
+            # op_sel_hi: an entry per source (0 where the list is short, as LLVM); the bits of sources
+            # the instruction does not have stay at the default (1; v_*_mix*: 0)
+            default = 0 if plan.is_mix else 1
+            given = _mod_bits(mods, "op_sel_hi")[:nsrc] if "op_sel_hi" in mods else [default] * nsrc
+            hi = _bits_of(given + [0] * (nsrc - len(given)) + [default] * (3 - nsrc))
             f["OPSEL_HI"], f["OPSEL_HI2"] = hi & 3, hi >> 2 & 1
         else:
             f["NEG"], f["ABS"] = neg, abs_

@@ -93,7 +93,10 @@ def instr_of(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> I
     if spec.traits.dialect == "gfx9" and inst.name in NO_VOP3_FORM and inst.fmt.name in spec.traits.roles.valu_e64:
         raise DecodeError(f"offset 0x{offset:x}: {inst.name.lower()} in {inst.fmt.name}: the assembly syntax has "
                           f"no VOP3 form of it (isa.syntax_conventions.NO_VOP3_FORM; LLVM: invalid encoding)")
-    x = gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else direct_instr(spec, inst, wave)
+    try:
+        x = gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else direct_instr(spec, inst, wave)
+    except DecodeError as e:     # fields no text can say (a builder's refusal): where they are
+        raise DecodeError(f"offset 0x{offset:x}: {e}") from None
     if x is None:
         field = _field_without_value(spec, inst)
         where = f" ({field} = {inst.fields[field]})" if field else ""

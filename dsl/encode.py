@@ -689,26 +689,29 @@ class Encoder:
                 if "op_sel_hi" in mods and not plan.opsel and effects(d.pcode).matrix:
                     raise OperandError(f"{_name(d)}: op_sel_hi: a matrix instruction selects halves only of a "
                                        f"16-bit result (RDNA3 WMMA f16/bf16), as op_sel", modifier="op_sel_hi")
-                if "op_sel_hi" in mods:
-                    hib = _bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)
-                    hv, given = _bits_value(hib), len(hib)
+                if "op_sel_hi" in mods and not plan.opsel and not is_mix:
+                    raise OperandError(f"{_name(d)}: op_sel_hi: this instruction has no 16-bit operands to select "
+                                       f"halves of", modifier="op_sel_hi")
+                nsrc = len(sig.srcs)
+                if "op_sel_hi" in mods:     # an entry per source (missing ones 0); later ones are ignored
+                    hv = _bits_value(_bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)[:nsrc])
                 else:
-                    given = len(sig.srcs)
-                    hv = 0 if is_mix else (1 << given) - 1
-                if given < 3 and not is_mix:    # bits of sources the instruction does not have read
-                    hv |= (7 >> given) << given  # as set (LLVM's default)
+                    hv = 0 if is_mix else (1 << nsrc) - 1
+                if not is_mix:          # bits of sources the instruction does not have read as set
+                    hv |= (7 >> nsrc) << nsrc   # (LLVM's default)
                 F["OPSEL_HI"] = hv & 3
                 F["OPSEL_HI2"] = hv >> 2 & 1
-                for key in ("neg_lo", "neg_hi"):
+                nsrc = len(sig.srcs)
+                for key in ("neg_lo", "neg_hi"):     # an entry per source; later ones are ignored (LLVM)
                     if key in mods:
-                        bits = _bits_value(_bit_list(mods.pop(key), key, d))
-                        if bits & ~plan.neg_sources:
-                            raise OperandError(f"{_name(d)}: {key}: src{(bits & ~plan.neg_sources).bit_length() - 1}: "
-                                               f"{NEG_ONLY_ON_FLOATS}", modifier=key)
+                        bits = _bit_list(mods.pop(key), key, d)
+                        why = signature.neg_list_error(d, key, bits, nsrc)
+                        if why:
+                            raise OperandError(f"{_name(d)}: {why}", modifier=key)
                         if key == "neg_lo":
-                            negb |= bits
+                            negb |= _bits_value(bits[:nsrc])
                         else:
-                            F["NEG_HI"] = F.get("NEG_HI", 0) | bits
+                            F["NEG_HI"] = F.get("NEG_HI", 0) | _bits_value(bits[:nsrc])
                 F.setdefault("NEG_HI", 0)
             if opsel:
                 F["OPSEL"] = opsel

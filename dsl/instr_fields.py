@@ -18,14 +18,14 @@ from isa.facts import byte_select
 
 from . import immediate_values, syntax
 from .asm_parse import name_value
-from .decode import Instruction
+from .decode import DecodeError, Instruction
 from .field_values import bit_list, instr_value, scalar_source, sgprs, t16_reg
 from .instr import Instr
 from .instr_fields_graphics import IMAGE_FORMATS, graphics_instr
 from .instr_fields_memory import MEMORY_FORMATS, memory_instr
 from .operands import Mod
 from .field_values import cached_reg as Reg     # (Reg values, each made once)
-from .signature import scalar_bits, scalar_layout, valu_signature, vopd_base
+from .signature import neg_bits_error, scalar_bits, scalar_layout, valu_signature, vopd_base
 from .valu_plan import valu_plan
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
@@ -280,6 +280,9 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     if hi_bits & mask != (0 if plan.is_mix else mask):
         mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
     if not plan.is_mix:
+        why = neg_bits_error(d, neg, neg_hi, nsrc)
+        if why:     # (llvm-mc-22: "invalid instruction encoding")
+            raise DecodeError(f"{d.name.lower()}: {why}: no text says these NEG/NEG_HI bits")
         if neg & mask:
             mods["neg_lo"] = bit_list(neg, nsrc)
         if neg_hi & mask:

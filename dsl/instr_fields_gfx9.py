@@ -14,14 +14,15 @@ from isa.mnemonics import text_mnemonic
 
 from . import immediate_values, syntax, syntax_gfx9 as g9
 from .asm_parse import name_value
-from .decode import Instruction
+from .decode import DecodeError, Instruction
 from .field_values import bit_list, buffer_vaddr, flags, flat_offset, instr_value, scalar_source, sgprs
 from .instr import Instr
 from .instr_fields import sop_operands
 from .instr_fields_memory import ds_modifiers
 from .operands import Agpr, Mod, Reg
 from .encode import ds_layout, flat_layout     # the encoder's memoised forms
-from .signature import Operand, cache_control, data_registers, raw_source_field, scalar_bits, type_info
+from .signature import (Operand, cache_control, data_registers, neg_bits_error, raw_source_field, scalar_bits,
+                        type_info)
 from .statement import Attr, Call
 from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
 
@@ -182,6 +183,9 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
             mods["op_sel"] = bit_list(opsel, nsrc)
         if hi_bits & mask != (0 if plan.is_mix else mask):
             mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
+        why = not plan.is_mix and neg_bits_error(d, f.get("NEG", 0), f.get("NEG_HI", 0), nsrc)
+        if why:     # (llvm-mc-22: "invalid instruction encoding")
+            raise DecodeError(f"{d.name.lower()}: {why}: no text says these NEG/NEG_HI bits")
         if not plan.is_mix and d.name not in g9.NO_PCODE_SOURCES:   # (LLVM ignores its NEG bits)
             if f.get("NEG", 0) & mask:
                 mods["neg_lo"] = bit_list(f["NEG"], nsrc)

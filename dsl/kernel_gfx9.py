@@ -35,6 +35,7 @@ from .instr import NO_MODIFIERS, Instr, Modifiers
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, VReg
 from .operands_gfx9 import operand_names
 from .statement import Attr, Call, SymExpr
+from .syntax_gfx9 import SDWA_SEL, SDWA_UNUSED
 
 WAIT_COUNTERS = ("vmcnt", "expcnt", "lgkmcnt")
 
@@ -150,7 +151,10 @@ class Gfx9Inst:
             if i >= len(names):
                 raise OperandError(f"{st.mnemonic}: operand {i + 1} ({reg}) is not one the instruction names")
             noted.append(Noted(names[i], reg, d))
-        self.record = Record(d, noted)
+        word = inst.dpp if inst.dpp_kind == "SDWA" else {}
+        keeps = "DST_SEL" in word and word["DST_SEL"] != SDWA_SEL.index("DWORD") \
+            and SDWA_UNUSED[word["DST_U"] & 3] == "UNUSED_PRESERVE"
+        self.record = Record(d, noted, keeps_result=keeps)
         self.instr = replace(st, defn=d, encoding=d.format)
         self.glc = bool(inst.fields.get("SC0") or inst.fields.get("GLC"))   # an atomic returning data
 

@@ -7,10 +7,12 @@ Derived from the ISA data: the format's fields, the pseudocode's typed accessors
 here lists an instruction individually except syntax.py's few LLVM spellings."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import lru_cache
 
 from isa import InstrDef
+from isa.spec import family_of
 from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_flags,  # noqa: F401 (cache_control re-exported)
                        modifier_use, result_without_code, scalar_result)
 from isa.control import control
@@ -382,3 +384,59 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
         in_bits = next((bits for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
         return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
     return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}
+
+
+_FLOAT_RESULTS = frozenset({"f16", "f32", "f64", "bf16", "pk_f16", "pk_f32", "pk_bf16"})
+_SIGNEDNESS = re.compile(r"\bS(\d)\.iu\d")     # an "IU" matrix input: NEG[i] says signed
+
+
+def neg_list_sources(d: InstrDef) -> tuple[frozenset, frozenset] | None:
+    """The sources a VOP3P instruction's neg_lo:[..] and neg_hi:[..] lists may set a bit for
+    (indices), or None where any source may (LLVM takes them on integer packed and dot
+    instructions too). A float result (D0 typed f16..pk_bf16): only the sources NEG applies to (isa.facts.modifier_use's
+    neg_abs: none for v_fma_mix*, which writes -x / |x|; src2 alone for RDNA4's
+    v_dot4_f32_{fp8,bf8}_* and WMMA fp8, whose manual says "Only SRC2 can apply NEG/NEG_HI", RDNA4
+    ISA p. 90). An integer matrix instruction whose inputs are typed iu8/iu4 (WMMA/SWMMAC: NEG[i]
+    says whether input i is signed): neg_lo on those, neg_hi on none ("NEG[2] and NEG_HI[2:0] must be
+    zero", p. 99; RDNA4 only: LLVM 22 takes any on gfx11's). LLVM 22 refuses the rest: "invalid
+    neg_lo operand"."""
+    use = modifier_use(d)
+    if (d.operand_types or {}).get("D0") in _FLOAT_RESULTS or use.neg_abs:
+        allowed = frozenset(int(s[1]) for s in use.neg_abs)
+        return allowed, allowed
+    types = d.operand_types or {}
+    if types and set(types.values()) == {"b32"}:    # a move of raw bits (CDNA's v_accvgpr_read/write)
+        return frozenset(), frozenset()
+    if effects(d.pcode).matrix and family_of(d) not in syntax.WMMA_REPLICATED:     # (LLVM 22 takes any on gfx11)
+        reads = frozenset(int(i) for i in _SIGNEDNESS.findall(d.pcode or ""))
+        if reads:
+            return reads, frozenset()
+    return None
+
+
+def neg_list_error(d: InstrDef, key: str, bits: list, nsrc: int) -> str | None:
+    """Why `key` (neg_lo or neg_hi) as `bits` cannot be written on VOP3P instruction `d` with
+    `nsrc` sources (neg_list_sources), or None. Entries past the sources are ignored (LLVM); an
+    instruction no source of which takes it takes no list at all."""
+    allowed = neg_list_sources(d)
+    if allowed is None:
+        return None
+    ok = allowed[key == "neg_hi"]
+    if not ok:      # LLVM: "not a valid operand", an all-zero list too
+        return f"{key}: the instruction takes no {key} (NEG applies to none of its sources)"
+    bad = [i for i, b in enumerate(bits[:nsrc]) if b and i not in ok]
+    if not bad:
+        return None
+    return f"{key}: src{bad[0]} takes no {key} (only {', '.join(f'src{i}' for i in sorted(ok))} may)"
+
+
+def neg_bits_error(d: InstrDef, neg: int, neg_hi: int, nsrc: int) -> str | None:
+    """Why decoded NEG / NEG_HI fields cannot be written in LLVM's syntax for VOP3P instruction
+    `d` (neg_list_error of their bits), or None. llvm-mc-22 --disassemble calls such bytes an
+    invalid instruction encoding (v_dot4_f32_fp8_bf8 with NEG[0], v_accvgpr_read_b32 with any)."""
+    mask = (1 << nsrc) - 1
+    for key, bits in (("neg_lo", neg & mask), ("neg_hi", neg_hi & mask)):
+        why = neg_list_error(d, key, [bits >> i & 1 for i in range(nsrc)], nsrc) if bits else None
+        if why:
+            return why
+    return None

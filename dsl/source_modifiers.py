@@ -22,7 +22,9 @@ NEG_ONLY_ON_FLOATS = ("NEG/NEG_HI (neg_lo, neg_hi, -) apply only to its sources 
 
 
 def neg_sources(d: InstrDef, n_srcs: int) -> int:
-    """Bits of the VOP3P sources NEG/NEG_HI may be set for: an instruction the manual types some
+    """Bits of the VOP3P sources NEG/NEG_HI may be set for by a `-x` source (the neg_lo/neg_hi
+    lists follow dsl.signature.neg_list_sources, checked on every VOP3P instruction by
+    tests/test_dsl_vop3_modifier_sweep.py): an instruction the manual types some
     sources of as floats and others not (isa.facts.modifier_use.neg_abs: the 8-bit-float dot4 and
     WMMA, whose 8-bit elements have no sign modifier, and SWMMAC, whose third source is an index)
     negates only the float ones (the VOP3P field table: NEG "float inputs only"; RDNA4 ISA 7.7,

@@ -55,8 +55,21 @@ def saddr_error(traits, name: str, code: int, registers: int, vaddr: bool) -> st
     RDNA4) reads no register: refused, except null where it means what `off` means (SCRATCH's
     32-bit offset; the base of an instruction without VADDR, global_load_addtid_b32). Beside a
     VADDR, null as a 64-bit GLOBAL base makes VADDR a 64-bit address, which the text says with
-    `off`."""
+    `off`. EXEC as a 64-bit GLOBAL base beside a VADDR offset is refused (exec_base_error)."""
+    if registers > 1 and vaddr and code == traits.exec_lo:
+        return exec_base_error(name)
     if code not in traits.saddr_off or code == traits.null and not (registers > 1 and vaddr):
         return None
     return (f"{name} (code {code}) is a code that disables the scalar address"
             f"{' (VADDR is then a 64-bit address)' if registers > 1 and vaddr else ''}: write off")
+
+
+def exec_base_error(name: str) -> str:
+    """EXEC as the 64-bit SGPR base of a GLOBAL address with a VGPR offset: the manuals' SADDR is
+    "an SGPR" providing the base (RDNA4 ISA p. 145, CDNA3 p. 87; EXEC's code is no SGPR's);
+    LLVM 22 refuses it on gfx1100, gfx1201 and gfx942 ("invalid operand for instruction": its
+    operand class is SReg_64_XEXEC_XNULL, and its disassembler marks the bytes "Invalid register").
+    It takes exec where no VADDR is beside it (global_load_addtid_b32's base) and exec_lo as
+    SCRATCH's 32-bit offset: those stay."""
+    return (f"{name} cannot be the 64-bit base of a GLOBAL address with a VGPR offset (the manuals' "
+            f"SADDR is an SGPR; LLVM refuses it): use an SGPR pair")

@@ -231,6 +231,29 @@ def _matrix(d):
     return effects(d.pcode).matrix
 
 
+def _packed_negation(d):
+    """(sources NEG / NEG_HI negate, sources NEG_HI takes the magnitude of) of a VOP3P instruction,
+    as indices: the sources isa.facts.modifier_use says NEG applies to; where that is one 32-bit
+    source alone (RDNA4's v_dot4_f32_{fp8,bf8}_*: "Only SRC2 can apply NEG/NEG_HI (NEG_HI acts as
+    the ABS modifier for these ops)", RDNA4 ISA p. 90), NEG_HI is its |x|. (LLVM 22 compiles
+    fabs(c) of llvm.amdgcn.dot4.f32.fp8.bf8 to neg_hi:[0,0,1]; of llvm.amdgcn.fdot2's c, whose
+    sources all take NEG, to a v_and_b32: there NEG_HI of the 32-bit src2 is left alone.)"""
+    from dsl.signature import valu_signature
+    from isa.facts import modifier_use
+    negated = tuple(int(s[1]) for s in modifier_use(d).neg_abs)
+    srcs = valu_signature(d).srcs
+    magnitude = tuple(i for i in negated if len(negated) == 1 and i < len(srcs) and not srcs[i].packed
+                      and srcs[i].bits == 32)
+    return negated, magnitude
+
+
+def _half_write(d):
+    """Whether d's code writes D0 only as a 16-bit value into bits 15:0, or d has no code
+    (isa.effects' half_writes; half_result then asks the family what becomes of the other half)."""
+    from isa.effects import effects
+    return not d.pcode or "D0" in effects(d.pcode).half_writes
+
+
 def _behaviour_unknown_named(d):
     """Whether isa.errata.BEHAVIOUR_UNKNOWN names d, in any family (behaviour_unknown then asks
     the family)."""
@@ -257,7 +280,8 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
-         "behaviour_unknown_named": _behaviour_unknown_named,
+         "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
+         "half_write": _half_write,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
 
@@ -299,6 +323,16 @@ def behaviour_unknown(d) -> bool:
     if not fact("behaviour_unknown_named", d):
         return False
     from isa.facts import behaviour_unknown as family_aware
+    return family_aware(d)
+
+
+def half_result(d) -> str | None:
+    """isa.effects.half_result(d): what d's 16-bit VGPR result does to the other half ('kept',
+    'zeroed', None). Asked of the family each time, as behaviour_unknown is (the rule is the
+    family's); whether d's code writes a 16-bit D0 at all is a fact of its text, kept here."""
+    if not fact("half_write", d):
+        return None
+    from isa.effects import half_result as family_aware
     return family_aware(d)
 
 

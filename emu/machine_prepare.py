@@ -14,6 +14,7 @@ from dataclasses import field
 import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
+from dsl.special_registers import exec_base_error
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
@@ -107,9 +108,10 @@ def _write_sgprs(code: int, dwords: int):
     return write
 
 
-def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
-    """VGPR destination; `half` = 0/1 writes only bits 15:0 / 31:16 (16-bit results),
-    `post` transforms the value first (clamp / output modifier)."""
+def _write_vgprs(reg: int, dwords: int, half: int | str | None = None, post=None):
+    """VGPR destination; `half` = 0/1 writes only bits 15:0 / 31:16 (16-bit results), "zeroed"
+    the 16-bit result in bits 15:0 and zeros above; `post` transforms the value first (clamp /
+    output modifier)."""
     if half is None and post is None:
         def write(st, sel, value, active):
             st.write_vgprs(sel, reg, dwords, value, active)
@@ -119,7 +121,9 @@ def _write_vgprs(reg: int, dwords: int, half: int | None = None, post=None):
     def write(st, sel, value, active):
         if post is not None:
             value = post(value, st, sel)
-        if half is not None:
+        if half == "zeroed":
+            value = np.asarray(value).astype(np.uint32) & np.uint32(0xFFFF)
+        elif half is not None:
             old = st.vgpr[reg, sel]
             low = np.asarray(value).astype(np.uint32) & np.uint32(0xFFFF)
             value = (old & np.uint32(0xFFFF0000)) | low if half == 0 else (old & np.uint32(0xFFFF)) | (low << np.uint32(16))
@@ -482,6 +486,7 @@ class Preparer:
             opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
             p.inputs.update(OPSEL=opsel, OPSEL_HI=opsel_hi, NEG=neg, NEG_HI=f.get("NEG_HI", 0))
         srcs = [s for s in sig.srcs if not s.is_mask]
+        halves = self.spec.traits.vgpr_halves      # RDNA: VOP1/2/C name a 16-bit VGPR's half in bit 7
         if sig.k_pos is not None:        # fmamk/fmaak: the constant is SIMM32, not a source field
             srcs = srcs[:2]
         for i, s in enumerate(srcs):
@@ -511,9 +516,9 @@ class Preparer:
                 p.inputs[key] = self._src(code, bits, s.ftype, literal, per_lane=True)
                 continue
             half = 0
-            if s.t16:
-                half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= VGPR_BASE else 0
-                if e32 and code >= VGPR_BASE:
+            if s.t16:         # a 16-bit source: OPSEL names its half, or on RDNA an e32 code's bit 7
+                half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= VGPR_BASE and halves else 0
+                if e32 and code >= VGPR_BASE and halves:
                     code = VGPR_BASE + ((code - VGPR_BASE) & 0x7F)
             if sdwa is not None and code >= VGPR_BASE or sdwa is not None and code < SCALAR_CODES:
                 # a register: its whole dword, then the field SRCn_SEL names
@@ -556,9 +561,14 @@ class Preparer:
             half = None
             wide = sem.writes.get("D0")
             block = wide is not None and wide.bits > 64     # WMMA's D: the semantic merges 16-bit halves itself
-            if dst.t16 and not block:
-                half = (vdst >> 7) & 1 if e32 else (opsel >> 3) & 1
-                vdst = vdst & 0x7F if e32 else vdst
+            # a 16-bit result (isa.effects.half_result): one half written, the other kept (the half
+            # OPSEL[3] names, on RDNA an e32 VDST's bit 7), or on CDNA's VOP1/VOP2 bits 31:16 zeroed
+            result = instruction_facts.half_result(vopd_base(self.spec, d)) if dst.t16 and not block else None
+            if result == "kept":
+                half = ((vdst >> 7) & 1 if halves else 0) if e32 else (opsel >> 3) & 1
+                vdst = vdst & 0x7F if e32 and halves else vdst
+            elif result == "zeroed":
+                half = "zeroed"
             if vdst + dst.dwords > self.vgprs:
                 raise OperandError(f"v{vdst} is beyond the {self.vgprs} VGPRs the kernel allocates")
             post = None
@@ -568,12 +578,12 @@ class Preparer:
                 p.sem = self._saturating(d, sig, omod)
             place = machine_sdwa.place_result(sdwa, dst.bits) if sdwa is not None and "DST_SEL" in sdwa else None
             if place is not None:       # SDWA's DST_SEL / DST_U: the result's field in the old dword
-                post = _placed(place, post, vdst)
+                post, half = _placed(place, post, vdst), None
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
             if raw_opsel and fmt == "VOP3P" and wide is not None and wide.bits == 64:
                 dwords = 2          # as its sources: the semantic's width (v_pk_mov_b32's D0.u32[63 : 32])
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
-            p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half or 0) \
+            p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half if half == 1 else 0) \
                 if dwords <= 2 else self._block(VGPR_BASE + vdst, dwords)
             if "S2" not in p.inputs:        # VOP2 accumulators: the pseudocode's third source is D0
                 p.lazy["S2"] = p.lazy["D0"]
@@ -583,7 +593,7 @@ class Preparer:
         p.writers["D1"] = _write_lane_bits(sd)
         if "S0" in sem.writes and codes[0] >= VGPR_BASE:     # v_swap writes its source
             reg, half = codes[0] - VGPR_BASE, None
-            if srcs and srcs[0].t16:                          # v_swap_b16: the half its source names
+            if srcs and srcs[0].t16 and halves:               # v_swap_b16: the half its source names
                 half, reg = ((reg >> 7) & 1 if e32 else opsel & 1), reg & 0x7F
             if reg + (srcs[0].dwords if srcs else 1) > self.vgprs:
                 raise OperandError(f"v{reg} is beyond the {self.vgprs} VGPRs the kernel allocates")
@@ -693,8 +703,12 @@ class Preparer:
         32/64-bit sources of VOP3P (dot products' accumulators) pass unchanged."""
         packed = type_info(d.operand_types.get(f"S{i}"))[2] or s.bits == 16
         fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True, operand=s)
+        negated, magnitude = instruction_facts.fact("packed_negation", d)
+        if i not in negated:        # NEG/NEG_HI apply to none but these (emu.facts._packed_negation)
+            neg = neg_hi = 0
         if not packed:
-            return _modified(fetch, s.bits, bool((neg >> i) & 1), False) if s.is_float else fetch
+            return _modified(fetch, s.bits, bool((neg >> i) & 1), i in magnitude and bool((neg_hi >> i) & 1)) \
+                if s.is_float or i in negated else fetch
         opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
         lo_shift, hi_shift = np.uint32(16 * ((opsel >> i) & 1)), np.uint32(16 * ((opsel_hi >> i) & 1))
         flip = np.uint32((0x8000 if (neg >> i) & 1 else 0) | (0x8000_0000 if (neg_hi >> i) & 1 else 0))
@@ -822,6 +836,8 @@ class Preparer:
         elif segment == "global":
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
+            if saddr == self.spec.traits.exec_lo and not instruction_facts.lane_address(d):
+                raise OperandError(f"saddr: {exec_base_error('exec')}")
             if instruction_facts.lane_address(d):       # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)
 

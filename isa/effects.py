@@ -17,6 +17,10 @@ outs, v_cmpx's EXEC) is full: the hardware writes the whole mask, 0 for inactive
 Any other write -- a bit range, an index, inside a loop, in only some branches, to
 `VGPR[lane][VDST]` -- is *partial*: the old value survives in part, so it is read as well.
 A read of an operand after a full write of it on every path is not a read of the input.
+A 16-bit write `D0.f16 = ...` is full as far as the code goes (`half_writes` names it); what
+becomes of the other half of a 32-bit VGPR is the family's and the encoding's: `half_result(d)`
+('kept' on RDNA, 'zeroed' on CDNA's VOP1/VOP2 forms), and `instruction_effects(d)` is the
+effects with a 'kept' result as a partial write of D0 -- what liveness and the effects check read.
 Anything the parser does not understand counts as reading every operand it names, and
 writing (partially) every operand it assigns: never less than the truth. WMMA's
 `eval "D0.f32(16x16) = ..."` is read as the statement it quotes (a matrix of 16-bit elements
@@ -33,6 +37,7 @@ Code no loaded family has (a test's own text) is refused (FactsError, the rule f
 fact: isa/fact_tables.py); the generator's reader, isa.gen.effects.effects, reads it."""
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from .fact_tables import FactsError, table
@@ -98,6 +103,35 @@ def effects(pcode: str | None) -> Effects:
         family, record = known
         made = _made[known] = restored(table(family, "effects").EFFECTS[record])
     return made
+
+
+@lru_cache(maxsize=None)
+def half_result(d) -> str | None:
+    """What InstrDef `d`'s 16-bit VGPR result does to the other half of its register: 'kept' (a
+    16-bit half is written, the other keeps its value: RDNA's every encoding -- true16 .l/.h, VOP3
+    op_sel[3], fake16 --, CDNA's VOP3-only instructions), 'zeroed' (bits 31:16 get zeros: CDNA's
+    VOP1/VOP2 16-bit instructions in either encoding), None where the code writes D0 otherwise than
+    whole as a 16-bit value into a VGPR. From the generated table (HALF_RESULTS: the code's
+    half_writes and the family's rule, isa/errata.py HALF_RESULTS, with its pages and evidence);
+    an SDWA word's DST_SEL / DST_UNUSED, which place a result themselves, are the encoding's."""
+    from .fact_tables import locate
+    got = locate(d, _HALF_FIELDS)
+    return None if got is None else table(got[0], "effects").HALF_RESULTS.get(got[1])
+
+
+_HALF_FIELDS = ("format", "promoted_from", "pcode", "description")
+
+
+@lru_cache(maxsize=None)
+def instruction_effects(d, e: Effects | None = None) -> Effects:
+    """`effects(d.pcode)` (or the effects `e` given for d's code) with what the code leaves to the
+    family and encoding: a 16-bit result that keeps the other half of its VGPR (half_result
+    'kept') is a partial write of D0, so D0 is read as well; 'zeroed' and every other result as
+    the code says."""
+    e = effects(d.pcode) if e is None else e
+    if "D0" not in e.half_writes or half_result(d) != "kept":
+        return e
+    return replace(e, reads=e.reads | {"D0"}, full=e.full - {"D0"}, partial=e.partial | {"D0"})
 
 
 # MODE.FP_ROUND and MODE.FP_DENORM are two 2-bit halves each (every manual's MODE table: [1:0]

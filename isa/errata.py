@@ -782,6 +782,35 @@ ERRATA += tuple(
             pdf, fix, evidence)
     for name, field, pdf, fix, pages, evidence in MODIFIER_ROWS)
 
+# DS_APPEND / DS_CONSUME on LDS: which bits of M0 give the counter's address. The manuals disagree
+# with themselves: RDNA3's code "addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size"
+# (RDNA3.5 the same), its description "In the LDS this address is an offset to HWBASE and clamped by
+# M0.size", its DS chapter (12.5, p. 135 / RDNA3.5 p. 137) "The M0 register is not used for most
+# LDS-indexed operations: only the "ADDTID" instructions read M0", M0 there a 16-bit "Unsigned byte
+# Offset[15:0] ... and for GDS-base/size", while its GDS table (p. 144 / RDNA3.5 p. 146) puts
+# gds_base in M0[31:16] and gds_size in M0[15:0]; RDNA4's code has "addr = offset" (no M0 at all),
+# CDNA3's and CDNA4's description "(M0.base + instr_offset) if GDS, or at instr_offset if LDS".
+_APPEND_PDF = {"rdna3": ("addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size", {"DS_APPEND": 526,
+                                                                                              "DS_CONSUME": 525}),
+               "rdna3.5": ("addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size", {"DS_APPEND": 560,
+                                                                                                "DS_CONSUME": 559}),
+               "rdna4": ("addr = offset; // offset by LDS HWBASE", {"DS_APPEND": 585, "DS_CONSUME": 585})}
+_APPEND_EVIDENCE = (
+    "LLVM 22 compiles llvm.amdgcn.ds.append/consume on an LDS pointer p + 16 to 's_mov_b32 m0, <p>' and "
+    "'ds_append v0 offset:16' for gfx1100, gfx1201 and gfx942 (and on SI, which cannot fold the offset, "
+    "to s_add_i32 <p>, 16 then m0 = <p>): the counter is at M0 + {OFFSET1, OFFSET0}, the base in M0's low "
+    "half, which is how the DS field table (RDNA3 p. 135, RDNA4 p. 160) types M0: 16 bits, 'Unsigned byte "
+    "Offset[15:0]'. The high half (the GDS table's gds_base, this code's 'M0.base') is not part of an LDS "
+    "address: LLVM's LDS pointers leave it zero, so nothing measured contradicts ignoring it; an LDS "
+    "counter address is M0[15:0] + offset, as the ADDTID instructions' code reads M0[15:0] (and not the "
+    "whole M0 of the ADDTID formula 'LDS_Addr = LDS_BASE + {InstOffset1, InstOffset0} + TID(0..63)*4 + M0', "
+    "RDNA3 p. 136, RDNA3.5 p. 138, RDNA4 p. 160). GDS is refused, not run.")
+ERRATA += tuple(
+    Erratum(f"{arch.replace('.', '')}-{name.lower().replace('_', '-')}-m0-address", (arch,), {arch: pages[name]},
+            "pcode_text", ("VDS" if arch == "rdna4" else "DS", name), pdf, "addr = M0[15 : 0] + offset; // offset by LDS HWBASE",
+            _APPEND_EVIDENCE)
+    for arch, (pdf, pages) in _APPEND_PDF.items() for name in ("DS_APPEND", "DS_CONSUME"))
+
 
 def for_arch(arch: str) -> list[Erratum]:
     return [e for e in ERRATA if arch in e.archs]
@@ -1162,3 +1191,37 @@ NOT_CODE = {
 # (`MEM[stack_base + stack_index] = DATA1[i]`) and pops (`VGPR_RTN = MEM[stack_base + stack_index]`)
 # LDS (RDNA3 page 541, RDNA3.5 page 576): it reads and writes memory, an atomic's direction
 NOT_CODE_MEMORY = {"DS_BVH_STACK_RTN_B32": "atomic"}
+
+# What a 16-bit VALU result does to the other half of its 32-bit VGPR. The code says only that a
+# 16-bit value is written (`D0.f16 = ...`, .b16 .i16 .u16 .bf16: isa.effects' half_writes); the
+# generator gives every such instruction of a family (VGPR results only: not RDNA4's v_s_*_f16,
+# whose SGPR gets zeros above, RDNA4 7.10) the family's rule here, and writes the answer per
+# instruction to generated/<family>/effects.py (HALF_RESULTS; isa.effects.half_result):
+#   "kept"  -- every encoding writes one half and keeps the other;
+#   "opsel" -- an instruction with a VOP3 form only (its OPSEL[3] picks the half) keeps the other
+#              half; one with a VOP1/VOP2 form writes zeros to bits 31:16 in either encoding.
+# family -> (rule, {family: physical PDF page of the text}, evidence)
+_RDNA_HALVES = ("RDNA{v} 7.4 '16-bit Math and VGPRs' (page {p74}): 'VALU instructions that operate on "
+                "16-bit data (non-packed) can separately address the two halves of a 32-bit VGPR', VOP1/2/C "
+                "DST[7] = 1 hi, 0 lo half; the VOP3 field table (page {p65}) and the VINTERP one (page {p132}): "
+                "'For dest=0, dest_vgpr[31:0] = {{prev_dst_vgpr[31:16], result[15:0] }}'. The fake16 forms "
+                "(LLVM's v_add_f16 v1, v2, v3 without .l/.h) are the same encodings with bit 7 clear.")
+_CDNA_HALVES = ("The manual's code writes D0.f16 and the text of section 6.2.2 'Instruction Outputs' (page {out}) "
+                "does not say what becomes of bits 31:16; the instructions whose VOP3A form takes OPSEL (no "
+                "VOP1/VOP2 form) say it in their notes: V_MAD_F16, V_MAD_U16, V_MAD_I16, V_FMA_F16, "
+                "V_DIV_FIXUP_F16 (section 12.11, page {vop3}): 'If OPSEL[3] is 0 Result is written to 16 LSBs of "
+                "destination VGPR and hi 16 bits are preserved', and their legacy twins' code writes the zeros "
+                "(V_MAD_LEGACY_F16: D0 = {{ 16'0, tmp.f16 }}). LLVM 22 takes op_sel on the VOP3-only ones "
+                "(v_max3_f16 v1, v2, v3, v4 op_sel:[0,0,0,1] -> 0140f7d1 02071204, v_add_i16 v1, v2, v3 op_sel:[0,0,1]) and "
+                "refuses it on a VOP1/VOP2 instruction's e64 form (v_add_f16_e64 v1, v2, v3 op_sel:[0,0,1]: "
+                "'not a valid operand', gfx942 and gfx950); its GCNSubtarget::zeroesHigh16BitsOfDest ('derived "
+                "from experimentation', used by SIFoldOperands to drop a v_and_b32 0xffff after them) says the "
+                "GFX9 generation's VOP1/VOP2 16-bit instructions, e32 and e64 (v_add_f16, v_mul_lo_u16, "
+                "v_cvt_f16_f32, v_rcp_f16, ...), zero the high 16 bits, and the op_sel ones do not.")
+HALF_RESULTS = {
+    "rdna3": ("kept", {"rdna3": 74}, _RDNA_HALVES.format(v="3", p74=74, p65=65, p132=132)),
+    "rdna3.5": ("kept", {"rdna3.5": 76}, _RDNA_HALVES.format(v="3.5", p74=76, p65=67, p132=134)),
+    "rdna4": ("kept", {"rdna4": 86}, _RDNA_HALVES.format(v="4", p74=86, p65="75 on, 7.1", p132="157 on, 12.3")),
+    "cdna3": ("opsel", {"cdna3": 40}, _CDNA_HALVES.format(out=40, vop3="292 on")),
+    "cdna4": ("opsel", {"cdna4": 40}, _CDNA_HALVES.format(out=40, vop3="317 on")),
+}

@@ -90,6 +90,10 @@ class Effects:
     #                        its code: isa.effects.wave_state adds them from the float_modes fact
     state_writes: frozenset = frozenset()  # likewise assigned: `WAVE_STATUS.PRIV = 1'0U` (s_rfe, s_trap),
     #                        `HW_REGISTERS[hwRegId] = value` (s_setreg: MODE, STATUS or another register)
+    half_writes: frozenset = frozenset()  # operands every write of which is a 16-bit value into bits 15:0:
+    #                        whole as .f16 .b16 .i16 .u16 .bf16 (`D0.f16 = ...`; in a 32-bit register the code does
+    #                        not say what becomes of the other half, the family and encoding do:
+    #                        isa.effects.half_result) or the range [15 : 0] (`D0.u[15 : 0] = ...`: the rest kept)
 
     @property
     def writes(self) -> frozenset:

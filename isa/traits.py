@@ -183,6 +183,13 @@ class Traits:
 
     # the codes every package names, as attributes
     @property
+    def vgpr_halves(self) -> bool:
+        """A VOP1/VOP2/VOPC field names a 16-bit VGPR operand's half in its bit 7 (RDNA 7.4 '16-bit
+        Math and VGPRs': 'SRC/DST[7] = (1=hi, 0=lo half)', LLVM's true16 v1.h): the gfx11 dialect's;
+        CDNA's fields name v0-v255 (its 16-bit operands are bits 15:0, or SDWA's selects)."""
+        return self.dialect == "gfx11"
+
+    @property
     def wave_size(self) -> int:
         return self.wave_sizes[0]
 

@@ -13,6 +13,9 @@ the perturbed one, unless the model says it is written whole) are the outputs th
   the old one, e.g. SCC; reported, not a failure);
 - `no_effect` (soft): a declared input that changed nothing (a read the model over-states:
   safe for liveness; reported).
+A register the model says is written whole and not read is changed as well (`Checker.overwritten`):
+its old value must not show. The model is the instruction's (isa.effects.instruction_effects): a
+16-bit result that keeps the other half of its VGPR (isa.effects.half_result) writes D0 in part.
 Operand names map to registers by the ISA's operand roles: S0..S2 the sources, D0 the
 destination, D1 and VCC the carry-out (SDST in VOP3SD), VCC as input the mask source of an
 e64 encoding, EXEC/SCC/M0 themselves. Registers an instruction indexes by a value
@@ -44,7 +47,7 @@ from dsl.asm import AsmError, assemble
 from dsl.operands import Agpr, Lit, OperandError, lit, s, v, vcc, vcc_lo
 from dsl.signature import scalar_layout, valu_signature
 from dsl.syntax_gfx9 import ACC_OPERANDS
-from isa.effects import effects
+from isa.effects import effects, instruction_effects
 from isa.mnemonics import text_mnemonic
 from tests.emu_fuzz import EXCLUDED, _SKIP, special_dwords
 
@@ -90,7 +93,7 @@ class Case:
 
 
 class Checker:
-    overwritten = False     # also change the registers written whole and not read (see run)
+    overwritten = True      # also change the registers written whole and not read (see run)
 
     def __init__(self, target: str):
         from emu.memory import DeviceMemory
@@ -293,7 +296,7 @@ class Checker:
             r.skipped = f"not encodable with plain registers: {e}"
             return r
         r.text = case.text
-        e = effects(d.pcode)
+        e = instruction_effects(d, effects(d.pcode))   # (a 16-bit result keeping the other half: D0 read too)
         reads, full, writes = self.declared(e, case)
         others = [x for x in self.all_registers() if x not in reads and x not in writes]
         if not case.scalar:

@@ -14,6 +14,9 @@
   keeps D0's old value: D0 is then read. `dpp_lanes` checks the lanes read: one lane of src0
   changed per wave, the lanes of D0 that change must be those the control reads it in, by the
   DPP syntax's definitions (`dpp_source_lanes`, written from them, not from the emulator).
+As in the value check, registers written whole are changed too (Checker.overwritten), and a
+16-bit result that keeps the other half of its VGPR (VINTERP's, RDNA's DPP forms) is a partial
+write by the instruction's effects (isa.effects.instruction_effects).
 
     python -m tests.effects_forms --target gfx1151
 """
@@ -43,26 +46,7 @@ PARTNERS = ("V_DUAL_MOV_B32", "V_DUAL_ADD_F32")
 KNOWN: dict[str, str] = {}
 
 
-class _HalfResults:
-    """Registers written whole are changed too (Checker.overwritten), and a 16-bit VGPR result
-    counts as written in part: the other half of its register keeps its value, so is read."""
-    overwritten = True
-
-    def valu_case(self, d, rng) -> Case:
-        case = super().valu_case(d, rng)
-        if d.format not in self.traits.roles.vopd:
-            case.half_result = any(op.bits == 16 and not op.sgpr for op in valu_signature(d).dsts)
-        return case
-
-    def declared(self, e, case: Case):
-        reads, full, writes = super().declared(e, case)
-        if getattr(case, "half_result", False):
-            half = case.names.get("D0", set()) & full
-            reads, full = reads | half, full - half
-        return reads, full, writes
-
-
-class FormsChecker(_HalfResults, Checker):
+class FormsChecker(Checker):
     def __init__(self, target: str):
         super().__init__(target)
         checked = {(d.name, d.format) for d in self.instructions}
@@ -114,9 +98,7 @@ class FormsChecker(_HalfResults, Checker):
         """VINTERP: D0 and three VGPR sources (S0 and S2 read in other lanes of the quad)."""
         names = {"D0": {("v", V_DST)}, **{f"S{i}": {("v", r)} for i, r in enumerate(V_SRC)}}
         inst = self.ns[text_mnemonic(d.name)](v[V_DST], *(v[r] for r in V_SRC))
-        case = Case(bytes(inst), str(inst), names, scalar=False)
-        case.half_result = valu_signature(d).dsts[0].bits == 16
-        return case
+        return Case(bytes(inst), str(inst), names, scalar=False)
 
     def _half(self, d, slot: str, k):
         sig = valu_signature(vopd_base(self.spec, d))
@@ -170,7 +152,7 @@ DPP_CONTROLS = (("DPP8", {"dpp8": [7, 0, 5, 2, 3, 6, 1, 4]}, False),
                 ("DPP16", {"row_shr": 1}, True))
 
 
-class DppChecker(_HalfResults, Checker):
+class DppChecker(Checker):
     """The value check's VALU instructions in their DPP forms (DPP16 and DPP8 on RDNA, one
     control each: DPP_CONTROLS in turn): the registers read and written are the plain form's,
     except that a lane DPP leaves unwritten keeps D0's old value. Result.fmt is the form,

@@ -198,6 +198,35 @@ def test_gfx9_e64_forms_are_those_llvm_has(arch):
             assert dsl.disassemble(bytes.fromhex(hx[:8]) + bytes(4), arch).splitlines()[0] == f".long 0x{hx[6:8]}{hx[4:6]}{hx[2:4]}{hx[0:2]}"
 
 
+# EXEC as a GLOBAL SADDR: LLVM 22 refuses it as the 64-bit base beside a VGPR offset (operand class
+# SReg_64_XEXEC_XNULL) and takes it where no VADDR is beside it (global_*_addtid_b32) and exec_lo
+# as SCRATCH's 32-bit offset; dsl.special_registers.exec_base_error names the operand
+EXEC_BASES = {
+    "gfx1100": ["global_load_b32 v1, v2, exec", "global_store_b32 v2, v1, exec", "global_atomic_add_u32 v2, v1, exec",
+                "global_load_b32 v1, v2, exec offset:16", "global_load_b32 v1, v2, vcc",
+                "global_load_addtid_b32 v1, exec", "global_store_addtid_b32 v1, exec",
+                "scratch_load_b32 v1, off, exec_lo", "scratch_load_b32 v1, v2, exec_lo"],
+    "gfx942": ["global_load_dword v1, v2, exec", "global_store_dword v2, v1, exec", "global_atomic_add v2, v1, exec",
+               "global_load_dwordx2 v[2:3], v1, exec", "global_load_dword v1, v2, vcc",
+               "scratch_load_dword v1, off, exec_lo", "scratch_store_dword off, v1, exec_lo"],
+}
+EXEC_BASES["gfx1151"] = EXEC_BASES["gfx1201"] = EXEC_BASES["gfx1100"]
+EXEC_BASES["gfx950"] = EXEC_BASES["gfx942"]
+
+
+@pytest.mark.parametrize("arch", sorted(EXEC_BASES))
+def test_exec_as_a_global_base_is_refused_where_llvm_refuses_it(arch):
+    lines = EXEC_BASES[arch]
+    want = mc_encodings(lines, arch)
+    assert sum(w is None for w in want) == 4 and any(w is not None for w in want)
+    for line, w in zip(lines, want):
+        if w is not None:
+            assert _dsl(line, arch) == w, line
+            continue
+        with pytest.raises(dsl.AsmError, match=r"saddr: exec cannot be the 64-bit base of a GLOBAL address"):
+            dsl.assemble(line, arch)
+
+
 # a VOPD pair reads at most two scalar values, the select VCC of v_dual_cndmask_b32 (its signature's
 # vcc_in) one of them (the manuals' VOPD restrictions: "at most 2 SGPRs, or 1 SGPR + 1 literal ... VCC
 # counts as one SGPR read"); the same SGPR or literal twice counts once, an inline constant or null not

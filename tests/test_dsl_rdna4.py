@@ -9,6 +9,7 @@ import collections
 import pytest
 
 import dsl.rdna4 as r4
+import dsl
 from dsl import assemble
 from dsl.asm import Instr, parse
 from dsl.operands import OperandError
@@ -155,3 +156,56 @@ def test_rdna4_spill_to_scratch_assembles_like_llvm_mc_and_runs(tmp_path):
     for j in range(4):
         want = (x[64 * j:64 * j + 64].astype(np.float64) ** 2 + want).astype(np.float32)
     np.testing.assert_allclose(buf.copyout(np.float32)[256:320], want, rtol=1e-6)
+
+
+_DOT4_FP8 = ("v_dot4_f32_fp8_bf8", "v_dot4_f32_bf8_fp8", "v_dot4_f32_fp8_fp8", "v_dot4_f32_bf8_bf8")
+
+
+def test_dot4_f32_fp8_negates_src2_only_as_llvm():
+    """RDNA4 ISA p. 90 (DOT4_F32_{FP8,BF8}_{FP8,BF8}): "OPSEL must be zero, and OPSEL_HI must be 7.
+    Only SRC2 can apply NEG/NEG_HI". llvm-mc-22 takes neg_lo/neg_hi on src2 alone and no op_sel /
+    op_sel_hi; ours must take and refuse the same lines, with LLVM's bytes, and name the list."""
+    from .llvm_tools import mc_encodings
+    lines = [f"{mn} v0, v1, v2, v3 {mod}" for mn in _DOT4_FP8 for mod in (
+        "", "neg_lo:[0,0,1]", "neg_hi:[0,0,1]", "neg_lo:[0,0,1] neg_hi:[0,0,1]", "neg_lo:[0,0,0]",
+        "neg_lo:[1,0,0]", "neg_lo:[0,1,0]", "neg_hi:[1,0,0]", "neg_hi:[0,1,1]", "op_sel_hi:[1,1,1]",
+        "op_sel_hi:[0,1,1]", "op_sel:[1,0,0]")]
+    want = mc_encodings(lines, "gfx1201")
+    assert sum(w is not None for w in want) == 5 * len(_DOT4_FP8)      # the oracle is not all-refusing
+    for line, w in zip(lines, want):
+        if w is not None:
+            assert assemble(line, "gfx1201") == w, line
+            continue
+        with pytest.raises(dsl.AsmError) as e:
+            assemble(line, "gfx1201")
+        key = line.split()[-1].split(":")[0]
+        assert f"{key}:" in str(e.value), (line, str(e.value))
+        if key.startswith("neg"):
+            assert "only src2 may" in str(e.value), str(e.value)
+
+
+def test_dot4_f32_fp8_neg_bits_decode_where_llvm_decodes_them():
+    """The same rule read back: bytes with NEG / NEG_HI bits on src0 or src1 are no instruction to
+    llvm-mc-22 --disassemble ("invalid instruction encoding") nor to ours (DecodeError: no text
+    says them); src2's decode to LLVM's text."""
+    import subprocess
+    from dsl.decode import DecodeError
+    from dsl.disasm import decode_instr
+    from dsl.instr_text import instr_text
+    import isa
+    base = bytes.fromhex("004024cc01050e1c")        # llvm-mc-22: v_dot4_f32_fp8_bf8 v0, v1, v2, v3
+    for neg in range(8):
+        for neg_hi in range(8):
+            data = (int.from_bytes(base[:4], "little") | neg_hi << 8).to_bytes(4, "little") + \
+                (int.from_bytes(base[4:], "little") | neg << 29).to_bytes(4, "little")
+            done = subprocess.run([tool("llvm-mc"), "-arch=amdgcn", "-mcpu=gfx1201", "--disassemble"],
+                                  input=" ".join(f"0x{b:02x}" for b in data), capture_output=True, text=True)
+            llvm_ok = "invalid instruction encoding" not in done.stderr
+            assert llvm_ok == (neg & 3 == 0 and neg_hi & 3 == 0), (neg, neg_hi, done.stderr)
+            if llvm_ok:
+                x, _ = decode_instr(data, "gfx1201")
+                text = [ln.strip() for ln in done.stdout.splitlines() if ln.strip() and not ln.strip().startswith(".")]
+                assert [instr_text(x, isa.load("gfx1201"))] == text, (neg, neg_hi)
+            else:
+                with pytest.raises(DecodeError, match="only src2 may"):
+                    decode_instr(data, "gfx1201")

@@ -5,7 +5,8 @@ The instructions come from the ISA data, not from a corpus: every VOP3/VOP3P def
 apart) is written as bytes with VGPR operands (v8 <- v2, v4, v6; pairs and tuples where LLVM reads
 them so, a lane mask in s12) and llvm-mc-22 --disassemble gives LLVM's text of it, which is the base line. Each base
 line, its own modifiers removed, gets op_sel lists of 2, 3 and 4 entries with one bit set (and
-all clear), clamp, mul:2; on gfx1100, lines with 16-bit VGPR halves are also written with whole
+all clear), clamp, mul:2, and on VOP3P lines neg_lo/neg_hi lists with one bit set (or none) and
+op_sel_hi lists of 2 and 3 entries; on gfx1100, lines with 16-bit VGPR halves are also written with whole
 VGPRs and the halves as op_sel (v2.h -> v2 op_sel:[1,...]). One llvm-mc run per target; every line
 must be accepted alike with the same bytes or refused by both, except the differences listed in
 KNOWN, each with its reason (an entry no line needs any more fails the test)."""
@@ -84,8 +85,21 @@ def variants(line: str, arch: str) -> list[str]:
     return out
 
 
+def packed_variants(line: str) -> list[str]:
+    """A VOP3P line's neg_lo/neg_hi lists with one bit set (and all clear), op_sel_hi lists of 2
+    and 3 entries: which sources take NEG (RDNA4's v_dot4_f32_fp8_*: src2 alone), what short and
+    long lists mean."""
+    out = [f"{line} {key}:[{','.join(str(int(j == k)) for j in range(3))}]" for key in ("neg_lo", "neg_hi")
+           for k in range(-1, 3)]
+    return out + [f"{line} op_sel_hi:{bits}" for bits in ("[0,0,0]", "[1,1,1]", "[0,1,1]", "[1,0,1]", "[1,1,0]",
+                                                          "[1,1]", "[0,0]")]
+
+
 def sweep_lines(arch: str) -> list[str]:
-    return [v for line in base_lines(arch) for v in variants(line, arch)]
+    spec = isa.load(arch)
+    packed = lambda line: any(d.format == "VOP3P" for d in spec.lookup(line.split()[0]))
+    return [v for line in base_lines(arch)
+            for v in variants(line, arch) + (packed_variants(line) if packed(line) else [])]
 
 
 # (arch prefix, test(line, llvm bytes, our error text), reason); a test sees only lines that differ

@@ -368,3 +368,29 @@ def test_s_abs_i32_matches_the_manuals_functional_examples():
                                    scalar=True))
     assert list(np.asarray(out["D0"]).reshape(-1)) == list(examples.values())
     assert list(np.asarray(out["SCC"]).reshape(-1)) == [1] * len(examples)
+
+
+@pytest.mark.parametrize("mode", ["fast", "reference"])
+def test_dot4_f32_fp8_neg_applies_to_src2_only(mode, monkeypatch):
+    """RDNA4 ISA p. 90: for v_dot4_f32_{fp8,bf8}_* "Only SRC2 can apply NEG/NEG_HI (NEG_HI acts as
+    the ABS modifier for these ops)". The instruction words are written with every NEG/NEG_HI
+    bit pattern (the assembler refuses those on src0/src1, as LLVM does): bits 0 and 1 change
+    nothing, NEG[2] negates src2, NEG_HI[2] takes its magnitude (before NEG). Expected values are
+    the exact sums in Python floats (fp8 1.0, 1.5 times bf8 1.5, 2.0; src2 -0.5)."""
+    import tests.test_emu_machine as machine
+    from emu.options import FAST, REFERENCE
+    words = bytes.fromhex("044024cc01050e1c")       # llvm-mc-22: v_dot4_f32_fp8_bf8 v4, v1, v2, v3
+    real = dsl.assemble
+    products = 1.0 * 1.5 + 1.5 * 2.0
+    for neg, neg_hi, src2 in [(0, 0, -0.5), (1, 0, -0.5), (2, 0, -0.5), (3, 3, -0.5), (4, 0, 0.5), (0, 4, 0.5),
+                              (4, 4, -0.5), (0, 1, -0.5), (0, 2, -0.5)]:
+        inst = (int.from_bytes(words[:4], "little") | neg_hi << 8).to_bytes(4, "little") + \
+            (int.from_bytes(words[4:], "little") | neg << 29).to_bytes(4, "little")
+        pre = loads("out") + "v_mov_b32 v1, 0x3c38\nv_mov_b32 v2, 0x403e\nv_mov_b32 v3, -0.5\n"
+        post = "v_mov_b32 v8, 0\nglobal_store_b32 v8, v4, s[4:5]\ns_endpgm"
+        monkeypatch.setattr(machine.dsl, "assemble",
+                            lambda src, arch, wave=None: real(pre, arch, wave) + inst + real(post, arch, wave))
+        got, _ = run("", {"out": np.zeros(1, np.uint32)}, block=(32, 1, 1),
+                     options=FAST if mode == "fast" else REFERENCE)
+        monkeypatch.undo()
+        assert got["out"].view(np.float32)[0] == src2 + products, (neg, neg_hi)

@@ -18,7 +18,7 @@ from isa import control, effects, memory_access
 from isa.gen import control as control_reader
 from isa.gen import effects as effects_reader
 from isa.gen import memory_access as memory_reader
-from isa.gen.instruction_facts import control_facts, memory_facts, operand_effects
+from isa.gen.instruction_facts import control_facts, half_results, memory_facts, operand_effects
 
 FAMILIES = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4")
 REPO = Path(__file__).resolve().parent.parent
@@ -37,6 +37,7 @@ def test_committed_tables_are_what_the_generator_writes(family):
     spec = isa.load(family)
     assert _generated(family, "memory_access").MEMORY_ACCESS == memory_facts(rows, spec.tables, spec.traits.roles.image)
     assert _generated(family, "control").CONTROL == control_facts(rows)
+    assert _generated(family, "effects").HALF_RESULTS == half_results(family, rows, spec.traits.roles)
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -2,9 +2,11 @@
 
 The manual (DS chapter): "Inside DS, do one atomic add for first valid lane and broadcast
 result to all valid lanes": the counter changes by countbits(EXEC) once per wave and every
-active lane receives the value from before. M0.base is M0[15:0], the LDS byte offset M0
-supplies to DS instructions (DS fields table: "M0 16 Unsigned byte Offset[15:0]"); the
-instruction offset is {OFFSET1, OFFSET0}. Waves of a batch that name the same address apply
+active lane receives the value from before. The counter is at M0[15:0] + {OFFSET1, OFFSET0}:
+the manuals disagree on M0's part (RDNA3's "M0.base", its GDS table's M0[31:16], RDNA4's code
+without M0); isa.errata's *-ds-append-m0-address entries settle it with LLVM's code generation,
+which puts the LDS pointer in M0 and the constant in the offset, and the DS fields table's
+16-bit "M0 ... Unsigned byte Offset[15:0]": M0's high half is not part of the address. Waves of a batch that name the same address apply
 their updates one after another in wave order (different work-groups' LDS are distinct;
 treating equal addresses as shared only costs an extra round).
 """

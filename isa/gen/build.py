@@ -89,7 +89,7 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += modifier_errata
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "facts": facts_out, **instruction_facts.build(instructions, tables_out, entry(arch).roles.image)}
+            "facts": facts_out, **instruction_facts.build(arch, instructions, tables_out, entry(arch).roles)}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")

@@ -217,6 +217,7 @@ class _Analysis:
         self.result_pieces = 0
         self.result_concat = False
         self.result_ranges = 0
+        self.other_writes: set = set()   # operands some assignment writes beyond bits 15:0 or not as 16 bits
         self.ranges: dict = {}           # operand -> [(lo, hi)] written unconditionally through constant bit ranges
         self.irregular: set = set()      # operands written in part otherwise (a variable range, a branch)
 
@@ -316,6 +317,8 @@ class _Analysis:
                 if op in _COMPOUND and n not in done:
                     self.reads.add(n)
                     self.value_reads.add(n)
+                if not _half_typed(ops):
+                    self.other_writes.add(n)
                 if _is_whole(ops):
                     done.add(n)
                 elif n not in done:
@@ -333,6 +336,7 @@ class _Analysis:
                         m = _operand(x)
                         if m == "D0":
                             self.written.add(m)
+                            self.other_writes.add(m)
                         if m and m not in done:
                             self.reads.add(m)
             else:
@@ -347,6 +351,19 @@ def _is_whole(ops: list) -> bool:
     if ops and ops[0].data == "field":
         ops = ops[1:]
     return not ops or len(ops) == 1 and ops[0].data == "index" and _name_of(ops[0].children[1]) == "laneId"
+
+
+_HALF_TYPE = re.compile(r"(f|b|i|u|bf)16")
+
+
+def _half_typed(ops: list) -> bool:
+    """`.f16` and nothing after it (the whole operand assigned as a 16-bit value), or the bit range
+    `[15 : 0]`, typed or not (`D0.u[15 : 0] = ...`: RDNA3's VOP3 16-bit shifts): 16 bits into bits 15:0."""
+    if len(ops) == 1 and ops[0].data == "field":
+        return _HALF_TYPE.fullmatch(str(ops[0].children[1])) is not None
+    rest = ops[1:] if ops and ops[0].data == "field" else ops
+    return bool(rest) and rest[0].data == "slice" and _number(rest[0].children[1]) == 15 \
+        and _number(rest[0].children[2]) == 0 and all(o.data == "field" for o in rest[1:2]) and len(rest) <= 2
 
 
 def _constant_range(op) -> bool:
@@ -727,7 +744,7 @@ def effects(pcode: str | None) -> Effects:
     full = frozenset((done | whole) & a.written)
     partial = frozenset(a.written - full)
     return Effects(frozenset((a.reads - whole) | partial), full, partial, a.cross_lane, a.indexed,
-                   value_reads=frozenset(a.value_reads),
+                   value_reads=frozenset(a.value_reads), half_writes=frozenset(a.written - a.other_writes),
                    copy=_copy(flat), jump=_jump(root, flat, names), matrix=matrix, names=named,
                    uses=_uses(root, parents), pieces=_pieces(root, parents), lane_bits=_lane_bits(flat),
                    lane_choosers=_lane_choosers(flat),

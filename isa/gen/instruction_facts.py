@@ -6,6 +6,8 @@ isa/generated/<family>/effects.py (isa.effects: operands read and written), memo
 holds only what differs from the fact's default."""
 from __future__ import annotations
 
+import re
+
 
 def _defs(instructions):
     from ..spec import InstrDef
@@ -29,6 +31,34 @@ def operand_effects(instructions) -> tuple[list, list]:
             records.append(record)
         by_instruction.append(numbers[key])
     return records, by_instruction
+
+
+def half_results(family: str, instructions, roles) -> dict[int, str]:
+    """{position: 'kept' | 'zeroed'} of the VALU instructions whose code writes D0 whole as a 16-bit
+    value (isa.effects' half_writes) into a VGPR (not a scalar result: RDNA4's v_s_*_f16): what
+    becomes of the other half of the register, by the family's rule (isa/errata.py HALF_RESULTS:
+    'kept' everywhere, or 'opsel': kept where the instruction has a VOP3 form only, zeroed where
+    it has a VOP1/VOP2 form, in either encoding)."""
+    from ..errata import HALF_RESULTS
+    from .descriptions import scalar_result
+    from .effects import effects
+    rule = HALF_RESULTS[family][0]
+    out = {}
+    for i, row in enumerate(instructions):
+        e = effects(row["pcode"])
+        if row["pcode"]:
+            written = "D0" in e.half_writes
+        else:                   # no code (RDNA3's v_interp_p2_rtz_f16_f32): D0's type in the manual's tables
+            written = _HALF_TYPE.fullmatch((row.get("operand_types") or {}).get("D0") or "") is not None
+        if row["format"] not in roles.valu or not written or scalar_result(row["pcode"], row["description"]):
+            continue
+        vop3_only = row["format"] in roles.valu_e64 and not row["promoted_from"]
+        in_part = bool(row["pcode"]) and "D0" not in e.full       # `D0.u[15 : 0] = ...`: the code keeps the rest
+        out[i] = "kept" if rule == "kept" or vop3_only or in_part else "zeroed"
+    return out
+
+
+_HALF_TYPE = re.compile(r"(f|b|i|u|bf)16")
 
 
 def memory_facts(instructions, tables: dict, image_formats) -> dict[str, dict[int, object]]:
@@ -63,11 +93,13 @@ def control_facts(instructions) -> dict[int, tuple]:
     return out
 
 
-def build(instructions, tables: dict, image_formats) -> dict:
-    """The facts of `instructions`; `tables`: the family's other tables (the sample suffix key),
-    `image_formats`: its traits.roles.image."""
+def build(family: str, instructions, tables: dict, roles) -> dict:
+    """The facts of `instructions` of `family`; `tables`: the family's other tables (the sample
+    suffix key), `roles`: its traits.roles."""
     records, by_instruction = operand_effects(instructions)
+    image_formats = roles.image
     return {"effects": records, "effects_by_instruction": by_instruction,
+            "half_results": half_results(family, instructions, roles),
             "memory_access": memory_facts(instructions, tables, image_formats), "control": control_facts(instructions)}
 
 
@@ -83,7 +115,10 @@ def render(spec: dict, header) -> dict[str, str]:
                "# BY_INSTRUCTION: per position in INSTRUCTIONS, its code's record (None: no code)\n"
                "EFFECTS = (\n" + "".join(f"    {r!r},\n" for r in spec["effects"]) + ")\n\n"
                "BY_INSTRUCTION = (\n" + "".join(f"    {', '.join(map(repr, by[k:k + 20]))},\n"
-                                                  for k in range(0, len(by), 20)) + ")\n")
+                                                  for k in range(0, len(by), 20)) + ")\n\n"
+               "# HALF_RESULTS: {position in INSTRUCTIONS: what a 16-bit VGPR result does to the other half,\n"
+               "# 'kept' or 'zeroed'} (isa/errata.py HALF_RESULTS: the family's rule, its pages and evidence)\n"
+               "HALF_RESULTS = {\n" + _by_position(spec["half_results"]).replace("        ", "    ") + "}\n")
     memory = (header("What each memory instruction does with memory and its registers (isa/memory_access.py).") +
               "\n# {fact: {position in INSTRUCTIONS: value}}, where not the fact's default (records as tuples)\n"
               "MEMORY_ACCESS = {\n" + "".join(f"    {name!r}: {{\n" + _by_position(values) + "    },\n"
