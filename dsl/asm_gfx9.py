@@ -455,7 +455,7 @@ def _valu_defs(spec: Spec, mn: str, mods=()):
     defs = spec.lookup(amd_name(base, spec.arch))
     roles = spec.traits.roles
     e32 = [d for d in defs if d.format in roles.valu_e32]
-    e64 = [d for d in defs if d.format in roles.valu_e64]
+    e64 = [d for d in defs if d.format in roles.valu_e64 and d.name not in g9.NO_VOP3_FORM]
     if suffix == "_e32":
         return [(d, None) for d in e32]
     if suffix == "_e64":
@@ -1373,6 +1373,9 @@ def _suffix_answer(spec: Spec, mn: str, defs: list) -> tuple[str, str | None]:
             return mn, (f"{mn}: no encoding matches the suffix {suffix!r}: {what} is written without an "
                         f"encoding suffix or with _e32")
         return base, None
+    if suffix == "e64" and any(d.name in g9.NO_VOP3_FORM for d in valu):
+        return mn, (f"{mn}: e64 variant of {base} is not supported: the syntax writes {base} in its 32-bit "
+                    f"encoding only (isa.syntax_conventions.NO_VOP3_FORM), without an encoding suffix or with _e32")
     return mn, None
 
 

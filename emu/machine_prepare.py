@@ -579,6 +579,8 @@ class Preparer:
             if place is not None:       # SDWA's DST_SEL / DST_U: the result's field in the old dword
                 post, half = _placed(place, post, vdst), None
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
+            if raw_opsel and fmt == "VOP3P" and wide is not None and wide.bits == 64:
+                dwords = 2          # as its sources: the semantic's width (v_pk_mov_b32's D0.u32[63 : 32])
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half if half == 1 else 0) \
                 if dwords <= 2 else self._block(VGPR_BASE + vdst, dwords)
