@@ -365,7 +365,7 @@ def _omod(mods: dict, d=None, sig=None) -> int:
     """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier). With
     the instruction `d` and its signature (an SDWA form; the VOP3 form's keys are the plan's):
     refused on a compare and where the result is not a float (a result the manual leaves untyped
-    is one when its sources are; SDWA takes no OMOD_ON_INTEGER_RESULT exception)."""
+    is one when its sources are; the VOP3 form's modifier_use errata, e.g. v_cvt_i32_f32 mul:2, are not SDWA's)."""
     given = [k for k in ("mul", "div") if k in mods]
     if given and d is not None:
         result = d.operand_types.get("D0")
@@ -456,7 +456,7 @@ def _valu_defs(spec: Spec, mn: str, mods=()):
     defs = spec.lookup(amd_name(base, spec.arch))
     roles = spec.traits.roles
     e32 = [d for d in defs if d.format in roles.valu_e32]
-    e64 = [d for d in defs if d.format in roles.valu_e64]
+    e64 = [d for d in defs if d.format in roles.valu_e64 and d.name not in g9.NO_VOP3_FORM]
     if suffix == "_e32":
         return [(d, None) for d in e32]
     if suffix == "_e64":
@@ -1377,6 +1377,9 @@ def _suffix_answer(spec: Spec, mn: str, defs: list) -> tuple[str, str | None]:
             return mn, (f"{mn}: no encoding matches the suffix {suffix!r}: {what} is written without an "
                         f"encoding suffix or with _e32")
         return base, None
+    if suffix == "e64" and any(d.name in g9.NO_VOP3_FORM for d in valu):
+        return mn, (f"{mn}: e64 variant of {base} is not supported: the syntax writes {base} in its 32-bit "
+                    f"encoding only (isa.syntax_conventions.NO_VOP3_FORM), without an encoding suffix or with _e32")
     return mn, None
 
 

@@ -13,6 +13,7 @@ from .instr import Instr
 from .instr_fields import direct_instr
 from .instr_fields_gfx9 import gfx9_instr
 from .instr_text import instr_text
+from .syntax_gfx9 import NO_VOP3_FORM
 
 
 class DisassemblyWarning(UserWarning):
@@ -89,6 +90,9 @@ def decode_instr(data: bytes, arch: str, wave_size: int | None = None, offset: i
 
 def instr_of(spec: isa.Spec, inst: Instruction, wave: int, offset: int = 0) -> Instr:
     """The Instr of a decoded Instruction (see decode_instr)."""
+    if spec.traits.dialect == "gfx9" and inst.name in NO_VOP3_FORM and inst.fmt.name in spec.traits.roles.valu_e64:
+        raise DecodeError(f"offset 0x{offset:x}: {inst.name.lower()} in {inst.fmt.name}: the assembly syntax has "
+                          f"no VOP3 form of it (isa.syntax_conventions.NO_VOP3_FORM; LLVM: invalid encoding)")
     try:
         x = gfx9_instr(spec, inst) if spec.traits.dialect == "gfx9" else direct_instr(spec, inst, wave)
     except DecodeError as e:     # fields no text can say (a builder's refusal): where they are

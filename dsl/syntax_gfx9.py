@@ -2,7 +2,8 @@
 differ from gfx11's (syntax.py). Like syntax.py: how LLVM spells things, not ISA facts."""
 from __future__ import annotations
 
-from isa.syntax_conventions import DPP_FORMATS as _DPP_FORMATS, NO_ENC_SUFFIX as _NO_ENC_SUFFIX
+from isa.syntax_conventions import DPP_FORMATS as _DPP_FORMATS, NO_ENC_SUFFIX as _NO_ENC_SUFFIX, \
+    NO_VOP3_FORM as _NO_VOP3_FORM
 
 # SOPP immediates (styles as syntax.SOPP_STYLE); the rest print as syntax.SOPP_STYLE says
 SOPP_STYLE = {"s_set_gpr_idx_off": "none", "s_set_gpr_idx_mode": "gpr_idx", "s_endpgm": "opt",
@@ -70,6 +71,8 @@ SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_
 # VALU instructions printed without an encoding suffix although the manual gives a VOP3 form
 NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx9"]
 DPP_FORMATS = _DPP_FORMATS["gfx9"]
+# instructions the syntax writes in their 32-bit encoding only, though the manual lists a VOP3 opcode
+NO_VOP3_FORM = _NO_VOP3_FORM["gfx9"]
 # operands the pseudocode types as 32-bit but slices as 64 (v_pk_mov_b32: D0.u32[63 : 32]): registers
 WIDE_OPERANDS = {"V_PK_MOV_B32": 2}
 # MFMA with f64 results: LLVM prints the BLGP bits as neg:[a,b,c] (negate A, B, C)

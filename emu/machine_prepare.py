@@ -14,7 +14,6 @@ from dataclasses import field
 import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
-from dsl.special_registers import exec_base_error
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
@@ -580,6 +579,8 @@ class Preparer:
             if place is not None:       # SDWA's DST_SEL / DST_U: the result's field in the old dword
                 post, half = _placed(place, post, vdst), None
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords
+            if raw_opsel and fmt == "VOP3P" and wide is not None and wide.bits == 64:
+                dwords = 2          # as its sources: the semantic's width (v_pk_mov_b32's D0.u32[63 : 32])
             p.writers["D0"] = _write_vgprs(vdst, dwords, half, post)
             p.lazy["D0"] = self._src(VGPR_BASE + vdst, dst.bits, dst.ftype, None, half=half if half == 1 else 0) \
                 if dwords <= 2 else self._block(VGPR_BASE + vdst, dwords)
@@ -835,6 +836,8 @@ class Preparer:
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
             if saddr == self.spec.traits.exec_lo and not instruction_facts.lane_address(d):
+                # imported here: dsl.special_registers loads dsl.syntax, which running cached code never needs
+                from dsl.special_registers import exec_base_error
                 raise OperandError(f"saddr: {exec_base_error('exec')}")
             if instruction_facts.lane_address(d):       # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)

@@ -118,8 +118,10 @@ class Semantic:
         instructions are left alone as `flushes_denorms` (from isa.float_modes) says."""
         if self.memory or not self.flushes_denorms:
             return ()
-        ops = list(self.reads.values()) + list(self.writes.values())
-        return tuple((o.name, o.bits) for o in ops if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits)
+        # a source typed as a float narrower than its register (CDNA's legacy f16 D0.f16, the
+        # low half of a 32-bit D0) is flushed at its type's width, its other bits kept
+        reads = [(o.name, _float_bits(o)) for o in self.reads.values() if 0 < _float_bits(o) <= o.bits]
+        return tuple(reads + [(o.name, o.bits) for o in self.writes.values() if _float_bits(o) == o.bits])
 
     @cached_property
     def rounded_widths(self) -> tuple[int, ...]:
@@ -151,7 +153,8 @@ class Semantic:
         if flush:
             changed = {}
             for name, bits in self.float_operands:
-                if name in self.reads and flush[bits][0] is not None and _supplied(ctx, name):
+                if name in self.reads and flush[bits][0] is not None and _float_bits(self.reads[name]) == bits \
+                        and _supplied(ctx, name):
                     value = ctx.inputs[name]
                     flushed = _flush(value, bits, flush[bits][0])
                     if flushed is not value:
@@ -165,7 +168,8 @@ class Semantic:
                 out = self.fn(ctx)
         if flush:
             for name, bits in self.float_operands:
-                if name in self.writes and name in out and flush[bits][1] is not None:
+                if name in self.writes and name in out and flush[bits][1] is not None \
+                        and self.writes[name].bits == bits == _float_bits(self.writes[name]):
                     out[name] = _flush(out[name], bits, flush[bits][1])
         return self.fitted(ctx, out)
 
@@ -209,6 +213,11 @@ class Semantic:
 
 
 _UNKNOWN = object()
+
+
+def _float_bits(o: Operand) -> int:
+    """The width of the float an operand is typed as (f16/f32/f64), else 0."""
+    return int(o.type[1:]) if o.type in ("f16", "f32", "f64") else 0
 
 # MODE.FP_ROUND (MODE[3:0], same manual section): [1:0] for f32, [3:2] for f64 and f16.
 _ROUND_FIELD_LO = {32: 0, 16: 2, 64: 2}

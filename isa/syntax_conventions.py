@@ -66,14 +66,18 @@ OPSEL_WHOLE_VGPRS = frozenset({
 NO_ENC_SUFFIX = {"gfx11": frozenset({"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUSH"}),
                  "gfx9": frozenset({"V_SWAP_B32", "V_CLREXCP"})}
 
+# Instructions whose VOP3 opcode the manual lists but the text syntax has only in their 32-bit
+# encoding, by dialect: the CDNA3 and CDNA4 VOP3A opcode tables (CDNA3 manual pp. 539-540, CDNA4
+# pp. 585-586) give V_SWAP_B32 465 and V_ACCVGPR_MOV_B32 466 (the VOP1 opcodes 81 and 82 + 0x140),
+# while LLVM 22 (gfx942, gfx950) refuses "v_swap_b32_e64 v1, v2" and "v_accvgpr_mov_b32_e64 a1, a2"
+# ("e64 variant of this instruction is not supported") and decodes neither VOP3 form
+# (e9 00 91 d1 00 01 00 00, 01 00 92 d1 02 01 00 00: "invalid instruction encoding"); every other
+# VOP1/VOP2/VOPC mnemonic of both corpora takes _e64 (tests/test_asm_refusal_classes.py)
+NO_VOP3_FORM = {"gfx9": frozenset({"V_SWAP_B32", "V_ACCVGPR_MOV_B32"})}
+
 # Packed f16 sources with no f16 inline constants: v_pk_fmac_f16 (VOP2) assembles -4.0 as the
 # literal 0xc400 and prints it so (v_pk_add_f16 takes -4.0 inline)
 NO_F16_INLINE = frozenset({"V_PK_FMAC_F16"})
-
-# Integer-typed instructions that still take the floating-point source modifiers neg/abs:
-# "v_cndmask_b32_e64 v1, -v2, |v3|, s4" is accepted (gfx1100, gfx1201; gfx942 with s[4:5]);
-# v_cmp_class_f16 takes them on its value only
-FP_MODS = frozenset({"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"})
 
 # Integer sources whose constants are read as f16 ones: v_ldexp_f16's exponent 1.0 is the inline
 # constant 1.0 (0xf2), -17 the zero-extended literal 0xffef

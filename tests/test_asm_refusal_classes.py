@@ -3,6 +3,9 @@ than a name: lines from tests/asm_mutations.py's kinds (an operand of another ki
 instruction has not), checked against llvm-mc-22 (refused, or accepted with its bytes)."""
 from __future__ import annotations
 
+import re
+import subprocess
+
 import pytest
 
 import dsl
@@ -151,6 +154,48 @@ def test_gfx9_dialect_refuses_and_takes_what_llvm_does(arch):
     assert sum(w is None for w in want) > 25 and sum(w is not None for w in want) > 15
     got = [_dsl(x, arch) for x in GFX9_CLASSES]
     assert [(x, g) for x, g, w in zip(GFX9_CLASSES, got, want) if g != w] == []
+
+
+def _e64_lines(arch: str) -> list[str]:
+    """Each VOP1/VOP2/VOPC mnemonic of LLVM's corpus for `arch` (its first row with plain operands
+    and no literal), written with _e64."""
+    from tests.test_dsl_llvm_corpus import corpus
+    rows = {}
+    for fam, hx, text, reenc in corpus(arch):
+        mn = text.split()[0]
+        if fam in ("VOP1", "VOP2", "VOPC") and len(hx) == 8 and reenc != "-" and \
+                not re.search(r"_sdwa|_dpp|sel:|quad_perm|row_|wave_|bound_ctrl", text):
+            rows.setdefault(mn, text)
+    return [mn.removesuffix("_e32") + "_e64" + text[len(mn):] for mn, text in sorted(rows.items())]
+
+
+# an encoding the manual's opcode tables give and the syntax does not: the CDNA3 and CDNA4 VOP3A
+# tables list V_SWAP_B32 (465) and V_ACCVGPR_MOV_B32 (466), LLVM 22 has only their VOP1 form
+# (isa.syntax_conventions.NO_VOP3_FORM). Every VOP1/VOP2/VOPC mnemonic written with _e64 is taken
+# with LLVM's bytes or refused as LLVM does; the refusal names the instruction; the VOP3 bytes of
+# the two are no instruction for the disassembler, as for LLVM's
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_gfx9_e64_forms_are_those_llvm_has(arch):
+    import warnings
+    from tests.llvm_tools import tool
+    lines = _e64_lines(arch)
+    want = mc_encodings(lines, arch)
+    assert len(lines) > 300
+    # (v_readfirstlane_b32: a move between one lane and a scalar, refused with _e64 as on RDNA)
+    assert sorted(x.split()[0] for x, w in zip(lines, want) if w is None) == \
+        ["v_accvgpr_mov_b32_e64", "v_readfirstlane_b32_e64", "v_swap_b32_e64"]
+    assert [(x, g, w) for x, g, w in zip(lines, [_dsl(x, arch) for x in lines], want) if g != w] == []
+    for line, name in (("v_swap_b32_e64 v1, v2", "v_swap_b32"), ("v_accvgpr_mov_b32_e64 a1, a2", "v_accvgpr_mov_b32")):
+        with pytest.raises(dsl.AsmError, match=f"e64 variant of {name} is not supported"):
+            dsl.assemble(line, arch)
+    vop3 = {"v_swap_b32": "e90091d100010000", "v_accvgpr_mov_b32": "010092d102010000"}
+    for name, hx in vop3.items():
+        mc = subprocess.run([tool("llvm-mc"), "-triple=amdgcn", f"-mcpu={arch}", "--disassemble"],
+                            input=" ".join(f"0x{hx[i:i + 2]}" for i in range(0, 8, 2)), capture_output=True, text=True)
+        assert "invalid instruction encoding" in mc.stderr, mc.stderr
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert dsl.disassemble(bytes.fromhex(hx[:8]) + bytes(4), arch).splitlines()[0] == f".long 0x{hx[6:8]}{hx[4:6]}{hx[2:4]}{hx[0:2]}"
 
 
 # EXEC as a GLOBAL SADDR: LLVM 22 refuses it as the 64-bit base beside a VGPR offset (operand class

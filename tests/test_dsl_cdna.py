@@ -349,3 +349,79 @@ def test_gfx9_vmcnt_counts_both_fields():
     assert x_reg != y_reg
     x_reg, y_reg = kernel(5)
     assert x_reg == y_reg
+
+
+PK_MOV = ["v_pk_mov_b32 v[0:1], v[2:3], v[4:5] op_sel:[0,1]", "v_pk_mov_b32 v[0:1], s[6:7], s[6:7] op_sel:[0,1]",
+          "v_pk_mov_b32 v[0:1], 1.0, v[4:5]", "v_pk_mov_b32 v[0:1], v[2:3], v[4:5] op_sel:[1,0]",
+          "v_pk_mov_b32 v0, v2, v4 op_sel:[0,1]", "v_pk_mov_b32 v[0:1], v2, v4", "v_pk_mov_b32 v[1:2], v[2:3], v[4:5]",
+          "v_pk_mov_b32 a[0:1], v[2:3], v[4:5]"]
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_pk_mov_b32_moves_a_64_bit_pair(arch):
+    """V_PK_MOV_B32 (the manual: "the source operands are treated as 64 bit"; its code writes
+    D0.u32[31 : 0] and D0.u32[63 : 32]): every operand a 64-bit pair, as LLVM 22 takes it (its
+    manual's own example `v_pk_mov_b32 v0, v2, v4 op_sel:[0,1]` is refused); the destination is
+    written whole, not read (isa.effects: the two dword ranges cover it), so the allocator gives it
+    a fresh pair and the old value of D0 changes nothing on the emulator."""
+    import dsl
+    from tests.test_emu_cdna import run
+    want = mc_encodings(PK_MOV, arch)
+    assert [w is None for w in want] == [False] * 4 + [True] * 4
+    got = []
+    for line in PK_MOV:
+        try:
+            got.append(dsl.assemble(line, arch))
+        except dsl.AsmError:
+            got.append(None)
+    assert got == want
+    ns = NAMESPACES[arch]
+    fx = ns["v_pk_mov_b32"](ns["v"][0:1], ns["v"][2:3], ns["v"][4:5]).instr.effects
+    assert fx.full == {"D0"} and fx.reads == {"S0", "S1"}
+    lanes = np.arange(64, dtype=np.uint32)
+    for old in (0, 0xDEADBEEF):
+        out = run(f"""
+        v_add_u32 v2, 100, v0
+        v_add_u32 v3, 200, v0
+        v_add_u32 v4, 300, v0
+        v_add_u32 v5, 400, v0
+        v_mov_b32 v6, {old:#x}
+        v_mov_b32 v7, {old:#x}
+        v_pk_mov_b32 v[6:7], v[2:3], v[4:5] op_sel:[1,0]
+        v_lshlrev_b32 v1, 3, v0
+        global_store_dwordx2 v1, v[6:7], s[4:5]
+        """, 2, arch=arch)
+        assert (out[:, 0] == lanes + 200).all() and (out[:, 1] == lanes + 300).all()     # S0's high, S1's low dword
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_cmpx_e64_takes_its_sdst_as_llvm(arch):
+    """CDNA's V_CMPX writes EXEC and D0 (the manual's code: EXEC.u64[laneId] = D0.u64[laneId] = ...;
+    "D0 = VCC in VOPC encoding"), so its VOP3A form names the SDST it writes: every v_cmpx of the
+    target, written `_e64 s[10:11], v1, v2` (and with vcc, exec), assembles to LLVM 22's bytes from
+    text and from the DSL, and the model says both EXEC and D0 are written whole."""
+    import isa
+    import dsl
+    ns = NAMESPACES[arch]
+    v, s = ns["v"], ns["s"]
+    spec = isa.load(arch)
+    from dsl.signature import valu_signature
+    defs = sorted((d for d in spec.instructions if d.name.startswith("V_CMPX_") and d.format == "VOPC"),
+                  key=lambda d: d.name)
+    names = [d.name.lower() for d in defs]
+    # each source as wide as the signature says (v_cmpx_class_f64: a pair and a 32-bit mask)
+    regs = {n: [(f"v[{2 + 2 * i}:{3 + 2 * i}]", v[2 + 2 * i:3 + 2 * i]) if o.dwords == 2 else (f"v{1 + i}", v[1 + i])
+                for i, o in enumerate(valu_signature(d).srcs)] for n, d in zip(names, defs)}
+    lines = []
+    for n in names:
+        a, b = (t for t, _ in regs[n])
+        lines += [f"{n}_e64 s[10:11], {a}, {b}", f"{n}_e64 vcc, {a}, {b}"]
+    lines.append(f"{names[0]}_e64 exec, v1, v2")
+    want = mc_encodings(lines, arch)
+    assert len(names) > 80 and all(w is not None for w in want), [x for x, w in zip(lines, want) if w is None]
+    assert [dsl.assemble(x, arch) for x in lines] == want
+    for n, w in zip(names, want[0::2]):
+        inst = ns[f"{n}_e64"](s[10:11], *(r for _, r in regs[n]))
+        assert bytes(inst) == w, n
+        fx = inst.instr.effects
+        assert {"D0", "EXEC"} <= fx.full, (n, fx.full)

@@ -346,3 +346,29 @@ def test_gfx950_prng_steps_the_lfsr():
         return ((x.astype(np.uint64) << np.uint64(1)) & np.uint64(0xFFFFFFFF)).astype(np.uint32) \
             ^ np.where(x >> np.uint32(31), np.uint32(0xC5), np.uint32(0))
     assert (got[:, 0] == step(seed)).all() and (got[:, 1] == step(step(seed))).all()
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("denorm,d0,s0,s1", [
+    (0b1100, 0x00003C00, 2.0, 3.0),         # f32 flushed, f16 kept: D0 as a 32-bit word is an f32 denormal
+    (0b0011, 0x00000200, 2.0 ** -14, 1.0),  # f16 flushed: D0.f16 = 2**-15 is an f16 denormal, flushed to 0
+])
+def test_legacy_mac_f16_flushes_its_d0_as_an_f16(arch, denorm, d0, s0, s1):
+    """V_MAC_F16 (CDNA3/CDNA4): tmp = S0.f16 * S1.f16 + D0.f16 reads the low half of D0 as an f16,
+    flushed by MODE.FP_DENORM's F16_F64 half and not by its F32 half (the emulator once flushed the
+    whole 32-bit D0 as an f32; tests/effects_check_mode.py found it). Expected: numpy's float16."""
+    h = lambda x: int(np.float16(x).view(np.uint16))     # noqa: E731
+    got = run(f"""
+    s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), {denorm:#x}
+    v_mov_b32 v2, {h(s0):#x}
+    v_mov_b32 v3, {h(s1):#x}
+    v_mov_b32 v4, {d0:#x}
+    v_mac_f16 v4, v2, v3
+    global_store_dword v1, v4, s[4:5]
+    """, arch=arch)
+    half = np.uint16(d0 & 0xFFFF).view(np.float16)
+    if not denorm & 0b0100 and abs(half) < np.finfo(np.float16).tiny:   # the F16_F64 input half cleared
+        half = np.float16(0.0)
+    want = int((np.float16(s0) * np.float16(s1) + half).view(np.uint16))
+    assert want != h(s0 * s1) or denorm & 0b0100 == 0
+    assert (got[:, 0] == want).all(), (hex(int(got[0, 0])), hex(want))

@@ -1,7 +1,8 @@
 """The MODE effects (isa.effects.wave_state) against the emulator (tests/effects_check_mode.py
 says how): with inputs for which rounding and denormals matter, changing a MODE field the model
 does not say an instruction reads changes none of its outputs, the MODE writers change MODE as
-the manual says and no other SALU instruction does. CI checks a seeded sample of the VALU
+the manual says and no other SALU instruction does, on the six targets (RDNA3, RDNA3.5, RDNA4;
+CDNA3 and CDNA4 with their own manuals' MODE table). CI checks a seeded sample of the VALU
 instructions of each target; WAVESMITH_EFFECTS_FULL=1 checks all of them (about 30 s a target)."""
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import os
 import numpy as np
 import pytest
 
-from tests.effects_check_mode import MODE_TARGETS, check, disagreements, field_counts, table
+import isa
+from tests.effects_check_mode import MODE_TARGETS, NO_SEMANTICS, check, disagreements, field_counts, table
 
 FULL = bool(os.environ.get("WAVESMITH_EFFECTS_FULL"))
 SEED = int(os.environ.get("WAVESMITH_EFFECTS_SEED", "0"))
@@ -21,15 +23,20 @@ def test_mode_effects_agree_with_the_emulator(target):
     results = check((target,), per_target=None if FULL else 150, seed=SEED)[target]
     fields = field_counts(results)
     print(f"\n{target} (seed {SEED}{', full' if FULL else ''}):\n{table(results)}\n  confirmed: {dict(fields)}")
-    checked = [r for r in results if not r.skipped]
-    assert len(checked) >= 0.95 * len(results), [f"{r.name}: {r.skipped}" for r in results if r.skipped]
+    # what the emulator runs (an instruction it has no semantics for, CDNA4's fp4/fp6/fp8
+    # conversions among them, is listed, not checked) is checked, 95% of it at least
+    runnable = [r for r in results if not (r.skipped or "").startswith(NO_SEMANTICS)]
+    checked = [r for r in runnable if not r.skipped]
+    assert len(runnable) >= 0.8 * len(results) and len(checked) >= 0.95 * len(runnable), \
+        [f"{r.name}: {r.skipped}" for r in results if r.skipped]
     bad = disagreements(results)
     assert not bad, "the MODE model and the emulator disagree:\n" + "\n".join(bad)
     # the inputs make MODE matter: each float field is seen to change some instruction's outputs,
-    # and every MODE writer (s_round_mode, s_denorm_mode, s_setreg_b32, s_setreg_imm32_b32) wrote it
+    # and every MODE writer wrote it (s_round_mode, s_denorm_mode, s_setreg_b32, s_setreg_imm32_b32;
+    # CDNA has the two s_setreg only)
     assert all(fields[f] for f in ("MODE.FP_DENORM.F32", "MODE.FP_DENORM.F16_F64", "MODE.FP_ROUND.F32",
                                    "MODE.FP_ROUND.F16_F64")), fields
-    assert fields["MODE written"] == 4, fields
+    assert fields["MODE written"] == (2 if isa.traits(target.split("-")[0]).dialect == "gfx9" else 4), fields
 
 
 def test_the_check_finds_a_wrong_model(monkeypatch):

@@ -52,6 +52,10 @@ _KNOWN = {
     # pseudocode (halves written by conversions) now treats them as RDNA's are, not flushed
     "V_CVT_PKNORM_I16_F32", "V_CVT_PKNORM_U16_F32", "V_CVT_PKNORM_I16_F16", "V_CVT_PKNORM_U16_F16",
     "V_CVT_PKRTZ_F16_F32",
+    # CDNA's legacy v_mac_f16 reads D0.f16, the low half of the 32-bit D0 it writes: flushed as an
+    # f16 under MODE.FP_DENORM's F16_F64 half (the old rule flushed nothing there; the emulator
+    # once flushed the whole register as an f32, which tests/effects_check_mode.py found)
+    "V_MAC_F16",
     # "Rounding is toward zero" (the RDNA3.5, RDNA4, CDNA3 and CDNA4 descriptions): its own
     # rounding, not MODE.FP_ROUND's
     "V_TRIG_PREOP_F64",

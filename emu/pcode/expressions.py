@@ -204,6 +204,13 @@ class Expressions:
                 self.fail("MEM slice must start at bit 0 and be 8/16/32/64 bits", node)
             self.mem_read = True
             return f"R.mem_load(ctx, {addr}, {bits // 8}, {self.pred or 'None'})", Ty("u", bits)
+        if isinstance(base, Tree) and base.data == "field" and is_operand(base.children[0]):
+            # a slice past its type's width of an operand that wide (v_pk_mov_b32's 64-bit
+            # S0.u32[OPSEL[0].i32 * 32 + 31 : OPSEL[0].i32 * 32]) slices the operand's bits
+            fty = type_of_field(str(base.children[1]))
+            if fty is not None and fty.kind in ("u", "i", "b") and \
+                    fty.bits < self.operand_ty(str(base.children[0].children[0])).bits:
+                base = base.children[0]
         code, bty = self.accessed(base)
         if bty.kind == "dw":
             lo, bits = self._const_slice(node, node)

@@ -288,7 +288,9 @@ class Statements:
         base = self.operand_ty(name)
         emit = self.emit if self.indent == 1 else self.prologue.append
         if partial and name not in self.reads and name not in self.int_fields:
-            self.reads[name] = Operand(name, base.bits, self._type_name(name, base))
+            kind = self._type_name(name, base)       # (the bits kept are raw bits, not a narrower float)
+            kind = f"u{base.bits}" if kind in ("f16", "f32") and int(kind[1:]) < base.bits else kind
+            self.reads[name] = Operand(name, base.bits, kind)
             emit(f"{name} = R.operand(ctx, {name!r}, {base.bits}, {self.name!r})")
         elif name not in self.reads:
             emit(f"{name} = " + (f"R.dw_zeros(ctx, {base.bits // 32})" if base.bits > 64 else "R.U64(0)"))

@@ -123,19 +123,31 @@ class Translator(NarrowStatements, Statements, Expressions):
             return Ty("u", 64)
         if name == "M0":        # a 32-bit register, however few bits the pseudocode names (M0[7 : 0] = ...)
             return Ty("u", 32)
+        if ty and ty.kind == "f" and not t.startswith("pk_") and bits > ty.bits:
+            # a float narrower than its register (CDNA's legacy f16: D0 = { 16'0, tmp.f16 }): the
+            # register as a whole is raw bits, its float the low ones (D0.f16)
+            return Ty("u", bits)
         return Ty(ty.kind if ty else "u", bits)
 
     def use_operand(self, name: str, ty: Ty | None = None):
         if name not in self.reads and name not in self.writes:
             base = self.operand_ty(name)
-            self.reads[name] = Operand(name, base.bits, str(ty or base) if (ty or base).kind != "f" else f"f{(ty or base).bits}")
+            t = ty or base
+            declared = type_of_field(self.optypes.get(name, "")) if name in self.optypes else None
+            if ty is None and declared and declared.kind == "f" and not self.optypes[name].startswith("pk_"):
+                # a float of its own width in a wider register (CDNA's legacy f16 instructions read
+                # D0.f16, the low half of the 32-bit D0 they write whole): typed as that float
+                t = Ty("f", min(base.bits, declared.bits))
+            self.reads[name] = Operand(name, base.bits, str(t) if t.kind != "f" else f"f{t.bits}")
 
     # ---------- pre-pass: operand widths ----------
     def scan_widths(self, tree: Tree):
         for node in tree.iter_subtrees():
-            if node.data in ("field", "slice", "index") and isinstance(node.children[0], Tree) \
-                    and node.children[0].data == "name":
-                base = str(node.children[0].children[0])
+            inner = node.children[0] if node.data in ("field", "slice", "index") else None
+            if node.data == "slice" and isinstance(inner, Tree) and inner.data == "field":
+                inner = inner.children[0]           # D0.u32[63 : 32]: a slice of the typed operand
+            if isinstance(inner, Tree) and inner.data == "name":
+                base = str(inner.children[0])
                 if base not in OPERANDS:
                     continue
                 bits = 0
@@ -144,9 +156,9 @@ class Translator(NarrowStatements, Statements, Expressions):
                     if ty:
                         bits = ty.bits
                 elif node.data == "slice":
-                    hi, lo = node.children[1], node.children[2]
-                    if hi.data == "number" and lo.data == "number":
-                        bits = max(int(str(hi.children[0]), 0), int(str(lo.children[0]), 0)) + 1
+                    hi, lo = _largest(node.children[1]), _largest(node.children[2])
+                    if hi is not None and lo is not None:
+                        bits = max(hi, lo) + 1
                 if bits:
                     self.op_bits[base] = max(self.op_bits.get(base, 0), bits)
 
@@ -194,3 +206,25 @@ class Translator(NarrowStatements, Statements, Expressions):
             memory = "store"
         reads = {k: v for k, v in self.reads.items()}
         return Result("\n".join(body) + "\n", reads, dict(self.writes), branch, memory, self.cross_lane)
+
+
+def _largest(node) -> int | None:
+    """The largest value a bit position can take: a number, or sums and products of numbers and
+    single bits of a field (v_pk_mov_b32's S0.u32[OPSEL[0].i32 * 32 + 31 : ...]: 63); else None."""
+    if not isinstance(node, Tree):
+        return None
+    if node.data == "number":
+        try:
+            return int(str(node.children[0]), 0)
+        except ValueError:
+            return None
+    if node.data == "field":
+        return _largest(node.children[0])
+    if node.data == "index" and isinstance(node.children[1], Tree) and node.children[1].data == "number":
+        return 1                    # one bit of a field
+    if node.data == "binop" and str(node.children[1]) in ("+", "*"):
+        a, b = _largest(node.children[0]), _largest(node.children[2])
+        if a is None or b is None:
+            return None
+        return a + b if str(node.children[1]) == "+" else a * b
+    return None

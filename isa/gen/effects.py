@@ -218,6 +218,24 @@ class _Analysis:
         self.result_concat = False
         self.result_ranges = 0
         self.other_writes: set = set()   # operands some assignment writes beyond bits 15:0 or not as 16 bits
+        self.ranges: dict = {}           # operand -> [(lo, hi)] written unconditionally through constant bit ranges
+        self.irregular: set = set()      # operands written in part otherwise (a variable range, a branch)
+
+    def covered(self) -> set:
+        """Operands written only through unconditional constant bit ranges that together cover
+        every bit from 0 to the highest written, at least a dword (v_pk_mov_b32: D0.u32[31 : 0],
+        D0.u32[63 : 32]; v_pack_b32_f16: D0[15 : 0].f16, D0[31 : 16].f16): written whole."""
+        out = set()
+        for n, ranges in self.ranges.items():
+            top = -1
+            for lo, hi in sorted(ranges):
+                if lo > top + 1:
+                    break
+                top = max(top, hi)
+            else:
+                if top >= 31 and n not in self.irregular:
+                    out.add(n)
+        return out
 
     def read_all(self, node, done: set):
         for n in _walk(node):
@@ -305,6 +323,12 @@ class _Analysis:
                     done.add(n)
                 elif n not in done:
                     self.reads.add(n)             # bits or lanes not written keep the old value
+                    bits = [o for o in ops if o.data != "field"]      # D0.u32[31 : 0], D0[15 : 0].f16
+                    if op == "=" and self.depth == 0 and len(bits) == 1 and _constant_range(bits[0]):
+                        hi, lo = _number(bits[0].children[1]), _number(bits[0].children[2])
+                        self.ranges.setdefault(n, []).append((min(lo, hi), max(lo, hi)))
+                    else:
+                        self.irregular.add(n)
             elif _name_of(root) in _LANE_REGS:
                 self.indexed = True
                 for o in ops:
@@ -716,9 +740,10 @@ def effects(pcode: str | None) -> Effects:
     words = {str(t) for t in _leaves(root) if t.type in ("NAME",) or _WORD.fullmatch(str(t))}
     names = {op for n in _walk(root) if (op := _operand(n))}
     named = frozenset(names | ({"D0"} if any(_name_of(n) == "DST" for n in _walk(root)) else set()))
-    full = frozenset(done & a.written)
+    whole = {n for n in a.covered() if n not in a.value_reads}      # (its old bits never read)
+    full = frozenset((done | whole) & a.written)
     partial = frozenset(a.written - full)
-    return Effects(frozenset(a.reads | partial), full, partial, a.cross_lane, a.indexed,
+    return Effects(frozenset((a.reads - whole) | partial), full, partial, a.cross_lane, a.indexed,
                    value_reads=frozenset(a.value_reads), half_writes=frozenset(a.written - a.other_writes),
                    copy=_copy(flat), jump=_jump(root, flat, names), matrix=matrix, names=named,
                    uses=_uses(root, parents), pieces=_pieces(root, parents), lane_bits=_lane_bits(flat),
