@@ -26,7 +26,7 @@ from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .signature import Operand, neg_list_error, raw_source_field, register_number_source
-from .source_modifiers import packed_negation
+from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr

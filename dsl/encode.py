@@ -27,7 +27,8 @@ from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
 from .signature import (Operand, ValuSig, integer_sources_take_fp_mods, modifier_use, type_info, valu_signature,
                         vopd_base)
-from .source_modifiers import folded_modifiers, packed_negation
+from .packed_negation import packed_negation
+from .source_modifiers import folded_modifiers
 
 
 
@@ -1339,7 +1340,7 @@ class ValuPlan:
     index_key: bool = False     # takes index_key:N (SWMMAC: its third source is an index, not a matrix)
     clamp: bool = True          # takes clamp (isa.facts.modifier_use's clamp: not None)
     halves_only: bool = False   # its VGPR operands are all 16 raw bits (a half moved untouched)
-    negation: object = None     # VOP3P: the sources NEG/NEG_HI apply to (source_modifiers.PackedNegation)
+    negation: object = None     # VOP3P: the sources NEG/NEG_HI apply to (packed_negation.PackedNegation)
 
 
 @cache

@@ -22,7 +22,7 @@ from isa.records import dataclass
 from . import syntax
 from .operand_records import (Operand, ValuSig, raw_source_field, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
                               type_info, vopd_base)
-from .source_modifiers import packed_negation
+from .packed_negation import packed_negation
 
 
 def _operand(name: str, t: str | None, *, sgpr=False, mask=False) -> Operand:
@@ -411,7 +411,7 @@ def takes_opsel(d: InstrDef, sig: ValuSig, family: str) -> bool:
 
 def neg_list_error(d: InstrDef, key: str, bits: list, nsrc: int) -> str | None:
     """Why `key` (neg_lo or neg_hi) as `bits` cannot be written on VOP3P instruction `d` with
-    `nsrc` sources (dsl.source_modifiers.packed_negation), or None. Entries past the sources are
+    `nsrc` sources (dsl.packed_negation), or None. Entries past the sources are
     ignored (LLVM); an instruction no source of which takes it takes no list at all."""
     return packed_negation(d).list_error(key, sum(1 << i for i, b in enumerate(bits[:nsrc]) if b))
 

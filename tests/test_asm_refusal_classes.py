@@ -262,7 +262,7 @@ def test_vopd_pairs_read_at_most_two_scalar_values(arch):
 
 
 # NEG/NEG_HI on a VOP3P source the manual does not type as a float, in an instruction it types other
-# sources of as floats (isa.facts.modifier_use.neg_abs; dsl.source_modifiers.packed_negation, one rule for
+# sources of as floats (isa.facts.modifier_use.neg_abs; dsl.packed_negation, one rule for
 # -x and the lists): the 8-bit float sources of RDNA4's dot4 and WMMA ("Only SRC2 can apply NEG/NEG_HI";
 # "NEG must be set to zero for the A- and B-matrices", RDNA4 ISA 7.7), SWMMAC's index, every source of an
 # 8-bit float SWMMAC and an IU WMMA's accumulator ("NEG[2] and NEG_HI[2:0] must be zero") are refused;
