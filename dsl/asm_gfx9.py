@@ -364,7 +364,7 @@ def _omod(mods: dict, d=None, sig=None) -> int:
     """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier). With
     the instruction `d` and its signature (an SDWA form; the VOP3 form's keys are the plan's):
     refused on a compare and where the result is not a float (a result the manual leaves untyped
-    is one when its sources are; SDWA takes no OMOD_ON_INTEGER_RESULT exception)."""
+    is one when its sources are; the VOP3 form's modifier_use errata, e.g. v_cvt_i32_f32 mul:2, are not SDWA's)."""
     given = [k for k in ("mul", "div") if k in mods]
     if given and d is not None:
         result = d.operand_types.get("D0")

@@ -25,7 +25,8 @@ from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_rdna4, signature, simm16
-from .signature import Operand, ValuSig, modifier_use, type_info, valu_signature, vopd_base
+from .signature import (Operand, ValuSig, integer_sources_take_fp_mods, modifier_use, type_info, valu_signature,
+                        vopd_base)
 from .source_modifiers import NEG_ONLY_ON_FLOATS, folded_modifiers, neg_sources
 
 
@@ -550,14 +551,14 @@ class Encoder:
                         idx |= 0x80 if vv.half == "h" else 0
                     F.setdefault("_dpp_src0", idx)
                     if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not (o.is_float or d.name in syntax.FP_MODS):
+                        if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
                             raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                         F["_neg0"], F["_abs0"] = v.neg, v.abs
                     continue
                 if i == 1:
                     vv = v.value if isinstance(v, Mod) else v
                     if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not (o.is_float or d.name in syntax.FP_MODS):
+                        if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
                             raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
                         F["_neg1"], F["_abs1"] = v.neg, v.abs
                     if not (isinstance(vv, Reg) and vv.cls == "v"):

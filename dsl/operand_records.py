@@ -23,7 +23,7 @@ class Operand:
     sgpr: bool = False  # a destination that is an SGPR although the field is a VDST
     bits: int = 32      # width of the value (16, 32, 64)
     packed: bool = False  # two 16-bit halves (pk_f16): f16 inline constants also read as the value
-    int_value: bool = False  # an integer value that takes float modifiers (syntax.FP_MODS)
+    int_value: bool = False  # an integer value that takes float modifiers (signature.integer_sources_take_fp_mods)
     bf16: bool = False       # bf16 has no inline constants of its own: literals follow integer rules
     registers_only: bool = False  # a register number, a written source or a lane mask: no constants
     no_literal: bool = False      # inline constants only (a lane select: LLVM's SCSrc operands)

@@ -132,7 +132,7 @@ def valu_signature(d: InstrDef) -> ValuSig:
     for i in syntax.T16_SOURCES.get(d.name, ()):
         if i < len(srcs):   # typed as the instruction's data, its first source: V_CMP_CLASS_F16's mask is f16 (S0.f16)
             srcs[i] = Operand(srcs[i].name, 1, True, srcs[0].ftype, False, 16)
-    if d.name in syntax.FP_MODS and d.format not in ("VOPC", "VOP1", "VOP2"):
+    if d.format not in ("VOPC", "VOP1", "VOP2") and integer_sources_take_fp_mods(d):
         srcs = [Operand(s.name, s.dwords, s.t16, "f", s.sgpr, s.bits, s.packed, s.ftype != "f") for s in srcs]
     k_pos = fx.constant_at      # fma(S0, SIMM32, S1): v_fmamk; tmp = S0 * SIMM16 + S1 (CDNA's madmk)
     if vcc_in and d.format in ("VOP3", "VOP3SD", "VINTERP") and not any(s.name == "src2" for s in srcs):
@@ -384,6 +384,13 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
         in_bits = next((bits for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
         return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
     return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}
+
+
+def integer_sources_take_fp_mods(d: InstrDef) -> bool:
+    """Sources the manual types as integers take the float modifiers neg/abs: one of
+    isa.facts.modifier_use's neg_abs (sources typed as floats, and LLVM's additions by the
+    modifier_use errata: v_cndmask_b32's values, RDNA's f16 class mask) is not typed as a float."""
+    return any(type_info(d.operand_types.get(key))[1] != "f" for key in modifier_use(d).neg_abs)
 
 
 _FLOAT_RESULTS = frozenset({"f16", "f32", "f64", "bf16", "pk_f16", "pk_f32", "pk_bf16"})

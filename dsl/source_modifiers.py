@@ -7,9 +7,9 @@ from __future__ import annotations
 from isa import InstrDef
 from isa.facts import modifier_use
 
-from . import syntax
 from .operands import Mod, OperandError
 from .operand_records import Operand
+from .signature import integer_sources_take_fp_mods
 
 
 def _name(d: InstrDef) -> str:
@@ -45,11 +45,11 @@ def folded_modifiers(d: InstrDef, o: Operand, v: Mod, what: str, has_vop3: bool)
     `v_add_f32 v1, |-1.0|, v2` is the 32-bit `v_add_f32_e32 v1, 1.0, v2`, the value the VOP3 form's
     ABS/NEG bits would give: abs clears and neg flips the sign bit, of the double a float is read as
     (-|2.0| is -2.0) or of an integer at the operand's width (|-1| on an f16 operand is 0x7fff).
-    Only on a source taking float modifiers (a float, or syntax.FP_MODS) of an instruction with a
+    Only on a source taking float modifiers (a float, or signature.integer_sources_take_fp_mods) of an instruction with a
     VOP3 form (`has_vop3`: v_fmaak_f32, v_fmamk_f32, v_dot2c_f32_f16 have no modifiers to fold);
     a register, lit(...) or a symbol with modifiers needs the VOP3 encoding."""
     x = v.value
-    if type(x) not in (int, float) or not (o.is_float or d.name in syntax.FP_MODS) or not has_vop3:
+    if type(x) not in (int, float) or not (o.is_float or integer_sources_take_fp_mods(d)) or not has_vop3:
         raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
     if type(x) is float:
         x = abs(x) if v.abs else x

@@ -15,7 +15,7 @@ from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import valu_signature      # the encoder's memoised form
-from .signature import Operand, ValuSig, constant_operand, matrix_regs
+from .signature import Operand, ValuSig, constant_operand, integer_sources_take_fp_mods, matrix_regs
 
 
 def packed_kind(d, op: Operand) -> str:
@@ -70,7 +70,7 @@ class ValuPlan:
     vcc: str                                  # the implicit wave mask's spelling
     srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
     opsel_shown: bool                         # not in syntax.NO_OPSEL
-    force_mods: bool                          # syntax.FP_MODS: integer operands that take float modifiers
+    force_mods: bool                          # integer operands that take float modifiers (signature.integer_sources_take_fp_mods)
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
     matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
     wide_constants: bool = False              # RDNA3 wave32 WMMA: C's inline floats spelled as a 64-bit operand's
@@ -92,7 +92,7 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
         srcs.append((op, n, value_bits(op), float_value(op) or f16_constants, packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), d.name not in syntax.NO_OPSEL, d.name in syntax.FP_MODS,
+                     tuple(srcs), d.name not in syntax.NO_OPSEL, integer_sources_take_fp_mods(d),
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64,
                      (spec.traits.source_format, "SRC0"))
@@ -111,7 +111,7 @@ class Gfx9Plan:
     acc: tuple                # operand names that are AGPRs (v_accvgpr_*)
     is_p: bool
     is_mix: bool
-    fp_mods: bool             # integer sources that take float modifiers (syntax.FP_MODS)
+    fp_mods: bool             # integer sources that take float modifiers (signature.integer_sources_take_fp_mods)
     opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
     truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
     constants: tuple = ()     # per source, the Operand a number written on it is typed as (signature.constant_operand)
@@ -157,7 +157,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
                      packed_kind(d, op)))
     return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", effects(d.pcode).mixed_sources, d.name in syntax.FP_MODS and not sig.is_cmp,
+                 fmt == "VOP3P", effects(d.pcode).mixed_sources, integer_sources_take_fp_mods(d) and not sig.is_cmp,
                  (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
                  constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
                  not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d, sig),

@@ -14,7 +14,6 @@ from dataclasses import field
 import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
-from dsl.special_registers import exec_base_error
 from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
@@ -835,6 +834,8 @@ class Preparer:
             p.memory = "global"
             off = np.uint64(offset & (2**64 - 1))
             if saddr == self.spec.traits.exec_lo and not instruction_facts.lane_address(d):
+                # imported here: dsl.special_registers loads dsl.syntax, which running cached code never needs
+                from dsl.special_registers import exec_base_error
                 raise OperandError(f"saddr: {exec_base_error('exec')}")
             if instruction_facts.lane_address(d):       # no VGPR address: saddr + offset + laneId * 4
                 lane4 = np.arange(self.lanes, dtype=np.uint64)[None, :] * np.uint64(4)

@@ -28,7 +28,7 @@ Kinds:
   no_dpp      — an instruction that table allows DPP on which has no DPP form: target (ENCODING,
                 NAME), pdf "Allow DPP", fix the reason (isa/gen/dpp.py applies both)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
-                isa.facts.modifier_use: target (NAME, FIELD: 'clamp' or 'omod'), pdf the field's
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod' or 'neg_abs'), pdf the field's
                 value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
                 isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME)
 """
@@ -778,7 +778,7 @@ ERRATA += tuple(
     for name, op, code in _CDNA4_LOST_COMPARES)
 
 ERRATA += tuple(
-    Erratum(f"llvm-{field}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use", (name, field),
+    Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use", (name, field),
             pdf, fix, evidence)
     for name, field, pdf, fix, pages, evidence in MODIFIER_ROWS)
 

@@ -6,7 +6,8 @@ field, what the manual gives, what wavesmith uses, {family: page of the instruct
 evidence: llvm-mc-22's bytes or error for the line, on each target). 'accepted' is a clamp the
 assembler takes where the manual gives the bit no effect (integer instructions it says nothing
 of saturating; v_alignbit_b32, whose clamp it lists as ignored). tests/test_dsl_vop3_modifier_sweep.py
-checks every VOP3/VOP3P line with clamp and mul:2 against llvm-mc-22."""
+checks every VOP3/VOP3P line with clamp and mul:2 against llvm-mc-22; neg_abs rows add sources
+that take neg/abs (|v|, -v) although the manual types them as integers."""
 from __future__ import annotations
 
 MODIFIER_ROWS = (
@@ -163,4 +164,19 @@ MODIFIER_ROWS = (
      "RDNA3's VOP3SD entry has it). llvm-mc-22 takes it: 'v_sub_co_ci_u32_e64 v8, s10, v2, v4, s12 clamp' -> [088a21d502093200] (gfx1201)"),
     ('V_SUB_I16', 'clamp', None, 'accepted', {'cdna4': 318},
      "llvm-mc-22 takes it: 'v_sub_i16 v8, v2, v4 clamp' -> [08809fd202090200] (gfx950)"),
+    # neg/abs on sources the manual types as integers (v_cndmask's values; RDNA's f16 class mask,
+    # which the true16 syntax types as the value's f16: isa.syntax_conventions.T16_SOURCES)
+    ('V_CNDMASK_B32', 'neg_abs', (), ('S0', 'S1'), {'rdna3': 401, 'rdna3.5': 426, 'rdna4': 432, 'cdna3': 293, 'cdna4': 318},
+     "llvm-mc-22 takes it: 'v_cndmask_b32_e64 v1, -v2, |v3|, s4' -> [010201d502071220] (gfx1100, gfx1151, gfx1201); "
+     "'v_cndmask_b32_e64 v1, -v2, |v3|, s[4:5]' -> [010200d102071220] (gfx942, gfx950)"),
+    ('V_CNDMASK_B16', 'neg_abs', (), ('S0', 'S1'), {'rdna3': 434, 'rdna3.5': 460, 'rdna4': 432},
+     "llvm-mc-22 takes it: 'v_cndmask_b16 v1.l, -v2.l, |v3.l|, s4' -> [01025dd602071220] (gfx1100, gfx1151); "
+     "'v_cndmask_b16 v1, -v2, |v3|, s4' -> [01025dd602071220] (gfx1201)"),
+    ('V_CMP_CLASS_F16', 'neg_abs', ('S0',), ('S0', 'S1'), {'rdna3': 330, 'rdna3.5': 350, 'rdna4': 347},
+     "llvm-mc-22 takes it: 'v_cmp_class_f16_e64 s1, v2.l, -v3.l' -> [01007dd402070240] (gfx1100, gfx1151); "
+     "'v_cmp_class_f16_e64 s1, v2, -v3' -> [01007dd402070240] (gfx1201) (gfx942 refuses "
+     "'v_cmp_class_f16_e64 s[0:1], v2, -v3': not a valid operand; 'v_cmp_class_f32_e64 s1, v2, -v3' is refused on gfx1100)"),
+    ('V_CMPX_CLASS_F16', 'neg_abs', ('S0',), ('S0', 'S1'), {'rdna3': 356, 'rdna3.5': 378, 'rdna4': 347},
+     "llvm-mc-22 takes it: 'v_cmpx_class_f16_e64 v2.l, -v3.l' -> [7e00fdd402070240] (gfx1100, gfx1151); "
+     "'v_cmpx_class_f16_e64 v2, -v3' -> [7e00fdd402070240] (gfx1201)"),
 )

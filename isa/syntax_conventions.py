@@ -70,11 +70,6 @@ NO_ENC_SUFFIX = {"gfx11": frozenset({"V_NOP", "V_READFIRSTLANE_B32", "V_PIPEFLUS
 # literal 0xc400 and prints it so (v_pk_add_f16 takes -4.0 inline)
 NO_F16_INLINE = frozenset({"V_PK_FMAC_F16"})
 
-# Integer-typed instructions that still take the floating-point source modifiers neg/abs:
-# "v_cndmask_b32_e64 v1, -v2, |v3|, s4" is accepted (gfx1100, gfx1201; gfx942 with s[4:5]);
-# v_cmp_class_f16 takes them on its value only
-FP_MODS = frozenset({"V_CNDMASK_B32", "V_CNDMASK_B16", "V_CMP_CLASS_F16", "V_CMPX_CLASS_F16"})
-
 # Integer sources whose constants are read as f16 ones: v_ldexp_f16's exponent 1.0 is the inline
 # constant 1.0 (0xf2), -17 the zero-extended literal 0xffef
 F16_CONSTANTS = {"V_LDEXP_F16": (1,)}

@@ -1,5 +1,5 @@
 """The modifier_use errata (isa/errata_modifiers.py): where LLVM 22's syntax takes or refuses
-clamp or an output modifier against what the manual's entry gives isa.facts.modifier_use. Each
+clamp, an output modifier or neg/abs against what the manual's entry gives isa.facts.modifier_use. Each
 erratum's evidence lines are run again through llvm-mc-22 (accepted with the bytes quoted, or
 refused) and through our assembler, which reads the corrected fact; the fact of every encoding of
 the instruction is the erratum's fix; and a few lines by hand, on both sides of each erratum class."""
@@ -108,6 +108,15 @@ CASES = [
     ("gfx1201", "v_pack_b32_f16 v1, v2, v3 mul:2", False),
     ("gfx1201", "v_cvt_f32_fp8_e64 v1, v2 mul:2", False),
     ("gfx1201", "v_add_f32_e64 v1, v2, v3 mul:2", True),
+    ("gfx1100", "v_cndmask_b32_e64 v1, -v2, |v3|, s4", True),        # erratum: neg/abs on integers
+    ("gfx1201", "v_cndmask_b32_e64 v1, -v2, |v3|, s4", True),
+    ("gfx942", "v_cndmask_b32_e64 v1, -v2, |v3|, s[4:5]", True),
+    ("gfx1100", "v_cndmask_b16 v1.l, -v2.l, |v3.l|, s4", True),
+    ("gfx1100", "v_cmp_class_f16_e64 s1, -v2.l, v3.l", True),
+    ("gfx1100", "v_cmp_class_f16_e64 s1, v2.l, -v3.l", True),        # the f16 mask too (true16 syntax)
+    ("gfx1100", "v_cmp_class_f32_e64 s1, v2, -v3", False),           # not the u32 one
+    ("gfx1100", "v_add_nc_u32_e64 v1, -v2, v3", False),
+    ("gfx942", "v_max_u32_e64 v1, |v2|, v3", False),
 ]
 
 

@@ -109,6 +109,7 @@ ERRATA_APPLIED = [
     {'id': 'llvm-clamp-v-sad-u32', 'page': 293, 'target': 'V_SAD_U32.clamp', 'evidence': "llvm-mc-22 takes it: 'v_sad_u32 v8, v2, v4, v6 clamp' -> [088025d602091a04] (gfx1100, gfx1151, gfx1201); 'v_sad_u32 v8, v2, v4, v6 clamp' -> [0880dcd102091a04] (gfx942, gfx950)"},
     {'id': 'llvm-clamp-v-sad-u8', 'page': 293, 'target': 'V_SAD_U8.clamp', 'evidence': "llvm-mc-22 takes it: 'v_sad_u8 v8, v2, v4, v6 clamp' -> [088022d602091a04] (gfx1100, gfx1151, gfx1201); 'v_sad_u8 v8, v2, v4, v6 clamp' -> [0880d9d102091a04] (gfx942, gfx950)"},
     {'id': 'llvm-clamp-v-sat-pk-u8-i16', 'page': 186, 'target': 'V_SAT_PK_U8_I16.clamp', 'evidence': "llvm-mc-22 refuses it: 'v_sat_pk_u8_i16_e64 v8.l, v2 clamp' -> error: invalid operand for instruction (gfx1100, gfx1151); 'v_sat_pk_u8_i16_e64 v8, v2 clamp' -> error: invalid operand for instruction (gfx1201, gfx942, gfx950)"},
+    {'id': 'llvm-neg-abs-v-cndmask-b32', 'page': 293, 'target': 'V_CNDMASK_B32.neg_abs', 'evidence': "llvm-mc-22 takes it: 'v_cndmask_b32_e64 v1, -v2, |v3|, s4' -> [010201d502071220] (gfx1100, gfx1151, gfx1201); 'v_cndmask_b32_e64 v1, -v2, |v3|, s[4:5]' -> [010200d102071220] (gfx942, gfx950)"},
 ]
 
 from .formats import FORMATS  # noqa: E402

@@ -1597,5 +1597,7 @@ FACTS = {
         1077: ('accepted', False, (), ()),
         1081: ('accepted', False, (), ()),
         1075: ('accepted', False, (), ()),
+        704: (None, False, ('S0', 'S1'), ()),
+        927: (None, False, ('S0', 'S1'), ()),
     },
 }

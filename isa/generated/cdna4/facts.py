@@ -1800,5 +1800,7 @@ FACTS = {
         1096: ('accepted', False, (), ()),
         1100: ('accepted', False, (), ()),
         1094: ('accepted', False, (), ()),
+        712: (None, False, ('S0', 'S1'), ()),
+        944: (None, False, ('S0', 'S1'), ()),
     },
 }
