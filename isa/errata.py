@@ -1201,6 +1201,14 @@ NOT_CODE_MEMORY = {"DS_BVH_STACK_RTN_B32": "atomic"}
 #   "opsel" -- an instruction with a VOP3 form only (its OPSEL[3] picks the half) keeps the other
 #              half; one with a VOP1/VOP2 form writes zeros to bits 31:16 in either encoding.
 # family -> (rule, {family: physical PDF page of the text}, evidence)
+# Not in the table: CDNA's V_MAC_F16, V_MADAK_F16, V_MADMK_F16, whose code writes the whole D0 itself
+# (D0 = { 16'0, tmp.f16 }: zeros above; CDNA3 page 169, CDNA4 page 181; V_MAC_F16's VOP3 form with
+# OPSEL[3] = 1 writes { tmp.f16, D0[15 : 0] }). LLVM's GCNSubtarget::zeroesHigh16BitsOfDest names these
+# three (with the FMA*_F16 ones) apart: zeroing on VOLCANIC_ISLANDS only, its comment "In gfx9, ...
+# Some instructions changed to preserving the high bits". That answer is a compiler's safe default
+# (false only keeps a v_and_b32 0xffff), given without a chip or a measured value, and it steers
+# code generation only (SIFoldOperands), nothing llvm-mc-22 encodes or prints: it cannot be settled
+# without hardware, so no erratum: the emulator keeps the manual's zeros (tests/test_emu_mac_f16.py).
 _RDNA_HALVES = ("RDNA{v} 7.4 '16-bit Math and VGPRs' (page {p74}): 'VALU instructions that operate on "
                 "16-bit data (non-packed) can separately address the two halves of a 32-bit VGPR', VOP1/2/C "
                 "DST[7] = 1 hi, 0 lo half; the VOP3 field table (page {p65}) and the VINTERP one (page {p132}): "
