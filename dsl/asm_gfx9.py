@@ -631,14 +631,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError("the 64-bit encoding takes no literal constant",
                                next((s.value for s in ops if s.kind == "lit"), None))
         if plan.is_p:
-            if abs_ and not plan.is_mix:
-                raise Gfx9AsmError(f"{d.name.lower()}: packed instructions have no abs modifier",
-                                   next((s.value for s in srcs if s.abs), None))
+            if (neg | abs_) and not plan.is_mix:    # NEG/NEG_HI only as neg_lo/neg_hi lists (packed_negation)
+                i = ((neg | abs_) & -(neg | abs_)).bit_length() - 1
+                raise Gfx9AsmError(f"{d.name.lower()}: {packed_negation(d).sign_error(i, len(plan.srcs))}",
+                                   srcs[i].value)
             if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
-            why = not plan.is_mix and neg and packed_negation(d).list_error("neg_lo", neg)
-            if why:     # `-x` is NEG, as neg_lo's entry for the source
-                raise Gfx9AsmError(f"{d.name.lower()}: {why}", next((s.value for s in srcs if s.neg), None))
             packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
             # a result that is not packed: op_sel only as all zeros, and only over 16-bit halves (v_dot2_*)
             if not plan.is_mix and not packed and sig.dsts and (
@@ -739,6 +737,11 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
         raise Gfx9AsmError(f"{d.name.lower()} takes 4 operands, got {len(ops)}")
     _, m, n_, k, blocks, sparse, out_t, _, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
     _allow(mods, _MFMA_KEYS, d.name.lower())
+    signed = next((i for i, s in enumerate(ops[1:]) if s.neg or s.abs), None)
+    if signed is not None:      # LLVM 22: "not a valid operand" (v_mfma_f64_*: NEG is the neg:[..] list)
+        raise Gfx9AsmError(f"{d.name.lower()}: src{signed} takes no -x/|x| on a matrix instruction"
+                           + (f"; write neg:[{','.join('1' if j == signed else '0' for j in range(3))}]"
+                              if out_t == "f64" else ""), ops[1 + signed].value)
     enc = _Enc()
     f = {"OP": d.opcode}
     f["VDST"], acc_cd = _vgpr(ops[0])

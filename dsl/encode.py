@@ -609,13 +609,8 @@ class Encoder:
                     F["_dpp_src0"] = code - self.vgpr_base
                     code = 0
             if ng or ab:
-                if is_p and not is_mix:
-                    if ab:
-                        raise OperandError(f"{_name(d)}: {what}: packed instructions have no abs modifier", v)
-                    why = plan.negation.list_error("neg_lo", 1 << i)
-                    if why:     # `-x` is NEG, as neg_lo's entry for the source
-                        raise OperandError(f"{_name(d)}: {what}: {why}", v)
-                    negb |= ng << i
+                if is_p and not is_mix:     # NEG/NEG_HI only as neg_lo/neg_hi lists (packed_negation)
+                    raise OperandError(f"{_name(d)}: {plan.negation.sign_error(i, len(plan.srcs))}", v)
                 elif is_mix:
                     negb |= ng << i
                     F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i

@@ -1,12 +1,14 @@
 """Which VOP3P sources take NEG and NEG_HI and how the text writes them (`packed_negation`): one
 rule, from the manual's operand types through isa.facts.modifier_use, read by `-x`/`|x|` in both
-encoders (dsl/encode.py, dsl/asm_gfx9.py), by the neg_lo/neg_hi lists (dsl.signature.neg_list_error)
+encoders (written only on v_fma_mix*/v_mad_mix*: `sign_error`) (dsl/encode.py, dsl/asm_gfx9.py), by the neg_lo/neg_hi lists (dsl.signature.neg_list_error)
 and by the decoders (dsl.signature.neg_bits_error).
 
     >>> import isa
     >>> d = next(d for d in isa.load("gfx1201").instructions if d.name == "V_DOT4_F32_FP8_BF8")
     >>> packed_negation(d).list_error("neg_lo", 0b001)
     'neg_lo: src0 takes no neg_lo (only src2 may)'
+    >>> packed_negation(d).sign_error(2, 3)
+    'src2 takes no -x/|x| on a packed instruction (LLVM: not a valid operand); write neg_lo:[0,0,1] / neg_hi:[0,0,1]'
 """
 from __future__ import annotations
 
@@ -45,6 +47,17 @@ class PackedNegation:
             return None
         i = (bad & -bad).bit_length() - 1
         return f"{key}: src{i} takes no {key} (only {', '.join(f'src{j}' for j in range(3) if ok >> j & 1)} may)"
+
+    def sign_error(self, i: int, nsrc: int) -> str | None:
+        """Why source `i` (of `nsrc`) cannot be written as -x or |x|, or None (v_fma_mix*, v_mad_mix*).
+        LLVM 22 writes NEG/NEG_HI of every other VOP3P instruction only as lists ("not a valid operand")."""
+        if self.signs:
+            return None
+        if not (self.neg | self.neg_hi) >> i & 1:
+            return f"src{i} takes no -x/|x| and no neg_lo/neg_hi (NEG applies to none of its sources)"
+        entry = ",".join("1" if j == i else "0" for j in range(nsrc))
+        keys = " / ".join(f"{k}:[{entry}]" for k, ok in (("neg_lo", self.neg), ("neg_hi", self.neg_hi)) if ok >> i & 1)
+        return f"src{i} takes no -x/|x| on a packed instruction (LLVM: not a valid operand); write {keys}"
 
 
 def packed_negation(d: InstrDef) -> PackedNegation:

@@ -281,6 +281,12 @@ NEG_SOURCES = [
     "v_swmmac_f32_16x16x32_fp8_fp8 v[8:15], v[2:3], v[4:7], -v10",
     "v_wmma_i32_16x16x16_iu8 v[8:15], v[2:3], v[4:5], -v[8:15]",
     "v_wmma_i32_16x16x16_iu8 v[8:15], v[2:3], v[4:5], v[8:15] neg_lo:[0,0,1]",
+    # -x/|x| on a packed source: LLVM 22 writes NEG/NEG_HI only as lists outside v_fma_mix* ("not a valid operand")
+    "v_dot4_f32_fp8_fp8 v1, v2, v3, -v4", "v_dot4_f32_bf8_bf8 v1, v2, v3, |v4|",
+    "v_wmma_f32_16x16x16_f16 v[0:7], -v[8:11], v[12:15], v[0:7]",
+    "v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], -v[0:7]",
+    "v_dot2_f32_f16 v1, -v2, v3, v4", "v_dot4_i32_iu8 v1, v2, -v3, v4", "v_pk_add_f16 v1, -v2, v3",
+    "v_pk_add_f16 v1, v2, |v3|", "v_pk_fma_f16 v1, v2, v3, -v4",
 ]
 NEG_KEPT = [
     "v_dot4_f32_bf8_fp8 v78, v3, v2, v18 neg_lo:[0,0,1]", "v_dot4_f32_fp8_fp8 v1, v2, v3, v4 neg_hi:[0,0,1]",
@@ -305,6 +311,33 @@ def test_vop3p_negation_only_on_float_sources():
     assert mc_encodings([line, line.replace(" neg_lo:[1,0,0]", "")], "gfx1201") == \
         [bytes.fromhex("4e4025cce9044a1c03a17fc1")] * 2
     assert _dsl(line, "gfx1201") is None
+
+
+# -x/|x| on a packed source: only v_fma_mix*/v_mad_mix* write NEG/NEG_HI so (dsl/packed_negation.py);
+# LLVM 22 refuses them on every other VOP3P instruction ("not a valid operand"), lists are its syntax
+PACKED_SIGNS = ["v_pk_add_f16 v1, -v2, v3", "v_pk_add_f16 v1, v2, |v3|", "v_pk_fma_f16 v1, v2, v3, -v4",
+                "v_pk_add_u16 v1, -v2, v3", "v_dot2_f32_f16 v1, -v2, v3, v4", "v_dot2_f32_f16 v1, v2, v3, -v4"]
+PACKED_SIGNS_BY_ARCH = {
+    "rdna": ["v_dot4_i32_iu8 v1, v2, -v3, v4", "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], -v[0:7]",
+             "v_wmma_f32_16x16x16_f16 v[0:7], |v[8:15]|, v[16:23], v[0:7]"],
+    "cdna": ["v_pk_fma_f32 v[0:1], -v[2:3], v[4:5], v[6:7]", "v_pk_mul_f32 v[0:1], v[2:3], |v[4:5]|",
+             "v_mfma_f32_4x4x1_16b_f32 a[0:3], -v0, v1, a[0:3]", "v_mfma_f32_4x4x1_16b_f32 a[0:3], v0, v1, |a[0:3]|",
+             "v_mfma_f64_4x4x4_4b_f64 a[0:1], -v[0:1], v[2:3], a[0:1]"],
+}
+SIGNS_KEPT = ["v_fma_mix_f32 v1, -v2, |v3|, v4", "v_fma_mixlo_f16 v1, v2, -|v3|, v4", "v_pk_add_f16 v1, v2, v3 neg_lo:[1,0]",
+              "v_dot2_f32_f16 v1, v2, v3, v4 neg_lo:[1,0,0] neg_hi:[0,0,1]"]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"])
+def test_signs_on_packed_sources_only_where_llvm_writes_them(arch):
+    refused = PACKED_SIGNS + PACKED_SIGNS_BY_ARCH["cdna" if arch.startswith("gfx9") else "rdna"]
+    if arch == "gfx1201":   # RDNA4's WMMA: 8 registers for A and B are 4
+        refused = [x.replace("v[8:15], v[16:23]", "v[8:11], v[12:15]") for x in refused]
+    want = mc_encodings(refused + SIGNS_KEPT, arch)
+    assert want[:len(refused)] == [None] * len(refused) and None not in want[len(refused):]
+    assert [_dsl(x, arch) for x in refused + SIGNS_KEPT] == want
+    with pytest.raises(dsl.AsmError, match=r"v_dot2_f32_f16: .*src2 takes no -x/\|x\| .*write neg_lo:\[0,0,1\]"):
+        dsl.assemble("v_dot2_f32_f16 v1, v2, v3, -v4", arch)
 
 
 # neg/abs on a number in a 32-bit VALU encoding's src0 (no modifier bits there): LLVM 22 folds them

@@ -79,10 +79,6 @@ def dpp_lines(arch: str) -> list[str]:
 
 # (arch prefix, test(line, llvm bytes, our error text), reason); a test sees only lines that differ
 KNOWN: list = [
-    ("gfx1", lambda line, llvm, err: llvm is None and err == "" and
-     re.match(r"v_dot[24]_f32_\w+_e64_dpp .*, -v\d+", line) is not None,
-     "a negated source (-v4) on v_dot2_f32_f16/bf16 (and gfx1201's v_dot4_f32_fp8/bf8): LLVM 22 refuses the '-' "
-     "on these VOP3P instructions with or without DPP (neg_lo:[..] is its spelling); we read '-' as neg_lo"),
     (("gfx1151", "gfx1201"), lambda line, llvm, err: llvm is None and err == "" and
      re.match(r"(v_fma_mix\w*|v_dot4_f32_\w+)_e64_dpp v\d+, v\d+, (s\d+|1|0\.5)\b", line) is not None,
      "an SGPR or an inline constant as src1 of v_fma_mix* (and gfx1201's v_dot4_f32_fp8/bf8) in DPP: LLVM 22 "
