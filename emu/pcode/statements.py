@@ -310,10 +310,6 @@ class Statements:
             t = tty or base
             if tty is None and ty.kind == "f" and t.kind != "f" and ty.bits == t.bits:
                 t = ty              # X = float value, no accessor: the value's bits (RETURN_DATA = tmp)
-            elif tty is None and ty.kind in ("u", "i") and t.kind == "f":
-                # X = bits, no accessor, X typed float: the bits, not the number they spell
-                # (V_MAC_F16's D0 = { 16'0, tmp.f16 } stores 0x00004200, not 16896.0)
-                t = Ty("u", ty.bits)
             if wide:
                 self.fail("whole-value write of a wide operand", target)
             keep = ", narrow=True" if narrow and t.kind == "f" else ""
