@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import isa
 from isa import Spec
-from isa.mnemonics import amd_name, text_mnemonic
+from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
@@ -737,6 +737,9 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
         raise Gfx9AsmError(f"{d.name.lower()} takes 4 operands, got {len(ops)}")
     _, m, n_, k, blocks, sparse, out_t, _, _ = next(r for r in spec.tables["mfma"] if r[0] == d.name)
     _allow(mods, _MFMA_KEYS, d.name.lower())
+    if "neg" in mods and out_t != "f64":   # LLVM 22: "invalid modifier: neg is not supported"
+        raise Gfx9AsmError("invalid modifier: neg is not supported here; neg:[..] is only on the f64 matrix "
+                           "instructions (v_mfma_f64_*; elsewhere the field is BLGP)", modifier="neg")
     signed = next((i for i, s in enumerate(ops[1:]) if s.neg or s.abs), None)
     if signed is not None:      # LLVM 22: "not a valid operand" (v_mfma_f64_*: NEG is the neg:[..] list)
         raise Gfx9AsmError(f"{d.name.lower()}: src{signed} takes no -x/|x| on a matrix instruction"
@@ -1171,6 +1174,9 @@ def lookup(spec: Spec, mnemonic: str) -> tuple[str, list]:
     underscore (v_mfma_f32_32x32x8f16) are read as CDNA3's."""
     mn = mnemonic.lower()
     base = isa.llvm_base_mnemonic(mn)
+    llvm = refused_spelling(base, spec.arch)
+    if llvm is not None:
+        raise Gfx9AsmError(f"{base}: instruction not supported on {spec.arch} (LLVM spells it {llvm} there)")
     defs = spec.lookup(amd_name(base, spec.arch))
     if not defs:
         modern = _cdna2_mfma_spellings(spec).get(base)

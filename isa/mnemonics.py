@@ -34,6 +34,15 @@ LLVM_TO_AMD_BY_FAMILY: dict[str, dict[str, tuple[str, str]]] = {
                                    "(gfx11's is 'exp').")},
 }
 
+# AMD spellings LLVM also takes where it spells the instruction otherwise (evidence: llvm-mc-22
+# -mcpu=gfx942 and gfx950 encode v_accvgpr_read/v_accvgpr_write as v_accvgpr_read_b32/_write_b32,
+# and refuse v_mad_mix_f32/v_mad_mixlo_f16/v_mad_mixhi_f16 with "instruction not supported on this GPU";
+# tests/test_asm_refusal_classes.py runs it). Every other AMD name a family's table renames is refused.
+LLVM_ALSO_TAKES_BY_FAMILY: dict[str, frozenset[str]] = {
+    "cdna3": frozenset({"v_accvgpr_read", "v_accvgpr_write"}),
+    "cdna4": frozenset({"v_accvgpr_read", "v_accvgpr_write"}),
+}
+
 # LLVM's pre-gfx11 spellings of the LDS instructions the RDNA manuals renamed (DS_READ_* ->
 # DS_LOAD_*, DS_WRITE_* -> DS_STORE_*, the two-address forms' READ2/WRITE2/ST64 -> _2ADDR/_STRIDE64,
 # WRXCHG -> STOREXCHG), which LLVM's assembler still takes for gfx11 and gfx12 and encodes as the
@@ -74,6 +83,16 @@ def amd_name(llvm_mnemonic: str, family: str | None = None) -> str:
     m = llvm_mnemonic.lower()
     table = {**LLVM_TO_AMD, **LLVM_TO_AMD_BY_FAMILY.get(family, {})}
     return table[m][0] if m in table else m.upper()
+
+
+def refused_spelling(mnemonic: str, family: str | None = None) -> str | None:
+    """LLVM's spelling of the instruction when `mnemonic` (no encoding suffix) is AMD's name of one
+    that LLVM spells otherwise on `family` and does not take as an alias there, else None."""
+    m = mnemonic.lower()
+    table = {**LLVM_TO_AMD, **LLVM_TO_AMD_BY_FAMILY.get(family, {})}
+    if m in table or m in LLVM_ALSO_TAKES_BY_FAMILY.get(family, ()):
+        return None
+    return next((llvm for llvm, (name, _) in table.items() if name.lower() == m), None)
 
 
 def text_mnemonic(amd: str, family: str | None = None) -> str:

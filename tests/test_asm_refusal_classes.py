@@ -145,6 +145,14 @@ GFX9_CLASSES = [
     "s_mov_b64 s[0:1], src_shared_base", "v_cmp_eq_f32 v1, v2", "v_cmpx_ge_f32_e32 12, v29", "v_sub_co_u32 v1, v2, v3",
     "v_cndmask_b32 v0, v1, v2", "v_addc_co_u32 v1, v2, v3, vcc", "v_cmp_eq_i32_e32 vcc, v120", "v_cmp_eq_f32_sdwa v1, v2",
     "s_mov_b32 s0, lit(1)", "v_mov_b32 v0, lit(1.0)", "v_add_f16 v0, lit(1.0), v1", "s_movk_i32 s0, lit(1)",
+    # AMD's names LLVM spells otherwise: refused unless LLVM takes them as aliases (isa.mnemonics)
+    "v_mad_mix_f32 v1, v2, v3, v4", "v_mad_mixlo_f16 v1, v2, v3, v4", "v_mad_mixhi_f16 v1, v2, v3, v4",
+    "v_fma_mix_f32 v1, v2, v3, v4", "v_fma_mixhi_f16 v1, -v2, v3, v4", "v_accvgpr_read v1, a1", "v_accvgpr_write a1, v1",
+    # neg:[..] only on the f64 matrix instructions (elsewhere the field is BLGP)
+    "v_mfma_f32_4x4x1_16b_f32 a[0:3], v0, v1, a[0:3] neg:[1,0,0]", "v_mfma_f32_4x4x1_16b_f32 a[0:3], v0, v1, a[0:3] neg:[0,0,0]",
+    "v_mfma_i32_4x4x4_16b_i8 a[0:3], v0, v1, a[0:3] neg:[0,1,0]", "v_mfma_f32_4x4x1_16b_f32 a[0:3], v0, v1, a[0:3] blgp:1",
+    "v_mfma_f64_4x4x4_4b_f64 a[0:1], v[0:1], v[2:3], a[0:1] neg:[1,0,0]",
+    "v_mfma_f64_16x16x4_f64 v[0:7], v[0:1], v[2:3], v[0:7] neg:[0,1,1]",
 ]
 
 
