@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("WAVESMITH_SHARED", REPO.parent / "shared"))
+
+# tinygrad's CPU device, the reference side of the frontend and peer tests, compiles with $CC
+# ('clang' when unset); Debian's clang-22 package, which .ci/run installs, has no plain `clang`.
+# Set for the whole session, before any test makes tinygrad pick its devices.
+if not os.environ.get("CC") and shutil.which("clang") is None and shutil.which("clang-22"):
+    os.environ["CC"] = "clang-22"
 
 
 def shared_path(*parts: str) -> Path:
