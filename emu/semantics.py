@@ -119,8 +119,9 @@ class Semantic:
         if self.memory or not self.flushes_denorms:
             return ()
         # a source typed as a float narrower than its register (CDNA's legacy f16 D0.f16, the
-        # low half of a 32-bit D0) is flushed at its type's width, its other bits kept
-        reads = [(o.name, _float_bits(o)) for o in self.reads.values() if 0 < _float_bits(o) <= o.bits]
+        # low half of a 32-bit D0) is flushed at its type's width, its other bits kept; a wider
+        # operand of float elements (an MFMA's C matrix, 128 bits of f32) is not one float
+        reads = [(o.name, _float_bits(o)) for o in self.reads.values() if 0 < _float_bits(o) <= o.bits <= 64]
         return tuple(reads + [(o.name, o.bits) for o in self.writes.values() if _float_bits(o) == o.bits])
 
     @cached_property
