@@ -92,10 +92,12 @@ def store(name: str):
     def run(ctx):
         addr, dmask, d16 = ctx.get("ADDR", name), int(ctx.get("DMASK")), bool(ctx.get("D16"))
         slots = _slots(dmask)
-        if not slots or d16 and dmask not in (0x1, 0x3, 0x7, 0xF):
-            raise SemanticsError(f"{name.lower()} with DMASK 0x{dmask:x}{' and D16' if d16 else ''} is not modelled "
-                                 f"(the manual puts {'no component' if not slots else 'D16 components'} "
-                                 f"two ways: RDNA3 p. 96 and p. 102)")
+        if not slots:
+            raise SemanticsError(f"{name.lower()} with DMASK 0 is not modelled (the manual says what DMASK 0 "
+                                 f"does for loads only: RDNA3 Table 48, p. 96)")
+        if d16 and dmask not in (0x1, 0x3, 0x7, 0xF):
+            raise SemanticsError(f"{name.lower()} with DMASK 0x{dmask:x} and D16 is not modelled (the manual puts "
+                                 f"D16 components two ways: RDNA3 p. 96 and p. 102)")
         data = _dwords(ctx.get("VDATA", name))
         if d16:
             given = [(data[..., k // 2] >> np.uint32(16 * (k % 2))) & np.uint32(0xFFFF) for k in range(len(slots))]
