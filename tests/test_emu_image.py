@@ -348,3 +348,15 @@ def test_refusals_name_the_field(arch):
     _refused(arch, load2d, tsharp(arch, 0, 20, 16, 4, kind=8), xs, "does not match DIM 1")
     _refused(arch, f"image_sample v8, {addr_text(arch, 2)}, s[8:15], s[16:19] dmask:0x1 dim:{DIM['2D']}",
              tsharp(arch, 0, 20, 16, 4), xs, "image_sample")
+
+
+def test_rdna4_image_atomics_translate():
+    """RDNA4's image atomics spell their address `addr = CalcImageAddr(v_addr.b128)`: it
+    translates (as ADDR, the texel's address), so every VIMAGE atomic has generated semantics."""
+    from emu.table import load_semantics
+    table = load_semantics("gfx1201")
+    atomics = [d for d in table.spec.instructions if d.format == "VIMAGE" and d.name.startswith("IMAGE_ATOMIC")]
+    assert sum("CalcImageAddr" in (d.pcode or "") for d in atomics) >= 12
+    for d in atomics:
+        entry = table.entry(d)
+        assert entry.status == "generated", (d.name, entry.reason)
