@@ -360,3 +360,62 @@ def test_rdna4_image_atomics_translate():
     for d in atomics:
         entry = table.entry(d)
         assert entry.status == "generated", (d.name, entry.reason)
+
+
+_CLANG_KERNELS = r"""
+typedef float v4f __attribute__((ext_vector_type(4)));
+__attribute__((amdgpu_kernel)) void load2d(const __amdgpu_texture_t *t, const int *xy, v4f *out) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  out[i] = __builtin_amdgcn_image_load_2d_v4f32_i32(15, xy[i], xy[i + 32], *t, 0, 0);
+}
+__attribute__((amdgpu_kernel)) void store2d(const __amdgpu_texture_t *t, const int *xy, const v4f *in) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  __builtin_amdgcn_image_store_2d_v4f32_i32(in[i], 15, xy[i], xy[i + 32], *t, 0, 0);
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_clang_image_builtins_on_device(tmp_path, arch):
+    """clang-22's own code for __builtin_amdgcn_image_load_2d / image_store_2d (a pointer to
+    the T#'s pointer as the argument: clang loads the 8 dwords with s_load_b256) on
+    Device("emu"): a 32_32_32_32_FLOAT image with pitch 12 > width 10, lanes in and out of
+    range, against numpy index math; then the stores, read back from the image's bytes."""
+    import subprocess
+    clang, lld = tool("clang"), tool("ld.lld")
+    src, obj, co = tmp_path / "k.c", tmp_path / "k.o", tmp_path / "k.hsaco"
+    src.write_text(_CLANG_KERNELS)
+    for argv in ([clang, "-target", "amdgcn-amd-amdhsa", f"-mcpu={arch}", "-nogpulib", "-O2", "-c", str(src),
+                  "-o", str(obj)], [lld, "-shared", str(obj), "-o", str(co)]):
+        subprocess.run(argv, check=True, capture_output=True)
+    from runtime import Device
+    dev = Device("emu", arch=arch)
+    prg = dev.load(co.read_bytes())
+    rng = np.random.default_rng(23)
+    width, height, pitch = 10, 6, 12
+    image = rng.standard_normal((height, pitch, 4)).astype(np.float32)
+    img = dev.alloc(image.nbytes + 256, "image")
+    base = (img.address + 255) & ~255
+    dev.memory.write(base, image)
+    rsrc = np.array(tsharp(arch, base, 63, width, height, pitch=pitch), np.uint32)
+    tbuf = dev.alloc(32, "tsharp").copyin(rsrc)
+    tptr = dev.alloc(8, "tsharp pointer").copyin(np.array([tbuf.address], np.uint64))
+    x, y = rng_coords(rng, width, height)
+    xy = dev.alloc(8 * LANES, "xy").copyin(np.concatenate([x, y]).astype(np.int32))
+    out = dev.alloc(16 * LANES, "out")
+    prg.launch("load2d", grid=(1, 1, 1), block=(LANES, 1, 1), args=[tptr, xy, out])
+    channels, inside = texels(image, x, y, width, height)
+    want = np.where(inside[:, None], channels, 0)
+    np.testing.assert_array_equal(out.copyout(np.float32).reshape(LANES, 4), want)
+    # stores: one lane a texel (the lanes' texels distinct), out-of-range lanes write nothing
+    pos = rng.permutation(width * height)[:LANES]
+    x, y = pos % width, pos // width
+    x[::4] = width + 1
+    data = rng.standard_normal((LANES, 4)).astype(np.float32)
+    xy.copyin(np.concatenate([x, y]).astype(np.int32))
+    prg.launch("store2d", grid=(1, 1, 1), block=(LANES, 1, 1), args=[tptr, xy, dev.alloc(data.nbytes).copyin(data)])
+    inside = x < width
+    want = image.copy()
+    want[y[inside], x[inside]] = data[inside]
+    got = np.frombuffer(dev.memory.read(base, image.nbytes), np.float32).reshape(image.shape)
+    np.testing.assert_array_equal(got, want)
