@@ -86,8 +86,10 @@ def resource(spec, d, fields: dict, base: int) -> np.ndarray:
     return np.array([(full >> (32 * i)) & 0xFFFFFFFF for i in range(8)], np.uint32)
 
 
-def state(checker, d, fields: dict, vg, sg, rng) -> None:
-    """Fill the T# and the coordinate VGPRs of `vg`/`sg` in place and note their roles."""
+def state(checker, d, fields: dict, vg, sg, rng, memory: np.ndarray) -> None:
+    """Fill the T# and the coordinate VGPRs of `vg`/`sg` in place and note their roles. A
+    compare-and-swap's compare value (its second data VGPR) is the texel's dword in `memory`
+    (the global buffer's bytes) in every other lane, so that some lanes swap."""
     base = aligned(checker.buffer) + 256 * int(rng.integers(0, 8))
     sg[S_RSRC:S_RSRC + 8] = resource(checker.spec, d, fields, base)
     checker.roles[("s", S_RSRC)] = "image_base"
@@ -100,10 +102,18 @@ def state(checker, d, fields: dict, vg, sg, rng) -> None:
     a16 = bool(fields.get("A16"))
     for r in regs:
         checker._addr(vg, ("v", r), "coord16" if a16 else "coord", rng)
+    dim = fields.get("DIM", 0) & 7
     if mip_level(d):        # the mip level component: 0 (only mip 0 is modelled)
-        k = IMAGE_DIMS[fields.get("DIM", 0) & 7][0]
+        k = IMAGE_DIMS[dim][0]
         word = regs[k // 2 if a16 else k]
         vg[word] &= np.uint32(0x0000FFFF if a16 and k % 2 else 0xFFFF0000 if a16 else 0)
+    if memory_access(d, True).data_dwords == 2:
+        words = vg[regs].astype(np.int64)
+        s = words[0] & 0xFFFF if a16 else words[0]
+        t = (words[0] >> 16 if a16 else words[1]) if dim == 1 else 0
+        at = base - checker.buffer + (t * IMAGE_WIDTH + s) * TEXEL_BYTES[FORMATS["atomic"]]
+        texel = memory[at[:, None] + np.arange(4)].copy().view(np.uint32)[:, 0]
+        vg[V_DATA + 1, ::2] = texel[::2]
 
 
 def address_values(checker, role: str, rng):

@@ -276,7 +276,7 @@ class MemoryChecker:
             sg[S_SOFFSET] = int(rng.integers(0, 16)) * 16
             self.roles[("s", S_SOFFSET)] = "soffset"
         elif space == "image":
-            image.state(self, d, fields, vg, sg, rng)
+            image.state(self, d, fields, vg, sg, rng, memory["global"])
         return vg, sg, np.uint32(rng.integers(0, 2)), memory
 
     def _m0(self, rng) -> int:
