@@ -56,7 +56,7 @@ def tsharp(arch: str, base: int, fmt: int, width: int, height: int = 1, *, kind:
 
 
 def run(arch: str, image_text: str, rsrc: list[int], image: np.ndarray, coords: list, data: np.ndarray | None = None,
-        wave: int = 32, exec_mask: int | None = None):
+        wave: int = 32, exec_mask: int | None = None, options=None):
     """One wave of LANES: v4.. = coords[i][lane], v[8:11] = data[lane] (4 dwords), then the image
     instruction (llvm-mc-22's bytes), then v[8:11] stored. `image`: the bytes the T# points at
     (its base is filled in). Returns (image bytes after, v[8:11] per lane (LANES, 4))."""
@@ -105,7 +105,7 @@ def run(arch: str, image_text: str, rsrc: list[int], image: np.ndarray, coords: 
     code = head + llvm_bytes(image_text, arch) + tail
     at = mem.alloc(len(code), "code")
     mem.write(at, code)
-    Machine(arch, mem).run(Dispatch("image_kernel", at, grid=(1, 1, 1), block=(LANES, 1, 1), wave_size=wave,
+    Machine(arch, mem, **({"options": options} if options is not None else {})).run(Dispatch("image_kernel", at, grid=(1, 1, 1), block=(LANES, 1, 1), wave_size=wave,
                                     vgprs=16, user_sgprs=[args & 0xFFFFFFFF, args >> 32]))
     after = np.frombuffer(mem.read(base, image.nbytes), np.uint8).copy()
     return after, np.frombuffer(mem.read(dbuf, 16 * LANES), np.uint32).reshape(LANES, 4).copy()
@@ -267,10 +267,13 @@ def test_store_unorm8_rounds(arch):
     del rng
 
 
+@pytest.mark.parametrize("reference", [False, True])
 @pytest.mark.parametrize("arch", ARCHS)
-def test_atomic_add_shared_texels_and_return(arch):
+def test_atomic_add_shared_texels_and_return(arch, reference):
     """image_atomic_add on 32_UINT with return: lanes sharing a texel add in lane order (each
-    returns the sum before it); out-of-range lanes add nothing and return 0."""
+    returns the sum before it); out-of-range lanes add nothing and return 0. In fast mode (the
+    atomics' grouping and scans, out-of-range lanes apart) and reference mode (every switch off)."""
+    from emu.options import FAST, REFERENCE
     rng = np.random.default_rng(17)
     width, height = 4, 2
     image = rng.integers(0, 1000, (height, width, 1), dtype=np.uint32)
@@ -281,7 +284,8 @@ def test_atomic_add_shared_texels_and_return(arch):
     name, ret = ("image_atomic_add_uint", "th:TH_ATOMIC_RETURN") if arch.startswith("gfx12") else \
         ("image_atomic_add", "glc")
     after, out = run(arch, f"{name} v8, {addr_text(arch, 2)}, s[8:15] dmask:0x1 dim:{DIM['2D']} {ret}",
-                     tsharp(arch, 0, 20, width, height), image, [x, y], data=data)
+                     tsharp(arch, 0, 20, width, height), image, [x, y], data=data,
+                     options=REFERENCE if reference else FAST)
     want, returned = image.copy(), np.zeros(LANES, np.uint32)
     for lane in range(LANES):                       # the reference's lane order, one lane at a time
         if x[lane] < width:
@@ -419,3 +423,26 @@ def test_clang_image_builtins_on_device(tmp_path, arch):
     want[y[inside], x[inside]] = data[inside]
     got = np.frombuffer(dev.memory.read(base, image.nbytes), np.float32).reshape(image.shape)
     np.testing.assert_array_equal(got, want)
+
+
+def test_timing_classifies_images_by_their_memory_record():
+    """The timing model's classifier (emu/timing/classify.py) reads an image instruction's
+    registers from its memory record for the encoding: NSA address VGPRs, the T#, the data
+    written (a load: counter vm) or read (an atomic without return: a store, counter vs)."""
+    import isa
+    from dsl.decode import decode_one
+    from emu.table import load_semantics
+    from emu.timing.classify import Classifier
+    from emu.wave import VGPR_BASE
+    arch = "gfx1100"
+    spec = isa.load(arch)
+    cl = Classifier(spec, load_semantics(arch))
+    v = lambda *regs: {VGPR_BASE + r for r in regs}       # noqa: E731
+    load = cl.classify(decode_one(spec, llvm_bytes(
+        "image_load v[0:3], [v4, v7], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D", arch)), 0)
+    assert (load.kind, load.counter) == ("vmem_load", "vm")
+    assert load.reads == v(4, 7) | set(range(8, 16)) and load.writes == v(0, 1, 2, 3)
+    add = cl.classify(decode_one(spec, llvm_bytes(
+        "image_atomic_add v5, v4, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D", arch)), 0)
+    assert (add.kind, add.counter) == ("vmem_store", "vs")
+    assert add.reads == v(4, 5) | set(range(8, 16)) and add.writes == set()
