@@ -28,7 +28,7 @@ Kinds:
   no_dpp      — an instruction that table allows DPP on which has no DPP form: target (ENCODING,
                 NAME), pdf "Allow DPP", fix the reason (isa/gen/dpp.py applies both)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
-                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod' or 'neg_abs'), pdf the field's
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'), pdf the field's
                 value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
                 isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME)
 """
