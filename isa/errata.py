@@ -31,7 +31,7 @@ Kinds:
                 No Sampler" / "with a Sampler") the document lost: target (section title, the
                 group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
-                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod' or 'neg_abs'), pdf the field's
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'), pdf the field's
                 value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
                 isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME)
 """
