@@ -10,7 +10,7 @@ the data VGPRs by DMASK / D16 / TFE (`image_data_dwords`), the address VGPRs by 
 the name's suffixes (`image_address_words`; a ray query's groups, `signature.ray_address_groups`),
 with LLVM 22's register classes for a sequential address (an 8-VGPR tuple holds 5 to 7 address
 words). Anything else is refused as LLVM refuses it, at the operand's line:column: wrong widths,
-an atomic DMASK other than 0x1/0x3/0xf, a gather's DMASK with other than one bit, a non-MSAA
+an atomic DMASK other than 0x1/0x3/0xf or data wider than a 64-bit value (two for cmpswap), a gather's DMASK with other than one bit, a non-MSAA
 dim on image_msaa_load, d16 where the data are not texels (atomics, get_resinfo, get_lod, ray
 queries), a scalar special register (null) as resource or sampler.
 tests/test_dsl_asm_image.py holds it against LLVM 22's corpora and llvm-mc-22's refusals."""
@@ -21,7 +21,7 @@ from isa.memory_registers import image_address_words, image_data_dwords, image_d
 
 from . import syntax
 from .operands import OperandError, Reg, Special
-from .signature import ray_address_groups
+from .signature import image_address_forms, ray_address_groups
 from .statement import Attr
 
 # modifier -> field; each is written only where the format has the field
@@ -86,20 +86,31 @@ def _scalar(enc, v, F, what: str, n: int, fields, field: str) -> None:
 
 
 def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int, ray: bool, a16: bool) -> None:
-    """Refuse address VGPRs not as wide as DIM / A16 / the suffixes ask, as LLVM does."""
+    """Refuse address VGPRs not as wide as DIM / A16 / the suffixes ask, as LLVM does, and an
+    address LLVM 22 has no instruction form for: its forms hold 1 up to the longest address of
+    the dims an opcode takes (sampling and mip levels take no MSAA dim: signature.image_address_forms),
+    and a sequential address also that rounded up to a power of two (image_sample's 2D_MSAA_ARRAY
+    address, 4 VGPRs, fits v[0:3] but no NSA list)."""
     given = [getattr(a, "count", 1) for a in addrs]
     if ray:
         groups = list(ray_address_groups(d, a16))
         ok = given == groups if nsa else given == [sum(groups)]
         want = f"{groups} (the ray's origin, direction, ... groups)" if nsa else f"[{sum(groups)}]"
-    elif nsa:
-        n = min(words, slots)
-        want = [1] * (n - 1) + [words - n + 1]
-        ok = given == want
-    else:   # one tuple: LLVM's VGPR classes; 8 holds 5 to 7 words, past 12 only 16
-        allowed = {16 if words > 12 else words} | ({8} if 5 <= words <= 7 else set())
-        ok = given[0] in allowed
-        want = " or ".join(map(str, sorted(allowed)))
+    else:
+        longest = max(image_address_forms(d, takes_sampler(d))[0])
+        if nsa:
+            n = min(words, slots)
+            want = [1] * (n - 1) + [words - n + 1]
+            ok = given == want and words <= longest
+        else:   # one tuple: LLVM's VGPR classes; 8 holds 5 to 7 words, past 12 only 16
+            sizes = set(range(1, longest + 1)) | {1 << (longest - 1).bit_length()}
+            allowed = ({16 if words > 12 else words} | ({8} if 5 <= words <= 7 else set())) & sizes
+            ok = given[0] in allowed
+            want = " or ".join(map(str, sorted(allowed)))
+        if (words > longest if nsa else not want) and not ok:
+            raise OperandError(f"{mn}: vaddr: {shape} asks for {words} address VGPRs; LLVM has no form of {mn} "
+                               f"{'as a list ' if nsa else ''}longer than {longest} (where it samples or takes a mip "
+                               f"level, no MSAA dim)", addrs[0] if len(addrs) == 1 else None, modifier="dim")
     if not ok:
         bad = next((a for a, g, w in zip(addrs, given, want if isinstance(want, list) else []) if g != w), addrs[0])
         raise OperandError(f"{mn}: vaddr: {given if nsa else given[0]} address VGPRs where {shape} ask for {want} "
@@ -168,6 +179,10 @@ def image(enc, d, F, ops, mods):
             raise OperandError(f"{mn}: vdata: {data} is {data.count} VGPR(s); {parts} ask for {n_data} "
                                f"(LLVM: image data size does not match dmask{', d16' if takes_d16(d) else ''} "
                                f"and tfe)", data)
+        natural = memory_access(d, True).data_dwords or 1       # an atomic's value: cmpswap's data and compare
+        if atomic and not natural <= n_data <= 2 * natural + 1:
+            raise OperandError(f"{mn}: vdata: dmask:0x{dmask:x}{' tfe' if tfe else ''} ask for {n_data} VGPRs; an "
+                               f"atomic sends {natural} or {2 * natural} (a 64-bit value), plus the TFE dword", data)
     _address_widths(d, shape, mn, addrs, nsa, len(slots), words, ray, bool(F.get("A16")))
     regs = [enc.vgpr(a, F, f"vaddr{i}" if nsa else "vaddr", getattr(a, "count", 1)) for i, a in enumerate(addrs)]
     if nsa_bit:
