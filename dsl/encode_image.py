@@ -58,10 +58,11 @@ def _dim_code(mn: str, mods: dict) -> int:
 
 def takes_d16(d) -> bool:
     """Whether an image instruction's data may be 16-bit (D16): texels loaded, stored, sampled or
-    gathered; not an atomic's values, a resource description, get_lod's two 32-bit LOD values
-    (syntax.IMAGE_NO_D16) or a ray query's results (LLVM 22: "invalid operand for instruction")."""
+    gathered; not an atomic's values, a resource description, get_lod's two 32-bit LOD values,
+    the *_pck* elements moved without format conversion (syntax.IMAGE_NO_D16) or a ray query's
+    results (LLVM 22: "invalid operand for instruction")."""
     return (memory_access(d, True).direction in ("load", "store") and not resource_info(d) and not ray_query(d)
-            and _name(d) not in syntax.IMAGE_NO_D16)
+            and _name(d) not in syntax.IMAGE_NO_D16 and syntax.IMAGE_NO_D16_PART not in _name(d))
 
 
 def _flags(d, F, fields, mods, allowed) -> None:
@@ -117,9 +118,21 @@ def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int,
                            f"(LLVM: image address size does not match dim and a16)", bad)
 
 
+def _no_return(d, mn: str, dmask: int, data) -> None:
+    """`off` as the data of a sample returning nothing (LLVM 22's image_sample* forms without a
+    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather, get_lod or a
+    sampler-less instruction."""
+    if not takes_sampler(d) or gathers_four(d) or mn in syntax.IMAGE_NO_D16:
+        raise OperandError(f"{mn}: vdata: off (no result) is written on image_sample* only", data)
+    if dmask not in _ATOMIC_DMASKS:
+        raise OperandError(f"{mn}: dmask:0x{dmask:x}: a sample without a result takes dmask 0x1, 0x3 or 0xf "
+                           f"(LLVM: invalid atomic image dmask)", modifier="dmask")
+
+
 def image(enc, d, F, ops, mods):
-    """vdata, the address (a VGPR tuple, or a list of one VGPR per address field whose last one
-    may be a range), the resource (and the sampler) SGPRs, then dmask, dim and the flags."""
+    """vdata (`off` for a sample returning nothing), the address (a VGPR tuple, or a list of one
+    VGPR per address field whose last one may be a range), the resource (and the sampler) SGPRs,
+    then dmask, dim and the flags."""
     mn = _name(d)
     fields = enc._layout[d.format][0]
     ray, sampler = ray_query(d), takes_sampler(d)
@@ -174,7 +187,10 @@ def image(enc, d, F, ops, mods):
         rsrc_n = 8
         shape = f"dim:SQ_RSRC_IMG_{syntax.MIMG_DIM_NAMES[dim]}{' a16' if a16 else ''}"
         data = ops[0]
-        if isinstance(data, Reg) and data.cls == "v" and data.count != n_data:
+        if isinstance(data, Special) and data.name == "off":
+            _no_return(d, mn, dmask, data)
+            n_data = 0
+        elif isinstance(data, Reg) and data.cls == "v" and data.count != n_data:
             parts = f"dmask:0x{dmask:x}" + (" d16" if d16 else "") + (" tfe" if tfe else "")
             raise OperandError(f"{mn}: vdata: {data} is {data.count} VGPR(s); {parts} ask for {n_data} "
                                f"(LLVM: image data size does not match dmask{', d16' if takes_d16(d) else ''} "
@@ -192,7 +208,7 @@ def image(enc, d, F, ops, mods):
     else:
         F.update(dict.fromkeys(slots, 0))
     F.update(zip(slots, regs))
-    F["VDATA"] = enc.vgpr(ops[0], F, "vdata", n_data)
+    F["VDATA"] = enc.vgpr(ops[0], F, "vdata", n_data) if n_data else 0
     _scalar(enc, ops[2], F, "rsrc", rsrc_n, fields, "SRSRC" if "SRSRC" in fields else "RSRC")
     if sampler:
         _scalar(enc, ops[3], F, "samp", 4, fields, "SSAMP" if "SSAMP" in fields else "SAMP")

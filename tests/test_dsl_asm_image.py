@@ -81,6 +81,9 @@ GFX11_LINES = [
     "image_sample_c_d_cl_o v[0:1], [v1, v2, v3, v4, v[5:11]], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY",
     "image_sample_c_d_cl_o v[0:1], v[1:11], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY",
     "image_load_mip v[0:1], v[4:7], s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA",
+    "image_sample off, [v4, v5], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D d16",
+    "image_sample off, v[4:5], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_2D",
+    "image_sample_c_lz_o off, [v4, v5, v6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_1D tfe lwe",
     "image_atomic_cmpswap v[0:2], v[4:5], s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_2D glc tfe",
     "image_atomic_add v[0:1], v[4:5], s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_2D glc",
     "image_atomic_add v[0:2], v[4:5], s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_2D tfe",
@@ -94,6 +97,8 @@ GFX11_LINES = [
 ]
 
 GFX12_LINES = [
+    "image_sample off, [v4, v5], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D",
+    "image_sample_c_d off, [v4, v5, v6, v7], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_1D",
     "image_load v[0:3], [v4, v5], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_2D th:TH_LOAD_NT scope:SCOPE_SE",
     "image_load v[0:3], [v4, v5], s[0:7] dmask:0xf dim:2D scope:SCOPE_SE th:TH_LOAD_NT",
     "image_load v[0:1], v4, s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_1D r128 a16 tfe d16",
@@ -146,6 +151,11 @@ GFX11_REFUSED = [
     ("image_load v0, v[254:256], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_3D", "v[254:256]", "vaddr"),
     ("image_atomic_add v0, v[4:5], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_2D d16", "d16", "d16"),
     ("image_get_lod v0, v[4:5], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_2D d16", "d16", "d16"),
+    ("image_load_pck v0, v4, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D d16", "d16", "d16"),
+    ("image_sample off, [v4, v5], s[0:7], s[8:11] dmask:0x2 dim:SQ_RSRC_IMG_2D", "dmask", "without a result"),
+    ("image_load off, v4, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D", "off", "off"),
+    ("image_gather4 off, [v4, v5], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_2D", "off", "off"),
+    ("image_store_mip_pck v0, v[4:5], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D d16", "d16", "d16"),
     ("image_gather4 v[0:2], v[4:5], s[0:7], s[8:11] dmask:0x2 dim:SQ_RSRC_IMG_2D tfe d16", "tfe", "tfe"),
     ("image_load v0, v[4:5], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_2D a16 r128", "r128", "r128"),
     ("image_load v0, v[4:5], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_2D nv", "nv", "nv"),
