@@ -8,21 +8,23 @@ or TH/SCOPE) and which flag bits it has (UNRM, R128, A16, TFE, LWE, D16).
 The register widths written must be those the memory records give (isa.memory_registers):
 the data VGPRs by DMASK / D16 / TFE (`image_data_dwords`), the address VGPRs by DIM / A16 and
 the name's suffixes (`image_address_words`; a ray query's groups, `signature.ray_address_groups`),
-with LLVM 22's register classes for a sequential address (an 8-VGPR tuple holds 5 to 7 address
-words). Anything else is refused as LLVM refuses it, at the operand's line:column: wrong widths,
-an atomic DMASK other than 0x1/0x3/0xf or data wider than a 64-bit value (two for cmpswap), a gather's DMASK with other than one bit, a non-MSAA
-dim on image_msaa_load, d16 where the data are not texels (atomics, get_resinfo, get_lod, ray
-queries), a scalar special register (null) as resource or sampler.
-tests/test_dsl_asm_image.py holds it against LLVM 22's corpora and llvm-mc-22's refusals."""
+with LLVM 22's forms: a sequential address in a VGPR tuple of its length (an 8-VGPR tuple also
+holds 5 to 7 words), no address longer than the opcode's longest (sampling and mip levels take
+no MSAA dim). Anything else is refused as LLVM refuses it, at the operand's line:column: wrong
+widths, an atomic DMASK other than 0x1/0x3/0xf or data past a 64-bit value (two for cmpswap), a
+gather's DMASK with other than one bit, a non-MSAA dim on image_msaa_load, d16 where the data
+are not converted texels, null as resource or sampler. Also LLVM's `dim:2D` short names and
+`off` as the data of a sample returning nothing. tests/test_dsl_asm_image.py holds it against
+LLVM 22's corpora, mutated corpus lines and llvm-mc-22's refusals."""
 from __future__ import annotations
 
 from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_sampler
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
 from . import syntax
+from .encode_rdna4 import cache_policy
 from .operands import OperandError, Reg, Special
 from .signature import image_address_forms, ray_address_groups
-from .statement import Attr
 
 # modifier -> field; each is written only where the format has the field
 _FLAGS = (("unorm", "UNRM"), ("glc", "GLC"), ("slc", "SLC"), ("dlc", "DLC"), ("r128", "R128"), ("a16", "A16"),
@@ -176,7 +178,6 @@ def image(enc, d, F, ops, mods):
                                f"type (LLVM: invalid dim; must be MSAA type)", modifier="dim")
         _flags(d, F, fields, mods, ("unorm", "glc", "slc", "dlc", "r128", "a16", "tfe", "lwe", "d16"))
         if "TH" in fields:
-            from .encode_rdna4 import cache_policy
             cache_policy(d, F, mods)
         d16, tfe, a16 = bool(F.get("D16")), F.get("TFE", 0), bool(F.get("A16"))
         if d16 and tfe and gathers_four(d) and sampler:
