@@ -1221,7 +1221,9 @@ NOT_CODE_MEMORY = {"DS_BVH_STACK_RTN_B32": "atomic"}
 # What a 16-bit VALU result does to the other half of its 32-bit VGPR. The code says only that a
 # 16-bit value is written (`D0.f16 = ...`, .b16 .i16 .u16 .bf16: isa.effects' half_writes); the
 # generator gives every such instruction of a family (VGPR results only: not RDNA4's v_s_*_f16,
-# whose SGPR gets zeros above, RDNA4 7.10) the family's rule here, and writes the answer per
+# whose SGPR gets zeros above, RDNA4 7.10, nor the scalar F16 instructions, which "set the high part
+# (bit[31:16]) of its SGPR destination to 0", RDNA3.5 and RDNA4 6.8 'SALU Floating Point': the code's
+# whole write of D0, tests/test_emu_salu_f16_halves.py) the family's rule here, and writes the answer per
 # instruction to generated/<family>/effects.py (HALF_RESULTS; isa.effects.half_result):
 #   "kept"  -- every encoding writes one half and keeps the other;
 #   "opsel" -- an instruction with a VOP3 form only (its OPSEL[3] picks the half) keeps the other
