@@ -13,7 +13,7 @@ from isa.facts import (byte_select, lane_select_sources, lane_value_result, no_d
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, gds_only, memory_access, scalar_base_registers, scalar_data, value_dwords
-from isa.mnemonics import LDS_ALIASES
+from isa.mnemonics import LDS_ALIASES, refused_spelling
 from isa.records import dataclass
 
 from . import syntax
@@ -295,6 +295,9 @@ class Encoder:
         hit = self._candidates.get(mn)
         if hit is None:
             base, enc = split_mnemonic(mn)
+            llvm = refused_spelling(base, self.spec.arch)    # a name LLVM spells otherwise here (export on gfx11)
+            if llvm is not None:
+                raise OperandError(f"{base}: instruction not supported on {self.spec.arch} (LLVM spells it {llvm} there)")
             defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
             if not defs:
                 raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
@@ -623,10 +626,11 @@ class Encoder:
         if not e32:
             self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
-                if d.name in syntax.NO_OPSEL or byte_select(d):
+                if modifier_use(d).opsel is None or byte_select(d):
+                    halves = self.spec.arch in syntax.TRUE16_FAMILIES and any(o.t16 for o in sig.srcs + sig.dsts)
                     raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
                                        + (" (it selects a byte with byte_sel:N)" if byte_select(d) else
-                                          " (it selects halves with .l/.h)"), modifier="op_sel")
+                                          " (it selects halves with .l/.h)" if halves else ""), modifier="op_sel")
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
                                        f"halves of" if "OPSEL" in self._layout[d.format][0] else
@@ -645,7 +649,7 @@ class Encoder:
                 entries = {i: b for i, b in enumerate(bits[:nsrc])}
                 given = self._halves_given(plan, ops, src_vals) if not is_p else {}
                 if plan.t16_vgprs and not given and self.spec.arch in syntax.TRUE16_FAMILIES \
-                        and d.name not in syntax.OPSEL_WHOLE_VGPRS and _whole_t16_vgpr(sig, ops, src_vals):
+                        and not signature.opsel_on_whole_vgprs(d) and _whole_t16_vgpr(sig, ops, src_vals):
                     raise OperandError(f"{_name(d)}: op_sel: with its 16-bit operands written as whole VGPRs it takes "
                                        f"no op_sel; select halves with .l/.h (LLVM's true16 syntax)", modifier="op_sel")
                 for i, b in entries.items():     # (a promoted VOP1's packed source, v_sat_pk_u8_i16's, takes it)

@@ -6,10 +6,8 @@ hardware registers and s_delay_alu fields, and its names for operand codes the
 manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
-from isa.syntax_conventions import (F16_CONSTANTS, NO_F16_INLINE, NO_OPERANDS, NO_OPSEL,  # noqa: F401
-                                    NO_SOURCES, OPSEL_WHOLE_VGPRS,
-                                    OPSEL_ON_32BIT_OPERANDS,
-                                    SALU_VALUE_SOURCES, T16_SOURCES)
+from isa.syntax_conventions import (F16_CONSTANTS, NO_F16_INLINE, NO_OPERANDS,  # noqa: F401
+                                    NO_SOURCES, SALU_VALUE_SOURCES, T16_SOURCES)
 from isa.memory_registers import IMAGE_DIMS as _IMAGE_DIMS
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
 

@@ -28,9 +28,9 @@ Kinds:
   no_dpp      — an instruction that table allows DPP on which has no DPP form: target (ENCODING,
                 NAME), pdf "Allow DPP", fix the reason (isa/gen/dpp.py applies both)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
-                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod' or 'neg_abs'[, 'e64']), pdf the
-                field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
-                isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME, with
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'[, 'e64']),
+                pdf the field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows
+                in isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME, with
                 'e64' to its 64-bit encodings alone: the 32-bit one, whose SDWA form LLVM reads otherwise,
                 keeps the entry's value)
 """

@@ -1,5 +1,5 @@
 """The modifier_use errata (isa/errata_modifiers.py): where LLVM 22's syntax takes or refuses
-clamp, an output modifier or neg/abs against what the manual's entry gives isa.facts.modifier_use. Each
+clamp, an output modifier, neg/abs or op_sel against what the manual's entry gives isa.facts.modifier_use. Each
 erratum's evidence lines are run again through llvm-mc-22 (accepted with the bytes quoted, or
 refused) and through our assembler, which reads the corrected fact; the fact of every encoding of
 the instruction is the erratum's fix; and a few lines by hand, on both sides of each erratum class."""
@@ -155,3 +155,64 @@ def test_modifier_lines_by_hand(arch, line, accepted):
     want = mc_encodings([line], arch)[0]
     assert (want is not None) == accepted, line
     assert _ours(line, arch) == want, line
+
+
+# (arch, line, accepted by llvm-mc-22?): op_sel, which the assemblers take by isa.facts.modifier_use's
+# opsel (dsl.signature.opsel_on_whole_vgprs): on both sides of the rule and of each erratum class
+OPSEL_CASES = [
+    ("gfx1201", "v_add_nc_u16 v1, v2, v3 op_sel:[1,0,0]", True),           # VOP3 only, 16-bit operands
+    ("gfx1201", "v_fma_f16 v1, v2, v3, v4 op_sel:[1,0,0,0]", True),
+    ("gfx1201", "v_maximum_f16 v1, v2, v3 op_sel:[0,1,0]", True),
+    ("gfx1100", "v_add_nc_u16 v1, v2, v3 op_sel:[1,0,0]", True),           # whole VGPRs on gfx1100 too
+    ("gfx1100", "v_min3_f16 v8, v2, v4, v6 op_sel:[0,0,1,1]", True),
+    ("gfx942", "v_add_i16 v8, v2, v4 op_sel:[0,1,0]", True),
+    ("gfx942", "v_mad_f16 v8, v2, v4, v6 op_sel:[0,0,0,1]", True),
+    ("gfx1201", "v_add_f16_e64 v1, v2, v3 op_sel:[1,0,0]", False),         # promoted VOP1/VOP2/VOPC forms
+    ("gfx1201", "v_cvt_f16_f32_e64 v1, v2 op_sel:[0,1]", False),
+    ("gfx1201", "v_cmp_lt_f16_e64 s1, v2, v3 op_sel:[1,0]", False),
+    ("gfx1100", "v_trunc_f16_e64 v8, v2 op_sel:[0,0]", False),
+    ("gfx942", "v_add_f16_e64 v0, v1, v2 op_sel:[1,0,0]", False),
+    ("gfx942", "v_dot2c_f32_f16_e64 v8, v2, v4 op_sel:[0,0,0]", False),
+    ("gfx950", "v_mul_f32_e64 v0, v1, v2 op_sel:[1,0,0]", False),          # no 16-bit operand
+    ("gfx1201", "v_mul_lo_u16 v1, v2, v3 op_sel:[1,0,0]", False),          # erratum (): RDNA3's new 16-bit ops
+    ("gfx1201", "v_xor_b16 v1, v2, v3 op_sel:[1,0,0]", False),
+    ("gfx1100", "v_and_b16 v8, v2, v4 op_sel:[1,0,0]", False),
+    ("gfx1100", "v_and_b16 v8, v2, v4", True),
+    ("gfx1100", "v_and_b16 v8.l, v2.h, v4.l op_sel:[1,0,0]", True),        # ... true16 halves restated
+    ("gfx1151", "v_mul_lo_u16 v8.h, v2.l, v4.h op_sel:[0,1,1]", True),
+    ("gfx1100", "v_fmac_f16_e64 v8.h, v2.l, v4.l op_sel:[0,0,1,1]", True),  # (a promoted form too)
+    ("gfx1100", "v_fmac_f16_e64 v8.h, v2.l, v4.l op_sel:[0,0,0,1]", False),
+    ("gfx1100", "v_fma_f16 v8.l, v2.h, v4.l, v6.h op_sel:[1,0,0,0]", False),
+    ("gfx1100", "v_fma_f16 v8.l, v2.h, v4.l, v6.h op_sel:[1,0,1]", True),
+    ("gfx1201", "v_s_exp_f16 s8, s2 op_sel:[1,0]", False),
+    ("gfx950", "v_cvt_pk_f16_f32 v8, v2, v4 op_sel:[0,0,1]", False),
+    ("gfx942", "v_cvt_pkrtz_f16_f32 v8, v2, v4 op_sel:[0,0,1]", False),
+    ("gfx1100", "v_cndmask_b16 v1.l, v2.l, v3.l, s4 op_sel:[0,0,0,0]", False),   # erratum None: no op_sel at all
+    ("gfx1100", "v_cndmask_b16 v1.h, v2.l, v3.h, s4", True),
+    ("gfx1201", "v_cndmask_b16 v1, v2, v3, s4 op_sel:[1,0,0]", False),
+    ("gfx1201", "v_cndmask_b16 v1, v2, v3, s4", True),
+    ("gfx942", "v_mad_legacy_f16 v8, v2, v4, v6 op_sel:[0,0,0,0]", False),
+    ("gfx950", "v_div_fixup_legacy_f16 v8, v2, v4, v6 op_sel:[0,0,0,1]", False),
+    ("gfx942", "v_sad_u16 v8, v2, v4, v6 op_sel:[1,0,0]", False),
+    ("gfx1151", "v_sad_u16 v8, v2, v4, v6 op_sel:[1,0,0]", False),
+    ("gfx950", "v_ashr_pk_i8_i32 v8, v2, v4, v6 op_sel:[0,0,0,1]", True),  # erratum: op_sel the types give no half
+    ("gfx950", "v_ashr_pk_u8_i32 v8, v2, v4, v6 op_sel:[1,0,0,0]", True),
+    ("gfx1100", "v_alignbit_b32 v8, v2, v4, v6 op_sel:[0,0,1,0]", True),
+    ("gfx1201", "v_alignbyte_b32 v8, v2, v4, v6 op_sel:[0,0,1,0]", True),
+    ("gfx942", "v_alignbit_b32 v8, v2, v4, v6 op_sel:[1,0,0,0]", True),
+]
+
+
+@pytest.mark.parametrize("arch,line,accepted", OPSEL_CASES)
+def test_op_sel_lines_by_hand(arch, line, accepted):
+    """Accepted with LLVM's bytes, whose disassembly is ours too, or refused naming op_sel."""
+    from dsl.disasm import disassemble
+    from .llvm_tools import mc_disassembly
+    want = mc_encodings([line], arch)[0]
+    assert (want is not None) == accepted, line
+    if want is None:
+        with pytest.raises(dsl.AsmError, match="op_sel"):
+            dsl.assemble(line, arch)
+        return
+    assert _ours(line, arch) == want, line
+    assert " ".join(disassemble(want, arch).split()) == " ".join(mc_disassembly([want], arch)[0].split()), line
