@@ -34,6 +34,15 @@ def _stored(value):
     return value
 
 
+def _short(value, default):
+    """A record's tuple without the empty fields past its default's length (FloatModes'
+    bit_results, () for all but a few instructions): the table keeps the default's form."""
+    if isinstance(value, tuple) and isinstance(default, tuple):
+        while len(value) > len(default) and value[-1] == ():
+            value = value[:-1]
+    return value
+
+
 def compute(name: str, pcode: str | None, description: str | None, notes: str | None = None,
             operand_types: dict | None = None):
     """Fact `name` of an instruction with this code, description, notes and operand types, as
@@ -41,7 +50,7 @@ def compute(name: str, pcode: str | None, description: str | None, notes: str | 
     if name in _OF_ROW:
         return _OF_ROW[name](pcode, description, notes, operand_types)
     if name in _OF_ENTRY:
-        return _stored(_OF_ENTRY[name](pcode, description))
+        return _short(_stored(_OF_ENTRY[name](pcode, description)), DEFAULTS[name])
     return _stored(getattr(code_facts, name)(pcode)) if pcode else DEFAULTS[name]
 
 
