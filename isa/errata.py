@@ -31,9 +31,11 @@ Kinds:
                 No Sampler" / "with a Sampler") the document lost: target (section title, the
                 group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
-                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'), pdf the field's
-                value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
-                isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME)
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'[, 'e64']),
+                pdf the field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows
+                in isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME, with
+                'e64' to its 64-bit encodings alone: the 32-bit one, whose SDWA form LLVM reads otherwise,
+                keeps the entry's value)
 """
 from __future__ import annotations
 
@@ -804,9 +806,9 @@ ERRATA += tuple(
     for name, op, code in _CDNA4_LOST_COMPARES)
 
 ERRATA += tuple(
-    Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use", (name, field),
-            pdf, fix, evidence)
-    for name, field, pdf, fix, pages, evidence in MODIFIER_ROWS)
+    Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use",
+            (name, field, *scope), pdf, fix, evidence)
+    for name, field, pdf, fix, pages, evidence, *scope in MODIFIER_ROWS)
 
 # DS_APPEND / DS_CONSUME on LDS: which bits of M0 give the counter's address. The manuals disagree
 # with themselves: RDNA3's code "addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size"
