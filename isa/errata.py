@@ -31,9 +31,11 @@ Kinds:
                 No Sampler" / "with a Sampler") the document lost: target (section title, the
                 group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
-                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'), pdf the field's
-                value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
-                isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME)
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'[, 'e64']),
+                pdf the field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows
+                in isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME, with
+                'e64' to its 64-bit encodings alone: the 32-bit one, whose SDWA form LLVM reads otherwise,
+                keeps the entry's value)
 """
 from __future__ import annotations
 
@@ -804,9 +806,9 @@ ERRATA += tuple(
     for name, op, code in _CDNA4_LOST_COMPARES)
 
 ERRATA += tuple(
-    Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use", (name, field),
-            pdf, fix, evidence)
-    for name, field, pdf, fix, pages, evidence in MODIFIER_ROWS)
+    Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use",
+            (name, field, *scope), pdf, fix, evidence)
+    for name, field, pdf, fix, pages, evidence, *scope in MODIFIER_ROWS)
 
 # DS_APPEND / DS_CONSUME on LDS: which bits of M0 give the counter's address. The manuals disagree
 # with themselves: RDNA3's code "addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size"
@@ -1221,7 +1223,9 @@ NOT_CODE_MEMORY = {"DS_BVH_STACK_RTN_B32": "atomic"}
 # What a 16-bit VALU result does to the other half of its 32-bit VGPR. The code says only that a
 # 16-bit value is written (`D0.f16 = ...`, .b16 .i16 .u16 .bf16: isa.effects' half_writes); the
 # generator gives every such instruction of a family (VGPR results only: not RDNA4's v_s_*_f16,
-# whose SGPR gets zeros above, RDNA4 7.10) the family's rule here, and writes the answer per
+# whose SGPR gets zeros above, RDNA4 7.10, nor the scalar F16 instructions, which "set the high part
+# (bit[31:16]) of its SGPR destination to 0", RDNA3.5 and RDNA4 6.8 'SALU Floating Point': the code's
+# whole write of D0, tests/test_emu_salu_f16_halves.py) the family's rule here, and writes the answer per
 # instruction to generated/<family>/effects.py (HALF_RESULTS; isa.effects.half_result):
 #   "kept"  -- every encoding writes one half and keeps the other;
 #   "opsel" -- an instruction with a VOP3 form only (its OPSEL[3] picks the half) keeps the other
