@@ -419,6 +419,10 @@ class Encoder:
             _check_modifier_values(d, mods)
             if st.line and len(mods) > 1:       # written in text (a DSL call has keywords, in any order)
                 _check_modifier_order(d, mods)
+            if st.line and type(mods.get("th")) is int and "TH" in self._layout[fmt][0]:
+                raise OperandError(f"{_name(d)}: th:{mods['th']}: text names the cache policy (th:TH_LOAD_NT, "
+                                   f"th:TH_ATOMIC_RETURN, ...) as LLVM's assembler requires; a number is "
+                                   f"what its disassembler prints where no name applies", modifier="th")
         if fmt in roles.valu_e32 or fmt in roles.valu_e64:
             if enc:
                 _check_forced_dpp(d, mods, enc)
