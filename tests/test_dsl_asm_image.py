@@ -130,7 +130,7 @@ GFX11_REFUSED = [
     ("image_sample_c v[0:1], v[1:4], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[1:4]", "vaddr"),
     ("image_sample v[0:1], [v1, v2, v3, v4], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "dim", "no form"),
     ("image_load_mip v[0:1], v[4:8], s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[4:8]", "no form"),
-    ("image_sample_c_lz_o v[0:1], v[1:6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[1:6]", "ask for 8"),
+    ("image_sample_c_lz_o v[0:1], v[1:6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[1:6]", "asks for 8"),
     ("image_atomic_add v0, v[4:5], s[0:7] dmask:0x2 dim:SQ_RSRC_IMG_2D glc", "dmask", "atomic"),
     ("image_atomic_add v0, v[4:5], s[0:7] dim:SQ_RSRC_IMG_2D", "image_atomic_add", "atomic"),
     ("image_gather4 v[0:3], v[4:5], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D", "dmask", "one bit"),
@@ -198,7 +198,7 @@ def test_cdna_has_no_image_instructions_as_in_llvm(arch):
 # v[5:6]] dim:SQ_RSRC_IMG_1D_ARRAY: five words, six VGPRs written) and encodes the range's first
 # register: it counts the list's entries, not their widths, where the words fit the NSA fields.
 # We hold every address VGPR to the width the instruction reads and refuse it.
-_WIDER_LAST = re.compile(r"vaddr: \[((?:1, )*)(\d+)\] address VGPRs where .* ask for \[((?:1, )*)1\]")
+_WIDER_LAST = re.compile(r"vaddr: \[((?:1, )*)(\d+)\] address VGPRs where .* asks for \[((?:1, )*)1\]")
 
 
 def _wider_last_nsa_address(message: str) -> bool:
