@@ -88,20 +88,20 @@ def join_line(mnemonic: str, operands: list[str], modifiers: list[str]) -> str:
 
 
 def base_lines(shared: Path, corpus: str) -> list[str]:
-    """Instruction lines LLVM 22 accepts: the corpus rows it re-encodes (no MIMG/EXP, which
-    dsl does not assemble yet) and, for gfx1100, the instruction lines of LLVM's gfx11 MC tests."""
+    """Instruction lines LLVM 22 accepts: the corpus rows it re-encodes (no MIMG, which
+    dsl does not assemble for gfx11 yet) and, for gfx1100, the instruction lines of LLVM's gfx11 MC tests."""
     lines = []
     with gzip.open(shared / "conformance" / "llvm" / f"{corpus}.tsv.gz", "rt") as f:
         next(f)
         for row in f:
             family, _, text, reenc = row.rstrip("\n").split("\t")
-            if reenc != "-" and family not in ("MIMG", "EXP"):
+            if reenc != "-" and family != "MIMG":
                 lines.append(text)
     if corpus == "gfx1100":
         for path in sorted((shared / "conformance" / "llvm-mc").glob("gfx11_asm_*.s")):
             for line in path.read_text().splitlines():
                 line = line.split("//")[0].strip()
-                if line and not line.startswith((".", "image_", "exp ")):
+                if line and not line.startswith((".", "image_")):
                     lines.append(line)
     return lines
 
