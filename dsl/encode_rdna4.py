@@ -181,7 +181,7 @@ def buffer(enc, d, F, ops, mods):
 
 
 _IMAGE_FLAGS = (("unorm", "UNRM"), ("r128", "R128"), ("a16", "A16"), ("tfe", "TFE"), ("lwe", "LWE"), ("d16", "D16"))
-_DIM_CODES = {f"SQ_RSRC_IMG_{name}": code for code, (name, _, _) in enumerate(syntax.MIMG_DIMS)}
+_DIM_CODES = {f"SQ_RSRC_IMG_{name}": code for code, name in enumerate(syntax.MIMG_DIM_NAMES)}
 
 
 def image(enc, d, F, ops, mods):

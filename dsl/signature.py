@@ -15,7 +15,7 @@ from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_fla
                        modifier_use, result_without_code, scalar_result)
 from isa.control import control
 from isa.effects import effects
-from isa.memory_registers import image_address_words, image_data_dwords, ray_address_groups  # noqa: F401 (re-exported)
+from isa.memory_registers import image_address_words, image_data_dwords, image_dims, ray_address_groups  # noqa: F401 (re-exported)
 from isa.memory_access import gathers_four, lane_address, lds_operands, memory_access, mip_level, value_dwords
 from isa.records import dataclass
 
@@ -325,7 +325,7 @@ def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
     returning four texels (isa.memory_access.gathers_four; image_msaa_load takes no sampler), an
     atomic reads and writes memory (memory_access's direction) and sends the data dwords its
     pseudocode names (cmpswap: DATA[63 : 32], two)."""
-    _, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
+    coords, gradients = image_dims(d)[f["DIM"]]
     data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
     words = image_address_words(d, coords, gradients, bool(f.get("A16")))
     dims, forms = _image_address_forms(d, sampler)
@@ -353,7 +353,7 @@ def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], fr
     and those LLVM has a sequential-address form for: these plus the largest rounded up to a
     power of two (its register class)."""
     no_msaa = sampler or mip_level(d)   # sampling and mip levels have no MSAA forms
-    dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
+    dims = frozenset(image_address_words(d, c, g, a16) for name, (c, g) in zip(syntax.MIMG_DIM_NAMES, image_dims(d))
                      if not (no_msaa and "MSAA" in name) for a16 in (False, True))
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
 

@@ -120,6 +120,8 @@ class Gfx9Plan:
     opsel: bool = False       # the VOP3 form takes op_sel (gfx9_takes_opsel)
     omod: bool = False        # the VOP3 form takes mul:/div: (isa.facts.modifier_use's omod)
     clamp: bool = False       # the VOP3/VOP3P form takes clamp (isa.facts.modifier_use's clamp: not None)
+    neg_abs: tuple = ()       # sources taking -x/|x| outside VOP3P: isa.facts.modifier_use's neg_abs ('S0'..)
+    sdwa_omod: bool = False   # the SDWA form takes mul:/div: (modifier_use's omod of the 32-bit encoding)
     opsel_ignored: bool = False     # op_sel is taken and encodes nothing (isa.facts.OPSEL_IGNORED: v_pk_fmac_f16_e64)
 
 
@@ -147,10 +149,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
         sig = ValuSig((), srcs, False, False, None, False, False)
     constants = tuple(_gfx9_constant_operand(d, i, op) for i, op in enumerate(sig.srcs))
-    if d.name in g9.WIDE_OPERANDS:
-        wide = g9.WIDE_OPERANDS[d.name]
-        sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
-                      sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst, sig.opsel_flags)
+    sig = _reached(d, sig)
     e32 = fmt in spec.traits.roles.valu_e32
     srcs = []
     for op in sig.srcs:
@@ -164,7 +163,27 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
                  constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
                  not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
                  not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
+                 modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
                  not e32 and modifier_use(d).opsel == OPSEL_IGNORED)
+
+
+def _reached(d, sig: ValuSig) -> ValuSig:
+    """`sig` with each operand as many registers as the code's bit ranges of it reach (isa.effects'
+    uses), where that is more than its type says: v_pk_mov_b32's u32 operands, D0.u32[63 : 32] and
+    S0.u32[OPSEL[0].i32 * 32 + 31 : ...], are register pairs."""
+    reach: dict[str, int] = {}
+    for key, _, hi, _ in effects(d.pcode).uses:
+        if hi is not None:
+            reach[key] = max(reach.get(key, 0), hi // 32 + 1)
+
+    def wide(o: Operand, key: str) -> Operand:
+        return replace(o, dwords=reach[key]) if o.dwords and reach.get(key, 0) > o.dwords else o
+    dsts = tuple(wide(o, "D0") if o.name == "vdst" else o for o in sig.dsts)
+    srcs = tuple(wide(o, f"S{i}") for i, o in enumerate(sig.srcs))
+    if (dsts, srcs) == (sig.dsts, sig.srcs):
+        return sig
+    return ValuSig(dsts, srcs, sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst,
+                   sig.opsel_flags)
 
 
 def gfx9_takes_opsel(d) -> bool:

@@ -13,7 +13,10 @@ is the one those zeros give. What is modelled:
   with the matching DIM (0 / 1); mip level 0 with base_level 0;
 - the address components as uint ("For image opcodes with no sampler, all VGPR address values
   are taken as uint", 10.2), A16 packing two 16-bit components a VGPR, low half first (10.1.3);
-- out of range (s >= width, or t >= height for 2D): loads read zero, stores and atomics write
+- out of range (s >= width, or t >= height for 2D): the image chapter gives no rule for the
+  instructions without a sampler ("Image ops do not generate MemViol - instead they apply clamp
+  modes", 10, p. 94: clamp modes are the sampler's), so the buffers' rule is modelled (RDNA3
+  p. 89, Table 46 notes): loads read zero (a dst_sel 1 component: 1), stores and atomics write
   nothing (the per-lane range limit of emu/buffer.BufferMemory: 0, else no bound);
 - an all-zero T# is unbound: "it returns all zeros and not generate a memory transaction".
 

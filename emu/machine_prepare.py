@@ -952,7 +952,7 @@ class Preparer:
         T# by R128, an atomic's return by GLC or TH); the texel's address and range limit per
         lane from the T# (p.buffer, as for MUBUF)."""
         from isa.memory_access import memory_access, memory_effects, mip_level
-        from isa.memory_registers import IMAGE_DIMS, memory_registers
+        from isa.memory_registers import image_dims, memory_registers
         from .image import Image, coordinates, lane_texels
         f = {**p.inst.fields, **p.inst.extra}
         if f.get("TFE"):
@@ -971,7 +971,7 @@ class Preparer:
             raise PrepareError(f"RSRC s{rsrc}: an image resource starts at an SGPR that is a multiple of 4")
         rsrc_dwords = reads[rsrc_field]
         dim, a16, dmask = f.get("DIM", 0) & 7, bool(f.get("A16")), f.get("DMASK", 0)
-        count = IMAGE_DIMS[dim][0]
+        count = image_dims(d)[dim][0]
         mip = mip_level(d)
         access_kind = memory_access(d, True)
         atomic = p.sem.memory == "atomic"

@@ -3,7 +3,10 @@ gives isa.facts.modifier_use (isa/gen/modifiers.py): one row per instruction and
 read by isa/errata.py as `modifier_use` errata and applied by the generator (isa/gen/facts.py), so
 that the fact the assemblers read (dsl/encode.py, dsl/valu_plan.py) is LLVM's. Each row: (name,
 field, what the manual gives, what wavesmith uses, {family: page of the instruction's entry},
-evidence: llvm-mc-22's bytes or error for the line, on each target). 'accepted' is a clamp the
+evidence: llvm-mc-22's bytes or error for the line, on each target[, 'e64']): with 'e64' the fix is
+the 64-bit encodings' alone, the 32-bit encoding (whose fact is its SDWA form's) keeping the
+manual's value, as LLVM's SDWA form does (its evidence quotes that refusal too: LLVM's VOP3 forms
+take mul:2 on integer results of float sources, its SDWA forms only on float results). 'accepted' is a clamp the
 assembler takes where the manual gives the bit no effect (integer instructions it says nothing
 of saturating; v_alignbit_b32, whose clamp it lists as ignored). tests/test_dsl_vop3_modifier_sweep.py
 checks every VOP3/VOP3P line with clamp, mul:2 and op_sel against llvm-mc-22; neg_abs rows add sources
@@ -27,15 +30,15 @@ MODIFIER_ROWS = (
     ('V_CVT_F32_FP8', 'omod', False, True, {'cdna3': 186, 'cdna4': 199},
      "llvm-mc-22 takes it: 'v_cvt_f32_fp8_e64 v8, v2 mul:2' -> [080094d102010008] (gfx942, gfx950)"),
     ('V_CVT_I16_F16', 'omod', False, True, {'rdna3': 394, 'rdna3.5': 418, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
-     "llvm-mc-22 takes it: 'v_cvt_i16_f16_e64 v8.l, v2.l mul:2' -> [0800d3d502010008] (gfx1100, gfx1151); 'v_cvt_i16_f16_e64 v8, v2 mul:2' -> [0800d3d502010008] (gfx1201); 'v_cvt_i16_f16_e64 v8, v2 mul:2' -> [08007cd102010008] (gfx942, gfx950)"),
+     "llvm-mc-22 takes it: 'v_cvt_i16_f16_e64 v8.l, v2.l mul:2' -> [0800d3d502010008] (gfx1100, gfx1151); 'v_cvt_i16_f16_e64 v8, v2 mul:2' -> [0800d3d502010008] (gfx1201); 'v_cvt_i16_f16_e64 v8, v2 mul:2' -> [08007cd102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_cvt_i16_f16_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_CVT_I32_F32', 'omod', False, True, {'rdna3': 377, 'rdna3.5': 401, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
-     "llvm-mc-22 takes it: 'v_cvt_i32_f32_e64 v8, v2 mul:2' -> [080088d502010008] (gfx1100, gfx1151, gfx1201); 'v_cvt_i32_f32_e64 v8, v2 mul:2' -> [080048d102010008] (gfx942, gfx950)"),
+     "llvm-mc-22 takes it: 'v_cvt_i32_f32_e64 v8, v2 mul:2' -> [080088d502010008] (gfx1100, gfx1151, gfx1201); 'v_cvt_i32_f32_e64 v8, v2 mul:2' -> [080048d102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_cvt_i32_f32_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_CVT_I32_F64', 'omod', False, True, {'rdna3': 375, 'rdna3.5': 399, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
      "llvm-mc-22 takes it: 'v_cvt_i32_f64_e64 v8, v[2:3] mul:2' -> [080083d502010008] (gfx1100, gfx1151, gfx1201); 'v_cvt_i32_f64_e64 v8, v[2:3] mul:2' -> [080043d102010008] (gfx942, gfx950)"),
     ('V_CVT_NORM_I16_F16', 'omod', False, True, {'rdna3': 400, 'rdna3.5': 424, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
-     "llvm-mc-22 takes it: 'v_cvt_norm_i16_f16_e64 v8.l, v2.l mul:2' -> [0800e3d502010008] (gfx1100, gfx1151); 'v_cvt_norm_i16_f16_e64 v8, v2 mul:2' -> [0800e3d502010008] (gfx1201); 'v_cvt_norm_i16_f16_e64 v8, v2 mul:2' -> [08008dd102010008] (gfx942, gfx950)"),
+     "llvm-mc-22 takes it: 'v_cvt_norm_i16_f16_e64 v8.l, v2.l mul:2' -> [0800e3d502010008] (gfx1100, gfx1151); 'v_cvt_norm_i16_f16_e64 v8, v2 mul:2' -> [0800e3d502010008] (gfx1201); 'v_cvt_norm_i16_f16_e64 v8, v2 mul:2' -> [08008dd102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_cvt_norm_i16_f16_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_CVT_NORM_U16_F16', 'omod', False, True, {'rdna3': 400, 'rdna3.5': 425, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
-     "llvm-mc-22 takes it: 'v_cvt_norm_u16_f16_e64 v8.l, v2.l mul:2' -> [0800e4d502010008] (gfx1100, gfx1151); 'v_cvt_norm_u16_f16_e64 v8, v2 mul:2' -> [0800e4d502010008] (gfx1201); 'v_cvt_norm_u16_f16_e64 v8, v2 mul:2' -> [08008ed102010008] (gfx942, gfx950)"),
+     "llvm-mc-22 takes it: 'v_cvt_norm_u16_f16_e64 v8.l, v2.l mul:2' -> [0800e4d502010008] (gfx1100, gfx1151); 'v_cvt_norm_u16_f16_e64 v8, v2 mul:2' -> [0800e4d502010008] (gfx1201); 'v_cvt_norm_u16_f16_e64 v8, v2 mul:2' -> [08008ed102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_cvt_norm_u16_f16_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_CVT_PKRTZ_F16_F32', 'omod', False, True, {'cdna3': 293, 'cdna4': 318},
      "llvm-mc-22 takes it: 'v_cvt_pkrtz_f16_f32 v8, v2, v4 mul:2' -> [080096d202090208] (gfx942, gfx950)"),
     ('V_CVT_PK_BF16_F32', 'omod', False, True, {'cdna4': 318},
@@ -57,9 +60,9 @@ MODIFIER_ROWS = (
     ('V_CVT_SR_F16_F32', 'clamp', 'saturate', None, {'cdna4': 318},
      "llvm-mc-22 refuses it: 'v_cvt_sr_f16_f32 v8, v2, v4 clamp' -> error: invalid operand for instruction (gfx950)"),
     ('V_CVT_U16_F16', 'omod', False, True, {'rdna3': 394, 'rdna3.5': 418, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
-     "llvm-mc-22 takes it: 'v_cvt_u16_f16_e64 v8.l, v2.l mul:2' -> [0800d2d502010008] (gfx1100, gfx1151); 'v_cvt_u16_f16_e64 v8, v2 mul:2' -> [0800d2d502010008] (gfx1201); 'v_cvt_u16_f16_e64 v8, v2 mul:2' -> [08007bd102010008] (gfx942, gfx950)"),
+     "llvm-mc-22 takes it: 'v_cvt_u16_f16_e64 v8.l, v2.l mul:2' -> [0800d2d502010008] (gfx1100, gfx1151); 'v_cvt_u16_f16_e64 v8, v2 mul:2' -> [0800d2d502010008] (gfx1201); 'v_cvt_u16_f16_e64 v8, v2 mul:2' -> [08007bd102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_cvt_u16_f16_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_CVT_U32_F32', 'omod', False, True, {'rdna3': 376, 'rdna3.5': 400, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
-     "llvm-mc-22 takes it: 'v_cvt_u32_f32_e64 v8, v2 mul:2' -> [080087d502010008] (gfx1100, gfx1151, gfx1201); 'v_cvt_u32_f32_e64 v8, v2 mul:2' -> [080047d102010008] (gfx942, gfx950)"),
+     "llvm-mc-22 takes it: 'v_cvt_u32_f32_e64 v8, v2 mul:2' -> [080087d502010008] (gfx1100, gfx1151, gfx1201); 'v_cvt_u32_f32_e64 v8, v2 mul:2' -> [080047d102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_cvt_u32_f32_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_CVT_U32_F64', 'omod', False, True, {'rdna3': 380, 'rdna3.5': 404, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
      "llvm-mc-22 takes it: 'v_cvt_u32_f64_e64 v8, v[2:3] mul:2' -> [080095d502010008] (gfx1100, gfx1151, gfx1201); 'v_cvt_u32_f64_e64 v8, v[2:3] mul:2' -> [080055d102010008] (gfx942, gfx950)"),
     ('V_DIV_FIXUP_LEGACY_F16', 'omod', False, True, {'cdna3': 293, 'cdna4': 318},
@@ -93,7 +96,7 @@ MODIFIER_ROWS = (
     ('V_FMA_LEGACY_F16', 'omod', False, True, {'cdna3': 293, 'cdna4': 318},
      "llvm-mc-22 takes it: 'v_fma_legacy_f16 v8, v2, v4, v6 mul:2' -> [0800eed102091a0c] (gfx942, gfx950)"),
     ('V_FREXP_EXP_I16_F16', 'omod', False, True, {'rdna3': 397, 'rdna3.5': 421, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
-     "llvm-mc-22 takes it: 'v_frexp_exp_i16_f16_e64 v8.l, v2.l mul:2' -> [0800dad502010008] (gfx1100, gfx1151); 'v_frexp_exp_i16_f16_e64 v8, v2 mul:2' -> [0800dad502010008] (gfx1201); 'v_frexp_exp_i16_f16_e64 v8, v2 mul:2' -> [080083d102010008] (gfx942, gfx950)"),
+     "llvm-mc-22 takes it: 'v_frexp_exp_i16_f16_e64 v8.l, v2.l mul:2' -> [0800dad502010008] (gfx1100, gfx1151); 'v_frexp_exp_i16_f16_e64 v8, v2 mul:2' -> [0800dad502010008] (gfx1201); 'v_frexp_exp_i16_f16_e64 v8, v2 mul:2' -> [080083d102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_frexp_exp_i16_f16_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_FREXP_EXP_I32_F64', 'omod', False, True, {'rdna3': 390, 'rdna3.5': 414, 'rdna4': 432, 'cdna3': 186, 'cdna4': 199},
      "llvm-mc-22 takes it: 'v_frexp_exp_i32_f64_e64 v8, v[2:3] mul:2' -> [0800bcd502010008] (gfx1100, gfx1151, gfx1201); 'v_frexp_exp_i32_f64_e64 v8, v[2:3] mul:2' -> [080070d102010008] (gfx942, gfx950)"),
     ('V_LOG_LEGACY_F32', 'clamp', None, 'accepted', {'cdna3': 539, 'cdna4': 585},
@@ -172,6 +175,12 @@ MODIFIER_ROWS = (
     ('V_CNDMASK_B32', 'neg_abs', (), ('S0', 'S1'), {'rdna3': 401, 'rdna3.5': 426, 'rdna4': 432, 'cdna3': 293, 'cdna4': 318},
      "llvm-mc-22 takes it: 'v_cndmask_b32_e64 v1, -v2, |v3|, s4' -> [010201d502071220] (gfx1100, gfx1151, gfx1201); "
      "'v_cndmask_b32_e64 v1, -v2, |v3|, s[4:5]' -> [010200d102071220] (gfx942, gfx950)"),
+    ('V_EXP_LEGACY_F32', 'neg_abs', (), ('S0',), {'cdna3': 539, 'cdna4': 585},
+     "The manual names it only in its opcode tables (no entry: no code, no operand types). llvm-mc-22 takes it: "
+     "'v_exp_legacy_f32_e64 v8, -v2' -> [08008bd102010020] (gfx942, gfx950)"),
+    ('V_LOG_LEGACY_F32', 'neg_abs', (), ('S0',), {'cdna3': 539, 'cdna4': 585},
+     "The manual names it only in its opcode tables (no entry: no code, no operand types). llvm-mc-22 takes it: "
+     "'v_log_legacy_f32_e64 v8, -v2' -> [08008cd102010020] (gfx942, gfx950)"),
     ('V_CNDMASK_B16', 'neg_abs', (), ('S0', 'S1'), {'rdna3': 434, 'rdna3.5': 460, 'rdna4': 432},
      "llvm-mc-22 takes it: 'v_cndmask_b16 v1.l, -v2.l, |v3.l|, s4' -> [01025dd602071220] (gfx1100, gfx1151); "
      "'v_cndmask_b16 v1, -v2, |v3|, s4' -> [01025dd602071220] (gfx1201)"),

@@ -40,6 +40,8 @@ class FloatModes:
     rounds: bool       # MODE.FP_ROUND applies to its float results
     why: str           # the pseudocode fact that decided: 'packed', 'matrix', 'classifies',
     #                    'own rounding', 'exact', 'no float result' or 'arithmetic'
+    bit_results: tuple = ()  # float types of results the code writes as bits of a wider register,
+    #                          `D0 = { 16'0, tmp.f16 }`: ('f16',) (CDNA's legacy f16 forms)
 
 
 @dataclass(frozen=True)

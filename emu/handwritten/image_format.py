@@ -15,7 +15,9 @@ manual, printed pages; RDNA4 10.4 says the same):
   system fill in the value zero for any missing components of the image's data format, and
   ignore any values that are not part of the stored data format" (p. 102), the enabled
   components from consecutive VGPRs ("DMASK=1001 : Red is in VGPRn and alpha in VGPRn+1", p. 96);
-- D16: two 16-bit components a VGPR, low half first (10.1.2, p. 97). For D16 stores the manual
+- D16: two 16-bit components a VGPR, low half first (10.1.2, p. 97), converted as the buffers'
+  D16 (9.3.1, p. 87: f32 -> f16 truncates, other formats round to nearest even; the image chapter
+  names no rounding). For D16 stores the manual
   contradicts itself on where DMASK's bits put the components ("The position of the DMASK bits
   controls which components are written", p. 96; "The position of the bits in DMASK is
   irrelevant, only the number of bits set to 1", p. 102): only DMASKs 0x1, 0x3, 0x7, 0xF, on which
