@@ -358,6 +358,9 @@ def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], fr
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
 
 
+image_address_forms = _image_address_forms     # (the assembler's name for it: dsl/encode_image.py)
+
+
 @lru_cache(maxsize=None)
 def export_targets(spec) -> dict[int, str]:
     """An export's TARGET codes -> LLVM's names: the manual's destinations (generated:
