@@ -24,7 +24,7 @@ from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
-from . import encode_image, encode_rdna4, negated_flags, signature, simm16
+from . import encode_export, encode_image, encode_rdna4, negated_flags, signature, simm16
 from .signature import (Operand, ValuSig, integer_sources_take_fp_mods, modifier_use, type_info, valu_signature,
                         vopd_base)
 from .packed_negation import packed_negation
@@ -648,6 +648,10 @@ class Encoder:
                 if len(bits) > 4:
                     raise OperandError(f"{_name(d)}: op_sel:{bits}: {len(bits)} entries; at most 4 (one per source, "
                                        f"then the destination's)", modifier="op_sel")
+                if sig.opsel_flags and any(bits[sig.opsel_flags:]):   # (v_permlane16: op_sel:[FI,BOUND_CTRL])
+                    raise OperandError(f"{_name(d)}: op_sel:{bits}: only its first {sig.opsel_flags} entries may be "
+                                       f"set (the flags the manual redefines OPSEL[0..{sig.opsel_flags - 1}] as; "
+                                       f"the remaining OPSEL bits are reserved)", modifier="op_sel")
                 # LLVM's order: an entry per source (v_fmac's accumulator, D0's incoming value, among them),
                 # then the destination's (a VGPR result's only); later entries are ignored
                 tied = not is_p and sig.reads_dst
@@ -1244,8 +1248,8 @@ _HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
              "FLAT": Encoder.flat, "GLOBAL": Encoder.flat, "SCRATCH": Encoder.flat,
              "MUBUF": Encoder.buffer, "MTBUF": Encoder.buffer, "VINTERP": Encoder.vinterp,
              "LDSDIR": Encoder.ldsdir,
-             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir, **encode_rdna4.HANDLERS,
-             **encode_image.HANDLERS}
+             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir, "EXP": encode_export.export,
+             "VEXPORT": encode_export.export, **encode_rdna4.HANDLERS, **encode_image.HANDLERS}
 # a format whose name two families share but whose layout differs (RDNA4's SMEM)
 _HANDLERS_BY_FAMILY = encode_rdna4.HANDLERS_BY_FAMILY
 
@@ -1736,6 +1740,7 @@ _MODIFIER_ORDER = {**dict.fromkeys(_VALU_FORMATS, _VALU_ORDER),
                    "SMEM": _ranks("offset", "cpol"), "DS": _DS_ORDER, "VDS": _DS_ORDER,
                    **dict.fromkeys(("MUBUF", "MTBUF", "VBUFFER"), _BUFFER_ORDER),
                    "VINTERP": {"clamp": 0, "op_sel": 1, "wait_exp": 2},
+                   **dict.fromkeys(("EXP", "VEXPORT"), {"done": 0, "row_en": 1}),
                    **dict.fromkeys(("MIMG", "VIMAGE", "VSAMPLE"), _IMAGE_ORDER)}
 
 

@@ -94,6 +94,7 @@ def test_assembly_matches_llvm(name):
             bad[fam].append(f"{text!r}: want {reenc} got {out}")
     assert sum(total.values()) > 25000
     assert _report("assemble", name, ok, total, bad) >= FLOOR["asm"]
+    assert total["EXP"] > 1000 and ok["EXP"] == total["EXP"], bad["EXP"][:5]     # exports: every row
 
 
 # RDNA4 (gfx1201) is disassembled but not yet assembled; held to the level reached (all rows,
