@@ -683,7 +683,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                 sel = _mod_bits(mods, "op_sel")
                 # LLVM's order: an entry per source, then the destination's; later entries are ignored
                 n = len(plan.srcs)
-                f["OPSEL"] = _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:n]) | (8 if sel[n:n + 1] == [1] else 0)
+                f["OPSEL"] = 0 if plan.opsel_ignored else \
+                    _bits_of(sel) if plan.opsel_byte else _bits_of(sel[:n]) | (8 if sel[n:n + 1] == [1] else 0)
             if not plan.truth_table:
                 f["OMOD"] = _omod(mods)
         if "clamp" in mods and not plan.clamp:     # (VOP3P: the VOP3 keys were checked above)

@@ -203,7 +203,7 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
                 mods["neg_hi"] = bit_list(f["NEG_HI"], nsrc)
     elif d.name in g9.OPSEL_FLAGS:
         mods.update((name, 1) for name, bit in g9.OPSEL_FLAGS[d.name] if opsel >> bit & 1)
-    elif opsel:
+    elif opsel and not plan.opsel_ignored:      # (LLVM prints none of the bits it does not encode)
         mods["op_sel"] = bit_list(opsel, 4) if plan.opsel_byte else bit_list(opsel, nsrc) + [opsel >> 3 & 1]
     if f.get("CLMP"):
         mods["clamp"] = True

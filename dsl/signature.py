@@ -358,6 +358,9 @@ def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], fr
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
 
 
+image_address_forms = _image_address_forms     # (the assembler's name for it: dsl/encode_image.py)
+
+
 @lru_cache(maxsize=None)
 def export_targets(spec) -> dict[int, str]:
     """An export's TARGET codes -> LLVM's names: the manual's destinations (generated:
@@ -398,7 +401,8 @@ def opsel_on_whole_vgprs(d: InstrDef) -> bool:
     encoding alone (not one promoted from VOP1/VOP2/VOPC: `v_add_f16_e64 ... op_sel` is refused)
     some of whose operands OPSEL picks a half of, isa.facts.modifier_use's opsel (the manual's
     16-bit operands, with the modifier_use errata where LLVM 22 takes or refuses it otherwise)."""
-    return d.format in _VOP3 and d.promoted_from is None and bool(modifier_use(d).opsel)
+    opsel = modifier_use(d).opsel
+    return d.format in _VOP3 and d.promoted_from is None and isinstance(opsel, tuple) and bool(opsel)
 
 
 _VOP3 = frozenset({"VOP3", "VOP3SD", "VOP3A", "VOP3B"})    # roles.valu_e64 but VOP3P (both dialects)

@@ -10,7 +10,7 @@ from functools import cache
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from isa.facts import modifier_use, register_number_sources
+from isa.facts import OPSEL_IGNORED, modifier_use, register_number_sources
 from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
@@ -121,6 +121,7 @@ class Gfx9Plan:
     clamp: bool = False       # the VOP3/VOP3P form takes clamp (isa.facts.modifier_use's clamp: not None)
     neg_abs: tuple = ()       # sources taking -x/|x| outside VOP3P: isa.facts.modifier_use's neg_abs ('S0'..)
     sdwa_omod: bool = False   # the SDWA form takes mul:/div: (modifier_use's omod of the 32-bit encoding)
+    opsel_ignored: bool = False     # op_sel is taken and encodes nothing (isa.facts.OPSEL_IGNORED: v_pk_fmac_f16_e64)
     dp_alu: bool = False      # a VGPR operand is a register pair: a DP ALU operation (gfx9_dp_alu)
 
 
@@ -162,7 +163,8 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
                  constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
                  not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
                  not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
-                 modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod, gfx9_dp_alu(sig))
+                 modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
+                 not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig))
 
 
 def gfx9_dp_alu(sig: ValuSig) -> bool:
@@ -212,9 +214,14 @@ def gfx9_takes_opsel(d) -> bool:
     encoding alone (not a promoted VOP1/VOP2/VOPC one) some of whose operands OPSEL picks a half of
     (signature.opsel_on_whole_vgprs: isa.facts.modifier_use's opsel, with LLVM's errata) or whose code
     reads OPSEL itself (isa.effects' opsel_ranges); none where modifier_use's opsel is None (LLVM's
-    syntax has no op_sel for it: v_mad_legacy_f16, whose code writes the half OPSEL[3] names)."""
-    if modifier_use(d).opsel is None:
+    syntax has no op_sel for it: v_mad_legacy_f16, whose code writes the half OPSEL[3] names); taken
+    where it is OPSEL_IGNORED (v_pk_fmac_f16_e64: the assembler encodes none of it, the decoder
+    prints none of the bits)."""
+    opsel = modifier_use(d).opsel
+    if opsel is None:
         return False
+    if opsel == OPSEL_IGNORED:
+        return True
     return opsel_on_whole_vgprs(d) or d.promoted_from is None and bool(effects(d.pcode).opsel_ranges)
 
 

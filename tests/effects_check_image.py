@@ -3,9 +3,9 @@ instructions the emulator runs (image_load/_mip, image_store/_mip, the image ato
 1D / 2D image through a T#, emu/image.py), encoded with random DIM (1D, 2D), A16, NSA (RDNA3,
 for more than one address VGPR), R128, DMASK, D16 and an atomic's return, and run on a state
 whose T# (s[12:19]) describes an image in the global buffer and whose address VGPRs hold
-coordinates inside it (a mip level 0). The assembler writes no image instruction, so the
-instruction word is packed here from the format's fields (isa's format table: the decoder
-reads it back, and the model's counts come from the decoded fields as for every other format).
+coordinates inside it (a mip level 0). The instruction word is packed here from random
+values of the format's fields (isa's format table, not the assembler: the decoder reads it
+back, and the model's counts come from the decoded fields as for every other format).
 
     python -m tests.effects_check_memory --target gfx1201       # images included
 """

@@ -2,9 +2,9 @@
 emu/handwritten/image_format.py) against numpy references: the image a numpy array of texels
 (rows of `pitch` texels), each lane's texel found by explicit index math from the manuals' T#
 (RDNA3 Table 50 p. 103-104, RDNA4 Table 60 p. 126) and its out-of-range rule (loads read 0,
-stores and atomics write nothing). The image instructions' bytes are llvm-mc-22's (the
-assembler writes no image instruction), so these tests skip without it; the rest of each kernel
-is ours."""
+stores and atomics write nothing). The kernels, image instructions included, are our
+assembler's; test_image_instructions_assemble_as_llvm_mc holds the image lines they use to
+llvm-mc-22's bytes (skipped without it)."""
 from __future__ import annotations
 
 import re
@@ -22,6 +22,11 @@ from .llvm_tools import tool
 
 LANES = 32
 DIM = {"1D": "SQ_RSRC_IMG_1D", "2D": "SQ_RSRC_IMG_2D"}
+
+
+def image_bytes(text: str, arch: str) -> bytes:
+    """Our assembler's encoding of one image instruction (dsl/encode_image.py)."""
+    return dsl.assemble(text, arch)
 
 
 def llvm_bytes(text: str, arch: str) -> bytes:
@@ -58,7 +63,7 @@ def tsharp(arch: str, base: int, fmt: int, width: int, height: int = 1, *, kind:
 def run(arch: str, image_text: str, rsrc: list[int], image: np.ndarray, coords: list, data: np.ndarray | None = None,
         wave: int = 32, exec_mask: int | None = None, options=None):
     """One wave of LANES: v4.. = coords[i][lane], v[8:11] = data[lane] (4 dwords), then the image
-    instruction (llvm-mc-22's bytes), then v[8:11] stored. `image`: the bytes the T# points at
+    instruction, then v[8:11] stored. `image`: the bytes the T# points at
     (its base is filled in). Returns (image bytes after, v[8:11] per lane (LANES, 4))."""
     mem = DeviceMemory()
     img = mem.alloc(max(image.nbytes, 256) + 256, "image")
@@ -102,7 +107,7 @@ def run(arch: str, image_text: str, rsrc: list[int], image: np.ndarray, coords: 
         global_store_b128 v2, v[8:11], s[18:19]
         s_endpgm
     """, arch, wave)
-    code = head + llvm_bytes(image_text, arch) + tail
+    code = head + image_bytes(image_text, arch) + tail
     at = mem.alloc(len(code), "code")
     mem.write(at, code)
     Machine(arch, mem, **({"options": options} if options is not None else {})).run(Dispatch("image_kernel", at, grid=(1, 1, 1), block=(LANES, 1, 1), wave_size=wave,
@@ -112,6 +117,31 @@ def run(arch: str, image_text: str, rsrc: list[int], image: np.ndarray, coords: 
 
 
 ARCHS = ("gfx1100", "gfx1151", "gfx1201")
+
+
+def _image_lines(arch: str) -> list[str]:
+    """The image lines the tests below run (each shape once)."""
+    one, two, three = (addr_text(arch, n) for n in (1, 2, 3))
+    atomic = ("image_atomic_add_uint", "th:TH_ATOMIC_RETURN") if arch.startswith("gfx12") else ("image_atomic_add", "glc")
+    return [f"image_load v[8:11], {two}, s[8:15] dmask:0xf dim:{DIM['2D']}",
+            f"image_load v[8:9], {two}, s[8:15] dmask:0xa dim:{DIM['2D']}",
+            f"image_load v8, {two}, s[8:15] dmask:0x1 dim:{DIM['2D']}",
+            f"image_load v[8:11], {one}, s[8:15] dmask:0xf dim:{DIM['1D']}",
+            f"image_load v[8:9], {two}, s[8:15] dmask:0x7 dim:{DIM['2D']} d16",
+            f"image_load_mip v8, {three}, s[8:15] dmask:0x1 dim:{DIM['2D']}",
+            f"image_load v8, {three}, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_3D",
+            f"image_store v[8:9], {two}, s[8:15] dmask:0x3 dim:{DIM['2D']}",
+            f"image_store v8, {one}, s[8:15] dmask:0x1 dim:{DIM['1D']}",
+            f"{atomic[0]} v8, {two}, s[8:15] dmask:0x1 dim:{DIM['2D']} {atomic[1]}",
+            f"image_atomic_cmpswap v[8:9], {one}, s[8:15] dmask:0x3 dim:{DIM['1D']}",
+            f"image_sample v8, {two}, s[8:15], s[16:19] dmask:0x1 dim:{DIM['2D']}"]
+
+
+@pytest.mark.parametrize("arch", ("gfx1100", "gfx1151", "gfx1201"))
+def test_image_instructions_assemble_as_llvm_mc(arch):
+    """The cross-check of the kernels' image instructions: our bytes are llvm-mc-22's."""
+    for line in _image_lines(arch):
+        assert image_bytes(line, arch) == llvm_bytes(line, arch), line
 
 
 def addr_text(arch: str, n: int) -> str:
@@ -438,11 +468,11 @@ def test_timing_classifies_images_by_their_memory_record():
     spec = isa.load(arch)
     cl = Classifier(spec, load_semantics(arch))
     v = lambda *regs: {VGPR_BASE + r for r in regs}       # noqa: E731
-    load = cl.classify(decode_one(spec, llvm_bytes(
+    load = cl.classify(decode_one(spec, image_bytes(
         "image_load v[0:3], [v4, v7], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D", arch)), 0)
     assert (load.kind, load.counter) == ("vmem_load", "vm")
     assert load.reads == v(4, 7) | set(range(8, 16)) and load.writes == v(0, 1, 2, 3)
-    add = cl.classify(decode_one(spec, llvm_bytes(
+    add = cl.classify(decode_one(spec, image_bytes(
         "image_atomic_add v5, v4, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D", arch)), 0)
     assert (add.kind, add.counter) == ("vmem_store", "vs")
     assert add.reads == v(4, 5) | set(range(8, 16)) and add.writes == set()
