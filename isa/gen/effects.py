@@ -405,28 +405,55 @@ def _mentions(root) -> list:
     return [n for n in _walk(root) if _name_of(n) in OPERANDS]
 
 
-def _extremes(node) -> tuple[int, int] | None:
-    """(smallest, largest) value of a bit position made of decimal numbers and single bits of a
-    field, added and multiplied (v_pk_mov_b32's `OPSEL[0].i32 * 32 + 31`: (31, 63)); else None."""
+def _extremes(node, bound: dict | None = None) -> tuple[int, int] | None:
+    """(smallest, largest) value of a bit position made of decimal numbers, single bits of a
+    field and names `bound` gives a range (`_loop_bounds`), added and multiplied (v_pk_mov_b32's
+    `OPSEL[0].i32 * 32 + 31`: (31, 63); gfx950's `sOffset + 15` with `sOffset = pass * 16` in
+    `for pass in 0 : 31`: (15, 511)); else None."""
     if isinstance(node, Tree) and node.data == "field":
-        return _extremes(node.children[0])
+        return _extremes(node.children[0], bound)
     if isinstance(node, Tree) and node.data == "index" and _number(node.children[1]) is not None:
         return 0, 1                 # one bit of a field
     if _number(node) is not None:
         return _number(node), _number(node)
+    if bound and _name_of(node) in bound:
+        return bound[_name_of(node)]
     if isinstance(node, Tree) and node.data == "binop" and str(node.children[1]) in ("+", "*"):
-        a, b = _extremes(node.children[0]), _extremes(node.children[2])
+        a, b = _extremes(node.children[0], bound), _extremes(node.children[2], bound)
         if a is None or b is None:
             return None
         return (a[0] + b[0], a[1] + b[1]) if str(node.children[1]) == "+" else (a[0] * b[0], a[1] * b[1])
     return None
 
 
+def _loop_bounds(root) -> dict:
+    """name -> (smallest, largest) value: the variable of each `for NAME in lo : hi do` with
+    decimal bounds, and each local assigned once, from those and numbers (`sOffset = pass * 16`).
+    A name assigned more than once, or bound twice, has none."""
+    out: dict = {}
+    seen: dict = {}
+    for n in _walk(root):
+        if n.data == "for_" and _number(n.children[1]) is not None and _number(n.children[2]) is not None:
+            name = str(n.children[0])
+            seen[name] = seen.get(name, 0) + 1
+            out[name] = (_number(n.children[1]), _number(n.children[2]))
+    for kind, s in _flat(root):
+        a = _assignment(s) if kind == "statement" else None
+        if a is not None and (name := _name_of(a[0])) is not None and name not in OPERANDS:
+            seen[name] = seen.get(name, 0) + 1
+            if a[1] == "=" and (r := _extremes(a[2], out)) is not None:
+                out[name] = r
+    return {k: v for k, v in out.items() if seen.get(k) == 1}
+
+
 def _uses(root, parents: dict) -> frozenset:
     """Each operand mention: its name as written, whether a `.type` follows, and the bit range
     `[hi : lo]` that follows (after the type, if any): constant, or the widest a range chosen by
-    single bits of a field can be (`S0.u32[OPSEL[0].i32 * 32 + 31 : OPSEL[0].i32 * 32]`: 63, 0)."""
+    single bits of a field can be (`S0.u32[OPSEL[0].i32 * 32 + 31 : OPSEL[0].i32 * 32]`: 63, 0)
+    or a loop's variable (`S0[sOffset + 15 : sOffset]`, sOffset = pass * 16 for pass in 0 : 31:
+    511, 0; `_loop_bounds`)."""
     out = set()
+    bound = _loop_bounds(root)
     for n in _mentions(root):
         node, typed = n, False
         p = parents.get(id(node))
@@ -436,7 +463,7 @@ def _uses(root, parents: dict) -> frozenset:
         if p is not None and _first_of(p, node) and _constant_range(p):
             hi, lo = _number(p.children[1]), _number(p.children[2])
         elif p is not None and _first_of(p, node) and p.data == "slice" and \
-                None not in (top := _extremes(p.children[1]), low := _extremes(p.children[2])):
+                None not in (top := _extremes(p.children[1], bound), low := _extremes(p.children[2], bound)):
             hi, lo = top[1], low[0]
         out.add((_name_of(n), typed, hi, lo))
     return frozenset(out)
