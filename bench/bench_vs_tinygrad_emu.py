@@ -18,7 +18,9 @@ machine code). Without it the script says so and exits 0.
 Per kernel it prints the best wall time of --repeat launches after one warm-up (the warm-up
 compiles tinygrad's per-instruction kernels and our semantics, so neither pays it again) and the
 ratio tinygrad / ours; CPU time of this process too (the steadier figure on a loaded machine), and
-the warm-up's own wall time. A kernel tinygrad's emulator cannot run is reported with its error. Kernels (manifest grids): sgemm_naive,
+the warm-up's own wall time. Each output is checked against numpy (the manifest's tolerance) and
+the two emulators' outputs against each other bit for bit (how many elements differ, by how many
+ULPs). A kernel tinygrad's emulator cannot run is reported with its error. Kernels (manifest grids): sgemm_naive,
 ew_f32_fma_minmax, reduce_sum_lds, softmax_row (narrow launches, goal >= 5x) and
 histogram_global_atomic (conflicting global atomics, goal >= 3x), the last also with our
 combine_atomic_sums off (the scan of emu/atomic_scan.py: one pass per conflict depth) and with
@@ -174,6 +176,31 @@ class TinygradLaunch:
         return "matches numpy" if not bad else "DIFFERS from numpy: " + "; ".join(bad)
 
 
+def same_bits(ours, theirs: TinygradLaunch) -> str:
+    """The two emulators' output buffers compared bit for bit (numpy's tolerance can hide a
+    difference in rounding): 'same bits', or per buffer how many elements differ, the largest
+    difference and, for floats, the most units in the last place between them."""
+    bad = []
+    for arg in theirs.manifest["args"]:
+        if arg["kind"] != "buffer" or arg["role"] not in ("out", "inout"):
+            continue
+        dtype = np.dtype(arg["dtype"])
+        mine, other = ours.buffers[arg["name"]].copyout(dtype), theirs.arrays[arg["name"]]
+        bits = np.dtype(f"u{dtype.itemsize}")
+        differ = np.flatnonzero(mine.view(bits) != other.view(bits))
+        if differ.size:
+            a, b = mine[differ], other[differ]
+            note = f"max |diff| {np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))):.3g}"
+            if dtype.kind == "f":                # ULPs apart: the ordered integers of the two floats
+                signed = np.dtype(f"i{dtype.itemsize}")
+                order = [np.where(x.view(signed) < 0, np.iinfo(signed).min - x.view(signed), x.view(signed)).astype(np.int64)
+                         for x in (a, b)]
+                note += f", max {np.max(np.abs(order[0] - order[1]))} ulp"
+            bad.append(f"{arg['name']}: {differ.size} of {mine.size} elements differ (first at {differ[0]}: ours "
+                       f"{mine[differ[0]].item()!r}, tinygrad {other[differ[0]].item()!r}; {note})")
+    return "same bits" if not bad else "DIFFER: " + "; ".join(bad)
+
+
 def best(fn, repeat: int):
     """(best wall seconds, best CPU seconds) of `repeat` calls after one warm-up."""
     t = time.perf_counter()
@@ -224,15 +251,16 @@ def main() -> int:
         print(f"  {name:24s} {stats.waves:4d} waves {stats.batches:5d} steps  ours {o_wall * 1e3:8.1f} ms "
               f"({o_cpu * 1e3:7.1f} CPU)  tinygrad {t_wall * 1e3:9.1f} ms ({t_cpu * 1e3:8.1f} CPU)  "
               f"{ratio:6.2f}x ({t_cpu / o_cpu:5.2f}x)  goal >= {goal}x: {'met' if ok else 'NOT met'}")
-        print(f"  {'':24s} ours: {ours.check()}; tinygrad: {theirs.check()}; first launch in this process "
+        print(f"  {'':24s} ours: {ours.check()}; tinygrad: {theirs.check()}; ours vs tinygrad: {same_bits(ours, theirs)}")
+        print(f"  {'':24s} first launch in this process "
               f"(compiling what earlier kernels did not): ours {FIRST[ours] * 1e3:.0f} ms, tinygrad {FIRST[theirs] * 1e3:.0f} ms")
         if name == ATOMIC:
             for off, how in ((["combine_atomic_sums"], "conflicting lanes scanned per conflict depth"),
                              (["combine_atomic_sums", "scan_atomics"], "conflicting lanes in rounds")):
                 other = Launch(name, ARCH, options=options_from(off=off))
-                r_wall, _ = best(other, max(1, args.repeat // 2))
-                print(f"  {'':24s} ours with {','.join(off)} off ({how}): {r_wall * 1e3:.1f} ms, "
-                      f"tinygrad / that {t_wall / r_wall:.2f}x; {other.check()}")
+                r_wall, r_cpu = best(other, max(1, args.repeat // 2))
+                print(f"  {'':24s} ours with {','.join(off)} off ({how}): {r_wall * 1e3:.1f} ms ({r_cpu * 1e3:.1f} CPU), "
+                      f"tinygrad / that {t_wall / r_wall:.2f}x ({t_cpu / r_cpu:.2f}x); {other.check()}")
     print(("all goals met" if met else "some goals NOT met") + (" where tinygrad's emulator runs the kernel; no ratio "
           f"for {', '.join(uncompared)}" if uncompared else ""))
     return 0

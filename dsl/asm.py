@@ -167,7 +167,7 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
         for same in (lambda o: o is operand, lambda o: type(o) is type(operand) and o == operand):
             for part in parts:
                 for i, o in enumerate(part.operands):
-                    if same(o) or isinstance(o, Mod) and same(o.value):
+                    if same(o) or isinstance(o, Mod) and same(o.value) or type(o) is list and any(map(same, o)):
                         column = term_columns(src, part.column).get(i)
                         if column:
                             return column

@@ -361,19 +361,14 @@ def _wide_operand(d, sig) -> bool:
                for k, t in d.operand_types.items() if re.fullmatch(r"S\d|D0", k))
 
 
-def _omod(mods: dict, d=None, sig=None) -> int:
-    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier). With
-    the instruction `d` and its signature (an SDWA form; the VOP3 form's keys are the plan's):
-    refused on a compare and where the result is not a float (a result the manual leaves untyped
-    is one when its sources are; the VOP3 form's modifier_use errata, e.g. v_cvt_i32_f32 mul:2, are not SDWA's)."""
+def _omod(mods: dict, takes: bool = True) -> int:
+    """The output-modifier code of mul:2, mul:4 or div:2 (mul:1 and div:1 are no modifier),
+    refused where the form takes none (`takes`: an SDWA form's plan.sdwa_omod, the 32-bit
+    encoding's isa.facts.modifier_use omod; the VOP3 form's keys are checked by the plan's omod)."""
     given = [k for k in ("mul", "div") if k in mods]
-    if given and d is not None:
-        result = d.operand_types.get("D0")
-        float_result = bool(sig.dsts) and (re.fullmatch(r"(pk_)?b?f\d+", result) if result
-                                           else any(o.is_float for o in sig.srcs))
-        if sig.is_cmp or not float_result:
-            raise Gfx9AsmError(f"{given[0]}:{_text(mods[given[0]])}: output modifiers apply to floating-point "
-                               f"results", modifier=given[0])
+    if given and not takes:
+        raise Gfx9AsmError(f"{given[0]}:{_text(mods[given[0]])}: output modifiers apply to floating-point "
+                           f"results", modifier=given[0])
     if len(given) > 1:
         raise Gfx9AsmError("mul and div are one output modifier: give one of them", modifier=given[1])
     for k in given:
@@ -574,8 +569,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         _typed_constant(spec, s, replace(sdwa_op, packed=False) if kind in ("SDWA", "SDWAB") else plan.constants[i],
                         plan.constant_encoding)
         acc = f"src{i}" in plan.acc
-        if (s.neg or s.abs) and not (op.is_float or plan.fp_mods):
+        if (s.neg or s.abs) and not plan.is_p and f"S{i}" not in plan.neg_abs:
+            # (VOP3P: packed_negation decides below) the sources typed as floats, and LLVM's by
+            # the modifier_use errata: not v_cmp_class_f16's u32 mask, not an fp8 byte
             raise Gfx9AsmError(f"{s.text}: neg/abs modifiers apply to floating-point operands only", s.value)
+        if s.abs and not e32 and not plan.is_p and "ABS" not in {n for n, _, _ in fmt.fields}:
+            raise Gfx9AsmError(f"{s.text}: the {d.format} encoding has no ABS field (|x|)", s.value)
         if e32:
             if kind in ("SDWA", "SDWAB"):
                 if d.name in g9.SDWA_NO_DST_SEL and (s.sext or s.neg or s.abs):
@@ -688,7 +687,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     elif kind in ("SDWA", "SDWAB"):
         if kind == "SDWA":
             w2["CLMP"] = 1 if "clamp" in mods else 0
-            w2["OMOD"] = _omod(mods, d, sig)
+            w2["OMOD"] = _omod(mods, plan.sdwa_omod)
             w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
             w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if d.name in g9.SDWA_NO_DST_SEL
                                     else "UNUSED_PRESERVE", g9.SDWA_UNUSED)

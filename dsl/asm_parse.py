@@ -208,8 +208,11 @@ def _args(toks: list, ents: list, i: int, n: int, close: str) -> tuple:
 
 
 def _keyvalue(toks: list, ents: list, i: int, n: int) -> tuple:
-    """The value of key:value at token i: an integer, -integer, a name, a call or a list."""
+    """The value of key:value at token i: an integer, -integer, a name (one may start with a digit,
+    as LLVM's short image dims do: dim:2D), a call or a list."""
     kind, value, _ = ents[i] if i < n else (None, None, None)
+    if kind is NUMBER and type(value) is int and i + 1 < n and ents[i + 1][0] is WORD and not ents[i + 1][2]:
+        return Attr(toks[i].lstrip(BLANKS) + toks[i + 1]), i + 2      # a name starting with a digit: dim:2D_ARRAY
     if kind is NUMBER and type(value) is int:
         return value, i + 1
     if kind == "-" and i + 1 < n and ents[i + 1][0] is NUMBER and type(ents[i + 1][1]) is int:

@@ -13,7 +13,7 @@ from isa.facts import (byte_select, lane_select_sources, lane_value_result, no_d
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, gds_only, memory_access, scalar_base_registers, scalar_data, value_dwords
-from isa.mnemonics import LDS_ALIASES
+from isa.mnemonics import LDS_ALIASES, refused_spelling
 from isa.records import dataclass
 
 from . import syntax
@@ -24,7 +24,7 @@ from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
-from . import encode_rdna4, signature, simm16
+from . import encode_image, encode_rdna4, signature, simm16
 from .signature import (Operand, ValuSig, integer_sources_take_fp_mods, modifier_use, type_info, valu_signature,
                         vopd_base)
 from .packed_negation import packed_negation
@@ -295,6 +295,9 @@ class Encoder:
         hit = self._candidates.get(mn)
         if hit is None:
             base, enc = split_mnemonic(mn)
+            llvm = refused_spelling(base, self.spec.arch)    # a name LLVM spells otherwise here (export on gfx11)
+            if llvm is not None:
+                raise OperandError(f"{base}: instruction not supported on {self.spec.arch} (LLVM spells it {llvm} there)")
             defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
             if not defs:
                 raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
@@ -447,6 +450,8 @@ class Encoder:
             if val >> bits:         # also nonzero for a negative value
                 raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
             value |= val << lo
+        if any(fields[name][0] >= size * 8 for name in F):      # MIMG's NSA dword (ADDR1..ADDR4)
+            size = (max(lo + bits for lo, bits in fields.values()) + 31) // 32 * 4
         out = value.to_bytes(size, "little")
         if F.dpp is not None:
             dpp_fields = self._dpp_layout[F.dpp_kind]
@@ -623,10 +628,11 @@ class Encoder:
         if not e32:
             self._constant_bus(d, F, plan)
             if mods and "op_sel" in mods:
-                if d.name in syntax.NO_OPSEL or byte_select(d):
+                if modifier_use(d).opsel is None or byte_select(d):
+                    halves = self.spec.arch in syntax.TRUE16_FAMILIES and any(o.t16 for o in sig.srcs + sig.dsts)
                     raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
                                        + (" (it selects a byte with byte_sel:N)" if byte_select(d) else
-                                          " (it selects halves with .l/.h)"), modifier="op_sel")
+                                          " (it selects halves with .l/.h)" if halves else ""), modifier="op_sel")
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
                                        f"halves of" if "OPSEL" in self._layout[d.format][0] else
@@ -645,7 +651,7 @@ class Encoder:
                 entries = {i: b for i, b in enumerate(bits[:nsrc])}
                 given = self._halves_given(plan, ops, src_vals) if not is_p else {}
                 if plan.t16_vgprs and not given and self.spec.arch in syntax.TRUE16_FAMILIES \
-                        and d.name not in syntax.OPSEL_WHOLE_VGPRS and _whole_t16_vgpr(sig, ops, src_vals):
+                        and not signature.opsel_on_whole_vgprs(d) and _whole_t16_vgpr(sig, ops, src_vals):
                     raise OperandError(f"{_name(d)}: op_sel: with its 16-bit operands written as whole VGPRs it takes "
                                        f"no op_sel; select halves with .l/.h (LLVM's true16 syntax)", modifier="op_sel")
                 for i, b in entries.items():     # (a promoted VOP1's packed source, v_sat_pk_u8_i16's, takes it)
@@ -1233,7 +1239,8 @@ _HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
              "FLAT": Encoder.flat, "GLOBAL": Encoder.flat, "SCRATCH": Encoder.flat,
              "MUBUF": Encoder.buffer, "MTBUF": Encoder.buffer, "VINTERP": Encoder.vinterp,
              "LDSDIR": Encoder.ldsdir,
-             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir, **encode_rdna4.HANDLERS}
+             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir, **encode_rdna4.HANDLERS,
+             **encode_image.HANDLERS}
 # a format whose name two families share but whose layout differs (RDNA4's SMEM)
 _HANDLERS_BY_FAMILY = encode_rdna4.HANDLERS_BY_FAMILY
 
@@ -1707,6 +1714,8 @@ _VALU_ORDER = {"op_sel": 0, "index_key": 0, "byte_sel": 0, "op_sel_hi": 1, "neg_
                **dict.fromkeys(_DPP_CONTROLS, 6), "row_mask": 7, "bank_mask": 8, "bound_ctrl": 9, "fi": 10}
 _FLAT_ORDER = {"offset": 0, "glc": 1, "slc": 1, "dlc": 1}
 _BUFFER_ORDER = {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "glc": 4, "slc": 4, "dlc": 4, "tfe": 5}
+_IMAGE_ORDER = {"dmask": 0, "dim": 1, "unorm": 2, "glc": 3, "slc": 3, "dlc": 3, "th": 3, "scope": 3, "nv": 5,
+                "r128": 6, "a16": 7, "tfe": 8, "lwe": 9, "d16": 10}
 _MODIFIER_ORDER = {**dict.fromkeys(_VALU_FORMATS, _VALU_ORDER),
                    **dict.fromkeys(("FLAT", "GLOBAL", "SCRATCH"), _FLAT_ORDER),
                    "SMEM": {"offset": 0, "glc": 1, "dlc": 1}, "DS": {"offset": 0, "offset0": 0, "offset1": 1, "gds": 2},
@@ -1714,7 +1723,8 @@ _MODIFIER_ORDER = {**dict.fromkeys(_VALU_FORMATS, _VALU_ORDER),
                    "VINTERP": {"clamp": 0, "op_sel": 1, "wait_exp": 2},
                    **dict.fromkeys(("VFLAT", "VGLOBAL", "VSCRATCH"), {"offset": 0, "th": 1, "scope": 2}),
                    "VBUFFER": {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "th": 4, "scope": 5, "tfe": 6},
-                   "VDS": {"offset": 0, "offset0": 0, "offset1": 1}}
+                   "VDS": {"offset": 0, "offset0": 0, "offset1": 1},
+                   **dict.fromkeys(("MIMG", "VIMAGE", "VSAMPLE"), _IMAGE_ORDER)}
 
 
 def _check_modifier_order(d: InstrDef, mods: dict) -> None:

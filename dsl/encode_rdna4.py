@@ -1,6 +1,6 @@
 """RDNA4's (gfx12) memory and graphics formats: LLVM text -> fields. The inverse of the decoder's
 builders (instr_fields_memory.py, instr_fields_graphics.py): SMEM, VBUFFER, VFLAT/VGLOBAL/VSCRATCH with their cache policy (th:,
-scope:) and 24-bit offsets, VIMAGE/VSAMPLE and VEXPORT. The
+scope:) and 24-bit offsets, and VEXPORT (VIMAGE/VSAMPLE: encode_image.py, with MIMG). The
 operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by format (SMEM by
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
@@ -200,52 +200,5 @@ def export(enc, d, F, ops, mods):
     F["DONE"], F["ROW"] = int(bool(mods.pop("done", False))), int(bool(mods.pop("row_en", False)))
 
 
-_IMAGE_FLAGS = (("unorm", "UNRM"), ("r128", "R128"), ("a16", "A16"), ("tfe", "TFE"), ("lwe", "LWE"), ("d16", "D16"))
-_DIM_CODES = {f"SQ_RSRC_IMG_{name}": code for code, (name, _, _) in enumerate(syntax.MIMG_DIMS)}
-
-
-def image(enc, d, F, ops, mods):
-    """VIMAGE / VSAMPLE: vdata, the address VGPRs (one per VADDRn field, the last a range if need
-    be; [...] when more than one), the resource (and sampler) SGPRs, then dmask, dim and flags.
-    The register counts must be those LLVM writes for these fields (signature.image_widths,
-    LLVM's instruction forms): anything else is refused."""
-    mn = _name(d)
-    sampler = takes_sampler(d)
-    names = ["vdata", "vaddr", "rsrc"] + (["samp"] if sampler else [])
-    if len(ops) != len(names):
-        enc._arity(d, ops, names)
-    fields = enc._layout[d.format][0]
-    F["DMASK"] = mods.pop("dmask", 0)
-    dim = mods.pop("dim", None)
-    if getattr(dim, "name", None) not in _DIM_CODES:
-        raise OperandError(f"{mn}: dim: expected one of {', '.join(_DIM_CODES)}, got {dim}", modifier="dim")
-    F["DIM"] = _DIM_CODES[dim.name]
-    for key, field in _IMAGE_FLAGS:
-        if mods.pop(key, False):
-            if field not in fields:
-                raise OperandError(f"{mn}: {key}: its {d.format} encoding has no {field} bit", modifier=key)
-            F[field] = 1
-    cache_policy(d, F, mods)
-    data, addrs = ops[0], ops[1] if isinstance(ops[1], list) else [ops[1]]
-    slots = [n for n in ("VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4") if n in fields]
-    if not addrs or len(addrs) > len(slots):
-        raise OperandError(f"{mn}: vaddr: {len(addrs)} address operands, its encoding holds 1 to {len(slots)}")
-    regs = [enc.vgpr(a, F, f"vaddr{i}", getattr(a, "count", 1)) for i, a in enumerate(addrs)]
-    values = {name: 0 for name in slots}
-    values.update(zip(slots, regs))
-    F.update(values)
-    shape = {**F, "VDATA": getattr(data, "idx", 0)}
-    n_data, words, singles = image_widths(d, shape, sampler, values[slots[-1]], len(slots))
-    n = min(words, len(slots))
-    want = [1] * (n - 1) + [1 if singles else words - n + 1]
-    given = [getattr(a, "count", 1) for a in addrs]
-    if given != want:
-        raise OperandError(f"{mn}: vaddr: {given} address VGPRs; dim and flags ask for {want}", ops[1])
-    F["VDATA"] = enc.vgpr(data, F, "vdata", n_data)
-    F["RSRC"] = enc.sreg_code(ops[2], F, "rsrc", 8)
-    if sampler:
-        F["SAMP"] = enc.sreg_code(ops[3], F, "samp", 4)
-
-
-HANDLERS = {"VIMAGE": image, "VSAMPLE": image, "VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer, "VEXPORT": export}
+HANDLERS = {"VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer, "VEXPORT": export}
 HANDLERS_BY_FAMILY = {"rdna4": {"SMEM": smem}}

@@ -40,7 +40,7 @@ def _addresses(regs: list[int], words: int, singles: bool):
 def _image_tail(f: dict) -> dict:
     """dmask (where not 0), dim, unorm."""
     mods = {"dmask": f["DMASK"]} if f["DMASK"] else {}
-    mods["dim"] = Attr(f"SQ_RSRC_IMG_{syntax.MIMG_DIMS[f['DIM']][0]}")
+    mods["dim"] = Attr(f"SQ_RSRC_IMG_{syntax.MIMG_DIM_NAMES[f['DIM']]}")
     if f.get("UNRM"):
         mods["unorm"] = True
     return mods

@@ -15,7 +15,7 @@ from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_fla
                        modifier_use, result_without_code, scalar_result)
 from isa.control import control
 from isa.effects import effects
-from isa.memory_registers import image_address_words, image_data_dwords, ray_address_groups  # noqa: F401 (re-exported)
+from isa.memory_registers import image_address_words, image_data_dwords, image_dims, ray_address_groups  # noqa: F401 (re-exported)
 from isa.memory_access import gathers_four, lane_address, lds_operands, memory_access, mip_level, value_dwords
 from isa.records import dataclass
 
@@ -325,7 +325,7 @@ def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
     returning four texels (isa.memory_access.gathers_four; image_msaa_load takes no sampler), an
     atomic reads and writes memory (memory_access's direction) and sends the data dwords its
     pseudocode names (cmpswap: DATA[63 : 32], two)."""
-    _, coords, gradients = syntax.MIMG_DIMS[f["DIM"]]
+    coords, gradients = image_dims(d)[f["DIM"]]
     data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
     words = image_address_words(d, coords, gradients, bool(f.get("A16")))
     dims, forms = _image_address_forms(d, sampler)
@@ -353,9 +353,12 @@ def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], fr
     and those LLVM has a sequential-address form for: these plus the largest rounded up to a
     power of two (its register class)."""
     no_msaa = sampler or mip_level(d)   # sampling and mip levels have no MSAA forms
-    dims = frozenset(image_address_words(d, c, g, a16) for name, c, g in syntax.MIMG_DIMS
+    dims = frozenset(image_address_words(d, c, g, a16) for name, (c, g) in zip(syntax.MIMG_DIM_NAMES, image_dims(d))
                      if not (no_msaa and "MSAA" in name) for a16 in (False, True))
     return dims, dims | {1 << (max(dims) - 1).bit_length()}
+
+
+image_address_forms = _image_address_forms     # (the assembler's name for it: dsl/encode_image.py)
 
 
 @lru_cache(maxsize=None)
@@ -392,16 +395,31 @@ def integer_sources_take_fp_mods(d: InstrDef) -> bool:
     return any(type_info(d.operand_types.get(key))[1] != "f" for key in modifier_use(d).neg_abs)
 
 
+def opsel_on_whole_vgprs(d: InstrDef) -> bool:
+    """LLVM's syntax takes op_sel on `d`'s 16-bit operands written as whole VGPRs (gfx1201 always,
+    gfx1100 `v_add_nc_u16 v1, v2, v3 op_sel:[1,0,0]`, the gfx9 dialect): an instruction of the VOP3
+    encoding alone (not one promoted from VOP1/VOP2/VOPC: `v_add_f16_e64 ... op_sel` is refused)
+    some of whose operands OPSEL picks a half of, isa.facts.modifier_use's opsel (the manual's
+    16-bit operands, with the modifier_use errata where LLVM 22 takes or refuses it otherwise)."""
+    return d.format in _VOP3 and d.promoted_from is None and bool(modifier_use(d).opsel)
+
+
+_VOP3 = frozenset({"VOP3", "VOP3SD", "VOP3A", "VOP3B"})    # roles.valu_e64 but VOP3P (both dialects)
+
+
 def takes_opsel(d: InstrDef, sig: ValuSig, family: str) -> bool:
     """Whether the 64-bit (VOP3/VOP3P) text of `d` in `family` takes op_sel (VOP3P: op_sel_hi too),
     read by the encoder and by the VOP3P decoder: over 16-bit halves (packed or mixed sources:
-    v_pk_*, v_dot2_*, v_fma_mix*), flags OPSEL is redefined as (v_permlane16), 16-bit operands where
-    the syntax has them (syntax.TRUE16_FAMILIES, OPSEL_WHOLE_VGPRS) or selected ranges; a matrix
-    instruction only with a 16-bit result where each lane holds whole rows (RDNA3's replicated
-    layout: OPSEL picks its half). LLVM 22 takes neither on the rest (the integer dot4/dot8, a 32-bit
-    WMMA result) and prints no op_sel_hi for their OPSEL_HI bits."""
+    v_pk_*, v_dot2_*, v_fma_mix*), flags OPSEL is redefined as (v_permlane16), 16-bit operands
+    (whole VGPRs: opsel_on_whole_vgprs; the true16 syntax's .l/.h halves, syntax.TRUE16_FAMILIES,
+    restated) or selected ranges; none where isa.facts.modifier_use's opsel is None (LLVM's syntax
+    has no op_sel for it: v_cndmask_b16); a matrix instruction only with a 16-bit result where each
+    lane holds whole rows (RDNA3's replicated layout: OPSEL picks its half). LLVM 22 takes neither on
+    the rest (the integer dot4/dot8, a 32-bit WMMA result) and prints no op_sel_hi for their OPSEL_HI bits."""
     fx = effects(d.pcode)
-    halves = family in syntax.TRUE16_FAMILIES or d.name in syntax.OPSEL_WHOLE_VGPRS
+    if modifier_use(d).opsel is None:
+        return False
+    halves = opsel_on_whole_vgprs(d) or family in syntax.TRUE16_FAMILIES
     opsel = (d.format == "VOP3P" and (fx.matrix or fx.mixed_sources or any(o.packed for o in sig.srcs))
              or sig.opsel_flags > 0 or halves and any(o.t16 for o in sig.srcs + sig.dsts) or bool(fx.opsel_ranges))
     if fx.matrix:

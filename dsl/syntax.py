@@ -6,11 +6,8 @@ hardware registers and s_delay_alu fields, and its names for operand codes the
 manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
-from isa.syntax_conventions import (F16_CONSTANTS, NO_F16_INLINE, NO_OPERANDS, NO_OPSEL,  # noqa: F401
-                                    NO_SOURCES, OPSEL_WHOLE_VGPRS,
-                                    OPSEL_ON_32BIT_OPERANDS,
-                                    SALU_VALUE_SOURCES, T16_SOURCES)
-from isa.memory_registers import IMAGE_DIMS as _IMAGE_DIMS
+from isa.syntax_conventions import (F16_CONSTANTS, NO_F16_INLINE, NO_OPERANDS,  # noqa: F401
+                                    NO_SOURCES, SALU_VALUE_SOURCES, T16_SOURCES)
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
 
 # ---------------------------------------------------------------- operand codes
@@ -87,10 +84,16 @@ DPP_FIXED_CONTROLS = {0x140: "row_mirror", 0x141: "row_half_mirror"}
 # a range's codes get their index in it: mrt0..mrt7, pos0..pos4)
 EXPORT_TARGETS = {"MRT": "mrt", "Z": "mrtz", "Position": "pos", "Primitive data": "prim", "Dual Source Blend Left": "dual_src_blend0",
                   "Dual Source Blend Right": "dual_src_blend1"}
-# MIMG DIM field values: LLVM's name, address coordinates and derivative (gradient) components
-# (the counts: isa.memory_registers.IMAGE_DIMS, from the manuals' image address tables)
-MIMG_DIMS = [(name, coords, gradients) for name, (coords, gradients) in
-             zip(("1D", "2D", "3D", "CUBE", "1D_ARRAY", "2D_ARRAY", "2D_MSAA", "2D_MSAA_ARRAY"), _IMAGE_DIMS)]
+# MIMG DIM field values: LLVM's names (SQ_RSRC_IMG_<name>), the manual's DIM names ("0: 1D ...
+# 7: 2d msaa array", isa tables["image_dims"]) in capitals with underscores; their address
+# coordinates and derivative components: isa.memory_registers.image_dims(d)
+MIMG_DIM_NAMES = ("1D", "2D", "3D", "CUBE", "1D_ARRAY", "2D_ARRAY", "2D_MSAA", "2D_MSAA_ARRAY")
+# image instructions whose data LLVM 22 takes as 32-bit only though they load or store (d16 refused,
+# "invalid operand for instruction"): get_lod returns two 32-bit LOD values, and the *_pck* loads and
+# stores move elements "without format conversion" (the manual's descriptions), of which D16 is one
+# (atomics, get_resinfo and ray queries are told apart by isa.memory_access facts)
+IMAGE_NO_D16 = ("image_get_lod",)
+IMAGE_NO_D16_PART = "_pck"
 # MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
 BUFFER_FORMAT_LIMIT = 64
 

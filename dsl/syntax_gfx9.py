@@ -73,8 +73,6 @@ NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx9"]
 DPP_FORMATS = _DPP_FORMATS["gfx9"]
 # instructions the syntax writes in their 32-bit encoding only, though the manual lists a VOP3 opcode
 NO_VOP3_FORM = _NO_VOP3_FORM["gfx9"]
-# operands the pseudocode types as 32-bit but slices as 64 (v_pk_mov_b32: D0.u32[63 : 32]): registers
-WIDE_OPERANDS = {"V_PK_MOV_B32": 2}
 # MFMA with f64 results: LLVM prints the BLGP bits as neg:[a,b,c] (negate A, B, C)
 MFMA_NEG_TYPES = {"f64"}
 

@@ -15,7 +15,8 @@ from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import valu_signature      # the encoder's memoised form
-from .signature import Operand, ValuSig, constant_operand, integer_sources_take_fp_mods, matrix_regs
+from .signature import (Operand, ValuSig, constant_operand, integer_sources_take_fp_mods, matrix_regs,
+                        opsel_on_whole_vgprs)
 
 
 def packed_kind(d, op: Operand) -> str:
@@ -69,7 +70,7 @@ class ValuPlan:
     cd_regs: int
     vcc: str                                  # the implicit wave mask's spelling
     srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
-    opsel_shown: bool                         # not in syntax.NO_OPSEL
+    opsel_shown: bool                         # LLVM's syntax has op_sel (isa.facts.modifier_use's opsel not None)
     force_mods: bool                          # integer operands that take float modifiers (signature.integer_sources_take_fp_mods)
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
     matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
@@ -92,7 +93,7 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
         srcs.append((op, n, value_bits(op), float_value(op) or f16_constants, packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), d.name not in syntax.NO_OPSEL, integer_sources_take_fp_mods(d),
+                     tuple(srcs), modifier_use(d).opsel is not None, integer_sources_take_fp_mods(d),
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64,
                      (spec.traits.source_format, "SRC0"))
@@ -119,6 +120,8 @@ class Gfx9Plan:
     opsel: bool = False       # the VOP3 form takes op_sel (gfx9_takes_opsel)
     omod: bool = False        # the VOP3 form takes mul:/div: (isa.facts.modifier_use's omod)
     clamp: bool = False       # the VOP3/VOP3P form takes clamp (isa.facts.modifier_use's clamp: not None)
+    neg_abs: tuple = ()       # sources taking -x/|x| outside VOP3P: isa.facts.modifier_use's neg_abs ('S0'..)
+    sdwa_omod: bool = False   # the SDWA form takes mul:/div: (modifier_use's omod of the 32-bit encoding)
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -145,10 +148,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
         sig = ValuSig((), srcs, False, False, None, False, False)
     constants = tuple(_gfx9_constant_operand(d, i, op) for i, op in enumerate(sig.srcs))
-    if d.name in g9.WIDE_OPERANDS:
-        wide = g9.WIDE_OPERANDS[d.name]
-        sig = ValuSig(tuple(replace(o, dwords=wide) for o in sig.dsts), tuple(replace(o, dwords=wide) for o in sig.srcs),
-                      sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst, sig.opsel_flags)
+    sig = _reached(d, sig)
     e32 = fmt in spec.traits.roles.valu_e32
     srcs = []
     for op in sig.srcs:
@@ -160,20 +160,39 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
                  fmt == "VOP3P", effects(d.pcode).mixed_sources, integer_sources_take_fp_mods(d) and not sig.is_cmp,
                  (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
                  constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
-                 not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d, sig),
-                 not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None)
+                 not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
+                 not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
+                 modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod)
 
 
-def gfx9_takes_opsel(d, sig: ValuSig) -> bool:
+def _reached(d, sig: ValuSig) -> ValuSig:
+    """`sig` with each operand as many registers as the code's bit ranges of it reach (isa.effects'
+    uses), where that is more than its type says: v_pk_mov_b32's u32 operands, D0.u32[63 : 32] and
+    S0.u32[OPSEL[0].i32 * 32 + 31 : ...], are register pairs."""
+    reach: dict[str, int] = {}
+    for key, _, hi, _ in effects(d.pcode).uses:
+        if hi is not None:
+            reach[key] = max(reach.get(key, 0), hi // 32 + 1)
+
+    def wide(o: Operand, key: str) -> Operand:
+        return replace(o, dwords=reach[key]) if o.dwords and reach.get(key, 0) > o.dwords else o
+    dsts = tuple(wide(o, "D0") if o.name == "vdst" else o for o in sig.dsts)
+    srcs = tuple(wide(o, f"S{i}") for i, o in enumerate(sig.srcs))
+    if (dsts, srcs) == (sig.dsts, sig.srcs):
+        return sig
+    return ValuSig(dsts, srcs, sig.vcc_out, sig.vcc_in, sig.k_pos, sig.is_cmp, sig.is_cmpx, sig.reads_dst,
+                   sig.opsel_flags)
+
+
+def gfx9_takes_opsel(d) -> bool:
     """Whether the gfx9 dialect takes op_sel on VOP3 instruction `d`: an instruction of the VOP3
-    encoding only (not a promoted VOP1/VOP2/VOPC one) with a 16-bit operand or whose code reads
-    OPSEL; syntax.NO_OPSEL and OPSEL_ON_32BIT_OPERANDS adjust it."""
-    if d.name in syntax.NO_OPSEL:
+    encoding alone (not a promoted VOP1/VOP2/VOPC one) some of whose operands OPSEL picks a half of
+    (signature.opsel_on_whole_vgprs: isa.facts.modifier_use's opsel, with LLVM's errata) or whose code
+    reads OPSEL itself (isa.effects' opsel_ranges); none where modifier_use's opsel is None (LLVM's
+    syntax has no op_sel for it: v_mad_legacy_f16, whose code writes the half OPSEL[3] names)."""
+    if modifier_use(d).opsel is None:
         return False
-    if d.name in syntax.OPSEL_ON_32BIT_OPERANDS:
-        return True
-    return d.promoted_from is None and (any(o.bits == 16 for o in sig.srcs + sig.dsts)
-                                        or bool(effects(d.pcode).opsel_ranges))
+    return opsel_on_whole_vgprs(d) or d.promoted_from is None and bool(effects(d.pcode).opsel_ranges)
 
 
 def _gfx9_constant_operand(d, i: int, op: Operand) -> Operand:

@@ -186,7 +186,7 @@ def _reads_literal(d):
 def _float_rules(d):
     from isa.facts import float_modes
     modes = float_modes(d)
-    return modes.flushes, modes.rounds
+    return modes.flushes, modes.rounds, tuple(int(t[1:]) for t in modes.bit_results if t in ("f16", "f32", "f64"))
 
 
 def _ds_layout(d):
@@ -352,7 +352,7 @@ def reads_literal(d) -> bool:
 
 
 def float_rules(d) -> tuple:
-    """(flushes, rounds) of isa.facts.float_modes(d)."""
+    """(flushes, rounds, widths of the bit_results) of isa.facts.float_modes(d)."""
     return fact("float_rules", d)
 
 

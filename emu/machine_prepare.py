@@ -24,6 +24,7 @@ from .facts import scalar_layout, valu_signature
 from .machine_operands import OperandError, SourceCodes, constant, modifiers, uniform
 from .memory import SplitAddresses
 from .options import FAST, EmuOptions, current
+from .semantics import SemanticsError
 from .wave import EXEC_LO, SCALAR_CODES, VCC_LO, VGPR_BASE, split_dwords
 
 OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
@@ -276,6 +277,8 @@ class Preparer:
                 self._flat(p, d)
             elif fmt in roles.buffer:
                 self._buffer(p, d)
+            elif fmt in roles.image:
+                self._image(p, d)
             else:
                 raise PrepareError(f"{d.name.lower()}: the machine does not run {fmt} instructions")
         except OperandError as e:       # DppError and SdwaError are OperandErrors
@@ -938,6 +941,76 @@ class Preparer:
         p.memory, p.buffer = "global", access
         p.inputs["OFFSET"] = inst_offset
         self._vmem_data(p, d, f["VDATA"], f["VDATA"])
+
+    def _image(self, p: Prepared, d):
+        """Image loads, stores and atomics without a sampler (emu/image.py): the address VGPRs,
+        T# and data VGPRs by the memory record resolved for this encoding
+        (isa.memory_registers: address VGPRs by DIM / A16 / NSA, data by DMASK / D16 / TFE, the
+        T# by R128, an atomic's return by GLC or TH); the texel's address and range limit per
+        lane from the T# (p.buffer, as for MUBUF)."""
+        from isa.memory_access import memory_access, memory_effects, mip_level
+        from isa.memory_registers import image_dims, memory_registers
+        from .image import Image, coordinates, lane_texels
+        f = {**p.inst.fields, **p.inst.extra}
+        if f.get("TFE"):
+            raise PrepareError("TFE (the partially resident texture status VGPR) is not modelled")
+        reads, writes = memory_registers(d, f, self.spec.traits)
+        e = memory_effects(d)
+        regs = []
+        for field, count, _ in e.reads:
+            if count == "address" and field in reads:
+                regs += range(f[field], f[field] + reads[field])
+        for reg in regs:
+            self._vgpr_data(reg, 1)
+        rsrc_field = next(field for field, count, _ in e.reads if field in ("SRSRC", "RSRC"))
+        rsrc = f[rsrc_field] * 4 if rsrc_field == "SRSRC" else f[rsrc_field]
+        if rsrc % 4:
+            raise PrepareError(f"RSRC s{rsrc}: an image resource starts at an SGPR that is a multiple of 4")
+        rsrc_dwords = reads[rsrc_field]
+        dim, a16, dmask = f.get("DIM", 0) & 7, bool(f.get("A16")), f.get("DMASK", 0)
+        count = image_dims(d)[dim][0]
+        mip = mip_level(d)
+        access_kind = memory_access(d, True)
+        atomic = p.sem.memory == "atomic"
+        if atomic and (access_kind.element_bits != 32 or dmask != (1 << (access_kind.data_dwords or 1)) - 1):
+            raise PrepareError(f"DMASK 0x{dmask:x}: a 32-bit image atomic takes DMASK "
+                               f"0x{(1 << (access_kind.data_dwords or 1)) - 1:x} (RDNA3 manual 10.4, p. 103)")
+        formats = {code: (name, bits, kind) for code, name, bits, kind, _ in self.spec.tables["data_formats"]}
+        texel_bytes = {code: sum(bits) // 8 for code, (_, bits, _) in formats.items()}
+        fmt = d.format
+
+        def access(st, sel, lane_id):
+            words = st.sgpr[rsrc:rsrc + rsrc_dwords, sel].T
+            img = Image.of(words, fmt, dim)
+            values = np.stack([st.vgpr[r, sel] for r in regs]) if regs else np.zeros((1,) + lane_id.shape, np.uint32)
+            coords = coordinates(values, count + (1 if mip else 0), a16)
+            nbytes = np.vectorize(lambda c: texel_bytes.get(int(c), 0), otypes=[np.int64])(img.format)
+            if atomic and ((nbytes != 4) & ~img.unbound).any():
+                bad = int(img.format[(nbytes != 4) & ~img.unbound][0])
+                raise SemanticsError(f"an image atomic on data format {bad} ({formats.get(bad, ('?',))[0]}): "
+                                     f"only 32-bit texels are modelled")
+            mask = np.asarray(st.exec_mask(sel), np.uint64).reshape(-1, 1)
+            active = ((mask >> lane_id.astype(np.uint64)) & np.uint64(1)).astype(bool)
+            addr, limit = lane_texels(img, coords[:count], dim, coords[count] if mip else None, nbytes, active)
+            extra = {"ADDR": addr, "FORMAT": img.format, "DST_SEL": img.dst_sel, "FORMATS": formats,
+                     "UNBOUND": img.unbound}
+            return extra, limit, False
+        p.memory, p.buffer = "global", access
+        p.inputs.update(DMASK=dmask, D16=int(bool(f.get("D16"))))
+        vdata = f["VDATA"]
+        if p.sem.memory == "load":
+            n = writes.get("VDATA", 1)
+            write = _write_vgprs(vdata, n)      # the semantic's four dwords, of which the encoding's n
+            p.writers["VDATA"] = lambda st, sel, v, a: write(st, sel, v[..., 0] if n == 1 else v[..., :n], a)
+            p.lazy["VDATA"] = self._vgpr_data(vdata, n)
+        elif p.sem.memory == "store":
+            p.inputs["VDATA"] = self._vgpr_data(vdata, reads["VDATA"])
+        else:
+            p.inputs["DATA"] = self._vgpr_data(vdata, reads["VDATA"])
+            if "VDATA" in writes:
+                p.writers["RETURN_DATA"] = _write_vgprs(vdata, writes["VDATA"])
+            else:
+                p.writers["RETURN_DATA"] = lambda st, sel, v, a: None
 
 
 def _scalar_register(what: str, code: int) -> int:

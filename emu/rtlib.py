@@ -361,6 +361,18 @@ def concat(parts):
     return out
 
 
+def result_bits(ctx, value, bits: int):
+    """A float result the code writes as bits of a wider register (CDNA's legacy f16,
+    `D0 = { 16'0, tmp.f16 }`) with its denormals flushed to zero of the same sign in the
+    waves whose MODE.FP_DENORM clears the output bit of its width (semantics.Semantic.execute
+    flushes a whole `D0.f16` result so)."""
+    from .semantics import _denorm_flush, _flush
+    flush = _denorm_flush(ctx.mode, (("", bits),))
+    if flush is None or flush[bits][1] is None:
+        return value
+    return _flush(value, bits, flush[bits][1])
+
+
 def split(value, widths):
     """Inverse of concat for `{ D1.u1, D0.u64 } = v`: values for each part, msb first."""
     a = np.asarray(value)

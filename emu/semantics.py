@@ -100,6 +100,8 @@ class Semantic:
     all_lanes: bool = False        # writes every lane whatever EXEC holds (MFMA: manual "Execution Mask")
     flushes_denorms: bool = True   # MODE.FP_DENORM applies to its float operands (isa.float_modes)
     rounds: bool = True            # MODE.FP_ROUND applies to its float results (isa.float_modes)
+    bit_results: tuple = ()        # widths of float results the code writes as bits of a wider
+    #                                register (isa.float_modes' bit_results: D0 = { 16'0, tmp.f16 })
     register_files: bool = True    # may index SGPR[...] / HW_REGISTERS[...] by a value (ctx.sgpr, ctx.hwreg):
     #                                generated ones whose pseudocode does (isa.facts.register_files)
 
@@ -128,11 +130,12 @@ class Semantic:
     def rounded_widths(self) -> tuple[int, ...]:
         """Widths of the float results this instruction rounds (MODE.FP_ROUND applies): results
         the pseudocode types f16/f32/f64, unless the operation is exact (min/max, floor, moves,
-        compares) or rounds by its own rule: `rounds`, from isa.float_modes."""
+        compares) or rounds by its own rule: `rounds`, from isa.float_modes; and the floats it
+        writes as bits of a wider register (`bit_results`: CDNA's legacy f16, D0 = { 16'0, tmp.f16 })."""
         if self.memory or not self.rounds:
             return ()
         return tuple(sorted({o.bits for o in self.writes.values()
-                             if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits}))
+                             if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits} | set(self.bit_results)))
 
     def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
         """Run on a batch. Returns {operand name: new value}, each broadcast to the batch

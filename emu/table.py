@@ -792,20 +792,20 @@ class SemanticTable:
         run = field_loads(d) if t["memory"] == "load" else None
         if run is not None:         # dword k from ADDR + 4k: one access (emu/dword_loads.py)
             fn = load_dword_runs(fn, d.name, *run)
-        flushes, rounds = float_rules(d)        # made with its MODE float rules (isa/float_modes.py)
+        flushes, rounds, bit_results = float_rules(d)   # made with its MODE float rules (isa/float_modes.py)
         sem = Semantic(d.name, fn, "generated", _operands(t["reads"]), _operands(t["writes"]), scalar,
                        t["cross_lane"], t["branch"], t["memory"], None, d.pcode,
                        register_files=bool(register_files(d) & {"SGPR", "HW_REGISTERS"}),
-                       flushes_denorms=flushes, rounds=rounds)
+                       flushes_denorms=flushes, rounds=rounds, bit_results=bit_results)
         return Entry(sem, "generated")
 
 
 def _with_float_modes(sem: Semantic, d: isa.InstrDef) -> Semantic:
     """`sem` with the MODE float rules its pseudocode implies (isa/float_modes.py)."""
-    flushes, rounds = float_rules(d)
-    if (flushes, rounds) == (sem.flushes_denorms, sem.rounds):
+    flushes, rounds, bit_results = float_rules(d)
+    if (flushes, rounds, bit_results) == (sem.flushes_denorms, sem.rounds, sem.bit_results):
         return sem
-    return dataclasses.replace(sem, flushes_denorms=flushes, rounds=rounds)
+    return dataclasses.replace(sem, flushes_denorms=flushes, rounds=rounds, bit_results=bit_results)
 
 
 @lru_cache(maxsize=None)

@@ -27,10 +27,15 @@ Kinds:
                 narrowly: target (ENCODING, name as printed), pdf that name, fix the name to read
   no_dpp      — an instruction that table allows DPP on which has no DPP form: target (ENCODING,
                 NAME), pdf "Allow DPP", fix the reason (isa/gen/dpp.py applies both)
+  image_opcodes — the opcode label of a group of rows of an image address table ("Image Opcodes with
+                No Sampler" / "with a Sampler") the document lost: target (section title, the
+                group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
-                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod' or 'neg_abs'), pdf the field's
-                value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows in
-                isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME)
+                isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'[, 'e64']),
+                pdf the field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows
+                in isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME, with
+                'e64' to its 64-bit encodings alone: the 32-bit one, whose SDWA form LLVM reads otherwise,
+                keeps the entry's value)
 """
 from __future__ import annotations
 
@@ -129,6 +134,29 @@ ERRATA: tuple[Erratum, ...] = (
         "The row 'DPP_ROW* 150 - ... Broadcast thread 0-15 within a row to the whole row' gives no end "
         "of its range (one code per source thread 0-15). LLVM 22 (gfx942) decodes DPP_CTRL 0x15f "
         "(fa1eba7f 1e5f21f2) as v_cvt_f32_f64_dpp ... row_newbcast:15 and 0x150 as row_newbcast:0.",
+    ),
+    Erratum(
+        "rdna4-image-mip-opcodes", ("rdna4",), {"rdna4": 130},
+        "image_opcodes", ("Image Opcodes with No Sampler", ("s", "mipid")), (),
+        ("LOAD_MIP", "LOAD_MIP_PCK", "LOAD_MIP_PCK_SGN", "STORE_MIP", "STORE_MIP_PCK"),
+        "The conversion's second no-sampler table stacks the rows after ATOMIC's into cells and keeps no "
+        "opcode for the rows that end in mipid (a16 0: 1D s mipid ... 2D Array s t slice mipid); RDNA3 "
+        "(page 108) and RDNA3.5 (page 110) label the same rows LOAD_MIP, LOAD_MIP_PCK, LOAD_MIP_PCK_SGN, "
+        "STORE_MIP, STORE_MIP_PCK, and the page's own list names image_load_mip among the loads. LLVM 22 "
+        "(gfx1201) assembles image_load_mip v[0:3], [v4, v5], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D (two "
+        "address VGPRs: s, mipid) and image_store_mip_pck v[0:3], [v4, v5, v6], s[0:7] dmask:0xf "
+        "dim:SQ_RSRC_IMG_2D (s, t, mipid).",
+    ),
+    Erratum(
+        "rdna4-image-sample-opcodes", ("rdna4",), {"rdna4": 131},
+        "image_opcodes", ("Image Opcodes with a Sampler", ("s",)), (), ("Sample", "GetLod"),
+        "The conversion's sampler table starts '| 0 0 | 1D | s |': the first group's opcode cell is "
+        "lost (the later groups keep theirs: Sample \"_L\", Sample \"_CL\", Gather); RDNA3 (page 109) "
+        "and RDNA3.5 (page 111) label the same rows Sample and GetLod. LLVM 22 (gfx1201) assembles "
+        "image_sample v[0:3], [v4, v5], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D (s, t) and "
+        "image_get_lod v[0:1], [v4, v5, v6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_CUBE (s, t, face), "
+        "and refuses image_sample with three address VGPRs for 2D ('image address size does not match dim "
+        "and a16').",
     ),
     Erratum(
         "cdna3-vop3a-vop1-offset", ("cdna3", "cdna4"), {"cdna3": 540, "cdna4": 586},
@@ -779,9 +807,9 @@ ERRATA += tuple(
     for name, op, page, code in _CDNA4_LOST_COMPARES)
 
 ERRATA += tuple(
-    Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use", (name, field),
-            pdf, fix, evidence)
-    for name, field, pdf, fix, pages, evidence in MODIFIER_ROWS)
+    Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use",
+            (name, field, *scope), pdf, fix, evidence)
+    for name, field, pdf, fix, pages, evidence, *scope in MODIFIER_ROWS)
 
 # DS_APPEND / DS_CONSUME on LDS: which bits of M0 give the counter's address. The manuals disagree
 # with themselves: RDNA3's code "addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size"
@@ -1207,7 +1235,9 @@ NOT_CODE_MEMORY = {"DS_BVH_STACK_RTN_B32": "atomic"}
 # What a 16-bit VALU result does to the other half of its 32-bit VGPR. The code says only that a
 # 16-bit value is written (`D0.f16 = ...`, .b16 .i16 .u16 .bf16: isa.effects' half_writes); the
 # generator gives every such instruction of a family (VGPR results only: not RDNA4's v_s_*_f16,
-# whose SGPR gets zeros above, RDNA4 7.10) the family's rule here, and writes the answer per
+# whose SGPR gets zeros above, RDNA4 7.10, nor the scalar F16 instructions, which "set the high part
+# (bit[31:16]) of its SGPR destination to 0", RDNA3.5 and RDNA4 6.8 'SALU Floating Point': the code's
+# whole write of D0, tests/test_emu_salu_f16_halves.py) the family's rule here, and writes the answer per
 # instruction to generated/<family>/effects.py (HALF_RESULTS; isa.effects.half_result):
 #   "kept"  -- every encoding writes one half and keeps the other;
 #   "opsel" -- an instruction with a VOP3 form only (its OPSEL[3] picks the half) keeps the other

@@ -23,7 +23,9 @@ class Effects:
     #                        number (`addr = DST.u`: v_movreld's destination field is D0 here)
     uses: frozenset = frozenset()   # each mention of an operand as written (D0, VDST, SRC0 apart):
     #                        (name, typed, hi, lo): `S0.u32[15 : 0]` is ('S0', True, 15, 0), `D0[127 : 96]`
-    #                        ('D0', False, 127, 96), a mention with no bit range has hi = lo = None
+    #                        ('D0', False, 127, 96), a mention with no bit range has hi = lo = None; a range
+    #                        chosen by bits of a field its widest: `S0.u32[OPSEL[0].i32 * 32 + 31 : OPSEL[0].i32
+    #                        * 32]` ('S0', True, 63, 0) (v_pk_mov_b32 reads a register pair)
     lane_bits: frozenset = frozenset()  # operands assigned one lane's bit of a mask (`D0.u64[laneId] = ...`)
     status_reads: frozenset = frozenset()  # registers read through a status bit derived from them:
     #                        EXECZ (EXEC is zero) reads EXEC, VCCZ reads VCC (s_cbranch_execz, _vccz)

@@ -40,6 +40,8 @@ class FloatModes:
     rounds: bool       # MODE.FP_ROUND applies to its float results
     why: str           # the pseudocode fact that decided: 'packed', 'matrix', 'classifies',
     #                    'own rounding', 'exact', 'no float result' or 'arithmetic'
+    bit_results: tuple = ()  # float types of results the code writes as bits of a wider register,
+    #                          `D0 = { 16'0, tmp.f16 }`: ('f16',) (CDNA's legacy f16 forms)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,9 @@ class ModifierUse:
     #                     the manual gives it no effect: a modifier_use erratum), None (nothing; no clamp in the syntax)
     omod: bool          # OMOD scales the result (typed f16, f32 or f64; the syntax takes mul:/div:, by the errata)
     neg_abs: tuple = ()  # sources NEG/ABS apply to: those typed as floats ('S0', 'S1', 'S2')
-    opsel: tuple = ()   # operands OPSEL picks a 16-bit half of: those with 16-bit values ('S0'.., 'D0')
+    opsel: tuple | None = ()   # operands OPSEL picks a 16-bit half of: those with 16-bit values ('S0'.., 'D0');
+    #                     by the errata, LLVM's: () where its syntax takes no op_sel on whole VGPRs (only
+    #                     restating true16 .l/.h), None where it takes none at all (v_cndmask_b16)
 
 
 # every generated fact and its default, as the tables hold values (plain tuples)

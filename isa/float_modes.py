@@ -26,7 +26,12 @@ What the pseudocode says, and what follows:
   step after one (`D0 += 1.0` in ceil): min/max/med3, floor/ceil/trunc/rndne, frexp_mant.
   MODE.FP_ROUND has nothing to round.
 An instruction without float results (compares, moves, integer ops) rounds nothing either.
-A float result is an assignment (=, +=, -=, *=) to `Dn.T` or `Dn[...].T`, T a float type.
+A float result is an assignment (=, +=, -=, *=) to `Dn.T` or `Dn[...].T`, T a float type, or a
+float held as bits of a wider register: `Dn = { 16'0, tmp.f16 }` (a concatenation with a part
+`tmp.T`, tmp a temporary the code assigns; CDNA's legacy f16 VOP2/VOP3A forms, v_mac_f16 ...
+v_div_fixup_legacy_f16, which also place it at bits 31:16 under OPSEL[3]): the assignments to
+tmp are then its float results, and the fact names T (`bit_results`): MODE rounds and flushes
+the f16 as it does a `D0.f16` result.
 
 The generator reads every instruction so once (isa/gen/facts.py); processes read the committed
 answers through isa.facts.float_modes(d) and do not import this module."""
@@ -96,6 +101,19 @@ def _float_result(target) -> bool:
     return _RESULT.fullmatch(name_of(inner) or "") is not None
 
 
+def _bit_results(assignments: list) -> dict[str, str]:
+    """{temporary: float type} of the parts `tmp.T` of concatenations assigned to a result
+    register whole: `D0 = { 16'0, tmp.f16 }` -> {'tmp': 'f16'}."""
+    out = {}
+    for target, op, value in assignments:
+        if op == "=" and _RESULT.fullmatch(name_of(target) or "") and _is(target, "name") and _is(value, "concat"):
+            for part in value.children:
+                base = name_of(part.children[0]) if _float_type(part) and _is(part.children[0], "name") else None
+                if base and not _RESULT.fullmatch(base) and not _SOURCE.fullmatch(base):
+                    out[base] = str(part.children[1])
+    return out
+
+
 def _rightmost(node):
     """The operand an expression ends with: `exponent(x)` of `a + exponent(x)`."""
     while isinstance(node, Tree) and node.data in ("binop", "unary", "ternary"):
@@ -163,13 +181,16 @@ def float_modes(pcode: str | None, description: str | None = None) -> FloatModes
     assignments = [a for kind, s in statements if kind == "statement" and (a := assignment(s)) is not None]
     if root is not None and _packed(root, assignments):
         return FloatModes(False, False, "packed")
-    results = [(t, op, v) for t, op, v in assignments if op in ("=", "+=", "-=", "*=") and _float_result(t)]
+    held = _bit_results(assignments)           # `D0 = { 16'0, tmp.f16 }`: tmp's assignments are results
+    results = [(t, op, v) for t, op, v in assignments if op in ("=", "+=", "-=", "*=")
+               and (_float_result(t) or _is(t, "name") and name_of(t) in held)]
+    bits = tuple(sorted(set(held.values())))
     if not results and root is not None and _classifies(root):
         return FloatModes(False, False, "classifies")
     if _own_rounding(assignments) or _RTZ_DESCRIPTION.search(description or ""):
-        return FloatModes(True, False, "own rounding")
+        return FloatModes(True, False, "own rounding", bits)
     if not results:
         return FloatModes(True, False, "no float result")
-    if all(op != "*=" and _is(t.children[0], "name") and _exact(v, op) for t, op, v in results):
-        return FloatModes(True, False, "exact")
-    return FloatModes(True, True, "arithmetic")
+    if all(op != "*=" and (_is(t, "name") or _is(t.children[0], "name")) and _exact(v, op) for t, op, v in results):
+        return FloatModes(True, False, "exact", bits)
+    return FloatModes(True, True, "arithmetic", bits)

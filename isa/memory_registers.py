@@ -4,29 +4,43 @@ instruction's counts depend on more fields: its data VGPRs by DMASK / D16 / TFE,
 VGPRs by DIM / A16 and the name's suffixes, and how NSA spreads the addresses over the address
 fields; the assembler and disassembler (dsl/signature.py) write the widths LLVM writes with them.
 
-    from isa.memory_registers import memory_registers, image_data_dwords, image_address_words
+    from isa.memory_registers import memory_registers, image_data_dwords, image_address_words, image_dims
     memory_registers(d, fields, spec.traits)                    # ({field: read}, {field: written})
     image_data_dwords(d, dmask=0b1011, d16=False, tfe=1)        # 4: three channels and the status dword
-    image_address_words(d, *IMAGE_DIMS[1], a16=False)            # 2D: s, t (plus what the suffixes add)
+    image_dims(d)[1]                                            # DIM 2D: (2, 4): s, t and four slopes
+    image_address_words(d, *image_dims(d)[1], a16=False)        # 2D: s, t (plus what the suffixes add)
     address_fields(d, fields, ["VADDR0", "VADDR1", "VADDR2"])   # {field: registers} of one encoding
 
-IMAGE_DIMS: per DIM field code (RDNA4's DIM field, section 10.1: "0: 1D 4: 1d array 1: 2D 5: 2d
-array 2: 3D 6: 2d MSAA 3: cube 7: 2d MSAA array"), the address coordinates (the "acnt" column of
-"Image Opcodes with No Sampler" plus one: RDNA4 10.2, printed page 120) and the derivative
-components a gradient sample takes (dx/dh, dx/dv, ... of "Image Opcodes with a Sampler", RDNA4
-10.3, page 121: two per coordinate but a cube's face and an array's slice). Written here, not
-generated: the Markdown conversion scrambles the acnt table's columns (left to do: read it);
-tests/test_isa_image_effects.py holds these against LLVM 22's image operands."""
+image_dims: per DIM field code, the address coordinates and the derivative components of the
+family's generated tables["image_dims"], which isa/gen/image_addresses.py reads from the manual's
+DIM field (10.1), its "Image Opcodes with No Sampler" / "with a Sampler" tables (10.2-10.3: the
+components of each type's rows but the mip level, lod and clamp an opcode adds) and its
+"32-bit derivatives" table (10.4: a slope per spatial coordinate s, t, r and direction);
+tests/test_isa_image_effects.py holds the counts against LLVM 22's image operands."""
 from __future__ import annotations
 
 from functools import lru_cache
 
-from .memory_access import (gathers_four, memory_access, memory_effects, mip_level, node_pointer_dwords, ray_query,
-                            resource_info, sample_address)
+from .fact_tables import locate, table
+from .memory_access import (_READ, gathers_four, memory_access, memory_effects, mip_level, node_pointer_dwords,
+                            ray_query, resource_info, sample_address)
 
-# DIM code -> (address coordinates, derivative components): 1D, 2D, 3D, cube, 1D array, 2D array,
-# 2D MSAA, 2D MSAA array
-IMAGE_DIMS = ((1, 2), (2, 4), (3, 6), (3, 4), (2, 2), (3, 4), (3, 4), (4, 4))
+
+@lru_cache(maxsize=None)
+def _family_dims(family: str) -> tuple[tuple[int, int], ...]:
+    rows = table(family, "tables").TABLES.get("image_dims")
+    if not rows:
+        raise ValueError(f"{family}: the manual has no image address tables (no image instructions)")
+    return tuple((len(coords), derivatives) for _, _, coords, derivatives, _ in sorted(rows))
+
+
+def image_dims(d) -> tuple[tuple[int, int], ...]:
+    """(address coordinates, derivative components) per DIM code of image instruction `d`'s
+    family: 1D, 2D, 3D, cube, 1D array, 2D array, 2D MSAA, 2D MSAA array (the DIM field's order)."""
+    at = locate(d, _READ)
+    if at is None:
+        raise ValueError(f"{d.name} ({d.format}): no loaded family holds it, so no image address table")
+    return _family_dims(at[0])
 
 
 def image_data_dwords(d, dmask: int, d16: bool, tfe: int) -> int:
@@ -75,7 +89,7 @@ def address_fields(d, fields: dict, names: list) -> dict:
     if ray_query(d):
         groups = ray_address_groups(d, a16)
     else:
-        coords, gradients = IMAGE_DIMS[fields.get("DIM", 0) & 7]
+        coords, gradients = image_dims(d)[fields.get("DIM", 0) & 7]
         groups = [1] * image_address_words(d, coords, gradients, a16)
     used = min(len(names), len(groups))
     out = {name: groups[i] for i, name in enumerate(names[:used - 1])}

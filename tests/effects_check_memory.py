@@ -18,9 +18,12 @@ an output too (an address register changed to an unmapped address). The findings
 tests/effects_check.py (undeclared_write, undeclared_input, leak; soft: unseen_write,
 no_effect), with memory named `mem:lds`, `mem:scratch`, `mem:global`.
 
-Image instructions (MIMG, VIMAGE, VSAMPLE) have memory records too, but the machine runs none of
-them, so there is nothing to run here: tests/test_isa_image_effects.py holds their register
-counts against LLVM's operands instead.
+Image instructions the emulator runs (image_load/_mip, image_store/_mip, the image atomics on
+RDNA) take part through tests/effects_check_image.py: a T# in s[12:19] describing a linear image
+in the global buffer, coordinates inside it, the instruction word packed from its fields (the
+assembler writes no image instruction). The sampling ones the emulator refuses (and
+tests/test_isa_image_effects.py holds every image instruction's register counts against LLVM's
+operands).
 
     python -m tests.effects_check_memory                    # every memory instruction, every target
     python -m tests.effects_check_memory --target gfx1151 --per-target 40 --seed 3
@@ -37,6 +40,7 @@ import numpy as np
 import isa
 from isa.memory_access import memory_effects
 from isa.memory_registers import memory_registers
+from tests import effects_check_image as image
 from tests.effects_check import Result, report
 from tests.emu_fuzz import special_dwords
 
@@ -48,14 +52,15 @@ GLOBAL_BYTES = 16384
 REACH = {"lds": 8192, "scratch": 1024, "global": 8192}    # bytes the addresses below can reach
 SPACES = ("lds", "scratch", "global")
 MEMORY_OF = {"lds": "lds", "scratch": "scratch", "flat": "global", "global": "global", "buffer": "global",
-             "scalar": "global"}
+             "scalar": "global", "image": "global"}
 # where each field's registers are placed (VGPR and SGPR numbers)
 V_PLACE = {"ADDR": 8, "VADDR": 8, "DATA": 16, "DATA0": 16, "VSRC": 16, "DATA1": 24, "VDST": 40}
 S_SADDR, S_RSRC, S_SOFFSET, S_SBASE, S_SDATA = 8, 12, 16, 20, 24
-PLACED = frozenset([("v", i) for i in (*range(8, 10), *range(16, 20), *range(24, 28), *range(40, 44))] +
-                   [("s", i) for i in (*range(S_SADDR, S_SADDR + 2), *range(S_RSRC, S_SOFFSET + 1),
+PLACED = frozenset([("v", i) for i in (*range(8, 11), *range(16, 20), *range(24, 28), *range(40, 44))] +
+                   [("s", i) for i in (*range(S_SADDR, S_SADDR + 2), *range(S_RSRC, S_RSRC + 8),
                                        *range(S_SBASE, S_SDATA + 16))])
-V_FIELDS = frozenset(("ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDST", "VDATA", "VSRC"))
+V_FIELDS = frozenset(("ADDR", "VADDR", "DATA", "DATA0", "DATA1", "VDST", "VDATA", "VSRC", "ADDR1", "ADDR2", "ADDR3",
+                      "ADDR4", "VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4"))
 # SGPR number = field value * scale (RDNA4's RSRC holds the SGPR number itself)
 S_SCALE = {"SADDR": 1, "SOFFSET": 1, "SDATA": 1, "SBASE": 2, "SRSRC": 4, "RSRC": 1}
 
@@ -114,7 +119,7 @@ class MemoryChecker:
         formats = roles.lds | roles.flat | roles.buffer | roles.smem
         from isa.memory_access import gds_only
         self.instructions = [d for d in self.spec.instructions if d.format in formats and not gds_only(d)
-                             and memory_effects(d).space is not None]
+                             and memory_effects(d).space is not None] + image.instructions(self.spec, self.arch)
         self.gfx9 = self.traits.dialect == "gfx9"
         self.formats = {row[1]: row[0] for row in self.spec.tables["data_formats"]}
 
@@ -270,6 +275,8 @@ class MemoryChecker:
             self.roles[("s", S_SBASE)] = "global_lo"
             sg[S_SOFFSET] = int(rng.integers(0, 16)) * 16
             self.roles[("s", S_SOFFSET)] = "soffset"
+        elif space == "image":
+            image.state(self, d, fields, vg, sg, rng, memory["global"])
         return vg, sg, np.uint32(rng.integers(0, 2)), memory
 
     def _m0(self, rng) -> int:
@@ -290,6 +297,9 @@ class MemoryChecker:
 
     def _address_values(self, role: str, rng) -> np.ndarray:
         L = self.wave
+        values = image.address_values(self, role, rng)
+        if values is not None:
+            return values
         if role == "lds":
             return rng.integers(0, 256, L).astype(np.uint32) * 16
         if role == "scratch":
@@ -405,14 +415,18 @@ class MemoryChecker:
         from dsl.decode import decode_one
         r = Result(d.name, d.format)
         try:
-            text = self.text(d, rng)
-            code = assemble(text + "\ns_waitcnt 0\ns_endpgm", self.arch)
+            if memory_effects(d).space == "image":
+                word, text = image.encode(self.spec, d, rng)
+                code = word + assemble("s_waitcnt 0\ns_endpgm", self.arch)
+            else:
+                text = self.text(d, rng)
+                code = assemble(text + "\ns_waitcnt 0\ns_endpgm", self.arch)
         except Exception as ex:     # noqa: BLE001
             r.skipped = f"not encodable: {type(ex).__name__}: {str(ex).splitlines()[0][:100]}"
             return r
         r.text = text
         inst = decode_one(self.spec, code[:16])
-        fields, size = inst.fields, inst.size
+        fields, size = {**inst.fields, **inst.extra}, inst.size
         reads, full, writes = self.registers(d, fields)
         state = self.initial(d, fields, rng)
         t = self.traits

@@ -1,7 +1,7 @@
 """Which instructions the empirical checks of the operand-effects model cover, per target and
 format: every instruction the emulator runs (one it has a semantic for: `wavesmith emu
---coverage`'s generated and hand-written ones, of a format its machine runs: it refuses the
-others; the image atomics have generated semantics, but the machine runs no image format) is
+--coverage`'s generated and hand-written ones; of the image formats, image_load/_mip,
+image_store/_mip and the image atomics: emu/image.py) is
 either selected by one of the checks (`checkers`: the value check, control flow, the VALU forms, the MODE
 writers, memory) or left out with a reason (`reason`). tests/test_isa_effects_coverage.py prints the
 table and fails on an instruction that is neither, so a new one cannot slip through.
@@ -20,13 +20,11 @@ TARGETS = ("gfx1100", "gfx1100-w64", "gfx1151", "gfx1201", "gfx942-w64", "gfx950
 @lru_cache(maxsize=None)
 def emulator_supports(arch: str) -> frozenset:
     """{(name, format)} of the instructions of `arch` the emulator runs: it has a semantic for
-    them, and they are of no image format (emu/machine_prepare.py: "the machine does not run MIMG
-    instructions"; tests/test_isa_effects_coverage.py holds that refusal)."""
+    them (the image ones without a sampler included: the machine runs them through a T#,
+    emu/image.py; tests/test_isa_effects_coverage.py runs each from LLVM's corpus)."""
     from emu.table import load_semantics
     table = load_semantics(arch)
-    image = table.spec.traits.roles.image
-    return frozenset((d.name, d.format) for d, e in table.entries()
-                     if e.status != "unsupported" and d.format not in image)
+    return frozenset((d.name, d.format) for d, e in table.entries() if e.status != "unsupported")
 
 
 def _selected(cls):
@@ -60,7 +58,7 @@ def reason(d, spec, target: str) -> str | None:
         return EXCLUDED[d.name]
     if d.name in NOT_CHECKED:
         return NOT_CHECKED[d.name]
-    if d.format in roles.smem | roles.lds | roles.flat | roles.buffer:
+    if d.format in roles.smem | roles.lds | roles.flat | roles.buffer | roles.image:
         from tests.effects_check_memory import TARGETS as MEMORY_TARGETS
         if target not in MEMORY_TARGETS:
             return f"memory: tests/effects_check_memory.py runs on {', '.join(MEMORY_TARGETS)}, not this target yet"

@@ -372,3 +372,27 @@ def test_modifiers_on_a_number_fold_into_it_in_the_32_bit_encoding(arch):
     assert None not in want[:len(FOLDED)] and want[len(FOLDED):] == [None] * len(NOT_FOLDED)
     assert [len(w) for w in want[:5]] == [4] * 5     # no suffix, an inline result: the 32-bit encoding
     assert [_dsl(x, arch) for x in FOLDED + NOT_FOLDED] == want
+
+
+# AMD's names LLVM spells otherwise on the RDNA targets, read from isa.mnemonics.refused_spelling
+# as the gfx9 assembler reads it: gfx11 takes only exp (llvm-mc-22: "instruction not supported on
+# this GPU" for export), gfx12 export and its old spelling exp
+@pytest.mark.parametrize("arch,line,llvm", [("gfx1100", "export mrt0 v0, v1, v2, v3", "exp"),
+                                            ("gfx1151", "export mrt1 v4, v5, v6, v7 done", "exp")])
+def test_rdna_refuses_the_export_spelling_llvm_refuses_naming_its_own(arch, line, llvm):
+    from tests.llvm_tools import mc_errors
+    assert mc_encodings([line], arch)[0] is None
+    assert "not supported on this GPU" in mc_errors([line], arch)[0][1]
+    with pytest.raises(dsl.AsmError) as err:
+        dsl.assemble("s_nop 0\n  " + line, arch)
+    first = str(err.value).splitlines()[0]
+    assert re.fullmatch(rf"2:3: export: instruction not supported on \S+ \(LLVM spells it {llvm} there\)", first), first
+
+
+@pytest.mark.parametrize("line", ["exp mrt0 v0, v1, v2, v3", "export mrt0 v0, v1, v2, v3 done", "exp pos0 v1, v2, v3, v4"])
+def test_gfx1201_takes_both_export_spellings_as_llvm_does(line):
+    from dsl.disasm import disassemble
+    from tests.llvm_tools import mc_disassembly
+    want = mc_encodings([line], "gfx1201")[0]
+    assert want is not None and bytes(dsl.assemble(line, "gfx1201")) == want
+    assert " ".join(disassemble(want, "gfx1201").split()) == " ".join(mc_disassembly([want], "gfx1201")[0].split())

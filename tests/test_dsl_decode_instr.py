@@ -100,7 +100,7 @@ def test_decoded_instr_equals_parsed_llvm_text_and_reencodes(target):
     print(f"  {kept_encoding} rows whose LLVM text re-encodes to another definition re-encode to their own from "
           f"the Instr")
     print(f"  re-encoding not checked on {assembler_gaps} rows our assembler refuses or encodes otherwise "
-          f"(mostly MIMG, which it does not assemble)")
+          f"(EXP, which it does not assemble yet)")
     for family, items in sorted(bad.items()):
         print(f"  {family}: {len(items)}/{total[family]}", items[:2])
     print(f"  rows our disassembler prints differently from LLVM (not compared): {len(printer_gaps)}",

@@ -76,8 +76,6 @@ KNOWN = [
      "LLVM 22 takes an odd-aligned 96-bit result for ds_read_b96_tr_b6 only (ds_read_b96, "
      "ds_read_b64_tr_b*, global_load_dwordx3 refuse v[1:3]); we keep gfx90a's even alignment rule "
      "(the one row of LLVM's gfx950 corpus we refuse is this case)"),
-    ("gfx11", lambda line, llvm, err: line.startswith("image_") and "MIMG instructions is not supported" in err,
-     "assembling gfx11 (RDNA3, RDNA3.5) MIMG instructions is not supported yet (the corpus figures exclude MIMG)"),
 ]
 
 

@@ -43,10 +43,12 @@ def _parsed(name: str, d):
         return float_modes.float_modes(d.pcode, d.description)
     if name == "accumulates":
         return code_facts.accumulates(d.pcode, d.description)
-    if name == "modifier_use":      # and the modifier_use errata of d's family (LLVM's syntax)
+    if name == "modifier_use":      # and the modifier_use errata of d's family (LLVM's syntax; one
+        # scoped 'e64' leaves the 32-bit encodings, VOP1/VOP2/VOPC, the entry's value)
         use = facts.ModifierUse(*modifiers.modifier_use(d.pcode, d.description, d.notes, d.operand_types))
         for e in errata.for_arch(family_of(d)):
-            if e.kind == "modifier_use" and e.target[0] == d.name and getattr(use, e.target[1]) == e.pdf:
+            if e.kind == "modifier_use" and e.target[0] == d.name and getattr(use, e.target[1]) == e.pdf \
+                    and not (e.target[2:] == ("e64",) and d.format in ("VOP1", "VOP2", "VOPC")):
                 use = dataclasses.replace(use, **{e.target[1]: e.fix})
         return use
     if hasattr(descriptions, name):

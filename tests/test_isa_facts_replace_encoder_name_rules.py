@@ -554,15 +554,14 @@ def test_image_mip_level_is_the_description():
     miplevel", "for a given mip level") and resource_info ("resource info"). The same address
     count for every image instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image
     formats)."""
-    from dsl import syntax
-    from dsl.signature import image_address_words
+    from dsl.signature import image_address_words, image_dims
     from isa.memory_access import mip_level
     mips = 0
     for family, d in _instructions():
         if d.format not in isa.traits(family).roles.image:
             continue
         mips += mip_level(d)
-        for _, coords, gradients in syntax.MIMG_DIMS:
+        for coords, gradients in image_dims(d):
             for a16 in (False, True):
                 assert image_address_words(d, coords, gradients, a16) == \
                     _old_image_address_words(d, coords, gradients, a16), (family, d.name)
@@ -641,8 +640,7 @@ def test_image_width_rules_are_facts():
     The same answer for every image instruction of the five families, but one: image_get_resinfo
     has a mip level with no MIP in its name, and its one address (the mip level) is the same for
     every dim, so its address forms are the same with or without the MSAA dims."""
-    from dsl import syntax
-    from dsl.signature import _image_address_forms, image_address_words
+    from dsl.signature import _image_address_forms, image_address_words, image_dims
     from isa.memory_access import gathers_four, memory_access, mip_level, resource_info, takes_sampler
     counts = {"gather": 0, "atomic": 0, "cmpswap": 0, "mip": 0}
     for family, d in _instructions():
@@ -657,7 +655,7 @@ def test_image_width_rules_are_facts():
         old_mip = "MIP" in d.name.split("_")
         if mip_level(d) != old_mip:
             assert d.name == "IMAGE_GET_RESINFO" and resource_info(d) and not sampler, (family, d.name)
-            words = {image_address_words(d, c, g, a16) for _, c, g in syntax.MIMG_DIMS for a16 in (False, True)}
+            words = {image_address_words(d, c, g, a16) for c, g in image_dims(d) for a16 in (False, True)}
             assert words == {1}
             assert _image_address_forms(d, False) == _image_address_forms(d, True)
         counts["gather"] += "GATHER4" in d.name

@@ -214,7 +214,7 @@ _NO_OP_SEL = [("gfx1100", "v_cndmask_b16 v1.l, v2.h, v3.l, s4 op_sel:[1,0,0,0]")
 
 @pytest.mark.parametrize("arch,line", _NO_OP_SEL)
 def test_op_sel_refused_where_llvm_has_none(arch, line):
-    """syntax.NO_OPSEL (v_cndmask_b16: halves by .l/.h only) and the byte_sel instructions
+    """isa.facts.modifier_use's opsel None (v_cndmask_b16: halves by .l/.h only) and the byte_sel instructions
     (isa.facts.byte_select) take no op_sel, as llvm-mc-22 refuses it; the error says why."""
     from dsl.asm import assemble
     from dsl.asm_parse import AsmError

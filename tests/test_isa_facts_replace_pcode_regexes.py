@@ -110,6 +110,10 @@ def test_the_parse_reads_bit_ranges_and_lane_bits_as_the_manual_writes_them():
     assert ("S0", True, 15, 0) in e.uses and ("S1", True, None, None) in e.uses
     e = read_code("D0[127 : 96] = S0[55 : 24] // comment S2[7 : 0]")
     assert e.uses == {("D0", False, 127, 96), ("S0", False, 55, 24)}
+    # a range chosen by a bit of a field, its widest (v_pk_mov_b32: OPSEL[0] picks bits 31:0 or 63:32)
+    e = read_code("tmp0.u32 = S0.u32[OPSEL[0].i32 * 32 + 31 : OPSEL[0].i32 * 32];\nD0.u32 = tmp0.u32")
+    assert ("S0", True, 63, 0) in e.uses
+    assert ("S1", True, None, None) in read_code("D0.u32 = S1.u32[i * 8 + 7 : i * 8]").uses    # a variable's
     assert read_code("D0[15 : 0] = S0.u16").lane_bits == frozenset()
 
 

@@ -100,8 +100,7 @@ def test_image_address_suffixes_are_the_manuals_key():
     generator reads the key from the manual (tables["sample_suffixes"]) and
     isa.memory_access.sample_address applies it. The same address count for every image
     instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image formats)."""
-    from dsl import syntax
-    from dsl.signature import image_address_words
+    from dsl.signature import image_address_words, image_dims
     checked, suffixed = 0, 0
     for family in ("rdna3", "rdna3.5", "rdna4"):
         spec = isa.load(family)
@@ -112,7 +111,7 @@ def test_image_address_suffixes_are_the_manuals_key():
                 continue
             checked += 1
             suffixed += any(("_" + p) in {row[0] for row in key} for p in d.name.split("_")[1:])
-            for _, coords, gradients in syntax.MIMG_DIMS:
+            for coords, gradients in image_dims(d):
                 for a16 in (False, True):
                     assert image_address_words(d, coords, gradients, a16) == \
                         _old_image_address_words(d, coords, gradients, a16), (family, d.name, coords, a16)

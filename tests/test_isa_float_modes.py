@@ -25,6 +25,14 @@ CASES = [  # (family, name, flushes, rounds, why)
     ("cdna3", "V_MFMA_F32_16X16X16_F16", False, False, "matrix"),
     ("rdna4", "V_INTERP_P10_RTZ_F16_F32", True, False, "own rounding"),
     ("rdna4", "V_INTERP_P10_F16_F32", True, True, "arithmetic"),
+    # CDNA's legacy f16 forms write D0 = { 16'0, tmp.f16 }: tmp's assignments are f16 results
+    # (CDNA3 pages 169 and 293, CDNA4 page 181: "Supports round mode" in the entries' notes)
+    ("cdna3", "V_MAC_F16", True, True, "arithmetic"),
+    ("cdna3", "V_MADMK_F16", True, True, "arithmetic"),
+    ("cdna4", "V_MADAK_F16", True, True, "arithmetic"),
+    ("cdna3", "V_MAD_LEGACY_F16", True, True, "arithmetic"),
+    ("cdna4", "V_FMA_LEGACY_F16", True, True, "arithmetic"),
+    ("cdna3", "V_DIV_FIXUP_LEGACY_F16", True, True, "arithmetic"),     # as V_DIV_FIXUP_F16
 ]
 
 
@@ -56,10 +64,28 @@ _KNOWN = {
     # f16 under MODE.FP_DENORM's F16_F64 half (the old rule flushed nothing there; the emulator
     # once flushed the whole register as an f32, which tests/effects_check_mode.py found)
     "V_MAC_F16",
+    # CDNA's legacy f16 forms write the f16 as bits of D0 (D0 = { 16'0, tmp.f16 }): rounded as
+    # f16 results (isa.float_modes' bit_results), which the old width rule did not see
+    "V_MADMK_F16", "V_MADAK_F16", "V_MAD_LEGACY_F16", "V_FMA_LEGACY_F16", "V_DIV_FIXUP_LEGACY_F16",
     # "Rounding is toward zero" (the RDNA3.5, RDNA4, CDNA3 and CDNA4 descriptions): its own
     # rounding, not MODE.FP_ROUND's
     "V_TRIG_PREOP_F64",
 }
+
+
+LEGACY_F16 = {"V_MAC_F16", "V_MADMK_F16", "V_MADAK_F16", "V_MAD_LEGACY_F16", "V_FMA_LEGACY_F16",
+              "V_DIV_FIXUP_LEGACY_F16"}
+
+
+@pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"])
+def test_bit_results_are_the_concatenated_float_temporaries(family):
+    """bit_results ('f16',) for exactly CDNA's six legacy f16 instructions (a concatenation with
+    a part tmp.f16 assigned to D0), () for every other instruction of the five families."""
+    held = {d.name for d in isa.load(family).instructions if float_modes(d.pcode, d.description).bit_results}
+    assert held == (LEGACY_F16 if family.startswith("cdna") else set())
+    for d in isa.load(family).instructions:
+        if d.name in held:
+            assert float_modes(d.pcode, d.description).bit_results == ("f16",)
 
 
 @pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"])
@@ -138,3 +164,10 @@ def test_read_from_the_syntax_tree_not_the_lines():
     assert float_modes("D0.u32 = 1 + exponent(S0.f32) == 255 ? 1 : 0").why == "classifies"
     assert float_modes("D0.f32 = S0.f32 + S1.f32;\nD0.f32 += 1.0").why == "arithmetic"
     assert float_modes("D0.f32 = floor(S0.f32);\nD0.f32 += 1.0").why == "exact"
+    # a float temporary written as bits of D0: its assignments decide, its type is the fact's
+    held = float_modes("tmp = S0.f16 * S1.f16;\nD0 = { 16'0, tmp.f16 }")
+    assert (held.rounds, held.why, held.bit_results) == (True, "arithmetic", ("f16",))
+    held = float_modes("tmp = trunc(S0.f16);\nD0 = { tmp.f16, 16'0 }")
+    assert (held.rounds, held.why, held.bit_results) == (False, "exact", ("f16",))
+    assert float_modes("tmp = S0.u16 + S1.u16;\nD0 = { 16'0, tmp.u16 }").why == "no float result"
+    assert float_modes("D0 = { 16'0, S0.f16 }").bit_results == ()     # an operand's bits: a move

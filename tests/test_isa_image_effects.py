@@ -3,9 +3,9 @@ memory_registers resolving them for one encoding (isa.memory_registers: address 
 the name's suffixes and NSA; data VGPRs by DMASK, D16 and TFE; the resource by R128; the
 sampler). The register counts are held against LLVM 22's operands in the differential corpora
 (../shared/conformance/llvm: bytes LLVM decoded and printed); the memory direction and the
-R128, return and compare-and-swap rules against the manuals' text. The emulator runs no image
-instruction (emu/machine_prepare.py refuses their formats), so there is no empirical check:
-tests/test_isa_effects_coverage.py holds that refusal."""
+R128, return and compare-and-swap rules against the manuals' text. The image instructions the
+emulator runs (loads, stores and atomics without a sampler) are checked empirically too:
+tests/effects_check_memory.py (tests/effects_check_image.py)."""
 from __future__ import annotations
 
 import gzip

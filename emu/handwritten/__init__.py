@@ -111,6 +111,33 @@ def _buffer_format(name: str, scalar: bool, shape: tuple) -> Semantic:
                     source="format conversion per the buffer data format (emu/handwritten/buffer_format.py)")
 
 
+_IMAGE_INPUTS = _BUFFER_INPUTS + (_op("DMASK", 4, "u32"), _op("D16", 1, "u32"), _op("UNBOUND", 1, "u32"),
+                                  _op("VDATA", 128, "b128"))
+
+
+def _image_format(name: str, spec) -> Semantic | None:
+    """IMAGE_LOAD(_MIP) / IMAGE_STORE(_MIP) (emu/handwritten/image_format.py): an image-format
+    load or store that takes no sampler, gathers no four texels, returns no resource info and
+    intersects no ray; not the packed (_PCK) forms, whose packing the manual does not define.
+    The data VGPRs' count comes from the encoding (DMASK, D16): VDATA as wide as four."""
+    if spec is None or "_PCK" in name:
+        return None
+    from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_sampler
+    image = spec.traits.roles.image
+    for d in spec.lookup(name):
+        if d.format in image and not (takes_sampler(d) or gathers_four(d) or resource_info(d) or ray_query(d)):
+            direction = memory_access(d, True).direction
+            if direction in ("load", "store"):
+                from . import image_format
+                vdata = _IMAGE_INPUTS[-1]
+                fn = image_format.load(name) if direction == "load" else image_format.store(name)
+                return Semantic(name, fn, "hand-written", {o.name: o for o in _IMAGE_INPUTS},
+                                {"VDATA": vdata} if direction == "load" else {}, memory=direction,
+                                source="image texel load/store with format conversion by the T# "
+                                       "(emu/image.py, emu/handwritten/image_format.py)")
+    return None
+
+
 def _format_conversion(name: str, spec) -> tuple | None:
     """The format_conversion fact of the buffer instruction `name` of spec, or None."""
     if spec is None:
@@ -129,6 +156,10 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
     shape = _format_conversion(name, spec)
     if shape is not None:
         return _buffer_format(name, scalar, shape)
+    if name.startswith("IMAGE_"):
+        image = _image_format(name, spec)
+        if image is not None:
+            return image
     if name in ("DS_APPEND", "DS_CONSUME"):
         from . import append
         return Semantic(name, append.counter(name, +1 if name == "DS_APPEND" else -1), "hand-written",

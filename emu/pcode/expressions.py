@@ -159,6 +159,11 @@ class Expressions:
             self.fail("typed access to a wide operand without a bit range", node)
         if bty.kind == "f" and ty.kind == "f" and ty.bits == bty.bits:
             return code, ty
+        if bty.kind == "f" and ty.kind == "f" and is_name(base, self.vars):
+            # a float local read as a float of another width is its value converted (CDNA's
+            # v_div_fixup_legacy_f16: tmp = cvtToQuietNAN(64'F(S2.f16)) ... D0 = { 16'0, tmp.f16 },
+            # as V_DIV_FIXUP_F16 writes D0.f16 = 16'F(cvtToQuietNAN(64'F(S2.f16)))), not its low bits
+            return f"R.F({code}, {ty.bits})", ty
         if bty.kind == ty.kind and bty.bits == ty.bits and ty.kind in "ui" and not is_operand(base):
             return code, ty
         if self.saturate and ty.kind in "ui" and bty.kind in "ui" and bty.bits > ty.bits and is_name(base, self.vars):
@@ -265,6 +270,11 @@ class Expressions:
             code, ty = self.expr(c)
             if ty.kind == "lit":
                 self.fail("unsized constant in {...}", node)
+            if ty.kind == "f" and isinstance(c, Tree) and c.data == "field" and isinstance(c.children[0], Tree) \
+                    and c.children[0].data == "name" and str(c.children[0].children[0]) in self.vars:
+                # a float result held as bits (CDNA's legacy f16: D0 = { 16'0, tmp.f16 }): its
+                # output denormals flushed as MODE.FP_DENORM says, as a D0.f16 result's are
+                code = f"R.result_bits(ctx, {code}, {ty.bits})"
             parts.append(f"({code}, {ty.bits})")
         total = sum(self.expr(c)[1].bits for c in node.children)
         return f"R.concat([{', '.join(parts)}])", Ty("u" if total <= 64 else "wide", total)

@@ -39,8 +39,10 @@ LANE_MASKS = {"VCC", "EXEC", "D0", "D1"}
 # s_saddr.b64)`, CalcGlobalAddr(sgpr_base.b64, offset.b64) for SMEM, CalcBufferAddr for
 # VBUFFER and S_BUFFER_LOAD): ADDR likewise, its IOFFSET included. Its two-argument
 # CalcDsAddr(vgpr_a, offset | 0x0) is ADDR or ADDR_BASE (Expressions.ds_address_operand).
+# Its image atomics' `addr = CalcImageAddr(v_addr.b128)` is the texel's address, ADDR
+# (emu/image.py computes it from the T# and the address VGPRs, as for RDNA3's MEM[ADDR]).
 ADDRESS_FUNCTIONS = {"CalcGlobalAddr", "CalcFlatAddr", "CalcScratchAddr", "CalcBufferAddr",
-                     "CalcScalarGlobalAddr", "CalcScalarBufferAddr"}
+                     "CalcScalarGlobalAddr", "CalcScalarBufferAddr", "CalcImageAddr"}
 DS_ADDRESS_FUNCTION = "CalcDsAddr"
 # `INST.<FIELD>`: a field of the instruction word (Ctx input "INST.<FIELD>", an int)
 INSTRUCTION_WORD = "INST"

@@ -248,6 +248,19 @@ class Classifier:
                         (writes if op == "vdst" else reads).update(_vgprs(f.get(field, 0), n))
             info.kind = Kind.VMEM_LOAD if memory in ("load", "atomic") and writes else Kind.VMEM_STORE
             info.counter = "vm" if info.kind == Kind.VMEM_LOAD else "vs"
+        elif fmt in self.roles.image and getattr(sem, "memory", None) is not None:
+            # the image instructions the machine runs (emu/image.py): registers by the memory record
+            # resolved for the encoding (address VGPRs, T#, data / returned VGPRs)
+            from isa.memory_registers import memory_registers
+            fields = {**f, **inst.extra}
+            read_n, write_n = memory_registers(d, fields, self.spec.traits)
+            for side, counts in ((reads, read_n), (writes, write_n)):
+                for field, n in counts.items():
+                    code = fields[field]
+                    side.update(_sgprs(code * 4 if field == "SRSRC" else code, n) if field in ("SRSRC", "RSRC")
+                                else _vgprs(code, n))
+            info.kind = Kind.VMEM_LOAD if writes else Kind.VMEM_STORE
+            info.counter = "vm" if info.kind == Kind.VMEM_LOAD else "vs"
         info.reads, info.writes = frozenset(reads), frozenset(writes)
         info.sgpr_result = info.kind == Kind.VALU and any(r < VGPR for r in writes)
         info.writes_exec = bool(set(EXEC) & writes)

@@ -8,6 +8,7 @@ from . import dpp, facts, instruction_facts
 from ..traits import entry
 from . import parse as P
 from .descriptions import aperture_codes, export_targets, hwreg_writable, saddr_off
+from .image_addresses import image_tables
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -542,6 +543,9 @@ def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]
         out["dpp_ctrl"] = dpp_ctrl
     if "Sample Instruction Suffix Key" in by_title:
         out["sample_suffixes"] = P.parse_sample_suffixes(by_title["Sample Instruction Suffix Key"], sections)
+    images, image_errata = image_tables(sections, arch)
+    out.update(images)
+    applied = applied + image_errata
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_data_formats(by_title["Buffer and Image Data Formats"])
     elif dfmt := P.parse_field_codes(tables, "DFMT"):

@@ -405,9 +405,27 @@ def _mentions(root) -> list:
     return [n for n in _walk(root) if _name_of(n) in OPERANDS]
 
 
+def _extremes(node) -> tuple[int, int] | None:
+    """(smallest, largest) value of a bit position made of decimal numbers and single bits of a
+    field, added and multiplied (v_pk_mov_b32's `OPSEL[0].i32 * 32 + 31`: (31, 63)); else None."""
+    if isinstance(node, Tree) and node.data == "field":
+        return _extremes(node.children[0])
+    if isinstance(node, Tree) and node.data == "index" and _number(node.children[1]) is not None:
+        return 0, 1                 # one bit of a field
+    if _number(node) is not None:
+        return _number(node), _number(node)
+    if isinstance(node, Tree) and node.data == "binop" and str(node.children[1]) in ("+", "*"):
+        a, b = _extremes(node.children[0]), _extremes(node.children[2])
+        if a is None or b is None:
+            return None
+        return (a[0] + b[0], a[1] + b[1]) if str(node.children[1]) == "+" else (a[0] * b[0], a[1] * b[1])
+    return None
+
+
 def _uses(root, parents: dict) -> frozenset:
-    """Each operand mention: its name as written, whether a `.type` follows, and the constant bit
-    range `[hi : lo]` that follows (after the type, if any)."""
+    """Each operand mention: its name as written, whether a `.type` follows, and the bit range
+    `[hi : lo]` that follows (after the type, if any): constant, or the widest a range chosen by
+    single bits of a field can be (`S0.u32[OPSEL[0].i32 * 32 + 31 : OPSEL[0].i32 * 32]`: 63, 0)."""
     out = set()
     for n in _mentions(root):
         node, typed = n, False
@@ -417,6 +435,9 @@ def _uses(root, parents: dict) -> frozenset:
         hi = lo = None
         if p is not None and _first_of(p, node) and _constant_range(p):
             hi, lo = _number(p.children[1]), _number(p.children[2])
+        elif p is not None and _first_of(p, node) and p.data == "slice" and \
+                None not in (top := _extremes(p.children[1]), low := _extremes(p.children[2])):
+            hi, lo = top[1], low[0]
         out.add((_name_of(n), typed, hi, lo))
     return frozenset(out)
 

@@ -65,7 +65,7 @@ def render(arch: str, source: dict, spec: dict) -> dict[str, str]:
         h("Instructions: one dict per (format, opcode); pseudocode verbatim from the PDF.") +
         "\nINSTRUCTIONS = [\n" + _lines(spec["instructions"]) + "]\n")
     files["tables.py"] = (
-        h("Other tables: hardware registers, STATUS/MODE fields, s_waitcnt layout, DPP_CTRL, data formats.") +
+        h("Other tables: hardware registers, STATUS/MODE fields, s_waitcnt layout, DPP_CTRL, data formats, image addresses.") +
         "\nTABLES = {\n" + "".join(f"    {k!r}: [\n" + _lines(v) + "    ],\n" for k, v in spec["tables"].items()) + "}\n")
     files["facts.py"] = (
         h("Facts about each instruction (isa/facts.py) by its position in INSTRUCTIONS, where not the default.") +

@@ -4,6 +4,7 @@ isa/float_modes.py) and from its description's wording (isa/gen/descriptions.py)
 from __future__ import annotations
 
 from .. import code_facts, errata as errata_mod, float_modes
+from ..traits import entry as traits_entry
 from ..facts import DEFAULTS
 from .parse import SpecParseError
 from . import descriptions, modifiers
@@ -33,6 +34,15 @@ def _stored(value):
     return value
 
 
+def _short(value, default):
+    """A record's tuple without the empty fields past its default's length (FloatModes'
+    bit_results, () for all but a few instructions): the table keeps the default's form."""
+    if isinstance(value, tuple) and isinstance(default, tuple):
+        while len(value) > len(default) and value[-1] == ():
+            value = value[:-1]
+    return value
+
+
 def compute(name: str, pcode: str | None, description: str | None, notes: str | None = None,
             operand_types: dict | None = None):
     """Fact `name` of an instruction with this code, description, notes and operand types, as
@@ -40,7 +50,7 @@ def compute(name: str, pcode: str | None, description: str | None, notes: str | 
     if name in _OF_ROW:
         return _OF_ROW[name](pcode, description, notes, operand_types)
     if name in _OF_ENTRY:
-        return _stored(_OF_ENTRY[name](pcode, description))
+        return _short(_stored(_OF_ENTRY[name](pcode, description)), DEFAULTS[name])
     return _stored(getattr(code_facts, name)(pcode)) if pcode else DEFAULTS[name]
 
 
@@ -61,12 +71,15 @@ _MODIFIER_FIELDS = ("clamp", "omod", "neg_abs", "opsel")     # isa.facts.Modifie
 
 def _apply_modifier_errata(arch: str, instructions: list[dict], table: dict[int, tuple]) -> list[dict]:
     """modifier_use errata: one field of every encoding of an instruction set to what LLVM's syntax
-    takes, where the entry's value is still the erratum's `pdf` and the entry on its page."""
+    takes, where the entry's value is still the erratum's `pdf` and the entry on its page; an
+    erratum scoped 'e64' sets the 64-bit encodings' alone (the 32-bit encoding's fact is its SDWA
+    form's, which LLVM reads otherwise: v_cvt_i32_f32_e64 takes mul:2, v_cvt_i32_f32_sdwa not)."""
     applied = []
+    e32 = traits_entry(arch).roles.valu_e32
     for e in errata_mod.for_arch(arch):
         if e.kind != "modifier_use":
             continue
-        name, field = e.target
+        name, field, *scope = e.target
         k = _MODIFIER_FIELDS.index(field)
         hits = [i for i, d in enumerate(instructions) if d["name"] == name]
         if not hits:
@@ -76,7 +89,8 @@ def _apply_modifier_errata(arch: str, instructions: list[dict], table: dict[int,
         if page not in pages:       # (an entry of each encoding: the VOP3 chapter's is the one cited)
             raise SpecParseError(f"erratum {e.id}: {name}'s entries are on pages {pages} of the {arch} manual, "
                                  f"the errata table says {page}")
-        values = {i: list(table.get(i, DEFAULTS["modifier_use"])) for i in hits}
+        values = {i: list(table.get(i, DEFAULTS["modifier_use"])) for i in hits
+                  if not scope or instructions[i]["format"] not in e32}
         # (an encoding whose entry already gives the fix keeps it: RDNA4's VOP2 v_sub_co_ci_u32
         # "Supports saturation", its VOP3SD entry does not say so)
         if any(v[k] not in (e.pdf, e.fix) for v in values.values()) or all(v[k] == e.fix for v in values.values()):

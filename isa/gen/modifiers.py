@@ -24,8 +24,8 @@ generator (isa/gen/facts.py) and read through isa.facts.modifier_use.
   sources (v_cvt_i32_f32: "For integer operations, it clamps the result to the largest and
   smallest representable value") or of packed 16-bit integer sources (v_pk_add_u16); None
   otherwise (a move, a bitwise or other integer instruction).
-Where LLVM's syntax takes or refuses clamp or OMOD against this, a modifier_use erratum
-(isa/errata_modifiers.py) sets the field, applied by isa/gen/facts.py."""
+Where LLVM's syntax takes or refuses clamp, OMOD, neg/abs or op_sel against this, a modifier_use
+erratum (isa/errata_modifiers.py) sets the field, applied by isa/gen/facts.py."""
 from __future__ import annotations
 
 import re

@@ -10,6 +10,7 @@ title, not by number or page):
   * smaller tables the emulator needs            -> hardware registers, STATUS/MODE,
                                                     s_waitcnt layout, DPP_CTRL, data formats
   * "Sample Instruction Suffix Key"              -> the image suffixes' extra addresses
+  * "Image Opcodes with No Sampler / a Sampler"  -> image address VGPRs per type (image_addresses.py)
 Every value keeps the physical page it came from so errata and reviews can cite it.
 """
 from __future__ import annotations

@@ -1,0 +1,218 @@
+"""Image instructions: LLVM text -> fields, one handler for RDNA3/RDNA3.5's MIMG (with its NSA
+form: a VGPR list `[v1, v4, v7]`, one address per field, and the dword holding ADDR1..ADDR4)
+and RDNA4's VIMAGE / VSAMPLE, driven by the format's generated fields: which address fields
+it has (VADDR + ADDR1..4, or VADDR0..4), how it holds the resource and sampler (SRSRC/SSAMP
+in units of 4 SGPRs, or RSRC/SAMP as register codes), its cache policy (GLC/SLC/DLC bits,
+or TH/SCOPE) and which flag bits it has (UNRM, R128, A16, TFE, LWE, D16).
+
+The register widths written must be those the memory records give (isa.memory_registers):
+the data VGPRs by DMASK / D16 / TFE (`image_data_dwords`), the address VGPRs by DIM / A16 and
+the name's suffixes (`image_address_words`; a ray query's groups, `signature.ray_address_groups`),
+with LLVM 22's forms: a sequential address in a VGPR tuple of its length (an 8-VGPR tuple also
+holds 5 to 7 words), no address longer than the opcode's longest (sampling and mip levels take
+no MSAA dim). Anything else is refused as LLVM refuses it, at the operand's line:column: wrong
+widths, an atomic DMASK other than 0x1/0x3/0xf or data past a 64-bit value (two for cmpswap), a
+gather's DMASK with other than one bit, a non-MSAA dim on image_msaa_load, d16 where the data
+are not converted texels, null as resource or sampler. Also LLVM's `dim:2D` short names and
+`off` as the data of a sample returning nothing. tests/test_dsl_asm_image.py holds it against
+LLVM 22's corpora, mutated corpus lines and llvm-mc-22's refusals."""
+from __future__ import annotations
+
+from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_sampler
+from isa.memory_registers import image_address_words, image_data_dwords, image_dims
+
+from . import syntax
+from .encode_rdna4 import cache_policy
+from .operands import OperandError, Reg, Special
+from .signature import image_address_forms, ray_address_groups
+
+# modifier -> field; each is written only where the format has the field
+_FLAGS = (("unorm", "UNRM"), ("glc", "GLC"), ("slc", "SLC"), ("dlc", "DLC"), ("r128", "R128"), ("a16", "A16"),
+          ("tfe", "TFE"), ("lwe", "LWE"), ("d16", "D16"))
+_DIM_CODES = {name: code for code, name in enumerate(syntax.MIMG_DIM_NAMES)}
+_MSAA_DIMS = frozenset(code for name, code in _DIM_CODES.items() if "MSAA" in name)
+_ATOMIC_DMASKS = (0x1, 0x3, 0xf)          # LLVM 22: "invalid atomic image dmask" otherwise
+
+
+def _name(d) -> str:
+    return d.name.lower()
+
+
+def address_fields(fields) -> list[str]:
+    """The address fields of an image format, the first (VADDR / VADDR0) first."""
+    if "VADDR" in fields:      # MIMG: VADDR, then the NSA dword's ADDR1..ADDR4
+        return ["VADDR"] + sorted((n for n in fields if n.startswith("ADDR") and n[4:].isdigit()), key=lambda n: int(n[4:]))
+    return sorted((n for n in fields if n.startswith("VADDR") and n[5:].isdigit()), key=lambda n: int(n[5:]))
+
+
+def _dim_code(mn: str, mods: dict) -> int:
+    """dim:SQ_RSRC_IMG_<name> or LLVM's short form dim:<name> -> the DIM field's code."""
+    if "dim" not in mods:
+        raise OperandError(f"{mn}: missing dim operand (dim:SQ_RSRC_IMG_1D .. dim:SQ_RSRC_IMG_2D_MSAA_ARRAY)")
+    dim = mods.pop("dim")
+    name = getattr(dim, "name", None)
+    code = _DIM_CODES.get(name.upper().removeprefix("SQ_RSRC_IMG_")) if isinstance(name, str) else None
+    if code is None:
+        raise OperandError(f"{mn}: dim: expected one of {', '.join('SQ_RSRC_IMG_' + n for n in _DIM_CODES)}, "
+                           f"got {name or dim}", modifier="dim")
+    return code
+
+
+def takes_d16(d) -> bool:
+    """Whether an image instruction's data may be 16-bit (D16): texels loaded, stored, sampled or
+    gathered; not an atomic's values, a resource description, get_lod's two 32-bit LOD values,
+    the *_pck* elements moved without format conversion (syntax.IMAGE_NO_D16) or a ray query's
+    results (LLVM 22: "invalid operand for instruction")."""
+    return (memory_access(d, True).direction in ("load", "store") and not resource_info(d) and not ray_query(d)
+            and _name(d) not in syntax.IMAGE_NO_D16 and syntax.IMAGE_NO_D16_PART not in _name(d))
+
+
+def _flags(d, F, fields, mods, allowed) -> None:
+    mn = _name(d)
+    for key, field in _FLAGS:
+        if key in allowed and mods.pop(key, False):
+            if field not in fields:
+                raise OperandError(f"{mn}: {key}: its {d.format} encoding has no {field} bit", modifier=key)
+            if key == "d16" and not takes_d16(d):
+                raise OperandError(f"{mn}: d16: its data are not texels, they cannot be 16-bit", modifier=key)
+            F[field] = 1
+
+
+def _scalar(enc, v, F, what: str, n: int, fields, field: str) -> None:
+    """The resource (n SGPRs) or sampler: SGPRs or TTMPs (not null or another special register);
+    MIMG holds the first register's code / 4, RDNA4 the code."""
+    if isinstance(v, Special):
+        raise OperandError(f"{_name(F.d)}: {what}: expected {n} SGPRs (s[..]) holding the "
+                           f"{'sampler' if what == 'samp' else 'resource'}, got {v}", v)
+    code = enc.sreg_code(v, F, what, n)
+    F[field] = code // 4 if fields[field][1] < 8 else code
+
+
+def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int, ray: bool, a16: bool) -> None:
+    """Refuse address VGPRs not as wide as DIM / A16 / the suffixes ask, as LLVM does, and an
+    address LLVM 22 has no instruction form for: its forms hold 1 up to the longest address of
+    the dims an opcode takes (sampling and mip levels take no MSAA dim: signature.image_address_forms),
+    and a sequential address also that rounded up to a power of two (image_sample's 2D_MSAA_ARRAY
+    address, 4 VGPRs, fits v[0:3] but no NSA list)."""
+    given = [getattr(a, "count", 1) for a in addrs]
+    if ray:
+        groups = list(ray_address_groups(d, a16))
+        ok = given == groups if nsa else given == [sum(groups)]
+        want = f"{groups} (the ray's origin, direction, ... groups)" if nsa else f"[{sum(groups)}]"
+    else:
+        longest = max(image_address_forms(d, takes_sampler(d))[0])
+        if nsa:
+            n = min(words, slots)
+            want = [1] * (n - 1) + [words - n + 1]
+            ok = given == want and words <= longest
+        else:   # one tuple: LLVM's VGPR classes; 8 holds 5 to 7 words, past 12 only 16
+            sizes = set(range(1, longest + 1)) | {1 << (longest - 1).bit_length()}
+            allowed = ({16 if words > 12 else words} | ({8} if 5 <= words <= 7 else set())) & sizes
+            ok = given[0] in allowed
+            want = " or ".join(map(str, sorted(allowed)))
+        if (words > longest if nsa else not want) and not ok:
+            raise OperandError(f"{mn}: vaddr: {shape} asks for {words} address VGPRs; LLVM has no form of {mn} "
+                               f"{'as a list ' if nsa else ''}longer than {longest} (where it samples or takes a mip "
+                               f"level, no MSAA dim)", addrs[0] if len(addrs) == 1 else None, modifier="dim")
+    if not ok:
+        bad = next((a for a, g, w in zip(addrs, given, want if isinstance(want, list) else []) if g != w), addrs[0])
+        raise OperandError(f"{mn}: vaddr: {given if nsa else given[0]} address VGPRs where {shape} ask for {want} "
+                           f"(LLVM: image address size does not match dim and a16)", bad)
+
+
+def _no_return(d, mn: str, dmask: int, data) -> None:
+    """`off` as the data of a sample returning nothing (LLVM 22's image_sample* forms without a
+    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather, get_lod or a
+    sampler-less instruction."""
+    if not takes_sampler(d) or gathers_four(d) or mn in syntax.IMAGE_NO_D16:
+        raise OperandError(f"{mn}: vdata: off (no result) is written on image_sample* only", data)
+    if dmask not in _ATOMIC_DMASKS:
+        raise OperandError(f"{mn}: dmask:0x{dmask:x}: a sample without a result takes dmask 0x1, 0x3 or 0xf "
+                           f"(LLVM: invalid atomic image dmask)", modifier="dmask")
+
+
+def image(enc, d, F, ops, mods):
+    """vdata (`off` for a sample returning nothing), the address (a VGPR tuple, or a list of one
+    VGPR per address field whose last one may be a range), the resource (and the sampler) SGPRs,
+    then dmask, dim and the flags."""
+    mn = _name(d)
+    fields = enc._layout[d.format][0]
+    ray, sampler = ray_query(d), takes_sampler(d)
+    names = ["vdata", "vaddr", "rsrc"] + (["samp"] if sampler else [])
+    if len(ops) != len(names):
+        enc._arity(d, ops, names)
+    slots = address_fields(fields)
+    nsa_bit = "NSA" in fields
+    addrs = ops[1] if isinstance(ops[1], list) else [ops[1]]
+    nsa = len(addrs) > 1 or not nsa_bit        # RDNA4: an address field per VGPR (or range)
+    if not addrs or len(addrs) > len(slots):
+        raise OperandError(f"{mn}: vaddr: {len(addrs)} address operands, its {d.format} encoding holds 1 to "
+                           f"{len(slots)}", ops[1])
+    for a in addrs[:-1] if not ray else ():       # (a ray's groups: _address_widths)
+        if isinstance(a, Reg) and a.count != 1:
+            raise OperandError(f"{mn}: vaddr: {a}: only the last address of a list may be a range", a)
+    if ray:     # fixed fields: four results, a 128-bit resource (R128), UNRM where the format has it
+        F.update({k: v for k, v in (("DMASK", 0xf), ("R128", 1), ("UNRM", 1)) if k in fields})
+        _flags(d, F, fields, mods, ("a16",))
+        a16 = bool(F.get("A16"))
+        if not nsa_bit and len(addrs) == 1:
+            raise OperandError(f"{mn}: vaddr: a ray query's address is written as a list on {enc.spec.arch} "
+                               f"([origin, ..])", ops[1])
+        words, n_data, rsrc_n = 0, 4, 4
+        shape = "a16" if a16 else "its operands"
+    else:
+        dmask = mods.pop("dmask", 0)
+        if type(dmask) is not int or not 0 <= dmask <= 0xf:
+            raise OperandError(f"{mn}: dmask:{dmask} is out of range 0..0xf", modifier="dmask")
+        F["DMASK"] = dmask
+        atomic = memory_access(d, True).direction == "atomic"
+        if atomic and dmask not in _ATOMIC_DMASKS:
+            raise OperandError(f"{mn}: dmask:0x{dmask:x}: an atomic's dmask is 0x1, 0x3 or 0xf "
+                               f"(LLVM: invalid atomic image dmask)", modifier="dmask")
+        if gathers_four(d) and bin(dmask).count("1") != 1:
+            raise OperandError(f"{mn}: dmask:0x{dmask:x}: it returns four texels of one channel, dmask "
+                               f"must have exactly one bit set (LLVM: invalid image_gather dmask)", modifier="dmask")
+        dim = F["DIM"] = _dim_code(mn, mods)
+        if gathers_four(d) and not sampler and dim not in _MSAA_DIMS:
+            raise OperandError(f"{mn}: dim: it reads the samples of an MSAA image, dim must be an MSAA "
+                               f"type (LLVM: invalid dim; must be MSAA type)", modifier="dim")
+        _flags(d, F, fields, mods, ("unorm", "glc", "slc", "dlc", "r128", "a16", "tfe", "lwe", "d16"))
+        if "TH" in fields:
+            cache_policy(d, F, mods)
+        d16, tfe, a16 = bool(F.get("D16")), F.get("TFE", 0), bool(F.get("A16"))
+        if d16 and tfe and gathers_four(d) and sampler:
+            raise OperandError(f"{mn}: d16 with tfe: LLVM has no gather form with 16-bit texels and a status "
+                               f"dword", modifier="tfe")
+        n_data = image_data_dwords(d, dmask, d16, tfe)
+        words = image_address_words(d, *image_dims(d)[dim], a16)
+        rsrc_n = 8
+        shape = f"dim:SQ_RSRC_IMG_{syntax.MIMG_DIM_NAMES[dim]}{' a16' if a16 else ''}"
+        data = ops[0]
+        if isinstance(data, Special) and data.name == "off":
+            _no_return(d, mn, dmask, data)
+            n_data = 0
+        elif isinstance(data, Reg) and data.cls == "v" and data.count != n_data:
+            parts = f"dmask:0x{dmask:x}" + (" d16" if d16 else "") + (" tfe" if tfe else "")
+            raise OperandError(f"{mn}: vdata: {data} is {data.count} VGPR(s); {parts} ask for {n_data} "
+                               f"(LLVM: image data size does not match dmask{', d16' if takes_d16(d) else ''} "
+                               f"and tfe)", data)
+        natural = memory_access(d, True).data_dwords or 1       # an atomic's value: cmpswap's data and compare
+        if atomic and not natural <= n_data <= 2 * natural + 1:
+            raise OperandError(f"{mn}: vdata: dmask:0x{dmask:x}{' tfe' if tfe else ''} ask for {n_data} VGPRs; an "
+                               f"atomic sends {natural} or {2 * natural} (a 64-bit value), plus the TFE dword", data)
+    _address_widths(d, shape, mn, addrs, nsa, len(slots), words, ray, bool(F.get("A16")))
+    regs = [enc.vgpr(a, F, f"vaddr{i}" if nsa else "vaddr", getattr(a, "count", 1)) for i, a in enumerate(addrs)]
+    if nsa_bit:
+        if nsa:
+            F["NSA"] = 1
+            F.update(dict.fromkeys(slots[1:], 0))      # the NSA dword, unused fields 0
+    else:
+        F.update(dict.fromkeys(slots, 0))
+    F.update(zip(slots, regs))
+    F["VDATA"] = enc.vgpr(ops[0], F, "vdata", n_data) if n_data else 0
+    _scalar(enc, ops[2], F, "rsrc", rsrc_n, fields, "SRSRC" if "SRSRC" in fields else "RSRC")
+    if sampler:
+        _scalar(enc, ops[3], F, "samp", 4, fields, "SSAMP" if "SSAMP" in fields else "SAMP")
+
+
+HANDLERS = {"MIMG": image, "VIMAGE": image, "VSAMPLE": image}

@@ -1,0 +1,478 @@
+"""Image loads, stores and atomics without a sampler on the emulator (emu/image.py,
+emu/handwritten/image_format.py) against numpy references: the image a numpy array of texels
+(rows of `pitch` texels), each lane's texel found by explicit index math from the manuals' T#
+(RDNA3 Table 50 p. 103-104, RDNA4 Table 60 p. 126) and its out-of-range rule (loads read 0,
+stores and atomics write nothing). The kernels, image instructions included, are our
+assembler's; test_image_instructions_assemble_as_llvm_mc holds the image lines they use to
+llvm-mc-22's bytes (skipped without it)."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import dsl
+from emu.launch import Dispatch
+from emu.machine import EmuError, Machine
+from emu.memory import DeviceMemory
+
+from .llvm_tools import tool
+
+LANES = 32
+DIM = {"1D": "SQ_RSRC_IMG_1D", "2D": "SQ_RSRC_IMG_2D"}
+
+
+def image_bytes(text: str, arch: str) -> bytes:
+    """Our assembler's encoding of one image instruction (dsl/encode_image.py)."""
+    return dsl.assemble(text, arch)
+
+
+def llvm_bytes(text: str, arch: str) -> bytes:
+    """llvm-mc-22's encoding of one instruction."""
+    done = subprocess.run([tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "-show-encoding"], input=text.encode(),
+                          capture_output=True, check=False)
+    m = re.search(r"encoding: \[([^\]]*)\]", done.stdout.decode())
+    assert m, f"llvm-mc-22 refused {text!r}: {done.stderr.decode()}"
+    return bytes(int(b, 16) for b in m.group(1).split(","))
+
+
+def tsharp(arch: str, base: int, fmt: int, width: int, height: int = 1, *, kind: int = 9, pitch: int | None = None,
+           dst_sel=(4, 5, 6, 7), extra: dict | None = None) -> list[int]:
+    """The eight dwords of an image resource, field by field from the manual's table."""
+    if arch.startswith("gfx12"):
+        fields = {(39, 0): base >> 8, (56, 49): fmt, (77, 62): width - 1, (93, 78): height - 1, (127, 124): kind}
+        pitch_fields = ((141, 128), (143, 142), 14)
+    else:
+        fields = {(39, 0): base >> 8, (59, 52): fmt, (75, 62): width - 1, (91, 78): height - 1, (127, 124): kind}
+        pitch_fields = ((140, 128), (141, 141), 13)
+    for i, s in enumerate(dst_sel):
+        fields[(98 + 3 * i, 96 + 3 * i)] = s
+    if pitch is not None:
+        fields[pitch_fields[0]] = (pitch - 1) & ((1 << pitch_fields[2]) - 1)
+        fields[pitch_fields[1]] = (pitch - 1) >> pitch_fields[2]
+    fields.update(extra or {})
+    value = 0
+    for (hi, lo), v in fields.items():
+        assert 0 <= v < 1 << (hi - lo + 1)
+        value |= v << lo
+    return [(value >> (32 * i)) & 0xFFFFFFFF for i in range(8)]
+
+
+def run(arch: str, image_text: str, rsrc: list[int], image: np.ndarray, coords: list, data: np.ndarray | None = None,
+        wave: int = 32, exec_mask: int | None = None, options=None):
+    """One wave of LANES: v4.. = coords[i][lane], v[8:11] = data[lane] (4 dwords), then the image
+    instruction, then v[8:11] stored. `image`: the bytes the T# points at
+    (its base is filled in). Returns (image bytes after, v[8:11] per lane (LANES, 4))."""
+    mem = DeviceMemory()
+    img = mem.alloc(max(image.nbytes, 256) + 256, "image")
+    base = (img + 255) & ~255
+    mem.write(base, image)
+    rsrc = list(rsrc)
+    full = sum(w << (32 * i) for i, w in enumerate(rsrc))
+    full |= (base >> 8) if full else 0          # an all-zero T# stays unbound
+    rsrc = [(full >> (32 * i)) & 0xFFFFFFFF for i in range(8)]
+    cbuf = mem.alloc(4 * 4 * LANES, "coords")
+    cw = np.zeros((4, LANES), np.uint32)
+    for i, c in enumerate(coords):
+        cw[i] = np.asarray(c, np.int64).astype(np.uint32)
+    mem.write(cbuf, cw)
+    dbuf = mem.alloc(16 * LANES, "data")
+    mem.write(dbuf, np.zeros((LANES, 4), np.uint32) if data is None else np.asarray(data, np.uint32).reshape(LANES, 4))
+    args = mem.alloc(64, "kernarg")
+    mem.write(args, np.array(rsrc + [cbuf & 0xFFFFFFFF, cbuf >> 32, dbuf & 0xFFFFFFFF, dbuf >> 32], np.uint32))
+    head = dsl.assemble(f"""
+        s_load_b256 s[8:15], s[0:1], 0x0
+        s_load_b128 s[16:19], s[0:1], 0x20
+        s_waitcnt lgkmcnt(0)
+        v_lshlrev_b32 v1, 2, v0
+        v_lshlrev_b32 v2, 4, v0
+        global_load_b32 v4, v1, s[16:17]
+        global_load_b32 v5, v1, s[16:17] offset:{4 * LANES}
+        global_load_b32 v6, v1, s[16:17] offset:{8 * LANES}
+        global_load_b32 v7, v1, s[16:17] offset:{12 * LANES}
+        global_load_b128 v[8:11], v2, s[18:19]
+        s_waitcnt vmcnt(0)
+        {'' if exec_mask is None else f's_mov_b32 exec_lo, {exec_mask}'}
+    """, arch, wave)
+    tail = dsl.assemble(f"""
+        s_waitcnt vmcnt(0)
+        s_mov_b32 exec_lo, -1
+        global_store_b128 v2, v[8:11], s[18:19]
+        s_endpgm
+    """ if not arch.startswith("gfx12") else """
+        s_wait_loadcnt 0
+        s_mov_b32 exec_lo, -1
+        global_store_b128 v2, v[8:11], s[18:19]
+        s_endpgm
+    """, arch, wave)
+    code = head + image_bytes(image_text, arch) + tail
+    at = mem.alloc(len(code), "code")
+    mem.write(at, code)
+    Machine(arch, mem, **({"options": options} if options is not None else {})).run(Dispatch("image_kernel", at, grid=(1, 1, 1), block=(LANES, 1, 1), wave_size=wave,
+                                    vgprs=16, user_sgprs=[args & 0xFFFFFFFF, args >> 32]))
+    after = np.frombuffer(mem.read(base, image.nbytes), np.uint8).copy()
+    return after, np.frombuffer(mem.read(dbuf, 16 * LANES), np.uint32).reshape(LANES, 4).copy()
+
+
+ARCHS = ("gfx1100", "gfx1151", "gfx1201")
+
+
+def _image_lines(arch: str) -> list[str]:
+    """The image lines the tests below run (each shape once)."""
+    one, two, three = (addr_text(arch, n) for n in (1, 2, 3))
+    atomic = ("image_atomic_add_uint", "th:TH_ATOMIC_RETURN") if arch.startswith("gfx12") else ("image_atomic_add", "glc")
+    return [f"image_load v[8:11], {two}, s[8:15] dmask:0xf dim:{DIM['2D']}",
+            f"image_load v[8:9], {two}, s[8:15] dmask:0xa dim:{DIM['2D']}",
+            f"image_load v8, {two}, s[8:15] dmask:0x1 dim:{DIM['2D']}",
+            f"image_load v[8:11], {one}, s[8:15] dmask:0xf dim:{DIM['1D']}",
+            f"image_load v[8:9], {two}, s[8:15] dmask:0x7 dim:{DIM['2D']} d16",
+            f"image_load_mip v8, {three}, s[8:15] dmask:0x1 dim:{DIM['2D']}",
+            f"image_load v8, {three}, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_3D",
+            f"image_store v[8:9], {two}, s[8:15] dmask:0x3 dim:{DIM['2D']}",
+            f"image_store v8, {one}, s[8:15] dmask:0x1 dim:{DIM['1D']}",
+            f"{atomic[0]} v8, {two}, s[8:15] dmask:0x1 dim:{DIM['2D']} {atomic[1]}",
+            f"image_atomic_cmpswap v[8:9], {one}, s[8:15] dmask:0x3 dim:{DIM['1D']}",
+            f"image_sample v8, {two}, s[8:15], s[16:19] dmask:0x1 dim:{DIM['2D']}"]
+
+
+@pytest.mark.parametrize("arch", ("gfx1100", "gfx1151", "gfx1201"))
+def test_image_instructions_assemble_as_llvm_mc(arch):
+    """The cross-check of the kernels' image instructions: our bytes are llvm-mc-22's."""
+    for line in _image_lines(arch):
+        assert image_bytes(line, arch) == llvm_bytes(line, arch), line
+
+
+def addr_text(arch: str, n: int) -> str:
+    regs = [f"v{4 + i}" for i in range(n)]
+    if arch.startswith("gfx12"):
+        return "[" + ", ".join(regs) + "]"
+    return regs[0] if n == 1 else f"v[4:{3 + n}]"
+
+
+def rng_coords(rng, width, height):
+    """Lane coordinates: mostly inside, some just outside, some far (negative as uint)."""
+    x = rng.integers(0, width, LANES)
+    y = rng.integers(0, height, LANES)
+    x[::7], y[3::9] = width, height
+    x[5] = -1
+    return x, y
+
+
+def texels(image: np.ndarray, x, y, width, height):
+    """Reference gather: image[y, x] ((H, pitch, C) channels) per lane and whether it is in range
+    (x < width, y < height as uint: a negative coordinate is a large uint)."""
+    x, y = np.asarray(x, np.int64) & 0xFFFFFFFF, np.asarray(y, np.int64) & 0xFFFFFFFF
+    inside = (x < width) & (y < height)
+    got = image[np.where(inside, y, 0), np.where(inside, x, 0)]
+    return np.where(inside[:, None], got, 0), inside
+
+
+def selected(channels: np.ndarray, inside, dst_sel, dmask, one) -> np.ndarray:
+    """RGBA by dst_sel (0 -> 0, 1 -> `one`, 4+c -> channel c, 0 past the format's channels), then
+    DMASK's components in order: (LANES, k)."""
+    cols = []
+    for slot in range(4):
+        if dmask >> slot & 1:
+            s = dst_sel[slot]
+            if s == 1:
+                cols.append(np.full(LANES, one, np.uint32))
+            elif s >= 4 and s - 4 < channels.shape[1]:
+                cols.append(np.where(inside, channels[:, s - 4], 0).astype(np.uint32))
+            else:
+                cols.append(np.zeros(LANES, np.uint32))
+    return np.stack(cols, 1)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("dmask", [0xF, 0xA, 0x1])
+def test_load_32bit_2d_pitch_and_range(arch, dmask):
+    """32_32_32_32_UINT, 256-bit T# with a pitch wider than the image: VGPR k holds the k-th
+    DMASK component; lanes outside width x height read 0 (dst_sel 1 reads 1)."""
+    rng = np.random.default_rng(dmask)
+    width, height, pitch = 13, 6, 16
+    image = rng.integers(0, 2**32, (height, pitch, 4), dtype=np.uint64).astype(np.uint32)
+    x, y = rng_coords(rng, width, height)
+    dst_sel = (4, 5, 1, 7)
+    rsrc = tsharp(arch, 0, 61, width, height, pitch=pitch, dst_sel=dst_sel)
+    n = bin(dmask).count("1")
+    vdata = "v8" if n == 1 else f"v[8:{7 + n}]"
+    _, out = run(arch, f"image_load {vdata}, {addr_text(arch, 2)}, s[8:15] dmask:0x{dmask:x} dim:{DIM['2D']}",
+                 rsrc, image, [x, y], data=np.full((LANES, 4), 0xDEAD, np.uint32))
+    channels, inside = texels(image, x, y, width, height)
+    want = selected(channels, inside, dst_sel, dmask, 1)
+    np.testing.assert_array_equal(out[:, :n], want)
+    np.testing.assert_array_equal(out[:, n:], 0xDEAD)     # registers past the data untouched
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_load_unorm8_swizzled_1d(arch):
+    """8_8_8_8_UNORM through dst_sel (B, G, R, 1) on a 1D image: floats v / 255 (10.4.1: "others:
+    32-bit float"), out of range 0 and 1.0."""
+    rng = np.random.default_rng(5)
+    width = 40
+    image = rng.integers(0, 256, (1, width, 4), dtype=np.uint8)
+    x = rng.integers(0, width + 8, LANES)
+    dst_sel = (6, 5, 4, 1)
+    rsrc = tsharp(arch, 0, 42, width, kind=8, dst_sel=dst_sel)
+    _, out = run(arch, f"image_load v[8:11], {addr_text(arch, 1)}, s[8:15] dmask:0xf dim:{DIM['1D']}",
+                 rsrc, image, [x])
+    channels, inside = texels(image, x, np.zeros(LANES), width, 1)
+    f = (channels.astype(np.float32) / np.float32(255)).view(np.uint32)
+    want = selected(f, inside, dst_sel, 0xF, 0x3F800000)
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_load_d16_half_floats(arch):
+    """16_16_16_16_FLOAT with D16: two f16 components a VGPR, low half first (10.1.2); three
+    components leave the second VGPR's high half as it was."""
+    rng = np.random.default_rng(7)
+    width, height = 9, 5
+    image = rng.integers(0, 2**16, (height, width, 4), dtype=np.uint16)
+    x, y = rng_coords(rng, width, height)
+    rsrc = tsharp(arch, 0, 57, width, height)
+    _, out = run(arch, f"image_load v[8:9], {addr_text(arch, 2)}, s[8:15] dmask:0x7 dim:{DIM['2D']} d16",
+                 rsrc, image, [x, y], data=np.full((LANES, 4), 0xABCD1234, np.uint32))
+    channels, inside = texels(image, x, y, width, height)
+    want = selected(channels, inside, (4, 5, 6, 7), 0x7, 0x3C00)
+    np.testing.assert_array_equal(out[:, 0], want[:, 0] | want[:, 1] << 16)
+    np.testing.assert_array_equal(out[:, 1], want[:, 2] | 0xABCD0000)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_load_mip_level_zero(arch):
+    """image_load_mip with mip level 0 in its last address component reads mip 0."""
+    rng = np.random.default_rng(9)
+    width, height = 8, 8
+    image = rng.integers(0, 2**32, (height, width, 1), dtype=np.uint64).astype(np.uint32)
+    x, y = rng_coords(rng, width, height)
+    rsrc = tsharp(arch, 0, 20, width, height)
+    _, out = run(arch, f"image_load_mip v8, {addr_text(arch, 3)}, s[8:15] dmask:0x1 dim:{DIM['2D']}",
+                 rsrc, image, [x, y, np.zeros(LANES)])
+    channels, inside = texels(image, x, y, width, height)
+    np.testing.assert_array_equal(out[:, 0], np.where(inside, channels[:, 0], 0))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_store_16bit_two_channels(arch):
+    """16_16_UINT store with DMASK 0x3: each lane's texel written (low 16 bits of each VGPR);
+    out-of-range lanes write nothing; DMASK 0x2 writes red as 0 (missing components get 0)."""
+    rng = np.random.default_rng(11)
+    width, height = 10, 4
+    image = rng.integers(0, 2**16, (height, width, 2), dtype=np.uint16)
+    x = rng.permutation(width * height)[:LANES] % width      # distinct texels (one lane each)
+    y = rng.permutation(width * height)[:LANES] // width
+    pos = rng.permutation(width * height)[:LANES]
+    x, y = pos % width, pos // width
+    x[::6] = width + 3
+    data = rng.integers(0, 2**32, (LANES, 4), dtype=np.uint64).astype(np.uint32)
+    for dmask in (0x3, 0x2):
+        rsrc = tsharp(arch, 0, 27, width, height)
+        vdata = "v[8:9]" if dmask == 3 else "v8"
+        after, _ = run(arch, f"image_store {vdata}, {addr_text(arch, 2)}, s[8:15] dmask:0x{dmask:x} dim:{DIM['2D']}",
+                       rsrc, image, [x, y], data=data)
+        want = image.copy()
+        inside = x < width
+        r = data[:, 0] & 0xFFFF if dmask == 3 else np.zeros(LANES, np.uint32)
+        g = data[:, 1] & 0xFFFF if dmask == 3 else data[:, 0] & 0xFFFF
+        want[y[inside], x[inside], 0] = r[inside]
+        want[y[inside], x[inside], 1] = g[inside]
+        np.testing.assert_array_equal(after.view(np.uint16).reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_store_unorm8_rounds(arch):
+    """8_UNORM store: the f32 in [0, 1] times 255, rounded to nearest, clamped."""
+    rng = np.random.default_rng(13)
+    width = LANES
+    image = np.zeros((1, width, 1), np.uint8)
+    values = np.linspace(-0.25, 1.25, LANES).astype(np.float32)
+    data = np.zeros((LANES, 4), np.uint32)
+    data[:, 0] = values.view(np.uint32)
+    after, _ = run(arch, f"image_store v8, {addr_text(arch, 1)}, s[8:15] dmask:0x1 dim:{DIM['1D']}",
+                   tsharp(arch, 0, 1, width, kind=8), image, [np.arange(LANES)], data=data)
+    np.testing.assert_array_equal(after, np.rint(np.clip(values, 0, 1) * 255).astype(np.uint8))
+    del rng
+
+
+@pytest.mark.parametrize("reference", [False, True])
+@pytest.mark.parametrize("arch", ARCHS)
+def test_atomic_add_shared_texels_and_return(arch, reference):
+    """image_atomic_add on 32_UINT with return: lanes sharing a texel add in lane order (each
+    returns the sum before it); out-of-range lanes add nothing and return 0. In fast mode (the
+    atomics' grouping and scans, out-of-range lanes apart) and reference mode (every switch off)."""
+    from emu.options import FAST, REFERENCE
+    rng = np.random.default_rng(17)
+    width, height = 4, 2
+    image = rng.integers(0, 1000, (height, width, 1), dtype=np.uint32)
+    x, y = rng.integers(0, width, LANES), rng.integers(0, height, LANES)
+    x[::5] = width
+    data = np.zeros((LANES, 4), np.uint32)
+    data[:, 0] = rng.integers(1, 100, LANES)
+    name, ret = ("image_atomic_add_uint", "th:TH_ATOMIC_RETURN") if arch.startswith("gfx12") else \
+        ("image_atomic_add", "glc")
+    after, out = run(arch, f"{name} v8, {addr_text(arch, 2)}, s[8:15] dmask:0x1 dim:{DIM['2D']} {ret}",
+                     tsharp(arch, 0, 20, width, height), image, [x, y], data=data,
+                     options=REFERENCE if reference else FAST)
+    want, returned = image.copy(), np.zeros(LANES, np.uint32)
+    for lane in range(LANES):                       # the reference's lane order, one lane at a time
+        if x[lane] < width:
+            returned[lane] = want[y[lane], x[lane], 0]
+            want[y[lane], x[lane], 0] += data[lane, 0]
+    np.testing.assert_array_equal(after.view(np.uint32).reshape(want.shape), want)
+    np.testing.assert_array_equal(out[:, 0], returned)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_atomic_cmpswap_without_return(arch):
+    """image_atomic_cmpswap (DMASK 0x3: data, compare) without return: the texel takes the data
+    where it equals the compare value; the data VGPRs keep their values."""
+    rng = np.random.default_rng(19)
+    width = LANES
+    image = rng.integers(0, 4, (1, width, 1), dtype=np.uint32)
+    data = np.zeros((LANES, 4), np.uint32)
+    data[:, 0] = 100 + np.arange(LANES)
+    data[:, 1] = rng.integers(0, 4, LANES)
+    after, out = run(arch, f"image_atomic_cmpswap v[8:9], {addr_text(arch, 1)}, s[8:15] dmask:0x3 dim:{DIM['1D']}",
+                     tsharp(arch, 0, 21, width, kind=8), image, [np.arange(LANES)], data=data)
+    want = np.where(image[0, :, 0] == data[:, 1], data[:, 0], image[0, :, 0])
+    np.testing.assert_array_equal(after.view(np.uint32), want)
+    np.testing.assert_array_equal(out, data)
+
+
+def test_inactive_lanes_and_unbound_resource():
+    """EXEC-off lanes neither load nor store; an all-zero T# loads zeros and stores nothing."""
+    arch = "gfx1100"
+    width = LANES
+    image = np.arange(width, dtype=np.uint32).reshape(1, width, 1) + 7
+    _, out = run(arch, f"image_load v8, v4, s[8:15] dmask:0x1 dim:{DIM['1D']}", tsharp(arch, 0, 20, width, kind=8),
+                 image, [np.arange(LANES)], data=np.full((LANES, 4), 5, np.uint32), exec_mask=0x0000FFFF)
+    np.testing.assert_array_equal(out[:, 0], np.where(np.arange(LANES) < 16, image[0, :, 0], 5))
+    zero = [0] * 8
+    _, out = run(arch, f"image_load v8, v4, s[8:15] dmask:0x1 dim:{DIM['1D']}", zero, image,
+                 [np.arange(LANES)], data=np.full((LANES, 4), 5, np.uint32))
+    np.testing.assert_array_equal(out[:, 0], 0)
+
+
+def _refused(arch, text, rsrc, coords, match):
+    image = np.zeros((4, 16, 4), np.uint32)
+    with pytest.raises(EmuError, match=match) as e:
+        run(arch, text, rsrc, image, coords)
+    assert "PC 0x" in str(e.value)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_refusals_name_the_field(arch):
+    """Unmodelled inputs raise errors naming PC, instruction and field: a nonzero undefined T#
+    bit (a tiled swizzle mode's place), a 3D image, a nonzero mip level, a sampler instruction,
+    an unmodelled format, a type that does not match DIM."""
+    xs = [np.arange(LANES) % 8, np.zeros(LANES), np.zeros(LANES)]
+    load2d = f"image_load v8, {addr_text(arch, 2)}, s[8:15] dmask:0x1 dim:{DIM['2D']}"
+    msg = _refused(arch, load2d, tsharp(arch, 0, 20, 16, 4, extra={(120, 116): 9}), xs, "T# bits 120:116")
+    assert "image_load" in msg and "linear" in msg
+    _refused(arch, f"image_load v8, {addr_text(arch, 3)}, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_3D",
+             tsharp(arch, 0, 20, 16, 4, kind=10), xs, "DIM 2")
+    xs_mip = [np.zeros(LANES), np.zeros(LANES), np.arange(LANES) % 2]
+    _refused(arch, f"image_load_mip v8, {addr_text(arch, 3)}, s[8:15] dmask:0x1 dim:{DIM['2D']}",
+             tsharp(arch, 0, 20, 16, 4), xs_mip, "mip level 1")
+    _refused(arch, load2d, tsharp(arch, 0, 30, 16, 4), xs, "data format 30")
+    _refused(arch, load2d, tsharp(arch, 0, 20, 16, 4, kind=8), xs, "does not match DIM 1")
+    _refused(arch, f"image_sample v8, {addr_text(arch, 2)}, s[8:15], s[16:19] dmask:0x1 dim:{DIM['2D']}",
+             tsharp(arch, 0, 20, 16, 4), xs, "image_sample")
+
+
+def test_rdna4_image_atomics_translate():
+    """RDNA4's image atomics spell their address `addr = CalcImageAddr(v_addr.b128)`: it
+    translates (as ADDR, the texel's address), so every VIMAGE atomic has generated semantics."""
+    from emu.table import load_semantics
+    table = load_semantics("gfx1201")
+    atomics = [d for d in table.spec.instructions if d.format == "VIMAGE" and d.name.startswith("IMAGE_ATOMIC")]
+    assert sum("CalcImageAddr" in (d.pcode or "") for d in atomics) >= 12
+    for d in atomics:
+        entry = table.entry(d)
+        assert entry.status == "generated", (d.name, entry.reason)
+
+
+_CLANG_KERNELS = r"""
+typedef float v4f __attribute__((ext_vector_type(4)));
+__attribute__((amdgpu_kernel)) void load2d(const __amdgpu_texture_t *t, const int *xy, v4f *out) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  out[i] = __builtin_amdgcn_image_load_2d_v4f32_i32(15, xy[i], xy[i + 32], *t, 0, 0);
+}
+__attribute__((amdgpu_kernel)) void store2d(const __amdgpu_texture_t *t, const int *xy, const v4f *in) {
+  int i = __builtin_amdgcn_workitem_id_x();
+  __builtin_amdgcn_image_store_2d_v4f32_i32(in[i], 15, xy[i], xy[i + 32], *t, 0, 0);
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_clang_image_builtins_on_device(tmp_path, arch):
+    """clang-22's own code for __builtin_amdgcn_image_load_2d / image_store_2d (a pointer to
+    the T#'s pointer as the argument: clang loads the 8 dwords with s_load_b256) on
+    Device("emu"): a 32_32_32_32_FLOAT image with pitch 12 > width 10, lanes in and out of
+    range, against numpy index math; then the stores, read back from the image's bytes."""
+    import subprocess
+    clang, lld = tool("clang"), tool("ld.lld")
+    src, obj, co = tmp_path / "k.c", tmp_path / "k.o", tmp_path / "k.hsaco"
+    src.write_text(_CLANG_KERNELS)
+    for argv in ([clang, "-target", "amdgcn-amd-amdhsa", f"-mcpu={arch}", "-nogpulib", "-O2", "-c", str(src),
+                  "-o", str(obj)], [lld, "-shared", str(obj), "-o", str(co)]):
+        subprocess.run(argv, check=True, capture_output=True)
+    from runtime import Device
+    dev = Device("emu", arch=arch)
+    prg = dev.load(co.read_bytes())
+    rng = np.random.default_rng(23)
+    width, height, pitch = 10, 6, 12
+    image = rng.standard_normal((height, pitch, 4)).astype(np.float32)
+    img = dev.alloc(image.nbytes + 256, "image")
+    base = (img.address + 255) & ~255
+    dev.memory.write(base, image)
+    rsrc = np.array(tsharp(arch, base, 63, width, height, pitch=pitch), np.uint32)
+    tbuf = dev.alloc(32, "tsharp").copyin(rsrc)
+    tptr = dev.alloc(8, "tsharp pointer").copyin(np.array([tbuf.address], np.uint64))
+    x, y = rng_coords(rng, width, height)
+    xy = dev.alloc(8 * LANES, "xy").copyin(np.concatenate([x, y]).astype(np.int32))
+    out = dev.alloc(16 * LANES, "out")
+    prg.launch("load2d", grid=(1, 1, 1), block=(LANES, 1, 1), args=[tptr, xy, out])
+    channels, inside = texels(image, x, y, width, height)
+    want = np.where(inside[:, None], channels, 0)
+    np.testing.assert_array_equal(out.copyout(np.float32).reshape(LANES, 4), want)
+    # stores: one lane a texel (the lanes' texels distinct), out-of-range lanes write nothing
+    pos = rng.permutation(width * height)[:LANES]
+    x, y = pos % width, pos // width
+    x[::4] = width + 1
+    data = rng.standard_normal((LANES, 4)).astype(np.float32)
+    xy.copyin(np.concatenate([x, y]).astype(np.int32))
+    prg.launch("store2d", grid=(1, 1, 1), block=(LANES, 1, 1), args=[tptr, xy, dev.alloc(data.nbytes).copyin(data)])
+    inside = x < width
+    want = image.copy()
+    want[y[inside], x[inside]] = data[inside]
+    got = np.frombuffer(dev.memory.read(base, image.nbytes), np.float32).reshape(image.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_timing_classifies_images_by_their_memory_record():
+    """The timing model's classifier (emu/timing/classify.py) reads an image instruction's
+    registers from its memory record for the encoding: NSA address VGPRs, the T#, the data
+    written (a load: counter vm) or read (an atomic without return: a store, counter vs)."""
+    import isa
+    from dsl.decode import decode_one
+    from emu.table import load_semantics
+    from emu.timing.classify import Classifier
+    from emu.wave import VGPR_BASE
+    arch = "gfx1100"
+    spec = isa.load(arch)
+    cl = Classifier(spec, load_semantics(arch))
+    v = lambda *regs: {VGPR_BASE + r for r in regs}       # noqa: E731
+    load = cl.classify(decode_one(spec, image_bytes(
+        "image_load v[0:3], [v4, v7], s[8:15] dmask:0xf dim:SQ_RSRC_IMG_2D", arch)), 0)
+    assert (load.kind, load.counter) == ("vmem_load", "vm")
+    assert load.reads == v(4, 7) | set(range(8, 16)) and load.writes == v(0, 1, 2, 3)
+    add = cl.classify(decode_one(spec, image_bytes(
+        "image_atomic_add v5, v4, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D", arch)), 0)
+    assert (add.kind, add.counter) == ("vmem_store", "vs")
+    assert add.reads == v(4, 5) | set(range(8, 16)) and add.writes == set()
