@@ -24,7 +24,7 @@ from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
 from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
-from . import encode_image, encode_rdna4, signature, simm16
+from . import encode_export, encode_image, encode_rdna4, negated_flags, signature, simm16
 from .signature import (Operand, ValuSig, integer_sources_take_fp_mods, modifier_use, type_info, valu_signature,
                         vopd_base)
 from .packed_negation import packed_negation
@@ -418,7 +418,12 @@ class Encoder:
         if mods:
             _check_modifier_values(d, mods)
             if st.line and len(mods) > 1:       # written in text (a DSL call has keywords, in any order)
-                _check_modifier_order(d, mods)
+                _check_modifier_order(d, mods, self.traits.family)
+            mods = negated_flags.take_negated(_name(d), self.traits.family, fmt, mods)
+            if st.line and type(mods.get("th")) is int and "TH" in self._layout[fmt][0]:
+                raise OperandError(f"{_name(d)}: th:{mods['th']}: text names the cache policy (th:TH_LOAD_NT, "
+                                   f"th:TH_ATOMIC_RETURN, ...) as LLVM's assembler requires; a number is "
+                                   f"what its disassembler prints where no name applies", modifier="th")
         if fmt in roles.valu_e32 or fmt in roles.valu_e64:
             if enc:
                 _check_forced_dpp(d, mods, enc)
@@ -643,6 +648,10 @@ class Encoder:
                 if len(bits) > 4:
                     raise OperandError(f"{_name(d)}: op_sel:{bits}: {len(bits)} entries; at most 4 (one per source, "
                                        f"then the destination's)", modifier="op_sel")
+                if sig.opsel_flags and any(bits[sig.opsel_flags:]):   # (v_permlane16: op_sel:[FI,BOUND_CTRL])
+                    raise OperandError(f"{_name(d)}: op_sel:{bits}: only its first {sig.opsel_flags} entries may be "
+                                       f"set (the flags the manual redefines OPSEL[0..{sig.opsel_flags - 1}] as; "
+                                       f"the remaining OPSEL bits are reserved)", modifier="op_sel")
                 # LLVM's order: an entry per source (v_fmac's accumulator, D0's incoming value, among them),
                 # then the destination's (a VGPR result's only); later entries are ignored
                 tied = not is_p and sig.reads_dst
@@ -1239,8 +1248,8 @@ _HANDLERS = {"SOP1": Encoder.salu, "SOP2": Encoder.salu, "SOPC": Encoder.salu,
              "FLAT": Encoder.flat, "GLOBAL": Encoder.flat, "SCRATCH": Encoder.flat,
              "MUBUF": Encoder.buffer, "MTBUF": Encoder.buffer, "VINTERP": Encoder.vinterp,
              "LDSDIR": Encoder.ldsdir,
-             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir, **encode_rdna4.HANDLERS,
-             **encode_image.HANDLERS}
+             "VDS": Encoder.ds, "VDSDIR": Encoder.ldsdir, "EXP": encode_export.export,
+             "VEXPORT": encode_export.export, **encode_rdna4.HANDLERS, **encode_image.HANDLERS}
 # a format whose name two families share but whose layout differs (RDNA4's SMEM)
 _HANDLERS_BY_FAMILY = encode_rdna4.HANDLERS_BY_FAMILY
 
@@ -1709,36 +1718,46 @@ _MODIFIER_VALUES = {
 
 
 # The order LLVM's syntax gives the modifiers of each format (its matcher takes them in that
-# order only): rank of each modifier; equal ranks (the cache flags) go in any order.
+# order only): rank of each modifier; the cache-policy flags (glc slc dlc, th: scope: nv, and
+# their negations noglc ...) are one operand LLVM reads in any order, so they share a rank
+# (tests/test_dsl_asm_memflags.py sweeps the orders against llvm-mc-22).
+_CPOL = ("glc", "slc", "dlc", "th", "scope", "nv")
+
+
+def _ranks(*groups) -> dict:
+    """{modifier: rank} from the groups in LLVM's order; "cpol" stands for the cache-policy flags."""
+    return {m: i for i, g in enumerate(groups) for m in (_CPOL if g == "cpol" else g.split())}
+
+
 _VALU_ORDER = {"op_sel": 0, "index_key": 0, "byte_sel": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
                **dict.fromkeys(_DPP_CONTROLS, 6), "row_mask": 7, "bank_mask": 8, "bound_ctrl": 9, "fi": 10}
-_FLAT_ORDER = {"offset": 0, "glc": 1, "slc": 1, "dlc": 1}
-_BUFFER_ORDER = {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "glc": 4, "slc": 4, "dlc": 4, "tfe": 5}
-_IMAGE_ORDER = {"dmask": 0, "dim": 1, "unorm": 2, "glc": 3, "slc": 3, "dlc": 3, "th": 3, "scope": 3, "nv": 5,
-                "r128": 6, "a16": 7, "tfe": 8, "lwe": 9, "d16": 10}
+_FLAT_ORDER = _ranks("offset", "cpol")
+_BUFFER_ORDER = _ranks("format", "idxen", "offen", "offset", "cpol", "tfe")
+_IMAGE_ORDER = _ranks("dmask", "dim", "unorm", "cpol", "r128", "a16", "tfe", "lwe", "d16")
+_DS_ORDER = _ranks("offset offset0", "offset1", "gds")
 _MODIFIER_ORDER = {**dict.fromkeys(_VALU_FORMATS, _VALU_ORDER),
-                   **dict.fromkeys(("FLAT", "GLOBAL", "SCRATCH"), _FLAT_ORDER),
-                   "SMEM": {"offset": 0, "glc": 1, "dlc": 1}, "DS": {"offset": 0, "offset0": 0, "offset1": 1, "gds": 2},
-                   "MUBUF": _BUFFER_ORDER, "MTBUF": _BUFFER_ORDER,
+                   **dict.fromkeys(("FLAT", "GLOBAL", "SCRATCH", "VFLAT", "VGLOBAL", "VSCRATCH"), _FLAT_ORDER),
+                   "SMEM": _ranks("offset", "cpol"), "DS": _DS_ORDER, "VDS": _DS_ORDER,
+                   **dict.fromkeys(("MUBUF", "MTBUF", "VBUFFER"), _BUFFER_ORDER),
                    "VINTERP": {"clamp": 0, "op_sel": 1, "wait_exp": 2},
-                   **dict.fromkeys(("VFLAT", "VGLOBAL", "VSCRATCH"), {"offset": 0, "th": 1, "scope": 2}),
-                   "VBUFFER": {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "th": 4, "scope": 5, "tfe": 6},
-                   "VDS": {"offset": 0, "offset0": 0, "offset1": 1},
+                   **dict.fromkeys(("EXP", "VEXPORT"), {"done": 0, "row_en": 1}),
                    **dict.fromkeys(("MIMG", "VIMAGE", "VSAMPLE"), _IMAGE_ORDER)}
 
 
-def _check_modifier_order(d: InstrDef, mods: dict) -> None:
+def _check_modifier_order(d: InstrDef, mods: dict, family: str = "") -> None:
     order = _MODIFIER_ORDER.get(d.format)
     if order is None:
         return
     last = last_key = None
     for key in mods:
-        rank = order.get(key)
+        rank = order.get(negated_flags.positive(key, family, d.format) or key)
         if rank is None:
             continue
         if last is not None and rank < last:
+            ranked = [k for k in mods if (negated_flags.positive(k, family, d.format) or k) in order]
             raise OperandError(f"{_name(d)}: {key}: comes before {last_key} in LLVM's syntax "
-                               f"({' '.join(sorted((k for k in mods if k in order), key=order.get))})", modifier=key)
+                               f"({' '.join(sorted(ranked, key=lambda k: order[negated_flags.positive(k, family, d.format) or k]))})",
+                               modifier=key)
         last, last_key = rank, key
 
 

@@ -74,7 +74,8 @@ def _flags(d, F, fields, mods, allowed) -> None:
             if field not in fields:
                 raise OperandError(f"{mn}: {key}: its {d.format} encoding has no {field} bit", modifier=key)
             if key == "d16" and not takes_d16(d):
-                raise OperandError(f"{mn}: d16: its data are not texels, they cannot be 16-bit", modifier=key)
+                raise OperandError(f"{mn}: d16: its data are not format-converted texels, so not 16-bit "
+                                   f"(LLVM takes d16 on loads, stores, samples and gathers)", modifier=key)
             F[field] = 1
 
 
@@ -116,7 +117,7 @@ def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int,
                                f"level, no MSAA dim)", addrs[0] if len(addrs) == 1 else None, modifier="dim")
     if not ok:
         bad = next((a for a, g, w in zip(addrs, given, want if isinstance(want, list) else []) if g != w), addrs[0])
-        raise OperandError(f"{mn}: vaddr: {given if nsa else given[0]} address VGPRs where {shape} ask for {want} "
+        raise OperandError(f"{mn}: vaddr: {given if nsa else given[0]} address VGPRs where {shape} asks for {want} "
                            f"(LLVM: image address size does not match dim and a16)", bad)
 
 

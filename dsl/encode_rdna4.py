@@ -1,6 +1,6 @@
 """RDNA4's (gfx12) memory and graphics formats: LLVM text -> fields. The inverse of the decoder's
 builders (instr_fields_memory.py, instr_fields_graphics.py): SMEM, VBUFFER, VFLAT/VGLOBAL/VSCRATCH with their cache policy (th:,
-scope:) and 24-bit offsets, and VEXPORT (VIMAGE/VSAMPLE: encode_image.py, with MIMG). The
+scope:) and 24-bit offsets (VIMAGE/VSAMPLE: encode_image.py, with MIMG; VEXPORT: encode_export.py, with EXP). The
 operand layouts are the RDNA3 ones (signature.py); encode.py dispatches here by format (SMEM by
 family, its name being RDNA3's too). Each handler is (encoder, d, fields, operands, modifiers)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from isa.memory_access import (memory_access, prefetch, scalar_base_registers, s
 from . import syntax
 from .field_values import buffer_format_codes
 from .operands import Mod, OperandError, Special
-from .signature import buffer_data_dwords, cache_control, export_targets, flat_layout, image_widths
+from .signature import buffer_data_dwords, cache_control, flat_layout, image_widths
 from .statement import Attr
 
 
@@ -180,25 +180,5 @@ def buffer(enc, d, F, ops, mods):
     cache_policy(d, F, mods)
 
 
-def export(enc, d, F, ops, mods):
-    """VEXPORT: a target name (the manual's TARGET list, as the printer reads it), four VGPRs or
-    off (EN has a bit per VGPR given), then done and row_en."""
-    if len(ops) != 5:
-        enc._arity(d, ops, ["target", "vsrc0", "vsrc1", "vsrc2", "vsrc3"])
-    codes = {name: code for code, name in export_targets(enc.spec).items()}
-    target = ops[0]
-    if not isinstance(target, Attr) or target.name not in codes:
-        raise OperandError(f"{_name(d)}: target: expected one of {', '.join(codes)}, got {target}", target)
-    F["TARGET"] = codes[target.name]
-    enable = 0
-    for i, v in enumerate(ops[1:]):
-        if isinstance(v, Special) and v.name == "off":
-            continue
-        F[f"VSRC{i}"] = enc.vgpr(v, F, f"vsrc{i}")
-        enable |= 1 << i
-    F["EN"] = enable
-    F["DONE"], F["ROW"] = int(bool(mods.pop("done", False))), int(bool(mods.pop("row_en", False)))
-
-
-HANDLERS = {"VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer, "VEXPORT": export}
+HANDLERS = {"VFLAT": flat, "VGLOBAL": flat, "VSCRATCH": flat, "VBUFFER": buffer}
 HANDLERS_BY_FAMILY = {"rdna4": {"SMEM": smem}}

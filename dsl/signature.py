@@ -401,7 +401,8 @@ def opsel_on_whole_vgprs(d: InstrDef) -> bool:
     encoding alone (not one promoted from VOP1/VOP2/VOPC: `v_add_f16_e64 ... op_sel` is refused)
     some of whose operands OPSEL picks a half of, isa.facts.modifier_use's opsel (the manual's
     16-bit operands, with the modifier_use errata where LLVM 22 takes or refuses it otherwise)."""
-    return d.format in _VOP3 and d.promoted_from is None and bool(modifier_use(d).opsel)
+    opsel = modifier_use(d).opsel
+    return d.format in _VOP3 and d.promoted_from is None and isinstance(opsel, tuple) and bool(opsel)
 
 
 _VOP3 = frozenset({"VOP3", "VOP3SD", "VOP3A", "VOP3B"})    # roles.valu_e64 but VOP3P (both dialects)

@@ -1188,6 +1188,13 @@ class _Chunk:
             ctx.__dict__["active"] = active
         undo = UndoLog().begin() if p.memory is not None and p.sem.memory in _STORES else None
         try:
+            if p.lane_flags is not None:        # the permlane16 family's FI / BOUND_CTRL (machine_permlane.py)
+                from .machine_permlane import fetch_rule
+                rule = fetch_rule(p.lane_flags, ctx, p.sem, exec_mask, st.lanes)
+                out = p.sem.execute(ctx)
+                if rule is not None:
+                    rule()
+                return out, write_active, dest
             return p.sem.execute(ctx), write_active, dest
         except (MemoryFault, SemanticsError) as e:
             raise self.undone(p, idx, e, undo) from None

@@ -76,6 +76,7 @@ class Prepared:
     writers: dict = field(default_factory=dict)
     dpp: Dpp | None = None
     cross_lane: bool = False
+    lane_flags: tuple | None = None     # (SRC0's VGPR, VDST, FI, BOUND_CTRL) of the permlane16 family (machine_permlane.py)
     second: "Prepared | None" = None   # VOPD's Y half (reads before either half writes)
     buffer: object = None              # MUBUF/MTBUF: f(state, sel, lane_id) -> (inputs, range limit per lane)
     # GLOBAL through a VGPR pair (SADDR off), VGPR data: (the address pair's first VGPR, the
@@ -545,6 +546,8 @@ class Preparer:
         if "vdst" in agprs:
             vdst = self.agpr(vdst)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
+        if sig.opsel_flags and not e32:     # OPSEL[0] FI, OPSEL[1] BOUND_CTRL (isa.facts.opsel_flags)
+            p.lane_flags = (codes[0] - VGPR_BASE if codes[0] >= VGPR_BASE else None, vdst, opsel & 1, opsel >> 1 & 1)
         clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0) if "OMOD" not in raw_fields else 0
         if sdwa is not None and "CLMP" in sdwa:
             clamp, omod = bool(sdwa["CLMP"]), sdwa["OMOD"]

@@ -36,10 +36,14 @@ Kinds:
                 in isa/errata_modifiers.py; isa/gen/facts.py applies them to every encoding of NAME, with
                 'e64' to its 64-bit encodings alone: the 32-bit one, whose SDWA form LLVM reads otherwise,
                 keeps the entry's value)
+  opsel_flags — OPSEL bits LLVM's syntax writes as flags (op_sel:[FI,BOUND_CTRL]) where the entry's
+                description does not redefine them (isa.facts.opsel_flags): target (NAME, 'opsel_flags'),
+                pdf the description's count, fix LLVM's (rows OPSEL_FLAG_ROWS in isa/errata_modifiers.py;
+                isa/gen/facts.py applies them to every encoding of NAME)
 """
 from __future__ import annotations
 
-from .errata_modifiers import MODIFIER_ROWS
+from .errata_modifiers import MODIFIER_ROWS, OPSEL_FLAG_ROWS
 from .records import dataclass
 
 
@@ -810,6 +814,10 @@ ERRATA += tuple(
     Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use",
             (name, field, *scope), pdf, fix, evidence)
     for name, field, pdf, fix, pages, evidence, *scope in MODIFIER_ROWS)
+ERRATA += tuple(
+    Erratum(f"llvm-opsel-flags-{name.lower().replace('_', '-')}", tuple(pages), pages, "opsel_flags", (name, field),
+            pdf, fix, evidence)
+    for name, field, pdf, fix, pages, evidence in OPSEL_FLAG_ROWS)
 
 # DS_APPEND / DS_CONSUME on LDS: which bits of M0 give the counter's address. The manuals disagree
 # with themselves: RDNA3's code "addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size"

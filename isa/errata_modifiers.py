@@ -11,7 +11,9 @@ assembler takes where the manual gives the bit no effect (integer instructions i
 of saturating; v_alignbit_b32, whose clamp it lists as ignored). tests/test_dsl_vop3_modifier_sweep.py
 checks every VOP3/VOP3P line with clamp, mul:2 and op_sel against llvm-mc-22; neg_abs rows add sources
 that take neg/abs (|v|, -v) although the manual types them as integers; opsel rows say where LLVM's
-op_sel on whole VGPRs departs from the manual's 16-bit operands (the comment above them)."""
+op_sel on whole VGPRs departs from the manual's 16-bit operands (the comment above them).
+OPSEL_FLAG_ROWS: instructions whose OPSEL bits LLVM writes as flags (op_sel:[FI,BOUND_CTRL]) where
+the manual says so only of a sibling (the comment above them)."""
 from __future__ import annotations
 
 MODIFIER_ROWS = (
@@ -324,4 +326,32 @@ MODIFIER_ROWS = (
     ('V_CVT_SCALEF32_SR_PK32_BF6_BF16', 'opsel', ('S0',), (),
      {'cdna4': 406},
      "llvm-mc-22 refuses it: 'v_cvt_scalef32_sr_pk32_bf6_bf16 v[8:13], v[2:17], v4, v6 op_sel:[1,0,0,0]' -> error: not a valid operand. (gfx950)"),
+    # 'ignored' (isa.facts.OPSEL_IGNORED): LLVM's syntax takes op_sel on the promoted VOP3 form and
+    # encodes none of it (OPSEL stays 0; its disassembler prints no op_sel for OPSEL bits either)
+    ('V_PK_FMAC_F16', 'opsel', ('S0', 'S1', 'D0'), 'ignored',
+     {'cdna3': 337, 'cdna4': 363},
+     "llvm-mc-22 takes it and encodes none of it: 'v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[1,0]' -> [08003cd102090200] "
+     "(gfx942, gfx950); 'v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[1,1,1]' -> [08003cd102090200] (gfx942, gfx950), the "
+     "bytes of no op_sel; llvm-mc-22 --disassemble prints 08083cd102090200 (OPSEL[0] set) as v_pk_fmac_f16_e64 v8, "
+     "v2, v4, no op_sel (gfx942, gfx950)"),
 )
+
+# Where LLVM's syntax writes OPSEL bits as flags the manual's description redefines them as for a
+# sibling instruction only (isa.facts.opsel_flags, isa/gen/descriptions.py): (name, 'opsel_flags',
+# the description's count, LLVM's, {family: page}, evidence), applied by isa/gen/facts.py. RDNA4's
+# V_PERMLANE16_VAR_B32 / V_PERMLANEX16_VAR_B32 are "Same as above, but unique lane-select per lane"
+# of V_PERMLANE16_B32 / V_PERMLANEX16_B32 (section 7.9's table), whose descriptions overload OPSEL[0]
+# as DPP's FI and OPSEL[1] as BOUND_CTRL; their own descriptions do not say it.
+OPSEL_FLAG_ROWS = (
+    ('V_PERMLANE16_VAR_B32', 'opsel_flags', 0, 2, {'rdna4': 513},
+     "llvm-mc-22 takes op_sel:[FI,BOUND_CTRL] as on V_PERMLANE16_B32 (OPSEL[0], OPSEL[1]), printed back as written: "
+     "'v_permlane16_var_b32 v8, v2, v4 op_sel:[1,0]' -> [08080fd702090200] (gfx1201); "
+     "'v_permlane16_var_b32 v8, v2, v4 op_sel:[0,1]' -> [08100fd702090200] (gfx1201); "
+     "'v_permlane16_var_b32 v8, v2, v4 op_sel:[1,0,0,0]' -> [08080fd702090200] (gfx1201); "
+     "'v_permlane16_var_b32 v8, v2, v4 op_sel:[0,0,1,0]' -> error: invalid op_sel operand (gfx1201)"),
+    ('V_PERMLANEX16_VAR_B32', 'opsel_flags', 0, 2, {'rdna4': 514},
+     "llvm-mc-22 takes op_sel:[FI,BOUND_CTRL] as on V_PERMLANEX16_B32 (OPSEL[0], OPSEL[1]), printed back as written: "
+     "'v_permlanex16_var_b32 v8, v2, v4 op_sel:[1,1]' -> [081810d702090200] (gfx1201); "
+     "'v_permlanex16_var_b32 v8, v2, v4 op_sel:[1,0,1]' -> error: invalid op_sel operand (gfx1201)"),
+)
+

@@ -52,9 +52,14 @@ class ModifierUse:
     #                     the manual gives it no effect: a modifier_use erratum), None (nothing; no clamp in the syntax)
     omod: bool          # OMOD scales the result (typed f16, f32 or f64; the syntax takes mul:/div:, by the errata)
     neg_abs: tuple = ()  # sources NEG/ABS apply to: those typed as floats ('S0', 'S1', 'S2')
-    opsel: tuple | None = ()   # operands OPSEL picks a 16-bit half of: those with 16-bit values ('S0'.., 'D0');
+    opsel: tuple | str | None = ()   # operands OPSEL picks a 16-bit half of: those with 16-bit values ('S0'.., 'D0');
     #                     by the errata, LLVM's: () where its syntax takes no op_sel on whole VGPRs (only
-    #                     restating true16 .l/.h), None where it takes none at all (v_cndmask_b16)
+    #                     restating true16 .l/.h), None where it takes none at all (v_cndmask_b16),
+    #                     OPSEL_IGNORED where it takes op_sel and encodes none of it (CDNA's v_pk_fmac_f16_e64)
+
+
+# modifier_use(d).opsel of an instruction whose text takes op_sel that the encoding drops (an erratum)
+OPSEL_IGNORED = "ignored"
 
 
 # every generated fact and its default, as the tables hold values (plain tuples)

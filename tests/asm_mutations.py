@@ -88,8 +88,9 @@ def join_line(mnemonic: str, operands: list[str], modifiers: list[str]) -> str:
 
 
 def base_lines(shared: Path, corpus: str) -> list[str]:
-    """Instruction lines LLVM 22 accepts: the corpus rows it re-encodes (no MIMG/EXP, which
-    dsl does not assemble yet) and, for gfx1100, the instruction lines of LLVM's gfx11 MC tests."""
+    """Instruction lines LLVM 22 accepts: the corpus rows it re-encodes (no MIMG or EXP,
+    checked in tests/test_dsl_asm_image.py and tests/test_dsl_export.py: adding their rows would draw
+    another sample of mutated lines) and, for gfx1100, the instruction lines of LLVM's gfx11 MC tests."""
     lines = []
     with gzip.open(shared / "conformance" / "llvm" / f"{corpus}.tsv.gz", "rt") as f:
         next(f)

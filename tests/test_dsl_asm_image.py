@@ -1,10 +1,10 @@
 """The image encoder (dsl/encode_image.py: MIMG on gfx1100/gfx1151, VIMAGE/VSAMPLE on gfx1201)
-against LLVM 22: every image row of the shared corpora that LLVM's assembler re-encodes must
-assemble to its bytes, and every row it refuses must be refused here (the corpora are LLVM 22's
-disassembly of random bytes, ../shared/conformance/llvm); lines written for this test (NSA lists,
-the short dims, ray queries, each flag) against llvm-mc-22's bytes, and wrong widths, bad dims and
-dmasks against its refusals, with our error at the refused operand's line:column (skipped
-without llvm-mc-22)."""
+against LLVM 22: every image row of the shared corpora (gfx1100, wave64 too, gfx1151, gfx1201)
+that LLVM's assembler re-encodes must assemble to its bytes, and every row it refuses must be
+refused here (the corpora are LLVM 22's disassembly of random bytes, ../shared/conformance/llvm);
+mutated corpus lines, and lines written for this test (NSA lists, the short dims, ray queries,
+each flag), against llvm-mc-22's bytes; wrong widths, bad dims and dmasks against its refusals,
+with our error at the refused operand's line:column (skipped without llvm-mc-22)."""
 from __future__ import annotations
 
 import re
@@ -17,32 +17,25 @@ from dsl.asm_parse import AsmError
 from .llvm_tools import mc_encodings, mc_errors
 from .test_dsl_llvm_corpus import corpus
 
-# gfx1201 rows LLVM prints with a numeric th (th:0x7: no name at its scope) and whose text its
-# assembler refuses ("expected an identifier": th is written by name only). The shared gfx12
-# cache-policy reader (encode_rdna4.cache_policy) takes numbers, as decode_instr's Instr of such
-# bytes holds one; that text refusal is not the image encoder's (global_load_b32 ... th:0x7 alike).
-NUMERIC_TH = re.compile(r"\bth:\d")
-
-
 def _image_rows(name: str):
     return [(hx, text, reenc) for fam, hx, text, reenc in corpus(name) if text.startswith("image_")]
 
 
-@pytest.mark.parametrize("name", ["gfx1100", "gfx1151", "gfx1201"])
+@pytest.mark.parametrize("name", ["gfx1100", "gfx1100-w64", "gfx1151", "gfx1201"])
 def test_every_image_row_assembles_to_llvm_bytes_or_is_refused_as_by_llvm(name):
-    arch = name
+    arch, wave = name.split("-")[0], 64 if name.endswith("-w64") else 32
     ok = total = refused = refused_too = 0
     wrong, accepted = [], []
     for hx, text, reenc in _image_rows(name):
         try:
-            out = assemble(text, arch).hex()
+            out = assemble(text, arch, wave_size=wave).hex()
         except AsmError as e:
             out = f"error: {str(e).splitlines()[0]}"
         if reenc == "-":                 # LLVM's assembler refuses its own disassembly
             refused += 1
             if out.startswith("error: "):
                 refused_too += 1
-            elif not NUMERIC_TH.search(text):
+            else:
                 accepted.append(f"{text!r} -> {out}")
             continue
         total += 1
@@ -51,7 +44,7 @@ def test_every_image_row_assembles_to_llvm_bytes_or_is_refused_as_by_llvm(name):
         else:
             wrong.append(f"{text!r}: want {reenc} got {out}")
     print(f"\n{name}: image rows assembled to LLVM's bytes {ok}/{total}; rows LLVM refuses refused here "
-          f"{refused_too}/{refused} (the rest: th written as a number)")
+          f"{refused_too}/{refused}")
     assert total > 800 and refused > 500
     assert not wrong, "\n".join(wrong[:20])
     assert not accepted, "accepted what LLVM 22 refuses:\n" + "\n".join(accepted[:20])
@@ -137,7 +130,7 @@ GFX11_REFUSED = [
     ("image_sample_c v[0:1], v[1:4], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[1:4]", "vaddr"),
     ("image_sample v[0:1], [v1, v2, v3, v4], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "dim", "no form"),
     ("image_load_mip v[0:1], v[4:8], s[0:7] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[4:8]", "no form"),
-    ("image_sample_c_lz_o v[0:1], v[1:6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[1:6]", "ask for 8"),
+    ("image_sample_c_lz_o v[0:1], v[1:6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY", "v[1:6]", "asks for 8"),
     ("image_atomic_add v0, v[4:5], s[0:7] dmask:0x2 dim:SQ_RSRC_IMG_2D glc", "dmask", "atomic"),
     ("image_atomic_add v0, v[4:5], s[0:7] dim:SQ_RSRC_IMG_2D", "image_atomic_add", "atomic"),
     ("image_gather4 v[0:3], v[4:5], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_2D", "dmask", "one bit"),
@@ -205,7 +198,7 @@ def test_cdna_has_no_image_instructions_as_in_llvm(arch):
 # v[5:6]] dim:SQ_RSRC_IMG_1D_ARRAY: five words, six VGPRs written) and encodes the range's first
 # register: it counts the list's entries, not their widths, where the words fit the NSA fields.
 # We hold every address VGPR to the width the instruction reads and refuse it.
-_WIDER_LAST = re.compile(r"vaddr: \[((?:1, )*)(\d+)\] address VGPRs where .* ask for \[((?:1, )*)1\]")
+_WIDER_LAST = re.compile(r"vaddr: \[((?:1, )*)(\d+)\] address VGPRs where .* asks for \[((?:1, )*)1\]")
 
 
 def _wider_last_nsa_address(message: str) -> bool:

@@ -94,6 +94,7 @@ def test_assembly_matches_llvm(name):
             bad[fam].append(f"{text!r}: want {reenc} got {out}")
     assert sum(total.values()) > 25000
     assert _report("assemble", name, ok, total, bad) >= FLOOR["asm"]
+    assert total["EXP"] > 1000 and ok["EXP"] == total["EXP"], bad["EXP"][:5]     # exports: every row
 
 
 # RDNA4 (gfx1201) is disassembled but not yet assembled; held to the level reached (all rows,
@@ -159,6 +160,8 @@ GFX1201_REFUSED = [
     "ds_add_u32 v1, v2 gds",                                          # gds modifier is not supported
     "image_load v[0:1], v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D",     # image data size does not match dmask
     "global_load_b32 v1, v2, s[0:1] th:TH_STORE_NT",                 # invalid th value for load instructions
+    "global_load_b32 v1, v2, s[0:1] th:0x7",                         # expected an identifier (th by name only)
+    "image_load v[0:3], [v4, v5], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_2D th:3",   # expected an identifier
 ]
 
 

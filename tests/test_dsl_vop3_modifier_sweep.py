@@ -103,15 +103,7 @@ def sweep_lines(arch: str) -> list[str]:
 
 
 # (arch prefix, test(line, llvm bytes, our error text), reason); a test sees only lines that differ
-KNOWN = [
-    ("gfx9", lambda line, llvm, err: line.startswith("v_pk_fmac_f16_e64 ") and "op_sel" in line and llvm is not None,
-     "LLVM 22 takes op_sel on v_pk_fmac_f16_e64 and encodes none of it (op_sel:[1,0] gives the bytes of no "
-     "op_sel: the value is lost); we refuse op_sel on this promoted VOP2 form, as LLVM does on v_dot2c_*_e64"),
-    ("gfx1201", lambda line, llvm, err: re.match(r"v_permlanex?16_var_b32 ", line) is not None and llvm is not None
-     and "no 16-bit operands" in err,
-     "LLVM 22 takes op_sel on gfx1201's v_permlane16_var_b32/v_permlanex16_var_b32 (OPSEL[0], OPSEL[1]); "
-     "the RDNA4 manual redefines OPSEL as FI/BOUND_CTRL only for v_permlane16_b32/v_permlanex16_b32 and says "
-     "nothing of it here, so we refuse it"),
+KNOWN: list = [
 ]
 
 

@@ -51,6 +51,9 @@ def _parsed(name: str, d):
                     and not (e.target[2:] == ("e64",) and d.format in ("VOP1", "VOP2", "VOPC")):
                 use = dataclasses.replace(use, **{e.target[1]: e.fix})
         return use
+    if name == "opsel_flags":       # and the opsel_flags errata of d's family (LLVM's syntax)
+        fix = [e.fix for e in errata.for_arch(family_of(d)) if e.kind == "opsel_flags" and e.target[0] == d.name]
+        return fix[0] if fix else descriptions.opsel_flags(d.pcode, d.description)
     if hasattr(descriptions, name):
         return getattr(descriptions, name)(d.pcode, d.description)
     return getattr(code_facts, name)(d.pcode)

@@ -200,6 +200,17 @@ OPSEL_CASES = [
     ("gfx1100", "v_alignbit_b32 v8, v2, v4, v6 op_sel:[0,0,1,0]", True),
     ("gfx1201", "v_alignbyte_b32 v8, v2, v4, v6 op_sel:[0,0,1,0]", True),
     ("gfx942", "v_alignbit_b32 v8, v2, v4, v6 op_sel:[1,0,0,0]", True),
+    ("gfx942", "v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[0,1]", True),           # erratum 'ignored': encodes none
+    ("gfx950", "v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[1,1,1]", True),
+    ("gfx942", "v_pk_fmac_f16_e64 v8, v2, v4 op_sel_hi:[0,0]", False),
+    ("gfx942", "v_pk_fmac_f16 v8, v2, v4 op_sel:[1,0]", True),               # (op_sel chooses the VOP3 form)
+    ("gfx942", "v_dot2c_f32_f16_e64 v8, v2, v4 op_sel:[1,0,0]", False),
+    ("gfx1201", "v_permlane16_var_b32 v8, v2, v4 op_sel:[1,1]", True),       # opsel_flags erratum: FI, BOUND_CTRL
+    ("gfx1201", "v_permlanex16_var_b32 v8, v2, v4 op_sel:[0,1,0]", True),
+    ("gfx1201", "v_permlanex16_var_b32 v8, v2, v4 op_sel:[0,0,0,1]", False),
+    ("gfx1201", "v_permlane16_b32 v8, v2, s4, s5 op_sel:[1,1,1]", False),   # reserved OPSEL bits
+    ("gfx1100", "v_permlanex16_b32 v8, v2, s4, s5 op_sel:[0,0,1,0]", False),
+    ("gfx1100", "v_permlanex16_b32 v8, v2, s4, s5 op_sel:[0,1]", True),
 ]
 
 
@@ -216,3 +227,25 @@ def test_op_sel_lines_by_hand(arch, line, accepted):
         return
     assert _ours(line, arch) == want, line
     assert " ".join(disassemble(want, arch).split()) == " ".join(mc_disassembly([want], arch)[0].split()), line
+
+
+OPSEL_FLAG_ERRATA = [e for e in ERRATA if e.kind == "opsel_flags"]
+
+
+@pytest.mark.parametrize("e", OPSEL_FLAG_ERRATA, ids=lambda e: e.id)
+def test_opsel_flag_errata_against_llvm_and_ours(e):
+    """The opsel_flags errata (OPSEL bits LLVM writes as op_sel:[FI,BOUND_CTRL] where the manual says
+    so of a sibling only): the fact read is the fix, and each line quoted is what llvm-mc-22 and our
+    assembler make of it (bytes, which print back as llvm-mc --disassemble prints them, or refused)."""
+    from dsl.disasm import disassemble
+    from isa.facts import opsel_flags
+    from .llvm_tools import mc_disassembly
+    for family in e.archs:
+        assert {opsel_flags(d) for d in isa.load(family).lookup(e.target[0])} == {e.fix}
+    rows = _lines(e)
+    assert rows and any(b is None for _, _, b in rows) and any(b is not None for _, _, b in rows)
+    for arch, line, want in rows:
+        assert mc_encodings([line], arch)[0] == want, line
+        assert _ours(line, arch) == want, line
+        if want is not None:
+            assert " ".join(disassemble(want, arch).split()) == " ".join(mc_disassembly([want], arch)[0].split())

@@ -56,17 +56,50 @@ def compute(name: str, pcode: str | None, description: str | None, notes: str | 
 
 def build(instructions: list[dict], arch: str | None = None) -> tuple[dict[str, dict[int, object]], list[dict]]:
     """({fact: {position in INSTRUCTIONS: value}} for every fact of isa.facts.DEFAULTS, where the
-    value is not the default; the modifier_use errata of `arch` applied)."""
+    value is not the default; the modifier_use and opsel_flags errata of `arch` applied)."""
     out: dict[str, dict[int, object]] = {name: {} for name in DEFAULTS}
     for i, d in enumerate(instructions):
         for name in DEFAULTS:
             value = compute(name, d["pcode"], d["description"], d.get("notes"), d.get("operand_types"))
             if value != DEFAULTS[name]:
                 out[name][i] = value
-    return out, _apply_modifier_errata(arch, instructions, out["modifier_use"]) if arch else []
+    if not arch:
+        return out, []
+    return out, _apply_modifier_errata(arch, instructions, out["modifier_use"]) + \
+        _apply_opsel_flag_errata(arch, instructions, out["opsel_flags"])
 
 
 _MODIFIER_FIELDS = ("clamp", "omod", "neg_abs", "opsel")     # isa.facts.ModifierUse's, in order
+
+
+def _erratum_hits(e, arch: str, instructions: list[dict]) -> list[int]:
+    """Positions of every encoding of the erratum's instruction, checked against its page."""
+    name = e.target[0]
+    hits = [i for i, d in enumerate(instructions) if d["name"] == name]
+    if not hits:
+        raise SpecParseError(f"erratum {e.id}: no {name} in the {arch} manual")
+    pages = sorted({instructions[i]["pcode_page"] or instructions[i]["page"] for i in hits})
+    if e.page[arch] not in pages:   # (an entry of each encoding: the VOP3 chapter's is the one cited)
+        raise SpecParseError(f"erratum {e.id}: {name}'s entries are on pages {pages} of the {arch} manual, "
+                             f"the errata table says {e.page[arch]}")
+    return hits
+
+
+def _apply_opsel_flag_errata(arch: str, instructions: list[dict], table: dict[int, int]) -> list[dict]:
+    """opsel_flags errata: the OPSEL bits LLVM's syntax writes as flags, for every encoding of an
+    instruction whose description does not redefine them (still the erratum's `pdf`)."""
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind != "opsel_flags":
+            continue
+        hits = _erratum_hits(e, arch, instructions)
+        if any(table.get(i, DEFAULTS["opsel_flags"]) != e.pdf for i in hits):
+            raise SpecParseError(f"erratum {e.id} is stale: {e.target[0]}'s description in the {arch} manual now "
+                                 f"redefines {sorted({table.get(i, 0) for i in hits})} OPSEL bits, not {e.pdf!r}")
+        for i in hits:
+            table[i] = e.fix
+        applied.append({"id": e.id, "page": e.page[arch], "target": ".".join(e.target), "evidence": e.evidence})
+    return applied
 
 
 def _apply_modifier_errata(arch: str, instructions: list[dict], table: dict[int, tuple]) -> list[dict]:
@@ -81,14 +114,8 @@ def _apply_modifier_errata(arch: str, instructions: list[dict], table: dict[int,
             continue
         name, field, *scope = e.target
         k = _MODIFIER_FIELDS.index(field)
-        hits = [i for i, d in enumerate(instructions) if d["name"] == name]
-        if not hits:
-            raise SpecParseError(f"erratum {e.id}: no {name} in the {arch} manual")
-        pages = sorted({instructions[i]["pcode_page"] or instructions[i]["page"] for i in hits})
+        hits = _erratum_hits(e, arch, instructions)
         page = e.page[arch]
-        if page not in pages:       # (an entry of each encoding: the VOP3 chapter's is the one cited)
-            raise SpecParseError(f"erratum {e.id}: {name}'s entries are on pages {pages} of the {arch} manual, "
-                                 f"the errata table says {page}")
         values = {i: list(table.get(i, DEFAULTS["modifier_use"])) for i in hits
                   if not scope or instructions[i]["format"] not in e32}
         # (an encoding whose entry already gives the fix keeps it: RDNA4's VOP2 v_sub_co_ci_u32

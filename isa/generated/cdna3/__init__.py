@@ -121,6 +121,7 @@ ERRATA_APPLIED = [
     {'id': 'llvm-opsel-v-mad-legacy-u16', 'page': 354, 'target': 'V_MAD_LEGACY_U16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_mad_legacy_u16 v8, v2, v4, v6 op_sel:[1,0,0,0]' -> error: not a valid operand. (gfx942, gfx950)"},
     {'id': 'llvm-opsel-v-sad-u16', 'page': 345, 'target': 'V_SAD_U16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_sad_u16 v8, v2, v4, v6 op_sel:[1,0,0,0]' -> error: not a valid operand. (gfx1100, gfx1151, gfx1201, gfx942, gfx950)"},
     {'id': 'llvm-opsel-v-cvt-pkrtz-f16-f32', 'page': 371, 'target': 'V_CVT_PKRTZ_F16_F32.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_cvt_pkrtz_f16_f32 v8, v2, v4 op_sel:[0,0,1]' -> error: not a valid operand. (gfx942, gfx950)"},
+    {'id': 'llvm-opsel-v-pk-fmac-f16', 'page': 337, 'target': 'V_PK_FMAC_F16.opsel', 'evidence': "llvm-mc-22 takes it and encodes none of it: 'v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[1,0]' -> [08003cd102090200] (gfx942, gfx950); 'v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[1,1,1]' -> [08003cd102090200] (gfx942, gfx950), the bytes of no op_sel; llvm-mc-22 --disassemble prints 08083cd102090200 (OPSEL[0] set) as v_pk_fmac_f16_e64 v8, v2, v4, no op_sel (gfx942, gfx950)"},
 ]
 
 from .formats import FORMATS  # noqa: E402

@@ -161,6 +161,7 @@ ERRATA_APPLIED = [
     {'id': 'llvm-opsel-v-cvt-scalef32-sr-pk32-fp6-bf16', 'page': 405, 'target': 'V_CVT_SCALEF32_SR_PK32_FP6_BF16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_cvt_scalef32_sr_pk32_fp6_bf16 v[8:13], v[2:17], v4, v6 op_sel:[1,0,0,0]' -> error: not a valid operand. (gfx950)"},
     {'id': 'llvm-opsel-v-cvt-scalef32-sr-pk32-bf6-f16', 'page': 405, 'target': 'V_CVT_SCALEF32_SR_PK32_BF6_F16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_cvt_scalef32_sr_pk32_bf6_f16 v[8:13], v[2:17], v4, v6 op_sel:[1,0,0,0]' -> error: not a valid operand. (gfx950)"},
     {'id': 'llvm-opsel-v-cvt-scalef32-sr-pk32-bf6-bf16', 'page': 406, 'target': 'V_CVT_SCALEF32_SR_PK32_BF6_BF16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_cvt_scalef32_sr_pk32_bf6_bf16 v[8:13], v[2:17], v4, v6 op_sel:[1,0,0,0]' -> error: not a valid operand. (gfx950)"},
+    {'id': 'llvm-opsel-v-pk-fmac-f16', 'page': 363, 'target': 'V_PK_FMAC_F16.opsel', 'evidence': "llvm-mc-22 takes it and encodes none of it: 'v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[1,0]' -> [08003cd102090200] (gfx942, gfx950); 'v_pk_fmac_f16_e64 v8, v2, v4 op_sel:[1,1,1]' -> [08003cd102090200] (gfx942, gfx950), the bytes of no op_sel; llvm-mc-22 --disassemble prints 08083cd102090200 (OPSEL[0] set) as v_pk_fmac_f16_e64 v8, v2, v4, no op_sel (gfx942, gfx950)"},
 ]
 
 from .formats import FORMATS  # noqa: E402

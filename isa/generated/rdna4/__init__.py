@@ -120,6 +120,8 @@ ERRATA_APPLIED = [
     {'id': 'llvm-opsel-v-s-rcp-f16', 'page': 505, 'target': 'V_S_RCP_F16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_s_rcp_f16 s8, s2 op_sel:[1,0]' -> error: not a valid operand. (gfx1201)"},
     {'id': 'llvm-opsel-v-s-rsq-f16', 'page': 506, 'target': 'V_S_RSQ_F16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_s_rsq_f16 s8, s2 op_sel:[1,0]' -> error: not a valid operand. (gfx1201)"},
     {'id': 'llvm-opsel-v-s-sqrt-f16', 'page': 507, 'target': 'V_S_SQRT_F16.opsel', 'evidence': "llvm-mc-22 refuses it: 'v_s_sqrt_f16 s8, s2 op_sel:[1,0]' -> error: not a valid operand. (gfx1201)"},
+    {'id': 'llvm-opsel-flags-v-permlane16-var-b32', 'page': 513, 'target': 'V_PERMLANE16_VAR_B32.opsel_flags', 'evidence': "llvm-mc-22 takes op_sel:[FI,BOUND_CTRL] as on V_PERMLANE16_B32 (OPSEL[0], OPSEL[1]), printed back as written: 'v_permlane16_var_b32 v8, v2, v4 op_sel:[1,0]' -> [08080fd702090200] (gfx1201); 'v_permlane16_var_b32 v8, v2, v4 op_sel:[0,1]' -> [08100fd702090200] (gfx1201); 'v_permlane16_var_b32 v8, v2, v4 op_sel:[1,0,0,0]' -> [08080fd702090200] (gfx1201); 'v_permlane16_var_b32 v8, v2, v4 op_sel:[0,0,1,0]' -> error: invalid op_sel operand (gfx1201)"},
+    {'id': 'llvm-opsel-flags-v-permlanex16-var-b32', 'page': 514, 'target': 'V_PERMLANEX16_VAR_B32.opsel_flags', 'evidence': "llvm-mc-22 takes op_sel:[FI,BOUND_CTRL] as on V_PERMLANEX16_B32 (OPSEL[0], OPSEL[1]), printed back as written: 'v_permlanex16_var_b32 v8, v2, v4 op_sel:[1,1]' -> [081810d702090200] (gfx1201); 'v_permlanex16_var_b32 v8, v2, v4 op_sel:[1,0,1]' -> error: invalid op_sel operand (gfx1201)"},
 ]
 
 from .formats import FORMATS  # noqa: E402

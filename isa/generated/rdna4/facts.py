@@ -1027,6 +1027,8 @@ FACTS = {
     'opsel_flags': {
         1074: 2,
         1076: 2,
+        1150: 2,
+        1152: 2,
     },
     'cache_control': {
         15: True,
