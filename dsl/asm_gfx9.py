@@ -1248,7 +1248,9 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
     if decoded is None:
         return
     written = [o for o in instr.operands if not (isinstance(o, Attr) and o.name.lower() in _FLAGS)]
-    implied = len(written) == len(decoded.operands) - 1 and Special("vcc") in decoded.operands
+    roles = spec.traits.roles
+    implied = len(written) == len(decoded.operands) - 1 and Special("vcc") in decoded.operands and \
+        inst.defs[0].format in roles.valu_e32 | roles.valu_e64     # (an SMEM offset left out is the last operand)
     if implied:     # the 32-bit encoding's implicit vcc left unwritten (encode_valu): the decoder's
         # first vcc (a 32-bit source reads as vcc_lo)
         written.insert(decoded.operands.index(Special("vcc")), Special("vcc"))

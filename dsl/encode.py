@@ -17,6 +17,7 @@ from isa.mnemonics import LDS_ALIASES, refused_spelling
 from isa.records import dataclass
 
 from . import syntax
+from .syntax import smem_offset_default
 from .decode import FIELD_NAMES
 from .field_values import buffer_format_codes
 from .instr import Instr
@@ -1062,6 +1063,7 @@ class Encoder:
             return
         sbase_n = scalar_base_registers(d)
         names = ["sdata", "sbase", "offset"]
+        ops = smem_offset_default(ops, names)
         if len(ops) != 3:
             self._arity(d, ops, names)
         if scalar_data(d) == "immediate":     # s_atc_probe's mode
