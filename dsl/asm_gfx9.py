@@ -28,7 +28,7 @@ from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
 from .signature import Operand, neg_list_error, raw_source_field, register_number_source
 from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
-from .valu_plan import gfx9_valu_plan
+from .valu_plan import gfx9_no_dpp_form, gfx9_valu_plan
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 
@@ -479,6 +479,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     sig, e32 = plan.sig, plan.e32
     if kind == "DPP" and d.format not in g9.DPP_FORMATS:
         raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction")
+    if kind == "DPP" and gfx9_no_dpp_form(d, plan):
+        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})")
     accumulates = sig.reads_dst and not (sig.dsts and sig.dsts[0].packed)
     if kind in ("SDWA", "SDWAB") and (accumulates or _wide_operand(d, sig)):
         # SDWA selects parts of 32-bit operands; an instruction reading its one 32-bit destination
@@ -491,6 +493,10 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
     if kind == "DPP" and not _DPP_CONTROLS.intersection(mods):
         raise Gfx9AsmError(f"{plan.mn}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, row_shr:n, "
                            f"row_ror:n, row_newbcast:n, row_mirror, row_half_mirror, row_bcast:n or wave_*)")
+    if kind == "DPP" and plan.dp_alu and _dpp_ctrl(mods) not in g9.DP_ALU_DPP_CONTROLS:
+        key = next(k for k in mods if k in _DPP_CONTROLS)
+        raise Gfx9AsmError(f"{key}: a 64-bit operand makes this a DP ALU operation, whose DPP takes only "
+                           f"row_newbcast:n", modifier=key)
     _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS if kind else
            set() if e32 else
            _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}

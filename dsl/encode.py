@@ -25,7 +25,7 @@ from .literals import constant, k_constant, literal_kind, read_as_literal
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
 from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
-from . import encode_export, encode_image, encode_rdna4, signature, simm16
+from . import encode_export, encode_image, encode_rdna4, negated_flags, signature, simm16
 from .signature import (Operand, ValuSig, integer_sources_take_fp_mods, modifier_use, type_info, valu_signature,
                         vopd_base)
 from .packed_negation import packed_negation
@@ -419,7 +419,8 @@ class Encoder:
         if mods:
             _check_modifier_values(d, mods)
             if st.line and len(mods) > 1:       # written in text (a DSL call has keywords, in any order)
-                _check_modifier_order(d, mods)
+                _check_modifier_order(d, mods, self.traits.family)
+            mods = negated_flags.take_negated(_name(d), self.traits.family, fmt, mods)
             if st.line and type(mods.get("th")) is int and "TH" in self._layout[fmt][0]:
                 raise OperandError(f"{_name(d)}: th:{mods['th']}: text names the cache policy (th:TH_LOAD_NT, "
                                    f"th:TH_ATOMIC_RETURN, ...) as LLVM's assembler requires; a number is "
@@ -1720,37 +1721,46 @@ _MODIFIER_VALUES = {
 
 
 # The order LLVM's syntax gives the modifiers of each format (its matcher takes them in that
-# order only): rank of each modifier; equal ranks (the cache flags) go in any order.
+# order only): rank of each modifier; the cache-policy flags (glc slc dlc, th: scope: nv, and
+# their negations noglc ...) are one operand LLVM reads in any order, so they share a rank
+# (tests/test_dsl_asm_memflags.py sweeps the orders against llvm-mc-22).
+_CPOL = ("glc", "slc", "dlc", "th", "scope", "nv")
+
+
+def _ranks(*groups) -> dict:
+    """{modifier: rank} from the groups in LLVM's order; "cpol" stands for the cache-policy flags."""
+    return {m: i for i, g in enumerate(groups) for m in (_CPOL if g == "cpol" else g.split())}
+
+
 _VALU_ORDER = {"op_sel": 0, "index_key": 0, "byte_sel": 0, "op_sel_hi": 1, "neg_lo": 2, "neg_hi": 3, "clamp": 4, "mul": 5, "div": 5,
                **dict.fromkeys(_DPP_CONTROLS, 6), "row_mask": 7, "bank_mask": 8, "bound_ctrl": 9, "fi": 10}
-_FLAT_ORDER = {"offset": 0, "glc": 1, "slc": 1, "dlc": 1}
-_BUFFER_ORDER = {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "glc": 4, "slc": 4, "dlc": 4, "tfe": 5}
-_IMAGE_ORDER = {"dmask": 0, "dim": 1, "unorm": 2, "glc": 3, "slc": 3, "dlc": 3, "th": 3, "scope": 3, "nv": 5,
-                "r128": 6, "a16": 7, "tfe": 8, "lwe": 9, "d16": 10}
+_FLAT_ORDER = _ranks("offset", "cpol")
+_BUFFER_ORDER = _ranks("format", "idxen", "offen", "offset", "cpol", "tfe")
+_IMAGE_ORDER = _ranks("dmask", "dim", "unorm", "cpol", "r128", "a16", "tfe", "lwe", "d16")
+_DS_ORDER = _ranks("offset offset0", "offset1", "gds")
 _MODIFIER_ORDER = {**dict.fromkeys(_VALU_FORMATS, _VALU_ORDER),
-                   **dict.fromkeys(("FLAT", "GLOBAL", "SCRATCH"), _FLAT_ORDER),
-                   "SMEM": {"offset": 0, "glc": 1, "dlc": 1}, "DS": {"offset": 0, "offset0": 0, "offset1": 1, "gds": 2},
-                   "MUBUF": _BUFFER_ORDER, "MTBUF": _BUFFER_ORDER,
+                   **dict.fromkeys(("FLAT", "GLOBAL", "SCRATCH", "VFLAT", "VGLOBAL", "VSCRATCH"), _FLAT_ORDER),
+                   "SMEM": _ranks("offset", "cpol"), "DS": _DS_ORDER, "VDS": _DS_ORDER,
+                   **dict.fromkeys(("MUBUF", "MTBUF", "VBUFFER"), _BUFFER_ORDER),
                    "VINTERP": {"clamp": 0, "op_sel": 1, "wait_exp": 2},
-                   **dict.fromkeys(("VFLAT", "VGLOBAL", "VSCRATCH"), {"offset": 0, "th": 1, "scope": 2}),
-                   "VBUFFER": {"format": 0, "idxen": 1, "offen": 2, "offset": 3, "th": 4, "scope": 5, "tfe": 6},
-                   "VDS": {"offset": 0, "offset0": 0, "offset1": 1},
                    **dict.fromkeys(("EXP", "VEXPORT"), {"done": 0, "row_en": 1}),
                    **dict.fromkeys(("MIMG", "VIMAGE", "VSAMPLE"), _IMAGE_ORDER)}
 
 
-def _check_modifier_order(d: InstrDef, mods: dict) -> None:
+def _check_modifier_order(d: InstrDef, mods: dict, family: str = "") -> None:
     order = _MODIFIER_ORDER.get(d.format)
     if order is None:
         return
     last = last_key = None
     for key in mods:
-        rank = order.get(key)
+        rank = order.get(negated_flags.positive(key, family, d.format) or key)
         if rank is None:
             continue
         if last is not None and rank < last:
+            ranked = [k for k in mods if (negated_flags.positive(k, family, d.format) or k) in order]
             raise OperandError(f"{_name(d)}: {key}: comes before {last_key} in LLVM's syntax "
-                               f"({' '.join(sorted((k for k in mods if k in order), key=order.get))})", modifier=key)
+                               f"({' '.join(sorted(ranked, key=lambda k: order[negated_flags.positive(k, family, d.format) or k]))})",
+                               modifier=key)
         last, last_key = rank, key
 
 

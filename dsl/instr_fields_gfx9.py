@@ -21,10 +21,10 @@ from .instr_fields import sop_operands
 from .instr_fields_memory import ds_modifiers
 from .operands import Agpr, Mod, Reg
 from .encode import ds_layout, flat_layout     # the encoder's memoised forms
-from .signature import (Operand, cache_control, data_registers, neg_bits_error, raw_source_field, scalar_bits,
+from .signature import (cache_control, data_registers, neg_bits_error, raw_source_field, scalar_bits,
                         type_info)
 from .statement import Attr, Call
-from .valu_plan import gfx9_valu_plan, mai_fields, mfma_shape
+from .valu_plan import gfx9_no_dpp_form, gfx9_valu_plan, mai_fields, mfma_shape
 
 _OMOD = {1: ("mul", 2), 2: ("mul", 4), 3: ("div", 2)}
 # worked out once per instruction (or spec)
@@ -47,9 +47,12 @@ def _acc(idx: int, n: int, agpr) -> Reg | Agpr:
     return Agpr(idx, n) if agpr else Reg("v", idx, n)
 
 
-def _mod(v, op: Operand, neg, abs_, force: bool = False):
-    """A source with its float modifiers (integer sources take none unless `force`)."""
-    if not (op.is_float or force) or not (neg or abs_):
+def _mod(v, takes: bool, neg, abs_):
+    """A source with its -x/|x| modifiers where it `takes` them: outside VOP3P the plan's neg_abs
+    (isa.facts.modifier_use, the rule the assembler refuses by), a v_*_mix* source always. NEG or
+    ABS on a source that takes neither prints as nothing, as LLVM 22 prints v_ldexp_f32's exponent
+    (others, v_add_u32_e64's, it calls an invalid encoding; no fact tells the two apart)."""
+    if not takes or not (neg or abs_):
         return v
     return Mod(v, bool(neg), bool(abs_))
 
@@ -88,6 +91,13 @@ def _valu(spec: Spec, inst: Instruction) -> Instr | None:
     kind, dpp, literal = inst.dpp_kind, inst.dpp, inst.literal
     plan = gfx9_valu_plan(d, spec, inst.fmt.name, kind)
     sig, e32 = plan.sig, plan.e32
+    if kind == "DPP":   # the assembler's refusals have no text (llvm-mc-22: invalid, or a comment)
+        if d.format not in g9.DPP_FORMATS or gfx9_no_dpp_form(d, plan):
+            raise DecodeError(f"{d.name.lower()}: no DPP form of the {d.format} encoding "
+                              f"({gfx9_no_dpp_form(d, plan) or 'LLVM has none'})")
+        if plan.dp_alu and dpp["DPP_CTRL"] not in g9.DP_ALU_DPP_CONTROLS:
+            raise DecodeError(f"{d.name.lower()}: DPP_CTRL 0x{dpp['DPP_CTRL']:x}: a 64-bit operand makes this a "
+                              f"DP ALU operation, whose DPP takes only row_newbcast")
     ops = []
     if sig.is_cmp:   # gfx9 v_cmpx writes EXEC and the compare mask too
         ops.append(sgprs(spec, dpp["SDST"], 2) if kind == "SDWAB" and dpp["SD"] else
@@ -114,10 +124,10 @@ def _valu(spec: Spec, inst: Instruction) -> Instr | None:
                 code = code8 if scalar else 256 + code8
                 v = Reg("v", code - 256, n) if code >= 256 else \
                     _source(spec, code, n, None, 16 if op.t16 else 32, op.is_float)
-                if op.packed:   # packed halves take neither modifiers nor sext
+                if op.packed:   # (LLVM encodes -x/|x| on v_pk_fmac_f16_sdwa's halves and prints them as nothing)
                     pass
-                elif op.is_float or plan.fp_mods:
-                    v = _mod(v, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], True)
+                elif f"S{i}" in plan.neg_abs:
+                    v = _mod(v, True, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"])
                 elif dpp[f"SRC{i}_SEXT"]:
                     v = Call("sext", (v,))
                 srcs.append(v)
@@ -126,7 +136,7 @@ def _valu(spec: Spec, inst: Instruction) -> Instr | None:
             v = _acc(code - 256, n, acc) if code >= 256 else \
                 _source(spec, code, n, literal, bits, is_float, packed, False)   # (16-bit integers: the value)
             if kind == "DPP":
-                v = _mod(v, op, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"], plan.fp_mods)
+                v = _mod(v, f"S{i}" in plan.neg_abs, dpp[f"SRC{i}_NEG"], dpp[f"SRC{i}_ABS"])
             srcs.append(v)
             continue
         code = f[f"SRC{i}"]
@@ -139,7 +149,7 @@ def _valu(spec: Spec, inst: Instruction) -> Instr | None:
             v = _source(spec, code, n, literal, bits, is_float, packed, False)
         neg, abs_ = f.get("NEG", 0) >> i & 1, (f.get("ABS", 0) if not plan.is_p else f.get("NEG_HI", 0)) >> i & 1
         if (not plan.is_p or plan.is_mix) and not plan.truth_table:
-            v = _mod(v, op, neg, abs_)
+            v = _mod(v, plan.is_mix or f"S{i}" in plan.neg_abs, neg, abs_)
         srcs.append(v)
     if sig.k_pos is not None and e32:
         srcs.insert(sig.k_pos, literal or 0)

@@ -105,3 +105,5 @@ DPP_FIXED_CONTROLS = {0x130: ("wave_shl", 1), 0x134: ("wave_rol", 1), 0x138: ("w
                       0x140: ("row_mirror", True), 0x141: ("row_half_mirror", True), 0x142: ("row_bcast", 15),
                       0x143: ("row_bcast", 31)}
 DPP_ROW_CONTROLS = {0x100: "row_shl", 0x110: "row_shr", 0x120: "row_ror", 0x150: "row_newbcast"}
+# the DPP controls of a DP ALU operation (valu_plan.gfx9_dp_alu): DPP_ROW* 0x150-0x15f, row_newbcast:0-15
+DP_ALU_DPP_CONTROLS = range(0x150, 0x160)

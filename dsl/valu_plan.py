@@ -10,7 +10,7 @@ from functools import cache
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from isa.facts import OPSEL_IGNORED, modifier_use
+from isa.facts import OPSEL_IGNORED, modifier_use, register_number_sources
 from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
@@ -112,7 +112,6 @@ class Gfx9Plan:
     acc: tuple                # operand names that are AGPRs (v_accvgpr_*)
     is_p: bool
     is_mix: bool
-    fp_mods: bool             # integer sources that take float modifiers (signature.integer_sources_take_fp_mods)
     opsel_byte: bool          # OPSEL[3:2] selects a byte of the destination: op_sel prints all four bits
     truth_table: bool = False  # the pseudocode reads OMOD, ABS and NEG as an 8-bit truth table (bitop3)
     constants: tuple = ()     # per source, the Operand a number written on it is typed as (signature.constant_operand)
@@ -123,6 +122,7 @@ class Gfx9Plan:
     neg_abs: tuple = ()       # sources taking -x/|x| outside VOP3P: isa.facts.modifier_use's neg_abs ('S0'..)
     sdwa_omod: bool = False   # the SDWA form takes mul:/div: (modifier_use's omod of the 32-bit encoding)
     opsel_ignored: bool = False     # op_sel is taken and encodes nothing (isa.facts.OPSEL_IGNORED: v_pk_fmac_f16_e64)
+    dp_alu: bool = False      # a VGPR operand is a register pair: a DP ALU operation (gfx9_dp_alu)
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -158,13 +158,36 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
                      packed_kind(d, op)))
     return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", effects(d.pcode).mixed_sources, integer_sources_take_fp_mods(d) and not sig.is_cmp,
+                 fmt == "VOP3P", effects(d.pcode).mixed_sources,
                  (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
                  constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
                  not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
                  not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
                  modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
-                 not e32 and modifier_use(d).opsel == OPSEL_IGNORED)
+                 not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig))
+
+
+def gfx9_dp_alu(sig: ValuSig) -> bool:
+    """A DP ALU operation: a VGPR destination or source two registers wide (the signature's
+    widths, the code's bit ranges included: v_cvt_pk_f32_fp8's D0[63 : 32]). Its DPP form takes
+    row_newbcast alone: "for 64-bit input data the only legal DPP type is DPP_ROW*" (CDNA3 13.3.9
+    DPP, below Table 93, page 551; CDNA4 the same sentence); LLVM 22 counts a 64-bit result too
+    (v_cvt_f64_f32_dpp with quad_perm: "DP ALU dpp only supports row_newbcast")."""
+    return any(o.dwords == 2 and not o.sgpr for o in sig.dsts + sig.srcs)
+
+
+def gfx9_no_dpp_form(d, plan: Gfx9Plan) -> str | None:
+    """Why instruction `d` has no gfx9 DPP form, else None. The DPP word's SRC0 is a VGPR ("Real
+    SRC0 operand (VGPR)", CDNA3 13.3.9 Table 92, page 551) whose value DPP brings from another
+    lane: an AGPR source (v_accvgpr_mov_b32) is none, and an instruction whose code writes its
+    source (v_swap_b32, which 12.16.1 'The following instructions cannot use DPP', page 517, lists)
+    or indexes the register SRC0 names (CDNA4's v_permlane16/32_swap_b32: VGPR[lane][SRC0]) reads
+    no such value. (LLVM 22: "dpp variant of this instruction is not supported".)"""
+    if "src0" in plan.acc:
+        return "its source is an AGPR, the DPP word's SRC0 a VGPR"
+    if "S0" in effects(d.pcode or "").writes or 0 in register_number_sources(d):
+        return "its code writes or indexes the register its source names, where DPP supplies a value"
+    return None
 
 
 def _reached(d, sig: ValuSig) -> ValuSig:

@@ -46,6 +46,10 @@ LINES = [
     "v_mul_f32 v0, v1, v2 mul:3",
     "v_mul_f32 v0, v1, v2 div:4",
     "v_mul_f32 v0, v1, v2 mul:2 div:2",
+    # DP ALU (a 64-bit operand): DPP takes row_newbcast alone; LLVM names the control
+    "v_ceil_f64_dpp v[0:1], v[2:3] quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+    "v_cvt_f64_f32_dpp v[0:1], v2 row_shl:1 bound_ctrl:0",
+    "v_fmac_f64_dpp v[0:1], v[2:3], v[4:5] row_mirror row_mask:0x3",
 ]
 
 # line: (our column, why it differs from llvm-mc-22's). LLVM tries its encoding variants in turn
