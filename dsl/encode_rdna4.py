@@ -11,7 +11,7 @@ from isa.memory_access import (memory_access, prefetch, scalar_base_registers, s
 from . import syntax
 from .field_values import buffer_format_codes
 from .operands import Mod, OperandError, Special
-from .signature import buffer_data_dwords, cache_control, flat_layout, image_widths
+from .signature import buffer_data_dwords, buffer_tfe, cache_control, flat_layout, image_widths
 from .statement import Attr
 
 
@@ -150,7 +150,7 @@ def buffer(enc, d, F, ops, mods):
     if cache_control(d):
         enc._arity(d, ops, [])
         return
-    tfe = bool(mods.pop("tfe", False))
+    tfe = buffer_tfe(d, mods)
     idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
     if len(ops) != 4:
         enc._arity(d, ops, ["vdata", "vaddr", "rsrc", "soffset"])
