@@ -18,12 +18,14 @@ from functools import lru_cache
 
 import isa
 from isa import Spec
+from isa.spec import family_of
 from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
+from .memflags_gfx9 import memory_flags
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
 from .signature import Operand, neg_list_error, raw_source_field, register_number_source
 from .packed_negation import packed_negation
@@ -242,7 +244,8 @@ _VOP3P_KEYS = {"clamp", "op_sel", "op_sel_hi", "neg_lo", "neg_hi"}
 _SCALE_KEYS = {"op_sel", "op_sel_hi"}                # v_mfma_ld_scale_b32
 _TRUTH_TABLE_KEYS = {"op_sel", "bitop3"}     # OMOD, ABS and NEG hold the truth table; no clamp either
 _MFMA_KEYS = {"cbsz", "abid", "blgp", "neg"}
-_MEMORY_KEYS = {"SMEM": {"offset", "glc", "nv"}, "DS": {"offset", "offset0", "offset1", "gds"},
+_MEMORY_KEYS = {"SMEM": {"offset", "glc"},   # no nv: LLVM 22 refuses it on gfx942/gfx950
+                "DS": {"offset", "offset0", "offset1", "gds"},
                 "FLAT": {"offset", "sc0", "sc1", "nt"}, "GLOBAL": {"offset", "sc0", "sc1", "nt"},
                 "SCRATCH": {"offset", "sc0", "sc1", "nt"},
                 "MUBUF": {"idxen", "offen", "offset", "sc0", "sc1", "nt", "lds"},
@@ -1343,6 +1346,7 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     if d.format in roles.salu:
         return encode_scalar(spec, d, ops, mods), d
     if d.format in _MEMORY:
+        mods = memory_flags(d, family_of(d), mods, Gfx9AsmError)
         _allow(mods, _MEMORY_KEYS[d.format], mn)
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]

@@ -1152,7 +1152,7 @@ class Encoder:
             self._arity(d, ops, [])
             F.update(VDATA=0, VADDR=0, SRSRC=0, SOFFSET=0, OFFSET=0)
             return
-        tfe = bool(mods.pop("tfe", False))
+        tfe = signature.buffer_tfe(d, mods)
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
         if len(ops) != 4:
             self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])

@@ -12,7 +12,7 @@ from . import syntax
 from .syntax import smem_offset_default
 from .field_values import buffer_format_codes
 from .operands import Mod, OperandError, Special
-from .signature import buffer_data_dwords, cache_control, flat_layout, image_widths
+from .signature import buffer_data_dwords, buffer_tfe, cache_control, flat_layout, image_widths
 from .statement import Attr
 
 
@@ -153,7 +153,7 @@ def buffer(enc, d, F, ops, mods):
     if cache_control(d):
         enc._arity(d, ops, [])
         return
-    tfe = bool(mods.pop("tfe", False))
+    tfe = buffer_tfe(d, mods)
     idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
     if len(ops) != 4:
         enc._arity(d, ops, ["vdata", "vaddr", "rsrc", "soffset"])

@@ -325,7 +325,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
         ops.append(sgprs(spec, f["OFFSET"] & 0x7f, 1))
     if any(v is None for v in ops):
         return None
-    mods.update(flags(f, ("GLC", "NV")))
+    mods.update(flags(f, ("GLC",)))    # NV: LLVM 22 prints no nv on gfx942/gfx950 (nor takes it)
     return instr_value(d, mn, ops, mods)
 
 
