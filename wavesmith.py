@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.set_defaults(func=_cmd_gen)
     asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly (to a code object with -o x.hsaco)",
                          description="Assemble a file of LLVM AMDGPU assembly (labels, comments, every "
-                                     "instruction format except EXP). A source with .amdhsa_kernel blocks, "
+                                     "instruction format). A source with .amdhsa_kernel blocks, "
                                      "sections or symbols becomes an HSA code object (-o FILE.hsaco); plain "
                                      "instructions become raw machine code.")
     from dsl.cli import add_asm_arguments, add_disasm_arguments

@@ -3,7 +3,7 @@
 
 Builds an N-line assembly file by cycling, in a fixed shuffled order, through the LLVM
 corpus rows of ../shared/conformance/llvm/<arch>.tsv.gz (rows LLVM re-assembles,
-reenc != '-', outside MIMG/EXP; rows dsl.assemble rejects are left out so the file
+reenc != '-', every format; rows dsl.assemble rejects are left out so the file
 assembles as a whole), then times
 
   encode: dsl.assemble(file text) vs `llvm-mc-22 -arch=amdgcn -mcpu=<arch> -filetype=obj`
@@ -48,12 +48,11 @@ import dsl.asm  # noqa: E402
 
 SHARED = Path(os.environ.get("WAVESMITH_SHARED", REPO.parent / "shared"))
 LLVM_MC = "llvm-mc-22"
-SKIP_FAMILIES = {"MIMG", "EXP"}
 GOAL = 3.0
 
 
 def load_rows(arch: str) -> list[tuple[str, str]]:
-    """(text, reenc hex) of the corpus rows LLVM's assembler accepts, outside MIMG/EXP."""
+    """(text, reenc hex) of the corpus rows LLVM's assembler accepts."""
     path = SHARED / "conformance" / "llvm" / f"{arch}.tsv.gz"
     if not path.exists():
         sys.exit(f"{path} not found (set WAVESMITH_SHARED to the shared resources folder)")
@@ -63,7 +62,7 @@ def load_rows(arch: str) -> list[tuple[str, str]]:
         col = {name: i for i, name in enumerate(header)}
         for line in f:
             cells = line.rstrip("\n").split("\t")
-            if cells[col["reenc"]] == "-" or cells[col["family"]] in SKIP_FAMILIES:
+            if cells[col["reenc"]] == "-":
                 continue
             rows.append((cells[col["text"]], cells[col["reenc"]]))
     return rows
@@ -185,7 +184,7 @@ def main(argv=None) -> int:
     hex_text = "\n".join(",".join(f"0x{r[i:i + 2]}" for i in range(0, len(r), 2)) for _, r in lines) + "\n"
     blob = b"".join(bytes.fromhex(r) for _, r in lines)
 
-    print(f"corpus {args.arch}: {len(rows)} rows (reenc != '-', not MIMG/EXP); dsl rejects {rejected}, "
+    print(f"corpus {args.arch}: {len(rows)} rows (reenc != '-'); dsl rejects {rejected}, "
           f"encodes {differ} differently from LLVM; {len(kept)} rows cycled to {len(lines)} lines "
           f"({len(text) / 1e6:.1f} MB text, {len(blob) / 1e6:.2f} MB code)")
     print(f"dsl one-time setup (ISA tables): {setup:.3f} s\n")

@@ -174,11 +174,12 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
                 for key, value in part.modifiers.items():     # vmcnt(0) lgkmcnt(99): a count after the first
                     if same(value):
                         modifier = modifier or key
-    if modifier:
-        for part in reversed(parts):
-            column = term_columns(src, part.column).get(modifier)
-            if column:
-                return column
+    if modifier:        # a key, or (key, entry index) for an entry of its list (op_sel:[0,2])
+        for key in (modifier, modifier[0]) if type(modifier) is tuple else (modifier,):
+            for part in reversed(parts):
+                column = term_columns(src, part.column).get(key)
+                if column:
+                    return column
     if isinstance(operand, Attr):       # a name inside an operand (A | B): where the name is written
         found = re.compile(rf"(?<![\w.$]){re.escape(operand.name)}(?![\w.$@])").search(src, st.column)
         if found:

@@ -18,13 +18,15 @@ from functools import lru_cache
 
 import isa
 from isa import Spec
+from isa.spec import family_of
 from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
-from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
+from .memflags_gfx9 import memory_flags
+from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
 from .signature import Operand, neg_list_error, raw_source_field, register_number_source
 from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
@@ -34,8 +36,8 @@ from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 
 class Gfx9AsmError(ValueError):
     """An operand or modifier that does not fit (the caller adds line:column). `operand` is the
-    operand value refused, `modifier` the name of the modifier refused, when one is, for the
-    caller to find its column."""
+    operand value refused, `modifier` the name of the modifier refused (or (name, entry index):
+    operands.list_entry), when one is, for the caller to find its column."""
 
     def __init__(self, message: str, operand=None, modifier: str | None = None):
         super().__init__(message)
@@ -219,7 +221,8 @@ def _mod_bits(mods: dict, key: str) -> list[int]:
     """A list of 0/1 values (op_sel:[0,1], neg_lo:[1,0,0])."""
     value = mods[key]
     if not isinstance(value, list) or not all(type(x) is int and x in (0, 1) for x in value):
-        raise Gfx9AsmError(f"{key}:{_text(value)}: expected a list of 0s and 1s")
+        raise Gfx9AsmError(f"{key}:{_text(value)}: expected a list of 0s and 1s",
+                           modifier=list_entry(value, key, lambda x: type(x) is int and x in (0, 1)))
     return value
 
 
@@ -241,7 +244,8 @@ _VOP3P_KEYS = {"clamp", "op_sel", "op_sel_hi", "neg_lo", "neg_hi"}
 _SCALE_KEYS = {"op_sel", "op_sel_hi"}                # v_mfma_ld_scale_b32
 _TRUTH_TABLE_KEYS = {"op_sel", "bitop3"}     # OMOD, ABS and NEG hold the truth table; no clamp either
 _MFMA_KEYS = {"cbsz", "abid", "blgp", "neg"}
-_MEMORY_KEYS = {"SMEM": {"offset", "glc", "nv"}, "DS": {"offset", "offset0", "offset1", "gds"},
+_MEMORY_KEYS = {"SMEM": {"offset", "glc"},   # no nv: LLVM 22 refuses it on gfx942/gfx950
+                "DS": {"offset", "offset0", "offset1", "gds"},
                 "FLAT": {"offset", "sc0", "sc1", "nt"}, "GLOBAL": {"offset", "sc0", "sc1", "nt"},
                 "SCRATCH": {"offset", "sc0", "sc1", "nt"},
                 "MUBUF": {"idxen", "offen", "offset", "sc0", "sc1", "nt", "lds"},
@@ -389,7 +393,8 @@ def _dpp_ctrl(mods: dict) -> int:
     if "quad_perm" in mods:
         q = mods["quad_perm"]
         if not isinstance(q, list) or len(q) != 4 or not all(type(x) is int and 0 <= x <= 3 for x in q):
-            raise Gfx9AsmError(f"quad_perm:{_text(q)}: expected four lanes 0-3")
+            raise Gfx9AsmError(f"quad_perm:{_text(q)}: expected four lanes 0-3",
+                               modifier=list_entry(q, "quad_perm", lambda x: type(x) is int and 0 <= x <= 3))
         return q[0] | q[1] << 2 | q[2] << 4 | q[3] << 6
     for k, base in _DPP_ROWS.items():
         if k in mods:
@@ -1254,7 +1259,9 @@ def _check_register_widths(spec: Spec, instr: Instr, data: bytes) -> None:
     if decoded is None:
         return
     written = [o for o in instr.operands if not (isinstance(o, Attr) and o.name.lower() in _FLAGS)]
-    implied = len(written) == len(decoded.operands) - 1 and Special("vcc") in decoded.operands
+    roles = spec.traits.roles
+    implied = len(written) == len(decoded.operands) - 1 and Special("vcc") in decoded.operands and \
+        inst.defs[0].format in roles.valu_e32 | roles.valu_e64     # (an SMEM offset left out is the last operand)
     if implied:     # the 32-bit encoding's implicit vcc left unwritten (encode_valu): the decoder's
         # first vcc (a 32-bit source reads as vcc_lo)
         written.insert(decoded.operands.index(Special("vcc")), Special("vcc"))
@@ -1339,6 +1346,7 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     if d.format in roles.salu:
         return encode_scalar(spec, d, ops, mods), d
     if d.format in _MEMORY:
+        mods = memory_flags(d, family_of(d), mods, Gfx9AsmError)
         _allow(mods, _MEMORY_KEYS[d.format], mn)
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]

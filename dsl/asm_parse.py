@@ -222,6 +222,18 @@ def _keyvalue(toks: list, ents: list, i: int, n: int) -> tuple:
     raise _Unexpected(i, "an integer, a name or a list after ':'")
 
 
+def _entry_starts(key: str, ents: list, lo: int, hi: int) -> list:
+    """[((key, entry index), token index)] of each entry of the list written in tokens lo..hi."""
+    out, j = [], 0
+    for t in range(lo + 1, hi):
+        kind = ents[t][0]
+        if kind == ",":
+            j += 1
+        elif kind != "]" and (not out or out[-1][0][1] != j):
+            out.append(((key, j), t))
+    return out
+
+
 def _symbol_expression(toks: list, ents: list, i: int, n: int) -> tuple:
     """NAME (+|- NAME or INTEGER)+ from token i: its text without blanks."""
     parts = [toks[i].lstrip(BLANKS)]
@@ -283,6 +295,8 @@ def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list 
                     modifiers[key] = value
                     if where is not None:
                         where.append((key, start))
+                        if type(value) is list:     # op_sel:[0,2]: each entry's, keyed (key, index)
+                            where += _entry_starts(key, ents, start + 2, i)
                     expect_operand = False
                     continue
                 elif following == "+" or following == "-":   # a symbol expression; after a

@@ -17,11 +17,12 @@ from isa.mnemonics import LDS_ALIASES, refused_spelling
 from isa.records import dataclass
 
 from . import syntax
+from .syntax import smem_offset_default
 from .decode import FIELD_NAMES
 from .field_values import buffer_format_codes
 from .instr import Instr
 from .literals import constant, k_constant, literal_kind, read_as_literal
-from .operands import Agpr, Lit, Mod, OperandError, Reg, Special
+from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
 from .special_registers import saddr_error, smem_data_error, width_error
 from .statement import Attr, BitOr, Call, LiteralRef, SymExpr
 from . import encode_export, encode_image, encode_rdna4, negated_flags, signature, simm16
@@ -1063,6 +1064,7 @@ class Encoder:
             return
         sbase_n = scalar_base_registers(d)
         names = ["sdata", "sbase", "offset"]
+        ops = smem_offset_default(ops, names)
         if len(ops) != 3:
             self._arity(d, ops, names)
         if scalar_data(d) == "immediate":     # s_atc_probe's mode
@@ -1150,7 +1152,7 @@ class Encoder:
             self._arity(d, ops, [])
             F.update(VDATA=0, VADDR=0, SRSRC=0, SOFFSET=0, OFFSET=0)
             return
-        tfe = bool(mods.pop("tfe", False))
+        tfe = signature.buffer_tfe(d, mods)
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
         if len(ops) != 4:
             self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
@@ -1501,7 +1503,8 @@ _BIT_VALUES = {limit: frozenset(range(limit + 1)) for limit in (1, 3, 7)}
 def _bit_list(v, what, d, limit=1) -> list[int]:
     if (not isinstance(v, list) or not _INTEGER_TYPES.issuperset(map(type, v))
             or not _BIT_VALUES[limit].issuperset(v)):
-        raise OperandError(f"{_name(d)}: {what} expects [a,b,...] with entries 0..{limit}, got {v}")
+        raise OperandError(f"{_name(d)}: {what} expects [a,b,...] with entries 0..{limit}, got {v}",
+                           modifier=list_entry(v, what, lambda x: type(x) in _INTEGER_TYPES and x in _BIT_VALUES[limit]))
     return v
 
 

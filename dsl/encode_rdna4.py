@@ -9,9 +9,10 @@ from isa.memory_access import (memory_access, prefetch, scalar_base_registers, s
                                value_dwords)
 
 from . import syntax
+from .syntax import smem_offset_default
 from .field_values import buffer_format_codes
 from .operands import Mod, OperandError, Special
-from .signature import buffer_data_dwords, cache_control, flat_layout, image_widths
+from .signature import buffer_data_dwords, buffer_tfe, cache_control, flat_layout, image_widths
 from .statement import Attr
 
 
@@ -79,6 +80,7 @@ def smem(enc, d, F, ops, mods):
     fetch = prefetch(d)
     if fetch:      # [sbase,] offset, soffset, length (no sbase relative to the PC)
         names = ([] if fetch == "pc" else ["sbase"]) + ["offset", "soffset", "length"]
+        ops = smem_offset_default(ops, names)
         if len(ops) != len(names):
             enc._arity(d, ops, names)
         if len(names) == 4:
@@ -91,6 +93,7 @@ def smem(enc, d, F, ops, mods):
         F["SDATA"] = length
         cache_policy(d, F, mods)
         return
+    ops = smem_offset_default(ops, ["sdata", "sbase", "offset"])
     if len(ops) != 3:
         enc._arity(d, ops, ["sdata", "sbase", "offset"])
     if scalar_data(d) == "immediate":     # s_atc_probe's mode
@@ -150,7 +153,7 @@ def buffer(enc, d, F, ops, mods):
     if cache_control(d):
         enc._arity(d, ops, [])
         return
-    tfe = bool(mods.pop("tfe", False))
+    tfe = buffer_tfe(d, mods)
     idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
     if len(ops) != 4:
         enc._arity(d, ops, ["vdata", "vaddr", "rsrc", "soffset"])

@@ -203,7 +203,9 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
                 mods["neg_hi"] = bit_list(f["NEG_HI"], nsrc)
     elif d.name in g9.OPSEL_FLAGS:
         mods.update((name, 1) for name, bit in g9.OPSEL_FLAGS[d.name] if opsel >> bit & 1)
-    elif opsel and not plan.opsel_ignored:      # (LLVM prints none of the bits it does not encode)
+    elif opsel and plan.opsel and not plan.opsel_ignored:
+        # only where the assembler takes op_sel (valu_plan.gfx9_takes_opsel); LLVM prints none of
+        # the bits of an instruction that takes none, nor of one that encodes none
         mods["op_sel"] = bit_list(opsel, 4) if plan.opsel_byte else bit_list(opsel, nsrc) + [opsel >> 3 & 1]
     if f.get("CLMP"):
         mods["clamp"] = True
@@ -323,7 +325,7 @@ def _smem(spec: Spec, inst: Instruction) -> Instr | None:
         ops.append(sgprs(spec, f["OFFSET"] & 0x7f, 1))
     if any(v is None for v in ops):
         return None
-    mods.update(flags(f, ("GLC", "NV")))
+    mods.update(flags(f, ("GLC",)))    # NV: LLVM 22 prints no nv on gfx942/gfx950 (nor takes it)
     return instr_value(d, mn, ops, mods)
 
 

@@ -20,12 +20,22 @@ REG_CLASSES = {"s": 106, "v": 256, "ttmp": 16, "a": 256}    # "a": virtual AGPRs
 class OperandError(ValueError):
     """An operand that cannot be used where it was given. The message names the
     instruction, the operand, what was given and what is legal. `operand` is the value
-    refused (or None), `modifier` the modifier's name, `text` the source text refused: the
-    text assembler turns them into the column it reports."""
+    refused (or None), `modifier` the modifier's name (or (name, entry index) for an entry of
+    its list: list_entry), `text` the source text refused: the text assembler turns them into
+    the column it reports."""
 
     def __init__(self, message: str, operand=None, modifier: str | None = None, text: str | None = None):
         super().__init__(message)
         self.operand, self.modifier, self.text = operand, modifier, text
+
+
+def list_entry(value, key: str, good) -> str | tuple:
+    """Where an error about list modifier `key` points (OperandError.modifier): (key, index of
+    its first entry not `good`), as LLVM does (op_sel:[0,2] at the 2); the key where the value
+    is no list or no entry is bad."""
+    if not isinstance(value, list):
+        return key
+    return next(((key, j) for j, x in enumerate(value) if not good(x)), key)
 
 
 @dataclass(frozen=True)

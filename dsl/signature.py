@@ -16,12 +16,14 @@ from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_fla
 from isa.control import control
 from isa.effects import effects
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims, ray_address_groups  # noqa: F401 (re-exported)
-from isa.memory_access import gathers_four, lane_address, lds_operands, memory_access, mip_level, value_dwords
+from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level, typed_buffer,
+                               value_dwords)
 from isa.records import dataclass
 
 from . import syntax
 from .operand_records import (Operand, ValuSig, raw_source_field, scalar_bits, source_is_immediate,  # noqa: F401 (re-exported)
                               type_info, vopd_base)
+from .operands import OperandError
 from .packed_negation import packed_negation
 
 
@@ -306,6 +308,25 @@ def data_registers(d: InstrDef) -> int:
     access = memory_access(d)
     sizes = access.data_dwords if access.direction in ("store", "atomic") else access.result_dwords
     return sizes or value_dwords(d)
+
+
+def buffer_tfe(d: InstrDef, mods: dict) -> bool:
+    """Whether a MUBUF/MTBUF/VBUFFER instruction's text asks for TFE (popping `tfe` from `mods`).
+    LLVM 22 takes it only where the instruction returns loaded data through an untyped format (a
+    load that is no tbuffer_*): it refuses it on a store ("TFE modifier has no meaning for store
+    instructions"), an atomic and a typed access. Decided from the generated memory facts
+    (isa.memory_access: the direction, typed_buffer); raises OperandError at the flag."""
+    if not mods.pop("tfe", False):
+        return False
+    direction = memory_access(d).direction
+    if direction == "load" and not typed_buffer(d):
+        return True
+    typed = typed_buffer(d)     # LLVM's tbuffer_* have no TFE operand at all: "invalid operand"
+    why = ("TFE modifier has no meaning for store instructions" if direction == "store" and not typed else
+           "invalid operand for instruction: tfe is taken by untyped buffer loads only, not by "
+           + ("a typed (tbuffer) access" if typed else "an atomic" if direction == "atomic"
+              else "an instruction that loads no data"))
+    raise OperandError(f"{d.name.lower()}: tfe: {why}", modifier="tfe")
 
 
 def buffer_data_dwords(d: InstrDef, fields: dict) -> int:

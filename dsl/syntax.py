@@ -301,3 +301,20 @@ for _unit in ("s", "s_buffer"):
         OLD_NAMES[f"{_unit}_load_dword{_old}"] = f"{_unit}_load_b{_bits}"
 # (the LDS renames, ds_read_b32 -> ds_load_b32, are isa.mnemonics.LDS_ALIASES)
 OLD_NAMES.update({"v_add_u32": "v_add_nc_u32", "v_sub_u32": "v_sub_nc_u32", "v_subrev_u32": "v_subrev_nc_u32"})
+
+
+# ---------------------------------------------------------------- SMEM
+
+# An SMEM instruction's immediate offset may be left out: LLVM reads it as 0 (`s_load_b32 s1, s[2:3]`
+# is `s_load_b32 s1, s[2:3], 0x0`; `s_prefetch_data_pc_rel s0, 0` is `s_prefetch_data_pc_rel 0x0, s0, 0`).
+SMEM_OPTIONAL_OPERAND = ("offset", 0)
+
+
+def smem_offset_default(ops, names: list[str]) -> list:
+    """`ops`, the operands written for an SMEM instruction whose operands are `names`, with the
+    optional one (SMEM_OPTIONAL_OPERAND) filled in where exactly it is missing."""
+    name, default = SMEM_OPTIONAL_OPERAND
+    ops = list(ops)
+    if len(ops) == len(names) - 1 and name in names:
+        ops.insert(names.index(name), default)
+    return ops

@@ -61,7 +61,7 @@ class Erratum:
 
 ERRATA: tuple[Erratum, ...] = (
     Erratum(
-        "cdna3-v-max3-f32-pcode", ("cdna3",), {"cdna3": 293},
+        "cdna3-v-max3-f32-pcode", ("cdna3",), {"cdna3": 343},
         "add_pcode", ("VOP3A", "V_MAX3_F32"), None,
         "D0.f32 = v_max_f32(v_max_f32(S0.f32, S1.f32), S2.f32)",
         "The conversion's V_MAX3_F32 entry ('Select the maximum of three single-precision float inputs') "
@@ -69,7 +69,7 @@ ERRATA: tuple[Erratum, ...] = (
         "LLVM 22 (gfx942) decodes 9286d3d1 64e3fd90 as v_max3_f32 v146, v100, |-0.5|, -|s63| clamp mul:4.",
     ),
     Erratum(
-        "cdna-buffer-store-short-pcode", ("cdna3", "cdna4"), {"cdna3": 458, "cdna4": 503},
+        "cdna-buffer-store-short-pcode", ("cdna3", "cdna4"), {"cdna3": 465, "cdna4": 510},
         "add_pcode", ("MUBUF", "BUFFER_STORE_SHORT"), None,
         "addr = CalcBufferAddr(VADDR.b32, SRSRC.b32, SOFFSET.b32, OFFSET.b32);\nMEM[addr].b16 = VDATA[15 : 0]",
         "Both conversions' BUFFER_STORE_SHORT entry ('Store 16 bits of data from a vector register into "
@@ -80,7 +80,7 @@ ERRATA: tuple[Erratum, ...] = (
         "s44 idxen offset:3072 sc0).",
     ),
     Erratum(
-        "cdna3-v-mul-hi-u32-pcode", ("cdna3",), {"cdna3": 293},
+        "cdna3-v-mul-hi-u32-pcode", ("cdna3",), {"cdna3": 366},
         "add_pcode", ("VOP3A", "V_MUL_HI_U32"), None,
         "D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U)",
         "The conversion's V_MUL_HI_U32 entry keeps its description ('store the high 32 bits of the "
@@ -89,7 +89,7 @@ ERRATA: tuple[Erratum, ...] = (
         "4a0086d2 10100100 as v_mul_hi_u32 v74, s16, 8 (two 32-bit sources).",
     ),
     Erratum(
-        "cdna3-v-madmk-f16-pcode", ("cdna3",), {"cdna3": 169},
+        "cdna3-v-madmk-f16-pcode", ("cdna3",), {"cdna3": 179},
         "add_pcode", ("VOP2", "V_MADMK_F16"), None,
         "tmp = S0.f16 * SIMM16.f16 + S1.f16;\nD0 = { 16'0, tmp.f16 }",
         "The conversion's V_MADMK_F16 entry ('Multiply a floating point input with a literal constant "
@@ -98,7 +98,7 @@ ERRATA: tuple[Erratum, ...] = (
         "6f446148 cb7cd531 as v_madmk_f16 v48, ttmp3, 0x31d57ccb, v162: the constant multiplies.",
     ),
     Erratum(
-        "cdna3-s-lshr-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
+        "cdna3-s-lshr-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 104, "cdna4": 116},
         "add_pcode", ("SOP2", "S_LSHR_B64"), None,
         "D0.u64 = (S0.u64 >> S1[5 : 0].u32);\nSCC = D0.u64 != 0ULL",
         "The conversion's S_LSHR_B64 entry has its description but no code block (S_LSHL_B64 and "
@@ -107,7 +107,7 @@ ERRATA: tuple[Erratum, ...] = (
         "shift amount as 32 bits (c616e28f -> s_lshr_b64 s[98:99], -6, s22).",
     ),
     Erratum(
-        "cdna3-s-mul-i32-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
+        "cdna3-s-mul-i32-pcode", ("cdna3", "cdna4"), {"cdna3": 105, "cdna4": 117},
         "add_pcode", ("SOP2", "S_MUL_I32"), None,
         "D0.i32 = S0.i32 * S1.i32",
         "The conversion's S_MUL_I32 entry ('Multiply two signed 32-bit integer inputs and store the "
@@ -116,7 +116,7 @@ ERRATA: tuple[Erratum, ...] = (
         "04010492 as s_mul_i32 s4, s4, s1 (the shared kernels' code multiplies work-group ids by sizes with it).",
     ),
     Erratum(
-        "cdna3-s-xor-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 96, "cdna4": 108},
+        "cdna3-s-xor-b64-pcode", ("cdna3", "cdna4"), {"cdna3": 101, "cdna4": 113},
         "add_pcode", ("SOP2", "S_XOR_B64"), None,
         "D0.u64 = (S0.u64 ^ S1.u64);\nSCC = D0.u64 != 0ULL",
         "The conversion's S_XOR_B64 entry ('Calculate bitwise XOR on two scalar inputs ... set SCC iff "
@@ -125,7 +125,7 @@ ERRATA: tuple[Erratum, ...] = (
         "s_xor_b64 s[0:1], vcc, s[0:1].",
     ),
     Erratum(
-        "cdna3-s-cmp-gt-u32-pcode", ("cdna3", "cdna4"), {"cdna3": 133, "cdna4": 145},
+        "cdna3-s-cmp-gt-u32-pcode", ("cdna3", "cdna4"), {"cdna3": 135, "cdna4": 147},
         "add_pcode", ("SOPC", "S_CMP_GT_U32"), None,
         "SCC = S0.u32 > S1.u32",
         "The conversion's S_CMP_GT_U32 entry ('Set SCC to 1 iff the first scalar input is greater than "
@@ -163,7 +163,7 @@ ERRATA: tuple[Erratum, ...] = (
         "and a16').",
     ),
     Erratum(
-        "cdna3-vop3a-vop1-offset", ("cdna3", "cdna4"), {"cdna3": 539, "cdna4": 585},
+        "cdna3-vop3a-vop1-offset", ("cdna3", "cdna4"), {"cdna3": 540, "cdna4": 586},
         "promoted_offset", ("VOP3A", "VOP1"), 0x180, 0x140,
         "The VOP3A opcode table lists the VOP1 instructions at VOP1 opcode + 0x180 (V_MOV_B32 = 385), "
         "where 'VOP1 using VOP3 encoding' states + 0x140; at + 0x180 nine rows collide with VOP3A's own "
@@ -178,7 +178,7 @@ ERRATA: tuple[Erratum, ...] = (
         "bits [31:23] = 0b110100111, OP = 35) as v_dot2_f32_f16 and encodes it back the same way.",
     ),
     Erratum(
-        "cdna3-vop3p-mai-encoding-width", ("cdna3", "cdna4"), {"cdna3": 548, "cdna4": 595},
+        "cdna3-vop3p-mai-encoding-width", ("cdna3", "cdna4"), {"cdna3": 548, "cdna4": 596},
         "field_bits", ("VOP3P-MAI", "ENCODING"), (31, 24), (31, 23),
         "As cdna3-vop3p-encoding-width: LLVM 22 (gfx942) decodes 0000e1d3... (dword 0xd3e10000, "
         "bits [31:23] = 0b110100111, OP = 97) as v_mfma_f32_16x16x16_bf16.",
@@ -237,7 +237,7 @@ ERRATA: tuple[Erratum, ...] = (
         "s[0:3], s[0:3], s0 offset:0x80002 glc).",
     ),
     Erratum(
-        "rdna4-flat-op-bits", ("rdna4",), {"rdna4": 212},
+        "rdna4-flat-op-bits", ("rdna4",), {"rdna4": 213},
         "field_bits", ("VFLAT", "OP"), (20, 13), (21, 14),
         "The FLAT, GLOBAL and SCRATCH field table (one table for the three formats) gives OP [20:13]. "
         "LLVM 22's assembler (gfx1201) encodes global_load_b32 v1, v2, s[0:1] offset:4 as 0xee050000 ...: "
@@ -246,7 +246,7 @@ ERRATA: tuple[Erratum, ...] = (
         "decodes to the manual's name at [21:14].",
     ),
     Erratum(
-        "rdna4-flat-ioffset", ("rdna4",), {"rdna4": 212},
+        "rdna4-flat-ioffset", ("rdna4",), {"rdna4": 213},
         "add_field", ("VFLAT", "IOFFSET"), None, (95, 72, "Address offset, signed byte."),
         "The FLAT, GLOBAL and SCRATCH field table ends at VADDR [71:64] although the formats are 96 "
         "bits wide and the instructions take an offset. LLVM 22's assembler (gfx1201) encodes "
@@ -254,14 +254,14 @@ ERRATA: tuple[Erratum, ...] = (
         "off, s2 offset:8 with 0x000008 there (a 24-bit signed offset, as VBUFFER's IOFFSET [95:72]).",
     ),
     Erratum(
-        "rdna4-vimage-vaddr4-bits", ("rdna4",), {"rdna4": 208},
+        "rdna4-vimage-vaddr4-bits", ("rdna4",), {"rdna4": 209},
         "field_bits", ("VIMAGE", "VADDR4"), (56, 63), (63, 56),
         "The VIMAGE field table gives VADDR4 as [56:63], high and low bit swapped. LLVM 22's assembler "
         "(gfx1201) encodes image_bvh_intersect_ray v[0:3], [v4, v5, v[6:8], v[9:11], v[12:14]], "
         "s[0:3] with 0x0c (v12) in bits [63:56].",
     ),
     Erratum(
-        "rdna4-v-lshl-or-b32-pcode", ("rdna4",), {"rdna4": 432},
+        "rdna4-v-lshl-or-b32-pcode", ("rdna4",), {"rdna4": 494},
         "add_pcode", ("VOP3", "V_LSHL_OR_B32"), None, "D0.u32 = ((S0.u32 << S1[4 : 0].u32) | S2.u32)",
         "The conversion's V_LSHL_OR_B32 entry (opcode 598: 'Given a shift count in the second input, "
         "calculate the logical shift left of the first input, then calculate the bitwise OR of the "
@@ -271,7 +271,7 @@ ERRATA: tuple[Erratum, ...] = (
         "v_lshl_or_b32 v2, v233, 52, v133 (three 32-bit sources).",
     ),
     Erratum(
-        "rdna4-v-maximumminimum-f16-pcode", ("rdna4",), {"rdna4": 432},
+        "rdna4-v-maximumminimum-f16-pcode", ("rdna4",), {"rdna4": 502},
         "add_pcode", ("VOP3", "V_MAXIMUMMINIMUM_F16"), None,
         "D0.f16 = v_minimum_f16(v_maximum_f16(S0.f16, S1.f16), S2.f16)",
         "The conversion's V_MAXIMUMMINIMUM_F16 entry ('Select the IEEE maximum() of the first two "
@@ -282,7 +282,7 @@ ERRATA: tuple[Erratum, ...] = (
         "v29, v50 clamp.",
     ),
     Erratum(
-        "rdna4-v-s-rsq-f32-pcode", ("rdna4",), {"rdna4": 432},
+        "rdna4-v-s-rsq-f32-pcode", ("rdna4",), {"rdna4": 505},
         "add_pcode", ("VOP3", "V_S_RSQ_F32"), None, "D0.f32 = 1.0F / sqrt(S0.f32)",
         "The conversion's V_S_RSQ_F32 entry ('Calculate the reciprocal of the square root of the "
         "single-precision float input using IEEE rules and store the result into a scalar register') "
@@ -291,7 +291,7 @@ ERRATA: tuple[Erratum, ...] = (
         "an SGPR destination and one f32 source.",
     ),
     Erratum(
-        "rdna4-s-bfm-b64-pcode", ("rdna4",), {"rdna4": 217},
+        "rdna4-s-bfm-b64-pcode", ("rdna4",), {"rdna4": 227},
         "add_pcode", ("SOP2", "S_BFM_B64"), None,
         "D0.u64 = (((1ULL << S0[5 : 0].u32) - 1ULL) << S1[5 : 0].u32)",
         "The conversion's S_BFM_B64 entry ('Calculate a bitfield mask given a field offset and size') "
@@ -301,7 +301,7 @@ ERRATA: tuple[Erratum, ...] = (
         "s_bfm_b64 s[30:31], s4, -8 (32-bit sources).",
     ),
     Erratum(
-        "rdna4-v-interp-p2-f32-pcode", ("rdna4",), {"rdna4": 580},
+        "rdna4-v-interp-p2-f32-pcode", ("rdna4",), {"rdna4": 581},
         "add_pcode", ("VINTERP", "V_INTERP_P2_F32"), None,
         "D0.f32 = fma(VGPR[(laneId.u32 & 0xfffffffcU) + 2U][SRC0.u32].f32, S1.f32, S2.f32)",
         "The conversion's V_INTERP_P2_F32 entry describes the operation ('performs a V_FMA_F32 "
@@ -342,16 +342,16 @@ _MISSING = (
 # page of the table in each manual. The evidence quotes the gfx942 corpus; gfx950's has the same
 # mnemonics at the same opcodes (../shared/conformance/llvm/gfx950.tsv.gz).
 _MISSING_CDNA = (
-    ("SOP2", "S_RFE_RESTORE_B64", 43, {"cdna3": 521, "cdna4": 567}, "40ff8095 3b9b6bdd -> s_rfe_restore_b64 s[64:65], 0xdd6b9b3b"),
+    ("SOP2", "S_RFE_RESTORE_B64", 43, {"cdna3": 522, "cdna4": 568}, "40ff8095 3b9b6bdd -> s_rfe_restore_b64 s[64:65], 0xdd6b9b3b"),
     ("SOPP", "S_ENDPGM_ORDERED_PS_DONE", 30, {"cdna3": 528, "cdna4": 574}, "00009ebf -> s_endpgm_ordered_ps_done"),
-    ("SMEM", "S_ATC_PROBE", 38, {"cdna3": 528, "cdna4": 574}, "0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], exec_hi offset:-0x13865"),
-    ("SMEM", "S_ATC_PROBE_BUFFER", 39, {"cdna3": 528, "cdna4": 574}, "00009ec0 20900000 -> s_atc_probe_buffer 0, s[0:3], 0x9020"),
-    ("VOP1", "V_SCREEN_PARTITION_4SE_B32", 55, {"cdna3": 532, "cdna4": 578}, "186f2c7f -> v_screen_partition_4se_b32_e32 v150, v24"),
-    ("VOP1", "V_EXP_LEGACY_F32", 75, {"cdna3": 532, "cdna4": 578}, "02966e7f -> v_exp_legacy_f32_e32 v183, s2"),
-    ("VOP1", "V_LOG_LEGACY_F32", 76, {"cdna3": 532, "cdna4": 578}, "1698e47f -> v_log_legacy_f32_e32 v242, s22"),
-    ("VOP3A", "V_SCREEN_PARTITION_4SE_B32", 375, {"cdna3": 539, "cdna4": 585}, "000077d1 15000000 -> v_screen_partition_4se_b32_e64 v0, s21"),
-    ("VOP3A", "V_EXP_LEGACY_F32", 395, {"cdna3": 539, "cdna4": 585}, "00808bd1 6a000000 -> v_exp_legacy_f32_e64 v0, vcc_lo clamp"),
-    ("VOP3A", "V_LOG_LEGACY_F32", 396, {"cdna3": 539, "cdna4": 585}, "00808cd1 45000000 -> v_log_legacy_f32_e64 v0, s69 clamp"),
+    ("SMEM", "S_ATC_PROBE", 38, {"cdna3": 529, "cdna4": 575}, "0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], exec_hi offset:-0x13865"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 39, {"cdna3": 529, "cdna4": 575}, "00009ec0 20900000 -> s_atc_probe_buffer 0, s[0:3], 0x9020"),
+    ("VOP1", "V_SCREEN_PARTITION_4SE_B32", 55, {"cdna3": 533, "cdna4": 579}, "186f2c7f -> v_screen_partition_4se_b32_e32 v150, v24"),
+    ("VOP1", "V_EXP_LEGACY_F32", 75, {"cdna3": 533, "cdna4": 579}, "02966e7f -> v_exp_legacy_f32_e32 v183, s2"),
+    ("VOP1", "V_LOG_LEGACY_F32", 76, {"cdna3": 533, "cdna4": 579}, "1698e47f -> v_log_legacy_f32_e32 v242, s22"),
+    ("VOP3A", "V_SCREEN_PARTITION_4SE_B32", 375, {"cdna3": 540, "cdna4": 586}, "000077d1 15000000 -> v_screen_partition_4se_b32_e64 v0, s21"),
+    ("VOP3A", "V_EXP_LEGACY_F32", 395, {"cdna3": 540, "cdna4": 586}, "00808bd1 6a000000 -> v_exp_legacy_f32_e64 v0, vcc_lo clamp"),
+    ("VOP3A", "V_LOG_LEGACY_F32", 396, {"cdna3": 540, "cdna4": 586}, "00808cd1 45000000 -> v_log_legacy_f32_e64 v0, s69 clamp"),
 )
 
 ERRATA += tuple(
@@ -388,7 +388,7 @@ _MISSING_CDNA4 = (
     ("DS", "DS_GWS_SEMA_BR", 155, 600, "0e1037d9 24000000 -> ds_gws_sema_br v36 offset:4110 gds (the CDNA3 manual's DS table: 155 DS_GWS_SEMA_BR)"),
     ("DS", "DS_GWS_BARRIER", 157, 600, "800a3bd9 28000000 -> ds_gws_barrier v40 offset:2688 gds (the CDNA3 manual's DS table: "
      "157 DS_GWS_BARRIER)"),
-    ("VOP3P", "V_MFMA_LD_SCALE_B32", 44, 595,
+    ("VOP3P", "V_MFMA_LD_SCALE_B32", 44, 596,
      "0040acd3 1db10008 -> v_mfma_ld_scale_b32 v29, s88 op_sel_hi:[1,0]; it loads the scale operands of the "
      "V_MFMA_SCALE_F32_16X16X128_F8F6F4 / _32X32X64_F8F6F4 the manual's MFMA table lists, and LLVM prints it "
      "before them (the table has no opcode 44)"),
@@ -406,15 +406,15 @@ ERRATA += tuple(
 # with the CDNA3 manual's code for the same entry; the evidence is what LLVM 22 prints for gfx950
 # (../shared/conformance/llvm/gfx950.tsv.gz), the operand count and types the code implies.
 _LOST_PCODE_CDNA4 = (
-    ("VOP3A", "V_MAD_U32_U24", "D0.u32 = 32'U(S0.u24) * 32'U(S1.u24) + S2.u32", 318,
+    ("VOP3A", "V_MAD_U32_U24", "D0.u32 = 32'U(S0.u24) * 32'U(S1.u24) + S2.u32", 364,
      "LLVM 22 decodes 0280c3d1 89840802 as v_mad_u32_u24 v2, 9, s66, 2 clamp"),
-    ("VOP3A", "V_FMA_F64", "D0.f64 = fma(S0.f64, S1.f64, S2.f64)", 318,
+    ("VOP3A", "V_FMA_F64", "D0.f64 = fma(S0.f64, S1.f64, S2.f64)", 367,
      "LLVM 22 decodes 1400ccd1 1e010030 as v_fma_f64 v[20:21], -v[30:31], s[0:1], s[0:1] mul:4"),
-    ("VOP3A", "V_MAX3_U32", "D0.u32 = v_max_u32(v_max_u32(S0.u32, S1.u32), S2.u32)", 318,
+    ("VOP3A", "V_MAX3_U32", "D0.u32 = v_max_u32(v_max_u32(S0.u32, S1.u32), S2.u32)", 369,
      "LLVM 22 decodes 0600d5d1 a6300207 as v_max3_u32 v6, 38, v24, v192"),
-    ("VOP3A", "V_MIN3_F16", "D0.f16 = v_min_f16(v_min_f16(S0.f16, S1.f16), S2.f16)", 318,
+    ("VOP3A", "V_MIN3_F16", "D0.f16 = v_min_f16(v_min_f16(S0.f16, S1.f16), S2.f16)", 384,
      "LLVM 22 decodes 0aa7f4d1 a16740ea as v_min3_f16 v10, -|v161|, -|s51|, -|16| op_sel:[0,0,1,0] clamp mul:2"),
-    ("VOP3A", "V_OR3_B32", "D0.u32 = (S0.u32 | S1.u32 | S2.u32)", 318,
+    ("VOP3A", "V_OR3_B32", "D0.u32 = (S0.u32 | S1.u32 | S2.u32)", 387,
      "LLVM 22 decodes 000002d2 940c8200 as v_or3_b32 v0, 20, v6, s32"),
 )
 
@@ -427,7 +427,7 @@ ERRATA += tuple(
 
 ERRATA += tuple(
     Erratum(
-        f"cdna4-v-bitop3-b{bits}-result", ("cdna4",), {"cdna4": 318},
+        f"cdna4-v-bitop3-b{bits}-result", ("cdna4",), {"cdna4": {16: 390, 32: 391}[bits]},
         "pcode_text", ("VOP3A", f"V_BITOP3_B{bits}"), f"D.b{bits} = tmp.b{bits}", f"D0.b{bits} = tmp.b{bits}",
         f"V_BITOP3_B{bits}'s code assigns its result to D, where every other entry of the manual writes D0 "
         f"(the destination VGPR); LLVM 22 (gfx950) decodes {evidence}, a VGPR destination first.")
@@ -448,13 +448,13 @@ ERRATA += (
 # Instructions LLVM 22 decodes for gfx1201 and assembles back to the same bytes that the RDNA4
 # opcode tables omit or call Reserved (../shared/conformance/llvm/gfx1201.tsv.gz).
 _MISSING_RDNA4 = (
-    ("SMEM", "S_ATC_PROBE", 34, 181, "004004f4 16a02628 -> s_atc_probe 0, s[0:1], s20 offset:0x26a016"),
-    ("SMEM", "S_ATC_PROBE_BUFFER", 35, 181, "026504f4 70402200 -> s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070"),
+    ("SMEM", "S_ATC_PROBE", 34, 182, "004004f4 16a02628 -> s_atc_probe 0, s[0:1], s20 offset:0x26a016"),
+    ("SMEM", "S_ATC_PROBE_BUFFER", 35, 182, "026504f4 70402200 -> s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070"),
     ("SOPP", "S_BARRIER_LEAVE", 21, 180, "000095bf -> s_barrier_leave (the table shows opcode 21 as Reserved)"),
     ("SOPP", "S_TTRACEDATA_IMM", 59, 180, "082cbbbf -> s_ttracedata_imm 0x2c08 (the table shows opcode 59 as Reserved)"),
-    ("SOP1", "S_BARRIER_INIT", 81, 176, "c15180be -> s_barrier_init -1, 7d5180be -> s_barrier_init m0 (the table "
+    ("SOP1", "S_BARRIER_INIT", 81, 177, "c15180be -> s_barrier_init -1, 7d5180be -> s_barrier_init m0 (the table "
      "shows opcode 81 as Reserved)"),
-    ("SOP1", "S_BARRIER_JOIN", 82, 176, "c15280be -> s_barrier_join -1, 7d5280be -> s_barrier_join m0 (the table "
+    ("SOP1", "S_BARRIER_JOIN", 82, 177, "c15280be -> s_barrier_join -1, 7d5280be -> s_barrier_join m0 (the table "
      "shows opcode 82 as Reserved)"),
 )
 
@@ -469,7 +469,7 @@ _BARRIER_OPERAND = ("// The manual does not describe this instruction (SOP1 opco
                     "// operand is known: a barrier number, M0 or an inline constant, read as S_BARRIER_SIGNAL's.\n"
                     "barrierNumber = IsM0(SRC0.u32) ? 32'I(M0[4 : 0].u32) : SRC0.i32")
 ERRATA += tuple(
-    Erratum(f"rdna4-{name.lower().replace('_', '-')}-{kind.split('_')[1]}", ("rdna4",), {"rdna4": 176}, kind,
+    Erratum(f"rdna4-{name.lower().replace('_', '-')}-{kind.split('_')[1]}", ("rdna4",), {"rdna4": 177}, kind,
             ("SOP1", name), None, fix,
             f"The RDNA4 manual does not describe {name} (SOP1 opcode {op}; see missing-rdna4-sop1-"
             f"{name.lower().replace('_', '-')}). LLVM 22 (gfx1201) takes one operand, M0 or an inline constant "
@@ -498,12 +498,12 @@ _BARRIER_STATE = ("RDNA4's opcode table calls it Reserved and the manual has no 
                   "(gfx1201) assembles and decodes it ({bytes}). It changes a barrier's state or which waves "
                   "take part in it, on which the modelled work-group barrier depends.")
 BEHAVIOUR_UNKNOWN = {
-    "S_BARRIER_INIT": ({"rdna4": 176}, _BARRIER_STATE.format(bytes="s_barrier_init -1 <-> c15180be")),
-    "S_BARRIER_JOIN": ({"rdna4": 176}, _BARRIER_STATE.format(bytes="s_barrier_join m0 <-> 7d5280be")),
+    "S_BARRIER_INIT": ({"rdna4": 177}, _BARRIER_STATE.format(bytes="s_barrier_init -1 <-> c15180be")),
+    "S_BARRIER_JOIN": ({"rdna4": 177}, _BARRIER_STATE.format(bytes="s_barrier_join m0 <-> 7d5280be")),
     "S_BARRIER_LEAVE": ({"rdna4": 180}, _BARRIER_STATE.format(bytes="s_barrier_leave <-> 000095bf")),
     # CDNA's S_RFE_RESTORE_B64 (below): a return from the trap handler that restores state no
     # manual names
-    "S_RFE_RESTORE_B64": ({"cdna3": 521, "cdna4": 567},
+    "S_RFE_RESTORE_B64": ({"cdna3": 522, "cdna4": 568},
                           "The CDNA manuals omit it (see missing-cdna-sop2-s-rfe-restore-b64); LLVM 22 (gfx942) "
                           "assembles s_rfe_restore_b64 s[0:1], s2 -> 00028095. A return from the trap handler "
                           "restoring state no manual names."),
@@ -521,7 +521,7 @@ ERRATA += tuple(
             "(gfx942) takes a 64-bit first source and a 32-bit second one: s_rfe_restore_b64 s[0:1], s2 -> "
             "00028095, s[0:1], -1 -> 00c18095, s[0:1], 0x12345 -> 00ff8095 45230100; s_rfe_restore_b64 "
             "s[0:1], s[2:3] and s_rfe_restore_b64 s0, s2 are refused ('invalid operand for instruction').")
-    for arch, page in (("cdna3", 521), ("cdna4", 567))
+    for arch, page in (("cdna3", 522), ("cdna4", 568))
 )
 
 ERRATA += tuple(
@@ -554,28 +554,28 @@ ERRATA += tuple(
 # each from its sibling entry in the same manual and, where it has the instruction, the RDNA3.5
 # manual's entry: (format, name, code, page, sibling)
 _LOST_PCODE_RDNA4 = (
-    ("SOP2", "S_OR_B32", "D0.u32 = (S0.u32 | S1.u32);\nSCC = D0.u32 != 0U", 217,
+    ("SOP2", "S_OR_B32", "D0.u32 = (S0.u32 | S1.u32);\nSCC = D0.u32 != 0U", 223,
      "S_OR_B64: D0.u64 = (S0.u64 | S1.u64); SCC = D0.u64 != 0ULL"),
-    ("SOP2", "S_CSELECT_B64", "D0.u64 = SCC ? S0.u64 : S1.u64", 217, "S_CSELECT_B32: D0.u32 = SCC ? S0.u32 : S1.u32"),
+    ("SOP2", "S_CSELECT_B64", "D0.u64 = SCC ? S0.u64 : S1.u64", 228, "S_CSELECT_B32: D0.u32 = SCC ? S0.u32 : S1.u32"),
     ("SOP2", "S_BFE_U32", "D0.u32 = ((S0.u32 >> S1[4 : 0].u32) & ((1U << S1[22 : 16].u32) - 1U));\n"
-     "SCC = D0.u32 != 0U", 217, "S_BFE_I32: tmp.i32 = ((S0.i32 >> S1[4 : 0].u32) & ((1 << S1[22 : 16].u32) - 1)); ..."),
-    ("SOP2", "S_ADD_NC_U64", "D0.u64 = S0.u64 + S1.u64", 217, "S_SUB_NC_U64: D0.u64 = S0.u64 - S1.u64 (new in RDNA4)"),
-    ("SOPC", "S_CMP_GE_I32", "SCC = S0.i32 >= S1.i32", 267, "S_CMP_LT_I32: SCC = S0.i32 < S1.i32"),
-    ("SOPC", "S_CMP_GT_U32", "SCC = S0.u32 > S1.u32", 267, "S_CMP_GE_U32: SCC = S0.u32 >= S1.u32"),
-    ("SOP1", "S_CVT_U32_F32", "D0.u32 = f32_to_u32(S0.f32)", 240, "S_CVT_I32_F32: D0.i32 = f32_to_i32(S0.f32)"),
-    ("SOP1", "S_AND_NOT0_WREXEC_B64", "EXEC.u64 = (~S0.u64 & EXEC.u64);\nD0.u64 = EXEC.u64;\nSCC = EXEC.u64 != 0ULL", 240,
+     "SCC = D0.u32 != 0U", 226, "S_BFE_I32: tmp.i32 = ((S0.i32 >> S1[4 : 0].u32) & ((1 << S1[22 : 16].u32) - 1)); ..."),
+    ("SOP2", "S_ADD_NC_U64", "D0.u64 = S0.u64 + S1.u64", 235, "S_SUB_NC_U64: D0.u64 = S0.u64 - S1.u64 (new in RDNA4)"),
+    ("SOPC", "S_CMP_GE_I32", "SCC = S0.i32 >= S1.i32", 268, "S_CMP_LT_I32: SCC = S0.i32 < S1.i32"),
+    ("SOPC", "S_CMP_GT_U32", "SCC = S0.u32 > S1.u32", 269, "S_CMP_GE_U32: SCC = S0.u32 >= S1.u32"),
+    ("SOP1", "S_CVT_U32_F32", "D0.u32 = f32_to_u32(S0.f32)", 265, "S_CVT_I32_F32: D0.i32 = f32_to_i32(S0.f32)"),
+    ("SOP1", "S_AND_NOT0_WREXEC_B64", "EXEC.u64 = (~S0.u64 & EXEC.u64);\nD0.u64 = EXEC.u64;\nSCC = EXEC.u64 != 0ULL", 256,
      "S_AND_NOT1_WREXEC_B64: EXEC.u64 = (S0.u64 & ~EXEC.u64); D0.u64 = EXEC.u64; SCC = EXEC.u64 != 0ULL"),
     ("VBUFFER", "BUFFER_STORE_D16_HI_B8", "addr = CalcBufferAddr(vgpr_a.b64, sgpr_o.b64);\nMEM[addr].b8 = VDATA[23 : 16]",
-     626, "BUFFER_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
-    ("VDS", "DS_LOAD_U16_D16_HI", "RETURN_DATA[31 : 16].u16 = MEM[ADDR].u16;\n// RETURN_DATA[15:0] is preserved.", 585,
+     635, "BUFFER_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
+    ("VDS", "DS_LOAD_U16_D16_HI", "RETURN_DATA[31 : 16].u16 = MEM[ADDR].u16;\n// RETURN_DATA[15:0] is preserved.", 616,
      "DS_LOAD_U8_D16_HI: RETURN_DATA[31 : 16].u16 = 16'U({ 8'0U, MEM[ADDR].u8 })"),
     ("VGLOBAL", "GLOBAL_LOAD_D16_I8", "addr = CalcGlobalAddr(v_addr.b64, s_saddr.b64);\n"
-     "VDATA[15 : 0].i16 = 16'I(signext(MEM[addr].i8));\n// VDATA[31:16] is preserved.", 691,
+     "VDATA[15 : 0].i16 = 16'I(signext(MEM[addr].i8));\n// VDATA[31:16] is preserved.", 694,
      "GLOBAL_LOAD_D16_U8: ... VDATA[15 : 0].u16 = 16'U({ 8'0U, MEM[addr].u8 })"),
     ("VSCRATCH", "SCRATCH_STORE_B8", "addr = CalcScratchAddr(v_addr_off.b64, s_saddr_off.b64);\n"
-     "MEM[addr].b8 = VDATA[7 : 0]", 686, "SCRATCH_STORE_B16: ... MEM[addr].b16 = VDATA[15 : 0]"),
+     "MEM[addr].b8 = VDATA[7 : 0]", 688, "SCRATCH_STORE_B16: ... MEM[addr].b16 = VDATA[15 : 0]"),
     ("VFLAT", "FLAT_STORE_D16_HI_B8", "addr = CalcFlatAddr(v_addr.b64, flat_scratch.b64);\n"
-     "MEM[addr].b8 = VDATA[23 : 16]", 671, "FLAT_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
+     "MEM[addr].b8 = VDATA[23 : 16]", 675, "FLAT_STORE_D16_HI_B16: ... MEM[addr].b16 = VDATA[31 : 16]"),
 )
 ERRATA += tuple(
     Erratum(f"rdna4-{name.lower().replace('_', '-')}-pcode", ("rdna4",), {"rdna4": page}, "add_pcode",
@@ -608,7 +608,7 @@ ERRATA += tuple(
 
 ERRATA += (
     Erratum(
-        "cdna3-v-div-fmas-f64-pcode", ("cdna3",), {"cdna3": 293},
+        "cdna3-v-div-fmas-f64-pcode", ("cdna3",), {"cdna3": 351},
         "pcode_text", ("VOP3A", "V_DIV_FMAS_F64"),
         "D0.f64 = fma(S0.f64, S1.f64, S2.f64)",
         "if VCC.u64[laneId] then\n  D0.f64 = 2.0 ** 64 * fma(S0.f64, S1.f64, S2.f64)\nelse\n"
@@ -654,19 +654,19 @@ ERRATA += tuple(
     Erratum(f"div-scale-{ty}-unscaled-result", ("rdna3", "rdna3.5", "rdna4"), pages, "pcode_text",
             ("VOP3SD", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
             f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n", _DIV_SCALE_EVIDENCE)
-    for ty, pages in (("f32", {"rdna3": 437, "rdna3.5": 463, "rdna4": 432}),
-                      ("f64", {"rdna3": 438, "rdna3.5": 464, "rdna4": 432})))
+    for ty, pages in (("f32", {"rdna3": 437, "rdna3.5": 463, "rdna4": 507}),
+                      ("f64", {"rdna3": 438, "rdna3.5": 464, "rdna4": 508})))
 ERRATA += tuple(
-    Erratum(f"cdna3-div-scale-{ty}-unscaled-result", ("cdna3", "cdna4"), {"cdna3": 293, "cdna4": 318},
+    Erratum(f"cdna3-div-scale-{ty}-unscaled-result", ("cdna3", "cdna4"), pages,
             "pcode_text", ("VOP3B", f"V_DIV_SCALE_{ty.upper()}"), "VCC = 0x0LL;\n",
             f"VCC = 0x0LL;\nD0.{ty} = S0.{ty};\n",
             _DIV_SCALE_EVIDENCE.replace("(RDNA3.5; RDNA3: 'S0 = Input to scale')", "(CDNA3, CDNA4: as RDNA3.5)")
             .replace("ew_f64_fma_sqrt_div)", "ew_f64_fma_sqrt_div, also for gfx942 and gfx950)"))
-    for ty in ("f32", "f64"))
+    for ty, pages in (("f32", {"cdna3": 348, "cdna4": 373}), ("f64", {"cdna3": 349, "cdna4": 374})))
 
 ERRATA += (
     Erratum(
-        "cdna4-cvt-f32-bf16-input-type", ("cdna4",), {"cdna4": 199},
+        "cdna4-cvt-f32-bf16-input-type", ("cdna4",), {"cdna4": 228},
         "pcode_text", ("VOP1", "V_CVT_F32_BF16"), "32'F({ S0.b16, 16'0U })", "bf16_to_f32(S0.bf16)",
         "The code reads the input as raw bits (S0.b16) and casts the 32-bit pattern { S0, 16'0 } with "
         "32'F(), which elsewhere converts a value, where the description says 'Convert from a BF16 float "
@@ -731,20 +731,21 @@ ERRATA += tuple(
 
 # VOPC entries whose code block the CDNA4 conversion lost (each keeps its description, "Set the
 # per-lane condition code to 1 iff ..."); the CDNA3 manual gives the same opcode this code, and
-# the CDNA4 entries beside them (V_CMP_EQ_I32 after V_CMP_LT_I32, ...) follow the same pattern.
+# the CDNA4 entries beside them (V_CMP_EQ_I32 after V_CMP_LT_I32, ...) follow the same pattern:
+# (name, opcode, page of the entry, code).
 _CDNA4_LOST_COMPARES = (
-    ("V_CMP_LT_I32", 193, "D0.u64[laneId] = S0.i32 < S1.i32"),
-    ("V_CMP_GT_U64", 236, "D0.u64[laneId] = S0.u64 > S1.u64"),
-    ("V_CMP_LT_U16", 169, "D0.u64[laneId] = S0.u16 < S1.u16"),
-    ("V_CMPX_EQ_F32", 82, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f32 == S1.f32"),
-    ("V_CMPX_EQ_F64", 114, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f64 == S1.f64"),
-    ("V_CMPX_GT_I32", 212, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i32 > S1.i32"),
-    ("V_CMPX_GT_U16", 188, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u16 > S1.u16"),
-    ("V_CMPX_LT_I64", 241, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i64 < S1.i64"),
-    ("V_CMPX_LT_U32", 217, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u32 < S1.u32"),
-    ("V_CMPX_NGT_F16", 59, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f16 > S1.f16)"),
-    ("V_CMPX_NGT_F32", 91, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f32 > S1.f32)"),
-    ("V_CMPX_NGT_F64", 123, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f64 > S1.f64)"),
+    ("V_CMP_LT_I32", 193, 263, "D0.u64[laneId] = S0.i32 < S1.i32"),
+    ("V_CMP_GT_U64", 236, 272, "D0.u64[laneId] = S0.u64 > S1.u64"),
+    ("V_CMP_LT_U16", 169, 258, "D0.u64[laneId] = S0.u16 < S1.u16"),
+    ("V_CMPX_EQ_F32", 82, 247, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f32 == S1.f32"),
+    ("V_CMPX_EQ_F64", 114, 254, "EXEC.u64[laneId] = D0.u64[laneId] = S0.f64 == S1.f64"),
+    ("V_CMPX_GT_I32", 212, 267, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i32 > S1.i32"),
+    ("V_CMPX_GT_U16", 188, 262, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u16 > S1.u16"),
+    ("V_CMPX_LT_I64", 241, 273, "EXEC.u64[laneId] = D0.u64[laneId] = S0.i64 < S1.i64"),
+    ("V_CMPX_LT_U32", 217, 268, "EXEC.u64[laneId] = D0.u64[laneId] = S0.u32 < S1.u32"),
+    ("V_CMPX_NGT_F16", 59, 242, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f16 > S1.f16)"),
+    ("V_CMPX_NGT_F32", 91, 249, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f32 > S1.f32)"),
+    ("V_CMPX_NGT_F64", 123, 256, "EXEC.u64[laneId] = D0.u64[laneId] = !(S0.f64 > S1.f64)"),
 )
 # The "Which instructions support DPP" table (RDNA3 Table 30 page 79, RDNA3.5 page 81, RDNA4
 # Table 38 page 94): names that match no instruction as printed, and instructions it allows DPP
@@ -801,13 +802,13 @@ ERRATA += (
     )
 )
 ERRATA += tuple(
-    Erratum(f"cdna4-{name.lower().replace('_', '-')}-pcode", ("cdna4",), {"cdna4": 228}, "add_pcode",
+    Erratum(f"cdna4-{name.lower().replace('_', '-')}-pcode", ("cdna4",), {"cdna4": page}, "add_pcode",
             ("VOPC", name), None, f"{code};\n// D0 = VCC in VOPC encoding.",
             f"The conversion's {name} entry (opcode {op}) has its description but no code block. The CDNA3 "
             f"manual gives the same opcode '{code}; // D0 = VCC in VOPC encoding.', and the CDNA4 compares "
             f"beside it keep theirs in that form. The compiled gfx950 kernels in ../shared/kernels (conv1d: "
             f"v_cmp_lt_i32, ew_i64_arith: v_cmp_gt_u64) use them as the CDNA3 code reads.")
-    for name, op, code in _CDNA4_LOST_COMPARES)
+    for name, op, page, code in _CDNA4_LOST_COMPARES)
 
 ERRATA += tuple(
     Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use",
@@ -830,7 +831,7 @@ _APPEND_PDF = {"rdna3": ("addr = M0.base + offset; // offset by LDS HWBASE, limi
                                                                                               "DS_CONSUME": 525}),
                "rdna3.5": ("addr = M0.base + offset; // offset by LDS HWBASE, limit to M.size", {"DS_APPEND": 560,
                                                                                                 "DS_CONSUME": 559}),
-               "rdna4": ("addr = offset; // offset by LDS HWBASE", {"DS_APPEND": 585, "DS_CONSUME": 585})}
+               "rdna4": ("addr = offset; // offset by LDS HWBASE", {"DS_APPEND": 601, "DS_CONSUME": 601})}
 _APPEND_EVIDENCE = (
     "LLVM 22 compiles llvm.amdgcn.ds.append/consume on an LDS pointer p + 16 to 's_mov_b32 m0, <p>' and "
     "'ds_append v0 offset:16' for gfx1100, gfx1201 and gfx942 (and on SI, which cannot fold the offset, "
@@ -988,10 +989,17 @@ _SIGNED_ZERO_EVIDENCE = (
     "(found by the random-program fuzzer: the raw-bits min/max path and the literal pseudocode disagreed).")
 
 
+# the pages of the entries (V_MIN_F16 ... V_MAX_F64)
+_SIGNED_ZERO_PAGES = {
+    "cdna3": {"V_MIN_F16": 182, "V_MAX_F16": 181, "V_MIN_F32": 172, "V_MAX_F32": 172, "V_MIN_F64": 364, "V_MAX_F64": 365},
+    "cdna4": {"V_MIN_F16": 195, "V_MAX_F16": 194, "V_MIN_F32": 184, "V_MAX_F32": 185, "V_MIN_F64": 410, "V_MAX_F64": 410},
+}
+
+
 def _signed_zero_errata():
     out = []
-    for arch, formats in (("cdna3", {"VOP2": 169, "VOP3A": 293}), ("cdna4", {"VOP2": 181, "VOP3A": 318})):
-        for fmt, page in formats.items():
+    for arch in ("cdna3", "cdna4"):
+        for fmt in ("VOP2", "VOP3A"):
             for ty in ("f16", "f32", "f64"):
                 if (fmt == "VOP2") == (ty == "f64"):     # VOP3A's f16/f32 forms are VOP2's, promoted
                     continue
@@ -999,6 +1007,7 @@ def _signed_zero_errata():
                 for op in ("MIN", "MAX"):
                     pdf = f"elsif (({s0} == +0.0) && ({s1} == -0.0)) then"
                     fix = f"elsif (({s0} == +0.0) && ({s1} == -0.0) && !sign(S0.{ty}) && sign(S1.{ty})) then"
+                    page = _SIGNED_ZERO_PAGES[arch][f"V_{op}_{ty.upper()}"]
                     out.append(Erratum(f"{arch}-{fmt.lower()}-{op.lower()}-{ty}-signed-zero", (arch,), {arch: page},
                                        "pcode_text", (fmt, f"V_{op}_{ty.upper()}"), pdf, fix, _SIGNED_ZERO_EVIDENCE))
     return tuple(out)
@@ -1014,14 +1023,14 @@ _MIX_FUSED_EVIDENCE = (
     "while for gfx900, whose v_mad_mix is unfused, it converts and uses v_fma_f32 instead. RDNA3's "
     "V_FMA_MIX_F32 pseudocode (same operand selection) is fma(in[0], in[1], in[2]).")
 ERRATA += tuple(
-    Erratum(f"{arch}-mad-mix-{part}-fused", (arch,), {arch: page}, "pcode_text", ("VOP3P", name),
+    Erratum(f"{arch}-mad-mix-{part}-fused", (arch,), {arch: pages[arch]}, "pcode_text", ("VOP3P", name),
             f"{dst} = {pre}in[0] * in[1] + in[2]{post}", f"{dst} = {pre}fma(in[0], in[1], in[2]){post}",
             _MIX_FUSED_EVIDENCE)
-    for arch, page in (("cdna3", 262), ("cdna4", 276))
-    for part, name, dst, pre, post in (
-        ("f32", "V_MAD_MIX_F32", "D0[31 : 0].f32", "", ""),
-        ("lo", "V_MAD_MIXLO_F16", "D0[15 : 0].f16", "f32_to_f16(", ")"),
-        ("hi", "V_MAD_MIXHI_F16", "D0[31 : 16].f16", "f32_to_f16(", ")")))
+    for arch in ("cdna3", "cdna4")
+    for part, name, dst, pre, post, pages in (
+        ("f32", "V_MAD_MIX_F32", "D0[31 : 0].f32", "", "", {"cdna3": 266, "cdna4": 281}),
+        ("lo", "V_MAD_MIXLO_F16", "D0[15 : 0].f16", "f32_to_f16(", ")", {"cdna3": 267, "cdna4": 282}),
+        ("hi", "V_MAD_MIXHI_F16", "D0[31 : 16].f16", "f32_to_f16(", ")", {"cdna3": 267, "cdna4": 282})))
 
 
 # V_LDEXP_F16 narrows 2**n to f16 before multiplying: read literally, 16'F(2.0F ** n) is +inf for
@@ -1029,7 +1038,7 @@ ERRATA += tuple(
 ERRATA += (
     Erratum(
         "ldexp-f16-power-in-f16", ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"),
-        {"rdna3": 272, "rdna3.5": 290, "rdna4": 299, "cdna3": 169, "cdna4": 181},
+        {"rdna3": 272, "rdna3.5": 290, "rdna4": 313, "cdna3": 183, "cdna4": 196},
         "pcode_text", ("VOP2", "V_LDEXP_F16"),
         "D0.f16 = S0.f16 * 16'F(2.0F ** 32'I(S1.i16))", "D0.f16 = S0.f16 * 2.0F ** 32'I(S1.i16)",
         "The description says the instruction multiplies 'by an integral power of 2 specified in the second "
@@ -1051,12 +1060,12 @@ ERRATA += (
 # address (2). The evidence is LLVM 22's disassembly (../shared/conformance/llvm), which prints
 # SDATA as a number where other SMEM rows print SGPRs.
 UNDESCRIBED_SMEM = {
-    "S_ATC_PROBE": ("immediate", "address", {"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528, "cdna4": 574},
+    "S_ATC_PROBE": ("immediate", "address", {"rdna3": 160, "rdna3.5": 162, "rdna4": 182, "cdna3": 529, "cdna4": 575},
                     "f4880103 ... -> s_atc_probe 4, s[6:7], s90 (gfx1100); 004004f4 16a02628 -> s_atc_probe 0, "
                     "s[0:1], s20 offset:0x26a016 (gfx1201); 0e589ac0 9bc71efe -> s_atc_probe 0x60, s[28:29], "
                     "exec_hi offset:-0x13865 (gfx942)"),
-    "S_ATC_PROBE_BUFFER": ("immediate", "resource", {"rdna3": 160, "rdna3.5": 162, "rdna4": 181, "cdna3": 528,
-                                                     "cdna4": 574},
+    "S_ATC_PROBE_BUFFER": ("immediate", "resource", {"rdna3": 160, "rdna3.5": 162, "rdna4": 182, "cdna3": 529,
+                                                     "cdna4": 575},
                            "f48c0000 ... -> s_atc_probe_buffer 0, s[0:3], s0 (gfx1100); 026504f4 70402200 -> "
                            "s_atc_probe_buffer 20, s[4:7], s0 offset:0x224070 (gfx1201); 00009ec0 20900000 -> "
                            "s_atc_probe_buffer 0, s[0:3], 0x9020 (gfx942)"),
@@ -1067,14 +1076,17 @@ UNDESCRIBED_SMEM = {
 # share) whose description says "The instruction specifies the data format of the surface,
 # overriding the resource descriptor", copied from TBUFFER_STORE_FORMAT_*: they take the format from
 # the resource descriptor, as the manual says of the matching loads ("The resource descriptor
-# specifies the data format of the surface"). Page: the Instructions chapter's VBUFFER section.
+# specifies the data format of the surface"). {name: page of its entry in the VBUFFER section}.
 # Evidence: LLVM 22 (gfx1201) prints none of them with format: and re-encodes FORMAT as 1
 # (000001c4 00c80040 3a7aff5b -> buffer_store_format_x v0, v58, s[100:103], s0 offen offset:6029178,
 # re-encoded 000001c4 00c88040 3a7aff5b), while tbuffer_store_format_x keeps it (format:69).
 FORMAT_FROM_DESCRIPTOR = {
-    "rdna4": (626, ("BUFFER_STORE_FORMAT_X", "BUFFER_STORE_FORMAT_XY", "BUFFER_STORE_FORMAT_XYZ",
-                    "BUFFER_STORE_FORMAT_XYZW", "BUFFER_STORE_D16_FORMAT_X", "BUFFER_STORE_D16_FORMAT_XY",
-                    "BUFFER_STORE_D16_FORMAT_XYZ", "BUFFER_STORE_D16_FORMAT_XYZW", "BUFFER_STORE_D16_HI_FORMAT_X")),
+    "rdna4": {
+        "BUFFER_STORE_FORMAT_X": 627, "BUFFER_STORE_FORMAT_XY": 627, "BUFFER_STORE_FORMAT_XYZ": 628,
+        "BUFFER_STORE_FORMAT_XYZW": 628, "BUFFER_STORE_D16_FORMAT_X": 630, "BUFFER_STORE_D16_FORMAT_XY": 630,
+        "BUFFER_STORE_D16_FORMAT_XYZ": 630, "BUFFER_STORE_D16_FORMAT_XYZW": 630,
+        "BUFFER_STORE_D16_HI_FORMAT_X": 635,
+    },
 }
 
 
@@ -1085,7 +1097,7 @@ FORMAT_FROM_DESCRIPTOR = {
 # as (field, registers) ...), pages by family, LLVM 22's encodings as evidence; read by
 # isa.memory_access.lds_operands.
 UNDESCRIBED_LDS = {
-    "DS_SWIZZLE_B32": ((1, True, ()), {"rdna3": 185, "rdna3.5": 187, "rdna4": 204, "cdna3": 553, "cdna4": 600},
+    "DS_SWIZZLE_B32": ((1, True, ()), {"rdna3": 185, "rdna3.5": 187, "rdna4": 205, "cdna3": 555, "cdna4": 602},
                        "0092d4d801000020 -> ds_swizzle_b32 v32, v1 offset:37376 (gfx1100: the swizzled source "
                        "is the ADDR byte, the result VDST); 00d57ad800000032 -> ds_swizzle_b32 v50, v0 "
                        "offset:swizzle(ROTATE,1,8) (gfx942)"),
@@ -1101,18 +1113,18 @@ UNDESCRIBED_LDS = {
                              "(gfx1100); 0009b4da80000000 -> ds_bvh_stack_rtn_b32 v0, v128, v0, v[0:3] "
                              "offset:2304 (gfx1151)"),
     # the GWS value VGPR sits in the ADDR byte; the manuals' GWS sections do not place it
-    "DS_GWS_INIT": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553, "cdna4": 600},
+    "DS_GWS_INIT": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 555, "cdna4": 600},
                     "001866d809000000 -> ds_gws_init v9 offset:6144 gds (gfx1100); 000433d968000000 -> "
                     "ds_gws_init v104 offset:1024 gds (gfx942)"),
-    "DS_GWS_SEMA_BR": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553, "cdna4": 600},
+    "DS_GWS_SEMA_BR": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 555, "cdna4": 600},
                        "00006ed801000000 -> ds_gws_sema_br v1 gds (gfx1100)"),
-    "DS_GWS_BARRIER": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553, "cdna4": 600},
+    "DS_GWS_BARRIER": ((0, False, (("ADDR", 1),)), {"rdna3": 184, "rdna3.5": 186, "cdna3": 555, "cdna4": 600},
                        "000076d801000000 -> ds_gws_barrier v1 gds (gfx1100)"),
-    "DS_GWS_SEMA_V": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553},
+    "DS_GWS_SEMA_V": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 555},
                       "00326ad800000000 -> ds_gws_sema_v offset:12800 gds (gfx1100); 004835d900000000 -> "
                       "ds_gws_sema_v offset:18432 gds (gfx942)"),
-    "DS_GWS_SEMA_P": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553}, "as DS_GWS_SEMA_V"),
-    "DS_GWS_SEMA_RELEASE_ALL": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 553}, "as DS_GWS_SEMA_V"),
+    "DS_GWS_SEMA_P": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 555}, "as DS_GWS_SEMA_V"),
+    "DS_GWS_SEMA_RELEASE_ALL": ((0, False, ()), {"rdna3": 184, "rdna3.5": 186, "cdna3": 555}, "as DS_GWS_SEMA_V"),
 }
 
 
@@ -1146,13 +1158,13 @@ NULL_ONLY_SDST = {
 # the VGPR and AGPR files, and matrix instructions whose `D = A (MxK) * B (KxN) + C (MxN)` line
 # (isa/gen/effects.py reads it for the operand effects) the siblings of the same table have.
 _AGPR_MOVES = (
-    ("VOP3P", "V_ACCVGPR_READ", {"cdna3": 262, "cdna4": 276},
+    ("VOP3P", "V_ACCVGPR_READ", {"cdna3": 278, "cdna4": 303},
      "'Move 32 bits of data from an accumulator vector register into an architectural vector register'",
      "0140d8d3 02010018 as v_accvgpr_read_b32 v1, a2"),
-    ("VOP3P", "V_ACCVGPR_WRITE", {"cdna3": 262, "cdna4": 276},
+    ("VOP3P", "V_ACCVGPR_WRITE", {"cdna3": 279, "cdna4": 303},
      "'Move 32 bits of data from an architectural vector register into an accumulator vector register'",
      "0140d9d3 02010018 as v_accvgpr_write_b32 a1, v2"),
-    ("VOP1", "V_ACCVGPR_MOV_B32", {"cdna3": 186, "cdna4": 199},
+    ("VOP1", "V_ACCVGPR_MOV_B32", {"cdna3": 212, "cdna4": 225},
      "'Move data from one accumulator register to another accumulator register' (VOP1 82, VOP3A 466)",
      "02a5027e as v_accvgpr_mov_b32 a1, a2"),
 )
@@ -1166,16 +1178,16 @@ ERRATA += tuple(
     for fmt, name, pages, description, evidence in _AGPR_MOVES)
 
 _LOST_MATRIX_FORMULA = (
-    ("cdna3", "V_MFMA_F32_4X4X1_16B_F32", "D = A (4x1) * B (1x4) + C (4x4)", 262,
+    ("cdna3", "V_MFMA_F32_4X4X1_16B_F32", "D = A (4x1) * B (1x4) + C (4x4)", 273,
      "the CDNA4 manual's entry has this line; LLVM 22 (gfx942) decodes 0080c2d3 01051204 as "
      "v_mfma_f32_4x4x1_16b_f32 a[0:3], v1, v2, a[4:7]"),
-    ("cdna4", "V_SMFMAC_F32_16X16X64_FP8_FP8", "D = A (sparse 16x64) * B (64x16) + D (16x16)", 276,
+    ("cdna4", "V_SMFMAC_F32_16X16X64_FP8_FP8", "D = A (sparse 16x64) * B (64x16) + D (16x16)", 316,
      "V_SMFMAC_F32_16X16X64_FP8_BF8 beside it has this line with the same shape; LLVM 22 (gfx950) decodes "
      "0000fbd3 04113204 as v_smfmac_f32_16x16x64_fp8_fp8 v[0:3], v[4:5], v[8:11], v12"),
-    ("cdna4", "V_SMFMAC_F32_32X32X32_BF8_FP8", "D = A (sparse 32x32) * B (32x32) + D (32x32)", 276,
+    ("cdna4", "V_SMFMAC_F32_32X32X32_BF8_FP8", "D = A (sparse 32x32) * B (32x32) + D (32x32)", 317,
      "V_SMFMAC_F32_32X32X32_FP8_BF8 beside it has this line with the same shape; LLVM 22 (gfx950) decodes "
      "0000fdd3 10296204 as v_smfmac_f32_32x32x32_bf8_fp8 v[0:15], v[16:17], v[20:23], v24"),
-    ("cdna4", "V_SMFMAC_F32_32X32X32_FP8_FP8", "D = A (sparse 32x32) * B (32x32) + D (32x32)", 276,
+    ("cdna4", "V_SMFMAC_F32_32X32X32_FP8_FP8", "D = A (sparse 32x32) * B (32x32) + D (32x32)", 318,
      "V_SMFMAC_F32_32X32X32_FP8_BF8 beside it has this line with the same shape; LLVM 22 (gfx950) decodes "
      "0000ffd3 10296204 as v_smfmac_f32_32x32x32_fp8_fp8 v[0:15], v[16:17], v[20:23], v24"),
 )
@@ -1201,27 +1213,27 @@ ERRATA += tuple(
 # is read, every register it could assign written in part). The emulator runs these instructions by
 # hand-written semantics (emu/handwritten/).
 NOT_CODE = {
-    "S_SLEEP": ({"rdna4": 276}, "prose", None),           # "Determines the sleep duration. ..."
-    "S_CLAUSE": ({"rdna4": 276}, "prose", None),          # "This field is set to the number of instructions ..."
-    "S_WAIT_EVENT": ({"rdna4": 276}, "prose", None),      # "If this value is ONE then sleep until ..."
-    "S_WAIT_LOADCNT_DSCNT": ({"rdna4": 276}, "prose", None),     # "Wait for DSCNT <= N. ..."
-    "S_WAIT_STORECNT_DSCNT": ({"rdna4": 276}, "prose", None),
+    "S_SLEEP": ({"rdna4": 277}, "prose", None),           # "Determines the sleep duration. ..."
+    "S_CLAUSE": ({"rdna4": 278}, "prose", None),          # "This field is set to the number of instructions ..."
+    "S_WAIT_EVENT": ({"rdna4": 283}, "prose", None),      # "If this value is ONE then sleep until ..."
+    "S_WAIT_LOADCNT_DSCNT": ({"rdna4": 288}, "prose", None),     # "Wait for DSCNT <= N. ..."
+    "S_WAIT_STORECNT_DSCNT": ({"rdna4": 289}, "prose", None),
     # RDNA4: the INSTID/INSTSKIP field values in words, then an assembly example; RDNA3/3.5: the example
-    "S_DELAY_ALU": ({"rdna3": 245, "rdna3.5": 261, "rdna4": 276}, "prose", None),
-    "S_WAITCNT": ({"cdna3": 138, "cdna4": 150}, "prose", None),  # "SIMM16[3:0] = vmcount (vector memory operations) ..."
-    "S_CODE_END": ({"rdna3": 248, "rdna3.5": 264, "rdna4": 276}, "example", None),   # "s_endpgm // last real ..."
-    "IMAGE_BVH64_INTERSECT_RAY": ({"rdna4": 650}, "table", None),     # "0 VADDR0[0] = node_pointer[31:0] (uint32)"
-    "IMAGE_BVH_DUAL_INTERSECT_RAY": ({"rdna4": 650}, "table", None),
-    "DS_APPEND": ({"rdna3": 526, "rdna3.5": 560, "rdna4": 585}, "informal", None),   # countbits(valid mask)
-    "DS_CONSUME": ({"rdna3": 525, "rdna3.5": 559, "rdna4": 585}, "informal", None),
+    "S_DELAY_ALU": ({"rdna3": 245, "rdna3.5": 261, "rdna4": 280}, "prose", None),
+    "S_WAITCNT": ({"cdna3": 142, "cdna4": 154}, "prose", None),  # "SIMM16[3:0] = vmcount (vector memory operations) ..."
+    "S_CODE_END": ({"rdna3": 248, "rdna3.5": 264, "rdna4": 284}, "example", None),   # "s_endpgm // last real ..."
+    "IMAGE_BVH64_INTERSECT_RAY": ({"rdna4": 657}, "table", None),     # "0 VADDR0[0] = node_pointer[31:0] (uint32)"
+    "IMAGE_BVH_DUAL_INTERSECT_RAY": ({"rdna4": 658}, "table", None),
+    "DS_APPEND": ({"rdna3": 526, "rdna3.5": 560, "rdna4": 601}, "informal", None),   # countbits(valid mask)
+    "DS_CONSUME": ({"rdna3": 525, "rdna3.5": 559, "rdna4": 601}, "informal", None),
     "DS_ADD_GS_REG_RTN": ({"rdna3": 537, "rdna3.5": 572}, "informal", None),   # `if OFFSET0[5:2] > 7` without then
     "DS_SUB_GS_REG_RTN": ({"rdna3": 538, "rdna3.5": 573}, "informal", None),
     "DS_BVH_STACK_RTN_B32": ({"rdna3": 541, "rdna3.5": 576}, "informal", None),   # for i = 0..2 do
-    "DS_GWS_INIT": ({"cdna3": 418}, "informal", None),     # find_first_valid(vector mask), DATA[thread: index]
-    "DS_GWS_BARRIER": ({"cdna3": 418}, "informal", None),
+    "DS_GWS_INIT": ({"cdna3": 454}, "informal", None),     # find_first_valid(vector mask), DATA[thread: index]
+    "DS_GWS_BARRIER": ({"cdna3": 455}, "informal", None),
     # CDNA's entry lists swizzle patterns ("Offset[4:0]: Swizzle", "SWAPX16 : xor_mask = 0x10, ...")
     # before the C-like code RDNA's entries give alone
-    "DS_SWIZZLE_B32": ({"cdna3": 418, "cdna4": 465}, "prose before code", "offset = offset1:offset0;"),
+    "DS_SWIZZLE_B32": ({"cdna3": 434, "cdna4": 481}, "prose before code", "offset = offset1:offset0;"),
 }
 # what a NOT_CODE block says about memory in its own words: DS_BVH_STACK_RTN_B32 pushes
 # (`MEM[stack_base + stack_index] = DATA1[i]`) and pops (`VGPR_RTN = MEM[stack_base + stack_index]`)

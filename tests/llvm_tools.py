@@ -146,3 +146,29 @@ def compare_with_mc(arch: str, lines: list[str], want: list[bytes | None],
         else:
             bad.append(f"{line}: llvm {w.hex() if w else 'refused'}, ours {g.hex() if g else err.splitlines()[0]}")
     return sum(w == g for w, (g, _) in zip(want, got)), dict(counts), bad
+
+
+def mc_disassembly_each(encodings: list[bytes], arch: str, mattr: str | None = None) -> list[str | None]:
+    """llvm-mc --disassemble's text of each instruction's bytes, None where LLVM refuses them (a
+    warning on its line, or bytes it reads as anything but one instruction), in one run: an
+    `s_nop N` marker after the N-th item splits the output, so an item whose bytes LLVM reads
+    differently can never shift its neighbours' answers."""
+    argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "--disassemble"] + ([f"-mattr={mattr}"] if mattr else [])
+    lines = []
+    for i, e in enumerate(encodings):
+        lines += [" ".join(f"0x{b:02x}" for b in e),
+                  " ".join(f"0x{b:02x}" for b in (i + 1).to_bytes(2, "little")) + " 0x80 0xbf"]   # s_nop i+1
+    done = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True)
+    refused = {(int(n) - 1) // 2 for n in re.findall(r"^<stdin>:(\d+):\d+: warning", done.stderr, re.M)}
+    groups, cur = {}, []
+    for line in done.stdout.splitlines():
+        text = re.sub(r"\s+", " ", line.split("//")[0]).strip()
+        if not text or text.startswith("."):
+            continue
+        m = re.fullmatch(r"s_nop (0x[0-9a-f]+|\d+)", text)
+        if m:
+            groups[int(m.group(1), 0) - 1], cur = cur, []
+        else:
+            cur.append(text)
+    return [groups[i][0] if i not in refused and len(groups.get(i, ())) == 1 else None
+            for i in range(len(encodings))]

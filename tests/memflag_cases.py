@@ -1,4 +1,4 @@
-"""Memory instructions with the modifiers each format takes, per RDNA target: the lines whose
+"""Memory instructions with the modifiers each format takes, per RDNA and CDNA target: the lines whose
 acceptance (modifier order, negated flags `noglc`...) tests/test_dsl_asm_memflags.py checks
 against llvm-mc-22."""
 from __future__ import annotations
@@ -9,6 +9,8 @@ import random
 _CPOL11 = ["glc", "slc", "dlc"]
 _CPOL12 = ["th:TH_LOAD_NT", "scope:SCOPE_SYS"]
 _FMT = "format:[BUF_FMT_32_FLOAT]"
+_CPOL9 = ["sc0", "nt", "sc1"]
+_FMT9 = "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT]"
 
 # (format, instruction without its modifiers, the modifiers it takes in LLVM's printed order)
 CASES = {
@@ -41,8 +43,24 @@ CASES = {
         ("VSAMPLE", "image_sample v[1:4], v2, s[4:11], s[12:15]",
          ["dmask:0x7", "dim:SQ_RSRC_IMG_1D", "unorm", *_CPOL12, "a16", "tfe"]),
     ],
+    "cdna": [       # gfx942 and gfx950: the sc0/nt/sc1 cache policy (LLVM prints sc0 nt sc1), no tfe
+        ("FLAT", "flat_load_dword v1, v[2:3]", ["offset:16", *_CPOL9]),
+        ("GLOBAL", "global_load_dword v1, v[2:3], off", ["offset:16", *_CPOL9]),
+        ("SCRATCH", "scratch_load_dword v1, off, s2", ["offset:16", *_CPOL9]),
+        ("MUBUF", "buffer_load_dword v1, v2, s[4:7], s0", ["offen", "offset:16", *_CPOL9]),
+        ("MUBUF", "buffer_store_dword v1, v[2:3], s[4:7], s0", ["idxen", "offen", "offset:16", "sc0", "sc1"]),
+        ("MUBUF", "buffer_load_dword v2, s[4:7], s0", ["offen", "offset:16", *_CPOL9, "lds"]),
+        ("MTBUF", "tbuffer_load_format_x v1, v2, s[4:7], s0", [_FMT9, "offen", "offset:16", *_CPOL9]),
+        ("DS", "ds_add_u32 v1, v2", ["offset:16"]),
+        ("DS", "ds_add_u32 v1, v2", ["offset:16", "gds"]),        # gds: the wave-sync instructions only
+        ("DS", "ds_gws_barrier v20", ["offset:16", "gds"]),
+        ("DS", "ds_write2_b32 v1, v2, v3", ["offset0:4", "offset1:8"]),
+        ("SMEM", "s_load_dword s1, s[2:3], 0x10", ["glc"]),
+        ("SMEM", "s_load_dword s1, s[2:3], 0x10", ["glc", "nv"]),  # LLVM 22 takes no nv on CDNA
+        ("SMEM", "s_atomic_add s1, s[2:3], 0x10", ["glc"]),
+    ],
 }
-FAMILY = {"gfx1100": "rdna3", "gfx1151": "rdna3", "gfx1201": "rdna4"}
+FAMILY = {"gfx1100": "rdna3", "gfx1151": "rdna3", "gfx1201": "rdna4", "gfx942": "cdna", "gfx950": "cdna"}
 
 # every flag spelling LLVM's AMDGPU assembler might take negated (its named bits and cache flags)
 NEGATABLE = ["glc", "slc", "dlc", "scc", "nt", "gds", "tfe", "lwe", "unorm", "d16", "a16", "r128", "da",

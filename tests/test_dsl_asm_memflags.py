@@ -1,8 +1,9 @@
-"""Memory instructions' flag modifiers as LLVM's assembler takes them, on gfx1100, gfx1151 and
-gfx1201: the orders it takes (cache-policy flags in any order among themselves, the rest in its
-printed order; dsl.encode._MODIFIER_ORDER) and the negated flags (`noglc`, `nounorm`, ...: the
-flag absent; dsl/negated_flags.py), swept over every memory format with llvm-mc-22 (skipped when
-absent): each line is refused where LLVM refuses it and otherwise gives LLVM's bytes."""
+"""Memory instructions' flag modifiers as LLVM's assembler takes them, on gfx1100, gfx1151,
+gfx1201, gfx942 and gfx950: the orders it takes (cache-policy flags in any order among themselves,
+the rest in its printed order; dsl.encode._MODIFIER_ORDER, CDNA's dsl/memflags_gfx9.py) and the
+negated flags (`noglc`, `nounorm`, `nosc0`, ...: the flag absent; dsl/negated_flags.py), swept over
+every memory format with llvm-mc-22 (skipped when absent): each line is refused where LLVM refuses
+it and otherwise gives LLVM's bytes."""
 from __future__ import annotations
 
 import pytest
@@ -11,7 +12,7 @@ import dsl
 from tests.llvm_tools import mc_encodings
 from tests.memflag_cases import negated_lines, order_lines
 
-ARCHS = ["gfx1100", "gfx1151", "gfx1201"]
+ARCHS = ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"]
 
 
 def _ours(line: str, arch: str) -> tuple[bytes | None, str]:
@@ -66,6 +67,11 @@ def test_negated_flags_are_those_llvm_takes(arch):
     ("gfx1100", "global_load_b32 v1, v2, s[0:1] offset:16 dlc noslc glc"),
     ("gfx1151", "s_load_b32 s1, s[2:3], 0x10 noslc dlc"),
     ("gfx1100", "image_load v[1:4], v[2:3], s[4:11] dmask:0xf dim:SQ_RSRC_IMG_2D nounorm nor128 noa16 notfe nolwe"),
+    ("gfx942", "global_load_dword v1, v[2:3], off offset:16 nt nosc1 sc0"),
+    ("gfx950", "buffer_load_dword v2, s[4:7], s0 offen offset:16 sc1 nosc0 lds"),
+    ("gfx942", "ds_add_u32 v1, v2 offset:16 nogds"),
+    ("gfx950", "s_load_dword s1, s[2:3], 0x10 noslc glc noscc"),
+    ("gfx942", "ds_gws_barrier v20 offset:16 gds"),
 ])
 def test_examples_give_llvms_bytes(arch, line):
     want = mc_encodings([line], arch)[0]
@@ -77,6 +83,13 @@ def test_examples_give_llvms_bytes(arch, line):
     ("gfx1100", "global_load_b32 v1, v2, s[0:1] glc noglc", 36, "glc is given too"),
     ("gfx1100", "global_load_b32 v1, v2, s[0:1] noglc offset:16", 38, "offset: comes before noglc"),
     ("gfx1100", "buffer_store_b32 v1, off, s[4:7], s0 notfe", 38, "notfe"),
+    ("gfx942", "flat_load_dword v1, v[2:3] sc0 offset:16", 32, "offset: comes before sc0"),
+    ("gfx950", "buffer_load_dword v2, s[4:7], s0 offen lds sc0", 44, "sc0: comes before lds"),
+    ("gfx942", "ds_add_u32 v1, v2 offset:16 gds", 29, "gds modifier is not supported on this GPU"),
+    ("gfx950", "ds_gws_barrier v20 offset:16 nogds", 30, "nogds is not allowed"),
+    ("gfx942", "s_load_dword s1, s[2:3], 0x10 nv", 31, "'nv' is not a modifier"),
+    ("gfx942", "global_load_dword v1, v[2:3], off noglc", 35, "noglc"),
+    ("gfx950", "buffer_load_dword v[1:2], v2, s[4:7], s0 offen tfe", 48, "'tfe' is not a modifier"),
 ])
 def test_refusals_name_the_flag_where_llvm_refuses(arch, line, col, says):
     assert mc_encodings([line], arch)[0] is None
@@ -84,3 +97,12 @@ def test_refusals_name_the_flag_where_llvm_refuses(arch, line, col, says):
         dsl.assemble(line, arch)
     first = str(e.value).splitlines()[0]
     assert first.startswith(f"1:{col}: ") and says in first, first
+
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+def test_cdna_smem_nv_bit_prints_as_llvm(arch):
+    """SMEM's NV bit (manual field NV, bit 15): LLVM 22 prints no nv for it on CDNA."""
+    from tests.llvm_tools import mc_disassembly
+    word = bytes.fromhex("418002c010000000")     # s_load_dword s1, s[2:3], 0x10 with NV set
+    assert dsl.disassemble(word, arch).strip() == mc_disassembly([word], arch)[0]

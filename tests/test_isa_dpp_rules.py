@@ -1,5 +1,5 @@
 """Which instructions may take a DPP word: isa.facts.no_dpp against the manuals' DPP sections as
-printed (RDNA3 Table 30 page 79, RDNA3.5 page 81, RDNA4 Table 38 page 94 and section 7.10), and
+printed (RDNA3 Table 30 page 79, RDNA3.5 page 81, RDNA4 Table 38 pages 94-96 and section 7.10), and
 the generator's reading of the table's opcode names."""
 from __future__ import annotations
 
@@ -83,7 +83,9 @@ def test_rdna4_table(mnemonic, fmt, words):
         assert got is None, got
     else:
         assert got is not None and words in got[0], got
-        assert got[1] == (98 if "Pseudo" in words else 94), got
+        # the conversion keeps pages only at marks: Table 38 lies between section 7.9's (page 94) and
+        # 7.9.1's (page 96); 7.10 "Pseudo-scalar Transcendental ALU ops" and 7.11 both on page 98
+        assert (got[1] == 98) if "Pseudo" in words else (94 <= got[1] <= 96), got
 
 
 def test_the_errata_the_llvm_evidence_names_are_excluded_on_every_rdna_family():

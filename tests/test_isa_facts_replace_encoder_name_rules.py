@@ -142,8 +142,7 @@ def test_typed_buffer_instructions_are_facts():
     assert typed == 5 * 16
     # the erratum's instructions do say what it claims, and only in RDNA4's VBUFFER
     rdna4 = {d.name: d for d in isa.load("rdna4").instructions if d.format == "VBUFFER"}
-    page, names = FORMAT_FROM_DESCRIPTOR["rdna4"]
-    for name in names:
+    for name, page in FORMAT_FROM_DESCRIPTOR["rdna4"].items():
         assert "The instruction specifies the data format" in rdna4[name].description
         assert rdna4[name].pcode_page == page
         load = rdna4[name.replace("STORE", "LOAD")]

@@ -122,17 +122,19 @@ def test_image_address_suffixes_are_the_manuals_key():
 
 def test_suffix_key_is_read_from_the_manual_pages():
     """The generated key is the manual's table: its eight suffixes with their meanings and extra
-    addresses as printed (RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 page 131),
+    addresses as printed (RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 pages 131-133),
     lod and clamp as body components (the sampler address table's Sample "_L" / "_CL" rows)."""
     from isa.memory_access import sample_address
     want = {"_L": ("LOD", "", True), "_B": ("LOD BIAS", "1: lod bias", False), "_CL": ("LOD CLAMP", "", True),
             "_D": ("Derivative", "2,4 or 6: slopes", False), "_LZ": ("Level 0", "", False),
             "_C": ("PCF", "1: z-comp", False), "_O": ("Offset", "1: offsets", False),
             "_G16": ("Gradient 16b", "", False)}
-    for family, page in (("rdna3", 110), ("rdna3.5", 112), ("rdna4", 131)):
+    # (RDNA4 from its Markdown conversion, which keeps pages only at marks: Table 59 lies between
+    # section 10.3's, page 131, and 10.4's, page 133)
+    for family, pages in (("rdna3", (110, 110)), ("rdna3.5", (112, 112)), ("rdna4", (131, 133))):
         key = isa.load(family).tables["sample_suffixes"]
         assert {row[0]: (row[1], row[2], row[4]) for row in key} == want, family
-        assert {row[5] for row in key} == {page}, family
+        assert all(pages[0] <= row[5] <= pages[1] for row in key), family
         g16 = next(row for row in key if row[0] == "_G16")
         assert "packed 2 gradients per VGPR" in g16[3]
         spec = isa.load(family)

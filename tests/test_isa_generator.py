@@ -68,7 +68,7 @@ def test_every_table_instruction_is_described(arch):
 
 
 # Opcode-table rows the manual's Instructions chapter has no entry for (the RDNA4 SOPP table
-# lists S_WAIT_ALU at opcode 8, page 180; chapter 16's SOPP section goes from S_DELAY_ALU to S_WAITCNT)
+# lists S_WAIT_ALU at opcode 8, page 181; chapter 16's SOPP section goes from S_DELAY_ALU to S_WAITCNT)
 TABLE_ONLY = {"rdna4": {"S_WAIT_ALU"}}
 
 

@@ -8,8 +8,18 @@ code blocks monospace lines whose x position carries the indentation, instructio
 headers ("S_ADD_U32 0") bold lines with two cells, prose regular 10pt lines.
 
 What the conversion lost is restored from what it kept, never invented:
-  * page numbers come from the `<span id="page-N-k">` anchors (0-based page index, so
-    the physical page is N + 1) and are carried forward to the lines that follow;
+  * page numbers: the conversion kept a page only where the PDF had a link target (the
+    `<span id="page-N-k">` anchors of section headings: 0-based page index, so the physical
+    page is N + 1) or an image (`assets/_page_N_Figure_k.jpeg`); a line at such a mark is on
+    that page. Between two marks the page is interpolated by how much room the lines take
+    (`_room`: wrapped prose, table rows, code lines, headings) -- a long chapter such as
+    RDNA4's VOP3 instructions (pages 432 to 579) has no mark inside, so an entry's page there is
+    an estimate: each of the 78 marks inside the three conversions' Instructions chapters,
+    dropped and estimated from the others, comes out on its page for 47, one page off for 28,
+    two for 3 (carrying the previous mark's page forward is off by 1348 pages in all, this by 34:
+    tests/test_isa_markdown_pages.py); after the last mark it runs on at the document's mean
+    room per page (RDNA4's VGLOBAL entries follow its last mark, page 691: the manifest's page
+    count for the conversions is that last mark's page, a lower bound);
   * a field table's operand codes, which the conversion crammed into one "Bits" cell
     ("[7:0] 0 - 101 102 ...") and one description cell ("Source 0. ... SGPR0 to SGPR101:
     ... FLAT_SCRATCH_LO. ..."), are paired again code by code (`split_operand_codes`);
@@ -24,6 +34,7 @@ What the conversion lost is restored from what it kept, never invented:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .pdf import Line
 
@@ -35,7 +46,7 @@ TEXT_X0 = 50.0
 MONO_X0 = 100.0
 MONO_CHAR_WIDTH = 4.5    # must match build.MONO_CHAR_WIDTH: indentation is rebuilt from x
 
-_PAGE_RE = re.compile(r'<span id="page-(\d+)-\d+"></span>')
+_PAGE_RE = re.compile(r'<span id="page-(\d+)-\d+"></span>|\(assets/_page_(\d+)_\w+\.\w+\)')
 _TAG_RE = re.compile(r"</?[a-zA-Z][^>]*>")
 _SECTION_RE = re.compile(r"^(?:Chapter \d+\.|\d+(?:\.\d+)+\.)\s+\S")
 _CAPTION_RE = re.compile(r"^Table (\d+)\.\s+(.+)$")
@@ -116,8 +127,76 @@ def read_lines(path: str, progress: bool = False) -> list[Line]:
     return markdown_lines(text)
 
 
+# ---------------------------------------------------------------- pages between the marks
+
+# the room a line takes, in lines of 10pt prose (the PDF's body text, about 105 characters wide);
+# relative sizes only matter, the marks on both sides scale them to pages
+_PROSE_CHARS = 105
+_TABLE_CHARS = 150
+_CODE_LINE = 0.72        # 7.5pt monospace
+_TABLE_ROW = 0.8
+_TABLE_PADDING = 0.6
+_PARAGRAPH_GAP = 0.6
+_HEADING = 3.0
+_SUBHEADING = 2.5
+
+
+def _room(line: Line) -> float:
+    if line.font == "mono":
+        return _CODE_LINE
+    if line.size == TABLE_SIZE:
+        wide = max(len(c) * len(line.cells) for c in line.cells) if line.cells else 0
+        return _TABLE_ROW * max(1, -(-wide // _TABLE_CHARS)) + _TABLE_PADDING
+    if line.size >= 12:
+        return _HEADING
+    if line.font == "bold":
+        return _SUBHEADING
+    return max(1, -(-len(line.text) // _PROSE_CHARS)) + _PARAGRAPH_GAP
+
+
+def spread_pages(lines: list[Line], marks: list[tuple[int, int]]) -> list[Line]:
+    """`lines` with their pages: `marks` are (index of a line, the page it is on), in document
+    order; a line between two marks gets the page its place in their room falls on (the marks'
+    own lines taken as mid-page), a line before the first mark page 1 onwards, one after the last
+    mark the page the document's mean room per page puts it on."""
+    if not lines:
+        return lines
+    kept: list[tuple[int, int]] = [(0, 1)]
+    for at, page in marks:
+        if at >= len(lines) or page < kept[-1][1]:
+            continue
+        if at == kept[-1][0]:
+            kept[-1] = (at, page)
+        else:
+            kept.append((at, page))
+    room = [0.0]
+    for line in lines:
+        room.append(room[-1] + _room(line))
+    per_page = room[kept[-1][0]] / max(1, kept[-1][1] - 1) if len(kept) > 1 else 50.0
+    out = list(lines)
+    for n, (at, page) in enumerate(kept):
+        end, last = kept[n + 1] if n + 1 < len(kept) else (len(lines), None)
+        span = room[end] - room[at]
+        for k in range(at, end):
+            done = room[k] - room[at]
+            if last is None:
+                estimate = int(page + 0.5 + done / per_page)
+            else:
+                estimate = min(last, int(page + 0.5 + (last - page) * done / span)) if span else page
+            out[k] = replace(lines[k], page=estimate)
+    return out
+
+
 def markdown_lines(text: str) -> list[Line]:
+    """The typed lines of a Markdown manual, each with its page (`spread_pages`)."""
+    return spread_pages(*marked_lines(text))
+
+
+def marked_lines(text: str) -> tuple[list[Line], list[tuple[int, int]]]:
+    """(the typed lines, their page marks): (index of a line, the page it is on) where the
+    conversion kept a page; the lines' own pages are the last mark's."""
     out: list[Line] = []
+    marks: list[tuple[int, int]] = []
     page = 1
     top = 0.0
     in_code = False
@@ -192,9 +271,9 @@ def markdown_lines(text: str) -> list[Line]:
         code_block = []
 
     for raw in text.split("\n"):
-        m = _PAGE_RE.search(raw)
-        if m:
-            page = int(m.group(1)) + 1
+        for m in _PAGE_RE.finditer(raw):
+            page = int(m.group(1) or m.group(2)) + 1
+            marks.append((len(out), page))
         stripped = raw.strip()
         if stripped.startswith("```"):
             flush_table()
@@ -258,7 +337,7 @@ def markdown_lines(text: str) -> list[Line]:
     if clash:
         raise MarkdownReadError(f"restored a missing caption as Table {clash[0]}, but the document "
                                 f"has its own Table {clash[0]}: the numbering has no hole there")
-    return out
+    return out, marks
 
 
 def _emit_field_row(row: list[str], emit) -> None:

@@ -341,7 +341,7 @@ def typed_buffer(d) -> bool:
     if d.format != "VBUFFER" or not _FORMAT_IN_INSTRUCTION.search(d.description or ""):
         return False
     from ..errata import FORMAT_FROM_DESCRIPTOR
-    return not any(d.name in names for _, names in FORMAT_FROM_DESCRIPTOR.values())
+    return not any(d.name in pages for pages in FORMAT_FROM_DESCRIPTOR.values())
 
 
 _LDS_RESULTS = {"RETURN_DATA", "VDST", "VGPR_RTN"}
