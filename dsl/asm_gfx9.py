@@ -580,6 +580,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         _typed_constant(spec, s, replace(sdwa_op, packed=False) if kind in ("SDWA", "SDWAB") else plan.constants[i],
                         plan.constant_encoding)
         acc = f"src{i}" in plan.acc
+        if i in plan.uniform and s.kind in ("v", "a"):     # v_readlane's lane select, v_writelane's sources
+            raise Gfx9AsmError(f"{s.text}: src{i} must be an SGPR or constant (a value "
+                               f"uniform across the wave), not a vector register", s.value)
         if (s.neg or s.abs) and not plan.is_p and f"S{i}" not in plan.neg_abs:
             # (VOP3P: packed_negation decides below) the sources typed as floats, and LLVM's by
             # the modifier_use errata: not v_cmp_class_f16's u32 mask, not an fp8 byte

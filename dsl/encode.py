@@ -1466,6 +1466,15 @@ _ANY, _SCALAR, _MASK, _VGPR, _VGPR_OR_INLINE, _LANE = range(6)
 _TAKES_LITERAL = frozenset((_ANY, _SCALAR, _VGPR))
 
 
+@lru_cache(maxsize=None)
+def uniform_sources(d: InstrDef) -> frozenset:
+    """Indices of the sources that must be an SGPR or constant, never a VGPR (_SCALAR, _LANE of
+    _source_kinds: v_readlane's lane select, v_writelane's value and lane select), for the
+    gfx9 dialect's assembler, which shares the class with this one."""
+    kinds = _source_kinds(d, valu_signature(d), False)
+    return frozenset(i for i, k in enumerate(kinds) if k in (_SCALAR, _LANE))
+
+
 def _source_kinds(d: InstrDef, sig: ValuSig, is_wmma: bool) -> list[int]:
     """Each source's kind, from the pseudocode: a source it reads as a register number (SRCn,
     not Sn: v_movrels, v_readlane's VGPR[lane][SRC0]) or writes (isa.effects: v_swap_b32's

@@ -14,7 +14,7 @@ from isa.facts import OPSEL_IGNORED, modifier_use, register_number_sources
 from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
-from .encode import valu_signature      # the encoder's memoised form
+from .encode import uniform_sources, valu_signature      # the encoder's memoised form
 from .signature import (Operand, ValuSig, constant_operand, integer_sources_take_fp_mods, matrix_regs,
                         opsel_on_whole_vgprs)
 
@@ -123,6 +123,7 @@ class Gfx9Plan:
     sdwa_omod: bool = False   # the SDWA form takes mul:/div: (modifier_use's omod of the 32-bit encoding)
     opsel_ignored: bool = False     # op_sel is taken and encodes nothing (isa.facts.OPSEL_IGNORED: v_pk_fmac_f16_e64)
     dp_alu: bool = False      # a VGPR operand is a register pair: a DP ALU operation (gfx9_dp_alu)
+    uniform: frozenset = frozenset()    # sources that must be an SGPR or constant (encode.uniform_sources)
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -164,7 +165,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
                  not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
                  not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
                  modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
-                 not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig))
+                 not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig), uniform_sources(d))
 
 
 def gfx9_dp_alu(sig: ValuSig) -> bool:
