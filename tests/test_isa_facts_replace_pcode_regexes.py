@@ -76,14 +76,24 @@ def test_sliced_results_from_the_parse_agree_with_the_old_regex():
 def test_sliced_operand_widths_from_the_parse_agree_with_the_old_regex():
     from dsl.signature import _sliced_bits
     differ, wide = [], 0
+    looped = set()
     for family, d in _pcodes():
         for key in KEYS:
             new = _sliced_bits(d.pcode, key)
             wide += new > 32
-            if new != _old_sliced_bits(d.pcode, key):
-                differ.append((family, d.name, key))
+            old = _old_sliced_bits(d.pcode, key)
+            if new == old:
+                continue
+            # the parse also bounds a slice whose bounds are a loop variable (`for pass in 0 : 31 do
+            # ... S0[sOffset + 15 : sOffset]`), where the regex saw none: gfx950's 32-element fp6/bf6
+            # conversions (their LLVM widths: tests/test_dsl_vop3_width_sweep.py) and the iu8/iu4 dots
+            if old == 0 and re.search(r"\bfor\b", d.pcode):
+                looped.add((family, d.name))
+            else:
+                differ.append((family, d.name, key, old, new))
     assert wide > 0         # v_mqsad_u32_u8 and kin: the rule is exercised
     assert differ == []
+    assert {n for _, n in looped} >= {"V_CVT_SCALEF32_PK32_F16_FP6", "V_CVT_SCALEF32_SR_PK32_FP6_F32", "V_DOT4_I32_IU8"}
 
 
 def test_half_width_operands_from_the_parse_agree_with_the_old_regex():
