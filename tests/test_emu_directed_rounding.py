@@ -466,3 +466,44 @@ def test_packed_f32_sources_are_two_dwords(target):
         after, _ = machine_run(target, text, regs, [BASE_MODE], False)
         assert np.array_equal(after[6, 0], lo.view(np.uint32)), text
         assert np.array_equal(after[7, 0], hi.view(np.uint32)), text
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+@pytest.mark.parametrize("target", ["gfx1100", "gfx942"])
+def test_dot2_rounds_each_step_of_its_pseudocode(target, reference):
+    """v_dot2_f32_f16 (RDNA3: `tmp = 32'F(S0[15 : 0].f16) * 32'F(S1[15 : 0].f16); tmp += ... * ...;
+    tmp += S2.f; D0.f = tmp`; CDNA3 starts from S2): the f16 products are exact in f32, each of
+    the two sums is rounded by the f32 field's mode, in the order of the family's pseudocode.
+    (Random operands here give no exact zero sums.)"""
+    lanes = 64 if target == "gfx942" else 32
+    rng = np.random.default_rng(zlib.crc32(f"dot2 {target}".encode()))
+    a = [floats(rng, lanes, 16, 8, 22) for _ in range(2)]
+    b = [floats(rng, lanes, 16, 8, 22) for _ in range(2)]
+    c = floats(rng, lanes, 32, 100, 140)
+    regs = {1: (a[0] | a[1] << np.uint64(16)).astype(np.uint32), 2: (b[0] | b[1] << np.uint64(16)).astype(np.uint32),
+            4: c.astype(np.uint32)}
+    after, _ = machine_run(target, "v_dot2_f32_f16 v3, v1, v2, v4", regs, field_modes(32), reference)
+
+    def want(i, m):
+        p0, p1 = (exact(int(a[k][i]), 16) * exact(int(b[k][i]), 16) for k in (0, 1))
+        s2 = exact(int(c[i]), 32)
+        # RDNA3: (p0 + p1) + S2; CDNA3's code: (S2 + p0) + p1 (`tmp = S2.f32; tmp += ...; tmp += ...`)
+        first, last = (p0 + p1, s2) if target == "gfx1100" else (s2 + p0, p1)
+        return rounded(exact(rounded(first, False, 32, m), 32) + last, False, 32, m)
+    for m in range(4):
+        assert [int(x) for x in after[3, m]] == [want(i, m) for i in range(lanes)], m
+    assert sum(want(i, UP) != want(i, DOWN) for i in range(lanes)) >= lanes // 2
+
+
+def test_a_narrowing_outside_the_modelled_operations_is_refused():
+    """A float the pseudocode narrows implicitly (a store of an f32 value into an f16 result)
+    under a directed mode: refused when the narrowing rounds, passed when it is exact."""
+    from emu import rounding, rtlib
+    token = rounding.ROUNDING.set(BASE_MODE | UP << 2)
+    try:
+        assert int(rtlib.store(np.float32([0.5]), "f", 16)[0]) == 0x3800       # exact: no rounding asked
+        with pytest.raises(rounding.NotModelled, match="narrows a 32-bit float to 16 bits"):
+            rtlib.store(np.float32([0.1]), "f", 16)
+    finally:
+        rounding.ROUNDING.reset(token)
+    assert int(rtlib.store(np.float32([0.1]), "f", 16)[0]) == 0x2E66         # nearest even: no check
