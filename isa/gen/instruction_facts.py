@@ -63,12 +63,14 @@ _HALF_TYPE = re.compile(r"(f|b|i|u|bf)16")
 
 def memory_facts(instructions, tables: dict, image_formats) -> dict[str, dict[int, object]]:
     """{fact: {position: value}} of isa.memory_access's facts, where not the default: the facts of
-    reader.IMAGE_ONLY and sample_address for instructions of `image_formats` (the family's
-    traits.roles.image) alone, sample_address by the family's suffix key (`tables`["sample_suffixes"], none on CDNA)."""
+    reader.IMAGE_ONLY, sample_address and takes_d16 for instructions of `image_formats` (the family's
+    traits.roles.image) alone, sample_address by the family's suffix key (`tables`["sample_suffixes"], none on CDNA),
+    takes_d16 by the image chapter's D16 field (gen/image_d16.py; its errata are applied after)."""
     from .. import memory_access as table
-    from . import memory_access as reader
+    from . import image_d16, memory_access as reader
     key = tuple(tables.get("sample_suffixes", ()))
     out: dict[str, dict[int, object]] = {name: {} for name in (*reader.FACTS, "sample_address")}
+    out["takes_d16"] = image_d16.facts(instructions, tables, image_formats)
     for i, d in enumerate(_defs(instructions)):
         values = {name: reader.compute(name, d) for name in reader.FACTS
                   if name not in reader.IMAGE_ONLY or d.format in image_formats}

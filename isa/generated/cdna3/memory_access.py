@@ -1855,4 +1855,6 @@ MEMORY_ACCESS = {
     },
     'sample_address': {
     },
+    'takes_d16': {
+    },
 }

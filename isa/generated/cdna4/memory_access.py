@@ -1905,4 +1905,6 @@ MEMORY_ACCESS = {
     },
     'sample_address': {
     },
+    'takes_d16': {
+    },
 }
