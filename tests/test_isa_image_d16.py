@@ -84,7 +84,8 @@ def _vgprs(first: int, n: int) -> str:
 
 
 _RAY_LINES = {
-    "MIMG": {"IMAGE_BVH_INTERSECT_RAY": "v[4:7], v[9:19], s[4:7]", "IMAGE_BVH64_INTERSECT_RAY": "v[4:7], v[9:20], s[4:7]"},
+    "MIMG": {"IMAGE_BVH_INTERSECT_RAY": "v[4:7], v[9:19], s[4:7]",
+             "IMAGE_BVH64_INTERSECT_RAY": "v[4:7], v[9:20], s[4:7]"},
     "VIMAGE": {"IMAGE_BVH8_INTERSECT_RAY": "v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v20], s[0:3]",
                "IMAGE_BVH_DUAL_INTERSECT_RAY": "v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v[20:21]], s[0:3]"},
 }
