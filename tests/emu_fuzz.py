@@ -183,6 +183,8 @@ class Generator:
         return value if self.gfx9 else lit(value)
 
     def vreg(self, rng, dwords=1):
+        if dwords > len(FUZZ_VGPRS):        # gfx950's 32-register fp6/bf6 conversion operands
+            raise OperandError(f"{dwords} VGPRs do not fit in v{FUZZ_VGPRS.start}..v{FUZZ_VGPRS.stop - 1}")
         first = int(rng.integers(FUZZ_VGPRS.start, FUZZ_VGPRS.stop - dwords + 1))
         return v[first] if dwords == 1 else v[first:first + dwords - 1]
 
