@@ -199,6 +199,8 @@ class Generator:
             return s[first]
         if dwords == 2 and r < 0.1:
             return vcc
+        if dwords > len(FUZZ_SGPRS):
+            raise OperandError(f"{dwords} SGPRs do not fit in s{FUZZ_SGPRS.start}..s{FUZZ_SGPRS.stop - 1}")
         first = int(rng.integers(FUZZ_SGPRS.start // 2, (FUZZ_SGPRS.stop - dwords) // 2 + 1)) * 2
         if dwords > 2:
             first = int(rng.integers(FUZZ_SGPRS.start // 4, (FUZZ_SGPRS.stop - dwords) // 4 + 1)) * 4

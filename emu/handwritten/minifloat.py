@@ -1,5 +1,6 @@
 """Floats of 8 bits and fewer that CDNA matrix instructions (and RDNA4's fp8/bf8 conversions
-and dot products) read: their values as float64.
+and dot products) read: their values as float64; and CDNA4's conversions to and from FP6/BF6
+with an E8M0 scale (`encode_scaled`, `decode_scaled`: the pseudocode's *_fp6_scale calls, via rtlib).
 
 Each format is (exponent bits, mantissa bits, bias, specials), from the tables "Small Float
 Data Formats" of the CDNA3 manual (7.2, table 30) and the CDNA4 manual (7.3, table 30).

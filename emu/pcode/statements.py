@@ -420,7 +420,7 @@ class Statements:
         bits = self.slice_width(sel[0], target)
         lo, _ = self.expr(sel[0].children[2])
         t = type_of_field(str(fields[-1].children[1])) if fields else Ty("u", bits)
-        if t is None or ty.kind != "dw" and t.bits != bits and not (t.kind == "bf" and bits == 16):
+        if t is None or ty.kind != "dw" and t.bits != bits:
             self.fail(f"a {bits}-bit range of a wide local written as .{fields[-1].children[1]}", target)
         val = code if ty.kind == "dw" else f"{self.store_fn(t)}({self.conv(code, ty, t)}, {t.kind!r}, {t.bits})"
         self.emit(f"{py} = R.dw_set_field({py}, {lo}, {bits}, {val})")
