@@ -1853,4 +1853,6 @@ MEMORY_ACCESS = {
     },
     'image_address': {
     },
+    'takes_d16': {
+    },
 }

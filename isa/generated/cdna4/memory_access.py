@@ -1903,4 +1903,6 @@ MEMORY_ACCESS = {
     },
     'image_address': {
     },
+    'takes_d16': {
+    },
 }
