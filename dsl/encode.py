@@ -698,6 +698,9 @@ class Encoder:
                                        modifier="index_key")
                 if key < 0:
                     raise OperandError(f"{_name(d)}: index_key:{key} is negative", modifier="index_key")
+                if key >= signature.index_keys(d, self.wave):
+                    raise OperandError(f"{_name(d)}: index_key:{key}: its index VGPR holds "
+                                       f"{signature.index_keys(d, self.wave)} sparsity indices", modifier="index_key")
                 opsel = key
             if is_p:
                 if "op_sel_hi" in mods and not plan.opsel and effects(d.pcode).matrix:
