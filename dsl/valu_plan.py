@@ -70,7 +70,6 @@ class ValuPlan:
     cd_regs: int
     vcc: str                                  # the implicit wave mask's spelling
     srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
-    opsel_shown: bool                         # LLVM's syntax has op_sel (isa.facts.modifier_use's opsel not None)
     force_mods: bool                          # integer operands that take float modifiers (signature.integer_sources_take_fp_mods)
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
     matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
@@ -93,7 +92,7 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
         srcs.append((op, n, value_bits(op), float_value(op) or f16_constants, packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), modifier_use(d).opsel is not None, integer_sources_take_fp_mods(d),
+                     tuple(srcs), integer_sources_take_fp_mods(d),
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64,
                      (spec.traits.source_format, "SRC0"))
