@@ -177,8 +177,8 @@ _NEG, _ABS = ("SRC0_NEG", "SRC1_NEG"), ("SRC0_ABS", "SRC1_ABS")
 
 def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     """The Instr of a decoded VOP3/VOP3SD instruction without DPP from its fields (source
-    modifiers as Mod, op_sel/byte_sel, clamp, omod), by the printer's VALU plan; None for
-    anything else (VOP3P, WMMA, DPP)."""
+    modifiers as Mod, op_sel/byte_sel, clamp, omod), by the printer's VALU plan, OPSEL by
+    valu_plan.rdna_opsel (a DecodeError for bits no text says); None for anything else (VOP3P, WMMA)."""
     fmt = inst.fmt.name
     if fmt not in ("VOP3", "VOP3SD") or spec.traits.dialect == "gfx9" or inst.defs[0].name == "V_ILLEGAL":
         return None
@@ -286,9 +286,9 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
                               f"sparsity indices")
         if opsel:
             mods["index_key"] = opsel
-    elif opsel & (rdna_opsel(d, spec.arch).reserved | rdna_opsel(d, spec.arch).absent):
-        raise DecodeError(f"{d.name.lower()}: OPSEL {opsel:03b}: no text says these bits (no op_sel, or bits of "
-                          f"sources it does not have)")
+    elif opsel & (rdna_opsel(d, spec.arch).reserved | rdna_opsel(d, spec.arch).absent):   # (valu_plan.rdna_opsel)
+        raise DecodeError(f"{d.name.lower()}: OPSEL {opsel:03b}: no text says these bits (it takes no op_sel, "
+                          f"or they are of sources it does not have)")
     elif opsel & mask:
         mods["op_sel"] = bit_list(opsel, nsrc)
     if hi_bits & mask != (0 if plan.is_mix else mask):

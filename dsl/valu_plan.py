@@ -121,11 +121,12 @@ def rdna_opsel(d, family: str) -> RdnaOpsel:
     instructions (isa.facts.byte_select) and a VOP3P instruction that takes no op_sel (the integer
     and fp8 dots, WMMA with a 32-bit result) refuse every other bit (byte_sel's DPP forms ignore
     them: llvm-mc-22 prints v_cvt_f32_fp8_e64_dpp with OPSEL[2] set as without). llvm-mc-22
-    --disassemble calls each refused encoding invalid. On the true16 families a bit of an operand the instruction does
-    not have (a source past its last, an SGPR mask source, a compare's destination) makes LLVM
-    decode its whole-VGPR (fake16) form: halves as whole VGPRs, op_sel where that syntax takes it
-    (opsel_on_whole_vgprs), the rest printed as nothing; isa.errata.RESERVED_OPSEL where LLVM has
-    no such form (RDNA3's v_mov_b16_e64)."""
+    --disassemble calls each refused encoding invalid. On the true16 families a bit of an operand
+    the instruction does not have (a source past its last, an SGPR mask source, a compare's
+    destination) makes LLVM decode its whole-VGPR (fake16) form: halves as whole VGPRs, op_sel
+    where that syntax takes it (opsel_on_whole_vgprs), the rest printed as nothing;
+    isa.errata.RESERVED_OPSEL where LLVM has no such form (RDNA3's v_mov_b16_e64).
+    tests/test_dsl_rdna_opsel_print.py flips every bit against llvm-mc-22."""
     sig, p = valu_signature(d), d.format == "VOP3P"
     vdst = any(not o.sgpr and o.name != "sdst" for o in sig.dsts) and not sig.is_cmp
     absent = sum(1 << i for i in range(3) if i >= len(sig.srcs) or sig.srcs[i].sgpr) | (0 if vdst or p else 8)

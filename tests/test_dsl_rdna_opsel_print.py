@@ -28,7 +28,7 @@ from .test_dsl_vop3_modifier_sweep import _pack
 # corpus name -> (target, wave)
 TARGETS = {"gfx1100": ("gfx1100", 32), "gfx1100-w64": ("gfx1100", 64), "gfx1151": ("gfx1151", 32),
            "gfx1201": ("gfx1201", 32)}
-DATA_TARGETS = [("gfx1100", 32), ("gfx1151", 32), ("gfx1201", 32), ("gfx1201", 64)]
+DATA_TARGETS = [("gfx1100", 32), ("gfx1100", 64), ("gfx1151", 32), ("gfx1201", 32), ("gfx1201", 64)]
 
 
 def _mattr(wave: int) -> str | None:
