@@ -19,7 +19,7 @@ are not converted texels, null as resource or sampler. Also LLVM's `dim:2D` shor
 LLVM 22's corpora, mutated corpus lines and llvm-mc-22's refusals."""
 from __future__ import annotations
 
-from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_sampler
+from isa.memory_access import gathers_four, memory_access, ray_query, takes_d16, takes_sampler
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
 from . import syntax
@@ -59,15 +59,6 @@ def _dim_code(mn: str, mods: dict) -> int:
     return code
 
 
-def takes_d16(d) -> bool:
-    """Whether an image instruction's data may be 16-bit (D16): texels loaded, stored, sampled or
-    gathered; not an atomic's values, a resource description, get_lod's two 32-bit LOD values,
-    the *_pck* elements moved without format conversion (syntax.IMAGE_NO_D16) or a ray query's
-    results (LLVM 22: "invalid operand for instruction")."""
-    return (memory_access(d, True).direction in ("load", "store") and not resource_info(d) and not ray_query(d)
-            and _name(d) not in syntax.IMAGE_NO_D16 and syntax.IMAGE_NO_D16_PART not in _name(d))
-
-
 def _flags(d, F, fields, mods, allowed) -> None:
     mn = _name(d)
     for key, field in _FLAGS:
@@ -76,7 +67,8 @@ def _flags(d, F, fields, mods, allowed) -> None:
                 raise OperandError(f"{mn}: {key}: its {d.format} encoding has no {field} bit", modifier=key)
             if key == "d16" and not takes_d16(d):
                 raise OperandError(f"{mn}: d16: its data are not format-converted texels, so not 16-bit "
-                                   f"(LLVM takes d16 on loads, stores, samples and gathers)", modifier=key)
+                                   f"(the manual's D16 field: allowed with image_sample*, image_gather4*, "
+                                   f"image_msaa_load, image_load(_mip), image_store(_mip))", modifier=key)
             F[field] = 1
 
 
@@ -124,9 +116,9 @@ def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int,
 
 def _no_return(d, mn: str, dmask: int, data) -> None:
     """`off` as the data of a sample returning nothing (LLVM 22's image_sample* forms without a
-    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather, get_lod or a
-    sampler-less instruction."""
-    if not takes_sampler(d) or gathers_four(d) or mn in syntax.IMAGE_NO_D16:
+    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather, get_lod (a sampler
+    instruction whose data are no texels: isa.memory_access.takes_d16) or a sampler-less instruction."""
+    if not takes_sampler(d) or gathers_four(d) or not takes_d16(d):
         raise OperandError(f"{mn}: vdata: off (no result) is written on image_sample* only", data)
     if dmask not in _ATOMIC_DMASKS:
         raise OperandError(f"{mn}: dmask:0x{dmask:x}: a sample without a result takes dmask 0x1, 0x3 or 0xf "

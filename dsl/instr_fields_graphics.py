@@ -1,11 +1,13 @@
 """The `Instr` of a decoded graphics instruction from its fields (see instr_fields.py): exports
 (EXP, RDNA4's VEXPORT) and images (MIMG with its NSA address dword, ray intersection; RDNA4's
 VIMAGE and VSAMPLE), with the register widths and target names LLVM writes
-(signature.image_widths, signature.export_targets)."""
+(signature.image_widths, signature.export_targets). D16 set on an instruction that takes none
+(isa.memory_access.takes_d16: atomics, get_resinfo, get_lod, *_pck*, ray queries) is no
+instruction, as LLVM 22's disassembler says ("invalid instruction encoding")."""
 from __future__ import annotations
 
 from isa import Spec
-from isa.memory_access import ray_query, takes_sampler
+from isa.memory_access import ray_query, takes_d16, takes_sampler
 from isa.mnemonics import text_mnemonic
 
 from . import syntax
@@ -49,6 +51,8 @@ def _image_tail(f: dict) -> dict:
 def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn = d.name.lower()
+    if f.get("D16") and not takes_d16(d):
+        return None
     if ray_query(d):   # four results, the ray's address operands, a 128-bit resource
         groups = ray_address_groups(d, bool(f.get("A16")))
         if inst.extra:
@@ -76,6 +80,8 @@ def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
 def _vimage(spec: Spec, inst: Instruction) -> Instr | None:
     """VIMAGE / VSAMPLE: one address field per VGPR, [...] when more than one."""
     d, f = inst.defs[0], inst.fields
+    if f.get("D16") and not takes_d16(d):
+        return None
     sampler = takes_sampler(d)   # (not image_msaa_load)
     regs = [f[k] for k in ("VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4") if k in f]
     data, words, singles = image_widths(d, f, sampler, regs[-1], len(regs))

@@ -30,6 +30,9 @@ Kinds:
   image_opcodes — the opcode label of a group of rows of an image address table ("Image Opcodes with
                 No Sampler" / "with a Sampler") the document lost: target (section title, the
                 group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
+  image_d16   — an image instruction LLVM's syntax takes d16 on though the image chapter's D16 field
+                ("Allowed only with these opcodes: ...") does not list it: target (FORMAT, NAME), pdf False,
+                fix True (page = the D16 field's; isa/gen/image_d16.py applies it)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
                 isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'[, 'e64']),
                 pdf the field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows
@@ -161,6 +164,34 @@ ERRATA: tuple[Erratum, ...] = (
         "image_get_lod v[0:1], [v4, v5, v6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_CUBE (s, t, face), "
         "and refuses image_sample with three address VGPRs for 2D ('image address size does not match dim "
         "and a16').",
+    ),
+    Erratum(
+        "rdna3-image-gather4h-d16", ("rdna3", "rdna3.5"), {"rdna3": 105, "rdna3.5": 107},
+        "image_d16", ("MIMG", "IMAGE_GATHER4H"), False, True,
+        "The image chapter's D16 field ('VGPR-Data-16bit. On loads, convert data in memory to 16-bit format "
+        "... Allowed only with these opcodes: IMAGE_SAMPLE* IMAGE_GATHER4 ...') does not list IMAGE_GATHER4H, "
+        "whose description ('Fetch 1 component per texel from 4x1 texels') makes it a gather of texels as "
+        "IMAGE_GATHER4 is (4 VGPRs when D16=0, 2 when D16=1, the DMASK field says of IMAGE_GATHER4*). LLVM 22 "
+        "(gfx1100 and gfx1151) assembles image_gather4h v[0:1], v[4:5], s[0:7], s[8:11] dmask:0x1 "
+        "dim:SQ_RSRC_IMG_2D d16 to 04 01 42 f2 04 00 00 08 (D16 set; without d16 the data is v[0:3]).",
+    ),
+    Erratum(
+        "rdna4-image-gather4h-d16", ("rdna4",), {"rdna4": 128},
+        "image_d16", ("VSAMPLE", "IMAGE_GATHER4H"), False, True,
+        "The conversion's image Instruction Fields table gives D16 'Allowed only with these opcodes: "
+        "IMAGE_SAMPLE* IMAGE_GATHER4 IMAGE_MSAA_LOAD IMAGE_LOAD IMAGE_LOAD_MIP IMAGE_STORE IMAGE_STORE_MIP', "
+        "without IMAGE_GATHER4H ('Gather 4 single-component texels from a 4x1 row vector'). LLVM 22 (gfx1201) "
+        "assembles image_gather4h v[0:1], [v4, v5], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_2D d16 to "
+        "21 00 64 e4 00 00 00 04 04 05 00 00 (D16, bit 5, set).",
+    ),
+    Erratum(
+        "rdna3-image-msaa-load-d16", ("rdna3",), {"rdna3": 105},
+        "image_d16", ("MIMG", "IMAGE_MSAA_LOAD"), False, True,
+        "The RDNA3 D16 field's list ('Allowed only with these opcodes: IMAGE_SAMPLE* IMAGE_GATHER4 IMAGE_LOAD "
+        "IMAGE_LOAD_MIP IMAGE_STORE IMAGE_STORE_MIP') leaves out IMAGE_MSAA_LOAD, which the RDNA3.5 manual's "
+        "same field lists (page 107) and RDNA4's too. LLVM 22 (gfx1100) assembles image_msaa_load v[0:1], "
+        "v[4:6], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA d16 to 18 01 62 f0 04 00 00 00 (D16, bit 17, set; "
+        "without d16 the data is v[0:3]).",
     ),
     Erratum(
         "cdna3-vop3a-vop1-offset", ("cdna3", "cdna4"), {"cdna3": 540, "cdna4": 586},

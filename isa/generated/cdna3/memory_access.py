@@ -1855,4 +1855,6 @@ MEMORY_ACCESS = {
     },
     'image_address': {
     },
+    'takes_d16': {
+    },
 }

@@ -1905,4 +1905,6 @@ MEMORY_ACCESS = {
     },
     'image_address': {
     },
+    'takes_d16': {
+    },
 }
