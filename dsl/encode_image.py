@@ -19,7 +19,8 @@ are not converted texels, null as resource or sampler. Also LLVM's `dim:2D` shor
 LLVM 22's corpora, mutated corpus lines and llvm-mc-22's refusals."""
 from __future__ import annotations
 
-from isa.memory_access import gathers_four, memory_access, ray_query, takes_d16, takes_sampler
+from isa.memory_access import (gathers_four, image_address, memory_access, memory_effects, ray_query, takes_d16,
+                               takes_sampler)
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
 from . import syntax
@@ -145,14 +146,14 @@ def image(enc, d, F, ops, mods):
     for a in addrs[:-1] if not ray else ():       # (a ray's groups: _address_widths)
         if isinstance(a, Reg) and a.count != 1:
             raise OperandError(f"{mn}: vaddr: {a}: only the last address of a list may be a range", a)
-    if ray:     # fixed fields: four results, a 128-bit resource (R128), UNRM where the format has it
+    if ray:     # fixed fields: its results (four; RDNA4's dual and BVH8: ten), a 128-bit resource (R128), UNRM
         F.update({k: v for k, v in (("DMASK", 0xf), ("R128", 1), ("UNRM", 1)) if k in fields})
-        _flags(d, F, fields, mods, ("a16",))
+        _flags(d, F, fields, mods, ("a16",) if len(image_address(d).ray) > 1 else ())   # a layout for A16
         a16 = bool(F.get("A16"))
         if not nsa_bit and len(addrs) == 1:
             raise OperandError(f"{mn}: vaddr: a ray query's address is written as a list on {enc.spec.arch} "
                                f"([origin, ..])", ops[1])
-        words, n_data, rsrc_n = 0, 4, 4
+        words, n_data, rsrc_n = 0, dict((f, n) for f, n, _ in memory_effects(d).writes)["VDATA"], 4
         shape = "a16" if a16 else "its operands"
     else:
         dmask = mods.pop("dmask", 0)

@@ -1189,8 +1189,10 @@ NULL_ONLY_SDST = {
 # whose syntax takes no op_sel and whose entries give OPSEL no use, where it ignores the same bits
 # of their siblings (v_bitop3_b16 takes op_sel; v_cvt_pk_f16_f32 takes none and ignores every OPSEL
 # bit). The manual's code reads no OPSEL bit of either, so nothing in it reserves them; wavesmith
-# refuses the bytes as LLVM does (dsl/valu_plan.py). name -> ({family: page of the Instructions-chapter
-# entry}, the OPSEL bits (bit 0 = OPSEL[0]), evidence).
+# refuses the bytes as LLVM does (dsl/valu_plan.py). On RDNA3/3.5 an OPSEL bit of a source a 16-bit
+# instruction does not have makes LLVM read the whole-VGPR form (valu_plan.rdna_opsel); v_mov_b16_e64
+# has none in LLVM's syntax, so those bits are refused there. name -> ({family: page of the
+# Instructions-chapter entry}, the OPSEL bits (bit 0 = OPSEL[0]), evidence).
 RESERVED_OPSEL = {
     "V_BITOP3_B32": ({"cdna4": 391}, 0b1111,
                      "llvm-mc-22 (gfx950): 'v_bitop3_b32 v8, v2, v4, v6 bitop3:0x4e' -> [080134d202091acc]; "
@@ -1203,6 +1205,25 @@ RESERVED_OPSEL = {
                           "of 082068d202090200 (OPSEL[2] set) -> warning: invalid instruction encoding; of "
                           "080868d202090200 (OPSEL[0]) -> v_cvt_pk_bf16_f32 v8, v2, v4; of 082067d202090200 "
                           "(v_cvt_pk_f16_f32 with OPSEL[2]) -> v_cvt_pk_f16_f32 v8, v2, v4"),
+    "V_MOV_B16": ({"rdna3": 382, "rdna3.5": 406}, 0b0110,
+                  "llvm-mc-22 (gfx1100, gfx1151): --disassemble of 08109cd502010000 and 08209cd502010000 "
+                  "(v_mov_b16_e64 with OPSEL[1], OPSEL[2]: sources it does not have) -> warning: invalid "
+                  "instruction encoding, while 0810e9d502010000 (v_not_b16_e64, OPSEL[1]) -> v_not_b16_e64 v8, v2 "
+                  "and 08489cd502010000 -> v_mov_b16_e64 v8.h, v2.h op_sel:[1,1]; 'v_mov_b16_e64 v8, v2' -> "
+                  "error: invalid operand for instruction (gfx1100: no whole-VGPR form)"),
+}
+
+# SWMMAC index sets LLVM 22 allows fewer of than the manual: "The VGPR holding the indices can hold 2
+# sets of indices in wave32 that are selected using OPSEL[0] of the WMMA instruction, and 4 sets for
+# wave64 selected by OPSEL[1:0]. Matrices with larger K values operate similarly." (RDNA4 7.12.3
+# Structured Sparse Matrices, page 105; dsl.signature.index_keys: 2*wave/K). name -> ({family: page of
+# the entry}, {wave: index sets}, evidence). The assembler and the decoder follow LLVM.
+SWMMAC_INDEX_SETS = {
+    "V_SWMMAC_I32_16X16X32_IU4": ({"rdna4": 418}, {64: 2},
+                                  "llvm-mc-22 (gfx1201, +wavefrontsize64): 'v_swmmac_i32_16x16x32_iu4 v[8:11], v2, "
+                                  "v4, v6 index_key:1' -> [0848 55cc 02091a1c]; index_key:2 -> error: out of range "
+                                  "index_key; --disassemble of 085055cc02091a1c -> warning: invalid instruction "
+                                  "encoding (v_swmmac_f32_16x16x32_f16 takes index_key:3 in wave64)"),
 }
 
 # CDNA entries with a description and no code (the conversions of both manuals): the moves between

@@ -19,7 +19,6 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
     takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
-    node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo (by the descriptions)
     takes_d16(d)                  # an image instruction's data may be 16-bit (D16): format-converted texels
     image_address(d)              # its address components: the manual's image address table group it
@@ -57,7 +56,7 @@ _READ = ("name", "format", "pcode", "description")   # what the generator reads 
 DEFAULTS = {"memory_access": MemoryAccess(None, False), "image_loads": False, "value_dwords": 1,
             "converts_format": False, "format_conversion": None, "buffer_resource": False, "lane_address": False,
             "ray_query": False, "takes_sampler": False, "gathers_four": False, "mip_level": False,
-            "resource_info": False, "node_pointer_dwords": 1, "attribute_load": False, "prefetch": None,
+            "resource_info": False, "attribute_load": False, "prefetch": None,
             "scalar_data": "register", "scalar_base_registers": 2, "reads_counter": False, "typed_buffer": False,
             "lds_operands": LdsOperands(0, False), "gds_only": False, "image_address": ImageAddress(),
             "memory_effects": MemoryEffects(), "takes_d16": False}
@@ -118,7 +117,6 @@ takes_sampler = _fact("takes_sampler", "`d` (an image-family instruction) reads 
 gathers_four = _fact("gathers_four", "`d` (an image-family instruction) returns four texels of one channel (gather4*, msaa_load).")
 mip_level = _fact("mip_level", "`d` (an image-family instruction) takes a mip level among its address components.")
 resource_info = _fact("resource_info", "`d` (an image-family instruction) returns the resource's description (image_get_resinfo).")
-node_pointer_dwords = _fact("node_pointer_dwords", "VGPRs of a ray query's BVH node pointer: 2 for a 64-bit one, else 1.")
 attribute_load = _fact("attribute_load", "`d` (an LDS-direct instruction) loads an interpolation attribute's channel.")
 prefetch = _fact("prefetch", "A scalar prefetch's address: 'pc' (relative to the PC), 'base' (from SBASE), else None.")
 scalar_data = _fact("scalar_data", "What a scalar memory instruction's SDATA holds: 'register', 'immediate' or 'none'.")
@@ -143,5 +141,6 @@ image_address = _fact("image_address", """An image instruction's address compone
     those rows add to the DIM's coordinates (mipid, lod, clamp; GET_RESINFO's mip level alone) and
     what its suffixes add before the body by the "Sample Instruction Suffix Key" (bias, z-compare,
     offsets a VGPR each; _D's slopes, _G16 packed two per VGPR), as isa/gen/image_opcodes.py
-    matches each opcode to its group; ImageAddress() (no group) for a ray query and any instruction
-    of another format.""")
+    matches each opcode to its group; a ray query has no group but its address layout, the VGPRs
+    of each address operand per A16 setting, from its entry; ImageAddress() for any instruction of
+    another format.""")

@@ -17,7 +17,8 @@ import isa
 from dsl import assemble, disassemble
 from dsl.asm_parse import AsmError
 from dsl.signature import ray_address_groups
-from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_d16, takes_sampler
+from isa.memory_access import (gathers_four, memory_access, memory_effects, ray_query, resource_info, takes_d16,
+                               takes_sampler)
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
 from .llvm_tools import mc_disassembly_each, mc_items
@@ -83,26 +84,16 @@ def _vgprs(first: int, n: int) -> str:
     return f"v{first}" if n == 1 else f"v[{first}:{first + n - 1}]"
 
 
-_RAY_LINES = {
-    "MIMG": {"IMAGE_BVH_INTERSECT_RAY": "v[4:7], v[9:19], s[4:7]",
-             "IMAGE_BVH64_INTERSECT_RAY": "v[4:7], v[9:20], s[4:7]"},
-    "VIMAGE": {"IMAGE_BVH8_INTERSECT_RAY": "v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v20], s[0:3]",
-               "IMAGE_BVH_DUAL_INTERSECT_RAY": "v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v[20:21]], s[0:3]"},
-}
-
-
 def _line(d, fields: int, d16: bool) -> str:
     """A line of image instruction `d`: dim 2D (2D MSAA for image_msaa_load), DMASK 0x1 (0x3 for
     a 64-bit atomic's data: cmpswap), the data as wide as DMASK / D16 ask, one address VGPR per
     address field (`fields` of them), the last one a range."""
     mn = d.name.lower()
-    if ray_query(d):
-        if d.name in _RAY_LINES.get(d.format, {}):
-            body = _RAY_LINES[d.format][d.name]
-        else:
-            groups = ray_address_groups(d, False)
-            body = (f"v[4:7], {_vgprs(9, sum(groups))}, s[4:7]" if d.format == "MIMG" else
-                    "v[0:3], [" + ", ".join(_vgprs(9 + sum(groups[:i]), n) for i, n in enumerate(groups)) + "], s[0:3]")
+    if ray_query(d):     # its results and address groups (all widths: tests/test_dsl_asm_image_ray.py)
+        groups = ray_address_groups(d, False)
+        data = _vgprs(0, dict((f, n) for f, n, _ in memory_effects(d).writes)["VDATA"])
+        body = (f"{data}, {_vgprs(9, sum(groups))}, s[4:7]" if d.format == "MIMG" else
+                f"{data}, [" + ", ".join(_vgprs(12 + sum(groups[:i]), n) for i, n in enumerate(groups)) + "], s[0:3]")
         return f"{mn} {body}" + (" d16" if d16 else "")
     msaa = gathers_four(d) and not takes_sampler(d)
     dim = 6 if msaa else 1
@@ -118,11 +109,6 @@ def _line(d, fields: int, d16: bool) -> str:
     name = ("2D_MSAA" if msaa else "2D")
     return f"{mn} {_vgprs(0, data)}, {address}, s[0:7]{sampler} dmask:0x{dmask:x} dim:SQ_RSRC_IMG_{name}" + \
         (" d16" if d16 else "")
-
-
-# lines llvm-mc-22 takes that our assembler refuses for their addresses (RDNA4's dual and BVH8 ray
-# queries: the manual's VADDR layout against signature.ray_address_groups), whatever d16
-ASSEMBLER_GAPS = {("gfx1201", "IMAGE_BVH_DUAL_INTERSECT_RAY"), ("gfx1201", "IMAGE_BVH8_INTERSECT_RAY")}
 
 
 def _address_fields(spec, d) -> int:
@@ -151,13 +137,9 @@ def test_d16_is_taken_where_llvm_takes_it(arch):
         llvm_takes = bool(enc16) and not err16
         try:
             ours_base = assemble(line, arch)
-        except AsmError:
-            ours_base = None
-        if ours_base != want:        # (our assembler's own gap, not d16's: checked by LLVM and the fact alone)
-            assert (arch, d.name) in ASSEMBLER_GAPS, f"{line!r}: ours {ours_base}, llvm-mc-22 {want.hex()}"
-            assert llvm_takes == takes_d16(d), (line16, err16)
-            refused += not llvm_takes
-            continue
+        except AsmError as e:
+            ours_base = e
+        assert ours_base == want, f"{line!r}: ours {ours_base}, llvm-mc-22 {want.hex()}"
         try:
             ours = assemble(line16, arch)
         except AsmError as e:

@@ -841,8 +841,6 @@ MEMORY_ACCESS = {
     },
     'resource_info': {
     },
-    'node_pointer_dwords': {
-    },
     'attribute_load': {
     },
     'prefetch': {
