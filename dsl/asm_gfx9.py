@@ -21,6 +21,7 @@ from isa import Spec
 from isa.spec import family_of
 from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
+from isa.facts import opsel_flags
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
@@ -502,8 +503,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                            f"row_newbcast:n", modifier=key)
     _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS if kind else
            set() if e32 else
-           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
-           if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
+           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAG_KEYS}
+           if opsel_flags(d) else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
            _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
            - ({"clamp"} if not plan.clamp else set()), plan.mn)
@@ -681,11 +682,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                                        f"hold the bitop3 truth table)")
                 table = _int_in(mods, "bitop3", 0, 255)
                 f["NEG"], f["ABS"], f["OMOD"] = table & 7, table >> 3 & 7, table >> 6
-            if d.name in g9.OPSEL_FLAGS:    # bound_ctrl:0 sets its bit too, as in DPP
-                order = [n for n, _ in g9.OPSEL_FLAGS[d.name] if n in mods]
+            if opsel_flags(d):    # (isa.facts.opsel_flags) bound_ctrl:0 sets its bit too, as in DPP
+                order = [n for n, _ in g9.OPSEL_FLAG_KEYS if n in mods]
                 if order != [n for n in mods if n in order]:
                     raise Gfx9AsmError(f"{d.name.lower()}: write {' before '.join(order)}")
-                f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAGS[d.name]
+                f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAG_KEYS
                                  if n in mods and (n == "bound_ctrl" or _mod_int(mods, n)))
             if "op_sel" in mods:
                 sel = _mod_bits(mods, "op_sel")

@@ -10,6 +10,7 @@ from functools import cache
 
 from isa import Spec
 from isa.memory_access import reads_counter, scalar_base_registers, scalar_data, value_dwords
+from isa.facts import opsel_flags
 from isa.mnemonics import text_mnemonic
 
 from . import immediate_values, syntax, syntax_gfx9 as g9
@@ -201,8 +202,8 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
                 mods["neg_lo"] = bit_list(f["NEG"], nsrc)
             if f.get("NEG_HI", 0) & mask:
                 mods["neg_hi"] = bit_list(f["NEG_HI"], nsrc)
-    elif d.name in g9.OPSEL_FLAGS:
-        mods.update((name, 1) for name, bit in g9.OPSEL_FLAGS[d.name] if opsel >> bit & 1)
+    elif opsel_flags(d):      # (isa.facts.opsel_flags: FI, BOUND_CTRL)
+        mods.update((name, 1) for name, bit in g9.OPSEL_FLAG_KEYS if opsel >> bit & 1)
     elif opsel and plan.opsel and not plan.opsel_ignored:
         # only where the assembler takes op_sel (valu_plan.gfx9_takes_opsel); LLVM prints none of
         # the bits of an instruction that takes none, nor of one that encodes none

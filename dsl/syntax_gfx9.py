@@ -63,8 +63,10 @@ NO_PCODE_OPERANDS = {"V_ACCVGPR_MOV_B32": "b", "V_ACCVGPR_READ": "b", "V_ACCVGPR
 # writes them: no destination and this many 32-bit sources (v_mfma_ld_scale_b32 loads the scales
 # of the V_MFMA_SCALE_* that follows: src0, src1 op_sel:[..] op_sel_hi:[..])
 NO_PCODE_SOURCES = {"V_MFMA_LD_SCALE_B32": 2}
-# VOP3 forms whose OPSEL bits LLVM spells as DPP-style flags, in its text order: (name, OPSEL bit)
-OPSEL_FLAGS = {name: (("bound_ctrl", 1), ("fi", 0)) for name in ("V_PERMLANE16_SWAP_B32", "V_PERMLANE32_SWAP_B32")}
+# how the gfx9 syntax spells the flags an instruction's OPSEL bits are (isa.facts.opsel_flags: OPSEL[0]
+# DPP's FI, OPSEL[1] its BOUND_CTRL; CDNA4's permlane swaps): DPP-style keys, in its text order,
+# (key, OPSEL bit); gfx11's syntax writes op_sel:[FI,BOUND_CTRL] instead
+OPSEL_FLAG_KEYS = (("bound_ctrl", 1), ("fi", 0))
 # SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32); their
 # source is bytes, so it takes sext() rather than neg/abs
 SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"}

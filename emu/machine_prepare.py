@@ -546,7 +546,10 @@ class Preparer:
         if "vdst" in agprs:
             vdst = self.agpr(vdst)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
-        if sig.opsel_flags and not e32:     # OPSEL[0] FI, OPSEL[1] BOUND_CTRL (isa.facts.opsel_flags)
+        # OPSEL[0] FI, OPSEL[1] BOUND_CTRL (isa.facts.opsel_flags): what a lane reading a disabled
+        # lane gets, where the code heeds EXEC (v_permlane16*); CDNA4's permlane swaps, whose code
+        # swaps every lane whatever EXEC says and whose manual entry names no flags, run as written
+        if sig.opsel_flags and not e32 and "EXEC" in sem.reads:
             p.lane_flags = (codes[0] - VGPR_BASE if codes[0] >= VGPR_BASE else None, vdst, opsel & 1, opsel >> 1 & 1)
         clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0) if "OMOD" not in raw_fields else 0
         if sdwa is not None and "CLMP" in sdwa:

@@ -1053,6 +1053,10 @@ FACTS = {
         813: True,
     },
     'opsel_flags': {
+        703: 2,
+        938: 2,
+        705: 2,
+        940: 2,
     },
     'cache_control': {
         267: True,
