@@ -7,7 +7,8 @@ or TH/SCOPE) and which flag bits it has (UNRM, R128, A16, TFE, LWE, D16).
 
 The register widths written must be those the memory records give (isa.memory_registers):
 the data VGPRs by DMASK / D16 / TFE (`image_data_dwords`), the address VGPRs by DIM / A16 and
-the name's suffixes (`image_address_words`; a ray query's groups, `signature.ray_address_groups`),
+the opcode's generated address components (`image_address_words` over isa.memory_access.image_address;
+a ray query's groups, `signature.ray_address_groups`),
 with LLVM 22's forms: a sequential address in a VGPR tuple of its length (an 8-VGPR tuple also
 holds 5 to 7 words), no address longer than the opcode's longest (sampling and mip levels take
 no MSAA dim). Anything else is refused as LLVM refuses it, at the operand's line:column: wrong

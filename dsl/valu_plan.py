@@ -10,7 +10,7 @@ from functools import cache
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from isa.facts import OPSEL_IGNORED, modifier_use, register_number_sources
+from isa.facts import OPSEL_IGNORED, modifier_use, register_number_sources, reserved_opsel
 from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
@@ -124,6 +124,8 @@ class Gfx9Plan:
     opsel_ignored: bool = False     # op_sel is taken and encodes nothing (isa.facts.OPSEL_IGNORED: v_pk_fmac_f16_e64)
     dp_alu: bool = False      # a VGPR operand is a register pair: a DP ALU operation (gfx9_dp_alu)
     uniform: frozenset = frozenset()    # sources that must be an SGPR or constant (encode.uniform_sources)
+    halves: bool = True       # VOP3P: some operand has halves OPSEL/OPSEL_HI pick (gfx9_selects_halves)
+    opsel_reserved: tuple = ()  # (OPSEL bits, why) no text says: the decoder refuses them (gfx9_reserved_opsel)
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -158,14 +160,50 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
         srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
                      packed_kind(d, op)))
-    return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", effects(d.pcode).mixed_sources,
-                 (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
-                 constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
-                 not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
-                 not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
-                 modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
-                 not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig), uniform_sources(d))
+    plan = Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
+                    fmt == "VOP3P", effects(d.pcode).mixed_sources,
+                    (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
+                    constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
+                    not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
+                    not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
+                    modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
+                    not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig), uniform_sources(d),
+                    fmt != "VOP3P" or gfx9_selects_halves(d, sig))
+    return plan if e32 else replace(plan, opsel_reserved=gfx9_reserved_opsel(d, plan))
+
+
+def gfx9_selects_halves(d, sig: ValuSig) -> bool:
+    """Whether OPSEL/OPSEL_HI of VOP3P instruction `d` pick halves of anything: not where its result
+    is not packed (isa.effects' result_ranges) and no source is packed either (the integer dots'
+    32-bit sources of 8 or 4 lanes, v_accvgpr_read/write's raw bits); the v_*_mix* read OPSEL
+    themselves; an instruction without a destination (v_mfma_ld_scale_b32) is not judged. The
+    gfx9 assembler takes no op_sel / op_sel_hi on it (asm_gfx9.py); llvm-mc-22 --disassemble calls
+    an OPSEL bit of one an invalid encoding and prints none of OPSEL_HI."""
+    if effects(d.pcode or "").mixed_sources or not sig.dsts or effects(d.pcode or "").result_ranges >= 2:
+        return True
+    return any(o.packed for o in sig.srcs)
+
+
+def gfx9_reserved_opsel(d, plan: Gfx9Plan) -> tuple:
+    """The OPSEL bits of a 64-bit gfx9 VALU encoding no text says, as (bits, why) pairs: the
+    bits of sources `d` does not have where it takes op_sel (VOP3P; a VOP3 form that takes it,
+    gfx9_takes_opsel, unless OPSEL[3:2] select a result byte or the form ignores op_sel: the manual's
+    OPSEL "[0] = src0, [1] = src1, [2] = src2" selects a half of no operand there, and op_sel lists
+    an entry per source), every bit where no operand has halves (gfx9_selects_halves), and the
+    bits LLVM reserves where the manual gives OPSEL no use (isa.facts.reserved_opsel). llvm-mc-22
+    --disassemble calls each such encoding invalid; a VOP3 form that takes no op_sel ignores the
+    bits (v_lshrrev_b32_e64), as does LLVM."""
+    out, nsrc = [], len(plan.srcs)
+    absent = sum(1 << i for i in range(nsrc, 3))
+    if plan.is_p and not plan.halves:
+        out.append((0b111, "no operand of it has halves to select"))
+    elif absent and (plan.is_p or plan.opsel and not plan.opsel_byte and not plan.opsel_ignored
+                     and d.name not in g9.OPSEL_FLAGS):
+        out.append((absent, f"it has {nsrc} source{'s' if nsrc != 1 else ''}"))
+    llvm = reserved_opsel(d)
+    if llvm:
+        out.append((llvm[0], "LLVM 22 reserves them (isa.errata.RESERVED_OPSEL)"))
+    return tuple(out)
 
 
 def gfx9_dp_alu(sig: ValuSig) -> bool:

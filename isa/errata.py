@@ -1174,6 +1174,26 @@ NULL_ONLY_SDST = {
     "S_WAITCNT_LGKMCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
 }
 
+# OPSEL bits LLVM 22's disassembler refuses ("invalid instruction encoding") on CDNA4 instructions
+# whose syntax takes no op_sel and whose entries give OPSEL no use, where it ignores the same bits
+# of their siblings (v_bitop3_b16 takes op_sel; v_cvt_pk_f16_f32 takes none and ignores every OPSEL
+# bit). The manual's code reads no OPSEL bit of either, so nothing in it reserves them; wavesmith
+# refuses the bytes as LLVM does (dsl/valu_plan.py). name -> ({family: page of the Instructions-chapter
+# entry}, the OPSEL bits (bit 0 = OPSEL[0]), evidence).
+RESERVED_OPSEL = {
+    "V_BITOP3_B32": ({"cdna4": 391}, 0b1111,
+                     "llvm-mc-22 (gfx950): 'v_bitop3_b32 v8, v2, v4, v6 bitop3:0x4e' -> [080134d202091acc]; "
+                     "--disassemble of 080834d202091a0c, 081034d202091a0c, 082034d202091a0c and 084034d202091a0c "
+                     "(OPSEL[0], [1], [2], [3] set) -> warning: invalid instruction encoding, while "
+                     "'v_bitop3_b16 v8, v2, v4, v6 bitop3:0x4e op_sel:[1,0,0,0]' -> [080933d202091acc]; "
+                     "'v_bitop3_b32 ... op_sel:[1,0,0,0]' -> error: not a valid operand"),
+    "V_CVT_PK_BF16_F32": ({"cdna4": 408}, 0b0100,
+                          "llvm-mc-22 (gfx950): 'v_cvt_pk_bf16_f32 v8, v2, v4' -> [080068d202090200]; --disassemble "
+                          "of 082068d202090200 (OPSEL[2] set) -> warning: invalid instruction encoding; of "
+                          "080868d202090200 (OPSEL[0]) -> v_cvt_pk_bf16_f32 v8, v2, v4; of 082067d202090200 "
+                          "(v_cvt_pk_f16_f32 with OPSEL[2]) -> v_cvt_pk_f16_f32 v8, v2, v4"),
+}
+
 # CDNA entries with a description and no code (the conversions of both manuals): the moves between
 # the VGPR and AGPR files, and matrix instructions whose `D = A (MxK) * B (KxN) + C (MxN)` line
 # (isa/gen/effects.py reads it for the operand effects) the siblings of the same table have.

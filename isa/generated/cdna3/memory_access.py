@@ -1853,6 +1853,6 @@ MEMORY_ACCESS = {
         439: ('scalar', None, (), (), (), (), False),
         440: ('scalar', None, (), (), (), (), False),
     },
-    'sample_address': {
+    'image_address': {
     },
 }

@@ -1903,6 +1903,6 @@ MEMORY_ACCESS = {
         443: ('scalar', None, (), (), (), (), False),
         444: ('scalar', None, (), (), (), (), False),
     },
-    'sample_address': {
+    'image_address': {
     },
 }
