@@ -9,13 +9,9 @@ not have, a VOP3P integer dot product's op_sel) we still print them; those are c
 count may not grow."""
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
-from dsl import disassemble
-
-from .llvm_tools import mc_disassembly_each
+from .llvm_tools import mc_disassembly_each, ours_disassembly
 from .test_dsl_llvm_corpus import corpus
 
 # target: (cases, bytes LLVM refuses that we print) measured with llvm-mc-22 (LLVM 22.1.8)
@@ -36,22 +32,13 @@ def _cases(target: str) -> list[tuple[bytes, str, int]]:
     return out
 
 
-def _ours(b: bytes, target: str) -> str:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return disassemble(b, target)
-        except ValueError as e:
-            return f"error: {e}"
-
-
 @pytest.mark.parametrize("target", ["gfx942", "gfx950"])
 def test_opsel_bits_print_as_llvm(target):
     cases = _cases(target)
     want = mc_disassembly_each([b for b, _, _ in cases], target)
     agree, differ, refused_printed = 0, [], 0
     for (b, mn, bit), w in zip(cases, want):
-        got = _ours(b, target)
+        got = ours_disassembly(b, target)
         if w is None:
             refused_printed += not got.startswith("error")
         elif got == w:
@@ -69,4 +56,4 @@ def test_lshrrev_e64_prints_no_opsel():
     """The brief's example: LLVM prints `v_lshrrev_b32_e64 v8, v2, v4` for these bytes."""
     want = mc_disassembly_each([bytes.fromhex("080810d102090200")], "gfx942")[0]
     assert want is not None and "op_sel" not in want
-    assert _ours(bytes.fromhex("080810d102090200"), "gfx942") == want
+    assert ours_disassembly(bytes.fromhex("080810d102090200"), "gfx942") == want
