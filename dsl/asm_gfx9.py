@@ -39,10 +39,11 @@ class Gfx9AsmError(ValueError):
     operand value refused, `modifier` the name of the modifier refused (or (name, entry index):
     operands.list_entry), when one is, for the caller to find its column."""
 
-    def __init__(self, message: str, operand=None, modifier: str | None = None):
+    def __init__(self, message: str, operand=None, modifier: str | None = None, unknown: bool = False):
         super().__init__(message)
         self.operand = operand
         self.modifier = modifier
+        self.unknown = unknown      # as OperandError.unknown
 
 
 # ---------------------------------------------------------------- operands
@@ -257,7 +258,7 @@ def _allow(mods: dict, keys: set, what: str) -> None:
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
                            + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"),
-                           modifier=extra[0])
+                           modifier=extra[0], unknown=True)
 
 
 def _int_in(mods: dict, key: str, lo: int, hi: int, default: int = 0) -> int:
@@ -484,6 +485,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction")
     if kind == "DPP" and gfx9_no_dpp_form(d, plan):
         raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})")
+    if sig.k_pos is not None and e32 and kind:  # before any operand, as LLVM: "dpp/sdwa variant ... not supported"
+        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
+                           f"{kind[:4]} excludes)")
     accumulates = sig.reads_dst and not (sig.dsts and sig.dsts[0].packed)
     if kind in ("SDWA", "SDWAB") and (accumulates or _wide_operand(d, sig)):
         # SDWA selects parts of 32-bit operands; an instruction reading its one 32-bit destination
@@ -493,6 +497,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                            f"{'it reads its destination' if accumulates else 'a 64-bit operand'})")
     if kind == "DPP":
         _dpp_order(mods)
+    if kind == "DPP":        # a modifier the DPP form lacks (dpp8) first, at its key, as LLVM's parser
+        _allow(mods, _DPP_KEYS, plan.mn)
     if kind == "DPP" and not _DPP_CONTROLS.intersection(mods):
         raise Gfx9AsmError(f"{plan.mn}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, row_shr:n, "
                            f"row_ror:n, row_newbcast:n, row_mirror, row_half_mirror, row_bcast:n or wave_*)")
@@ -560,9 +566,6 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         f["SDST"] = _sreg(spec, m)
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
-    if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
-        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
-                           f"{kind[:4]} excludes)")
     if sig.k_pos is not None and e32:
         k = srcs.pop(sig.k_pos)
         if k.number is None:
@@ -657,12 +660,13 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     or "op_sel_hi" in mods):
                 key = "op_sel" if "op_sel" in mods else "op_sel_hi"
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
-                                   modifier=key)
+                                   modifier=key, unknown=not any(o.packed for o in sig.srcs))   # LLVM: no such operand
             nsrc = len(plan.srcs)
             for key in ("neg_lo", "neg_hi"):    # an entry per source; later ones are ignored (LLVM)
                 why = neg_list_error(d, key, _mod_bits(mods, key), nsrc) if key in mods else None
-                if why:
-                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key)
+                if why:         # refused with no entry set: a list LLVM's syntax lacks
+                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key,
+                                       unknown=neg_list_error(d, key, [], nsrc) is not None)
             f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")[:nsrc]) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")[:nsrc]) if "neg_hi" in mods else 0)
             if "op_sel" in mods:    # an entry per source; later ones (a destination's) are ignored
@@ -1460,12 +1464,16 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
             modifier = getattr(e, "modifier", None)
+            if operand is None and modifier is None:    # a message quoting a modifier (offset:6400: ...)
+                modifier = next((k for k in it.modifiers if f"{k}:" in msg), None)
             at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
                        if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
                        or type(i) is str and it.modifiers.get(i) is operand), col) \
                 if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
                 if modifier is not None else col                                  # the first (lgkmcnt(0))
-            raise AsmError(f"{no}:{at}: {mn}: {msg}") from None
+            err = AsmError(f"{no}:{at}: {mn}: {msg}")
+            err.unknown_modifier = getattr(e, "unknown", False)
+            raise err from None
         if isinstance(fix, str):
             branches.append((len(out), fix, it))
         elif fix is not None:

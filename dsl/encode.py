@@ -437,7 +437,7 @@ class Encoder:
         if mods:
             names = ", ".join(mods)
             raise OperandError(f"{_name(d)}: unexpected modifier(s) {names if len(names) < 80 else names[:80] + '...'} "
-                               f"for its {fmt} encoding", modifier=next(iter(mods)))
+                               f"for its {fmt} encoding", modifier=next(iter(mods)), unknown=True)
         data = self.pack(d, F)
         if F.literal_ref is not None:
             fix = LiteralRef(F.literal_ref, len(data) - 4)     # the literal is the last dword
@@ -638,12 +638,13 @@ class Encoder:
                     halves = self.spec.arch in syntax.TRUE16_FAMILIES and any(o.t16 for o in sig.srcs + sig.dsts)
                     raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
                                        + (" (it selects a byte with byte_sel:N)" if byte_select(d) else
-                                          " (it selects halves with .l/.h)" if halves else ""), modifier="op_sel")
+                                          " (it selects halves with .l/.h)" if halves else ""), modifier="op_sel",
+                                       unknown=True)
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
                                        f"halves of" if "OPSEL" in self._layout[d.format][0] else
                                        f"{_name(d)}: op_sel: its {d.format} encoding has no OPSEL field",
-                                       modifier="op_sel")
+                                       modifier="op_sel", unknown=True)
                 bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
                 nsrc = len(sig.srcs)
                 if len(bits) > 4:
@@ -685,7 +686,8 @@ class Encoder:
             if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
                 byte_bits = byte_select(d)
                 if not byte_bits:
-                    raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel")
+                    raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel",
+                                       unknown=True)
                 sel = mods.pop("byte_sel")
                 if not 0 <= sel <= 3:
                     raise OperandError(f"{_name(d)}: byte_sel:{sel} is out of range 0..3", modifier="byte_sel")
@@ -702,10 +704,11 @@ class Encoder:
             if is_p:
                 if "op_sel_hi" in mods and not plan.opsel and effects(d.pcode).matrix:
                     raise OperandError(f"{_name(d)}: op_sel_hi: a matrix instruction selects halves only of a "
-                                       f"16-bit result (RDNA3 WMMA f16/bf16), as op_sel", modifier="op_sel_hi")
+                                       f"16-bit result (RDNA3 WMMA f16/bf16), as op_sel", modifier="op_sel_hi",
+                                       unknown=True)
                 if "op_sel_hi" in mods and not plan.opsel and not is_mix:
                     raise OperandError(f"{_name(d)}: op_sel_hi: this instruction has no 16-bit operands to select "
-                                       f"halves of", modifier="op_sel_hi")
+                                       f"halves of", modifier="op_sel_hi", unknown=True)
                 nsrc = len(sig.srcs)
                 if "op_sel_hi" in mods:     # an entry per source (missing ones 0); later ones are ignored
                     hv = _bits_value(_bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)[:nsrc])
@@ -720,8 +723,9 @@ class Encoder:
                     if key in mods:
                         bits = _bit_list(mods.pop(key), key, d)
                         why = signature.neg_list_error(d, key, bits, nsrc)
-                        if why:
-                            raise OperandError(f"{_name(d)}: {why}", modifier=key)
+                        if why:         # refused with no entry set: a list LLVM's syntax lacks
+                            raise OperandError(f"{_name(d)}: {why}", modifier=key,
+                                               unknown=signature.neg_list_error(d, key, [], nsrc) is not None)
                         if key == "neg_lo":
                             negb |= _bits_value(bits[:nsrc])
                         else:
@@ -1705,7 +1709,13 @@ def _check_dpp_allowed(d: InstrDef, mods: dict) -> None:
 
 
 def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
-    """A `_dpp` / `_e64_dpp` mnemonic needs a DPP control; `_e32` / `_e64` take none."""
+    """A `_dpp` / `_e64_dpp` mnemonic needs a DPP control and an encoding with a DPP form (else
+    it is refused at the mnemonic, as LLVM's "dpp variant ... not supported"); `_e32` / `_e64`
+    take none."""
+    if enc in ("dpp", "e64_dpp") and no_dpp(d) is not None:
+        rule = no_dpp(d)
+        raise OperandError(f"{_name(d)}_{enc}: has no DPP form in the {d.format} encoding (the manual's DPP rule: "
+                           f"{rule[0]}, page {rule[1]})")
     dpp = not _DPP_CONTROLS.isdisjoint(mods)
     if enc in ("dpp", "e64_dpp") and not dpp:
         raise OperandError(f"{_name(d)}_{enc}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, "
