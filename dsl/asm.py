@@ -29,20 +29,25 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
     offsets. Raises AsmError naming line:column and what is wrong. Sections, data and
     kernel directives need a code object: runtime.asm_module / `wavesmith asm -o x.hsaco`."""
     try:
-        if families.gfx9_syntax(arch):   # CDNA3: instruction lines only (asm_gfx9.py)
-            from .asm_gfx9 import Gfx9AsmError, assemble_gfx9
-            if wave_size not in (None, 64):
-                raise AsmError(f"{arch} runs wave64 only, got wave_size={wave_size}")
-            try:
-                return assemble_gfx9(text, arch)
-            except Gfx9AsmError as e:
-                err = AsmError(str(e))
-                err.unknown_modifier = getattr(e, "unknown_modifier", False)
-                raise err from None
-        with collector_paused():
-            return _assemble(text, encoder(arch, wave_size))
+        return _assemble_text(text, arch, wave_size)
     except AsmError as e:
         raise _list_error(e, text, arch, wave_size) from None
+
+
+def _assemble_text(text: str, arch: str, wave_size: int | None) -> bytes:
+    """assemble() without list_reader's relocation of its error (which probes with it)."""
+    if families.gfx9_syntax(arch):   # CDNA3: instruction lines only (asm_gfx9.py)
+        from .asm_gfx9 import Gfx9AsmError, assemble_gfx9
+        if wave_size not in (None, 64):
+            raise AsmError(f"{arch} runs wave64 only, got wave_size={wave_size}")
+        try:
+            return assemble_gfx9(text, arch)
+        except Gfx9AsmError as e:
+            err = AsmError(str(e))
+            err.unknown_modifier = getattr(e, "unknown_modifier", False)
+            raise err from None
+    with collector_paused():
+        return _assemble(text, encoder(arch, wave_size))
 
 
 def _list_error(e: AsmError, text: str, arch: str, wave_size: int | None) -> AsmError:
@@ -58,7 +63,7 @@ def _list_error(e: AsmError, text: str, arch: str, wave_size: int | None) -> Asm
 
     def probe(one: str):
         try:
-            assemble(one, arch, wave_size)
+            _assemble_text(one, arch, wave_size)
         except AsmError as err:
             at = re.match(r"\d+:(\d+): (.*)", str(err).partition("\n")[0])
             return (int(at.group(1)) if at else 1, at.group(2) if at else str(err),
@@ -204,6 +209,8 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
                 for i, o in enumerate(part.operands):
                     if same(o) or isinstance(o, Mod) and same(o.value) or type(o) is list and any(map(same, o)):
                         column = term_columns(src, part.column).get(i)
+                        if column and not same(o) and isinstance(o, Mod):    # the value inside -x, |x|,
+                            column += inner_offset(src[column - 1:])         # neg(x): where x is written
                         if column:
                             return column
                 for key, value in part.modifiers.items():     # vmcnt(0) lgkmcnt(99): a count after the first
@@ -220,6 +227,15 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
         if found:
             return found.start() + 1
     return st.column
+
+
+_MODIFIER_PREFIX = re.compile(r"(?:[-|~ \t]|(?:neg|abs|sext)\()*", re.I)
+
+
+def inner_offset(term: str) -> int:
+    """How far into a source term with modifiers (-|s1|, neg(2)) its value starts: a refusal of
+    the value is placed there, as llvm-mc-22 places it."""
+    return _MODIFIER_PREFIX.match(term).end()
 
 
 def add_fixup(fixups: list, offset: int, fix, st: Instr) -> None:

@@ -482,12 +482,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     if kind == "DPP" and d.format not in g9.DPP_FORMATS:
-        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction")
+        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction", unknown=True)
     if kind == "DPP" and gfx9_no_dpp_form(d, plan):
-        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})")
+        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})", unknown=True)
     if sig.k_pos is not None and e32 and kind:  # before any operand, as LLVM: "dpp/sdwa variant ... not supported"
         raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
-                           f"{kind[:4]} excludes)")
+                           f"{kind[:4]} excludes)", unknown=True)
     accumulates = sig.reads_dst and not (sig.dsts and sig.dsts[0].packed)
     if kind in ("SDWA", "SDWAB") and (accumulates or _wide_operand(d, sig)):
         # SDWA selects parts of 32-bit operands; an instruction reading its one 32-bit destination
@@ -659,8 +659,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     "op_sel" in mods and (any(_mod_bits(mods, "op_sel")) or not any(o.packed for o in sig.srcs))
                     or "op_sel_hi" in mods):
                 key = "op_sel" if "op_sel" in mods else "op_sel_hi"
+                # LLVM: no such operand (at its key) without packed sources, else "invalid op_sel
+                # operand": at op_sel's key, at the mnemonic for op_sel_hi)
+                unknown = not any(o.packed for o in sig.srcs)
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
-                                   modifier=key, unknown=not any(o.packed for o in sig.srcs))   # LLVM: no such operand
+                                   modifier=key if unknown or key == "op_sel" else None, unknown=unknown)
             nsrc = len(plan.srcs)
             for key in ("neg_lo", "neg_hi"):    # an entry per source; later ones are ignored (LLVM)
                 why = neg_list_error(d, key, _mod_bits(mods, key), nsrc) if key in mods else None
@@ -738,11 +741,18 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
             used.add((s.val, s.n))
     if reads_vcc:
         used.add((t.vcc_lo, 2))
-    if len(used) > 1:   # named at the last scalar source read, the one the bus has no room for
-        last = next((s for s in reversed(list(srcs) + ([mask_ops[-1]] if mask_ops else []))
-                     if s.kind in ("s", "lit") and not t.is_constant(s.val)), None)
+    if len(used) > 1:   # named at the first scalar source the bus has no room for (VCC read first)
+        seen, last = {(t.vcc_lo, 2)} if reads_vcc else set(), None
+        for s in list(srcs) + ([mask_ops[-1]] if mask_ops else []):
+            key = ("lit",) if s.kind == "lit" else (s.val, s.n) if s.kind == "s" and not t.is_constant(s.val) else None
+            if key is not None and key not in seen:
+                seen.add(key)
+                if len(seen) > 1:
+                    last = s
+                    break
+        named = last.value if last is not None else None
         raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)",
-                           last.value if last is not None else None)
+                           named.value if isinstance(named, Mod) else named)     # the register inside -x, |x|
 
 
 # a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
@@ -1338,7 +1348,7 @@ def _kind(value) -> str:
 def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     mn, defs = lookup(spec, instr.mnemonic)
     if not defs:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     ops, mods = instr.operands, dict(instr.modifiers)
     while ops and isinstance(ops[-1], Attr) and ops[-1].name.lower() in _FLAGS:
         mods[ops[-1].name.lower()] = True          # a flag written where an operand could start (ds_gws_sema_p gds)
@@ -1370,7 +1380,7 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         except Gfx9AsmError as e:
             errors.append(e)
     if not errors:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     raise most_specific(errors, ops, mods)
 
 
@@ -1385,7 +1395,7 @@ def _suffix_checked(spec: Spec, mn: str, defs: list) -> str:
     if hit is None:
         hit = _suffix_answers[key] = _suffix_answer(spec, mn, defs)
     if hit[1]:
-        raise Gfx9AsmError(hit[1])
+        raise Gfx9AsmError(hit[1], unknown=True)
     return hit[0]
 
 
@@ -1435,6 +1445,7 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
     from .branches import resolve_branches
+    from .asm import inner_offset
     from .asm_parse import parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
@@ -1466,8 +1477,11 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             modifier = getattr(e, "modifier", None)
             if operand is None and modifier is None:    # a message quoting a modifier (offset:6400: ...)
                 modifier = next((k for k in it.modifiers if f"{k}:" in msg), None)
-            at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
-                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
+            at = next((c + (inner_offset(lines[no - 1][c - 1:]) if it.operands[i] is not operand else 0)
+                       if type(i) is int else c                    # an operand (the value inside -x, |x|),
+                       for i, c in term_columns(lines[no - 1], col).items()     # or a count written after
+                       if type(i) is int and i < len(it.operands) and (it.operands[i] is operand or isinstance(
+                           it.operands[i], Mod) and it.operands[i].value is operand)
                        or type(i) is str and it.modifiers.get(i) is operand), col) \
                 if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
                 if modifier is not None else col                                  # the first (lgkmcnt(0))

@@ -313,7 +313,7 @@ def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list 
                         raise _twice(key)
                     modifiers[key] = value
                     if where is not None:
-                        where.append((key, start))
+                        where += [(key, start), ((key, "value"), start + 2)]    # th:NAME: the value's too
                         if type(value) is list:     # op_sel:[0,2]: each entry's, keyed (key, index)
                             where += _entry_starts(key, ents, start + 2, i)
                     expect_operand = False

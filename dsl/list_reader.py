@@ -13,7 +13,7 @@ error is the instruction's (at the mnemonic) or the modifier's (at its key).
 
 The parser refuses what the reader refuses (asm_parse, at `stop`); `relocated` is the rule for
 the error reported: the refusal of the instruction with that list written well-formed when it
-is the mnemonic's (no such form) or the modifier's as one the instruction's syntax lacks
+says the syntax lacks the mnemonic's form (at the mnemonic) or the modifier (at its key)
 (OperandError.unknown), else the reader's stop. Entries that are expressions (1+0) are left to the parser: the reader abstains."""
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def relocated(line: str, column: int, message: str, probe) -> tuple[int, str]:
     # the list written well-formed, the rest of the line dropped (LLVM never reads past it);
     # op_sel & co. by each count they may have, for the one the instruction takes
     probes = [probe(line[:value_at] + "[" + ",".join(["0"] * n) + "]") for n in range(least, most + 1)]
-    if all(p is not None and (p[0] - 1 == mnemonic.start(1) or p[0] - 1 == key_at and p[2]) for p in probes):
+    if all(p is not None and p[2] and p[0] - 1 in (mnemonic.start(1), key_at) for p in probes):
         return max(probes, key=lambda p: p[0])[:2]
     if column - 1 == stop_at:
         return column, message
