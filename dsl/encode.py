@@ -703,6 +703,14 @@ class Encoder:
                                        modifier="index_key")
                 if key < 0:
                     raise OperandError(f"{_name(d)}: index_key:{key} is negative", modifier="index_key")
+                sets = signature.index_keys(d, self.wave)
+                if sets == 1:       # (llvm-mc-22: "not a valid operand", index_key:0 too)
+                    raise OperandError(f"{_name(d)}: index_key: its index VGPR holds one set of sparsity indices "
+                                       f"in wave{self.wave}; write none", modifier="index_key")
+                if key >= sets:
+                    raise OperandError(f"{_name(d)}: index_key:{key}: its index VGPR holds {sets} sets of "
+                                       f"sparsity indices in wave{self.wave} (index_key:0..{sets - 1})",
+                                       modifier="index_key")
                 opsel = key
             if is_p:
                 if "op_sel_hi" in mods and not plan.opsel and effects(d.pcode).matrix:

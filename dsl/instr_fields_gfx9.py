@@ -182,6 +182,10 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
         return mods
     nsrc = len(plan.srcs)
     opsel = f.get("OPSEL", 0)
+    for bits, why in plan.opsel_reserved:     # (llvm-mc-22: "invalid instruction encoding")
+        if opsel & bits:
+            raise DecodeError(f"{d.name.lower()}: OPSEL 0x{opsel:x}: bit {(opsel & bits).bit_length() - 1} selects "
+                              f"nothing ({why}): no text says it")
     if plan.truth_table:      # TTBL = { OMOD[1:0], ABS[2:0], NEG[2:0] }
         table = f.get("OMOD", 0) << 6 | f.get("ABS", 0) << 3 | f.get("NEG", 0)
         if table:
@@ -191,7 +195,7 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
         mask = (1 << nsrc) - 1
         if opsel & mask:
             mods["op_sel"] = bit_list(opsel, nsrc)
-        if hi_bits & mask != (0 if plan.is_mix else mask):
+        if plan.halves and hi_bits & mask != (0 if plan.is_mix else mask):   # (none where nothing has halves)
             mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
         why = not plan.is_mix and neg_bits_error(d, f.get("NEG", 0), f.get("NEG_HI", 0), nsrc)
         if why:     # (llvm-mc-22: "invalid instruction encoding")

@@ -10,13 +10,13 @@ from functools import cache
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from isa.facts import OPSEL_IGNORED, modifier_use, register_number_sources
+from isa.facts import OPSEL_IGNORED, byte_select, modifier_use, register_number_sources, reserved_opsel
 from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import uniform_sources, valu_signature      # the encoder's memoised form
 from .signature import (Operand, ValuSig, constant_operand, integer_sources_take_fp_mods, matrix_regs,
-                        opsel_on_whole_vgprs)
+                        opsel_on_whole_vgprs, takes_opsel)
 
 
 def packed_kind(d, op: Operand) -> str:
@@ -70,7 +70,6 @@ class ValuPlan:
     cd_regs: int
     vcc: str                                  # the implicit wave mask's spelling
     srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
-    opsel_shown: bool                         # LLVM's syntax has op_sel (isa.facts.modifier_use's opsel not None)
     force_mods: bool                          # integer operands that take float modifiers (signature.integer_sources_take_fp_mods)
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
     matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
@@ -93,10 +92,54 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
         srcs.append((op, n, value_bits(op), float_value(op) or f16_constants, packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), modifier_use(d).opsel is not None, integer_sources_take_fp_mods(d),
+                     tuple(srcs), integer_sources_take_fp_mods(d),
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64,
                      (spec.traits.source_format, "SRC0"))
+
+
+@dataclass(frozen=True)
+class RdnaOpsel:
+    """How RDNA's decoder reads the OPSEL field of a VOP3/VOP3SD/VOP3P instruction (rdna_opsel)."""
+    takes: bool             # the text says op_sel (signature.takes_opsel: what the assembler encodes)
+    absent: int             # OPSEL bits of operands the instruction does not have
+    ignored: int            # bits of operands whose halves OPSEL picks none of: printed as nothing
+    reserved: int           # bits no text says of operands it has (byte_sel's others; VOP3P without op_sel;
+                            # isa.errata.RESERVED_OPSEL)
+    whole_takes: bool       # true16 families: the whole-VGPR (fake16) syntax takes op_sel (opsel_on_whole_vgprs)
+    dpp_reserved: int       # `reserved` in the VOP3 DPP form: byte_sel's other bits are ignored there (LLVM 22)
+
+
+@cache
+def rdna_opsel(d, family: str) -> RdnaOpsel:
+    """The OPSEL rule of RDNA VOP3/VOP3P instruction `d`, one for printing and refusing, from the
+    facts the assembler reads: op_sel is printed where the assembler takes it
+    (signature.takes_opsel), over the bits it encodes (an entry per source, then the destination's;
+    a VOP3 instruction's packed source takes none: v_dot2_f16_f16's S0/S1); the bits of sources
+    (and of a destination) it does not have are refused where op_sel is taken (v_add_nc_u16's
+    OPSEL[2]), ignored where not (v_mov_b32_e64: LLVM 22 prints no op_sel); byte_sel's
+    instructions (isa.facts.byte_select) and a VOP3P instruction that takes no op_sel (the integer
+    and fp8 dots, WMMA with a 32-bit result) refuse every other bit (byte_sel's DPP forms ignore
+    them: llvm-mc-22 prints v_cvt_f32_fp8_e64_dpp with OPSEL[2] set as without). llvm-mc-22
+    --disassemble calls each refused encoding invalid. On the true16 families a bit of an operand
+    the instruction does not have (a source past its last, an SGPR mask source, a compare's
+    destination) makes LLVM decode its whole-VGPR (fake16) form: halves as whole VGPRs, op_sel
+    where that syntax takes it (opsel_on_whole_vgprs), the rest printed as nothing;
+    isa.errata.RESERVED_OPSEL where LLVM has no such form (RDNA3's v_mov_b16_e64).
+    tests/test_dsl_rdna_opsel_print.py flips every bit against llvm-mc-22."""
+    sig, p = valu_signature(d), d.format == "VOP3P"
+    vdst = any(not o.sgpr and o.name != "sdst" for o in sig.dsts) and not sig.is_cmp
+    absent = sum(1 << i for i in range(3) if i >= len(sig.srcs) or sig.srcs[i].sgpr) | (0 if vdst or p else 8)
+    takes, bytes_, ignored, reserved = takes_opsel(d, sig, family), byte_select(d), 0, 0
+    if not p:
+        ignored = sum(1 << i for i, o in enumerate(sig.srcs) if o.packed and d.promoted_from is None)
+    if bytes_:
+        absent, reserved = 0, 0xf & ~(1 << bytes_[0] | 1 << bytes_[1])
+    elif p and not takes:
+        reserved = 0b111 & ~absent
+    if reserved_opsel(d):
+        reserved |= reserved_opsel(d)[0]
+    return RdnaOpsel(takes, absent, ignored, reserved, opsel_on_whole_vgprs(d), 0 if bytes_ else reserved)
 
 
 # ---------------------------------------------------------------- the gfx9 dialect (CDNA)
@@ -124,6 +167,8 @@ class Gfx9Plan:
     opsel_ignored: bool = False     # op_sel is taken and encodes nothing (isa.facts.OPSEL_IGNORED: v_pk_fmac_f16_e64)
     dp_alu: bool = False      # a VGPR operand is a register pair: a DP ALU operation (gfx9_dp_alu)
     uniform: frozenset = frozenset()    # sources that must be an SGPR or constant (encode.uniform_sources)
+    halves: bool = True       # VOP3P: some operand has halves OPSEL/OPSEL_HI pick (gfx9_selects_halves)
+    opsel_reserved: tuple = ()  # (OPSEL bits, why) no text says: the decoder refuses them (gfx9_reserved_opsel)
 
 
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
@@ -158,14 +203,50 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
         srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
                      packed_kind(d, op)))
-    return Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
-                 fmt == "VOP3P", effects(d.pcode).mixed_sources,
-                 (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
-                 constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
-                 not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
-                 not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
-                 modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
-                 not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig), uniform_sources(d))
+    plan = Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
+                    fmt == "VOP3P", effects(d.pcode).mixed_sources,
+                    (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
+                    constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",
+                    not e32 and fmt != "VOP3P" and gfx9_takes_opsel(d),
+                    not e32 and not sig.is_cmp and modifier_use(d).omod, not e32 and modifier_use(d).clamp is not None,
+                    modifier_use(d).neg_abs, e32 and not sig.is_cmp and modifier_use(d).omod,
+                    not e32 and modifier_use(d).opsel == OPSEL_IGNORED, gfx9_dp_alu(sig), uniform_sources(d),
+                    fmt != "VOP3P" or gfx9_selects_halves(d, sig))
+    return plan if e32 else replace(plan, opsel_reserved=gfx9_reserved_opsel(d, plan))
+
+
+def gfx9_selects_halves(d, sig: ValuSig) -> bool:
+    """Whether OPSEL/OPSEL_HI of VOP3P instruction `d` pick halves of anything: not where its result
+    is not packed (isa.effects' result_ranges) and no source is packed either (the integer dots'
+    32-bit sources of 8 or 4 lanes, v_accvgpr_read/write's raw bits); the v_*_mix* read OPSEL
+    themselves; an instruction without a destination (v_mfma_ld_scale_b32) is not judged. The
+    gfx9 assembler takes no op_sel / op_sel_hi on it (asm_gfx9.py); llvm-mc-22 --disassemble calls
+    an OPSEL bit of one an invalid encoding and prints none of OPSEL_HI."""
+    if effects(d.pcode or "").mixed_sources or not sig.dsts or effects(d.pcode or "").result_ranges >= 2:
+        return True
+    return any(o.packed for o in sig.srcs)
+
+
+def gfx9_reserved_opsel(d, plan: Gfx9Plan) -> tuple:
+    """The OPSEL bits of a 64-bit gfx9 VALU encoding no text says, as (bits, why) pairs: the
+    bits of sources `d` does not have where it takes op_sel (VOP3P; a VOP3 form that takes it,
+    gfx9_takes_opsel, unless OPSEL[3:2] select a result byte or the form ignores op_sel: the manual's
+    OPSEL "[0] = src0, [1] = src1, [2] = src2" selects a half of no operand there, and op_sel lists
+    an entry per source), every bit where no operand has halves (gfx9_selects_halves), and the
+    bits LLVM reserves where the manual gives OPSEL no use (isa.facts.reserved_opsel). llvm-mc-22
+    --disassemble calls each such encoding invalid; a VOP3 form that takes no op_sel ignores the
+    bits (v_lshrrev_b32_e64), as does LLVM."""
+    out, nsrc = [], len(plan.srcs)
+    absent = sum(1 << i for i in range(nsrc, 3))
+    if plan.is_p and not plan.halves:
+        out.append((0b111, "no operand of it has halves to select"))
+    elif absent and (plan.is_p or plan.opsel and not plan.opsel_byte and not plan.opsel_ignored
+                     and d.name not in g9.OPSEL_FLAGS):
+        out.append((absent, f"it has {nsrc} source{'s' if nsrc != 1 else ''}"))
+    llvm = reserved_opsel(d)
+    if llvm:
+        out.append((llvm[0], "LLVM 22 reserves them (isa.errata.RESERVED_OPSEL)"))
+    return tuple(out)
 
 
 def gfx9_dp_alu(sig: ValuSig) -> bool:

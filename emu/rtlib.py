@@ -1225,6 +1225,44 @@ def dw_set(arr, lo: int, bits: int, value):
     return out
 
 
+def dw_field(arr, lo: int, bits: int):
+    """Bits lo + bits - 1 : lo (bits <= 64, any lo: a loop's `S0[sOffset + 5 : sOffset]`) of a
+    wide value held as uint32 dwords (..., n), as uint64."""
+    lo, k = int(lo), int(lo) // 32
+    v = arr[..., k].astype(U64) >> U64(lo % 32)
+    got = 32 - lo % 32
+    while got < bits:
+        k += 1
+        v = v | (arr[..., k].astype(U64) << U64(got))
+        got += 32
+    return v & U64(_mask(bits)) if bits < 64 else v
+
+
+def dw_set_field(arr, lo: int, bits: int, value):
+    """arr (a wide value as uint32 dwords (..., n)) with bits lo + bits - 1 : lo replaced by
+    value: a uint64 of up to 64 bits at any lo, or a wide value (..., m) at a dword boundary."""
+    lo = int(lo)
+    v = np.asarray(value)
+    if bits > 64:
+        if lo % 32 or bits % 32:
+            raise SemanticsError(f"a {bits}-bit value at bit {lo} of a wide value is not dword aligned")
+        shape = np.broadcast_shapes(arr.shape[:-1], v.shape[:-1]) + arr.shape[-1:]
+        out = np.array(np.broadcast_to(arr, shape))
+        out[..., lo // 32: lo // 32 + bits // 32] = v[..., :bits // 32]
+        return out
+    v = raw(v) & U64(_mask(bits)) if bits < 64 else raw(v)
+    shape = np.broadcast_shapes(arr.shape[:-1], np.shape(v)) + arr.shape[-1:]
+    out = np.array(np.broadcast_to(arr, shape))
+    k, at, done = lo // 32, lo % 32, 0
+    while done < bits:
+        n = min(32 - at, bits - done)
+        m = U64(_mask(n) << at)
+        part = ((v >> U64(done)) << U64(at)) & m
+        out[..., k] = ((out[..., k].astype(U64) & ~m) | part).astype(np.uint32)
+        done, k, at = done + n, k + 1, 0
+    return out
+
+
 def dw_zeros(ctx, n: int):
     """A wide value's starting zeros as one broadcastable (1, 1, n) value: dw_set widens it
     to the batch only when a dword set is per wave or per lane, so a uniform result (an SMEM
@@ -1392,3 +1430,54 @@ def f32_to_snorm(x):
 
 def f32_to_unorm(x):
     return _to_norm(x, False, 16)
+
+
+# ---- CDNA4's scaled FP6/BF6 conversions (manual 7.3; emu/handwritten/minifloat.py) --------
+# <src>_to_<fp6|bf6>_scale(x, scale) and <src>_to_<fp6|bf6>_sr_scale(x, random, scale) give the
+# 6-bit code; <fp6|bf6>_to_<dst>_scale(code, scale) the dst value (f16/f32: the float, bf16:
+# its bits). `.fp6` / `.bf6` reads and writes are those raw 6-bit codes. Conversions from f32
+# follow MODE's f32 input denormal control (7.3: "Conversion from F32 supports MODE-based denormal
+# control; F4/F6/F8 allows denorms regardless of MODE"): their first argument is the Ctx
+# (CTX_CALLS: the translator passes it).
+_SCALED_SOURCE_MANTISSA = {"f32": 23, "f16": 10, "bf16": 7}
+CTX_CALLS: set = set()
+
+
+def _f32_input_denorms(ctx, x):
+    """x (float32) with denormals flushed to zero of their sign in the waves whose MODE.FP_DENORM
+    clears the f32 input bit (MODE[4])."""
+    flush = (np.asarray(ctx.mode, U64) >> U64(4)) & U64(1) == 0
+    if not flush.any():
+        return x
+    a = np.asarray(x, np.float32)
+    tiny = (a != 0) & (np.abs(a) < np.float32(2.0 ** -126))
+    return np.where(flush & tiny, np.copysign(np.float32(0), a), a)
+
+
+def _scaled_to(src: str, fmt: str, stochastic: bool):
+    def f(ctx, x, *rest):
+        from .handwritten.minifloat import encode_scaled
+        rand, scale = rest if stochastic else (None, rest[0])
+        if src == "f32":
+            x = _f32_input_denorms(ctx, x)
+        return encode_scaled(x, scale, fmt, _SCALED_SOURCE_MANTISSA[src], rand)
+    return f
+
+
+def _scaled_from(fmt: str, dst: str):
+    def f(code, scale):
+        from .handwritten.minifloat import decode_scaled
+        if dst == "bf16":
+            return decode_scaled(code, scale, fmt, "bf16")
+        bits = int(dst[1:])
+        return decode_scaled(code, scale, fmt, bits).astype(UINT[bits]).view(FLOAT[bits])
+    return f
+
+
+for _fmt in ("fp6", "bf6"):
+    for _s in ("f32", "f16", "bf16"):
+        for _sr in ("", "_sr"):
+            _name = f"{_s}_to_{_fmt}{_sr}_scale"
+            globals()[_name] = _scaled_to(_s, _fmt, bool(_sr))
+            CTX_CALLS.add(_name)
+        globals()[f"{_fmt}_to_{_s}_scale"] = _scaled_from(_fmt, _s)

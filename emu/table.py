@@ -106,7 +106,9 @@ class _SourceCache:
         known = self._keys.get(id(d)) if spec is not None else None
         if known is not None and (scalar, saturate, narrow) in known:
             return known[scalar, saturate, narrow]
-        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar, _tables(d)] + (["saturate"] if saturate else [])
+        # (the operand widths the generated effects give are part of the translation's input)
+        text = json.dumps([d.name, d.pcode, sorted(d.operand_types.items()), scalar, _tables(d),
+                           sorted(_range_widths(d).items())] + (["saturate"] if saturate else [])
                           + ([] if narrow else ["wide"]) + _callee_types(d, spec))
         key = hashlib.sha256(text.encode()).hexdigest()
         if spec is not None:        # (the key of a spec's own definition, which outlives the process's tables)
@@ -217,6 +219,18 @@ def _callee_types(d: isa.InstrDef, spec: isa.Spec | None) -> list:
     return [[n.upper(), callee_result_type(spec, n.upper())] for n in instruction_calls(d)]
 
 
+def _range_widths(d: isa.InstrDef) -> dict[str, int]:
+    """Operand widths the generated effects read from bit ranges the translator's own pre-pass
+    cannot bound: a loop's `S0[sOffset + 31 : sOffset]` (sOffset = pass * 32, pass in 0 : 31:
+    1024 bits; isa.effects' `uses`)."""
+    from isa.effects import effects
+    out: dict[str, int] = {}
+    for name, _, hi, lo in effects(d.pcode).uses:
+        if hi is not None:
+            out[name] = max(out.get(name, 0), max(hi, lo) + 1)
+    return out
+
+
 def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: bool = True,
               spec: isa.Spec | None = None) -> dict:
     """Translate one instruction's pseudocode: {'source', 'reads', 'writes', ...} or {'error'}.
@@ -229,7 +243,8 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
     from .pcode.types import Unsupported
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec).translate(tree)
+        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec).translate(
+            tree, _range_widths(d))
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
     except Exception as e:   # a translator bug must not hide the other instructions

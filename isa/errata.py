@@ -30,6 +30,9 @@ Kinds:
   image_opcodes — the opcode label of a group of rows of an image address table ("Image Opcodes with
                 No Sampler" / "with a Sampler") the document lost: target (section title, the
                 group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
+  image_d16   — an image instruction LLVM's syntax takes d16 on though the image chapter's D16 field
+                ("Allowed only with these opcodes: ...") does not list it: target (FORMAT, NAME), pdf False,
+                fix True (page = the D16 field's; isa/gen/image_d16.py applies it)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
                 isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'[, 'e64']),
                 pdf the field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows
@@ -161,6 +164,34 @@ ERRATA: tuple[Erratum, ...] = (
         "image_get_lod v[0:1], [v4, v5, v6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_CUBE (s, t, face), "
         "and refuses image_sample with three address VGPRs for 2D ('image address size does not match dim "
         "and a16').",
+    ),
+    Erratum(
+        "rdna3-image-gather4h-d16", ("rdna3", "rdna3.5"), {"rdna3": 105, "rdna3.5": 107},
+        "image_d16", ("MIMG", "IMAGE_GATHER4H"), False, True,
+        "The image chapter's D16 field ('VGPR-Data-16bit. On loads, convert data in memory to 16-bit format "
+        "... Allowed only with these opcodes: IMAGE_SAMPLE* IMAGE_GATHER4 ...') does not list IMAGE_GATHER4H, "
+        "whose description ('Fetch 1 component per texel from 4x1 texels') makes it a gather of texels as "
+        "IMAGE_GATHER4 is (4 VGPRs when D16=0, 2 when D16=1, the DMASK field says of IMAGE_GATHER4*). LLVM 22 "
+        "(gfx1100 and gfx1151) assembles image_gather4h v[0:1], v[4:5], s[0:7], s[8:11] dmask:0x1 "
+        "dim:SQ_RSRC_IMG_2D d16 to 04 01 42 f2 04 00 00 08 (D16 set; without d16 the data is v[0:3]).",
+    ),
+    Erratum(
+        "rdna4-image-gather4h-d16", ("rdna4",), {"rdna4": 128},
+        "image_d16", ("VSAMPLE", "IMAGE_GATHER4H"), False, True,
+        "The conversion's image Instruction Fields table gives D16 'Allowed only with these opcodes: "
+        "IMAGE_SAMPLE* IMAGE_GATHER4 IMAGE_MSAA_LOAD IMAGE_LOAD IMAGE_LOAD_MIP IMAGE_STORE IMAGE_STORE_MIP', "
+        "without IMAGE_GATHER4H ('Gather 4 single-component texels from a 4x1 row vector'). LLVM 22 (gfx1201) "
+        "assembles image_gather4h v[0:1], [v4, v5], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_2D d16 to "
+        "21 00 64 e4 00 00 00 04 04 05 00 00 (D16, bit 5, set).",
+    ),
+    Erratum(
+        "rdna3-image-msaa-load-d16", ("rdna3",), {"rdna3": 105},
+        "image_d16", ("MIMG", "IMAGE_MSAA_LOAD"), False, True,
+        "The RDNA3 D16 field's list ('Allowed only with these opcodes: IMAGE_SAMPLE* IMAGE_GATHER4 IMAGE_LOAD "
+        "IMAGE_LOAD_MIP IMAGE_STORE IMAGE_STORE_MIP') leaves out IMAGE_MSAA_LOAD, which the RDNA3.5 manual's "
+        "same field lists (page 107) and RDNA4's too. LLVM 22 (gfx1100) assembles image_msaa_load v[0:1], "
+        "v[4:6], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA d16 to 18 01 62 f0 04 00 00 00 (D16, bit 17, set; "
+        "without d16 the data is v[0:3]).",
     ),
     Erratum(
         "cdna3-vop3a-vop1-offset", ("cdna3", "cdna4"), {"cdna3": 540, "cdna4": 586},
@@ -1152,6 +1183,47 @@ NULL_ONLY_SDST = {
     "S_WAITCNT_VMCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
     "S_WAITCNT_EXPCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
     "S_WAITCNT_LGKMCNT": ({"rdna3": 215, "rdna3.5": 222}, _NULL_SDST_EVIDENCE),
+}
+
+# OPSEL bits LLVM 22's disassembler refuses ("invalid instruction encoding") on CDNA4 instructions
+# whose syntax takes no op_sel and whose entries give OPSEL no use, where it ignores the same bits
+# of their siblings (v_bitop3_b16 takes op_sel; v_cvt_pk_f16_f32 takes none and ignores every OPSEL
+# bit). The manual's code reads no OPSEL bit of either, so nothing in it reserves them; wavesmith
+# refuses the bytes as LLVM does (dsl/valu_plan.py). On RDNA3/3.5 an OPSEL bit of a source a 16-bit
+# instruction does not have makes LLVM read the whole-VGPR form (valu_plan.rdna_opsel); v_mov_b16_e64
+# has none in LLVM's syntax, so those bits are refused there. name -> ({family: page of the
+# Instructions-chapter entry}, the OPSEL bits (bit 0 = OPSEL[0]), evidence).
+RESERVED_OPSEL = {
+    "V_BITOP3_B32": ({"cdna4": 391}, 0b1111,
+                     "llvm-mc-22 (gfx950): 'v_bitop3_b32 v8, v2, v4, v6 bitop3:0x4e' -> [080134d202091acc]; "
+                     "--disassemble of 080834d202091a0c, 081034d202091a0c, 082034d202091a0c and 084034d202091a0c "
+                     "(OPSEL[0], [1], [2], [3] set) -> warning: invalid instruction encoding, while "
+                     "'v_bitop3_b16 v8, v2, v4, v6 bitop3:0x4e op_sel:[1,0,0,0]' -> [080933d202091acc]; "
+                     "'v_bitop3_b32 ... op_sel:[1,0,0,0]' -> error: not a valid operand"),
+    "V_CVT_PK_BF16_F32": ({"cdna4": 408}, 0b0100,
+                          "llvm-mc-22 (gfx950): 'v_cvt_pk_bf16_f32 v8, v2, v4' -> [080068d202090200]; --disassemble "
+                          "of 082068d202090200 (OPSEL[2] set) -> warning: invalid instruction encoding; of "
+                          "080868d202090200 (OPSEL[0]) -> v_cvt_pk_bf16_f32 v8, v2, v4; of 082067d202090200 "
+                          "(v_cvt_pk_f16_f32 with OPSEL[2]) -> v_cvt_pk_f16_f32 v8, v2, v4"),
+    "V_MOV_B16": ({"rdna3": 382, "rdna3.5": 406}, 0b0110,
+                  "llvm-mc-22 (gfx1100, gfx1151): --disassemble of 08109cd502010000 and 08209cd502010000 "
+                  "(v_mov_b16_e64 with OPSEL[1], OPSEL[2]: sources it does not have) -> warning: invalid "
+                  "instruction encoding, while 0810e9d502010000 (v_not_b16_e64, OPSEL[1]) -> v_not_b16_e64 v8, v2 "
+                  "and 08489cd502010000 -> v_mov_b16_e64 v8.h, v2.h op_sel:[1,1]; 'v_mov_b16_e64 v8, v2' -> "
+                  "error: invalid operand for instruction (gfx1100: no whole-VGPR form)"),
+}
+
+# SWMMAC index sets LLVM 22 allows fewer of than the manual: "The VGPR holding the indices can hold 2
+# sets of indices in wave32 that are selected using OPSEL[0] of the WMMA instruction, and 4 sets for
+# wave64 selected by OPSEL[1:0]. Matrices with larger K values operate similarly." (RDNA4 7.12.3
+# Structured Sparse Matrices, page 105; dsl.signature.index_keys: 2*wave/K). name -> ({family: page of
+# the entry}, {wave: index sets}, evidence). The assembler and the decoder follow LLVM.
+SWMMAC_INDEX_SETS = {
+    "V_SWMMAC_I32_16X16X32_IU4": ({"rdna4": 418}, {64: 2},
+                                  "llvm-mc-22 (gfx1201, +wavefrontsize64): 'v_swmmac_i32_16x16x32_iu4 v[8:11], v2, "
+                                  "v4, v6 index_key:1' -> [0848 55cc 02091a1c]; index_key:2 -> error: out of range "
+                                  "index_key; --disassemble of 085055cc02091a1c -> warning: invalid instruction "
+                                  "encoding (v_swmmac_f32_16x16x32_f16 takes index_key:3 in wave64)"),
 }
 
 # CDNA entries with a description and no code (the conversions of both manuals): the moves between

@@ -306,6 +306,17 @@ def behaviour_unknown(d) -> bool:
     return family is None or family in entry[0]
 
 
+def reserved_opsel(d) -> tuple[int, str] | None:
+    """(the OPSEL bits, evidence) LLVM 22's disassembler refuses on `d` though its entry gives OPSEL
+    no use (isa.errata.RESERVED_OPSEL: CDNA4's v_bitop3_b32 every bit, v_cvt_pk_bf16_f32 OPSEL[2]),
+    else None. By name in d's family (isa.spec.family_of), as behaviour_unknown."""
+    from .errata import RESERVED_OPSEL
+    entry = RESERVED_OPSEL.get(d.name)
+    if entry is None or family_of(d) not in entry[0]:
+        return None
+    return entry[1], entry[2]
+
+
 _no_dpp: dict[str, dict[tuple[str, str], tuple[str, int]]] = {}     # family -> (format, name) -> (rule, page)
 
 

@@ -1,14 +1,15 @@
 """The register operands of a memory instruction for one encoding: memory_registers resolves
 its memory record (isa.memory_access.memory_effects) by the encoding's fields. An image
 instruction's counts depend on more fields: its data VGPRs by DMASK / D16 / TFE, its address
-VGPRs by DIM / A16 and the name's suffixes, and how NSA spreads the addresses over the address
-fields; the assembler and disassembler (dsl/signature.py) write the widths LLVM writes with them.
+VGPRs by DIM / A16 and its generated address components (isa.memory_access.image_address: the
+manual's address table group it belongs to, its suffix key's extra addresses), and how NSA
+spreads the addresses over the address fields; the assembler and disassembler (dsl/signature.py) write the widths LLVM writes with them.
 
     from isa.memory_registers import memory_registers, image_data_dwords, image_address_words, image_dims
     memory_registers(d, fields, spec.traits)                    # ({field: read}, {field: written})
     image_data_dwords(d, dmask=0b1011, d16=False, tfe=1)        # 4: three channels and the status dword
     image_dims(d)[1]                                            # DIM 2D: (2, 4): s, t and four slopes
-    image_address_words(d, *image_dims(d)[1], a16=False)        # 2D: s, t (plus what the suffixes add)
+    image_address_words(d, *image_dims(d)[1], a16=False)        # 2D: s, t (plus what image_address(d) adds)
     address_fields(d, fields, ["VADDR0", "VADDR1", "VADDR2"])   # {field: registers} of one encoding
 
 image_dims: per DIM field code, the address coordinates and the derivative components of the
@@ -22,8 +23,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .fact_tables import locate, table
-from .memory_access import (_READ, gathers_four, memory_access, memory_effects, mip_level, node_pointer_dwords,
-                            ray_query, resource_info, sample_address)
+from .memory_access import _READ, gathers_four, image_address, memory_access, memory_effects
 
 
 @lru_cache(maxsize=None)
@@ -57,28 +57,32 @@ def image_data_dwords(d, dmask: int, d16: bool, tfe: int) -> int:
 
 @lru_cache(maxsize=None)
 def image_address_words(d, coords: int, gradients: int, a16: bool) -> int:
-    """Address VGPRs of an image instruction: what its suffixes add by the manual's suffix key
-    (isa.memory_access.sample_address, generated from tables["sample_suffixes"]: bias, z-compare and
-    offsets a dword each, derivatives, packed two per VGPR with _G16, lod and clamp a body
-    component) around the coordinates, to which a mip level adds one as well
-    (isa.memory_access.mip_level: "user-specified miplevel"); A16 packs the body two per dword.
-    image_get_resinfo takes only the mip level (isa.memory_access.resource_info)."""
-    parts = sample_address(d)
-    comps = 0 if resource_info(d) else coords
-    comps += parts.body or mip_level(d)
-    words = parts.extra + (-(-comps // 2) if a16 else comps)
-    if parts.derivatives:       # dh and dv slopes, each direction's packed per VGPR
-        per = parts.derivatives_per_vgpr
-        words += -(-(gradients // 2) // per) * 2 if per > 1 else gradients
+    """Address VGPRs of an image instruction, by its generated isa.memory_access.image_address
+    (the manual's address table group it belongs to and its suffix key): the extra components a
+    VGPR each (bias, z-compare, offsets), the DIM's `gradients` slopes with _D (packed two per
+    VGPR with _G16, each direction's apart), and the body -- the DIM's `coords` coordinates (none
+    for GET_RESINFO) and what the group adds (mipid, lod, clamp) -- which A16 packs two per VGPR."""
+    a = image_address(d)
+    comps = (coords if a.coordinates else 0) + len(a.adds)
+    words = len(a.extra) + (-(-comps // 2) if a16 else comps)
+    if a.derivatives > 1:       # dh and dv slopes, each direction's packed per VGPR
+        words += -(-(gradients // 2) // a.derivatives) * 2
+    elif a.derivatives:
+        words += gradients
     return words
 
 
 def ray_address_groups(d, a16: bool) -> list[int]:
-    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (two for a
-    "64-bit node pointer": isa.memory_access.node_pointer_dwords), ray extent, origin (x, y, z),
-    direction and inverse direction (x, y, z each; A16 packs the two 16-bit vectors into three
-    VGPRs) -- the descriptions' VGPR layout ("11 address VGPRs ... only 8 address VGPRs are used")."""
-    return [node_pointer_dwords(d), 1, 3] + ([3] if a16 else [3, 3])
+    """VGPRs of each address operand of a ray query (IMAGE_BVH*_INTERSECT_RAY), by the layout its
+    entry gives (isa.memory_access.image_address(d).ray, one per A16 setting): node pointer (two
+    VGPRs for a 64-bit one; RDNA4's dual and BVH8: the 64-bit BVH base), ray extent, origin,
+    direction and inverse direction (A16 packs the two directions into three VGPRs)."""
+    layouts = image_address(d).ray
+    if not layouts:
+        raise ValueError(f"{d.name}: no ray query (no address layout)")
+    if a16 and len(layouts) < 2:
+        raise ValueError(f"{d.name}: its entry gives no A16 address layout")
+    return list(layouts[1 if a16 else 0])
 
 
 def address_fields(d, fields: dict, names: list) -> dict:
@@ -86,7 +90,7 @@ def address_fields(d, fields: dict, names: list) -> dict:
     fields `names` in order (one only without NSA): one VGPR a field (a ray query: one operand
     group a field), the last field used taking what remains as consecutive VGPRs."""
     a16 = bool(fields.get("A16"))
-    if ray_query(d):
+    if image_address(d).ray:
         groups = ray_address_groups(d, a16)
     else:
         coords, gradients = image_dims(d)[fields.get("DIM", 0) & 7]

@@ -184,7 +184,8 @@ class Checker:
                 regs = self._keys("s", S_DST, 1)
                 ops.append(s[S_DST])
             else:
-                op, regs = self._vgprs("D0", V_DST, self._block(d, "D0", dst.dwords), in_agprs)
+                n = self._block(d, "D0", dst.dwords)        # (a 32-register result ends at the last VGPR)
+                op, regs = self._vgprs("D0", min(V_DST, VGPRS - n), n, in_agprs)
                 ops.append(op)
             names["D0"] |= regs
         carry = self._keys("s", S_SDST, self.mask_n) if e64 else self.vcc

@@ -183,6 +183,8 @@ class Generator:
         return value if self.gfx9 else lit(value)
 
     def vreg(self, rng, dwords=1):
+        if dwords > len(FUZZ_VGPRS):        # gfx950's 32-register fp6/bf6 conversion operands
+            raise OperandError(f"{dwords} VGPRs do not fit in v{FUZZ_VGPRS.start}..v{FUZZ_VGPRS.stop - 1}")
         first = int(rng.integers(FUZZ_VGPRS.start, FUZZ_VGPRS.stop - dwords + 1))
         return v[first] if dwords == 1 else v[first:first + dwords - 1]
 
@@ -197,6 +199,8 @@ class Generator:
             return s[first]
         if dwords == 2 and r < 0.1:
             return vcc
+        if dwords > len(FUZZ_SGPRS):
+            raise OperandError(f"{dwords} SGPRs do not fit in s{FUZZ_SGPRS.start}..s{FUZZ_SGPRS.stop - 1}")
         first = int(rng.integers(FUZZ_SGPRS.start // 2, (FUZZ_SGPRS.stop - dwords) // 2 + 1)) * 2
         if dwords > 2:
             first = int(rng.integers(FUZZ_SGPRS.start // 4, (FUZZ_SGPRS.stop - dwords) // 4 + 1)) * 4

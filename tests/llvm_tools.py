@@ -154,14 +154,18 @@ def compare_with_mc(arch: str, lines: list[str], want: list[bytes | None],
 
 def mc_disassembly_each(encodings: list[bytes], arch: str, mattr: str | None = None) -> list[str | None]:
     """llvm-mc --disassemble's text of each instruction's bytes, None where LLVM refuses them (a
-    warning on its line, or bytes it reads as anything but one instruction), in one run: an
-    `s_nop N` marker after the N-th item splits the output, so an item whose bytes LLVM reads
-    differently can never shift its neighbours' answers."""
+    warning on its line, or bytes it reads as anything but one instruction), in one run: three
+    markers `s_nop 3N+1`, `3N+2`, `3N+3` after the N-th item split the output. Where LLVM refuses
+    an item's first word it goes on decoding from the next one, and an instruction read there may
+    take up to two words past the item's end (a 64-bit encoding and its literal): those can only
+    be the first two markers, and an item counts only where its first marker closes it alone, so
+    no item's bytes can shift its neighbours' answers."""
+    assert 3 * len(encodings) < 0x10000, "too many items for one run's s_nop markers"
     argv = [tool("llvm-mc"), "-arch=amdgcn", f"-mcpu={arch}", "--disassemble"] + ([f"-mattr={mattr}"] if mattr else [])
     lines = []
     for i, e in enumerate(encodings):
-        lines += [" ".join(f"0x{b:02x}" for b in e),
-                  " ".join(f"0x{b:02x}" for b in (i + 1).to_bytes(2, "little")) + " 0x80 0xbf"]   # s_nop i+1
+        marks = [" ".join(f"0x{b:02x}" for b in (3 * i + k).to_bytes(2, "little")) + " 0x80 0xbf" for k in (1, 2, 3)]
+        lines += [" ".join(f"0x{b:02x}" for b in e), " ".join(marks)]
     done = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True)
     refused = {(int(n) - 1) // 2 for n in re.findall(r"^<stdin>:(\d+):\d+: warning", done.stderr, re.M)}
     groups, cur = {}, []
@@ -171,7 +175,12 @@ def mc_disassembly_each(encodings: list[bytes], arch: str, mattr: str | None = N
             continue
         m = re.fullmatch(r"s_nop (0x[0-9a-f]+|\d+)", text)
         if m:
-            groups[int(m.group(1), 0) - 1], cur = cur, []
+            item, k = divmod(int(m.group(1), 0) - 1, 3)
+            if k == 0:
+                groups[item] = cur
+            elif cur:                               # text between an item's markers: it took some
+                refused.add(item)
+            cur = []
         else:
             cur.append(text)
     return [groups[i][0] if i not in refused and len(groups.get(i, ())) == 1 else None

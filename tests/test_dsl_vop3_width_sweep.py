@@ -85,9 +85,9 @@ if __name__ == "__main__":
 @pytest.mark.parametrize("arch", ARCHS)
 def test_emulator_reads_and_writes_the_assembler_widths(arch):
     """Each VOP3/VOP3P instruction the emulator runs (matrices aside: their widths are the shapes'
-    own) reads and writes as many registers per operand as the assembler writes for it; one it
-    cannot run (gfx950's pk32/2xpk16 fp6/bf6 conversions: no fp6/bf6 semantics yet) it refuses by
-    name rather than running it at another width."""
+    own) reads and writes as many registers per operand as the assembler writes for it (gfx950's
+    18 pk32/2xpk16 fp6/bf6 conversions among them: 6, 16 or 32 registers); one it cannot run it
+    refuses by name rather than running it at another width."""
     from emu.machine import Machine
     from emu.machine_prepare import PrepareError, Preparer
     from emu.memory import DeviceMemory

@@ -97,8 +97,8 @@ def _old_image_address_words(d, coords: int, gradients: int, a16: bool) -> int: 
 def test_image_address_suffixes_are_the_manuals_key():
     """dsl.signature.image_address_words kept the manual's "Sample Instruction Suffix Key" as its own
     name table (C, B, O a dword; L, CL a component; D derivatives, packed with G16); now the
-    generator reads the key from the manual (tables["sample_suffixes"]) and
-    isa.memory_access.sample_address applies it. The same address count for every image
+    generator reads the key and the address tables from the manual (tables["sample_suffixes"],
+    ["image_addresses"]) and records each opcode's components (isa.memory_access.image_address). The same address count for every image
     instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image formats)."""
     from dsl.signature import image_address_words, image_dims
     checked, suffixed = 0, 0
@@ -124,7 +124,7 @@ def test_suffix_key_is_read_from_the_manual_pages():
     """The generated key is the manual's table: its eight suffixes with their meanings and extra
     addresses as printed (RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 pages 131-133),
     lod and clamp as body components (the sampler address table's Sample "_L" / "_CL" rows)."""
-    from isa.memory_access import sample_address
+    from isa.memory_access import image_address
     want = {"_L": ("LOD", "", True), "_B": ("LOD BIAS", "1: lod bias", False), "_CL": ("LOD CLAMP", "", True),
             "_D": ("Derivative", "2,4 or 6: slopes", False), "_LZ": ("Level 0", "", False),
             "_C": ("PCF", "1: z-comp", False), "_O": ("Offset", "1: offsets", False),
@@ -138,10 +138,10 @@ def test_suffix_key_is_read_from_the_manual_pages():
         g16 = next(row for row in key if row[0] == "_G16")
         assert "packed 2 gradients per VGPR" in g16[3]
         spec = isa.load(family)
-        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_D_O_G16")[0])
-        assert parts.derivatives and parts.derivatives_per_vgpr == 2 and parts.body == 0 and parts.extra == 2
-        parts = sample_address(spec.lookup("IMAGE_SAMPLE_C_L_O")[0])
-        assert not parts.derivatives and parts.body == 1 and parts.extra == 2
+        parts = image_address(spec.lookup("IMAGE_SAMPLE_C_D_O_G16")[0])
+        assert parts.derivatives == 2 and parts.adds == () and parts.extra == ("z-comp", "offsets")
+        parts = image_address(spec.lookup("IMAGE_SAMPLE_C_L_O")[0])
+        assert not parts.derivatives and parts.adds == ("lod",) and parts.extra == ("z-comp", "offsets")
 
 
 def test_image_addresses_are_llvm_mcs():

@@ -1,6 +1,6 @@
 """isa.memory_access.memory_effects for image instructions (MIMG; RDNA4's VIMAGE, VSAMPLE) and
 memory_registers resolving them for one encoding (isa.memory_registers: address VGPRs by DIM, A16,
-the name's suffixes and NSA; data VGPRs by DMASK, D16 and TFE; the resource by R128; the
+the opcode's generated address components and NSA; data VGPRs by DMASK, D16 and TFE; the resource by R128; the
 sampler). The register counts are held against LLVM 22's operands in the differential corpora
 (../shared/conformance/llvm: bytes LLVM decoded and printed); the memory direction and the
 R128, return and compare-and-swap rules against the manuals' text. The image instructions the

@@ -17,6 +17,7 @@ import isa
 from isa import control, effects, memory_access
 from isa.gen import control as control_reader
 from isa.gen import effects as effects_reader
+from isa.gen import image_d16, image_opcodes
 from isa.gen import memory_access as memory_reader
 from isa.gen.instruction_facts import control_facts, half_results, memory_facts, operand_effects
 
@@ -35,7 +36,9 @@ def test_committed_tables_are_what_the_generator_writes(family):
     assert (_generated(family, "effects").EFFECTS, _generated(family, "effects").BY_INSTRUCTION) == \
         (tuple(records), tuple(by_instruction))
     spec = isa.load(family)
-    assert _generated(family, "memory_access").MEMORY_ACCESS == memory_facts(rows, spec.tables, spec.traits.roles.image)
+    memory = memory_facts(rows, spec.tables, spec.traits.roles.image)
+    image_d16.apply_errata(family, rows, spec.tables, memory["takes_d16"])     # (the D16 field's errata)
+    assert _generated(family, "memory_access").MEMORY_ACCESS == memory
     assert _generated(family, "control").CONTROL == control_facts(rows)
     assert _generated(family, "effects").HALF_RESULTS == half_results(family, rows, spec.traits.roles)
 
@@ -45,6 +48,7 @@ def test_answers_from_the_tables_equal_reading_the_manual(family):
     spec = isa.load(family)
     image = spec.traits.roles.image
     key = tuple(spec.tables.get("sample_suffixes", ()))
+    groups = image_opcodes.groups(spec.tables.get("image_addresses", ()))
     for d in spec.instructions:
         assert effects.effects(d.pcode) == effects_reader.effects(d.pcode), (family, d.format, d.name)
         for flag in (False, d.format in image):
@@ -55,9 +59,10 @@ def test_answers_from_the_tables_equal_reading_the_manual(family):
                 if name in memory_reader.IMAGE_ONLY and d.format not in image:
                     read = False        # stored for image instructions only: no other one takes a sampler
                 assert got == read and type(got) is type(read), (family, d.format, d.name, name)
-        # the suffix key is read by the generator alone: the table's answer is a fresh reading
-        got = memory_access.sample_address(d)
-        read = memory_reader.sample_address(d, key) if d.format in image else memory_access.SampleAddress()
+        # the address tables and suffix key are read by the generator alone: the table's answer is a fresh reading
+        got = memory_access.image_address(d)
+        read = image_opcodes.image_address(d, groups, key, memory_reader.ray_query(d)) if d.format in image \
+            else memory_access.ImageAddress()
         assert got == read and type(got) is type(read), (family, d.name)
         for tables in (spec.tables, None):
             assert control.control(d, tables) == control_reader.read_control(d, tables), (family, d.name)
@@ -87,18 +92,19 @@ def test_some_answers_by_hand():
 
 
 def test_image_only_facts_are_stored_for_image_instructions_alone():
-    """takes_sampler and image_loads are stored only for the image formats' instructions; the
-    sample suffixes' address parts only where a suffix adds any (image_sample_c_l_o: z-compare and
-    offsets two dwords, lod a body component, by the manual's suffix key)."""
+    """takes_sampler, image_loads and image_address are stored only for the image formats'
+    instructions (image_sample_c_l_o: the sampler table's Sample "_L" rows, lod past the
+    coordinates, and z-compare and offsets a VGPR each by the manual's suffix key)."""
     for family in FAMILIES:
         spec = isa.load(family)
         table = _generated(family, "memory_access").MEMORY_ACCESS
-        for name in memory_reader.IMAGE_ONLY:
+        for name in (*memory_reader.IMAGE_ONLY, "takes_d16"):
             assert {spec.instructions[i].format for i in table[name]} <= spec.traits.roles.image, (family, name)
-        assert {spec.instructions[i].format for i in table["sample_address"]} <= spec.traits.roles.image, family
+        assert {spec.instructions[i].format for i in table["image_address"]} <= spec.traits.roles.image, family
     rdna3 = isa.load("rdna3")
-    assert memory_access.sample_address(rdna3.lookup("image_sample_c_l_o")[0]) == \
-        memory_access.SampleAddress(extra=2, body=1, derivatives=False, derivatives_per_vgpr=1)
+    a = memory_access.image_address(rdna3.lookup("image_sample_c_l_o")[0])
+    assert (a.group, a.extra, a.derivatives, a.coordinates, a.adds, a.page) == \
+        (("Sample", "_L"), ("z-comp", "offsets"), 0, True, ("lod",), 109)
     assert memory_access.takes_sampler(rdna3.lookup("image_sample_c_l_o")[0]) is True
     assert memory_access.takes_sampler(rdna3.lookup("image_load")[0]) is False
     assert memory_access.takes_sampler(rdna3.lookup("v_add_f32")[0]) is False
@@ -124,7 +130,7 @@ def test_one_rule_for_copies_and_code_no_family_has():
     with pytest.raises(FactsError, match="D0.u32 = S0.u32 \\+ S1.u32;' ..."):
         effects.effects(code)
     made_up = dataclasses.replace(load, name="GLOBAL_LOAD_MADE_UP", pcode="VDATA[31 : 0] = MEM[ADDR].b32")
-    for ask in (memory_access.memory_access, memory_access.value_dwords, memory_access.sample_address,
+    for ask in (memory_access.memory_access, memory_access.value_dwords, memory_access.image_address,
                 control.control, facts.atomic_update):
         with pytest.raises(FactsError, match="GLOBAL_LOAD_MADE_UP"):
             ask(made_up)

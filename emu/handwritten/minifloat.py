@@ -1,5 +1,6 @@
 """Floats of 8 bits and fewer that CDNA matrix instructions (and RDNA4's fp8/bf8 conversions
-and dot products) read: their values as float64.
+and dot products) read: their values as float64; and CDNA4's conversions to and from FP6/BF6
+with an E8M0 scale (`encode_scaled`, `decode_scaled`: the pseudocode's *_fp6_scale calls, via rtlib).
 
 Each format is (exponent bits, mantissa bits, bias, specials), from the tables "Small Float
 Data Formats" of the CDNA3 manual (7.2, table 30) and the CDNA4 manual (7.3, table 30).
@@ -68,3 +69,70 @@ def table(family: str, name: str) -> np.ndarray:
 def decode(raw: np.ndarray, family: str, name: str) -> np.ndarray:
     """Raw codes (any unsigned integer array) -> float64 values."""
     return table(family, name)[raw]
+
+
+# ---- CDNA4's scaled conversions to and from FP6/BF6 (manual 7.3, "Converts with Scale") ----
+#
+# The scale is an E8M0 exponent, bias 127 (7.3; 0xFF is NaN, 7.2): a conversion from FP6/BF6
+# multiplies the value by 2**(scale - 127), one to FP6/BF6 divides by it first. What 7.3
+# states: a value beyond the format's range after rounding is clamped to the largest
+# magnitude, sign kept; one below the smallest denormal after rounding becomes zero (sign
+# kept); FP6/BF6 have no infinity or NaN (table 30). What it leaves open, taken from AMD's
+# published host emulation of these conversions (ROCm's amd_hip_ocp_host.hpp): a NaN or
+# infinite source, or a NaN scale, converts to the largest magnitude with the source's sign;
+# from FP6/BF6, a NaN scale gives a quiet NaN of the code's sign (here the format's default
+# quiet NaN) and a result past the destination's range its infinity.
+# Rounding to FP6/BF6 is to nearest even; the stochastic forms (`rand` given) add the random
+# value's top k bits below the k source mantissa bits that do not fit, then truncate (7.3:
+# "add a random value ... and then truncate"; k = source mantissa bits - destination's).
+
+
+def _emin_mant(name: str) -> tuple[int, int]:
+    e, m, bias, _ = _format("cdna4", name)
+    return 1 - bias, m
+
+
+def encode_scaled(x, scale, name: str, src_mant: int, rand=None) -> np.ndarray:
+    """Codes (uint64) of x / 2**(scale - 127) in CDNA4's `name` (fp6 / bf6). x: float array
+    (f16 / f32; bf16 sources as their exact f32 value), scale: the E8M0 byte, src_mant: the
+    source format's mantissa bits (rounding's k), rand: uint32 random values (stochastic)."""
+    emin, m = _emin_mant(name)
+    xf = np.asarray(x)
+    neg = np.signbit(xf)
+    s = np.asarray(scale).astype(np.int64) & 0xFF
+    v = np.ldexp(np.abs(xf.astype(np.float64)), 127 - s)      # exact: |x| * 2**(127 - scale)
+    _, e = np.frexp(v)
+    e_eff = np.maximum(e.astype(np.int64) - 1, emin)         # the binade, denormals at emin
+    n = np.ldexp(v, (m - e_eff).astype(np.int64))            # v in units of the result's quantum
+    if rand is None:
+        n = np.rint(n)                                        # to nearest, ties to even
+    else:
+        k = src_mant - m
+        r = (np.asarray(rand).astype(np.uint64) & np.uint64(0xFFFFFFFF)) >> np.uint64(32 - k)
+        n = np.floor((np.floor(np.ldexp(n, k)) + r.astype(np.float64)) / float(1 << k))
+    top = (1 << (bits("cdna4", name) - 1)) - 1               # the largest magnitude's code
+    code = np.where(n == 0, 0, ((e_eff - emin) << m) + n.astype(np.int64))
+    code = np.where(~np.isfinite(v) | (s == 0xFF) | (code > top), top, code)
+    return (code | np.where(neg, top + 1, 0)).astype(np.uint64)
+
+
+_DEFAULT_NAN = {16: 0x7E00, 32: 0x7FC00000, "bf16": 0x7FC0}
+
+
+def decode_scaled(code, scale, name: str, dst) -> np.ndarray:
+    """Raw bits (uint64) of CDNA4's `name` (fp6 / bf6) codes times 2**(scale - 127) as `dst`
+    (16: f16, 32: f32, 'bf16'), rounded to nearest even; past the range its infinity."""
+    c = np.asarray(code).astype(np.intp) & ((1 << bits("cdna4", name)) - 1)
+    s = np.asarray(scale).astype(np.int64) & 0xFF
+    v = np.ldexp(table("cdna4", name)[c], s - 127)           # exact in float64
+    with np.errstate(over="ignore"):
+        if dst == 16:
+            out = v.astype(np.float16).view(np.uint16).astype(np.uint64)
+        else:
+            f = v.astype(np.float32)                          # exact (<= 4 significant bits) or inf
+            out = f.view(np.uint32).astype(np.uint64)
+            if dst == "bf16":                                 # to nearest even on the upper 16 bits
+                out = (out + np.uint64(0x7FFF) + ((out >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
+    width = 16 if dst in (16, "bf16") else 32
+    sign = (c >> (bits("cdna4", name) - 1)).astype(np.uint64) << np.uint64(width - 1)
+    return np.where(s == 0xFF, np.uint64(_DEFAULT_NAN[dst]) | sign, out)

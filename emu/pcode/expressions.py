@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from .. import rtlib
 from .lookup import callee_result_type
-from .types import ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
+from .types import Unsupported, ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
 
@@ -155,6 +155,8 @@ class Expressions:
             return f"R.bf16_to_f32(R.access({code}, 'u', 16))", Ty("f", 32)
         if ty.kind in ("fp8", "bf8"):
             return f"R.{ty.kind}_to_f32(R.access({code}, 'u', 8))", Ty("f", 32)
+        if bty.kind == "dw" and ty.kind == "u" and ty.bits == bty.bits:
+            return code, bty            # tmp.b192 of a wide local: all of its dwords
         if bty.kind == "dw":
             self.fail("typed access to a wide operand without a bit range", node)
         if bty.kind == "f" and ty.kind == "f" and ty.bits == bty.bits:
@@ -218,7 +220,16 @@ class Expressions:
                 base = base.children[0]
         code, bty = self.accessed(base)
         if bty.kind == "dw":
-            lo, bits = self._const_slice(node, node)
+            try:
+                lo, bits = self._const_slice(node, node)
+            except Unsupported:
+                # any range of up to 64 bits whose width is constant (a loop's S0[sOffset + 31 :
+                # sOffset] over 32 packed values)
+                bits = self.slice_width(node, node)
+                if bits > 64:
+                    raise
+                lo, _ = self.expr(node.children[2])
+                return f"R.dw_field({code}, {lo}, {bits})", Ty("u", bits)
             return f"R.dw_get({code}, {lo}, {bits})", Ty("u", bits)
         hi, _ = self.expr(node.children[1])
         lo, _ = self.expr(node.children[2])
@@ -428,7 +439,8 @@ class Expressions:
             fname = f"{fname}_{self.round_mode}"
         result = RESULT_TYPES.get(fname)
         ty = result(coded) if callable(result) else result or (coded[0][1] if coded else LIT)
-        return f"R.{fname}({', '.join(c for c, _ in coded)})", ty
+        ctx = ["ctx"] if fname in rtlib.CTX_CALLS else []      # functions that read MODE
+        return f"R.{fname}({', '.join(ctx + [c for c, _ in coded])})", ty
 
     def ds_address_operand(self, args, node) -> str:
         """RDNA4's `addr = CalcDsAddr(vgpr_a.b32, 0x0)` is the address VGPR alone (ADDR_BASE:
@@ -543,6 +555,10 @@ RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": T
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):
     if re.fullmatch(r"[fiu]\d+_to_[fiu]\d+", _n):
         RESULT_TYPES[_n] = _conv_type(_n)
+    elif re.fullmatch(r"(f32|f16|bf16)_to_[fb][fp]6(_sr)?_scale", _n):
+        RESULT_TYPES[_n] = Ty("u", 6)                     # CDNA4's scaled conversions: the 6-bit code
+    elif re.fullmatch(r"[fb][fp]6_to_(f32|f16|bf16)_scale", _n):
+        RESULT_TYPES[_n] = Ty("u", 16) if _n.endswith("bf16_scale") else _conv_type(_n[:-len("_scale")])
 
 
 def _is_two_over_pi(node) -> bool:

@@ -48,6 +48,11 @@ class Statements:
                 self.emit(f"{self.pyname(name)} = [{self.zero(ty)}] * {n}")
             elif name in OPERANDS:
                 pass        # `declare OFFSET : 16'U` documents an operand's width
+            elif ty.bits > 64 and ty.bits % 32 == 0:
+                # a wide local (CDNA4's `declare tmp : 192'B` of 32 fp6 codes): uint32 dwords, as
+                # wide operands are held, written and read by bit ranges (rtlib.dw_set_field)
+                self.vars[name] = Var(Ty("dw", ty.bits))
+                self.emit(f"{self.pyname(name)} = R.dw_zeros(ctx, {ty.bits // 32})")
             else:
                 self.vars[name] = Var(ty)
                 self.emit(f"{self.pyname(name)} = {self.zero(ty)}")
@@ -324,6 +329,11 @@ class Statements:
             hi, _ = self.expr(s.children[1])
             lo = hi
             vt = Ty("u", 1)
+        if wide and ty.kind == "dw":          # D0[191 : 0] = tmp.b192: a wide local's dwords
+            bits = self.slice_width(s, target)
+            if bits != ty.bits:
+                self.fail(f"a {ty.bits}-bit value written to {bits} bits", target)
+            return f"R.dw_set_field({var}, {lo}, {bits}, {code})"
         val = f"{self.store_fn(vt)}({self.conv(code, ty, vt)}, {vt.kind!r}, {vt.bits})"
         if wide:
             lo_c, bits = self._const_slice(s, target)
@@ -334,6 +344,14 @@ class Statements:
         """The rtlib function that fits a value into a location of type t: R.store wraps,
         R.saturate clamps (integer clamp, see Translator.saturate)."""
         return "R.saturate" if self.saturate and t.kind in ("u", "i") and t.bits < 64 else "R.store"
+
+    def slice_width(self, s, target) -> int:
+        """hi - lo + 1 of a bit range whose bounds differ by a constant: numbers, or the same
+        expression plus numbers (`dOffset + 11 : dOffset + 6`, `sOffset + 31 : sOffset`)."""
+        (hb, hc), (lb, lc) = (_base_and_offset(s.children[k]) for k in (1, 2))
+        if hb != lb:
+            self.fail("a bit range whose width is not constant", target)
+        return hc - lc + 1
 
     def _const_width(self, s):
         try:
@@ -363,6 +381,8 @@ class Statements:
             new = self.conv(code, ty, var.ty)
             self.emit(f"{py}[R.loop_bound({idx})] = {self.guard(f'{py}[R.loop_bound({idx})]', new)}")
             return
+        if var is not None and var.ty.kind == "dw":
+            return self.write_wide_local(py, var, chain, code, ty, target)
         if not chain:
             if var is None:
                 vty = ty if ty.kind != "lit" else ty
@@ -387,6 +407,23 @@ class Statements:
         if var.ty.kind == "lit":
             var.ty = Ty("u", 64)
         self.emit(f"{py} = {self.guard(py, self.conv(new, Ty('u', 64), var.ty))}")
+
+    def write_wide_local(self, py, var, chain, code, ty, target):
+        """`tmp[hi : lo].T = value` into a wide local (dwords): the range's bits, its bounds
+        any expressions (a loop's dOffset) whose difference is constant."""
+        if self.pred is not None:
+            self.fail("a conditional write of a wide local", target)
+        sel = [c for c in chain if c.data == "slice"]
+        fields = [c for c in chain if c.data == "field"]
+        if len(sel) != 1 or len(chain) != len(sel) + len(fields) or chain[0] is not sel[0]:
+            self.fail("a wide local is written by one bit range [hi : lo] (and a type)", target)
+        bits = self.slice_width(sel[0], target)
+        lo, _ = self.expr(sel[0].children[2])
+        t = type_of_field(str(fields[-1].children[1])) if fields else Ty("u", bits)
+        if t is None or ty.kind != "dw" and t.bits != bits:
+            self.fail(f"a {bits}-bit range of a wide local written as .{fields[-1].children[1]}", target)
+        val = code if ty.kind == "dw" else f"{self.store_fn(t)}({self.conv(code, ty, t)}, {t.kind!r}, {t.bits})"
+        self.emit(f"{py} = R.dw_set_field({py}, {lo}, {bits}, {val})")
 
     def write_mem(self, node, chain, code, ty, target):
         addr, _ = self.expr(node.children[0])
@@ -464,3 +501,22 @@ def _whole_call(code: str, fn: str) -> bool:
         if depth == 0:
             return i == len(code) - 1
     return False
+
+
+def _base_and_offset(node):
+    """(the non-constant part, the constant added): `x + 5` -> (x, 5), `7` -> (None, 7),
+    `x` -> (x, 0)."""
+    if is_const(node):
+        try:
+            return None, int(str(node.children[0]), 0)
+        except ValueError:
+            return node, 0
+    if isinstance(node, Tree) and node.data == "binop" and str(node.children[1]) in ("+", "-") \
+            and is_const(node.children[2]):
+        base, c = _base_and_offset(node.children[0])
+        try:
+            k = int(str(node.children[2].children[0]), 0)
+        except ValueError:
+            return node, 0
+        return base, c + (k if str(node.children[1]) == "+" else -k)
+    return node, 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from .. import errata as errata_mod
-from . import dpp, facts, instruction_facts
+from . import dpp, facts, image_d16, instruction_facts
 from ..traits import entry
 from . import parse as P
 from .descriptions import aperture_codes, export_targets, hwreg_writable, saddr_off
@@ -88,9 +88,11 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += no_dpp_errata
     facts_out, modifier_errata = facts.build(instructions, arch)
     applied += modifier_errata
+    worked_out = instruction_facts.build(arch, instructions, tables_out, entry(arch).roles)
+    applied += image_d16.apply_errata(arch, instructions, tables_out, worked_out["memory_access"]["takes_d16"])
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "facts": facts_out, **instruction_facts.build(arch, instructions, tables_out, entry(arch).roles)}
+            "facts": facts_out, **worked_out}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")
@@ -545,6 +547,9 @@ def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]
         out["sample_suffixes"] = P.parse_sample_suffixes(by_title["Sample Instruction Suffix Key"], sections)
     images, image_errata = image_tables(sections, arch)
     out.update(images)
+    d16 = image_d16.parse_d16_field(sections)
+    if d16:
+        out["image_d16_opcodes"] = d16
     applied = applied + image_errata
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_data_formats(by_title["Buffer and Image Data Formats"])

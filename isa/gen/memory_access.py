@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..fact_types import LDS_DATA_NAMES, FormatConversion, LdsOperands, MemoryAccess, MemoryEffects, SampleAddress
+from ..fact_types import LDS_DATA_NAMES, FormatConversion, LdsOperands, MemoryAccess, MemoryEffects
 from .effects import words
 from .memory_code import (calls, declared_bits, indexes, memory_bits, memory_use, register_bits, scales_offset1,
                           uses_memory)
@@ -240,15 +240,6 @@ def resource_info(d) -> bool:
     """`d` (an image-family instruction) returns the resource's description, not texels ("Return
     resource info ...", "Gather resource information ..."): its only address is the mip level."""
     return bool(_RESOURCE_INFO.search(d.description or ""))
-
-
-_WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)
-
-
-def node_pointer_dwords(d) -> int:
-    """VGPRs of a ray query's BVH node pointer: 2 where the description says "64-bit node
-    pointer" (image_bvh64_intersect_ray), else 1."""
-    return 2 if _WIDE_NODE.search(d.description or "") else 1
 
 
 _PARAMETER = re.compile(r"\btransfer parameter data\b", re.I)
@@ -513,7 +504,7 @@ def _image_effects(d) -> MemoryEffects:
     read-modify-writes, every other reads: load, sample, gather, get_lod, a ray query's BVH
     nodes), none for image_get_resinfo, which returns the resource's description
     (resource_info). Registers, by the format's fields: the address over the address fields
-    (count 'address': isa.memory_registers.address_fields by DIM, A16, the name's suffixes and NSA;
+    (count 'address': isa.memory_registers.address_fields by DIM, A16, the opcode's image_address and NSA;
     MIMG's NSA dword fields only with NSA), the resource (the field text: "SGPR to supply T#
     (resource constant) in 4 or 8 consecutive SGPRs", R128 "1 = 128bit, 0 = 256bit"; a ray query
     4: "The instruction must be encoded with R128=1"), the sampler's 4 SGPRs (takes_sampler),
@@ -576,41 +567,10 @@ FACTS = {"memory_access": memory_access, "image_loads": image_loads, "value_dwor
          "converts_format": converts_format, "format_conversion": format_conversion,
          "buffer_resource": buffer_resource, "lane_address": lane_address, "ray_query": ray_query,
          "takes_sampler": takes_sampler, "gathers_four": gathers_four, "mip_level": mip_level,
-         "resource_info": resource_info, "node_pointer_dwords": node_pointer_dwords,
-         "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
+         "resource_info": resource_info, "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
          "scalar_base_registers": scalar_base_registers, "reads_counter": reads_counter,
          "typed_buffer": typed_buffer, "lds_operands": lds_operands, "gds_only": gds_only,
          "memory_effects": memory_effects}
-
-
-_ADDRESS_COUNT = re.compile(r"^(\d+):")                  # '1: lod bias'
-_ADDRESS_COUNTS = re.compile(r"^\d+(?:\s*,\s*\d+)*\s+or\s+\d+:")   # '2,4 or 6: slopes'
-_PER_VGPR = re.compile(r"\bpacked (\d+) gradients per VGPR\b")
-
-
-def sample_address(d, suffix_key) -> SampleAddress:
-    """The address parts an image instruction's name suffixes add, by the manual's "Sample
-    Instruction Suffix Key" (`suffix_key`: the family's tables["sample_suffixes"], read from
-    RDNA3 Table 49 page 110, RDNA3.5 page 112, RDNA4 Table 59 page 131): a suffix with one count of
-    extra addresses ('1: lod bias') adds that many dwords; one with several ('2,4 or 6: slopes')
-    adds the dim's derivatives, which a suffix "packed 2 gradients per VGPR" packs; a suffix whose
-    value the manual's sampler address table places in the body (Sample "_L": s, lod) adds a body
-    component. The key is the manual's naming rule, so the name's parts are read against it."""
-    parts = {"_" + p for p in d.name.split("_")[1:]}
-    extra = body = 0
-    derivatives, per_vgpr = False, 1
-    for suffix, _meaning, addresses, description, in_body, _page in suffix_key:
-        if suffix not in parts:
-            continue
-        if _ADDRESS_COUNTS.match(addresses):
-            derivatives = True
-        elif _ADDRESS_COUNT.match(addresses):
-            extra += int(_ADDRESS_COUNT.match(addresses).group(1))
-        body += in_body
-        packed = _PER_VGPR.search(description)
-        if packed:
-            per_vgpr = int(packed.group(1))
-    return SampleAddress(extra, body, derivatives, per_vgpr)
 
 
 # facts whose answer matters only for an instruction of an image format (traits.roles.image): the

@@ -841,8 +841,6 @@ MEMORY_ACCESS = {
     },
     'resource_info': {
     },
-    'node_pointer_dwords': {
-    },
     'attribute_load': {
     },
     'prefetch': {
@@ -1853,6 +1851,8 @@ MEMORY_ACCESS = {
         439: ('scalar', None, (), (), (), (), False),
         440: ('scalar', None, (), (), (), (), False),
     },
-    'sample_address': {
+    'image_address': {
+    },
+    'takes_d16': {
     },
 }

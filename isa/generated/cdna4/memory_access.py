@@ -856,8 +856,6 @@ MEMORY_ACCESS = {
     },
     'resource_info': {
     },
-    'node_pointer_dwords': {
-    },
     'attribute_load': {
     },
     'prefetch': {
@@ -1903,6 +1901,8 @@ MEMORY_ACCESS = {
         443: ('scalar', None, (), (), (), (), False),
         444: ('scalar', None, (), (), (), (), False),
     },
-    'sample_address': {
+    'image_address': {
+    },
+    'takes_d16': {
     },
 }

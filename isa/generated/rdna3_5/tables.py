@@ -205,6 +205,10 @@ TABLES = {
     (6, '2d msaa', ('s', 't', 'fragid'), 4, 106),
     (7, '2d msaa array', ('s', 't', 'slice', 'fragid'), 4, 106),
     ],
+    'image_d16_opcodes': [
+    ('IMAGE_SAMPLE*', 'IMAGE_GATHER4', 'IMAGE_MSAA_LOAD', 'IMAGE_LOAD', 'IMAGE_LOAD_MIP', 'IMAGE_STORE', 'IMAGE_STORE_MIP'),
+    107,
+    ],
     'data_formats': [
     (0, 'INVALID', (), None, 117),
     (1, '8_UNORM', (8,), 'UNORM', 117),

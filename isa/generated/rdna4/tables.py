@@ -211,6 +211,10 @@ TABLES = {
     (6, '2d MSAA', ('s', 't', 'fragid'), 4, 127),
     (7, '2d MSAA array', ('s', 't', 'slice', 'fragid'), 4, 127),
     ],
+    'image_d16_opcodes': [
+    ('IMAGE_SAMPLE*', 'IMAGE_GATHER4', 'IMAGE_MSAA_LOAD', 'IMAGE_LOAD', 'IMAGE_LOAD_MIP', 'IMAGE_STORE', 'IMAGE_STORE_MIP'),
+    128,
+    ],
     'data_formats': [
     (0, 'INVALID', (), None, 138),
     (1, '8_UNORM', (8,), 'UNORM', 138),
