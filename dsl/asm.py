@@ -8,7 +8,7 @@ import re
 import isa
 
 from . import families, list_reader, syntax
-from .asm_parse import AsmError, collector_paused, located_error, parse, quote, term_columns
+from .asm_parse import AsmError, collector_paused, inner_offset, located_error, parse, quote, term_columns
 from .branches import resolve_branches
 from .operands import Mod, OperandError
 from .instr import Instr, Modifiers
@@ -227,15 +227,6 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
         if found:
             return found.start() + 1
     return st.column
-
-
-_MODIFIER_PREFIX = re.compile(r"(?:[-|~ \t]|(?:neg|abs|sext)\()*", re.I)
-
-
-def inner_offset(term: str) -> int:
-    """How far into a source term with modifiers (-|s1|, neg(2)) its value starts: a refusal of
-    the value is placed there, as llvm-mc-22 places it."""
-    return _MODIFIER_PREFIX.match(term).end()
 
 
 def add_fixup(fixups: list, offset: int, fix, st: Instr) -> None:

@@ -1445,8 +1445,7 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
     from .branches import resolve_branches
-    from .asm import inner_offset
-    from .asm_parse import parse, term_columns
+    from .asm_parse import inner_offset, parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
     AsmError = Gfx9AsmError

@@ -489,6 +489,15 @@ def parse(text: str) -> list:
         return _parse(text)
 
 
+_MODIFIER_PREFIX = re.compile(r"(?:[-|~ \t]|(?:neg|abs|sext)\()*", re.I)
+
+
+def inner_offset(term: str) -> int:
+    """How far into a source term with modifiers (-|s1|, neg(2)) its value starts: a refusal of
+    the value is placed there, as llvm-mc-22 places it."""
+    return _MODIFIER_PREFIX.match(term).end()
+
+
 def term_columns(line: str, mnemonic_column: int) -> dict:
     """{operand index or modifier key: column} of the instruction whose mnemonic starts at
     `mnemonic_column` of `line` (empty when the line does not parse as it did)."""
