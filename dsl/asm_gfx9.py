@@ -40,10 +40,11 @@ class Gfx9AsmError(ValueError):
     operand value refused, `modifier` the name of the modifier refused (or (name, entry index):
     operands.list_entry), when one is, for the caller to find its column."""
 
-    def __init__(self, message: str, operand=None, modifier: str | None = None):
+    def __init__(self, message: str, operand=None, modifier: str | None = None, unknown: bool = False):
         super().__init__(message)
         self.operand = operand
         self.modifier = modifier
+        self.unknown = unknown      # as OperandError.unknown
 
 
 # ---------------------------------------------------------------- operands
@@ -258,7 +259,7 @@ def _allow(mods: dict, keys: set, what: str) -> None:
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
                            + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"),
-                           modifier=extra[0])
+                           modifier=extra[0], unknown=True)
 
 
 def _int_in(mods: dict, key: str, lo: int, hi: int, default: int = 0) -> int:
@@ -482,9 +483,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     if kind == "DPP" and d.format not in g9.DPP_FORMATS:
-        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction")
+        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction", unknown=True)
     if kind == "DPP" and gfx9_no_dpp_form(d, plan):
-        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})")
+        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})", unknown=True)
+    if sig.k_pos is not None and e32 and kind:  # before any operand, as LLVM: "dpp/sdwa variant ... not supported"
+        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
+                           f"{kind[:4]} excludes)", unknown=True)
     accumulates = sig.reads_dst and not (sig.dsts and sig.dsts[0].packed)
     if kind in ("SDWA", "SDWAB") and (accumulates or _wide_operand(d, sig)):
         # SDWA selects parts of 32-bit operands; an instruction reading its one 32-bit destination
@@ -494,6 +498,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                            f"{'it reads its destination' if accumulates else 'a 64-bit operand'})")
     if kind == "DPP":
         _dpp_order(mods)
+    if kind == "DPP":        # a modifier the DPP form lacks (dpp8) first, at its key, as LLVM's parser
+        _allow(mods, _DPP_KEYS, plan.mn)
     if kind == "DPP" and not _DPP_CONTROLS.intersection(mods):
         raise Gfx9AsmError(f"{plan.mn}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, row_shr:n, "
                            f"row_ror:n, row_newbcast:n, row_mirror, row_half_mirror, row_bcast:n or wave_*)")
@@ -562,9 +568,6 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         f["SDST"] = _sreg(spec, m)
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
-    if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
-        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
-                           f"{kind[:4]} excludes)")
     if sig.k_pos is not None and e32:
         k = srcs.pop(sig.k_pos)
         if k.number is None:
@@ -661,13 +664,17 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     "op_sel" in mods and (any(_mod_bits(mods, "op_sel")) or not any(o.packed for o in sig.srcs))
                     or "op_sel_hi" in mods):
                 key = "op_sel" if "op_sel" in mods else "op_sel_hi"
+                # LLVM: no such operand (at its key) without packed sources, else "invalid op_sel
+                # operand": at op_sel's key, at the mnemonic for op_sel_hi)
+                unknown = not any(o.packed for o in sig.srcs)
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
-                                   modifier=key)
+                                   modifier=key if unknown or key == "op_sel" else None, unknown=unknown)
             nsrc = len(plan.srcs)
             for key in ("neg_lo", "neg_hi"):    # an entry per source; later ones are ignored (LLVM)
                 why = neg_list_error(d, key, _mod_bits(mods, key), nsrc) if key in mods else None
-                if why:
-                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key)
+                if why:         # refused with no entry set: a list LLVM's syntax lacks
+                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key,
+                                       unknown=neg_list_error(d, key, [], nsrc) is not None)
             f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")[:nsrc]) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")[:nsrc]) if "neg_hi" in mods else 0)
             if "op_sel" in mods:    # an entry per source; later ones (a destination's) are ignored
@@ -739,11 +746,18 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
             used.add((s.val, s.n))
     if reads_vcc:
         used.add((t.vcc_lo, 2))
-    if len(used) > 1:   # named at the last scalar source read, the one the bus has no room for
-        last = next((s for s in reversed(list(srcs) + ([mask_ops[-1]] if mask_ops else []))
-                     if s.kind in ("s", "lit") and not t.is_constant(s.val)), None)
+    if len(used) > 1:   # named at the first scalar source the bus has no room for (VCC read first)
+        seen, last = {(t.vcc_lo, 2)} if reads_vcc else set(), None
+        for s in list(srcs) + ([mask_ops[-1]] if mask_ops else []):
+            key = ("lit",) if s.kind == "lit" else (s.val, s.n) if s.kind == "s" and not t.is_constant(s.val) else None
+            if key is not None and key not in seen:
+                seen.add(key)
+                if len(seen) > 1:
+                    last = s
+                    break
+        named = last.value if last is not None else None
         raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)",
-                           last.value if last is not None else None)
+                           named.value if isinstance(named, Mod) else named)     # the register inside -x, |x|
 
 
 # a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
@@ -1341,7 +1355,7 @@ def _kind(value) -> str:
 def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     mn, defs = lookup(spec, instr.mnemonic)
     if not defs:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     ops, mods = instr.operands, dict(instr.modifiers)
     while ops and isinstance(ops[-1], Attr) and ops[-1].name.lower() in _FLAGS:
         mods[ops[-1].name.lower()] = True          # a flag written where an operand could start (ds_gws_sema_p gds)
@@ -1373,7 +1387,7 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         except Gfx9AsmError as e:
             errors.append(e)
     if not errors:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     raise most_specific(errors, ops, mods)
 
 
@@ -1388,7 +1402,7 @@ def _suffix_checked(spec: Spec, mn: str, defs: list) -> str:
     if hit is None:
         hit = _suffix_answers[key] = _suffix_answer(spec, mn, defs)
     if hit[1]:
-        raise Gfx9AsmError(hit[1])
+        raise Gfx9AsmError(hit[1], unknown=True)
     return hit[0]
 
 
@@ -1438,7 +1452,7 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
     from .branches import resolve_branches
-    from .asm_parse import parse, term_columns
+    from .asm_parse import inner_offset, parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
     AsmError = Gfx9AsmError
@@ -1467,12 +1481,19 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
             modifier = getattr(e, "modifier", None)
-            at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
-                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
+            if operand is None and modifier is None:    # a message quoting a modifier (offset:6400: ...)
+                modifier = next((k for k in it.modifiers if f"{k}:" in msg), None)
+            at = next((c + (inner_offset(lines[no - 1][c - 1:]) if it.operands[i] is not operand else 0)
+                       if type(i) is int else c                    # an operand (the value inside -x, |x|),
+                       for i, c in term_columns(lines[no - 1], col).items()     # or a count written after
+                       if type(i) is int and i < len(it.operands) and (it.operands[i] is operand or isinstance(
+                           it.operands[i], Mod) and it.operands[i].value is operand)
                        or type(i) is str and it.modifiers.get(i) is operand), col) \
                 if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
                 if modifier is not None else col                                  # the first (lgkmcnt(0))
-            raise AsmError(f"{no}:{at}: {mn}: {msg}") from None
+            err = AsmError(f"{no}:{at}: {mn}: {msg}")
+            err.unknown_modifier = getattr(e, "unknown", False)
+            raise err from None
         if isinstance(fix, str):
             branches.append((len(out), fix, it))
         elif fix is not None:
