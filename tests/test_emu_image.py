@@ -708,3 +708,24 @@ def test_clang_sliced_image_builtins_on_device(tmp_path, arch):
     want[base_array + k[inside], t[inside], s[inside]] = data[inside]
     got = np.frombuffer(dev.memory.read(base, image.nbytes), np.float32).reshape(image.shape)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_sliced_a16_coordinates(arch):
+    """A16 on a 2D-array image: s and t share the first address VGPR (low half first), the
+    slice the low half of the second (10.1.3); each component out of range somewhere (a 16-bit
+    0xFFFF too). Our bytes are llvm-mc-22's for the line."""
+    rng = np.random.default_rng(31)
+    width, height, last, base_array = 5, 3, 5, 2
+    nslices = last - base_array + 1
+    image = rng.integers(0, 2**32, (last + 1, height, width, 1), dtype=np.uint64).astype(np.uint32)
+    s, t, k, _ = sliced_coords(rng, "2D_ARRAY", width, height, nslices, LANES)
+    s, t, k = (np.asarray(c, np.int64) & 0xFFFF for c in (s, t, k))
+    addr = "[v4, v5]" if arch.startswith("gfx12") else "v[4:5]"
+    line = f"image_load v8, {addr}, s[8:15] dmask:0x1 dim:{DIM['2D_ARRAY']} a16"
+    assert image_bytes(line, arch) == llvm_bytes(line, arch)
+    _, out = run(arch, line, sliced_tsharp(arch, "2D_ARRAY", 20, width, height, last, base_array), image,
+                 [s | t << 16, k])
+    want, inside = sliced_reference(image, base_array, s, t, k, width, height, nslices)
+    assert inside.any() and not inside.all()
+    np.testing.assert_array_equal(out[:, 0], want[:, 0])
