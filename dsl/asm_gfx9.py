@@ -21,13 +21,14 @@ from isa import Spec
 from isa.spec import family_of
 from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
+from isa.facts import opsel_flags, sdwa_selects, source_limits
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .memflags_gfx9 import memory_flags
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
-from .signature import Operand, neg_list_error, raw_source_field, register_number_source
+from .signature import Operand, neg_list_error, raw_source_field
 from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_no_dpp_form, gfx9_valu_plan
@@ -500,10 +501,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         key = next(k for k in mods if k in _DPP_CONTROLS)
         raise Gfx9AsmError(f"{key}: a 64-bit operand makes this a DP ALU operation, whose DPP takes only "
                            f"row_newbcast:n", modifier=key)
-    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS if kind else
+    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else
+           _SDWA_KEYS - ({"dst_sel", "dst_unused"} if sdwa_selects(d) else set()) if kind else
            set() if e32 else
-           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
-           if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
+           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAG_KEYS}
+           if opsel_flags(d) else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
            _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
            - ({"clamp"} if not plan.clamp else set()), plan.mn)
@@ -591,8 +593,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError(f"{s.text}: the {d.format} encoding has no ABS field (|x|)", s.value)
         if e32:
             if kind in ("SDWA", "SDWAB"):
-                if d.name in g9.SDWA_NO_DST_SEL and (s.sext or s.neg or s.abs):
+                if sdwa_selects(d) and (s.sext or s.neg or s.abs):    # (its code picks the bytes)
                     raise Gfx9AsmError(f"{s.text}: the SDWA form of {d.name.lower()} takes no source modifiers", s.value)
+                if s.sext and f"S{i}" in plan.neg_abs and not packed:   # (LLVM: sext() on integer operands only)
+                    raise Gfx9AsmError(f"{s.text}: sext() applies to integer operands only; src{i} is a float "
+                                       f"(neg/abs apply)", s.value)
                 if s.kind in ("v",):
                     code8, scalar = s.val, 0
                 else:
@@ -681,11 +686,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                                        f"hold the bitop3 truth table)")
                 table = _int_in(mods, "bitop3", 0, 255)
                 f["NEG"], f["ABS"], f["OMOD"] = table & 7, table >> 3 & 7, table >> 6
-            if d.name in g9.OPSEL_FLAGS:    # bound_ctrl:0 sets its bit too, as in DPP
-                order = [n for n, _ in g9.OPSEL_FLAGS[d.name] if n in mods]
+            if opsel_flags(d):    # (isa.facts.opsel_flags) bound_ctrl:0 sets its bit too, as in DPP
+                order = [n for n, _ in g9.OPSEL_FLAG_KEYS if n in mods]
                 if order != [n for n in mods if n in order]:
                     raise Gfx9AsmError(f"{d.name.lower()}: write {' before '.join(order)}")
-                f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAGS[d.name]
+                f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAG_KEYS
                                  if n in mods and (n == "bound_ctrl" or _mod_int(mods, n)))
             if "op_sel" in mods:
                 sel = _mod_bits(mods, "op_sel")
@@ -704,7 +709,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             w2["CLMP"] = 1 if "clamp" in mods else 0
             w2["OMOD"] = _omod(mods, plan.sdwa_omod)
             w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
-            w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if d.name in g9.SDWA_NO_DST_SEL
+            w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if sdwa_selects(d)
                                     else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
         for i in range(min(2, len(plan.srcs))):
             w2[f"SRC{i}_SEL"] = _mod_name(mods, f"src{i}_sel", "DWORD", g9.SDWA_SEL)
@@ -921,19 +926,21 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         if name == "sdst":
             f["SDST"] = _sreg(spec, s)
             continue
-        if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
-                                                  and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
+        # isa.facts.source_limits: a register (the code reads its number or jumps to it; LLVM's
+        # s_cbranch_join), or no literal (LLVM's s_cbranch_g_fork)
+        limit = dict(source_limits(d)).get("S0" if field == "SSRC0" else "S1")
+        if limit == "register" and n == 2 and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
+                                               and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
             raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
-        if s.number is not None and field == "SSRC0" and (register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
-            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here (its source is a register number "
-                               f"or a saved state), not a constant", value)
-        if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
+        if s.number is not None and limit == "register":
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here (its source is a register number, "
+                               f"an address to jump to or a saved state), not a constant", value)
+        if limit == "inline" and s.kind == "lit":
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
         _typed_constant(spec, s, _SCALAR_OPERANDS[n], "salu")
         f[field] = _src9(spec, s, enc)
-        if f[field] in spec.traits.aperture_codes and field == "SSRC0" and (
-                register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
-            raise Gfx9AsmError(f"{s.text}: {mn} reads its source as a register number; a memory aperture "
+        if f[field] in spec.traits.aperture_codes and limit == "register":
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here; a memory aperture "
                                f"({s.text}) is no register", value)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
