@@ -10,7 +10,7 @@ from functools import cache
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from isa.facts import OPSEL_IGNORED, byte_select, modifier_use, register_number_sources, reserved_opsel
+from isa.facts import OPSEL_IGNORED, byte_select, modifier_use, opsel_flags, register_number_sources, reserved_opsel
 from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
@@ -241,7 +241,7 @@ def gfx9_reserved_opsel(d, plan: Gfx9Plan) -> tuple:
     if plan.is_p and not plan.halves:
         out.append((0b111, "no operand of it has halves to select"))
     elif absent and (plan.is_p or plan.opsel and not plan.opsel_byte and not plan.opsel_ignored
-                     and d.name not in g9.OPSEL_FLAGS):
+                     and not opsel_flags(d)):
         out.append((absent, f"it has {nsrc} source{'s' if nsrc != 1 else ''}"))
     llvm = reserved_opsel(d)
     if llvm:

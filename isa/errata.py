@@ -43,6 +43,9 @@ Kinds:
                 description does not redefine them (isa.facts.opsel_flags): target (NAME, 'opsel_flags'),
                 pdf the description's count, fix LLVM's (rows OPSEL_FLAG_ROWS in isa/errata_modifiers.py;
                 isa/gen/facts.py applies them to every encoding of NAME)
+  source_limits — sources LLVM's syntax limits where the code reads a value (isa.facts.source_limits,
+                isa/gen/source_limits.py): target (NAME,), pdf the code's limits, fix LLVM's
+                ((source, 'register' | 'inline'), ...) (isa/gen/facts.py applies them to every encoding of NAME)
 """
 from __future__ import annotations
 
@@ -845,6 +848,23 @@ ERRATA += tuple(
     Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use",
             (name, field, *scope), pdf, fix, evidence)
     for name, field, pdf, fix, pages, evidence, *scope in MODIFIER_ROWS)
+# CDNA's fork/join pair: the code reads S0 as a value (`saved_csp = S0.u32`; `mask_pass = (S0.u64 &
+# EXEC.u64)`, `PC = 64'I(S1.u64)` on a condition), LLVM 22's syntax limits them: s_cbranch_join's
+# source is a register (src_scc too: a 32-bit source code that is no constant), s_cbranch_g_fork's
+# two take registers and inline constants but no literal
+ERRATA += (
+    Erratum("llvm-source-limits-s-cbranch-join", ("cdna3", "cdna4"), {"cdna3": 129, "cdna4": 142}, "source_limits",
+            ("S_CBRANCH_JOIN",), (), (("S0", "register"),),
+            "llvm-mc-22 refuses constants: 's_cbranch_join 1' -> error: invalid operand for instruction; "
+            "'s_cbranch_join 0x12345' -> error: invalid operand for instruction; 's_cbranch_join s4' -> [042e80be]; "
+            "'s_cbranch_join src_scc' -> [fd2e80be]; 's_cbranch_join m0' -> [7c2e80be] (gfx942, gfx950)"),
+    Erratum("llvm-source-limits-s-cbranch-g-fork", ("cdna3", "cdna4"), {"cdna3": 106, "cdna4": 118}, "source_limits",
+            ("S_CBRANCH_G_FORK",), (), (("S0", "inline"), ("S1", "inline")),
+            "llvm-mc-22 takes inline constants and refuses literals in both sources: 's_cbranch_g_fork 1, s[6:7]' -> "
+            "[81068094]; 's_cbranch_g_fork s[4:5], 1' -> [04818094]; 's_cbranch_g_fork 0x12345, s[6:7]' -> error: "
+            "invalid operand for instruction; 's_cbranch_g_fork s[4:5], 0x12345' -> error: invalid operand for "
+            "instruction (gfx942, gfx950)"),
+)
 ERRATA += tuple(
     Erratum(f"llvm-opsel-flags-{name.lower().replace('_', '-')}", tuple(pages), pages, "opsel_flags", (name, field),
             pdf, fix, evidence)

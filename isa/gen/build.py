@@ -9,6 +9,7 @@ from ..traits import entry
 from . import parse as P
 from .descriptions import aperture_codes, export_targets, hwreg_writable, saddr_off
 from .image_addresses import image_tables
+from .inline_replicated import inline_replicated
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -79,6 +80,9 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     tables_out["export_targets"] = export_targets(formats, operands)
     tables_out["saddr_off"] = saddr_off(formats)
     tables_out["aperture_codes"] = aperture_codes(operands)
+    replicated = inline_replicated(lines, instructions)
+    if replicated:
+        tables_out["inline_replicated"] = replicated
     applied += dpp_errata
     no_dpp, no_dpp_errata, unmatched = dpp.no_dpp(arch, sections, tables, instructions, formats)
     if no_dpp:

@@ -350,6 +350,10 @@ TABLES = {
     (237, 'PRIVATE_BASE'),
     (238, 'PRIVATE_LIMIT'),
     ],
+    'inline_replicated': [
+    ('V_DOT2_BF16_BF16', (0, 1), 67),
+    ('V_DOT2_F16_F16', (0, 1), 67),
+    ],
     'no_dpp': [
     ('VINTERP', 'V_INTERP_P10_F16_F32', 'VINTERP ALL: NO DPP (Table 30)', 79),
     ('VINTERP', 'V_INTERP_P10_F32', 'VINTERP ALL: NO DPP (Table 30)', 79),
