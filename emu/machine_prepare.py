@@ -984,6 +984,7 @@ class Preparer:
         rsrc_dwords = reads[rsrc_field]
         dim, a16, dmask = f.get("DIM", 0) & 7, bool(f.get("A16")), f.get("DMASK", 0)
         count = image_dims(d)[dim][0]
+        names = next((c for code, _, c, _, _ in self.spec.tables.get("image_dims", ()) if code == dim), ())
         mip = image_address(d).mip_level     # its address table group adds mipid
         access_kind = memory_access(d, True)
         atomic = p.sem.memory == "atomic"
@@ -1006,7 +1007,8 @@ class Preparer:
                                      f"only 32-bit texels are modelled")
             mask = np.asarray(st.exec_mask(sel), np.uint64).reshape(-1, 1)
             active = ((mask >> lane_id.astype(np.uint64)) & np.uint64(1)).astype(bool)
-            addr, limit = lane_texels(img, coords[:count], dim, coords[count] if mip else None, nbytes, active)
+            addr, limit = lane_texels(img, dict(zip(names, coords[:count])), coords[count] if mip else None,
+                                      nbytes, active)
             extra = {"ADDR": addr, "FORMAT": img.format, "DST_SEL": img.dst_sel, "FORMATS": formats,
                      "UNBOUND": img.unbound}
             return extra, limit, False
