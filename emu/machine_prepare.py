@@ -960,7 +960,7 @@ class Preparer:
         (isa.memory_registers: address VGPRs by DIM / A16 / NSA, data by DMASK / D16 / TFE, the
         T# by R128, an atomic's return by GLC or TH); the texel's address and range limit per
         lane from the T# (p.buffer, as for MUBUF)."""
-        from isa.memory_access import memory_access, memory_effects, mip_level
+        from isa.memory_access import image_address, memory_access, memory_effects
         from isa.memory_registers import image_dims, memory_registers
         from .image import Image, coordinates, lane_texels
         f = {**p.inst.fields, **p.inst.extra}
@@ -982,7 +982,7 @@ class Preparer:
         dim, a16, dmask = f.get("DIM", 0) & 7, bool(f.get("A16")), f.get("DMASK", 0)
         count = image_dims(d)[dim][0]
         names = next((c for code, _, c, _, _ in self.spec.tables.get("image_dims", ()) if code == dim), ())
-        mip = mip_level(d)
+        mip = image_address(d).mip_level     # its address table group adds mipid
         access_kind = memory_access(d, True)
         atomic = p.sem.memory == "atomic"
         if atomic and (access_kind.element_bits != 32 or dmask != (1 << (access_kind.data_dwords or 1)) - 1):
