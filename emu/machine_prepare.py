@@ -14,7 +14,6 @@ from dataclasses import field
 import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
-from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
 
@@ -305,7 +304,7 @@ class Preparer:
         f, sem = p.inst.fields, p.sem
         if p.control is not None or p.scalar:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
-        if f.get("ACC") or d.name in ACC_OPERANDS:
+        if f.get("ACC") or instruction_facts.agpr_operands(d):
             return None                       # AGPRs: the fields are not the registers' indices
         reads: set[int] = set()
         if fmt in self.valu_formats and fmt != "VOP3P":
@@ -442,9 +441,7 @@ class Preparer:
         sem, fmt = p.sem, d.format
         if "CBSZ" in sem.reads:                 # MFMA/SMFMAC (emu/handwritten/mfma.py)
             return self._matrix(p, d)
-        # v_accvgpr_* have no pseudocode to type their operands: they move as V_MOV_B32 does
-        sig = valu_signature(vopd_base(self.spec, d) if d.name not in ACC_OPERANDS else
-                             next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
+        sig = valu_signature(vopd_base(self.spec, d))
         e32 = fmt in self.roles.valu_e32 or vopd is not None
         if vopd is not None:
             codes = list(vopd[:2])
@@ -466,8 +463,8 @@ class Preparer:
         raw_fields = {n.split(".", 1)[1] for n in sem.reads if n.startswith("INST.")}
         for name in raw_fields:
             p.inputs[f"INST.{name}"] = f.get(name, 0)
-        agprs = ACC_OPERANDS.get(d.name, ())        # v_accvgpr_*: operands in the AGPR file
-        if "src0" in agprs and codes[0] >= VGPR_BASE:
+        agprs = instruction_facts.agpr_operands(d)  # v_accvgpr_*: operands in the AGPR file
+        if "S0" in agprs and codes[0] >= VGPR_BASE:
             codes[0] = VGPR_BASE + self.agpr(codes[0] - VGPR_BASE)
         opsel = f.get("OPSEL", 0)
         neg, abs_ = (f.get(n, 0) if n not in raw_fields else 0 for n in ("NEG", "ABS"))
@@ -540,7 +537,7 @@ class Preparer:
         # destinations
         dst = sig.dsts[0] if sig.dsts else None
         vdst = vopd[2] if vopd is not None else f.get("VDST", 0)
-        if "vdst" in agprs:
+        if "D0" in agprs:
             vdst = self.agpr(vdst)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
         # OPSEL[0] FI, OPSEL[1] BOUND_CTRL (isa.facts.opsel_flags): what a lane reading a disabled
@@ -983,7 +980,7 @@ class Preparer:
         (isa.memory_registers: address VGPRs by DIM / A16 / NSA, data by DMASK / D16 / TFE, the
         T# by R128, an atomic's return by GLC or TH); the texel's address and range limit per
         lane from the T# (p.buffer, as for MUBUF)."""
-        from isa.memory_access import memory_access, memory_effects, mip_level
+        from isa.memory_access import image_address, memory_access, memory_effects
         from isa.memory_registers import image_dims, memory_registers
         from .image import Image, coordinates, lane_texels
         f = {**p.inst.fields, **p.inst.extra}
@@ -1005,7 +1002,7 @@ class Preparer:
         dim, a16, dmask = f.get("DIM", 0) & 7, bool(f.get("A16")), f.get("DMASK", 0)
         count = image_dims(d)[dim][0]
         names = next((c for code, _, c, _, _ in self.spec.tables.get("image_dims", ()) if code == dim), ())
-        mip = mip_level(d)
+        mip = image_address(d).mip_level     # its address table group adds mipid
         access_kind = memory_access(d, True)
         atomic = p.sem.memory == "atomic"
         if atomic and (access_kind.element_bits != 32 or dmask != (1 << (access_kind.data_dwords or 1)) - 1):
