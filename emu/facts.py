@@ -195,6 +195,13 @@ def _rounds_packed(d):
                          if t in ("f16", "f32", "f64")}))
 
 
+def _rounds_unnamed(d):
+    from isa.facts import float_modes
+    from .rounding import UNNAMED_FIELD
+    modes = float_modes(d)
+    return tuple(sorted(set(modes.round_types + modes.bit_results) & set(UNNAMED_FIELD)))
+
+
 def _ds_layout(d):
     from dsl.signature import ds_layout
     return ds_layout(d)
@@ -283,7 +290,8 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords,
          "value_dwords": _value_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
-         "float_rules": _float_rules, "rounds_packed": _rounds_packed, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
+         "float_rules": _float_rules, "rounds_packed": _rounds_packed, "rounds_unnamed": _rounds_unnamed,
+         "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
          "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
@@ -377,6 +385,13 @@ def rounds_packed(d) -> tuple:
     v_fma_mix*: register halves or an array of sources) rounds in its arithmetic, each by
     MODE.FP_ROUND's field of its width (bf16 left out: no manual names its field)."""
     return fact("rounds_packed", d)
+
+
+def rounds_unnamed(d) -> tuple:
+    """Float types isa.facts.float_modes(d) says d rounds (round_types, bit_results) whose
+    MODE.FP_ROUND field no manual names (emu/rounding.UNNAMED_FIELD: bf16): such an instruction is
+    refused under any directed mode (Semantic.execute)."""
+    return fact("rounds_unnamed", d)
 
 
 def ds_layout(d) -> list:

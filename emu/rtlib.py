@@ -111,6 +111,9 @@ def store(x, kind: str, bits: int, narrow: bool = False):
             return v if f.base is None else owned(v)
         return v.astype(U64)
     if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
+        if kind == "bf" and bits == 16:      # a float into a bf16 location: converted (nearest even)
+            v = f32_to_bf16(a)
+            return v.astype(np.uint32) if narrow else v
         a = to_int(a, kind == "i", bits)
     if bits > 64:
         return wide(a) & _mask(bits)

@@ -25,7 +25,7 @@ import numpy as np
 from isa.records import dataclass
 
 from .options import current
-from .rounding import MODES as _ROUND_MODES, ROUND_FIELD_LO as _ROUND_FIELD_LO, ROUNDING, NotModelled
+from .rounding import MODES as _ROUND_MODES, ROUND_FIELD_LO as _ROUND_FIELD_LO, ROUNDING, UNNAMED_FIELD, NotModelled
 
 
 class SemanticsError(Exception):
@@ -105,6 +105,8 @@ class Semantic:
     #                                register (isa.float_modes' bit_results: D0 = { 16'0, tmp.f16 })
     rounds_packed: tuple = ()      # widths its packed code rounds (v_pk_*, v_dot*, mix: register halves or
     #                                a source array; emu/facts.rounds_packed), each by its MODE.FP_ROUND field
+    rounds_unnamed: tuple = ()     # float types it rounds whose MODE.FP_ROUND field no manual names (bf16;
+    #                                emu/facts.rounds_unnamed): refused under any directed mode
     directed: bool = False         # every rounding its code does honours a directed MODE.FP_ROUND
     #                                (emu/rounding.py: directed_code of the generated source)
     register_files: bool = True    # may index SGPR[...] / HW_REGISTERS[...] by a value (ctx.sgpr, ctx.hwreg):
@@ -150,6 +152,16 @@ class Semantic:
             return ()
         return tuple(sorted(set(self.rounded_widths) | set(self.rounds_packed)))
 
+    @cached_property
+    def unnamed_round_types(self) -> tuple[str, ...]:
+        """Float types this instruction rounds that no manual gives a MODE.FP_ROUND field (bf16):
+        `rounds_unnamed` (packed code's round types) and results the pseudocode types bf16 when
+        MODE.FP_ROUND applies (`rounds`)."""
+        if self.memory:
+            return ()
+        typed = {o.type for o in self.writes.values() if self.rounds and o.type in UNNAMED_FIELD}
+        return tuple(sorted(set(self.rounds_unnamed) | typed))
+
     def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
         """Run on a batch. Returns {operand name: new value}, each broadcast to the batch
         shape ((W, L) or (W, 1), plus the dword axis for wide values) in the contract's
@@ -157,6 +169,8 @@ class Semantic:
         job (memory accesses and pseudocode-level VGPR writes are masked here).
         Denormal float inputs and results are flushed to signed zero as MODE.FP_DENORM says."""
         mode = ctx.mode
+        if self.unnamed_round_types:
+            _refuse_unnamed_round_mode(self.name, mode, self.unnamed_round_types)
         directed = bool(self.round_widths) and _check_round_mode(self.name, mode, self.round_widths, self.directed)
         flush = None
         if self.float_operands:
@@ -219,7 +233,8 @@ class Semantic:
         (EmuOptions.lean_semantics; the common MODE answers once per semantic)."""
         known = self.passes_by_mode.get(mode)
         if known is None:
-            known = self.passes_by_mode[mode] = (not self.round_widths or not mode & 0xF) and \
+            known = self.passes_by_mode[mode] = (not (self.round_widths or self.unnamed_round_types)
+                                                 or not mode & 0xF) and \
                 (not self.float_operands or _denorm_flush(mode, self.float_operands) is None)
         return known
 
@@ -246,6 +261,23 @@ _UNKNOWN = object()
 def _float_bits(o: Operand) -> int:
     """The width of the float an operand is typed as (f16/f32/f64), else 0."""
     return int(o.type[1:]) if o.type in ("f16", "f32", "f64") else 0
+
+def _refuse_unnamed_round_mode(name: str, mode, types) -> None:
+    """Refuse a directed MODE.FP_ROUND (any of MODE[3:0]) for an instruction rounding a float type
+    no manual assigns a field (bf16): no reading of the mode is more defensible than another, and
+    round-to-nearest results would be given silently."""
+    if isinstance(mode, int) and not mode & 0xF:
+        return
+    m = np.asarray(mode, np.uint32) & np.uint32(0xF)
+    if not m.any():
+        return
+    first = int(m[m != 0].flat[0])
+    asked = [f"{_ROUND_MODES[first >> lo & 3]} (MODE[{lo + 1}:{lo}], the {kind} field)"
+             for lo, kind in ((0, "f32"), (2, "f64/f16")) if first >> lo & 3]
+    raise SemanticsError(f"{name}: MODE.FP_ROUND asks to round {' and '.join(asked)}; no manual says which "
+                         f"field applies to {'/'.join(types)} results and the emulator rounds them only to nearest "
+                         f"even (s_round_mode / s_setreg of MODE[3:0] or the descriptor's float_round_mode)")
+
 
 def _check_round_mode(name: str, mode, widths, directed: bool) -> bool:
     """Whether a wave's MODE asks a directed rounding (MODE.FP_ROUND: [1:0] f32, [3:2] f64 and

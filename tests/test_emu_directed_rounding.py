@@ -507,3 +507,25 @@ def test_a_narrowing_outside_the_modelled_operations_is_refused():
     finally:
         rounding.ROUNDING.reset(token)
     assert int(rtlib.store(np.float32([0.1]), "f", 16)[0]) == 0x2E66         # nearest even: no check
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1201"])
+def test_bf16_results_refuse_every_directed_mode(target, reference):
+    """v_dot2_bf16_bf16 rounds bf16 values (its pseudocode types tmp and D0 bf16); no manual says
+    which MODE.FP_ROUND field applies to bf16, so any directed mode in either field (MODE[1:0] or
+    MODE[3:2]) stops the run naming PC, instruction and mode; to nearest even it runs:
+    1*2 + 3*4 + 0.5 = 14.5, exact in bf16 (0x4168)."""
+    lanes = 32
+    bf = lambda x: int(np.float32(x).view(np.uint32)) >> 16       # noqa: E731 (exact values only)
+    regs = {1: np.full(lanes, bf(1.0) | bf(3.0) << 16, np.uint32), 2: np.full(lanes, bf(2.0) | bf(4.0) << 16, np.uint32),
+            4: np.full(lanes, bf(0.5), np.uint32)}
+    text = "v_dot2_bf16_bf16 v3, v1, v2, v4"
+    after, _ = machine_run(target, text, regs, [BASE_MODE], reference)
+    assert [int(x) & 0xFFFF for x in after[3, 0]] == [0x4168] * lanes
+    names = {UP: r"toward \+infinity", DOWN: "toward -infinity", ZERO: "toward zero"}
+    for m, said in names.items():
+        for lo in (0, 2):
+            with pytest.raises(EmuError, match=rf"PC 0x[0-9a-f]+: v_dot2_bf16_bf16.*MODE\.FP_ROUND asks to round "
+                                               rf"{said} \(MODE\[{lo + 1}:{lo}\].*bf16 results"):
+                machine_run(target, text, regs, [BASE_MODE | m << lo], reference)
