@@ -741,8 +741,17 @@ class Preparer:
     def _packed64(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
         """A 64-bit VOP3P source of two 32-bit halves (CDNA3 ISA 6.7 "Packed Math", p. 45: "OPSEL
         and OPSEL_HI work to select the first or second DWORD for each source"): OPSEL[i] picks
-        the dword of the low half, OPSEL_HI[i] of the high half; NEG / NEG_HI flip their signs."""
-        fetch = self._src(code, 64, s.ftype, literal, per_lane=True, operand=s)
+        the dword of the low half, OPSEL_HI[i] of the high half; NEG / NEG_HI flip their signs.
+        An inline constant is its 32-bit value (an f32 for a float) in the first dword and zeros
+        in the second: the manual is silent (6.2.1's table, p. 40: "Single, double, or
+        half-precision inline floats"); LLVM 22's code generator reads such a constant in both
+        halves only through OPSEL_HI = 0 (`v_pk_add_f32 v[0:1], s[2:3], 1.0 op_sel_hi:[1,0]`), so the
+        first dword is the value; the zeros are unconfirmed on hardware (emu/README.md)."""
+        if self.codes.row(code)[2] in ("int", "float"):
+            word = self._src(code, 32, s.ftype, literal)
+            fetch = lambda st, sel: np.asarray(word(st, sel)).astype(np.uint64)     # noqa: E731
+        else:
+            fetch = self._src(code, 64, s.ftype, literal, per_lane=True, operand=s)
         negated, _ = instruction_facts.fact("packed_negation", d)
         if i not in negated:        # (the sources NEG applies to: float halves)
             neg = neg_hi = 0

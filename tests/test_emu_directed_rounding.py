@@ -194,8 +194,10 @@ def operands(rng, lanes: int, width: int, count: int, spread: int) -> list[np.nd
 
 # ---------------------------------------------------------------- running
 
-def machine_run(target: str, text: str, regs: dict[int, np.ndarray], modes: list[int], reference: bool):
-    """VGPRs of every wave after `text` ran with one MODE per wave: (V, waves, lanes) uint32."""
+def machine_run(target: str, text: str, regs: dict[int, np.ndarray], modes: list[int], reference: bool,
+                sregs: dict[int, int] | None = None):
+    """VGPRs of every wave after `text` ran with one MODE per wave: (V, waves, lanes) uint32;
+    sregs: SGPR values (every wave)."""
     from emu.machine import Machine
     from emu.options import FAST, REFERENCE
     c = Checker(target)
@@ -206,6 +208,8 @@ def machine_run(target: str, text: str, regs: dict[int, np.ndarray], modes: list
     def fill(vg, sg):
         for r, values in regs.items():
             vg[r, :, :] = values
+        for r, value in (sregs or {}).items():
+            sg[r, :] = value
 
     n = len(modes)
     _, after = c.execute(Case(code, text, {}, scalar=False), n, [None] * n, np.random.default_rng(1), modes, fill=fill)
@@ -529,3 +533,70 @@ def test_bf16_results_refuse_every_directed_mode(target, reference):
             with pytest.raises(EmuError, match=rf"PC 0x[0-9a-f]+: v_dot2_bf16_bf16.*MODE\.FP_ROUND asks to round "
                                                rf"{said} \(MODE\[{lo + 1}:{lo}\].*bf16 results"):
                 machine_run(target, text, regs, [BASE_MODE | m << lo], reference)
+
+
+PACKED_CONSTANTS = ["v_pk_add_f32 v[6:7], 1.0, v[10:11]", "v_pk_add_f32 v[6:7], s[2:3], v[10:11]",
+                    "v_pk_add_f32 v[6:7], 0.5, v[10:11] op_sel_hi:[0,1]", "v_pk_mul_f32 v[6:7], v[10:11], -2.0 op_sel_hi:[1,0]",
+                    "v_pk_fma_f32 v[6:7], v[10:11], 4.0, 0.5 op_sel_hi:[1,0,0]", "v_pk_add_f32 v[6:7], -2, v[10:11] op_sel_hi:[0,1]",
+                    "v_pk_add_f32 v[6:7], s[2:3], v[10:11] op_sel:[1,0] op_sel_hi:[0,1]",
+                    "v_pk_add_f32 v[6:7], 1.0, v[10:11] op_sel:[1,0] op_sel_hi:[0,1]"]
+
+
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+def test_packed_f32_constants_and_sgpr_pairs_match_llvm_bytes(target):
+    """Our assembler's bytes for inline constants and SGPR pairs as 64-bit packed sources are
+    llvm-mc-22's (a constant is the 8-bit source code, OPSEL_HI defaulting to 1 per source)."""
+    from tests.llvm_tools import mc_encodings, tool
+    tool("llvm-mc")
+    c = Checker(target)
+    want = mc_encodings(PACKED_CONSTANTS, target)
+    assert [bytes(assemble(x, c.arch, c.wave)) for x in PACKED_CONSTANTS] == want
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+def test_packed_f32_constants_and_sgpr_pairs(target, reference):
+    """A 64-bit packed source that is an SGPR pair is its two dwords (s2 low, s3 high), chosen by
+    OPSEL / OPSEL_HI (CDNA3 6.7 p. 45); an inline constant is its 32-bit value in the first dword
+    (an f32 for a float: 6.2.1 p. 40; the form LLVM 22's code generator emits, OPSEL_HI = 0, reads
+    it in both halves) and zeros in the second (unconfirmed on hardware: emu/README.md); against
+    numpy."""
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-4, 4, (2, 64)).astype(np.float32)
+    s2, s3 = np.float32(3.0), np.float32(-5.5)
+    regs = {10: a[0].view(np.uint32), 11: a[1].view(np.uint32)}
+    nan = np.uint32(0xFFFFFFFE).view(np.float32)        # integer -2 as an f32 operand's bits
+    f32 = np.float32
+    cases = [("v_pk_add_f32 v[6:7], 1.0, v[10:11] op_sel_hi:[0,1]", a[0] + f32(1), a[1] + f32(1)),
+             ("v_pk_add_f32 v[6:7], 1.0, v[10:11]", a[0] + f32(1), a[1] + f32(0)),
+             ("v_pk_add_f32 v[6:7], 1.0, v[10:11] op_sel:[1,0] op_sel_hi:[0,1]", a[0] + f32(0), a[1] + f32(1)),
+             ("v_pk_mul_f32 v[6:7], v[10:11], -2.0 op_sel_hi:[1,0]", a[0] * f32(-2), a[1] * f32(-2)),
+             ("v_pk_fma_f32 v[6:7], v[10:11], 4.0, 0.5 op_sel_hi:[1,0,0]", a[0] * f32(4) + f32(0.5), a[1] * f32(4) + f32(0.5)),
+             ("v_pk_add_f32 v[6:7], -2, v[10:11] op_sel_hi:[0,1]", a[0] + nan, a[1] + nan),
+             ("v_pk_add_f32 v[6:7], s[2:3], v[10:11]", a[0] + s2, a[1] + s3),
+             ("v_pk_add_f32 v[6:7], s[2:3], v[10:11] op_sel:[1,0] op_sel_hi:[0,1]", a[0] + s3, a[1] + s2),
+             ("v_pk_mul_f32 v[6:7], s[2:3], v[10:11] op_sel_hi:[0,1] neg_hi:[1,0]", a[0] * s2, a[1] * -s2)]
+    sregs = {2: int(s2.view(np.uint32)), 3: int(s3.view(np.uint32))}
+    for text, lo, hi in cases:
+        after, _ = machine_run(target, text, regs, [BASE_MODE], reference, sregs)
+        assert np.array_equal(after[6, 0], lo.view(np.uint32)), text
+        assert np.array_equal(after[7, 0], hi.view(np.uint32)), text
+
+
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+def test_llvm_codegen_reads_a_packed_f32_constant_through_opsel_hi_0(target):
+    """The reading the emulator follows for an inline constant as a 64-bit packed source (the
+    manual is silent): LLVM 22's code generator, adding 1.0 to both halves of a <2 x float>,
+    selects the constant's first dword for the high half too (OPSEL_HI = 0), so the first dword
+    holds the f32 value and nothing is assumed of the second."""
+    from tests.llvm_tools import run, tool
+    ir = b"""define amdgpu_kernel void @k(ptr addrspace(1) %p) {
+  %v = load <2 x float>, ptr addrspace(1) %p
+  %a = fadd <2 x float> %v, <float 1.0, float 1.0>
+  store <2 x float> %a, ptr addrspace(1) %p
+  ret void
+}
+"""
+    out = run(tool("llc"), "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={target}", "-O2", "-o", "-", stdin=ir)
+    adds = [line.split(None, 1)[1] for line in out.splitlines() if line.strip().startswith("v_pk_add_f32")]
+    assert len(adds) == 1 and adds[0].endswith(", 1.0 op_sel_hi:[1,0]"), adds
