@@ -445,3 +445,18 @@ def written_mask(mnemonic: str, opsel: int) -> int:
     if fmt == "fp4" or shape == "sr_to":
         return 0xFF << 8 * (opsel >> 2 & 3)
     return 0xFFFF << 16 * (opsel >> 3 & 1)
+
+
+def test_generated_effects_agree_with_the_emulator():
+    """The generated register and MODE effects of the 31 instructions (the destination read and
+    kept in part, MODE.FP_DENORM.F32 read by those from f32, pairs included: isa.float_modes'
+    scaled conversion) agree with the emulator by perturbation (tests/effects_check*.py)."""
+    from tests import effects_check, effects_check_mode
+    c = effects_check.Checker("gfx950")
+    insts = [d for d in c.instructions if d.name.lower() in INSTRUCTIONS]
+    assert len(insts) == 31
+    rs = [c.run(d, np.random.default_rng([19, k]), None) for k, d in enumerate(insts)]
+    assert not effects_check.disagreements(rs), effects_check.disagreements(rs)
+    m = effects_check_mode.ModeChecker("gfx950")
+    ms = [m.run_reader(d, np.random.default_rng([19, k])) for k, d in enumerate(m.valu) if d.name.lower() in INSTRUCTIONS]
+    assert len(ms) == 31 and not effects_check_mode.disagreements(ms), effects_check_mode.disagreements(ms)
