@@ -21,13 +21,14 @@ from isa import Spec
 from isa.spec import family_of
 from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
+from isa.facts import opsel_flags, sdwa_selects, source_limits
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .memflags_gfx9 import memory_flags
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
-from .signature import Operand, neg_list_error, raw_source_field, register_number_source
+from .signature import Operand, neg_list_error, raw_source_field
 from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_no_dpp_form, gfx9_valu_plan
@@ -39,10 +40,11 @@ class Gfx9AsmError(ValueError):
     operand value refused, `modifier` the name of the modifier refused (or (name, entry index):
     operands.list_entry), when one is, for the caller to find its column."""
 
-    def __init__(self, message: str, operand=None, modifier: str | None = None):
+    def __init__(self, message: str, operand=None, modifier: str | None = None, unknown: bool = False):
         super().__init__(message)
         self.operand = operand
         self.modifier = modifier
+        self.unknown = unknown      # as OperandError.unknown
 
 
 # ---------------------------------------------------------------- operands
@@ -257,7 +259,7 @@ def _allow(mods: dict, keys: set, what: str) -> None:
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
                            + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"),
-                           modifier=extra[0])
+                           modifier=extra[0], unknown=True)
 
 
 def _int_in(mods: dict, key: str, lo: int, hi: int, default: int = 0) -> int:
@@ -481,9 +483,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     if kind == "DPP" and d.format not in g9.DPP_FORMATS:
-        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction")
+        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction", unknown=True)
     if kind == "DPP" and gfx9_no_dpp_form(d, plan):
-        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})")
+        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})", unknown=True)
+    if sig.k_pos is not None and e32 and kind:  # before any operand, as LLVM: "dpp/sdwa variant ... not supported"
+        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
+                           f"{kind[:4]} excludes)", unknown=True)
     accumulates = sig.reads_dst and not (sig.dsts and sig.dsts[0].packed)
     if kind in ("SDWA", "SDWAB") and (accumulates or _wide_operand(d, sig)):
         # SDWA selects parts of 32-bit operands; an instruction reading its one 32-bit destination
@@ -493,6 +498,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                            f"{'it reads its destination' if accumulates else 'a 64-bit operand'})")
     if kind == "DPP":
         _dpp_order(mods)
+    if kind == "DPP":        # a modifier the DPP form lacks (dpp8) first, at its key, as LLVM's parser
+        _allow(mods, _DPP_KEYS, plan.mn)
     if kind == "DPP" and not _DPP_CONTROLS.intersection(mods):
         raise Gfx9AsmError(f"{plan.mn}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, row_shr:n, "
                            f"row_ror:n, row_newbcast:n, row_mirror, row_half_mirror, row_bcast:n or wave_*)")
@@ -500,10 +507,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         key = next(k for k in mods if k in _DPP_CONTROLS)
         raise Gfx9AsmError(f"{key}: a 64-bit operand makes this a DP ALU operation, whose DPP takes only "
                            f"row_newbcast:n", modifier=key)
-    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS if kind else
+    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else
+           _SDWA_KEYS - ({"dst_sel", "dst_unused"} if sdwa_selects(d) else set()) if kind else
            set() if e32 else
-           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAGS[d.name]}
-           if d.name in g9.OPSEL_FLAGS else _VOP3P_KEYS if plan.is_p else
+           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAG_KEYS}
+           if opsel_flags(d) else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
            _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
            - ({"clamp"} if not plan.clamp else set()), plan.mn)
@@ -560,9 +568,6 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         f["SDST"] = _sreg(spec, m)
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
-    if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
-        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
-                           f"{kind[:4]} excludes)")
     if sig.k_pos is not None and e32:
         k = srcs.pop(sig.k_pos)
         if k.number is None:
@@ -591,8 +596,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             raise Gfx9AsmError(f"{s.text}: the {d.format} encoding has no ABS field (|x|)", s.value)
         if e32:
             if kind in ("SDWA", "SDWAB"):
-                if d.name in g9.SDWA_NO_DST_SEL and (s.sext or s.neg or s.abs):
+                if sdwa_selects(d) and (s.sext or s.neg or s.abs):    # (its code picks the bytes)
                     raise Gfx9AsmError(f"{s.text}: the SDWA form of {d.name.lower()} takes no source modifiers", s.value)
+                if s.sext and f"S{i}" in plan.neg_abs and not packed:   # (LLVM: sext() on integer operands only)
+                    raise Gfx9AsmError(f"{s.text}: sext() applies to integer operands only; src{i} is a float "
+                                       f"(neg/abs apply)", s.value)
                 if s.kind in ("v",):
                     code8, scalar = s.val, 0
                 else:
@@ -656,13 +664,17 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     "op_sel" in mods and (any(_mod_bits(mods, "op_sel")) or not any(o.packed for o in sig.srcs))
                     or "op_sel_hi" in mods):
                 key = "op_sel" if "op_sel" in mods else "op_sel_hi"
+                # LLVM: no such operand (at its key) without packed sources, else "invalid op_sel
+                # operand": at op_sel's key, at the mnemonic for op_sel_hi)
+                unknown = not any(o.packed for o in sig.srcs)
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
-                                   modifier=key)
+                                   modifier=key if unknown or key == "op_sel" else None, unknown=unknown)
             nsrc = len(plan.srcs)
             for key in ("neg_lo", "neg_hi"):    # an entry per source; later ones are ignored (LLVM)
                 why = neg_list_error(d, key, _mod_bits(mods, key), nsrc) if key in mods else None
-                if why:
-                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key)
+                if why:         # refused with no entry set: a list LLVM's syntax lacks
+                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key,
+                                       unknown=neg_list_error(d, key, [], nsrc) is not None)
             f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")[:nsrc]) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")[:nsrc]) if "neg_hi" in mods else 0)
             if "op_sel" in mods:    # an entry per source; later ones (a destination's) are ignored
@@ -681,11 +693,11 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                                        f"hold the bitop3 truth table)")
                 table = _int_in(mods, "bitop3", 0, 255)
                 f["NEG"], f["ABS"], f["OMOD"] = table & 7, table >> 3 & 7, table >> 6
-            if d.name in g9.OPSEL_FLAGS:    # bound_ctrl:0 sets its bit too, as in DPP
-                order = [n for n, _ in g9.OPSEL_FLAGS[d.name] if n in mods]
+            if opsel_flags(d):    # (isa.facts.opsel_flags) bound_ctrl:0 sets its bit too, as in DPP
+                order = [n for n, _ in g9.OPSEL_FLAG_KEYS if n in mods]
                 if order != [n for n in mods if n in order]:
                     raise Gfx9AsmError(f"{d.name.lower()}: write {' before '.join(order)}")
-                f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAGS[d.name]
+                f["OPSEL"] = sum(1 << bit for n, bit in g9.OPSEL_FLAG_KEYS
                                  if n in mods and (n == "bound_ctrl" or _mod_int(mods, n)))
             if "op_sel" in mods:
                 sel = _mod_bits(mods, "op_sel")
@@ -704,7 +716,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             w2["CLMP"] = 1 if "clamp" in mods else 0
             w2["OMOD"] = _omod(mods, plan.sdwa_omod)
             w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
-            w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if d.name in g9.SDWA_NO_DST_SEL
+            w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if sdwa_selects(d)
                                     else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
         for i in range(min(2, len(plan.srcs))):
             w2[f"SRC{i}_SEL"] = _mod_name(mods, f"src{i}_sel", "DWORD", g9.SDWA_SEL)
@@ -734,11 +746,18 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
             used.add((s.val, s.n))
     if reads_vcc:
         used.add((t.vcc_lo, 2))
-    if len(used) > 1:   # named at the last scalar source read, the one the bus has no room for
-        last = next((s for s in reversed(list(srcs) + ([mask_ops[-1]] if mask_ops else []))
-                     if s.kind in ("s", "lit") and not t.is_constant(s.val)), None)
+    if len(used) > 1:   # named at the first scalar source the bus has no room for (VCC read first)
+        seen, last = {(t.vcc_lo, 2)} if reads_vcc else set(), None
+        for s in list(srcs) + ([mask_ops[-1]] if mask_ops else []):
+            key = ("lit",) if s.kind == "lit" else (s.val, s.n) if s.kind == "s" and not t.is_constant(s.val) else None
+            if key is not None and key not in seen:
+                seen.add(key)
+                if len(seen) > 1:
+                    last = s
+                    break
+        named = last.value if last is not None else None
         raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)",
-                           last.value if last is not None else None)
+                           named.value if isinstance(named, Mod) else named)     # the register inside -x, |x|
 
 
 # a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
@@ -921,19 +940,21 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         if name == "sdst":
             f["SDST"] = _sreg(spec, s)
             continue
-        if d.name in g9.SCALAR_REGISTERS_ONLY and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
-                                                  and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
+        # isa.facts.source_limits: a register (the code reads its number or jumps to it; LLVM's
+        # s_cbranch_join), or no literal (LLVM's s_cbranch_g_fork)
+        limit = dict(source_limits(d)).get("S0" if field == "SSRC0" else "S1")
+        if limit == "register" and n == 2 and (s.kind != "s" or s.val >= spec.traits.ttmp_base + spec.traits.ttmps
+                                               and s.val not in (spec.traits.exec_lo, spec.traits.vcc_lo)):
             raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register pair here", value)
-        if s.number is not None and field == "SSRC0" and (register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
-            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here (its source is a register number "
-                               f"or a saved state), not a constant", value)
-        if d.name in g9.SCALAR_NO_LITERAL and s.kind == "lit":
+        if s.number is not None and limit == "register":
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here (its source is a register number, "
+                               f"an address to jump to or a saved state), not a constant", value)
+        if limit == "inline" and s.kind == "lit":
             raise Gfx9AsmError(f"{s.text}: {mn} takes no literal constant", value)
         _typed_constant(spec, s, _SCALAR_OPERANDS[n], "salu")
         f[field] = _src9(spec, s, enc)
-        if f[field] in spec.traits.aperture_codes and field == "SSRC0" and (
-                register_number_source(d) or d.name in g9.SCALAR_REGISTER_SOURCES):
-            raise Gfx9AsmError(f"{s.text}: {mn} reads its source as a register number; a memory aperture "
+        if f[field] in spec.traits.aperture_codes and limit == "register":
+            raise Gfx9AsmError(f"{s.text}: {mn} takes a scalar register here; a memory aperture "
                                f"({s.text}) is no register", value)
     out = _pack(fmt, f).to_bytes(4, "little")
     return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
@@ -1334,7 +1355,7 @@ def _kind(value) -> str:
 def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     mn, defs = lookup(spec, instr.mnemonic)
     if not defs:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     ops, mods = instr.operands, dict(instr.modifiers)
     while ops and isinstance(ops[-1], Attr) and ops[-1].name.lower() in _FLAGS:
         mods[ops[-1].name.lower()] = True          # a flag written where an operand could start (ds_gws_sema_p gds)
@@ -1366,7 +1387,7 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         except Gfx9AsmError as e:
             errors.append(e)
     if not errors:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     raise most_specific(errors, ops, mods)
 
 
@@ -1381,7 +1402,7 @@ def _suffix_checked(spec: Spec, mn: str, defs: list) -> str:
     if hit is None:
         hit = _suffix_answers[key] = _suffix_answer(spec, mn, defs)
     if hit[1]:
-        raise Gfx9AsmError(hit[1])
+        raise Gfx9AsmError(hit[1], unknown=True)
     return hit[0]
 
 
@@ -1431,7 +1452,7 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
     from .branches import resolve_branches
-    from .asm_parse import parse, term_columns
+    from .asm_parse import inner_offset, parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
     AsmError = Gfx9AsmError
@@ -1460,12 +1481,19 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
             modifier = getattr(e, "modifier", None)
-            at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
-                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
+            if operand is None and modifier is None:    # a message quoting a modifier (offset:6400: ...)
+                modifier = next((k for k in it.modifiers if f"{k}:" in msg), None)
+            at = next((c + (inner_offset(lines[no - 1][c - 1:]) if it.operands[i] is not operand else 0)
+                       if type(i) is int else c                    # an operand (the value inside -x, |x|),
+                       for i, c in term_columns(lines[no - 1], col).items()     # or a count written after
+                       if type(i) is int and i < len(it.operands) and (it.operands[i] is operand or isinstance(
+                           it.operands[i], Mod) and it.operands[i].value is operand)
                        or type(i) is str and it.modifiers.get(i) is operand), col) \
                 if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
                 if modifier is not None else col                                  # the first (lgkmcnt(0))
-            raise AsmError(f"{no}:{at}: {mn}: {msg}") from None
+            err = AsmError(f"{no}:{at}: {mn}: {msg}")
+            err.unknown_modifier = getattr(e, "unknown", False)
+            raise err from None
         if isinstance(fix, str):
             branches.append((len(out), fix, it))
         elif fix is not None:

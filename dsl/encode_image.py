@@ -19,7 +19,8 @@ are not converted texels, null as resource or sampler. Also LLVM's `dim:2D` shor
 LLVM 22's corpora, mutated corpus lines and llvm-mc-22's refusals."""
 from __future__ import annotations
 
-from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_sampler
+from isa.memory_access import (gathers_four, image_address, memory_access, memory_effects, ray_query, takes_d16,
+                               takes_sampler)
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
 from . import syntax
@@ -59,15 +60,6 @@ def _dim_code(mn: str, mods: dict) -> int:
     return code
 
 
-def takes_d16(d) -> bool:
-    """Whether an image instruction's data may be 16-bit (D16): texels loaded, stored, sampled or
-    gathered; not an atomic's values, a resource description, get_lod's two 32-bit LOD values,
-    the *_pck* elements moved without format conversion (syntax.IMAGE_NO_D16) or a ray query's
-    results (LLVM 22: "invalid operand for instruction")."""
-    return (memory_access(d, True).direction in ("load", "store") and not resource_info(d) and not ray_query(d)
-            and _name(d) not in syntax.IMAGE_NO_D16 and syntax.IMAGE_NO_D16_PART not in _name(d))
-
-
 def _flags(d, F, fields, mods, allowed) -> None:
     mn = _name(d)
     for key, field in _FLAGS:
@@ -76,7 +68,8 @@ def _flags(d, F, fields, mods, allowed) -> None:
                 raise OperandError(f"{mn}: {key}: its {d.format} encoding has no {field} bit", modifier=key)
             if key == "d16" and not takes_d16(d):
                 raise OperandError(f"{mn}: d16: its data are not format-converted texels, so not 16-bit "
-                                   f"(LLVM takes d16 on loads, stores, samples and gathers)", modifier=key)
+                                   f"(the manual's D16 field: allowed with image_sample*, image_gather4*, "
+                                   f"image_msaa_load, image_load(_mip), image_store(_mip))", modifier=key)
             F[field] = 1
 
 
@@ -124,9 +117,9 @@ def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int,
 
 def _no_return(d, mn: str, dmask: int, data) -> None:
     """`off` as the data of a sample returning nothing (LLVM 22's image_sample* forms without a
-    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather, get_lod or a
-    sampler-less instruction."""
-    if not takes_sampler(d) or gathers_four(d) or mn in syntax.IMAGE_NO_D16:
+    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather, get_lod (a sampler
+    instruction whose data are no texels: isa.memory_access.takes_d16) or a sampler-less instruction."""
+    if not takes_sampler(d) or gathers_four(d) or not takes_d16(d):
         raise OperandError(f"{mn}: vdata: off (no result) is written on image_sample* only", data)
     if dmask not in _ATOMIC_DMASKS:
         raise OperandError(f"{mn}: dmask:0x{dmask:x}: a sample without a result takes dmask 0x1, 0x3 or 0xf "
@@ -153,14 +146,14 @@ def image(enc, d, F, ops, mods):
     for a in addrs[:-1] if not ray else ():       # (a ray's groups: _address_widths)
         if isinstance(a, Reg) and a.count != 1:
             raise OperandError(f"{mn}: vaddr: {a}: only the last address of a list may be a range", a)
-    if ray:     # fixed fields: four results, a 128-bit resource (R128), UNRM where the format has it
+    if ray:     # fixed fields: its results (four; RDNA4's dual and BVH8: ten), a 128-bit resource (R128), UNRM
         F.update({k: v for k, v in (("DMASK", 0xf), ("R128", 1), ("UNRM", 1)) if k in fields})
-        _flags(d, F, fields, mods, ("a16",))
+        _flags(d, F, fields, mods, ("a16",) if len(image_address(d).ray) > 1 else ())   # a layout for A16
         a16 = bool(F.get("A16"))
         if not nsa_bit and len(addrs) == 1:
             raise OperandError(f"{mn}: vaddr: a ray query's address is written as a list on {enc.spec.arch} "
                                f"([origin, ..])", ops[1])
-        words, n_data, rsrc_n = 0, 4, 4
+        words, n_data, rsrc_n = 0, dict((f, n) for f, n, _ in memory_effects(d).writes)["VDATA"], 4
         shape = "a16" if a16 else "its operands"
     else:
         dmask = mods.pop("dmask", 0)

@@ -25,8 +25,8 @@ from .instr_fields_graphics import IMAGE_FORMATS, graphics_instr
 from .instr_fields_memory import MEMORY_FORMATS, memory_instr
 from .operands import Mod
 from .field_values import cached_reg as Reg     # (Reg values, each made once)
-from .signature import neg_bits_error, scalar_bits, scalar_layout, takes_opsel, valu_signature, vopd_base
-from .valu_plan import valu_plan
+from .signature import index_keys, neg_bits_error, scalar_bits, scalar_layout, takes_opsel, valu_signature, vopd_base
+from .valu_plan import rdna_opsel, valu_plan
 
 SCALAR_FORMATS = frozenset({"SOP1", "SOP2", "SOPC", "SOPK", "SOPP"})
 _PLAIN_SOPP = {"imm", "hex", "dec", "opt", "branch", "none"}    # SOPP styles printed as a number
@@ -177,8 +177,8 @@ _NEG, _ABS = ("SRC0_NEG", "SRC1_NEG"), ("SRC0_ABS", "SRC1_ABS")
 
 def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     """The Instr of a decoded VOP3/VOP3SD instruction without DPP from its fields (source
-    modifiers as Mod, op_sel/byte_sel, clamp, omod), by the printer's VALU plan; None for
-    anything else (VOP3P, WMMA, DPP)."""
+    modifiers as Mod, op_sel/byte_sel, clamp, omod), by the printer's VALU plan, OPSEL by
+    valu_plan.rdna_opsel (a DecodeError for bits no text says); None for anything else (VOP3P, WMMA)."""
     fmt = inst.fmt.name
     if fmt not in ("VOP3", "VOP3SD") or spec.traits.dialect == "gfx9" or inst.defs[0].name == "V_ILLEGAL":
         return None
@@ -188,6 +188,14 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         return None
     sig, vgpr0, t16_regs = plan.sig, spec.traits.vgpr_base, plan.t16_regs
     opsel, neg, abs_ = f.get("OPSEL", 0), f.get("NEG", 0), f.get("ABS", 0)
+    rule = rdna_opsel(d, spec.arch)
+    takes = rule.takes
+    if opsel & rule.absent and t16_regs and any(o.t16 for o in sig.srcs + sig.dsts):
+        t16_regs, takes = False, rule.whole_takes     # LLVM 22 reads the whole-VGPR (fake16) form
+    if opsel & (rule.reserved if dpp is None else rule.dpp_reserved) or takes and opsel & rule.absent:
+        raise DecodeError(f"{d.name.lower()}: OPSEL {opsel:04b}: no text says these bits (" +
+                          ("reserved" if opsel & rule.reserved else "bits of operands it does not have") + ")")
+    opsel &= ~(rule.ignored | rule.reserved)
     ops = []
     for op in sig.dsts:
         if op.name == "sdst" or op.sgpr:
@@ -224,7 +232,7 @@ def vop3_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         hi_bit, lo_bit = byte_bits
         if opsel:
             mods["byte_sel"] = (opsel >> hi_bit & 1) << 1 | opsel >> lo_bit & 1
-    elif plan.opsel_shown:
+    elif takes:
         if sig.opsel_flags:   # OPSEL bits the instruction redefines (v_permlane16: fi, bound_ctrl)
             if opsel & ((1 << sig.opsel_flags) - 1):
                 mods["op_sel"] = bit_list(opsel, sig.opsel_flags)
@@ -273,8 +281,14 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     mask = (1 << nsrc) - 1
     mods = {}
     if plan.is_wmma and len(plan.matrix) > 2 and not plan.matrix[2]:   # SWMMAC: OPSEL picks the index
+        if opsel >= index_keys(d, wave):     # (llvm-mc-22: "invalid instruction encoding")
+            raise DecodeError(f"{d.name.lower()}: OPSEL {opsel}: its index VGPR holds {index_keys(d, wave)} "
+                              f"sparsity indices")
         if opsel:
             mods["index_key"] = opsel
+    elif opsel & (rdna_opsel(d, spec.arch).reserved | rdna_opsel(d, spec.arch).absent):   # (valu_plan.rdna_opsel)
+        raise DecodeError(f"{d.name.lower()}: OPSEL {opsel:03b}: no text says these bits (it takes no op_sel, "
+                          f"or they are of sources it does not have)")
     elif opsel & mask:
         mods["op_sel"] = bit_list(opsel, nsrc)
     if hi_bits & mask != (0 if plan.is_mix else mask):

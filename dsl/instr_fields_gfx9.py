@@ -10,6 +10,7 @@ from functools import cache
 
 from isa import Spec
 from isa.memory_access import reads_counter, scalar_base_registers, scalar_data, value_dwords
+from isa.facts import opsel_flags, sdwa_selects
 from isa.mnemonics import text_mnemonic
 
 from . import immediate_values, syntax, syntax_gfx9 as g9
@@ -119,7 +120,7 @@ def _valu(spec: Spec, inst: Instruction) -> Instr | None:
             if kind in ("SDWA", "SDWAB"):
                 code8, scalar = (dpp["SRC0"], dpp["S0"]) if i == 0 else (f["VSRC1"], dpp["S1"])
                 typed = d.operand_types.get(f"S{i}")   # the pseudocode's type (v_cmp_class's mask is u32)
-                if d.name in g9.SDWA_NO_DST_SEL or typed and type_info(typed)[1] != "f":
+                if sdwa_selects(d) or typed and type_info(typed)[1] != "f":
                     op = replace(op, ftype="u")
                 code = code8 if scalar else 256 + code8
                 v = Reg("v", code - 256, n) if code >= 256 else \
@@ -170,7 +171,7 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
         if dpp.get("OMOD"):
             key, value = _OMOD[dpp["OMOD"]]
             mods[key] = value
-        if kind == "SDWA" and d.name not in g9.SDWA_NO_DST_SEL:
+        if kind == "SDWA" and not sdwa_selects(d):      # (isa.facts.sdwa_selects: no dst_sel)
             mods["dst_sel"] = _sel(dpp["DST_SEL"], g9.SDWA_SEL)
             mods["dst_unused"] = Attr(g9.SDWA_UNUSED[dpp["DST_U"]]) if dpp["DST_U"] < 4 else dpp["DST_U"]
         for i in range(min(2, len(plan.srcs))):
@@ -205,8 +206,8 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
                 mods["neg_lo"] = bit_list(f["NEG"], nsrc)
             if f.get("NEG_HI", 0) & mask:
                 mods["neg_hi"] = bit_list(f["NEG_HI"], nsrc)
-    elif d.name in g9.OPSEL_FLAGS:
-        mods.update((name, 1) for name, bit in g9.OPSEL_FLAGS[d.name] if opsel >> bit & 1)
+    elif opsel_flags(d):      # (isa.facts.opsel_flags: FI, BOUND_CTRL)
+        mods.update((name, 1) for name, bit in g9.OPSEL_FLAG_KEYS if opsel >> bit & 1)
     elif opsel and plan.opsel and not plan.opsel_ignored:
         # only where the assembler takes op_sel (valu_plan.gfx9_takes_opsel); LLVM prints none of
         # the bits of an instruction that takes none, nor of one that encodes none

@@ -15,6 +15,8 @@ from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_fla
                        modifier_use, result_without_code, scalar_result)
 from isa.control import control
 from isa.effects import effects
+from isa.errata import SWMMAC_INDEX_SETS
+from isa.spec import family_of
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims, ray_address_groups  # noqa: F401 (re-exported)
 from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level, typed_buffer,
                                value_dwords)
@@ -407,6 +409,19 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
         in_bits = next((bits for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
         return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
     return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}
+
+
+def index_keys(d: InstrDef, wave: int) -> int:
+    """How many sparsity indices of SWMMAC instruction `d` its index VGPR holds, index_key:0.. one
+    fewer: a row of the sparse A keeps half of its K elements (B is Kx16, the pseudocode's shape),
+    each with a 2-bit index, K bits per row; its 16 rows spread over the wave's lanes, 16*K/wave
+    bits a lane, so a 32-bit VGPR holds 2*wave/K (llvm-mc-22 gfx1201: v_swmmac_f32_16x16x32_f16
+    index_key:1 the last in wave32, :3 in wave64; v_swmmac_i32_16x16x64_iu4 none in wave32), as the
+    manual's 7.12.3 says, but where isa.errata.SWMMAC_INDEX_SETS says LLVM 22 allows fewer."""
+    k = next((rows for key, _, rows, _ in effects(d.pcode).shapes if key == "S1"), 0)
+    sets = max(1, 2 * wave // k) if k else 1
+    entry = SWMMAC_INDEX_SETS.get(d.name)
+    return entry[1].get(wave, sets) if entry and family_of(d) in entry[0] else sets
 
 
 def integer_sources_take_fp_mods(d: InstrDef) -> bool:

@@ -88,12 +88,6 @@ EXPORT_TARGETS = {"MRT": "mrt", "Z": "mrtz", "Position": "pos", "Primitive data"
 # 7: 2d msaa array", isa tables["image_dims"]) in capitals with underscores; their address
 # coordinates and derivative components: isa.memory_registers.image_dims(d)
 MIMG_DIM_NAMES = ("1D", "2D", "3D", "CUBE", "1D_ARRAY", "2D_ARRAY", "2D_MSAA", "2D_MSAA_ARRAY")
-# image instructions whose data LLVM 22 takes as 32-bit only though they load or store (d16 refused,
-# "invalid operand for instruction"): get_lod returns two 32-bit LOD values, and the *_pck* loads and
-# stores move elements "without format conversion" (the manual's descriptions), of which D16 is one
-# (atomics, get_resinfo and ray queries are told apart by isa.memory_access facts)
-IMAGE_NO_D16 = ("image_get_lod",)
-IMAGE_NO_D16_PART = "_pck"
 # MTBUF FORMAT values LLVM names (the buffer formats); larger values print as numbers
 BUFFER_FORMAT_LIMIT = 64
 

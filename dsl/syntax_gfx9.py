@@ -63,11 +63,10 @@ NO_PCODE_OPERANDS = {"V_ACCVGPR_MOV_B32": "b", "V_ACCVGPR_READ": "b", "V_ACCVGPR
 # writes them: no destination and this many 32-bit sources (v_mfma_ld_scale_b32 loads the scales
 # of the V_MFMA_SCALE_* that follows: src0, src1 op_sel:[..] op_sel_hi:[..])
 NO_PCODE_SOURCES = {"V_MFMA_LD_SCALE_B32": 2}
-# VOP3 forms whose OPSEL bits LLVM spells as DPP-style flags, in its text order: (name, OPSEL bit)
-OPSEL_FLAGS = {name: (("bound_ctrl", 1), ("fi", 0)) for name in ("V_PERMLANE16_SWAP_B32", "V_PERMLANE32_SWAP_B32")}
-# SDWA forms without dst_sel / dst_unused in LLVM (the fp8/bf8 conversions to f32); their
-# source is bytes, so it takes sext() rather than neg/abs
-SDWA_NO_DST_SEL = {"V_CVT_F32_FP8", "V_CVT_F32_BF8", "V_CVT_PK_F32_FP8", "V_CVT_PK_F32_BF8"}
+# how the gfx9 syntax spells the flags an instruction's OPSEL bits are (isa.facts.opsel_flags: OPSEL[0]
+# DPP's FI, OPSEL[1] its BOUND_CTRL; CDNA4's permlane swaps): DPP-style keys, in its text order,
+# (key, OPSEL bit); gfx11's syntax writes op_sel:[FI,BOUND_CTRL] instead
+OPSEL_FLAG_KEYS = (("bound_ctrl", 1), ("fi", 0))
 # VALU instructions printed without an encoding suffix although the manual gives a VOP3 form
 NO_ENC_SUFFIX = _NO_ENC_SUFFIX["gfx9"]
 DPP_FORMATS = _DPP_FORMATS["gfx9"]
@@ -91,12 +90,6 @@ def buffer_format_names(rows) -> dict[int, str]:
 
 # operand names the disassembler prints for codes this target's assembler refuses
 NOT_ASSEMBLED = {"null", "src_lds_direct", "src_flat_scratch_base_lo", "src_flat_scratch_base_hi"}
-# 64-bit scalar sources LLVM takes as registers only (SReg_64: no constant, no src_* value)
-SCALAR_REGISTERS_ONLY = {"S_SETPC_B64", "S_RFE_B64", "S_MOVRELS_B64"}
-# 32-bit scalar sources LLVM takes as registers only, though the pseudocode reads a value (S0)
-SCALAR_REGISTER_SOURCES = {"S_CBRANCH_JOIN"}
-# ... and those that take inline constants and registers but no literal
-SCALAR_NO_LITERAL = {"S_CBRANCH_G_FORK"}
 
 # GFX9 DPP controls (DPP_CTRL): the fixed codes as (LLVM's key, its value; True for a bare
 # word), the row controls with a 4-bit argument (row_newbcast also takes 0; the others print a

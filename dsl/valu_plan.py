@@ -10,13 +10,13 @@ from functools import cache
 from isa import Spec
 from isa.effects import effects
 from isa.mnemonics import text_mnemonic
-from isa.facts import OPSEL_IGNORED, modifier_use, register_number_sources, reserved_opsel
+from isa.facts import OPSEL_IGNORED, byte_select, modifier_use, opsel_flags, register_number_sources, reserved_opsel
 from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import uniform_sources, valu_signature      # the encoder's memoised form
 from .signature import (Operand, ValuSig, constant_operand, integer_sources_take_fp_mods, matrix_regs,
-                        opsel_on_whole_vgprs)
+                        opsel_on_whole_vgprs, takes_opsel)
 
 
 def packed_kind(d, op: Operand) -> str:
@@ -70,7 +70,6 @@ class ValuPlan:
     cd_regs: int
     vcc: str                                  # the implicit wave mask's spelling
     srcs: tuple[tuple[Operand, int, int, bool, str, bool], ...]   # (op, regs, bits, is_float, packed, f16_inline)
-    opsel_shown: bool                         # LLVM's syntax has op_sel (isa.facts.modifier_use's opsel not None)
     force_mods: bool                          # integer operands that take float modifiers (signature.integer_sources_take_fp_mods)
     t16_regs: bool                            # 16-bit operands print as VGPR halves (syntax.TRUE16_FAMILIES)
     matrix: tuple[bool, ...] = ()             # per source: a matrix operand (WMMA A, B, C)
@@ -93,10 +92,54 @@ def valu_plan(d, spec: Spec, fmt: str, dpp: bool, wave: int) -> ValuPlan:
         srcs.append((op, n, value_bits(op), float_value(op) or f16_constants, packed_kind(d, op), not op.bf16))
     return ValuPlan(mnemonic_of(d, spec, "e32" if e32 else "e64", dpp), sig, e32, fmt == "VOP3P", is_wmma,
                      effects(d.pcode).mixed_sources, regs.get("D0", 0), "vcc" if wave == 64 else "vcc_lo",
-                     tuple(srcs), modifier_use(d).opsel is not None, integer_sources_take_fp_mods(d),
+                     tuple(srcs), integer_sources_take_fp_mods(d),
                      spec.arch in syntax.TRUE16_FAMILIES, tuple(matrix),
                      is_wmma and spec.arch in syntax.WMMA_REPLICATED and syntax.WMMA_ACCUMULATOR_BITS[wave] == 64,
                      (spec.traits.source_format, "SRC0"))
+
+
+@dataclass(frozen=True)
+class RdnaOpsel:
+    """How RDNA's decoder reads the OPSEL field of a VOP3/VOP3SD/VOP3P instruction (rdna_opsel)."""
+    takes: bool             # the text says op_sel (signature.takes_opsel: what the assembler encodes)
+    absent: int             # OPSEL bits of operands the instruction does not have
+    ignored: int            # bits of operands whose halves OPSEL picks none of: printed as nothing
+    reserved: int           # bits no text says of operands it has (byte_sel's others; VOP3P without op_sel;
+                            # isa.errata.RESERVED_OPSEL)
+    whole_takes: bool       # true16 families: the whole-VGPR (fake16) syntax takes op_sel (opsel_on_whole_vgprs)
+    dpp_reserved: int       # `reserved` in the VOP3 DPP form: byte_sel's other bits are ignored there (LLVM 22)
+
+
+@cache
+def rdna_opsel(d, family: str) -> RdnaOpsel:
+    """The OPSEL rule of RDNA VOP3/VOP3P instruction `d`, one for printing and refusing, from the
+    facts the assembler reads: op_sel is printed where the assembler takes it
+    (signature.takes_opsel), over the bits it encodes (an entry per source, then the destination's;
+    a VOP3 instruction's packed source takes none: v_dot2_f16_f16's S0/S1); the bits of sources
+    (and of a destination) it does not have are refused where op_sel is taken (v_add_nc_u16's
+    OPSEL[2]), ignored where not (v_mov_b32_e64: LLVM 22 prints no op_sel); byte_sel's
+    instructions (isa.facts.byte_select) and a VOP3P instruction that takes no op_sel (the integer
+    and fp8 dots, WMMA with a 32-bit result) refuse every other bit (byte_sel's DPP forms ignore
+    them: llvm-mc-22 prints v_cvt_f32_fp8_e64_dpp with OPSEL[2] set as without). llvm-mc-22
+    --disassemble calls each refused encoding invalid. On the true16 families a bit of an operand
+    the instruction does not have (a source past its last, an SGPR mask source, a compare's
+    destination) makes LLVM decode its whole-VGPR (fake16) form: halves as whole VGPRs, op_sel
+    where that syntax takes it (opsel_on_whole_vgprs), the rest printed as nothing;
+    isa.errata.RESERVED_OPSEL where LLVM has no such form (RDNA3's v_mov_b16_e64).
+    tests/test_dsl_rdna_opsel_print.py flips every bit against llvm-mc-22."""
+    sig, p = valu_signature(d), d.format == "VOP3P"
+    vdst = any(not o.sgpr and o.name != "sdst" for o in sig.dsts) and not sig.is_cmp
+    absent = sum(1 << i for i in range(3) if i >= len(sig.srcs) or sig.srcs[i].sgpr) | (0 if vdst or p else 8)
+    takes, bytes_, ignored, reserved = takes_opsel(d, sig, family), byte_select(d), 0, 0
+    if not p:
+        ignored = sum(1 << i for i, o in enumerate(sig.srcs) if o.packed and d.promoted_from is None)
+    if bytes_:
+        absent, reserved = 0, 0xf & ~(1 << bytes_[0] | 1 << bytes_[1])
+    elif p and not takes:
+        reserved = 0b111 & ~absent
+    if reserved_opsel(d):
+        reserved |= reserved_opsel(d)[0]
+    return RdnaOpsel(takes, absent, ignored, reserved, opsel_on_whole_vgprs(d), 0 if bytes_ else reserved)
 
 
 # ---------------------------------------------------------------- the gfx9 dialect (CDNA)
@@ -198,7 +241,7 @@ def gfx9_reserved_opsel(d, plan: Gfx9Plan) -> tuple:
     if plan.is_p and not plan.halves:
         out.append((0b111, "no operand of it has halves to select"))
     elif absent and (plan.is_p or plan.opsel and not plan.opsel_byte and not plan.opsel_ignored
-                     and d.name not in g9.OPSEL_FLAGS):
+                     and not opsel_flags(d)):
         out.append((absent, f"it has {nsrc} source{'s' if nsrc != 1 else ''}"))
     llvm = reserved_opsel(d)
     if llvm:

@@ -31,10 +31,6 @@ OMOD = {1: 2.0, 2: 4.0, 3: 0.5}
 FLOAT = {16: (np.float16, np.uint16), 32: (np.float32, np.uint32), 64: (np.float64, np.uint64)}
 
 
-# "Inline constants with DOT2_F16_F16 and DOT2_BF16_BF16: for these 2 instructions, the inline
-# constant for sources 0 and 1 replicate the inline constant value into bits[31:16]" (RDNA3
-# manual 7.2.1, p. 60): the manual names them, every other 16-bit operand has zeros above
-INLINE_REPLICATED = frozenset({"V_DOT2_F16_F16", "V_DOT2_BF16_BF16"})
 # pseudocode that adds the DS instruction offset itself (RDNA3.5: MEM[ADDR + OFFSET.u32];
 # CDNA3: addr = CalcDsAddr(ADDR.b32, OFFSET0.b32, OFFSET1.b32), or (ADDR.b32, 0x0, 0x0) then addr + OFFSET.u32)
 # (RDNA4's CalcDsAddr(vgpr_a.b32, offset.b32) is the address with the offset: the translator
@@ -236,6 +232,7 @@ class Preparer:
         self.codes = SourceCodes(spec)
         self.roles = roles = spec.traits.roles
         self.valu_formats = roles.valu_e32 | roles.valu_e64
+        self._replication: dict | None = None     # tables["inline_replicated"] by name (_replicated)
 
     def agpr(self, reg: int, dwords: int = 1) -> int:
         """The register file index of AGPR a[reg] (CDNA's unified VGPR/AGPR file)."""
@@ -528,7 +525,7 @@ class Preparer:
                 fetch = machine_sdwa.select_source(self._src(code, 32, "u", None, per_lane=True), sdwa, i)
             else:
                 fetch = self._src(code, s.bits, s.ftype, literal, signed=s.ftype == "i", half=half, per_lane=True,
-                                  operand=s, replicate=i < 2 and d.name in INLINE_REPLICATED)
+                                  operand=s, replicate=i in self._replicated(d))
             if s.is_float and ((neg >> i) & 1 or (abs_ >> i) & 1) and not raw_opsel:
                 fetch = _modified(fetch, s.bits, bool((neg >> i) & 1), bool((abs_ >> i) & 1))
             p.inputs[key] = fetch
@@ -546,7 +543,10 @@ class Preparer:
         if "vdst" in agprs:
             vdst = self.agpr(vdst)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
-        if sig.opsel_flags and not e32:     # OPSEL[0] FI, OPSEL[1] BOUND_CTRL (isa.facts.opsel_flags)
+        # OPSEL[0] FI, OPSEL[1] BOUND_CTRL (isa.facts.opsel_flags): what a lane reading a disabled
+        # lane gets, where the code heeds EXEC (v_permlane16*); CDNA4's permlane swaps, whose code
+        # swaps every lane whatever EXEC says and whose manual entry names no flags, run as written
+        if sig.opsel_flags and not e32 and "EXEC" in sem.reads:
             p.lane_flags = (codes[0] - VGPR_BASE if codes[0] >= VGPR_BASE else None, vdst, opsel & 1, opsel >> 1 & 1)
         clamp, omod = bool(f.get("CLMP", 0)), f.get("OMOD", 0) if "OMOD" not in raw_fields else 0
         if sdwa is not None and "CLMP" in sdwa:
@@ -703,11 +703,23 @@ class Preparer:
             dword = self._src(code, 32, "f" if element.startswith("f") else "i", literal)
         return lambda st, sel: np.broadcast_to(np.asarray(dword(st, sel), np.uint32)[..., None], (1, 1, dwords))
 
+    def _replicated(self, d) -> tuple[int, ...]:
+        """The sources of `d` that read an inline constant in both 16-bit halves: the manual's
+        "Inline constants with DOT2_F16_F16 and DOT2_BF16_BF16 ... the inline constant for sources 0
+        and 1 replicate the inline constant value into bits[31:16]" (RDNA3 7.2.1 p. 67; RDNA4 adds
+        V_DOT2_F32_F16/BF16), the generated tables["inline_replicated"]; every other 16-bit
+        operand has zeros above."""
+        got = self._replication
+        if got is None:
+            got = self._replication = {name: sources for name, sources, _ in self.spec.tables.get("inline_replicated", ())}
+        return got.get(d.name, ())
+
     def _packed(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
         32/64-bit sources of VOP3P (dot products' accumulators) pass unchanged."""
         packed = type_info(d.operand_types.get(f"S{i}"))[2] or s.bits == 16
-        fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True, operand=s)
+        fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True, operand=s,
+                          replicate=i in self._replicated(d))
         negated, magnitude = instruction_facts.fact("packed_negation", d)
         if i not in negated:        # NEG/NEG_HI apply to none but these (emu.facts._packed_negation)
             neg = neg_hi = 0

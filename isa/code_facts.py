@@ -493,6 +493,15 @@ def pc_relative_immediate(pcode: str | None) -> bool:
     return False
 
 
+def sdwa_selects(pcode: str | None) -> bool:
+    """The code reads the SDWA source select itself, `if SDWA_SRC0_SEL == BYTE1.b3 then D0.f32 =
+    fp8_to_f32(S0[15 : 8].fp8)` (CDNA's fp8/bf8 conversions to f32): SRC0_SEL picks the bytes the
+    code converts, not a field the SDWA word extends (no sext, neg or abs), and the result is the
+    whole dword (no DST_SEL / DST_UNUSED: LLVM's SDWA form has neither)."""
+    root = tree(pcode) if pcode else None
+    return root is not None and any(name_of(n) == "SDWA_SRC0_SEL" for n in walk(root))
+
+
 def lane_value_result(pcode: str | None) -> bool:
     """The code writes D0 whole (not `D0.u64[laneId]`) with a value read from another lane's VGPR,
     `D0.b32 = VGPR[lane][SRC0.u32]`: one value for the wave, which its destination holds in an

@@ -30,6 +30,9 @@ Kinds:
   image_opcodes — the opcode label of a group of rows of an image address table ("Image Opcodes with
                 No Sampler" / "with a Sampler") the document lost: target (section title, the
                 group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
+  image_d16   — an image instruction LLVM's syntax takes d16 on though the image chapter's D16 field
+                ("Allowed only with these opcodes: ...") does not list it: target (FORMAT, NAME), pdf False,
+                fix True (page = the D16 field's; isa/gen/image_d16.py applies it)
   modifier_use — a VALU modifier LLVM's syntax takes or refuses against what the entry gives
                 isa.facts.modifier_use: target (NAME, FIELD: 'clamp', 'omod', 'neg_abs' or 'opsel'[, 'e64']),
                 pdf the field's value from the entry, fix LLVM's (page = the Instructions-chapter entry; rows
@@ -40,6 +43,9 @@ Kinds:
                 description does not redefine them (isa.facts.opsel_flags): target (NAME, 'opsel_flags'),
                 pdf the description's count, fix LLVM's (rows OPSEL_FLAG_ROWS in isa/errata_modifiers.py;
                 isa/gen/facts.py applies them to every encoding of NAME)
+  source_limits — sources LLVM's syntax limits where the code reads a value (isa.facts.source_limits,
+                isa/gen/source_limits.py): target (NAME,), pdf the code's limits, fix LLVM's
+                ((source, 'register' | 'inline'), ...) (isa/gen/facts.py applies them to every encoding of NAME)
 """
 from __future__ import annotations
 
@@ -161,6 +167,34 @@ ERRATA: tuple[Erratum, ...] = (
         "image_get_lod v[0:1], [v4, v5, v6], s[0:7], s[8:11] dmask:0x3 dim:SQ_RSRC_IMG_CUBE (s, t, face), "
         "and refuses image_sample with three address VGPRs for 2D ('image address size does not match dim "
         "and a16').",
+    ),
+    Erratum(
+        "rdna3-image-gather4h-d16", ("rdna3", "rdna3.5"), {"rdna3": 105, "rdna3.5": 107},
+        "image_d16", ("MIMG", "IMAGE_GATHER4H"), False, True,
+        "The image chapter's D16 field ('VGPR-Data-16bit. On loads, convert data in memory to 16-bit format "
+        "... Allowed only with these opcodes: IMAGE_SAMPLE* IMAGE_GATHER4 ...') does not list IMAGE_GATHER4H, "
+        "whose description ('Fetch 1 component per texel from 4x1 texels') makes it a gather of texels as "
+        "IMAGE_GATHER4 is (4 VGPRs when D16=0, 2 when D16=1, the DMASK field says of IMAGE_GATHER4*). LLVM 22 "
+        "(gfx1100 and gfx1151) assembles image_gather4h v[0:1], v[4:5], s[0:7], s[8:11] dmask:0x1 "
+        "dim:SQ_RSRC_IMG_2D d16 to 04 01 42 f2 04 00 00 08 (D16 set; without d16 the data is v[0:3]).",
+    ),
+    Erratum(
+        "rdna4-image-gather4h-d16", ("rdna4",), {"rdna4": 128},
+        "image_d16", ("VSAMPLE", "IMAGE_GATHER4H"), False, True,
+        "The conversion's image Instruction Fields table gives D16 'Allowed only with these opcodes: "
+        "IMAGE_SAMPLE* IMAGE_GATHER4 IMAGE_MSAA_LOAD IMAGE_LOAD IMAGE_LOAD_MIP IMAGE_STORE IMAGE_STORE_MIP', "
+        "without IMAGE_GATHER4H ('Gather 4 single-component texels from a 4x1 row vector'). LLVM 22 (gfx1201) "
+        "assembles image_gather4h v[0:1], [v4, v5], s[0:7], s[8:11] dmask:0x1 dim:SQ_RSRC_IMG_2D d16 to "
+        "21 00 64 e4 00 00 00 04 04 05 00 00 (D16, bit 5, set).",
+    ),
+    Erratum(
+        "rdna3-image-msaa-load-d16", ("rdna3",), {"rdna3": 105},
+        "image_d16", ("MIMG", "IMAGE_MSAA_LOAD"), False, True,
+        "The RDNA3 D16 field's list ('Allowed only with these opcodes: IMAGE_SAMPLE* IMAGE_GATHER4 IMAGE_LOAD "
+        "IMAGE_LOAD_MIP IMAGE_STORE IMAGE_STORE_MIP') leaves out IMAGE_MSAA_LOAD, which the RDNA3.5 manual's "
+        "same field lists (page 107) and RDNA4's too. LLVM 22 (gfx1100) assembles image_msaa_load v[0:1], "
+        "v[4:6], s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA d16 to 18 01 62 f0 04 00 00 00 (D16, bit 17, set; "
+        "without d16 the data is v[0:3]).",
     ),
     Erratum(
         "cdna3-vop3a-vop1-offset", ("cdna3", "cdna4"), {"cdna3": 540, "cdna4": 586},
@@ -826,6 +860,23 @@ ERRATA += tuple(
     Erratum(f"llvm-{field.replace('_', '-')}-{name.lower().replace('_', '-')}", tuple(pages), pages, "modifier_use",
             (name, field, *scope), pdf, fix, evidence)
     for name, field, pdf, fix, pages, evidence, *scope in MODIFIER_ROWS)
+# CDNA's fork/join pair: the code reads S0 as a value (`saved_csp = S0.u32`; `mask_pass = (S0.u64 &
+# EXEC.u64)`, `PC = 64'I(S1.u64)` on a condition), LLVM 22's syntax limits them: s_cbranch_join's
+# source is a register (src_scc too: a 32-bit source code that is no constant), s_cbranch_g_fork's
+# two take registers and inline constants but no literal
+ERRATA += (
+    Erratum("llvm-source-limits-s-cbranch-join", ("cdna3", "cdna4"), {"cdna3": 129, "cdna4": 142}, "source_limits",
+            ("S_CBRANCH_JOIN",), (), (("S0", "register"),),
+            "llvm-mc-22 refuses constants: 's_cbranch_join 1' -> error: invalid operand for instruction; "
+            "'s_cbranch_join 0x12345' -> error: invalid operand for instruction; 's_cbranch_join s4' -> [042e80be]; "
+            "'s_cbranch_join src_scc' -> [fd2e80be]; 's_cbranch_join m0' -> [7c2e80be] (gfx942, gfx950)"),
+    Erratum("llvm-source-limits-s-cbranch-g-fork", ("cdna3", "cdna4"), {"cdna3": 106, "cdna4": 118}, "source_limits",
+            ("S_CBRANCH_G_FORK",), (), (("S0", "inline"), ("S1", "inline")),
+            "llvm-mc-22 takes inline constants and refuses literals in both sources: 's_cbranch_g_fork 1, s[6:7]' -> "
+            "[81068094]; 's_cbranch_g_fork s[4:5], 1' -> [04818094]; 's_cbranch_g_fork 0x12345, s[6:7]' -> error: "
+            "invalid operand for instruction; 's_cbranch_g_fork s[4:5], 0x12345' -> error: invalid operand for "
+            "instruction (gfx942, gfx950)"),
+)
 ERRATA += tuple(
     Erratum(f"llvm-opsel-flags-{name.lower().replace('_', '-')}", tuple(pages), pages, "opsel_flags", (name, field),
             pdf, fix, evidence)
@@ -1170,8 +1221,10 @@ NULL_ONLY_SDST = {
 # whose syntax takes no op_sel and whose entries give OPSEL no use, where it ignores the same bits
 # of their siblings (v_bitop3_b16 takes op_sel; v_cvt_pk_f16_f32 takes none and ignores every OPSEL
 # bit). The manual's code reads no OPSEL bit of either, so nothing in it reserves them; wavesmith
-# refuses the bytes as LLVM does (dsl/valu_plan.py). name -> ({family: page of the Instructions-chapter
-# entry}, the OPSEL bits (bit 0 = OPSEL[0]), evidence).
+# refuses the bytes as LLVM does (dsl/valu_plan.py). On RDNA3/3.5 an OPSEL bit of a source a 16-bit
+# instruction does not have makes LLVM read the whole-VGPR form (valu_plan.rdna_opsel); v_mov_b16_e64
+# has none in LLVM's syntax, so those bits are refused there. name -> ({family: page of the
+# Instructions-chapter entry}, the OPSEL bits (bit 0 = OPSEL[0]), evidence).
 RESERVED_OPSEL = {
     "V_BITOP3_B32": ({"cdna4": 391}, 0b1111,
                      "llvm-mc-22 (gfx950): 'v_bitop3_b32 v8, v2, v4, v6 bitop3:0x4e' -> [080134d202091acc]; "
@@ -1184,6 +1237,25 @@ RESERVED_OPSEL = {
                           "of 082068d202090200 (OPSEL[2] set) -> warning: invalid instruction encoding; of "
                           "080868d202090200 (OPSEL[0]) -> v_cvt_pk_bf16_f32 v8, v2, v4; of 082067d202090200 "
                           "(v_cvt_pk_f16_f32 with OPSEL[2]) -> v_cvt_pk_f16_f32 v8, v2, v4"),
+    "V_MOV_B16": ({"rdna3": 382, "rdna3.5": 406}, 0b0110,
+                  "llvm-mc-22 (gfx1100, gfx1151): --disassemble of 08109cd502010000 and 08209cd502010000 "
+                  "(v_mov_b16_e64 with OPSEL[1], OPSEL[2]: sources it does not have) -> warning: invalid "
+                  "instruction encoding, while 0810e9d502010000 (v_not_b16_e64, OPSEL[1]) -> v_not_b16_e64 v8, v2 "
+                  "and 08489cd502010000 -> v_mov_b16_e64 v8.h, v2.h op_sel:[1,1]; 'v_mov_b16_e64 v8, v2' -> "
+                  "error: invalid operand for instruction (gfx1100: no whole-VGPR form)"),
+}
+
+# SWMMAC index sets LLVM 22 allows fewer of than the manual: "The VGPR holding the indices can hold 2
+# sets of indices in wave32 that are selected using OPSEL[0] of the WMMA instruction, and 4 sets for
+# wave64 selected by OPSEL[1:0]. Matrices with larger K values operate similarly." (RDNA4 7.12.3
+# Structured Sparse Matrices, page 105; dsl.signature.index_keys: 2*wave/K). name -> ({family: page of
+# the entry}, {wave: index sets}, evidence). The assembler and the decoder follow LLVM.
+SWMMAC_INDEX_SETS = {
+    "V_SWMMAC_I32_16X16X32_IU4": ({"rdna4": 418}, {64: 2},
+                                  "llvm-mc-22 (gfx1201, +wavefrontsize64): 'v_swmmac_i32_16x16x32_iu4 v[8:11], v2, "
+                                  "v4, v6 index_key:1' -> [0848 55cc 02091a1c]; index_key:2 -> error: out of range "
+                                  "index_key; --disassemble of 085055cc02091a1c -> warning: invalid instruction "
+                                  "encoding (v_swmmac_f32_16x16x32_f16 takes index_key:3 in wave64)"),
 }
 
 # CDNA entries with a description and no code (the conversions of both manuals): the moves between

@@ -380,7 +380,9 @@ MODIFIER_ROWS = (
 # the description's count, LLVM's, {family: page}, evidence), applied by isa/gen/facts.py. RDNA4's
 # V_PERMLANE16_VAR_B32 / V_PERMLANEX16_VAR_B32 are "Same as above, but unique lane-select per lane"
 # of V_PERMLANE16_B32 / V_PERMLANEX16_B32 (section 7.9's table), whose descriptions overload OPSEL[0]
-# as DPP's FI and OPSEL[1] as BOUND_CTRL; their own descriptions do not say it.
+# as DPP's FI and OPSEL[1] as BOUND_CTRL; their own descriptions do not say it. CDNA4's
+# V_PERMLANE16_SWAP_B32 / V_PERMLANE32_SWAP_B32 ("Swap data between two vector registers") neither:
+# LLVM's gfx9 syntax writes their VOP3 form's OPSEL[0] as fi:1 and OPSEL[1] as bound_ctrl:1.
 OPSEL_FLAG_ROWS = (
     ('V_PERMLANE16_VAR_B32', 'opsel_flags', 0, 2, {'rdna4': 513},
      "llvm-mc-22 takes op_sel:[FI,BOUND_CTRL] as on V_PERMLANE16_B32 (OPSEL[0], OPSEL[1]), printed back as written: "
@@ -392,5 +394,16 @@ OPSEL_FLAG_ROWS = (
      "llvm-mc-22 takes op_sel:[FI,BOUND_CTRL] as on V_PERMLANEX16_B32 (OPSEL[0], OPSEL[1]), printed back as written: "
      "'v_permlanex16_var_b32 v8, v2, v4 op_sel:[1,1]' -> [081810d702090200] (gfx1201); "
      "'v_permlanex16_var_b32 v8, v2, v4 op_sel:[1,0,1]' -> error: invalid op_sel operand (gfx1201)"),
+    ('V_PERMLANE16_SWAP_B32', 'opsel_flags', 0, 2, {'cdna4': 227},
+     "llvm-mc-22 writes OPSEL[0] as fi and OPSEL[1] as bound_ctrl on the VOP3 form and refuses op_sel: "
+     "'v_permlane16_swap_b32_e64 v1, v2 fi:1' -> [010899d102010000] (gfx950); "
+     "'v_permlane16_swap_b32_e64 v1, v2 bound_ctrl:1' -> [011099d102010000] (gfx950); "
+     "'v_permlane16_swap_b32_e64 v1, v2 bound_ctrl:1 fi:1' -> [011899d102010000] (gfx950); "
+     "'v_permlane16_swap_b32_e64 v1, v2 op_sel:[1,0]' -> error: not a valid operand (gfx950)"),
+    ('V_PERMLANE32_SWAP_B32', 'opsel_flags', 0, 2, {'cdna4': 227},
+     "llvm-mc-22 writes OPSEL[0] as fi and OPSEL[1] as bound_ctrl on the VOP3 form: "
+     "'v_permlane32_swap_b32_e64 v1, v2 bound_ctrl:1 fi:1' -> [01189ad102010000] (gfx950); "
+     "'v_permlane32_swap_b32 v1, v2 bound_ctrl:1 fi:1' -> [01189ad102010000] (gfx950); "
+     "'v_permlane32_swap_b32_e64 v1, v2 op_sel:[0,1]' -> error: not a valid operand (gfx950)"),
 )
 

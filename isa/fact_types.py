@@ -182,7 +182,7 @@ LDS_DATA_NAMES = {"DATA0": ("DATA", "DATA0"), "DATA1": ("DATA2", "DATA1")}
 class ImageAddress:
     """An image opcode's address components by the image chapter's tables (isa.memory_access.image_address):
     the row group of "Image Opcodes with No Sampler" / "with a Sampler" it belongs to and what the
-    "Sample Instruction Suffix Key" adds before the body; the default is a ray query's (no group)."""
+    "Sample Instruction Suffix Key" adds before the body; a ray query has no group but its layout."""
     group: tuple = ()         # the group's opcode labels: ('LOAD_MIP', ...), ('Sample', '_L'), ('ATOMIC',)
     extra: tuple = ()         # components before the body, one VGPR each: 'lod bias' (_B), 'z-comp' (_C), 'offsets' (_O)
     derivatives: int = 0      # slopes before the body: 0 none, else per VGPR (_D: 1; with _G16: "packed 2 gradients per VGPR")
@@ -190,6 +190,8 @@ class ImageAddress:
     adds: tuple = ()          # body components past the coordinates: ('mipid',), ('lod',), ('clamp',)
     types: tuple = ()         # the surface types the group's rows list ('1D', '2D', ..., 'Any')
     page: int = 0             # the page of the group's first row
+    ray: tuple = ()           # a ray query's address operands' VGPRs as its entry lays them out, a tuple per
+    #                           layout: A16 0, then A16 1 where it has one ((1, 1, 3, 3, 3), (1, 1, 3, 3))
 
 
 @dataclass(frozen=True)

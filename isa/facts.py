@@ -69,7 +69,9 @@ DEFAULTS = {
     "dword_loads": None, "dword_stores": None, "first_nan_test": None, "call_chain": None,
     "lane_modulus": None, "register_files": (), "unfilled_arrays": (), "instruction_calls": (),
     "register_number_sources": (), "reads_other_lanes": False, "lane_select_sources": (),
-    "byte_select": None, "pc_relative_immediate": False, "lane_value_result": False,
+    "byte_select": None, "pc_relative_immediate": False, "lane_value_result": False, "sdwa_selects": False,
+    # sources the code reads as registers, and LLVM's limits by the source_limits errata (isa/gen/source_limits.py)
+    "source_limits": (),
     # the code, or the description where the code does not say (isa/code_facts.py, isa/float_modes.py)
     "accumulates": False, "float_modes": (True, False, "no float result"),
     # the description's wording (isa/gen/descriptions.py)
@@ -218,6 +220,21 @@ def pc_relative_immediate(d) -> bool:
 def lane_value_result(d) -> bool:
     """The code writes D0 whole from another lane's VGPR: an SGPR result (v_readlane_b32)."""
     return fact("lane_value_result", d)
+
+
+@_memo
+def sdwa_selects(d) -> bool:
+    """The code reads SDWA_SRC0_SEL itself (CDNA's fp8/bf8 -> f32): its SDWA form takes no dst_sel,
+    dst_unused or source modifiers, and the selected field is bytes the code converts."""
+    return fact("sdwa_selects", d)
+
+
+@_memo
+def source_limits(d) -> tuple[tuple[str, str], ...]:
+    """(('S0', 'register'), ...): the sources that must be a register ('register': no constant,
+    literal or memory aperture; the code reads its number or jumps to it) or a register or an
+    inline constant ('inline': no literal), by the code and the source_limits errata (LLVM's)."""
+    return fact("source_limits", d)
 
 
 @_memo

@@ -19,8 +19,8 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
     takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
     gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
-    node_pointer_dwords(d)        # a ray query's BVH node pointer: 1 (32-bit) or 2 (64-bit)
     mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo (by the descriptions)
+    takes_d16(d)                  # an image instruction's data may be 16-bit (D16): format-converted texels
     image_address(d)              # its address components: the manual's image address table group it
                                   # belongs to, what that adds to the coordinates and its suffixes before them
     value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
@@ -39,7 +39,7 @@ How each is read from the manual is told in isa/gen/memory_access.py. A copy of 
 same name, format, code and description) is answered as the instruction it copies, code no loaded
 family has is refused (FactsError; the rule for every generated fact: isa/fact_tables.py). The
 table holds image_loads,
-takes_sampler and image_address for instructions of the family's image formats (traits.roles.image) only: elsewhere
+takes_sampler, image_address and takes_d16 for instructions of the family's image formats (traits.roles.image) only: elsewhere
 they are the defaults (False, no address group), as for any instruction that is no image instruction."""
 from __future__ import annotations
 
@@ -56,10 +56,10 @@ _READ = ("name", "format", "pcode", "description")   # what the generator reads 
 DEFAULTS = {"memory_access": MemoryAccess(None, False), "image_loads": False, "value_dwords": 1,
             "converts_format": False, "format_conversion": None, "buffer_resource": False, "lane_address": False,
             "ray_query": False, "takes_sampler": False, "gathers_four": False, "mip_level": False,
-            "resource_info": False, "node_pointer_dwords": 1, "attribute_load": False, "prefetch": None,
+            "resource_info": False, "attribute_load": False, "prefetch": None,
             "scalar_data": "register", "scalar_base_registers": 2, "reads_counter": False, "typed_buffer": False,
             "lds_operands": LdsOperands(0, False), "gds_only": False, "image_address": ImageAddress(),
-            "memory_effects": MemoryEffects()}
+            "memory_effects": MemoryEffects(), "takes_d16": False}
 _RECORDS = {"memory_access": MemoryAccess, "image_address": ImageAddress,
             "format_conversion": FormatConversion, "lds_operands": LdsOperands, "memory_effects": MemoryEffects}
 
@@ -117,7 +117,6 @@ takes_sampler = _fact("takes_sampler", "`d` (an image-family instruction) reads 
 gathers_four = _fact("gathers_four", "`d` (an image-family instruction) returns four texels of one channel (gather4*, msaa_load).")
 mip_level = _fact("mip_level", "`d` (an image-family instruction) takes a mip level among its address components.")
 resource_info = _fact("resource_info", "`d` (an image-family instruction) returns the resource's description (image_get_resinfo).")
-node_pointer_dwords = _fact("node_pointer_dwords", "VGPRs of a ray query's BVH node pointer: 2 for a 64-bit one, else 1.")
 attribute_load = _fact("attribute_load", "`d` (an LDS-direct instruction) loads an interpolation attribute's channel.")
 prefetch = _fact("prefetch", "A scalar prefetch's address: 'pc' (relative to the PC), 'base' (from SBASE), else None.")
 scalar_data = _fact("scalar_data", "What a scalar memory instruction's SDATA holds: 'register', 'immediate' or 'none'.")
@@ -126,6 +125,11 @@ reads_counter = _fact("reads_counter", "`d` (a scalar memory instruction) return
 typed_buffer = _fact("typed_buffer", "`d` (a buffer instruction) takes its data format from the instruction, not the descriptor.")
 lds_operands = _fact("lds_operands", "Operands of a DS instruction: its result, address and data operands (LdsOperands).")
 gds_only = _fact("gds_only", "`d` (a DS instruction) works on the global data share / wave sync only: its text takes gds.")
+takes_d16 = _fact("takes_d16", """`d` (an image-family instruction) takes D16: its data pass through the
+    resource's format conversion, to and from 16 bits (image_load/_mip, image_store/_mip, samples,
+    gathers, msaa_load); not an atomic, get_resinfo, get_lod, a *_PCK* form or a ray query. From
+    the image chapter's D16 field, "Allowed only with these opcodes: ..." (isa/gen/image_d16.py),
+    with the image_d16 errata (isa/errata.py).""")
 memory_effects = _fact("memory_effects", """What a memory instruction reads and writes: its address space, whether it
     reads, writes or both (an atomic), and its register operands with their counts and the
     encoding's condition for each (isa.fact_types.MemoryEffects); MemoryEffects() for any other instruction.""")
@@ -137,5 +141,6 @@ image_address = _fact("image_address", """An image instruction's address compone
     those rows add to the DIM's coordinates (mipid, lod, clamp; GET_RESINFO's mip level alone) and
     what its suffixes add before the body by the "Sample Instruction Suffix Key" (bias, z-compare,
     offsets a VGPR each; _D's slopes, _G16 packed two per VGPR), as isa/gen/image_opcodes.py
-    matches each opcode to its group; ImageAddress() (no group) for a ray query and any instruction
-    of another format.""")
+    matches each opcode to its group; a ray query has no group but its address layout, the VGPRs
+    of each address operand per A16 setting, from its entry; ImageAddress() for any instruction of
+    another format.""")

@@ -23,8 +23,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .fact_tables import locate, table
-from .memory_access import (_READ, gathers_four, image_address, memory_access, memory_effects, node_pointer_dwords,
-                            ray_query)
+from .memory_access import _READ, gathers_four, image_address, memory_access, memory_effects
 
 
 @lru_cache(maxsize=None)
@@ -74,11 +73,16 @@ def image_address_words(d, coords: int, gradients: int, a16: bool) -> int:
 
 
 def ray_address_groups(d, a16: bool) -> list[int]:
-    """VGPRs of each address operand of IMAGE_BVH*_INTERSECT_RAY: node pointer (two for a
-    "64-bit node pointer": isa.memory_access.node_pointer_dwords), ray extent, origin (x, y, z),
-    direction and inverse direction (x, y, z each; A16 packs the two 16-bit vectors into three
-    VGPRs) -- the descriptions' VGPR layout ("11 address VGPRs ... only 8 address VGPRs are used")."""
-    return [node_pointer_dwords(d), 1, 3] + ([3] if a16 else [3, 3])
+    """VGPRs of each address operand of a ray query (IMAGE_BVH*_INTERSECT_RAY), by the layout its
+    entry gives (isa.memory_access.image_address(d).ray, one per A16 setting): node pointer (two
+    VGPRs for a 64-bit one; RDNA4's dual and BVH8: the 64-bit BVH base), ray extent, origin,
+    direction and inverse direction (A16 packs the two directions into three VGPRs)."""
+    layouts = image_address(d).ray
+    if not layouts:
+        raise ValueError(f"{d.name}: no ray query (no address layout)")
+    if a16 and len(layouts) < 2:
+        raise ValueError(f"{d.name}: its entry gives no A16 address layout")
+    return list(layouts[1 if a16 else 0])
 
 
 def address_fields(d, fields: dict, names: list) -> dict:
@@ -86,7 +90,7 @@ def address_fields(d, fields: dict, names: list) -> dict:
     fields `names` in order (one only without NSA): one VGPR a field (a ray query: one operand
     group a field), the last field used taking what remains as consecutive VGPRs."""
     a16 = bool(fields.get("A16"))
-    if ray_query(d):
+    if image_address(d).ray:
         groups = ray_address_groups(d, a16)
     else:
         coords, gradients = image_dims(d)[fields.get("DIM", 0) & 7]

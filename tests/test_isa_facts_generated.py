@@ -19,6 +19,7 @@ from isa import code_facts, errata, facts, float_modes
 from isa.spec import family_of
 from isa.gen import descriptions, modifiers
 from isa.gen.facts import build as instruction_facts
+from isa.gen.source_limits import source_limits
 
 FAMILIES = ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4")
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +55,9 @@ def _parsed(name: str, d):
     if name == "opsel_flags":       # and the opsel_flags errata of d's family (LLVM's syntax)
         fix = [e.fix for e in errata.for_arch(family_of(d)) if e.kind == "opsel_flags" and e.target[0] == d.name]
         return fix[0] if fix else descriptions.opsel_flags(d.pcode, d.description)
+    if name == "source_limits":     # (isa/gen/source_limits.py) and the source_limits errata (LLVM's)
+        fix = [e.fix for e in errata.for_arch(family_of(d)) if e.kind == "source_limits" and e.target[0] == d.name]
+        return fix[0] if fix else source_limits(d.pcode, d.description)
     if hasattr(descriptions, name):
         return getattr(descriptions, name)(d.pcode, d.description)
     return getattr(code_facts, name)(d.pcode)

@@ -443,8 +443,10 @@ def test_image_facts_are_the_manuals_descriptions():
     IMAGE_SAMPLE / IMAGE_GATHER / IMAGE_GET_LOD; now takes_sampler: returns data without loading,
     "No sampler", resource information or a ray test), four texels of one channel (GATHER4 in the
     name or IMAGE_MSAA_LOAD; now gathers_four), a ray query (BVH in the name; now ray_query) and its
-    64-bit node pointer (BVH64; now node_pointer_dwords). The same instructions in every family."""
-    from isa.memory_access import gathers_four, node_pointer_dwords, ray_query, takes_sampler
+    64-bit node pointer (BVH64; now the first address group of the layout its entry gives,
+    image_address(d).ray: RDNA4's dual and BVH8 queries take a 64-bit BVH base there too). The same
+    instructions in every family."""
+    from isa.memory_access import gathers_four, image_address, ray_query, takes_sampler
     counts = {"sampler": 0, "four": 0, "ray": 0, "wide": 0}
     for family, d in _instructions():
         if d.format not in isa.traits(family).roles.image:
@@ -453,7 +455,7 @@ def test_image_facts_are_the_manuals_descriptions():
         four = "GATHER4" in d.name or d.name == "IMAGE_MSAA_LOAD"
         assert (takes_sampler(d), gathers_four(d), ray_query(d)) == (sampler, four, "BVH" in d.name), (family, d.name)
         if ray_query(d):
-            assert node_pointer_dwords(d) == (2 if "BVH64" in d.name else 1), (family, d.name)
+            assert image_address(d).ray[0][0] == (1 if d.name == "IMAGE_BVH_INTERSECT_RAY" else 2), (family, d.name)
         counts["sampler"] += sampler
         counts["four"] += four
         counts["ray"] += "BVH" in d.name

@@ -1,19 +1,21 @@
 """Each image opcode's address components as the generator matches it to the manuals' image address
 tables (isa/gen/image_opcodes.py -> isa.memory_access.image_address): every image opcode of
 gfx1100, gfx1151 and gfx1201 belongs to a row group of "Image Opcodes with No Sampler" / "with a
-Sampler" but the ray queries (none falls back to reading its name or description), the groups
+Sampler" but the ray queries, whose entries lay out their address register by register (none
+falls back to reading its name or description), the groups
 are the ones the manuals' pages label, the descriptions' own words on mip levels and resource
 info agree with them, and the address VGPRs they give are the ones llvm-mc-22 takes for every
-opcode at every surface type its group's rows list, with and without A16."""
+opcode at every surface type its group's rows list, with and without A16, and for the ray
+queries at each layout their entries give: the assembler writes llvm-mc-22's bytes and the
+disassembler prints its text (RDNA4's dual and BVH8 queries with their ten results)."""
 from __future__ import annotations
 
 import pytest
 
 import isa
-from isa.fact_types import ImageAddress
 from isa.gen import image_opcodes
 from isa.gen.image_addresses import type_key
-from isa.memory_access import image_address, memory_access, mip_level, ray_query, resource_info, takes_sampler
+from isa.memory_access import image_address, memory_access, memory_effects, mip_level, ray_query, resource_info, takes_sampler
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
 from .asm_mutations import llvm_encodings, llvm_mc
@@ -32,7 +34,7 @@ def _image(spec):
 def test_every_image_opcode_has_a_table_group(target):
     """None fell back: the generator's match (a fresh one over the committed tables) finds a group
     for every image opcode but the ray queries, whose address the manual lays out in their entries
-    (isa.memory_registers.ray_address_groups), and the generated fact is that group."""
+    (ImageAddress.ray, isa.memory_registers.ray_address_groups), and the generated fact is that group."""
     spec = isa.load(target)
     groups = image_opcodes.groups(spec.tables["image_addresses"])
     opcodes, rays = COUNTS[target]
@@ -41,7 +43,7 @@ def test_every_image_opcode_has_a_table_group(target):
         group = image_opcodes.match(d.name.removeprefix("IMAGE_"), groups)
         a = image_address(d)
         if group is None:
-            assert ray_query(d) and a == ImageAddress(), (target, d.name)
+            assert ray_query(d) and a.group == () and a.ray, (target, d.name)
             assert d.name.startswith("IMAGE_BVH"), (target, d.name)
             got["ray"] += 1
             continue
@@ -142,3 +144,78 @@ def test_address_counts_are_llvms_for_every_group_type(target):
     assert len(answers) == len(lines) and len(lines) > 1500
     wrong = [(line, answer) for line, answer, ok in zip(lines, answers, expect) if (answer is not None) != ok]
     assert not wrong, (len(wrong), wrong[:10])
+
+
+# the ray queries' layouts as the entries give them: (A16 0, A16 1); RDNA4's dual and BVH8 take no A16
+# ("A16 is not supported")
+RAYS = {"IMAGE_BVH_INTERSECT_RAY": ((1, 1, 3, 3, 3), (1, 1, 3, 3)),
+        "IMAGE_BVH64_INTERSECT_RAY": ((2, 1, 3, 3, 3), (2, 1, 3, 3)),
+        "IMAGE_BVH_DUAL_INTERSECT_RAY": ((2, 2, 3, 3, 2),), "IMAGE_BVH8_INTERSECT_RAY": ((2, 2, 3, 3, 1),)}
+
+
+def _regs(first: int, n: int) -> str:
+    return f"v{first}" if n == 1 else f"v[{first}:{first + n - 1}]"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_ray_layouts_by_hand(target):
+    spec = isa.load(target)
+    rays = {d.name: image_address(d).ray for d in _image(spec) if ray_query(d)}
+    assert rays == {name: layouts for name, layouts in RAYS.items() if spec.lookup(name)}, target
+
+
+@pytest.mark.skipif(llvm_mc() is None, reason="llvm-mc-22 not installed")
+@pytest.mark.parametrize("target", TARGETS)
+def test_ray_layouts_are_llvms(target):
+    """Each ray query at each layout, as an address list (and on MIMG as one VGPR range too):
+    llvm-mc-22 assembles it, our assembler writes its bytes, our disassembler prints the line; a
+    list one VGPR short in its last group is refused."""
+    from dsl.asm import assemble
+    from dsl.asm_parse import AsmError
+    from dsl.disasm import disassemble
+    spec = isa.load(target)
+    lines, expect = [], []
+    for d in _image(spec):
+        for a16, groups in enumerate(image_address(d).ray):
+            results = dict((f, n) for f, n, _ in memory_effects(d).writes)["VDATA"]
+            head = f"{d.name.lower()} {_regs(0, results)}, "
+            tail = ", s[0:3]" + (" a16" if a16 else "")
+            for shape, ok in ((groups, True), (groups[:-1] + (groups[-1] - 1,), False)):
+                at, regs = 20, []
+                for n in shape:
+                    regs.append(_regs(at, n))
+                    at += n
+                lines.append(head + "[" + ", ".join(regs) + "]" + tail)
+                expect.append(ok)
+            if d.format == "MIMG":
+                lines.append(head + _regs(20, sum(groups)) + tail)
+                expect.append(True)
+            if len(image_address(d).ray) == 1:    # no A16 layout: "A16 is not supported"
+                lines.append(lines[-2] + " a16")
+                expect.append(False)
+    answers = llvm_encodings(lines, target)
+    assert len(lines) == {"gfx1201": 14}.get(target, 12) and len(answers) == len(lines)
+    for line, answer, ok in zip(lines, answers, expect):
+        assert (answer is not None) == ok, (target, line)
+        if ok:
+            assert assemble(line, target) == answer, (target, line)
+            assert disassemble(answer, target).strip() == line, (target, line)
+        else:
+            with pytest.raises(AsmError):
+                assemble(line, target)
+
+
+def test_rays_without_an_a16_layout_decode_as_llvm():
+    """RDNA4's dual and BVH8 queries with the A16 bit set: llvm-mc-22 calls the bytes an invalid
+    encoding (and reads on from the next dword); so does our disassembler."""
+    from dsl.disasm import disassemble
+    from .llvm_tools import mc_disassembly
+    for line in ("image_bvh_dual_intersect_ray v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v[20:21]], s[0:3]",
+                 "image_bvh8_intersect_ray v[0:9], [v[10:11], v[12:13], v[14:16], v[17:19], v20], s[0:3]"):
+        if llvm_mc() is None:
+            pytest.skip("llvm-mc-22 not installed")
+        (code,) = llvm_encodings([line], "gfx1201")
+        a16 = bytes([code[0] | 0x40]) + code[1:]          # A16: bit 6 of the first dword
+        ours = disassemble(a16, "gfx1201").strip().splitlines()
+        assert ours[0] == f".long {int.from_bytes(a16[:4], 'little'):#010x}", ours
+        assert ours[1:] == mc_disassembly([a16[4:8]], "gfx1201") + mc_disassembly([a16[8:]], "gfx1201"), ours

@@ -118,14 +118,17 @@ _IMAGE_INPUTS = _BUFFER_INPUTS + (_op("DMASK", 4, "u32"), _op("D16", 1, "u32"), 
 def _image_format(name: str, spec) -> Semantic | None:
     """IMAGE_LOAD(_MIP) / IMAGE_STORE(_MIP) (emu/handwritten/image_format.py): an image-format
     load or store that takes no sampler, gathers no four texels, returns no resource info and
-    intersects no ray; not the packed (_PCK) forms, whose packing the manual does not define.
-    The data VGPRs' count comes from the encoding (DMASK, D16): VDATA as wide as four."""
-    if spec is None or "_PCK" in name:
+    intersects no ray, and converts its data through the resource's format (isa.memory_access.takes_d16:
+    the D16 field's opcodes); not the packed (_PCK) forms, moved "without format conversion", whose
+    packing the manual does not define. The data VGPRs' count comes from the encoding (DMASK, D16):
+    VDATA as wide as four."""
+    if spec is None:
         return None
-    from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_sampler
+    from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_d16, takes_sampler
     image = spec.traits.roles.image
     for d in spec.lookup(name):
-        if d.format in image and not (takes_sampler(d) or gathers_four(d) or resource_info(d) or ray_query(d)):
+        if d.format in image and takes_d16(d) and not (takes_sampler(d) or gathers_four(d) or resource_info(d)
+                                                       or ray_query(d)):
             direction = memory_access(d, True).direction
             if direction in ("load", "store"):
                 from . import image_format

@@ -4,11 +4,12 @@ from __future__ import annotations
 import re
 
 from .. import errata as errata_mod
-from . import dpp, facts, instruction_facts
+from . import dpp, facts, image_d16, instruction_facts
 from ..traits import entry
 from . import parse as P
 from .descriptions import aperture_codes, export_targets, hwreg_writable, saddr_off
 from .image_addresses import image_tables
+from .inline_replicated import inline_replicated
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -79,6 +80,9 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     tables_out["export_targets"] = export_targets(formats, operands)
     tables_out["saddr_off"] = saddr_off(formats)
     tables_out["aperture_codes"] = aperture_codes(operands)
+    replicated = inline_replicated(lines, instructions)
+    if replicated:
+        tables_out["inline_replicated"] = replicated
     applied += dpp_errata
     no_dpp, no_dpp_errata, unmatched = dpp.no_dpp(arch, sections, tables, instructions, formats)
     if no_dpp:
@@ -88,9 +92,11 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     applied += no_dpp_errata
     facts_out, modifier_errata = facts.build(instructions, arch)
     applied += modifier_errata
+    worked_out = instruction_facts.build(arch, instructions, tables_out, entry(arch).roles)
+    applied += image_d16.apply_errata(arch, instructions, tables_out, worked_out["memory_access"]["takes_d16"])
     return {"formats": formats, "operands": operands, "instructions": instructions,
             "tables": tables_out, "errata": applied, "report": report,
-            "facts": facts_out, **instruction_facts.build(arch, instructions, tables_out, entry(arch).roles)}
+            "facts": facts_out, **worked_out}
 
 
 _SAME_AS_RE = re.compile(r"(?:Same (?:codes|options) as|See) ([A-Z][A-Z0-9_]*)\b")
@@ -545,6 +551,9 @@ def _aux_tables(arch, sections, tables, instructions) -> tuple[dict, list[dict]]
         out["sample_suffixes"] = P.parse_sample_suffixes(by_title["Sample Instruction Suffix Key"], sections)
     images, image_errata = image_tables(sections, arch)
     out.update(images)
+    d16 = image_d16.parse_d16_field(sections)
+    if d16:
+        out["image_d16_opcodes"] = d16
     applied = applied + image_errata
     if "Buffer and Image Data Formats" in by_title:
         out["data_formats"] = P.parse_data_formats(by_title["Buffer and Image Data Formats"])

@@ -8,15 +8,17 @@ from ..traits import entry as traits_entry
 from ..facts import DEFAULTS
 from .parse import SpecParseError
 from . import descriptions, modifiers
+from .source_limits import source_limits
 
 # facts of the code alone: each a function of the pseudocode, which an instruction without code
 # has none of (the defaults)
 _OF_CODE = ("atomic_update", "address_adds_offset", "offset_pattern", "field_loads", "dword_loads",
             "dword_stores", "first_nan_test", "call_chain", "lane_modulus", "register_files",
             "unfilled_arrays", "instruction_calls", "register_number_sources", "reads_other_lanes",
-            "lane_select_sources", "byte_select", "pc_relative_immediate", "lane_value_result")
+            "lane_select_sources", "byte_select", "pc_relative_immediate", "lane_value_result", "sdwa_selects")
 # facts of the code and the description: each a function of both
 _OF_ENTRY = {"accumulates": code_facts.accumulates, "float_modes": float_modes.float_modes,
+             "source_limits": source_limits,
              **{name: getattr(descriptions, name) for name in ("scalar_result", "opsel_flags", "cache_control",
                                                                "result_without_code", "loads_to_lds",
                                                                "source_is_immediate", "lookup_table", "sets_mode")}}
@@ -66,7 +68,8 @@ def build(instructions: list[dict], arch: str | None = None) -> tuple[dict[str, 
     if not arch:
         return out, []
     return out, _apply_modifier_errata(arch, instructions, out["modifier_use"]) + \
-        _apply_opsel_flag_errata(arch, instructions, out["opsel_flags"])
+        _apply_opsel_flag_errata(arch, instructions, out["opsel_flags"]) + \
+        _apply_source_limit_errata(arch, instructions, out["source_limits"])
 
 
 _MODIFIER_FIELDS = ("clamp", "omod", "neg_abs", "opsel")     # isa.facts.ModifierUse's, in order
@@ -96,6 +99,23 @@ def _apply_opsel_flag_errata(arch: str, instructions: list[dict], table: dict[in
         if any(table.get(i, DEFAULTS["opsel_flags"]) != e.pdf for i in hits):
             raise SpecParseError(f"erratum {e.id} is stale: {e.target[0]}'s description in the {arch} manual now "
                                  f"redefines {sorted({table.get(i, 0) for i in hits})} OPSEL bits, not {e.pdf!r}")
+        for i in hits:
+            table[i] = e.fix
+        applied.append({"id": e.id, "page": e.page[arch], "target": ".".join(e.target), "evidence": e.evidence})
+    return applied
+
+
+def _apply_source_limit_errata(arch: str, instructions: list[dict], table: dict[int, tuple]) -> list[dict]:
+    """source_limits errata: LLVM's limits on an instruction's sources (every encoding), where the
+    code's are still the erratum's `pdf`."""
+    applied = []
+    for e in errata_mod.for_arch(arch):
+        if e.kind != "source_limits":
+            continue
+        hits = _erratum_hits(e, arch, instructions)
+        if any(table.get(i, DEFAULTS["source_limits"]) != e.pdf for i in hits):
+            raise SpecParseError(f"erratum {e.id} is stale: {e.target[0]}'s code in the {arch} manual now gives "
+                                 f"{sorted({table.get(i, ()) for i in hits})}, not {e.pdf!r}")
         for i in hits:
             table[i] = e.fix
         applied.append({"id": e.id, "page": e.page[arch], "target": ".".join(e.target), "evidence": e.evidence})

@@ -19,9 +19,14 @@ give the body: the DIM's coordinates (none where the type is "Any": GET_RESINFO)
 every row adds past them (mipid, lod, clamp); the key's rows with a count of extra addresses
 ('1: lod bias', '1: z-comp', '1: offsets') add those VGPRs, its slopes row ('2,4 or 6: slopes')
 the DIM's derivatives, "packed 2 gradients per VGPR" where _G16 is named. An opcode no group
-takes stops the generator (SpecParseError) unless it is a ray query (BVH: its address is the
-layout its description gives, isa.memory_registers.ray_address_groups); so does a suffix the key
-puts in the body (_L, _CL) that the opcode's group has no rows of."""
+takes stops the generator (SpecParseError) unless it is a ray query (BVH), whose address its
+entry lays out instead, register by register: "VADDR[1] VADDRA[0] = ray_extent (float32)" (RDNA3:
+the NSA=0 register, then the NSA=1 field), "1 VADDR1[0] = ray_extent (float32)" (RDNA4; its BVH64
+and dual layouts sit in the entry's code block) -> `ray`: the VGPRs of each address operand (field)
+in order, a layout per A16 (a layout starts again at its first register), each layout's total
+held against the count the entry says ("11 address VGPRs contain ...", "only 8 address VGPRs are
+used", "the first of 12 VGPRs that contain"). So does a suffix the key puts in the body (_L, _CL)
+that the opcode's group has no rows of."""
 from __future__ import annotations
 
 import re
@@ -33,6 +38,8 @@ from .parse import SpecParseError
 _EXTRA = re.compile(r"^(\d+):\s*(\S.*)$")                            # '1: lod bias'
 _SLOPES = re.compile(r"^\d+(?:\s*,\s*\d+)*\s+or\s+\d+:")            # '2,4 or 6: slopes'
 _PER_VGPR = re.compile(r"\bpacked (\d+) gradients per VGPR\b")
+_RAY_REGISTER = re.compile(r"\b(VADDR[A-Z0-9]?)\[(\d+)\] = ")                 # 'VADDRA[0] = ray_extent'
+_RAY_VGPRS_SAID = re.compile(r"\b(\d+) (?:address )?VGPRs (?:that )?(?:contain|are used)\b")
 
 
 def _opcode(label: str) -> str:
@@ -80,7 +87,7 @@ def image_address(d, table: list[_Group], suffix_key, ray: bool) -> ImageAddress
     group = match(name, table)
     if group is None:
         if ray:
-            return ImageAddress()
+            return ImageAddress(ray=ray_layouts(d))
         raise SpecParseError(f"{d.name}: no group of the image address tables takes it (labels: "
                              f"{sorted(g.labels for g in table)}); add an image_opcodes erratum")
     parts = {"_" + p for p in name.split("_")[1:]}
@@ -103,3 +110,26 @@ def image_address(d, table: list[_Group], suffix_key, ray: bool) -> ImageAddress
             packing = int(packed.group(1))
     return ImageAddress(group.labels, tuple(extra), derivatives and packing, group.coordinates, group.adds,
                         group.types, group.page)
+
+
+def ray_layouts(d) -> tuple[tuple[int, ...], ...]:
+    """A ray query's address layouts as its entry gives them (the module docstring): per layout the
+    VGPRs of each address field in order, e.g. ((1, 1, 3, 3, 3), (1, 1, 3, 3)) for A16 0 and 1."""
+    text = (d.description or "") + "\n" + (d.pcode or "")
+    registers = [(m.group(1), int(m.group(2))) for m in _RAY_REGISTER.finditer(text)]
+    layouts: list[list] = []
+    for register in registers:
+        if register == registers[0]:
+            layouts.append([])
+        layouts[-1].append(register)
+    out = []
+    for layout in layouts:
+        fields = list(dict.fromkeys(field for field, _ in layout))
+        counts = tuple(sum(f == field for f, _ in layout) for field in fields)
+        if any(sorted(i for f, i in layout if f == field) != list(range(n)) for field, n in zip(fields, counts)):
+            raise SpecParseError(f"{d.name}: address layout {layout}: a field's registers are not 0, 1, ...")
+        out.append(counts)
+    said = [int(n) for n in _RAY_VGPRS_SAID.findall(d.description or "")]
+    if not out or [sum(c) for c in out] != said:
+        raise SpecParseError(f"{d.name}: address layouts {out} against the VGPR counts its entry says, {said}")
+    return tuple(out)

@@ -242,15 +242,6 @@ def resource_info(d) -> bool:
     return bool(_RESOURCE_INFO.search(d.description or ""))
 
 
-_WIDE_NODE = re.compile(r"\b64[- ]bit node pointers?\b", re.I)
-
-
-def node_pointer_dwords(d) -> int:
-    """VGPRs of a ray query's BVH node pointer: 2 where the description says "64-bit node
-    pointer" (image_bvh64_intersect_ray), else 1."""
-    return 2 if _WIDE_NODE.search(d.description or "") else 1
-
-
 _PARAMETER = re.compile(r"\btransfer parameter data\b", re.I)
 
 
@@ -576,8 +567,7 @@ FACTS = {"memory_access": memory_access, "image_loads": image_loads, "value_dwor
          "converts_format": converts_format, "format_conversion": format_conversion,
          "buffer_resource": buffer_resource, "lane_address": lane_address, "ray_query": ray_query,
          "takes_sampler": takes_sampler, "gathers_four": gathers_four, "mip_level": mip_level,
-         "resource_info": resource_info, "node_pointer_dwords": node_pointer_dwords,
-         "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
+         "resource_info": resource_info, "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
          "scalar_base_registers": scalar_base_registers, "reads_counter": reads_counter,
          "typed_buffer": typed_buffer, "lds_operands": lds_operands, "gds_only": gds_only,
          "memory_effects": memory_effects}

@@ -841,8 +841,6 @@ MEMORY_ACCESS = {
     },
     'resource_info': {
     },
-    'node_pointer_dwords': {
-    },
     'attribute_load': {
     },
     'prefetch': {
@@ -1854,5 +1852,7 @@ MEMORY_ACCESS = {
         440: ('scalar', None, (), (), (), (), False),
     },
     'image_address': {
+    },
+    'takes_d16': {
     },
 }

@@ -856,8 +856,6 @@ MEMORY_ACCESS = {
     },
     'resource_info': {
     },
-    'node_pointer_dwords': {
-    },
     'attribute_load': {
     },
     'prefetch': {
@@ -1904,5 +1902,7 @@ MEMORY_ACCESS = {
         444: ('scalar', None, (), (), (), (), False),
     },
     'image_address': {
+    },
+    'takes_d16': {
     },
 }

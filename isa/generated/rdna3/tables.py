@@ -205,6 +205,10 @@ TABLES = {
     (6, '2d msaa', ('s', 't', 'fragid'), 4, 104),
     (7, '2d msaa array', ('s', 't', 'slice', 'fragid'), 4, 104),
     ],
+    'image_d16_opcodes': [
+    ('IMAGE_SAMPLE*', 'IMAGE_GATHER4', 'IMAGE_LOAD', 'IMAGE_LOAD_MIP', 'IMAGE_STORE', 'IMAGE_STORE_MIP'),
+    105,
+    ],
     'data_formats': [
     (0, 'INVALID', (), None, 115),
     (1, '8_UNORM', (8,), 'UNORM', 115),
@@ -345,6 +349,10 @@ TABLES = {
     (236, 'SHARED_LIMIT'),
     (237, 'PRIVATE_BASE'),
     (238, 'PRIVATE_LIMIT'),
+    ],
+    'inline_replicated': [
+    ('V_DOT2_BF16_BF16', (0, 1), 67),
+    ('V_DOT2_F16_F16', (0, 1), 67),
     ],
     'no_dpp': [
     ('VINTERP', 'V_INTERP_P10_F16_F32', 'VINTERP ALL: NO DPP (Table 30)', 79),

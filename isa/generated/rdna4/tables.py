@@ -211,6 +211,10 @@ TABLES = {
     (6, '2d MSAA', ('s', 't', 'fragid'), 4, 127),
     (7, '2d MSAA array', ('s', 't', 'slice', 'fragid'), 4, 127),
     ],
+    'image_d16_opcodes': [
+    ('IMAGE_SAMPLE*', 'IMAGE_GATHER4', 'IMAGE_MSAA_LOAD', 'IMAGE_LOAD', 'IMAGE_LOAD_MIP', 'IMAGE_STORE', 'IMAGE_STORE_MIP'),
+    128,
+    ],
     'data_formats': [
     (0, 'INVALID', (), None, 138),
     (1, '8_UNORM', (8,), 'UNORM', 138),
@@ -351,6 +355,12 @@ TABLES = {
     (236, 'SHARED_LIMIT'),
     (237, 'PRIVATE_BASE'),
     (238, 'PRIVATE_LIMIT'),
+    ],
+    'inline_replicated': [
+    ('V_DOT2_BF16_BF16', (0, 1), 80),
+    ('V_DOT2_F16_F16', (0, 1), 80),
+    ('V_DOT2_F32_BF16', (0, 1), 80),
+    ('V_DOT2_F32_F16', (0, 1), 80),
     ],
     'no_dpp': [
     ('VINTERP', 'V_INTERP_P10_F16_F32', 'VINTERP ALL: NO DPP (Table 38)', 95),
