@@ -21,14 +21,14 @@ from isa import Spec
 from isa.spec import family_of
 from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
-from isa.facts import opsel_flags, sdwa_selects, source_limits
+from isa.facts import no_dpp, no_sdwa, opsel_flags, sdwa_selects, source_limits
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .memflags_gfx9 import memory_flags
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
-from .signature import Operand, neg_list_error, raw_source_field
+from .signature import Operand, loads_scales, neg_list_error, raw_source_field
 from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_no_dpp_form, gfx9_valu_plan
@@ -252,6 +252,19 @@ _MEMORY_KEYS = {"SMEM": {"offset", "glc"},   # no nv: LLVM 22 refuses it on gfx9
                 "SCRATCH": {"offset", "sc0", "sc1", "nt"},
                 "MUBUF": {"idxen", "offen", "offset", "sc0", "sc1", "nt", "lds"},
                 "MTBUF": {"idxen", "offen", "offset", "sc0", "sc1", "nt", "format"}}
+
+
+def _sdwa_keys(d, plan, kind: str) -> set:
+    """The modifiers an SDWA (or a compare's SDWAB) word takes: a select per source the instruction
+    has, and (SDWA) the destination's select, unused-bits rule, clamp and output modifier only with
+    a destination (llvm-mc-22: v_nop_sdwa takes none of them, v_mov_b32_sdwa no src1_sel), no
+    destination select where isa.facts.sdwa_selects says so (the fp8/bf8 conversions to f32)."""
+    keys = (_SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS) - {f"src{i}_sel" for i in range(len(plan.srcs), 2)}
+    if kind == "SDWAB":
+        return keys
+    if not plan.sig.dsts:
+        return keys - {"clamp", "mul", "div", "dst_sel", "dst_unused"}
+    return keys - ({"dst_sel", "dst_unused"} if sdwa_selects(d) else set())
 
 
 def _allow(mods: dict, keys: set, what: str) -> None:
@@ -496,6 +509,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         # two halves) cannot use it
         raise Gfx9AsmError(f"{plan.mn}: has no SDWA form ("
                            f"{'it reads its destination' if accumulates else 'a 64-bit operand'})")
+    # the manual's Instruction Limitations (CDNA3 12.16: v_clrexcp, the 64-bit compares, ...; LLVM 22:
+    # "dpp/sdwa variant of this instruction is not supported")
+    rule = no_dpp(d) if kind == "DPP" else no_sdwa(d) if kind in ("SDWA", "SDWAB") else None
+    if rule is not None:
+        raise Gfx9AsmError(f"{plan.mn}: has no {'DPP' if kind == 'DPP' else 'SDWA'} form (the manual's rule: "
+                           f"{rule[0]}, page {rule[1]})")
     if kind == "DPP":
         _dpp_order(mods)
     if kind == "DPP":        # a modifier the DPP form lacks (dpp8) first, at its key, as LLVM's parser
@@ -507,10 +526,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         key = next(k for k in mods if k in _DPP_CONTROLS)
         raise Gfx9AsmError(f"{key}: a 64-bit operand makes this a DP ALU operation, whose DPP takes only "
                            f"row_newbcast:n", modifier=key)
-    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else
-           _SDWA_KEYS - ({"dst_sel", "dst_unused"} if sdwa_selects(d) else set()) if kind else
+    _allow(mods, _DPP_KEYS if kind == "DPP" else _sdwa_keys(d, plan, kind) if kind else
            set() if e32 else
-           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAG_KEYS}
+           _SCALE_KEYS if loads_scales(d) else {n for n, _ in g9.OPSEL_FLAG_KEYS}
            if opsel_flags(d) else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
            _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
@@ -656,7 +674,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                 i = ((neg | abs_) & -(neg | abs_)).bit_length() - 1
                 raise Gfx9AsmError(f"{d.name.lower()}: {packed_negation(d).sign_error(i, len(plan.srcs))}",
                                    srcs[i].value)
-            if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
+            if loads_scales(d) and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
             packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
             # a result that is not packed: op_sel only as all zeros, and only over 16-bit halves (v_dot2_*)
@@ -715,9 +733,10 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if kind == "SDWA":
             w2["CLMP"] = 1 if "clamp" in mods else 0
             w2["OMOD"] = _omod(mods, plan.sdwa_omod)
-            w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
-            w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if sdwa_selects(d)
-                                    else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
+            if sig.dsts:        # (no destination, v_nop: nothing to select, the fields stay 0)
+                w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
+                w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if sdwa_selects(d)
+                                        else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
         for i in range(min(2, len(plan.srcs))):
             w2[f"SRC{i}_SEL"] = _mod_name(mods, f"src{i}_sel", "DWORD", g9.SDWA_SEL)
     elif kind == "DPP":
@@ -932,7 +951,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         f["SSRC1"] = _gpr_idx(ops[1])
         ops = ops[:1]
     else:
-        layout = list(g9.SCALAR_LAYOUT.get(d.name) or scalar_layout(d))
+        layout = list(scalar_layout(d))
     if len(ops) != len(layout):
         raise Gfx9AsmError(f"{mn} takes {len(layout)} operands, got {len(ops)}")
     for (name, field, n), value in zip(layout, ops):
