@@ -197,9 +197,9 @@ def _rounds_packed(d):
 
 def _rounds_unnamed(d):
     from isa.facts import float_modes
-    from .rounding import UNNAMED_FIELD
+    from isa.effects import ROUND_FIELD_UNNAMED
     modes = float_modes(d)
-    return tuple(sorted(set(modes.round_types + modes.bit_results) & set(UNNAMED_FIELD)))
+    return tuple(sorted(set(modes.round_types + modes.bit_results) & set(ROUND_FIELD_UNNAMED)))
 
 
 def _ds_layout(d):
@@ -389,7 +389,7 @@ def rounds_packed(d) -> tuple:
 
 def rounds_unnamed(d) -> tuple:
     """Float types isa.facts.float_modes(d) says d rounds (round_types, bit_results) whose
-    MODE.FP_ROUND field no manual names (emu/rounding.UNNAMED_FIELD: bf16): such an instruction is
+    MODE.FP_ROUND field no manual names (isa.effects.ROUND_FIELD_UNNAMED: bf16): such an instruction is
     refused under any directed mode (Semantic.execute)."""
     return fact("rounds_unnamed", d)
 

@@ -40,9 +40,6 @@ ROUNDING = contextvars.ContextVar("emu_rounding", default=None)
 
 # MODE.FP_ROUND (MODE[3:0], every manual's MODE table): [1:0] for f32, [3:2] for f64 and f16.
 ROUND_FIELD_LO = {32: 0, 16: 2, 64: 2}
-# float result types no manual assigns a MODE.FP_ROUND field: an instruction rounding one is
-# refused under any directed mode (MODE[3:0] != 0), whichever field asks it
-UNNAMED_FIELD = ("bf16",)
 MODES = ("to nearest even", "toward +infinity", "toward -infinity", "toward zero")
 
 # rtlib functions that round a float result as MODE.FP_ROUND says (under ROUNDING)

@@ -25,7 +25,7 @@ import numpy as np
 from isa.records import dataclass
 
 from .options import current
-from .rounding import MODES as _ROUND_MODES, ROUND_FIELD_LO as _ROUND_FIELD_LO, ROUNDING, UNNAMED_FIELD, NotModelled
+from .rounding import MODES as _ROUND_MODES, ROUND_FIELD_LO as _ROUND_FIELD_LO, ROUNDING, NotModelled
 
 
 class SemanticsError(Exception):
@@ -155,12 +155,9 @@ class Semantic:
     @cached_property
     def unnamed_round_types(self) -> tuple[str, ...]:
         """Float types this instruction rounds that no manual gives a MODE.FP_ROUND field (bf16):
-        `rounds_unnamed` (packed code's round types) and results the pseudocode types bf16 when
-        MODE.FP_ROUND applies (`rounds`)."""
-        if self.memory:
-            return ()
-        typed = {o.type for o in self.writes.values() if self.rounds and o.type in UNNAMED_FIELD}
-        return tuple(sorted(set(self.rounds_unnamed) | typed))
+        `rounds_unnamed`, the float_modes fact's round_types / bit_results of such a type (as
+        isa.effects.wave_state declares: both MODE.FP_ROUND halves read)."""
+        return () if self.memory else tuple(self.rounds_unnamed)
 
     def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
         """Run on a batch. Returns {operand name: new value}, each broadcast to the batch
