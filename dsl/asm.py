@@ -7,8 +7,8 @@ import re
 
 import isa
 
-from . import families, syntax
-from .asm_parse import AsmError, collector_paused, located_error, parse, quote, term_columns
+from . import families, list_reader, syntax
+from .asm_parse import AsmError, collector_paused, inner_offset, located_error, parse, quote, term_columns
 from .branches import resolve_branches
 from .operands import Mod, OperandError
 from .instr import Instr, Modifiers
@@ -28,6 +28,14 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
     """Assemble LLVM-syntax text for `arch` (e.g. 'gfx1100'). Labels resolve to branch
     offsets. Raises AsmError naming line:column and what is wrong. Sections, data and
     kernel directives need a code object: runtime.asm_module / `wavesmith asm -o x.hsaco`."""
+    try:
+        return _assemble_text(text, arch, wave_size)
+    except AsmError as e:
+        raise _list_error(e, text, arch, wave_size) from None
+
+
+def _assemble_text(text: str, arch: str, wave_size: int | None) -> bytes:
+    """assemble() without list_reader's relocation of its error (which probes with it)."""
     if families.gfx9_syntax(arch):   # CDNA3: instruction lines only (asm_gfx9.py)
         from .asm_gfx9 import Gfx9AsmError, assemble_gfx9
         if wave_size not in (None, 64):
@@ -35,9 +43,39 @@ def assemble(text: str, arch: str, wave_size: int | None = None) -> bytes:
         try:
             return assemble_gfx9(text, arch)
         except Gfx9AsmError as e:
-            raise AsmError(str(e)) from None
+            err = AsmError(str(e))
+            err.unknown_modifier = getattr(e, "unknown_modifier", False)
+            raise err from None
     with collector_paused():
         return _assemble(text, encoder(arch, wave_size))
+
+
+def _list_error(e: AsmError, text: str, arch: str, wave_size: int | None) -> AsmError:
+    """`e`, or where LLVM reports it when its line has a list modifier LLVM's reader stops in
+    (list_reader.relocated: at the mnemonic or the modifier's key when the instruction refuses
+    the modifier or its form, else where the reader stops)."""
+    first, _, rest = str(e).partition("\n")
+    m = re.match(r"(\d+):(\d+): (.*)", first)
+    lines = text.split("\n")
+    if m is None or not 0 < int(m.group(1)) <= len(lines):
+        return e
+    no, line = int(m.group(1)), lines[int(m.group(1)) - 1]
+
+    def probe(one: str):
+        try:
+            _assemble_text(one, arch, wave_size)
+        except AsmError as err:
+            at = re.match(r"\d+:(\d+): (.*)", str(err).partition("\n")[0])
+            return (int(at.group(1)) if at else 1, at.group(2) if at else str(err),
+                    getattr(err, "unknown_modifier", False))
+        return None
+
+    column, message = list_reader.relocated(line, int(m.group(2)), m.group(3), probe)
+    if (column, message) == (int(m.group(2)), m.group(3)):
+        return e
+    err = AsmError(f"{no}:{column}: {message}" + (f"\n{quote(line, column)}" if rest else ""))
+    err.line, err.column = no, column
+    return err
 
 
 def _assemble(text: str, enc) -> bytes:
@@ -151,7 +189,9 @@ def encode_error(e: Exception, st: Instr, lines: list[str]) -> AsmError:
     message = str(e)
     if "_".join(st.mnemonic.split("_")[:2]) not in message[:120]:    # name the instruction (v_add, s_load:
         message = f"{st.mnemonic}: {message}"                           # most of the encoder's messages do)
-    return AsmError(f"{st.line}:{column}: {message}\n{quote(src, column)}")
+    err = AsmError(f"{st.line}:{column}: {message}\n{quote(src, column)}")
+    err.unknown_modifier = getattr(e, "unknown", False)     # OperandError.unknown, for list_reader
+    return err
 
 
 def _error_column(e: Exception, st: Instr, src: str) -> int:
@@ -169,6 +209,8 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
                 for i, o in enumerate(part.operands):
                     if same(o) or isinstance(o, Mod) and same(o.value) or type(o) is list and any(map(same, o)):
                         column = term_columns(src, part.column).get(i)
+                        if column and not same(o) and isinstance(o, Mod):    # the value inside -x, |x|,
+                            column += inner_offset(src[column - 1:])         # neg(x): where x is written
                         if column:
                             return column
                 for key, value in part.modifiers.items():     # vmcnt(0) lgkmcnt(99): a count after the first

@@ -21,14 +21,14 @@ from isa import Spec
 from isa.spec import family_of
 from isa.mnemonics import amd_name, refused_spelling, text_mnemonic
 from isa.effects import effects
-from isa.facts import opsel_flags, sdwa_selects, source_limits
+from isa.facts import no_dpp, no_sdwa, opsel_flags, sdwa_selects, source_limits
 from isa.memory_access import gds_only, reads_counter, scalar_base_registers, scalar_data
 
 from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .memflags_gfx9 import memory_flags
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
-from .signature import Operand, neg_list_error, raw_source_field
+from .signature import Operand, loads_scales, neg_list_error, raw_source_field
 from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
 from .valu_plan import gfx9_no_dpp_form, gfx9_valu_plan
@@ -40,10 +40,11 @@ class Gfx9AsmError(ValueError):
     operand value refused, `modifier` the name of the modifier refused (or (name, entry index):
     operands.list_entry), when one is, for the caller to find its column."""
 
-    def __init__(self, message: str, operand=None, modifier: str | None = None):
+    def __init__(self, message: str, operand=None, modifier: str | None = None, unknown: bool = False):
         super().__init__(message)
         self.operand = operand
         self.modifier = modifier
+        self.unknown = unknown      # as OperandError.unknown
 
 
 # ---------------------------------------------------------------- operands
@@ -253,12 +254,25 @@ _MEMORY_KEYS = {"SMEM": {"offset", "glc"},   # no nv: LLVM 22 refuses it on gfx9
                 "MTBUF": {"idxen", "offen", "offset", "sc0", "sc1", "nt", "format"}}
 
 
+def _sdwa_keys(d, plan, kind: str) -> set:
+    """The modifiers an SDWA (or a compare's SDWAB) word takes: a select per source the instruction
+    has, and (SDWA) the destination's select, unused-bits rule, clamp and output modifier only with
+    a destination (llvm-mc-22: v_nop_sdwa takes none of them, v_mov_b32_sdwa no src1_sel), no
+    destination select where isa.facts.sdwa_selects says so (the fp8/bf8 conversions to f32)."""
+    keys = (_SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS) - {f"src{i}_sel" for i in range(len(plan.srcs), 2)}
+    if kind == "SDWAB":
+        return keys
+    if not plan.sig.dsts:
+        return keys - {"clamp", "mul", "div", "dst_sel", "dst_unused"}
+    return keys - ({"dst_sel", "dst_unused"} if sdwa_selects(d) else set())
+
+
 def _allow(mods: dict, keys: set, what: str) -> None:
     extra = [k for k in mods if k not in keys]
     if extra:
         raise Gfx9AsmError(f"{extra[0]!r} is not a modifier of {what}"
                            + (f" (takes {', '.join(sorted(keys))})" if keys else " (takes none)"),
-                           modifier=extra[0])
+                           modifier=extra[0], unknown=True)
 
 
 def _int_in(mods: dict, key: str, lo: int, hi: int, default: int = 0) -> int:
@@ -482,9 +496,12 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         return _encode_mfma(spec, d, ops, mods)
     sig, e32 = plan.sig, plan.e32
     if kind == "DPP" and d.format not in g9.DPP_FORMATS:
-        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction")
+        raise Gfx9AsmError(f"{plan.mn}: the gfx9 syntax has no DPP form of a {d.format} instruction", unknown=True)
     if kind == "DPP" and gfx9_no_dpp_form(d, plan):
-        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})")
+        raise Gfx9AsmError(f"{plan.mn}: has no DPP form ({gfx9_no_dpp_form(d, plan)})", unknown=True)
+    if sig.k_pos is not None and e32 and kind:  # before any operand, as LLVM: "dpp/sdwa variant ... not supported"
+        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
+                           f"{kind[:4]} excludes)", unknown=True)
     accumulates = sig.reads_dst and not (sig.dsts and sig.dsts[0].packed)
     if kind in ("SDWA", "SDWAB") and (accumulates or _wide_operand(d, sig)):
         # SDWA selects parts of 32-bit operands; an instruction reading its one 32-bit destination
@@ -492,8 +509,16 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         # two halves) cannot use it
         raise Gfx9AsmError(f"{plan.mn}: has no SDWA form ("
                            f"{'it reads its destination' if accumulates else 'a 64-bit operand'})")
+    # the manual's Instruction Limitations (CDNA3 12.16: v_clrexcp, the 64-bit compares, ...; LLVM 22:
+    # "dpp/sdwa variant of this instruction is not supported")
+    rule = no_dpp(d) if kind == "DPP" else no_sdwa(d) if kind in ("SDWA", "SDWAB") else None
+    if rule is not None:
+        raise Gfx9AsmError(f"{plan.mn}: has no {'DPP' if kind == 'DPP' else 'SDWA'} form (the manual's rule: "
+                           f"{rule[0]}, page {rule[1]})")
     if kind == "DPP":
         _dpp_order(mods)
+    if kind == "DPP":        # a modifier the DPP form lacks (dpp8) first, at its key, as LLVM's parser
+        _allow(mods, _DPP_KEYS, plan.mn)
     if kind == "DPP" and not _DPP_CONTROLS.intersection(mods):
         raise Gfx9AsmError(f"{plan.mn}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, row_shr:n, "
                            f"row_ror:n, row_newbcast:n, row_mirror, row_half_mirror, row_bcast:n or wave_*)")
@@ -501,10 +526,9 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         key = next(k for k in mods if k in _DPP_CONTROLS)
         raise Gfx9AsmError(f"{key}: a 64-bit operand makes this a DP ALU operation, whose DPP takes only "
                            f"row_newbcast:n", modifier=key)
-    _allow(mods, _DPP_KEYS if kind == "DPP" else _SDWAB_KEYS if kind == "SDWAB" else
-           _SDWA_KEYS - ({"dst_sel", "dst_unused"} if sdwa_selects(d) else set()) if kind else
+    _allow(mods, _DPP_KEYS if kind == "DPP" else _sdwa_keys(d, plan, kind) if kind else
            set() if e32 else
-           _SCALE_KEYS if d.name in g9.NO_PCODE_SOURCES else {n for n, _ in g9.OPSEL_FLAG_KEYS}
+           _SCALE_KEYS if loads_scales(d) else {n for n, _ in g9.OPSEL_FLAG_KEYS}
            if opsel_flags(d) else _VOP3P_KEYS if plan.is_p else
            _TRUTH_TABLE_KEYS - ({"op_sel"} - _opsel_keys(plan)) if plan.truth_table else
            _VOP3_KEYS - ({"op_sel"} - _opsel_keys(plan)) - ({"mul", "div"} if not plan.omod else set())
@@ -562,9 +586,6 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         m = next(it)
         f["SDST"] = _sreg(spec, m)
     srcs = [next(it) for _ in range(srcs_e32 + (1 if sig.k_pos is not None and e32 else 0))]
-    if sig.k_pos is not None and e32 and kind:      # LLVM: "dpp/sdwa variant of this instruction is not supported"
-        raise Gfx9AsmError(f"{d.name.lower()} has no {kind[:4]} form (its constant K is a literal, which "
-                           f"{kind[:4]} excludes)")
     if sig.k_pos is not None and e32:
         k = srcs.pop(sig.k_pos)
         if k.number is None:
@@ -653,7 +674,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                 i = ((neg | abs_) & -(neg | abs_)).bit_length() - 1
                 raise Gfx9AsmError(f"{d.name.lower()}: {packed_negation(d).sign_error(i, len(plan.srcs))}",
                                    srcs[i].value)
-            if d.name in g9.NO_PCODE_SOURCES and (neg or abs_):
+            if loads_scales(d) and (neg or abs_):
                 raise Gfx9AsmError(f"{d.name.lower()} takes no source modifiers")
             packed = effects(d.pcode).result_ranges >= 2    # elements side by side: v_pk_*
             # a result that is not packed: op_sel only as all zeros, and only over 16-bit halves (v_dot2_*)
@@ -661,13 +682,17 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     "op_sel" in mods and (any(_mod_bits(mods, "op_sel")) or not any(o.packed for o in sig.srcs))
                     or "op_sel_hi" in mods):
                 key = "op_sel" if "op_sel" in mods else "op_sel_hi"
+                # LLVM: no such operand (at its key) without packed sources, else "invalid op_sel
+                # operand": at op_sel's key, at the mnemonic for op_sel_hi)
+                unknown = not any(o.packed for o in sig.srcs)
                 raise Gfx9AsmError(f"{d.name.lower()} takes no op_sel / op_sel_hi (its result is not packed)",
-                                   modifier=key)
+                                   modifier=key if unknown or key == "op_sel" else None, unknown=unknown)
             nsrc = len(plan.srcs)
             for key in ("neg_lo", "neg_hi"):    # an entry per source; later ones are ignored (LLVM)
                 why = neg_list_error(d, key, _mod_bits(mods, key), nsrc) if key in mods else None
-                if why:
-                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key)
+                if why:         # refused with no entry set: a list LLVM's syntax lacks
+                    raise Gfx9AsmError(f"{d.name.lower()}: {why}", modifier=key,
+                                       unknown=neg_list_error(d, key, [], nsrc) is not None)
             f["NEG"] = neg | _bits_of(_mod_bits(mods, "neg_lo")[:nsrc]) if "neg_lo" in mods else neg
             f["NEG_HI"] = abs_ | (_bits_of(_mod_bits(mods, "neg_hi")[:nsrc]) if "neg_hi" in mods else 0)
             if "op_sel" in mods:    # an entry per source; later ones (a destination's) are ignored
@@ -708,9 +733,10 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if kind == "SDWA":
             w2["CLMP"] = 1 if "clamp" in mods else 0
             w2["OMOD"] = _omod(mods, plan.sdwa_omod)
-            w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
-            w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if sdwa_selects(d)
-                                    else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
+            if sig.dsts:        # (no destination, v_nop: nothing to select, the fields stay 0)
+                w2["DST_SEL"] = _mod_name(mods, "dst_sel", "DWORD", g9.SDWA_SEL)
+                w2["DST_U"] = _mod_name(mods, "dst_unused", "UNUSED_PAD" if sdwa_selects(d)
+                                        else "UNUSED_PRESERVE", g9.SDWA_UNUSED)
         for i in range(min(2, len(plan.srcs))):
             w2[f"SRC{i}_SEL"] = _mod_name(mods, f"src{i}_sel", "DWORD", g9.SDWA_SEL)
     elif kind == "DPP":
@@ -739,11 +765,18 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
             used.add((s.val, s.n))
     if reads_vcc:
         used.add((t.vcc_lo, 2))
-    if len(used) > 1:   # named at the last scalar source read, the one the bus has no room for
-        last = next((s for s in reversed(list(srcs) + ([mask_ops[-1]] if mask_ops else []))
-                     if s.kind in ("s", "lit") and not t.is_constant(s.val)), None)
+    if len(used) > 1:   # named at the first scalar source the bus has no room for (VCC read first)
+        seen, last = {(t.vcc_lo, 2)} if reads_vcc else set(), None
+        for s in list(srcs) + ([mask_ops[-1]] if mask_ops else []):
+            key = ("lit",) if s.kind == "lit" else (s.val, s.n) if s.kind == "s" and not t.is_constant(s.val) else None
+            if key is not None and key not in seen:
+                seen.add(key)
+                if len(seen) > 1:
+                    last = s
+                    break
+        named = last.value if last is not None else None
         raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)",
-                           last.value if last is not None else None)
+                           named.value if isinstance(named, Mod) else named)     # the register inside -x, |x|
 
 
 # a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
@@ -918,7 +951,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
         f["SSRC1"] = _gpr_idx(ops[1])
         ops = ops[:1]
     else:
-        layout = list(g9.SCALAR_LAYOUT.get(d.name) or scalar_layout(d))
+        layout = list(scalar_layout(d))
     if len(ops) != len(layout):
         raise Gfx9AsmError(f"{mn} takes {len(layout)} operands, got {len(ops)}")
     for (name, field, n), value in zip(layout, ops):
@@ -1341,7 +1374,7 @@ def _kind(value) -> str:
 def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     mn, defs = lookup(spec, instr.mnemonic)
     if not defs:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     ops, mods = instr.operands, dict(instr.modifiers)
     while ops and isinstance(ops[-1], Attr) and ops[-1].name.lower() in _FLAGS:
         mods[ops[-1].name.lower()] = True          # a flag written where an operand could start (ds_gws_sema_p gds)
@@ -1373,7 +1406,7 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         except Gfx9AsmError as e:
             errors.append(e)
     if not errors:
-        raise Gfx9AsmError(f"unknown instruction {mn!r}")
+        raise Gfx9AsmError(f"unknown instruction {mn!r}", unknown=True)
     raise most_specific(errors, ops, mods)
 
 
@@ -1388,7 +1421,7 @@ def _suffix_checked(spec: Spec, mn: str, defs: list) -> str:
     if hit is None:
         hit = _suffix_answers[key] = _suffix_answer(spec, mn, defs)
     if hit[1]:
-        raise Gfx9AsmError(hit[1])
+        raise Gfx9AsmError(hit[1], unknown=True)
     return hit[0]
 
 
@@ -1438,7 +1471,7 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
     raises it as an AsmError). Labels, comments and instructions are the assembler's parser's
     (asm_parse.parse); each instruction value is encoded by Gfx9Encoder."""
     from .branches import resolve_branches
-    from .asm_parse import parse, term_columns
+    from .asm_parse import inner_offset, parse, term_columns
     from .families import load_for_disassembly
     from .statement import Directive, Label
     AsmError = Gfx9AsmError
@@ -1467,12 +1500,19 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
             modifier = getattr(e, "modifier", None)
-            at = next((c for i, c in term_columns(lines[no - 1], col).items()     # an operand, or a count
-                       if type(i) is int and i < len(it.operands) and it.operands[i] is operand    # written after
+            if operand is None and modifier is None:    # a message quoting a modifier (offset:6400: ...)
+                modifier = next((k for k in it.modifiers if f"{k}:" in msg), None)
+            at = next((c + (inner_offset(lines[no - 1][c - 1:]) if it.operands[i] is not operand else 0)
+                       if type(i) is int else c                    # an operand (the value inside -x, |x|),
+                       for i, c in term_columns(lines[no - 1], col).items()     # or a count written after
+                       if type(i) is int and i < len(it.operands) and (it.operands[i] is operand or isinstance(
+                           it.operands[i], Mod) and it.operands[i].value is operand)
                        or type(i) is str and it.modifiers.get(i) is operand), col) \
                 if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
                 if modifier is not None else col                                  # the first (lgkmcnt(0))
-            raise AsmError(f"{no}:{at}: {mn}: {msg}") from None
+            err = AsmError(f"{no}:{at}: {mn}: {msg}")
+            err.unknown_modifier = getattr(e, "unknown", False)
+            raise err from None
         if isinstance(fix, str):
             branches.append((len(out), fix, it))
         elif fix is not None:

@@ -31,7 +31,7 @@ from .asm_lexer import BLANKS, COMMENT, DUAL, NUMBER, REG, STRING, WORD, Entries
 from .operands import Agpr, Lit, Mod, OperandError, Special
 from .instr import NO_MODIFIERS, Instr, Modifiers
 from .statement import Attr, BitOr, Call, Directive, Label, SymExpr
-from . import syntax
+from . import list_reader, syntax
 
 
 class AsmError(ValueError):
@@ -234,6 +234,23 @@ def _entry_starts(key: str, ents: list, lo: int, hi: int) -> list:
     return out
 
 
+def _read_list(key: str, toks: list, i: int) -> None:
+    """Refuse list modifier `key`'s value at token i as LLVM's reader does (dsl.list_reader),
+    at the token where it stops."""
+    if _ENTRIES[toks[-1]][0] is COMMENT:
+        toks = toks[:-1]
+    line = "".join(toks)
+    at = sum(map(len, toks[:i]))
+    found = list_reader.stop(key, line, at + len(toks[i]) - len(toks[i].lstrip(BLANKS)) if i < len(toks) else at)
+    if found is not None:
+        where, expected = found
+        j, pos = i, at
+        while j < len(toks) and pos + len(toks[j]) <= where:
+            pos += len(toks[j])
+            j += 1
+        raise _Unexpected(j, expected)
+
+
 def _symbol_expression(toks: list, ents: list, i: int, n: int) -> tuple:
     """NAME (+|- NAME or INTEGER)+ from token i: its text without blanks."""
     parts = [toks[i].lstrip(BLANKS)]
@@ -289,12 +306,14 @@ def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list 
                     i += 1
                 elif following == ":":
                     key = value.lower()
+                    if key in list_reader.SHAPES:
+                        _read_list(key, toks, i + 2)
                     value, i = _keyvalue(toks, ents, i + 2, n)
                     if key in modifiers:
                         raise _twice(key)
                     modifiers[key] = value
                     if where is not None:
-                        where.append((key, start))
+                        where += [(key, start), ((key, "value"), start + 2)]    # th:NAME: the value's too
                         if type(value) is list:     # op_sel:[0,2]: each entry's, keyed (key, index)
                             where += _entry_starts(key, ents, start + 2, i)
                     expect_operand = False
@@ -468,6 +487,15 @@ def parse(text: str) -> list:
     text in source order (AsmError on a syntax error)."""
     with collector_paused():
         return _parse(text)
+
+
+_MODIFIER_PREFIX = re.compile(r"(?:[-|~ \t]|(?:neg|abs|sext)\()*", re.I)
+
+
+def inner_offset(term: str) -> int:
+    """How far into a source term with modifiers (-|s1|, neg(2)) its value starts: a refusal of
+    the value is placed there, as llvm-mc-22 places it."""
+    return _MODIFIER_PREFIX.match(term).end()
 
 
 def term_columns(line: str, mnemonic_column: int) -> dict:

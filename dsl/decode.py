@@ -15,7 +15,7 @@ from dataclasses import field
 from functools import lru_cache
 
 from isa import Format, InstrDef, Spec
-from isa.facts import no_dpp
+from isa.facts import no_dpp, no_sdwa
 from isa.records import dataclass
 
 from .operand_records import raw_source_field, source_is_immediate
@@ -91,6 +91,7 @@ class DecodePlan:
     literal_code: int                            # the source code of the literal dword
     nsa_capable: bool                            # MIMG: its NSA bit adds an address dword
     no_dpp: tuple | None = None                  # VALU: the manual's rule giving it no DPP form (isa.facts)
+    no_sdwa: tuple | None = None                 # VALU: ... no SDWA form (CDNA's Instruction Limitations)
 
     def fields_of(self, value: int) -> dict[str, int]:
         return {n: (value >> lo) & mask for n, lo, mask in self.fields}
@@ -154,7 +155,8 @@ class _DecodeTable:
                 tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
                 self.dpp_codes if real_fmt.name in self.valu_dpp else {}, self.spec.traits.literal,
-                real_fmt.name == "MIMG", no_dpp(defs[0]) if real_fmt.name in self.valu_dpp else None)
+                real_fmt.name == "MIMG", no_dpp(defs[0]) if real_fmt.name in self.valu_dpp else None,
+                no_sdwa(defs[0]) if real_fmt.name in self.valu_dpp else None)
         self.plans[key] = plan
         return plan
 
@@ -199,10 +201,11 @@ def decode_one(spec: Spec, data: bytes, offset: int = 0) -> Instruction:
         if plan.always_literal:     # its constant K is a literal dword, which DPP/SDWA's word displaces
             raise DecodeError(f"offset 0x{offset:x}: {plan.defs[0].name.lower()} has no {kind} form (its "
                               f"constant K is a literal): SRC0 = 0x{f['SRC0']:x} is not an operand of it")
-        if plan.no_dpp is not None:
+        rule = plan.no_sdwa if kind == "SDWA" else plan.no_dpp     # (CDNA's SDWA; DPP, RDNA's DPP16/DPP8)
+        if rule is not None:
             raise DecodeError(f"offset 0x{offset:x}: {plan.defs[0].name.lower()} has no {kind} form in the "
-                              f"{fmt.name} encoding (the manual's DPP rule: {plan.no_dpp[0]}, page "
-                              f"{plan.no_dpp[1]}): SRC0 = 0x{f['SRC0']:x} is not an operand of it")
+                              f"{fmt.name} encoding (the manual's {'SDWA' if kind == 'SDWA' else 'DPP'} rule: "
+                              f"{rule[0]}, page {rule[1]}): SRC0 = 0x{f['SRC0']:x} is not an operand of it")
         if size < inst.size + 4:
             raise DecodeError(f"offset 0x{offset:x}: {fmt.name} DPP instruction is truncated")
         word2 = int.from_bytes(data[end:end + 4], "little")

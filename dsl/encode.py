@@ -298,21 +298,22 @@ class Encoder:
             base, enc = split_mnemonic(mn)
             llvm = refused_spelling(base, self.spec.arch)    # a name LLVM spells otherwise here (export on gfx11)
             if llvm is not None:
-                raise OperandError(f"{base}: instruction not supported on {self.spec.arch} (LLVM spells it {llvm} there)")
+                raise OperandError(f"{base}: instruction not supported on {self.spec.arch} (LLVM spells it {llvm} "
+                                   f"there)", unknown=True)
             defs = self.spec.lookup(base) or self.spec.lookup(old_spellings(self.spec).get(base, base))
             if not defs:
-                raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}")
+                raise OperandError(f"unknown instruction {mn!r} for {self.spec.arch}", unknown=True)
             if enc == "sdwa":
                 raise OperandError(f"{mn}: {self.spec.arch} has no SDWA encoding (GCN/CDNA only); use op_sel or "
-                                   f"the 16-bit .l/.h halves")
+                                   f"the 16-bit .l/.h halves", unknown=True)
             cands = order_candidates(defs, enc, self.traits.roles)
             valu = self.traits.roles.valu_e32 | self.traits.roles.valu_e64      # (not VINTERP: a quad's lanes)
             if enc in ("e64", "e64_dpp") and any(d.format in valu and moves_a_lane_value(d) for d in defs):
                 raise OperandError(f"{mn}: a move between one lane and a scalar is written without an "
-                                   f"encoding suffix ({base}); it takes no _{enc}")
+                                   f"encoding suffix ({base}); it takes no _{enc}", unknown=True)
             if not cands:
                 raise OperandError(f"{mn}: no encoding matches the suffix {enc!r} "
-                                   f"(it has: {', '.join(sorted({d.format for d in defs}))})")
+                                   f"(it has: {', '.join(sorted({d.format for d in defs}))})", unknown=True)
             hit = self._candidates[mn] = (cands, enc)
         return hit
 
@@ -424,7 +425,7 @@ class Encoder:
             if st.line and type(mods.get("th")) is int and "TH" in self._layout[fmt][0]:
                 raise OperandError(f"{_name(d)}: th:{mods['th']}: text names the cache policy (th:TH_LOAD_NT, "
                                    f"th:TH_ATOMIC_RETURN, ...) as LLVM's assembler requires; a number is "
-                                   f"what its disassembler prints where no name applies", modifier="th")
+                                   f"what its disassembler prints where no name applies", modifier=("th", "value"))
         if fmt in roles.valu_e32 or fmt in roles.valu_e64:
             if enc:
                 _check_forced_dpp(d, mods, enc)
@@ -437,7 +438,7 @@ class Encoder:
         if mods:
             names = ", ".join(mods)
             raise OperandError(f"{_name(d)}: unexpected modifier(s) {names if len(names) < 80 else names[:80] + '...'} "
-                               f"for its {fmt} encoding", modifier=next(iter(mods)))
+                               f"for its {fmt} encoding", modifier=next(iter(mods)), unknown=True)
         data = self.pack(d, F)
         if F.literal_ref is not None:
             fix = LiteralRef(F.literal_ref, len(data) - 4)     # the literal is the last dword
@@ -614,8 +615,10 @@ class Encoder:
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
             if dpp_kind and i < 2:
                 if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
+                    # at the register (inside -x, |x|), a constant at the mnemonic: llvm-mc-22's places
+                    inner = v.value if isinstance(v, Mod) else v
                     raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
-                                       f"got {v}", v)
+                                       f"got {v}", inner if isinstance(inner, (Reg, Special, Agpr)) else None)
                 if i == 0:
                     F["_dpp_src0"] = code - self.vgpr_base
                     code = 0
@@ -632,18 +635,19 @@ class Encoder:
                 opsel |= 1 << i
             F[field] = code
         if not e32:
-            self._constant_bus(d, F, plan)
+            self._constant_bus(d, F, plan, src_vals)
             if mods and "op_sel" in mods:
                 if modifier_use(d).opsel is None or byte_select(d):
                     halves = self.spec.arch in syntax.TRUE16_FAMILIES and any(o.t16 for o in sig.srcs + sig.dsts)
                     raise OperandError(f"{_name(d)}: op_sel: the instruction takes no op_sel in LLVM's syntax"
                                        + (" (it selects a byte with byte_sel:N)" if byte_select(d) else
-                                          " (it selects halves with .l/.h)" if halves else ""), modifier="op_sel")
+                                          " (it selects halves with .l/.h)" if halves else ""), modifier="op_sel",
+                                       unknown=True)
                 if not plan.opsel:
                     raise OperandError(f"{_name(d)}: op_sel: this instruction has no 16-bit operands to select "
                                        f"halves of" if "OPSEL" in self._layout[d.format][0] else
                                        f"{_name(d)}: op_sel: its {d.format} encoding has no OPSEL field",
-                                       modifier="op_sel")
+                                       modifier="op_sel", unknown=True)
                 bits = _bit_list(mods.pop("op_sel"), "op_sel", d)
                 nsrc = len(sig.srcs)
                 if len(bits) > 4:
@@ -685,7 +689,8 @@ class Encoder:
             if mods and "byte_sel" in mods:     # gfx12 fp8/bf8 conversions: OPSEL bits that pick a byte
                 byte_bits = byte_select(d)
                 if not byte_bits:
-                    raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel")
+                    raise OperandError(f"{_name(d)}: byte_sel: the instruction selects no byte", modifier="byte_sel",
+                                       unknown=True)
                 sel = mods.pop("byte_sel")
                 if not 0 <= sel <= 3:
                     raise OperandError(f"{_name(d)}: byte_sel:{sel} is out of range 0..3", modifier="byte_sel")
@@ -710,10 +715,11 @@ class Encoder:
             if is_p:
                 if "op_sel_hi" in mods and not plan.opsel and effects(d.pcode).matrix:
                     raise OperandError(f"{_name(d)}: op_sel_hi: a matrix instruction selects halves only of a "
-                                       f"16-bit result (RDNA3 WMMA f16/bf16), as op_sel", modifier="op_sel_hi")
+                                       f"16-bit result (RDNA3 WMMA f16/bf16), as op_sel", modifier="op_sel_hi",
+                                       unknown=True)
                 if "op_sel_hi" in mods and not plan.opsel and not is_mix:
                     raise OperandError(f"{_name(d)}: op_sel_hi: this instruction has no 16-bit operands to select "
-                                       f"halves of", modifier="op_sel_hi")
+                                       f"halves of", modifier="op_sel_hi", unknown=True)
                 nsrc = len(sig.srcs)
                 if "op_sel_hi" in mods:     # an entry per source (missing ones 0); later ones are ignored
                     hv = _bits_value(_bit_list(mods.pop("op_sel_hi"), "op_sel_hi", d)[:nsrc])
@@ -728,8 +734,9 @@ class Encoder:
                     if key in mods:
                         bits = _bit_list(mods.pop(key), key, d)
                         why = signature.neg_list_error(d, key, bits, nsrc)
-                        if why:
-                            raise OperandError(f"{_name(d)}: {why}", modifier=key)
+                        if why:         # refused with no entry set: a list LLVM's syntax lacks
+                            raise OperandError(f"{_name(d)}: {why}", modifier=key,
+                                               unknown=signature.neg_list_error(d, key, [], nsrc) is not None)
                         if key == "neg_lo":
                             negb |= _bits_value(bits[:nsrc])
                         else:
@@ -784,9 +791,11 @@ class Encoder:
         if kind == _VGPR_OR_INLINE and not is_vgpr and not isinstance(inner, (int, float)) and inner != _NULL:
             raise OperandError(f"{_name(d)}: {what}: must be a VGPR or inline constant, got {inner}", v)
 
-    def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan") -> None:
+    def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan", src_vals=()) -> None:
         """At most two scalar values (one for 64-bit shifts) per VOP3/VOP3P instruction; the
-        same SGPR or literal twice counts once (RDNA3 ISA, "Instruction restrictions")."""
+        same SGPR or literal twice counts once (RDNA3 ISA, "Instruction restrictions"). Refused at
+        the first source the bus has no room for (an implicit VCC read first), as llvm-mc-22
+        places it."""
         scalars = {F.get(field) for _, _, _, _, field, _ in plan.srcs} & self.scalar_sources
         if "_dpp_src0" in F:
             scalars.discard(F.get("SRC0"))
@@ -795,7 +804,19 @@ class Encoder:
         if len(scalars) > plan.bus_limit:
             raise OperandError(f"{_name(d)}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, "
                                f"the literal{', VCC implicitly' if plan.implicit_vcc else ''}); at most "
-                               f"{plan.bus_limit} may be read by one instruction (the constant bus)")
+                               f"{plan.bus_limit} may be read by one instruction (the constant bus)",
+                               self._bus_operand(F, plan, src_vals))
+
+    def _bus_operand(self, F: Fields, plan: "ValuPlan", src_vals):
+        """The source value a constant-bus refusal names (see _constant_bus), or None."""
+        seen = {self.traits.vcc_lo} if plan.implicit_vcc else set()
+        for (_, _, _, _, field, _), v in zip(plan.srcs, src_vals):
+            code = F.get(field)
+            if code in self.scalar_sources and not (field == "SRC0" and "_dpp_src0" in F) and code not in seen:
+                seen.add(code)
+                if len(seen) > plan.bus_limit:
+                    return v.value if isinstance(v, Mod) else v
+        return None
 
     @staticmethod
     def _halves_given(plan: "ValuPlan", ops: list, src_vals) -> dict:
@@ -1715,7 +1736,13 @@ def _check_dpp_allowed(d: InstrDef, mods: dict) -> None:
 
 
 def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
-    """A `_dpp` / `_e64_dpp` mnemonic needs a DPP control; `_e32` / `_e64` take none."""
+    """A `_dpp` / `_e64_dpp` mnemonic needs a DPP control and an encoding with a DPP form (else
+    it is refused at the mnemonic, as LLVM's "dpp variant ... not supported"); `_e32` / `_e64`
+    take none."""
+    if enc in ("dpp", "e64_dpp") and no_dpp(d) is not None:
+        rule = no_dpp(d)
+        raise OperandError(f"{_name(d)}_{enc}: has no DPP form in the {d.format} encoding (the manual's DPP rule: "
+                           f"{rule[0]}, page {rule[1]})", unknown=True)
     dpp = not _DPP_CONTROLS.isdisjoint(mods)
     if enc in ("dpp", "e64_dpp") and not dpp:
         raise OperandError(f"{_name(d)}_{enc}: a DPP instruction needs a DPP control (quad_perm:[..], row_shl:n, "

@@ -40,12 +40,12 @@ def cache_policy(d, F, mods) -> None:
         codes = _th_codes(d)
         if th.name not in codes:
             raise OperandError(f"{_name(d)}: th:{th.name} is not a cache policy of this instruction; "
-                               f"known: {', '.join(codes)}", modifier="th")
+                               f"known: {', '.join(codes)}", modifier=("th", "value"))     # at the name, as LLVM
         th = codes[th.name]
     if isinstance(scope, Attr):
         if scope.name not in syntax.SCOPE_NAMES:
             raise OperandError(f"{_name(d)}: scope:{scope.name}; known: "
-                               f"{', '.join(n for n in syntax.SCOPE_NAMES if n)}", modifier="scope")
+                               f"{', '.join(n for n in syntax.SCOPE_NAMES if n)}", modifier=("scope", "value"))
         scope = syntax.SCOPE_NAMES.index(scope.name)
     for key, value, limit in (("th", th, 7), ("scope", scope, 3)):
         if type(value) is not int or not 0 <= value <= limit:

@@ -22,7 +22,7 @@ from .instr_fields import sop_operands
 from .instr_fields_memory import ds_modifiers
 from .operands import Agpr, Mod, Reg
 from .encode import ds_layout, flat_layout     # the encoder's memoised forms
-from .signature import (cache_control, data_registers, neg_bits_error, raw_source_field, scalar_bits,
+from .signature import (cache_control, loads_scales, data_registers, neg_bits_error, raw_source_field, scalar_bits,
                         type_info)
 from .statement import Attr, Call
 from .valu_plan import gfx9_no_dpp_form, gfx9_valu_plan, mai_fields, mfma_shape
@@ -165,6 +165,8 @@ def _valu(spec: Spec, inst: Instruction) -> Instr | None:
 def _valu_modifiers(inst: Instruction, plan) -> dict:
     d, f, kind, dpp = inst.defs[0], inst.fields, inst.dpp_kind, inst.dpp
     mods = {}
+    if kind == "SDWA" and not plan.sig.dsts:     # v_nop: no result, no source: LLVM prints none of the word
+        return {f"src{i}_sel": _sel(dpp[f"SRC{i}_SEL"], g9.SDWA_SEL) for i in range(min(2, len(plan.srcs)))}
     if kind in ("SDWA", "SDWAB"):
         if dpp.get("CLMP"):
             mods["clamp"] = True
@@ -198,10 +200,10 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
             mods["op_sel"] = bit_list(opsel, nsrc)
         if plan.halves and hi_bits & mask != (0 if plan.is_mix else mask):   # (none where nothing has halves)
             mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
-        why = not plan.is_mix and neg_bits_error(d, f.get("NEG", 0), f.get("NEG_HI", 0), nsrc)
+        why = not plan.is_mix and not loads_scales(d) and neg_bits_error(d, f.get("NEG", 0), f.get("NEG_HI", 0), nsrc)
         if why:     # (llvm-mc-22: "invalid instruction encoding")
             raise DecodeError(f"{d.name.lower()}: {why}: no text says these NEG/NEG_HI bits")
-        if not plan.is_mix and d.name not in g9.NO_PCODE_SOURCES:   # (LLVM ignores its NEG bits)
+        if not plan.is_mix and not loads_scales(d):   # (LLVM ignores the load-scale's NEG bits)
             if f.get("NEG", 0) & mask:
                 mods["neg_lo"] = bit_list(f["NEG"], nsrc)
             if f.get("NEG_HI", 0) & mask:
@@ -254,10 +256,7 @@ def _scalar(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn, fmt = d.name.lower(), inst.fmt.name
     ops, mods = [], {}
-    if d.name in g9.SCALAR_LAYOUT:
-        ops = [scalar_source(spec, f[fld], n, inst.literal, (fmt, fld), 64 if n == 2 else 32, True)
-               for _, fld, n in g9.SCALAR_LAYOUT[d.name]]
-    elif raw_source_field(d):      # s_set_gpr_idx_on: SSRC1 is the mode bits
+    if raw_source_field(d):      # s_set_gpr_idx_on: SSRC1 is the mode bits
         ops = [scalar_source(spec, f["SSRC0"], 1, inst.literal, (fmt, "SSRC0"), 32, True),
                immediate_values.gpr_idx(f["SSRC1"])]
     elif fmt == "SOPP":

@@ -22,11 +22,13 @@ class OperandError(ValueError):
     instruction, the operand, what was given and what is legal. `operand` is the value
     refused (or None), `modifier` the modifier's name (or (name, entry index) for an entry of
     its list: list_entry), `text` the source text refused: the text assembler turns them into
-    the column it reports."""
+    the column it reports. `unknown`: the syntax has no such modifier for the instruction, or no
+    such form (a `_dpp` suffix): LLVM refuses it before reading a modifier's value (list_reader)."""
 
-    def __init__(self, message: str, operand=None, modifier: str | None = None, text: str | None = None):
+    def __init__(self, message: str, operand=None, modifier: str | None = None, text: str | None = None,
+                 unknown: bool = False):
         super().__init__(message)
-        self.operand, self.modifier, self.text = operand, modifier, text
+        self.operand, self.modifier, self.text, self.unknown = operand, modifier, text, unknown
 
 
 def list_entry(value, key: str, good) -> str | tuple:

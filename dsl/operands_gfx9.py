@@ -74,7 +74,7 @@ def _scalar_names(d) -> list[str]:
         return ["sdst" if o.startswith("sdst") else o for o in operands]
     if raw_source_field(d):       # s_set_gpr_idx_on: SSRC1 is the mode bits
         return ["ssrc0", "mode"]
-    return [name for name, _, _ in g9.SCALAR_LAYOUT.get(d.name) or scalar_layout(d)]
+    return [name for name, _, _ in scalar_layout(d)]
 
 
 def _smem_names(d) -> list[str]:

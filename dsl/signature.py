@@ -11,8 +11,9 @@ from dataclasses import replace
 from functools import lru_cache
 
 from isa import InstrDef
-from isa.facts import (cache_control, lane_value_result, loads_to_lds, opsel_flags,  # noqa: F401 (cache_control re-exported)
-                       modifier_use, result_without_code, scalar_result)
+from isa.facts import (agpr_operands, cache_control, lane_value_result, loads_scales,  # noqa: F401 (re-exported:
+                       loads_to_lds, modifier_use, opsel_flags, result_without_code,  # cache_control, loads_scales)
+                       scalar_result)
 from isa.control import control
 from isa.effects import effects
 from isa.errata import SWMMAC_INDEX_SETS
@@ -205,6 +206,12 @@ def sopk_immediate_unsigned(d: InstrDef) -> bool:
     types = dict(effects(d.pcode or "").field_types)
     sixteen = [t for k, t in d.operand_types.items() if k in ("S0", "S1") and t[1:] == "16"]
     return (types.get("SIMM16") or (sixteen[0] if sixteen else "")).startswith("u")
+
+
+def agpr_fields(d: InstrDef) -> tuple[str, ...]:
+    """The VALU operands ('vdst', 'src0') in the AGPR file, a0..a255 in the syntax: those the
+    description places in the accumulator registers (isa.facts.agpr_operands: v_accvgpr_*)."""
+    return tuple({"D0": "vdst", "S0": "src0"}[k] for k in agpr_operands(d))
 
 
 def scalar_layout(d: InstrDef) -> list[tuple[str, str, int]]:

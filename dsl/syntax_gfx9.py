@@ -49,20 +49,6 @@ def hwreg_text_name(name: str) -> str:
     """LLVM's hwreg(...) name of the manual's hardware register `name`."""
     return "HW_REG_" + HWREG_LLVM_NAMES.get(name, name)
 
-# Scalar instructions whose operands the pseudocode does not give: (operand, field, registers)
-SCALAR_LAYOUT = {"S_RFE_RESTORE_B64": (("ssrc0", "SSRC0", 2), ("ssrc1", "SSRC1", 1))}
-
-# VALU instructions without pseudocode: which operands name AGPRs (a0..a255) instead of VGPRs
-# (the manual's descriptions: "accumulator vector register" -> "architectural vector register")
-ACC_OPERANDS = {"V_ACCVGPR_MOV_B32": ("vdst", "src0"), "V_ACCVGPR_READ": ("src0",), "V_ACCVGPR_WRITE": ("vdst",)}
-# VALU instructions the manual gives no pseudocode (isa/errata.py adds some of them): the type
-# of their one source ('f': takes float modifiers)
-NO_PCODE_OPERANDS = {"V_ACCVGPR_MOV_B32": "b", "V_ACCVGPR_READ": "b", "V_ACCVGPR_WRITE": "b",
-                     "V_SCREEN_PARTITION_4SE_B32": "b", "V_EXP_LEGACY_F32": "f", "V_LOG_LEGACY_F32": "f"}
-# VOP3P instructions the manual does not describe (isa/errata.py adds their opcodes), as LLVM
-# writes them: no destination and this many 32-bit sources (v_mfma_ld_scale_b32 loads the scales
-# of the V_MFMA_SCALE_* that follows: src0, src1 op_sel:[..] op_sel_hi:[..])
-NO_PCODE_SOURCES = {"V_MFMA_LD_SCALE_B32": 2}
 # how the gfx9 syntax spells the flags an instruction's OPSEL bits are (isa.facts.opsel_flags: OPSEL[0]
 # DPP's FI, OPSEL[1] its BOUND_CTRL; CDNA4's permlane swaps): DPP-style keys, in its text order,
 # (key, OPSEL bit); gfx11's syntax writes op_sel:[FI,BOUND_CTRL] instead

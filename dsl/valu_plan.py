@@ -15,7 +15,7 @@ from isa.records import dataclass
 
 from . import syntax, syntax_gfx9 as g9
 from .encode import uniform_sources, valu_signature      # the encoder's memoised form
-from .signature import (Operand, ValuSig, constant_operand, integer_sources_take_fp_mods, matrix_regs,
+from .signature import (Operand, ValuSig, agpr_fields, constant_operand, integer_sources_take_fp_mods, matrix_regs,
                         opsel_on_whole_vgprs, takes_opsel)
 
 
@@ -174,7 +174,7 @@ class Gfx9Plan:
 def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
     """LLVM's gfx9 mnemonic: _dpp/_sdwa for those forms, _e32/_e64 where both encodings exist."""
     base = text_mnemonic(d.name, spec.arch)
-    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.NO_ENC_SUFFIX or d.name in g9.ACC_OPERANDS:
+    if d.name in syntax.NO_ENC_SUFFIX or d.name in g9.NO_ENC_SUFFIX or d.name in g9.NO_VOP3_FORM:
         return base
     if kind in ("DPP", "SDWA", "SDWAB"):
         return base + ("_dpp" if kind == "DPP" else "_sdwa")
@@ -188,12 +188,6 @@ def gfx9_mnemonic(spec: Spec, d, e32: bool, kind: str | None) -> str:
 def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
     """The gfx9 dialect's plan of instruction `d` in format `fmt` (kind: None, 'DPP', 'SDWA', 'SDWAB')."""
     sig = valu_signature(d)
-    if d.name in g9.NO_PCODE_OPERANDS:
-        vdst, src0 = Operand("vdst"), Operand("src0", ftype=g9.NO_PCODE_OPERANDS[d.name])
-        sig = ValuSig((vdst,), (src0,), False, False, None, False, False)
-    if d.name in g9.NO_PCODE_SOURCES:
-        srcs = tuple(Operand(f"src{i}", ftype="b") for i in range(g9.NO_PCODE_SOURCES[d.name]))
-        sig = ValuSig((), srcs, False, False, None, False, False)
     constants = tuple(_gfx9_constant_operand(d, i, op) for i, op in enumerate(sig.srcs))
     sig = _reached(d, sig)
     e32 = fmt in spec.traits.roles.valu_e32
@@ -203,7 +197,7 @@ def gfx9_valu_plan(d, spec: Spec, fmt: str, kind: str | None) -> Gfx9Plan:
         # gfx9 prints a bf16 source's inline constants as their values (v_cvt_f32_bf16 v1, 1.0)
         srcs.append((op, op.dwords if op.dwords else 2, bits, float_value(op) or op.bf16 and not op.packed,
                      packed_kind(d, op)))
-    plan = Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), g9.ACC_OPERANDS.get(d.name, ()),
+    plan = Gfx9Plan(gfx9_mnemonic(spec, d, e32, kind), sig, e32, tuple(srcs), agpr_fields(d),
                     fmt == "VOP3P", effects(d.pcode).mixed_sources,
                     (3, 2) in effects(d.pcode).opsel_ranges, "ABS" in effects(d.pcode).inst_modifiers,
                     constants, "e32" if e32 else "vop3p" if fmt == "VOP3P" else "vop3",

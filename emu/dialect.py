@@ -36,10 +36,6 @@ class FieldError(ValueError):
     """An instruction word the machine cannot read (names the field and its value)."""
 
 
-# CDNA4 7.2: the load-scale half of a 4-dword V_MFMA_SCALE_* (its MFMA follows in the next two dwords)
-SCALE_PREFIX = "V_MFMA_LD_SCALE_B32"
-
-
 def scaled_mfma(prefix, mfma, scaled_names):
     """One instruction from a load-scale prefix and the MFMA after it (CDNA4 7.2): the MFMA
     with the pair's size and, in `extra`, the prefix's scale sources SCALE_SRC0 (A) and

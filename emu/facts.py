@@ -271,7 +271,7 @@ def _code_fact(name):
 
 
 _CODE_FACTS = ("address_adds_offset", "field_loads", "dword_loads", "dword_stores", "first_nan_test", "call_chain", "lane_modulus", "register_files",
-               "unfilled_arrays", "instruction_calls")
+               "unfilled_arrays", "instruction_calls", "agpr_operands", "loads_scales")
 
 FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds_layout": _ds_layout,
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords,
@@ -293,6 +293,16 @@ def fact(name: str, d):
 def valu_signature(d):
     """dsl.signature.valu_signature(d)."""
     return fact("valu_signature", d)
+
+
+def agpr_operands(d) -> tuple:
+    """isa.facts.agpr_operands(d): the operands ('D0', 'S0') in the AGPR file (v_accvgpr_*)."""
+    return fact("agpr_operands", d)
+
+
+def loads_scales(d) -> bool:
+    """isa.facts.loads_scales(d): the load-scale half of a V_MFMA_SCALE_* (v_mfma_ld_scale_b32)."""
+    return fact("loads_scales", d)
 
 
 def typed_buffer(d) -> bool:

@@ -7,24 +7,37 @@ The T# fields are the manuals' "Image Resource Definition": RDNA3 Table 50 (prin
 undefined or reserved bit must be set to zero unless otherwise specified"; the layout modelled
 is the one those zeros give. What is modelled:
 
-- the linear layout: texel (s, t) of mip 0 at base + (t * pitch + s) * bytes per texel, pitch
-  the width unless a 256-bit T# of a 1D / 2D resource holds (pitch - 1) in its depth field
-  ("(pitch-1) of mip0 ... if pitch > width"); 1D and 2D resources (T# type 8 / 9) addressed
-  with the matching DIM (0 / 1); mip level 0 with base_level 0;
+- the linear layout: texel (s, t) of slice k of mip 0 at
+  base + ((k * height + t) * pitch + s) * bytes per texel -- rows `pitch` texels apart, slices
+  pitch * height texels apart (the manual states neither; this is the linear layout the T#'s
+  fields describe, a 1D array's height 1) -- pitch the width unless a 256-bit T# of a 1D / 2D
+  resource holds (pitch - 1) in its depth field ("(pitch-1) of mip0 ... if pitch > width");
+  1D, 2D, 3D, 1D-array and 2D-array resources (T# type 8, 9, 10, 12, 13) addressed with the
+  matching DIM (0, 1, 2, 4, 5), the coordinates named by the DIM's generated image_dims row
+  (s, t, r for 3D, slice for arrays); mip level 0 with base_level 0;
+- the slices: a 3D or array resource is a 256-bit one ("256-bit Resource: 1d-array, 2d-array,
+  3d, cubemap, MSAA"). Arrays: "base array: First slice in array of the resource view", depth:
+  "last array slice": slice coordinate k addresses slice base_array + k, in range while
+  base_array + k <= last. 3D: depth is "(depth-1) of mip 0" and bit 0 of RDNA3's array pitch
+  field / RDNA4's UAV3D says "0: SRV (base_array ignored, depth w.r.t. base map) 1: UAV
+  (base_array and depth are first and last layer in view ...)": r addresses slice r (SRV) or
+  base_array + r (UAV), in range while that slice <= depth;
 - the address components as uint ("For image opcodes with no sampler, all VGPR address values
   are taken as uint", 10.2), A16 packing two 16-bit components a VGPR, low half first (10.1.3);
-- out of range (s >= width, or t >= height for 2D): the image chapter gives no rule for the
-  instructions without a sampler ("Image ops do not generate MemViol - instead they apply clamp
-  modes", 10, p. 94: clamp modes are the sampler's), so the buffers' rule is modelled (RDNA3
-  p. 89, Table 46 notes): loads read zero (a dst_sel 1 component: 1), stores and atomics write
-  nothing (the per-lane range limit of emu/buffer.BufferMemory: 0, else no bound);
+- out of range (s >= width, t >= height for 2D / 3D / 2D arrays, or the slice past the last
+  one): the image chapter gives no rule for the instructions without a sampler ("Image ops do
+  not generate MemViol - instead they apply clamp modes", 10, p. 94: clamp modes are the
+  sampler's), so the buffers' rule is modelled for every coordinate alike (RDNA3 p. 89, Table
+  46 notes): loads read zero (a dst_sel 1 component: 1), stores and atomics write nothing (the
+  per-lane range limit of emu/buffer.BufferMemory: 0, else no bound);
 - an all-zero T# is unbound: "it returns all zeros and not generate a memory transaction".
 
 Everything else raises SemanticsError naming the field: a nonzero bit the manual leaves
-undefined (where drivers keep a tiled swizzle mode: only linear images are modelled), a T# type
-other than 1D / 2D (its slices' layout is not in the manual) or not the instruction's DIM,
-base_level or a lane's mip level other than 0 (the manual gives no mip chain layout), RDNA3's
-delta color compression bit, a buffer (type 0) or reserved type.
+undefined (where drivers keep a tiled swizzle mode: only linear images are modelled), a cube,
+MSAA, buffer (type 0) or reserved type, a type not the instruction's DIM, a 3D / array image
+with a 128-bit T#, pitch bits in a 3D / array T#, RDNA3 array pitch bits 3:1 of a 3D T# (or any
+of an array's), a 1D array whose height is not 1, base_level or a lane's mip level other than
+0 (the manual gives no mip chain layout), RDNA3's delta color compression bit.
 """
 from __future__ import annotations
 
@@ -53,7 +66,8 @@ _RDNA4 = ("Table 60 (RDNA4 p. 126)", {
     "min_lod_warn": (177, 165), "corner_samples": (183, 183), "min_lod": (198, 186)})
 LAYOUTS = {"MIMG": _RDNA3, "VIMAGE": _RDNA4}
 TYPES = {8: "1d", 9: "2d", 10: "3d", 11: "cube", 12: "1d-array", 13: "2d-array", 14: "2d-msaa", 15: "2d-msaa-array"}
-DIMS = {0: 8, 1: 9}         # DIM code -> the T# type it addresses (modelled: 1D, 2D)
+DIMS = {0: 8, 1: 9, 2: 10, 4: 12, 5: 13}     # DIM code -> the T# type it addresses (the modelled ones)
+SLICED = (10, 12, 13)                        # 3D, 1D array, 2D array: slices by the 256-bit T#
 
 
 def _field(words: np.ndarray, hi: int, lo: int) -> np.ndarray:
@@ -94,6 +108,8 @@ class Image:
     pitch: np.ndarray           # texels a row
     dst_sel: np.ndarray         # (W, 4): 0 = 0, 1 = 1, 4..7 = R, G, B, A
     unbound: np.ndarray         # (W, 1) bool: the T# is all zeros
+    first: np.ndarray           # the slice coordinate 0 addresses (0 for 1D / 2D)
+    slices: np.ndarray          # slices in range from `first` (last - first + 1; 1 for 1D / 2D)
 
     @classmethod
     def of(cls, words: np.ndarray, fmt: str, dim: int) -> "Image":
@@ -106,7 +122,7 @@ class Image:
         bound = ~unbound[:, 0]
         if not bound.any():
             z = np.zeros((len(words), 1), np.int64)
-            return cls(z, z, z, z, z, np.zeros((len(words), 4), np.int64), unbound)
+            return cls(z, z, z, z, z, np.zeros((len(words), 4), np.int64), unbound, z, z)
 
         def get(name):
             return _field(words, *fields[name])
@@ -119,25 +135,57 @@ class Image:
         kind = get("type")[bound]
         want = DIMS.get(dim)
         if want is None:
-            raise SemanticsError(f"DIM {dim} ({TYPES.get(dim + 8, '?')}): only 1D and 2D images are modelled "
-                                 f"(the manual gives no linear layout of slices, faces or samples)")
+            raise SemanticsError(f"DIM {dim} ({TYPES.get(dim + 8, '?')}): only 1D, 2D, 3D, 1D-array and 2D-array "
+                                 f"images are modelled (the manual gives no linear layout of cube faces or samples)")
         if (kind != want).any():
             bad = int(kind[kind != want][0])
             raise SemanticsError(f"T# type {bad} ({TYPES.get(bad, 'a buffer' if bad == 0 else 'reserved')}) does "
-                                 f"not match DIM {dim} ({TYPES[want]}): only matching 1D / 2D images are modelled")
+                                 f"not match DIM {dim} ({TYPES[want]}): only an image of DIM's type is modelled")
         for name, why in (("base_level", "the manual gives no mip chain layout"),
                           ("compression", "delta color compression is not modelled")):
             if name in fields and get(name)[bound].any():
                 raise SemanticsError(f"T# {name} is {int(get(name)[bound].max())}, not 0: {why}")
         width, height = get("width") + 1, get("height") + 1
         pitch = width
-        if nbits == 256:        # 1D / 2D: (pitch - 1) in the depth field and its MSBs, if pitch > width
+        first, slices = np.zeros_like(width), np.ones_like(width)
+        if want in SLICED:
+            first, slices = _slices(get, fields, table, nbits, want, bound, height)
+        elif nbits == 256:      # 1D / 2D: (pitch - 1) in the depth field and its MSBs, if pitch > width
             lo_bits = fields["depth"][0] - fields["depth"][1] + 1
             stored = (get("depth") & ((1 << lo_bits) - 1)) | get("pitch_msb") << lo_bits
             pitch = np.maximum(width, stored + 1)
         dst_sel = np.concatenate([_field(words, 98 + 3 * i, 96 + 3 * i) for i in range(4)], axis=1)
         z = np.where(unbound, 0, 1)
-        return cls(get("base") << 8, get("format") * z, width * z, height * z, pitch * z, dst_sel * z, unbound)
+        return cls(get("base") << 8, get("format") * z, width * z, height * z, pitch * z, dst_sel * z, unbound,
+                   first * z, slices * z)
+
+
+def _slices(get, fields, table, nbits, kind, bound, height):
+    """(first slice, slices in range) of a 3D / array T# (the module's docstring), refusing what
+    the manual's table does not define for it."""
+    name = TYPES[kind]
+    if nbits != 256:
+        raise SemanticsError(f"a {name} image with a 128-bit T# (R128): the manual's {table} keeps its depth "
+                             f"and base_array in a 256-bit resource")
+    if get("pitch_msb")[bound].any():
+        raise SemanticsError(f"T# pitch_msb is {int(get('pitch_msb')[bound].max())}, not 0: a pitch is defined for "
+                             f"1D / 2D / MSAA resources only ({table})")
+    uav = np.zeros_like(height, bool)
+    if "array_pitch" in fields:         # RDNA3: bit 0 is 3D's SRV / UAV, nothing else is defined
+        ap = get("array_pitch")
+        defined = 1 if kind == 10 else 0
+        if (ap[bound] & ~defined).any():
+            raise SemanticsError(f"T# array_pitch is {int(ap[bound].max())}: the manual's {table} defines only its "
+                                 f"bit 0, for 3D resources")
+        uav = (ap & 1).astype(bool)
+    elif kind == 10:                    # RDNA4: UAV3D
+        uav = get("uav3d").astype(bool)
+    if kind == 12 and (height[bound] != 1).any():
+        raise SemanticsError(f"T# height is {int(height[bound].max())} for a 1d-array image: a 1D array is one "
+                             f"row a slice (height 1)")
+    last = get("depth")
+    first = get("base_array") if kind != 10 else np.where(uav, get("base_array"), 0)
+    return first, last - first + 1
 
 
 def coordinates(words: np.ndarray, count: int, a16: bool) -> list[np.ndarray]:
@@ -148,18 +196,21 @@ def coordinates(words: np.ndarray, count: int, a16: bool) -> list[np.ndarray]:
     return [((words[i // 2] >> np.uint32(16 * (i % 2))) & np.uint32(0xFFFF)).astype(np.int64) for i in range(count)]
 
 
-def lane_texels(img: Image, coords: list, dim: int, mip, bytes_per_texel, active) -> tuple[np.ndarray, np.ndarray]:
+def lane_texels(img: Image, coords: dict, mip, bytes_per_texel, active) -> tuple[np.ndarray, np.ndarray]:
     """(byte address of each lane's texel (W, L) uint64, range limit (W, L) int64: 0 out of range
-    or unbound, else no bound). `coords`: s (and t for 2D); `mip`: each lane's mip level or None;
-    bytes_per_texel: (W, 1). A lane of `active` asking for a mip level other than 0 is refused."""
-    s = coords[0]
-    t = coords[1] if dim == 1 else np.zeros_like(s)
+    or unbound, else no bound). `coords`: {name: (W, L) int64} by the DIM's image_dims names (s,
+    t, r for 3D, slice for arrays); `mip`: each lane's mip level or None; bytes_per_texel: (W, 1).
+    A lane of `active` asking for a mip level other than 0 is refused."""
+    s = coords["s"]
+    t = coords.get("t", np.zeros_like(s))
+    k = coords.get("r", coords.get("slice", np.zeros_like(s)))
     if mip is not None and (np.asarray(mip)[active] != 0).any():
         where = np.argwhere(active & (np.asarray(mip) != 0))[0]
         raise SemanticsError(f"lane {where[1]} (wave {where[0]} of the batch) asks for mip level "
                              f"{int(np.asarray(mip)[tuple(where)])}: only mip level 0 is modelled "
                              f"(the manual gives no mip chain layout)")
-    inside = (s < img.width) & (t < img.height) & ~img.unbound
-    offset = np.where(inside, t * img.pitch + s, 0) * bytes_per_texel
-    address = (img.base + offset).astype(np.uint64)
+    inside = (s < img.width) & (t < img.height) & (k < img.slices) & ~img.unbound
+    s, t, k = (np.where(inside, c, 0) for c in (s, t, k))
+    offset = (((img.first + k) * img.height + t) * img.pitch + s) * bytes_per_texel
+    address = (img.base + np.where(inside, offset, 0)).astype(np.uint64)
     return address, np.where(inside, EVERYTHING, 0)

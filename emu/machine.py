@@ -22,7 +22,8 @@ from dsl.decode import DecodeError, decode_one
 from isa.records import dataclass
 
 from . import families, program_cache
-from .dialect import SCALE_PREFIX, FieldError, machine_fields, scaled_mfma
+from .dialect import FieldError, machine_fields, scaled_mfma
+from .facts import loads_scales
 from .launch import Dispatch, initial_state
 from .machine_prepare import Prepared, PrepareError, Preparer
 from .machine_runs import RunStop, build_run
@@ -357,7 +358,7 @@ class Machine:
             if inst is None:
                 try:
                     inst = machine_fields(decode_one(self.spec, self.memory.data[off:off + 16].tobytes()))
-                    if inst.name == SCALE_PREFIX:       # one instruction with the MFMA after it
+                    if loads_scales(inst.defs[0]):      # one instruction with the MFMA after it
                         from .handwritten import mfma
                         after = off + inst.size
                         inst = scaled_mfma(inst, decode_one(self.spec, self.memory.data[after:after + 16].tobytes()),

@@ -14,7 +14,6 @@ from dataclasses import field
 import numpy as np
 
 from dsl.operand_records import scalar_bits, type_info, vopd_base
-from dsl.syntax_gfx9 import ACC_OPERANDS
 from isa.fact_types import LDS_DATA_NAMES
 from isa.records import dataclass
 
@@ -305,7 +304,7 @@ class Preparer:
         f, sem = p.inst.fields, p.sem
         if p.control is not None or p.scalar:
             return frozenset(), None          # no VGPRs (scalar and SMEM instructions, events)
-        if f.get("ACC") or d.name in ACC_OPERANDS:
+        if f.get("ACC") or instruction_facts.agpr_operands(d):
             return None                       # AGPRs: the fields are not the registers' indices
         reads: set[int] = set()
         if fmt in self.valu_formats and fmt != "VOP3P":
@@ -442,9 +441,7 @@ class Preparer:
         sem, fmt = p.sem, d.format
         if "CBSZ" in sem.reads:                 # MFMA/SMFMAC (emu/handwritten/mfma.py)
             return self._matrix(p, d)
-        # v_accvgpr_* have no pseudocode to type their operands: they move as V_MOV_B32 does
-        sig = valu_signature(vopd_base(self.spec, d) if d.name not in ACC_OPERANDS else
-                             next(o for o in self.spec.lookup("V_MOV_B32") if o.format == "VOP1"))
+        sig = valu_signature(vopd_base(self.spec, d))
         e32 = fmt in self.roles.valu_e32 or vopd is not None
         if vopd is not None:
             codes = list(vopd[:2])
@@ -466,8 +463,8 @@ class Preparer:
         raw_fields = {n.split(".", 1)[1] for n in sem.reads if n.startswith("INST.")}
         for name in raw_fields:
             p.inputs[f"INST.{name}"] = f.get(name, 0)
-        agprs = ACC_OPERANDS.get(d.name, ())        # v_accvgpr_*: operands in the AGPR file
-        if "src0" in agprs and codes[0] >= VGPR_BASE:
+        agprs = instruction_facts.agpr_operands(d)  # v_accvgpr_*: operands in the AGPR file
+        if "S0" in agprs and codes[0] >= VGPR_BASE:
             codes[0] = VGPR_BASE + self.agpr(codes[0] - VGPR_BASE)
         opsel = f.get("OPSEL", 0)
         neg, abs_ = (f.get(n, 0) if n not in raw_fields else 0 for n in ("NEG", "ABS"))
@@ -540,7 +537,7 @@ class Preparer:
         # destinations
         dst = sig.dsts[0] if sig.dsts else None
         vdst = vopd[2] if vopd is not None else f.get("VDST", 0)
-        if "vdst" in agprs:
+        if "D0" in agprs:
             vdst = self.agpr(vdst)
         _numbers(p, {"VDST": vdst, "DST": vdst})          # v_movreld / v_writelane: VGPR[lane][VDST]
         # OPSEL[0] FI, OPSEL[1] BOUND_CTRL (isa.facts.opsel_flags): what a lane reading a disabled
@@ -984,6 +981,7 @@ class Preparer:
         rsrc_dwords = reads[rsrc_field]
         dim, a16, dmask = f.get("DIM", 0) & 7, bool(f.get("A16")), f.get("DMASK", 0)
         count = image_dims(d)[dim][0]
+        names = next((c for code, _, c, _, _ in self.spec.tables.get("image_dims", ()) if code == dim), ())
         mip = mip_level(d)
         access_kind = memory_access(d, True)
         atomic = p.sem.memory == "atomic"
@@ -1006,7 +1004,8 @@ class Preparer:
                                      f"only 32-bit texels are modelled")
             mask = np.asarray(st.exec_mask(sel), np.uint64).reshape(-1, 1)
             active = ((mask >> lane_id.astype(np.uint64)) & np.uint64(1)).astype(bool)
-            addr, limit = lane_texels(img, coords[:count], dim, coords[count] if mip else None, nbytes, active)
+            addr, limit = lane_texels(img, dict(zip(names, coords[:count])), coords[count] if mip else None,
+                                      nbytes, active)
             extra = {"ADDR": addr, "FORMAT": img.format, "DST_SEL": img.dst_sel, "FORMATS": formats,
                      "UNBOUND": img.unbound}
             return extra, limit, False

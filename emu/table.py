@@ -31,7 +31,7 @@ from isa.records import dataclass
 
 from . import families, handwritten, program_cache, rtlib
 from .cache_folder import cache_dir, files_digest, sources_digest
-from .facts import (atomic_update, behaviour_unknown, field_loads, float_rules, instruction_calls, register_files,
+from .facts import (atomic_update, behaviour_unknown, loads_scales, field_loads, float_rules, instruction_calls, register_files,
                     unfilled_arrays)
 from .dword_loads import load_dword_runs
 from .fold import Folded, fold
@@ -752,6 +752,9 @@ class SemanticTable:
         if behaviour_unknown(d):        # operands known, effect not: no semantic may guess it
             return Entry(None, "unsupported", f"{d.name}: the manual does not describe what it does "
                                               f"(isa.errata.BEHAVIOUR_UNKNOWN)")
+        if loads_scales(d):             # v_mfma_ld_scale_b32: no effect of its own (CDNA4 7.2)
+            return Entry(None, "unsupported", f"{d.name}: the scales of the MFMA after it, which the machine "
+                                              f"runs as one instruction with it (emu/dialect.py scaled_mfma)")
         scalar = d.format in self.spec.traits.roles.scalar
         hand = handwritten.semantic(d.name, scalar, self.spec, d)
         if hand is not None:

@@ -27,6 +27,9 @@ Kinds:
                 narrowly: target (ENCODING, name as printed), pdf that name, fix the name to read
   no_dpp      — an instruction that table allows DPP on which has no DPP form: target (ENCODING,
                 NAME), pdf "Allow DPP", fix the reason (isa/gen/dpp.py applies both)
+  dpp_limitation — an instruction CDNA's "Instruction Limitations" list (12.16.1) says cannot use DPP
+                which the reference assembler takes DPP on: target ("DPP", NAME), pdf "cannot use DPP",
+                fix what it takes (isa/gen/dpp.py leaves it out of tables["no_dpp"])
   image_opcodes — the opcode label of a group of rows of an image address table ("Image Opcodes with
                 No Sampler" / "with a Sampler") the document lost: target (section title, the
                 group's first row's components), pdf () (no label), fix the opcodes (isa/gen/image_addresses.py)
@@ -415,6 +418,60 @@ ERRATA += (
             "00009ebf as s_endpgm_ordered_ps_done on gfx942 and gfx950."),
 )
 
+# The VOP1 instructions above that neither manual describes (add_opcode entries): their code states
+# only the operands LLVM 22 reads and writes -- one source, one VGPR result, each typed as LLVM's
+# syntax treats it -- through a function no manual defines (`undescribed`), and BEHAVIOUR_UNKNOWN
+# below keeps the emulator from running that. Floats: LLVM takes neg/abs on the source and clamp
+# and mul:/div: on the result of v_exp/log_legacy_f32_e64 (their names' F32); bits: it refuses
+# neg/abs on v_screen_partition_4se_b32's source. (target VOP1: the VOP3A forms take it too)
+_UNDESCRIBED_VOP1 = (
+    ("V_SCREEN_PARTITION_4SE_B32", 55, "b32", "b32",
+     "v_screen_partition_4se_b32_e64 v0, s21 -> 000077d1 15000000; v_screen_partition_4se_b32_e64 v0, -v1 -> "
+     "error: not a valid operand; v_screen_partition_4se_b32_e64 v0, v1 clamp -> error: invalid operand for "
+     "instruction"),
+    ("V_EXP_LEGACY_F32", 75, "f32", "f32",
+     "v_exp_legacy_f32_e64 v0, -|v1| clamp mul:2 -> 00818bd1 01010028, v_exp_legacy_f32_e32 v183, s2 -> 02966e7f"),
+    ("V_LOG_LEGACY_F32", 76, "f32", "f32",
+     "v_log_legacy_f32_e64 v0, -|v1| clamp mul:2 -> 00818cd1 01010028, v_log_legacy_f32_e32 v242, s22 -> 1698e47f"),
+)
+ERRATA += tuple(
+    Erratum(f"{arch}-{name.lower().replace('_', '-')}-operands", (arch,), {arch: page}, "add_pcode", ("VOP1", name),
+            None,
+            f"// The manual does not describe this instruction (VOP1 opcode {op}); only its operands are known:\n"
+            f"// one {src} source and a {dst} result.\n"
+            f"D0.{dst} = undescribed(S0.{src})",
+            f"The CDNA manuals omit {name} (see missing-cdna-vop1-{name.lower().replace('_', '-')}). LLVM 22 "
+            f"(gfx942, gfx950) takes one source and a VGPR result: {evidence}.")
+    for name, op, src, dst, evidence in _UNDESCRIBED_VOP1 for arch, page in (("cdna3", 533), ("cdna4", 579))
+)
+
+# CDNA4's V_MFMA_LD_SCALE_B32 (VOP3P 44, added by missing-cdna4-vop3p-v-mfma-ld-scale-b32): the opcode
+# table omits it; section 7.2 "Block Scaled Matrices" (page 62) describes it as the first two dwords of
+# a 4-dword V_MFMA_SCALE_* ("Operands of Load-Scale"): SRC0 Matrix A's scale, SRC1 Matrix B's, no
+# destination. Its description (isa.facts.loads_scales reads it) is that section's, its code the two reads.
+_LD_SCALE_DESCRIPTION = (
+    "Load-Scale factors for the V_MFMA_SCALE_F32_16X16X128_F8F6F4 or V_MFMA_SCALE_F32_32X32X64_F8F6F4 "
+    "instruction that follows (the first two DWORDs of a 4-DWORD \"SCALE\" op). SRC0: Matrix A scale, SRC1: "
+    "Matrix B scale; {OP_SEL_HI[i], OP_SEL[i]} defines which byte of each is used. Scale values can be VGPRs "
+    "or inline constants. The scale value is used just for one instruction.")
+ERRATA += (
+    Erratum("cdna4-v-mfma-ld-scale-b32-description", ("cdna4",), {"cdna4": 596}, "add_description",
+            ("VOP3P", "V_MFMA_LD_SCALE_B32"), None, _LD_SCALE_DESCRIPTION,
+            "The CDNA4 opcode table omits VOP3P 44 (see missing-cdna4-vop3p-v-mfma-ld-scale-b32); section 7.2 "
+            "(page 62) describes the load-scale half of V_MFMA_SCALE_*: 'Scale values are set for MFMA with "
+            "4-dword instructions that combine a \"Load-Scale factors\" and MFMA functions into one instruction', "
+            "its operands table SRC0 'Matrix A scale', SRC1 'Matrix B scale'. LLVM 22 (gfx950) prints "
+            "v_mfma_ld_scale_b32 before those MFMAs."),
+    Erratum("cdna4-v-mfma-ld-scale-b32-operands", ("cdna4",), {"cdna4": 596}, "add_pcode",
+            ("VOP3P", "V_MFMA_LD_SCALE_B32"), None,
+            "// Section 7.2 (page 62): the scales of the MFMA that follows; no destination.\n"
+            "scaleA = S0.b32;\nscaleB = S1.b32",
+            "Section 7.2 (page 62), 'Operands of Load-Scale': SRC0 Matrix A scale, SRC1 Matrix B scale, no "
+            "result. LLVM 22 (gfx950) takes two 32-bit sources and no destination: v_mfma_ld_scale_b32 v1, v2 -> "
+            "0040acd3 01050218, v_mfma_ld_scale_b32 s1, 1.0 -> 0040acd3 01e40118; v_mfma_ld_scale_b32 v[0:1], v2 "
+            "and v_mfma_ld_scale_b32 v1, v2, v3 are refused ('invalid operand for instruction')."),
+)
+
 # Instructions LLVM 22 decodes for gfx950 and assembles back to the same bytes that only the CDNA4
 # opcode tables omit (the CDNA3 manual lists the DS_GWS_* opcodes at the same numbers).
 _MISSING_CDNA4 = (
@@ -541,6 +598,11 @@ BEHAVIOUR_UNKNOWN = {
                           "The CDNA manuals omit it (see missing-cdna-sop2-s-rfe-restore-b64); LLVM 22 (gfx942) "
                           "assembles s_rfe_restore_b64 s[0:1], s2 -> 00028095. A return from the trap handler "
                           "restoring state no manual names."),
+    # CDNA's undescribed VOP1 instructions (_UNDESCRIBED_VOP1 above): a result of unknown value
+    **{name: ({"cdna3": 533, "cdna4": 579},
+              f"The CDNA manuals omit it (see missing-cdna-vop1-{name.lower().replace('_', '-')}); LLVM 22 (gfx942) "
+              f"decodes and assembles it ({evidence.split(';')[0].split(', v_')[0]}). What value it writes no manual says.")
+       for name, _, _, _, evidence in _UNDESCRIBED_VOP1},
 }
 
 # CDNA's S_RFE_RESTORE_B64 (SOP2 43, added by missing-cdna-sop2-s-rfe-restore-b64): the manuals do not describe it,
@@ -906,6 +968,41 @@ ERRATA += tuple(
             "pcode_text", ("VDS" if arch == "rdna4" else "DS", name), pdf, "addr = M0[15 : 0] + offset; // offset by LDS HWBASE",
             _APPEND_EVIDENCE)
     for arch, (pdf, pages) in _APPEND_PDF.items() for name in ("DS_APPEND", "DS_CONSUME"))
+
+
+# CDNA's "Instruction Limitations" (CDNA3 12.16.1 DPP, page 518; CDNA4 page 564): "The following
+# instructions cannot use DPP" lists, besides the instructions LLVM 22 gives no DPP form, sixteen VOP1
+# instructions with a 64-bit source or result that it does take DPP on -- as a DP ALU operation with
+# row_newbcast, which the DPP_CTRL table's note allows ("for 64-bit input data the only legal DPP type is
+# DPP_ROW*", CDNA3 page 553, CDNA4 page 600). isa/gen/dpp.py leaves them out of tables["no_dpp"].
+# (name, llvm-mc-22's bytes for gfx942 and gfx950 alike)
+_DP_ALU_DPP = (
+    ("V_CVT_I32_F64", "v_cvt_i32_f64_dpp v1, v[2:3] row_newbcast:1 -> fa06027e025101ff"),
+    ("V_CVT_F64_I32", "v_cvt_f64_i32_dpp v[0:1], v2 row_newbcast:1 -> fa08007e025101ff"),
+    ("V_CVT_F32_F64", "v_cvt_f32_f64_dpp v1, v[2:3] row_newbcast:1 -> fa1e027e025101ff"),
+    ("V_CVT_F64_F32", "v_cvt_f64_f32_dpp v[0:1], v2 row_newbcast:1 -> fa20007e025101ff"),
+    ("V_CVT_U32_F64", "v_cvt_u32_f64_dpp v1, v[2:3] row_newbcast:1 -> fa2a027e025101ff"),
+    ("V_CVT_F64_U32", "v_cvt_f64_u32_dpp v[0:1], v2 row_newbcast:1 -> fa2c007e025101ff"),
+    ("V_TRUNC_F64", "v_trunc_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa2e007e025101ff"),
+    ("V_CEIL_F64", "v_ceil_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa30007e025101ff"),
+    ("V_RNDNE_F64", "v_rndne_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa32007e025101ff"),
+    ("V_FLOOR_F64", "v_floor_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa34007e025101ff"),
+    ("V_RCP_F64", "v_rcp_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa4a007e025101ff"),
+    ("V_RSQ_F64", "v_rsq_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa4c007e025101ff"),
+    ("V_SQRT_F64", "v_sqrt_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa50007e025101ff"),
+    ("V_FREXP_EXP_I32_F64", "v_frexp_exp_i32_f64_dpp v1, v[2:3] row_newbcast:1 -> fa60027e025101ff"),
+    ("V_FREXP_MANT_F64", "v_frexp_mant_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa62007e025101ff"),
+    ("V_FRACT_F64", "v_fract_f64_dpp v[0:1], v[2:3] row_newbcast:1 -> fa64007e025101ff"),
+)
+_LIMITATION_PAGES = {"cdna3": 518, "cdna4": 564}
+ERRATA += tuple(
+    Erratum(
+        f"cdna-dpp-limitation-{name.lower().replace('_', '-')}", ("cdna3", "cdna4"), _LIMITATION_PAGES,
+        "dpp_limitation", ("DPP", name), "cannot use DPP", "a DP ALU operation: DPP with row_newbcast",
+        f"12.16.1 lists {name} among the instructions that cannot use DPP; LLVM 22 (gfx942, gfx950) assembles "
+        f"{evidence} and decodes those bytes back to that text, and refuses other controls ('DP ALU dpp only "
+        f"supports row_newbcast'), as the DPP_CTRL table's note on 64-bit input data says (CDNA3 page 553).")
+    for name, evidence in _DP_ALU_DPP)
 
 
 def for_arch(arch: str) -> list[Erratum]:

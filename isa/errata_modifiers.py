@@ -89,20 +89,12 @@ MODIFIER_ROWS = (
      "llvm-mc-22 takes it: 'v_dot8_i32_iu4 v8, v2, v4, v6 clamp' -> [08c018cc02091a1c] (gfx1100, gfx1151, gfx1201)"),
     ('V_DOT8_U32_U4', 'clamp', None, 'accepted', {'rdna3': 365, 'rdna3.5': 388, 'rdna4': 405, 'cdna3': 270, 'cdna4': 284},
      "llvm-mc-22 takes it: 'v_dot8_u32_u4 v8, v2, v4, v6 clamp' -> [08c019cc02091a1c] (gfx1100, gfx1151, gfx1201); 'v_dot8_u32_u4 v8, v2, v4, v6 clamp' -> [08c0abd302091a1c] (gfx942, gfx950)"),
-    ('V_EXP_LEGACY_F32', 'clamp', None, 'accepted', {'cdna3': 540, 'cdna4': 586},
-     "llvm-mc-22 takes it: 'v_exp_legacy_f32_e64 v8, s0 clamp' -> [08808bd100000000] (gfx942, gfx950)"),
-    ('V_EXP_LEGACY_F32', 'omod', False, True, {'cdna3': 540, 'cdna4': 586},
-     "llvm-mc-22 takes it: 'v_exp_legacy_f32_e64 v8, s0 mul:2' -> [08008bd100000008] (gfx942, gfx950)"),
     ('V_FMA_LEGACY_F16', 'omod', False, True, {'cdna3': 356, 'cdna4': 382},
      "llvm-mc-22 takes it: 'v_fma_legacy_f16 v8, v2, v4, v6 mul:2' -> [0800eed102091a0c] (gfx942, gfx950)"),
     ('V_FREXP_EXP_I16_F16', 'omod', False, True, {'rdna3': 397, 'rdna3.5': 421, 'rdna4': 455, 'cdna3': 208, 'cdna4': 221},
      "llvm-mc-22 takes it: 'v_frexp_exp_i16_f16_e64 v8.l, v2.l mul:2' -> [0800dad502010008] (gfx1100, gfx1151); 'v_frexp_exp_i16_f16_e64 v8, v2 mul:2' -> [0800dad502010008] (gfx1201); 'v_frexp_exp_i16_f16_e64 v8, v2 mul:2' -> [080083d102010008] (gfx942, gfx950); its SDWA form refuses it: 'v_frexp_exp_i16_f16_sdwa v8, v2 mul:2' -> error: invalid operand for instruction (gfx942, gfx950)", 'e64'),
     ('V_FREXP_EXP_I32_F64', 'omod', False, True, {'rdna3': 390, 'rdna3.5': 414, 'rdna4': 448, 'cdna3': 202, 'cdna4': 215},
      "llvm-mc-22 takes it: 'v_frexp_exp_i32_f64_e64 v8, v[2:3] mul:2' -> [0800bcd502010008] (gfx1100, gfx1151, gfx1201); 'v_frexp_exp_i32_f64_e64 v8, v[2:3] mul:2' -> [080070d102010008] (gfx942, gfx950)"),
-    ('V_LOG_LEGACY_F32', 'clamp', None, 'accepted', {'cdna3': 540, 'cdna4': 586},
-     "llvm-mc-22 takes it: 'v_log_legacy_f32_e64 v8, s0 clamp' -> [08808cd100000000] (gfx942, gfx950)"),
-    ('V_LOG_LEGACY_F32', 'omod', False, True, {'cdna3': 540, 'cdna4': 586},
-     "llvm-mc-22 takes it: 'v_log_legacy_f32_e64 v8, s0 mul:2' -> [08008cd100000008] (gfx942, gfx950)"),
     ('V_MAD_CO_I64_I32', 'clamp', None, 'accepted', {'rdna4': 510},
      "llvm-mc-22 takes it: 'v_mad_co_i64_i32 v[8:9], s10, v2, v4, v[6:7] clamp' -> [088affd602091a04] (gfx1201)"),
     ('V_MAD_CO_U64_U32', 'clamp', None, 'accepted', {'rdna4': 509},
@@ -175,12 +167,6 @@ MODIFIER_ROWS = (
     ('V_CNDMASK_B32', 'neg_abs', (), ('S0', 'S1'), {'rdna3': 401, 'rdna3.5': 426, 'rdna4': 461, 'cdna3': 322, 'cdna4': 348},
      "llvm-mc-22 takes it: 'v_cndmask_b32_e64 v1, -v2, |v3|, s4' -> [010201d502071220] (gfx1100, gfx1151, gfx1201); "
      "'v_cndmask_b32_e64 v1, -v2, |v3|, s[4:5]' -> [010200d102071220] (gfx942, gfx950)"),
-    ('V_EXP_LEGACY_F32', 'neg_abs', (), ('S0',), {'cdna3': 540, 'cdna4': 586},
-     "The manual names it only in its opcode tables (no entry: no code, no operand types). llvm-mc-22 takes it: "
-     "'v_exp_legacy_f32_e64 v8, -v2' -> [08008bd102010020] (gfx942, gfx950)"),
-    ('V_LOG_LEGACY_F32', 'neg_abs', (), ('S0',), {'cdna3': 540, 'cdna4': 586},
-     "The manual names it only in its opcode tables (no entry: no code, no operand types). llvm-mc-22 takes it: "
-     "'v_log_legacy_f32_e64 v8, -v2' -> [08008cd102010020] (gfx942, gfx950)"),
     # gfx950's 32-element fp6/bf6 conversions: the manual types their f32 scale (and the f32 sources
     # of the 2xpk16/sr forms) as floats; LLVM 22 gives these instructions no source modifiers at all,
     # on the packed sources wider than 64 bits (6-32 VGPRs) and on the 32-bit scale alike

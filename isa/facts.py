@@ -77,6 +77,7 @@ DEFAULTS = {
     # the description's wording (isa/gen/descriptions.py)
     "scalar_result": False, "opsel_flags": 0, "cache_control": False, "result_without_code": False,
     "loads_to_lds": False, "source_is_immediate": False, "lookup_table": None, "sets_mode": (),
+    "agpr_operands": (), "loads_scales": False,
     # the operand types and the words of the whole entry (isa/gen/modifiers.py)
     "modifier_use": (None, False, (), ()),
 }
@@ -303,6 +304,20 @@ def sets_mode(d) -> tuple[str, ...]:
 
 
 @_memo
+def agpr_operands(d) -> tuple[str, ...]:
+    """The operands ('D0', 'S0') the description places in the accumulator register file, AGPRs
+    a0..a255 in the syntax: CDNA's v_accvgpr_read (S0), v_accvgpr_write (D0), v_accvgpr_mov_b32 (both)."""
+    return fact("agpr_operands", d)
+
+
+@_memo
+def loads_scales(d) -> bool:
+    """The load-scale half of CDNA4's V_MFMA_SCALE_* (v_mfma_ld_scale_b32): its description
+    (section 7.2's, an erratum) loads the scale factors of the MFMA instruction that follows."""
+    return fact("loads_scales", d)
+
+
+@_memo
 def modifier_use(d) -> ModifierUse:
     """What d's CLMP, OMOD, NEG/ABS and OPSEL fields apply to (isa/gen/modifiers.py): from the
     manual's operand types, and its "Supports saturation (... integer domain)" for integer clamp."""
@@ -334,7 +349,21 @@ def reserved_opsel(d) -> tuple[int, str] | None:
     return entry[1], entry[2]
 
 
-_no_dpp: dict[str, dict[tuple[str, str], tuple[str, int]]] = {}     # family -> (format, name) -> (rule, page)
+_rows: dict[tuple[str, str], dict[tuple[str, str], tuple[str, int]]] = {}   # (table, family) -> (format, name) -> (rule, page)
+
+
+def _second_dword_rule(table: str, d) -> tuple[str, int] | None:
+    """(rule, page) of (d.format, d.name) in the family's generated tables[table]; an InstrDef no
+    loaded Spec holds (a copy) by its format and name in any loaded family listing it."""
+    family = family_of(d)
+    for f in [family] if family else list(loaded_specs()):
+        rows = _rows.get((table, f))
+        if rows is None:
+            rows = _rows[(table, f)] = {(fmt, name): (rule, page)
+                                        for fmt, name, rule, page in loaded_specs()[f].tables.get(table, ())}
+        if (d.format, d.name) in rows:
+            return rows[(d.format, d.name)]
+    return None
 
 
 @_memo
@@ -342,14 +371,13 @@ def no_dpp(d) -> tuple[str, int] | None:
     """(the rule as the manual writes it, its page) when `d`, an instruction in one encoding, may
     not take a DPP word, else None: the family's generated tables["no_dpp"], which the generator
     reads from the manual's "Which instructions support DPP" table, the "packed math" exclusion
-    beside it and RDNA4's pseudo-scalar ops, with errata (isa/gen/dpp.py). An InstrDef no loaded
-    Spec holds (a copy) is answered by its format and name in any loaded family listing it."""
-    family = family_of(d)
-    for f in [family] if family else list(loaded_specs()):
-        rows = _no_dpp.get(f)
-        if rows is None:
-            rows = _no_dpp[f] = {(fmt, name): (rule, page)
-                                 for fmt, name, rule, page in loaded_specs()[f].tables.get("no_dpp", ())}
-        if (d.format, d.name) in rows:
-            return rows[(d.format, d.name)]
-    return None
+    beside it and RDNA4's pseudo-scalar ops, and from CDNA's "Instruction Limitations" list
+    (12.16.1: "The following instructions cannot use DPP", V_CLREXCP ...), with errata (isa/gen/dpp.py)."""
+    return _second_dword_rule("no_dpp", d)
+
+
+@_memo
+def no_sdwa(d) -> tuple[str, int] | None:
+    """(rule, page) when `d` may not take an SDWA word (CDNA's 12.16.2 "The following instructions
+    cannot use SDWA": v_mac_f32, v_fmac_f32, v_clrexcp, ...), from the family's tables["no_sdwa"]."""
+    return _second_dword_rule("no_sdwa", d)

@@ -46,7 +46,7 @@ from dsl.kernel import build_namespace
 from dsl.asm import AsmError, assemble
 from dsl.operands import Agpr, Lit, OperandError, lit, s, v, vcc, vcc_lo
 from dsl.signature import scalar_layout, valu_signature
-from dsl.syntax_gfx9 import ACC_OPERANDS
+from isa.facts import agpr_operands
 from isa.effects import effects, instruction_effects
 from isa.mnemonics import text_mnemonic
 from tests.emu_fuzz import EXCLUDED, _SKIP, special_dwords
@@ -155,7 +155,7 @@ class Checker:
         matrix instruction's C and D on a coin toss, always where D is wider than 16 registers."""
         if not self.agprs:
             return set()
-        out = {{"vdst": "D0", "src0": "S0"}[o] for o in ACC_OPERANDS.get(d.name, ())}
+        out = set(agpr_operands(d))
         if d.name in self.matrix_names and (rng.integers(2) or self._block(d, "D0", 1) > 16):
             out |= {"D0"} if "D0" in effects(d.pcode).reads else {"D0", "S2"}   # (SMFMAC: C is D)
         return out

@@ -1,9 +1,10 @@
 """The image part of the memory effects check (tests/effects_check_memory.py): the image
 instructions the emulator runs (image_load/_mip, image_store/_mip, the image atomics: a linear
-1D / 2D image through a T#, emu/image.py), encoded with random DIM (1D, 2D), A16, NSA (RDNA3,
-for more than one address VGPR), R128, DMASK, D16 and an atomic's return, and run on a state
-whose T# (s[12:19]) describes an image in the global buffer and whose address VGPRs hold
-coordinates inside it (a mip level 0). The instruction word is packed here from random
+1D / 2D / 3D / 1D-array / 2D-array image through a T#, emu/image.py), encoded with random DIM
+(those five), A16, NSA (RDNA3, for more than one address VGPR), R128 (0 for 3D and arrays: their
+T# is 256 bits), DMASK, D16 and an atomic's return, and run on a state whose T# (s[12:19])
+describes an image in the global buffer and whose address VGPRs hold coordinates inside it (a
+mip level 0; a 3D / array image COORDS texels wide with COORDS slices). The instruction word is packed here from random
 values of the format's fields (isa's format table, not the assembler: the decoder reads it
 back, and the model's counts come from the decoded fields as for every other format).
 
@@ -17,6 +18,8 @@ from isa.memory_access import memory_access, memory_effects, mip_level
 from isa.memory_registers import image_dims, memory_registers
 
 IMAGE_WIDTH, IMAGE_HEIGHT, COORDS = 16, 8, 8     # texels; coordinates drawn below COORDS (inside)
+DIMS = (0, 1, 2, 4, 5)                           # 1D, 2D, 3D, 1D array, 2D array
+SLICED = (2, 4, 5)                               # the DIMs with slices (r / slice: the last coordinate)
 S_RSRC = 12
 V_ADDR, V_NSA = 8, (24, 26, 27, 9)         # first address VGPR; RDNA3 NSA's ADDR1..4, RDNA4's VADDR1..4
 V_DATA, V_RESULT = 16, 40
@@ -37,8 +40,9 @@ def encode(spec, d, rng) -> tuple[bytes, str]:
     fmt = spec.formats[d.format]
     names = {name for name, *_ in fmt.fields}
     rdna4 = "VADDR0" in names
-    dim = int(rng.integers(0, 2))
-    f = {"DIM": dim, "A16": int(rng.integers(0, 2)), "R128": int(rng.integers(0, 2)), "OP": d.opcode}
+    dim = int(rng.choice(DIMS))
+    r128 = 0 if dim in SLICED else int(rng.integers(0, 2))
+    f = {"DIM": dim, "A16": int(rng.integers(0, 2)), "R128": r128, "OP": d.opcode}
     if direction == "atomic":
         f["DMASK"] = (1 << (memory_access(d, True).data_dwords or 1)) - 1
         f["TH" if rdna4 else "GLC"] = int(rng.integers(0, 2))
@@ -78,12 +82,22 @@ def resource(spec, d, fields: dict, base: int) -> np.ndarray:
     table = LAYOUTS["VIMAGE" if "VADDR0" in fields else "MIMG"][1]
     codes = {row[1]: row[0] for row in spec.tables["data_formats"]}
     kind = FORMATS[memory_access(d, True).direction]
-    values = {"base": base >> 8, "format": codes[kind], "width": IMAGE_WIDTH - 1, "height": IMAGE_HEIGHT - 1,
-              "dst_sel": 4 | 5 << 3 | 6 << 6 | 7 << 9, "type": 8 + (fields.get("DIM", 0) & 7)}
+    dim = fields.get("DIM", 0) & 7
+    width, height = shape(dim)
+    values = {"base": base >> 8, "format": codes[kind], "width": width - 1, "height": height - 1,
+              "dst_sel": 4 | 5 << 3 | 6 << 6 | 7 << 9, "type": 8 + dim}
+    if dim in SLICED:       # depth: 3D's (depth - 1), an array's last slice; base_array 0
+        values["depth"] = COORDS - 1
     full = 0
     for name, v in values.items():
         full |= v << table[name][1]
     return np.array([(full >> (32 * i)) & 0xFFFFFFFF for i in range(8)], np.uint32)
+
+
+def shape(dim: int) -> tuple[int, int]:
+    """(width, height) of the image of DIM `dim` (a 3D / array one narrower, to fit its slices)."""
+    width = COORDS if dim in SLICED else IMAGE_WIDTH
+    return width, (1 if dim in (0, 4) else IMAGE_HEIGHT)
 
 
 def state(checker, d, fields: dict, vg, sg, rng, memory: np.ndarray) -> None:
@@ -109,9 +123,12 @@ def state(checker, d, fields: dict, vg, sg, rng, memory: np.ndarray) -> None:
         vg[word] &= np.uint32(0x0000FFFF if a16 and k % 2 else 0xFFFF0000 if a16 else 0)
     if memory_access(d, True).data_dwords == 2:
         words = vg[regs].astype(np.int64)
-        s = words[0] & 0xFFFF if a16 else words[0]
-        t = (words[0] >> 16 if a16 else words[1]) if dim == 1 else 0
-        at = base - checker.buffer + (t * IMAGE_WIDTH + s) * TEXEL_BYTES[FORMATS["atomic"]]
+        comps = [(words[i // 2] >> 16 * (i % 2)) & 0xFFFF if a16 else words[i] for i in range(image_dims(d)[dim][0])]
+        width, height = shape(dim)
+        s = comps[0]
+        t = comps[1] if dim in (1, 2, 5) else 0
+        k = comps[-1] if dim in SLICED else 0
+        at = base - checker.buffer + ((k * height + t) * width + s) * TEXEL_BYTES[FORMATS["atomic"]]
         texel = memory[at[:, None] + np.arange(4)].copy().view(np.uint32)[:, 0]
         vg[V_DATA + 1, ::2] = texel[::2]
 

@@ -1,12 +1,16 @@
-"""LLVM 22 tools as test oracles: locate them (tests skip without them) and parse their output."""
+"""LLVM 22 tools as test oracles: locate them (tests skip without them), parse their output, and
+our side of the comparison in the same shape."""
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
+import warnings
 
 import pytest
 import yaml
+
+from dsl import disassemble
 
 
 def tool(name: str) -> str:
@@ -181,3 +185,14 @@ def mc_disassembly_each(encodings: list[bytes], arch: str, mattr: str | None = N
             cur.append(text)
     return [groups[i][0] if i not in refused and len(groups.get(i, ())) == 1 else None
             for i in range(len(encodings))]
+
+
+def ours_disassembly(b: bytes, target: str) -> str:
+    """Our disassembler's text of `b` (warnings silenced), or `error: <message>` where it refuses
+    the bytes: the side compared with mc_disassembly_each's text."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return disassemble(b, target)
+        except ValueError as e:
+            return f"error: {e}"

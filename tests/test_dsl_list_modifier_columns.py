@@ -1,6 +1,11 @@
 """A list modifier with a bad entry (op_sel:[2,0], neg_hi:[0,2], quad_perm:[0,4,0,0]) is refused
 at that entry's column, as llvm-mc-22 reports it (skipped without it), on the gfx9 (CDNA) and the
-RDNA assembler alike; the parser keeps each entry's column (asm_parse.term_columns' (key, index))."""
+RDNA assembler alike; the parser keeps each entry's column (asm_parse.term_columns' (key, index)).
+
+Lists of the wrong shape (tests/list_modifier_shapes.py: too short, too long, empty, unclosed,
+unbracketed, an entry out of range, on every VOP3/VOP3P and DPP instruction) are refused where
+llvm-mc-22 refuses them, by dsl.list_reader's one rule: where LLVM's list reader stops, unless
+the instruction lacks the modifier (at its key) or the mnemonic's form (at the mnemonic)."""
 from __future__ import annotations
 
 import re
@@ -9,7 +14,8 @@ import pytest
 
 from dsl import assemble
 
-from .llvm_tools import mc_errors
+from .list_modifier_shapes import shape_lines
+from .llvm_tools import mc_errors, mc_items
 
 LINES = {
     "gfx942": ["v_pk_add_f16 v1, v2, v3 op_sel:[2,0]", "v_pk_add_f16 v1, v2, v3 op_sel:[0,2]",
@@ -42,3 +48,38 @@ def test_list_entry_columns_match_llvm(target):
         want = llvm[i][0]
         assert line[want - 1] in "0123456789", f"{line!r}: llvm's column {want} is not at a list entry"
         assert _our_column(line, target) == want, f"{line!r}: llvm column {want}, ours {_our_column(line, target)}"
+
+
+# (target prefix, pattern of a line whose column differs from llvm-mc-22's, why)
+KNOWN = [("gfx1201", r" byte_sel:\[0,1\]$",
+          "byte_sel takes a number; LLVM reads [0,1] as a bracketed expression and stops at its comma "
+          "(\"expected ']' in brackets expression\"), we refuse the list at byte_sel's key")]
+
+# one base line in EVERY (of ~500 VOP3/VOP3P and ~1000 VALU lines a target), each in every shape
+EVERY = 9
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"])
+def test_wrong_list_shapes_are_refused_at_llvms_column(target, capsys):
+    lines = shape_lines(target, EVERY)
+    known = [(re.compile(pattern), why) for prefix, pattern, why in KNOWN if target.startswith(prefix)]
+    same, accepted, differ, listed = 0, [], [], set()
+    for line, (_, errors) in zip(lines, mc_items(lines, target)):
+        if not errors:
+            continue
+        ours = _our_column(line, target)
+        if ours is None:
+            accepted.append(line)
+        elif ours == errors[0][0]:
+            same += 1
+        elif any(p.search(line) for p, _ in known):
+            listed.update(why for p, why in known if p.search(line))
+        else:
+            differ.append(f"{line!r}: llvm-mc {errors[0][0]} ({errors[0][1]}), ours {ours}")
+    with capsys.disabled():
+        print(f"\n{target}: {len(lines)} lines, {same} refusals at llvm-mc-22's column, {len(differ)} elsewhere, "
+              f"{len(accepted)} accepted")
+    assert same > 3000
+    assert not accepted, f"llvm-mc refuses, we accept: {accepted[:20]}"
+    assert not differ, "\n".join(differ[:30])
+    assert listed == {why for _, why in known}, "a KNOWN entry no line needs"

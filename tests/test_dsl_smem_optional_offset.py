@@ -12,9 +12,9 @@ import warnings
 
 import pytest
 
-from dsl import assemble, disassemble
+from dsl import assemble
 
-from .llvm_tools import mc_disassembly_each, mc_encodings
+from .llvm_tools import mc_disassembly_each, mc_encodings, ours_disassembly
 from .test_dsl_llvm_corpus import corpus
 
 TARGETS = ["gfx1100", "gfx1151", "gfx1201", "gfx942", "gfx950"]
@@ -64,15 +64,6 @@ def _ours(line: str, target: str) -> bytes | None:
             return None
 
 
-def _ours_text(b: bytes, target: str) -> str:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return disassemble(b, target)
-        except ValueError as e:
-            return f"error: {e}"
-
-
 @pytest.mark.parametrize("target", TARGETS)
 def test_smem_with_and_without_offset_as_llvm(target):
     lines = _lines(target)
@@ -86,8 +77,8 @@ def test_smem_with_and_without_offset_as_llvm(target):
     made = [w for w in want if w is not None]
     texts = mc_disassembly_each(made, target)
     for b, t in zip(made, texts):
-        if t is not None and _ours_text(b, target) != t:
-            bad.append(f"{b.hex()}: llvm prints {t!r}, ours {_ours_text(b, target)!r}")
+        if t is not None and ours_disassembly(b, target) != t:
+            bad.append(f"{b.hex()}: llvm prints {t!r}, ours {ours_disassembly(b, target)!r}")
     print(f"\n{target}: {len(lines)} lines {dict(counts)}, {len(bad)} differ")
     assert counts["accepted by llvm"] > 10 and counts["refused by llvm"] > 10
     assert not bad, "\n".join(bad[:30])

@@ -23,7 +23,8 @@ def test_family_keys_are_generated_families_and_pages_are_the_opcode_rows():
         for family, page in pages.items():
             assert family in GENERATED_ARCHS, (name, family)
             defs = isa.load(family).lookup(name)
-            assert defs and all(d.page == page for d in defs), (name, family, [d.page for d in defs], page)
+            # (the first encoding's table: CDNA's V_EXP_LEGACY_F32 has a VOP1 row and a VOP3A one)
+            assert defs and page == min(d.page for d in defs), (name, family, [d.page for d in defs], page)
 
 
 @pytest.mark.parametrize("table", ["UNDESCRIBED_SMEM", "UNDESCRIBED_LDS", "NULL_ONLY_SDST", "GDS_ONLY"])

@@ -137,7 +137,7 @@ CASES = [
     ("gfx942", "v_cvt_f32_bf8_e64 v1, -v2", False),                 # an 8-bit float's byte
     ("gfx950", "v_cvt_f32_bf8_e64 v1, |v2|", False),
     ("gfx942", "v_cvt_f32_bf8_dpp v1, -v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf", False),
-    ("gfx942", "v_exp_legacy_f32_e64 v1, -v2", True),               # erratum: no entry, LLVM's f32
+    ("gfx942", "v_exp_legacy_f32_e64 v1, -v2", True),               # an erratum types its source f32, as LLVM
     ("gfx950", "v_log_legacy_f32_sdwa v1, |v2|", True),
     ("gfx942", "v_div_scale_f32 v1, s[2:3], -v2, v3, v4", True),
     ("gfx942", "v_div_scale_f32 v1, s[2:3], |v2|, v3, v4", False),  # VOP3B: no ABS field

@@ -90,6 +90,14 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     if unmatched:
         report["dpp_table_names_no_instruction"] = unmatched
     applied += no_dpp_errata
+    limited, limitation_errata, unlisted = dpp.limitations(arch, sections, instructions, entry(arch).roles.valu_e32)
+    if limited.get("DPP"):
+        tables_out["no_dpp"] = sorted(set(tables_out.get("no_dpp", [])) | set(limited["DPP"]))
+    if limited.get("SDWA"):
+        tables_out["no_sdwa"] = limited["SDWA"]
+    if unlisted:
+        report["limitation_names_no_instruction"] = unlisted
+    applied += limitation_errata
     facts_out, modifier_errata = facts.build(instructions, arch)
     applied += modifier_errata
     worked_out = instruction_facts.build(arch, instructions, tables_out, entry(arch).roles)

@@ -31,6 +31,27 @@ _SETS_MODE = (("MODE.FP_ROUND", re.compile(r"^Set floating point round(?:ing)? m
               ("MODE.FP_DENORM", re.compile(r"^Set floating point denorm(?:al)? mode\b")))
 
 
+# CDNA's moves between the register files, which name their operands' files in words: "Move 32 bits of
+# data from an accumulator vector register into an architectural vector register" (v_accvgpr_read),
+# "... from an architectural vector register into an accumulator vector register" (v_accvgpr_write),
+# "Move data from one accumulator register to another accumulator register" (v_accvgpr_mov_b32)
+_FROM_ACCUMULATOR = re.compile(r"\bfrom (?:an|one) accumulator (?:vector )?register\b")
+_TO_ACCUMULATOR = re.compile(r"\b(?:into an|to another) accumulator (?:vector )?register\b")
+# CDNA4's load-scale half of V_MFMA_SCALE_* (its description is an erratum's, from section 7.2):
+# "Load-Scale factors for the V_MFMA_SCALE_... instruction that follows"
+_LOADS_SCALES = re.compile(r"^Load-Scale factors for the .* instruction that follows\b")
+
+
+def agpr_operands(pcode: str | None, description: str | None) -> tuple[str, ...]:
+    """The operands (D0, S0) the description places in the accumulator (AGPR) register file."""
+    text = description or ""
+    return tuple(key for key, words in (("D0", _TO_ACCUMULATOR), ("S0", _FROM_ACCUMULATOR)) if words.search(text))
+
+
+def loads_scales(pcode: str | None, description: str | None) -> bool:
+    return bool(_LOADS_SCALES.search(description or ""))
+
+
 def scalar_result(pcode: str | None, description: str | None) -> bool:
     return bool(_SCALAR_RESULT.search(description or ""))
 

@@ -215,3 +215,54 @@ def _apply_instruction_errata(arch, excluded, instructions) -> list[dict]:
             excluded[key] = (d["format"], d["name"], f"erratum {e.id}: {e.fix}", e.page[arch])
         applied.append({"id": e.id, "page": e.page[arch], "target": ".".join(e.target), "evidence": e.evidence})
     return applied
+
+
+# CDNA's "Instruction Limitations" (CDNA3 12.16, page 518; CDNA4 page 564): a subsection per second
+# dword, "DPP" and "SDWA", each "The following instructions cannot use DPP:" and a list "- V_CLREXCP",
+# "- V_CMP_*_F64". A DPP or SDWA word follows a VOP1, VOP2 or VOPC instruction (13.3.7, 13.3.9), so
+# the list names those encodings.
+_LIMITATIONS = "Instruction Limitations"
+_CANNOT_USE = re.compile(r"^The following instructions cannot use (DPP|SDWA):$")
+_LISTED = re.compile(r"^- (V_[A-Z0-9_*]+)$")
+
+
+def limitations(arch: str, sections, instructions: list[dict], e32: frozenset) -> tuple[dict, list[dict], list]:
+    """({'DPP': rows, 'SDWA': rows} of the instruction encodings (of the `e32` formats) the
+    "Instruction Limitations" lists say cannot use that second dword, rows (format, name, rule,
+    page) as no_dpp's; dpp_limitation errata applied: a listed instruction the reference assembler
+    takes DPP on stays out), the errata applied, the listed names matching no instruction. Empty
+    without the section (the RDNA manuals)."""
+    parent = next((s.number for s in sections if s.title == _LIMITATIONS), None)
+    if parent is None:
+        return {}, [], []
+    fixes = {e.target[1]: e for e in errata_mod.for_arch(arch) if e.kind == "dpp_limitation"}
+    out: dict[str, list] = {}
+    seen, unmatched = set(), []
+    for sec in sections:
+        if not sec.number.startswith(parent + "."):
+            continue
+        kind = None
+        for ln in sec.lines:
+            m = _CANNOT_USE.match(ln.text)
+            if m:
+                kind = m.group(1)
+                continue
+            item = _LISTED.match(ln.text)
+            if kind is None or item is None:
+                continue
+            pattern = item.group(1)
+            if kind == "DPP" and pattern in fixes:
+                seen.add(pattern)
+                continue
+            hits = [d for d in instructions if d["format"] in e32 and fnmatch.fnmatchcase(d["name"], pattern)]
+            if not hits:
+                unmatched.append(f"{kind} {pattern} (page {ln.page})")
+            rule = f"{sec.number} {sec.title}: the following instructions cannot use {kind}"
+            out.setdefault(kind, []).extend((d["format"], d["name"], rule, ln.page) for d in hits)
+    for name, e in fixes.items():
+        if name not in seen:
+            raise SpecParseError(f"erratum {e.id} is stale: the {arch} manual's {_LIMITATIONS} no longer say "
+                                 f"{name} cannot use DPP")
+    applied = [{"id": e.id, "page": e.page[arch], "target": ".".join(e.target), "evidence": e.evidence}
+               for e in fixes.values()]
+    return {k: sorted(set(v)) for k, v in out.items()}, applied, unmatched

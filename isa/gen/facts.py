@@ -21,7 +21,8 @@ _OF_ENTRY = {"accumulates": code_facts.accumulates, "float_modes": float_modes.f
              "source_limits": source_limits,
              **{name: getattr(descriptions, name) for name in ("scalar_result", "opsel_flags", "cache_control",
                                                                "result_without_code", "loads_to_lds",
-                                                               "source_is_immediate", "lookup_table", "sets_mode")}}
+                                                               "source_is_immediate", "lookup_table", "sets_mode",
+                                                               "agpr_operands", "loads_scales")}}
 # facts of the whole manual entry: code, description, notes and operand types
 _OF_ROW = {"modifier_use": modifiers.modifier_use}
 assert set(_OF_CODE) | set(_OF_ENTRY) | set(_OF_ROW) == set(DEFAULTS), "isa.facts.DEFAULTS and the generator's facts differ"

@@ -437,6 +437,7 @@ MEMORY_ACCESS = {
         628: ('load', False, False, None, None, None),
         778: ('load', False, False, None, None, None),
         813: ('load', False, False, None, None, None),
+        1388: ('load', False, False, None, None, None),
     },
     'image_loads': {
     },
@@ -1448,6 +1449,7 @@ MEMORY_ACCESS = {
         1234: (None, False, ()),
         1236: (None, False, ()),
         1238: (None, False, ()),
+        1388: (None, False, ()),
     },
     'gds_only': {
         126: True,

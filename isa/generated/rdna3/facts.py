@@ -902,6 +902,10 @@ FACTS = {
         628: ('MODE.FP_ROUND',),
         630: ('MODE.FP_DENORM',),
     },
+    'agpr_operands': {
+    },
+    'loads_scales': {
+    },
     'modifier_use': {
         469: (None, False, (), ('S0',)),
         553: ('saturate', False, (), ('S0', 'S1')),

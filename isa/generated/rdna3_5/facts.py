@@ -1067,6 +1067,10 @@ FACTS = {
         686: ('MODE.FP_ROUND',),
         688: ('MODE.FP_DENORM',),
     },
+    'agpr_operands': {
+    },
+    'loads_scales': {
+    },
     'modifier_use': {
         469: (None, False, (), ('S0',)),
         494: ('float', True, ('S0',), ()),

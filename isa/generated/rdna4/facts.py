@@ -1166,6 +1166,10 @@ FACTS = {
         265: ('MODE.FP_ROUND',),
         266: ('MODE.FP_DENORM',),
     },
+    'agpr_operands': {
+    },
+    'loads_scales': {
+    },
     'modifier_use': {
         54: (None, False, (), ('S0',)),
         84: ('float', True, ('S0',), ()),
