@@ -209,7 +209,9 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
                 for i, o in enumerate(part.operands):
                     if same(o) or isinstance(o, Mod) and same(o.value) or type(o) is list and any(map(same, o)):
                         column = term_columns(src, part.column).get(i)
-                        if column and not same(o) and isinstance(o, Mod):    # the value inside -x, |x|,
+                        if column and type(o) is list and not same(o):      # an entry of a [..] list: where
+                            column = _entry_column(src, column, next(j for j, x in enumerate(o) if same(x)))
+                        elif column and not same(o) and isinstance(o, Mod):  # the value inside -x, |x|,
                             column += inner_offset(src[column - 1:])         # neg(x): where x is written
                         if column:
                             return column
@@ -227,6 +229,30 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
         if found:
             return found.start() + 1
     return st.column
+
+
+def _entry_column(src: str, column: int, index: int) -> int:
+    """Column of entry `index` of the `[a, b, ..]` list written at `column` (its `[`; as LLVM
+    points at a wrong-width address group of an NSA list), else `column`."""
+    at = column - 1
+    if src[at:at + 1] != "[":
+        return column
+    depth, entry, start = 0, 0, at + 1
+    for k in range(at, len(src)):
+        c = src[k]
+        if c in "[(":
+            depth += 1
+        elif c in "])":
+            depth -= 1
+            if depth == 0:
+                break
+        elif c == "," and depth == 1:
+            entry, start = entry + 1, k + 1
+        if entry == index and k + 1 == start:       # the entry begins: past its spaces
+            while start < len(src) and src[start] == " ":
+                start += 1
+            return start + 1
+    return column
 
 
 def add_fixup(fixups: list, offset: int, fix, st: Instr) -> None:

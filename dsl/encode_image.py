@@ -9,13 +9,15 @@ The register widths written must be those the memory records give (isa.memory_re
 the data VGPRs by DMASK / D16 / TFE (`image_data_dwords`), the address VGPRs by DIM / A16 and
 the opcode's generated address components (`image_address_words` over isa.memory_access.image_address;
 a ray query's groups, `signature.ray_address_groups`),
-with LLVM 22's forms: a sequential address in a VGPR tuple of its length (an 8-VGPR tuple also
-holds 5 to 7 words), no address longer than the opcode's longest (sampling and mip levels take
-no MSAA dim). Anything else is refused as LLVM refuses it, at the operand's line:column: wrong
-widths, an atomic DMASK other than 0x1/0x3/0xf or data past a 64-bit value (two for cmpswap), a
-gather's DMASK with other than one bit, a non-MSAA dim on image_msaa_load, d16 where the data
-are not converted texels, null as resource or sampler. Also LLVM's `dim:2D` short names and
-`off` as the data of a sample returning nothing. tests/test_dsl_asm_image.py holds it against
+with LLVM 22's forms: a sequential address in a VGPR tuple of its length (an 8-VGPR tuple also holds
+5 to 7 words), no address longer than the opcode's longest (no MSAA dim where its address table
+group lists no MSAA surface type: sampling, gathers, the mip forms). Anything else is refused as
+LLVM refuses it, at the operand's line:column: wrong widths, an atomic DMASK other than 0x1/0x3/0xf
+or data past a 64-bit value (two for cmpswap), a DMASK with other than one bit where four texels of
+one channel return (gathers, image_msaa_load: isa.memory_access.gathers_four), a non-MSAA dim where
+the group's rows list MSAA types alone (image_msaa_load), d16 where the data are not converted
+texels, null as resource or sampler. Also LLVM's `dim:2D` short names and `off` as the data of a
+sample returning nothing. tests/test_dsl_asm_image.py holds it against
 LLVM 22's corpora, mutated corpus lines and llvm-mc-22's refusals."""
 from __future__ import annotations
 
@@ -86,7 +88,8 @@ def _scalar(enc, v, F, what: str, n: int, fields, field: str) -> None:
 def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int, ray: bool, a16: bool) -> None:
     """Refuse address VGPRs not as wide as DIM / A16 / the suffixes ask, as LLVM does, and an
     address LLVM 22 has no instruction form for: its forms hold 1 up to the longest address of
-    the dims an opcode takes (sampling and mip levels take no MSAA dim: signature.image_address_forms),
+    the dims an opcode takes (none MSAA where its address table group lists no MSAA type:
+    signature.image_address_forms),
     and a sequential address also that rounded up to a power of two (image_sample's 2D_MSAA_ARRAY
     address, 4 VGPRs, fits v[0:3] but no NSA list)."""
     given = [getattr(a, "count", 1) for a in addrs]
@@ -95,7 +98,7 @@ def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int,
         ok = given == groups if nsa else given == [sum(groups)]
         want = f"{groups} (the ray's origin, direction, ... groups)" if nsa else f"[{sum(groups)}]"
     else:
-        longest = max(image_address_forms(d, takes_sampler(d))[0])
+        longest = max(image_address_forms(d)[0])
         if nsa:
             n = min(words, slots)
             want = [1] * (n - 1) + [words - n + 1]
@@ -107,19 +110,23 @@ def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int,
             want = " or ".join(map(str, sorted(allowed)))
         if (words > longest if nsa else not want) and not ok:
             raise OperandError(f"{mn}: vaddr: {shape} asks for {words} address VGPRs; LLVM has no form of {mn} "
-                               f"{'as a list ' if nsa else ''}longer than {longest} (where it samples or takes a mip "
-                               f"level, no MSAA dim)", addrs[0] if len(addrs) == 1 else None, modifier="dim")
+                               f"{'as a list ' if nsa else ''}longer than {longest} (the surface types of its address "
+                               f"table group: no MSAA dim where it lists none)", addrs[0] if len(addrs) == 1 else None,
+                               modifier="dim")
     if not ok:
-        bad = next((a for a, g, w in zip(addrs, given, want if isinstance(want, list) else []) if g != w), addrs[0])
+        each = groups if ray and nsa else want if isinstance(want, list) else []
+        # at the first group of a list as wide as it should not be (llvm-mc-22 points at it), else the list
+        bad = next((a for a, g, w in zip(addrs, given, each) if g != w), addrs if len(addrs) > 1 else addrs[0])
         raise OperandError(f"{mn}: vaddr: {given if nsa else given[0]} address VGPRs where {shape} asks for {want} "
                            f"(LLVM: image address size does not match dim and a16)", bad)
 
 
 def _no_return(d, mn: str, dmask: int, data) -> None:
     """`off` as the data of a sample returning nothing (LLVM 22's image_sample* forms without a
-    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather, get_lod (a sampler
-    instruction whose data are no texels: isa.memory_access.takes_d16) or a sampler-less instruction."""
-    if not takes_sampler(d) or gathers_four(d) or not takes_d16(d):
+    result: VDATA 0, a dmask of 0x1, 0x3 or 0xf as an atomic's); not a gather (the Gather address
+    group: isa.memory_access.image_address(d).gather), get_lod (a sampler instruction whose data are
+    no texels: isa.memory_access.takes_d16) or a sampler-less instruction."""
+    if not takes_sampler(d) or image_address(d).gather or not takes_d16(d):
         raise OperandError(f"{mn}: vdata: off (no result) is written on image_sample* only", data)
     if dmask not in _ATOMIC_DMASKS:
         raise OperandError(f"{mn}: dmask:0x{dmask:x}: a sample without a result takes dmask 0x1, 0x3 or 0xf "
@@ -168,14 +175,14 @@ def image(enc, d, F, ops, mods):
             raise OperandError(f"{mn}: dmask:0x{dmask:x}: it returns four texels of one channel, dmask "
                                f"must have exactly one bit set (LLVM: invalid image_gather dmask)", modifier="dmask")
         dim = F["DIM"] = _dim_code(mn, mods)
-        if gathers_four(d) and not sampler and dim not in _MSAA_DIMS:
+        if image_address(d).msaa == "only" and dim not in _MSAA_DIMS:    # MSAA_LOAD's rows: MSAA types alone
             raise OperandError(f"{mn}: dim: it reads the samples of an MSAA image, dim must be an MSAA "
                                f"type (LLVM: invalid dim; must be MSAA type)", modifier="dim")
         _flags(d, F, fields, mods, ("unorm", "glc", "slc", "dlc", "r128", "a16", "tfe", "lwe", "d16"))
         if "TH" in fields:
             cache_policy(d, F, mods)
         d16, tfe, a16 = bool(F.get("D16")), F.get("TFE", 0), bool(F.get("A16"))
-        if d16 and tfe and gathers_four(d) and sampler:
+        if d16 and tfe and image_address(d).gather:
             raise OperandError(f"{mn}: d16 with tfe: LLVM has no gather form with 16-bit texels and a status "
                                f"dword", modifier="tfe")
         n_data = image_data_dwords(d, dmask, d16, tfe)

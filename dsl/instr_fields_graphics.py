@@ -79,7 +79,7 @@ def _mimg(spec: Spec, inst: Instruction) -> Instr | None:
         return None if ops[-1] is None else instr_value(d, mn, ops, flags(f, ("A16",)))
     sampler = takes_sampler(d)
     nsa_regs = [f["VADDR"]] + [inst.extra[k] for k in ("ADDR1", "ADDR2", "ADDR3", "ADDR4")] if inst.extra else []
-    data, words, singles = image_widths(d, f, sampler, nsa_regs[-1] if nsa_regs else None)
+    data, words, singles = image_widths(d, f, nsa_regs[-1] if nsa_regs else None)
     vaddr = _addresses(nsa_regs, words, singles) if nsa_regs else \
         Reg("v", f["VADDR"], words if words <= 12 else 16)   # VGPR tuples: 1-12, then 16
     ops = [Reg("v", f["VDATA"], data), vaddr, sgprs(spec, f["SRSRC"] * 4, 8)]
@@ -109,7 +109,7 @@ def _vimage(spec: Spec, inst: Instruction) -> Instr | None:
         results = dict((field, n) for field, n, _ in memory_effects(d).writes)["VDATA"]
         ops = [Reg("v", f["VDATA"], results), [Reg("v", r, n) for r, n in zip(regs, groups)], sgprs(spec, f["RSRC"], 4)]
         return None if ops[-1] is None else instr_value(d, d.name.lower(), ops, flags(f, ("A16",)))
-    data, words, singles = image_widths(d, f, sampler, regs[-1], len(regs))
+    data, words, singles = image_widths(d, f, regs[-1], len(regs))
     addrs = _addresses(regs, words, singles)
     ops = [Reg("v", f["VDATA"], data), addrs[0] if len(addrs) == 1 else addrs, sgprs(spec, f["RSRC"], 8)]
     if sampler:

@@ -19,8 +19,7 @@ from isa.effects import effects
 from isa.errata import SWMMAC_INDEX_SETS
 from isa.spec import family_of
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims, ray_address_groups  # noqa: F401 (re-exported)
-from isa.memory_access import (gathers_four, lane_address, lds_operands, memory_access, mip_level, typed_buffer,
-                               value_dwords)
+from isa.memory_access import image_address, lane_address, lds_operands, memory_access, typed_buffer, value_dwords
 from isa.records import dataclass
 
 from . import syntax
@@ -336,21 +335,21 @@ def buffer_data_dwords(d: InstrDef, fields: dict) -> int:
     return n + 1 if fields.get("TFE") else n
 
 
-def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
+def image_widths(d: InstrDef, f: dict, nsa_last: int | None,
                  nsa_fields: int = 5) -> tuple[int, int, bool]:
     """(data VGPRs, address VGPRs, whether the addresses are written as single registers) of an
     image instruction's fields, as LLVM writes them. Where its disassembler has no instruction
     form for the widths an encoding asks for, LLVM gives those of the first form in its tables:
     one data VGPR (two for gathers and cmpswap) and the shortest address, or with NSA the longest
-    one (the cases below are those seen in LLVM 22's corpora). A gather is a sampling instruction
-    returning four texels (isa.memory_access.gathers_four; image_msaa_load takes no sampler), an
+    one (the cases below are those seen in LLVM 22's corpora). A gather is an opcode of the manual's
+    Gather address group (isa.memory_access.image_address(d).gather; not image_msaa_load), an
     atomic reads and writes memory (memory_access's direction) and sends the data dwords its
     pseudocode names (cmpswap: DATA[63 : 32], two)."""
     coords, gradients = image_dims(d)[f["DIM"]]
     data = image_data_dwords(d, f["DMASK"], bool(f.get("D16")), f.get("TFE", 0))
     words = image_address_words(d, coords, gradients, bool(f.get("A16")))
-    dims, forms = _image_address_forms(d, sampler)
-    gather = sampler and gathers_four(d)
+    dims, forms = _image_address_forms(d)
+    gather = image_address(d).gather
     access = memory_access(d, True)
     atomic = access.direction == "atomic"
     natural = (access.data_dwords or 1) if atomic else 1   # an atomic's data: 32-bit, or 64-bit plus TFE
@@ -369,11 +368,12 @@ def image_widths(d: InstrDef, f: dict, sampler: bool, nsa_last: int | None,
 
 
 @lru_cache(maxsize=None)
-def _image_address_forms(d: InstrDef, sampler: bool) -> tuple[frozenset[int], frozenset[int]]:
-    """Address widths of the dims an opcode takes (sampling: no MSAA), with and without A16;
-    and those LLVM has a sequential-address form for: these plus the largest rounded up to a
-    power of two (its register class)."""
-    no_msaa = sampler or mip_level(d)   # sampling and mip levels have no MSAA forms
+def _image_address_forms(d: InstrDef) -> tuple[frozenset[int], frozenset[int]]:
+    """Address widths of the dims an opcode takes, with and without A16: no MSAA dim where the
+    rows of its address table group list no MSAA surface type (sample, gather, get_lod and the
+    mip forms: isa.memory_access.image_address(d).msaa); and those LLVM has a sequential-address
+    form for: these plus the largest rounded up to a power of two (its register class)."""
+    no_msaa = image_address(d).msaa == "none"
     dims = frozenset(image_address_words(d, c, g, a16) for name, (c, g) in zip(syntax.MIMG_DIM_NAMES, image_dims(d))
                      if not (no_msaa and "MSAA" in name) for a16 in (False, True))
     return dims, dims | {1 << (max(dims) - 1).bit_length()}

@@ -189,6 +189,12 @@ def _float_rules(d):
     return modes.flushes, modes.rounds, tuple(int(t[1:]) for t in modes.bit_results if t in ("f16", "f32", "f64"))
 
 
+def _rounds_packed(d):
+    from isa.facts import float_modes
+    return tuple(sorted({{"f16": 16, "f32": 32, "f64": 64}[t] for t in float_modes(d).round_types
+                         if t in ("f16", "f32", "f64")}))
+
+
 def _ds_layout(d):
     from dsl.signature import ds_layout
     return ds_layout(d)
@@ -277,7 +283,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords,
          "value_dwords": _value_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
-         "float_rules": _float_rules, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
+         "float_rules": _float_rules, "rounds_packed": _rounds_packed, "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
          "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
@@ -364,6 +370,13 @@ def reads_literal(d) -> bool:
 def float_rules(d) -> tuple:
     """(flushes, rounds, widths of the bit_results) of isa.facts.float_modes(d)."""
     return fact("float_rules", d)
+
+
+def rounds_packed(d) -> tuple:
+    """Widths of isa.facts.float_modes(d).round_types: the floats packed code (v_pk_*, v_dot*,
+    v_fma_mix*: register halves or an array of sources) rounds in its arithmetic, each by
+    MODE.FP_ROUND's field of its width (bf16 left out: no manual names its field)."""
+    return fact("rounds_packed", d)
 
 
 def ds_layout(d) -> list:

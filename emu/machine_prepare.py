@@ -715,6 +715,8 @@ class Preparer:
         """A VOP3P source: two 16-bit halves chosen by OPSEL / OPSEL_HI, negated by NEG / NEG_HI;
         32/64-bit sources of VOP3P (dot products' accumulators) pass unchanged."""
         packed = type_info(d.operand_types.get(f"S{i}"))[2] or s.bits == 16
+        if packed and s.bits == 64:         # two 32-bit halves (CDNA's v_pk_*_f32, v_pk_mov_b32)
+            return self._packed64(code, s, i, opsel, f, literal, neg, neg_hi, d)
         fetch = self._src(code, 32 if packed else s.bits, s.ftype, literal, per_lane=True, operand=s,
                           replicate=i in self._replicated(d))
         negated, magnitude = instruction_facts.fact("packed_negation", d)
@@ -734,6 +736,24 @@ class Preparer:
             lo = (v >> lo_shift) & np.uint32(0xFFFF)
             hi = (v >> hi_shift) & np.uint32(0xFFFF)
             return (lo | (hi << np.uint32(16))) ^ flip
+        return fetch_packed
+
+    def _packed64(self, code, s, i, opsel, f, literal, neg, neg_hi, d):
+        """A 64-bit VOP3P source of two 32-bit halves (CDNA3 ISA 6.7 "Packed Math", p. 45: "OPSEL
+        and OPSEL_HI work to select the first or second DWORD for each source"): OPSEL[i] picks
+        the dword of the low half, OPSEL_HI[i] of the high half; NEG / NEG_HI flip their signs."""
+        fetch = self._src(code, 64, s.ftype, literal, per_lane=True, operand=s)
+        negated, _ = instruction_facts.fact("packed_negation", d)
+        if i not in negated:        # (the sources NEG applies to: float halves)
+            neg = neg_hi = 0
+        opsel_hi = f.get("OPSEL_HI", 0) | f.get("OPSEL_HI2", 0) << 2
+        lo_shift, hi_shift = np.uint64(32 * ((opsel >> i) & 1)), np.uint64(32 * ((opsel_hi >> i) & 1))
+        flip = np.uint64((1 << 31 if (neg >> i) & 1 else 0) | (1 << 63 if (neg_hi >> i) & 1 else 0))
+        low = np.uint64(0xFFFF_FFFF)
+
+        def fetch_packed(st, sel):
+            v = np.asarray(fetch(st, sel)).astype(np.uint64)
+            return (((v >> lo_shift) & low) | (((v >> hi_shift) & low) << np.uint64(32))) ^ flip
         return fetch_packed
 
     def _vopd(self, inst, pc) -> Prepared:
@@ -960,7 +980,7 @@ class Preparer:
         (isa.memory_registers: address VGPRs by DIM / A16 / NSA, data by DMASK / D16 / TFE, the
         T# by R128, an atomic's return by GLC or TH); the texel's address and range limit per
         lane from the T# (p.buffer, as for MUBUF)."""
-        from isa.memory_access import memory_access, memory_effects, mip_level
+        from isa.memory_access import image_address, memory_access, memory_effects
         from isa.memory_registers import image_dims, memory_registers
         from .image import Image, coordinates, lane_texels
         f = {**p.inst.fields, **p.inst.extra}
@@ -982,7 +1002,7 @@ class Preparer:
         dim, a16, dmask = f.get("DIM", 0) & 7, bool(f.get("A16")), f.get("DMASK", 0)
         count = image_dims(d)[dim][0]
         names = next((c for code, _, c, _, _ in self.spec.tables.get("image_dims", ()) if code == dim), ())
-        mip = mip_level(d)
+        mip = image_address(d).mip_level     # its address table group adds mipid
         access_kind = memory_access(d, True)
         atomic = p.sem.memory == "atomic"
         if atomic and (access_kind.element_bits != 32 or dmask != (1 << (access_kind.data_dwords or 1)) - 1):

@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 
+from . import rounding
 from .memory import LentMemory, SplitAddresses
 from .options import current
 from .semantics import SemanticsError
@@ -98,7 +99,10 @@ def store(x, kind: str, bits: int, narrow: bool = False):
     if kind == "f":
         if isinstance(a, int):          # 32'F(0xffc00000)-style bit patterns were resolved earlier
             a = float(a)
-        f = np.asarray(a).astype(FLOAT[bits], copy=False)
+        src = np.asarray(a)
+        f = src.astype(FLOAT[bits], copy=False)
+        if _ROUNDING.get() is not None and src.dtype.kind == "f" and src.dtype.itemsize * 8 > bits:
+            rounding.refuse_narrowing(src, f, bits)      # the pseudocode's implicit conversion
         v = f.view(UINT[bits])
         if narrow:
             if bits < 32:
@@ -155,6 +159,8 @@ def F(x, bits: int):
     out = a.astype(FLOAT[bits])
     if a.dtype.kind == "f" and a.dtype.itemsize * 8 < bits:
         out = _keep_signalling(a, out)
+    elif a.dtype.kind == "f" and a.dtype.itemsize * 8 > bits and _ROUNDING.get() is not None:
+        rounding.refuse_narrowing(a, out, bits)
     return out
 
 
@@ -466,6 +472,15 @@ def fma(a, b, c, out=None):
     write into (float_into's destination register), ignored otherwise."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a.dtype, b.dtype, c.dtype)
+    if _ROUNDING.get() is not None:     # a directed MODE.FP_ROUND (emu/rounding.py)
+        f = rounding.field(np.dtype(dtype).itemsize * 8)
+        if f is not None:
+            token = _ROUNDING.set(None)
+            try:
+                r = fma(a, b, c)
+            finally:
+                _ROUNDING.reset(token)
+            return rounding.fma(a, b, c, r, f)
     if out is not None:     # v_fmac's addend is its destination: first_nan reads the operands after the result
         a, b, c = (x.copy() if np.may_share_memory(out, x) else x for x in (a, b, c))
     if not current().fma_shortcuts:
@@ -533,16 +548,32 @@ _DEFAULT_NAN = {16: 0xFE00, 32: 0xFFC0_0000, 64: 0xFFF8_0000_0000_0000}     # -Q
 
 
 def fadd(a, b):
-    """S0 + S1 of floats, NaN by `first_nan`; likewise fsub, fmul, fdiv."""
-    return first_nan(np.add(a, b), a, b)
+    """S0 + S1 of floats, NaN by `first_nan`; likewise fsub, fmul, fdiv. fadd, fsub and fmul
+    round as MODE.FP_ROUND says while a directed mode is in force (emu/rounding.py)."""
+    r = first_nan(np.add(a, b), a, b)
+    if _ROUNDING.get() is None:
+        return r
+    f = rounding.field(fbits(r))
+    return r if f is None else rounding.add(a, b, r, f)
 
 
 def fsub(a, b):
-    return first_nan(np.subtract(a, b), a, b)
+    r = first_nan(np.subtract(a, b), a, b)
+    if _ROUNDING.get() is None:
+        return r
+    f = rounding.field(fbits(r))
+    return r if f is None else rounding.add(a, b, r, f, negate=True)
 
 
 def fmul(a, b):
-    return first_nan(np.multiply(a, b), a, b)
+    r = first_nan(np.multiply(a, b), a, b)
+    if _ROUNDING.get() is None:
+        return r
+    f = rounding.field(fbits(r))
+    return r if f is None else rounding.mul(a, b, r, f)
+
+
+_ROUNDING = rounding.ROUNDING
 
 
 def fdiv(a, b):
@@ -911,7 +942,11 @@ def _conv(src_kind: str, dst: str):
     def f(x):
         a = np.asarray(x)
         if kind == "f":
-            return a.astype(FLOAT[bits])
+            r = a.astype(FLOAT[bits])
+            if _ROUNDING.get() is None or a.dtype.itemsize * 8 <= bits and a.dtype.kind == "f":
+                return r
+            f = rounding.field(bits)        # a narrowing, or an integer: rounds as MODE.FP_ROUND says
+            return r if f is None else rounding.convert(a, r, f)
         return to_int(a, kind == "i", bits) if a.dtype.kind == "f" else cast_int(a, kind == "i", bits)
     return f
 
@@ -923,7 +958,12 @@ for _s in ("f16", "f32", "f64", "i16", "i32", "u16", "u32", "u8"):
 
 
 def f32_to_f16(x):
-    return np.asarray(x, np.float32).astype(np.float16)
+    a = np.asarray(x, np.float32)
+    r = a.astype(np.float16)
+    if _ROUNDING.get() is None:
+        return r
+    f = rounding.field(16)
+    return r if f is None else rounding.convert(a, r, f)
 
 
 def bf16_to_f32(x):

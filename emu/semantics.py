@@ -25,6 +25,7 @@ import numpy as np
 from isa.records import dataclass
 
 from .options import current
+from .rounding import MODES as _ROUND_MODES, ROUND_FIELD_LO as _ROUND_FIELD_LO, ROUNDING, NotModelled
 
 
 class SemanticsError(Exception):
@@ -102,6 +103,10 @@ class Semantic:
     rounds: bool = True            # MODE.FP_ROUND applies to its float results (isa.float_modes)
     bit_results: tuple = ()        # widths of float results the code writes as bits of a wider
     #                                register (isa.float_modes' bit_results: D0 = { 16'0, tmp.f16 })
+    rounds_packed: tuple = ()      # widths its packed code rounds (v_pk_*, v_dot*, mix: register halves or
+    #                                a source array; emu/facts.rounds_packed), each by its MODE.FP_ROUND field
+    directed: bool = False         # every rounding its code does honours a directed MODE.FP_ROUND
+    #                                (emu/rounding.py: directed_code of the generated source)
     register_files: bool = True    # may index SGPR[...] / HW_REGISTERS[...] by a value (ctx.sgpr, ctx.hwreg):
     #                                generated ones whose pseudocode does (isa.facts.register_files)
 
@@ -137,6 +142,14 @@ class Semantic:
         return tuple(sorted({o.bits for o in self.writes.values()
                              if o.type in ("f16", "f32", "f64") and int(o.type[1:]) == o.bits} | set(self.bit_results)))
 
+    @cached_property
+    def round_widths(self) -> tuple[int, ...]:
+        """The result widths whose MODE.FP_ROUND field this instruction must honour: rounded_widths
+        and the widths its packed code rounds."""
+        if self.memory or not (self.rounded_widths or self.rounds_packed):
+            return ()
+        return tuple(sorted(set(self.rounded_widths) | set(self.rounds_packed)))
+
     def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
         """Run on a batch. Returns {operand name: new value}, each broadcast to the batch
         shape ((W, L) or (W, 1), plus the dword axis for wide values) in the contract's
@@ -144,8 +157,7 @@ class Semantic:
         job (memory accesses and pseudocode-level VGPR writes are masked here).
         Denormal float inputs and results are flushed to signed zero as MODE.FP_DENORM says."""
         mode = ctx.mode
-        if self.rounded_widths:
-            _check_round_mode(self.name, mode, self.rounded_widths)
+        directed = bool(self.round_widths) and _check_round_mode(self.name, mode, self.round_widths, self.directed)
         flush = None
         if self.float_operands:
             if type(mode) is int:       # one MODE for the batch: looked up per semantic
@@ -165,7 +177,9 @@ class Semantic:
                         changed[name] = flushed
             if changed:         # usually no input holds a denormal: the batch's Ctx stays as it is
                 ctx = ctx.with_inputs(changed)
-        if NUMPY_QUIET.get():           # the caller (the machine's run) already ignores them
+        if directed:                    # a directed MODE.FP_ROUND: the modelled operations read it
+            out = self._run_directed(ctx, mode)
+        elif NUMPY_QUIET.get():           # the caller (the machine's run) already ignores them
             out = self.fn(ctx)
         else:
             with np.errstate(all="ignore"):   # inactive lanes compute on garbage; IEEE results are wanted
@@ -176,6 +190,16 @@ class Semantic:
                         and self.writes[name].bits == bits == _float_bits(self.writes[name]):
                     out[name] = _flush(out[name], bits, flush[bits][1])
         return self.fitted(ctx, out)
+
+    def _run_directed(self, ctx: "Ctx", mode) -> dict:
+        token = ROUNDING.set(mode)
+        try:
+            with np.errstate(all="ignore"):
+                return self.fn(ctx)
+        except NotModelled as e:
+            raise SemanticsError(f"{self.name}: {e}") from None
+        finally:
+            ROUNDING.reset(token)
 
     def fitted(self, ctx: "Ctx", out: dict) -> dict[str, np.ndarray]:
         """The function's results in the contract's dtypes, broadcast to the batch shape."""
@@ -195,7 +219,7 @@ class Semantic:
         (EmuOptions.lean_semantics; the common MODE answers once per semantic)."""
         known = self.passes_by_mode.get(mode)
         if known is None:
-            known = self.passes_by_mode[mode] = (not self.rounded_widths or not mode & 0xF) and \
+            known = self.passes_by_mode[mode] = (not self.round_widths or not mode & 0xF) and \
                 (not self.float_operands or _denorm_flush(mode, self.float_operands) is None)
         return known
 
@@ -223,26 +247,26 @@ def _float_bits(o: Operand) -> int:
     """The width of the float an operand is typed as (f16/f32/f64), else 0."""
     return int(o.type[1:]) if o.type in ("f16", "f32", "f64") else 0
 
-# MODE.FP_ROUND (MODE[3:0], same manual section): [1:0] for f32, [3:2] for f64 and f16.
-_ROUND_FIELD_LO = {32: 0, 16: 2, 64: 2}
-_ROUND_MODES = ("to nearest even", "toward +infinity", "toward -infinity", "toward zero")
-
-
-def _check_round_mode(name: str, mode, widths) -> None:
-    """numpy rounds to nearest even only: a wave whose MODE asks for another rounding of these
-    results is refused rather than given round-to-nearest results silently."""
+def _check_round_mode(name: str, mode, widths, directed: bool) -> bool:
+    """Whether a wave's MODE asks a directed rounding (MODE.FP_ROUND: [1:0] f32, [3:2] f64 and
+    f16) of these results; an instruction whose code does not round only through the operations
+    emu/rounding.py models (`directed` False) is then refused rather than given
+    round-to-nearest results silently."""
     if isinstance(mode, int) and not mode & 0xF:       # one MODE for the batch (the usual case)
-        return
+        return False
     m = np.asarray(mode, np.uint32)
     if not (m & np.uint32(0xF)).any():
-        return
+        return False
     for bits in widths:
         field = (m >> np.uint32(_ROUND_FIELD_LO[bits])) & np.uint32(3)
         if field.any():
+            if directed:
+                return True
             raise SemanticsError(f"{name}: MODE.FP_ROUND asks to round {bits}-bit results "
-                                 f"{_ROUND_MODES[int(field.max())]}; the emulator models only round to "
-                                 f"nearest even (s_round_mode / s_setreg of MODE[3:0] or the descriptor's "
-                                 f"float_round_mode)")
+                                 f"{_ROUND_MODES[int(field.max())]}; the emulator models directed rounding only "
+                                 f"in add, sub, mul, fma and conversions to a narrower float (s_round_mode / "
+                                 f"s_setreg of MODE[3:0] or the descriptor's float_round_mode)")
+    return False
 
 
 # MODE.FP_DENORM (MODE[7:4], RDNA3 manual "Denormalized and Rounding Modes"): [5:4] for f32,

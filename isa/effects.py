@@ -158,7 +158,7 @@ def wave_state(d) -> WaveState:
     its code names (effects' state_reads, state_writes), and those the code of the instructions it
     calls reads (isa.facts.instruction_calls: v_pk_max_f16's v_max_f16); the halves of MODE.FP_DENORM its float
     operands and of MODE.FP_ROUND its float results (typed Dn, or the float_modes fact's bit_results:
-    `D0 = { 16'0, tmp.f16 }`) follow, where the float_modes fact says MODE
+    `D0 = { 16'0, tmp.f16 }`, or for packed code its round_types) follow, where the float_modes fact says MODE
     applies (isa.facts.float_modes: not packed, matrix, exact or self-rounded results), for VALU,
     SALU and LDS instructions (the manuals' MODE table: other memory instructions and atomics
     ignore it); and the fields its description says it sets (isa.facts.sets_mode: s_round_mode)."""
@@ -178,6 +178,8 @@ def wave_state(d) -> WaveState:
         if modes.rounds:
             reads |= {f"MODE.FP_ROUND.{_MODE_HALF[t]}" for name, t in types.items()
                       if name.startswith("D") and t in _MODE_HALF}
+        # packed code: the halves of the types its arithmetic rounds (v_pk_add_f16: F16_F64)
+        reads |= {f"MODE.FP_ROUND.{_MODE_HALF[t]}" for t in modes.round_types if t in _MODE_HALF}
         # a float result held as bits of a wider register (`D0 = { 16'0, tmp.f16 }`)
         reads |= {f"MODE.FP_{field}.{_MODE_HALF[t]}" for t in modes.bit_results if t in _MODE_HALF
                   for field, on in (("DENORM", modes.flushes), ("ROUND", modes.rounds)) if on}

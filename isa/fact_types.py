@@ -193,6 +193,29 @@ class ImageAddress:
     ray: tuple = ()           # a ray query's address operands' VGPRs as its entry lays them out, a tuple per
     #                           layout: A16 0, then A16 1 where it has one ((1, 1, 3, 3, 3), (1, 1, 3, 3))
 
+    # what the group itself says (consumers read these, not the descriptions' wording)
+    @property
+    def mip_level(self) -> bool:
+        """Its body takes a mip level: the group's rows add mipid (LOAD_MIP*, STORE_MIP*, GET_RESINFO)."""
+        return "mipid" in self.adds
+
+    @property
+    def resource_info(self) -> bool:
+        """It returns the resource's description: a group whose body holds no coordinates (GET_RESINFO's "Any" row)."""
+        return bool(self.group) and not self.coordinates
+
+    @property
+    def gather(self) -> bool:
+        """A gather: the Gather group or one of its suffix rows (Gather "_L", "_CL")."""
+        return "Gather" in self.group
+
+    @property
+    def msaa(self) -> str:
+        """The MSAA surface types among the group's rows: 'none' (sample, gather, the mip forms),
+        'only' (MSAA_LOAD: "2D MSAA", "2D Array MSAA") or 'also' (LOAD, STORE, ATOMIC; GET_RESINFO's "Any")."""
+        kinds = [t == "Any" or "MSAA" in t for t in self.types]
+        return "only" if kinds and all(kinds) and "Any" not in self.types else "also" if any(kinds) else "none"
+
 
 @dataclass(frozen=True)
 class Control:

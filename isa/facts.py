@@ -42,6 +42,9 @@ class FloatModes:
     #                    'own rounding', 'exact', 'no float result' or 'arithmetic'
     bit_results: tuple = ()  # float types of results the code writes as bits of a wider register,
     #                          `D0 = { 16'0, tmp.f16 }`: ('f16',) (CDNA's legacy f16 forms)
+    round_types: tuple = ()  # packed code: the float types of the values its arithmetic rounds (an add,
+    #                          sub, mul, fma or narrowing conversion; each rounds by MODE.FP_ROUND's half
+    #                          for its type): v_pk_add_f16 ('f16',), v_fma_mixlo_f16 ('f16', 'f32')
 
 
 @dataclass(frozen=True)

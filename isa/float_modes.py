@@ -12,7 +12,11 @@ What the pseudocode says, and what follows:
 - *packed*: a float is read or written as a bit range of a register (`S0[31 : 16].f16`,
   `D0[15 : 0].f16 = fma(...)`) or the sources are an array (`S[i]`, v_fma_mix): the registers hold
   packed halves or mixed formats, not one float of the register's width (v_pk_*, v_dot*,
-  v_cvt_pk_*, v_fma_mix*). Neither flushed as whole registers nor rounded by MODE here.
+  v_cvt_pk_*, v_fma_mix*). Neither flushed as whole registers nor rounded as one typed result:
+  `round_types` names the float types its arithmetic rounds (an add, sub, mul, divide, fma or a
+  narrowing `fX_to_fY` conversion: the type of the value it makes, from the operands' types,
+  `N'F` casts and `declare x : N'F` arrays), each by MODE.FP_ROUND's half for that type; none
+  where the code sets ROUND_MODE itself (gfx950's v_cvt_pk_f16_f32: to nearest even).
 - *matrix*: the operands are (MxN) matrices (WMMA, MFMA/SMFMAC: isa/gen/effects.py's `matrix`
   and `shapes`, and CDNA's formula `D = A (32x8) * B (8x32) + C (32x32)`): the matrix core applies
   the manual's own per-variant rules (emu/handwritten/). Neither flushed nor rounded by MODE.
@@ -114,6 +118,72 @@ def _bit_results(assignments: list) -> dict[str, str]:
     return out
 
 
+_ARITHMETIC = {"+", "-", "*", "/"}
+_CONVERSION = re.compile(r"(f16|f32|f64|bf16)_to_(f16|f32|f64|bf16)")
+_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+_NF = re.compile(r"(16|32|64)'F")
+
+
+def _float_of(t: str) -> str | None:
+    t = "f32" if t == "f" else t
+    return t if t in _WIDTH else None
+
+
+def _type_of(node, names: dict):
+    """The float type of an expression's value, or None (integers, untyped names)."""
+    if _is(node, "field"):
+        return _float_of(str(node.children[1]))
+    if _is(node, "cast"):
+        m = _NF.fullmatch(str(node.children[0]))
+        return f"f{m.group(1)}" if m else None
+    if _is(node, "call"):
+        m = _CONVERSION.fullmatch(str(node.children[0]))
+        if m:
+            return m.group(2)
+        return next((t for a in node.children[1:] if (t := _type_of(a, names))), None)
+    if _is(node, "binop"):
+        if str(node.children[1]) not in _ARITHMETIC:
+            return None
+        return _type_of(node.children[0], names) or _type_of(node.children[2], names)
+    if _is(node, "unary"):
+        return _type_of(node.children[-1], names)
+    if _is(node, "ternary"):
+        return _type_of(node.children[1], names) or _type_of(node.children[2], names)
+    if _is(node, "index") or _is(node, "slice"):
+        return _type_of(node.children[0], names)
+    return names.get(name_of(node)) if _is(node, "name") else None
+
+
+def _round_types(root, assignments: list) -> tuple[str, ...]:
+    """Packed code: the float types of the values its arithmetic rounds (module docstring)."""
+    names: dict[str, str] = {}
+    for n in walk(root):        # `declare in : 32'F[3]`
+        if _is(n, "declare") and len(n.children) > 1 and (m := _NF.fullmatch(str(n.children[1]))):
+            names[str(n.children[0])] = f"f{m.group(1)}"
+    out = set()
+    for target, op, value in assignments:
+        base = name_of(target) if _is(target, "name") else None
+        kind = _type_of(value, names)
+        if base and kind and base not in names:
+            names[base] = kind          # `tmp = 32'F(...) * ...`: tmp holds an f32
+        if op in ("+=", "-=", "*="):
+            t = _type_of(target, names) or kind
+            if t:
+                out.add(t)
+        for n in walk(value):
+            if _is(n, "binop") and str(n.children[1]) in _ARITHMETIC or \
+                    _is(n, "call") and str(n.children[0]) == "fma":
+                t = _type_of(n, names)
+            elif _is(n, "call") and (m := _CONVERSION.fullmatch(str(n.children[0]))) \
+                    and _WIDTH[m.group(2)] < _WIDTH[m.group(1)]:
+                t = m.group(2)
+            else:
+                continue
+            if t:
+                out.add(t)
+    return tuple(sorted(out))
+
+
 def _rightmost(node):
     """The operand an expression ends with: `exponent(x)` of `a + exponent(x)`."""
     while isinstance(node, Tree) and node.data in ("binop", "unary", "ternary"):
@@ -180,7 +250,8 @@ def float_modes(pcode: str | None, description: str | None = None) -> FloatModes
     statements = flat_statements(root) if root is not None else []
     assignments = [a for kind, s in statements if kind == "statement" and (a := assignment(s)) is not None]
     if root is not None and _packed(root, assignments):
-        return FloatModes(False, False, "packed")
+        rounded = () if _own_rounding(assignments) else _round_types(root, assignments)
+        return FloatModes(False, False, "packed", (), rounded)
     held = _bit_results(assignments)           # `D0 = { 16'0, tmp.f16 }`: tmp's assignments are results
     results = [(t, op, v) for t, op, v in assignments if op in ("=", "+=", "-=", "*=")
                and (_float_result(t) or _is(t, "name") and name_of(t) in held)]

@@ -18,11 +18,13 @@ answers to isa/generated/<family>/memory_access.py; the functions here answer fr
     lane_address(d)               # no VGPR address: a scalar base plus the lane ID (*_ADDTID_B32)
     ray_query(d)                  # an image instruction tests rays against BVH nodes (BVHcnt on RDNA4)
     takes_sampler(d)              # an image instruction reads a sampler (image_sample*, gather4*, get_lod)
-    gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load)
-    mip_level(d), resource_info(d)  # an image address with a mip level; image_get_resinfo (by the descriptions)
+    gathers_four(d)               # an image instruction returns four texels of one channel (gather4*, msaa_load):
+                                  # its data count, which the descriptions say and the address tables do not
     takes_d16(d)                  # an image instruction's data may be 16-bit (D16): format-converted texels
     image_address(d)              # its address components: the manual's image address table group it
-                                  # belongs to, what that adds to the coordinates and its suffixes before them
+                                  # belongs to, what that adds to the coordinates and its suffixes before them;
+                                  # what the group says: .mip_level (mipid), .resource_info (GET_RESINFO),
+                                  # .gather (Gather), .msaa (the MSAA surface types its rows list)
     value_dwords(d)               # registers of one data value (S_LOAD_B128: 4, cmpswap's value: not its compare)
     lds_operands(d)               # a DS instruction's result, address and data operands
     attribute_load(d)             # lds_param_load / ds_param_load: an attribute channel operand
@@ -55,8 +57,7 @@ _READ = ("name", "format", "pcode", "description")   # what the generator reads 
 # every fact of the table, with the value it has where the table says nothing
 DEFAULTS = {"memory_access": MemoryAccess(None, False), "image_loads": False, "value_dwords": 1,
             "converts_format": False, "format_conversion": None, "buffer_resource": False, "lane_address": False,
-            "ray_query": False, "takes_sampler": False, "gathers_four": False, "mip_level": False,
-            "resource_info": False, "attribute_load": False, "prefetch": None,
+            "ray_query": False, "takes_sampler": False, "gathers_four": False, "attribute_load": False, "prefetch": None,
             "scalar_data": "register", "scalar_base_registers": 2, "reads_counter": False, "typed_buffer": False,
             "lds_operands": LdsOperands(0, False), "gds_only": False, "image_address": ImageAddress(),
             "memory_effects": MemoryEffects(), "takes_d16": False}
@@ -114,9 +115,10 @@ buffer_resource = _fact("buffer_resource", "`d` (a scalar memory instruction) ad
 lane_address = _fact("lane_address", "`d` (a FLAT-family instruction) takes no VGPR address: scalar base + offset + lane ID * 4.")
 ray_query = _fact("ray_query", "`d` (an image-family instruction) intersects rays with BVH nodes (image_bvh*_intersect_ray).")
 takes_sampler = _fact("takes_sampler", "`d` (an image-family instruction) reads a sampler constant (sample, gather, get_lod).")
-gathers_four = _fact("gathers_four", "`d` (an image-family instruction) returns four texels of one channel (gather4*, msaa_load).")
-mip_level = _fact("mip_level", "`d` (an image-family instruction) takes a mip level among its address components.")
-resource_info = _fact("resource_info", "`d` (an image-family instruction) returns the resource's description (image_get_resinfo).")
+gathers_four = _fact("gathers_four", """`d` (an image-family instruction) returns four texels of one channel
+    (gather4*, msaa_load), whatever DMASK says: its data VGPRs. From the descriptions ("Gather 4
+    single component elements", "Load up to 4 samples of 1 component"): the address tables group
+    the opcodes (image_address(d).gather, MSAA_LOAD's rows) but say nothing of the data returned.""")
 attribute_load = _fact("attribute_load", "`d` (an LDS-direct instruction) loads an interpolation attribute's channel.")
 prefetch = _fact("prefetch", "A scalar prefetch's address: 'pc' (relative to the PC), 'base' (from SBASE), else None.")
 scalar_data = _fact("scalar_data", "What a scalar memory instruction's SDATA holds: 'register', 'immediate' or 'none'.")

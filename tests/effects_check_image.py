@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa.memory_access import memory_access, memory_effects, mip_level
+from isa.memory_access import image_address, memory_access, memory_effects
 from isa.memory_registers import image_dims, memory_registers
 
 IMAGE_WIDTH, IMAGE_HEIGHT, COORDS = 16, 8, 8     # texels; coordinates drawn below COORDS (inside)
@@ -117,7 +117,7 @@ def state(checker, d, fields: dict, vg, sg, rng, memory: np.ndarray) -> None:
     for r in regs:
         checker._addr(vg, ("v", r), "coord16" if a16 else "coord", rng)
     dim = fields.get("DIM", 0) & 7
-    if mip_level(d):        # the mip level component: 0 (only mip 0 is modelled)
+    if image_address(d).mip_level:        # the mip level component: 0 (only mip 0 is modelled)
         k = image_dims(d)[dim][0]
         word = regs[k // 2 if a16 else k]
         vg[word] &= np.uint32(0x0000FFFF if a16 and k % 2 else 0xFFFF0000 if a16 else 0)

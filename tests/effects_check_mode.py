@@ -7,8 +7,8 @@ width, tiny normals whose products and quotients are denormal, inexact values (r
 even, denormals kept, IEEE and DX10_CLAMP set), each other wave with one field changed:
 FP_DENORM's single or double/half half cleared (flush), IEEE or DX10_CLAMP cleared where the
 family's MODE table has them. FP_ROUND's halves (set to toward zero) run in launches of their
-own, as the emulator refuses a rounding other than to nearest even for the results it rounds
-(a refusal counts as the field read). Then per field:
+own, as the emulator refuses a directed rounding it does not model (emu/rounding.py: sqrt,
+transcendentals, ...; a refusal counts as the field read). Then per field:
 - `undeclared` (hard): outputs changed (or the emulator refused) though the model does not say
   the instruction reads the field;
 - `confirmed`: declared, and the outputs changed or the emulator refused;
@@ -186,7 +186,7 @@ class ModeChecker(Checker):
             try:
                 _, after = self.execute(case, 2, [None, None], np.random.default_rng(seed), modes, fill)
                 seen[f] = "changed" if self._outputs_differ(after, 1) else "same"
-            except EmuError as ex:          # the emulator's refusal to round other than to nearest even
+            except EmuError as ex:          # the emulator's refusal of a directed rounding it does not model
                 seen[f] = "refused" if "MODE.FP_ROUND asks" in str(ex) else "failed"
         for f, outcome in seen.items():
             if outcome == "failed":

@@ -7,7 +7,8 @@ VGPRs", "DATA is the first of 10 destination VGPRs"; no A16 layout exactly where
 supported"). Against llvm-mc-22 (skipped without it): each query's line with those widths, with
 and without a16, as an NSA list and (MIMG) one VGPR tuple, and every variant one VGPR wider or
 narrower in one operand: our assembler takes exactly the lines LLVM takes, with its bytes, and
-refuses the others at a line:column; our disassembly of LLVM's bytes is LLVM's text; and the
+refuses the others at llvm-mc-22's line:column (an NSA list's group as wide as it should not be;
+not where BVH64's node pointer is written as one VGPR, which LLVM reports at the origin); our disassembly of LLVM's bytes is LLVM's text; and the
 bytes with one fixed field changed (DMASK, R128, UNRM, DIM, TFE, LWE, D16, A16, GLC/SLC/DLC, TH,
 SCOPE) are an instruction to our disassembler exactly where they are one to LLVM's."""
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dsl import assemble, disassemble
 from dsl.asm_parse import AsmError
 from isa.memory_access import image_address, memory_effects, ray_query
 
-from .llvm_tools import mc_disassembly_each, mc_encodings
+from .llvm_tools import mc_disassembly_each, mc_encodings, mc_errors
 
 TARGETS = ("gfx1100", "gfx1151", "gfx1201")
 
@@ -107,19 +108,26 @@ def _lines(arch: str, d) -> list[tuple[str, bool]]:
 def test_widths_are_llvms(arch):
     lines = [(line, good) for d in _rays(arch) for line, good in _lines(arch, d)]
     want = mc_encodings([line for line, _ in lines], arch)
-    wrong, taken = [], []
-    for (line, good), code in zip(lines, want):
+    refused = mc_errors([line for line, _ in lines], arch)
+    wrong, taken, columns = [], [], 0
+    for i, ((line, good), code) in enumerate(zip(lines, want)):
         try:
             ours = assemble(line, arch)
         except AsmError as e:
             ours = None
-            assert re.match(r"1:\d+: ", str(e)), (line, str(e))
+            column = int(re.match(r"1:(\d+): ", str(e)).group(1))
+            # llvm-mc-22's column: the address group as wide as it should not be, the data, ... but
+            # where BVH64's node pointer is written as one VGPR, it points past it, at the origin
+            if i in refused and column != refused[i][0]:
+                columns += 1
+                assert "bvh64" in line and ", [v20, v21," in line, (line, str(e), refused[i])
         if ours != code or (code is not None) != good:
             wrong.append(f"{line}: llvm-mc-22 {code.hex() if code else 'refuses'}, ours "
                          f"{ours.hex() if ours else 'refuses'}, widths of our facts: {good}")
         if code is not None:
             taken.append((line, code))
     assert not wrong, "\n".join(wrong)
+    assert columns == 2, columns      # (those two lines: with and without a16)
     n_defs = len(_rays(arch))
     assert len(taken) == {"gfx1201": 2 * n_defs - 2}.get(arch, 4 * n_defs)   # (dual, BVH8: no a16)
     texts = mc_disassembly_each([code for _, code in taken], arch)

@@ -138,7 +138,7 @@ def _launch_waves(build, options, waves: int = 3, wave: int = 32, mode: int = 0x
 
 def test_refused_batch_in_a_run_retries_wave_by_wave_at_its_pc(run_calls):
     """A semantic that refuses its batch of three waves inside a run (MODE asks f32 results
-    rounded toward +infinity, which the emulator refuses rather than round to nearest) makes
+    rounded toward +infinity, which the emulator does not model for v_sqrt_f32 and refuses) makes
     the machine retry that instruction wave by wave at its own PC, as a single step does: the
     first wave's error, naming the same PC, in every mode."""
     from dsl.operands import lit, v
@@ -148,7 +148,7 @@ def test_refused_batch_in_a_run_retries_wave_by_wave_at_its_pc(run_calls):
         return [ns["v_mov_b32"](v[1], lit(0x3F800000)),
                 ns["v_lshrrev_b32"](v[3], 5, v[0]),
                 ns["v_mov_b32"](v[2], 3),
-                ns["v_add_f32"](v[4], v[1], v[1]),
+                ns["v_sqrt_f32"](v[4], v[1]),
                 ns["v_mov_b32"](v[5], 7)]
     messages = []
     for options in (FAST, REFERENCE, options_from(off=["compiled_runs"])):
@@ -157,7 +157,7 @@ def test_refused_batch_in_a_run_retries_wave_by_wave_at_its_pc(run_calls):
         messages.append(str(error.value))
     assert run_calls[0] > 0
     assert messages[0] == messages[1] == messages[2], messages
-    assert "V_ADD_F32" in messages[0].upper() and "PC 0x" in messages[0] and "FP_ROUND" in messages[0], messages[0]
+    assert "V_SQRT_F32" in messages[0].upper() and "PC 0x" in messages[0] and "FP_ROUND" in messages[0], messages[0]
 
 
 def test_vopd_pairs_in_a_run_read_before_either_half_writes(run_calls):

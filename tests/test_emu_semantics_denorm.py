@@ -184,11 +184,12 @@ def test_dsl_kernel_switches_with_s_denorm_mode():
     assert bits_equal(out[:, 1], x * np.float32(0.5)) and (np.abs(out[:, 1]) < tiny).any()
 
 
-def test_round_modes_other_than_nearest_even_are_refused_not_ignored():
-    """numpy rounds to nearest even only: after s_round_mode asks f32 results to round toward
-    zero, an f32 add stops the kernel with an error naming PC, instruction and mode, while exact
-    operations (max) and the untouched f16/f64 field still run; the same kernel without the
-    mode change runs and matches numpy."""
+def test_round_modes_round_or_are_refused_never_ignored():
+    """After s_round_mode asks f32 results to round toward zero, an f32 add rounds toward zero
+    (the exact sum, float64 here, truncated to f32), exact operations (max) and the untouched
+    f16/f64 field leave results as they were, and an instruction whose rounding the emulator
+    does not model (v_sqrt_f32) stops the kernel with an error naming PC, instruction and mode;
+    the same kernel without the mode change matches numpy."""
     import dsl.rdna3 as r
     from emu.machine import EmuError
     from runtime import Device, KernelArg
@@ -205,7 +206,7 @@ def test_round_modes_other_than_nearest_even_are_refused_not_ignored():
         k += r.s_waitcnt(0)
         if round_mode is not None:
             k += r.s_round_mode(round_mode)
-        k += op(v[3], 0.1, v[2])
+        k += op(v[3], v[2])
         k += r.global_store_b32(v[1], v[3], s[4:5])
         k += r.s_endpgm()
         return from_dsl_kernel(k, "rounding", [KernelArg(0, 8, "global_buffer", "io")], user_sgpr_kernarg_segment_ptr=1)
@@ -218,9 +219,16 @@ def test_round_modes_other_than_nearest_even_are_refused_not_ignored():
         dev.load(hsaco).launch("rounding", grid=(1, 1, 1), block=(32, 1, 1), args=[buf])
         return buf.copyout(np.float32)
 
-    assert (launch(kernel(None, r.v_add_f32)) == x + np.float32(0.1)).all()
-    assert (launch(kernel(0xC, r.v_add_f32)) == x + np.float32(0.1)).all()      # only f16/f64 toward zero
-    assert (launch(kernel(0x3, r.v_max_f32)) == np.maximum(x, np.float32(0.1))).all()
-    with pytest.raises(EmuError, match=r"PC 0x[0-9a-f]+: v_add_f32.*32-bit results toward zero; the emulator "
-                                       r"models only round to nearest even"):
-        launch(kernel(0x3, r.v_add_f32))
+    add = lambda d, a: r.v_add_f32(d, 0.1, a)       # noqa: E731
+    top = lambda d, a: r.v_max_f32(d, 0.1, a)       # noqa: E731
+    exact = x.astype(np.float64) + np.float64(np.float32(0.1))     # exact: 24-bit operands, one binade apart
+    nearest = exact.astype(np.float32)
+    truncated = np.where(np.abs(nearest.astype(np.float64)) > np.abs(exact), np.nextafter(nearest, np.float32(0)), nearest)
+    assert (truncated != nearest).sum() >= 8
+    assert (launch(kernel(None, add)) == nearest).all()
+    assert (launch(kernel(0xC, add)) == nearest).all()      # only f16/f64 toward zero
+    assert (launch(kernel(0x3, add)) == truncated).all()
+    assert (launch(kernel(0x3, top)) == np.maximum(x, np.float32(0.1))).all()
+    with pytest.raises(EmuError, match=r"PC 0x[0-9a-f]+: v_sqrt_f32.*32-bit results toward zero; the emulator "
+                                       r"models directed rounding only in add, sub, mul, fma"):
+        launch(kernel(0x3, r.v_sqrt_f32))

@@ -62,7 +62,8 @@ def test_wide_group_in_slices_agrees_with_reference(sliced):
 
 
 def test_refused_slice_reports_the_first_failing_wave(sliced):
-    """MODE asks f32 results rounded toward +infinity, which the emulator refuses: the slice's
+    """MODE asks f32 results rounded toward +infinity, which the emulator models for the fma but
+    refuses for v_sqrt_f32: the slice's
     batch is retried wave by wave, and the error names the same instruction and PC in every mode."""
     from emu.machine import EmuError
     messages = []

@@ -552,17 +552,17 @@ def _old_image_address_words(d, coords: int, gradients: int, a16: bool) -> int: 
 
 def test_image_mip_level_is_the_description():
     """dsl.signature.image_address_words added a mip-level component for MIP or RESINFO in the name
-    and took image_get_resinfo by name; now isa.memory_access.mip_level ("user-specified
-    miplevel", "for a given mip level") and resource_info ("resource info"). The same address
+    and took image_get_resinfo by name; now the address table group's (isa.memory_access.image_address:
+    .mip_level, the group's rows add mipid; .resource_info, GET_RESINFO's "Any" row). The same address
     count for every image instruction, dim and A16 of RDNA3, RDNA3.5 and RDNA4 (CDNA has no image
     formats)."""
     from dsl.signature import image_address_words, image_dims
-    from isa.memory_access import mip_level
+    from isa.memory_access import image_address
     mips = 0
     for family, d in _instructions():
         if d.format not in isa.traits(family).roles.image:
             continue
-        mips += mip_level(d)
+        mips += image_address(d).mip_level
         for coords, gradients in image_dims(d):
             for a16 in (False, True):
                 assert image_address_words(d, coords, gradients, a16) == \
@@ -637,29 +637,30 @@ def test_image_width_rules_are_facts():
     """dsl.signature.image_widths picked gathers ("GATHER4" in the name), atomics ("ATOMIC"), their
     data (two dwords for "CMPSWAP", else one) and the opcodes with no MSAA dims ("MIP" a part of the
     name) by name; now a sampling instruction that returns four texels (takes_sampler and
-    gathers_four: image_msaa_load also returns four but takes no sampler), memory_access's atomic
-    direction and the data dwords its pseudocode names (cmpswap's DATA[63 : 32]), and mip_level.
+    gathers_four: image_msaa_load also returns four but takes no sampler; now the Gather address
+    table group, image_address(d).gather), memory_access's atomic direction and the data dwords
+    its pseudocode names (cmpswap's DATA[63 : 32]), and the group's mipid (image_address(d).mip_level).
     The same answer for every image instruction of the five families, but one: image_get_resinfo
     has a mip level with no MIP in its name, and its one address (the mip level) is the same for
     every dim, so its address forms are the same with or without the MSAA dims."""
     from dsl.signature import _image_address_forms, image_address_words, image_dims
-    from isa.memory_access import gathers_four, memory_access, mip_level, resource_info, takes_sampler
+    from isa.memory_access import gathers_four, image_address, memory_access, takes_sampler
     counts = {"gather": 0, "atomic": 0, "cmpswap": 0, "mip": 0}
     for family, d in _instructions():
         if d.format not in isa.traits(family).roles.image:
             continue
         access = memory_access(d, True)
         sampler = takes_sampler(d)
-        assert (sampler and gathers_four(d)) == ("GATHER4" in d.name), (family, d.name)
+        assert (sampler and gathers_four(d)) == image_address(d).gather == ("GATHER4" in d.name), (family, d.name)
         assert (access.direction == "atomic") == ("ATOMIC" in d.name), (family, d.name)
         if access.direction == "atomic":
             assert access.data_dwords == (2 if "CMPSWAP" in d.name else 1), (family, d.name)
         old_mip = "MIP" in d.name.split("_")
-        if mip_level(d) != old_mip:
-            assert d.name == "IMAGE_GET_RESINFO" and resource_info(d) and not sampler, (family, d.name)
+        if image_address(d).mip_level != old_mip:
+            assert d.name == "IMAGE_GET_RESINFO" and image_address(d).resource_info and not sampler, (family, d.name)
             words = {image_address_words(d, c, g, a16) for c, g in image_dims(d) for a16 in (False, True)}
             assert words == {1}
-            assert _image_address_forms(d, False) == _image_address_forms(d, True)
+            assert _image_address_forms(d)[0] == {1}
         counts["gather"] += "GATHER4" in d.name
         counts["atomic"] += "ATOMIC" in d.name
         counts["cmpswap"] += "CMPSWAP" in d.name

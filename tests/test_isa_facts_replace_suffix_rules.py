@@ -83,7 +83,7 @@ def test_data_value_width_sources():
 # ---------------------------------------------------------------- image address suffixes
 
 def _old_image_address_words(d, coords: int, gradients: int, a16: bool) -> int:    # dsl.signature, as it was
-    from isa.memory_access import mip_level, resource_info
+    from isa.gen.memory_access import mip_level, resource_info      # the descriptions' readings, as it was
     parts = d.name.split("_")[1:]
     extra = sum(p in ("C", "B", "O") for p in parts)
     comps = 0 if resource_info(d) else coords

@@ -88,6 +88,43 @@ def test_bit_results_are_the_concatenated_float_temporaries(family):
             assert float_modes(d.pcode, d.description).bit_results == ("f16",)
 
 
+ROUND_TYPES = [  # (family, name, the float types its packed code's arithmetic rounds)
+    ("rdna3", "V_PK_ADD_F16", ("f16",)),           # D0[31 : 16].f16 = S0[31 : 16].f16 + S1[31 : 16].f16
+    ("rdna3", "V_PK_FMA_F16", ("f16",)),
+    ("rdna3", "V_DOT2_F32_F16", ("f32",)),         # tmp = 32'F(..) * 32'F(..); tmp += ...; tmp += S2.f
+    ("rdna3", "V_DOT2_F16_F16", ("f16",)),         # tmp = S0[15 : 0].f16 * S1[15 : 0].f16; ...
+    ("rdna3", "V_DOT2ACC_F32_F16", ("f32",)),      # D0.f += 32'F(..) * 32'F(..)
+    ("rdna3", "V_FMA_MIX_F32", ("f32",)),          # fma(in[0], ...) of `declare in : 32'F[3]`
+    ("rdna3", "V_FMA_MIXLO_F16", ("f16", "f32")),  # f32_to_f16(fma(in[0], in[1], in[2]))
+    ("cdna3", "V_PK_ADD_F32", ("f32",)),           # tmp[31 : 0].f32 = S0[31 : 0].f32 + S1[31 : 0].f32
+    ("cdna3", "V_PK_FMA_F32", ("f32",)),
+    ("cdna3", "V_DOT2C_F32_F16", ("f32",)),
+    ("cdna4", "V_MAD_MIXHI_F16", ("f16", "f32")),
+    ("rdna3", "V_PK_MAX_F16", ()),                 # a selection: nothing rounded
+    ("rdna3", "V_CVT_PK_RTZ_F16_F32", ()),         # ROUND_MODE = ROUND_TOWARD_ZERO: its own rounding
+    ("cdna4", "V_CVT_PK_F16_F32", ()),             # ROUND_MODE = ROUND_NEAREST_EVEN: its own rounding
+    ("rdna3", "V_CVT_PK_NORM_I16_F16", ()),        # integer results
+    ("rdna3", "V_ADD_F32", ()),                    # not packed: its typed D0 is the rounded result
+]
+
+
+@pytest.mark.parametrize("family,name,types", ROUND_TYPES)
+def test_packed_round_types_follow_the_pseudocode(family, name, types):
+    d = next(d for d in isa.load(family).instructions if d.name == name)
+    assert float_modes(d.pcode, d.description).round_types == types
+
+
+def test_packed_round_types_are_declared_mode_reads():
+    """isa.effects.wave_state declares MODE.FP_ROUND's half of each round type of packed code."""
+    from isa.effects import wave_state
+    rdna3, cdna3 = isa.load("rdna3"), isa.load("cdna3")
+    reads = lambda spec, name: {f for f in wave_state(spec.lookup(name)[0]).reads if "FP_ROUND" in f}   # noqa: E731
+    assert reads(rdna3, "v_pk_add_f16") == {"MODE.FP_ROUND.F16_F64"}
+    assert reads(rdna3, "v_fma_mixlo_f16") == {"MODE.FP_ROUND.F16_F64", "MODE.FP_ROUND.F32"}
+    assert reads(cdna3, "v_pk_fma_f32") == {"MODE.FP_ROUND.F32"}
+    assert reads(rdna3, "v_cvt_pk_rtz_f16_f32") == set()
+
+
 @pytest.mark.parametrize("family", ["rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"])
 def test_float_modes_agree_with_the_old_name_tables(family):
     from emu.table import load_semantics

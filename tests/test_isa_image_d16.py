@@ -17,7 +17,7 @@ import isa
 from dsl import assemble, disassemble
 from dsl.asm_parse import AsmError
 from dsl.signature import ray_address_groups
-from isa.memory_access import (gathers_four, memory_access, memory_effects, ray_query, resource_info, takes_d16,
+from isa.memory_access import (gathers_four, image_address, memory_access, memory_effects, ray_query, takes_d16,
                                takes_sampler)
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
@@ -73,7 +73,7 @@ def test_descriptions_agree(arch):
         elif _CONVERTED.search(text):
             said += 1
             assert takes_d16(d), d.name
-        if memory_access(d, True).direction == "atomic" or resource_info(d) or ray_query(d):
+        if memory_access(d, True).direction == "atomic" or image_address(d).resource_info or ray_query(d):
             assert not takes_d16(d), d.name
         elif takes_sampler(d) and "LOD" not in d.name:
             assert takes_d16(d), d.name

@@ -3,8 +3,8 @@ tables (isa/gen/image_opcodes.py -> isa.memory_access.image_address): every imag
 gfx1100, gfx1151 and gfx1201 belongs to a row group of "Image Opcodes with No Sampler" / "with a
 Sampler" but the ray queries, whose entries lay out their address register by register (none
 falls back to reading its name or description), the groups
-are the ones the manuals' pages label, the descriptions' own words on mip levels and resource
-info agree with them, and the address VGPRs they give are the ones llvm-mc-22 takes for every
+are the ones the manuals' pages label, the descriptions' own words on mip levels, resource
+info, gathers and MSAA loads agree with them (the generator's readings: readers use the groups'), and the address VGPRs they give are the ones llvm-mc-22 takes for every
 opcode at every surface type its group's rows list, with and without A16, and for the ray
 queries at each layout their entries give: the assembler writes llvm-mc-22's bytes and the
 disassembler prints its text (RDNA4's dual and BVH8 queries with their ten results)."""
@@ -15,7 +15,8 @@ import pytest
 import isa
 from isa.gen import image_opcodes
 from isa.gen.image_addresses import type_key
-from isa.memory_access import image_address, memory_access, memory_effects, mip_level, ray_query, resource_info, takes_sampler
+from isa.gen.memory_access import mip_level, resource_info      # the descriptions' readings: a cross-check only
+from isa.memory_access import gathers_four, image_address, memory_access, memory_effects, ray_query, takes_sampler
 from isa.memory_registers import image_address_words, image_data_dwords, image_dims
 
 from .asm_mutations import llvm_encodings, llvm_mc
@@ -89,20 +90,33 @@ def test_groups_by_hand(target):
     atomic = image_address(spec.lookup("IMAGE_ATOMIC_SWAP")[0])
     assert "Cube/Cube Array" not in atomic.types and "2D Array MSAA" in atomic.types    # the ATOMIC rows
     assert image_address(spec.lookup("IMAGE_MSAA_LOAD")[0]).types == ("2D MSAA", "2D Array MSAA")
+    # what readers take from the group: mipid, GET_RESINFO, Gather, its MSAA surface types
+    for name, want in {"IMAGE_LOAD_MIP": (True, False, False, "none"), "IMAGE_GET_RESINFO": (True, True, False, "also"),
+                       "IMAGE_GATHER4_C_L": (False, False, True, "none"), "IMAGE_MSAA_LOAD": (False, False, False, "only"),
+                       "IMAGE_ATOMIC_SWAP": (False, False, False, "also"), "IMAGE_SAMPLE_D": (False, False, False, "none"),
+                       "IMAGE_LOAD": (False, False, False, "also")}.items():
+        a = image_address(spec.lookup(name)[0])
+        assert (a.mip_level, a.resource_info, a.gather, a.msaa) == want, (target, name)
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_descriptions_agree_with_the_tables(target):
     """Two readings of the manual: the descriptions' "user-specified miplevel" / "for a given mip
-    level" (mip_level) and "resource info" (resource_info) are the opcodes whose table group adds
-    a mip level, and the one whose body holds no coordinates (GET_RESINFO's "Any" row)."""
+    level" (the generator's mip_level) and "resource info" (resource_info) are the opcodes whose
+    table group adds a mip level, and the one whose body holds no coordinates (GET_RESINFO's "Any"
+    row); the sampling ones returning four texels of one channel (gathers_four: "Gather 4 single
+    component elements") the Gather group's, the sampler-less one (image_msaa_load) the group
+    whose rows list MSAA types alone. (The generator holds the same: gen/instruction_facts.py.)"""
     spec = isa.load(target)
     for d in _image(spec):
         a = image_address(d)
         if not a.group:
             continue
-        assert mip_level(d) == ("mipid" in a.adds), (target, d.name)
-        assert resource_info(d) == (not a.coordinates), (target, d.name)
+        assert mip_level(d) == ("mipid" in a.adds) == a.mip_level, (target, d.name)
+        assert resource_info(d) == (not a.coordinates) == a.resource_info, (target, d.name)
+        assert (takes_sampler(d) and gathers_four(d)) == ("Gather" in a.group) == a.gather, (target, d.name)
+        msaa_only = all("MSAA" in t for t in a.types)
+        assert (gathers_four(d) and not takes_sampler(d)) == msaa_only == (a.msaa == "only"), (target, d.name)
 
 
 def _dim_codes(spec) -> dict:

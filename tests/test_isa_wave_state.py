@@ -36,7 +36,8 @@ def _first(family: str, name: str, fmt: str | None = None):
     ("V_CMP_LT_F32", {D32}, set()),                        # no float result: nothing rounded
     ("V_TRUNC_F32", {D32}, set()),                         # exact: nothing to round
     ("V_CVT_PK_RTZ_F16_F32", set(), set()),                # "ignore the current rounding mode"
-    ("V_PK_ADD_F16", set(), set()),                        # packed halves: the fact says neither
+    ("V_PK_ADD_F16", {R64}, set()),                        # packed f16 halves: rounded (f16's half), not flushed
+    ("V_DOT2_F32_F16", {R32}, set()),                      # f16 products, f32 sums: the f32 half
     ("V_ADD_NC_U32", set(), set()),                        # integer
     ("V_ADD_U32", set(), set()),
     ("BUFFER_ATOMIC_ADD_F32", set(), set()),               # "memory atomics ignore this mode"

@@ -124,11 +124,11 @@ def _image_format(name: str, spec) -> Semantic | None:
     VDATA as wide as four."""
     if spec is None:
         return None
-    from isa.memory_access import gathers_four, memory_access, ray_query, resource_info, takes_d16, takes_sampler
+    from isa.memory_access import gathers_four, image_address, memory_access, ray_query, takes_d16, takes_sampler
     image = spec.traits.roles.image
     for d in spec.lookup(name):
-        if d.format in image and takes_d16(d) and not (takes_sampler(d) or gathers_four(d) or resource_info(d)
-                                                       or ray_query(d)):
+        if d.format in image and takes_d16(d) and not (takes_sampler(d) or gathers_four(d)
+                                                       or image_address(d).resource_info or ray_query(d)):
             direction = memory_access(d, True).direction
             if direction in ("load", "store"):
                 from . import image_format

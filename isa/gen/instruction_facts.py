@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .parse import SpecParseError
+
 
 def _defs(instructions):
     from ..spec import InstrDef
@@ -79,11 +81,26 @@ def memory_facts(instructions, tables: dict, image_formats) -> dict[str, dict[in
                   if name not in reader.IMAGE_ONLY or d.format in image_formats}
         if d.format in image_formats:    # other names hold the key's letters too (V_CMP_O_F32)
             values["image_address"] = image_opcodes.image_address(d, groups, key, values["ray_query"])
+            _cross_check(d, values["image_address"], values["takes_sampler"], values["gathers_four"], reader)
         for name, value in values.items():
             value = table.stored(name, value)
             if value != table.stored(name, table.DEFAULTS[name]):
                 out[name][i] = value
     return out
+
+
+def _cross_check(d, a, sampler: bool, four: bool, reader) -> None:
+    """The address tables' group against the descriptions' wording, two readings of the manual that
+    must agree: the mipid groups are the "user-specified miplevel" / "for a given mip level"
+    opcodes, GET_RESINFO's the "resource info" one, Gather's the sampling ones returning four
+    texels of one channel, MSAA_LOAD's (MSAA types alone) the sampler-less ones."""
+    if not a.group:                     # a ray query: no group
+        return
+    said = (reader.mip_level(d), reader.resource_info(d), sampler and four, four and not sampler)
+    table = (a.mip_level, a.resource_info, a.gather, a.msaa == "only")
+    if said != table:
+        raise SpecParseError(f"{d.name}: its description says (mip level, resource info, gather, MSAA load) "
+                             f"{said}, its image address table group {a.group} (page {a.page}) {table}")
 
 
 def control_facts(instructions) -> dict[int, tuple]:

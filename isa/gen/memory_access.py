@@ -232,13 +232,16 @@ _RESOURCE_INFO = re.compile(r"\bresource info", re.I)
 def mip_level(d) -> bool:
     """`d` (an image-family instruction) takes a mip level among its address components ("Load
     element from user-specified miplevel", "Return resource info for a given mip level"):
-    image_load_mip*, image_store_mip*, image_get_resinfo."""
+    image_load_mip*, image_store_mip*, image_get_resinfo. Not written down: a cross-check of the
+    address tables' groups (ImageAddress.mip_level, what readers use; gen/instruction_facts.py)."""
     return bool(_MIP_LEVEL.search(d.description or ""))
 
 
 def resource_info(d) -> bool:
     """`d` (an image-family instruction) returns the resource's description, not texels ("Return
-    resource info ...", "Gather resource information ..."): its only address is the mip level."""
+    resource info ...", "Gather resource information ..."): its only address is the mip level.
+    Read here for _image_effects (no memory), and a cross-check of the address tables' GET_RESINFO
+    group (ImageAddress.resource_info, what readers use; gen/instruction_facts.py)."""
     return bool(_RESOURCE_INFO.search(d.description or ""))
 
 
@@ -566,8 +569,7 @@ def _wide_ray_effects(d, results: int, data: str, rsrc: str) -> MemoryEffects:
 FACTS = {"memory_access": memory_access, "image_loads": image_loads, "value_dwords": value_dwords,
          "converts_format": converts_format, "format_conversion": format_conversion,
          "buffer_resource": buffer_resource, "lane_address": lane_address, "ray_query": ray_query,
-         "takes_sampler": takes_sampler, "gathers_four": gathers_four, "mip_level": mip_level,
-         "resource_info": resource_info, "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
+         "takes_sampler": takes_sampler, "gathers_four": gathers_four, "attribute_load": attribute_load, "prefetch": prefetch, "scalar_data": scalar_data,
          "scalar_base_registers": scalar_base_registers, "reads_counter": reads_counter,
          "typed_buffer": typed_buffer, "lds_operands": lds_operands, "gds_only": gds_only,
          "memory_effects": memory_effects}

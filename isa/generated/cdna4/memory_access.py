@@ -853,10 +853,6 @@ MEMORY_ACCESS = {
     },
     'gathers_four': {
     },
-    'mip_level': {
-    },
-    'resource_info': {
-    },
     'attribute_load': {
     },
     'prefetch': {

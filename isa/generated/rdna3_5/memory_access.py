@@ -863,17 +863,6 @@ MEMORY_ACCESS = {
         315: True,
         317: True,
     },
-    'mip_level': {
-        236: True,
-        242: True,
-        244: True,
-        248: True,
-        252: True,
-        280: True,
-    },
-    'resource_info': {
-        280: True,
-    },
     'attribute_load': {
         1534: True,
     },

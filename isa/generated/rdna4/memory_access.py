@@ -918,17 +918,6 @@ MEMORY_ACCESS = {
         1546: True,
         1547: True,
     },
-    'mip_level': {
-        621: True,
-        627: True,
-        629: True,
-        632: True,
-        633: True,
-        637: True,
-    },
-    'resource_info': {
-        632: True,
-    },
     'attribute_load': {
         1572: True,
     },
