@@ -1472,15 +1472,18 @@ def f32_to_unorm(x):
     return _to_norm(x, False, 16)
 
 
-# ---- CDNA4's scaled FP6/BF6 conversions (manual 7.3; emu/handwritten/minifloat.py) --------
-# <src>_to_<fp6|bf6>_scale(x, scale) and <src>_to_<fp6|bf6>_sr_scale(x, random, scale) give the
-# 6-bit code; <fp6|bf6>_to_<dst>_scale(code, scale) the dst value (f16/f32: the float, bf16:
-# its bits). `.fp6` / `.bf6` reads and writes are those raw 6-bit codes. Conversions from f32
-# follow MODE's f32 input denormal control (7.3: "Conversion from F32 supports MODE-based denormal
-# control; F4/F6/F8 allows denorms regardless of MODE"): their first argument is the Ctx
-# (CTX_CALLS: the translator passes it).
+# ---- CDNA4's scaled FP8/BF8/FP6/BF6/FP4 conversions (manual 7.3; emu/handwritten/minifloat.py) --
+# <src>_to_<fmt>_scale(x, scale) and <src>_to_<fmt>_sr_scale(x, random, scale) give the raw code
+# (8, 6 or 4 bits); <fmt>_to_<dst>_scale(x, scale) the dst value (f16/f32: the float, bf16: its
+# bits). `.fp6` / `.bf6` / `.fp4` reads and writes are raw codes; a `.fp8` / `.bf8` read is the
+# code's f32 value (RDNA4's reading, types.type_of_field), which fp8_/bf8_to_<dst>_scale take.
+# Conversions from f32 follow MODE's f32 input denormal control (7.3: "Conversion from F32
+# supports MODE-based denormal control; F4/F6/F8 allows denorms regardless of MODE"), those to
+# FP8/BF8 MODE.FP16_OVFL (7.3: "Conversion to F4/F6 does not support FP16_OVFL, while to F8
+# does"): their first argument is the Ctx (CTX_CALLS: the translator passes it).
 _SCALED_SOURCE_MANTISSA = {"f32": 23, "f16": 10, "bf16": 7}
 CTX_CALLS: set = set()
+MODE_FP16_OVFL = 23         # MODE[23] (every GFX9+ manual's MODE table; tests check the cdna4 one)
 
 
 def _f32_input_denorms(ctx, x):
@@ -1500,21 +1503,21 @@ def _scaled_to(src: str, fmt: str, stochastic: bool):
         rand, scale = rest if stochastic else (None, rest[0])
         if src == "f32":
             x = _f32_input_denorms(ctx, x)
-        return encode_scaled(x, scale, fmt, _SCALED_SOURCE_MANTISSA[src], rand)
+        clamp = (np.asarray(ctx.mode, U64) >> U64(MODE_FP16_OVFL)) & U64(1) == 1
+        return encode_scaled(x, scale, fmt, _SCALED_SOURCE_MANTISSA[src], rand, clamp)
     return f
 
 
 def _scaled_from(fmt: str, dst: str):
-    def f(code, scale):
-        from .handwritten.minifloat import decode_scaled
-        if dst == "bf16":
-            return decode_scaled(code, scale, fmt, "bf16")
-        bits = int(dst[1:])
-        return decode_scaled(code, scale, fmt, bits).astype(UINT[bits]).view(FLOAT[bits])
+    def f(x, scale):
+        from .handwritten.minifloat import decode_scaled, scale_value
+        d = "bf16" if dst == "bf16" else int(dst[1:])
+        out = scale_value(x, scale, d) if fmt in ("fp8", "bf8") else decode_scaled(x, scale, fmt, d)
+        return out if dst == "bf16" else out.astype(UINT[d]).view(FLOAT[d])
     return f
 
 
-for _fmt in ("fp6", "bf6"):
+for _fmt in ("fp8", "bf8", "fp6", "bf6", "fp4"):
     for _s in ("f32", "f16", "bf16"):
         for _sr in ("", "_sr"):
             _name = f"{_s}_to_{_fmt}{_sr}_scale"

@@ -173,6 +173,8 @@ def wave_state(d) -> WaveState:
     roles = traits(family).roles if family else None
     if roles is None or d.format not in roles.memory - roles.lds:
         modes, types = float_modes(d), d.operand_types or {}
+        if modes.why == "scaled conversion":        # the conversion flushes its f32 source itself
+            reads.add("MODE.FP_DENORM.F32")
         if modes.flushes:
             reads |= {f"MODE.FP_DENORM.{_MODE_HALF[t]}" for t in types.values() if t in _MODE_HALF}
         if modes.rounds:

@@ -525,6 +525,18 @@ ERRATA += tuple(
     for bits, evidence in ((16, "0b6433d2 00020880 as v_bitop3_b16 v11, s0, s1, s2 bitop3:0x24 op_sel:[0,0,1,1]"),
                            (32, "220134d2 167f5984 as v_bitop3_b32 v34, v22, 63, v22 bitop3:0xc")))
 
+ERRATA += tuple(
+    Erratum(
+        f"cdna4-v-cvt-scalef32-f16-{src}-half", ("cdna4",), {"cdna4": page},
+        "pcode_text", ("VOP3A", f"V_CVT_SCALEF32_F16_{src.upper()}"), "D0 = tmp.b32", "D0.f16 = tmp",
+        f"The code writes its f16 result as 32 bits (`D0 = tmp.b32`) after the line `// OPSEL[3] controls "
+        f"destination hi/lo`: one half written, the other kept, as the manual's other VOP3-only 16-bit results "
+        f"(isa.errata.HALF_RESULTS' cdna4 rule, which the fix's D0.f16 takes). LLVM 22 agrees: clang-22's code for "
+        f"__builtin_amdgcn_cvt_scalef32_f16_{src}(old, src, scale, sel, hi) (gfx950) loads `old` into the "
+        f"destination VGPR first, and hi = true sets op_sel's destination bit (v_cvt_scalef32_f16_{src} v1, v2, v3 "
+        f"op_sel:[0,1,1] -> OPSEL[3], byte 1 0x50).")
+    for src, page in (("fp8", 398), ("bf8", 398)))
+
 ERRATA += (
     Erratum(
         "cdna4-ds-gds", ("cdna4",), {"cdna4": 600},

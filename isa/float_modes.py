@@ -20,6 +20,12 @@ What the pseudocode says, and what follows:
 - *matrix*: the operands are (MxN) matrices (WMMA, MFMA/SMFMAC: isa/gen/effects.py's `matrix`
   and `shapes`, and CDNA's formula `D = A (32x8) * B (8x32) + C (32x32)`): the matrix core applies
   the manual's own per-variant rules (emu/handwritten/). Neither flushed nor rounded by MODE.
+- *scaled conversion*: a call of CDNA4's f32_to_<fp8|bf8|fp6|bf6|fp4>[_sr]_scale: the conversion
+  itself flushes its f32 source as MODE.FP_DENORM's f32 half says (CDNA4 7.3, "Conversion from F32
+  supports MODE-based denormal control"; emu/rtlib.py), also one f32 of a register pair
+  (`S0[63 : 32].f32`) or of a 1024-bit source; isa.effects.wave_state reads that half for them.
+  No operand is flushed as a whole register (the scale's exponent field is read as bits); codes,
+  no rounding.
 - *classifies*: the pseudocode compares `exponent(x)` with a bound and writes no float:
   it reports the class of its float source (v_cmp_class), which a flushed input would change.
   Not flushed (rounding does not arise: no float result).
@@ -93,6 +99,13 @@ def _packed(root, assignments: list) -> bool:
             if _RESULT.fullmatch(base) or base == "tmp":
                 return True
     return False
+
+
+def _scaled_from_f32(root) -> bool:
+    """A call of CDNA4's scaled conversions from f32 (`f32_to_fp4_sr_scale(S0[31 : 0].f32, ...)`):
+    "Conversion from F32 supports MODE-based denormal control" (CDNA4 7.3, Converts with Scale),
+    whether the f32 is a register's whole value or one of a pair; they give codes, no float."""
+    return any(_is(n, "call") and re.fullmatch(r"f32_to_\w+_scale", str(n.children[0])) for n in walk(root))
 
 
 def _float_result(target) -> bool:
@@ -249,6 +262,8 @@ def float_modes(pcode: str | None, description: str | None = None) -> FloatModes
     root = tree(pcode) if pcode else None
     statements = flat_statements(root) if root is not None else []
     assignments = [a for kind, s in statements if kind == "statement" and (a := assignment(s)) is not None]
+    if root is not None and _scaled_from_f32(root):
+        return FloatModes(False, False, "scaled conversion")
     if root is not None and _packed(root, assignments):
         rounded = () if _own_rounding(assignments) else _round_types(root, assignments)
         return FloatModes(False, False, "packed", (), rounded)

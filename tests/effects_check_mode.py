@@ -155,7 +155,7 @@ class ModeChecker(Checker):
 
     def run_reader(self, d, rng) -> ModeResult:
         r = ModeResult(d.name, d.format)
-        if self.machine.semantics.get(d) is None:      # nothing to run (CDNA4's fp4/fp8 conversions)
+        if self.machine.semantics.get(d) is None:      # nothing to run (CDNA4's unscaled fp8 conversions)
             r.skipped = f"{NO_SEMANTICS}: {self.machine.semantics.entry(d).reason}"
             return r
         try:

@@ -23,7 +23,7 @@ def test_mode_effects_agree_with_the_emulator(target):
     results = check((target,), per_target=None if FULL else 150, seed=SEED)[target]
     fields = field_counts(results)
     print(f"\n{target} (seed {SEED}{', full' if FULL else ''}):\n{table(results)}\n  confirmed: {dict(fields)}")
-    # what the emulator runs (an instruction it has no semantics for, CDNA4's fp4/fp8
+    # what the emulator runs (an instruction it has no semantics for, CDNA4's unscaled fp8
     # conversions among them, is listed, not checked) is checked, 95% of it at least
     runnable = [r for r in results if not (r.skipped or "").startswith(NO_SEMANTICS)]
     checked = [r for r in runnable if not r.skipped]

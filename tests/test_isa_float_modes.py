@@ -33,6 +33,12 @@ CASES = [  # (family, name, flushes, rounds, why)
     ("cdna3", "V_MAD_LEGACY_F16", True, True, "arithmetic"),
     ("cdna4", "V_FMA_LEGACY_F16", True, True, "arithmetic"),
     ("cdna3", "V_DIV_FIXUP_LEGACY_F16", True, True, "arithmetic"),     # as V_DIV_FIXUP_F16
+    # CDNA4 7.3 "Conversion from F32 supports MODE-based denormal control": scaled conversions
+    # from f32 flush their f32 sources themselves, one of a register pair too (S0[31 : 0].f32,
+    # S0[63 : 32].f32), no register as a whole (wave_state reads MODE.FP_DENORM.F32 for them)
+    ("cdna4", "V_CVT_SCALEF32_SR_PK_FP4_F32", False, False, "scaled conversion"),
+    ("cdna4", "V_CVT_SCALEF32_PK_FP8_F32", False, False, "scaled conversion"),
+    ("cdna4", "V_CVT_SCALEF32_PK_FP8_F16", False, False, "packed"),
 ]
 
 
@@ -70,7 +76,10 @@ _KNOWN = {
     # "Rounding is toward zero" (the RDNA3.5, RDNA4, CDNA3 and CDNA4 descriptions): its own
     # rounding, not MODE.FP_ROUND's
     "V_TRIG_PREOP_F64",
-}
+} | {  # CDNA4's scaled conversions (emu/README "Small floats with a scale"): the f32 conversions
+    # flush their f32 sources themselves (isa.float_modes' scaled conversion), the scale is read
+    # as its exponent bits, the results are codes or the conversion's own float values
+    d.name for d in isa.load("cdna4").instructions if d.name.startswith("V_CVT_SCALEF32_")}
 
 
 LEGACY_F16 = {"V_MAC_F16", "V_MADMK_F16", "V_MADAK_F16", "V_MAD_LEGACY_F16", "V_FMA_LEGACY_F16",

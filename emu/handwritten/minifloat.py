@@ -1,6 +1,7 @@
 """Floats of 8 bits and fewer that CDNA matrix instructions (and RDNA4's fp8/bf8 conversions
-and dot products) read: their values as float64; and CDNA4's conversions to and from FP6/BF6
-with an E8M0 scale (`encode_scaled`, `decode_scaled`: the pseudocode's *_fp6_scale calls, via rtlib).
+and dot products) read: their values as float64 (a NaN with its code's sign); and CDNA4's
+conversions to and from FP8/BF8/FP6/BF6/FP4 with an E8M0 scale (`encode_scaled`,
+`decode_scaled`, `scale_value`: the pseudocode's *_fp8_scale ... *_fp4_scale calls, via rtlib).
 
 Each format is (exponent bits, mantissa bits, bias, specials), from the tables "Small Float
 Data Formats" of the CDNA3 manual (7.2, table 30) and the CDNA4 manual (7.3, table 30).
@@ -59,9 +60,10 @@ def table(family: str, name: str) -> np.ndarray:
     if specials == "nan_is_0x80":
         value[1 << (e + m)] = np.nan
     elif specials == "nan_is_all_ones":
-        value[top & ((codes & ((1 << m) - 1)) == (1 << m) - 1)] = np.nan
+        nan = top & ((codes & ((1 << m) - 1)) == (1 << m) - 1)
+        value[nan] = np.copysign(np.nan, sign[nan])          # a NaN keeps its code's sign
     elif specials == "ieee":
-        value[top] = np.where(frac[top] == 0, sign[top] * np.inf, np.nan)
+        value[top] = np.where(frac[top] == 0, sign[top] * np.inf, np.copysign(np.nan, sign[top]))
     value.flags.writeable = False
     return value
 
@@ -71,20 +73,31 @@ def decode(raw: np.ndarray, family: str, name: str) -> np.ndarray:
     return table(family, name)[raw]
 
 
-# ---- CDNA4's scaled conversions to and from FP6/BF6 (manual 7.3, "Converts with Scale") ----
+# ---- CDNA4's scaled conversions to and from FP8/BF8/FP6/BF6/FP4 (manual 7.3, "Converts with Scale") ----
 #
-# The scale is an E8M0 exponent, bias 127 (7.3; 0xFF is NaN, 7.2): a conversion from FP6/BF6
-# multiplies the value by 2**(scale - 127), one to FP6/BF6 divides by it first. What 7.3
-# states: a value beyond the format's range after rounding is clamped to the largest
-# magnitude, sign kept; one below the smallest denormal after rounding becomes zero (sign
-# kept); FP6/BF6 have no infinity or NaN (table 30). What it leaves open, taken from AMD's
-# published host emulation of these conversions (ROCm's amd_hip_ocp_host.hpp): a NaN or
-# infinite source, or a NaN scale, converts to the largest magnitude with the source's sign;
-# from FP6/BF6, a NaN scale gives a quiet NaN of the code's sign (here the format's default
-# quiet NaN) and a result past the destination's range its infinity.
-# Rounding to FP6/BF6 is to nearest even; the stochastic forms (`rand` given) add the random
-# value's top k bits below the k source mantissa bits that do not fit, then truncate (7.3:
-# "add a random value ... and then truncate"; k = source mantissa bits - destination's).
+# The scale is an E8M0 exponent, bias 127 (7.3; 0xFF is NaN, 7.2): a conversion from a small
+# float multiplies its value by 2**(scale - 127), one to a small float divides by it first.
+# What 7.3 states: to FP4/FP6 a value beyond the format's range after rounding is clamped to
+# the largest magnitude, sign kept; one below the smallest denormal after rounding becomes zero
+# (sign kept); FP4/FP6 have no infinity or NaN (table 30). To FP8/BF8 (which FP16_OVFL governs,
+# "Conversion to F4/F6 does not support FP16_OVFL, while to F8 does"): a NaN gives NaN; an
+# infinity gives +-max with MODE.FP16_OVFL set, else NaN (FP8) or the infinity (BF8) (the
+# table "FP16_OVFL rule"). What it leaves open, and the choice here:
+# - a finite value whose rounded magnitude is past the largest is treated as that table's
+#   infinity, as the MODE field's text says of an overflowed result ("clamped to +/- MAX",
+#   otherwise "normalized to +/-INF"): +-max with FP16_OVFL, else NaN (FP8) / +-inf (BF8);
+# - from AMD's published host emulation of these conversions (ROCm's amd_hip_ocp_host.hpp): a
+#   NaN scale gives FP8/BF8's NaN (FP8 0x7F, BF8 0x7E, the source's sign), and for FP4/FP6 a
+#   NaN or infinite source or a NaN scale the largest magnitude with the source's sign; from a
+#   small float, a NaN code or scale gives a quiet NaN of the code's sign (here the
+#   destination's default quiet NaN) and a result past the destination's range its infinity.
+# Rounding is to nearest even; the stochastic forms (`rand` given) add the random value's top k
+# bits below the k source mantissa bits that do not fit, then truncate (7.3: "add a random value
+# ... and then truncate"; k = source mantissa bits - destination's).
+
+# the largest finite magnitude's code and the NaN / infinity codes (positive) by specials
+_TOP = {"nan_is_all_ones": 0x7E, "ieee": 0x7B}
+_NAN_CODE = {"nan_is_all_ones": 0x7F, "ieee": 0x7E}
 
 
 def _emin_mant(name: str) -> tuple[int, int]:
@@ -92,11 +105,13 @@ def _emin_mant(name: str) -> tuple[int, int]:
     return 1 - bias, m
 
 
-def encode_scaled(x, scale, name: str, src_mant: int, rand=None) -> np.ndarray:
-    """Codes (uint64) of x / 2**(scale - 127) in CDNA4's `name` (fp6 / bf6). x: float array
-    (f16 / f32; bf16 sources as their exact f32 value), scale: the E8M0 byte, src_mant: the
-    source format's mantissa bits (rounding's k), rand: uint32 random values (stochastic)."""
+def encode_scaled(x, scale, name: str, src_mant: int, rand=None, clamp=False) -> np.ndarray:
+    """Codes (uint64) of x / 2**(scale - 127) in CDNA4's `name` (fp8 / bf8 / fp6 / bf6 / fp4).
+    x: float array (f16 / f32; bf16 sources as their exact f32 value), scale: the E8M0 byte,
+    src_mant: the source format's mantissa bits (rounding's k), rand: uint32 random values
+    (stochastic), clamp: MODE.FP16_OVFL per lane (FP8/BF8 only)."""
     emin, m = _emin_mant(name)
+    specials = _format("cdna4", name)[3]
     xf = np.asarray(x)
     neg = np.signbit(xf)
     s = np.asarray(scale).astype(np.int64) & 0xFF
@@ -110,22 +125,37 @@ def encode_scaled(x, scale, name: str, src_mant: int, rand=None) -> np.ndarray:
         k = src_mant - m
         r = (np.asarray(rand).astype(np.uint64) & np.uint64(0xFFFFFFFF)) >> np.uint64(32 - k)
         n = np.floor((np.floor(np.ldexp(n, k)) + r.astype(np.float64)) / float(1 << k))
-    top = (1 << (bits("cdna4", name) - 1)) - 1               # the largest magnitude's code
-    code = np.where(n == 0, 0, ((e_eff - emin) << m) + n.astype(np.int64))
-    code = np.where(~np.isfinite(v) | (s == 0xFF) | (code > top), top, code)
-    return (code | np.where(neg, top + 1, 0)).astype(np.uint64)
+    top = _TOP.get(specials, (1 << (bits("cdna4", name) - 1)) - 1)   # the largest magnitude's code
+    n = np.where(np.isfinite(n), n, 0).astype(np.int64)      # (NaN and infinity: below)
+    code = np.where(n == 0, 0, ((e_eff - emin) << m) + n)
+    nan = np.isnan(v) | (s == 0xFF)
+    past = np.isinf(v) | (code > top)                          # infinite, or overflowed by rounding
+    if specials == "none":
+        code = np.where(nan | past, top, code)
+    else:
+        over = np.where(np.asarray(clamp, bool), top, 0x7C if specials == "ieee" else _NAN_CODE[specials])
+        code = np.where(nan, _NAN_CODE[specials], np.where(past, over, code))
+    return (code | np.where(neg, (1 << (bits("cdna4", name) - 1)), 0)).astype(np.uint64)
 
 
 _DEFAULT_NAN = {16: 0x7E00, 32: 0x7FC00000, "bf16": 0x7FC0}
 
 
 def decode_scaled(code, scale, name: str, dst) -> np.ndarray:
-    """Raw bits (uint64) of CDNA4's `name` (fp6 / bf6) codes times 2**(scale - 127) as `dst`
-    (16: f16, 32: f32, 'bf16'), rounded to nearest even; past the range its infinity."""
+    """Raw bits (uint64) of CDNA4's `name` (fp6 / bf6 / fp4) codes times 2**(scale - 127) as
+    `dst` (16: f16, 32: f32, 'bf16'): scale_value of the code's value."""
     c = np.asarray(code).astype(np.intp) & ((1 << bits("cdna4", name)) - 1)
+    return scale_value(table("cdna4", name)[c], scale, dst)
+
+
+def scale_value(v, scale, dst) -> np.ndarray:
+    """Raw bits (uint64) of small-float values v (float64 or float32, exact: an FP8/BF8 code's
+    value as the pseudocode's .fp8 / .bf8 read gives it, NaN and infinity of the code's sign)
+    times 2**(scale - 127) as `dst` (16: f16, 32: f32, 'bf16'), rounded to nearest even; past
+    the range its infinity; a NaN or a NaN scale the default quiet NaN of v's sign."""
     s = np.asarray(scale).astype(np.int64) & 0xFF
-    v = np.ldexp(table("cdna4", name)[c], s - 127)           # exact in float64
-    with np.errstate(over="ignore"):
+    v = np.ldexp(np.asarray(v, np.float64), s - 127)         # exact in float64
+    with np.errstate(over="ignore", invalid="ignore"):
         if dst == 16:
             out = v.astype(np.float16).view(np.uint16).astype(np.uint64)
         else:
@@ -134,5 +164,5 @@ def decode_scaled(code, scale, name: str, dst) -> np.ndarray:
             if dst == "bf16":                                 # to nearest even on the upper 16 bits
                 out = (out + np.uint64(0x7FFF) + ((out >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
     width = 16 if dst in (16, "bf16") else 32
-    sign = (c >> (bits("cdna4", name) - 1)).astype(np.uint64) << np.uint64(width - 1)
-    return np.where(s == 0xFF, np.uint64(_DEFAULT_NAN[dst]) | sign, out)
+    sign = np.signbit(v).astype(np.uint64) << np.uint64(width - 1)
+    return np.where((s == 0xFF) | np.isnan(v), np.uint64(_DEFAULT_NAN[dst]) | sign, out)

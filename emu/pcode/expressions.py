@@ -555,9 +555,9 @@ RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": T
 for _n in dir(__import__("emu.rtlib", fromlist=["x"])):
     if re.fullmatch(r"[fiu]\d+_to_[fiu]\d+", _n):
         RESULT_TYPES[_n] = _conv_type(_n)
-    elif re.fullmatch(r"(f32|f16|bf16)_to_[fb][fp]6(_sr)?_scale", _n):
-        RESULT_TYPES[_n] = Ty("u", 6)                     # CDNA4's scaled conversions: the 6-bit code
-    elif re.fullmatch(r"[fb][fp]6_to_(f32|f16|bf16)_scale", _n):
+    elif re.fullmatch(r"(f32|f16|bf16)_to_[fb][fp][468](_sr)?_scale", _n):
+        RESULT_TYPES[_n] = Ty("u", int(_n.split("_")[2][2]))    # CDNA4's scaled conversions: the code
+    elif re.fullmatch(r"[fb][fp][468]_to_(f32|f16|bf16)_scale", _n):
         RESULT_TYPES[_n] = Ty("u", 16) if _n.endswith("bf16_scale") else _conv_type(_n[:-len("_scale")])
 
 

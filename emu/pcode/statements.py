@@ -215,6 +215,11 @@ class Statements:
             # VGPR[lane][reg] / SGPR[...] / HW_REGISTERS[...]: node is the innermost index
             self.fail("assignment target", target)
         name = str(node.children[0])
+        if name == "VGPR" and _own_destination(chain):
+            # VGPR[laneId][VDST.u32][hi : lo].T = v: bits of this lane's D0 (CDNA4's scaled
+            # conversions' `[dstbyte + 7 : dstbyte].fp8 = tmp`), the rest kept; written as D0 is,
+            # EXEC and all (isa.gen.effects reads VDST as D0 too)
+            return self.write_operand("D0", chain[2:], code, ty, target)
         if name in ("VGPR", "SGPR", "HW_REGISTERS"):
             return self.write_regfile(name, chain, code, ty, target)
         # lane-bit write: X.u64[laneId] = v
@@ -309,6 +314,10 @@ class Statements:
         tty = type_of_field(str(access[-1].children[1])) if access else None
         if access and tty is None:
             self.fail(f"field .{access[-1].children[1]} in an assignment", target)
+        if tty is not None and tty.kind in ("fp8", "bf8"):
+            if ty != Ty("u", 8):        # a code a conversion gave (rtlib.f32_to_fp8_scale ...)
+                self.fail(f"a {ty} value written as .{tty.kind}", target)
+            tty = ty
         if len(sel) > 1:
             self.fail("more than one bit selection in an assignment", target)
         if not sel:
@@ -487,6 +496,8 @@ class Statements:
             return code
         if src.kind == "f" and dst.kind in ("u", "i"):
             return f"R.to_int({code}, {dst.kind == 'i'}, {dst.bits})"
+        if src == Ty("f", 32) and dst.kind == "bf":     # D0[15 : 0].bf16 = tmp.bf16: the value's bits
+            return f"R.f32_to_bf16({code})"
         return code
 
 
@@ -520,3 +531,14 @@ def _base_and_offset(node):
             return node, 0
         return base, c + (k if str(node.children[1]) == "+" else -k)
     return node, 0
+
+
+def _own_destination(chain) -> bool:
+    """[laneId][VDST.u32] and one bit range (and a type) after it: this lane's D0 in part."""
+    idx = [c for c in chain[:2] if c.data == "index"]
+    if len(idx) != 2 or len(chain) < 3 or chain[2].data != "slice" \
+            or any(c.data != "field" for c in chain[3:]):
+        return False
+    reg = idx[1].children[1]
+    return is_name(idx[0].children[1], LANE_ID_NAMES) and isinstance(reg, Tree) and reg.data == "field" \
+        and is_name(reg.children[0], {"VDST"}) and str(reg.children[1]) == "u32"

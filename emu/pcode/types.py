@@ -71,8 +71,8 @@ BOOL = Ty("bool", 1)
 def type_of_field(name: str) -> Ty | None:
     if name in ("fp8", "bf8"):          # RDNA4's 8-bit floats (manual 7.5): read as their f32 value
         return Ty(name, 8)
-    if name in ("fp6", "bf6"):          # CDNA4's 6-bit floats: their raw codes, which the scaled
-        return Ty("u", 6)               # conversions take and give (rtlib.f32_to_fp6_scale ...)
+    if name in ("fp6", "bf6", "fp4"):   # CDNA4's 6- and 4-bit floats: their raw codes, which the
+        return Ty("u", int(name[2]))    # scaled conversions take and give (rtlib.f32_to_fp6_scale ...)
     m = TYPE_RE.match(name)
     if not m:
         return None
