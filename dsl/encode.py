@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 
 from isa import InstrDef, Spec
 from isa.facts import (byte_select, lane_select_sources, lane_value_result, no_dpp, offset_pattern,
-                       reads_other_lanes, register_number_sources)
+                       reads_other_lanes, register_number_sources, source_limits)
 from isa.effects import effects
 from isa.errata import NULL_ONLY_SDST
 from isa.memory_access import attribute_load, gds_only, memory_access, scalar_base_registers, scalar_data, value_dwords
@@ -1303,9 +1303,9 @@ _DPP16_MODIFIERS = frozenset(("quad_perm", "row_shl", "row_shr", "row_ror", "row
 def _code_as_number(d: InstrDef) -> bool:
     """A SALU source whose operand code the pseudocode reads as a signed number, or M0 where it
     names M0 (RDNA4's barrier numbers: `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`): the value is
-    the inline constant the code stands for, so no literal and no other register (the manual,
-    RDNA4 section 5.6.2, page 58: "Barrier instructions can use M0 or an inline constant to
-    refer to the barrier number")."""
+    the inline constant the code stands for (no literal: isa.facts.source_limits 'inline'), and
+    the one register it takes is M0 (the manual, RDNA4 section 5.6.2, page 58: "Barrier
+    instructions can use M0 or an inline constant to refer to the barrier number")."""
     return "SRC0" in d.operand_types and "S0" not in d.operand_types and \
         ("SRC0", "i32") in effects(d.pcode or "").field_types
 
@@ -1320,11 +1320,13 @@ def _scalar_operands(d: InstrDef) -> tuple[list[tuple[str, str, int, Operand | N
             original = dict(d.operand_types)
             half = syntax.SALU_LITERAL16.get(d.format) if bits == 16 else None    # see literals.py
             typed = d.operand_types.get("S0" if field == "SSRC0" else "S1")    # the source's type: f32, u64...
+            # isa.facts.source_limits: a register (the code reads its number or jumps to it), or no
+            # literal (RDNA4's barrier ids: M0 or an inline constant); LLVM's exceptions by the
+            # source_limits errata (s_movrelsd_2_b32 takes constants)
+            limit = dict(source_limits(d)).get("S0" if field == "SSRC0" else "S1")
             op = Operand(name, n, half is not None, "i" if half == "int" else "f" if typed and type_info(typed)[1] == "f"
                          else "b", False, 64 if n == 2 else bits if half else 32,
-                         registers_only=field == "SSRC0" and d.name not in syntax.SALU_VALUE_SOURCES and
-                         (signature.register_number_source(d) or "S0" in effects(d.pcode).pc_sources),
-                         no_literal=field == "SSRC0" and _code_as_number(d),
+                         registers_only=limit == "register", no_literal=limit == "inline",
                          m0_only=field == "SSRC0" and _code_as_number(d) and "M0" in effects(d.pcode).names)
         layout.append((name, field, n, op))
     return layout, [name for name, _, _, _ in layout]

@@ -144,15 +144,6 @@ def valu_signature(d: InstrDef) -> ValuSig:
     return ValuSig(tuple(dsts), tuple(srcs), vcc_out, vcc_in, k_pos, is_cmp, is_cmpx, reads_dst, opsel_flags(d))
 
 
-@lru_cache(maxsize=None)
-def register_number_source(d: InstrDef) -> bool:
-    """A SALU source the pseudocode reads as its operand code (SRC0, not the value S0): a register
-    number (s_movrels), unless it also reads that code as a signed number (RDNA4's barrier ids:
-    `IsM0(SRC0.u32) ? M0[4 : 0] : SRC0.i32`, an inline constant or M0)."""
-    types, pcode = d.operand_types, d.pcode or ""
-    return "SRC0" in types and "S0" not in types and ("SRC0", "i32") not in effects(pcode).field_types
-
-
 def constant_operand(d: InstrDef, i: int, op: Operand) -> Operand:
     """Source i of `d` (Operand `op`) as a number written on it is typed (literals.literal_kind),
     where that differs from the value the pseudocode reads:

@@ -7,7 +7,7 @@ manual reserves. Kept in one place so the printer and the parser agree."""
 from __future__ import annotations
 
 from isa.syntax_conventions import (F16_CONSTANTS, NO_F16_INLINE, NO_OPERANDS,  # noqa: F401
-                                    NO_SOURCES, SALU_VALUE_SOURCES, T16_SOURCES)
+                                    NO_SOURCES, T16_SOURCES)
 from isa.syntax_conventions import NO_ENC_SUFFIX as _NO_ENC_SUFFIX
 
 # ---------------------------------------------------------------- operand codes

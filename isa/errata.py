@@ -46,7 +46,7 @@ Kinds:
                 description does not redefine them (isa.facts.opsel_flags): target (NAME, 'opsel_flags'),
                 pdf the description's count, fix LLVM's (rows OPSEL_FLAG_ROWS in isa/errata_modifiers.py;
                 isa/gen/facts.py applies them to every encoding of NAME)
-  source_limits — sources LLVM's syntax limits where the code reads a value (isa.facts.source_limits,
+  source_limits — sources LLVM's syntax limits otherwise than the code (isa.facts.source_limits,
                 isa/gen/source_limits.py): target (NAME,), pdf the code's limits, fix LLVM's
                 ((source, 'register' | 'inline'), ...) (isa/gen/facts.py applies them to every encoding of NAME)
 """
@@ -938,6 +938,14 @@ ERRATA += (
             "[81068094]; 's_cbranch_g_fork s[4:5], 1' -> [04818094]; 's_cbranch_g_fork 0x12345, s[6:7]' -> error: "
             "invalid operand for instruction; 's_cbranch_g_fork s[4:5], 0x12345' -> error: invalid operand for "
             "instruction (gfx942, gfx950)"),
+    # RDNA's s_movrelsd_2_b32 reads its source's register number (`addrs = SRC0.u32; // Raw value
+    # from instruction`), as s_movrels_b32 does, but LLVM 22's syntax takes it as any 32-bit source
+    Erratum("llvm-source-limits-s-movrelsd-2-b32", ("rdna3", "rdna3.5", "rdna4"),
+            {"rdna3": 235, "rdna3.5": 242, "rdna4": 259}, "source_limits",
+            ("S_MOVRELSD_2_B32",), (("S0", "register"),), (),
+            "llvm-mc-22 takes constants and literals: 's_movrelsd_2_b32 s1, 5' -> [854481be]; "
+            "'s_movrelsd_2_b32 s1, 0x1234' -> [ff4481be 34120000]; 's_movrelsd_2_b32 s1, s2' -> [024481be] "
+            "(gfx1100, gfx1151, gfx1201), while 's_movrels_b32 s1, 5' -> error: invalid operand for instruction"),
 )
 ERRATA += tuple(
     Erratum(f"llvm-opsel-flags-{name.lower().replace('_', '-')}", tuple(pages), pages, "opsel_flags", (name, field),

@@ -23,11 +23,6 @@ NO_SOURCES: frozenset = frozenset()
 T16_SOURCES = {"V_CMP_CLASS_F16": (1,), "V_CMPX_CLASS_F16": (1,), "V_ALIGNBIT_B32": (2,),
                "V_ALIGNBYTE_B32": (2,)}
 
-# SALU sources the code reads as a register number (SRC0) that the assembler still takes as any
-# 32-bit source, constants and literals too: "s_movrelsd_2_b32 s1, 0x1234" is accepted (it
-# refuses "s_movrels_b32 s1, 0x1234")
-SALU_VALUE_SOURCES = frozenset({"S_MOVRELSD_2_B32"})
-
 # VALU instructions printed without an encoding suffix although they have 32- and 64-bit forms
 # (v_nop_e64's bytes print as "v_nop"; v_readfirstlane_b32's e32 bytes print without _e32), by
 # dialect: gfx9 adds v_swap_b32 and v_clrexcp

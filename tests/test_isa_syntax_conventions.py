@@ -13,8 +13,6 @@ CASES = {
     "T16_SOURCES": [("gfx1100", "v_alignbit_b32 v1, v2, v3, v4", True), ("gfx1151", "v_alignbyte_b32 v1, v2, v3, v4.l", True),
                     ("gfx1100", "v_cmp_class_f16_e64 s1, v2.l, v3.l", True),
                     ("gfx1100", "v_cmp_class_f16_e64 s1, v2.l, v3", False)],
-    "SALU_VALUE_SOURCES": [("gfx1100", "s_movrelsd_2_b32 s1, 0x1234", True), ("gfx1201", "s_movrelsd_2_b32 s1, 5", True),
-                           ("gfx1100", "s_movrels_b32 s1, 0x1234", False)],
     "NO_ENC_SUFFIX": [("gfx1100", "v_nop_e64", True), ("gfx1100", "v_readfirstlane_b32 s1, v2", True),
                       ("gfx1201", "v_pipeflush_e64", True), ("gfx942", "v_swap_b32 v1, v2", True),
                       ("gfx950", "v_clrexcp", True)],

@@ -517,7 +517,7 @@ FACTS = {
     'source_limits': {
         486: (('S0', 'register'),),
         488: (('S0', 'register'),),
-        494: (('S0', 'register'),),
+        494: (),
         498: (('S0', 'register'),),
         502: (('S0', 'register'),),
         654: (('S0', 'register'),),

@@ -561,7 +561,7 @@ FACTS = {
     'source_limits': {
         472: (('S0', 'register'),),
         474: (('S0', 'register'),),
-        480: (('S0', 'register'),),
+        480: (),
         484: (('S0', 'register'),),
         488: (('S0', 'register'),),
         702: (('S0', 'register'), ('S2', 'register')),
