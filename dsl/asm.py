@@ -8,6 +8,7 @@ import re
 import isa
 
 from . import families, list_reader, syntax
+from .asm_lexer import number
 from .asm_parse import AsmError, collector_paused, inner_offset, located_error, parse, quote, term_columns
 from .branches import resolve_branches
 from .operands import Mod, OperandError
@@ -292,7 +293,7 @@ def resolve_literals(code: bytearray, fixups: list, labels: dict[str, int]) -> N
         for sign, term in _TERM.findall(expr):
             k = -1 if sign == "-" else 1
             if term[0].isdigit():
-                value += k * int(term, 0)
+                value += k * number(term)
                 continue
             if term not in labels:
                 raise AsmError(f"{where}: undefined symbol {term!r}")

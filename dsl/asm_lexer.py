@@ -103,12 +103,17 @@ def register_range(text: str) -> Reg:
 
 
 def number(text: str) -> int | float:
-    """0x1f, 0b101, 42 (int) or 1.5, 2e3 (float)."""
+    """0x1f, 0b101, 42, 017 (int) or 1.5, 2e3 (float). A leading 0 makes an integer octal, as
+    in LLVM's MC lexer (017 is 15, 08 is refused: runtime/expr.py reads directives the same way)."""
     try:
         if text[:2] in ("0x", "0X", "0b", "0B"):
             return int(text, 0)
         if "." in text or "e" in text or "E" in text:
             return float(text)
+        if text[:1] == "0" and len(text) > 1:
+            if not text.strip("01234567") == "":
+                raise OperandError(f"{text}: an integer with a leading 0 is octal, and 8 and 9 are no octal digits")
+            return int(text, 8)
         return int(text)
     except ValueError as e:          # more digits than Python converts (sys.get_int_max_str_digits)
         raise term_error(e, text) from None

@@ -234,6 +234,26 @@ def _entry_starts(key: str, ents: list, lo: int, hi: int) -> list:
     return out
 
 
+def _plain_list(key: str, toks: list, ents: list, i: int) -> bool:
+    """Whether tokens from i are a list LLVM's reader takes as it stands: `[`, decimal entries
+    0..largest separated by `,`, `]`, as many entries as the modifier holds (dsl.list_reader's
+    SHAPES). Most lines' lists are; only the others go through list_reader.stop."""
+    least, most, top = list_reader.SHAPES[key]
+    n, count = len(ents), 0
+    if i >= n or ents[i][0] != "[":
+        return False
+    i += 1
+    while i < n and ents[i][0] is NUMBER and type(ents[i][1]) is int and 0 <= ents[i][1] <= top \
+            and toks[i].lstrip(BLANKS).isdigit():
+        count += 1
+        if i + 1 < n and ents[i + 1][0] == "]":
+            return least <= count <= most
+        if i + 1 >= n or ents[i + 1][0] != ",":
+            return False
+        i += 2
+    return False
+
+
 def _read_list(key: str, toks: list, i: int) -> None:
     """Refuse list modifier `key`'s value at token i as LLVM's reader does (dsl.list_reader),
     at the token where it stops."""
@@ -306,7 +326,7 @@ def _instruction(toks: list, ents: list, i: int, n: int, line: int, where: list 
                     i += 1
                 elif following == ":":
                     key = value.lower()
-                    if key in list_reader.SHAPES:
+                    if key in list_reader.SHAPES and not _plain_list(key, toks, ents, i + 2):
                         _read_list(key, toks, i + 2)
                     value, i = _keyvalue(toks, ents, i + 2, n)
                     if key in modifiers:

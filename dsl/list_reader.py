@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import re
 
+from .asm_lexer import number
+from .operands import OperandError
+
 # key: (entries needed at least, entries it holds at most, largest entry) -- LLVM's reader
 SHAPES = {"op_sel": (1, 4, 1), "op_sel_hi": (1, 4, 1), "neg_lo": (1, 4, 1), "neg_hi": (1, 4, 1),
           "quad_perm": (4, 4, 3), "dpp8": (8, 8, 7)}
 
 _KEY = re.compile(r"(?<![\w.$])(" + "|".join(sorted(SHAPES, key=len, reverse=True)) + r")[ \t]*:[ \t]*", re.I)
-_ENTRY = re.compile(r"[-+]?[ \t]*(0x[0-9a-fA-F]+|0b[01]+|\d+)")
+_ENTRY = re.compile(r"[-+]?[ \t]*(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)")
 _BLANK = re.compile(r"[ \t]*")
 _OPERATOR = set("+-*/%|&^<>()~!")
 
@@ -47,7 +50,11 @@ def stop(key: str, text: str, at: int) -> tuple[int, str] | None:
         digits = m.group().replace(" ", "").replace("\t", "")
         if len(digits) > 20:
             return None                         # the lexer's to refuse ("a number of N digits is too long")
-        if not 0 <= int(digits, 0) <= top:
+        try:
+            value = number(digits.lstrip("+"))
+        except OperandError:                    # 08: no octal number (LLVM: "failed parsing operand")
+            return i, f"an entry (an integer 0..{top})"
+        if not 0 <= value <= top:
             return i, f"an entry 0..{top}"
         n += 1
         i = after

@@ -531,7 +531,7 @@ ERRATA += tuple(
         "pcode_text", ("VOP3A", f"V_CVT_SCALEF32_F16_{src.upper()}"), "D0 = tmp.b32", "D0.f16 = tmp",
         f"The code writes its f16 result as 32 bits (`D0 = tmp.b32`) after the line `// OPSEL[3] controls "
         f"destination hi/lo`: one half written, the other kept, as the manual's other VOP3-only 16-bit results "
-        f"(isa.errata.HALF_RESULTS' cdna4 rule, which the fix's D0.f16 takes). LLVM 22 agrees: clang-22's code for "
+        f"(isa.errata.HALF_RESULTS' cdna4 rule, which the fix's D0.f16 takes). LLVM 22 agrees: its OpenCL front end's code for "
         f"__builtin_amdgcn_cvt_scalef32_f16_{src}(old, src, scale, sel, hi) (gfx950) loads `old` into the "
         f"destination VGPR first, and hi = true sets op_sel's destination bit (v_cvt_scalef32_f16_{src} v1, v2, v3 "
         f"op_sel:[0,1,1] -> OPSEL[3], byte 1 0x50).")
