@@ -136,17 +136,19 @@ def _sides(s, t, r):
     return above, below
 
 
-def _two_sum(x, y):
+def two_sum(x, y):
+    """s + e == x + y exactly, s = x + y rounded to nearest (Knuth)."""
     s = x + y
     bb = s - x
     return s, (x - (s - bb)) + (y - bb)
 
 
-_VELTKAMP = 2.0 ** 27 + 1
+_VELTKAMP = 2.0 ** 27 + 1      # splits a double into two halves of at most 26 significant bits
 _SAFE = (2.0 ** -450, 2.0 ** 450)      # |a|, |b| here: Dekker's product has no intermediate under/overflow
 
 
-def _two_product(x, y):
+def two_product(x, y):
+    """p + e == x * y exactly, p = x * y rounded to nearest (Dekker, Veltkamp splitting)."""
     p = x * y
     t = _VELTKAMP * x
     xh = t - (t - x)
@@ -181,7 +183,7 @@ def add(a, b, r, f, negate: bool = False):
         b = -b
     a, b, r = np.broadcast_arrays(a, b, np.asarray(r))
     if r.dtype == np.float64:
-        s, t = _two_sum(a, b)
+        s, t = two_sum(a, b)
         above, below = t > 0, t < 0
         finite_ops = np.isfinite(a) & np.isfinite(b)
         over = np.isinf(r) & finite_ops
@@ -192,7 +194,7 @@ def add(a, b, r, f, negate: bool = False):
             af, bf = a.reshape(-1), b.reshape(-1)
             _exact_sides(lambda i: Fraction(float(af[i])) + Fraction(float(bf[i])), r, rare, above, below)
     else:
-        s, t = _two_sum(a.astype(np.float64), b.astype(np.float64))   # no overflow from f16/f32 operands
+        s, t = two_sum(a.astype(np.float64), b.astype(np.float64))   # no overflow from f16/f32 operands
         above, below = _sides(s, t, r)
     return _step(r, above, below, f, np.signbit(a) | np.signbit(b))
 
@@ -201,7 +203,7 @@ def mul(a, b, r, f):
     a, b, r = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(r))
     if r.dtype != np.float64:           # the float64 product of f16/f32 operands is exact
         return _step(r, *_sides(a.astype(np.float64) * b.astype(np.float64), None, r), f)
-    p, t = _two_product(a, b)
+    p, t = two_product(a, b)
     exact = (a == 0) | (b == 0) | ~np.isfinite(a) | ~np.isfinite(b)    # 0, inf or NaN: nothing rounded
     lo, hi = _SAFE
     ma, mb = np.abs(a), np.abs(b)
@@ -219,7 +221,7 @@ def fma(a, b, c, r, f):
     zero_neg = np.signbit(a) ^ np.signbit(b) | np.signbit(c)
     if r.dtype != np.float64:
         p = a.astype(np.float64) * b.astype(np.float64)       # exact
-        s, t = _two_sum(p, c.astype(np.float64))             # no overflow from f16/f32 operands
+        s, t = two_sum(p, c.astype(np.float64))             # no overflow from f16/f32 operands
         return _step(r, *_sides(s, t, r), f, zero_neg)
     above, below = np.zeros(r.shape, bool), np.zeros(r.shape, bool)
     finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0)

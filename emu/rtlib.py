@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from . import rounding
+from .rounding import two_product, two_sum
 from .memory import LentMemory, SplitAddresses
 from .options import current
 from .semantics import SemanticsError
@@ -765,32 +766,12 @@ def _round_to_odd_sum(p, c, s):
     return np.where(inexact, odd, s)
 
 
-_VELTKAMP = 2.0 ** 27 + 1      # splits a double into two halves of at most 26 significant bits
 _FMA64_SAFE = (2.0 ** -450, 2.0 ** 450)     # |a|, |b| here (and |c| < 2**900): no intermediate under/overflows
-
-
-def _two_sum(x, y):
-    """s + e == x + y exactly, s = x + y rounded to nearest (Knuth)."""
-    s = x + y
-    bb = s - x
-    return s, (x - (s - bb)) + (y - bb)
-
-
-def _two_product(x, y):
-    """p + e == x * y exactly, p = x * y rounded to nearest (Dekker, Veltkamp splitting)."""
-    p = x * y
-    t = _VELTKAMP * x
-    xh = t - (t - x)
-    xl = x - xh
-    t = _VELTKAMP * y
-    yh = t - (t - y)
-    yl = y - yh
-    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
 
 
 def _add_round_to_odd(x, y):
     """x + y rounded to odd: the neighbour with an odd last mantissa bit unless exact."""
-    s, e = _two_sum(x, y)
+    s, e = two_sum(x, y)
     step = (e != 0) & ((s.view(U64) & U64(1)) == 0)    # inexact and even: the odd one is toward x + y
     return np.where(step, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
 
@@ -805,8 +786,8 @@ def _fma64(a, b, c, dtype=np.float64, out=None, shape=None):
     of the caller's result to write into."""
     into = out
     a, b, c = (x.astype(np.float64, copy=False) for x in np.broadcast_arrays(a, b, c))
-    uh, ul = _two_product(a, b)
-    th, tl = _two_sum(c, uh)
+    uh, ul = two_product(a, b)
+    th, tl = two_sum(c, uh)
     out = th + _add_round_to_odd(tl, ul)
     zero = (a == 0) | (b == 0)
     lo, hi = _FMA64_SAFE
