@@ -257,7 +257,7 @@ _MEMORY_KEYS = {"SMEM": {"offset", "glc"},   # no nv: LLVM 22 refuses it on gfx9
 def _sdwa_keys(d, plan, kind: str) -> set:
     """The modifiers an SDWA (or a compare's SDWAB) word takes: a select per source the instruction
     has, and (SDWA) the destination's select, unused-bits rule, clamp and output modifier only with
-    a destination (llvm-mc-22: v_nop_sdwa takes none of them, v_mov_b32_sdwa no src1_sel), no
+    a destination (LLVM 22: v_nop_sdwa takes none of them, v_mov_b32_sdwa no src1_sel), no
     destination select where isa.facts.sdwa_selects says so (the fp8/bf8 conversions to f32)."""
     keys = (_SDWAB_KEYS if kind == "SDWAB" else _SDWA_KEYS) - {f"src{i}_sel" for i in range(len(plan.srcs), 2)}
     if kind == "SDWAB":

@@ -514,7 +514,7 @@ _MODIFIER_PREFIX = re.compile(r"(?:[-|~ \t]|(?:neg|abs|sext)\()*", re.I)
 
 def inner_offset(term: str) -> int:
     """How far into a source term with modifiers (-|s1|, neg(2)) its value starts: a refusal of
-    the value is placed there, as llvm-mc-22 places it."""
+    the value is placed there, as LLVM 22 places it."""
     return _MODIFIER_PREFIX.match(term).end()
 
 

@@ -615,7 +615,7 @@ class Encoder:
                 raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
             if dpp_kind and i < 2:
                 if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
-                    # at the register (inside -x, |x|), a constant at the mnemonic: llvm-mc-22's places
+                    # at the register (inside -x, |x|), a constant at the mnemonic: LLVM 22's places
                     inner = v.value if isinstance(v, Mod) else v
                     raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
                                        f"got {v}", inner if isinstance(inner, (Reg, Special, Agpr)) else None)
@@ -704,7 +704,7 @@ class Encoder:
                 if key < 0:
                     raise OperandError(f"{_name(d)}: index_key:{key} is negative", modifier="index_key")
                 sets = signature.index_keys(d, self.wave)
-                if sets == 1:       # (llvm-mc-22: "not a valid operand", index_key:0 too)
+                if sets == 1:       # (LLVM 22: "not a valid operand", index_key:0 too)
                     raise OperandError(f"{_name(d)}: index_key: its index VGPR holds one set of sparsity indices "
                                        f"in wave{self.wave}; write none", modifier="index_key")
                 if key >= sets:
@@ -794,7 +794,7 @@ class Encoder:
     def _constant_bus(self, d: InstrDef, F: Fields, plan: "ValuPlan", src_vals=()) -> None:
         """At most two scalar values (one for 64-bit shifts) per VOP3/VOP3P instruction; the
         same SGPR or literal twice counts once (RDNA3 ISA, "Instruction restrictions"). Refused at
-        the first source the bus has no room for (an implicit VCC read first), as llvm-mc-22
+        the first source the bus has no room for (an implicit VCC read first), as LLVM 22
         places it."""
         scalars = {F.get(field) for _, _, _, _, field, _ in plan.srcs} & self.scalar_sources
         if "_dpp_src0" in F:
@@ -1769,7 +1769,7 @@ _MODIFIER_VALUES = {
 # The order LLVM's syntax gives the modifiers of each format (its matcher takes them in that
 # order only): rank of each modifier; the cache-policy flags (glc slc dlc, th: scope: nv, and
 # their negations noglc ...) are one operand LLVM reads in any order, so they share a rank
-# (tests/test_dsl_asm_memflags.py sweeps the orders against llvm-mc-22).
+# (tests/test_dsl_asm_memflags.py sweeps the orders against LLVM 22).
 _CPOL = ("glc", "slc", "dlc", "th", "scope", "nv")
 
 

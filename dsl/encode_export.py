@@ -1,7 +1,7 @@
 """Exports (RDNA3/3.5's EXP, RDNA4's VEXPORT): LLVM text -> fields, the inverse of
 instr_fields_graphics._export. Both formats have the same fields (the manuals' EN, TARGET, DONE,
 ROW, VSRC0..VSRC3), so one handler serves every format in `traits.roles.export`; `pack` places
-the fields by the generated layout. CDNA has no export format (llvm-mc-22 -mcpu=gfx942 refuses
+the fields by the generated layout. CDNA has no export format (LLVM 22 (gfx942) refuses
 `exp`: instruction not supported on this GPU)."""
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ one channel return (gathers, image_msaa_load: isa.memory_access.gathers_four), a
 the group's rows list MSAA types alone (image_msaa_load), d16 where the data are not converted
 texels, null as resource or sampler. Also LLVM's `dim:2D` short names and `off` as the data of a
 sample returning nothing. tests/test_dsl_asm_image.py holds it against
-LLVM 22's corpora, mutated corpus lines and llvm-mc-22's refusals."""
+LLVM 22's corpora, mutated corpus lines and LLVM 22's refusals."""
 from __future__ import annotations
 
 from isa.memory_access import (gathers_four, image_address, memory_access, memory_effects, ray_query, takes_d16,
@@ -115,7 +115,7 @@ def _address_widths(d, shape: str, mn, addrs, nsa: bool, slots: int, words: int,
                                modifier="dim")
     if not ok:
         each = groups if ray and nsa else want if isinstance(want, list) else []
-        # at the first group of a list as wide as it should not be (llvm-mc-22 points at it), else the list
+        # at the first group of a list as wide as it should not be (LLVM 22 points at it), else the list
         bad = next((a for a, g, w in zip(addrs, given, each) if g != w), addrs if len(addrs) > 1 else addrs[0])
         raise OperandError(f"{mn}: vaddr: {given if nsa else given[0]} address VGPRs where {shape} asks for {want} "
                            f"(LLVM: image address size does not match dim and a16)", bad)

@@ -281,7 +281,7 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
     mask = (1 << nsrc) - 1
     mods = {}
     if plan.is_wmma and len(plan.matrix) > 2 and not plan.matrix[2]:   # SWMMAC: OPSEL picks the index
-        if opsel >= index_keys(d, wave):     # (llvm-mc-22: "invalid instruction encoding")
+        if opsel >= index_keys(d, wave):     # (LLVM 22: "invalid instruction encoding")
             raise DecodeError(f"{d.name.lower()}: OPSEL {opsel}: its index VGPR holds {index_keys(d, wave)} "
                               f"sparsity indices")
         if opsel:
@@ -295,13 +295,13 @@ def vop3p_instr(spec: Spec, inst: Instruction, wave: int) -> Instr | None:
         if takes_opsel(d, sig, spec.arch):
             mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
         elif spec.arch not in syntax.WMMA_REPLICATED and (plan.is_wmma or modifier_use(d).neg_abs):
-            # RDNA4's matrix instructions and float dot4 (fp8/bf8): llvm-mc-22 "invalid instruction encoding"
+            # RDNA4's matrix instructions and float dot4 (fp8/bf8): LLVM 22 "invalid instruction encoding"
             raise DecodeError(f"{d.name.lower()}: OPSEL_HI {hi_bits:03b}: no text says these bits (the instruction "
                               f"takes no op_sel_hi)")
         # else no text says them and LLVM 22 prints none (v_dot4_i32_iu8, RDNA3's v_wmma_f32_*)
     if not plan.is_mix:
         why = neg_bits_error(d, neg, neg_hi, nsrc)
-        if why:     # (llvm-mc-22: "invalid instruction encoding")
+        if why:     # (LLVM 22: "invalid instruction encoding")
             raise DecodeError(f"{d.name.lower()}: {why}: no text says these NEG/NEG_HI bits")
         if neg & mask:
             mods["neg_lo"] = bit_list(neg, nsrc)

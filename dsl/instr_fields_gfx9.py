@@ -92,7 +92,7 @@ def _valu(spec: Spec, inst: Instruction) -> Instr | None:
     kind, dpp, literal = inst.dpp_kind, inst.dpp, inst.literal
     plan = gfx9_valu_plan(d, spec, inst.fmt.name, kind)
     sig, e32 = plan.sig, plan.e32
-    if kind == "DPP":   # the assembler's refusals have no text (llvm-mc-22: invalid, or a comment)
+    if kind == "DPP":   # the assembler's refusals have no text (LLVM 22: invalid, or a comment)
         if d.format not in g9.DPP_FORMATS or gfx9_no_dpp_form(d, plan):
             raise DecodeError(f"{d.name.lower()}: no DPP form of the {d.format} encoding "
                               f"({gfx9_no_dpp_form(d, plan) or 'LLVM has none'})")
@@ -185,7 +185,7 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
         return mods
     nsrc = len(plan.srcs)
     opsel = f.get("OPSEL", 0)
-    for bits, why in plan.opsel_reserved:     # (llvm-mc-22: "invalid instruction encoding")
+    for bits, why in plan.opsel_reserved:     # (LLVM 22: "invalid instruction encoding")
         if opsel & bits:
             raise DecodeError(f"{d.name.lower()}: OPSEL 0x{opsel:x}: bit {(opsel & bits).bit_length() - 1} selects "
                               f"nothing ({why}): no text says it")
@@ -201,7 +201,7 @@ def _valu_modifiers(inst: Instruction, plan) -> dict:
         if plan.halves and hi_bits & mask != (0 if plan.is_mix else mask):   # (none where nothing has halves)
             mods["op_sel_hi"] = bit_list(hi_bits, nsrc)
         why = not plan.is_mix and not loads_scales(d) and neg_bits_error(d, f.get("NEG", 0), f.get("NEG_HI", 0), nsrc)
-        if why:     # (llvm-mc-22: "invalid instruction encoding")
+        if why:     # (LLVM 22: "invalid instruction encoding")
             raise DecodeError(f"{d.name.lower()}: {why}: no text says these NEG/NEG_HI bits")
         if not plan.is_mix and not loads_scales(d):   # (LLVM ignores the load-scale's NEG bits)
             if f.get("NEG", 0) & mask:

@@ -1,6 +1,6 @@
 """LLVM's reader of list modifiers (op_sel:[0,1], op_sel_hi, neg_lo, neg_hi, quad_perm:[..],
 dpp8:[..]): where it stops on a list of the wrong shape, and the one rule that points an error
-there, as llvm-mc reports it.
+there, as LLVM's assembler reports it.
 
 LLVM reads such a list entry by entry, each entry an integer in range, and stops at the first
 character it cannot take: the value when it is no `[` ("expected a left square bracket"), an

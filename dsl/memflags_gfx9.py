@@ -2,7 +2,7 @@
 the order its matcher takes them in (the cache-policy flags sc0 nt sc1, SMEM's glc, in any order
 among themselves, the rest in LLVM's printed order), the negated flags it takes (`nosc0`, `nont`,
 `nogds`, SMEM's `noglc`: the flag absent; dsl/negated_flags.py's table), and `gds`, which CDNA
-takes on the wave-sync instructions only (isa.memory_access.gds_only). Measured with llvm-mc-22
+takes on the wave-sync instructions only (isa.memory_access.gds_only). Measured with LLVM 22
 by tests/test_dsl_asm_memflags.py (tests/memflag_cases.py's "cdna" cases)."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Negated flag modifiers (`noglc`, `notfe`, ...) on memory instructions, as LLVM's assembler takes
 them: a cache-policy flag or named bit spelled with `no` is the flag absent. Which ones it takes
-depends on the family and format (measured with llvm-mc-22 by tests/test_dsl_asm_memflags.py):
+depends on the family and format (measured against LLVM 22 by tests/test_dsl_asm_memflags.py):
 the cache flags and named bits each format has, and a few whose positive form the target refuses
 (gfx11 SMEM's `noslc`, gfx12's `nonv`, gfx12 DS's `nogds`, CDNA SMEM's `noslc`/`noscc`, CDNA DS's
 `nogds`, dsl/memflags_gfx9.py). Not `notfe` on buffer

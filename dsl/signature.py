@@ -413,7 +413,7 @@ def index_keys(d: InstrDef, wave: int) -> int:
     """How many sparsity indices of SWMMAC instruction `d` its index VGPR holds, index_key:0.. one
     fewer: a row of the sparse A keeps half of its K elements (B is Kx16, the pseudocode's shape),
     each with a 2-bit index, K bits per row; its 16 rows spread over the wave's lanes, 16*K/wave
-    bits a lane, so a 32-bit VGPR holds 2*wave/K (llvm-mc-22 gfx1201: v_swmmac_f32_16x16x32_f16
+    bits a lane, so a 32-bit VGPR holds 2*wave/K (LLVM 22's assembler, gfx1201: v_swmmac_f32_16x16x32_f16
     index_key:1 the last in wave32, :3 in wave64; v_swmmac_i32_16x16x64_iu4 none in wave32), as the
     manual's 7.12.3 says, but where isa.errata.SWMMAC_INDEX_SETS says LLVM 22 allows fewer."""
     k = next((rows for key, _, rows, _ in effects(d.pcode).shapes if key == "S1"), 0)
@@ -471,7 +471,7 @@ def neg_list_error(d: InstrDef, key: str, bits: list, nsrc: int) -> str | None:
 
 def neg_bits_error(d: InstrDef, neg: int, neg_hi: int, nsrc: int) -> str | None:
     """Why decoded NEG / NEG_HI fields cannot be written in LLVM's syntax for VOP3P instruction
-    `d` (neg_list_error of their bits), or None. llvm-mc-22 --disassemble calls such bytes an
+    `d` (neg_list_error of their bits), or None. LLVM 22's disassembler calls such bytes an
     invalid instruction encoding (v_dot4_f32_fp8_bf8 with NEG[0], v_accvgpr_read_b32 with any)."""
     mask = (1 << nsrc) - 1
     for key, bits in (("neg_lo", neg & mask), ("neg_hi", neg_hi & mask)):

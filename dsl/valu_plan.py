@@ -120,13 +120,13 @@ def rdna_opsel(d, family: str) -> RdnaOpsel:
     OPSEL[2]), ignored where not (v_mov_b32_e64: LLVM 22 prints no op_sel); byte_sel's
     instructions (isa.facts.byte_select) and a VOP3P instruction that takes no op_sel (the integer
     and fp8 dots, WMMA with a 32-bit result) refuse every other bit (byte_sel's DPP forms ignore
-    them: llvm-mc-22 prints v_cvt_f32_fp8_e64_dpp with OPSEL[2] set as without). llvm-mc-22
+    them: LLVM 22 prints v_cvt_f32_fp8_e64_dpp with OPSEL[2] set as without). LLVM 22
     --disassemble calls each refused encoding invalid. On the true16 families a bit of an operand
     the instruction does not have (a source past its last, an SGPR mask source, a compare's
     destination) makes LLVM decode its whole-VGPR (fake16) form: halves as whole VGPRs, op_sel
     where that syntax takes it (opsel_on_whole_vgprs), the rest printed as nothing;
     isa.errata.RESERVED_OPSEL where LLVM has no such form (RDNA3's v_mov_b16_e64).
-    tests/test_dsl_rdna_opsel_print.py flips every bit against llvm-mc-22."""
+    tests/test_dsl_rdna_opsel_print.py flips every bit against LLVM 22."""
     sig, p = valu_signature(d), d.format == "VOP3P"
     vdst = any(not o.sgpr and o.name != "sdst" for o in sig.dsts) and not sig.is_cmp
     absent = sum(1 << i for i in range(3) if i >= len(sig.srcs) or sig.srcs[i].sgpr) | (0 if vdst or p else 8)
@@ -214,7 +214,7 @@ def gfx9_selects_halves(d, sig: ValuSig) -> bool:
     is not packed (isa.effects' result_ranges) and no source is packed either (the integer dots'
     32-bit sources of 8 or 4 lanes, v_accvgpr_read/write's raw bits); the v_*_mix* read OPSEL
     themselves; an instruction without a destination (v_mfma_ld_scale_b32) is not judged. The
-    gfx9 assembler takes no op_sel / op_sel_hi on it (asm_gfx9.py); llvm-mc-22 --disassemble calls
+    gfx9 assembler takes no op_sel / op_sel_hi on it (asm_gfx9.py); LLVM 22's disassembler calls
     an OPSEL bit of one an invalid encoding and prints none of OPSEL_HI."""
     if effects(d.pcode or "").mixed_sources or not sig.dsts or effects(d.pcode or "").result_ranges >= 2:
         return True
@@ -227,7 +227,7 @@ def gfx9_reserved_opsel(d, plan: Gfx9Plan) -> tuple:
     gfx9_takes_opsel, unless OPSEL[3:2] select a result byte or the form ignores op_sel: the manual's
     OPSEL "[0] = src0, [1] = src1, [2] = src2" selects a half of no operand there, and op_sel lists
     an entry per source), every bit where no operand has halves (gfx9_selects_halves), and the
-    bits LLVM reserves where the manual gives OPSEL no use (isa.facts.reserved_opsel). llvm-mc-22
+    bits LLVM reserves where the manual gives OPSEL no use (isa.facts.reserved_opsel). LLVM 22
     --disassemble calls each such encoding invalid; a VOP3 form that takes no op_sel ignores the
     bits (v_lshrrev_b32_e64), as does LLVM."""
     out, nsrc = [], len(plan.srcs)

@@ -31,12 +31,12 @@ LLVM_TO_AMD_BY_FAMILY: dict[str, dict[str, tuple[str, str]]] = {
         "v_accvgpr_write_b32": ("V_ACCVGPR_WRITE", "LLVM spells the VGPR-to-AGPR move with its data size."),
     },
     "rdna4": {"export": ("EXPORT", "LLVM spells gfx12's export instruction as the manual names it "
-                                   "(gfx11's is 'exp', which it still takes there: llvm-mc-22 -mcpu=gfx1201 "
+                                   "(gfx11's is 'exp', which it still takes there: LLVM 22 (gfx1201) "
                                    "encodes 'exp mrt0 v0, v1, v2, v3' to export's bytes and prints 'export'; "
                                    "-mcpu=gfx1100 refuses 'export': instruction not supported on this GPU).")},
 }
 
-# AMD spellings LLVM also takes where it spells the instruction otherwise (evidence: llvm-mc-22
+# AMD spellings LLVM also takes where it spells the instruction otherwise (evidence: LLVM 22
 # -mcpu=gfx942 and gfx950 encode v_accvgpr_read/v_accvgpr_write as v_accvgpr_read_b32/_write_b32,
 # and refuse v_mad_mix_f32/v_mad_mixlo_f16/v_mad_mixhi_f16 with "instruction not supported on this GPU";
 # tests/test_asm_refusal_classes.py runs it). Every other AMD name a family's table renames is refused.

@@ -16,7 +16,7 @@ the key). The rest -- atomics, IMAGE_GET_RESINFO, IMAGE_GET_LOD ("two 32-bit flo
 values"), the *_PCK* forms ("without format conversion"), ray queries -- take none.
 `image_d16` errata (isa/errata.py) add what the list leaves out though LLVM 22 takes d16 there
 (IMAGE_GATHER4H, RDNA3's IMAGE_MSAA_LOAD); tests/test_isa_image_d16.py holds every image
-instruction's answer against llvm-mc-22."""
+instruction's answer against LLVM 22."""
 from __future__ import annotations
 
 import re
