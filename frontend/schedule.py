@@ -13,8 +13,10 @@ become `vmcnt(n)` / `lgkmcnt(n)` with n > 0 (or, for SMEM, one wait for a batch)
 What never moves: stores, barriers, control flow; a load never passes a store to memory of
 its kind (any global buffer, for global loads: buffers are not assumed to be distinct
 memory here; any LDS array, for LDS loads); register-array loads and stores keep their order
-per array. Everything else keeps its relative order, so the pass changes when loads issue
-and nothing else. `compile_program(..., schedule=False)` turns it off."""
+per array. Everything else but the pure instructions a moved load needs keeps its relative
+order, so the pass changes when loads issue and nothing they compute: results are bit for bit
+those without it. `compile_program(..., schedule=False)` turns it off, `schedule=N` sets the
+window (`WINDOW` dwords by default; larger keeps more in flight and more registers taken)."""
 from __future__ import annotations
 
 from .ir import ALU, Instr, Program
