@@ -1053,6 +1053,7 @@ class Preparer:
             # ("TD writes to VGPR DST+1 with a status"); RDNA4 "nothing is returned if no thread
             # experiences a texture fault"; with DMASK 0 "TFE status is not generated" (Table 48)
             status = tfe and fmt == "MIMG" and dmask != 0
+            self._vgpr_data(vdata, n + tfe)         # the status VGPR exists, written or not (RDNA4 3.3.4)
             write = _write_vgprs(vdata, n + status)     # the semantic's four dwords, of which the encoding's n
 
             def write_load(st, sel, v, a):

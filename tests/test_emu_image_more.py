@@ -125,7 +125,8 @@ def test_tfe_dmask0_unbound_and_lwe(arch):
 @pytest.mark.parametrize("arch", ARCHS)
 def test_tfe_refusals(arch):
     """TFE with an active lane out of range (its status is defined by a NACK, not by the range)
-    and TFE on a store are refused naming TFE; an out-of-range lane EXEC leaves off runs."""
+    and TFE on a store are refused naming TFE, a status VGPR past the allocation naming it; an
+    out-of-range lane EXEC leaves off runs."""
     rng = np.random.default_rng(47)
     x, y = rng_coords(rng, 16, 4)
     line = f"image_load v[8:9], {addr_text(arch, 2)}, s[8:15] dmask:0x1 dim:{DIM['2D']} tfe"
@@ -136,6 +137,10 @@ def test_tfe_refusals(arch):
     _, out = run(arch, line, tsharp(arch, 0, 20, 16, 4), np.zeros((4, 16, 1), np.uint32), [x, y],
                  exec_mask=mask, data=np.full((LANES, 4), DEAD, np.uint32))
     np.testing.assert_array_equal(out[:, 0], np.where(inside == 1, 0, DEAD))
+    # the status VGPR past the kernel's 16 (RDNA4 3.3.4 checks it "no matter whether the texture
+    # system actually returns this value"): an error, not a run that leaves it out
+    _refused(arch, f"image_load v[14:16], {addr_text(arch, 2)}, s[8:15] dmask:0x3 dim:{DIM['2D']} tfe",
+             tsharp(arch, 0, 20, 16, 4), [x % 16, y % 4], "v14 is beyond the 16 VGPRs")
     if not arch.startswith("gfx12"):
         _refused(arch, f"image_store v[8:9], v[4:5], s[8:15] dmask:0x1 dim:{DIM['2D']} tfe",
                  tsharp(arch, 0, 20, 16, 4), [x % 16, y % 4], "TFE on an image store")
