@@ -50,6 +50,8 @@ def encode(spec, d, rng) -> tuple[bytes, str]:
         f["TH" if rdna4 else "GLC"] = int(rng.integers(0, 2))
     else:
         f["DMASK"] = int(rng.integers(1, 16))
+        if rdna4 and direction == "store":      # X supplied: what RDNA4 fills missing channels with
+            f["DMASK"] |= 1
         # D16 stores: DMASKs both of RDNA3's readings agree on; RDNA4 every channel (its fill of
         # missing components from "the first VGPR" is not modelled for D16)
         f["D16"] = int(rng.integers(0, 2)) if direction == "load" or f["DMASK"] in ((15,) if rdna4 else (1, 3, 7, 15)) \

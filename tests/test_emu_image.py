@@ -268,8 +268,8 @@ def test_load_mip_level_zero(arch):
 def test_store_16bit_two_channels(arch):
     """16_16_UINT store with DMASK 0x3: each lane's texel written (low 16 bits of each VGPR);
     out-of-range lanes write nothing; DMASK 0x2 writes red as 0 on RDNA3 ("missing components get
-    0", p. 96 / 102) and as the first VGPR's value on RDNA4 ("filled in by replicating the first
-    VGPR", 10.4.2 p. 124-125)."""
+    0", p. 96 / 102); RDNA4 ("replicating the first VGPR", 10.4.2 p. 124-125; "the value of the X
+    component", p. 116-118) writes green from DMASK 0x1's VGPR too and refuses DMASK 0x2 (no X)."""
     rng = np.random.default_rng(11)
     width, height = 10, 4
     image = rng.integers(0, 2**16, (height, width, 2), dtype=np.uint16)
@@ -279,15 +279,20 @@ def test_store_16bit_two_channels(arch):
     x, y = pos % width, pos // width
     x[::6] = width + 3
     data = rng.integers(0, 2**32, (LANES, 4), dtype=np.uint64).astype(np.uint32)
-    for dmask in (0x3, 0x2):
+    rdna4 = arch.startswith("gfx12")
+    for dmask in (0x3, 0x2, 0x1):
         rsrc = tsharp(arch, 0, 27, width, height)
         vdata = "v[8:9]" if dmask == 3 else "v8"
+        if dmask == 0x2 and rdna4:
+            _refused(arch, f"image_store v8, {addr_text(arch, 2)}, s[8:15] dmask:0x2 dim:{DIM['2D']}", rsrc,
+                     [x, y], "DMASK 0x2 on a 2-channel format.*X component")
+            continue
         after, _ = run(arch, f"image_store {vdata}, {addr_text(arch, 2)}, s[8:15] dmask:0x{dmask:x} dim:{DIM['2D']}",
                        rsrc, image, [x, y], data=data)
         want = image.copy()
         inside = x < width
-        r = data[:, 0] & 0xFFFF if dmask == 3 or arch.startswith("gfx12") else np.zeros(LANES, np.uint32)
-        g = data[:, 1] & 0xFFFF if dmask == 3 else data[:, 0] & 0xFFFF
+        r = data[:, 0] & 0xFFFF if dmask & 1 else np.zeros(LANES, np.uint32)
+        g = data[:, 1] & 0xFFFF if dmask == 3 else data[:, 0] & 0xFFFF if dmask == 2 or rdna4 else np.zeros(LANES, np.uint32)
         want[y[inside], x[inside], 0] = r[inside]
         want[y[inside], x[inside], 1] = g[inside]
         np.testing.assert_array_equal(after.view(np.uint16).reshape(want.shape), want)

@@ -18,7 +18,10 @@ manual, printed pages; RDNA4 10.4 says the same):
   RDNA4 fills them otherwise: "the missing components are filled in by replicating the first
   VGPR into the missing components ... DMASK=1001 ... RGB, the texel is overwritten with Red
   from the VGPR_N, Green and Blue set to Red value" (10.4.2, p. 124-125; input FILL "first",
-  else "zero"); which 16-bit half a D16 store would replicate it does not say (refused);
+  else "zero"), and its DMASK field "missing components get the value of the X component"
+  (p. 116-118): the two agree when DMASK supplies X (bit 0) without D16, the only case
+  modelled; otherwise (X missing, or a D16 VGPR's two halves) a store leaving a channel
+  missing is refused;
 - D16: two 16-bit components a VGPR, low half first (10.1.2, p. 97), converted as the buffers'
   D16 (9.3.1, p. 87: f32 -> f16 truncates, other formats round to nearest even; the image chapter
   names no rounding). For D16 stores the manual
@@ -113,10 +116,12 @@ def store(name: str):
         first = ctx.get("FILL") == "first"
 
         def missing(channels):
-            if first and d16 and any(c not in comps for c in range(channels)):
-                raise SemanticsError(f"{name.lower()} with D16 and DMASK 0x{dmask:x} on a {channels}-channel format: "
-                                     f"which 16-bit value RDNA4 replicates into the missing components (\"the first "
-                                     f"VGPR\", 10.4.2 p. 124-125) is not modelled")
+            if first and (d16 or not dmask & 1) and any(c not in comps for c in range(channels)):
+                raise SemanticsError(f"{name.lower()} with{' D16 and' if d16 else ''} DMASK 0x{dmask:x} on a "
+                                     f"{channels}-channel format: what RDNA4 writes into the missing components is "
+                                     f"not modelled (\"replicating the first VGPR\", 10.4.2 p. 124-125, and \"the "
+                                     f"value of the X component\", the DMASK field p. 116-118, agree only when DMASK "
+                                     f"supplies X in a whole VGPR)")
 
         def per_format(waves, channels, bits, kind):
             step, active = bits // 8, ctx.active & waves[:, None]
