@@ -16,7 +16,9 @@ the sign of the exact error (exact - r) is found per lane and r is stepped one u
   its error term t (exact = s + t): exact > r iff s > r, or s == r and t > 0 (r is a float64
   too). f16/f32 operands in float64: a product is exact, a sum exact as s + t by TwoSum.
   f64: TwoSum, Dekker's exact product inside the range where its parts neither overflow nor
-  underflow, else exact rationals for that lane; f64 fma by exact rationals per lane (rare).
+  underflow, else exact rationals for that lane; the f64 fma as the four doubles p + e + c - r
+  (Dekker's p + e = a * b) whose sum's sign TwoSum passes settle (`_sum_sign`), exact rationals
+  for the lanes left (switch fma64_transforms off: every lane).
   ldexp: |x| * 2**n against |r| by binade and mantissa (np.frexp), exact. A quotient a / b
   against r by the sign of the residual a - r * b (exact in float64 from f16/f32 operands; from
   f64 by Dekker's product where a - r * b is exact, else exact rationals).
@@ -44,6 +46,8 @@ import re
 from fractions import Fraction
 
 import numpy as np
+
+from .options import current
 
 # MODE of the batch (an int, or uint32 (W, 1) per wave) while a modelled semantic runs under a
 # directed mode; None otherwise (round to nearest even: the operations' usual path).
@@ -246,13 +250,69 @@ def fma(a, b, c, r, f):
         s, t = two_sum(p, c.astype(np.float64))             # no overflow from f16/f32 operands
         return _step(r, *_sides(s, t, r), f, zero_neg)
     above, below = np.zeros(r.shape, bool), np.zeros(r.shape, bool)
-    finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0)
-    lanes = np.flatnonzero(finite & ~np.isnan(r))
+    finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0) & ~np.isnan(r)
+    if not finite.any():
+        return _step(r, above, below, f, zero_neg)
+    lanes = finite
+    if current().fma64_transforms:
+        known, above, below = _fma64_sides(a, b, c, r, finite)
+        lanes = finite & ~known
+    lanes = np.flatnonzero(lanes)
     if lanes.size:
         af, bf, cf = a.reshape(-1), b.reshape(-1), c.reshape(-1)
         _exact_sides(lambda i: Fraction(float(af[i])) * Fraction(float(bf[i])) + Fraction(float(cf[i])),
                      r, lanes, above, below)
     return _step(r, above, below, f, zero_neg)
+
+
+_BIG = 2.0 ** 1000          # sums of a few doubles below this never overflow inside TwoSum
+
+
+def _fma64_sides(a, b, c, r, finite):
+    """(known, exact > r, exact < r) of f64 fma lanes (exact = a * b + c, r its nearest-even
+    double): a * b = p + e by Dekker's product where |a|, |b| lie in _SAFE (neither part over-
+    or underflows), so exact - r = p + e + c - r, a sum of four doubles whose sign
+    `_sum_sign` finds by error-free TwoSum passes; a finite result rounded to an infinity lies
+    beyond the exact value. Lanes left unknown (operands outside the ranges, a sum whose sign
+    three passes do not settle) go to exact rationals."""
+    lo, hi = _SAFE
+    ma, mb = np.abs(a), np.abs(b)
+    inf = finite & np.isinf(r)
+    usable = finite & ~inf & (ma >= lo) & (ma <= hi) & (mb >= lo) & (mb <= hi) & (np.abs(c) <= _BIG) \
+        & (np.abs(r) <= _BIG)
+    zero = np.zeros(r.shape)
+    a0, b0, c0, r0 = (np.where(usable, x, zero) for x in (a, b, c, r))
+    p, e = two_product(a0, b0)
+    sign, settled = _sum_sign([e, c0, -r0, p])
+    known = usable & settled | inf
+    above = usable & settled & (sign > 0) | inf & (r < 0)
+    below = usable & settled & (sign < 0) | inf & (r > 0)
+    return known, above, below
+
+
+def _sum_sign(terms, passes: int = 3):
+    """(sign, settled) of the exact sum of float64 arrays `terms` (finite, small enough that no
+    partial sum overflows): each pass runs TwoSum along the terms (VecSum: the last term becomes
+    the running sum, the others its exact errors, the total unchanged); a lane is settled once
+    the errors' magnitudes, summed with room for that sum's own rounding, fall below the last
+    term's (its sign is the total's), or all terms are zero (sign 0)."""
+    t = list(terms)
+    shape = t[0].shape
+    sign = np.zeros(shape, np.int8)
+    settled = np.zeros(shape, bool)
+    for _ in range(passes):
+        for i in range(len(t) - 1):
+            t[i + 1], t[i] = two_sum(t[i], t[i + 1])
+        top = t[-1]
+        rest = np.abs(t[0])
+        for x in t[1:-1]:
+            rest = rest + np.abs(x)
+        done = ~settled & (rest * (1 + 2.0 ** -48) < np.abs(top))
+        sign = np.where(done, np.sign(top), sign).astype(np.int8)
+        settled |= done | (top == 0) & (rest == 0)
+        if settled.all():
+            break
+    return sign, settled
 
 
 def convert(x, r, f):

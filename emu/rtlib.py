@@ -807,9 +807,10 @@ def _fma64(a, b, c, dtype=np.float64, out=None, shape=None):
 
 
 def _fma64_exact(a: float, b: float, c: float) -> float:
-    """One element through exact rationals (non-finite operands and products: IEEE's a * b + c)."""
+    """One element through exact rationals (non-finite operands: IEEE's a * b + c; a finite
+    product past the largest double is exact too: max * 2 - max is max)."""
     from fractions import Fraction
-    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and math.isfinite(a * b)):
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
         return a * b + c
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     return _round_fraction(exact) if exact != 0 else a * b + c

@@ -429,3 +429,66 @@ def test_approximations_stay_refused(target, text):
     with pytest.raises(EmuError, match=rf"MODE\.FP_ROUND asks to round {width}-bit results toward \+infinity.*"
                                        r"approximations.*not correctly rounded"):
         machine_run(target, text, regs, [mode], False, sregs)
+
+
+# ---------------------------------------------------------------- f64 fma: error-free transforms
+
+def fma64_operands(rng, n: int):
+    """f64 (a, b, c) bits: random mantissas over a wide exponent spread, addends cancelling the
+    nearest product (and a few ulps off it), products past _SAFE's range, overflowing and
+    denormal results, infinities, zeros."""
+    a, b = floats(rng, n, 64, 1023 - 200, 1023 + 200), floats(rng, n, 64, 1023 - 200, 1023 + 200)
+    c = floats(rng, n, 64, 1023 - 400, 1023 + 400)
+    av, bv = (x.view(np.float64) for x in (a, b))
+    k = n // 4
+    prod = av[:k] * bv[:k]
+    c[:k] = (-prod).view(np.uint64) + rng.integers(-3, 4, k).astype(np.uint64)       # cancellation
+    c[k:k + 8] = np.array([np.nextafter(-p, np.inf) for p in prod[:8]]).view(np.uint64)
+    e = n // 2
+    a[e:e + 16] = floats(rng, 16, 64, 1, 60)                 # |a| below 2**-450: past Dekker's range
+    b[e + 16:e + 32] = floats(rng, 16, 64, 1990, 2046)       # |b| above 2**450
+    a[e + 32:e + 48] = floats(rng, 16, 64, 1700, 2000)       # products past the largest double
+    b[e + 32:e + 48] = floats(rng, 16, 64, 1400, 1700)
+    a[e + 48:e + 64] = floats(rng, 16, 64, 400, 600)         # denormal results
+    b[e + 48:e + 64] = floats(rng, 16, 64, 400, 600)
+    c[e + 48:e + 64] = floats(rng, 16, 64, 1, 3)
+    edge = [(0x7FEFFFFFFFFFFFFF, 0x3FF0000000000001, 0x7FEFFFFFFFFFFFFF), (0x7FF0000000000000, 0x3FF0000000000000, 1),
+            (0, 0x3FF0000000000000, 0x8000000000000000), (0x3FF0000000000001, 0x3FF0000000000001, 0xBFF0000000000000),
+            (0x0000000000000001, 0x3FE0000000000000, 0), (0x7FEFFFFFFFFFFFFF, 0x4000000000000000, 0xFFEFFFFFFFFFFFFF)]
+    for i, row in enumerate(edge):
+        a[-1 - i], b[-1 - i], c[-1 - i] = row
+    return a, b, c
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["transforms", "rationals"])
+def test_f64_fma_directed_sides_match_exact_rationals(reference):
+    """emu/rounding.fma for f64 (the Dekker product and TwoSum passes, switch fma64_transforms;
+    off: exact rationals per lane) against exact rationals rounded here, bit for bit, in every
+    directed mode, on 4096 lanes of random and edge operands."""
+    from emu import rounding, rtlib
+    from emu.options import FAST, REFERENCE, activate, deactivate
+    rng = np.random.default_rng(17)
+    a, b, c = fma64_operands(rng, 4096)
+    av, bv, cv = (x.view(np.float64).reshape(2, -1) for x in (a, b, c))
+    token = activate(REFERENCE if reference else FAST)
+    try:
+        with np.errstate(all="ignore"):         # as Semantic.execute runs them
+            r = rtlib.fma(av, bv, cv)
+            got = {f: rounding.fma(av, bv, cv, r, f).view(np.uint64).reshape(-1) for f in (UP, DOWN, ZERO)}
+            big = np.finfo(np.float64).max      # a product past the largest double is exact: max * 2 - max
+            assert rtlib.fma(np.array([big]), np.array([2.0]), np.array([-big]))[0] == big
+    finally:
+        deactivate(token)
+
+    def want(i, mode):
+        x, y, z = (exact(int(v[i]), 64) for v in (a, b, c))
+        p = x * y if not (isinstance(x, float) or isinstance(y, float)) else float(x) * float(y)
+        if isinstance(p, float) and math.isnan(p):
+            return None
+        return rounded(*add(p, z, negative(int(a[i]), 64) != negative(int(b[i]), 64), negative(int(c[i]), 64), mode),
+                       64, mode)
+    for f in (UP, DOWN, ZERO):
+        bad = [(i, hex(int(got[f][i])), hex(w)) for i in range(a.size)
+               if (w := want(i, f)) is not None and int(got[f][i]) != w]
+        assert not bad, (f, bad[:5])
+    assert sum(int(g) != int(x) for g, x in zip(got[UP], r.view(np.uint64).reshape(-1))) > a.size // 4
