@@ -196,6 +196,9 @@ def _rounds_packed(d):
     widths = {{"f16": 16, "f32": 32, "f64": 64}[t] for t in modes.round_types if t in ("f16", "f32", "f64")}
     if set(modes.round_types + modes.bit_results) & set(ROUND_BOTH_HALVES):     # bf16: both fields
         widths |= {16, 32}
+    if modes.rounds:        # results typed fN in a wider register (v_s_sqrt_f16: D0[31 : 16] = 16'0x0)
+        widths |= {int(t[1:]) for name, t in (d.operand_types or {}).items()
+                   if name.startswith("D") and t in ("f16", "f32", "f64")}
     return tuple(sorted(widths))
 
 
@@ -381,7 +384,9 @@ def rounds_packed(d) -> tuple:
     """Widths of isa.facts.float_modes(d).round_types: the floats packed code (v_pk_*, v_dot*,
     v_fma_mix*: register halves or an array of sources) rounds in its arithmetic, each by
     MODE.FP_ROUND's field of its width; a bf16 one gives 16 and 32 (its value rounds by the 16-bit
-    field, the code's f32 steps by the f32 field: isa.effects.ROUND_BOTH_HALVES)."""
+    field, the code's f32 steps by the f32 field: isa.effects.ROUND_BOTH_HALVES); and, where MODE
+    rounds d's results, the widths its D operands' types name (RDNA4's v_s_sqrt_f16 types D0 f16
+    and writes 32 bits), as isa.effects.wave_state declares their FP_ROUND halves read."""
     return fact("rounds_packed", d)
 
 
