@@ -44,7 +44,7 @@ def test_modifier_use_on_cdna(family):
     assert _use(family, "V_AND_B32").clamp is None
 
 
-_TABLE_ROW = re.compile(r"^\|\s*(V_S?WMMA_\w+)\s*\|\s*\d+x\d+ (\w+)[^|]*\|\s*\d+x\d+ (\w+)\s*\|", re.M)
+_TABLE_ROW = re.compile(r"^\|\s*(V_(?:WMMA|SWMMAC)_\w+)\s*\|\s*\d+x\d+ (\w+)[^|]*\|\s*\d+x\d+ (\w+)\s*\|", re.M)
 
 
 def test_signed_by_neg_is_the_wmma_tables_iu_inputs():
