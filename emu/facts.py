@@ -190,16 +190,13 @@ def _float_rules(d):
 
 
 def _rounds_packed(d):
+    from isa.effects import ROUND_BOTH_HALVES
     from isa.facts import float_modes
-    return tuple(sorted({{"f16": 16, "f32": 32, "f64": 64}[t] for t in float_modes(d).round_types
-                         if t in ("f16", "f32", "f64")}))
-
-
-def _rounds_unnamed(d):
-    from isa.facts import float_modes
-    from isa.effects import ROUND_FIELD_UNNAMED
     modes = float_modes(d)
-    return tuple(sorted(set(modes.round_types + modes.bit_results) & set(ROUND_FIELD_UNNAMED)))
+    widths = {{"f16": 16, "f32": 32, "f64": 64}[t] for t in modes.round_types if t in ("f16", "f32", "f64")}
+    if set(modes.round_types + modes.bit_results) & set(ROUND_BOTH_HALVES):     # bf16: both fields
+        widths |= {16, 32}
+    return tuple(sorted(widths))
 
 
 def _ds_layout(d):
@@ -297,7 +294,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords,
          "value_dwords": _value_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
-         "float_rules": _float_rules, "rounds_packed": _rounds_packed, "rounds_unnamed": _rounds_unnamed,
+         "float_rules": _float_rules, "rounds_packed": _rounds_packed,
          "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
@@ -396,15 +393,9 @@ def float_rules(d) -> tuple:
 def rounds_packed(d) -> tuple:
     """Widths of isa.facts.float_modes(d).round_types: the floats packed code (v_pk_*, v_dot*,
     v_fma_mix*: register halves or an array of sources) rounds in its arithmetic, each by
-    MODE.FP_ROUND's field of its width (bf16 left out: no manual names its field)."""
+    MODE.FP_ROUND's field of its width; a bf16 one gives 16 and 32 (its value rounds by the 16-bit
+    field, the code's f32 steps by the f32 field: isa.effects.ROUND_BOTH_HALVES)."""
     return fact("rounds_packed", d)
-
-
-def rounds_unnamed(d) -> tuple:
-    """Float types isa.facts.float_modes(d) says d rounds (round_types, bit_results) whose
-    MODE.FP_ROUND field no manual names (isa.effects.ROUND_FIELD_UNNAMED: bf16): such an instruction is
-    refused under any directed mode (Semantic.execute)."""
-    return fact("rounds_unnamed", d)
 
 
 def ds_layout(d) -> list:

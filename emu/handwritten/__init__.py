@@ -196,7 +196,9 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
         from . import interp
         if name in interp.VARIANTS:
             reads, writes = interp.operands(name)
+            from ..rounding import directed_calls
             return Semantic(name, lambda ctx: interp.execute(name, ctx), "hand-written", reads, writes,
+                            rounds_packed=interp.round_widths(name), directed=directed_calls(interp.ROUNDS_THROUGH),
                             source="fma of attribute data from fixed lanes of the quad (manual's VINTERP entries; "
                                    "see emu/handwritten/interp.py)")
     if name in DATA_PARALLEL:
