@@ -200,6 +200,8 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
     identity, then by value) or .modifier, where the parser read it on the line; else the
     mnemonic's column."""
     operand, modifier = getattr(e, "operand", None), getattr(e, "modifier", None)
+    if getattr(e, "at_mnemonic", False):
+        return st.column
     parts = (st, st.dual) if st.dual is not None else (st,)
     if operand is None and modifier is None:      # a message quoting a modifier (offset:70000 ...)
         message = str(e)
