@@ -153,8 +153,9 @@ class Encoder:
             if op.registers_only and code in self.traits.aperture_codes:
                 raise OperandError(f"{_name(F.d)}: {what}: takes a register (it is read as a register number), "
                                    f"not the memory aperture {v.name}", v)
-            if code not in self._source_codes(F.d.format) and F.d.format != "VOPD":   # (LLVM takes
-                # src_lds_direct in a VOPD half, which the VOPD operand table does not list)
+            if code not in self._source_codes(F.d.format) and not (F.d.format == "VOPD" and
+                                                                   v.name in ("src_lds_direct", "lds_direct")):
+                # (LLVM takes src_lds_direct in a VOPD half, which the VOPD operand table does not list)
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} (operand code {code}) is not a source of "
                                    f"{self.spec.arch}'s {F.d.format} encoding", v)
             wrong = width_error(self.traits, v.name, max(n, 1))
@@ -920,50 +921,62 @@ class Encoder:
         F = Fields(dx)
         F["OPX"], F["OPY"] = dx.opcode, dy.opcode
         vdst, src0, vsrc1 = {}, {}, {}
-        for slot, d, p, sig, names in (("X", dx, st, sig_x, names_x), ("Y", dy, st.dual, sig_y, names_y)):
-            if p.modifiers:
-                key = next(iter(p.modifiers))
-                raise OperandError(f"{_name(d)}: {key}: a VOPD half takes no modifiers (no clamp, output "
-                                   f"modifier, DPP, op_sel or memory flags); write it as a VOP1/VOP2/VOP3 "
-                                   f"instruction", modifier=key)
-            if len(p.operands) != len(names):
-                self._arity(d, p.operands, names)
-            vals = list(p.operands)
-            vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
-            if sig.k_pos is not None:
-                self.k_literal(vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
-            if isinstance(vals[0], Mod):
-                raise OperandError(f"{_name(d)}: src0: a VOPD half takes no neg/abs modifiers, got {vals[0]}",
-                                   vals[0])
-            code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0", encoding="e32")
-            F[f"SRC{slot}0"] = code
-            if code >= self.vgpr_base and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
-                src0[slot] = code
-            if len(vals) > 1:
-                F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1")
-                if type(vals[1]) is Reg:
-                    vsrc1[slot] = F[f"VSRC{slot}1"]
-            else:
-                F[f"VSRC{slot}1"] = 0
+        for part, (slot, d, p, sig, names) in enumerate((("X", dx, st, sig_x, names_x), ("Y", dy, st.dual, sig_y, names_y))):
+            try:
+                self._vopd_operands(F, slot, d, p, sig, names, vdst, src0, vsrc1)
+            except OperandError as e:       # in this half (its operands may be the other's objects too)
+                e.part = part if e.part is None else e.part
+                raise
         where = f"{_name(dx)} :: {_name(dy)}"
+        y_srcs = [i for i, n in enumerate(names_y) if n not in ("vdst", "k")]
         if (vdst["X"] & 1) == (vdst["Y"] & 1):
             raise OperandError(f"{where}: the two destinations must be one even and one odd "
-                               f"VGPR (got v{vdst['X']} and v{vdst['Y']})", st.dual.operands[0])
-        # each half reads its VGPR sources through its own bank (register number mod 4)
+                               f"VGPR (got v{vdst['X']} and v{vdst['Y']})", st.dual.operands[0], part=1, index=0)
+        # LLVM 22 checks the constant bus before the banks
+        self._vopd_constant_bus(F, where, (st, sig_x, names_x), (st.dual, sig_y, names_y))
+        # each half reads its VGPR sources through its own bank (register number mod 4); refused at
+        # the second half's operand, as LLVM 22 reports it
         mov_pair = dx.name == dy.name == "V_DUAL_MOV_B32" and self.traits.family in syntax.VOPD_MOV_PAIR_USES_SRC2
         if len(src0) == 2 and src0["X"] % 4 == src0["Y"] % 4 and not mov_pair:
             raise OperandError(f"{where}: the src0 operands v{src0['X'] - self.vgpr_base} and v{src0['Y'] - self.vgpr_base} are in the same "
                                f"VGPR bank (register number mod 4); VOPD reads them in one cycle",
-                               st.dual.operands[1 + (sig_y.k_pos == 0)])
+                               st.dual.operands[y_srcs[0]], part=1, index=y_srcs[0])
         # (v_dual_fmamk's VSRC1 is its addend, which LLVM does not compare with the other vsrc1)
         if len(vsrc1) == 2 and vsrc1["X"] % 4 == vsrc1["Y"] % 4 and sig_x.k_pos != 1 and sig_y.k_pos != 1:
             raise OperandError(f"{where}: the vsrc1 operands v{vsrc1['X']} and v{vsrc1['Y']} are in the same VGPR bank "
-                               f"(register number mod 4); VOPD reads them in one cycle", st.dual.operands[-1])
-        self._vopd_constant_bus(F, where, (st, sig_x), (st.dual, sig_y))
+                               f"(register number mod 4); VOPD reads them in one cycle",
+                               st.dual.operands[y_srcs[1]], part=1, index=y_srcs[1])
         F["VDSTX"] = vdst["X"]
         F["VDSTY"] = vdst["Y"] >> 1
         data = self.pack(dx, F, "VOPD")
         return data, LiteralRef(F.literal_ref, len(data) - 4) if F.literal_ref is not None else None
+
+    def _vopd_operands(self, F: Fields, slot: str, d, p, sig, names, vdst: dict, src0: dict, vsrc1: dict) -> None:
+        """One VOPD half's operands into F (its destination, src0 and vsrc1 codes into the dicts)."""
+        if p.modifiers:
+            key = next(iter(p.modifiers))
+            raise OperandError(f"{_name(d)}: {key}: a VOPD half takes no modifiers (no clamp, output "
+                               f"modifier, DPP, op_sel or memory flags); write it as a VOP1/VOP2/VOP3 "
+                               f"instruction", modifier=key)
+        if len(p.operands) != len(names):
+            self._arity(d, p.operands, names)
+        vals = list(p.operands)
+        vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
+        if sig.k_pos is not None:
+            self.k_literal(vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
+        if isinstance(vals[0], Mod):
+            raise OperandError(f"{_name(d)}: src0: a VOPD half takes no neg/abs modifiers, got {vals[0]}",
+                               vals[0])
+        code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0", encoding="e32")
+        F[f"SRC{slot}0"] = code
+        if code >= self.vgpr_base and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
+            src0[slot] = code
+        if len(vals) > 1:
+            F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1")
+            if type(vals[1]) is Reg:
+                vsrc1[slot] = F[f"VSRC{slot}1"]
+        else:
+            F[f"VSRC{slot}1"] = 0
 
     def _vopd_constant_bus(self, F: Fields, where: str, *halves) -> None:
         """The pair reads at most two scalar values: "at most 2 SGPRs, or 1 SGPR + 1 literal, or
@@ -972,18 +985,29 @@ class Encoder:
         as one SGPR read" (RDNA3/RDNA3.5/RDNA4 manuals, "Dual Issue VALU (VOPD)" restrictions;
         RDNA4 7.8 page 91). The same SGPR or literal twice counts once; the implicit select is a
         read of its own, apart from a vcc_lo source (LLVM 22 refuses v_dual_cndmask_b32 v1,
-        vcc_hi, v3 :: v_dual_mov_b32 v4, vcc_lo)."""
+        vcc_hi, v3 :: v_dual_mov_b32 v4, vcc_lo). Refused at the first src0 the bus has no room
+        for, the select VCC and a K counted first, as LLVM 22 places it."""
         scalars = {F["SRCX0"], F["SRCY0"]} & self.scalar_sources
         if F.literal is not None or F.literal_ref is not None:      # a K of fmaak/fmamk
             scalars.add(self.traits.literal)
-        if any(sig.vcc_in for _, sig in halves):
+        if any(sig.vcc_in for _, sig, _ in halves):
             scalars.add("vcc")
-        if len(scalars) > 2:     # blamed on the last scalar src0 (the Y half's, else the X half's)
-            p = next((p for (p, _), slot in zip(reversed(halves), "YX") if F[f"SRC{slot}0"] in self.scalar_sources),
-                     halves[1][0])
+        if len(scalars) > 2:
+            seen = ({"vcc"} & scalars) | ({self.traits.literal} & scalars if any(
+                sig.k_pos is not None for _, sig, _ in halves) else set())
+            blame = (1, halves[1][0], 1)
+            for part, ((p, sig, names), slot) in enumerate(zip(halves, "XY")):
+                code = F[f"SRC{slot}0"]
+                if code in self.scalar_sources and code not in seen:
+                    seen.add(code)
+                    if len(seen) > 2:
+                        blame = (part, p, names.index("vdst") + 1)
+                        break
+            part, p, i = blame
             raise OperandError(f"{where}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, the "
                                f"literal{', the select VCC' if 'vcc' in scalars else ''}); a VOPD pair may read "
-                               f"at most 2 (the constant bus)", p.operands[1] if p.operands[1:] else p.operands[0])
+                               f"at most 2 (the constant bus)", p.operands[i] if p.operands[i:] else p.operands[0],
+                               part=part, index=i if p.operands[i:] else 0)
 
     # ------------------------------------------------------------ scalar
 
@@ -1100,7 +1124,9 @@ class Encoder:
             F["SDATA"] = _imm16(ops[0], d)
         else:
             F["SDATA"] = self.smem_data(ops[0], F, value_dwords(d))
-        F["SBASE"] = self.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
+        # a buffer's resource (4 SGPRs) is no special register: LLVM 22 refuses null there, not as an address
+        F["SBASE"] = self.sreg_code(_base_sgprs(ops[1], d, "sbase") if sbase_n == 4 else ops[1], F, "sbase",
+                                    sbase_n) >> 1
         third = ops[2]
         off = mods.pop("offset", None)
         if isinstance(third, int):
@@ -1148,6 +1174,15 @@ class Encoder:
     def flat(self, d, F, ops, mods):
         glc = bool(mods.pop("glc", False))
         layout = flat_layout(d, glc)
+        wrong_glc = None
+        if len(ops) == len(flat_layout(d, not glc)) != len(layout):
+            # an atomic written with its result (vdst) and no glc, or without it and with glc: LLVM
+            # reads the form the operands write and refuses glc once the rest is checked
+            layout = flat_layout(d, not glc)
+            wrong_glc = OperandError(f"{_name(d)}: an atomic written with its result (vdst {ops[0]}) must use glc"
+                                     if not glc else f"{_name(d)}: glc: an atomic written without its result (no "
+                                     f"vdst) must not use glc, which returns the pre-op value",
+                                     modifier="glc" if glc else None, at_mnemonic=not glc)
         if len(ops) != len(layout):
             self._arity(d, ops, [n for n, _, _ in layout])
         fmt = d.format
@@ -1174,6 +1209,8 @@ class Encoder:
         for flag in ("slc", "dlc"):
             if mods.pop(flag, False):
                 F[flag.upper()] = 1
+        if wrong_glc is not None and not mods:      # (a modifier left over is refused first)
+            raise wrong_glc
 
     def buffer(self, d, F, ops, mods):
         mn = _name(d)

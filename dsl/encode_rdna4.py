@@ -84,7 +84,7 @@ def smem(enc, d, F, ops, mods):
         if len(ops) != len(names):
             enc._arity(d, ops, names)
         if len(names) == 4:
-            F["SBASE"] = enc.sreg_code(ops[0], F, "sbase", sbase_n) >> 1
+            F["SBASE"] = enc.sreg_code(_sbase(ops[0], d, sbase_n), F, "sbase", sbase_n) >> 1
         off, soff, length = ops[-3:]
         F["IOFFSET"] = _smem_offset(enc, d, off)
         F["SOFFSET"] = enc.sreg_code(soff, F, "soffset")
@@ -102,7 +102,7 @@ def smem(enc, d, F, ops, mods):
         F["SDATA"] = ops[0]
     else:
         F["SDATA"] = enc.smem_data(ops[0], F, value_dwords(d))
-    F["SBASE"] = enc.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
+    F["SBASE"] = enc.sreg_code(_sbase(ops[1], d, sbase_n), F, "sbase", sbase_n) >> 1
     third = ops[2]
     off = mods.pop("offset", None)
     if isinstance(third, int):
@@ -116,6 +116,14 @@ def smem(enc, d, F, ops, mods):
     cache_policy(d, F, mods)
 
 
+def _sbase(v, d, n: int):
+    """SMEM's base: a buffer's resource (4 SGPRs) is no special register (LLVM 22 refuses null
+    there, as it does not as an address)."""
+    if n == 4 and isinstance(v, Special):
+        raise OperandError(f"{_name(d)}: sbase: expected SGPRs (s[..]) holding a buffer resource, got {v}", v)
+    return v
+
+
 _FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
 
 
@@ -127,9 +135,18 @@ def flat(enc, d, F, ops, mods):
         cache_policy(d, F, mods)
         F["SADDR"] = enc.traits.null        # no address: SADDR off, as LLVM encodes it
         return
+    th_written = "th" in mods
     cache_policy(d, F, mods)
     returns = memory_access(d).direction != "atomic" or bool(F["TH"] & 1)
     layout = flat_layout(d, returns)
+    no_return = None
+    if not returns and len(ops) == len(flat_layout(d, True)) != len(layout):
+        # an atomic written with its result (vdst) but a policy that returns none: LLVM reads the
+        # returning form and refuses the policy once the rest is checked (at th:, else the mnemonic)
+        layout = flat_layout(d, True)
+        no_return = OperandError(f"{_name(d)}: vdst {ops[0]}: an atomic written with its result must use "
+                                 f"th:TH_ATOMIC_RETURN or th:TH_ATOMIC_NT_RETURN (the TH bit that returns the "
+                                 f"value)", modifier="th" if th_written else None, at_mnemonic=not th_written)
     if len(ops) != len(layout):
         enc._arity(d, ops, [n for n, _, _ in layout])
     null = enc.traits.null
@@ -146,6 +163,8 @@ def flat(enc, d, F, ops, mods):
         else:
             F[field] = enc.vgpr(v, F, name, n)
     F["IOFFSET"] = _ioffset(enc, d, mods.pop("offset", 0), True)
+    if no_return is not None and not mods:      # (a modifier left, scale_offset or nv, is refused first)
+        raise no_return
 
 
 def buffer(enc, d, F, ops, mods):
