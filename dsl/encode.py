@@ -1218,7 +1218,7 @@ class Encoder:
             self._arity(d, ops, [])
             F.update(VDATA=0, VADDR=0, SRSRC=0, SOFFSET=0, OFFSET=0)
             return
-        tfe = signature.buffer_tfe(d, mods)
+        tfe = signature.buffer_tfe(d, mods, ops[0] if ops else None)
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
         if len(ops) != 4:
             self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
@@ -1238,6 +1238,9 @@ class Encoder:
         code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False, allow_literal=False,
                                  encoding="salu")
         F["SOFFSET"] = code
+        wrong = tfe and signature.store_tfe_refusal(d)
+        if wrong:       # LLVM 22 refuses a store's tfe once its operands match, before its offset
+            raise wrong
         off = mods.pop("offset", 0)
         if not 0 <= off <= 4095:
             raise OperandError(f"{mn}: offset:{off} is out of range 0..4095")

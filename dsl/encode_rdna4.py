@@ -12,7 +12,7 @@ from . import syntax
 from .syntax import smem_offset_default
 from .field_values import buffer_format_codes
 from .operands import Mod, OperandError, Special
-from .signature import buffer_data_dwords, buffer_tfe, cache_control, flat_layout, image_widths
+from .signature import buffer_data_dwords, buffer_tfe, cache_control, flat_layout, image_widths, store_tfe_refusal
 from .statement import Attr
 
 
@@ -172,7 +172,7 @@ def buffer(enc, d, F, ops, mods):
     if cache_control(d):
         enc._arity(d, ops, [])
         return
-    tfe = buffer_tfe(d, mods)
+    tfe = buffer_tfe(d, mods, ops[0] if ops else None)
     idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
     if len(ops) != 4:
         enc._arity(d, ops, ["vdata", "vaddr", "rsrc", "soffset"])
@@ -198,6 +198,9 @@ def buffer(enc, d, F, ops, mods):
         fmtv = names[fmtv[0].name]
     F["FORMAT"] = fmtv
     F.update(IDXEN=int(idxen), OFFEN=int(offen), TFE=int(tfe))
+    wrong = tfe and store_tfe_refusal(d)
+    if wrong and not set(mods) - {"offset", "th", "scope"}:     # LLVM 22 refuses a store's tfe once its
+        raise wrong                         # operands match, after a modifier it does not take (nv)
     F["IOFFSET"] = _ioffset(enc, d, mods.pop("offset", 0), False)
     cache_policy(d, F, mods)
 
