@@ -326,11 +326,37 @@ class Encoder:
             raise self._refusal(st, e) from None
 
     def _refusal(self, st, e: OperandError) -> OperandError:
-        """The error to raise for `e`: an AGPR on a target without them says so."""
+        """The error to raise for `e`: an AGPR on a target without them says so; a special register
+        no operand table of the target lists (src_execz on gfx11) or a VGPR tuple past the last
+        VGPR is refused first, the first written, as LLVM's parser refuses it before matching
+        ("register not available on this GPU", "register index is out of range")."""
         if isinstance(e.operand, Agpr) and not self.traits.agprs:
             return OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
                                 f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand)
+        for part, p in enumerate((st, st.dual) if st.dual is not None else (st,)):
+            for i, v in enumerate(p.operands):
+                inner = v.value if isinstance(v, Mod) else v
+                if isinstance(inner, Special) and inner.name in self._unlisted() and not (
+                        st.dual is not None and inner.name == "src_lds_direct"):   # (LLVM takes it in VOPD)
+                    why = (f"{inner.name} is not available on {self.spec.arch}: no operand table of its manual "
+                           f"lists its code")
+                elif type(inner) is Reg and inner.cls == "v" and inner.idx + inner.count > self.traits.vgprs:
+                    why = f"{inner} is out of range (v0..v{self.traits.vgprs - 1})"
+                else:
+                    continue
+                # the first such operand written: LLVM's parser stops there
+                return e if inner is e.operand else OperandError(f"{p.mnemonic}: {why}", inner, part=part, index=i)
         return e
+
+    def _unlisted(self) -> frozenset:
+        """Special register names whose code no operand field of the target's tables lists."""
+        if self._unlisted_names is None:
+            listed = frozenset(c for t in self.spec.operands.values() for rows in t.values()
+                               for lo, hi, *_ in rows for c in range(lo, hi + 1))
+            self._unlisted_names = frozenset(n for n, c in self.special.items() if c not in listed)
+        return self._unlisted_names
+
+    _unlisted_names: frozenset | None = None
 
     def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
@@ -483,9 +509,11 @@ class Encoder:
         plan = self._plans.get((d, e32)) or self._plan(d, e32)      # _valu_plan's memo, without its call
         sig, is_p, is_mix = plan.sig, plan.is_p, plan.is_mix
         names, n_srcs = plan.names, plan.n_srcs
+        implied = 0
         if len(ops) != len(names):
             if e32 and plan.sig.is_cmp and not plan.sig.is_cmpx and len(ops) == len(names) - 1:
                 ops = [_VCC[self.wave]] + list(ops)   # LLVM's v_cmp_*_e32 src0, src1: the vcc is implied
+                implied = 1
             else:
                 self._arity(d, ops, names)
         if plan.t16_vgprs:
@@ -547,96 +575,106 @@ class Encoder:
             else:
                 F["SDST"] = self.sreg_code(v, F, "sdst", self.wave // 32)
         src_vals = ops[pos:pos + n_srcs]
+        src_at = list(range(pos - implied, pos - implied + n_srcs))    # each source's place among the operands
         pos += n_srcs
         if plan.k_e32:
             src_vals = list(src_vals)
+            src_at.pop(sig.k_pos)
             self.k_literal(src_vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
         if plan.vcc_in_e32:
             self._implicit_vcc(d, ops[pos]); pos += 1
-        for (i, o, op, what, field, kind), v in zip(plan.srcs, src_vals):
-            if e32:
-                if dpp_kind and i == 0:
-                    vv = v.value if isinstance(v, Mod) else v
-                    idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
-                    if o.t16:
-                        if idx > 127:       # the DPP word's 8-bit field: bit 7 picks the half
-                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
-                                               f"halves", v)
-                        idx |= 0x80 if vv.half == "h" else 0
-                    F.setdefault("_dpp_src0", idx)
+        try:
+            for (i, o, op, what, field, kind), v in zip(plan.srcs, src_vals):
+                if e32:
+                    if dpp_kind and i == 0:
+                        vv = v.value if isinstance(v, Mod) else v
+                        idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
+                        if o.t16:
+                            if idx > 127:       # the DPP word's 8-bit field: bit 7 picks the half
+                                raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
+                                                   f"halves", v)
+                            idx |= 0x80 if vv.half == "h" else 0
+                        F.setdefault("_dpp_src0", idx)
+                        if isinstance(v, Mod):
+                            if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
+                                raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+                            F["_neg0"], F["_abs0"] = v.neg, v.abs
+                        continue
+                    if i == 1:
+                        vv = v.value if isinstance(v, Mod) else v
+                        if isinstance(v, Mod):
+                            if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
+                                raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+                            F["_neg1"], F["_abs1"] = v.neg, v.abs
+                        if not (isinstance(vv, Reg) and vv.cls == "v"):
+                            raise OperandError(f"{_name(d)}: {what} must be a VGPR in the 32-bit encoding, got {vv}", v)
+                        idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
+                        if o.t16:
+                            if idx > 127:
+                                raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
+                                                   f"halves", v)
+                            idx |= 0x80 if vv.half == "h" else 0
+                        F["VSRC1"] = idx
+                        continue
                     if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
-                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
-                        F["_neg0"], F["_abs0"] = v.neg, v.abs
+                        v = folded_modifiers(d, o, v, what, self._has_vop3(d))
+                    if kind:
+                        self._source_kind(d, v, kind, what)
+                        code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
+                                                       allow_vgpr=kind != _SCALAR and kind != _LANE,
+                                                       encoding=plan.constants)
+                    else:
+                        code, _, _, hi = self.src_code(v, op, F, what, encoding=plan.constants)
+                    if o.t16 and code >= self.vgpr_base:
+                        if code - self.vgpr_base > 127:
+                            raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
+                        code |= 0x80 if hi else 0
+                    F["SRC0"] = code
                     continue
-                if i == 1:
-                    vv = v.value if isinstance(v, Mod) else v
-                    if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
-                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
-                        F["_neg1"], F["_abs1"] = v.neg, v.abs
-                    if not (isinstance(vv, Reg) and vv.cls == "v"):
-                        raise OperandError(f"{_name(d)}: {what} must be a VGPR in the 32-bit encoding, got {vv}", v)
-                    idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
-                    if o.t16:
-                        if idx > 127:
-                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
-                                               f"halves", v)
-                        idx |= 0x80 if vv.half == "h" else 0
-                    F["VSRC1"] = idx
-                    continue
-                if isinstance(v, Mod):
-                    v = folded_modifiers(d, o, v, what, self._has_vop3(d))
                 if kind:
+                    if kind == _MASK:
+                        if isinstance(v, Mod):
+                            raise OperandError(f"{_name(d)}: {what}: a lane mask takes no modifiers, got {v}", v)
+                        F[field] = self.sreg_code(v, F, what, self.wave >> 5)
+                        continue
                     self._source_kind(d, v, kind, what)
-                    code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
-                                                   allow_vgpr=kind != _SCALAR and kind != _LANE,
-                                                   encoding=plan.constants)
+                    code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,
+                                                     allow_vgpr=kind != _SCALAR and kind != _LANE,
+                                                     encoding=plan.constants)
                 else:
-                    code, _, _, hi = self.src_code(v, op, F, what, encoding=plan.constants)
-                if o.t16 and code >= self.vgpr_base:
-                    if code - self.vgpr_base > 127:
-                        raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
-                    code |= 0x80 if hi else 0
-                F["SRC0"] = code
-                continue
-            if kind:
-                if kind == _MASK:
-                    if isinstance(v, Mod):
-                        raise OperandError(f"{_name(d)}: {what}: a lane mask takes no modifiers, got {v}", v)
-                    F[field] = self.sreg_code(v, F, what, self.wave >> 5)
-                    continue
-                self._source_kind(d, v, kind, what)
-                code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,
-                                                 allow_vgpr=kind != _SCALAR and kind != _LANE,
-                                                 encoding=plan.constants)
-            else:
-                code, ng, ab, hi = self.src_code(v, op, F, what, encoding=plan.constants)
-            if (ng or ab) and not (o.is_float or is_p):
-                raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
-            if dpp_kind and i < 2:
-                if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
-                    # at the register (inside -x, |x|), a constant at the mnemonic: LLVM 22's places
-                    inner = v.value if isinstance(v, Mod) else v
-                    raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
-                                       f"got {v}", inner if isinstance(inner, (Reg, Special, Agpr)) else None)
-                if i == 0:
-                    F["_dpp_src0"] = code - self.vgpr_base
-                    code = 0
-            if ng or ab:
-                if is_p and not is_mix:     # NEG/NEG_HI only as neg_lo/neg_hi lists (packed_negation)
-                    raise OperandError(f"{_name(d)}: {plan.negation.sign_error(i, len(plan.srcs))}", v)
-                elif is_mix:
-                    negb |= ng << i
-                    F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i
-                else:
-                    negb |= ng << i
-                    absb |= ab << i
-            if hi:
-                opsel |= 1 << i
-            F[field] = code
+                    code, ng, ab, hi = self.src_code(v, op, F, what, encoding=plan.constants)
+                if (ng or ab) and not (o.is_float or is_p):
+                    raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
+                if dpp_kind and i < 2:
+                    if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
+                        # at the register (inside -x, |x|), a constant at the mnemonic: LLVM 22's places
+                        inner = v.value if isinstance(v, Mod) else v
+                        raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
+                                           f"got {v}", inner if isinstance(inner, (Reg, Special, Agpr)) else None)
+                    if i == 0:
+                        F["_dpp_src0"] = code - self.vgpr_base
+                        code = 0
+                if ng or ab:
+                    if is_p and not is_mix:     # NEG/NEG_HI only as neg_lo/neg_hi lists (packed_negation)
+                        raise OperandError(f"{_name(d)}: {plan.negation.sign_error(i, len(plan.srcs))}", v)
+                    elif is_mix:
+                        negb |= ng << i
+                        F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i
+                    else:
+                        negb |= ng << i
+                        absb |= ab << i
+                if hi:
+                    opsel |= 1 << i
+                F[field] = code
+        except OperandError as e:   # the source's place: one text written twice is one value (the parser's)
+            _place(e, src_vals, src_at)
+            raise
         if not e32:
-            self._constant_bus(d, F, plan, src_vals)
+            try:
+                self._constant_bus(d, F, plan, src_vals)
+            except OperandError as e:
+                _place(e, src_vals, src_at)
+                raise
             if mods and "op_sel" in mods:
                 if modifier_use(d).opsel is None or byte_select(d):
                     halves = self.spec.arch in syntax.TRUE16_FAMILIES and any(o.t16 for o in sig.srcs + sig.dsts)
@@ -1848,6 +1886,14 @@ def _check_modifier_order(d: InstrDef, mods: dict, family: str = "") -> None:
                                f"({' '.join(sorted(ranked, key=lambda k: order[negated_flags.positive(k, family, d.format) or k]))})",
                                modifier=key)
         last, last_key = rank, key
+
+
+def _place(e: OperandError, values, places) -> None:
+    """Set e.index to the place among the operands of the source value it names (values[j] at
+    places[j]; the value inside -x, |x|, neg(x) too), where it names one and none is set."""
+    if e.index is None and e.operand is not None:
+        e.index = next((at for v, at in zip(values, places)
+                        if v is e.operand or isinstance(v, Mod) and v.value is e.operand), None)
 
 
 def _base_sgprs(v, d: InstrDef, what: str):
