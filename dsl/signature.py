@@ -322,18 +322,23 @@ def buffer_tfe(d: InstrDef, mods: dict, data=None) -> bool:
         return False
     direction = memory_access(d).direction
     typed = typed_buffer(d)     # LLVM's tbuffer_* have no TFE operand at all: "invalid operand"
-    plain = getattr(data, "count", None) == data_registers(d)      # as wide as without the status dword
+    plain = getattr(data, "cls", None) == "v" and getattr(data, "count", None) == data_registers(d)   # VGPRs
+    # as many as without the status dword
     if direction == "load" and not typed:
         if plain:
             raise OperandError(f"{d.name.lower()}: tfe: {data} holds the data alone; with tfe the status dword "
                                f"follows them ({data_registers(d) + 1} VGPRs)", modifier="tfe")
         return True
-    if not plain:
-        return direction == "store" and not typed       # (else the data's width is refused as without tfe)
+    if not plain and direction == "store" and not typed:
+        return True
+    what = ("a typed (tbuffer) access" if typed else "an atomic" if direction == "atomic"
+            else "an instruction that loads no data")
+    if not plain:       # no form holds these data: at them (LLVM's operand match)
+        raise OperandError(f"{d.name.lower()}: vdata: {data}: tfe is taken by untyped buffer loads only, not by "
+                           f"{what}; without it the data are {data_registers(d)} VGPR(s)", data)
     raise store_tfe_refusal(d) if direction == "store" and not typed else OperandError(
         f"{d.name.lower()}: tfe: invalid operand for instruction: tfe is taken by untyped buffer loads only, not by "
-        + ("a typed (tbuffer) access" if typed else "an atomic" if direction == "atomic"
-           else "an instruction that loads no data"), modifier="tfe")
+        f"{what}", modifier="tfe")
 
 
 def store_tfe_refusal(d: InstrDef) -> OperandError | None:
