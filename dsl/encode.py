@@ -452,13 +452,13 @@ class Encoder:
         for name, val in F.items():
             try:
                 lo, bits = fields[name]
+                if val >> bits:         # also nonzero for a negative value
+                    raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
+                value |= val << lo
             except KeyError:
                 raise OperandError(f"{_name(d)}: its {fmt_name} encoding has no {name} field") from None
-            if not isinstance(val, int):    # (a value of another kind the format's checks let through)
-                raise OperandError(f"{_name(d)}: {name.lower()}: expected a number, got {val}")
-            if val >> bits:         # also nonzero for a negative value
-                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
-            value |= val << lo
+            except TypeError:           # a value of another kind that the format's checks let through
+                raise OperandError(f"{_name(d)}: {name.lower()}: expected a number, got {val}") from None
         if any(fields[name][0] >= size * 8 for name in F):      # MIMG's NSA dword (ADDR1..ADDR4)
             size = (max(lo + bits for lo, bits in fields.values()) + 31) // 32 * 4
         out = value.to_bytes(size, "little")

@@ -189,9 +189,10 @@ _KERNEL_FIELDS = {".name": str, ".symbol": str, ".kernarg_segment_size": int, ".
                   ".group_segment_fixed_size": int, ".private_segment_fixed_size": int, ".wavefront_size": int,
                   ".sgpr_count": int, ".vgpr_count": int, ".agpr_count": int, ".max_flat_workgroup_size": int,
                   ".args": list}
-_ARG_FIELDS = {".offset": int, ".size": int, ".value_kind": str, ".name": str, ".address_space": str,
+_ARG_FIELDS = {".offset": int, ".size": int, ".value_kind": str, ".name": str,
+               ".address_space": (str, int),      # (an address space number too, as some producers write it)
                ".type_name": str}
-_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list"}
+_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", (str, int): "a string or an integer"}
 
 
 def _field_error(fields: dict, entry: dict, required: tuple) -> str | None:
@@ -200,7 +201,9 @@ def _field_error(fields: dict, entry: dict, required: tuple) -> str | None:
         if key not in entry:
             return f"has no {key}"
     for key, want in fields.items():
-        value = entry.get(key, want())
+        if key not in entry:
+            continue
+        value = entry[key]
         if isinstance(value, bool) or not isinstance(value, want):
             return f"{key} is {value!r}, not {_TYPE_NAMES[want]}"
     return None

@@ -104,12 +104,14 @@ def _metadata_damaged(rng: random.Random) -> str:
 def test_damaged_code_objects_are_refused_naming_what_is_wrong(tmp_path):
     good = assemble_module(SOURCE)
     kd = good.find(read_code_object(good).kernels["k"].descriptor_bytes)
+    note_bytes = next(desc for name, _, desc in read_code_object(good).elf.notes if name == "AMDGPU")
+    note, note_size = good.find(note_bytes), len(note_bytes)
     rng = random.Random("bad-input code objects")
     dev = Device()
     counts, raw = {}, []
     path = tmp_path / "k.hsaco"
-    for i in range(int(600 * SCALE)):
-        kind = ("metadata", "descriptor", "cut", "bytes")[i % 4]
+    for i in range(int(750 * SCALE)):
+        kind = ("metadata", "descriptor", "note", "cut", "bytes")[i % 5]
         if kind == "metadata":
             try:
                 data = assemble_module(_metadata_damaged(rng))
@@ -121,6 +123,11 @@ def test_damaged_code_objects_are_refused_naming_what_is_wrong(tmp_path):
             for _ in range(rng.randint(1, 4)):
                 at = kd + rng.randrange(64)
                 b[at] = rng.randrange(256) if rng.random() < 0.5 else b[at] ^ 1 << rng.randrange(8)
+            data = bytes(b)
+        elif kind == "note":                # the metadata note's msgpack bytes damaged
+            b = bytearray(good)
+            for _ in range(rng.randint(1, 4)):
+                b[note + rng.randrange(note_size)] = rng.randrange(256)
             data = bytes(b)
         elif kind == "cut":
             data = good[:rng.randrange(len(good))]
