@@ -54,7 +54,7 @@ EXACT = frozenset({
     "lane_id", "loop_bound", "mode_field", "status_field", "isNAN", "isQuietNAN", "isSignalNAN", "isINF",
     "is_denorm", "isEven", "cvtToQuietNAN", "fabs", "sign", "exponent", "mantissa", "FLOAT", "CONSTANTS",
     "f16_to_f32", "f32_to_f64", "f16_to_f64", "i32_to_f64", "u32_to_f64", "i16_to_f32", "u16_to_f32",
-    "bf16_to_f32", "fp8_to_f32", "bf8_to_f32", "vgpr_read", "np.int64", "np.uint32", "np.uint64", "np.int32", "active"})
+    "bf16_to_f32", "fp8_to_f32", "bf8_to_f32", "float32", "vgpr_read", "np.int64", "np.uint32", "np.uint64", "np.int32", "active"})
 
 
 def directed_code(source: str) -> bool:
@@ -63,7 +63,7 @@ def directed_code(source: str) -> bool:
     bf16 (a narrowing `store` leaves unmodelled)."""
     if "INSTRUCTIONS" in source or re.search(r"'bf', 16", source):     # another instruction; a bf16 result
         return False
-    names = set(re.findall(r"\bR\.(\w+)", source)) | {"np." + n for n in re.findall(r"\bnp\.(\w+)", source)}
+    names = set(re.findall(r"\b(?:R|F8)\.(\w+)", source)) | {"np." + n for n in re.findall(r"\bnp\.(\w+)", source)}
     return names <= DIRECTED | EXACT
 
 
