@@ -19,8 +19,8 @@ fractions.Fraction from the manuals' format tables:
 Inputs: every one of the 256 codes of each format, their midpoints (ties), values just beside
 them, around the largest magnitude, f32 denormals, +-0, +-inf, NaNs, random bits; random old
 destination bits; random seeds and the seeds 0 and 0xFFFFFFFF. The RDNA4 conversions run in
-wave32 and wave64. clang-22's code for the __builtin_amdgcn_cvt_* builtins runs on
-Device("emu") against the same reference."""
+wave32 and wave64. clang-22's code for the __builtin_amdgcn_cvt_* builtins (gfx942, gfx950,
+gfx1201) runs on Device("emu") against the same reference."""
 from __future__ import annotations
 
 import subprocess
@@ -350,7 +350,7 @@ def _source() -> str:
     return "\n".join(out) + "\n"
 
 
-@pytest.fixture(scope="module", params=["gfx942", "gfx950"])
+@pytest.fixture(scope="module", params=["gfx942", "gfx950", "gfx1201"])
 def clang_object(request, tmp_path_factory):
     from tests.llvm_tools import tool
     tmp = tmp_path_factory.mktemp(f"fp8cvt-{request.param}")
@@ -363,8 +363,9 @@ def clang_object(request, tmp_path_factory):
 
 
 def test_clang_builtins_on_the_emulator(clang_object):
-    """Every builtin (each byte / word select) as clang-22 compiles it (its own registers, SDWA
-    selects and op_sel), on Device("emu"), against the Fraction reference: 64 lanes each."""
+    """Every builtin (each byte / word select) as clang-22 compiles it for gfx942, gfx950 and
+    gfx1201 (its own registers; SDWA selects and op_sel, RDNA4's byte_sel and op_sel; gfx1201 in
+    wave32), on Device("emu"), against the Fraction reference: 64 lanes each."""
     from runtime import Device
     arch, blob = clang_object
     kind = KIND[arch]
