@@ -237,6 +237,24 @@ def test_sr_to_small(arch, wave, fmt, byte):
         both_modes(arch, f"v_cvt_sr_{fmt}_f32 v80, v8, v9 {sel}", np.stack([x, rand], 1), old, want, mode, wave)
 
 
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("round_field", [1, 2, 3], ids=["up", "down", "zero"])
+def test_directed_mode_changes_nothing(arch, round_field):
+    """The code sets its own ROUND_MODE: under MODE.FP_ROUND toward +inf, -inf or zero (both
+    fields) v_cvt_pk_fp8_f32 still rounds to nearest even and v_cvt_sr_bf8_f32 truncates."""
+    kind = KIND[arch]
+    mode = MODE_KEEP | round_field | round_field << 2
+    rng = np.random.default_rng([round_field, len(arch)])
+    x = f32_inputs(rng, "fp8", kind, 2 * LANES).reshape(2, LANES).T
+    old = np.zeros((LANES, 1), np.uint32)
+    want = [[to_small(int(a), "fp8", kind) | to_small(int(b), "fp8", kind) << 8] for a, b in x]
+    both_modes(arch, "v_cvt_pk_fp8_f32 v80, v8, v9", x, old, want, mode)
+    y = f32_inputs(rng, "bf8", kind, LANES)
+    rand = rng.integers(0, 1 << 32, LANES, dtype=np.uint64).astype(np.uint32)
+    want = [[to_small(sr_source(int(a), int(r), "bf8"), "bf8", kind, truncate=True)] for a, r in zip(y, rand)]
+    both_modes(arch, "v_cvt_sr_bf8_f32 v80, v8, v9", np.stack([y, rand], 1), old, want, mode)
+
+
 def code_words() -> np.ndarray:
     """(256,) dwords: lane 64j + i holds codes 4i + (b + j) % 4 in byte b, so each byte (and
     word) position sees all 256 codes over the lanes."""
