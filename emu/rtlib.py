@@ -986,19 +986,19 @@ def eight_bit_floats(family: str):
     gets functions that raise SemanticsError naming it (minifloat's table lookup)."""
     from types import SimpleNamespace
 
-    from .handwritten.minifloat import encode_scaled, table
-
     def decoder(name):
         values = []
 
         def decode(x):
-            if not values:
+            if not values:          # (minifloat imported on first use: a launch of other code never loads it)
+                from .handwritten.minifloat import table
                 values.append(table(family, name).astype(np.float32))
             return values[0][np.asarray(raw(x)).astype(np.intp) & 0xFF]
         return decode
 
     def encoder(name, truncate):
         def encode(ctx, x):
+            from .handwritten.minifloat import encode_scaled
             a = np.asarray(x, np.float32)
             clamp = (np.asarray(ctx.mode, U64) >> U64(MODE_FP16_OVFL)) & U64(1) == 1
             rand = np.zeros(a.shape, np.uint32) if truncate else None   # a zero random value truncates
