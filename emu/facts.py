@@ -190,16 +190,16 @@ def _float_rules(d):
 
 
 def _rounds_packed(d):
+    from isa.effects import ROUND_BOTH_HALVES
     from isa.facts import float_modes
-    return tuple(sorted({{"f16": 16, "f32": 32, "f64": 64}[t] for t in float_modes(d).round_types
-                         if t in ("f16", "f32", "f64")}))
-
-
-def _rounds_unnamed(d):
-    from isa.facts import float_modes
-    from isa.effects import ROUND_FIELD_UNNAMED
     modes = float_modes(d)
-    return tuple(sorted(set(modes.round_types + modes.bit_results) & set(ROUND_FIELD_UNNAMED)))
+    widths = {{"f16": 16, "f32": 32, "f64": 64}[t] for t in modes.round_types if t in ("f16", "f32", "f64")}
+    if set(modes.round_types + modes.bit_results) & set(ROUND_BOTH_HALVES):     # bf16: both fields
+        widths |= {16, 32}
+    if modes.rounds:        # results typed fN in a wider register (v_s_sqrt_f16: D0[31 : 16] = 16'0x0)
+        widths |= {int(t[1:]) for name, t in (d.operand_types or {}).items()
+                   if name.startswith("D") and t in ("f16", "f32", "f64")}
+    return tuple(sorted(widths))
 
 
 def _ds_layout(d):
@@ -260,6 +260,13 @@ def _packed_negation(d):
     return negated, magnitude
 
 
+def _signed_by_neg(d):
+    """The sources (indices) whose NEG bit says signed, not negates: isa.facts.modifier_use's
+    signed_by_neg, the iu8/iu4 inputs of an integer WMMA."""
+    from isa.facts import modifier_use
+    return tuple(int(s[1]) for s in modifier_use(d).signed_by_neg)
+
+
 def _half_write(d):
     """Whether d's code writes D0 only as a 16-bit value into bits 15:0, or d has no code
     (isa.effects' half_writes; half_result then asks the family what becomes of the other half)."""
@@ -290,11 +297,12 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "barrier_in_simm16": _barrier_in_simm16, "data_dwords": _data_dwords,
          "value_dwords": _value_dwords, "reads_d0": _reads_d0,
          "reads_literal": _reads_literal,
-         "float_rules": _float_rules, "rounds_packed": _rounds_packed, "rounds_unnamed": _rounds_unnamed,
+         "float_rules": _float_rules, "rounds_packed": _rounds_packed,
          "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
          "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
+         "signed_by_neg": _signed_by_neg,
          "half_write": _half_write,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
@@ -317,6 +325,11 @@ def agpr_operands(d) -> tuple:
 def loads_scales(d) -> bool:
     """isa.facts.loads_scales(d): the load-scale half of a V_MFMA_SCALE_* (v_mfma_ld_scale_b32)."""
     return fact("loads_scales", d)
+
+
+def signed_by_neg(d) -> tuple:
+    """isa.facts.modifier_use(d).signed_by_neg as source indices: (0, 1) for an IU8/IU4 WMMA."""
+    return fact("signed_by_neg", d)
 
 
 def typed_buffer(d) -> bool:
@@ -383,15 +396,11 @@ def float_rules(d) -> tuple:
 def rounds_packed(d) -> tuple:
     """Widths of isa.facts.float_modes(d).round_types: the floats packed code (v_pk_*, v_dot*,
     v_fma_mix*: register halves or an array of sources) rounds in its arithmetic, each by
-    MODE.FP_ROUND's field of its width (bf16 left out: no manual names its field)."""
+    MODE.FP_ROUND's field of its width; a bf16 one gives 16 and 32 (its value rounds by the 16-bit
+    field, the code's f32 steps by the f32 field: isa.effects.ROUND_BOTH_HALVES); and, where MODE
+    rounds d's results, the widths its D operands' types name (RDNA4's v_s_sqrt_f16 types D0 f16
+    and writes 32 bits), as isa.effects.wave_state declares their FP_ROUND halves read."""
     return fact("rounds_packed", d)
-
-
-def rounds_unnamed(d) -> tuple:
-    """Float types isa.facts.float_modes(d) says d rounds (round_types, bit_results) whose
-    MODE.FP_ROUND field no manual names (isa.effects.ROUND_FIELD_UNNAMED: bf16): such an instruction is
-    refused under any directed mode (Semantic.execute)."""
-    return fact("rounds_unnamed", d)
 
 
 def ds_layout(d) -> list:

@@ -75,6 +75,7 @@ class EmuOptions:
     narrow_uint32: bool = True        # the translator's uint32 statements (emu/pcode/narrow.py); other generated code
     fold_constants: bool = True       # expressions of instruction-word fields in generated code kept per field value (emu/fold.py)
     fma_shortcuts: bool = True        # f16/f32 fma: the exactness proof, midpoint-only repair, blocks (off: round to odd everywhere)
+    fma64_transforms: bool = True     # f64 fma under a directed MODE.FP_ROUND: the exact error's sign by Dekker's product and TwoSum passes (off: exact rationals per lane; emu/rounding.py)
     dword_views: bool = True          # 64-bit joins/splits and dword fields through uint32/uint64 views (off: shifts and masks)
     shift_range_shortcuts: bool = True    # shifts and fields whose counts are in range skip the range guards
     denorm_checks: bool = True        # the denormal flush first asks whether any lane is zero or denormal

@@ -1,12 +1,14 @@
-"""Directed rounding (MODE.FP_ROUND toward +inf, -inf or zero) of the float operations the
-emulator models exactly: add, sub, mul, fma and the conversions to a narrower float (f32 -> f16,
-f64 -> f32, and from 16/32-bit integers), at f16, f32 and f64.
+"""Directed rounding (MODE.FP_ROUND toward +inf, -inf or zero) of the float operations whose
+correctly rounded result the manuals' pseudocode defines: add, sub, mul, fma, the conversions to
+a narrower float (f32 -> f16, f64 -> f32, f32 -> bf16, and from 16/32-bit integers), ldexp (a
+power-of-two scale: exact but for denormal and overflowing results) and a quotient the code
+only classifies (v_div_scale's `S2.f32 / S1.f32 == DENORM.f32`), at f16, f32, f64 and bf16.
 
-numpy rounds to nearest even. Each modelled operation (rtlib.fadd, fsub, fmul, fma and the
-conversions) computes that result r as always; while a semantic runs under a MODE whose round
-field for r's width is not 0 (Semantic.execute sets `ROUNDING` to the batch's MODE), the sign of
-the exact error (exact - r) is found per lane and r is stepped one ulp (np.nextafter) where the
-mode and that sign require it:
+numpy rounds to nearest even. Each modelled operation (rtlib.fadd, fsub, fmul, fma, ldexp, power,
+fdiv and the conversions) computes that result r as always; while a semantic runs under a MODE
+whose round field for r's width is not 0 (Semantic.execute sets `ROUNDING` to the batch's MODE),
+the sign of the exact error (exact - r) is found per lane and r is stepped one ulp
+(np.nextafter; bf16 by its bits) where the mode and that sign require it:
 - toward +inf where exact > r, toward -inf where exact < r, toward zero where |exact| < |r|.
   A finite result RNE rounded to an infinity steps back to the largest finite value, and one RNE
   rounded to the largest finite value steps on to the infinity, as IEEE 754's directed rules say.
@@ -14,17 +16,28 @@ mode and that sign require it:
   its error term t (exact = s + t): exact > r iff s > r, or s == r and t > 0 (r is a float64
   too). f16/f32 operands in float64: a product is exact, a sum exact as s + t by TwoSum.
   f64: TwoSum, Dekker's exact product inside the range where its parts neither overflow nor
-  underflow, else exact rationals for that lane; f64 fma by exact rationals per lane (rare).
+  underflow, else exact rationals for that lane; the f64 fma as the four doubles p + e + c - r
+  (Dekker's p + e = a * b) whose sum's sign TwoSum passes settle (`_sum_sign`), exact rationals
+  for the lanes left (switch fma64_transforms off: every lane).
+  ldexp: |x| * 2**n against |r| by binade and mantissa (np.frexp), exact. A quotient a / b
+  against r by the sign of the residual a - r * b (exact in float64 from f16/f32 operands; from
+  f64 by Dekker's product where a - r * b is exact, else exact rationals).
 - an exact zero sum (x + (-x), +0 + -0, an fma whose product cancels its addend) is -0 under
   round toward -inf unless both addends are +0 (IEEE 754 6.3); +0 otherwise, as numpy gives.
 Denormal results are rounded by the same rule (gradual underflow); MODE.FP_DENORM's flush of
-outputs applies afterwards (Semantic.execute), its flush of inputs before.
+outputs applies afterwards (Semantic.execute), its flush of inputs before. bf16 results round by
+the 16-bit field (MODE[3:2]), as AMD's rocJITsu emulator rounds gfx1250's bf16 results (ROCm
+rocm-systems pull 10913); no manual names their field.
 
 Which instructions are modelled: `directed_code(source)`: every function their generated code
 calls is one of DIRECTED (honour the mode) or EXACT (never round a float, or refuse a narrowing
-under a directed mode: `refuse_narrowing`). Any other (divide, sqrt, transcendentals, ldexp,
-another instruction, bf16 conversions, ...) leaves the instruction refused under a directed mode
-with the error naming the mode (Semantic.execute)."""
+under a directed mode: `refuse_narrowing`), and every divide is one the code only classifies
+(`R.is_denorm(R.fdiv(...))`). Any other (a divide that is a result: v_rcp's `1.0 / S0.f`, sqrt,
+pow, log, sin, cos, another instruction, ...) leaves the instruction refused under a directed
+mode with the error naming the mode (Semantic.execute): those describe the hardware's
+approximations (v_rcp, v_rsq, v_sqrt, v_exp, v_log, v_sin, v_cos are not correctly rounded: the
+manuals give their accuracy in ulps), whose directed results the manuals do not define. Hand-written
+semantics name the rtlib functions they round through (`directed_calls`)."""
 from __future__ import annotations
 
 import contextvars
@@ -33,6 +46,8 @@ import re
 from fractions import Fraction
 
 import numpy as np
+
+from .options import current
 
 # MODE of the batch (an int, or uint32 (W, 1) per wave) while a modelled semantic runs under a
 # directed mode; None otherwise (round to nearest even: the operations' usual path).
@@ -43,8 +58,9 @@ ROUND_FIELD_LO = {32: 0, 16: 2, 64: 2}
 MODES = ("to nearest even", "toward +infinity", "toward -infinity", "toward zero")
 
 # rtlib functions that round a float result as MODE.FP_ROUND says (under ROUNDING)
-DIRECTED = frozenset({"fadd", "fsub", "fmul", "fma", "f32_to_f16", "f64_to_f32", "f64_to_f16",
-                      "i32_to_f32", "u32_to_f32", "i16_to_f16", "u16_to_f16", "i32_to_f16", "u32_to_f16"})
+DIRECTED = frozenset({"fadd", "fsub", "fmul", "fma", "f32_to_f16", "f64_to_f32", "f64_to_f16", "f32_to_bf16",
+                      "i32_to_f32", "u32_to_f32", "i16_to_f16", "u16_to_f16", "i32_to_f16", "u32_to_f16",
+                      "ldexp", "power", "fdiv"})
 # rtlib functions that never round a float (bit moves, integer arithmetic, exact float functions,
 # widening conversions), or refuse to (store/F/result_bits narrowing a float: refuse_narrowing)
 EXACT = frozenset({
@@ -54,17 +70,27 @@ EXACT = frozenset({
     "lane_id", "loop_bound", "mode_field", "status_field", "isNAN", "isQuietNAN", "isSignalNAN", "isINF",
     "is_denorm", "isEven", "cvtToQuietNAN", "fabs", "sign", "exponent", "mantissa", "FLOAT", "CONSTANTS",
     "f16_to_f32", "f32_to_f64", "f16_to_f64", "i32_to_f64", "u32_to_f64", "i16_to_f32", "u16_to_f32",
-    "bf16_to_f32", "fp8_to_f32", "bf8_to_f32", "vgpr_read", "np.int64", "np.uint32", "np.uint64", "np.int32", "active"})
+    "bf16_to_f32", "fp8_to_f32", "bf8_to_f32", "vgpr_read", "np.int64", "np.uint32", "np.uint64", "np.int32", "active",
+    "floor", "trunc", "wide", "two_over_pi_bits"})
+# rtlib.fdiv where the code only classifies the quotient (v_div_scale: `S2.f32 / S1.f32 == DENORM.f32`)
+_CLASSIFIED_DIVIDE = "R.is_denorm(R.fdiv("
 
 
 def directed_code(source: str) -> bool:
     """Whether generated code (emu/pcode's Python source) rounds only through DIRECTED functions:
-    every `R.name` it uses is in DIRECTED or EXACT, it calls no other instruction and stores no
-    bf16 (a narrowing `store` leaves unmodelled)."""
-    if "INSTRUCTIONS" in source or re.search(r"'bf', 16", source):     # another instruction; a bf16 result
+    every `R.name` it uses is in DIRECTED or EXACT, every divide is classified only (a quotient
+    written as a result is the hardware's reciprocal, not correctly rounded), and it calls no
+    other instruction."""
+    if "INSTRUCTIONS" in source or source.count("R.fdiv(") != source.count(_CLASSIFIED_DIVIDE):
         return False
     names = set(re.findall(r"\bR\.(\w+)", source)) | {"np." + n for n in re.findall(r"\bnp\.(\w+)", source)}
     return names <= DIRECTED | EXACT
+
+
+def directed_calls(names) -> bool:
+    """Whether a hand-written semantic that rounds only through the rtlib functions `names` is
+    modelled (each DIRECTED or EXACT)."""
+    return set(names) <= DIRECTED | EXACT
 
 
 def field(bits: int):
@@ -224,8 +250,14 @@ def fma(a, b, c, r, f):
         s, t = two_sum(p, c.astype(np.float64))             # no overflow from f16/f32 operands
         return _step(r, *_sides(s, t, r), f, zero_neg)
     above, below = np.zeros(r.shape, bool), np.zeros(r.shape, bool)
-    finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0)
-    lanes = np.flatnonzero(finite & ~np.isnan(r))
+    finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0) & ~np.isnan(r)
+    if not finite.any():
+        return _step(r, above, below, f, zero_neg)
+    lanes = finite
+    if current().fma64_transforms:
+        known, above, below = _fma64_sides(a, b, c, r, finite)
+        lanes = finite & ~known
+    lanes = np.flatnonzero(lanes)
     if lanes.size:
         af, bf, cf = a.reshape(-1), b.reshape(-1), c.reshape(-1)
         _exact_sides(lambda i: Fraction(float(af[i])) * Fraction(float(bf[i])) + Fraction(float(cf[i])),
@@ -233,8 +265,134 @@ def fma(a, b, c, r, f):
     return _step(r, above, below, f, zero_neg)
 
 
+_BIG = 2.0 ** 1000          # sums of a few doubles below this never overflow inside TwoSum
+
+
+def _fma64_sides(a, b, c, r, finite):
+    """(known, exact > r, exact < r) of f64 fma lanes (exact = a * b + c, r its nearest-even
+    double): a * b = p + e by Dekker's product where |a|, |b| lie in _SAFE (neither part over-
+    or underflows), so exact - r = p + e + c - r, a sum of four doubles whose sign
+    `_sum_sign` finds by error-free TwoSum passes; a finite result rounded to an infinity lies
+    beyond the exact value. Lanes left unknown (operands outside the ranges, a sum whose sign
+    three passes do not settle) go to exact rationals."""
+    lo, hi = _SAFE
+    ma, mb = np.abs(a), np.abs(b)
+    inf = finite & np.isinf(r)
+    usable = finite & ~inf & (ma >= lo) & (ma <= hi) & (mb >= lo) & (mb <= hi) & (np.abs(c) <= _BIG) \
+        & (np.abs(r) <= _BIG)
+    zero = np.zeros(r.shape)
+    a0, b0, c0, r0 = (np.where(usable, x, zero) for x in (a, b, c, r))
+    p, e = two_product(a0, b0)
+    sign, settled = _sum_sign([e, c0, -r0, p])
+    known = usable & settled | inf
+    above = usable & settled & (sign > 0) | inf & (r < 0)
+    below = usable & settled & (sign < 0) | inf & (r > 0)
+    return known, above, below
+
+
+def _sum_sign(terms, passes: int = 3):
+    """(sign, settled) of the exact sum of float64 arrays `terms` (finite, small enough that no
+    partial sum overflows): each pass runs TwoSum along the terms (VecSum: the last term becomes
+    the running sum, the others its exact errors, the total unchanged); a lane is settled once
+    the errors' magnitudes, summed with room for that sum's own rounding, fall below the last
+    term's (its sign is the total's), or all terms are zero (sign 0)."""
+    t = list(terms)
+    shape = t[0].shape
+    sign = np.zeros(shape, np.int8)
+    settled = np.zeros(shape, bool)
+    for _ in range(passes):
+        for i in range(len(t) - 1):
+            t[i + 1], t[i] = two_sum(t[i], t[i + 1])
+        top = t[-1]
+        rest = np.abs(t[0])
+        for x in t[1:-1]:
+            rest = rest + np.abs(x)
+        done = ~settled & (rest * (1 + 2.0 ** -48) < np.abs(top))
+        sign = np.where(done, np.sign(top), sign).astype(np.int8)
+        settled |= done | (top == 0) & (rest == 0)
+        if settled.all():
+            break
+    return sign, settled
+
+
 def convert(x, r, f):
     """r = x converted to a narrower float (x a float, or an integer of at most 32 bits: exact
     in float64), stepped for directed mode f."""
     x = np.asarray(x)
     return _step(r, *_sides(x.astype(np.float64), None, r), f)
+
+
+def ldexp(x, n, r, f):
+    """r = x * 2**n rounded to nearest even (exact unless denormal or past the largest finite:
+    n an int array or int, saturated to int32 by rtlib.ldexp), stepped for directed mode f.
+    |exact| against |r| by (binade, mantissa) from np.frexp, both exact."""
+    x, n, r = np.broadcast_arrays(np.asarray(x), np.asarray(n), np.asarray(r))
+    live = np.isfinite(x) & (x != 0) & ~np.isnan(r)
+    if not live.any():
+        return r
+    mx, ex = np.frexp(np.abs(x))
+    mr, er = np.frexp(np.abs(r))
+    big, ebig = ex.astype(np.int64) + n.astype(np.int64), er.astype(np.int64)
+    zero, inf = r == 0, np.isinf(r)
+    larger = ((big > ebig) | (big == ebig) & (mx > mr) | zero) & ~inf & live          # |exact| > |r|
+    smaller = ((big < ebig) | (big == ebig) & (mx < mr)) & ~zero & live | inf & live
+    neg = np.signbit(x)
+    return _step(r, np.where(neg, smaller, larger), np.where(neg, larger, smaller), f)
+
+
+def div(a, b, r, f):
+    """r = a / b rounded to nearest even, stepped for directed mode f: exact > r iff the
+    residual a - r * b has b's sign (r finite); an overflow to infinity lies beyond the exact."""
+    a, b, r = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(r))
+    live = np.isfinite(a) & np.isfinite(b) & (a != 0) & (b != 0) & ~np.isnan(r)
+    if not live.any():
+        return r
+    inf = np.isinf(r)
+    rr = np.where(inf, 0, r).astype(np.float64)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if r.dtype != np.float64:           # r * b exact in float64 from f16/f32 values; the difference's sign right
+        resid = a64 - rr * b64
+        pos, neg = resid > 0, resid < 0
+    else:
+        p, e = two_product(rr, b64)
+        s, t = two_sum(a64, -p)       # a - r * b = s + t - e; exact where t == 0 (r * b near a: Sterbenz)
+        lo, hi = _SAFE
+        mr, mb = np.abs(rr), np.abs(b64)
+        sure = (t == 0) & (mr >= lo) & (mr <= hi) & (mb >= lo) & (mb <= hi) & np.isfinite(p)
+        pos, neg = sure & (s > e), sure & (s < e)
+        rare = np.flatnonzero(live & ~inf & ~sure)
+        if rare.size:
+            above, below = np.zeros(r.shape, bool), np.zeros(r.shape, bool)
+            af, bf = a64.reshape(-1), b64.reshape(-1)
+            _exact_sides(lambda i: Fraction(float(af[i])) / Fraction(float(bf[i])), r, rare, above, below)
+            bneg = np.signbit(b64)
+            pos = pos | np.where(bneg, below, above)      # mapped back to the residual's sign below
+            neg = neg | np.where(bneg, above, below)
+    bneg = np.signbit(b64)
+    above = np.where(bneg, neg, pos) & live & ~inf | inf & live & (r < 0)
+    below = np.where(bneg, pos, neg) & live & ~inf | inf & live & (r > 0)
+    return _step(r, above, below, f)
+
+
+def to_bf16(x, bits, f):
+    """bf16 bits (uint64) of f32 x rounded to nearest even, stepped for directed mode f (bf16 is
+    f32's upper half: the neighbours of a value are its bits +- 1 by sign; a finite x rounded to
+    an infinity steps back to the largest finite value, as for every width)."""
+    x = np.asarray(x, np.float32)
+    bits = np.asarray(bits)
+    x, bits = np.broadcast_arrays(x, bits)
+    rv = (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    above, below = x > rv, x < rv          # NaN: neither
+    f = np.asarray(f)
+    up = (f == 1) & above | (f == 3) & above & (rv < 0)
+    down = (f == 2) & below | (f == 3) & below & (rv > 0)
+    if not (up.any() or down.any()):
+        return bits
+    one = np.uint64(1)
+    neg = (bits & np.uint64(0x8000)) != 0
+    mag0 = (bits & np.uint64(0x7FFF)) == 0
+    b = bits.astype(np.uint64)
+    # toward +inf: +x -> +1; -0 -> smallest positive; -x -> -1.  toward -inf mirrored.
+    upv = np.where(neg, np.where(mag0, one, b - one), b + one)
+    downv = np.where(neg, b + one, np.where(mag0, np.uint64(0x8001), b - one))
+    return np.where(up, upv, np.where(down, downv, b)) & np.uint64(0xFFFF)

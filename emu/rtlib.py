@@ -581,7 +581,13 @@ _ROUNDING = rounding.ROUNDING
 
 
 def fdiv(a, b):
-    return first_nan(np.true_divide(a, b), a, b)
+    """a / b, rounded as MODE.FP_ROUND says while a directed mode is in force (only code that
+    classifies the quotient runs so: emu/rounding.directed_code)."""
+    r = first_nan(np.true_divide(a, b), a, b)
+    if _ROUNDING.get() is None:
+        return r
+    f = rounding.field(fbits(r))
+    return r if f is None else rounding.div(a, b, r, f)
 
 
 def _fma_blocks(a, b, c, dtype, out=None, seen=None):
@@ -801,9 +807,10 @@ def _fma64(a, b, c, dtype=np.float64, out=None, shape=None):
 
 
 def _fma64_exact(a: float, b: float, c: float) -> float:
-    """One element through exact rationals (non-finite operands and products: IEEE's a * b + c)."""
+    """One element through exact rationals (non-finite operands: IEEE's a * b + c; a finite
+    product past the largest double is exact too: max * 2 - max is max)."""
     from fractions import Fraction
-    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c) and math.isfinite(a * b)):
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
         return a * b + c
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     return _round_fraction(exact) if exact != 0 else a * b + c
@@ -827,7 +834,11 @@ def ldexp(x, e):
         if n.size and (n.min() < _INT32_MIN or n.max() > _INT32_MAX):
             n = np.clip(n, _INT32_MIN, _INT32_MAX)
         n = n.astype(np.int32)
-    return np.ldexp(a, n).astype(a.dtype, copy=False)
+    r = np.ldexp(a, n).astype(a.dtype, copy=False)
+    if _ROUNDING.get() is None or a.dtype.kind != "f":
+        return r
+    f = rounding.field(fbits(r))
+    return r if f is None else rounding.ldexp(a, n, r, f)
 
 
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -839,6 +850,9 @@ def power(base, exp):
     if np.asarray(exp).dtype.kind in "iu" or isinstance(exp, int):
         if b.dtype.kind == "f" and np.all(b == 2.0):
             return ldexp(np.ones_like(b), exp)
+    if _ROUNDING.get() is not None and b.dtype.kind == "f":
+        raise rounding.NotModelled("MODE.FP_ROUND asks a directed rounding and the pseudocode raises a float to a "
+                                   "power other than 2.0 ** integer, whose directed result the emulator does not model")
     return first_nan(np.power(b, exp), b, exp) if b.dtype.kind == "f" else np.power(b, exp)
 
 
@@ -979,11 +993,16 @@ def bf8_to_f32(x):
 
 
 def f32_to_bf16(x):
-    """Round to nearest even on the upper 16 bits; NaN stays NaN (quiet)."""
+    """Round to nearest even on the upper 16 bits; NaN stays NaN (quiet). Under a directed
+    MODE.FP_ROUND, rounded by the 16-bit field (emu/rounding.py)."""
     r = np.asarray(x, np.float32).view(np.uint32).astype(U64)
     rounded = (r + U64(0x7FFF) + ((r >> U64(16)) & U64(1))) >> U64(16)
     nan = np.isnan(np.asarray(x, np.float32))
-    return np.where(nan, (r >> U64(16)) | U64(0x40), rounded) & U64(0xFFFF)
+    out = np.where(nan, (r >> U64(16)) | U64(0x40), rounded) & U64(0xFFFF)
+    if _ROUNDING.get() is None:
+        return out
+    f = rounding.field(16)
+    return out if f is None else rounding.to_bf16(x, out, f)
 
 
 # the pseudocode's math functions are numpy's (IEEE, element-wise, keep the float type)

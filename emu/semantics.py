@@ -103,10 +103,9 @@ class Semantic:
     rounds: bool = True            # MODE.FP_ROUND applies to its float results (isa.float_modes)
     bit_results: tuple = ()        # widths of float results the code writes as bits of a wider
     #                                register (isa.float_modes' bit_results: D0 = { 16'0, tmp.f16 })
-    rounds_packed: tuple = ()      # widths its packed code rounds (v_pk_*, v_dot*, mix: register halves or
-    #                                a source array; emu/facts.rounds_packed), each by its MODE.FP_ROUND field
-    rounds_unnamed: tuple = ()     # float types it rounds whose MODE.FP_ROUND field no manual names (bf16;
-    #                                emu/facts.rounds_unnamed): refused under any directed mode
+    rounds_packed: tuple = ()      # widths its code rounds besides its results (v_pk_*, v_dot*, mix: register
+    #                                halves or a source array, emu/facts.rounds_packed; VINTERP's f32 fma before
+    #                                its f16 result), each by its MODE.FP_ROUND field
     directed: bool = False         # every rounding its code does honours a directed MODE.FP_ROUND
     #                                (emu/rounding.py: directed_code of the generated source)
     register_files: bool = True    # may index SGPR[...] / HW_REGISTERS[...] by a value (ctx.sgpr, ctx.hwreg):
@@ -152,13 +151,6 @@ class Semantic:
             return ()
         return tuple(sorted(set(self.rounded_widths) | set(self.rounds_packed)))
 
-    @cached_property
-    def unnamed_round_types(self) -> tuple[str, ...]:
-        """Float types this instruction rounds that no manual gives a MODE.FP_ROUND field (bf16):
-        `rounds_unnamed`, the float_modes fact's round_types / bit_results of such a type (as
-        isa.effects.wave_state declares: both MODE.FP_ROUND halves read)."""
-        return () if self.memory else tuple(self.rounds_unnamed)
-
     def execute(self, ctx: "Ctx") -> dict[str, np.ndarray]:
         """Run on a batch. Returns {operand name: new value}, each broadcast to the batch
         shape ((W, L) or (W, 1), plus the dword axis for wide values) in the contract's
@@ -166,8 +158,6 @@ class Semantic:
         job (memory accesses and pseudocode-level VGPR writes are masked here).
         Denormal float inputs and results are flushed to signed zero as MODE.FP_DENORM says."""
         mode = ctx.mode
-        if self.unnamed_round_types:
-            _refuse_unnamed_round_mode(self.name, mode, self.unnamed_round_types)
         directed = bool(self.round_widths) and _check_round_mode(self.name, mode, self.round_widths, self.directed)
         flush = None
         if self.float_operands:
@@ -230,7 +220,7 @@ class Semantic:
         (EmuOptions.lean_semantics; the common MODE answers once per semantic)."""
         known = self.passes_by_mode.get(mode)
         if known is None:
-            known = self.passes_by_mode[mode] = (not (self.round_widths or self.unnamed_round_types)
+            known = self.passes_by_mode[mode] = (not self.round_widths
                                                  or not mode & 0xF) and \
                 (not self.float_operands or _denorm_flush(mode, self.float_operands) is None)
         return known
@@ -259,23 +249,6 @@ def _float_bits(o: Operand) -> int:
     """The width of the float an operand is typed as (f16/f32/f64), else 0."""
     return int(o.type[1:]) if o.type in ("f16", "f32", "f64") else 0
 
-def _refuse_unnamed_round_mode(name: str, mode, types) -> None:
-    """Refuse a directed MODE.FP_ROUND (any of MODE[3:0]) for an instruction rounding a float type
-    no manual assigns a field (bf16): no reading of the mode is more defensible than another, and
-    round-to-nearest results would be given silently."""
-    if isinstance(mode, int) and not mode & 0xF:
-        return
-    m = np.asarray(mode, np.uint32) & np.uint32(0xF)
-    if not m.any():
-        return
-    first = int(m[m != 0].flat[0])
-    asked = [f"{_ROUND_MODES[first >> lo & 3]} (MODE[{lo + 1}:{lo}], the {kind} field)"
-             for lo, kind in ((0, "f32"), (2, "f64/f16")) if first >> lo & 3]
-    raise SemanticsError(f"{name}: MODE.FP_ROUND asks to round {' and '.join(asked)}; no manual says which "
-                         f"field applies to {'/'.join(types)} results and the emulator rounds them only to nearest "
-                         f"even (s_round_mode / s_setreg of MODE[3:0] or the descriptor's float_round_mode)")
-
-
 def _check_round_mode(name: str, mode, widths, directed: bool) -> bool:
     """Whether a wave's MODE asks a directed rounding (MODE.FP_ROUND: [1:0] f32, [3:2] f64 and
     f16) of these results; an instruction whose code does not round only through the operations
@@ -293,7 +266,9 @@ def _check_round_mode(name: str, mode, widths, directed: bool) -> bool:
                 return True
             raise SemanticsError(f"{name}: MODE.FP_ROUND asks to round {bits}-bit results "
                                  f"{_ROUND_MODES[int(field.max())]}; the emulator models directed rounding only "
-                                 f"in add, sub, mul, fma and conversions to a narrower float (s_round_mode / "
+                                 f"in add, sub, mul, fma, ldexp, conversions to a narrower float and what the "
+                                 f"pseudocode builds of them, not in the hardware's approximations (sqrt, "
+                                 f"rcp, rsq, exp, log, sin, cos: not correctly rounded) (s_round_mode / "
                                  f"s_setreg of MODE[3:0] or the descriptor's float_round_mode)")
     return False
 

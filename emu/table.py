@@ -32,7 +32,7 @@ from isa.records import dataclass
 from . import families, handwritten, program_cache, rtlib
 from .cache_folder import cache_dir, files_digest, sources_digest
 from .facts import (atomic_update, behaviour_unknown, loads_scales, field_loads, float_rules, instruction_calls, register_files,
-                    rounds_packed, rounds_unnamed, unfilled_arrays)
+                    rounds_packed, unfilled_arrays)
 from .dword_loads import load_dword_runs
 from .fold import Folded, fold
 from .memory import DeviceMemory, FlatMemory, MemoryFault, RegionMemory
@@ -817,7 +817,7 @@ class SemanticTable:
                        t["cross_lane"], t["branch"], t["memory"], None, d.pcode,
                        register_files=bool(register_files(d) & {"SGPR", "HW_REGISTERS"}),
                        flushes_denorms=flushes, rounds=rounds, bit_results=bit_results,
-                       rounds_packed=rounds_packed(d), rounds_unnamed=rounds_unnamed(d),
+                       rounds_packed=rounds_packed(d),
                        directed=directed_code(t["source"]))
         return Entry(sem, "generated")
 

@@ -137,9 +137,10 @@ def instruction_effects(d, e: Effects | None = None) -> Effects:
 # MODE.FP_ROUND and MODE.FP_DENORM are two 2-bit halves each (every manual's MODE table: [1:0]
 # single precision, [3:2] double and half precision): the half an operand's float type selects
 _MODE_HALF = {"f32": "F32", "f16": "F16_F64", "f64": "F16_F64"}
-# float types no manual gives a MODE.FP_ROUND half (bf16): code rounding one reads both halves
-# (the emulator refuses a directed mode in either: emu/rounding.py)
-ROUND_FIELD_UNNAMED = ("bf16",)
+# float types no manual gives a MODE.FP_ROUND half (bf16): code rounding one reads both halves, the
+# 16-bit half for the bf16 value (as AMD's rocJITsu emulator rounds gfx1250's bf16 results: ROCm
+# rocm-systems pull 10913) and the F32 half for the f32 steps the code computes it in (emu/rounding.py)
+ROUND_BOTH_HALVES = ("bf16",)
 # MODE field names of wave_state -> (MODE table field, bit offsets within it)
 MODE_FIELDS = {"MODE.FP_ROUND.F32": ("FP_ROUND", 1, 0), "MODE.FP_ROUND.F16_F64": ("FP_ROUND", 3, 2),
                "MODE.FP_DENORM.F32": ("FP_DENORM", 1, 0), "MODE.FP_DENORM.F16_F64": ("FP_DENORM", 3, 2)}
@@ -161,8 +162,8 @@ def wave_state(d) -> WaveState:
     its code names (effects' state_reads, state_writes), and those the code of the instructions it
     calls reads (isa.facts.instruction_calls: v_pk_max_f16's v_max_f16); the halves of MODE.FP_DENORM its float
     operands and of MODE.FP_ROUND its float results (typed Dn, or the float_modes fact's bit_results:
-    `D0 = { 16'0, tmp.f16 }`, or for packed code its round_types; both halves for a bf16 one, whose
-    half no manual names) follow, where the float_modes fact says MODE
+    `D0 = { 16'0, tmp.f16 }`, or for packed code its round_types; both halves for a bf16 one: its
+    value by the 16-bit half, the f32 steps of its code by the F32 half) follow, where the float_modes fact says MODE
     applies (isa.facts.float_modes: not packed, matrix, exact or self-rounded results), for VALU,
     SALU and LDS instructions (the manuals' MODE table: other memory instructions and atomics
     ignore it); and the fields its description says it sets (isa.facts.sets_mode: s_round_mode)."""
@@ -186,7 +187,7 @@ def wave_state(d) -> WaveState:
                       if name.startswith("D") and t in _MODE_HALF}
         # packed code: the halves of the types its arithmetic rounds (v_pk_add_f16: F16_F64)
         reads |= {f"MODE.FP_ROUND.{_MODE_HALF[t]}" for t in modes.round_types if t in _MODE_HALF}
-        if set(modes.round_types + modes.bit_results) & set(ROUND_FIELD_UNNAMED):    # v_dot2_bf16_bf16
+        if set(modes.round_types + modes.bit_results) & set(ROUND_BOTH_HALVES):    # v_dot2_bf16_bf16
             reads |= {"MODE.FP_ROUND.F32", "MODE.FP_ROUND.F16_F64"}
         # a float result held as bits of a wider register (`D0 = { 16'0, tmp.f16 }`)
         reads |= {f"MODE.FP_{field}.{_MODE_HALF[t]}" for t in modes.bit_results if t in _MODE_HALF

@@ -17,6 +17,10 @@ of the current round mode". RDNA3's pseudocode for these entries is garbled (`S0
 have none, so both architectures use this module. WAITEXP (wait for exports) has no effect:
 there are no exports in compute.
 
+Under a directed MODE.FP_ROUND the non-RTZ forms round as the RDNA3.5/RDNA4 pseudocode's steps
+say (`D0.f16 = 16'F(fma(..., S1.f32, S2.f32))`): the f32 fma by the f32 field, the f16
+conversion by the f16 field (rtlib's fma and f32_to_f16, emu/rounding.py: ROUNDS_THROUGH).
+
 The machine fetches S0/S1/S2 of the widths `operands()` gives (16-bit halves by OPSEL, NEG
 applied, denormals per MODE) and writes D0 (16-bit results into the half OPSEL[3] names).
 """
@@ -37,6 +41,13 @@ VARIANTS = {
     "V_INTERP_P2_RTZ_F16_F32": (2, "f16", False, "f16", True),
 }
 _BITS = {"f16": 16, "f32": 32}
+# the rtlib functions the non-RTZ forms round through (emu/rounding.directed_calls)
+ROUNDS_THROUGH = ("fma", "f32_to_f16")
+
+
+def round_widths(name: str) -> tuple:
+    """Widths of the roundings a form makes besides its result's: the f32 fma of an f16 result."""
+    return (32,) if VARIANTS[name][3] == "f16" and not VARIANTS[name][4] else ()
 
 
 def operands(name: str) -> tuple[dict, dict]:
@@ -104,7 +115,7 @@ def execute(name: str, ctx: Ctx) -> dict:
         d = fma_f32_toward_zero(a, b, c)
         out = d.astype(np.float32).view(np.uint32) if result == "f32" else _truncate_f16(d)
     else:
-        from ..rtlib import fma
+        from ..rtlib import f32_to_f16, fma
         d = np.asarray(fma(a, np.broadcast_to(b, a.shape).astype(np.float32), c.astype(np.float32)), np.float32)
-        out = d.view(np.uint32) if result == "f32" else d.astype(np.float16).view(np.uint16).astype(np.uint32)
+        out = d.view(np.uint32) if result == "f32" else f32_to_f16(d).view(np.uint16).astype(np.uint32)
     return {"D0": np.ascontiguousarray(np.broadcast_to(out, ctx.shape)).astype(np.uint32)}
