@@ -124,11 +124,13 @@ def _image_format(name: str, spec) -> Semantic | None:
     VDATA as wide as four."""
     if spec is None:
         return None
+    image = [d for d in spec.lookup(name) if d.format in spec.traits.roles.image]
+    if not image:           # (the memory facts are not loaded for the others)
+        return None
     from isa.memory_access import gathers_four, image_address, memory_access, ray_query, takes_d16, takes_sampler
-    image = spec.traits.roles.image
-    for d in spec.lookup(name):
-        if d.format in image and takes_d16(d) and not (takes_sampler(d) or gathers_four(d)
-                                                       or image_address(d).resource_info or ray_query(d)):
+    for d in image:
+        if takes_d16(d) and not (takes_sampler(d) or gathers_four(d) or image_address(d).resource_info
+                                 or ray_query(d)):
             direction = memory_access(d, True).direction
             if direction in ("load", "store"):
                 from . import image_format
