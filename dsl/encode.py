@@ -975,8 +975,11 @@ class Encoder:
         # LLVM 22 checks the constant bus before the banks
         self._vopd_constant_bus(F, where, (st, sig_x, names_x), (st.dual, sig_y, names_y))
         # each half reads its VGPR sources through its own bank (register number mod 4); refused at
-        # the second half's operand, as LLVM 22 reports it
-        mov_pair = dx.name == dy.name == "V_DUAL_MOV_B32" and self.traits.family in syntax.VOPD_MOV_PAIR_USES_SRC2
+        # the second half's operand, as LLVM 22 reports it (the manual's "V_MOV_B32 when in OPY uses
+        # SRC2 ... if OPX is also a V_MOV_B32": both halves copies, isa.effects' copy of the
+        # instruction each performs)
+        mov_pair = self.traits.family in syntax.VOPD_MOV_PAIR_USES_SRC2 and \
+            all(effects(vopd_base(self.spec, x).pcode or "").copy for x in (dx, dy))
         if len(src0) == 2 and src0["X"] % 4 == src0["Y"] % 4 and not mov_pair:
             raise OperandError(f"{where}: the src0 operands v{src0['X'] - self.vgpr_base} and v{src0['Y'] - self.vgpr_base} are in the same "
                                f"VGPR bank (register number mod 4); VOPD reads them in one cycle",

@@ -244,7 +244,8 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
     from .pcode.types import Unsupported
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec).translate(
+        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec,
+                       instruction_calls(d)).translate(
             tree, _range_widths(d))
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}

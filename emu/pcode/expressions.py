@@ -8,7 +8,7 @@ import re
 from lark import Token, Tree
 
 from .. import rtlib
-from .lookup import callee_result_type
+from .lookup import callee_result_type, callee_writes_nothing
 from .types import Unsupported, ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, LANE_ID_NAMES, LIT, BOOL, SDWA_SELECTS, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
@@ -437,7 +437,7 @@ class Expressions:
         coded = [self.expr(a) for a in args]
         if fname in _SMALL_FLOAT_READS and len(coded) == 1 and coded[0][1] == Ty("f", 32):
             return coded[0]         # bf16_to_f32(S0[15 : 0].bf16): the typed read already converted
-        if re.fullmatch(r"[vs]_[a-z0-9_]+", fname) and not hasattr(rtlib, fname):
+        if fname in self.calls and not hasattr(rtlib, fname):     # another instruction (v_max3 calls v_max)
             return self.call_instruction(fname.upper(), coded, node)
         def known(f):
             return hasattr(rtlib, f) or f in rtlib.FAMILY_CALLS
@@ -464,7 +464,7 @@ class Expressions:
     def call_instruction(self, name, coded, node):
         """v_min_f32(a, b) inside another instruction's pseudocode: that instruction's own
         semantic, called with S0, S1, ... and returning its D0 (typed as its D0 operand)."""
-        if name in ("V_NOP", "S_NOP"):
+        if self.spec is not None and callee_writes_nothing(self.spec, name):
             return "None", LIT
         args = ", ".join(f"R.raw({c})" for c, _ in coded)
         ty = self.instruction_types(name, node)
