@@ -1342,6 +1342,10 @@ class Encoder:
             if not m:
                 raise OperandError(f"{mn}: expected attrN.[xyzw], got {a}")
             F["ATTR"], F["ATTR_CHAN"] = int(m.group(1)), "xyzw".index(m.group(2))
+            low, high = self.spec.formats[d.format].stated_range("ATTR") or (0, (1 << self._layout[d.format][0]["ATTR"][1]) - 1)
+            if not low <= F["ATTR"] <= high:     # the manual's ATTR field: "Attribute number: 0 - 32."
+                raise OperandError(f"{mn}: attr: {a.name}: attribute number {F['ATTR']} out of range "
+                                   f"({low} to {high})", a)
         else:
             self._arity(d, ops, ["vdst"])
         if "WAIT_VMVSRC" in self._layout[d.format][0]:
