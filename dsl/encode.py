@@ -150,6 +150,10 @@ class Encoder:
             code = self.special.get(v.name)
             if code is None:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
+            meaning = self._renamed().get(v.name)
+            if meaning and F.d.format != "VOPD":    # (LLVM takes src_lds_direct in a VOPD half)
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not available on {self.spec.arch}: its "
+                                   f"code {code} is the manual's {meaning}", v)
             if op.registers_only and code in self.traits.aperture_codes:
                 raise OperandError(f"{_name(F.d)}: {what}: takes a register (it is read as a register number), "
                                    f"not the memory aperture {v.name}", v)
@@ -357,6 +361,19 @@ class Encoder:
         return self._unlisted_names
 
     _unlisted_names: frozenset | None = None
+
+    def _renamed(self) -> dict[str, str]:
+        """Names LLVM gives codes the RDNA3 tables call Reserved (syntax.RESERVED_SRC_NAMES:
+        src_lds_direct 254) -> the literal the target's tables make of that code instead (RDNA4's
+        254: "64-bit Literal constant."): no such register there."""
+        if self._renamed_names is None:
+            self._renamed_names = {
+                name: text.rstrip(".") for code, name in syntax.RESERVED_SRC_NAMES.items() if self.special.get(name) == code
+                for t in self.spec.operands.values() for rows in t.values()
+                for lo, hi, kind, _, text in rows if lo <= code <= hi and kind.startswith("literal")}
+        return self._renamed_names
+
+    _renamed_names: dict | None = None
 
     def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:

@@ -5,7 +5,8 @@ line's class is checked against llvm-mc-22's diagnostic on it, skipped without l
 focused lines check bytes, refusals and columns against llvm-mc-22.
 
 Fixed: an interpolation attribute past 32 (lds_param_load / ds_param_load attr33.x ..., the
-manual's LDSDIR/VDSDIR ATTR field: "Attribute number: 0 - 32."), 270-310 rows per RDNA target."""
+manual's LDSDIR/VDSDIR ATTR field: "Attribute number: 0 - 32."), 270-310 rows per RDNA target;
+src_lds_direct on RDNA4 outside VOPD (its code 254 is RDNA4's 64-bit literal), 39 rows of gfx1201."""
 from __future__ import annotations
 
 import gzip
@@ -29,7 +30,7 @@ CLASSES = {
                              "neg()/|..| on a 32-bit literal of a 64-bit float source"),
     "scc_64_bit": (re.compile(r"^s_\w+_b64 .*src_scc"), "src_scc as a 64-bit scalar source"),
     "dpp_source": (re.compile(r"^v_\w+_e64_dpp "), "a VOP3 DPP form's src1/src2 that is no VGPR"),
-    "lds_direct": (re.compile(r"src_lds_direct"), "RDNA4 has no src_lds_direct source"),
+    "lds_direct": (re.compile(r"src_lds_direct"), "RDNA4 has no src_lds_direct source (fixed: none may remain)"),
     "th_scope": (re.compile(r"th:TH_ATOMIC_\w+ scope:SCOPE_SYS"), "an atomic's th: that SCOPE_SYS does not allow"),
     "constant_bus_pair": (re.compile(r"\bs\[\d+:\d+\].*\bs\d+\b|\bs\d+\b.*\bs\[\d+:\d+\]"),
                           "a scalar and a scalar pair: LLVM counts both on the constant bus"),
@@ -45,7 +46,7 @@ MOST = {
     "gfx1100": {"vopd_bank": 11, "f64_literal_modifier": 19, "scc_64_bit": 2, "constant_bus_pair": 14},
     "gfx1100-w64": {"f64_literal_modifier": 36, "scc_64_bit": 2, "constant_bus_pair": 13},
     "gfx1151": {"vopd_bank": 21, "f64_literal_modifier": 14, "scc_64_bit": 3, "dpp_source": 4, "constant_bus_pair": 8},
-    "gfx1201": {"vopd_bank": 17, "f64_literal_modifier": 24, "scc_64_bit": 3, "dpp_source": 21, "lds_direct": 39,
+    "gfx1201": {"vopd_bank": 17, "f64_literal_modifier": 24, "scc_64_bit": 3, "dpp_source": 21,
                 "th_scope": 33, "constant_bus_pair": 8},
     "gfx942": {},
     "gfx950": {},
@@ -121,3 +122,23 @@ def test_attribute_numbers_as_llvm_takes_them(arch):
         assert ours == bytes(int(b, 16) for w in words for b in w.split(",")), line
         taken += 1
     assert taken == 33 * 4 + 1
+
+
+# src_lds_direct: LLVM takes it only in a VOPD half on RDNA3 and RDNA4 (code 254 is RDNA4's 64-bit literal)
+LDS_DIRECT = ["v_dual_mov_b32 v1, src_lds_direct :: v_dual_mov_b32 v2, v3", "s_mov_b32 s0, src_lds_direct",
+              "v_mov_b32_e32 v1, src_lds_direct", "v_mov_b32_e64 v1, src_lds_direct", "v_add_f32_e32 v1, src_lds_direct, v2",
+              "v_cmp_eq_u32_e32 vcc_lo, src_lds_direct, v2", "s_add_u32 s0, s1, src_lds_direct"]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1151", "gfx1201"])
+def test_src_lds_direct_as_llvm_takes_it(arch):
+    lines = LDS_DIRECT if arch != "gfx1201" else [x.replace("s_add_u32", "s_add_co_u32") for x in LDS_DIRECT]
+    for line, (words, errors) in zip(lines, mc_items(lines, arch)):
+        try:
+            ours = dsl.assemble(line, arch)
+        except dsl.AsmError as e:
+            assert errors, f"{line!r}: llvm-mc takes it, we refuse: {e}"
+            assert int(re.match(r"\d+:(\d+):", str(e)).group(1)) == errors[0][0], f"{line!r}: {e} / llvm-mc {errors[0]}"
+            continue
+        assert not errors, f"{line!r}: llvm-mc refuses it ({errors[0]}), we take it"
+        assert ours == bytes(int(b, 16) for w in words for b in w.split(",")), line
