@@ -6,7 +6,8 @@ focused lines check bytes, refusals and columns against llvm-mc-22.
 
 Fixed: an interpolation attribute past 32 (lds_param_load / ds_param_load attr33.x ..., the
 manual's LDSDIR/VDSDIR ATTR field: "Attribute number: 0 - 32."), 270-310 rows per RDNA target;
-src_lds_direct on RDNA4 outside VOPD (its code 254 is RDNA4's 64-bit literal), 39 rows of gfx1201."""
+src_lds_direct on RDNA4 outside VOPD (its code 254 is RDNA4's 64-bit literal), 39 rows of gfx1201;
+a th:/scope: pair LLVM refuses (TH 3 at SCOPE_SYS is TH_*_BYPASS, and only that), 33 rows of gfx1201."""
 from __future__ import annotations
 
 import gzip
@@ -31,7 +32,7 @@ CLASSES = {
     "scc_64_bit": (re.compile(r"^s_\w+_b64 .*src_scc"), "src_scc as a 64-bit scalar source"),
     "dpp_source": (re.compile(r"^v_\w+_e64_dpp "), "a VOP3 DPP form's src1/src2 that is no VGPR"),
     "lds_direct": (re.compile(r"src_lds_direct"), "RDNA4 has no src_lds_direct source (fixed: none may remain)"),
-    "th_scope": (re.compile(r"th:TH_ATOMIC_\w+ scope:SCOPE_SYS"), "an atomic's th: that SCOPE_SYS does not allow"),
+    "th_scope": (re.compile(r"th:TH_\w+ scope:SCOPE_SYS|th:TH_\w+_BYPASS"), "TH 3 at SCOPE_SYS named other than *_BYPASS (fixed: none may remain)"),
     "constant_bus_pair": (re.compile(r"\bs\[\d+:\d+\].*\bs\d+\b|\bs\d+\b.*\bs\[\d+:\d+\]"),
                           "a scalar and a scalar pair: LLVM counts both on the constant bus"),
 }
@@ -46,8 +47,7 @@ MOST = {
     "gfx1100": {"vopd_bank": 11, "f64_literal_modifier": 19, "scc_64_bit": 2, "constant_bus_pair": 14},
     "gfx1100-w64": {"f64_literal_modifier": 36, "scc_64_bit": 2, "constant_bus_pair": 13},
     "gfx1151": {"vopd_bank": 21, "f64_literal_modifier": 14, "scc_64_bit": 3, "dpp_source": 4, "constant_bus_pair": 8},
-    "gfx1201": {"vopd_bank": 17, "f64_literal_modifier": 24, "scc_64_bit": 3, "dpp_source": 21,
-                "th_scope": 33, "constant_bus_pair": 8},
+    "gfx1201": {"vopd_bank": 17, "f64_literal_modifier": 24, "scc_64_bit": 3, "dpp_source": 21, "constant_bus_pair": 8},
     "gfx942": {},
     "gfx950": {},
 }
@@ -142,3 +142,32 @@ def test_src_lds_direct_as_llvm_takes_it(arch):
             continue
         assert not errors, f"{line!r}: llvm-mc refuses it ({errors[0]}), we take it"
         assert ours == bytes(int(b, 16) for w in words for b in w.split(",")), line
+
+
+# th:/scope: on RDNA4: TH 3 at SCOPE_SYS is what *_BYPASS names; LLVM refuses its other names there
+# and BYPASS elsewhere ("scope and th combination is not valid", at the first of the two written)
+TH_SCOPE = [f"{base} th:{th} scope:{scope}" for base, names in (
+    ("global_load_b32 v1, v0, s[0:1]", ("TH_LOAD_NT", "TH_LOAD_LU", "TH_LOAD_BYPASS", "TH_LOAD_NT_HT")),
+    ("global_store_b32 v0, v1, s[0:1]", ("TH_STORE_HT", "TH_STORE_WB", "TH_STORE_BYPASS", "TH_STORE_NT_WB")),
+    ("global_atomic_add_u32 v1, v0, v2, s[0:1]", ("TH_ATOMIC_RETURN", "TH_ATOMIC_NT_RETURN")),
+    ("global_atomic_add_u32 v0, v2, s[0:1]", ("TH_ATOMIC_NT", "TH_ATOMIC_CASCADE_NT")),
+    ("s_load_b32 s1, s[0:1], 0x0", ("TH_LOAD_LU", "TH_LOAD_BYPASS")),
+    ("buffer_load_b32 v1, off, s[0:3], null", ("TH_LOAD_LU", "TH_LOAD_BYPASS")))
+    for th in names for scope in ("SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS")] + [
+    "global_load_b32 v1, v0, s[0:1] th:TH_LOAD_BYPASS", "global_load_b32 v1, v0, s[0:1] scope:SCOPE_SYS th:TH_LOAD_LU",
+    "global_atomic_add_u32 v1, v0, v2, s[0:1] th:TH_ATOMIC_NT_RETURN scope:3"]
+
+
+def test_th_scope_pairs_as_llvm_takes_them():
+    refused = 0
+    for line, (words, errors) in zip(TH_SCOPE, mc_items(TH_SCOPE, "gfx1201")):
+        try:
+            ours = dsl.assemble(line, "gfx1201")
+        except dsl.AsmError as e:
+            assert errors, f"{line!r}: llvm-mc takes it, we refuse: {e}"
+            assert int(re.match(r"\d+:(\d+):", str(e)).group(1)) == errors[0][0], f"{line!r}: {e} / llvm-mc {errors[0]}"
+            refused += 1
+            continue
+        assert not errors, f"{line!r}: llvm-mc refuses it ({errors[0]}), we take it"
+        assert ours == bytes(int(b, 16) for w in words for b in w.split(",")), line
+    assert 10 < refused < len(TH_SCOPE) - 10
