@@ -53,7 +53,7 @@ def cache_policy(d, F, mods) -> None:
     for key, value, limit in (("th", th, 7), ("scope", scope, 3)):
         if type(value) is not int or not 0 <= value <= limit:
             raise OperandError(f"{_name(d)}: {key}:{value} is out of range 0..{limit}", modifier=key)
-    if bypass != (th == 3 and scope == 3) and written:
+    if bypass != (th == 3 and scope == 3) and isinstance(th_text, str):     # (a number: the DSL's own value)
         # TH 3 at SCOPE_SYS is what the names *_BYPASS stand for (syntax.py): the other names of
         # TH 3 (LU, WB, NT_RETURN) refused there, BYPASS refused elsewhere (LLVM 22: "scope and th
         # combination is not valid", at the first of the two written)
