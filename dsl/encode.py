@@ -72,6 +72,7 @@ class Fields(dict):
     dpp: dict | None = None
     dpp_kind: str | None = None
     literal_read: str | None = None     # a source LLVM reads as a literal, encoded inline (literals.read_as_literal)
+    th_scope_error: Exception | None = None     # RDNA4's th:/scope: pair refused, raised once the rest is encoded
 
     def __init__(self, d: InstrDef):
         self.d = d
@@ -483,6 +484,8 @@ class Encoder:
             names = ", ".join(mods)
             raise OperandError(f"{_name(d)}: unexpected modifier(s) {names if len(names) < 80 else names[:80] + '...'} "
                                f"for its {fmt} encoding", modifier=next(iter(mods)), unknown=True)
+        if F.th_scope_error is not None:
+            raise F.th_scope_error
         data = self.pack(d, F)
         if F.literal_ref is not None:
             fix = LiteralRef(F.literal_ref, len(data) - 4)     # the literal is the last dword

@@ -56,8 +56,9 @@ def cache_policy(d, F, mods) -> None:
     if bypass != (th == 3 and scope == 3) and isinstance(th_text, str):     # (a number: the DSL's own value)
         # TH 3 at SCOPE_SYS is what the names *_BYPASS stand for (syntax.py): the other names of
         # TH 3 (LU, WB, NT_RETURN) refused there, BYPASS refused elsewhere (LLVM 22: "scope and th
-        # combination is not valid", at the first of the two written)
-        raise OperandError(f"{_name(d)}: th:{th_text} with scope:{scope}: " + (
+        # combination is not valid", at the first of the two written), once the rest is encoded
+        # (Encoder.encode_one raises it: LLVM checks the pair after the operands and flags)
+        F.th_scope_error = OperandError(f"{_name(d)}: th:{th_text} with scope:{scope}: " + (
             "a BYPASS policy is TH 3 at system scope (scope:SCOPE_SYS)" if bypass else
             f"TH {th} at system scope is written th:TH_*_BYPASS"), modifier=written[0])
     F["TH"], F["SCOPE"] = th, scope
