@@ -499,11 +499,13 @@ class Encoder:
         for name, val in F.items():
             try:
                 lo, bits = fields[name]
+                if val >> bits:         # also nonzero for a negative value
+                    raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
+                value |= val << lo
             except KeyError:
                 raise OperandError(f"{_name(d)}: its {fmt_name} encoding has no {name} field") from None
-            if val >> bits:         # also nonzero for a negative value
-                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
-            value |= val << lo
+            except TypeError:           # a value of another kind that the format's checks let through
+                raise OperandError(f"{_name(d)}: {name.lower()}: expected a number, got {val}") from None
         if any(fields[name][0] >= size * 8 for name in F):      # MIMG's NSA dword (ADDR1..ADDR4)
             size = (max(lo + bits for lo, bits in fields.values()) + 31) // 32 * 4
         out = value.to_bytes(size, "little")
@@ -993,8 +995,11 @@ class Encoder:
         # LLVM 22 checks the constant bus before the banks
         self._vopd_constant_bus(F, where, (st, sig_x, names_x), (st.dual, sig_y, names_y))
         # each half reads its VGPR sources through its own bank (register number mod 4); refused at
-        # the second half's operand, as LLVM 22 reports it
-        mov_pair = dx.name == dy.name == "V_DUAL_MOV_B32" and self.traits.family in syntax.VOPD_MOV_PAIR_USES_SRC2
+        # the second half's operand, as LLVM 22 reports it (the manual's "V_MOV_B32 when in OPY uses
+        # SRC2 ... if OPX is also a V_MOV_B32": both halves copies, isa.effects' copy of the
+        # instruction each performs)
+        mov_pair = self.traits.family in syntax.VOPD_MOV_PAIR_USES_SRC2 and \
+            all(effects(vopd_base(self.spec, x).pcode or "").copy for x in (dx, dy))
         if len(src0) == 2 and src0["X"] % 4 == src0["Y"] % 4 and not mov_pair:
             raise OperandError(f"{where}: the src0 operands v{src0['X'] - self.vgpr_base} and v{src0['Y'] - self.vgpr_base} are in the same "
                                f"VGPR bank (register number mod 4); VOPD reads them in one cycle",
@@ -1858,7 +1863,9 @@ def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
 # What each modifier's value is: a number (offset:16), a list of numbers (op_sel:[0,1]) or a flag
 # (glc); a wrong kind (offset:sym, glc:1) is refused before any encoder reads it.
 _NUMBER, _LIST, _FLAG = "a number", "a list [a,b,...]", "a flag (no value)"
+_FORMAT = "a number or [BUF_FMT_...]"
 _MODIFIER_VALUES = {
+    "format": _FORMAT,
     **dict.fromkeys(("offset", "offset0", "offset1", "row_shl", "row_shr", "row_ror", "row_share", "row_xmask",
                      "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst", "wait_vm_vsrc", "index_key", "byte_sel",
                      "mul", "div"), _NUMBER),
@@ -1928,16 +1935,25 @@ def _base_sgprs(v, d: InstrDef, what: str):
     return v
 
 
+def _spelled(val) -> str:
+    """A modifier's value as written: [0,1], swizzle(QUAD_PERM), a name."""
+    return f"[{','.join(map(_spelled, val))}]" if type(val) is list else "no value" if val is True else str(val)
+
+
 def _check_modifier_values(d: InstrDef, mods: dict) -> None:
     for key, val in mods.items():
         want = _MODIFIER_VALUES.get(key)
         if want is None:
             continue
         if want is _NUMBER:
-            ok = type(val) is int or key == "offset" and isinstance(val, Call)      # offset:swizzle(...)
+            ok = type(val) is int or key == "offset" and isinstance(val, Call) and offset_pattern(d)   # swizzle(...)
         elif want is _LIST:
             ok = type(val) is list
+        elif want is _FORMAT:
+            ok = type(val) is int or type(val) is list
         else:
             ok = val is True
         if not ok:
-            raise OperandError(f"{_name(d)}: {key}: expected {want}, got {val!r}", modifier=key)
+            # (LLVM: a name or call where a number goes is refused where the value is written)
+            at = (key, "value") if want in (_NUMBER, _FORMAT) and type(val) is not list else key
+            raise OperandError(f"{_name(d)}: {key}: expected {want}, got {_spelled(val)}", modifier=at)

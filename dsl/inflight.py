@@ -42,9 +42,18 @@ _COUNTERS = ("VM", "LGKM", "EXP")
 _SPLIT_COUNTERS = ("LOAD", "SAMPLE", "BVH", "DS", "KM", "EXP", "STORE")
 
 
+_FAMILY_COUNTERS: dict[str, frozenset] = {}
+
+
 def split_counters(spec) -> bool:
-    """Does the family wait on RDNA4's separate counters (s_wait_loadcnt, ...)?"""
-    return bool(spec.lookup("S_WAIT_LOADCNT"))
+    """Does the family wait on RDNA4's separate counters: does some wait of its scalar program
+    control (isa.control's waits, from the descriptions and the s_waitcnt table) name LOADcnt?"""
+    arch = spec.arch
+    if arch not in _FAMILY_COUNTERS:
+        salu = spec.traits.roles.salu
+        _FAMILY_COUNTERS[arch] = frozenset(c for d in spec.instructions if d.format in salu
+                                           for c, _, _ in control(d, spec.tables).waits)
+    return "LOAD" in _FAMILY_COUNTERS[arch]
 
 
 def counters(d, has_result: bool, roles, split: bool = False) -> tuple[dict[str, int], set[str]]:

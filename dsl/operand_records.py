@@ -74,14 +74,16 @@ def type_info(t: str | None) -> tuple[int, str, bool]:
 
 
 def vopd_base(spec, d: InstrDef) -> InstrDef:
-    """The instruction a VOPD half performs: its VOP1/VOP2 twin (V_DUAL_MUL_F32 -> V_MUL_F32), or
-    the half itself where it has none (v_dual_dot2acc_*: its own code and operand types, two
-    sources and D0, as a VOP2's). Never a definition made up here: every component then keys its
-    facts and semantics on a definition of the spec."""
+    """The instruction a VOPD half performs: its VOP1/VOP2 twin (V_DUAL_MUL_F32 -> V_MUL_F32, the
+    generated tables["vopd_twins"]), or the half itself where it has none (v_dual_dot2acc_*: its
+    own code and operand types, two sources and D0, as a VOP2's). Never a definition made up here:
+    every component then keys its facts and semantics on a definition of the spec."""
     if d.format != "VOPD":
         return d
-    name = d.name.replace("V_DUAL_", "V_", 1)
-    return next((x for x in spec.lookup(name) if x.format in ("VOP2", "VOP1", "VOP3")), d)
+    twin = next(((name, fmt) for dual, name, fmt in spec.tables.get("vopd_twins", ()) if dual == d.name), None)
+    if twin is None:
+        return d
+    return next((x for x in spec.lookup(twin[0]) if x.format == twin[1]), d)
 
 
 def scalar_bits(d: InstrDef, key: str) -> int:

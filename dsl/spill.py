@@ -27,10 +27,12 @@ from __future__ import annotations
 from dataclasses import field, replace
 
 from isa.effects import effects
+from isa.facts import agpr_operands
 from isa.records import dataclass
 
 from .allocation import build_program, memory_formats, reads_all_lanes
 from .inflight import split_counters
+from .operand_records import type_info
 from .asm import Call
 from .operands import Mod, VReg, exec, exec_lo, off
 
@@ -50,7 +52,12 @@ class SpillReport:
         return bool(self.vgprs or self.sgprs or self.rematerialised)
 
 
-REMAT_MOVES = {"v_mov_b32", "s_mov_b32"}
+def one_dword_copy(d) -> bool:
+    """Is d a copy of one dword into a VGPR or SGPR: its whole code `D0.b32 = S0.b32` (isa.effects'
+    copy), not an AGPR move (isa.facts.agpr_operands: CDNA's v_accvgpr_*)? v_mov_b32, s_mov_b32
+    (either encoding)."""
+    return (d is not None and bool(d.pcode) and effects(d.pcode).copy
+            and type_info(d.operand_types.get("D0"))[0] == 32 and not agpr_operands(d))
 
 
 def constants(kernel, prog=None) -> dict[int, object]:
@@ -63,7 +70,8 @@ def constants(kernel, prog=None) -> dict[int, object]:
         ins = prog.instrs[i]
         st = inst.instr
         written = {r.reg for r in ins.defs if r.virtual}
-        plain = (st.mnemonic in REMAT_MOVES and st.dual is None and not st.modifiers and not ins.uses
+        d = inst.record.definition if inst.record is not None else None
+        plain = (one_dword_copy(d) and st.dual is None and not st.modifiers and not ins.uses
                  and len(ins.defs) == 1 and ins.defs[0].virtual and ins.defs[0].count == 1
                  and kernel.virtuals[ins.defs[0].reg].width == 1 and len(st.operands) == 2
                  and isinstance(st.operands[1], (int, float)) and not isinstance(st.operands[1], bool)

@@ -244,7 +244,8 @@ def translate(d: isa.InstrDef, scalar: bool, saturate: bool = False, narrow: boo
     from .pcode.types import Unsupported
     try:
         tree = parse(d.pcode, d.name)
-        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec).translate(
+        r = Translator(d.name, d.operand_types, scalar, saturate, narrow, _tables(d), spec,
+                       instruction_calls(d)).translate(
             tree, _range_widths(d))
     except (Unsupported, SemanticsError) as e:
         return {"error": str(e)}
@@ -264,7 +265,8 @@ def compile_source(source: str, name: str, arch: str, compiled: tuple | None = N
     when kept from before."""
     def instructions(mnemonic: str):
         return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
-    namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
+    # F8: the family's FP8/BF8 formats (rtlib.eight_bit_floats; `arch` is the family here)
+    namespace = {"R": rtlib, "np": np, "F8": rtlib.eight_bit_floats(arch), "INSTRUCTIONS": instructions}
     code, folded = compiled or _compiled(source, name)
     for name_, (text, fields) in folded.items():
         f = Folded(text, fields)

@@ -24,6 +24,7 @@ from . import alu, alu64
 from .ir import DType, IRError, Program
 from .values import Val, const
 from dsl.operands import VReg
+from dsl.signature import valu_signature
 
 # Work-group ids arrive in the SGPRs after the user SGPRs (here only the kernarg pointer,
 # s[0:1]), in x, y, z order of those enabled; work-item ids packed in v0 (10 bits each),
@@ -36,7 +37,16 @@ SMEM_OFFSET_LIMIT = 1 << 20       # SMEM immediate offsets used here: 0 .. 2^20-
 # VALU operands read from SGPRs or literals per instruction (the constant bus): 2 on RDNA
 # (RDNA3 ISA 7.1 "Constant bus"); one literal at most.
 CONSTANT_BUS = 2
-MASK_LAST_SOURCE = {"v_cndmask_b32", "v_add_co_ci_u32", "v_sub_co_ci_u32", "v_subrev_co_ci_u32"}
+
+
+@functools.lru_cache(maxsize=None)
+def mask_last_source(arch: str, mnemonic: str) -> bool:
+    """Does the instruction's VOP3 form read a lane mask as its last source (its code reads VCC
+    as a carry in or a select, which that form takes from an SGPR: dsl.signature's mask operand)?
+    v_cndmask_b32, v_add_co_ci_u32, v_sub_co_ci_u32, v_subrev_co_ci_u32."""
+    spec = isa.load(arch)
+    return any((sig := valu_signature(d)).srcs and sig.srcs[-1].is_mask
+               for d in spec.lookup(mnemonic) if d.format in spec.traits.roles.valu_e64)
 
 
 @functools.lru_cache(maxsize=None)
@@ -207,7 +217,7 @@ class Selector:
         bus, literal = 0, False
         # a lane-mask source (v_cndmask's selector, a carry-in) must stay in SGPRs: it takes
         # its constant-bus slot first and the other sources move
-        fixed = len(srcs) - 1 if name in MASK_LAST_SOURCE and srcs and _is_sgpr(srcs[-1]) else None
+        fixed = len(srcs) - 1 if mask_last_source(self.arch, name) and srcs and _is_sgpr(srcs[-1]) else None
         if fixed is not None:
             bus = 1
         for j, s in enumerate(srcs):
@@ -733,12 +743,16 @@ class Selector:
         if value.kind != "v" or self.uses.get(st_ins.srcs[1], 0) != 1 or not isinstance(value.reg, VReg):
             return False
         items, tmp = self.k.items, value.reg.vid
+        roles = self.k.spec.traits.roles
         labels = set(self.k.labels.values())
         for pos in range(len(items) - 1, max(len(items) - 1 - window, -1), -1):
             if pos + 1 in labels:
                 return False
             st = getattr(items[pos], "instr", None)
-            if st is None or st.dual is not None or not st.mnemonic.startswith("v_") or st.mnemonic.startswith("v_cmpx"):
+            d = items[pos].record.definition if st is not None and items[pos].record is not None else None
+            # a VALU instruction by its format's role that leaves EXEC as it was: no v_cmpx (a compare
+            # writing EXEC, dsl.signature; WMMA sets EXEC only while it runs)
+            if d is None or st.dual is not None or d.format not in roles.valu or valu_signature(d).is_cmpx:
                 return False
             if st.operands and st.operands[0] == value.reg:
                 if any(_touches(o, tmp) for o in st.operands[1:]):

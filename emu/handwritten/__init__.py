@@ -6,8 +6,8 @@ writers, or data-parallel operations the manual describes in prose, C or matrix 
 (`lanes.py`: ds_bpermute/permute/swizzle; `wmma.py`: WMMA; `mfma.py`: CDNA's MFMA/SMFMAC; `buffer_format.py`: the buffer
 loads/stores with format conversion; `append.py`: ds_append/ds_consume; `hwreg.py`: s_setreg;
 `interp.py`: VINTERP, whose RDNA3 pseudocode is garbled or missing). Each module is imported
-when an instruction it implements is first asked for (by its name's prefix or, for MFMA, the
-family's mfma table): a first launch of a kernel that uses none of them imports none.
+when an instruction it implements is first asked for (by its name, its format's role or, for
+MFMA, the family's mfma table): a first launch of a kernel that uses none of them imports none.
 """
 from __future__ import annotations
 
@@ -124,11 +124,13 @@ def _image_format(name: str, spec) -> Semantic | None:
     VDATA as wide as four."""
     if spec is None:
         return None
+    image = [d for d in spec.lookup(name) if d.format in spec.traits.roles.image]
+    if not image:           # (the memory facts are not loaded for the others)
+        return None
     from isa.memory_access import gathers_four, image_address, memory_access, ray_query, takes_d16, takes_sampler
-    image = spec.traits.roles.image
-    for d in spec.lookup(name):
-        if d.format in image and takes_d16(d) and not (takes_sampler(d) or gathers_four(d)
-                                                       or image_address(d).resource_info or ray_query(d)):
+    for d in image:
+        if takes_d16(d) and not (takes_sampler(d) or gathers_four(d) or image_address(d).resource_info
+                                 or ray_query(d)):
             direction = memory_access(d, True).direction
             if direction in ("load", "store"):
                 from . import image_format
@@ -159,10 +161,9 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
     shape = _format_conversion(name, spec)
     if shape is not None:
         return _buffer_format(name, scalar, shape)
-    if name.startswith("IMAGE_"):
-        image = _image_format(name, spec)
-        if image is not None:
-            return image
+    image = _image_format(name, spec)      # by the format role (isa.traits: image), not the name
+    if image is not None:
+        return image
     if name in ("DS_APPEND", "DS_CONSUME"):
         from . import append
         return Semantic(name, append.counter(name, +1 if name == "DS_APPEND" else -1), "hand-written",
@@ -227,19 +228,26 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
 
 
 def _wmma(name: str, spec, d) -> Semantic | None:
-    """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py), of `d`:
-    the sources whose NEG bit says signed are its signed_by_neg fact (emu.facts)."""
+    """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py), of `d`,
+    computing in the element types of its code's shapes (emu.facts.matrix_shapes: `S0.f16(16x16)`);
+    None for a form the layout does not implement. The sources whose NEG bit says signed are its
+    signed_by_neg fact (emu.facts)."""
     from dsl.syntax import WMMA_REPLICATED
     from . import wmma, wmma_rdna4
-    if name in wmma_rdna4.VARIANTS and spec is not None and spec.traits.family not in WMMA_REPLICATED:
-        reads, writes = wmma_rdna4.operands(name)
-        return Semantic(name, lambda ctx: wmma_rdna4.execute(name, ctx), "hand-written", reads, writes,
+    shapes = instruction_facts.matrix_shapes(d)
+    if spec is not None and spec.traits.family not in WMMA_REPLICATED:
+        types = wmma_rdna4.variant(shapes)
+        if types is None:
+            return None
+        reads, writes = wmma_rdna4.operands(types)
+        return Semantic(name, lambda ctx: wmma_rdna4.execute(name, types, ctx), "hand-written", reads, writes,
                         source="D = A x B + C, 16x16 matrices striped across the wave (RDNA4 manual 7.12.2; "
                                "see emu/handwritten/wmma_rdna4.py)")
-    if name in wmma.VARIANTS and (spec is None or spec.traits.family in WMMA_REPLICATED):
-        reads, writes = wmma.operands(name)
-        signed = instruction_facts.signed_by_neg(d)
-        return Semantic(name, lambda ctx: wmma.execute(name, ctx, signed), "hand-written", reads, writes,
-                        cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
-                        "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
-    return None
+    types = wmma.variant(shapes)
+    if types is None:
+        return None
+    reads, writes = wmma.operands(types)
+    signed = instruction_facts.signed_by_neg(d)
+    return Semantic(name, lambda ctx: wmma.execute(name, types, ctx, signed), "hand-written", reads, writes,
+                    cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
+                    "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")

@@ -47,9 +47,11 @@ class Translator(NarrowStatements, Statements, Expressions):
     """One instruction's pseudocode -> `Result` (see the module docstring)."""
 
     def __init__(self, name: str, operand_types: dict[str, str], scalar: bool, saturate: bool = False,
-                 narrow: bool = True, tables: dict[str, list[float]] | None = None, spec=None):
+                 narrow: bool = True, tables: dict[str, list[float]] | None = None, spec=None,
+                 calls: tuple = ()):
         self.name = name
         self.spec = spec            # the isa.Spec whose instructions the pseudocode may call (v_max3 -> v_max)
+        self.calls = frozenset(calls)   # the instructions the code calls, as written (isa.facts.instruction_calls)
         self.tables = tables or {}  # declared array -> entries the description gives (lookup.py)
         # the instruction-word fields the code reads as ints (a DS data field only where it
         # indexes registers by it: types.DATA_FIELDS); set per tree by translate()
@@ -177,7 +179,7 @@ class Translator(NarrowStatements, Statements, Expressions):
             if widths and all(widths.get(n, 0) >= b for n, b in wider.items()):
                 self.fail(f"cannot widen {', '.join(wider)} to the value written to it")
             return Translator(self.name, self.optypes, self.scalar, self.saturate, self.narrow, self.tables,
-                              self.spec).translate(
+                              self.spec, self.calls).translate(
                 tree, {**(widths or {}), **wider})
         return result
 

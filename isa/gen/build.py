@@ -10,6 +10,7 @@ from . import parse as P
 from .descriptions import aperture_codes, export_targets, hwreg_writable, saddr_off
 from .image_addresses import image_tables
 from .inline_replicated import inline_replicated
+from .vopd_twins import twin_name, vopd_twins
 from .pdf import Line
 
 MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
@@ -83,6 +84,9 @@ def build_spec(lines: list[Line], arch: str) -> dict:
     replicated = inline_replicated(lines, instructions)
     if replicated:
         tables_out["inline_replicated"] = replicated
+    twins = vopd_twins(instructions)
+    if twins:
+        tables_out["vopd_twins"] = twins
     applied += dpp_errata
     no_dpp, no_dpp_errata, unmatched = dpp.no_dpp(arch, sections, tables, instructions, formats)
     if no_dpp:
@@ -521,7 +525,7 @@ def _inherit_vopd_twin_types(instructions) -> dict[str, str]:
             twins.setdefault(d["name"], d)
     out = {}
     for d in instructions:
-        twin = twins.get(d["name"].replace("V_DUAL_", "V_", 1)) if d["format"] == "VOPD" else None
+        twin = twins.get(twin_name(d["name"])) if d["format"] == "VOPD" else None
         if twin and not d["pcode"] and not d["operand_types"]:
             d["operand_types"] = dict(twin["operand_types"])
             out[d["name"]] = twin["name"]
@@ -594,7 +598,7 @@ def _literal_dwords(instructions, formats) -> list[tuple[str, str]]:
             code.setdefault(d["name"], d["pcode"])
     out = set()
     for d in instructions:
-        pcode = d["pcode"] or (code.get(d["name"].replace("V_DUAL_", "V_", 1)) if d["format"] == "VOPD" else None)
+        pcode = d["pcode"] or (code.get(twin_name(d["name"])) if d["format"] == "VOPD" else None)
         if not pcode:
             continue
         fx = effects(pcode)
