@@ -12,6 +12,7 @@ from .combine import combine_loads, drop_unused
 from .dead import drop_dead
 from .isel import Selector
 from .loops import optimize_loops
+from .schedule import schedule_loads
 from .waitcnt import insert_waitcnt
 
 
@@ -29,13 +30,16 @@ class Compiled:
 
 
 def compile_program(prog: Program, arch: str = "gfx1100", wave_size: int | None = None,
-                    unroll: bool = True, combine: bool = True) -> Compiled:
+                    unroll: bool = True, combine: bool = True, schedule: bool | int = True) -> Compiled:
     """`unroll=False` keeps every loop (frontend/loops.py still hoists and simplifies);
-    `combine=False` keeps every load as written (frontend/combine.py)."""
+    `combine=False` keeps every load as written (frontend/combine.py); `schedule=False` keeps
+    the loads where they are (frontend/schedule.py; a number: that window in dwords)."""
     from runtime.codeobj import KernelArg
     from runtime.writer import from_dsl_kernel
     ir = optimize_loops(prog, unroll)
     ir = drop_unused(combine_loads(ir) if combine else ir)
+    if schedule:
+        ir = schedule_loads(ir) if schedule is True else schedule_loads(ir, int(schedule))
     sel = Selector(ir, arch, wave_size)
     k = sel.run()
     dead = drop_dead(k)

@@ -19,7 +19,7 @@ from .ir import ALU, Instr, Program
 
 UNROLL_BUDGET = 512      # instructions a fully unrolled loop may produce
 UNROLL_MAX_TRIPS = 64    # ... and iterations
-PARTIAL_FACTORS = (8, 4, 2)    # copies of the body per iteration of a longer loop (dividing its trips)
+PARTIAL_FACTORS = (16, 8, 4, 2)    # copies of the body per iteration of a longer loop (dividing its trips)
 PARTIAL_BUDGET = 256     # instructions those copies may produce
 PURE = ALU | {"const", "group_id", "local_id", "param", "cast", "bitcast", "vec", "gep"}
 INT32 = ("i32", "u32")
