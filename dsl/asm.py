@@ -200,7 +200,12 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
     identity, then by value) or .modifier, where the parser read it on the line; else the
     mnemonic's column."""
     operand, modifier = getattr(e, "operand", None), getattr(e, "modifier", None)
+    if getattr(e, "at_mnemonic", False):
+        return st.column
     parts = (st, st.dual) if st.dual is not None else (st,)
+    part, index = getattr(e, "part", None), getattr(e, "index", None)
+    if part is not None and part < len(parts):
+        parts = (parts[part],)
     if operand is None and modifier is None:      # a message quoting a modifier (offset:70000 ...)
         message = str(e)
         modifier = next((key for part in parts for key in part.modifiers if f"{key}:" in message), None)
@@ -208,6 +213,8 @@ def _error_column(e: Exception, st: Instr, src: str) -> int:
         for same in (lambda o: o is operand, lambda o: type(o) is type(operand) and o == operand):
             for part in parts:
                 for i, o in enumerate(part.operands):
+                    if index is not None and i != index:
+                        continue
                     if same(o) or isinstance(o, Mod) and same(o.value) or type(o) is list and any(map(same, o)):
                         column = term_columns(src, part.column).get(i)
                         if column and type(o) is list and not same(o):      # an entry of a [..] list: where

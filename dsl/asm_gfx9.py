@@ -40,11 +40,14 @@ class Gfx9AsmError(ValueError):
     operand value refused, `modifier` the name of the modifier refused (or (name, entry index):
     operands.list_entry), when one is, for the caller to find its column."""
 
-    def __init__(self, message: str, operand=None, modifier: str | None = None, unknown: bool = False):
+    def __init__(self, message: str, operand=None, modifier: str | None = None, unknown: bool = False,
+                 at_mnemonic: bool = False, index: int | None = None):
         super().__init__(message)
         self.operand = operand
+        self.index = index          # which of the operands `operand` is, where one text is written twice
         self.modifier = modifier
         self.unknown = unknown      # as OperandError.unknown
+        self.at_mnemonic = at_mnemonic      # as OperandError.at_mnemonic
 
 
 # ---------------------------------------------------------------- operands
@@ -53,12 +56,13 @@ class Src:
     """An operand as the encoder places it: kind 'v' / 'a' (register index), 's' (a scalar or
     constant code), 'lit' (a 32-bit literal); neg/abs/sext modifiers; n registers; `value` the
     operand as given (for messages and error columns)."""
-    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal", "forced")
+    __slots__ = ("kind", "val", "n", "neg", "abs", "sext", "value", "number", "read_as_literal", "forced", "index")
 
     def __init__(self, kind, val, n=1, value=None):
         self.kind, self.val, self.n, self.value = kind, val, n, value
         self.neg = self.abs = self.sext = 0
         self.forced = False     # lit(x): the number goes in the literal dword even where it is inline
+        self.index = None       # its place among the instruction's operands, where the encoder knows it
         self.number = None      # the int or float written, when the operand is a number
         self.read_as_literal = False    # a number read as a literal, encoded inline (literals.read_as_literal)
 
@@ -116,7 +120,12 @@ def src(spec: Spec, value) -> Src:
     forced = isinstance(inner, Lit) and type(inner.value) in (int, float)
     if forced:
         inner = inner.value
-    out = _operand(spec, inner, value)
+    try:
+        out = _operand(spec, inner, value)
+    except Gfx9AsmError as e:   # a register refused inside -x, |x|, sext(x): LLVM points at the register
+        if e.operand is value and isinstance(value, (Mod, Call)):
+            e.operand = inner
+        raise
     out.neg, out.abs, out.sext = neg, abs_, sext
     if forced:          # typed by _typed_constant, which every source with a literal slot calls
         out.forced, out.kind, out.val = True, "lit", None
@@ -147,7 +156,9 @@ def _operand(spec: Spec, v, given) -> Src:
         if cls in ("v", "a"):
             if idx + n > t.vgprs:
                 raise Gfx9AsmError(f"register {_text(given)!r} is out of range", given)
-            if n > 1 and idx % 2:   # gfx90a and later: vector register tuples start at an even register
+            if n > 1 and idx % 2 and not any(given is x for x in _validated):   # gfx90a and later: vector
+                # register tuples start at an even register (refused here, as LLVM's operand match does,
+                # or once encoded where LLVM checks it then: _validated_tuples)
                 raise Gfx9AsmError(f"{_text(given)}: vector register tuples must be 64-bit aligned (even first "
                                    f"register)", given)
             return Src(cls, idx, n, given)
@@ -765,8 +776,11 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
             used.add((s.val, s.n))
     if reads_vcc:
         used.add((t.vcc_lo, 2))
-    if len(used) > 1:   # named at the first scalar source the bus has no room for (VCC read first)
+    if len(used) > 1:   # named at the first scalar source the bus has no room for (VCC read first,
+        # and v_fmaak/v_fmamk's K, a literal outside the sources, as LLVM counts them)
         seen, last = {(t.vcc_lo, 2)} if reads_vcc else set(), None
+        if enc.literal is not None and not any(s.kind == "lit" for s in srcs):
+            seen.add(("lit",))
         for s in list(srcs) + ([mask_ops[-1]] if mask_ops else []):
             key = ("lit",) if s.kind == "lit" else (s.val, s.n) if s.kind == "s" and not t.is_constant(s.val) else None
             if key is not None and key not in seen:
@@ -776,7 +790,7 @@ def _constant_bus(spec: Spec, srcs: list, enc: _Enc, reads_vcc: bool, mask_ops) 
                     break
         named = last.value if last is not None else None
         raise Gfx9AsmError("reads more than one scalar value (the constant bus takes one)",
-                           named.value if isinstance(named, Mod) else named)     # the register inside -x, |x|
+                           _inside(named), index=last.index if last is not None else None)   # (inside -x, sext(x))
 
 
 # a matrix accumulator C as a constant on it is typed: each element a 32-bit value (f32, i32),
@@ -1067,15 +1081,16 @@ def encode_ds(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
         acc = a
         f[field] = idx
+        return s
     try:
         for operand, field, _ in ds_layout(d):
             if operand == "addr":   # the address is always a VGPR
                 s = next(it)
                 f["ADDR"], _ = _vgpr(s, False)
                 continue
-            data(field)
+            s = data(field)
             if field == "ADDR" and f["ADDR"] % 2:   # GWS: gfx90a and later read the value from an even register
-                raise Gfx9AsmError(f"{name.lower()}: the GWS value register must be even")
+                raise Gfx9AsmError(f"{name.lower()}: {s.text}: the GWS value register must be even", s.value)
     except StopIteration:
         raise Gfx9AsmError(f"{name.lower()}: too few operands") from None
     if next(it, None) is not None:
@@ -1120,6 +1135,7 @@ def encode_flat(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
             raise Gfx9AsmError("data and result must all be VGPRs or all AGPRs")
         acc = a
         f[field] = idx
+        return s
     try:
         if "vdst" in layout:
             data("VDST")
@@ -1257,9 +1273,51 @@ def encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
     """(bytes, InstrDef chosen) of an instruction value whose operands are all known (labels and
     symbols: Gfx9Encoder.encode); each register operand must be as wide as the instruction's
     operand is (_check_register_widths)."""
-    data, d = _encode(spec, instr)
-    _check_register_widths(spec, instr, data)
+    global _validated
+    outer, validated = _validated, _validated_tuples(spec, instr)
+    _validated = validated
+    try:
+        data, d = _encode(spec, instr)
+        _check_register_widths(spec, instr, data)
+    finally:
+        _validated = outer
+    for v in validated:     # (odd-based: an even one is none of them)
+        raise Gfx9AsmError(f"{instr.mnemonic}: {_text(v)}: vector register tuples must be 64-bit aligned "
+                           f"(even first register)", at_mnemonic=True)
     return data, d
+
+
+_validated: tuple = ()      # the odd-based tuples of the instruction being encoded refused once it is encoded
+
+
+def _validated_tuples(spec: Spec, instr: Instr) -> tuple:
+    """The odd-based vector tuples of a memory instruction that LLVM 22's operand match takes and
+    its later check of the whole instruction refuses (at the mnemonic, after the offset's range
+    and a register the target lacks): its AGPR forms of instructions writing two or more AGPR
+    operands (a returning atomic's result and data, DS's two data), and tbuffer_*'s 64-bit
+    address. Elsewhere its operand match refuses them, at the tuple (tests/
+    test_dsl_error_column_classes.py holds both against llvm-mc-22)."""
+    operands = instr.operands
+    if not operands or not any(isinstance(o, (Reg, Agpr)) and o.count > 1 and o.idx % 2 and o.cls in ("v", "a")
+                               for o in operands):
+        return ()
+    _, defs = lookup(spec, instr.mnemonic)
+    fmt = defs[0].format if defs else None
+    if fmt not in _MEMORY:
+        return ()
+    agprs = [o for o in operands if isinstance(o, (Reg, Agpr)) and o.cls == "a"]
+    out = [o for o in agprs if o.count > 1 and o.idx % 2] if len(agprs) > 1 else []
+    if fmt == "MTBUF" and len(operands) > 1 and isinstance(operands[1], Reg) and operands[1].cls == "v" \
+            and operands[1].count == 2 and operands[1].idx % 2:
+        out.append(operands[1])
+    return tuple(out)
+
+
+def _inside(value):
+    """The operand inside one -x, |x| or sext(x), else `value`."""
+    if isinstance(value, Mod):
+        return value.value
+    return value.args[0] if isinstance(value, Call) and value.name == "sext" and len(value.args) == 1 else value
 
 
 def _unwrapped(value):
@@ -1393,6 +1451,8 @@ def _encode(spec: Spec, instr: Instr) -> tuple[bytes, object]:
         _allow(mods, _MEMORY_KEYS[d.format], mn)
         return _MEMORY[d.format](spec, d, ops, mods), d
     srcs = [src(spec, o) for o in ops]
+    for i, s in enumerate(srcs):
+        s.index = i
     candidates = _valu_defs(spec, mn, mods)
     if chosen is not None:
         candidates = [(d, kind) for d, kind in candidates if d is chosen]
@@ -1459,6 +1519,8 @@ def most_specific(errors: list[Gfx9AsmError], ops, mods: dict) -> Gfx9AsmError:
             return len(ops)
         if e.operand is None:
             return -1
+        if e.index is not None:
+            return e.index
         at = next((i for i, o in enumerate(ops) if o is e.operand), None)
         if at is not None:
             return at
@@ -1500,13 +1562,15 @@ def assemble_gfx9(text: str, arch: str) -> bytes:
             msg = msg[len(mn) + 2:] if msg.startswith(mn + ": ") else msg
             operand = getattr(e, "operand", None)
             modifier = getattr(e, "modifier", None)
-            if operand is None and modifier is None:    # a message quoting a modifier (offset:6400: ...)
+            if operand is None and modifier is None and not getattr(e, "at_mnemonic", False):    # a message
+                # quoting a modifier (offset:6400: ...)
                 modifier = next((k for k in it.modifiers if f"{k}:" in msg), None)
+            index = getattr(e, "index", None)
             at = next((c + (inner_offset(lines[no - 1][c - 1:]) if it.operands[i] is not operand else 0)
                        if type(i) is int else c                    # an operand (the value inside -x, |x|),
                        for i, c in term_columns(lines[no - 1], col).items()     # or a count written after
-                       if type(i) is int and i < len(it.operands) and (it.operands[i] is operand or isinstance(
-                           it.operands[i], Mod) and it.operands[i].value is operand)
+                       if type(i) is int and i < len(it.operands) and (index is None or i == index) and (
+                           it.operands[i] is operand or _inside(it.operands[i]) is operand)
                        or type(i) is str and it.modifiers.get(i) is operand), col) \
                 if operand is not None else term_columns(lines[no - 1], col).get(modifier, col) \
                 if modifier is not None else col                                  # the first (lgkmcnt(0))

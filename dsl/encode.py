@@ -153,8 +153,9 @@ class Encoder:
             if op.registers_only and code in self.traits.aperture_codes:
                 raise OperandError(f"{_name(F.d)}: {what}: takes a register (it is read as a register number), "
                                    f"not the memory aperture {v.name}", v)
-            if code not in self._source_codes(F.d.format) and F.d.format != "VOPD":   # (LLVM takes
-                # src_lds_direct in a VOPD half, which the VOPD operand table does not list)
+            if code not in self._source_codes(F.d.format) and not (F.d.format == "VOPD" and
+                                                                   v.name in ("src_lds_direct", "lds_direct")):
+                # (LLVM takes src_lds_direct in a VOPD half, which the VOPD operand table does not list)
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} (operand code {code}) is not a source of "
                                    f"{self.spec.arch}'s {F.d.format} encoding", v)
             wrong = width_error(self.traits, v.name, max(n, 1))
@@ -325,11 +326,37 @@ class Encoder:
             raise self._refusal(st, e) from None
 
     def _refusal(self, st, e: OperandError) -> OperandError:
-        """The error to raise for `e`: an AGPR on a target without them says so."""
+        """The error to raise for `e`: an AGPR on a target without them says so; a special register
+        no operand table of the target lists (src_execz on gfx11) or a VGPR tuple past the last
+        VGPR is refused first, the first written, as LLVM's parser refuses it before matching
+        ("register not available on this GPU", "register index is out of range")."""
         if isinstance(e.operand, Agpr) and not self.traits.agprs:
             return OperandError(f"{st.mnemonic}: {e.operand}: accumulation registers (a0..a255) exist only "
                                 f"on targets with AGPRs (CDNA), not {self.spec.arch}", e.operand)
+        for part, p in enumerate((st, st.dual) if st.dual is not None else (st,)):
+            for i, v in enumerate(p.operands):
+                inner = v.value if isinstance(v, Mod) else v
+                if isinstance(inner, Special) and inner.name in self._unlisted() and not (
+                        st.dual is not None and inner.name == "src_lds_direct"):   # (LLVM takes it in VOPD)
+                    why = (f"{inner.name} is not available on {self.spec.arch}: no operand table of its manual "
+                           f"lists its code")
+                elif type(inner) is Reg and inner.cls == "v" and inner.idx + inner.count > self.traits.vgprs:
+                    why = f"{inner} is out of range (v0..v{self.traits.vgprs - 1})"
+                else:
+                    continue
+                # the first such operand written: LLVM's parser stops there
+                return e if inner is e.operand else OperandError(f"{p.mnemonic}: {why}", inner, part=part, index=i)
         return e
+
+    def _unlisted(self) -> frozenset:
+        """Special register names whose code no operand field of the target's tables lists."""
+        if self._unlisted_names is None:
+            listed = frozenset(c for t in self.spec.operands.values() for rows in t.values()
+                               for lo, hi, *_ in rows for c in range(lo, hi + 1))
+            self._unlisted_names = frozenset(n for n, c in self.special.items() if c not in listed)
+        return self._unlisted_names
+
+    _unlisted_names: frozenset | None = None
 
     def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
@@ -482,9 +509,11 @@ class Encoder:
         plan = self._plans.get((d, e32)) or self._plan(d, e32)      # _valu_plan's memo, without its call
         sig, is_p, is_mix = plan.sig, plan.is_p, plan.is_mix
         names, n_srcs = plan.names, plan.n_srcs
+        implied = 0
         if len(ops) != len(names):
             if e32 and plan.sig.is_cmp and not plan.sig.is_cmpx and len(ops) == len(names) - 1:
                 ops = [_VCC[self.wave]] + list(ops)   # LLVM's v_cmp_*_e32 src0, src1: the vcc is implied
+                implied = 1
             else:
                 self._arity(d, ops, names)
         if plan.t16_vgprs:
@@ -546,96 +575,106 @@ class Encoder:
             else:
                 F["SDST"] = self.sreg_code(v, F, "sdst", self.wave // 32)
         src_vals = ops[pos:pos + n_srcs]
+        src_at = list(range(pos - implied, pos - implied + n_srcs))    # each source's place among the operands
         pos += n_srcs
         if plan.k_e32:
             src_vals = list(src_vals)
+            src_at.pop(sig.k_pos)
             self.k_literal(src_vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
         if plan.vcc_in_e32:
             self._implicit_vcc(d, ops[pos]); pos += 1
-        for (i, o, op, what, field, kind), v in zip(plan.srcs, src_vals):
-            if e32:
-                if dpp_kind and i == 0:
-                    vv = v.value if isinstance(v, Mod) else v
-                    idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
-                    if o.t16:
-                        if idx > 127:       # the DPP word's 8-bit field: bit 7 picks the half
-                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
-                                               f"halves", v)
-                        idx |= 0x80 if vv.half == "h" else 0
-                    F.setdefault("_dpp_src0", idx)
+        try:
+            for (i, o, op, what, field, kind), v in zip(plan.srcs, src_vals):
+                if e32:
+                    if dpp_kind and i == 0:
+                        vv = v.value if isinstance(v, Mod) else v
+                        idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
+                        if o.t16:
+                            if idx > 127:       # the DPP word's 8-bit field: bit 7 picks the half
+                                raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
+                                                   f"halves", v)
+                            idx |= 0x80 if vv.half == "h" else 0
+                        F.setdefault("_dpp_src0", idx)
+                        if isinstance(v, Mod):
+                            if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
+                                raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+                            F["_neg0"], F["_abs0"] = v.neg, v.abs
+                        continue
+                    if i == 1:
+                        vv = v.value if isinstance(v, Mod) else v
+                        if isinstance(v, Mod):
+                            if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
+                                raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
+                            F["_neg1"], F["_abs1"] = v.neg, v.abs
+                        if not (isinstance(vv, Reg) and vv.cls == "v"):
+                            raise OperandError(f"{_name(d)}: {what} must be a VGPR in the 32-bit encoding, got {vv}", v)
+                        idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
+                        if o.t16:
+                            if idx > 127:
+                                raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
+                                                   f"halves", v)
+                            idx |= 0x80 if vv.half == "h" else 0
+                        F["VSRC1"] = idx
+                        continue
                     if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
-                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
-                        F["_neg0"], F["_abs0"] = v.neg, v.abs
+                        v = folded_modifiers(d, o, v, what, self._has_vop3(d))
+                    if kind:
+                        self._source_kind(d, v, kind, what)
+                        code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
+                                                       allow_vgpr=kind != _SCALAR and kind != _LANE,
+                                                       encoding=plan.constants)
+                    else:
+                        code, _, _, hi = self.src_code(v, op, F, what, encoding=plan.constants)
+                    if o.t16 and code >= self.vgpr_base:
+                        if code - self.vgpr_base > 127:
+                            raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
+                        code |= 0x80 if hi else 0
+                    F["SRC0"] = code
                     continue
-                if i == 1:
-                    vv = v.value if isinstance(v, Mod) else v
-                    if isinstance(v, Mod):
-                        if dpp_kind != "DPP16" or not (o.is_float or integer_sources_take_fp_mods(d)):
-                            raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
-                        F["_neg1"], F["_abs1"] = v.neg, v.abs
-                    if not (isinstance(vv, Reg) and vv.cls == "v"):
-                        raise OperandError(f"{_name(d)}: {what} must be a VGPR in the 32-bit encoding, got {vv}", v)
-                    idx = self.vgpr(vv, F, what, o.dwords, half=o.t16)
-                    if o.t16:
-                        if idx > 127:
-                            raise OperandError(f"{_name(d)}: {what} {vv}: the 32-bit encoding reaches v0..v127 "
-                                               f"halves", v)
-                        idx |= 0x80 if vv.half == "h" else 0
-                    F["VSRC1"] = idx
-                    continue
-                if isinstance(v, Mod):
-                    v = folded_modifiers(d, o, v, what, self._has_vop3(d))
                 if kind:
+                    if kind == _MASK:
+                        if isinstance(v, Mod):
+                            raise OperandError(f"{_name(d)}: {what}: a lane mask takes no modifiers, got {v}", v)
+                        F[field] = self.sreg_code(v, F, what, self.wave >> 5)
+                        continue
                     self._source_kind(d, v, kind, what)
-                    code, _, _, hi = self.src_code(v, op, F, what, allow_literal=kind != _LANE,
-                                                   allow_vgpr=kind != _SCALAR and kind != _LANE,
-                                                   encoding=plan.constants)
+                    code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,
+                                                     allow_vgpr=kind != _SCALAR and kind != _LANE,
+                                                     encoding=plan.constants)
                 else:
-                    code, _, _, hi = self.src_code(v, op, F, what, encoding=plan.constants)
-                if o.t16 and code >= self.vgpr_base:
-                    if code - self.vgpr_base > 127:
-                        raise OperandError(f"{_name(d)}: {what}: the 32-bit encoding reaches v0..v127 halves", v)
-                    code |= 0x80 if hi else 0
-                F["SRC0"] = code
-                continue
-            if kind:
-                if kind == _MASK:
-                    if isinstance(v, Mod):
-                        raise OperandError(f"{_name(d)}: {what}: a lane mask takes no modifiers, got {v}", v)
-                    F[field] = self.sreg_code(v, F, what, self.wave >> 5)
-                    continue
-                self._source_kind(d, v, kind, what)
-                code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,
-                                                 allow_vgpr=kind != _SCALAR and kind != _LANE,
-                                                 encoding=plan.constants)
-            else:
-                code, ng, ab, hi = self.src_code(v, op, F, what, encoding=plan.constants)
-            if (ng or ab) and not (o.is_float or is_p):
-                raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
-            if dpp_kind and i < 2:
-                if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
-                    # at the register (inside -x, |x|), a constant at the mnemonic: LLVM 22's places
-                    inner = v.value if isinstance(v, Mod) else v
-                    raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
-                                       f"got {v}", inner if isinstance(inner, (Reg, Special, Agpr)) else None)
-                if i == 0:
-                    F["_dpp_src0"] = code - self.vgpr_base
-                    code = 0
-            if ng or ab:
-                if is_p and not is_mix:     # NEG/NEG_HI only as neg_lo/neg_hi lists (packed_negation)
-                    raise OperandError(f"{_name(d)}: {plan.negation.sign_error(i, len(plan.srcs))}", v)
-                elif is_mix:
-                    negb |= ng << i
-                    F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i
-                else:
-                    negb |= ng << i
-                    absb |= ab << i
-            if hi:
-                opsel |= 1 << i
-            F[field] = code
+                    code, ng, ab, hi = self.src_code(v, op, F, what, encoding=plan.constants)
+                if (ng or ab) and not (o.is_float or is_p):
+                    raise OperandError(f"{_name(d)}: {what}: neg/abs modifiers apply to floating-point operands only", v)
+                if dpp_kind and i < 2:
+                    if code < self.vgpr_base and (i == 0 or e32 or self.spec.arch not in _DPP_SCALAR_SRC1):
+                        # at the register (inside -x, |x|), a constant at the mnemonic: LLVM 22's places
+                        inner = v.value if isinstance(v, Mod) else v
+                        raise OperandError(f"{_name(d)}: {what}: the first two sources of a DPP instruction are VGPRs, "
+                                           f"got {v}", inner if isinstance(inner, (Reg, Special, Agpr)) else None)
+                    if i == 0:
+                        F["_dpp_src0"] = code - self.vgpr_base
+                        code = 0
+                if ng or ab:
+                    if is_p and not is_mix:     # NEG/NEG_HI only as neg_lo/neg_hi lists (packed_negation)
+                        raise OperandError(f"{_name(d)}: {plan.negation.sign_error(i, len(plan.srcs))}", v)
+                    elif is_mix:
+                        negb |= ng << i
+                        F["NEG_HI"] = F.get("NEG_HI", 0) | ab << i
+                    else:
+                        negb |= ng << i
+                        absb |= ab << i
+                if hi:
+                    opsel |= 1 << i
+                F[field] = code
+        except OperandError as e:   # the source's place: one text written twice is one value (the parser's)
+            _place(e, src_vals, src_at)
+            raise
         if not e32:
-            self._constant_bus(d, F, plan, src_vals)
+            try:
+                self._constant_bus(d, F, plan, src_vals)
+            except OperandError as e:
+                _place(e, src_vals, src_at)
+                raise
             if mods and "op_sel" in mods:
                 if modifier_use(d).opsel is None or byte_select(d):
                     halves = self.spec.arch in syntax.TRUE16_FAMILIES and any(o.t16 for o in sig.srcs + sig.dsts)
@@ -920,50 +959,62 @@ class Encoder:
         F = Fields(dx)
         F["OPX"], F["OPY"] = dx.opcode, dy.opcode
         vdst, src0, vsrc1 = {}, {}, {}
-        for slot, d, p, sig, names in (("X", dx, st, sig_x, names_x), ("Y", dy, st.dual, sig_y, names_y)):
-            if p.modifiers:
-                key = next(iter(p.modifiers))
-                raise OperandError(f"{_name(d)}: {key}: a VOPD half takes no modifiers (no clamp, output "
-                                   f"modifier, DPP, op_sel or memory flags); write it as a VOP1/VOP2/VOP3 "
-                                   f"instruction", modifier=key)
-            if len(p.operands) != len(names):
-                self._arity(d, p.operands, names)
-            vals = list(p.operands)
-            vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
-            if sig.k_pos is not None:
-                self.k_literal(vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
-            if isinstance(vals[0], Mod):
-                raise OperandError(f"{_name(d)}: src0: a VOPD half takes no neg/abs modifiers, got {vals[0]}",
-                                   vals[0])
-            code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0", encoding="e32")
-            F[f"SRC{slot}0"] = code
-            if code >= self.vgpr_base and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
-                src0[slot] = code
-            if len(vals) > 1:
-                F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1")
-                if type(vals[1]) is Reg:
-                    vsrc1[slot] = F[f"VSRC{slot}1"]
-            else:
-                F[f"VSRC{slot}1"] = 0
+        for part, (slot, d, p, sig, names) in enumerate((("X", dx, st, sig_x, names_x), ("Y", dy, st.dual, sig_y, names_y))):
+            try:
+                self._vopd_operands(F, slot, d, p, sig, names, vdst, src0, vsrc1)
+            except OperandError as e:       # in this half (its operands may be the other's objects too)
+                e.part = part if e.part is None else e.part
+                raise
         where = f"{_name(dx)} :: {_name(dy)}"
+        y_srcs = [i for i, n in enumerate(names_y) if n not in ("vdst", "k")]
         if (vdst["X"] & 1) == (vdst["Y"] & 1):
             raise OperandError(f"{where}: the two destinations must be one even and one odd "
-                               f"VGPR (got v{vdst['X']} and v{vdst['Y']})", st.dual.operands[0])
-        # each half reads its VGPR sources through its own bank (register number mod 4)
+                               f"VGPR (got v{vdst['X']} and v{vdst['Y']})", st.dual.operands[0], part=1, index=0)
+        # LLVM 22 checks the constant bus before the banks
+        self._vopd_constant_bus(F, where, (st, sig_x, names_x), (st.dual, sig_y, names_y))
+        # each half reads its VGPR sources through its own bank (register number mod 4); refused at
+        # the second half's operand, as LLVM 22 reports it
         mov_pair = dx.name == dy.name == "V_DUAL_MOV_B32" and self.traits.family in syntax.VOPD_MOV_PAIR_USES_SRC2
         if len(src0) == 2 and src0["X"] % 4 == src0["Y"] % 4 and not mov_pair:
             raise OperandError(f"{where}: the src0 operands v{src0['X'] - self.vgpr_base} and v{src0['Y'] - self.vgpr_base} are in the same "
                                f"VGPR bank (register number mod 4); VOPD reads them in one cycle",
-                               st.dual.operands[1 + (sig_y.k_pos == 0)])
+                               st.dual.operands[y_srcs[0]], part=1, index=y_srcs[0])
         # (v_dual_fmamk's VSRC1 is its addend, which LLVM does not compare with the other vsrc1)
         if len(vsrc1) == 2 and vsrc1["X"] % 4 == vsrc1["Y"] % 4 and sig_x.k_pos != 1 and sig_y.k_pos != 1:
             raise OperandError(f"{where}: the vsrc1 operands v{vsrc1['X']} and v{vsrc1['Y']} are in the same VGPR bank "
-                               f"(register number mod 4); VOPD reads them in one cycle", st.dual.operands[-1])
-        self._vopd_constant_bus(F, where, (st, sig_x), (st.dual, sig_y))
+                               f"(register number mod 4); VOPD reads them in one cycle",
+                               st.dual.operands[y_srcs[1]], part=1, index=y_srcs[1])
         F["VDSTX"] = vdst["X"]
         F["VDSTY"] = vdst["Y"] >> 1
         data = self.pack(dx, F, "VOPD")
         return data, LiteralRef(F.literal_ref, len(data) - 4) if F.literal_ref is not None else None
+
+    def _vopd_operands(self, F: Fields, slot: str, d, p, sig, names, vdst: dict, src0: dict, vsrc1: dict) -> None:
+        """One VOPD half's operands into F (its destination, src0 and vsrc1 codes into the dicts)."""
+        if p.modifiers:
+            key = next(iter(p.modifiers))
+            raise OperandError(f"{_name(d)}: {key}: a VOPD half takes no modifiers (no clamp, output "
+                               f"modifier, DPP, op_sel or memory flags); write it as a VOP1/VOP2/VOP3 "
+                               f"instruction", modifier=key)
+        if len(p.operands) != len(names):
+            self._arity(d, p.operands, names)
+        vals = list(p.operands)
+        vdst[slot] = self.vgpr(vals.pop(0), F, "vdst")
+        if sig.k_pos is not None:
+            self.k_literal(vals.pop(sig.k_pos), sig.srcs[0], "e32", F)
+        if isinstance(vals[0], Mod):
+            raise OperandError(f"{_name(d)}: src0: a VOPD half takes no neg/abs modifiers, got {vals[0]}",
+                               vals[0])
+        code, *_ = self.src_code(vals[0], sig.srcs[0], F, "src0", encoding="e32")
+        F[f"SRC{slot}0"] = code
+        if code >= self.vgpr_base and type(vals[0]) is Reg:     # not a virtual register (VReg): placed later
+            src0[slot] = code
+        if len(vals) > 1:
+            F[f"VSRC{slot}1"] = self.vgpr(vals[1], F, "vsrc1")
+            if type(vals[1]) is Reg:
+                vsrc1[slot] = F[f"VSRC{slot}1"]
+        else:
+            F[f"VSRC{slot}1"] = 0
 
     def _vopd_constant_bus(self, F: Fields, where: str, *halves) -> None:
         """The pair reads at most two scalar values: "at most 2 SGPRs, or 1 SGPR + 1 literal, or
@@ -972,18 +1023,29 @@ class Encoder:
         as one SGPR read" (RDNA3/RDNA3.5/RDNA4 manuals, "Dual Issue VALU (VOPD)" restrictions;
         RDNA4 7.8 page 91). The same SGPR or literal twice counts once; the implicit select is a
         read of its own, apart from a vcc_lo source (LLVM 22 refuses v_dual_cndmask_b32 v1,
-        vcc_hi, v3 :: v_dual_mov_b32 v4, vcc_lo)."""
+        vcc_hi, v3 :: v_dual_mov_b32 v4, vcc_lo). Refused at the first src0 the bus has no room
+        for, the select VCC and a K counted first, as LLVM 22 places it."""
         scalars = {F["SRCX0"], F["SRCY0"]} & self.scalar_sources
         if F.literal is not None or F.literal_ref is not None:      # a K of fmaak/fmamk
             scalars.add(self.traits.literal)
-        if any(sig.vcc_in for _, sig in halves):
+        if any(sig.vcc_in for _, sig, _ in halves):
             scalars.add("vcc")
-        if len(scalars) > 2:     # blamed on the last scalar src0 (the Y half's, else the X half's)
-            p = next((p for (p, _), slot in zip(reversed(halves), "YX") if F[f"SRC{slot}0"] in self.scalar_sources),
-                     halves[1][0])
+        if len(scalars) > 2:
+            seen = ({"vcc"} & scalars) | ({self.traits.literal} & scalars if any(
+                sig.k_pos is not None for _, sig, _ in halves) else set())
+            blame = (1, halves[1][0], 1)
+            for part, ((p, sig, names), slot) in enumerate(zip(halves, "XY")):
+                code = F[f"SRC{slot}0"]
+                if code in self.scalar_sources and code not in seen:
+                    seen.add(code)
+                    if len(seen) > 2:
+                        blame = (part, p, names.index("vdst") + 1)
+                        break
+            part, p, i = blame
             raise OperandError(f"{where}: reads {len(scalars)} scalar values (SGPRs, VCC, M0, EXEC, SCC, the "
                                f"literal{', the select VCC' if 'vcc' in scalars else ''}); a VOPD pair may read "
-                               f"at most 2 (the constant bus)", p.operands[1] if p.operands[1:] else p.operands[0])
+                               f"at most 2 (the constant bus)", p.operands[i] if p.operands[i:] else p.operands[0],
+                               part=part, index=i if p.operands[i:] else 0)
 
     # ------------------------------------------------------------ scalar
 
@@ -1100,7 +1162,9 @@ class Encoder:
             F["SDATA"] = _imm16(ops[0], d)
         else:
             F["SDATA"] = self.smem_data(ops[0], F, value_dwords(d))
-        F["SBASE"] = self.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
+        # a buffer's resource (4 SGPRs) is no special register: LLVM 22 refuses null there, not as an address
+        F["SBASE"] = self.sreg_code(_base_sgprs(ops[1], d, "sbase") if sbase_n == 4 else ops[1], F, "sbase",
+                                    sbase_n) >> 1
         third = ops[2]
         off = mods.pop("offset", None)
         if isinstance(third, int):
@@ -1148,6 +1212,15 @@ class Encoder:
     def flat(self, d, F, ops, mods):
         glc = bool(mods.pop("glc", False))
         layout = flat_layout(d, glc)
+        wrong_glc = None
+        if len(ops) == len(flat_layout(d, not glc)) != len(layout):
+            # an atomic written with its result (vdst) and no glc, or without it and with glc: LLVM
+            # reads the form the operands write and refuses glc once the rest is checked
+            layout = flat_layout(d, not glc)
+            wrong_glc = OperandError(f"{_name(d)}: an atomic written with its result (vdst {ops[0]}) must use glc"
+                                     if not glc else f"{_name(d)}: glc: an atomic written without its result (no "
+                                     f"vdst) must not use glc, which returns the pre-op value",
+                                     modifier="glc" if glc else None, at_mnemonic=not glc)
         if len(ops) != len(layout):
             self._arity(d, ops, [n for n, _, _ in layout])
         fmt = d.format
@@ -1174,6 +1247,8 @@ class Encoder:
         for flag in ("slc", "dlc"):
             if mods.pop(flag, False):
                 F[flag.upper()] = 1
+        if wrong_glc is not None and not mods:      # (a modifier left over is refused first)
+            raise wrong_glc
 
     def buffer(self, d, F, ops, mods):
         mn = _name(d)
@@ -1181,7 +1256,7 @@ class Encoder:
             self._arity(d, ops, [])
             F.update(VDATA=0, VADDR=0, SRSRC=0, SOFFSET=0, OFFSET=0)
             return
-        tfe = signature.buffer_tfe(d, mods)
+        tfe = signature.buffer_tfe(d, mods, ops[0] if ops else None)
         idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
         if len(ops) != 4:
             self._arity(d, ops, ["vdata", "vaddr", "srsrc", "soffset"])
@@ -1201,6 +1276,9 @@ class Encoder:
         code, *_ = self.src_code(ops[3], _SOFFSET, F, "soffset", allow_vgpr=False, allow_literal=False,
                                  encoding="salu")
         F["SOFFSET"] = code
+        wrong = tfe and signature.store_tfe_refusal(d)
+        if wrong:       # LLVM 22 refuses a store's tfe once its operands match, before its offset
+            raise wrong
         off = mods.pop("offset", 0)
         if not 0 <= off <= 4095:
             raise OperandError(f"{mn}: offset:{off} is out of range 0..4095")
@@ -1808,6 +1886,14 @@ def _check_modifier_order(d: InstrDef, mods: dict, family: str = "") -> None:
                                f"({' '.join(sorted(ranked, key=lambda k: order[negated_flags.positive(k, family, d.format) or k]))})",
                                modifier=key)
         last, last_key = rank, key
+
+
+def _place(e: OperandError, values, places) -> None:
+    """Set e.index to the place among the operands of the source value it names (values[j] at
+    places[j]; the value inside -x, |x|, neg(x) too), where it names one and none is set."""
+    if e.index is None and e.operand is not None:
+        e.index = next((at for v, at in zip(values, places)
+                        if v is e.operand or isinstance(v, Mod) and v.value is e.operand), None)
 
 
 def _base_sgprs(v, d: InstrDef, what: str):

@@ -12,7 +12,7 @@ from . import syntax
 from .syntax import smem_offset_default
 from .field_values import buffer_format_codes
 from .operands import Mod, OperandError, Special
-from .signature import buffer_data_dwords, buffer_tfe, cache_control, flat_layout, image_widths
+from .signature import buffer_data_dwords, buffer_tfe, cache_control, flat_layout, image_widths, store_tfe_refusal
 from .statement import Attr
 
 
@@ -84,7 +84,7 @@ def smem(enc, d, F, ops, mods):
         if len(ops) != len(names):
             enc._arity(d, ops, names)
         if len(names) == 4:
-            F["SBASE"] = enc.sreg_code(ops[0], F, "sbase", sbase_n) >> 1
+            F["SBASE"] = enc.sreg_code(_sbase(ops[0], d, sbase_n), F, "sbase", sbase_n) >> 1
         off, soff, length = ops[-3:]
         F["IOFFSET"] = _smem_offset(enc, d, off)
         F["SOFFSET"] = enc.sreg_code(soff, F, "soffset")
@@ -102,7 +102,7 @@ def smem(enc, d, F, ops, mods):
         F["SDATA"] = ops[0]
     else:
         F["SDATA"] = enc.smem_data(ops[0], F, value_dwords(d))
-    F["SBASE"] = enc.sreg_code(ops[1], F, "sbase", sbase_n) >> 1
+    F["SBASE"] = enc.sreg_code(_sbase(ops[1], d, sbase_n), F, "sbase", sbase_n) >> 1
     third = ops[2]
     off = mods.pop("offset", None)
     if isinstance(third, int):
@@ -116,6 +116,14 @@ def smem(enc, d, F, ops, mods):
     cache_policy(d, F, mods)
 
 
+def _sbase(v, d, n: int):
+    """SMEM's base: a buffer's resource (4 SGPRs) is no special register (LLVM 22 refuses null
+    there, as it does not as an address)."""
+    if n == 4 and isinstance(v, Special):
+        raise OperandError(f"{_name(d)}: sbase: expected SGPRs (s[..]) holding a buffer resource, got {v}", v)
+    return v
+
+
 _FLAT_FIELDS = {"ADDR": "VADDR", "DATA": "VSRC"}
 
 
@@ -127,9 +135,18 @@ def flat(enc, d, F, ops, mods):
         cache_policy(d, F, mods)
         F["SADDR"] = enc.traits.null        # no address: SADDR off, as LLVM encodes it
         return
+    th_written = "th" in mods
     cache_policy(d, F, mods)
     returns = memory_access(d).direction != "atomic" or bool(F["TH"] & 1)
     layout = flat_layout(d, returns)
+    no_return = None
+    if not returns and len(ops) == len(flat_layout(d, True)) != len(layout):
+        # an atomic written with its result (vdst) but a policy that returns none: LLVM reads the
+        # returning form and refuses the policy once the rest is checked (at th:, else the mnemonic)
+        layout = flat_layout(d, True)
+        no_return = OperandError(f"{_name(d)}: vdst {ops[0]}: an atomic written with its result must use "
+                                 f"th:TH_ATOMIC_RETURN or th:TH_ATOMIC_NT_RETURN (the TH bit that returns the "
+                                 f"value)", modifier="th" if th_written else None, at_mnemonic=not th_written)
     if len(ops) != len(layout):
         enc._arity(d, ops, [n for n, _, _ in layout])
     null = enc.traits.null
@@ -146,6 +163,8 @@ def flat(enc, d, F, ops, mods):
         else:
             F[field] = enc.vgpr(v, F, name, n)
     F["IOFFSET"] = _ioffset(enc, d, mods.pop("offset", 0), True)
+    if no_return is not None and not mods:      # (a modifier left, scale_offset or nv, is refused first)
+        raise no_return
 
 
 def buffer(enc, d, F, ops, mods):
@@ -153,7 +172,7 @@ def buffer(enc, d, F, ops, mods):
     if cache_control(d):
         enc._arity(d, ops, [])
         return
-    tfe = buffer_tfe(d, mods)
+    tfe = buffer_tfe(d, mods, ops[0] if ops else None)
     idxen, offen = bool(mods.pop("idxen", False)), bool(mods.pop("offen", False))
     if len(ops) != 4:
         enc._arity(d, ops, ["vdata", "vaddr", "rsrc", "soffset"])
@@ -179,6 +198,9 @@ def buffer(enc, d, F, ops, mods):
         fmtv = names[fmtv[0].name]
     F["FORMAT"] = fmtv
     F.update(IDXEN=int(idxen), OFFEN=int(offen), TFE=int(tfe))
+    wrong = tfe and store_tfe_refusal(d)
+    if wrong and not set(mods) - {"offset", "th", "scope"}:     # LLVM 22 refuses a store's tfe once its
+        raise wrong                         # operands match, after a modifier it does not take (nv)
     F["IOFFSET"] = _ioffset(enc, d, mods.pop("offset", 0), False)
     cache_policy(d, F, mods)
 

@@ -26,9 +26,14 @@ class OperandError(ValueError):
     such form (a `_dpp` suffix): LLVM refuses it before reading a modifier's value (list_reader)."""
 
     def __init__(self, message: str, operand=None, modifier: str | None = None, text: str | None = None,
-                 unknown: bool = False):
+                 unknown: bool = False, at_mnemonic: bool = False, part: int | None = None,
+                 index: int | None = None):
         super().__init__(message)
         self.operand, self.modifier, self.text, self.unknown = operand, modifier, text, unknown
+        self.part, self.index = part, index     # which half of a VOPD pair (1: the second) and which of
+        # its operands `operand` is, where one text is written twice (the parser shares its value)
+        self.at_mnemonic = at_mnemonic      # reported at the mnemonic, as LLVM reports a check of the whole
+        # instruction (an image's data or address size), though the message names the operand at fault
 
 
 def list_entry(value, key: str, good) -> str | tuple:

@@ -12,7 +12,6 @@ and by the decoders (dsl.signature.neg_bits_error).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from isa import InstrDef
@@ -24,7 +23,6 @@ from . import syntax
 
 
 _FLOAT_RESULTS = frozenset({"f16", "f32", "f64", "bf16", "pk_f16", "pk_f32", "pk_bf16"})
-_SIGNEDNESS = re.compile(r"\bS(\d)\.iu\d")     # an "IU" matrix input: NEG[i] says signed
 
 
 @dataclass(frozen=True)
@@ -72,9 +70,9 @@ def packed_negation(d: InstrDef) -> PackedNegation:
       apply NEG/NEG_HI" on v_dot4_f32_{fp8,bf8}_*, NEG zero for an FP8/BF8 WMMA's A and B; SWMMAC's
       index, and every source of an 8-bit float SWMMAC, take none).
     - a move of raw bits (every operand b32: CDNA's v_accvgpr_read/write): none.
-    - an integer matrix instruction with iu8/iu4 inputs (RDNA4's WMMA/SWMMAC: NEG[i] says whether
-      input i is signed): NEG on those, NEG_HI on none ("NEG[2] and NEG_HI[2:0] must be zero",
-      p. 99; LLVM 22 takes any on gfx11's).
+    - an integer matrix instruction with iu8/iu4 inputs (isa.facts.modifier_use.signed_by_neg:
+      RDNA4's WMMA/SWMMAC, NEG[i] says whether input i is signed): NEG on those, NEG_HI on none
+      ("NEG[2] and NEG_HI[2:0] must be zero", p. 99; LLVM 22 takes any on gfx11's).
     - the rest (integer packed math, the IU dot, where NEG is signedness): every source.
     LLVM 22 refuses the rest ("invalid neg_lo operand"; checked on every VOP3P instruction by
     tests/test_dsl_vop3_modifier_sweep.py and tests/test_asm_refusal_classes.py)."""
@@ -88,8 +86,7 @@ def packed_negation(d: InstrDef) -> PackedNegation:
         return PackedNegation(floats, floats)
     if types and set(types.values()) == {"b32"}:
         return PackedNegation(0, 0)
-    if effects(d.pcode).matrix and family_of(d) not in syntax.WMMA_REPLICATED:
-        reads = sum(1 << int(i) for i in set(_SIGNEDNESS.findall(d.pcode or "")))
-        if reads:
-            return PackedNegation(reads, 0)
+    if use.signed_by_neg and family_of(d) not in syntax.WMMA_REPLICATED:
+        signed = sum(1 << int(s[1]) for s in use.signed_by_neg)
+        return PackedNegation(signed, 0)
     return PackedNegation(every, every)

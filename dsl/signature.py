@@ -309,23 +309,43 @@ def data_registers(d: InstrDef) -> int:
     return sizes or value_dwords(d)
 
 
-def buffer_tfe(d: InstrDef, mods: dict) -> bool:
+def buffer_tfe(d: InstrDef, mods: dict, data=None) -> bool:
     """Whether a MUBUF/MTBUF/VBUFFER instruction's text asks for TFE (popping `tfe` from `mods`).
     LLVM 22 takes it only where the instruction returns loaded data through an untyped format (a
     load that is no tbuffer_*): it refuses it on a store ("TFE modifier has no meaning for store
     instructions"), an atomic and a typed access. Decided from the generated memory facts
-    (isa.memory_access: the direction, typed_buffer); raises OperandError at the flag."""
+    (isa.memory_access: the direction, typed_buffer). Where LLVM refuses it, as it does: at the
+    flag when the data (`data`, its operand) are as wide as without it; a store's data written
+    with the status dword match LLVM's form, so True and the handler refuses the flag once the
+    operands are checked (store_tfe_refusal); other widths are refused at the data."""
     if not mods.pop("tfe", False):
         return False
     direction = memory_access(d).direction
-    if direction == "load" and not typed_buffer(d):
-        return True
     typed = typed_buffer(d)     # LLVM's tbuffer_* have no TFE operand at all: "invalid operand"
-    why = ("TFE modifier has no meaning for store instructions" if direction == "store" and not typed else
-           "invalid operand for instruction: tfe is taken by untyped buffer loads only, not by "
-           + ("a typed (tbuffer) access" if typed else "an atomic" if direction == "atomic"
-              else "an instruction that loads no data"))
-    raise OperandError(f"{d.name.lower()}: tfe: {why}", modifier="tfe")
+    plain = getattr(data, "cls", None) == "v" and getattr(data, "count", None) == data_registers(d)   # VGPRs
+    # as many as without the status dword
+    if direction == "load" and not typed:
+        if plain:
+            raise OperandError(f"{d.name.lower()}: tfe: {data} holds the data alone; with tfe the status dword "
+                               f"follows them ({data_registers(d) + 1} VGPRs)", modifier="tfe")
+        return True
+    if not plain and direction == "store" and not typed:
+        return True
+    what = ("a typed (tbuffer) access" if typed else "an atomic" if direction == "atomic"
+            else "an instruction that loads no data")
+    if not plain:       # no form holds these data: at them (LLVM's operand match)
+        raise OperandError(f"{d.name.lower()}: vdata: {data}: tfe is taken by untyped buffer loads only, not by "
+                           f"{what}; without it the data are {data_registers(d)} VGPR(s)", data)
+    raise store_tfe_refusal(d) if direction == "store" and not typed else OperandError(
+        f"{d.name.lower()}: tfe: invalid operand for instruction: tfe is taken by untyped buffer loads only, not by "
+        f"{what}", modifier="tfe")
+
+
+def store_tfe_refusal(d: InstrDef) -> OperandError | None:
+    """The refusal of tfe on an untyped buffer store (LLVM 22 checks it after everything else)."""
+    if memory_access(d).direction != "store" or typed_buffer(d):
+        return None
+    return OperandError(f"{d.name.lower()}: tfe: TFE modifier has no meaning for store instructions", modifier="tfe")
 
 
 def buffer_data_dwords(d: InstrDef, fields: dict) -> int:

@@ -260,6 +260,13 @@ def _packed_negation(d):
     return negated, magnitude
 
 
+def _signed_by_neg(d):
+    """The sources (indices) whose NEG bit says signed, not negates: isa.facts.modifier_use's
+    signed_by_neg, the iu8/iu4 inputs of an integer WMMA."""
+    from isa.facts import modifier_use
+    return tuple(int(s[1]) for s in modifier_use(d).signed_by_neg)
+
+
 def _half_write(d):
     """Whether d's code writes D0 only as a 16-bit value into bits 15:0, or d has no code
     (isa.effects' half_writes; half_result then asks the family what becomes of the other half)."""
@@ -295,6 +302,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
          "format_conversion": _format_conversion, "matrix": _matrix,
          "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
+         "signed_by_neg": _signed_by_neg,
          "half_write": _half_write,
          **{name: _code_fact(name) for name in _CODE_FACTS}}
 
@@ -317,6 +325,11 @@ def agpr_operands(d) -> tuple:
 def loads_scales(d) -> bool:
     """isa.facts.loads_scales(d): the load-scale half of a V_MFMA_SCALE_* (v_mfma_ld_scale_b32)."""
     return fact("loads_scales", d)
+
+
+def signed_by_neg(d) -> tuple:
+    """isa.facts.modifier_use(d).signed_by_neg as source indices: (0, 1) for an IU8/IU4 WMMA."""
+    return fact("signed_by_neg", d)
 
 
 def typed_buffer(d) -> bool:

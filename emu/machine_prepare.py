@@ -991,10 +991,12 @@ class Preparer:
         lane from the T# (p.buffer, as for MUBUF)."""
         from isa.memory_access import image_address, memory_access, memory_effects
         from isa.memory_registers import image_dims, memory_registers
-        from .image import Image, coordinates, lane_texels
+        from .image import MIP_PAGES, Image, coordinates, lane_texels, tfe_status
         f = {**p.inst.fields, **p.inst.extra}
-        if f.get("TFE"):
-            raise PrepareError("TFE (the partially resident texture status VGPR) is not modelled")
+        tfe = bool(f.get("TFE"))
+        if tfe and p.sem.memory != "load":
+            raise PrepareError(f"TFE on an image {p.sem.memory}: the manual describes the status VGPR of a fetch "
+                               f"only (10.1.1: RDNA3 p. 96-97, RDNA3.5 p. 98-99, RDNA4 p. 119)")
         reads, writes = memory_registers(d, f, self.spec.traits)
         e = memory_effects(d)
         regs = []
@@ -1034,17 +1036,32 @@ class Preparer:
             mask = np.asarray(st.exec_mask(sel), np.uint64).reshape(-1, 1)
             active = ((mask >> lane_id.astype(np.uint64)) & np.uint64(1)).astype(bool)
             addr, limit = lane_texels(img, dict(zip(names, coords[:count])), coords[count] if mip else None,
-                                      nbytes, active)
+                                      nbytes, active, MIP_PAGES[fmt])
+            if tfe:
+                tfe_status(img, limit, active)
             extra = {"ADDR": addr, "FORMAT": img.format, "DST_SEL": img.dst_sel, "FORMATS": formats,
                      "UNBOUND": img.unbound}
             return extra, limit, False
         p.memory, p.buffer = "global", access
-        p.inputs.update(DMASK=dmask, D16=int(bool(f.get("D16"))))
+        # components a store does not supply: 0 (RDNA3 10.4 p. 102), the first VGPR's (RDNA4 10.4.2 p. 124-125)
+        p.inputs.update(DMASK=dmask, D16=int(bool(f.get("D16"))), FILL="first" if fmt == "VIMAGE" else "zero")
         vdata = f["VDATA"]
         if p.sem.memory == "load":
-            n = writes.get("VDATA", 1)
-            write = _write_vgprs(vdata, n)      # the semantic's four dwords, of which the encoding's n
-            p.writers["VDATA"] = lambda st, sel, v, a: write(st, sel, v[..., 0] if n == 1 else v[..., :n], a)
+            n = writes.get("VDATA", 1) - tfe        # the data; then TFE's status VGPR
+            # the status (10.1.1): TEXEL_FAIL | LOD_WARNING << 1 | LOD << 16, with no unmapped page
+            # (no NACK), LWE ignored without a sampler and mip level 0: zero. RDNA3 / 3.5 write it
+            # ("TD writes to VGPR DST+1 with a status"); RDNA4 "nothing is returned if no thread
+            # experiences a texture fault"; with DMASK 0 "TFE status is not generated" (Table 48)
+            status = tfe and fmt == "MIMG" and dmask != 0
+            self._vgpr_data(vdata, n + tfe)         # the status VGPR exists, written or not (RDNA4 3.3.4)
+            write = _write_vgprs(vdata, n + status)     # the semantic's four dwords, of which the encoding's n
+
+            def write_load(st, sel, v, a):
+                v = v[..., :n]
+                if status:
+                    v = np.concatenate([v, np.zeros(v.shape[:-1] + (1,), v.dtype)], axis=-1)
+                write(st, sel, v[..., 0] if v.shape[-1] == 1 else v, a)
+            p.writers["VDATA"] = write_load
             p.lazy["VDATA"] = self._vgpr_data(vdata, n)
         elif p.sem.memory == "store":
             p.inputs["VDATA"] = self._vgpr_data(vdata, reads["VDATA"])

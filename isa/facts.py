@@ -59,6 +59,8 @@ class ModifierUse:
     #                     by the errata, LLVM's: () where its syntax takes no op_sel on whole VGPRs (only
     #                     restating true16 .l/.h), None where it takes none at all (v_cndmask_b16),
     #                     OPSEL_IGNORED where it takes op_sel and encodes none of it (CDNA's v_pk_fmac_f16_e64)
+    signed_by_neg: tuple = ()  # matrix inputs NEG says the sign of, not negates: those typed iu8/iu4 ('S0', 'S1':
+    #                     `S0.iu8(16x16)`, "IU8/IU4 NEG[0] indicates if the A-matrix is signed", RDNA4 ISA 7.12)
 
 
 # modifier_use(d).opsel of an instruction whose text takes op_sel that the encoding drops (an erratum)

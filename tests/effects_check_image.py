@@ -1,10 +1,12 @@
 """The image part of the memory effects check (tests/effects_check_memory.py): the image
 instructions the emulator runs (image_load/_mip, image_store/_mip, the image atomics: a linear
 1D / 2D / 3D / 1D-array / 2D-array image through a T#, emu/image.py), encoded with random DIM
-(those five), A16, NSA (RDNA3, for more than one address VGPR), R128 (0 for 3D and arrays: their
-T# is 256 bits), DMASK, D16 and an atomic's return, and run on a state whose T# (s[12:19])
+(those, cube too), A16, NSA (RDNA3, for more than one address VGPR), R128 (0 for 3D, cube and
+arrays: their T# is 256 bits), DMASK, D16, a load's TFE and an atomic's return, and run on a
+state whose T# (s[12:19])
 describes an image in the global buffer and whose address VGPRs hold coordinates inside it (a
-mip level 0; a 3D / array image COORDS texels wide with COORDS slices). The instruction word is packed here from random
+mip level 0; a 3D / cube / array image COORDS texels wide with COORDS slices or faces: every
+lane in range, as TFE's status asks). The instruction word is packed here from random
 values of the format's fields (isa's format table, not the assembler: the decoder reads it
 back, and the model's counts come from the decoded fields as for every other format).
 
@@ -18,8 +20,8 @@ from isa.memory_access import image_address, memory_access, memory_effects
 from isa.memory_registers import image_dims, memory_registers
 
 IMAGE_WIDTH, IMAGE_HEIGHT, COORDS = 16, 8, 8     # texels; coordinates drawn below COORDS (inside)
-DIMS = (0, 1, 2, 4, 5)                           # 1D, 2D, 3D, 1D array, 2D array
-SLICED = (2, 4, 5)                               # the DIMs with slices (r / slice: the last coordinate)
+DIMS = (0, 1, 2, 3, 4, 5)                        # 1D, 2D, 3D, cube, 1D array, 2D array
+SLICED = (2, 3, 4, 5)                            # the DIMs with slices (r / face / slice: the last coordinate)
 S_RSRC = 12
 V_ADDR, V_NSA = 8, (24, 26, 27, 9)         # first address VGPR; RDNA3 NSA's ADDR1..4, RDNA4's VADDR1..4
 V_DATA, V_RESULT = 16, 40
@@ -48,7 +50,14 @@ def encode(spec, d, rng) -> tuple[bytes, str]:
         f["TH" if rdna4 else "GLC"] = int(rng.integers(0, 2))
     else:
         f["DMASK"] = int(rng.integers(1, 16))
-        f["D16"] = int(rng.integers(0, 2)) if direction == "load" or f["DMASK"] in (1, 3, 7, 15) else 0
+        if rdna4 and direction == "store":      # X supplied: what RDNA4 fills missing channels with
+            f["DMASK"] |= 1
+        # D16 stores: DMASKs both of RDNA3's readings agree on; RDNA4 every channel (its fill of
+        # missing components from "the first VGPR" is not modelled for D16)
+        f["D16"] = int(rng.integers(0, 2)) if direction == "load" or f["DMASK"] in ((15,) if rdna4 else (1, 3, 7, 15)) \
+            else 0
+        if direction == "load":
+            f["TFE"] = int(rng.integers(0, 2))
     if not rdna4:
         f["UNRM"] = 1       # "Must be set to 1 for Image stores & atomics" (RDNA3 Table 48)
     f["VDATA"] = V_RESULT if direction == "load" else V_DATA
@@ -86,7 +95,7 @@ def resource(spec, d, fields: dict, base: int) -> np.ndarray:
     width, height = shape(dim)
     values = {"base": base >> 8, "format": codes[kind], "width": width - 1, "height": height - 1,
               "dst_sel": 4 | 5 << 3 | 6 << 6 | 7 << 9, "type": 8 + dim}
-    if dim in SLICED:       # depth: 3D's (depth - 1), an array's last slice; base_array 0
+    if dim in SLICED:       # depth: 3D's (depth - 1), an array's or cube's last slice; base_array 0
         values["depth"] = COORDS - 1
     full = 0
     for name, v in values.items():
@@ -126,7 +135,7 @@ def state(checker, d, fields: dict, vg, sg, rng, memory: np.ndarray) -> None:
         comps = [(words[i // 2] >> 16 * (i % 2)) & 0xFFFF if a16 else words[i] for i in range(image_dims(d)[dim][0])]
         width, height = shape(dim)
         s = comps[0]
-        t = comps[1] if dim in (1, 2, 5) else 0
+        t = comps[1] if dim in (1, 2, 3, 5) else 0
         k = comps[-1] if dim in SLICED else 0
         at = base - checker.buffer + ((k * height + t) * width + s) * TEXEL_BYTES[FORMATS["atomic"]]
         texel = memory[at[:, None] + np.arange(4)].copy().view(np.uint32)[:, 0]

@@ -49,7 +49,9 @@ VGPRS = 64
 LDS_BYTES = 16384
 SCRATCH_BYTES = 2048          # per lane
 GLOBAL_BYTES = 16384
-REACH = {"lds": 8192, "scratch": 1024, "global": 8192}    # bytes the addresses below can reach
+# bytes the addresses below can reach (global: a 3D / cube / array image of 8 x 8 x 8 16-byte texels
+# from up to 7 * 256 + 255 bytes into the buffer: tests/effects_check_image.py)
+REACH = {"lds": 8192, "scratch": 1024, "global": 12288}
 SPACES = ("lds", "scratch", "global")
 MEMORY_OF = {"lds": "lds", "scratch": "scratch", "flat": "global", "global": "global", "buffer": "global",
              "scalar": "global", "image": "global"}

@@ -267,7 +267,9 @@ def test_load_mip_level_zero(arch):
 @pytest.mark.parametrize("arch", ARCHS)
 def test_store_16bit_two_channels(arch):
     """16_16_UINT store with DMASK 0x3: each lane's texel written (low 16 bits of each VGPR);
-    out-of-range lanes write nothing; DMASK 0x2 writes red as 0 (missing components get 0)."""
+    out-of-range lanes write nothing; DMASK 0x2 writes red as 0 on RDNA3 ("missing components get
+    0", p. 96 / 102); RDNA4 ("replicating the first VGPR", 10.4.2 p. 124-125; "the value of the X
+    component", p. 116-118) writes green from DMASK 0x1's VGPR too and refuses DMASK 0x2 (no X)."""
     rng = np.random.default_rng(11)
     width, height = 10, 4
     image = rng.integers(0, 2**16, (height, width, 2), dtype=np.uint16)
@@ -277,15 +279,20 @@ def test_store_16bit_two_channels(arch):
     x, y = pos % width, pos // width
     x[::6] = width + 3
     data = rng.integers(0, 2**32, (LANES, 4), dtype=np.uint64).astype(np.uint32)
-    for dmask in (0x3, 0x2):
+    rdna4 = arch.startswith("gfx12")
+    for dmask in (0x3, 0x2, 0x1):
         rsrc = tsharp(arch, 0, 27, width, height)
         vdata = "v[8:9]" if dmask == 3 else "v8"
+        if dmask == 0x2 and rdna4:
+            _refused(arch, f"image_store v8, {addr_text(arch, 2)}, s[8:15] dmask:0x2 dim:{DIM['2D']}", rsrc,
+                     [x, y], "DMASK 0x2 on a 2-channel format.*X component")
+            continue
         after, _ = run(arch, f"image_store {vdata}, {addr_text(arch, 2)}, s[8:15] dmask:0x{dmask:x} dim:{DIM['2D']}",
                        rsrc, image, [x, y], data=data)
         want = image.copy()
         inside = x < width
-        r = data[:, 0] & 0xFFFF if dmask == 3 else np.zeros(LANES, np.uint32)
-        g = data[:, 1] & 0xFFFF if dmask == 3 else data[:, 0] & 0xFFFF
+        r = data[:, 0] & 0xFFFF if dmask & 1 else np.zeros(LANES, np.uint32)
+        g = data[:, 1] & 0xFFFF if dmask == 3 else data[:, 0] & 0xFFFF if dmask == 2 or rdna4 else np.zeros(LANES, np.uint32)
         want[y[inside], x[inside], 0] = r[inside]
         want[y[inside], x[inside], 1] = g[inside]
         np.testing.assert_array_equal(after.view(np.uint16).reshape(want.shape), want)
@@ -376,17 +383,21 @@ def _refused(arch, text, rsrc, coords, match):
 @pytest.mark.parametrize("arch", ARCHS)
 def test_refusals_name_the_field(arch):
     """Unmodelled inputs raise errors naming PC, instruction and field: a nonzero undefined T#
-    bit (a tiled swizzle mode's place), a cube image, a nonzero mip level, a sampler instruction,
-    an unmodelled format, a type that does not match DIM."""
+    bit (a tiled swizzle mode's place), an MSAA image (naming the fragid component and the page),
+    a nonzero mip level or base_level (naming the T#'s table), a sampler instruction, an
+    unmodelled format, a type that does not match DIM."""
     xs = [np.arange(LANES) % 8, np.zeros(LANES), np.zeros(LANES)]
     load2d = f"image_load v8, {addr_text(arch, 2)}, s[8:15] dmask:0x1 dim:{DIM['2D']}"
     msg = _refused(arch, load2d, tsharp(arch, 0, 20, 16, 4, extra={(120, 116): 9}), xs, "T# bits 120:116")
     assert "image_load" in msg and "linear" in msg
-    _refused(arch, f"image_load v8, {addr_text(arch, 3)}, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_CUBE",
-             tsharp(arch, 0, 20, 16, 4, kind=11), xs, "DIM 3 \\(cube\\)")
+    msg = _refused(arch, f"image_load v8, {addr_text(arch, 3)}, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA",
+                   tsharp(arch, 0, 20, 16, 4, kind=14), xs, "DIM 6 \\(2d-msaa\\)")
+    assert "fragid" in msg and ("p. 120" if arch.startswith("gfx12") else "p. 98") in msg
     xs_mip = [np.zeros(LANES), np.zeros(LANES), np.arange(LANES) % 2]
     _refused(arch, f"image_load_mip v8, {addr_text(arch, 3)}, s[8:15] dmask:0x1 dim:{DIM['2D']}",
-             tsharp(arch, 0, 20, 16, 4), xs_mip, "mip level 1")
+             tsharp(arch, 0, 20, 16, 4), xs_mip, "mip level 1.*(Table 60 p. 126|Table 50 p. 103-104)")
+    _refused(arch, load2d, tsharp(arch, 0, 20, 16, 4, extra={(61, 57) if arch.startswith("gfx12") else (111, 108): 1}),
+             xs, "base_level is 1.*(Table 60 p. 126|Table 50 p. 103-104)")
     _refused(arch, load2d, tsharp(arch, 0, 30, 16, 4), xs, "data format 30")
     _refused(arch, load2d, tsharp(arch, 0, 20, 16, 4, kind=8), xs, "does not match DIM 1")
     _refused(arch, f"image_sample v8, {addr_text(arch, 2)}, s[8:15], s[16:19] dmask:0x1 dim:{DIM['2D']}",

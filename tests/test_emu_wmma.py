@@ -120,6 +120,28 @@ def test_wmma_matches_numpy_matmul(name, lanes):
 
 
 @pytest.mark.parametrize("lanes", [32, 64])
+@pytest.mark.parametrize("name", ["v_wmma_i32_16x16x16_iu8", "v_wmma_i32_16x16x16_iu4"])
+@pytest.mark.parametrize("neg", [(1, 0), (0, 1), (1, 1)])
+def test_wmma_iu_neg_bits_say_signed(name, neg, lanes):
+    """NEG[0]/NEG[1] say A/B are signed ("IU8/IU4 NEG[0] indicates if the A-matrix is signed,
+    NEG[1] ... the B-matrix", RDNA4 ISA 7.12 p. 99; RDNA3 7.9): the same bits read as signed
+    elements where the bit is set, unsigned where not (numpy on the two readings)."""
+    ab, _ = VARIANTS[name]
+    width = BITS[ab]
+    a, b = small((16, 16), ab), small((16, 16), ab)
+    a[0, 0], b[0, 0] = -1, -(1 << (width - 1))     # negative values in both: each bit matters
+    unsigned = lambda x: x & ((1 << width) - 1)    # noqa: E731
+    want_a = a if neg[0] else unsigned(a)
+    want_b = b if neg[1] else unsigned(b)
+    c = small((16, 16), "i32", -50, 50)
+    rows, cols = cd_layout(lanes)
+    got = run_wmma(name, lanes, a, b, element_bits(c[rows, cols], "i32"),
+                   opsel=f"neg_lo:[{neg[0]},{neg[1]},0]")
+    want = (want_a.astype(np.int64) @ want_b.astype(np.int64) + c)[rows, cols]
+    assert (value_of(got, "i32") == want).all(), (name, neg, lanes)
+
+
+@pytest.mark.parametrize("lanes", [32, 64])
 @pytest.mark.parametrize("name, constant, value", [
     ("v_wmma_f32_16x16x16_f16", "1.0", 1.0), ("v_wmma_f16_16x16x16_f16", "-2.0", -2.0),
     ("v_wmma_bf16_16x16x16_bf16", "0.5", 0.5), ("v_wmma_i32_16x16x16_iu8", "-7", -7)])

@@ -4,6 +4,7 @@ without it): an integer instruction takes clamp where the manual says "Supports 
 (... integer domain)" and not where it says nothing (v_max_i32, integer compares)."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -12,6 +13,8 @@ import pytest
 import dsl
 import isa
 from isa.facts import ModifierUse, modifier_use
+
+from .conftest import shared_path
 
 
 def _use(family: str, name: str, fmt: str | None = None) -> ModifierUse:
@@ -39,6 +42,30 @@ def test_modifier_use_on_cdna(family):
     assert _use(family, "V_ADD_U32").clamp == "saturate"
     assert _use(family, "V_ADD_F32").omod and _use(family, "V_ADD_F32").neg_abs == ("S0", "S1")
     assert _use(family, "V_AND_B32").clamp is None
+
+
+_TABLE_ROW = re.compile(r"^\|\s*(V_(?:WMMA|SWMMAC)_\w+)\s*\|\s*\d+x\d+ (\w+)[^|]*\|\s*\d+x\d+ (\w+)\s*\|", re.M)
+
+
+def test_signed_by_neg_is_the_wmma_tables_iu_inputs():
+    """signed_by_neg against RDNA4's Table 41 "WMMA Instructions" (section 7.12, its Markdown
+    conversion, not the pseudocode the fact is read from): the matrices A (S0) and B (S1) typed
+    IU8/IU4 there ("IU4" and "IU8" mean that the operand is either signed or unsigned ... as
+    indicated by the NEG bits"); RDNA3's and RDNA3.5's integer WMMA (v_wmma_i32_16x16x16_iu8/iu4)
+    likewise; no other instruction of any family has one."""
+    table = {m.group(1): (m.group(2), m.group(3))
+             for m in _TABLE_ROW.finditer(shared_path("spec_text", "rdna4_isa.md").read_text(encoding="utf-8"))}
+    assert len(table) == 22 and table["V_SWMMAC_I32_16X16X64_IU4"] == ("IU4", "IU4")
+    rdna4 = {d.name: modifier_use(d).signed_by_neg for d in isa.load("rdna4").instructions if d.name in table}
+    assert set(rdna4) == set(table)
+    for name, (a, b) in table.items():
+        want = tuple(s for s, t in (("S0", a), ("S1", b)) if t.startswith("IU"))
+        assert rdna4[name] == want, name
+    for family in ("rdna3", "rdna3.5", "rdna4", "cdna3", "cdna4"):
+        having = {d.name for d in isa.load(family).instructions if modifier_use(d).signed_by_neg}
+        want = {n for n, (a, _) in table.items() if a.startswith("IU")} if family == "rdna4" else \
+            {"V_WMMA_I32_16X16X16_IU8", "V_WMMA_I32_16X16X16_IU4"} if family.startswith("rdna3") else set()
+        assert having == want, family
 
 
 LINES = {   # line -> whether it takes clamp, by the manual's words (and LLVM 22 agrees)

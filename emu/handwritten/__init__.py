@@ -176,8 +176,9 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
                         {"SIMM16": Operand("SIMM16", 16, "u16"), source.name: source}, {}, scalar=True,
                         source="HW_REGISTERS[id][offset+size-1:offset] <- source (writable bits only)")
     defs = spec.lookup(name) if spec is not None else ()
-    if any(instruction_facts.matrix(d) for d in ((encoding,) if encoding is not None else defs)):   # WMMA
-        wmma_semantic = _wmma(name, spec)
+    matrix = next((d for d in ((encoding,) if encoding is not None else defs) if instruction_facts.matrix(d)), None)
+    if matrix is not None:   # WMMA
+        wmma_semantic = _wmma(name, spec, matrix)
         if wmma_semantic is not None:
             return wmma_semantic
     if spec is not None and spec.tables.get("mfma"):
@@ -225,8 +226,9 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
     return None
 
 
-def _wmma(name: str, spec) -> Semantic | None:
-    """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py)."""
+def _wmma(name: str, spec, d) -> Semantic | None:
+    """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py), of `d`:
+    the sources whose NEG bit says signed are its signed_by_neg fact (emu.facts)."""
     from dsl.syntax import WMMA_REPLICATED
     from . import wmma, wmma_rdna4
     if name in wmma_rdna4.VARIANTS and spec is not None and spec.traits.family not in WMMA_REPLICATED:
@@ -236,7 +238,8 @@ def _wmma(name: str, spec) -> Semantic | None:
                                "see emu/handwritten/wmma_rdna4.py)")
     if name in wmma.VARIANTS and (spec is None or spec.traits.family in WMMA_REPLICATED):
         reads, writes = wmma.operands(name)
-        return Semantic(name, lambda ctx: wmma.execute(name, ctx), "hand-written", reads, writes,
+        signed = instruction_facts.signed_by_neg(d)
+        return Semantic(name, lambda ctx: wmma.execute(name, ctx, signed), "hand-written", reads, writes,
                         cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
                         "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
     return None

@@ -14,7 +14,14 @@ manual, printed pages; RDNA4 10.4 says the same):
 - stores: "it is only possible to write an entire element (all components) ... the texture
   system fill in the value zero for any missing components of the image's data format, and
   ignore any values that are not part of the stored data format" (p. 102), the enabled
-  components from consecutive VGPRs ("DMASK=1001 : Red is in VGPRn and alpha in VGPRn+1", p. 96);
+  components from consecutive VGPRs ("DMASK=1001 : Red is in VGPRn and alpha in VGPRn+1", p. 96).
+  RDNA4 fills them otherwise: "the missing components are filled in by replicating the first
+  VGPR into the missing components ... DMASK=1001 ... RGB, the texel is overwritten with Red
+  from the VGPR_N, Green and Blue set to Red value" (10.4.2, p. 124-125; input FILL "first",
+  else "zero"), and its DMASK field "missing components get the value of the X component"
+  (p. 116-118): the two agree when DMASK supplies X (bit 0) without D16, the only case
+  modelled; otherwise (X missing, or a D16 VGPR's two halves) a store leaving a channel
+  missing is refused;
 - D16: two 16-bit components a VGPR, low half first (10.1.2, p. 97), converted as the buffers'
   D16 (9.3.1, p. 87: f32 -> f16 truncates, other formats round to nearest even; the image chapter
   names no rounding). For D16 stores the manual
@@ -106,12 +113,25 @@ def store(name: str):
         else:
             given = [data[..., k] for k in range(len(slots))]
         comps = dict(zip(slots, given))
+        first = ctx.get("FILL") == "first"
+
+        def missing(channels):
+            if first and (d16 or not dmask & 1) and any(c not in comps for c in range(channels)):
+                raise SemanticsError(f"{name.lower()} with{' D16 and' if d16 else ''} DMASK 0x{dmask:x} on a "
+                                     f"{channels}-channel format: what RDNA4 writes into the missing components is "
+                                     f"not modelled (\"replicating the first VGPR\", 10.4.2 p. 124-125, and \"the "
+                                     f"value of the X component\", the DMASK field p. 116-118, agree only when DMASK "
+                                     f"supplies X in a whole VGPR)")
 
         def per_format(waves, channels, bits, kind):
             step, active = bits // 8, ctx.active & waves[:, None]
             ok = active & ctx.mem.in_range(addr, channels * step)
-            for c in range(channels):      # channels the instruction does not supply are written as 0
-                value = _from_register(comps[c], kind, bits, d16) if c in comps else np.uint64(0)
+            missing(channels)
+            for c in range(channels):      # channels the instruction does not supply: 0, or the first VGPR's
+                if c in comps or first:
+                    value = _from_register(comps.get(c, given[0]), kind, bits, d16)
+                else:
+                    value = np.uint64(0)
                 ctx.mem.device.store(addr + np.uint64(c * step), step, value, ok)
         _per_format(ctx, per_format)
         return {}

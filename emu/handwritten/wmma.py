@@ -11,7 +11,8 @@ layout comes from its WMMA section (7.9) and the VOP3P field notes:
   one value each, in the half OPSEL[2] names; D keeps the other half.
 - Modifiers (VOP3P fields, passed raw): float A/B: NEG negates the low 16-bit element of
   each dword, NEG_HI the high one ([0] = A, [1] = B); {NEG_HI[2], NEG[2]} are {ABS, NEG}
-  of C. IU8/IU4: NEG[0]/NEG[1] say A/B are signed (else unsigned).
+  of C. IU8/IU4: NEG[0]/NEG[1] say A/B are signed (else unsigned): the sources the generated
+  fact isa.facts.modifier_use(d).signed_by_neg names (those the code types iu8/iu4).
 
 Products and sums are computed in float64 (exact for 16-bit products) / int64 and rounded
 once to the destination type with round-to-nearest-even, the only rounding WMMA supports;
@@ -108,11 +109,14 @@ def _cd_layout(lanes: int) -> tuple[np.ndarray, np.ndarray]:
     return (lanes // N) * v + lane // N, np.broadcast_to(lane % N, (lanes, per_lane))
 
 
-def execute(name: str, ctx: Ctx) -> dict:
+def execute(name: str, ctx: Ctx, signed_by_neg: tuple) -> dict:
+    """D0 of WMMA `name`; `signed_by_neg`: the sources (indices) whose NEG bit says signed
+    (isa.facts.modifier_use: those typed iu8/iu4), the others' integers unsigned."""
     src, dst = VARIANTS[name]
     opsel, neg, neg_hi = (int(ctx.get(k, name)) for k in ("OPSEL", "NEG", "NEG_HI"))
-    a = _matrix_operand(ctx, "S0", src, neg & 1, neg & 1, neg_hi & 1)            # (W, m, k)
-    b = _matrix_operand(ctx, "S1", src, neg & 2, neg & 2, neg_hi & 2)            # (W, n, k)
+    signed = [i in signed_by_neg and bool(neg >> i & 1) for i in (0, 1)]
+    a = _matrix_operand(ctx, "S0", src, signed[0], neg & 1, neg_hi & 1)          # (W, m, k)
+    b = _matrix_operand(ctx, "S1", src, signed[1], neg & 2, neg_hi & 2)          # (W, n, k)
     rows, cols = _cd_layout(ctx.lanes)
     per_lane = rows.shape[1]
     c_bits = _dwords(ctx.get("S2", name), ctx.shape)[..., :per_lane]             # (W, L, v)

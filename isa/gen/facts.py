@@ -39,7 +39,8 @@ def _stored(value):
 
 def _short(value, default):
     """A record's tuple without the empty fields past its default's length (FloatModes'
-    bit_results, () for all but a few instructions): the table keeps the default's form."""
+    bit_results, ModifierUse's signed_by_neg: () for all but a few instructions): the table keeps
+    the default's form."""
     if isinstance(value, tuple) and isinstance(default, tuple):
         while len(value) > len(default) and value[-1] == ():
             value = value[:-1]
@@ -51,7 +52,7 @@ def compute(name: str, pcode: str | None, description: str | None, notes: str | 
     """Fact `name` of an instruction with this code, description, notes and operand types, as
     the table stores it."""
     if name in _OF_ROW:
-        return _OF_ROW[name](pcode, description, notes, operand_types)
+        return _short(_OF_ROW[name](pcode, description, notes, operand_types), DEFAULTS[name])
     if name in _OF_ENTRY:
         return _short(_stored(_OF_ENTRY[name](pcode, description)), DEFAULTS[name])
     return _stored(getattr(code_facts, name)(pcode)) if pcode else DEFAULTS[name]
@@ -73,7 +74,7 @@ def build(instructions: list[dict], arch: str | None = None) -> tuple[dict[str, 
         _apply_source_limit_errata(arch, instructions, out["source_limits"])
 
 
-_MODIFIER_FIELDS = ("clamp", "omod", "neg_abs", "opsel")     # isa.facts.ModifierUse's, in order
+_MODIFIER_FIELDS = ("clamp", "omod", "neg_abs", "opsel", "signed_by_neg")     # isa.facts.ModifierUse's, in order
 
 
 def _erratum_hits(e, arch: str, instructions: list[dict]) -> list[int]:

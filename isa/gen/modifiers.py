@@ -24,6 +24,11 @@ generator (isa/gen/facts.py) and read through isa.facts.modifier_use.
   sources (v_cvt_i32_f32: "For integer operations, it clamps the result to the largest and
   smallest representable value") or of packed 16-bit integer sources (v_pk_add_u16); None
   otherwise (a move, a bitwise or other integer instruction).
+- signed_by_neg: the matrix inputs the code types iu8/iu4 (`S0.iu8(16x16)`, RDNA3's and RDNA4's
+  WMMA/SWMMAC): "IU4" and "IU8" mean that the operand is either signed or unsigned as indicated
+  by the NEG bits instead of performing negation; "NEG[0] indicates if the A-matrix is signed,
+  NEG[1] indicates if the B-matrix is signed" (RDNA4 ISA 7.12, p. 99). (V_DOT4_I32_IU8's code
+  reads NEG[0] itself: `NEG[0].u1 ? signext(A8.i8) : ...`; it has no iu-typed operand.)
 Where LLVM's syntax takes or refuses clamp, OMOD, neg/abs or op_sel against this, a modifier_use
 erratum (isa/errata_modifiers.py) sets the field, applied by isa/gen/facts.py."""
 from __future__ import annotations
@@ -44,11 +49,13 @@ _MATRIX = re.compile(r"\(\d+x\d+\)")                 # D0.f32(16x16) = ...: a ma
 _MINIFLOAT = re.compile(r"(?<![A-Za-z])(?:fp8|bf8|fp6|bf6|fp4)(?![A-Za-z0-9])")   # S0[7 : 0].fp8, fp8_to_f32(...)
 _LANE_RESULT = re.compile(r"\[laneId\]\s*=(?!=)")    # D0.u64[laneId] = S0.f32 < S1.f32: a compare
 _SOURCES = ("S0", "S1", "S2")
+_EITHER_SIGN = re.compile(r"\b(S[0-2])\.iu\d+\(")     # S0.iu8(16x16): a matrix input NEG says the sign of
 
 
 def modifier_use(pcode: str | None, description: str | None, notes: str | None,
                  operand_types: dict | None) -> tuple:
-    """(clamp, omod, neg/abs sources, OPSEL operands) as isa.facts.ModifierUse holds them."""
+    """(clamp, omod, neg/abs sources, OPSEL operands, sources signed by NEG) as isa.facts.ModifierUse
+    holds them."""
     types = operand_types or {}
     result = types.get("D0")
     piece = _FLOAT_PIECE.search(pcode or "") if result not in _FLOAT else None
@@ -74,4 +81,5 @@ def modifier_use(pcode: str | None, description: str | None, notes: str | None,
         clamp = "saturate"
     else:
         clamp = None
-    return clamp, result in _SCALED and not minifloat, neg_abs, opsel
+    signed_by_neg = tuple(sorted(set(_EITHER_SIGN.findall(code))))
+    return clamp, result in _SCALED and not minifloat, neg_abs, opsel, signed_by_neg
