@@ -349,6 +349,16 @@ def _src9(spec: Spec, s: Src, enc: _Enc, n: int | None = None, agpr_ok: bool = F
     return s.val
 
 
+def _matched(s: Src) -> Src:
+    """`s`, refused when an odd-based vector tuple: a VALU operand LLVM 22's operand match holds
+    to an aligned register class (a destination, a VGPR-only source, a matrix input A/B, a source
+    wider than any constant), refused there, at the tuple; the sources taking constants it
+    checks with the whole instruction (_validated_tuples)."""
+    if s.kind in ("v", "a") and s.n > 1 and s.val % 2:
+        raise Gfx9AsmError(f"{s.text}: vector register tuples must be 64-bit aligned (even first register)", s.value)
+    return s
+
+
 def _vgpr(s: Src, agpr: bool | None = None) -> tuple[int, bool]:
     """An 8-bit VGPR field: (index, is an AGPR)."""
     if s.kind not in ("v", "a"):
@@ -585,7 +595,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         if op.sgpr:
             f["VDST"] = _sreg(spec, s)
         else:
-            f["VDST"], _ = _vgpr(s, "vdst" in plan.acc)
+            f["VDST"], _ = _vgpr(_matched(s), "vdst" in plan.acc)
     if sig.vcc_out:
         s = next(it)
         if e32 or "SDST" not in {n for n, _, _ in fmt.fields}:
@@ -631,7 +641,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                     raise Gfx9AsmError(f"{s.text}: sext() applies to integer operands only; src{i} is a float "
                                        f"(neg/abs apply)", s.value)
                 if s.kind in ("v",):
-                    code8, scalar = s.val, 0
+                    code8, scalar = _matched(s).val, 0
                 else:
                     code = _src9(spec, s, enc)
                     if enc.literal is not None or s.read_as_literal:
@@ -653,7 +663,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
                         raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}", s.value)
                     f["SRC0"] = _src9(spec, s, enc, agpr_ok=acc)
             else:
-                f["VSRC1"], _ = _vgpr(s, acc)
+                f["VSRC1"], _ = _vgpr(s if kind == "DPP" else _matched(s), acc)
             if kind == "DPP":
                 w2[f"SRC{i}_NEG"], w2[f"SRC{i}_ABS"] = s.neg, s.abs
             elif s.neg or s.abs:
@@ -661,7 +671,7 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
             continue
         if acc and s.kind != "a" or op.registers_only and s.kind not in ("v", "a"):
             raise Gfx9AsmError(f"{s.text}: expected {'an AGPR' if acc else 'a vector register'}", s.value)
-        f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=acc)
+        f[f"SRC{i}"] = _src9(spec, s if s.n <= 2 else _matched(s), enc, agpr_ok=acc)   # (no wider constant)
         neg |= s.neg << i
         abs_ |= s.abs << i
     if e32 and not plan.srcs and kind in ("DPP", "SDWA", "SDWAB"):
@@ -813,7 +823,7 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
                               if out_t == "f64" else ""), ops[1 + signed].value)
     enc = _Enc()
     f = {"OP": d.opcode}
-    f["VDST"], acc_cd = _vgpr(ops[0])
+    f["VDST"], acc_cd = _vgpr(_matched(ops[0]))
     f["ACC_CD"] = int(acc_cd)
     acc = 0
     for i in range(2):
@@ -821,7 +831,7 @@ def _encode_mfma(spec: Spec, d, ops: list[Src], mods: dict) -> bytes:
         if s.kind not in ("v", "a"):
             raise Gfx9AsmError(f"{s.text}: the matrix inputs A and B are vector registers", s.value)
         acc |= (s.kind == "a") << i
-        f[f"SRC{i}"] = _src9(spec, s, enc, agpr_ok=True)
+        f[f"SRC{i}"] = _src9(spec, _matched(s), enc, agpr_ok=True)
     c, dst = ops[3], ops[0]
     if not sparse and dst.n > 4 and c.kind == dst.kind and c.val != dst.val and \
             c.val < dst.val + dst.n and dst.val < c.val + c.n:   # checked for results wider than 128 bits
@@ -1291,20 +1301,26 @@ _validated: tuple = ()      # the odd-based tuples of the instruction being enco
 
 
 def _validated_tuples(spec: Spec, instr: Instr) -> tuple:
-    """The odd-based vector tuples of a memory instruction that LLVM 22's operand match takes and
-    its later check of the whole instruction refuses (at the mnemonic, after the offset's range
-    and a register the target lacks): its AGPR forms of instructions writing two or more AGPR
-    operands (a returning atomic's result and data, DS's two data), and tbuffer_*'s 64-bit
-    address. Elsewhere its operand match refuses them, at the tuple (tests/
-    test_dsl_error_column_classes.py holds both against llvm-mc-22)."""
+    """The odd-based vector tuples that LLVM 22's operand match takes and its later check of the
+    whole instruction refuses (at the mnemonic, after the offset's range, the constant bus and a
+    register the target lacks): a memory instruction's in its AGPR forms of instructions writing
+    two or more AGPR operands (a returning atomic's result and data, DS's two data) and
+    tbuffer_*'s 64-bit address; a VALU instruction's where encode_valu does not refuse them first
+    (_matched: the sources taking constants, a DPP source, the matrix accumulator C). Elsewhere
+    its operand match refuses them, at the tuple (tests/test_dsl_error_column_classes.py holds
+    both against llvm-mc-22; of 8,000 odd-based gfx942/gfx950 corpus variants 5 differ,
+    v_mov_b64_dpp's source)."""
     operands = instr.operands
-    if not operands or not any(isinstance(o, (Reg, Agpr)) and o.count > 1 and o.idx % 2 and o.cls in ("v", "a")
-                               for o in operands):
+    if not operands or not any(isinstance(u, (Reg, Agpr)) and u.count > 1 and u.idx % 2 and u.cls in ("v", "a")
+                               for u in map(_unwrapped, operands)):
         return ()
     _, defs = lookup(spec, instr.mnemonic)
     fmt = defs[0].format if defs else None
-    if fmt not in _MEMORY:
+    if fmt in spec.traits.roles.salu or fmt is None:
         return ()
+    if fmt not in _MEMORY:      # VALU: where encode_valu does not refuse it (_matched), once encoded
+        return tuple(o for o in operands if isinstance(_unwrapped(o), (Reg, Agpr)) and _unwrapped(o).cls in ("v", "a")
+                     and _unwrapped(o).count > 1 and _unwrapped(o).idx % 2)
     agprs = [o for o in operands if isinstance(o, (Reg, Agpr)) and o.cls == "a"]
     out = [o for o in agprs if o.count > 1 and o.idx % 2] if len(agprs) > 1 else []
     if fmt == "MTBUF" and len(operands) > 1 and isinstance(operands[1], Reg) and operands[1].cls == "v" \

@@ -21,8 +21,8 @@ import numpy as np
 from .options import current
 
 FIELDS = frozenset({"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "VDST", "DST", "DATA0", "DATA1",
-                    "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"})
-MODULES = ("R", "np")           # names of the namespace compile_source gives: rtlib and numpy
+                    "OPSEL", "OPSEL_HI", "NEG", "NEG_HI", "SDWA_SRC0_SEL"})
+MODULES = ("R", "np", "F8")     # names of the namespace compile_source gives: rtlib, numpy, 8-bit floats
 LIMIT = 4096                    # field values kept per expression
 
 

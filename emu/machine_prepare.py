@@ -475,6 +475,15 @@ class Preparer:
             p.inputs["SIMM32"] = literal
             if "SIMM16" in sem.reads:      # GFX9's f16 madak/madmk name their constant SIMM16
                 p.inputs["SIMM16"] = literal & 0xFFFF
+        # the semantic reads SDWA's source select itself (CDNA's fp8/bf8 -> f32: isa.facts.sdwa_selects):
+        # its SDWA word's SRC0_SEL, or outside SDWA 6, the DWORD code (the code's "BYTE0 implied");
+        # the source is read whole, no sext, neg or abs and no DST_SEL (table 31: "ignores: abs,
+        # neg, sext"); clamp and omod apply, as in the VOP3 form (see emu/README.md)
+        own_select = "SDWA_SRC0_SEL" in sem.reads
+        if own_select:
+            p.inputs["SDWA_SRC0_SEL"] = sdwa["SRC0_SEL"] if sdwa is not None else 6
+            if sdwa is not None:
+                neg = abs_ = 0
         # the semantic reads OPSEL itself and picks halves (v_fma_mix*'s pseudocode, WMMA)
         raw_opsel = "OPSEL" in sem.reads
         if raw_opsel and fmt != "VOP3P":   # byte selects of RDNA4's fp8 conversions (VOP1: none, byte 0)
@@ -517,7 +526,7 @@ class Preparer:
                 half = (opsel >> i) & 1 if not e32 else (code >> 7) & 1 if code >= VGPR_BASE and halves else 0
                 if e32 and code >= VGPR_BASE and halves:
                     code = VGPR_BASE + ((code - VGPR_BASE) & 0x7F)
-            if sdwa is not None and code >= VGPR_BASE or sdwa is not None and code < SCALAR_CODES:
+            if sdwa is not None and (code >= VGPR_BASE or code < SCALAR_CODES) and not own_select:
                 # a register: its whole dword, then the field SRCn_SEL names
                 fetch = machine_sdwa.select_source(self._src(code, 32, "u", None, per_lane=True), sdwa, i)
             else:
@@ -578,7 +587,8 @@ class Preparer:
                 post = _clamp_omod(dst.bits, clamp, omod)
             elif clamp or omod:
                 p.sem = self._saturating(d, sig, omod)
-            place = machine_sdwa.place_result(sdwa, dst.bits) if sdwa is not None and "DST_SEL" in sdwa else None
+            place = machine_sdwa.place_result(sdwa, dst.bits) \
+                if sdwa is not None and "DST_SEL" in sdwa and not own_select else None
             if place is not None:       # SDWA's DST_SEL / DST_U: the result's field in the old dword
                 post, half = _placed(place, post, vdst), None
             dwords = wide.width(self.lanes) // 32 if block else dst.dwords

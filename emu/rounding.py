@@ -70,7 +70,7 @@ EXACT = frozenset({
     "lane_id", "loop_bound", "mode_field", "status_field", "isNAN", "isQuietNAN", "isSignalNAN", "isINF",
     "is_denorm", "isEven", "cvtToQuietNAN", "fabs", "sign", "exponent", "mantissa", "FLOAT", "CONSTANTS",
     "f16_to_f32", "f32_to_f64", "f16_to_f64", "i32_to_f64", "u32_to_f64", "i16_to_f32", "u16_to_f32",
-    "bf16_to_f32", "fp8_to_f32", "bf8_to_f32", "vgpr_read", "np.int64", "np.uint32", "np.uint64", "np.int32", "active",
+    "bf16_to_f32", "fp8_to_f32", "bf8_to_f32", "float32", "vgpr_read", "np.int64", "np.uint32", "np.uint64", "np.int32", "active",
     "floor", "trunc", "wide", "two_over_pi_bits"})
 # rtlib.fdiv where the code only classifies the quotient (v_div_scale: `S2.f32 / S1.f32 == DENORM.f32`)
 _CLASSIFIED_DIVIDE = "R.is_denorm(R.fdiv("
@@ -83,7 +83,7 @@ def directed_code(source: str) -> bool:
     other instruction."""
     if "INSTRUCTIONS" in source or source.count("R.fdiv(") != source.count(_CLASSIFIED_DIVIDE):
         return False
-    names = set(re.findall(r"\bR\.(\w+)", source)) | {"np." + n for n in re.findall(r"\bnp\.(\w+)", source)}
+    names = set(re.findall(r"\b(?:R|F8)\.(\w+)", source)) | {"np." + n for n in re.findall(r"\bnp\.(\w+)", source)}
     return names <= DIRECTED | EXACT
 
 

@@ -968,28 +968,52 @@ def bf16_to_f32(x):
     return (raw(x) << U64(16)).astype(np.uint32).view(np.float32)
 
 
-def _small_float(name: str):
-    """f32 values of RDNA4's 8-bit float `name` by raw code (emu/handwritten/minifloat.py, the
-    one table of small float formats; imported on first use)."""
-    from .handwritten.minifloat import table
-    return table("rdna4", name).astype(np.float32)
+# ---- 8-bit floats (FP8 / BF8), whose format is the family's --------------------------------
+# CDNA3's are the FNUZ formats (manual 7.2 table 30: FP8 E4M3 bias 8, BF8 E5M2 bias 16, one NaN
+# 0x80, no -0, no infinity), CDNA4's and RDNA4's the OCP ones (CDNA4 7.3 table 30, RDNA4 7.5:
+# FP8 E4M3 bias 7, S.1111.111 NaN; BF8 E5M2 bias 15, IEEE-style). The generated code calls
+# them as `F8.<name>`, which table.compile_source binds to the family's (`eight_bit_floats`):
+# `.fp8` / `.bf8` reads (the code's f32 value) and the conversions from f32 to a code, to
+# nearest even or, under the code's ROUND_MODE = ROUND_TOWARD_ZERO, truncated (`_rtz`; the SR
+# conversions: isa/errata.py), with MODE.FP16_OVFL's overflow rule (the ctx argument).
+FAMILY_CALLS = frozenset({"fp8_to_f32", "bf8_to_f32", "f32_to_fp8", "f32_to_bf8", "f32_to_fp8_rtz",
+                          "f32_to_bf8_rtz"})
 
 
-_SMALL_FLOATS: dict = {}
+@functools.lru_cache(maxsize=None)
+def eight_bit_floats(family: str):
+    """The FAMILY_CALLS of `family` (a namespace of functions). A family without 8-bit floats
+    gets functions that raise SemanticsError naming it (minifloat's table lookup)."""
+    from types import SimpleNamespace
+
+    def decoder(name):
+        values = []
+
+        def decode(x):
+            if not values:          # (minifloat imported on first use: a launch of other code never loads it)
+                from .handwritten.minifloat import table
+                values.append(table(family, name).astype(np.float32))
+            return values[0][np.asarray(raw(x)).astype(np.intp) & 0xFF]
+        return decode
+
+    def encoder(name, truncate):
+        def encode(ctx, x):
+            from .handwritten.minifloat import encode_scaled
+            a = np.asarray(x, np.float32)
+            clamp = (np.asarray(ctx.mode, U64) >> U64(MODE_FP16_OVFL)) & U64(1) == 1
+            rand = np.zeros(a.shape, np.uint32) if truncate else None   # a zero random value truncates
+            return encode_scaled(a, 127, name, 23, rand, clamp, family=family)
+        return encode
+    return SimpleNamespace(fp8_to_f32=decoder("fp8"), bf8_to_f32=decoder("bf8"),
+                           f32_to_fp8=encoder("fp8", False), f32_to_bf8=encoder("bf8", False),
+                           f32_to_fp8_rtz=encoder("fp8", True), f32_to_bf8_rtz=encoder("bf8", True))
 
 
-def fp8_to_f32(x):
-    values = _SMALL_FLOATS.get("fp8")
-    if values is None:
-        values = _SMALL_FLOATS["fp8"] = _small_float("fp8")
-    return values[np.asarray(raw(x)).astype(np.intp) & 0xFF]
-
-
-def bf8_to_f32(x):
-    values = _SMALL_FLOATS.get("bf8")
-    if values is None:
-        values = _SMALL_FLOATS["bf8"] = _small_float("bf8")
-    return values[np.asarray(raw(x)).astype(np.intp) & 0xFF]
+def float32(s, e, m):
+    """The f32 of sign bit s, biased exponent e and fraction field m (the pseudocode's
+    `tmp = float32(s, e, m)`; each taken at its field's width)."""
+    b = (raw(s) & U64(1)) << U64(31) | (raw(e) & U64(0xFF)) << U64(23) | raw(m) & U64(0x7FFFFF)
+    return b.astype(np.uint32).view(np.float32)
 
 
 def f32_to_bf16(x):
@@ -1485,7 +1509,7 @@ def f32_to_unorm(x):
 # FP8/BF8 MODE.FP16_OVFL (7.3: "Conversion to F4/F6 does not support FP16_OVFL, while to F8
 # does"): their first argument is the Ctx (CTX_CALLS: the translator passes it).
 _SCALED_SOURCE_MANTISSA = {"f32": 23, "f16": 10, "bf16": 7}
-CTX_CALLS: set = set()
+CTX_CALLS: set = {"f32_to_fp8", "f32_to_bf8", "f32_to_fp8_rtz", "f32_to_bf8_rtz"}
 MODE_FP16_OVFL = 23         # MODE[23] (every GFX9+ manual's MODE table; tests check the cdna4 one)
 
 

@@ -264,7 +264,8 @@ def compile_source(source: str, name: str, arch: str, compiled: tuple | None = N
     when kept from before."""
     def instructions(mnemonic: str):
         return load_semantics(arch, narrow=current().narrow_uint32).lookup(mnemonic)
-    namespace = {"R": rtlib, "np": np, "INSTRUCTIONS": instructions}
+    # F8: the family's FP8/BF8 formats (rtlib.eight_bit_floats; `arch` is the family here)
+    namespace = {"R": rtlib, "np": np, "F8": rtlib.eight_bit_floats(arch), "INSTRUCTIONS": instructions}
     code, folded = compiled or _compiled(source, name)
     for name_, (text, fields) in folded.items():
         f = Folded(text, fields)

@@ -538,6 +538,37 @@ ERRATA += tuple(
         f"op_sel:[0,1,1] -> OPSEL[3], byte 1 0x50).")
     for src, page in (("fp8", 398), ("bf8", 398)))
 
+# CDNA3/CDNA4/RDNA4's V_CVT_SR_FP8_F32 / V_CVT_SR_BF8_F32: the code adds the random bits below the
+# kept mantissa bits and then converts under ROUND_MODE = ROUND_NEAREST_EVEN; the manuals' text says
+# those conversions truncate. (family, format, {name: physical page}, where the text says it)
+_SR_TRUNCATE = (
+    ("cdna3", "VOP3A", {"FP8": 375, "BF8": 375},
+     "CDNA3 manual 7.2 'BF8 and FP8 Formats and Conversions' (page 50): 'These ops add a random value "
+     "from the specified VGPR and then truncate to the smaller result data type'; table 31 lists the "
+     "rounding of CVT_SR_*8_F32 as 'Stochastic Rounding' where CVT_PK_*8_F32's is 'RNE'"),
+    ("cdna4", "VOP3A", {"FP8": 420, "BF8": 421},
+     "CDNA4 manual 7.3 'BF8 / FP8 and Smaller Formats and Conversions' (page 57): 'These ops add a "
+     "random value from the specified VGPR and then truncate to the smaller result data type'; table 31 "
+     "lists the rounding of CVT_SR_*8_F32 as 'Stochastic Rounding' where CVT_PK_*8_F32's is 'RNE'"),
+    ("rdna4", "VOP3", {"FP8": 529, "BF8": 529},
+     "RDNA4 manual 7.6 'Data Conversion Operations' (page 78): 'Rounding is RNE (except for \"SR\" ops, "
+     "which truncate)', and 7.6.2 (page 79): 'CVT_PK_*_F32 uses round-to-nearest-even; ... (except CVT_SR "
+     "opcodes: uses truncate)'"),
+)
+
+ERRATA += tuple(
+    Erratum(
+        f"{family}-v-cvt-sr-{fmt.lower()}-f32-truncates", (family,), {family: pages[fmt]},
+        "pcode_text", (enc, f"V_CVT_SR_{fmt}_F32"), "ROUND_MODE = ROUND_NEAREST_EVEN;",
+        "ROUND_MODE = ROUND_TOWARD_ZERO;",
+        f"The code adds the random value's bits below the {fmt} result's mantissa bits and then converts "
+        f"under ROUND_MODE = ROUND_NEAREST_EVEN, which would round up on average by half a unit of the last "
+        f"place (not stochastic rounding: x + r, r uniform in [0, 1) ulp, rounded to nearest); {text}. "
+        f"Truncation of x + r rounds up with probability equal to x's distance from the value below. "
+        f"(LLVM 22 gives no value: it neither folds __builtin_amdgcn_cvt_sr_{fmt.lower()}_f32 nor "
+        f"executes it.)")
+    for family, enc, pages, text in _SR_TRUNCATE for fmt in ("FP8", "BF8"))
+
 ERRATA += (
     Erratum(
         "cdna4-ds-gds", ("cdna4",), {"cdna4": 600},

@@ -29,7 +29,7 @@ FORMATS = {
     ("cdna4", "fp4"): (2, 1, 1, "none"),
     # RDNA4 manual 7.5: FP8 {sign, exp4, mant3} bias 7, NaN 0x7F/0xFF, no infinity, max 448;
     # BF8 {sign, exp5, mant2} bias 15, +-inf 0x7C/0xFC, NaN 0x7D-0x7F/0xFD-0xFF (the pseudocode's
-    # .fp8/.bf8 reads: rtlib.fp8_to_f32 / bf8_to_f32)
+    # .fp8/.bf8 reads and conversions: rtlib.eight_bit_floats)
     ("rdna4", "fp8"): (4, 3, 7, "nan_is_all_ones"),
     ("rdna4", "bf8"): (5, 2, 15, "ieee"),
 }
@@ -100,18 +100,21 @@ _TOP = {"nan_is_all_ones": 0x7E, "ieee": 0x7B}
 _NAN_CODE = {"nan_is_all_ones": 0x7F, "ieee": 0x7E}
 
 
-def _emin_mant(name: str) -> tuple[int, int]:
-    e, m, bias, _ = _format("cdna4", name)
+def _emin_mant(name: str, family: str = "cdna4") -> tuple[int, int]:
+    e, m, bias, _ = _format(family, name)
     return 1 - bias, m
 
 
-def encode_scaled(x, scale, name: str, src_mant: int, rand=None, clamp=False) -> np.ndarray:
-    """Codes (uint64) of x / 2**(scale - 127) in CDNA4's `name` (fp8 / bf8 / fp6 / bf6 / fp4).
-    x: float array (f16 / f32; bf16 sources as their exact f32 value), scale: the E8M0 byte,
-    src_mant: the source format's mantissa bits (rounding's k), rand: uint32 random values
-    (stochastic), clamp: MODE.FP16_OVFL per lane (FP8/BF8 only)."""
-    emin, m = _emin_mant(name)
-    specials = _format("cdna4", name)[3]
+def encode_scaled(x, scale, name: str, src_mant: int, rand=None, clamp=False, family: str = "cdna4") -> np.ndarray:
+    """Codes (uint64) of x / 2**(scale - 127) in the family's `name` (fp8 / bf8 / fp6 / bf6 /
+    fp4; CDNA4's unless `family` says otherwise). x: float array (f16 / f32; bf16 sources as
+    their exact f32 value), scale: the E8M0 byte, src_mant: the source format's mantissa bits
+    (rounding's k), rand: uint32 random values (stochastic; zeros truncate), clamp:
+    MODE.FP16_OVFL per lane (FP8/BF8 only). CDNA3's FP8/BF8 (one NaN 0x80, no -0, no
+    infinity): a NaN, and without clamp a value past the largest, give 0x80; a zero result
+    0x00 whatever the sign (table 30: "+/-: 0x00")."""
+    emin, m = _emin_mant(name, family)
+    specials = _format(family, name)[3]
     xf = np.asarray(x)
     neg = np.signbit(xf)
     s = np.asarray(scale).astype(np.int64) & 0xFF
@@ -125,17 +128,23 @@ def encode_scaled(x, scale, name: str, src_mant: int, rand=None, clamp=False) ->
         k = src_mant - m
         r = (np.asarray(rand).astype(np.uint64) & np.uint64(0xFFFFFFFF)) >> np.uint64(32 - k)
         n = np.floor((np.floor(np.ldexp(n, k)) + r.astype(np.float64)) / float(1 << k))
-    top = _TOP.get(specials, (1 << (bits("cdna4", name) - 1)) - 1)   # the largest magnitude's code
+    width = bits(family, name)
+    top = _TOP.get(specials, (1 << (width - 1)) - 1)   # the largest magnitude's code
     n = np.where(np.isfinite(n), n, 0).astype(np.int64)      # (NaN and infinity: below)
     code = np.where(n == 0, 0, ((e_eff - emin) << m) + n)
     nan = np.isnan(v) | (s == 0xFF)
     past = np.isinf(v) | (code > top)                          # infinite, or overflowed by rounding
+    sign = np.where(neg, 1 << (width - 1), 0)
+    if specials == "nan_is_0x80":       # unsigned NaN and zero; +-max with clamp
+        clamped = np.asarray(clamp, bool) & past & ~nan
+        code = np.where(nan | past, 0x80, np.where(code == 0, 0, code | sign))
+        return np.where(clamped, top | sign, code).astype(np.uint64)
     if specials == "none":
         code = np.where(nan | past, top, code)
     else:
         over = np.where(np.asarray(clamp, bool), top, 0x7C if specials == "ieee" else _NAN_CODE[specials])
         code = np.where(nan, _NAN_CODE[specials], np.where(past, over, code))
-    return (code | np.where(neg, (1 << (bits("cdna4", name) - 1)), 0)).astype(np.uint64)
+    return (code | sign).astype(np.uint64)
 
 
 _DEFAULT_NAN = {16: 0x7E00, 32: 0x7FC00000, "bf16": 0x7FC0}

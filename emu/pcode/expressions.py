@@ -9,7 +9,7 @@ from lark import Token, Tree
 
 from .. import rtlib
 from .lookup import callee_result_type
-from .types import Unsupported, ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, LANE_ID_NAMES, LIT, BOOL, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
+from .types import Unsupported, ADDRESS_FUNCTIONS, DS_ADDRESS_FUNCTION, INSTRUCTION_WORD, OPERANDS, LANE_ID_NAMES, LIT, BOOL, SDWA_SELECTS, Ty, Var, type_of_field, is_name, is_operand, is_pow2, is_const, is_denorm
 from ..semantics import Operand
 
 
@@ -81,6 +81,8 @@ class Expressions:
             src = name[:-1]
             c, _ = self.read_operand(src)
             return f"R.U64({c} == 0)", Ty("u", 1)
+        if name in SDWA_SELECTS:           # SDWA_SRC0_SEL == BYTE1.b3: a select code (machine_sdwa)
+            return f"R.U64({SDWA_SELECTS[name]})", LIT
         if name in ("PI", "INF", "NAN", "OVERFLOW_F32", "OVERFLOW_F64", "UNDERFLOW_F32", "UNDERFLOW_F64", "MAX_FLOAT_F32"):
             return f"R.CONSTANTS[{name!r}]", Ty("lit", 64)
         if name in OPERANDS:
@@ -153,8 +155,8 @@ class Expressions:
         code, bty = self.accessed(base)
         if ty.kind == "bf":
             return f"R.bf16_to_f32(R.access({code}, 'u', 16))", Ty("f", 32)
-        if ty.kind in ("fp8", "bf8"):
-            return f"R.{ty.kind}_to_f32(R.access({code}, 'u', 8))", Ty("f", 32)
+        if ty.kind in ("fp8", "bf8"):       # the family's format (rtlib.eight_bit_floats)
+            return f"F8.{ty.kind}_to_f32(R.access({code}, 'u', 8))", Ty("f", 32)
         if bty.kind == "dw" and ty.kind == "u" and ty.bits == bty.bits:
             return code, bty            # tmp.b192 of a wide local: all of its dwords
         if bty.kind == "dw":
@@ -267,6 +269,10 @@ class Expressions:
             return f"R.two_over_pi_bits({bits})", Ty("wide", bits)
         if ty.kind in ("f", "lit") and bits > 64:
             self.fail(f"{bits}-bit integer image of a float", node)
+        if ty.kind == "f" and k == "B":
+            # a float's bits (23'B(mantissa(S0.f32)) of the v_cvt_sr_*8_f32: the low 23 of the
+            # f32 image of its mantissa, the fraction field of every f32 but a denormal)
+            return f"R.cast_int(R.raw({code}), False, {bits})", Ty("u", bits)
         if ty.kind == "f":
             return f"R.to_int({code}, {signed}, {min(bits, 64)})", Ty("i" if signed else "u", bits)
         if bits > 64:
@@ -433,14 +439,17 @@ class Expressions:
             return coded[0]         # bf16_to_f32(S0[15 : 0].bf16): the typed read already converted
         if re.fullmatch(r"[vs]_[a-z0-9_]+", fname) and not hasattr(rtlib, fname):
             return self.call_instruction(fname.upper(), coded, node)
-        if not hasattr(rtlib, fname):
+        def known(f):
+            return hasattr(rtlib, f) or f in rtlib.FAMILY_CALLS
+        if not known(fname):
             self.fail(f"function {fname}()", node)
-        if self.round_mode and hasattr(rtlib, f"{fname}_{self.round_mode}"):
+        if self.round_mode and known(f"{fname}_{self.round_mode}"):
             fname = f"{fname}_{self.round_mode}"
         result = RESULT_TYPES.get(fname)
         ty = result(coded) if callable(result) else result or (coded[0][1] if coded else LIT)
         ctx = ["ctx"] if fname in rtlib.CTX_CALLS else []      # functions that read MODE
-        return f"R.{fname}({', '.join(ctx + [c for c, _ in coded])})", ty
+        module = "F8" if fname in rtlib.FAMILY_CALLS else "R"   # the family's 8-bit floats
+        return f"{module}.{fname}({', '.join(ctx + [c for c, _ in coded])})", ty
 
     def ds_address_operand(self, args, node) -> str:
         """RDNA4's `addr = CalcDsAddr(vgpr_a.b32, 0x0)` is the address VGPR alone (ADDR_BASE:
@@ -545,7 +554,9 @@ RESULT_TYPES: dict = {n: BOOL for n in BOOLS}
 RESULT_TYPES.update({"sign": Ty("u", 1), "exponent": Ty("i", 32), "countbits": Ty("i", 32),
                      "s_ff1_i32_b32": Ty("i", 32), "s_ff1_i32_b64": Ty("i", 32), "signext": Ty("i", 64),
                      "signextFromBit": Ty("i", 64), "bf16_to_f32": Ty("f", 32), "f32_to_bf16": Ty("u", 16),
-                     "fp8_to_f32": Ty("f", 32), "bf8_to_f32": Ty("f", 32),
+                     "fp8_to_f32": Ty("f", 32), "bf8_to_f32": Ty("f", 32), "float32": Ty("f", 32),
+                     "f32_to_fp8": Ty("u", 8), "f32_to_bf8": Ty("u", 8), "f32_to_fp8_rtz": Ty("u", 8),
+                     "f32_to_bf8_rtz": Ty("u", 8),
                      "nop": LIT, "fma": _first_float, "ldexp": _first_float,
                      "f16_to_snorm": Ty("i", 16), "f32_to_snorm": Ty("i", 16),
                      "f16_to_unorm": Ty("u", 16), "f32_to_unorm": Ty("u", 16), "u4_to_u32": Ty("u", 32),

@@ -18,11 +18,14 @@ from ..semantics import SemanticsError
 # operands the machine supplies (emu/README.md, "Semantics contract")
 OPERANDS = {"S0", "S1", "S2", "D0", "D1", "SCC", "VCC", "EXEC", "M0", "PC", "ADDR", "ADDR_BASE", "DATA", "DATA2",
             "VDATA", "SDATA", "RETURN_DATA", "SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "SRC1", "VDST",
-            "DST", "DATA0", "DATA1", "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
+            "DST", "DATA0", "DATA1", "OPSEL", "OPSEL_HI", "NEG", "NEG_HI", "SDWA_SRC0_SEL"}
 # instruction-word fields, passed as Python ints (OPSEL..NEG_HI: the raw VOP3P modifier bits,
 # for the instructions whose pseudocode interprets them itself: v_fma_mix*, v_dot*_iu*)
 INT_FIELDS = {"SIMM16", "SIMM32", "OFFSET", "OFFSET0", "OFFSET1", "SRC0", "SRC1", "VDST", "DST", "DATA0", "DATA1",
-              "OPSEL", "OPSEL_HI", "NEG", "NEG_HI"}
+              "OPSEL", "OPSEL_HI", "NEG", "NEG_HI", "SDWA_SRC0_SEL"}
+# GFX9 SDWA's select codes (CDNA3 13.3.7's SRC0_SEL field, emu/machine_sdwa.py), which CDNA's
+# fp8/bf8 -> f32 conversions compare SDWA_SRC0_SEL with (the machine supplies DWORD outside SDWA)
+SDWA_SELECTS = {"BYTE0": 0, "BYTE1": 1, "BYTE2": 2, "BYTE3": 3, "WORD0": 4, "WORD1": 5, "DWORD": 6}
 # DS's data fields, which the code uses two ways: as register numbers where it indexes the
 # VGPRs by them (ds_bpermute_b32: VGPR[src_lane][DATA0]), else as the registers' values
 # (ds_store_addtid_b32: MEM[...] = DATA0.u), which the machine supplies as it does DATA / DATA2
@@ -69,7 +72,7 @@ BOOL = Ty("bool", 1)
 
 
 def type_of_field(name: str) -> Ty | None:
-    if name in ("fp8", "bf8"):          # RDNA4's 8-bit floats (manual 7.5): read as their f32 value
+    if name in ("fp8", "bf8"):          # the family's 8-bit floats: read as their f32 value (F8.fp8_to_f32)
         return Ty(name, 8)
     if name in ("fp6", "bf6", "fp4"):   # CDNA4's 6- and 4-bit floats: their raw codes, which the
         return Ty("u", int(name[2]))    # scaled conversions take and give (rtlib.f32_to_fp6_scale ...)
