@@ -107,22 +107,29 @@ def number(text: str) -> int | float:
     in LLVM's MC lexer (017 is 15, 08 is refused: runtime/expr.py reads directives the same way)."""
     try:
         if text[:2] in ("0x", "0X", "0b", "0B"):
-            return int(text, 0)
-        if "." in text or "e" in text or "E" in text:
+            value = int(text, 0)
+        elif "." in text or "e" in text or "E" in text:
             return float(text)
-        if text[:1] == "0" and len(text) > 1:
+        elif text[:1] == "0" and len(text) > 1:
             if not text.strip("01234567") == "":
                 raise OperandError(f"{text}: an integer with a leading 0 is octal, and 8 and 9 are no octal digits")
-            return int(text, 8)
-        return int(text)
+            value = int(text, 8)
+        else:
+            value = int(text)
     except ValueError as e:          # more digits than Python converts (sys.get_int_max_str_digits)
         raise term_error(e, text) from None
+    if value >> 64:                  # LLVM's lexer: "literal value out of range" (0xffffffffffffffff is -1)
+        raise term_error(OperandError(f"{_shown(text)}: integer out of range (more than 64 bits)"), text)
+    return value
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 24 else text[:24] + "..."
 
 
 def term_error(e: Exception, text: str) -> OperandError:
     """The OperandError of a term that cannot be converted, naming its source text."""
     if not isinstance(e, OperandError):
-        shown = text if len(text) <= 24 else text[:24] + "..."
-        e = OperandError(f"{shown}: a number of {len(text)} digits is too long")
+        e = OperandError(f"{_shown(text)}: a number of {len(text)} digits is too long")
     e.text = text
     return e

@@ -26,6 +26,7 @@ from __future__ import annotations
 import gc
 import re
 from contextlib import contextmanager
+from itertools import accumulate
 
 from .asm_lexer import BLANKS, COMMENT, DUAL, NUMBER, REG, STRING, WORD, Entries, tokens
 from .operands import Agpr, Lit, Mod, OperandError, Special
@@ -453,14 +454,17 @@ def _parse(text: str) -> list:
     items = []
     for number, line in enumerate(text.split("\n"), 1):
         toks = tokens(line)
-        if not toks or len(toks) == 1 and _ENTRIES[toks[0]][0] is COMMENT:
-            continue
         try:
+            if not toks or len(toks) == 1 and _ENTRIES[toks[0]][0] is COMMENT:
+                continue
             _line_items(items, line, number, toks)
         except _Unexpected as e:
             raise _syntax_error(e, toks, number, line) from None
         except OperandError as e:
             raise _term_error(e, toks, number, line, getattr(e, "index", None), getattr(e, "mnemonic", None)) from None
+        except RecursionError:      # (the parser reads nested terms by recursion)
+            col = _nesting_column(line)
+            raise AsmError(f"{number}:{col}: an operand nested too deeply to read\n{quote(line, col)}") from None
     if blocks:
         items = sorted(items + blocks, key=lambda it: it.line)   # stable: same-line order kept
     return items
@@ -497,6 +501,17 @@ def _syntax_error(e: _Unexpected, toks: list, number: int, line: str) -> AsmErro
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
+def _nesting_column(line: str) -> int:
+    """The column of the term in which `line` nests deepest first: where it starts (after a
+    blank or a comma) before the point its brackets, bars and signs reach 64 levels."""
+    depth = 0
+    for i, c in enumerate(line):
+        depth += (c in "([|-") - (c in ")]")
+        if depth >= 64:
+            return max(line.rfind(" ", 0, i), line.rfind(",", 0, i), line.rfind("\t", 0, i)) + 2
+    return 1
+
+
 def _blanked(m: re.Match) -> str:
     """A block comment as blanks, its newlines kept: lines and columns stay those of the source."""
     return re.sub(r"[^\n]", " ", m.group())
@@ -527,11 +542,13 @@ def term_columns(line: str, mnemonic_column: int) -> dict:
         if ents and ents[-1][0] is COMMENT:
             toks.pop()
             ents.pop()
+        starts = list(accumulate(map(len, toks), initial=0))       # (column() for every token: linear)
+        columns = [at + len(t) - len(t.lstrip(BLANKS)) + 1 for at, t in zip(starts, toks)]
         for i in range(len(toks)):
-            if column(toks, i) == mnemonic_column:
+            if columns[i] == mnemonic_column:
                 where = []
                 _instruction(toks, ents, i, len(toks), 0, where)
-                return {key: column(toks, at) for key, at in where}
+                return {key: columns[at] for key, at in where}
     except (OperandError, _Unexpected):
         pass
     return {}

@@ -479,11 +479,13 @@ class Encoder:
         for name, val in F.items():
             try:
                 lo, bits = fields[name]
+                if val >> bits:         # also nonzero for a negative value
+                    raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
+                value |= val << lo
             except KeyError:
                 raise OperandError(f"{_name(d)}: its {fmt_name} encoding has no {name} field") from None
-            if val >> bits:         # also nonzero for a negative value
-                raise OperandError(f"{_name(d)}: {name.lower()} = {val} does not fit in {bits} bits")
-            value |= val << lo
+            except TypeError:           # a value of another kind that the format's checks let through
+                raise OperandError(f"{_name(d)}: {name.lower()}: expected a number, got {val}") from None
         if any(fields[name][0] >= size * 8 for name in F):      # MIMG's NSA dword (ADDR1..ADDR4)
             size = (max(lo + bits for lo, bits in fields.values()) + 31) // 32 * 4
         out = value.to_bytes(size, "little")
@@ -1834,7 +1836,9 @@ def _check_forced_dpp(d: InstrDef, mods: dict, enc: str) -> None:
 # What each modifier's value is: a number (offset:16), a list of numbers (op_sel:[0,1]) or a flag
 # (glc); a wrong kind (offset:sym, glc:1) is refused before any encoder reads it.
 _NUMBER, _LIST, _FLAG = "a number", "a list [a,b,...]", "a flag (no value)"
+_FORMAT = "a number or [BUF_FMT_...]"
 _MODIFIER_VALUES = {
+    "format": _FORMAT,
     **dict.fromkeys(("offset", "offset0", "offset1", "row_shl", "row_shr", "row_ror", "row_share", "row_xmask",
                      "row_mask", "bank_mask", "bound_ctrl", "fi", "wait_vdst", "wait_exp", "wait_va_vdst", "wait_vm_vsrc", "index_key", "byte_sel",
                      "mul", "div"), _NUMBER),
@@ -1904,16 +1908,25 @@ def _base_sgprs(v, d: InstrDef, what: str):
     return v
 
 
+def _spelled(val) -> str:
+    """A modifier's value as written: [0,1], swizzle(QUAD_PERM), a name."""
+    return f"[{','.join(map(_spelled, val))}]" if type(val) is list else "no value" if val is True else str(val)
+
+
 def _check_modifier_values(d: InstrDef, mods: dict) -> None:
     for key, val in mods.items():
         want = _MODIFIER_VALUES.get(key)
         if want is None:
             continue
         if want is _NUMBER:
-            ok = type(val) is int or key == "offset" and isinstance(val, Call)      # offset:swizzle(...)
+            ok = type(val) is int or key == "offset" and isinstance(val, Call) and offset_pattern(d)   # swizzle(...)
         elif want is _LIST:
             ok = type(val) is list
+        elif want is _FORMAT:
+            ok = type(val) is int or type(val) is list
         else:
             ok = val is True
         if not ok:
-            raise OperandError(f"{_name(d)}: {key}: expected {want}, got {val!r}", modifier=key)
+            # (LLVM: a name or call where a number goes is refused where the value is written)
+            at = (key, "value") if want in (_NUMBER, _FORMAT) and type(val) is not list else key
+            raise OperandError(f"{_name(d)}: {key}: expected {want}, got {_spelled(val)}", modifier=at)

@@ -424,9 +424,9 @@ def matrix_regs(d: InstrDef, wave: int, family: str) -> dict[str, int]:
     if not shapes:      # not a matrix instruction: no (MxN) operands
         return {}
     if family in syntax.WMMA_REPLICATED:   # each lane holds 16 A (and B) elements
-        in_bits = next((bits for key, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
+        in_bits = next((bits for key, _, bits, _, _ in shapes if key == "S0"), 16)   # S0.iu4(16x16)
         return {"S0": 16 * in_bits // 32, "S1": 16 * in_bits // 32, "S2": 256 // wave, "D0": 256 // wave}
-    return {key: max(1, rows * cols * bits // (32 * wave)) for key, bits, rows, cols in shapes}
+    return {key: max(1, rows * cols * bits // (32 * wave)) for key, _, bits, rows, cols in shapes}
 
 
 def index_keys(d: InstrDef, wave: int) -> int:
@@ -436,7 +436,7 @@ def index_keys(d: InstrDef, wave: int) -> int:
     bits a lane, so a 32-bit VGPR holds 2*wave/K (LLVM 22's assembler, gfx1201: v_swmmac_f32_16x16x32_f16
     index_key:1 the last in wave32, :3 in wave64; v_swmmac_i32_16x16x64_iu4 none in wave32), as the
     manual's 7.12.3 says, but where isa.errata.SWMMAC_INDEX_SETS says LLVM 22 allows fewer."""
-    k = next((rows for key, _, rows, _ in effects(d.pcode).shapes if key == "S1"), 0)
+    k = next((rows for key, _, _, rows, _ in effects(d.pcode).shapes if key == "S1"), 0)
     sets = max(1, 2 * wave // k) if k else 1
     entry = SWMMAC_INDEX_SETS.get(d.name)
     return entry[1].get(wave, sets) if entry and family_of(d) in entry[0] else sets

@@ -14,11 +14,17 @@ class Call:
     name: str
     args: tuple
 
+    def __str__(self) -> str:       # as written, for messages
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
 
 @dataclass(frozen=True)
 class Attr:
     """attr0.w (lds_param_load) or a symbol name such as a branch label."""
     name: str
+
+    def __str__(self) -> str:
+        return self.name
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,17 @@ class SymExpr:
     encoded as a 32-bit literal whose value is filled in once the symbols are placed."""
     text: str
 
+    def __str__(self) -> str:
+        return self.text
+
 
 @dataclass(frozen=True)
 class BitOr:
     """a|b|... with a symbolic part (UC_VERSION_W64_BIT); numbers alone are folded by the parser."""
     parts: tuple
+
+    def __str__(self) -> str:
+        return "|".join(map(str, self.parts))
 
 
 @dataclass(frozen=True)

@@ -244,6 +244,13 @@ def _matrix(d):
     return effects(d.pcode).matrix
 
 
+def _matrix_shapes(d):
+    """isa.effects' shapes: each (MxN) operand of a matrix instruction's code, (name, element type,
+    bits, M, N): ('S0', 'iu4', 4, 16, 16), which the WMMA semantics compute in."""
+    from isa.effects import effects
+    return effects(d.pcode).shapes
+
+
 def _packed_negation(d):
     """(sources NEG / NEG_HI negate, sources NEG_HI takes the magnitude of) of a VOP3P instruction,
     as indices: the sources isa.facts.modifier_use says NEG applies to; where that is one 32-bit
@@ -300,7 +307,7 @@ FACTS = {"valu_signature": _valu_signature, "scalar_layout": _scalar_layout, "ds
          "float_rules": _float_rules, "rounds_packed": _rounds_packed,
          "buffer_resource": _buffer_resource, "lane_address": _lane_address,
          "converts_format": _converts_format, "typed_buffer": _typed_buffer, "atomic_update": _atomic_update,
-         "format_conversion": _format_conversion, "matrix": _matrix,
+         "format_conversion": _format_conversion, "matrix": _matrix, "matrix_shapes": _matrix_shapes,
          "behaviour_unknown_named": _behaviour_unknown_named, "packed_negation": _packed_negation,
          "signed_by_neg": _signed_by_neg,
          "half_write": _half_write,
@@ -330,6 +337,11 @@ def loads_scales(d) -> bool:
 def signed_by_neg(d) -> tuple:
     """isa.facts.modifier_use(d).signed_by_neg as source indices: (0, 1) for an IU8/IU4 WMMA."""
     return fact("signed_by_neg", d)
+
+
+def matrix_shapes(d) -> tuple:
+    """isa.effects' shapes of d's code: ('S0', 'f16', 16, 16, 16), ... for a WMMA, () for most."""
+    return fact("matrix_shapes", d)
 
 
 def typed_buffer(d) -> bool:

@@ -53,8 +53,9 @@ class Effects:
     #                        reads the half OPSEL picks; CDNA4's scaled conversions a byte)
     sgpr_types: tuple = ()  # types of `SGPR[addr].T` accesses in order (s_movrels_b64: ('b64', ...)):
     #                        the width of the register an SGPR number field moves
-    shapes: tuple = ()     # each (MxN) operand in order: (name, element bits, M, N); `S0.iu4(16x16)` is
-    #                        ('S0', 4, 16, 16) (WMMA's quoted statement; matrix-core register counts)
+    shapes: tuple = ()     # each (MxN) operand in order: (name, element type, element bits, M, N);
+    #                        `S0.iu4(16x16)` is ('S0', 'iu4', 4, 16, 16) (WMMA's quoted statement: matrix-core
+    #                        register counts, the element types a WMMA semantic computes in)
     full_product: bool = False  # multiplies S0 by S1, both read as whole 32-bit integers (`S0.u32 *
     #                        S1.u32`, `64'U(S0.u) * 64'U(S1.u)`): v_mul_lo/hi_u32, v_mad_u64_u32
     transcendental: bool = False  # calls a function of the transcendental unit: pow(2.0, x), log2, sqrt,

@@ -165,8 +165,8 @@ class Spec:
             if fmt.width > 32 and len(data) < fmt.width // 8:
                 raise ValueError(f"{fmt.name} instruction needs {fmt.width // 8} bytes, got {len(data)}")
             if fmt.name == "VOPD":
-                return fmt, [d for d in (self.by_opcode("VOPD", fmt.get(word, "OPX"), "X"),
-                                         self.by_opcode("VOPD", fmt.get(word, "OPY"), "Y")) if d]
+                x, y = self.by_opcode("VOPD", fmt.get(word, "OPX"), "X"), self.by_opcode("VOPD", fmt.get(word, "OPY"), "Y")
+                return fmt, [x, y] if x and y else []       # (a pair with an unused half is no instruction)
             opcode = fmt.get(word, "OP") if any(n == "OP" for n, _, _ in fmt.fields) else 0
             d = self.by_opcode(fmt.name, opcode)
             if d is None:

@@ -183,23 +183,48 @@ def read_metadata(e: elf.ElfFile) -> dict:
     return {}
 
 
+# The metadata fields wavesmith reads (AMDGPUUsage's code object metadata), with their types: a
+# field of another type is refused here, where the note is read, not where a launch reads it.
+_KERNEL_FIELDS = {".name": str, ".symbol": str, ".kernarg_segment_size": int, ".kernarg_segment_align": int,
+                  ".group_segment_fixed_size": int, ".private_segment_fixed_size": int, ".wavefront_size": int,
+                  ".sgpr_count": int, ".vgpr_count": int, ".agpr_count": int, ".max_flat_workgroup_size": int,
+                  ".args": list}
+_ARG_FIELDS = {".offset": int, ".size": int, ".value_kind": str, ".name": str,
+               ".address_space": (str, int),      # (an address space number too, as some producers write it)
+               ".type_name": str}
+_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", (str, int): "a string or an integer"}
+
+
+def _field_error(fields: dict, entry: dict, required: tuple) -> str | None:
+    """What is wrong with one metadata map: a required field missing or a field of another type."""
+    for key in required:
+        if key not in entry:
+            return f"has no {key}"
+    for key, want in fields.items():
+        if key not in entry:
+            continue
+        value = entry[key]
+        if isinstance(value, bool) or not isinstance(value, want):
+            return f"{key} is {value!r}, not {_TYPE_NAMES[want]}"
+    return None
+
+
 def _check_kernel_metadata(meta: dict) -> dict[str, dict]:
     kernels = meta.get("amdhsa.kernels", [])
     if not isinstance(kernels, list) or not all(isinstance(k, dict) for k in kernels):
         raise CodeObjectError("metadata amdhsa.kernels is not a list of maps")
     out = {}
-    for k in kernels:
+    for i, k in enumerate(kernels):
         name = k.get(".name")
-        if not isinstance(name, str):
-            raise CodeObjectError(f"metadata kernel entry without a string .name: {sorted(map(str, k))}")
-        args = k.get(".args", [])
-        if not isinstance(args, list):
-            raise CodeObjectError(f"kernel {name!r}: metadata .args is not a list")
-        for i, a in enumerate(args):
-            if not isinstance(a, dict) or not all(isinstance(a.get(f), t) for f, t in
-                                                  ((".offset", int), (".size", int), (".value_kind", str))):
-                raise CodeObjectError(f"kernel {name!r}: metadata argument {i} lacks an integer .offset/.size "
-                                      f"or a string .value_kind")
+        where = f"metadata kernel {name!r}" if isinstance(name, str) else f"metadata kernel entry {i}"
+        wrong = _field_error(_KERNEL_FIELDS, k, (".name",))
+        if wrong:
+            raise CodeObjectError(f"{where}: {wrong}")
+        for j, a in enumerate(k.get(".args", [])):
+            wrong = "is not a map" if not isinstance(a, dict) else \
+                _field_error(_ARG_FIELDS, a, (".offset", ".size", ".value_kind"))
+            if wrong:
+                raise CodeObjectError(f"{where}: argument {j} {wrong}")
         out[name] = k
     return out
 

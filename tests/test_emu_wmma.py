@@ -203,3 +203,34 @@ def test_clang_wmma_f16_accumulator(tmp_path, wave, hi):
     prg.launch("wmma_f16", grid=(1, 1, 1), block=(wave, 1, 1), args=bufs)
     got = bufs[2].copyout(np.float16).reshape(16, 16)
     assert (got.astype(np.float64) == a.astype(np.float64) @ b.astype(np.float64) + c).all()
+
+
+# RDNA4's striped layout implements the 16-bit A/B forms only (emu/handwritten/wmma_rdna4.py)
+RDNA4_VARIANTS = {n: t for n, t in VARIANTS.items() if t[0] in ("f16", "bf16")}
+
+
+@pytest.mark.parametrize("arch, table", [("gfx1100", VARIANTS), ("gfx1151", VARIANTS), ("gfx1201", RDNA4_VARIANTS)])
+def test_wmma_types_are_read_from_the_code(arch, table):
+    """The WMMA semantics keep no table of their own: each computes in the element types of the
+    definition's code (isa.effects' shapes, `S0.iu8(16x16)`). The instructions given a hand-written
+    WMMA semantic, and the (A/B, C/D) types it computes in, are the ones this file's table says
+    (the manual's instruction list, 7.9 / 7.12); RDNA4's other forms (8/4-bit, FP8/BF8, 16x16x32,
+    SWMMAC) get none."""
+    import isa
+    from dsl.syntax import WMMA_REPLICATED
+    from emu import handwritten
+    from emu.handwritten import wmma, wmma_rdna4
+    from isa.effects import effects
+    spec = isa.load(arch)
+    layout = wmma if spec.traits.family in WMMA_REPLICATED else wmma_rdna4
+    got, matrices = {}, set()
+    for d in spec.instructions:
+        if not effects(d.pcode).matrix:
+            continue
+        matrices.add(d.name)
+        s = handwritten.semantic(d.name, False, spec, d)
+        if s is not None:
+            got[d.name.lower()] = layout.variant(effects(d.pcode).shapes)
+            assert s.reads["S2"].type == got[d.name.lower()][1], d.name
+    assert got == table
+    assert len(matrices) > len(got) if arch == "gfx1201" else len(matrices) == len(got)

@@ -315,14 +315,16 @@ def test_moved_sgpr_widths_from_the_parse_agree_with_the_old_regex():
 def test_matrix_shapes_from_the_parse_agree_with_the_old_regex():
     """dsl/signature.matrix_regs: each (MxN) operand of WMMA's quoted statement, now one of the
     parse's facts. The same shapes, in the same order, for every instruction."""
-    old_re = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
+    old_re = re.compile(r"\b(D0|S0|S1|S2)\.([a-z]+)(\d+)\((\d+)x(\d+)")
     found = 0
     for family, d in _pcodes():
-        old = [(k, int(b), int(r), int(c)) for k, b, r, c in old_re.findall(d.pcode)]
+        old = [(k, t + b, int(b), int(r), int(c)) for k, t, b, r, c in old_re.findall(d.pcode)]
         assert list(effects(d.pcode).shapes) == old, (family, d.name)
         found += bool(old)
     assert found >= 20
-    assert ("S0", 4, 16, 16) in read_code('eval "D0.i32(16x16) = S0.iu4(16x16) * S1.iu4(16x16) + S2.i32(16x16)"').shapes
+    assert read_code('eval "D0.f32(16x16) = S0.fp8(16x16) * S1.bf8(16x16) + S2.f32(16x16)"').shapes == (
+        ("D0", "f32", 32, 16, 16), ("S0", "fp8", 8, 16, 16), ("S1", "bf8", 8, 16, 16), ("S2", "f32", 32, 16, 16))
+    assert ("S0", "iu4", 4, 16, 16) in read_code('eval "D0.i32(16x16) = S0.iu4(16x16) * S1.iu4(16x16) + S2.i32(16x16)"').shapes
 
 
 _OLD_FULL_MUL = re.compile(r"\bS0\.[ui]\s*\*\s*S1\.[ui]\b|64'[UI]\(S0\.[ui](32)?\) \* 64'[UI]\(S1\.[ui](32)?\)|"

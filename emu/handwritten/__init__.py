@@ -227,19 +227,26 @@ def semantic(name: str, scalar: bool, spec=None, encoding=None) -> Semantic | No
 
 
 def _wmma(name: str, spec, d) -> Semantic | None:
-    """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py), of `d`:
-    the sources whose NEG bit says signed are its signed_by_neg fact (emu.facts)."""
+    """RDNA4's striped WMMA layout, or RDNA3's replicated one (emu/handwritten/wmma*.py), of `d`,
+    computing in the element types of its code's shapes (emu.facts.matrix_shapes: `S0.f16(16x16)`);
+    None for a form the layout does not implement. The sources whose NEG bit says signed are its
+    signed_by_neg fact (emu.facts)."""
     from dsl.syntax import WMMA_REPLICATED
     from . import wmma, wmma_rdna4
-    if name in wmma_rdna4.VARIANTS and spec is not None and spec.traits.family not in WMMA_REPLICATED:
-        reads, writes = wmma_rdna4.operands(name)
-        return Semantic(name, lambda ctx: wmma_rdna4.execute(name, ctx), "hand-written", reads, writes,
+    shapes = instruction_facts.matrix_shapes(d)
+    if spec is not None and spec.traits.family not in WMMA_REPLICATED:
+        types = wmma_rdna4.variant(shapes)
+        if types is None:
+            return None
+        reads, writes = wmma_rdna4.operands(types)
+        return Semantic(name, lambda ctx: wmma_rdna4.execute(name, types, ctx), "hand-written", reads, writes,
                         source="D = A x B + C, 16x16 matrices striped across the wave (RDNA4 manual 7.12.2; "
                                "see emu/handwritten/wmma_rdna4.py)")
-    if name in wmma.VARIANTS and (spec is None or spec.traits.family in WMMA_REPLICATED):
-        reads, writes = wmma.operands(name)
-        signed = instruction_facts.signed_by_neg(d)
-        return Semantic(name, lambda ctx: wmma.execute(name, ctx, signed), "hand-written", reads, writes,
-                        cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
-                        "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")
-    return None
+    types = wmma.variant(shapes)
+    if types is None:
+        return None
+    reads, writes = wmma.operands(types)
+    signed = instruction_facts.signed_by_neg(d)
+    return Semantic(name, lambda ctx: wmma.execute(name, types, ctx, signed), "hand-written", reads, writes,
+                    cross_lane=False, source="D = A x B + C, 16x16 matrices across the wave "
+                    "(manual 7.9; OPSEL/NEG bits raw, see emu/handwritten/wmma.py)")

@@ -25,23 +25,32 @@ import numpy as np
 
 from ..semantics import Ctx, Operand
 
-# name -> (A/B element type, C/D type)
-VARIANTS = {
-    "V_WMMA_F32_16X16X16_F16": ("f16", "f32"),
-    "V_WMMA_F32_16X16X16_BF16": ("bf16", "f32"),
-    "V_WMMA_F16_16X16X16_F16": ("f16", "f16"),
-    "V_WMMA_BF16_16X16X16_BF16": ("bf16", "bf16"),
-    "V_WMMA_I32_16X16X16_IU8": ("iu8", "i32"),
-    "V_WMMA_I32_16X16X16_IU4": ("iu4", "i32"),
-}
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "iu8": 8, "iu4": 4}
+# the C/D type each A/B element type accumulates into here (float inputs: f32 or their own type)
+RESULTS = {"f16": ("f32", "f16"), "bf16": ("f32", "bf16"), "iu8": ("i32",), "iu4": ("i32",)}
 N = 16          # M = N = K = 16
 
 
-def operands(name: str) -> tuple[dict, dict]:
-    """(reads, writes) of a WMMA variant. C/D widths are the wave32 ones; `bits_wave64`
-    gives the wave64 block (half as many VGPRs)."""
-    src, dst = VARIANTS[name]
+def variant(shapes: tuple) -> tuple[str, str] | None:
+    """(A/B element type, C/D type) of the WMMA whose code has these shapes (isa.effects' fact:
+    `D0.f32(16x16) = S0.f16(16x16) * S1.f16(16x16) + S2.f32(16x16)` -> ('f16', 'f32')), or None
+    where this layout does not implement it: A and B of one type of ELEMENT_BITS, C and D of a
+    type RESULTS gives it, every matrix 16x16."""
+    by_key = {key: (kind, (rows, cols)) for key, kind, _, rows, cols in shapes}
+    if len(shapes) != 4 or set(by_key) != {"D0", "S0", "S1", "S2"}:
+        return None
+    if any(dims != (N, N) for _, dims in by_key.values()):
+        return None
+    (src, _), (src_b, _), (acc, _), (dst, _) = (by_key[k] for k in ("S0", "S1", "S2", "D0"))
+    if src != src_b or acc != dst or dst not in RESULTS.get(src, ()):
+        return None
+    return src, dst
+
+
+def operands(types: tuple[str, str]) -> tuple[dict, dict]:
+    """(reads, writes) of a WMMA of `types` (variant's). C/D widths are the wave32 ones;
+    `bits_wave64` gives the wave64 block (half as many VGPRs)."""
+    src, dst = types
     ab_bits = N * ELEMENT_BITS[src]
     ab = {k: Operand(k, ab_bits, f"b{ab_bits}") for k in ("S0", "S1")}
     cd = {k: Operand(k, 256, dst, bits_wave64=128) for k in ("S2", "D0")}
@@ -109,10 +118,10 @@ def _cd_layout(lanes: int) -> tuple[np.ndarray, np.ndarray]:
     return (lanes // N) * v + lane // N, np.broadcast_to(lane % N, (lanes, per_lane))
 
 
-def execute(name: str, ctx: Ctx, signed_by_neg: tuple) -> dict:
-    """D0 of WMMA `name`; `signed_by_neg`: the sources (indices) whose NEG bit says signed
-    (isa.facts.modifier_use: those typed iu8/iu4), the others' integers unsigned."""
-    src, dst = VARIANTS[name]
+def execute(name: str, types: tuple[str, str], ctx: Ctx, signed_by_neg: tuple) -> dict:
+    """D0 of WMMA `name` of `types` (variant's); `signed_by_neg`: the sources (indices) whose NEG
+    bit says signed (isa.facts.modifier_use: those typed iu8/iu4), the others' integers unsigned."""
+    src, dst = types
     opsel, neg, neg_hi = (int(ctx.get(k, name)) for k in ("OPSEL", "NEG", "NEG_HI"))
     signed = [i in signed_by_neg and bool(neg >> i & 1) for i in (0, 1)]
     a = _matrix_operand(ctx, "S0", src, signed[0], neg & 1, neg_hi & 1)          # (W, m, k)

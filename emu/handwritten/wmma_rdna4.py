@@ -26,20 +26,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..semantics import Ctx, Operand
+from . import wmma
 from .wmma import N, _dwords, _elements, _from_float, _to_float
 
-VARIANTS = {
-    "V_WMMA_F32_16X16X16_F16": ("f16", "f32"),
-    "V_WMMA_F32_16X16X16_BF16": ("bf16", "f32"),
-    "V_WMMA_F16_16X16X16_F16": ("f16", "f16"),
-    "V_WMMA_BF16_16X16X16_BF16": ("bf16", "bf16"),
-}
 _BITS = {"f16": 16, "bf16": 16, "f32": 32}
 
 
-def operands(name: str) -> tuple[dict, dict]:
-    """(reads, writes): register blocks at their wave32 width, `bits_wave64` for wave64."""
-    src, dst = VARIANTS[name]
+def variant(shapes: tuple) -> tuple[str, str] | None:
+    """(A/B element type, C/D type) of the WMMA whose code has these shapes (isa.effects' fact),
+    or None where this layout does not implement it: RDNA3's 16x16x16 forms with 16-bit A and B
+    (wmma.variant), not the 8-bit, 4-bit, FP8/BF8, 16x16x32 or sparse (SWMMAC) ones."""
+    types = wmma.variant(shapes)
+    return types if types is not None and _BITS.get(types[0]) == 16 else None
+
+
+def operands(types: tuple[str, str]) -> tuple[dict, dict]:
+    """(reads, writes) of a WMMA of `types` (variant's): register blocks at their wave32 width,
+    `bits_wave64` for wave64."""
+    src, dst = types
     ab_bits = N * N * _BITS[src] // 32          # wave32: 16 of 32 lanes' worth per lane
     cd_bits = N * N * _BITS[dst] // 32
     ab = {k: Operand(k, ab_bits, f"b{ab_bits}", bits_wave64=ab_bits // 2) for k in ("S0", "S1")}
@@ -77,8 +81,9 @@ def _matrix(ctx: Ctx, key: str, kind: str, neg_lo: bool, neg_hi: bool, transpose
     return out
 
 
-def execute(name: str, ctx: Ctx) -> dict:
-    src, dst = VARIANTS[name]
+def execute(name: str, types: tuple[str, str], ctx: Ctx) -> dict:
+    """D0 of WMMA `name` of `types` (variant's)."""
+    src, dst = types
     neg, neg_hi = (int(ctx.get(k, name)) for k in ("NEG", "NEG_HI"))
     a = _matrix(ctx, "S0", src, neg & 1, neg_hi & 1, transpose=True)          # (W, m, k)
     b = _matrix(ctx, "S1", src, neg & 2, neg_hi & 2, transpose=False)         # (W, k, n)

@@ -47,7 +47,8 @@ _POSTFIX = ("field", "index", "slice", "slice_up")
 
 EVAL = re.compile(r'\beval\s+"([^"]*)"')
 SHAPE = re.compile(r"\.(\w+)\(\s*\d+\s*x\s*\d+\s*\)")
-OPERAND_SHAPE = re.compile(r"\b(D0|S0|S1|S2)\.[a-z]+(\d+)\((\d+)x(\d+)")
+# a matrix operand `S0.iu4(16x16)`: its name, element type (whose digits are the element bits) and M x N
+OPERAND_SHAPE = re.compile(r"\b(D0|S0|S1|S2)\.([a-z]+(\d+))\((\d+)x(\d+)")
 # a sparse matrix `S1.f16(32x16, index set from S2)`: its elements picked by S2, read as an index
 _SPARSE = re.compile(r"\((\s*\d+\s*x\s*\d+\s*), index set from (S\d)\)")
 # a matrix instruction's header line: the shapes of A, B and C (or D, sparse), not a statement
@@ -777,7 +778,7 @@ def effects(pcode: str | None) -> Effects:
         reads = frozenset({"S0", "S1", "S2"} | ({"D0"} if formula.group(1) == "D" else set()))
         return Effects(reads, frozenset({"D0"}), frozenset(), False, value_reads=reads, names=reads | {"D0"})
     matrix = any(SHAPE.search(m.group(1)) for m in EVAL.finditer(pcode))
-    shapes = tuple((k, int(b), int(r), int(c)) for k, b, r, c in OPERAND_SHAPE.findall(pcode))
+    shapes = tuple((k, t, int(b), int(r), int(c)) for k, t, b, r, c in OPERAND_SHAPE.findall(pcode))
     root = tree(pcode)
     if root is None:
         return _unparsed(pcode, matrix, shapes)

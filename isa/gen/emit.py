@@ -4,6 +4,7 @@ Output is deterministic: the same PDF always gives byte-identical files, which i
 what `wavesmith gen --check` relies on."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from . import instruction_facts
@@ -85,8 +86,13 @@ def write(arch: str, files: dict[str, str], root: Path = GENERATED_ROOT) -> Path
     for stale in out.glob("*.py"):
         if stale.name not in files:
             stale.unlink()
-    for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
+    for name, text in files.items():        # each file whole or not at all: written aside, then renamed
+        tmp = out / f".{name}.{os.getpid()}.tmp"
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, out / name)
+        finally:
+            tmp.unlink(missing_ok=True)
     return out
 
 
