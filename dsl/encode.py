@@ -72,6 +72,7 @@ class Fields(dict):
     dpp: dict | None = None
     dpp_kind: str | None = None
     literal_read: str | None = None     # a source LLVM reads as a literal, encoded inline (literals.read_as_literal)
+    th_scope_error: Exception | None = None     # RDNA4's th:/scope: pair refused, raised once the rest is encoded
 
     def __init__(self, d: InstrDef):
         self.d = d
@@ -150,6 +151,10 @@ class Encoder:
             code = self.special.get(v.name)
             if code is None:
                 raise OperandError(f"{_name(F.d)}: {what}: {v.name} cannot be a source operand", v)
+            meaning = self._renamed().get(v.name)
+            if meaning and F.d.format != "VOPD":    # (LLVM takes src_lds_direct in a VOPD half)
+                raise OperandError(f"{_name(F.d)}: {what}: {v.name} is not available on {self.spec.arch}: its "
+                                   f"code {code} is the manual's {meaning}", v)
             if op.registers_only and code in self.traits.aperture_codes:
                 raise OperandError(f"{_name(F.d)}: {what}: takes a register (it is read as a register number), "
                                    f"not the memory aperture {v.name}", v)
@@ -358,6 +363,19 @@ class Encoder:
 
     _unlisted_names: frozenset | None = None
 
+    def _renamed(self) -> dict[str, str]:
+        """Names LLVM gives codes the RDNA3 tables call Reserved (syntax.RESERVED_SRC_NAMES:
+        src_lds_direct 254) -> the literal the target's tables make of that code instead (RDNA4's
+        254: "64-bit Literal constant."): no such register there."""
+        if self._renamed_names is None:
+            self._renamed_names = {
+                name: text.rstrip(".") for code, name in syntax.RESERVED_SRC_NAMES.items() if self.special.get(name) == code
+                for t in self.spec.operands.values() for rows in t.values()
+                for lo, hi, kind, _, text in rows if lo <= code <= hi and kind.startswith("literal")}
+        return self._renamed_names
+
+    _renamed_names: dict | None = None
+
     def _encode(self, st) -> tuple[bytes, str | None]:
         if st.dual is not None:
             return self.encode_vopd(st)
@@ -466,6 +484,8 @@ class Encoder:
             names = ", ".join(mods)
             raise OperandError(f"{_name(d)}: unexpected modifier(s) {names if len(names) < 80 else names[:80] + '...'} "
                                f"for its {fmt} encoding", modifier=next(iter(mods)), unknown=True)
+        if F.th_scope_error is not None:
+            raise F.th_scope_error
         data = self.pack(d, F)
         if F.literal_ref is not None:
             fix = LiteralRef(F.literal_ref, len(data) - 4)     # the literal is the last dword
@@ -1347,6 +1367,10 @@ class Encoder:
             if not m:
                 raise OperandError(f"{mn}: expected attrN.[xyzw], got {a}")
             F["ATTR"], F["ATTR_CHAN"] = int(m.group(1)), "xyzw".index(m.group(2))
+            low, high = self.spec.formats[d.format].stated_range("ATTR") or (0, (1 << self._layout[d.format][0]["ATTR"][1]) - 1)
+            if not low <= F["ATTR"] <= high:     # the manual's ATTR field: "Attribute number: 0 - 32."
+                raise OperandError(f"{mn}: attr: {a.name}: attribute number {F['ATTR']} out of range "
+                                   f"({low} to {high})", a)
         else:
             self._arity(d, ops, ["vdst"])
         if "WAIT_VMVSRC" in self._layout[d.format][0]:

@@ -35,7 +35,10 @@ def _th_codes(d) -> dict[str, int]:
 
 def cache_policy(d, F, mods) -> None:
     """th:NAME|n and scope:NAME|n -> the TH and SCOPE fields (both 0 when not written)."""
+    written = [key for key in mods if key in ("th", "scope")]
     th, scope = mods.pop("th", 0), mods.pop("scope", 0)
+    bypass = isinstance(th, Attr) and th.name.endswith("_BYPASS")
+    th_text = th.name if isinstance(th, Attr) else th
     if isinstance(th, Attr):
         codes = _th_codes(d)
         if th.name not in codes:
@@ -50,6 +53,14 @@ def cache_policy(d, F, mods) -> None:
     for key, value, limit in (("th", th, 7), ("scope", scope, 3)):
         if type(value) is not int or not 0 <= value <= limit:
             raise OperandError(f"{_name(d)}: {key}:{value} is out of range 0..{limit}", modifier=key)
+    if bypass != (th == 3 and scope == 3) and isinstance(th_text, str):     # (a number: the DSL's own value)
+        # TH 3 at SCOPE_SYS is what the names *_BYPASS stand for (syntax.py): the other names of
+        # TH 3 (LU, WB, NT_RETURN) refused there, BYPASS refused elsewhere (LLVM 22: "scope and th
+        # combination is not valid", at the first of the two written), once the rest is encoded
+        # (Encoder.encode_one raises it: LLVM checks the pair after the operands and flags)
+        F.th_scope_error = OperandError(f"{_name(d)}: th:{th_text} with scope:{scope}: " + (
+            "a BYPASS policy is TH 3 at system scope (scope:SCOPE_SYS)" if bypass else
+            f"TH {th} at system scope is written th:TH_*_BYPASS"), modifier=written[0])
     F["TH"], F["SCOPE"] = th, scope
 
 

@@ -37,6 +37,12 @@ class Format:
                 return hi, lo
         raise KeyError(f"format {self.name} has no field {name!r} (fields: {', '.join(f[0] for f in self.fields)})")
 
+    def stated_range(self, name: str) -> tuple[int, int] | None:
+        """(low, high) of the values the manual's text of a field states ("Attribute number:
+        0 - 32." in LDSDIR's ATTR), None where its text states no range."""
+        m = re.search(r"(\d+)\s*-\s*(\d+)\.?\s*$", self.field_text.get(name, ""))
+        return (int(m.group(1)), int(m.group(2))) if m else None
+
     def get(self, word: int, name: str) -> int:
         hi, lo = self.field(name)
         return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
