@@ -968,7 +968,7 @@ def encode_scalar(spec: Spec, d, ops: tuple, mods: dict) -> bytes:
                 enc.lit(value & 0xffffffff)
         out = _pack(fmt, f).to_bytes(4, "little")
         return out + (enc.literal.to_bytes(4, "little") if enc.literal is not None else b"")
-    if raw_source_field(d):        # s_set_gpr_idx_on: SSRC1 is the mode bits, gpr_idx(...)
+    if raw_source_field(d, spec.traits.roles):        # s_set_gpr_idx_on: SSRC1 is the mode bits, gpr_idx(...)
         layout = [("ssrc0", "SSRC0", 1)]
         if len(ops) != 2:
             raise Gfx9AsmError(f"{mn} takes 2 operands")

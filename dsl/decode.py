@@ -72,10 +72,10 @@ def _always_literal(spec: Spec, fmt: str, defs: tuple[InstrDef, ...]) -> bool:
     return any((fmt, d.name) in literal for d in defs)
 
 
-def _raw_field(d: InstrDef, field: str) -> bool:
+def _raw_field(d: InstrDef, field: str, roles) -> bool:
     """The pseudocode reads the field's raw bits (SRC1.u32 for s_set_gpr_idx_on's mode), not
     the operand it encodes: no literal dword."""
-    return field == "SSRC1" and raw_source_field(d)
+    return field == "SSRC1" and raw_source_field(d, roles)
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class _DecodeTable:
                 tuple((flag.upper(), bit, 1) for bit, flag in
                       LLVM_ONLY_BITS.get(self.spec.arch, {}).get(real_fmt.name, ()) if bit < width),
                 () if source_is_immediate(defs[0]) else
-                tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n)),
+                tuple(n for n in literal_fields(real_fmt.name) if not _raw_field(defs[0], n, self.spec.traits.roles)),
                 _always_literal(self.spec, real_fmt.name, tuple(defs)),
                 self.dpp_codes if real_fmt.name in self.valu_dpp else {}, self.spec.traits.literal,
                 real_fmt.name == "MIMG", no_dpp(defs[0]) if real_fmt.name in self.valu_dpp else None,

@@ -256,7 +256,7 @@ def _scalar(spec: Spec, inst: Instruction) -> Instr | None:
     d, f = inst.defs[0], inst.fields
     mn, fmt = d.name.lower(), inst.fmt.name
     ops, mods = [], {}
-    if raw_source_field(d):      # s_set_gpr_idx_on: SSRC1 is the mode bits
+    if raw_source_field(d, spec.traits.roles):      # s_set_gpr_idx_on: SSRC1 is the mode bits
         ops = [scalar_source(spec, f["SSRC0"], 1, inst.literal, (fmt, "SSRC0"), 32, True),
                immediate_values.gpr_idx(f["SSRC1"])]
     elif fmt == "SOPP":

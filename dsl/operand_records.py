@@ -93,8 +93,9 @@ def scalar_bits(d: InstrDef, key: str) -> int:
     return 16 if bits == 16 and not packed else 64 if bits == 64 else 32
 
 
-def raw_source_field(d: InstrDef) -> bool:
+def raw_source_field(d: InstrDef, roles) -> bool:
     """A scalar instruction whose pseudocode reads its SRC1 field's raw bits (`SRC1.u32[3 : 0]`,
     "the direct content of raw S1 field"), not the operand the field encodes: s_set_gpr_idx_on's
-    four mode bits. Its field is a number (gpr_idx(...) in text), never a register or literal."""
-    return d.format.startswith("SOP") and "SRC1" in d.operand_types and "S1" not in d.operand_types
+    four mode bits. Its field is a number (gpr_idx(...) in text), never a register or literal.
+    `roles`: the family's format roles (isa.traits), whose salu formats are the scalar ones."""
+    return d.format in roles.salu and "SRC1" in d.operand_types and "S1" not in d.operand_types

@@ -30,7 +30,7 @@ def operand_names(spec: Spec, inst: Instruction) -> list[str]:
     if d.format in roles.valu_e32 | roles.valu_e64:
         return _valu_names(spec, inst)
     if d.format in roles.salu:
-        return _scalar_names(d)
+        return _scalar_names(d, roles)
     if d.format in roles.smem:
         return _smem_names(d)
     if d.format in roles.lds:
@@ -64,7 +64,7 @@ def _valu_names(spec: Spec, inst: Instruction) -> list[str]:
     return out
 
 
-def _scalar_names(d) -> list[str]:
+def _scalar_names(d, roles) -> list[str]:
     from .signature import scalar_layout
     mn = d.name.lower()
     if d.format == "SOPP":        # one immediate at most (s_endpgm, s_barrier: none), never a register
@@ -72,7 +72,7 @@ def _scalar_names(d) -> list[str]:
     if d.format == "SOPK":
         operands, _ = g9.SOPK_STYLE.get(mn) or syntax.SOPK_STYLE.get(mn, syntax.SOPK_DEFAULT)
         return ["sdst" if o.startswith("sdst") else o for o in operands]
-    if raw_source_field(d):       # s_set_gpr_idx_on: SSRC1 is the mode bits
+    if raw_source_field(d, roles):       # s_set_gpr_idx_on: SSRC1 is the mode bits
         return ["ssrc0", "mode"]
     return [name for name, _, _ in scalar_layout(d)]
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 from isa.control import Control, control
 from isa.records import dataclass
 
-VMEM = {"GLOBAL", "FLAT", "MUBUF", "MTBUF", "SCRATCH"}
 # Most dwords loads may have in flight: the registers of a load in flight cannot be spilled
 # (the data may arrive any time until a wait), so more of them than the file holds would leave
 # the allocator no way out. Before a load that would exceed the bound, a wait: for all SMEM
@@ -37,6 +36,15 @@ class Pending:
     dwords: frozenset
 
 
+def counted(fmt: str, roles) -> str | None:
+    """Which counter a format's results are counted by, from the family's format roles
+    (isa.traits): 'vm' for vector memory (FLAT and its GLOBAL/SCRATCH segments, buffers),
+    'smem' or 'lds' (both LGKM_CNT), None for the rest. The frontend emits no image loads."""
+    if fmt in roles.flat or fmt in roles.buffer:
+        return "vm"
+    return "smem" if fmt in roles.smem else "lds" if fmt in roles.lds else None
+
+
 def _keys(refs):
     return {(r.file, r.virtual, r.reg, r.offset + j) for r in refs for j in range(r.count)}
 
@@ -50,6 +58,7 @@ def insert_waitcnt(k) -> dict:
     for name, idx in k.labels.items():
         label_at.setdefault(idx, []).append(name)
     fields = {name: (hi, lo) for name, hi, lo in k.spec.tables["waitcnt"]}
+    roles = k.spec.traits.roles
 
     def imm(vm=None, lgkm=None):
         value = 0
@@ -116,11 +125,11 @@ def insert_waitcnt(k) -> dict:
                 younger_ds = sum(1 for x in lg_q[j + 1:] if not x.smem)
                 c = 0 if p.smem else younger_ds
                 lgkm_need = c if lgkm_need is None else min(lgkm_need, c)
-        fmt = d.format if d is not None else ""
-        if fmt == "SMEM" and ins.defs and lgkm_need != 0 and \
+        kind = counted(d.format, roles) if d is not None else None
+        if kind == "smem" and ins.defs and lgkm_need != 0 and \
                 sum(len(p.dwords) for p in lg_q if p.smem) + len(_keys(ins.defs)) > SMEM_IN_FLIGHT:
             lgkm_need = 0
-        if fmt in VMEM and ins.defs:
+        if kind == "vm" and ins.defs:
             sizes = [len(p.dwords) for p in vm_q]
             keep, total = len(sizes), sum(sizes) + len(_keys(ins.defs))
             while keep and total > VMEM_IN_FLIGHT:
@@ -131,15 +140,15 @@ def insert_waitcnt(k) -> dict:
         if vm_need is not None or lgkm_need is not None:
             wait(vm_need, lgkm_need)
         items.append(inst)
-        if fmt in VMEM or fmt == "SMEM" or fmt == "DS":
+        if kind is not None:
             defs = _keys(ins.defs)
-            if fmt in VMEM and not defs:
+            if kind == "vm" and not defs:
                 stores += 1
-            elif fmt == "DS" and not defs:
+            elif kind == "lds" and not defs:
                 lds_writes += 1
                 pending.append(Pending("lgkm", False, frozenset()))
             elif defs:
-                pending.append(Pending("vm" if fmt in VMEM else "lgkm", fmt == "SMEM", frozenset(defs)))
+                pending.append(Pending("vm" if kind == "vm" else "lgkm", kind == "smem", frozenset(defs)))
     for idx, names in label_at.items():
         if idx >= n:
             for lab in names:

@@ -52,6 +52,7 @@ Kinds:
 """
 from __future__ import annotations
 
+from .errata_fract import FRACT_ROWS
 from .errata_modifiers import MODIFIER_ROWS, OPSEL_FLAG_ROWS
 from .records import dataclass
 
@@ -1250,6 +1251,12 @@ ERRATA += (
         "The fix multiplies by 2**n unnarrowed (an exact scaling, one rounding to f16). Not measured on "
         "hardware."),
 )
+
+# V_FRACT_*: the result clamped below 1.0, as the F32/F64 entries' notes say (isa/errata_fract.py)
+ERRATA += tuple(
+    Erratum(f"{arch.replace('.', '')}-fract-{ty}-clamp", (arch,), {arch: page}, "pcode_text",
+            ("VOP1", f"V_FRACT_{ty.upper()}"), pdf, fix, evidence)
+    for arch, ty, page, pdf, fix, evidence in FRACT_ROWS)
 
 # Scalar memory instructions the manuals do not describe: RDNA3, RDNA3.5, CDNA3 and CDNA4 omit
 # them from their SMEM opcode tables (add_opcode above) and RDNA4 lists them without a description

@@ -43,7 +43,7 @@ def source_lines(arch: str) -> list[tuple[str, str, str, str]]:
     out = []
     for d in spec.instructions:
         # (a field that holds a number, not an operand: s_set_gpr_idx_on's mode, s_sendmsg_rtn's message)
-        if d.format not in ("SOP1", "SOP2", "SOPC") or raw_source_field(d) or source_is_immediate(d):
+        if d.format not in ("SOP1", "SOP2", "SOPC") or raw_source_field(d, spec.traits.roles) or source_is_immediate(d):
             continue
         layout = scalar_layout(d)
         if not layout or any(n not in (1, 2) for _, _, n in layout):

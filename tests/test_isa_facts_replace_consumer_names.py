@@ -229,3 +229,52 @@ def test_vopd_src0_banks_are_refused_where_llvm_refuses_them(arch):
             return None
     assert [ours(x) for x in lines] == want
     assert (want[0] is not None) == (arch == "gfx1201") and want[4] is not None and want[1] is None
+
+
+# ---------------------------------------------------------------- frontend/waitcnt: counted formats
+
+_OLD_VMEM = {"GLOBAL", "FLAT", "MUBUF", "MTBUF", "SCRATCH"}
+
+
+def _old_counted(fmt):
+    return "vm" if fmt in _OLD_VMEM else "smem" if fmt == "SMEM" else "lds" if fmt == "DS" else None
+
+
+def test_waitcnt_counters_by_format_role_agree_with_the_old_format_names():
+    """frontend.waitcnt counted VM_CNT for the format names GLOBAL/FLAT/MUBUF/MTBUF/SCRATCH and
+    LGKM_CNT for SMEM and DS; now by the family's roles (flat, buffer, smem, lds). The same answer
+    for every definition of RDNA3, RDNA3.5, CDNA3 and CDNA4; on RDNA4, whose manual names these
+    formats with a V prefix (none of the old names is one of its formats), the old names counted
+    nothing but SMEM, the roles count the V-prefixed formats as their RDNA3 namesakes."""
+    from frontend.waitcnt import counted
+    renamed = {"VFLAT": "vm", "VGLOBAL": "vm", "VSCRATCH": "vm", "VBUFFER": "vm", "VDS": "lds"}
+    rdna4_formats = {d.format for d in isa.load("rdna4").instructions}
+    assert not (_OLD_VMEM | {"DS"}) & rdna4_formats and set(renamed) <= rdna4_formats
+    seen = set()
+    for family, d in _instructions():
+        new, old = counted(d.format, isa.load(family).traits.roles), _old_counted(d.format)
+        if family == "rdna4" and d.format in renamed:
+            assert (old, new) == (None, renamed[d.format]), (family, d.name, d.format)
+        else:
+            assert new == old, (family, d.name, d.format)
+        seen.add((family, new))
+    assert {(f, k) for f in FAMILIES for k in ("vm", "smem", "lds", None)} == seen
+
+
+# ---------------------------------------------------------------- dsl/operand_records: scalar formats
+
+def test_raw_source_field_by_the_salu_role_agrees_with_the_old_sop_prefix():
+    """dsl.operand_records.raw_source_field took a scalar instruction to be one whose format name
+    starts SOP; now one whose format has the family's salu role. The same formats for every
+    definition of every family (SOP1, SOP2, SOPC, SOPK, SOPP in each), so the same answer;
+    s_set_gpr_idx_on of CDNA3 and CDNA4 is the one it gives."""
+    from dsl.operand_records import raw_source_field
+    given = set()
+    for family, d in _instructions():
+        roles = isa.load(family).traits.roles
+        assert (d.format in roles.salu) == d.format.startswith("SOP"), (family, d.name, d.format)
+        old = d.format.startswith("SOP") and "SRC1" in d.operand_types and "S1" not in d.operand_types
+        assert raw_source_field(d, roles) == old, (family, d.name)
+        if old:
+            given.add((family, d.name))
+    assert given == {("cdna3", "S_SET_GPR_IDX_ON"), ("cdna4", "S_SET_GPR_IDX_ON")}

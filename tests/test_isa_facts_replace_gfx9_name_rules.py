@@ -21,7 +21,7 @@ def test_mode_bits_source_is_the_raw_field_the_pseudocode_reads():
     raw bits and never the operand S1 it would encode. The same instructions in every family."""
     from dsl.signature import raw_source_field
     old = {(f, d.name) for f, d in _instructions() if d.name.lower() == "s_set_gpr_idx_on"}
-    new = {(f, d.name) for f, d in _instructions() if raw_source_field(d)}
+    new = {(f, d.name) for f, d in _instructions() if raw_source_field(d, isa.load(f).traits.roles)}
     assert old == new == {("cdna3", "S_SET_GPR_IDX_ON"), ("cdna4", "S_SET_GPR_IDX_ON")}
     # the manual says so in words too
     for family, d in _instructions():
