@@ -1,17 +1,33 @@
 """What neg/abs on a VALU source may be beyond the encoding's fields, as LLVM 22 and the manuals
 have it: a number's modifiers folded into it where the 32-bit encoding has no modifier bits
-(`folded_modifiers`; which VOP3P sources take NEG/NEG_HI: dsl.packed_negation)."""
+(`folded_modifiers`), none on an integer literal of a 64-bit float source (`refuse_f64_literal_modifiers`);
+which VOP3P sources take NEG/NEG_HI: dsl.packed_negation."""
 from __future__ import annotations
 
 from isa import InstrDef
 
-from .operands import Mod, OperandError
+from .operands import Lit, Mod, OperandError
 from .operand_records import Operand
 from .signature import integer_sources_take_fp_mods
 
 
 def _name(d: InstrDef) -> str:
     return d.name.lower()
+
+
+def refuse_f64_literal_modifiers(d: InstrDef, o: Operand, v: Mod, what: str) -> None:
+    """LLVM 22 refuses neg()/|..| on an integer written as a literal (lit(n), or any n outside the
+    inline -16..64) of a 64-bit float source, at the number: its 32-bit literal is the value's high
+    half, which the modifiers' sign would not be read from as written (a float takes them)."""
+    x = v.value.value if isinstance(v.value, Lit) else v.value
+    if not (v.neg or v.abs) or not o.is_float or not (o.bits == 64 or o.dwords == 2):
+        return
+    if type(x) is int and (isinstance(v.value, Lit) or not -16 <= x <= 64) and -(1 << 31) <= x < 1 << 32:
+        e = OperandError(f"{_name(d)}: {what}: no neg()/abs on the integer literal {x:#x} of a 64-bit float "
+                         f"operand (LLVM refuses it: the literal is the value's high 32 bits); write the value "
+                         f"as a float or negate the integer", v.value)
+        e.f64_literal = True        # (encode.py places it as LLVM does)
+        raise e
 
 
 def folded_modifiers(d: InstrDef, o: Operand, v: Mod, what: str, has_vop3: bool) -> int | float:
@@ -23,6 +39,7 @@ def folded_modifiers(d: InstrDef, o: Operand, v: Mod, what: str, has_vop3: bool)
     Only on a source taking float modifiers (a float, or signature.integer_sources_take_fp_mods) of an instruction with a
     VOP3 form (`has_vop3`: v_fmaak_f32, v_fmamk_f32, v_dot2c_f32_f16 have no modifiers to fold);
     a register, lit(...) or a symbol with modifiers needs the VOP3 encoding."""
+    refuse_f64_literal_modifiers(d, o, v, what)
     x = v.value
     if type(x) not in (int, float) or not (o.is_float or integer_sources_take_fp_mods(d)) or not has_vop3:
         raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
