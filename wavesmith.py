@@ -110,10 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
                            epilog="Example: printf 's 5\\nv 0-3 f32\\nc\\n' | wavesmith debug k.hsaco --grid 4 "
                                   "--block 64 --arg float32:256:arange --arg uint32=256",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    from emu.debug_cli import add_arguments as add_debug_arguments, run as run_debug
-    from emu.timing.cli import ignored_launch_options
+    from emu.debug_cli import add_arguments as add_debug_arguments, ignored as debug_ignored, run as run_debug
     add_debug_arguments(debug)
-    debug.set_defaults(func=run_debug, ignored=ignored_launch_options)
+    debug.set_defaults(func=run_debug, ignored=debug_ignored)
     readobj = sub.add_parser("readobj", help="list a code object's kernels, descriptors and arguments",
                              description="Print a code object's target, loadable segments and, per kernel, "
                                          "entry, register counts, segment sizes, arguments and descriptor "
