@@ -657,7 +657,9 @@ class Encoder:
                     if kind == _MASK:
                         if isinstance(v, Mod):
                             raise OperandError(f"{_name(d)}: {what}: a lane mask takes no modifiers, got {v}", v)
-                        F[field] = self.sreg_code(v, F, what, self.wave >> 5)
+                        # src_scc: the 9-bit source field takes SCC's code as the mask (LLVM 22 takes it)
+                        F[field] = (self.special["src_scc"] if isinstance(v, Special) and v.name == "src_scc" else
+                                    self.sreg_code(v, F, what, self.wave >> 5))
                         continue
                     self._source_kind(d, v, kind, what)
                     code, ng, ab, hi = self.src_code(v, op, F, what, allow_literal=kind in _TAKES_LITERAL,

@@ -24,11 +24,12 @@ def _th_codes(d) -> dict[str, int]:
     """TH_* name -> TH field value for an instruction (atomics, stores and loads name it apart:
     isa.memory_access's direction)."""
     direction = memory_access(d).direction
+    codes = dict.fromkeys(syntax.TH_DEFAULT_NAMES, 0)
     if direction == "atomic":
-        return {"TH_ATOMIC_RETURN": 1, "TH_ATOMIC_NT": 2, "TH_ATOMIC_NT_RETURN": 3,
-                "TH_ATOMIC_CASCADE_RT": 4, "TH_ATOMIC_CASCADE_NT": 6}
+        return codes | {"TH_ATOMIC_RETURN": 1, "TH_ATOMIC_RT_RETURN": 1, "TH_ATOMIC_NT": 2, "TH_ATOMIC_NT_RETURN": 3,
+                        "TH_ATOMIC_CASCADE_RT": 4, "TH_ATOMIC_CASCADE_NT": 6}
     names = syntax.TH_STORE_NAMES if direction == "store" else syntax.TH_LOAD_NAMES
-    codes = {n: i for i, n in enumerate(names) if n}
+    codes |= {n: i for i, n in enumerate(names) if n}
     codes[names[3].rsplit("_", 1)[0] + "_BYPASS"] = 3     # TH_*_BYPASS: code 3 (printed with SCOPE_SYS)
     return codes
 
@@ -46,10 +47,11 @@ def cache_policy(d, F, mods) -> None:
                                f"known: {', '.join(codes)}", modifier=("th", "value"))     # at the name, as LLVM
         th = codes[th.name]
     if isinstance(scope, Attr):
-        if scope.name not in syntax.SCOPE_NAMES:
-            raise OperandError(f"{_name(d)}: scope:{scope.name}; known: "
-                               f"{', '.join(n for n in syntax.SCOPE_NAMES if n)}", modifier=("scope", "value"))
-        scope = syntax.SCOPE_NAMES.index(scope.name)
+        names = (syntax.SCOPE_DEFAULT_NAME,) + syntax.SCOPE_NAMES[1:]
+        if scope.name not in names:
+            raise OperandError(f"{_name(d)}: scope:{scope.name}; known: {', '.join(names)}",
+                               modifier=("scope", "value"))
+        scope = names.index(scope.name)
     for key, value, limit in (("th", th, 7), ("scope", scope, 3)):
         if type(value) is not int or not 0 <= value <= limit:
             raise OperandError(f"{_name(d)}: {key}:{value} is out of range 0..{limit}", modifier=key)

@@ -101,6 +101,11 @@ TH_LOAD_NAMES = (None, "TH_LOAD_NT", "TH_LOAD_HT", "TH_LOAD_LU", "TH_LOAD_NT_RT"
                  "TH_LOAD_NT_HT", None)
 TH_STORE_NAMES = (None, "TH_STORE_NT", "TH_STORE_HT", "TH_STORE_WB", "TH_STORE_NT_RT", "TH_STORE_RT_NT",
                   "TH_STORE_NT_HT", "TH_STORE_NT_WB")
+# Names LLVM 22's assembler also takes for the default (0), never printed: TH_DEFAULT and each kind's
+# *_RT (of any kind on any instruction: a TH of 0 has no kind to check), SCOPE_CU; and
+# TH_ATOMIC_RT_RETURN for an atomic's TH_ATOMIC_RETURN (1)
+TH_DEFAULT_NAMES = ("TH_DEFAULT", "TH_LOAD_RT", "TH_STORE_RT", "TH_ATOMIC_RT")
+SCOPE_DEFAULT_NAME = "SCOPE_CU"
 # Bits the RDNA4 manual leaves unassigned that LLVM 22's disassembler prints as later gfx12
 # parts' flags (its assembler refuses them for gfx1201: every such corpus row has reenc '-').
 # Printing only: format -> ((bit, flag), ...)

@@ -171,3 +171,66 @@ def test_th_scope_pairs_as_llvm_takes_them():
         assert not errors, f"{line!r}: llvm-mc refuses it ({errors[0]}), we take it"
         assert ours == bytes(int(b, 16) for w in words for b in w.split(",")), line
     assert 10 < refused < len(TH_SCOPE) - 10
+
+
+# The default policy's explicit names on RDNA4 (LLVM 22 takes them, encoding 0): TH_DEFAULT and each
+# kind's *_RT on any instruction (a TH of 0 has no kind to check), TH_ATOMIC_RT_RETURN, SCOPE_CU;
+# and the names it refuses next to them (other kinds' non-zero names, *_WB on a load, ...)
+DEFAULT_POLICY = [f"{base} {mods}".rstrip() for base, kind in (
+    ("global_load_b32 v1, v2, s[0:1]", "LOAD"), ("global_store_b32 v2, v1, s[0:1]", "STORE"),
+    ("global_atomic_add_u32 v2, v1, s[0:1]", "ATOMIC"), ("s_load_b32 s1, s[0:1], 0x0", "LOAD"),
+    ("buffer_load_b32 v1, off, s[0:3], null", "LOAD"), ("flat_load_b32 v1, v[2:3]", "LOAD"),
+    ("scratch_store_b32 off, v1, off", "STORE"),
+    ("image_load v1, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D", "LOAD"))
+    for mods in (f"th:TH_{kind}_RT", f"th:TH_{kind}_RT scope:SCOPE_CU", "scope:SCOPE_CU", "th:TH_DEFAULT",
+                 f"scope:SCOPE_CU th:TH_{kind}_RT", f"th:TH_{kind}_RT scope:SCOPE_SYS", f"th:TH_{kind}_NT scope:SCOPE_CU",
+                 "th:TH_LOAD_RT", "th:TH_STORE_RT", "th:TH_ATOMIC_RT", "th:TH_LOAD_NT", "th:TH_STORE_HT",
+                 "th:TH_ATOMIC_NT", "th:TH_LOAD_WB", "th:TH_STORE_LU", "th:TH_ATOMIC_NT_RT", "th:TH_LOAD_RT_WB")] + [
+    "global_atomic_add_u32 v0, v2, v1, s[0:1] th:TH_ATOMIC_RT_RETURN scope:SCOPE_CU",
+    "global_atomic_add_u32 v0, v2, v1, s[0:1] th:TH_ATOMIC_RT",
+    "global_atomic_cmpswap_b32 v0, v2, v[4:5], s[0:1] th:TH_ATOMIC_RT_RETURN"]
+
+
+def test_default_cache_policy_names_as_llvm_takes_them():
+    taken = 0
+    for line, (words, errors) in zip(DEFAULT_POLICY, mc_items(DEFAULT_POLICY, "gfx1201")):
+        try:
+            ours = dsl.assemble(line, "gfx1201")
+        except dsl.AsmError as e:
+            assert errors, f"{line!r}: llvm-mc takes it, we refuse: {e}"
+            continue
+        assert not errors, f"{line!r}: llvm-mc refuses it ({errors[0]}), we take it"
+        assert ours == bytes(int(b, 16) for w in words for b in w.split(",")), line
+        taken += 1
+    assert 60 < taken < len(DEFAULT_POLICY) - 30
+
+
+# src_scc as the lane mask (carry-in, v_cndmask's select) of a VOP3 form: LLVM 22 takes it on RDNA3/3.5/4
+# (SCC's code in the 9-bit source field), and refuses it with a modifier or past the constant bus
+SCC_MASK = ["v_cndmask_b32_e64 v1, v2, v3, src_scc", "v_cndmask_b32_e64 v1, v2, v3, scc",
+            "v_add_co_ci_u32_e64 v1, s0, v2, v3, src_scc", "v_sub_co_ci_u32_e64 v1, s0, v2, v3, src_scc",
+            "v_subrev_co_ci_u32_e64 v1, s0, v2, v3, src_scc", "v_cndmask_b16_e64 v1, v2, v3, src_scc",
+            "v_cndmask_b32_e64 v1, s2, s3, src_scc", "v_cndmask_b32_e64 v1, s2, v3, src_scc",
+            "v_cndmask_b32_e64 v1, 0x1234, v3, src_scc", "v_cndmask_b32_e64 v1, -v2, |v3|, src_scc",
+            "v_cndmask_b32_e64_dpp v1, v2, v3, src_scc quad_perm:[0,1,2,3]",
+            "v_cndmask_b32_e64_dpp v1, v2, v3, src_scc dpp8:[0,1,2,3,4,5,6,7]",
+            "v_add_co_ci_u32_e64_dpp v1, s0, v2, v3, src_scc quad_perm:[0,1,2,3]",
+            "v_cndmask_b32_e64 v1, v2, v3, -src_scc"]
+
+
+@pytest.mark.parametrize("target", ["gfx1100", "gfx1100-w64", "gfx1151", "gfx1201"])
+def test_src_scc_lane_mask_as_llvm_takes_it(target):
+    arch, wave, mattr = _split(target)
+    lines = [x.replace("s0,", "s[0:1],") for x in SCC_MASK] if wave == 64 else SCC_MASK
+    taken = 0
+    for line, (words, errors) in zip(lines, mc_items(lines, arch, mattr)):
+        try:
+            ours = dsl.assemble(line, arch, wave)
+        except dsl.AsmError as e:
+            assert errors, f"{line!r}: llvm-mc takes it, we refuse: {e}"
+            assert int(re.match(r"\d+:(\d+):", str(e)).group(1)) == errors[0][0], f"{line!r}: {e} / llvm-mc {errors[0]}"
+            continue
+        assert not errors, f"{line!r}: llvm-mc refuses it ({errors[0]}), we take it"
+        assert ours == bytes(int(b, 16) for w in words for b in w.split(",")), line
+        taken += 1
+    assert taken == len(lines) - 2
