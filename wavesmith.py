@@ -27,6 +27,22 @@ def _cmd_demo(args) -> int:
     return model_demo(args.arch, disassembly=not args.no_disasm)
 
 
+def _demo_ignored(args, given: set):
+    """Options `wavesmith demo` would ignore in the mode chosen: (dests, why) or None."""
+    if args.isa and given & {"dsl", "no_disasm", "seconds"}:
+        return given & {"dsl", "no_disasm", "seconds"}, "with --isa (the ISA tour runs no kernel)"
+    if args.dsl and "no_disasm" in given:
+        return {"no_disasm"}, "with --dsl (the DSL demo always prints its kernel's disassembly)"
+    return None
+
+
+def _gen_ignored(args, given: set):
+    """`wavesmith gen --stats` alone reads the committed tables: no PDF, no progress bar."""
+    if args.stats and not args.check and given & {"pdf_dir", "quiet"}:
+        return given & {"pdf_dir", "quiet"}, "with --stats alone (it counts the committed tables and reads no manual)"
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="wavesmith",
@@ -48,14 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--isa", action="store_true", help="tour of the generated ISA tables instead")
     demo.add_argument("--seconds", type=float, default=None,
                       help="time budget of each kernel launch (default: $WAVESMITH_LAUNCH_SECONDS, else 30)")
-    demo.set_defaults(func=_cmd_demo)
+    demo.set_defaults(func=_cmd_demo, ignored=_demo_ignored)
     gen = sub.add_parser("gen", help="generate ISA definitions from AMD's PDFs",
                          description="Generate isa/generated/<arch>/ from AMD's ISA reference PDF. PDFs are "
                                      "looked up in --pdf-dir, $WAVESMITH_SPEC_DIR, spec_pdfs/, ../shared/spec_pdfs "
                                      "and must match spec_pdfs/manifest.json's sha256.")
     from isa.gen import add_arguments
     add_arguments(gen)
-    gen.set_defaults(func=_cmd_gen)
+    gen.set_defaults(func=_cmd_gen, ignored=_gen_ignored)
     asm = sub.add_parser("asm", help="assemble LLVM-syntax AMDGPU assembly (to a code object with -o x.hsaco)",
                          description="Assemble a file of LLVM AMDGPU assembly (labels, comments, every "
                                      "instruction format). A source with .amdhsa_kernel blocks, "
@@ -74,15 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
     emu = sub.add_parser("emu", help="emulator tools (semantics coverage, timing model, timeline)",
                          description="Emulator tools. --coverage prints, per instruction format, how many "
                                      "instructions have semantics generated from the PDF pseudocode, hand-written, "
-                                     "or none. --time runs a kernel (a code object, or the built-in DSL saxpy) "
+                                     "or none; it runs no kernel, so a code object, launch or timing options "
+                                     "with it are a usage error. --time runs a kernel (a code object, or the built-in DSL saxpy) "
                                      "with the cycle-approximate timing model and prints cycles and stall tables; "
                                      "--timeline OUT.html writes a self-contained HTML timeline of its waves.",
                          epilog="Example: wavesmith emu --time k.hsaco --grid 40 --block 128 --arg "
                                 "'float32:5000:uniform(-1,1)' --arg float32:5000 --arg uint32=5000 --timeline t.html",
                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    from emu.coverage import add_arguments as add_emu_arguments, run as run_emu
+    from emu.coverage import add_arguments as add_emu_arguments, ignored as emu_ignored, run as run_emu
     add_emu_arguments(emu)
-    emu.set_defaults(func=run_emu)
+    emu.set_defaults(func=run_emu, ignored=emu_ignored)
     debug = sub.add_parser("debug", help="step through a kernel on the emulator (registers, memory, breakpoints)",
                            description="Run a kernel on the emulator one wave in focus, stopping after each of its "
                                        "instructions as asked; commands come from the terminal or a pipe ('help' "
@@ -93,9 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
                            epilog="Example: printf 's 5\\nv 0-3 f32\\nc\\n' | wavesmith debug k.hsaco --grid 4 "
                                   "--block 64 --arg float32:256:arange --arg uint32=256",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    from emu.debug_cli import add_arguments as add_debug_arguments, run as run_debug
+    from emu.debug_cli import add_arguments as add_debug_arguments, ignored as debug_ignored, run as run_debug
     add_debug_arguments(debug)
-    debug.set_defaults(func=run_debug)
+    debug.set_defaults(func=run_debug, ignored=debug_ignored)
     readobj = sub.add_parser("readobj", help="list a code object's kernels, descriptors and arguments",
                              description="Print a code object's target, loadable segments and, per kernel, "
                                          "entry, register counts, segment sizes, arguments and descriptor "
@@ -118,6 +135,37 @@ def _one_line(e: BaseException) -> str:
                      for line in text.split("\n"))
 
 
+def _given(ap: argparse.ArgumentParser, command: argparse.ArgumentParser, argv: list) -> set:
+    """The dests the command line gave explicitly (abbreviations included, defaults not)."""
+    saved = [(a, a.default) for a in command._actions]
+    for a, _ in saved:
+        a.default = argparse.SUPPRESS
+    try:
+        given, _ = ap.parse_known_args(argv)
+    finally:
+        for a, default in saved:
+            a.default = default
+    return set(vars(given)) - {"command", "debug"}
+
+
+def _refuse_ignored(ap: argparse.ArgumentParser, argv: list, args) -> None:
+    """A usage error (exit status 2) naming the arguments the chosen mode would silently ignore."""
+    check = getattr(args, "ignored", None)
+    if check is None:
+        return
+    command = ap._subparsers._group_actions[0].choices[args.command]
+    found = check(args, _given(ap, command, argv))
+    if not found:
+        return
+    dests, why = found
+    names = []
+    for a in command._actions:
+        if a.dest in dests:
+            names.append("/".join(a.option_strings) if a.option_strings
+                         else f"the {a.dest} argument {getattr(args, a.dest)!r}")
+    command.error(f"{', '.join(names)} {'would be' if len(names) == 1 else 'would all be'} ignored {why}")
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
@@ -127,6 +175,7 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         ap.print_help()
         return 0
+    _refuse_ignored(ap, argv, args)
     from isa import ISALoadError
     try:
         with warnings.catch_warnings():

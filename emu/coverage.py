@@ -51,6 +51,18 @@ def add_arguments(ap):
     add_timing(ap)
 
 
+def ignored(args, given: set):
+    """Options `wavesmith emu` would ignore in the mode chosen: (dests, why) or None."""
+    from .timing.cli import LAUNCH_DESTS, ignored_launch_options
+    if args.coverage:
+        extra = given & (LAUNCH_DESTS | {"time", "timeline", "waves", "top"})
+        return (extra, "with --coverage (it prints the semantics table of --arch and runs no kernel; "
+                       "drop --coverage to run the kernel)") if extra else None
+    if "verbose" in given:
+        return {"verbose"}, "without --coverage (it lists the instructions --coverage finds unsupported)"
+    return ignored_launch_options(args, given)
+
+
 def run(args) -> int:
     from .timing.cli import run as run_timing, wants_timing
     if not args.coverage and wants_timing(args):

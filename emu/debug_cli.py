@@ -27,6 +27,12 @@ def add_arguments(ap) -> None:
                     help="a breakpoint before starting (absolute PC or +OFFSET from the entry; repeatable)")
 
 
+def ignored(args, given: set):
+    """Launch options `wavesmith debug` would ignore: (dests, why) or None."""
+    from .timing.cli import ignored_launch_options
+    return ignored_launch_options(args, given)
+
+
 def _range(text: str | None, default: range) -> range:
     if not text:
         return default

@@ -1,5 +1,6 @@
 """`wavesmith emu --time/--timeline`: the timing model from the command line, on the built-in
-DSL kernel and on a shared clang kernel, and its HTML timeline's embedded data."""
+DSL kernel and on a shared clang kernel, and its HTML timeline's embedded data; and the usage
+errors for arguments a mode of `emu` (or of another command) would silently ignore."""
 from __future__ import annotations
 
 import json
@@ -105,3 +106,53 @@ console.log(JSON.stringify({rects: calls.fillRect, items: D.rows.reduce((n, r) =
     got = json.loads(res.stdout.strip().splitlines()[-1])
     assert got["rects"] >= got["items"] > 0
     assert "pc 0x" in got["tip"] and "s_endpgm" in got["tip"]
+
+
+# (argv, the arguments the refusal must name): combinations whose mode would silently ignore them
+IGNORED = [
+    (["emu", "--coverage", "kernel.s", "--grid", "4"], ["'kernel.s'", "--grid"]),
+    (["emu", "--cov", "--time", "--block", "64"], ["--time", "--block"]),     # abbreviations count too
+    (["emu", "--coverage", "--seed", "0"], ["--seed"]),                       # a value equal to the default too
+    (["emu", "--coverage", "--arg", "uint32=1", "--waves", "--top", "3"], ["--arg", "--waves", "--top"]),
+    (["emu", "--coverage", "--timeline", "t.html"], ["--timeline"]),
+    (["emu", "--time", "-v"], ["-v/--verbose"]),
+    (["emu", "--time", "--kernel", "k"], ["--kernel"]),
+    (["debug", "--kernel", "k"], ["--kernel"]),
+    (["demo", "--isa", "--dsl", "--seconds", "3"], ["--dsl", "--seconds"]),
+    (["demo", "--dsl", "--no-disasm"], ["--no-disasm"]),
+    (["gen", "--stats", "--pdf-dir", "x", "--quiet"], ["--pdf-dir", "--quiet"]),
+]
+
+
+@pytest.mark.parametrize("argv,named", IGNORED, ids=[" ".join(a) for a, _ in IGNORED])
+def test_arguments_a_mode_would_ignore_are_a_usage_error(argv, named, capsys, tmp_path, monkeypatch):
+    import wavesmith as cli
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:        # argparse's usage error: exit status 2, before anything runs
+        cli.main(argv)
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"usage: wavesmith {argv[0]} ")
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"wavesmith {argv[0]}: error: ") and "ignored" in last
+    assert all(name in last for name in named), last
+    assert not list(tmp_path.iterdir())          # no timeline (or anything else) written
+
+
+def test_options_a_mode_uses_are_still_accepted(capsys, tmp_path):
+    import wavesmith as cli
+    assert cli.main(["emu", "--coverage", "--arch", "gfx1100", "-v"]) == 0
+    assert "rdna3:" in capsys.readouterr().out
+    assert cli.main(["emu", "--time", "--grid", "1", "--block", "32", "--seed", "1", "--waves", "--top", "2"]) == 0
+    table = capsys.readouterr().out
+    assert "cycles" in table
+    # --top with --timeline alone prints the same stall table as with --time (it was silently dropped)
+    assert cli.main(["emu", "--timeline", str(tmp_path / "t.html"), "--grid", "1", "--block", "32", "--seed", "1",
+                     "--waves", "--top", "2"]) == 0
+    assert capsys.readouterr().out == table and (tmp_path / "t.html").exists()
+
+
+def test_emu_help_says_coverage_runs_no_kernel():
+    r = wavesmith("emu", "--help")
+    text = " ".join(r.stdout.split())
+    assert r.returncode == 0 and "it runs no kernel" in text and "usage error" in text

@@ -42,7 +42,18 @@ def add_arguments(ap) -> None:
     g.add_argument("--timeline", metavar="OUT.html", help="also write a self-contained HTML timeline (waves x cycles)")
     g.add_argument("--waves", action="store_true", help="also print every wave's SIMD, start, first issue and end")
     g.add_argument("--top", type=int, default=None, metavar="N",
-                   help="print only the N instructions with the most stall cycles (default: all)")
+                   help="print only the N instructions with the most stall cycles (default: all); "
+                   "with --timeline, also prints that table")
+
+
+LAUNCH_DESTS = frozenset({"code", "kernel", "grid", "block", "arg", "seed"})
+
+
+def ignored_launch_options(args, given: set):
+    """Launch options the built-in kernel would ignore: (dests, why) or None."""
+    if "kernel" in given and not args.code:
+        return {"kernel"}, "without a code object (the built-in kernel is the DSL saxpy)"
+    return None
 
 
 def wants_timing(args) -> bool:
@@ -147,7 +158,7 @@ def run(args) -> int:
     stats = prg.launch(name, grid, block, launch_args, timing=True)
     rep = stats.timing
     print(rep.summary())
-    if args.time or not args.timeline:
+    if args.time or not args.timeline or args.top is not None:      # --top asks for the table
         print()
         print(rep.table(args.top))
     if args.waves:
