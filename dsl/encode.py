@@ -1022,6 +1022,23 @@ class Encoder:
             raise OperandError(f"{where}: the vsrc1 operands v{vsrc1['X']} and v{vsrc1['Y']} are in the same VGPR bank "
                                f"(register number mod 4); VOPD reads them in one cycle",
                                st.dual.operands[y_srcs[1]], part=1, index=y_srcs[1])
+        # src2: an accumulator's is its destination (reads_dst: v_dual_fmac_f32, v_dual_dot2acc_*), a
+        # K-form's with K in the middle its last source (v_dual_fmamk_f32); two banks (the register's
+        # parity), compared when both halves have one, as LLVM 22 does; refused at the src2 written
+        # (the second half's first)
+        src2, written = {}, []
+        for part, (slot, p, sig) in enumerate((("X", st, sig_x), ("Y", st.dual, sig_y))):
+            if sig.reads_dst and type(p.operands[0]) is Reg:
+                src2[slot] = vdst[slot]
+            elif sig.k_pos == 1 and slot in vsrc1:
+                src2[slot] = vsrc1[slot]
+                written.append((part, len(p.operands) - 1))
+        if len(src2) == 2 and src2["X"] % 2 == src2["Y"] % 2:
+            part, index = written[-1]
+            raise OperandError(f"{where}: the src2 operands v{src2['X']} and v{src2['Y']} are in the same VGPR bank "
+                               f"(register number mod 2; an accumulator's src2 is its destination, "
+                               f"v_dual_fmamk_f32's its last source); VOPD reads them in one cycle",
+                               (st, st.dual)[part].operands[index], part=part, index=index)
         F["VDSTX"] = vdst["X"]
         F["VDSTY"] = vdst["Y"] >> 1
         data = self.pack(dx, F, "VOPD")
