@@ -29,6 +29,7 @@ class Format:
     description: str = ""
     page: int = 0
     field_text: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    stated_ranges: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
 
     def field(self, name: str) -> tuple[int, int]:
         """(hi, lo) of a field, KeyError naming the format's fields if absent."""
@@ -39,9 +40,9 @@ class Format:
 
     def stated_range(self, name: str) -> tuple[int, int] | None:
         """(low, high) of the values the manual's text of a field states ("Attribute number:
-        0 - 32." in LDSDIR's ATTR), None where its text states no range."""
-        m = re.search(r"(\d+)\s*-\s*(\d+)\.?\s*$", self.field_text.get(name, ""))
-        return (int(m.group(1)), int(m.group(2))) if m else None
+        0 - 32." in LDSDIR's ATTR), read by the generator (isa/gen/build.py `ranges`); None
+        where its text states no range."""
+        return self.stated_ranges.get(name)
 
     def get(self, word: int, name: str) -> int:
         hi, lo = self.field(name)
@@ -108,7 +109,8 @@ class Spec:
         self.formats: dict[str, Format] = {
             name: Format(name, f["width"], tuple(f["widths"]), [(n, hi, lo) for n, hi, lo, _ in f["fields"]],
                          tuple(f["encoding"]) if f["encoding"] else None, f["description"], f["page"],
-                         {n: text for n, _, _, text in f["fields"]})
+                         {n: text for n, _, _, text in f["fields"]},
+                         {n: tuple(r) for n, r in f.get("ranges", {}).items()})
             for name, f in module.FORMATS.items()}
         self.instructions: list[InstrDef] = _instr_defs(module.INSTRUCTIONS, arch)
 

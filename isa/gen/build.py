@@ -18,6 +18,16 @@ MONO_CHAR_WIDTH = 4.5   # RobotoMono at 7.5pt: 0.6 em per character
 PROMOTED_FORMATS = ("VOP3", "VOP3SD", "VOP3A", "VOP3B")
 
 
+
+_STATED_RANGE = re.compile(r"(\d+)\s*-\s*(\d+)\.?\s*$")
+
+
+def _stated_ranges(fields: list[tuple]) -> dict[str, tuple[int, int]]:
+    """{field: (low, high)} for the fields whose text ends by stating their values' range (the
+    LDSDIR/VDSDIR ATTR field: "Attribute number: 0 - 32."; RDNA4's RSRC: "in the range 0-120.")."""
+    return {n: (int(m.group(1)), int(m.group(2)))
+            for n, _, _, text in fields if (m := _STATED_RANGE.search(text))}
+
 def build_spec(lines: list[Line], arch: str) -> dict:
     sections = P.split_sections(lines)
     tables = P.find_tables(sections)
@@ -65,6 +75,9 @@ def build_spec(lines: list[Line], arch: str) -> dict:
             "encoding": encoding, "fixed": fixed,
             "fields": [(f.name, f.hi, f.lo, " ".join(f.text)) for f in sorted(fields, key=lambda f: f.lo)],
         }
+        ranges = _stated_ranges(formats[name]["fields"])
+        if ranges:
+            formats[name]["ranges"] = ranges
 
     operands = {}
     for fmt, fields in raw_fields.items():
