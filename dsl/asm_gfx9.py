@@ -1308,7 +1308,7 @@ def _validated_tuples(spec: Spec, instr: Instr) -> tuple:
     tbuffer_*'s 64-bit address; a VALU instruction's where encode_valu does not refuse them first
     (_matched: the sources taking constants, a DPP source, the matrix accumulator C). Elsewhere
     its operand match refuses them, at the tuple (tests/test_dsl_error_column_classes.py holds
-    both against llvm-mc-22; of 8,000 odd-based gfx942/gfx950 corpus variants 5 differ,
+    both against LLVM 22; of 8,000 odd-based gfx942/gfx950 corpus variants 5 differ,
     v_mov_b64_dpp's source)."""
     operands = instr.operands
     if not operands or not any(isinstance(u, (Reg, Agpr)) and u.count > 1 and u.idx % 2 and u.cls in ("v", "a")

@@ -481,7 +481,7 @@ class Encoder:
                 if getattr(e, "src0", None) and not enc and \
                         not any(c.format == "VOPC" for c in self.candidates(st.mnemonic)[0]):
                     # LLVM 22 points at src0 (the value inside its modifiers) for a later source's
-                    # f64 literal when no suffix narrows the encodings, a compare aside (llvm-mc-22)
+                    # f64 literal when no suffix narrows the encodings, a compare aside
                     e.operand, e.index = e.src0
                 raise
         else:

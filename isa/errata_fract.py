@@ -6,7 +6,7 @@ S0 (fract(-1e-10) in f32: 1 - 1e-10 rounds to 1.0), while the F32 and F64 entrie
 largest value below 1.0). The F16 entries state no clamp; LLVM 22 folds llvm.amdgcn.fract.f16 with
 the same clamp (0xH3BFF). The fix rounds the sum by the mode, then replaces a result of 1.0 by the
 largest value below it (a NaN, an infinity's NaN and every result below 1.0 pass unchanged).
-tests/test_emu_fract_clamp.py checks the rule against exact rationals and clang-22's fold.
+tests/test_emu_fract_clamp.py checks the rule against exact rationals and LLVM 22's fold.
 Each row: (family, type, page of the entry's pseudocode, what the manual's code says, the fix)."""
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ _PAGES = {  # the VOP1 entry's pseudocode (RDNA4's F16 VOP1 entry has none: the 
     "rdna3": {"f16": 298, "f32": 282, "f64": 290}, "rdna3.5": {"f16": 316, "f32": 300, "f64": 308},
     "rdna4": {"f16": 456, "f32": 323, "f64": 332}, "cdna3": {"f16": 209, "f32": 193, "f64": 202},
     "cdna4": {"f16": 222, "f32": 206, "f64": 215}}
-# LLVM 22: clang-22 -O2 (-mcpu=gfx1100) folds __builtin_amdgcn_fract*(constant)
-LLVM_FOLDS = ("clang-22 -O2 -mcpu=gfx1100 folds __builtin_amdgcn_fractf(-1e-10f), (-0x1p-25f) and "
+# LLVM 22 (its OpenCL front end, -O2, gfx1100) folds __builtin_amdgcn_fract*(constant)
+LLVM_FOLDS = ("LLVM 22's OpenCL front end at -O2 for gfx1100 folds __builtin_amdgcn_fractf(-1e-10f), (-0x1p-25f) and "
               "(-0x1p-149f) to float 0x3f7fffff, __builtin_amdgcn_fract(-1e-20) to double 0x3fefffffffffffff, "
               "__builtin_amdgcn_fracth(-0x1p-14h) to half 0xH3BFF (its constant folding of llvm.amdgcn.fract is "
               "minimum(x - floor(x), the largest value below 1.0)), and fract(NaN) and fract(+inf) to NaN")
