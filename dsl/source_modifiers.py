@@ -38,10 +38,16 @@ def folded_modifiers(d: InstrDef, o: Operand, v: Mod, what: str, has_vop3: bool)
     (-|2.0| is -2.0) or of an integer at the operand's width (|-1| on an f16 operand is 0x7fff).
     Only on a source taking float modifiers (a float, or signature.integer_sources_take_fp_mods) of an instruction with a
     VOP3 form (`has_vop3`: v_fmaak_f32, v_fmamk_f32, v_dot2c_f32_f16 have no modifiers to fold);
-    a register, lit(...) or a symbol with modifiers needs the VOP3 encoding."""
+    a register, lit(...), a symbol or an integer on a 64-bit source with modifiers needs the VOP3
+    encoding."""
     refuse_f64_literal_modifiers(d, o, v, what)
     x = v.value
-    if type(x) not in (int, float) or not (o.is_float or integer_sources_take_fp_mods(d)) or not has_vop3:
+    # LLVM 22 folds neg/abs into an integer only at 32 bits or fewer: on a 64-bit source
+    # (`v_fract_f64 v[0:1], |0x40|`, `v_add_f64 ..., neg(0x3ff0000000000000), ...`) it keeps the
+    # VOP3 form with the ABS/NEG bits, and refuses the integer with modifiers under an _e32 suffix
+    wide_integer = type(x) is int and (o.bits == 64 or o.dwords == 2)
+    if type(x) not in (int, float) or wide_integer or not (o.is_float or integer_sources_take_fp_mods(d)) \
+            or not has_vop3:
         raise OperandError(f"{_name(d)}: {what}: modifiers need the VOP3 (_e64) encoding", v)
     if type(x) is float:
         x = abs(x) if v.abs else x
