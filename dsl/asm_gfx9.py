@@ -28,6 +28,7 @@ from . import literals, simm16, syntax, syntax_gfx9 as g9
 from .instr import Instr
 from .memflags_gfx9 import memory_flags
 from .operands import Agpr, Lit, Mod, OperandError, Reg, Special, list_entry
+from .source_modifiers import folded_modifiers
 from .signature import Operand, loads_scales, neg_list_error, raw_source_field
 from .packed_negation import packed_negation
 from .special_registers import saddr_error, smem_data_error, special_widths, width_error
@@ -213,6 +214,22 @@ def _typed_constant(spec: Spec, s: Src, op, encoding: str) -> None:
         raise Gfx9AsmError(str(e), s.value) from None
     s.read_as_literal = word is None and literals.read_as_literal(s.number, kind, spec.traits)
     s.kind, s.val = ("lit", word) if word is not None else ("s", code)
+
+
+def _folded(spec: Spec, d, op, s: Src) -> Src:
+    """A number with neg/abs as the 32-bit encoding's src0, which has no modifier bits: a copy of
+    `s` with the modifiers folded into the number, by the rule the RDNA encoder uses
+    (source_modifiers.folded_modifiers), or its refusal."""
+    has_vop3 = d.name not in g9.NO_VOP3_FORM and any(
+        e.name == d.name and e.format in spec.traits.roles.valu_e64 for e in spec.lookup(d.name))
+    try:
+        x = folded_modifiers(d, op, Mod(Lit(s.number) if s.forced else s.number, bool(s.neg), bool(s.abs)),
+                             "src0", has_vop3)
+    except OperandError as e:
+        raise Gfx9AsmError(str(e), s.value) from None
+    out = Src(s.kind, s.val, s.n, s.value)
+    out.number, out.forced, out.index, out.sext = x, s.forced, s.index, s.sext
+    return out
 
 
 def _off(value) -> bool:
@@ -621,6 +638,8 @@ def encode_valu(spec: Spec, d, kind: str | None, ops: list[Src], mods: dict) -> 
         # SDWA reads each source as its own type: v_ldexp_f16's exponent an i16 (0x3c00 refused),
         # a packed source a 32-bit one (0x3f800000 is 1.0), as LLVM's SDWA operand check does
         sdwa_op = plan.constants[i] if i in syntax.T16_SOURCES.get(d.name, ()) else op    # (a class mask: 32-bit)
+        if e32 and not kind and i == 0 and (s.neg or s.abs) and s.number is not None and f"S{i}" in plan.neg_abs:
+            s = srcs[i] = _folded(spec, d, op, s)     # the 32-bit src0 has no modifier bits: folded (LLVM 22)
         _typed_constant(spec, s, replace(sdwa_op, packed=False) if kind in ("SDWA", "SDWAB") else plan.constants[i],
                         plan.constant_encoding)
         acc = f"src{i}" in plan.acc
