@@ -961,12 +961,12 @@ ERRATA += tuple(
 ERRATA += (
     Erratum("llvm-source-limits-s-cbranch-join", ("cdna3", "cdna4"), {"cdna3": 129, "cdna4": 142}, "source_limits",
             ("S_CBRANCH_JOIN",), (), (("S0", "register"),),
-            "llvm-mc-22 refuses constants: 's_cbranch_join 1' -> error: invalid operand for instruction; "
+            "LLVM 22 refuses constants: 's_cbranch_join 1' -> error: invalid operand for instruction; "
             "'s_cbranch_join 0x12345' -> error: invalid operand for instruction; 's_cbranch_join s4' -> [042e80be]; "
             "'s_cbranch_join src_scc' -> [fd2e80be]; 's_cbranch_join m0' -> [7c2e80be] (gfx942, gfx950)"),
     Erratum("llvm-source-limits-s-cbranch-g-fork", ("cdna3", "cdna4"), {"cdna3": 106, "cdna4": 118}, "source_limits",
             ("S_CBRANCH_G_FORK",), (), (("S0", "inline"), ("S1", "inline")),
-            "llvm-mc-22 takes inline constants and refuses literals in both sources: 's_cbranch_g_fork 1, s[6:7]' -> "
+            "LLVM 22 takes inline constants and refuses literals in both sources: 's_cbranch_g_fork 1, s[6:7]' -> "
             "[81068094]; 's_cbranch_g_fork s[4:5], 1' -> [04818094]; 's_cbranch_g_fork 0x12345, s[6:7]' -> error: "
             "invalid operand for instruction; 's_cbranch_g_fork s[4:5], 0x12345' -> error: invalid operand for "
             "instruction (gfx942, gfx950)"),
@@ -975,7 +975,7 @@ ERRATA += (
     Erratum("llvm-source-limits-s-movrelsd-2-b32", ("rdna3", "rdna3.5", "rdna4"),
             {"rdna3": 235, "rdna3.5": 242, "rdna4": 259}, "source_limits",
             ("S_MOVRELSD_2_B32",), (("S0", "register"),), (),
-            "llvm-mc-22 takes constants and literals: 's_movrelsd_2_b32 s1, 5' -> [854481be]; "
+            "LLVM 22 takes constants and literals: 's_movrelsd_2_b32 s1, 5' -> [854481be]; "
             "'s_movrelsd_2_b32 s1, 0x1234' -> [ff4481be 34120000]; 's_movrelsd_2_b32 s1, s2' -> [024481be] "
             "(gfx1100, gfx1151, gfx1201), while 's_movrels_b32 s1, 5' -> error: invalid operand for instruction"),
 )
@@ -1019,7 +1019,7 @@ ERRATA += tuple(
 # instructions with a 64-bit source or result that it does take DPP on -- as a DP ALU operation with
 # row_newbcast, which the DPP_CTRL table's note allows ("for 64-bit input data the only legal DPP type is
 # DPP_ROW*", CDNA3 page 553, CDNA4 page 600). isa/gen/dpp.py leaves them out of tables["no_dpp"].
-# (name, llvm-mc-22's bytes for gfx942 and gfx950 alike)
+# (name, LLVM 22's bytes for gfx942 and gfx950 alike)
 _DP_ALU_DPP = (
     ("V_CVT_I32_F64", "v_cvt_i32_f64_dpp v1, v[2:3] row_newbcast:1 -> fa06027e025101ff"),
     ("V_CVT_F64_I32", "v_cvt_f64_i32_dpp v[0:1], v2 row_newbcast:1 -> fa08007e025101ff"),
@@ -1370,18 +1370,18 @@ NULL_ONLY_SDST = {
 # Instructions-chapter entry}, the OPSEL bits (bit 0 = OPSEL[0]), evidence).
 RESERVED_OPSEL = {
     "V_BITOP3_B32": ({"cdna4": 391}, 0b1111,
-                     "llvm-mc-22 (gfx950): 'v_bitop3_b32 v8, v2, v4, v6 bitop3:0x4e' -> [080134d202091acc]; "
+                     "LLVM 22 (gfx950): 'v_bitop3_b32 v8, v2, v4, v6 bitop3:0x4e' -> [080134d202091acc]; "
                      "--disassemble of 080834d202091a0c, 081034d202091a0c, 082034d202091a0c and 084034d202091a0c "
                      "(OPSEL[0], [1], [2], [3] set) -> warning: invalid instruction encoding, while "
                      "'v_bitop3_b16 v8, v2, v4, v6 bitop3:0x4e op_sel:[1,0,0,0]' -> [080933d202091acc]; "
                      "'v_bitop3_b32 ... op_sel:[1,0,0,0]' -> error: not a valid operand"),
     "V_CVT_PK_BF16_F32": ({"cdna4": 408}, 0b0100,
-                          "llvm-mc-22 (gfx950): 'v_cvt_pk_bf16_f32 v8, v2, v4' -> [080068d202090200]; --disassemble "
+                          "LLVM 22 (gfx950): 'v_cvt_pk_bf16_f32 v8, v2, v4' -> [080068d202090200]; --disassemble "
                           "of 082068d202090200 (OPSEL[2] set) -> warning: invalid instruction encoding; of "
                           "080868d202090200 (OPSEL[0]) -> v_cvt_pk_bf16_f32 v8, v2, v4; of 082067d202090200 "
                           "(v_cvt_pk_f16_f32 with OPSEL[2]) -> v_cvt_pk_f16_f32 v8, v2, v4"),
     "V_MOV_B16": ({"rdna3": 382, "rdna3.5": 406}, 0b0110,
-                  "llvm-mc-22 (gfx1100, gfx1151): --disassemble of 08109cd502010000 and 08209cd502010000 "
+                  "LLVM 22 (gfx1100, gfx1151): --disassemble of 08109cd502010000 and 08209cd502010000 "
                   "(v_mov_b16_e64 with OPSEL[1], OPSEL[2]: sources it does not have) -> warning: invalid "
                   "instruction encoding, while 0810e9d502010000 (v_not_b16_e64, OPSEL[1]) -> v_not_b16_e64 v8, v2 "
                   "and 08489cd502010000 -> v_mov_b16_e64 v8.h, v2.h op_sel:[1,1]; 'v_mov_b16_e64 v8, v2' -> "
@@ -1395,7 +1395,7 @@ RESERVED_OPSEL = {
 # the entry}, {wave: index sets}, evidence). The assembler and the decoder follow LLVM.
 SWMMAC_INDEX_SETS = {
     "V_SWMMAC_I32_16X16X32_IU4": ({"rdna4": 418}, {64: 2},
-                                  "llvm-mc-22 (gfx1201, +wavefrontsize64): 'v_swmmac_i32_16x16x32_iu4 v[8:11], v2, "
+                                  "LLVM 22 (gfx1201, +wavefrontsize64): 'v_swmmac_i32_16x16x32_iu4 v[8:11], v2, "
                                   "v4, v6 index_key:1' -> [0848 55cc 02091a1c]; index_key:2 -> error: out of range "
                                   "index_key; --disassemble of 085055cc02091a1c -> warning: invalid instruction "
                                   "encoding (v_swmmac_f32_16x16x32_f16 takes index_key:3 in wave64)"),
@@ -1504,7 +1504,7 @@ NOT_CODE_MEMORY = {"DS_BVH_STACK_RTN_B32": "atomic"}
 # three (with the FMA*_F16 ones) apart: zeroing on VOLCANIC_ISLANDS only, its comment "In gfx9, ...
 # Some instructions changed to preserving the high bits". That answer is a compiler's safe default
 # (false only keeps a v_and_b32 0xffff), given without a chip or a measured value, and it steers
-# code generation only (SIFoldOperands), nothing llvm-mc-22 encodes or prints: it cannot be settled
+# code generation only (SIFoldOperands), nothing LLVM 22 encodes or prints: it cannot be settled
 # without hardware, so no erratum: the emulator keeps the manual's zeros (tests/test_emu_mac_f16.py).
 _RDNA_HALVES = ("RDNA{v} 7.4 '16-bit Math and VGPRs' (page {p74}): 'VALU instructions that operate on "
                 "16-bit data (non-packed) can separately address the two halves of a 32-bit VGPR', VOP1/2/C "
